@@ -1,0 +1,1 @@
+//! The vmmkit conformance suite.

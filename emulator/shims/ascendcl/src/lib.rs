@@ -1,0 +1,1 @@
+//! Drop-in `libascendcl.so`.

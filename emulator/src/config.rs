@@ -1,0 +1,216 @@
+//! The emulator's settings, read from the environment once per process.
+//!
+//! | variable | meaning | default |
+//! |---|---|---|
+//! | `VMMKIT_ROOT` | shared-state directory of one emulated machine | `/dev/shm/vmmkit-<uid>` |
+//! | `VMMKIT_DEVICES` | emulated device count (1..=64) | 8 |
+//! | `VMMKIT_DEVICE_MEMORY` | bytes per device (`64G`, `512M`, `1073741824`) | 64 GiB |
+//! | `VMMKIT_HOST_ACCESS` | `1`: host code may dereference device addresses; `0`: as on hardware, it faults | 1 |
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// Most devices an emulated machine can have. ACL accepts device ids below 64
+/// in its access descriptors (acl.md §2.6), and the shareable handle has 8
+/// bits of device id.
+pub const MAX_DEVICES: u32 = 64;
+
+/// Settings of one emulated machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// The shared-state directory: all processes with the same root see the same devices.
+    pub root: PathBuf,
+    /// Number of devices.
+    pub devices: u32,
+    /// Capacity of each device in bytes.
+    pub device_memory: u64,
+    /// Whether device mappings are readable and writable by host code.
+    pub host_access: bool,
+}
+
+/// A setting that could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{var}={value:?}: {reason}")]
+pub struct ConfigError {
+    /// The environment variable.
+    pub var: &'static str,
+    /// Its value.
+    pub value: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl Config {
+    /// Default number of devices.
+    pub const DEFAULT_DEVICES: u32 = 8;
+    /// Default capacity of a device: 64 GiB.
+    pub const DEFAULT_DEVICE_MEMORY: u64 = 64 << 30;
+
+    /// Reads the settings from the process environment.
+    ///
+    /// # Errors
+    /// A [`ConfigError`] naming the variable whose value is unusable.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|k| std::env::var_os(k))
+    }
+
+    /// Reads the settings through `get` (a stand-in for the environment in tests).
+    ///
+    /// # Errors
+    /// As [`Config::from_env`].
+    pub fn from_lookup(get: impl Fn(&str) -> Option<OsString>) -> Result<Self, ConfigError> {
+        let text = |var: &'static str| -> Result<Option<String>, ConfigError> {
+            match get(var) {
+                None => Ok(None),
+                Some(v) if v.is_empty() => Ok(None),
+                Some(v) => v.into_string().map(Some).map_err(|v| ConfigError {
+                    var,
+                    value: v.to_string_lossy().into_owned(),
+                    reason: "not valid UTF-8".into(),
+                }),
+            }
+        };
+        let root = match get("VMMKIT_ROOT").filter(|v| !v.is_empty()) {
+            Some(v) => {
+                let p = PathBuf::from(v);
+                if !p.is_absolute() {
+                    return Err(ConfigError {
+                        var: "VMMKIT_ROOT",
+                        value: p.display().to_string(),
+                        reason: "must be an absolute path".into(),
+                    });
+                }
+                p
+            }
+            None => default_root(),
+        };
+        let devices = match text("VMMKIT_DEVICES")? {
+            None => Self::DEFAULT_DEVICES,
+            Some(v) => match v.trim().parse::<u32>() {
+                Ok(n) if (1..=MAX_DEVICES).contains(&n) => n,
+                _ => {
+                    return Err(ConfigError {
+                        var: "VMMKIT_DEVICES",
+                        value: v,
+                        reason: format!("must be a whole number from 1 to {MAX_DEVICES}"),
+                    });
+                }
+            },
+        };
+        let device_memory = match text("VMMKIT_DEVICE_MEMORY")? {
+            None => Self::DEFAULT_DEVICE_MEMORY,
+            Some(v) => parse_bytes(&v)
+                .filter(|&n| n > 0)
+                .ok_or_else(|| ConfigError {
+                    var: "VMMKIT_DEVICE_MEMORY",
+                    value: v.clone(),
+                    reason: "must be a positive byte count such as 68719476736, 64G or 512M".into(),
+                })?,
+        };
+        let host_access = match text("VMMKIT_HOST_ACCESS")?.as_deref().map(str::trim) {
+            None | Some("1") => true,
+            Some("0") => false,
+            Some(v) => {
+                return Err(ConfigError {
+                    var: "VMMKIT_HOST_ACCESS",
+                    value: v.into(),
+                    reason: "must be 0 or 1".into(),
+                });
+            }
+        };
+        Ok(Self {
+            root,
+            devices,
+            device_memory,
+            host_access,
+        })
+    }
+}
+
+/// `/dev/shm/vmmkit-<uid>`: one emulated machine per user by default.
+pub fn default_root() -> PathBuf {
+    PathBuf::from(format!(
+        "/dev/shm/vmmkit-{}",
+        rustix::process::getuid().as_raw()
+    ))
+}
+
+/// Parses `1073741824`, `1G`, `1GiB`, `512M`, `4K` (binary multiples).
+pub fn parse_bytes(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: u64 = num.parse().ok()?;
+    let shift = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        _ => return None,
+    };
+    n.checked_mul(1u64 << shift)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        Config::from_lookup(|k| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| OsString::from(v))
+        })
+    }
+
+    #[test]
+    fn defaults() {
+        let c = cfg(&[]).unwrap();
+        assert_eq!(
+            (c.devices, c.device_memory, c.host_access),
+            (8, 64 << 30, true)
+        );
+        assert!(c.root.starts_with("/dev/shm"));
+    }
+
+    #[test]
+    fn values() {
+        let c = cfg(&[
+            ("VMMKIT_ROOT", "/tmp/r"),
+            ("VMMKIT_DEVICES", "2"),
+            ("VMMKIT_DEVICE_MEMORY", "512M"),
+        ])
+        .unwrap();
+        assert_eq!(
+            (c.root, c.devices, c.device_memory),
+            (PathBuf::from("/tmp/r"), 2, 512 << 20)
+        );
+    }
+
+    #[test]
+    fn bad_values_name_the_variable() {
+        for (var, val) in [
+            ("VMMKIT_DEVICES", "0"),
+            ("VMMKIT_DEVICES", "65"),
+            ("VMMKIT_DEVICES", "eight"),
+            ("VMMKIT_DEVICE_MEMORY", "0"),
+            ("VMMKIT_DEVICE_MEMORY", "12Q"),
+            ("VMMKIT_DEVICE_MEMORY", "99999999999999999999"),
+            ("VMMKIT_ROOT", "relative/dir"),
+            ("VMMKIT_HOST_ACCESS", "yes"),
+        ] {
+            let e = cfg(&[(var, val)]).unwrap_err();
+            assert_eq!(e.var, var);
+            assert!(e.to_string().contains(var), "{e}");
+        }
+    }
+
+    #[test]
+    fn byte_units() {
+        assert_eq!(parse_bytes("4K"), Some(4096));
+        assert_eq!(parse_bytes("64GiB"), Some(64 << 30));
+        assert_eq!(parse_bytes(" 7 "), Some(7));
+        assert_eq!(parse_bytes("G"), None);
+    }
+}

@@ -1,0 +1,1 @@
+//! Safe Rust API over any vendor table.

@@ -1,0 +1,55 @@
+//! `aclError` return codes (reference acl.md §3.1).
+
+crate::codes! {
+    /// An ACL return code (`aclError`, a C `int`). Unknown codes are kept, not rejected.
+    ///
+    /// ```
+    /// use vmmkit_sys::acl::AclError;
+    /// assert_eq!(AclError::RT_DRV_INTERNAL_ERROR.to_string(), "507899 ACL_ERROR_RT_DRV_INTERNAL_ERROR");
+    /// assert_eq!(AclError(123).to_string(), "123 (unknown code)");
+    /// ```
+    pub struct AclError(i32);
+
+    SUCCESS = 0 => "ACL_SUCCESS", "success";
+    INVALID_PARAM = 100_000 => "ACL_ERROR_INVALID_PARAM", "invalid parameter (ACL front-end check)";
+    UNINITIALIZE = 100_001 => "ACL_ERROR_UNINITIALIZE", "ACL is not initialised";
+    REPEAT_INITIALIZE = 100_002 => "ACL_ERROR_REPEAT_INITIALIZE", "aclInit called twice";
+    REPEAT_FINALIZE = 100_037 => "ACL_ERROR_REPEAT_FINALIZE", "aclFinalize called twice";
+    COMPILING_STUB_MODE = 100_039 => "ACL_ERROR_COMPILING_STUB_MODE", "the stub library was loaded";
+    BAD_ALLOC = 200_000 => "ACL_ERROR_BAD_ALLOC", "memory allocation failed";
+    API_NOT_SUPPORT = 200_001 => "ACL_ERROR_API_NOT_SUPPORT", "API not supported";
+    INVALID_DEVICE = 200_002 => "ACL_ERROR_INVALID_DEVICE", "invalid device";
+    MEMORY_ADDRESS_UNALIGNED = 200_003 => "ACL_ERROR_MEMORY_ADDRESS_UNALIGNED", "memory address unaligned";
+    INVALID_RESOURCE_HANDLE = 200_005 => "ACL_ERROR_INVALID_RESOURCE_HANDLE", "invalid resource handle";
+    FEATURE_UNSUPPORTED = 200_006 => "ACL_ERROR_FEATURE_UNSUPPORTED", "feature unsupported";
+    INTERNAL_ERROR = 500_000 => "ACL_ERROR_INTERNAL_ERROR", "internal error";
+    FAILURE = 500_001 => "ACL_ERROR_FAILURE", "failure";
+    RT_FAILURE = 500_003 => "ACL_ERROR_RT_FAILURE", "runtime failure";
+    DRV_FAILURE = 500_004 => "ACL_ERROR_DRV_FAILURE", "driver failure";
+    RT_PARAM_INVALID = 107_000 => "ACL_ERROR_RT_PARAM_INVALID", "invalid parameter (runtime or driver library check)";
+    RT_INVALID_DEVICEID = 107_001 => "ACL_ERROR_RT_INVALID_DEVICEID", "invalid device id";
+    RT_CONTEXT_NULL = 107_002 => "ACL_ERROR_RT_CONTEXT_NULL", "no current device or context";
+    RT_STREAM_CONTEXT = 107_003 => "ACL_ERROR_RT_STREAM_CONTEXT", "stream not in the current context";
+    RT_ADDR_UNALIGNED = 107_008 => "ACL_ERROR_RT_ADDR_UNALIGNED", "address unaligned";
+    RT_INVALID_MEMORY_TYPE = 107_016 => "ACL_ERROR_RT_INVALID_MEMORY_TYPE", "invalid memory type";
+    RT_INVALID_HANDLE = 107_017 => "ACL_ERROR_RT_INVALID_HANDLE", "unknown or released shareable handle";
+    RT_INVALID_MALLOC_TYPE = 107_018 => "ACL_ERROR_RT_INVALID_MALLOC_TYPE", "invalid malloc type";
+    RT_WAIT_TIMEOUT = 107_019 => "ACL_ERROR_RT_WAIT_TIMEOUT", "wait timeout";
+    RT_FEATURE_NOT_SUPPORT = 207_000 => "ACL_ERROR_RT_FEATURE_NOT_SUPPORT", "feature not supported";
+    RT_MEMORY_ALLOCATION = 207_001 => "ACL_ERROR_RT_MEMORY_ALLOCATION", "out of memory";
+    RT_MEMORY_FREE = 207_002 => "ACL_ERROR_RT_MEMORY_FREE", "memory free failed";
+    RT_NO_DEVICE = 207_004 => "ACL_ERROR_RT_NO_DEVICE", "no device";
+    RT_RESOURCE_ALLOC_FAIL = 207_005 => "ACL_ERROR_RT_RESOURCE_ALLOC_FAIL", "resource allocation failed";
+    RT_NO_PERMISSION = 207_006 => "ACL_ERROR_RT_NO_PERMISSION", "no permission";
+    RT_OVER_LIMIT = 207_012 => "ACL_ERROR_RT_OVER_LIMIT", "over limit";
+    RT_DEVICE_OOM = 207_018 => "ACL_ERROR_RT_DEVICE_OOM", "device out of memory";
+    RT_TIMEOUT = 207_020 => "ACL_ERROR_RT_TIMEOUT", "timeout";
+    RT_LINK_TYPE_NOT_SUPPORTED = 207_021 => "ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED", "link type not supported";
+    RT_INTERNAL_ERROR = 507_000 => "ACL_ERROR_RT_INTERNAL_ERROR", "runtime internal error";
+    RT_LOST_HEARTBEAT = 507_010 => "ACL_ERROR_RT_LOST_HEARTBEAT", "lost heartbeat";
+    RT_REPORT_TIMEOUT = 507_012 => "ACL_ERROR_RT_REPORT_TIMEOUT", "report timeout";
+    RT_IPC_ERROR = 507_022 => "ACL_ERROR_RT_IPC_ERROR", "IPC error";
+    RT_DEV_SETUP_ERROR = 507_033 => "ACL_ERROR_RT_DEV_SETUP_ERROR", "device setup error";
+    RT_COPY_DATA = 507_052 => "ACL_ERROR_RT_COPY_DATA", "copy data error";
+    RT_DRV_INTERNAL_ERROR = 507_899 => "ACL_ERROR_RT_DRV_INTERNAL_ERROR", "driver internal error (kernel rejection)";
+}

@@ -1,0 +1,12 @@
+//! ACL, the Ascend CANN runtime (`libascendcl.so`), as the reference
+//! `shared/reference/acl.md` describes it (ACL header version 1.17.0).
+//!
+//! Names keep the C spelling so the header can be grepped.
+
+mod api;
+mod error;
+mod types;
+
+pub use api::{AclApi, LIBRARY};
+pub use error::AclError;
+pub use types::*;

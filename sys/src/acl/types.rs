@@ -1,0 +1,198 @@
+//! ACL typedefs, constants and structures (reference acl.md §2), x86-64 layout.
+#![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
+
+use std::ffi::c_void;
+
+/// `aclError`: a C `int`, 0 on success. See [`crate::acl::AclError`].
+pub type aclError = i32;
+/// `aclrtStream`: an opaque pointer.
+pub type aclrtStream = *mut c_void;
+/// `aclrtContext`: an opaque pointer.
+pub type aclrtContext = *mut c_void;
+/// `aclrtEvent`: an opaque pointer.
+pub type aclrtEvent = *mut c_void;
+/// `aclrtDrvMemHandle`: an opaque per-process pointer; its value means nothing in another process.
+pub type aclrtDrvMemHandle = *mut c_void;
+
+/// `aclrtMemHandleType` (C enum, 4 bytes).
+pub type aclrtMemHandleType = i32;
+pub const ACL_MEM_HANDLE_TYPE_NONE: aclrtMemHandleType = 0;
+pub const ACL_MEM_HANDLE_TYPE_POSIX: aclrtMemHandleType = 2;
+
+/// `aclrtMemAllocationType`.
+pub type aclrtMemAllocationType = i32;
+pub const ACL_MEM_ALLOCATION_TYPE_PINNED: aclrtMemAllocationType = 0;
+
+/// `aclrtMemSharedHandleType` (there is no 0).
+pub type aclrtMemSharedHandleType = i32;
+pub const ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT: aclrtMemSharedHandleType = 1;
+pub const ACL_MEM_SHARE_HANDLE_TYPE_FABRIC: aclrtMemSharedHandleType = 2;
+
+/// `aclrtMemLocationType`.
+pub type aclrtMemLocationType = i32;
+pub const ACL_MEM_LOCATION_TYPE_HOST: aclrtMemLocationType = 0;
+pub const ACL_MEM_LOCATION_TYPE_DEVICE: aclrtMemLocationType = 1;
+pub const ACL_MEM_LOCATION_TYPE_UNREGISTERED: aclrtMemLocationType = 2;
+pub const ACL_MEM_LOCATION_TYPE_MANAGED: aclrtMemLocationType = 3;
+pub const ACL_MEM_LOCATION_TYPE_HOST_NUMA: aclrtMemLocationType = 4;
+
+/// `aclrtMemGranularityOptions`.
+pub type aclrtMemGranularityOptions = i32;
+pub const ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM: aclrtMemGranularityOptions = 0;
+pub const ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED: aclrtMemGranularityOptions = 1;
+pub const ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF: aclrtMemGranularityOptions = 0xFFFF;
+
+/// `aclrtMemAccessFlags`.
+pub type aclrtMemAccessFlags = i32;
+pub const ACL_RT_MEM_ACCESS_FLAGS_NONE: aclrtMemAccessFlags = 0;
+pub const ACL_RT_MEM_ACCESS_FLAGS_READ: aclrtMemAccessFlags = 1;
+pub const ACL_RT_MEM_ACCESS_FLAGS_READWRITE: aclrtMemAccessFlags = 3;
+
+/// `aclrtMemcpyKind`.
+pub type aclrtMemcpyKind = i32;
+pub const ACL_MEMCPY_HOST_TO_HOST: aclrtMemcpyKind = 0;
+pub const ACL_MEMCPY_HOST_TO_DEVICE: aclrtMemcpyKind = 1;
+pub const ACL_MEMCPY_DEVICE_TO_HOST: aclrtMemcpyKind = 2;
+pub const ACL_MEMCPY_DEVICE_TO_DEVICE: aclrtMemcpyKind = 3;
+pub const ACL_MEMCPY_DEFAULT: aclrtMemcpyKind = 4;
+pub const ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: aclrtMemcpyKind = 5;
+pub const ACL_MEMCPY_INNER_DEVICE_TO_DEVICE: aclrtMemcpyKind = 6;
+pub const ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: aclrtMemcpyKind = 7;
+
+/// `aclrtMemMallocPolicy` (a value in the low byte, plus bit flags).
+pub type aclrtMemMallocPolicy = i32;
+pub const ACL_MEM_MALLOC_HUGE_FIRST: aclrtMemMallocPolicy = 0;
+pub const ACL_MEM_MALLOC_HUGE_ONLY: aclrtMemMallocPolicy = 1;
+pub const ACL_MEM_MALLOC_NORMAL_ONLY: aclrtMemMallocPolicy = 2;
+pub const ACL_MEM_MALLOC_HUGE_FIRST_P2P: aclrtMemMallocPolicy = 3;
+pub const ACL_MEM_MALLOC_HUGE_ONLY_P2P: aclrtMemMallocPolicy = 4;
+pub const ACL_MEM_MALLOC_NORMAL_ONLY_P2P: aclrtMemMallocPolicy = 5;
+pub const ACL_MEM_MALLOC_HUGE1G_ONLY: aclrtMemMallocPolicy = 6;
+pub const ACL_MEM_MALLOC_HUGE1G_ONLY_P2P: aclrtMemMallocPolicy = 7;
+pub const ACL_MEM_TYPE_LOW_BAND_WIDTH: aclrtMemMallocPolicy = 0x100;
+pub const ACL_MEM_TYPE_HIGH_BAND_WIDTH: aclrtMemMallocPolicy = 0x1000;
+pub const ACL_MEM_ACCESS_USER_SPACE_READONLY: aclrtMemMallocPolicy = 0x0010_0000;
+
+/// `aclrtMemAttr`, used for `prop.memAttr` and by `aclrtGetMemInfo`.
+pub type aclrtMemAttr = i32;
+pub const ACL_DDR_MEM: aclrtMemAttr = 0;
+pub const ACL_HBM_MEM: aclrtMemAttr = 1;
+pub const ACL_DDR_MEM_HUGE: aclrtMemAttr = 2;
+pub const ACL_DDR_MEM_NORMAL: aclrtMemAttr = 3;
+pub const ACL_HBM_MEM_HUGE: aclrtMemAttr = 4;
+pub const ACL_HBM_MEM_NORMAL: aclrtMemAttr = 5;
+pub const ACL_DDR_MEM_P2P_HUGE: aclrtMemAttr = 6;
+pub const ACL_DDR_MEM_P2P_NORMAL: aclrtMemAttr = 7;
+pub const ACL_HBM_MEM_P2P_HUGE: aclrtMemAttr = 8;
+pub const ACL_HBM_MEM_P2P_NORMAL: aclrtMemAttr = 9;
+pub const ACL_HBM_MEM_HUGE1G: aclrtMemAttr = 10;
+pub const ACL_HBM_MEM_P2P_HUGE1G: aclrtMemAttr = 11;
+pub const ACL_MEM_NORMAL: aclrtMemAttr = 12;
+pub const ACL_MEM_HUGE: aclrtMemAttr = 13;
+pub const ACL_MEM_HUGE1G: aclrtMemAttr = 14;
+pub const ACL_MEM_P2P_NORMAL: aclrtMemAttr = 15;
+pub const ACL_MEM_P2P_HUGE: aclrtMemAttr = 16;
+pub const ACL_MEM_P2P_HUGE1G: aclrtMemAttr = 17;
+
+/// `ACL_RT_VMM_EXPORT_FLAG_DEFAULT`: trustlist verification on.
+pub const ACL_RT_VMM_EXPORT_FLAG_DEFAULT: u64 = 0x0;
+/// `ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION`: any process may import.
+pub const ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION: u64 = 0x1;
+pub const ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT: u64 = 0x0;
+pub const ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION: u64 = 0x1;
+pub const ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT: u64 = 0x0;
+pub const ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS: u64 = 0x1;
+
+pub const ACL_MAJOR_VERSION: i32 = 1;
+pub const ACL_MINOR_VERSION: i32 = 17;
+pub const ACL_PATCH_VERSION: i32 = 0;
+
+/// Minimum length of an IPC key buffer (`aclrtIpcMemGetExportKey`).
+pub const ACL_IPC_KEY_MIN_LEN: usize = 65;
+/// Most pids one `aclrtIpcMemSetImportPid` call accepts.
+pub const ACL_IPC_MAX_PIDS_PER_CALL: usize = 31;
+/// Most pids one trustlist holds, and one SetPid call passes.
+pub const ACL_TRUSTLIST_MAX_PIDS: usize = 65_535;
+
+/// `aclrtMemLocation`: 8 bytes, align 4.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct aclrtMemLocation {
+    pub id: u32,
+    pub type_: aclrtMemLocationType,
+}
+
+/// `aclrtPhysicalMemProp`: 32 bytes, align 8.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct aclrtPhysicalMemProp {
+    pub handleType: aclrtMemHandleType,
+    pub allocationType: aclrtMemAllocationType,
+    pub memAttr: aclrtMemAttr,
+    pub location: aclrtMemLocation,
+    pub reserve: u64,
+}
+
+/// `aclrtMemAccessDesc`: 24 bytes, align 4.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct aclrtMemAccessDesc {
+    pub flags: aclrtMemAccessFlags,
+    pub location: aclrtMemLocation,
+    pub rsv: [u8; 12],
+}
+
+/// `aclrtMemFabricHandle`: 128 bytes, align 1.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct aclrtMemFabricHandle {
+    pub data: [u8; 128],
+}
+
+impl Default for aclrtMemFabricHandle {
+    fn default() -> Self {
+        Self { data: [0; 128] }
+    }
+}
+
+/// `aclrtPtrAttributes`: 28 bytes, align 4.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct aclrtPtrAttributes {
+    pub location: aclrtMemLocation,
+    pub pageSize: u32,
+    pub rsv: [u32; 4],
+}
+
+/// `aclrtServerPid`: 24 bytes, align 8 (computed).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aclrtServerPid {
+    pub sdid: u32,
+    pub pid: *mut i32,
+    pub num: usize,
+}
+
+// Layouts of reference acl.md §2.4, checked at compile time.
+const _: () = {
+    use std::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<aclrtMemLocation>() == 8 && align_of::<aclrtMemLocation>() == 4);
+    assert!(offset_of!(aclrtMemLocation, id) == 0 && offset_of!(aclrtMemLocation, type_) == 4);
+    assert!(size_of::<aclrtPhysicalMemProp>() == 32 && align_of::<aclrtPhysicalMemProp>() == 8);
+    assert!(offset_of!(aclrtPhysicalMemProp, handleType) == 0);
+    assert!(offset_of!(aclrtPhysicalMemProp, allocationType) == 4);
+    assert!(offset_of!(aclrtPhysicalMemProp, memAttr) == 8);
+    assert!(offset_of!(aclrtPhysicalMemProp, location) == 12);
+    assert!(offset_of!(aclrtPhysicalMemProp, reserve) == 24);
+    assert!(size_of::<aclrtMemAccessDesc>() == 24 && align_of::<aclrtMemAccessDesc>() == 4);
+    assert!(offset_of!(aclrtMemAccessDesc, flags) == 0);
+    assert!(offset_of!(aclrtMemAccessDesc, location) == 4);
+    assert!(offset_of!(aclrtMemAccessDesc, rsv) == 12);
+    assert!(size_of::<aclrtMemFabricHandle>() == 128 && align_of::<aclrtMemFabricHandle>() == 1);
+    assert!(size_of::<aclrtPtrAttributes>() == 28 && align_of::<aclrtPtrAttributes>() == 4);
+    assert!(
+        offset_of!(aclrtPtrAttributes, pageSize) == 8 && offset_of!(aclrtPtrAttributes, rsv) == 12
+    );
+    assert!(size_of::<aclrtServerPid>() == 24 && align_of::<aclrtServerPid>() == 8);
+    assert!(offset_of!(aclrtServerPid, pid) == 8 && offset_of!(aclrtServerPid, num) == 16);
+};

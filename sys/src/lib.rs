@@ -1,0 +1,26 @@
+//! The vendor C ABI that vmmkit speaks: ACL (Ascend CANN), HIP and the CUDA
+//! driver API.
+//!
+//! For each vendor this crate holds the `#[repr(C)]` types and constants with
+//! the values of the reference documents, the return codes as named
+//! newtypes, and a table of C function pointers (`AclApi`, `HipApi`,
+//! `CudaApi`) that is filled either from the real library (with
+//! [`libloading`]) or by the emulator. Names keep the C spelling.
+//!
+//! ```
+//! use vmmkit_sys::acl::{AclApi, AclError};
+//!
+//! // On a machine without CANN the load fails with every path it tried.
+//! if let Err(e) = AclApi::load(Some("/nonexistent/libascendcl.so".as_ref())) {
+//!     assert!(e.to_string().contains("/nonexistent/libascendcl.so"));
+//! }
+//! assert_eq!(AclError::RT_INVALID_HANDLE.name(), Some("ACL_ERROR_RT_INVALID_HANDLE"));
+//! ```
+
+mod code;
+mod loader;
+mod table;
+
+pub mod acl;
+
+pub use loader::{Attempt, LibrarySpec, LoadError, Loaded, Opened};
