@@ -1,1 +1,3 @@
-//! The vmmkit conformance suite.
+//! The vmmkit conformance suite and the `vmmkit` command.
+
+pub mod doctor;

@@ -99,13 +99,11 @@ impl Config {
         };
         let device_memory = match text("VMMKIT_DEVICE_MEMORY")? {
             None => Self::DEFAULT_DEVICE_MEMORY,
-            Some(v) => parse_bytes(&v)
-                .filter(|&n| n > 0)
-                .ok_or_else(|| ConfigError {
-                    var: "VMMKIT_DEVICE_MEMORY",
-                    value: v.clone(),
-                    reason: "must be a positive byte count such as 68719476736, 64G or 512M".into(),
-                })?,
+            Some(v) => parse_bytes(&v).filter(|&n| n > 0).ok_or_else(|| ConfigError {
+                var: "VMMKIT_DEVICE_MEMORY",
+                value: v.clone(),
+                reason: "must be a positive byte count such as 68719476736, 64G or 512M".into(),
+            })?,
         };
         let host_access = match text("VMMKIT_HOST_ACCESS")?.as_deref().map(str::trim) {
             None | Some("1") => true,
@@ -118,21 +116,13 @@ impl Config {
                 });
             }
         };
-        Ok(Self {
-            root,
-            devices,
-            device_memory,
-            host_access,
-        })
+        Ok(Self { root, devices, device_memory, host_access })
     }
 }
 
 /// `/dev/shm/vmmkit-<uid>`: one emulated machine per user by default.
 pub fn default_root() -> PathBuf {
-    PathBuf::from(format!(
-        "/dev/shm/vmmkit-{}",
-        rustix::process::getuid().as_raw()
-    ))
+    PathBuf::from(format!("/dev/shm/vmmkit-{}", rustix::process::getuid().as_raw()))
 }
 
 /// Parses `1073741824`, `1G`, `1GiB`, `512M`, `4K` (binary multiples).
@@ -157,35 +147,20 @@ mod tests {
     use super::*;
 
     fn cfg(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
-        Config::from_lookup(|k| {
-            vars.iter()
-                .find(|(n, _)| *n == k)
-                .map(|(_, v)| OsString::from(v))
-        })
+        Config::from_lookup(|k| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| OsString::from(v)))
     }
 
     #[test]
     fn defaults() {
         let c = cfg(&[]).unwrap();
-        assert_eq!(
-            (c.devices, c.device_memory, c.host_access),
-            (8, 64 << 30, true)
-        );
+        assert_eq!((c.devices, c.device_memory, c.host_access), (8, 64 << 30, true));
         assert!(c.root.starts_with("/dev/shm"));
     }
 
     #[test]
     fn values() {
-        let c = cfg(&[
-            ("VMMKIT_ROOT", "/tmp/r"),
-            ("VMMKIT_DEVICES", "2"),
-            ("VMMKIT_DEVICE_MEMORY", "512M"),
-        ])
-        .unwrap();
-        assert_eq!(
-            (c.root, c.devices, c.device_memory),
-            (PathBuf::from("/tmp/r"), 2, 512 << 20)
-        );
+        let c = cfg(&[("VMMKIT_ROOT", "/tmp/r"), ("VMMKIT_DEVICES", "2"), ("VMMKIT_DEVICE_MEMORY", "512M")]).unwrap();
+        assert_eq!((c.root, c.devices, c.device_memory), (PathBuf::from("/tmp/r"), 2, 512 << 20));
     }
 
     #[test]

@@ -147,10 +147,7 @@ impl LibrarySpec {
             // A bare soname goes to the dynamic loader's search; a path with a
             // directory that does not exist is not worth a dlopen.
             if cand.components().count() > 1 && !cand.exists() {
-                tried.push(Attempt {
-                    candidate: cand.display().to_string(),
-                    error: "no such file".into(),
-                });
+                tried.push(Attempt { candidate: cand.display().to_string(), error: "no such file".into() });
                 continue;
             }
             // SAFETY: loading a vendor library runs its initialisers; that is
@@ -158,21 +155,12 @@ impl LibrarySpec {
             match unsafe { Library::new(&cand) } {
                 Ok(lib) => {
                     let library: &'static Library = Box::leak(Box::new(lib));
-                    return Ok(Opened {
-                        library,
-                        path: cand,
-                    });
+                    return Ok(Opened { library, path: cand });
                 }
-                Err(e) => tried.push(Attempt {
-                    candidate: cand.display().to_string(),
-                    error: e.to_string(),
-                }),
+                Err(e) => tried.push(Attempt { candidate: cand.display().to_string(), error: e.to_string() }),
             }
         }
-        Err(LoadError::NotFound {
-            vendor: self.vendor,
-            tried,
-        })
+        Err(LoadError::NotFound { vendor: self.vendor, tried })
     }
 }
 
@@ -193,14 +181,7 @@ pub(crate) fn load<T>(
 ) -> Result<Loaded<T>, LoadError> {
     let opened = spec.open(explicit)?;
     match fill(opened.library) {
-        Ok(api) => Ok(Loaded {
-            api,
-            path: Box::leak(opened.path.into_boxed_path()),
-        }),
-        Err(missing) => Err(LoadError::MissingSymbols {
-            vendor: spec.vendor,
-            path: opened.path,
-            missing,
-        }),
+        Ok(api) => Ok(Loaded { api, path: Box::leak(opened.path.into_boxed_path()) }),
+        Err(missing) => Err(LoadError::MissingSymbols { vendor: spec.vendor, path: opened.path, missing }),
     }
 }

@@ -3,6 +3,10 @@
 /// Declares a table of C entry points: one `unsafe extern "C" fn` field per
 /// function, named in the vendor's spelling.
 ///
+/// It is invoked through a vendor's list macro (`acl_functions!`), which
+/// holds every function once with named parameters; the emulator's shims
+/// expand the same list into their `#[no_mangle]` exports.
+///
 /// A field may name a different symbol (`cuMemAlloc = "cuMemAlloc_v2"`), for
 /// the versioned entry points of CUDA. Fields in the `optional` section are
 /// `Option`s: their absence does not fail a load (functions that only newer
@@ -12,13 +16,12 @@
 macro_rules! api_table {
     (
         $(#[$meta:meta])*
-        pub struct $name:ident {
-            required {
-                $( $(#[$rm:meta])* $rfield:ident $(= $rsym:literal)? : fn( $($rarg:ty),* $(,)? ) $(-> $rret:ty)? ; )*
-            }
-            optional {
-                $( $(#[$om:meta])* $ofield:ident $(= $osym:literal)? : fn( $($oarg:ty),* $(,)? ) $(-> $oret:ty)? ; )*
-            }
+        pub struct $name:ident;
+        required {
+            $( $(#[$rm:meta])* $rfield:ident $(= $rsym:literal)? : fn( $($ran:ident : $rarg:ty),* $(,)? ) $(-> $rret:ty)? ; )*
+        }
+        optional {
+            $( $(#[$om:meta])* $ofield:ident $(= $osym:literal)? : fn( $($oan:ident : $oarg:ty),* $(,)? ) $(-> $oret:ty)? ; )*
         }
     ) => {
         $(#[$meta])*

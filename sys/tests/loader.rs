@@ -30,21 +30,13 @@ fn missing_library_lists_the_paths_tried() {
         }
         other => panic!("expected NotFound, got {other:?}"),
     }
-    assert!(
-        err.to_string().contains("/nonexistent/dir/libascendcl.so"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("/nonexistent/dir/libascendcl.so"), "{err}");
 }
 
 #[test]
 fn library_without_the_symbols_lists_every_missing_name() {
     let err = AclApi::load(Some(libc_path())).unwrap_err();
-    let LoadError::MissingSymbols {
-        vendor,
-        path,
-        missing,
-    } = &err
-    else {
+    let LoadError::MissingSymbols { vendor, path, missing } = &err else {
         panic!("expected MissingSymbols, got {err:?}");
     };
     assert_eq!(*vendor, "ACL");
@@ -52,12 +44,7 @@ fn library_without_the_symbols_lists_every_missing_name() {
     // Every required symbol is missing from libc, and none is reported twice.
     assert_eq!(missing.as_slice(), AclApi::REQUIRED);
     let msg = err.to_string();
-    for name in [
-        "aclInit",
-        "aclrtMapMem",
-        "aclrtMemImportFromShareableHandle",
-        "aclGetRecentErrMsg",
-    ] {
+    for name in ["aclInit", "aclrtMapMem", "aclrtMemImportFromShareableHandle", "aclGetRecentErrMsg"] {
         assert!(msg.contains(name), "message lacks {name}: {msg}");
     }
 }
@@ -65,29 +52,19 @@ fn library_without_the_symbols_lists_every_missing_name() {
 #[test]
 fn search_order_is_explicit_then_home_then_names_then_defaults() {
     // With an explicit path, only that path is tried.
-    assert_eq!(
-        LIBRARY.candidates(Some(Path::new("/x/libascendcl.so"))),
-        vec![Path::new("/x/libascendcl.so")]
-    );
+    assert_eq!(LIBRARY.candidates(Some(Path::new("/x/libascendcl.so"))), vec![Path::new("/x/libascendcl.so")]);
     // Without one (and without the environment variables set by the test
     // runner), the bare soname comes before the vendor's default directory.
-    if std::env::var_os(LIBRARY.path_env).is_none()
-        && std::env::var_os("ASCEND_HOME_PATH").is_none()
-    {
+    if std::env::var_os(LIBRARY.path_env).is_none() && std::env::var_os("ASCEND_HOME_PATH").is_none() {
         let c = LIBRARY.candidates(None);
         assert_eq!(c[0], Path::new("libascendcl.so"));
-        assert_eq!(
-            c[1],
-            Path::new("/usr/local/Ascend/ascend-toolkit/latest/lib64/libascendcl.so")
-        );
+        assert_eq!(c[1], Path::new("/usr/local/Ascend/ascend-toolkit/latest/lib64/libascendcl.so"));
     }
 }
 
 #[test]
 fn default_search_on_a_machine_without_cann_reports_not_found() {
-    if std::env::var_os(LIBRARY.path_env).is_some()
-        || std::env::var_os("ASCEND_HOME_PATH").is_some()
-    {
+    if std::env::var_os(LIBRARY.path_env).is_some() || std::env::var_os("ASCEND_HOME_PATH").is_some() {
         return; // a configured machine: nothing to assert here
     }
     match AclApi::load(None) {

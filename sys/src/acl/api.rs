@@ -19,82 +19,95 @@ pub const LIBRARY: LibrarySpec = LibrarySpec {
     refused: &[],
 };
 
-crate::api_table! {
+/// Every ACL function of reference acl.md §1.2, once, with its C signature and
+/// parameter names, passed to `$cb` after `$pre`. [`AclApi`] is one
+/// expansion; the emulator's drop-in `libascendcl.so` is another. The
+/// expansion site must have `vmmkit_sys::acl::*` and `std::ffi::{c_char,
+/// c_void}` in scope.
+#[macro_export]
+macro_rules! acl_functions {
+    ($cb:path { $($pre:tt)* }) => {
+        $cb! {
+            $($pre)*
+            required {
+                aclInit: fn(configPath: *const c_char) -> aclError;
+                aclFinalize: fn() -> aclError;
+                aclrtSetDevice: fn(deviceId: i32) -> aclError;
+                aclrtResetDevice: fn(deviceId: i32) -> aclError;
+                aclrtResetDeviceForce: fn(deviceId: i32) -> aclError;
+                aclrtGetDevice: fn(deviceId: *mut i32) -> aclError;
+                aclrtGetDeviceCount: fn(count: *mut u32) -> aclError;
+                aclrtCreateContext: fn(context: *mut aclrtContext, deviceId: i32) -> aclError;
+                aclrtSetCurrentContext: fn(context: aclrtContext) -> aclError;
+                aclrtGetCurrentContext: fn(context: *mut aclrtContext) -> aclError;
+                aclrtCreateStream: fn(stream: *mut aclrtStream) -> aclError;
+                aclrtDestroyStream: fn(stream: aclrtStream) -> aclError;
+                aclrtDestroyStreamForce: fn(stream: aclrtStream) -> aclError;
+                aclrtSynchronizeStream: fn(stream: aclrtStream) -> aclError;
+                aclrtSynchronizeDevice: fn() -> aclError;
+                aclrtGetSocName: fn() -> *const c_char;
+                aclGetRecentErrMsg: fn() -> *const c_char;
+
+                aclrtMallocHost: fn(hostPtr: *mut *mut c_void, size: usize) -> aclError;
+                aclrtFreeHost: fn(hostPtr: *mut c_void) -> aclError;
+                aclrtMemcpy: fn(dst: *mut c_void, destMax: usize, src: *const c_void, count: usize, kind: aclrtMemcpyKind) -> aclError;
+                aclrtMemcpyAsync: fn(dst: *mut c_void, destMax: usize, src: *const c_void, count: usize, kind: aclrtMemcpyKind, stream: aclrtStream) -> aclError;
+                aclrtMemset: fn(devPtr: *mut c_void, maxCount: usize, value: i32, count: usize) -> aclError;
+                aclrtMalloc: fn(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> aclError;
+                aclrtFree: fn(devPtr: *mut c_void) -> aclError;
+                aclrtGetMemInfo: fn(attr: aclrtMemAttr, free: *mut usize, total: *mut usize) -> aclError;
+                aclrtPointerGetAttributes: fn(ptr: *const c_void, attributes: *mut aclrtPtrAttributes) -> aclError;
+
+                aclrtMemGetAllocationGranularity: fn(prop: *mut aclrtPhysicalMemProp, option: aclrtMemGranularityOptions, granularity: *mut usize) -> aclError;
+                aclrtMallocPhysical: fn(handle: *mut aclrtDrvMemHandle, size: usize, prop: *const aclrtPhysicalMemProp, flags: u64) -> aclError;
+                aclrtFreePhysical: fn(handle: aclrtDrvMemHandle) -> aclError;
+                aclrtReserveMemAddress: fn(virPtr: *mut *mut c_void, size: usize, alignment: usize, expectPtr: *mut c_void, flags: u64) -> aclError;
+                aclrtReleaseMemAddress: fn(virPtr: *mut c_void) -> aclError;
+                aclrtMapMem: fn(virPtr: *mut c_void, size: usize, offset: usize, handle: aclrtDrvMemHandle, flags: u64) -> aclError;
+                aclrtUnmapMem: fn(virPtr: *mut c_void) -> aclError;
+                aclrtMemSetAccess: fn(virPtr: *mut c_void, size: usize, desc: *mut aclrtMemAccessDesc, count: usize) -> aclError;
+                aclrtMemGetAccess: fn(virPtr: *mut c_void, location: *mut aclrtMemLocation, flag: *mut u64) -> aclError;
+                aclrtMemRetainAllocationHandle: fn(virPtr: *mut c_void, handle: *mut aclrtDrvMemHandle) -> aclError;
+                aclrtMemGetAllocationPropertiesFromHandle: fn(handle: aclrtDrvMemHandle, prop: *mut aclrtPhysicalMemProp) -> aclError;
+
+                aclrtMemExportToShareableHandle: fn(handle: aclrtDrvMemHandle, handleType: aclrtMemHandleType, flags: u64, shareableHandle: *mut u64) -> aclError;
+                aclrtMemSetPidToShareableHandle: fn(shareableHandle: u64, pid: *mut i32, pidNum: usize) -> aclError;
+                aclrtMemImportFromShareableHandle: fn(shareableHandle: u64, deviceId: i32, handle: *mut aclrtDrvMemHandle) -> aclError;
+                aclrtDeviceGetBareTgid: fn(pid: *mut i32) -> aclError;
+
+                aclrtDeviceCanAccessPeer: fn(canAccessPeer: *mut i32, deviceId: i32, peerDeviceId: i32) -> aclError;
+                aclrtDeviceEnablePeerAccess: fn(peerDeviceId: i32, flags: u32) -> aclError;
+                aclrtDeviceDisablePeerAccess: fn(peerDeviceId: i32) -> aclError;
+
+                aclrtIpcMemGetExportKey: fn(devPtr: *mut c_void, size: usize, key: *mut c_char, len: usize, flags: u64) -> aclError;
+                aclrtIpcMemSetImportPid: fn(key: *const c_char, pid: *mut i32, num: usize) -> aclError;
+                aclrtIpcMemImportByKey: fn(devPtr: *mut *mut c_void, key: *const c_char, flags: u64) -> aclError;
+                aclrtIpcMemClose: fn(key: *const c_char) -> aclError;
+        }
+            optional {
+                /// Not in every CANN release; `vmmkit doctor` uses it for the version line.
+                aclrtGetVersion: fn(majorVersion: *mut i32, minorVersion: *mut i32, patchVersion: *mut i32) -> aclError;
+                aclrtGetLogicDevIdByUserDevId: fn(userDevid: i32, logicDevId: *mut i32) -> aclError;
+                aclrtGetPhyDevIdByLogicDevId: fn(logicDevId: i32, phyDevId: *mut i32) -> aclError;
+                aclrtReserveMemAddressNoUCMemory: fn(virPtr: *mut *mut c_void, size: usize, alignment: usize, expectPtr: *mut c_void, flags: u64) -> aclError;
+                aclrtMemMapNoAccess: fn(virPtr: *mut c_void, size: usize, offset: usize, handle: aclrtDrvMemHandle, flags: u64) -> aclError;
+                aclrtMemGetAddressRange: fn(ptr: *mut c_void, pbase: *mut *mut c_void, psize: *mut usize) -> aclError;
+                aclrtMemExportToShareableHandleV2: fn(handle: aclrtDrvMemHandle, flags: u64, shareType: aclrtMemSharedHandleType, shareableHandle: *mut c_void) -> aclError;
+                aclrtMemSetPidToShareableHandleV2: fn(shareableHandle: *mut c_void, shareType: aclrtMemSharedHandleType, pid: *mut i32, pidNum: usize) -> aclError;
+                aclrtMemImportFromShareableHandleV2: fn(shareableHandle: *mut c_void, shareType: aclrtMemSharedHandleType, flags: u64, handle: *mut aclrtDrvMemHandle) -> aclError;
+                aclrtDevicePeerAccessStatus: fn(deviceId: i32, peerDeviceId: i32, status: *mut i32) -> aclError;
+        }
+        }
+    };
+}
+
+crate::acl_functions!(crate::api_table {
     /// The ACL functions vmmkit uses, with their exact C signatures.
     ///
     /// Fill it from a real library with [`AclApi::load`], or take the
     /// emulator's (`vmmkit_emulator::acl::api()`).
-    pub struct AclApi {
-        required {
-            aclInit: fn(*const c_char) -> aclError;
-            aclFinalize: fn() -> aclError;
-            aclrtSetDevice: fn(i32) -> aclError;
-            aclrtResetDevice: fn(i32) -> aclError;
-            aclrtResetDeviceForce: fn(i32) -> aclError;
-            aclrtGetDevice: fn(*mut i32) -> aclError;
-            aclrtGetDeviceCount: fn(*mut u32) -> aclError;
-            aclrtCreateContext: fn(*mut aclrtContext, i32) -> aclError;
-            aclrtSetCurrentContext: fn(aclrtContext) -> aclError;
-            aclrtGetCurrentContext: fn(*mut aclrtContext) -> aclError;
-            aclrtCreateStream: fn(*mut aclrtStream) -> aclError;
-            aclrtDestroyStream: fn(aclrtStream) -> aclError;
-            aclrtDestroyStreamForce: fn(aclrtStream) -> aclError;
-            aclrtSynchronizeStream: fn(aclrtStream) -> aclError;
-            aclrtSynchronizeDevice: fn() -> aclError;
-            aclrtGetSocName: fn() -> *const c_char;
-            aclGetRecentErrMsg: fn() -> *const c_char;
-
-            aclrtMallocHost: fn(*mut *mut c_void, usize) -> aclError;
-            aclrtFreeHost: fn(*mut c_void) -> aclError;
-            aclrtMemcpy: fn(*mut c_void, usize, *const c_void, usize, aclrtMemcpyKind) -> aclError;
-            aclrtMemcpyAsync: fn(*mut c_void, usize, *const c_void, usize, aclrtMemcpyKind, aclrtStream) -> aclError;
-            aclrtMemset: fn(*mut c_void, usize, i32, usize) -> aclError;
-            aclrtMalloc: fn(*mut *mut c_void, usize, aclrtMemMallocPolicy) -> aclError;
-            aclrtFree: fn(*mut c_void) -> aclError;
-            aclrtGetMemInfo: fn(aclrtMemAttr, *mut usize, *mut usize) -> aclError;
-            aclrtPointerGetAttributes: fn(*const c_void, *mut aclrtPtrAttributes) -> aclError;
-
-            aclrtMemGetAllocationGranularity: fn(*mut aclrtPhysicalMemProp, aclrtMemGranularityOptions, *mut usize) -> aclError;
-            aclrtMallocPhysical: fn(*mut aclrtDrvMemHandle, usize, *const aclrtPhysicalMemProp, u64) -> aclError;
-            aclrtFreePhysical: fn(aclrtDrvMemHandle) -> aclError;
-            aclrtReserveMemAddress: fn(*mut *mut c_void, usize, usize, *mut c_void, u64) -> aclError;
-            aclrtReleaseMemAddress: fn(*mut c_void) -> aclError;
-            aclrtMapMem: fn(*mut c_void, usize, usize, aclrtDrvMemHandle, u64) -> aclError;
-            aclrtUnmapMem: fn(*mut c_void) -> aclError;
-            aclrtMemSetAccess: fn(*mut c_void, usize, *mut aclrtMemAccessDesc, usize) -> aclError;
-            aclrtMemGetAccess: fn(*mut c_void, *mut aclrtMemLocation, *mut u64) -> aclError;
-            aclrtMemRetainAllocationHandle: fn(*mut c_void, *mut aclrtDrvMemHandle) -> aclError;
-            aclrtMemGetAllocationPropertiesFromHandle: fn(aclrtDrvMemHandle, *mut aclrtPhysicalMemProp) -> aclError;
-
-            aclrtMemExportToShareableHandle: fn(aclrtDrvMemHandle, aclrtMemHandleType, u64, *mut u64) -> aclError;
-            aclrtMemSetPidToShareableHandle: fn(u64, *mut i32, usize) -> aclError;
-            aclrtMemImportFromShareableHandle: fn(u64, i32, *mut aclrtDrvMemHandle) -> aclError;
-            aclrtDeviceGetBareTgid: fn(*mut i32) -> aclError;
-
-            aclrtDeviceCanAccessPeer: fn(*mut i32, i32, i32) -> aclError;
-            aclrtDeviceEnablePeerAccess: fn(i32, u32) -> aclError;
-            aclrtDeviceDisablePeerAccess: fn(i32) -> aclError;
-
-            aclrtIpcMemGetExportKey: fn(*mut c_void, usize, *mut c_char, usize, u64) -> aclError;
-            aclrtIpcMemSetImportPid: fn(*const c_char, *mut i32, usize) -> aclError;
-            aclrtIpcMemImportByKey: fn(*mut *mut c_void, *const c_char, u64) -> aclError;
-            aclrtIpcMemClose: fn(*const c_char) -> aclError;
-        }
-        optional {
-            /// Not in every CANN release; `vmmkit doctor` uses it for the version line.
-            aclrtGetVersion: fn(*mut i32, *mut i32, *mut i32) -> aclError;
-            aclrtGetLogicDevIdByUserDevId: fn(i32, *mut i32) -> aclError;
-            aclrtGetPhyDevIdByLogicDevId: fn(i32, *mut i32) -> aclError;
-            aclrtReserveMemAddressNoUCMemory: fn(*mut *mut c_void, usize, usize, *mut c_void, u64) -> aclError;
-            aclrtMemMapNoAccess: fn(*mut c_void, usize, usize, aclrtDrvMemHandle, u64) -> aclError;
-            aclrtMemGetAddressRange: fn(*mut c_void, *mut *mut c_void, *mut usize) -> aclError;
-            aclrtMemExportToShareableHandleV2: fn(aclrtDrvMemHandle, u64, aclrtMemSharedHandleType, *mut c_void) -> aclError;
-            aclrtMemSetPidToShareableHandleV2: fn(*mut c_void, aclrtMemSharedHandleType, *mut i32, usize) -> aclError;
-            aclrtMemImportFromShareableHandleV2: fn(*mut c_void, aclrtMemSharedHandleType, u64, *mut aclrtDrvMemHandle) -> aclError;
-            aclrtDevicePeerAccessStatus: fn(i32, i32, *mut i32) -> aclError;
-        }
-    }
-}
+    pub struct AclApi;
+});
 
 impl AclApi {
     /// Loads `libascendcl.so` as [`LIBRARY`] describes, `explicit` first.

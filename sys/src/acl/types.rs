@@ -190,9 +190,7 @@ const _: () = {
     assert!(offset_of!(aclrtMemAccessDesc, rsv) == 12);
     assert!(size_of::<aclrtMemFabricHandle>() == 128 && align_of::<aclrtMemFabricHandle>() == 1);
     assert!(size_of::<aclrtPtrAttributes>() == 28 && align_of::<aclrtPtrAttributes>() == 4);
-    assert!(
-        offset_of!(aclrtPtrAttributes, pageSize) == 8 && offset_of!(aclrtPtrAttributes, rsv) == 12
-    );
+    assert!(offset_of!(aclrtPtrAttributes, pageSize) == 8 && offset_of!(aclrtPtrAttributes, rsv) == 12);
     assert!(size_of::<aclrtServerPid>() == 24 && align_of::<aclrtServerPid>() == 8);
     assert!(offset_of!(aclrtServerPid, pid) == 8 && offset_of!(aclrtServerPid, num) == 16);
 };
