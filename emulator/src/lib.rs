@@ -1,5 +1,7 @@
 //! The vmmkit emulator.
 
 mod config;
+mod os;
+pub mod registry;
 
 pub use config::{Config, ConfigError, MAX_DEVICES, default_root, parse_bytes};

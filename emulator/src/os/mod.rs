@@ -1,0 +1,8 @@
+//! The operating-system layer: the only module of the core with `unsafe`
+//! code (mmap, file objects, process identity).
+
+pub mod lock;
+pub mod object;
+pub mod proc;
+pub mod shared;
+pub mod vm;

@@ -1,0 +1,171 @@
+//! Virtual address space: `PROT_NONE` reservations, fixed shared maps of
+//! objects into them, and the emulator's private host views of objects.
+//!
+//! Every mapping made here is unmapped only here: a reservation's range is
+//! owned by [`Reservation`], whose `Drop` is the one `munmap` of the range, and
+//! maps inside it replace pages with `MAP_FIXED`, never unmap them.
+
+use std::ffi::c_void;
+use std::io;
+use std::ptr::NonNull;
+
+use rustix::mm::{MapFlags, ProtFlags, mmap, mmap_anonymous, munmap};
+
+use super::object::Object;
+
+/// A range of reserved (`PROT_NONE`) address space. Dropping it unmaps the whole range.
+#[derive(Debug)]
+pub struct Reservation {
+    base: NonNull<c_void>,
+    len: usize,
+}
+
+// SAFETY: a reservation is an address range, not memory that Rust reads; it
+// may be released from any thread.
+unsafe impl Send for Reservation {}
+// SAFETY: as above; `&Reservation` only gives out addresses.
+unsafe impl Sync for Reservation {}
+
+impl Reservation {
+    /// Reserves `len` bytes at exactly `addr`, failing with `EEXIST` if any of
+    /// the range is already mapped (`MAP_FIXED_NOREPLACE`).
+    pub fn at(addr: usize, len: usize) -> io::Result<Self> {
+        // SAFETY: MAP_FIXED_NOREPLACE never replaces an existing mapping, so
+        // no memory that anything else uses is affected.
+        let p = unsafe {
+            mmap_anonymous(
+                addr as *mut c_void,
+                len,
+                ProtFlags::empty(),
+                MapFlags::PRIVATE | MapFlags::NORESERVE | MapFlags::FIXED_NOREPLACE,
+            )
+        }?;
+        if p as usize != addr {
+            // Kernels before 4.17 treat the flag as a hint; give the range back.
+            // SAFETY: `p..p+len` is the mapping just made, owned by nothing else.
+            let _ = unsafe { munmap(p, len) };
+            return Err(io::ErrorKind::AddrInUse.into());
+        }
+        Ok(Self { base: NonNull::new(p).ok_or(io::ErrorKind::AddrNotAvailable)?, len })
+    }
+
+    /// Reserves `len` bytes aligned to `align` (a power of two) wherever the kernel chooses.
+    pub fn anywhere(len: usize, align: usize) -> io::Result<Self> {
+        let over = len.checked_add(align).ok_or(io::ErrorKind::OutOfMemory)?;
+        // SAFETY: a fresh anonymous mapping at an address of the kernel's choosing.
+        let p = unsafe {
+            mmap_anonymous(std::ptr::null_mut(), over, ProtFlags::empty(), MapFlags::PRIVATE | MapFlags::NORESERVE)
+        }? as usize;
+        let start = (p + align - 1) & !(align - 1);
+        // Trim the over-reservation on both sides.
+        // SAFETY: both trimmed pieces lie in the mapping just made and are used by nothing.
+        unsafe {
+            if start > p {
+                let _ = munmap(p as *mut c_void, start - p);
+            }
+            let end = start + len;
+            if p + over > end {
+                let _ = munmap(end as *mut c_void, p + over - end);
+            }
+        }
+        Ok(Self { base: NonNull::new(start as *mut c_void).ok_or(io::ErrorKind::AddrNotAvailable)?, len })
+    }
+
+    /// First address.
+    pub fn base(&self) -> usize {
+        self.base.as_ptr() as usize
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether `addr..addr+len` lies inside this reservation.
+    pub fn contains(&self, addr: usize, len: usize) -> bool {
+        addr >= self.base() && addr.checked_add(len).is_some_and(|end| end <= self.base() + self.len)
+    }
+
+    /// Maps `len` bytes of `object` (from its start) at `addr`, shared, in place of reserved pages.
+    ///
+    /// The caller has checked that `addr..addr+len` lies inside this
+    /// reservation and is not mapped; [`Reservation::contains`] is asserted.
+    pub fn map(&self, addr: usize, len: usize, object: &Object, writable_by_host: bool) -> io::Result<()> {
+        assert!(self.contains(addr, len), "map outside its reservation");
+        let prot = if writable_by_host { ProtFlags::READ | ProtFlags::WRITE } else { ProtFlags::empty() };
+        // SAFETY: the range lies inside this reservation (asserted), which only
+        // this emulator maps into; MAP_FIXED replaces reserved or emulator-mapped pages only.
+        unsafe { mmap(addr as *mut c_void, len, prot, MapFlags::SHARED | MapFlags::FIXED, object, 0) }?;
+        Ok(())
+    }
+
+    /// Puts reserved (`PROT_NONE`) pages back over `addr..addr+len`.
+    pub fn unmap(&self, addr: usize, len: usize) -> io::Result<()> {
+        assert!(self.contains(addr, len), "unmap outside its reservation");
+        // SAFETY: as in `map`; the range becomes inaccessible but stays reserved.
+        unsafe {
+            mmap_anonymous(
+                addr as *mut c_void,
+                len,
+                ProtFlags::empty(),
+                MapFlags::PRIVATE | MapFlags::NORESERVE | MapFlags::FIXED,
+            )
+        }?;
+        Ok(())
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        // SAFETY: `base..base+len` came from our mmap in `at`/`anywhere`; maps
+        // inside it were laid over it with MAP_FIXED, so nothing else unmaps this range.
+        let r = unsafe { munmap(self.base.as_ptr(), self.len) };
+        debug_assert!(r.is_ok(), "munmap of a reservation: {r:?}");
+    }
+}
+
+/// The emulator's own read-write view of a whole object, for copies.
+///
+/// It hands out raw pointers only: another process may write the same pages
+/// at any time, so no `&[u8]` is ever made over them (as memmap2's `MmapRaw`).
+#[derive(Debug)]
+pub struct HostView {
+    map: memmap2::MmapRaw,
+}
+
+impl HostView {
+    /// Maps the first `len` bytes of `object` read-write, shared.
+    pub fn new(object: &Object, len: usize) -> io::Result<Self> {
+        let map = memmap2::MmapOptions::new().len(len).map_raw(&object.fd())?;
+        Ok(Self { map })
+    }
+
+    /// Pointer to byte `offset`; the caller keeps `offset + n <= len`.
+    pub fn ptr(&self, offset: usize) -> *mut u8 {
+        assert!(offset <= self.map.len());
+        self.map.as_mut_ptr().wrapping_add(offset)
+    }
+
+    /// Length of the view.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+}
+
+/// Copies `n` bytes from `src` to `dst`; the ranges may overlap.
+///
+/// # Safety
+/// Both ranges must be valid for `n` bytes (mapped, and writable for `dst`).
+pub unsafe fn copy(dst: *mut u8, src: *const u8, n: usize) {
+    // SAFETY: guaranteed by the caller.
+    unsafe { std::ptr::copy(src, dst, n) }
+}
+
+/// Fills `n` bytes at `dst` with `value`.
+///
+/// # Safety
+/// `dst..dst+n` must be valid for writes.
+pub unsafe fn fill(dst: *mut u8, value: u8, n: usize) {
+    // SAFETY: guaranteed by the caller.
+    unsafe { std::ptr::write_bytes(dst, value, n) }
+}

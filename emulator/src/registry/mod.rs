@@ -1,0 +1,269 @@
+//! The daemonless cross-process registry of one root: device capacity shared
+//! by all processes, exported entries, and collection of what dead processes
+//! left behind.
+
+mod entry;
+mod gc;
+mod root;
+mod state;
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+pub use entry::{FLAG_NO_TRUSTLIST, Header, Place, TRUST_CAP};
+pub use gc::GcReport;
+pub use root::RootError;
+pub use state::{Mismatch, Usage};
+
+use crate::config::Config;
+use crate::os::lock;
+use crate::os::object::Object;
+use crate::os::proc::{self, ProcessId};
+use state::State;
+
+/// A registry could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The root directory is unusable.
+    #[error(transparent)]
+    Root(#[from] RootError),
+    /// The root holds other device settings.
+    #[error("{root}: {source}")]
+    Mismatch {
+        /// The root.
+        root: PathBuf,
+        /// What differs.
+        source: Mismatch,
+    },
+    /// The state file could not be opened.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        source: io::Error,
+    },
+}
+
+/// Why an exported entry could not be found or held.
+#[derive(Debug, thiserror::Error)]
+pub enum LookupError {
+    /// No entry has this key (never exported, or every holder released it).
+    #[error("no exported memory has shareable handle {0:#x}")]
+    Unknown(u64),
+    /// The entry is being torn down by its last holder.
+    #[error("shareable handle {0:#x} is being released")]
+    Releasing(u64),
+    /// The file system failed.
+    #[error("shareable handle {key:#x}: {source}")]
+    Io {
+        /// The key.
+        key: u64,
+        /// The error.
+        source: io::Error,
+    },
+}
+
+/// The capacity of a device is used up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("device {device}: {requested} bytes requested, {used} of {capacity} in use")]
+pub struct Full {
+    /// The device.
+    pub device: u32,
+    /// Bytes asked for.
+    pub requested: u64,
+    /// Bytes in use.
+    pub used: u64,
+    /// Capacity.
+    pub capacity: u64,
+}
+
+/// An entry this process holds (a shared lock on its own open file description).
+#[derive(Debug)]
+pub struct Held {
+    /// The object, with this process's hold on it.
+    pub object: Object,
+    /// Its metadata.
+    pub header: Header,
+}
+
+/// The registry of one root.
+#[derive(Debug)]
+pub struct Registry {
+    root: PathBuf,
+    shared: PathBuf,
+    state: State,
+    me: ProcessId,
+    slot: OnceLock<Option<usize>>,
+}
+
+impl Registry {
+    /// Opens the registry of `config.root`, creating it if needed.
+    pub fn open(config: &Config) -> Result<Self, OpenError> {
+        root::prepare(&config.root)?;
+        let io = |source| OpenError::Io { path: config.root.join(root::STATE_FILE), source };
+        let state = State::open(&config.root, config.devices, config.device_memory)
+            .map_err(io)?
+            .map_err(|source| OpenError::Mismatch { root: config.root.clone(), source })?;
+        Ok(Self {
+            shared: config.root.join(root::SHARED_DIR),
+            root: config.root.clone(),
+            state,
+            me: ProcessId::current(),
+            slot: OnceLock::new(),
+        })
+    }
+
+    /// The root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The calling process, as the registry knows it.
+    pub fn me(&self) -> ProcessId {
+        self.me
+    }
+
+    /// Capacity and use per device.
+    pub fn usage(&self) -> Usage {
+        self.state.usage()
+    }
+
+    /// The path of the entry `key`. Every u64 names a file inside the root.
+    pub fn entry_path(&self, key: u64) -> PathBuf {
+        self.shared.join(format!("{key:016x}"))
+    }
+
+    fn locked<R>(&self, f: impl FnOnce(&state::Txn<'_>) -> R) -> io::Result<R> {
+        self.state.locked(|txn| txn.rebuild(gc::linked_entries(&self.shared)), f)
+    }
+
+    fn slot(&self) -> io::Result<usize> {
+        let slot = self.slot.get_or_init(|| self.locked(|t| t.claim_slot(self.me)).ok().flatten());
+        slot.ok_or_else(|| io::Error::other("no free process slot in the emulator root (4096 processes at once)"))
+    }
+
+    /// Charges `bytes` of `device` to this process. When they do not fit,
+    /// collects what dead processes left and tries once more.
+    pub fn charge(&self, device: u32, bytes: u64) -> io::Result<Result<(), Full>> {
+        let slot = self.slot()?;
+        if self.locked(|t| t.charge(slot, device, bytes))? {
+            return Ok(Ok(()));
+        }
+        self.gc()?;
+        self.locked(|t| {
+            if t.charge(slot, device, bytes) {
+                Ok(())
+            } else {
+                Err(Full { device, requested: bytes, used: t.used(device), capacity: t.capacity() })
+            }
+        })
+    }
+
+    /// Gives back `bytes` of `device` charged to this process.
+    pub fn uncharge(&self, device: u32, bytes: u64) -> io::Result<()> {
+        let slot = self.slot()?;
+        self.locked(|t| t.uncharge(slot, device, bytes))
+    }
+
+    /// A fresh key for memory at `place`: share id in bits 0–31, the place's
+    /// device (or 64 + node for host memory) in bits 32–39 (acl.md §2.5).
+    pub fn new_key(&self, place: Place) -> u64 {
+        let dev = match place {
+            Place::Device(d) => u64::from(d),
+            Place::Host(n) => 64 + u64::from(n.min(191)),
+        };
+        (dev << 32) | u64::from(self.state.next_share_id())
+    }
+
+    /// Exports `object` under `header.key`: writes its metadata, takes this
+    /// process's hold, links it into the root, and moves its capacity charge
+    /// from this process to the entry.
+    pub fn export(&self, object: &Object, header: &Header) -> io::Result<()> {
+        header.write_new(object)?;
+        if !lock::try_shared(object)? {
+            return Err(io::Error::other("a fresh object is locked by someone else"));
+        }
+        let slot = self.slot()?;
+        self.locked(|t| -> io::Result<()> {
+            object.link(&self.entry_path(header.key))?;
+            if let Place::Device(d) = header.place {
+                t.move_to_entry(slot, d, header.data_len);
+            }
+            Ok(())
+        })?
+    }
+
+    /// Finds the entry `key` and takes a hold on it.
+    pub fn lookup(&self, key: u64) -> Result<Held, LookupError> {
+        let io = |source| LookupError::Io { key, source };
+        let object = match Object::open(&self.entry_path(key)) {
+            Ok(o) => o,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(LookupError::Unknown(key)),
+            Err(e) => return Err(io(e)),
+        };
+        Self::hold(object, key)
+    }
+
+    /// Takes a hold on an object received as a file descriptor (HIP, CUDA).
+    pub fn hold_fd(&self, fd: std::os::fd::BorrowedFd<'_>) -> Result<Held, LookupError> {
+        let object = Object::reopen(fd).map_err(|source| LookupError::Io { key: 0, source })?;
+        Self::hold(object, 0)
+    }
+
+    fn hold(object: Object, key: u64) -> Result<Held, LookupError> {
+        let io = |source| LookupError::Io { key, source };
+        if !lock::try_shared(&object).map_err(io)? {
+            return Err(LookupError::Releasing(key));
+        }
+        // The last holder may have removed it between our open and our lock.
+        if !object.is_linked().map_err(io)? {
+            return Err(LookupError::Unknown(key));
+        }
+        match Header::read(&object, None).map_err(io)? {
+            Some(header) if key == 0 || header.key == key => Ok(Held { object, header }),
+            _ => Err(LookupError::Unknown(key)),
+        }
+    }
+
+    /// Gives up this process's hold on an entry (through `object`, which held
+    /// it). The last holder removes the entry and gives its capacity back.
+    pub fn release(&self, object: Object, header: &Header) -> io::Result<()> {
+        if lock::try_exclusive(&object)? {
+            self.remove(&object, header)?;
+        }
+        Ok(())
+    }
+
+    fn remove(&self, object: &Object, header: &Header) -> io::Result<()> {
+        self.locked(|t| -> io::Result<()> {
+            // Another releaser may have removed it already (it saw no holders
+            // after we let ours go): only the one whose unlink works gives back.
+            if !object.is_linked()? {
+                return Ok(());
+            }
+            match std::fs::remove_file(self.entry_path(header.key)) {
+                Ok(()) => {
+                    if let Place::Device(d) = header.place {
+                        t.drop_entry(d, header.data_len);
+                    }
+                    Ok(())
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(e),
+            }
+        })?
+    }
+
+    /// Adds `pids` to the trustlist of an entry this process exported.
+    pub fn set_trusted(&self, object: &Object, header: &mut Header, pids: &[i32]) -> io::Result<bool> {
+        header.add_trusted(object, pids, proc::boot_time_ns())
+    }
+
+    /// Collects what dead processes left: their slots' charges, and entries
+    /// that no live process holds.
+    pub fn gc(&self) -> io::Result<GcReport> {
+        gc::collect(self)
+    }
+}
