@@ -22,5 +22,7 @@ mod loader;
 mod table;
 
 pub mod acl;
+pub mod cuda;
+pub mod hip;
 
-pub use loader::{Attempt, LibrarySpec, LoadError, Loaded, Opened};
+pub use loader::{Attempt, LibrarySpec, LoadError, Loaded, Opened, SHIM_MARKER, SHIM_SKIPPED};

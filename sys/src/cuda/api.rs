@@ -1,0 +1,122 @@
+//! `CudaApi`: the CUDA driver entry points of reference cuda.md §1.3 and §2.1, as C function
+//! pointers.
+#![allow(non_snake_case)]
+
+use std::ffi::{c_char, c_void};
+use std::path::Path;
+
+use super::types::*;
+use crate::loader::{LibrarySpec, LoadError, Loaded};
+
+/// Where the driver is looked for: `VMMKIT_CUDA_LIBRARY` (a file), then the
+/// soname `libcuda.so.1` through the loader's search path and the
+/// distributions' library directories. Plain `libcuda.so` is refused: it is a
+/// developer symlink, or the toolkit's stub whose every call returns 34
+/// (cuda.md §1.1).
+pub const LIBRARY: LibrarySpec = LibrarySpec {
+    vendor: "CUDA",
+    path_env: "VMMKIT_CUDA_LIBRARY",
+    home_env: None,
+    names: &["libcuda.so.1"],
+    default_dirs: &["/usr/lib/x86_64-linux-gnu", "/usr/lib64"],
+    refused: &["libcuda.so"],
+};
+
+/// Every CUDA driver function vmmkit uses, once, with its C signature and
+/// parameter names, passed to `$cb` after `$pre`. [`CudaApi`] is one
+/// expansion; an emulator's drop-in `libcuda.so.1` would be another. The
+/// expansion site must have `vmmkit_sys::cuda::*` and `std::ffi::{c_char,
+/// c_void}` in scope.
+///
+/// A field without suffix resolves the suffixed symbol cuda.md §1.2 names
+/// (`cuMemAlloc = "cuMemAlloc_v2"`): the unsuffixed exports are legacy entry
+/// points with an older ABI. Signatures cuda.md §2.1 does not spell out
+/// (marked "cuda.h") are those of the CUDA 12 `cuda.h`.
+#[macro_export]
+macro_rules! cuda_functions {
+    ($cb:path { $($pre:tt)* }) => {
+        $cb! {
+            $($pre)*
+            required {
+                /// flags must be 0 (CUDA-GEN-001).
+                cuInit: fn(Flags: u32) -> CUresult;
+                /// cuda.h signature.
+                cuDriverGetVersion: fn(driverVersion: *mut i32) -> CUresult;
+                cuDeviceGet: fn(device: *mut CUdevice, ordinal: i32) -> CUresult;
+                /// cuda.h signature.
+                cuDeviceGetCount: fn(count: *mut i32) -> CUresult;
+                /// cuda.h signature.
+                cuDeviceGetAttribute: fn(pi: *mut i32, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult;
+                /// Does not make the context current.
+                cuDevicePrimaryCtxRetain: fn(pctx: *mut CUcontext, dev: CUdevice) -> CUresult;
+                /// cuda.h signature.
+                cuDevicePrimaryCtxRelease = "cuDevicePrimaryCtxRelease_v2": fn(dev: CUdevice) -> CUresult;
+                cuCtxSetCurrent: fn(ctx: CUcontext) -> CUresult;
+                /// cuda.h signature.
+                cuCtxGetCurrent: fn(pctx: *mut CUcontext) -> CUresult;
+
+                cuMemAlloc = "cuMemAlloc_v2": fn(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult;
+                cuMemFree = "cuMemFree_v2": fn(dptr: CUdeviceptr) -> CUresult;
+                cuMemcpyHtoD = "cuMemcpyHtoD_v2": fn(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult;
+                cuMemcpyDtoH = "cuMemcpyDtoH_v2": fn(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult;
+                /// cuda.h signature.
+                cuMemcpyDtoD = "cuMemcpyDtoD_v2": fn(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult;
+                cuMemsetD8 = "cuMemsetD8_v2": fn(dstDevice: CUdeviceptr, uc: u8, N: usize) -> CUresult;
+                cuMemGetAddressRange = "cuMemGetAddressRange_v2": fn(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) -> CUresult;
+
+                cuIpcGetMemHandle: fn(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult;
+                /// The 64-byte handle is passed by value (in memory, under the SysV x86-64 ABI).
+                cuIpcOpenMemHandle = "cuIpcOpenMemHandle_v2": fn(pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, Flags: u32) -> CUresult;
+                cuIpcCloseMemHandle: fn(dptr: CUdeviceptr) -> CUresult;
+
+                cuMemGetAllocationGranularity: fn(granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> CUresult;
+                cuMemCreate: fn(handle: *mut CUmemGenericAllocationHandle, size: usize, prop: *const CUmemAllocationProp, flags: u64) -> CUresult;
+                cuMemRelease: fn(handle: CUmemGenericAllocationHandle) -> CUresult;
+                cuMemAddressReserve: fn(ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: u64) -> CUresult;
+                cuMemAddressFree: fn(ptr: CUdeviceptr, size: usize) -> CUresult;
+                cuMemMap: fn(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: u64) -> CUresult;
+                cuMemUnmap: fn(ptr: CUdeviceptr, size: usize) -> CUresult;
+                cuMemSetAccess: fn(ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize) -> CUresult;
+                cuMemGetAccess: fn(flags: *mut u64, location: *const CUmemLocation, ptr: CUdeviceptr) -> CUresult;
+                /// For a POSIX fd, writes an `int` at `shareableHandle`.
+                cuMemExportToShareableHandle: fn(shareableHandle: *mut c_void, handle: CUmemGenericAllocationHandle, handleType: CUmemAllocationHandleType, flags: u64) -> CUresult;
+                /// For a POSIX fd, `osHandle` is the fd value cast to a pointer; the caller keeps the fd.
+                cuMemImportFromShareableHandle: fn(handle: *mut CUmemGenericAllocationHandle, osHandle: *mut c_void, shHandleType: CUmemAllocationHandleType) -> CUresult;
+                cuMemRetainAllocationHandle: fn(handle: *mut CUmemGenericAllocationHandle, addr: *mut c_void) -> CUresult;
+                cuMemGetAllocationPropertiesFromHandle: fn(prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle) -> CUresult;
+
+                /// An unknown code → 1 (CUDA-GEN-003).
+                cuGetErrorName: fn(error: CUresult, pStr: *mut *const c_char) -> CUresult;
+                cuGetErrorString: fn(error: CUresult, pStr: *mut *const c_char) -> CUresult;
+            }
+            optional {
+                /// 12.0+. `status`: 0 found, 1 not found, 2 version not sufficient. cuda.md gives
+                /// the parameters; the `CUresult` return is cuda.h's.
+                cuGetProcAddress = "cuGetProcAddress_v2": fn(symbol: *const c_char, pfn: *mut *mut c_void, cudaVersion: i32, flags: u64, symbolStatus: *mut i32) -> CUresult;
+            }
+        }
+    };
+}
+
+crate::cuda_functions!(crate::api_table {
+    /// The CUDA driver functions vmmkit uses, with their exact C signatures.
+    ///
+    /// Fill it from a real driver with [`CudaApi::load`]. Call `cuInit(0)`
+    /// first: 100 means no GPU, 34 the stub library; both are "not supported".
+    pub struct CudaApi;
+});
+
+impl CudaApi {
+    /// Loads `libcuda.so.1` as [`LIBRARY`] describes, `explicit` first.
+    ///
+    /// # Errors
+    /// A [`LoadError`] naming every path tried, or every missing symbol;
+    /// [`LoadError::Refused`] for a file named `libcuda.so`.
+    pub fn load(explicit: Option<&Path>) -> Result<Loaded<Self>, LoadError> {
+        crate::loader::load(&LIBRARY, explicit, |lib| {
+            // SAFETY: a library found under the CUDA driver's soname exports the
+            // driver's C ABI; it is leaked, so it outlives the table.
+            unsafe { Self::from_library(lib) }
+        })
+    }
+}

@@ -1,0 +1,151 @@
+//! CUDA driver typedefs, constants and structures (reference cuda.md §1.3 and §2), x86-64 layout.
+#![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
+
+use std::ffi::{c_char, c_void};
+
+/// `CUresult`: a 4-byte C enum, 0 on success. See [`crate::cuda::CuResult`].
+pub type CUresult = u32;
+/// `CUdevice`: a device ordinal (`int`).
+pub type CUdevice = i32;
+/// `CUdeviceptr`: a device address, 8 bytes.
+pub type CUdeviceptr = u64;
+/// `CUmemGenericAllocationHandle`: 8 bytes; its value means nothing in another process.
+pub type CUmemGenericAllocationHandle = u64;
+/// `CUcontext`: an opaque pointer.
+pub type CUcontext = *mut c_void;
+
+/// `CUdevice_attribute` (C enum, 4 bytes). Only the attributes cuda.md §1.3 lists.
+pub type CUdevice_attribute = u32;
+/// Must read `CU_COMPUTEMODE_DEFAULT` for IPC. cuda.md does not give the values of `CUcomputemode`.
+pub const CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: CUdevice_attribute = 20;
+pub const CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: CUdevice_attribute = 41;
+pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute = 102;
+pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: CUdevice_attribute = 103;
+pub const CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: CUdevice_attribute = 125;
+pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED: CUdevice_attribute = 128;
+
+/// `CUmemAllocationHandleType` (bit flags).
+pub type CUmemAllocationHandleType = u32;
+pub const CU_MEM_HANDLE_TYPE_NONE: CUmemAllocationHandleType = 0;
+pub const CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR: CUmemAllocationHandleType = 1;
+pub const CU_MEM_HANDLE_TYPE_WIN32: CUmemAllocationHandleType = 2;
+pub const CU_MEM_HANDLE_TYPE_WIN32_KMT: CUmemAllocationHandleType = 4;
+pub const CU_MEM_HANDLE_TYPE_FABRIC: CUmemAllocationHandleType = 8;
+
+/// `CUmemAllocationType`.
+pub type CUmemAllocationType = u32;
+pub const CU_MEM_ALLOCATION_TYPE_INVALID: CUmemAllocationType = 0;
+pub const CU_MEM_ALLOCATION_TYPE_PINNED: CUmemAllocationType = 1;
+
+/// `CUmemLocationType`.
+pub type CUmemLocationType = u32;
+pub const CU_MEM_LOCATION_TYPE_INVALID: CUmemLocationType = 0;
+pub const CU_MEM_LOCATION_TYPE_DEVICE: CUmemLocationType = 1;
+pub const CU_MEM_LOCATION_TYPE_HOST: CUmemLocationType = 2;
+pub const CU_MEM_LOCATION_TYPE_HOST_NUMA: CUmemLocationType = 3;
+pub const CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT: CUmemLocationType = 4;
+
+/// `CUmemAccess_flags`.
+pub type CUmemAccess_flags = u32;
+pub const CU_MEM_ACCESS_FLAGS_PROT_NONE: CUmemAccess_flags = 0;
+pub const CU_MEM_ACCESS_FLAGS_PROT_READ: CUmemAccess_flags = 1;
+pub const CU_MEM_ACCESS_FLAGS_PROT_READWRITE: CUmemAccess_flags = 3;
+
+/// `CUmemAllocationGranularity_flags`. `cuMemGetAllocationGranularity` takes it as an `int`.
+pub type CUmemAllocationGranularity_flags = i32;
+pub const CU_MEM_ALLOC_GRANULARITY_MINIMUM: CUmemAllocationGranularity_flags = 0;
+pub const CU_MEM_ALLOC_GRANULARITY_RECOMMENDED: CUmemAllocationGranularity_flags = 1;
+
+/// `CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS`, the flag of `cuIpcOpenMemHandle` (an `unsigned int`).
+/// HIP's twin was 0 up to ROCm 5.7.
+pub const CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS: u32 = 1;
+
+/// `CU_IPC_HANDLE_SIZE`: the size of the IPC memory, event and fabric handles.
+pub const CU_IPC_HANDLE_SIZE: usize = 64;
+
+/// `CUipcMemHandle`: 64 opaque bytes, passed **by value** to `cuIpcOpenMemHandle_v2`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CUipcMemHandle {
+    pub reserved: [c_char; CU_IPC_HANDLE_SIZE],
+}
+
+impl Default for CUipcMemHandle {
+    fn default() -> Self {
+        Self { reserved: [0; CU_IPC_HANDLE_SIZE] }
+    }
+}
+
+/// `CUmemLocation`: 8 bytes. In CUDA 13.2 `id` sits in a one-member union; same layout.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct CUmemLocation {
+    pub type_: CUmemLocationType,
+    pub id: i32,
+}
+
+/// `CUmemAccessDesc`: 12 bytes, align 4.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct CUmemAccessDesc {
+    pub location: CUmemLocation,
+    pub flags: CUmemAccess_flags,
+}
+
+/// The `allocFlags` member of [`CUmemAllocationProp`]: 8 bytes at offset 24.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct CUmemAllocationProp_allocFlags {
+    pub compressionType: u8,
+    pub gpuDirectRDMACapable: u8,
+    pub usage: u16,
+    pub reserved: [u8; 4],
+}
+
+/// `CUmemAllocationProp`: 32 bytes, align 8; the same offsets as HIP 5.3+'s
+/// `hipMemAllocationProp`. Start from [`Default`] (all zero), as the CUDA docs ask.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CUmemAllocationProp {
+    pub type_: CUmemAllocationType,
+    pub requestedHandleTypes: CUmemAllocationHandleType,
+    pub location: CUmemLocation,
+    /// NULL on Linux.
+    pub win32HandleMetaData: *mut c_void,
+    pub allocFlags: CUmemAllocationProp_allocFlags,
+}
+
+impl Default for CUmemAllocationProp {
+    fn default() -> Self {
+        Self {
+            type_: CU_MEM_ALLOCATION_TYPE_INVALID,
+            requestedHandleTypes: CU_MEM_HANDLE_TYPE_NONE,
+            location: CUmemLocation::default(),
+            win32HandleMetaData: std::ptr::null_mut(),
+            allocFlags: CUmemAllocationProp_allocFlags::default(),
+        }
+    }
+}
+
+// Layouts of reference cuda.md §1.3 and §2.2, checked at compile time.
+const _: () = {
+    use std::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<CUresult>() == 4 && size_of::<CUdevice>() == 4);
+    assert!(size_of::<CUdeviceptr>() == 8 && size_of::<CUmemGenericAllocationHandle>() == 8);
+    assert!(size_of::<CUcontext>() == 8);
+    assert!(size_of::<CUipcMemHandle>() == 64 && align_of::<CUipcMemHandle>() == 1);
+    assert!(size_of::<CUmemLocation>() == 8);
+    assert!(offset_of!(CUmemLocation, type_) == 0 && offset_of!(CUmemLocation, id) == 4);
+    assert!(size_of::<CUmemAccessDesc>() == 12 && align_of::<CUmemAccessDesc>() == 4);
+    assert!(offset_of!(CUmemAccessDesc, location) == 0 && offset_of!(CUmemAccessDesc, flags) == 8);
+    assert!(size_of::<CUmemAllocationProp>() == 32 && align_of::<CUmemAllocationProp>() == 8);
+    assert!(offset_of!(CUmemAllocationProp, type_) == 0);
+    assert!(offset_of!(CUmemAllocationProp, requestedHandleTypes) == 4);
+    assert!(offset_of!(CUmemAllocationProp, location) == 8);
+    assert!(offset_of!(CUmemAllocationProp, win32HandleMetaData) == 16);
+    assert!(offset_of!(CUmemAllocationProp, allocFlags) == 24);
+    assert!(offset_of!(CUmemAllocationProp, allocFlags.compressionType) == 24);
+    assert!(offset_of!(CUmemAllocationProp, allocFlags.gpuDirectRDMACapable) == 25);
+    assert!(offset_of!(CUmemAllocationProp, allocFlags.usage) == 26);
+    assert!(offset_of!(CUmemAllocationProp, allocFlags.reserved) == 28);
+};

@@ -1,0 +1,126 @@
+//! `HipApi`: the HIP entry points of reference hip.md §2, as C function pointers.
+#![allow(non_snake_case)]
+
+use std::ffi::{c_char, c_void};
+use std::path::Path;
+
+use super::types::*;
+use crate::loader::{LibrarySpec, LoadError, Loaded};
+
+/// Where `libamdhip64` is looked for: `VMMKIT_HIP_LIBRARY` (a file), then
+/// `$ROCM_PATH/{lib,lib64}`, then the loader's search path, then ROCm's
+/// default prefix. The unversioned developer name comes first, then the
+/// sonames from the newest ABI down (hip.md §1.1); `hipRuntimeGetVersion`
+/// tells which one was found.
+pub const LIBRARY: LibrarySpec = LibrarySpec {
+    vendor: "HIP",
+    path_env: "VMMKIT_HIP_LIBRARY",
+    home_env: Some(("ROCM_PATH", &["lib", "lib64"])),
+    names: &["libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"],
+    default_dirs: &["/opt/rocm/lib"],
+    refused: &[],
+};
+
+/// Every HIP function vmmkit uses, once, with its C signature and parameter
+/// names, passed to `$cb` after `$pre`. [`HipApi`] is one expansion; the
+/// emulator's drop-in `libamdhip64.so` is another. The expansion site must
+/// have `vmmkit_sys::hip::*` and `std::ffi::{c_char, c_void}` in scope.
+///
+/// `required` holds the functions of the `hip_4.2` and `hip_5.1` version
+/// nodes, which every release since 5.2 exports (hip.md §1.2); `optional`
+/// holds those of later nodes.
+#[macro_export]
+macro_rules! hip_functions {
+    ($cb:path { $($pre:tt)* }) => {
+        $cb! {
+            $($pre)*
+            required {
+                hipInit: fn(flags: u32) -> hipError_t;
+                hipGetDeviceCount: fn(count: *mut i32) -> hipError_t;
+                hipSetDevice: fn(deviceId: i32) -> hipError_t;
+                hipGetDevice: fn(deviceId: *mut i32) -> hipError_t;
+                hipDeviceSynchronize: fn() -> hipError_t;
+                hipDeviceGet: fn(device: *mut hipDevice_t, ordinal: i32) -> hipError_t;
+                hipDeviceGetAttribute: fn(pi: *mut i32, attr: hipDeviceAttribute_t, deviceId: i32) -> hipError_t;
+                /// The `@hip_4.2` entry point: fills the old 792-byte layout, even in 6.x/7.x.
+                hipGetDeviceProperties: fn(prop: *mut hipDeviceProp_t, deviceId: i32) -> hipError_t;
+                hipDeviceCanAccessPeer: fn(canAccessPeer: *mut i32, deviceId: i32, peerDeviceId: i32) -> hipError_t;
+                hipDeviceEnablePeerAccess: fn(peerDeviceId: i32, flags: u32) -> hipError_t;
+                hipDeviceDisablePeerAccess: fn(peerDeviceId: i32) -> hipError_t;
+                hipRuntimeGetVersion: fn(runtimeVersion: *mut i32) -> hipError_t;
+                hipDriverGetVersion: fn(driverVersion: *mut i32) -> hipError_t;
+
+                hipMalloc: fn(ptr: *mut *mut c_void, size: usize) -> hipError_t;
+                hipFree: fn(ptr: *mut c_void) -> hipError_t;
+                hipMemcpy: fn(dst: *mut c_void, src: *const c_void, sizeBytes: usize, kind: hipMemcpyKind) -> hipError_t;
+                /// `src` became `const` in 7.0; the ABI is unchanged.
+                hipMemcpyHtoD: fn(dst: hipDeviceptr_t, src: *mut c_void, sizeBytes: usize) -> hipError_t;
+                hipMemcpyDtoH: fn(dst: *mut c_void, src: hipDeviceptr_t, sizeBytes: usize) -> hipError_t;
+                hipMemset: fn(dst: *mut c_void, value: i32, sizeBytes: usize) -> hipError_t;
+                hipMemsetD8: fn(dest: hipDeviceptr_t, value: u8, count: usize) -> hipError_t;
+                hipHostMalloc: fn(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t;
+                hipHostFree: fn(ptr: *mut c_void) -> hipError_t;
+                hipPointerGetAttributes: fn(attributes: *mut hipPointerAttribute_t, ptr: *const c_void) -> hipError_t;
+                hipMemGetAddressRange: fn(pbase: *mut hipDeviceptr_t, psize: *mut usize, dptr: hipDeviceptr_t) -> hipError_t;
+
+                hipGetLastError: fn() -> hipError_t;
+                hipPeekAtLastError: fn() -> hipError_t;
+                hipGetErrorName: fn(hipError: hipError_t) -> *const c_char;
+                hipGetErrorString: fn(hipError: hipError_t) -> *const c_char;
+
+                hipIpcGetMemHandle: fn(handle: *mut hipIpcMemHandle_t, devPtr: *mut c_void) -> hipError_t;
+                /// The 64-byte handle is passed by value (in memory, under the SysV x86-64 ABI).
+                hipIpcOpenMemHandle: fn(devPtr: *mut *mut c_void, handle: hipIpcMemHandle_t, flags: u32) -> hipError_t;
+                hipIpcCloseMemHandle: fn(devPtr: *mut c_void) -> hipError_t;
+
+                hipMemGetAllocationGranularity: fn(granularity: *mut usize, prop: *const hipMemAllocationProp, option: hipMemAllocationGranularity_flags) -> hipError_t;
+                hipMemCreate: fn(handle: *mut hipMemGenericAllocationHandle_t, size: usize, prop: *const hipMemAllocationProp, flags: u64) -> hipError_t;
+                hipMemRelease: fn(handle: hipMemGenericAllocationHandle_t) -> hipError_t;
+                hipMemAddressReserve: fn(ptr: *mut *mut c_void, size: usize, alignment: usize, addr: *mut c_void, flags: u64) -> hipError_t;
+                hipMemAddressFree: fn(devPtr: *mut c_void, size: usize) -> hipError_t;
+                hipMemMap: fn(ptr: *mut c_void, size: usize, offset: usize, handle: hipMemGenericAllocationHandle_t, flags: u64) -> hipError_t;
+                /// Always 801 on AMD once the arguments are non-NULL (hip.md §2.2).
+                hipMemMapArrayAsync: fn(mapInfoList: *mut hipArrayMapInfo, count: u32, stream: hipStream_t) -> hipError_t;
+                hipMemUnmap: fn(ptr: *mut c_void, size: usize) -> hipError_t;
+                hipMemSetAccess: fn(ptr: *mut c_void, size: usize, desc: *const hipMemAccessDesc, count: usize) -> hipError_t;
+                hipMemGetAccess: fn(flags: *mut u64, location: *const hipMemLocation, ptr: *mut c_void) -> hipError_t;
+                /// For a POSIX fd, writes a 4-byte `int` at `shareableHandle`.
+                hipMemExportToShareableHandle: fn(shareableHandle: *mut c_void, handle: hipMemGenericAllocationHandle_t, handleType: hipMemAllocationHandleType, flags: u64) -> hipError_t;
+                /// `osHandle` is an `int*` in 6.2–7.x and the fd value itself in develop (HIP-VMM-026).
+                hipMemImportFromShareableHandle: fn(handle: *mut hipMemGenericAllocationHandle_t, osHandle: *mut c_void, shHandleType: hipMemAllocationHandleType) -> hipError_t;
+                hipMemRetainAllocationHandle: fn(handle: *mut hipMemGenericAllocationHandle_t, addr: *mut c_void) -> hipError_t;
+                hipMemGetAllocationPropertiesFromHandle: fn(prop: *mut hipMemAllocationProp, handle: hipMemGenericAllocationHandle_t) -> hipError_t;
+            }
+            optional {
+                /// `@hip_6.0`: the 1472-byte layout that 6.x/7.x headers redirect `hipGetDeviceProperties` to.
+                hipGetDevicePropertiesR0600: fn(prop: *mut hipDeviceProp_tR0600, deviceId: i32) -> hipError_t;
+                /// `@hip_6.0`: like `hipGetLastError`.
+                hipExtGetLastError: fn() -> hipError_t;
+                /// 6.3+: the successor of `hipHostMalloc`, same signature (its 7.x version node is unconfirmed).
+                hipExtHostAlloc: fn(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t;
+            }
+        }
+    };
+}
+
+crate::hip_functions!(crate::api_table {
+    /// The HIP functions vmmkit uses, with their exact C signatures.
+    ///
+    /// Fill it from a real library with [`HipApi::load`], or take the
+    /// emulator's.
+    pub struct HipApi;
+});
+
+impl HipApi {
+    /// Loads `libamdhip64` as [`LIBRARY`] describes, `explicit` first.
+    ///
+    /// # Errors
+    /// A [`LoadError`] naming every path tried, or every missing symbol.
+    pub fn load(explicit: Option<&Path>) -> Result<Loaded<Self>, LoadError> {
+        crate::loader::load(&LIBRARY, explicit, |lib| {
+            // SAFETY: a library found under the HIP names exports the HIP C ABI;
+            // it is leaked, so it outlives the table.
+            unsafe { Self::from_library(lib) }
+        })
+    }
+}

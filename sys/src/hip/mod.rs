@@ -1,0 +1,12 @@
+//! HIP, AMD's ROCm runtime (`libamdhip64.so`), as the reference
+//! `shared/reference/hip.md` describes it (default profile: ROCm 6.x).
+//!
+//! Names keep the C spelling so the header can be grepped.
+
+mod api;
+mod error;
+mod types;
+
+pub use api::{HipApi, LIBRARY};
+pub use error::HipError;
+pub use types::*;

@@ -1,0 +1,333 @@
+//! HIP typedefs, constants and structures (reference hip.md §2 and §3), x86-64 layout.
+//!
+//! Where the value of a constant changed between ROCm releases, both values
+//! are given, suffixed in HIP's own style: `_R0500` for the 5.x value and
+//! `_R0600` for the 6.0+ one; the unsuffixed name is the 6.0+ value (the
+//! emulator's default profile, hip.md "Eras").
+#![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
+
+use std::ffi::{c_char, c_void};
+use std::marker::{PhantomData, PhantomPinned};
+
+/// `hipError_t`: a C `int`, 0 on success. See [`crate::hip::HipError`].
+pub type hipError_t = i32;
+/// `hipDevice_t`: a device ordinal (`int`).
+pub type hipDevice_t = i32;
+/// `hipDeviceptr_t`: a device address (`void*`).
+pub type hipDeviceptr_t = *mut c_void;
+/// `hipMemGenericAllocationHandle_t`: an opaque per-process pointer, 8 bytes; its value means
+/// nothing in another process.
+pub type hipMemGenericAllocationHandle_t = *mut c_void;
+/// `hipStream_t`, used only by `hipMemMapArrayAsync`. hip.md does not define it; the HIP headers
+/// make it a pointer to an opaque struct (`struct ihipStream_t*`), so it is pointer-sized here.
+pub type hipStream_t = *mut c_void;
+
+/// `hipArrayMapInfo`, used only through a pointer by `hipMemMapArrayAsync`. hip.md gives no
+/// layout for it, so it is opaque here: it cannot be built or read from Rust.
+#[repr(C)]
+#[derive(Debug)]
+pub struct hipArrayMapInfo {
+    _data: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+
+/// `HIP_VERSION` as both `hipRuntimeGetVersion` and `hipDriverGetVersion` report it:
+/// `major * 10000000 + minor * 100000 + patch` (hip.md §1.1).
+pub const fn hip_version(major: i32, minor: i32, patch: i32) -> i32 {
+    major * 10_000_000 + minor * 100_000 + patch
+}
+
+/// The `(major, minor, patch)` of a `HIP_VERSION` value, the inverse of [`hip_version`]
+/// (50221153 → (5, 2, 21153)).
+pub const fn hip_version_parts(version: i32) -> (i32, i32, i32) {
+    (version / 10_000_000, version % 10_000_000 / 100_000, version % 100_000)
+}
+
+/// `hipDeviceAttribute_t` (C enum, 4 bytes). Only the attributes hip.md lists.
+pub type hipDeviceAttribute_t = i32;
+/// `hipDeviceAttributeMemoryPoolsSupported` (5.3+).
+pub const hipDeviceAttributeMemoryPoolsSupported: hipDeviceAttribute_t = 88;
+/// `hipDeviceAttributeVirtualMemoryManagementSupported` (5.3+; reads 0 on Linux up to 6.0).
+pub const hipDeviceAttributeVirtualMemoryManagementSupported: hipDeviceAttribute_t = 89;
+
+/// `hipMemcpyKind`.
+pub type hipMemcpyKind = i32;
+pub const hipMemcpyHostToHost: hipMemcpyKind = 0;
+pub const hipMemcpyHostToDevice: hipMemcpyKind = 1;
+pub const hipMemcpyDeviceToHost: hipMemcpyKind = 2;
+pub const hipMemcpyDeviceToDevice: hipMemcpyKind = 3;
+pub const hipMemcpyDefault: hipMemcpyKind = 4;
+pub const hipMemcpyDeviceToDeviceNoCU: hipMemcpyKind = 1024;
+
+/// `hipHostMalloc` flags (`unsigned`).
+pub const hipHostMallocDefault: u32 = 0x0;
+pub const hipHostMallocPortable: u32 = 0x1;
+pub const hipHostMallocMapped: u32 = 0x2;
+pub const hipHostMallocWriteCombined: u32 = 0x4;
+pub const hipHostMallocNumaUser: u32 = 0x2000_0000;
+pub const hipHostMallocCoherent: u32 = 0x4000_0000;
+pub const hipHostMallocNonCoherent: u32 = 0x8000_0000;
+
+/// `hipMemoryType` (C enum). Its values changed in 6.0 (hip.md §3.3).
+pub type hipMemoryType = i32;
+/// 6.0+ `hipMemoryTypeUnregistered`: also what 6.0+ reports for unknown pointers.
+pub const hipMemoryTypeUnregistered: hipMemoryType = 0;
+pub const hipMemoryTypeHost: hipMemoryType = 1;
+pub const hipMemoryTypeDevice: hipMemoryType = 2;
+pub const hipMemoryTypeManaged: hipMemoryType = 3;
+pub const hipMemoryTypeArray: hipMemoryType = 10;
+pub const hipMemoryTypeUnified: hipMemoryType = 11;
+/// 5.x `hipMemoryTypeHost`.
+pub const hipMemoryTypeHost_R0500: hipMemoryType = 0;
+/// 5.x `hipMemoryTypeDevice`.
+pub const hipMemoryTypeDevice_R0500: hipMemoryType = 1;
+/// 5.x `hipMemoryTypeArray`.
+pub const hipMemoryTypeArray_R0500: hipMemoryType = 2;
+/// 5.x `hipMemoryTypeUnified`.
+pub const hipMemoryTypeUnified_R0500: hipMemoryType = 3;
+/// 5.7 `hipMemoryTypeManaged` (added in 5.7).
+pub const hipMemoryTypeManaged_R0500: hipMemoryType = 4;
+
+/// `HIP_IPC_HANDLE_SIZE`.
+pub const HIP_IPC_HANDLE_SIZE: usize = 64;
+
+/// `hipIpcMemLazyEnablePeerAccess`, the only flag `hipIpcOpenMemHandle` accepts. **ABI break:**
+/// 0 in ≤5.7 and 1 from 6.0, and the real Open accepts only its own release's value (hip.md
+/// §3.2). This is the 6.0+ value; see the `_R0500` and `_R0600` forms.
+pub const hipIpcMemLazyEnablePeerAccess: u32 = hipIpcMemLazyEnablePeerAccess_R0600;
+/// `hipIpcMemLazyEnablePeerAccess` of ROCm ≤5.7.
+pub const hipIpcMemLazyEnablePeerAccess_R0500: u32 = 0;
+/// `hipIpcMemLazyEnablePeerAccess` of ROCm 6.0 and later.
+pub const hipIpcMemLazyEnablePeerAccess_R0600: u32 = 1;
+
+/// `hipMemLocationType`.
+pub type hipMemLocationType = i32;
+pub const hipMemLocationTypeInvalid: hipMemLocationType = 0;
+pub const hipMemLocationTypeDevice: hipMemLocationType = 1;
+/// 7.2+.
+pub const hipMemLocationTypeHost: hipMemLocationType = 2;
+/// 7.2+.
+pub const hipMemLocationTypeHostNuma: hipMemLocationType = 3;
+/// 7.2+.
+pub const hipMemLocationTypeHostNumaCurrent: hipMemLocationType = 4;
+
+/// `hipMemAccessFlags`.
+pub type hipMemAccessFlags = i32;
+pub const hipMemAccessFlagsProtNone: hipMemAccessFlags = 0;
+pub const hipMemAccessFlagsProtRead: hipMemAccessFlags = 1;
+pub const hipMemAccessFlagsProtReadWrite: hipMemAccessFlags = 3;
+
+/// `hipMemAllocationType`.
+pub type hipMemAllocationType = i32;
+pub const hipMemAllocationTypeInvalid: hipMemAllocationType = 0;
+pub const hipMemAllocationTypePinned: hipMemAllocationType = 1;
+/// 7.0.2+.
+pub const hipMemAllocationTypeUncached: hipMemAllocationType = 0x4000_0000;
+pub const hipMemAllocationTypeMax: hipMemAllocationType = 0x7FFF_FFFF;
+
+/// `hipMemAllocationHandleType` (bit flags).
+pub type hipMemAllocationHandleType = i32;
+pub const hipMemHandleTypeNone: hipMemAllocationHandleType = 0;
+pub const hipMemHandleTypePosixFileDescriptor: hipMemAllocationHandleType = 1;
+pub const hipMemHandleTypeWin32: hipMemAllocationHandleType = 2;
+pub const hipMemHandleTypeWin32Kmt: hipMemAllocationHandleType = 4;
+/// develop branch only.
+pub const hipMemHandleTypeFabric: hipMemAllocationHandleType = 8;
+
+/// `hipMemAllocationGranularity_flags`, the `option` of `hipMemGetAllocationGranularity`.
+pub type hipMemAllocationGranularity_flags = i32;
+pub const hipMemAllocationGranularityMinimum: hipMemAllocationGranularity_flags = 0;
+pub const hipMemAllocationGranularityRecommended: hipMemAllocationGranularity_flags = 1;
+
+/// `hipIpcMemHandle_t`: 64 opaque bytes, align 1, passed **by value** to `hipIpcOpenMemHandle`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct hipIpcMemHandle_t {
+    pub reserved: [c_char; HIP_IPC_HANDLE_SIZE],
+}
+
+impl Default for hipIpcMemHandle_t {
+    fn default() -> Self {
+        Self { reserved: [0; HIP_IPC_HANDLE_SIZE] }
+    }
+}
+
+/// `hipMemLocation`: 8 bytes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct hipMemLocation {
+    pub type_: hipMemLocationType,
+    pub id: i32,
+}
+
+/// `hipMemAccessDesc`: 12 bytes, align 4.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct hipMemAccessDesc {
+    pub location: hipMemLocation,
+    pub flags: hipMemAccessFlags,
+}
+
+/// The `allocFlags` member of [`hipMemAllocationProp`]: 4 bytes at offset 24.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct hipMemAllocationProp_allocFlags {
+    pub compressionType: u8,
+    pub gpuDirectRDMACapable: u8,
+    pub usage: u16,
+}
+
+/// `hipMemAllocationProp`, the 5.3+ layout: 32 bytes, align 8, bytes 28–31 padding.
+///
+/// ROCm 5.2 had another order in the same 32 bytes (hip.md §3.3), a silent break; this type
+/// is wrong for a 5.2 library. In 7.0+ `requestedHandleType` is a union with the alias
+/// `requestedHandleTypes`, same offset. Start from [`Default`] (all zero).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct hipMemAllocationProp {
+    pub type_: hipMemAllocationType,
+    pub requestedHandleType: hipMemAllocationHandleType,
+    pub location: hipMemLocation,
+    /// NULL on Linux.
+    pub win32HandleMetaData: *mut c_void,
+    pub allocFlags: hipMemAllocationProp_allocFlags,
+}
+
+impl Default for hipMemAllocationProp {
+    fn default() -> Self {
+        Self {
+            type_: hipMemAllocationTypeInvalid,
+            requestedHandleType: hipMemHandleTypeNone,
+            location: hipMemLocation::default(),
+            win32HandleMetaData: std::ptr::null_mut(),
+            allocFlags: hipMemAllocationProp_allocFlags::default(),
+        }
+    }
+}
+
+/// `hipPointerAttribute_t`: 32 bytes. hip.md gives the offsets; the 4-byte `isManaged` and
+/// `allocationFlags` are `int` and `unsigned` in the HIP headers (hip.md does not say).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct hipPointerAttribute_t {
+    /// A [`hipMemoryType`]; its values depend on the release (5.x or 6.0+).
+    pub type_: hipMemoryType,
+    /// −2 for an unknown pointer in 6.0+.
+    pub device: i32,
+    pub devicePointer: *mut c_void,
+    pub hostPointer: *mut c_void,
+    pub isManaged: i32,
+    pub allocationFlags: u32,
+}
+
+impl Default for hipPointerAttribute_t {
+    fn default() -> Self {
+        Self {
+            type_: 0,
+            device: 0,
+            devicePointer: std::ptr::null_mut(),
+            hostPointer: std::ptr::null_mut(),
+            isManaged: 0,
+            allocationFlags: 0,
+        }
+    }
+}
+
+/// Size of `hipDeviceProp_t`'s `name` and `gcnArchName` (`char[256]`) in both layouts.
+pub const HIP_DEVICE_PROP_NAME_LEN: usize = 256;
+
+/// `hipDeviceProp_t` as the `hipGetDeviceProperties@hip_4.2` entry point fills it: **792 bytes**,
+/// kept as an opaque blob because its many fields changed between releases. The offsets hip.md
+/// lists are associated constants. Align 8 because `totalGlobalMem` is a `size_t` at 256 (the
+/// reference gives offsets, not the alignment).
+#[repr(C, align(8))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct hipDeviceProp_t {
+    pub bytes: [u8; 792],
+}
+
+impl hipDeviceProp_t {
+    /// `char name[256]`.
+    pub const name: usize = 0;
+    /// `size_t totalGlobalMem`.
+    pub const totalGlobalMem: usize = 256;
+    pub const warpSize: usize = 276;
+    pub const major: usize = 328;
+    pub const minor: usize = 332;
+    pub const multiProcessorCount: usize = 336;
+    pub const pciBusID: usize = 368;
+    pub const gcnArch: usize = 392;
+    /// `char gcnArchName[256]`.
+    pub const gcnArchName: usize = 396;
+}
+
+impl Default for hipDeviceProp_t {
+    fn default() -> Self {
+        Self { bytes: [0; 792] }
+    }
+}
+
+/// `hipDeviceProp_tR0600` as `hipGetDevicePropertiesR0600@hip_6.0` fills it: **1472 bytes**,
+/// opaque like [`hipDeviceProp_t`], with the offsets hip.md lists. Align 8 because
+/// `totalGlobalMem` is a `size_t` at 288.
+#[repr(C, align(8))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct hipDeviceProp_tR0600 {
+    pub bytes: [u8; 1472],
+}
+
+impl hipDeviceProp_tR0600 {
+    /// `char name[256]`.
+    pub const name: usize = 0;
+    /// 16 bytes.
+    pub const uuid: usize = 256;
+    /// `size_t totalGlobalMem`.
+    pub const totalGlobalMem: usize = 288;
+    pub const warpSize: usize = 308;
+    pub const major: usize = 360;
+    pub const minor: usize = 364;
+    pub const multiProcessorCount: usize = 388;
+    pub const canMapHostMemory: usize = 400;
+    pub const pciBusID: usize = 584;
+    pub const unifiedAddressing: usize = 604;
+    /// `char gcnArchName[256]`.
+    pub const gcnArchName: usize = 1160;
+}
+
+impl Default for hipDeviceProp_tR0600 {
+    fn default() -> Self {
+        Self { bytes: [0; 1472] }
+    }
+}
+
+// Layouts of reference hip.md §2.1 and §3, checked at compile time.
+const _: () = {
+    use std::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<hipIpcMemHandle_t>() == 64 && align_of::<hipIpcMemHandle_t>() == 1);
+    assert!(size_of::<hipMemGenericAllocationHandle_t>() == 8);
+    assert!(size_of::<hipMemLocation>() == 8);
+    assert!(offset_of!(hipMemLocation, type_) == 0 && offset_of!(hipMemLocation, id) == 4);
+    assert!(size_of::<hipMemAccessDesc>() == 12 && align_of::<hipMemAccessDesc>() == 4);
+    assert!(offset_of!(hipMemAccessDesc, location) == 0 && offset_of!(hipMemAccessDesc, flags) == 8);
+    assert!(size_of::<hipMemAllocationProp>() == 32 && align_of::<hipMemAllocationProp>() == 8);
+    assert!(offset_of!(hipMemAllocationProp, type_) == 0);
+    assert!(offset_of!(hipMemAllocationProp, requestedHandleType) == 4);
+    assert!(offset_of!(hipMemAllocationProp, location) == 8);
+    assert!(offset_of!(hipMemAllocationProp, win32HandleMetaData) == 16);
+    assert!(offset_of!(hipMemAllocationProp, allocFlags) == 24);
+    assert!(offset_of!(hipMemAllocationProp, allocFlags.compressionType) == 24);
+    assert!(offset_of!(hipMemAllocationProp, allocFlags.gpuDirectRDMACapable) == 25);
+    assert!(offset_of!(hipMemAllocationProp, allocFlags.usage) == 26);
+    assert!(size_of::<hipPointerAttribute_t>() == 32);
+    assert!(offset_of!(hipPointerAttribute_t, type_) == 0);
+    assert!(offset_of!(hipPointerAttribute_t, device) == 4);
+    assert!(offset_of!(hipPointerAttribute_t, devicePointer) == 8);
+    assert!(offset_of!(hipPointerAttribute_t, hostPointer) == 16);
+    assert!(offset_of!(hipPointerAttribute_t, isManaged) == 24);
+    assert!(offset_of!(hipPointerAttribute_t, allocationFlags) == 28);
+    assert!(size_of::<hipDeviceProp_t>() == 792);
+    assert!(hipDeviceProp_t::gcnArchName + HIP_DEVICE_PROP_NAME_LEN <= 792);
+    assert!(size_of::<hipDeviceProp_tR0600>() == 1472);
+    assert!(hipDeviceProp_tR0600::gcnArchName + HIP_DEVICE_PROP_NAME_LEN <= 1472);
+    assert!(hip_version(5, 2, 21153) == 50_221_153);
+};
