@@ -49,28 +49,6 @@ impl Reservation {
         Ok(Self { base: NonNull::new(p).ok_or(io::ErrorKind::AddrNotAvailable)?, len })
     }
 
-    /// Reserves `len` bytes aligned to `align` (a power of two) wherever the kernel chooses.
-    pub fn anywhere(len: usize, align: usize) -> io::Result<Self> {
-        let over = len.checked_add(align).ok_or(io::ErrorKind::OutOfMemory)?;
-        // SAFETY: a fresh anonymous mapping at an address of the kernel's choosing.
-        let p = unsafe {
-            mmap_anonymous(std::ptr::null_mut(), over, ProtFlags::empty(), MapFlags::PRIVATE | MapFlags::NORESERVE)
-        }? as usize;
-        let start = (p + align - 1) & !(align - 1);
-        // Trim the over-reservation on both sides.
-        // SAFETY: both trimmed pieces lie in the mapping just made and are used by nothing.
-        unsafe {
-            if start > p {
-                let _ = munmap(p as *mut c_void, start - p);
-            }
-            let end = start + len;
-            if p + over > end {
-                let _ = munmap(end as *mut c_void, p + over - end);
-            }
-        }
-        Ok(Self { base: NonNull::new(start as *mut c_void).ok_or(io::ErrorKind::AddrNotAvailable)?, len })
-    }
-
     /// First address.
     pub fn base(&self) -> usize {
         self.base.as_ptr() as usize
@@ -144,11 +122,6 @@ impl HostView {
     pub fn ptr(&self, offset: usize) -> *mut u8 {
         assert!(offset <= self.map.len());
         self.map.as_mut_ptr().wrapping_add(offset)
-    }
-
-    /// Length of the view.
-    pub fn len(&self) -> usize {
-        self.map.len()
     }
 }
 

@@ -9,7 +9,6 @@
 
 use std::fs::File;
 use std::io;
-use std::os::fd::AsFd;
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -168,11 +167,6 @@ impl State {
             let pid = s.pid.load(Relaxed);
             (pid != 0).then(|| (i, ProcessId { pid, start: s.start.load(Relaxed) }))
         })
-    }
-
-    /// The file, for identity checks.
-    pub fn fd(&self) -> std::os::fd::BorrowedFd<'_> {
-        self.file.as_fd()
     }
 }
 

@@ -1,0 +1,156 @@
+//! The vendor-neutral device model of one process: physical handles,
+//! reservations and mappings, sharing through the registry, copies.
+//!
+//! All of it sits behind one mutex per process ([`Emulator`]); what other
+//! processes must see lives in the registry's files. Dialects call these
+//! operations after their own argument checks, in their vendor's order.
+
+mod check;
+mod copy;
+mod error;
+mod physical;
+mod share;
+mod space;
+pub mod thread;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+pub use check::{Check, on as check_on, register_mutation, rule_on};
+pub use error::{CoreError, HandleId};
+pub use physical::{HandleInfo, Physical};
+pub use copy::Side;
+pub use space::{Mapping, ReservationInfo, Window, natural_align};
+
+use crate::config::Config;
+use crate::registry::{Place, Registry};
+
+/// The emulator of this process.
+#[derive(Debug)]
+pub struct Emulator {
+    config: Config,
+    registry: Registry,
+    tables: Mutex<Tables>,
+}
+
+/// Process-local state.
+#[derive(Debug, Default)]
+struct Tables {
+    next_handle: u64,
+    handles: HashMap<HandleId, Physical>,
+    reservations: BTreeMap<usize, space::Rsv>,
+    maps: BTreeMap<usize, Mapping>,
+    /// Exported local handles by key.
+    exports: HashMap<u64, HandleId>,
+    /// Import cache: (key, importing device) → handle.
+    imports: HashMap<(u64, Place), HandleId>,
+}
+
+static EMULATOR: OnceLock<Result<Emulator, CoreError>> = OnceLock::new();
+
+/// The emulator of this process, set up from the environment at first use.
+///
+/// # Errors
+/// [`CoreError::Unavailable`] with the reason (a bad setting, an unusable root),
+/// the same for every call.
+pub fn emulator() -> Result<&'static Emulator, CoreError> {
+    EMULATOR
+        .get_or_init(|| {
+            let r = Config::from_env()
+                .map_err(|e| e.to_string())
+                .and_then(|c| Emulator::new(c).map_err(|e| e.to_string()))
+                .map_err(CoreError::Unavailable);
+            if let Err(e) = &r {
+                // Programs rarely read the error message: say it once where people look.
+                eprintln!("vmmkit: {e}");
+            }
+            r
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+impl Emulator {
+    /// An emulator over the root and devices of `config`.
+    pub fn new(config: Config) -> Result<Self, crate::registry::OpenError> {
+        let registry = Registry::open(&config)?;
+        Ok(Self { config, registry, tables: Mutex::new(Tables { next_handle: 1, ..Tables::default() }) })
+    }
+
+    /// Its settings.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Its registry.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Number of devices.
+    pub fn device_count(&self) -> u32 {
+        self.config.devices
+    }
+
+    /// Whether `d` is a device of this machine.
+    pub fn is_device(&self, d: i64) -> bool {
+        (0..i64::from(self.config.devices)).contains(&d)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Tables> {
+        // A panic while holding the lock (caught at the FFI edge) leaves the
+        // tables as they were at the panic point; they stay usable.
+        self.tables.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Bytes free and in total on `device`.
+    pub fn mem_info(&self, device: u32) -> (u64, u64) {
+        let u = self.registry.usage();
+        let used = u.used.get(device as usize).copied().unwrap_or(0);
+        (u.capacity.saturating_sub(used), u.capacity)
+    }
+
+    /// Releases everything this process holds on `device` (mappings,
+    /// reservations bound to it, handles), as a device reset does.
+    pub fn reset_device(&self, device: u32) {
+        let place = Place::Device(device);
+        let mut t = self.lock();
+        let rsvs: Vec<usize> =
+            t.reservations.iter().filter(|(_, r)| r.bound == Some(place)).map(|(&base, _)| base).collect();
+        for base in rsvs {
+            let _ = space::release(&mut t, &self.registry, base, true);
+        }
+        let maps: Vec<usize> = t
+            .maps
+            .iter()
+            .filter(|(_, m)| t.handles.get(&m.handle).is_some_and(|h| h.owner == place))
+            .map(|(&va, _)| va)
+            .collect();
+        for va in maps {
+            let _ = space::unmap(&mut t, &self.registry, va);
+        }
+        let handles: Vec<HandleId> = t.handles.iter().filter(|(_, h)| h.owner == place).map(|(&id, _)| id).collect();
+        for id in handles {
+            physical::destroy(&mut t, &self.registry, id);
+        }
+    }
+
+    /// Releases everything this process holds.
+    pub fn reset_all(&self) {
+        let mut t = self.lock();
+        let rsvs: Vec<usize> = t.reservations.keys().copied().collect();
+        for base in rsvs {
+            let _ = space::release(&mut t, &self.registry, base, true);
+        }
+        let handles: Vec<HandleId> = t.handles.keys().copied().collect();
+        for id in handles {
+            physical::destroy(&mut t, &self.registry, id);
+        }
+    }
+
+    /// Counts of what this process holds: (handles, reservations, mappings).
+    pub fn census(&self) -> (usize, usize, usize) {
+        let t = self.lock();
+        (t.handles.len(), t.reservations.len(), t.maps.len())
+    }
+}

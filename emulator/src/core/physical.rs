@@ -1,0 +1,219 @@
+//! Physical memory handles: creation, references, destruction.
+
+use crate::os::object::Object;
+use crate::os::vm::HostView;
+use crate::registry::{Header, Place, Registry};
+
+use super::check::{Check, on};
+use super::{CoreError, Emulator, HandleId, Tables};
+
+/// Physical memory known to this process under one handle.
+#[derive(Debug)]
+pub struct Physical {
+    /// The backing file (for exported or imported memory, with this process's hold).
+    pub(super) object: Object,
+    /// Bytes.
+    pub size: u64,
+    /// Where the memory lives (and whose capacity it uses).
+    pub place: Place,
+    /// The device this handle belongs to: `place` for local memory, the importing device for imports.
+    pub owner: Place,
+    /// Granularity: maps must be aligned to it.
+    pub granule: u64,
+    /// Dialect-defined properties (e.g. ACL memAttr).
+    pub props: [u64; 4],
+    /// References: creation, each map, each retain, each repeated import.
+    pub refs: u32,
+    /// References held by mappings.
+    pub map_refs: u32,
+    /// The registry entry, for exported or imported memory.
+    pub(super) entry: Option<Header>,
+    /// Whether this handle was imported.
+    pub imported: bool,
+    /// Charged to this process's slot (local device memory not yet exported).
+    charged: bool,
+    /// The emulator's view for copies, made at the first copy.
+    pub(super) view: Option<HostView>,
+}
+
+impl Physical {
+    /// A handle for memory imported (held through `object`) onto `device`.
+    pub(super) fn imported(object: Object, header: Header, device: Place) -> Self {
+        Self {
+            object,
+            size: header.data_len,
+            place: header.place,
+            owner: device,
+            granule: header.props[1].max(1),
+            props: header.props,
+            refs: 1,
+            map_refs: 0,
+            entry: Some(header),
+            imported: true,
+            charged: false,
+            view: None,
+        }
+    }
+
+    /// The capacity charge moved from this process to the registry entry.
+    pub(super) fn set_uncharged(&mut self) {
+        self.charged = false;
+    }
+
+    /// The registry key, if exported or imported.
+    pub fn key(&self) -> Option<u64> {
+        self.entry.as_ref().map(|h| h.key)
+    }
+
+    pub(super) fn view(&mut self) -> Result<&HostView, CoreError> {
+        if self.view.is_none() {
+            self.view = Some(HostView::new(&self.object, self.size as usize)?);
+        }
+        Ok(self.view.as_ref().expect("just made"))
+    }
+}
+
+pub(super) fn insert(t: &mut Tables, p: Physical) -> HandleId {
+    let id = HandleId(t.next_handle);
+    t.next_handle += 1;
+    t.handles.insert(id, p);
+    id
+}
+
+/// Drops a handle and everything it holds: its charge, or its hold on a registry entry.
+pub(super) fn destroy(t: &mut Tables, reg: &Registry, id: HandleId) {
+    let Some(p) = t.handles.remove(&id) else { return };
+    t.imports.retain(|_, h| *h != id);
+    t.exports.retain(|_, h| *h != id);
+    drop(p.view);
+    match (&p.entry, p.place) {
+        (Some(header), _) => {
+            let _ = reg.release(p.object, header);
+        }
+        (None, Place::Device(d)) if p.charged => {
+            let _ = reg.uncharge(d, p.size);
+        }
+        _ => {}
+    }
+}
+
+/// Drops one reference; the memory goes when none is left.
+pub(super) fn unref(t: &mut Tables, reg: &Registry, id: HandleId) {
+    if let Some(p) = t.handles.get_mut(&id) {
+        p.refs = p.refs.saturating_sub(1);
+        if p.refs == 0 {
+            destroy(t, reg, id);
+        }
+    }
+}
+
+impl Emulator {
+    /// Creates `size` bytes of physical memory at `place`, belonging to `owner`.
+    pub fn create(&self, place: Place, size: u64, granule: u64, props: [u64; 4]) -> Result<HandleId, CoreError> {
+        if on(Check::SizeGranular) && (size == 0 || size % granule != 0) {
+            return Err(CoreError::SizeNotAligned { size, granule });
+        }
+        let charged = match place {
+            Place::Device(d) if on(Check::Capacity) => {
+                self.registry.charge(d, size)?.map_err(|f| CoreError::OutOfMemory {
+                    device: f.device,
+                    requested: f.requested,
+                    used: f.used,
+                    capacity: f.capacity,
+                })?;
+                true
+            }
+            _ => false,
+        };
+        let object = match Object::create(self.registry.root(), size) {
+            Ok(o) => o,
+            Err(e) => {
+                if let (true, Place::Device(d)) = (charged, place) {
+                    let _ = self.registry.uncharge(d, size);
+                }
+                return Err(e.into());
+            }
+        };
+        let p = Physical {
+            object,
+            size,
+            place,
+            owner: place,
+            granule,
+            props,
+            refs: 1,
+            map_refs: 0,
+            entry: None,
+            imported: false,
+            charged,
+            view: None,
+        };
+        Ok(insert(&mut self.lock(), p))
+    }
+
+    /// Whether `id` is a live handle of this process.
+    pub fn handle_exists(&self, id: HandleId) -> bool {
+        self.lock().handles.contains_key(&id)
+    }
+
+    /// Drops one reference that is not a mapping's (a free, a release).
+    pub fn free(&self, id: HandleId) -> Result<(), CoreError> {
+        let mut t = self.lock();
+        let Some(p) = t.handles.get(&id) else { return Err(CoreError::UnknownHandle(id.0)) };
+        if on(Check::FreeBeyondMapRefs) && p.refs <= p.map_refs {
+            return Err(CoreError::OnlyMappingRefs(id.0));
+        }
+        unref(&mut t, &self.registry, id);
+        Ok(())
+    }
+
+    /// Adds a reference to the handle mapped at `va`, and returns it.
+    pub fn retain(&self, va: usize) -> Result<HandleId, CoreError> {
+        let mut t = self.lock();
+        let id = match super::space::mapping_at(&t, va) {
+            Some((_, m)) => m.handle,
+            None if on(Check::RetainMapped) => return Err(CoreError::NotMapped(va)),
+            None => return Err(CoreError::NotMapped(va)),
+        };
+        let p = t.handles.get_mut(&id).ok_or(CoreError::UnknownHandle(id.0))?;
+        p.refs += 1;
+        Ok(id)
+    }
+
+    /// What a handle is: (size, place, owner, granule, props, imported).
+    pub fn describe(&self, id: HandleId) -> Result<HandleInfo, CoreError> {
+        let t = self.lock();
+        let p = t.handles.get(&id).ok_or(CoreError::UnknownHandle(id.0))?;
+        Ok(HandleInfo {
+            size: p.size,
+            place: p.place,
+            owner: p.owner,
+            granule: p.granule,
+            props: p.props,
+            imported: p.imported,
+            refs: p.refs,
+            key: p.key(),
+        })
+    }
+}
+
+/// A handle's properties.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HandleInfo {
+    /// Bytes.
+    pub size: u64,
+    /// Where the memory lives.
+    pub place: Place,
+    /// The device the handle belongs to.
+    pub owner: Place,
+    /// Map alignment.
+    pub granule: u64,
+    /// Dialect-defined properties.
+    pub props: [u64; 4],
+    /// Imported from another process (or from this one onto another device).
+    pub imported: bool,
+    /// References.
+    pub refs: u32,
+    /// Registry key, if shared.
+    pub key: Option<u64>,
+}

@@ -1,0 +1,145 @@
+//! Sharing physical memory between processes through the registry.
+
+use std::os::fd::{BorrowedFd, OwnedFd};
+
+use crate::os::proc::{self, ProcessId};
+use crate::registry::{FLAG_NO_TRUSTLIST, Header, Held, LookupError, Place};
+
+use super::check::{Check, on};
+use super::physical::{Physical, insert};
+use super::{CoreError, Emulator, HandleId};
+
+impl From<LookupError> for CoreError {
+    fn from(e: LookupError) -> Self {
+        match e {
+            LookupError::Unknown(k) => CoreError::UnknownShareable(k),
+            LookupError::Releasing(k) => CoreError::ShareableReleasing(k),
+            LookupError::Io { source, .. } => source.into(),
+        }
+    }
+}
+
+impl Emulator {
+    /// Exports a locally allocated handle; `trustlist` false lets any process import.
+    /// Returns the shareable key.
+    pub fn export(&self, id: HandleId, trustlist: bool) -> Result<u64, CoreError> {
+        let mut t = self.lock();
+        let p = t.handles.get(&id).ok_or(CoreError::UnknownHandle(id.0))?;
+        if p.imported && on(Check::ExportLocalOnly) {
+            return Err(CoreError::ImportedNotExportable(id.0));
+        }
+        if let Some(key) = p.key()
+            && on(Check::ExportOnce)
+        {
+            return Err(CoreError::AlreadyExported { handle: id.0, key });
+        }
+        let key = self.registry.new_key(p.place);
+        let header = Header {
+            key,
+            data_len: p.size,
+            place: p.place,
+            props: p.props,
+            flags: if trustlist { 0 } else { FLAG_NO_TRUSTLIST },
+            exporter: self.registry.me(),
+            created_ns: proc::boot_time_ns(),
+            trust_len: 0,
+        };
+        // A re-export after a mutated ExportOnce check gets a second object
+        // name for the same memory; only the newest is remembered.
+        self.registry.export(&p.object, &header)?;
+        let p = t.handles.get_mut(&id).expect("checked above");
+        p.entry = Some(header);
+        p.set_uncharged();
+        t.exports.insert(key, id);
+        Ok(key)
+    }
+
+    /// Whether an entry named `key` exists (one `stat`).
+    pub fn share_exists(&self, key: u64) -> bool {
+        self.registry.entry_path(key).exists()
+    }
+
+    /// Adds `pids` to the trustlist of `key`, which this process exported.
+    pub fn set_trusted(&self, key: u64, pids: &[i32]) -> Result<(), CoreError> {
+        let mut t = self.lock();
+        let Some(&id) = t.exports.get(&key) else {
+            if on(Check::ShareableExists) && !self.share_exists(key) {
+                return Err(CoreError::UnknownShareable(key));
+            }
+            return if on(Check::TrustExporterOnly) { Err(CoreError::NotExporter(key)) } else { Ok(()) };
+        };
+        let p = t.handles.get_mut(&id).ok_or(CoreError::UnknownShareable(key))?;
+        let header = p.entry.as_mut().ok_or(CoreError::UnknownShareable(key))?;
+        if header.flags & FLAG_NO_TRUSTLIST != 0 && on(Check::TrustEnabled) {
+            return Err(CoreError::TrustlistDisabled(key));
+        }
+        if pids.iter().all(|&p| p == 0) && on(Check::TrustSomePid) {
+            return Err(CoreError::NoPids);
+        }
+        let fits = self.registry.set_trusted(&p.object, header, pids)?;
+        if !fits && on(Check::TrustCapacity) {
+            return Err(CoreError::TrustlistFull(key));
+        }
+        Ok(())
+    }
+
+    /// Imports the memory exported as `key` onto `device`. A repeated import
+    /// onto the same device returns the same handle with one more reference.
+    pub fn import(&self, key: u64, device: Place) -> Result<HandleId, CoreError> {
+        let mut t = self.lock();
+        if let Some(&id) = t.imports.get(&(key, device))
+            && let Some(p) = t.handles.get_mut(&id)
+        {
+            p.refs += 1;
+            return Ok(id);
+        }
+        let held = match self.registry.lookup(key) {
+            Err(LookupError::Unknown(_)) if !on(Check::ShareableExists) => return Err(CoreError::UnknownShareable(key)),
+            r => r?,
+        };
+        let me = self.registry.me();
+        self.admit(&held, me, device)?;
+        let id = insert(&mut t, imported(held, device));
+        t.imports.insert((key, device), id);
+        Ok(id)
+    }
+
+    /// Imports memory received as a file descriptor onto `device` (HIP, CUDA).
+    pub fn import_fd(&self, fd: BorrowedFd<'_>, device: Place) -> Result<HandleId, CoreError> {
+        let held = self.registry.hold_fd(fd)?;
+        let mut t = self.lock();
+        Ok(insert(&mut t, imported(held, device)))
+    }
+
+    /// A file descriptor for the memory of an exported handle (HIP, CUDA).
+    pub fn export_fd(&self, id: HandleId) -> Result<OwnedFd, CoreError> {
+        let t = self.lock();
+        let p = t.handles.get(&id).ok_or(CoreError::UnknownHandle(id.0))?;
+        Ok(p.object.dup()?)
+    }
+
+    /// The kernel-side import rules (acl.md §5, Import V1, KMD steps).
+    fn admit(&self, held: &Held, me: ProcessId, device: Place) -> Result<(), CoreError> {
+        let h = &held.header;
+        if h.exporter == me && h.place == device && on(Check::NoSelfImport) {
+            return Err(CoreError::SameProcessImport { key: h.key, place: h.place });
+        }
+        if h.flags & FLAG_NO_TRUSTLIST != 0 || h.exporter == me {
+            return Ok(());
+        }
+        let list = h.trustlist(&held.object)?;
+        let mine = list.iter().filter(|&&(pid, _)| pid as u32 == me.pid).map(|&(_, t)| t).max();
+        match mine {
+            None if on(Check::Trusted) => Err(CoreError::NotTrusted { key: h.key, pid: me.pid, stale: false }),
+            Some(set) if set < proc::start_ns(&me) && on(Check::TrustedAfterStart) => {
+                Err(CoreError::NotTrusted { key: h.key, pid: me.pid, stale: true })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+fn imported(held: Held, device: Place) -> Physical {
+    let Held { object, header } = held;
+    Physical::imported(object, header, device)
+}

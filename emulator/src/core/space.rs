@@ -1,0 +1,360 @@
+//! Reservations and mappings of device virtual addresses.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use crate::os::vm::Reservation;
+use crate::registry::{Place, Registry};
+
+use super::check::{Check, on};
+use super::physical::unref;
+use super::{CoreError, Emulator, HandleId, Tables};
+
+/// A window of the address space where a dialect's reservations are placed
+/// (ACL: 16 TiB to 24 TiB, acl.md §2.6).
+#[derive(Debug, Clone)]
+pub struct Window(pub Range<usize>);
+
+/// A reservation of this process.
+#[derive(Debug)]
+pub(super) struct Rsv {
+    pub(super) range: Reservation,
+    /// The device whose memory it holds, fixed by the first map (ACL-MAP-010).
+    pub(super) bound: Option<Place>,
+    /// Made for a plain allocation (aclrtMalloc, hipMalloc): not releasable as a reservation.
+    pub(super) plain: bool,
+}
+
+/// A mapping of physical memory into a reservation.
+#[derive(Debug, Clone)]
+pub struct Mapping {
+    /// Bytes mapped.
+    pub len: usize,
+    /// The handle mapped.
+    pub handle: HandleId,
+    /// Start of the reservation it lies in.
+    pub rsv: usize,
+    /// Access granted: (location, flags, size of the grant).
+    pub access: Vec<(Place, u32, usize)>,
+}
+
+/// A reservation's extent and binding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReservationInfo {
+    /// First address.
+    pub base: usize,
+    /// Bytes.
+    pub len: usize,
+    /// Bound device.
+    pub bound: Option<Place>,
+}
+
+/// The mapping that contains `va`, with its start.
+pub(super) fn mapping_at(t: &Tables, va: usize) -> Option<(usize, &Mapping)> {
+    let (&start, m) = t.maps.range(..=va).next_back()?;
+    (va < start + m.len).then_some((start, m))
+}
+
+/// The reservation that contains `va`, with its start.
+fn reservation_at(rsvs: &BTreeMap<usize, Rsv>, va: usize) -> Option<(usize, &Rsv)> {
+    let (&start, r) = rsvs.range(..=va).next_back()?;
+    r.range.contains(va, 1).then_some((start, r))
+}
+
+/// Alignment of a reservation of `len` bytes: the largest power of two not
+/// above `len`, between `min` and 1 GiB, so that any granule that divides
+/// the size can be mapped at its start.
+pub fn natural_align(len: usize, min: usize) -> usize {
+    let p = if len.is_power_of_two() { len } else { (len.next_power_of_two()) >> 1 };
+    p.clamp(min, 1 << 30)
+}
+
+pub(super) fn unmap(t: &mut Tables, reg: &Registry, va: usize) -> Result<(), CoreError> {
+    let Some(m) = t.maps.get(&va) else { return Err(CoreError::NotMapped(va)) };
+    let (len, handle, rsv) = (m.len, m.handle, m.rsv);
+    if let Some(r) = t.reservations.get(&rsv) {
+        r.range.unmap(va, len)?;
+    }
+    t.maps.remove(&va);
+    if let Some(p) = t.handles.get_mut(&handle) {
+        p.map_refs = p.map_refs.saturating_sub(1);
+    }
+    unref(t, reg, handle);
+    Ok(())
+}
+
+pub(super) fn release(t: &mut Tables, reg: &Registry, base: usize, plain_ok: bool) -> Result<(), CoreError> {
+    match t.reservations.get(&base) {
+        Some(r) if plain_ok || !r.plain => {}
+        _ => return Err(CoreError::NotReservationStart(base)),
+    }
+    let end = base + t.reservations[&base].range.len();
+    let inside: Vec<usize> = t.maps.range(base..end).map(|(&va, _)| va).collect();
+    for va in inside {
+        unmap(t, reg, va)?;
+    }
+    t.reservations.remove(&base);
+    Ok(())
+}
+
+impl Emulator {
+    /// Reserves `len` bytes aligned to `align`, in `window`, at `hint` when given.
+    pub fn reserve(&self, len: usize, align: usize, hint: Option<usize>, window: &Window) -> Result<usize, CoreError> {
+        let mut t = self.lock();
+        let range = match hint {
+            Some(addr) => Reservation::at(addr, len).map_err(|e| match e.raw_os_error() {
+                Some(libc::EEXIST) => CoreError::AlreadyMapped { addr, size: len, existing: addr },
+                _ if e.kind() == std::io::ErrorKind::AddrInUse => {
+                    CoreError::AlreadyMapped { addr, size: len, existing: addr }
+                }
+                _ => CoreError::from(e),
+            })?,
+            None => place_in_window(&t.reservations, len, align, &window.0)?,
+        };
+        let base = range.base();
+        t.reservations.insert(base, Rsv { range, bound: None, plain: false });
+        Ok(base)
+    }
+
+    /// Releases the reservation starting at `base`, unmapping what is still mapped in it.
+    pub fn release(&self, base: usize) -> Result<(), CoreError> {
+        let mut t = self.lock();
+        if !on(Check::ReleaseStart) && !t.reservations.contains_key(&base) {
+            return Ok(());
+        }
+        release(&mut t, &self.registry, base, false)
+    }
+
+    /// Maps `size` bytes of `handle` at `va` (inside a reservation). With
+    /// `exact`, `size` must equal the physical size (ACL); otherwise it may be
+    /// smaller (CUDA, HIP partial maps).
+    pub fn map(&self, va: usize, size: usize, handle: HandleId, exact: bool) -> Result<(), CoreError> {
+        let mut t = self.lock();
+        let t = &mut *t;
+        let Some(p) = t.handles.get(&handle) else { return Err(CoreError::UnknownHandle(handle.0)) };
+        let (granule, phys_size, owner) = (p.granule as usize, p.size as usize, p.owner);
+        let Some((rsv_base, rsv)) = reservation_at(&t.reservations, va) else {
+            return Err(CoreError::NotReserved(va));
+        };
+        let rsv_end = rsv_base + rsv.range.len();
+        if on(Check::MapAligned) && va % granule != 0 {
+            return Err(CoreError::Misaligned { what: "address", value: va as u64, align: granule as u64 });
+        }
+        if on(Check::MapAligned) && size % granule != 0 {
+            return Err(CoreError::Misaligned { what: "size", value: size as u64, align: granule as u64 });
+        }
+        if on(Check::MapWithinEnd) && va.checked_add(size).is_none_or(|e| e > rsv_end) {
+            return Err(CoreError::PastReservationEnd { addr: va, size, end: rsv_end });
+        }
+        let end = va.saturating_add(size).min(rsv_end);
+        let overlap = match t.maps.range(..end).next_back() {
+            Some((&s, m)) if s + m.len > va => Some(s),
+            _ => None,
+        };
+        if let Some(existing) = overlap
+            && on(Check::MapNoOverlap)
+        {
+            return Err(CoreError::AlreadyMapped { addr: va, size, existing });
+        }
+        if on(Check::MapSizeExact) && (size > phys_size || (exact && size != phys_size)) {
+            return Err(CoreError::SizeMismatch { size: size as u64, physical: phys_size as u64 });
+        }
+        if let Some(bound) = rsv.bound
+            && bound != owner
+            && on(Check::MapDeviceBinding)
+        {
+            return Err(CoreError::WrongDevice { bound, handle: owner });
+        }
+        let len = size.min(phys_size).min(rsv_end - va);
+        let p = t.handles.get(&handle).expect("checked above");
+        rsv.range.map(va, len, &p.object, self.config.host_access)?;
+        if let Some(old) = overlap {
+            // Mutated overlap check: the new map replaced the old one's pages.
+            t.maps.remove(&old);
+        }
+        t.reservations.get_mut(&rsv_base).expect("found above").bound.get_or_insert(owner);
+        t.maps.insert(va, Mapping { len, handle, rsv: rsv_base, access: Vec::new() });
+        let p = t.handles.get_mut(&handle).expect("checked above");
+        p.refs += 1;
+        p.map_refs += 1;
+        Ok(())
+    }
+
+    /// Unmaps the mapping that starts at `va`.
+    pub fn unmap(&self, va: usize) -> Result<(), CoreError> {
+        let mut t = self.lock();
+        if !t.maps.contains_key(&va) && on(Check::UnmapStart) {
+            return Err(CoreError::NotMapped(va));
+        }
+        let start = match mapping_at(&t, va) {
+            Some((s, _)) => s,
+            None => return Err(CoreError::NotMapped(va)),
+        };
+        unmap(&mut t, &self.registry, start)
+    }
+
+    /// Grants `flags` to `loc` over `va..va+size`, which must be covered by mappings.
+    pub fn set_access(&self, va: usize, size: usize, loc: Place, flags: u32) -> Result<(), CoreError> {
+        let mut t = self.lock();
+        let starts = covering_maps(&t, va, size);
+        let Some(starts) = starts.filter(|s| !s.is_empty()) else {
+            return if on(Check::AccessMapped) { Err(CoreError::NotMapped(va)) } else { Ok(()) };
+        };
+        for s in &starts {
+            let m = &t.maps[s];
+            let conflict = m.access.iter().any(|&(l, f, sz)| l == loc && (f != flags || sz != size));
+            if conflict && on(Check::AccessConsistent) {
+                return Err(CoreError::AccessConflict(loc));
+            }
+        }
+        for s in starts {
+            let m = t.maps.get_mut(&s).expect("listed above");
+            if !m.access.iter().any(|&(l, _, _)| l == loc) {
+                m.access.push((loc, flags, size));
+            }
+        }
+        Ok(())
+    }
+
+    /// The access flags `loc` has on the mapping at `va`: `owner_flags` for
+    /// the device that owns the memory, the granted flags, or 0.
+    pub fn get_access(&self, va: usize, loc: Place, owner_flags: u32) -> Result<u32, CoreError> {
+        let t = self.lock();
+        let (_, m) = mapping_at(&t, va).ok_or(CoreError::NotMapped(va))?;
+        if let Some(&(_, f, _)) = m.access.iter().find(|&&(l, _, _)| l == loc) {
+            return Ok(f);
+        }
+        let owner = t.handles.get(&m.handle).map(|p| p.owner);
+        Ok(if owner == Some(loc) { owner_flags } else { 0 })
+    }
+
+    /// Base and size of the mapping that contains `va`.
+    pub fn address_range(&self, va: usize) -> Result<(usize, usize), CoreError> {
+        let t = self.lock();
+        mapping_at(&t, va).map(|(s, m)| (s, m.len)).ok_or(CoreError::NotMapped(va))
+    }
+
+    /// The mapping that contains `va` (start, mapping), if any.
+    pub fn mapping(&self, va: usize) -> Option<(usize, Mapping)> {
+        let t = self.lock();
+        mapping_at(&t, va).map(|(s, m)| (s, m.clone()))
+    }
+
+    /// The reservation that contains `va`, if any.
+    pub fn reservation(&self, va: usize) -> Option<ReservationInfo> {
+        let t = self.lock();
+        reservation_at(&t.reservations, va).map(|(base, r)| ReservationInfo {
+            base,
+            len: r.range.len(),
+            bound: r.bound,
+        })
+    }
+
+    /// Whether `va` starts a reservation.
+    pub fn is_reservation_start(&self, va: usize) -> bool {
+        self.lock().reservations.contains_key(&va)
+    }
+
+    /// Allocates plain device memory: a physical handle mapped into a
+    /// reservation of its own, held by the mapping only. Returns the address.
+    pub fn alloc_plain(
+        &self,
+        place: Place,
+        size: u64,
+        granule: u64,
+        props: [u64; 4],
+        window: &Window,
+    ) -> Result<usize, CoreError> {
+        let h = self.create(place, size, granule, props)?;
+        let len = size as usize;
+        let va = match self.reserve(len, natural_align(len, granule as usize), None, window) {
+            Ok(va) => va,
+            Err(e) => {
+                let _ = self.free(h);
+                return Err(e);
+            }
+        };
+        if let Err(e) = self.map(va, len, h, true) {
+            let _ = self.release(va);
+            let _ = self.free(h);
+            return Err(e);
+        }
+        let mut t = self.lock();
+        if let Some(r) = t.reservations.get_mut(&va) {
+            r.plain = true;
+        }
+        unref(&mut t, &self.registry, h);
+        Ok(va)
+    }
+
+    /// Whether `va` is the start of a plain allocation.
+    pub fn is_plain(&self, va: usize) -> bool {
+        self.lock().reservations.get(&va).is_some_and(|r| r.plain)
+    }
+
+    /// The plain allocation containing `va`: its start and size.
+    pub fn plain_at(&self, va: usize) -> Option<(usize, usize)> {
+        let t = self.lock();
+        reservation_at(&t.reservations, va).filter(|(_, r)| r.plain).map(|(b, r)| (b, r.range.len()))
+    }
+
+    /// Frees the plain allocation that starts at `va`.
+    pub fn free_plain(&self, va: usize) -> Result<(), CoreError> {
+        let mut t = self.lock();
+        match t.reservations.get(&va) {
+            Some(r) if r.plain => release(&mut t, &self.registry, va, true),
+            _ => Err(CoreError::NotReservationStart(va)),
+        }
+    }
+}
+
+/// Starts of the mappings that together cover `va..va+size` without gaps, or
+/// `None` if some byte of it is not mapped.
+fn covering_maps(t: &Tables, va: usize, size: usize) -> Option<Vec<usize>> {
+    let end = va.checked_add(size)?;
+    let mut at = va;
+    let mut out = Vec::new();
+    while at < end {
+        let (s, m) = mapping_at(t, at)?;
+        out.push(s);
+        at = s + m.len;
+    }
+    Some(out)
+}
+
+/// Finds room for `len` bytes aligned to `align` in `window`, first fit, and reserves it.
+fn place_in_window(
+    rsvs: &BTreeMap<usize, Rsv>,
+    len: usize,
+    align: usize,
+    window: &Range<usize>,
+) -> Result<Reservation, CoreError> {
+    let exhausted = || CoreError::HostExhausted(format!("no free range of {len:#x} bytes in the device address window"));
+    if len > window.end - window.start {
+        return Err(exhausted());
+    }
+    let mut at = window.start.next_multiple_of(align);
+    let mut taken = rsvs.range(..).map(|(&b, r)| (b, b + r.range.len())).peekable();
+    // Skip the reservations that end before the candidate.
+    loop {
+        while let Some(&(b, e)) = taken.peek() {
+            if e <= at {
+                taken.next();
+            } else if b < at + len {
+                at = e.next_multiple_of(align);
+                taken.next();
+            } else {
+                break;
+            }
+        }
+        let end = at.checked_add(len).ok_or_else(exhausted)?;
+        if end > window.end {
+            return Err(exhausted());
+        }
+        match Reservation::at(at, len) {
+            Ok(r) => return Ok(r),
+            // Something else of this process sits there: step over it.
+            Err(_) => at = (at + align).next_multiple_of(align),
+        }
+    }
+}

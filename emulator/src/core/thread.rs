@@ -1,0 +1,41 @@
+//! Per-thread state, as the vendor runtimes keep it: the current device and
+//! the last error message.
+
+use std::cell::{Cell, RefCell};
+use std::ffi::{CString, c_char};
+
+thread_local! {
+    static CURRENT: Cell<Option<u32>> = const { Cell::new(None) };
+    static MESSAGE: RefCell<CString> = RefCell::new(CString::default());
+}
+
+/// The calling thread's current device.
+pub fn current_device() -> Option<u32> {
+    CURRENT.with(Cell::get)
+}
+
+/// Sets (or clears) the calling thread's current device.
+pub fn set_current_device(d: Option<u32>) {
+    CURRENT.with(|c| c.set(d));
+}
+
+/// Records the calling thread's last error message.
+pub fn set_message(msg: &str) {
+    let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
+    MESSAGE.with(|m| *m.borrow_mut() = c);
+}
+
+/// Clears the calling thread's last error message.
+pub fn clear_message() {
+    MESSAGE.with(|m| *m.borrow_mut() = CString::default());
+}
+
+/// The calling thread's last error message, valid until its next error.
+pub fn message_ptr() -> *const c_char {
+    MESSAGE.with(|m| m.borrow().as_ptr())
+}
+
+/// A copy of the calling thread's last error message.
+pub fn message() -> String {
+    MESSAGE.with(|m| m.borrow().to_string_lossy().into_owned())
+}
