@@ -5,7 +5,6 @@
 //! processes must see lives in the registry's files. Dialects call these
 //! operations after their own argument checks, in their vendor's order.
 
-mod check;
 mod copy;
 mod error;
 mod physical;
@@ -16,7 +15,6 @@ pub mod thread;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-pub use check::{Check, on as check_on, register_mutation, rule_on};
 pub use error::{CoreError, HandleId};
 pub use physical::{HandleInfo, Physical};
 pub use copy::Side;

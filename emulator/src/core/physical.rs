@@ -4,7 +4,6 @@ use crate::os::object::Object;
 use crate::os::vm::HostView;
 use crate::registry::{Header, Place, Registry};
 
-use super::check::{Check, on};
 use super::{CoreError, Emulator, HandleId, Tables};
 
 /// Physical memory known to this process under one handle.
@@ -110,11 +109,11 @@ pub(super) fn unref(t: &mut Tables, reg: &Registry, id: HandleId) {
 impl Emulator {
     /// Creates `size` bytes of physical memory at `place`, belonging to `owner`.
     pub fn create(&self, place: Place, size: u64, granule: u64, props: [u64; 4]) -> Result<HandleId, CoreError> {
-        if on(Check::SizeGranular) && (size == 0 || size % granule != 0) {
+        if size == 0 || size % granule != 0 {
             return Err(CoreError::SizeNotAligned { size, granule });
         }
         let charged = match place {
-            Place::Device(d) if on(Check::Capacity) => {
+            Place::Device(d) => {
                 self.registry.charge(d, size)?.map_err(|f| CoreError::OutOfMemory {
                     device: f.device,
                     requested: f.requested,
@@ -160,7 +159,7 @@ impl Emulator {
     pub fn free(&self, id: HandleId) -> Result<(), CoreError> {
         let mut t = self.lock();
         let Some(p) = t.handles.get(&id) else { return Err(CoreError::UnknownHandle(id.0)) };
-        if on(Check::FreeBeyondMapRefs) && p.refs <= p.map_refs {
+        if p.refs <= p.map_refs {
             return Err(CoreError::OnlyMappingRefs(id.0));
         }
         unref(&mut t, &self.registry, id);
@@ -172,7 +171,6 @@ impl Emulator {
         let mut t = self.lock();
         let id = match super::space::mapping_at(&t, va) {
             Some((_, m)) => m.handle,
-            None if on(Check::RetainMapped) => return Err(CoreError::NotMapped(va)),
             None => return Err(CoreError::NotMapped(va)),
         };
         let p = t.handles.get_mut(&id).ok_or(CoreError::UnknownHandle(id.0))?;

@@ -5,7 +5,6 @@ use std::os::fd::{BorrowedFd, OwnedFd};
 use crate::os::proc::{self, ProcessId};
 use crate::registry::{FLAG_NO_TRUSTLIST, Header, Held, LookupError, Place};
 
-use super::check::{Check, on};
 use super::physical::{Physical, insert};
 use super::{CoreError, Emulator, HandleId};
 
@@ -25,11 +24,11 @@ impl Emulator {
     pub fn export(&self, id: HandleId, trustlist: bool) -> Result<u64, CoreError> {
         let mut t = self.lock();
         let p = t.handles.get(&id).ok_or(CoreError::UnknownHandle(id.0))?;
-        if p.imported && on(Check::ExportLocalOnly) {
+        if p.imported {
             return Err(CoreError::ImportedNotExportable(id.0));
         }
         if let Some(key) = p.key()
-            && on(Check::ExportOnce)
+           
         {
             return Err(CoreError::AlreadyExported { handle: id.0, key });
         }
@@ -44,8 +43,6 @@ impl Emulator {
             created_ns: proc::boot_time_ns(),
             trust_len: 0,
         };
-        // A re-export after a mutated ExportOnce check gets a second object
-        // name for the same memory; only the newest is remembered.
         self.registry.export(&p.object, &header)?;
         let p = t.handles.get_mut(&id).expect("checked above");
         p.entry = Some(header);
@@ -63,21 +60,21 @@ impl Emulator {
     pub fn set_trusted(&self, key: u64, pids: &[i32]) -> Result<(), CoreError> {
         let mut t = self.lock();
         let Some(&id) = t.exports.get(&key) else {
-            if on(Check::ShareableExists) && !self.share_exists(key) {
+            if !self.share_exists(key) {
                 return Err(CoreError::UnknownShareable(key));
             }
-            return if on(Check::TrustExporterOnly) { Err(CoreError::NotExporter(key)) } else { Ok(()) };
+            return Err(CoreError::NotExporter(key));
         };
         let p = t.handles.get_mut(&id).ok_or(CoreError::UnknownShareable(key))?;
         let header = p.entry.as_mut().ok_or(CoreError::UnknownShareable(key))?;
-        if header.flags & FLAG_NO_TRUSTLIST != 0 && on(Check::TrustEnabled) {
+        if header.flags & FLAG_NO_TRUSTLIST != 0 {
             return Err(CoreError::TrustlistDisabled(key));
         }
-        if pids.iter().all(|&p| p == 0) && on(Check::TrustSomePid) {
+        if pids.iter().all(|&p| p == 0) {
             return Err(CoreError::NoPids);
         }
         let fits = self.registry.set_trusted(&p.object, header, pids)?;
-        if !fits && on(Check::TrustCapacity) {
+        if !fits {
             return Err(CoreError::TrustlistFull(key));
         }
         Ok(())
@@ -93,10 +90,7 @@ impl Emulator {
             p.refs += 1;
             return Ok(id);
         }
-        let held = match self.registry.lookup(key) {
-            Err(LookupError::Unknown(_)) if !on(Check::ShareableExists) => return Err(CoreError::UnknownShareable(key)),
-            r => r?,
-        };
+        let held = self.registry.lookup(key)?;
         let me = self.registry.me();
         self.admit(&held, me, device)?;
         let id = insert(&mut t, imported(held, device));
@@ -121,7 +115,7 @@ impl Emulator {
     /// The kernel-side import rules (acl.md §5, Import V1, KMD steps).
     fn admit(&self, held: &Held, me: ProcessId, device: Place) -> Result<(), CoreError> {
         let h = &held.header;
-        if h.exporter == me && h.place == device && on(Check::NoSelfImport) {
+        if h.exporter == me && h.place == device {
             return Err(CoreError::SameProcessImport { key: h.key, place: h.place });
         }
         if h.flags & FLAG_NO_TRUSTLIST != 0 || h.exporter == me {
@@ -130,8 +124,8 @@ impl Emulator {
         let list = h.trustlist(&held.object)?;
         let mine = list.iter().filter(|&&(pid, _)| pid as u32 == me.pid).map(|&(_, t)| t).max();
         match mine {
-            None if on(Check::Trusted) => Err(CoreError::NotTrusted { key: h.key, pid: me.pid, stale: false }),
-            Some(set) if set < proc::start_ns(&me) && on(Check::TrustedAfterStart) => {
+            None => Err(CoreError::NotTrusted { key: h.key, pid: me.pid, stale: false }),
+            Some(set) if set < proc::start_ns(&me) => {
                 Err(CoreError::NotTrusted { key: h.key, pid: me.pid, stale: true })
             }
             _ => Ok(()),

@@ -6,7 +6,6 @@ use std::ops::Range;
 use crate::os::vm::Reservation;
 use crate::registry::{Place, Registry};
 
-use super::check::{Check, on};
 use super::physical::unref;
 use super::{CoreError, Emulator, HandleId, Tables};
 
@@ -119,7 +118,7 @@ impl Emulator {
     /// Releases the reservation starting at `base`, unmapping what is still mapped in it.
     pub fn release(&self, base: usize) -> Result<(), CoreError> {
         let mut t = self.lock();
-        if !on(Check::ReleaseStart) && !t.reservations.contains_key(&base) {
+        if !!t.reservations.contains_key(&base) {
             return Ok(());
         }
         release(&mut t, &self.registry, base, false)
@@ -137,13 +136,13 @@ impl Emulator {
             return Err(CoreError::NotReserved(va));
         };
         let rsv_end = rsv_base + rsv.range.len();
-        if on(Check::MapAligned) && va % granule != 0 {
+        if va % granule != 0 {
             return Err(CoreError::Misaligned { what: "address", value: va as u64, align: granule as u64 });
         }
-        if on(Check::MapAligned) && size % granule != 0 {
+        if size % granule != 0 {
             return Err(CoreError::Misaligned { what: "size", value: size as u64, align: granule as u64 });
         }
-        if on(Check::MapWithinEnd) && va.checked_add(size).is_none_or(|e| e > rsv_end) {
+        if va.checked_add(size).is_none_or(|e| e > rsv_end) {
             return Err(CoreError::PastReservationEnd { addr: va, size, end: rsv_end });
         }
         let end = va.saturating_add(size).min(rsv_end);
@@ -152,26 +151,22 @@ impl Emulator {
             _ => None,
         };
         if let Some(existing) = overlap
-            && on(Check::MapNoOverlap)
+           
         {
             return Err(CoreError::AlreadyMapped { addr: va, size, existing });
         }
-        if on(Check::MapSizeExact) && (size > phys_size || (exact && size != phys_size)) {
+        if size > phys_size || (exact && size != phys_size) {
             return Err(CoreError::SizeMismatch { size: size as u64, physical: phys_size as u64 });
         }
         if let Some(bound) = rsv.bound
             && bound != owner
-            && on(Check::MapDeviceBinding)
+           
         {
             return Err(CoreError::WrongDevice { bound, handle: owner });
         }
         let len = size.min(phys_size).min(rsv_end - va);
         let p = t.handles.get(&handle).expect("checked above");
         rsv.range.map(va, len, &p.object, self.config.host_access)?;
-        if let Some(old) = overlap {
-            // Mutated overlap check: the new map replaced the old one's pages.
-            t.maps.remove(&old);
-        }
         t.reservations.get_mut(&rsv_base).expect("found above").bound.get_or_insert(owner);
         t.maps.insert(va, Mapping { len, handle, rsv: rsv_base, access: Vec::new() });
         let p = t.handles.get_mut(&handle).expect("checked above");
@@ -183,7 +178,7 @@ impl Emulator {
     /// Unmaps the mapping that starts at `va`.
     pub fn unmap(&self, va: usize) -> Result<(), CoreError> {
         let mut t = self.lock();
-        if !t.maps.contains_key(&va) && on(Check::UnmapStart) {
+        if !t.maps.contains_key(&va) {
             return Err(CoreError::NotMapped(va));
         }
         let start = match mapping_at(&t, va) {
@@ -198,12 +193,12 @@ impl Emulator {
         let mut t = self.lock();
         let starts = covering_maps(&t, va, size);
         let Some(starts) = starts.filter(|s| !s.is_empty()) else {
-            return if on(Check::AccessMapped) { Err(CoreError::NotMapped(va)) } else { Ok(()) };
+            return Err(CoreError::NotMapped(va));
         };
         for s in &starts {
             let m = &t.maps[s];
             let conflict = m.access.iter().any(|&(l, f, sz)| l == loc && (f != flags || sz != size));
-            if conflict && on(Check::AccessConsistent) {
+            if conflict {
                 return Err(CoreError::AccessConflict(loc));
             }
         }
