@@ -189,7 +189,13 @@ impl LibrarySpec {
                     }
                     return Ok(Opened { library, path: cand, is_vmmkit_shim });
                 }
-                Err(e) => tried.push(Attempt { candidate: cand.display().to_string(), error: e.to_string() }),
+                Err(e) => {
+                    let candidate = cand.display().to_string();
+                    // dlerror's text starts with the name tried, which `candidate` already gives.
+                    let text = e.to_string();
+                    let error = text.strip_prefix(&format!("{candidate}: ")).map_or(text.clone(), str::to_owned);
+                    tried.push(Attempt { candidate, error });
+                }
             }
         }
         Err(LoadError::NotFound { vendor: self.vendor, tried })

@@ -1,0 +1,71 @@
+//! The doctor's line for the emulator: its settings, as the emulator reads them.
+#![forbid(unsafe_code)]
+
+use vmmkit_emulator::Config;
+
+use super::Row;
+
+/// The emulator's root, device count and memory per device, or the setting
+/// that makes it unusable.
+pub(super) fn row() -> Row {
+    let version = Some(format!("vmmkit {}", env!("CARGO_PKG_VERSION")));
+    let config = match Config::from_env() {
+        Ok(c) => c,
+        Err(e) => {
+            return Row {
+                backend: "emulator",
+                usable: false,
+                library: None,
+                version,
+                devices: None,
+                error_code: None,
+                error_name: None,
+                detail: format!("bad setting: {e}"),
+            };
+        }
+    };
+    let root_state = match config.root.try_exists() {
+        Ok(true) => "",
+        Ok(false) => " (not created yet)",
+        Err(_) => " (cannot be inspected)",
+    };
+    let parts = [
+        format!("root {}{root_state}", config.root.display()),
+        format!("{} devices × {}", config.devices, bytes(config.device_memory)),
+        format!("host access {}", if config.host_access { "on" } else { "off" }),
+    ];
+    // EMULATOR-ACL-TABLE: report aclrtGetDeviceCount through vmmkit_emulator::acl::api() here once it exists.
+    Row {
+        backend: "emulator",
+        usable: true,
+        library: None,
+        version,
+        devices: Some(config.devices),
+        error_code: None,
+        error_name: None,
+        detail: parts.join(", "),
+    }
+}
+
+/// `64 GiB`, `512 MiB`, or a plain byte count when no binary unit divides it.
+fn bytes(n: u64) -> String {
+    for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if n >= 1 << shift && n % (1 << shift) == 0 {
+            return format!("{} {unit}", n >> shift);
+        }
+    }
+    format!("{n} bytes")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bytes;
+
+    #[test]
+    fn sizes_in_binary_units() {
+        assert_eq!(bytes(64 << 30), "64 GiB");
+        assert_eq!(bytes(512 << 20), "512 MiB");
+        assert_eq!(bytes(1 << 40), "1 TiB");
+        assert_eq!(bytes(4097), "4097 bytes");
+    }
+}
