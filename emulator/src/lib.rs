@@ -1,9 +1,10 @@
 //! The vmmkit emulator.
 
+pub mod acl;
 mod config;
-mod os;
 pub mod core;
 pub mod mutation;
+mod os;
 pub mod registry;
 
 pub use config::{Config, ConfigError, MAX_DEVICES, default_root, parse_bytes};

@@ -15,9 +15,9 @@ pub mod thread;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
+pub use copy::Side;
 pub use error::{CoreError, HandleId};
 pub use physical::{HandleInfo, Physical};
-pub use copy::Side;
 pub use space::{Mapping, ReservationInfo, Window, natural_align};
 
 use crate::config::Config;

@@ -27,9 +27,7 @@ impl Emulator {
         if p.imported {
             return Err(CoreError::ImportedNotExportable(id.0));
         }
-        if let Some(key) = p.key()
-           
-        {
+        if let Some(key) = p.key() {
             return Err(CoreError::AlreadyExported { handle: id.0, key });
         }
         let key = self.registry.new_key(p.place);

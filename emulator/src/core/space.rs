@@ -150,9 +150,7 @@ impl Emulator {
             Some((&s, m)) if s + m.len > va => Some(s),
             _ => None,
         };
-        if let Some(existing) = overlap
-           
-        {
+        if let Some(existing) = overlap {
             return Err(CoreError::AlreadyMapped { addr: va, size, existing });
         }
         if size > phys_size || (exact && size != phys_size) {
@@ -160,7 +158,6 @@ impl Emulator {
         }
         if let Some(bound) = rsv.bound
             && bound != owner
-           
         {
             return Err(CoreError::WrongDevice { bound, handle: owner });
         }
@@ -324,7 +321,8 @@ fn place_in_window(
     align: usize,
     window: &Range<usize>,
 ) -> Result<Reservation, CoreError> {
-    let exhausted = || CoreError::HostExhausted(format!("no free range of {len:#x} bytes in the device address window"));
+    let exhausted =
+        || CoreError::HostExhausted(format!("no free range of {len:#x} bytes in the device address window"));
     if len > window.end - window.start {
         return Err(exhausted());
     }

@@ -3,8 +3,8 @@
 use std::io;
 use std::path::Path;
 
-use super::entry::{Header, Place};
 use super::Registry;
+use super::entry::{Header, Place};
 use crate::os::lock;
 use crate::os::object::Object;
 

@@ -1,0 +1,370 @@
+//! Initialisation, devices, contexts, streams, peer access, process id.
+#![allow(non_snake_case)]
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::{c_char, c_void};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use vmmkit_sys::acl::*;
+
+use super::call::{Fail, current_device, emu, ensure, put, run};
+use crate::core::thread;
+
+/// Whether aclInit has run (and aclFinalize not since). Process-wide, as in CANN.
+static INITIALISED: AtomicBool = AtomicBool::new(false);
+
+/// Per device, how many aclrtSetDevice calls of this process are not yet
+/// matched by aclrtResetDevice (the runtime's reference-counted reset).
+static DEVICE_REFS: Mutex<Option<HashMap<u32, u32>>> = Mutex::new(None);
+
+/// Peer access enabled by this process: (device, peer). Written by
+/// EnablePeerAccess and by cross-device imports (ACL-IMP-016).
+static PEERS: Mutex<Option<HashSet<(u32, u32)>>> = Mutex::new(None);
+
+/// Streams of this process (opaque values handed out by aclrtCreateStream).
+static STREAMS: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
+static NEXT_STREAM: AtomicUsize = AtomicUsize::new(1);
+
+const CONTEXT_BASE: usize = 0x00c7_c000_0000_0000;
+const STREAM_BASE: usize = 0x00c5_7000_0000_0000;
+
+/// The platform the emulator reports: an A3 chip, so FABRIC handles work (acl.md §7.3).
+pub(super) const SOC_NAME: &std::ffi::CStr = c"Ascend910_9391";
+/// The emulated super-pod/server id (sdid) of this machine, used in fabric handles.
+pub(super) const SERVER_ID: u32 = 1;
+
+fn device_id(id: i32) -> Result<u32, Fail> {
+    let e = emu()?;
+    ensure!(
+        e.is_device(i64::from(id)),
+        "ACL-GEN-003",
+        RT_INVALID_DEVICEID,
+        "device {id} is not in [0, {})",
+        e.device_count()
+    );
+    Ok(id.max(0) as u32)
+}
+
+/// Records that `device` and `peer` can reach each other (implicitly enabled P2P).
+pub(super) fn note_peer(device: u32, peer: u32) {
+    if device != peer {
+        PEERS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().insert((device, peer));
+    }
+}
+
+fn peer_enabled(device: u32, peer: u32) -> bool {
+    PEERS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().contains(&(device, peer))
+}
+
+pub(super) fn stream_known(s: aclrtStream) -> bool {
+    s.is_null() || STREAMS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().contains(&(s as usize))
+}
+
+/// `aclError aclInit(const char *configPath)`: ACL-GEN-001.
+pub unsafe extern "C" fn aclInit(_configPath: *const c_char) -> aclError {
+    run("aclInit", || {
+        emu()?;
+        let first = !INITIALISED.swap(true, Ordering::SeqCst);
+        ensure!(first, "ACL-GEN-001", REPEAT_INITIALIZE, "aclInit was already called");
+        Ok(())
+    })
+}
+
+/// `aclError aclFinalize(void)`: ACL-GEN-002. Tears down everything of this process.
+pub unsafe extern "C" fn aclFinalize() -> aclError {
+    run("aclFinalize", || {
+        let was = INITIALISED.swap(false, Ordering::SeqCst);
+        ensure!(was, "ACL-GEN-002", REPEAT_FINALIZE, "aclFinalize without a matching aclInit");
+        if let Ok(e) = crate::core::emulator() {
+            e.reset_all();
+        }
+        DEVICE_REFS.lock().unwrap_or_else(|p| p.into_inner()).take();
+        thread::set_current_device(None);
+        Ok(())
+    })
+}
+
+/// `aclError aclrtSetDevice(int32_t deviceId)`: ACL-GEN-003.
+pub unsafe extern "C" fn aclrtSetDevice(deviceId: i32) -> aclError {
+    run("aclrtSetDevice", || {
+        let d = device_id(deviceId)?;
+        *DEVICE_REFS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().entry(d).or_default() += 1;
+        thread::set_current_device(Some(d));
+        Ok(())
+    })
+}
+
+fn reset(deviceId: i32, force: bool) -> Result<(), Fail> {
+    let d = device_id(deviceId)?;
+    let last = {
+        let mut refs = DEVICE_REFS.lock().unwrap_or_else(|p| p.into_inner());
+        let n = refs.get_or_insert_default().entry(d).or_default();
+        *n = if force { 0 } else { n.saturating_sub(1) };
+        *n == 0
+    };
+    if last {
+        emu()?.reset_device(d);
+    }
+    if thread::current_device() == Some(d) {
+        thread::set_current_device(None);
+    }
+    Ok(())
+}
+
+/// `aclError aclrtResetDevice(int32_t deviceId)`: reference-counted reset;
+/// the last one frees this process's resources on the device.
+pub unsafe extern "C" fn aclrtResetDevice(deviceId: i32) -> aclError {
+    run("aclrtResetDevice", || reset(deviceId, false))
+}
+
+/// `aclError aclrtResetDeviceForce(int32_t deviceId)`: frees this process's resources on the device.
+pub unsafe extern "C" fn aclrtResetDeviceForce(deviceId: i32) -> aclError {
+    run("aclrtResetDeviceForce", || reset(deviceId, true))
+}
+
+/// `aclError aclrtGetDevice(int32_t *deviceId)`: ACL-GEN-004.
+pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
+    run("aclrtGetDevice", || {
+        ensure!(!deviceId.is_null(), "ACL-GEN-004", INVALID_PARAM, "deviceId is NULL");
+        let d = thread::current_device();
+        ensure!(d.is_some(), "ACL-GEN-004", RT_CONTEXT_NULL, "no current device: call aclrtSetDevice first");
+        // SAFETY: checked non-null; the caller passes a writable int32_t.
+        unsafe { put(deviceId, d.unwrap_or(0) as i32) };
+        Ok(())
+    })
+}
+
+/// `aclError aclrtGetDeviceCount(uint32_t *count)`.
+pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
+    run("aclrtGetDeviceCount", || {
+        if count.is_null() {
+            return Err(Fail::plain(AclError::INVALID_PARAM, "count is NULL".into()));
+        }
+        let n = emu()?.device_count();
+        // SAFETY: checked non-null.
+        unsafe { put(count, n) };
+        Ok(())
+    })
+}
+
+/// `aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)`: the new context becomes current.
+pub unsafe extern "C" fn aclrtCreateContext(context: *mut aclrtContext, deviceId: i32) -> aclError {
+    run("aclrtCreateContext", || {
+        if context.is_null() {
+            return Err(Fail::plain(AclError::INVALID_PARAM, "context is NULL".into()));
+        }
+        let d = device_id(deviceId)?;
+        thread::set_current_device(Some(d));
+        // SAFETY: checked non-null.
+        unsafe { put(context, (CONTEXT_BASE + d as usize) as aclrtContext) };
+        Ok(())
+    })
+}
+
+/// `aclError aclrtSetCurrentContext(aclrtContext context)`.
+pub unsafe extern "C" fn aclrtSetCurrentContext(context: aclrtContext) -> aclError {
+    run("aclrtSetCurrentContext", || {
+        let v = (context as usize).wrapping_sub(CONTEXT_BASE);
+        if context.is_null() || !emu()?.is_device(v as i64) {
+            return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("{context:p} is not a context")));
+        }
+        thread::set_current_device(Some(v as u32));
+        Ok(())
+    })
+}
+
+/// `aclError aclrtGetCurrentContext(aclrtContext *context)`: writes NULL and
+/// fails with 107002 when the thread has none (vllm then creates one).
+pub unsafe extern "C" fn aclrtGetCurrentContext(context: *mut aclrtContext) -> aclError {
+    run("aclrtGetCurrentContext", || {
+        if context.is_null() {
+            return Err(Fail::plain(AclError::INVALID_PARAM, "context is NULL".into()));
+        }
+        let ctx = thread::current_device().map_or(std::ptr::null_mut(), |d| (CONTEXT_BASE + d as usize) as *mut c_void);
+        // SAFETY: checked non-null.
+        unsafe { put(context, ctx) };
+        current_device().map(drop)
+    })
+}
+
+/// `aclError aclrtCreateStream(aclrtStream *stream)`: ACL-GEN-005. Streams run synchronously.
+pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError {
+    run("aclrtCreateStream", || {
+        if stream.is_null() {
+            return Err(Fail::plain(AclError::INVALID_PARAM, "stream is NULL".into()));
+        }
+        current_device()?;
+        let s = STREAM_BASE + NEXT_STREAM.fetch_add(1, Ordering::Relaxed);
+        STREAMS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().insert(s);
+        // SAFETY: checked non-null.
+        unsafe { put(stream, s as aclrtStream) };
+        Ok(())
+    })
+}
+
+fn destroy_stream(stream: aclrtStream) -> Result<(), Fail> {
+    if stream.is_null() {
+        return Err(Fail::plain(AclError::INVALID_PARAM, "stream is NULL".into()));
+    }
+    let gone = STREAMS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().remove(&(stream as usize));
+    if !gone {
+        return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("{stream:p} is not a stream of this process")));
+    }
+    Ok(())
+}
+
+/// `aclError aclrtDestroyStream(aclrtStream stream)`.
+pub unsafe extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
+    run("aclrtDestroyStream", || destroy_stream(stream))
+}
+
+/// `aclError aclrtDestroyStreamForce(aclrtStream stream)`.
+pub unsafe extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclError {
+    run("aclrtDestroyStreamForce", || destroy_stream(stream))
+}
+
+/// `aclError aclrtSynchronizeStream(aclrtStream stream)`: work is synchronous, nothing to wait for.
+pub unsafe extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
+    run("aclrtSynchronizeStream", || {
+        if !stream_known(stream) {
+            return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("{stream:p} is not a stream of this process")));
+        }
+        Ok(())
+    })
+}
+
+/// `aclError aclrtSynchronizeDevice(void)`.
+pub unsafe extern "C" fn aclrtSynchronizeDevice() -> aclError {
+    run("aclrtSynchronizeDevice", || current_device().map(drop))
+}
+
+/// `const char *aclrtGetSocName(void)`.
+pub unsafe extern "C" fn aclrtGetSocName() -> *const c_char {
+    SOC_NAME.as_ptr()
+}
+
+/// `const char *aclGetRecentErrMsg(void)`: the calling thread's last error message.
+pub unsafe extern "C" fn aclGetRecentErrMsg() -> *const c_char {
+    thread::message_ptr()
+}
+
+/// `aclError aclrtGetVersion(int32_t *major, int32_t *minor, int32_t *patch)`: the header version emulated.
+pub unsafe extern "C" fn aclrtGetVersion(
+    majorVersion: *mut i32,
+    minorVersion: *mut i32,
+    patchVersion: *mut i32,
+) -> aclError {
+    run("aclrtGetVersion", || {
+        if majorVersion.is_null() || minorVersion.is_null() || patchVersion.is_null() {
+            return Err(Fail::plain(AclError::INVALID_PARAM, "a version pointer is NULL".into()));
+        }
+        // SAFETY: all three checked non-null.
+        unsafe {
+            put(majorVersion, ACL_MAJOR_VERSION);
+            put(minorVersion, ACL_MINOR_VERSION);
+            put(patchVersion, ACL_PATCH_VERSION);
+        }
+        Ok(())
+    })
+}
+
+fn identity(from: i32, to: *mut i32) -> Result<(), Fail> {
+    if to.is_null() {
+        return Err(Fail::plain(AclError::INVALID_PARAM, "output is NULL".into()));
+    }
+    let d = device_id(from)?;
+    // SAFETY: checked non-null.
+    unsafe { put(to, d as i32) };
+    Ok(())
+}
+
+/// `aclError aclrtGetLogicDevIdByUserDevId(int32_t userDevid, int32_t *logicDevId)`: the identity.
+pub unsafe extern "C" fn aclrtGetLogicDevIdByUserDevId(userDevid: i32, logicDevId: *mut i32) -> aclError {
+    run("aclrtGetLogicDevIdByUserDevId", || identity(userDevid, logicDevId))
+}
+
+/// `aclError aclrtGetPhyDevIdByLogicDevId(int32_t logicDevId, int32_t *phyDevId)`: the identity.
+pub unsafe extern "C" fn aclrtGetPhyDevIdByLogicDevId(logicDevId: i32, phyDevId: *mut i32) -> aclError {
+    run("aclrtGetPhyDevIdByLogicDevId", || identity(logicDevId, phyDevId))
+}
+
+/// `aclError aclrtDeviceGetBareTgid(int32_t *pid)`: ACL-TGID-001, ACL-TGID-002.
+pub unsafe extern "C" fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError {
+    run("aclrtDeviceGetBareTgid", || {
+        ensure!(!pid.is_null(), "ACL-TGID-001", INVALID_PARAM, "pid is NULL");
+        // SAFETY: checked non-null.
+        unsafe { put(pid, std::process::id() as i32) };
+        Ok(())
+    })
+}
+
+/// `aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId)`:
+/// ACL-PEER-001, ACL-PEER-002. Every pair of emulated devices can reach each other.
+pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
+    canAccessPeer: *mut i32,
+    deviceId: i32,
+    peerDeviceId: i32,
+) -> aclError {
+    run("aclrtDeviceCanAccessPeer", || {
+        ensure!(
+            deviceId != peerDeviceId,
+            "ACL-PEER-001",
+            INVALID_PARAM,
+            "deviceId and peerDeviceId are both {deviceId}"
+        );
+        ensure!(!canAccessPeer.is_null(), "ACL-PEER-002", RT_PARAM_INVALID, "canAccessPeer is NULL");
+        let e = emu()?;
+        for id in [deviceId, peerDeviceId] {
+            ensure!(e.is_device(i64::from(id)), "ACL-PEER-002", RT_PARAM_INVALID, "{id} is not a device");
+        }
+        // SAFETY: checked non-null.
+        unsafe { put(canAccessPeer, 1) };
+        Ok(())
+    })
+}
+
+/// `aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags)`:
+/// ACL-PEER-003, ACL-PEER-004, ACL-PEER-005, ACL-PEER-007 (twice: 0).
+pub unsafe extern "C" fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError {
+    run("aclrtDeviceEnablePeerAccess", || {
+        ensure!(flags == 0, "ACL-PEER-003", FEATURE_UNSUPPORTED, "flags must be 0, got {flags}");
+        let cur = thread::current_device();
+        ensure!(cur.is_some(), "ACL-PEER-004", RT_CONTEXT_NULL, "no current device");
+        let cur = cur.unwrap_or(0);
+        ensure!(
+            i64::from(peerDeviceId) != i64::from(cur),
+            "ACL-PEER-005",
+            INVALID_PARAM,
+            "peer {peerDeviceId} is the current device"
+        );
+        let peer = device_id(peerDeviceId)?;
+        note_peer(cur, peer);
+        Ok(())
+    })
+}
+
+/// `aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)`: ACL-PEER-004.
+pub unsafe extern "C" fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError {
+    run("aclrtDeviceDisablePeerAccess", || {
+        let cur = thread::current_device();
+        ensure!(cur.is_some(), "ACL-PEER-004", RT_CONTEXT_NULL, "no current device");
+        let peer = device_id(peerDeviceId)?;
+        PEERS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().remove(&(cur.unwrap_or(0), peer));
+        Ok(())
+    })
+}
+
+/// `aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId, int32_t *status)`:
+/// 1 when enabled, explicitly or by a cross-device import.
+pub unsafe extern "C" fn aclrtDevicePeerAccessStatus(deviceId: i32, peerDeviceId: i32, status: *mut i32) -> aclError {
+    run("aclrtDevicePeerAccessStatus", || {
+        if status.is_null() {
+            return Err(Fail::plain(AclError::INVALID_PARAM, "status is NULL".into()));
+        }
+        let (d, p) = (device_id(deviceId)?, device_id(peerDeviceId)?);
+        // SAFETY: checked non-null.
+        unsafe { put(status, i32::from(peer_enabled(d, p) || peer_enabled(p, d))) };
+        Ok(())
+    })
+}

@@ -1,0 +1,212 @@
+//! Plain memory: host buffers, device buffers, copies, fills, queries.
+#![allow(non_snake_case)]
+
+use std::alloc::Layout;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::Mutex;
+
+use vmmkit_sys::acl::*;
+
+use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::codes::Op;
+use super::vmm::{GRANULE, WINDOW};
+use crate::core::Side;
+use crate::registry::Place;
+
+/// Pinned host buffers of this process (aclrtMallocHost), by address, with their layout.
+static HOST: Mutex<Option<HashMap<usize, Layout>>> = Mutex::new(None);
+
+/// `aclError aclrtMallocHost(void **hostPtr, size_t size)`: ACL-CPY-005.
+pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize) -> aclError {
+    run("aclrtMallocHost", || {
+        ensure!(!hostPtr.is_null(), "ACL-CPY-005", INVALID_PARAM, "hostPtr is NULL");
+        ensure!(size != 0, "ACL-CPY-005", INVALID_PARAM, "size is 0");
+        let layout = Layout::from_size_align(size.max(1), 64)
+            .map_err(|_| Fail::plain(AclError::RT_MEMORY_ALLOCATION, format!("{size} bytes cannot be allocated")))?;
+        // SAFETY: the layout has a nonzero size.
+        let p = unsafe { std::alloc::alloc_zeroed(layout) };
+        if p.is_null() {
+            return Err(Fail::plain(AclError::RT_MEMORY_ALLOCATION, format!("host allocation of {size} bytes failed")));
+        }
+        HOST.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_default().insert(p as usize, layout);
+        // SAFETY: checked non-null.
+        unsafe { put(hostPtr, p.cast()) };
+        Ok(())
+    })
+}
+
+/// `aclError aclrtFreeHost(void *hostPtr)`: ACL-CPY-005. An address that
+/// aclrtMallocHost did not return is refused, not freed.
+pub unsafe extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
+    run("aclrtFreeHost", || {
+        ensure!(!hostPtr.is_null(), "ACL-CPY-005", INVALID_PARAM, "hostPtr is NULL");
+        let layout = HOST.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_default().remove(&(hostPtr as usize));
+        let Some(layout) = layout else {
+            return Err(Fail::plain(
+                AclError::RT_PARAM_INVALID,
+                format!("{hostPtr:p} was not allocated by aclrtMallocHost"),
+            ));
+        };
+        // SAFETY: allocated by aclrtMallocHost with this layout, removed from the table once.
+        unsafe { std::alloc::dealloc(hostPtr.cast(), layout) };
+        Ok(())
+    })
+}
+
+fn memcpy(
+    dst: *mut c_void,
+    destMax: usize,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKind,
+) -> Result<(), Fail> {
+    if count == 0 {
+        return Ok(()); // ACL-CPY-001: nothing is checked
+    }
+    ensure!(!dst.is_null(), "ACL-CPY-002", INVALID_PARAM, "dst is NULL");
+    ensure!(!src.is_null(), "ACL-CPY-002", INVALID_PARAM, "src is NULL");
+    ensure!((0..=5).contains(&kind), "ACL-CPY-002", INVALID_PARAM, "kind {kind} is not a copy kind 0-5");
+    ensure!(
+        destMax != 0 && count <= destMax,
+        "ACL-CPY-003",
+        RT_PARAM_INVALID,
+        "count {count} exceeds destMax {destMax}"
+    );
+    current_device()?;
+    if dst as usize == src as usize {
+        return Ok(()); // ACL-CPY-003: dst == src is a successful no-op
+    }
+    // SAFETY: host parts of both ranges are the caller's buffers of `count`
+    // bytes (the C contract of aclrtMemcpy); device parts are checked by the core.
+    unsafe { emu()?.copy(dst as usize, src as usize, count) }.map_err(|e| Fail::core(Op::Copy, e))
+}
+
+/// `aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)`:
+/// ACL-CPY-001, ACL-CPY-002, ACL-CPY-003, ACL-GEN-005. Synchronous.
+pub unsafe extern "C" fn aclrtMemcpy(
+    dst: *mut c_void,
+    destMax: usize,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKind,
+) -> aclError {
+    run("aclrtMemcpy", || memcpy(dst, destMax, src, count, kind))
+}
+
+/// `aclError aclrtMemcpyAsync(..., aclrtStream stream)`: as aclrtMemcpy, done before it returns.
+pub unsafe extern "C" fn aclrtMemcpyAsync(
+    dst: *mut c_void,
+    destMax: usize,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKind,
+    stream: aclrtStream,
+) -> aclError {
+    run("aclrtMemcpyAsync", || {
+        memcpy(dst, destMax, src, count, kind)?;
+        if !super::device::stream_known(stream) {
+            return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("{stream:p} is not a stream of this process")));
+        }
+        Ok(())
+    })
+}
+
+/// `aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)`:
+/// ACL-CPY-004. Works on host pointers too (sample 12 zeroes a sockaddr with it).
+pub unsafe extern "C" fn aclrtMemset(devPtr: *mut c_void, maxCount: usize, value: i32, count: usize) -> aclError {
+    run("aclrtMemset", || {
+        if count == 0 {
+            return Ok(());
+        }
+        ensure!(!devPtr.is_null(), "ACL-CPY-004", INVALID_PARAM, "devPtr is NULL");
+        ensure!(count <= maxCount, "ACL-CPY-004", RT_PARAM_INVALID, "count {count} exceeds maxCount {maxCount}");
+        let e = emu()?;
+        if e.side(devPtr as usize) != Side::Host {
+            current_device()?;
+        }
+        // SAFETY: a host range is the caller's buffer of `count` bytes; device parts are checked by the core.
+        unsafe { e.fill(devPtr as usize, value as u8, count) }.map_err(|e| Fail::core(Op::Copy, e))
+    })
+}
+
+/// `aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)`: device memory
+/// on the current device, rounded up to 2 MiB (1 GiB for the HUGE1G policies).
+pub unsafe extern "C" fn aclrtMalloc(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> aclError {
+    run("aclrtMalloc", || {
+        if devPtr.is_null() || size == 0 {
+            return Err(Fail::plain(AclError::INVALID_PARAM, "devPtr is NULL or size is 0".into()));
+        }
+        let d = current_device()?;
+        let huge1g = matches!(policy & 0xff, ACL_MEM_MALLOC_HUGE1G_ONLY | ACL_MEM_MALLOC_HUGE1G_ONLY_P2P);
+        let granule = if huge1g { 1 << 30 } else { GRANULE };
+        let rounded = (size as u64)
+            .checked_next_multiple_of(granule)
+            .ok_or_else(|| Fail::plain(AclError::RT_MEMORY_ALLOCATION, format!("{size} bytes cannot be allocated")))?;
+        let props = [ACL_HBM_MEM_HUGE as u64, granule, ACL_MEM_LOCATION_TYPE_DEVICE as u64, u64::from(d)];
+        let va = emu()?
+            .alloc_plain(Place::Device(d), rounded, granule, props, &WINDOW)
+            .map_err(|e| Fail::core(Op::Malloc, e))?;
+        // SAFETY: checked non-null.
+        unsafe { put(devPtr, va as *mut c_void) };
+        Ok(())
+    })
+}
+
+/// `aclError aclrtFree(void *devPtr)`: ACL-REL-003 (a reserved address is refused).
+pub unsafe extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
+    run("aclrtFree", || {
+        if devPtr.is_null() {
+            return Err(Fail::plain(AclError::INVALID_PARAM, "devPtr is NULL".into()));
+        }
+        emu()?.free_plain(devPtr as usize).map_err(|e| Fail::core(Op::Free, e))
+    })
+}
+
+/// `aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total)`: the current device's capacity.
+pub unsafe extern "C" fn aclrtGetMemInfo(attr: aclrtMemAttr, free: *mut usize, total: *mut usize) -> aclError {
+    run("aclrtGetMemInfo", || {
+        if free.is_null() || total.is_null() || !(0..=17).contains(&attr) {
+            return Err(Fail::plain(AclError::INVALID_PARAM, format!("free/total NULL or attr {attr} unknown")));
+        }
+        let d = current_device()?;
+        let (f, t) = emu()?.mem_info(d);
+        // SAFETY: both checked non-null.
+        unsafe {
+            put(free, f as usize);
+            put(total, t as usize);
+        }
+        Ok(())
+    })
+}
+
+/// `aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes)`.
+pub unsafe extern "C" fn aclrtPointerGetAttributes(
+    ptr: *const c_void,
+    attributes: *mut aclrtPtrAttributes,
+) -> aclError {
+    run("aclrtPointerGetAttributes", || {
+        if ptr.is_null() || attributes.is_null() {
+            return Err(Fail::plain(AclError::INVALID_PARAM, "ptr or attributes is NULL".into()));
+        }
+        let e = emu()?;
+        let attr = match e.mapping(ptr as usize).and_then(|(_, m)| e.describe(m.handle).ok()) {
+            Some(info) => {
+                let (type_, id) = super::vmm::location_of(info.owner);
+                aclrtPtrAttributes {
+                    location: aclrtMemLocation { id, type_ },
+                    pageSize: info.granule as u32,
+                    rsv: [0; 4],
+                }
+            }
+            None => aclrtPtrAttributes {
+                location: aclrtMemLocation { id: 0, type_: ACL_MEM_LOCATION_TYPE_HOST },
+                pageSize: 4096,
+                rsv: [0; 4],
+            },
+        };
+        // SAFETY: checked non-null.
+        unsafe { put(attributes, attr) };
+        Ok(())
+    })
+}

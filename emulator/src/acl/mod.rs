@@ -1,0 +1,60 @@
+//! The ACL dialect: the ACL functions of reference acl.md, with its checks in
+//! its order and its codes.
+//!
+//! Every entry point is an `unsafe extern "C" fn` with the exact C signature
+//! and name; [`api`] hands them out as an [`AclApi`] table, and the drop-in
+//! `libascendcl.so` exports them by name. On failure each sets the thread's
+//! message (read by `aclGetRecentErrMsg`) naming the rule, e.g.
+//! `ACL-MAP-003: aclrtMapMem: flags must be 0, got 2 (100000 ACL_ERROR_INVALID_PARAM)`.
+//!
+//! ```
+//! use vmmkit_sys::acl::AclError;
+//! let acl = vmmkit_emulator::acl::api();
+//! let mut count = 0u32;
+//! # let dir = tempfile::tempdir().unwrap();
+//! # unsafe { std::env::set_var("VMMKIT_ROOT", dir.path()) };
+//! let rc = unsafe { (acl.aclrtGetDeviceCount)(&mut count) };
+//! assert_eq!(AclError(rc), AclError::SUCCESS);
+//! assert_eq!(count, 8);
+//! // A map before any reservation: 100000 for the zero size, checked first.
+//! let rc = unsafe { (acl.aclrtMapMem)(0x1000 as _, 0, 0, 0x1 as _, 0) };
+//! assert_eq!(AclError(rc), AclError::INVALID_PARAM);
+//! ```
+
+mod call;
+mod codes;
+pub mod device;
+pub mod ipc;
+pub mod memory;
+pub mod share;
+pub mod vmm;
+
+use vmmkit_sys::acl::AclApi;
+
+/// Defines [`api`] from the function list: each field is the dialect's
+/// function of the same name.
+macro_rules! define_api {
+    (
+        required { $( $(#[$rm:meta])* $r:ident : fn($($ra:ident : $rt:ty),*) $(-> $rr:ty)? ; )* }
+        optional { $( $(#[$om:meta])* $o:ident : fn($($oa:ident : $ot:ty),*) $(-> $or:ty)? ; )* }
+    ) => {
+        /// The emulator's ACL table: every function of [`AclApi`], emulated.
+        pub fn api() -> AclApi {
+            AclApi {
+                $( $r: self::all::$r, )*
+                $( $o: Some(self::all::$o), )*
+            }
+        }
+    };
+}
+
+/// Every entry point, under its C name.
+mod all {
+    pub use super::device::*;
+    pub use super::ipc::*;
+    pub use super::memory::*;
+    pub use super::share::*;
+    pub use super::vmm::*;
+}
+
+vmmkit_sys::acl_functions!(define_api {});

@@ -1,0 +1,238 @@
+//! Export, trustlist and import of physical memory (acl.md §4.7–§4.10, orders of §5).
+#![allow(non_snake_case)]
+
+use std::ffi::c_void;
+
+use vmmkit_sys::acl::*;
+
+use super::call::{Fail, emu, ensure, get, put, run};
+use super::codes::Op;
+use super::device::{SERVER_ID, note_peer};
+use super::vmm::{from_handle, to_handle};
+use crate::core::{HandleId, thread};
+use crate::registry::Place;
+
+/// The 128-byte fabric form of a key (acl.md §2.5): type 1, server id,
+/// device, physical device, share id, zeros.
+fn fabric_of(key: u64) -> aclrtMemFabricHandle {
+    let mut h = aclrtMemFabricHandle::default();
+    let dev = ((key >> 32) & 0xff) as u32;
+    for (i, w) in [1u32, SERVER_ID, dev, dev, key as u32].into_iter().enumerate() {
+        h.data[i * 4..i * 4 + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    h
+}
+
+/// The key of a fabric handle, if it names a handle of this server (else ACL-IMP-006: 207000).
+fn key_of_fabric(h: &aclrtMemFabricHandle, rule: &'static str) -> Result<u64, Fail> {
+    let w = |i: usize| u32::from_le_bytes(h.data[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
+    if w(1) != SERVER_ID && crate::mutation::enforced(rule) {
+        return Err(Fail::rule(
+            AclError::RT_FEATURE_NOT_SUPPORT,
+            rule,
+            format!("fabric handle of server {}; only this server ({SERVER_ID}) is emulated", w(1)),
+        ));
+    }
+    Ok((u64::from(w(2)) << 32) | u64::from(w(4)))
+}
+
+/// Reads the key a V2 call passes by pointer, for `shareType` (already checked to be 1 or 2).
+///
+/// # Safety
+/// `p` points to a `uint64_t` (DEFAULT) or an `aclrtMemFabricHandle` (FABRIC).
+unsafe fn read_key(p: *const c_void, shareType: aclrtMemSharedHandleType, rule: &'static str) -> Result<u64, Fail> {
+    if shareType == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC {
+        // SAFETY: the caller's contract.
+        key_of_fabric(&unsafe { get(p.cast::<aclrtMemFabricHandle>()) }, rule)
+    } else {
+        // SAFETY: the caller's contract.
+        Ok(unsafe { get(p.cast::<u64>()) })
+    }
+}
+
+fn export(handle: aclrtDrvMemHandle, flags: u64) -> Result<u64, Fail> {
+    ensure!(flags <= 1, "ACL-EXP-002", RT_PARAM_INVALID, "flags must be 0 or 1, got {flags}");
+    let id = from_handle(handle).unwrap_or(HandleId(0));
+    let e = emu()?;
+    ensure!(e.handle_exists(id), "ACL-EXP-006", RT_PARAM_INVALID, "{handle:p} is not a live handle of this process");
+    e.export(id, flags == ACL_RT_VMM_EXPORT_FLAG_DEFAULT).map_err(|e| Fail::core(Op::Export, e))
+}
+
+/// `aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType, uint64_t flags, uint64_t *shareableHandle)`:
+/// ACL-EXP-001, 002, 006, 007, 008.
+pub unsafe extern "C" fn aclrtMemExportToShareableHandle(
+    handle: aclrtDrvMemHandle,
+    handleType: aclrtMemHandleType,
+    flags: u64,
+    shareableHandle: *mut u64,
+) -> aclError {
+    run("aclrtMemExportToShareableHandle", || {
+        ensure!(!handle.is_null(), "ACL-EXP-001", INVALID_PARAM, "handle is NULL");
+        ensure!(
+            handleType == ACL_MEM_HANDLE_TYPE_NONE,
+            "ACL-EXP-001",
+            INVALID_PARAM,
+            "handleType must be NONE (0), got {handleType}"
+        );
+        ensure!(!shareableHandle.is_null(), "ACL-EXP-001", INVALID_PARAM, "shareableHandle is NULL");
+        let key = export(handle, flags)?;
+        // SAFETY: checked non-null.
+        unsafe { put(shareableHandle, key) };
+        Ok(())
+    })
+}
+
+/// `aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags, aclrtMemSharedHandleType shareType, void *shareableHandle)`:
+/// ACL-EXP-003, 004, 002, 005, then as V1. FABRIC writes 128 bytes (ACL-EXP-010).
+pub unsafe extern "C" fn aclrtMemExportToShareableHandleV2(
+    handle: aclrtDrvMemHandle,
+    flags: u64,
+    shareType: aclrtMemSharedHandleType,
+    shareableHandle: *mut c_void,
+) -> aclError {
+    run("aclrtMemExportToShareableHandleV2", || {
+        ensure!(!handle.is_null(), "ACL-EXP-003", INVALID_PARAM, "handle is NULL");
+        ensure!(!shareableHandle.is_null(), "ACL-EXP-003", INVALID_PARAM, "shareableHandle is NULL");
+        let fabric = shareType == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC;
+        ensure!(
+            fabric || shareType == ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT,
+            "ACL-EXP-004",
+            RT_PARAM_INVALID,
+            "shareType must be 1 or 2, got {shareType}"
+        );
+        ensure!(flags <= 1, "ACL-EXP-002", RT_PARAM_INVALID, "flags must be 0 or 1, got {flags}");
+        if fabric {
+            ensure!(
+                thread::current_device().is_some(),
+                "ACL-EXP-005",
+                RT_CONTEXT_NULL,
+                "FABRIC export needs a current context"
+            );
+        }
+        let key = export(handle, flags)?;
+        // SAFETY: checked non-null; the caller passes room for the chosen form.
+        unsafe {
+            if fabric {
+                put(shareableHandle.cast::<aclrtMemFabricHandle>(), fabric_of(key));
+            } else {
+                put(shareableHandle.cast::<u64>(), key);
+            }
+        }
+        Ok(())
+    })
+}
+
+fn set_pid(key: u64, pid: *mut i32, pidNum: usize) -> Result<(), Fail> {
+    ensure!(pidNum <= ACL_TRUSTLIST_MAX_PIDS, "ACL-PID-003", RT_PARAM_INVALID, "pidNum {pidNum} exceeds 65535");
+    // ACL-PID-005: the device field (bits 32-39) must name a device or the host, bits 40-63 must be 0.
+    let dev = (key >> 32) & 0xff;
+    let well_formed = key >> 40 == 0 && (emu()?.is_device(dev as i64) || dev >= 64);
+    ensure!(well_formed, "ACL-PID-005", RT_INVALID_HANDLE, "{key:#x} is not a shareable handle");
+    // SAFETY: the caller passes `pidNum` pids (checked non-null by the caller).
+    let pids: Vec<i32> = (0..pidNum).map(|i| unsafe { get(pid.add(i)) }).collect();
+    emu()?.set_trusted(key, &pids).map_err(|e| Fail::core(Op::SetPid, e))
+}
+
+/// `aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum)`:
+/// ACL-PID-001, 003, 005, 006, 007, 008, 004 (and 009, 012: refresh, no liveness check).
+pub unsafe extern "C" fn aclrtMemSetPidToShareableHandle(
+    shareableHandle: u64,
+    pid: *mut i32,
+    pidNum: usize,
+) -> aclError {
+    run("aclrtMemSetPidToShareableHandle", || {
+        ensure!(!pid.is_null(), "ACL-PID-001", INVALID_PARAM, "pid is NULL");
+        ensure!(pidNum >= 1, "ACL-PID-001", INVALID_PARAM, "pidNum is 0");
+        set_pid(shareableHandle, pid, pidNum)
+    })
+}
+
+/// `aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle, aclrtMemSharedHandleType shareType, int32_t *pid, size_t pidNum)`:
+/// ACL-PID-002, then as V1.
+pub unsafe extern "C" fn aclrtMemSetPidToShareableHandleV2(
+    shareableHandle: *mut c_void,
+    shareType: aclrtMemSharedHandleType,
+    pid: *mut i32,
+    pidNum: usize,
+) -> aclError {
+    run("aclrtMemSetPidToShareableHandleV2", || {
+        ensure!(!shareableHandle.is_null(), "ACL-PID-002", INVALID_PARAM, "shareableHandle is NULL");
+        ensure!(!pid.is_null(), "ACL-PID-002", INVALID_PARAM, "pid is NULL");
+        ensure!(pidNum >= 1, "ACL-PID-002", INVALID_PARAM, "pidNum is 0");
+        ensure!(
+            matches!(shareType, 1 | 2),
+            "ACL-PID-002",
+            RT_PARAM_INVALID,
+            "shareType must be 1 or 2, got {shareType}"
+        );
+        // SAFETY: checked non-null; points to the form `shareType` names.
+        let key = unsafe { read_key(shareableHandle, shareType, "ACL-PID-005")? };
+        set_pid(key, pid, pidNum)
+    })
+}
+
+/// The common import path from the shareable-handle lookup on.
+fn import(key: u64, device: u32, v1: bool) -> Result<aclrtDrvMemHandle, Fail> {
+    let e = emu()?;
+    ensure!(e.share_exists(key), "ACL-IMP-007", RT_INVALID_HANDLE, "no exported memory has shareable handle {key:#x}");
+    if v1 {
+        // ACL-IMP-008: V1 checks the context after the lookup.
+        ensure!(thread::current_device().is_some(), "ACL-IMP-008", RT_CONTEXT_NULL, "no current context");
+    }
+    let id = e.import(key, Place::Device(device)).map_err(|e| Fail::core(Op::Import, e))?;
+    // ACL-IMP-016: a cross-device import enables peer access by itself.
+    if let Ok(info) = e.describe(id)
+        && let Place::Device(src) = info.place
+    {
+        note_peer(device, src);
+        note_peer(src, device);
+    }
+    Ok(to_handle(id))
+}
+
+/// `aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId, aclrtDrvMemHandle *handle)`:
+/// ACL-IMP-001, 002, 007, 008, then 009, 018, 011, 012 (cache hit: ACL-IMP-014).
+pub unsafe extern "C" fn aclrtMemImportFromShareableHandle(
+    shareableHandle: u64,
+    deviceId: i32,
+    handle: *mut aclrtDrvMemHandle,
+) -> aclError {
+    run("aclrtMemImportFromShareableHandle", || {
+        ensure!(!handle.is_null(), "ACL-IMP-001", INVALID_PARAM, "handle is NULL");
+        let ok = emu()?.is_device(i64::from(deviceId));
+        ensure!(ok, "ACL-IMP-002", RT_INVALID_DEVICEID, "device {deviceId} does not exist");
+        let h = import(shareableHandle, deviceId.max(0) as u32, true)?;
+        // SAFETY: checked non-null.
+        unsafe { put(handle, h) };
+        Ok(())
+    })
+}
+
+/// `aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle, aclrtMemSharedHandleType shareType, uint64_t flags, aclrtDrvMemHandle *handle)`:
+/// ACL-IMP-003, 004, 005, 006, then as V1 onto the current device.
+pub unsafe extern "C" fn aclrtMemImportFromShareableHandleV2(
+    shareableHandle: *mut c_void,
+    shareType: aclrtMemSharedHandleType,
+    flags: u64,
+    handle: *mut aclrtDrvMemHandle,
+) -> aclError {
+    run("aclrtMemImportFromShareableHandleV2", || {
+        ensure!(!shareableHandle.is_null(), "ACL-IMP-003", INVALID_PARAM, "shareableHandle is NULL");
+        ensure!(!handle.is_null(), "ACL-IMP-003", INVALID_PARAM, "handle is NULL");
+        ensure!(flags == 0, "ACL-IMP-003", INVALID_PARAM, "flags must be 0, got {flags}");
+        let cur = thread::current_device();
+        ensure!(cur.is_some(), "ACL-IMP-004", RT_CONTEXT_NULL, "V2 imports onto the current device; there is none");
+        ensure!(
+            matches!(shareType, 1 | 2),
+            "ACL-IMP-005",
+            RT_PARAM_INVALID,
+            "shareType must be 1 or 2, got {shareType}"
+        );
+        // SAFETY: checked non-null; points to the form `shareType` names.
+        let key = unsafe { read_key(shareableHandle, shareType, "ACL-IMP-006")? };
+        let h = import(key, cur.unwrap_or(0), false)?;
+        // SAFETY: checked non-null.
+        unsafe { put(handle, h) };
+        Ok(())
+    })
+}

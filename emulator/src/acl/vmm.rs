@@ -1,0 +1,500 @@
+//! Virtual memory management: granularity, physical memory, reservations,
+//! maps, access rights (acl.md §4.2–§4.6, orders of §5).
+#![allow(non_snake_case)]
+
+use std::ffi::c_void;
+
+use vmmkit_sys::acl::*;
+
+use super::call::{Fail, emu, ensure, get, put, run};
+use super::codes::Op;
+use crate::core::{HandleId, Window, natural_align};
+use crate::registry::Place;
+
+/// Granularity of every non-1G attribute: 2 MiB (acl.md §2.6).
+pub(super) const GRANULE: u64 = 2 << 20;
+/// Granularity of the 1G attributes (10, 14, 17).
+pub(super) const GRANULE_1G: u64 = 1 << 30;
+/// Device addresses: [16 TiB, 24 TiB) (acl.md §2.6, ACL-RSV-008).
+pub(super) const WINDOW: Window = Window(0x1000_0000_0000..0x1800_0000_0000);
+
+/// Handles are opaque values that are never valid host addresses
+/// (non-canonical on x86-64), so a program that dereferences one faults.
+const HANDLE_TAG: u64 = 0xacd0_0000_0000_0000;
+const HANDLE_MASK: u64 = 0xffff_0000_0000_0000;
+
+pub(super) fn to_handle(id: HandleId) -> aclrtDrvMemHandle {
+    (HANDLE_TAG | id.0) as usize as aclrtDrvMemHandle
+}
+
+/// The core handle an ACL handle value names, if it has our tag. Liveness is
+/// checked by the core; unknown values are never dereferenced.
+pub(super) fn from_handle(h: aclrtDrvMemHandle) -> Option<HandleId> {
+    let v = h as usize as u64;
+    (v & HANDLE_MASK == HANDLE_TAG).then_some(HandleId(v & !HANDLE_MASK))
+}
+
+fn is_1g(attr: aclrtMemAttr) -> bool {
+    matches!(attr, ACL_HBM_MEM_HUGE1G | ACL_MEM_HUGE1G | ACL_MEM_P2P_HUGE1G)
+}
+
+fn is_ddr(attr: aclrtMemAttr) -> bool {
+    matches!(attr, ACL_DDR_MEM_HUGE | ACL_DDR_MEM_NORMAL | ACL_DDR_MEM_P2P_HUGE | ACL_DDR_MEM_P2P_NORMAL)
+}
+
+/// ACL-GRAN-003: the attributes accepted by MallocPhysical and the granularity query.
+fn attr_known(attr: aclrtMemAttr) -> bool {
+    matches!(attr, 2..=7 | 10 | 12..=17)
+}
+
+/// The (type, id) of a location, for the C structs.
+pub(super) fn location_of(p: Place) -> (aclrtMemLocationType, u32) {
+    match p {
+        Place::Device(d) => (ACL_MEM_LOCATION_TYPE_DEVICE, d),
+        Place::Host(n) => (ACL_MEM_LOCATION_TYPE_HOST, n),
+    }
+}
+
+/// The ACL front-end checks of a property record (both MallocPhysical and the
+/// granularity query), then the device id, then the driver's property checks.
+/// Returns where the memory lives and its granularity.
+fn check_prop(p: &aclrtPhysicalMemProp, gran: bool) -> Result<(Place, u64), Fail> {
+    let loc = p.location.type_;
+    let device = loc == ACL_MEM_LOCATION_TYPE_DEVICE;
+    if gran {
+        ensure!(
+            !(device && is_ddr(p.memAttr)),
+            "ACL-GRAN-002",
+            INVALID_PARAM,
+            "DDR attr {} on a DEVICE location",
+            p.memAttr
+        );
+        ensure!(attr_known(p.memAttr), "ACL-GRAN-003", INVALID_PARAM, "memAttr {} is not accepted", p.memAttr);
+    } else {
+        ensure!(
+            p.handleType == ACL_MEM_HANDLE_TYPE_NONE,
+            "ACL-MP-004",
+            INVALID_PARAM,
+            "handleType must be NONE (0), got {}",
+            p.handleType
+        );
+        ensure!(
+            p.allocationType == ACL_MEM_ALLOCATION_TYPE_PINNED,
+            "ACL-MP-005",
+            INVALID_PARAM,
+            "allocationType must be PINNED (0), got {}",
+            p.allocationType
+        );
+        ensure!(
+            loc != ACL_MEM_LOCATION_TYPE_UNREGISTERED && loc != ACL_MEM_LOCATION_TYPE_MANAGED,
+            "ACL-MP-006",
+            INVALID_PARAM,
+            "location type {loc} is not accepted"
+        );
+        ensure!(
+            !(device && is_ddr(p.memAttr)),
+            "ACL-MP-007",
+            INVALID_PARAM,
+            "DDR attr {} on a DEVICE location",
+            p.memAttr
+        );
+        ensure!(attr_known(p.memAttr), "ACL-MP-007", INVALID_PARAM, "memAttr {} is not accepted", p.memAttr);
+    }
+    let e = emu()?;
+    if device {
+        let rule = if gran { "ACL-GRAN-004" } else { "ACL-MP-008" };
+        if !e.is_device(i64::from(p.location.id)) && crate::mutation::enforced(rule) {
+            return Err(Fail::rule(
+                AclError::RT_INVALID_DEVICEID,
+                rule,
+                format!("device {} does not exist", p.location.id),
+            ));
+        }
+    }
+    if loc == ACL_MEM_LOCATION_TYPE_HOST_NUMA && !gran {
+        ensure!(
+            crate::core::thread::current_device().is_some(),
+            "ACL-MP-009",
+            RT_CONTEXT_NULL,
+            "HOST_NUMA needs a current context"
+        );
+    }
+    // Driver (HAL) property checks.
+    let bad_type =
+        if gran { loc == ACL_MEM_LOCATION_TYPE_MANAGED || loc >= 5 || loc < 0 } else { !(0..5).contains(&loc) };
+    let (rule_type, rule_rsv) = if gran { ("ACL-GRAN-006", "ACL-GRAN-007") } else { ("ACL-MP-012", "ACL-MP-012") };
+    if bad_type && crate::mutation::enforced(rule_type) {
+        return Err(Fail::rule(AclError::RT_PARAM_INVALID, rule_type, format!("location type {loc} is not accepted")));
+    }
+    if p.reserve != 0 && crate::mutation::enforced(rule_rsv) {
+        return Err(Fail::rule(
+            AclError::RT_PARAM_INVALID,
+            rule_rsv,
+            format!("prop.reserve must be 0, got {}", p.reserve),
+        ));
+    }
+    let host = !device;
+    if host && is_1g(p.memAttr) {
+        let rule = if gran { "ACL-GRAN-008" } else { "ACL-MP-010" };
+        if p.memAttr != ACL_MEM_P2P_HUGE1G && crate::mutation::enforced(rule) {
+            return Err(Fail::rule(
+                AclError::RT_FEATURE_NOT_SUPPORT,
+                rule,
+                format!("1G attr {} is not supported on the host", p.memAttr),
+            ));
+        }
+    }
+    if loc == ACL_MEM_LOCATION_TYPE_HOST && !gran {
+        ensure!(
+            p.location.id == 0,
+            "ACL-MP-011",
+            RT_FEATURE_NOT_SUPPORT,
+            "a HOST location must have id 0, got {}",
+            p.location.id
+        );
+    }
+    let place = if device {
+        Place::Device(p.location.id)
+    } else {
+        Place::Host(if loc == ACL_MEM_LOCATION_TYPE_HOST_NUMA { p.location.id } else { 0 })
+    };
+    Ok((place, if is_1g(p.memAttr) { GRANULE_1G } else { GRANULE }))
+}
+
+/// `aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option, size_t *granularity)`:
+/// ACL-GRAN-001, 002, 003, 004, 006, 007, 005, 008, 009, 010.
+pub unsafe extern "C" fn aclrtMemGetAllocationGranularity(
+    prop: *mut aclrtPhysicalMemProp,
+    option: aclrtMemGranularityOptions,
+    granularity: *mut usize,
+) -> aclError {
+    run("aclrtMemGetAllocationGranularity", || {
+        ensure!(!prop.is_null(), "ACL-GRAN-001", INVALID_PARAM, "prop is NULL");
+        ensure!(!granularity.is_null(), "ACL-GRAN-001", INVALID_PARAM, "granularity is NULL");
+        // SAFETY: checked non-null; the caller passes a property record.
+        let p = unsafe { get(prop) };
+        let (_, g) = check_prop(&p, true)?;
+        ensure!(
+            option == ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM || option == ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
+            "ACL-GRAN-005",
+            RT_FEATURE_NOT_SUPPORT,
+            "option must be MINIMUM (0) or RECOMMENDED (1), got {option}"
+        );
+        // SAFETY: checked non-null.
+        unsafe { put(granularity, g as usize) };
+        Ok(())
+    })
+}
+
+/// `aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop, uint64_t flags)`:
+/// ACL-MP-001 … ACL-MP-015 in the order of acl.md §5.
+pub unsafe extern "C" fn aclrtMallocPhysical(
+    handle: *mut aclrtDrvMemHandle,
+    size: usize,
+    prop: *const aclrtPhysicalMemProp,
+    flags: u64,
+) -> aclError {
+    run("aclrtMallocPhysical", || {
+        ensure!(!handle.is_null(), "ACL-MP-001", INVALID_PARAM, "handle is NULL");
+        ensure!(!prop.is_null(), "ACL-MP-001", INVALID_PARAM, "prop is NULL");
+        ensure!(size != 0, "ACL-MP-002", INVALID_PARAM, "size is 0");
+        ensure!(flags == 0, "ACL-MP-003", INVALID_PARAM, "flags must be 0, got {flags}");
+        // SAFETY: checked non-null.
+        let p = unsafe { get(prop) };
+        let (place, granule) = check_prop(&p, false)?;
+        // ACL-MP-014: 1G attributes round any size up to whole GiB.
+        let size = if granule == GRANULE_1G {
+            (size as u64).checked_next_multiple_of(GRANULE_1G).ok_or_else(|| {
+                Fail::rule(AclError::RT_MEMORY_ALLOCATION, "ACL-MP-015", format!("{size} bytes do not fit"))
+            })?
+        } else {
+            size as u64
+        };
+        let props = [p.memAttr as u64, granule, p.location.type_ as u64, u64::from(p.location.id)];
+        let id = emu()?.create(place, size, granule, props).map_err(|e| Fail::core(Op::MallocPhysical, e))?;
+        // SAFETY: checked non-null.
+        unsafe { put(handle, to_handle(id)) };
+        Ok(())
+    })
+}
+
+/// `aclError aclrtFreePhysical(aclrtDrvMemHandle handle)`: ACL-FP-001, ACL-FP-004, ACL-FP-003.
+pub unsafe extern "C" fn aclrtFreePhysical(handle: aclrtDrvMemHandle) -> aclError {
+    run("aclrtFreePhysical", || {
+        ensure!(!handle.is_null(), "ACL-FP-001", INVALID_PARAM, "handle is NULL");
+        let id = from_handle(handle).unwrap_or(HandleId(0));
+        emu()?.free(id).map_err(|e| Fail::core(Op::FreePhysical, e))
+    })
+}
+
+fn reserve(
+    virPtr: *mut *mut c_void,
+    size: usize,
+    alignment: usize,
+    expectPtr: *mut c_void,
+    flags: u64,
+) -> Result<(), Fail> {
+    ensure!(!virPtr.is_null(), "ACL-RSV-001", INVALID_PARAM, "virPtr is NULL");
+    ensure!(size != 0, "ACL-RSV-002", INVALID_PARAM, "size is 0");
+    ensure!(flags <= 1, "ACL-RSV-003", INVALID_PARAM, "flags must be 0 or 1, got {flags}");
+    ensure!(alignment == 0, "ACL-RSV-004", RT_PARAM_INVALID, "alignment must be 0, got {alignment:#x}");
+    let window = &WINDOW.0;
+    let want = (size as u64).checked_next_multiple_of(GRANULE).filter(|&n| n <= (window.end - window.start) as u64);
+    let Some(len) = want.map(|n| n as usize) else {
+        return Err(Fail::rule(
+            AclError::RT_MEMORY_ALLOCATION,
+            "ACL-RSV-009",
+            format!("{size:#x} bytes exceed the address window"),
+        ));
+    };
+    let hint = (!expectPtr.is_null()).then_some(expectPtr as usize);
+    if let Some(addr) = hint {
+        // ACL-RSV-005 (source thresholds, D4): > 512 MiB needs 1 GiB; otherwise 2 MiB,
+        // and above 2 MiB also the smallest power of two >= size.
+        let need = if size > 512 << 20 {
+            1 << 30
+        } else if size > 2 << 20 {
+            size.next_power_of_two().max(2 << 20)
+        } else {
+            2 << 20
+        };
+        ensure!(addr % need == 0, "ACL-RSV-005", RT_PARAM_INVALID, "expectPtr {addr:#x} is not aligned to {need:#x}");
+        let inside = addr >= window.start && addr.checked_add(len).is_some_and(|e| e <= window.end);
+        ensure!(inside, "ACL-RSV-006", RT_PARAM_INVALID, "expectPtr {addr:#x} lies outside the device address window");
+    }
+    let base = emu()?
+        .reserve(len, natural_align(len, GRANULE as usize), hint, &WINDOW)
+        .map_err(|e| Fail::core(Op::Reserve, e))?;
+    // SAFETY: checked non-null.
+    unsafe { put(virPtr, base as *mut c_void) };
+    Ok(())
+}
+
+/// `aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags)`:
+/// ACL-RSV-001 … ACL-RSV-009.
+pub unsafe extern "C" fn aclrtReserveMemAddress(
+    virPtr: *mut *mut c_void,
+    size: usize,
+    alignment: usize,
+    expectPtr: *mut c_void,
+    flags: u64,
+) -> aclError {
+    run("aclrtReserveMemAddress", || reserve(virPtr, size, alignment, expectPtr, flags))
+}
+
+/// `aclrtReserveMemAddressNoUCMemory`: as aclrtReserveMemAddress.
+pub unsafe extern "C" fn aclrtReserveMemAddressNoUCMemory(
+    virPtr: *mut *mut c_void,
+    size: usize,
+    alignment: usize,
+    expectPtr: *mut c_void,
+    flags: u64,
+) -> aclError {
+    run("aclrtReserveMemAddressNoUCMemory", || reserve(virPtr, size, alignment, expectPtr, flags))
+}
+
+/// `aclError aclrtReleaseMemAddress(void *virPtr)`: ACL-REL-001, ACL-REL-002; live
+/// mappings are unmapped (ACL-REL-004, emulator choice).
+pub unsafe extern "C" fn aclrtReleaseMemAddress(virPtr: *mut c_void) -> aclError {
+    run("aclrtReleaseMemAddress", || {
+        ensure!(!virPtr.is_null(), "ACL-REL-001", INVALID_PARAM, "virPtr is NULL");
+        emu()?.release(virPtr as usize).map_err(|e| Fail::core(Op::Release, e))
+    })
+}
+
+fn map(virPtr: *mut c_void, size: usize, offset: usize, handle: aclrtDrvMemHandle, flags: u64) -> Result<(), Fail> {
+    ensure!(!virPtr.is_null(), "ACL-MAP-001", INVALID_PARAM, "virPtr is NULL");
+    ensure!(!handle.is_null(), "ACL-MAP-001", INVALID_PARAM, "handle is NULL");
+    ensure!(size != 0, "ACL-MAP-002", INVALID_PARAM, "size is 0");
+    ensure!(flags == 0, "ACL-MAP-003", INVALID_PARAM, "flags must be 0, got {flags}");
+    // ACL-MAP-004: ACL does not check offset; the driver does, so this is 107000, not 100000.
+    ensure!(offset == 0, "ACL-MAP-004", RT_PARAM_INVALID, "offset must be 0, got {offset:#x}");
+    let id = from_handle(handle).unwrap_or(HandleId(0));
+    // ACL-MAP-012 (undetermined, emulator choice): the map size must equal the physical size.
+    emu()?.map(virPtr as usize, size, id, true).map_err(|e| Fail::core(Op::MapMem, e))
+}
+
+/// `aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags)`:
+/// ACL-MAP-001, 002, 003, 004, 005, then 006, 007, 008, 009, 012, 010.
+pub unsafe extern "C" fn aclrtMapMem(
+    virPtr: *mut c_void,
+    size: usize,
+    offset: usize,
+    handle: aclrtDrvMemHandle,
+    flags: u64,
+) -> aclError {
+    run("aclrtMapMem", || map(virPtr, size, offset, handle, flags))
+}
+
+/// `aclrtMemMapNoAccess`: as aclrtMapMem (the emulator keeps no separate access state for it).
+pub unsafe extern "C" fn aclrtMemMapNoAccess(
+    virPtr: *mut c_void,
+    size: usize,
+    offset: usize,
+    handle: aclrtDrvMemHandle,
+    flags: u64,
+) -> aclError {
+    run("aclrtMemMapNoAccess", || map(virPtr, size, offset, handle, flags))
+}
+
+/// `aclError aclrtUnmapMem(void *virPtr)`: ACL-UNMAP-001, ACL-UNMAP-002.
+pub unsafe extern "C" fn aclrtUnmapMem(virPtr: *mut c_void) -> aclError {
+    run("aclrtUnmapMem", || {
+        ensure!(!virPtr.is_null(), "ACL-UNMAP-001", INVALID_PARAM, "virPtr is NULL");
+        emu()?.unmap(virPtr as usize).map_err(|e| Fail::core(Op::UnmapMem, e))
+    })
+}
+
+/// `aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc, size_t count)`:
+/// ACL-ACC-001, 002, 003, 004, then 005, 007. Descriptors are read at their
+/// true 24-byte stride (ACL-ACC-008: the real runtime misreads entries after the first).
+pub unsafe extern "C" fn aclrtMemSetAccess(
+    virPtr: *mut c_void,
+    size: usize,
+    desc: *mut aclrtMemAccessDesc,
+    count: usize,
+) -> aclError {
+    run("aclrtMemSetAccess", || {
+        ensure!(!virPtr.is_null(), "ACL-ACC-001", RT_PARAM_INVALID, "virPtr is NULL");
+        ensure!(!desc.is_null(), "ACL-ACC-001", RT_PARAM_INVALID, "desc is NULL");
+        ensure!(count >= 1, "ACL-ACC-002", RT_PARAM_INVALID, "count must be at least 1");
+        let mut grants = Vec::with_capacity(count.min(64));
+        for i in 0..count.min(64) {
+            // SAFETY: the caller passes `count` descriptors; at most 64 are read
+            // (one per device id accepted by ACL-ACC-004).
+            let d = unsafe { get(desc.add(i)) };
+            let f = d.flags;
+            ensure!(
+                f == ACL_RT_MEM_ACCESS_FLAGS_READWRITE
+                    || f == ACL_RT_MEM_ACCESS_FLAGS_NONE
+                    || f == ACL_RT_MEM_ACCESS_FLAGS_READ,
+                "ACL-ACC-003",
+                RT_PARAM_INVALID,
+                "access flags {f} are not valid"
+            );
+            ensure!(
+                f == ACL_RT_MEM_ACCESS_FLAGS_READWRITE,
+                "ACL-ACC-003",
+                RT_FEATURE_NOT_SUPPORT,
+                "only READWRITE (3) is supported, got {f}"
+            );
+            let l = d.location;
+            let place = match l.type_ {
+                ACL_MEM_LOCATION_TYPE_HOST if l.id == 0 => Some(Place::Host(0)),
+                ACL_MEM_LOCATION_TYPE_DEVICE if l.id < 64 => Some(Place::Device(l.id)),
+                _ => None,
+            };
+            ensure!(
+                place.is_some(),
+                "ACL-ACC-004",
+                RT_PARAM_INVALID,
+                "location (type {}, id {}) is not HOST 0 or DEVICE < 64",
+                l.type_,
+                l.id
+            );
+            grants.push((place.unwrap_or(Place::Host(0)), f as u32));
+        }
+        let e = emu()?;
+        for (place, f) in grants {
+            e.set_access(virPtr as usize, size, place, f).map_err(|e| Fail::core(Op::SetAccess, e))?;
+        }
+        Ok(())
+    })
+}
+
+/// `aclError aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location, uint64_t *flag)`:
+/// ACL-ACC-009, ACL-ACC-010. The owner device has READWRITE.
+pub unsafe extern "C" fn aclrtMemGetAccess(
+    virPtr: *mut c_void,
+    location: *mut aclrtMemLocation,
+    flag: *mut u64,
+) -> aclError {
+    run("aclrtMemGetAccess", || {
+        ensure!(
+            !virPtr.is_null() && !location.is_null() && !flag.is_null(),
+            "ACL-ACC-009",
+            INVALID_PARAM,
+            "a pointer is NULL"
+        );
+        // SAFETY: checked non-null.
+        let l = unsafe { get(location) };
+        let place = if l.type_ == ACL_MEM_LOCATION_TYPE_DEVICE { Place::Device(l.id) } else { Place::Host(l.id) };
+        let f = emu()?
+            .get_access(virPtr as usize, place, ACL_RT_MEM_ACCESS_FLAGS_READWRITE as u32)
+            .map_err(|e| Fail::core(Op::GetAccess, e))?;
+        // SAFETY: checked non-null.
+        unsafe { put(flag, u64::from(f)) };
+        Ok(())
+    })
+}
+
+/// `aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle)`: ACL-RET-001.
+pub unsafe extern "C" fn aclrtMemRetainAllocationHandle(
+    virPtr: *mut c_void,
+    handle: *mut aclrtDrvMemHandle,
+) -> aclError {
+    run("aclrtMemRetainAllocationHandle", || {
+        if virPtr.is_null() || handle.is_null() {
+            return Err(Fail::plain(AclError::INVALID_PARAM, "virPtr or handle is NULL".into()));
+        }
+        let id = emu()?.retain(virPtr as usize).map_err(|e| Fail::core(Op::Retain, e))?;
+        // SAFETY: checked non-null.
+        unsafe { put(handle, to_handle(id)) };
+        Ok(())
+    })
+}
+
+/// `aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHandle handle, aclrtPhysicalMemProp *prop)`:
+/// an imported handle reports the exporter's attribute and the importing device (ACL-IMP-017).
+pub unsafe extern "C" fn aclrtMemGetAllocationPropertiesFromHandle(
+    handle: aclrtDrvMemHandle,
+    prop: *mut aclrtPhysicalMemProp,
+) -> aclError {
+    run("aclrtMemGetAllocationPropertiesFromHandle", || {
+        if handle.is_null() || prop.is_null() {
+            return Err(Fail::plain(AclError::INVALID_PARAM, "handle or prop is NULL".into()));
+        }
+        let id = from_handle(handle).unwrap_or(HandleId(0));
+        let info = emu()?.describe(id).map_err(|e| Fail::core(Op::Query, e))?;
+        let (type_, loc_id) = match info.owner {
+            Place::Host(n) if info.props[2] == ACL_MEM_LOCATION_TYPE_HOST_NUMA as u64 => {
+                (ACL_MEM_LOCATION_TYPE_HOST_NUMA, n)
+            }
+            p => location_of(p),
+        };
+        let p = aclrtPhysicalMemProp {
+            handleType: ACL_MEM_HANDLE_TYPE_NONE,
+            allocationType: ACL_MEM_ALLOCATION_TYPE_PINNED,
+            memAttr: info.props[0] as aclrtMemAttr,
+            location: aclrtMemLocation { id: loc_id, type_ },
+            reserve: 0,
+        };
+        // SAFETY: checked non-null.
+        unsafe { put(prop, p) };
+        Ok(())
+    })
+}
+
+/// `aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize)`: ACL-RET-002.
+pub unsafe extern "C" fn aclrtMemGetAddressRange(
+    ptr: *mut c_void,
+    pbase: *mut *mut c_void,
+    psize: *mut usize,
+) -> aclError {
+    run("aclrtMemGetAddressRange", || {
+        if ptr.is_null() || (pbase.is_null() && psize.is_null()) {
+            return Err(Fail::plain(AclError::INVALID_PARAM, "ptr is NULL, or both outputs are".into()));
+        }
+        let (base, len) = emu()?.address_range(ptr as usize).map_err(|e| Fail::core(Op::Query, e))?;
+        // SAFETY: each output is written only when non-null.
+        unsafe {
+            if !pbase.is_null() {
+                put(pbase, base as *mut c_void);
+            }
+            if !psize.is_null() {
+                put(psize, len);
+            }
+        }
+        Ok(())
+    })
+}
