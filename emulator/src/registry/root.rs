@@ -2,7 +2,7 @@
 //!
 //! `VMMKIT_ROOT` (default `/dev/shm/vmmkit-<uid>`) is created 0700; objects in
 //! it are 0600. This is cooperative isolation between processes of one user,
-//! not a boundary between users, and a root that another user could write to,
+//! not a boundary between users; a root that another user could write to,
 //! or that is a symlink, is refused.
 
 use std::io;
@@ -33,8 +33,8 @@ pub enum RootError {
         /// The caller.
         me: u32,
     },
-    /// Group- or world-accessible.
-    #[error("{path}: mode {mode:o} lets other users in; an emulator root must be 0700")]
+    /// Group- or world-writable.
+    #[error("{path}: mode {mode:o} lets other users write to it; an emulator root must not be group- or world-writable (vmmkit creates roots 0700)")]
     Mode {
         /// The root.
         path: PathBuf,
@@ -71,7 +71,7 @@ pub fn prepare(root: &Path) -> Result<(), RootError> {
     if meta.uid() != me {
         return Err(RootError::Owner { path: root.into(), owner: meta.uid(), me });
     }
-    if meta.mode() & 0o077 != 0 {
+    if meta.mode() & 0o022 != 0 {
         return Err(RootError::Mode { path: root.into(), mode: meta.mode() & 0o7777 });
     }
     let shared = root.join(SHARED_DIR);
