@@ -229,7 +229,11 @@ fn refcounted_free() {
         assert_eq!(free_mb(&api), 0, "capacity back after the last holder released");
         // ACL-LIFE-003: the handle is gone.
         let mut h2 = null_mut();
-        expect(call!(api, aclrtMemImportFromShareableHandle(key, 1, &mut h2)), AclError::RT_INVALID_HANDLE, "import after release");
+        expect(
+            call!(api, aclrtMemImportFromShareableHandle(key, 1, &mut h2)),
+            AclError::RT_INVALID_HANDLE,
+            "import after release",
+        );
         b.send("exit");
         b.finish();
     });
@@ -322,6 +326,10 @@ fn crash_of_exporter() {
         assert!(shared_dir_is_empty(root));
         let key = u64::from_str_radix(&key, 16).unwrap();
         let mut h = null_mut();
-        expect(call!(api, aclrtMemImportFromShareableHandle(key, 0, &mut h)), AclError::RT_INVALID_HANDLE, "import after gc");
+        expect(
+            call!(api, aclrtMemImportFromShareableHandle(key, 0, &mut h)),
+            AclError::RT_INVALID_HANDLE,
+            "import after gc",
+        );
     });
 }

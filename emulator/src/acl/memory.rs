@@ -74,7 +74,7 @@ fn memcpy(
         "count {count} exceeds destMax {destMax}"
     );
     current_device()?;
-    if dst as usize == src as usize {
+    if std::ptr::eq(dst, src.cast_mut()) {
         return Ok(()); // ACL-CPY-003: dst == src is a successful no-op
     }
     // SAFETY: host parts of both ranges are the caller's buffers of `count`

@@ -16,7 +16,7 @@ pub(super) const GRANULE: u64 = 2 << 20;
 /// Granularity of the 1G attributes (10, 14, 17).
 pub(super) const GRANULE_1G: u64 = 1 << 30;
 /// Device addresses: [16 TiB, 24 TiB) (acl.md §2.6, ACL-RSV-008).
-pub(super) const WINDOW: Window = Window(0x1000_0000_0000..0x1800_0000_0000);
+pub(super) const WINDOW: Window = crate::core::DEVICE_WINDOW;
 
 /// Handles are opaque values that are never valid host addresses
 /// (non-canonical on x86-64), so a program that dereferences one faults.
@@ -120,8 +120,7 @@ fn check_prop(p: &aclrtPhysicalMemProp, gran: bool) -> Result<(Place, u64), Fail
         );
     }
     // Driver (HAL) property checks.
-    let bad_type =
-        if gran { loc == ACL_MEM_LOCATION_TYPE_MANAGED || loc >= 5 || loc < 0 } else { !(0..5).contains(&loc) };
+    let bad_type = loc == ACL_MEM_LOCATION_TYPE_MANAGED && gran || !(0..5).contains(&loc);
     let (rule_type, rule_rsv) = if gran { ("ACL-GRAN-006", "ACL-GRAN-007") } else { ("ACL-MP-012", "ACL-MP-012") };
     if bad_type && crate::mutation::enforced(rule_type) {
         return Err(Fail::rule(AclError::RT_PARAM_INVALID, rule_type, format!("location type {loc} is not accepted")));

@@ -11,7 +11,7 @@ use super::{CoreError, Emulator, Tables};
 pub enum Side {
     /// Device memory mapped by this process.
     Device,
-    /// Inside a reservation but not mapped.
+    /// Inside a reservation or the device window, but not mapped.
     Unmapped,
     /// Not in any reservation: host memory.
     Host,
@@ -23,6 +23,7 @@ fn side(t: &Tables, addr: usize) -> Side {
     }
     match t.reservations.range(..=addr).next_back() {
         Some((_, r)) if r.range.contains(addr, 1) => Side::Unmapped,
+        _ if super::space::DEVICE_WINDOW.0.contains(&addr) => Side::Unmapped,
         _ => Side::Host,
     }
 }

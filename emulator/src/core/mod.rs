@@ -18,7 +18,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 pub use copy::Side;
 pub use error::{CoreError, HandleId};
 pub use physical::{HandleInfo, Physical};
-pub use space::{Mapping, ReservationInfo, Window, natural_align};
+pub use space::{DEVICE_WINDOW, Mapping, ReservationInfo, Window, natural_align};
 
 use crate::config::Config;
 use crate::registry::{Place, Registry};

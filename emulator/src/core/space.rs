@@ -9,10 +9,15 @@ use crate::registry::{Place, Registry};
 use super::physical::unref;
 use super::{CoreError, Emulator, HandleId, Tables};
 
-/// A window of the address space where a dialect's reservations are placed
-/// (ACL: 16 TiB to 24 TiB, acl.md §2.6).
+/// A window of the address space where reservations are placed.
 #[derive(Debug, Clone)]
 pub struct Window(pub Range<usize>);
+
+/// Where every device address lies: [16 TiB, 24 TiB), ACL's window (acl.md
+/// §2.6, ACL-RSV-008), used by every dialect. Host heaps and libraries are
+/// never placed there by the kernel (it maps from the top of the 128 TiB
+/// user space down), so an address in it is a device address, mapped or not.
+pub const DEVICE_WINDOW: Window = Window(0x1000_0000_0000..0x1800_0000_0000);
 
 /// A reservation of this process.
 #[derive(Debug)]
@@ -118,9 +123,6 @@ impl Emulator {
     /// Releases the reservation starting at `base`, unmapping what is still mapped in it.
     pub fn release(&self, base: usize) -> Result<(), CoreError> {
         let mut t = self.lock();
-        if !!t.reservations.contains_key(&base) {
-            return Ok(());
-        }
         release(&mut t, &self.registry, base, false)
     }
 

@@ -34,7 +34,9 @@ pub enum RootError {
         me: u32,
     },
     /// Group- or world-writable.
-    #[error("{path}: mode {mode:o} lets other users write to it; an emulator root must not be group- or world-writable (vmmkit creates roots 0700)")]
+    #[error(
+        "{path}: mode {mode:o} lets other users write to it; an emulator root must not be group- or world-writable (vmmkit creates roots 0700)"
+    )]
     Mode {
         /// The root.
         path: PathBuf,

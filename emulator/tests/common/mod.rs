@@ -172,7 +172,9 @@ pub fn acl() -> AclApi {
     vmmkit_emulator::acl::api()
 }
 
-/// Calls an ACL function and returns its code.
+/// Calls an ACL function and returns its code. The arguments are the test's
+/// deliberate (and deliberately bad) values, hence the unsafe block around them.
+#[allow(clippy::macro_metavars_in_unsafe)]
 #[macro_export]
 macro_rules! call {
     ($api:expr, $f:ident ( $($a:expr),* $(,)? )) => {

@@ -1,0 +1,121 @@
+//! The CANN memory-sharing samples, and negative cases, as C programs of our
+//! own: built by this test with the system C compiler against `include/`,
+//! linked with `-lascendcl` against the `libascendcl.so` this `cargo test`
+//! built, and run as two real processes on a fresh emulator root.
+
+mod common;
+
+use common::{Process, Scratch, finish, library_dir, value_after};
+
+/// Runs exporter `a` and importer `b` together, as the samples' launcher
+/// does, and checks what the launcher checks: both exit 0, and the value
+/// after `Source data:` in A's output equals the one after
+/// `Destination data:` in B's (here also: it is 123).
+fn run_sample(a: &str, b: &str) {
+    let scratch = Scratch::new();
+    let lib = library_dir();
+    let a_exe = scratch.compile(a, lib, "ascendcl");
+    let b_exe = scratch.compile(b, lib, "ascendcl");
+    let mut procs = [
+        Process::start(a, &scratch, scratch.command(&a_exe, lib)),
+        Process::start(b, &scratch, scratch.command(&b_exe, lib)),
+    ];
+    let out = finish(&mut procs);
+    let source = value_after(&out[0], "Source data:");
+    let destination = value_after(&out[1], "Destination data:");
+    println!("{a}: Source data: {}", source.unwrap_or("(none)"));
+    println!("{b}: Destination data: {}", destination.unwrap_or("(none)"));
+    assert_eq!(source, Some("123"), "{a} printed no `Source data: 123`:\n{}", out[0]);
+    assert_eq!(destination, source, "{b}'s destination differs from the source:\n{}", out[1]);
+    println!("[SUCCESS] Memory sharing successfully. Values at source and destination are equal: 123");
+    scratch.assert_nothing_shared();
+}
+
+/// Sample 7 (acl.md §7.1): trustlist on, B's pid exchanged through `file/pid.bin`.
+#[test]
+fn sample7_sharing_with_pid() {
+    run_sample("sample7_a", "sample7_b");
+}
+
+/// Sample 8 (acl.md §7.2): exported with DISABLE_PID_VALIDATION, no pid exchange.
+#[test]
+fn sample8_sharing_without_pid() {
+    run_sample("sample8_a", "sample8_b");
+}
+
+/// Runs `negative <case>` (and, for two-process cases, a second case beside
+/// it); returns each one's output.
+fn run_negative(cases: &[&str]) -> Vec<String> {
+    let scratch = Scratch::new();
+    let lib = library_dir();
+    let exe = scratch.compile("negative", lib, "ascendcl");
+    let mut procs: Vec<Process> = cases
+        .iter()
+        .map(|c| {
+            let mut cmd = scratch.command(&exe, lib);
+            cmd.arg(c);
+            Process::start(c, &scratch, cmd)
+        })
+        .collect();
+    let out = finish(&mut procs);
+    scratch.assert_nothing_shared();
+    out
+}
+
+/// Checks that `output` printed `<call> returned <code>`, and that the error
+/// message that followed names `rule` first.
+fn assert_code(output: &str, call: &str, code: i32, rule: &str) {
+    let line = format!("[INFO]  {call} returned {code}");
+    println!("{line}");
+    assert!(output.lines().any(|l| l == line), "expected `{line}` in:\n{output}");
+    let msg = value_after(output, "aclGetRecentErrMsg").unwrap_or_default();
+    println!("  aclGetRecentErrMsg: {msg}");
+    assert!(msg.starts_with(&format!("{rule}:")), "the message should name {rule}: {msg}");
+}
+
+/// ACL-IMP-011: an importer that is not on the trustlist gets 507899.
+#[test]
+fn importer_not_on_trustlist_is_507899() {
+    let out = run_negative(&["untrusted-export", "untrusted-import"]);
+    assert_code(&out[1], "aclrtMemImportFromShareableHandle", 507_899, "ACL-IMP-011");
+}
+
+/// ACL-IMP-007: a shareable handle that was never exported is 107017.
+#[test]
+fn unknown_shareable_handle_is_107017() {
+    let out = run_negative(&["unknown-handle"]);
+    assert_code(&out[0], "aclrtMemImportFromShareableHandle", 107_017, "ACL-IMP-007");
+}
+
+/// ACL-MAP-007: a map at an address that is not 2 MiB aligned is 507899.
+#[test]
+fn misaligned_map_is_507899() {
+    let out = run_negative(&["misaligned-map"]);
+    assert_code(&out[0], "aclrtMapMem", 507_899, "ACL-MAP-007");
+}
+
+/// ACL-PID-007: SetPid on a handle exported with DISABLE_PID_VALIDATION is 207006.
+#[test]
+fn setpid_after_disable_pid_validation_is_207006() {
+    let out = run_negative(&["setpid-disabled"]);
+    assert_code(&out[0], "aclrtMemSetPidToShareableHandle", 207_006, "ACL-PID-007");
+}
+
+/// acl.md §1.1: the sample environment script links a helper with
+/// `-lacl_rt`. `libacl_rt.so` is a symlink to `libascendcl.so` (made here in
+/// a scratch directory, as the README tells users to make it); the helper
+/// links, records `NEEDED libascendcl.so` through the soname, and runs.
+#[test]
+fn acl_rt_symlink_links_the_env_script_helper() {
+    let scratch = Scratch::new();
+    let lib = scratch.path().join("lib");
+    std::fs::create_dir(&lib).expect("lib/");
+    std::os::unix::fs::symlink(common::library(), lib.join("libacl_rt.so")).expect("symlink libacl_rt.so");
+    let exe = scratch.compile("soc_name", &lib, "acl_rt");
+    let mut procs = [Process::start("soc_name", &scratch, scratch.command(&exe, library_dir()))];
+    let out = finish(&mut procs);
+    println!("aclrtGetSocName: {}", out[0].trim());
+    assert!(out[0].starts_with("Ascend"), "aclrtGetSocName printed {:?}", out[0]);
+    let dynamic = common::binutils("readelf", &["-d".as_ref(), exe.as_os_str()]);
+    assert!(dynamic.contains("[libascendcl.so]"), "the helper should need libascendcl.so:\n{dynamic}");
+}
