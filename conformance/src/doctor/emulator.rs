@@ -26,7 +26,7 @@ pub(super) fn row() -> Row {
     };
     let root_state = match config.root.try_exists() {
         Ok(true) => "",
-        Ok(false) => " (not created yet)",
+        Ok(false) => " (created now)",
         Err(_) => " (cannot be inspected)",
     };
     let parts = [
@@ -34,10 +34,22 @@ pub(super) fn row() -> Row {
         format!("{} devices × {}", config.devices, bytes(config.device_memory)),
         format!("host access {}", if config.host_access { "on" } else { "off" }),
     ];
-    // EMULATOR-ACL-TABLE: report aclrtGetDeviceCount through vmmkit_emulator::acl::api() here once it exists.
+    // Start the emulator as a program would (this creates the root if needed),
+    // so an unusable root is reported here rather than at a program's first call.
+    let (usable, mut parts) = match vmmkit_emulator::core::emulator() {
+        Ok(e) => {
+            let usage = e.registry().usage();
+            let used: u64 = usage.used.iter().sum();
+            let mut parts = parts.to_vec();
+            parts.push(format!("{} in use across all devices", bytes(used)));
+            (true, parts)
+        }
+        Err(e) => (false, vec![parts[0].clone(), e.to_string()]),
+    };
+    parts.retain(|p| !p.is_empty());
     Row {
         backend: "emulator",
-        usable: true,
+        usable,
         library: None,
         version,
         devices: Some(config.devices),
@@ -49,6 +61,9 @@ pub(super) fn row() -> Row {
 
 /// `64 GiB`, `512 MiB`, or a plain byte count when no binary unit divides it.
 fn bytes(n: u64) -> String {
+    if n == 0 {
+        return "0 bytes".into();
+    }
     for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
         if n >= 1 << shift && n % (1 << shift) == 0 {
             return format!("{} {unit}", n >> shift);
