@@ -267,3 +267,60 @@ impl Registry {
         gc::collect(self)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registry(dir: &Path) -> Registry {
+        let cfg = Config { root: dir.join("root"), devices: 2, device_memory: 64 << 20, host_access: true };
+        Registry::open(&cfg).expect("open registry")
+    }
+
+    /// A slot whose pid is alive but whose start time differs belongs to a
+    /// dead process whose pid was recycled: gc gives its charge back.
+    #[test]
+    fn recycled_pid_is_not_the_dead_process() {
+        let dir = tempfile::tempdir().unwrap();
+        let reg = registry(dir.path());
+        let me = ProcessId::current();
+        let impostor = ProcessId { pid: me.pid, start: me.start.wrapping_sub(1) };
+        assert!(!impostor.is_alive());
+        let slot = reg.locked(|t| t.claim_slot(impostor)).unwrap().unwrap();
+        assert!(reg.locked(|t| t.charge(slot, 1, 8 << 20)).unwrap());
+        assert_eq!(reg.usage().used, vec![0, 8 << 20]);
+        let report = reg.gc().unwrap();
+        assert_eq!((report.processes, report.bytes), (1, 8 << 20));
+        assert_eq!(reg.usage().used, vec![0, 0]);
+        // Our own (live) slot survives gc.
+        reg.charge(0, 2 << 20).unwrap().unwrap();
+        assert_eq!(reg.gc().unwrap().processes, 0);
+        assert_eq!(reg.usage().used, vec![2 << 20, 0]);
+    }
+
+    /// A holder that died mid-change (dirty ledger) is recovered by a recount
+    /// from the live slots and linked entries.
+    #[test]
+    fn dirty_ledger_is_recounted() {
+        let dir = tempfile::tempdir().unwrap();
+        let reg = registry(dir.path());
+        reg.charge(1, 4 << 20).unwrap().unwrap();
+        // Simulate a crash inside a change: the counter is wrong and dirty is set.
+        reg.state.locked(|_| {}, |t| t.drop_entry(1, 2 << 20)).unwrap();
+        assert_eq!(reg.usage().used[1], 2 << 20);
+        reg.state.mark_dirty_for_test();
+        reg.charge(0, 0).unwrap().unwrap(); // any change recounts first
+        assert_eq!(reg.usage().used, vec![0, 4 << 20]);
+    }
+
+    #[test]
+    fn capacity_is_shared_and_full_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let reg = registry(dir.path());
+        reg.charge(0, 60 << 20).unwrap().unwrap();
+        let full = reg.charge(0, 8 << 20).unwrap().unwrap_err();
+        assert_eq!((full.device, full.used, full.capacity), (0, 60 << 20, 64 << 20));
+        reg.uncharge(0, 60 << 20).unwrap();
+        assert_eq!(reg.usage().used[0], 0);
+    }
+}

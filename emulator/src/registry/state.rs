@@ -147,6 +147,12 @@ impl State {
         Ok(r)
     }
 
+    /// Marks the ledger as left mid-change (tests of the recovery path).
+    #[cfg(test)]
+    pub fn mark_dirty_for_test(&self) {
+        self.view.dirty.store(1, Relaxed);
+    }
+
     /// A new share id, unique in this root.
     pub fn next_share_id(&self) -> u32 {
         self.view.next_share_id.fetch_add(1, Relaxed)

@@ -49,7 +49,7 @@ pub fn library_dir() -> &'static Path {
         let target = profile.parent().expect("<target>");
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut cmd = Command::new(cargo);
-        cmd.args(["build", "-p", "vmmkit-shim-ascendcl"]).env("CARGO_TARGET_DIR", target);
+        cmd.args(["build", "-p", "vmmkit-shim-ascendcl"]).current_dir(crate_dir()).env("CARGO_TARGET_DIR", target);
         if profile.file_name().is_some_and(|n| n == "release") {
             cmd.arg("--release");
         }
