@@ -3,6 +3,9 @@
 pub mod acl;
 mod config;
 pub mod core;
+pub mod faults;
+pub mod instrument;
+pub mod leaks;
 pub mod mutation;
 mod os;
 pub mod registry;

@@ -33,6 +33,7 @@ pub(super) fn code_for(op: Op, err: &CoreError) -> (AclError, Option<&'static st
     use Op::*;
     let (code, rule) = match (op, err) {
         (_, Unavailable(_)) => return (AclError::RT_NO_DEVICE, None),
+        (_, Injected(c)) => return (AclError(*c as i32), None),
         (MallocPhysical, SizeNotAligned { .. }) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-MP-013"),
         (MallocPhysical | Malloc, OutOfMemory { .. } | HostExhausted(_)) => {
             (AclError::RT_MEMORY_ALLOCATION, "ACL-MP-015")

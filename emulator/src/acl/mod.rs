@@ -51,8 +51,8 @@ macro_rules! define_api {
         /// The emulator's ACL table: every function of [`AclApi`], emulated.
         pub fn api() -> AclApi {
             AclApi {
-                $( $r: self::all::$r, )*
-                $( $o: Some(self::all::$o), )*
+                $( $r: self::entry::$r, )*
+                $( $o: Some(self::entry::$o), )*
             }
         }
     };
@@ -68,3 +68,14 @@ mod all {
 }
 
 vmmkit_sys::acl_functions!(define_api {});
+
+/// Every entry point through the instrumentation layer (fault injection,
+/// logs, leak tracking), under its C name: what [`api`] and the drop-in
+/// library hand out.
+pub mod entry {
+    use std::ffi::{c_char, c_void};
+
+    use vmmkit_sys::acl::*;
+
+    vmmkit_sys::acl_functions!(crate::instrumented { super::all; });
+}

@@ -154,6 +154,9 @@ pub enum CoreError {
         /// Size.
         size: usize,
     },
+    /// A fault injected by `VMMKIT_FAULTS` (the vendor code to return).
+    #[error("fault injected by VMMKIT_FAULTS (code {0})")]
+    Injected(i64),
     /// A file-system or mapping call failed.
     #[error("{0}")]
     Os(String),

@@ -54,10 +54,22 @@ static EMULATOR: OnceLock<Result<Emulator, CoreError>> = OnceLock::new();
 pub fn emulator() -> Result<&'static Emulator, CoreError> {
     EMULATOR
         .get_or_init(|| {
-            let r = Config::from_env()
-                .map_err(|e| e.to_string())
-                .and_then(|c| Emulator::new(c).map_err(|e| e.to_string()))
+            let faults = std::env::var("VMMKIT_FAULTS").unwrap_or_default();
+            let r = crate::faults::Spec::parse(&faults)
+                .map_err(|e| format!("VMMKIT_FAULTS: {e}"))
+                .and_then(|spec| {
+                    let e = Config::from_env()
+                        .map_err(|e| e.to_string())
+                        .and_then(|c| Emulator::new(c).map_err(|e| e.to_string()))?;
+                    if !spec.is_empty() {
+                        crate::faults::install(spec);
+                    }
+                    Ok(e)
+                })
                 .map_err(CoreError::Unavailable);
+            if r.is_ok() && std::env::var("VMMKIT_LEAK_REPORT").is_ok_and(|v| v == "1") {
+                crate::leaks::report_at_exit();
+            }
             if let Err(e) = &r {
                 // Programs rarely read the error message: say it once where people look.
                 eprintln!("vmmkit: {e}");
@@ -144,6 +156,48 @@ impl Emulator {
         for id in handles {
             physical::destroy(&mut t, &self.registry, id);
         }
+    }
+
+    /// What this process holds and has not released, with the entry point
+    /// that created each. `None` if another thread holds the tables.
+    pub fn leaks(&self) -> Option<Vec<crate::leaks::Leak>> {
+        use crate::leaks::{Kind, Leak};
+        let t = self.tables.try_lock().ok()?;
+        let mut out = Vec::new();
+        for (&va, r) in &t.reservations {
+            let kind = if r.plain { Kind::Allocation } else { Kind::Reservation };
+            out.push(Leak { kind, what: format!("{va:#x}, {:#x} bytes", r.range.len()), created_by: r.created_by });
+        }
+        for (&va, m) in &t.maps {
+            if t.reservations.get(&m.rsv).is_some_and(|r| r.plain) {
+                continue; // part of a plain allocation, listed above
+            }
+            out.push(Leak {
+                kind: Kind::Mapping,
+                what: format!("{va:#x}, {:#x} bytes", m.len),
+                created_by: m.created_by,
+            });
+        }
+        for (id, p) in &t.handles {
+            if p.refs == p.map_refs {
+                continue; // only mappings hold it: listed with them
+            }
+            let kind = match (p.imported, p.entry.is_some()) {
+                (true, _) => Kind::Import,
+                (false, true) => Kind::Export,
+                (false, false) => Kind::Physical,
+            };
+            let key = p.key().map(|k| format!(", shareable handle {k:#x}")).unwrap_or_default();
+            let what = format!(
+                "handle {:#x}, {:#x} bytes on {:?}{key}, {} reference(s)",
+                id.0,
+                p.size,
+                p.owner,
+                p.refs - p.map_refs
+            );
+            out.push(Leak { kind, what, created_by: p.created_by });
+        }
+        Some(out)
     }
 
     /// Counts of what this process holds: (handles, reservations, mappings).

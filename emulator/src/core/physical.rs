@@ -33,6 +33,8 @@ pub struct Physical {
     charged: bool,
     /// The emulator's view for copies, made at the first copy.
     pub(super) view: Option<HostView>,
+    /// The entry point that created this handle.
+    pub created_by: &'static str,
 }
 
 impl Physical {
@@ -51,6 +53,7 @@ impl Physical {
             imported: true,
             charged: false,
             view: None,
+            created_by: crate::instrument::current_call(),
         }
     }
 
@@ -146,6 +149,7 @@ impl Emulator {
             imported: false,
             charged,
             view: None,
+            created_by: crate::instrument::current_call(),
         };
         Ok(insert(&mut self.lock(), p))
     }

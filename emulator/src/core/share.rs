@@ -81,6 +81,9 @@ impl Emulator {
     /// Imports the memory exported as `key` onto `device`. A repeated import
     /// onto the same device returns the same handle with one more reference.
     pub fn import(&self, key: u64, device: Place) -> Result<HandleId, CoreError> {
+        if let Some(a) = crate::faults::on_key(crate::instrument::current_call(), key) {
+            return Err(CoreError::Injected(crate::faults::act(a)));
+        }
         let mut t = self.lock();
         if let Some(&id) = t.imports.get(&(key, device))
             && let Some(p) = t.handles.get_mut(&id)

@@ -27,6 +27,8 @@ pub(super) struct Rsv {
     pub(super) bound: Option<Place>,
     /// Made for a plain allocation (aclrtMalloc, hipMalloc): not releasable as a reservation.
     pub(super) plain: bool,
+    /// The entry point that made it.
+    pub(super) created_by: &'static str,
 }
 
 /// A mapping of physical memory into a reservation.
@@ -40,6 +42,8 @@ pub struct Mapping {
     pub rsv: usize,
     /// Access granted: (location, flags, size of the grant).
     pub access: Vec<(Place, u32, usize)>,
+    /// The entry point that made it.
+    pub created_by: &'static str,
 }
 
 /// A reservation's extent and binding.
@@ -116,7 +120,8 @@ impl Emulator {
             None => place_in_window(&t.reservations, len, align, &window.0)?,
         };
         let base = range.base();
-        t.reservations.insert(base, Rsv { range, bound: None, plain: false });
+        t.reservations
+            .insert(base, Rsv { range, bound: None, plain: false, created_by: crate::instrument::current_call() });
         Ok(base)
     }
 
@@ -167,7 +172,10 @@ impl Emulator {
         let p = t.handles.get(&handle).expect("checked above");
         rsv.range.map(va, len, &p.object, self.config.host_access)?;
         t.reservations.get_mut(&rsv_base).expect("found above").bound.get_or_insert(owner);
-        t.maps.insert(va, Mapping { len, handle, rsv: rsv_base, access: Vec::new() });
+        t.maps.insert(
+            va,
+            Mapping { len, handle, rsv: rsv_base, access: Vec::new(), created_by: crate::instrument::current_call() },
+        );
         let p = t.handles.get_mut(&handle).expect("checked above");
         p.refs += 1;
         p.map_refs += 1;

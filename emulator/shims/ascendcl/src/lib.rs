@@ -97,7 +97,7 @@ macro_rules! export_all {
 vmmkit_sys::acl_functions!(export_all {});
 
 /// `const char *vmmkit_shim_info(void)`: marks this library as vmmkit's own
-/// drop-in (`vmmkit_sys::loader::SHIM_MARKER`) and says what it is.
+/// drop-in (`vmmkit_sys::SHIM_MARKER`) and says what it is.
 #[unsafe(no_mangle)]
 pub extern "C" fn vmmkit_shim_info() -> *const c_char {
     const INFO: &std::ffi::CStr = {

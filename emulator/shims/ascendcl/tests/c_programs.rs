@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Process, Scratch, finish, library_dir, value_after};
+use common::{Process, Scratch, finish, value_after};
 
 /// Runs exporter `a` and importer `b` together, as the samples' launcher
 /// does, and checks what the launcher checks: both exit 0, and the value
@@ -13,13 +13,10 @@ use common::{Process, Scratch, finish, library_dir, value_after};
 /// `Destination data:` in B's (here also: it is 123).
 fn run_sample(a: &str, b: &str) {
     let scratch = Scratch::new();
-    let lib = library_dir();
-    let a_exe = scratch.compile(a, lib, "ascendcl");
-    let b_exe = scratch.compile(b, lib, "ascendcl");
-    let mut procs = [
-        Process::start(a, &scratch, scratch.command(&a_exe, lib)),
-        Process::start(b, &scratch, scratch.command(&b_exe, lib)),
-    ];
+    let a_exe = scratch.compile(a, "ascendcl");
+    let b_exe = scratch.compile(b, "ascendcl");
+    let mut procs =
+        [Process::start(a, &scratch, scratch.command(&a_exe)), Process::start(b, &scratch, scratch.command(&b_exe))];
     let out = finish(&mut procs);
     let source = value_after(&out[0], "Source data:");
     let destination = value_after(&out[1], "Destination data:");
@@ -47,12 +44,11 @@ fn sample8_sharing_without_pid() {
 /// it); returns each one's output.
 fn run_negative(cases: &[&str]) -> Vec<String> {
     let scratch = Scratch::new();
-    let lib = library_dir();
-    let exe = scratch.compile("negative", lib, "ascendcl");
+    let exe = scratch.compile("negative", "ascendcl");
     let mut procs: Vec<Process> = cases
         .iter()
         .map(|c| {
-            let mut cmd = scratch.command(&exe, lib);
+            let mut cmd = scratch.command(&exe);
             cmd.arg(c);
             Process::start(c, &scratch, cmd)
         })
@@ -102,17 +98,14 @@ fn setpid_after_disable_pid_validation_is_207006() {
 }
 
 /// acl.md §1.1: the sample environment script links a helper with
-/// `-lacl_rt`. `libacl_rt.so` is a symlink to `libascendcl.so` (made here in
-/// a scratch directory, as the README tells users to make it); the helper
-/// links, records `NEEDED libascendcl.so` through the soname, and runs.
+/// `-lacl_rt`. `libacl_rt.so` is a symlink to `libascendcl.so` (as the README
+/// tells users to make it); the helper links, records `NEEDED libascendcl.so`
+/// through the soname, and runs.
 #[test]
 fn acl_rt_symlink_links_the_env_script_helper() {
     let scratch = Scratch::new();
-    let lib = scratch.path().join("lib");
-    std::fs::create_dir(&lib).expect("lib/");
-    std::os::unix::fs::symlink(common::library(), lib.join("libacl_rt.so")).expect("symlink libacl_rt.so");
-    let exe = scratch.compile("soc_name", &lib, "acl_rt");
-    let mut procs = [Process::start("soc_name", &scratch, scratch.command(&exe, library_dir()))];
+    let exe = scratch.compile("soc_name", "acl_rt");
+    let mut procs = [Process::start("soc_name", &scratch, scratch.command(&exe))];
     let out = finish(&mut procs);
     println!("aclrtGetSocName: {}", out[0].trim());
     assert!(out[0].starts_with("Ascend"), "aclrtGetSocName printed {:?}", out[0]);

@@ -68,7 +68,7 @@ fn soname_is_libascendcl_so() {
 /// loads every function of the table from the library.
 #[test]
 fn loads_as_a_full_acl_table() {
-    let loaded = AclApi::load(Some(&common::library())).expect("load libascendcl.so by path");
+    let loaded = AclApi::load(Some(common::library())).expect("load libascendcl.so by path");
     assert!(loaded.is_vmmkit_shim, "the loader should see the {} marker", vmmkit_sys::SHIM_MARKER);
     assert!(
         loaded.api.missing_optional().is_empty(),

@@ -178,7 +178,6 @@ fn headers_stand_alone_in_c_and_cxx() {
     )
     .expect("write main.cc");
     let exe = scratch.path().join("bin/main_cc");
-    let lib = common::library_dir();
     let mut cmd = Command::new(&cxx);
     cmd.args(["-std=c++11", "-Wall", "-Wextra", "-Werror", "-I"])
         .arg(include_dir())
@@ -186,10 +185,10 @@ fn headers_stand_alone_in_c_and_cxx() {
         .arg(&exe)
         .arg(&cc)
         .arg("-L")
-        .arg(lib)
+        .arg(scratch.lib_dir())
         .arg("-lascendcl");
     run_compiler(&mut cmd, &cc);
-    let out = scratch.command(&exe, lib).output().expect("run the C++ program");
+    let out = scratch.command(&exe).output().expect("run the C++ program");
     let text = String::from_utf8_lossy(&out.stdout);
     // A zeroed prop has memAttr ACL_DDR_MEM (0): ACL-GRAN-003, 100000.
     assert!(

@@ -28,22 +28,25 @@ pub fn c_dir() -> PathBuf {
     crate_dir().join("tests/c")
 }
 
-/// The directory holding the `libascendcl.so` that this test run built.
+/// The `libascendcl.so` that this test run built.
 ///
-/// Cargo builds the package's cdylib before its integration tests, into the
-/// profile directory this test executable lives under (`<target>/<profile>/deps/`,
-/// uplifted to `<target>/<profile>/`), whatever `CARGO_TARGET_DIR` is. If it is
-/// missing there (a test binary run by hand after a clean), it is built with
-/// cargo into the same target directory and profile.
-pub fn library_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
+/// The package's library is a dependency of its integration tests (through
+/// its rlib crate type), so Cargo rebuilds it, cdylib included, before they
+/// run, into the `deps/` directory that holds this test executable
+/// (`<target>/<profile>/deps/`), whatever `CARGO_TARGET_DIR` is. That copy is
+/// the fresh one: Cargo uplifts it to `<target>/<profile>/` only for
+/// `cargo build`. If neither exists (a test binary run by hand after a
+/// clean), it is built with cargo into the same target directory and profile.
+pub fn library() -> &'static Path {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
         let exe = std::env::current_exe().expect("path of the test executable");
         let deps = exe.parent().expect("the test executable is in <target>/<profile>/deps");
         let profile = deps.parent().expect("<target>/<profile>");
-        for dir in [profile, deps] {
-            if dir.join("libascendcl.so").is_file() {
-                return dir.to_path_buf();
+        for dir in [deps, profile] {
+            let lib = dir.join("libascendcl.so");
+            if lib.is_file() {
+                return lib;
             }
         }
         let target = profile.parent().expect("<target>");
@@ -55,21 +58,15 @@ pub fn library_dir() -> &'static Path {
         }
         let st = cmd.status().expect("run cargo build for libascendcl.so");
         assert!(st.success(), "cargo build -p vmmkit-shim-ascendcl failed: {st}");
-        assert!(
-            profile.join("libascendcl.so").is_file(),
-            "no libascendcl.so in {} after cargo build",
-            profile.display()
-        );
-        profile.to_path_buf()
+        let lib = profile.join("libascendcl.so");
+        assert!(lib.is_file(), "no {} after cargo build", lib.display());
+        lib
     })
 }
 
-/// `libascendcl.so` as built for this test run.
-pub fn library() -> PathBuf {
-    library_dir().join("libascendcl.so")
-}
-
 /// A scratch directory for one test (removed on drop, also on failure):
+/// `lib/` with the library as `libascendcl.so` and `libacl_rt.so`
+/// (symlinks to [`library`], the arrangement the README describes),
 /// compiled programs in `bin/`, the samples' exchange directory `file/`, and
 /// the emulator root `root/` (created by the emulator, 0700).
 #[derive(Debug)]
@@ -80,8 +77,12 @@ pub struct Scratch {
 impl Scratch {
     pub fn new() -> Self {
         let dir = tempfile::Builder::new().prefix("vmmkit-shim-").tempdir().expect("temporary directory");
-        std::fs::create_dir(dir.path().join("bin")).expect("bin/");
-        std::fs::create_dir(dir.path().join("file")).expect("file/");
+        for sub in ["lib", "bin", "file"] {
+            std::fs::create_dir(dir.path().join(sub)).expect("scratch subdirectory");
+        }
+        for name in ["libascendcl.so", "libacl_rt.so"] {
+            std::os::unix::fs::symlink(library(), dir.path().join("lib").join(name)).expect("library symlink");
+        }
         Self { dir }
     }
 
@@ -94,9 +95,14 @@ impl Scratch {
         self.path().join("root")
     }
 
+    /// `lib/`, where programs are linked from and their library is found.
+    pub fn lib_dir(&self) -> PathBuf {
+        self.path().join("lib")
+    }
+
     /// Compiles `tests/c/<name>.c` (C11, warnings as errors) against
-    /// `include/`, linked with `-L<dir> -l<lib>`; returns the executable.
-    pub fn compile(&self, name: &str, link_dir: &Path, lib: &str) -> PathBuf {
+    /// `include/`, linked with `-L<lib/> -l<lib>`; returns the executable.
+    pub fn compile(&self, name: &str, lib: &str) -> PathBuf {
         let out = self.path().join("bin").join(name);
         let src = c_dir().join(format!("{name}.c"));
         let mut cmd = Command::new(c_compiler());
@@ -106,7 +112,7 @@ impl Scratch {
             .arg(&out)
             .arg(&src)
             .arg("-L")
-            .arg(link_dir)
+            .arg(self.lib_dir())
             .arg(format!("-l{lib}"));
         run_compiler(&mut cmd, &src);
         out
@@ -115,10 +121,10 @@ impl Scratch {
     /// A command for `program` run as the CANN samples are: in this scratch
     /// directory (so `file/` is its exchange directory), finding the library
     /// through `LD_LIBRARY_PATH`, on this test's emulator root.
-    pub fn command(&self, program: &Path, lib_dir: &Path) -> Command {
+    pub fn command(&self, program: &Path) -> Command {
         let mut cmd = Command::new(program);
         cmd.current_dir(self.path())
-            .env("LD_LIBRARY_PATH", lib_dir)
+            .env("LD_LIBRARY_PATH", self.lib_dir())
             .env("VMMKIT_ROOT", self.root())
             .env("VMMKIT_DEVICES", "2")
             .env("VMMKIT_DEVICE_MEMORY", "1G")

@@ -1,0 +1,127 @@
+//! The layer every entry point passes through, whatever the dialect: fault
+//! injection ([`crate::faults`]), a `tracing` span with the arguments and the
+//! returned code (`VMMKIT_LOG`), and the name of the call in progress (so the
+//! leak report can say which API created what).
+//!
+//! It is generated from a vendor's function list by [`instrumented!`], so each
+//! function is written once in its dialect and wrapped here without copies.
+
+use std::cell::Cell;
+use std::ffi::c_char;
+use std::sync::Once;
+
+thread_local! {
+    static CURRENT: Cell<&'static str> = const { Cell::new("") };
+}
+
+/// The entry point the calling thread is in (`""` outside any).
+pub fn current_call() -> &'static str {
+    CURRENT.with(Cell::get)
+}
+
+/// Marks the calling thread as inside `name` until dropped.
+#[derive(Debug)]
+pub struct Enter {
+    outer: &'static str,
+}
+
+impl Enter {
+    /// Enters `name`; also installs the log subscriber the first time.
+    pub fn new(name: &'static str) -> Self {
+        init_log();
+        Self { outer: CURRENT.with(|c| c.replace(name)) }
+    }
+}
+
+impl Drop for Enter {
+    fn drop(&mut self) {
+        CURRENT.with(|c| c.set(self.outer));
+    }
+}
+
+/// Return types that an injected fault can produce.
+pub trait Injectable: Sized {
+    /// The value for an injected code, if this type carries codes.
+    fn from_code(code: i64) -> Option<Self>;
+}
+
+impl Injectable for i32 {
+    fn from_code(code: i64) -> Option<Self> {
+        Some(code as i32)
+    }
+}
+
+impl Injectable for u32 {
+    fn from_code(code: i64) -> Option<Self> {
+        Some(code as u32)
+    }
+}
+
+impl Injectable for *const c_char {
+    fn from_code(_: i64) -> Option<Self> {
+        None
+    }
+}
+
+/// The value to return instead of calling `name`, when a fault is injected.
+pub fn injected<R: Injectable>(name: &'static str) -> Option<R> {
+    let action = crate::faults::on_call(name)?;
+    let code = crate::faults::act(action);
+    crate::core::thread::set_message(&format!("{name}: fault injected by VMMKIT_FAULTS (code {code})"));
+    R::from_code(code)
+}
+
+/// Installs a stderr subscriber for `VMMKIT_LOG` (an env-filter directive such
+/// as `debug` or `vmmkit=trace`) the first time any entry point runs. Without
+/// the variable nothing is installed and the spans cost one relaxed load.
+fn init_log() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let Some(filter) = std::env::var("VMMKIT_LOG").ok().filter(|v| !v.is_empty()) else { return };
+        let filter = match tracing_subscriber::EnvFilter::try_new(&filter) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("vmmkit: VMMKIT_LOG={filter:?}: {e}; logging stays off");
+                return;
+            }
+        };
+        // A program that installed its own subscriber keeps it.
+        let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    });
+}
+
+/// Defines, for each function of a vendor list, an `unsafe extern "C" fn` of
+/// the same name and signature that goes through this layer and then calls
+/// `$target::NAME`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! instrumented {
+    (
+        $target:path;
+        required { $( $(#[$rm:meta])* $r:ident : fn($($ra:ident : $rt:ty),* $(,)?) -> $rr:ty ; )* }
+        optional { $( $(#[$om:meta])* $o:ident : fn($($oa:ident : $ot:ty),* $(,)?) -> $or:ty ; )* }
+    ) => {
+        $( $crate::instrumented!(@one $target; $r ($($ra : $rt),*) -> $rr); )*
+        $( $crate::instrumented!(@one $target; $o ($($oa : $ot),*) -> $or); )*
+    };
+    (@one $target:path; $name:ident ($($a:ident : $t:ty),*) -> $ret:ty) => {
+        #[doc = concat!("`", stringify!($name), "` through the instrumentation layer.")]
+        ///
+        /// # Safety
+        /// The C contract of the vendor function of the same name.
+        #[allow(non_snake_case)]
+        pub unsafe extern "C" fn $name($($a: $t),*) -> $ret {
+            use $target as target;
+            let _enter = $crate::instrument::Enter::new(stringify!($name));
+            if let Some(v) = $crate::instrument::injected::<$ret>(stringify!($name)) {
+                return v;
+            }
+            let span = ::tracing::debug_span!(target: "vmmkit", stringify!($name), $($a = ?$a),*);
+            let _span = span.enter();
+            // SAFETY: forwarded with the caller's arguments under the same contract.
+            let ret = unsafe { target::$name($($a),*) };
+            ::tracing::debug!(target: "vmmkit", returned = ?ret);
+            ret
+        }
+    };
+}
