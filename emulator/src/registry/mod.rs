@@ -4,6 +4,7 @@
 
 mod entry;
 mod gc;
+mod list;
 mod root;
 mod state;
 
@@ -13,6 +14,7 @@ use std::sync::OnceLock;
 
 pub use entry::{FLAG_NO_TRUSTLIST, Header, Place, TRUST_CAP};
 pub use gc::GcReport;
+pub use list::{EntryInfo, ProcessInfo};
 pub use root::RootError;
 pub use state::{Mismatch, Usage};
 
@@ -109,6 +111,25 @@ impl Registry {
         Ok(Self {
             shared: config.root.join(root::SHARED_DIR),
             root: config.root.clone(),
+            state,
+            me: ProcessId::current(),
+            slot: OnceLock::new(),
+        })
+    }
+
+    /// Opens an existing root as it is, with the device settings it was
+    /// made with (for inspection: `vmmkit ls`, `vmmkit gc`).
+    pub fn open_existing(root: &Path) -> Result<Self, OpenError> {
+        let io = |source| OpenError::Io { path: root.join(root::STATE_FILE), source };
+        let meta = std::fs::symlink_metadata(root).map_err(|source| OpenError::Io { path: root.into(), source })?;
+        if !meta.is_dir() {
+            return Err(OpenError::Io { path: root.into(), source: io::ErrorKind::NotADirectory.into() });
+        }
+        root::prepare(root)?;
+        let state = State::open_existing(root).map_err(io)?;
+        Ok(Self {
+            shared: root.join(root::SHARED_DIR),
+            root: root.to_path_buf(),
             state,
             me: ProcessId::current(),
             slot: OnceLock::new(),

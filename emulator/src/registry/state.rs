@@ -133,6 +133,24 @@ impl State {
         Ok(Ok(state))
     }
 
+    /// Opens the state file of an existing root without changing its settings.
+    pub fn open_existing(root: &Path) -> io::Result<Self> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(root.join(super::root::STATE_FILE))?;
+        if file.metadata()?.len() < std::mem::size_of::<Layout>() as u64 {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "not a vmmkit state file (too short)"));
+        }
+        let view = SharedView::<Layout>::map(&file, 0)?;
+        if view.magic.load(Relaxed) != MAGIC {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "not a vmmkit state file (bad magic)"));
+        }
+        Ok(Self { file, view, local: Mutex::new(()) })
+    }
+
     /// Runs `f` with the root locked. If the last holder died mid-change,
     /// `recount` first rebuilds the ledger (it gets the transaction too).
     pub fn locked<R>(&self, recount: impl FnOnce(&Txn<'_>), f: impl FnOnce(&Txn<'_>) -> R) -> io::Result<R> {
