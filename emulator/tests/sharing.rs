@@ -261,8 +261,16 @@ fn crash_of_importer_and_exporter() {
         let mut b = Peer::start("importer");
         b.send(&format!("import {key:x} {G}"));
         assert!(b.recv().starts_with("ok"));
+        let entries = emu.registry().entries();
+        assert_eq!(entries.len(), 1);
+        assert_eq!(entries[0].key, key);
+        let mut both = vec![std::process::id(), b.pid()];
+        both.sort_unstable();
+        assert_eq!(entries[0].holders, both, "exporter and importer hold it (/proc/locks)");
+        assert!(entries[0].exporter_alive && entries[0].trustlist_disabled);
         ok!(api, aclrtFreePhysical(h));
         assert_eq!(free_mb(&api), 2, "held by the importer");
+        assert_eq!(emu.registry().entries()[0].holders, vec![b.pid()]);
         b.kill();
         let report = emu.registry().gc().expect("gc");
         assert_eq!((report.entries, report.bytes), (1, G as u64), "{report:?}");

@@ -24,13 +24,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use vmmkit_sys::acl::*;
 
-/// The dialect's entry points, under their C names.
+/// The dialect's entry points under their C names, through the emulator's
+/// instrumentation layer, so fault injection (`VMMKIT_FAULTS`), logs
+/// (`VMMKIT_LOG`) and the leak report work through this library too.
 mod dialect {
-    pub use vmmkit_emulator::acl::device::*;
-    pub use vmmkit_emulator::acl::ipc::*;
-    pub use vmmkit_emulator::acl::memory::*;
-    pub use vmmkit_emulator::acl::share::*;
-    pub use vmmkit_emulator::acl::vmm::*;
+    pub use vmmkit_emulator::acl::entry::*;
 }
 
 /// What an exported function returns when the call panicked.

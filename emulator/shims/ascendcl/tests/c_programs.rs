@@ -112,3 +112,24 @@ fn acl_rt_symlink_links_the_env_script_helper() {
     let dynamic = common::binutils("readelf", &["-d".as_ref(), exe.as_os_str()]);
     assert!(dynamic.contains("[libascendcl.so]"), "the helper should need libascendcl.so:\n{dynamic}");
 }
+
+/// Fault injection works through the drop-in library: the sample's exporter
+/// fails where `VMMKIT_FAULTS` says, with that code, and reports it the way
+/// the vendor sample does (acl.md §7: exit status 255).
+#[test]
+fn fault_injection_reaches_c_programs() {
+    let scratch = Scratch::new();
+    let exe = scratch.compile("sample8_a", "ascendcl");
+    let out = scratch
+        .command(&exe)
+        .env("VMMKIT_FAULTS", "aclrtMallocPhysical#1=ACL_ERROR_RT_MEMORY_ALLOCATION")
+        .output()
+        .expect("run sample8_a");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(255), "{text}");
+    assert!(
+        text.contains("[ERROR]  Operation failed: aclrtMallocPhysical returned error code 207001"),
+        "the injected code reaches the program:\n{text}"
+    );
+    scratch.assert_nothing_shared();
+}
