@@ -1,0 +1,90 @@
+//! Reserve device addresses, back them with physical memory, and copy a
+//! pattern host → device → host, printing each step.
+//!
+//! ```text
+//! cargo run -p vmmkit-runtime --example one_process
+//! ```
+//!
+//! It runs on the backend that `VMMKIT_BACKEND` names, else on a real
+//! `libascendcl.so` with a device, else on the emulator; the emulator gets a
+//! temporary `VMMKIT_ROOT` of its own unless one is set.
+
+use std::process::ExitCode;
+
+use vmmkit_runtime::{Access, Granularity, Location, Runtime};
+
+fn main() -> ExitCode {
+    // Before any other thread starts and before the emulator reads it.
+    let _root = own_root();
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("one_process: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let selection = Runtime::select()?;
+    println!("backend: {selection}");
+    let rt = Runtime::new(selection.backend)?;
+    let dev = rt.device(0)?;
+    let before = dev.mem_info()?;
+    println!("device 0: {} of {} bytes free", before.free, before.total);
+
+    let g = dev.granularity(Granularity::Minimum)?;
+    println!("granularity: {g:#x} bytes");
+
+    let rsv = dev.reserve(2 * g)?;
+    println!("reserved {:#x} bytes at {:p}", rsv.size(), rsv.base());
+    let mem = dev.alloc_physical(g)?;
+    println!("allocated {g:#x} bytes of physical memory (handle {:p})", mem.as_raw());
+    let map = rsv.map(0, &mem)?;
+    println!("mapped it at {:p}", map.addr());
+    map.set_access(Location::Device(0), Access::ReadWrite)?;
+    println!("granted device 0 read-write access");
+    println!("device 0 now: {} bytes free", dev.mem_info()?.free);
+
+    let pattern: Vec<u8> = (0..g).map(|i| (i % 251) as u8).collect();
+    map.write(0, &pattern)?;
+    println!("copied {g:#x} bytes host -> device (bytes {:?}...)", &pattern[..8]);
+    let mut back = vec![0u8; g];
+    map.read(0, &mut back)?;
+    println!("copied {g:#x} bytes device -> host (bytes {:?}...)", &back[..8]);
+    if back != pattern {
+        return Err("the pattern came back different".into());
+    }
+    println!("the pattern came back intact");
+
+    // One thing that goes wrong, to show what an error says.
+    match rsv.map(0, &mem) {
+        Err(e) => println!("mapping over it again fails, as it should: {e}"),
+        Ok(_) => return Err("a second map over a mapped range succeeded".into()),
+    }
+
+    map.unmap()?;
+    println!("unmapped");
+    mem.free()?;
+    println!("freed the physical memory");
+    rsv.free()?;
+    println!("released the addresses");
+    let after = dev.mem_info()?;
+    println!("device 0: {} of {} bytes free", after.free, after.total);
+    if after != before {
+        return Err(format!("device memory not back: {after:?} != {before:?}").into());
+    }
+    Ok(())
+}
+
+/// A temporary emulator root when none is set, removed at exit.
+fn own_root() -> Option<tempfile::TempDir> {
+    if std::env::var_os("VMMKIT_ROOT").is_some() {
+        return None;
+    }
+    let dir = tempfile::Builder::new().prefix("vmmkit-example-").tempdir().ok()?;
+    // SAFETY: called first thing in `main`, before any thread is started
+    // and before anything reads the environment.
+    unsafe { std::env::set_var("VMMKIT_ROOT", dir.path()) };
+    Some(dir)
+}

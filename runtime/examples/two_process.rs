@@ -1,0 +1,244 @@
+//! Two processes share device memory with a trustlist, as the CANN sample
+//! "physical memory sharing with pid" does (acl.md §7.1).
+//!
+//! ```text
+//! cargo run -p vmmkit-runtime --example two_process
+//! ```
+//!
+//! The exporter allocates and fills memory, exports it with the trustlist
+//! on, and starts this program again as the importer. The importer reports
+//! its host pid over a pipe; the exporter puts it in the trustlist (only
+//! then: an entry set before the importer started is not honoured,
+//! ACL-PID-010) and sends the shareable handle back. The importer imports,
+//! maps and reads the pattern, writes a reply into the same memory, and
+//! says so; the exporter reads the reply. Every wait is bounded.
+//!
+//! Both processes use the backend `VMMKIT_BACKEND` names, else a real
+//! `libascendcl.so` with a device, else the emulator, which gets a temporary
+//! `VMMKIT_ROOT` shared by both unless one is set.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdout, Command, ExitCode, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
+
+use vmmkit_runtime::{Access, Granularity, Location, Runtime, Sharing};
+
+/// How long either side waits for the other.
+const WAIT: Duration = Duration::from_secs(30);
+/// The argument that makes this program the importer.
+const IMPORTER: &str = "--importer";
+/// Where the importer's reply goes in the shared memory.
+const REPLY_AT: usize = 4096;
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+fn main() -> ExitCode {
+    let importer = std::env::args().nth(1).as_deref() == Some(IMPORTER);
+    // Before any other thread starts and before the emulator reads it; the
+    // importer inherits the root.
+    let _root = if importer { None } else { own_root() };
+    let (who, r) = if importer { ("importer", importer_main()) } else { ("exporter", exporter_main()) };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("[{who}] failed: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The bytes the exporter writes.
+fn pattern(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i % 253) as u8 ^ 0x5a).collect()
+}
+
+fn exporter_main() -> Result<()> {
+    let pid = std::process::id();
+    let selection = Runtime::select()?;
+    println!("[exporter] pid {pid}, backend: {selection}");
+    let rt = Runtime::new(selection.backend)?;
+    let dev = rt.device(0)?;
+    let g = dev.granularity(Granularity::Minimum)?;
+    let mem = dev.alloc_physical(g)?;
+    let rsv = dev.reserve(g)?;
+    let map = rsv.map(0, &mem)?;
+    map.set_access(Location::Device(0), Access::ReadWrite)?;
+    let pat = pattern(g);
+    map.write(0, &pat)?;
+    println!("[exporter] allocated {g:#x} bytes on device 0, mapped at {:p}, wrote the pattern", map.addr());
+
+    let exported = mem.export(Sharing::Trustlist)?;
+    println!("[exporter] exported with the trustlist on: shareable handle {:#x}", exported.shareable());
+
+    let mut child = Command::new(std::env::current_exe()?)
+        .arg(IMPORTER)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()?;
+    println!("[exporter] started the importer, pid {}", child.id());
+    let r = talk(&exported, &map, &pat, &mut child);
+    if r.is_err() {
+        // A peer that hangs must not outlive us.
+        let _ = child.kill();
+    }
+    let status = wait_bounded(child)?;
+    r?;
+    if !status.success() {
+        return Err(format!("the importer failed: {status}").into());
+    }
+    println!("[exporter] the importer exited: {status}");
+
+    drop(exported);
+    map.unmap()?;
+    mem.free()?;
+    rsv.free()?;
+    let errors = rt.take_drop_errors();
+    if !errors.is_empty() {
+        return Err(format!("releases failed: {errors:?}").into());
+    }
+    println!("[exporter] unmapped, freed and released; done");
+    Ok(())
+}
+
+/// The exporter's side of the conversation.
+fn talk(
+    exported: &vmmkit_runtime::Exported,
+    map: &vmmkit_runtime::Mapping,
+    pat: &[u8],
+    child: &mut Child,
+) -> Result<()> {
+    let lines = lines_of(child.stdout.take().ok_or("no pipe from the importer")?);
+    let mut stdin = child.stdin.take().ok_or("no pipe to the importer")?;
+
+    let line = next_line(&lines, "the importer's pid")?;
+    let peer: i32 = line.strip_prefix("pid ").and_then(|p| p.parse().ok()).ok_or(format!("not a pid: {line:?}"))?;
+    exported.set_pids(&[peer])?;
+    println!("[exporter] the importer's host pid is {peer}; added it to the trustlist");
+
+    writeln!(stdin, "handle {:#x} {:#x}", exported.shareable(), exported.size())?;
+    stdin.flush()?;
+    println!("[exporter] sent the shareable handle and the size");
+
+    let line = next_line(&lines, "the importer's report")?;
+    if line != "done" {
+        return Err(format!("the importer said {line:?}").into());
+    }
+    let expect = reply(peer);
+    let mut seen = vec![0u8; expect.len()];
+    map.read(REPLY_AT, &mut seen)?;
+    if seen != expect {
+        return Err(format!("no reply in the shared memory: {:?}", String::from_utf8_lossy(&seen)).into());
+    }
+    println!("[exporter] found the importer's reply in our memory: {:?}", String::from_utf8_lossy(&seen));
+    let mut head = vec![0u8; REPLY_AT];
+    map.read(0, &mut head)?;
+    if head != pat[..REPLY_AT] {
+        return Err("the bytes before the reply changed".into());
+    }
+    println!("[exporter] the rest of the pattern is untouched");
+    drop(stdin); // EOF: the importer may exit
+    Ok(())
+}
+
+/// What the importer writes back.
+fn reply(pid: i32) -> Vec<u8> {
+    format!("hello from the importer, pid {pid}").into_bytes()
+}
+
+fn importer_main() -> Result<()> {
+    let rt = Runtime::auto()?;
+    let dev = rt.device(0)?;
+    let pid = rt.host_pid()?;
+    eprintln!("[importer] started on {}, host pid {pid}", rt.backend());
+    println!("pid {pid}");
+    std::io::stdout().flush()?;
+
+    // Bounded: the exporter kills us if it stops waiting, and its exit closes the pipe.
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line)?;
+    let mut words = line.split_whitespace();
+    let (Some("handle"), Some(key), Some(size)) = (words.next(), words.next(), words.next()) else {
+        return Err(format!("expected `handle KEY SIZE`, got {line:?}").into());
+    };
+    let key = u64::from_str_radix(key.trim_start_matches("0x"), 16)?;
+    let size = usize::from_str_radix(size.trim_start_matches("0x"), 16)?;
+    eprintln!("[importer] received shareable handle {key:#x} ({size:#x} bytes)");
+
+    let mem = dev.import(key, size)?;
+    let rsv = dev.reserve(size)?;
+    let map = rsv.map(0, &mem)?;
+    map.set_access(Location::Device(0), Access::ReadWrite)?;
+    eprintln!("[importer] imported it onto device 0 and mapped it at {:p}", map.addr());
+
+    let mut seen = vec![0u8; size];
+    map.read(0, &mut seen)?;
+    if seen != pattern(size) {
+        return Err("the pattern differs from the exporter's".into());
+    }
+    eprintln!("[importer] read {size:#x} bytes: the exporter's pattern");
+    let msg = reply(pid);
+    map.write(REPLY_AT, &msg)?;
+    eprintln!("[importer] wrote {:?} at offset {REPLY_AT:#x}", String::from_utf8_lossy(&msg));
+
+    map.unmap()?;
+    mem.free()?;
+    rsv.free()?;
+    eprintln!("[importer] unmapped, freed and released");
+    println!("done");
+    std::io::stdout().flush()?;
+    Ok(())
+}
+
+/// The lines a child writes, read on a thread of their own.
+fn lines_of(out: ChildStdout) -> Receiver<std::io::Result<String>> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// The next line, waiting at most [`WAIT`].
+fn next_line(lines: &Receiver<std::io::Result<String>>, what: &str) -> Result<String> {
+    match lines.recv_timeout(WAIT) {
+        Ok(line) => Ok(line?),
+        Err(mpsc::RecvTimeoutError::Timeout) => Err(format!("no {what} in {} s", WAIT.as_secs()).into()),
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            Err(format!("the importer closed its output before {what}").into())
+        }
+    }
+}
+
+/// Waits for `child` at most [`WAIT`], killing it then.
+fn wait_bounded(mut child: Child) -> Result<std::process::ExitStatus> {
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+    match rx.recv_timeout(WAIT) {
+        Ok(status) => Ok(status?),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+            Err(format!("the importer (pid {pid}) did not exit in {} s; killed", WAIT.as_secs()).into())
+        }
+    }
+}
+
+/// A temporary emulator root when none is set, removed at exit.
+fn own_root() -> Option<tempfile::TempDir> {
+    if std::env::var_os("VMMKIT_ROOT").is_some() {
+        return None;
+    }
+    let dir = tempfile::Builder::new().prefix("vmmkit-example-").tempdir().ok()?;
+    // SAFETY: called first thing in `main`, before any thread is started
+    // and before anything reads the environment.
+    unsafe { std::env::set_var("VMMKIT_ROOT", dir.path()) };
+    Some(dir)
+}

@@ -1,0 +1,218 @@
+//! The runtime's error: the C call that failed, the vendor's code, and the
+//! rule the emulator names (hardware names none).
+#![forbid(unsafe_code)]
+
+use std::fmt;
+
+use vmmkit_sys::acl::AclError;
+use vmmkit_sys::cuda::CuResult;
+use vmmkit_sys::hip::HipError;
+
+/// A vendor return code, whichever vendor's table the call went to.
+///
+/// Compare it with a vendor's named code directly:
+///
+/// ```
+/// use vmmkit_runtime::Code;
+/// use vmmkit_sys::acl::AclError;
+/// let c = Code::Acl(AclError::RT_INVALID_HANDLE);
+/// assert_eq!(c, AclError::RT_INVALID_HANDLE);
+/// assert_eq!(c.to_string(), "107017 ACL_ERROR_RT_INVALID_HANDLE");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Code {
+    /// An `aclError`.
+    Acl(AclError),
+    /// A `hipError_t`.
+    Hip(HipError),
+    /// A `CUresult`.
+    Cuda(CuResult),
+}
+
+impl Code {
+    /// The vendor whose code this is: `"ACL"`, `"HIP"` or `"CUDA"`.
+    pub fn vendor(self) -> &'static str {
+        match self {
+            Self::Acl(_) => "ACL",
+            Self::Hip(_) => "HIP",
+            Self::Cuda(_) => "CUDA",
+        }
+    }
+
+    /// The vendor's name for the code (`ACL_ERROR_RT_PARAM_INVALID`), if it is a known one.
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Self::Acl(c) => c.name(),
+            Self::Hip(c) => c.name(),
+            Self::Cuda(c) => c.name(),
+        }
+    }
+
+    /// The number the C function returned.
+    pub fn raw(self) -> i64 {
+        match self {
+            Self::Acl(c) => i64::from(c.0),
+            Self::Hip(c) => i64::from(c.0),
+            Self::Cuda(c) => i64::from(c.0),
+        }
+    }
+
+    /// The ACL code, if this is one.
+    pub fn acl(self) -> Option<AclError> {
+        match self {
+            Self::Acl(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Code {
+    /// The vendor code's own form, e.g. `107000 ACL_ERROR_RT_PARAM_INVALID`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Acl(c) => c.fmt(f),
+            Self::Hip(c) => c.fmt(f),
+            Self::Cuda(c) => c.fmt(f),
+        }
+    }
+}
+
+impl From<AclError> for Code {
+    fn from(c: AclError) -> Self {
+        Self::Acl(c)
+    }
+}
+
+impl From<HipError> for Code {
+    fn from(c: HipError) -> Self {
+        Self::Hip(c)
+    }
+}
+
+impl From<CuResult> for Code {
+    fn from(c: CuResult) -> Self {
+        Self::Cuda(c)
+    }
+}
+
+impl PartialEq<AclError> for Code {
+    fn eq(&self, other: &AclError) -> bool {
+        *self == Self::Acl(*other)
+    }
+}
+
+impl PartialEq<HipError> for Code {
+    fn eq(&self, other: &HipError) -> bool {
+        *self == Self::Hip(*other)
+    }
+}
+
+impl PartialEq<CuResult> for Code {
+    fn eq(&self, other: &CuResult) -> bool {
+        *self == Self::Cuda(*other)
+    }
+}
+
+/// A vendor call that failed.
+///
+/// Shown as `aclrtMapMem: 100000 ACL_ERROR_INVALID_PARAM (ACL-MAP-003: flags
+/// must be 0, got 2)`. The part in parentheses comes from the library's
+/// last-error message when that message names a rule, as the emulator's do;
+/// a real driver's messages name none, and then there is no such part.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct Error {
+    /// The C function, e.g. `aclrtMapMem`.
+    pub call: &'static str,
+    /// What it returned.
+    pub code: Code,
+    /// The rule it reported, with its explanation: `ACL-MAP-003: flags must be 0, got 2`.
+    pub rule: Option<String>,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.call, self.code)?;
+        if let Some(r) = &self.rule {
+            write!(f, " ({r})")?;
+        }
+        Ok(())
+    }
+}
+
+impl Error {
+    /// An error of `call` with `code`, taking the rule from `message` (the
+    /// library's last-error text) when it names one for this call.
+    pub fn new(call: &'static str, code: impl Into<Code>, message: Option<&str>) -> Self {
+        let code = code.into();
+        let rule = message.and_then(|m| rule_of(call, code, m));
+        Self { call, code, rule }
+    }
+
+    /// The rule id alone, e.g. `ACL-MAP-003`.
+    pub fn rule_id(&self) -> Option<&str> {
+        self.rule.as_deref().and_then(|r| r.split(':').next())
+    }
+}
+
+/// Whether `s` looks like a rule id of the catalog: at least three
+/// dash-separated upper-case parts, the last one digits (`ACL-MAP-003`).
+fn is_rule_id(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    parts.len() >= 3
+        && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()))
+        && parts[0].bytes().all(|b| b.is_ascii_uppercase())
+        && parts[parts.len() - 1].bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The rule and its explanation out of an emulator message of the form
+/// `ACL-MAP-003: aclrtMapMem: flags must be 0, got 2 (100000 ACL_ERROR_INVALID_PARAM)`.
+///
+/// A message that does not start with a rule id, or that is about another
+/// call (a stale message of an earlier failure), gives none.
+fn rule_of(call: &str, code: Code, message: &str) -> Option<String> {
+    let (id, rest) = message.split_once(": ")?;
+    if !is_rule_id(id) {
+        return None;
+    }
+    let text = rest.strip_prefix(call)?.strip_prefix(": ")?;
+    let suffix = format!(" ({code})");
+    let text = text.strip_suffix(suffix.as_str()).unwrap_or(text);
+    Some(format!("{id}: {text}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_with_and_without_a_rule() {
+        let msg = "ACL-MAP-003: aclrtMapMem: flags must be 0, got 2 (100000 ACL_ERROR_INVALID_PARAM)";
+        let e = Error::new("aclrtMapMem", AclError::INVALID_PARAM, Some(msg));
+        assert_eq!(e.to_string(), "aclrtMapMem: 100000 ACL_ERROR_INVALID_PARAM (ACL-MAP-003: flags must be 0, got 2)");
+        assert_eq!(e.rule_id(), Some("ACL-MAP-003"));
+        assert_eq!(e.code, AclError::INVALID_PARAM);
+
+        // A driver's message names no rule.
+        let e = Error::new("aclrtMapMem", AclError::INVALID_PARAM, Some("EE1001: invalid argument"));
+        assert_eq!(e.to_string(), "aclrtMapMem: 100000 ACL_ERROR_INVALID_PARAM");
+        assert_eq!(e.rule_id(), None);
+    }
+
+    #[test]
+    fn a_message_about_another_call_is_not_this_calls_rule() {
+        let stale = "ACL-FP-004: aclrtFreePhysical: 0x1 is not a live handle (107000 ACL_ERROR_RT_PARAM_INVALID)";
+        let e = Error::new("aclrtMapMem", AclError::RT_PARAM_INVALID, Some(stale));
+        assert_eq!(e.rule, None);
+    }
+
+    #[test]
+    fn rule_ids() {
+        for ok in ["ACL-MAP-003", "ACL-MP-001", "HIP-VMM-012", "ACL-GEN-005"] {
+            assert!(is_rule_id(ok), "{ok}");
+        }
+        for bad in ["ACL", "ACL-MAP", "acl-map-003", "ACL-MAP-00x", "-MAP-003", "EE1001", "1-A-003"] {
+            assert!(!is_rule_id(bad), "{bad}");
+        }
+    }
+}

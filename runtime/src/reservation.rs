@@ -1,0 +1,99 @@
+//! `Reservation`: a range of device addresses.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use crate::device::Device;
+use crate::error::Error;
+use crate::mapping::Mapping;
+use crate::physical::PhysicalMemory;
+
+/// A reserved range: one `aclrtReleaseMemAddress` is owed for it.
+#[derive(Debug)]
+pub(crate) struct RsvInner {
+    dev: Device,
+    pub(crate) base: *mut c_void,
+    pub(crate) size: usize,
+    released: bool,
+}
+
+// SAFETY: `base` is a device address used as a value (passed to ACL calls,
+// which any thread may make); nothing here reads or writes through it.
+unsafe impl Send for RsvInner {}
+// SAFETY: as above; `&RsvInner` only hands out copies of the address.
+unsafe impl Sync for RsvInner {}
+
+impl RsvInner {
+    fn release(&mut self) -> Result<(), Error> {
+        if std::mem::replace(&mut self.released, true) {
+            return Ok(());
+        }
+        // SAFETY: `base` starts a reservation of ours, released once
+        // (`released`); every mapping inside it holds this record, so none is
+        // left when it goes.
+        unsafe { crate::acl::release_mem_address(&self.dev.shared().api, self.base) }
+    }
+}
+
+impl Drop for RsvInner {
+    fn drop(&mut self) {
+        if let Err(e) = self.release() {
+            self.dev.shared().record(e);
+        }
+    }
+}
+
+/// Reserved device addresses (`aclrtReserveMemAddress`), released with
+/// `aclrtReleaseMemAddress` on drop.
+///
+/// Mappings inside it keep it: dropping (or [`free`](Self::free)ing) it while
+/// they live defers the release to the last of them, so a release never
+/// unmaps a [`Mapping`] behind its back (which ACL does not promise to
+/// tolerate: acl.md ACL-REL-004 is undetermined).
+#[derive(Debug)]
+pub struct Reservation {
+    pub(crate) inner: Arc<RsvInner>,
+}
+
+impl Reservation {
+    pub(crate) fn new(dev: &Device, size: usize) -> Result<Self, Error> {
+        let base = crate::acl::reserve_mem_address(&dev.shared().api, size, 0, None, 0)?;
+        Ok(Self { inner: Arc::new(RsvInner { dev: dev.clone(), base, size, released: false }) })
+    }
+
+    /// The first address.
+    pub fn base(&self) -> *mut c_void {
+        self.inner.base
+    }
+
+    /// Bytes asked for.
+    pub fn size(&self) -> usize {
+        self.inner.size
+    }
+
+    /// Maps all of `mem` at `base() + offset` (`aclrtMapMem`). The offset
+    /// must be a multiple of the granularity and the memory must fit; a
+    /// reservation holds memory of one device only, from its first map on
+    /// (ACL-MAP-010).
+    ///
+    /// # Errors
+    /// The vendor's code: 507899 for a misaligned offset (ACL-MAP-007), a
+    /// range past the end (ACL-MAP-008), an overlap (ACL-MAP-009) or
+    /// another device's memory (ACL-MAP-010).
+    pub fn map(&self, offset: usize, mem: &PhysicalMemory) -> Result<Mapping, Error> {
+        Mapping::new(self, offset, mem)
+    }
+
+    /// Releases the range now, with the driver's code. If mappings inside it
+    /// are alive, the release happens when the last of them is dropped (and
+    /// an error then is kept by [`crate::Runtime::take_drop_errors`]).
+    ///
+    /// # Errors
+    /// The vendor's code.
+    pub fn free(self) -> Result<(), Error> {
+        match Arc::try_unwrap(self.inner) {
+            Ok(mut inner) => inner.release(),
+            Err(_still_used) => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! What the runtime's tests share: one process per test with a fresh
+//! emulator root, and the drop-in `libascendcl.so` to test through.
+#![allow(dead_code)] // each test binary uses part of it
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use vmmkit_runtime::Backend;
+use vmmkit_sys::acl::AclApi;
+
+/// Set in a child to the name of the test it runs.
+const CHILD: &str = "VMMKIT_RUNTIME_TEST_CHILD";
+/// Set in a child to the drop-in library's path.
+const SHIM: &str = "VMMKIT_RUNTIME_TEST_SHIM";
+/// How long a test's process may run.
+const DEADLINE: Duration = Duration::from_secs(120);
+
+/// Which table a case runs over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Which {
+    /// The in-process emulator table.
+    Emulator,
+    /// vmmkit's drop-in `libascendcl.so`, loaded through vmmkit-sys.
+    Shim,
+}
+
+impl Which {
+    /// The backend to open, in the test's own process.
+    pub fn backend(self) -> Backend {
+        match self {
+            Self::Emulator => Backend::Emulator,
+            Self::Shim => {
+                let p = std::env::var_os(SHIM).expect("the parent passes the drop-in's path");
+                Backend::Ascend(Some(p.into()))
+            }
+        }
+    }
+}
+
+/// Runs `body` over `which` in a process of its own (see [`isolated`]). The
+/// shim case is skipped, saying why, while the drop-in library lacks ACL
+/// symbols (it is being written alongside).
+pub fn run(which: Which, body: impl FnOnce(Backend)) {
+    let mut env = Vec::new();
+    if which == Which::Shim && std::env::var_os(CHILD).is_none() {
+        match shim_library() {
+            Ok(p) => env.push((SHIM, p.display().to_string())),
+            Err(Skip(reason)) => {
+                eprintln!("SKIPPED (shim case): {reason}");
+                return;
+            }
+        }
+    }
+    isolated(&env, || body(which.backend()));
+}
+
+/// Runs `body` in a new process: the test executable re-run on this test
+/// alone, with a fresh `VMMKIT_ROOT` (the emulator reads it once per
+/// process), two devices of 1 GiB, and `env`. Fails on a child that fails,
+/// runs no test, runs past the deadline, or leaves an exported object in the
+/// root; the root is removed afterwards.
+pub fn isolated(env: &[(&str, String)], body: impl FnOnce()) {
+    let name = std::thread::current().name().map(str::to_owned).expect("libtest names the test thread");
+    if std::env::var(CHILD).as_deref() == Ok(name.as_str()) {
+        body();
+        return;
+    }
+    let root = tempfile::Builder::new().prefix("vmmkit-runtime-test-").tempdir().expect("a temporary root");
+    let mut cmd = Command::new(std::env::current_exe().expect("the test executable"));
+    cmd.args([name.as_str(), "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, &name)
+        .env("VMMKIT_ROOT", root.path().join("root"))
+        .env("VMMKIT_DEVICES", "2")
+        .env("VMMKIT_DEVICE_MEMORY", "1G")
+        .env_remove("VMMKIT_BACKEND")
+        .env_remove("VMMKIT_ACL_LIBRARY")
+        .stdin(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let (status, out) = run_bounded(cmd);
+    println!("---- {name} (own process, VMMKIT_ROOT={}) ----\n{out}", root.path().join("root").display());
+    assert!(status.success(), "{name}: the test's process failed ({status}):\n{out}");
+    assert!(out.contains("test result: ok. 1 passed"), "{name}: the child ran no test:\n{out}");
+    assert_root_clean(&root.path().join("root"));
+}
+
+/// Fails if an emulator root holds an exported object: everything was
+/// released, or the registry leaks.
+pub fn assert_root_clean(root: &Path) {
+    let shared = root.join("shared");
+    let left: Vec<_> = std::fs::read_dir(&shared).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    assert!(left.is_empty(), "objects left in {}: {left:?}", shared.display());
+}
+
+/// Path of the shim for a child, or why the shim case is skipped.
+pub fn shim_env() -> Result<String, Skip> {
+    shim_library().map(|p| p.display().to_string())
+}
+
+/// Runs `cmd`, waiting at most [`DEADLINE`]; a child past it is killed.
+/// Returns its status and its stdout followed by its stderr.
+pub fn run_bounded(mut cmd: Command) -> (std::process::ExitStatus, String) {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn the child");
+    let pid = child.id();
+    let drain = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_string(&mut s);
+            }
+            s
+        })
+    };
+    let out = drain(child.stdout.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
+    let err = drain(child.stderr.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+    match rx.recv_timeout(DEADLINE) {
+        Ok(status) => {
+            let text = format!("{}{}", out.join().unwrap_or_default(), err.join().unwrap_or_default());
+            (status.expect("wait for the child"), text)
+        }
+        Err(_) => {
+            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+            panic!("child {pid} did not finish in {} s; killed", DEADLINE.as_secs());
+        }
+    }
+}
+
+/// Why a shim case does not run.
+#[derive(Debug, Clone)]
+pub struct Skip(pub String);
+
+/// The drop-in `libascendcl.so` of this build, built if needed, checked to
+/// load with every ACL symbol.
+pub fn shim_library() -> Result<PathBuf, Skip> {
+    static SHIM_LIB: OnceLock<Result<PathBuf, Skip>> = OnceLock::new();
+    SHIM_LIB.get_or_init(build_shim).clone()
+}
+
+/// `<target>/<profile>`, from this executable's place: `<target>/<profile>/deps/<test>`.
+pub fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable");
+    exe.parent().and_then(Path::parent).expect("tests run from <target>/<profile>/deps").to_path_buf()
+}
+
+fn build_shim() -> Result<PathBuf, Skip> {
+    let profile_dir = profile_dir();
+    let target = profile_dir.parent().expect("<target>/<profile>");
+    let profile = profile_dir.file_name().and_then(|n| n.to_str()).expect("a profile name");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace root");
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(workspace).args(["build", "--quiet", "-p", "vmmkit-shim-ascendcl"]).env("CARGO_TARGET_DIR", target);
+    match profile {
+        "debug" => {}
+        "release" => {
+            cmd.arg("--release");
+        }
+        other => {
+            cmd.args(["--profile", other]);
+        }
+    }
+    let (status, out) = run_bounded(cmd);
+    assert!(status.success(), "cargo build -p vmmkit-shim-ascendcl failed ({status}):\n{out}");
+    let lib = profile_dir.join("libascendcl.so");
+    assert!(lib.exists(), "the build left no {}", lib.display());
+    match AclApi::load(Some(&lib)) {
+        Ok(l) if l.is_vmmkit_shim => Ok(lib),
+        Ok(_) => Err(Skip(format!("{} does not export vmmkit_shim_info: not vmmkit's drop-in", lib.display()))),
+        Err(e) => Err(Skip(format!("the drop-in library is not complete yet: {e}"))),
+    }
+}
+
+/// The test pattern: `len` bytes that differ from their neighbours and from
+/// the same offset of the next granule.
+pub fn pattern(len: usize, seed: u8) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u64).wrapping_mul(31).wrapping_add(u64::from(seed)).wrapping_add((i >> 12) as u64) as u8)
+        .collect()
+}
