@@ -9,18 +9,10 @@ mod common;
 use std::process::{Command, Output};
 use std::ptr::{null, null_mut};
 
-use common::{acl, expect, isolated};
+use common::{acl, expect, isolated, prop};
 use vmmkit_sys::acl::*;
 
 const G: usize = 2 << 20;
-
-fn prop() -> aclrtPhysicalMemProp {
-    aclrtPhysicalMemProp {
-        memAttr: ACL_HBM_MEM_HUGE,
-        location: aclrtMemLocation { id: 0, type_: ACL_MEM_LOCATION_TYPE_DEVICE },
-        ..Default::default()
-    }
-}
 
 /// Runs this binary's test `name` in a child with `env` and a fresh root; returns its output.
 fn run_child(name: &str, env: &[(&str, &str)]) -> Output {
@@ -45,7 +37,7 @@ fn nth_call_fails_with_the_chosen_code() {
         let api = acl();
         ok!(api, aclrtSetDevice(0));
         let mut h = [null_mut(); 4];
-        let codes: Vec<AclError> = h.iter_mut().map(|h| call!(api, aclrtMallocPhysical(h, G, &prop(), 0))).collect();
+        let codes: Vec<AclError> = h.iter_mut().map(|h| call!(api, aclrtMallocPhysical(h, G, &prop(0), 0))).collect();
         assert_eq!(codes, [AclError::SUCCESS, AclError::SUCCESS, AclError::RT_MEMORY_ALLOCATION, AclError::SUCCESS]);
         assert!(common::last_message(&api).contains("VMMKIT_FAULTS"), "{}", common::last_message(&api));
         assert!(h[2].is_null(), "no handle for the failed call");
@@ -58,8 +50,8 @@ fn faults_set_at_run_time_target_one_shareable_handle() {
         let api = acl();
         ok!(api, aclrtSetDevice(0));
         let (mut a, mut b) = (null_mut(), null_mut());
-        ok!(api, aclrtMallocPhysical(&mut a, G, &prop(), 0));
-        ok!(api, aclrtMallocPhysical(&mut b, G, &prop(), 0));
+        ok!(api, aclrtMallocPhysical(&mut a, G, &prop(0), 0));
+        ok!(api, aclrtMallocPhysical(&mut b, G, &prop(0), 0));
         let (mut ka, mut kb) = (0, 0);
         ok!(api, aclrtMemExportToShareableHandle(a, 0, 1, &mut ka));
         ok!(api, aclrtMemExportToShareableHandle(b, 0, 1, &mut kb));
@@ -103,9 +95,9 @@ fn kill_action_kills_at_the_chosen_call() {
         let api = acl();
         ok!(api, aclrtSetDevice(0));
         let mut h = null_mut();
-        ok!(api, aclrtMallocPhysical(&mut h, G, &prop(), 0));
+        ok!(api, aclrtMallocPhysical(&mut h, G, &prop(0), 0));
         println!("@@ before");
-        let _ = call!(api, aclrtMallocPhysical(&mut h, G, &prop(), 0));
+        let _ = call!(api, aclrtMallocPhysical(&mut h, G, &prop(0), 0));
         println!("@@ survived");
         return;
     }
@@ -122,14 +114,14 @@ fn leak_report_lists_what_was_never_released() {
         let api = acl();
         ok!(api, aclrtSetDevice(0));
         let (mut h, mut va, mut key, mut dev) = (null_mut(), null_mut(), 0, null_mut());
-        ok!(api, aclrtMallocPhysical(&mut h, G, &prop(), 0));
+        ok!(api, aclrtMallocPhysical(&mut h, G, &prop(0), 0));
         ok!(api, aclrtReserveMemAddress(&mut va, 2 * G, 0, null_mut(), 0));
         ok!(api, aclrtMapMem(va, G, 0, h, 0));
         ok!(api, aclrtMemExportToShareableHandle(h, 0, 1, &mut key));
         ok!(api, aclrtMalloc(&mut dev, 100, 0));
         // Freed things are not reported.
         let mut gone = null_mut();
-        ok!(api, aclrtMallocPhysical(&mut gone, G, &prop(), 0));
+        ok!(api, aclrtMallocPhysical(&mut gone, G, &prop(0), 0));
         ok!(api, aclrtFreePhysical(gone));
         std::process::exit(3); // the status must come through unchanged
     }

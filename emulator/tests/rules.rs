@@ -11,20 +11,10 @@ mod common;
 use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 
-use common::{acl, expect, isolated};
+use common::{acl, expect, isolated, prop};
 use vmmkit_sys::acl::*;
 
 const G: usize = 2 << 20;
-
-fn prop(device: u32) -> aclrtPhysicalMemProp {
-    aclrtPhysicalMemProp {
-        handleType: ACL_MEM_HANDLE_TYPE_NONE,
-        allocationType: ACL_MEM_ALLOCATION_TYPE_PINNED,
-        memAttr: ACL_HBM_MEM_HUGE,
-        location: aclrtMemLocation { id: device, type_: ACL_MEM_LOCATION_TYPE_DEVICE },
-        reserve: 0,
-    }
-}
 
 fn used_mb(api: &AclApi) -> usize {
     let (mut free, mut total) = (0, 0);

@@ -10,20 +10,10 @@ mod common;
 use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 
-use common::{Peer, acl, expect, isolated, next_command, reply};
+use common::{Peer, acl, expect, isolated, next_command, prop, reply};
 use vmmkit_sys::acl::*;
 
 const G: usize = 2 << 20;
-
-fn prop(device: u32) -> aclrtPhysicalMemProp {
-    aclrtPhysicalMemProp {
-        handleType: ACL_MEM_HANDLE_TYPE_NONE,
-        allocationType: ACL_MEM_ALLOCATION_TYPE_PINNED,
-        memAttr: ACL_HBM_MEM_HUGE,
-        location: aclrtMemLocation { id: device, type_: ACL_MEM_LOCATION_TYPE_DEVICE },
-        reserve: 0,
-    }
-}
 
 fn setup(api: &AclApi) {
     let rc = call!(api, aclInit(null()));

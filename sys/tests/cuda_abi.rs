@@ -1,5 +1,7 @@
 //! CUDA driver values, layouts and loading against reference cuda.md §1–§2.
 
+mod common;
+
 use std::mem::{align_of, offset_of, size_of};
 use std::path::Path;
 
@@ -111,37 +113,16 @@ fn search_uses_the_soname_only_and_refuses_the_stub() {
 #[test]
 fn missing_library_lists_the_path_tried() {
     let err = CudaApi::load(Some(Path::new("/nonexistent/dir/libcuda.so.1"))).unwrap_err();
-    let LoadError::NotFound { vendor, tried } = &err else { panic!("expected NotFound, got {err:?}") };
-    assert_eq!(*vendor, "CUDA");
-    assert_eq!(tried.len(), 1);
-    assert_eq!(tried[0].candidate, "/nonexistent/dir/libcuda.so.1");
+    common::assert_not_found(&err, "CUDA", "/nonexistent/dir/libcuda.so.1");
 }
 
 #[test]
 fn libc_lacks_every_required_symbol() {
-    let libc = libc_path();
-    let err = CudaApi::load(Some(libc)).unwrap_err();
-    let LoadError::MissingSymbols { vendor, path, missing } = &err else {
-        panic!("expected MissingSymbols, got {err:?}")
-    };
-    assert_eq!((*vendor, path.as_path()), ("CUDA", libc));
-    assert_eq!(missing.as_slice(), CudaApi::REQUIRED);
-    let msg = err.to_string();
-    for name in ["cuInit", "cuMemAlloc_v2", "cuIpcOpenMemHandle_v2", "cuMemCreate"] {
-        assert!(msg.contains(name), "message lacks {name}: {msg}");
-    }
-}
-
-/// The C library exists everywhere and exports none of the CUDA symbols.
-fn libc_path() -> &'static Path {
-    [
-        "/lib/x86_64-linux-gnu/libc.so.6",
-        "/usr/lib/x86_64-linux-gnu/libc.so.6",
-        "/lib64/libc.so.6",
-        "/usr/lib64/libc.so.6",
-    ]
-    .iter()
-    .map(Path::new)
-    .find(|p| p.exists())
-    .expect("a libc.so.6 on this machine")
+    let err = CudaApi::load(Some(common::libc_path())).unwrap_err();
+    common::assert_lacks_all(
+        &err,
+        "CUDA",
+        CudaApi::REQUIRED,
+        &["cuInit", "cuMemAlloc_v2", "cuIpcOpenMemHandle_v2", "cuMemCreate"],
+    );
 }

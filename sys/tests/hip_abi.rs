@@ -1,9 +1,10 @@
 //! HIP values, layouts and loading against reference hip.md §1–§3.
 
+mod common;
+
 use std::mem::{align_of, offset_of, size_of};
 use std::path::Path;
 
-use vmmkit_sys::LoadError;
 use vmmkit_sys::hip::*;
 
 #[test]
@@ -179,37 +180,16 @@ fn search_order_is_explicit_then_rocm_path_then_names_then_opt_rocm() {
 #[test]
 fn missing_library_lists_the_path_tried() {
     let err = HipApi::load(Some(Path::new("/nonexistent/dir/libamdhip64.so"))).unwrap_err();
-    let LoadError::NotFound { vendor, tried } = &err else { panic!("expected NotFound, got {err:?}") };
-    assert_eq!(*vendor, "HIP");
-    assert_eq!(tried.len(), 1);
-    assert_eq!(tried[0].candidate, "/nonexistent/dir/libamdhip64.so");
+    common::assert_not_found(&err, "HIP", "/nonexistent/dir/libamdhip64.so");
 }
 
 #[test]
 fn libc_lacks_every_required_symbol() {
-    let libc = libc_path();
-    let err = HipApi::load(Some(libc)).unwrap_err();
-    let LoadError::MissingSymbols { vendor, path, missing } = &err else {
-        panic!("expected MissingSymbols, got {err:?}")
-    };
-    assert_eq!((*vendor, path.as_path()), ("HIP", libc));
-    assert_eq!(missing.as_slice(), HipApi::REQUIRED);
-    let msg = err.to_string();
-    for name in ["hipInit", "hipIpcOpenMemHandle", "hipMemCreate", "hipGetErrorName"] {
-        assert!(msg.contains(name), "message lacks {name}: {msg}");
-    }
-}
-
-/// The C library exists everywhere and exports none of the HIP symbols.
-fn libc_path() -> &'static Path {
-    [
-        "/lib/x86_64-linux-gnu/libc.so.6",
-        "/usr/lib/x86_64-linux-gnu/libc.so.6",
-        "/lib64/libc.so.6",
-        "/usr/lib64/libc.so.6",
-    ]
-    .iter()
-    .map(Path::new)
-    .find(|p| p.exists())
-    .expect("a libc.so.6 on this machine")
+    let err = HipApi::load(Some(common::libc_path())).unwrap_err();
+    common::assert_lacks_all(
+        &err,
+        "HIP",
+        HipApi::REQUIRED,
+        &["hipInit", "hipIpcOpenMemHandle", "hipMemCreate", "hipGetErrorName"],
+    );
 }

@@ -1,52 +1,27 @@
 //! Loading a vendor table from libraries that are absent or incomplete.
 
+mod common;
+
 use std::path::Path;
 
 use vmmkit_sys::LoadError;
 use vmmkit_sys::acl::{AclApi, LIBRARY};
 
-/// The C library exists everywhere and exports none of the ACL symbols.
-fn libc_path() -> &'static Path {
-    [
-        "/lib/x86_64-linux-gnu/libc.so.6",
-        "/usr/lib/x86_64-linux-gnu/libc.so.6",
-        "/lib64/libc.so.6",
-        "/usr/lib64/libc.so.6",
-    ]
-    .iter()
-    .map(Path::new)
-    .find(|p| p.exists())
-    .expect("a libc.so.6 on this machine")
-}
-
 #[test]
 fn missing_library_lists_the_paths_tried() {
     let err = AclApi::load(Some(Path::new("/nonexistent/dir/libascendcl.so"))).unwrap_err();
-    match &err {
-        LoadError::NotFound { vendor, tried } => {
-            assert_eq!(*vendor, "ACL");
-            assert_eq!(tried.len(), 1);
-            assert_eq!(tried[0].candidate, "/nonexistent/dir/libascendcl.so");
-        }
-        other => panic!("expected NotFound, got {other:?}"),
-    }
-    assert!(err.to_string().contains("/nonexistent/dir/libascendcl.so"), "{err}");
+    common::assert_not_found(&err, "ACL", "/nonexistent/dir/libascendcl.so");
 }
 
 #[test]
 fn library_without_the_symbols_lists_every_missing_name() {
-    let err = AclApi::load(Some(libc_path())).unwrap_err();
-    let LoadError::MissingSymbols { vendor, path, missing } = &err else {
-        panic!("expected MissingSymbols, got {err:?}");
-    };
-    assert_eq!(*vendor, "ACL");
-    assert_eq!(path, libc_path());
-    // Every required symbol is missing from libc, and none is reported twice.
-    assert_eq!(missing.as_slice(), AclApi::REQUIRED);
-    let msg = err.to_string();
-    for name in ["aclInit", "aclrtMapMem", "aclrtMemImportFromShareableHandle", "aclGetRecentErrMsg"] {
-        assert!(msg.contains(name), "message lacks {name}: {msg}");
-    }
+    let err = AclApi::load(Some(common::libc_path())).unwrap_err();
+    common::assert_lacks_all(
+        &err,
+        "ACL",
+        AclApi::REQUIRED,
+        &["aclInit", "aclrtMapMem", "aclrtMemImportFromShareableHandle", "aclGetRecentErrMsg"],
+    );
 }
 
 #[test]

@@ -167,6 +167,18 @@ pub fn reply(line: impl std::fmt::Display) {
     println!("@@ {line}");
 }
 
+/// A property record for HBM (2 MiB pages) on `device`, as the samples fill it.
+pub fn prop(device: u32) -> vmmkit_sys::acl::aclrtPhysicalMemProp {
+    use vmmkit_sys::acl::*;
+    aclrtPhysicalMemProp {
+        handleType: ACL_MEM_HANDLE_TYPE_NONE,
+        allocationType: ACL_MEM_ALLOCATION_TYPE_PINNED,
+        memAttr: ACL_HBM_MEM_HUGE,
+        location: aclrtMemLocation { id: device, type_: ACL_MEM_LOCATION_TYPE_DEVICE },
+        reserve: 0,
+    }
+}
+
 /// The emulator's ACL table.
 pub fn acl() -> AclApi {
     vmmkit_emulator::acl::api()
