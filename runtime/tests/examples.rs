@@ -32,7 +32,7 @@ fn example(name: &str) -> PathBuf {
             }
             None => panic!("no profile in {}", profile_dir.display()),
         }
-        let (status, out) = run_bounded(cmd);
+        let (status, out) = run_bounded(cmd, common::BUILD_DEADLINE);
         assert!(status.success(), "building the examples failed ({status}):\n{out}");
     });
     profile_dir().join("examples").join(name)
@@ -58,7 +58,7 @@ fn run_example(name: &str, which: Which) -> Option<String> {
             }
         },
     }
-    let (status, out) = run_bounded(cmd);
+    let (status, out) = run_bounded(cmd, common::DEADLINE);
     println!("---- {name} over {which:?} ----\n{out}");
     assert!(status.success(), "{name} failed ({status}):\n{out}");
     assert_root_clean(&root.path().join("root"));

@@ -38,6 +38,9 @@ fn assert_fails(r: Result<(), Error>, code: AclError, rule: &str) {
 fn owners_dropped_in_reverse_order(#[case] which: Which) {
     common::run(which, |backend| {
         let (rt, dev, start) = open(backend);
+        // Device 0 stays open through another owner, so that no device reset
+        // releases what the owners below might leave.
+        let keep = rt.device(0).expect("device 0 again");
         let rsv = dev.reserve(G).expect("reserve");
         let mem = dev.alloc_physical(G).expect("alloc");
         let (base, raw) = (rsv.base(), mem.as_raw());
@@ -60,13 +63,13 @@ fn owners_dropped_in_reverse_order(#[case] which: Which) {
         assert_eq!(rt2.take_drop_errors(), vec![]);
 
         // All of it is gone: the memory, the handle and the range.
-        let dev = rt2.device(0).expect("device 0 again");
-        assert_eq!(dev.mem_info(), Ok(start));
+        assert_eq!(keep.mem_info(), Ok(start));
         let api = rt2.api();
         // SAFETY: the emulator validates handles (module docs).
         assert_fails(unsafe { acl::free_physical(api, raw) }, AclError::RT_PARAM_INVALID, "ACL-FP-004");
         // SAFETY: as above, for reservations.
         assert_fails(unsafe { acl::release_mem_address(api, base) }, AclError::RT_PARAM_INVALID, "ACL-REL-002");
+        common::assert_no_leaks(&rt2);
     });
 }
 
@@ -116,6 +119,7 @@ fn double_free_through_the_raw_table(#[case] which: Which) {
         );
 
         assert_eq!(dev.mem_info(), Ok(start), "device memory leaked");
+        common::assert_no_leaks(&rt);
     });
 }
 
@@ -157,5 +161,41 @@ fn use_after_free_through_the_raw_table(#[case] which: Which) {
 
         assert_eq!(dev.mem_info(), Ok(start), "device memory leaked");
         assert_eq!(rt.take_drop_errors(), vec![]);
+        common::assert_no_leaks(&rt);
+    });
+}
+
+#[rstest]
+#[case::emulator(Which::Emulator)]
+#[case::shim(Which::Shim)]
+fn a_reservation_released_behind_its_mappings(#[case] which: Which) {
+    common::run(which, |backend| {
+        let (rt, dev, start) = open(backend);
+        let api = rt.api();
+        let rsv = dev.reserve(G).expect("reserve");
+        let mem = dev.alloc_physical(G).expect("alloc");
+        let map = rsv.map(0, &mem).expect("map");
+
+        // The emulator's choice for an undetermined point (ACL-REL-004):
+        // success, and the mappings inside are unmapped.
+        // SAFETY: the emulator validates addresses (module docs); nothing
+        // copies through the mapping after this.
+        unsafe { acl::release_mem_address(api, rsv.base()) }.expect("release with a live mapping");
+
+        // Each owner's own release now meets a vendor code, kept, not panicked on.
+        drop(map);
+        drop(mem);
+        drop(rsv);
+        let errs: Vec<_> =
+            rt.take_drop_errors().iter().map(|e| (e.call, e.code, e.rule_id().map(str::to_owned))).collect();
+        assert_eq!(
+            errs,
+            [
+                ("aclrtUnmapMem", AclError::RT_DRV_INTERNAL_ERROR.into(), Some("ACL-UNMAP-002".to_owned())),
+                ("aclrtReleaseMemAddress", AclError::RT_PARAM_INVALID.into(), Some("ACL-REL-002".to_owned())),
+            ]
+        );
+        assert_eq!(dev.mem_info(), Ok(start), "device memory leaked");
+        common::assert_no_leaks(&rt);
     });
 }

@@ -9,15 +9,17 @@ use std::sync::OnceLock;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use vmmkit_runtime::Backend;
+use vmmkit_runtime::{Backend, Runtime};
 use vmmkit_sys::acl::AclApi;
 
 /// Set in a child to the name of the test it runs.
 const CHILD: &str = "VMMKIT_RUNTIME_TEST_CHILD";
 /// Set in a child to the drop-in library's path.
 const SHIM: &str = "VMMKIT_RUNTIME_TEST_SHIM";
-/// How long a test's process may run.
-const DEADLINE: Duration = Duration::from_secs(120);
+/// How long a test's process (or an example) may run.
+pub const DEADLINE: Duration = Duration::from_secs(120);
+/// How long a `cargo build` from a test may run (a cold build compiles the emulator).
+pub const BUILD_DEADLINE: Duration = Duration::from_secs(600);
 
 /// Which table a case runs over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,9 +67,14 @@ pub fn run(which: Which, body: impl FnOnce(Backend)) {
 /// root; the root is removed afterwards.
 pub fn isolated(env: &[(&str, String)], body: impl FnOnce()) {
     let name = std::thread::current().name().map(str::to_owned).expect("libtest names the test thread");
-    if std::env::var(CHILD).as_deref() == Ok(name.as_str()) {
-        body();
-        return;
+    match std::env::var(CHILD) {
+        Ok(child) if child == name => {
+            body();
+            return;
+        }
+        // A child must never start children of its own.
+        Ok(child) => panic!("process for test {child:?} reached test {name:?}"),
+        Err(_) => {}
     }
     let root = tempfile::Builder::new().prefix("vmmkit-runtime-test-").tempdir().expect("a temporary root");
     let mut cmd = Command::new(std::env::current_exe().expect("the test executable"));
@@ -82,7 +89,7 @@ pub fn isolated(env: &[(&str, String)], body: impl FnOnce()) {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let (status, out) = run_bounded(cmd);
+    let (status, out) = run_bounded(cmd, DEADLINE);
     println!("---- {name} (own process, VMMKIT_ROOT={}) ----\n{out}", root.path().join("root").display());
     assert!(status.success(), "{name}: the test's process failed ({status}):\n{out}");
     assert!(out.contains("test result: ok. 1 passed"), "{name}: the child ran no test:\n{out}");
@@ -102,9 +109,9 @@ pub fn shim_env() -> Result<String, Skip> {
     shim_library().map(|p| p.display().to_string())
 }
 
-/// Runs `cmd`, waiting at most [`DEADLINE`]; a child past it is killed.
+/// Runs `cmd`, waiting at most `deadline`; a child past it is killed.
 /// Returns its status and its stdout followed by its stderr.
-pub fn run_bounded(mut cmd: Command) -> (std::process::ExitStatus, String) {
+pub fn run_bounded(mut cmd: Command, deadline: Duration) -> (std::process::ExitStatus, String) {
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn the child");
     let pid = child.id();
@@ -123,14 +130,14 @@ pub fn run_bounded(mut cmd: Command) -> (std::process::ExitStatus, String) {
     std::thread::spawn(move || {
         let _ = tx.send(child.wait());
     });
-    match rx.recv_timeout(DEADLINE) {
+    match rx.recv_timeout(deadline) {
         Ok(status) => {
             let text = format!("{}{}", out.join().unwrap_or_default(), err.join().unwrap_or_default());
             (status.expect("wait for the child"), text)
         }
         Err(_) => {
             let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
-            panic!("child {pid} did not finish in {} s; killed", DEADLINE.as_secs());
+            panic!("child {pid} did not finish in {} s; killed", deadline.as_secs());
         }
     }
 }
@@ -169,7 +176,7 @@ fn build_shim() -> Result<PathBuf, Skip> {
             cmd.args(["--profile", other]);
         }
     }
-    let (status, out) = run_bounded(cmd);
+    let (status, out) = run_bounded(cmd, BUILD_DEADLINE);
     assert!(status.success(), "cargo build -p vmmkit-shim-ascendcl failed ({status}):\n{out}");
     let lib = profile_dir.join("libascendcl.so");
     assert!(lib.exists(), "the build left no {}", lib.display());
@@ -186,4 +193,19 @@ pub fn pattern(len: usize, seed: u8) -> Vec<u8> {
     (0..len)
         .map(|i| (i as u64).wrapping_mul(31).wrapping_add(u64::from(seed)).wrapping_add((i >> 12) as u64) as u8)
         .collect()
+}
+
+/// Fails if the emulator behind `rt` still holds a handle, reservation or
+/// mapping of this process (its leak report). For the drop-in, whose
+/// emulator is a copy of its own, device memory and the root are checked by
+/// the callers instead.
+pub fn assert_no_leaks(rt: &Runtime) {
+    if rt.backend() == &Backend::Emulator {
+        let leaks = vmmkit_emulator::leaks::report();
+        assert!(
+            leaks.is_empty(),
+            "left unreleased: {}",
+            leaks.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+        );
+    }
 }
