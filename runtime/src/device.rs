@@ -29,7 +29,9 @@ pub struct MemInfo {
 }
 
 /// A device, opened with `aclrtSetDevice` and reset (`aclrtResetDevice`)
-/// when the last clone and the last owner made from it are gone.
+/// when the last clone and the last owner made from it are gone. The reset
+/// is reference-counted by the runtime: the last one of the process
+/// releases all of its memory on the device, raw handles included.
 ///
 /// Cloning is cheap. Calls that need a current context (copies, imports)
 /// make this device's context current on the calling thread first, so a

@@ -27,7 +27,9 @@
 //! instead. A [`Mapping`] holds its memory and its reservation, so the
 //! driver sees unmap before free and release whatever order the owners are
 //! dropped in; a [`Device`] is reset, and the library finalised, after
-//! the last owner made from them.
+//! the last owner made from them. A device reset releases everything of
+//! this process on that device, including what was made through the raw
+//! table: keep a [`Device`] open while raw handles are in use.
 //!
 //! # Example
 //!
