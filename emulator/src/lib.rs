@@ -4,6 +4,7 @@ pub mod acl;
 mod config;
 pub mod core;
 pub mod faults;
+pub mod hip;
 pub mod instrument;
 pub mod leaks;
 pub mod mutation;

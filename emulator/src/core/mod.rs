@@ -5,20 +5,28 @@
 //! processes must see lives in the registry's files. Dialects call these
 //! operations after their own argument checks, in their vendor's order.
 
+mod access;
 mod copy;
 mod error;
+mod fd;
+mod host;
+mod ipc;
+mod peer;
 mod physical;
 mod share;
 mod space;
+mod tag;
 pub mod thread;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 pub use copy::Side;
 pub use error::{CoreError, HandleId};
+pub use ipc::{Opened, PlainExport};
 pub use physical::{HandleInfo, Physical};
 pub use space::{DEVICE_WINDOW, Mapping, ReservationInfo, Window, natural_align};
+pub use tag::HandleTag;
 
 use crate::config::Config;
 use crate::registry::{Place, Registry};
@@ -42,6 +50,12 @@ struct Tables {
     exports: HashMap<u64, HandleId>,
     /// Import cache: (key, importing device) → handle.
     imports: HashMap<(u64, Place), HandleId>,
+    /// Plain allocations of other processes opened here, by address (HIP and CUDA IPC).
+    opened: BTreeMap<usize, Opened>,
+    /// Pinned host buffers, by address, with their size.
+    host: BTreeMap<usize, usize>,
+    /// Peer access enabled by this process: (device, peer).
+    peers: HashSet<(u32, u32)>,
 }
 
 static EMULATOR: OnceLock<Result<Emulator, CoreError>> = OnceLock::new();

@@ -31,6 +31,9 @@ pub const META_LEN: u64 = HEADER_LEN + TRUST_CAP as u64 * TRUST_ENTRY;
 
 /// Header flag: any process may import (the trustlist is off).
 pub const FLAG_NO_TRUSTLIST: u64 = 1;
+/// Header flag: the exporter let go of the memory while others held it; the
+/// holders keep it, and no new import may find it.
+pub const FLAG_WITHDRAWN: u64 = 2;
 
 /// Where the memory of an entry lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -135,6 +138,11 @@ impl Header {
         let meta = Self::meta_offset(self.data_len);
         object.set_len(meta + META_LEN)?;
         object.write_at(&self.to_bytes(), meta)
+    }
+
+    /// Rewrites this header (of an entry already written) in place.
+    pub fn store(&self, object: &Object) -> io::Result<()> {
+        object.write_at(&self.to_bytes(), Self::meta_offset(self.data_len))
     }
 
     /// Reads the header of an object whose memory is `data_len` bytes, or of

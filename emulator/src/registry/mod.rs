@@ -12,7 +12,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-pub use entry::{FLAG_NO_TRUSTLIST, Header, Place, TRUST_CAP};
+pub use entry::{FLAG_NO_TRUSTLIST, FLAG_WITHDRAWN, Header, Place, TRUST_CAP};
 pub use gc::GcReport;
 pub use list::{EntryInfo, ProcessInfo};
 pub use root::RootError;

@@ -1,0 +1,55 @@
+//! Physical memory as a file descriptor that another process can receive
+//! (`SCM_RIGHTS`, fork): the POSIX-fd shareable handles of HIP and CUDA.
+//!
+//! Each descriptor handed out is an open file description of its own with a
+//! shared lock on the registry entry, so the descriptor itself is a holder:
+//! the memory and its capacity charge outlive every handle for as long as
+//! the descriptor is open anywhere (in flight in a socket too). When the last
+//! descriptor is closed with no import, the entry is left to `gc`, which
+//! finds nobody holding it.
+
+use std::os::fd::{BorrowedFd, OwnedFd};
+
+use crate::os::lock;
+use crate::os::object::Object;
+use crate::registry::Place;
+
+use super::{CoreError, Emulator, HandleId};
+
+impl Emulator {
+    /// A new file descriptor for the memory of `id`, exported to the registry
+    /// first (without trustlist) if it was not shared yet. The caller owns it.
+    pub fn share_fd(&self, id: HandleId) -> Result<OwnedFd, CoreError> {
+        let info = self.describe(id)?;
+        let key = match info.key {
+            Some(k) => k,
+            None => self.export(id, false)?,
+        };
+        let t = self.lock();
+        let p = t.handles.get(&id).ok_or(CoreError::UnknownHandle(id.0))?;
+        let own = Object::reopen(p.object.fd())?;
+        if !lock::try_shared(&own)? {
+            return Err(CoreError::ShareableReleasing(key));
+        }
+        // The duplicate shares the description, and with it the lock.
+        Ok(own.dup()?)
+    }
+
+    /// Imports memory received as the file descriptor `fd` onto `device`.
+    /// Only a regular file is opened (a terminal or a FIFO never is); one
+    /// that is not an exported memory object of the emulator is refused.
+    ///
+    /// # Errors
+    /// [`CoreError::UnknownShareable`] (key 0) for a descriptor that is not
+    /// an emulator memory object; the errors of [`Emulator::import_fd`].
+    pub fn import_shared_fd(&self, fd: BorrowedFd<'_>, device: Place) -> Result<HandleId, CoreError> {
+        match rustix::fs::fstat(fd) {
+            Ok(st) if rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile => {}
+            _ => return Err(CoreError::UnknownShareable(0)),
+        }
+        self.import_fd(fd, device).map_err(|e| match e {
+            CoreError::Os(_) => CoreError::UnknownShareable(0),
+            e => e,
+        })
+    }
+}

@@ -1,0 +1,153 @@
+//! Sharing plain allocations by address, as the IPC handles of HIP and CUDA
+//! do: the exporter names any address inside an allocation, the importer maps
+//! the whole allocation once and counts its opens, and a close may name any
+//! address inside the opened range.
+
+use std::collections::btree_map::Entry;
+
+use crate::os::object::Object;
+use crate::registry::{FLAG_WITHDRAWN, Header, Place};
+
+use super::{CoreError, Emulator, HandleId, Tables, Window, natural_align};
+
+/// The plain allocation that contains an exported address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlainExport {
+    /// The registry key it is shared under.
+    pub key: u64,
+    /// Its first address in this process.
+    pub base: usize,
+    /// Bytes of its reservation (the physical size).
+    pub len: usize,
+    /// The physical handle behind it.
+    pub handle: HandleId,
+    /// The dialect-defined properties it was allocated with.
+    pub props: [u64; 4],
+}
+
+/// An allocation of another process that this process opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Opened {
+    /// Its registry key.
+    pub key: u64,
+    /// The device it was opened onto.
+    pub device: Place,
+    /// Bytes mapped (the physical size).
+    pub len: usize,
+    /// Opens not yet matched by a close.
+    pub refs: u32,
+    /// The properties the exporter allocated it with.
+    pub props: [u64; 4],
+}
+
+/// The opened allocation containing `va`, with its start.
+fn opened_at(t: &Tables, va: usize) -> Option<(usize, Opened)> {
+    let (&start, o) = t.opened.range(..=va).next_back()?;
+    (va < start + o.len).then_some((start, *o))
+}
+
+impl Emulator {
+    /// Exports the plain allocation that contains `va` (any address inside
+    /// it) to the registry, with no trustlist, unless it was exported before.
+    ///
+    /// # Errors
+    /// [`CoreError::NotMapped`] when `va` is not inside a plain allocation.
+    pub fn export_plain(&self, va: usize) -> Result<PlainExport, CoreError> {
+        let (base, len) = self.plain_at(va).ok_or(CoreError::NotMapped(va))?;
+        let (_, m) = self.mapping(base).ok_or(CoreError::NotMapped(va))?;
+        let info = self.describe(m.handle)?;
+        let key = match info.key {
+            Some(k) => k,
+            None => self.export(m.handle, false)?,
+        };
+        Ok(PlainExport { key, base, len, handle: m.handle, props: info.props })
+    }
+
+    /// Marks the registry entry of the exported handle `id` as withdrawn: the
+    /// processes that hold it keep it, and no new import or open finds it
+    /// (an exporter freed memory that others still have open).
+    pub fn withdraw(&self, id: HandleId) -> Result<(), CoreError> {
+        let mut t = self.lock();
+        let p = t.handles.get_mut(&id).ok_or(CoreError::UnknownHandle(id.0))?;
+        if p.imported {
+            return Ok(());
+        }
+        if let Some(header) = p.entry.as_mut() {
+            header.flags |= FLAG_WITHDRAWN;
+            header.store(&p.object)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the entry `key` exists and was not withdrawn (one `open`, no hold taken).
+    pub fn share_live(&self, key: u64) -> bool {
+        let Ok(object) = Object::open(&self.registry.entry_path(key)) else { return false };
+        matches!(Header::read(&object, None), Ok(Some(h)) if h.key == key && h.flags & FLAG_WITHDRAWN == 0)
+    }
+
+    /// Opens the allocation exported as `key` onto `device`: the first open
+    /// imports it and maps all of it into a reservation of its own in
+    /// `window`; later opens of the same key onto the same device return the
+    /// same address and count one more open. Returns the address and the
+    /// allocation's record.
+    ///
+    /// # Errors
+    /// [`CoreError::UnknownShareable`] for a key that names no live (or a
+    /// withdrawn) entry, the import rules of [`Emulator::import`], and the
+    /// errors of reserving and mapping.
+    pub fn open_plain(&self, key: u64, device: Place, window: &Window) -> Result<(usize, Opened), CoreError> {
+        {
+            let mut t = self.lock();
+            let hit = t.opened.iter_mut().find(|(_, o)| o.key == key && o.device == device);
+            if let Some((&va, o)) = hit {
+                o.refs += 1;
+                return Ok((va, *o));
+            }
+        }
+        if !self.share_live(key) {
+            return Err(CoreError::UnknownShareable(key));
+        }
+        let id = self.import(key, device)?;
+        let info = match self.describe(id) {
+            Ok(i) => i,
+            Err(e) => {
+                let _ = self.free(id);
+                return Err(e);
+            }
+        };
+        let len = info.size as usize;
+        let mapped = self
+            .reserve(len, natural_align(len, info.granule as usize), None, window)
+            .and_then(|va| self.map(va, len, id, true).map(|()| va).inspect_err(|_| drop(self.release(va))));
+        let _ = self.free(id); // the mapping holds it from now on
+        let va = mapped?;
+        let opened = Opened { key, device, len, refs: 1, props: info.props };
+        self.lock().opened.insert(va, opened);
+        Ok((va, opened))
+    }
+
+    /// The opened allocation that contains `va`: its start and record.
+    pub fn opened_at(&self, va: usize) -> Option<(usize, Opened)> {
+        opened_at(&self.lock(), va)
+    }
+
+    /// Closes one open of the allocation containing `va`; the last close
+    /// unmaps it. Returns the opens left.
+    ///
+    /// # Errors
+    /// [`CoreError::NotMapped`] when `va` is not inside an opened allocation.
+    pub fn close_plain(&self, va: usize) -> Result<u32, CoreError> {
+        let mut t = self.lock();
+        let (start, _) = opened_at(&t, va).ok_or(CoreError::NotMapped(va))?;
+        let Entry::Occupied(mut e) = t.opened.entry(start) else { return Err(CoreError::NotMapped(va)) };
+        e.get_mut().refs -= 1;
+        let left = e.get().refs;
+        if left == 0 {
+            e.remove();
+            if t.reservations.contains_key(&start) {
+                super::space::release(&mut t, &self.registry, start, false)?;
+            }
+        }
+        Ok(left)
+    }
+}

@@ -1,0 +1,20 @@
+//! Peer access that this process enabled between devices.
+
+use super::Emulator;
+
+impl Emulator {
+    /// Enables access from `device` to `peer`; false if it was enabled already.
+    pub fn enable_peer(&self, device: u32, peer: u32) -> bool {
+        self.lock().peers.insert((device, peer))
+    }
+
+    /// Disables access from `device` to `peer`; false if it was not enabled.
+    pub fn disable_peer(&self, device: u32, peer: u32) -> bool {
+        self.lock().peers.remove(&(device, peer))
+    }
+
+    /// Whether access from `device` to `peer` is enabled.
+    pub fn peer_enabled(&self, device: u32, peer: u32) -> bool {
+        self.lock().peers.contains(&(device, peer))
+    }
+}

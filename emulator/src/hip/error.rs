@@ -1,0 +1,52 @@
+//! The last error and the names and descriptions of codes (hip.md §2.1).
+#![allow(non_snake_case)]
+
+use std::ffi::{CString, c_char};
+use std::sync::OnceLock;
+
+use vmmkit_sys::hip::*;
+
+use super::call::last_error;
+
+/// `hipError_t hipGetLastError(void)`: the thread's last error, reset to 0.
+/// Profile 6.x: the last *returned* code, success included (hip.md §2.1).
+pub unsafe extern "C" fn hipGetLastError() -> hipError_t {
+    last_error(true)
+}
+
+/// `hipError_t hipPeekAtLastError(void)`: the same value, not reset.
+pub unsafe extern "C" fn hipPeekAtLastError() -> hipError_t {
+    last_error(false)
+}
+
+/// `hipError_t hipExtGetLastError(void)` (`@hip_6.0`): like hipGetLastError.
+pub unsafe extern "C" fn hipExtGetLastError() -> hipError_t {
+    last_error(true)
+}
+
+/// Every named code with its name and (5.3+) description, as C strings that live for the process.
+fn table() -> &'static [(i32, CString, CString)] {
+    static TABLE: OnceLock<Vec<(i32, CString, CString)>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        HipError::ALL
+            .iter()
+            .map(|c| {
+                let name = CString::new(c.name().unwrap_or("hipErrorUnknown")).unwrap_or_default();
+                let desc = CString::new(c.description().unwrap_or("unknown error")).unwrap_or_default();
+                (c.0, name, desc)
+            })
+            .collect()
+    })
+}
+
+/// `const char *hipGetErrorName(hipError_t)`: the enumerator's name;
+/// unknown → "hipErrorUnknown". Leaves the last error alone.
+pub unsafe extern "C" fn hipGetErrorName(hipError: hipError_t) -> *const c_char {
+    table().iter().find(|e| e.0 == hipError).map_or(c"hipErrorUnknown".as_ptr(), |e| e.1.as_ptr())
+}
+
+/// `const char *hipGetErrorString(hipError_t)`: the ≥5.3 lowercase
+/// description; unknown → "unknown error". Leaves the last error alone.
+pub unsafe extern "C" fn hipGetErrorString(hipError: hipError_t) -> *const c_char {
+    table().iter().find(|e| e.0 == hipError).map_or(c"unknown error".as_ptr(), |e| e.2.as_ptr())
+}

@@ -1,0 +1,255 @@
+//! hipMalloc memory, host buffers, copies, fills, pointer queries (hip.md §2.1).
+#![allow(non_snake_case)]
+
+use std::ffi::c_void;
+
+use vmmkit_sys::hip::*;
+
+use super::call::{Fail, current_device, emu, put, run};
+use super::codes::Op;
+use super::pointer::{KIND_MALLOC, Kind, extent, new_generation};
+use super::profile::{GRANULARITY, WINDOW};
+use crate::core::Emulator;
+use crate::registry::Place;
+
+/// `hipError_t hipMalloc(void **ptr, size_t size)`: shareable device memory on
+/// the current device. Size 0 → 0 with `*ptr = NULL`; too big → 2.
+pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipError_t {
+    run("hipMalloc", || {
+        if ptr.is_null() {
+            return Err(Fail::plain(HipError::INVALID_VALUE, "ptr is NULL".into()));
+        }
+        if size == 0 {
+            // SAFETY: checked non-null.
+            unsafe { put(ptr, std::ptr::null_mut()) };
+            return Ok(());
+        }
+        let e = emu()?;
+        let d = current_device();
+        let rounded = (size as u64)
+            .checked_next_multiple_of(GRANULARITY)
+            .ok_or_else(|| Fail::plain(HipError::OUT_OF_MEMORY, format!("{size} bytes cannot be allocated")))?;
+        let props = [KIND_MALLOC, GRANULARITY, size as u64, new_generation()];
+        let va = e
+            .alloc_plain(Place::Device(d), rounded, GRANULARITY, props, &WINDOW)
+            .map_err(|e| Fail::core(Op::Malloc, e))?;
+        // SAFETY: checked non-null.
+        unsafe { put(ptr, va as *mut c_void) };
+        Ok(())
+    })
+}
+
+/// Frees the hipMalloc allocation holding `p` (any address inside it), or
+/// closes one open of an IPC-opened range (HIP-IPC-047, emulator choice).
+/// Memory that another process has open stays theirs; new opens of it fail
+/// (HIP-IPC-046).
+fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
+    match extent(e, p) {
+        Some(x) if x.kind == Kind::Opened => e.close_plain(p).map(drop).map_err(|e| Fail::core(Op::IpcClose, e)),
+        Some(x) => match x.kind {
+            Kind::Malloc(handle) => {
+                e.withdraw(handle).map_err(|e| Fail::core(Op::Free, e))?;
+                e.free_plain(x.base).map_err(|e| Fail::core(Op::Free, e))
+            }
+            _ => Err(Fail::plain(HipError::INVALID_VALUE, format!("{p:#x} is not memory from hipMalloc"))),
+        },
+        None => Err(Fail::plain(HipError::INVALID_VALUE, format!("{p:#x} is not memory from hipMalloc"))),
+    }
+}
+
+/// `hipError_t hipFree(void *ptr)`: NULL → 0; unknown → 1; an interior
+/// pointer frees the whole allocation.
+pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
+    run("hipFree", || {
+        if ptr.is_null() {
+            return Ok(());
+        }
+        free(emu()?, ptr as usize)
+    })
+}
+
+/// The bounds check of copies and fills: a range that starts in a known
+/// allocation must end inside it (hip.md §2.1: an overrun → 1).
+fn within(e: &Emulator, p: usize, n: usize, what: &str) -> Result<(), Fail> {
+    match extent(e, p) {
+        Some(x) if x.kind != Kind::Vmm && !x.holds(p, n) => Err(Fail::plain(
+            HipError::INVALID_VALUE,
+            format!("{what} {p:#x}+{n:#x} runs past the end of its allocation ({:#x}+{:#x})", x.base, x.size),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn memcpy(dst: *mut c_void, src: *const c_void, n: usize, kind: hipMemcpyKind) -> Result<(), Fail> {
+    if n == 0 {
+        return Ok(()); // checked before anything else
+    }
+    if dst.is_null() || src.is_null() {
+        return Err(Fail::plain(HipError::INVALID_VALUE, "dst or src is NULL".into()));
+    }
+    if !((0..=4).contains(&kind) || kind == hipMemcpyDeviceToDeviceNoCU) {
+        return Err(Fail::plain(HipError::INVALID_MEMCPY_DIRECTION, format!("kind {kind} is not a copy kind")));
+    }
+    let e = emu()?;
+    within(e, dst as usize, n, "dst")?;
+    within(e, src as usize, n, "src")?;
+    // SAFETY: host parts of both ranges are the caller's buffers of `n` bytes
+    // (the C contract of hipMemcpy); device parts are checked by the core.
+    unsafe { e.copy(dst as usize, src as usize, n) }.map_err(|e| Fail::core(Op::Copy, e))
+}
+
+/// `hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)`:
+/// n = 0 → 0 first; NULL → 1; bad kind → 21; past the end of an allocation → 1. Synchronous.
+pub unsafe extern "C" fn hipMemcpy(
+    dst: *mut c_void,
+    src: *const c_void,
+    sizeBytes: usize,
+    kind: hipMemcpyKind,
+) -> hipError_t {
+    run("hipMemcpy", || memcpy(dst, src, sizeBytes, kind))
+}
+
+/// `hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t sizeBytes)`.
+pub unsafe extern "C" fn hipMemcpyHtoD(dst: hipDeviceptr_t, src: *mut c_void, sizeBytes: usize) -> hipError_t {
+    run("hipMemcpyHtoD", || memcpy(dst, src, sizeBytes, hipMemcpyHostToDevice))
+}
+
+/// `hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t sizeBytes)`.
+pub unsafe extern "C" fn hipMemcpyDtoH(dst: *mut c_void, src: hipDeviceptr_t, sizeBytes: usize) -> hipError_t {
+    run("hipMemcpyDtoH", || memcpy(dst, src, sizeBytes, hipMemcpyDeviceToHost))
+}
+
+fn memset(dst: *mut c_void, value: u8, n: usize) -> Result<(), Fail> {
+    if n == 0 {
+        return Ok(());
+    }
+    if dst.is_null() {
+        return Err(Fail::plain(HipError::INVALID_VALUE, "dst is NULL".into()));
+    }
+    let e = emu()?;
+    let p = dst as usize;
+    let ok = match extent(e, p) {
+        Some(x) if x.kind == Kind::Vmm => e.is_device_range(p, n),
+        Some(x) => x.holds(p, n),
+        None => false,
+    };
+    if !ok {
+        return Err(Fail::plain(
+            HipError::INVALID_VALUE,
+            format!("{p:#x}+{n:#x} is not (wholly) memory that HIP allocated"),
+        ));
+    }
+    // SAFETY: the range is device memory or a host buffer of ours, checked above.
+    unsafe { e.fill(p, value, n) }.map_err(|e| Fail::core(Op::Copy, e))
+}
+
+/// `hipError_t hipMemset(void *dst, int value, size_t sizeBytes)`: n = 0 → 0;
+/// NULL, unknown or overrun → 1.
+pub unsafe extern "C" fn hipMemset(dst: *mut c_void, value: i32, sizeBytes: usize) -> hipError_t {
+    run("hipMemset", || memset(dst, value as u8, sizeBytes))
+}
+
+/// `hipError_t hipMemsetD8(hipDeviceptr_t dest, unsigned char value, size_t count)`: as hipMemset.
+pub unsafe extern "C" fn hipMemsetD8(dest: hipDeviceptr_t, value: u8, count: usize) -> hipError_t {
+    run("hipMemsetD8", || memset(dest, value, count))
+}
+
+fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> Result<(), Fail> {
+    if ptr.is_null() {
+        return Err(Fail::plain(HipError::INVALID_VALUE, "ptr is NULL".into()));
+    }
+    if size == 0 {
+        // SAFETY: checked non-null.
+        unsafe { put(ptr, std::ptr::null_mut()) };
+        return Ok(());
+    }
+    let both = hipHostMallocCoherent | hipHostMallocNonCoherent;
+    if flags & both == both {
+        return Err(Fail::plain(HipError::INVALID_VALUE, "Coherent and NonCoherent together".into()));
+    }
+    let p = emu()?.alloc_host(size).map_err(|e| Fail::core(Op::HostMalloc, e))?;
+    // SAFETY: checked non-null.
+    unsafe { put(ptr, p as *mut c_void) };
+    Ok(())
+}
+
+/// `hipError_t hipHostMalloc(void **ptr, size_t size, unsigned flags)`: NULL → 1;
+/// size 0 → 0 with NULL; Coherent with NonCoherent → 1; other bits ignored.
+pub unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t {
+    run("hipHostMalloc", || host_malloc(ptr, size, flags))
+}
+
+/// `hipError_t hipExtHostAlloc(void **ptr, size_t size, unsigned flags)` (6.3+): as hipHostMalloc.
+pub unsafe extern "C" fn hipExtHostAlloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t {
+    run("hipExtHostAlloc", || host_malloc(ptr, size, flags))
+}
+
+/// `hipError_t hipHostFree(void *ptr)`: NULL → 0; anything but the start of a
+/// host buffer → 1 (a hipMalloc pointer too: the documented code, hip.md §2.1).
+pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
+    run("hipHostFree", || {
+        if ptr.is_null() {
+            return Ok(());
+        }
+        emu()?
+            .free_host(ptr as usize)
+            .map_err(|_| Fail::plain(HipError::INVALID_VALUE, format!("{ptr:p} was not allocated by hipHostMalloc")))
+    })
+}
+
+/// `hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr)`,
+/// profile 6.x: NULL → 1; an unknown pointer → 0 with type Unregistered and device −2.
+pub unsafe extern "C" fn hipPointerGetAttributes(
+    attributes: *mut hipPointerAttribute_t,
+    ptr: *const c_void,
+) -> hipError_t {
+    run("hipPointerGetAttributes", || {
+        if attributes.is_null() || ptr.is_null() {
+            return Err(Fail::plain(HipError::INVALID_VALUE, "attributes or ptr is NULL".into()));
+        }
+        let e = emu()?;
+        let p = ptr.cast_mut();
+        let mut a = hipPointerAttribute_t { device: -2, ..Default::default() };
+        if let Some(x) = extent(e, p as usize) {
+            a.device = match x.device {
+                Place::Device(d) | Place::Host(d) => d as i32,
+            };
+            a.devicePointer = p;
+            if x.kind == Kind::Host {
+                a.type_ = hipMemoryTypeHost;
+                a.hostPointer = p;
+            } else {
+                a.type_ = hipMemoryTypeDevice;
+            }
+        }
+        // SAFETY: checked non-null.
+        unsafe { put(attributes, a) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr)`:
+/// the allocation's base and size for any address inside it; unknown → 500.
+/// The real runtime does not check the out-pointers (it crashes); the
+/// emulator writes only those that are not NULL.
+pub unsafe extern "C" fn hipMemGetAddressRange(
+    pbase: *mut hipDeviceptr_t,
+    psize: *mut usize,
+    dptr: hipDeviceptr_t,
+) -> hipError_t {
+    run("hipMemGetAddressRange", || {
+        let x = extent(emu()?, dptr as usize)
+            .filter(|x| x.kind != Kind::Host)
+            .ok_or_else(|| Fail::plain(HipError::NOT_FOUND, format!("{dptr:p} is not device memory")))?;
+        // SAFETY: each output is written only when non-null.
+        unsafe {
+            if !pbase.is_null() {
+                put(pbase, x.base as hipDeviceptr_t);
+            }
+            if !psize.is_null() {
+                put(psize, x.size);
+            }
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,95 @@
+//! The HIP dialect: the HIP functions of reference hip.md (profile 6.x, its
+//! default), with its checks in its order and its codes.
+//!
+//! Every entry point is an `unsafe extern "C" fn` with the exact C signature
+//! and name; [`api`] hands them out as a [`HipApi`] table, and the drop-in
+//! `libamdhip64.so` exports them by name with the vendor's symbol versions.
+//! Every call stores its code as the thread's last error (hip.md §2.1,
+//! profile 6.x: success included); on failure it also sets the thread's
+//! message naming the rule, e.g.
+//! `HIP-IPC-024: hipIpcOpenMemHandle: the handle was made by this process (…) (201 hipErrorInvalidContext)`.
+//!
+//! Device memory is the core's: hipMalloc is a plain allocation (shareable,
+//! exported to the registry on hipIpcGetMemHandle), hipMemCreate a physical
+//! handle, and IPC handles and POSIX fds name registry entries, so ACL and
+//! HIP processes of one root share one set of devices and one capacity.
+//!
+//! ```
+//! use vmmkit_sys::hip::{HipError, hipIpcMemHandle_t};
+//! let hip = vmmkit_emulator::hip::api();
+//! # let dir = tempfile::tempdir().unwrap();
+//! # unsafe { std::env::set_var("VMMKIT_ROOT", dir.path()) };
+//! let mut count = 0;
+//! assert_eq!(HipError(unsafe { (hip.hipGetDeviceCount)(&mut count) }), HipError::SUCCESS);
+//! assert_eq!(count, 8);
+//! // An all-zero IPC handle is refused (HIP-IPC-022), and that is the last error.
+//! let mut p = std::ptr::null_mut();
+//! let rc = unsafe { (hip.hipIpcOpenMemHandle)(&mut p, hipIpcMemHandle_t::default(), 1) };
+//! assert_eq!(HipError(rc), HipError::INVALID_VALUE);
+//! assert_eq!(HipError(unsafe { (hip.hipGetLastError)() }), HipError::INVALID_VALUE);
+//! assert_eq!(HipError(unsafe { (hip.hipGetLastError)() }), HipError::SUCCESS);
+//! ```
+
+mod call;
+mod codes;
+mod pointer;
+mod profile;
+// # Safety (every entry point below): the C contract of the HIP function of
+// the same name. Pointers the vendor checks for NULL are checked here too
+// and get its code; any other pointer must be valid for what the function
+// reads or writes, as with the real library. Handles and addresses of
+// unknown value are looked up, never dereferenced.
+#[allow(clippy::missing_safety_doc)]
+pub mod device;
+#[allow(clippy::missing_safety_doc)]
+pub mod error;
+#[allow(clippy::missing_safety_doc)]
+pub mod ipc;
+#[allow(clippy::missing_safety_doc)]
+pub mod memory;
+#[allow(clippy::missing_safety_doc)]
+pub mod share;
+#[allow(clippy::missing_safety_doc)]
+pub mod vmm;
+
+use vmmkit_sys::hip::HipApi;
+
+/// Defines [`api`] from the function list: each field is the dialect's
+/// function of the same name, through the instrumentation layer.
+macro_rules! define_api {
+    (
+        required { $( $(#[$rm:meta])* $r:ident : fn($($ra:ident : $rt:ty),*) $(-> $rr:ty)? ; )* }
+        optional { $( $(#[$om:meta])* $o:ident : fn($($oa:ident : $ot:ty),*) $(-> $or:ty)? ; )* }
+    ) => {
+        /// The emulator's HIP table: every function of [`HipApi`], emulated.
+        pub fn api() -> HipApi {
+            HipApi {
+                $( $r: self::entry::$r, )*
+                $( $o: Some(self::entry::$o), )*
+            }
+        }
+    };
+}
+
+/// Every entry point, under its C name.
+mod all {
+    pub use super::device::*;
+    pub use super::error::*;
+    pub use super::ipc::*;
+    pub use super::memory::*;
+    pub use super::share::*;
+    pub use super::vmm::*;
+}
+
+vmmkit_sys::hip_functions!(define_api {});
+
+/// Every entry point through the instrumentation layer (fault injection,
+/// logs, leak tracking), under its C name: what [`api`] and the drop-in
+/// library hand out.
+pub mod entry {
+    use std::ffi::{c_char, c_void};
+
+    use vmmkit_sys::hip::*;
+
+    vmmkit_sys::hip_functions!(crate::instrumented { super::all; });
+}

@@ -1,0 +1,134 @@
+//! POSIX-fd shareable handles of VMM memory: export and import (hip.md
+//! HIP-VMM-024 … 031).
+//!
+//! An exported fd is a holder of the memory in the registry (see
+//! `core::fd`): the exporter may release its handle and close its fd right
+//! after sending (HIP-VMM-030), the receiver still finds the memory, and the
+//! device's capacity stays charged until every handle, mapping and fd is gone
+//! (an fd closed without import is collected by `gc`).
+#![allow(non_snake_case)]
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::os::fd::{AsRawFd, BorrowedFd};
+use std::sync::Mutex;
+
+use vmmkit_sys::hip::*;
+
+use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::codes::Op;
+use super::profile::FD_VALUE_LIMIT;
+use super::vmm::{from_handle, to_handle};
+use crate::core::HandleId;
+use crate::registry::Place;
+
+/// The `shHandleType` each import was made with (HIP-VMM-029 reports it back).
+static IMPORT_TYPES: Mutex<Option<HashMap<HandleId, i32>>> = Mutex::new(None);
+
+/// The handle type an imported handle was imported with, if it was imported here.
+pub(super) fn import_type(id: HandleId) -> Option<i32> {
+    IMPORT_TYPES.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_default().get(&id).copied()
+}
+
+/// Forgets the import type of a released handle (once the core no longer has it).
+pub(super) fn forget_import(id: HandleId) {
+    if crate::core::emulator().is_ok_and(|e| !e.handle_exists(id)) {
+        IMPORT_TYPES.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_default().remove(&id);
+    }
+}
+
+/// `hipError_t hipMemExportToShareableHandle(void *shareableHandle, hipMemGenericAllocationHandle_t handle, hipMemAllocationHandleType handleType, unsigned long long flags)`:
+/// HIP-VMM-024 (flags, handle, out-pointer, handle type, in that order);
+/// HIP-VMM-025 writes a new 4-byte `int` fd, which the caller owns.
+pub unsafe extern "C" fn hipMemExportToShareableHandle(
+    shareableHandle: *mut c_void,
+    handle: hipMemGenericAllocationHandle_t,
+    handleType: hipMemAllocationHandleType,
+    flags: u64,
+) -> hipError_t {
+    run("hipMemExportToShareableHandle", || {
+        ensure!(flags == 0, "HIP-VMM-024", INVALID_VALUE, "flags must be 0, got {flags}");
+        ensure!(!handle.is_null(), "HIP-VMM-024", INVALID_VALUE, "handle is NULL");
+        // HIP-VMM-024: 6.x crashes on a NULL out-pointer; the emulator answers 1, as 7.x.
+        ensure!(!shareableHandle.is_null(), "HIP-VMM-024", INVALID_VALUE, "shareableHandle is NULL");
+        let e = emu()?;
+        let id = from_handle(handle);
+        let info = e.describe(id).map_err(|e| Fail::core(Op::Export, e))?;
+        let requested = import_type(id).unwrap_or(info.props[2] as u32 as i32);
+        ensure!(
+            handleType == hipMemHandleTypePosixFileDescriptor && handleType == requested,
+            "HIP-VMM-024",
+            INVALID_VALUE,
+            "handleType {handleType} is not the allocation's requestedHandleType {requested} (PosixFileDescriptor, 1, is exportable)"
+        );
+        let fd = e.share_fd(id).map_err(|e| Fail::core(Op::Export, e))?;
+        // HIP-VMM-025: only the low 4 bytes are written; the caller owns the fd.
+        let raw = std::os::fd::IntoRawFd::into_raw_fd(fd);
+        // SAFETY: checked non-null; the caller passes room for an int.
+        unsafe { put(shareableHandle.cast::<i32>(), raw) };
+        Ok(())
+    })
+}
+
+/// Reads an `int` at `p` if the address is readable, without faulting on a
+/// bad one (`process_vm_readv` of this process reports `EFAULT` instead).
+fn read_int(p: usize) -> Option<i32> {
+    let mut v = 0i32;
+    let local = libc::iovec { iov_base: (&raw mut v).cast(), iov_len: 4 };
+    let remote = libc::iovec { iov_base: p as *mut c_void, iov_len: 4 };
+    // SAFETY: `local` is our own 4-byte integer; the kernel reads `remote`
+    // through this process's page tables and fails with EFAULT rather than
+    // faulting when it is not readable.
+    let n = unsafe { libc::process_vm_readv(libc::getpid(), &local, 1, &remote, 1, 0) };
+    match n {
+        4 => Some(v),
+        // Where the call is not allowed (a seccomp filter), trust the caller
+        // as the real runtime does.
+        -1 if matches!(std::io::Error::last_os_error().raw_os_error(), Some(libc::EPERM | libc::ENOSYS)) => {
+            // SAFETY: HIP-VMM-026: a value at or above 2^20 is the caller's `int*`.
+            Some(unsafe { (p as *const i32).read_unaligned() })
+        }
+        _ => None,
+    }
+}
+
+/// `hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t *handle, void *osHandle, hipMemAllocationHandleType shHandleType)`:
+/// HIP-VMM-027; HIP-VMM-026 `osHandle` is the fd value (below 2^20) or a
+/// pointer to an `int` fd; HIP-VMM-028 importing one's own fd is allowed;
+/// HIP-VMM-029 the handle belongs to the current device.
+pub unsafe extern "C" fn hipMemImportFromShareableHandle(
+    handle: *mut hipMemGenericAllocationHandle_t,
+    osHandle: *mut c_void,
+    shHandleType: hipMemAllocationHandleType,
+) -> hipError_t {
+    run("hipMemImportFromShareableHandle", || {
+        ensure!(!handle.is_null(), "HIP-VMM-027", INVALID_VALUE, "handle is NULL");
+        ensure!(!osHandle.is_null(), "HIP-VMM-027", INVALID_VALUE, "osHandle is NULL");
+        let v = osHandle as usize;
+        let fd = if v < FD_VALUE_LIMIT { Some(v as i32) } else { read_int(v) };
+        ensure!(
+            fd.is_some(),
+            "HIP-VMM-027",
+            INVALID_VALUE,
+            "osHandle {osHandle:p} is neither an fd value nor a readable int*"
+        );
+        let fd = fd.unwrap_or(-1);
+        // SAFETY: F_GETFD only asks whether the number is an open descriptor.
+        let open = fd >= 0 && unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1;
+        ensure!(open, "HIP-VMM-027", INVALID_VALUE, "{fd} is not an open file descriptor");
+        if !open {
+            return Ok(());
+        }
+        // SAFETY: `fd` is open (checked just above) and is only borrowed for
+        // the import; the caller keeps ownership of it.
+        let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+        debug_assert_eq!(borrowed.as_raw_fd(), fd);
+        let e = emu()?;
+        let id =
+            e.import_shared_fd(borrowed, Place::Device(current_device())).map_err(|e| Fail::core(Op::Import, e))?;
+        IMPORT_TYPES.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_default().insert(id, shHandleType);
+        // SAFETY: checked non-null.
+        unsafe { put(handle, to_handle(id)) };
+        Ok(())
+    })
+}

@@ -1,0 +1,429 @@
+//! Virtual memory management: granularity, physical memory, reservations,
+//! maps, access (hip.md §2.2, §4.5), profile 6.x codes.
+#![allow(non_snake_case, non_upper_case_globals)]
+
+use std::ffi::c_void;
+
+use vmmkit_sys::hip::*;
+
+use super::call::{Fail, emu, ensure, get, put, run};
+use super::codes::Op;
+use super::pointer::{KIND_VMM, Kind, extent};
+use super::profile::{CREATE_MULTIPLE, GRANULARITY, WINDOW};
+use crate::core::{Emulator, HandleId, HandleTag, natural_align};
+use crate::registry::Place;
+
+/// hipMemGenericAllocationHandle_t values: "hi" in the top 16 bits and the
+/// core handle below: never a canonical address, never reused (hip.md §3.3).
+const TAG: HandleTag = HandleTag::new(0x6869);
+
+pub(super) fn to_handle(id: HandleId) -> hipMemGenericAllocationHandle_t {
+    TAG.value(id) as hipMemGenericAllocationHandle_t
+}
+
+/// The core handle a value names; `HandleId(0)` (never live) for values without our tag.
+pub(super) fn from_handle(h: hipMemGenericAllocationHandle_t) -> HandleId {
+    TAG.id(h as usize).unwrap_or(HandleId(0))
+}
+
+/// Whether `d` is a device ordinal of this machine.
+fn is_device(e: &Emulator, d: i32) -> bool {
+    e.is_device(i64::from(d))
+}
+
+/// An address that belongs to hipMalloc memory or an IPC-opened range: VMM
+/// calls refuse it (it is not a hipMemAddressReserve range of the program).
+fn not_vmm_range(e: &Emulator, p: usize) -> bool {
+    matches!(extent(e, p).map(|x| x.kind), Some(Kind::Malloc(_) | Kind::Opened | Kind::Host))
+}
+
+/// `hipError_t hipMemGetAllocationGranularity(size_t *granularity, const hipMemAllocationProp *prop, hipMemAllocationGranularity_flags option)`:
+/// HIP-VMM-001, then 4096 for both options (HIP-VMM-002).
+pub unsafe extern "C" fn hipMemGetAllocationGranularity(
+    granularity: *mut usize,
+    prop: *const hipMemAllocationProp,
+    option: hipMemAllocationGranularity_flags,
+) -> hipError_t {
+    run("hipMemGetAllocationGranularity", || {
+        ensure!(!granularity.is_null(), "HIP-VMM-001", INVALID_VALUE, "granularity is NULL");
+        ensure!(!prop.is_null(), "HIP-VMM-001", INVALID_VALUE, "prop is NULL");
+        // SAFETY: checked non-null; the caller passes a 32-byte property record.
+        let p = unsafe { get(prop) };
+        ensure!(
+            p.type_ == hipMemAllocationTypePinned,
+            "HIP-VMM-001",
+            INVALID_VALUE,
+            "type must be Pinned (1), got {}",
+            p.type_
+        );
+        ensure!(
+            p.location.type_ == hipMemLocationTypeDevice,
+            "HIP-VMM-001",
+            INVALID_VALUE,
+            "location.type must be Device (1), got {}",
+            p.location.type_
+        );
+        let e = emu()?;
+        ensure!(is_device(e, p.location.id), "HIP-VMM-001", INVALID_VALUE, "device {} does not exist", p.location.id);
+        ensure!(
+            option == hipMemAllocationGranularityMinimum || option == hipMemAllocationGranularityRecommended,
+            "HIP-VMM-001",
+            INVALID_VALUE,
+            "option must be 0 or 1, got {option}"
+        );
+        // SAFETY: checked non-null.
+        unsafe { put(granularity, GRANULARITY as usize) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size, const hipMemAllocationProp *prop, unsigned long long flags)`:
+/// HIP-VMM-003, 004, 005, 006 in that order. The backing is rounded up to a page.
+pub unsafe extern "C" fn hipMemCreate(
+    handle: *mut hipMemGenericAllocationHandle_t,
+    size: usize,
+    prop: *const hipMemAllocationProp,
+    flags: u64,
+) -> hipError_t {
+    run("hipMemCreate", || {
+        ensure!(!handle.is_null(), "HIP-VMM-003", INVALID_VALUE, "handle is NULL");
+        ensure!(size != 0, "HIP-VMM-003", INVALID_VALUE, "size is 0");
+        ensure!(flags == 0, "HIP-VMM-003", INVALID_VALUE, "flags must be 0, got {flags}");
+        ensure!(!prop.is_null(), "HIP-VMM-003", INVALID_VALUE, "prop is NULL");
+        // SAFETY: checked non-null; the caller passes a 32-byte property record.
+        let p = unsafe { get(prop) };
+        ensure!(
+            p.type_ == hipMemAllocationTypePinned,
+            "HIP-VMM-003",
+            INVALID_VALUE,
+            "type must be Pinned (1), got {}",
+            p.type_
+        );
+        ensure!(
+            p.location.type_ == hipMemLocationTypeDevice,
+            "HIP-VMM-003",
+            INVALID_VALUE,
+            "location.type must be Device (1), got {}",
+            p.location.type_
+        );
+        let e = emu()?;
+        // HIP-VMM-003, profile 6.x: a bad device id is 1 (7.x: 101).
+        ensure!(is_device(e, p.location.id), "HIP-VMM-003", INVALID_VALUE, "device {} does not exist", p.location.id);
+        let ht = p.requestedHandleType;
+        ensure!(
+            ht == hipMemHandleTypeNone || ht == hipMemHandleTypePosixFileDescriptor,
+            "HIP-VMM-004",
+            NOT_SUPPORTED,
+            "requestedHandleType must be None (0) or PosixFileDescriptor (1), got {ht}"
+        );
+        let capacity = e.config().device_memory;
+        ensure!(
+            (size as u64) <= capacity,
+            "HIP-VMM-005",
+            OUT_OF_MEMORY,
+            "{size:#x} bytes exceed the device's {capacity:#x}"
+        );
+        ensure!(
+            size % CREATE_MULTIPLE == 0,
+            "HIP-VMM-006",
+            INVALID_VALUE,
+            "size {size:#x} is not a multiple of {CREATE_MULTIPLE}"
+        );
+        let backing = (size as u64).next_multiple_of(GRANULARITY);
+        let props = [KIND_VMM, GRANULARITY, ht as u32 as u64, size as u64];
+        let id = e
+            .create(Place::Device(p.location.id as u32), backing, GRANULARITY, props)
+            .map_err(|e| Fail::core(Op::Create, e))?;
+        // SAFETY: checked non-null.
+        unsafe { put(handle, to_handle(id)) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle)`:
+/// HIP-VMM-007; HIP-VMM-008 a mapped handle goes at its last unmap;
+/// HIP-VMM-009 (emulator) a handle already gone → 1.
+pub unsafe extern "C" fn hipMemRelease(handle: hipMemGenericAllocationHandle_t) -> hipError_t {
+    run("hipMemRelease", || {
+        ensure!(!handle.is_null(), "HIP-VMM-007", INVALID_VALUE, "handle is NULL");
+        let id = from_handle(handle);
+        emu()?.free(id).map_err(|e| Fail::core(Op::Release, e))?;
+        super::share::forget_import(id);
+        Ok(())
+    })
+}
+
+/// `hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr, unsigned long long flags)`:
+/// HIP-VMM-010, 011 (profile 6.x: 2), 012 (`alignment` honoured, `addr` a hint).
+pub unsafe extern "C" fn hipMemAddressReserve(
+    ptr: *mut *mut c_void,
+    size: usize,
+    alignment: usize,
+    addr: *mut c_void,
+    flags: u64,
+) -> hipError_t {
+    run("hipMemAddressReserve", || {
+        ensure!(!ptr.is_null(), "HIP-VMM-010", INVALID_VALUE, "ptr is NULL");
+        ensure!(flags == 0, "HIP-VMM-010", INVALID_VALUE, "flags must be 0, got {flags}");
+        ensure!(size != 0, "HIP-VMM-011", OUT_OF_MEMORY, "size is 0");
+        ensure!(
+            size as u64 % GRANULARITY == 0,
+            "HIP-VMM-011",
+            OUT_OF_MEMORY,
+            "size {size:#x} is not a multiple of the granularity {GRANULARITY}"
+        );
+        ensure!(
+            alignment == 0 || alignment.is_power_of_two(),
+            "HIP-VMM-011",
+            OUT_OF_MEMORY,
+            "alignment {alignment:#x} is not a power of two"
+        );
+        let window = WINDOW.0.clone();
+        ensure!(
+            size <= window.end - window.start,
+            "HIP-VMM-012",
+            OUT_OF_MEMORY,
+            "{size:#x} bytes exceed the device address window"
+        );
+        let e = emu()?;
+        let align = natural_align(size, GRANULARITY as usize).max(alignment);
+        let hint = (addr as usize)
+            .checked_next_multiple_of(align)
+            .filter(|&a| !addr.is_null() && a == addr as usize && a >= window.start)
+            .filter(|&a| a.checked_add(size).is_some_and(|end| end <= window.end));
+        // HIP-VMM-012: `addr` is only a hint; where it cannot be had, elsewhere will do.
+        let base = match hint.map(|a| e.reserve(size, align, Some(a), &WINDOW)) {
+            Some(Ok(base)) => base,
+            _ => e.reserve(size, align, None, &WINDOW).map_err(|e| Fail::core(Op::Reserve, e))?,
+        };
+        // SAFETY: checked non-null.
+        unsafe { put(ptr, base as *mut c_void) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipMemAddressFree(void *devPtr, size_t size)`: HIP-VMM-013.
+/// `size` is not compared; the whole reservation goes, with its mappings.
+pub unsafe extern "C" fn hipMemAddressFree(devPtr: *mut c_void, size: usize) -> hipError_t {
+    run("hipMemAddressFree", || {
+        ensure!(!devPtr.is_null(), "HIP-VMM-013", INVALID_VALUE, "devPtr is NULL");
+        ensure!(size != 0, "HIP-VMM-013", INVALID_VALUE, "size is 0");
+        let e = emu()?;
+        let p = devPtr as usize;
+        ensure!(
+            !not_vmm_range(e, p),
+            "HIP-VMM-013",
+            INVALID_VALUE,
+            "{devPtr:p} was not reserved by hipMemAddressReserve"
+        );
+        e.release(p).map_err(|e| Fail::core(Op::AddressFree, e))
+    })
+}
+
+/// `hipError_t hipMemMap(void *ptr, size_t size, size_t offset, hipMemGenericAllocationHandle_t handle, unsigned long long flags)`:
+/// HIP-VMM-014, then 015 (emulator: 1); HIP-VMM-016 partial maps; HIP-VMM-017 aliases.
+pub unsafe extern "C" fn hipMemMap(
+    ptr: *mut c_void,
+    size: usize,
+    offset: usize,
+    handle: hipMemGenericAllocationHandle_t,
+    flags: u64,
+) -> hipError_t {
+    run("hipMemMap", || {
+        ensure!(!ptr.is_null(), "HIP-VMM-014", INVALID_VALUE, "ptr is NULL");
+        ensure!(!handle.is_null(), "HIP-VMM-014", INVALID_VALUE, "handle is NULL");
+        ensure!(size != 0, "HIP-VMM-014", INVALID_VALUE, "size is 0");
+        ensure!(offset == 0, "HIP-VMM-014", INVALID_VALUE, "offset must be 0, got {offset:#x}");
+        ensure!(flags == 0, "HIP-VMM-014", INVALID_VALUE, "flags must be 0, got {flags}");
+        let e = emu()?;
+        ensure!(
+            !not_vmm_range(e, ptr as usize),
+            "HIP-VMM-015",
+            INVALID_VALUE,
+            "{ptr:p} was not reserved by hipMemAddressReserve"
+        );
+        e.map(ptr as usize, size, from_handle(handle), false).map_err(|e| Fail::core(Op::Map, e))
+    })
+}
+
+/// `hipError_t hipMemMapArrayAsync(hipArrayMapInfo *mapInfoList, unsigned count, hipStream_t stream)`:
+/// NULL or 0 → 1; otherwise 801, as on AMD.
+pub unsafe extern "C" fn hipMemMapArrayAsync(
+    mapInfoList: *mut hipArrayMapInfo,
+    count: u32,
+    _stream: hipStream_t,
+) -> hipError_t {
+    run("hipMemMapArrayAsync", || {
+        if mapInfoList.is_null() || count == 0 {
+            return Err(Fail::plain(HipError::INVALID_VALUE, "mapInfoList is NULL or count is 0".into()));
+        }
+        Err(Fail::plain(HipError::NOT_SUPPORTED, "arrays are not supported".into()))
+    })
+}
+
+/// `hipError_t hipMemUnmap(void *ptr, size_t size)`: HIP-VMM-018, 019 (`ptr`
+/// starts a mapping and `size` covers whole consecutive mappings; emulator: 1).
+pub unsafe extern "C" fn hipMemUnmap(ptr: *mut c_void, size: usize) -> hipError_t {
+    run("hipMemUnmap", || {
+        ensure!(!ptr.is_null(), "HIP-VMM-018", INVALID_VALUE, "ptr is NULL");
+        ensure!(size != 0, "HIP-VMM-018", INVALID_VALUE, "size is 0");
+        let e = emu()?;
+        let p = ptr as usize;
+        ensure!(!not_vmm_range(e, p), "HIP-VMM-019", INVALID_VALUE, "{ptr:p} is not hipMemMap'ed memory");
+        let end = p.saturating_add(size);
+        let mut starts = Vec::new();
+        let mut at = p;
+        while at < end {
+            match e.mapping(at) {
+                Some((s, m)) if s == at => {
+                    starts.push(s);
+                    at = s + m.len;
+                }
+                _ => break,
+            }
+        }
+        ensure!(
+            !starts.is_empty() && at == end,
+            "HIP-VMM-019",
+            INVALID_VALUE,
+            "{p:#x}+{size:#x} does not start at a mapping and cover whole mappings"
+        );
+        if starts.is_empty() {
+            return e.unmap(p).map_err(|e| Fail::core(Op::Unmap, e));
+        }
+        for s in starts {
+            e.unmap(s).map_err(|e| Fail::core(Op::Unmap, e))?;
+        }
+        Ok(())
+    })
+}
+
+/// `hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessDesc *desc, size_t count)`:
+/// HIP-VMM-021 in its order (pointers and counts, device ids, mapped range,
+/// flags). A later grant for a device replaces an earlier one.
+pub unsafe extern "C" fn hipMemSetAccess(
+    ptr: *mut c_void,
+    size: usize,
+    desc: *const hipMemAccessDesc,
+    count: usize,
+) -> hipError_t {
+    run("hipMemSetAccess", || {
+        ensure!(!ptr.is_null(), "HIP-VMM-021", INVALID_VALUE, "ptr is NULL");
+        ensure!(size != 0, "HIP-VMM-021", INVALID_VALUE, "size is 0");
+        ensure!(!desc.is_null(), "HIP-VMM-021", INVALID_VALUE, "desc is NULL");
+        ensure!(count != 0, "HIP-VMM-021", INVALID_VALUE, "count is 0");
+        let e = emu()?;
+        // SAFETY: checked non-null; the caller passes `count` descriptors.
+        let descs: Vec<hipMemAccessDesc> = (0..count).map(|i| unsafe { get(desc.add(i)) }).collect();
+        for d in &descs {
+            let l = d.location;
+            ensure!(
+                l.type_ == hipMemLocationTypeDevice && is_device(e, l.id),
+                "HIP-VMM-021",
+                INVALID_VALUE,
+                "location (type {}, id {}) is not a device",
+                l.type_,
+                l.id
+            );
+        }
+        let p = ptr as usize;
+        let mapped = !not_vmm_range(e, p) && e.is_device_range(p, size);
+        ensure!(mapped, "HIP-VMM-021", INVALID_VALUE, "{p:#x}+{size:#x} is not wholly hipMemMap'ed");
+        for d in &descs {
+            let f = d.flags;
+            ensure!(
+                matches!(f, hipMemAccessFlagsProtNone | hipMemAccessFlagsProtRead | hipMemAccessFlagsProtReadWrite),
+                "HIP-VMM-021",
+                INVALID_VALUE,
+                "flags must be 0, 1 or 3, got {f}"
+            );
+        }
+        for d in descs {
+            let place = Place::Device(d.location.id.max(0) as u32);
+            e.grant_access(p, size, place, d.flags as u32).map_err(|e| Fail::core(Op::SetAccess, e))?;
+        }
+        Ok(())
+    })
+}
+
+/// `hipError_t hipMemGetAccess(unsigned long long *flags, const hipMemLocation *location, void *ptr)`:
+/// HIP-VMM-022. A device never granted access reads 0.
+pub unsafe extern "C" fn hipMemGetAccess(
+    flags: *mut u64,
+    location: *const hipMemLocation,
+    ptr: *mut c_void,
+) -> hipError_t {
+    run("hipMemGetAccess", || {
+        ensure!(!flags.is_null(), "HIP-VMM-022", INVALID_VALUE, "flags is NULL");
+        ensure!(!location.is_null(), "HIP-VMM-022", INVALID_VALUE, "location is NULL");
+        ensure!(!ptr.is_null(), "HIP-VMM-022", INVALID_VALUE, "ptr is NULL");
+        // SAFETY: checked non-null.
+        let l = unsafe { get(location) };
+        ensure!(
+            l.type_ == hipMemLocationTypeDevice,
+            "HIP-VMM-022",
+            INVALID_VALUE,
+            "location.type must be Device (1), got {}",
+            l.type_
+        );
+        let e = emu()?;
+        ensure!(is_device(e, l.id), "HIP-VMM-022", INVALID_VALUE, "device {} does not exist", l.id);
+        let p = ptr as usize;
+        ensure!(!not_vmm_range(e, p), "HIP-VMM-022", INVALID_VALUE, "{ptr:p} is not hipMemMap'ed memory");
+        let f = e.get_access(p, Place::Device(l.id as u32), 0).map_err(|e| Fail::core(Op::GetAccess, e))?;
+        // SAFETY: checked non-null.
+        unsafe { put(flags, u64::from(f)) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipMemRetainAllocationHandle(hipMemGenericAllocationHandle_t *handle, void *addr)`:
+/// HIP-VMM-033: the handle mapped at `addr` (the same value), with one more
+/// reference (emulator: as CUDA and ROCm develop; release it with hipMemRelease).
+pub unsafe extern "C" fn hipMemRetainAllocationHandle(
+    handle: *mut hipMemGenericAllocationHandle_t,
+    addr: *mut c_void,
+) -> hipError_t {
+    run("hipMemRetainAllocationHandle", || {
+        ensure!(!handle.is_null(), "HIP-VMM-033", INVALID_VALUE, "handle is NULL");
+        ensure!(!addr.is_null(), "HIP-VMM-033", INVALID_VALUE, "addr is NULL");
+        let e = emu()?;
+        let p = addr as usize;
+        ensure!(!not_vmm_range(e, p), "HIP-VMM-033", INVALID_VALUE, "{addr:p} is not hipMemMap'ed memory");
+        let id = e.retain(p).map_err(|e| Fail::core(Op::Retain, e))?;
+        // SAFETY: checked non-null.
+        unsafe { put(handle, to_handle(id)) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipMemGetAllocationPropertiesFromHandle(hipMemAllocationProp *prop, hipMemGenericAllocationHandle_t handle)`:
+/// HIP-VMM-032 the creation properties; HIP-VMM-029 an imported handle
+/// reports the importing device and the import's handle type.
+pub unsafe extern "C" fn hipMemGetAllocationPropertiesFromHandle(
+    prop: *mut hipMemAllocationProp,
+    handle: hipMemGenericAllocationHandle_t,
+) -> hipError_t {
+    run("hipMemGetAllocationPropertiesFromHandle", || {
+        ensure!(!prop.is_null(), "HIP-VMM-032", INVALID_VALUE, "prop is NULL");
+        ensure!(!handle.is_null(), "HIP-VMM-032", INVALID_VALUE, "handle is NULL");
+        let id = from_handle(handle);
+        let info = emu()?.describe(id).map_err(|e| Fail::core(Op::Query, e))?;
+        let requested = match super::share::import_type(id) {
+            Some(t) => t,
+            None => info.props[2] as u32 as i32,
+        };
+        let id_of = |p: Place| match p {
+            Place::Device(d) | Place::Host(d) => d as i32,
+        };
+        let p = hipMemAllocationProp {
+            type_: hipMemAllocationTypePinned,
+            requestedHandleType: requested,
+            location: hipMemLocation { type_: hipMemLocationTypeDevice, id: id_of(info.owner) },
+            ..Default::default()
+        };
+        // SAFETY: checked non-null.
+        unsafe { put(prop, p) };
+        Ok(())
+    })
+}
