@@ -15,12 +15,23 @@ struct Cli {
 enum Command {
     /// Say which backends are usable here: libraries, versions, devices, emulator settings.
     Doctor(vmmkit_conformance::doctor::Args),
+    /// Run the conformance suite against a backend, rule by rule.
+    Conformance(vmmkit_conformance::command::Args),
+    /// Run one rule's check in this process (used by `conformance`).
+    #[command(name = "__rule", hide = true)]
+    Rule(vmmkit_conformance::runner::child::Args),
+    /// Serve as a peer process of a multi-process check (used by `__rule`).
+    #[command(name = "__peer", hide = true)]
+    Peer(vmmkit_conformance::peer::serve::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Doctor(args) => vmmkit_conformance::doctor::run(&args),
+        Command::Conformance(args) => vmmkit_conformance::command::run(&args).map_err(Into::into),
+        Command::Rule(args) => Ok(vmmkit_conformance::runner::child::run(&args)),
+        Command::Peer(args) => Ok(vmmkit_conformance::peer::serve::run(&args)),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,241 @@
+//! `Acl`: the calls of an [`AclApi`] table, one method per C function, each
+//! returning the [`AclError`] it gave.
+//!
+//! This is the only module of the suite that calls through the table. The
+//! methods take raw pointers because the suite passes NULL and foreign
+//! addresses on purpose: the rules say how the library must reject them.
+//! Callers pass either NULL, a device address the library handed out (never
+//! dereferenced by host code), or a pointer to a live local of the C type.
+//! The methods are `pub(crate)` for that reason: the contract is the suite's,
+//! not a general one.
+
+use std::ffi::{c_char, c_void};
+
+use vmmkit_sys::acl::*;
+
+use crate::outcome::Failure;
+
+/// An ACL table, with a method per entry point (`aclrtMapMem` → `map_mem`).
+#[derive(Debug, Clone, Copy)]
+pub struct Acl {
+    api: AclApi,
+}
+
+/// Calls a required entry point.
+macro_rules! call {
+    ($self:ident . $f:ident ( $($a:expr),* )) => {{
+        // SAFETY: the table holds the backend's implementation of this C
+        // function with this signature (loaded by vmmkit-sys or filled by the
+        // emulator). Every pointer argument is NULL, an address the library
+        // returned, or points to a live local of the C type (module docs);
+        // rejecting the first two is what the rules under test specify.
+        AclError(unsafe { ($self.api.$f)($($a),*) })
+    }};
+}
+
+/// Calls an optional entry point, or says it is missing.
+macro_rules! call_opt {
+    ($self:ident . $f:ident ( $($a:expr),* )) => {{
+        match $self.api.$f {
+            // SAFETY: as in `call!`.
+            Some(f) => Ok(AclError(unsafe { f($($a),*) })),
+            None => Err(Failure::NotSupported(format!("the backend lacks {}", stringify!($f)))),
+        }
+    }};
+}
+
+#[allow(clippy::too_many_arguments)]
+impl Acl {
+    /// Wraps a table.
+    pub fn new(api: AclApi) -> Self {
+        Self { api }
+    }
+
+    /// The optional symbols the table lacks.
+    pub fn missing_optional(&self) -> Vec<&'static str> {
+        self.api.missing_optional()
+    }
+
+    pub(crate) fn init(&self, config: *const c_char) -> AclError {
+        call!(self.aclInit(config))
+    }
+    pub(crate) fn finalize(&self) -> AclError {
+        call!(self.aclFinalize())
+    }
+    pub(crate) fn set_device(&self, device: i32) -> AclError {
+        call!(self.aclrtSetDevice(device))
+    }
+    pub(crate) fn get_device(&self, device: *mut i32) -> AclError {
+        call!(self.aclrtGetDevice(device))
+    }
+    pub(crate) fn get_device_count(&self, count: *mut u32) -> AclError {
+        call!(self.aclrtGetDeviceCount(count))
+    }
+    pub(crate) fn create_stream(&self, stream: *mut aclrtStream) -> AclError {
+        call!(self.aclrtCreateStream(stream))
+    }
+    pub(crate) fn malloc_host(&self, ptr: *mut *mut c_void, size: usize) -> AclError {
+        call!(self.aclrtMallocHost(ptr, size))
+    }
+    pub(crate) fn free_host(&self, ptr: *mut c_void) -> AclError {
+        call!(self.aclrtFreeHost(ptr))
+    }
+    pub(crate) fn memcpy(
+        &self,
+        dst: *mut c_void,
+        dest_max: usize,
+        src: *const c_void,
+        count: usize,
+        kind: aclrtMemcpyKind,
+    ) -> AclError {
+        call!(self.aclrtMemcpy(dst, dest_max, src, count, kind))
+    }
+    pub(crate) fn memset(&self, ptr: *mut c_void, max_count: usize, value: i32, count: usize) -> AclError {
+        call!(self.aclrtMemset(ptr, max_count, value, count))
+    }
+    pub(crate) fn malloc(&self, ptr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> AclError {
+        call!(self.aclrtMalloc(ptr, size, policy))
+    }
+    pub(crate) fn free(&self, ptr: *mut c_void) -> AclError {
+        call!(self.aclrtFree(ptr))
+    }
+    pub(crate) fn get_mem_info(&self, attr: aclrtMemAttr, free: *mut usize, total: *mut usize) -> AclError {
+        call!(self.aclrtGetMemInfo(attr, free, total))
+    }
+    pub(crate) fn mem_get_allocation_granularity(
+        &self,
+        prop: *mut aclrtPhysicalMemProp,
+        option: aclrtMemGranularityOptions,
+        granularity: *mut usize,
+    ) -> AclError {
+        call!(self.aclrtMemGetAllocationGranularity(prop, option, granularity))
+    }
+    pub(crate) fn malloc_physical(
+        &self,
+        handle: *mut aclrtDrvMemHandle,
+        size: usize,
+        prop: *const aclrtPhysicalMemProp,
+        flags: u64,
+    ) -> AclError {
+        call!(self.aclrtMallocPhysical(handle, size, prop, flags))
+    }
+    pub(crate) fn free_physical(&self, handle: aclrtDrvMemHandle) -> AclError {
+        call!(self.aclrtFreePhysical(handle))
+    }
+    pub(crate) fn reserve_mem_address(
+        &self,
+        va: *mut *mut c_void,
+        size: usize,
+        alignment: usize,
+        expect: *mut c_void,
+        flags: u64,
+    ) -> AclError {
+        call!(self.aclrtReserveMemAddress(va, size, alignment, expect, flags))
+    }
+    pub(crate) fn release_mem_address(&self, va: *mut c_void) -> AclError {
+        call!(self.aclrtReleaseMemAddress(va))
+    }
+    pub(crate) fn map_mem(
+        &self,
+        va: *mut c_void,
+        size: usize,
+        offset: usize,
+        handle: aclrtDrvMemHandle,
+        flags: u64,
+    ) -> AclError {
+        call!(self.aclrtMapMem(va, size, offset, handle, flags))
+    }
+    pub(crate) fn unmap_mem(&self, va: *mut c_void) -> AclError {
+        call!(self.aclrtUnmapMem(va))
+    }
+    pub(crate) fn mem_set_access(
+        &self,
+        va: *mut c_void,
+        size: usize,
+        desc: *mut aclrtMemAccessDesc,
+        count: usize,
+    ) -> AclError {
+        call!(self.aclrtMemSetAccess(va, size, desc, count))
+    }
+    pub(crate) fn mem_get_access(&self, va: *mut c_void, location: *mut aclrtMemLocation, flag: *mut u64) -> AclError {
+        call!(self.aclrtMemGetAccess(va, location, flag))
+    }
+    pub(crate) fn mem_retain_allocation_handle(&self, va: *mut c_void, handle: *mut aclrtDrvMemHandle) -> AclError {
+        call!(self.aclrtMemRetainAllocationHandle(va, handle))
+    }
+    pub(crate) fn mem_get_allocation_properties_from_handle(
+        &self,
+        handle: aclrtDrvMemHandle,
+        prop: *mut aclrtPhysicalMemProp,
+    ) -> AclError {
+        call!(self.aclrtMemGetAllocationPropertiesFromHandle(handle, prop))
+    }
+    pub(crate) fn mem_export_to_shareable_handle(
+        &self,
+        handle: aclrtDrvMemHandle,
+        handle_type: aclrtMemHandleType,
+        flags: u64,
+        shareable: *mut u64,
+    ) -> AclError {
+        call!(self.aclrtMemExportToShareableHandle(handle, handle_type, flags, shareable))
+    }
+    pub(crate) fn mem_set_pid_to_shareable_handle(&self, shareable: u64, pid: *mut i32, count: usize) -> AclError {
+        call!(self.aclrtMemSetPidToShareableHandle(shareable, pid, count))
+    }
+    pub(crate) fn mem_import_from_shareable_handle(
+        &self,
+        shareable: u64,
+        device: i32,
+        handle: *mut aclrtDrvMemHandle,
+    ) -> AclError {
+        call!(self.aclrtMemImportFromShareableHandle(shareable, device, handle))
+    }
+    pub(crate) fn device_get_bare_tgid(&self, pid: *mut i32) -> AclError {
+        call!(self.aclrtDeviceGetBareTgid(pid))
+    }
+    pub(crate) fn device_can_access_peer(&self, can: *mut i32, device: i32, peer: i32) -> AclError {
+        call!(self.aclrtDeviceCanAccessPeer(can, device, peer))
+    }
+    pub(crate) fn device_enable_peer_access(&self, peer: i32, flags: u32) -> AclError {
+        call!(self.aclrtDeviceEnablePeerAccess(peer, flags))
+    }
+    pub(crate) fn device_disable_peer_access(&self, peer: i32) -> AclError {
+        call!(self.aclrtDeviceDisablePeerAccess(peer))
+    }
+
+    pub(crate) fn mem_export_to_shareable_handle_v2(
+        &self,
+        handle: aclrtDrvMemHandle,
+        flags: u64,
+        share_type: aclrtMemSharedHandleType,
+        shareable: *mut c_void,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtMemExportToShareableHandleV2(handle, flags, share_type, shareable))
+    }
+    pub(crate) fn mem_set_pid_to_shareable_handle_v2(
+        &self,
+        shareable: *mut c_void,
+        share_type: aclrtMemSharedHandleType,
+        pid: *mut i32,
+        count: usize,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtMemSetPidToShareableHandleV2(shareable, share_type, pid, count))
+    }
+    pub(crate) fn mem_import_from_shareable_handle_v2(
+        &self,
+        shareable: *mut c_void,
+        share_type: aclrtMemSharedHandleType,
+        flags: u64,
+        handle: *mut aclrtDrvMemHandle,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtMemImportFromShareableHandleV2(shareable, share_type, flags, handle))
+    }
+    pub(crate) fn mem_get_address_range(
+        &self,
+        ptr: *mut c_void,
+        base: *mut *mut c_void,
+        size: *mut usize,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtMemGetAddressRange(ptr, base, size))
+    }
+}

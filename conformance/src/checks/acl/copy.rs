@@ -1,0 +1,80 @@
+//! ACL-CPY: `aclrtMemcpy`, `aclrtMemset`, `aclrtMallocHost`, `aclrtFreeHost`.
+
+use std::ffi::c_void;
+use std::ptr;
+
+use vmmkit_sys::acl::*;
+
+use crate::acl::{Ctx, setup};
+use crate::outcome::Failure;
+
+/// ACL-CPY-001: count 0 with NULL pointers and kind 99, before any device.
+pub fn memcpy_zero(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.init()?;
+    let r = cx.acl().memcpy(ptr::null_mut(), 0, ptr::null(), 0, 99);
+    cx.expect_code("aclrtMemcpy(count 0, NULL, NULL, kind 99) with no current device", r)
+}
+
+/// ACL-CPY-002: NULL dst, NULL src, kinds 6, 7 and -1.
+pub fn memcpy_null_or_kind(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let acl = cx.acl();
+    let src = [1u8; 16];
+    let mut dst = [0u8; 16];
+    let (d, s): (*mut c_void, *const c_void) = (dst.as_mut_ptr().cast(), src.as_ptr().cast());
+    cx.expect_code("aclrtMemcpy(dst NULL)", acl.memcpy(ptr::null_mut(), 16, s, 16, ACL_MEMCPY_HOST_TO_HOST))?;
+    cx.expect_code("aclrtMemcpy(src NULL)", acl.memcpy(d, 16, ptr::null(), 16, ACL_MEMCPY_HOST_TO_HOST))?;
+    for kind in [ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, ACL_MEMCPY_INTER_DEVICE_TO_DEVICE, -1] {
+        cx.expect_code(&format!("aclrtMemcpy(kind {kind})"), acl.memcpy(d, 16, s, 16, kind))?;
+    }
+    Ok(())
+}
+
+/// ACL-CPY-003: destMax 0 and count > destMax (107000); dst == src is a
+/// no-op (0); a valid copy copies.
+pub fn memcpy_dest_max(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let acl = cx.acl();
+    let src = [3u8; 16];
+    let mut dst = [0u8; 16];
+    let (d, s): (*mut c_void, *const c_void) = (dst.as_mut_ptr().cast(), src.as_ptr().cast());
+    let h2h = ACL_MEMCPY_HOST_TO_HOST;
+    cx.expect("aclrtMemcpy(destMax 0)", AclError::RT_PARAM_INVALID, acl.memcpy(d, 0, s, 16, h2h))?;
+    cx.expect("aclrtMemcpy(count 16 > destMax 8)", AclError::RT_PARAM_INVALID, acl.memcpy(d, 8, s, 16, h2h))?;
+    cx.expect("aclrtMemcpy(dst == src)", AclError::SUCCESS, acl.memcpy(d, 16, d.cast_const(), 16, h2h))?;
+    cx.expect_ok("aclrtMemcpy(16 bytes host to host)", acl.memcpy(d, 16, s, 16, h2h))?;
+    cx.ensure("bytes after the copy", dst == src, format!("{src:?}"), format!("{dst:?}"))
+}
+
+/// ACL-CPY-004: count 0 (even with NULL), NULL, count > maxCount, and a
+/// plain memset of a host buffer.
+pub fn memset(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let acl = cx.acl();
+    let mut buf = [0u8; 64];
+    let p: *mut c_void = buf.as_mut_ptr().cast();
+    cx.expect("aclrtMemset(count 0)", AclError::SUCCESS, acl.memset(p, 64, 0xAB, 0))?;
+    cx.expect("aclrtMemset(NULL, count 0)", AclError::SUCCESS, acl.memset(ptr::null_mut(), 64, 0xAB, 0))?;
+    cx.expect("aclrtMemset(NULL, count 16)", AclError::INVALID_PARAM, acl.memset(ptr::null_mut(), 64, 0xAB, 16))?;
+    cx.expect("aclrtMemset(count 16 > maxCount 8)", AclError::RT_PARAM_INVALID, acl.memset(p, 8, 0xAB, 16))?;
+    cx.ensure("host buffer after refused memsets", buf.iter().all(|&b| b == 0), "all 0", format!("{buf:?}"))?;
+    cx.expect("aclrtMemset of 32 host bytes with 0x1AB", AclError::SUCCESS, acl.memset(p, 64, 0x1AB, 32))?;
+    cx.ensure(
+        "host buffer after the memset",
+        buf[..32].iter().all(|&b| b == 0xAB) && buf[32..].iter().all(|&b| b == 0),
+        "32 bytes 0xab then 32 bytes 0",
+        format!("{buf:?}"),
+    )
+}
+
+/// ACL-CPY-005: NULL output and size 0 for MallocHost; FreeHost(NULL).
+pub fn host_alloc(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let acl = cx.acl();
+    let mut p: *mut c_void = ptr::null_mut();
+    cx.expect_code("aclrtMallocHost(out NULL)", acl.malloc_host(ptr::null_mut(), 64))?;
+    cx.expect_code("aclrtMallocHost(size 0)", acl.malloc_host(&mut p, 0))?;
+    cx.expect_code("aclrtFreeHost(NULL)", acl.free_host(ptr::null_mut()))?;
+    setup("aclrtMallocHost(64)", acl.malloc_host(&mut p, 64))?;
+    cx.expect_ok("aclrtFreeHost of a host allocation", acl.free_host(p))
+}

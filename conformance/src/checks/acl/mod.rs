@@ -1,0 +1,39 @@
+//! ACL checks, one module per API family (as the catalog's groups).
+//!
+//! Each check sets up what it needs through the table (setup failures read
+//! "setup: <call> returned <code>"), provokes exactly its rule, compares the
+//! exact code with the catalog's, and where the reference says the state is
+//! unchanged, shows that a valid call still works.
+#![forbid(unsafe_code)]
+
+pub mod access;
+pub mod copy;
+pub mod export;
+pub mod general;
+pub mod granularity;
+pub mod import;
+pub mod lifetime;
+pub mod mapping;
+pub mod order;
+pub mod peer_access;
+pub mod physical;
+pub mod reservation;
+pub mod retain;
+pub mod sample;
+pub mod trustlist;
+pub mod unreachable;
+
+mod sharing;
+
+use crate::acl::Ctx;
+use crate::outcome::Failure;
+
+/// The check of the catalog's defaults: a rule that did not name its own
+/// check fails with this, so it cannot pass unnoticed.
+pub fn missing_check(cx: &mut Ctx) -> Result<(), Failure> {
+    Err(Failure::Mismatch {
+        step: format!("check of {}", cx.rule().id),
+        expected: "a check written for this rule".into(),
+        got: "suite defect: the catalog entry names no check".into(),
+    })
+}

@@ -1,0 +1,4 @@
+//! The checks: one function per rule, grouped like the catalog, written
+//! against a vendor table only.
+
+pub mod acl;

@@ -1,0 +1,163 @@
+//! `vmmkit conformance`: runs the catalog against a backend and reports.
+#![forbid(unsafe_code)]
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use crate::backend::{Backend, BackendKind};
+use crate::baseline::{Baseline, ParseError};
+use crate::catalog::{self, Catalog};
+use crate::report::{self, BackendInfo, Entry, Format, Report};
+use crate::runner::{self, RunConfig};
+
+/// Options of `vmmkit conformance`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The backend: the emulator, a real vendor library, or `auto` (a real
+    /// ACL library when one loads, else the emulator). Default:
+    /// `$VMMKIT_BACKEND`, else `auto`.
+    #[arg(long, value_enum)]
+    pub backend: Option<BackendKind>,
+    /// The vendor library to load, for a real backend.
+    #[arg(long)]
+    pub library: Option<PathBuf>,
+    /// Only rules whose id matches this glob (`ACL-MAP-*`).
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Known differences of this backend, one per line:
+    /// `RULE-ID fail|fail=CODE|skip "why"` (see the baseline module docs).
+    /// Failures it lists do not fail the run; entries that no longer apply
+    /// are reported as stale.
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
+    /// Rule processes at a time (default: the number of CPUs).
+    #[arg(long, short)]
+    pub jobs: Option<usize>,
+    /// Write the report to this file instead of stdout.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// The catalog (`selftest` tests the runner and the reports).
+    #[arg(long, value_enum, default_value = "suite", hide = true)]
+    pub catalog: Catalog,
+    /// Seconds a rule may take.
+    #[arg(long, default_value_t = runner::DEFAULT_TIMEOUT.as_secs(), hide = true)]
+    pub timeout: u64,
+}
+
+/// Why the command could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// `--filter` is not a glob.
+    #[error("--filter: {0}")]
+    Filter(#[from] globset::Error),
+    /// The baseline could not be read.
+    #[error("--baseline {path}: {source}")]
+    BaselineRead {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The baseline does not parse.
+    #[error("--baseline {path}: {source}")]
+    BaselineParse {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: ParseError,
+    },
+    /// `VMMKIT_BACKEND` names no backend.
+    #[error("VMMKIT_BACKEND={0:?}: must be emulator, ascend, hip, cuda or auto")]
+    BackendEnv(String),
+    /// The run itself failed (run directory, current executable).
+    #[error("{0}")]
+    Run(#[from] std::io::Error),
+    /// The report could not be written.
+    #[error("--output {path}: {source}")]
+    Output {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+fn backend_kind(arg: Option<BackendKind>) -> Result<BackendKind, Error> {
+    if let Some(k) = arg {
+        return Ok(k);
+    }
+    match std::env::var("VMMKIT_BACKEND") {
+        Ok(v) if !v.trim().is_empty() => {
+            <BackendKind as clap::ValueEnum>::from_str(v.trim(), true).map_err(|_| Error::BackendEnv(v))
+        }
+        _ => Ok(BackendKind::Auto),
+    }
+}
+
+/// Runs `rules` of `catalog` on `backend` with `cfg`, applies `baseline`,
+/// and builds the report.
+///
+/// # Errors
+/// When the run directory cannot be made.
+pub fn run_report(
+    rules: &[&'static crate::rule::Rule],
+    cfg: &RunConfig,
+    baseline: Option<&Baseline>,
+) -> std::io::Result<Report> {
+    let start = Instant::now();
+    let results = runner::run(rules, cfg)?;
+    let mut entries: Vec<Entry> =
+        rules.iter().zip(results).map(|(&rule, result)| Entry { rule, result, known: None }).collect();
+    let all_ids: Vec<&str> = cfg.catalog.rules().iter().map(|r| r.id.as_str()).collect();
+    let stale = baseline.map(|b| b.apply(&mut entries, &all_ids)).unwrap_or_default();
+    Ok(Report {
+        backend: BackendInfo {
+            name: cfg.backend.kind.name().into(),
+            detail: cfg.backend.detail.clone(),
+            library: cfg.backend.library.as_ref().map(|p| p.display().to_string()),
+        },
+        catalog: cfg.catalog.name().into(),
+        entries,
+        stale,
+        duration: start.elapsed(),
+    })
+}
+
+/// Runs `vmmkit conformance`: exit 0 unless a rule fails that the baseline
+/// does not excuse (1).
+///
+/// # Errors
+/// Bad options, an unreadable baseline, or a report that cannot be written.
+pub fn run(args: &Args) -> Result<ExitCode, Error> {
+    let rules = catalog::filter(args.catalog.rules(), args.filter.as_deref())?;
+    let baseline = match &args.baseline {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|source| Error::BaselineRead { path: path.clone(), source })?;
+            Some(Baseline::parse(&text).map_err(|source| Error::BaselineParse { path: path.clone(), source })?)
+        }
+        None => None,
+    };
+    let backend = Backend::resolve(backend_kind(args.backend)?, args.library.clone());
+    let mut cfg = RunConfig::new(std::env::current_exe()?, backend, args.catalog);
+    if let Some(j) = args.jobs {
+        cfg.jobs = j.max(1);
+    }
+    cfg.timeout = Duration::from_secs(args.timeout.max(1));
+    cfg.skip = baseline.as_ref().map(Baseline::skips).unwrap_or_default();
+    let report = run_report(&rules, &cfg, baseline.as_ref())?;
+    let text = report::render(&report, args.format);
+    match &args.output {
+        Some(path) => std::fs::write(path, text).map_err(|source| Error::Output { path: path.clone(), source })?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes()).and_then(|()| out.flush())?;
+        }
+    }
+    Ok(if report.unexcused_failures() == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}

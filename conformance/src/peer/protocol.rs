@@ -1,0 +1,181 @@
+//! The messages between a check and its peer: one [`Request`], one
+//! [`Reply`], in JSON, one packet each.
+//!
+//! The peer keeps the handles and mappings it makes in numbered slots; a
+//! request names them by slot, since a handle's value means nothing in
+//! another process (ACL-MP-017).
+#![forbid(unsafe_code)]
+
+use serde::{Deserialize, Serialize};
+
+/// What a check asks its peer to do. Every request gets one reply whose
+/// `code` is the vendor code of the call named (0 on success).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    /// `aclInit` (100002 counts as success), then `aclrtSetDevice(device)`
+    /// when given.
+    Start {
+        /// The device to make current.
+        device: Option<i32>,
+    },
+    /// `aclrtDeviceGetBareTgid`: `value` is the pid it gives, `slot` the
+    /// peer's own `getpid()`.
+    Pid,
+    /// `aclrtMallocPhysical(size)` of `attr` on `device`: `slot` is the handle.
+    Alloc {
+        /// Device of the location.
+        device: u32,
+        /// Bytes.
+        size: u64,
+        /// `memAttr`.
+        attr: i32,
+    },
+    /// `aclrtReserveMemAddress(size)` then `aclrtMapMem` of handle slot
+    /// `handle`: `slot` is the mapping. `text` names the call that failed.
+    Map {
+        /// Handle slot.
+        handle: usize,
+        /// Bytes.
+        size: u64,
+    },
+    /// Reserve and map a raw handle value from another process.
+    MapForeign {
+        /// The handle value, as the other process saw it.
+        handle_value: u64,
+        /// Bytes.
+        size: u64,
+    },
+    /// `aclrtMemSetAccess` READWRITE for `device` over mapping slot `map`.
+    SetAccess {
+        /// Mapping slot.
+        map: usize,
+        /// Device granted.
+        device: u32,
+    },
+    /// Writes the pattern `seed` over mapping slot `map`.
+    Write {
+        /// Mapping slot.
+        map: usize,
+        /// Pattern seed.
+        seed: u8,
+    },
+    /// Reads mapping slot `map`: `value` is 1 when it is the pattern `seed`;
+    /// otherwise `text` names the first differing byte.
+    Verify {
+        /// Mapping slot.
+        map: usize,
+        /// Pattern seed.
+        seed: u8,
+    },
+    /// `aclrtUnmapMem` of mapping slot `map`.
+    Unmap {
+        /// Mapping slot.
+        map: usize,
+    },
+    /// `aclrtReleaseMemAddress` of mapping slot `map`'s reservation.
+    Release {
+        /// Mapping slot.
+        map: usize,
+    },
+    /// `aclrtFreePhysical` of handle slot `handle`.
+    Free {
+        /// Handle slot.
+        handle: usize,
+    },
+    /// `aclrtMemExportToShareableHandle(handle, NONE, flags)`: `value` is the
+    /// shareable handle.
+    Export {
+        /// Handle slot.
+        handle: usize,
+        /// Export flags.
+        flags: u64,
+    },
+    /// `aclrtMemExportToShareableHandleV2`: `bytes` is the handle (8 bytes
+    /// for DEFAULT, 128 for FABRIC).
+    ExportV2 {
+        /// Handle slot.
+        handle: usize,
+        /// Export flags.
+        flags: u64,
+        /// `aclrtMemSharedHandleType`.
+        share_type: i32,
+    },
+    /// `aclrtMemSetPidToShareableHandle(shareable, pids)`.
+    SetPid {
+        /// The shareable handle.
+        shareable: u64,
+        /// Pids to list.
+        pids: Vec<i32>,
+    },
+    /// `aclrtMemImportFromShareableHandle(shareable, device)`: `slot` is the
+    /// handle, `value` its raw value (to compare repeated imports).
+    Import {
+        /// The shareable handle.
+        shareable: u64,
+        /// Importing device.
+        device: i32,
+    },
+    /// `aclrtMemImportFromShareableHandleV2(bytes, share_type, flags)`.
+    ImportV2 {
+        /// The handle as exported (8 or 128 bytes).
+        shareable: Vec<u8>,
+        /// `aclrtMemSharedHandleType`.
+        share_type: i32,
+        /// Import flags.
+        flags: u64,
+    },
+    /// `aclrtMemGetAllocationPropertiesFromHandle`: `bytes` holds memAttr,
+    /// location type and location id as little-endian `i32`s.
+    Props {
+        /// Handle slot.
+        handle: usize,
+    },
+    /// Reply, then exit 0.
+    Exit,
+}
+
+impl Request {
+    /// The request's name, for messages.
+    pub fn op(&self) -> &'static str {
+        match self {
+            Self::Start { .. } => "start",
+            Self::Pid => "pid",
+            Self::Alloc { .. } => "alloc",
+            Self::Map { .. } => "map",
+            Self::MapForeign { .. } => "map_foreign",
+            Self::SetAccess { .. } => "set_access",
+            Self::Write { .. } => "write",
+            Self::Verify { .. } => "verify",
+            Self::Unmap { .. } => "unmap",
+            Self::Release { .. } => "release",
+            Self::Free { .. } => "free",
+            Self::Export { .. } => "export",
+            Self::ExportV2 { .. } => "export_v2",
+            Self::SetPid { .. } => "set_pid",
+            Self::Import { .. } => "import",
+            Self::ImportV2 { .. } => "import_v2",
+            Self::Props { .. } => "props",
+            Self::Exit => "exit",
+        }
+    }
+}
+
+/// The peer's answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reply {
+    /// The vendor code of the call (0 on success).
+    pub code: i32,
+    /// A number the request defines (a pid, a shareable handle, a flag).
+    #[serde(default)]
+    pub value: u64,
+    /// The slot of what was made.
+    #[serde(default)]
+    pub slot: usize,
+    /// Bytes the request defines.
+    #[serde(default)]
+    pub bytes: Vec<u8>,
+    /// A message: which call failed, or what differed.
+    #[serde(default)]
+    pub text: String,
+}

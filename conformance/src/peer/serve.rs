@@ -1,0 +1,247 @@
+//! The peer's side: `vmmkit __peer` reads requests from its stdin (one end
+//! of the check's socketpair), runs each against its own ACL table and
+//! replies, until the channel closes or it is told to exit.
+#![forbid(unsafe_code)]
+
+use std::ffi::c_void;
+use std::os::fd::AsFd;
+use std::process::ExitCode;
+use std::ptr;
+use std::time::Duration;
+
+use vmmkit_sys::acl::*;
+
+use super::channel::{Channel, RecvError};
+use super::protocol::{Reply, Request};
+use crate::acl::{Acl, prop_with, rw_desc};
+use crate::backend::{self, BackendKind};
+use crate::pattern;
+
+/// How long a peer waits for its next request before giving up.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Options of the hidden `vmmkit __peer` command.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The backend whose table the peer uses.
+    #[arg(long, value_enum)]
+    pub backend: BackendKind,
+    /// The vendor library, for a real backend.
+    #[arg(long)]
+    pub library: Option<std::path::PathBuf>,
+}
+
+/// Runs the peer until its channel closes.
+pub fn run(args: &Args) -> ExitCode {
+    // Die with the parent: a check killed for a timeout takes its peers along.
+    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
+    let chan = match rustix::io::dup(std::io::stdin().as_fd()) {
+        Ok(fd) => Channel::from_fd(fd),
+        Err(e) => {
+            eprintln!("vmmkit __peer: stdin: {e}");
+            return ExitCode::from(3);
+        }
+    };
+    // The table is loaded at the first request, so that a peer that was
+    // just started is always waiting on its channel.
+    let mut state: Option<State> = None;
+    loop {
+        let req: Request = match chan.recv_json(IDLE_TIMEOUT) {
+            Ok((req, _fds)) => req,
+            Err(RecvError::Closed) => return ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("vmmkit __peer (pid {}): {e}", std::process::id());
+                return ExitCode::from(4);
+            }
+        };
+        if state.is_none() {
+            match backend::acl_table(args.backend, args.library.as_deref()) {
+                Ok(api) => state = Some(State { acl: Acl::new(api), handles: Vec::new(), maps: Vec::new() }),
+                Err(reason) => {
+                    eprintln!("vmmkit __peer (pid {}): no ACL table: {reason}", std::process::id());
+                    return ExitCode::from(3);
+                }
+            }
+        }
+        let Some(state) = state.as_mut() else { return ExitCode::from(3) };
+        let exit = req == Request::Exit;
+        let reply = state.handle(req);
+        if let Err(e) = chan.send_json(&reply, &[]) {
+            eprintln!("vmmkit __peer (pid {}): reply: {e}", std::process::id());
+            return ExitCode::from(4);
+        }
+        if exit {
+            return ExitCode::SUCCESS;
+        }
+    }
+}
+
+struct State {
+    acl: Acl,
+    handles: Vec<aclrtDrvMemHandle>,
+    maps: Vec<(*mut c_void, usize)>,
+}
+
+fn reply(code: AclError, text: &str) -> Reply {
+    Reply { code: code.0, text: text.into(), ..Reply::default() }
+}
+
+fn no_slot(what: &str, slot: usize) -> Reply {
+    Reply { code: AclError::INVALID_PARAM.0, text: format!("peer: no {what} in slot {slot}"), ..Reply::default() }
+}
+
+impl State {
+    fn handle(&mut self, req: Request) -> Reply {
+        let acl = self.acl;
+        match req {
+            Request::Start { device } => {
+                let r = acl.init(ptr::null());
+                if !r.is_success() && r != AclError::REPEAT_INITIALIZE {
+                    return reply(r, "aclInit");
+                }
+                match device {
+                    Some(d) => reply(acl.set_device(d), &format!("aclrtSetDevice({d})")),
+                    None => reply(AclError::SUCCESS, ""),
+                }
+            }
+            Request::Pid => {
+                let mut pid = 0i32;
+                let r = acl.device_get_bare_tgid(&mut pid);
+                Reply {
+                    code: r.0,
+                    value: u64::try_from(pid).unwrap_or(0),
+                    slot: std::process::id() as usize,
+                    text: "aclrtDeviceGetBareTgid".into(),
+                    ..Reply::default()
+                }
+            }
+            Request::Alloc { device, size, attr } => {
+                let mut h: aclrtDrvMemHandle = ptr::null_mut();
+                let p = prop_with(attr, ACL_MEM_LOCATION_TYPE_DEVICE, device);
+                let r = acl.malloc_physical(&mut h, size as usize, &p, 0);
+                if r.is_success() {
+                    self.handles.push(h);
+                }
+                Reply { slot: self.handles.len().wrapping_sub(1), ..reply(r, "aclrtMallocPhysical") }
+            }
+            Request::Map { handle, size } => {
+                let Some(&h) = self.handles.get(handle) else { return no_slot("handle", handle) };
+                self.map(h, size as usize)
+            }
+            Request::MapForeign { handle_value, size } => {
+                self.map(handle_value as usize as aclrtDrvMemHandle, size as usize)
+            }
+            Request::SetAccess { map, device } => {
+                let Some(&(va, size)) = self.maps.get(map) else { return no_slot("mapping", map) };
+                let mut d = rw_desc(device);
+                reply(acl.mem_set_access(va, size, &mut d, 1), "aclrtMemSetAccess")
+            }
+            Request::Write { map, seed } => {
+                let Some(&(va, size)) = self.maps.get(map) else { return no_slot("mapping", map) };
+                let data = pattern::fill(seed, size);
+                reply(
+                    acl.memcpy(va, size, data.as_ptr().cast(), size, ACL_MEMCPY_HOST_TO_DEVICE),
+                    "aclrtMemcpy(host to device)",
+                )
+            }
+            Request::Verify { map, seed } => {
+                let Some(&(va, size)) = self.maps.get(map) else { return no_slot("mapping", map) };
+                let mut data = vec![0u8; size];
+                let r = acl.memcpy(data.as_mut_ptr().cast(), size, va.cast_const(), size, ACL_MEMCPY_DEVICE_TO_HOST);
+                if !r.is_success() {
+                    return reply(r, "aclrtMemcpy(device to host)");
+                }
+                match pattern::first_mismatch(seed, &data) {
+                    None => Reply { value: 1, ..reply(r, "") },
+                    Some((at, want, got)) => Reply {
+                        value: 0,
+                        ..reply(r, &format!("byte {at} is {got:#04x}, not {want:#04x} (pattern {seed})"))
+                    },
+                }
+            }
+            Request::Unmap { map } => {
+                let Some(&(va, _)) = self.maps.get(map) else { return no_slot("mapping", map) };
+                reply(acl.unmap_mem(va), "aclrtUnmapMem")
+            }
+            Request::Release { map } => {
+                let Some(&(va, _)) = self.maps.get(map) else { return no_slot("mapping", map) };
+                reply(acl.release_mem_address(va), "aclrtReleaseMemAddress")
+            }
+            Request::Free { handle } => {
+                let Some(&h) = self.handles.get(handle) else { return no_slot("handle", handle) };
+                reply(acl.free_physical(h), "aclrtFreePhysical")
+            }
+            Request::Export { handle, flags } => {
+                let Some(&h) = self.handles.get(handle) else { return no_slot("handle", handle) };
+                let mut sh = 0u64;
+                let r = acl.mem_export_to_shareable_handle(h, ACL_MEM_HANDLE_TYPE_NONE, flags, &mut sh);
+                Reply { value: sh, ..reply(r, "aclrtMemExportToShareableHandle") }
+            }
+            Request::ExportV2 { handle, flags, share_type } => {
+                let Some(&h) = self.handles.get(handle) else { return no_slot("handle", handle) };
+                let mut out = [0u8; 128];
+                match acl.mem_export_to_shareable_handle_v2(h, flags, share_type, out.as_mut_ptr().cast()) {
+                    Ok(r) => {
+                        let len = if share_type == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC { 128 } else { 8 };
+                        Reply { bytes: out[..len].to_vec(), ..reply(r, "aclrtMemExportToShareableHandleV2") }
+                    }
+                    Err(f) => reply(AclError::API_NOT_SUPPORT, &f.to_string()),
+                }
+            }
+            Request::SetPid { shareable, mut pids } => reply(
+                acl.mem_set_pid_to_shareable_handle(shareable, pids.as_mut_ptr(), pids.len()),
+                "aclrtMemSetPidToShareableHandle",
+            ),
+            Request::Import { shareable, device } => {
+                let mut h: aclrtDrvMemHandle = ptr::null_mut();
+                let r = acl.mem_import_from_shareable_handle(shareable, device, &mut h);
+                self.imported(r, h, "aclrtMemImportFromShareableHandle")
+            }
+            Request::ImportV2 { mut shareable, share_type, flags } => {
+                shareable.resize(128, 0);
+                let mut h: aclrtDrvMemHandle = ptr::null_mut();
+                match acl.mem_import_from_shareable_handle_v2(shareable.as_mut_ptr().cast(), share_type, flags, &mut h)
+                {
+                    Ok(r) => self.imported(r, h, "aclrtMemImportFromShareableHandleV2"),
+                    Err(f) => reply(AclError::API_NOT_SUPPORT, &f.to_string()),
+                }
+            }
+            Request::Props { handle } => {
+                let Some(&h) = self.handles.get(handle) else { return no_slot("handle", handle) };
+                let mut p = aclrtPhysicalMemProp::default();
+                let r = acl.mem_get_allocation_properties_from_handle(h, &mut p);
+                let mut bytes = Vec::with_capacity(12);
+                for v in [p.memAttr, p.location.type_, p.location.id as i32] {
+                    bytes.extend_from_slice(&v.to_le_bytes());
+                }
+                Reply { bytes, ..reply(r, "aclrtMemGetAllocationPropertiesFromHandle") }
+            }
+            Request::Exit => reply(AclError::SUCCESS, ""),
+        }
+    }
+
+    fn map(&mut self, h: aclrtDrvMemHandle, size: usize) -> Reply {
+        let acl = self.acl;
+        let mut va: *mut c_void = ptr::null_mut();
+        let r = acl.reserve_mem_address(&mut va, size, 0, ptr::null_mut(), 0);
+        if !r.is_success() {
+            return reply(r, "aclrtReserveMemAddress");
+        }
+        let r = acl.map_mem(va, size, 0, h, 0);
+        if !r.is_success() {
+            let _ = acl.release_mem_address(va);
+            return reply(r, "aclrtMapMem");
+        }
+        self.maps.push((va, size));
+        Reply { slot: self.maps.len() - 1, ..reply(r, "aclrtMapMem") }
+    }
+
+    fn imported(&mut self, r: AclError, h: aclrtDrvMemHandle, call: &str) -> Reply {
+        if r.is_success() {
+            self.handles.push(h);
+            Reply { slot: self.handles.len() - 1, value: h as usize as u64, ..reply(r, call) }
+        } else {
+            reply(r, call)
+        }
+    }
+}

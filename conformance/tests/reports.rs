@@ -1,0 +1,281 @@
+//! The runner and the reports, on the self-test catalog (rules that pass,
+//! fail, crash, hang or are not-supported on purpose) and on backends that
+//! cannot run anything here: outcomes, exit status, JSON and JUnit parsed
+//! back, baselines, and nothing left behind.
+
+mod binary;
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use quick_xml::Reader;
+use quick_xml::events::Event;
+use serde_json::Value;
+
+use binary::{conformance, stdout};
+
+/// Every self-test rule but the one that hangs.
+const NO_HANG: &str = "SELF-[!H]*";
+
+fn json_of(args: &[&str]) -> (Value, Option<i32>) {
+    let mut all = vec!["--catalog", "selftest", "--format", "json"];
+    if !args.contains(&"--timeout") {
+        all.extend_from_slice(&["--timeout", "10"]);
+    }
+    all.extend_from_slice(args);
+    let o = conformance(&all);
+    let v: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("JSON: {e}\n{}\n{}", stdout(&o), String::from_utf8_lossy(&o.stderr)));
+    (v, o.status.code())
+}
+
+fn by_id(v: &Value) -> HashMap<String, Value> {
+    v["rules"].as_array().unwrap().iter().map(|r| (r["id"].as_str().unwrap().to_string(), r.clone())).collect()
+}
+
+fn baseline(text: &str) -> tempfile::NamedTempFile {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    f
+}
+
+#[test]
+fn json_report_has_stable_keys_and_every_outcome() {
+    let (v, code) = json_of(&["--filter", NO_HANG]);
+    assert_eq!(code, Some(1), "failures make the run fail");
+    for key in ["backend", "catalog", "duration_ms", "rules", "stale", "summary"] {
+        assert!(v.get(key).is_some(), "top-level key {key}");
+    }
+    for key in ["name", "detail", "library"] {
+        assert!(v["backend"].get(key).is_some(), "backend key {key}");
+    }
+    let rules = by_id(&v);
+    for r in rules.values() {
+        for key in [
+            "id",
+            "group",
+            "text",
+            "apis",
+            "confidence",
+            "sources",
+            "note",
+            "outcome",
+            "expected",
+            "got",
+            "reason",
+            "detail",
+            "known",
+            "duration_ms",
+        ] {
+            assert!(r.get(key).is_some(), "{}: key {key}", r["id"]);
+        }
+    }
+    let outcome = |id: &str| rules[id]["outcome"].as_str().unwrap().to_string();
+    let got = |id: &str| rules[id]["got"].as_str().unwrap_or_default().to_string();
+    assert_eq!(outcome("SELF-PASS-001"), "pass");
+    assert_eq!(outcome("SELF-FAIL-001"), "fail");
+    assert_eq!(got("SELF-FAIL-001"), "107000 ACL_ERROR_RT_PARAM_INVALID");
+    assert_eq!(rules["SELF-FAIL-001"]["expected"], "0 ACL_SUCCESS");
+    assert_eq!(got("SELF-FAIL-002"), "setup: aclrtMallocPhysical returned 207001 ACL_ERROR_RT_MEMORY_ALLOCATION");
+    assert_eq!(outcome("SELF-NS-001"), "not-supported");
+    assert_eq!(rules["SELF-NS-001"]["reason"], "the feature is absent here");
+    assert_eq!(got("SELF-CRASH-001"), "killed by signal 11");
+    assert_eq!(got("SELF-EXIT-001"), "exited with status 7 without a result");
+    assert!(got("SELF-PEER-001").contains("exited with status 3"), "{}", got("SELF-PEER-001"));
+    assert!(got("SELF-PEER-002").contains("killed by signal 9"), "{}", got("SELF-PEER-002"));
+    let s = &v["summary"];
+    assert_eq!((s["passed"].as_u64(), s["not_supported"].as_u64(), s["skipped"].as_u64()), (Some(2), Some(1), Some(0)));
+    assert_eq!(s["failed"].as_u64(), Some(7));
+    assert_eq!(s["total"].as_u64(), Some(10));
+}
+
+#[test]
+fn hung_rule_is_a_failure_with_the_deadline() {
+    let start = Instant::now();
+    let (v, code) = json_of(&["--filter", "SELF-HANG-001", "--timeout", "1"]);
+    assert!(start.elapsed() < Duration::from_secs(10), "the deadline was not enforced: {:?}", start.elapsed());
+    assert_eq!(code, Some(1));
+    assert_eq!(by_id(&v)["SELF-HANG-001"]["got"], "no result in 1 s");
+}
+
+/// Attributes of an element, unescaped.
+fn attrs(e: &quick_xml::events::BytesStart<'_>) -> HashMap<String, String> {
+    e.attributes()
+        .map(|a| {
+            let a = a.unwrap();
+            (String::from_utf8(a.key.as_ref().to_vec()).unwrap(), a.unescape_value().unwrap().into_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn junit_parses_back_with_escaped_messages() {
+    let o = conformance(&["--catalog", "selftest", "--filter", NO_HANG, "--format", "junit", "--timeout", "10"]);
+    let xml = stdout(&o);
+    let mut reader = Reader::from_str(&xml);
+    let (mut suites, mut cases, mut failures, mut skipped) = (0, Vec::new(), HashMap::new(), 0);
+    let mut current: Option<String> = None;
+    let mut top = HashMap::new();
+    loop {
+        match reader.read_event().unwrap_or_else(|e| panic!("XML: {e}\n{xml}")) {
+            Event::Eof => break,
+            Event::Start(e) | Event::Empty(e) => {
+                let a = attrs(&e);
+                match e.name().as_ref() {
+                    b"testsuites" => top = a,
+                    b"testsuite" => suites += 1,
+                    b"testcase" => {
+                        assert!(a["classname"].starts_with("selftest."), "{a:?}");
+                        cases.push(a["name"].clone());
+                        current = Some(a["name"].clone());
+                    }
+                    b"failure" => {
+                        failures.insert(current.clone().unwrap(), a["message"].clone());
+                    }
+                    b"skipped" => skipped += 1,
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(suites, 2, "one testsuite per group");
+    assert_eq!(cases.len(), 10);
+    assert_eq!(failures.len(), 7);
+    assert_eq!(skipped, 1);
+    assert_eq!(top["tests"], "10");
+    assert_eq!(top["failures"], "7");
+    assert_eq!(
+        failures["SELF-XML-001"], "expected 0 ACL_SUCCESS, got <b>&amp; \"q\" 'a' \u{FFFD}\u{7f} ]]> end",
+        "the message survives escaping"
+    );
+}
+
+#[test]
+fn table_groups_by_api_and_ends_with_the_summary() {
+    let o = conformance(&["--catalog", "selftest", "--filter", NO_HANG, "--timeout", "10"]);
+    let t = stdout(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(t.contains("\nselftest.basic\n") && t.contains("\nselftest.process\n"), "{t}");
+    assert!(t.contains("expected 0 ACL_SUCCESS, got 107000 ACL_ERROR_RT_PARAM_INVALID"), "{t}");
+    let last = t.lines().last().unwrap();
+    assert_eq!(last, "2 passed, 7 failed, 1 not-supported, 0 skipped");
+}
+
+#[test]
+fn baseline_excusing_the_failure_turns_the_run_green() {
+    let args = ["--catalog", "selftest", "--filter", "SELF-FAIL-001", "--timeout", "10"];
+    assert_eq!(conformance(&args).status.code(), Some(1), "red without a baseline");
+    let b = baseline("# known differences\nSELF-FAIL-001 fail=107000 \"this backend checks earlier\"\n");
+    let path = b.path().to_str().unwrap();
+    let o = conformance(&[&args[..], &["--baseline", path]].concat());
+    let t = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "green with the baseline:\n{t}");
+    assert!(t.contains("KNOWN") && t.contains("known (baseline): this backend checks earlier"), "{t}");
+    // A baseline that names another code does not excuse it, and is stale.
+    let b = baseline("SELF-FAIL-001 fail=207001 \"wrong code\"\n");
+    let o = conformance(&[&args[..], &["--baseline", b.path().to_str().unwrap()]].concat());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("SELF-FAIL-001 fail=207001 \"wrong code\": now fail"), "{}", stdout(&o));
+}
+
+#[test]
+fn stale_baseline_entries_are_reported() {
+    let b = baseline("SELF-PASS-001 fail \"was broken once\"\nSELF-GONE-001 fail \"removed rule\"\n");
+    let path = b.path().to_str().unwrap();
+    let (v, code) = json_of(&["--filter", "SELF-PASS-*", "--baseline", path]);
+    assert_eq!(code, Some(0), "stale entries do not fail the run");
+    let stale = v["stale"].as_array().unwrap();
+    let ids: Vec<&str> = stale.iter().map(|s| s["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["SELF-PASS-001", "SELF-GONE-001"]);
+    assert_eq!(stale[0]["now"], "now pass");
+    assert_eq!(stale[1]["now"], "no rule has this id");
+    assert_eq!(v["summary"]["stale"], 2);
+}
+
+#[test]
+fn baseline_skip_entries_are_not_run() {
+    let start = Instant::now();
+    let b = baseline("SELF-HANG-001 skip \"never ends\"\n");
+    let (v, code) = json_of(&["--filter", "SELF-HANG-001", "--baseline", b.path().to_str().unwrap()]);
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert_eq!(code, Some(0));
+    let r = &by_id(&v)["SELF-HANG-001"];
+    assert_eq!((r["outcome"].as_str(), r["reason"].as_str()), (Some("skipped"), Some("baseline: never ends")));
+}
+
+#[test]
+fn bad_options_are_errors_with_status_2() {
+    let b = baseline("ACL-MAP-012 maybe \"x\"\n");
+    for args in
+        [vec!["--filter", "["], vec!["--baseline", b.path().to_str().unwrap()], vec!["--baseline", "/nonexistent"]]
+    {
+        let o = conformance(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+#[test]
+fn ascend_without_cann_is_all_not_supported_and_exits_0() {
+    let o = conformance(&["--backend", "ascend", "--library", "/nonexistent/libascendcl.so", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rules = v["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), 158);
+    for r in rules {
+        assert_eq!(r["outcome"], "not-supported", "{}", r["id"]);
+        assert!(r["reason"].as_str().unwrap().contains("/nonexistent/libascendcl.so"), "{}", r["reason"]);
+    }
+    let t = stdout(&conformance(&["--backend", "ascend", "--library", "/nonexistent/libascendcl.so"]));
+    assert_eq!(t.lines().last(), Some("0 passed, 0 failed, 158 not-supported, 0 skipped"));
+}
+
+#[test]
+fn hip_backend_runs_no_acl_rule() {
+    let o = conformance(&["--backend", "hip", "--format", "json", "--filter", "ACL-MAP-*"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    for r in v["rules"].as_array().unwrap() {
+        assert_eq!(r["reason"], "ACL rule; backend hip runs HIP rules", "{}", r["id"]);
+    }
+}
+
+#[test]
+fn run_leaves_nothing_in_dev_shm_or_tmp() {
+    let child = std::process::Command::new(binary::exe())
+        .args(["conformance", "--catalog", "selftest", "--filter", NO_HANG, "--timeout", "10"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let prefix = format!("vmmkit-conformance-{pid}-");
+    for dir in ["/dev/shm".into(), std::env::temp_dir()] {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let left: Vec<_> =
+            entries.filter_map(Result::ok).filter(|e| e.file_name().to_string_lossy().starts_with(&prefix)).collect();
+        assert!(left.is_empty(), "left in {}: {left:?}", dir.display());
+    }
+}
+
+#[test]
+fn output_file_holds_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.json");
+    let o = conformance(&[
+        "--catalog",
+        "selftest",
+        "--filter",
+        "SELF-PASS-*",
+        "--format",
+        "json",
+        "--output",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(o.stdout.is_empty());
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(v["summary"]["passed"], 2);
+}
