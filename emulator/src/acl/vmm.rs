@@ -8,7 +8,7 @@ use vmmkit_sys::acl::*;
 
 use super::call::{Fail, emu, ensure, get, put, run};
 use super::codes::Op;
-use crate::core::{HandleId, Window, natural_align};
+use crate::core::{HandleId, HandleTag, Window, natural_align};
 use crate::registry::Place;
 
 /// Granularity of every non-1G attribute: 2 MiB (acl.md §2.6).
@@ -18,20 +18,16 @@ pub(super) const GRANULE_1G: u64 = 1 << 30;
 /// Device addresses: [16 TiB, 24 TiB) (acl.md §2.6, ACL-RSV-008).
 pub(super) const WINDOW: Window = crate::core::DEVICE_WINDOW;
 
-/// Handles are opaque values that are never valid host addresses
-/// (non-canonical on x86-64), so a program that dereferences one faults.
-const HANDLE_TAG: u64 = 0xacd0_0000_0000_0000;
-const HANDLE_MASK: u64 = 0xffff_0000_0000_0000;
+/// ACL handles: the core's handle tag with ACL's prefix (0xacd0).
+const TAG: HandleTag = HandleTag::new(0xacd0);
 
 pub(super) fn to_handle(id: HandleId) -> aclrtDrvMemHandle {
-    (HANDLE_TAG | id.0) as usize as aclrtDrvMemHandle
+    TAG.value(id) as aclrtDrvMemHandle
 }
 
-/// The core handle an ACL handle value names, if it has our tag. Liveness is
-/// checked by the core; unknown values are never dereferenced.
+/// The core handle an ACL handle value names, if it carries ACL's tag.
 pub(super) fn from_handle(h: aclrtDrvMemHandle) -> Option<HandleId> {
-    let v = h as usize as u64;
-    (v & HANDLE_MASK == HANDLE_TAG).then_some(HandleId(v & !HANDLE_MASK))
+    TAG.id(h as usize)
 }
 
 fn is_1g(attr: aclrtMemAttr) -> bool {
