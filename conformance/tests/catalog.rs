@@ -39,6 +39,17 @@ const NOT_SUPPORTED_ON_EMULATOR: &[(&str, &str)] = &[
     ("ACL-IMP-012", "ns_last_pid"),
 ];
 
+/// Emulator defects the suite found, as data (wgpu's expectations): the
+/// rule must fail with a `got` containing the text; once it passes, the
+/// test fails so that the mark is removed. Details in the report of the
+/// suite's issue (emulator findings).
+const KNOWN_EMULATOR_DEFECTS: &[(&str, &str, &str)] = &[(
+    "ACL-LIFE-004",
+    "0 ACL_SUCCESS",
+    "an import after every holder was killed succeeds: the registry lookup does not notice that no live \
+     process holds the entry",
+)];
+
 /// The reason every rule gives until the emulator's table exists.
 const EMULATOR_NOT_BUILT: &str = "is not built yet";
 
@@ -46,8 +57,16 @@ fn check(id: &str, backend: BackendKind) {
     let rule = Catalog::Suite.find(id).unwrap_or_else(|| panic!("{id} is not in the catalog"));
     let r = binary::run_rule(rule, backend, Catalog::Suite);
     let detail = r.detail.as_deref().unwrap_or("");
+    let known = KNOWN_EMULATOR_DEFECTS.iter().find(|(i, _, _)| *i == id && backend == BackendKind::Emulator);
     match &r.outcome {
-        Outcome::Pass => {}
+        Outcome::Pass => {
+            if let Some((_, _, why)) = known {
+                panic!("{id} passes on the emulator now: remove its KNOWN_EMULATOR_DEFECTS mark ({why})");
+            }
+        }
+        Outcome::Fail { got, .. } if known.is_some_and(|(_, text, _)| got.contains(text)) => {
+            eprintln!("known emulator defect: {id}: got {got}: {}", known.map_or("", |k| k.2));
+        }
         Outcome::Fail { expected, got } => {
             panic!("{id} on {}: expected {expected}, got {got}\n{detail}", backend.name())
         }

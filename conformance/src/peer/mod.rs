@@ -14,6 +14,7 @@ pub mod protocol;
 pub mod serve;
 pub mod steer;
 
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -96,14 +97,21 @@ impl Peer {
     /// [`Failure::Peer`] when the peer dies, does not answer in
     /// [`REPLY_TIMEOUT`], or answers garbage.
     pub fn call(&mut self, req: &Request) -> Result<Reply, Failure> {
+        self.call_fds(req, &[]).map(|(reply, _fds)| reply)
+    }
+
+    /// Sends `req` with `fds` attached (`SCM_RIGHTS`), and returns the reply
+    /// with the fds that came with it: for vendors that share memory as file
+    /// descriptors (HIP and CUDA POSIX handles).
+    pub fn call_fds(&mut self, req: &Request, fds: &[BorrowedFd<'_>]) -> Result<(Reply, Vec<OwnedFd>), Failure> {
         if let Some(how) = &self.ended {
             return Err(Failure::Peer(format!("peer {} {how} before {}", self.name, req.op())));
         }
-        if let Err(e) = self.chan.send_json(req, &[]) {
+        if let Err(e) = self.chan.send_json(req, fds) {
             return Err(self.gone(req.op(), &format!("send failed ({e})")));
         }
         match self.chan.recv_json::<Reply>(REPLY_TIMEOUT) {
-            Ok((reply, _fds)) => Ok(reply),
+            Ok(r) => Ok(r),
             Err(RecvError::Closed) => Err(self.gone(req.op(), "closed its channel")),
             Err(RecvError::Timeout(d)) => Err(Failure::Peer(format!(
                 "no reply from peer {} (pid {}) in {} s to {}",
