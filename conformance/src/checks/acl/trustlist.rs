@@ -123,10 +123,12 @@ pub fn repeat_pid(cx: &mut Ctx) -> Result<(), Failure> {
             "the repeat returned 0, but the refresh needs pid steering: {reason}"
         )));
     }
-    let old = steer::exited_pid(cx.launcher())?;
+    let steering = steer::Steering::begin()?;
+    let old = steering.exited_pid(cx.launcher())?;
     cx.expect_code(&format!("SetPid of pid {old} (no process has it)"), set(cx, sh, &[old]))?;
     steer::let_start_clock_tick();
-    let mut c = steer::spawn_with_pid(cx.launcher(), "C", old)?;
+    let mut c = steering.spawn_with_pid(cx.launcher(), "C", old)?;
+    drop(steering);
     c.start(Some(0))?;
     cx.expect_code(&format!("SetPid of pid {old} again, now C's"), set(cx, sh, &[old]))?;
     let (r, _) = c.import(sh, 0)?;
@@ -138,10 +140,12 @@ pub fn repeat_pid(cx: &mut Ctx) -> Result<(), Failure> {
 /// that now has it started is refused (507899); set again, it works.
 pub fn entry_before_start(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 0, 10)?;
-    let old = steer::exited_pid(cx.launcher())?;
+    let steering = steer::Steering::begin()?;
+    let old = steering.exited_pid(cx.launcher())?;
     cx.set_pids(sh, &[old])?;
     steer::let_start_clock_tick();
-    let mut c = steer::spawn_with_pid(cx.launcher(), "C", old)?;
+    let mut c = steering.spawn_with_pid(cx.launcher(), "C", old)?;
+    drop(steering);
     c.start(Some(0))?;
     let (r, _) = c.import(sh, 0)?;
     cx.ensure_code(

@@ -11,8 +11,8 @@ fn unreachable(reason: &str) -> Result<(), Failure> {
 /// ACL-GEN-009.
 pub fn compute_group_mode(_cx: &mut Ctx) -> Result<(), Failure> {
     unreachable(
-        "needs a device in compute-group (split) mode or a virtual instance; the ACL API cannot switch a device into \
-         that mode, and the emulator has no such mode",
+        "needs a device in compute-group (split) mode or a virtual instance, which no ACL call can set up (and the \
+         emulator does not model)",
     )
 }
 
