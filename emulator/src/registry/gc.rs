@@ -45,19 +45,31 @@ pub(super) fn collect(reg: &Registry) -> io::Result<GcReport> {
         if !lock::try_exclusive(&object)? {
             continue;
         }
-        let header = Header::read(&object, None)?;
-        let removed = reg.locked(|t| -> io::Result<bool> {
-            if !object.is_linked()? {
-                return Ok(false);
-            }
-            std::fs::remove_file(&path)?;
-            if let Some(Header { place: Place::Device(d), data_len, .. }) = &header {
-                t.drop_entry(*d, *data_len);
-                report.bytes += data_len;
-            }
-            Ok(true)
-        })??;
-        report.entries += usize::from(removed);
+        if let Some(bytes) = remove_unheld(reg, &object, &path)? {
+            report.entries += 1;
+            report.bytes += bytes;
+        }
     }
     Ok(report)
+}
+
+/// Removes the entry at `path`, whose `object` this process has locked
+/// exclusively (so no process holds it), and gives its capacity back.
+/// Returns the device bytes given back, or `None` when another process
+/// removed it first.
+pub(super) fn remove_unheld(reg: &Registry, object: &Object, path: &Path) -> io::Result<Option<u64>> {
+    let header = Header::read(object, None)?;
+    reg.locked(|t| -> io::Result<Option<u64>> {
+        if !object.is_linked()? {
+            return Ok(None);
+        }
+        std::fs::remove_file(path)?;
+        match &header {
+            Some(Header { place: Place::Device(d), data_len, .. }) => {
+                t.drop_entry(*d, *data_len);
+                Ok(Some(*data_len))
+            }
+            _ => Ok(Some(0)),
+        }
+    })?
 }

@@ -217,13 +217,23 @@ impl Registry {
     }
 
     /// Finds the entry `key` and takes a hold on it.
+    ///
+    /// An entry that nobody holds was left by processes that all died (a
+    /// live exporter or importer always holds its entry): it is collected
+    /// here, as `gc` would, and the key is unknown, as on a device, where
+    /// process exit releases the memory (ACL-LIFE-003, ACL-LIFE-004).
     pub fn lookup(&self, key: u64) -> Result<Held, LookupError> {
         let io = |source| LookupError::Io { key, source };
-        let object = match Object::open(&self.entry_path(key)) {
+        let path = self.entry_path(key);
+        let object = match Object::open(&path) {
             Ok(o) => o,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(LookupError::Unknown(key)),
             Err(e) => return Err(io(e)),
         };
+        if lock::try_exclusive(&object).map_err(io)? {
+            gc::remove_unheld(self, &object, &path).map_err(io)?;
+            return Err(LookupError::Unknown(key));
+        }
         Self::hold(object, key)
     }
 
@@ -343,5 +353,35 @@ mod tests {
         assert_eq!((full.device, full.used, full.capacity), (0, 60 << 20, 64 << 20));
         reg.uncharge(0, 60 << 20).unwrap();
         assert_eq!(reg.usage().used[0], 0);
+    }
+
+    /// An entry whose holders all died (here: whose only hold was dropped
+    /// without a release) is not importable: the lookup collects it and gives
+    /// its capacity back (ACL-LIFE-003/004: 107017 on a device).
+    #[test]
+    fn lookup_collects_an_entry_nobody_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let reg = registry(dir.path());
+        reg.charge(1, 2 << 20).unwrap().unwrap();
+        let object = Object::create(reg.root(), 2 << 20).unwrap();
+        let key = reg.new_key(Place::Device(1));
+        let header = Header {
+            key,
+            data_len: 2 << 20,
+            place: Place::Device(1),
+            props: [0; 4],
+            flags: FLAG_NO_TRUSTLIST,
+            exporter: reg.me(),
+            created_ns: 0,
+            trust_len: 0,
+        };
+        reg.export(&object, &header).unwrap();
+        let held = reg.lookup(key).expect("held by the exporter: importable");
+        drop(held);
+        drop(object); // the exporter's hold goes as if it died
+        assert!(matches!(reg.lookup(key), Err(LookupError::Unknown(k)) if k == key));
+        assert!(!reg.entry_path(key).exists(), "collected");
+        assert_eq!(reg.usage().used, vec![0, 0], "its capacity is back");
+        assert_eq!(reg.gc().unwrap(), GcReport::default(), "nothing left for gc");
     }
 }

@@ -13,6 +13,11 @@ use std::time::{Duration, Instant};
 
 use vmmkit_sys::acl::{AclApi, AclError};
 
+pub mod audit;
+pub mod dialect;
+pub mod driver;
+pub mod worker;
+
 /// How long any one wait may take.
 pub const TIMEOUT: Duration = Duration::from_secs(20);
 

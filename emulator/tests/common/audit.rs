@@ -1,0 +1,125 @@
+//! Invariants of a root and of a process, checked from outside the calls
+//! under test: the registry's own view (`gc`, `usage`, `entries` with their
+//! holders from `/proc/locks`), the files in the root, and what a process
+//! has mapped or open.
+//!
+//! The registry is opened with `Registry::open_existing`, so one test
+//! process can audit many roots without being a participant in any (it
+//! takes no slot and holds no entry).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use vmmkit_emulator::registry::{EntryInfo, GcReport, Registry};
+
+/// The device window every dialect places reservations in.
+pub const WINDOW: std::ops::Range<usize> = 0x1000_0000_0000..0x1800_0000_0000;
+
+/// The registry of `root`, as it is.
+pub fn registry(root: &Path) -> Registry {
+    Registry::open_existing(root).unwrap_or_else(|e| panic!("open {}: {e}", root.display()))
+}
+
+/// Runs `gc` on `root`.
+pub fn gc(root: &Path) -> GcReport {
+    registry(root).gc().expect("gc")
+}
+
+/// Bytes in use per device.
+pub fn used(root: &Path) -> Vec<u64> {
+    registry(root).usage().used
+}
+
+/// Exported entries of `root`, with holders.
+pub fn entries(root: &Path) -> Vec<EntryInfo> {
+    registry(root).entries()
+}
+
+/// Every path under `root`, relative, sorted (directories included).
+pub fn listing(root: &Path) -> Vec<String> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+        let Ok(rd) = std::fs::read_dir(dir) else { return };
+        for e in rd.flatten() {
+            let p = e.path();
+            out.push(p.strip_prefix(base).expect("under base").display().to_string());
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                walk(base, &p, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, root, &mut out);
+    out.sort();
+    out
+}
+
+/// Asserts that `root` holds only `state`, `shared/` and the entries `keys`.
+pub fn assert_files(root: &Path, keys: &[u64], what: &str) {
+    let mut want = vec!["shared".to_string(), "state".to_string()];
+    want.extend(keys.iter().map(|k| format!("shared/{k:016x}")));
+    want.sort();
+    assert_eq!(listing(root), want, "{what}: files in the root");
+}
+
+/// Asserts the whole root is back to empty: no entry, no hold, no capacity
+/// in use, only `state` and an empty `shared/`.
+pub fn assert_clean(root: &Path, what: &str) {
+    assert_eq!(entries(root), vec![], "{what}: registry entries");
+    assert!(used(root).iter().all(|&u| u == 0), "{what}: device usage {:?}", used(root));
+    assert_files(root, &[], what);
+}
+
+/// Keys of the entries of `root` and their holders.
+pub fn holders(root: &Path) -> Vec<(u64, Vec<u32>)> {
+    entries(root).into_iter().map(|e| (e.key, e.holders)).collect()
+}
+
+/// What a process has: (emulator census (handles, reservations, mappings),
+/// mappings in the device window, fds open on files in `root` other than `state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcessCensus {
+    /// The emulator's own count: handles, reservations, mappings.
+    pub census: (usize, usize, usize),
+    /// Lines of `/proc/self/maps` in the device window.
+    pub window_maps: usize,
+    /// Open fds on objects of the root (entries or unnamed objects).
+    pub root_fds: usize,
+}
+
+/// Lines of `/proc/self/maps` that start in the device window.
+pub fn window_maps() -> usize {
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+    maps.lines()
+        .filter_map(|l| l.split('-').next().and_then(|a| usize::from_str_radix(a, 16).ok()))
+        .filter(|a| WINDOW.contains(a))
+        .count()
+}
+
+/// Lines of `/proc/self/maps` in all.
+pub fn all_maps() -> usize {
+    std::fs::read_to_string("/proc/self/maps").unwrap_or_default().lines().count()
+}
+
+/// Open fds of this process on files of `root`, except its `state` file.
+pub fn root_fds(root: &Path) -> usize {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let state = root.join("state");
+    std::fs::read_dir("/proc/self/fd")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| std::fs::read_link(e.path()).ok())
+        .filter(|t| t.starts_with(&root) && *t != state)
+        .count()
+}
+
+/// This process's census in `root`.
+pub fn process_census(root: &Path) -> ProcessCensus {
+    let census = vmmkit_emulator::core::emulator().map(|e| e.census()).unwrap_or((0, 0, 0));
+    ProcessCensus { census, window_maps: window_maps(), root_fds: root_fds(root) }
+}
+
+/// Pids holding any entry of `root` (from `/proc/locks`).
+pub fn all_holders(root: &Path) -> BTreeSet<u32> {
+    entries(root).into_iter().flat_map(|e| e.holders).collect()
+}

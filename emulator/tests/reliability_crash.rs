@@ -1,0 +1,456 @@
+//! Crash matrix: the export/import flow between two real processes, with the
+//! exporter or the importer killed (`SIGKILL`) at each step, either just
+//! after the step (an explicit kill once the worker reported it done) or
+//! inside the call that does it (`VMMKIT_FAULTS=FUNCTION#N=kill`).
+//!
+//! After each kill the survivor must keep working and keep reading its data
+//! (checksums), a dead exporter's shareable handle must be gone (107017) unless
+//! a survivor holds it, and after `gc` the root must hold exactly what the
+//! survivors hold: the same entries with the same holders (`/proc/locks`),
+//! the same device usage, no other file. Then the survivors release
+//! everything and the root must be empty.
+//!
+//! Run `cargo test -p vmmkit-emulator --test reliability_crash -- --nocapture`
+//! to see the matrix.
+
+mod common;
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::audit;
+use common::dialect::{Acl, Dialect};
+use common::worker::{Worker, err_code};
+
+/// Size of the shared allocation: two granules.
+const S: usize = 4 << 20;
+/// Size of a survivor's own allocation after the crash.
+const OWN: usize = 2 << 20;
+/// Devices and capacity of every cell's root.
+const ENV: &[(&str, &str)] = &[("VMMKIT_DEVICES", "2"), ("VMMKIT_DEVICE_MEMORY", "64M")];
+
+/// The peers: this binary run as a driver worker.
+#[test]
+fn worker() {
+    if let Some(role) = common::worker::role() {
+        assert_eq!(role, "driver");
+        common::driver::serve::<Acl>();
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Step {
+    Alloc,
+    Map,
+    Export,
+    SetPid,
+    Import,
+    ImporterMap,
+    Copy,
+    ExporterFree,
+}
+
+impl Step {
+    const ALL: [Step; 8] = [
+        Step::Alloc,
+        Step::Map,
+        Step::Export,
+        Step::SetPid,
+        Step::Import,
+        Step::ImporterMap,
+        Step::Copy,
+        Step::ExporterFree,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            Step::Alloc => "alloc",
+            Step::Map => "map + fill",
+            Step::Export => "export",
+            Step::SetPid => "set-pid",
+            Step::Import => "import",
+            Step::ImporterMap => "importer map + read",
+            Step::Copy => "copy",
+            Step::ExporterFree => "exporter free",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Victim {
+    Exporter,
+    Importer,
+}
+
+/// When the victim dies.
+#[derive(Clone, Copy, Debug)]
+enum Kill {
+    /// SIGKILL from the test once the step is reported done (for `Copy`:
+    /// while the victim copies in a loop).
+    After(Step),
+    /// SIGKILL by fault injection inside the call that does the step.
+    InCall(Step, &'static str),
+}
+
+impl Kill {
+    fn step(self) -> Step {
+        match self {
+            Kill::After(s) | Kill::InCall(s, _) => s,
+        }
+    }
+}
+
+/// Everything one cell of the matrix showed.
+#[derive(Debug, Default)]
+struct Outcome {
+    ended: String,
+    survivor: String,
+    gc: String,
+    after_gc: String,
+    final_state: String,
+}
+
+/// The flow's state: which steps completed, and what they produced.
+struct Flow {
+    root: std::path::PathBuf,
+    e: Worker,
+    i: Worker,
+    key: Option<String>,
+    sum: Option<u64>,
+    done: Vec<Step>,
+    victim: Victim,
+    kill: Kill,
+}
+
+impl Flow {
+    fn victim_worker(&mut self) -> &mut Worker {
+        match self.victim {
+            Victim::Exporter => &mut self.e,
+            Victim::Importer => &mut self.i,
+        }
+    }
+
+    /// Sends a command to the exporter or importer; `Err` if it died doing it
+    /// (which only the fault-injection victim may).
+    fn cmd(&mut self, who: Victim, line: &str) -> Result<String, String> {
+        let w = if who == Victim::Exporter { &mut self.e } else { &mut self.i };
+        w.send(line);
+        match w.recv() {
+            Ok(r) if r == "ok" => Ok(String::new()),
+            Ok(r) if r.starts_with("ok ") => Ok(r[3..].to_string()),
+            Ok(r) => panic!("{}: `{line}` replied `{r}`", w.name),
+            Err(ended) => {
+                assert!(
+                    matches!(self.kill, Kill::InCall(..)) && who == self.victim,
+                    "{} died unexpectedly at `{line}`: {ended}",
+                    w.name
+                );
+                Err(ended)
+            }
+        }
+    }
+
+    /// Runs `step`; `Err(how it ended)` if the fault-injection victim died in it.
+    fn run(&mut self, step: Step) -> Result<(), String> {
+        use Victim::*;
+        match step {
+            Step::Alloc => {
+                self.cmd(Exporter, &format!("alloc a 0 {S}"))?;
+            }
+            Step::Map => {
+                self.cmd(Exporter, "map a 0")?;
+                self.sum = Some(self.cmd(Exporter, "fill a 7")?.parse().expect("sum"));
+            }
+            Step::Export => self.key = Some(self.cmd(Exporter, "export a 1")?),
+            Step::SetPid => {
+                let pid = self.cmd(Importer, "pid")?;
+                self.cmd(Exporter, &format!("setpid a {pid}"))?;
+            }
+            Step::Import => {
+                let key = self.key.clone().expect("exported");
+                self.cmd(Importer, &format!("import b {key} 0 {S}"))?;
+            }
+            Step::ImporterMap => {
+                self.cmd(Importer, "map b 0")?;
+                let got: u64 = self.cmd(Importer, "sum b")?.parse().expect("sum");
+                assert_eq!(Some(got), self.sum, "importer reads the exporter's pattern");
+            }
+            Step::Copy => {
+                // The victim copies the shared memory in a loop; everyone else
+                // does one copy (a read) of it.
+                let is_kill_step = self.kill.step() == Step::Copy;
+                for who in [Exporter, Importer] {
+                    let name = if who == Exporter { "a" } else { "b" };
+                    let line = if is_kill_step && who == self.victim { "copyloop" } else { "sum" };
+                    let got: u64 = self.cmd(who, &format!("{line} {name}"))?.parse().expect("sum");
+                    assert_eq!(Some(got), self.sum, "{line} of {name}");
+                }
+            }
+            Step::ExporterFree => {
+                self.cmd(Exporter, "unmap a")?;
+                self.cmd(Exporter, "free a")?;
+                let got: u64 = self.cmd(Importer, "sum b")?.parse().expect("sum");
+                assert_eq!(Some(got), self.sum, "ACL-LIFE-002: the importer keeps the data after the exporter's free");
+            }
+        }
+        self.done.push(step);
+        Ok(())
+    }
+
+    fn did(&self, s: Step) -> bool {
+        self.done.contains(&s)
+    }
+}
+
+fn census_is_empty(w: &mut Worker) {
+    assert_eq!(w.ok("census"), "0 0 0 0 0", "{}: handles reservations mappings window-maps root-fds", w.name);
+}
+
+/// One cell: returns what it saw, or panics with what went wrong.
+fn run_cell(victim: Victim, kill: Kill, dir: &Path) -> Outcome {
+    let root = dir.join("root");
+    let fault_env = |who: Victim| match kill {
+        Kill::InCall(_, rule) if who == victim => Some(rule),
+        _ => None,
+    };
+    let env = |who: Victim| {
+        let mut env: Vec<(&str, &str)> = ENV.to_vec();
+        if let Some(rule) = fault_env(who) {
+            env.push(("VMMKIT_FAULTS", rule));
+        }
+        env
+    };
+    let mut e = Worker::start("exporter", "driver", &root, &env(Victim::Exporter));
+    e.ok("device 0");
+    let mut i = Worker::start("importer", "driver", &root, &env(Victim::Importer));
+    i.ok("device 0");
+    let mut f = Flow { root: root.clone(), e, i, key: None, sum: None, done: vec![], victim, kill };
+    let mut out = Outcome::default();
+
+    // The flow up to the kill.
+    for step in Step::ALL {
+        if let Kill::InCall(s, _) = kill
+            && s == step
+        {
+            let ended = f.run(step).expect_err("the fault kills the victim in this step");
+            out.ended = ended;
+            break;
+        }
+        f.run(step).expect("only the fault victim dies");
+        if let Kill::After(s) = kill
+            && s == step
+        {
+            out.ended = f.victim_worker().kill();
+            break;
+        }
+    }
+    assert_eq!(out.ended, "killed by signal 9", "the victim died of SIGKILL");
+
+    // The survivor keeps working.
+    let mut extra: Vec<Worker> = Vec::new();
+    let mut expect_keys: Vec<(u64, Vec<u32>)> = Vec::new();
+    let expect_used: u64;
+    let mut notes = Vec::new();
+    match victim {
+        Victim::Exporter => {
+            let holds = f.did(Step::Import);
+            if holds {
+                if !f.did(Step::ImporterMap) {
+                    f.i.ok("map b 0");
+                }
+                let got: u64 = f.i.ok("sum b").parse().expect("sum");
+                assert_eq!(Some(got), f.sum, "the importer still reads the data after the exporter died");
+                notes.push("importer reads its data (checksum ok)".to_string());
+                let key = u64::from_str_radix(f.key.as_deref().expect("key"), 16).expect("hex");
+                expect_keys.push((key, vec![f.i.pid()]));
+            } else if let Some(key) = f.key.clone() {
+                let r = f.i.ask(&format!("import b {key} 0 {S}"));
+                assert_eq!(
+                    err_code(&r),
+                    Some(Acl::UNKNOWN_SHAREABLE),
+                    "ACL-LIFE-003/004: import of a dead exporter's handle that nobody holds: {r}"
+                );
+                notes.push(format!("import of its handle → {}", Acl::UNKNOWN_SHAREABLE));
+            }
+            f.i.ok(&format!("alloc c 0 {OWN}"));
+            f.i.ok("map c 0");
+            let s: String = f.i.ok("fill c 9");
+            assert_eq!(f.i.ok("sum c"), s);
+            notes.push("importer allocates, maps, writes, reads".into());
+            expect_used = if holds { (S + OWN) as u64 } else { OWN as u64 };
+        }
+        Victim::Importer => {
+            if !f.did(Step::Alloc) {
+                f.e.ok(&format!("alloc a 0 {S}"));
+            }
+            if !f.did(Step::Map) {
+                f.e.ok("map a 0");
+                f.sum = Some(f.e.ok("fill a 7").parse().expect("sum"));
+            }
+            if !f.did(Step::Export) {
+                f.key = Some(f.e.ok("export a 1"));
+            }
+            let key = f.key.clone().expect("exported");
+            let mut i2 = Worker::start("importer2", "driver", &root, ENV);
+            i2.ok("device 0");
+            if f.did(Step::ExporterFree) {
+                // The dead importer was the last holder.
+                let r = i2.ask(&format!("import b {key} 0 {S}"));
+                assert_eq!(
+                    err_code(&r),
+                    Some(Acl::UNKNOWN_SHAREABLE),
+                    "ACL-LIFE-003/004: import after the last holder died: {r}"
+                );
+                notes.push(format!("new importer: import → {}", Acl::UNKNOWN_SHAREABLE));
+                f.e.ok(&format!("alloc c 0 {OWN}"));
+                f.e.ok("map c 0");
+                let s = f.e.ok("fill c 9");
+                assert_eq!(f.e.ok("sum c"), s);
+                notes.push("exporter allocates, maps, writes, reads".into());
+                expect_used = OWN as u64;
+            } else {
+                let got: u64 = f.e.ok("sum a").parse().expect("sum");
+                assert_eq!(Some(got), f.sum, "the exporter still reads its data");
+                let pid = i2.ok("pid");
+                f.e.ok(&format!("setpid a {pid}"));
+                i2.ok(&format!("import b {key} 0 {S}"));
+                i2.ok("map b 0");
+                let got: u64 = i2.ok("sum b").parse().expect("sum");
+                assert_eq!(Some(got), f.sum, "a new importer reads the data");
+                notes.push("exporter reads its data; a new importer imports and reads it (checksums ok)".into());
+                let mut hold = vec![f.e.pid(), i2.pid()];
+                hold.sort_unstable();
+                expect_keys.push((u64::from_str_radix(&key, 16).expect("hex"), hold));
+                expect_used = S as u64;
+            }
+            extra.push(i2);
+        }
+    }
+    out.survivor = notes.join("; ");
+
+    // After gc the root holds exactly what the survivors hold.
+    let report = audit::gc(&f.root);
+    out.gc = format!("{} slot(s), {} entr(y/ies), {} MiB", report.processes, report.entries, report.bytes >> 20);
+    assert_eq!(audit::holders(&f.root), expect_keys, "entries and their holders after gc");
+    let used = audit::used(&f.root);
+    assert_eq!(used, vec![expect_used, 0], "device usage after gc = what the survivors hold");
+    let keys: Vec<u64> = expect_keys.iter().map(|(k, _)| *k).collect();
+    audit::assert_files(&f.root, &keys, "after gc");
+    assert!(audit::registry(&f.root).processes().iter().all(|p| p.alive), "no slot of a dead process");
+    out.after_gc =
+        format!("{} entr(y/ies), usage {} MiB = survivors' {} MiB", keys.len(), used[0] >> 20, expect_used >> 20);
+
+    // The survivors release everything; then nothing is left.
+    let mut survivors: Vec<&mut Worker> = Vec::new();
+    let victim_is_e = victim == Victim::Exporter;
+    if !victim_is_e {
+        survivors.push(&mut f.e);
+    } else {
+        survivors.push(&mut f.i);
+    }
+    survivors.extend(extra.iter_mut());
+    for w in survivors {
+        w.ok("teardown");
+        census_is_empty(w);
+        w.ok("exit");
+        w.finish();
+    }
+    let report = audit::gc(&f.root);
+    assert_eq!((report.entries, report.bytes), (0, 0), "nothing left for gc after clean exits: {report:?}");
+    audit::assert_clean(&f.root, "after the survivors exited");
+    out.final_state = "clean".into();
+    out
+}
+
+fn cells() -> Vec<(Victim, Kill)> {
+    use Victim::*;
+    let mut v = Vec::new();
+    for s in Step::ALL {
+        v.push((Exporter, Kill::After(s)));
+        v.push((Importer, Kill::After(s)));
+    }
+    v.extend([
+        (Exporter, Kill::InCall(Step::Alloc, "aclrtMallocPhysical#1=kill")),
+        (Exporter, Kill::InCall(Step::Map, "aclrtMapMem#1=kill")),
+        (Exporter, Kill::InCall(Step::Export, "aclrtMemExportToShareableHandle#1=kill")),
+        (Exporter, Kill::InCall(Step::SetPid, "aclrtMemSetPidToShareableHandle#1=kill")),
+        (Importer, Kill::InCall(Step::Import, "aclrtMemImportFromShareableHandle#1=kill")),
+        (Importer, Kill::InCall(Step::ImporterMap, "aclrtMapMem#1=kill")),
+        (Exporter, Kill::InCall(Step::Copy, "aclrtMemcpy#2=kill")),
+        (Importer, Kill::InCall(Step::Copy, "aclrtMemcpy#2=kill")),
+        (Exporter, Kill::InCall(Step::ExporterFree, "aclrtFreePhysical#1=kill")),
+    ]);
+    v
+}
+
+/// Every cell, two at a time, each in its own root; prints the matrix.
+#[test]
+fn crash_matrix() {
+    if common::worker::role().is_some() {
+        return;
+    }
+    let cells = cells();
+    let results: Mutex<Vec<Option<Result<Outcome, String>>>> = Mutex::new((0..cells.len()).map(|_| None).collect());
+    let next = AtomicUsize::new(0);
+    let started = std::time::Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                loop {
+                    let n = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(victim, kill)) = cells.get(n) else { return };
+                    let dir = tempfile::tempdir().expect("tempdir");
+                    let r =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_cell(victim, kill, dir.path())))
+                            .map_err(|p| {
+                                p.downcast_ref::<String>()
+                                    .cloned()
+                                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                                    .unwrap_or_default()
+                            });
+                    results.lock().expect("results")[n] = Some(r);
+                }
+            });
+        }
+    });
+    let results = results.into_inner().expect("results");
+    let mut table = String::new();
+    let _ = writeln!(
+        table,
+        "| step | victim | killed | victim ended | survivor afterwards | gc collected | after gc | after survivors exit |"
+    );
+    let _ = writeln!(table, "|---|---|---|---|---|---|---|---|");
+    let mut failures = Vec::new();
+    for ((victim, kill), r) in cells.iter().zip(&results) {
+        let how = match kill {
+            Kill::After(Step::Copy) => "SIGKILL while copying in a loop".to_string(),
+            Kill::After(_) => "SIGKILL after the step".to_string(),
+            Kill::InCall(_, rule) => format!("`VMMKIT_FAULTS={rule}`"),
+        };
+        let victim_name = if *victim == Victim::Exporter { "exporter" } else { "importer" };
+        match r.as_ref().expect("every cell ran") {
+            Ok(o) => {
+                let _ = writeln!(
+                    table,
+                    "| {} | {victim_name} | {how} | {} | {} | {} | {} | {} |",
+                    kill.step().label(),
+                    o.ended,
+                    o.survivor,
+                    o.gc,
+                    o.after_gc,
+                    o.final_state
+                );
+            }
+            Err(msg) => {
+                let first = msg.lines().next().unwrap_or_default();
+                let _ =
+                    writeln!(table, "| {} | {victim_name} | {how} | **FAIL**: {first} | | | | |", kill.step().label());
+                failures.push(format!("{} / {victim_name} / {how}: {msg}", kill.step().label()));
+            }
+        }
+    }
+    println!("\nCrash matrix ({} cells, {:.1} s):\n\n{table}", cells.len(), started.elapsed().as_secs_f64());
+    assert!(failures.is_empty(), "{} cell(s) failed:\n{}", failures.len(), failures.join("\n\n"));
+}
