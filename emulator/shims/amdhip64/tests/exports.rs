@@ -1,0 +1,201 @@
+//! What `libamdhip64.so` exports: exactly the HIP functions of
+//! `vmmkit_sys::hip_functions!` plus the shim marker, each in the ELF version
+//! node of the real library (hip.md §1.2), the vendor soname, no Rust symbol
+//! leaking, and `dlvsym` finding every function under its node (which a
+//! cdylib would not give, hip.md §1.3).
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::CString;
+
+use vmmkit_sys::hip::HipApi;
+
+/// The node of each function in the real library: hip.md §1.2, from the 5.6
+/// and 6.3 version scripts of ROCm/clr (`hipamd/src/hip_hcc.map.in`).
+const NODES: &[(&str, &[&str])] = &[
+    (
+        "hip_4.2",
+        &[
+            "hipInit",
+            "hipGetDeviceCount",
+            "hipSetDevice",
+            "hipGetDevice",
+            "hipDeviceGet",
+            "hipDeviceGetAttribute",
+            "hipDeviceSynchronize",
+            "hipGetDeviceProperties",
+            "hipRuntimeGetVersion",
+            "hipDriverGetVersion",
+            "hipMalloc",
+            "hipFree",
+            "hipMemcpy",
+            "hipMemcpyHtoD",
+            "hipMemcpyDtoH",
+            "hipMemset",
+            "hipMemsetD8",
+            "hipHostMalloc",
+            "hipHostFree",
+            "hipPointerGetAttributes",
+            "hipMemGetAddressRange",
+            "hipIpcGetMemHandle",
+            "hipIpcOpenMemHandle",
+            "hipIpcCloseMemHandle",
+            "hipDeviceCanAccessPeer",
+            "hipDeviceEnablePeerAccess",
+            "hipDeviceDisablePeerAccess",
+            "hipGetLastError",
+            "hipPeekAtLastError",
+            "hipGetErrorName",
+            "hipGetErrorString",
+        ],
+    ),
+    (
+        "hip_5.1",
+        &[
+            "hipMemGetAllocationGranularity",
+            "hipMemCreate",
+            "hipMemRelease",
+            "hipMemAddressReserve",
+            "hipMemAddressFree",
+            "hipMemMap",
+            "hipMemMapArrayAsync",
+            "hipMemUnmap",
+            "hipMemSetAccess",
+            "hipMemGetAccess",
+            "hipMemExportToShareableHandle",
+            "hipMemImportFromShareableHandle",
+            "hipMemRetainAllocationHandle",
+            "hipMemGetAllocationPropertiesFromHandle",
+        ],
+    ),
+    ("hip_6.0", &["hipGetDevicePropertiesR0600", "hipExtGetLastError"]),
+    ("hip_6.3", &["hipExtHostAlloc"]),
+    ("VMMKIT_0.1", &[vmmkit_sys::SHIM_MARKER]),
+];
+
+/// The whole chain of a 6.3 library (hip.md §1.2), every node defined.
+const CHAIN: &[&str] = &[
+    "hip_4.2", "hip_4.3", "hip_4.4", "hip_4.5", "hip_5.0", "hip_5.1", "hip_5.2", "hip_5.3", "hip_5.5", "hip_5.6",
+    "hip_6.0", "hip_6.1", "hip_6.2", "hip_6.3",
+];
+
+/// `objdump -T`: name → (version node, is a function), defined symbols only.
+fn versioned_functions() -> BTreeMap<String, (String, bool)> {
+    let lib = common::library();
+    let out = common::binutils("objdump", &["-T".as_ref(), lib.as_os_str()]);
+    out.lines()
+        .filter(|l| l.contains(" g ") && !l.contains("*UND*"))
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let name = f.last()?.to_string();
+            let node = f.get(f.len().checked_sub(2)?)?.trim_start_matches('(').trim_end_matches(')').to_string();
+            let function = f.contains(&"DF");
+            Some((name, (node, function)))
+        })
+        .filter(|(name, (node, _))| name != node) // the node definitions themselves
+        .collect()
+}
+
+#[test]
+fn every_function_in_its_vendor_node() {
+    let got = versioned_functions();
+    let want: BTreeMap<String, String> =
+        NODES.iter().flat_map(|(node, fs)| fs.iter().map(move |f| (f.to_string(), node.to_string()))).collect();
+    for (name, node) in &want {
+        match got.get(name) {
+            Some((n, true)) => assert_eq!(n, node, "{name} should be in {node}, is in {n}"),
+            Some((n, false)) => panic!("{name}@{n} is not a function"),
+            None => panic!("{name} is not exported"),
+        }
+    }
+    let extra: Vec<_> = got.keys().filter(|k| !want.contains_key(*k)).collect();
+    assert!(extra.is_empty(), "unexpected exports: {extra:?}");
+    println!(
+        "{} functions, each in its node: {:?}",
+        got.len(),
+        NODES.iter().map(|(n, f)| (n, f.len())).collect::<Vec<_>>()
+    );
+}
+
+/// The node table above is the list of `vmmkit_sys::hip_functions!`: nothing missing, nothing extra.
+#[test]
+fn node_table_is_the_function_list() {
+    let table: BTreeSet<&str> =
+        NODES.iter().flat_map(|(_, fs)| fs.iter().copied()).filter(|f| *f != vmmkit_sys::SHIM_MARKER).collect();
+    let list: BTreeSet<&str> = HipApi::REQUIRED.iter().chain(HipApi::OPTIONAL).copied().collect();
+    assert_eq!(table, list);
+}
+
+#[test]
+fn version_chain_and_soname() {
+    let lib = common::library();
+    let dynamic = common::binutils("readelf", &["-d".as_ref(), lib.as_os_str()]);
+    assert!(
+        dynamic.lines().any(|l| l.contains("(SONAME)") && l.contains("[libamdhip64.so.6]")),
+        "soname should be libamdhip64.so.6 (the 6.x profile, hip.md §1.1):\n{dynamic}"
+    );
+    let versions = common::binutils("readelf", &["-V".as_ref(), lib.as_os_str()]);
+    let defined: Vec<&str> = versions
+        .lines()
+        .filter_map(|l| l.split("Name: ").nth(1))
+        .map(|n| n.split_whitespace().next().unwrap_or(""))
+        .collect();
+    for node in CHAIN {
+        assert!(defined.contains(node), "version node {node} is not defined: {defined:?}");
+    }
+    // Each node after the first has its predecessor as parent.
+    for pair in CHAIN.windows(2) {
+        let line = format!("Parent 1: {}", pair[0]);
+        assert!(versions.contains(&line), "{} should inherit {}:\n{versions}", pair[1], pair[0]);
+    }
+    // readelf --dyn-syms agrees with objdump -T on the versions.
+    let syms = common::binutils("readelf", &["--dyn-syms".as_ref(), "-W".as_ref(), lib.as_os_str()]);
+    for f in ["hipMalloc@@hip_4.2", "hipMemCreate@@hip_5.1", "hipGetDevicePropertiesR0600@@hip_6.0"] {
+        assert!(syms.contains(f), "readelf --dyn-syms lacks {f}");
+    }
+    let so6 = common::library_dir().join("libamdhip64.so.6");
+    assert_eq!(std::fs::read_link(&so6).expect("libamdhip64.so.6 is a link"), std::path::Path::new("libamdhip64.so"));
+}
+
+#[test]
+fn no_rust_symbols_leak() {
+    let lib = common::library();
+    let out = common::binutils("nm", &["-D".as_ref(), "--defined-only".as_ref(), lib.as_os_str()]);
+    let mangled: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_whitespace().last())
+        .filter(|n| n.starts_with("_ZN") || n.starts_with("_R") || n.starts_with("__rust") || n.starts_with("rust_"))
+        .collect();
+    assert!(mangled.is_empty(), "Rust symbols exported: {mangled:?}");
+}
+
+/// `dlvsym` finds every function under its node (a cdylib's would be
+/// unversioned and `dlvsym` would return NULL, hip.md §1.3), and the loader
+/// of vmmkit-sys loads the library as a full table and sees the marker.
+#[test]
+fn dlvsym_and_the_loader() {
+    let lib = common::library();
+    let loaded = HipApi::load(Some(&lib)).expect("load libamdhip64.so by path");
+    assert!(loaded.is_vmmkit_shim, "the loader should see the {} marker", vmmkit_sys::SHIM_MARKER);
+    assert!(loaded.api.missing_optional().is_empty(), "optional missing: {:?}", loaded.api.missing_optional());
+    let mut v = 0;
+    // SAFETY: a valid out-pointer; the version query needs no emulator root.
+    assert_eq!(unsafe { (loaded.api.hipRuntimeGetVersion)(&mut v) }, 0);
+    assert_eq!(vmmkit_sys::hip::hip_version_parts(v).0, 6);
+    let path = CString::new(lib.to_str().expect("UTF-8 path")).expect("no NUL");
+    // SAFETY: dlopen of our own library by path; RTLD_NOLOAD|RTLD_LAZY finds the copy loaded above.
+    let h = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_LAZY | libc::RTLD_NOLOAD) };
+    assert!(!h.is_null(), "the library is loaded");
+    for (node, fs) in NODES {
+        let version = CString::new(*node).expect("no NUL");
+        for f in *fs {
+            let name = CString::new(*f).expect("no NUL");
+            // SAFETY: a lookup by name and version in a loaded library.
+            let p = unsafe { libc::dlvsym(h, name.as_ptr(), version.as_ptr()) };
+            assert!(!p.is_null(), "dlvsym({f}, {node}) is NULL");
+        }
+    }
+    // SAFETY: drops the reference RTLD_NOLOAD took.
+    unsafe { libc::dlclose(h) };
+}
