@@ -193,12 +193,10 @@ impl Header {
         for (i, (pid, _)) in listed.iter().enumerate() {
             index.insert(*pid, i);
         }
-        let mut fresh: Vec<i32> = Vec::new();
-        for &p in pids.iter().filter(|&&p| p != 0) {
-            if !index.contains_key(&p) && !fresh.contains(&p) {
-                fresh.push(p);
-            }
-        }
+        // New pids in call order, each once (a set keeps 65,535 pids linear).
+        let mut seen = std::collections::HashSet::new();
+        let fresh: Vec<i32> =
+            pids.iter().copied().filter(|&p| p != 0 && !index.contains_key(&p) && seen.insert(p)).collect();
         if self.trust_len as usize + fresh.len() > TRUST_CAP {
             return Ok(false);
         }
