@@ -99,6 +99,9 @@ fn devices_and_peers() {
         let mut v = -1;
         hok!(api, hipDeviceGetAttribute(&mut v, hipDeviceAttributeVirtualMemoryManagementSupported, 0));
         assert_eq!(v, 1, "profile 6.x: VMM supported");
+        hok!(api, hipDeviceGetAttribute(&mut v, 87, 1));
+        assert_eq!(v, 64, "hipDeviceAttributeWarpSize");
+        hexpect!(api, hipDeviceGetAttribute(&mut v, 12345, 0), HipError::INVALID_VALUE);
         hexpect!(api, hipDeviceGetAttribute(null_mut(), 89, 0), HipError::INVALID_VALUE);
         hexpect!(api, hipDeviceGetAttribute(&mut v, 89, 9), HipError::INVALID_DEVICE);
         let mut old = hipDeviceProp_t::default();

@@ -86,23 +86,41 @@ pub unsafe extern "C" fn hipDeviceGet(device_: *mut hipDevice_t, ordinal: i32) -
     })
 }
 
+/// Attribute values that hip.md does not list, read off the HIP headers with
+/// g++: the 5.2.3 and the 7.2.4 headers give the same numbers (docs/hip.md).
+mod attr {
+    pub const CAN_MAP_HOST_MEMORY: i32 = 3;
+    pub const INTEGRATED: i32 = 16;
+    pub const COMPUTE_CAPABILITY_MAJOR: i32 = 23;
+    pub const COMPUTE_CAPABILITY_MINOR: i32 = 61;
+    pub const MULTIPROCESSOR_COUNT: i32 = 63;
+    pub const PCI_BUS_ID: i32 = 67;
+    pub const UNIFIED_ADDRESSING: i32 = 85;
+    pub const WARP_SIZE: i32 = 87;
+}
+
 /// `hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceId)`:
-/// the two attributes of hip.md §2.1 (88: no memory pools; 89: VMM supported);
-/// any other → 1.
+/// the two attributes of hip.md §2.1 (88: no memory pools; 89: VMM supported)
+/// and a few descriptive ones (see `attr`); any other → 1.
 pub unsafe extern "C" fn hipDeviceGetAttribute(pi: *mut i32, attr: hipDeviceAttribute_t, deviceId: i32) -> hipError_t {
     run("hipDeviceGetAttribute", || {
         if pi.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "pi is NULL".into()));
         }
-        device(deviceId)?;
+        let d = device(deviceId)?;
+        let (major, minor, _) = profile::ARCH;
         let v = match attr {
             hipDeviceAttributeVirtualMemoryManagementSupported => profile::VMM_SUPPORTED,
             hipDeviceAttributeMemoryPoolsSupported => 0,
+            attr::CAN_MAP_HOST_MEMORY | attr::UNIFIED_ADDRESSING => 1,
+            attr::INTEGRATED => 0,
+            attr::COMPUTE_CAPABILITY_MAJOR => major,
+            attr::COMPUTE_CAPABILITY_MINOR => minor,
+            attr::MULTIPROCESSOR_COUNT => profile::COMPUTE_UNITS,
+            attr::PCI_BUS_ID => d as i32 + 1,
+            attr::WARP_SIZE => profile::WARP_SIZE,
             _ => {
-                return Err(Fail::plain(
-                    HipError::INVALID_VALUE,
-                    format!("attribute {attr} is not emulated (88 and 89 are)"),
-                ));
+                return Err(Fail::plain(HipError::INVALID_VALUE, format!("attribute {attr} is not emulated")));
             }
         };
         // SAFETY: checked non-null.
