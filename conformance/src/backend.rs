@@ -6,7 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use vmmkit_sys::acl::AclApi;
+use vmmkit_sys::acl::{AclApi, AclError};
+
+use crate::acl::Acl;
 
 use crate::outcome::Outcome;
 use crate::rule::{Dialect, Rule};
@@ -112,20 +114,30 @@ impl Backend {
                 detail: format!("{} backend: its rule set comes with its own issue", kind.name()),
             },
             BackendKind::Auto => {
-                // A real library counts only if it loads; the device check is
-                // left to the rules (no device makes them not-supported).
+                // A real library counts when it loads and has a device (one
+                // of vmmkit's own drop-ins, named on purpose, always counts).
+                let fallback = |why: String| {
+                    let mut b = Self::resolve(BackendKind::Emulator, None);
+                    b.detail = format!("auto: emulator ({why})");
+                    b
+                };
                 match AclApi::load(library.as_deref()) {
-                    Ok(l) => Self {
-                        kind: BackendKind::Ascend,
-                        detail: format!("auto: libascendcl from {}", l.path.display()),
-                        library: Some(l.path.to_path_buf()),
-                        unavailable: None,
-                    },
-                    Err(e) => {
-                        let mut b = Self::resolve(BackendKind::Emulator, None);
-                        b.detail = format!("auto: emulator (no real library: {e})");
-                        b
+                    Ok(l) => {
+                        let mut n = 0u32;
+                        let r =
+                            if l.is_vmmkit_shim { AclError::SUCCESS } else { Acl::new(l.api).get_device_count(&mut n) };
+                        if l.is_vmmkit_shim || (r.is_success() && n > 0) {
+                            Self {
+                                kind: BackendKind::Ascend,
+                                detail: format!("auto: libascendcl from {}", l.path.display()),
+                                library: Some(l.path.to_path_buf()),
+                                unavailable: None,
+                            }
+                        } else {
+                            fallback(format!("{} has no device: aclrtGetDeviceCount gave {r}, {n}", l.path.display()))
+                        }
                     }
+                    Err(e) => fallback(format!("no real library: {e}")),
                 }
             }
         }

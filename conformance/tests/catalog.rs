@@ -43,12 +43,7 @@ const NOT_SUPPORTED_ON_EMULATOR: &[(&str, &str)] = &[
 /// rule must fail with a `got` containing the text; once it passes, the
 /// test fails so that the mark is removed. Details in the report of the
 /// suite's issue (emulator findings).
-const KNOWN_EMULATOR_DEFECTS: &[(&str, &str, &str)] = &[(
-    "ACL-LIFE-004",
-    "0 ACL_SUCCESS",
-    "an import after every holder was killed succeeds: the registry lookup does not notice that no live \
-     process holds the entry",
-)];
+const KNOWN_EMULATOR_DEFECTS: &[(&str, &str, &str)] = &[];
 
 /// The reason every rule gives until the emulator's table exists.
 const EMULATOR_NOT_BUILT: &str = "is not built yet";

@@ -129,6 +129,24 @@ impl Ctx {
         Ok(())
     }
 
+    /// Whether a real library can run anything here: not the CANN stub
+    /// (every call 100039), and some device. Asked without `aclInit`, so
+    /// rules about initialisation still see a fresh process.
+    ///
+    /// # Errors
+    /// [`Failure::NotSupported`] saying which.
+    pub fn probe_real_device(&self) -> Result<(), Failure> {
+        let mut n = 0u32;
+        let r = self.acl.get_device_count(&mut n);
+        if r == AclError::COMPILING_STUB_MODE {
+            return Err(Failure::NotSupported(format!("the library is the CANN stub: aclrtGetDeviceCount gave {r}")));
+        }
+        if r == AclError::RT_NO_DEVICE || (r.is_success() && n == 0) {
+            return Err(Failure::NotSupported(format!("no device: aclrtGetDeviceCount gave {r}, {n} devices")));
+        }
+        Ok(())
+    }
+
     // ---- setup ----------------------------------------------------------
 
     /// `aclInit(NULL)`; 100002 (already initialised) is fine.

@@ -117,6 +117,11 @@ pub fn execute(rule: &'static Rule, args: &Args) -> (Outcome, Option<String>) {
                 }
             };
             let mut cx = Ctx::new(Acl::new(api), rule, Launcher::new(exe, args.backend, args.library.clone()));
+            if args.backend != BackendKind::Emulator
+                && let Err(f) = cx.probe_real_device()
+            {
+                return f.into_outcome(rule);
+            }
             if let Err(f) = cx.check_needs() {
                 return f.into_outcome(rule);
             }
