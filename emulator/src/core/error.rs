@@ -165,7 +165,9 @@ pub enum CoreError {
 impl From<std::io::Error> for CoreError {
     fn from(e: std::io::Error) -> Self {
         match e.raw_os_error() {
-            Some(libc::ENOSPC) | Some(libc::ENOMEM) | Some(libc::EMFILE) | Some(libc::ENFILE) => {
+            // EFBIG (a file-size limit) and EDQUOT (a quota) are the file
+            // system saying "full" as much as ENOSPC is.
+            Some(libc::ENOSPC | libc::EFBIG | libc::EDQUOT | libc::ENOMEM | libc::EMFILE | libc::ENFILE) => {
                 CoreError::HostExhausted(e.to_string())
             }
             _ => CoreError::Os(e.to_string()),

@@ -357,7 +357,12 @@ fn place_in_window(
         match Reservation::at(at, len) {
             Ok(r) => return Ok(r),
             // Something else of this process sits there: step over it.
-            Err(_) => at = (at + align).next_multiple_of(align),
+            Err(e) if e.raw_os_error() == Some(libc::EEXIST) || e.kind() == std::io::ErrorKind::AddrInUse => {
+                at = (at + align).next_multiple_of(align)
+            }
+            // Anything else (ENOMEM: vm.max_map_count reached) fails the same
+            // way at every address: stepping through the window would only take seconds.
+            Err(e) => return Err(e.into()),
         }
     }
 }

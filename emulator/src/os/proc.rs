@@ -2,6 +2,7 @@
 //! not taken for the process that had it before.
 
 use std::fs;
+use std::io;
 
 /// A process, identified by pid and start time (clock ticks after boot, as in
 /// `/proc/<pid>/stat` field 22).
@@ -20,15 +21,30 @@ impl ProcessId {
         Self { pid, start: start_time(pid).unwrap_or(0) }
     }
 
-    /// Whether this process is still running (the pid exists and started at the same time).
+    /// Whether this process is still running (the pid exists and started at
+    /// the same time). When `/proc` cannot be read (no file descriptor or
+    /// memory left) it counts as running: what a live process holds must
+    /// never be collected because of a failure to look.
     pub fn is_alive(&self) -> bool {
-        start_time(self.pid) == Some(self.start)
+        match stat_of(self.pid) {
+            Ok(stat) => parse_start(&stat) == Some(self.start),
+            Err(e) => !matches!(e.kind(), io::ErrorKind::NotFound) && e.raw_os_error() != Some(libc::ESRCH),
+        }
     }
 }
 
-/// The start time of `pid` in clock ticks after boot, or `None` if there is no such process.
+fn stat_of(pid: u32) -> io::Result<String> {
+    fs::read_to_string(format!("/proc/{pid}/stat"))
+}
+
+/// The start time of `pid` in clock ticks after boot, or `None` if there is
+/// no such process (or it cannot be read).
 pub fn start_time(pid: u32) -> Option<u64> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_start(&stat_of(pid).ok()?)
+}
+
+/// Field 22 of a `/proc/<pid>/stat` text; `None` for a zombie.
+fn parse_start(stat: &str) -> Option<u64> {
     // The command name (field 2) is in parentheses and may contain spaces or
     // parentheses itself; fields after the last ')' are plain.
     let rest = &stat[stat.rfind(')')? + 1..];

@@ -106,8 +106,14 @@ impl State {
         let guard_fd = file.try_clone()?;
         let _g = Exclusive::lock(&guard_fd)?;
         let len = std::mem::size_of::<Layout>() as u64;
-        if file.metadata()?.len() < len {
-            file.set_len(len)?;
+        // Every page is backed now: a sparse ledger on a full tmpfs would kill
+        // the first process to touch a new page of it with SIGBUS; this way a
+        // root without room is refused when it is opened (ENOSPC).
+        match rustix::fs::fallocate(&file, rustix::fs::FallocateFlags::empty(), 0, len) {
+            Ok(()) => {}
+            Err(rustix::io::Errno::OPNOTSUPP) if file.metadata()?.len() < len => file.set_len(len)?,
+            Err(rustix::io::Errno::OPNOTSUPP) => {}
+            Err(e) => return Err(e.into()),
         }
         let view = SharedView::<Layout>::map(&file, 0)?;
         let state = Self { file, view, local: Mutex::new(()) };

@@ -1,16 +1,17 @@
 //! Workers for the reliability tests: this test binary run again in a role,
 //! in a root chosen by the caller (so one orchestrating test can drive many
 //! roots), with extra environment, a line protocol on stdin/stdout (`@@ `
-//! replies, as [`super::Peer`]) and stderr kept in a file shown on failure.
+//! replies, as [`super::Peer`]) and stderr kept in an unnamed temporary
+//! file, shown on failure.
 //!
 //! Unlike [`super::Peer`], a worker's death is an outcome, not a test
 //! failure: [`Worker::recv`] returns `Err` with the exit status, which the
 //! crash matrix needs. Every read has a deadline; a worker still running when
 //! dropped is killed and reaped.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Seek, Write};
 use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -39,23 +40,10 @@ pub struct Worker {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
-    stderr_log: PathBuf,
+    stderr_log: std::fs::File,
     status: Option<ExitStatus>,
     /// A name for messages ("exporter", "importer").
     pub name: String,
-}
-
-/// Where a worker's stderr goes: next to the root, outside it.
-fn log_path(root: &Path, name: &str) -> PathBuf {
-    let dir = root.parent().unwrap_or(root);
-    let mut n = 0;
-    loop {
-        let p = dir.join(format!("{name}.{n}.stderr"));
-        if !p.exists() {
-            return p;
-        }
-        n += 1;
-    }
 }
 
 impl Worker {
@@ -72,8 +60,8 @@ impl Worker {
         env: &[(&str, &str)],
         adjust: impl FnOnce(&mut Command),
     ) -> Self {
-        let stderr_log = log_path(root, name);
-        let log = std::fs::File::create(&stderr_log).expect("worker stderr log");
+        let stderr_log = tempfile::tempfile().expect("worker stderr log");
+        let log = stderr_log.try_clone().expect("dup log");
         let mut cmd = Command::new(std::env::current_exe().expect("test exe"));
         cmd.args([DISPATCH_TEST, "--exact", "--nocapture", "--test-threads=1"])
             .env(ROLE_ENV, role)
@@ -199,7 +187,9 @@ impl Worker {
 
     /// The last lines the worker wrote to stderr.
     pub fn stderr_tail(&self) -> String {
-        let text = std::fs::read_to_string(&self.stderr_log).unwrap_or_default();
+        let mut text = String::new();
+        let mut f = &self.stderr_log;
+        let _ = f.rewind().and_then(|()| f.read_to_string(&mut text));
         let lines: Vec<&str> = text.lines().collect();
         lines[lines.len().saturating_sub(40)..].join("\n")
     }
@@ -211,7 +201,6 @@ impl Drop for Worker {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
-        let _ = std::fs::remove_file(&self.stderr_log);
     }
 }
 
