@@ -92,14 +92,16 @@ fn init_log() {
 
 /// Defines, for each function of a vendor list, an `unsafe extern "C" fn` of
 /// the same name and signature that goes through this layer and then calls
-/// `$target::NAME`.
+/// `$target::NAME`. A function listed under a symbol of another name (CUDA's
+/// `cuMemAlloc = "cuMemAlloc_v2"`) keeps the field's name here, which is the
+/// name programs write and `VMMKIT_FAULTS` uses.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! instrumented {
     (
         $target:path;
-        required { $( $(#[$rm:meta])* $r:ident : fn($($ra:ident : $rt:ty),* $(,)?) -> $rr:ty ; )* }
-        optional { $( $(#[$om:meta])* $o:ident : fn($($oa:ident : $ot:ty),* $(,)?) -> $or:ty ; )* }
+        required { $( $(#[$rm:meta])* $r:ident $(= $rsym:literal)? : fn($($ra:ident : $rt:ty),* $(,)?) -> $rr:ty ; )* }
+        optional { $( $(#[$om:meta])* $o:ident $(= $osym:literal)? : fn($($oa:ident : $ot:ty),* $(,)?) -> $or:ty ; )* }
     ) => {
         $( $crate::instrumented!(@one $target; $r ($($ra : $rt),*) -> $rr); )*
         $( $crate::instrumented!(@one $target; $o ($($oa : $ot),*) -> $or); )*

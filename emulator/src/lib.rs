@@ -3,6 +3,7 @@
 pub mod acl;
 mod config;
 pub mod core;
+pub mod cuda;
 pub mod faults;
 pub mod hip;
 pub mod instrument;

@@ -52,4 +52,23 @@ impl Emulator {
             e => e,
         })
     }
+
+    /// Imports the memory of the file descriptor whose number a C caller
+    /// passed by value (CUDA's `osHandle`, HIP develop's) onto `device`. The
+    /// descriptor is only borrowed: the caller keeps it and may close it.
+    ///
+    /// # Errors
+    /// [`CoreError::Os`] for a negative or closed number; the errors of
+    /// [`Emulator::import_shared_fd`].
+    pub fn import_fd_value(&self, fd: i32, device: Place) -> Result<HandleId, CoreError> {
+        // SAFETY: F_GETFD only asks whether the number is an open descriptor;
+        // it touches no memory.
+        if fd < 0 || unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1 {
+            return Err(CoreError::Os(format!("{fd} is not an open file descriptor")));
+        }
+        // SAFETY: `fd` is open (checked just above) and is only borrowed for
+        // the length of this call; the caller keeps ownership of it.
+        let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+        self.import_shared_fd(borrowed, device)
+    }
 }

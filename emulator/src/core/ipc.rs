@@ -150,4 +150,19 @@ impl Emulator {
         }
         Ok(left)
     }
+
+    /// Drops every open of another process's allocation onto `device`,
+    /// unmapping each (a context or device reset: CUDA's primary context
+    /// released to zero). Returns how many allocations were closed.
+    pub fn close_all_opened(&self, device: Place) -> usize {
+        let mut t = self.lock();
+        let starts: Vec<usize> = t.opened.iter().filter(|(_, o)| o.device == device).map(|(&va, _)| va).collect();
+        for &start in &starts {
+            t.opened.remove(&start);
+            if t.reservations.contains_key(&start) {
+                let _ = super::space::release(&mut t, &self.registry, start, false);
+            }
+        }
+        starts.len()
+    }
 }

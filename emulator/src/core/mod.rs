@@ -8,9 +8,11 @@
 mod access;
 mod copy;
 mod error;
+mod extent;
 mod fd;
 mod host;
 mod ipc;
+mod ipc_token;
 mod peer;
 mod physical;
 mod share;
@@ -23,7 +25,9 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 
 pub use copy::Side;
 pub use error::{CoreError, HandleId};
+pub use extent::{Extent, ExtentKind};
 pub use ipc::{Opened, PlainExport};
+pub use ipc_token::{IPC_HANDLE_SIZE, IpcToken, new_generation};
 pub use physical::{HandleInfo, Physical};
 pub use space::{DEVICE_WINDOW, Mapping, ReservationInfo, Window, natural_align};
 pub use tag::HandleTag;

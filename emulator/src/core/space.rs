@@ -135,6 +135,18 @@ impl Emulator {
     /// `exact`, `size` must equal the physical size (ACL); otherwise it may be
     /// smaller (CUDA, HIP partial maps).
     pub fn map(&self, va: usize, size: usize, handle: HandleId, exact: bool) -> Result<(), CoreError> {
+        self.map_in(va, size, handle, exact, true)
+    }
+
+    /// As [`Emulator::map`] (`exact` false), into a reservation that holds
+    /// memory of any device side by side (CUDA: a reservation is not tied to
+    /// a device; cuda-samples `vectorAddMMAP` stripes one range over several
+    /// GPUs). The reservation is not bound to the handle's device.
+    pub fn map_unbound(&self, va: usize, size: usize, handle: HandleId) -> Result<(), CoreError> {
+        self.map_in(va, size, handle, false, false)
+    }
+
+    fn map_in(&self, va: usize, size: usize, handle: HandleId, exact: bool, bind: bool) -> Result<(), CoreError> {
         let mut t = self.lock();
         let t = &mut *t;
         let Some(p) = t.handles.get(&handle) else { return Err(CoreError::UnknownHandle(handle.0)) };
@@ -163,7 +175,7 @@ impl Emulator {
         if size > phys_size || (exact && size != phys_size) {
             return Err(CoreError::SizeMismatch { size: size as u64, physical: phys_size as u64 });
         }
-        if let Some(bound) = rsv.bound
+        if let Some(bound) = rsv.bound.filter(|_| bind)
             && bound != owner
         {
             return Err(CoreError::WrongDevice { bound, handle: owner });
@@ -171,7 +183,9 @@ impl Emulator {
         let len = size.min(phys_size).min(rsv_end - va);
         let p = t.handles.get(&handle).expect("checked above");
         rsv.range.map(va, len, &p.object, self.config.host_access)?;
-        t.reservations.get_mut(&rsv_base).expect("found above").bound.get_or_insert(owner);
+        if bind {
+            t.reservations.get_mut(&rsv_base).expect("found above").bound.get_or_insert(owner);
+        }
         t.maps.insert(
             va,
             Mapping { len, handle, rsv: rsv_base, access: Vec::new(), created_by: crate::instrument::current_call() },

@@ -1,0 +1,117 @@
+//! The CUDA dialect: the CUDA driver functions of reference cuda.md (the
+//! 12.6 driver API, `_v2` entry points), with its checks in its order and
+//! its codes.
+//!
+//! Every entry point is an `unsafe extern "C" fn` with the exact C
+//! signature; [`api`] hands them out as a [`CudaApi`] table, whose fields
+//! are named without the `_v2` suffix of the symbols they stand for
+//! (`cuMemAlloc` is `cuMemAlloc_v2`). On failure each sets the thread's
+//! message naming the rule, e.g.
+//! `CUDA-VMM-008: cuMemMap: offset must be 0, got 0x200000 (1 CUDA_ERROR_INVALID_VALUE)`,
+//! read with `vmmkit_emulator::core::thread::message()`.
+//!
+//! As on the driver: nothing works before `cuInit(0)` (3), and memory, VMM
+//! and IPC calls need a current context on the calling thread (201,
+//! CUDA-GEN-002): retain the device's primary context and make it current,
+//! on every thread that calls them. Device memory is the core's: cuMemAlloc
+//! is a plain allocation (exported to the registry on cuIpcGetMemHandle),
+//! cuMemCreate a physical handle, and IPC handles and POSIX fds name
+//! registry entries, so ACL, HIP and CUDA processes of one root share one
+//! set of devices and one capacity.
+//!
+//! ```
+//! use vmmkit_sys::cuda::*;
+//! let cu = vmmkit_emulator::cuda::api();
+//! # let dir = tempfile::tempdir().unwrap();
+//! # unsafe { std::env::set_var("VMMKIT_ROOT", dir.path()) };
+//! let mut p = 0;
+//! // Before cuInit: 3.
+//! assert_eq!(CuResult(unsafe { (cu.cuMemAlloc)(&mut p, 4096) }), CuResult::NOT_INITIALIZED);
+//! assert_eq!(CuResult(unsafe { (cu.cuInit)(0) }), CuResult::SUCCESS);
+//! // No current context: 201 (CUDA-GEN-002).
+//! assert_eq!(CuResult(unsafe { (cu.cuMemAlloc)(&mut p, 4096) }), CuResult::INVALID_CONTEXT);
+//! let mut ctx = std::ptr::null_mut();
+//! assert_eq!(CuResult(unsafe { (cu.cuDevicePrimaryCtxRetain)(&mut ctx, 0) }), CuResult::SUCCESS);
+//! assert_eq!(CuResult(unsafe { (cu.cuCtxSetCurrent)(ctx) }), CuResult::SUCCESS);
+//! assert_eq!(CuResult(unsafe { (cu.cuMemAlloc)(&mut p, 4096) }), CuResult::SUCCESS);
+//! assert_eq!(CuResult(unsafe { (cu.cuMemsetD8)(p, 7, 4096) }), CuResult::SUCCESS);
+//! assert_eq!(CuResult(unsafe { (cu.cuMemFree)(p) }), CuResult::SUCCESS);
+//! assert_eq!(CuResult(unsafe { (cu.cuDevicePrimaryCtxRelease)(0) }), CuResult::SUCCESS);
+//! ```
+
+mod call;
+mod codes;
+mod pointer;
+mod profile;
+// # Safety (every entry point below): the C contract of the CUDA driver
+// function of the same name. Pointers the driver checks for NULL are
+// checked here too and get its code; any other pointer must be valid for
+// what the function reads or writes, as with the real library. Handles,
+// contexts and addresses of unknown value are looked up, never dereferenced.
+#[allow(clippy::missing_safety_doc)]
+pub mod context;
+#[allow(clippy::missing_safety_doc)]
+pub mod error;
+#[allow(clippy::missing_safety_doc)]
+pub mod ipc;
+#[allow(clippy::missing_safety_doc)]
+pub mod memory;
+#[allow(clippy::missing_safety_doc)]
+pub mod proc;
+#[allow(clippy::missing_safety_doc)]
+pub mod share;
+#[allow(clippy::missing_safety_doc)]
+pub mod vmm;
+
+use std::ffi::c_void;
+
+use vmmkit_sys::cuda::CudaApi;
+
+/// Defines [`api`] and [`entry_point`] from the function list: each field
+/// is the dialect's function of the same name, through the instrumentation
+/// layer.
+macro_rules! define_api {
+    (
+        required { $( $(#[$rm:meta])* $r:ident $(= $rs:literal)? : fn($($ra:ident : $rt:ty),*) $(-> $rr:ty)? ; )* }
+        optional { $( $(#[$om:meta])* $o:ident $(= $os:literal)? : fn($($oa:ident : $ot:ty),*) $(-> $or:ty)? ; )* }
+    ) => {
+        /// The emulator's CUDA table: every function of [`CudaApi`], emulated.
+        pub fn api() -> CudaApi {
+            CudaApi {
+                $( $r: self::entry::$r, )*
+                $( $o: Some(self::entry::$o), )*
+            }
+        }
+
+        /// The entry point of the table field `name` (a base name, as
+        /// `cuGetProcAddress` is asked for), if there is one.
+        fn entry_point(name: &[u8]) -> Option<*mut c_void> {
+            $( if name == stringify!($r).as_bytes() { return Some(self::entry::$r as *mut c_void); } )*
+            $( if name == stringify!($o).as_bytes() { return Some(self::entry::$o as *mut c_void); } )*
+            None
+        }
+    };
+}
+
+/// Every entry point, under its table name.
+mod all {
+    pub use super::context::*;
+    pub use super::error::*;
+    pub use super::ipc::*;
+    pub use super::memory::*;
+    pub use super::proc::*;
+    pub use super::share::*;
+    pub use super::vmm::*;
+}
+
+vmmkit_sys::cuda_functions!(define_api {});
+
+/// Every entry point through the instrumentation layer (fault injection,
+/// logs, leak tracking), under its table name: what [`api`] hands out.
+pub mod entry {
+    use std::ffi::{c_char, c_void};
+
+    use vmmkit_sys::cuda::*;
+
+    vmmkit_sys::cuda_functions!(crate::instrumented { super::all; });
+}

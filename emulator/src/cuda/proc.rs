@@ -1,0 +1,53 @@
+//! `cuGetProcAddress_v2`, through which CUDA 12 runtimes resolve most entry
+//! points (cuda.md §1.2): every function of the emulator's table, by its
+//! base name.
+#![allow(non_snake_case)]
+
+use std::ffi::{CStr, c_char, c_void};
+
+use vmmkit_sys::cuda::*;
+
+use super::call::{Fail, put, run};
+
+/// `CU_GET_PROC_ADDRESS_SUCCESS` and `…_SYMBOL_NOT_FOUND` (cuda.md §1.2).
+const FOUND: i32 = 0;
+const NOT_FOUND: i32 = 1;
+
+/// `CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)`:
+/// symbol or pfn NULL, or flags other than 0, 1 (legacy stream) or 2
+/// (per-thread stream) → 1; a base name the table holds → its entry point
+/// (the `_v2` semantics whatever `cudaVersion`), status 0; any other →
+/// `*pfn` NULL, status 1, 500. `symbolStatus` may be NULL. Needs no cuInit.
+pub unsafe extern "C" fn cuGetProcAddress(
+    symbol: *const c_char,
+    pfn: *mut *mut c_void,
+    _cudaVersion: i32,
+    flags: u64,
+    symbolStatus: *mut i32,
+) -> CUresult {
+    run("cuGetProcAddress", || {
+        if symbol.is_null() || pfn.is_null() || flags > 2 {
+            return Err(Fail::plain(
+                CuResult::INVALID_VALUE,
+                "symbol or pfn is NULL, or flags is not 0, 1 or 2".into(),
+            ));
+        }
+        // SAFETY: checked non-null; the caller passes a NUL-terminated name.
+        let name = unsafe { CStr::from_ptr(symbol) };
+        let found = super::entry_point(name.to_bytes());
+        // SAFETY: checked non-null; `symbolStatus` is written only when given.
+        unsafe {
+            put(pfn, found.unwrap_or(std::ptr::null_mut()));
+            if !symbolStatus.is_null() {
+                put(symbolStatus, if found.is_some() { FOUND } else { NOT_FOUND });
+            }
+        }
+        match found {
+            Some(_) => Ok(()),
+            None => Err(Fail::plain(
+                CuResult::NOT_FOUND,
+                format!("{} is not an entry point of the emulator", name.to_string_lossy()),
+            )),
+        }
+    })
+}
