@@ -15,6 +15,10 @@ struct Cli {
 enum Command {
     /// Say which backends are usable here: libraries, versions, devices, emulator settings.
     Doctor(vmmkit_conformance::doctor::Args),
+    /// List what an emulator root holds: devices, processes, exported handles with their holders.
+    Ls(vmmkit_conformance::ops::Args),
+    /// Collect what dead processes left in an emulator root, and say what was freed.
+    Gc(vmmkit_conformance::ops::Args),
     /// Run the conformance suite against a backend, rule by rule.
     Conformance(vmmkit_conformance::command::Args),
     /// Run one rule's check in this process (used by `conformance`).
@@ -29,6 +33,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Doctor(args) => vmmkit_conformance::doctor::run(&args),
+        Command::Ls(args) => vmmkit_conformance::ops::ls(&args),
+        Command::Gc(args) => vmmkit_conformance::ops::gc(&args),
         Command::Conformance(args) => vmmkit_conformance::command::run(&args).map_err(Into::into),
         Command::Rule(args) => Ok(vmmkit_conformance::runner::child::run(&args)),
         Command::Peer(args) => Ok(vmmkit_conformance::peer::serve::run(&args)),

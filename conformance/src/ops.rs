@@ -1,0 +1,193 @@
+//! `vmmkit ls` and `vmmkit gc`: what an emulator root holds, and collecting
+//! what dead processes left in it. Both read the real registry files.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use serde::Serialize;
+use vmmkit_emulator::registry::{EntryInfo, Place, Registry};
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// For people.
+    Table,
+    /// For programs.
+    Json,
+}
+
+/// Options of `vmmkit ls` and `vmmkit gc`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The emulator root (default: `VMMKIT_ROOT`, else `/dev/shm/vmmkit-<uid>`).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+fn open(args: &Args) -> anyhow::Result<Registry> {
+    let root = match &args.root {
+        Some(r) => r.clone(),
+        None => vmmkit_emulator::Config::from_env().map(|c| c.root).context("reading VMMKIT_ROOT")?,
+    };
+    Registry::open_existing(&root).with_context(|| format!("{} is not an emulator root in use", root.display()))
+}
+
+#[derive(Debug, Serialize)]
+struct Device {
+    device: usize,
+    capacity: u64,
+    used: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct Entry {
+    shareable_handle: String,
+    size: u64,
+    location: String,
+    exporter_pid: u32,
+    exporter_alive: bool,
+    trustlist: String,
+    trusted_pids: Vec<i32>,
+    holders: Vec<u32>,
+}
+
+#[derive(Debug, Serialize)]
+struct Process {
+    pid: u32,
+    alive: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct Listing {
+    root: String,
+    devices: Vec<Device>,
+    processes: Vec<Process>,
+    exported: Vec<Entry>,
+}
+
+fn location(p: Place) -> String {
+    match p {
+        Place::Device(d) => format!("device {d}"),
+        Place::Host(n) => format!("host {n}"),
+    }
+}
+
+fn entry(e: EntryInfo) -> Entry {
+    Entry {
+        shareable_handle: format!("{:#x}", e.key),
+        size: e.size,
+        location: location(e.place),
+        exporter_pid: e.exporter.pid,
+        exporter_alive: e.exporter_alive,
+        trustlist: if e.trustlist_disabled { "off".into() } else { "on".into() },
+        trusted_pids: e.trustlist,
+        holders: e.holders,
+    }
+}
+
+fn listing(reg: &Registry) -> Listing {
+    let usage = reg.usage();
+    Listing {
+        root: reg.root().display().to_string(),
+        devices: usage
+            .used
+            .iter()
+            .enumerate()
+            .map(|(device, &used)| Device { device, capacity: usage.capacity, used })
+            .collect(),
+        processes: reg.processes().into_iter().map(|p| Process { pid: p.process.pid, alive: p.alive }).collect(),
+        exported: reg.entries().into_iter().map(entry).collect(),
+    }
+}
+
+/// `64 GiB`, `2 MiB`, `0 B`, or bytes when no binary unit divides it.
+fn mib(n: u64) -> String {
+    match n {
+        0 => "0 B".into(),
+        n if n % (1 << 30) == 0 => format!("{} GiB", n >> 30),
+        n if n % (1 << 20) == 0 => format!("{} MiB", n >> 20),
+        n => format!("{n} B"),
+    }
+}
+
+/// Runs `vmmkit ls`.
+///
+/// # Errors
+/// When the root cannot be opened.
+pub fn ls(args: &Args) -> anyhow::Result<ExitCode> {
+    let l = listing(&open(args)?);
+    match args.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&l)?),
+        Format::Table => {
+            println!("root {}", l.root);
+            println!("{:<8} {:>12} {:>12}", "device", "used", "capacity");
+            for d in &l.devices {
+                println!("{:<8} {:>12} {:>12}", d.device, mib(d.used), mib(d.capacity));
+            }
+            let alive = |a: bool| if a { "alive" } else { "dead" };
+            let procs: Vec<String> = l.processes.iter().map(|p| format!("{} ({})", p.pid, alive(p.alive))).collect();
+            println!("processes: {}", if procs.is_empty() { "none".into() } else { procs.join(", ") });
+            if l.exported.is_empty() {
+                println!("no exported handles");
+            } else {
+                println!(
+                    "{:<20} {:>10} {:<10} {:<18} {:<9} {:<16} holders",
+                    "shareable handle", "size", "location", "exporter", "trustlist", "trusted pids"
+                );
+                for e in &l.exported {
+                    let pids: Vec<String> = e.trusted_pids.iter().map(i32::to_string).collect();
+                    let holders: Vec<String> = e.holders.iter().map(u32::to_string).collect();
+                    println!(
+                        "{:<20} {:>10} {:<10} {:<18} {:<9} {:<16} {}",
+                        e.shareable_handle,
+                        mib(e.size),
+                        e.location,
+                        format!("{} ({})", e.exporter_pid, alive(e.exporter_alive)),
+                        e.trustlist,
+                        if pids.is_empty() { "-".into() } else { pids.join(",") },
+                        if holders.is_empty() { "none".into() } else { holders.join(",") },
+                    );
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Debug, Serialize)]
+struct Collected {
+    root: String,
+    processes: usize,
+    entries: usize,
+    bytes: u64,
+}
+
+/// Runs `vmmkit gc`.
+///
+/// # Errors
+/// When the root cannot be opened or collected.
+pub fn gc(args: &Args) -> anyhow::Result<ExitCode> {
+    let reg = open(args)?;
+    let r = reg.gc().context("collecting")?;
+    let c = Collected {
+        root: reg.root().display().to_string(),
+        processes: r.processes,
+        entries: r.entries,
+        bytes: r.bytes,
+    };
+    match args.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&c)?),
+        Format::Table => println!(
+            "gc {}: freed {} from {} dead process(es) and {} unheld exported handle(s)",
+            c.root,
+            mib(c.bytes),
+            c.processes,
+            c.entries
+        ),
+    }
+    Ok(ExitCode::SUCCESS)
+}
