@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use vmmkit_sys::acl::{AclApi, AclError};
+use vmmkit_sys::hip::HipApi;
 
 use crate::acl::Acl;
 
@@ -43,7 +44,7 @@ impl BackendKind {
     /// The dialects whose rules this backend runs.
     pub fn dialects(self) -> &'static [Dialect] {
         match self {
-            Self::Emulator => &[Dialect::Acl],
+            Self::Emulator => &[Dialect::Acl, Dialect::Hip],
             Self::Ascend => &[Dialect::Acl],
             Self::Hip => &[Dialect::Hip],
             Self::Cuda => &[Dialect::Cuda],
@@ -58,6 +59,20 @@ impl BackendKind {
 /// Why the emulator cannot provide one, as a not-supported reason.
 pub fn emulator_acl() -> Result<AclApi, String> {
     Ok(vmmkit_emulator::acl::api())
+}
+
+/// The HIP table of `kind`: the emulator's, or a real `libamdhip64`'s.
+///
+/// # Errors
+/// Why there is none (load error, or a backend that has no HIP table).
+pub fn hip_table(kind: BackendKind, library: Option<&Path>) -> Result<HipApi, String> {
+    match kind {
+        BackendKind::Emulator => Ok(vmmkit_emulator::hip::api()),
+        BackendKind::Hip => HipApi::load(library).map(|l| l.api).map_err(|e| e.to_string()),
+        BackendKind::Ascend | BackendKind::Cuda | BackendKind::Auto => {
+            Err(format!("backend {} has no HIP table", kind.name()))
+        }
+    }
 }
 
 /// The ACL table of `kind`: the emulator's, or a real library's.
@@ -94,7 +109,7 @@ impl Backend {
         match kind {
             BackendKind::Emulator => {
                 let unavailable = emulator_acl().err();
-                Self { kind, library, unavailable, detail: "vmmkit emulator (in-process ACL table)".into() }
+                Self { kind, library, unavailable, detail: "vmmkit emulator (in-process ACL and HIP tables)".into() }
             }
             BackendKind::Ascend => match AclApi::load(library.as_deref()) {
                 Ok(l) => Self {
@@ -107,7 +122,20 @@ impl Backend {
                     Self { kind, library, unavailable: Some(e.to_string()), detail: "libascendcl not loaded".into() }
                 }
             },
-            BackendKind::Hip | BackendKind::Cuda => Self {
+            // A real libamdhip64 with no device (hip.md §1.4: 100 or 101 from
+            // the first device query) runs no rule: every one is not-supported.
+            BackendKind::Hip => match HipApi::load(library.as_deref()) {
+                Ok(l) => Self {
+                    kind,
+                    detail: format!("libamdhip64 from {}", l.path.display()),
+                    library: Some(l.path.to_path_buf()),
+                    unavailable: crate::hip::probe(&crate::hip::Hip::new(l.api)).err(),
+                },
+                Err(e) => {
+                    Self { kind, library, unavailable: Some(e.to_string()), detail: "libamdhip64 not loaded".into() }
+                }
+            },
+            BackendKind::Cuda => Self {
                 kind,
                 library,
                 unavailable: None,

@@ -25,6 +25,7 @@ pub mod catalog;
 pub mod checks;
 pub mod command;
 pub mod doctor;
+pub mod hip;
 pub mod ops;
 pub mod outcome;
 pub mod pattern;

@@ -9,8 +9,10 @@
 use std::fmt;
 
 use vmmkit_sys::acl::AclError;
+use vmmkit_sys::hip::HipError;
 
 use crate::acl::Ctx as AclCtx;
+use crate::hip::Ctx as HipCtx;
 use crate::outcome::Failure;
 
 /// A rule id such as `ACL-MAP-003`: stable, never renumbered, never reused.
@@ -109,7 +111,7 @@ macro_rules! rule_id {
 pub enum Dialect {
     /// Ascend CANN `aclrt*` (reference acl.md).
     Acl,
-    /// AMD HIP (reference hip.md; its rules come with the HIP issue).
+    /// AMD HIP (reference hip.md).
     Hip,
     /// CUDA driver API (its rules come with the CUDA issue).
     Cuda,
@@ -151,6 +153,11 @@ pub enum Source {
     Driver(&'static str),
     /// The reference itself (a validation order of §5, a sample of §7).
     Reference(&'static str),
+    /// The HIP API documentation (hip.md's tag `[hdr]`, "HIP docs").
+    HipDoc(&'static str),
+    /// A file of a ROCm repository, as hip.md tags it (`[clr-mem]`: ROCm/clr
+    /// `hipamd/src/hip_memory.cpp`; `[t-ipc]`, `[t-vmm]`: ROCm/hip-tests).
+    Rocm(&'static str),
 }
 
 impl fmt::Display for Source {
@@ -160,6 +167,8 @@ impl fmt::Display for Source {
             Self::Runtime(file) => write!(f, "runtime: {file}"),
             Self::Driver(file) => write!(f, "driver: {file}"),
             Self::Reference(section) => write!(f, "reference: {section}"),
+            Self::HipDoc(page) => write!(f, "HIP docs ({page})"),
+            Self::Rocm(file) => write!(f, "ROCm: {file}"),
         }
     }
 }
@@ -195,6 +204,8 @@ impl Confidence {
 pub enum Code {
     /// An `aclError`.
     Acl(AclError),
+    /// A `hipError_t`.
+    Hip(HipError),
 }
 
 impl Code {
@@ -202,6 +213,7 @@ impl Code {
     pub fn is_success(self) -> bool {
         match self {
             Self::Acl(c) => c.is_success(),
+            Self::Hip(c) => c.is_success(),
         }
     }
 }
@@ -210,6 +222,7 @@ impl fmt::Display for Code {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Acl(c) => c.fmt(f),
+            Self::Hip(c) => c.fmt(f),
         }
     }
 }
@@ -219,6 +232,14 @@ impl fmt::Display for Code {
 macro_rules! acl {
     ($name:ident) => {
         $crate::rule::Code::Acl(::vmmkit_sys::acl::AclError::$name)
+    };
+}
+
+/// `hip!(INVALID_VALUE)`: the [`Code`] of a HIP constant, for catalog entries.
+#[macro_export]
+macro_rules! hip {
+    ($name:ident) => {
+        $crate::rule::Code::Hip(::vmmkit_sys::hip::HipError::$name)
     };
 }
 
@@ -303,6 +324,8 @@ impl fmt::Display for Need {
 pub enum Check {
     /// Runs against an `AclApi` table.
     Acl(fn(&mut AclCtx) -> Result<(), Failure>),
+    /// Runs against a `HipApi` table.
+    Hip(fn(&mut HipCtx) -> Result<(), Failure>),
     /// Needs no table (the self-test catalog).
     Plain(fn() -> Result<(), Failure>),
 }
@@ -311,6 +334,7 @@ impl fmt::Debug for Check {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Acl(_) => f.write_str("Check::Acl(..)"),
+            Self::Hip(_) => f.write_str("Check::Hip(..)"),
             Self::Plain(_) => f.write_str("Check::Plain(..)"),
         }
     }

@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 pub mod acl;
+pub mod hip;
 pub mod selftest;
 
 use globset::{Glob, GlobMatcher};
@@ -11,7 +12,7 @@ use crate::rule::Rule;
 /// Which catalog a run uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Catalog {
-    /// Every vendor's rules (ACL now; HIP and CUDA join with their issues).
+    /// Every vendor's rules (ACL and HIP now; CUDA joins with its issue).
     Suite,
     /// Synthetic rules that pass, fail, crash, hang or are not-supported on
     /// purpose, to test the runner and the reports without a backend.
@@ -30,7 +31,7 @@ impl Catalog {
     /// The rules, in catalog order.
     pub fn rules(self) -> Vec<&'static Rule> {
         match self {
-            Self::Suite => acl::ACL_RULES.to_vec(),
+            Self::Suite => acl::ACL_RULES.iter().chain(hip::HIP_RULES).copied().collect(),
             Self::Selftest => selftest::SELFTEST_RULES.to_vec(),
         }
     }

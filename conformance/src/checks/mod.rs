@@ -2,3 +2,4 @@
 //! against a vendor table only.
 
 pub mod acl;
+pub mod hip;

@@ -48,8 +48,10 @@ pub(super) fn code_for(op: Op, err: &CoreError) -> (HipError, Option<&'static st
             (HipError::INVALID_DEVICE_POINTER, "HIP-IPC-025")
         }
         (IpcOpen, SameProcessImport { .. }) => (HipError::INVALID_CONTEXT, "HIP-IPC-024"),
+        (IpcClose, NotMapped(0)) => (HipError::INVALID_VALUE, "HIP-IPC-040"),
         (IpcClose, NotMapped(_)) => (HipError::INVALID_VALUE, "HIP-IPC-041"),
         (Create, OutOfMemory { .. } | HostExhausted(_)) => (HipError::OUT_OF_MEMORY, "HIP-VMM-005"),
+        (Release, UnknownHandle(0)) => (HipError::INVALID_VALUE, "HIP-VMM-007"),
         (Release, UnknownHandle(_) | OnlyMappingRefs(_)) => (HipError::INVALID_VALUE, "HIP-VMM-009"),
         // HIP-VMM-011/012, profile 6.x: 2 (hipErrorMemoryAllocation).
         (Reserve, HostExhausted(_) | AlreadyMapped { .. }) => (HipError::OUT_OF_MEMORY, "HIP-VMM-012"),

@@ -28,6 +28,7 @@ use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::codes::Op;
 use super::pointer::{Kind, extent};
 use super::profile::{LAZY_FLAGS, WINDOW};
+use crate::core::CoreError;
 use crate::registry::Place;
 
 const MAGIC: [u8; 8] = *b"VMMKHIP1";
@@ -158,21 +159,37 @@ pub unsafe extern "C" fn hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_t, devP
         );
         // HIP-IPC-002: inside a live hipMalloc allocation, half-open.
         ensure!(
-            matches!(kind, Some(Kind::Malloc(_))),
+            matches!(kind, Some(Kind::Malloc(_) | Kind::Vmm)),
             "HIP-IPC-002",
             INVALID_VALUE,
             "{devPtr:p} is not inside a live hipMalloc allocation"
         );
-        let exported = e.export_plain(p).map_err(|e| Fail::core(Op::IpcGet, e))?;
-        let x = x.expect("a Malloc kind came from an extent");
+        let (key, generation, base) = match kind {
+            // HIP-IPC-007 switched off: what releases before develop do, a
+            // handle for the memory behind the mapping (hip.md §4.2).
+            Some(Kind::Vmm) => {
+                let (base, m) = e.mapping(p).ok_or_else(|| Fail::core(Op::IpcGet, CoreError::NotMapped(p)))?;
+                let info = e.describe(m.handle).map_err(|e| Fail::core(Op::IpcGet, e))?;
+                let key = match info.key {
+                    Some(k) => k,
+                    None => e.export(m.handle, false).map_err(|e| Fail::core(Op::IpcGet, e))?,
+                };
+                (key, info.props[3], base)
+            }
+            _ => {
+                let exported = e.export_plain(p).map_err(|e| Fail::core(Op::IpcGet, e))?;
+                (exported.key, exported.props[3], exported.base)
+            }
+        };
+        let Some(x) = x else { return Ok(()) }; // only when HIP-IPC-002 is switched off
         let device = match x.device {
             Place::Device(d) | Place::Host(d) => d as i32,
         };
         let token = Token {
-            key: exported.key,
-            generation: exported.props[3],
+            key,
+            generation,
             size: x.size as u64,
-            offset: (p - exported.base) as u64, // HIP-IPC-003
+            offset: (p - base) as u64, // HIP-IPC-003
             pid: std::process::id() as i32,
             device,
         };
@@ -252,8 +269,8 @@ pub unsafe extern "C" fn hipIpcCloseMemHandle(devPtr: *mut c_void) -> hipError_t
                 ensure!(false, "HIP-IPC-042", INVALID_VALUE, "{devPtr:p} was closed as often as it was opened");
                 return Ok(());
             }
-            ensure!(false, "HIP-IPC-041", INVALID_VALUE, "{devPtr:p} was not opened by hipIpcOpenMemHandle");
-            return Ok(());
+            // HIP-IPC-041 (or HIP-IPC-040 for NULL, when that check is switched off).
+            return e.close_plain(p).map(drop).map_err(|e| Fail::core(Op::IpcClose, e));
         };
         let left = e.close_plain(p).map_err(|e| Fail::core(Op::IpcClose, e))?;
         if left == 0 {

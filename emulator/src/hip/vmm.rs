@@ -21,9 +21,14 @@ pub(super) fn to_handle(id: HandleId) -> hipMemGenericAllocationHandle_t {
     TAG.value(id) as hipMemGenericAllocationHandle_t
 }
 
-/// The core handle a value names; `HandleId(0)` (never live) for values without our tag.
+/// The core handle a value names: `HandleId(0)` for NULL and `HandleId(u64::MAX)`
+/// for other values without our tag (neither is ever live; the codes table
+/// tells NULL apart, e.g. HIP-VMM-007 from HIP-VMM-009).
 pub(super) fn from_handle(h: hipMemGenericAllocationHandle_t) -> HandleId {
-    TAG.id(h as usize).unwrap_or(HandleId(0))
+    if h.is_null() {
+        return HandleId(0);
+    }
+    TAG.id(h as usize).unwrap_or(HandleId(u64::MAX))
 }
 
 /// Whether `d` is a device ordinal of this machine.
@@ -282,13 +287,14 @@ pub unsafe extern "C" fn hipMemUnmap(ptr: *mut c_void, size: usize) -> hipError_
                 _ => break,
             }
         }
+        // A size of 0 covers no mapping: that is HIP-VMM-018's to refuse.
         ensure!(
-            !starts.is_empty() && at == end,
+            at == end,
             "HIP-VMM-019",
             INVALID_VALUE,
             "{p:#x}+{size:#x} does not start at a mapping and cover whole mappings"
         );
-        if starts.is_empty() {
+        if starts.is_empty() && size != 0 {
             return e.unmap(p).map_err(|e| Fail::core(Op::Unmap, e));
         }
         for s in starts {

@@ -1,0 +1,75 @@
+//! HIP-VMM export and import of POSIX-fd shareable handles, as far as one
+//! process can provoke them (importing one's own fd is allowed, HIP-VMM-028).
+
+use std::ptr;
+
+use vmmkit_sys::hip::*;
+
+use crate::hip::{Ctx, Va};
+use crate::outcome::Failure;
+
+fn export(cx: &Ctx, h: hipMemGenericAllocationHandle_t) -> Result<i32, Failure> {
+    let mut fd = -1i32;
+    let r = cx.hip().hipMemExportToShareableHandle((&raw mut fd).cast(), h, hipMemHandleTypePosixFileDescriptor, 0);
+    crate::hip::setup("hipMemExportToShareableHandle", r)?;
+    Ok(fd)
+}
+
+/// HIP-VMM-024: flags ≠ 0, NULL handle, NULL out, a handle type other than
+/// the allocation's.
+pub fn export_args(cx: &mut Ctx) -> Result<(), Failure> {
+    let (va, h, size) = cx.mapped(1)?;
+    let hip = cx.hip();
+    let mut fd = -1i32;
+    let out: Va = (&raw mut fd).cast();
+    let posix = hipMemHandleTypePosixFileDescriptor;
+    cx.expect_code("export(flags 1)", hip.hipMemExportToShareableHandle(out, h, posix, 1))?;
+    cx.expect_code("export(NULL handle)", hip.hipMemExportToShareableHandle(out, ptr::null_mut(), posix, 0))?;
+    cx.expect_code("export(NULL out)", hip.hipMemExportToShareableHandle(ptr::null_mut(), h, posix, 0))?;
+    cx.expect_code("export(type None)", hip.hipMemExportToShareableHandle(out, h, hipMemHandleTypeNone, 0))?;
+    cx.unmapped(va, h, size)
+}
+
+/// HIP-VMM-025: an int fd is written in the low 4 bytes of the out slot.
+pub fn export_writes_fd(cx: &mut Ctx) -> Result<(), Failure> {
+    let (va, h, size) = cx.mapped(1)?;
+    let mut slot: u64 = u64::MAX;
+    let r = cx.hip().hipMemExportToShareableHandle((&raw mut slot).cast(), h, hipMemHandleTypePosixFileDescriptor, 0);
+    cx.expect_ok("export into an 8-byte slot", r)?;
+    let fd = slot as u32 as i32;
+    cx.ensure("the high 4 bytes", slot >> 32 == 0xffff_ffff, "left alone", format!("{slot:#x}"))?;
+    cx.ensure("the fd", fd > 2, "an fd above 2", fd)?;
+    crate::hip::Hip::close_exported_fd(fd);
+    cx.unmapped(va, h, size)
+}
+
+/// HIP-VMM-027: NULL handle, NULL osHandle, an fd number that is not open.
+pub fn import_args(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let mut h = ptr::null_mut();
+    let t = hipMemHandleTypePosixFileDescriptor;
+    cx.expect_code("import(NULL handle)", hip.hipMemImportFromShareableHandle(ptr::null_mut(), 5 as Va, t))?;
+    cx.expect_code("import(NULL osHandle)", hip.hipMemImportFromShareableHandle(&mut h, ptr::null_mut(), t))?;
+    let mut closed = 999_999i32;
+    cx.expect_code("import(&closed fd)", hip.hipMemImportFromShareableHandle(&mut h, (&raw mut closed).cast(), t))
+}
+
+/// HIP-VMM-028: a process imports its own fd (passed as `int*`, hip.md
+/// HIP-VMM-026), maps it, and sees the same memory.
+pub fn import_own(cx: &mut Ctx) -> Result<(), Failure> {
+    let (va, h, size) = cx.mapped(1)?;
+    cx.write(va, size, 33)?;
+    let mut fd = export(cx, h)?;
+    let mut own = ptr::null_mut();
+    let r =
+        cx.hip().hipMemImportFromShareableHandle(&mut own, (&raw mut fd).cast(), hipMemHandleTypePosixFileDescriptor);
+    cx.expect_ok("import of one's own fd", r)?;
+    crate::hip::Hip::close_exported_fd(fd);
+    let va2 = cx.reserve(size)?;
+    cx.map(va2, size, own)?;
+    cx.access(va2, size)?;
+    cx.verify("the imported mapping", va2, size, 33)?;
+    cx.unmapped(va2, own, size)?;
+    cx.unmapped(va, h, size)
+}
