@@ -122,7 +122,11 @@ fn injected_import_failure_and_ls_before_and_after_gc() {
 #[test]
 fn ls_of_a_missing_root_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_vmmkit")).args(["ls", "--root"]).arg(dir.path().join("nope")).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_vmmkit"))
+        .args(["ls", "--root"])
+        .arg(dir.path().join("nope"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not an emulator root in use"));
 }
