@@ -1,1 +1,49 @@
-//! Shared code of the vmmkit benches.
+//! Criterion benches of vmmkit over any backend, each operation beside its
+//! floor: the raw system calls it cannot avoid.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`backend`] | the operations measured, vendor-neutral ([`backend::Vmm`]), implemented over an ACL table |
+//! | [`floor`] | the floors: the system calls themselves |
+//! | [`cases`] | the bench bodies, one module per operation, as entries (`group/function/param`) |
+//! | [`peer`] | the second process of the cross-process benches |
+//! | [`plan`] | sizes and times: full, quick (`VMMKIT_BENCH_QUICK=1`), smoke (the test) |
+//! | [`root`] | a fresh `VMMKIT_ROOT` per bench process, removed at its end |
+//! | [`record`] | what each bench process records beside criterion's results (load, machine, set-up costs) |
+//! | [`report`] | criterion's results read back, ratios and targets; `bench-report` prints them |
+//!
+//! The backend is the runtime's selection (`VMMKIT_BACKEND`, else a real
+//! ACL library with a device, else the emulator). Run everything with
+//! `cargo bench -p vmmkit-benches`, then
+//! `cargo run -p vmmkit-benches --bin bench-report`.
+//!
+//! # Example
+//!
+//! One bench body, run once, outside criterion:
+//!
+//! ```no_run
+//! use vmmkit_benches::{cases, plan::Plan, root::BenchRoot};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // SAFETY: no other thread runs yet.
+//! let root = unsafe { BenchRoot::install() }?;
+//! let env = cases::Env::new(root, Plan::Smoke, "target/debug/vmmkit-bench-peer".into())?;
+//! for mut e in cases::alloc::entries(&env)? {
+//!     let t = e.case.run(1)?;
+//!     println!("{}: {t:?}", e.id());
+//! }
+//! env.close()?;
+//! # Ok(()) }
+//! ```
+
+pub mod backend;
+pub mod cases;
+mod error;
+pub mod floor;
+pub mod peer;
+pub mod plan;
+pub mod record;
+pub mod report;
+pub mod root;
+
+pub use error::{BenchError, Result};

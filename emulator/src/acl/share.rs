@@ -174,7 +174,11 @@ pub unsafe extern "C" fn aclrtMemSetPidToShareableHandleV2(
 /// The common import path from the shareable-handle lookup on.
 fn import(key: u64, device: u32, v1: bool) -> Result<aclrtDrvMemHandle, Fail> {
     let e = emu()?;
-    ensure!(e.share_exists(key), "ACL-IMP-007", RT_INVALID_HANDLE, "no exported memory has shareable handle {key:#x}");
+    // A key this process holds imported onto the device exists (its hold keeps
+    // the entry), so the import cache answers without a `stat` of the entry:
+    // a repeated import (ACL-IMP-014) makes no system call.
+    let known = e.holds_import(key, Place::Device(device)) || e.share_exists(key);
+    ensure!(known, "ACL-IMP-007", RT_INVALID_HANDLE, "no exported memory has shareable handle {key:#x}");
     if v1 {
         // ACL-IMP-008: V1 checks the context after the lookup.
         ensure!(thread::current_device().is_some(), "ACL-IMP-008", RT_CONTEXT_NULL, "no current context");

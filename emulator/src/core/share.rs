@@ -78,6 +78,13 @@ impl Emulator {
         Ok(())
     }
 
+    /// Whether this process holds an import of `key` onto `device` (the
+    /// import cache; no file-system access). While it does, its hold keeps
+    /// the registry entry linked, so the entry exists.
+    pub fn holds_import(&self, key: u64, device: Place) -> bool {
+        self.lock().imports.contains_key(&(key, device))
+    }
+
     /// Imports the memory exported as `key` onto `device`. A repeated import
     /// onto the same device returns the same handle with one more reference.
     pub fn import(&self, key: u64, device: Place) -> Result<HandleId, CoreError> {

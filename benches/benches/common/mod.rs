@@ -1,0 +1,70 @@
+//! The main of every bench target: a fresh root, the selected backend, the
+//! plan's criterion settings, the entries run group by group, a run record.
+
+use std::path::PathBuf;
+
+use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
+use vmmkit_benches::BenchError;
+use vmmkit_benches::cases::{Builder, Env};
+use vmmkit_benches::plan::Plan;
+use vmmkit_benches::record::{Run, criterion_dir};
+use vmmkit_benches::root::BenchRoot;
+
+/// Runs the entries of `build` as the bench target `target`.
+pub fn main(target: &str, build: Builder) {
+    if let Err(e) = run(target, build) {
+        eprintln!("{target}: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(target: &str, build: Builder) -> Result<(), BenchError> {
+    let plan = Plan::from_env();
+    // SAFETY: the first thing this process does; criterion starts no thread
+    // before its first benchmark.
+    let root = unsafe { BenchRoot::install() }?;
+    let peer = PathBuf::from(env!("CARGO_BIN_EXE_vmmkit-bench-peer"));
+    let env = match Env::new(root, plan, peer) {
+        Ok(env) => env,
+        Err(BenchError::Unsupported(why)) => {
+            eprintln!("{target}: skipped: {why}");
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
+    let dir = criterion_dir();
+    let mut record = Run::start(target, env.vmm().name(), plan.name());
+    let mut c = Criterion::default()
+        .output_directory(&dir)
+        .without_plots()
+        .warm_up_time(plan.warm_up())
+        .measurement_time(plan.measurement())
+        .sample_size(plan.samples())
+        .configure_from_args();
+    let mut entries = build(&env)?.into_iter().peekable();
+    while let Some(first) = entries.peek() {
+        let name = first.group;
+        let mut g = c.benchmark_group(name);
+        while let Some(mut e) = entries.next_if(|e| e.group == name) {
+            if e.slow {
+                g.sample_size(plan.samples_slow()).sampling_mode(SamplingMode::Flat);
+            } else {
+                g.sample_size(plan.samples()).sampling_mode(SamplingMode::Auto);
+            }
+            if let Some(b) = e.throughput {
+                g.throughput(Throughput::Bytes(b));
+            }
+            let id = e.id();
+            g.bench_function(BenchmarkId::new(e.function.clone(), e.param.clone()), |b| {
+                b.iter_custom(|n| e.case.run(n).unwrap_or_else(|err| panic!("{id}: {err}")))
+            });
+            drop(e); // frees what its set-up made before the next one's
+        }
+        g.finish();
+    }
+    drop(entries);
+    c.final_summary();
+    record.finish(env.notes());
+    record.write(&dir)?;
+    env.close()
+}

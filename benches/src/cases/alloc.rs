@@ -1,0 +1,39 @@
+//! Physical allocation and free, beside creating and closing the file that
+//! plays the memory.
+//!
+//! Floor: `open(root, O_TMPFILE)` + `ftruncate(size)` + `close`, in the
+//! emulator's root: the object the emulator must make, since only a file
+//! made in the root can later be linked there on export. `floor_memfd`
+//! (`memfd_create` + `ftruncate` + `close`) is shown beside it as a
+//! reference: cheaper, but a memfd cannot be given a name in the root
+//! (`linkat` fails with `EXDEV`).
+
+use super::{Entry, Env, timed};
+use crate::error::Result;
+use crate::floor;
+use crate::plan::size_label;
+
+/// The group.
+pub const GROUP: &str = "alloc_free";
+
+/// The entries: per size, the backend's allocate + free, and the floors.
+///
+/// # Errors
+/// None; the calls happen when the entries run.
+pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
+    let v = env.vmm();
+    let mut out = Vec::new();
+    for &size in env.plan.alloc_sizes() {
+        let l = size_label(size);
+        out.push(Entry::new(GROUP, v.name(), &l, move |n| {
+            timed(n, |_| {
+                let m = v.alloc(0, size)?;
+                v.free(m)
+            })
+        }));
+        let dir = env.floor_dir();
+        out.push(Entry::new(GROUP, "floor", &l, move |n| timed(n, |_| floor::tmpfile(dir, size).map(drop))));
+        out.push(Entry::new(GROUP, "floor_memfd", &l, move |n| timed(n, |_| floor::memfd(size).map(drop))));
+    }
+    Ok(out)
+}

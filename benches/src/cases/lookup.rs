@@ -1,0 +1,167 @@
+//! Import lookup with 10, 1,000 and 100,000 live exported handles (10,000
+//! in the quick plan): the time of a first import (and its free) of a
+//! handle that another process exported, while that many exports are live.
+//! The registry finds an entry by its key with one path lookup, so the time
+//! should not grow with the count; the target is 100,000 at most 1.2 × 10.
+//!
+//! The exports are held by peer processes ("holders"), each keeping up to
+//! 16,000 (one open file each: the hold on an entry is a lock on an open
+//! file description, and the hard limit of open files per process may be
+//! as low as 20,000). They are added once per process, growing from one
+//! count to the next, and the time that takes goes in the run record. Each
+//! iteration imports the next handle of a fixed stride through all of them
+//! onto device 0 and frees it, so consecutive lookups touch different
+//! entries.
+//!
+//! No floor in the group: the reference is the same operation at the
+//! smallest count.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use rustix::process::Resource;
+
+use super::{Entry, Env, timed};
+use crate::backend::Shareable;
+use crate::error::Result;
+use crate::peer::Peer;
+
+/// The group.
+pub const GROUP: &str = "import_lookup";
+/// Most exports one holder keeps.
+const PER_HOLDER_MAX: usize = 16_000;
+/// How long a holder may take to add its share.
+const GROW_DEADLINE: Duration = Duration::from_secs(600);
+
+/// The entries: one per count, sharing the holders.
+///
+/// # Errors
+/// The granularity or device count query failed.
+pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
+    let v = env.vmm();
+    let size = v.granularity()?;
+    let hard = rustix::process::getrlimit(Resource::Nofile).maximum.unwrap_or(u64::MAX);
+    let per = PER_HOLDER_MAX.min(usize::try_from(hard.saturating_sub(512)).unwrap_or(usize::MAX)).max(1);
+    let holders = Rc::new(RefCell::new(Holders {
+        env,
+        peers: Vec::new(),
+        counts: Vec::new(),
+        keys: Vec::new(),
+        per,
+        size,
+        devices: v.device_count()?,
+    }));
+    Ok(env
+        .plan
+        .lookup_counts()
+        .iter()
+        .map(|&count| {
+            let holders = holders.clone();
+            let mut at = 0usize;
+            Entry::new(GROUP, v.name(), count.to_string(), move |n| {
+                holders.borrow_mut().grow_to(count)?;
+                let h = holders.borrow();
+                let keys = &h.keys[..count];
+                let stride = stride_for(count);
+                timed(n, |_| {
+                    at = (at + stride) % count;
+                    let m = v.import(Shareable(keys[at]), 0, size)?;
+                    v.free(m)
+                })
+            })
+        })
+        .collect())
+}
+
+/// A step through `n` entries that visits every one (coprime with `n`)
+/// and jumps far between consecutive ones.
+fn stride_for(n: usize) -> usize {
+    if n <= 1 {
+        return 0;
+    }
+    let mut s = (n as f64 * 0.618_033_988_7) as usize | 1;
+    while gcd(s, n) != 1 {
+        s += 2;
+    }
+    s % n
+}
+
+fn gcd(mut a: usize, mut b: usize) -> usize {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// The holder processes and the keys they exported, in order.
+struct Holders<'a> {
+    env: &'a Env,
+    peers: Vec<Peer>,
+    /// Exports kept by each holder.
+    counts: Vec<usize>,
+    keys: Vec<u64>,
+    per: usize,
+    size: usize,
+    devices: u32,
+}
+
+impl Holders<'_> {
+    /// Adds exports until `n` are live, holders working in parallel.
+    fn grow_to(&mut self, n: usize) -> Result<()> {
+        if self.keys.len() >= n {
+            return Ok(());
+        }
+        let t = Instant::now();
+        let before = (self.keys.len(), self.peers.len());
+        let mut need = n - self.keys.len();
+        let mut asks = Vec::new();
+        while need > 0 {
+            let i = match self.counts.last() {
+                Some(&c) if c < self.per => self.counts.len() - 1,
+                _ => {
+                    self.peers.push(Peer::spawn(self.env.peer_exe(), self.env.floor_dir())?);
+                    self.counts.push(0);
+                    self.counts.len() - 1
+                }
+            };
+            let k = need.min(self.per - self.counts[i]);
+            let device = i as u32 % self.devices.max(1);
+            self.peers[i].send(crate::peer::wire::Op::Grow, &[k as u64, u64::from(device), self.size as u64])?;
+            asks.push(i);
+            self.counts[i] += k;
+            need -= k;
+        }
+        for i in asks {
+            let keys = self.peers[i].collect_grow(GROW_DEADLINE)?;
+            self.keys.extend(keys);
+        }
+        self.env.note(format!(
+            "{GROUP}: set-up from {} to {n} live exported handles ({} more holder process(es), {} in all) took {:.2} s",
+            before.0,
+            self.peers.len() - before.1,
+            self.peers.len(),
+            t.elapsed().as_secs_f64()
+        ));
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strides_visit_every_entry() {
+        for n in [1, 2, 10, 100, 1_000, 10_000, 100_000] {
+            let s = stride_for(n);
+            let mut seen = vec![false; n];
+            let mut at = 0;
+            for _ in 0..n {
+                at = (at + s) % n;
+                seen[at] = true;
+            }
+            assert!(seen.iter().all(|&b| b), "{n}");
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! Map + grant access + unmap of physical memory in a reservation that
+//! stays, beside the same on a file and a host range.
+//!
+//! Floor: `mmap(MAP_SHARED | MAP_FIXED)` of the file into the range +
+//! `mprotect(PROT_READ | PROT_WRITE)` + `mmap(PROT_NONE, MAP_FIXED)` back
+//! over it (an unmap that keeps the range reserved). Nothing is touched, so
+//! the size matters only to page-table set-up and tear-down.
+
+use std::os::fd::OwnedFd;
+use std::time::Duration;
+
+use super::{Case, Entry, Env, timed};
+use crate::backend::{Mem, Va, Vmm};
+use crate::error::Result;
+use crate::floor::{self, Range};
+use crate::plan::size_label;
+
+/// The group.
+pub const GROUP: &str = "map_access_unmap";
+
+/// The entries: per size, the backend's map + set-access + unmap, and the floor.
+///
+/// # Errors
+/// None; the calls happen when the entries run.
+pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
+    let v = env.vmm();
+    let mut out = Vec::new();
+    for &size in env.plan.map_sizes() {
+        let l = size_label(size);
+        out.push(Entry::with_case(GROUP, v.name(), &l, MapCase { v, size, held: None }));
+        let dir = env.floor_dir();
+        let mut held: Option<(OwnedFd, Range)> = None;
+        out.push(Entry::new(GROUP, "floor", &l, move |n| {
+            if held.is_none() {
+                held = Some((floor::tmpfile(dir, size)?, Range::reserve(size)?));
+            }
+            let (fd, range) = held.as_ref().expect("set above");
+            timed(n, |_| {
+                range.map_fixed(fd, size)?;
+                range.protect_rw(size)?;
+                range.remap_none(size)
+            })
+        }));
+    }
+    Ok(out)
+}
+
+/// The backend's side: memory and a reservation made once, mapped and
+/// unmapped each iteration.
+struct MapCase<'a> {
+    v: &'a dyn Vmm,
+    size: usize,
+    held: Option<(Mem, Va)>,
+}
+
+impl Case for MapCase<'_> {
+    fn run(&mut self, iters: u64) -> Result<Duration> {
+        let v = self.v;
+        if self.held.is_none() {
+            let mem = v.alloc(0, self.size)?;
+            let va = v.reserve(self.size)?;
+            self.held = Some((mem, va));
+        }
+        let (mem, va) = self.held.as_ref().expect("set above");
+        timed(iters, |_| {
+            let m = v.map(va, mem)?;
+            v.set_access(&m, 0)?;
+            v.unmap(m)
+        })
+    }
+}
+
+impl Drop for MapCase<'_> {
+    fn drop(&mut self) {
+        if let Some((mem, va)) = self.held.take() {
+            let r = self.v.release(va).and_then(|()| self.v.free(mem));
+            if let Err(e) = r {
+                eprintln!("map bench clean-up: {e}");
+            }
+        }
+    }
+}

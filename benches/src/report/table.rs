@@ -1,0 +1,238 @@
+//! From measurements to report lines: each operation beside its floor, the
+//! ratio, and the target of issue 9 it is held to.
+
+use std::collections::BTreeSet;
+
+use super::results::Measurement;
+use crate::plan::{MIB, parse_size_label};
+
+/// What a line is held to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Target {
+    /// Time at most this many times the reference's.
+    AtMost(f64),
+    /// Bandwidth at least this fraction of the reference's.
+    BandwidthAtLeast(f64),
+}
+
+impl Target {
+    /// `≤ 2×`, `≥ 90 %`.
+    pub fn text(self) -> String {
+        match self {
+            Self::AtMost(x) => format!("≤ {x}×"),
+            Self::BandwidthAtLeast(f) => format!("≥ {:.0} %", f * 100.0),
+        }
+    }
+}
+
+/// One line of the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// The operation, in words.
+    pub operation: String,
+    /// Size or count.
+    pub param: String,
+    /// The backend measured.
+    pub backend: String,
+    /// The measurement.
+    pub op: Measurement,
+    /// What it is compared with, in words (`floor`, `direct`, `at 10`).
+    pub reference_name: String,
+    /// The reference measurement.
+    pub reference: Measurement,
+    /// The target, if the line has one.
+    pub target: Option<Target>,
+}
+
+impl Row {
+    /// Operation time ÷ reference time.
+    pub fn ratio(&self) -> f64 {
+        self.op.median / self.reference.median
+    }
+
+    /// Operation bandwidth ÷ reference bandwidth (= reference time ÷ operation time).
+    pub fn bandwidth_fraction(&self) -> f64 {
+        self.reference.median / self.op.median
+    }
+
+    /// Whether the target is met (`None` without a target).
+    pub fn met(&self) -> Option<bool> {
+        self.target.map(|t| match t {
+            Target::AtMost(x) => self.ratio() <= x,
+            Target::BandwidthAtLeast(f) => self.bandwidth_fraction() >= f,
+        })
+    }
+
+    /// The ratio as the target states it: `1.42×` or `97 %`.
+    pub fn ratio_text(&self) -> String {
+        match self.target {
+            Some(Target::BandwidthAtLeast(_)) => format!("{:.0} %", self.bandwidth_fraction() * 100.0),
+            _ if self.op.bytes.is_some() => format!("{:.0} %", self.bandwidth_fraction() * 100.0),
+            _ => format!("{:.2}×", self.ratio()),
+        }
+    }
+}
+
+/// How a group is reported.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    /// Beside `floor`, time at most this many times.
+    Control(f64),
+    /// Beside `floor`, bandwidth at least 90 % from 64 MiB on.
+    Copy,
+    /// Beside the same operation at the smallest count.
+    Lookup,
+    /// `direct` and `_log_off` beside the table call.
+    Calls,
+}
+
+/// The groups, in report order: (group, operation in words, kind).
+const GROUPS: &[(&str, &str, Kind)] = &[
+    ("alloc_free", "physical alloc + free", Kind::Control(2.0)),
+    ("reserve_release", "reserve + release", Kind::Control(2.0)),
+    ("map_access_unmap", "map + set access + unmap", Kind::Control(2.0)),
+    ("export", "export", Kind::Control(2.0)),
+    ("handoff", "handoff: peer imports, maps, reads", Kind::Control(3.0)),
+    ("reimport", "repeated import + free", Kind::Control(2.0)),
+    ("copy_h2d", "copy host → device", Kind::Copy),
+    ("copy_d2h", "copy device → host", Kind::Copy),
+    ("copy_d2d", "copy device → device", Kind::Copy),
+    ("import_lookup", "import lookup + free", Kind::Lookup),
+    ("call_overhead", "call", Kind::Calls),
+];
+
+/// Copies are held to the bandwidth target from this size on.
+const COPY_TARGET_FROM: usize = 64 * MIB;
+
+fn is_reference(function: &str) -> bool {
+    function.starts_with("floor") || function == "direct" || function.contains("_log_")
+}
+
+/// Sort key of a parameter: its size or count when it is one.
+fn param_key(p: &str) -> (usize, String) {
+    let n = parse_size_label(p).or_else(|| p.parse().ok()).unwrap_or(usize::MAX);
+    (n, p.to_owned())
+}
+
+/// The report's lines, from every measurement.
+pub fn rows(ms: &[Measurement]) -> Vec<Row> {
+    let mut out = Vec::new();
+    let find = |g: &str, f: &str, p: &str| ms.iter().find(|m| m.group == g && m.function == f && m.param == p);
+    for &(group, words, kind) in GROUPS {
+        let mine: Vec<&Measurement> = ms.iter().filter(|m| m.group == group).collect();
+        let backends: BTreeSet<&str> = mine.iter().map(|m| m.function.as_str()).filter(|f| !is_reference(f)).collect();
+        let mut params: Vec<&str> =
+            mine.iter().map(|m| m.param.as_str()).collect::<BTreeSet<_>>().into_iter().collect();
+        params.sort_by_key(|p| param_key(p));
+        for b in backends {
+            let row = |param: &str, operation: String, op: &Measurement, name: &str, r: &Measurement, t| Row {
+                operation,
+                param: param.to_owned(),
+                backend: b.to_owned(),
+                op: op.clone(),
+                reference_name: name.to_owned(),
+                reference: r.clone(),
+                target: t,
+            };
+            match kind {
+                Kind::Control(x) => {
+                    for p in &params {
+                        let Some(op) = find(group, b, p) else { continue };
+                        if let Some(f) = find(group, "floor", p) {
+                            out.push(row(p, words.into(), op, "floor", f, Some(Target::AtMost(x))));
+                        }
+                        if let Some(f) = find(group, "floor_memfd", p) {
+                            out.push(row(p, format!("{words} (vs memfd)"), op, "floor_memfd", f, None));
+                        }
+                    }
+                }
+                Kind::Copy => {
+                    for p in &params {
+                        let (Some(op), Some(f)) = (find(group, b, p), find(group, "floor", p)) else { continue };
+                        let big = parse_size_label(p).is_some_and(|n| n >= COPY_TARGET_FROM);
+                        let t = big.then_some(Target::BandwidthAtLeast(0.9));
+                        out.push(row(p, words.into(), op, "copy_from_slice", f, t));
+                    }
+                }
+                Kind::Lookup => {
+                    let Some(base_p) = params.iter().find(|p| find(group, b, p).is_some()) else { continue };
+                    let base = find(group, b, base_p).expect("found above");
+                    for p in &params {
+                        let Some(op) = find(group, b, p) else { continue };
+                        let t = (p != base_p).then_some(Target::AtMost(1.2));
+                        let words = format!("{words}, {p} live handles");
+                        out.push(row(p, words, op, &format!("at {base_p}"), base, t));
+                    }
+                }
+                Kind::Calls => {
+                    for p in &params {
+                        let Some(op) = find(group, b, p) else { continue };
+                        if let Some(d) = find(group, "direct", p) {
+                            out.push(row(p, format!("{words} {p}: instrumentation layer"), op, "direct", d, None));
+                        }
+                        if let Some(off) = find(group, &format!("{b}_log_off"), p) {
+                            let w = format!("{words} {p}: VMMKIT_LOG=off");
+                            let mut r = row(p, w, off, "VMMKIT_LOG unset", op, Some(Target::AtMost(1.2)));
+                            r.backend = b.to_owned();
+                            out.push(r);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(group: &str, function: &str, param: &str, median: f64, bytes: Option<u64>) -> Measurement {
+        Measurement {
+            group: group.into(),
+            function: function.into(),
+            param: param.into(),
+            median,
+            median_ci: (median, median),
+            bytes,
+        }
+    }
+
+    #[test]
+    fn lines_and_targets() {
+        let ms = vec![
+            m("alloc_free", "emulator", "2MiB", 3000.0, None),
+            m("alloc_free", "floor", "2MiB", 2000.0, None),
+            m("alloc_free", "floor_memfd", "2MiB", 1000.0, None),
+            m("alloc_free", "emulator", "64MiB", 5000.0, None),
+            m("alloc_free", "floor", "64MiB", 2000.0, None),
+            m("copy_h2d", "emulator", "1MiB", 100.0, Some(1 << 20)),
+            m("copy_h2d", "floor", "1MiB", 50.0, Some(1 << 20)),
+            m("copy_h2d", "emulator", "64MiB", 10.0e6, Some(64 << 20)),
+            m("copy_h2d", "floor", "64MiB", 9.5e6, Some(64 << 20)),
+            m("import_lookup", "emulator", "10", 1000.0, None),
+            m("import_lookup", "emulator", "100000", 1300.0, None),
+            m("call_overhead", "emulator", "aclrtGetDevice", 20.0, None),
+            m("call_overhead", "direct", "aclrtGetDevice", 10.0, None),
+            m("call_overhead", "emulator_log_off", "aclrtGetDevice", 21.0, None),
+        ];
+        let r = rows(&ms);
+        let line = |op: &str, p: &str| r.iter().find(|x| x.operation == op && x.param == p).unwrap();
+        let a = line("physical alloc + free", "2MiB");
+        assert_eq!((a.ratio_text(), a.met()), ("1.50×".into(), Some(true)));
+        assert_eq!(line("physical alloc + free", "64MiB").met(), Some(false));
+        assert_eq!(line("physical alloc + free (vs memfd)", "2MiB").met(), None);
+        let c = line("copy host → device", "64MiB");
+        assert_eq!((c.ratio_text(), c.met()), ("95 %".into(), Some(true)));
+        assert_eq!(line("copy host → device", "1MiB").met(), None, "no target below 64 MiB");
+        assert_eq!(line("import lookup + free, 10 live handles", "10").met(), None);
+        assert_eq!(line("import lookup + free, 100000 live handles", "100000").met(), Some(false));
+        assert_eq!(line("call aclrtGetDevice: instrumentation layer", "aclrtGetDevice").ratio_text(), "2.00×");
+        let off = line("call aclrtGetDevice: VMMKIT_LOG=off", "aclrtGetDevice");
+        assert_eq!((off.met(), off.backend.as_str()), (Some(true), "emulator"));
+        // Rows come in the order of the groups, sizes ascending.
+        assert_eq!(r[0].param, "2MiB");
+        assert_eq!(r.len(), 9);
+    }
+}

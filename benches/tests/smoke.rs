@@ -1,0 +1,64 @@
+//! Every bench body, set up and run for one iteration on the smoke plan,
+//! in one process with one fresh root, which must be gone at the end. A
+//! test without libtest's harness: the root is set in the environment
+//! before any other thread exists.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use vmmkit_benches::cases::{ALL, Env, calls};
+use vmmkit_benches::plan::Plan;
+use vmmkit_benches::root::BenchRoot;
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(n) => {
+            println!("smoke: {n} bench bodies ran once each");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("smoke: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<usize, Box<dyn std::error::Error>> {
+    // SAFETY: the first thing this process does; no other thread exists.
+    let root = unsafe { BenchRoot::install() }?;
+    let path = root.path().to_path_buf();
+    let peer = PathBuf::from(env!("CARGO_BIN_EXE_vmmkit-bench-peer"));
+    let env = Env::new(root, Plan::Smoke, peer)?;
+    let t = Instant::now();
+    let mut ran = 0;
+    for (target, build) in ALL {
+        let entries = build(&env)?;
+        if entries.is_empty() && *target != "reimport" {
+            return Err(format!("bench {target} has no entries").into());
+        }
+        for mut e in entries {
+            let d = e.case.run(1).map_err(|err| format!("{}: {err}", e.id()))?;
+            println!("{:<50} {d:?}", e.id());
+            ran += 1;
+        }
+    }
+    // The log variant's ids come from VMMKIT_LOG (read here, not by the emulator).
+    assert_eq!(calls::log_suffix(), "", "VMMKIT_LOG is set for this test");
+    env.close()?;
+    if path.exists() {
+        return Err(format!("{} was not removed", path.display()).into());
+    }
+    let leftovers: Vec<_> = std::fs::read_dir("/dev/shm")
+        .map(|rd| rd.filter_map(Result::ok).map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    let ours: Vec<_> = leftovers
+        .iter()
+        .filter(|n| n.to_string_lossy().contains(&*path.file_name().unwrap().to_string_lossy()))
+        .collect();
+    if !ours.is_empty() {
+        return Err(format!("left in /dev/shm: {ours:?}").into());
+    }
+    println!("smoke: {:.1} s", t.elapsed().as_secs_f64());
+    Ok(ran)
+}
