@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use vmmkit_sys::acl::{AclApi, AclError};
+use vmmkit_sys::cuda::CudaApi;
 use vmmkit_sys::hip::HipApi;
 
 use crate::acl::Acl;
@@ -44,7 +45,7 @@ impl BackendKind {
     /// The dialects whose rules this backend runs.
     pub fn dialects(self) -> &'static [Dialect] {
         match self {
-            Self::Emulator => &[Dialect::Acl, Dialect::Hip],
+            Self::Emulator => &[Dialect::Acl, Dialect::Hip, Dialect::Cuda],
             Self::Ascend => &[Dialect::Acl],
             Self::Hip => &[Dialect::Hip],
             Self::Cuda => &[Dialect::Cuda],
@@ -71,6 +72,20 @@ pub fn hip_table(kind: BackendKind, library: Option<&Path>) -> Result<HipApi, St
         BackendKind::Hip => HipApi::load(library).map(|l| l.api).map_err(|e| e.to_string()),
         BackendKind::Ascend | BackendKind::Cuda | BackendKind::Auto => {
             Err(format!("backend {} has no HIP table", kind.name()))
+        }
+    }
+}
+
+/// The CUDA table of `kind`: the emulator's, or a real `libcuda.so.1`'s.
+///
+/// # Errors
+/// Why there is none (load error, or a backend that has no CUDA table).
+pub fn cuda_table(kind: BackendKind, library: Option<&Path>) -> Result<CudaApi, String> {
+    match kind {
+        BackendKind::Emulator => Ok(vmmkit_emulator::cuda::api()),
+        BackendKind::Cuda => CudaApi::load(library).map(|l| l.api).map_err(|e| e.to_string()),
+        BackendKind::Ascend | BackendKind::Hip | BackendKind::Auto => {
+            Err(format!("backend {} has no CUDA table", kind.name()))
         }
     }
 }
@@ -109,7 +124,8 @@ impl Backend {
         match kind {
             BackendKind::Emulator => {
                 let unavailable = emulator_acl().err();
-                Self { kind, library, unavailable, detail: "vmmkit emulator (in-process ACL and HIP tables)".into() }
+                let detail = "vmmkit emulator (in-process ACL, HIP and CUDA tables)".into();
+                Self { kind, library, unavailable, detail }
             }
             BackendKind::Ascend => match AclApi::load(library.as_deref()) {
                 Ok(l) => Self {
@@ -135,11 +151,16 @@ impl Backend {
                     Self { kind, library, unavailable: Some(e.to_string()), detail: "libamdhip64 not loaded".into() }
                 }
             },
-            BackendKind::Cuda => Self {
-                kind,
-                library,
-                unavailable: None,
-                detail: format!("{} backend: its rule set comes with its own issue", kind.name()),
+            // A real libcuda.so.1 whose cuInit(0) says "no device" (100) or
+            // "stub" (34) runs no rule: every one is not-supported (cuda.md §1.1).
+            BackendKind::Cuda => match CudaApi::load(library.as_deref()) {
+                Ok(l) => Self {
+                    kind,
+                    detail: format!("libcuda from {}", l.path.display()),
+                    library: Some(l.path.to_path_buf()),
+                    unavailable: crate::cuda::probe(&crate::cuda::Cuda::new(l.api)).err(),
+                },
+                Err(e) => Self { kind, library, unavailable: Some(e.to_string()), detail: "libcuda not loaded".into() },
             },
             BackendKind::Auto => {
                 // A real library counts when it loads and has a device (one

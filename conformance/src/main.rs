@@ -21,6 +21,8 @@ enum Command {
     Gc(vmmkit_conformance::ops::Args),
     /// Run the conformance suite against a backend, rule by rule.
     Conformance(vmmkit_conformance::command::Args),
+    /// Run the suite on the emulator and on a real backend, and compare them rule by rule.
+    Fidelity(vmmkit_conformance::fidelity::Args),
     /// Run one rule's check in this process (used by `conformance`).
     #[command(name = "__rule", hide = true)]
     Rule(vmmkit_conformance::runner::child::Args),
@@ -36,6 +38,7 @@ fn main() -> ExitCode {
         Command::Ls(args) => vmmkit_conformance::ops::ls(&args),
         Command::Gc(args) => vmmkit_conformance::ops::gc(&args),
         Command::Conformance(args) => vmmkit_conformance::command::run(&args).map_err(Into::into),
+        Command::Fidelity(args) => vmmkit_conformance::fidelity::run(&args).map_err(Into::into),
         Command::Rule(args) => Ok(vmmkit_conformance::runner::child::run(&args)),
         Command::Peer(args) => Ok(vmmkit_conformance::peer::serve::run(&args)),
     };

@@ -9,9 +9,11 @@
 use std::fmt;
 
 use vmmkit_sys::acl::AclError;
+use vmmkit_sys::cuda::CuResult;
 use vmmkit_sys::hip::HipError;
 
 use crate::acl::Ctx as AclCtx;
+use crate::cuda::Ctx as CudaCtx;
 use crate::hip::Ctx as HipCtx;
 use crate::outcome::Failure;
 
@@ -113,7 +115,7 @@ pub enum Dialect {
     Acl,
     /// AMD HIP (reference hip.md).
     Hip,
-    /// CUDA driver API (its rules come with the CUDA issue).
+    /// CUDA driver API (reference cuda.md).
     Cuda,
     /// The suite's own synthetic rules, used to test the runner and the
     /// reports without any backend.
@@ -158,6 +160,10 @@ pub enum Source {
     /// A file of a ROCm repository, as hip.md tags it (`[clr-mem]`: ROCm/clr
     /// `hipamd/src/hip_memory.cpp`; `[t-ipc]`, `[t-vmm]`: ROCm/hip-tests).
     Rocm(&'static str),
+    /// The CUDA driver API documentation (cuda.md's "CUDA docs (function)").
+    CudaDoc(&'static str),
+    /// A public project's code, sample, issue or pull request, as the reference names it.
+    Project(&'static str),
 }
 
 impl fmt::Display for Source {
@@ -169,6 +175,8 @@ impl fmt::Display for Source {
             Self::Reference(section) => write!(f, "reference: {section}"),
             Self::HipDoc(page) => write!(f, "HIP docs ({page})"),
             Self::Rocm(file) => write!(f, "ROCm: {file}"),
+            Self::CudaDoc(page) => write!(f, "CUDA docs ({page})"),
+            Self::Project(what) => f.write_str(what),
         }
     }
 }
@@ -206,6 +214,8 @@ pub enum Code {
     Acl(AclError),
     /// A `hipError_t`.
     Hip(HipError),
+    /// A `CUresult`.
+    Cuda(CuResult),
 }
 
 impl Code {
@@ -214,6 +224,7 @@ impl Code {
         match self {
             Self::Acl(c) => c.is_success(),
             Self::Hip(c) => c.is_success(),
+            Self::Cuda(c) => c.is_success(),
         }
     }
 }
@@ -223,6 +234,7 @@ impl fmt::Display for Code {
         match self {
             Self::Acl(c) => c.fmt(f),
             Self::Hip(c) => c.fmt(f),
+            Self::Cuda(c) => c.fmt(f),
         }
     }
 }
@@ -240,6 +252,14 @@ macro_rules! acl {
 macro_rules! hip {
     ($name:ident) => {
         $crate::rule::Code::Hip(::vmmkit_sys::hip::HipError::$name)
+    };
+}
+
+/// `cuda!(INVALID_VALUE)`: the [`Code`] of a CUDA constant, for catalog entries.
+#[macro_export]
+macro_rules! cuda {
+    ($name:ident) => {
+        $crate::rule::Code::Cuda(::vmmkit_sys::cuda::CuResult::$name)
     };
 }
 
@@ -326,6 +346,8 @@ pub enum Check {
     Acl(fn(&mut AclCtx) -> Result<(), Failure>),
     /// Runs against a `HipApi` table.
     Hip(fn(&mut HipCtx) -> Result<(), Failure>),
+    /// Runs against a `CudaApi` table.
+    Cuda(fn(&mut CudaCtx) -> Result<(), Failure>),
     /// Needs no table (the self-test catalog).
     Plain(fn() -> Result<(), Failure>),
 }
@@ -335,6 +357,7 @@ impl fmt::Debug for Check {
         match self {
             Self::Acl(_) => f.write_str("Check::Acl(..)"),
             Self::Hip(_) => f.write_str("Check::Hip(..)"),
+            Self::Cuda(_) => f.write_str("Check::Cuda(..)"),
             Self::Plain(_) => f.write_str("Check::Plain(..)"),
         }
     }

@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 pub mod acl;
+pub mod cuda;
 pub mod hip;
 pub mod selftest;
 
@@ -31,7 +32,7 @@ impl Catalog {
     /// The rules, in catalog order.
     pub fn rules(self) -> Vec<&'static Rule> {
         match self {
-            Self::Suite => acl::ACL_RULES.iter().chain(hip::HIP_RULES).copied().collect(),
+            Self::Suite => acl::ACL_RULES.iter().chain(hip::HIP_RULES).chain(cuda::CUDA_RULES).copied().collect(),
             Self::Selftest => selftest::SELFTEST_RULES.to_vec(),
         }
     }

@@ -2,4 +2,5 @@
 //! against a vendor table only.
 
 pub mod acl;
+pub mod cuda;
 pub mod hip;

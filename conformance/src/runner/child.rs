@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::acl::{Acl, Ctx};
 use crate::backend::{self, BackendKind};
 use crate::catalog::Catalog;
+use crate::cuda::{Ctx as CudaCtx, Cuda};
 use crate::hip::{Ctx as HipCtx, Hip};
 use crate::outcome::Outcome;
 use crate::peer::Launcher;
@@ -144,6 +145,32 @@ pub fn execute(rule: &'static Rule, args: &Args) -> (Outcome, Option<String>) {
                 Err(reason) => return (Outcome::NotSupported(reason), None),
             };
             let mut cx = HipCtx::new(Hip::new(api), rule);
+            if args.backend != BackendKind::Emulator
+                && let Err(f) = cx.probe_real_device()
+            {
+                return f.into_outcome(rule);
+            }
+            if let Err(f) = cx.check_needs() {
+                return f.into_outcome(rule);
+            }
+            match check(&mut cx) {
+                Ok(()) => (Outcome::Pass, cx.notes()),
+                Err(f) => {
+                    let (outcome, step) = f.into_outcome(rule);
+                    let detail = match (step, cx.notes()) {
+                        (Some(s), Some(n)) => Some(format!("{s}; {n}")),
+                        (s, n) => s.or(n),
+                    };
+                    (outcome, detail)
+                }
+            }
+        }
+        Check::Cuda(check) => {
+            let api = match backend::cuda_table(args.backend, args.library.as_deref()) {
+                Ok(api) => api,
+                Err(reason) => return (Outcome::NotSupported(reason), None),
+            };
+            let mut cx = CudaCtx::new(Cuda::new(api), rule);
             if args.backend != BackendKind::Emulator
                 && let Err(f) = cx.probe_real_device()
             {

@@ -1,0 +1,28 @@
+//! CUDA checks, one module per API family (as the catalog's groups).
+//!
+//! Each check retains device 0's primary context and makes it current on
+//! its thread, sets up what it needs through the table, provokes exactly
+//! its rule, and compares the exact code with the catalog's (cuda.md §3).
+//! Calls the CUDA docs call undefined (releasing an invalid handle) are
+//! never made: the checks must be safe to run on a real driver. Only rules
+//! that one process can provoke are here; the multi-process ones are
+//! exercised by the emulator's own tests (`emulator/tests/cuda_sharing.rs`).
+#![forbid(unsafe_code)]
+
+pub mod general;
+pub mod ipc;
+pub mod share;
+pub mod vmm;
+
+use crate::cuda::Ctx;
+use crate::outcome::Failure;
+
+/// The check of the catalog's defaults: a rule that did not name its own
+/// check fails with this, so it cannot pass unnoticed.
+pub fn missing_check(cx: &mut Ctx) -> Result<(), Failure> {
+    Err(Failure::Mismatch {
+        step: format!("check of {}", cx.rule().id),
+        expected: "a check written for this rule".into(),
+        got: "suite defect: the catalog entry names no check".into(),
+    })
+}

@@ -1,0 +1,115 @@
+//! CUDA-VMM export and import of POSIX fds within one process, and the
+//! lifetime rules (cuda.md §3.3, CUDA-VMM-015 … 018, 020).
+
+use std::os::fd::AsRawFd;
+
+use vmmkit_sys::cuda::*;
+
+use crate::cuda::{Ctx, prop, setup};
+use crate::outcome::Failure;
+
+const FD: CUmemAllocationHandleType = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+
+/// `osHandle` of an fd: its value cast to a pointer (cuda.md §2.1).
+fn os_handle(fd: &std::os::fd::OwnedFd) -> *mut std::ffi::c_void {
+    fd.as_raw_fd() as usize as *mut std::ffi::c_void
+}
+
+/// CUDA-VMM-015 (undetermined code; emulator: 1): exporting a POSIX fd of
+/// an allocation created without requesting that type.
+pub fn export_not_requested(cx: &mut Ctx) -> Result<(), Failure> {
+    let g = cx.granule()?;
+    let h = cx.create(g, &prop(0, CU_MEM_HANDLE_TYPE_NONE))?;
+    let mut fd = -1i32;
+    let r = cx.cuda().cuMemExportToShareableHandle((&raw mut fd).cast(), h, FD, 0);
+    drop(crate::cuda::Cuda::own_exported_fd(fd));
+    cx.expect_code("cuMemExportToShareableHandle(type not requested)", r)?;
+    cx.release(h)
+}
+
+/// CUDA-VMM-016: export writes an `int` (the four bytes after it are left
+/// alone) and every export is a new fd.
+pub fn export_writes_int(cx: &mut Ctx) -> Result<(), Failure> {
+    let g = cx.granule()?;
+    let h = cx.create(g, &prop(0, FD))?;
+    let mut slot = u64::MAX;
+    let r = cx.cuda().cuMemExportToShareableHandle((&raw mut slot).cast(), h, FD, 0);
+    let first = crate::cuda::Cuda::own_exported_fd(slot as u32 as i32);
+    cx.expect_ok("cuMemExportToShareableHandle into an 8-byte slot", r)?;
+    cx.ensure(
+        "bytes 4..8 of the slot",
+        slot >> 32 == 0xffff_ffff,
+        "untouched (an int is written)",
+        format!("{slot:#x}"),
+    )?;
+    let second = cx.export_fd(h)?;
+    let a = first.as_ref().map_or(-1, |f| f.as_raw_fd());
+    cx.ensure("a second export", a != second.as_raw_fd(), "a new fd", format!("fd {a} twice"))?;
+    cx.release(h)
+}
+
+/// CUDA-VMM-017: import takes the fd value cast to a pointer and leaves
+/// the fd to the caller, who may close it; every import needs its own
+/// release. (In one process, so it leans on CUDA-VMM-018.)
+pub fn import_by_value(cx: &mut Ctx) -> Result<(), Failure> {
+    let (va, h, size) = cx.mapped(1)?;
+    cx.write(va, size, 21)?;
+    let fd = cx.export_fd(h)?;
+    let cuda = cx.cuda();
+    let (mut a, mut b) = (0, 0);
+    cx.expect_ok(
+        "cuMemImportFromShareableHandle(fd value)",
+        cuda.cuMemImportFromShareableHandle(&mut a, os_handle(&fd), FD),
+    )?;
+    cx.expect_ok(
+        "cuMemImportFromShareableHandle(again)",
+        cuda.cuMemImportFromShareableHandle(&mut b, os_handle(&fd), FD),
+    )?;
+    cx.note(format!("two imports gave {} handle values", if a == b { "the same" } else { "different" }));
+    drop(fd); // the caller's to close
+    let vb = cx.reserve(size)?;
+    cx.map(vb, size, b)?;
+    cx.access(vb, size, CU_MEM_ACCESS_FLAGS_PROT_READWRITE)?;
+    cx.verify("read through the import", vb, size, 21)?;
+    cx.expect_ok("cuMemRelease(first import)", cuda.cuMemRelease(a))?;
+    cx.expect_ok("cuMemRelease(second import)", cuda.cuMemRelease(b))?;
+    cx.unmap_free(vb, size)?;
+    cx.unmap_free(va, size)?;
+    cx.release(h)
+}
+
+/// CUDA-VMM-018 (undetermined; emulator: allowed): the exporting process
+/// imports its own fd.
+pub fn import_in_exporter(cx: &mut Ctx) -> Result<(), Failure> {
+    let g = cx.granule()?;
+    let h = cx.create(g, &prop(0, FD))?;
+    let fd = cx.export_fd(h)?;
+    let mut got = 0;
+    let r = cx.cuda().cuMemImportFromShareableHandle(&mut got, os_handle(&fd), FD);
+    cx.expect_ok("cuMemImportFromShareableHandle(own fd)", r)?;
+    cx.release(got)?;
+    cx.release(h)
+}
+
+/// CUDA-VMM-020: the data survives releasing every handle and closing every
+/// fd while a mapping remains (the one-process part of the rule).
+pub fn data_outlives_handles(cx: &mut Ctx) -> Result<(), Failure> {
+    let (va, h, size) = cx.mapped(1)?;
+    cx.write(va, size, 33)?;
+    let fd = cx.export_fd(h)?;
+    let mut imported = 0;
+    setup(
+        "cuMemImportFromShareableHandle",
+        cx.cuda().cuMemImportFromShareableHandle(&mut imported, os_handle(&fd), FD),
+    )?;
+    let vb = cx.reserve(size)?;
+    cx.map(vb, size, imported)?;
+    cx.access(vb, size, CU_MEM_ACCESS_FLAGS_PROT_READWRITE)?;
+    cx.release(imported)?;
+    cx.release(h)?;
+    drop(fd);
+    cx.verify("read after every release and close", vb, size, 33)?;
+    cx.unmap_free(va, size)?;
+    cx.verify("read after the first mapping went", vb, size, 33)?;
+    cx.unmap_free(vb, size)
+}

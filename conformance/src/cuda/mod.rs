@@ -1,0 +1,8 @@
+//! What CUDA checks are written against: the table's calls ([`Cuda`]) and
+//! the check context ([`Ctx`]).
+
+mod ctx;
+mod table;
+
+pub use ctx::{Ctx, desc, posix_prop, probe, prop, setup};
+pub use table::Cuda;
