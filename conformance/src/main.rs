@@ -29,6 +29,9 @@ enum Command {
     /// Serve as a peer process of a multi-process check (used by `__rule`).
     #[command(name = "__peer", hide = true)]
     Peer(vmmkit_conformance::peer::serve::Args),
+    /// Serve as the CUDA peer process of a multi-process CUDA check (used by `__rule`).
+    #[command(name = "__cuda_peer", hide = true)]
+    CudaPeer(vmmkit_conformance::cuda::peer::Args),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +44,7 @@ fn main() -> ExitCode {
         Command::Fidelity(args) => vmmkit_conformance::fidelity::run(&args).map_err(Into::into),
         Command::Rule(args) => Ok(vmmkit_conformance::runner::child::run(&args)),
         Command::Peer(args) => Ok(vmmkit_conformance::peer::serve::run(&args)),
+        Command::CudaPeer(args) => Ok(vmmkit_conformance::cuda::peer::run(&args)),
     };
     match result {
         Ok(code) => code,

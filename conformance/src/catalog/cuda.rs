@@ -1,5 +1,5 @@
-//! The CUDA rules: the rules of reference cuda.md §3 (ids kept) that one
-//! process can provoke, with the reference's codes; where it marks a point
+//! The CUDA rules: the rules of reference cuda.md §3 (ids kept) that a
+//! process and a peer can provoke, with the reference's codes; where it marks a point
 //! undetermined (the probes of §3.4), the expected value is its emulator
 //! choice and the confidence says `undetermined`, so a run on a real driver
 //! answers the probe. One `const` per rule, in the reference's order;
@@ -7,10 +7,10 @@
 //! `equivalents` name the HIP and ACL rules the reference pairs with each
 //! (codes and sometimes behaviour differ by vendor).
 //!
+//! Rules about a second process (CUDA-IPC-006, -008, -010, -011) run a
+//! CUDA peer that opens the handle (`Need::Peers`).
+//!
 //! Not here, and why:
-//! * CUDA-IPC-006, CUDA-IPC-008, CUDA-IPC-010, CUDA-IPC-011: they need a
-//!   second process that opens the handle; the suite's peers speak ACL only,
-//!   and the emulator's own tests (`emulator/tests/cuda_sharing.rs`) run them.
 //! * CUDA-IPC-007: it needs a second context on one device, which the
 //!   table's primary contexts cannot make.
 //! * CUDA-VMM-014: a rule for test writers (never dereference device memory
@@ -18,10 +18,10 @@
 #![forbid(unsafe_code)]
 
 use crate::checks::cuda::*;
-use crate::rule::Confidence::{Doc, Inferred, Undetermined};
-use crate::rule::Expect::{Behaviour, Codes};
+use crate::rule::Confidence::{Doc, Inferred, Source as Src, Undetermined};
+use crate::rule::Expect::{Behaviour, Codes, Observed};
 use crate::rule::Source::{CudaDoc, Project, Reference};
-use crate::rule::{Check, Dialect, Expect, Rule, Source};
+use crate::rule::{Check, Dialect, Expect, Need, Rule, Source};
 use crate::{cuda, rule_id};
 
 // ---- groups (JUnit classnames, report sections): one per id family ----------
@@ -57,6 +57,10 @@ const UR_1174: Source = Project("unified-runtime issue #1174");
 const HIP_TESTS: Source = Project("ROCm/hip-tests, NVIDIA-only sections");
 const MEMMAP_IPC: Source = Project("NVIDIA/cuda-samples memMapIPCDrv");
 const PROBES: Source = Reference("cuda.md §3.4, probes for a real NVIDIA GPU");
+const UCX_3192: Source = Project("openucx/ucx issue #3192 (pre-2019 drivers)");
+const SIMPLE_IPC: Source = Project("NVIDIA/cuda-samples simpleIPC");
+
+const PEERS: &[Need] = &[Need::Peers];
 
 // ---- markings ---------------------------------------------------------------------
 
@@ -66,6 +70,7 @@ const UNDETERMINED_P6: Option<&str> = Some("undetermined (probe P6): the expecte
 const UNDETERMINED_P7: Option<&str> = Some("undetermined (probe P7): the expected value is the emulator's choice");
 const UNDETERMINED_P9: Option<&str> = Some("undetermined (probe P9): the expected value is the emulator's choice");
 const CODE_INFERRED: Option<&str> = Some("the rule is documented; its code is inferred");
+const UNDEFINED: Option<&str> = Some("undefined behaviour in CUDA: recorded, not judged");
 const IN_ONE_PROCESS: Option<&str> =
     Some("checked within one process (leans on CUDA-VMM-018); the two-process form is in the emulator's tests");
 
@@ -194,6 +199,34 @@ pub const CUDA_IPC_005: Rule = Rule {
     ..CUDA
 };
 
+pub const CUDA_IPC_006: Rule = Rule {
+    id: rule_id!("CUDA-IPC-006"),
+    group: IPC,
+    text: "A second cuIpcOpenMemHandle of the same handle in the same context returns the same pointer and counts one more open.",
+    apis: &["cuIpcOpenMemHandle", "cuIpcCloseMemHandle"],
+    sources: &[D_IPC_OPEN, UCX_3192],
+    confidence: &[Doc],
+    expect: Behaviour,
+    equivalents: &["HIP-IPC-027", "ACL-IMP-014"],
+    requires: PEERS,
+    check: Check::Cuda(ipc::open_twice),
+    ..CUDA
+};
+
+pub const CUDA_IPC_008: Rule = Rule {
+    id: rule_id!("CUDA-IPC-008"),
+    group: IPC,
+    text: "The address cuIpcOpenMemHandle returns need not equal the exporter's.",
+    apis: &["cuIpcOpenMemHandle"],
+    sources: &[D_IPC_OPEN],
+    confidence: &[Doc],
+    expect: Observed,
+    equivalents: &["HIP-IPC-028"],
+    requires: PEERS,
+    check: Check::Cuda(ipc::importer_address),
+    ..CUDA
+};
+
 pub const CUDA_IPC_009: Rule = Rule {
     id: rule_id!("CUDA-IPC-009"),
     group: IPC,
@@ -205,6 +238,35 @@ pub const CUDA_IPC_009: Rule = Rule {
     expect: Codes(&[cuda!(INVALID_VALUE)]),
     equivalents: &["HIP-IPC-041", "HIP-IPC-042"],
     check: Check::Cuda(ipc::close_never_opened),
+    ..CUDA
+};
+
+pub const CUDA_IPC_010: Rule = Rule {
+    id: rule_id!("CUDA-IPC-010"),
+    group: IPC,
+    text: "Freeing exported memory before its importers close it is undefined; the emulator answers as HIP-IPC-046 (the exporter's free is 0).",
+    apis: &["cuMemFree", "cuIpcCloseMemHandle"],
+    sources: &[D_IPC_OPEN],
+    confidence: &[Doc],
+    note: UNDEFINED,
+    expect: Observed,
+    equivalents: &["HIP-IPC-046", "ACL-LIFE-002"],
+    requires: PEERS,
+    check: Check::Cuda(ipc::free_while_open),
+    ..CUDA
+};
+
+pub const CUDA_IPC_011: Rule = Rule {
+    id: rule_id!("CUDA-IPC-011"),
+    group: IPC,
+    text: "The IPC handle is a plain 64-byte blob: its bytes, carried over any channel, open the memory in another process.",
+    apis: &["cuIpcGetMemHandle", "cuIpcOpenMemHandle"],
+    sources: &[SIMPLE_IPC],
+    confidence: &[Src],
+    expect: Behaviour,
+    equivalents: &["HIP-IPC-049"],
+    requires: PEERS,
+    check: Check::Cuda(ipc::handle_is_bytes),
     ..CUDA
 };
 
@@ -475,7 +537,11 @@ pub const CUDA_RULES: &[&Rule] = &[
     &CUDA_IPC_003,
     &CUDA_IPC_004,
     &CUDA_IPC_005,
+    &CUDA_IPC_006,
+    &CUDA_IPC_008,
     &CUDA_IPC_009,
+    &CUDA_IPC_010,
+    &CUDA_IPC_011,
     &CUDA_VMM_001,
     &CUDA_VMM_002,
     &CUDA_VMM_003,

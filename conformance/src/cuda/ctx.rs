@@ -13,6 +13,7 @@ use std::ptr;
 
 use vmmkit_sys::cuda::*;
 
+use super::peer::{Launcher, Peer};
 use super::table::Cuda;
 use crate::outcome::Failure;
 use crate::pattern;
@@ -71,13 +72,29 @@ pub fn probe(cuda: &Cuda) -> Result<(), String> {
 pub struct Ctx {
     cuda: Cuda,
     rule: &'static Rule,
+    launcher: Option<Launcher>,
     notes: Vec<String>,
 }
 
 impl Ctx {
-    /// A context for `rule` over `cuda`.
+    /// A context for `rule` over `cuda`, without peers.
     pub fn new(cuda: Cuda, rule: &'static Rule) -> Self {
-        Self { cuda, rule, notes: Vec::new() }
+        Self { cuda, rule, launcher: None, notes: Vec::new() }
+    }
+
+    /// The same context, able to start peers with `launcher`.
+    pub fn with_peers(self, launcher: Launcher) -> Self {
+        Self { launcher: Some(launcher), ..self }
+    }
+
+    /// A peer process with device `device`'s primary context current.
+    ///
+    /// # Errors
+    /// Not-supported without a launcher; the peer's start failures.
+    pub fn peer(&self, name: &str, device: i32) -> Result<Peer, Failure> {
+        let launcher =
+            self.launcher.as_ref().ok_or_else(|| Failure::NotSupported("this context starts no peers".into()))?;
+        Peer::start(launcher, name, device)
     }
 
     /// The table.

@@ -2,6 +2,7 @@
 //! the check context ([`Ctx`]).
 
 mod ctx;
+pub mod peer;
 mod table;
 
 pub use ctx::{Ctx, desc, posix_prop, probe, prop, setup};

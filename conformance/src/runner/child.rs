@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::acl::{Acl, Ctx};
 use crate::backend::{self, BackendKind};
 use crate::catalog::Catalog;
+use crate::cuda::peer::Launcher as CudaLauncher;
 use crate::cuda::{Ctx as CudaCtx, Cuda};
 use crate::hip::{Ctx as HipCtx, Hip};
 use crate::outcome::Outcome;
@@ -170,7 +171,14 @@ pub fn execute(rule: &'static Rule, args: &Args) -> (Outcome, Option<String>) {
                 Ok(api) => api,
                 Err(reason) => return (Outcome::NotSupported(reason), None),
             };
-            let mut cx = CudaCtx::new(Cuda::new(api), rule);
+            let exe = match std::env::current_exe() {
+                Ok(exe) => exe,
+                Err(e) => {
+                    return (Outcome::NotSupported(format!("cannot find the vmmkit binary for peers: {e}")), None);
+                }
+            };
+            let launcher = CudaLauncher { exe, backend: args.backend, library: args.library.clone() };
+            let mut cx = CudaCtx::new(Cuda::new(api), rule).with_peers(launcher);
             if args.backend != BackendKind::Emulator
                 && let Err(f) = cx.probe_real_device()
             {

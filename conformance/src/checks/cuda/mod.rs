@@ -4,9 +4,9 @@
 //! its thread, sets up what it needs through the table, provokes exactly
 //! its rule, and compares the exact code with the catalog's (cuda.md §3).
 //! Calls the CUDA docs call undefined (releasing an invalid handle) are
-//! never made: the checks must be safe to run on a real driver. Only rules
-//! that one process can provoke are here; the multi-process ones are
-//! exercised by the emulator's own tests (`emulator/tests/cuda_sharing.rs`).
+//! never made: the checks must be safe to run on a real driver. Rules about
+//! a second process start a CUDA peer (`crate::cuda::peer`) that opens the
+//! IPC handle.
 #![forbid(unsafe_code)]
 
 pub mod general;
