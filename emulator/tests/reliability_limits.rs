@@ -126,6 +126,38 @@ fn capacity_exhausted() {
     });
 }
 
+/// A trustlist filled to its limit in one call (65,535 distinct pids,
+/// ACL-PID-003/004): accepted, one more pid refused with 507899, the list
+/// unchanged by the refusal; each call takes well under a second.
+#[test]
+fn full_trustlist() {
+    isolated("full_trustlist", &[("VMMKIT_DEVICES", "2")], |root| {
+        let api = acl();
+        ok!(api, aclrtSetDevice(0));
+        let h = alloc_expect(&api, root, 0, G, AclError::SUCCESS);
+        let mut key = 0;
+        ok!(api, aclrtMemExportToShareableHandle(h, 0, 0, &mut key));
+        let mut pids: Vec<i32> = (1..=65_535).collect();
+        let t = Instant::now();
+        ok!(api, aclrtMemSetPidToShareableHandle(key, pids.as_mut_ptr(), pids.len()));
+        let fill = t.elapsed();
+        let t = Instant::now();
+        ok!(api, aclrtMemSetPidToShareableHandle(key, pids.as_mut_ptr(), pids.len())); // all listed: refreshed
+        let refresh = t.elapsed();
+        let mut more = [70_000i32];
+        let rc = call!(api, aclrtMemSetPidToShareableHandle(key, more.as_mut_ptr(), 1));
+        assert_eq!(rc, AclError::RT_DRV_INTERNAL_ERROR, "ACL-PID-004: {}", common::last_message(&api));
+        let e = audit::entries(root);
+        assert_eq!(e[0].trustlist.len(), 65_535);
+        assert!(!e[0].trustlist.contains(&70_000));
+        for (what, d) in [("fill", fill), ("refresh", refresh)] {
+            assert!(d.as_secs_f64() < 1.0, "a 65,535-pid {what} took {d:?}");
+        }
+        ok!(api, aclrtFreePhysical(h));
+        audit::assert_clean(root, "after the trustlist test");
+    });
+}
+
 /// `RLIMIT_FSIZE` (no privilege needed): the object file cannot grow, as on
 /// a full file system. Allocation and export fail with 207001 and no partial
 /// state, and work again once the limit is lifted.
@@ -496,10 +528,14 @@ fn many_exported_handles() {
     let list_time = t.elapsed();
     assert_eq!(entries.len(), total);
     let last = u64::from_str_radix(&last_key, 16).unwrap();
-    let e = entries.iter().find(|e| e.key == last).expect("last entry");
+    let mut pids: Vec<u32> = exporters.iter().map(|(w, _)| w.pid()).collect();
+    pids.push(imp.pid());
+    let holders = audit::holders_among(&root, &pids);
+    assert_eq!(holders.len(), total, "every entry is held");
+    let (_, h) = holders.iter().find(|(k, _)| *k == last).expect("last entry");
     let mut hold = vec![exporters.last().unwrap().0.pid(), imp.pid()];
     hold.sort_unstable();
-    assert_eq!(e.holders, hold);
+    assert_eq!(*h, hold, "the last entry: its exporter and the importer");
     imp.ok("teardown");
     imp.ok("exit");
     imp.finish();

@@ -85,8 +85,18 @@ pub(super) fn insert(t: &mut Tables, p: Physical) -> HandleId {
 /// Drops a handle and everything it holds: its charge, or its hold on a registry entry.
 pub(super) fn destroy(t: &mut Tables, reg: &Registry, id: HandleId) {
     let Some(p) = t.handles.remove(&id) else { return };
-    t.imports.retain(|_, h| *h != id);
-    t.exports.retain(|_, h| *h != id);
+    // A handle is listed under its own key only: exported ones in `exports`,
+    // imported ones under (key, importing device) in `imports`. Removing just
+    // those keeps a free O(1); scanning both maps made it O(handles), and
+    // freeing n exported handles O(n²).
+    if let Some(key) = p.key() {
+        if t.exports.get(&key) == Some(&id) {
+            t.exports.remove(&key);
+        }
+        if t.imports.get(&(key, p.owner)) == Some(&id) {
+            t.imports.remove(&(key, p.owner));
+        }
+    }
     drop(p.view);
     match (&p.entry, p.place) {
         (Some(header), _) => {

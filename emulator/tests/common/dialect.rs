@@ -282,16 +282,22 @@ pub fn acl_init(api: &AclApi) {
     assert!(r == 0 || r == AclError::REPEAT_INITIALIZE.0, "aclInit: {r}");
 }
 
-/// A deterministic pattern of `n` bytes for `seed` (8-byte words of a
-/// splitmix sequence), and its checksum.
+/// A deterministic pattern of `n` bytes for `seed`: a 4 KiB block of a
+/// splitmix sequence, repeated with each block's index and the seed mixed
+/// into its first word, so every block differs and a swapped, shifted or
+/// stale block is noticed. Built with block copies (fast in debug builds).
 pub fn pattern(n: usize, seed: u64) -> Vec<u8> {
-    let mut out = Vec::with_capacity(n);
-    let mut i = 0u64;
-    while out.len() < n {
-        let w = splitmix(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ i);
-        let take = (n - out.len()).min(8);
-        out.extend_from_slice(&w.to_le_bytes()[..take]);
-        i += 1;
+    const BLOCK: usize = 4096;
+    let mut block = [0u8; BLOCK];
+    for (i, w) in block.chunks_exact_mut(8).enumerate() {
+        w.copy_from_slice(&splitmix(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ i as u64).to_le_bytes());
+    }
+    let mut out = vec![0u8; n];
+    for (i, chunk) in out.chunks_mut(BLOCK).enumerate() {
+        chunk.copy_from_slice(&block[..chunk.len()]);
+        let tag = splitmix(seed ^ (i as u64).wrapping_mul(0xff51_afd7_ed55_8ccd)).to_le_bytes();
+        let k = chunk.len().min(8);
+        chunk[..k].copy_from_slice(&tag[..k]);
     }
     out
 }
@@ -304,16 +310,20 @@ pub fn splitmix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// A checksum of `data` that notices any changed, swapped or missing word.
+/// A checksum of `data` that notices any changed, swapped or missing 8-byte
+/// word (FNV over the words' mix; for reports and the wire, where the data
+/// itself cannot travel).
 pub fn checksum(data: &[u8]) -> u64 {
     let mut h = 0xcbf2_9ce4_8422_2325u64 ^ data.len() as u64;
-    let mut chunks = data.chunks_exact(8);
-    for (i, c) in chunks.by_ref().enumerate() {
-        let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-        h = splitmix(h ^ w ^ (i as u64).rotate_left(32));
+    let (head, words, tail) = {
+        // SAFETY: any bytes are valid u64s; align_to splits off unaligned ends.
+        unsafe { data.align_to::<u64>() }
+    };
+    for &b in head.iter().chain(tail) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
     }
-    for &b in chunks.remainder() {
-        h = splitmix(h ^ u64::from(b));
+    for (i, &w) in words.iter().enumerate() {
+        h = (h ^ w ^ i as u64).wrapping_mul(0x100_0000_01b3).rotate_left(29);
     }
     h
 }

@@ -124,6 +124,22 @@ impl Worker {
         }
     }
 
+    /// As [`Worker::recv_within`], but a worker silent past the deadline is
+    /// killed and the silence is returned as `Err` (a hang is an outcome).
+    pub fn recv_or_hang(&mut self, timeout: Duration) -> Result<String, String> {
+        let mut fds = [rustix::event::PollFd::new(self.stdout.get_ref(), rustix::event::PollFlags::IN)];
+        if !self.stdout.buffer().contains(&b'\n') {
+            let ts =
+                rustix::event::Timespec { tv_sec: timeout.as_secs() as i64, tv_nsec: timeout.subsec_nanos() as i64 };
+            let _ = rustix::event::poll(&mut fds, Some(&ts));
+            if fds[0].revents().is_empty() {
+                self.kill();
+                return Err(format!("no reply in {} s (a hang; killed)", timeout.as_secs_f64()));
+            }
+        }
+        self.recv_within(timeout)
+    }
+
     /// The next reply within [`super::TIMEOUT`].
     pub fn recv(&mut self) -> Result<String, String> {
         self.recv_within(super::TIMEOUT)
