@@ -7,8 +7,9 @@
 //! `equivalents` name the HIP and ACL rules the reference pairs with each
 //! (codes and sometimes behaviour differ by vendor).
 //!
-//! Rules about a second process (CUDA-IPC-006, -008, -010, -011) run a
-//! CUDA peer that opens the handle (`Need::Peers`).
+//! Rules about a second process (CUDA-IPC-006, -008, -010, -011, CUDA-VMM-017,
+//! -020) run a CUDA peer that opens the handle or receives the fd
+//! (`Need::Peers`).
 //!
 //! Not here, and why:
 //! * CUDA-IPC-007: it needs a second context on one device, which the
@@ -71,8 +72,6 @@ const UNDETERMINED_P7: Option<&str> = Some("undetermined (probe P7): the expecte
 const UNDETERMINED_P9: Option<&str> = Some("undetermined (probe P9): the expected value is the emulator's choice");
 const CODE_INFERRED: Option<&str> = Some("the rule is documented; its code is inferred");
 const UNDEFINED: Option<&str> = Some("undefined behaviour in CUDA: recorded, not judged");
-const IN_ONE_PROCESS: Option<&str> =
-    Some("checked within one process (leans on CUDA-VMM-018); the two-process form is in the emulator's tests");
 
 /// The defaults of a CUDA rule. Its check reports a suite defect, so a rule
 /// that forgot its own check cannot pass.
@@ -479,10 +478,10 @@ pub const CUDA_VMM_017: Rule = Rule {
     apis: &["cuMemImportFromShareableHandle"],
     sources: &[D_IMPORT, MEMMAP_IPC],
     confidence: &[Doc],
-    note: IN_ONE_PROCESS,
     expect: Behaviour,
     equivalents: &["HIP-VMM-026", "ACL-IMP-014"],
-    check: Check::Cuda(share::import_by_value),
+    requires: PEERS,
+    check: Check::Cuda(share::import_in_peer),
     ..CUDA
 };
 
@@ -516,13 +515,13 @@ pub const CUDA_VMM_019: Rule = Rule {
 pub const CUDA_VMM_020: Rule = Rule {
     id: rule_id!("CUDA-VMM-020"),
     group: VMM,
-    text: "The data survives releasing every handle and closing every fd while a mapping remains.",
+    text: "The data survives releasing every handle, closing every fd, and a peer exiting, while a mapping remains.",
     apis: &["cuMemRelease", "cuMemExportToShareableHandle"],
     sources: &[D_RELEASE],
     confidence: &[Doc],
-    note: IN_ONE_PROCESS,
     expect: Behaviour,
     equivalents: &["HIP-VMM-030", "ACL-LIFE-002"],
+    requires: PEERS,
     check: Check::Cuda(share::data_outlives_handles),
     ..CUDA
 };

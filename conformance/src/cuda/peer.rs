@@ -7,7 +7,7 @@
 //! dies with its parent.
 #![forbid(unsafe_code)]
 
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::ptr;
@@ -67,6 +67,24 @@ pub enum Request {
         /// Pattern seed.
         seed: u8,
     },
+    /// The fd that comes with the request (`SCM_RIGHTS`) imported by value
+    /// (`cuMemImportFromShareableHandle`), then closed; the handle reserved,
+    /// mapped, released (the mapping holds it), made read-write for the
+    /// current device; then `size` bytes read: `value` is the address, and
+    /// `text` names a differing byte when they are not the pattern `seed`.
+    ImportMap {
+        /// Bytes.
+        size: u64,
+        /// Pattern seed.
+        seed: u8,
+    },
+    /// `cuMemUnmap` and `cuMemAddressFree` of `size` bytes at `ptr`.
+    UnmapFree {
+        /// Device address.
+        ptr: u64,
+        /// Bytes.
+        size: u64,
+    },
     /// Replies, then exits with status 0.
     Exit,
 }
@@ -90,6 +108,8 @@ impl Request {
             Self::Close { .. } => "close",
             Self::Verify { .. } => "verify",
             Self::Fill { .. } => "fill",
+            Self::ImportMap { .. } => "import_map",
+            Self::UnmapFree { .. } => "unmap_free",
             Self::Exit => "exit",
         }
     }
@@ -143,8 +163,16 @@ impl Peer {
     /// [`Failure::Peer`] when the peer dies, does not answer in
     /// [`REPLY_TIMEOUT`], or answers garbage.
     pub fn call(&mut self, req: &Request) -> Result<Reply, Failure> {
+        self.call_fds(req, &[])
+    }
+
+    /// Sends `req` with `fds` attached (`SCM_RIGHTS`) and waits for the reply.
+    ///
+    /// # Errors
+    /// As [`Peer::call`].
+    pub fn call_fds(&mut self, req: &Request, fds: &[BorrowedFd<'_>]) -> Result<Reply, Failure> {
         let (name, pid) = (self.name.clone(), self.child.id());
-        if let Err(e) = self.chan.send_json(req, &[]) {
+        if let Err(e) = self.chan.send_json(req, fds) {
             return Err(Failure::Peer(format!(
                 "peer {name} (pid {pid}): send of {} failed ({e}): {}",
                 req.op(),
@@ -241,9 +269,11 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(3);
         }
     };
+    // The device whose primary context `Start` made current.
+    let mut device = 0;
     loop {
-        let req: Request = match chan.recv_json(IDLE_TIMEOUT) {
-            Ok((req, _)) => req,
+        let (req, fds): (Request, Vec<OwnedFd>) = match chan.recv_json(IDLE_TIMEOUT) {
+            Ok(got) => got,
             Err(RecvError::Closed) => return ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("vmmkit __cuda_peer (pid {}): {e}", std::process::id());
@@ -251,7 +281,7 @@ pub fn run(args: &Args) -> ExitCode {
             }
         };
         let exit = req == Request::Exit;
-        let reply = serve(&cuda, &req);
+        let reply = serve(&cuda, &mut device, &req, fds);
         if chan.send_json(&reply, &[]).is_err() || exit {
             return ExitCode::SUCCESS;
         }
@@ -262,9 +292,10 @@ fn code(r: CUresult, text: &str) -> Reply {
     Reply { code: r, value: 0, text: if r == 0 { String::new() } else { text.into() } }
 }
 
-fn serve(cuda: &Cuda, req: &Request) -> Reply {
+fn serve(cuda: &Cuda, current: &mut i32, req: &Request, fds: Vec<OwnedFd>) -> Reply {
     match req {
         Request::Start { device } => {
+            *current = *device;
             let r = cuda.cuInit(0);
             if r != 0 {
                 return code(r, "cuInit(0)");
@@ -286,23 +317,68 @@ fn serve(cuda: &Cuda, req: &Request) -> Reply {
             Reply { value: p, ..code(r, "cuIpcOpenMemHandle") }
         }
         Request::Close { ptr } => code(cuda.cuIpcCloseMemHandle(*ptr), "cuIpcCloseMemHandle"),
-        Request::Verify { ptr, len, seed } => {
-            let mut data = vec![0u8; *len as usize];
-            let r = cuda.cuMemcpyDtoH(data.as_mut_ptr().cast(), *ptr, data.len());
-            if r != 0 {
-                return code(r, "cuMemcpyDtoH");
-            }
-            match pattern::first_mismatch(*seed, &data) {
-                None => Reply { value: 1, ..Reply::default() },
-                Some((at, want, got)) => {
-                    Reply { text: format!("byte {at} is {got:#04x}, not {want:#04x}"), ..Reply::default() }
-                }
-            }
-        }
+        Request::Verify { ptr, len, seed } => verify(cuda, *ptr, *len as usize, *seed),
         Request::Fill { ptr, len, seed } => {
             let data = pattern::fill(*seed, *len as usize);
             code(cuda.cuMemcpyHtoD(*ptr, data.as_ptr().cast(), data.len()), "cuMemcpyHtoD")
         }
+        Request::ImportMap { size, seed } => import_map(cuda, *current, fds, *size as usize, *seed),
+        Request::UnmapFree { ptr, size } => {
+            let r = cuda.cuMemUnmap(*ptr, *size as usize);
+            if r != 0 {
+                return code(r, "cuMemUnmap");
+            }
+            code(cuda.cuMemAddressFree(*ptr, *size as usize), "cuMemAddressFree")
+        }
         Request::Exit => Reply::default(),
+    }
+}
+
+/// [`Request::ImportMap`]: the memMapIPCDrv child's steps, on `device`.
+fn import_map(cuda: &Cuda, device: i32, fds: Vec<OwnedFd>, size: usize, seed: u8) -> Reply {
+    let Some(fd) = fds.into_iter().next() else {
+        return Reply { code: CuResult::INVALID_VALUE.0, text: "no fd came with the request".into(), value: 0 };
+    };
+    let mut h = 0;
+    // cuda.md §2.1: the fd value cast to a pointer; the fd stays ours, and is closed once imported.
+    let os_handle = fd.as_raw_fd() as usize as *mut std::ffi::c_void;
+    let r = cuda.cuMemImportFromShareableHandle(&mut h, os_handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    drop(fd);
+    if r != 0 {
+        return code(r, "cuMemImportFromShareableHandle");
+    }
+    let mut va = 0;
+    let r = cuda.cuMemAddressReserve(&mut va, size, 0, 0, 0);
+    if r != 0 {
+        return code(r, "cuMemAddressReserve");
+    }
+    let r = cuda.cuMemMap(va, size, 0, h, 0);
+    if r != 0 {
+        return code(r, "cuMemMap");
+    }
+    let r = cuda.cuMemRelease(h); // the mapping holds the memory from here on
+    if r != 0 {
+        return code(r, "cuMemRelease");
+    }
+    let r = cuda.cuMemSetAccess(va, size, &super::desc(device, CU_MEM_ACCESS_FLAGS_PROT_READWRITE), 1);
+    if r != 0 {
+        return code(r, "cuMemSetAccess");
+    }
+    Reply { value: va, ..verify(cuda, va, size, seed) }
+}
+
+/// Reads `len` bytes at `ptr`: `value` 1 when they are the pattern `seed`,
+/// else `text` names the first differing byte.
+fn verify(cuda: &Cuda, ptr: u64, len: usize, seed: u8) -> Reply {
+    let mut data = vec![0u8; len];
+    let r = cuda.cuMemcpyDtoH(data.as_mut_ptr().cast(), ptr, data.len());
+    if r != 0 {
+        return code(r, "cuMemcpyDtoH");
+    }
+    match pattern::first_mismatch(seed, &data) {
+        None => Reply { value: 1, ..Reply::default() },
+        Some((at, want, got)) => {
+            Reply { text: format!("byte {at} is {got:#04x}, not {want:#04x}"), ..Reply::default() }
+        }
     }
 }

@@ -1,10 +1,12 @@
-//! CUDA-VMM export and import of POSIX fds within one process, and the
-//! lifetime rules (cuda.md §3.3, CUDA-VMM-015 … 018, 020).
+//! CUDA-VMM export and import of POSIX fds, in one process and with a peer
+//! that receives the fd with `SCM_RIGHTS`, and the lifetime rules (cuda.md
+//! §3.3, CUDA-VMM-015 … 018, 020).
 
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd};
 
 use vmmkit_sys::cuda::*;
 
+use crate::cuda::peer::Request;
 use crate::cuda::{Ctx, prop, setup};
 use crate::outcome::Failure;
 
@@ -48,34 +50,27 @@ pub fn export_writes_int(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// CUDA-VMM-017: import takes the fd value cast to a pointer and leaves
-/// the fd to the caller, who may close it; every import needs its own
-/// release. (In one process, so it leans on CUDA-VMM-018.)
-pub fn import_by_value(cx: &mut Ctx) -> Result<(), Failure> {
+/// CUDA-VMM-017, as cuda-samples memMapIPCDrv: this process creates a
+/// POSIX-fd allocation, maps it, writes a pattern, exports an fd and sends
+/// it with `SCM_RIGHTS`, then closes its fd and releases its handle; the peer
+/// imports the fd **value**, closes the fd, maps, releases, sets access and
+/// reads the pattern; its writes come back here.
+pub fn import_in_peer(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h, size) = cx.mapped(1)?;
     cx.write(va, size, 21)?;
     let fd = cx.export_fd(h)?;
-    let cuda = cx.cuda();
-    let (mut a, mut b) = (0, 0);
-    cx.expect_ok(
-        "cuMemImportFromShareableHandle(fd value)",
-        cuda.cuMemImportFromShareableHandle(&mut a, os_handle(&fd), FD),
-    )?;
-    cx.expect_ok(
-        "cuMemImportFromShareableHandle(again)",
-        cuda.cuMemImportFromShareableHandle(&mut b, os_handle(&fd), FD),
-    )?;
-    cx.note(format!("two imports gave {} handle values", if a == b { "the same" } else { "different" }));
-    drop(fd); // the caller's to close
-    let vb = cx.reserve(size)?;
-    cx.map(vb, size, b)?;
-    cx.access(vb, size, CU_MEM_ACCESS_FLAGS_PROT_READWRITE)?;
-    cx.verify("read through the import", vb, size, 21)?;
-    cx.expect_ok("cuMemRelease(first import)", cuda.cuMemRelease(a))?;
-    cx.expect_ok("cuMemRelease(second import)", cuda.cuMemRelease(b))?;
-    cx.unmap_free(vb, size)?;
-    cx.unmap_free(va, size)?;
-    cx.release(h)
+    let mut peer = cx.peer("importer", 0)?;
+    let r = peer.call_fds(&Request::ImportMap { size: size as u64, seed: 21 }, &[fd.as_fd()])?;
+    drop(fd);
+    cx.release(h)?;
+    let step = if r.text.is_empty() { "peer: import, map and read".to_string() } else { format!("peer: {}", r.text) };
+    cx.expect_ok(&step, r.code)?;
+    cx.ensure("peer reads the exporter's pattern", r.value != 0 && r.text.is_empty(), "pattern 21", &r.text)?;
+    peer.setup(&Request::Fill { ptr: r.value, len: size as u64, seed: 22 })?;
+    cx.verify("the exporter reads the peer's pattern", va, size, 22)?;
+    peer.setup(&Request::UnmapFree { ptr: r.value, size: size as u64 })?;
+    peer.exit()?;
+    cx.unmap_free(va, size)
 }
 
 /// CUDA-VMM-018 (undetermined; emulator: allowed): the exporting process
@@ -92,7 +87,8 @@ pub fn import_in_exporter(cx: &mut Ctx) -> Result<(), Failure> {
 }
 
 /// CUDA-VMM-020: the data survives releasing every handle and closing every
-/// fd while a mapping remains (the one-process part of the rule).
+/// fd while a mapping remains, and a peer that mapped the memory exiting
+/// while this process still has it mapped.
 pub fn data_outlives_handles(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h, size) = cx.mapped(1)?;
     cx.write(va, size, 33)?;
@@ -105,11 +101,17 @@ pub fn data_outlives_handles(cx: &mut Ctx) -> Result<(), Failure> {
     let vb = cx.reserve(size)?;
     cx.map(vb, size, imported)?;
     cx.access(vb, size, CU_MEM_ACCESS_FLAGS_PROT_READWRITE)?;
+    let mut peer = cx.peer("importer", 0)?;
+    let r = peer.call_fds(&Request::ImportMap { size: size as u64, seed: 33 }, &[fd.as_fd()])?;
+    cx.expect_ok("peer: import, map and read", r.code)?;
     cx.release(imported)?;
     cx.release(h)?;
     drop(fd);
     cx.verify("read after every release and close", vb, size, 33)?;
+    peer.setup(&Request::Fill { ptr: r.value, len: size as u64, seed: 34 })?;
+    peer.exit()?; // exits with the memory still mapped there
+    cx.verify("read after the peer exited", vb, size, 34)?;
     cx.unmap_free(va, size)?;
-    cx.verify("read after the first mapping went", vb, size, 33)?;
+    cx.verify("read after the first mapping went", vb, size, 34)?;
     cx.unmap_free(vb, size)
 }
