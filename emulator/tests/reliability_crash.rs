@@ -405,6 +405,7 @@ fn crash_matrix() {
                     let n = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&(victim, kill)) = cells.get(n) else { return };
                     let dir = tempfile::tempdir().expect("tempdir");
+                    let t = std::time::Instant::now();
                     let r =
                         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_cell(victim, kill, dir.path())))
                             .map_err(|p| {
@@ -413,6 +414,9 @@ fn crash_matrix() {
                                     .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                                     .unwrap_or_default()
                             });
+                    if t.elapsed().as_secs() >= 5 {
+                        eprintln!("slow cell {n} ({victim:?}, {kill:?}): {:.1} s", t.elapsed().as_secs_f64());
+                    }
                     results.lock().expect("results")[n] = Some(r);
                 }
             });

@@ -30,9 +30,24 @@ pub fn used(root: &Path) -> Vec<u64> {
     registry(root).usage().used
 }
 
-/// Exported entries of `root`, with holders.
+/// Exported entries of `root`, with their metadata (`Registry::entries`).
+/// Its holders come from `/proc/locks`, whose cost grows with the square of
+/// the number of locks on the whole machine; the audits below use
+/// [`entry_keys`] and [`flock_holders`] instead.
 pub fn entries(root: &Path) -> Vec<EntryInfo> {
     registry(root).entries()
+}
+
+/// Keys of the entries linked in `root` (the names in `shared/`), sorted.
+pub fn entry_keys(root: &Path) -> Vec<u64> {
+    let mut keys: Vec<u64> = std::fs::read_dir(root.join("shared"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| u64::from_str_radix(e.file_name().to_str()?, 16).ok())
+        .collect();
+    keys.sort_unstable();
+    keys
 }
 
 /// Every path under `root`, relative, sorted (directories included).
@@ -64,7 +79,7 @@ pub fn assert_files(root: &Path, keys: &[u64], what: &str) {
 /// Asserts the whole root is back to empty: no entry, no hold, no capacity
 /// in use, only `state` and an empty `shared/`.
 pub fn assert_clean(root: &Path, what: &str) {
-    assert_eq!(entries(root), vec![], "{what}: registry entries");
+    assert_eq!(entry_keys(root), Vec::<u64>::new(), "{what}: registry entries");
     assert!(used(root).iter().all(|&u| u == 0), "{what}: device usage {:?}", used(root));
     assert_files(root, &[], what);
 }
@@ -83,12 +98,12 @@ pub fn holders_among(root: &Path, pids: &[u32]) -> Vec<(u64, Vec<u32>)> {
 
 fn holders_with(root: &Path, by_inode: HashMap<(u64, u64), BTreeSet<u32>>) -> Vec<(u64, Vec<u32>)> {
     use std::os::unix::fs::MetadataExt;
-    let mut out: Vec<(u64, Vec<u32>)> = entries(root)
+    let mut out: Vec<(u64, Vec<u32>)> = entry_keys(root)
         .into_iter()
-        .map(|e| {
-            let m = std::fs::symlink_metadata(root.join("shared").join(format!("{:016x}", e.key)));
+        .map(|key| {
+            let m = std::fs::symlink_metadata(root.join("shared").join(format!("{key:016x}")));
             let held = m.ok().and_then(|m| by_inode.get(&(m.dev(), m.ino()))).cloned().unwrap_or_default();
-            (e.key, held.into_iter().collect())
+            (key, held.into_iter().collect())
         })
         .collect();
     out.sort();
