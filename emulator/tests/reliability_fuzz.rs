@@ -1291,6 +1291,35 @@ fn fuzz_acl_table() {
     result.expect("fuzzing");
 }
 
+/// A copy or fill that fails changes nothing: 4 MiB written over a 2 MiB
+/// mapping followed by reserved, unmapped space is refused (107000) before
+/// any byte moves (found while reading `core/copy.rs` for the fuzzer's
+/// oracle; the emulator used to copy the first 2 MiB, then fail).
+#[test]
+fn failed_copy_changes_nothing() {
+    common::isolated("failed_copy_changes_nothing", &[], |_| {
+        let d = Acl::open();
+        d.set_device(0).unwrap();
+        let h = d.alloc(0, G).unwrap();
+        let va = d.reserve(2 * G).unwrap();
+        d.map(va, G, h, 0).unwrap();
+        d.write(va, &vec![1u8; G]).unwrap();
+        assert_eq!(d.write(va, &vec![7u8; 2 * G]), Err(107_000), "host to device over the end of the mapping");
+        let api = d.api;
+        let rc = call!(api, aclrtMemset(va as *mut c_void, 2 * G, 9, 2 * G));
+        assert_eq!(rc, AclError::RT_PARAM_INVALID, "fill over the end of the mapping");
+        let mut back = vec![0u8; G];
+        d.read(va, &mut back).unwrap();
+        assert!(back.iter().all(|&b| b == 1), "the mapped 2 MiB are unchanged");
+        let mut host = vec![5u8; 2 * G];
+        assert_eq!(d.read(va, &mut host), Err(107_000), "device to host over the end");
+        assert!(host.iter().all(|&b| b == 5), "the host buffer is unchanged");
+        d.unmap(va).unwrap();
+        d.release(va).unwrap();
+        d.free(h).unwrap();
+    });
+}
+
 /// Runs a kept sequence (a former failure, or a case worth pinning).
 fn regression(line: &str) {
     let mut d = Driver::new();

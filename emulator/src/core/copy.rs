@@ -45,6 +45,29 @@ fn resolve(t: &mut Tables, addr: usize, want: usize) -> Result<(*mut u8, usize),
     }
 }
 
+/// Checks that `n` bytes from `addr` can be copied, as `resolve` will walk
+/// them: mapped device memory (whose host views are made here) up to the
+/// first host byte, after which the rest is the caller's host memory; a
+/// reserved-but-unmapped or window address fails. Both ends are checked
+/// before any byte moves, so a copy or fill that fails changes nothing.
+fn check_range(t: &mut Tables, addr: usize, n: usize) -> Result<(), CoreError> {
+    let bad = || CoreError::BadDeviceRange { addr, size: n };
+    let end = addr.checked_add(n).ok_or_else(bad)?;
+    let mut at = addr;
+    while at < end {
+        let Some((start, m)) = mapping_at(t, at) else {
+            return match side(t, at) {
+                Side::Unmapped => Err(bad()),
+                _ => Ok(()),
+            };
+        };
+        let (len, handle) = (m.len, m.handle);
+        t.handles.get_mut(&handle).ok_or(CoreError::UnknownHandle(handle.0))?.view()?;
+        at = start + len;
+    }
+    Ok(())
+}
+
 impl Emulator {
     /// What `addr` is: mapped device memory, reserved but unmapped, or host memory.
     pub fn side(&self, addr: usize) -> Side {
@@ -72,11 +95,8 @@ impl Emulator {
     /// Host parts of both ranges must be valid for `n` bytes, as for `memmove`.
     pub unsafe fn copy(&self, dst: usize, src: usize, n: usize) -> Result<(), CoreError> {
         let mut t = self.lock();
-        for (addr, len) in [(dst, n), (src, n)] {
-            if addr.checked_add(len).is_none() {
-                return Err(CoreError::BadDeviceRange { addr, size: len });
-            }
-        }
+        check_range(&mut t, dst, n)?;
+        check_range(&mut t, src, n)?;
         let mut done = 0;
         while done < n {
             let (d, dl) = resolve(&mut t, dst + done, n - done)?;
@@ -96,9 +116,7 @@ impl Emulator {
     /// Host parts of the range must be valid for writes of `n` bytes.
     pub unsafe fn fill(&self, dst: usize, value: u8, n: usize) -> Result<(), CoreError> {
         let mut t = self.lock();
-        if dst.checked_add(n).is_none() {
-            return Err(CoreError::BadDeviceRange { addr: dst, size: n });
-        }
+        check_range(&mut t, dst, n)?;
         let mut done = 0;
         while done < n {
             let (d, dl) = resolve(&mut t, dst + done, n - done)?;
