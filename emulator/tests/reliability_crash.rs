@@ -249,6 +249,17 @@ fn run_cell(victim: Victim, kill: Kill, dir: &Path) -> Outcome {
     }
     assert_eq!(out.ended, "killed by signal 9", "the victim died of SIGKILL");
 
+    // What the kill left, collected at once: the capacity the victim held
+    // alone (its own allocation, or the entry it was the last holder of).
+    let left = audit::gc(&f.root);
+    let alone = match victim {
+        Victim::Exporter if f.did(Step::Alloc) && !f.did(Step::ExporterFree) && !f.did(Step::Import) => S as u64,
+        Victim::Importer if f.did(Step::ExporterFree) => S as u64,
+        _ => 0,
+    };
+    assert_eq!(left.bytes, alone, "gc right after the kill gives back what the victim held alone: {left:?}");
+    out.gc = format!("{} slot(s), {} entr(y/ies), {} MiB", left.processes, left.entries, left.bytes >> 20);
+
     // The survivor keeps working.
     let mut extra: Vec<Worker> = Vec::new();
     let mut expect_keys: Vec<(u64, Vec<u32>)> = Vec::new();
@@ -333,7 +344,7 @@ fn run_cell(victim: Victim, kill: Kill, dir: &Path) -> Outcome {
 
     // After gc the root holds exactly what the survivors hold.
     let report = audit::gc(&f.root);
-    out.gc = format!("{} slot(s), {} entr(y/ies), {} MiB", report.processes, report.entries, report.bytes >> 20);
+    assert_eq!(report.bytes, 0, "nothing more to collect after the survivors' work: {report:?}");
     let mut pids = vec![f.e.pid(), f.i.pid()];
     pids.extend(extra.iter().map(Worker::pid));
     assert_eq!(audit::holders_among(&f.root, &pids), expect_keys, "entries and their holders after gc");
@@ -426,7 +437,7 @@ fn crash_matrix() {
     let mut table = String::new();
     let _ = writeln!(
         table,
-        "| step | victim | killed | victim ended | survivor afterwards | gc collected | after gc | after survivors exit |"
+        "| step | victim | killed | victim ended | gc right after the kill | survivor afterwards | after the survivor's work and gc | after survivors exit |"
     );
     let _ = writeln!(table, "|---|---|---|---|---|---|---|---|");
     let mut failures = Vec::new();
@@ -444,8 +455,8 @@ fn crash_matrix() {
                     "| {} | {victim_name} | {how} | {} | {} | {} | {} | {} |",
                     kill.step().label(),
                     o.ended,
-                    o.survivor,
                     o.gc,
+                    o.survivor,
                     o.after_gc,
                     o.final_state
                 );
