@@ -256,7 +256,7 @@ fn crash_of_importer_and_exporter() {
         assert_eq!(entries[0].key, key);
         let mut both = vec![std::process::id(), b.pid()];
         both.sort_unstable();
-        assert_eq!(entries[0].holders, both, "exporter and importer hold it (/proc/locks)");
+        assert_eq!(entries[0].holders, both, "exporter and importer hold it (/proc/<pid>/fdinfo)");
         assert!(entries[0].exporter_alive && entries[0].trustlist_disabled);
         ok!(api, aclrtFreePhysical(h));
         assert_eq!(free_mb(&api), 2, "held by the importer");

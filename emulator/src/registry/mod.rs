@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 pub use entry::{FLAG_NO_TRUSTLIST, FLAG_WITHDRAWN, Header, Place, TRUST_CAP};
 pub use gc::GcReport;
-pub use list::{EntryInfo, ProcessInfo};
+pub use list::{EntryInfo, ProcessInfo, flock_holders};
 pub use root::RootError;
 pub use state::{Mismatch, Usage};
 
