@@ -180,39 +180,39 @@ fn unusable_roots_are_refused_with_a_clear_error() {
     }
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 4096, failure_persistence: None, ..ProptestConfig::default() })]
-
-    /// Every u64 names `shared/<16 lowercase hex digits>` inside the root.
-    #[test]
-    fn every_key_names_a_file_inside_the_root(key in prop_oneof![
+/// Every u64 names `shared/<16 lowercase hex digits>` inside the root
+/// (proptest: 4,096 keys, random and chosen).
+#[test]
+fn every_key_names_a_file_inside_the_root() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = vmmkit_emulator::Config {
+        root: dir.path().join("root"),
+        devices: 1,
+        device_memory: 1 << 30,
+        host_access: true,
+    };
+    let reg = vmmkit_emulator::registry::Registry::open(&cfg).expect("registry");
+    let shared = dir.path().join("root/shared");
+    let keys = prop_oneof![
         any::<u64>(),
-        Just(0u64), Just(u64::MAX), Just(0x2e2e_2f2e_2e2f_2e2e), (0u64..64).prop_map(|d| d << 32 | 1),
-    ]) {
-        let (dir, reg) = KEY_ROOT.get_or_init(|| {
-            let dir = tempfile::tempdir().expect("tempdir");
-            let cfg = vmmkit_emulator::Config {
-                root: dir.path().join("root"),
-                devices: 1,
-                device_memory: 1 << 30,
-                host_access: true,
-            };
-            let reg = vmmkit_emulator::registry::Registry::open(&cfg).expect("registry");
-            (dir, reg)
-        });
-        let p = reg.entry_path(key);
-        let name = p.file_name().and_then(|n| n.to_str()).expect("utf-8 name").to_string();
-        let shared = dir.path().join("root/shared");
-        prop_assert_eq!(p.parent(), Some(shared.as_path()));
-        prop_assert_eq!(name.len(), 16);
-        prop_assert!(name.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)), "{}", name);
-        prop_assert_eq!(u64::from_str_radix(&name, 16).ok(), Some(key));
-    }
+        Just(0u64),
+        Just(u64::MAX),
+        Just(0x2e2e_2f2e_2e2f_2e2e),
+        (0u64..64).prop_map(|d| d << 32 | 1),
+    ];
+    let config = ProptestConfig { cases: 4096, failure_persistence: None, ..ProptestConfig::default() };
+    proptest::test_runner::TestRunner::new(config)
+        .run(&keys, |key| {
+            let p = reg.entry_path(key);
+            let name = p.file_name().and_then(|n| n.to_str()).expect("utf-8 name").to_string();
+            prop_assert_eq!(p.parent(), Some(shared.as_path()));
+            prop_assert_eq!(name.len(), 16);
+            prop_assert!(name.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)), "{}", name);
+            prop_assert_eq!(u64::from_str_radix(&name, 16).ok(), Some(key));
+            Ok(())
+        })
+        .expect("every key names a file in shared/");
 }
-
-/// The root of the key property (one for all its cases).
-static KEY_ROOT: std::sync::OnceLock<(tempfile::TempDir, vmmkit_emulator::registry::Registry)> =
-    std::sync::OnceLock::new();
 
 /// Through the table: random keys in a root with entries and with files and
 /// links planted around it import nothing but what was exported, and never
