@@ -139,7 +139,9 @@ struct Thread {
     counts: Counts,
 }
 
-/// Everything the threads of this worker hold after a run.
+/// Everything the threads of this worker hold after a run. A static because
+/// the run's threads hand their memory to the commands that follow (report,
+/// verify, teardown) in this worker process; only those use it.
 static HELD: Mutex<(Vec<Owned>, Vec<Imported>)> = Mutex::new((Vec::new(), Vec::new()));
 
 type Fail = String;
