@@ -107,6 +107,56 @@ impl Range {
         Ok(Self { base: NonNull::new(p).ok_or_else(|| BenchError::Check("mmap returned NULL".into()))?, len })
     }
 
+    /// `mmap(addr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE)`:
+    /// reserved addresses at exactly `addr`, as the emulator places its
+    /// reservations (at an aligned address of its device window).
+    ///
+    /// # Errors
+    /// The system call's error (`EEXIST` when something is mapped there).
+    pub fn reserve_at(addr: usize, len: usize) -> Result<Self> {
+        // SAFETY: MAP_FIXED_NOREPLACE never replaces an existing mapping.
+        let p = unsafe {
+            rustix::mm::mmap_anonymous(
+                addr as *mut c_void,
+                len,
+                ProtFlags::empty(),
+                MapFlags::PRIVATE | MapFlags::NORESERVE | MapFlags::FIXED_NOREPLACE,
+            )
+        }
+        .map_err(|e| BenchError::io("mmap(MAP_FIXED_NOREPLACE)", e))?;
+        let r = Self { base: NonNull::new(p).ok_or_else(|| BenchError::Check("mmap returned NULL".into()))?, len };
+        if p as usize != addr {
+            return Err(BenchError::Check(format!("mmap placed {len:#x} bytes at {p:p}, not at {addr:#x}")));
+        }
+        Ok(r)
+    }
+
+    /// A reserved range of `len` bytes aligned to `align` (a power of two), as
+    /// the emulator aligns its reservations (to the largest power of two not
+    /// above the size, up to 1 GiB): over-reserve, then trim both ends.
+    ///
+    /// # Errors
+    /// The system calls' errors.
+    pub fn reserve_aligned(len: usize, align: usize) -> Result<Self> {
+        let over = Self::reserve(len + align)?;
+        let base = over.base() as usize;
+        let start = base.next_multiple_of(align);
+        let (head, tail) = (start - base, base + over.len - (start + len));
+        std::mem::forget(over);
+        // SAFETY: both trimmed pieces lie in the range just reserved, which
+        // nothing else uses; what stays is owned by the result.
+        unsafe {
+            if head > 0 {
+                rustix::mm::munmap(base as *mut c_void, head).map_err(|e| BenchError::io("munmap", e))?;
+            }
+            if tail > 0 {
+                rustix::mm::munmap((start + len) as *mut c_void, tail).map_err(|e| BenchError::io("munmap", e))?;
+            }
+        }
+        let base = NonNull::new(start as *mut c_void).ok_or_else(|| BenchError::Check("aligned NULL".into()))?;
+        Ok(Self { base, len })
+    }
+
     /// `mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)`: a file mapped
     /// where the kernel chooses.
     ///
@@ -223,4 +273,25 @@ pub fn open_map_read(path: &Path, len: usize) -> Result<(OwnedFd, Range, u8)> {
     let map = Range::map_file(&fd, len)?;
     let b = map.first_byte();
     Ok((fd, map, b))
+}
+
+/// The system calls a registry lookup cannot avoid: `open(path)`, a
+/// shared `flock` (the hold), `fstat` (still linked?), a `pread` of the
+/// `len`-byte header at `offset`, and `close` (which drops the hold).
+///
+/// # Errors
+/// The system calls' errors.
+pub fn lookup(path: &Path, offset: u64, len: usize) -> Result<()> {
+    let fd = rustix::fs::open(path, OFlags::RDWR | OFlags::CLOEXEC | OFlags::NOFOLLOW, Mode::empty())
+        .map_err(|e| BenchError::io(format!("open {}", path.display()), e))?;
+    rustix::fs::flock(&fd, rustix::fs::FlockOperation::NonBlockingLockShared)
+        .map_err(|e| BenchError::io("flock", e))?;
+    let st = rustix::fs::fstat(&fd).map_err(|e| BenchError::io("fstat", e))?;
+    if st.st_nlink == 0 {
+        return Err(BenchError::Check(format!("{} is not linked", path.display())));
+    }
+    let mut buf = [0u8; 256];
+    let n = len.min(buf.len());
+    rustix::io::pread(&fd, &mut buf[..n], offset).map_err(|e| BenchError::io("pread", e))?;
+    Ok(())
 }

@@ -84,7 +84,14 @@ impl Plan {
 
     /// Criterion's sample count for operations of 10 ms or more (large copies).
     pub fn samples_slow(&self) -> usize {
-        10
+        if *self == Self::Full { 20 } else { 10 }
+    }
+
+    /// Criterion's measurement time for operations of 10 ms or more: longer,
+    /// so that a sample holds several iterations and a passing disturbance
+    /// of the machine's memory bandwidth moves the median less.
+    pub fn measurement_slow(&self) -> Duration {
+        if *self == Self::Full { Duration::from_secs(10) } else { self.measurement() }
     }
 
     /// The plan's name, as run records show it.

@@ -14,7 +14,12 @@
 //! entries.
 //!
 //! No floor in the group: the reference is the same operation at the
-//! smallest count.
+//! smallest count. Beside it, `hot10` is the largest count again with only
+//! the first 10 handles imported in turn, which tells cold caches (the
+//! kernel's dentries and inodes of 100,000 files) from the cost of the
+//! registry's size. On the emulator, `floor` makes the system calls of a
+//! lookup (`open`, `flock`, `fstat`, `pread`, `close`) on the same entry
+//! files, at each count: how the kernel itself fares with that many.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -52,26 +57,59 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
         size,
         devices: v.device_count()?,
     }));
-    Ok(env
-        .plan
-        .lookup_counts()
-        .iter()
-        .map(|&count| {
-            let holders = holders.clone();
-            let mut at = 0usize;
-            Entry::new(GROUP, v.name(), count.to_string(), move |n| {
-                holders.borrow_mut().grow_to(count)?;
-                let h = holders.borrow();
-                let keys = &h.keys[..count];
-                let stride = stride_for(count);
-                timed(n, |_| {
-                    at = (at + stride) % count;
-                    let m = v.import(Shareable(keys[at]), 0, size)?;
-                    v.free(m)
-                })
+    let counts = env.plan.lookup_counts();
+    let entry = |function: String, count: usize, cycled: usize| {
+        let holders = holders.clone();
+        let mut at = 0usize;
+        Entry::new(GROUP, function, count.to_string(), move |n| {
+            holders.borrow_mut().grow_to(count)?;
+            let h = holders.borrow();
+            let keys = &h.keys[..cycled];
+            let stride = stride_for(cycled);
+            timed(n, |_| {
+                at = (at + stride) % cycled;
+                let m = v.import(Shareable(keys[at]), 0, size)?;
+                v.free(m)
             })
         })
-        .collect())
+    };
+    let mut out: Vec<Entry<'_>> = Vec::new();
+    for &c in counts {
+        out.push(entry(v.name().to_owned(), c, c));
+        if v.name() == "emulator" {
+            out.push(floor_entry(env, &holders, c, size));
+        }
+    }
+    // The largest count again, importing only the first HOT of the handles in
+    // turn: the same registry, but its entries stay in the CPU caches. Beside
+    // the smallest count it tells the cost of the registry's size (none, for
+    // a lookup by name) from the cost of cold caches.
+    if let (Some(&small), Some(&large)) = (counts.first(), counts.last())
+        && large > small
+    {
+        out.push(entry(format!("hot{small}"), large, small));
+    }
+    Ok(out)
+}
+
+/// The floor at `count` live handles: the system calls of a lookup, made on
+/// the emulator's entry files themselves (`shared/<key as 16 hex digits>`
+/// in the root, docs/emulator.md), in the same order as the lookups.
+fn floor_entry<'a>(env: &'a Env, holders: &Rc<RefCell<Holders<'a>>>, count: usize, size: usize) -> Entry<'a> {
+    let holders = holders.clone();
+    let shared = env.root().join("shared");
+    let mut at = 0usize;
+    Entry::new(GROUP, "floor", count.to_string(), move |n| {
+        holders.borrow_mut().grow_to(count)?;
+        let paths: Vec<_> = holders.borrow().keys[..count].iter().map(|k| shared.join(format!("{k:016x}"))).collect();
+        let stride = stride_for(count);
+        // The header follows the memory, at the next 4 KiB boundary.
+        let offset = size.next_multiple_of(4096) as u64;
+        timed(n, |_| {
+            at = (at + stride) % count;
+            crate::floor::lookup(&paths[at], offset, 128)
+        })
+    })
 }
 
 /// A step through `n` entries that visits every one (coprime with `n`)
@@ -144,6 +182,21 @@ impl Holders<'_> {
             t.elapsed().as_secs_f64()
         ));
         Ok(())
+    }
+}
+
+impl Drop for Holders<'_> {
+    fn drop(&mut self) {
+        if self.peers.is_empty() {
+            return;
+        }
+        let t = Instant::now();
+        let n = self.keys.len();
+        self.peers.clear(); // each frees what it exported, then exits
+        self.env.note(format!(
+            "{GROUP}: tear-down of {n} exported handles (freed by their holders, one holder after the other) took {:.2} s",
+            t.elapsed().as_secs_f64()
+        ));
     }
 }
 

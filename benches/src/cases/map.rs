@@ -4,7 +4,10 @@
 //! Floor: `mmap(MAP_SHARED | MAP_FIXED)` of the file into the range +
 //! `mprotect(PROT_READ | PROT_WRITE)` + `mmap(PROT_NONE, MAP_FIXED)` back
 //! over it (an unmap that keeps the range reserved). Nothing is touched, so
-//! the size matters only to page-table set-up and tear-down.
+//! the size matters only to page-table set-up and tear-down, which depends
+//! on alignment: the floor's range is aligned as the emulator aligns its
+//! reservations (a 1 GiB map that straddles a 1 GiB boundary costs twice as
+//! much to tear down).
 
 use std::os::fd::OwnedFd;
 use std::time::Duration;
@@ -32,7 +35,8 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
         let mut held: Option<(OwnedFd, Range)> = None;
         out.push(Entry::new(GROUP, "floor", &l, move |n| {
             if held.is_none() {
-                held = Some((floor::tmpfile(dir, size)?, Range::reserve(size)?));
+                let align = vmmkit_emulator::core::natural_align(size, 2 << 20);
+                held = Some((floor::tmpfile(dir, size)?, Range::reserve_aligned(size, align)?));
             }
             let (fd, range) = held.as_ref().expect("set above");
             timed(n, |_| {

@@ -49,7 +49,7 @@ fn columns(r: &Row) -> [String; 9] {
 }
 
 const HEADER: [&str; 9] =
-    ["operation", "size", "backend", "median", "compared with", "its median", "ratio", "target", "met"];
+    ["operation", "parameter", "backend", "median", "compared with", "its median", "ratio", "target", "met"];
 
 /// A plain table, columns aligned, one line per row.
 pub fn text(rows: &[Row]) -> String {

@@ -105,7 +105,7 @@ const GROUPS: &[(&str, &str, Kind)] = &[
 const COPY_TARGET_FROM: usize = 64 * MIB;
 
 fn is_reference(function: &str) -> bool {
-    function.starts_with("floor") || function == "direct" || function.contains("_log_")
+    function.starts_with("floor") || function.starts_with("hot") || function == "direct" || function.contains("_log_")
 }
 
 /// Sort key of a parameter: its size or count when it is one.
@@ -161,7 +161,18 @@ pub fn rows(ms: &[Measurement]) -> Vec<Row> {
                         let Some(op) = find(group, b, p) else { continue };
                         let t = (p != base_p).then_some(Target::AtMost(1.2));
                         let words = format!("{words}, {p} live handles");
-                        out.push(row(p, words, op, &format!("at {base_p}"), base, t));
+                        out.push(row(p, words.clone(), op, &format!("at {base_p}"), base, t));
+                        if let (Some(f), Some(f0)) = (find(group, "floor", p), find(group, "floor", base_p))
+                            && p != base_p
+                        {
+                            let w = format!("lookup floor: open + flock + fstat + pread + close, {p} files");
+                            out.push(row(p, w, f, &format!("floor at {base_p}"), f0, None));
+                        }
+                        let hot = format!("hot{base_p}");
+                        if let Some(h) = find(group, &hot, p) {
+                            let w = format!("{words}, the first {base_p} in turn");
+                            out.push(row(p, w, h, &format!("at {base_p}"), base, None));
+                        }
                     }
                 }
                 Kind::Calls => {
@@ -213,6 +224,7 @@ mod tests {
             m("copy_h2d", "floor", "64MiB", 9.5e6, Some(64 << 20)),
             m("import_lookup", "emulator", "10", 1000.0, None),
             m("import_lookup", "emulator", "100000", 1300.0, None),
+            m("import_lookup", "hot10", "100000", 1050.0, None),
             m("call_overhead", "emulator", "aclrtGetDevice", 20.0, None),
             m("call_overhead", "direct", "aclrtGetDevice", 10.0, None),
             m("call_overhead", "emulator_log_off", "aclrtGetDevice", 21.0, None),
@@ -228,11 +240,13 @@ mod tests {
         assert_eq!(line("copy host → device", "1MiB").met(), None, "no target below 64 MiB");
         assert_eq!(line("import lookup + free, 10 live handles", "10").met(), None);
         assert_eq!(line("import lookup + free, 100000 live handles", "100000").met(), Some(false));
+        let hot = line("import lookup + free, 100000 live handles, the first 10 in turn", "100000");
+        assert_eq!((hot.met(), hot.ratio_text()), (None, "1.05×".into()));
         assert_eq!(line("call aclrtGetDevice: instrumentation layer", "aclrtGetDevice").ratio_text(), "2.00×");
         let off = line("call aclrtGetDevice: VMMKIT_LOG=off", "aclrtGetDevice");
         assert_eq!((off.met(), off.backend.as_str()), (Some(true), "emulator"));
         // Rows come in the order of the groups, sizes ascending.
         assert_eq!(r[0].param, "2MiB");
-        assert_eq!(r.len(), 9);
+        assert_eq!(r.len(), 10);
     }
 }
