@@ -335,7 +335,7 @@ pub fn render_table(c: &Comparison) -> String {
 struct JsonRow<'a> {
     id: &'a str,
     group: &'a str,
-    equivalents: &'a [&'a str],
+    equivalents: Vec<&'a str>,
     emulator: &'a Outcome,
     real: &'a Outcome,
     #[serde(flatten)]
@@ -350,7 +350,7 @@ pub fn render_json(c: &Comparison) -> String {
         .map(|r| JsonRow {
             id: r.rule.id.as_str(),
             group: r.rule.group,
-            equivalents: r.rule.equivalents,
+            equivalents: r.rule.equivalents.iter().map(|e| e.id.as_str()).collect(),
             emulator: &r.emulator.outcome,
             real: &r.real.outcome,
             verdict: &r.verdict,

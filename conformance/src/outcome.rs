@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::rule::{Expect, Rule};
+use crate::rule::{Expect, Record};
 
 /// The result kinds (Vulkan CTS's `qpTestResult`, reduced). A crashed or
 /// hung process is a `Fail` whose `got` says so.
@@ -99,7 +99,7 @@ impl Failure {
     }
 
     /// The outcome this failure means for `rule`, and the step it names.
-    pub fn into_outcome(self, rule: &Rule) -> (Outcome, Option<String>) {
+    pub fn into_outcome(self, rule: &Record) -> (Outcome, Option<String>) {
         let expected = || expected_text(rule.expect);
         match self {
             Self::Mismatch { step, expected, got } => (Outcome::Fail { expected, got }, Some(step)),

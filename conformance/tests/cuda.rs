@@ -138,10 +138,10 @@ fn every_rule_is_complete_and_names_valid_equivalents() {
         if r.confidence.contains(&Confidence::Undetermined) {
             assert!(r.note.is_some_and(|n| n.contains("undetermined")), "{id}: undetermined rules say so");
         }
-        for e in r.equivalents {
+        for e in r.equivalents.iter().map(|e| e.id.as_str()) {
             assert!(is_valid_id(e) && (e.starts_with("ACL-") || e.starts_with("HIP-")), "{id}: equivalent {e}");
             if e.starts_with("ACL-") {
-                assert!(acl.contains(e), "{id}: equivalent {e} is not in the ACL catalog");
+                assert!(acl.contains(&e), "{id}: equivalent {e} is not in the ACL catalog");
             }
         }
     }

@@ -34,8 +34,10 @@ fn every_hip_rule_is_complete() {
             assert!(!c.is_empty(), "{id}: at least one code");
         }
         for e in r.equivalents {
-            let other = Catalog::Suite.find(e).unwrap_or_else(|| panic!("{id}: equivalent {e} is not in the catalog"));
-            assert_eq!(other.dialect, Dialect::Acl, "{id}: equivalent {e} is an ACL rule");
+            let other = Catalog::Suite
+                .find(e.id.as_str())
+                .unwrap_or_else(|| panic!("{id}: equivalent {} is not in the catalog", e.id));
+            assert_eq!(other.dialect, Dialect::Acl, "{id}: equivalent {} is an ACL rule", e.id);
         }
     }
 }

@@ -24,5 +24,8 @@ mod table;
 pub mod acl;
 pub mod cuda;
 pub mod hip;
+pub mod rule;
+pub mod vendor;
 
 pub use loader::{Attempt, LibrarySpec, LoadError, Loaded, Opened, SHIM_MARKER, SHIM_SKIPPED};
+pub use vendor::{Vendor, VendorCode};

@@ -4,16 +4,18 @@
 #![forbid(unsafe_code)]
 
 use std::ffi::c_void;
-use std::fmt;
+use std::path::Path;
 use std::ptr;
 
 use vmmkit_sys::acl::*;
+use vmmkit_sys::vendor;
 
 use super::table::Acl;
+use crate::backend::{self, BackendKind};
+use crate::ctx::Suite;
 use crate::outcome::Failure;
 use crate::pattern;
-use crate::peer::{Launcher, Peer};
-use crate::rule::{Code, Expect, Need, Rule};
+use crate::peer::Peer;
 
 /// 1 MiB.
 pub const MIB: usize = 1 << 20;
@@ -65,79 +67,21 @@ pub fn rw_desc(device: u32) -> aclrtMemAccessDesc {
 }
 
 /// The context of one ACL check.
-#[derive(Debug)]
-pub struct Ctx {
-    acl: Acl,
-    rule: &'static Rule,
-    launcher: Launcher,
-    notes: Vec<String>,
-}
+pub type Ctx = crate::ctx::Ctx<vendor::Acl>;
 
-impl Ctx {
-    /// A context for `rule` over `acl`; peers are started with `launcher`.
-    pub fn new(acl: Acl, rule: &'static Rule, launcher: Launcher) -> Self {
-        Self { acl, rule, launcher, notes: Vec::new() }
+impl Suite for vendor::Acl {
+    type Table = Acl;
+
+    fn table(backend: BackendKind, library: Option<&Path>) -> Result<Acl, String> {
+        backend::acl_table(backend, library).map(Acl::new)
     }
 
-    /// The table.
-    pub fn acl(&self) -> Acl {
-        self.acl
-    }
-
-    /// The rule being checked.
-    pub fn rule(&self) -> &'static Rule {
-        self.rule
-    }
-
-    /// How peers are started.
-    pub fn launcher(&self) -> &Launcher {
-        &self.launcher
-    }
-
-    /// Records an observation for the report (observed rules, partial checks).
-    pub fn note(&mut self, text: impl Into<String>) {
-        self.notes.push(text.into());
-    }
-
-    /// The observations recorded so far, joined.
-    pub fn notes(&self) -> Option<String> {
-        (!self.notes.is_empty()).then(|| self.notes.join("; "))
-    }
-
-    /// Decides the rule's `requires` against this backend.
-    ///
-    /// # Errors
-    /// [`Failure::NotSupported`] naming what is missing.
-    pub fn check_needs(&self) -> Result<(), Failure> {
-        for need in self.rule.requires {
-            match *need {
-                Need::Symbol(sym) => {
-                    if self.acl.missing_optional().contains(&sym) {
-                        return Err(Failure::NotSupported(format!("the backend lacks the optional symbol {sym}")));
-                    }
-                }
-                Need::Devices(n) => {
-                    let count = self.device_count()?;
-                    if count < n {
-                        return Err(Failure::NotSupported(format!("needs {n} devices, the backend has {count}")));
-                    }
-                }
-                Need::PidSteering => crate::peer::steer::available().map_err(Failure::NotSupported)?,
-                Need::Peers | Need::DeviceMemory(_) => {}
-            }
-        }
-        Ok(())
-    }
-
-    /// Whether a real library can run anything here: not the CANN stub
-    /// (every call 100039), and some device. Asked without `aclInit`, so
-    /// rules about initialisation still see a fresh process.
-    ///
-    /// # Errors
-    /// [`Failure::NotSupported`] saying which.
-    pub fn probe_real_device(&self) -> Result<(), Failure> {
+    /// Not the CANN stub (every call 100039), and some device. Asked
+    /// without `aclInit`, so rules about initialisation still see a fresh
+    /// process.
+    fn probe_real_device(cx: &Ctx) -> Result<(), Failure> {
         let mut n = 0u32;
-        let r = self.acl.get_device_count(&mut n);
+        let r = cx.acl().get_device_count(&mut n);
         if r == AclError::COMPILING_STUB_MODE {
             return Err(Failure::NotSupported(format!("the library is the CANN stub: aclrtGetDeviceCount gave {r}")));
         }
@@ -147,11 +91,26 @@ impl Ctx {
         Ok(())
     }
 
+    fn devices(cx: &Ctx) -> Result<u32, Failure> {
+        cx.device_count()
+    }
+
+    fn missing_optional(table: &Acl) -> Vec<&'static str> {
+        table.missing_optional()
+    }
+}
+
+impl Ctx {
+    /// The table.
+    pub fn acl(&self) -> Acl {
+        self.table()
+    }
+
     // ---- setup ----------------------------------------------------------
 
     /// `aclInit(NULL)`; 100002 (already initialised) is fine.
     pub fn init(&self) -> Result<(), Failure> {
-        let r = self.acl.init(ptr::null());
+        let r = self.acl().init(ptr::null());
         if r.is_success() || r == AclError::REPEAT_INITIALIZE {
             Ok(())
         } else {
@@ -162,21 +121,21 @@ impl Ctx {
     /// `aclInit` then `aclrtSetDevice(device)`.
     pub fn device(&self, device: i32) -> Result<(), Failure> {
         self.init()?;
-        setup(&format!("aclrtSetDevice({device})"), self.acl.set_device(device))
+        setup(&format!("aclrtSetDevice({device})"), self.acl().set_device(device))
     }
 
     /// `aclrtGetDeviceCount`, after `aclInit`.
     pub fn device_count(&self) -> Result<u32, Failure> {
         self.init()?;
         let mut n = 0u32;
-        setup("aclrtGetDeviceCount", self.acl.get_device_count(&mut n))?;
+        setup("aclrtGetDeviceCount", self.acl().get_device_count(&mut n))?;
         Ok(n)
     }
 
     /// Free and total bytes of the current device (`aclrtGetMemInfo(ACL_HBM_MEM)`).
     pub fn mem_info(&self) -> Result<(usize, usize), Failure> {
         let (mut free, mut total) = (0usize, 0usize);
-        setup("aclrtGetMemInfo(ACL_HBM_MEM)", self.acl.get_mem_info(ACL_HBM_MEM, &mut free, &mut total))?;
+        setup("aclrtGetMemInfo(ACL_HBM_MEM)", self.acl().get_mem_info(ACL_HBM_MEM, &mut free, &mut total))?;
         Ok((free, total))
     }
 
@@ -187,7 +146,7 @@ impl Ctx {
         let mut g = 0usize;
         setup(
             "aclrtMemGetAllocationGranularity",
-            self.acl.mem_get_allocation_granularity(&mut p, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &mut g),
+            self.acl().mem_get_allocation_granularity(&mut p, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &mut g),
         )?;
         if g == 0 {
             return Err(Failure::Setup("setup: aclrtMemGetAllocationGranularity gave 0".into()));
@@ -204,7 +163,7 @@ impl Ctx {
     pub fn malloc_with(&self, p: &aclrtPhysicalMemProp, size: usize) -> Result<Handle, Failure> {
         let mut h: Handle = ptr::null_mut();
         let step = format!("aclrtMallocPhysical({} MiB, attr {}, location {:?})", size >> 20, p.memAttr, p.location);
-        setup(&step, self.acl.malloc_physical(&mut h, size, p, 0))?;
+        setup(&step, self.acl().malloc_physical(&mut h, size, p, 0))?;
         Ok(h)
     }
 
@@ -213,14 +172,14 @@ impl Ctx {
         let mut va: Va = ptr::null_mut();
         setup(
             &format!("aclrtReserveMemAddress({} MiB)", size >> 20),
-            self.acl.reserve_mem_address(&mut va, size, 0, ptr::null_mut(), 0),
+            self.acl().reserve_mem_address(&mut va, size, 0, ptr::null_mut(), 0),
         )?;
         Ok(va)
     }
 
     /// `aclrtMapMem(va, size, 0, h, 0)`.
     pub fn map(&self, va: Va, size: usize, h: Handle) -> Result<(), Failure> {
-        setup(&format!("aclrtMapMem({} MiB)", size >> 20), self.acl.map_mem(va, size, 0, h, 0))
+        setup(&format!("aclrtMapMem({} MiB)", size >> 20), self.acl().map_mem(va, size, 0, h, 0))
     }
 
     /// Device 0, then reserve, allocate and map `size` bytes.
@@ -235,14 +194,14 @@ impl Ctx {
     /// Writes `len` bytes of the pattern `seed` at `va` (`aclrtMemcpy` host to device).
     pub fn write(&self, va: Va, len: usize, seed: u8) -> Result<(), Failure> {
         let data = pattern::fill(seed, len);
-        let r = self.acl.memcpy(va, len, data.as_ptr().cast(), len, ACL_MEMCPY_HOST_TO_DEVICE);
+        let r = self.acl().memcpy(va, len, data.as_ptr().cast(), len, ACL_MEMCPY_HOST_TO_DEVICE);
         setup("aclrtMemcpy(host to device)", r)
     }
 
     /// Reads `len` bytes at `va` (`aclrtMemcpy` device to host).
     pub fn read(&self, va: Va, len: usize) -> Result<Vec<u8>, Failure> {
         let mut data = vec![0u8; len];
-        let r = self.acl.memcpy(data.as_mut_ptr().cast(), len, va.cast_const(), len, ACL_MEMCPY_DEVICE_TO_HOST);
+        let r = self.acl().memcpy(data.as_mut_ptr().cast(), len, va.cast_const(), len, ACL_MEMCPY_DEVICE_TO_HOST);
         setup("aclrtMemcpy(device to host)", r)?;
         Ok(data)
     }
@@ -268,7 +227,7 @@ impl Ctx {
         let mut sh = 0u64;
         setup(
             &format!("aclrtMemExportToShareableHandle(flags {flags})"),
-            self.acl.mem_export_to_shareable_handle(h, ACL_MEM_HANDLE_TYPE_NONE, flags, &mut sh),
+            self.acl().mem_export_to_shareable_handle(h, ACL_MEM_HANDLE_TYPE_NONE, flags, &mut sh),
         )?;
         Ok(sh)
     }
@@ -278,89 +237,28 @@ impl Ctx {
         let mut p = pids.to_vec();
         setup(
             &format!("aclrtMemSetPidToShareableHandle({pids:?})"),
-            self.acl.mem_set_pid_to_shareable_handle(sh, p.as_mut_ptr(), p.len()),
+            self.acl().mem_set_pid_to_shareable_handle(sh, p.as_mut_ptr(), p.len()),
         )
     }
 
     /// `aclrtUnmapMem`, `aclrtReleaseMemAddress` and `aclrtFreePhysical` of `m`.
     pub fn teardown(&self, m: Mapped) -> Result<(), Failure> {
-        setup("aclrtUnmapMem", self.acl.unmap_mem(m.va))?;
-        setup("aclrtReleaseMemAddress", self.acl.release_mem_address(m.va))?;
-        setup("aclrtFreePhysical", self.acl.free_physical(m.handle))
+        setup("aclrtUnmapMem", self.acl().unmap_mem(m.va))?;
+        setup("aclrtReleaseMemAddress", self.acl().release_mem_address(m.va))?;
+        setup("aclrtFreePhysical", self.acl().free_physical(m.handle))
     }
 
     /// A peer process, started on device 0 (`aclInit`, `aclrtSetDevice(0)`).
     pub fn peer(&self, name: &str) -> Result<Peer, Failure> {
-        let mut p = Peer::spawn(&self.launcher, name)?;
+        let mut p = Peer::spawn(self.launcher(), name)?;
         p.start(Some(0))?;
         Ok(p)
     }
 
     // ---- judging --------------------------------------------------------
-
-    /// `got` must be the rule's main code.
-    pub fn expect_code(&self, step: &str, got: AclError) -> Result<(), Failure> {
-        match self.rule.expect {
-            Expect::Codes([Code::Acl(want), ..]) => self.expect(step, *want, got),
-            _ => Err(check_error(self.rule, "expect_code on a rule without an ACL code")),
-        }
-    }
-
-    /// `got` must be `want`, which must be one of the rule's codes (or
-    /// success). A check that expects a code its catalog entry does not list
-    /// is a defect of the suite, reported as such.
-    pub fn expect(&self, step: &str, want: AclError, got: AclError) -> Result<(), Failure> {
-        let listed = match self.rule.expect {
-            Expect::Codes(codes) => codes.contains(&Code::Acl(want)),
-            Expect::Behaviour | Expect::Observed => false,
-        };
-        if !want.is_success() && !listed {
-            return Err(check_error(self.rule, &format!("{step} expects {want}, which the catalog does not list")));
-        }
-        if got == want {
-            Ok(())
-        } else {
-            Err(Failure::Mismatch { step: step.into(), expected: want.to_string(), got: got.to_string() })
-        }
-    }
-
-    /// `got` must be success: the state after a rejected call is unchanged,
-    /// or the behaviour the rule states works.
-    pub fn expect_ok(&self, step: &str, got: AclError) -> Result<(), Failure> {
-        self.expect(step, AclError::SUCCESS, got)
-    }
-
-    /// `got` must be `want`, for a rule without codes of its own (the
-    /// reference's "–"), where a code is evidence of the behaviour.
-    pub fn ensure_code(&self, step: &str, want: AclError, got: AclError) -> Result<(), Failure> {
-        self.ensure(step, got == want, want, got)
-    }
-
-    /// `cond` must hold; otherwise a mismatch with `expected` and `got`.
-    pub fn ensure(
-        &self,
-        step: &str,
-        cond: bool,
-        expected: impl fmt::Display,
-        got: impl fmt::Display,
-    ) -> Result<(), Failure> {
-        if cond {
-            Ok(())
-        } else {
-            Err(Failure::Mismatch { step: step.into(), expected: expected.to_string(), got: got.to_string() })
-        }
-    }
 }
 
 /// `Ok` for success, else a setup failure for `call`.
 pub fn setup(call: &str, r: AclError) -> Result<(), Failure> {
-    if r.is_success() { Ok(()) } else { Err(Failure::setup(call, r)) }
-}
-
-fn check_error(rule: &Rule, what: &str) -> Failure {
-    Failure::Mismatch {
-        step: format!("check of {}", rule.id),
-        expected: "a check consistent with its catalog entry".into(),
-        got: format!("suite defect: {what}"),
-    }
+    crate::ctx::setup::<AclError>(call, r)
 }

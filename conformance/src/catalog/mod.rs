@@ -32,8 +32,8 @@ impl Catalog {
     /// The rules, in catalog order.
     pub fn rules(self) -> Vec<&'static Rule> {
         match self {
-            Self::Suite => acl::ACL_RULES.iter().chain(hip::HIP_RULES).chain(cuda::CUDA_RULES).copied().collect(),
-            Self::Selftest => selftest::SELFTEST_RULES.to_vec(),
+            Self::Suite => acl::ACL_RULES.iter().chain(hip::HIP_RULES).chain(cuda::CUDA_RULES).collect(),
+            Self::Selftest => selftest::SELFTEST_RULES.iter().collect(),
         }
     }
 
@@ -51,4 +51,27 @@ pub fn filter(rules: Vec<&'static Rule>, glob: Option<&str>) -> Result<Vec<&'sta
     let Some(glob) = glob else { return Ok(rules) };
     let m: GlobMatcher = Glob::new(glob)?.compile_matcher();
     Ok(rules.into_iter().filter(|r| m.is_match(r.id.as_str())).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use vmmkit_sys::Vendor;
+    use vmmkit_sys::vendor::{Acl, Cuda, Hip};
+
+    use super::*;
+
+    /// Each vendor's binding list holds every rule of its table once, in the
+    /// table's order: a record without a check, or a check bound twice, is
+    /// a defect of the suite.
+    #[test]
+    fn every_record_is_bound_once_in_order() {
+        fn ids(rules: impl Iterator<Item = &'static vmmkit_sys::rule::Rule>) -> Vec<&'static str> {
+            rules.map(|r| r.id.as_str()).collect()
+        }
+        assert_eq!(ids(acl::ACL_RULES.iter().map(|r| r.record)), ids(Acl::rules().iter().copied()));
+        assert_eq!(ids(hip::HIP_RULES.iter().map(|r| r.record)), ids(Hip::rules().iter().copied()));
+        assert_eq!(ids(cuda::CUDA_RULES.iter().map(|r| r.record)), ids(Cuda::rules().iter().copied()));
+        let own = selftest::records::ALL.iter().copied();
+        assert_eq!(ids(selftest::SELFTEST_RULES.iter().map(|r| r.record)), ids(own));
+    }
 }

@@ -7,26 +7,86 @@
 use crate::backend::BackendKind;
 use crate::outcome::Failure;
 use crate::peer::{Launcher, Peer};
-use crate::rule::{Check, Confidence, Dialect, Expect, Rule, Source};
-use crate::rule_id;
 
-const BASIC: &str = "selftest.basic";
-const PROCESS: &str = "selftest.process";
+/// The self-test records: the suite's own rule table.
+pub mod records {
+    use vmmkit_sys::rule::{Confidence, Dialect, Source};
 
-const SELF: Rule = Rule {
-    id: rule_id!("SELF-BASE-000"),
-    dialect: Dialect::Selftest,
-    group: BASIC,
-    text: "",
-    apis: &[],
-    sources: &[Source::Reference("conformance/src/catalog/selftest.rs")],
-    confidence: &[Confidence::Source],
-    note: None,
-    expect: Expect::Behaviour,
-    equivalents: &[],
-    requires: &[],
-    check: Check::Plain(|| Err(Failure::Setup("setup: no check".into()))),
-};
+    const BASIC: &str = "selftest.basic";
+    const PROCESS: &str = "selftest.process";
+    const SOURCES: &[Source] = &[Source::Reference("conformance/src/catalog/selftest.rs")];
+    const CONFIDENCE: &[Confidence] = &[Confidence::Source];
+
+    vmmkit_sys::rules! {
+        prefix: "SELF", dialect: Dialect::Selftest;
+        PASS_001 {
+            group: BASIC,
+            text: "A check that passes.",
+            sources: SOURCES,
+            confidence: CONFIDENCE,
+        }
+        PASS_002 {
+            group: BASIC,
+            text: "A check that passes, with <markup> & \"quotes\" in its text.",
+            sources: SOURCES,
+            confidence: CONFIDENCE,
+        }
+        FAIL_001 {
+            group: BASIC,
+            text: "A check whose call returns the wrong code.",
+            sources: SOURCES,
+            confidence: CONFIDENCE,
+        }
+        FAIL_002 {
+            group: BASIC,
+            text: "A check whose setup fails.",
+            sources: SOURCES,
+            confidence: CONFIDENCE,
+        }
+        XML_001 {
+            group: BASIC,
+            text: "A failure whose message needs escaping: <tag attr=\"x\"> & 'y'.",
+            sources: SOURCES,
+            confidence: CONFIDENCE,
+        }
+        NS_001 {
+            group: BASIC,
+            text: "A check that finds its feature absent.",
+            sources: SOURCES,
+            confidence: CONFIDENCE,
+        }
+        CRASH_001 {
+            group: PROCESS,
+            text: "A check whose process dies of SIGSEGV.",
+            sources: SOURCES,
+            confidence: CONFIDENCE,
+        }
+        EXIT_001 {
+            group: PROCESS,
+            text: "A check whose process exits without reporting.",
+            sources: SOURCES,
+            confidence: CONFIDENCE,
+        }
+        HANG_001 {
+            group: PROCESS,
+            text: "A check that never ends (run with a short --timeout).",
+            sources: SOURCES,
+            confidence: CONFIDENCE,
+        }
+        PEER_001 {
+            group: PROCESS,
+            text: "A peer that exits with status 3 while handling a request.",
+            sources: SOURCES,
+            confidence: CONFIDENCE,
+        }
+        PEER_002 {
+            group: PROCESS,
+            text: "A peer killed by SIGKILL before it answers.",
+            sources: SOURCES,
+            confidence: CONFIDENCE,
+        }
+    }
+}
 
 fn mismatch(got: &str) -> Failure {
     Failure::Mismatch { step: "selftest".into(), expected: "0 ACL_SUCCESS".into(), got: got.into() }
@@ -39,116 +99,36 @@ fn doomed_peer() -> Result<Peer, Failure> {
     Peer::spawn(&Launcher::new(exe, BackendKind::Hip, None), "doomed")
 }
 
-pub const SELF_PASS_001: Rule =
-    Rule { id: rule_id!("SELF-PASS-001"), text: "A check that passes.", check: Check::Plain(|| Ok(())), ..SELF };
-
-pub const SELF_PASS_002: Rule = Rule {
-    id: rule_id!("SELF-PASS-002"),
-    text: "A check that passes, with <markup> & \"quotes\" in its text.",
-    check: Check::Plain(|| Ok(())),
-    ..SELF
-};
-
-pub const SELF_FAIL_001: Rule = Rule {
-    id: rule_id!("SELF-FAIL-001"),
-    text: "A check whose call returns the wrong code.",
-    check: Check::Plain(|| Err(mismatch("107000 ACL_ERROR_RT_PARAM_INVALID"))),
-    ..SELF
-};
-
-pub const SELF_FAIL_002: Rule = Rule {
-    id: rule_id!("SELF-FAIL-002"),
-    text: "A check whose setup fails.",
-    check: Check::Plain(|| {
-        Err(Failure::Setup("setup: aclrtMallocPhysical returned 207001 ACL_ERROR_RT_MEMORY_ALLOCATION".into()))
-    }),
-    ..SELF
-};
-
-pub const SELF_XML_001: Rule = Rule {
-    id: rule_id!("SELF-XML-001"),
-    text: "A failure whose message needs escaping: <tag attr=\"x\"> & 'y'.",
-    check: Check::Plain(|| Err(mismatch("<b>&amp; \"q\" 'a' \u{1}\u{7f} ]]> end"))),
-    ..SELF
-};
-
-pub const SELF_NS_001: Rule = Rule {
-    id: rule_id!("SELF-NS-001"),
-    text: "A check that finds its feature absent.",
-    check: Check::Plain(|| Err(Failure::NotSupported("the feature is absent here".into()))),
-    ..SELF
-};
-
-pub const SELF_CRASH_001: Rule = Rule {
-    id: rule_id!("SELF-CRASH-001"),
-    group: PROCESS,
-    text: "A check whose process dies of SIGSEGV.",
-    check: Check::Plain(|| {
-        // Rust's runtime handles the first SIGSEGV (its stack-overflow
-        // handler), restores the default action and returns; the second kills.
-        for _ in 0..2 {
-            let _ = rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::SEGV);
-        }
-        Err(Failure::Setup("setup: SIGSEGV was not delivered".into()))
-    }),
-    ..SELF
-};
-
-pub const SELF_EXIT_001: Rule = Rule {
-    id: rule_id!("SELF-EXIT-001"),
-    group: PROCESS,
-    text: "A check whose process exits without reporting.",
-    check: Check::Plain(|| std::process::exit(7)),
-    ..SELF
-};
-
-pub const SELF_HANG_001: Rule = Rule {
-    id: rule_id!("SELF-HANG-001"),
-    group: PROCESS,
-    text: "A check that never ends (run with a short --timeout).",
-    check: Check::Plain(|| {
-        std::thread::sleep(std::time::Duration::from_secs(3600));
-        Ok(())
-    }),
-    ..SELF
-};
-
-pub const SELF_PEER_001: Rule = Rule {
-    id: rule_id!("SELF-PEER-001"),
-    group: PROCESS,
-    text: "A peer that exits with status 3 while handling a request.",
-    check: Check::Plain(|| doomed_peer()?.start(Some(0))),
-    ..SELF
-};
-
-pub const SELF_PEER_002: Rule = Rule {
-    id: rule_id!("SELF-PEER-002"),
-    group: PROCESS,
-    text: "A peer killed by SIGKILL before it answers.",
-    check: Check::Plain(|| {
-        let mut p = doomed_peer()?;
-        let pid =
-            rustix::process::Pid::from_raw(p.pid() as i32).ok_or_else(|| Failure::Setup("setup: pid 0".into()))?;
-        rustix::process::kill_process(pid, rustix::process::Signal::KILL)
-            .map_err(|e| Failure::Setup(format!("setup: kill: {e}")))?;
-        p.start(Some(0))
-    }),
-    ..SELF
-};
-
-/// Every self-test rule.
-pub const SELFTEST_RULES: &[&Rule] = &[
-    &SELF_PASS_001,
-    &SELF_PASS_002,
-    &SELF_FAIL_001,
-    &SELF_FAIL_002,
-    &SELF_XML_001,
-    &SELF_NS_001,
-    &SELF_CRASH_001,
-    &SELF_EXIT_001,
-    &SELF_HANG_001,
-    &SELF_PEER_001,
-    &SELF_PEER_002,
-];
-
-const _: () = assert!(crate::rule::ids_unique(SELFTEST_RULES), "two self-test rules share an id");
+crate::bind! {
+    SELFTEST_RULES: plain, records;
+    PASS_001 => || Ok(()),
+    PASS_002 => || Ok(()),
+    FAIL_001 => || Err(mismatch("107000 ACL_ERROR_RT_PARAM_INVALID")),
+    FAIL_002 => || {
+            Err(Failure::Setup("setup: aclrtMallocPhysical returned 207001 ACL_ERROR_RT_MEMORY_ALLOCATION".into()))
+        },
+    XML_001 => || Err(mismatch("<b>&amp; \"q\" 'a' \u{1}\u{7f} ]]> end")),
+    NS_001 => || Err(Failure::NotSupported("the feature is absent here".into())),
+    CRASH_001 => || {
+            // Rust's runtime handles the first SIGSEGV (its stack-overflow
+            // handler), restores the default action and returns; the second kills.
+            for _ in 0..2 {
+                let _ = rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::SEGV);
+            }
+            Err(Failure::Setup("setup: SIGSEGV was not delivered".into()))
+        },
+    EXIT_001 => || std::process::exit(7),
+    HANG_001 => || {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+            Ok(())
+        },
+    PEER_001 => || doomed_peer()?.start(Some(0)),
+    PEER_002 => || {
+            let mut p = doomed_peer()?;
+            let pid =
+                rustix::process::Pid::from_raw(p.pid() as i32).ok_or_else(|| Failure::Setup("setup: pid 0".into()))?;
+            rustix::process::kill_process(pid, rustix::process::Signal::KILL)
+                .map_err(|e| Failure::Setup(format!("setup: kill: {e}")))?;
+            p.start(Some(0))
+        },
+}

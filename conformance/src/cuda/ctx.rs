@@ -8,16 +8,18 @@
 //! that runs the check ([`Ctx::context`]).
 #![forbid(unsafe_code)]
 
-use std::fmt;
+use std::path::Path;
 use std::ptr;
 
 use vmmkit_sys::cuda::*;
+use vmmkit_sys::vendor;
 
 use super::peer::{Launcher, Peer};
 use super::table::Cuda;
+use crate::backend::{self, BackendKind};
+use crate::ctx::Suite;
 use crate::outcome::Failure;
 use crate::pattern;
-use crate::rule::{Code, Expect, Need, Rule};
 
 /// A PINNED allocation on device `device` with the handle types `types`, zeroed first.
 pub fn prop(device: i32, types: CUmemAllocationHandleType) -> CUmemAllocationProp {
@@ -41,8 +43,7 @@ pub fn desc(device: i32, flags: CUmemAccess_flags) -> CUmemAccessDesc {
 
 /// `Ok` for success, else a setup failure for `call`.
 pub fn setup(call: &str, r: CUresult) -> Result<(), Failure> {
-    let r = CuResult(r);
-    if r.is_success() { Ok(()) } else { Err(Failure::setup(call, r)) }
+    crate::ctx::setup::<CuResult>(call, r)
 }
 
 /// `Ok` when the driver is usable here; else why not, as cuda.md §1.1
@@ -68,100 +69,57 @@ pub fn probe(cuda: &Cuda) -> Result<(), String> {
 }
 
 /// The context of one CUDA check.
-#[derive(Debug)]
-pub struct Ctx {
-    cuda: Cuda,
-    rule: &'static Rule,
-    launcher: Option<Launcher>,
-    notes: Vec<String>,
+pub type Ctx = crate::ctx::Ctx<vendor::Cuda>;
+
+impl Suite for vendor::Cuda {
+    type Table = Cuda;
+
+    fn table(backend: BackendKind, library: Option<&Path>) -> Result<Cuda, String> {
+        backend::cuda_table(backend, library).map(Cuda::new)
+    }
+
+    /// `cuInit(0)` answering 100 (no GPU) or 34 (the stub), or no device counted (cuda.md §1.1).
+    fn probe_real_device(cx: &Ctx) -> Result<(), Failure> {
+        probe(&cx.cuda()).map_err(Failure::NotSupported)
+    }
+
+    fn devices(cx: &Ctx) -> Result<u32, Failure> {
+        Ok(u32::try_from(cx.device_count()?).unwrap_or(0))
+    }
+
+    fn missing_optional(table: &Cuda) -> Vec<&'static str> {
+        table.missing_optional()
+    }
 }
 
 impl Ctx {
-    /// A context for `rule` over `cuda`, without peers.
-    pub fn new(cuda: Cuda, rule: &'static Rule) -> Self {
-        Self { cuda, rule, launcher: None, notes: Vec::new() }
-    }
-
-    /// The same context, able to start peers with `launcher`.
-    pub fn with_peers(self, launcher: Launcher) -> Self {
-        Self { launcher: Some(launcher), ..self }
+    /// The table.
+    pub fn cuda(&self) -> Cuda {
+        self.table()
     }
 
     /// A peer process with device `device`'s primary context current.
     ///
     /// # Errors
-    /// Not-supported without a launcher; the peer's start failures.
+    /// The peer's start failures.
     pub fn peer(&self, name: &str, device: i32) -> Result<Peer, Failure> {
-        let launcher =
-            self.launcher.as_ref().ok_or_else(|| Failure::NotSupported("this context starts no peers".into()))?;
-        Peer::start(launcher, name, device)
-    }
-
-    /// The table.
-    pub fn cuda(&self) -> Cuda {
-        self.cuda
-    }
-
-    /// The rule being checked.
-    pub fn rule(&self) -> &'static Rule {
-        self.rule
-    }
-
-    /// Records an observation for the report.
-    pub fn note(&mut self, text: impl Into<String>) {
-        self.notes.push(text.into());
-    }
-
-    /// The observations recorded so far, joined.
-    pub fn notes(&self) -> Option<String> {
-        (!self.notes.is_empty()).then(|| self.notes.join("; "))
-    }
-
-    /// Decides the rule's `requires` against this backend.
-    ///
-    /// # Errors
-    /// [`Failure::NotSupported`] naming what is missing.
-    pub fn check_needs(&self) -> Result<(), Failure> {
-        for need in self.rule.requires {
-            match *need {
-                Need::Symbol(sym) => {
-                    if self.cuda.missing_optional().contains(&sym) {
-                        return Err(Failure::NotSupported(format!("the backend lacks the optional symbol {sym}")));
-                    }
-                }
-                Need::Devices(n) => {
-                    let count = self.device_count()?;
-                    if count < n as i32 {
-                        return Err(Failure::NotSupported(format!("needs {n} devices, the backend has {count}")));
-                    }
-                }
-                Need::PidSteering => crate::peer::steer::available().map_err(Failure::NotSupported)?,
-                Need::Peers | Need::DeviceMemory(_) => {}
-            }
-        }
-        Ok(())
-    }
-
-    /// Whether a real driver can run anything here ([`probe`]).
-    ///
-    /// # Errors
-    /// [`Failure::NotSupported`] with the code.
-    pub fn probe_real_device(&self) -> Result<(), Failure> {
-        probe(&self.cuda).map_err(Failure::NotSupported)
+        let env = self.env();
+        let launcher = Launcher { exe: self.exe(), backend: env.backend, library: env.library.clone() };
+        Peer::start(&launcher, name, device)
     }
 
     // ---- setup ----------------------------------------------------------
 
     /// `cuInit(0)`.
     pub fn init(&self) -> Result<(), Failure> {
-        setup("cuInit(0)", self.cuda.cuInit(0))
+        setup("cuInit(0)", self.cuda().cuInit(0))
     }
 
     /// `cuDeviceGetCount`, after `cuInit`.
     pub fn device_count(&self) -> Result<i32, Failure> {
         self.init()?;
         let mut n = 0;
-        setup("cuDeviceGetCount", self.cuda.cuDeviceGetCount(&mut n))?;
+        setup("cuDeviceGetCount", self.cuda().cuDeviceGetCount(&mut n))?;
         Ok(n)
     }
 
@@ -170,10 +128,10 @@ impl Ctx {
     pub fn context(&self, ordinal: i32) -> Result<CUcontext, Failure> {
         self.init()?;
         let mut dev = 0;
-        setup(&format!("cuDeviceGet({ordinal})"), self.cuda.cuDeviceGet(&mut dev, ordinal))?;
+        setup(&format!("cuDeviceGet({ordinal})"), self.cuda().cuDeviceGet(&mut dev, ordinal))?;
         let mut ctx = ptr::null_mut();
-        setup(&format!("cuDevicePrimaryCtxRetain({dev})"), self.cuda.cuDevicePrimaryCtxRetain(&mut ctx, dev))?;
-        setup("cuCtxSetCurrent", self.cuda.cuCtxSetCurrent(ctx))?;
+        setup(&format!("cuDevicePrimaryCtxRetain({dev})"), self.cuda().cuDevicePrimaryCtxRetain(&mut ctx, dev))?;
+        setup("cuCtxSetCurrent", self.cuda().cuCtxSetCurrent(ctx))?;
         Ok(ctx)
     }
 
@@ -181,7 +139,7 @@ impl Ctx {
     pub fn attribute(&self, attr: CUdevice_attribute) -> Result<i32, Failure> {
         self.init()?;
         let mut v = 0;
-        setup(&format!("cuDeviceGetAttribute({attr})"), self.cuda.cuDeviceGetAttribute(&mut v, attr, 0))?;
+        setup(&format!("cuDeviceGetAttribute({attr})"), self.cuda().cuDeviceGetAttribute(&mut v, attr, 0))?;
         Ok(v)
     }
 
@@ -191,7 +149,7 @@ impl Ctx {
         let mut g = 0usize;
         setup(
             "cuMemGetAllocationGranularity(MINIMUM)",
-            self.cuda.cuMemGetAllocationGranularity(&mut g, &posix_prop(), CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+            self.cuda().cuMemGetAllocationGranularity(&mut g, &posix_prop(), CU_MEM_ALLOC_GRANULARITY_MINIMUM),
         )?;
         if g == 0 {
             return Err(Failure::Setup("setup: cuMemGetAllocationGranularity gave 0".into()));
@@ -202,42 +160,42 @@ impl Ctx {
     /// `cuMemAlloc_v2(size)`.
     pub fn alloc(&self, size: usize) -> Result<CUdeviceptr, Failure> {
         let mut p = 0;
-        setup(&format!("cuMemAlloc({size})"), self.cuda.cuMemAlloc(&mut p, size))?;
+        setup(&format!("cuMemAlloc({size})"), self.cuda().cuMemAlloc(&mut p, size))?;
         Ok(p)
     }
 
     /// `cuMemFree_v2(p)`.
     pub fn free(&self, p: CUdeviceptr) -> Result<(), Failure> {
-        setup("cuMemFree", self.cuda.cuMemFree(p))
+        setup("cuMemFree", self.cuda().cuMemFree(p))
     }
 
     /// `cuMemCreate(size)` with `p`.
     pub fn create(&self, size: usize, p: &CUmemAllocationProp) -> Result<CUmemGenericAllocationHandle, Failure> {
         let mut h = 0;
-        setup(&format!("cuMemCreate({size})"), self.cuda.cuMemCreate(&mut h, size, p, 0))?;
+        setup(&format!("cuMemCreate({size})"), self.cuda().cuMemCreate(&mut h, size, p, 0))?;
         Ok(h)
     }
 
     /// `cuMemRelease(h)`.
     pub fn release(&self, h: CUmemGenericAllocationHandle) -> Result<(), Failure> {
-        setup("cuMemRelease", self.cuda.cuMemRelease(h))
+        setup("cuMemRelease", self.cuda().cuMemRelease(h))
     }
 
     /// `cuMemAddressReserve(size)`, anywhere, alignment 0.
     pub fn reserve(&self, size: usize) -> Result<CUdeviceptr, Failure> {
         let mut va = 0;
-        setup(&format!("cuMemAddressReserve({size})"), self.cuda.cuMemAddressReserve(&mut va, size, 0, 0, 0))?;
+        setup(&format!("cuMemAddressReserve({size})"), self.cuda().cuMemAddressReserve(&mut va, size, 0, 0, 0))?;
         Ok(va)
     }
 
     /// `cuMemMap(va, size, 0, h, 0)`.
     pub fn map(&self, va: CUdeviceptr, size: usize, h: CUmemGenericAllocationHandle) -> Result<(), Failure> {
-        setup(&format!("cuMemMap({size})"), self.cuda.cuMemMap(va, size, 0, h, 0))
+        setup(&format!("cuMemMap({size})"), self.cuda().cuMemMap(va, size, 0, h, 0))
     }
 
     /// `cuMemSetAccess` of `flags` for device 0 over `va..va+size`.
     pub fn access(&self, va: CUdeviceptr, size: usize, flags: CUmemAccess_flags) -> Result<(), Failure> {
-        setup(&format!("cuMemSetAccess(flags {flags})"), self.cuda.cuMemSetAccess(va, size, &desc(0, flags), 1))
+        setup(&format!("cuMemSetAccess(flags {flags})"), self.cuda().cuMemSetAccess(va, size, &desc(0, flags), 1))
     }
 
     /// Granule-sized POSIX-fd memory, reserved, mapped and read-write for
@@ -253,8 +211,8 @@ impl Ctx {
 
     /// Unmaps and frees the reservation of `va..va+size`.
     pub fn unmap_free(&self, va: CUdeviceptr, size: usize) -> Result<(), Failure> {
-        setup("cuMemUnmap", self.cuda.cuMemUnmap(va, size))?;
-        setup("cuMemAddressFree", self.cuda.cuMemAddressFree(va, size))
+        setup("cuMemUnmap", self.cuda().cuMemUnmap(va, size))?;
+        setup("cuMemAddressFree", self.cuda().cuMemAddressFree(va, size))
     }
 
     /// `cuMemExportToShareableHandle(POSIX_FILE_DESCRIPTOR)`: the fd, owned.
@@ -262,7 +220,7 @@ impl Ctx {
         let mut fd = -1i32;
         setup(
             "cuMemExportToShareableHandle(POSIX_FILE_DESCRIPTOR)",
-            self.cuda.cuMemExportToShareableHandle(
+            self.cuda().cuMemExportToShareableHandle(
                 (&raw mut fd).cast(),
                 h,
                 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
@@ -276,13 +234,13 @@ impl Ctx {
     /// Writes `len` bytes of the pattern `seed` at `va` (`cuMemcpyHtoD_v2`).
     pub fn write(&self, va: CUdeviceptr, len: usize, seed: u8) -> Result<(), Failure> {
         let data = pattern::fill(seed, len);
-        setup("cuMemcpyHtoD", self.cuda.cuMemcpyHtoD(va, data.as_ptr().cast(), len))
+        setup("cuMemcpyHtoD", self.cuda().cuMemcpyHtoD(va, data.as_ptr().cast(), len))
     }
 
     /// Checks that `len` bytes at `va` are the pattern `seed` (`cuMemcpyDtoH_v2`).
     pub fn verify(&self, step: &str, va: CUdeviceptr, len: usize, seed: u8) -> Result<(), Failure> {
         let mut data = vec![0u8; len];
-        setup("cuMemcpyDtoH", self.cuda.cuMemcpyDtoH(data.as_mut_ptr().cast(), va, len))?;
+        setup("cuMemcpyDtoH", self.cuda().cuMemcpyDtoH(data.as_mut_ptr().cast(), va, len))?;
         match pattern::first_mismatch(seed, &data) {
             None => Ok(()),
             Some((at, want, got)) => Err(Failure::Mismatch {
@@ -294,55 +252,4 @@ impl Ctx {
     }
 
     // ---- judging --------------------------------------------------------
-
-    /// `got` must be the rule's main code.
-    pub fn expect_code(&self, step: &str, got: CUresult) -> Result<(), Failure> {
-        match self.rule.expect {
-            Expect::Codes([Code::Cuda(want), ..]) => self.expect(step, *want, got),
-            _ => Err(check_error(self.rule, "expect_code on a rule without a CUDA code")),
-        }
-    }
-
-    /// `got` must be `want`, which must be one of the rule's codes (or
-    /// success); a check that expects a code its catalog entry does not
-    /// list is a defect of the suite, reported as such.
-    pub fn expect(&self, step: &str, want: CuResult, got: CUresult) -> Result<(), Failure> {
-        let got = CuResult(got);
-        let listed = match self.rule.expect {
-            Expect::Codes(codes) => codes.contains(&Code::Cuda(want)),
-            Expect::Behaviour | Expect::Observed => false,
-        };
-        if !want.is_success() && !listed {
-            return Err(check_error(self.rule, &format!("{step} expects {want}, which the catalog does not list")));
-        }
-        self.ensure(step, got == want, want, got)
-    }
-
-    /// `got` must be success.
-    pub fn expect_ok(&self, step: &str, got: CUresult) -> Result<(), Failure> {
-        self.expect(step, CuResult::SUCCESS, got)
-    }
-
-    /// `cond` must hold; otherwise a mismatch with `expected` and `got`.
-    pub fn ensure(
-        &self,
-        step: &str,
-        cond: bool,
-        expected: impl fmt::Display,
-        got: impl fmt::Display,
-    ) -> Result<(), Failure> {
-        if cond {
-            Ok(())
-        } else {
-            Err(Failure::Mismatch { step: step.into(), expected: expected.to_string(), got: got.to_string() })
-        }
-    }
-}
-
-fn check_error(rule: &Rule, what: &str) -> Failure {
-    Failure::Mismatch {
-        step: format!("check of {}", rule.id),
-        expected: "a check consistent with its catalog entry".into(),
-        got: format!("suite defect: {what}"),
-    }
 }

@@ -11,15 +11,11 @@ use std::process::ExitCode;
 
 use serde::{Deserialize, Serialize};
 
-use crate::acl::{Acl, Ctx};
-use crate::backend::{self, BackendKind};
+use crate::backend::BackendKind;
 use crate::catalog::Catalog;
-use crate::cuda::peer::Launcher as CudaLauncher;
-use crate::cuda::{Ctx as CudaCtx, Cuda};
-use crate::hip::{Ctx as HipCtx, Hip};
+use crate::check::Env;
 use crate::outcome::Outcome;
-use crate::peer::Launcher;
-use crate::rule::{Check, Rule};
+use crate::rule::Rule;
 
 /// Marks the result line among whatever else a check prints.
 pub const RESULT_PREFIX: &str = "vmmkit-rule-result ";
@@ -100,107 +96,12 @@ pub fn run(args: &Args) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Decides the rule's needs, runs its check, and turns what happened into
-/// an outcome; a panic in the check is a failure that quotes it.
+/// Runs the rule's check (its needs decided first, see [`crate::check`])
+/// and turns what happened into an outcome; a panic in the check is a
+/// failure that quotes it.
 pub fn execute(rule: &'static Rule, args: &Args) -> (Outcome, Option<String>) {
-    let body = || match rule.check {
-        Check::Plain(check) => match check() {
-            Ok(()) => (Outcome::Pass, None),
-            Err(f) => f.into_outcome(rule),
-        },
-        Check::Acl(check) => {
-            let api = match backend::acl_table(args.backend, args.library.as_deref()) {
-                Ok(api) => api,
-                Err(reason) => return (Outcome::NotSupported(reason), None),
-            };
-            let exe = match std::env::current_exe() {
-                Ok(exe) => exe,
-                Err(e) => {
-                    return (Outcome::NotSupported(format!("cannot find the vmmkit binary for peers: {e}")), None);
-                }
-            };
-            let mut cx = Ctx::new(Acl::new(api), rule, Launcher::new(exe, args.backend, args.library.clone()));
-            if args.backend != BackendKind::Emulator
-                && let Err(f) = cx.probe_real_device()
-            {
-                return f.into_outcome(rule);
-            }
-            if let Err(f) = cx.check_needs() {
-                return f.into_outcome(rule);
-            }
-            match check(&mut cx) {
-                Ok(()) => (Outcome::Pass, cx.notes()),
-                Err(f) => {
-                    let (outcome, step) = f.into_outcome(rule);
-                    let detail = match (step, cx.notes()) {
-                        (Some(s), Some(n)) => Some(format!("{s}; {n}")),
-                        (s, n) => s.or(n),
-                    };
-                    (outcome, detail)
-                }
-            }
-        }
-        Check::Hip(check) => {
-            let api = match backend::hip_table(args.backend, args.library.as_deref()) {
-                Ok(api) => api,
-                Err(reason) => return (Outcome::NotSupported(reason), None),
-            };
-            let mut cx = HipCtx::new(Hip::new(api), rule);
-            if args.backend != BackendKind::Emulator
-                && let Err(f) = cx.probe_real_device()
-            {
-                return f.into_outcome(rule);
-            }
-            if let Err(f) = cx.check_needs() {
-                return f.into_outcome(rule);
-            }
-            match check(&mut cx) {
-                Ok(()) => (Outcome::Pass, cx.notes()),
-                Err(f) => {
-                    let (outcome, step) = f.into_outcome(rule);
-                    let detail = match (step, cx.notes()) {
-                        (Some(s), Some(n)) => Some(format!("{s}; {n}")),
-                        (s, n) => s.or(n),
-                    };
-                    (outcome, detail)
-                }
-            }
-        }
-        Check::Cuda(check) => {
-            let api = match backend::cuda_table(args.backend, args.library.as_deref()) {
-                Ok(api) => api,
-                Err(reason) => return (Outcome::NotSupported(reason), None),
-            };
-            let exe = match std::env::current_exe() {
-                Ok(exe) => exe,
-                Err(e) => {
-                    return (Outcome::NotSupported(format!("cannot find the vmmkit binary for peers: {e}")), None);
-                }
-            };
-            let launcher = CudaLauncher { exe, backend: args.backend, library: args.library.clone() };
-            let mut cx = CudaCtx::new(Cuda::new(api), rule).with_peers(launcher);
-            if args.backend != BackendKind::Emulator
-                && let Err(f) = cx.probe_real_device()
-            {
-                return f.into_outcome(rule);
-            }
-            if let Err(f) = cx.check_needs() {
-                return f.into_outcome(rule);
-            }
-            match check(&mut cx) {
-                Ok(()) => (Outcome::Pass, cx.notes()),
-                Err(f) => {
-                    let (outcome, step) = f.into_outcome(rule);
-                    let detail = match (step, cx.notes()) {
-                        (Some(s), Some(n)) => Some(format!("{s}; {n}")),
-                        (s, n) => s.or(n),
-                    };
-                    (outcome, detail)
-                }
-            }
-        }
-    };
-    catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| {
+    let env = Env { backend: args.backend, library: args.library.clone() };
+    catch_unwind(AssertUnwindSafe(|| rule.check.run(rule.record, &env))).unwrap_or_else(|panic| {
         let msg = panic
             .downcast_ref::<&str>()
             .map(|s| (*s).to_string())

@@ -5,6 +5,7 @@
 
 mod api;
 mod error;
+pub mod rules;
 mod types;
 
 pub use api::{AclApi, LIBRARY};

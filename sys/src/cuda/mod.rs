@@ -6,6 +6,7 @@
 
 mod api;
 mod error;
+pub mod rules;
 mod types;
 
 pub use api::{CudaApi, LIBRARY};

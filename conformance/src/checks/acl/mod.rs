@@ -24,16 +24,3 @@ pub mod trustlist;
 pub mod unreachable;
 
 mod sharing;
-
-use crate::acl::Ctx;
-use crate::outcome::Failure;
-
-/// The check of the catalog's defaults: a rule that did not name its own
-/// check fails with this, so it cannot pass unnoticed.
-pub fn missing_check(cx: &mut Ctx) -> Result<(), Failure> {
-    Err(Failure::Mismatch {
-        step: format!("check of {}", cx.rule().id),
-        expected: "a check written for this rule".into(),
-        got: "suite defect: the catalog entry names no check".into(),
-    })
-}

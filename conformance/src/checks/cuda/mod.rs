@@ -13,16 +13,3 @@ pub mod general;
 pub mod ipc;
 pub mod share;
 pub mod vmm;
-
-use crate::cuda::Ctx;
-use crate::outcome::Failure;
-
-/// The check of the catalog's defaults: a rule that did not name its own
-/// check fails with this, so it cannot pass unnoticed.
-pub fn missing_check(cx: &mut Ctx) -> Result<(), Failure> {
-    Err(Failure::Mismatch {
-        step: format!("check of {}", cx.rule().id),
-        expected: "a check written for this rule".into(),
-        got: "suite defect: the catalog entry names no check".into(),
-    })
-}

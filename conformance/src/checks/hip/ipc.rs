@@ -141,3 +141,40 @@ pub fn close_not_opened(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("hipIpcCloseMemHandle(own allocation)", cx.hip().hipIpcCloseMemHandle(p))?;
     cx.free(p)
 }
+
+/// HIP-IPC-004: a second get of the same allocation succeeds too.
+pub fn get_repeated(cx: &mut Ctx) -> Result<(), Failure> {
+    let (p, _) = exported(cx)?;
+    let mut again = hipIpcMemHandle_t::default();
+    cx.expect_ok("hipIpcGetMemHandle(p) again", cx.hip().hipIpcGetMemHandle(&mut again, p))?;
+    cx.free(p)
+}
+
+/// HIP-IPC-006: free, allocate the same size again, and where the new
+/// allocation lands at the same address its handle differs.
+pub fn realloc_new_handle(cx: &mut Ctx) -> Result<(), Failure> {
+    let (p, first) = exported(cx)?;
+    cx.free(p)?;
+    let q = cx.malloc(SIZE)?;
+    let mut second = hipIpcMemHandle_t::default();
+    crate::hip::setup("hipIpcGetMemHandle(new allocation)", cx.hip().hipIpcGetMemHandle(&mut second, q))?;
+    if q == p {
+        let same = first.reserved == second.reserved;
+        cx.ensure("the handle of memory allocated again at the same address", !same, "a different handle", "the same")?;
+    } else {
+        cx.note("the new allocation landed at another address, so its handle differs anyway");
+    }
+    cx.free(q)
+}
+
+/// HIP-IPC-008 (observed): what hipIpcGetMemHandle answers for hipHostMalloc memory.
+pub fn get_host_memory(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let mut host: Va = ptr::null_mut();
+    crate::hip::setup("hipHostMalloc", hip.hipHostMalloc(&mut host, SIZE, 0))?;
+    let mut h = hipIpcMemHandle_t::default();
+    let r = HipError(hip.hipIpcGetMemHandle(&mut h, host));
+    cx.note(format!("hipIpcGetMemHandle(hipHostMalloc memory) gave {r}"));
+    crate::hip::setup("hipHostFree", hip.hipHostFree(host))
+}

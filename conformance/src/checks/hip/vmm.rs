@@ -5,6 +5,7 @@ use std::ptr;
 
 use vmmkit_sys::hip::*;
 
+use crate::backend::BackendKind;
 use crate::hip::{Ctx, Va, posix_prop, prop, rw_desc, setup};
 use crate::outcome::Failure;
 
@@ -295,4 +296,28 @@ pub fn retain(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("retained handle", r == h, format!("{h:p}"), format!("{r:p}"))?;
     cx.release(r)?; // the reference retain took (emulator; ROCm develop, CUDA)
     cx.unmapped(va, h, size)
+}
+
+/// HIP-VMM-009: releasing a handle twice. Undefined on hardware (a use
+/// after free in the runtime), so it runs on the emulator only.
+pub fn release_twice(cx: &mut Ctx) -> Result<(), Failure> {
+    if cx.env().backend != BackendKind::Emulator {
+        return Err(Failure::NotSupported("never run against a real driver: a use after free there".into()));
+    }
+    let g = cx.granule()?;
+    let h = cx.create(g, &prop(0, hipMemHandleTypeNone))?;
+    cx.release(h)?;
+    cx.expect_code("hipMemRelease(released handle)", cx.hip().hipMemRelease(h))
+}
+
+/// HIP-VMM-023: hipMemcpy into mapped memory with no access set succeeds on AMD.
+pub fn copy_without_access(cx: &mut Ctx) -> Result<(), Failure> {
+    let g = cx.granule()?;
+    let h = cx.create(g, &prop(0, hipMemHandleTypeNone))?;
+    let va = cx.reserve(g)?;
+    cx.map(va, g, h)?;
+    let data = [7u8; 64];
+    let r = cx.hip().hipMemcpy(va, data.as_ptr().cast(), data.len(), hipMemcpyHostToDevice);
+    cx.expect_ok("hipMemcpy(host to device, no access set)", r)?;
+    cx.unmapped(va, h, g)
 }

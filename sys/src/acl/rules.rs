@@ -1,0 +1,1636 @@
+//! The ACL rule table: every rule vmmkit knows of this vendor, written once.
+//!
+//! The emulator enforces these (its code for a broken rule is the record's),
+//! the conformance suite binds each to the check that provokes it, and the
+//! reports and docs show them. Each `static` is named for its id without the
+//! `ACL-` prefix: [`MAP_003`]-style names, derived into the id by
+//! [`rules!`](crate::rules). Fields left out take [`Rule::defaults`](crate::rule::Rule::defaults).
+//!
+//! From the conformance catalog of the first wave:
+//! The ACL rules: every rule of reference acl.md §4 (ids kept), the combined
+//! cases of §5 (`ACL-ORD-*`) and the sample flows of §7 (`ACL-FLOW-*`).
+//!
+//! One `const` per rule, in the reference's order; [`ACL_RULES`] lists them.
+//! Fields left out take the defaults of [`ACL`]: dialect ACL, no note, no
+//! equivalents yet, no requirements. Expected codes are the reference's;
+//! where it marks a point undetermined, the expected value is its
+//! recommended emulator behaviour and the confidence says `undetermined`.
+#![forbid(unsafe_code)]
+
+use crate::rule::Confidence::{Doc, Inferred, Source as Src, Undetermined};
+use crate::rule::Expect::{Behaviour, Codes, Observed};
+use crate::rule::Source::{Doc as Page, Driver, Reference, Runtime};
+use crate::rule::{Dialect, Need, Source};
+use crate::{acl, rules};
+
+// ---- groups (JUnit classnames, report sections) -----------------------------
+
+const DEVICE: &str = "acl.device";
+const GRANULARITY: &str = "acl.vmm.granularity";
+const PHYSICAL: &str = "acl.vmm.physical";
+const RESERVE: &str = "acl.vmm.reserve";
+const MAP: &str = "acl.vmm.map";
+const ACCESS: &str = "acl.vmm.access";
+const RETAIN: &str = "acl.vmm.retain";
+const EXPORT: &str = "acl.share.export";
+const TRUSTLIST: &str = "acl.share.trustlist";
+const IMPORT: &str = "acl.share.import";
+const LIFETIME: &str = "acl.share.lifetime";
+const PEER: &str = "acl.peer";
+const MEMORY: &str = "acl.memory";
+const ORDER: &str = "acl.order";
+const SAMPLE: &str = "acl.sample";
+
+// ---- sources, as the reference names them ------------------------------------
+
+const ACL_CPP: Source = Runtime("src/acl/aclrt_impl/acl.cpp");
+const MEMORY_CPP: Source = Runtime("src/acl/aclrt_impl/memory.cpp");
+const API_ERROR: Source = Runtime("src/runtime/api/impl/api_error.cc");
+const API_IMPL: Source = Runtime("src/runtime/api/impl/api_impl.cc");
+const API_C_DEVICE: Source = Runtime("src/runtime/api/api_c_device.cc");
+const NPU_DRIVER: Source = Runtime("src/runtime/driver/npu_driver.cc");
+const RUNTIME: Source = Runtime("runtime core");
+const CMODEL: Source = Runtime("src/cmodel_driver, npu_driver_base.hpp");
+const DEVMM: Source = Driver("src/ascend_hal/svm/v2/devmm/devmm_svm.c");
+const MEM_CREATE: Source = Driver("src/sdk_driver/svm/v2/master/comm/svm_master_mem_create.c");
+const MEM_MAP: Source = Driver("src/sdk_driver/svm/v2/master/comm/svm_master_mem_map.c");
+const MEM_SHARE: Source = Driver("src/sdk_driver/svm/v2/master/comm/svm_master_mem_share.c");
+const KERNEL: Source = Driver("kernel SVM module");
+const ALLOCATOR: Source = Driver("VA allocator");
+
+// ---- markings of §6 ------------------------------------------------------------
+
+const DOC_VS_SOURCE: Option<&str> =
+    Some("doc-vs-source: emulator follows source; real-hardware result recorded as observed");
+
+const PEERS: &[Need] = &[Need::Peers];
+const TWO_DEVICES: &[Need] = &[Need::Devices(2)];
+const EXPORT_V2: Need = Need::Symbol("aclrtMemExportToShareableHandleV2");
+const IMPORT_V2: Need = Need::Symbol("aclrtMemImportFromShareableHandleV2");
+
+rules! {
+    prefix: "ACL", dialect: Dialect::Acl;
+
+    // ==== 4.1 General, initialisation and devices (ACL-GEN) =======================
+    GEN_001 {
+        group: DEVICE,
+        text: "aclInit may be called once; a second call while initialised fails (and still counts a reference).",
+        apis: &["aclInit"],
+        sources: &[ACL_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(REPEAT_INITIALIZE)]),
+    }
+
+    GEN_002 {
+        group: DEVICE,
+        text: "aclFinalize tears everything down whatever the reference count; a second aclFinalize fails.",
+        apis: &["aclFinalize"],
+        sources: &[ACL_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(REPEAT_FINALIZE)]),
+    }
+
+    GEN_003 {
+        group: DEVICE,
+        text: "aclrtSetDevice requires 0 <= id < device count.",
+        apis: &["aclrtSetDevice"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_INVALID_DEVICEID)]),
+    }
+
+    GEN_004 {
+        group: DEVICE,
+        text: "aclrtGetDevice fails when the thread has no current device.",
+        apis: &["aclrtGetDevice"],
+        sources: &[API_C_DEVICE],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_CONTEXT_NULL)]),
+    }
+
+    GEN_005 {
+        group: DEVICE,
+        text: "Memcpy, CreateStream, Enable/DisablePeerAccess, Import V1/V2, Export V2 FABRIC and MallocPhysical with \
+               HOST_NUMA need a current device or context.",
+        apis: &[
+            "aclrtMemcpy",
+            "aclrtCreateStream",
+            "aclrtDeviceEnablePeerAccess",
+            "aclrtDeviceDisablePeerAccess",
+            "aclrtMallocPhysical",
+        ],
+        sources: &[API_IMPL, MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_CONTEXT_NULL)]),
+    }
+
+    GEN_006 {
+        group: DEVICE,
+        text: "Device ids passed to VMM APIs (DEVICE prop.location.id, Import deviceId) must be in [0, count-1].",
+        apis: &["aclrtMallocPhysical", "aclrtMemImportFromShareableHandle"],
+        sources: &[Page("aclrtMemImportFromShareableHandle page"), API_ERROR],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(RT_INVALID_DEVICEID)]),
+    }
+
+    GEN_007 {
+        group: DEVICE,
+        text: "Reserve, MallocPhysical (DEVICE), MapMem, granularity and Export V1 called before any aclrtSetDevice \
+               (emulator: allowed).",
+        apis: &[
+            "aclrtReserveMemAddress",
+            "aclrtMallocPhysical",
+            "aclrtMapMem",
+            "aclrtMemGetAllocationGranularity",
+            "aclrtMemExportToShareableHandle",
+        ],
+        sources: &[],
+        confidence: &[Undetermined],
+        note: Some("undetermined: emulator choice (allow)"),
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    GEN_008 {
+        group: DEVICE,
+        text: "VMM APIs called before aclInit (emulator: allowed).",
+        apis: &["aclrtMemGetAllocationGranularity", "aclrtMallocPhysical", "aclrtReserveMemAddress", "aclrtMapMem"],
+        sources: &[],
+        confidence: &[Undetermined],
+        note: Some("undetermined: emulator choice (allow)"),
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    GEN_009 {
+        group: DEVICE,
+        text: "Export, import and set-pid are unsupported in compute-group (split) mode and in virtual instances.",
+        apis: &["aclrtMemExportToShareableHandle", "aclrtMemImportFromShareableHandle", "aclrtMemSetPidToShareableHandle"],
+        sources: &[Page("aclrtMemExportToShareableHandle page"), DEVMM],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
+    }
+
+    GEN_010 {
+        group: DEVICE,
+        text: "On the chip simulator (C-model driver stub) every VMM API returns not supported.",
+        apis: &["aclrtMallocPhysical", "aclrtReserveMemAddress", "aclrtMapMem"],
+        sources: &[CMODEL],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
+    }
+
+    // ==== 4.2 Granularity (ACL-GRAN) ================================================
+
+    GRAN_001 {
+        group: GRANULARITY,
+        text: "`prop` and `granularity` must be non-NULL.",
+        apis: &["aclrtMemGetAllocationGranularity"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    GRAN_002 {
+        group: GRANULARITY,
+        text: "DDR attrs (2, 3, 6, 7) are host-only; with a DEVICE location they are rejected.",
+        apis: &["aclrtMemGetAllocationGranularity"],
+        sources: &[Page("aclrtMallocPhysical page"), MEMORY_CPP],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    GRAN_003 {
+        group: GRANULARITY,
+        text: "memAttr must be one of 2-7, 10, 12-17; 0, 1, 8, 9, 11 and out-of-range values are rejected.",
+        apis: &["aclrtMemGetAllocationGranularity"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    GRAN_004 {
+        group: GRANULARITY,
+        text: "A DEVICE location id must be a valid device.",
+        apis: &["aclrtMemGetAllocationGranularity"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_INVALID_DEVICEID)]),
+    }
+
+    GRAN_005 {
+        group: GRANULARITY,
+        text: "`option` must be MINIMUM (0) or RECOMMENDED (1); UNDEF (0xFFFF) and any other value are rejected.",
+        apis: &["aclrtMemGetAllocationGranularity"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
+    }
+
+    GRAN_006 {
+        group: GRANULARITY,
+        text: "Location type MANAGED (3) or >= 5 is rejected.",
+        apis: &["aclrtMemGetAllocationGranularity"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    GRAN_007 {
+        group: GRANULARITY,
+        text: "`prop.reserve` must be 0.",
+        apis: &["aclrtMemGetAllocationGranularity"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    GRAN_008 {
+        group: GRANULARITY,
+        text: "1G attrs need giant-page support: a device without it is rejected, and so is a host location with any 1G \
+               attr other than 17.",
+        apis: &["aclrtMemGetAllocationGranularity"],
+        sources: &[DEVMM],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
+    }
+
+    GRAN_009 {
+        group: GRANULARITY,
+        text: "The result is 2 MiB for every accepted non-1G attr and 1 GiB for attrs 10, 14, 17; MINIMUM and \
+               RECOMMENDED agree.",
+        apis: &["aclrtMemGetAllocationGranularity"],
+        sources: &[DEVMM],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    GRAN_010 {
+        group: GRANULARITY,
+        text: "HBM attrs with a HOST location are accepted (torch's host allocator relies on this).",
+        apis: &["aclrtMemGetAllocationGranularity"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    // ==== 4.3 Physical allocation (ACL-MP) and free (ACL-FP) ========================
+
+    MP_001 {
+        group: PHYSICAL,
+        text: "`handle` and `prop` must be non-NULL.",
+        apis: &["aclrtMallocPhysical"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    MP_002 {
+        group: PHYSICAL,
+        text: "`size` must be non-zero.",
+        apis: &["aclrtMallocPhysical"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    MP_003 {
+        group: PHYSICAL,
+        text: "`flags` must be 0.",
+        apis: &["aclrtMallocPhysical"],
+        sources: &[Page("aclrtMallocPhysical page"), MEMORY_CPP],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    MP_004 {
+        group: PHYSICAL,
+        text: "`prop.handleType` must be NONE (POSIX = 2 is rejected).",
+        apis: &["aclrtMallocPhysical"],
+        sources: &[Page("aclrtPhysicalMemProp struct page"), MEMORY_CPP],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    MP_005 {
+        group: PHYSICAL,
+        text: "`prop.allocationType` must be PINNED.",
+        apis: &["aclrtMallocPhysical"],
+        sources: &[Page("aclrtPhysicalMemProp struct page"), MEMORY_CPP],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    MP_006 {
+        group: PHYSICAL,
+        text: "Location types UNREGISTERED and MANAGED are rejected.",
+        apis: &["aclrtMallocPhysical"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    MP_007 {
+        group: PHYSICAL,
+        text: "Attribute rules as in ACL-GRAN-002 and ACL-GRAN-003 (DDR attrs host-only, unknown attrs rejected).",
+        apis: &["aclrtMallocPhysical"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    MP_008 {
+        group: PHYSICAL,
+        text: "A DEVICE location id must be a valid device.",
+        apis: &["aclrtMallocPhysical"],
+        sources: &[API_ERROR],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(RT_INVALID_DEVICEID)]),
+    }
+
+    MP_009 {
+        group: PHYSICAL,
+        text: "HOST_NUMA needs a current context (else 107002) and driver support (else 207000).",
+        apis: &["aclrtMallocPhysical"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_CONTEXT_NULL), acl!(RT_FEATURE_NOT_SUPPORT)]),
+    }
+
+    MP_010 {
+        group: PHYSICAL,
+        text: "A 1G attr on a chip or driver without 1G pages is rejected.",
+        apis: &["aclrtMallocPhysical"],
+        sources: &[Page("aclrtMallocPhysical page"), NPU_DRIVER, DEVMM],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
+    }
+
+    MP_011 {
+        group: PHYSICAL,
+        text: "A HOST location must have id 0.",
+        apis: &["aclrtMallocPhysical"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        note: Some("doc-vs-source (D8): the doc says the id is ignored; emulator follows source"),
+        expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
+    }
+
+    MP_012 {
+        group: PHYSICAL,
+        text: "Location type >= 5 is rejected, and so is `prop.reserve` != 0.",
+        apis: &["aclrtMallocPhysical"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    MP_013 {
+        group: PHYSICAL,
+        text: "For non-1G attrs the size must be a multiple of 2 MiB.",
+        apis: &["aclrtMallocPhysical"],
+        sources: &[Page("aclrtMallocPhysical page (English)"), MEM_CREATE],
+        confidence: &[Doc, Src],
+        note: Some("D6: the Chinese page only recommends alignment"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+    }
+
+    MP_014 {
+        group: PHYSICAL,
+        text: "For 1G attrs any nonzero size is accepted and silently rounded up to a multiple of 1 GiB.",
+        apis: &["aclrtMallocPhysical"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    MP_015 {
+        group: PHYSICAL,
+        text: "Insufficient physical memory fails the allocation.",
+        apis: &["aclrtMallocPhysical"],
+        sources: &[Driver("kernel ENOMEM")],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_MEMORY_ALLOCATION)]),
+        requires: &[Need::DeviceMemory(16 << 20)],
+    }
+
+    MP_016 {
+        group: PHYSICAL,
+        text: "\"Normal\" attrs (5, 12, 15) are still backed by 2 MiB pages.",
+        apis: &["aclrtMallocPhysical", "aclrtMemGetAllocationGranularity"],
+        sources: &[Page("aclrtMallocPhysical page"), KERNEL],
+        confidence: &[Doc, Src],
+        expect: Behaviour,
+    }
+
+    MP_017 {
+        group: PHYSICAL,
+        text: "The returned handle is valid only in the calling process.",
+        apis: &["aclrtMallocPhysical", "aclrtMapMem"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    FP_001 {
+        group: PHYSICAL,
+        text: "`handle` must be non-NULL.",
+        apis: &["aclrtFreePhysical"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    FP_002 {
+        group: PHYSICAL,
+        text: "Freeing a handle that is still mapped succeeds; the memory is released at the last unmap.",
+        apis: &["aclrtFreePhysical", "aclrtUnmapMem"],
+        sources: &[Page("aclrtFreePhysical page"), DEVMM],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    FP_003 {
+        group: PHYSICAL,
+        text: "Freeing once more when only mapping references remain (freed but still mapped) is rejected.",
+        apis: &["aclrtFreePhysical"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    FP_004 {
+        group: PHYSICAL,
+        text: "Freeing an unknown or already destroyed handle (a use-after-free in the real library; emulator: 107000).",
+        apis: &["aclrtFreePhysical"],
+        sources: &[],
+        confidence: &[Undetermined],
+        note: Some("undetermined: emulator choice (validate against the live-handle table)"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    FP_005 {
+        group: PHYSICAL,
+        text: "Each MallocPhysical, each successful import and each RetainAllocationHandle needs exactly one FreePhysical.",
+        apis: &["aclrtFreePhysical", "aclrtMemRetainAllocationHandle"],
+        sources: &[Page("aclrtMemRetainAllocationHandle page"), KERNEL],
+        confidence: &[Doc, Src],
+        expect: Behaviour,
+    }
+
+    // ==== 4.4 Reservation (ACL-RSV) and release (ACL-REL) ============================
+
+    RSV_001 {
+        group: RESERVE,
+        text: "`virPtr` must be non-NULL.",
+        apis: &["aclrtReserveMemAddress"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    RSV_002 {
+        group: RESERVE,
+        text: "`size` must be non-zero.",
+        apis: &["aclrtReserveMemAddress"],
+        sources: &[Page("aclrtReserveMemAddress page"), MEMORY_CPP],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    RSV_003 {
+        group: RESERVE,
+        text: "`flags` must be 0 or 1 (1 is kept for backward compatibility and used by most clients).",
+        apis: &["aclrtReserveMemAddress"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        note: Some("D7: the doc says 0"),
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    RSV_004 {
+        group: RESERVE,
+        text: "`alignment` must be 0; the ACL layer does not check it, the driver does.",
+        apis: &["aclrtReserveMemAddress"],
+        sources: &[Page("aclrtReserveMemAddress page"), DEVMM],
+        confidence: &[Doc, Src],
+        note: Some("D5: 107000, not 100000"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    RSV_005 {
+        group: RESERVE,
+        text: "A non-NULL `expectPtr` must be aligned: 1 GiB above 512 MiB, else 2 MiB and, above 2 MiB, the smallest \
+               power of two >= size.",
+        apis: &["aclrtReserveMemAddress"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        note: Some("doc-vs-source (D4): doc thresholds differ; emulator follows source"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    RSV_006 {
+        group: RESERVE,
+        text: "`expectPtr` must lie in the 16-24 TiB window and not overlap a reservation (occupied: 507899; outside the \
+               window: emulator 107000).",
+        apis: &["aclrtReserveMemAddress"],
+        sources: &[Page("aclrtReserveMemAddress page"), ALLOCATOR],
+        confidence: &[Doc, Inferred],
+        note: Some("outside the window: undetermined, emulator choice"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR), acl!(RT_PARAM_INVALID)]),
+    }
+
+    RSV_007 {
+        group: RESERVE,
+        text: "0 < size < 2 MiB succeeds and reserves 2 MiB (torch probes with size 512 and flags 1).",
+        apis: &["aclrtReserveMemAddress"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    RSV_008 {
+        group: RESERVE,
+        text: "Returned addresses lie in [16 TiB, 24 TiB) and are at least 2 MiB aligned.",
+        apis: &["aclrtReserveMemAddress"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        expect: Behaviour,
+    }
+
+    RSV_009 {
+        group: RESERVE,
+        text: "A request larger than the window, or with no free range left, fails.",
+        apis: &["aclrtReserveMemAddress"],
+        sources: &[ALLOCATOR],
+        confidence: &[Inferred],
+        expect: Codes(&[acl!(RT_MEMORY_ALLOCATION)]),
+    }
+
+    RSV_010 {
+        group: RESERVE,
+        text: "A reservation is not bound to any device until its first successful MapMem.",
+        apis: &["aclrtReserveMemAddress", "aclrtMapMem"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        expect: Behaviour,
+        requires: TWO_DEVICES,
+    }
+
+    REL_001 {
+        group: RESERVE,
+        text: "`virPtr` must be non-NULL.",
+        apis: &["aclrtReleaseMemAddress"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    REL_002 {
+        group: RESERVE,
+        text: "`virPtr` must be the start of a live reservation; unknown, interior and aclrtMalloc addresses are rejected.",
+        apis: &["aclrtReleaseMemAddress"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    REL_003 {
+        group: RESERVE,
+        text: "aclrtFree on a reserved address is rejected.",
+        apis: &["aclrtFree"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    REL_004 {
+        group: RESERVE,
+        text: "Releasing a reservation that still has mappings (emulator: succeeds and unmaps them implicitly).",
+        apis: &["aclrtReleaseMemAddress"],
+        sources: &[Page("aclrtReleaseMemAddress page")],
+        confidence: &[Doc, Undetermined],
+        note: Some("doc requires unmapping first; no enforcing check found; emulator choice: 0 plus implicit unmap"),
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    // ==== 4.5 Mapping (ACL-MAP, ACL-UNMAP) ===========================================
+
+    MAP_001 {
+        group: MAP,
+        text: "`virPtr` and `handle` must be non-NULL.",
+        apis: &["aclrtMapMem"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    MAP_002 {
+        group: MAP,
+        text: "`size` must be non-zero.",
+        apis: &["aclrtMapMem"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    MAP_003 {
+        group: MAP,
+        text: "`flags` must be 0.",
+        apis: &["aclrtMapMem"],
+        sources: &[Page("aclrtMapMem page"), MEMORY_CPP],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    MAP_004 {
+        group: MAP,
+        text: "`offset` must be 0; the ACL layer does not check it, the driver does.",
+        apis: &["aclrtMapMem"],
+        sources: &[Page("aclrtMapMem page"), DEVMM],
+        confidence: &[Doc, Src],
+        note: Some("D5: 107000, not 100000"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    MAP_005 {
+        group: MAP,
+        text: "`handle` must be a live handle of this process.",
+        apis: &["aclrtMapMem"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    MAP_006 {
+        group: MAP,
+        text: "`virPtr` must lie inside a live reservation; an aclrtMalloc or random address is rejected.",
+        apis: &["aclrtMapMem"],
+        sources: &[MEM_MAP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+    }
+
+    MAP_007 {
+        group: MAP,
+        text: "`virPtr` and `size` must be multiples of 2 MiB (1 GiB for 1G handles).",
+        apis: &["aclrtMapMem"],
+        sources: &[Page("aclrtMapMem page"), KERNEL],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+    }
+
+    MAP_008 {
+        group: MAP,
+        text: "`virPtr + size` must not pass the end of the reservation.",
+        apis: &["aclrtMapMem"],
+        sources: &[MEM_MAP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+    }
+
+    MAP_009 {
+        group: MAP,
+        text: "No page of the range may already be mapped.",
+        apis: &["aclrtMapMem"],
+        sources: &[MEM_MAP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+    }
+
+    MAP_010 {
+        group: MAP,
+        text: "A reservation holds memory of one device: the first successful map binds it, the binding remains after \
+               unmapping, and another device's handle is rejected.",
+        apis: &["aclrtMapMem"],
+        sources: &[Page("aclrtMapMem page"), MEM_MAP],
+        confidence: &[Doc, Src],
+        note: Some("D14: source is stricter than the doc (binding is sticky)"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: TWO_DEVICES,
+    }
+
+    MAP_011 {
+        group: MAP,
+        text: "`virPtr` need not be the reservation start; several handles can be mapped side by side in one reservation.",
+        apis: &["aclrtMapMem"],
+        sources: &[Page("aclrtMapMem page")],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    MAP_012 {
+        group: MAP,
+        text: "`size` must equal the physical allocation's size (doc; emulator: 507899).",
+        apis: &["aclrtMapMem"],
+        sources: &[Page("aclrtMapMem page")],
+        confidence: &[Doc, Undetermined],
+        note: Some("D12: undetermined (device firmware); real result recorded as observed"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+    }
+
+    MAP_013 {
+        group: MAP,
+        text: "Mixing locally allocated and imported handles in one reservation is not checked (the doc forbids it; \
+               shmem does it): allowed.",
+        apis: &["aclrtMapMem"],
+        sources: &[Page("aclrtMapMem page")],
+        confidence: &[Doc, Undetermined],
+        note: Some("D13: doc-only rule; emulator permissive; real result recorded"),
+        expect: Codes(&[acl!(SUCCESS)]),
+        requires: PEERS,
+    }
+
+    MAP_014 {
+        group: MAP,
+        text: "The same handle may be mapped at several VAs at once.",
+        apis: &["aclrtMapMem"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    MAP_015 {
+        group: MAP,
+        text: "Unmap followed by a new map at the same VA works, with the same or a new handle of the same device.",
+        apis: &["aclrtMapMem", "aclrtUnmapMem"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    MAP_016 {
+        group: MAP,
+        text: "An imported handle belongs to the importing device (the `deviceId` passed, or the current device for V2).",
+        apis: &["aclrtMemImportFromShareableHandle", "aclrtMapMem"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Behaviour,
+        requires: &[Need::Devices(2), Need::Peers],
+    }
+
+    UNMAP_001 {
+        group: MAP,
+        text: "`virPtr` must be non-NULL.",
+        apis: &["aclrtUnmapMem"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    UNMAP_002 {
+        group: MAP,
+        text: "`virPtr` must be the exact start of a live mapping; interior and unmapped addresses are rejected.",
+        apis: &["aclrtUnmapMem"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+    }
+
+    UNMAP_003 {
+        group: MAP,
+        text: "Unmapping the last mapping of an already freed handle releases it.",
+        apis: &["aclrtUnmapMem", "aclrtFreePhysical"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    // ==== 4.6 Access rights (ACL-ACC) ===============================================
+
+    ACC_001 {
+        group: ACCESS,
+        text: "SetAccess: `virPtr` and `desc` must be non-NULL (checked by RT, not ACL).",
+        apis: &["aclrtMemSetAccess"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    ACC_002 {
+        group: ACCESS,
+        text: "SetAccess: `count` must be >= 1.",
+        apis: &["aclrtMemSetAccess"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    ACC_003 {
+        group: ACCESS,
+        text: "Only READWRITE (3) is supported: NONE (0) and READ (1) are unsupported, any other value is invalid.",
+        apis: &["aclrtMemSetAccess"],
+        sources: &[Page("aclrtMemAccessDesc struct page"), KERNEL],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT), acl!(RT_PARAM_INVALID)]),
+    }
+
+    ACC_004 {
+        group: ACCESS,
+        text: "The location must be HOST with id 0 or DEVICE with id < 64.",
+        apis: &["aclrtMemSetAccess"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    ACC_005 {
+        group: ACCESS,
+        text: "`virPtr` and `size` must describe a mapped range (the doc: equal to the MapMem values).",
+        apis: &["aclrtMemSetAccess"],
+        sources: &[Page("aclrtMemSetAccess page"), KERNEL],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+    }
+
+    ACC_006 {
+        group: ACCESS,
+        text: "Granting access to the device that owns the memory is a successful no-op.",
+        apis: &["aclrtMemSetAccess"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    ACC_007 {
+        group: ACCESS,
+        text: "Repeating an identical grant succeeds; a different size for the same location is rejected.",
+        apis: &["aclrtMemSetAccess"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR), acl!(SUCCESS)]),
+        requires: TWO_DEVICES,
+    }
+
+    ACC_008 {
+        group: ACCESS,
+        text: "With count > 1 the real runtime reads descriptors at the wrong stride (24-byte ACL struct read as 20-byte \
+               driver struct); the emulator reads proper 24-byte entries.",
+        apis: &["aclrtMemSetAccess"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        note: Some("D11: real-hardware quirk; real result recorded as observed; not a pass/fail criterion"),
+        expect: Observed,
+        requires: TWO_DEVICES,
+    }
+
+    ACC_009 {
+        group: ACCESS,
+        text: "GetAccess: every pointer must be non-NULL.",
+        apis: &["aclrtMemGetAccess"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    ACC_010 {
+        group: ACCESS,
+        text: "GetAccess returns the flags `location` has on the mapping at `virPtr` (READWRITE for the owner device); \
+               an unmapped `virPtr` is rejected.",
+        apis: &["aclrtMemGetAccess"],
+        sources: &[Page("aclrtMemGetAccess page"), KERNEL],
+        confidence: &[Doc, Inferred],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR), acl!(SUCCESS)]),
+    }
+
+    // ==== 4.7 Export (ACL-EXP) ======================================================
+
+    EXP_001 {
+        group: EXPORT,
+        text: "V1 checks, in order: `handle` non-NULL, `handleType` == NONE, `shareableHandle` non-NULL.",
+        apis: &["aclrtMemExportToShareableHandle"],
+        sources: &[Page("aclrtMemExportToShareableHandle page"), MEMORY_CPP],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    EXP_002 {
+        group: EXPORT,
+        text: "`flags` must be DEFAULT (0) or DISABLE_PID_VALIDATION (1) (V1 and V2).",
+        apis: &["aclrtMemExportToShareableHandle", "aclrtMemExportToShareableHandleV2"],
+        sources: &[Page("aclrtMemExportToShareableHandle page"), API_ERROR],
+        confidence: &[Doc, Src],
+        note: Some("D10: the V2 header comment says reserved, must be 0"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    EXP_003 {
+        group: EXPORT,
+        text: "V2: `handle` and `shareableHandle` must be non-NULL.",
+        apis: &["aclrtMemExportToShareableHandleV2"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+        requires: &[EXPORT_V2],
+    }
+
+    EXP_004 {
+        group: EXPORT,
+        text: "V2: `shareType` must be DEFAULT (1) or FABRIC (2).",
+        apis: &["aclrtMemExportToShareableHandleV2"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[EXPORT_V2],
+    }
+
+    EXP_005 {
+        group: EXPORT,
+        text: "V2 FABRIC needs a current context (107002) and a platform with a server id, i.e. A3 (207000 otherwise).",
+        apis: &["aclrtMemExportToShareableHandleV2"],
+        sources: &[Page("aclrtMemExportToShareableHandleV2 page"), API_IMPL],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(RT_CONTEXT_NULL), acl!(RT_FEATURE_NOT_SUPPORT)]),
+        requires: &[EXPORT_V2],
+    }
+
+    EXP_006 {
+        group: EXPORT,
+        text: "`handle` must be a live handle.",
+        apis: &["aclrtMemExportToShareableHandle"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    EXP_007 {
+        group: EXPORT,
+        text: "The handle must come from aclrtMallocPhysical in this process (directly or through \
+               RetainAllocationHandle); exporting an imported handle is rejected.",
+        apis: &["aclrtMemExportToShareableHandle"],
+        sources: &[Page("aclrtMemExportToShareableHandle page"), MEM_SHARE],
+        confidence: &[Doc, Src, Inferred],
+        note: Some("source for host memory, inferred for device memory"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: PEERS,
+    }
+
+    EXP_008 {
+        group: EXPORT,
+        text: "An allocation can be exported once; a second export of the same allocation is rejected, whatever the flags.",
+        apis: &["aclrtMemExportToShareableHandle"],
+        sources: &[Page("aclrtMemExportToShareableHandle page"), KERNEL],
+        confidence: &[Doc, Src, Inferred],
+        note: Some("source for host memory, inferred for device memory (closed firmware)"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+    }
+
+    EXP_009 {
+        group: EXPORT,
+        text: "With flag 1 the runtime exports first, then switches the trustlist off; a driver without that switch \
+               returns 207000 after the handle was created.",
+        apis: &["aclrtMemExportToShareableHandle"],
+        sources: &[API_IMPL, NPU_DRIVER],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
+    }
+
+    EXP_010 {
+        group: EXPORT,
+        text: "V1 writes the 64-bit handle (share id in bits 0-31, device in 32-39, zero above); V2 DEFAULT writes the \
+               same through `void*`; V2 FABRIC writes a 128-byte fabric handle.",
+        apis: &["aclrtMemExportToShareableHandle", "aclrtMemExportToShareableHandleV2"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    EXP_011 {
+        group: EXPORT,
+        text: "Host-located physical memory can be exported as well (the doc speaks only of device memory).",
+        apis: &["aclrtMemExportToShareableHandle"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        note: Some("D15: the doc says device memory only"),
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    EXP_012 {
+        group: EXPORT,
+        text: "The trustlist starts empty: with flag 0, only processes added by SetPid may import.",
+        apis: &["aclrtMemExportToShareableHandle", "aclrtMemImportFromShareableHandle"],
+        sources: &[Page("aclrtMemExportToShareableHandle page")],
+        confidence: &[Doc, Src],
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    // ==== 4.8 Trustlist (ACL-PID) ===================================================
+
+    PID_001 {
+        group: TRUSTLIST,
+        text: "V1: `pid` must be non-NULL and `pidNum` >= 1.",
+        apis: &["aclrtMemSetPidToShareableHandle"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    PID_002 {
+        group: TRUSTLIST,
+        text: "V2: `shareableHandle` and `pid` must be non-NULL and `pidNum` >= 1 (100000); `shareType` must be 1 or 2 \
+               (107000).",
+        apis: &["aclrtMemSetPidToShareableHandleV2"],
+        sources: &[MEMORY_CPP, API_ERROR],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM), acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclrtMemSetPidToShareableHandleV2")],
+    }
+
+    PID_003 {
+        group: TRUSTLIST,
+        text: "`pidNum` may not exceed 65,535.",
+        apis: &["aclrtMemSetPidToShareableHandle"],
+        sources: &[Driver("driver header comment"), DEVMM],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    PID_004 {
+        group: TRUSTLIST,
+        text: "The trustlist holds at most 65,535 distinct pids in total; adding beyond that fails.",
+        apis: &["aclrtMemSetPidToShareableHandle"],
+        sources: &[MEM_SHARE],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+    }
+
+    PID_005 {
+        group: TRUSTLIST,
+        text: "The shareable handle must exist: exported and not fully released, with a valid device field.",
+        apis: &["aclrtMemSetPidToShareableHandle"],
+        sources: &[MEM_SHARE],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_INVALID_HANDLE)]),
+    }
+
+    PID_006 {
+        group: TRUSTLIST,
+        text: "Only the exporting process may set pids.",
+        apis: &["aclrtMemSetPidToShareableHandle"],
+        sources: &[Page("aclrtMemSetPidToShareableHandle page"), KERNEL],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: PEERS,
+    }
+
+    PID_007 {
+        group: TRUSTLIST,
+        text: "SetPid on a handle exported with DISABLE_PID_VALIDATION is refused.",
+        apis: &["aclrtMemSetPidToShareableHandle"],
+        sources: &[MEM_SHARE],
+        confidence: &[Src],
+        note: Some("D16: the doc is silent"),
+        expect: Codes(&[acl!(RT_NO_PERMISSION)]),
+    }
+
+    PID_008 {
+        group: TRUSTLIST,
+        text: "Pid entries equal to 0 are skipped; if every entry is 0 the call fails.",
+        apis: &["aclrtMemSetPidToShareableHandle"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: PEERS,
+    }
+
+    PID_009 {
+        group: TRUSTLIST,
+        text: "Setting a pid that is already listed succeeds and refreshes the entry's timestamp.",
+        apis: &["aclrtMemSetPidToShareableHandle"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+        requires: PEERS,
+    }
+
+    PID_010 {
+        group: TRUSTLIST,
+        text: "An entry only authorises a process already running when it was set; an entry set before the importer \
+               started (pid reuse) is treated as absent.",
+        apis: &["aclrtMemSetPidToShareableHandle", "aclrtMemImportFromShareableHandle"],
+        sources: &[MEM_SHARE],
+        confidence: &[Src],
+        note: Some("D17: the doc is silent"),
+        expect: Behaviour,
+        requires: &[Need::Peers, Need::PidSteering],
+    }
+
+    PID_011 {
+        group: TRUSTLIST,
+        text: "Pids are host TGIDs as returned by aclrtDeviceGetBareTgid.",
+        apis: &["aclrtMemSetPidToShareableHandle", "aclrtDeviceGetBareTgid"],
+        sources: &[Page("aclrtMemSetPidToShareableHandle and aclrtDeviceGetBareTgid pages")],
+        confidence: &[Doc],
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    PID_012 {
+        group: TRUSTLIST,
+        text: "A listed pid need not belong to a live process; nothing is checked at SetPid time.",
+        apis: &["aclrtMemSetPidToShareableHandle"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    // ==== 4.9 Import (ACL-IMP) ======================================================
+
+    IMP_001 {
+        group: IMPORT,
+        text: "V1: the `handle` output must be non-NULL.",
+        apis: &["aclrtMemImportFromShareableHandle"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    IMP_002 {
+        group: IMPORT,
+        text: "V1: `deviceId` must be in [0, count-1].",
+        apis: &["aclrtMemImportFromShareableHandle"],
+        sources: &[Page("aclrtMemImportFromShareableHandle page"), API_ERROR],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(RT_INVALID_DEVICEID)]),
+    }
+
+    IMP_003 {
+        group: IMPORT,
+        text: "V2: `shareableHandle` and `handle` must be non-NULL, and `flags` must be 0.",
+        apis: &["aclrtMemImportFromShareableHandleV2"],
+        sources: &[Page("aclrtMemImportFromShareableHandleV2 page"), MEMORY_CPP],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+        requires: &[IMPORT_V2],
+    }
+
+    IMP_004 {
+        group: IMPORT,
+        text: "V2 imports onto the current device, so a current device is required.",
+        apis: &["aclrtMemImportFromShareableHandleV2"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_CONTEXT_NULL)]),
+        requires: &[IMPORT_V2],
+    }
+
+    IMP_005 {
+        group: IMPORT,
+        text: "V2: `shareType` must be 1 or 2.",
+        apis: &["aclrtMemImportFromShareableHandleV2"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[IMPORT_V2],
+    }
+
+    IMP_006 {
+        group: IMPORT,
+        text: "V2 FABRIC needs a server id (else 207000); a fabric handle whose server id equals the local one is \
+               imported like a DEFAULT handle.",
+        apis: &["aclrtMemImportFromShareableHandleV2"],
+        sources: &[API_IMPL],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
+        requires: &[EXPORT_V2, IMPORT_V2, Need::Peers],
+    }
+
+    IMP_007 {
+        group: IMPORT,
+        text: "A handle that never existed, or whose memory every holder has released, is rejected.",
+        apis: &["aclrtMemImportFromShareableHandle"],
+        sources: &[Page("aclrtMemImportFromShareableHandle page"), KERNEL],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(RT_INVALID_HANDLE)]),
+    }
+
+    IMP_008 {
+        group: IMPORT,
+        text: "V1 needs a current context, checked after the handle lookup of ACL-IMP-007.",
+        apis: &["aclrtMemImportFromShareableHandle"],
+        sources: &[API_IMPL],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_CONTEXT_NULL), acl!(RT_INVALID_HANDLE)]),
+        requires: PEERS,
+    }
+
+    IMP_009 {
+        group: IMPORT,
+        text: "The exporting process importing onto the device where the memory lives is rejected.",
+        apis: &["aclrtMemImportFromShareableHandle"],
+        sources: &[MEM_SHARE],
+        confidence: &[Src],
+        note: DOC_VS_SOURCE,
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+    }
+
+    IMP_010 {
+        group: IMPORT,
+        text: "The exporting process importing onto a different device (or side) succeeds.",
+        apis: &["aclrtMemImportFromShareableHandle"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        note: DOC_VS_SOURCE,
+        expect: Codes(&[acl!(SUCCESS)]),
+        requires: TWO_DEVICES,
+    }
+
+    IMP_011 {
+        group: IMPORT,
+        text: "Trustlist on (export flag 0) and the importer's host pid not listed: rejected.",
+        apis: &["aclrtMemImportFromShareableHandle"],
+        sources: &[Page("aclrtMemExportToShareableHandle page"), KERNEL],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: PEERS,
+    }
+
+    IMP_012 {
+        group: IMPORT,
+        text: "The importer is listed, but the entry was set before the importer process started: rejected.",
+        apis: &["aclrtMemImportFromShareableHandle"],
+        sources: &[Driver("timestamp check")],
+        confidence: &[Src],
+        note: Some("D17: the doc is silent"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: &[Need::Peers, Need::PidSteering],
+    }
+
+    IMP_013 {
+        group: IMPORT,
+        text: "Trustlist off (flag 1): any process may import.",
+        apis: &["aclrtMemImportFromShareableHandle"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+        requires: PEERS,
+    }
+
+    IMP_014 {
+        group: IMPORT,
+        text: "The same process importing the same shareable handle onto the same device again gets the same handle \
+               value with one more reference; each import needs its own FreePhysical.",
+        apis: &["aclrtMemImportFromShareableHandle", "aclrtFreePhysical"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        note: Some("doc-vs-source (D2): the doc says a repeat reports an error; emulator follows source"),
+        expect: Codes(&[acl!(SUCCESS)]),
+        requires: PEERS,
+    }
+
+    IMP_015 {
+        group: IMPORT,
+        text: "The same process importing onto another device gets a separate handle.",
+        apis: &["aclrtMemImportFromShareableHandle"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+        requires: &[Need::Devices(2), Need::Peers],
+    }
+
+    IMP_016 {
+        group: IMPORT,
+        text: "Importing onto a device other than the exporter's succeeds without aclrtDeviceEnablePeerAccess (the \
+               runtime enables P2P itself).",
+        apis: &["aclrtMemImportFromShareableHandle"],
+        sources: &[API_IMPL],
+        confidence: &[Src],
+        note: Some("doc-vs-source (D3): the doc requires EnablePeerAccess; emulator follows source"),
+        expect: Codes(&[acl!(SUCCESS)]),
+        requires: &[Need::Devices(2), Need::Peers],
+    }
+
+    IMP_017 {
+        group: IMPORT,
+        text: "The new handle takes its size, page type and memory type from the exporter's allocation, and is bound to \
+               the importing device.",
+        apis: &["aclrtMemImportFromShareableHandle", "aclrtMemGetAllocationPropertiesFromHandle"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    IMP_018 {
+        group: IMPORT,
+        text: "Importing while the shared block is being torn down (a race) fails.",
+        apis: &["aclrtMemImportFromShareableHandle"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+    }
+
+    IMP_019 {
+        group: IMPORT,
+        text: "Importing after the exporter freed, while another importer still holds the memory, succeeds.",
+        apis: &["aclrtMemImportFromShareableHandle"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+        requires: PEERS,
+    }
+
+    IMP_020 {
+        group: IMPORT,
+        text: "Out of memory for the import bookkeeping fails.",
+        apis: &["aclrtMemImportFromShareableHandle"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_MEMORY_ALLOCATION)]),
+    }
+
+    IMP_021 {
+        group: IMPORT,
+        text: "If the user-space cache is bypassed, the kernel rejects a second import by the same pid onto the same \
+               device (unreachable through ACL).",
+        apis: &["aclrtMemImportFromShareableHandle"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_INVALID_HANDLE)]),
+    }
+
+    // ==== 4.10 Lifetime of shared memory (ACL-LIFE) =================================
+
+    LIFE_001 {
+        group: LIFETIME,
+        text: "Exported memory lives until the exporter and every importing process have dropped all their references \
+               (frees and unmaps).",
+        apis: &["aclrtFreePhysical", "aclrtUnmapMem", "aclrtMemImportFromShareableHandle"],
+        sources: &[Page("aclrtMemExportToShareableHandle and import pages"), MEM_SHARE],
+        confidence: &[Doc, Src],
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    LIFE_002 {
+        group: LIFETIME,
+        text: "The exporter's free does not disturb importers: their mappings stay valid and keep the data.",
+        apis: &["aclrtFreePhysical"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    LIFE_003 {
+        group: LIFETIME,
+        text: "When the last holder releases, the shareable handle becomes invalid: import and SetPid then fail.",
+        apis: &["aclrtMemImportFromShareableHandle", "aclrtMemSetPidToShareableHandle"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_INVALID_HANDLE)]),
+        requires: PEERS,
+    }
+
+    LIFE_004 {
+        group: LIFETIME,
+        text: "Process exit releases all of that process's handles, mappings and share counts.",
+        apis: &["aclrtMemImportFromShareableHandle"],
+        sources: &[KERNEL],
+        confidence: &[Src],
+        expect: Behaviour,
+        requires: &[Need::Peers, Need::DeviceMemory(4 << 20)],
+    }
+
+    LIFE_005 {
+        group: LIFETIME,
+        text: "A handle used after its memory was really released behaves undefined.",
+        apis: &["aclrtMapMem"],
+        sources: &[Page("aclrtMemExportToShareableHandle page")],
+        confidence: &[Doc],
+        expect: Observed,
+    }
+
+    // ==== 4.11 Peer access (ACL-PEER), process id (ACL-TGID), copies (ACL-CPY), retain (ACL-RET)
+
+    PEER_001 {
+        group: PEER,
+        text: "CanAccessPeer: `deviceId` and `peerDeviceId` must differ.",
+        apis: &["aclrtDeviceCanAccessPeer"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    PEER_002 {
+        group: PEER,
+        text: "CanAccessPeer: ids >= 64 or a NULL output are rejected.",
+        apis: &["aclrtDeviceCanAccessPeer"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    PEER_003 {
+        group: PEER,
+        text: "EnablePeerAccess: `flags` must be 0.",
+        apis: &["aclrtDeviceEnablePeerAccess"],
+        sources: &[Page("device management pages"), MEMORY_CPP],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(FEATURE_UNSUPPORTED)]),
+    }
+
+    PEER_004 {
+        group: PEER,
+        text: "EnablePeerAccess and DisablePeerAccess need a current device.",
+        apis: &["aclrtDeviceEnablePeerAccess", "aclrtDeviceDisablePeerAccess"],
+        sources: &[RUNTIME],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_CONTEXT_NULL)]),
+    }
+
+    PEER_005 {
+        group: PEER,
+        text: "EnablePeerAccess with the peer equal to the current device is rejected.",
+        apis: &["aclrtDeviceEnablePeerAccess"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    PEER_006 {
+        group: PEER,
+        text: "A chip without P2P rejects EnablePeerAccess.",
+        apis: &["aclrtDeviceEnablePeerAccess"],
+        sources: &[NPU_DRIVER],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
+        requires: TWO_DEVICES,
+    }
+
+    PEER_007 {
+        group: PEER,
+        text: "Enabling peer access twice (emulator: succeeds).",
+        apis: &["aclrtDeviceEnablePeerAccess"],
+        sources: &[],
+        confidence: &[Undetermined],
+        note: Some("undetermined: emulator choice (0)"),
+        expect: Codes(&[acl!(SUCCESS)]),
+        requires: TWO_DEVICES,
+    }
+
+    TGID_001 {
+        group: DEVICE,
+        text: "aclrtDeviceGetBareTgid: the pointer must be non-NULL.",
+        apis: &["aclrtDeviceGetBareTgid"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    TGID_002 {
+        group: DEVICE,
+        text: "aclrtDeviceGetBareTgid returns the host-namespace TGID, which equals getpid() outside containers.",
+        apis: &["aclrtDeviceGetBareTgid"],
+        sources: &[Page("aclrtDeviceGetBareTgid page"), KERNEL],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    CPY_001 {
+        group: MEMORY,
+        text: "aclrtMemcpy with count 0 returns success without checking anything.",
+        apis: &["aclrtMemcpy"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    CPY_002 {
+        group: MEMORY,
+        text: "aclrtMemcpy: NULL dst or src is rejected, and `kind` must be 0-5 (6 and 7 are rejected).",
+        apis: &["aclrtMemcpy"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    CPY_003 {
+        group: MEMORY,
+        text: "aclrtMemcpy: `destMax` = 0 or `count` > `destMax` is rejected; dst == src is a successful no-op.",
+        apis: &["aclrtMemcpy"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(SUCCESS)]),
+    }
+
+    CPY_004 {
+        group: MEMORY,
+        text: "aclrtMemset: count 0 succeeds, NULL is rejected (100000), count > maxCount is rejected (107000), and on an \
+               ordinary host pointer it performs a plain memset.",
+        apis: &["aclrtMemset"],
+        sources: &[MEMORY_CPP, KERNEL],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM), acl!(RT_PARAM_INVALID), acl!(SUCCESS)]),
+    }
+
+    CPY_005 {
+        group: MEMORY,
+        text: "aclrtMallocHost: NULL output or size 0 is rejected; aclrtFreeHost(NULL) is rejected.",
+        apis: &["aclrtMallocHost", "aclrtFreeHost"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    RET_001 {
+        group: RETAIN,
+        text: "RetainAllocationHandle on a mapped VA returns that mapping's handle with one more reference (which needs \
+               its own FreePhysical); on an unmapped VA it is rejected.",
+        apis: &["aclrtMemRetainAllocationHandle"],
+        sources: &[Page("aclrtMemRetainAllocationHandle page"), KERNEL],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(SUCCESS)]),
+    }
+
+    RET_002 {
+        group: RETAIN,
+        text: "GetAddressRange on an address inside a mapped VMM block returns the block's mapped base and size.",
+        apis: &["aclrtMemGetAddressRange"],
+        sources: &[Page("aclrtMemGetAddressRange page")],
+        confidence: &[Doc],
+        expect: Codes(&[acl!(SUCCESS)]),
+        requires: &[Need::Symbol("aclrtMemGetAddressRange")],
+    }
+
+    // ==== §5 Combined cases (ACL-ORD) ================================================
+
+    ORD_001 {
+        group: ORDER,
+        text: "Import of an unknown handle without any SetDevice returns 107017 with V1 but 107002 with V2.",
+        apis: &["aclrtMemImportFromShareableHandle", "aclrtMemImportFromShareableHandleV2"],
+        sources: &[Reference("acl.md §5, Import V1 and V2 orders")],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_INVALID_HANDLE), acl!(RT_CONTEXT_NULL)]),
+        requires: &[IMPORT_V2],
+    }
+
+    ORD_002 {
+        group: ORDER,
+        text: "Export V1 with a NULL handle and flags 5 returns 100000.",
+        apis: &["aclrtMemExportToShareableHandle"],
+        sources: &[Reference("acl.md §5, Export V1 order")],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    ORD_003 {
+        group: ORDER,
+        text: "MapMem with offset != 0 and flags != 0 returns 100000.",
+        apis: &["aclrtMapMem"],
+        sources: &[Reference("acl.md §5, MapMem order")],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    ORD_004 {
+        group: ORDER,
+        text: "MapMem with offset != 0 and a VA outside any reservation returns 107000.",
+        apis: &["aclrtMapMem"],
+        sources: &[Reference("acl.md §5, MapMem order")],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    // ==== §7 Sample flows (ACL-FLOW) =================================================
+
+    FLOW_001 {
+        group: SAMPLE,
+        text: "Sample 7 (trustlist): A exports a 2 MiB pattern with flags 0 and lists B's bare tgid; B imports, maps and \
+               reads it, writes back; A sees B's write; both release concurrently.",
+        apis: &[
+            "aclrtMemExportToShareableHandle",
+            "aclrtMemSetPidToShareableHandle",
+            "aclrtMemImportFromShareableHandle",
+            "aclrtMapMem",
+            "aclrtMemSetAccess",
+            "aclrtMemcpy",
+        ],
+        sources: &[Reference("acl.md §7.1, sample 7_physical_memory_sharing_withpid")],
+        confidence: &[Doc, Src],
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    FLOW_002 {
+        group: SAMPLE,
+        text: "Sample 8 (no trustlist): as sample 7 with export flag 1 and no pid exchange.",
+        apis: &["aclrtMemExportToShareableHandle", "aclrtMemImportFromShareableHandle", "aclrtMapMem", "aclrtMemcpy"],
+        sources: &[Reference("acl.md §7.2, sample 8_physical_memory_sharing_withoutpid")],
+        confidence: &[Doc, Src],
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    FLOW_003 {
+        group: SAMPLE,
+        text: "Sample 12 (FABRIC, one host): the server exports a V2 FABRIC handle with flag 1; the client imports it with \
+               V2 onto its current device, maps it, sets access and both release.",
+        apis: &["aclrtMemExportToShareableHandleV2", "aclrtMemImportFromShareableHandleV2", "aclrtMapMem"],
+        sources: &[Reference("acl.md §7.3, sample 12_cross_server_physical_memory_sharing_withoutpid")],
+        confidence: &[Doc, Src],
+        expect: Behaviour,
+        requires: &[EXPORT_V2, IMPORT_V2, Need::Peers],
+    }
+
+}

@@ -1,0 +1,426 @@
+//! The CUDA rule table: every rule vmmkit knows of this vendor, written once.
+//!
+//! The emulator enforces these (its code for a broken rule is the record's),
+//! the conformance suite binds each to the check that provokes it, and the
+//! reports and docs show them. Each `static` is named for its id without the
+//! `CUDA-` prefix: [`MAP_003`]-style names, derived into the id by
+//! [`rules!`](crate::rules). Fields left out take [`Rule::defaults`](crate::rule::Rule::defaults).
+//!
+//! From the conformance catalog of the first wave:
+//! The CUDA rules: the rules of reference cuda.md §3 (ids kept) that a
+//! process and a peer can provoke, with the reference's codes; where it marks a point
+//! undetermined (the probes of §3.4), the expected value is its emulator
+//! choice and the confidence says `undetermined`, so a run on a real driver
+//! answers the probe. One `const` per rule, in the reference's order;
+//! [`CUDA_RULES`] lists them. Fields left out take the defaults of [`CUDA`].
+//! `equivalents` name the HIP and ACL rules the reference pairs with each
+//! (codes and sometimes behaviour differ by vendor).
+//!
+//! Rules about a second process (CUDA-IPC-006, -008, -010, -011, CUDA-VMM-017,
+//! -020) run a CUDA peer that opens the handle or receives the fd
+//! (`Need::Peers`).
+//!
+//! Not here, and why:
+//! * CUDA-IPC-007: it needs a second context on one device, which the
+//!   table's primary contexts cannot make.
+//! * CUDA-VMM-014: a rule for test writers (never dereference device memory
+//!   on the host), with nothing to provoke.
+#![forbid(unsafe_code)]
+
+use crate::rule::Confidence::{Doc, Inferred, Source as Src, Undetermined};
+use crate::rule::Expect::{Behaviour, Codes, Observed};
+use crate::rule::Source::{CudaDoc, Project, Reference};
+use crate::rule::{Dialect, Need, Source};
+use crate::{cuda, rules};
+
+// ---- groups (JUnit classnames, report sections): one per id family ----------
+
+const GEN: &str = "cuda.general";
+const IPC: &str = "cuda.ipc";
+const VMM: &str = "cuda.vmm";
+
+// ---- sources, as the reference names them ------------------------------------
+
+const DOCS: Source = CudaDoc("CUDA 12.6 driver API");
+const D_INIT: Source = CudaDoc("cuInit");
+const D_IPC_GET: Source = CudaDoc("cuIpcGetMemHandle");
+const D_IPC_OPEN: Source = CudaDoc("cuIpcOpenMemHandle");
+const D_IPC_CLOSE: Source = CudaDoc("cuIpcCloseMemHandle");
+const D_GRAN: Source = CudaDoc("cuMemGetAllocationGranularity");
+const D_CREATE: Source = CudaDoc("cuMemCreate");
+const D_RELEASE: Source = CudaDoc("cuMemRelease");
+const D_RESERVE: Source = CudaDoc("cuMemAddressReserve");
+const D_ADDRESS_FREE: Source = CudaDoc("cuMemAddressFree");
+const D_MAP: Source = CudaDoc("cuMemMap");
+const D_UNMAP: Source = CudaDoc("cuMemUnmap");
+const D_SET_ACCESS: Source = CudaDoc("cuMemSetAccess");
+const D_EXPORT: Source = CudaDoc("cuMemExportToShareableHandle");
+const D_IMPORT: Source = CudaDoc("cuMemImportFromShareableHandle");
+const D_RETAIN: Source = CudaDoc("cuMemRetainAllocationHandle");
+const UCX_10618: Source = Project("openucx/ucx PR #10618");
+const UCX_11603: Source = Project("openucx/ucx PRs #11603, #11226");
+const CUDARC_521: Source = Project("cudarc issue #521");
+const TMS_82: Source = Project("torch_memory_saver PR #82");
+const MSCCLPP_501: Source = Project("mscclpp PR #501");
+const UR_1174: Source = Project("unified-runtime issue #1174");
+const HIP_TESTS: Source = Project("ROCm/hip-tests, NVIDIA-only sections");
+const MEMMAP_IPC: Source = Project("NVIDIA/cuda-samples memMapIPCDrv");
+const PROBES: Source = Reference("cuda.md §3.4, probes for a real NVIDIA GPU");
+const UCX_3192: Source = Project("openucx/ucx issue #3192 (pre-2019 drivers)");
+const SIMPLE_IPC: Source = Project("NVIDIA/cuda-samples simpleIPC");
+
+const PEERS: &[Need] = &[Need::Peers];
+
+// ---- markings ---------------------------------------------------------------------
+
+const UNDETERMINED_P1: Option<&str> = Some("undetermined (probe P1): the expected value is the emulator's choice");
+const UNDETERMINED_P3: Option<&str> = Some("undetermined (probe P3): the expected value is the emulator's choice");
+const UNDETERMINED_P6: Option<&str> = Some("undetermined (probe P6): the expected value is the emulator's choice");
+const UNDETERMINED_P7: Option<&str> = Some("undetermined (probe P7): the expected value is the emulator's choice");
+const UNDETERMINED_P9: Option<&str> = Some("undetermined (probe P9): the expected value is the emulator's choice");
+const CODE_INFERRED: Option<&str> = Some("the rule is documented; its code is inferred");
+const UNDEFINED: Option<&str> = Some("undefined behaviour in CUDA: recorded, not judged");
+
+rules! {
+    prefix: "CUDA", dialect: Dialect::Cuda;
+
+    // ==== 3.1 General ===============================================================
+    GEN_001 {
+        group: GEN,
+        text: "cuInit: `Flags` must be 0.",
+        apis: &["cuInit"],
+        sources: &[D_INIT],
+        confidence: &[Doc],
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    GEN_002 {
+        group: GEN,
+        text: "Memory, VMM and IPC calls need a current context on the calling thread: without one, 201.",
+        apis: &["cuMemAlloc", "cuCtxSetCurrent", "cuDevicePrimaryCtxRetain"],
+        sources: &[DOCS, UCX_10618],
+        confidence: &[Doc],
+        expect: Codes(&[cuda!(INVALID_CONTEXT)]),
+        equivalents: &[&crate::acl::rules::GEN_005],
+    }
+
+    GEN_003 {
+        group: GEN,
+        text: "cuGetErrorName and cuGetErrorString of an unknown code return 1.",
+        apis: &["cuGetErrorName", "cuGetErrorString"],
+        sources: &[DOCS],
+        confidence: &[Doc],
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    // ==== 3.2 Legacy IPC ============================================================
+
+    IPC_001 {
+        group: IPC,
+        text: "cuIpcGetMemHandle is for cuMemAlloc memory: pool memory is refused, VMM (cuMemMap'ed) memory is not eligible.",
+        apis: &["cuIpcGetMemHandle"],
+        sources: &[D_IPC_GET, CUDARC_521],
+        confidence: &[Doc],
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+        equivalents: &[&crate::hip::rules::IPC_002, &crate::hip::rules::IPC_007],
+    }
+
+    IPC_002 {
+        group: IPC,
+        text: "cuIpcGetMemHandle on an interior pointer is undocumented; the emulator accepts it (as HIP-IPC-003).",
+        apis: &["cuIpcGetMemHandle"],
+        sources: &[PROBES],
+        confidence: &[Undetermined],
+        note: UNDETERMINED_P9,
+        expect: Behaviour,
+        equivalents: &[&crate::hip::rules::IPC_003],
+    }
+
+    IPC_003 {
+        group: IPC,
+        text: "cuIpcGetMemHandle is cheap and repeatable; memory freed and allocated again at the same address gets a different handle.",
+        apis: &["cuIpcGetMemHandle"],
+        sources: &[D_IPC_GET],
+        confidence: &[Doc],
+        expect: Behaviour,
+        equivalents: &[&crate::hip::rules::IPC_004, &crate::hip::rules::IPC_006],
+    }
+
+    IPC_004 {
+        group: IPC,
+        text: "cuIpcOpenMemHandle flags must be CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS; the emulator refuses anything outside {0, 1} with 1.",
+        apis: &["cuIpcOpenMemHandle"],
+        sources: &[D_IPC_OPEN],
+        confidence: &[Doc, Undetermined],
+        note: UNDETERMINED_P9,
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+        equivalents: &[&crate::hip::rules::IPC_021],
+    }
+
+    IPC_005 {
+        group: IPC,
+        text: "Opening a handle in the process that created it fails with 201.",
+        apis: &["cuIpcOpenMemHandle"],
+        sources: &[UCX_11603],
+        confidence: &[Inferred],
+        expect: Codes(&[cuda!(INVALID_CONTEXT)]),
+        equivalents: &[&crate::hip::rules::IPC_024, &crate::acl::rules::IMP_009],
+    }
+
+    IPC_006 {
+        group: IPC,
+        text: "A second cuIpcOpenMemHandle of the same handle in the same context returns the same pointer and counts one more open.",
+        apis: &["cuIpcOpenMemHandle", "cuIpcCloseMemHandle"],
+        sources: &[D_IPC_OPEN, UCX_3192],
+        confidence: &[Doc],
+        expect: Behaviour,
+        equivalents: &[&crate::hip::rules::IPC_027, &crate::acl::rules::IMP_014],
+        requires: PEERS,
+    }
+
+    IPC_008 {
+        group: IPC,
+        text: "The address cuIpcOpenMemHandle returns need not equal the exporter's.",
+        apis: &["cuIpcOpenMemHandle"],
+        sources: &[D_IPC_OPEN],
+        confidence: &[Doc],
+        expect: Observed,
+        equivalents: &[&crate::hip::rules::IPC_028],
+        requires: PEERS,
+    }
+
+    IPC_009 {
+        group: IPC,
+        text: "cuIpcCloseMemHandle drops one open; closing a pointer that was never opened is undocumented, 1 on the emulator.",
+        apis: &["cuIpcCloseMemHandle"],
+        sources: &[D_IPC_CLOSE],
+        confidence: &[Doc, Undetermined],
+        note: UNDETERMINED_P9,
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+        equivalents: &[&crate::hip::rules::IPC_041, &crate::hip::rules::IPC_042],
+    }
+
+    IPC_010 {
+        group: IPC,
+        text: "Freeing exported memory before its importers close it is undefined; the emulator answers as HIP-IPC-046 (the exporter's free is 0).",
+        apis: &["cuMemFree", "cuIpcCloseMemHandle"],
+        sources: &[D_IPC_OPEN],
+        confidence: &[Doc],
+        note: UNDEFINED,
+        expect: Observed,
+        equivalents: &[&crate::hip::rules::IPC_046, &crate::acl::rules::LIFE_002],
+        requires: PEERS,
+    }
+
+    IPC_011 {
+        group: IPC,
+        text: "The IPC handle is a plain 64-byte blob: its bytes, carried over any channel, open the memory in another process.",
+        apis: &["cuIpcGetMemHandle", "cuIpcOpenMemHandle"],
+        sources: &[SIMPLE_IPC],
+        confidence: &[Src],
+        expect: Behaviour,
+        equivalents: &[&crate::hip::rules::IPC_049],
+        requires: PEERS,
+    }
+
+    // ==== 3.3 VMM ===================================================================
+
+    VMM_001 {
+        group: VMM,
+        text: "The MINIMUM granularity is the required multiple for cuMemCreate sizes and cuMemMap pointers, sizes and offsets; query it, never hard-code it.",
+        apis: &["cuMemGetAllocationGranularity", "cuMemCreate"],
+        sources: &[D_GRAN, TMS_82],
+        confidence: &[Doc],
+        expect: Behaviour,
+        equivalents: &[&crate::hip::rules::VMM_002, &crate::acl::rules::GRAN_009],
+    }
+
+    VMM_002 {
+        group: VMM,
+        text: "cuMemCreate: the size must be a multiple of the MINIMUM granularity.",
+        apis: &["cuMemCreate"],
+        sources: &[D_CREATE, TMS_82],
+        confidence: &[Doc, Inferred],
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+        equivalents: &[&crate::hip::rules::VMM_006, &crate::acl::rules::MP_013],
+    }
+
+    VMM_003 {
+        group: VMM,
+        text: "`flags` must be 0 for cuMemCreate, cuMemAddressReserve, cuMemMap and cuMemExportToShareableHandle.",
+        apis: &["cuMemCreate", "cuMemAddressReserve", "cuMemMap", "cuMemExportToShareableHandle"],
+        sources: &[DOCS],
+        confidence: &[Doc, Inferred],
+        note: CODE_INFERRED,
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+        equivalents: &[&crate::hip::rules::VMM_003, &crate::hip::rules::VMM_010, &crate::hip::rules::VMM_014, &crate::hip::rules::VMM_024, &crate::acl::rules::MP_003, &crate::acl::rules::MAP_003],
+    }
+
+    VMM_004 {
+        group: VMM,
+        text: "cuMemCreate at location HOST or HOST_NUMA_CURRENT → 1; FABRIC handles without IMEX → 800.",
+        apis: &["cuMemCreate"],
+        sources: &[D_CREATE],
+        confidence: &[Doc],
+        expect: Codes(&[cuda!(INVALID_VALUE), cuda!(NOT_PERMITTED)]),
+        equivalents: &[&crate::acl::rules::MP_017],
+    }
+
+    VMM_005 {
+        group: VMM,
+        text: "Release while mapped is allowed: the memory goes when every mapping is unmapped and every reference released.",
+        apis: &["cuMemRelease"],
+        sources: &[D_RELEASE],
+        confidence: &[Doc],
+        expect: Behaviour,
+        equivalents: &[&crate::hip::rules::VMM_008, &crate::hip::rules::VMM_030, &crate::acl::rules::FP_002, &crate::acl::rules::FP_005, &crate::acl::rules::LIFE_001],
+    }
+
+    VMM_006 {
+        group: VMM,
+        text: "cuMemAddressReserve: `alignment` is 0 or a power of two, `addr` is a hint, flags must be 0.",
+        apis: &["cuMemAddressReserve"],
+        sources: &[D_RESERVE],
+        confidence: &[Doc],
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+        equivalents: &[&crate::hip::rules::VMM_011, &crate::acl::rules::RSV_004],
+    }
+
+    VMM_007 {
+        group: VMM,
+        text: "cuMemAddressFree: ptr and size must match the reservation exactly.",
+        apis: &["cuMemAddressFree"],
+        sources: &[D_ADDRESS_FREE],
+        confidence: &[Doc, Inferred],
+        note: CODE_INFERRED,
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+        equivalents: &[&crate::acl::rules::REL_002],
+    }
+
+    VMM_008 {
+        group: VMM,
+        text: "cuMemMap: inside a reservation and not mapped already; ptr, size and offset multiples of the MINIMUM granularity; offset must be 0; flags must be 0.",
+        apis: &["cuMemMap"],
+        sources: &[D_MAP],
+        confidence: &[Doc],
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+        equivalents: &[&crate::hip::rules::VMM_014, &crate::acl::rules::MAP_004, &crate::acl::rules::MAP_003],
+    }
+
+    VMM_009 {
+        group: VMM,
+        text: "A partial map (size below the allocation's, offset 0) is documented but was refused in practice (mscclpp PR #501); the emulator allows it.",
+        apis: &["cuMemMap"],
+        sources: &[MSCCLPP_501, PROBES],
+        confidence: &[Undetermined],
+        note: UNDETERMINED_P1,
+        expect: Behaviour,
+        equivalents: &[&crate::hip::rules::VMM_016, &crate::acl::rules::MAP_012],
+    }
+
+    VMM_010 {
+        group: VMM,
+        text: "cuMemMap over an already-mapped range: 1 or 208 is undetermined; the emulator answers 1.",
+        apis: &["cuMemMap"],
+        sources: &[UR_1174, PROBES],
+        confidence: &[Undetermined],
+        note: UNDETERMINED_P3,
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+        equivalents: &[&crate::acl::rules::MAP_009],
+    }
+
+    VMM_011 {
+        group: VMM,
+        text: "cuMemUnmap must cover exactly a whole mapped range, no sub-range; the range reverts to a reservation and a re-map starts with no access.",
+        apis: &["cuMemUnmap"],
+        sources: &[D_UNMAP, HIP_TESTS],
+        confidence: &[Doc, Inferred],
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+        equivalents: &[&crate::hip::rules::VMM_019, &crate::acl::rules::UNMAP_002],
+    }
+
+    VMM_012 {
+        group: VMM,
+        text: "A mapping grants no access: cuMemSetAccess is required, and a copy into a no-access or read-only range fails.",
+        apis: &["cuMemSetAccess", "cuMemcpyHtoD"],
+        sources: &[DOCS, HIP_TESTS],
+        confidence: &[Doc, Inferred],
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+        equivalents: &[&crate::hip::rules::VMM_023, &crate::acl::rules::ACC_003],
+    }
+
+    VMM_013 {
+        group: VMM,
+        text: "cuMemSetAccess: the range must be fully mapped; a host location on device memory → 801.",
+        apis: &["cuMemSetAccess"],
+        sources: &[D_SET_ACCESS, HIP_TESTS],
+        confidence: &[Doc, Inferred],
+        expect: Codes(&[cuda!(INVALID_VALUE), cuda!(NOT_SUPPORTED)]),
+        equivalents: &[&crate::hip::rules::VMM_021, &crate::acl::rules::ACC_005],
+    }
+
+    VMM_015 {
+        group: VMM,
+        text: "cuMemExportToShareableHandle: flags must be 0 and the type must have been requested at cuMemCreate; the code of a mismatch is undetermined, 1 on the emulator.",
+        apis: &["cuMemExportToShareableHandle"],
+        sources: &[D_EXPORT, MEMMAP_IPC],
+        confidence: &[Doc, Undetermined],
+        note: UNDETERMINED_P6,
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+        equivalents: &[&crate::hip::rules::VMM_024, &crate::acl::rules::EXP_001],
+    }
+
+    VMM_016 {
+        group: VMM,
+        text: "Export of a POSIX fd writes an int; every export makes a new fd owned by the caller.",
+        apis: &["cuMemExportToShareableHandle"],
+        sources: &[D_EXPORT],
+        confidence: &[Doc],
+        expect: Behaviour,
+        equivalents: &[&crate::hip::rules::VMM_025, &crate::acl::rules::EXP_008],
+    }
+
+    VMM_017 {
+        group: VMM,
+        text: "Import takes the fd value; the caller keeps the fd and may close it; every import needs its own cuMemRelease.",
+        apis: &["cuMemImportFromShareableHandle"],
+        sources: &[D_IMPORT, MEMMAP_IPC],
+        confidence: &[Doc],
+        expect: Behaviour,
+        equivalents: &[&crate::hip::rules::VMM_026, &crate::acl::rules::IMP_014],
+        requires: PEERS,
+    }
+
+    VMM_018 {
+        group: VMM,
+        text: "Import inside the exporting process (and a double import) is undocumented; the emulator allows it.",
+        apis: &["cuMemImportFromShareableHandle"],
+        sources: &[PROBES],
+        confidence: &[Undetermined],
+        note: UNDETERMINED_P7,
+        expect: Behaviour,
+        equivalents: &[&crate::hip::rules::VMM_028, &crate::acl::rules::IMP_009],
+    }
+
+    VMM_019 {
+        group: VMM,
+        text: "cuMemRetainAllocationHandle on any address inside a mapping returns the mapped handle; each call needs a cuMemRelease.",
+        apis: &["cuMemRetainAllocationHandle"],
+        sources: &[D_RETAIN],
+        confidence: &[Doc],
+        expect: Behaviour,
+        equivalents: &[&crate::hip::rules::VMM_033, &crate::acl::rules::RET_001],
+    }
+
+    VMM_020 {
+        group: VMM,
+        text: "The data survives releasing every handle, closing every fd, and a peer exiting, while a mapping remains.",
+        apis: &["cuMemRelease", "cuMemExportToShareableHandle"],
+        sources: &[D_RELEASE],
+        confidence: &[Doc],
+        expect: Behaviour,
+        equivalents: &[&crate::hip::rules::VMM_030, &crate::acl::rules::LIFE_002],
+        requires: PEERS,
+    }
+
+}

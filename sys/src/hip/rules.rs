@@ -1,0 +1,570 @@
+//! The HIP rule table: every rule vmmkit knows of this vendor, written once.
+//!
+//! The emulator enforces these (its code for a broken rule is the record's),
+//! the conformance suite binds each to the check that provokes it, and the
+//! reports and docs show them. Each `static` is named for its id without the
+//! `HIP-` prefix: [`MAP_003`]-style names, derived into the id by
+//! [`rules!`](crate::rules). Fields left out take [`Rule::defaults`](crate::rule::Rule::defaults).
+//!
+//! From the conformance catalog of the first wave:
+//! The HIP rules: the rules of reference hip.md §4 (ids kept) that one
+//! process can provoke, with the codes of the 6.x profile (the reference's
+//! default). One `const` per rule, in the reference's order; [`HIP_RULES`]
+//! lists them. Fields left out take the defaults of [`HIP`]. `equivalents`
+//! name the ACL rules that state the same rule (codes differ by vendor).
+//!
+//! The multi-process IPC rules (HIP-IPC-026 … 049) and the fd round trip
+//! between processes are exercised by the emulator's and the drop-in
+//! library's own tests (`emulator/tests/hip_ipc.rs`, `hip_vmm.rs`,
+//! `emulator/shims/amdhip64/tests/real_hip.rs`), not here yet.
+#![forbid(unsafe_code)]
+
+use crate::rule::Confidence::{Doc as DocTag, Inferred, Source as Src, Undetermined};
+use crate::rule::Expect::{Behaviour, Codes, Observed};
+use crate::rule::Source::{HipDoc, Project, Rocm};
+use crate::rule::{Dialect, Need, Source};
+use crate::{hip, rules};
+
+// ---- groups (JUnit classnames, report sections): one per id family ----------
+
+const INIT: &str = "hip.init";
+const IPC: &str = "hip.ipc";
+const VMM: &str = "hip.vmm";
+
+// ---- sources, as the reference tags them -------------------------------------
+
+const CLR_MEM: Source = Rocm("ROCm/clr hipamd/src/hip_memory.cpp");
+const CLR_VM: Source = Rocm("ROCm/clr hipamd/src/hip_vm.cpp");
+const CLR_DEV: Source = Rocm("ROCm/clr rocclr/device/device.cpp");
+const CLR_INT: Source = Rocm("ROCm/clr hipamd/src/hip_internal.hpp");
+const T_IPC: Source = Rocm("ROCm/hip-tests catch/unit/device/hipIpc{Get,Open,Close}MemHandle.cc");
+const T_VMM: Source = Rocm("ROCm/hip-tests catch/unit/virtualMemoryManagement");
+const DEVELOP: Source = Rocm("ROCm/rocm-systems develop");
+const HIP_523: Source = Project("Debian libamdhip64-5 5.2.3, no device");
+
+const PEERS: &[Need] = &[Need::Peers];
+
+rules! {
+    prefix: "HIP", dialect: Dialect::Hip;
+
+    // ==== 4.1 Global =================================================================
+    INIT_001 {
+        group: INIT,
+        text: "A runtime that cannot start answers 101 from most calls; hipGetDeviceCount answers 100 with a count of 0.",
+        apis: &["hipGetDeviceCount", "hipMalloc"],
+        sources: &[HIP_523],
+        confidence: &[Src],
+        note: Some("observed on the 5.2.3 library with no device"),
+        expect: Codes(&[hip!(INVALID_DEVICE), hip!(NO_DEVICE)]),
+    }
+
+    INIT_003 {
+        group: INIT,
+        text: "The last error is per thread; hipGetLastError returns it and resets it, hipPeekAtLastError does not.",
+        apis: &["hipGetLastError", "hipPeekAtLastError"],
+        sources: &[CLR_INT],
+        confidence: &[Src],
+        expect: Behaviour,
+    }
+
+    // ==== 4.2 IPC: hipIpcGetMemHandle ==================================================
+
+    IPC_001 {
+        group: IPC,
+        text: "hipIpcGetMemHandle: `handle` and `devPtr` must be non-NULL.",
+        apis: &["hipIpcGetMemHandle"],
+        sources: &[CLR_MEM, T_IPC],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    IPC_002 {
+        group: IPC,
+        text: "`devPtr` must lie inside a live hipMalloc allocation, half-open; freed memory, host memory and one-past-end are rejected.",
+        apis: &["hipIpcGetMemHandle"],
+        sources: &[CLR_DEV, T_IPC],
+        confidence: &[Src],
+        note: Some("5.5+ value; ≤5.4 gave 17. The docs list 400/2/205, which are never returned"),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    IPC_003 {
+        group: IPC,
+        text: "An interior pointer is accepted; the handle names the whole allocation.",
+        apis: &["hipIpcGetMemHandle"],
+        sources: &[CLR_DEV],
+        confidence: &[Src],
+        note: Some("the docs say \"base pointer\"; the code accepts any address inside"),
+        expect: Behaviour,
+    }
+
+    IPC_004 {
+        group: IPC,
+        text: "hipIpcGetMemHandle is cheap and may be repeated on the same allocation.",
+        apis: &["hipIpcGetMemHandle"],
+        sources: &[HipDoc("hipIpcGetMemHandle")],
+        confidence: &[DocTag],
+        expect: Codes(&[hip!(SUCCESS)]),
+    }
+
+    IPC_006 {
+        group: IPC,
+        text: "Freeing and allocating again at the same address gives a different IPC handle.",
+        apis: &["hipIpcGetMemHandle", "hipFree", "hipMalloc"],
+        sources: &[HipDoc("hipIpcGetMemHandle")],
+        confidence: &[DocTag],
+        note: Some("the hip-tests case is disabled on some GPUs"),
+        expect: Behaviour,
+    }
+
+    IPC_007 {
+        group: IPC,
+        text: "A hipMemMap'ed VMM address is not exportable through hipIpcGetMemHandle.",
+        apis: &["hipIpcGetMemHandle"],
+        sources: &[DEVELOP],
+        confidence: &[Src],
+        note: Some("develop gives 1; older releases 0 with a useless handle; emulator: 1"),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    // ==== 4.3 IPC: hipIpcOpenMemHandle =================================================
+
+    IPC_008 {
+        group: IPC,
+        text: "Exporting hipHostMalloc memory, or re-exporting an opened pointer, is not settled; the emulator answers 1.",
+        apis: &["hipIpcGetMemHandle", "hipHostMalloc"],
+        confidence: &[Undetermined],
+        note: Some("tests do not assert it"),
+        expect: Observed,
+    }
+
+    IPC_020 {
+        group: IPC,
+        text: "hipIpcOpenMemHandle: the `devPtr` out-pointer must be non-NULL.",
+        apis: &["hipIpcOpenMemHandle"],
+        sources: &[CLR_MEM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    IPC_021 {
+        group: IPC,
+        text: "`flags` must be the lazy-peer flag, checked before the handle: one's own handle with flags 123 gives 1, not 201.",
+        apis: &["hipIpcOpenMemHandle"],
+        sources: &[CLR_MEM, HipDoc("hipIpcOpenMemHandle"), T_IPC],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    IPC_022 {
+        group: IPC,
+        text: "The handle's size field must be non-zero, checked before the pid: an all-zero handle, or one's own with size 0, gives 1.",
+        apis: &["hipIpcOpenMemHandle"],
+        sources: &[CLR_MEM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    IPC_023 {
+        group: IPC,
+        text: "A garbage or uninitialised handle fails.",
+        apis: &["hipIpcOpenMemHandle"],
+        sources: &[T_IPC],
+        confidence: &[Src],
+        note: Some("the hip-tests case accepts 1 or 17; the emulator gives 1 without its magic"),
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(INVALID_DEVICE_POINTER)]),
+    }
+
+    IPC_024 {
+        group: IPC,
+        text: "A process cannot open its own handle (the pid in bytes 48–51 is its own).",
+        apis: &["hipIpcOpenMemHandle"],
+        sources: &[CLR_MEM, T_IPC],
+        confidence: &[Src],
+        note: Some("5.5+; ≤5.4 had no check. CUDA also gives 201"),
+        expect: Codes(&[hip!(INVALID_CONTEXT)]),
+    }
+
+    IPC_025 {
+        group: IPC,
+        text: "The token must resolve to a live exported allocation; a forged one fails.",
+        apis: &["hipIpcOpenMemHandle"],
+        sources: &[CLR_DEV],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_DEVICE_POINTER)]),
+    }
+
+    // ==== 4.4 IPC: close ===============================================================
+
+    IPC_027 {
+        group: IPC,
+        text: "Opening the same handle again in one process returns the same pointer and counts a reference.",
+        apis: &["hipIpcOpenMemHandle"],
+        sources: &[CLR_DEV, T_IPC],
+        confidence: &[Src],
+        note: Some("the docs disclaim this; clr's IpcAttach and hip-tests Reference_Counting (ptr1 == ptr2) show it"),
+        expect: Codes(&[hip!(SUCCESS)]),
+        requires: PEERS,
+    }
+
+    IPC_028 {
+        group: IPC,
+        text: "The imported address is process-local: it may differ from the exporter's and from another importer's.",
+        apis: &["hipIpcOpenMemHandle"],
+        sources: &[HipDoc("hipIpcOpenMemHandle")],
+        confidence: &[DocTag],
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    IPC_040 {
+        group: IPC,
+        text: "hipIpcCloseMemHandle: `devPtr` must be non-NULL.",
+        apis: &["hipIpcCloseMemHandle"],
+        sources: &[CLR_MEM, T_IPC],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    IPC_041 {
+        group: IPC,
+        text: "`devPtr` must come from hipIpcOpenMemHandle; the exporter's own hipMalloc pointer fails.",
+        apis: &["hipIpcCloseMemHandle"],
+        sources: &[CLR_DEV, T_IPC],
+        confidence: &[Src],
+        note: Some("5.5+ value; ≤5.4 gave 400. The docs list 205/400"),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    IPC_042 {
+        group: IPC,
+        text: "Each close drops one reference and the memory stays mapped until the last; closing once more than opened fails.",
+        apis: &["hipIpcCloseMemHandle"],
+        sources: &[CLR_DEV, T_IPC],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+        requires: PEERS,
+    }
+
+    IPC_046 {
+        group: IPC,
+        text: "The exporter's hipFree while an importer has the memory open returns 0; importers keep it until their \
+               last close, and a new open fails with 17.",
+        apis: &["hipFree", "hipIpcOpenMemHandle"],
+        sources: &[HipDoc("hipIpcOpenMemHandle"), CLR_MEM],
+        confidence: &[DocTag, Inferred],
+        note: Some("the docs call it undefined; tests assert only the exporter's code"),
+        expect: Codes(&[hip!(SUCCESS), hip!(INVALID_DEVICE_POINTER)]),
+        requires: PEERS,
+    }
+
+    IPC_049 {
+        group: IPC,
+        text: "The handle is plain bytes: any channel carries it between two processes of the same user.",
+        apis: &["hipIpcGetMemHandle", "hipIpcOpenMemHandle"],
+        sources: &[T_IPC],
+        confidence: &[Src],
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    // ==== 4.5 VMM ======================================================================
+
+    VMM_001 {
+        group: VMM,
+        text: "Granularity: out-pointer and prop non-NULL, type Pinned, location Device, 0 ≤ id < count, option 0 or 1.",
+        apis: &["hipMemGetAllocationGranularity"],
+        sources: &[CLR_VM, T_VMM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+        equivalents: &[&crate::acl::rules::GRAN_001, &crate::acl::rules::GRAN_005],
+    }
+
+    VMM_002 {
+        group: VMM,
+        text: "Both granularity options answer; AMD GPUs report 4096, develop recommends 2 MiB, so tests query it.",
+        apis: &["hipMemGetAllocationGranularity"],
+        sources: &[CLR_VM],
+        confidence: &[Src],
+        expect: Behaviour,
+    }
+
+    VMM_003 {
+        group: VMM,
+        text: "hipMemCreate: handle non-NULL, size > 0, flags 0, prop non-NULL, Pinned, Device, id < count.",
+        apis: &["hipMemCreate"],
+        sources: &[CLR_VM, T_VMM],
+        confidence: &[Src],
+        note: Some("profile 6.x: a bad device id is 1; 7.x gives 101"),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+        equivalents: &[&crate::acl::rules::MP_001, &crate::acl::rules::MP_002, &crate::acl::rules::MP_003],
+    }
+
+    VMM_004 {
+        group: VMM,
+        text: "hipMemCreate: requestedHandleType must be None or PosixFileDescriptor.",
+        apis: &["hipMemCreate"],
+        sources: &[CLR_VM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(NOT_SUPPORTED)]),
+    }
+
+    VMM_005 {
+        group: VMM,
+        text: "hipMemCreate: a size larger than physical memory fails.",
+        apis: &["hipMemCreate"],
+        sources: &[CLR_VM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(OUT_OF_MEMORY)]),
+        equivalents: &[&crate::acl::rules::MP_015],
+    }
+
+    VMM_006 {
+        group: VMM,
+        text: "hipMemCreate: the size must be a multiple of 2048, not of the granularity.",
+        apis: &["hipMemCreate"],
+        sources: &[CLR_VM, T_VMM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    VMM_007 {
+        group: VMM,
+        text: "hipMemRelease: the handle must be non-NULL.",
+        apis: &["hipMemRelease"],
+        sources: &[CLR_VM, T_VMM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+        equivalents: &[&crate::acl::rules::FP_001],
+    }
+
+    VMM_008 {
+        group: VMM,
+        text: "Release while mapped is allowed and deferred: the memory stays usable until the unmap.",
+        apis: &["hipMemRelease", "hipMemMap", "hipMemUnmap"],
+        sources: &[CLR_VM, T_VMM],
+        confidence: &[Src],
+        expect: Behaviour,
+    }
+
+    VMM_009 {
+        group: VMM,
+        text: "Releasing a handle that is already gone is undefined (a use after free in the real runtime); the emulator answers 1.",
+        apis: &["hipMemRelease"],
+        confidence: &[Undetermined],
+        note: Some("never run against a real driver"),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    VMM_010 {
+        group: VMM,
+        text: "hipMemAddressReserve: ptr non-NULL and flags 0.",
+        apis: &["hipMemAddressReserve"],
+        sources: &[CLR_VM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+        equivalents: &[&crate::acl::rules::RSV_001],
+    }
+
+    VMM_011 {
+        group: VMM,
+        text: "hipMemAddressReserve: size > 0 and a granularity multiple, alignment a power of two (0 allowed).",
+        apis: &["hipMemAddressReserve"],
+        sources: &[CLR_VM, T_VMM],
+        confidence: &[Src],
+        note: Some("profile 6.x: 2 (hipErrorMemoryAllocation); 7.x and develop give 1; 5.3–6.0 did not check"),
+        expect: Codes(&[hip!(OUT_OF_MEMORY)]),
+    }
+
+    VMM_012 {
+        group: VMM,
+        text: "The reserved pointer honours `alignment`; `addr` is only a hint.",
+        apis: &["hipMemAddressReserve"],
+        sources: &[T_VMM],
+        confidence: &[Src],
+        expect: Behaviour,
+    }
+
+    VMM_013 {
+        group: VMM,
+        text: "hipMemAddressFree: ptr non-NULL, size > 0, and ptr the start of a reservation.",
+        apis: &["hipMemAddressFree"],
+        sources: &[CLR_VM, DEVELOP],
+        confidence: &[Src, Undetermined],
+        note: Some("an unknown pointer crashes 6.x and gives 1 in develop; emulator: 1"),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+        equivalents: &[&crate::acl::rules::REL_001, &crate::acl::rules::REL_002],
+    }
+
+    VMM_014 {
+        group: VMM,
+        text: "hipMemMap: ptr and handle non-NULL, size > 0, offset 0, flags 0.",
+        apis: &["hipMemMap"],
+        sources: &[CLR_VM, HipDoc("hipMemMap"), T_VMM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+        equivalents: &[&crate::acl::rules::MAP_001, &crate::acl::rules::MAP_002, &crate::acl::rules::MAP_003, &crate::acl::rules::MAP_004],
+    }
+
+    VMM_015 {
+        group: VMM,
+        text: "hipMemMap: the target lies inside a reservation, is not mapped already, and size ≤ allocation size.",
+        apis: &["hipMemMap"],
+        sources: &[CLR_VM, DEVELOP],
+        confidence: &[Src, Undetermined],
+        note: Some("6.x/7.x return 0 even when the backend map fails; develop and the emulator give 1"),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+        equivalents: &[&crate::acl::rules::MAP_009],
+    }
+
+    VMM_016 {
+        group: VMM,
+        text: "A partial map (size < allocation size) maps the first `size` bytes, into part of a larger reservation.",
+        apis: &["hipMemMap"],
+        sources: &[T_VMM],
+        confidence: &[Src],
+        expect: Behaviour,
+    }
+
+    VMM_017 {
+        group: VMM,
+        text: "One handle may be mapped at several addresses, which alias.",
+        apis: &["hipMemMap"],
+        sources: &[T_VMM],
+        confidence: &[Src],
+        expect: Behaviour,
+    }
+
+    VMM_018 {
+        group: VMM,
+        text: "hipMemUnmap: ptr non-NULL and size > 0.",
+        apis: &["hipMemUnmap"],
+        sources: &[CLR_VM, T_VMM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+        equivalents: &[&crate::acl::rules::UNMAP_001],
+    }
+
+    VMM_019 {
+        group: VMM,
+        text: "hipMemUnmap: ptr starts a mapping and size covers whole consecutive mappings.",
+        apis: &["hipMemUnmap"],
+        sources: &[CLR_VM, DEVELOP],
+        confidence: &[Src, Undetermined],
+        note: Some("6.x crashes or does not check; 7.x, develop and the emulator give 1"),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+        equivalents: &[&crate::acl::rules::UNMAP_002],
+    }
+
+    VMM_021 {
+        group: VMM,
+        text: "hipMemSetAccess: ptr, size, desc and count set, device ids in range, the range mapped, flags 0, 1 or 3.",
+        apis: &["hipMemSetAccess"],
+        sources: &[CLR_VM, T_VMM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+        equivalents: &[&crate::acl::rules::ACC_001, &crate::acl::rules::ACC_002],
+    }
+
+    VMM_022 {
+        group: VMM,
+        text: "hipMemGetAccess: pointers non-NULL, a Device location in range, ptr inside a mapping; granted flags read back.",
+        apis: &["hipMemGetAccess"],
+        sources: &[CLR_VM, T_VMM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+        equivalents: &[&crate::acl::rules::ACC_009, &crate::acl::rules::ACC_010],
+    }
+
+    VMM_023 {
+        group: VMM,
+        text: "hipMemcpy into mapped memory with no access set returns no error on AMD (CUDA gives 1).",
+        apis: &["hipMemcpy", "hipMemSetAccess"],
+        sources: &[CLR_VM, T_VMM],
+        confidence: &[Src],
+        expect: Behaviour,
+    }
+
+    VMM_024 {
+        group: VMM,
+        text: "Export: flags 0, handle non-NULL, out-pointer non-NULL, handleType the allocation's requestedHandleType.",
+        apis: &["hipMemExportToShareableHandle"],
+        sources: &[CLR_VM, T_VMM],
+        confidence: &[Src],
+        note: Some("a NULL out-pointer crashes 6.x; 7.x and the emulator give 1"),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+        equivalents: &[&crate::acl::rules::EXP_001],
+    }
+
+    VMM_025 {
+        group: VMM,
+        text: "Export writes a 4-byte int fd, which the caller owns; only the low 4 bytes of the slot are written.",
+        apis: &["hipMemExportToShareableHandle"],
+        sources: &[CLR_VM, T_VMM],
+        confidence: &[Src],
+        expect: Behaviour,
+    }
+
+    VMM_026 {
+        group: VMM,
+        text: "hipMemImportFromShareableHandle takes the fd as a pointer to an int (6.2 to mid-2025) or as its value cast \
+               to void* (develop); the emulator accepts both: a value below 2^20 is an fd, anything else an int*.",
+        apis: &["hipMemImportFromShareableHandle"],
+        sources: &[CLR_DEV, Rocm("ROCm/rocm-systems PR #1564")],
+        confidence: &[Src],
+        note: Some("the release that switched is undetermined (7.0 to 7.2)"),
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    VMM_027 {
+        group: VMM,
+        text: "Import: handle and osHandle non-NULL; an fd that is not an exported allocation fails.",
+        apis: &["hipMemImportFromShareableHandle"],
+        sources: &[CLR_VM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+        equivalents: &[&crate::acl::rules::IMP_001],
+    }
+
+    VMM_028 {
+        group: VMM,
+        text: "Importing in the exporting process is allowed (ACL forbids it, ACL-IMP-009).",
+        apis: &["hipMemImportFromShareableHandle"],
+        sources: &[T_VMM],
+        confidence: &[Src],
+        expect: Behaviour,
+    }
+
+    VMM_030 {
+        group: VMM,
+        text: "An exporter may release and close its fd right after sending; the importer's handle and mappings keep the \
+               memory alive until every handle, fd and mapping is gone.",
+        apis: &["hipMemRelease", "hipMemImportFromShareableHandle"],
+        sources: &[T_VMM, Project("CUDA docs (cuMemRelease)")],
+        confidence: &[Inferred],
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    VMM_032 {
+        group: VMM,
+        text: "hipMemGetAllocationPropertiesFromHandle: prop and handle non-NULL; returns the creation properties.",
+        apis: &["hipMemGetAllocationPropertiesFromHandle"],
+        sources: &[CLR_VM, T_VMM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    VMM_033 {
+        group: VMM,
+        text: "hipMemRetainAllocationHandle: out-pointer and addr non-NULL, addr inside a VMM mapping; returns the same handle.",
+        apis: &["hipMemRetainAllocationHandle"],
+        sources: &[CLR_VM, T_VMM],
+        confidence: &[Src, Inferred],
+        note: Some("a hipMalloc address crashes 6.x; emulator: 1. The emulator takes a reference, as develop and CUDA"),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+        equivalents: &[&crate::acl::rules::RET_001],
+    }
+
+}
