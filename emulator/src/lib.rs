@@ -4,6 +4,7 @@ pub mod acl;
 mod config;
 pub mod core;
 pub mod cuda;
+pub mod dialect;
 pub mod faults;
 pub mod hip;
 pub mod instrument;
@@ -11,5 +12,6 @@ pub mod leaks;
 pub mod mutation;
 mod os;
 pub mod registry;
+pub mod violations;
 
 pub use config::{Config, ConfigError, MAX_DEVICES, default_root, parse_bytes};

@@ -5,18 +5,21 @@
 //! that its code table attributes to the mutated rule. Without the feature,
 //! every rule is enforced and this costs nothing.
 
-/// Whether the rule `id` is enforced.
+use vmmkit_sys::rule::Rule;
+
+/// Whether `rule` is enforced.
 #[cfg(feature = "mutation")]
-pub fn enforced(id: &str) -> bool {
+pub fn enforced(rule: &Rule) -> bool {
     use std::sync::OnceLock;
     // Read once: the environment of a process does not change under it.
     static MUTATED: OnceLock<Option<String>> = OnceLock::new();
-    MUTATED.get_or_init(|| std::env::var("VMMKIT_MUTATE").ok().filter(|s| !s.is_empty())).as_deref() != Some(id)
+    MUTATED.get_or_init(|| std::env::var("VMMKIT_MUTATE").ok().filter(|s| !s.is_empty())).as_deref()
+        != Some(rule.id.as_str())
 }
 
-/// Whether the rule `id` is enforced: always, in a build without `mutation`.
+/// Whether `rule` is enforced: always, in a build without `mutation`.
 #[cfg(not(feature = "mutation"))]
 #[inline(always)]
-pub fn enforced(_id: &str) -> bool {
+pub fn enforced(_rule: &Rule) -> bool {
     true
 }

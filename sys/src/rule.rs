@@ -481,6 +481,11 @@ pub struct Rule {
     pub equivalents: &'static [&'static Rule],
     /// What must be there before the rule can be checked.
     pub requires: &'static [Need],
+    /// For a general or combined rule that more specific rules state again
+    /// (a device-id rule, an order case of acl.md §5): those rules, whose
+    /// ids the emulator names when it enforces this one. Empty for a rule
+    /// the emulator names itself.
+    pub enforced_by: &'static [&'static Rule],
 }
 
 impl Rule {
@@ -499,6 +504,7 @@ impl Rule {
             expect: Expect::Behaviour,
             equivalents: &[],
             requires: &[],
+            enforced_by: &[],
         }
     }
 

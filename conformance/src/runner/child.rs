@@ -15,7 +15,7 @@ use crate::backend::BackendKind;
 use crate::catalog::Catalog;
 use crate::check::Env;
 use crate::outcome::Outcome;
-use crate::rule::Rule;
+use crate::rule::{Code, Need, Record, Rule};
 
 /// Marks the result line among whatever else a check prints.
 pub const RESULT_PREFIX: &str = "vmmkit-rule-result ";
@@ -101,7 +101,42 @@ pub fn run(args: &Args) -> ExitCode {
 /// failure that quotes it.
 pub fn execute(rule: &'static Rule, args: &Args) -> (Outcome, Option<String>) {
     let env = Env { backend: args.backend, library: args.library.clone() };
-    catch_unwind(AssertUnwindSafe(|| rule.check.run(rule.record, &env))).unwrap_or_else(|panic| {
+    let audit = args.backend == BackendKind::Emulator;
+    if audit {
+        vmmkit_emulator::violations::start();
+    }
+    let ran = run_check(rule, &env);
+    if audit { audit_codes(rule, ran, &vmmkit_emulator::violations::take()) } else { ran }
+}
+
+/// The code-equality proof on the emulator: every failure the emulator
+/// reported under a rule during the check returned a code that rule's
+/// record lists. A code the record does not list fails the rule being
+/// checked, naming both. A passing check of an error rule that one process
+/// provokes must also have made the emulator report that rule (or the
+/// specific rules its record says enforce it).
+fn audit_codes(
+    rule: &'static Rule,
+    (outcome, detail): (Outcome, Option<String>),
+    seen: &[(&'static Record, Code)],
+) -> (Outcome, Option<String>) {
+    if let Some((r, code)) = seen.iter().find(|(r, code)| !r.expect.codes().is_empty() && !r.lists(*code)) {
+        let got = format!("the emulator returned {code} for {}", r.id);
+        return (Outcome::Fail { expected: format!("{}: {}", r.id, r.expect), got }, detail);
+    }
+    let one_process = !rule.needs(Need::Peers) && !rule.needs(Need::PidSteering);
+    let names = |r: &Record| r.id == rule.id || rule.enforced_by.iter().any(|e| e.id == r.id);
+    let reached = seen.iter().any(|(r, _)| names(r));
+    if outcome == Outcome::Pass && rule.expect.has_error_code() && one_process && !reached {
+        let named: Vec<String> = seen.iter().map(|(r, c)| format!("{} {}", r.id, c)).collect();
+        let got = format!("the emulator reported no failure under {} (it named: {})", rule.id, named.join(", "));
+        return (Outcome::Fail { expected: rule.expect.to_string(), got }, detail);
+    }
+    (outcome, detail)
+}
+
+fn run_check(rule: &'static Rule, env: &Env) -> (Outcome, Option<String>) {
+    catch_unwind(AssertUnwindSafe(|| rule.check.run(rule.record, env))).unwrap_or_else(|panic| {
         let msg = panic
             .downcast_ref::<&str>()
             .map(|s| (*s).to_string())
@@ -113,7 +148,32 @@ pub fn execute(rule: &'static Rule, args: &Args) -> (Outcome, Option<String>) {
 
 #[cfg(test)]
 mod tests {
+    use vmmkit_sys::acl::{AclError, rules};
+
     use super::*;
+    use crate::catalog::Catalog;
+
+    #[test]
+    fn audit_fails_a_code_the_record_does_not_list_and_a_rule_never_named() {
+        let map_003 = Catalog::Suite.find("ACL-MAP-003").unwrap();
+        let pass = || (Outcome::Pass, None);
+        // The listed code under the rule itself: the pass stands.
+        let ok = [(&rules::MAP_003, Code::Acl(AclError::INVALID_PARAM))];
+        assert_eq!(audit_codes(map_003, pass(), &ok).0, Outcome::Pass);
+        // Another code under any rule fails, naming both.
+        let wrong = [(&rules::MAP_003, Code::Acl(AclError::RT_PARAM_INVALID))];
+        let (o, _) = audit_codes(map_003, pass(), &wrong);
+        assert!(
+            matches!(&o, Outcome::Fail { got, .. } if got.contains("107000") && got.contains("ACL-MAP-003")),
+            "{o:?}"
+        );
+        // A pass with the rule never named by the emulator fails.
+        let elsewhere = [(&rules::MAP_004, Code::Acl(AclError::RT_PARAM_INVALID))];
+        assert!(audit_codes(map_003, pass(), &elsewhere).0.is_fail());
+        // A combined rule is reached through the rules its record names.
+        let ord_003 = Catalog::Suite.find("ACL-ORD-003").unwrap();
+        assert_eq!(audit_codes(ord_003, pass(), &ok).0, Outcome::Pass);
+    }
 
     #[test]
     fn report_round_trips_through_noise() {

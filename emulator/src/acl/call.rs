@@ -1,75 +1,31 @@
-//! How every ACL entry point runs: a body returning `Result<(), Fail>`,
-//! panics caught at the edge, the thread's error message set on failure.
+//! The ACL side of the call path of [`crate::dialect`]: its code type, what
+//! a panic returns, its table of core errors, and the two preconditions of
+//! every ACL call (a running emulator, a current device).
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
-use vmmkit_sys::acl::{AclError, aclError};
+use vmmkit_sys::acl::{AclError, aclError, rules};
+use vmmkit_sys::rule::Rule;
+use vmmkit_sys::vendor::Acl;
 
 use super::codes::{Op, code_for};
 use crate::core::{CoreError, Emulator, thread};
+use crate::dialect::{self, Dialect};
+pub(super) use crate::dialect::{ensure, get, put};
 
-/// A failed call: the code to return and why.
-#[derive(Debug)]
-pub(super) struct Fail {
-    pub code: AclError,
-    pub rule: Option<&'static str>,
-    pub msg: String,
-}
+/// A failed ACL call.
+pub(super) type Fail = dialect::Fail<Acl>;
 
-impl Fail {
-    /// A rule broken by the caller.
-    pub fn rule(code: AclError, rule: &'static str, msg: String) -> Self {
-        Self { code, rule: Some(rule), msg }
-    }
+impl Dialect for Acl {
+    type Op = Op;
+    const PANIC: AclError = AclError::RT_DRV_INTERNAL_ERROR;
 
-    /// A failure no catalog rule describes.
-    pub fn plain(code: AclError, msg: String) -> Self {
-        Self { code, rule: None, msg }
-    }
-
-    /// A core error in operation `op`. When `VMMKIT_MUTATE` names the rule it
-    /// maps to, the call reports success instead (see `crate::mutation`).
-    pub fn core(op: Op, e: CoreError) -> Self {
-        let (code, rule) = code_for(op, &e);
-        match rule {
-            Some(r) if !crate::mutation::enforced(r) => {
-                Self { code: AclError::SUCCESS, rule: None, msg: String::new() }
-            }
-            _ => Self { code, rule, msg: e.to_string() },
-        }
+    fn code_for(op: Op, err: &CoreError) -> (AclError, Option<&'static Rule>) {
+        code_for(op, err)
     }
 }
-
-/// Checks a caller-side rule: fails with `$code` unless `$cond` holds (or the
-/// rule is mutated away).
-macro_rules! ensure {
-    ($cond:expr, $rule:literal, $code:ident, $($msg:tt)+) => {
-        if !($cond) && $crate::mutation::enforced($rule) {
-            return Err($crate::acl::call::Fail::rule(vmmkit_sys::acl::AclError::$code, $rule, format!($($msg)+)));
-        }
-    };
-}
-pub(super) use ensure;
 
 /// Runs the body of entry point `name`.
 pub(super) fn run(name: &str, body: impl FnOnce() -> Result<(), Fail>) -> aclError {
-    match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(())) => 0,
-        Ok(Err(f)) if f.code.is_success() => 0,
-        Ok(Err(f)) => {
-            let msg = match f.rule {
-                Some(r) => format!("{r}: {name}: {} ({})", f.msg, f.code),
-                None => format!("{name}: {} ({})", f.msg, f.code),
-            };
-            tracing::debug!(target: "vmmkit::acl", "{msg}");
-            thread::set_message(&msg);
-            f.code.0
-        }
-        Err(_) => {
-            thread::set_message(&format!("{name}: internal error in the emulator (a panic); please report it"));
-            AclError::RT_DRV_INTERNAL_ERROR.0
-        }
-    }
+    dialect::run::<Acl>(name, body)
 }
 
 /// The emulator, or the reason it cannot start (as a failure of every call).
@@ -82,29 +38,7 @@ pub(super) fn emu() -> Result<&'static Emulator, Fail> {
 pub(super) fn current_device() -> Result<u32, Fail> {
     match thread::current_device() {
         Some(d) => Ok(d),
-        None if !crate::mutation::enforced("ACL-GEN-005") => Ok(0),
-        None => Err(Fail::rule(
-            AclError::RT_CONTEXT_NULL,
-            "ACL-GEN-005",
-            "no current device: call aclrtSetDevice first".into(),
-        )),
+        None if !crate::mutation::enforced(&rules::GEN_005) => Ok(0),
+        None => Err(Fail::rule(&rules::GEN_005, "no current device: call aclrtSetDevice first".into())),
     }
-}
-
-/// Writes `v` through a caller's out-pointer (already checked non-null).
-///
-/// # Safety
-/// `p` must be valid for writes of `T` (the C ABI contract of the call).
-pub(super) unsafe fn put<T>(p: *mut T, v: T) {
-    // SAFETY: the caller's contract; unaligned writes are tolerated.
-    unsafe { p.write_unaligned(v) }
-}
-
-/// Reads a caller's in-pointer (already checked non-null).
-///
-/// # Safety
-/// `p` must be valid for reads of `T`.
-pub(super) unsafe fn get<T>(p: *const T) -> T {
-    // SAFETY: the caller's contract; unaligned reads are tolerated.
-    unsafe { p.read_unaligned() }
 }

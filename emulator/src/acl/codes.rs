@@ -2,13 +2,16 @@
 //! same meaning carries different codes in different calls, so the table is
 //! by operation. This is the only place core errors get numbers.
 
-use vmmkit_sys::acl::AclError;
+use vmmkit_sys::acl::{AclError, rules};
+use vmmkit_sys::rule::Rule;
+use vmmkit_sys::vendor::Acl;
 
 use crate::core::CoreError;
+use crate::dialect::by_rule as rule_of;
 
 /// The ACL operations that reach the core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Op {
+pub enum Op {
     MallocPhysical,
     FreePhysical,
     Reserve,
@@ -27,56 +30,57 @@ pub(super) enum Op {
     Query,
 }
 
+fn by_rule(r: &'static Rule) -> (AclError, Option<&'static Rule>) {
+    rule_of::<Acl>(r)
+}
+
 /// The code and rule of a core error in `op`.
-pub(super) fn code_for(op: Op, err: &CoreError) -> (AclError, Option<&'static str>) {
+pub(super) fn code_for(op: Op, err: &CoreError) -> (AclError, Option<&'static Rule>) {
     use CoreError::*;
     use Op::*;
-    let (code, rule) = match (op, err) {
-        (_, Unavailable(_)) => return (AclError::RT_NO_DEVICE, None),
-        (_, Injected(c)) => return (AclError(*c as i32), None),
-        (MallocPhysical, SizeNotAligned { .. }) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-MP-013"),
-        (MallocPhysical | Malloc, OutOfMemory { .. } | HostExhausted(_)) => {
-            (AclError::RT_MEMORY_ALLOCATION, "ACL-MP-015")
-        }
-        (FreePhysical, UnknownHandle(_)) => (AclError::RT_PARAM_INVALID, "ACL-FP-004"),
-        (FreePhysical, OnlyMappingRefs(_)) => (AclError::RT_PARAM_INVALID, "ACL-FP-003"),
-        (Reserve, AlreadyMapped { .. }) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-RSV-006"),
-        (Reserve, HostExhausted(_)) => (AclError::RT_MEMORY_ALLOCATION, "ACL-RSV-009"),
-        (Release, NotReservationStart(_)) => (AclError::RT_PARAM_INVALID, "ACL-REL-002"),
-        (Free, NotReservationStart(_)) => (AclError::RT_PARAM_INVALID, "ACL-REL-003"),
-        (MapMem, UnknownHandle(_)) => (AclError::RT_PARAM_INVALID, "ACL-MAP-005"),
-        (MapMem, NotReserved(_)) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-MAP-006"),
-        (MapMem, Misaligned { .. }) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-MAP-007"),
-        (MapMem, PastReservationEnd { .. }) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-MAP-008"),
-        (MapMem, AlreadyMapped { .. }) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-MAP-009"),
-        (MapMem, WrongDevice { .. }) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-MAP-010"),
-        (MapMem, SizeMismatch { .. }) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-MAP-012"),
-        (UnmapMem, NotMapped(_)) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-UNMAP-002"),
-        (SetAccess, NotMapped(_)) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-ACC-005"),
-        (SetAccess, AccessConflict(_)) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-ACC-007"),
-        (GetAccess, NotMapped(_)) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-ACC-010"),
-        (Export, UnknownHandle(_)) => (AclError::RT_PARAM_INVALID, "ACL-EXP-006"),
-        (Export, ImportedNotExportable(_)) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-EXP-007"),
-        (Export, AlreadyExported { .. }) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-EXP-008"),
-        (SetPid, UnknownShareable(_)) => (AclError::RT_INVALID_HANDLE, "ACL-PID-005"),
-        (SetPid, NotExporter(_)) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-PID-006"),
-        (SetPid, TrustlistDisabled(_)) => (AclError::RT_NO_PERMISSION, "ACL-PID-007"),
-        (SetPid, NoPids) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-PID-008"),
-        (SetPid, TrustlistFull(_)) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-PID-004"),
-        (Import, UnknownShareable(_)) => (AclError::RT_INVALID_HANDLE, "ACL-IMP-007"),
-        (Import, ShareableReleasing(_)) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-IMP-018"),
-        (Import, SameProcessImport { .. }) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-IMP-009"),
-        (Import, NotTrusted { stale: false, .. }) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-IMP-011"),
-        (Import, NotTrusted { stale: true, .. }) => (AclError::RT_DRV_INTERNAL_ERROR, "ACL-IMP-012"),
-        (Import, HostExhausted(_) | OutOfMemory { .. }) => (AclError::RT_MEMORY_ALLOCATION, "ACL-IMP-020"),
-        (Retain, NotMapped(_)) => (AclError::RT_PARAM_INVALID, "ACL-RET-001"),
-        (Query, NotMapped(_)) => return (AclError::RT_PARAM_INVALID, None),
-        (Copy, BadDeviceRange { .. }) => return (AclError::RT_PARAM_INVALID, None),
-        (_, HostExhausted(_) | OutOfMemory { .. }) => return (AclError::RT_MEMORY_ALLOCATION, None),
-        (_, UnknownHandle(_)) => return (AclError::RT_PARAM_INVALID, None),
-        _ => return (AclError::RT_DRV_INTERNAL_ERROR, None),
-    };
-    (code, Some(rule))
+    match (op, err) {
+        (_, Unavailable(_)) => (AclError::RT_NO_DEVICE, None),
+        (_, Injected(c)) => (AclError(*c as i32), None),
+        (MallocPhysical, SizeNotAligned { .. }) => by_rule(&rules::MP_013),
+        (MallocPhysical | Malloc, OutOfMemory { .. } | HostExhausted(_)) => by_rule(&rules::MP_015),
+        (FreePhysical, UnknownHandle(_)) => by_rule(&rules::FP_004),
+        (FreePhysical, OnlyMappingRefs(_)) => by_rule(&rules::FP_003),
+        (Reserve, AlreadyMapped { .. }) => by_rule(&rules::RSV_006),
+        (Reserve, HostExhausted(_)) => by_rule(&rules::RSV_009),
+        (Release, NotReservationStart(_)) => by_rule(&rules::REL_002),
+        (Free, NotReservationStart(_)) => by_rule(&rules::REL_003),
+        (MapMem, UnknownHandle(_)) => by_rule(&rules::MAP_005),
+        (MapMem, NotReserved(_)) => by_rule(&rules::MAP_006),
+        (MapMem, Misaligned { .. }) => by_rule(&rules::MAP_007),
+        (MapMem, PastReservationEnd { .. }) => by_rule(&rules::MAP_008),
+        (MapMem, AlreadyMapped { .. }) => by_rule(&rules::MAP_009),
+        (MapMem, WrongDevice { .. }) => by_rule(&rules::MAP_010),
+        (MapMem, SizeMismatch { .. }) => by_rule(&rules::MAP_012),
+        (UnmapMem, NotMapped(_)) => by_rule(&rules::UNMAP_002),
+        (SetAccess, NotMapped(_)) => by_rule(&rules::ACC_005),
+        (SetAccess, AccessConflict(_)) => by_rule(&rules::ACC_007),
+        (GetAccess, NotMapped(_)) => by_rule(&rules::ACC_010),
+        (Export, UnknownHandle(_)) => by_rule(&rules::EXP_006),
+        (Export, ImportedNotExportable(_)) => by_rule(&rules::EXP_007),
+        (Export, AlreadyExported { .. }) => by_rule(&rules::EXP_008),
+        (SetPid, UnknownShareable(_)) => by_rule(&rules::PID_005),
+        (SetPid, NotExporter(_)) => by_rule(&rules::PID_006),
+        (SetPid, TrustlistDisabled(_)) => by_rule(&rules::PID_007),
+        (SetPid, NoPids) => by_rule(&rules::PID_008),
+        (SetPid, TrustlistFull(_)) => by_rule(&rules::PID_004),
+        (Import, UnknownShareable(_)) => by_rule(&rules::IMP_007),
+        (Import, ShareableReleasing(_)) => by_rule(&rules::IMP_018),
+        (Import, SameProcessImport { .. }) => by_rule(&rules::IMP_009),
+        (Import, NotTrusted { stale: false, .. }) => by_rule(&rules::IMP_011),
+        (Import, NotTrusted { stale: true, .. }) => by_rule(&rules::IMP_012),
+        (Import, HostExhausted(_) | OutOfMemory { .. }) => by_rule(&rules::IMP_020),
+        (Retain, NotMapped(_)) => by_rule(&rules::RET_001),
+        (Query, NotMapped(_)) => (AclError::RT_PARAM_INVALID, None),
+        (Copy, BadDeviceRange { .. }) => (AclError::RT_PARAM_INVALID, None),
+        (_, HostExhausted(_) | OutOfMemory { .. }) => (AclError::RT_MEMORY_ALLOCATION, None),
+        (_, UnknownHandle(_)) => (AclError::RT_PARAM_INVALID, None),
+        _ => (AclError::RT_DRV_INTERNAL_ERROR, None),
+    }
 }
 
 #[cfg(test)]
@@ -91,8 +95,8 @@ mod tests {
         assert_eq!(code_for(Op::UnmapMem, &CoreError::NotMapped(1)).0, AclError::RT_DRV_INTERNAL_ERROR);
         assert_eq!(code_for(Op::Retain, &CoreError::NotMapped(1)).0, AclError::RT_PARAM_INVALID);
         let stale = CoreError::NotTrusted { key: 1, pid: 2, stale: true };
-        assert_eq!(code_for(Op::Import, &stale), (AclError::RT_DRV_INTERNAL_ERROR, Some("ACL-IMP-012")));
+        assert_eq!(code_for(Op::Import, &stale), (AclError::RT_DRV_INTERNAL_ERROR, Some(&rules::IMP_012)));
         let same = CoreError::SameProcessImport { key: 1, place: Place::Device(0) };
-        assert_eq!(code_for(Op::Import, &same).1, Some("ACL-IMP-009"));
+        assert_eq!(code_for(Op::Import, &same).1, Some(&rules::IMP_009));
     }
 }

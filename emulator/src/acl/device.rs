@@ -6,6 +6,7 @@ use std::ffi::{c_char, c_void};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
 use super::call::{Fail, current_device, emu, ensure, put, run};
@@ -36,13 +37,7 @@ pub(super) const SERVER_ID: u32 = 1;
 
 fn device_id(id: i32) -> Result<u32, Fail> {
     let e = emu()?;
-    ensure!(
-        e.is_device(i64::from(id)),
-        "ACL-GEN-003",
-        RT_INVALID_DEVICEID,
-        "device {id} is not in [0, {})",
-        e.device_count()
-    );
+    ensure!(e.is_device(i64::from(id)), rules::GEN_003, "device {id} is not in [0, {})", e.device_count());
     Ok(id.max(0) as u32)
 }
 
@@ -66,7 +61,7 @@ pub unsafe extern "C" fn aclInit(_configPath: *const c_char) -> aclError {
     run("aclInit", || {
         emu()?;
         let first = !INITIALISED.swap(true, Ordering::SeqCst);
-        ensure!(first, "ACL-GEN-001", REPEAT_INITIALIZE, "aclInit was already called");
+        ensure!(first, rules::GEN_001, "aclInit was already called");
         Ok(())
     })
 }
@@ -75,7 +70,7 @@ pub unsafe extern "C" fn aclInit(_configPath: *const c_char) -> aclError {
 pub unsafe extern "C" fn aclFinalize() -> aclError {
     run("aclFinalize", || {
         let was = INITIALISED.swap(false, Ordering::SeqCst);
-        ensure!(was, "ACL-GEN-002", REPEAT_FINALIZE, "aclFinalize without a matching aclInit");
+        ensure!(was, rules::GEN_002, "aclFinalize without a matching aclInit");
         if let Ok(e) = crate::core::emulator() {
             e.reset_all();
         }
@@ -126,9 +121,11 @@ pub unsafe extern "C" fn aclrtResetDeviceForce(deviceId: i32) -> aclError {
 /// `aclError aclrtGetDevice(int32_t *deviceId)`: ACL-GEN-004.
 pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
     run("aclrtGetDevice", || {
-        ensure!(!deviceId.is_null(), "ACL-GEN-004", INVALID_PARAM, "deviceId is NULL");
+        if deviceId.is_null() {
+            return Err(Fail::plain(AclError::INVALID_PARAM, "deviceId is NULL".into()));
+        }
         let d = thread::current_device();
-        ensure!(d.is_some(), "ACL-GEN-004", RT_CONTEXT_NULL, "no current device: call aclrtSetDevice first");
+        ensure!(d.is_some(), rules::GEN_004, "no current device: call aclrtSetDevice first");
         // SAFETY: checked non-null; the caller passes a writable int32_t.
         unsafe { put(deviceId, d.unwrap_or(0) as i32) };
         Ok(())
@@ -292,7 +289,7 @@ pub unsafe extern "C" fn aclrtGetPhyDevIdByLogicDevId(logicDevId: i32, phyDevId:
 /// `aclError aclrtDeviceGetBareTgid(int32_t *pid)`: ACL-TGID-001, ACL-TGID-002.
 pub unsafe extern "C" fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError {
     run("aclrtDeviceGetBareTgid", || {
-        ensure!(!pid.is_null(), "ACL-TGID-001", INVALID_PARAM, "pid is NULL");
+        ensure!(!pid.is_null(), rules::TGID_001, "pid is NULL");
         // SAFETY: checked non-null.
         unsafe { put(pid, std::process::id() as i32) };
         Ok(())
@@ -307,16 +304,11 @@ pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
     peerDeviceId: i32,
 ) -> aclError {
     run("aclrtDeviceCanAccessPeer", || {
-        ensure!(
-            deviceId != peerDeviceId,
-            "ACL-PEER-001",
-            INVALID_PARAM,
-            "deviceId and peerDeviceId are both {deviceId}"
-        );
-        ensure!(!canAccessPeer.is_null(), "ACL-PEER-002", RT_PARAM_INVALID, "canAccessPeer is NULL");
+        ensure!(deviceId != peerDeviceId, rules::PEER_001, "deviceId and peerDeviceId are both {deviceId}");
+        ensure!(!canAccessPeer.is_null(), rules::PEER_002, "canAccessPeer is NULL");
         let e = emu()?;
         for id in [deviceId, peerDeviceId] {
-            ensure!(e.is_device(i64::from(id)), "ACL-PEER-002", RT_PARAM_INVALID, "{id} is not a device");
+            ensure!(e.is_device(i64::from(id)), rules::PEER_002, "{id} is not a device");
         }
         // SAFETY: checked non-null.
         unsafe { put(canAccessPeer, 1) };
@@ -328,14 +320,13 @@ pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
 /// ACL-PEER-003, ACL-PEER-004, ACL-PEER-005, ACL-PEER-007 (twice: 0).
 pub unsafe extern "C" fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError {
     run("aclrtDeviceEnablePeerAccess", || {
-        ensure!(flags == 0, "ACL-PEER-003", FEATURE_UNSUPPORTED, "flags must be 0, got {flags}");
+        ensure!(flags == 0, rules::PEER_003, "flags must be 0, got {flags}");
         let cur = thread::current_device();
-        ensure!(cur.is_some(), "ACL-PEER-004", RT_CONTEXT_NULL, "no current device");
+        ensure!(cur.is_some(), rules::PEER_004, "no current device");
         let cur = cur.unwrap_or(0);
         ensure!(
             i64::from(peerDeviceId) != i64::from(cur),
-            "ACL-PEER-005",
-            INVALID_PARAM,
+            rules::PEER_005,
             "peer {peerDeviceId} is the current device"
         );
         let peer = device_id(peerDeviceId)?;
@@ -348,7 +339,7 @@ pub unsafe extern "C" fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u
 pub unsafe extern "C" fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError {
     run("aclrtDeviceDisablePeerAccess", || {
         let cur = thread::current_device();
-        ensure!(cur.is_some(), "ACL-PEER-004", RT_CONTEXT_NULL, "no current device");
+        ensure!(cur.is_some(), rules::PEER_004, "no current device");
         let peer = device_id(peerDeviceId)?;
         PEERS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().remove(&(cur.unwrap_or(0), peer));
         Ok(())

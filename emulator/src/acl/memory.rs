@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::Mutex;
 
+use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
 use super::call::{Fail, current_device, emu, ensure, put, run};
@@ -20,8 +21,8 @@ static HOST: Mutex<Option<HashMap<usize, Layout>>> = Mutex::new(None);
 /// `aclError aclrtMallocHost(void **hostPtr, size_t size)`: ACL-CPY-005.
 pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize) -> aclError {
     run("aclrtMallocHost", || {
-        ensure!(!hostPtr.is_null(), "ACL-CPY-005", INVALID_PARAM, "hostPtr is NULL");
-        ensure!(size != 0, "ACL-CPY-005", INVALID_PARAM, "size is 0");
+        ensure!(!hostPtr.is_null(), rules::CPY_005, "hostPtr is NULL");
+        ensure!(size != 0, rules::CPY_005, "size is 0");
         let layout = Layout::from_size_align(size.max(1), 64)
             .map_err(|_| Fail::plain(AclError::RT_MEMORY_ALLOCATION, format!("{size} bytes cannot be allocated")))?;
         // SAFETY: the layout has a nonzero size.
@@ -40,7 +41,7 @@ pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize)
 /// aclrtMallocHost did not return is refused, not freed.
 pub unsafe extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
     run("aclrtFreeHost", || {
-        ensure!(!hostPtr.is_null(), "ACL-CPY-005", INVALID_PARAM, "hostPtr is NULL");
+        ensure!(!hostPtr.is_null(), rules::CPY_005, "hostPtr is NULL");
         let layout = HOST.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_default().remove(&(hostPtr as usize));
         let Some(layout) = layout else {
             return Err(Fail::plain(
@@ -64,15 +65,10 @@ fn memcpy(
     if count == 0 {
         return Ok(()); // ACL-CPY-001: nothing is checked
     }
-    ensure!(!dst.is_null(), "ACL-CPY-002", INVALID_PARAM, "dst is NULL");
-    ensure!(!src.is_null(), "ACL-CPY-002", INVALID_PARAM, "src is NULL");
-    ensure!((0..=5).contains(&kind), "ACL-CPY-002", INVALID_PARAM, "kind {kind} is not a copy kind 0-5");
-    ensure!(
-        destMax != 0 && count <= destMax,
-        "ACL-CPY-003",
-        RT_PARAM_INVALID,
-        "count {count} exceeds destMax {destMax}"
-    );
+    ensure!(!dst.is_null(), rules::CPY_002, "dst is NULL");
+    ensure!(!src.is_null(), rules::CPY_002, "src is NULL");
+    ensure!((0..=5).contains(&kind), rules::CPY_002, "kind {kind} is not a copy kind 0-5");
+    ensure!(destMax != 0 && count <= destMax, rules::CPY_003, "count {count} exceeds destMax {destMax}");
     current_device()?;
     if std::ptr::eq(dst, src.cast_mut()) {
         return Ok(()); // ACL-CPY-003: dst == src is a successful no-op
@@ -119,8 +115,8 @@ pub unsafe extern "C" fn aclrtMemset(devPtr: *mut c_void, maxCount: usize, value
         if count == 0 {
             return Ok(());
         }
-        ensure!(!devPtr.is_null(), "ACL-CPY-004", INVALID_PARAM, "devPtr is NULL");
-        ensure!(count <= maxCount, "ACL-CPY-004", RT_PARAM_INVALID, "count {count} exceeds maxCount {maxCount}");
+        ensure!(!devPtr.is_null(), rules::CPY_004, "devPtr is NULL");
+        ensure!(count <= maxCount, rules::CPY_004 => AclError::RT_PARAM_INVALID, "count {count} exceeds maxCount {maxCount}");
         let e = emu()?;
         if e.side(devPtr as usize) != Side::Host {
             current_device()?;

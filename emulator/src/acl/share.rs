@@ -3,7 +3,9 @@
 
 use std::ffi::c_void;
 
+use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
+use vmmkit_sys::rule::Rule;
 
 use super::call::{Fail, emu, ensure, get, put, run};
 use super::codes::Op;
@@ -24,12 +26,12 @@ fn fabric_of(key: u64) -> aclrtMemFabricHandle {
 }
 
 /// The key of a fabric handle, if it names a handle of this server (else ACL-IMP-006: 207000).
-fn key_of_fabric(h: &aclrtMemFabricHandle, rule: &'static str) -> Result<u64, Fail> {
+fn key_of_fabric(h: &aclrtMemFabricHandle, rule: &'static Rule) -> Result<u64, Fail> {
     let w = |i: usize| u32::from_le_bytes(h.data[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
     if w(1) != SERVER_ID && crate::mutation::enforced(rule) {
-        return Err(Fail::rule(
-            AclError::RT_FEATURE_NOT_SUPPORT,
+        return Err(Fail::rule_code(
             rule,
+            AclError::RT_FEATURE_NOT_SUPPORT,
             format!("fabric handle of server {}; only this server ({SERVER_ID}) is emulated", w(1)),
         ));
     }
@@ -40,7 +42,7 @@ fn key_of_fabric(h: &aclrtMemFabricHandle, rule: &'static str) -> Result<u64, Fa
 ///
 /// # Safety
 /// `p` points to a `uint64_t` (DEFAULT) or an `aclrtMemFabricHandle` (FABRIC).
-unsafe fn read_key(p: *const c_void, shareType: aclrtMemSharedHandleType, rule: &'static str) -> Result<u64, Fail> {
+unsafe fn read_key(p: *const c_void, shareType: aclrtMemSharedHandleType, rule: &'static Rule) -> Result<u64, Fail> {
     if shareType == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC {
         // SAFETY: the caller's contract.
         key_of_fabric(&unsafe { get(p.cast::<aclrtMemFabricHandle>()) }, rule)
@@ -51,10 +53,10 @@ unsafe fn read_key(p: *const c_void, shareType: aclrtMemSharedHandleType, rule: 
 }
 
 fn export(handle: aclrtDrvMemHandle, flags: u64) -> Result<u64, Fail> {
-    ensure!(flags <= 1, "ACL-EXP-002", RT_PARAM_INVALID, "flags must be 0 or 1, got {flags}");
+    ensure!(flags <= 1, rules::EXP_002, "flags must be 0 or 1, got {flags}");
     let id = from_handle(handle).unwrap_or(HandleId(0));
     let e = emu()?;
-    ensure!(e.handle_exists(id), "ACL-EXP-006", RT_PARAM_INVALID, "{handle:p} is not a live handle of this process");
+    ensure!(e.handle_exists(id), rules::EXP_006, "{handle:p} is not a live handle of this process");
     e.export(id, flags == ACL_RT_VMM_EXPORT_FLAG_DEFAULT).map_err(|e| Fail::core(Op::Export, e))
 }
 
@@ -67,14 +69,13 @@ pub unsafe extern "C" fn aclrtMemExportToShareableHandle(
     shareableHandle: *mut u64,
 ) -> aclError {
     run("aclrtMemExportToShareableHandle", || {
-        ensure!(!handle.is_null(), "ACL-EXP-001", INVALID_PARAM, "handle is NULL");
+        ensure!(!handle.is_null(), rules::EXP_001, "handle is NULL");
         ensure!(
             handleType == ACL_MEM_HANDLE_TYPE_NONE,
-            "ACL-EXP-001",
-            INVALID_PARAM,
+            rules::EXP_001,
             "handleType must be NONE (0), got {handleType}"
         );
-        ensure!(!shareableHandle.is_null(), "ACL-EXP-001", INVALID_PARAM, "shareableHandle is NULL");
+        ensure!(!shareableHandle.is_null(), rules::EXP_001, "shareableHandle is NULL");
         let key = export(handle, flags)?;
         // SAFETY: checked non-null.
         unsafe { put(shareableHandle, key) };
@@ -91,23 +92,17 @@ pub unsafe extern "C" fn aclrtMemExportToShareableHandleV2(
     shareableHandle: *mut c_void,
 ) -> aclError {
     run("aclrtMemExportToShareableHandleV2", || {
-        ensure!(!handle.is_null(), "ACL-EXP-003", INVALID_PARAM, "handle is NULL");
-        ensure!(!shareableHandle.is_null(), "ACL-EXP-003", INVALID_PARAM, "shareableHandle is NULL");
+        ensure!(!handle.is_null(), rules::EXP_003, "handle is NULL");
+        ensure!(!shareableHandle.is_null(), rules::EXP_003, "shareableHandle is NULL");
         let fabric = shareType == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC;
         ensure!(
             fabric || shareType == ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT,
-            "ACL-EXP-004",
-            RT_PARAM_INVALID,
+            rules::EXP_004,
             "shareType must be 1 or 2, got {shareType}"
         );
-        ensure!(flags <= 1, "ACL-EXP-002", RT_PARAM_INVALID, "flags must be 0 or 1, got {flags}");
+        ensure!(flags <= 1, rules::EXP_002, "flags must be 0 or 1, got {flags}");
         if fabric {
-            ensure!(
-                thread::current_device().is_some(),
-                "ACL-EXP-005",
-                RT_CONTEXT_NULL,
-                "FABRIC export needs a current context"
-            );
+            ensure!(thread::current_device().is_some(), rules::EXP_005, "FABRIC export needs a current context");
         }
         let key = export(handle, flags)?;
         // SAFETY: checked non-null; the caller passes room for the chosen form.
@@ -123,11 +118,11 @@ pub unsafe extern "C" fn aclrtMemExportToShareableHandleV2(
 }
 
 fn set_pid(key: u64, pid: *mut i32, pidNum: usize) -> Result<(), Fail> {
-    ensure!(pidNum <= ACL_TRUSTLIST_MAX_PIDS, "ACL-PID-003", RT_PARAM_INVALID, "pidNum {pidNum} exceeds 65535");
+    ensure!(pidNum <= ACL_TRUSTLIST_MAX_PIDS, rules::PID_003, "pidNum {pidNum} exceeds 65535");
     // ACL-PID-005: the device field (bits 32-39) must name a device or the host, bits 40-63 must be 0.
     let dev = (key >> 32) & 0xff;
     let well_formed = key >> 40 == 0 && (emu()?.is_device(dev as i64) || dev >= 64);
-    ensure!(well_formed, "ACL-PID-005", RT_INVALID_HANDLE, "{key:#x} is not a shareable handle");
+    ensure!(well_formed, rules::PID_005, "{key:#x} is not a shareable handle");
     // SAFETY: the caller passes `pidNum` pids (checked non-null by the caller).
     let pids: Vec<i32> = (0..pidNum).map(|i| unsafe { get(pid.add(i)) }).collect();
     emu()?.set_trusted(key, &pids).map_err(|e| Fail::core(Op::SetPid, e))
@@ -141,8 +136,8 @@ pub unsafe extern "C" fn aclrtMemSetPidToShareableHandle(
     pidNum: usize,
 ) -> aclError {
     run("aclrtMemSetPidToShareableHandle", || {
-        ensure!(!pid.is_null(), "ACL-PID-001", INVALID_PARAM, "pid is NULL");
-        ensure!(pidNum >= 1, "ACL-PID-001", INVALID_PARAM, "pidNum is 0");
+        ensure!(!pid.is_null(), rules::PID_001, "pid is NULL");
+        ensure!(pidNum >= 1, rules::PID_001, "pidNum is 0");
         set_pid(shareableHandle, pid, pidNum)
     })
 }
@@ -156,17 +151,16 @@ pub unsafe extern "C" fn aclrtMemSetPidToShareableHandleV2(
     pidNum: usize,
 ) -> aclError {
     run("aclrtMemSetPidToShareableHandleV2", || {
-        ensure!(!shareableHandle.is_null(), "ACL-PID-002", INVALID_PARAM, "shareableHandle is NULL");
-        ensure!(!pid.is_null(), "ACL-PID-002", INVALID_PARAM, "pid is NULL");
-        ensure!(pidNum >= 1, "ACL-PID-002", INVALID_PARAM, "pidNum is 0");
+        ensure!(!shareableHandle.is_null(), rules::PID_002, "shareableHandle is NULL");
+        ensure!(!pid.is_null(), rules::PID_002, "pid is NULL");
+        ensure!(pidNum >= 1, rules::PID_002, "pidNum is 0");
         ensure!(
             matches!(shareType, 1 | 2),
-            "ACL-PID-002",
-            RT_PARAM_INVALID,
+            rules::PID_002 => AclError::RT_PARAM_INVALID,
             "shareType must be 1 or 2, got {shareType}"
         );
         // SAFETY: checked non-null; points to the form `shareType` names.
-        let key = unsafe { read_key(shareableHandle, shareType, "ACL-PID-005")? };
+        let key = unsafe { read_key(shareableHandle, shareType, &rules::PID_005)? };
         set_pid(key, pid, pidNum)
     })
 }
@@ -178,10 +172,10 @@ fn import(key: u64, device: u32, v1: bool) -> Result<aclrtDrvMemHandle, Fail> {
     // the entry), so the import cache answers without a `stat` of the entry:
     // a repeated import (ACL-IMP-014) makes no system call.
     let known = e.holds_import(key, Place::Device(device)) || e.share_exists(key);
-    ensure!(known, "ACL-IMP-007", RT_INVALID_HANDLE, "no exported memory has shareable handle {key:#x}");
+    ensure!(known, rules::IMP_007, "no exported memory has shareable handle {key:#x}");
     if v1 {
         // ACL-IMP-008: V1 checks the context after the lookup.
-        ensure!(thread::current_device().is_some(), "ACL-IMP-008", RT_CONTEXT_NULL, "no current context");
+        ensure!(thread::current_device().is_some(), rules::IMP_008, "no current context");
     }
     let id = e.import(key, Place::Device(device)).map_err(|e| Fail::core(Op::Import, e))?;
     // ACL-IMP-016: a cross-device import enables peer access by itself.
@@ -202,9 +196,9 @@ pub unsafe extern "C" fn aclrtMemImportFromShareableHandle(
     handle: *mut aclrtDrvMemHandle,
 ) -> aclError {
     run("aclrtMemImportFromShareableHandle", || {
-        ensure!(!handle.is_null(), "ACL-IMP-001", INVALID_PARAM, "handle is NULL");
+        ensure!(!handle.is_null(), rules::IMP_001, "handle is NULL");
         let ok = emu()?.is_device(i64::from(deviceId));
-        ensure!(ok, "ACL-IMP-002", RT_INVALID_DEVICEID, "device {deviceId} does not exist");
+        ensure!(ok, rules::IMP_002, "device {deviceId} does not exist");
         let h = import(shareableHandle, deviceId.max(0) as u32, true)?;
         // SAFETY: checked non-null.
         unsafe { put(handle, h) };
@@ -221,19 +215,14 @@ pub unsafe extern "C" fn aclrtMemImportFromShareableHandleV2(
     handle: *mut aclrtDrvMemHandle,
 ) -> aclError {
     run("aclrtMemImportFromShareableHandleV2", || {
-        ensure!(!shareableHandle.is_null(), "ACL-IMP-003", INVALID_PARAM, "shareableHandle is NULL");
-        ensure!(!handle.is_null(), "ACL-IMP-003", INVALID_PARAM, "handle is NULL");
-        ensure!(flags == 0, "ACL-IMP-003", INVALID_PARAM, "flags must be 0, got {flags}");
+        ensure!(!shareableHandle.is_null(), rules::IMP_003, "shareableHandle is NULL");
+        ensure!(!handle.is_null(), rules::IMP_003, "handle is NULL");
+        ensure!(flags == 0, rules::IMP_003, "flags must be 0, got {flags}");
         let cur = thread::current_device();
-        ensure!(cur.is_some(), "ACL-IMP-004", RT_CONTEXT_NULL, "V2 imports onto the current device; there is none");
-        ensure!(
-            matches!(shareType, 1 | 2),
-            "ACL-IMP-005",
-            RT_PARAM_INVALID,
-            "shareType must be 1 or 2, got {shareType}"
-        );
+        ensure!(cur.is_some(), rules::IMP_004, "V2 imports onto the current device; there is none");
+        ensure!(matches!(shareType, 1 | 2), rules::IMP_005, "shareType must be 1 or 2, got {shareType}");
         // SAFETY: checked non-null; points to the form `shareType` names.
-        let key = unsafe { read_key(shareableHandle, shareType, "ACL-IMP-006")? };
+        let key = unsafe { read_key(shareableHandle, shareType, &rules::IMP_006)? };
         let h = import(key, cur.unwrap_or(0), false)?;
         // SAFETY: checked non-null.
         unsafe { put(handle, h) };

@@ -4,6 +4,7 @@
 
 use std::ffi::c_void;
 
+use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
 use super::call::{Fail, emu, ensure, get, put, run};
@@ -58,95 +59,74 @@ fn check_prop(p: &aclrtPhysicalMemProp, gran: bool) -> Result<(Place, u64), Fail
     let loc = p.location.type_;
     let device = loc == ACL_MEM_LOCATION_TYPE_DEVICE;
     if gran {
-        ensure!(
-            !(device && is_ddr(p.memAttr)),
-            "ACL-GRAN-002",
-            INVALID_PARAM,
-            "DDR attr {} on a DEVICE location",
-            p.memAttr
-        );
-        ensure!(attr_known(p.memAttr), "ACL-GRAN-003", INVALID_PARAM, "memAttr {} is not accepted", p.memAttr);
+        ensure!(!(device && is_ddr(p.memAttr)), rules::GRAN_002, "DDR attr {} on a DEVICE location", p.memAttr);
+        ensure!(attr_known(p.memAttr), rules::GRAN_003, "memAttr {} is not accepted", p.memAttr);
     } else {
         ensure!(
             p.handleType == ACL_MEM_HANDLE_TYPE_NONE,
-            "ACL-MP-004",
-            INVALID_PARAM,
+            rules::MP_004,
             "handleType must be NONE (0), got {}",
             p.handleType
         );
         ensure!(
             p.allocationType == ACL_MEM_ALLOCATION_TYPE_PINNED,
-            "ACL-MP-005",
-            INVALID_PARAM,
+            rules::MP_005,
             "allocationType must be PINNED (0), got {}",
             p.allocationType
         );
         ensure!(
             loc != ACL_MEM_LOCATION_TYPE_UNREGISTERED && loc != ACL_MEM_LOCATION_TYPE_MANAGED,
-            "ACL-MP-006",
-            INVALID_PARAM,
+            rules::MP_006,
             "location type {loc} is not accepted"
         );
-        ensure!(
-            !(device && is_ddr(p.memAttr)),
-            "ACL-MP-007",
-            INVALID_PARAM,
-            "DDR attr {} on a DEVICE location",
-            p.memAttr
-        );
-        ensure!(attr_known(p.memAttr), "ACL-MP-007", INVALID_PARAM, "memAttr {} is not accepted", p.memAttr);
+        ensure!(!(device && is_ddr(p.memAttr)), rules::MP_007, "DDR attr {} on a DEVICE location", p.memAttr);
+        ensure!(attr_known(p.memAttr), rules::MP_007, "memAttr {} is not accepted", p.memAttr);
     }
     let e = emu()?;
     if device {
-        let rule = if gran { "ACL-GRAN-004" } else { "ACL-MP-008" };
+        let rule = if gran { &rules::GRAN_004 } else { &rules::MP_008 };
         if !e.is_device(i64::from(p.location.id)) && crate::mutation::enforced(rule) {
-            return Err(Fail::rule(
-                AclError::RT_INVALID_DEVICEID,
+            return Err(Fail::rule_code(
                 rule,
+                AclError::RT_INVALID_DEVICEID,
                 format!("device {} does not exist", p.location.id),
             ));
         }
     }
     if loc == ACL_MEM_LOCATION_TYPE_HOST_NUMA && !gran {
-        ensure!(
-            crate::core::thread::current_device().is_some(),
-            "ACL-MP-009",
-            RT_CONTEXT_NULL,
-            "HOST_NUMA needs a current context"
-        );
+        ensure!(crate::core::thread::current_device().is_some(), rules::MP_009, "HOST_NUMA needs a current context");
     }
     // Driver (HAL) property checks.
     let bad_type = loc == ACL_MEM_LOCATION_TYPE_MANAGED && gran || !(0..5).contains(&loc);
-    let (rule_type, rule_rsv) = if gran { ("ACL-GRAN-006", "ACL-GRAN-007") } else { ("ACL-MP-012", "ACL-MP-012") };
+    let (rule_type, rule_rsv) =
+        if gran { (&rules::GRAN_006, &rules::GRAN_007) } else { (&rules::MP_012, &rules::MP_012) };
     if bad_type && crate::mutation::enforced(rule_type) {
-        return Err(Fail::rule(AclError::RT_PARAM_INVALID, rule_type, format!("location type {loc} is not accepted")));
+        return Err(Fail::rule_code(
+            rule_type,
+            AclError::RT_PARAM_INVALID,
+            format!("location type {loc} is not accepted"),
+        ));
     }
     if p.reserve != 0 && crate::mutation::enforced(rule_rsv) {
-        return Err(Fail::rule(
-            AclError::RT_PARAM_INVALID,
+        return Err(Fail::rule_code(
             rule_rsv,
+            AclError::RT_PARAM_INVALID,
             format!("prop.reserve must be 0, got {}", p.reserve),
         ));
     }
     let host = !device;
     if host && is_1g(p.memAttr) {
-        let rule = if gran { "ACL-GRAN-008" } else { "ACL-MP-010" };
+        let rule = if gran { &rules::GRAN_008 } else { &rules::MP_010 };
         if p.memAttr != ACL_MEM_P2P_HUGE1G && crate::mutation::enforced(rule) {
-            return Err(Fail::rule(
-                AclError::RT_FEATURE_NOT_SUPPORT,
+            return Err(Fail::rule_code(
                 rule,
+                AclError::RT_FEATURE_NOT_SUPPORT,
                 format!("1G attr {} is not supported on the host", p.memAttr),
             ));
         }
     }
     if loc == ACL_MEM_LOCATION_TYPE_HOST && !gran {
-        ensure!(
-            p.location.id == 0,
-            "ACL-MP-011",
-            RT_FEATURE_NOT_SUPPORT,
-            "a HOST location must have id 0, got {}",
-            p.location.id
-        );
+        ensure!(p.location.id == 0, rules::MP_011, "a HOST location must have id 0, got {}", p.location.id);
     }
     let place = if device {
         Place::Device(p.location.id)
@@ -164,15 +144,14 @@ pub unsafe extern "C" fn aclrtMemGetAllocationGranularity(
     granularity: *mut usize,
 ) -> aclError {
     run("aclrtMemGetAllocationGranularity", || {
-        ensure!(!prop.is_null(), "ACL-GRAN-001", INVALID_PARAM, "prop is NULL");
-        ensure!(!granularity.is_null(), "ACL-GRAN-001", INVALID_PARAM, "granularity is NULL");
+        ensure!(!prop.is_null(), rules::GRAN_001, "prop is NULL");
+        ensure!(!granularity.is_null(), rules::GRAN_001, "granularity is NULL");
         // SAFETY: checked non-null; the caller passes a property record.
         let p = unsafe { get(prop) };
         let (_, g) = check_prop(&p, true)?;
         ensure!(
             option == ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM || option == ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
-            "ACL-GRAN-005",
-            RT_FEATURE_NOT_SUPPORT,
+            rules::GRAN_005,
             "option must be MINIMUM (0) or RECOMMENDED (1), got {option}"
         );
         // SAFETY: checked non-null.
@@ -190,18 +169,18 @@ pub unsafe extern "C" fn aclrtMallocPhysical(
     flags: u64,
 ) -> aclError {
     run("aclrtMallocPhysical", || {
-        ensure!(!handle.is_null(), "ACL-MP-001", INVALID_PARAM, "handle is NULL");
-        ensure!(!prop.is_null(), "ACL-MP-001", INVALID_PARAM, "prop is NULL");
-        ensure!(size != 0, "ACL-MP-002", INVALID_PARAM, "size is 0");
-        ensure!(flags == 0, "ACL-MP-003", INVALID_PARAM, "flags must be 0, got {flags}");
+        ensure!(!handle.is_null(), rules::MP_001, "handle is NULL");
+        ensure!(!prop.is_null(), rules::MP_001, "prop is NULL");
+        ensure!(size != 0, rules::MP_002, "size is 0");
+        ensure!(flags == 0, rules::MP_003, "flags must be 0, got {flags}");
         // SAFETY: checked non-null.
         let p = unsafe { get(prop) };
         let (place, granule) = check_prop(&p, false)?;
         // ACL-MP-014: 1G attributes round any size up to whole GiB.
         let size = if granule == GRANULE_1G {
-            (size as u64).checked_next_multiple_of(GRANULE_1G).ok_or_else(|| {
-                Fail::rule(AclError::RT_MEMORY_ALLOCATION, "ACL-MP-015", format!("{size} bytes do not fit"))
-            })?
+            (size as u64)
+                .checked_next_multiple_of(GRANULE_1G)
+                .ok_or_else(|| Fail::rule(&rules::MP_015, format!("{size} bytes do not fit")))?
         } else {
             size as u64
         };
@@ -216,7 +195,7 @@ pub unsafe extern "C" fn aclrtMallocPhysical(
 /// `aclError aclrtFreePhysical(aclrtDrvMemHandle handle)`: ACL-FP-001, ACL-FP-004, ACL-FP-003.
 pub unsafe extern "C" fn aclrtFreePhysical(handle: aclrtDrvMemHandle) -> aclError {
     run("aclrtFreePhysical", || {
-        ensure!(!handle.is_null(), "ACL-FP-001", INVALID_PARAM, "handle is NULL");
+        ensure!(!handle.is_null(), rules::FP_001, "handle is NULL");
         let id = from_handle(handle).unwrap_or(HandleId(0));
         emu()?.free(id).map_err(|e| Fail::core(Op::FreePhysical, e))
     })
@@ -229,21 +208,17 @@ fn reserve(
     expectPtr: *mut c_void,
     flags: u64,
 ) -> Result<(), Fail> {
-    ensure!(!virPtr.is_null(), "ACL-RSV-001", INVALID_PARAM, "virPtr is NULL");
-    ensure!(size != 0, "ACL-RSV-002", INVALID_PARAM, "size is 0");
-    ensure!(flags <= 1, "ACL-RSV-003", INVALID_PARAM, "flags must be 0 or 1, got {flags}");
-    ensure!(alignment == 0, "ACL-RSV-004", RT_PARAM_INVALID, "alignment must be 0, got {alignment:#x}");
+    ensure!(!virPtr.is_null(), rules::RSV_001, "virPtr is NULL");
+    ensure!(size != 0, rules::RSV_002, "size is 0");
+    ensure!(flags <= 1, rules::RSV_003, "flags must be 0 or 1, got {flags}");
+    ensure!(alignment == 0, rules::RSV_004, "alignment must be 0, got {alignment:#x}");
     let window = &WINDOW.0;
     let want = (size as u64).checked_next_multiple_of(GRANULE).filter(|&n| n <= (window.end - window.start) as u64);
     let Some(len) = want.map(|n| n as usize) else {
-        if !crate::mutation::enforced("ACL-RSV-009") {
+        if !crate::mutation::enforced(&rules::RSV_009) {
             return Ok(()); // mutated: report success without a reservation
         }
-        return Err(Fail::rule(
-            AclError::RT_MEMORY_ALLOCATION,
-            "ACL-RSV-009",
-            format!("{size:#x} bytes exceed the address window"),
-        ));
+        return Err(Fail::rule(&rules::RSV_009, format!("{size:#x} bytes exceed the address window")));
     };
     let hint = (!expectPtr.is_null()).then_some(expectPtr as usize);
     if let Some(addr) = hint {
@@ -256,9 +231,9 @@ fn reserve(
         } else {
             2 << 20
         };
-        ensure!(addr % need == 0, "ACL-RSV-005", RT_PARAM_INVALID, "expectPtr {addr:#x} is not aligned to {need:#x}");
+        ensure!(addr % need == 0, rules::RSV_005, "expectPtr {addr:#x} is not aligned to {need:#x}");
         let inside = addr >= window.start && addr.checked_add(len).is_some_and(|e| e <= window.end);
-        ensure!(inside, "ACL-RSV-006", RT_PARAM_INVALID, "expectPtr {addr:#x} lies outside the device address window");
+        ensure!(inside, rules::RSV_006 => AclError::RT_PARAM_INVALID, "expectPtr {addr:#x} lies outside the device address window");
     }
     let base = emu()?
         .reserve(len, natural_align(len, GRANULE as usize), hint, &WINDOW)
@@ -295,18 +270,18 @@ pub unsafe extern "C" fn aclrtReserveMemAddressNoUCMemory(
 /// mappings are unmapped (ACL-REL-004, emulator choice).
 pub unsafe extern "C" fn aclrtReleaseMemAddress(virPtr: *mut c_void) -> aclError {
     run("aclrtReleaseMemAddress", || {
-        ensure!(!virPtr.is_null(), "ACL-REL-001", INVALID_PARAM, "virPtr is NULL");
+        ensure!(!virPtr.is_null(), rules::REL_001, "virPtr is NULL");
         emu()?.release(virPtr as usize).map_err(|e| Fail::core(Op::Release, e))
     })
 }
 
 fn map(virPtr: *mut c_void, size: usize, offset: usize, handle: aclrtDrvMemHandle, flags: u64) -> Result<(), Fail> {
-    ensure!(!virPtr.is_null(), "ACL-MAP-001", INVALID_PARAM, "virPtr is NULL");
-    ensure!(!handle.is_null(), "ACL-MAP-001", INVALID_PARAM, "handle is NULL");
-    ensure!(size != 0, "ACL-MAP-002", INVALID_PARAM, "size is 0");
-    ensure!(flags == 0, "ACL-MAP-003", INVALID_PARAM, "flags must be 0, got {flags}");
+    ensure!(!virPtr.is_null(), rules::MAP_001, "virPtr is NULL");
+    ensure!(!handle.is_null(), rules::MAP_001, "handle is NULL");
+    ensure!(size != 0, rules::MAP_002, "size is 0");
+    ensure!(flags == 0, rules::MAP_003, "flags must be 0, got {flags}");
     // ACL-MAP-004: ACL does not check offset; the driver does, so this is 107000, not 100000.
-    ensure!(offset == 0, "ACL-MAP-004", RT_PARAM_INVALID, "offset must be 0, got {offset:#x}");
+    ensure!(offset == 0, rules::MAP_004, "offset must be 0, got {offset:#x}");
     let id = from_handle(handle).unwrap_or(HandleId(0));
     // ACL-MAP-012 (undetermined, emulator choice): the map size must equal the physical size.
     emu()?.map(virPtr as usize, size, id, true).map_err(|e| Fail::core(Op::MapMem, e))
@@ -338,7 +313,7 @@ pub unsafe extern "C" fn aclrtMemMapNoAccess(
 /// `aclError aclrtUnmapMem(void *virPtr)`: ACL-UNMAP-001, ACL-UNMAP-002.
 pub unsafe extern "C" fn aclrtUnmapMem(virPtr: *mut c_void) -> aclError {
     run("aclrtUnmapMem", || {
-        ensure!(!virPtr.is_null(), "ACL-UNMAP-001", INVALID_PARAM, "virPtr is NULL");
+        ensure!(!virPtr.is_null(), rules::UNMAP_001, "virPtr is NULL");
         emu()?.unmap(virPtr as usize).map_err(|e| Fail::core(Op::UnmapMem, e))
     })
 }
@@ -353,9 +328,9 @@ pub unsafe extern "C" fn aclrtMemSetAccess(
     count: usize,
 ) -> aclError {
     run("aclrtMemSetAccess", || {
-        ensure!(!virPtr.is_null(), "ACL-ACC-001", RT_PARAM_INVALID, "virPtr is NULL");
-        ensure!(!desc.is_null(), "ACL-ACC-001", RT_PARAM_INVALID, "desc is NULL");
-        ensure!(count >= 1, "ACL-ACC-002", RT_PARAM_INVALID, "count must be at least 1");
+        ensure!(!virPtr.is_null(), rules::ACC_001, "virPtr is NULL");
+        ensure!(!desc.is_null(), rules::ACC_001, "desc is NULL");
+        ensure!(count >= 1, rules::ACC_002, "count must be at least 1");
         let mut grants = Vec::with_capacity(count.min(64));
         for i in 0..count.min(64) {
             // SAFETY: the caller passes `count` descriptors; at most 64 are read
@@ -366,16 +341,10 @@ pub unsafe extern "C" fn aclrtMemSetAccess(
                 f == ACL_RT_MEM_ACCESS_FLAGS_READWRITE
                     || f == ACL_RT_MEM_ACCESS_FLAGS_NONE
                     || f == ACL_RT_MEM_ACCESS_FLAGS_READ,
-                "ACL-ACC-003",
-                RT_PARAM_INVALID,
+                rules::ACC_003 => AclError::RT_PARAM_INVALID,
                 "access flags {f} are not valid"
             );
-            ensure!(
-                f == ACL_RT_MEM_ACCESS_FLAGS_READWRITE,
-                "ACL-ACC-003",
-                RT_FEATURE_NOT_SUPPORT,
-                "only READWRITE (3) is supported, got {f}"
-            );
+            ensure!(f == ACL_RT_MEM_ACCESS_FLAGS_READWRITE, rules::ACC_003, "only READWRITE (3) is supported, got {f}");
             let l = d.location;
             let place = match l.type_ {
                 ACL_MEM_LOCATION_TYPE_HOST if l.id == 0 => Some(Place::Host(0)),
@@ -384,8 +353,7 @@ pub unsafe extern "C" fn aclrtMemSetAccess(
             };
             ensure!(
                 place.is_some(),
-                "ACL-ACC-004",
-                RT_PARAM_INVALID,
+                rules::ACC_004,
                 "location (type {}, id {}) is not HOST 0 or DEVICE < 64",
                 l.type_,
                 l.id
@@ -408,12 +376,7 @@ pub unsafe extern "C" fn aclrtMemGetAccess(
     flag: *mut u64,
 ) -> aclError {
     run("aclrtMemGetAccess", || {
-        ensure!(
-            !virPtr.is_null() && !location.is_null() && !flag.is_null(),
-            "ACL-ACC-009",
-            INVALID_PARAM,
-            "a pointer is NULL"
-        );
+        ensure!(!virPtr.is_null() && !location.is_null() && !flag.is_null(), rules::ACC_009, "a pointer is NULL");
         // SAFETY: checked non-null.
         let l = unsafe { get(location) };
         let place = if l.type_ == ACL_MEM_LOCATION_TYPE_DEVICE { Place::Device(l.id) } else { Place::Host(l.id) };

@@ -13,6 +13,7 @@ use std::ffi::c_void;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
 
 use super::call::{Fail, emu, ensure, put, run};
@@ -70,16 +71,14 @@ pub(super) fn current() -> Result<u32, Fail> {
     let d = CURRENT.with(Cell::get);
     ensure!(
         d.is_some(),
-        "CUDA-GEN-002",
-        INVALID_CONTEXT,
+        rules::GEN_002,
         "no current context on this thread: cuDevicePrimaryCtxRetain, then cuCtxSetCurrent"
     );
     let d = d.unwrap_or(0);
     // Emulator choice: a current primary context released to zero (reset) is no context.
     ensure!(
         retains(d) > 0,
-        "CUDA-GEN-002",
-        INVALID_CONTEXT,
+        rules::GEN_002,
         "the current context, device {d}'s primary context, is not retained (released to zero, so reset)"
     );
     Ok(d)
@@ -101,7 +100,7 @@ fn device(ordinal: CUdevice) -> Result<u32, Fail> {
 /// no driver (the emulator cannot start) → 100 with the reason (cuda.md §1.1).
 pub unsafe extern "C" fn cuInit(Flags: u32) -> CUresult {
     run("cuInit", || {
-        ensure!(Flags == 0, "CUDA-GEN-001", INVALID_VALUE, "Flags must be 0, got {Flags}");
+        ensure!(Flags == 0, rules::GEN_001, "Flags must be 0, got {Flags}");
         crate::core::emulator().map_err(|e| Fail::plain(CuResult::NO_DEVICE, e.to_string()))?;
         INITIALISED.store(true, Ordering::Release);
         Ok(())

@@ -4,6 +4,7 @@
 use std::ffi::{CString, c_char};
 use std::sync::OnceLock;
 
+use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
 
 use super::call::{Fail, ensure, put, run};
@@ -34,7 +35,7 @@ fn describe(error: CUresult, pStr: *mut *const c_char, name: bool) -> Result<(),
     let s = hit.map_or(std::ptr::null(), |e| if name { e.1.as_ptr() } else { e.2.as_ptr() });
     // SAFETY: checked non-null.
     unsafe { put(pStr, s) };
-    ensure!(hit.is_some(), "CUDA-GEN-003", INVALID_VALUE, "{error} is not a CUresult this driver knows");
+    ensure!(hit.is_some(), rules::GEN_003, "{error} is not a CUresult this driver knows");
     Ok(())
 }
 

@@ -7,6 +7,7 @@
 //! apart from a stale one, and the same-process check reads the pid field.
 #![allow(non_snake_case)]
 
+use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
 
 use super::call::{Fail, emu, ensure, put, run};
@@ -52,7 +53,7 @@ pub unsafe extern "C" fn cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: C
             Some(ExtentKind::Host) => "a host buffer",
             _ => "not inside a live cuMemAlloc allocation",
         };
-        ensure!(plain.is_some(), "CUDA-IPC-001", INVALID_VALUE, "{p:#x} is {what}");
+        ensure!(plain.is_some(), rules::IPC_001, "{p:#x} is {what}");
         let Some((base, len, props)) = plain else { return Ok(()) };
         let exported = e.export_plain(p).map_err(|e| Fail::core(Op::IpcGet, e))?;
         let token = IpcToken {
@@ -83,8 +84,7 @@ pub unsafe extern "C" fn cuIpcOpenMemHandle(pdptr: *mut CUdeviceptr, handle: CUi
         }
         ensure!(
             IPC_FLAGS.contains(&Flags),
-            "CUDA-IPC-004",
-            INVALID_VALUE,
+            rules::IPC_004,
             "Flags must be CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS (1), got {Flags}"
         );
         let b = bytes(&handle);
@@ -97,8 +97,7 @@ pub unsafe extern "C" fn cuIpcOpenMemHandle(pdptr: *mut CUdeviceptr, handle: CUi
         let me = std::process::id() as i32;
         ensure!(
             IpcToken::pid_field(&b) != me,
-            "CUDA-IPC-005",
-            INVALID_CONTEXT,
+            rules::IPC_005,
             "the handle was made by this process ({me}); a process cannot open its own handle"
         );
         let token = IpcToken::decode(IPC_MAGIC, &b).ok_or_else(|| {
@@ -134,7 +133,7 @@ pub unsafe extern "C" fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult {
         let e = emu()?;
         let p = dptr as usize;
         let opened = e.opened_at(p).is_some_and(|(base, _)| base == p);
-        ensure!(opened, "CUDA-IPC-009", INVALID_VALUE, "{p:#x} is not a pointer returned by cuIpcOpenMemHandle");
+        ensure!(opened, rules::IPC_009, "{p:#x} is not a pointer returned by cuIpcOpenMemHandle");
         e.close_plain(p).map(drop).map_err(|e| Fail::core(Op::IpcClose, e))
     })
 }

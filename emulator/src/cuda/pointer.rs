@@ -5,6 +5,7 @@
 //! properties (`profile::KIND_ALLOC`), so bounds, cuMemGetAddressRange and
 //! an importer's view use it.
 
+use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::{CU_MEM_ACCESS_FLAGS_PROT_READ, CU_MEM_ACCESS_FLAGS_PROT_READWRITE, CuResult};
 
 use super::call::{Fail, ensure};
@@ -60,8 +61,7 @@ pub(super) fn check_device_range(e: &Emulator, p: usize, n: usize, d: u32, how: 
     let granted = e.access_over(p, n, Place::Device(d), CU_MEM_ACCESS_FLAGS_PROT_READWRITE).unwrap_or(0);
     ensure!(
         granted & need == need,
-        "CUDA-VMM-012",
-        INVALID_VALUE,
+        rules::VMM_012,
         "{what} {p:#x}+{n:#x}: device {d} has access {granted} there, {need} is needed (cuMemSetAccess grants it)"
     );
     Ok(())

@@ -11,6 +11,7 @@
 use std::ffi::c_void;
 use std::os::fd::IntoRawFd;
 
+use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
 
 use super::call::{Fail, emu, ensure, put, run};
@@ -36,15 +37,14 @@ pub unsafe extern "C" fn cuMemExportToShareableHandle(
         if shareableHandle.is_null() {
             return Err(Fail::plain(CuResult::INVALID_VALUE, "shareableHandle is NULL".into()));
         }
-        ensure!(flags == 0, "CUDA-VMM-003", INVALID_VALUE, "flags must be 0, got {flags}");
+        ensure!(flags == 0, rules::VMM_003, "flags must be 0, got {flags}");
         let e = emu()?;
         let id = from_handle(handle);
         let info = e.describe(id).map_err(|e| Fail::core(Op::Export, e))?;
         let requested = if info.props[0] == KIND_VMM { info.props[2] as u32 } else { CU_MEM_HANDLE_TYPE_NONE };
         ensure!(
             handleType == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR && requested & handleType != 0,
-            "CUDA-VMM-015",
-            INVALID_VALUE,
+            rules::VMM_015,
             "handleType {handleType} was not requested at cuMemCreate (requestedHandleTypes {requested:#x}; POSIX_FILE_DESCRIPTOR, 1, is exportable)"
         );
         let fd = e.share_fd(id).map_err(|e| Fail::core(Op::Export, e))?;

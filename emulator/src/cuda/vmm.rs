@@ -8,6 +8,7 @@
 
 use std::ffi::c_void;
 
+use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
 
 use super::call::{Fail, emu, ensure, get, put, run};
@@ -45,9 +46,9 @@ fn access_location(e: &Emulator, l: CUmemLocation) -> Result<u32, Fail> {
             Err(Fail::plain(CuResult::INVALID_DEVICE, format!("location id {} is not a device", l.id)))
         }
         CU_MEM_LOCATION_TYPE_HOST | CU_MEM_LOCATION_TYPE_HOST_NUMA | CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT => {
-            Err(Fail::rule(
+            Err(Fail::rule_code(
+                &rules::VMM_013,
                 CuResult::NOT_SUPPORTED,
-                "CUDA-VMM-013",
                 format!("a host location (type {}) cannot be given access to device memory", l.type_),
             ))
         }
@@ -105,11 +106,10 @@ pub unsafe extern "C" fn cuMemCreate(
         if handle.is_null() || prop.is_null() {
             return Err(Fail::plain(CuResult::INVALID_VALUE, "handle or prop is NULL".into()));
         }
-        ensure!(flags == 0, "CUDA-VMM-003", INVALID_VALUE, "flags must be 0, got {flags}");
+        ensure!(flags == 0, rules::VMM_003, "flags must be 0, got {flags}");
         ensure!(
             size != 0 && size as u64 % GRANULARITY == 0,
-            "CUDA-VMM-002",
-            INVALID_VALUE,
+            rules::VMM_002,
             "size {size:#x} is not a nonzero multiple of the minimum granularity {GRANULARITY:#x}"
         );
         // SAFETY: checked non-null; the caller passes a 32-byte property record.
@@ -123,8 +123,7 @@ pub unsafe extern "C" fn cuMemCreate(
         let l = p.location;
         ensure!(
             l.type_ != CU_MEM_LOCATION_TYPE_HOST && l.type_ != CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT,
-            "CUDA-VMM-004",
-            INVALID_VALUE,
+            rules::VMM_004,
             "location type {} (HOST or HOST_NUMA_CURRENT) cannot hold a cuMemCreate allocation",
             l.type_
         );
@@ -145,8 +144,7 @@ pub unsafe extern "C" fn cuMemCreate(
         let types = p.requestedHandleTypes;
         ensure!(
             types & CU_MEM_HANDLE_TYPE_FABRIC == 0,
-            "CUDA-VMM-004",
-            NOT_PERMITTED,
+            rules::VMM_004 => CuResult::NOT_PERMITTED,
             "FABRIC handles need an IMEX channel, which this machine has none of"
         );
         if types & !CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR != 0 {
@@ -198,7 +196,7 @@ pub unsafe extern "C" fn cuMemAddressReserve(
         if ptr.is_null() {
             return Err(Fail::plain(CuResult::INVALID_VALUE, "ptr is NULL".into()));
         }
-        ensure!(flags == 0, "CUDA-VMM-003", INVALID_VALUE, "flags must be 0, got {flags}");
+        ensure!(flags == 0, rules::VMM_003, "flags must be 0, got {flags}");
         if size == 0 || size % HOST_PAGE != 0 || addr as usize % HOST_PAGE != 0 {
             return Err(Fail::plain(
                 CuResult::INVALID_VALUE,
@@ -209,8 +207,7 @@ pub unsafe extern "C" fn cuMemAddressReserve(
         }
         ensure!(
             alignment == 0 || alignment.is_power_of_two(),
-            "CUDA-VMM-006",
-            INVALID_VALUE,
+            rules::VMM_006,
             "alignment {alignment:#x} is neither 0 nor a power of two"
         );
         let window = WINDOW.0.clone();
@@ -247,12 +244,7 @@ pub unsafe extern "C" fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUre
         let p = ptr as usize;
         let own = e.opened_at(p).is_none() && !e.is_plain(p);
         let exact = own && e.reservation(p).is_some_and(|r| r.base == p && r.len == size);
-        ensure!(
-            exact,
-            "CUDA-VMM-007",
-            INVALID_VALUE,
-            "{p:#x}+{size:#x} is not exactly a range cuMemAddressReserve returned"
-        );
+        ensure!(exact, rules::VMM_007, "{p:#x}+{size:#x} is not exactly a range cuMemAddressReserve returned");
         if e.has_mappings_in(p, size) {
             return Err(Fail::plain(
                 CuResult::INVALID_VALUE,
@@ -277,16 +269,15 @@ pub unsafe extern "C" fn cuMemMap(
 ) -> CUresult {
     run("cuMemMap", || {
         current()?;
-        ensure!(flags == 0, "CUDA-VMM-003", INVALID_VALUE, "flags must be 0, got {flags}");
-        ensure!(offset == 0, "CUDA-VMM-008", INVALID_VALUE, "offset must be 0, got {offset:#x}");
-        ensure!(size != 0, "CUDA-VMM-008", INVALID_VALUE, "size is 0");
+        ensure!(flags == 0, rules::VMM_003, "flags must be 0, got {flags}");
+        ensure!(offset == 0, rules::VMM_008, "offset must be 0, got {offset:#x}");
+        ensure!(size != 0, rules::VMM_008, "size is 0");
         let e = emu()?;
         let p = ptr as usize;
         let foreign = matches!(extent(e, p).map(|x| x.kind), Some(ExtentKind::Plain(_) | ExtentKind::Opened));
         ensure!(
             !foreign,
-            "CUDA-VMM-008",
-            INVALID_VALUE,
+            rules::VMM_008,
             "{p:#x} is cuMemAlloc'ed or IPC-opened memory, not a cuMemAddressReserve range"
         );
         e.map_unbound(p, size, from_handle(handle)).map_err(|e| Fail::core(Op::Map, e))
@@ -302,12 +293,7 @@ pub unsafe extern "C" fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
         let e = emu()?;
         let p = ptr as usize;
         let starts = if is_vmm(e, p) { e.exact_mappings(p, size) } else { None };
-        ensure!(
-            starts.is_some(),
-            "CUDA-VMM-011",
-            INVALID_VALUE,
-            "{p:#x}+{size:#x} is not exactly whole cuMemMap'ed ranges"
-        );
+        ensure!(starts.is_some(), rules::VMM_011, "{p:#x}+{size:#x} is not exactly whole cuMemMap'ed ranges");
         match starts {
             Some(starts) => {
                 for s in starts {
@@ -334,8 +320,7 @@ pub unsafe extern "C" fn cuMemSetAccess(
         current()?;
         ensure!(
             ptr != 0 && size != 0 && !desc.is_null() && count != 0,
-            "CUDA-VMM-013",
-            INVALID_VALUE,
+            rules::VMM_013,
             "ptr, size, desc and count must all be nonzero"
         );
         let e = emu()?;
@@ -354,7 +339,7 @@ pub unsafe extern "C" fn cuMemSetAccess(
         }
         let p = ptr as usize;
         let mapped = is_vmm(e, p) && e.exact_mappings(p, size).is_some();
-        ensure!(mapped, "CUDA-VMM-013", INVALID_VALUE, "{p:#x}+{size:#x} is not a range of whole cuMemMap'ed mappings");
+        ensure!(mapped, rules::VMM_013, "{p:#x}+{size:#x} is not a range of whole cuMemMap'ed mappings");
         for (device, flags) in grants {
             e.grant_access(p, size, Place::Device(device), flags).map_err(|e| Fail::core(Op::SetAccess, e))?;
         }
@@ -399,7 +384,7 @@ pub unsafe extern "C" fn cuMemRetainAllocationHandle(
         }
         let e = emu()?;
         let p = addr as usize;
-        ensure!(is_vmm(e, p), "CUDA-VMM-019", INVALID_VALUE, "{addr:p} is not inside a cuMemMap'ed mapping");
+        ensure!(is_vmm(e, p), rules::VMM_019 => CuResult::INVALID_VALUE, "{addr:p} is not inside a cuMemMap'ed mapping");
         let id = e.retain(p).map_err(|e| Fail::core(Op::Retain, e))?;
         // SAFETY: checked non-null.
         unsafe { put(handle, to_handle(id)) };

@@ -1,6 +1,7 @@
 //! Initialisation, devices, properties, versions, peer access (hip.md §2.1).
 #![allow(non_snake_case, non_upper_case_globals)]
 
+use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
 use super::call::{Fail, current_device, emu, put, run};
@@ -39,7 +40,7 @@ pub unsafe extern "C" fn hipGetDeviceCount(count: *mut i32) -> hipError_t {
             Err(err) => {
                 // SAFETY: checked non-null.
                 unsafe { put(count, 0) };
-                return Err(Fail::rule(HipError::NO_DEVICE, "HIP-INIT-001", err.to_string()));
+                return Err(Fail::rule_code(&rules::INIT_001, HipError::NO_DEVICE, err.to_string()));
             }
         }
         Ok(())

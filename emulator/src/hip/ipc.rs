@@ -22,6 +22,7 @@
 use std::ffi::c_void;
 use std::sync::Mutex;
 
+use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
 use super::call::{Fail, current_device, emu, ensure, put, run};
@@ -137,8 +138,8 @@ pub unsafe extern "C" fn hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_t, devP
             // SAFETY: non-null; the caller passes a 64-byte handle.
             unsafe { put(handle, hipIpcMemHandle_t::default()) };
         }
-        ensure!(!handle.is_null(), "HIP-IPC-001", INVALID_VALUE, "handle is NULL");
-        ensure!(!devPtr.is_null(), "HIP-IPC-001", INVALID_VALUE, "devPtr is NULL");
+        ensure!(!handle.is_null(), rules::IPC_001, "handle is NULL");
+        ensure!(!devPtr.is_null(), rules::IPC_001, "devPtr is NULL");
         let e = emu()?;
         let p = devPtr as usize;
         let x = extent(e, p);
@@ -146,22 +147,15 @@ pub unsafe extern "C" fn hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_t, devP
         // HIP-IPC-008 (undetermined; emulator 1): host buffers and opened pointers.
         ensure!(
             !matches!(kind, Some(Kind::Host | Kind::Opened)),
-            "HIP-IPC-008",
-            INVALID_VALUE,
+            rules::IPC_008 => HipError::INVALID_VALUE,
             "{devPtr:p} is a host buffer or memory opened from another process; only hipMalloc memory is exported"
         );
         // HIP-IPC-007: a hipMemMap'ed address is not exportable.
-        ensure!(
-            kind != Some(Kind::Vmm),
-            "HIP-IPC-007",
-            INVALID_VALUE,
-            "{devPtr:p} is hipMemMap'ed memory, not hipMalloc memory"
-        );
+        ensure!(kind != Some(Kind::Vmm), rules::IPC_007, "{devPtr:p} is hipMemMap'ed memory, not hipMalloc memory");
         // HIP-IPC-002: inside a live hipMalloc allocation, half-open.
         ensure!(
             matches!(kind, Some(Kind::Malloc(_) | Kind::Vmm)),
-            "HIP-IPC-002",
-            INVALID_VALUE,
+            rules::IPC_002,
             "{devPtr:p} is not inside a live hipMalloc allocation"
         );
         let (key, generation, base) = match kind {
@@ -209,39 +203,31 @@ pub unsafe extern "C" fn hipIpcOpenMemHandle(
     flags: u32,
 ) -> hipError_t {
     run("hipIpcOpenMemHandle", || {
-        ensure!(!devPtr.is_null(), "HIP-IPC-020", INVALID_VALUE, "devPtr is NULL");
+        ensure!(!devPtr.is_null(), rules::IPC_020, "devPtr is NULL");
         ensure!(
             LAZY_FLAGS.contains(&flags),
-            "HIP-IPC-021",
-            INVALID_VALUE,
+            rules::IPC_021,
             "flags must be hipIpcMemLazyEnablePeerAccess (1, or 0 before ROCm 6.0), got {flags}"
         );
-        ensure!(Token::size_field(&handle) != 0, "HIP-IPC-022", INVALID_VALUE, "the handle's size field is 0");
-        ensure!(Token::has_magic(&handle), "HIP-IPC-023", INVALID_VALUE, "not an IPC handle of this emulator");
+        ensure!(Token::size_field(&handle) != 0, rules::IPC_022, "the handle's size field is 0");
+        ensure!(Token::has_magic(&handle), rules::IPC_023, "not an IPC handle of this emulator");
         let me = std::process::id() as i32;
         ensure!(
             Token::pid_field(&handle) != me,
-            "HIP-IPC-024",
-            INVALID_CONTEXT,
+            rules::IPC_024,
             "the handle was made by this process ({me}); a process cannot open its own handle"
         );
         let token = Token::decode(&handle);
-        ensure!(
-            token.is_some(),
-            "HIP-IPC-025",
-            INVALID_DEVICE_POINTER,
-            "the handle's check word does not match: altered or forged"
-        );
+        ensure!(token.is_some(), rules::IPC_025, "the handle's check word does not match: altered or forged");
         let Some(token) = token else { return Ok(()) };
         let e = emu()?;
         let device = current_device();
         let (va, opened) =
             e.open_plain(token.key, Place::Device(device), &WINDOW).map_err(|e| Fail::core(Op::IpcOpen, e))?;
-        if opened.props[3] != token.generation && crate::mutation::enforced("HIP-IPC-025") {
+        if opened.props[3] != token.generation && crate::mutation::enforced(&rules::IPC_025) {
             let _ = e.close_plain(va);
             return Err(Fail::rule(
-                HipError::INVALID_DEVICE_POINTER,
-                "HIP-IPC-025",
+                &rules::IPC_025,
                 format!("generation {:#x} is not that of the allocation shared as {:#x}", token.generation, token.key),
             ));
         }
@@ -261,12 +247,12 @@ pub unsafe extern "C" fn hipIpcOpenMemHandle(
 /// the last close unmaps.
 pub unsafe extern "C" fn hipIpcCloseMemHandle(devPtr: *mut c_void) -> hipError_t {
     run("hipIpcCloseMemHandle", || {
-        ensure!(!devPtr.is_null(), "HIP-IPC-040", INVALID_VALUE, "devPtr is NULL");
+        ensure!(!devPtr.is_null(), rules::IPC_040, "devPtr is NULL");
         let e = emu()?;
         let p = devPtr as usize;
         let Some((base, o)) = e.opened_at(p) else {
             if was_closed(p) {
-                ensure!(false, "HIP-IPC-042", INVALID_VALUE, "{devPtr:p} was closed as often as it was opened");
+                ensure!(false, rules::IPC_042, "{devPtr:p} was closed as often as it was opened");
                 return Ok(());
             }
             // HIP-IPC-041 (or HIP-IPC-040 for NULL, when that check is switched off).

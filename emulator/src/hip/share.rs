@@ -13,6 +13,7 @@ use std::ffi::c_void;
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::sync::Mutex;
 
+use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
 use super::call::{Fail, current_device, emu, ensure, put, run};
@@ -47,18 +48,17 @@ pub unsafe extern "C" fn hipMemExportToShareableHandle(
     flags: u64,
 ) -> hipError_t {
     run("hipMemExportToShareableHandle", || {
-        ensure!(flags == 0, "HIP-VMM-024", INVALID_VALUE, "flags must be 0, got {flags}");
-        ensure!(!handle.is_null(), "HIP-VMM-024", INVALID_VALUE, "handle is NULL");
+        ensure!(flags == 0, rules::VMM_024, "flags must be 0, got {flags}");
+        ensure!(!handle.is_null(), rules::VMM_024, "handle is NULL");
         // HIP-VMM-024: 6.x crashes on a NULL out-pointer; the emulator answers 1, as 7.x.
-        ensure!(!shareableHandle.is_null(), "HIP-VMM-024", INVALID_VALUE, "shareableHandle is NULL");
+        ensure!(!shareableHandle.is_null(), rules::VMM_024, "shareableHandle is NULL");
         let e = emu()?;
         let id = from_handle(handle);
         let info = e.describe(id).map_err(|e| Fail::core(Op::Export, e))?;
         let requested = import_type(id).unwrap_or(info.props[2] as u32 as i32);
         ensure!(
             handleType == hipMemHandleTypePosixFileDescriptor && handleType == requested,
-            "HIP-VMM-024",
-            INVALID_VALUE,
+            rules::VMM_024,
             "handleType {handleType} is not the allocation's requestedHandleType {requested} (PosixFileDescriptor, 1, is exportable)"
         );
         let fd = e.share_fd(id).map_err(|e| Fail::core(Op::Export, e))?;
@@ -102,20 +102,15 @@ pub unsafe extern "C" fn hipMemImportFromShareableHandle(
     shHandleType: hipMemAllocationHandleType,
 ) -> hipError_t {
     run("hipMemImportFromShareableHandle", || {
-        ensure!(!handle.is_null(), "HIP-VMM-027", INVALID_VALUE, "handle is NULL");
-        ensure!(!osHandle.is_null(), "HIP-VMM-027", INVALID_VALUE, "osHandle is NULL");
+        ensure!(!handle.is_null(), rules::VMM_027, "handle is NULL");
+        ensure!(!osHandle.is_null(), rules::VMM_027, "osHandle is NULL");
         let v = osHandle as usize;
         let fd = if v < FD_VALUE_LIMIT { Some(v as i32) } else { read_int(v) };
-        ensure!(
-            fd.is_some(),
-            "HIP-VMM-027",
-            INVALID_VALUE,
-            "osHandle {osHandle:p} is neither an fd value nor a readable int*"
-        );
+        ensure!(fd.is_some(), rules::VMM_027, "osHandle {osHandle:p} is neither an fd value nor a readable int*");
         let fd = fd.unwrap_or(-1);
         // SAFETY: F_GETFD only asks whether the number is an open descriptor.
         let open = fd >= 0 && unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1;
-        ensure!(open, "HIP-VMM-027", INVALID_VALUE, "{fd} is not an open file descriptor");
+        ensure!(open, rules::VMM_027, "{fd} is not an open file descriptor");
         if !open {
             return Ok(());
         }

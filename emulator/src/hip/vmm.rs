@@ -4,6 +4,7 @@
 
 use std::ffi::c_void;
 
+use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
 use super::call::{Fail, emu, ensure, get, put, run};
@@ -50,30 +51,22 @@ pub unsafe extern "C" fn hipMemGetAllocationGranularity(
     option: hipMemAllocationGranularity_flags,
 ) -> hipError_t {
     run("hipMemGetAllocationGranularity", || {
-        ensure!(!granularity.is_null(), "HIP-VMM-001", INVALID_VALUE, "granularity is NULL");
-        ensure!(!prop.is_null(), "HIP-VMM-001", INVALID_VALUE, "prop is NULL");
+        ensure!(!granularity.is_null(), rules::VMM_001, "granularity is NULL");
+        ensure!(!prop.is_null(), rules::VMM_001, "prop is NULL");
         // SAFETY: checked non-null; the caller passes a 32-byte property record.
         let p = unsafe { get(prop) };
-        ensure!(
-            p.type_ == hipMemAllocationTypePinned,
-            "HIP-VMM-001",
-            INVALID_VALUE,
-            "type must be Pinned (1), got {}",
-            p.type_
-        );
+        ensure!(p.type_ == hipMemAllocationTypePinned, rules::VMM_001, "type must be Pinned (1), got {}", p.type_);
         ensure!(
             p.location.type_ == hipMemLocationTypeDevice,
-            "HIP-VMM-001",
-            INVALID_VALUE,
+            rules::VMM_001,
             "location.type must be Device (1), got {}",
             p.location.type_
         );
         let e = emu()?;
-        ensure!(is_device(e, p.location.id), "HIP-VMM-001", INVALID_VALUE, "device {} does not exist", p.location.id);
+        ensure!(is_device(e, p.location.id), rules::VMM_001, "device {} does not exist", p.location.id);
         ensure!(
             option == hipMemAllocationGranularityMinimum || option == hipMemAllocationGranularityRecommended,
-            "HIP-VMM-001",
-            INVALID_VALUE,
+            rules::VMM_001,
             "option must be 0 or 1, got {option}"
         );
         // SAFETY: checked non-null.
@@ -91,49 +84,31 @@ pub unsafe extern "C" fn hipMemCreate(
     flags: u64,
 ) -> hipError_t {
     run("hipMemCreate", || {
-        ensure!(!handle.is_null(), "HIP-VMM-003", INVALID_VALUE, "handle is NULL");
-        ensure!(size != 0, "HIP-VMM-003", INVALID_VALUE, "size is 0");
-        ensure!(flags == 0, "HIP-VMM-003", INVALID_VALUE, "flags must be 0, got {flags}");
-        ensure!(!prop.is_null(), "HIP-VMM-003", INVALID_VALUE, "prop is NULL");
+        ensure!(!handle.is_null(), rules::VMM_003, "handle is NULL");
+        ensure!(size != 0, rules::VMM_003, "size is 0");
+        ensure!(flags == 0, rules::VMM_003, "flags must be 0, got {flags}");
+        ensure!(!prop.is_null(), rules::VMM_003, "prop is NULL");
         // SAFETY: checked non-null; the caller passes a 32-byte property record.
         let p = unsafe { get(prop) };
-        ensure!(
-            p.type_ == hipMemAllocationTypePinned,
-            "HIP-VMM-003",
-            INVALID_VALUE,
-            "type must be Pinned (1), got {}",
-            p.type_
-        );
+        ensure!(p.type_ == hipMemAllocationTypePinned, rules::VMM_003, "type must be Pinned (1), got {}", p.type_);
         ensure!(
             p.location.type_ == hipMemLocationTypeDevice,
-            "HIP-VMM-003",
-            INVALID_VALUE,
+            rules::VMM_003,
             "location.type must be Device (1), got {}",
             p.location.type_
         );
         let e = emu()?;
         // HIP-VMM-003, profile 6.x: a bad device id is 1 (7.x: 101).
-        ensure!(is_device(e, p.location.id), "HIP-VMM-003", INVALID_VALUE, "device {} does not exist", p.location.id);
+        ensure!(is_device(e, p.location.id), rules::VMM_003, "device {} does not exist", p.location.id);
         let ht = p.requestedHandleType;
         ensure!(
             ht == hipMemHandleTypeNone || ht == hipMemHandleTypePosixFileDescriptor,
-            "HIP-VMM-004",
-            NOT_SUPPORTED,
+            rules::VMM_004,
             "requestedHandleType must be None (0) or PosixFileDescriptor (1), got {ht}"
         );
         let capacity = e.config().device_memory;
-        ensure!(
-            (size as u64) <= capacity,
-            "HIP-VMM-005",
-            OUT_OF_MEMORY,
-            "{size:#x} bytes exceed the device's {capacity:#x}"
-        );
-        ensure!(
-            size % CREATE_MULTIPLE == 0,
-            "HIP-VMM-006",
-            INVALID_VALUE,
-            "size {size:#x} is not a multiple of {CREATE_MULTIPLE}"
-        );
+        ensure!((size as u64) <= capacity, rules::VMM_005, "{size:#x} bytes exceed the device's {capacity:#x}");
+        ensure!(size % CREATE_MULTIPLE == 0, rules::VMM_006, "size {size:#x} is not a multiple of {CREATE_MULTIPLE}");
         let backing = (size as u64).next_multiple_of(GRANULARITY);
         let props = [KIND_VMM, GRANULARITY, ht as u32 as u64, size as u64];
         let id = e
@@ -150,7 +125,7 @@ pub unsafe extern "C" fn hipMemCreate(
 /// HIP-VMM-009 (emulator) a handle already gone → 1.
 pub unsafe extern "C" fn hipMemRelease(handle: hipMemGenericAllocationHandle_t) -> hipError_t {
     run("hipMemRelease", || {
-        ensure!(!handle.is_null(), "HIP-VMM-007", INVALID_VALUE, "handle is NULL");
+        ensure!(!handle.is_null(), rules::VMM_007, "handle is NULL");
         let id = from_handle(handle);
         emu()?.free(id).map_err(|e| Fail::core(Op::Release, e))?;
         super::share::forget_import(id);
@@ -168,26 +143,23 @@ pub unsafe extern "C" fn hipMemAddressReserve(
     flags: u64,
 ) -> hipError_t {
     run("hipMemAddressReserve", || {
-        ensure!(!ptr.is_null(), "HIP-VMM-010", INVALID_VALUE, "ptr is NULL");
-        ensure!(flags == 0, "HIP-VMM-010", INVALID_VALUE, "flags must be 0, got {flags}");
-        ensure!(size != 0, "HIP-VMM-011", OUT_OF_MEMORY, "size is 0");
+        ensure!(!ptr.is_null(), rules::VMM_010, "ptr is NULL");
+        ensure!(flags == 0, rules::VMM_010, "flags must be 0, got {flags}");
+        ensure!(size != 0, rules::VMM_011, "size is 0");
         ensure!(
             size as u64 % GRANULARITY == 0,
-            "HIP-VMM-011",
-            OUT_OF_MEMORY,
+            rules::VMM_011,
             "size {size:#x} is not a multiple of the granularity {GRANULARITY}"
         );
         ensure!(
             alignment == 0 || alignment.is_power_of_two(),
-            "HIP-VMM-011",
-            OUT_OF_MEMORY,
+            rules::VMM_011,
             "alignment {alignment:#x} is not a power of two"
         );
         let window = WINDOW.0.clone();
         ensure!(
             size <= window.end - window.start,
-            "HIP-VMM-012",
-            OUT_OF_MEMORY,
+            rules::VMM_012 => HipError::OUT_OF_MEMORY,
             "{size:#x} bytes exceed the device address window"
         );
         let e = emu()?;
@@ -211,16 +183,11 @@ pub unsafe extern "C" fn hipMemAddressReserve(
 /// `size` is not compared; the whole reservation goes, with its mappings.
 pub unsafe extern "C" fn hipMemAddressFree(devPtr: *mut c_void, size: usize) -> hipError_t {
     run("hipMemAddressFree", || {
-        ensure!(!devPtr.is_null(), "HIP-VMM-013", INVALID_VALUE, "devPtr is NULL");
-        ensure!(size != 0, "HIP-VMM-013", INVALID_VALUE, "size is 0");
+        ensure!(!devPtr.is_null(), rules::VMM_013, "devPtr is NULL");
+        ensure!(size != 0, rules::VMM_013, "size is 0");
         let e = emu()?;
         let p = devPtr as usize;
-        ensure!(
-            !not_vmm_range(e, p),
-            "HIP-VMM-013",
-            INVALID_VALUE,
-            "{devPtr:p} was not reserved by hipMemAddressReserve"
-        );
+        ensure!(!not_vmm_range(e, p), rules::VMM_013, "{devPtr:p} was not reserved by hipMemAddressReserve");
         e.release(p).map_err(|e| Fail::core(Op::AddressFree, e))
     })
 }
@@ -235,18 +202,13 @@ pub unsafe extern "C" fn hipMemMap(
     flags: u64,
 ) -> hipError_t {
     run("hipMemMap", || {
-        ensure!(!ptr.is_null(), "HIP-VMM-014", INVALID_VALUE, "ptr is NULL");
-        ensure!(!handle.is_null(), "HIP-VMM-014", INVALID_VALUE, "handle is NULL");
-        ensure!(size != 0, "HIP-VMM-014", INVALID_VALUE, "size is 0");
-        ensure!(offset == 0, "HIP-VMM-014", INVALID_VALUE, "offset must be 0, got {offset:#x}");
-        ensure!(flags == 0, "HIP-VMM-014", INVALID_VALUE, "flags must be 0, got {flags}");
+        ensure!(!ptr.is_null(), rules::VMM_014, "ptr is NULL");
+        ensure!(!handle.is_null(), rules::VMM_014, "handle is NULL");
+        ensure!(size != 0, rules::VMM_014, "size is 0");
+        ensure!(offset == 0, rules::VMM_014, "offset must be 0, got {offset:#x}");
+        ensure!(flags == 0, rules::VMM_014, "flags must be 0, got {flags}");
         let e = emu()?;
-        ensure!(
-            !not_vmm_range(e, ptr as usize),
-            "HIP-VMM-015",
-            INVALID_VALUE,
-            "{ptr:p} was not reserved by hipMemAddressReserve"
-        );
+        ensure!(!not_vmm_range(e, ptr as usize), rules::VMM_015, "{ptr:p} was not reserved by hipMemAddressReserve");
         e.map(ptr as usize, size, from_handle(handle), false).map_err(|e| Fail::core(Op::Map, e))
     })
 }
@@ -270,11 +232,11 @@ pub unsafe extern "C" fn hipMemMapArrayAsync(
 /// starts a mapping and `size` covers whole consecutive mappings; emulator: 1).
 pub unsafe extern "C" fn hipMemUnmap(ptr: *mut c_void, size: usize) -> hipError_t {
     run("hipMemUnmap", || {
-        ensure!(!ptr.is_null(), "HIP-VMM-018", INVALID_VALUE, "ptr is NULL");
-        ensure!(size != 0, "HIP-VMM-018", INVALID_VALUE, "size is 0");
+        ensure!(!ptr.is_null(), rules::VMM_018, "ptr is NULL");
+        ensure!(size != 0, rules::VMM_018, "size is 0");
         let e = emu()?;
         let p = ptr as usize;
-        ensure!(!not_vmm_range(e, p), "HIP-VMM-019", INVALID_VALUE, "{ptr:p} is not hipMemMap'ed memory");
+        ensure!(!not_vmm_range(e, p), rules::VMM_019, "{ptr:p} is not hipMemMap'ed memory");
         let end = p.saturating_add(size);
         let mut starts = Vec::new();
         let mut at = p;
@@ -288,12 +250,7 @@ pub unsafe extern "C" fn hipMemUnmap(ptr: *mut c_void, size: usize) -> hipError_
             }
         }
         // A size of 0 covers no mapping: that is HIP-VMM-018's to refuse.
-        ensure!(
-            at == end,
-            "HIP-VMM-019",
-            INVALID_VALUE,
-            "{p:#x}+{size:#x} does not start at a mapping and cover whole mappings"
-        );
+        ensure!(at == end, rules::VMM_019, "{p:#x}+{size:#x} does not start at a mapping and cover whole mappings");
         if starts.is_empty() && size != 0 {
             return e.unmap(p).map_err(|e| Fail::core(Op::Unmap, e));
         }
@@ -314,10 +271,10 @@ pub unsafe extern "C" fn hipMemSetAccess(
     count: usize,
 ) -> hipError_t {
     run("hipMemSetAccess", || {
-        ensure!(!ptr.is_null(), "HIP-VMM-021", INVALID_VALUE, "ptr is NULL");
-        ensure!(size != 0, "HIP-VMM-021", INVALID_VALUE, "size is 0");
-        ensure!(!desc.is_null(), "HIP-VMM-021", INVALID_VALUE, "desc is NULL");
-        ensure!(count != 0, "HIP-VMM-021", INVALID_VALUE, "count is 0");
+        ensure!(!ptr.is_null(), rules::VMM_021, "ptr is NULL");
+        ensure!(size != 0, rules::VMM_021, "size is 0");
+        ensure!(!desc.is_null(), rules::VMM_021, "desc is NULL");
+        ensure!(count != 0, rules::VMM_021, "count is 0");
         let e = emu()?;
         // SAFETY: checked non-null; the caller passes `count` descriptors.
         let descs: Vec<hipMemAccessDesc> = (0..count).map(|i| unsafe { get(desc.add(i)) }).collect();
@@ -325,8 +282,7 @@ pub unsafe extern "C" fn hipMemSetAccess(
             let l = d.location;
             ensure!(
                 l.type_ == hipMemLocationTypeDevice && is_device(e, l.id),
-                "HIP-VMM-021",
-                INVALID_VALUE,
+                rules::VMM_021,
                 "location (type {}, id {}) is not a device",
                 l.type_,
                 l.id
@@ -334,13 +290,12 @@ pub unsafe extern "C" fn hipMemSetAccess(
         }
         let p = ptr as usize;
         let mapped = !not_vmm_range(e, p) && e.is_device_range(p, size);
-        ensure!(mapped, "HIP-VMM-021", INVALID_VALUE, "{p:#x}+{size:#x} is not wholly hipMemMap'ed");
+        ensure!(mapped, rules::VMM_021, "{p:#x}+{size:#x} is not wholly hipMemMap'ed");
         for d in &descs {
             let f = d.flags;
             ensure!(
                 matches!(f, hipMemAccessFlagsProtNone | hipMemAccessFlagsProtRead | hipMemAccessFlagsProtReadWrite),
-                "HIP-VMM-021",
-                INVALID_VALUE,
+                rules::VMM_021,
                 "flags must be 0, 1 or 3, got {f}"
             );
         }
@@ -360,22 +315,21 @@ pub unsafe extern "C" fn hipMemGetAccess(
     ptr: *mut c_void,
 ) -> hipError_t {
     run("hipMemGetAccess", || {
-        ensure!(!flags.is_null(), "HIP-VMM-022", INVALID_VALUE, "flags is NULL");
-        ensure!(!location.is_null(), "HIP-VMM-022", INVALID_VALUE, "location is NULL");
-        ensure!(!ptr.is_null(), "HIP-VMM-022", INVALID_VALUE, "ptr is NULL");
+        ensure!(!flags.is_null(), rules::VMM_022, "flags is NULL");
+        ensure!(!location.is_null(), rules::VMM_022, "location is NULL");
+        ensure!(!ptr.is_null(), rules::VMM_022, "ptr is NULL");
         // SAFETY: checked non-null.
         let l = unsafe { get(location) };
         ensure!(
             l.type_ == hipMemLocationTypeDevice,
-            "HIP-VMM-022",
-            INVALID_VALUE,
+            rules::VMM_022,
             "location.type must be Device (1), got {}",
             l.type_
         );
         let e = emu()?;
-        ensure!(is_device(e, l.id), "HIP-VMM-022", INVALID_VALUE, "device {} does not exist", l.id);
+        ensure!(is_device(e, l.id), rules::VMM_022, "device {} does not exist", l.id);
         let p = ptr as usize;
-        ensure!(!not_vmm_range(e, p), "HIP-VMM-022", INVALID_VALUE, "{ptr:p} is not hipMemMap'ed memory");
+        ensure!(!not_vmm_range(e, p), rules::VMM_022, "{ptr:p} is not hipMemMap'ed memory");
         let f = e.get_access(p, Place::Device(l.id as u32), 0).map_err(|e| Fail::core(Op::GetAccess, e))?;
         // SAFETY: checked non-null.
         unsafe { put(flags, u64::from(f)) };
@@ -391,11 +345,11 @@ pub unsafe extern "C" fn hipMemRetainAllocationHandle(
     addr: *mut c_void,
 ) -> hipError_t {
     run("hipMemRetainAllocationHandle", || {
-        ensure!(!handle.is_null(), "HIP-VMM-033", INVALID_VALUE, "handle is NULL");
-        ensure!(!addr.is_null(), "HIP-VMM-033", INVALID_VALUE, "addr is NULL");
+        ensure!(!handle.is_null(), rules::VMM_033, "handle is NULL");
+        ensure!(!addr.is_null(), rules::VMM_033, "addr is NULL");
         let e = emu()?;
         let p = addr as usize;
-        ensure!(!not_vmm_range(e, p), "HIP-VMM-033", INVALID_VALUE, "{addr:p} is not hipMemMap'ed memory");
+        ensure!(!not_vmm_range(e, p), rules::VMM_033, "{addr:p} is not hipMemMap'ed memory");
         let id = e.retain(p).map_err(|e| Fail::core(Op::Retain, e))?;
         // SAFETY: checked non-null.
         unsafe { put(handle, to_handle(id)) };
@@ -411,8 +365,8 @@ pub unsafe extern "C" fn hipMemGetAllocationPropertiesFromHandle(
     handle: hipMemGenericAllocationHandle_t,
 ) -> hipError_t {
     run("hipMemGetAllocationPropertiesFromHandle", || {
-        ensure!(!prop.is_null(), "HIP-VMM-032", INVALID_VALUE, "prop is NULL");
-        ensure!(!handle.is_null(), "HIP-VMM-032", INVALID_VALUE, "handle is NULL");
+        ensure!(!prop.is_null(), rules::VMM_032, "prop is NULL");
+        ensure!(!handle.is_null(), rules::VMM_032, "handle is NULL");
         let id = from_handle(handle);
         let info = emu()?.describe(id).map_err(|e| Fail::core(Op::Query, e))?;
         let requested = match super::share::import_type(id) {

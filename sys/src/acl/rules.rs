@@ -131,6 +131,7 @@ rules! {
         sources: &[Page("aclrtMemImportFromShareableHandle page"), API_ERROR],
         confidence: &[Doc, Src],
         expect: Codes(&[acl!(RT_INVALID_DEVICEID)]),
+        enforced_by: &[&MP_008, &IMP_002],
     }
 
     GEN_007 {
@@ -1563,6 +1564,7 @@ rules! {
         confidence: &[Src],
         expect: Codes(&[acl!(RT_INVALID_HANDLE), acl!(RT_CONTEXT_NULL)]),
         requires: &[IMPORT_V2],
+        enforced_by: &[&IMP_007, &IMP_004],
     }
 
     ORD_002 {
@@ -1572,6 +1574,7 @@ rules! {
         sources: &[Reference("acl.md §5, Export V1 order")],
         confidence: &[Src],
         expect: Codes(&[acl!(INVALID_PARAM)]),
+        enforced_by: &[&EXP_001],
     }
 
     ORD_003 {
@@ -1581,6 +1584,7 @@ rules! {
         sources: &[Reference("acl.md §5, MapMem order")],
         confidence: &[Src],
         expect: Codes(&[acl!(INVALID_PARAM)]),
+        enforced_by: &[&MAP_003],
     }
 
     ORD_004 {
@@ -1590,6 +1594,7 @@ rules! {
         sources: &[Reference("acl.md §5, MapMem order")],
         confidence: &[Src],
         expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        enforced_by: &[&MAP_004],
     }
 
     // ==== §7 Sample flows (ACL-FLOW) =================================================

@@ -1,0 +1,168 @@
+//! How every entry point of every dialect runs, written once: a body that
+//! returns `Result<(), Fail<V>>`, panics caught at the edge, the thread's
+//! message set on failure (naming the rule), and the code returned.
+//!
+//! A rule broken by the caller fails with the code its record in the
+//! vendor's rule table lists ([`Fail::rule`]); a dialect never types a
+//! rule's code or id, it names the rule (`rules::MAP_003`). A core error
+//! becomes a code and a rule through the dialect's table by operation
+//! ([`Dialect::code_for`]), the only place core errors get numbers.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use vmmkit_sys::rule::Rule;
+use vmmkit_sys::{Vendor, VendorCode};
+
+use crate::core::{CoreError, thread};
+
+/// What the emulator adds to a vendor's description: its operations, the
+/// mapping of core errors to codes, and what a panic returns.
+pub trait Dialect: Vendor {
+    /// The operations of this vendor that reach the core.
+    type Op: Copy + std::fmt::Debug;
+
+    /// The code an entry point returns when it panicked.
+    const PANIC: Self::Code;
+
+    /// The code and rule of core error `err` in operation `op`. A rule's
+    /// code is the one its record lists ([`by_rule`]).
+    fn code_for(op: Self::Op, err: &CoreError) -> (Self::Code, Option<&'static Rule>);
+
+    /// Sees every code an entry point returns (HIP keeps it as the
+    /// thread's last error). Nothing by default.
+    fn returned(_code: Self::Code) {}
+}
+
+/// The main code `rule` lists for vendor `V`, with the rule: an arm of a
+/// [`Dialect::code_for`] table.
+///
+/// # Panics
+/// When the record lists no code of `V`: a defect the code-equality test
+/// finds (the emulator would then answer the vendor's panic code).
+pub fn by_rule<V: Vendor>(rule: &'static Rule) -> (V::Code, Option<&'static Rule>) {
+    (main_code::<V>(rule), Some(rule))
+}
+
+/// `code`, which `rule` lists, with the rule: an arm for a rule with
+/// several codes.
+pub fn by_rule_code<V: Vendor>(rule: &'static Rule, code: V::Code) -> (V::Code, Option<&'static Rule>) {
+    debug_assert!(listed::<V>(rule, code), "{}: {code} is not among its codes", rule.id);
+    (code, Some(rule))
+}
+
+fn main_code<V: Vendor>(rule: &'static Rule) -> V::Code {
+    match rule.code().map(V::Code::try_from) {
+        Some(Ok(c)) => c,
+        _ => panic!("{}: its record lists no {} code", rule.id, V::DIALECT.label()),
+    }
+}
+
+/// Whether `code` is one `rule` lists (a rule without codes of its own, an
+/// observed or behaviour rule, takes whatever its dialect chose).
+fn listed<V: Vendor>(rule: &'static Rule, code: V::Code) -> bool {
+    rule.expect.codes().is_empty() || rule.lists(code.into())
+}
+
+/// A failed call: the code to return and why.
+#[derive(Debug)]
+pub struct Fail<V: Vendor> {
+    /// The code returned.
+    pub code: V::Code,
+    /// The rule broken, if a rule of the table describes the failure.
+    pub rule: Option<&'static Rule>,
+    /// What was wrong, with the values involved.
+    pub msg: String,
+}
+
+impl<V: Dialect> Fail<V> {
+    /// `rule`, broken by the caller: the code is the record's main one.
+    pub fn rule(rule: &'static Rule, msg: String) -> Self {
+        Self { code: main_code::<V>(rule), rule: Some(rule), msg }
+    }
+
+    /// `rule`, broken by the caller, answered with `code` (one of the codes
+    /// the record lists, where the rule has several).
+    pub fn rule_code(rule: &'static Rule, code: V::Code, msg: String) -> Self {
+        debug_assert!(listed::<V>(rule, code), "{}: {code} is not among its codes", rule.id);
+        Self { code, rule: Some(rule), msg }
+    }
+
+    /// A failure no rule of the table describes.
+    pub fn plain(code: V::Code, msg: String) -> Self {
+        Self { code, rule: None, msg }
+    }
+
+    /// A core error in operation `op`. When `VMMKIT_MUTATE` names the rule it
+    /// maps to, the call reports success instead (see `crate::mutation`).
+    pub fn core(op: V::Op, e: CoreError) -> Self {
+        let (code, rule) = V::code_for(op, &e);
+        match rule {
+            Some(r) if !crate::mutation::enforced(r) => Self::plain(V::Code::SUCCESS, String::new()),
+            _ => Self { code, rule, msg: e.to_string() },
+        }
+    }
+}
+
+/// Checks a caller-side rule: fails with the rule's code (or, after `=>`,
+/// one of its other codes, a full path) unless `$cond` holds or the rule is mutated away.
+/// The dialect's `Fail` alias is used where it is invoked.
+///
+/// ```ignore
+/// ensure!(flags == 0, rules::MAP_003, "flags must be 0, got {flags}");
+/// ensure!(id < n, rules::GEN_005 => RT_FEATURE_NOT_SUPPORT, "…");
+/// ```
+macro_rules! ensure {
+    ($cond:expr, $rule:path => $code:expr, $($msg:tt)+) => {
+        if !($cond) && $crate::mutation::enforced(&$rule) {
+            return Err(Fail::rule_code(&$rule, $code, format!($($msg)+)));
+        }
+    };
+    ($cond:expr, $rule:path, $($msg:tt)+) => {
+        if !($cond) && $crate::mutation::enforced(&$rule) {
+            return Err(Fail::rule(&$rule, format!($($msg)+)));
+        }
+    };
+}
+pub(crate) use ensure;
+
+/// Runs the body of entry point `name` of dialect `V` and returns its code.
+pub fn run<V: Dialect>(name: &str, body: impl FnOnce() -> Result<(), Fail<V>>) -> <V::Code as VendorCode>::Raw {
+    let code = match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => V::Code::SUCCESS,
+        Ok(Err(f)) if f.code.is_ok() => V::Code::SUCCESS,
+        Ok(Err(f)) => {
+            let msg = match f.rule {
+                Some(r) => format!("{}: {name}: {} ({})", r.id, f.msg, f.code),
+                None => format!("{name}: {} ({})", f.msg, f.code),
+            };
+            tracing::debug!(target: "vmmkit::dialect", dialect = V::DIALECT.name(), "{msg}");
+            thread::set_message(&msg);
+            crate::violations::record(f.rule, f.code.into());
+            f.code
+        }
+        Err(_) => {
+            thread::set_message(&format!("{name}: internal error in the emulator (a panic); please report it"));
+            V::PANIC
+        }
+    };
+    V::returned(code);
+    code.raw()
+}
+
+/// Writes `v` through a caller's out-pointer (already checked non-null).
+///
+/// # Safety
+/// `p` must be valid for writes of `T` (the C ABI contract of the call).
+pub unsafe fn put<T>(p: *mut T, v: T) {
+    // SAFETY: the caller's contract; unaligned writes are tolerated.
+    unsafe { p.write_unaligned(v) }
+}
+
+/// Reads a caller's in-pointer (already checked non-null).
+///
+/// # Safety
+/// `p` must be valid for reads of `T`.
+pub unsafe fn get<T>(p: *const T) -> T {
+    // SAFETY: the caller's contract; unaligned reads are tolerated.
+    unsafe { p.read_unaligned() }
+}
