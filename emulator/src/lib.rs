@@ -11,5 +11,6 @@ pub mod leaks;
 pub mod mutation;
 mod os;
 pub mod registry;
+pub mod shim;
 
 pub use config::{Config, ConfigError, MAX_DEVICES, default_root, parse_bytes};
