@@ -41,41 +41,10 @@ pub mod vmm;
 
 use vmmkit_sys::acl::AclApi;
 
-/// Defines [`api`] from the function list: each field is the dialect's
-/// function of the same name.
-macro_rules! define_api {
-    (
-        required { $( $(#[$rm:meta])* $r:ident : fn($($ra:ident : $rt:ty),*) $(-> $rr:ty)? ; )* }
-        optional { $( $(#[$om:meta])* $o:ident : fn($($oa:ident : $ot:ty),*) $(-> $or:ty)? ; )* }
-    ) => {
-        /// The emulator's ACL table: every function of [`AclApi`], emulated.
-        pub fn api() -> AclApi {
-            AclApi {
-                $( $r: self::entry::$r, )*
-                $( $o: Some(self::entry::$o), )*
-            }
-        }
-    };
-}
-
-/// Every entry point, under its C name.
-mod all {
-    pub use super::device::*;
-    pub use super::ipc::*;
-    pub use super::memory::*;
-    pub use super::share::*;
-    pub use super::vmm::*;
-}
-
-vmmkit_sys::acl_functions!(define_api {});
-
-/// Every entry point through the instrumentation layer (fault injection,
-/// logs, leak tracking), under its C name: what [`api`] and the drop-in
-/// library hand out.
-pub mod entry {
-    use std::ffi::{c_char, c_void};
-
-    use vmmkit_sys::acl::*;
-
-    vmmkit_sys::acl_functions!(crate::instrumented { super::all; });
+crate::dialect_api! {
+    vendor: "ACL",
+    functions: vmmkit_sys::acl_functions,
+    types: vmmkit_sys::acl,
+    table: AclApi,
+    modules: device, ipc, memory, share, vmm,
 }
