@@ -1,8 +1,8 @@
-//! The HIP catalog: complete entries whose ACL equivalents exist, every HIP
-//! rule passing on the emulator, and a real `libamdhip64` on a machine
-//! without an AMD GPU reporting every HIP rule not-supported with its reason
-//! (hip.md §1.4), fetched by `scripts/fetch-hip.sh` (skipped, with the reason
-//! printed, where the package registry cannot be reached).
+//! A real `libamdhip64` on a machine without an AMD GPU reports every HIP
+//! rule not-supported with its reason (hip.md §1.4). The runtime is fetched
+//! by `scripts/fetch-hip.sh` (skipped, with the reason printed, where the
+//! package registry cannot be reached). Every HIP rule on the emulator, and
+//! on a real library on the default search path, is `tests/rules.rs`.
 
 mod binary;
 
@@ -12,32 +12,10 @@ use std::process::Command;
 
 use serde_json::Value;
 use vmmkit_conformance::catalog::Catalog;
-use vmmkit_conformance::rule::{Dialect, Expect, is_valid_id};
+use vmmkit_conformance::rule::Dialect;
 
 fn hip_rules() -> Vec<&'static vmmkit_conformance::rule::Rule> {
     Catalog::Suite.rules().into_iter().filter(|r| r.dialect == Dialect::Hip).collect()
-}
-
-#[test]
-fn every_hip_rule_is_complete() {
-    let rules = hip_rules();
-    assert!(rules.len() >= 39, "{} HIP rules", rules.len());
-    for r in &rules {
-        let id = r.id.as_str();
-        assert!(is_valid_id(id) && id.starts_with("HIP-"), "{id}");
-        let family = id.split('-').nth(1).unwrap_or_default().to_ascii_lowercase();
-        assert_eq!(r.group, format!("hip.{family}"), "{id}: one group per family");
-        assert!(!r.text.is_empty() && r.text.ends_with('.'), "{id}: one sentence ending with a period");
-        assert!(!r.apis.is_empty() && r.apis.iter().all(|a| a.starts_with("hip")), "{id}: apis");
-        assert!(!r.confidence.is_empty() && !r.sources.is_empty(), "{id}: confidence and sources");
-        if let Expect::Codes(c) = r.expect {
-            assert!(!c.is_empty(), "{id}: at least one code");
-        }
-        for e in r.equivalents {
-            let other = Catalog::Suite.find(e).unwrap_or_else(|| panic!("{id}: equivalent {e} is not in the catalog"));
-            assert_eq!(other.dialect, Dialect::Acl, "{id}: equivalent {e} is an ACL rule");
-        }
-    }
 }
 
 /// `vmmkit conformance --filter HIP-* --format json` with `backend` and
@@ -56,18 +34,6 @@ fn run_hip(backend: &str, library: Option<&str>, ld_path: Option<&str>) -> Vec<V
     let v: Value = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("JSON: {e}: {}", String::from_utf8_lossy(&o.stderr)));
     v["rules"].as_array().cloned().unwrap_or_default()
-}
-
-#[test]
-fn every_hip_rule_passes_on_the_emulator() {
-    let rules = run_hip("emulator", None, None);
-    assert_eq!(rules.len(), hip_rules().len());
-    let bad: Vec<String> = rules
-        .iter()
-        .filter(|r| r["outcome"] != "pass")
-        .map(|r| format!("{} {}: {} / {}", r["id"], r["outcome"], r["got"], r["reason"]))
-        .collect();
-    assert!(bad.is_empty(), "HIP rules that do not pass on the emulator:\n{}", bad.join("\n"));
 }
 
 /// Runs `scripts/fetch-hip.sh runtime`: (library, LD_LIBRARY_PATH), or why not.
