@@ -128,8 +128,10 @@ macro_rules! instrumented {
     };
 }
 
-/// A dialect's public face, from its vendor's function list: `mod all` (every
-/// entry point of the listed modules under its C name), `pub mod entry`
+/// A dialect's public face, from its vendor's function list: its entry-point
+/// modules (`pub mod` each of `modules`, whose `# Safety` is the vendor's C
+/// contract, said once in the dialect), `mod all` (every entry point of
+/// those modules under its C name), `pub mod entry`
 /// (each of them through [`instrumented!`]: what `api` and the drop-in
 /// libraries hand out), `pub fn api()` (the vendor table, every field the
 /// entry point of the same name) and `pub fn entry_point(name)` (the entry
@@ -154,6 +156,11 @@ macro_rules! dialect_api {
         table: $table:ident,
         modules: $($module:ident),+ $(,)?
     ) => {
+        $(
+            #[allow(clippy::missing_safety_doc)]
+            pub mod $module;
+        )+
+
         /// Every entry point, under its C name.
         mod all {
             $( pub use super::$module::*; )+

@@ -23,24 +23,14 @@
 
 mod call;
 mod codes;
-// # Safety (every entry point below): the C contract of the ACL function of
-// the same name. Pointers the vendor checks for NULL are checked here too
-// and get its code; any other pointer must be valid for what the function
-// reads or writes, as with the real library. Handles and addresses of
-// unknown value are looked up, never dereferenced.
-#[allow(clippy::missing_safety_doc)]
-pub mod device;
-#[allow(clippy::missing_safety_doc)]
-pub mod ipc;
-#[allow(clippy::missing_safety_doc)]
-pub mod memory;
-#[allow(clippy::missing_safety_doc)]
-pub mod share;
-#[allow(clippy::missing_safety_doc)]
-pub mod vmm;
 
 use vmmkit_sys::acl::AclApi;
 
+// # Safety (every entry point of the `modules` below): the C contract of the
+// ACL function of the same name. Pointers the vendor checks for NULL are
+// checked here too and get its code; any other pointer must be valid for
+// what the function reads or writes, as with the real library. Handles and
+// addresses of unknown value are looked up, never dereferenced.
 crate::dialect_api! {
     vendor: "ACL",
     functions: vmmkit_sys::acl_functions,
