@@ -11,13 +11,16 @@
 //! ACL-MAP-012 fail=0       "MapMem size != physical size: the real driver returns 0"
 //! ACL-ACC-007 fail         "grants differ on this firmware"
 //! ACL-IMP-018 skip         "hangs the driver"
+//! ACL-GEN-010 not-supported=simulator "no backend of vmmkit is the chip simulator"
 //! ```
 //!
 //! `OUTCOME` is what was observed:
 //! * `fail`: the rule fails, whatever it got;
 //! * `fail=TOKEN`: the rule fails and what it got contains `TOKEN` as a
 //!   word: a code (`0`, `107000`) or a code name (`ACL_ERROR_RT_PARAM_INVALID`);
-//! * `skip`: the rule is not run at all (reported skipped with the reason).
+//! * `skip`: the rule is not run at all (reported skipped with the reason);
+//! * `not-supported`, `not-supported=TOKEN`: the backend cannot run the
+//!   rule, and (with a token) its reason holds `TOKEN` as a word.
 //!
 //! `WHY` is a double-quoted string (`\"` and `\\` escape). A failure an
 //! entry matches is reported as known and does not fail the run. An entry
@@ -38,6 +41,8 @@ pub enum Observed {
     Fail(Option<String>),
     /// Not run.
     Skip,
+    /// Not supported, optionally whose reason holds this word.
+    NotSupported(Option<String>),
 }
 
 impl fmt::Display for Observed {
@@ -46,6 +51,8 @@ impl fmt::Display for Observed {
             Self::Fail(None) => f.write_str("fail"),
             Self::Fail(Some(t)) => write!(f, "fail={t}"),
             Self::Skip => f.write_str("skip"),
+            Self::NotSupported(None) => f.write_str("not-supported"),
+            Self::NotSupported(Some(t)) => write!(f, "not-supported={t}"),
         }
     }
 }
@@ -66,11 +73,14 @@ pub struct Known {
 impl Known {
     /// Whether this entry excuses `outcome`.
     pub fn matches(&self, outcome: &Outcome) -> bool {
+        let has_word =
+            |text: &str, t: &str| text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(|w| w == t);
         match (&self.observed, outcome) {
-            (Observed::Fail(None), Outcome::Fail { .. }) => true,
-            (Observed::Fail(Some(t)), Outcome::Fail { got, .. }) => {
-                got.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(|w| w == t)
+            (Observed::Fail(None), Outcome::Fail { .. }) | (Observed::NotSupported(None), Outcome::NotSupported(_)) => {
+                true
             }
+            (Observed::Fail(Some(t)), Outcome::Fail { got, .. }) => has_word(got, t),
+            (Observed::NotSupported(Some(t)), Outcome::NotSupported(reason)) => has_word(reason, t),
             _ => false,
         }
     }
@@ -136,9 +146,15 @@ impl Baseline {
             let observed = match outcome {
                 "fail" => Observed::Fail(None),
                 "skip" => Observed::Skip,
-                o => match o.strip_prefix("fail=") {
-                    Some(t) if !t.is_empty() => Observed::Fail(Some(t.to_string())),
-                    _ => return Err(err(format!("outcome {o:?} is not fail, fail=TOKEN or skip"))),
+                "not-supported" => Observed::NotSupported(None),
+                o => match (o.strip_prefix("fail="), o.strip_prefix("not-supported=")) {
+                    (Some(t), _) if !t.is_empty() => Observed::Fail(Some(t.to_string())),
+                    (_, Some(t)) if !t.is_empty() => Observed::NotSupported(Some(t.to_string())),
+                    _ => {
+                        return Err(err(format!(
+                            "outcome {o:?} is not fail, fail=TOKEN, skip, not-supported or not-supported=TOKEN"
+                        )));
+                    }
                 },
             };
             let why = quoted(rest.trim()).map_err(err)?;
@@ -243,5 +259,18 @@ mod tests {
         assert!(k.matches(&fail("107000 ACL_ERROR_RT_PARAM_INVALID")));
         assert!(!k.matches(&fail("1070001 X")));
         assert!(!k.matches(&Outcome::Pass));
+    }
+
+    #[test]
+    fn not_supported_entries_match_a_word_of_the_reason() {
+        let b =
+            Baseline::parse("ACL-GEN-010 not-supported=simulator \"w\"\nACL-GEN-009 not-supported \"w\"\n").unwrap();
+        let ns = |r: &str| Outcome::NotSupported(r.into());
+        assert_eq!(b.entries[0].observed.to_string(), "not-supported=simulator");
+        assert!(b.entries[0].matches(&ns("needs the chip simulator (C-model)")));
+        assert!(!b.entries[0].matches(&ns("needs the simulators")));
+        assert!(!b.entries[0].matches(&Outcome::Fail { expected: String::new(), got: "simulator".into() }));
+        assert!(b.entries[1].matches(&ns("anything")) && !b.entries[1].matches(&Outcome::Pass));
+        assert_eq!(Baseline::parse("ACL-GEN-010 not-supported= \"w\"").unwrap_err().line, 1);
     }
 }

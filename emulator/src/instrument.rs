@@ -127,3 +127,78 @@ macro_rules! instrumented {
         }
     };
 }
+
+/// A dialect's public face, from its vendor's function list: its entry-point
+/// modules (`pub mod` each of `modules`, whose `# Safety` is the vendor's C
+/// contract, said once in the dialect), `mod all` (every entry point of
+/// those modules under its C name), `pub mod entry`
+/// (each of them through [`instrumented!`]: what `api` and the drop-in
+/// libraries hand out), `pub fn api()` (the vendor table, every field the
+/// entry point of the same name) and `pub fn entry_point(name)` (the entry
+/// point of a table field, by its base name, as `cuGetProcAddress` asks).
+///
+/// ```ignore
+/// crate::dialect_api! {
+///     vendor: "ACL",
+///     functions: vmmkit_sys::acl_functions,
+///     types: vmmkit_sys::acl,
+///     table: AclApi,
+///     modules: device, ipc, memory, share, vmm,
+/// }
+/// ```
+#[macro_export]
+#[doc(hidden)]
+macro_rules! dialect_api {
+    (
+        vendor: $vendor:literal,
+        functions: $list:path,
+        types: $($types:ident)::+,
+        table: $table:ident,
+        modules: $($module:ident),+ $(,)?
+    ) => {
+        $(
+            #[allow(clippy::missing_safety_doc)]
+            pub mod $module;
+        )+
+
+        /// Every entry point, under its C name.
+        mod all {
+            $( pub use super::$module::*; )+
+        }
+
+        $list!($crate::dialect_api { @api $vendor; $table; });
+
+        /// Every entry point through the instrumentation layer (fault
+        /// injection, logs, leak tracking), under its C name: what [`api`]
+        /// and the drop-in libraries hand out.
+        pub mod entry {
+            #[allow(unused_imports)]
+            use ::std::ffi::{c_char, c_void};
+
+            use $($types)::+::*;
+
+            $list!($crate::instrumented { super::all; });
+        }
+    };
+    (
+        @api $vendor:literal; $table:ident;
+        required { $( $(#[$rm:meta])* $r:ident $(= $rs:literal)? : fn($($ra:ident : $rt:ty),*) $(-> $rr:ty)? ; )* }
+        optional { $( $(#[$om:meta])* $o:ident $(= $os:literal)? : fn($($oa:ident : $ot:ty),*) $(-> $or:ty)? ; )* }
+    ) => {
+        #[doc = concat!("The emulator's ", $vendor, " table: every function of [`", stringify!($table), "`], emulated.")]
+        pub fn api() -> $table {
+            $table {
+                $( $r: self::entry::$r, )*
+                $( $o: Some(self::entry::$o), )*
+            }
+        }
+
+        /// The entry point of the table field `name` (a base name, as
+        /// `cuGetProcAddress` is asked for), if there is one.
+        pub fn entry_point(name: &[u8]) -> Option<*mut ::std::ffi::c_void> {
+            $( if name == stringify!($r).as_bytes() { return Some(self::entry::$r as *mut ::std::ffi::c_void); } )*
+            $( if name == stringify!($o).as_bytes() { return Some(self::entry::$o as *mut ::std::ffi::c_void); } )*
+            None
+        }
+    };
+}

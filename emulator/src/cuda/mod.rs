@@ -43,75 +43,18 @@ mod call;
 mod codes;
 mod pointer;
 mod profile;
-// # Safety (every entry point below): the C contract of the CUDA driver
-// function of the same name. Pointers the driver checks for NULL are
-// checked here too and get its code; any other pointer must be valid for
-// what the function reads or writes, as with the real library. Handles,
-// contexts and addresses of unknown value are looked up, never dereferenced.
-#[allow(clippy::missing_safety_doc)]
-pub mod context;
-#[allow(clippy::missing_safety_doc)]
-pub mod error;
-#[allow(clippy::missing_safety_doc)]
-pub mod ipc;
-#[allow(clippy::missing_safety_doc)]
-pub mod memory;
-#[allow(clippy::missing_safety_doc)]
-pub mod proc;
-#[allow(clippy::missing_safety_doc)]
-pub mod share;
-#[allow(clippy::missing_safety_doc)]
-pub mod vmm;
-
-use std::ffi::c_void;
 
 use vmmkit_sys::cuda::CudaApi;
 
-/// Defines [`api`] and [`entry_point`] from the function list: each field
-/// is the dialect's function of the same name, through the instrumentation
-/// layer.
-macro_rules! define_api {
-    (
-        required { $( $(#[$rm:meta])* $r:ident $(= $rs:literal)? : fn($($ra:ident : $rt:ty),*) $(-> $rr:ty)? ; )* }
-        optional { $( $(#[$om:meta])* $o:ident $(= $os:literal)? : fn($($oa:ident : $ot:ty),*) $(-> $or:ty)? ; )* }
-    ) => {
-        /// The emulator's CUDA table: every function of [`CudaApi`], emulated.
-        pub fn api() -> CudaApi {
-            CudaApi {
-                $( $r: self::entry::$r, )*
-                $( $o: Some(self::entry::$o), )*
-            }
-        }
-
-        /// The entry point of the table field `name` (a base name, as
-        /// `cuGetProcAddress` is asked for), if there is one.
-        fn entry_point(name: &[u8]) -> Option<*mut c_void> {
-            $( if name == stringify!($r).as_bytes() { return Some(self::entry::$r as *mut c_void); } )*
-            $( if name == stringify!($o).as_bytes() { return Some(self::entry::$o as *mut c_void); } )*
-            None
-        }
-    };
-}
-
-/// Every entry point, under its table name.
-mod all {
-    pub use super::context::*;
-    pub use super::error::*;
-    pub use super::ipc::*;
-    pub use super::memory::*;
-    pub use super::proc::*;
-    pub use super::share::*;
-    pub use super::vmm::*;
-}
-
-vmmkit_sys::cuda_functions!(define_api {});
-
-/// Every entry point through the instrumentation layer (fault injection,
-/// logs, leak tracking), under its table name: what [`api`] hands out.
-pub mod entry {
-    use std::ffi::{c_char, c_void};
-
-    use vmmkit_sys::cuda::*;
-
-    vmmkit_sys::cuda_functions!(crate::instrumented { super::all; });
+// # Safety (every entry point of the `modules` below): the C contract of the
+// CUDA driver function of the same name. Pointers the driver checks for NULL
+// are checked here too and get its code; any other pointer must be valid for
+// what the function reads or writes, as with the real library. Handles,
+// contexts and addresses of unknown value are looked up, never dereferenced.
+crate::dialect_api! {
+    vendor: "CUDA",
+    functions: vmmkit_sys::cuda_functions,
+    types: vmmkit_sys::cuda,
+    table: CudaApi,
+    modules: context, error, ipc, memory, proc, share, vmm,
 }

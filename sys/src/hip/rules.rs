@@ -21,7 +21,7 @@
 
 use crate::rule::Confidence::{Doc as DocTag, Inferred, Source as Src, Undetermined};
 use crate::rule::Expect::{Behaviour, Codes, Observed};
-use crate::rule::Source::{HipDoc, Project, Rocm};
+use crate::rule::Source::{HipDoc, Project, Reference, Rocm};
 use crate::rule::{Dialect, Need, Source};
 use crate::{hip, rules};
 
@@ -40,6 +40,8 @@ const CLR_INT: Source = Rocm("ROCm/clr hipamd/src/hip_internal.hpp");
 const T_IPC: Source = Rocm("ROCm/hip-tests catch/unit/device/hipIpc{Get,Open,Close}MemHandle.cc");
 const T_VMM: Source = Rocm("ROCm/hip-tests catch/unit/virtualMemoryManagement");
 const DEVELOP: Source = Rocm("ROCm/rocm-systems develop");
+/// hip.md gives no source for the point: the reference records it as undetermined.
+const UNSETTLED: Source = Reference("hip.md §4: no vendor source; the emulator's choice");
 const HIP_523: Source = Project("Debian libamdhip64-5 5.2.3, no device");
 
 const PEERS: &[Need] = &[Need::Peers];
@@ -133,6 +135,7 @@ rules! {
         group: IPC,
         text: "Exporting hipHostMalloc memory, or re-exporting an opened pointer, is not settled; the emulator answers 1.",
         apis: &["hipIpcGetMemHandle", "hipHostMalloc"],
+        sources: &[UNSETTLED],
         confidence: &[Undetermined],
         note: Some("tests do not assert it"),
         expect: Observed,
@@ -351,6 +354,7 @@ rules! {
         group: VMM,
         text: "Releasing a handle that is already gone is undefined (a use after free in the real runtime); the emulator answers 1.",
         apis: &["hipMemRelease"],
+        sources: &[UNSETTLED],
         confidence: &[Undetermined],
         note: Some("never run against a real driver"),
         expect: Codes(&[hip!(INVALID_VALUE)]),

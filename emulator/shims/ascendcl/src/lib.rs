@@ -2,108 +2,32 @@
 //! the vmmkit emulator.
 //!
 //! Every function of [`vmmkit_sys::acl_functions!`] (required and optional) is
-//! exported under its C name with its C signature, and forwards once into the
-//! emulator's ACL dialect (`vmmkit_emulator::acl`), which owns every check,
-//! its order and its code. No rule lives here. The only addition is the FFI
-//! backstop of STYLE.md §8: each body runs in `catch_unwind`, and a panic
-//! there becomes 507899 `ACL_ERROR_RT_DRV_INTERNAL_ERROR` (or a fixed message
-//! for the two functions that return a string) instead of unwinding into C.
+//! exported under its C name with its C signature, and forwards once into
+//! the emulator's ACL dialect through its instrumentation layer
+//! (`vmmkit_emulator::acl::entry`, so fault injection, logs and the leak
+//! report work through this library too), which owns every check, its order
+//! and its code. No rule lives here. The only addition is the FFI backstop of
+//! STYLE.md §8: each body runs in `catch_unwind`, and a panic there becomes
+//! 507899 `ACL_ERROR_RT_DRV_INTERNAL_ERROR` (or a fixed message for the two
+//! functions that return a string) instead of unwinding into C.
 //!
 //! The library also exports `const char *vmmkit_shim_info(void)`, the marker
 //! by which `vmmkit-sys`'s loader recognises (and, in its default search,
-//! skips) vmmkit's own drop-in libraries.
+//! skips) vmmkit's own drop-in libraries. All of it is
+//! [`vmmkit_emulator::export_shim!`], shared with `libamdhip64.so`.
 //!
 //! A C program built against the headers in `include/` (`#include
 //! <acl/acl.h>`) links with `-lascendcl` and runs on the emulator with
 //! `LD_LIBRARY_PATH` pointing at the directory of this library; see the
 //! README section "Running a CANN program on the emulator".
-#![allow(non_snake_case)]
 
-use std::ffi::{c_char, c_void};
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
-use vmmkit_sys::acl::*;
-
-/// The dialect's entry points under their C names, through the emulator's
-/// instrumentation layer, so fault injection (`VMMKIT_FAULTS`), logs
-/// (`VMMKIT_LOG`) and the leak report work through this library too.
-mod dialect {
-    pub use vmmkit_emulator::acl::entry::*;
-}
-
-/// What an exported function returns when the call panicked.
-trait OnPanic {
-    fn on_panic() -> Self;
-}
-
-impl OnPanic for aclError {
-    fn on_panic() -> Self {
-        AclError::RT_DRV_INTERNAL_ERROR.0
-    }
-}
-
-impl OnPanic for *const c_char {
-    fn on_panic() -> Self {
-        c"vmmkit libascendcl: internal error in the emulator (a panic); please report it".as_ptr()
-    }
-}
-
-/// Runs one forwarded call; a panic becomes the vendor's internal error.
-///
-/// This is the backstop STYLE.md §8 asks of every shim body. The dialect's
-/// entry points catch their own panics (`acl::call::run`, which also sets the
-/// thread's message); being `extern "C"` themselves, a panic escaping one
-/// would abort at its own boundary before reaching this frame, so the guard
-/// covers the shim's frame and keeps the export sound should the dialect's
-/// entry points ever become plain Rust functions.
-fn guard<R: OnPanic>(call: impl FnOnce() -> R) -> R {
-    catch_unwind(AssertUnwindSafe(call)).unwrap_or_else(|_| R::on_panic())
-}
-
-/// Emits one `#[no_mangle]` export per function of the list, each a single
-/// forward into the dialect's function of the same name.
-macro_rules! export_all {
-    (
-        required { $( $(#[$rm:meta])* $r:ident : fn($($ra:ident : $rt:ty),*) -> $rr:ty ; )* }
-        optional { $( $(#[$om:meta])* $o:ident : fn($($oa:ident : $ot:ty),*) -> $or:ty ; )* }
-    ) => {
-        $(
-            #[doc = concat!("`", stringify!($r), "`, forwarded to the emulator's ACL dialect.")]
-            ///
-            /// # Safety
-            /// The C contract of the ACL function of the same name.
-            #[unsafe(no_mangle)]
-            pub unsafe extern "C" fn $r($($ra: $rt),*) -> $rr {
-                // SAFETY: same C signature; the caller's contract is passed on unchanged.
-                guard(|| unsafe { dialect::$r($($ra),*) })
-            }
-        )*
-        $(
-            #[doc = concat!("`", stringify!($o), "` (optional in `AclApi`), forwarded to the emulator's ACL dialect.")]
-            ///
-            /// # Safety
-            /// The C contract of the ACL function of the same name.
-            #[unsafe(no_mangle)]
-            pub unsafe extern "C" fn $o($($oa: $ot),*) -> $or {
-                // SAFETY: same C signature; the caller's contract is passed on unchanged.
-                guard(|| unsafe { dialect::$o($($oa),*) })
-            }
-        )*
-    };
-}
-
-vmmkit_sys::acl_functions!(export_all {});
-
-/// `const char *vmmkit_shim_info(void)`: marks this library as vmmkit's own
-/// drop-in (`vmmkit_sys::SHIM_MARKER`) and says what it is.
-#[unsafe(no_mangle)]
-pub extern "C" fn vmmkit_shim_info() -> *const c_char {
-    const INFO: &std::ffi::CStr = {
-        let s = concat!("vmmkit emulator libascendcl (vmmkit-emulator ", env!("CARGO_PKG_VERSION"), ")\0");
-        match std::ffi::CStr::from_bytes_with_nul(s.as_bytes()) {
-            Ok(c) => c,
-            Err(_) => panic!("the info string has one NUL, at its end"),
-        }
-    };
-    INFO.as_ptr()
+vmmkit_emulator::export_shim! {
+    functions: vmmkit_sys::acl_functions,
+    types: vmmkit_sys::acl,
+    dialect: vmmkit_emulator::acl::entry,
+    vendor: "ACL",
+    table: "AclApi",
+    panic_code: AclError::RT_DRV_INTERNAL_ERROR.0,
+    panic_message: c"vmmkit libascendcl: internal error in the emulator (a panic); please report it",
+    info: "vmmkit emulator libascendcl",
 }

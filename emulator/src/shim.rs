@@ -1,0 +1,141 @@
+//! What the drop-in libraries (`libascendcl.so`, `libamdhip64.so`) are made
+//! of, written once: [`export_shim!`](crate::export_shim) exports every
+//! function of a vendor list under its C name, each a single forward into
+//! the dialect's instrumented entry point of the same name, plus
+//! `const char *vmmkit_shim_info(void)`, the marker by which `vmmkit-sys`'s
+//! loader recognises (and, in its default search, skips) vmmkit's own
+//! drop-ins. No rule lives in a shim.
+//!
+//! The only addition is the FFI backstop of STYLE.md §8: each body runs in
+//! `catch_unwind` ([`guard`]), and a panic there becomes the vendor's
+//! internal error code, or a fixed message for the functions that return a
+//! string, instead of unwinding into C. The dialect's entry points catch
+//! their own panics (the dialect's `call::run`, which also sets the thread's
+//! message); being `extern "C"` themselves, a panic escaping one would abort
+//! at its own boundary before reaching the shim's frame, so the guard covers
+//! the shim's frame and keeps the export sound should the entry points ever
+//! become plain Rust functions.
+
+use std::ffi::{CStr, c_char};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// What a shim's exports return when a call panicked.
+#[derive(Debug, Clone, Copy)]
+pub struct Backstop {
+    /// The vendor's internal error, for functions that return a code.
+    pub code: i64,
+    /// A fixed message, for functions that return a string.
+    pub message: &'static CStr,
+}
+
+/// Return types of exported functions: what each becomes on a panic.
+pub trait OnPanic {
+    /// The value the export returns instead of unwinding.
+    fn on_panic(backstop: &Backstop) -> Self;
+}
+
+impl OnPanic for i32 {
+    fn on_panic(backstop: &Backstop) -> Self {
+        backstop.code as i32
+    }
+}
+
+impl OnPanic for u32 {
+    fn on_panic(backstop: &Backstop) -> Self {
+        backstop.code as u32
+    }
+}
+
+impl OnPanic for *const c_char {
+    fn on_panic(backstop: &Backstop) -> Self {
+        backstop.message.as_ptr()
+    }
+}
+
+/// Runs one forwarded call; a panic becomes the backstop's value.
+pub fn guard<R: OnPanic>(backstop: &Backstop, call: impl FnOnce() -> R) -> R {
+    catch_unwind(AssertUnwindSafe(call)).unwrap_or_else(|_| R::on_panic(backstop))
+}
+
+/// The body of a drop-in library: one `#[no_mangle]` export per function of
+/// a vendor list (`vmmkit_sys::acl_functions`, …), each forwarding once into
+/// `dialect::NAME` under [`guard`], and `vmmkit_shim_info`.
+///
+/// ```ignore
+/// vmmkit_emulator::export_shim! {
+///     functions: vmmkit_sys::acl_functions,
+///     types: vmmkit_sys::acl,
+///     dialect: vmmkit_emulator::acl::entry,
+///     vendor: "ACL", table: "AclApi",
+///     panic_code: vmmkit_sys::acl::AclError::RT_DRV_INTERNAL_ERROR.0,
+///     panic_message: c"vmmkit libascendcl: internal error in the emulator (a panic); please report it",
+///     info: "vmmkit emulator libascendcl",
+/// }
+/// ```
+///
+/// `types` is the module whose names the list's signatures use; `info` is
+/// followed by ` (vmmkit-emulator VERSION)` in what `vmmkit_shim_info`
+/// returns.
+#[macro_export]
+macro_rules! export_shim {
+    (
+        functions: $list:path,
+        types: $($types:ident)::+,
+        dialect: $dialect:path,
+        vendor: $vendor:literal,
+        table: $table:literal,
+        panic_code: $code:expr,
+        panic_message: $message:expr,
+        info: $info:literal $(,)?
+    ) => {
+        #[allow(unused_imports)]
+        use ::std::ffi::{c_char, c_void};
+        #[allow(unused_imports)]
+        use $($types)::+::*;
+
+        /// What an export returns when its call panicked.
+        const BACKSTOP: $crate::shim::Backstop =
+            $crate::shim::Backstop { code: $code as i64, message: $message };
+
+        $list!($crate::export_shim { @exports $dialect; $vendor; $table; });
+
+        /// `const char *vmmkit_shim_info(void)`: marks this library as
+        /// vmmkit's own drop-in (`vmmkit_sys::loader::SHIM_MARKER`) and says
+        /// what it is.
+        #[unsafe(no_mangle)]
+        pub extern "C" fn vmmkit_shim_info() -> *const c_char {
+            const INFO: &::std::ffi::CStr = {
+                let s = concat!($info, " (vmmkit-emulator ", env!("CARGO_PKG_VERSION"), ")\0");
+                match ::std::ffi::CStr::from_bytes_with_nul(s.as_bytes()) {
+                    Ok(c) => c,
+                    Err(_) => panic!("the info string has one NUL, at its end"),
+                }
+            };
+            INFO.as_ptr()
+        }
+    };
+    (
+        @exports $dialect:path; $vendor:literal; $table:literal;
+        required { $( $(#[$rm:meta])* $r:ident : fn($($ra:ident : $rt:ty),*) -> $rr:ty ; )* }
+        optional { $( $(#[$om:meta])* $o:ident : fn($($oa:ident : $ot:ty),*) -> $or:ty ; )* }
+    ) => {
+        $( $crate::export_shim!(@one $dialect; $r ($($ra : $rt),*) -> $rr;
+            concat!("`", stringify!($r), "`, forwarded to the emulator's ", $vendor, " dialect."); $vendor); )*
+        $( $crate::export_shim!(@one $dialect; $o ($($oa : $ot),*) -> $or;
+            concat!("`", stringify!($o), "` (optional in `", $table, "`), forwarded to the emulator's ", $vendor,
+                " dialect."); $vendor); )*
+    };
+    (@one $dialect:path; $name:ident ($($a:ident : $t:ty),*) -> $ret:ty; $doc:expr; $vendor:literal) => {
+        #[doc = $doc]
+        ///
+        /// # Safety
+        #[doc = concat!("The C contract of the ", $vendor, " function of the same name.")]
+        #[allow(non_snake_case)]
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $name($($a: $t),*) -> $ret {
+            use $dialect as dialect;
+            // SAFETY: same C signature; the caller's contract is passed on unchanged.
+            $crate::shim::guard(&BACKSTOP, || unsafe { dialect::$name($($a),*) })
+        }
+    };
+}
