@@ -13,3 +13,4 @@ mod os;
 pub mod registry;
 
 pub use config::{Config, ConfigError, MAX_DEVICES, default_root, parse_bytes};
+pub use core::{InstallError, install};

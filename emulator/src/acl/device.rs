@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use vmmkit_sys::acl::*;
 
 use super::call::{Fail, current_device, emu, ensure, put, run};
-use crate::core::thread;
+use crate::core::{Emulator, thread};
 
 /// Whether aclInit has run (and aclFinalize not since). Process-wide, as in CANN.
 static INITIALISED: AtomicBool = AtomicBool::new(false);
@@ -17,10 +17,6 @@ static INITIALISED: AtomicBool = AtomicBool::new(false);
 /// Per device, how many aclrtSetDevice calls of this process are not yet
 /// matched by aclrtResetDevice (the runtime's reference-counted reset).
 static DEVICE_REFS: Mutex<Option<HashMap<u32, u32>>> = Mutex::new(None);
-
-/// Peer access enabled by this process: (device, peer). Written by
-/// EnablePeerAccess and by cross-device imports (ACL-IMP-016).
-static PEERS: Mutex<Option<HashSet<(u32, u32)>>> = Mutex::new(None);
 
 /// Streams of this process (opaque values handed out by aclrtCreateStream).
 static STREAMS: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
@@ -46,15 +42,12 @@ fn device_id(id: i32) -> Result<u32, Fail> {
     Ok(id.max(0) as u32)
 }
 
-/// Records that `device` and `peer` can reach each other (implicitly enabled P2P).
-pub(super) fn note_peer(device: u32, peer: u32) {
+/// Records that `device` can reach `peer`: EnablePeerAccess, and
+/// cross-device imports (ACL-IMP-016, implicitly enabled P2P).
+pub(super) fn note_peer(e: &Emulator, device: u32, peer: u32) {
     if device != peer {
-        PEERS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().insert((device, peer));
+        e.enable_peer(device, peer);
     }
-}
-
-fn peer_enabled(device: u32, peer: u32) -> bool {
-    PEERS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().contains(&(device, peer))
 }
 
 pub(super) fn stream_known(s: aclrtStream) -> bool {
@@ -339,7 +332,7 @@ pub unsafe extern "C" fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u
             "peer {peerDeviceId} is the current device"
         );
         let peer = device_id(peerDeviceId)?;
-        note_peer(cur, peer);
+        note_peer(emu()?, cur, peer);
         Ok(())
     })
 }
@@ -350,7 +343,7 @@ pub unsafe extern "C" fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclE
         let cur = thread::current_device();
         ensure!(cur.is_some(), "ACL-PEER-004", RT_CONTEXT_NULL, "no current device");
         let peer = device_id(peerDeviceId)?;
-        PEERS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().remove(&(cur.unwrap_or(0), peer));
+        emu()?.disable_peer(cur.unwrap_or(0), peer);
         Ok(())
     })
 }
@@ -363,8 +356,9 @@ pub unsafe extern "C" fn aclrtDevicePeerAccessStatus(deviceId: i32, peerDeviceId
             return Err(Fail::plain(AclError::INVALID_PARAM, "status is NULL".into()));
         }
         let (d, p) = (device_id(deviceId)?, device_id(peerDeviceId)?);
+        let e = emu()?;
         // SAFETY: checked non-null.
-        unsafe { put(status, i32::from(peer_enabled(d, p) || peer_enabled(p, d))) };
+        unsafe { put(status, i32::from(e.peer_enabled(d, p) || e.peer_enabled(p, d))) };
         Ok(())
     })
 }

@@ -10,8 +10,8 @@ use vmmkit_sys::acl::*;
 
 use super::call::{Fail, current_device, emu, put, run};
 use super::codes::Op;
+use super::share::trust_of;
 use super::vmm::{GRANULE, WINDOW};
-use crate::core::natural_align;
 use crate::registry::Place;
 
 /// Keys this process imported, with the address it mapped them at.
@@ -64,7 +64,7 @@ pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
         let info = e.describe(m.handle).map_err(|e| Fail::core(Op::Export, e))?;
         let k = match info.key {
             Some(k) => k,
-            None => e.export(m.handle, flags == 0).map_err(|e| Fail::core(Op::Export, e))?,
+            None => e.export(m.handle, trust_of(flags)).map_err(|e| Fail::core(Op::Export, e))?,
         };
         let text = format!("{PREFIX}{k:016x}\0");
         // SAFETY: `key` has room for `len` >= 65 bytes; the text is 24 bytes with its NUL.
@@ -99,12 +99,7 @@ pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *
         let d = current_device()?;
         let e = emu()?;
         let id = e.import(k, Place::Device(d)).map_err(|e| Fail::core(Op::Import, e))?;
-        let size = e.describe(id).map_err(|e| Fail::core(Op::Import, e))?.size as usize;
-        let mapped = e
-            .reserve(size, natural_align(size, GRANULE as usize), None, &WINDOW)
-            .and_then(|va| e.map(va, size, id, true).map(|()| va).inspect_err(|_| drop(e.release(va))));
-        let _ = e.free(id); // the mapping holds it from now on
-        let va = mapped.map_err(|e| Fail::core(Op::MapMem, e))?;
+        let va = e.map_anywhere(id, GRANULE as usize, &WINDOW).map_err(|e| Fail::core(Op::MapMem, e))?;
         IMPORTED.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().insert(k, va);
         // SAFETY: checked non-null.
         unsafe { put(devPtr, va as *mut c_void) };

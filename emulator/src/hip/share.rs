@@ -10,7 +10,6 @@
 
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::os::fd::{AsRawFd, BorrowedFd};
 use std::sync::Mutex;
 
 use vmmkit_sys::hip::*;
@@ -19,7 +18,7 @@ use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::codes::Op;
 use super::profile::FD_VALUE_LIMIT;
 use super::vmm::{from_handle, to_handle};
-use crate::core::HandleId;
+use crate::core::{HandleId, fd_is_open};
 use crate::registry::Place;
 
 /// The `shHandleType` each import was made with (HIP-VMM-029 reports it back).
@@ -113,19 +112,14 @@ pub unsafe extern "C" fn hipMemImportFromShareableHandle(
             "osHandle {osHandle:p} is neither an fd value nor a readable int*"
         );
         let fd = fd.unwrap_or(-1);
-        // SAFETY: F_GETFD only asks whether the number is an open descriptor.
-        let open = fd >= 0 && unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1;
+        let open = fd_is_open(fd);
         ensure!(open, "HIP-VMM-027", INVALID_VALUE, "{fd} is not an open file descriptor");
         if !open {
             return Ok(());
         }
-        // SAFETY: `fd` is open (checked just above) and is only borrowed for
-        // the import; the caller keeps ownership of it.
-        let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
-        debug_assert_eq!(borrowed.as_raw_fd(), fd);
+        // The fd is only borrowed for the import; the caller keeps it.
         let e = emu()?;
-        let id =
-            e.import_shared_fd(borrowed, Place::Device(current_device())).map_err(|e| Fail::core(Op::Import, e))?;
+        let id = e.import_fd_value(fd, Place::Device(current_device())).map_err(|e| Fail::core(Op::Import, e))?;
         IMPORT_TYPES.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_default().insert(id, shHandleType);
         // SAFETY: checked non-null.
         unsafe { put(handle, to_handle(id)) };

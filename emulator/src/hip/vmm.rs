@@ -10,7 +10,7 @@ use super::call::{Fail, emu, ensure, get, put, run};
 use super::codes::Op;
 use super::pointer::{KIND_VMM, Kind, extent};
 use super::profile::{CREATE_MULTIPLE, GRANULARITY, WINDOW};
-use crate::core::{Emulator, HandleId, HandleTag, natural_align};
+use crate::core::{Emulator, HandleId, HandleTag, MapSize, natural_align};
 use crate::registry::Place;
 
 /// hipMemGenericAllocationHandle_t values: "hi" in the top 16 bits and the
@@ -192,15 +192,8 @@ pub unsafe extern "C" fn hipMemAddressReserve(
         );
         let e = emu()?;
         let align = natural_align(size, GRANULARITY as usize).max(alignment);
-        let hint = (addr as usize)
-            .checked_next_multiple_of(align)
-            .filter(|&a| !addr.is_null() && a == addr as usize && a >= window.start)
-            .filter(|&a| a.checked_add(size).is_some_and(|end| end <= window.end));
         // HIP-VMM-012: `addr` is only a hint; where it cannot be had, elsewhere will do.
-        let base = match hint.map(|a| e.reserve(size, align, Some(a), &WINDOW)) {
-            Some(Ok(base)) => base,
-            _ => e.reserve(size, align, None, &WINDOW).map_err(|e| Fail::core(Op::Reserve, e))?,
-        };
+        let base = e.reserve_near(size, align, addr as usize, &WINDOW).map_err(|e| Fail::core(Op::Reserve, e))?;
         // SAFETY: checked non-null.
         unsafe { put(ptr, base as *mut c_void) };
         Ok(())
@@ -247,7 +240,7 @@ pub unsafe extern "C" fn hipMemMap(
             INVALID_VALUE,
             "{ptr:p} was not reserved by hipMemAddressReserve"
         );
-        e.map(ptr as usize, size, from_handle(handle), false).map_err(|e| Fail::core(Op::Map, e))
+        e.map(ptr as usize, size, from_handle(handle), MapSize::UpTo).map_err(|e| Fail::core(Op::Map, e))
     })
 }
 
