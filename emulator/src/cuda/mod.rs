@@ -43,6 +43,7 @@ mod call;
 mod codes;
 mod pointer;
 mod profile;
+mod state;
 // # Safety (every entry point below): the C contract of the CUDA driver
 // function of the same name. Pointers the driver checks for NULL are
 // checked here too and get its code; any other pointer must be valid for

@@ -9,7 +9,6 @@
 #![allow(non_snake_case)]
 
 use std::ffi::c_void;
-use std::sync::Mutex;
 
 use vmmkit_sys::hip::*;
 
@@ -17,6 +16,7 @@ use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::codes::Op;
 use super::pointer::{Kind, extent};
 use super::profile::{LAZY_FLAGS, WINDOW};
+use super::state::state;
 use crate::core::{CoreError, IPC_HANDLE_SIZE, IpcToken};
 use crate::registry::{Place, Trust};
 
@@ -28,27 +28,6 @@ fn bytes(h: &hipIpcMemHandle_t) -> [u8; IPC_HANDLE_SIZE] {
 
 fn handle(b: [u8; IPC_HANDLE_SIZE]) -> hipIpcMemHandle_t {
     hipIpcMemHandle_t { reserved: b.map(|x| x as std::ffi::c_char) }
-}
-
-/// Ranges whose last open was closed, so that one close too many is told
-/// apart from a pointer that was never opened (HIP-IPC-042 vs -041). Only
-/// for the message and the rule id; both are 1. Bounded: the last 64.
-static CLOSED: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
-
-fn was_closed(p: usize) -> bool {
-    CLOSED.lock().unwrap_or_else(|e| e.into_inner()).iter().any(|&(b, n)| p >= b && p < b + n)
-}
-
-fn note_closed(base: usize, len: usize) {
-    let mut c = CLOSED.lock().unwrap_or_else(|e| e.into_inner());
-    if c.len() >= 64 {
-        c.remove(0);
-    }
-    c.push((base, len));
-}
-
-fn forget_closed(base: usize) {
-    CLOSED.lock().unwrap_or_else(|e| e.into_inner()).retain(|&(b, _)| b != base);
 }
 
 /// `hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr)`:
@@ -176,7 +155,7 @@ pub unsafe extern "C" fn hipIpcOpenMemHandle(
                 format!("generation {:#x} is not that of the allocation shared as {:#x}", token.generation, token.key),
             ));
         }
-        forget_closed(va);
+        state(e).forget_closed(va);
         // HIP-IPC-031: peer access between the devices is enabled implicitly.
         if token.device >= 0 && token.device as u32 != device {
             e.enable_peer(device, token.device as u32);
@@ -196,7 +175,7 @@ pub unsafe extern "C" fn hipIpcCloseMemHandle(devPtr: *mut c_void) -> hipError_t
         let e = emu()?;
         let p = devPtr as usize;
         let Some((base, o)) = e.opened_at(p) else {
-            if was_closed(p) {
+            if state(e).was_closed(p) {
                 ensure!(false, "HIP-IPC-042", INVALID_VALUE, "{devPtr:p} was closed as often as it was opened");
                 return Ok(());
             }
@@ -205,7 +184,7 @@ pub unsafe extern "C" fn hipIpcCloseMemHandle(devPtr: *mut c_void) -> hipError_t
         };
         let left = e.close_plain(p).map_err(|e| Fail::core(Op::IpcClose, e))?;
         if left == 0 {
-            note_closed(base, o.len);
+            state(e).note_closed(base, o.len);
         }
         Ok(())
     })

@@ -34,6 +34,7 @@ mod call;
 mod codes;
 mod pointer;
 mod profile;
+mod state;
 // # Safety (every entry point below): the C contract of the HIP function of
 // the same name. Pointers the vendor checks for NULL are checked here too
 // and get its code; any other pointer must be valid for what the function

@@ -10,6 +10,7 @@ use super::call::{Fail, emu, ensure, get, put, run};
 use super::codes::Op;
 use super::pointer::{KIND_VMM, Kind, extent};
 use super::profile::{CREATE_MULTIPLE, GRANULARITY, WINDOW};
+use super::state::state;
 use crate::core::{Emulator, HandleId, HandleTag, MapSize, natural_align};
 use crate::registry::Place;
 
@@ -152,8 +153,9 @@ pub unsafe extern "C" fn hipMemRelease(handle: hipMemGenericAllocationHandle_t) 
     run("hipMemRelease", || {
         ensure!(!handle.is_null(), "HIP-VMM-007", INVALID_VALUE, "handle is NULL");
         let id = from_handle(handle);
-        emu()?.free(id).map_err(|e| Fail::core(Op::Release, e))?;
-        super::share::forget_import(id);
+        let e = emu()?;
+        e.free(id).map_err(|e| Fail::core(Op::Release, e))?;
+        state(e).forget_import(e, id);
         Ok(())
     })
 }
@@ -407,8 +409,9 @@ pub unsafe extern "C" fn hipMemGetAllocationPropertiesFromHandle(
         ensure!(!prop.is_null(), "HIP-VMM-032", INVALID_VALUE, "prop is NULL");
         ensure!(!handle.is_null(), "HIP-VMM-032", INVALID_VALUE, "handle is NULL");
         let id = from_handle(handle);
-        let info = emu()?.describe(id).map_err(|e| Fail::core(Op::Query, e))?;
-        let requested = match super::share::import_type(id) {
+        let e = emu()?;
+        let info = e.describe(id).map_err(|e| Fail::core(Op::Query, e))?;
+        let requested = match state(e).import_type(id) {
             Some(t) => t,
             None => info.props[2] as u32 as i32,
         };
