@@ -59,6 +59,12 @@ impl Config {
         }
     }
 
+    /// With its shared state in `root` (an absolute path).
+    #[must_use]
+    pub fn with_root(self, root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into(), ..self }
+    }
+
     /// With `devices` devices (1 to [`MAX_DEVICES`]; [`crate::install`] refuses others).
     #[must_use]
     pub fn with_devices(self, devices: u32) -> Self {
