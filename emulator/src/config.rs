@@ -1,4 +1,6 @@
-//! The emulator's settings, read from the environment once per process.
+//! The emulator's settings: made in code ([`Config::new`] and its `with_`
+//! setters, then [`crate::install`]), or read from the environment once per
+//! process when nothing was installed:
 //!
 //! | variable | meaning | default |
 //! |---|---|---|
@@ -45,6 +47,60 @@ impl Config {
     pub const DEFAULT_DEVICES: u32 = 8;
     /// Default capacity of a device: 64 GiB.
     pub const DEFAULT_DEVICE_MEMORY: u64 = 64 << 30;
+
+    /// The settings of a machine whose shared state lives in `root`, with
+    /// the default devices, memory and host access (the environment is not read).
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self {
+            root: root.into(),
+            devices: Self::DEFAULT_DEVICES,
+            device_memory: Self::DEFAULT_DEVICE_MEMORY,
+            host_access: true,
+        }
+    }
+
+    /// With its shared state in `root` (an absolute path).
+    #[must_use]
+    pub fn with_root(self, root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into(), ..self }
+    }
+
+    /// With `devices` devices (1 to [`MAX_DEVICES`]; [`crate::install`] refuses others).
+    #[must_use]
+    pub fn with_devices(self, devices: u32) -> Self {
+        Self { devices, ..self }
+    }
+
+    /// With `bytes` of memory per device.
+    #[must_use]
+    pub fn with_device_memory(self, bytes: u64) -> Self {
+        Self { device_memory: bytes, ..self }
+    }
+
+    /// With host code allowed (`true`) or not (`false`, as on hardware) to
+    /// dereference device addresses.
+    #[must_use]
+    pub fn with_host_access(self, allowed: bool) -> Self {
+        Self { host_access: allowed, ..self }
+    }
+
+    /// Checks the settings as [`Config::from_env`] checks the environment.
+    ///
+    /// # Errors
+    /// A [`ConfigError`] naming the setting (by its variable) that is unusable.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |var, value: String, reason: &str| Err(ConfigError { var, value, reason: reason.into() });
+        if !self.root.is_absolute() {
+            return bad("VMMKIT_ROOT", self.root.display().to_string(), "must be an absolute path");
+        }
+        if !(1..=MAX_DEVICES).contains(&self.devices) {
+            return bad("VMMKIT_DEVICES", self.devices.to_string(), &format!("must be from 1 to {MAX_DEVICES}"));
+        }
+        if self.device_memory == 0 {
+            return bad("VMMKIT_DEVICE_MEMORY", "0".into(), "must be a positive byte count");
+        }
+        Ok(())
+    }
 
     /// Reads the settings from the process environment.
     ///

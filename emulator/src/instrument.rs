@@ -11,6 +11,8 @@ use std::ffi::c_char;
 use std::sync::Once;
 
 thread_local! {
+    /// The entry point the calling thread is in (leak reports name it as the
+    /// creator; fault injection counts by it). Per thread: calls nest per thread.
     static CURRENT: Cell<&'static str> = const { Cell::new("") };
 }
 
@@ -75,6 +77,7 @@ pub fn injected<R: Injectable>(name: &'static str) -> Option<R> {
 /// as `debug` or `vmmkit=trace`) the first time any entry point runs. Without
 /// the variable nothing is installed and the spans cost one relaxed load.
 fn init_log() {
+    // A tracing subscriber is process-wide; this installs it at most once.
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         let Some(filter) = std::env::var("VMMKIT_LOG").ok().filter(|v| !v.is_empty()) else { return };

@@ -16,3 +16,4 @@ pub mod shim;
 pub mod violations;
 
 pub use config::{Config, ConfigError, MAX_DEVICES, default_root, parse_bytes};
+pub use core::{InstallError, install};

@@ -77,14 +77,19 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// A temporary emulator root when none is set, removed at exit.
+/// A temporary emulator root when none is set, removed at exit: this
+/// process's emulator is installed on it (the other settings come from the
+/// environment, as they would without it).
 fn own_root() -> Option<tempfile::TempDir> {
     if std::env::var_os("VMMKIT_ROOT").is_some() {
         return None;
     }
     let dir = tempfile::Builder::new().prefix("vmmkit-example-").tempdir().ok()?;
-    // SAFETY: called first thing in `main`, before any thread is started
-    // and before anything reads the environment.
-    unsafe { std::env::set_var("VMMKIT_ROOT", dir.path()) };
+    let installed = vmmkit_emulator::Config::from_env()
+        .map_err(|e| e.to_string())
+        .and_then(|c| vmmkit_emulator::install(c.with_root(dir.path())).map_err(|e| e.to_string()));
+    if let Err(e) = installed {
+        eprintln!("the emulator on {}: {e}", dir.path().display());
+    }
     Some(dir)
 }

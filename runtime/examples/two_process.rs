@@ -35,10 +35,13 @@ type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 fn main() -> ExitCode {
     let importer = std::env::args().nth(1).as_deref() == Some(IMPORTER);
-    // Before any other thread starts and before the emulator reads it; the
-    // importer inherits the root.
-    let _root = if importer { None } else { own_root() };
-    let (who, r) = if importer { ("importer", importer_main()) } else { ("exporter", exporter_main()) };
+    // Before the emulator's first use; the importer is given the root.
+    let root = if importer { None } else { own_root() };
+    let (who, r) = if importer {
+        ("importer", importer_main())
+    } else {
+        ("exporter", exporter_main(root.as_ref().map(tempfile::TempDir::path)))
+    };
     match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -53,7 +56,8 @@ fn pattern(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i % 253) as u8 ^ 0x5a).collect()
 }
 
-fn exporter_main() -> Result<()> {
+/// The exporter; `root`, the emulator root it made, if it made one.
+fn exporter_main(root: Option<&std::path::Path>) -> Result<()> {
     let pid = std::process::id();
     let selection = Runtime::select()?;
     println!("[exporter] pid {pid}, backend: {selection}");
@@ -71,12 +75,12 @@ fn exporter_main() -> Result<()> {
     let exported = mem.export(Sharing::Trustlist)?;
     println!("[exporter] exported with the trustlist on: shareable handle {:#x}", exported.shareable());
 
-    let mut child = Command::new(std::env::current_exe()?)
-        .arg(IMPORTER)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()?;
+    let mut importer = Command::new(std::env::current_exe()?);
+    if let Some(root) = root {
+        importer.env("VMMKIT_ROOT", root);
+    }
+    let mut child =
+        importer.arg(IMPORTER).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn()?;
     println!("[exporter] started the importer, pid {}", child.id());
     let r = talk(&exported, &map, &pat, &mut child);
     if r.is_err() {
@@ -231,14 +235,19 @@ fn wait_bounded(mut child: Child) -> Result<std::process::ExitStatus> {
     }
 }
 
-/// A temporary emulator root when none is set, removed at exit.
+/// A temporary emulator root when none is set, removed at exit: this
+/// process's emulator is installed on it (the other settings come from the
+/// environment, as they would without it).
 fn own_root() -> Option<tempfile::TempDir> {
     if std::env::var_os("VMMKIT_ROOT").is_some() {
         return None;
     }
     let dir = tempfile::Builder::new().prefix("vmmkit-example-").tempdir().ok()?;
-    // SAFETY: called first thing in `main`, before any thread is started
-    // and before anything reads the environment.
-    unsafe { std::env::set_var("VMMKIT_ROOT", dir.path()) };
+    let installed = vmmkit_emulator::Config::from_env()
+        .map_err(|e| e.to_string())
+        .and_then(|c| vmmkit_emulator::install(c.with_root(dir.path())).map_err(|e| e.to_string()));
+    if let Err(e) = installed {
+        eprintln!("the emulator on {}: {e}", dir.path().display());
+    }
     Some(dir)
 }

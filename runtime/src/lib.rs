@@ -34,7 +34,8 @@
 //! # Example
 //!
 //! On the emulator, with no device (each program gets its own emulated
-//! machine through `VMMKIT_ROOT`, read at the first call):
+//! machine: a root installed with `vmmkit_emulator::install`, or else
+//! `VMMKIT_ROOT`, read at the first call):
 //!
 //! ```
 //! use vmmkit_runtime::{Access, Backend, Granularity, Location, Runtime, Sharing};
@@ -42,8 +43,7 @@
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let root = tempfile::tempdir()?;
-//! # // SAFETY: a doctest is a program of its own; no other thread runs yet.
-//! # unsafe { std::env::set_var("VMMKIT_ROOT", root.path()) };
+//! # vmmkit_emulator::install(vmmkit_emulator::Config::new(root.path()))?;
 //! // 1. Open a backend and a device.
 //! let rt = Runtime::new(Backend::Emulator)?;
 //! let dev = rt.device(0)?;

@@ -1,31 +1,15 @@
 //! Initialisation, devices, contexts, streams, peer access, process id.
 #![allow(non_snake_case)]
 
-use std::collections::{HashMap, HashSet};
 use std::ffi::{c_char, c_void};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
 use super::call::{Fail, current_device, emu, ensure, put, run};
-use crate::core::thread;
-
-/// Whether aclInit has run (and aclFinalize not since). Process-wide, as in CANN.
-static INITIALISED: AtomicBool = AtomicBool::new(false);
-
-/// Per device, how many aclrtSetDevice calls of this process are not yet
-/// matched by aclrtResetDevice (the runtime's reference-counted reset).
-static DEVICE_REFS: Mutex<Option<HashMap<u32, u32>>> = Mutex::new(None);
-
-/// Peer access enabled by this process: (device, peer). Written by
-/// EnablePeerAccess and by cross-device imports (ACL-IMP-016).
-static PEERS: Mutex<Option<HashSet<(u32, u32)>>> = Mutex::new(None);
-
-/// Streams of this process (opaque values handed out by aclrtCreateStream).
-static STREAMS: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
-static NEXT_STREAM: AtomicUsize = AtomicUsize::new(1);
+use super::state::{lock, state};
+use crate::core::{Emulator, thread};
 
 const CONTEXT_BASE: usize = 0x00c7_c000_0000_0000;
 const STREAM_BASE: usize = 0x00c5_7000_0000_0000;
@@ -41,26 +25,22 @@ fn device_id(id: i32) -> Result<u32, Fail> {
     Ok(id.max(0) as u32)
 }
 
-/// Records that `device` and `peer` can reach each other (implicitly enabled P2P).
-pub(super) fn note_peer(device: u32, peer: u32) {
+/// Records that `device` can reach `peer`: EnablePeerAccess, and
+/// cross-device imports (ACL-IMP-016, implicitly enabled P2P).
+pub(super) fn note_peer(e: &Emulator, device: u32, peer: u32) {
     if device != peer {
-        PEERS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().insert((device, peer));
+        e.enable_peer(device, peer);
     }
 }
 
-fn peer_enabled(device: u32, peer: u32) -> bool {
-    PEERS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().contains(&(device, peer))
-}
-
 pub(super) fn stream_known(s: aclrtStream) -> bool {
-    s.is_null() || STREAMS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().contains(&(s as usize))
+    s.is_null() || crate::core::running().is_some_and(|e| lock(&state(e).streams).contains(&(s as usize)))
 }
 
 /// `aclError aclInit(const char *configPath)`: ACL-GEN-001.
 pub unsafe extern "C" fn aclInit(_configPath: *const c_char) -> aclError {
     run("aclInit", || {
-        emu()?;
-        let first = !INITIALISED.swap(true, Ordering::SeqCst);
+        let first = !state(emu()?).initialised.swap(true, Ordering::SeqCst);
         ensure!(first, rules::GEN_001, "aclInit was already called");
         Ok(())
     })
@@ -69,12 +49,13 @@ pub unsafe extern "C" fn aclInit(_configPath: *const c_char) -> aclError {
 /// `aclError aclFinalize(void)`: ACL-GEN-002. Tears down everything of this process.
 pub unsafe extern "C" fn aclFinalize() -> aclError {
     run("aclFinalize", || {
-        let was = INITIALISED.swap(false, Ordering::SeqCst);
+        let e = crate::core::running();
+        let was = e.is_some_and(|e| state(e).initialised.swap(false, Ordering::SeqCst));
         ensure!(was, rules::GEN_002, "aclFinalize without a matching aclInit");
-        if let Ok(e) = crate::core::emulator() {
+        if let Some(e) = e {
             e.reset_all();
+            lock(&state(e).device_refs).clear();
         }
-        DEVICE_REFS.lock().unwrap_or_else(|p| p.into_inner()).take();
         thread::set_current_device(None);
         Ok(())
     })
@@ -84,7 +65,7 @@ pub unsafe extern "C" fn aclFinalize() -> aclError {
 pub unsafe extern "C" fn aclrtSetDevice(deviceId: i32) -> aclError {
     run("aclrtSetDevice", || {
         let d = device_id(deviceId)?;
-        *DEVICE_REFS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().entry(d).or_default() += 1;
+        *lock(&state(emu()?).device_refs).entry(d).or_default() += 1;
         thread::set_current_device(Some(d));
         Ok(())
     })
@@ -92,14 +73,15 @@ pub unsafe extern "C" fn aclrtSetDevice(deviceId: i32) -> aclError {
 
 fn reset(deviceId: i32, force: bool) -> Result<(), Fail> {
     let d = device_id(deviceId)?;
+    let e = emu()?;
     let last = {
-        let mut refs = DEVICE_REFS.lock().unwrap_or_else(|p| p.into_inner());
-        let n = refs.get_or_insert_default().entry(d).or_default();
+        let mut refs = lock(&state(e).device_refs);
+        let n = refs.entry(d).or_default();
         *n = if force { 0 } else { n.saturating_sub(1) };
         *n == 0
     };
     if last {
-        emu()?.reset_device(d);
+        e.reset_device(d);
     }
     if thread::current_device() == Some(d) {
         thread::set_current_device(None);
@@ -192,8 +174,9 @@ pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError
             return Err(Fail::plain(AclError::INVALID_PARAM, "stream is NULL".into()));
         }
         current_device()?;
-        let s = STREAM_BASE + NEXT_STREAM.fetch_add(1, Ordering::Relaxed);
-        STREAMS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().insert(s);
+        let st = state(emu()?);
+        let s = STREAM_BASE + 1 + st.streams_made.fetch_add(1, Ordering::Relaxed);
+        lock(&st.streams).insert(s);
         // SAFETY: checked non-null.
         unsafe { put(stream, s as aclrtStream) };
         Ok(())
@@ -204,7 +187,7 @@ fn destroy_stream(stream: aclrtStream) -> Result<(), Fail> {
     if stream.is_null() {
         return Err(Fail::plain(AclError::INVALID_PARAM, "stream is NULL".into()));
     }
-    let gone = STREAMS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().remove(&(stream as usize));
+    let gone = crate::core::running().is_some_and(|e| lock(&state(e).streams).remove(&(stream as usize)));
     if !gone {
         return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("{stream:p} is not a stream of this process")));
     }
@@ -330,7 +313,7 @@ pub unsafe extern "C" fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u
             "peer {peerDeviceId} is the current device"
         );
         let peer = device_id(peerDeviceId)?;
-        note_peer(cur, peer);
+        note_peer(emu()?, cur, peer);
         Ok(())
     })
 }
@@ -341,7 +324,7 @@ pub unsafe extern "C" fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclE
         let cur = thread::current_device();
         ensure!(cur.is_some(), rules::PEER_004, "no current device");
         let peer = device_id(peerDeviceId)?;
-        PEERS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().remove(&(cur.unwrap_or(0), peer));
+        emu()?.disable_peer(cur.unwrap_or(0), peer);
         Ok(())
     })
 }
@@ -354,8 +337,9 @@ pub unsafe extern "C" fn aclrtDevicePeerAccessStatus(deviceId: i32, peerDeviceId
             return Err(Fail::plain(AclError::INVALID_PARAM, "status is NULL".into()));
         }
         let (d, p) = (device_id(deviceId)?, device_id(peerDeviceId)?);
+        let e = emu()?;
         // SAFETY: checked non-null.
-        unsafe { put(status, i32::from(peer_enabled(d, p) || peer_enabled(p, d))) };
+        unsafe { put(status, i32::from(e.peer_enabled(d, p) || e.peer_enabled(p, d))) };
         Ok(())
     })
 }

@@ -2,20 +2,16 @@
 //! under a printable key. The key is `vmmkit:` and the shareable handle in hex.
 #![allow(non_snake_case)]
 
-use std::collections::HashMap;
 use std::ffi::{CStr, c_char, c_void};
-use std::sync::Mutex;
 
 use vmmkit_sys::acl::*;
 
 use super::call::{Fail, current_device, emu, put, run};
 use super::codes::Op;
+use super::share::trust_of;
+use super::state::{lock, state};
 use super::vmm::{GRANULE, WINDOW};
-use crate::core::natural_align;
 use crate::registry::Place;
-
-/// Keys this process imported, with the address it mapped them at.
-static IMPORTED: Mutex<Option<HashMap<u64, usize>>> = Mutex::new(None);
 
 const PREFIX: &str = "vmmkit:";
 
@@ -64,7 +60,7 @@ pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
         let info = e.describe(m.handle).map_err(|e| Fail::core(Op::Export, e))?;
         let k = match info.key {
             Some(k) => k,
-            None => e.export(m.handle, flags == 0).map_err(|e| Fail::core(Op::Export, e))?,
+            None => e.export(m.handle, trust_of(flags)).map_err(|e| Fail::core(Op::Export, e))?,
         };
         let text = format!("{PREFIX}{k:016x}\0");
         // SAFETY: `key` has room for `len` >= 65 bytes; the text is 24 bytes with its NUL.
@@ -99,13 +95,8 @@ pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *
         let d = current_device()?;
         let e = emu()?;
         let id = e.import(k, Place::Device(d)).map_err(|e| Fail::core(Op::Import, e))?;
-        let size = e.describe(id).map_err(|e| Fail::core(Op::Import, e))?.size as usize;
-        let mapped = e
-            .reserve(size, natural_align(size, GRANULE as usize), None, &WINDOW)
-            .and_then(|va| e.map(va, size, id, true).map(|()| va).inspect_err(|_| drop(e.release(va))));
-        let _ = e.free(id); // the mapping holds it from now on
-        let va = mapped.map_err(|e| Fail::core(Op::MapMem, e))?;
-        IMPORTED.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().insert(k, va);
+        let va = e.map_anywhere(id, GRANULE as usize, &WINDOW).map_err(|e| Fail::core(Op::MapMem, e))?;
+        lock(&state(e).imported).insert(k, va);
         // SAFETY: checked non-null.
         unsafe { put(devPtr, va as *mut c_void) };
         Ok(())
@@ -116,10 +107,11 @@ pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *
 pub unsafe extern "C" fn aclrtIpcMemClose(key: *const c_char) -> aclError {
     run("aclrtIpcMemClose", || {
         let k = parse(key)?;
-        let va = IMPORTED.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().remove(&k);
+        let e = emu()?;
+        let va = lock(&state(e).imported).remove(&k);
         match va {
-            Some(va) => emu()?.release(va).map_err(|e| Fail::core(Op::Release, e)),
-            None if emu()?.share_exists(k) => Ok(()),
+            Some(va) => e.release(va).map_err(|e| Fail::core(Op::Release, e)),
+            None if e.share_exists(k) => Ok(()),
             None => Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("key {k:#x} is not open in this process"))),
         }
     })

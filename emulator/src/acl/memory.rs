@@ -1,10 +1,7 @@
 //! Plain memory: host buffers, device buffers, copies, fills, queries.
 #![allow(non_snake_case)]
 
-use std::alloc::Layout;
-use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::Mutex;
 
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
@@ -15,24 +12,14 @@ use super::vmm::{GRANULE, WINDOW};
 use crate::core::Side;
 use crate::registry::Place;
 
-/// Pinned host buffers of this process (aclrtMallocHost), by address, with their layout.
-static HOST: Mutex<Option<HashMap<usize, Layout>>> = Mutex::new(None);
-
 /// `aclError aclrtMallocHost(void **hostPtr, size_t size)`: ACL-CPY-005.
 pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize) -> aclError {
     run("aclrtMallocHost", || {
         ensure!(!hostPtr.is_null(), rules::CPY_005, "hostPtr is NULL");
         ensure!(size != 0, rules::CPY_005, "size is 0");
-        let layout = Layout::from_size_align(size.max(1), 64)
-            .map_err(|_| Fail::plain(AclError::RT_MEMORY_ALLOCATION, format!("{size} bytes cannot be allocated")))?;
-        // SAFETY: the layout has a nonzero size.
-        let p = unsafe { std::alloc::alloc_zeroed(layout) };
-        if p.is_null() {
-            return Err(Fail::plain(AclError::RT_MEMORY_ALLOCATION, format!("host allocation of {size} bytes failed")));
-        }
-        HOST.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_default().insert(p as usize, layout);
+        let p = emu()?.alloc_host(size).map_err(|e| Fail::plain(AclError::RT_MEMORY_ALLOCATION, e.to_string()))?;
         // SAFETY: checked non-null.
-        unsafe { put(hostPtr, p.cast()) };
+        unsafe { put(hostPtr, p as *mut c_void) };
         Ok(())
     })
 }
@@ -42,16 +29,9 @@ pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize)
 pub unsafe extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
     run("aclrtFreeHost", || {
         ensure!(!hostPtr.is_null(), rules::CPY_005, "hostPtr is NULL");
-        let layout = HOST.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_default().remove(&(hostPtr as usize));
-        let Some(layout) = layout else {
-            return Err(Fail::plain(
-                AclError::RT_PARAM_INVALID,
-                format!("{hostPtr:p} was not allocated by aclrtMallocHost"),
-            ));
-        };
-        // SAFETY: allocated by aclrtMallocHost with this layout, removed from the table once.
-        unsafe { std::alloc::dealloc(hostPtr.cast(), layout) };
-        Ok(())
+        emu()?.free_host(hostPtr as usize).map_err(|_| {
+            Fail::plain(AclError::RT_PARAM_INVALID, format!("{hostPtr:p} was not allocated by aclrtMallocHost"))
+        })
     })
 }
 

@@ -12,7 +12,7 @@
 //! let acl = vmmkit_emulator::acl::api();
 //! let mut count = 0u32;
 //! # let dir = tempfile::tempdir().unwrap();
-//! # unsafe { std::env::set_var("VMMKIT_ROOT", dir.path()) };
+//! # vmmkit_emulator::install(vmmkit_emulator::Config::new(dir.path())).unwrap();
 //! let rc = unsafe { (acl.aclrtGetDeviceCount)(&mut count) };
 //! assert_eq!(AclError(rc), AclError::SUCCESS);
 //! assert_eq!(count, 8);
@@ -23,6 +23,7 @@
 
 mod call;
 mod codes;
+mod state;
 
 use vmmkit_sys::acl::AclApi;
 

@@ -12,7 +12,7 @@ use super::codes::Op;
 use super::device::{SERVER_ID, note_peer};
 use super::vmm::{from_handle, to_handle};
 use crate::core::{HandleId, thread};
-use crate::registry::Place;
+use crate::registry::{Place, Trust};
 
 /// The 128-byte fabric form of a key (acl.md §2.5): type 1, server id,
 /// device, physical device, share id, zeros.
@@ -52,12 +52,19 @@ unsafe fn read_key(p: *const c_void, shareType: aclrtMemSharedHandleType, rule: 
     }
 }
 
+/// Who may import what an export with `flags` (already checked to be 0 or 1)
+/// shares: `ACL_RT_VMM_EXPORT_FLAG_*` and `ACL_RT_IPC_MEM_EXPORT_FLAG_*` have
+/// the same two values.
+pub(super) fn trust_of(flags: u64) -> Trust {
+    if flags == ACL_RT_VMM_EXPORT_FLAG_DEFAULT { Trust::Trustlist } else { Trust::AnyProcess }
+}
+
 fn export(handle: aclrtDrvMemHandle, flags: u64) -> Result<u64, Fail> {
     ensure!(flags <= 1, rules::EXP_002, "flags must be 0 or 1, got {flags}");
     let id = from_handle(handle).unwrap_or(HandleId(0));
     let e = emu()?;
     ensure!(e.handle_exists(id), rules::EXP_006, "{handle:p} is not a live handle of this process");
-    e.export(id, flags == ACL_RT_VMM_EXPORT_FLAG_DEFAULT).map_err(|e| Fail::core(Op::Export, e))
+    e.export(id, trust_of(flags)).map_err(|e| Fail::core(Op::Export, e))
 }
 
 /// `aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType, uint64_t flags, uint64_t *shareableHandle)`:
@@ -182,8 +189,8 @@ fn import(key: u64, device: u32, v1: bool) -> Result<aclrtDrvMemHandle, Fail> {
     if let Ok(info) = e.describe(id)
         && let Place::Device(src) = info.place
     {
-        note_peer(device, src);
-        note_peer(src, device);
+        note_peer(e, device, src);
+        note_peer(e, src, device);
     }
     Ok(to_handle(id))
 }

@@ -9,7 +9,7 @@ use vmmkit_sys::acl::*;
 
 use super::call::{Fail, emu, ensure, get, put, run};
 use super::codes::Op;
-use crate::core::{HandleId, HandleTag, Window, natural_align};
+use crate::core::{HandleId, HandleTag, MapSize, Window, natural_align};
 use crate::registry::Place;
 
 /// Granularity of every non-1G attribute: 2 MiB (acl.md §2.6).
@@ -284,7 +284,7 @@ fn map(virPtr: *mut c_void, size: usize, offset: usize, handle: aclrtDrvMemHandl
     ensure!(offset == 0, rules::MAP_004, "offset must be 0, got {offset:#x}");
     let id = from_handle(handle).unwrap_or(HandleId(0));
     // ACL-MAP-012 (undetermined, emulator choice): the map size must equal the physical size.
-    emu()?.map(virPtr as usize, size, id, true).map_err(|e| Fail::core(Op::MapMem, e))
+    emu()?.map(virPtr as usize, size, id, MapSize::Exact).map_err(|e| Fail::core(Op::MapMem, e))
 }
 
 /// `aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags)`:

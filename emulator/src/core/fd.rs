@@ -12,9 +12,17 @@ use std::os::fd::{BorrowedFd, OwnedFd};
 
 use crate::os::lock;
 use crate::os::object::Object;
-use crate::registry::Place;
+use crate::registry::{Place, Trust};
 
 use super::{CoreError, Emulator, HandleId};
+
+/// Whether `fd`, a number a C caller passed, is an open file descriptor of
+/// this process (HIP's and CUDA's POSIX-fd imports check it first).
+pub fn fd_is_open(fd: i32) -> bool {
+    // SAFETY: F_GETFD only asks whether the number is an open descriptor;
+    // it touches no memory.
+    fd >= 0 && unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1
+}
 
 impl Emulator {
     /// A new file descriptor for the memory of `id`, exported to the registry
@@ -23,7 +31,7 @@ impl Emulator {
         let info = self.describe(id)?;
         let key = match info.key {
             Some(k) => k,
-            None => self.export(id, false)?,
+            None => self.export(id, Trust::AnyProcess)?,
         };
         let t = self.lock();
         let p = t.handles.get(&id).ok_or(CoreError::UnknownHandle(id.0))?;
@@ -61,9 +69,7 @@ impl Emulator {
     /// [`CoreError::Os`] for a negative or closed number; the errors of
     /// [`Emulator::import_shared_fd`].
     pub fn import_fd_value(&self, fd: i32, device: Place) -> Result<HandleId, CoreError> {
-        // SAFETY: F_GETFD only asks whether the number is an open descriptor;
-        // it touches no memory.
-        if fd < 0 || unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1 {
+        if !fd_is_open(fd) {
             return Err(CoreError::Os(format!("{fd} is not an open file descriptor")));
         }
         // SAFETY: `fd` is open (checked just above) and is only borrowed for

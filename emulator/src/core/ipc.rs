@@ -6,9 +6,10 @@
 use std::collections::btree_map::Entry;
 
 use crate::os::object::Object;
-use crate::registry::{FLAG_WITHDRAWN, Header, Place};
+use crate::registry::{FLAG_WITHDRAWN, Header, Place, Trust};
 
-use super::{CoreError, Emulator, HandleId, Tables, Window, natural_align};
+use super::space::{Releasable, release};
+use super::{CoreError, Emulator, HandleId, Tables, Window};
 
 /// The plain allocation that contains an exported address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +59,7 @@ impl Emulator {
         let info = self.describe(m.handle)?;
         let key = match info.key {
             Some(k) => k,
-            None => self.export(m.handle, false)?,
+            None => self.export(m.handle, Trust::AnyProcess)?,
         };
         Ok(PlainExport { key, base, len, handle: m.handle, props: info.props })
     }
@@ -116,11 +117,7 @@ impl Emulator {
             }
         };
         let len = info.size as usize;
-        let mapped = self
-            .reserve(len, natural_align(len, info.granule as usize), None, window)
-            .and_then(|va| self.map(va, len, id, true).map(|()| va).inspect_err(|_| drop(self.release(va))));
-        let _ = self.free(id); // the mapping holds it from now on
-        let va = mapped?;
+        let va = self.map_anywhere(id, 1, window)?;
         let opened = Opened { key, device, len, refs: 1, props: info.props };
         self.lock().opened.insert(va, opened);
         Ok((va, opened))
@@ -145,7 +142,7 @@ impl Emulator {
         if left == 0 {
             e.remove();
             if t.reservations.contains_key(&start) {
-                super::space::release(&mut t, &self.registry, start, false)?;
+                release(&mut t, &self.registry, start, Releasable::Reserved)?;
             }
         }
         Ok(left)
@@ -160,7 +157,7 @@ impl Emulator {
         for &start in &starts {
             t.opened.remove(&start);
             if t.reservations.contains_key(&start) {
-                let _ = super::space::release(&mut t, &self.registry, start, false);
+                let _ = release(&mut t, &self.registry, start, Releasable::Reserved);
             }
         }
         starts.len()

@@ -111,6 +111,8 @@ impl IpcToken {
 /// It makes a handle of freed memory differ from one of memory later
 /// allocated at the same address (HIP-IPC-006, CUDA-IPC-003).
 pub fn new_generation() -> u64 {
+    // Process-wide by nature: HIP and CUDA allocations draw from one sequence,
+    // so no two allocations of the process share a generation.
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);

@@ -7,29 +7,35 @@
 
 mod access;
 mod copy;
+mod dialect;
 mod error;
 mod extent;
 mod fd;
 mod host;
 mod ipc;
 mod ipc_token;
+mod leak;
 mod peer;
 mod physical;
+mod process;
 mod share;
 mod space;
 mod tag;
 pub mod thread;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{Mutex, MutexGuard};
 
 pub use copy::Side;
 pub use error::{CoreError, HandleId};
 pub use extent::{Extent, ExtentKind};
+pub use fd::fd_is_open;
 pub use ipc::{Opened, PlainExport};
 pub use ipc_token::{IPC_HANDLE_SIZE, IpcToken, new_generation};
+pub use leak::{Kind as LeakKind, Leak};
 pub use physical::{HandleInfo, Physical};
-pub use space::{DEVICE_WINDOW, Mapping, ReservationInfo, Window, natural_align};
+pub use process::{InstallError, emulator, install, running};
+pub use space::{DEVICE_WINDOW, MapSize, Mapping, ReservationInfo, Window, natural_align};
 pub use tag::HandleTag;
 
 use crate::config::Config;
@@ -41,6 +47,8 @@ pub struct Emulator {
     config: Config,
     registry: Registry,
     tables: Mutex<Tables>,
+    /// What each dialect keeps for the whole process.
+    dialects: dialect::DialectStates,
 }
 
 /// Process-local state.
@@ -62,47 +70,16 @@ struct Tables {
     peers: HashSet<(u32, u32)>,
 }
 
-static EMULATOR: OnceLock<Result<Emulator, CoreError>> = OnceLock::new();
-
-/// The emulator of this process, set up from the environment at first use.
-///
-/// # Errors
-/// [`CoreError::Unavailable`] with the reason (a bad setting, an unusable root),
-/// the same for every call.
-pub fn emulator() -> Result<&'static Emulator, CoreError> {
-    EMULATOR
-        .get_or_init(|| {
-            let faults = std::env::var("VMMKIT_FAULTS").unwrap_or_default();
-            let r = crate::faults::Spec::parse(&faults)
-                .map_err(|e| format!("VMMKIT_FAULTS: {e}"))
-                .and_then(|spec| {
-                    let e = Config::from_env()
-                        .map_err(|e| e.to_string())
-                        .and_then(|c| Emulator::new(c).map_err(|e| e.to_string()))?;
-                    if !spec.is_empty() {
-                        crate::faults::install(spec);
-                    }
-                    Ok(e)
-                })
-                .map_err(CoreError::Unavailable);
-            if r.is_ok() && std::env::var("VMMKIT_LEAK_REPORT").is_ok_and(|v| v == "1") {
-                crate::leaks::report_at_exit();
-            }
-            if let Err(e) = &r {
-                // Programs rarely read the error message: say it once where people look.
-                eprintln!("vmmkit: {e}");
-            }
-            r
-        })
-        .as_ref()
-        .map_err(Clone::clone)
-}
-
 impl Emulator {
     /// An emulator over the root and devices of `config`.
     pub fn new(config: Config) -> Result<Self, crate::registry::OpenError> {
         let registry = Registry::open(&config)?;
-        Ok(Self { config, registry, tables: Mutex::new(Tables { next_handle: 1, ..Tables::default() }) })
+        Ok(Self {
+            config,
+            registry,
+            tables: Mutex::new(Tables { next_handle: 1, ..Tables::default() }),
+            dialects: dialect::DialectStates::default(),
+        })
     }
 
     /// Its settings.
@@ -146,7 +123,7 @@ impl Emulator {
         let rsvs: Vec<usize> =
             t.reservations.iter().filter(|(_, r)| r.bound == Some(place)).map(|(&base, _)| base).collect();
         for base in rsvs {
-            let _ = space::release(&mut t, &self.registry, base, true);
+            let _ = space::release(&mut t, &self.registry, base, space::Releasable::Any);
         }
         let maps: Vec<usize> = t
             .maps
@@ -168,54 +145,12 @@ impl Emulator {
         let mut t = self.lock();
         let rsvs: Vec<usize> = t.reservations.keys().copied().collect();
         for base in rsvs {
-            let _ = space::release(&mut t, &self.registry, base, true);
+            let _ = space::release(&mut t, &self.registry, base, space::Releasable::Any);
         }
         let handles: Vec<HandleId> = t.handles.keys().copied().collect();
         for id in handles {
             physical::destroy(&mut t, &self.registry, id);
         }
-    }
-
-    /// What this process holds and has not released, with the entry point
-    /// that created each. `None` if another thread holds the tables.
-    pub fn leaks(&self) -> Option<Vec<crate::leaks::Leak>> {
-        use crate::leaks::{Kind, Leak};
-        let t = self.tables.try_lock().ok()?;
-        let mut out = Vec::new();
-        for (&va, r) in &t.reservations {
-            let kind = if r.plain { Kind::Allocation } else { Kind::Reservation };
-            out.push(Leak { kind, what: format!("{va:#x}, {:#x} bytes", r.range.len()), created_by: r.created_by });
-        }
-        for (&va, m) in &t.maps {
-            if t.reservations.get(&m.rsv).is_some_and(|r| r.plain) {
-                continue; // part of a plain allocation, listed above
-            }
-            out.push(Leak {
-                kind: Kind::Mapping,
-                what: format!("{va:#x}, {:#x} bytes", m.len),
-                created_by: m.created_by,
-            });
-        }
-        for (id, p) in &t.handles {
-            if p.refs == p.map_refs {
-                continue; // only mappings hold it: listed with them
-            }
-            let kind = match (p.imported, p.entry.is_some()) {
-                (true, _) => Kind::Import,
-                (false, true) => Kind::Export,
-                (false, false) => Kind::Physical,
-            };
-            let key = p.key().map(|k| format!(", shareable handle {k:#x}")).unwrap_or_default();
-            let what = format!(
-                "handle {:#x}, {:#x} bytes on {:?}{key}, {} reference(s)",
-                id.0,
-                p.size,
-                p.owner,
-                p.refs - p.map_refs
-            );
-            out.push(Leak { kind, what, created_by: p.created_by });
-        }
-        Some(out)
     }
 
     /// Counts of what this process holds: (handles, reservations, mappings).

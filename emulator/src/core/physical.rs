@@ -180,18 +180,6 @@ impl Emulator {
         Ok(())
     }
 
-    /// Adds a reference to the handle mapped at `va`, and returns it.
-    pub fn retain(&self, va: usize) -> Result<HandleId, CoreError> {
-        let mut t = self.lock();
-        let id = match super::space::mapping_at(&t, va) {
-            Some((_, m)) => m.handle,
-            None => return Err(CoreError::NotMapped(va)),
-        };
-        let p = t.handles.get_mut(&id).ok_or(CoreError::UnknownHandle(id.0))?;
-        p.refs += 1;
-        Ok(id)
-    }
-
     /// What a handle is: (size, place, owner, granule, props, imported).
     pub fn describe(&self, id: HandleId) -> Result<HandleInfo, CoreError> {
         let t = self.lock();

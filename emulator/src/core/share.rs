@@ -3,7 +3,7 @@
 use std::os::fd::{BorrowedFd, OwnedFd};
 
 use crate::os::proc::{self, ProcessId};
-use crate::registry::{FLAG_NO_TRUSTLIST, Header, Held, LookupError, Place};
+use crate::registry::{Header, Held, LookupError, Place, Trust};
 
 use super::physical::{Physical, insert};
 use super::{CoreError, Emulator, HandleId};
@@ -19,9 +19,9 @@ impl From<LookupError> for CoreError {
 }
 
 impl Emulator {
-    /// Exports a locally allocated handle; `trustlist` false lets any process import.
-    /// Returns the shareable key.
-    pub fn export(&self, id: HandleId, trustlist: bool) -> Result<u64, CoreError> {
+    /// Exports a locally allocated handle, importable by the processes `trust`
+    /// names. Returns the shareable key.
+    pub fn export(&self, id: HandleId, trust: Trust) -> Result<u64, CoreError> {
         let mut t = self.lock();
         let p = t.handles.get(&id).ok_or(CoreError::UnknownHandle(id.0))?;
         if p.imported {
@@ -36,7 +36,8 @@ impl Emulator {
             data_len: p.size,
             place: p.place,
             props: p.props,
-            flags: if trustlist { 0 } else { FLAG_NO_TRUSTLIST },
+            trust,
+            flags: 0,
             exporter: self.registry.me(),
             created_ns: proc::boot_time_ns(),
             trust_len: 0,
@@ -65,7 +66,7 @@ impl Emulator {
         };
         let p = t.handles.get_mut(&id).ok_or(CoreError::UnknownShareable(key))?;
         let header = p.entry.as_mut().ok_or(CoreError::UnknownShareable(key))?;
-        if header.flags & FLAG_NO_TRUSTLIST != 0 {
+        if header.trust == Trust::AnyProcess {
             return Err(CoreError::TrustlistDisabled(key));
         }
         if pids.iter().all(|&p| p == 0) {
@@ -126,7 +127,7 @@ impl Emulator {
         if h.exporter == me && h.place == device {
             return Err(CoreError::SameProcessImport { key: h.key, place: h.place });
         }
-        if h.flags & FLAG_NO_TRUSTLIST != 0 || h.exporter == me {
+        if h.trust == Trust::AnyProcess || h.exporter == me {
             return Ok(());
         }
         let list = h.trustlist(&held.object)?;

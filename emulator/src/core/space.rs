@@ -46,6 +46,24 @@ pub struct Mapping {
     pub created_by: &'static str,
 }
 
+/// How the size of a mapping must compare with its physical memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapSize {
+    /// Exactly the physical size (ACL).
+    Exact,
+    /// Up to the physical size: a partial map (CUDA, HIP).
+    UpTo,
+}
+
+/// Which reservations a release may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Releasable {
+    /// Only those the program reserved (not a plain allocation's range).
+    Reserved,
+    /// Any, plain allocations' ranges too (a free, a reset).
+    Any,
+}
+
 /// A reservation's extent and binding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReservationInfo {
@@ -91,9 +109,9 @@ pub(super) fn unmap(t: &mut Tables, reg: &Registry, va: usize) -> Result<(), Cor
     Ok(())
 }
 
-pub(super) fn release(t: &mut Tables, reg: &Registry, base: usize, plain_ok: bool) -> Result<(), CoreError> {
+pub(super) fn release(t: &mut Tables, reg: &Registry, base: usize, which: Releasable) -> Result<(), CoreError> {
     match t.reservations.get(&base) {
-        Some(r) if plain_ok || !r.plain => {}
+        Some(r) if which == Releasable::Any || !r.plain => {}
         _ => return Err(CoreError::NotReservationStart(base)),
     }
     let end = base + t.reservations[&base].range.len();
@@ -128,25 +146,61 @@ impl Emulator {
     /// Releases the reservation starting at `base`, unmapping what is still mapped in it.
     pub fn release(&self, base: usize) -> Result<(), CoreError> {
         let mut t = self.lock();
-        release(&mut t, &self.registry, base, false)
+        release(&mut t, &self.registry, base, Releasable::Reserved)
     }
 
-    /// Maps `size` bytes of `handle` at `va` (inside a reservation). With
-    /// `exact`, `size` must equal the physical size (ACL); otherwise it may be
-    /// smaller (CUDA, HIP partial maps).
-    pub fn map(&self, va: usize, size: usize, handle: HandleId, exact: bool) -> Result<(), CoreError> {
-        self.map_in(va, size, handle, exact, true)
+    /// Reserves `len` bytes aligned to `align` in `window`: at `hint` when it
+    /// is nonzero, aligned and inside the window and the range there is free,
+    /// elsewhere otherwise (`hipMemAddressReserve`, `cuMemAddressReserve`:
+    /// the address is only a hint).
+    ///
+    /// # Errors
+    /// Those of [`Emulator::reserve`] anywhere in the window.
+    pub fn reserve_near(&self, len: usize, align: usize, hint: usize, window: &Window) -> Result<usize, CoreError> {
+        let usable = hint != 0
+            && hint % align == 0
+            && hint >= window.0.start
+            && hint.checked_add(len).is_some_and(|end| end <= window.0.end);
+        match usable.then(|| self.reserve(len, align, Some(hint), window)) {
+            Some(Ok(base)) => Ok(base),
+            _ => self.reserve(len, align, None, window),
+        }
     }
 
-    /// As [`Emulator::map`] (`exact` false), into a reservation that holds
+    /// Maps all of `handle` into a new reservation of its own in `window`,
+    /// aligned to its size (at least `granule`), and hands the caller's
+    /// reference over to the mapping. Returns the address (IPC opens and
+    /// imports that the program does not place).
+    ///
+    /// # Errors
+    /// Those of describing the handle, reserving and mapping; the reference
+    /// is dropped in every case.
+    pub fn map_anywhere(&self, handle: HandleId, granule: usize, window: &Window) -> Result<usize, CoreError> {
+        let mapped = self.describe(handle).and_then(|info| {
+            let len = info.size as usize;
+            self.reserve(len, natural_align(len, granule.max(info.granule as usize)), None, window).and_then(|va| {
+                self.map(va, len, handle, MapSize::Exact).map(|()| va).inspect_err(|_| drop(self.release(va)))
+            })
+        });
+        let _ = self.free(handle); // the mapping holds it from now on
+        mapped
+    }
+
+    /// Maps `size` bytes of `handle` at `va` (inside a reservation), as
+    /// large as [`MapSize`] says.
+    pub fn map(&self, va: usize, size: usize, handle: HandleId, fit: MapSize) -> Result<(), CoreError> {
+        self.map_in(va, size, handle, fit, true)
+    }
+
+    /// As [`Emulator::map`] ([`MapSize::UpTo`]), into a reservation that holds
     /// memory of any device side by side (CUDA: a reservation is not tied to
     /// a device; cuda-samples `vectorAddMMAP` stripes one range over several
     /// GPUs). The reservation is not bound to the handle's device.
     pub fn map_unbound(&self, va: usize, size: usize, handle: HandleId) -> Result<(), CoreError> {
-        self.map_in(va, size, handle, false, false)
+        self.map_in(va, size, handle, MapSize::UpTo, false)
     }
 
-    fn map_in(&self, va: usize, size: usize, handle: HandleId, exact: bool, bind: bool) -> Result<(), CoreError> {
+    fn map_in(&self, va: usize, size: usize, handle: HandleId, fit: MapSize, bind: bool) -> Result<(), CoreError> {
         let mut t = self.lock();
         let t = &mut *t;
         let Some(p) = t.handles.get(&handle) else { return Err(CoreError::UnknownHandle(handle.0)) };
@@ -172,7 +226,7 @@ impl Emulator {
         if let Some(existing) = overlap {
             return Err(CoreError::AlreadyMapped { addr: va, size, existing });
         }
-        if size > phys_size || (exact && size != phys_size) {
+        if size > phys_size || (fit == MapSize::Exact && size != phys_size) {
             return Err(CoreError::SizeMismatch { size: size as u64, physical: phys_size as u64 });
         }
         if let Some(bound) = rsv.bound.filter(|_| bind)
@@ -194,6 +248,18 @@ impl Emulator {
         p.refs += 1;
         p.map_refs += 1;
         Ok(())
+    }
+
+    /// Adds a reference to the handle mapped at `va`, and returns it.
+    pub fn retain(&self, va: usize) -> Result<HandleId, CoreError> {
+        let mut t = self.lock();
+        let id = match mapping_at(&t, va) {
+            Some((_, m)) => m.handle,
+            None => return Err(CoreError::NotMapped(va)),
+        };
+        let p = t.handles.get_mut(&id).ok_or(CoreError::UnknownHandle(id.0))?;
+        p.refs += 1;
+        Ok(id)
     }
 
     /// Unmaps the mapping that starts at `va`.
@@ -290,7 +356,7 @@ impl Emulator {
                 return Err(e);
             }
         };
-        if let Err(e) = self.map(va, len, h, true) {
+        if let Err(e) = self.map(va, len, h, MapSize::Exact) {
             let _ = self.release(va);
             let _ = self.free(h);
             return Err(e);
@@ -318,7 +384,7 @@ impl Emulator {
     pub fn free_plain(&self, va: usize) -> Result<(), CoreError> {
         let mut t = self.lock();
         match t.reservations.get(&va) {
-            Some(r) if r.plain => release(&mut t, &self.registry, va, true),
+            Some(r) if r.plain => release(&mut t, &self.registry, va, Releasable::Any),
             _ => Err(CoreError::NotReservationStart(va)),
         }
     }

@@ -5,7 +5,9 @@ use std::cell::{Cell, RefCell};
 use std::ffi::{CString, c_char};
 
 thread_local! {
+    /// The current device of ACL and HIP (aclrtSetDevice, hipSetDevice): per thread, as theirs.
     static CURRENT: Cell<Option<u32>> = const { Cell::new(None) };
+    /// The last error message (aclGetRecentErrMsg and the others): per thread, as theirs.
     static MESSAGE: RefCell<CString> = RefCell::new(CString::default());
 }
 

@@ -8,25 +8,16 @@
 #![allow(non_snake_case)]
 
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
 
 use super::call::{Fail, emu, ensure, put, run};
 use super::profile::DRIVER_VERSION;
+use super::state::state;
 use crate::registry::Place;
-
-/// Whether cuInit succeeded in this process. Process-wide, as in the driver.
-static INITIALISED: AtomicBool = AtomicBool::new(false);
-
-/// Retains of each device's primary context by this process (the driver's
-/// reference count, process-wide). A device absent or at 0 has no active
-/// primary context.
-static PRIMARY: Mutex<Option<HashMap<u32, u32>>> = Mutex::new(None);
 
 thread_local! {
     /// The device whose primary context is current on this thread (CUDA
@@ -52,12 +43,12 @@ fn ctx_device(ctx: CUcontext) -> Option<u32> {
 }
 
 fn retains(device: u32) -> u32 {
-    PRIMARY.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().get(&device).copied().unwrap_or(0)
+    crate::core::running().map_or(0, |e| state(e).primary().get(&device).copied().unwrap_or(0))
 }
 
 /// cuInit has succeeded, or the driver's code for every call before it (3).
 pub(super) fn initialised() -> Result<(), Fail> {
-    if INITIALISED.load(Ordering::Acquire) {
+    if crate::core::running().is_some_and(|e| state(e).initialised.load(Ordering::Acquire)) {
         return Ok(());
     }
     Err(Fail::plain(CuResult::NOT_INITIALIZED, "cuInit(0) has not succeeded in this process".into()))
@@ -101,8 +92,8 @@ fn device(ordinal: CUdevice) -> Result<u32, Fail> {
 pub unsafe extern "C" fn cuInit(Flags: u32) -> CUresult {
     run("cuInit", || {
         ensure!(Flags == 0, rules::GEN_001, "Flags must be 0, got {Flags}");
-        crate::core::emulator().map_err(|e| Fail::plain(CuResult::NO_DEVICE, e.to_string()))?;
-        INITIALISED.store(true, Ordering::Release);
+        let e = crate::core::emulator().map_err(|e| Fail::plain(CuResult::NO_DEVICE, e.to_string()))?;
+        state(e).initialised.store(true, Ordering::Release);
         Ok(())
     })
 }
@@ -187,7 +178,7 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUd
             return Err(Fail::plain(CuResult::INVALID_VALUE, "pctx is NULL".into()));
         }
         let d = device(dev)?;
-        *PRIMARY.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_default().entry(d).or_default() += 1;
+        *state(emu()?).primary().entry(d).or_default() += 1;
         // SAFETY: checked non-null.
         unsafe { put(pctx, ctx_value(d)) };
         Ok(())
@@ -204,8 +195,8 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxRelease(dev: CUdevice) -> CUresult {
         initialised()?;
         let d = device(dev)?;
         let last = {
-            let mut refs = PRIMARY.lock().unwrap_or_else(|p| p.into_inner());
-            let n = refs.get_or_insert_default().entry(d).or_default();
+            let mut refs = state(emu()?).primary();
+            let n = refs.entry(d).or_default();
             if *n == 0 {
                 return Err(Fail::plain(
                     CuResult::INVALID_CONTEXT,

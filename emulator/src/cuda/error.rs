@@ -11,6 +11,8 @@ use super::call::{Fail, ensure, put, run};
 
 /// Every named code with its name and description, as C strings that live for the process.
 fn table() -> &'static [(u32, CString, CString)] {
+    // A cache, not state: cuGetErrorName/cuGetErrorString hand out pointers
+    // that C callers keep, so the strings live for the process.
     static TABLE: OnceLock<Vec<(u32, CString, CString)>> = OnceLock::new();
     TABLE.get_or_init(|| {
         CuResult::ALL

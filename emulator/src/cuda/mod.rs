@@ -23,7 +23,7 @@
 //! use vmmkit_sys::cuda::*;
 //! let cu = vmmkit_emulator::cuda::api();
 //! # let dir = tempfile::tempdir().unwrap();
-//! # unsafe { std::env::set_var("VMMKIT_ROOT", dir.path()) };
+//! # vmmkit_emulator::install(vmmkit_emulator::Config::new(dir.path())).unwrap();
 //! let mut p = 0;
 //! // Before cuInit: 3.
 //! assert_eq!(CuResult(unsafe { (cu.cuMemAlloc)(&mut p, 4096) }), CuResult::NOT_INITIALIZED);
@@ -43,6 +43,7 @@ mod call;
 mod codes;
 mod pointer;
 mod profile;
+mod state;
 
 use vmmkit_sys::cuda::CudaApi;
 

@@ -210,8 +210,7 @@ pub unsafe extern "C" fn cuMemAddressReserve(
             rules::VMM_006,
             "alignment {alignment:#x} is neither 0 nor a power of two"
         );
-        let window = WINDOW.0.clone();
-        if size > window.end - window.start {
+        if size > WINDOW.0.len() {
             return Err(Fail::plain(
                 CuResult::OUT_OF_MEMORY,
                 format!("{size:#x} bytes exceed the device address window"),
@@ -219,15 +218,8 @@ pub unsafe extern "C" fn cuMemAddressReserve(
         }
         let e = emu()?;
         let align = natural_align(size, GRANULARITY as usize).max(alignment);
-        let a = addr as usize;
-        let hint = Some(a)
-            .filter(|&a| a != 0 && a % align == 0 && a >= window.start)
-            .filter(|&a| a.checked_add(size).is_some_and(|end| end <= window.end));
         // CUDA-VMM-006: `addr` is only a hint; where it cannot be had, elsewhere will do.
-        let base = match hint.map(|a| e.reserve(size, align, Some(a), &WINDOW)) {
-            Some(Ok(base)) => base,
-            _ => e.reserve(size, align, None, &WINDOW).map_err(|e| Fail::core(Op::Reserve, e))?,
-        };
+        let base = e.reserve_near(size, align, addr as usize, &WINDOW).map_err(|e| Fail::core(Op::Reserve, e))?;
         // SAFETY: checked non-null.
         unsafe { put(ptr, base as CUdeviceptr) };
         Ok(())

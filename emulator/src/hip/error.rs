@@ -26,6 +26,8 @@ pub unsafe extern "C" fn hipExtGetLastError() -> hipError_t {
 
 /// Every named code with its name and (5.3+) description, as C strings that live for the process.
 fn table() -> &'static [(i32, CString, CString)] {
+    // A cache, not state: hipGetErrorName/hipGetErrorString hand out
+    // pointers that C callers keep, so the strings live for the process.
     static TABLE: OnceLock<Vec<(i32, CString, CString)>> = OnceLock::new();
     TABLE.get_or_init(|| {
         HipError::ALL

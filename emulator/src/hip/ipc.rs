@@ -1,26 +1,14 @@
 //! The IPC trio: hipIpcGetMemHandle, hipIpcOpenMemHandle,
 //! hipIpcCloseMemHandle (hip.md §3.2, §4.2–§4.4).
 //!
-//! The 64-byte handle keeps the real runtime's shape (hip.md §3.2) with a
-//! private token of our own in bytes 0–31, so that garbage and all-zero
-//! handles are recognised and the same-process check reads the same bytes as
-//! the real one:
-//!
-//! | bytes | content |
-//! |---|---|
-//! | 0–7 | magic `VMMKHIP1` |
-//! | 8–15 | registry key of the exported allocation |
-//! | 16–23 | the allocation's generation (new for every hipMalloc) |
-//! | 24–31 | check word: FNV-1a of bytes 0–23 and 32–55 |
-//! | 32–39 | allocation size, as asked of hipMalloc (`size_t`) |
-//! | 40–47 | offset of the exported pointer from the allocation base |
-//! | 48–51 | exporter pid (`int`) |
-//! | 52–55 | exporter device ordinal (as in ROCm develop) |
-//! | 56–63 | zero |
+//! The 64-byte handle is the emulator's self-describing layout
+//! (`core::IpcToken`, the shape of the real runtime's, hip.md §3.2) under
+//! the magic `VMMKHIP1`: garbage and all-zero handles are recognised, a HIP
+//! handle is refused by CUDA and the other way round, and the same-process
+//! check reads the same bytes (the pid field) as the real one.
 #![allow(non_snake_case)]
 
 use std::ffi::c_void;
-use std::sync::Mutex;
 
 use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
@@ -29,102 +17,18 @@ use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::codes::Op;
 use super::pointer::{Kind, extent};
 use super::profile::{LAZY_FLAGS, WINDOW};
-use crate::core::CoreError;
-use crate::registry::Place;
+use super::state::state;
+use crate::core::{CoreError, IPC_HANDLE_SIZE, IpcToken};
+use crate::registry::{Place, Trust};
 
 const MAGIC: [u8; 8] = *b"VMMKHIP1";
 
-/// What a handle says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Token {
-    pub key: u64,
-    pub generation: u64,
-    pub size: u64,
-    pub offset: u64,
-    pub pid: i32,
-    pub device: i32,
-}
-
-fn fnv(parts: &[&[u8]]) -> u64 {
-    parts
-        .iter()
-        .flat_map(|p| p.iter())
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
-}
-
-fn bytes(h: &hipIpcMemHandle_t) -> [u8; 64] {
+fn bytes(h: &hipIpcMemHandle_t) -> [u8; IPC_HANDLE_SIZE] {
     h.reserved.map(|c| c as u8)
 }
 
-fn word(b: &[u8; 64], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
-}
-
-impl Token {
-    pub fn encode(&self) -> hipIpcMemHandle_t {
-        let mut b = [0u8; 64];
-        b[0..8].copy_from_slice(&MAGIC);
-        b[8..16].copy_from_slice(&self.key.to_le_bytes());
-        b[16..24].copy_from_slice(&self.generation.to_le_bytes());
-        b[32..40].copy_from_slice(&self.size.to_le_bytes());
-        b[40..48].copy_from_slice(&self.offset.to_le_bytes());
-        b[48..52].copy_from_slice(&self.pid.to_le_bytes());
-        b[52..56].copy_from_slice(&self.device.to_le_bytes());
-        let check = fnv(&[&b[0..24], &b[32..56]]);
-        b[24..32].copy_from_slice(&check.to_le_bytes());
-        hipIpcMemHandle_t { reserved: b.map(|x| x as std::ffi::c_char) }
-    }
-
-    /// The size field (bytes 32–39), read whatever else the handle holds.
-    fn size_field(h: &hipIpcMemHandle_t) -> u64 {
-        word(&bytes(h), 32)
-    }
-
-    /// The pid field (bytes 48–51).
-    fn pid_field(h: &hipIpcMemHandle_t) -> i32 {
-        i32::from_le_bytes(bytes(h)[48..52].try_into().expect("4 bytes"))
-    }
-
-    fn has_magic(h: &hipIpcMemHandle_t) -> bool {
-        bytes(h)[0..8] == MAGIC
-    }
-
-    /// The token, if its check word matches (else the handle was altered or forged).
-    pub fn decode(h: &hipIpcMemHandle_t) -> Option<Self> {
-        let b = bytes(h);
-        if b[0..8] != MAGIC || word(&b, 24) != fnv(&[&b[0..24], &b[32..56]]) {
-            return None;
-        }
-        Some(Self {
-            key: word(&b, 8),
-            generation: word(&b, 16),
-            size: word(&b, 32),
-            offset: word(&b, 40),
-            pid: i32::from_le_bytes(b[48..52].try_into().expect("4 bytes")),
-            device: i32::from_le_bytes(b[52..56].try_into().expect("4 bytes")),
-        })
-    }
-}
-
-/// Ranges whose last open was closed, so that one close too many is told
-/// apart from a pointer that was never opened (HIP-IPC-042 vs -041). Only
-/// for the message and the rule id; both are 1. Bounded: the last 64.
-static CLOSED: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
-
-fn was_closed(p: usize) -> bool {
-    CLOSED.lock().unwrap_or_else(|e| e.into_inner()).iter().any(|&(b, n)| p >= b && p < b + n)
-}
-
-fn note_closed(base: usize, len: usize) {
-    let mut c = CLOSED.lock().unwrap_or_else(|e| e.into_inner());
-    if c.len() >= 64 {
-        c.remove(0);
-    }
-    c.push((base, len));
-}
-
-fn forget_closed(base: usize) {
-    CLOSED.lock().unwrap_or_else(|e| e.into_inner()).retain(|&(b, _)| b != base);
+fn handle(b: [u8; IPC_HANDLE_SIZE]) -> hipIpcMemHandle_t {
+    hipIpcMemHandle_t { reserved: b.map(|x| x as std::ffi::c_char) }
 }
 
 /// `hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr)`:
@@ -166,7 +70,7 @@ pub unsafe extern "C" fn hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_t, devP
                 let info = e.describe(m.handle).map_err(|e| Fail::core(Op::IpcGet, e))?;
                 let key = match info.key {
                     Some(k) => k,
-                    None => e.export(m.handle, false).map_err(|e| Fail::core(Op::IpcGet, e))?,
+                    None => e.export(m.handle, Trust::AnyProcess).map_err(|e| Fail::core(Op::IpcGet, e))?,
                 };
                 (key, info.props[3], base)
             }
@@ -179,7 +83,7 @@ pub unsafe extern "C" fn hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_t, devP
         let device = match x.device {
             Place::Device(d) | Place::Host(d) => d as i32,
         };
-        let token = Token {
+        let token = IpcToken {
             key,
             generation,
             size: x.size as u64,
@@ -188,7 +92,7 @@ pub unsafe extern "C" fn hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_t, devP
             device,
         };
         // SAFETY: checked non-null.
-        unsafe { put(handle, token.encode()) };
+        unsafe { put(handle, self::handle(token.encode(MAGIC))) };
         Ok(())
     })
 }
@@ -209,16 +113,25 @@ pub unsafe extern "C" fn hipIpcOpenMemHandle(
             rules::IPC_021,
             "flags must be hipIpcMemLazyEnablePeerAccess (1, or 0 before ROCm 6.0), got {flags}"
         );
-        ensure!(Token::size_field(&handle) != 0, rules::IPC_022, "the handle's size field is 0");
-        ensure!(Token::has_magic(&handle), rules::IPC_023, "not an IPC handle of this emulator");
+        let handle = bytes(&handle);
+        ensure!(IpcToken::size_field(&handle) != 0, rules::IPC_022, "the handle's size field is 0");
+        ensure!(
+            IpcToken::has_magic(MAGIC, &handle),
+            rules::IPC_023,
+            "not an IPC handle of this emulator"
+        );
         let me = std::process::id() as i32;
         ensure!(
-            Token::pid_field(&handle) != me,
+            IpcToken::pid_field(&handle) != me,
             rules::IPC_024,
             "the handle was made by this process ({me}); a process cannot open its own handle"
         );
-        let token = Token::decode(&handle);
-        ensure!(token.is_some(), rules::IPC_025, "the handle's check word does not match: altered or forged");
+        let token = IpcToken::decode(MAGIC, &handle);
+        ensure!(
+            token.is_some(),
+            rules::IPC_025,
+            "the handle's check word does not match: altered or forged"
+        );
         let Some(token) = token else { return Ok(()) };
         let e = emu()?;
         let device = current_device();
@@ -231,7 +144,7 @@ pub unsafe extern "C" fn hipIpcOpenMemHandle(
                 format!("generation {:#x} is not that of the allocation shared as {:#x}", token.generation, token.key),
             ));
         }
-        forget_closed(va);
+        state(e).forget_closed(va);
         // HIP-IPC-031: peer access between the devices is enabled implicitly.
         if token.device >= 0 && token.device as u32 != device {
             e.enable_peer(device, token.device as u32);
@@ -251,7 +164,7 @@ pub unsafe extern "C" fn hipIpcCloseMemHandle(devPtr: *mut c_void) -> hipError_t
         let e = emu()?;
         let p = devPtr as usize;
         let Some((base, o)) = e.opened_at(p) else {
-            if was_closed(p) {
+            if state(e).was_closed(p) {
                 ensure!(false, rules::IPC_042, "{devPtr:p} was closed as often as it was opened");
                 return Ok(());
             }
@@ -260,7 +173,7 @@ pub unsafe extern "C" fn hipIpcCloseMemHandle(devPtr: *mut c_void) -> hipError_t
         };
         let left = e.close_plain(p).map_err(|e| Fail::core(Op::IpcClose, e))?;
         if left == 0 {
-            note_closed(base, o.len);
+            state(e).note_closed(base, o.len);
         }
         Ok(())
     })
@@ -270,16 +183,13 @@ pub unsafe extern "C" fn hipIpcCloseMemHandle(devPtr: *mut c_void) -> hipError_t
 mod tests {
     use super::*;
 
+    /// The handle's bytes are the core token's, under HIP's magic.
     #[test]
-    fn token_round_trips_and_detects_changes() {
-        let t = Token { key: 0x1_0000_0007, generation: 42, size: 257, offset: 128, pid: 1234, device: 1 };
-        let h = t.encode();
-        assert_eq!(Token::decode(&h), Some(t));
-        assert_eq!((Token::size_field(&h), Token::pid_field(&h)), (257, 1234));
-        let mut altered = h;
-        altered.reserved[40] ^= 1;
-        assert_eq!(Token::decode(&altered), None);
-        assert!(Token::has_magic(&altered));
-        assert!(!Token::has_magic(&hipIpcMemHandle_t::default()));
+    fn handle_carries_the_core_token() {
+        let t = IpcToken { key: 0x1_0000_0007, generation: 42, size: 257, offset: 128, pid: 1234, device: 1 };
+        let h = handle(t.encode(MAGIC));
+        assert_eq!(&bytes(&h)[0..8], b"VMMKHIP1");
+        assert_eq!(IpcToken::decode(MAGIC, &bytes(&h)), Some(t));
+        assert!(!IpcToken::has_magic(MAGIC, &bytes(&hipIpcMemHandle_t::default())));
     }
 }

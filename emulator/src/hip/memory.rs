@@ -7,9 +7,9 @@ use vmmkit_sys::hip::*;
 
 use super::call::{Fail, current_device, emu, put, run};
 use super::codes::Op;
-use super::pointer::{KIND_MALLOC, Kind, extent, new_generation};
+use super::pointer::{KIND_MALLOC, Kind, extent};
 use super::profile::{GRANULARITY, WINDOW};
-use crate::core::Emulator;
+use crate::core::{Emulator, new_generation};
 use crate::registry::Place;
 
 /// `hipError_t hipMalloc(void **ptr, size_t size)`: shareable device memory on

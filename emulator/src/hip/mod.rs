@@ -18,7 +18,7 @@
 //! use vmmkit_sys::hip::{HipError, hipIpcMemHandle_t};
 //! let hip = vmmkit_emulator::hip::api();
 //! # let dir = tempfile::tempdir().unwrap();
-//! # unsafe { std::env::set_var("VMMKIT_ROOT", dir.path()) };
+//! # vmmkit_emulator::install(vmmkit_emulator::Config::new(dir.path())).unwrap();
 //! let mut count = 0;
 //! assert_eq!(HipError(unsafe { (hip.hipGetDeviceCount)(&mut count) }), HipError::SUCCESS);
 //! assert_eq!(count, 8);
@@ -34,6 +34,7 @@ mod call;
 mod codes;
 mod pointer;
 mod profile;
+mod state;
 
 use vmmkit_sys::hip::HipApi;
 

@@ -6,8 +6,6 @@
 //! properties so that bounds, hipMemGetAddressRange and an importer's view
 //! use it (HIP-IPC-002 half-open bounds, HIP-IPC-030 exact sizes).
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use crate::core::{Emulator, HandleId};
 use crate::registry::Place;
 
@@ -15,15 +13,6 @@ use crate::registry::Place;
 pub(super) const KIND_MALLOC: u64 = u64::from_le_bytes(*b"hipMallc");
 /// `props[0]` of hipMemCreate memory. `props` are `[kind, granule, requestedHandleType, size asked]`.
 pub(super) const KIND_VMM: u64 = u64::from_le_bytes(*b"hipMemCr");
-
-/// A generation for a new hipMalloc allocation, never repeated in this
-/// process, and unlikely to be guessed from another (it mixes in the clock).
-pub(super) fn new_generation() -> u64 {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
-    (u64::from(std::process::id()) << 40) ^ t.rotate_left(17) ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15)
-}
 
 /// What kind of memory holds an address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,10 +8,7 @@
 //! (an fd closed without import is collected by `gc`).
 #![allow(non_snake_case)]
 
-use std::collections::HashMap;
 use std::ffi::c_void;
-use std::os::fd::{AsRawFd, BorrowedFd};
-use std::sync::Mutex;
 
 use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
@@ -19,24 +16,10 @@ use vmmkit_sys::hip::*;
 use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::codes::Op;
 use super::profile::FD_VALUE_LIMIT;
+use super::state::state;
 use super::vmm::{from_handle, to_handle};
-use crate::core::HandleId;
+use crate::core::fd_is_open;
 use crate::registry::Place;
-
-/// The `shHandleType` each import was made with (HIP-VMM-029 reports it back).
-static IMPORT_TYPES: Mutex<Option<HashMap<HandleId, i32>>> = Mutex::new(None);
-
-/// The handle type an imported handle was imported with, if it was imported here.
-pub(super) fn import_type(id: HandleId) -> Option<i32> {
-    IMPORT_TYPES.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_default().get(&id).copied()
-}
-
-/// Forgets the import type of a released handle (once the core no longer has it).
-pub(super) fn forget_import(id: HandleId) {
-    if crate::core::emulator().is_ok_and(|e| !e.handle_exists(id)) {
-        IMPORT_TYPES.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_default().remove(&id);
-    }
-}
 
 /// `hipError_t hipMemExportToShareableHandle(void *shareableHandle, hipMemGenericAllocationHandle_t handle, hipMemAllocationHandleType handleType, unsigned long long flags)`:
 /// HIP-VMM-024 (flags, handle, out-pointer, handle type, in that order);
@@ -55,7 +38,7 @@ pub unsafe extern "C" fn hipMemExportToShareableHandle(
         let e = emu()?;
         let id = from_handle(handle);
         let info = e.describe(id).map_err(|e| Fail::core(Op::Export, e))?;
-        let requested = import_type(id).unwrap_or(info.props[2] as u32 as i32);
+        let requested = state(e).import_type(id).unwrap_or(info.props[2] as u32 as i32);
         ensure!(
             handleType == hipMemHandleTypePosixFileDescriptor && handleType == requested,
             rules::VMM_024,
@@ -108,20 +91,15 @@ pub unsafe extern "C" fn hipMemImportFromShareableHandle(
         let fd = if v < FD_VALUE_LIMIT { Some(v as i32) } else { read_int(v) };
         ensure!(fd.is_some(), rules::VMM_027, "osHandle {osHandle:p} is neither an fd value nor a readable int*");
         let fd = fd.unwrap_or(-1);
-        // SAFETY: F_GETFD only asks whether the number is an open descriptor.
-        let open = fd >= 0 && unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1;
+        let open = fd_is_open(fd);
         ensure!(open, rules::VMM_027, "{fd} is not an open file descriptor");
         if !open {
             return Ok(());
         }
-        // SAFETY: `fd` is open (checked just above) and is only borrowed for
-        // the import; the caller keeps ownership of it.
-        let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
-        debug_assert_eq!(borrowed.as_raw_fd(), fd);
+        // The fd is only borrowed for the import; the caller keeps it.
         let e = emu()?;
-        let id =
-            e.import_shared_fd(borrowed, Place::Device(current_device())).map_err(|e| Fail::core(Op::Import, e))?;
-        IMPORT_TYPES.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_default().insert(id, shHandleType);
+        let id = e.import_fd_value(fd, Place::Device(current_device())).map_err(|e| Fail::core(Op::Import, e))?;
+        state(e).note_import(id, shHandleType);
         // SAFETY: checked non-null.
         unsafe { put(handle, to_handle(id)) };
         Ok(())

@@ -11,7 +11,8 @@ use super::call::{Fail, emu, ensure, get, put, run};
 use super::codes::Op;
 use super::pointer::{KIND_VMM, Kind, extent};
 use super::profile::{CREATE_MULTIPLE, GRANULARITY, WINDOW};
-use crate::core::{Emulator, HandleId, HandleTag, natural_align};
+use super::state::state;
+use crate::core::{Emulator, HandleId, HandleTag, MapSize, natural_align};
 use crate::registry::Place;
 
 /// hipMemGenericAllocationHandle_t values: "hi" in the top 16 bits and the
@@ -127,8 +128,9 @@ pub unsafe extern "C" fn hipMemRelease(handle: hipMemGenericAllocationHandle_t) 
     run("hipMemRelease", || {
         ensure!(!handle.is_null(), rules::VMM_007, "handle is NULL");
         let id = from_handle(handle);
-        emu()?.free(id).map_err(|e| Fail::core(Op::Release, e))?;
-        super::share::forget_import(id);
+        let e = emu()?;
+        e.free(id).map_err(|e| Fail::core(Op::Release, e))?;
+        state(e).forget_import(e, id);
         Ok(())
     })
 }
@@ -164,15 +166,8 @@ pub unsafe extern "C" fn hipMemAddressReserve(
         );
         let e = emu()?;
         let align = natural_align(size, GRANULARITY as usize).max(alignment);
-        let hint = (addr as usize)
-            .checked_next_multiple_of(align)
-            .filter(|&a| !addr.is_null() && a == addr as usize && a >= window.start)
-            .filter(|&a| a.checked_add(size).is_some_and(|end| end <= window.end));
         // HIP-VMM-012: `addr` is only a hint; where it cannot be had, elsewhere will do.
-        let base = match hint.map(|a| e.reserve(size, align, Some(a), &WINDOW)) {
-            Some(Ok(base)) => base,
-            _ => e.reserve(size, align, None, &WINDOW).map_err(|e| Fail::core(Op::Reserve, e))?,
-        };
+        let base = e.reserve_near(size, align, addr as usize, &WINDOW).map_err(|e| Fail::core(Op::Reserve, e))?;
         // SAFETY: checked non-null.
         unsafe { put(ptr, base as *mut c_void) };
         Ok(())
@@ -208,8 +203,12 @@ pub unsafe extern "C" fn hipMemMap(
         ensure!(offset == 0, rules::VMM_014, "offset must be 0, got {offset:#x}");
         ensure!(flags == 0, rules::VMM_014, "flags must be 0, got {flags}");
         let e = emu()?;
-        ensure!(!not_vmm_range(e, ptr as usize), rules::VMM_015, "{ptr:p} was not reserved by hipMemAddressReserve");
-        e.map(ptr as usize, size, from_handle(handle), false).map_err(|e| Fail::core(Op::Map, e))
+        ensure!(
+            !not_vmm_range(e, ptr as usize),
+            rules::VMM_015,
+            "{ptr:p} was not reserved by hipMemAddressReserve"
+        );
+        e.map(ptr as usize, size, from_handle(handle), MapSize::UpTo).map_err(|e| Fail::core(Op::Map, e))
     })
 }
 
@@ -368,8 +367,9 @@ pub unsafe extern "C" fn hipMemGetAllocationPropertiesFromHandle(
         ensure!(!prop.is_null(), rules::VMM_032, "prop is NULL");
         ensure!(!handle.is_null(), rules::VMM_032, "handle is NULL");
         let id = from_handle(handle);
-        let info = emu()?.describe(id).map_err(|e| Fail::core(Op::Query, e))?;
-        let requested = match super::share::import_type(id) {
+        let e = emu()?;
+        let info = e.describe(id).map_err(|e| Fail::core(Op::Query, e))?;
+        let requested = match state(e).import_type(id) {
             Some(t) => t,
             None => info.props[2] as u32 as i32,
         };

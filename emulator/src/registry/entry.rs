@@ -29,11 +29,22 @@ const TRUST_ENTRY: u64 = 16;
 /// Bytes of the metadata tail.
 pub const META_LEN: u64 = HEADER_LEN + TRUST_CAP as u64 * TRUST_ENTRY;
 
-/// Header flag: any process may import (the trustlist is off).
-pub const FLAG_NO_TRUSTLIST: u64 = 1;
+/// Header flag bit on disk: any process may import (the trustlist is off).
+/// In memory this is [`Header::trust`]; `to_bytes`/`from_bytes` convert.
+const FLAG_NO_TRUSTLIST: u64 = 1;
 /// Header flag: the exporter let go of the memory while others held it; the
 /// holders keep it, and no new import may find it.
 pub const FLAG_WITHDRAWN: u64 = 2;
+
+/// Who may import an exported entry. Parsed once from the vendor's export
+/// flag by the dialect and kept in this form down to the entry's header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Trust {
+    /// Only the processes on the entry's trustlist (and the exporter).
+    Trustlist,
+    /// Any process: the trustlist is off.
+    AnyProcess,
+}
 
 /// Where the memory of an entry lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -71,7 +82,9 @@ pub struct Header {
     pub place: Place,
     /// Dialect-defined properties of the allocation (e.g. ACL's memAttr and page size).
     pub props: [u64; 4],
-    /// `FLAG_*` bits.
+    /// Who may import it.
+    pub trust: Trust,
+    /// `FLAG_*` bits ([`FLAG_WITHDRAWN`]).
     pub flags: u64,
     /// The exporting process.
     pub exporter: ProcessId,
@@ -95,7 +108,7 @@ impl Header {
             self.props[1],
             self.props[2],
             self.props[3],
-            self.flags,
+            self.flags | if self.trust == Trust::AnyProcess { FLAG_NO_TRUSTLIST } else { 0 },
             u64::from(self.exporter.pid),
             self.exporter.start,
             self.created_ns,
@@ -121,7 +134,8 @@ impl Header {
             data_len: w(2),
             place: Place::decode((w(3) >> 32) as u32, w(3) as u32)?,
             props: [w(4), w(5), w(6), w(7)],
-            flags: w(8),
+            trust: if w(8) & FLAG_NO_TRUSTLIST != 0 { Trust::AnyProcess } else { Trust::Trustlist },
+            flags: w(8) & !FLAG_NO_TRUSTLIST,
             exporter: ProcessId { pid: w(9) as u32, start: w(10) },
             created_ns: w(11),
             trust_len: w(12) as u32,
@@ -238,7 +252,8 @@ mod tests {
             data_len: 2 << 20,
             place: Place::Device(3),
             props: [4, 2 << 20, 0, 0],
-            flags: 0,
+            trust: Trust::AnyProcess,
+            flags: FLAG_WITHDRAWN,
             exporter: ProcessId::current(),
             created_ns: 42,
             trust_len: 0,

@@ -9,7 +9,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use super::Registry;
-use super::entry::{FLAG_NO_TRUSTLIST, Header, Place};
+use super::entry::{Header, Place, Trust};
 use crate::os::object::Object;
 use crate::os::proc::ProcessId;
 
@@ -105,7 +105,7 @@ impl Registry {
                 place: h.place,
                 exporter_alive: h.exporter.is_alive(),
                 exporter: h.exporter,
-                trustlist_disabled: h.flags & FLAG_NO_TRUSTLIST != 0,
+                trustlist_disabled: h.trust == Trust::AnyProcess,
                 trustlist,
                 holders: hold,
             });

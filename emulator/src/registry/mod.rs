@@ -12,7 +12,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-pub use entry::{FLAG_NO_TRUSTLIST, FLAG_WITHDRAWN, Header, Place, TRUST_CAP};
+pub use entry::{FLAG_WITHDRAWN, Header, Place, TRUST_CAP, Trust};
 pub use gc::GcReport;
 pub use list::{EntryInfo, ProcessInfo, flock_holders};
 pub use root::RootError;
@@ -370,7 +370,8 @@ mod tests {
             data_len: 2 << 20,
             place: Place::Device(1),
             props: [0; 4],
-            flags: FLAG_NO_TRUSTLIST,
+            trust: Trust::AnyProcess,
+            flags: 0,
             exporter: reg.me(),
             created_ns: 0,
             trust_len: 0,

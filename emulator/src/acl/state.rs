@@ -1,0 +1,36 @@
+//! What ACL keeps for the whole process, as CANN does: one value, held by
+//! the emulator (`core::dialect`). The current device is per thread
+//! (`core::thread`), as in CANN.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::{Mutex, MutexGuard};
+
+use crate::core::Emulator;
+
+/// The ACL state of one process.
+#[derive(Debug, Default)]
+pub(super) struct State {
+    /// Whether aclInit has run (and aclFinalize not since). Process-wide, as in CANN.
+    pub initialised: AtomicBool,
+    /// Per device, how many aclrtSetDevice calls of this process are not yet
+    /// matched by aclrtResetDevice (the runtime's reference-counted reset).
+    pub device_refs: Mutex<HashMap<u32, u32>>,
+    /// Streams of this process (opaque values handed out by aclrtCreateStream).
+    pub streams: Mutex<HashSet<usize>>,
+    /// Streams made so far, which numbers the next.
+    pub streams_made: AtomicUsize,
+    /// Keys this process imported by aclrtIpcMemImportByKey, with the address it mapped them at.
+    pub imported: Mutex<HashMap<u64, usize>>,
+}
+
+/// The ACL state of the process whose emulator is `e`.
+pub(super) fn state(e: &Emulator) -> &State {
+    e.dialect_state()
+}
+
+/// `m` locked. A panic while it was held (caught at the FFI edge) left the
+/// value as it was at that point; it stays usable.
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}

@@ -1,0 +1,71 @@
+//! What HIP keeps for the whole process: one value, held by the emulator
+//! (`core::dialect`). The current device and the last error are per
+//! thread, as in HIP (`core::thread`, `call`).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Mutex, MutexGuard};
+
+use crate::core::{Emulator, HandleId};
+
+/// How many closed IPC ranges are remembered.
+const CLOSED_KEPT: usize = 64;
+
+/// The HIP state of one process.
+#[derive(Debug, Default)]
+pub(super) struct State {
+    /// The `shHandleType` each import was made with (HIP-VMM-029 reports it back).
+    import_types: Mutex<HashMap<HandleId, i32>>,
+    /// IPC ranges whose last open was closed, so that one close too many is
+    /// told apart from a pointer that was never opened (HIP-IPC-042 vs -041).
+    /// Only for the message and the rule id; both are 1. The last `CLOSED_KEPT`.
+    closed: Mutex<VecDeque<(usize, usize)>>,
+}
+
+/// The HIP state of the process whose emulator is `e`.
+pub(super) fn state(e: &Emulator) -> &State {
+    e.dialect_state()
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while it was held (caught at the FFI edge) left the value as
+    // it was at that point; it stays usable.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl State {
+    /// Records the handle type `id` was imported with.
+    pub fn note_import(&self, id: HandleId, handle_type: i32) {
+        lock(&self.import_types).insert(id, handle_type);
+    }
+
+    /// The handle type an imported handle was imported with, if it was imported here.
+    pub fn import_type(&self, id: HandleId) -> Option<i32> {
+        lock(&self.import_types).get(&id).copied()
+    }
+
+    /// Forgets the import type of a released handle (once the core no longer has it).
+    pub fn forget_import(&self, e: &Emulator, id: HandleId) {
+        if !e.handle_exists(id) {
+            lock(&self.import_types).remove(&id);
+        }
+    }
+
+    /// Whether `p` lies in a range whose last open was closed.
+    pub fn was_closed(&self, p: usize) -> bool {
+        lock(&self.closed).iter().any(|&(b, n)| p >= b && p < b + n)
+    }
+
+    /// Records that the last open of `base..base+len` was closed.
+    pub fn note_closed(&self, base: usize, len: usize) {
+        let mut c = lock(&self.closed);
+        if c.len() >= CLOSED_KEPT {
+            c.pop_front();
+        }
+        c.push_back((base, len));
+    }
+
+    /// Forgets a closed range starting at `base` (it was opened again).
+    pub fn forget_closed(&self, base: usize) {
+        lock(&self.closed).retain(|&(b, _)| b != base);
+    }
+}
