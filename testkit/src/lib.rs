@@ -15,6 +15,7 @@
 //! - [`wait`]: a child's exit awaited under `poll` on a pidfd with a deadline
 //!   (no sleep loops); a child past it is killed, and the error says how long
 //!   it was given.
+//! - [`tools`]: the compiler and binutils runs of the shims' tests.
 //!
 //! ```
 //! use std::time::Duration;
@@ -37,6 +38,7 @@ pub mod libtest;
 pub mod peer;
 pub mod process;
 pub mod root;
+pub mod tools;
 pub mod wait;
 
 pub use channel::{Channel, RecvError};

@@ -142,6 +142,12 @@ pub fn finish_all(procs: &mut [Process], deadline: Duration) -> Result<Vec<Strin
     Err(report)
 }
 
+/// [`finish_all`] for a test: fails it with the report unless every
+/// process exited with status 0 within `deadline`.
+pub fn finish(procs: &mut [Process], deadline: Duration) -> Vec<String> {
+    finish_all(procs, deadline).unwrap_or_else(|report| panic!("{report}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
