@@ -35,13 +35,15 @@ pub enum Readable {
 
 /// Waits until `fd` is readable (or hung up), at most `timeout`.
 pub fn wait_readable(fd: BorrowedFd<'_>, timeout: Duration) -> std::io::Result<Readable> {
-    let deadline = Instant::now() + timeout;
+    // A timeout past what `Instant` can hold is no deadline at all.
+    let deadline = Instant::now().checked_add(timeout);
     loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let ts =
-            Timespec { tv_sec: left.as_secs().try_into().unwrap_or(i64::MAX), tv_nsec: left.subsec_nanos().into() };
+        let ts = deadline.map(|d| {
+            let left = d.saturating_duration_since(Instant::now());
+            Timespec { tv_sec: left.as_secs().try_into().unwrap_or(i64::MAX), tv_nsec: left.subsec_nanos().into() }
+        });
         let mut fds = [PollFd::new(&fd, PollFlags::IN)];
-        match poll(&mut fds, Some(&ts)) {
+        match poll(&mut fds, ts.as_ref()) {
             Ok(0) => return Ok(Readable::No),
             Ok(_) => return Ok(Readable::Yes),
             Err(Errno::INTR) => continue,
