@@ -1,7 +1,7 @@
 //! Shared by the CUDA integration tests: the emulator's CUDA table, calls
 //! with exact codes, a primary context made current, property records,
 //! copies and IPC handle text. Vendor-neutral helpers (patterns, checksums,
-//! fd passing with `SCM_RIGHTS`, the registry audit) are `hip_common`'s.
+//! the registry audit) are `hip_common`'s.
 #![allow(dead_code)]
 
 use vmmkit_sys::cuda::*;

@@ -1,16 +1,10 @@
 //! Shared by the HIP integration tests: the emulator's HIP table, calls with
-//! exact codes, patterns, handle text, and fd passing with `SCM_RIGHTS`.
+//! exact codes, patterns and handle text. (Fds travel with a peer's
+//! commands: `common::Peer::send_fds`.)
 #![allow(dead_code)]
 
 use std::ffi::CStr;
-use std::io::{IoSlice, IoSliceMut};
-use std::mem::MaybeUninit;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::time::Duration;
 
-use rustix::net::{
-    RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer, SendAncillaryMessage, SendFlags,
-};
 use vmmkit_sys::hip::*;
 
 /// The emulator's HIP table.
@@ -107,47 +101,6 @@ pub fn read(api: &HipApi, va: *mut std::ffi::c_void, n: usize) -> Vec<u8> {
     out
 }
 
-/// A connected pair of Unix stream sockets. The second end is inheritable
-/// (no `CLOEXEC`), for a child process.
-pub fn socketpair() -> (OwnedFd, OwnedFd) {
-    use rustix::net::{AddressFamily, SocketFlags, SocketType};
-    let (a, b) = rustix::net::socketpair(AddressFamily::UNIX, SocketType::STREAM, SocketFlags::CLOEXEC, None)
-        .expect("socketpair");
-    rustix::io::fcntl_setfd(&b, rustix::io::FdFlags::empty()).expect("clear CLOEXEC of the child's end");
-    (a, b)
-}
-
-/// Sends `fd` over `sock` with one byte of data (`SCM_RIGHTS`).
-pub fn send_fd(sock: BorrowedFd<'_>, fd: BorrowedFd<'_>) {
-    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
-    let mut control = SendAncillaryBuffer::new(&mut space);
-    let fds = [fd];
-    assert!(control.push(SendAncillaryMessage::ScmRights(&fds)), "room for one fd");
-    let n = rustix::net::sendmsg(sock, &[IoSlice::new(b"F")], &mut control, SendFlags::empty()).expect("sendmsg");
-    assert_eq!(n, 1);
-}
-
-/// Receives one fd sent by [`send_fd`], waiting at most `timeout`.
-pub fn recv_fd(sock: BorrowedFd<'_>, timeout: Duration) -> OwnedFd {
-    let mut fds = [rustix::event::PollFd::new(&sock, rustix::event::PollFlags::IN)];
-    let ts = rustix::event::Timespec { tv_sec: timeout.as_secs() as i64, tv_nsec: 0 };
-    let n = rustix::event::poll(&mut fds, Some(&ts)).expect("poll");
-    assert_eq!(n, 1, "no fd arrived in {} s", timeout.as_secs());
-    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
-    let mut control = RecvAncillaryBuffer::new(&mut space);
-    let mut byte = [0u8; 1];
-    let got = rustix::net::recvmsg(sock, &mut [IoSliceMut::new(&mut byte)], &mut control, RecvFlags::CMSG_CLOEXEC)
-        .expect("recvmsg");
-    assert_eq!((got.bytes, byte[0]), (1, b'F'), "the fd message");
-    let mut received = None;
-    for msg in control.drain() {
-        if let RecvAncillaryMessage::ScmRights(mut fds) = msg {
-            received = fds.next();
-        }
-    }
-    received.expect("an SCM_RIGHTS fd came with the message")
-}
-
 /// The entries left in the root's `shared/` after a collection of what
 /// nobody holds (fds closed without an import are collected there).
 pub fn shared_left_after_gc(root: &std::path::Path) -> Vec<String> {
@@ -156,9 +109,4 @@ pub fn shared_left_after_gc(root: &std::path::Path) -> Vec<String> {
     std::fs::read_dir(root.join("shared"))
         .map(|rd| rd.flatten().map(|d| d.file_name().to_string_lossy().into_owned()).collect())
         .unwrap_or_default()
-}
-
-/// Keeps `AsFd` in use for callers that pass owned fds.
-pub fn borrow(fd: &OwnedFd) -> BorrowedFd<'_> {
-    fd.as_fd()
 }
