@@ -16,6 +16,8 @@
 //!   (no sleep loops); a child past it is killed, and the error says how long
 //!   it was given.
 //! - [`tools`]: the compiler and binutils runs of the shims' tests.
+//! - [`vendor_call!`], [`vendor_ok!`], [`vendor_expect!`]: calls through a
+//!   vendor table with exact codes, for every vendor's tests.
 //!
 //! ```
 //! use std::time::Duration;
@@ -32,6 +34,7 @@
 //! emulator's own tests use it, and a cycle would link two emulators.
 #![forbid(unsafe_code)]
 
+pub mod call;
 pub mod channel;
 pub mod exit;
 pub mod libtest;

@@ -139,14 +139,7 @@ pub fn reply(line: impl std::fmt::Display) {
 
 /// A property record for HBM (2 MiB pages) on `device`, as the samples fill it.
 pub fn prop(device: u32) -> vmmkit_sys::acl::aclrtPhysicalMemProp {
-    use vmmkit_sys::acl::*;
-    aclrtPhysicalMemProp {
-        handleType: ACL_MEM_HANDLE_TYPE_NONE,
-        allocationType: ACL_MEM_ALLOCATION_TYPE_PINNED,
-        memAttr: ACL_HBM_MEM_HUGE,
-        location: aclrtMemLocation { id: device, type_: ACL_MEM_LOCATION_TYPE_DEVICE },
-        reserve: 0,
-    }
+    dialect::acl_prop(device)
 }
 
 /// The emulator's ACL table.
@@ -154,26 +147,13 @@ pub fn acl() -> AclApi {
     vmmkit_emulator::acl::api()
 }
 
-/// Calls an ACL function and returns its code. The arguments are the test's
-/// deliberate (and deliberately bad) values, hence the unsafe block around them.
-#[allow(clippy::macro_metavars_in_unsafe)]
+/// `call!(api, f(args))`: the code of an ACL call ([`vmmkit_testkit::vendor_call`]).
 #[macro_export]
-macro_rules! call {
-    ($api:expr, $f:ident ( $($a:expr),* $(,)? )) => {
-        // SAFETY: tests pass valid pointers or deliberately bad values that the
-        // emulator must reject without dereferencing.
-        vmmkit_sys::acl::AclError(unsafe { ($api.$f)($($a),*) })
-    };
-}
+macro_rules! call { ($($t:tt)*) => { vmmkit_testkit::vendor_call!(vmmkit_sys::acl::AclError, $($t)*) } }
 
-/// Asserts success of an ACL call.
+/// `ok!(api, f(args))`: asserts success, showing the last error message if not.
 #[macro_export]
-macro_rules! ok {
-    ($api:expr, $f:ident ( $($a:expr),* $(,)? )) => {{
-        let rc = $crate::call!($api, $f($($a),*));
-        assert_eq!(rc, vmmkit_sys::acl::AclError::SUCCESS, "{} failed: {}", stringify!($f), $crate::common::last_message(&$api));
-    }};
-}
+macro_rules! ok { ($api:expr, $($t:tt)*) => { vmmkit_testkit::vendor_ok!(vmmkit_sys::acl::AclError, $crate::common::last_message(&$api), $api, $($t)*) } }
 
 /// The calling thread's last ACL error message.
 pub fn last_message(api: &AclApi) -> String {
