@@ -6,40 +6,42 @@
 //! `/dev/shm` (tmpfs) when there is one, as the emulator's default root does,
 //! so that objects and floors are measured on the file system the emulator
 //! is meant to run on; elsewhere it falls back to the temporary directory.
-//! The floors' own files go in a `floor/` directory inside it.
+//! It is a [`vmmkit_testkit::TestRoot`]; the floors' own files go in a
+//! `floor/` directory beside the root, in its scratch directory.
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{BenchError, Result};
+use vmmkit_testkit::TestRoot;
 
-/// Where roots are made when `/dev/shm` is a directory.
-const SHM: &str = "/dev/shm";
+use crate::error::{BenchError, Result};
 
 /// A fresh root directory, removed with everything in it on drop.
 #[derive(Debug)]
 pub struct BenchRoot {
-    dir: tempfile::TempDir,
+    root: TestRoot,
     floor: PathBuf,
 }
 
 impl BenchRoot {
-    /// Creates a fresh root (mode 0700) and its `floor/` directory, without
+    /// Creates a fresh root (the emulator makes the directory, mode 0700, at
+    /// its first call) and the `floor/` directory beside it, without
     /// touching the environment.
     ///
     /// # Errors
     /// The directory cannot be made.
     pub fn new() -> Result<Self> {
-        let shm = Path::new(SHM);
-        let mut b = tempfile::Builder::new();
-        b.prefix("vmmkit-bench-");
-        let dir = if shm.is_dir() { b.tempdir_in(shm) } else { b.tempdir() }
-            .map_err(|e| BenchError::io("creating the bench root", e))?;
-        let floor = dir.path().join("floor");
+        let root = TestRoot::on_shm("vmmkit-bench-").map_err(|e| BenchError::io("creating the bench root", e))?;
+        let floor = root.scratch().join("floor");
         std::fs::create_dir(&floor).map_err(|e| BenchError::io(format!("creating {}", floor.display()), e))?;
-        Ok(Self { dir, floor })
+        Ok(Self { root, floor })
     }
 
     /// Creates a fresh root and points `VMMKIT_ROOT` at it.
+    ///
+    /// The backend runs in the bench process itself and reads the root from
+    /// this process's environment: until the emulator takes its
+    /// configuration another way (`vmmkit_emulator::install(Config)`), this
+    /// is the one `set_var` left. Peers get the root through theirs.
     ///
     /// # Safety
     /// Changes the environment: call it before this process starts any
@@ -51,13 +53,13 @@ impl BenchRoot {
     pub unsafe fn install() -> Result<Self> {
         let root = Self::new()?;
         // SAFETY: the caller's contract: no other thread reads the environment now.
-        unsafe { std::env::set_var("VMMKIT_ROOT", root.path()) };
+        unsafe { std::env::set_var(vmmkit_testkit::root::ROOT_ENV, root.path()) };
         Ok(root)
     }
 
     /// The root directory.
     pub fn path(&self) -> &Path {
-        self.dir.path()
+        self.root.path()
     }
 
     /// The directory of the floors' files (same file system as the root).
@@ -70,7 +72,7 @@ impl BenchRoot {
     /// # Errors
     /// The directory could not be removed.
     pub fn remove(self) -> Result<()> {
-        let path = self.dir.path().to_path_buf();
-        self.dir.close().map_err(|e| BenchError::io(format!("removing {}", path.display()), e))
+        let path = self.root.scratch().to_path_buf();
+        self.root.close().map_err(|e| BenchError::io(format!("removing {}", path.display()), e))
     }
 }

@@ -13,11 +13,10 @@ mod cuda_common;
 mod hip_common;
 
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
-use std::time::Duration;
 
-use common::{Peer, isolated, next_command, reply};
+use common::{Peer, isolated, next_command, next_command_fds, reply};
 use cuda_common::{G, create, cu, handle_from_hex, handle_hex, map_rw, read, setup, write};
-use hip_common::{checksum, pattern, recv_fd, send_fd, shared_left_after_gc, socketpair};
+use hip_common::{checksum, pattern, shared_left_after_gc};
 use vmmkit_sys::cuda::*;
 
 const ENV: &[(&str, &str)] = &[("VMMKIT_DEVICES", "2"), ("VMMKIT_DEVICE_MEMORY", "1G")];
@@ -29,9 +28,9 @@ fn peer() {
     let api = cu();
     // The importer works on device 1: addresses and devices need not match the exporter's.
     setup(&api, 1);
-    match role.split_once(':') {
-        Some(("vmm_importer", fd)) => vmm_importer(&api, fd.parse().expect("fd number")),
-        _ if role == "ipc_importer" => ipc_importer(&api),
+    match role.as_str() {
+        "vmm_importer" => vmm_importer(&api),
+        "ipc_importer" => ipc_importer(&api),
         _ => panic!("unknown role {role}"),
     }
 }
@@ -86,17 +85,21 @@ fn ipc_importer(api: &CudaApi) {
     }
 }
 
-/// Receives a VMM fd over the inherited socket, imports it by value, maps it.
-fn vmm_importer(api: &CudaApi, fd: i32) {
-    // SAFETY: the parent left this end of its socketpair open for us, and nothing else here owns it.
-    let sock = unsafe { OwnedFd::from_raw_fd(fd) };
+/// Receives a VMM fd over the channel, imports it by value, maps it.
+fn vmm_importer(api: &CudaApi) {
+    // The fd that came with `take`, until `import` uses it.
+    let mut held: Option<OwnedFd> = None;
     let mut mapped: Option<(CUmemGenericAllocationHandle, CUdeviceptr, usize)> = None;
-    while let Some(cmd) = next_command() {
+    while let Some((cmd, mut fds)) = next_command_fds() {
         let words: Vec<&str> = cmd.split_whitespace().collect();
         match words.as_slice() {
+            ["take"] => {
+                held = fds.pop();
+                reply(if held.is_some() { "ok" } else { "err no fd came with take" });
+            }
             ["import", size] => {
                 let size: usize = size.parse().expect("size");
-                let received = recv_fd(sock.as_fd(), Duration::from_secs(20));
+                let received = held.take().expect("an fd taken before import");
                 // CUDA-VMM-017: the fd value cast to a pointer; the caller keeps the fd.
                 let mut h = 0;
                 cuok!(
@@ -213,9 +216,7 @@ fn vmm_fd_over_scm_rights() {
     isolated("vmm_fd_over_scm_rights", ENV, |root| {
         let api = cu();
         setup(&api, 0);
-        let (mine, theirs) = socketpair();
-        let mut child = Peer::start(&format!("vmm_importer:{}", theirs.as_raw_fd()));
-        drop(theirs);
+        let mut child = Peer::start("vmm_importer");
 
         let size = 2 * G;
         let h = create(&api, 0, size, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
@@ -238,7 +239,8 @@ fn vmm_fd_over_scm_rights() {
         // SAFETY: the exports made these fds for us to own.
         let (fd, again) = unsafe { (OwnedFd::from_raw_fd(slot as u32 as i32), OwnedFd::from_raw_fd(again)) };
         drop(again);
-        send_fd(mine.as_fd(), fd.as_fd());
+        child.send_fds("take", &[fd.as_fd()]);
+        assert_eq!(child.recv(), "ok", "the child holds the fd");
         drop(fd);
         // CUDA-VMM-005: release while mapped; the mapping keeps the memory.
         cuok!(api, cuMemRelease(h));

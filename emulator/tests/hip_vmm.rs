@@ -1,5 +1,5 @@
 //! HIP VMM through the emulator's HIP table: a POSIX-fd shareable handle sent
-//! with `SCM_RIGHTS` over a socketpair to a second process, imported with
+//! with `SCM_RIGHTS` over the channel to a second process, imported with
 //! both `osHandle` conventions, and the rules of hip.md §4.5 with their exact
 //! codes (profile 6.x). Each test runs in its own process and `VMMKIT_ROOT`.
 
@@ -12,10 +12,9 @@ mod hip_common;
 use std::ffi::c_void;
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::ptr::null_mut;
-use std::time::Duration;
 
-use common::{Peer, isolated, next_command, reply};
-use hip_common::{checksum, hip, pattern, prop, read, recv_fd, send_fd, shared_left_after_gc, socketpair, write};
+use common::{Peer, isolated, next_command_fds, reply};
+use hip_common::{checksum, hip, pattern, prop, read, shared_left_after_gc, write};
 use vmmkit_sys::hip::*;
 
 const ENV: &[(&str, &str)] = &[("VMMKIT_DEVICES", "2"), ("VMMKIT_DEVICE_MEMORY", "1G")];
@@ -55,18 +54,22 @@ fn unmap_free(api: &HipApi, va: *mut c_void, size: usize) {
 #[test]
 fn peer() {
     let Some(role) = common::peer_role() else { return };
-    let fd: i32 = role.strip_prefix("vmm_importer:").expect("role vmm_importer:<fd>").parse().expect("fd number");
-    // SAFETY: the parent left this end of its socketpair open for us, and nothing else here owns it.
-    let sock = unsafe { OwnedFd::from_raw_fd(fd) };
+    assert_eq!(role, "vmm_importer", "unknown role");
     let api = hip();
     hok!(api, hipSetDevice(1));
     let mut mapped: Option<(hipMemGenericAllocationHandle_t, *mut c_void, usize)> = None;
-    while let Some(cmd) = next_command() {
+    // The fd that came with `take`, until `import` uses it.
+    let mut held: Option<OwnedFd> = None;
+    while let Some((cmd, mut fds)) = next_command_fds() {
         let words: Vec<&str> = cmd.split_whitespace().collect();
         match words.as_slice() {
+            ["take"] => {
+                held = fds.pop();
+                reply(if held.is_some() { "ok" } else { "err no fd came with take" });
+            }
             ["import", size] => {
                 let size: usize = size.parse().expect("size");
-                let received = recv_fd(sock.as_fd(), Duration::from_secs(20));
+                let received = held.take().expect("an fd taken before import");
                 let mut raw = received.as_raw_fd();
                 // HIP-VMM-026: the fd value cast to a pointer (develop, CUDA) ...
                 let mut by_value = null_mut();
@@ -128,9 +131,7 @@ fn vmm_fd_over_scm_rights() {
     isolated("vmm_fd_over_scm_rights", ENV, |root| {
         let api = hip();
         hok!(api, hipSetDevice(0));
-        let (mine, theirs) = socketpair();
-        let mut child = Peer::start(&format!("vmm_importer:{}", theirs.as_raw_fd()));
-        drop(theirs);
+        let mut child = Peer::start("vmm_importer");
 
         let size = 4 * granularity(&api);
         let mut h = null_mut();
@@ -146,7 +147,8 @@ fn vmm_fd_over_scm_rights() {
         assert!(fd > 2, "an fd: {fd}");
         // SAFETY: the export made this fd for us to own.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        send_fd(mine.as_fd(), fd.as_fd());
+        child.send_fds("take", &[fd.as_fd()]);
+        assert_eq!(child.recv(), "ok", "the child holds the fd");
         // HIP-VMM-030: the exporter may let go right after sending; the mapping keeps its view.
         drop(fd);
         hok!(api, hipMemRelease(h));

@@ -10,8 +10,9 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
-use common::{Which, assert_root_clean, profile_dir, run_bounded};
+use common::{Which, profile_dir, run_bounded};
 use rstest::rstest;
+use vmmkit_testkit::TestRoot;
 
 /// This build's example executable `name`, (re)built once per test process.
 fn example(name: &str) -> PathBuf {
@@ -41,9 +42,9 @@ fn example(name: &str) -> PathBuf {
 /// Runs example `name` over `which` with an emulator root of its own;
 /// returns its output.
 fn run_example(name: &str, which: Which) -> Option<String> {
-    let root = tempfile::Builder::new().prefix("vmmkit-runtime-example-").tempdir().expect("a temporary root");
+    let root = TestRoot::new("vmmkit-runtime-example-").expect("a temporary root").checked();
     let mut cmd = Command::new(example(name));
-    cmd.env("VMMKIT_ROOT", root.path().join("root")).env_remove("VMMKIT_ACL_LIBRARY");
+    root.apply(&mut cmd).env_remove("VMMKIT_ACL_LIBRARY");
     match which {
         Which::Emulator => {
             cmd.env("VMMKIT_BACKEND", "emulator");
@@ -61,7 +62,7 @@ fn run_example(name: &str, which: Which) -> Option<String> {
     let (status, out) = run_bounded(cmd, common::DEADLINE);
     println!("---- {name} over {which:?} ----\n{out}");
     assert!(status.success(), "{name} failed ({status}):\n{out}");
-    assert_root_clean(&root.path().join("root"));
+    root.check_clean().unwrap_or_else(|e| panic!("{name}: {e}"));
     Some(out)
 }
 

@@ -1,5 +1,6 @@
 //! A second process for the benches that cross processes: spawned once per
-//! bench group, kept warm, driven over a `SOCK_SEQPACKET` socketpair.
+//! bench group, kept warm, driven over a [`vmmkit_testkit::Channel`] (its
+//! stdin).
 //!
 //! The peer is the `vmmkit-bench-peer` executable of this package (bench
 //! and test targets find it with `env!("CARGO_BIN_EXE_vmmkit-bench-peer")`).
@@ -12,21 +13,14 @@ pub mod serve;
 pub mod wire;
 
 use std::cell::RefCell;
-use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-use rustix::event::{PollFd, PollFlags, Timespec};
-use rustix::io::FdFlags;
-use rustix::net::{AddressFamily, RecvFlags, SendFlags, SocketFlags, SocketType};
 
 use crate::error::{BenchError, Result};
 use wire::Op;
 
-/// The variable that tells the peer executable which fd is its socket.
-pub const FD_ENV: &str = "VMMKIT_BENCH_PEER_FD";
-/// The variable that tells it where the floors' files are.
+/// The variable that tells the peer executable where the floors' files are.
 pub const FLOOR_ENV: &str = "VMMKIT_BENCH_FLOOR_DIR";
 
 /// How long a peer may take for one ordinary request.
@@ -35,34 +29,20 @@ pub const DEADLINE: Duration = Duration::from_secs(30);
 /// A running peer process.
 #[derive(Debug)]
 pub struct Peer {
-    sock: OwnedFd,
-    child: RefCell<Child>,
+    peer: RefCell<vmmkit_testkit::Peer>,
     host_pid: i32,
 }
 
 impl Peer {
-    /// Starts `exe` as a peer, with the floors' files in `floor_dir`, and
-    /// waits for it to say it is ready.
-    ///
-    /// The child's end of the socketpair is made inheritable only for the
-    /// spawn; the bench processes spawn from one thread, so no other child
-    /// inherits it.
+    /// Starts `exe` as a peer, its channel as its stdin, with the floors'
+    /// files in `floor_dir`, and waits for it to say it is ready.
     ///
     /// # Errors
     /// The peer could not be started or did not get ready within [`DEADLINE`].
     pub fn spawn(exe: &Path, floor_dir: &Path) -> Result<Self> {
-        let (mine, theirs) =
-            rustix::net::socketpair(AddressFamily::UNIX, SocketType::SEQPACKET, SocketFlags::CLOEXEC, None)
-                .map_err(|e| BenchError::io("socketpair", e))?;
-        rustix::io::fcntl_setfd(&theirs, FdFlags::empty()).map_err(|e| BenchError::io("fcntl(F_SETFD)", e))?;
-        let child = Command::new(exe)
-            .env(FD_ENV, theirs.as_raw_fd().to_string())
-            .env(FLOOR_ENV, floor_dir)
-            .stdin(Stdio::null())
-            .spawn()
-            .map_err(|e| BenchError::io(format!("spawning {}", exe.display()), e))?;
-        drop(theirs);
-        let mut peer = Self { sock: mine, child: RefCell::new(child), host_pid: 0 };
+        let peer = vmmkit_testkit::Peer::spawn("bench peer", Command::new(exe).env(FLOOR_ENV, floor_dir))
+            .map_err(|e| BenchError::Peer(e.to_string()))?;
+        let mut peer = Self { peer: RefCell::new(peer), host_pid: 0 };
         let hello = peer.recv(DEADLINE)?;
         peer.host_pid = match hello.as_slice() {
             [pid] => i32::try_from(*pid).map_err(|_| BenchError::Peer(format!("hello with pid {pid}")))?,
@@ -98,16 +78,11 @@ impl Peer {
     /// Sends a request without waiting for its reply (see [`Peer::collect_grow`]).
     ///
     /// # Errors
-    /// The socket failed.
+    /// The peer is gone.
     pub fn send(&self, op: Op, args: &[u64]) -> Result<()> {
         let mut words = vec![op as u64];
         words.extend_from_slice(args);
-        let bytes = wire::encode(&words);
-        match rustix::net::send(&self.sock, &bytes, SendFlags::NOSIGNAL) {
-            Ok(n) if n == bytes.len() => Ok(()),
-            Ok(n) => Err(BenchError::Peer(format!("sent {n} of {} bytes", bytes.len()))),
-            Err(e) => Err(self.died(&format!("send: {e}"))),
-        }
+        self.peer.borrow_mut().send(&wire::encode(&words), &[]).map_err(|e| BenchError::Peer(e.to_string()))
     }
 
     /// Collects the replies of a [`Op::Grow`] sent with [`Peer::send`].
@@ -129,60 +104,20 @@ impl Peer {
 
     /// One reply, within `timeout`.
     fn recv(&self, timeout: Duration) -> Result<Vec<u64>> {
-        let mut fds = [PollFd::new(&self.sock, PollFlags::IN)];
-        let ts = Timespec { tv_sec: timeout.as_secs() as i64, tv_nsec: i64::from(timeout.subsec_nanos()) };
-        loop {
-            match rustix::event::poll(&mut fds, Some(&ts)) {
-                Ok(0) => return Err(self.died(&format!("no reply in {:.1} s", timeout.as_secs_f64()))),
-                Ok(_) => break,
-                Err(rustix::io::Errno::INTR) => continue,
-                Err(e) => return Err(BenchError::io("poll", e)),
-            }
-        }
-        let mut buf = vec![0u8; wire::MAX_MESSAGE];
-        let (n, _) = rustix::net::recv(&self.sock, &mut buf[..], RecvFlags::empty())
-            .map_err(|e| self.died(&format!("recv: {e}")))?;
-        if n == 0 {
-            return Err(self.died("it closed the socket"));
-        }
-        wire::reply(&buf[..n]).map_err(BenchError::Peer)
-    }
-
-    /// Whether the peer closed its end (it exits right after) within `timeout`.
-    fn closed_within(&self, timeout: Duration) -> bool {
-        let mut fds = [PollFd::new(&self.sock, PollFlags::IN | PollFlags::HUP)];
-        let ts = Timespec { tv_sec: timeout.as_secs() as i64, tv_nsec: i64::from(timeout.subsec_nanos()) };
-        loop {
-            match rustix::event::poll(&mut fds, Some(&ts)) {
-                Ok(0) => return false,
-                Ok(_) => break,
-                Err(rustix::io::Errno::INTR) => continue,
-                Err(_) => return false,
-            }
-        }
-        let mut b = [0u8; 8];
-        matches!(rustix::net::recv(&self.sock, &mut b[..], RecvFlags::DONTWAIT), Ok((0, _)))
-    }
-
-    /// The error for a peer that stopped answering, with its exit status if it exited.
-    fn died(&self, what: &str) -> BenchError {
-        let status = match self.child.borrow_mut().try_wait() {
-            Ok(Some(s)) => format!(" (it exited: {s})"),
-            Ok(None) => String::new(),
-            Err(e) => format!(" (its status is unknown: {e})"),
-        };
-        BenchError::Peer(format!("{what}{status}"))
+        let (bytes, _fds) = self.peer.borrow_mut().recv(timeout).map_err(|e| BenchError::Peer(e.to_string()))?;
+        wire::reply(&bytes).map_err(BenchError::Peer)
     }
 }
 
 impl Drop for Peer {
     fn drop(&mut self) {
-        // Ask it to quit; it frees what it holds, then closes its end.
-        let quit = self.send(Op::Quit, &[]).is_ok() && self.recv(DEADLINE).is_ok() && self.closed_within(DEADLINE);
-        let mut child = self.child.borrow_mut();
-        if !quit {
-            let _ = child.kill();
+        // Ask it to quit; it frees what it holds, then exits. One that does
+        // not is killed (by the wait, or by vmmkit_testkit::Peer's drop).
+        let quit = self.send(Op::Quit, &[]).is_ok() && self.recv(DEADLINE).is_ok();
+        let peer = self.peer.get_mut();
+        peer.close();
+        if quit {
+            let _ = peer.wait(DEADLINE);
         }
-        let _ = child.wait();
     }
 }

@@ -1,11 +1,12 @@
 //! The peer's side: answers requests until it is asked to quit or its
 //! parent goes away (the socket reads end-of-file).
 
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use rustix::net::{RecvFlags, SendFlags};
 use rustix::process::{Resource, Rlimit};
+use vmmkit_testkit::{Channel, RecvError};
 
 use super::wire::{self, Op};
 use crate::backend::{Mapped, Mem, Shareable, Va, Vmm};
@@ -13,49 +14,46 @@ use crate::error::{BenchError, Result};
 use crate::floor::{self, Range};
 use vmmkit_runtime::Sharing;
 
-/// The peer executable's main: takes the socket named by [`super::FD_ENV`],
-/// opens the backend, says hello and serves. Returns the exit code.
+/// How long the peer waits for the next request: a bench group may run for
+/// long between two (it dies with its bench process in any case).
+const IDLE: Duration = Duration::from_secs(24 * 3600);
+
+/// The peer executable's main: takes the channel its bench process gave it
+/// as stdin, opens the backend, says hello and serves. Returns the exit code.
 pub fn main() -> std::process::ExitCode {
-    let fd: i32 = match std::env::var(super::FD_ENV).ok().and_then(|v| v.parse().ok()) {
-        Some(fd) if fd > 2 => fd,
-        _ => {
-            eprintln!("vmmkit-bench-peer: {} must name the socket inherited from a bench process", super::FD_ENV);
+    let sock = match vmmkit_testkit::peer::serve_channel() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("vmmkit-bench-peer: stdin must be the channel of a bench process: {e}");
             return std::process::ExitCode::from(2);
         }
     };
-    // SAFETY: the bench process made this fd inheritable for us alone
-    // (Peer::spawn) and named it in the variable; nothing else in this
-    // process owns it.
-    let sock = unsafe { OwnedFd::from_raw_fd(fd) };
     let floor_dir = std::env::var_os(super::FLOOR_ENV).map(PathBuf::from).unwrap_or_default();
     match run(&sock, &floor_dir) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("vmmkit-bench-peer: {e}");
-            let _ = rustix::net::send(&sock, &wire::error(&e.to_string()), SendFlags::NOSIGNAL);
+            let _ = sock.send(&wire::error(&e.to_string()), &[]);
             std::process::ExitCode::FAILURE
         }
     }
 }
 
-fn run(sock: &OwnedFd, floor_dir: &Path) -> Result<()> {
+fn run(sock: &Channel, floor_dir: &Path) -> Result<()> {
     let vmm = crate::backend::open()?;
     let pid = vmm.host_pid()?;
     reply(sock, &[pid as u64])?;
     let mut st = State { vmm: vmm.as_ref(), floor_dir, import: None, floor: None, held: Vec::new() };
-    let mut buf = vec![0u8; wire::MAX_MESSAGE];
     loop {
-        let (n, _) = loop {
-            match rustix::net::recv(sock, &mut buf[..], RecvFlags::empty()) {
-                Err(rustix::io::Errno::INTR) => continue,
-                r => break r.map_err(|e| BenchError::io("recv", e))?,
+        let bytes = match sock.recv(IDLE) {
+            Ok((bytes, _fds)) => bytes,
+            Err(RecvError::Closed) => {
+                st.clear()?; // the bench process went away
+                return Ok(());
             }
+            Err(e) => return Err(BenchError::Peer(e.to_string())),
         };
-        if n == 0 {
-            st.clear()?; // the bench process went away
-            return Ok(());
-        }
-        let words = wire::decode(&buf[..n]);
+        let words = wire::decode(&bytes);
         let Some((&op, args)) = words.split_first() else { continue };
         let op = Op::from_word(op);
         let r = match op {
@@ -75,12 +73,11 @@ fn run(sock: &OwnedFd, floor_dir: &Path) -> Result<()> {
     }
 }
 
-fn send(sock: &OwnedFd, bytes: &[u8]) -> Result<()> {
-    rustix::net::send(sock, bytes, SendFlags::NOSIGNAL).map_err(|e| BenchError::io("send", e))?;
-    Ok(())
+fn send(sock: &Channel, bytes: &[u8]) -> Result<()> {
+    sock.send(bytes, &[]).map_err(|e| BenchError::io("send", e))
 }
 
-fn reply(sock: &OwnedFd, values: &[u64]) -> Result<()> {
+fn reply(sock: &Channel, values: &[u64]) -> Result<()> {
     let mut words = vec![wire::OK];
     words.extend_from_slice(values);
     send(sock, &wire::encode(&words))
@@ -164,7 +161,7 @@ impl State<'_> {
     }
 
     /// Allocates and exports `count` more, replying with the keys in chunks.
-    fn grow(&mut self, sock: &OwnedFd, args: &[u64]) -> Result<Vec<u64>> {
+    fn grow(&mut self, sock: &Channel, args: &[u64]) -> Result<Vec<u64>> {
         let (count, device, size) = (usize_arg(args, 0)?, arg(args, 1)?, usize_arg(args, 2)?);
         let device = u32::try_from(device).map_err(|_| BenchError::Peer(format!("device {device}")))?;
         raise_nofile(self.held.len() + count)?;

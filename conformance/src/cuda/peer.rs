@@ -1,30 +1,29 @@
 //! CUDA peers: the `vmmkit` binary run again (`vmmkit __cuda_peer`) as the
 //! second process of a multi-process CUDA rule, the importer of an IPC
 //! handle. The suite's ACL peers (`crate::peer`) speak ACL; this one speaks
-//! CUDA over the same channel ([`Channel`]: one JSON packet per request and
-//! per reply, a deadline on every wait). A peer that dies is a failure that
+//! CUDA over the same link ([`crate::peer::link`]: one JSON packet per
+//! request and per reply, a deadline on every wait). A peer that dies is a failure that
 //! says how it ended; a live one is killed when its [`Peer`] is dropped, and
 //! dies with its parent.
 #![forbid(unsafe_code)]
 
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
-use std::path::PathBuf;
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::process::ExitCode;
 use std::ptr;
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use vmmkit_sys::cuda::*;
 
 use super::Cuda;
-use crate::backend::{self, BackendKind};
+use crate::backend;
 use crate::outcome::Failure;
 use crate::pattern;
-use crate::peer::channel::{Channel, RecvError, wait_readable};
-use crate::peer::{EXIT_TIMEOUT, REPLY_TIMEOUT, describe_exit};
+pub use crate::peer::Launcher;
+pub use crate::peer::link::Args;
+use crate::peer::link::{Link, Step, VendorReply, serve};
 
-/// How long a peer waits for its next request before giving up.
-const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// The hidden command that runs a CUDA peer.
+pub const ROLE: &str = "__cuda_peer";
 
 /// What a check asks its CUDA peer to do; every request gets one [`Reply`]
 /// whose `code` is the `CUresult` of the call named.
@@ -100,38 +99,10 @@ pub struct Reply {
     pub text: String,
 }
 
-impl Request {
-    fn op(&self) -> &'static str {
-        match self {
-            Self::Start { .. } => "start",
-            Self::Open { .. } => "open",
-            Self::Close { .. } => "close",
-            Self::Verify { .. } => "verify",
-            Self::Fill { .. } => "fill",
-            Self::ImportMap { .. } => "import_map",
-            Self::UnmapFree { .. } => "unmap_free",
-            Self::Exit => "exit",
-        }
-    }
-}
-
-/// What starts a peer: the suite's executable and the check's backend.
-#[derive(Debug, Clone)]
-pub struct Launcher {
-    /// The `vmmkit` binary.
-    pub exe: PathBuf,
-    /// The backend the check runs on.
-    pub backend: BackendKind,
-    /// The vendor library, for a real backend.
-    pub library: Option<PathBuf>,
-}
-
 /// A running CUDA peer.
 #[derive(Debug)]
 pub struct Peer {
-    name: String,
-    child: Child,
-    chan: Channel,
+    link: Link,
 }
 
 impl Peer {
@@ -140,19 +111,7 @@ impl Peer {
     /// # Errors
     /// [`Failure::Peer`] when it cannot start; a setup failure when its context cannot be made.
     pub fn start(launcher: &Launcher, name: &str, device: i32) -> Result<Self, Failure> {
-        let (mine, theirs) = Channel::pair().map_err(|e| Failure::Peer(format!("peer {name}: socketpair: {e}")))?;
-        let mut cmd = Command::new(&launcher.exe);
-        cmd.arg("__cuda_peer").arg("--backend").arg(launcher.backend.name());
-        if let Some(lib) = &launcher.library {
-            cmd.arg("--library").arg(lib);
-        }
-        let child = cmd
-            .stdin(Stdio::from(theirs))
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| Failure::Peer(format!("peer {name}: cannot start {}: {e}", launcher.exe.display())))?;
-        let mut p = Self { name: name.into(), child, chan: mine };
+        let mut p = Self { link: Link::spawn(launcher, ROLE, name)? };
         p.setup(&Request::Start { device })?;
         Ok(p)
     }
@@ -161,7 +120,7 @@ impl Peer {
     ///
     /// # Errors
     /// [`Failure::Peer`] when the peer dies, does not answer in
-    /// [`REPLY_TIMEOUT`], or answers garbage.
+    /// [`crate::peer::REPLY_TIMEOUT`], or answers garbage.
     pub fn call(&mut self, req: &Request) -> Result<Reply, Failure> {
         self.call_fds(req, &[])
     }
@@ -171,128 +130,53 @@ impl Peer {
     /// # Errors
     /// As [`Peer::call`].
     pub fn call_fds(&mut self, req: &Request, fds: &[BorrowedFd<'_>]) -> Result<Reply, Failure> {
-        let (name, pid) = (self.name.clone(), self.child.id());
-        if let Err(e) = self.chan.send_json(req, fds) {
-            return Err(Failure::Peer(format!(
-                "peer {name} (pid {pid}): send of {} failed ({e}): {}",
-                req.op(),
-                self.ended()
-            )));
-        }
-        match self.chan.recv_json::<Reply>(REPLY_TIMEOUT) {
-            Ok((r, _)) => Ok(r),
-            Err(RecvError::Closed) => Err(Failure::Peer(format!(
-                "peer {name} (pid {pid}) closed its channel during {}: {}",
-                req.op(),
-                self.ended()
-            ))),
-            Err(RecvError::Timeout(d)) => Err(Failure::Peer(format!(
-                "no reply from peer {name} (pid {pid}) in {} s to {}",
-                d.as_secs(),
-                req.op()
-            ))),
-            Err(e) => Err(Failure::Peer(format!("peer {name} (pid {pid}): {e}"))),
-        }
+        self.link.call(req, fds).map(|(r, _fds)| r)
     }
 
     /// Sends `req`, which only prepares the rule: a code other than success is a setup failure.
     pub fn setup(&mut self, req: &Request) -> Result<Reply, Failure> {
-        let r = self.call(req)?;
-        if r.code == 0 {
-            Ok(r)
-        } else {
-            let call = if r.text.is_empty() { req.op().to_string() } else { r.text.clone() };
-            Err(Failure::Setup(format!("setup: peer {}: {call} returned {}", self.name, CuResult(r.code))))
-        }
+        self.link.setup(req)
     }
 
-    /// Asks the peer to exit and waits for it, at most [`EXIT_TIMEOUT`].
+    /// Asks the peer to exit and waits for it, at most [`crate::peer::EXIT_TIMEOUT`].
     pub fn exit(mut self) -> Result<(), Failure> {
         self.setup(&Request::Exit)?;
-        if let Some(Ok(pidfd)) = rustix::process::Pid::from_raw(self.child.id() as i32)
-            .map(|p| rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty()))
-        {
-            let _ = wait_readable(pidfd.as_fd(), EXIT_TIMEOUT);
-        }
-        match self.child.try_wait() {
-            Ok(Some(s)) if s.success() => Ok(()),
-            Ok(Some(s)) => Err(Failure::Peer(format!("peer {} {} after exit", self.name, describe_exit(s)))),
-            Ok(None) => Err(Failure::Peer(format!("peer {} did not exit in {} s", self.name, EXIT_TIMEOUT.as_secs()))),
-            Err(e) => Err(Failure::Peer(format!("peer {}: wait: {e}", self.name))),
-        }
-    }
-
-    /// How the peer ended, if it did ("exited with status 3", "killed by signal 11").
-    fn ended(&mut self) -> String {
-        match self.child.try_wait() {
-            Ok(Some(s)) => describe_exit(s),
-            Ok(None) => "still running".into(),
-            Err(e) => format!("cannot be waited for ({e})"),
-        }
+        self.link.exited()
     }
 }
 
-impl Drop for Peer {
-    fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
+impl VendorReply for Reply {
+    fn failed(&self) -> Option<String> {
+        (self.code != 0).then(|| CuResult(self.code).to_string())
     }
-}
 
-/// Options of the hidden `vmmkit __cuda_peer` command.
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    /// The backend whose table the peer uses.
-    #[arg(long, value_enum)]
-    pub backend: BackendKind,
-    /// The vendor library, for a real backend.
-    #[arg(long)]
-    pub library: Option<PathBuf>,
+    fn text(&self) -> &str {
+        &self.text
+    }
 }
 
 /// Runs the peer until its channel closes or it is told to exit.
 pub fn run(args: &Args) -> ExitCode {
-    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
-    let chan = match rustix::io::dup(std::io::stdin().as_fd()) {
-        Ok(fd) => Channel::from_fd(fd),
-        Err(e) => {
-            eprintln!("vmmkit __cuda_peer: stdin: {e}");
-            return ExitCode::from(3);
-        }
-    };
     let cuda = match backend::cuda_table(args.backend, args.library.as_deref()) {
         Ok(api) => Cuda::new(api),
         Err(reason) => {
-            eprintln!("vmmkit __cuda_peer: {reason}");
+            eprintln!("vmmkit {ROLE}: {reason}");
             return ExitCode::from(3);
         }
     };
     // The device whose primary context `Start` made current.
     let mut device = 0;
-    loop {
-        let (req, fds): (Request, Vec<OwnedFd>) = match chan.recv_json(IDLE_TIMEOUT) {
-            Ok(got) => got,
-            Err(RecvError::Closed) => return ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("vmmkit __cuda_peer (pid {}): {e}", std::process::id());
-                return ExitCode::from(4);
-            }
-        };
-        let exit = req == Request::Exit;
-        let reply = serve(&cuda, &mut device, &req, fds);
-        if chan.send_json(&reply, &[]).is_err() || exit {
-            return ExitCode::SUCCESS;
-        }
-    }
+    serve(ROLE, |req: Request, fds| {
+        let reply = serve_one(&cuda, &mut device, &req, fds);
+        if req == Request::Exit { Step::ReplyAndExit(reply) } else { Step::Reply(reply) }
+    })
 }
 
 fn code(r: CUresult, text: &str) -> Reply {
     Reply { code: r, value: 0, text: if r == 0 { String::new() } else { text.into() } }
 }
 
-fn serve(cuda: &Cuda, current: &mut i32, req: &Request, fds: Vec<OwnedFd>) -> Reply {
+fn serve_one(cuda: &Cuda, current: &mut i32, req: &Request, fds: Vec<OwnedFd>) -> Reply {
     match req {
         Request::Start { device } => {
             *current = *device;

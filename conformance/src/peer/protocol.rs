@@ -135,32 +135,6 @@ pub enum Request {
     Exit,
 }
 
-impl Request {
-    /// The request's name, for messages.
-    pub fn op(&self) -> &'static str {
-        match self {
-            Self::Start { .. } => "start",
-            Self::Pid => "pid",
-            Self::Alloc { .. } => "alloc",
-            Self::Map { .. } => "map",
-            Self::MapForeign { .. } => "map_foreign",
-            Self::SetAccess { .. } => "set_access",
-            Self::Write { .. } => "write",
-            Self::Verify { .. } => "verify",
-            Self::Unmap { .. } => "unmap",
-            Self::Release { .. } => "release",
-            Self::Free { .. } => "free",
-            Self::Export { .. } => "export",
-            Self::ExportV2 { .. } => "export_v2",
-            Self::SetPid { .. } => "set_pid",
-            Self::Import { .. } => "import",
-            Self::ImportV2 { .. } => "import_v2",
-            Self::Props { .. } => "props",
-            Self::Exit => "exit",
-        }
-    }
-}
-
 /// The peer's answer.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reply {

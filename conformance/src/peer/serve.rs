@@ -4,76 +4,39 @@
 #![forbid(unsafe_code)]
 
 use std::ffi::c_void;
-use std::os::fd::AsFd;
 use std::process::ExitCode;
 use std::ptr;
-use std::time::Duration;
 
 use vmmkit_sys::acl::*;
 
-use super::channel::{Channel, RecvError};
+use super::ROLE;
+pub use super::link::Args;
+use super::link::{Step, serve};
 use super::protocol::{Reply, Request};
 use crate::acl::{Acl, prop_with, rw_desc};
-use crate::backend::{self, BackendKind};
+use crate::backend;
 use crate::pattern;
 
-/// How long a peer waits for its next request before giving up.
-pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Options of the hidden `vmmkit __peer` command.
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    /// The backend whose table the peer uses.
-    #[arg(long, value_enum)]
-    pub backend: BackendKind,
-    /// The vendor library, for a real backend.
-    #[arg(long)]
-    pub library: Option<std::path::PathBuf>,
-}
-
-/// Runs the peer until its channel closes.
+/// Runs the peer until its channel closes or it is told to exit.
 pub fn run(args: &Args) -> ExitCode {
-    // Die with the parent: a check killed for a timeout takes its peers along.
-    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
-    let chan = match rustix::io::dup(std::io::stdin().as_fd()) {
-        Ok(fd) => Channel::from_fd(fd),
-        Err(e) => {
-            eprintln!("vmmkit __peer: stdin: {e}");
-            return ExitCode::from(3);
-        }
-    };
     // The table is loaded at the first request, so that a peer that was
     // just started is always waiting on its channel.
     let mut state: Option<State> = None;
-    loop {
-        let req: Request = match chan.recv_json(IDLE_TIMEOUT) {
-            Ok((req, _fds)) => req,
-            Err(RecvError::Closed) => return ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("vmmkit __peer (pid {}): {e}", std::process::id());
-                return ExitCode::from(4);
-            }
-        };
+    serve(ROLE, |req: Request, _fds| {
         if state.is_none() {
             match backend::acl_table(args.backend, args.library.as_deref()) {
                 Ok(api) => state = Some(State { acl: Acl::new(api), handles: Vec::new(), maps: Vec::new() }),
                 Err(reason) => {
-                    eprintln!("vmmkit __peer (pid {}): no ACL table: {reason}", std::process::id());
-                    return ExitCode::from(3);
+                    eprintln!("vmmkit {ROLE} (pid {}): no ACL table: {reason}", std::process::id());
+                    return Step::Stop(ExitCode::from(3));
                 }
             }
         }
-        let Some(state) = state.as_mut() else { return ExitCode::from(3) };
+        let Some(state) = state.as_mut() else { return Step::Stop(ExitCode::from(3)) };
         let exit = req == Request::Exit;
         let reply = state.handle(req);
-        if let Err(e) = chan.send_json(&reply, &[]) {
-            eprintln!("vmmkit __peer (pid {}): reply: {e}", std::process::id());
-            return ExitCode::from(4);
-        }
-        if exit {
-            return ExitCode::SUCCESS;
-        }
-    }
+        if exit { Step::ReplyAndExit(reply) } else { Step::Reply(reply) }
+    })
 }
 
 struct State {

@@ -1,17 +1,19 @@
 //! Test harness: each test body in a child process with its own emulator
 //! root, and peers that are this test binary run again in a role.
 //!
-//! Protocol with a peer: lines on its stdin; replies are stdout lines that
-//! start with `@@ ` (everything else the test harness prints is ignored).
-//! Every read has a deadline; a peer still running when dropped is killed.
+//! Protocol with a peer: text messages over a [`vmmkit_testkit::Channel`]
+//! (the peer's stdin), one command and one reply each; fds may travel with
+//! a command. Every receive has a deadline; a peer still running when
+//! dropped is killed and reaped.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::os::fd::{BorrowedFd, OwnedFd};
+use std::path::Path;
+use std::sync::OnceLock;
+use std::time::Duration;
 
 use vmmkit_sys::acl::{AclApi, AclError};
+use vmmkit_testkit::{Channel, PeerError, RecvError, TestRoot, libtest};
 
 pub mod audit;
 pub mod dialect;
@@ -29,159 +31,115 @@ const PEER_ENV: &str = "VMMKIT_TEST_PEER";
 /// the test's own name, so the child runs exactly that test.
 pub fn isolated(name: &str, env: &[(&str, &str)], body: impl FnOnce(&Path)) {
     if std::env::var(CHILD_ENV).as_deref() == Ok(name) {
-        let root = PathBuf::from(std::env::var("VMMKIT_ROOT").expect("root set by the parent"));
-        body(&root);
+        let root = std::env::var_os(vmmkit_testkit::root::ROOT_ENV).expect("root set by the parent");
+        body(Path::new(&root));
         return;
     }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().join("root");
-    let mut cmd = Command::new(std::env::current_exe().expect("test exe"));
-    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
-        .env(CHILD_ENV, name)
-        .env("VMMKIT_ROOT", &root)
-        .env_remove(PEER_ENV);
+    let root = TestRoot::new("vmmkit-test-").expect("tempdir");
+    let mut cmd = libtest::rerun(name).expect("test exe");
+    root.apply(&mut cmd).env(CHILD_ENV, name).env_remove(PEER_ENV);
     for (k, v) in env {
         cmd.env(k, v);
     }
-    // The child's own harness output goes to a file, shown only if it fails.
-    let log_path = dir.path().join("log");
-    let log = std::fs::File::create(&log_path).expect("log file");
-    cmd.stdout(log.try_clone().expect("dup log")).stderr(log);
-    let mut child = cmd.spawn().expect("spawn test child");
-    let status = wait_timeout(&mut child, TIMEOUT * 3);
-    if !status.is_some_and(|s| s.success()) {
-        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
-        panic!("test child {name} failed ({status:?}; None = killed after {} s):\n{log}", (TIMEOUT * 3).as_secs());
-    }
+    // The child's own harness output goes to a log, shown only if it fails.
+    let (exit, log) =
+        vmmkit_testkit::process::run(&mut cmd, TIMEOUT * 3).unwrap_or_else(|e| panic!("test child {name}: {e}"));
+    assert!(exit.success(), "test child {name} {exit}:\n{log}");
 }
 
-/// Waits for `child` at most `t`; kills it after that. `None` on timeout.
-pub fn wait_timeout(child: &mut Child, t: Duration) -> Option<std::process::ExitStatus> {
-    let start = Instant::now();
-    loop {
-        if let Some(s) = child.try_wait().expect("try_wait") {
-            return Some(s);
-        }
-        if start.elapsed() > t {
-            let _ = child.kill();
-            let _ = child.wait();
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// If this process was started as a peer, runs its role and returns true.
+/// The role this process was started in, if it is a peer.
 pub fn peer_role() -> Option<String> {
     std::env::var(PEER_ENV).ok()
 }
 
 /// A peer process: this test binary run in `role` (its `peer` test dispatches).
+#[derive(Debug)]
 pub struct Peer {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
+    peer: vmmkit_testkit::Peer,
 }
 
 impl Peer {
     /// Starts the peer `role` in the same root as this process.
     pub fn start(role: &str) -> Self {
-        let mut child = Command::new(std::env::current_exe().expect("test exe"))
-            .args(["peer", "--exact", "--nocapture", "--test-threads=1"])
-            .env(PEER_ENV, role)
-            .env_remove(CHILD_ENV)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("spawn peer");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        Self { child, stdin: Some(stdin), stdout }
+        let mut cmd = libtest::rerun("peer").expect("test exe");
+        cmd.env(PEER_ENV, role).env_remove(CHILD_ENV);
+        Self { peer: vmmkit_testkit::Peer::spawn_logged(role, &mut cmd).expect("spawn peer") }
     }
 
     /// The peer's pid.
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.peer.pid()
     }
 
-    /// Sends one line.
+    /// Sends one command.
     pub fn send(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("peer stdin open");
-        writeln!(stdin, "{line}").expect("write to peer");
-        stdin.flush().expect("flush");
+        self.send_fds(line, &[]);
     }
 
-    /// The next `@@ ` line, within the deadline.
-    pub fn recv(&mut self) -> String {
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            if !self.stdout.buffer().contains(&b'\n') {
-                let left = deadline.saturating_duration_since(Instant::now());
-                assert!(!left.is_zero(), "peer sent no reply in {} s", TIMEOUT.as_secs());
-                let mut fds = [rustix::event::PollFd::new(self.stdout.get_ref(), rustix::event::PollFlags::IN)];
-                let ts = rustix::event::Timespec { tv_sec: left.as_secs() as i64, tv_nsec: 0 };
-                let _ = rustix::event::poll(&mut fds, Some(&ts));
-            }
-            let mut line = String::new();
-            let n = self.stdout.read_line(&mut line).expect("read from peer");
-            if n == 0 {
-                let st = self.child.wait();
-                panic!("peer exited before replying: {st:?}");
-            }
-            // libtest may print "test peer ... " before the first reply on the same line.
-            if let Some(at) = line.find("@@ ") {
-                return line[at + 3..].trim_end().to_string();
-            }
+    /// Sends one command with `fds` attached (`SCM_RIGHTS`).
+    pub fn send_fds(&mut self, line: &str, fds: &[BorrowedFd<'_>]) {
+        if let Err(e) = self.peer.send_text(line, fds) {
+            self.fail(&format!("`{line}`"), &e);
         }
+    }
+
+    /// The next reply, within the deadline.
+    pub fn recv(&mut self) -> String {
+        match self.peer.recv_text(TIMEOUT) {
+            Ok(r) => r,
+            Err(e) => self.fail("reply", &e),
+        }
+    }
+
+    fn fail(&self, what: &str, e: &PeerError) -> ! {
+        panic!("{what}: {e}; its output:\n{}", self.peer.output_tail(40))
     }
 
     /// Kills the peer with SIGKILL and reaps it.
     pub fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.peer.kill();
     }
 
-    /// Waits for the peer to exit on its own; fails on a bad status.
+    /// Closes the channel and waits for the peer to exit on its own; fails on a bad status.
     pub fn finish(mut self) {
-        drop(self.stdin.take());
-        let st = wait_timeout(&mut self.child, TIMEOUT);
-        assert!(st.is_some_and(|s| s.success()), "peer failed: {st:?}");
-    }
-}
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
+        self.peer.close();
+        match self.peer.wait(TIMEOUT) {
+            Ok(e) if e.success() => {}
+            Ok(e) => panic!("peer {e}; its output:\n{}", self.peer.output_tail(40)),
+            Err(e) => self.fail("exit", &e),
         }
     }
 }
 
-/// Peer side: reads the next command line from stdin.
+/// Peer side: the channel from the parent (this process's stdin).
+fn channel() -> &'static Channel {
+    static CHAN: OnceLock<Channel> = OnceLock::new();
+    CHAN.get_or_init(|| vmmkit_testkit::peer::serve_channel().expect("a peer's stdin is its channel"))
+}
+
+/// Peer side: the next command, or `None` once the parent closed the channel.
 pub fn next_command() -> Option<String> {
-    let mut line = String::new();
-    match std::io::stdin().read_line(&mut line) {
-        Ok(0) | Err(_) => None,
-        Ok(_) => Some(line.trim_end().to_string()),
+    next_command_fds().map(|(line, _fds)| line)
+}
+
+/// Peer side: the next command and the fds that came with it.
+pub fn next_command_fds() -> Option<(String, Vec<OwnedFd>)> {
+    // A peer waits as long as its parent wants; it dies with it.
+    match channel().recv_text(Duration::from_secs(24 * 3600)) {
+        Ok(got) => Some(got),
+        Err(RecvError::Closed) => None,
+        Err(e) => panic!("peer: {e}"),
     }
 }
 
-/// Peer side: replies with one line.
+/// Peer side: replies with one message.
 pub fn reply(line: impl std::fmt::Display) {
-    println!("@@ {line}");
+    channel().send_text(&line.to_string(), &[]).expect("reply to the parent");
 }
 
 /// A property record for HBM (2 MiB pages) on `device`, as the samples fill it.
 pub fn prop(device: u32) -> vmmkit_sys::acl::aclrtPhysicalMemProp {
-    use vmmkit_sys::acl::*;
-    aclrtPhysicalMemProp {
-        handleType: ACL_MEM_HANDLE_TYPE_NONE,
-        allocationType: ACL_MEM_ALLOCATION_TYPE_PINNED,
-        memAttr: ACL_HBM_MEM_HUGE,
-        location: aclrtMemLocation { id: device, type_: ACL_MEM_LOCATION_TYPE_DEVICE },
-        reserve: 0,
-    }
+    dialect::acl_prop(device)
 }
 
 /// The emulator's ACL table.
@@ -189,26 +147,13 @@ pub fn acl() -> AclApi {
     vmmkit_emulator::acl::api()
 }
 
-/// Calls an ACL function and returns its code. The arguments are the test's
-/// deliberate (and deliberately bad) values, hence the unsafe block around them.
-#[allow(clippy::macro_metavars_in_unsafe)]
+/// `call!(api, f(args))`: the code of an ACL call ([`vmmkit_testkit::vendor_call`]).
 #[macro_export]
-macro_rules! call {
-    ($api:expr, $f:ident ( $($a:expr),* $(,)? )) => {
-        // SAFETY: tests pass valid pointers or deliberately bad values that the
-        // emulator must reject without dereferencing.
-        vmmkit_sys::acl::AclError(unsafe { ($api.$f)($($a),*) })
-    };
-}
+macro_rules! call { ($($t:tt)*) => { vmmkit_testkit::vendor_call!(vmmkit_sys::acl::AclError, $($t)*) } }
 
-/// Asserts success of an ACL call.
+/// `ok!(api, f(args))`: asserts success, showing the last error message if not.
 #[macro_export]
-macro_rules! ok {
-    ($api:expr, $f:ident ( $($a:expr),* $(,)? )) => {{
-        let rc = $crate::call!($api, $f($($a),*));
-        assert_eq!(rc, vmmkit_sys::acl::AclError::SUCCESS, "{} failed: {}", stringify!($f), $crate::common::last_message(&$api));
-    }};
-}
+macro_rules! ok { ($api:expr, $($t:tt)*) => { vmmkit_testkit::vendor_ok!(vmmkit_sys::acl::AclError, $crate::common::last_message(&$api), $api, $($t)*) } }
 
 /// The calling thread's last ACL error message.
 pub fn last_message(api: &AclApi) -> String {

@@ -1,19 +1,19 @@
 //! Workers for the reliability tests: this test binary run again in a role,
 //! in a root chosen by the caller (so one orchestrating test can drive many
-//! roots), with extra environment, a line protocol on stdin/stdout (`@@ `
-//! replies, as [`super::Peer`]) and stderr kept in an unnamed temporary
-//! file, shown on failure.
+//! roots), with extra environment, the text protocol of [`super::Peer`]
+//! over a channel, and its output kept in an unnamed temporary file, shown
+//! on failure.
 //!
 //! Unlike [`super::Peer`], a worker's death is an outcome, not a test
-//! failure: [`Worker::recv`] returns `Err` with the exit status, which the
+//! failure: [`Worker::recv`] returns `Err` with how it ended, which the
 //! crash matrix needs. Every read has a deadline; a worker still running when
 //! dropped is killed and reaped.
 
-use std::io::{BufRead, BufReader, Read, Seek, Write};
-use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
+
+use vmmkit_testkit::{Exit, PeerError, libtest};
 
 /// The environment variable that names a worker's role.
 pub const ROLE_ENV: &str = "VMMKIT_RELIABILITY_ROLE";
@@ -25,23 +25,10 @@ pub fn role() -> Option<String> {
     std::env::var(ROLE_ENV).ok()
 }
 
-/// How a worker ended, in words for the matrix ("killed by signal 9", "exit 0").
-pub fn describe(status: &ExitStatus) -> String {
-    match (status.code(), status.signal()) {
-        (Some(c), _) => format!("exit {c}"),
-        (None, Some(s)) => format!("killed by signal {s}"),
-        _ => format!("{status:?}"),
-    }
-}
-
 /// A worker process.
 #[derive(Debug)]
 pub struct Worker {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    stderr_log: std::fs::File,
-    status: Option<ExitStatus>,
+    peer: vmmkit_testkit::Peer,
     /// A name for messages ("exporter", "importer").
     pub name: String,
 }
@@ -60,84 +47,51 @@ impl Worker {
         env: &[(&str, &str)],
         adjust: impl FnOnce(&mut Command),
     ) -> Self {
-        let stderr_log = tempfile::tempfile().expect("worker stderr log");
-        let log = stderr_log.try_clone().expect("dup log");
-        let mut cmd = Command::new(std::env::current_exe().expect("test exe"));
-        cmd.args([DISPATCH_TEST, "--exact", "--nocapture", "--test-threads=1"])
-            .env(ROLE_ENV, role)
-            .env("VMMKIT_ROOT", root)
+        let mut cmd = libtest::rerun(DISPATCH_TEST).expect("test exe");
+        cmd.env(ROLE_ENV, role)
+            .env(vmmkit_testkit::root::ROOT_ENV, root)
             .env_remove("VMMKIT_TEST_CHILD")
             .env_remove("VMMKIT_TEST_PEER")
-            .env_remove("VMMKIT_FAULTS")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(log);
+            .env_remove("VMMKIT_FAULTS");
         for (k, v) in env {
             cmd.env(k, v);
         }
         adjust(&mut cmd);
-        let mut child = cmd.spawn().expect("spawn worker");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        Self { child, stdin: Some(stdin), stdout, stderr_log, status: None, name: name.into() }
+        let peer = vmmkit_testkit::Peer::spawn_logged(name, &mut cmd).expect("spawn worker");
+        Self { peer, name: name.into() }
     }
 
     /// The worker's pid.
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.peer.pid()
     }
 
     /// Sends one command line (ignored if the worker is gone).
     pub fn send(&mut self, line: &str) {
-        if let Some(stdin) = self.stdin.as_mut() {
-            let _ = writeln!(stdin, "{line}").and_then(|()| stdin.flush());
-        }
+        let _ = self.peer.send_text(line, &[]);
     }
 
-    /// The next `@@ ` reply within `timeout`, or how the worker ended.
+    /// The next reply within `timeout`, or how the worker ended.
     /// A worker that is alive but silent past the deadline fails the test.
     pub fn recv_within(&mut self, timeout: Duration) -> Result<String, String> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if !self.stdout.buffer().contains(&b'\n') {
-                let left = deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    let tail = self.stderr_tail();
-                    panic!("{}: no reply in {} s; stderr:\n{tail}", self.name, timeout.as_secs_f64());
-                }
-                let mut fds = [rustix::event::PollFd::new(self.stdout.get_ref(), rustix::event::PollFlags::IN)];
-                let ts = rustix::event::Timespec { tv_sec: left.as_secs() as i64, tv_nsec: left.subsec_nanos() as i64 };
-                let _ = rustix::event::poll(&mut fds, Some(&ts));
-                if fds[0].revents().is_empty() {
-                    continue;
-                }
-            }
-            let mut line = String::new();
-            let n = self.stdout.read_line(&mut line).unwrap_or(0);
-            if n == 0 {
-                return Err(self.reap());
-            }
-            // libtest may print "test worker ... " before the first reply on the same line.
-            if let Some(at) = line.find("@@ ") {
-                return Ok(line[at + 3..].trim_end().to_string());
-            }
+        match self.peer.recv_text(timeout) {
+            Ok(r) => Ok(r),
+            Err(e @ PeerError::NoReply { .. }) => panic!("{}: {e}; output:\n{}", self.name, self.stderr_tail()),
+            Err(e) => Err(self.ended_by(e)),
         }
     }
 
     /// As [`Worker::recv_within`], but a worker silent past the deadline is
     /// killed and the silence is returned as `Err` (a hang is an outcome).
     pub fn recv_or_hang(&mut self, timeout: Duration) -> Result<String, String> {
-        let mut fds = [rustix::event::PollFd::new(self.stdout.get_ref(), rustix::event::PollFlags::IN)];
-        if !self.stdout.buffer().contains(&b'\n') {
-            let ts =
-                rustix::event::Timespec { tv_sec: timeout.as_secs() as i64, tv_nsec: timeout.subsec_nanos() as i64 };
-            let _ = rustix::event::poll(&mut fds, Some(&ts));
-            if fds[0].revents().is_empty() {
+        match self.peer.recv_text(timeout) {
+            Ok(r) => Ok(r),
+            Err(PeerError::NoReply { waited, .. }) => {
                 self.kill();
-                return Err(format!("no reply in {} s (a hang; killed)", timeout.as_secs_f64()));
+                Err(format!("no reply in {} s (a hang; killed)", waited.as_secs_f64()))
             }
+            Err(e) => Err(self.ended_by(e)),
         }
-        self.recv_within(timeout)
     }
 
     /// The next reply within [`super::TIMEOUT`].
@@ -152,8 +106,8 @@ impl Worker {
         match self.recv() {
             Ok(r) if r == "ok" => String::new(),
             Ok(r) if r.starts_with("ok ") => r[3..].to_string(),
-            Ok(r) => panic!("{}: `{line}` replied `{r}`; stderr:\n{}", self.name, self.stderr_tail()),
-            Err(e) => panic!("{}: `{line}`: worker ended ({e}); stderr:\n{}", self.name, self.stderr_tail()),
+            Ok(r) => panic!("{}: `{line}` replied `{r}`; output:\n{}", self.name, self.stderr_tail()),
+            Err(e) => panic!("{}: `{line}`: worker ended ({e}); output:\n{}", self.name, self.stderr_tail()),
         }
     }
 
@@ -162,61 +116,46 @@ impl Worker {
         self.send(line);
         match self.recv() {
             Ok(r) => r,
-            Err(e) => panic!("{}: `{line}`: worker ended ({e}); stderr:\n{}", self.name, self.stderr_tail()),
+            Err(e) => panic!("{}: `{line}`: worker ended ({e}); output:\n{}", self.name, self.stderr_tail()),
         }
     }
 
-    fn reap(&mut self) -> String {
-        if self.status.is_none() {
-            self.status = super::wait_timeout(&mut self.child, super::TIMEOUT);
+    /// How the worker ended, in words ("killed by signal 9", "exited with
+    /// status 0"), from the error that saw it end.
+    fn ended_by(&mut self, e: PeerError) -> String {
+        match e {
+            PeerError::Ended { exit, .. } => exit.to_string(),
+            PeerError::Lingered { .. } => "did not exit (killed)".into(),
+            e => self.peer.exit().map_or_else(|| e.to_string(), |x| x.to_string()),
         }
-        self.status.as_ref().map(describe).unwrap_or_else(|| "did not exit (killed)".into())
     }
 
     /// Kills the worker with SIGKILL and reaps it. Returns how it ended.
     pub fn kill(&mut self) -> String {
-        if self.status.is_none() {
-            let _ = self.child.kill();
-            self.status = self.child.wait().ok();
-        }
-        self.status.as_ref().map(describe).unwrap_or_default()
+        self.peer.kill().as_ref().map(Exit::to_string).unwrap_or_default()
     }
 
-    /// Closes stdin and waits for a clean exit; fails the test otherwise.
+    /// Closes its channel and waits for a clean exit; fails the test otherwise.
     pub fn finish(&mut self) {
-        drop(self.stdin.take());
-        let st = super::wait_timeout(&mut self.child, super::TIMEOUT);
-        self.status = st;
+        self.peer.close();
+        let st = self.peer.wait(super::TIMEOUT);
         assert!(
-            st.is_some_and(|s| s.success()),
-            "{} ended badly: {:?}; stderr:\n{}",
+            st.as_ref().is_ok_and(|s| s.success()),
+            "{} ended badly: {}; output:\n{}",
             self.name,
-            st.as_ref().map(describe),
+            st.map_or_else(|e| e.to_string(), |s| s.to_string()),
             self.stderr_tail()
         );
     }
 
     /// Whether the worker has ended (reaped here).
     pub fn ended(&self) -> bool {
-        self.status.is_some()
+        self.peer.exit().is_some()
     }
 
-    /// The last lines the worker wrote to stderr.
+    /// The last lines the worker wrote (its stdout and stderr).
     pub fn stderr_tail(&self) -> String {
-        let mut text = String::new();
-        let mut f = &self.stderr_log;
-        let _ = f.rewind().and_then(|()| f.read_to_string(&mut text));
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(40)..].join("\n")
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        if self.status.is_none() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
+        self.peer.output_tail(40)
     }
 }
 

@@ -1,7 +1,7 @@
 //! Shared by the CUDA integration tests: the emulator's CUDA table, calls
 //! with exact codes, a primary context made current, property records,
 //! copies and IPC handle text. Vendor-neutral helpers (patterns, checksums,
-//! fd passing with `SCM_RIGHTS`, the registry audit) are `hip_common`'s.
+//! the registry audit) are `hip_common`'s.
 #![allow(dead_code)]
 
 use vmmkit_sys::cuda::*;
@@ -14,41 +14,13 @@ pub fn cu() -> CudaApi {
     vmmkit_emulator::cuda::api()
 }
 
-/// Calls a CUDA function and returns its code. The arguments are the test's
-/// deliberate (and deliberately bad) values, hence the unsafe block around them.
-#[allow(clippy::macro_metavars_in_unsafe)]
-#[macro_export]
-macro_rules! cucall {
-    ($api:expr, $f:ident ( $($a:expr),* $(,)? )) => {
-        // SAFETY: tests pass valid pointers or deliberately bad values that the
-        // emulator must reject without dereferencing.
-        vmmkit_sys::cuda::CuResult(unsafe { ($api.$f)($($a),*) })
-    };
-}
-
-/// Asserts success of a CUDA call, showing the emulator's message if not.
-#[macro_export]
-macro_rules! cuok {
-    ($api:expr, $f:ident ( $($a:expr),* $(,)? )) => {{
-        let rc = $crate::cucall!($api, $f($($a),*));
-        assert_eq!(rc, vmmkit_sys::cuda::CuResult::SUCCESS, "{} failed: {}", stringify!($f), $crate::cuda_common::message());
-    }};
-}
-
-/// Asserts an exact code, and (when given) that the message names the rule.
-#[macro_export]
-macro_rules! cuexpect {
-    ($api:expr, $f:ident ( $($a:expr),* $(,)? ), $want:expr $(, $rule:literal)?) => {{
-        let rc = $crate::cucall!($api, $f($($a),*));
-        assert_eq!(rc, $want, "{}: expected {}, got {} ({})", stringify!($f), $want, rc, $crate::cuda_common::message());
-        $( assert!($crate::cuda_common::message().starts_with($rule), "{}: message should name {}: {}", stringify!($f), $rule, $crate::cuda_common::message()); )?
-    }};
-}
+// cucall!, cuok!, cuexpect!: CUDA calls with exact codes, showing the emulator's
+// message on failure.
+vmmkit_testkit::vendor_macros!($ vmmkit_sys::cuda::CuResult, vmmkit_emulator::core::thread::message: cucall, cuok, cuexpect);
 
 /// The calling thread's last emulator message.
-pub fn message() -> String {
-    vmmkit_emulator::core::thread::message()
-}
+#[allow(unused_imports)] // not every test binary uses it
+pub use vmmkit_emulator::core::thread::message;
 
 /// cuInit, then device `d`'s primary context retained and made current on
 /// the calling thread (cuda.md §1.3).
@@ -103,17 +75,14 @@ pub fn read(api: &CudaApi, va: CUdeviceptr, n: usize) -> Vec<u8> {
     out
 }
 
-/// The 64 bytes of an IPC handle as hex, for a command line.
+/// A CUDA IPC handle as hex ([`crate::hip_common::bytes_hex`]), and back.
 pub fn handle_hex(h: &CUipcMemHandle) -> String {
-    h.reserved.iter().map(|&c| format!("{:02x}", c as u8)).collect()
+    crate::hip_common::bytes_hex(&h.reserved)
 }
 
-/// An IPC handle from [`handle_hex`] text.
+/// A CUDA IPC handle from [`handle_hex`] text.
 pub fn handle_from_hex(s: &str) -> CUipcMemHandle {
-    assert_eq!(s.len(), 128, "a handle is 64 bytes of hex: {s}");
     let mut h = CUipcMemHandle::default();
-    for (i, c) in h.reserved.iter_mut().enumerate() {
-        *c = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex") as std::ffi::c_char;
-    }
+    crate::hip_common::bytes_from_hex(s, &mut h.reserved);
     h
 }

@@ -1,16 +1,10 @@
 //! Shared by the HIP integration tests: the emulator's HIP table, calls with
-//! exact codes, patterns, handle text, and fd passing with `SCM_RIGHTS`.
+//! exact codes, patterns and handle text. (Fds travel with a peer's
+//! commands: `common::Peer::send_fds`.)
 #![allow(dead_code)]
 
 use std::ffi::CStr;
-use std::io::{IoSlice, IoSliceMut};
-use std::mem::MaybeUninit;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::time::Duration;
 
-use rustix::net::{
-    RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer, SendAncillaryMessage, SendFlags,
-};
 use vmmkit_sys::hip::*;
 
 /// The emulator's HIP table.
@@ -18,41 +12,13 @@ pub fn hip() -> HipApi {
     vmmkit_emulator::hip::api()
 }
 
-/// Calls a HIP function and returns its code. The arguments are the test's
-/// deliberate (and deliberately bad) values, hence the unsafe block around them.
-#[allow(clippy::macro_metavars_in_unsafe)]
-#[macro_export]
-macro_rules! hcall {
-    ($api:expr, $f:ident ( $($a:expr),* $(,)? )) => {
-        // SAFETY: tests pass valid pointers or deliberately bad values that the
-        // emulator must reject without dereferencing.
-        vmmkit_sys::hip::HipError(unsafe { ($api.$f)($($a),*) })
-    };
-}
-
-/// Asserts success of a HIP call, showing the emulator's message if not.
-#[macro_export]
-macro_rules! hok {
-    ($api:expr, $f:ident ( $($a:expr),* $(,)? )) => {{
-        let rc = $crate::hcall!($api, $f($($a),*));
-        assert_eq!(rc, vmmkit_sys::hip::HipError::SUCCESS, "{} failed: {}", stringify!($f), $crate::hip_common::message());
-    }};
-}
-
-/// Asserts an exact code, and (when given) that the message names the rule.
-#[macro_export]
-macro_rules! hexpect {
-    ($api:expr, $f:ident ( $($a:expr),* $(,)? ), $want:expr $(, $rule:literal)?) => {{
-        let rc = $crate::hcall!($api, $f($($a),*));
-        assert_eq!(rc, $want, "{}: expected {}, got {} ({})", stringify!($f), $want, rc, $crate::hip_common::message());
-        $( assert!($crate::hip_common::message().starts_with($rule), "{}: message should name {}: {}", stringify!($f), $rule, $crate::hip_common::message()); )?
-    }};
-}
+// hcall!, hok!, hexpect!: HIP calls with exact codes, showing the emulator's
+// message on failure.
+vmmkit_testkit::vendor_macros!($ vmmkit_sys::hip::HipError, vmmkit_emulator::core::thread::message: hcall, hok, hexpect);
 
 /// The calling thread's last emulator message.
-pub fn message() -> String {
-    vmmkit_emulator::core::thread::message()
-}
+#[allow(unused_imports)] // not every test binary uses it
+pub use vmmkit_emulator::core::thread::message;
 
 /// A hipGetErrorName for messages.
 pub fn name(api: &HipApi, e: HipError) -> String {
@@ -80,72 +46,41 @@ pub fn checksum(d: &[u8]) -> u64 {
     d.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
+/// The bytes of an IPC handle (HIP's or CUDA's 64) as hex, for a command line.
+pub fn bytes_hex(bytes: &[std::ffi::c_char]) -> String {
+    bytes.iter().map(|&c| format!("{:02x}", c as u8)).collect()
+}
+
+/// Fills `out` from [`bytes_hex`] text of as many bytes.
+pub fn bytes_from_hex(s: &str, out: &mut [std::ffi::c_char]) {
+    assert_eq!(s.len(), 2 * out.len(), "a handle is {} bytes of hex: {s}", out.len());
+    for (i, c) in out.iter_mut().enumerate() {
+        *c = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex") as std::ffi::c_char;
+    }
+}
+
 /// The 64 bytes of an IPC handle as hex, for a command line.
 pub fn handle_hex(h: &hipIpcMemHandle_t) -> String {
-    h.reserved.iter().map(|&c| format!("{:02x}", c as u8)).collect()
+    bytes_hex(&h.reserved)
 }
 
 /// An IPC handle from [`handle_hex`] text.
 pub fn handle_from_hex(s: &str) -> hipIpcMemHandle_t {
-    assert_eq!(s.len(), 128, "a handle is 64 bytes of hex: {s}");
     let mut h = hipIpcMemHandle_t::default();
-    for (i, c) in h.reserved.iter_mut().enumerate() {
-        *c = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex") as std::ffi::c_char;
-    }
+    bytes_from_hex(s, &mut h.reserved);
     h
 }
 
 /// Copies `data` to device address `va`.
 pub fn write(api: &HipApi, va: *mut std::ffi::c_void, data: &[u8]) {
-    crate::hok!(api, hipMemcpy(va, data.as_ptr().cast(), data.len(), hipMemcpyHostToDevice));
+    hok!(api, hipMemcpy(va, data.as_ptr().cast(), data.len(), hipMemcpyHostToDevice));
 }
 
 /// Reads `n` bytes at device address `va`.
 pub fn read(api: &HipApi, va: *mut std::ffi::c_void, n: usize) -> Vec<u8> {
     let mut out = vec![0u8; n];
-    crate::hok!(api, hipMemcpy(out.as_mut_ptr().cast(), va, n, hipMemcpyDeviceToHost));
+    hok!(api, hipMemcpy(out.as_mut_ptr().cast(), va, n, hipMemcpyDeviceToHost));
     out
-}
-
-/// A connected pair of Unix stream sockets. The second end is inheritable
-/// (no `CLOEXEC`), for a child process.
-pub fn socketpair() -> (OwnedFd, OwnedFd) {
-    use rustix::net::{AddressFamily, SocketFlags, SocketType};
-    let (a, b) = rustix::net::socketpair(AddressFamily::UNIX, SocketType::STREAM, SocketFlags::CLOEXEC, None)
-        .expect("socketpair");
-    rustix::io::fcntl_setfd(&b, rustix::io::FdFlags::empty()).expect("clear CLOEXEC of the child's end");
-    (a, b)
-}
-
-/// Sends `fd` over `sock` with one byte of data (`SCM_RIGHTS`).
-pub fn send_fd(sock: BorrowedFd<'_>, fd: BorrowedFd<'_>) {
-    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
-    let mut control = SendAncillaryBuffer::new(&mut space);
-    let fds = [fd];
-    assert!(control.push(SendAncillaryMessage::ScmRights(&fds)), "room for one fd");
-    let n = rustix::net::sendmsg(sock, &[IoSlice::new(b"F")], &mut control, SendFlags::empty()).expect("sendmsg");
-    assert_eq!(n, 1);
-}
-
-/// Receives one fd sent by [`send_fd`], waiting at most `timeout`.
-pub fn recv_fd(sock: BorrowedFd<'_>, timeout: Duration) -> OwnedFd {
-    let mut fds = [rustix::event::PollFd::new(&sock, rustix::event::PollFlags::IN)];
-    let ts = rustix::event::Timespec { tv_sec: timeout.as_secs() as i64, tv_nsec: 0 };
-    let n = rustix::event::poll(&mut fds, Some(&ts)).expect("poll");
-    assert_eq!(n, 1, "no fd arrived in {} s", timeout.as_secs());
-    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
-    let mut control = RecvAncillaryBuffer::new(&mut space);
-    let mut byte = [0u8; 1];
-    let got = rustix::net::recvmsg(sock, &mut [IoSliceMut::new(&mut byte)], &mut control, RecvFlags::CMSG_CLOEXEC)
-        .expect("recvmsg");
-    assert_eq!((got.bytes, byte[0]), (1, b'F'), "the fd message");
-    let mut received = None;
-    for msg in control.drain() {
-        if let RecvAncillaryMessage::ScmRights(mut fds) = msg {
-            received = fds.next();
-        }
-    }
-    received.expect("an SCM_RIGHTS fd came with the message")
 }
 
 /// The entries left in the root's `shared/` after a collection of what
@@ -156,9 +91,4 @@ pub fn shared_left_after_gc(root: &std::path::Path) -> Vec<String> {
     std::fs::read_dir(root.join("shared"))
         .map(|rd| rd.flatten().map(|d| d.file_name().to_string_lossy().into_owned()).collect())
         .unwrap_or_default()
-}
-
-/// Keeps `AsFd` in use for callers that pass owned fds.
-pub fn borrow(fd: &OwnedFd) -> BorrowedFd<'_> {
-    fd.as_fd()
 }

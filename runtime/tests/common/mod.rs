@@ -2,12 +2,12 @@
 //! emulator root, and the drop-in `libascendcl.so` to test through.
 #![allow(dead_code)] // each test binary uses part of it
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-use std::sync::mpsc;
 use std::time::Duration;
+
+use vmmkit_testkit::{TestRoot, libtest};
 
 use vmmkit_runtime::{Backend, Runtime};
 use vmmkit_sys::acl::AclApi;
@@ -66,7 +66,7 @@ pub fn run(which: Which, body: impl FnOnce(Backend)) {
 /// runs no test, runs past the deadline, or leaves an exported object in the
 /// root; the root is removed afterwards.
 pub fn isolated(env: &[(&str, String)], body: impl FnOnce()) {
-    let name = std::thread::current().name().map(str::to_owned).expect("libtest names the test thread");
+    let name = libtest::current_test().expect("libtest names the test thread");
     match std::env::var(CHILD) {
         Ok(child) if child == name => {
             body();
@@ -76,11 +76,10 @@ pub fn isolated(env: &[(&str, String)], body: impl FnOnce()) {
         Ok(child) => panic!("process for test {child:?} reached test {name:?}"),
         Err(_) => {}
     }
-    let root = tempfile::Builder::new().prefix("vmmkit-runtime-test-").tempdir().expect("a temporary root");
-    let mut cmd = Command::new(std::env::current_exe().expect("the test executable"));
-    cmd.args([name.as_str(), "--exact", "--nocapture", "--test-threads=1"])
+    let root = TestRoot::new("vmmkit-runtime-test-").expect("a temporary root").checked();
+    let mut cmd = libtest::rerun(&name).expect("the test executable");
+    root.apply(&mut cmd)
         .env(CHILD, &name)
-        .env("VMMKIT_ROOT", root.path().join("root"))
         .env("VMMKIT_DEVICES", "2")
         .env("VMMKIT_DEVICE_MEMORY", "1G")
         .env_remove("VMMKIT_BACKEND")
@@ -90,18 +89,11 @@ pub fn isolated(env: &[(&str, String)], body: impl FnOnce()) {
         cmd.env(k, v);
     }
     let (status, out) = run_bounded(cmd, DEADLINE);
-    println!("---- {name} (own process, VMMKIT_ROOT={}) ----\n{out}", root.path().join("root").display());
+    println!("---- {name} (own process, VMMKIT_ROOT={}) ----\n{out}", root.path().display());
     assert!(status.success(), "{name}: the test's process failed ({status}):\n{out}");
     assert!(out.contains("test result: ok. 1 passed"), "{name}: the child ran no test:\n{out}");
-    assert_root_clean(&root.path().join("root"));
-}
-
-/// Fails if an emulator root holds an exported object: everything was
-/// released, or the registry leaks.
-pub fn assert_root_clean(root: &Path) {
-    let shared = root.join("shared");
-    let left: Vec<_> = std::fs::read_dir(&shared).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
-    assert!(left.is_empty(), "objects left in {}: {left:?}", shared.display());
+    // The root is `checked`: dropping it fails the test if an exported
+    // object is left (everything was released, or the registry leaks).
 }
 
 /// Path of the shim for a child, or why the shim case is skipped.
@@ -109,37 +101,11 @@ pub fn shim_env() -> Result<String, Skip> {
     shim_library().map(|p| p.display().to_string())
 }
 
-/// Runs `cmd`, waiting at most `deadline`; a child past it is killed.
-/// Returns its status and its stdout followed by its stderr.
-pub fn run_bounded(mut cmd: Command, deadline: Duration) -> (std::process::ExitStatus, String) {
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn the child");
-    let pid = child.id();
-    let drain = |r: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut s = String::new();
-            if let Some(mut r) = r {
-                let _ = r.read_to_string(&mut s);
-            }
-            s
-        })
-    };
-    let out = drain(child.stdout.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
-    let err = drain(child.stderr.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait());
-    });
-    match rx.recv_timeout(deadline) {
-        Ok(status) => {
-            let text = format!("{}{}", out.join().unwrap_or_default(), err.join().unwrap_or_default());
-            (status.expect("wait for the child"), text)
-        }
-        Err(_) => {
-            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
-            panic!("child {pid} did not finish in {} s; killed", deadline.as_secs());
-        }
-    }
+/// Runs `cmd`, waiting at most `deadline`; a child past it is killed and
+/// fails the test. Returns how it ended and its stdout and stderr.
+pub fn run_bounded(mut cmd: Command, deadline: Duration) -> (vmmkit_testkit::Exit, String) {
+    vmmkit_testkit::process::run(cmd.stdin(Stdio::null()), deadline)
+        .unwrap_or_else(|e| panic!("{:?}: {e}", cmd.get_program()))
 }
 
 /// Why a shim case does not run.

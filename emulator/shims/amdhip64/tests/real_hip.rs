@@ -22,7 +22,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{Process, Scratch, binutils, finish, library_dir, repo_root, run_compiler};
+use common::{Scratch, binutils, finish, library_dir, repo_root, run_compiler};
 
 /// Runs `scripts/fetch-hip.sh PART` and returns its KEY=VALUE lines, or why not.
 fn fetch(part: &str) -> Result<HashMap<String, String>, String> {
@@ -136,7 +136,7 @@ fn compile(scratch: &Scratch, name: &str, include: &str, link_dir: &Path, tag: &
 /// nothing is left shared.
 fn run_pair(scratch: &Scratch, exe: &Path, lib_dir: &Path) {
     let name = exe.file_name().expect("name").to_string_lossy().into_owned();
-    let mut procs = [Process::start(&name, scratch, scratch.command(exe, lib_dir))];
+    let mut procs = [scratch.start(&name, scratch.command(exe, lib_dir))];
     let out = finish(&mut procs).remove(0);
     print!("--- {name}:\n{out}");
     assert!(out.contains("child: ok") && out.contains("parent: ok"), "{name} did not finish both sides:\n{out}");

@@ -15,8 +15,7 @@ fn run_sample(a: &str, b: &str) {
     let scratch = Scratch::new();
     let a_exe = scratch.compile(a, "ascendcl");
     let b_exe = scratch.compile(b, "ascendcl");
-    let mut procs =
-        [Process::start(a, &scratch, scratch.command(&a_exe)), Process::start(b, &scratch, scratch.command(&b_exe))];
+    let mut procs = [scratch.start(a, scratch.command(&a_exe)), scratch.start(b, scratch.command(&b_exe))];
     let out = finish(&mut procs);
     let source = value_after(&out[0], "Source data:");
     let destination = value_after(&out[1], "Destination data:");
@@ -50,7 +49,7 @@ fn run_negative(cases: &[&str]) -> Vec<String> {
         .map(|c| {
             let mut cmd = scratch.command(&exe);
             cmd.arg(c);
-            Process::start(c, &scratch, cmd)
+            scratch.start(c, cmd)
         })
         .collect();
     let out = finish(&mut procs);
@@ -105,7 +104,7 @@ fn setpid_after_disable_pid_validation_is_207006() {
 fn acl_rt_symlink_links_the_env_script_helper() {
     let scratch = Scratch::new();
     let exe = scratch.compile("soc_name", "acl_rt");
-    let mut procs = [Process::start("soc_name", &scratch, scratch.command(&exe))];
+    let mut procs = [scratch.start("soc_name", scratch.command(&exe))];
     let out = finish(&mut procs);
     println!("aclrtGetSocName: {}", out[0].trim());
     assert!(out[0].starts_with("Ascend"), "aclrtGetSocName printed {:?}", out[0]);

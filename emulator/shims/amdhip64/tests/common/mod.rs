@@ -3,11 +3,15 @@
 //! root, a deadline and captured output, and binutils.
 #![allow(dead_code)]
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+pub use vmmkit_testkit::Process;
+use vmmkit_testkit::TestRoot;
+#[allow(unused_imports)] // each test binary uses part of it
+pub use vmmkit_testkit::tools::{binutils, run_compiler};
 
 /// A process pair gets this long in all before it is killed.
 pub const DEADLINE: Duration = Duration::from_secs(60);
@@ -75,63 +79,36 @@ pub fn library() -> PathBuf {
     library_dir().join("libamdhip64.so")
 }
 
-/// Runs a binutils tool (`readelf`, `objdump`, `nm`) and returns its stdout;
-/// fails the test with a clear message when the tool is missing or fails.
-pub fn binutils(tool: &str, args: &[&std::ffi::OsStr]) -> String {
-    let out = match Command::new(tool).args(args).output() {
-        Ok(o) => o,
-        Err(e) => panic!("cannot run `{tool}` ({e}); it comes with binutils (Debian: apt-get install binutils)"),
-    };
-    assert!(out.status.success(), "`{tool}` failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).expect("binutils output is UTF-8")
-}
-
-/// Runs a compiler command; fails the test with its output when it fails.
-pub fn run_compiler(cmd: &mut Command, what: &Path) {
-    let out = match cmd.output() {
-        Ok(o) => o,
-        Err(e) => panic!("cannot run {:?} (a C/C++ compiler is required): {e}", cmd.get_program()),
-    };
-    assert!(
-        out.status.success(),
-        "compiling {} failed ({}):\n{}{}",
-        what.display(),
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// A scratch directory for one test (removed on drop): programs in `bin/`,
 /// the emulator root `root/`.
 #[derive(Debug)]
 pub struct Scratch {
-    dir: tempfile::TempDir,
+    root: TestRoot,
 }
 
 impl Scratch {
     pub fn new() -> Self {
-        let dir = tempfile::Builder::new().prefix("vmmkit-hip-").tempdir().expect("temporary directory");
-        std::fs::create_dir(dir.path().join("bin")).expect("bin/");
-        Self { dir }
+        let root = TestRoot::new("vmmkit-hip-").expect("temporary directory");
+        std::fs::create_dir(root.scratch().join("bin")).expect("bin/");
+        Self { root }
     }
 
     pub fn path(&self) -> &Path {
-        self.dir.path()
+        self.root.scratch()
     }
 
     /// The emulator root every program of this test shares.
-    pub fn root(&self) -> PathBuf {
-        self.path().join("root")
+    pub fn root(&self) -> &Path {
+        self.root.path()
     }
 
     /// A command for `program` finding libamdhip64 through `LD_LIBRARY_PATH`
     /// (`lib_dir`), on this test's emulator root with two devices.
     pub fn command(&self, program: &Path, lib_dir: &Path) -> Command {
         let mut cmd = Command::new(program);
+        self.root.apply(&mut cmd);
         cmd.current_dir(self.path())
             .env("LD_LIBRARY_PATH", lib_dir)
-            .env("VMMKIT_ROOT", self.root())
             .env("VMMKIT_DEVICES", "2")
             .env("VMMKIT_DEVICE_MEMORY", "1G")
             .env_remove("VMMKIT_MUTATE")
@@ -142,75 +119,18 @@ impl Scratch {
 
     /// The entries left in the root's `shared/` (none once every process let go).
     pub fn shared_left(&self) -> Vec<String> {
-        std::fs::read_dir(self.root().join("shared"))
-            .map(|rd| rd.flatten().map(|d| d.file_name().to_string_lossy().into_owned()).collect())
-            .unwrap_or_default()
+        self.root.leftovers()
+    }
+
+    /// Starts `cmd` as `name`, its output logged.
+    pub fn start(&self, name: &str, mut cmd: Command) -> Process {
+        Process::spawn_logged(name, &mut cmd).unwrap_or_else(|e| panic!("start {name}: {e}"))
     }
 }
 
-/// A started process whose stdout and stderr go to one log file.
-#[derive(Debug)]
-pub struct Process {
-    name: String,
-    child: Child,
-    log: PathBuf,
-    status: Option<ExitStatus>,
-}
-
-impl Process {
-    /// Starts `cmd`, logging to `<scratch>/<name>.log`.
-    pub fn start(name: &str, scratch: &Scratch, mut cmd: Command) -> Self {
-        let log = scratch.path().join(format!("{name}.log"));
-        let out = File::create(&log).expect("log file");
-        let err = out.try_clone().expect("log file");
-        let child = cmd.stdout(out).stderr(err).spawn().unwrap_or_else(|e| panic!("start {name}: {e}"));
-        Self { name: name.into(), child, log, status: None }
-    }
-
-    /// What it printed so far.
-    pub fn output(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        if self.status.is_none() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-/// Waits for every process until `DEADLINE`; kills those still running then.
-/// Fails the test, with every output, unless all exited with status 0.
+/// Waits for every process until [`DEADLINE`]; kills those still running
+/// then. Fails the test, with every output, unless all exited with status 0.
 /// Returns their outputs in order.
 pub fn finish(procs: &mut [Process]) -> Vec<String> {
-    let start = Instant::now();
-    let mut timed_out = false;
-    loop {
-        for p in procs.iter_mut().filter(|p| p.status.is_none()) {
-            p.status = p.child.try_wait().expect("wait for a child");
-        }
-        if procs.iter().all(|p| p.status.is_some()) {
-            break;
-        }
-        if start.elapsed() > DEADLINE {
-            timed_out = true;
-            for p in procs.iter_mut().filter(|p| p.status.is_none()) {
-                let _ = p.child.kill();
-                p.status = p.child.wait().ok();
-            }
-            break;
-        }
-        // Polling child exit (std has no wait-with-timeout); 5 ms is the
-        // latency of noticing an exit, not a synchronisation.
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let report: String = procs.iter().map(|p| format!("--- {} ({:?}):\n{}", p.name, p.status, p.output())).collect();
-    assert!(!timed_out, "killed after {} s:\n{report}", DEADLINE.as_secs());
-    for p in procs.iter() {
-        assert!(p.status.is_some_and(|s| s.success()), "{} failed:\n{report}", p.name);
-    }
-    procs.iter().map(Process::output).collect()
+    vmmkit_testkit::process::finish(procs, DEADLINE)
 }

@@ -1,22 +1,22 @@
-//! `Channel`: one end of a `SOCK_SEQPACKET` socketpair between a check and
-//! its peer. Each message is one packet (so no framing is needed), may carry
-//! file descriptors (`SCM_RIGHTS`, for vendors that share memory as fds), and
-//! every receive has a deadline.
-#![forbid(unsafe_code)]
+//! `Channel`: one end of a `SOCK_SEQPACKET` socketpair. Each message is one
+//! packet (so no framing is needed), may carry file descriptors
+//! (`SCM_RIGHTS`), and every receive has a deadline.
 
 use std::io::{IoSlice, IoSliceMut};
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::time::{Duration, Instant};
+use std::sync::Mutex;
+use std::time::Duration;
 
-use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::io::Errno;
 use rustix::net::{
-    AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer, SendAncillaryMessage,
-    SendFlags, SocketFlags, SocketType, recvmsg, sendmsg, socketpair,
+    AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, ReturnFlags, SendAncillaryBuffer,
+    SendAncillaryMessage, SendFlags, SocketFlags, SocketType, recvmsg, sendmsg, socketpair,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+
+use crate::wait::{Readable, wait_readable};
 
 /// Largest message accepted.
 pub const MAX_MESSAGE: usize = 256 * 1024;
@@ -44,18 +44,28 @@ pub enum RecvError {
 #[derive(Debug)]
 pub struct Channel {
     fd: OwnedFd,
+    /// The receive buffer, kept between messages: a fresh `MAX_MESSAGE`
+    /// allocation per message would be an `mmap` and page faults each time,
+    /// which the benches' round trips would measure.
+    buf: Mutex<Vec<u8>>,
 }
 
 impl Channel {
-    /// A connected pair; both ends are close-on-exec.
+    /// A connected pair: this end, and the other end's fd for a child (give it
+    /// as the child's stdin; both are close-on-exec until then).
     pub fn pair() -> std::io::Result<(Self, OwnedFd)> {
         let (a, b) = socketpair(AddressFamily::UNIX, SocketType::SEQPACKET, SocketFlags::CLOEXEC, None)?;
-        Ok((Self { fd: a }, b))
+        Ok((Self::from_fd(a), b))
     }
 
-    /// Wraps an end received from the parent (the peer's stdin).
+    /// Wraps an end made by [`Channel::pair`].
     pub fn from_fd(fd: OwnedFd) -> Self {
-        Self { fd }
+        Self { fd, buf: Mutex::new(Vec::new()) }
+    }
+
+    /// The channel a [`crate::Peer`] was given as its stdin (a duplicate of fd 0).
+    pub fn from_stdin() -> std::io::Result<Self> {
+        Ok(Self::from_fd(rustix::io::fcntl_dupfd_cloexec(std::io::stdin().as_fd(), 3)?))
     }
 
     /// Sends `bytes` with `fds` attached.
@@ -81,8 +91,11 @@ impl Channel {
 
     /// Receives one message and the fds attached to it, waiting at most `timeout`.
     pub fn recv(&self, timeout: Duration) -> Result<(Vec<u8>, Vec<OwnedFd>), RecvError> {
-        wait_readable(self.fd.as_fd(), timeout)?;
-        let mut buf = vec![0u8; MAX_MESSAGE];
+        if wait_readable(self.fd.as_fd(), timeout)? == Readable::No {
+            return Err(RecvError::Timeout(timeout));
+        }
+        let mut buf = self.buf.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        buf.resize(MAX_MESSAGE, 0);
         let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(MAX_FDS))];
         let mut control = RecvAncillaryBuffer::new(&mut space);
         let msg = match retry_intr(|| {
@@ -102,11 +115,22 @@ impl Channel {
         if msg.bytes == 0 && fds.is_empty() {
             return Err(RecvError::Closed);
         }
-        if msg.flags.contains(rustix::net::ReturnFlags::TRUNC) {
+        if msg.flags.contains(ReturnFlags::TRUNC) {
             return Err(RecvError::Bad(format!("message longer than {MAX_MESSAGE} bytes")));
         }
-        buf.truncate(msg.bytes);
-        Ok((buf, fds))
+        Ok((buf[..msg.bytes].to_vec(), fds))
+    }
+
+    /// Sends `text` (a line of a text protocol) with `fds`.
+    pub fn send_text(&self, text: &str, fds: &[BorrowedFd<'_>]) -> std::io::Result<()> {
+        self.send(text.as_bytes(), fds)
+    }
+
+    /// Receives a text message, waiting at most `timeout`.
+    pub fn recv_text(&self, timeout: Duration) -> Result<(String, Vec<OwnedFd>), RecvError> {
+        let (bytes, fds) = self.recv(timeout)?;
+        let text = String::from_utf8(bytes).map_err(|e| RecvError::Bad(format!("not UTF-8: {e}")))?;
+        Ok((text, fds))
     }
 
     /// Sends `value` as JSON, with `fds`.
@@ -127,22 +151,6 @@ impl Channel {
 impl AsFd for Channel {
     fn as_fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
-    }
-}
-
-/// Waits until `fd` is readable (or hung up), at most `timeout`.
-pub fn wait_readable(fd: BorrowedFd<'_>, timeout: Duration) -> Result<(), RecvError> {
-    let deadline = Instant::now() + timeout;
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let ts = Timespec { tv_sec: left.as_secs() as i64, tv_nsec: i64::from(left.subsec_nanos()) };
-        let mut fds = [PollFd::new(&fd, PollFlags::IN)];
-        match poll(&mut fds, Some(&ts)) {
-            Ok(0) => return Err(RecvError::Timeout(timeout)),
-            Ok(_) => return Ok(()),
-            Err(Errno::INTR) => continue,
-            Err(e) => return Err(RecvError::Io(e.into())),
-        }
     }
 }
 
@@ -180,17 +188,27 @@ mod tests {
     fn timeout_and_close_are_told_apart() {
         let (a, b) = Channel::pair().unwrap();
         let t = Duration::from_millis(50);
-        assert!(matches!(a.recv(t), Err(RecvError::Timeout(d)) if d == t));
+        let timed_out = a.recv(t);
+        assert!(matches!(timed_out, Err(RecvError::Timeout(d)) if d == t), "{timed_out:?}");
+        assert_eq!(timed_out.unwrap_err().to_string(), "no message in 0.05 s");
         drop(b);
         assert!(matches!(a.recv(t), Err(RecvError::Closed)));
     }
 
     #[test]
-    fn json_round_trip() {
+    fn json_and_text_round_trip() {
         let (a, b) = Channel::pair().unwrap();
         let b = Channel::from_fd(b);
         a.send_json(&vec![1u32, 2, 3], &[]).unwrap();
         let (v, fds): (Vec<u32>, _) = b.recv_json(Duration::from_secs(5)).unwrap();
         assert_eq!((v, fds.len()), (vec![1, 2, 3], 0));
+        b.send_text("ok 7", &[]).unwrap();
+        assert_eq!(a.recv_text(Duration::from_secs(5)).unwrap().0, "ok 7");
+    }
+
+    #[test]
+    fn oversized_messages_are_refused() {
+        let (a, _b) = Channel::pair().unwrap();
+        assert!(a.send(&vec![0u8; MAX_MESSAGE + 1], &[]).is_err());
     }
 }
