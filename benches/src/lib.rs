@@ -25,8 +25,7 @@
 //! use vmmkit_benches::{cases, plan::Plan, root::BenchRoot};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! // SAFETY: no other thread runs yet.
-//! let root = unsafe { BenchRoot::install() }?;
+//! let root = BenchRoot::install()?;
 //! let env = cases::Env::new(root, Plan::Smoke, "target/debug/vmmkit-bench-peer".into())?;
 //! for mut e in cases::alloc::entries(&env)? {
 //!     let t = e.case.run(1)?;

@@ -36,24 +36,19 @@ impl BenchRoot {
         Ok(Self { root, floor })
     }
 
-    /// Creates a fresh root and points `VMMKIT_ROOT` at it.
-    ///
-    /// The backend runs in the bench process itself and reads the root from
-    /// this process's environment: until the emulator takes its
-    /// configuration another way (`vmmkit_emulator::install(Config)`), this
-    /// is the one `set_var` left. Peers get the root through theirs.
-    ///
-    /// # Safety
-    /// Changes the environment: call it before this process starts any
-    /// thread (other than ones that never read the environment), and before
-    /// the first backend call, which reads `VMMKIT_ROOT` once.
+    /// Creates a fresh root and installs this process's emulator on it
+    /// (`vmmkit_emulator::install`: the environment's other settings, this
+    /// root). Peers get the root through their own environment.
     ///
     /// # Errors
-    /// The directory cannot be made.
-    pub unsafe fn install() -> Result<Self> {
+    /// The directory cannot be made, or the emulator of this process is
+    /// already running (install the root before the first backend call).
+    pub fn install() -> Result<Self> {
         let root = Self::new()?;
-        // SAFETY: the caller's contract: no other thread reads the environment now.
-        unsafe { std::env::set_var(vmmkit_testkit::root::ROOT_ENV, root.path()) };
+        let config = vmmkit_emulator::Config::from_env()
+            .map_err(|e| BenchError::Check(format!("emulator settings: {e}")))?
+            .with_root(root.path());
+        vmmkit_emulator::install(config).map_err(|e| BenchError::Check(format!("installing the emulator: {e}")))?;
         Ok(root)
     }
 

@@ -25,8 +25,7 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<usize, Box<dyn std::error::Error>> {
-    // SAFETY: the first thing this process does; no other thread exists.
-    let root = unsafe { BenchRoot::install() }?;
+    let root = BenchRoot::install()?;
     let path = root.path().to_path_buf();
     let peer = PathBuf::from(env!("CARGO_BIN_EXE_vmmkit-bench-peer"));
     let env = Env::new(root, Plan::Smoke, peer)?;

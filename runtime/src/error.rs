@@ -4,7 +4,6 @@
 
 use std::fmt;
 
-
 /// A vendor return code, whichever vendor's table the call went to: the
 /// one type of `vmmkit-sys`, shared with the conformance suite.
 ///

@@ -20,9 +20,7 @@ pub fn main(target: &str, build: Builder) {
 
 fn run(target: &str, build: Builder) -> Result<(), BenchError> {
     let plan = Plan::from_env();
-    // SAFETY: the first thing this process does; criterion starts no thread
-    // before its first benchmark.
-    let root = unsafe { BenchRoot::install() }?;
+    let root = BenchRoot::install()?;
     let peer = PathBuf::from(env!("CARGO_BIN_EXE_vmmkit-bench-peer"));
     let env = match Env::new(root, plan, peer) {
         Ok(env) => env,
