@@ -27,9 +27,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use vmmkit_sys::acl::AclError;
-use vmmkit_sys::cuda::CuResult;
-use vmmkit_sys::hip::HipError;
+use vmmkit_sys::rule::Code;
 
 /// What an injected fault does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,11 +139,7 @@ fn parse_action(a: &str) -> Option<Action> {
     if let Ok(n) = a.parse::<i64>() {
         return Some(Action::Code(n));
     }
-    AclError::from_name(a)
-        .map(|c| i64::from(c.0))
-        .or_else(|| HipError::from_name(a).map(|c| i64::from(c.0)))
-        .or_else(|| CuResult::from_name(a).map(|c| i64::from(c.0)))
-        .map(Action::Code)
+    Code::from_name(a).map(|c| Action::Code(c.raw()))
 }
 
 /// The active list and per-function call counts of this process. A global

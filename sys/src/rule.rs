@@ -304,6 +304,14 @@ impl Code {
         each!(self, c => i64::from(c.0))
     }
 
+    /// The code with the vendor's name `name` (`ACL_ERROR_RT_PARAM_INVALID`,
+    /// `hipErrorInvalidValue`, `CUDA_ERROR_INVALID_VALUE`), of any vendor.
+    pub fn from_name(name: &str) -> Option<Self> {
+        None.or_else(|| AclError::from_name(name).map(Self::Acl))
+            .or_else(|| HipError::from_name(name).map(Self::Hip))
+            .or_else(|| CuResult::from_name(name).map(Self::Cuda))
+    }
+
     /// The ACL code, if this is one.
     pub fn acl(self) -> Option<AclError> {
         match self {
