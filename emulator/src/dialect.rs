@@ -33,33 +33,33 @@ pub trait Dialect: Vendor {
     fn returned(_code: Self::Code) {}
 }
 
-/// The main code `rule` lists for vendor `V`, with the rule: an arm of a
-/// [`Dialect::code_for`] table.
+/// The main code `rule` lists (of the vendor whose code type `C` is), with
+/// the rule: an arm of a [`Dialect::code_for`] table.
 ///
 /// # Panics
-/// When the record lists no code of `V`: a defect the code-equality test
+/// When the record lists no code of that vendor: a defect the code audit
 /// finds (the emulator would then answer the vendor's panic code).
-pub fn by_rule<V: Vendor>(rule: &'static Rule) -> (V::Code, Option<&'static Rule>) {
-    (main_code::<V>(rule), Some(rule))
+pub fn by_rule<C: VendorCode>(rule: &'static Rule) -> (C, Option<&'static Rule>) {
+    (main_code(rule), Some(rule))
 }
 
 /// `code`, which `rule` lists, with the rule: an arm for a rule with
 /// several codes.
-pub fn by_rule_code<V: Vendor>(rule: &'static Rule, code: V::Code) -> (V::Code, Option<&'static Rule>) {
-    debug_assert!(listed::<V>(rule, code), "{}: {code} is not among its codes", rule.id);
+pub fn by_rule_code<C: VendorCode>(rule: &'static Rule, code: C) -> (C, Option<&'static Rule>) {
+    debug_assert!(listed(rule, code), "{}: {code} is not among its codes", rule.id);
     (code, Some(rule))
 }
 
-fn main_code<V: Vendor>(rule: &'static Rule) -> V::Code {
-    match rule.code().map(V::Code::try_from) {
+fn main_code<C: VendorCode>(rule: &'static Rule) -> C {
+    match rule.code().map(C::try_from) {
         Some(Ok(c)) => c,
-        _ => panic!("{}: its record lists no {} code", rule.id, V::DIALECT.label()),
+        _ => panic!("{}: its record lists no code of this vendor", rule.id),
     }
 }
 
 /// Whether `code` is one `rule` lists (a rule without codes of its own, an
 /// observed or behaviour rule, takes whatever its dialect chose).
-fn listed<V: Vendor>(rule: &'static Rule, code: V::Code) -> bool {
+fn listed<C: VendorCode>(rule: &'static Rule, code: C) -> bool {
     rule.expect.codes().is_empty() || rule.lists(code.into())
 }
 
@@ -77,13 +77,13 @@ pub struct Fail<V: Vendor> {
 impl<V: Dialect> Fail<V> {
     /// `rule`, broken by the caller: the code is the record's main one.
     pub fn rule(rule: &'static Rule, msg: String) -> Self {
-        Self { code: main_code::<V>(rule), rule: Some(rule), msg }
+        Self { code: main_code(rule), rule: Some(rule), msg }
     }
 
     /// `rule`, broken by the caller, answered with `code` (one of the codes
     /// the record lists, where the rule has several).
     pub fn rule_code(rule: &'static Rule, code: V::Code, msg: String) -> Self {
-        debug_assert!(listed::<V>(rule, code), "{}: {code} is not among its codes", rule.id);
+        debug_assert!(listed(rule, code), "{}: {code} is not among its codes", rule.id);
         Self { code, rule: Some(rule), msg }
     }
 
@@ -124,6 +124,21 @@ macro_rules! ensure {
     };
 }
 pub(crate) use ensure;
+
+/// A dialect's `Fail` alias and its `run`, for `call.rs`:
+/// `dialect::aliases!(Acl, aclError);`.
+macro_rules! aliases {
+    ($vendor:ty, $raw:ty) => {
+        /// A failed call of this dialect.
+        pub(super) type Fail = $crate::dialect::Fail<$vendor>;
+
+        /// Runs the body of entry point `name` (see [`crate::dialect::run`]).
+        pub(super) fn run(name: &str, body: impl FnOnce() -> Result<(), Fail>) -> $raw {
+            $crate::dialect::run::<$vendor>(name, body)
+        }
+    };
+}
+pub(crate) use aliases;
 
 /// Runs the body of entry point `name` of dialect `V` and returns its code.
 pub fn run<V: Dialect>(name: &str, body: impl FnOnce() -> Result<(), Fail<V>>) -> <V::Code as VendorCode>::Raw {

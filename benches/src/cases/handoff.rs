@@ -36,7 +36,7 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
     let v = env.vmm();
     let g = v.granularity()?;
     let l = size_label(g);
-    let peer = Rc::new(Peer::spawn(env.peer_exe(), env.floor_dir())?);
+    let peer = Rc::new(Peer::spawn(env.peer_exe(), env.root(), env.floor_dir())?);
     let p2 = peer.clone();
     let mut shared: Option<Exported<'_>> = None;
     let mut floor_made = false;

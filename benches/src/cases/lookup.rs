@@ -158,7 +158,7 @@ impl Holders<'_> {
             let i = match self.counts.last() {
                 Some(&c) if c < self.per => self.counts.len() - 1,
                 _ => {
-                    self.peers.push(Peer::spawn(self.env.peer_exe(), self.env.floor_dir())?);
+                    self.peers.push(Peer::spawn(self.env.peer_exe(), self.env.root(), self.env.floor_dir())?);
                     self.counts.push(0);
                     self.counts.len() - 1
                 }

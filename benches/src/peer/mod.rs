@@ -34,14 +34,16 @@ pub struct Peer {
 }
 
 impl Peer {
-    /// Starts `exe` as a peer, its channel as its stdin, with the floors'
-    /// files in `floor_dir`, and waits for it to say it is ready.
+    /// Starts `exe` as a peer on the emulator root `root`, its channel as its
+    /// stdin, with the floors' files in `floor_dir`, and waits for it to say
+    /// it is ready.
     ///
     /// # Errors
     /// The peer could not be started or did not get ready within [`DEADLINE`].
-    pub fn spawn(exe: &Path, floor_dir: &Path) -> Result<Self> {
-        let peer = vmmkit_testkit::Peer::spawn("bench peer", Command::new(exe).env(FLOOR_ENV, floor_dir))
-            .map_err(|e| BenchError::Peer(e.to_string()))?;
+    pub fn spawn(exe: &Path, root: &Path, floor_dir: &Path) -> Result<Self> {
+        let mut cmd = Command::new(exe);
+        cmd.env(vmmkit_testkit::root::ROOT_ENV, root).env(FLOOR_ENV, floor_dir);
+        let peer = vmmkit_testkit::Peer::spawn("bench peer", &mut cmd).map_err(|e| BenchError::Peer(e.to_string()))?;
         let mut peer = Self { peer: RefCell::new(peer), host_pid: 0 };
         let hello = peer.recv(DEADLINE)?;
         peer.host_pid = match hello.as_slice() {

@@ -1,32 +1,15 @@
-//! The ACL side of the call path of [`crate::dialect`]: its code type, what
-//! a panic returns, its table of core errors, and the two preconditions of
-//! every ACL call (a running emulator, a current device).
+//! The ACL side of the call path of [`crate::dialect`]: its `Fail` and
+//! `run`, and the two preconditions of every ACL call (a running emulator, a
+//! current device). Its codes and core-error table are in `codes.rs`.
 
 use vmmkit_sys::acl::{AclError, aclError, rules};
-use vmmkit_sys::rule::Rule;
 use vmmkit_sys::vendor::Acl;
 
-use super::codes::{Op, code_for};
-use crate::core::{CoreError, Emulator, thread};
-use crate::dialect::{self, Dialect};
+use crate::core::{Emulator, thread};
+use crate::dialect;
 pub(super) use crate::dialect::{ensure, get, put};
 
-/// A failed ACL call.
-pub(super) type Fail = dialect::Fail<Acl>;
-
-impl Dialect for Acl {
-    type Op = Op;
-    const PANIC: AclError = AclError::RT_DRV_INTERNAL_ERROR;
-
-    fn code_for(op: Op, err: &CoreError) -> (AclError, Option<&'static Rule>) {
-        code_for(op, err)
-    }
-}
-
-/// Runs the body of entry point `name`.
-pub(super) fn run(name: &str, body: impl FnOnce() -> Result<(), Fail>) -> aclError {
-    dialect::run::<Acl>(name, body)
-}
+dialect::aliases!(Acl, aclError);
 
 /// The emulator, or the reason it cannot start (as a failure of every call).
 pub(super) fn emu() -> Result<&'static Emulator, Fail> {

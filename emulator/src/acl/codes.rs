@@ -7,7 +7,7 @@ use vmmkit_sys::rule::Rule;
 use vmmkit_sys::vendor::Acl;
 
 use crate::core::CoreError;
-use crate::dialect::by_rule as rule_of;
+use crate::dialect::{Dialect, by_rule};
 
 /// The ACL operations that reach the core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,56 +30,57 @@ pub enum Op {
     Query,
 }
 
-fn by_rule(r: &'static Rule) -> (AclError, Option<&'static Rule>) {
-    rule_of::<Acl>(r)
-}
+impl Dialect for Acl {
+    type Op = Op;
+    const PANIC: AclError = AclError::RT_DRV_INTERNAL_ERROR;
 
-/// The code and rule of a core error in `op`.
-pub(super) fn code_for(op: Op, err: &CoreError) -> (AclError, Option<&'static Rule>) {
-    use CoreError::*;
-    use Op::*;
-    match (op, err) {
-        (_, Unavailable(_)) => (AclError::RT_NO_DEVICE, None),
-        (_, Injected(c)) => (AclError(*c as i32), None),
-        (MallocPhysical, SizeNotAligned { .. }) => by_rule(&rules::MP_013),
-        (MallocPhysical | Malloc, OutOfMemory { .. } | HostExhausted(_)) => by_rule(&rules::MP_015),
-        (FreePhysical, UnknownHandle(_)) => by_rule(&rules::FP_004),
-        (FreePhysical, OnlyMappingRefs(_)) => by_rule(&rules::FP_003),
-        (Reserve, AlreadyMapped { .. }) => by_rule(&rules::RSV_006),
-        (Reserve, HostExhausted(_)) => by_rule(&rules::RSV_009),
-        (Release, NotReservationStart(_)) => by_rule(&rules::REL_002),
-        (Free, NotReservationStart(_)) => by_rule(&rules::REL_003),
-        (MapMem, UnknownHandle(_)) => by_rule(&rules::MAP_005),
-        (MapMem, NotReserved(_)) => by_rule(&rules::MAP_006),
-        (MapMem, Misaligned { .. }) => by_rule(&rules::MAP_007),
-        (MapMem, PastReservationEnd { .. }) => by_rule(&rules::MAP_008),
-        (MapMem, AlreadyMapped { .. }) => by_rule(&rules::MAP_009),
-        (MapMem, WrongDevice { .. }) => by_rule(&rules::MAP_010),
-        (MapMem, SizeMismatch { .. }) => by_rule(&rules::MAP_012),
-        (UnmapMem, NotMapped(_)) => by_rule(&rules::UNMAP_002),
-        (SetAccess, NotMapped(_)) => by_rule(&rules::ACC_005),
-        (SetAccess, AccessConflict(_)) => by_rule(&rules::ACC_007),
-        (GetAccess, NotMapped(_)) => by_rule(&rules::ACC_010),
-        (Export, UnknownHandle(_)) => by_rule(&rules::EXP_006),
-        (Export, ImportedNotExportable(_)) => by_rule(&rules::EXP_007),
-        (Export, AlreadyExported { .. }) => by_rule(&rules::EXP_008),
-        (SetPid, UnknownShareable(_)) => by_rule(&rules::PID_005),
-        (SetPid, NotExporter(_)) => by_rule(&rules::PID_006),
-        (SetPid, TrustlistDisabled(_)) => by_rule(&rules::PID_007),
-        (SetPid, NoPids) => by_rule(&rules::PID_008),
-        (SetPid, TrustlistFull(_)) => by_rule(&rules::PID_004),
-        (Import, UnknownShareable(_)) => by_rule(&rules::IMP_007),
-        (Import, ShareableReleasing(_)) => by_rule(&rules::IMP_018),
-        (Import, SameProcessImport { .. }) => by_rule(&rules::IMP_009),
-        (Import, NotTrusted { stale: false, .. }) => by_rule(&rules::IMP_011),
-        (Import, NotTrusted { stale: true, .. }) => by_rule(&rules::IMP_012),
-        (Import, HostExhausted(_) | OutOfMemory { .. }) => by_rule(&rules::IMP_020),
-        (Retain, NotMapped(_)) => by_rule(&rules::RET_001),
-        (Query, NotMapped(_)) => (AclError::RT_PARAM_INVALID, None),
-        (Copy, BadDeviceRange { .. }) => (AclError::RT_PARAM_INVALID, None),
-        (_, HostExhausted(_) | OutOfMemory { .. }) => (AclError::RT_MEMORY_ALLOCATION, None),
-        (_, UnknownHandle(_)) => (AclError::RT_PARAM_INVALID, None),
-        _ => (AclError::RT_DRV_INTERNAL_ERROR, None),
+    /// The code and rule of a core error in `op`.
+    fn code_for(op: Op, err: &CoreError) -> (AclError, Option<&'static Rule>) {
+        use CoreError::*;
+        use Op::*;
+        match (op, err) {
+            (_, Unavailable(_)) => (AclError::RT_NO_DEVICE, None),
+            (_, Injected(c)) => (AclError(*c as i32), None),
+            (MallocPhysical, SizeNotAligned { .. }) => by_rule(&rules::MP_013),
+            (MallocPhysical | Malloc, OutOfMemory { .. } | HostExhausted(_)) => by_rule(&rules::MP_015),
+            (FreePhysical, UnknownHandle(_)) => by_rule(&rules::FP_004),
+            (FreePhysical, OnlyMappingRefs(_)) => by_rule(&rules::FP_003),
+            (Reserve, AlreadyMapped { .. }) => by_rule(&rules::RSV_006),
+            (Reserve, HostExhausted(_)) => by_rule(&rules::RSV_009),
+            (Release, NotReservationStart(_)) => by_rule(&rules::REL_002),
+            (Free, NotReservationStart(_)) => by_rule(&rules::REL_003),
+            (MapMem, UnknownHandle(_)) => by_rule(&rules::MAP_005),
+            (MapMem, NotReserved(_)) => by_rule(&rules::MAP_006),
+            (MapMem, Misaligned { .. }) => by_rule(&rules::MAP_007),
+            (MapMem, PastReservationEnd { .. }) => by_rule(&rules::MAP_008),
+            (MapMem, AlreadyMapped { .. }) => by_rule(&rules::MAP_009),
+            (MapMem, WrongDevice { .. }) => by_rule(&rules::MAP_010),
+            (MapMem, SizeMismatch { .. }) => by_rule(&rules::MAP_012),
+            (UnmapMem, NotMapped(_)) => by_rule(&rules::UNMAP_002),
+            (SetAccess, NotMapped(_)) => by_rule(&rules::ACC_005),
+            (SetAccess, AccessConflict(_)) => by_rule(&rules::ACC_007),
+            (GetAccess, NotMapped(_)) => by_rule(&rules::ACC_010),
+            (Export, UnknownHandle(_)) => by_rule(&rules::EXP_006),
+            (Export, ImportedNotExportable(_)) => by_rule(&rules::EXP_007),
+            (Export, AlreadyExported { .. }) => by_rule(&rules::EXP_008),
+            (SetPid, UnknownShareable(_)) => by_rule(&rules::PID_005),
+            (SetPid, NotExporter(_)) => by_rule(&rules::PID_006),
+            (SetPid, TrustlistDisabled(_)) => by_rule(&rules::PID_007),
+            (SetPid, NoPids) => by_rule(&rules::PID_008),
+            (SetPid, TrustlistFull(_)) => by_rule(&rules::PID_004),
+            (Import, UnknownShareable(_)) => by_rule(&rules::IMP_007),
+            (Import, ShareableReleasing(_)) => by_rule(&rules::IMP_018),
+            (Import, SameProcessImport { .. }) => by_rule(&rules::IMP_009),
+            (Import, NotTrusted { stale: false, .. }) => by_rule(&rules::IMP_011),
+            (Import, NotTrusted { stale: true, .. }) => by_rule(&rules::IMP_012),
+            (Import, HostExhausted(_) | OutOfMemory { .. }) => by_rule(&rules::IMP_020),
+            (Retain, NotMapped(_)) => by_rule(&rules::RET_001),
+            (Query, NotMapped(_)) => (AclError::RT_PARAM_INVALID, None),
+            (Copy, BadDeviceRange { .. }) => (AclError::RT_PARAM_INVALID, None),
+            (_, HostExhausted(_) | OutOfMemory { .. }) => (AclError::RT_MEMORY_ALLOCATION, None),
+            (_, UnknownHandle(_)) => (AclError::RT_PARAM_INVALID, None),
+            _ => (AclError::RT_DRV_INTERNAL_ERROR, None),
+        }
     }
 }
 
@@ -91,12 +92,12 @@ mod tests {
     #[test]
     fn one_meaning_different_codes() {
         // Not a reservation start: 107000 from release, "not mapped" 507899 from unmap.
-        assert_eq!(code_for(Op::Release, &CoreError::NotReservationStart(1)).0, AclError::RT_PARAM_INVALID);
-        assert_eq!(code_for(Op::UnmapMem, &CoreError::NotMapped(1)).0, AclError::RT_DRV_INTERNAL_ERROR);
-        assert_eq!(code_for(Op::Retain, &CoreError::NotMapped(1)).0, AclError::RT_PARAM_INVALID);
+        assert_eq!(Acl::code_for(Op::Release, &CoreError::NotReservationStart(1)).0, AclError::RT_PARAM_INVALID);
+        assert_eq!(Acl::code_for(Op::UnmapMem, &CoreError::NotMapped(1)).0, AclError::RT_DRV_INTERNAL_ERROR);
+        assert_eq!(Acl::code_for(Op::Retain, &CoreError::NotMapped(1)).0, AclError::RT_PARAM_INVALID);
         let stale = CoreError::NotTrusted { key: 1, pid: 2, stale: true };
-        assert_eq!(code_for(Op::Import, &stale), (AclError::RT_DRV_INTERNAL_ERROR, Some(&rules::IMP_012)));
+        assert_eq!(Acl::code_for(Op::Import, &stale), (AclError::RT_DRV_INTERNAL_ERROR, Some(&rules::IMP_012)));
         let same = CoreError::SameProcessImport { key: 1, place: Place::Device(0) };
-        assert_eq!(code_for(Op::Import, &same).1, Some(&rules::IMP_009));
+        assert_eq!(Acl::code_for(Op::Import, &same).1, Some(&rules::IMP_009));
     }
 }

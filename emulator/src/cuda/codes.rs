@@ -7,7 +7,7 @@ use vmmkit_sys::rule::Rule;
 use vmmkit_sys::vendor::Cuda;
 
 use crate::core::CoreError;
-use crate::dialect::{by_rule as rule_of, by_rule_code as rule_code_of};
+use crate::dialect::{Dialect, by_rule, by_rule_code};
 
 /// The CUDA operations that reach the core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,58 +32,57 @@ pub enum Op {
     Query,
 }
 
-fn by_rule(r: &'static Rule) -> (CuResult, Option<&'static Rule>) {
-    rule_of::<Cuda>(r)
-}
+impl Dialect for Cuda {
+    type Op = Op;
+    const PANIC: CuResult = CuResult::UNKNOWN;
 
-fn by_rule_code(r: &'static Rule, code: CuResult) -> (CuResult, Option<&'static Rule>) {
-    rule_code_of::<Cuda>(r, code)
-}
-
-/// The code and rule of a core error in `op`.
-pub(super) fn code_for(op: Op, err: &CoreError) -> (CuResult, Option<&'static Rule>) {
-    use CoreError::*;
-    use Op::*;
-    match (op, err) {
-        // cuda.md §1.1: a driver that cannot start is "no device".
-        (_, Unavailable(_)) => (CuResult::NO_DEVICE, None),
-        (_, Injected(c)) => (CuResult(*c as u32), None),
-        // cuMemAlloc: too big → 2 (the documented code; no catalog id).
-        (Alloc, OutOfMemory { .. } | HostExhausted(_) | SizeNotAligned { .. }) => (CuResult::OUT_OF_MEMORY, None),
-        (Free, NotReservationStart(_) | NotMapped(_)) => (CuResult::INVALID_VALUE, None),
-        (Copy, BadDeviceRange { .. }) => (CuResult::INVALID_VALUE, None),
-        (IpcGet, NotMapped(_)) => by_rule(&rules::IPC_001),
-        // An IPC handle that names no live allocation: cuIpcOpenMemHandle's
-        // documented CUDA_ERROR_INVALID_HANDLE (emulator choice; no catalog id).
-        (IpcOpen, UnknownShareable(_) | ShareableReleasing(_) | NotTrusted { .. }) => (CuResult::INVALID_HANDLE, None),
-        (IpcOpen, SameProcessImport { .. }) => by_rule(&rules::IPC_005),
-        (IpcClose, NotMapped(_)) => by_rule(&rules::IPC_009),
-        (Create, SizeNotAligned { .. }) => by_rule(&rules::VMM_002),
-        (Create, OutOfMemory { .. } | HostExhausted(_)) => (CuResult::OUT_OF_MEMORY, None),
-        (Release, UnknownHandle(_) | OnlyMappingRefs(_)) => by_rule_code(&rules::VMM_005, CuResult::INVALID_VALUE),
-        // cuMemAddressReserve documents CUDA_ERROR_OUT_OF_MEMORY for a range it cannot place.
-        (Reserve, HostExhausted(_) | AlreadyMapped { .. }) => (CuResult::OUT_OF_MEMORY, None),
-        (AddressFree, NotReservationStart(_)) => by_rule(&rules::VMM_007),
-        (Map, AlreadyMapped { .. }) => by_rule(&rules::VMM_010),
-        (
-            Map,
-            UnknownHandle(_)
-            | NotReserved(_)
-            | Misaligned { .. }
-            | PastReservationEnd { .. }
-            | SizeMismatch { .. }
-            | WrongDevice { .. },
-        ) => by_rule(&rules::VMM_008),
-        (Unmap, NotMapped(_)) => by_rule(&rules::VMM_011),
-        (SetAccess, NotMapped(_)) => by_rule(&rules::VMM_013),
-        (GetAccess, NotMapped(_)) => (CuResult::INVALID_VALUE, None),
-        (Export, UnknownHandle(_) | ShareableReleasing(_)) => (CuResult::INVALID_VALUE, None),
-        (Import, UnknownShareable(_) | ShareableReleasing(_) | Os(_)) => (CuResult::INVALID_VALUE, None),
-        (Retain, NotMapped(_) | UnknownHandle(_)) => by_rule_code(&rules::VMM_019, CuResult::INVALID_VALUE),
-        (Query, UnknownHandle(_)) => (CuResult::INVALID_VALUE, None),
-        (_, OutOfMemory { .. } | HostExhausted(_)) => (CuResult::OUT_OF_MEMORY, None),
-        (_, UnknownHandle(_) | NotMapped(_)) => (CuResult::INVALID_VALUE, None),
-        _ => (CuResult::UNKNOWN, None),
+    /// The code and rule of a core error in `op`.
+    fn code_for(op: Op, err: &CoreError) -> (CuResult, Option<&'static Rule>) {
+        use CoreError::*;
+        use Op::*;
+        match (op, err) {
+            // cuda.md §1.1: a driver that cannot start is "no device".
+            (_, Unavailable(_)) => (CuResult::NO_DEVICE, None),
+            (_, Injected(c)) => (CuResult(*c as u32), None),
+            // cuMemAlloc: too big → 2 (the documented code; no catalog id).
+            (Alloc, OutOfMemory { .. } | HostExhausted(_) | SizeNotAligned { .. }) => (CuResult::OUT_OF_MEMORY, None),
+            (Free, NotReservationStart(_) | NotMapped(_)) => (CuResult::INVALID_VALUE, None),
+            (Copy, BadDeviceRange { .. }) => (CuResult::INVALID_VALUE, None),
+            (IpcGet, NotMapped(_)) => by_rule(&rules::IPC_001),
+            // An IPC handle that names no live allocation: cuIpcOpenMemHandle's
+            // documented CUDA_ERROR_INVALID_HANDLE (emulator choice; no catalog id).
+            (IpcOpen, UnknownShareable(_) | ShareableReleasing(_) | NotTrusted { .. }) => {
+                (CuResult::INVALID_HANDLE, None)
+            }
+            (IpcOpen, SameProcessImport { .. }) => by_rule(&rules::IPC_005),
+            (IpcClose, NotMapped(_)) => by_rule(&rules::IPC_009),
+            (Create, SizeNotAligned { .. }) => by_rule(&rules::VMM_002),
+            (Create, OutOfMemory { .. } | HostExhausted(_)) => (CuResult::OUT_OF_MEMORY, None),
+            (Release, UnknownHandle(_) | OnlyMappingRefs(_)) => by_rule_code(&rules::VMM_005, CuResult::INVALID_VALUE),
+            // cuMemAddressReserve documents CUDA_ERROR_OUT_OF_MEMORY for a range it cannot place.
+            (Reserve, HostExhausted(_) | AlreadyMapped { .. }) => (CuResult::OUT_OF_MEMORY, None),
+            (AddressFree, NotReservationStart(_)) => by_rule(&rules::VMM_007),
+            (Map, AlreadyMapped { .. }) => by_rule(&rules::VMM_010),
+            (
+                Map,
+                UnknownHandle(_)
+                | NotReserved(_)
+                | Misaligned { .. }
+                | PastReservationEnd { .. }
+                | SizeMismatch { .. }
+                | WrongDevice { .. },
+            ) => by_rule(&rules::VMM_008),
+            (Unmap, NotMapped(_)) => by_rule(&rules::VMM_011),
+            (SetAccess, NotMapped(_)) => by_rule(&rules::VMM_013),
+            (GetAccess, NotMapped(_)) => (CuResult::INVALID_VALUE, None),
+            (Export, UnknownHandle(_) | ShareableReleasing(_)) => (CuResult::INVALID_VALUE, None),
+            (Import, UnknownShareable(_) | ShareableReleasing(_) | Os(_)) => (CuResult::INVALID_VALUE, None),
+            (Retain, NotMapped(_) | UnknownHandle(_)) => by_rule_code(&rules::VMM_019, CuResult::INVALID_VALUE),
+            (Query, UnknownHandle(_)) => (CuResult::INVALID_VALUE, None),
+            (_, OutOfMemory { .. } | HostExhausted(_)) => (CuResult::OUT_OF_MEMORY, None),
+            (_, UnknownHandle(_) | NotMapped(_)) => (CuResult::INVALID_VALUE, None),
+            _ => (CuResult::UNKNOWN, None),
+        }
     }
 }
 
@@ -95,23 +94,26 @@ mod tests {
     #[test]
     fn one_meaning_different_codes() {
         // Not mapped: 1 everywhere, under the rule of the call.
-        assert_eq!(code_for(Op::Unmap, &CoreError::NotMapped(1)), (CuResult::INVALID_VALUE, Some(&rules::VMM_011)));
-        assert_eq!(code_for(Op::IpcClose, &CoreError::NotMapped(1)).1, Some(&rules::IPC_009));
+        assert_eq!(
+            Cuda::code_for(Op::Unmap, &CoreError::NotMapped(1)),
+            (CuResult::INVALID_VALUE, Some(&rules::VMM_011))
+        );
+        assert_eq!(Cuda::code_for(Op::IpcClose, &CoreError::NotMapped(1)).1, Some(&rules::IPC_009));
         // An unknown key: 400 from an IPC open, 1 from a VMM import.
         let unknown = CoreError::UnknownShareable(5);
-        assert_eq!(code_for(Op::IpcOpen, &unknown).0, CuResult::INVALID_HANDLE);
-        assert_eq!(code_for(Op::Import, &unknown).0, CuResult::INVALID_VALUE);
+        assert_eq!(Cuda::code_for(Op::IpcOpen, &unknown).0, CuResult::INVALID_HANDLE);
+        assert_eq!(Cuda::code_for(Op::Import, &unknown).0, CuResult::INVALID_VALUE);
         let same = CoreError::SameProcessImport { key: 1, place: Place::Device(0) };
-        assert_eq!(code_for(Op::IpcOpen, &same), (CuResult::INVALID_CONTEXT, Some(&rules::IPC_005)));
+        assert_eq!(Cuda::code_for(Op::IpcOpen, &same), (CuResult::INVALID_CONTEXT, Some(&rules::IPC_005)));
         // A size off the granularity: 1 from cuMemCreate, 2 never.
         let misaligned = CoreError::SizeNotAligned { size: 1, granule: 2 };
-        assert_eq!(code_for(Op::Create, &misaligned), (CuResult::INVALID_VALUE, Some(&rules::VMM_002)));
+        assert_eq!(Cuda::code_for(Op::Create, &misaligned), (CuResult::INVALID_VALUE, Some(&rules::VMM_002)));
         // Out of memory is 2 everywhere.
         let oom = CoreError::OutOfMemory { device: 0, requested: 1, used: 0, capacity: 0 };
-        assert_eq!(code_for(Op::Alloc, &oom).0, CuResult::OUT_OF_MEMORY);
-        assert_eq!(code_for(Op::Create, &oom).0, CuResult::OUT_OF_MEMORY);
+        assert_eq!(Cuda::code_for(Op::Alloc, &oom).0, CuResult::OUT_OF_MEMORY);
+        assert_eq!(Cuda::code_for(Op::Create, &oom).0, CuResult::OUT_OF_MEMORY);
         // Mapping over a mapping is its own (undetermined) rule.
         let over = CoreError::AlreadyMapped { addr: 0, size: 1, existing: 0 };
-        assert_eq!(code_for(Op::Map, &over).1, Some(&rules::VMM_010));
+        assert_eq!(Cuda::code_for(Op::Map, &over).1, Some(&rules::VMM_010));
     }
 }

@@ -7,7 +7,7 @@ use vmmkit_sys::rule::Rule;
 use vmmkit_sys::vendor::Hip;
 
 use crate::core::CoreError;
-use crate::dialect::{by_rule as rule_of, by_rule_code as rule_code_of};
+use crate::dialect::{Dialect, by_rule, by_rule_code};
 
 /// The HIP operations that reach the core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,58 +33,64 @@ pub enum Op {
     Query,
 }
 
-fn by_rule(r: &'static Rule) -> (HipError, Option<&'static Rule>) {
-    rule_of::<Hip>(r)
-}
+impl Dialect for Hip {
+    type Op = Op;
+    const PANIC: HipError = HipError::UNKNOWN;
 
-fn by_rule_code(r: &'static Rule, code: HipError) -> (HipError, Option<&'static Rule>) {
-    rule_code_of::<Hip>(r, code)
-}
-
-/// The code and rule of a core error in `op`.
-pub(super) fn code_for(op: Op, err: &CoreError) -> (HipError, Option<&'static Rule>) {
-    use CoreError::*;
-    use Op::*;
-    match (op, err) {
-        (_, Unavailable(_)) => by_rule(&rules::INIT_001),
-        (_, Injected(c)) => (HipError(*c as i32), None),
-        // hip.md §2.1: hipMalloc/hipHostMalloc too big → 2 (no catalog id).
-        (Malloc | HostMalloc, OutOfMemory { .. } | HostExhausted(_) | SizeNotAligned { .. }) => {
-            (HipError::OUT_OF_MEMORY, None)
+    /// The code and rule of a core error in `op`.
+    fn code_for(op: Op, err: &CoreError) -> (HipError, Option<&'static Rule>) {
+        use CoreError::*;
+        use Op::*;
+        match (op, err) {
+            (_, Unavailable(_)) => by_rule(&rules::INIT_001),
+            (_, Injected(c)) => (HipError(*c as i32), None),
+            // hip.md §2.1: hipMalloc/hipHostMalloc too big → 2 (no catalog id).
+            (Malloc | HostMalloc, OutOfMemory { .. } | HostExhausted(_) | SizeNotAligned { .. }) => {
+                (HipError::OUT_OF_MEMORY, None)
+            }
+            (Free, NotReservationStart(_) | NotMapped(_)) => (HipError::INVALID_VALUE, None),
+            (Copy, BadDeviceRange { .. }) => (HipError::INVALID_VALUE, None),
+            (IpcGet, NotMapped(_)) => by_rule(&rules::IPC_002),
+            (IpcOpen, UnknownShareable(_) | ShareableReleasing(_) | NotTrusted { .. }) => by_rule(&rules::IPC_025),
+            (IpcOpen, SameProcessImport { .. }) => by_rule(&rules::IPC_024),
+            (IpcClose, NotMapped(0)) => by_rule(&rules::IPC_040),
+            (IpcClose, NotMapped(_)) => by_rule(&rules::IPC_041),
+            (Create, OutOfMemory { .. } | HostExhausted(_)) => by_rule(&rules::VMM_005),
+            (Release, UnknownHandle(0)) => by_rule(&rules::VMM_007),
+            (Release, UnknownHandle(_) | OnlyMappingRefs(_)) => by_rule(&rules::VMM_009),
+            // HIP-VMM-011/012, profile 6.x: 2 (hipErrorMemoryAllocation).
+            (Reserve, HostExhausted(_) | AlreadyMapped { .. }) => {
+                by_rule_code(&rules::VMM_012, HipError::OUT_OF_MEMORY)
+            }
+            (AddressFree, NotReservationStart(_)) => by_rule(&rules::VMM_013),
+            (
+                Map,
+                UnknownHandle(_)
+                | NotReserved(_)
+                | Misaligned { .. }
+                | PastReservationEnd { .. }
+                | AlreadyMapped { .. }
+                | SizeMismatch { .. }
+                | WrongDevice { .. },
+            ) => by_rule(&rules::VMM_015),
+            (Unmap, NotMapped(_)) => by_rule(&rules::VMM_019),
+            (SetAccess, NotMapped(_)) => by_rule(&rules::VMM_021),
+            (GetAccess, NotMapped(_)) => by_rule(&rules::VMM_022),
+            (Export, UnknownHandle(_)) => by_rule(&rules::VMM_024),
+            (Import, UnknownShareable(_) | ShareableReleasing(_)) => by_rule(&rules::VMM_027),
+            (Retain, NotMapped(_) | UnknownHandle(_)) => by_rule(&rules::VMM_033),
+            (Query, UnknownHandle(_)) => by_rule(&rules::VMM_032),
+            (_, OutOfMemory { .. } | HostExhausted(_)) => (HipError::OUT_OF_MEMORY, None),
+            (_, UnknownHandle(_) | NotMapped(_)) => (HipError::INVALID_VALUE, None),
+            _ => (HipError::UNKNOWN, None),
         }
-        (Free, NotReservationStart(_) | NotMapped(_)) => (HipError::INVALID_VALUE, None),
-        (Copy, BadDeviceRange { .. }) => (HipError::INVALID_VALUE, None),
-        (IpcGet, NotMapped(_)) => by_rule(&rules::IPC_002),
-        (IpcOpen, UnknownShareable(_) | ShareableReleasing(_) | NotTrusted { .. }) => by_rule(&rules::IPC_025),
-        (IpcOpen, SameProcessImport { .. }) => by_rule(&rules::IPC_024),
-        (IpcClose, NotMapped(0)) => by_rule(&rules::IPC_040),
-        (IpcClose, NotMapped(_)) => by_rule(&rules::IPC_041),
-        (Create, OutOfMemory { .. } | HostExhausted(_)) => by_rule(&rules::VMM_005),
-        (Release, UnknownHandle(0)) => by_rule(&rules::VMM_007),
-        (Release, UnknownHandle(_) | OnlyMappingRefs(_)) => by_rule(&rules::VMM_009),
-        // HIP-VMM-011/012, profile 6.x: 2 (hipErrorMemoryAllocation).
-        (Reserve, HostExhausted(_) | AlreadyMapped { .. }) => by_rule_code(&rules::VMM_012, HipError::OUT_OF_MEMORY),
-        (AddressFree, NotReservationStart(_)) => by_rule(&rules::VMM_013),
-        (
-            Map,
-            UnknownHandle(_)
-            | NotReserved(_)
-            | Misaligned { .. }
-            | PastReservationEnd { .. }
-            | AlreadyMapped { .. }
-            | SizeMismatch { .. }
-            | WrongDevice { .. },
-        ) => by_rule(&rules::VMM_015),
-        (Unmap, NotMapped(_)) => by_rule(&rules::VMM_019),
-        (SetAccess, NotMapped(_)) => by_rule(&rules::VMM_021),
-        (GetAccess, NotMapped(_)) => by_rule(&rules::VMM_022),
-        (Export, UnknownHandle(_)) => by_rule(&rules::VMM_024),
-        (Import, UnknownShareable(_) | ShareableReleasing(_)) => by_rule(&rules::VMM_027),
-        (Retain, NotMapped(_) | UnknownHandle(_)) => by_rule(&rules::VMM_033),
-        (Query, UnknownHandle(_)) => by_rule(&rules::VMM_032),
-        (_, OutOfMemory { .. } | HostExhausted(_)) => (HipError::OUT_OF_MEMORY, None),
-        (_, UnknownHandle(_) | NotMapped(_)) => (HipError::INVALID_VALUE, None),
-        _ => (HipError::UNKNOWN, None),
+    }
+
+    /// Profile 6.x (hip.md §2.1, the reference's default): every call
+    /// stores its code, success included, so a failure followed by a
+    /// success reads 0.
+    fn returned(code: HipError) {
+        super::call::set_last_error(code);
     }
 }
 
@@ -96,17 +102,20 @@ mod tests {
     #[test]
     fn one_meaning_different_codes() {
         // Not mapped: 1 from Unmap (HIP-VMM-019), 1 from Close but under HIP-IPC-041.
-        assert_eq!(code_for(Op::Unmap, &CoreError::NotMapped(1)), (HipError::INVALID_VALUE, Some(&rules::VMM_019)));
-        assert_eq!(code_for(Op::IpcClose, &CoreError::NotMapped(1)).1, Some(&rules::IPC_041));
+        assert_eq!(
+            Hip::code_for(Op::Unmap, &CoreError::NotMapped(1)),
+            (HipError::INVALID_VALUE, Some(&rules::VMM_019))
+        );
+        assert_eq!(Hip::code_for(Op::IpcClose, &CoreError::NotMapped(1)).1, Some(&rules::IPC_041));
         // An unknown key: 17 from an IPC open, 1 from a VMM import.
         let unknown = CoreError::UnknownShareable(5);
-        assert_eq!(code_for(Op::IpcOpen, &unknown).0, HipError::INVALID_DEVICE_POINTER);
-        assert_eq!(code_for(Op::Import, &unknown).0, HipError::INVALID_VALUE);
+        assert_eq!(Hip::code_for(Op::IpcOpen, &unknown).0, HipError::INVALID_DEVICE_POINTER);
+        assert_eq!(Hip::code_for(Op::Import, &unknown).0, HipError::INVALID_VALUE);
         let same = CoreError::SameProcessImport { key: 1, place: Place::Device(0) };
-        assert_eq!(code_for(Op::IpcOpen, &same), (HipError::INVALID_CONTEXT, Some(&rules::IPC_024)));
+        assert_eq!(Hip::code_for(Op::IpcOpen, &same), (HipError::INVALID_CONTEXT, Some(&rules::IPC_024)));
         // Out of memory is 2 everywhere.
         let oom = CoreError::OutOfMemory { device: 0, requested: 1, used: 0, capacity: 0 };
-        assert_eq!(code_for(Op::Malloc, &oom).0, HipError::OUT_OF_MEMORY);
-        assert_eq!(code_for(Op::Create, &oom), (HipError::OUT_OF_MEMORY, Some(&rules::VMM_005)));
+        assert_eq!(Hip::code_for(Op::Malloc, &oom).0, HipError::OUT_OF_MEMORY);
+        assert_eq!(Hip::code_for(Op::Create, &oom), (HipError::OUT_OF_MEMORY, Some(&rules::VMM_005)));
     }
 }
