@@ -51,6 +51,7 @@ pub struct Ctx<V: Suite> {
     table: V::Table,
     rule: &'static Record,
     env: Env,
+    exe: PathBuf,
     launcher: Launcher,
     notes: Vec<String>,
 }
@@ -61,8 +62,8 @@ impl<V: Suite> Ctx<V> {
         // A peer is this executable run again; should it be unknowable (it
         // never is on Linux), the peer's spawn fails with the empty path.
         let exe = std::env::current_exe().unwrap_or_default();
-        let launcher = Launcher::new(exe, env.backend, env.library.clone());
-        Self { table, rule, env, launcher, notes: Vec::new() }
+        let launcher = Launcher::new(exe.clone(), env.backend, env.library.clone());
+        Self { table, rule, env, exe, launcher, notes: Vec::new() }
     }
 
     /// The table.
@@ -86,8 +87,8 @@ impl<V: Suite> Ctx<V> {
     }
 
     /// The executable peers run.
-    pub fn exe(&self) -> PathBuf {
-        std::env::current_exe().unwrap_or_default()
+    pub fn exe(&self) -> &Path {
+        &self.exe
     }
 
     /// Records an observation for the report (observed rules, partial checks).

@@ -104,13 +104,3 @@ vendor!(
     /// The CUDA driver API (`libcuda.so.1`, reference cuda.md).
     Cuda: Cuda, CudaApi, CuResult, cuda::rules
 );
-
-/// Every vendor's rules, in the order ACL, HIP, CUDA.
-pub fn all_rules() -> impl Iterator<Item = &'static Rule> {
-    Acl::rules().iter().chain(Hip::rules()).chain(Cuda::rules()).copied()
-}
-
-/// The rule with id `id`, in any vendor's table.
-pub fn find_rule(id: &str) -> Option<&'static Rule> {
-    all_rules().find(|r| r.id.as_str() == id)
-}

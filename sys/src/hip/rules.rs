@@ -129,7 +129,6 @@ rules! {
         expect: Codes(&[hip!(INVALID_VALUE)]),
     }
 
-    // ==== 4.3 IPC: hipIpcOpenMemHandle =================================================
 
     IPC_008 {
         group: IPC,
@@ -141,6 +140,7 @@ rules! {
         expect: Observed,
     }
 
+    // ==== 4.3 IPC: hipIpcOpenMemHandle =================================================
     IPC_020 {
         group: IPC,
         text: "hipIpcOpenMemHandle: the `devPtr` out-pointer must be non-NULL.",
@@ -197,7 +197,6 @@ rules! {
         expect: Codes(&[hip!(INVALID_DEVICE_POINTER)]),
     }
 
-    // ==== 4.4 IPC: close ===============================================================
 
     IPC_027 {
         group: IPC,
@@ -220,6 +219,7 @@ rules! {
         requires: PEERS,
     }
 
+    // ==== 4.4 IPC: close ===============================================================
     IPC_040 {
         group: IPC,
         text: "hipIpcCloseMemHandle: `devPtr` must be non-NULL.",
