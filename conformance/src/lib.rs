@@ -36,4 +36,5 @@ pub mod pattern;
 pub mod peer;
 pub mod report;
 pub mod rule;
+pub mod run;
 pub mod runner;

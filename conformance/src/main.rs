@@ -19,6 +19,8 @@ enum Command {
     Ls(vmmkit_conformance::ops::Args),
     /// Collect what dead processes left in an emulator root, and say what was freed.
     Gc(vmmkit_conformance::ops::Args),
+    /// Run a program, and every process it starts, on a private emulated machine; report what each left unreleased.
+    Run(vmmkit_conformance::run::Args),
     /// Run the conformance suite against a backend, rule by rule.
     Conformance(vmmkit_conformance::command::Args),
     /// Run the suite on the emulator and on a real backend, and compare them rule by rule.
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
         Command::Doctor(args) => vmmkit_conformance::doctor::run(&args),
         Command::Ls(args) => vmmkit_conformance::ops::ls(&args),
         Command::Gc(args) => vmmkit_conformance::ops::gc(&args),
+        Command::Run(args) => vmmkit_conformance::run::run(&args),
         Command::Conformance(args) => vmmkit_conformance::command::run(&args).map_err(Into::into),
         Command::Fidelity(args) => vmmkit_conformance::fidelity::run(&args).map_err(Into::into),
         Command::Rule(args) => Ok(vmmkit_conformance::runner::child::run(&args)),

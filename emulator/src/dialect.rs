@@ -153,6 +153,7 @@ pub fn run<V: Dialect>(name: &str, body: impl FnOnce() -> Result<(), Fail<V>>) -
             tracing::debug!(target: "vmmkit::dialect", dialect = V::DIALECT.name(), "{msg}");
             thread::set_message(&msg);
             crate::violations::record(f.rule, f.code.into());
+            crate::journal::note_rule(f.rule);
             f.code
         }
         Err(_) => {

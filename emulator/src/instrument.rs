@@ -1,7 +1,8 @@
 //! The layer every entry point passes through, whatever the dialect: fault
 //! injection ([`crate::faults`]), a `tracing` span with the arguments and the
-//! returned code (`VMMKIT_LOG`), and the name of the call in progress (so the
-//! leak report can say which API created what).
+//! returned code (`VMMKIT_LOG`), the journal of `vmmkit run`
+//! ([`crate::journal`]), and the name of the call in progress (so the leak
+//! report can say which API created what).
 //!
 //! It is generated from a vendor's function list by [`instrumented!`], so each
 //! function is written once in its dialect and wrapped here without copies.
@@ -28,9 +29,9 @@ pub struct Enter {
 }
 
 impl Enter {
-    /// Enters `name`; also installs the log subscriber the first time.
+    /// Enters `name`; also starts the log and the journal the first time.
     pub fn new(name: &'static str) -> Self {
-        init_log();
+        init();
         Self { outer: CURRENT.with(|c| c.replace(name)) }
     }
 }
@@ -73,13 +74,16 @@ pub fn injected<R: Injectable>(name: &'static str) -> Option<R> {
     R::from_code(code)
 }
 
-/// Installs a stderr subscriber for `VMMKIT_LOG` (an env-filter directive such
-/// as `debug` or `vmmkit=trace`) the first time any entry point runs. Without
-/// the variable nothing is installed and the spans cost one relaxed load.
-fn init_log() {
+/// The first time any entry point runs: starts the journal
+/// ([`crate::journal`], under `vmmkit run`) and installs a stderr subscriber
+/// for `VMMKIT_LOG` (an env-filter directive such as `debug` or
+/// `vmmkit=trace`). Without the variables nothing is installed and the spans
+/// and the journal cost a relaxed load each.
+fn init() {
     // A tracing subscriber is process-wide; this installs it at most once.
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
+        crate::journal::init();
         let Some(filter) = std::env::var("VMMKIT_LOG").ok().filter(|v| !v.is_empty()) else { return };
         let filter = match tracing_subscriber::EnvFilter::try_new(&filter) {
             Ok(f) => f,
@@ -118,14 +122,21 @@ macro_rules! instrumented {
         pub unsafe extern "C" fn $name($($a: $t),*) -> $ret {
             use $target as target;
             let _enter = $crate::instrument::Enter::new(stringify!($name));
-            if let Some(v) = $crate::instrument::injected::<$ret>(stringify!($name)) {
-                return v;
+            let call = $crate::journal::begin();
+            let ret = match $crate::instrument::injected::<$ret>(stringify!($name)) {
+                Some(v) => v,
+                None => {
+                    let span = ::tracing::debug_span!(target: "vmmkit", stringify!($name), $($a = ?$a),*);
+                    let _span = span.enter();
+                    // SAFETY: forwarded with the caller's arguments under the same contract.
+                    let ret = unsafe { target::$name($($a),*) };
+                    ::tracing::debug!(target: "vmmkit", returned = ?ret);
+                    ret
+                }
+            };
+            if let Some(c) = call {
+                c.end(stringify!($name), &[$((stringify!($a), &$a as &dyn ::std::fmt::Debug)),*], &ret);
             }
-            let span = ::tracing::debug_span!(target: "vmmkit", stringify!($name), $($a = ?$a),*);
-            let _span = span.enter();
-            // SAFETY: forwarded with the caller's arguments under the same contract.
-            let ret = unsafe { target::$name($($a),*) };
-            ::tracing::debug!(target: "vmmkit", returned = ?ret);
             ret
         }
     };

@@ -8,6 +8,7 @@ pub mod dialect;
 pub mod faults;
 pub mod hip;
 pub mod instrument;
+pub mod journal;
 pub mod leaks;
 pub mod mutation;
 mod os;

@@ -20,6 +20,13 @@ pub enum Kind {
     Mapping,
     /// A plain device allocation (aclrtMalloc, hipMalloc) never freed.
     Allocation,
+    /// Physical memory kept alive by a retain
+    /// (`aclrtMemRetainAllocationHandle`) without its own free: each retain
+    /// needs one (acl.md).
+    Retain,
+    /// Another process's allocation opened by address (`hipIpcOpenMemHandle`,
+    /// `cuIpcOpenMemHandle`) and never closed.
+    IpcOpen,
 }
 
 /// One object the process still holds.
@@ -29,6 +36,10 @@ pub struct Leak {
     pub kind: Kind,
     /// Address or handle, size, device.
     pub what: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// The shareable key, for exported, imported or opened memory.
+    pub key: Option<u64>,
     /// The entry point that created it (e.g. `aclrtMallocPhysical`).
     pub created_by: &'static str,
 }
@@ -47,16 +58,23 @@ impl Emulator {
         let t = self.tables.try_lock().ok()?;
         let mut out = Vec::new();
         for (&va, r) in &t.reservations {
-            let kind = if r.plain { Kind::Allocation } else { Kind::Reservation };
-            out.push(Leak { kind, what: format!("{va:#x}, {:#x} bytes", r.range.len()), created_by: r.created_by });
+            let len = r.range.len() as u64;
+            let (kind, key, what) = match t.opened.get(&va) {
+                Some(o) => (Kind::IpcOpen, Some(o.key), format!("{va:#x}, {len:#x} bytes, {} open(s)", o.refs)),
+                None if r.plain => (Kind::Allocation, None, format!("{va:#x}, {len:#x} bytes")),
+                None => (Kind::Reservation, None, format!("{va:#x}, {len:#x} bytes")),
+            };
+            out.push(Leak { kind, what, bytes: len, key, created_by: r.created_by });
         }
         for (&va, m) in &t.maps {
-            if t.reservations.get(&m.rsv).is_some_and(|r| r.plain) {
-                continue; // part of a plain allocation, listed above
+            if t.reservations.get(&m.rsv).is_some_and(|r| r.plain) || t.opened.contains_key(&m.rsv) {
+                continue; // part of a plain allocation or an IPC open, listed above
             }
             out.push(Leak {
                 kind: Kind::Mapping,
                 what: format!("{va:#x}, {:#x} bytes", m.len),
+                bytes: m.len as u64,
+                key: None,
                 created_by: m.created_by,
             });
         }
@@ -65,19 +83,24 @@ impl Emulator {
                 continue; // only mappings hold it: listed with them
             }
             let kind = match (p.imported, p.entry.is_some()) {
+                _ if p.retains > 0 => Kind::Retain,
                 (true, _) => Kind::Import,
                 (false, true) => Kind::Export,
                 (false, false) => Kind::Physical,
             };
             let key = p.key().map(|k| format!(", shareable handle {k:#x}")).unwrap_or_default();
+            let retains = match p.retains {
+                0 => String::new(),
+                n => format!(", retained {n} time(s)"),
+            };
             let what = format!(
-                "handle {:#x}, {:#x} bytes on {:?}{key}, {} reference(s)",
+                "handle {:#x}, {:#x} bytes on {}{key}{retains}, {} reference(s) never freed",
                 id.0,
                 p.size,
                 p.owner,
                 p.refs - p.map_refs
             );
-            out.push(Leak { kind, what, created_by: p.created_by });
+            out.push(Leak { kind, what, bytes: p.size, key: p.key(), created_by: p.created_by });
         }
         Some(out)
     }

@@ -25,6 +25,8 @@ pub struct Physical {
     pub refs: u32,
     /// References held by mappings.
     pub map_refs: u32,
+    /// Retains (each adds a reference that needs its own free).
+    pub retains: u32,
     /// The registry entry, for exported or imported memory.
     pub(super) entry: Option<Header>,
     /// Whether this handle was imported.
@@ -49,6 +51,7 @@ impl Physical {
             props: header.props,
             refs: 1,
             map_refs: 0,
+            retains: 0,
             entry: Some(header),
             imported: true,
             charged: false,
@@ -100,6 +103,7 @@ pub(super) fn destroy(t: &mut Tables, reg: &Registry, id: HandleId) {
     drop(p.view);
     match (&p.entry, p.place) {
         (Some(header), _) => {
+            crate::journal::share(crate::journal::ShareOp::Release, header.key, header.data_len, header.place, None);
             let _ = reg.release(p.object, header);
         }
         (None, Place::Device(d)) if p.charged => {
@@ -155,6 +159,7 @@ impl Emulator {
             props,
             refs: 1,
             map_refs: 0,
+            retains: 0,
             entry: None,
             imported: false,
             charged,

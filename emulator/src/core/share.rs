@@ -2,6 +2,7 @@
 
 use std::os::fd::{BorrowedFd, OwnedFd};
 
+use crate::journal::{self, ShareOp};
 use crate::os::proc::{self, ProcessId};
 use crate::registry::{Header, Held, LookupError, Place, Trust};
 
@@ -16,6 +17,11 @@ impl From<LookupError> for CoreError {
             LookupError::Io { source, .. } => source.into(),
         }
     }
+}
+
+fn journal_import(held: &Held) {
+    let h = &held.header;
+    journal::share(ShareOp::Import, h.key, h.data_len, h.place, Some(h.exporter.pid));
 }
 
 impl Emulator {
@@ -46,6 +52,7 @@ impl Emulator {
         let p = t.handles.get_mut(&id).expect("checked above");
         p.entry = Some(header);
         p.set_uncharged();
+        journal::share(ShareOp::Export, key, p.size, p.place, None);
         t.exports.insert(key, id);
         Ok(key)
     }
@@ -102,6 +109,7 @@ impl Emulator {
         let held = self.registry.lookup(key)?;
         let me = self.registry.me();
         self.admit(&held, me, device)?;
+        journal_import(&held);
         let id = insert(&mut t, imported(held, device));
         t.imports.insert((key, device), id);
         Ok(id)
@@ -110,6 +118,7 @@ impl Emulator {
     /// Imports memory received as a file descriptor onto `device` (HIP, CUDA).
     pub fn import_fd(&self, fd: BorrowedFd<'_>, device: Place) -> Result<HandleId, CoreError> {
         let held = self.registry.hold_fd(fd)?;
+        journal_import(&held);
         let mut t = self.lock();
         Ok(insert(&mut t, imported(held, device)))
     }

@@ -259,6 +259,7 @@ impl Emulator {
         };
         let p = t.handles.get_mut(&id).ok_or(CoreError::UnknownHandle(id.0))?;
         p.refs += 1;
+        p.retains += 1;
         Ok(id)
     }
 

@@ -55,6 +55,15 @@ pub enum Place {
     Host(u32),
 }
 
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::Device(d) => write!(f, "device {d}"),
+            Place::Host(n) => write!(f, "host {n}"),
+        }
+    }
+}
+
 impl Place {
     fn encode(self) -> (u32, u32) {
         match self {

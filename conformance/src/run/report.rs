@@ -1,0 +1,327 @@
+//! What `vmmkit run` reports when the program ends: per process, what it
+//! left unreleased at exit; across processes, who exported what to whom and
+//! who held it to the end; then what gc collected. Made from the journals
+//! the processes wrote ([`vmmkit_emulator::journal`]).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Serialize;
+use vmmkit_emulator::journal::{LeakRecord, Record, ShareOp};
+
+/// The journal of one process, read back.
+#[derive(Debug, Clone, Default)]
+pub struct Journal {
+    /// Its pid.
+    pub pid: u32,
+    /// Its records, in the order written.
+    pub records: Vec<Record>,
+}
+
+/// Reads every `<pid>.jsonl` of `dir`, ordered by pid. A line that does not
+/// parse (a process killed in the middle of a write cannot leave one, but a
+/// file may be damaged) is skipped.
+pub fn read_journals(dir: &Path) -> std::io::Result<Vec<Journal>> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir)? {
+        let path = e?.path();
+        let Some(pid) = path.file_stem().and_then(|s| s.to_str()).and_then(|s| s.parse().ok()) else { continue };
+        if path.extension().is_none_or(|x| x != "jsonl") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)?;
+        let records = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+        out.push(Journal { pid, records });
+    }
+    out.sort_by_key(|j| j.pid);
+    Ok(out)
+}
+
+/// One process of the run that used the emulator.
+#[derive(Debug, Clone, Serialize)]
+pub struct Process {
+    /// Its pid.
+    pub pid: u32,
+    /// Its parent's pid.
+    pub ppid: u32,
+    /// Its program's name (the executable's file name).
+    pub name: String,
+    /// Its arguments.
+    pub argv: Vec<String>,
+    /// Whether it was forked from its parent without an `exec`.
+    pub forked: bool,
+    /// Whether it exited through `exit` (it wrote its exit record); `false`:
+    /// killed by a signal, or ended with `_exit`.
+    pub exited: bool,
+    /// What it left unreleased at exit.
+    pub leaks: Vec<LeakRecord>,
+}
+
+/// A process's part in one shared allocation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Holder {
+    /// The process.
+    pub pid: u32,
+    /// The entry point it exported or imported in.
+    pub call: String,
+    /// Whether it still held the memory when it ended.
+    pub held_at_end: bool,
+}
+
+/// Memory one process exported, and who imported it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Shared {
+    /// The shareable key (registry key).
+    pub key: String,
+    /// Bytes.
+    pub bytes: u64,
+    /// Where it lives.
+    pub place: String,
+    /// The exporter, if its journal was written (else it was exported
+    /// outside this run).
+    pub exporter: Option<Holder>,
+    /// The importers, in the order they imported.
+    pub importers: Vec<Holder>,
+}
+
+/// What gc collected after the run.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct Collected {
+    /// Dead processes whose charges were collected.
+    pub processes: usize,
+    /// Exported entries nobody held.
+    pub entries: usize,
+    /// Bytes given back.
+    pub bytes: u64,
+}
+
+/// The report of one run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The command that was run.
+    pub command: Vec<String>,
+    /// How it ended (`exit status 0`, `killed by signal 9`).
+    pub status: String,
+    /// Every process that used the emulator, by pid.
+    pub processes: Vec<Process>,
+    /// Every allocation shared between processes.
+    pub shared: Vec<Shared>,
+    /// What gc collected afterwards.
+    pub gc: Collected,
+    /// Whether anything was left: an object at exit, or memory or an
+    /// exported handle that gc had to collect.
+    pub leaked: bool,
+}
+
+/// The file name of a process's executable (else of its `argv[0]`).
+pub(super) fn program_name(exe: &str, argv: &[String]) -> String {
+    let path = if exe.is_empty() { argv.first().map_or("", String::as_str) } else { exe };
+    Path::new(path).file_name().map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// Builds the report from the journals, and what gc collected.
+pub fn build(command: Vec<String>, status: String, journals: &[Journal], gc: Collected) -> Report {
+    let mut processes = Vec::new();
+    // key → shared allocation; (key, pid) → imports not yet released.
+    let mut shared: BTreeMap<u64, Shared> = BTreeMap::new();
+    for j in journals {
+        let mut p = Process {
+            pid: j.pid,
+            ppid: 0,
+            name: String::new(),
+            argv: Vec::new(),
+            forked: false,
+            exited: false,
+            leaks: Vec::new(),
+        };
+        let mut holds: BTreeMap<u64, i64> = BTreeMap::new();
+        for r in &j.records {
+            match r {
+                Record::Start { ppid, exe, argv, forked, .. } => {
+                    p.ppid = *ppid;
+                    p.name = program_name(exe, argv);
+                    p.argv.clone_from(argv);
+                    p.forked = *forked;
+                }
+                Record::Share { op, key, bytes, place, call, .. } => {
+                    let s = shared.entry(*key).or_insert_with(|| Shared {
+                        key: format!("{key:#018x}"),
+                        bytes: *bytes,
+                        place: place.clone(),
+                        exporter: None,
+                        importers: Vec::new(),
+                    });
+                    let holder = Holder { pid: j.pid, call: call.clone(), held_at_end: true };
+                    match op {
+                        ShareOp::Export => s.exporter = Some(holder),
+                        ShareOp::Import => s.importers.push(holder),
+                        ShareOp::Release => {}
+                    }
+                    *holds.entry(*key).or_default() += if *op == ShareOp::Release { -1 } else { 1 };
+                }
+                Record::Call { .. } => {}
+                Record::Exit { leaks, .. } => {
+                    p.exited = true;
+                    p.leaks.clone_from(leaks);
+                }
+            }
+        }
+        for (key, n) in holds {
+            let Some(s) = shared.get_mut(&key) else { continue };
+            let mine = s.exporter.iter_mut().chain(s.importers.iter_mut()).filter(|h| h.pid == j.pid);
+            for h in mine {
+                h.held_at_end = n > 0;
+            }
+        }
+        processes.push(p);
+    }
+    let leaked = processes.iter().any(|p| !p.leaks.is_empty()) || gc.bytes > 0 || gc.entries > 0;
+    Report { command, status, processes, shared: shared.into_values().collect(), gc, leaked }
+}
+
+/// `2 MiB`, `4 KiB`, `100 B`.
+pub fn size(n: u64) -> String {
+    match n {
+        n if n >= 1 << 30 && n % (1 << 30) == 0 => format!("{} GiB", n >> 30),
+        n if n >= 1 << 20 && n % (1 << 20) == 0 => format!("{} MiB", n >> 20),
+        n if n >= 1 << 10 && n % (1 << 10) == 0 => format!("{} KiB", n >> 10),
+        n => format!("{n} B"),
+    }
+}
+
+impl Report {
+    fn name_of(&self, pid: u32) -> String {
+        match self.processes.iter().find(|p| p.pid == pid) {
+            Some(p) => format!("{pid} ({})", p.name),
+            None => pid.to_string(),
+        }
+    }
+
+    /// The report for people.
+    pub fn render(&self) -> String {
+        let mut o = String::new();
+        let n = self.processes.len();
+        let _ =
+            writeln!(o, "vmmkit run: {}: {}; {n} process(es) used the emulator", self.command.join(" "), self.status);
+        for p in &self.processes {
+            let who = format!("process {}", self.name_of(p.pid));
+            let forked = if p.forked { format!(", forked from {}", p.ppid) } else { String::new() };
+            if !p.exited {
+                let _ =
+                    writeln!(o, "  {who}{forked}: ended without exit (a signal, or _exit); gc collects what it held");
+            } else if p.leaks.is_empty() {
+                let _ = writeln!(o, "  {who}{forked}: released everything");
+            } else {
+                let bytes: u64 = p.leaks.iter().map(|l| l.bytes).sum();
+                let _ = writeln!(
+                    o,
+                    "  {who}{forked}: left {} object(s) unreleased at exit ({} in all):",
+                    p.leaks.len(),
+                    size(bytes)
+                );
+                for l in &p.leaks {
+                    let by = if l.created_by.is_empty() { "(not through an entry point)" } else { &l.created_by };
+                    let _ = writeln!(o, "      {:<11} {} ({}), from {by}", l.kind, l.what, size(l.bytes));
+                }
+            }
+        }
+        if !self.shared.is_empty() {
+            let _ = writeln!(o, "  shared memory:");
+        }
+        for s in &self.shared {
+            let exporter = match &s.exporter {
+                Some(h) => format!("exported by {} in {}", self.name_of(h.pid), h.call),
+                None => "exported outside this run".into(),
+            };
+            let _ = writeln!(o, "    {} ({} on {}): {exporter}", s.key, size(s.bytes), s.place);
+            for h in &s.importers {
+                let _ = writeln!(o, "      imported by {} in {}", self.name_of(h.pid), h.call);
+            }
+            let held: Vec<String> =
+                s.exporter.iter().chain(&s.importers).filter(|h| h.held_at_end).map(|h| self.name_of(h.pid)).collect();
+            if held.is_empty() {
+                let _ = writeln!(o, "      released by every holder");
+            } else {
+                let _ = writeln!(o, "      still held at the end by {}", held.join(", "));
+            }
+        }
+        let g = &self.gc;
+        let _ = writeln!(
+            o,
+            "  gc: freed {} from {} dead process(es) and {} unheld exported handle(s)",
+            size(g.bytes),
+            g.processes,
+            g.entries
+        );
+        let verdict = if self.leaked { "something was left unreleased" } else { "nothing leaked" };
+        let _ = writeln!(o, "vmmkit run: {verdict}");
+        o
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn share(op: ShareOp, key: u64, call: &str) -> Record {
+        Record::Share {
+            tid: 1,
+            ts: 1,
+            op,
+            key,
+            bytes: 2 << 20,
+            place: "device 0".into(),
+            exporter: None,
+            call: call.into(),
+        }
+    }
+
+    fn start(pid: u32) -> Record {
+        Record::Start { pid, ppid: 1, ts: 0, exe: format!("/bin/p{pid}"), argv: vec![], forked: false }
+    }
+
+    /// The exporter released, one importer released, the other held to its
+    /// (killed) end: the report says so, per holder, and counts the leak.
+    #[test]
+    fn who_held_what_at_the_end() {
+        let journals = [
+            Journal {
+                pid: 10,
+                records: vec![
+                    start(10),
+                    share(ShareOp::Export, 7, "aclrtMemExportToShareableHandle"),
+                    share(ShareOp::Release, 7, "aclrtFreePhysical"),
+                    Record::Exit { ts: 2, leaks: vec![] },
+                ],
+            },
+            Journal {
+                pid: 11,
+                records: vec![
+                    start(11),
+                    share(ShareOp::Import, 7, "aclrtMemImportFromShareableHandle"),
+                    share(ShareOp::Release, 7, "aclrtFreePhysical"),
+                    Record::Exit { ts: 2, leaks: vec![] },
+                ],
+            },
+            Journal {
+                pid: 12,
+                records: vec![start(12), share(ShareOp::Import, 7, "aclrtMemImportFromShareableHandle")],
+            },
+        ];
+        let gc = Collected { processes: 1, entries: 1, bytes: 2 << 20 };
+        let r = build(vec!["prog".into()], "exit status 0".into(), &journals, gc);
+        assert_eq!(r.shared.len(), 1);
+        let s = &r.shared[0];
+        assert!(!s.exporter.as_ref().unwrap().held_at_end);
+        let held: Vec<(u32, bool)> = s.importers.iter().map(|h| (h.pid, h.held_at_end)).collect();
+        assert_eq!(held, [(11, false), (12, true)]);
+        assert!(r.leaked, "gc had to collect");
+        let text = r.render();
+        assert!(text.contains("process 12 (p12): ended without exit"), "{text}");
+        assert!(text.contains("still held at the end by 12 (p12)"), "{text}");
+        assert!(text.contains("gc: freed 2 MiB from 1 dead process(es)"), "{text}");
+        let clean = build(vec![], String::new(), &journals[..2], Collected::default());
+        assert!(!clean.leaked && clean.render().contains("released by every holder"));
+    }
+}
