@@ -43,7 +43,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         format!("-B{}/", ld_dir.display()),
         format!("-Wl,--version-script={}", map.display()),
         format!("-Wl,-soname,{SONAME}"),
-        // As the vendor's: every symbol bound at load (rustc's default too).
+        // Every symbol bound at load: rustc's default, kept explicit.
         "-Wl,-z,now".to_string(),
     ] {
         println!("cargo:rustc-cdylib-link-arg={arg}");
