@@ -15,12 +15,12 @@
 //! skips) vmmkit's own drop-in libraries. All of it is
 //! [`vmmkit_emulator::export_shim!`], shared with `libascendcl.so`.
 //!
-//! This crate is a staticlib. `link.sh` beside this crate's `Cargo.toml`
-//! links it into `libamdhip64.so` with soname `libamdhip64.so.6` and the
+//! This crate is a cdylib: the plain `cargo build` leaves
+//! `target/<profile>/libamdhip64.so` with soname `libamdhip64.so.6` and the
 //! vendor's ELF symbol versions (`libamdhip64.map`: `hip_4.2` … `hip_6.3`,
-//! each function in the node of the real library), which a cdylib cannot
-//! carry (hip.md §1.3); `build.sh` does both steps for a release build and
-//! leaves `target/release/libamdhip64.so` and `libamdhip64.so.6`.
+//! each function in the node of the real library), plus the link
+//! `libamdhip64.so.6`. `build.rs` says how, and why rustc alone cannot
+//! (hip.md §1.3).
 
 vmmkit_emulator::export_shim! {
     functions: vmmkit_sys::hip_functions,

@@ -2,12 +2,14 @@
 //! `vmmkit_sys::hip_functions!` plus the shim marker, each in the ELF version
 //! node of the real library (hip.md §1.2), the vendor soname, no Rust symbol
 //! leaking, and `dlvsym` finding every function under its node (which a
-//! cdylib would not give, hip.md §1.3).
+//! cdylib linked as rustc alone links it would not give: build.rs), and the
+//! link `libamdhip64.so.6` beside it, all as the plain `cargo build` leaves them.
 
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::CString;
+use std::path::Path;
 
 use vmmkit_sys::hip::HipApi;
 
@@ -128,13 +130,8 @@ fn node_table_is_the_function_list() {
 }
 
 #[test]
-fn version_chain_and_soname() {
+fn version_chain() {
     let lib = common::library();
-    let dynamic = common::binutils("readelf", &["-d".as_ref(), lib.as_os_str()]);
-    assert!(
-        dynamic.lines().any(|l| l.contains("(SONAME)") && l.contains("[libamdhip64.so.6]")),
-        "soname should be libamdhip64.so.6 (the 6.x profile, hip.md §1.1):\n{dynamic}"
-    );
     let versions = common::binutils("readelf", &["-V".as_ref(), lib.as_os_str()]);
     let defined: Vec<&str> = versions
         .lines()
@@ -154,8 +151,32 @@ fn version_chain_and_soname() {
     for f in ["hipMalloc@@hip_4.2", "hipMemCreate@@hip_5.1", "hipGetDevicePropertiesR0600@@hip_6.0"] {
         assert!(syms.contains(f), "readelf --dyn-syms lacks {f}");
     }
+}
+
+/// The soname, and the link of that name that build.rs leaves beside the
+/// library in `<target>/<profile>/deps/` and `<target>/<profile>/`, so that
+/// programs linked with `-lamdhip64` (which then need `libamdhip64.so.6`)
+/// find it there.
+#[test]
+fn soname_and_its_link() {
+    let lib = common::library();
+    let dynamic = common::binutils("readelf", &["-d".as_ref(), lib.as_os_str()]);
+    assert!(
+        dynamic.lines().any(|l| l.contains("(SONAME)") && l.contains("[libamdhip64.so.6]")),
+        "soname should be libamdhip64.so.6 (the 6.x profile, hip.md §1.1):\n{dynamic}"
+    );
+    assert!(dynamic.contains("BIND_NOW"), "the library should be linked with -z now:\n{dynamic}");
+    for dir in [common::profile_dir().join("deps"), common::profile_dir()] {
+        let so6 = dir.join("libamdhip64.so.6");
+        let target = std::fs::read_link(&so6).unwrap_or_else(|e| panic!("{} is not a link: {e}", so6.display()));
+        assert_eq!(target, Path::new("libamdhip64.so"), "{}", so6.display());
+    }
     let so6 = common::library_dir().join("libamdhip64.so.6");
-    assert_eq!(std::fs::read_link(&so6).expect("libamdhip64.so.6 is a link"), std::path::Path::new("libamdhip64.so"));
+    assert_eq!(
+        so6.canonicalize().expect("libamdhip64.so.6 resolves"),
+        lib.canonicalize().expect("libamdhip64.so resolves"),
+        "libamdhip64.so.6 should be the library Cargo built"
+    );
 }
 
 #[test]
@@ -170,8 +191,8 @@ fn no_rust_symbols_leak() {
     assert!(mangled.is_empty(), "Rust symbols exported: {mangled:?}");
 }
 
-/// `dlvsym` finds every function under its node (a cdylib's would be
-/// unversioned and `dlvsym` would return NULL, hip.md §1.3), and the loader
+/// `dlvsym` finds every function under its node (without build.rs they
+/// would be unversioned and `dlvsym` would return NULL, hip.md §1.3), and the loader
 /// of vmmkit-sys loads the library as a full table and sees the marker.
 #[test]
 fn dlvsym_and_the_loader() {

@@ -9,7 +9,9 @@
 //!    the real headers, run as two processes each on vmmkit's
 //!    `libamdhip64.so` and pass; built once against our library and once
 //!    against the real one (so they record the real soname and symbol
-//!    versions), which must run on ours through a link of the real soname.
+//!    versions), which must run on ours through a link of the real soname;
+//! 3. the README's example `examples/hip/ipc_pair.cpp`, built as the README
+//!    says, runs on ours.
 //!
 //! Where the package registry cannot be reached, each test prints why and
 //! passes as skipped (on stderr, which the test harness does not capture,
@@ -111,23 +113,28 @@ fn real_runtime_reports_no_device() {
     assert_eq!((rc, count), (100, 0), "HIP-INIT-001: no GPU is hipErrorNoDevice with a count of 0");
 }
 
-/// Compiles `tests/cpp/<name>.cpp` against the real headers, linked with
-/// `-lamdhip64` from `link_dir`.
-fn compile(scratch: &Scratch, name: &str, include: &str, link_dir: &Path, tag: &str) -> PathBuf {
-    let src = common::crate_dir().join(format!("tests/cpp/{name}.cpp"));
+/// `tests/cpp/<name>.cpp`.
+fn test_program(name: &str) -> PathBuf {
+    common::crate_dir().join(format!("tests/cpp/{name}.cpp"))
+}
+
+/// Compiles `src` against the real headers, linked with `-lamdhip64` from
+/// `link_dir`, into `bin/<name>-<tag>`.
+fn compile(scratch: &Scratch, src: &Path, include: &str, link_dir: &Path, tag: &str) -> PathBuf {
+    let name = src.file_stem().expect("a file name").to_string_lossy();
     let exe = scratch.path().join("bin").join(format!("{name}-{tag}"));
     let mut cmd = Command::new(std::env::var("CXX").unwrap_or_else(|_| "g++".into()));
     cmd.args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-D__HIP_PLATFORM_AMD__", "-I"])
         .arg(include)
         .arg("-o")
         .arg(&exe)
-        .arg(&src)
+        .arg(src)
         .arg("-L")
         .arg(link_dir)
         .arg("-lamdhip64")
         // The real library's own dependencies are not there to check against.
         .arg("-Wl,--allow-shlib-undefined");
-    run_compiler(&mut cmd, &src);
+    run_compiler(&mut cmd, src);
     exe
 }
 
@@ -156,7 +163,7 @@ fn cpp_programs_with_real_headers_run_on_our_library() {
     let scratch = Scratch::new();
     // Linked against vmmkit's library: NEEDED libamdhip64.so.6.
     for name in ["ipc", "vmm"] {
-        let exe = compile(&scratch, name, include, ours, "ours");
+        let exe = compile(&scratch, &test_program(name), include, ours, "ours");
         run_pair(&scratch, &exe, ours);
     }
     // Linked against the real library of the same release: the program asks
@@ -172,7 +179,7 @@ fn cpp_programs_with_real_headers_run_on_our_library() {
     std::os::unix::fs::symlink(ours.join("libamdhip64.so"), drop_in.join(soname))
         .expect("link ours as the real soname");
     for name in ["ipc", "vmm"] {
-        let exe = compile(&scratch, name, include, &real_dir, "real");
+        let exe = compile(&scratch, &test_program(name), include, &real_dir, "real");
         let needs = binutils("readelf", &["-V".as_ref(), exe.as_os_str()]);
         assert!(needs.contains(&format!("File: {soname}")), "{name} should need {soname}:\n{needs}");
         assert!(needs.contains("Name: hip_4.2"), "{name} should need hip_4.2:\n{needs}");
@@ -181,4 +188,21 @@ fn cpp_programs_with_real_headers_run_on_our_library() {
         }
         run_pair(&scratch, &exe, &drop_in);
     }
+}
+
+/// (3) The README's example, `examples/hip/ipc_pair.cpp`, built as the README
+/// says (`-L target/<profile> -lamdhip64`) against the real headers, runs on
+/// our library on a fresh emulator root.
+#[test]
+fn readme_example_ipc_pair_runs_on_our_library() {
+    let env = match fetch("headers") {
+        Ok(env) => env,
+        Err(reason) => return skip("readme_example_ipc_pair_runs_on_our_library", &reason),
+    };
+    let scratch = Scratch::new();
+    let src = repo_root().join("examples/hip/ipc_pair.cpp");
+    let exe = compile(&scratch, &src, &env["HIP_INCLUDE"], library_dir(), "ours");
+    let needs = binutils("readelf", &["-d".as_ref(), exe.as_os_str()]);
+    assert!(needs.contains("[libamdhip64.so.6]"), "ipc_pair should need libamdhip64.so.6:\n{needs}");
+    run_pair(&scratch, &exe, library_dir());
 }

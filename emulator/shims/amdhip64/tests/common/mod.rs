@@ -1,4 +1,4 @@
-//! Shared by the shim's integration tests: the linked `libamdhip64.so`,
+//! Shared by the shim's integration tests: the built `libamdhip64.so`,
 //! compiling programs, running them as real processes with a fresh emulator
 //! root, a deadline and captured output, and binutils.
 #![allow(dead_code)]
@@ -33,48 +33,25 @@ pub fn profile_dir() -> PathBuf {
     deps.parent().expect("<target>/<profile>").to_path_buf()
 }
 
-/// The directory holding `libamdhip64.so` and `libamdhip64.so.6`, linked by
-/// `link.sh` (the project's HIP build step) from the staticlib that Cargo
-/// built for this test run, into `<target>/<profile>/`. If the staticlib is
-/// missing (a test binary run by hand after a clean), it is built with cargo
-/// into the same target directory and profile.
+/// The directory holding the `libamdhip64.so` that this test run built, and
+/// the link `libamdhip64.so.6` that build.rs puts beside it.
+///
+/// The package's library is a dependency of its integration tests (through
+/// its rlib crate type), so Cargo rebuilds it, cdylib included, before they
+/// run, into the `deps/` directory that holds this test executable
+/// (`<target>/<profile>/deps/`). That copy is the fresh one: Cargo uplifts it
+/// to `<target>/<profile>/` only for `cargo build`.
 pub fn library_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let profile = profile_dir();
-        let deps = profile.join("deps");
-        let find = || [&profile, &deps].into_iter().map(|d| d.join("libvmmkit_amdhip64.a")).find(|a| a.is_file());
-        let staticlib = match find() {
-            Some(a) => a,
-            None => {
-                let target = profile.parent().expect("<target>");
-                let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-                let mut cmd = Command::new(cargo);
-                cmd.args(["build", "-p", "vmmkit-shim-amdhip64"])
-                    .current_dir(crate_dir())
-                    .env("CARGO_TARGET_DIR", target);
-                if profile.file_name().is_some_and(|n| n == "release") {
-                    cmd.arg("--release");
-                }
-                let st = cmd.status().expect("run cargo build for libvmmkit_amdhip64.a");
-                assert!(st.success(), "cargo build -p vmmkit-shim-amdhip64 failed: {st}");
-                find().expect("libvmmkit_amdhip64.a after cargo build")
-            }
-        };
-        let out =
-            Command::new(crate_dir().join("link.sh")).arg(&staticlib).arg(&profile).output().expect("run link.sh");
-        assert!(
-            out.status.success(),
-            "link.sh failed ({}):\n{}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        profile
+        let dirs = [profile.join("deps"), profile];
+        let found = dirs.iter().find(|d| d.join("libamdhip64.so").is_file());
+        found.unwrap_or_else(|| panic!("no libamdhip64.so in {dirs:?} (cargo build -p vmmkit-shim-amdhip64)")).clone()
     })
 }
 
-/// `libamdhip64.so` as linked for this test run.
+/// `libamdhip64.so` as Cargo built it for this test run.
 pub fn library() -> PathBuf {
     library_dir().join("libamdhip64.so")
 }
