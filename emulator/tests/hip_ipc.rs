@@ -55,6 +55,13 @@ fn peer() {
                 // HIP-IPC-026: the handle was made from base+128; element 0 is at the returned pointer.
                 reply(format!("ok {} {len}", checksum(&read(&api, q, size))));
             }
+            ["leaks"] => {
+                let leaks = vmmkit_emulator::leaks::report();
+                let words: Vec<String> =
+                    leaks.iter().map(|l| format!("{:?}:{}:{}:{}", l.kind, l.bytes, l.created_by, l.what)).collect();
+                // (An empty packet would read as a closed channel.)
+                reply(if words.is_empty() { "none".into() } else { words.join(" | ") });
+            }
             ["sum"] => {
                 let (q, size) = opened.expect("opened");
                 reply(checksum(&read(&api, q, size)));
@@ -142,6 +149,32 @@ fn ipc_trio_across_processes() {
         assert_eq!(holder.recv(), "closed 0 0 1 HIP-IPC-042");
         holder.finish();
         assert_eq!(shared_left_after_gc(root), Vec::<String>::new(), "nothing outlives the processes");
+    });
+}
+
+/// The leak report names an IPC open never closed as such (not as the
+/// reservation and import behind it), with its size, its opens and the call.
+#[test]
+fn leak_report_names_an_open_never_closed() {
+    isolated("leak_report_names_an_open_never_closed", ENV, |_| {
+        let api = hip();
+        let data = pattern(3 << 20, 5);
+        let p = malloc_with(&api, &data);
+        let mut h = hipIpcMemHandle_t::default();
+        hok!(api, hipIpcGetMemHandle(&mut h, p));
+        let mut holder = Peer::start("ipc_importer");
+        holder.send(&format!("open {} {}", handle_hex(&h), 3 << 20));
+        assert_eq!(holder.recv(), format!("ok {} {}", checksum(&data), 3 << 20));
+        holder.send("leaks");
+        let leaks = holder.recv();
+        assert!(leaks.starts_with(&format!("IpcOpen:{}:hipIpcOpenMemHandle:", 3 << 20)), "{leaks}");
+        assert!(leaks.contains("2 open(s)") && !leaks.contains(" | "), "one object, opened twice: {leaks}");
+        holder.send("close");
+        assert_eq!(holder.recv(), "closed 0 0 1 HIP-IPC-042");
+        holder.send("leaks");
+        assert_eq!(holder.recv(), "none", "closed: nothing left");
+        holder.finish();
+        hok!(api, hipFree(p));
     });
 }
 

@@ -16,6 +16,8 @@
 //!   (no sleep loops); a child past it is killed, and the error says how long
 //!   it was given.
 //! - [`tools`]: the compiler and binutils runs of the shims' tests.
+//! - [`hip`]: Debian's HIP runtime and headers, fetched by
+//!   `scripts/fetch-hip.sh`, or the reason to skip.
 //! - [`vendor_call!`], [`vendor_ok!`], [`vendor_expect!`]: calls through a
 //!   vendor table with exact codes, for every vendor's tests.
 //!
@@ -37,6 +39,7 @@
 pub mod call;
 pub mod channel;
 pub mod exit;
+pub mod hip;
 pub mod libtest;
 pub mod peer;
 pub mod process;

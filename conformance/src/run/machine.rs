@@ -38,7 +38,7 @@ impl Machine {
     /// Makes the directory in `base` (default: `/dev/shm` where there is
     /// one, as for the default root, else the temporary directory) and links
     /// the drop-ins found in `drop_ins`.
-    pub fn new(base: Option<&Path>, drop_ins: &Path) -> anyhow::Result<Self> {
+    pub fn new(base: Option<&Path>, drop_ins: &[PathBuf]) -> anyhow::Result<Self> {
         let shm = Path::new("/dev/shm");
         let base = match base {
             Some(b) => b.to_path_buf(),
@@ -57,13 +57,12 @@ impl Machine {
         m.link(drop_ins)
     }
 
-    fn link(mut self, drop_ins: &Path) -> anyhow::Result<Self> {
-        self.missing = DROP_INS.iter().copied().filter(|d| !drop_ins.join(d).is_file()).collect();
+    /// Links each drop-in, found in the first of `dirs` that has it, under all its names.
+    fn link(mut self, dirs: &[PathBuf]) -> anyhow::Result<Self> {
+        let find = |d: &str| dirs.iter().map(|dir| dir.join(d)).find(|p| p.is_file());
+        self.missing = DROP_INS.iter().copied().filter(|d| find(d).is_none()).collect();
         for (name, target) in LINKS {
-            if self.missing.contains(target) {
-                continue;
-            }
-            let to = drop_ins.join(target);
+            let Some(to) = find(target) else { continue };
             let to = to.canonicalize().unwrap_or(to);
             let link = self.lib().join(name);
             std::os::unix::fs::symlink(&to, &link).with_context(|| format!("linking {}", link.display()))?;
@@ -115,10 +114,13 @@ impl Machine {
     }
 }
 
-/// Where the drop-ins are: beside the running `vmmkit` (as `cargo build`
-/// leaves them in `target/<profile>/`).
-pub fn default_drop_ins() -> PathBuf {
-    std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)).unwrap_or_else(|| PathBuf::from("."))
+/// Where the drop-ins are looked for: beside the running `vmmkit` (where
+/// `cargo build` leaves them, in `target/<profile>/`), then in its `deps/`
+/// (where a `cargo test` that built them as dependencies leaves them).
+pub fn default_drop_ins() -> Vec<PathBuf> {
+    let dir = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf));
+    let dir = dir.unwrap_or_else(|| PathBuf::from("."));
+    vec![dir.clone(), dir.join("deps")]
 }
 
 #[cfg(test)]
@@ -131,7 +133,7 @@ mod tests {
     fn links_the_drop_ins_found_and_cleans_up() {
         let libs = tempfile::tempdir().unwrap();
         std::fs::write(libs.path().join("libascendcl.so"), b"").unwrap();
-        let m = Machine::new(Some(libs.path()), libs.path()).unwrap();
+        let m = Machine::new(Some(libs.path()), &[libs.path().join("none"), libs.path().to_path_buf()]).unwrap();
         assert!(m.path().starts_with(libs.path()));
         assert_eq!(m.missing, ["libamdhip64.so"]);
         let names: Vec<String> = std::fs::read_dir(m.lib())

@@ -68,7 +68,7 @@ pub struct Args {
     /// Make the private machine in DIR (default: /dev/shm, else the temporary directory).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// Where the drop-in libraries are (default: beside this `vmmkit`).
+    /// Where the drop-in libraries are (default: beside this `vmmkit`, else in its `deps/`).
     #[arg(long, value_name = "DIR")]
     pub drop_ins: Option<PathBuf>,
     /// The program and its arguments.
@@ -117,12 +117,12 @@ fn ended(status: rustix::process::WaitStatus) -> (u8, String) {
 /// Bad options, or a machine that cannot be set up.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let settings = args.settings()?;
-    let drop_ins = args.drop_ins.clone().unwrap_or_else(machine::default_drop_ins);
+    let drop_ins = args.drop_ins.clone().map_or_else(machine::default_drop_ins, |d| vec![d]);
     let mut machine = Machine::new(args.dir.as_deref(), &drop_ins)?;
     for m in &machine.missing {
         eprintln!(
             "vmmkit run: no {m} in {} (`cargo build --release` builds it); programs that need it will not start",
-            drop_ins.display()
+            drop_ins[0].display()
         );
     }
     let mut cmd = Command::new(&args.program[0]);
