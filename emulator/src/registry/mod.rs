@@ -38,6 +38,10 @@ pub enum OpenError {
         /// What differs.
         source: Mismatch,
     },
+    /// No program has used the root yet: the directory, or its state file,
+    /// does not exist (only [`Registry::open_existing`] says this).
+    #[error("{0}: no emulator state here yet (no program has used it)")]
+    NoState(PathBuf),
     /// The state file could not be opened.
     #[error("{path}: {source}")]
     Io {
@@ -118,12 +122,25 @@ impl Registry {
     }
 
     /// Opens an existing root as it is, with the device settings it was
-    /// made with (for inspection: `vmmkit ls`, `vmmkit gc`).
+    /// made with (for inspection: `vmmkit ls`, `vmmkit gc`, `vmmkit doctor`).
+    /// A root that is missing, or holds no state file, is
+    /// [`OpenError::NoState`] and is left as it is; a root that exists is
+    /// checked (a directory, ours, private) before anything else.
     pub fn open_existing(root: &Path) -> Result<Self, OpenError> {
         let io = |source| OpenError::Io { path: root.join(root::STATE_FILE), source };
-        let meta = std::fs::symlink_metadata(root).map_err(|source| OpenError::Io { path: root.into(), source })?;
+        let meta = match std::fs::symlink_metadata(root) {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(OpenError::NoState(root.into())),
+            Err(source) => return Err(OpenError::Io { path: root.into(), source }),
+        };
         if !meta.is_dir() {
             return Err(OpenError::Io { path: root.into(), source: io::ErrorKind::NotADirectory.into() });
+        }
+        root::check(root)?;
+        match std::fs::symlink_metadata(root.join(root::STATE_FILE)) {
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(OpenError::NoState(root.into())),
+            Err(e) => return Err(io(e)),
         }
         root::prepare(root)?;
         let state = State::open_existing(root).map_err(io)?;
