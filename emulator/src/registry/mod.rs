@@ -128,15 +128,11 @@ impl Registry {
     /// checked (a directory, ours, private) before anything else.
     pub fn open_existing(root: &Path) -> Result<Self, OpenError> {
         let io = |source| OpenError::Io { path: root.join(root::STATE_FILE), source };
-        let meta = match std::fs::symlink_metadata(root) {
-            Ok(m) => m,
+        match std::fs::symlink_metadata(root) {
+            Ok(_) => root::check(root)?,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(OpenError::NoState(root.into())),
             Err(source) => return Err(OpenError::Io { path: root.into(), source }),
-        };
-        if !meta.is_dir() {
-            return Err(OpenError::Io { path: root.into(), source: io::ErrorKind::NotADirectory.into() });
         }
-        root::check(root)?;
         match std::fs::symlink_metadata(root.join(root::STATE_FILE)) {
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(OpenError::NoState(root.into())),
