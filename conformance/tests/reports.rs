@@ -271,6 +271,9 @@ fn allow_unavailable_reports_only_the_vendors_rules_not_supported_and_exits_0() 
     assert!(!t.contains("HIP-") && !t.contains("CUDA-"), "{t}");
 }
 
+/// The hip backend with a library that is not there, allowed to be unavailable.
+const HIP_ABSENT: [&str; 5] = ["--backend", "hip", "--library", "/nonexistent/libamdhip64.so", "--allow-unavailable"];
+
 #[test]
 fn a_filter_that_matches_no_rule_is_exit_2() {
     let o = conformance(&["--backend", "emulator", "--filter", "NOPE-*"]);
@@ -279,15 +282,7 @@ fn a_filter_that_matches_no_rule_is_exit_2() {
     assert!(e.contains("no rule matches --filter 'NOPE-*'"), "{e}");
     assert!(e.contains("ACL-MAP-*") && e.contains("HIP-IPC-*") && e.contains("CUDA-VMM-*"), "the known prefixes: {e}");
     // A vendor backend's filter is matched against its own rules only.
-    let o = conformance(&[
-        "--backend",
-        "hip",
-        "--library",
-        "/nonexistent/x.so",
-        "--allow-unavailable",
-        "--filter",
-        "ACL-*",
-    ]);
+    let o = conformance(&[&HIP_ABSENT[..], &["--filter", "ACL-*"]].concat());
     assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
     let e = stderr(&o);
     assert!(e.contains("no rule matches --filter 'ACL-*' of backend hip (it runs only HIP rules)"), "{e}");
@@ -306,17 +301,7 @@ fn baseline_entries_of_another_vendor_are_not_judged() {
         v["stale"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap().to_string()).collect()
     };
     // On hip, the ACL entries are another vendor's: neither applied nor stale.
-    let o = conformance(&[
-        "--backend",
-        "hip",
-        "--library",
-        "/nonexistent/x.so",
-        "--allow-unavailable",
-        "--format",
-        "json",
-        "--baseline",
-        path,
-    ]);
+    let o = conformance(&[&HIP_ABSENT[..], &["--format", "json", "--baseline", path]].concat());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(stale_ids(&v), ["HIP-NOPE-999"]);

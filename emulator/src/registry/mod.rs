@@ -321,6 +321,25 @@ mod tests {
         Registry::open(&cfg).expect("open registry")
     }
 
+    /// A root no program has used is `NoState` and is left as it is; one
+    /// that was used opens; a file is refused.
+    #[test]
+    fn open_existing_leaves_an_unused_root_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing");
+        assert!(matches!(Registry::open_existing(&missing), Err(OpenError::NoState(p)) if p == missing));
+        assert!(!missing.exists());
+        let root = dir.path().join("root");
+        std::fs::create_dir(&root).unwrap();
+        assert!(matches!(Registry::open_existing(&root), Err(OpenError::NoState(_))));
+        assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0, "nothing written into it");
+        drop(registry(dir.path()));
+        assert!(Registry::open_existing(&root).is_ok());
+        let file = dir.path().join("file");
+        std::fs::write(&file, b"").unwrap();
+        assert!(matches!(Registry::open_existing(&file), Err(OpenError::Root(RootError::NotDirectory(_)))));
+    }
+
     /// A slot whose pid is alive but whose start time differs belongs to a
     /// dead process whose pid was recycled: gc gives its charge back.
     #[test]
