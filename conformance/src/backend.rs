@@ -6,11 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use vmmkit_sys::acl::{AclApi, AclError};
+use vmmkit_sys::acl::AclApi;
 use vmmkit_sys::cuda::CudaApi;
 use vmmkit_sys::hip::HipApi;
-
-use crate::acl::Acl;
 
 use crate::outcome::Outcome;
 use crate::rule::{Dialect, Rule};
@@ -51,6 +49,25 @@ impl BackendKind {
             Self::Cuda => &[Dialect::Cuda],
             Self::Auto => &[],
         }
+    }
+
+    /// Whether this backend runs `rule`: a rule of one of its dialects (the
+    /// self-test catalog's rules run everywhere). A vendor backend runs,
+    /// counts and reports only its own vendor's rules.
+    pub fn runs(self, rule: &Rule) -> bool {
+        rule.dialect == Dialect::Selftest || self.dialects().contains(&rule.dialect)
+    }
+
+    /// Whether a rule id belongs to this backend's vendors, by its prefix
+    /// (`HIP-` for `hip`): for ids that name no rule.
+    pub fn owns_id(self, id: &str) -> bool {
+        let prefix = id.split('-').next().unwrap_or_default();
+        prefix == Dialect::Selftest.label() || self.dialects().iter().any(|d| d.label() == prefix)
+    }
+
+    /// The rules of `rules` this backend runs, in order.
+    pub fn select(self, rules: Vec<&'static Rule>) -> Vec<&'static Rule> {
+        rules.into_iter().filter(|r| self.runs(r)).collect()
     }
 }
 
@@ -109,104 +126,108 @@ pub fn acl_table(kind: BackendKind, library: Option<&Path>) -> Result<AclApi, St
 pub struct Backend {
     /// The backend (never `Auto`).
     pub kind: BackendKind,
-    /// The vendor library asked for.
+    /// The vendor library: the file that loaded, else the one asked for.
     pub library: Option<PathBuf>,
-    /// Why the backend cannot run any rule (library not loaded, emulator
-    /// table absent): every rule it would run is not-supported with this.
+    /// The version the library reports (`HIP 50223151 (5.2.23151)`), or
+    /// vmmkit's for the emulator.
+    pub version: Option<String>,
+    /// The devices the rules run on (`device 0 of 2`, `2 emulated devices
+    /// × 4 GiB per rule`), or why there is none.
+    pub device: String,
+    /// Why the backend cannot run any rule (library not loaded, no device):
+    /// every rule it would run is not-supported with this.
     pub unavailable: Option<String>,
     /// What was chosen and from where, for the report.
     pub detail: String,
 }
 
 impl Backend {
-    /// Resolves `kind` (`Auto` included) and loads what it needs.
+    /// Resolves `kind` (`Auto` included) and loads what it needs. A real
+    /// library is probed as `vmmkit doctor` probes it (version, device
+    /// count); vmmkit's own drop-ins are not called, so resolving creates
+    /// no emulator state.
     pub fn resolve(kind: BackendKind, library: Option<PathBuf>) -> Self {
         match kind {
-            BackendKind::Emulator => {
-                let unavailable = emulator_acl().err();
-                let detail = "vmmkit emulator (in-process ACL, HIP and CUDA tables)".into();
-                Self { kind, library, unavailable, detail }
-            }
-            BackendKind::Ascend => match AclApi::load(library.as_deref()) {
-                Ok(l) => Self {
-                    kind,
-                    detail: format!("libascendcl from {}", l.path.display()),
-                    library: Some(l.path.to_path_buf()),
-                    unavailable: None,
-                },
-                Err(e) => {
-                    Self { kind, library, unavailable: Some(e.to_string()), detail: "libascendcl not loaded".into() }
-                }
-            },
-            // A real libamdhip64 with no device (hip.md §1.4: 100 or 101 from
-            // the first device query) runs no rule: every one is not-supported.
-            BackendKind::Hip => match HipApi::load(library.as_deref()) {
-                Ok(l) => Self {
-                    kind,
-                    detail: format!("libamdhip64 from {}", l.path.display()),
-                    library: Some(l.path.to_path_buf()),
-                    unavailable: crate::hip::probe(&crate::hip::Hip::new(l.api)).err(),
-                },
-                Err(e) => {
-                    Self { kind, library, unavailable: Some(e.to_string()), detail: "libamdhip64 not loaded".into() }
-                }
-            },
-            // A real libcuda.so.1 whose cuInit(0) says "no device" (100) or
-            // "stub" (34) runs no rule: every one is not-supported (cuda.md §1.1).
-            BackendKind::Cuda => match CudaApi::load(library.as_deref()) {
-                Ok(l) => Self {
-                    kind,
-                    detail: format!("libcuda from {}", l.path.display()),
-                    library: Some(l.path.to_path_buf()),
-                    unavailable: crate::cuda::probe(&crate::cuda::Cuda::new(l.api)).err(),
-                },
-                Err(e) => Self { kind, library, unavailable: Some(e.to_string()), detail: "libcuda not loaded".into() },
-            },
+            BackendKind::Emulator => Self::emulator(),
+            BackendKind::Ascend | BackendKind::Hip | BackendKind::Cuda => Self::real(kind, library),
             BackendKind::Auto => {
                 // A real library counts when it loads and has a device (one
                 // of vmmkit's own drop-ins, named on purpose, always counts).
-                let fallback = |why: String| {
-                    let mut b = Self::resolve(BackendKind::Emulator, None);
-                    b.detail = format!("auto: emulator ({why})");
-                    b
-                };
-                match AclApi::load(library.as_deref()) {
-                    Ok(l) => {
-                        let mut n = 0u32;
-                        let r =
-                            if l.is_vmmkit_shim { AclError::SUCCESS } else { Acl::new(l.api).get_device_count(&mut n) };
-                        if l.is_vmmkit_shim || (r.is_success() && n > 0) {
-                            Self {
-                                kind: BackendKind::Ascend,
-                                detail: format!("auto: libascendcl from {}", l.path.display()),
-                                library: Some(l.path.to_path_buf()),
-                                unavailable: None,
-                            }
-                        } else {
-                            fallback(format!("{} has no device: aclrtGetDeviceCount gave {r}, {n}", l.path.display()))
-                        }
+                let real = Self::real(BackendKind::Ascend, library);
+                match &real.unavailable {
+                    None => Self { detail: format!("auto: {}", real.detail), ..real },
+                    Some(why) => {
+                        let emulator = Self::emulator();
+                        Self { detail: format!("auto: {} (no real ACL library: {why})", emulator.detail), ..emulator }
                     }
-                    Err(e) => fallback(format!("no real library: {e}")),
                 }
             }
         }
+    }
+
+    /// The emulator: every dialect, a fresh root per rule.
+    fn emulator() -> Self {
+        let dialects: Vec<&str> = BackendKind::Emulator.dialects().iter().map(|d| d.label()).collect();
+        let base = crate::runner::root::RunDir::base();
+        Self {
+            kind: BackendKind::Emulator,
+            library: None,
+            version: Some(format!("vmmkit {}", env!("CARGO_PKG_VERSION"))),
+            device: format!(
+                "{} emulated devices × {} GiB per rule (more where a rule needs them)",
+                crate::runner::DEFAULT_DEVICES,
+                crate::runner::DEFAULT_DEVICE_MEMORY >> 30
+            ),
+            unavailable: emulator_acl().err(),
+            detail: format!(
+                "emulator (dialects {}; a fresh root per rule under {})",
+                dialects.join(", "),
+                base.join("vmmkit-conformance-<pid>-<n>").display()
+            ),
+        }
+    }
+
+    /// A real vendor library, probed as the doctor probes it.
+    fn real(kind: BackendKind, library: Option<PathBuf>) -> Self {
+        let row = crate::doctor::probe(kind, library.as_deref());
+        let device = match (row.usable, row.devices) {
+            (true, Some(n)) => format!("device 0 of {n}"),
+            _ => "none".into(),
+        };
+        let unavailable = (!row.usable).then(|| match &row.library {
+            Some(_) => format!("no usable device: {}", row.detail),
+            None => format!("library not loaded: {}", row.detail),
+        });
+        Self {
+            kind,
+            library: row.library.as_ref().map(PathBuf::from).or(library),
+            version: row.shown_version.clone(),
+            device,
+            unavailable,
+            detail: row.detail,
+        }
+    }
+
+    /// Whether the backend was asked for by name and cannot run: the gate
+    /// of `vmmkit conformance` ends the run (exit 2) on this unless
+    /// `--allow-unavailable` is given.
+    pub fn unavailable_as_requested(&self, requested: BackendKind) -> Option<&str> {
+        (requested != BackendKind::Auto).then_some(self.unavailable.as_deref()).flatten()
     }
 
     /// The outcome of `rule` decided without running it, if there is one:
     /// a rule of a dialect this backend does not speak, or a backend that
     /// is unavailable.
     pub fn verdict(&self, rule: &Rule) -> Option<Outcome> {
-        if rule.dialect == Dialect::Selftest {
-            return None;
-        }
-        if !self.kind.dialects().contains(&rule.dialect) {
-            let runs = self.kind.dialects().iter().map(|d| d.label()).collect::<Vec<_>>().join("/");
+        if !self.kind.runs(rule) {
             return Some(Outcome::NotSupported(format!(
-                "{} rule; backend {} runs {} rules",
+                "{} rule; backend {} does not run it",
                 rule.dialect.label(),
                 self.kind.name(),
-                if runs.is_empty() { "no" } else { &runs }
             )));
+        }
+        if rule.dialect == Dialect::Selftest {
+            return None;
         }
         self.unavailable.as_ref().map(|r| Outcome::NotSupported(r.clone()))
     }

@@ -173,14 +173,17 @@ impl Baseline {
 
     /// Marks the failures this baseline excuses, and returns the entries
     /// that no longer apply. `known_ids` are all ids of the catalog; entries
-    /// for rules in it that were not run (filtered out) are not judged.
-    pub fn apply(&self, entries: &mut [Entry], known_ids: &[&str]) -> Vec<Stale> {
+    /// for rules in it that were not run (filtered out, or of a vendor the
+    /// backend does not run) are not judged. An entry whose id names no rule
+    /// is stale only if `owns(id)`: the id is of a vendor this backend runs
+    /// (so one baseline file can serve several backends).
+    pub fn apply(&self, entries: &mut [Entry], known_ids: &[&str], owns: impl Fn(&str) -> bool) -> Vec<Stale> {
         let mut stale = Vec::new();
         for k in &self.entries {
             let stale_as =
                 |now: String| Stale { id: k.id.clone(), outcome: k.observed.to_string(), why: k.why.clone(), now };
             let Some(e) = entries.iter_mut().find(|e| e.rule.id.as_str() == k.id) else {
-                if !known_ids.contains(&k.id.as_str()) {
+                if !known_ids.contains(&k.id.as_str()) && owns(&k.id) {
                     stale.push(stale_as("no rule has this id".into()));
                 }
                 continue;

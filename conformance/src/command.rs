@@ -10,10 +10,26 @@ use crate::backend::{Backend, BackendKind};
 use crate::baseline::{Baseline, ParseError};
 use crate::catalog::{self, Catalog};
 use crate::report::{self, BackendInfo, Entry, Format, Report};
+use crate::rule::Rule;
 use crate::runner::{self, RunConfig};
+
+/// The exit statuses of `vmmkit conformance`, as its `--help` gives them.
+pub const EXIT_STATUSES: &str = "\
+Exit status:
+  0  every rule that ran passed, or failed as the baseline says it does
+  1  a rule failed that the baseline does not excuse
+  2  the run could not be made: a bad option or baseline, a --filter that
+     matches no rule, or a backend named with --backend or VMMKIT_BACKEND
+     whose library does not load or has no device (the reason is on
+     stderr; --allow-unavailable reports its rules not-supported and exits 0)
+
+A vendor backend (ascend, hip, cuda) runs and reports only its own vendor's
+rules; the emulator runs every vendor's. `auto` falls back to the emulator
+when no real ACL library with a device is found, and is never an error.";
 
 /// Options of `vmmkit conformance`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = EXIT_STATUSES)]
 pub struct Args {
     /// The backend: the emulator, a real vendor library, or `auto` (a real
     /// ACL library when one loads, else the emulator). Default:
@@ -23,6 +39,11 @@ pub struct Args {
     /// The vendor library to load, for a real backend.
     #[arg(long)]
     pub library: Option<PathBuf>,
+    /// A backend named with `--backend` (or `VMMKIT_BACKEND`) whose library
+    /// does not load or has no device is not an error: its rules are
+    /// reported not-supported, with the reason, and the run exits 0.
+    #[arg(long)]
+    pub allow_unavailable: bool,
     /// Only rules whose id matches this glob (`ACL-MAP-*`).
     #[arg(long)]
     pub filter: Option<String>,
@@ -71,6 +92,29 @@ pub enum Error {
         /// The error.
         source: ParseError,
     },
+    /// `--filter` matches no rule this backend runs.
+    #[error("no rule matches --filter '{filter}'{scope}; known id prefixes: {prefixes}")]
+    NoMatch {
+        /// The glob.
+        filter: String,
+        /// ` of backend hip (it runs only HIP rules)`, or nothing.
+        scope: String,
+        /// The `VENDOR-GROUP` prefixes of the rules it could have matched.
+        prefixes: String,
+    },
+    /// The backend asked for cannot run: its library does not load or it
+    /// has no device.
+    #[error(
+        "backend {backend} is unavailable: {why}\n(nothing was run; pass --allow-unavailable to report its rules \
+         not-supported and exit 0)"
+    )]
+    Unavailable {
+        /// The backend.
+        backend: &'static str,
+        /// Why: the library path tried and the loader's error, or the
+        /// device query's answer.
+        why: String,
+    },
     /// `VMMKIT_BACKEND` names no backend.
     #[error("VMMKIT_BACKEND={0:?}: must be emulator, ascend, hip, cuda or auto")]
     BackendEnv(String),
@@ -104,23 +148,16 @@ fn backend_kind(arg: Option<BackendKind>) -> Result<BackendKind, Error> {
 ///
 /// # Errors
 /// When the run directory cannot be made.
-pub fn run_report(
-    rules: &[&'static crate::rule::Rule],
-    cfg: &RunConfig,
-    baseline: Option<&Baseline>,
-) -> std::io::Result<Report> {
+pub fn run_report(rules: &[&'static Rule], cfg: &RunConfig, baseline: Option<&Baseline>) -> std::io::Result<Report> {
     let start = Instant::now();
     let results = runner::run(rules, cfg)?;
     let mut entries: Vec<Entry> =
         rules.iter().zip(results).map(|(&rule, result)| Entry { rule, result, known: None }).collect();
     let all_ids: Vec<&str> = cfg.catalog.rules().iter().map(|r| r.id.as_str()).collect();
-    let stale = baseline.map(|b| b.apply(&mut entries, &all_ids)).unwrap_or_default();
+    let kind = cfg.backend.kind;
+    let stale = baseline.map(|b| b.apply(&mut entries, &all_ids, |id| kind.owns_id(id))).unwrap_or_default();
     Ok(Report {
-        backend: BackendInfo {
-            name: cfg.backend.kind.name().into(),
-            detail: cfg.backend.detail.clone(),
-            library: cfg.backend.library.as_ref().map(|p| p.display().to_string()),
-        },
+        backend: BackendInfo::of(&cfg.backend),
         catalog: cfg.catalog.name().into(),
         entries,
         stale,
@@ -128,13 +165,40 @@ pub fn run_report(
     })
 }
 
-/// Runs `vmmkit conformance`: exit 0 unless a rule fails that the baseline
-/// does not excuse (1).
+/// The rules of `catalog` that `kind` runs, matching `filter`.
 ///
 /// # Errors
-/// Bad options, an unreadable baseline, or a report that cannot be written.
+/// A glob that does not parse, or one that matches none of those rules.
+pub fn select(catalog: Catalog, kind: BackendKind, filter: Option<&str>) -> Result<Vec<&'static Rule>, Error> {
+    let mine = kind.select(catalog.rules());
+    let rules = catalog::filter(mine.clone(), filter)?;
+    match filter {
+        Some(glob) if rules.is_empty() => {
+            let scope = match kind {
+                BackendKind::Ascend | BackendKind::Hip | BackendKind::Cuda => {
+                    let labels: Vec<&str> = kind.dialects().iter().map(|d| d.label()).collect();
+                    format!(" of backend {} (it runs only {} rules)", kind.name(), labels.join("/"))
+                }
+                BackendKind::Emulator | BackendKind::Auto => String::new(),
+            };
+            Err(Error::NoMatch { filter: glob.into(), scope, prefixes: catalog::prefixes(&mine).join(", ") })
+        }
+        _ => Ok(rules),
+    }
+}
+
+/// Runs `vmmkit conformance`: exit 0 unless a rule fails that the baseline
+/// does not excuse (1); errors are exit 2 (see [`EXIT_STATUSES`]).
+///
+/// # Errors
+/// Bad options, an unreadable baseline, a filter that matches no rule, a
+/// backend asked for by name that is unavailable (unless
+/// `--allow-unavailable`), or a report that cannot be written.
 pub fn run(args: &Args) -> Result<ExitCode, Error> {
-    let rules = catalog::filter(args.catalog.rules(), args.filter.as_deref())?;
+    // A glob that does not parse is an error before any library is loaded.
+    if let Some(glob) = &args.filter {
+        globset::Glob::new(glob)?;
+    }
     let baseline = match &args.baseline {
         Some(path) => {
             let text =
@@ -143,7 +207,18 @@ pub fn run(args: &Args) -> Result<ExitCode, Error> {
         }
         None => None,
     };
-    let backend = Backend::resolve(backend_kind(args.backend)?, args.library.clone());
+    let requested = backend_kind(args.backend)?;
+    let backend = Backend::resolve(requested, args.library.clone());
+    if let Some(why) = backend.unavailable_as_requested(requested) {
+        if !args.allow_unavailable {
+            return Err(Error::Unavailable { backend: requested.name(), why: why.to_string() });
+        }
+        eprintln!(
+            "vmmkit: backend {} is unavailable (--allow-unavailable: its rules are reported not-supported): {why}",
+            requested.name()
+        );
+    }
+    let rules = select(args.catalog, backend.kind, args.filter.as_deref())?;
     let mut cfg = RunConfig::new(std::env::current_exe()?, backend, args.catalog);
     if let Some(j) = args.jobs {
         cfg.jobs = j.max(1);

@@ -7,16 +7,25 @@
 //! failure of the command: a backend that is not there is a line saying so,
 //! and the exit status is 0 unless the report cannot be written.
 //!
+//! The doctor only looks: it creates no directory and no file. An emulator
+//! root that no program has used yet is reported as "not created yet", with
+//! the path a program's first call would create; vmmkit's own drop-in
+//! libraries are not called (any call that counts devices would start the
+//! emulator), their devices are read from the emulator's settings.
+//!
 //! ```text
-//! emulator  usable      root /dev/shm/vmmkit-1000 (not created yet), 8 devices × 64 GiB, host access on
+//! emulator  usable      root /dev/shm/vmmkit-1000 (not created yet: a program's first call creates it 0700), 8 devices × 64 GiB, host access on
 //! hip       not usable  /usr/lib/x86_64-linux-gnu/libamdhip64.so.5 loaded, HIP 50422803 (5.4.22803), hipGetDeviceCount → 100 hipErrorNoDevice
 //! ```
 
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use serde::Serialize;
+
+use crate::backend::BackendKind;
 
 mod emulator;
 mod render;
@@ -51,6 +60,9 @@ pub struct Row {
     pub library: Option<String>,
     /// The version the library reports (ACL `major.minor.patch`, HIP's and CUDA's integer).
     pub version: Option<String>,
+    /// The version as `detail` shows it (`HIP 50422803 (5.4.22803)`); not in the JSON.
+    #[serde(skip)]
+    pub shown_version: Option<String>,
     /// The device count, when the count query succeeded.
     pub devices: Option<u32>,
     /// The vendor code of the call that made the backend unusable.
@@ -63,7 +75,19 @@ pub struct Row {
 
 /// Checks every backend, in the order they are printed.
 pub fn report() -> Vec<Row> {
-    vec![emulator::row(), vendor::ascend(), vendor::hip(), vendor::cuda()]
+    vec![emulator::row(), vendor::ascend(None), vendor::hip(None), vendor::cuda(None)]
+}
+
+/// The doctor's row for `kind` with `library` (an explicit file, else the
+/// default search): what `vmmkit conformance` knows of a backend before it
+/// runs a rule.
+pub fn probe(kind: BackendKind, library: Option<&Path>) -> Row {
+    match kind {
+        BackendKind::Emulator | BackendKind::Auto => emulator::row(),
+        BackendKind::Ascend => vendor::ascend(library),
+        BackendKind::Hip => vendor::hip(library),
+        BackendKind::Cuda => vendor::cuda(library),
+    }
 }
 
 /// Runs `vmmkit doctor`.

@@ -11,7 +11,9 @@
 //!   backend's outcome);
 //! * `no data`: the real backend did not run the rule (no library, no
 //!   device, skipped), with its reason. A machine without the device gives
-//!   only this, and the command still succeeds, as not-supported does.
+//!   only this; the command then ends with exit status 2 and the reason,
+//!   unless `--allow-unavailable` is given (then it succeeds, as
+//!   not-supported does).
 //!
 //! The run fails (exit 1) when some rule differs and no baseline entry
 //! explains it. `--backend emulator` compares the emulator with itself,
@@ -28,13 +30,24 @@ use serde::Serialize;
 
 use crate::backend::{Backend, BackendKind};
 use crate::baseline::{Baseline, Observed};
-use crate::catalog::{self, Catalog};
+use crate::catalog::Catalog;
 use crate::outcome::{Outcome, RuleResult};
 use crate::rule::Rule;
 use crate::runner::{self, RunConfig};
 
+/// The exit statuses of `vmmkit fidelity`, as its `--help` gives them.
+pub const EXIT_STATUSES: &str = "\
+Exit status:
+  0  every rule agrees, or differs as the baseline says it does
+  1  a rule differs and no baseline entry explains it
+  2  the comparison could not be made: a bad option or baseline, a --filter
+     that matches no rule, or a real backend whose library does not load or
+     has no device (the reason is on stderr; --allow-unavailable reports
+     every rule \"no data\" and exits 0)";
+
 /// Options of `vmmkit fidelity`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = EXIT_STATUSES)]
 pub struct Args {
     /// The real backend to hold the emulator against (`emulator` compares
     /// the emulator with itself). Its dialects choose the rules.
@@ -43,6 +56,11 @@ pub struct Args {
     /// The vendor library to load for the real backend.
     #[arg(long)]
     pub library: Option<PathBuf>,
+    /// A real backend whose library does not load or has no device is not
+    /// an error: every row says "no data", with the reason, and the run
+    /// exits 0.
+    #[arg(long)]
+    pub allow_unavailable: bool,
     /// Only rules whose id matches this glob (`CUDA-VMM-*`).
     #[arg(long)]
     pub filter: Option<String>,
@@ -79,9 +97,10 @@ pub enum Error {
     /// `--backend auto` names no backend to compare.
     #[error("--backend auto: name the real backend to compare the emulator with (cuda, hip, ascend)")]
     Auto,
-    /// `--filter` is not a glob.
-    #[error("--filter: {0}")]
-    Filter(#[from] globset::Error),
+    /// `--filter` is not a glob or matches no rule, or the real backend is
+    /// unavailable (as for `vmmkit conformance`).
+    #[error(transparent)]
+    Select(#[from] crate::command::Error),
     /// The baseline could not be read or parsed.
     #[error("--baseline {path}: {message}")]
     Baseline {
@@ -209,16 +228,6 @@ fn config(backend: Backend, jobs: Option<usize>, timeout: Duration) -> std::io::
     Ok(cfg)
 }
 
-/// The rules `kind` runs (all the suite's for the emulator), filtered.
-fn rules_for(kind: BackendKind, filter: Option<&str>) -> Result<Vec<&'static Rule>, globset::Error> {
-    let all = Catalog::Suite.rules();
-    let mine: Vec<&'static Rule> = match kind {
-        BackendKind::Emulator => all,
-        k => all.into_iter().filter(|r| k.dialects().contains(&r.dialect)).collect(),
-    };
-    catalog::filter(mine, filter)
-}
-
 /// Runs the comparison: `rules` on the emulator and on `real`, with
 /// `baseline` for the real side.
 ///
@@ -250,20 +259,13 @@ pub fn compare(
     Ok(Comparison { emulator: emulator_line, real: real_line, rows })
 }
 
-/// What was loaded for the real side, with the driver version for CUDA.
+/// What was loaded for the real side (library, version, devices), or why
+/// it is not usable.
 fn real_detail(b: &Backend) -> String {
-    let mut s = b.detail.clone();
-    if let Some(why) = &b.unavailable {
-        let _ = write!(s, "; not usable: {why}");
-    } else if b.kind == BackendKind::Cuda
-        && let Ok(api) = crate::backend::cuda_table(b.kind, b.library.as_deref())
-    {
-        let mut v = 0;
-        if crate::cuda::Cuda::new(api).cuDriverGetVersion(&mut v) == 0 {
-            let _ = write!(s, "; driver {}.{} ({v})", v / 1000, (v % 1000) / 10);
-        }
+    match &b.unavailable {
+        Some(why) => format!("not usable: {why}"),
+        None => format!("{}; rules run on {}", b.detail, b.device),
     }
-    s
 }
 
 /// The outcome as one short cell.
@@ -375,7 +377,9 @@ pub fn run(args: &Args) -> Result<ExitCode, Error> {
     if args.backend == BackendKind::Auto {
         return Err(Error::Auto);
     }
-    let rules = rules_for(args.backend, args.filter.as_deref())?;
+    if let Some(glob) = &args.filter {
+        globset::Glob::new(glob).map_err(crate::command::Error::from)?;
+    }
     let baseline = match &args.baseline {
         Some(path) => {
             let err = |message: String| Error::Baseline { path: path.clone(), message };
@@ -385,6 +389,14 @@ pub fn run(args: &Args) -> Result<ExitCode, Error> {
         None => None,
     };
     let real = Backend::resolve(args.backend, args.library.clone());
+    if let Some(why) = real.unavailable_as_requested(args.backend) {
+        if !args.allow_unavailable {
+            let e = crate::command::Error::Unavailable { backend: args.backend.name(), why: why.to_string() };
+            return Err(e.into());
+        }
+        eprintln!("vmmkit: backend {} is unavailable (--allow-unavailable: no data): {why}", args.backend.name());
+    }
+    let rules = crate::command::select(Catalog::Suite, args.backend, args.filter.as_deref())?;
     let timeout = Duration::from_secs(args.timeout.max(1));
     let c = compare(&rules, real, baseline.as_ref(), args.jobs, timeout)?;
     let text = match args.format {

@@ -1,12 +1,12 @@
 //! `vmmkit ls` and `vmmkit gc`: what an emulator root holds, and collecting
 //! what dead processes left in it. Both read the real registry files.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use serde::Serialize;
-use vmmkit_emulator::registry::{EntryInfo, Place, Registry};
+use vmmkit_emulator::registry::{EntryInfo, OpenError, Place, Registry};
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -28,12 +28,23 @@ pub struct Args {
     pub format: Format,
 }
 
-fn open(args: &Args) -> anyhow::Result<Registry> {
+/// The registry of the root, `Ok(Err(root))` when no program has used the
+/// root yet (missing, or no state file in it), or why it cannot be opened.
+fn open(args: &Args) -> anyhow::Result<Result<Registry, PathBuf>> {
     let root = match &args.root {
         Some(r) => r.clone(),
         None => vmmkit_emulator::Config::from_env().map(|c| c.root).context("reading VMMKIT_ROOT")?,
     };
-    Registry::open_existing(&root).with_context(|| format!("{} is not an emulator root in use", root.display()))
+    match Registry::open_existing(&root) {
+        Ok(reg) => Ok(Ok(reg)),
+        Err(OpenError::NoState(_)) => Ok(Err(root)),
+        Err(e) => Err(e).with_context(|| format!("{} is not an emulator root vmmkit can use", root.display())),
+    }
+}
+
+/// The line for a root no program has used yet.
+fn no_state(root: &Path) -> String {
+    format!("root {}: no emulator state here yet (no program has used it)", root.display())
 }
 
 #[derive(Debug, Serialize)]
@@ -64,6 +75,8 @@ struct Process {
 #[derive(Debug, Serialize)]
 struct Listing {
     root: String,
+    /// False when no program has used the root yet (the lists are empty).
+    in_use: bool,
     devices: Vec<Device>,
     processes: Vec<Process>,
     exported: Vec<Entry>,
@@ -93,6 +106,7 @@ fn listing(reg: &Registry) -> Listing {
     let usage = reg.usage();
     Listing {
         root: reg.root().display().to_string(),
+        in_use: true,
         devices: usage
             .used
             .iter()
@@ -119,7 +133,23 @@ fn mib(n: u64) -> String {
 /// # Errors
 /// When the root cannot be opened.
 pub fn ls(args: &Args) -> anyhow::Result<ExitCode> {
-    let l = listing(&open(args)?);
+    let l = match open(args)? {
+        Ok(reg) => listing(&reg),
+        Err(root) => {
+            let empty = Listing {
+                root: root.display().to_string(),
+                in_use: false,
+                devices: vec![],
+                processes: vec![],
+                exported: vec![],
+            };
+            match args.format {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&empty)?),
+                Format::Table => println!("{}", no_state(&root)),
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
     match args.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&l)?),
         Format::Table => {
@@ -171,7 +201,17 @@ struct Collected {
 /// # Errors
 /// When the root cannot be opened or collected.
 pub fn gc(args: &Args) -> anyhow::Result<ExitCode> {
-    let reg = open(args)?;
+    let reg = match open(args)? {
+        Ok(reg) => reg,
+        Err(root) => {
+            let none = Collected { root: root.display().to_string(), processes: 0, entries: 0, bytes: 0 };
+            match args.format {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&none)?),
+                Format::Table => println!("{}: nothing to collect", no_state(&root)),
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
     let r = reg.gc().context("collecting")?;
     let c = Collected {
         root: reg.root().display().to_string(),

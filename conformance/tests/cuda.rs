@@ -40,8 +40,10 @@ fn cuda_backend_without_the_driver_is_not_supported_with_the_reason() {
         eprintln!("skipped: libcuda.so.1 is present; the catalog tests run the real driver");
         return;
     }
-    let (v, code, text) = vmmkit(&["conformance", "--backend", "cuda", "--filter", "CUDA-*", "--format", "json"]);
-    assert_eq!(code, Some(0), "not-supported is no failure: {text}");
+    let (_, code, text) = vmmkit(&["conformance", "--backend", "cuda", "--format", "json"]);
+    assert_eq!(code, Some(2), "a named backend without its driver ends the run: {text}");
+    let (v, code, text) = vmmkit(&["conformance", "--backend", "cuda", "--allow-unavailable", "--format", "json"]);
+    assert_eq!(code, Some(0), "not-supported is no failure with --allow-unavailable: {text}");
     let rules = v["rules"].as_array().expect("rules");
     assert_eq!(rules.len(), cuda_rules().len());
     for r in rules {
@@ -73,7 +75,9 @@ fn fidelity_against_cuda_without_the_driver_has_no_data_and_says_why() {
         return;
     }
     let (_, code, text) = vmmkit(&["fidelity", "--backend", "cuda", "--timeout", "120"]);
-    assert_eq!(code, Some(0), "no data is no failure: {text}");
+    assert_eq!(code, Some(2), "a real backend without its driver ends the comparison: {text}");
+    let (_, code, text) = vmmkit(&["fidelity", "--backend", "cuda", "--allow-unavailable", "--timeout", "120"]);
+    assert_eq!(code, Some(0), "no data is no failure with --allow-unavailable: {text}");
     let n = cuda_rules().len();
     assert!(text.starts_with("fidelity: emulator vs cuda\n"), "{text}");
     assert!(
@@ -96,4 +100,6 @@ fn fidelity_refuses_auto_and_bad_baselines() {
     std::fs::write(&bad, "CUDA-VMM-010 fails \"x\"\n").unwrap();
     let (_, code, _) = vmmkit(&["fidelity", "--backend", "emulator", "--baseline", bad.to_str().unwrap()]);
     assert_eq!(code, Some(2), "an error of the command");
+    let (_, code, _) = vmmkit(&["fidelity", "--backend", "emulator", "--filter", "NOPE-*"]);
+    assert_eq!(code, Some(2), "a filter that matches no rule");
 }

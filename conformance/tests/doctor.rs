@@ -148,19 +148,28 @@ fn loaded_libraries_report_version_and_the_exact_code() {
         "unsigned cuInit(unsigned f) { return 34; }\n\
          unsigned cuDriverGetVersion(int *v) { *v = 12060; return 0; }\n",
     );
-    // A shim of vmmkit's own, chosen explicitly, with one device.
+    // A shim of vmmkit's own, chosen explicitly: never called beyond its
+    // version (a count would start the emulator), its devices are the
+    // emulator's settings (one here). Were aclInit called, it would leave a mark.
+    let mark = dir.path().join("aclInit-was-called");
     let acl = fake_library(
         dir.path(),
         "libascendcl.so",
         vmmkit_sys::acl::AclApi::REQUIRED,
-        "const char *vmmkit_shim_info(void) { return \"test\"; }\n\
-         int aclrtGetVersion(int *a, int *b, int *c) { *a = 1; *b = 17; *c = 0; return 0; }\n\
-         int aclrtGetDeviceCount(unsigned *n) { *n = 1; return 0; }\n",
+        &format!(
+            "#include <stdio.h>\n\
+             const char *vmmkit_shim_info(void) {{ return \"test\"; }}\n\
+             int aclrtGetVersion(int *a, int *b, int *c) {{ *a = 1; *b = 17; *c = 0; return 0; }}\n\
+             int aclInit(const char *p) {{ FILE *f = fopen(\"{}\", \"w\"); if (f) fclose(f); return 0; }}\n\
+             int aclrtGetDeviceCount(unsigned *n) {{ *n = 5; return 0; }}\n",
+            mark.display()
+        ),
     );
     let vars = [
         ("VMMKIT_HIP_LIBRARY", hip.to_str().unwrap()),
         ("VMMKIT_CUDA_LIBRARY", cuda.to_str().unwrap()),
         ("VMMKIT_ACL_LIBRARY", acl.to_str().unwrap()),
+        ("VMMKIT_DEVICES", "1"),
     ];
 
     let lines = lines(&doctor(&[], root.path(), &vars));
@@ -178,4 +187,39 @@ fn loaded_libraries_report_version_and_the_exact_code() {
     assert_eq!(rows[2]["error_name"], "hipErrorNoDevice");
     assert_eq!((&rows[3]["usable"], &rows[3]["error_code"]), (&Value::from(false), &Value::from(34)));
     assert_eq!(rows[3]["error_name"], "CUDA_ERROR_STUB_LIBRARY");
+    assert!(!mark.exists(), "the doctor called into vmmkit's own drop-in");
+}
+
+#[test]
+fn doctor_creates_no_state_and_says_the_root_is_not_created_yet() {
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let root = dir.path().join("not/yet/root");
+    let mut vars = vec![];
+    // vmmkit's own ACL drop-in, when this build has it: chosen explicitly,
+    // it must not be started either.
+    let shim = PathBuf::from(env!("CARGO_BIN_EXE_vmmkit")).with_file_name("libascendcl.so");
+    let shim_text = shim.display().to_string();
+    if shim.exists() {
+        vars.push(("VMMKIT_ACL_LIBRARY", shim_text.as_str()));
+    } else {
+        eprintln!("{} is not built: only the emulator line is checked", shim.display());
+    }
+    for format in ["table", "json"] {
+        let out = doctor(&["--format", format], &root, &vars);
+        assert!(!root.exists(), "doctor --format {format} created {}", root.display());
+        assert!(!dir.path().join("not").exists(), "doctor --format {format} created a parent of the root");
+        let text = stdout(&out);
+        let want = format!("root {} (not created yet: a program's first call creates it 0700)", root.display());
+        assert!(text.contains(&want), "{text}");
+    }
+    let lines = lines(&doctor(&[], &root, &vars));
+    assert!(lines[0].contains(" usable "), "{}", lines[0]);
+    if shim.exists() {
+        assert!(lines[1].contains(" usable ") && lines[1].contains("vmmkit's own drop-in library"), "{}", lines[1]);
+    }
+    // An existing root that no program has used is left as it is.
+    std::fs::create_dir_all(&root).unwrap();
+    let text = stdout(&doctor(&[], &root, &vars));
+    assert!(text.contains("(exists, no emulator state yet"), "{text}");
+    assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0, "doctor wrote into {}", root.display());
 }

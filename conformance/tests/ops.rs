@@ -119,14 +119,50 @@ fn injected_import_failure_and_ls_before_and_after_gc() {
     let _ = exporter.stdin.take().map(|mut s| s.write_all(b"\n"));
 }
 
+fn vmmkit_at(args: &[&str], root: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_vmmkit")).args(args).arg("--root").arg(root).output().unwrap()
+}
+
 #[test]
-fn ls_of_a_missing_root_is_an_error() {
+fn ls_and_gc_of_an_unused_root_say_so_and_create_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_vmmkit"))
-        .args(["ls", "--root"])
-        .arg(dir.path().join("nope"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("is not an emulator root in use"));
+    let missing = dir.path().join("nope");
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    for root in [&missing, &empty] {
+        let table = vmmkit(&["ls"], root);
+        let want = format!("root {}: no emulator state here yet (no program has used it)", root.display());
+        assert_eq!(table.trim_end(), want);
+        let v = ls(root);
+        assert_eq!(v["root"], root.display().to_string());
+        assert_eq!(v["in_use"], false);
+        for key in ["devices", "processes", "exported"] {
+            assert_eq!(v[key], serde_json::json!([]), "{key}: {v}");
+        }
+        let gc = vmmkit(&["gc"], root);
+        assert!(gc.contains("no emulator state here yet") && gc.contains("nothing to collect"), "{gc}");
+        let gc: Value = serde_json::from_str(&vmmkit(&["gc", "--format", "json"], root)).unwrap();
+        assert_eq!((gc["processes"].as_u64(), gc["bytes"].as_u64()), (Some(0), Some(0)));
+    }
+    assert!(!missing.exists(), "ls and gc created the root");
+    assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0, "ls and gc wrote into an unused root");
+}
+
+#[test]
+fn ls_of_a_file_or_a_refused_root_is_an_error() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, b"").unwrap();
+    let open = dir.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    for (root, why) in [(&file, "exists and is not a directory"), (&open, "must not be group- or world-writable")] {
+        for cmd in ["ls", "gc"] {
+            let out = vmmkit_at(&[cmd], root);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{cmd} {}: {err}", root.display());
+            assert!(err.contains(why), "{cmd} {}: {err}", root.display());
+        }
+    }
 }

@@ -220,30 +220,128 @@ fn bad_options_are_errors_with_status_2() {
     }
 }
 
-#[test]
-fn ascend_without_cann_is_all_not_supported_and_exits_0() {
-    let lib = ["--backend", "ascend", "--library", "/nonexistent/libascendcl.so", "--filter", "ACL-*"];
-    let o = conformance(&[&lib[..], &["--format", "json"]].concat());
-    assert_eq!(o.status.code(), Some(0));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let rules = v["rules"].as_array().unwrap();
-    assert_eq!(rules.len(), 158);
-    for r in rules {
-        assert_eq!(r["outcome"], "not-supported", "{}", r["id"]);
-        assert!(r["reason"].as_str().unwrap().contains("/nonexistent/libascendcl.so"), "{}", r["reason"]);
-    }
-    let t = stdout(&conformance(&lib));
-    assert_eq!(t.lines().last(), Some("0 passed, 0 failed, 158 not-supported, 0 skipped"));
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The suite's rules of one vendor.
+fn rules_of(d: vmmkit_conformance::rule::Dialect) -> usize {
+    vmmkit_conformance::catalog::Catalog::Suite.rules().iter().filter(|r| r.dialect == d).count()
 }
 
 #[test]
-fn hip_backend_runs_no_acl_rule() {
-    let o = conformance(&["--backend", "hip", "--format", "json", "--filter", "ACL-MAP-*"]);
-    assert_eq!(o.status.code(), Some(0));
+fn a_named_backend_that_does_not_load_is_exit_2_with_the_reason() {
+    let lib = ["--backend", "ascend", "--library", "/nonexistent/libascendcl.so"];
+    let o = conformance(&lib);
+    assert_eq!(o.status.code(), Some(2), "a gate must not be green when nothing ran: {}", stdout(&o));
+    assert!(o.stdout.is_empty(), "no report: {}", stdout(&o));
+    let e = stderr(&o);
+    assert!(e.contains("backend ascend is unavailable") && e.contains("/nonexistent/libascendcl.so"), "{e}");
+    assert!(e.contains("--allow-unavailable"), "the way out is named: {e}");
+    // Through the environment, as a CI job sets it, the same.
+    let o = binary::conformance_env(&["--library", "/nonexistent/libascendcl.so"], &[("VMMKIT_BACKEND", "ascend")]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // `auto` falls back to the emulator, as documented: never this error.
+    let auto = ["--library", "/nonexistent/libascendcl.so", "--catalog", "selftest", "--filter", "SELF-PASS-*"];
+    let o = binary::conformance_env(&auto, &[("VMMKIT_BACKEND", "auto")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("backend emulator: auto: emulator"), "{}", stdout(&o));
+}
+
+#[test]
+fn allow_unavailable_reports_only_the_vendors_rules_not_supported_and_exits_0() {
+    let lib = ["--backend", "ascend", "--library", "/nonexistent/libascendcl.so", "--allow-unavailable"];
+    let o = conformance(&[&lib[..], &["--format", "json"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("/nonexistent/libascendcl.so"), "the reason is still said: {}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    for r in v["rules"].as_array().unwrap() {
-        assert_eq!(r["reason"], "ACL rule; backend hip runs HIP rules", "{}", r["id"]);
+    let rules = v["rules"].as_array().unwrap();
+    let acl = rules_of(vmmkit_conformance::rule::Dialect::Acl);
+    assert_eq!(rules.len(), acl, "only ACL rules, no --filter needed");
+    for r in rules {
+        assert!(r["id"].as_str().unwrap().starts_with("ACL-"), "{}", r["id"]);
+        assert_eq!(r["outcome"], "not-supported", "{}", r["id"]);
+        assert!(r["reason"].as_str().unwrap().contains("/nonexistent/libascendcl.so"), "{}", r["reason"]);
     }
+    assert_eq!(v["summary"]["total"], acl);
+    assert_eq!(v["backend"]["dialects"], serde_json::json!(["ACL"]));
+    assert_eq!(v["backend"]["device"], "none");
+    let t = stdout(&conformance(&lib));
+    assert_eq!(t.lines().last(), Some(format!("0 passed, 0 failed, {acl} not-supported, 0 skipped").as_str()));
+    assert!(!t.contains("HIP-") && !t.contains("CUDA-"), "{t}");
+}
+
+/// The hip backend with a library that is not there, allowed to be unavailable.
+const HIP_ABSENT: [&str; 5] = ["--backend", "hip", "--library", "/nonexistent/libamdhip64.so", "--allow-unavailable"];
+
+#[test]
+fn a_filter_that_matches_no_rule_is_exit_2() {
+    let o = conformance(&["--backend", "emulator", "--filter", "NOPE-*"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let e = stderr(&o);
+    assert!(e.contains("no rule matches --filter 'NOPE-*'"), "{e}");
+    assert!(e.contains("ACL-MAP-*") && e.contains("HIP-IPC-*") && e.contains("CUDA-VMM-*"), "the known prefixes: {e}");
+    // A vendor backend's filter is matched against its own rules only.
+    let o = conformance(&[&HIP_ABSENT[..], &["--filter", "ACL-*"]].concat());
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let e = stderr(&o);
+    assert!(e.contains("no rule matches --filter 'ACL-*' of backend hip (it runs only HIP rules)"), "{e}");
+    assert!(e.contains("HIP-VMM-*") && !e.contains("ACL-MAP-*"), "{e}");
+}
+
+#[test]
+fn baseline_entries_of_another_vendor_are_not_judged() {
+    let b = baseline(
+        "ACL-MAP-003 fail \"an ACL entry in a shared file\"\n\
+         ACL-NOPE-999 fail \"a removed ACL rule\"\n\
+         HIP-NOPE-999 fail \"a removed HIP rule\"\n",
+    );
+    let path = b.path().to_str().unwrap();
+    let stale_ids = |v: &Value| -> Vec<String> {
+        v["stale"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap().to_string()).collect()
+    };
+    // On hip, the ACL entries are another vendor's: neither applied nor stale.
+    let o = conformance(&[&HIP_ABSENT[..], &["--format", "json", "--baseline", path]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(stale_ids(&v), ["HIP-NOPE-999"]);
+    // On the emulator every vendor is its own: both removed rules are stale.
+    let o = conformance(&["--backend", "emulator", "--format", "json", "--filter", "HIP-INIT-*", "--baseline", path]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
+    assert_eq!(stale_ids(&v), ["ACL-NOPE-999", "HIP-NOPE-999"]);
+}
+
+#[test]
+fn reports_name_the_backend_library_version_and_device() {
+    let args = ["--backend", "emulator", "--catalog", "selftest", "--filter", "SELF-PASS-*", "--timeout", "10"];
+    let t = stdout(&conformance(&args));
+    let tail: Vec<&str> = t.lines().rev().take(4).collect();
+    assert!(tail[3].starts_with("backend emulator: emulator (dialects ACL, HIP, CUDA; a fresh root per rule"), "{t}");
+    assert!(tail[2].starts_with("no library (vmmkit "), "{t}");
+    assert_eq!(tail[1], "device: 2 emulated devices × 4 GiB per rule (more where a rule needs them)", "{t}");
+    let (v, code) = json_of(&["--backend", "emulator", "--filter", "SELF-PASS-*"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(v["backend"]["name"], "emulator");
+    assert!(v["backend"]["version"].as_str().unwrap().starts_with("vmmkit "), "{}", v["backend"]);
+    assert_eq!(v["backend"]["library"], Value::Null);
+    assert_eq!(v["backend"]["dialects"], serde_json::json!(["ACL", "HIP", "CUDA"]));
+    assert!(v["backend"]["device"].as_str().unwrap().contains("emulated devices"), "{}", v["backend"]);
+    let xml = stdout(&conformance(&[&args[..], &["--format", "junit"]].concat()));
+    let mut reader = Reader::from_str(&xml);
+    let mut props = HashMap::new();
+    loop {
+        match reader.read_event().unwrap_or_else(|e| panic!("XML: {e}\n{xml}")) {
+            Event::Eof => break,
+            Event::Empty(e) if e.name().as_ref() == b"property" => {
+                let a = attrs(&e);
+                props.insert(a["name"].clone(), a["value"].clone());
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(props["backend"], "emulator", "{xml}");
+    assert_eq!(props["library"], "none");
+    assert!(props["version"].starts_with("vmmkit ") && props["device"].contains("emulated devices"), "{props:?}");
 }
 
 #[test]

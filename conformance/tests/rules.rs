@@ -80,7 +80,7 @@ fn main() -> ExitCode {
             baseline: baseline_of(kind),
             no_steering: no_steering.clone(),
         });
-        let mine: Vec<&'static Rule> = rules.iter().copied().filter(|r| kind.dialects().contains(&r.dialect)).collect();
+        let mine: Vec<&'static Rule> = kind.select(rules.clone());
         if let Some(why) = &plan.unavailable {
             eprintln!("rules: backend {}: its {} trials are ignored: {why}", kind.name(), mine.len());
         }
@@ -101,7 +101,7 @@ fn check_baseline(plan: &Plan) -> Result<(), Failed> {
     let stale: Vec<String> = b
         .entries
         .iter()
-        .filter(|k| Catalog::Suite.find(&k.id).is_none_or(|r| !plan.kind.dialects().contains(&r.dialect)))
+        .filter(|k| Catalog::Suite.find(&k.id).is_none_or(|r| !plan.kind.runs(r)))
         .map(|k| format!("{}:{}: {} names no rule that backend {} runs", plan.file(), k.line, k.id, plan.kind.name()))
         .collect();
     if stale.is_empty() { Ok(()) } else { Err(stale.join("\n").into()) }

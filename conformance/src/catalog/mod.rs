@@ -53,6 +53,23 @@ pub fn filter(rules: Vec<&'static Rule>, glob: Option<&str>) -> Result<Vec<&'sta
     Ok(rules.into_iter().filter(|r| m.is_match(r.id.as_str())).collect())
 }
 
+/// The `VENDOR-GROUP-` prefixes of `rules` (`ACL-MAP-*`), each once, in
+/// catalog order: what a `--filter` can start with.
+pub fn prefixes(rules: &[&'static Rule]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in rules {
+        let id = r.id.as_str();
+        let prefix = match id.rfind('-') {
+            Some(i) => format!("{}*", &id[..=i]),
+            None => id.to_string(),
+        };
+        if !out.contains(&prefix) {
+            out.push(prefix);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use vmmkit_sys::Vendor;

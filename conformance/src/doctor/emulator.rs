@@ -1,7 +1,9 @@
-//! The doctor's line for the emulator: its settings, as the emulator reads them.
+//! The doctor's line for the emulator: its settings, as the emulator reads
+//! them, and what its root holds. Nothing is created.
 #![forbid(unsafe_code)]
 
 use vmmkit_emulator::Config;
+use vmmkit_emulator::registry::{OpenError, Registry};
 
 use super::Row;
 
@@ -17,6 +19,7 @@ pub(super) fn row() -> Row {
                 usable: false,
                 library: None,
                 version,
+                shown_version: None,
                 devices: None,
                 error_code: None,
                 error_name: None,
@@ -24,27 +27,38 @@ pub(super) fn row() -> Row {
             };
         }
     };
-    let root_state = match config.root.try_exists() {
-        Ok(true) => "",
-        Ok(false) => " (created now)",
-        Err(_) => " (cannot be inspected)",
-    };
-    let parts = [
-        format!("root {}{root_state}", config.root.display()),
+    let settings = [
         format!("{} devices × {}", config.devices, bytes(config.device_memory)),
         format!("host access {}", if config.host_access { "on" } else { "off" }),
     ];
-    // Start the emulator as a program would (this creates the root if needed),
-    // so an unusable root is reported here rather than at a program's first call.
-    let (usable, mut parts) = match vmmkit_emulator::core::emulator() {
-        Ok(e) => {
-            let usage = e.registry().usage();
+    let root = config.root.display();
+    // Read the root as `vmmkit ls` does: nothing is created, and a root that
+    // no program has used yet is said to be so.
+    let (usable, mut parts) = match Registry::open_existing(&config.root) {
+        Ok(reg) => {
+            let usage = reg.usage();
             let used: u64 = usage.used.iter().sum();
-            let mut parts = parts.to_vec();
+            let mut parts = vec![format!("root {root}")];
+            parts.extend(settings);
             parts.push(format!("{} in use across all devices", bytes(used)));
+            let (devices, capacity) = (usage.used.len(), usage.capacity);
+            let running = reg.processes().iter().filter(|p| p.alive).count();
+            let same = devices == config.devices as usize && capacity == config.device_memory;
+            if !same && running > 0 {
+                parts.push(format!(
+                    "refused while its {running} running process(es) use it: they set it up for {devices} device(s) × {}",
+                    bytes(capacity)
+                ));
+            }
+            (same || running == 0, parts)
+        }
+        Err(OpenError::NoState(_)) => {
+            let why = if config.root.exists() { "exists, no emulator state yet" } else { "not created yet" };
+            let mut parts = vec![format!("root {root} ({why}: a program's first call creates it 0700)")];
+            parts.extend(settings);
             (true, parts)
         }
-        Err(e) => (false, vec![parts[0].clone(), e.to_string()]),
+        Err(e) => (false, vec![format!("root {root}"), e.to_string()]),
     };
     parts.retain(|p| !p.is_empty());
     Row {
@@ -52,6 +66,7 @@ pub(super) fn row() -> Row {
         usable,
         library: None,
         version,
+        shown_version: None,
         devices: Some(config.devices),
         error_code: None,
         error_name: None,

@@ -6,6 +6,7 @@
 //! directories). Calls only query: nothing is allocated, and what is
 //! initialised is finalised again where the API has a way.
 
+use std::path::Path;
 use std::ptr;
 
 use vmmkit_sys::acl::{AclApi, AclError};
@@ -43,6 +44,8 @@ struct Findings {
     backend: &'static str,
     library: String,
     version: Option<String>,
+    /// The version as the detail line shows it (`HIP 50422803 (5.4.22803)`).
+    shown_version: Option<String>,
     /// Parts of the detail line, in order.
     parts: Vec<String>,
 }
@@ -54,7 +57,30 @@ impl Findings {
         if loaded.is_vmmkit_shim {
             parts.push("vmmkit's own drop-in library, not the vendor's".into());
         }
-        Self { backend, library, version: None, parts }
+        Self { backend, library, version: None, shown_version: None, parts }
+    }
+
+    /// The library reports `version`, shown as `shown`.
+    fn version(&mut self, version: String, shown: String) {
+        self.parts.push(shown.clone());
+        self.version = Some(version);
+        self.shown_version = Some(shown);
+    }
+
+    /// One of vmmkit's own drop-ins: its devices are the emulator's, read
+    /// from the settings rather than by calling it, since any call that
+    /// counts devices starts the emulator and creates its root.
+    fn drop_in(mut self) -> Row {
+        match vmmkit_emulator::Config::from_env() {
+            Ok(c) => {
+                self.parts.push(format!("{} emulated devices (the emulator's settings; not called)", c.devices));
+                self.row(c.devices > 0, Some(c.devices), None)
+            }
+            Err(e) => {
+                self.parts.push(format!("bad emulator setting: {e}"));
+                self.row(false, None, None)
+            }
+        }
     }
 
     /// Not usable because `failed` returned its code; `why` explains a well-known code.
@@ -79,6 +105,7 @@ impl Findings {
             usable,
             library: Some(self.library),
             version: self.version,
+            shown_version: self.shown_version,
             devices,
             error_code: failed.map(|f| f.code),
             error_name: failed.and_then(|f| f.name).map(str::to_owned),
@@ -98,6 +125,7 @@ fn not_loaded(backend: &'static str, err: &LoadError) -> Row {
         usable: false,
         library,
         version: None,
+        shown_version: None,
         devices: None,
         error_code: None,
         error_name: None,
@@ -106,9 +134,10 @@ fn not_loaded(backend: &'static str, err: &LoadError) -> Row {
 }
 
 /// Ascend CANN through `libascendcl.so`: `aclrtGetVersion` if exported, then
-/// `aclInit(NULL)`, `aclrtGetDeviceCount`, and `aclFinalize` if this call initialised.
-pub(super) fn ascend() -> Row {
-    let loaded = match AclApi::load(None) {
+/// `aclInit(NULL)`, `aclrtGetDeviceCount`, and `aclFinalize` if this call
+/// initialised. `library` is an explicit file, else the default search.
+pub(super) fn ascend(library: Option<&Path>) -> Row {
+    let loaded = match AclApi::load(library) {
         Ok(l) => l,
         Err(e) => return not_loaded("ascend", &e),
     };
@@ -122,13 +151,15 @@ pub(super) fn ascend() -> Row {
             let rc = AclError(unsafe { get_version(&mut major, &mut minor, &mut patch) });
             if rc.is_success() {
                 let v = format!("{major}.{minor}.{patch}");
-                f.parts.push(format!("ACL {v}"));
-                f.version = Some(v);
+                f.version(v.clone(), format!("ACL {v}"));
             } else {
                 f.parts.push(format!("aclrtGetVersion → {rc}"));
             }
         }
         None => f.parts.push("no aclrtGetVersion".into()),
+    }
+    if loaded.is_vmmkit_shim {
+        return f.drop_in();
     }
     // SAFETY: as above; NULL is the documented "no config file" argument.
     let init = AclError(unsafe { (api.aclInit)(ptr::null()) });
@@ -152,8 +183,8 @@ pub(super) fn ascend() -> Row {
 
 /// AMD ROCm through `libamdhip64`: `hipRuntimeGetVersion`, `hipDriverGetVersion`,
 /// `hipGetDeviceCount` (every HIP call initialises the runtime by itself).
-pub(super) fn hip() -> Row {
-    let loaded = match HipApi::load(None) {
+pub(super) fn hip(library: Option<&Path>) -> Row {
+    let loaded = match HipApi::load(library) {
         Ok(l) => l,
         Err(e) => return not_loaded("hip", &e),
     };
@@ -165,8 +196,7 @@ pub(super) fn hip() -> Row {
     let rc = HipError(unsafe { (api.hipRuntimeGetVersion)(&mut runtime) });
     if rc.is_success() {
         let (major, minor, patch) = hip_version_parts(runtime);
-        f.parts.push(format!("HIP {runtime} ({major}.{minor}.{patch})"));
-        f.version = Some(runtime.to_string());
+        f.version(runtime.to_string(), format!("HIP {runtime} ({major}.{minor}.{patch})"));
         let mut driver = 0;
         // SAFETY: as above.
         let rc = HipError(unsafe { (api.hipDriverGetVersion)(&mut driver) });
@@ -178,12 +208,15 @@ pub(super) fn hip() -> Row {
     } else {
         f.parts.push(format!("hipRuntimeGetVersion → {rc}"));
     }
+    if loaded.is_vmmkit_shim {
+        return f.drop_in();
+    }
     let mut count: i32 = 0;
     // SAFETY: as above.
     let rc = HipError(unsafe { (api.hipGetDeviceCount)(&mut count) });
     if !rc.is_success() {
         let why = match rc {
-            HipError::NO_DEVICE => Some("no GPU, or the runtime sees none"),
+            HipError::NO_DEVICE => Some("no device: no GPU, or the runtime sees none"),
             HipError::INVALID_DEVICE => Some("the runtime could not start"),
             _ => None,
         };
@@ -195,8 +228,8 @@ pub(super) fn hip() -> Row {
 /// The NVIDIA driver through `libcuda.so.1`: `cuInit(0)`, `cuDriverGetVersion`,
 /// `cuDeviceGetCount`. `cuInit` returning 100 (no GPU) or 34 (the stub) makes
 /// the backend unusable, as cuda.md §1.1 says.
-pub(super) fn cuda() -> Row {
-    let loaded = match CudaApi::load(None) {
+pub(super) fn cuda(library: Option<&Path>) -> Row {
+    let loaded = match CudaApi::load(library) {
         Ok(l) => l,
         Err(e) => return not_loaded("cuda", &e),
     };
@@ -208,14 +241,13 @@ pub(super) fn cuda() -> Row {
     // SAFETY: as above; the out-pointer is a live local. The version is known even without a GPU.
     let rc = CuResult(unsafe { (api.cuDriverGetVersion)(&mut version) });
     if rc.is_success() {
-        f.parts.push(format!("CUDA {version}"));
-        f.version = Some(version.to_string());
+        f.version(version.to_string(), format!("CUDA {version}"));
     } else {
         f.parts.push(format!("cuDriverGetVersion → {rc}"));
     }
     if !init.is_success() {
         let why = match init {
-            CuResult::NO_DEVICE => Some("driver present, no GPU"),
+            CuResult::NO_DEVICE => Some("no device: driver present, no GPU"),
             CuResult::STUB_LIBRARY => Some("the toolkit's stub library was loaded, not the driver"),
             _ => None,
         };

@@ -2,7 +2,8 @@
 //! not apply):
 //!
 //! ```text
-//! { "backend": { "name", "detail", "library" }, "catalog", "duration_ms",
+//! { "backend": { "name", "detail", "library", "version", "device",
+//!                "dialects" }, "catalog", "duration_ms",
 //!   "rules": [ { "id", "group", "text", "apis", "confidence", "sources",
 //!                "note", "outcome", "expected", "got", "reason", "detail",
 //!                "known", "duration_ms" } ],
@@ -35,6 +36,9 @@ struct Backend<'a> {
     name: &'a str,
     detail: &'a str,
     library: Option<&'a str>,
+    version: Option<&'a str>,
+    device: &'a str,
+    dialects: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -99,6 +103,9 @@ pub fn render(report: &Report) -> String {
             name: &report.backend.name,
             detail: &report.backend.detail,
             library: report.backend.library.as_deref(),
+            version: report.backend.version.as_deref(),
+            device: &report.backend.device,
+            dialects: &report.backend.dialects,
         },
         catalog: &report.catalog,
         duration_ms: report.duration.as_millis(),

@@ -1,5 +1,6 @@
 //! JUnit XML, as CI systems ingest it: `<testsuites>`, one `<testsuite>` per
-//! group, one `<testcase name="RULE-ID" classname="group">` per rule, with
+//! group (its `<properties>` name the backend, library, version and
+//! device), one `<testcase name="RULE-ID" classname="group">` per rule, with
 //! `<failure message=...>` for a fail and `<skipped message=...>` for
 //! not-supported, skipped and known (baseline-excused) failures.
 #![forbid(unsafe_code)]
@@ -66,6 +67,25 @@ fn case(out: &mut String, e: &Entry) {
     }
 }
 
+/// The `<properties>` of every testsuite: the backend, its library and
+/// version, the device, as CI systems show them next to the results.
+fn properties(report: &Report) -> String {
+    let b = &report.backend;
+    let mut out = String::from("    <properties>\n");
+    let props = [
+        ("backend", Some(b.name.as_str())),
+        ("backend.detail", Some(b.detail.as_str())),
+        ("library", b.library.as_deref()),
+        ("version", b.version.as_deref()),
+        ("device", Some(b.device.as_str())),
+    ];
+    for (name, value) in props {
+        let _ = writeln!(out, "      <property name=\"{name}\" value=\"{}\"/>", escape(value.unwrap_or("none")));
+    }
+    out.push_str("    </properties>\n");
+    out
+}
+
 /// Renders the XML document.
 pub fn render(report: &Report) -> String {
     let s = report.summary();
@@ -91,6 +111,7 @@ pub fn render(report: &Report) -> String {
             entries.len() - passed - failures,
             seconds(time)
         );
+        out.push_str(&properties(report));
         for e in entries {
             case(&mut out, e);
         }

@@ -41,7 +41,7 @@ impl Entry {
     }
 }
 
-/// The backend of a run, for the report header.
+/// The backend of a run, for the report header and summary.
 #[derive(Debug, Clone)]
 pub struct BackendInfo {
     /// `emulator`, `ascend`, ...
@@ -50,6 +50,38 @@ pub struct BackendInfo {
     pub detail: String,
     /// The library path, for a real backend.
     pub library: Option<String>,
+    /// The version the library reports, or vmmkit's for the emulator.
+    pub version: Option<String>,
+    /// The devices the rules ran on, or `none`.
+    pub device: String,
+    /// The dialects whose rules it runs (`ACL`, `HIP`, `CUDA`).
+    pub dialects: Vec<String>,
+}
+
+impl BackendInfo {
+    /// What the report says of `b`.
+    pub fn of(b: &crate::backend::Backend) -> Self {
+        Self {
+            name: b.kind.name().into(),
+            detail: b.detail.clone(),
+            library: b.library.as_ref().map(|p| p.display().to_string()),
+            version: b.version.clone(),
+            device: b.device.clone(),
+            dialects: b.kind.dialects().iter().map(|d| d.label().to_string()).collect(),
+        }
+    }
+
+    /// The summary's lines: `backend hip (HIP rules)`, `library … (version …)`,
+    /// `device …`.
+    pub fn lines(&self) -> [String; 3] {
+        let library = match (&self.library, &self.version) {
+            (Some(l), Some(v)) => format!("library {l} ({v})"),
+            (Some(l), None) => format!("library {l} (version unknown)"),
+            (None, Some(v)) => format!("no library ({v})"),
+            (None, None) => "no library".into(),
+        };
+        [format!("backend {}: {}", self.name, self.detail), library, format!("device: {}", self.device)]
+    }
 }
 
 /// A finished run.

@@ -1,6 +1,7 @@
 //! The table for people: a section per group, a line per rule, the reason
 //! or the expected-versus-got under each rule that did not pass, and the
-//! summary line last.
+//! summary last: the backend, its library and version, the device, and the
+//! counts line.
 #![forbid(unsafe_code)]
 
 use std::fmt::Write;
@@ -74,6 +75,9 @@ pub fn render(report: &Report) -> String {
         }
     }
     out.push('\n');
+    for line in report.backend.lines() {
+        let _ = writeln!(out, "{line}");
+    }
     if s.known > 0 {
         let _ = writeln!(out, "{} of the failures are known differences (baseline)", s.known);
     }

@@ -18,8 +18,12 @@ pub struct RunDir {
 impl RunDir {
     /// Creates `vmmkit-conformance-<pid>-<n>` under `/dev/shm` (or the temp dir).
     pub fn new() -> io::Result<Self> {
-        let base = if Path::new("/dev/shm").is_dir() { PathBuf::from("/dev/shm") } else { std::env::temp_dir() };
-        Self::new_in(&base)
+        Self::new_in(&Self::base())
+    }
+
+    /// Where run directories go: `/dev/shm` when it exists, else the temp dir.
+    pub fn base() -> PathBuf {
+        if Path::new("/dev/shm").is_dir() { PathBuf::from("/dev/shm") } else { std::env::temp_dir() }
     }
 
     /// Creates the run directory under `base`.

@@ -21,6 +21,16 @@ pub fn conformance(args: &[&str]) -> Output {
     Command::new(exe()).arg("conformance").args(args).env_remove("VMMKIT_BACKEND").output().expect("run vmmkit")
 }
 
+/// `vmmkit conformance <args>` with `vars` set, run to completion.
+pub fn conformance_env(args: &[&str], vars: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(exe());
+    cmd.arg("conformance").args(args).env_remove("VMMKIT_BACKEND");
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run vmmkit")
+}
+
 /// Stdout as text.
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

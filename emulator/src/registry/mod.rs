@@ -38,6 +38,10 @@ pub enum OpenError {
         /// What differs.
         source: Mismatch,
     },
+    /// No program has used the root yet: the directory, or its state file,
+    /// does not exist (only [`Registry::open_existing`] says this).
+    #[error("{0}: no emulator state here yet (no program has used it)")]
+    NoState(PathBuf),
     /// The state file could not be opened.
     #[error("{path}: {source}")]
     Io {
@@ -118,12 +122,21 @@ impl Registry {
     }
 
     /// Opens an existing root as it is, with the device settings it was
-    /// made with (for inspection: `vmmkit ls`, `vmmkit gc`).
+    /// made with (for inspection: `vmmkit ls`, `vmmkit gc`, `vmmkit doctor`).
+    /// A root that is missing, or holds no state file, is
+    /// [`OpenError::NoState`] and is left as it is; a root that exists is
+    /// checked (a directory, ours, private) before anything else.
     pub fn open_existing(root: &Path) -> Result<Self, OpenError> {
         let io = |source| OpenError::Io { path: root.join(root::STATE_FILE), source };
-        let meta = std::fs::symlink_metadata(root).map_err(|source| OpenError::Io { path: root.into(), source })?;
-        if !meta.is_dir() {
-            return Err(OpenError::Io { path: root.into(), source: io::ErrorKind::NotADirectory.into() });
+        match std::fs::symlink_metadata(root) {
+            Ok(_) => root::check(root)?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(OpenError::NoState(root.into())),
+            Err(source) => return Err(OpenError::Io { path: root.into(), source }),
+        }
+        match std::fs::symlink_metadata(root.join(root::STATE_FILE)) {
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(OpenError::NoState(root.into())),
+            Err(e) => return Err(io(e)),
         }
         root::prepare(root)?;
         let state = State::open_existing(root).map_err(io)?;
@@ -306,6 +319,25 @@ mod tests {
     fn registry(dir: &Path) -> Registry {
         let cfg = Config { root: dir.join("root"), devices: 2, device_memory: 64 << 20, host_access: true };
         Registry::open(&cfg).expect("open registry")
+    }
+
+    /// A root no program has used is `NoState` and is left as it is; one
+    /// that was used opens; a file is refused.
+    #[test]
+    fn open_existing_leaves_an_unused_root_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing");
+        assert!(matches!(Registry::open_existing(&missing), Err(OpenError::NoState(p)) if p == missing));
+        assert!(!missing.exists());
+        let root = dir.path().join("root");
+        std::fs::create_dir(&root).unwrap();
+        assert!(matches!(Registry::open_existing(&root), Err(OpenError::NoState(_))));
+        assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0, "nothing written into it");
+        drop(registry(dir.path()));
+        assert!(Registry::open_existing(&root).is_ok());
+        let file = dir.path().join("file");
+        std::fs::write(&file, b"").unwrap();
+        assert!(matches!(Registry::open_existing(&file), Err(OpenError::Root(RootError::NotDirectory(_)))));
     }
 
     /// A slot whose pid is alive but whose start time differs belongs to a

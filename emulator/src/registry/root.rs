@@ -62,6 +62,19 @@ pub fn prepare(root: &Path) -> Result<(), RootError> {
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(io(e)),
     }
+    check(root)?;
+    let shared = root.join(SHARED_DIR);
+    match std::fs::DirBuilder::new().mode(0o700).create(&shared) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        Err(source) => Err(RootError::Io { path: shared, source }),
+    }
+}
+
+/// Checks, changing nothing, that the existing `root` is fit to hold shared
+/// state: a real directory, ours, private.
+pub fn check(root: &Path) -> Result<(), RootError> {
+    let io = |source| RootError::Io { path: root.to_path_buf(), source };
     let meta = std::fs::symlink_metadata(root).map_err(io)?;
     if meta.file_type().is_symlink() {
         return Err(RootError::Symlink(root.into()));
@@ -76,12 +89,7 @@ pub fn prepare(root: &Path) -> Result<(), RootError> {
     if meta.mode() & 0o022 != 0 {
         return Err(RootError::Mode { path: root.into(), mode: meta.mode() & 0o7777 });
     }
-    let shared = root.join(SHARED_DIR);
-    match std::fs::DirBuilder::new().mode(0o700).create(&shared) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
-        Err(source) => Err(RootError::Io { path: shared, source }),
-    }
+    Ok(())
 }
 
 #[cfg(test)]
