@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use serde::Serialize;
-use vmmkit_emulator::registry::{EntryInfo, OpenError, Place, Registry};
+use vmmkit_emulator::registry::{EntryInfo, OpenError, Registry};
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -82,18 +82,11 @@ struct Listing {
     exported: Vec<Entry>,
 }
 
-fn location(p: Place) -> String {
-    match p {
-        Place::Device(d) => format!("device {d}"),
-        Place::Host(n) => format!("host {n}"),
-    }
-}
-
 fn entry(e: EntryInfo) -> Entry {
     Entry {
         shareable_handle: format!("{:#x}", e.key),
         size: e.size,
-        location: location(e.place),
+        location: e.place.to_string(),
         exporter_pid: e.exporter.pid,
         exporter_alive: e.exporter_alive,
         trustlist: if e.trustlist_disabled { "off".into() } else { "on".into() },

@@ -7,7 +7,7 @@
 
 mod binary;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, ExitCode, Output};
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
@@ -32,24 +32,9 @@ fn run_hip(library: &str, ld_path: &str, extra: &[&str]) -> Output {
 /// Runs `scripts/fetch-hip.sh runtime`: (library, LD_LIBRARY_PATH), or why not.
 fn fetch_runtime() -> Result<(String, String), String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut cmd = Command::new(root.join("scripts/fetch-hip.sh"));
-    cmd.arg("runtime");
-    if std::env::var_os("HIP_CACHE_DIR").is_none() {
-        // Shared with the drop-in library's tests: <target>/hip-runtime.
-        let exe = std::env::current_exe().expect("test exe");
-        let target: PathBuf = exe.ancestors().nth(3).expect("<target>/<profile>/deps/<exe>").to_path_buf();
-        cmd.env("HIP_CACHE_DIR", target.join("hip-runtime"));
-    }
-    let o = cmd.output().map_err(|e| format!("cannot run scripts/fetch-hip.sh: {e}"))?;
-    match o.status.code() {
-        Some(0) => {
-            let text = String::from_utf8_lossy(&o.stdout);
-            let get = |k: &str| text.lines().find_map(|l| l.strip_prefix(k)).map(str::to_string);
-            Ok((get("HIP_RUNTIME_LIB=").expect("library"), get("HIP_RUNTIME_LD_PATH=").expect("path")))
-        }
-        Some(2) => Err(String::from_utf8_lossy(&o.stderr).trim().to_string()),
-        _ => panic!("scripts/fetch-hip.sh runtime failed ({}): {}", o.status, String::from_utf8_lossy(&o.stderr)),
-    }
+    let env = vmmkit_testkit::hip::fetch(&root, "runtime")?;
+    let get = |k: &str| env.get(k).cloned().unwrap_or_else(|| panic!("fetch-hip.sh runtime printed no {k}"));
+    Ok((get("HIP_RUNTIME_LIB"), get("HIP_RUNTIME_LD_PATH")))
 }
 
 /// `vmmkit conformance --backend hip --library <real libamdhip64.so.5>`: no
@@ -62,7 +47,7 @@ fn fetch_runtime() -> Result<(String, String), String> {
 fn real_runtime_without_a_gpu_is_not_supported() -> Result<Completion, Failed> {
     let (lib, ld_path) = match fetch_runtime() {
         Ok(x) => x,
-        Err(reason) if std::env::var("VMMKIT_REQUIRE_REAL_HIP").as_deref() == Ok("1") => {
+        Err(reason) if std::env::var(vmmkit_testkit::hip::REQUIRE_ENV).as_deref() == Ok("1") => {
             return Err(format!("VMMKIT_REQUIRE_REAL_HIP=1, and no runtime: {reason}").into());
         }
         Err(reason) => return Ok(Completion::ignored_with(format!("no real HIP runtime: {reason}"))),

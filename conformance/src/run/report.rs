@@ -247,13 +247,17 @@ impl Report {
             }
         }
         let g = &self.gc;
-        let _ = writeln!(
-            o,
-            "  gc: freed {} from {} dead process(es) and {} unheld exported handle(s)",
-            size(g.bytes),
-            g.processes,
-            g.entries
-        );
+        if g.bytes == 0 && g.entries == 0 {
+            let _ = writeln!(o, "  gc: nothing left to collect");
+        } else {
+            let _ = writeln!(
+                o,
+                "  gc: freed {} from {} dead process(es) and {} unheld exported handle(s)",
+                size(g.bytes),
+                g.processes,
+                g.entries
+            );
+        }
         let verdict = if self.leaked { "something was left unreleased" } else { "nothing leaked" };
         let _ = writeln!(o, "vmmkit run: {verdict}");
         o

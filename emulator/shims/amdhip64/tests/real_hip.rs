@@ -20,42 +20,15 @@
 mod common;
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{Scratch, binutils, finish, library_dir, repo_root, run_compiler};
+use vmmkit_testkit::hip::skip;
 
-/// Runs `scripts/fetch-hip.sh PART` and returns its KEY=VALUE lines, or why not.
+/// Runs `scripts/fetch-hip.sh PART`: its KEY=VALUE lines, or why not.
 fn fetch(part: &str) -> Result<HashMap<String, String>, String> {
-    let script = repo_root().join("scripts/fetch-hip.sh");
-    let mut cmd = Command::new(&script);
-    cmd.arg(part);
-    if std::env::var_os("HIP_CACHE_DIR").is_none() {
-        // The cache lives in this run's target directory.
-        let target = common::profile_dir().parent().expect("<target>").to_path_buf();
-        cmd.env("HIP_CACHE_DIR", target.join("hip-runtime"));
-    }
-    let out = cmd.output().map_err(|e| format!("cannot run {}: {e}", script.display()))?;
-    let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
-    match out.status.code() {
-        Some(0) => Ok(String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| l.split_once('='))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()),
-        Some(2) => Err(stderr),
-        _ => panic!("{} {part} failed ({}): {stderr}", script.display(), out.status),
-    }
-}
-
-/// Reports a skip where people see it, or fails when skips are not allowed.
-fn skip(test: &str, reason: &str) {
-    let line = format!("SKIPPED {test}: {reason}\n");
-    assert!(std::env::var("VMMKIT_REQUIRE_REAL_HIP").as_deref() != Ok("1"), "{line}");
-    // Straight to fd 2: the harness captures print!/eprint!, not this.
-    let _ = std::io::stderr().write_all(line.as_bytes());
-    println!("{line}");
+    vmmkit_testkit::hip::fetch(&repo_root(), part)
 }
 
 const CHILD_ENV: &str = "VMMKIT_REAL_HIP_LIB";
