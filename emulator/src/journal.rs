@@ -281,11 +281,15 @@ impl CallRecord {
 /// Writes the `exit` record when the process exits.
 fn write_exit_at_exit() {
     extern "C" fn at_exit() {
+        // A child forked after its parent started has a copy of the parent's
+        // tables: what they hold is the parent's to release. One that never
+        // called an entry point itself is not a user of the emulator.
+        let me = std::process::id();
+        let own = crate::core::running().is_some_and(|e| e.registry().me().pid == me);
+        if !own && !lock().as_ref().is_some_and(|s| matches!(&s.file, Some((p, _)) if *p == me)) {
+            return;
+        }
         write(|| {
-            // A child forked after its parent started has a copy of the
-            // parent's tables: what they hold is the parent's to release.
-            let me = std::process::id();
-            let own = crate::core::running().is_some_and(|e| e.registry().me().pid == me);
             let leaks = if own { crate::leaks::report() } else { Vec::new() };
             let leaks = leaks
                 .into_iter()

@@ -162,3 +162,77 @@ fn logs_show_each_call_with_arguments_and_code() {
     let out = run_child("logs_show_each_call_with_arguments_and_code", &[]);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("aclrtMapMem"), "off by default");
 }
+
+/// The journal of `vmmkit run` (`VMMKIT_JOURNAL`): a start record, each call
+/// with its code and (on failure) its rule, the export, and at exit what was
+/// left; a child forked after the start writes its own journal, marked
+/// forked, whose exit lists nothing of the parent's.
+#[test]
+fn journal_records_calls_shares_and_exit() {
+    use vmmkit_emulator::journal::{Record, ShareOp};
+    if is_child("journal_records_calls_shares_and_exit") {
+        let api = acl();
+        ok!(api, aclrtSetDevice(0));
+        let (mut h, mut key) = (null_mut(), 0);
+        ok!(api, aclrtMallocPhysical(&mut h, G, &prop(0), 0));
+        ok!(api, aclrtMemExportToShareableHandle(h, 0, 1, &mut key));
+        let _ = call!(api, aclrtMapMem(0x1000_0000_0000_usize as _, G, 0, h, 2));
+        // SAFETY: the child only makes one call and exits; no lock is held across the fork.
+        let child = unsafe { libc::fork() };
+        if child == 0 {
+            let mut d = -1;
+            let _ = call!(api, aclrtGetDevice(&mut d));
+            std::process::exit(0);
+        }
+        let mut status = 0;
+        // SAFETY: waiting for the child just forked.
+        assert_eq!(unsafe { libc::waitpid(child, &mut status, 0) }, child);
+        println!("\n@@ {key:#x} {child}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().to_str().unwrap();
+    let out = run_child(
+        "journal_records_calls_shares_and_exit",
+        &[("VMMKIT_JOURNAL", journal), ("VMMKIT_JOURNAL_CALLS", "1")],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let line =
+        text.lines().find_map(|l| l.strip_prefix("@@ ")).unwrap_or_else(|| panic!("no key and fork in:\n{text}"));
+    let (key, forked) = line.split_once(' ').unwrap();
+    let key = u64::from_str_radix(key.trim_start_matches("0x"), 16).unwrap();
+    let read = |pid: &str| -> Vec<Record> {
+        let text = std::fs::read_to_string(dir.path().join(format!("{pid}.jsonl"))).expect("a journal per process");
+        text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()
+    };
+    let mut files: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "{files:?}");
+    let parent = files.iter().find(|f| **f != format!("{forked}.jsonl")).unwrap().trim_end_matches(".jsonl");
+
+    let p = read(parent);
+    assert!(matches!(&p[0], Record::Start { forked: false, .. }), "{:?}", p[0]);
+    let call = |name: &str| {
+        p.iter().find_map(|r| match r {
+            Record::Call { name: n, ret, rule, .. } if n == name => Some((ret.clone(), rule.clone())),
+            _ => None,
+        })
+    };
+    assert_eq!(call("aclrtMallocPhysical"), Some(("0".into(), None)));
+    let (ret, rule) = call("aclrtMapMem").expect("the failing map is recorded");
+    assert_ne!(ret, "0");
+    assert!(rule.is_some_and(|r| r.starts_with("ACL-MAP-")), "the failure names its rule");
+    assert!(p.iter().any(|r| matches!(r, Record::Share { op: ShareOp::Export, key: k, bytes, call, .. }
+        if *k == key && *bytes == G as u64 && call == "aclrtMemExportToShareableHandle")));
+    let Some(Record::Exit { leaks, .. }) = p.last() else { panic!("no exit record: {p:?}") };
+    assert_eq!(leaks.iter().map(|l| l.kind.as_str()).collect::<Vec<_>>(), ["Export"]);
+    assert_eq!((leaks[0].key, leaks[0].bytes), (Some(key), G as u64));
+
+    let c = read(forked);
+    let parent_pid: u32 = parent.parse().unwrap();
+    assert!(matches!(&c[0], Record::Start { forked: true, ppid, .. } if *ppid == parent_pid), "{:?}", c[0]);
+    assert!(matches!(&c[1], Record::Call { name, .. } if name == "aclrtGetDevice"), "{:?}", c[1]);
+    assert!(matches!(c.last(), Some(Record::Exit { leaks, .. }) if leaks.is_empty()), "{c:?}");
+}
