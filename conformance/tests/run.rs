@@ -267,3 +267,23 @@ fn hip_ipc_example_runs() {
     assert!(out.contains("2 process(es) used the emulator") && out.contains("nothing leaked"), "{out}");
     assert!(out.contains("hipIpcOpenMemHandle"), "the share is in the report:\n{out}");
 }
+
+/// On a terminal, a run longer than two seconds shows a progress line, and
+/// clears it before the report. The terminal is `script(1)`'s pseudo-terminal;
+/// skipped, saying so, where util-linux's `script` is absent.
+#[test]
+fn progress_on_a_terminal() {
+    let s = Scratch::new();
+    let vmmkit =
+        format!("{} run --dir {} -- sleep 3", env!("CARGO_BIN_EXE_vmmkit"), s.path().join("machines").display());
+    let mut cmd = Command::new("script");
+    cmd.args(["-q", "-e", "-c", &vmmkit, "/dev/null"]);
+    let (exit, out) = match vmmkit_testkit::process::run(&mut cmd, DEADLINE) {
+        Ok(r) => r,
+        Err(e) => return println!("SKIPPED progress_on_a_terminal: cannot run script(1): {e}"),
+    };
+    assert!(exit.success(), "{out}");
+    assert!(out.contains("\rvmmkit run: 2 s, 0 process(es) used the emulator so far"), "{out:?}");
+    let cleared = out.rfind("\r\x1b[K").expect("the line is cleared");
+    assert!(cleared < out.find("exit status 0").expect("the report"), "{out:?}");
+}

@@ -251,16 +251,20 @@ pub struct CallRecord {
     ts: u64,
 }
 
-/// Starts recording a call, when calls are journaled (one relaxed load otherwise).
+/// Starts recording a call, when calls are journaled (one relaxed load
+/// otherwise, inlined into every entry point).
+#[inline]
 pub fn begin() -> Option<CallRecord> {
-    if !CALLS.load(Ordering::Relaxed) {
-        return None;
-    }
-    RULE.with(|r| r.set(None));
-    Some(CallRecord { ts: now() })
+    if CALLS.load(Ordering::Relaxed) { Some(CallRecord::start()) } else { None }
 }
 
 impl CallRecord {
+    #[cold]
+    fn start() -> Self {
+        RULE.with(|r| r.set(None));
+        Self { ts: now() }
+    }
+
     /// Writes the `call` record of entry point `name`.
     pub fn end(self, name: &str, args: &[(&str, &dyn Debug)], ret: &dyn Debug) {
         let dur = now().saturating_sub(self.ts);
