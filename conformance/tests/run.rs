@@ -45,12 +45,16 @@ impl Scratch {
         self.0.path()
     }
 
-    /// Builds `src` (a C file) against our ACL headers and libascendcl.so.
+    /// Builds `src` (a C file) against our ACL headers and libascendcl.so,
+    /// with the CANN samples' `sample.h` on the include path.
     fn compile_acl(&self, src: &Path) -> PathBuf {
         let out = self.path().join(src.file_stem().unwrap());
+        let shim = repo().join("emulator/shims/ascendcl");
         let mut cmd = Command::new(c_compiler());
         cmd.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-I"])
-            .arg(repo().join("emulator/shims/ascendcl/include"))
+            .arg(shim.join("include"))
+            .arg("-I")
+            .arg(shim.join("tests/c"))
             .arg("-o")
             .arg(&out)
             .arg(src)

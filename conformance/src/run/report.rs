@@ -285,33 +285,24 @@ mod tests {
         Record::Start { pid, ppid: 1, ts: 0, exe: format!("/bin/p{pid}"), argv: vec![], forked: false }
     }
 
+    /// The journal of `pid`: it starts, shares key 7 by `op` in `call`, and,
+    /// when `exits`, releases it and exits (else it was killed).
+    fn journal(pid: u32, op: ShareOp, call: &str, exits: bool) -> Journal {
+        let mut records = vec![start(pid), share(op, 7, call)];
+        if exits {
+            records.extend([share(ShareOp::Release, 7, "aclrtFreePhysical"), Record::Exit { ts: 2, leaks: vec![] }]);
+        }
+        Journal { pid, records }
+    }
+
     /// The exporter released, one importer released, the other held to its
     /// (killed) end: the report says so, per holder, and counts the leak.
     #[test]
     fn who_held_what_at_the_end() {
         let journals = [
-            Journal {
-                pid: 10,
-                records: vec![
-                    start(10),
-                    share(ShareOp::Export, 7, "aclrtMemExportToShareableHandle"),
-                    share(ShareOp::Release, 7, "aclrtFreePhysical"),
-                    Record::Exit { ts: 2, leaks: vec![] },
-                ],
-            },
-            Journal {
-                pid: 11,
-                records: vec![
-                    start(11),
-                    share(ShareOp::Import, 7, "aclrtMemImportFromShareableHandle"),
-                    share(ShareOp::Release, 7, "aclrtFreePhysical"),
-                    Record::Exit { ts: 2, leaks: vec![] },
-                ],
-            },
-            Journal {
-                pid: 12,
-                records: vec![start(12), share(ShareOp::Import, 7, "aclrtMemImportFromShareableHandle")],
-            },
+            journal(10, ShareOp::Export, "aclrtMemExportToShareableHandle", true),
+            journal(11, ShareOp::Import, "aclrtMemImportFromShareableHandle", true),
+            journal(12, ShareOp::Import, "aclrtMemImportFromShareableHandle", false),
         ];
         let gc = Collected { processes: 1, entries: 1, bytes: 2 << 20 };
         let r = build(vec!["prog".into()], "exit status 0".into(), &journals, gc);

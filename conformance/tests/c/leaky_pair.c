@@ -11,18 +11,15 @@
  *   exporter: Export    4 MiB from aclrtMallocPhysical
  *             Retain    2 MiB from aclrtMallocPhysical
  */
-#define _POSIX_C_SOURCE 200809L
+/* The CANN samples' shared parts (the property record of device 0), from
+ * emulator/shims/ascendcl/tests/c/; first, as it sets _POSIX_C_SOURCE. */
+#include "sample.h"
 
 #include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include "acl/acl.h"
-
-#define CHECK(call)                                                                    \
+/* A call that must succeed; on failure, the code and the message, and exit status 1. */
+#define MUST(call)                                                                     \
     do {                                                                               \
         aclError r_ = (call);                                                          \
         if (r_ != ACL_SUCCESS) {                                                       \
@@ -31,37 +28,25 @@
         }                                                                              \
     } while (0)
 
-static aclrtPhysicalMemProp prop_on(int32_t device)
-{
-    aclrtPhysicalMemProp prop;
-    memset(&prop, 0, sizeof(prop));
-    prop.handleType = ACL_MEM_HANDLE_TYPE_NONE;
-    prop.allocationType = ACL_MEM_ALLOCATION_TYPE_PINNED;
-    prop.memAttr = ACL_HBM_MEM_NORMAL;
-    prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = device;
-    return prop;
-}
-
 static int importer(uint64_t key)
 {
-    CHECK(aclInit(NULL));
-    CHECK(aclrtSetDevice(1));
+    MUST(aclInit(NULL));
+    MUST(aclrtSetDevice(1));
     aclrtDrvMemHandle handle = NULL;
-    CHECK(aclrtMemImportFromShareableHandle(key, 1, &handle));
+    MUST(aclrtMemImportFromShareableHandle(key, 1, &handle));
     printf("importer: imported %#" PRIx64 ", leaving it\n", key);
     return 0;
 }
 
 static int exporter(void)
 {
-    CHECK(aclInit(NULL));
-    CHECK(aclrtSetDevice(0));
-    aclrtPhysicalMemProp prop = prop_on(0);
+    MUST(aclInit(NULL));
+    MUST(aclrtSetDevice(0));
+    aclrtPhysicalMemProp prop = sample_prop();
     aclrtDrvMemHandle shared = NULL;
-    CHECK(aclrtMallocPhysical(&shared, 4 << 20, &prop, 0));
+    MUST(aclrtMallocPhysical(&shared, 4 << 20, &prop, 0));
     uint64_t key = 0;
-    CHECK(aclrtMemExportToShareableHandle(shared, ACL_MEM_HANDLE_TYPE_NONE,
+    MUST(aclrtMemExportToShareableHandle(shared, ACL_MEM_HANDLE_TYPE_NONE,
                                           ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION, &key));
     fflush(stdout);
     pid_t child = fork();
@@ -83,15 +68,15 @@ static int exporter(void)
     }
 
     aclrtDrvMemHandle kept = NULL;
-    CHECK(aclrtMallocPhysical(&kept, 2 << 20, &prop, 0));
+    MUST(aclrtMallocPhysical(&kept, 2 << 20, &prop, 0));
     void *va = NULL;
-    CHECK(aclrtReserveMemAddress(&va, 2 << 20, 0, NULL, 0));
-    CHECK(aclrtMapMem(va, 2 << 20, 0, kept, 0));
+    MUST(aclrtReserveMemAddress(&va, 2 << 20, 0, NULL, 0));
+    MUST(aclrtMapMem(va, 2 << 20, 0, kept, 0));
     aclrtDrvMemHandle retained = NULL;
-    CHECK(aclrtMemRetainAllocationHandle(va, &retained));
-    CHECK(aclrtUnmapMem(va));
-    CHECK(aclrtReleaseMemAddress(va));
-    CHECK(aclrtFreePhysical(kept));
+    MUST(aclrtMemRetainAllocationHandle(va, &retained));
+    MUST(aclrtUnmapMem(va));
+    MUST(aclrtReleaseMemAddress(va));
+    MUST(aclrtFreePhysical(kept));
     printf("exporter: exported %#" PRIx64 ", retained once and freed once, leaving both\n", key);
     return 0;
 }
