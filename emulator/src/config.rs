@@ -126,7 +126,16 @@ impl Config {
                 }),
             }
         };
-        let root = match get("VMMKIT_ROOT").filter(|v| !v.is_empty()) {
+        let root = match get("VMMKIT_ROOT") {
+            // Set but empty is a mistake to name (an unset variable in a
+            // script), not a request for the shared default root.
+            Some(v) if v.is_empty() => {
+                return Err(ConfigError {
+                    var: "VMMKIT_ROOT",
+                    value: String::new(),
+                    reason: format!("is set but empty; unset it for the default root, {}", default_root().display()),
+                });
+            }
             Some(v) => {
                 let p = PathBuf::from(v);
                 if !p.is_absolute() {
@@ -229,6 +238,7 @@ mod tests {
             ("VMMKIT_DEVICE_MEMORY", "12Q"),
             ("VMMKIT_DEVICE_MEMORY", "99999999999999999999"),
             ("VMMKIT_ROOT", "relative/dir"),
+            ("VMMKIT_ROOT", ""),
             ("VMMKIT_HOST_ACCESS", "yes"),
         ] {
             let e = cfg(&[(var, val)]).unwrap_err();

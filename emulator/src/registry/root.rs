@@ -75,7 +75,11 @@ pub fn prepare(root: &Path) -> Result<(), RootError> {
 /// state: a real directory, ours, private.
 pub fn check(root: &Path) -> Result<(), RootError> {
     let io = |source| RootError::Io { path: root.to_path_buf(), source };
-    let meta = std::fs::symlink_metadata(root).map_err(io)?;
+    // `link/` and `link/.` name the directory a symlink points to, and
+    // `lstat` follows the link for them: look at the path without its
+    // trailing `/` and `.` components, which is the link itself.
+    let bare: PathBuf = root.components().collect();
+    let meta = std::fs::symlink_metadata(&bare).map_err(io)?;
     if meta.file_type().is_symlink() {
         return Err(RootError::Symlink(root.into()));
     }
@@ -116,6 +120,11 @@ mod tests {
         let link = t.path().join("link");
         std::os::unix::fs::symlink(&real, &link).unwrap();
         assert!(matches!(prepare(&link), Err(RootError::Symlink(_))));
+        // Spelled so that lstat follows the link: still the link.
+        for spelled in ["link/", "link/.", "link/./", "./link//"] {
+            let p = PathBuf::from(format!("{}/{spelled}", t.path().display()));
+            assert!(matches!(prepare(&p), Err(RootError::Symlink(_))), "{}", p.display());
+        }
         std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o777)).unwrap();
         assert!(matches!(prepare(&real), Err(RootError::Mode { mode: 0o777, .. })));
         let file = t.path().join("file");
