@@ -111,12 +111,13 @@ fn listing(reg: &Registry) -> Listing {
     }
 }
 
-/// `64 GiB`, `2 MiB`, `0 B`, or bytes when no binary unit divides it.
-fn mib(n: u64) -> String {
+/// `64 GiB`, `2 MiB`, `4 KiB`, `0 B`: the largest binary unit that divides
+/// `n`, else bytes (`ls`, `gc`, and `vmmkit run`'s report).
+pub fn size(n: u64) -> String {
     match n {
-        0 => "0 B".into(),
-        n if n % (1 << 30) == 0 => format!("{} GiB", n >> 30),
-        n if n % (1 << 20) == 0 => format!("{} MiB", n >> 20),
+        n if n >= 1 << 30 && n % (1 << 30) == 0 => format!("{} GiB", n >> 30),
+        n if n >= 1 << 20 && n % (1 << 20) == 0 => format!("{} MiB", n >> 20),
+        n if n >= 1 << 10 && n % (1 << 10) == 0 => format!("{} KiB", n >> 10),
         n => format!("{n} B"),
     }
 }
@@ -149,7 +150,7 @@ pub fn ls(args: &Args) -> anyhow::Result<ExitCode> {
             println!("root {}", l.root);
             println!("{:<8} {:>12} {:>12}", "device", "used", "capacity");
             for d in &l.devices {
-                println!("{:<8} {:>12} {:>12}", d.device, mib(d.used), mib(d.capacity));
+                println!("{:<8} {:>12} {:>12}", d.device, size(d.used), size(d.capacity));
             }
             let alive = |a: bool| if a { "alive" } else { "dead" };
             let procs: Vec<String> = l.processes.iter().map(|p| format!("{} ({})", p.pid, alive(p.alive))).collect();
@@ -167,7 +168,7 @@ pub fn ls(args: &Args) -> anyhow::Result<ExitCode> {
                     println!(
                         "{:<20} {:>10} {:<10} {:<18} {:<9} {:<16} {}",
                         e.shareable_handle,
-                        mib(e.size),
+                        size(e.size),
                         e.location,
                         format!("{} ({})", e.exporter_pid, alive(e.exporter_alive)),
                         e.trustlist,
@@ -217,7 +218,7 @@ pub fn gc(args: &Args) -> anyhow::Result<ExitCode> {
         Format::Table => println!(
             "gc {}: freed {} from {} dead process(es) and {} unheld exported handle(s)",
             c.root,
-            mib(c.bytes),
+            size(c.bytes),
             c.processes,
             c.entries
         ),

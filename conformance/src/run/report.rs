@@ -10,6 +10,8 @@ use std::path::Path;
 use serde::Serialize;
 use vmmkit_emulator::journal::{LeakRecord, Record, ShareOp};
 
+use crate::ops::size;
+
 /// The journal of one process, read back.
 #[derive(Debug, Clone, Default)]
 pub struct Journal {
@@ -178,16 +180,6 @@ pub fn build(command: Vec<String>, status: String, journals: &[Journal], gc: Col
     }
     let leaked = processes.iter().any(|p| !p.leaks.is_empty()) || gc.bytes > 0 || gc.entries > 0;
     Report { command, status, processes, shared: shared.into_values().collect(), gc, leaked }
-}
-
-/// `2 MiB`, `4 KiB`, `100 B`.
-pub fn size(n: u64) -> String {
-    match n {
-        n if n >= 1 << 30 && n % (1 << 30) == 0 => format!("{} GiB", n >> 30),
-        n if n >= 1 << 20 && n % (1 << 20) == 0 => format!("{} MiB", n >> 20),
-        n if n >= 1 << 10 && n % (1 << 10) == 0 => format!("{} KiB", n >> 10),
-        n => format!("{n} B"),
-    }
 }
 
 impl Report {

@@ -11,43 +11,33 @@
  *   exporter: Export    4 MiB from aclrtMallocPhysical
  *             Retain    2 MiB from aclrtMallocPhysical
  */
-/* The CANN samples' shared parts (the property record of device 0), from
- * emulator/shims/ascendcl/tests/c/; first, as it sets _POSIX_C_SOURCE. */
+/* The CANN samples' shared parts (CHECK, the property record of device 0),
+ * from emulator/shims/ascendcl/tests/c/; first, as it sets _POSIX_C_SOURCE. */
 #include "sample.h"
 
 #include <inttypes.h>
 #include <sys/wait.h>
 
-/* A call that must succeed; on failure, the code and the message, and exit status 1. */
-#define MUST(call)                                                                     \
-    do {                                                                               \
-        aclError r_ = (call);                                                          \
-        if (r_ != ACL_SUCCESS) {                                                       \
-            fprintf(stderr, "%s returned %d: %s\n", #call, r_, aclGetRecentErrMsg());  \
-            return 1;                                                                  \
-        }                                                                              \
-    } while (0)
-
 static int importer(uint64_t key)
 {
-    MUST(aclInit(NULL));
-    MUST(aclrtSetDevice(1));
+    CHECK(aclInit, NULL);
+    CHECK(aclrtSetDevice, 1);
     aclrtDrvMemHandle handle = NULL;
-    MUST(aclrtMemImportFromShareableHandle(key, 1, &handle));
+    CHECK(aclrtMemImportFromShareableHandle, key, 1, &handle);
     printf("importer: imported %#" PRIx64 ", leaving it\n", key);
     return 0;
 }
 
 static int exporter(void)
 {
-    MUST(aclInit(NULL));
-    MUST(aclrtSetDevice(0));
+    CHECK(aclInit, NULL);
+    CHECK(aclrtSetDevice, 0);
     aclrtPhysicalMemProp prop = sample_prop();
     aclrtDrvMemHandle shared = NULL;
-    MUST(aclrtMallocPhysical(&shared, 4 << 20, &prop, 0));
+    CHECK(aclrtMallocPhysical, &shared, 4 << 20, &prop, 0);
     uint64_t key = 0;
-    MUST(aclrtMemExportToShareableHandle(shared, ACL_MEM_HANDLE_TYPE_NONE,
-                                          ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION, &key));
+    CHECK(aclrtMemExportToShareableHandle, shared, ACL_MEM_HANDLE_TYPE_NONE,
+          ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION, &key);
     fflush(stdout);
     pid_t child = fork();
     if (child < 0) {
@@ -68,15 +58,15 @@ static int exporter(void)
     }
 
     aclrtDrvMemHandle kept = NULL;
-    MUST(aclrtMallocPhysical(&kept, 2 << 20, &prop, 0));
+    CHECK(aclrtMallocPhysical, &kept, 2 << 20, &prop, 0);
     void *va = NULL;
-    MUST(aclrtReserveMemAddress(&va, 2 << 20, 0, NULL, 0));
-    MUST(aclrtMapMem(va, 2 << 20, 0, kept, 0));
+    CHECK(aclrtReserveMemAddress, &va, 2 << 20, 0, NULL, 0);
+    CHECK(aclrtMapMem, va, 2 << 20, 0, kept, 0);
     aclrtDrvMemHandle retained = NULL;
-    MUST(aclrtMemRetainAllocationHandle(va, &retained));
-    MUST(aclrtUnmapMem(va));
-    MUST(aclrtReleaseMemAddress(va));
-    MUST(aclrtFreePhysical(kept));
+    CHECK(aclrtMemRetainAllocationHandle, va, &retained);
+    CHECK(aclrtUnmapMem, va);
+    CHECK(aclrtReleaseMemAddress, va);
+    CHECK(aclrtFreePhysical, kept);
     printf("exporter: exported %#" PRIx64 ", retained once and freed once, leaving both\n", key);
     return 0;
 }
