@@ -26,11 +26,11 @@ pub enum CoreError {
         /// The granularity.
         granule: u64,
     },
-    /// The device's capacity is used up.
-    #[error("out of memory on device {device}: {requested:#x} bytes requested, {used:#x} of {capacity:#x} in use")]
+    /// The capacity of a device, or of host memory, is used up.
+    #[error("out of memory on {place}: {requested:#x} bytes requested, {used:#x} of {capacity:#x} in use")]
     OutOfMemory {
-        /// The device.
-        device: u32,
+        /// The device, or host memory.
+        place: crate::registry::Place,
         /// Bytes asked for.
         requested: u64,
         /// Bytes in use.

@@ -106,10 +106,10 @@ pub(super) fn destroy(t: &mut Tables, reg: &Registry, id: HandleId) {
             crate::journal::share(crate::journal::ShareOp::Release, header.key, header.data_len, header.place, None);
             let _ = reg.release(p.object, header);
         }
-        (None, Place::Device(d)) if p.charged => {
-            let _ = reg.uncharge(d, p.size);
+        (None, place) if p.charged => {
+            let _ = reg.uncharge(place, p.size);
         }
-        _ => {}
+        (None, _) => {}
     }
 }
 
@@ -129,24 +129,19 @@ impl Emulator {
         if size == 0 || size % granule != 0 {
             return Err(CoreError::SizeNotAligned { size, granule });
         }
-        let charged = match place {
-            Place::Device(d) => {
-                self.registry.charge(d, size)?.map_err(|f| CoreError::OutOfMemory {
-                    device: f.device,
-                    requested: f.requested,
-                    used: f.used,
-                    capacity: f.capacity,
-                })?;
-                true
-            }
-            _ => false,
-        };
+        // Device and host memory alike count against a capacity: host
+        // memory without a limit would let 2^62 bytes succeed and the first
+        // write raise SIGBUS.
+        self.registry.charge(place, size)?.map_err(|f| CoreError::OutOfMemory {
+            place: f.place,
+            requested: f.requested,
+            used: f.used,
+            capacity: f.capacity,
+        })?;
         let object = match Object::create(self.registry.root(), size) {
             Ok(o) => o,
             Err(e) => {
-                if let (true, Place::Device(d)) = (charged, place) {
-                    let _ = self.registry.uncharge(d, size);
-                }
+                let _ = self.registry.uncharge(place, size);
                 return Err(e.into());
             }
         };
@@ -162,7 +157,7 @@ impl Emulator {
             retains: 0,
             entry: None,
             imported: false,
-            charged,
+            charged: true,
             view: None,
             created_by: crate::instrument::current_call(),
         };

@@ -36,9 +36,8 @@ impl Emulator {
         if let Some(key) = p.key() {
             return Err(CoreError::AlreadyExported { handle: id.0, key });
         }
-        let key = self.registry.new_key(p.place);
-        let header = Header {
-            key,
+        let mut header = Header {
+            key: self.registry.new_key(p.place),
             data_len: p.size,
             place: p.place,
             props: p.props,
@@ -48,7 +47,8 @@ impl Emulator {
             created_ns: proc::boot_time_ns(),
             trust_len: 0,
         };
-        self.registry.export(&p.object, &header)?;
+        self.registry.export(&p.object, &mut header)?;
+        let key = header.key;
         let p = t.handles.get_mut(&id).expect("checked above");
         p.entry = Some(header);
         p.set_uncharged();
@@ -108,7 +108,14 @@ impl Emulator {
         }
         let held = self.registry.lookup(key)?;
         let me = self.registry.me();
-        self.admit(&held, me, device)?;
+        if let Err(e) = self.admit(&held, me, device) {
+            // A refused import held the entry for a moment: if its exporter
+            // let go meanwhile, this hold was the last, and the entry (with
+            // its capacity) must go now, not stay charged with nobody.
+            let Held { object, header } = held;
+            let _ = self.registry.release(object, &header);
+            return Err(e);
+        }
         journal_import(&held);
         let id = insert(&mut t, imported(held, device));
         t.imports.insert((key, device), id);

@@ -109,7 +109,7 @@ mod tests {
         let misaligned = CoreError::SizeNotAligned { size: 1, granule: 2 };
         assert_eq!(Cuda::code_for(Op::Create, &misaligned), (CuResult::INVALID_VALUE, Some(&rules::VMM_002)));
         // Out of memory is 2 everywhere.
-        let oom = CoreError::OutOfMemory { device: 0, requested: 1, used: 0, capacity: 0 };
+        let oom = CoreError::OutOfMemory { place: Place::Device(0), requested: 1, used: 0, capacity: 0 };
         assert_eq!(Cuda::code_for(Op::Alloc, &oom).0, CuResult::OUT_OF_MEMORY);
         assert_eq!(Cuda::code_for(Op::Create, &oom).0, CuResult::OUT_OF_MEMORY);
         // Mapping over a mapping is its own (undetermined) rule.

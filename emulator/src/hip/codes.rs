@@ -114,7 +114,7 @@ mod tests {
         let same = CoreError::SameProcessImport { key: 1, place: Place::Device(0) };
         assert_eq!(Hip::code_for(Op::IpcOpen, &same), (HipError::INVALID_CONTEXT, Some(&rules::IPC_024)));
         // Out of memory is 2 everywhere.
-        let oom = CoreError::OutOfMemory { device: 0, requested: 1, used: 0, capacity: 0 };
+        let oom = CoreError::OutOfMemory { place: Place::Device(0), requested: 1, used: 0, capacity: 0 };
         assert_eq!(Hip::code_for(Op::Malloc, &oom).0, HipError::OUT_OF_MEMORY);
         assert_eq!(Hip::code_for(Op::Create, &oom), (HipError::OUT_OF_MEMORY, Some(&rules::VMM_005)));
     }

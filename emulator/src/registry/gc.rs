@@ -1,10 +1,12 @@
-//! Collection of what dead processes left in a root.
+//! Collection of what dead processes left in a root, and the recount of
+//! the entries' charges from what is linked.
 
 use std::io;
 use std::path::Path;
 
 use super::Registry;
 use super::entry::{Header, Place};
+use super::state::{HOST_ROW, ROWS, Truth};
 use crate::os::lock;
 use crate::os::object::Object;
 
@@ -15,29 +17,40 @@ pub struct GcReport {
     pub processes: usize,
     /// Exported entries that nobody held any more, removed.
     pub entries: usize,
-    /// Device bytes given back (both kinds).
+    /// Bytes given back (both kinds; device and host).
     pub bytes: u64,
+    /// Bytes the entries' ledger was off by, set right by the recount.
+    pub recounted: u64,
 }
 
-/// Linked entries of a shared directory: (device, bytes) of each device entry.
-pub(super) fn linked_entries(shared: &Path) -> impl Iterator<Item = (u32, u64)> {
-    std::fs::read_dir(shared).into_iter().flatten().flatten().filter_map(|e| {
-        let o = Object::open(&e.path()).ok()?;
-        match Header::read(&o, None).ok()?? {
-            Header { place: Place::Device(d), data_len, .. } => Some((d, data_len)),
-            _ => None,
+/// The ledger row of memory at `place`.
+pub(super) fn row(place: Place) -> usize {
+    match place {
+        // A device the ledger cannot have (damage) names no row.
+        Place::Device(d) if d < crate::config::MAX_DEVICES => d as usize,
+        Place::Device(_) => ROWS,
+        Place::Host(_) => HOST_ROW,
+    }
+}
+
+/// What the linked entries of a shared directory hold: bytes per row, and
+/// the highest share id (bits 0–31 of the key).
+pub(super) fn truth(shared: &Path) -> Truth {
+    let mut t = Truth::default();
+    for e in std::fs::read_dir(shared).into_iter().flatten().flatten() {
+        let Ok(o) = Object::open(&e.path()) else { continue };
+        let Ok(Some(h)) = Header::read(&o, None) else { continue };
+        if let Some(u) = t.entry_used.get_mut(row(h.place)) {
+            *u = u.saturating_add(h.data_len);
         }
-    })
+        t.max_share_id = t.max_share_id.max(h.key as u32);
+    }
+    t
 }
 
 pub(super) fn collect(reg: &Registry) -> io::Result<GcReport> {
     let mut report = GcReport::default();
-    reg.locked(|t| {
-        for (i, _) in t.dead_slots() {
-            report.bytes += t.clear_slot(i);
-            report.processes += 1;
-        }
-    })?;
+    (report.processes, report.bytes) = reg.state.collect_dead();
     for dirent in std::fs::read_dir(&reg.shared)? {
         let path = dirent?.path();
         let Ok(object) = Object::open(&path) else { continue };
@@ -50,26 +63,35 @@ pub(super) fn collect(reg: &Registry) -> io::Result<GcReport> {
             report.bytes += bytes;
         }
     }
+    let before: u64 = (0..ROWS).map(|r| reg.state.used(r)).sum();
+    if reg.state.recount(|| truth(&reg.shared)) {
+        let after: u64 = (0..ROWS).map(|r| reg.state.used(r)).sum();
+        report.recounted = before.abs_diff(after);
+    }
     Ok(report)
 }
 
 /// Removes the entry at `path`, whose `object` this process has locked
 /// exclusively (so no process holds it), and gives its capacity back.
-/// Returns the device bytes given back, or `None` when another process
-/// removed it first.
+/// Returns the bytes given back, or `None` when another process removed it
+/// first. An object that is not a well-formed entry is removed too (it
+/// charges nothing).
 pub(super) fn remove_unheld(reg: &Registry, object: &Object, path: &Path) -> io::Result<Option<u64>> {
     let header = Header::read(object, None)?;
-    reg.locked(|t| -> io::Result<Option<u64>> {
-        if !object.is_linked()? {
-            return Ok(None);
+    let change = reg.state.entry_change()?;
+    if !object.is_linked()? {
+        return Ok(None);
+    }
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    Ok(Some(match header {
+        Some(h) => {
+            reg.state.entry_sub(&change, row(h.place), h.data_len);
+            h.data_len
         }
-        std::fs::remove_file(path)?;
-        match &header {
-            Some(Header { place: Place::Device(d), data_len, .. }) => {
-                t.drop_entry(*d, *data_len);
-                Ok(Some(*data_len))
-            }
-            _ => Ok(Some(0)),
-        }
-    })?
+        None => 0,
+    }))
 }

@@ -116,6 +116,6 @@ impl Registry {
 
     /// Every process with a slot in the root.
     pub fn processes(&self) -> Vec<ProcessInfo> {
-        self.state.live_slots().map(|(_, p)| ProcessInfo { process: p, alive: p.is_alive() }).collect()
+        self.state.processes().into_iter().map(|(_, process, alive)| ProcessInfo { process, alive }).collect()
     }
 }

@@ -10,18 +10,18 @@ mod state;
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 pub use entry::{FLAG_WITHDRAWN, Header, Place, TRUST_CAP, Trust};
 pub use gc::GcReport;
 pub use list::{EntryInfo, ProcessInfo, flock_holders};
 pub use root::RootError;
-pub use state::{Mismatch, Usage};
+pub use state::{MAX_SLOTS, Mismatch, Usage};
 
 use crate::config::Config;
 use crate::os::lock;
 use crate::os::object::Object;
 use crate::os::proc::{self, ProcessId};
+use gc::row;
 use state::State;
 
 /// A registry could not be opened.
@@ -71,12 +71,12 @@ pub enum LookupError {
     },
 }
 
-/// The capacity of a device is used up.
+/// The capacity of a device, or of host memory, is used up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("device {device}: {requested} bytes requested, {used} of {capacity} in use")]
+#[error("{place}: {requested} bytes requested, {used} of {capacity} in use")]
 pub struct Full {
-    /// The device.
-    pub device: u32,
+    /// Where.
+    pub place: Place,
     /// Bytes asked for.
     pub requested: u64,
     /// Bytes in use.
@@ -101,7 +101,6 @@ pub struct Registry {
     shared: PathBuf,
     state: State,
     me: ProcessId,
-    slot: OnceLock<Option<usize>>,
 }
 
 impl Registry {
@@ -109,16 +108,12 @@ impl Registry {
     pub fn open(config: &Config) -> Result<Self, OpenError> {
         root::prepare(&config.root)?;
         let io = |source| OpenError::Io { path: config.root.join(root::STATE_FILE), source };
-        let state = State::open(&config.root, config.devices, config.device_memory)
+        let shared = config.root.join(root::SHARED_DIR);
+        let figures = (config.devices, config.device_memory, u64::MAX);
+        let state = State::open(&config.root, figures, || gc::truth(&shared))
             .map_err(io)?
             .map_err(|source| OpenError::Mismatch { root: config.root.clone(), source })?;
-        Ok(Self {
-            shared: config.root.join(root::SHARED_DIR),
-            root: config.root.clone(),
-            state,
-            me: ProcessId::current(),
-            slot: OnceLock::new(),
-        })
+        Ok(Self { shared, root: config.root.clone(), state, me: ProcessId::current() })
     }
 
     /// Opens an existing root as it is, with the device settings it was
@@ -140,13 +135,7 @@ impl Registry {
         }
         root::prepare(root)?;
         let state = State::open_existing(root).map_err(io)?;
-        Ok(Self {
-            shared: root.join(root::SHARED_DIR),
-            root: root.to_path_buf(),
-            state,
-            me: ProcessId::current(),
-            slot: OnceLock::new(),
-        })
+        Ok(Self { shared: root.join(root::SHARED_DIR), root: root.to_path_buf(), state, me: ProcessId::current() })
     }
 
     /// The root directory.
@@ -169,36 +158,20 @@ impl Registry {
         self.shared.join(format!("{key:016x}"))
     }
 
-    fn locked<R>(&self, f: impl FnOnce(&state::Txn<'_>) -> R) -> io::Result<R> {
-        self.state.locked(|txn| txn.rebuild(gc::linked_entries(&self.shared)), f)
-    }
-
-    fn slot(&self) -> io::Result<usize> {
-        let slot = self.slot.get_or_init(|| self.locked(|t| t.claim_slot(self.me)).ok().flatten());
-        slot.ok_or_else(|| io::Error::other("no free process slot in the emulator root (4096 processes at once)"))
-    }
-
-    /// Charges `bytes` of `device` to this process. When they do not fit,
+    /// Charges `bytes` at `place` to this process. When they do not fit,
     /// collects what dead processes left and tries once more.
-    pub fn charge(&self, device: u32, bytes: u64) -> io::Result<Result<(), Full>> {
-        let slot = self.slot()?;
-        if self.locked(|t| t.charge(slot, device, bytes))? {
+    pub fn charge(&self, place: Place, bytes: u64) -> io::Result<Result<(), Full>> {
+        let full = |o: state::Over| Full { place, requested: bytes, used: o.used, capacity: o.capacity };
+        if self.state.charge(row(place), bytes)?.is_ok() {
             return Ok(Ok(()));
         }
         self.gc()?;
-        self.locked(|t| {
-            if t.charge(slot, device, bytes) {
-                Ok(())
-            } else {
-                Err(Full { device, requested: bytes, used: t.used(device), capacity: t.capacity() })
-            }
-        })
+        Ok(self.state.charge(row(place), bytes)?.map_err(full))
     }
 
-    /// Gives back `bytes` of `device` charged to this process.
-    pub fn uncharge(&self, device: u32, bytes: u64) -> io::Result<()> {
-        let slot = self.slot()?;
-        self.locked(|t| t.uncharge(slot, device, bytes))
+    /// Gives back `bytes` at `place` charged to this process.
+    pub fn uncharge(&self, place: Place, bytes: u64) -> io::Result<()> {
+        self.state.uncharge(row(place), bytes)
     }
 
     /// A fresh key for memory at `place`: share id in bits 0–31, the place's
@@ -213,20 +186,28 @@ impl Registry {
 
     /// Exports `object` under `header.key`: writes its metadata, takes this
     /// process's hold, links it into the root, and moves its capacity charge
-    /// from this process to the entry.
-    pub fn export(&self, object: &Object, header: &Header) -> io::Result<()> {
+    /// from this process to the entry. A key already linked (share ids
+    /// restart when `state` is lost) is replaced by a fresh one in `header`.
+    pub fn export(&self, object: &Object, header: &mut Header) -> io::Result<()> {
         header.write_new(object)?;
         if !lock::try_shared(object)? {
             return Err(io::Error::other("a fresh object is locked by someone else"));
         }
-        let slot = self.slot()?;
-        self.locked(|t| -> io::Result<()> {
-            object.link(&self.entry_path(header.key))?;
-            if let Place::Device(d) = header.place {
-                t.move_to_entry(slot, d, header.data_len);
+        let change = self.state.entry_change()?;
+        // Counted before it is linked: a death in between over-counts (the
+        // recount gives it back), never under-counts.
+        self.state.entry_add(&change, row(header.place), header.data_len);
+        let mut tries = 0;
+        while let Err(e) = object.link(&self.entry_path(header.key)) {
+            tries += 1;
+            if e.kind() != io::ErrorKind::AlreadyExists || tries > 64 {
+                self.state.entry_sub(&change, row(header.place), header.data_len);
+                return Err(e);
             }
-            Ok(())
-        })?
+            header.key = self.new_key(header.place);
+            header.store(object)?;
+        }
+        self.state.uncharge(row(header.place), header.data_len)
     }
 
     /// Finds the entry `key` and takes a hold on it.
@@ -281,23 +262,20 @@ impl Registry {
     }
 
     fn remove(&self, object: &Object, header: &Header) -> io::Result<()> {
-        self.locked(|t| -> io::Result<()> {
-            // Another releaser may have removed it already (it saw no holders
-            // after we let ours go): only the one whose unlink works gives back.
-            if !object.is_linked()? {
-                return Ok(());
+        let change = self.state.entry_change()?;
+        // Another releaser may have removed it already (it saw no holders
+        // after we let ours go): only the one whose unlink works gives back.
+        if !object.is_linked()? {
+            return Ok(());
+        }
+        match std::fs::remove_file(self.entry_path(header.key)) {
+            Ok(()) => {
+                self.state.entry_sub(&change, row(header.place), header.data_len);
+                Ok(())
             }
-            match std::fs::remove_file(self.entry_path(header.key)) {
-                Ok(()) => {
-                    if let Place::Device(d) = header.place {
-                        t.drop_entry(d, header.data_len);
-                    }
-                    Ok(())
-                }
-                Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-                Err(e) => Err(e),
-            }
-        })?
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     /// Adds `pids` to the trustlist of an entry this process exported.
@@ -340,50 +318,63 @@ mod tests {
         assert!(matches!(Registry::open_existing(&file), Err(OpenError::Root(RootError::NotDirectory(_)))));
     }
 
-    /// A slot whose pid is alive but whose start time differs belongs to a
-    /// dead process whose pid was recycled: gc gives its charge back.
+    /// A slot whose lock nobody holds belongs to a process that is gone
+    /// (here: a second registry of this process, standing for another
+    /// process, dropped without giving back): gc gives its charge back, and
+    /// only that.
     #[test]
-    fn recycled_pid_is_not_the_dead_process() {
+    fn a_slot_nobody_holds_is_collected() {
         let dir = tempfile::tempdir().unwrap();
         let reg = registry(dir.path());
-        let me = ProcessId::current();
-        let impostor = ProcessId { pid: me.pid, start: me.start.wrapping_sub(1) };
-        assert!(!impostor.is_alive());
-        let slot = reg.locked(|t| t.claim_slot(impostor)).unwrap().unwrap();
-        assert!(reg.locked(|t| t.charge(slot, 1, 8 << 20)).unwrap());
-        assert_eq!(reg.usage().used, vec![0, 8 << 20]);
+        let other = registry(dir.path());
+        other.charge(Place::Device(1), 8 << 20).unwrap().unwrap();
+        reg.charge(Place::Device(0), 2 << 20).unwrap().unwrap();
+        assert_eq!(reg.usage().used, vec![2 << 20, 8 << 20]);
+        assert_eq!(reg.gc().unwrap().processes, 0, "both alive");
+        drop(other);
         let report = reg.gc().unwrap();
         assert_eq!((report.processes, report.bytes), (1, 8 << 20));
-        assert_eq!(reg.usage().used, vec![0, 0]);
-        // Our own (live) slot survives gc.
-        reg.charge(0, 2 << 20).unwrap().unwrap();
-        assert_eq!(reg.gc().unwrap().processes, 0);
         assert_eq!(reg.usage().used, vec![2 << 20, 0]);
+        assert_eq!(reg.gc().unwrap().processes, 0, "our own slot survives");
     }
 
-    /// A holder that died mid-change (dirty ledger) is recovered by a recount
-    /// from the live slots and linked entries.
+    /// A process that died half-way through an export (counted, not linked)
+    /// over-counts the entries; gc recounts them from what is linked.
     #[test]
-    fn dirty_ledger_is_recounted() {
+    fn an_over_count_is_recounted() {
         let dir = tempfile::tempdir().unwrap();
         let reg = registry(dir.path());
-        reg.charge(1, 4 << 20).unwrap().unwrap();
-        // Simulate a crash inside a change: the counter is wrong and dirty is set.
-        reg.state.locked(|_| {}, |t| t.drop_entry(1, 2 << 20)).unwrap();
-        assert_eq!(reg.usage().used[1], 2 << 20);
-        reg.state.mark_dirty_for_test();
-        reg.charge(0, 0).unwrap().unwrap(); // any change recounts first
+        reg.charge(Place::Device(1), 4 << 20).unwrap().unwrap();
+        reg.state.over_count_for_test(1, 2 << 20);
+        assert_eq!(reg.usage().used[1], 6 << 20);
+        assert_eq!(reg.gc().unwrap().recounted, 2 << 20);
         assert_eq!(reg.usage().used, vec![0, 4 << 20]);
+        // An allocation that only fits once the over-count is gone fits.
+        reg.state.over_count_for_test(0, 64 << 20);
+        reg.charge(Place::Device(0), 64 << 20).unwrap().expect("gc on a full device recounts");
+    }
+
+    /// Host memory is charged against the host capacity.
+    #[test]
+    fn host_memory_has_a_capacity() {
+        let dir = tempfile::tempdir().unwrap();
+        let reg = registry(dir.path());
+        assert_eq!(reg.usage().host_capacity, 1 << 30);
+        reg.charge(Place::Host(0), 1 << 30).unwrap().unwrap();
+        let full = reg.charge(Place::Host(1), 2 << 20).unwrap().unwrap_err();
+        assert_eq!((full.place, full.used, full.capacity), (Place::Host(1), 1 << 30, 1 << 30));
+        reg.uncharge(Place::Host(0), 1 << 30).unwrap();
+        assert_eq!(reg.usage().host_used, 0);
     }
 
     #[test]
     fn capacity_is_shared_and_full_is_reported() {
         let dir = tempfile::tempdir().unwrap();
         let reg = registry(dir.path());
-        reg.charge(0, 60 << 20).unwrap().unwrap();
-        let full = reg.charge(0, 8 << 20).unwrap().unwrap_err();
-        assert_eq!((full.device, full.used, full.capacity), (0, 60 << 20, 64 << 20));
-        reg.uncharge(0, 60 << 20).unwrap();
+        reg.charge(Place::Device(0), 60 << 20).unwrap().unwrap();
+        let full = reg.charge(Place::Device(0), 8 << 20).unwrap().unwrap_err();
+        assert_eq!((full.place, full.used, full.capacity), (Place::Device(0), 60 << 20, 64 << 20));
+        reg.uncharge(Place::Device(0), 60 << 20).unwrap();
         assert_eq!(reg.usage().used[0], 0);
     }
 
@@ -394,10 +385,10 @@ mod tests {
     fn lookup_collects_an_entry_nobody_holds() {
         let dir = tempfile::tempdir().unwrap();
         let reg = registry(dir.path());
-        reg.charge(1, 2 << 20).unwrap().unwrap();
+        reg.charge(Place::Device(1), 2 << 20).unwrap().unwrap();
         let object = Object::create(reg.root(), 2 << 20).unwrap();
         let key = reg.new_key(Place::Device(1));
-        let header = Header {
+        let mut header = Header {
             key,
             data_len: 2 << 20,
             place: Place::Device(1),
@@ -408,7 +399,7 @@ mod tests {
             created_ns: 0,
             trust_len: 0,
         };
-        reg.export(&object, &header).unwrap();
+        reg.export(&object, &mut header).unwrap();
         let held = reg.lookup(key).expect("held by the exporter: importable");
         drop(held);
         drop(object); // the exporter's hold goes as if it died
