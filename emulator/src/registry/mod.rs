@@ -10,6 +10,7 @@ mod state;
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 pub use entry::{FLAG_WITHDRAWN, Header, Place, TRUST_CAP, Trust};
 pub use gc::GcReport;
@@ -92,6 +93,17 @@ pub struct Held {
     pub object: Object,
     /// Its metadata.
     pub header: Header,
+}
+
+/// A point inside a registry change where a test may stop this process:
+/// `VMMKIT_PAUSE_AT=<point>` (`charge`, `export`, `remove`) makes the process
+/// stop itself there (`SIGSTOP`, as Ctrl-Z or a debugger would), so that a
+/// test can show that nobody else waits for it.
+fn pause_point(point: &str) {
+    static AT: OnceLock<Option<String>> = OnceLock::new();
+    if AT.get_or_init(|| std::env::var("VMMKIT_PAUSE_AT").ok()).as_deref() == Some(point) {
+        let _ = rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::STOP);
+    }
 }
 
 /// The registry of one root.
@@ -197,6 +209,7 @@ impl Registry {
         // Counted before it is linked: a death in between over-counts (the
         // recount gives it back), never under-counts.
         self.state.entry_add(&change, row(header.place), header.data_len);
+        pause_point("export");
         let mut tries = 0;
         while let Err(e) = object.link(&self.entry_path(header.key)) {
             tries += 1;
@@ -270,6 +283,7 @@ impl Registry {
         }
         match std::fs::remove_file(self.entry_path(header.key)) {
             Ok(()) => {
+                pause_point("remove");
                 self.state.entry_sub(&change, row(header.place), header.data_len);
                 Ok(())
             }

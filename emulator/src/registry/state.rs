@@ -402,6 +402,7 @@ impl State {
         let mine = &self.view.slots[slot].charges[row];
         for _ in 0..CHARGE_TRIES {
             mine.fetch_add(bytes, SeqCst);
+            super::pause_point("charge");
             let with = self.slot_sum(row);
             if with <= capacity {
                 return Ok(Ok(()));
