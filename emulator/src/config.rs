@@ -7,10 +7,12 @@
 //! | `VMMKIT_ROOT` | shared-state directory of one emulated machine | `/dev/shm/vmmkit-<uid>` |
 //! | `VMMKIT_DEVICES` | emulated device count (1..=64) | 8 |
 //! | `VMMKIT_DEVICE_MEMORY` | bytes per device (`64G`, `512M`, `1073741824`) | 64 GiB |
+//! | `VMMKIT_HOST_MEMORY` | bytes of memory at the HOST location, as `VMMKIT_DEVICE_MEMORY` | `MemAvailable` of `/proc/meminfo` when first read (64 GiB if unreadable) |
 //! | `VMMKIT_HOST_ACCESS` | `1`: host code may dereference device addresses; `0`: as on hardware, it faults | 1 |
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// Most devices an emulated machine can have. ACL accepts device ids below 64
 /// in its access descriptors (acl.md §2.6), and the shareable handle has 8
@@ -26,6 +28,9 @@ pub struct Config {
     pub devices: u32,
     /// Capacity of each device in bytes.
     pub device_memory: u64,
+    /// Capacity of the HOST location (physical allocations placed on the
+    /// host) in bytes.
+    pub host_memory: u64,
     /// Whether device mappings are readable and writable by host code.
     pub host_access: bool,
 }
@@ -47,6 +52,22 @@ impl Config {
     pub const DEFAULT_DEVICES: u32 = 8;
     /// Default capacity of a device: 64 GiB.
     pub const DEFAULT_DEVICE_MEMORY: u64 = 64 << 30;
+    /// Capacity of the HOST location when `/proc/meminfo` cannot be read: 64 GiB.
+    pub const FALLBACK_HOST_MEMORY: u64 = 64 << 30;
+
+    /// Default capacity of the HOST location: `MemAvailable` of
+    /// `/proc/meminfo` as this process first read it (one value per process,
+    /// so two default configs compare equal), or
+    /// [`Config::FALLBACK_HOST_MEMORY`] where it cannot be read.
+    pub fn default_host_memory() -> u64 {
+        static AVAILABLE: OnceLock<u64> = OnceLock::new();
+        *AVAILABLE.get_or_init(|| {
+            std::fs::read_to_string("/proc/meminfo")
+                .ok()
+                .and_then(|text| mem_available(&text))
+                .unwrap_or(Self::FALLBACK_HOST_MEMORY)
+        })
+    }
 
     /// The settings of a machine whose shared state lives in `root`, with
     /// the default devices, memory and host access (the environment is not read).
@@ -55,6 +76,7 @@ impl Config {
             root: root.into(),
             devices: Self::DEFAULT_DEVICES,
             device_memory: Self::DEFAULT_DEVICE_MEMORY,
+            host_memory: Self::default_host_memory(),
             host_access: true,
         }
     }
@@ -75,6 +97,12 @@ impl Config {
     #[must_use]
     pub fn with_device_memory(self, bytes: u64) -> Self {
         Self { device_memory: bytes, ..self }
+    }
+
+    /// With `bytes` of memory at the HOST location.
+    #[must_use]
+    pub fn with_host_memory(self, bytes: u64) -> Self {
+        Self { host_memory: bytes, ..self }
     }
 
     /// With host code allowed (`true`) or not (`false`, as on hardware) to
@@ -98,6 +126,9 @@ impl Config {
         }
         if self.device_memory == 0 {
             return bad("VMMKIT_DEVICE_MEMORY", "0".into(), "must be a positive byte count");
+        }
+        if self.host_memory == 0 {
+            return bad("VMMKIT_HOST_MEMORY", "0".into(), "must be a positive byte count");
         }
         Ok(())
     }
@@ -162,14 +193,18 @@ impl Config {
                 }
             },
         };
-        let device_memory = match text("VMMKIT_DEVICE_MEMORY")? {
-            None => Self::DEFAULT_DEVICE_MEMORY,
-            Some(v) => parse_bytes(&v).filter(|&n| n > 0).ok_or_else(|| ConfigError {
-                var: "VMMKIT_DEVICE_MEMORY",
-                value: v.clone(),
-                reason: "must be a positive byte count such as 68719476736, 64G or 512M".into(),
-            })?,
+        let bytes = |var: &'static str, default: fn() -> u64| -> Result<u64, ConfigError> {
+            match text(var)? {
+                None => Ok(default()),
+                Some(v) => parse_bytes(&v).filter(|&n| n > 0).ok_or_else(|| ConfigError {
+                    var,
+                    value: v.clone(),
+                    reason: "must be a positive byte count such as 68719476736, 64G or 512M".into(),
+                }),
+            }
         };
+        let device_memory = bytes("VMMKIT_DEVICE_MEMORY", || Self::DEFAULT_DEVICE_MEMORY)?;
+        let host_memory = bytes("VMMKIT_HOST_MEMORY", Self::default_host_memory)?;
         let host_access = match text("VMMKIT_HOST_ACCESS")?.as_deref().map(str::trim) {
             None | Some("1") => true,
             Some("0") => false,
@@ -181,13 +216,20 @@ impl Config {
                 });
             }
         };
-        Ok(Self { root, devices, device_memory, host_access })
+        Ok(Self { root, devices, device_memory, host_memory, host_access })
     }
 }
 
 /// `/dev/shm/vmmkit-<uid>`: one emulated machine per user by default.
 pub fn default_root() -> PathBuf {
     PathBuf::from(format!("/dev/shm/vmmkit-{}", rustix::process::getuid().as_raw()))
+}
+
+/// `MemAvailable` of a `/proc/meminfo` text, in bytes (the file says kB).
+fn mem_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find_map(|l| l.strip_prefix("MemAvailable:"))?;
+    let kib: u64 = line.trim().strip_suffix("kB")?.trim().parse().ok()?;
+    kib.checked_mul(1024).filter(|&n| n > 0)
 }
 
 /// Parses `1073741824`, `1G`, `1GiB`, `512M`, `4K` (binary multiples).
@@ -237,6 +279,10 @@ mod tests {
             ("VMMKIT_DEVICE_MEMORY", "0"),
             ("VMMKIT_DEVICE_MEMORY", "12Q"),
             ("VMMKIT_DEVICE_MEMORY", "99999999999999999999"),
+            ("VMMKIT_HOST_MEMORY", "0"),
+            ("VMMKIT_HOST_MEMORY", "lots"),
+            ("VMMKIT_HOST_MEMORY", "16E"),
+            ("VMMKIT_HOST_MEMORY", "99999999999999999999"),
             ("VMMKIT_ROOT", "relative/dir"),
             ("VMMKIT_ROOT", ""),
             ("VMMKIT_HOST_ACCESS", "yes"),
@@ -245,6 +291,32 @@ mod tests {
             assert_eq!(e.var, var);
             assert!(e.to_string().contains(var), "{e}");
         }
+    }
+
+    #[test]
+    fn host_memory_defaults_to_mem_available_and_takes_sizes() {
+        let c = cfg(&[]).unwrap();
+        assert_eq!(c.host_memory, Config::default_host_memory());
+        assert!(c.host_memory > 0);
+        if let Some(avail) = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| mem_available(&t)) {
+            // Read once per process: the same order of magnitude as now.
+            assert!(c.host_memory / 2 <= avail && avail / 2 <= c.host_memory, "{} vs {avail}", c.host_memory);
+        }
+        assert_eq!(cfg(&[("VMMKIT_HOST_MEMORY", "3G")]).unwrap().host_memory, 3 << 30);
+        assert_eq!(cfg(&[("VMMKIT_HOST_MEMORY", "")]).unwrap().host_memory, Config::default_host_memory());
+        assert_eq!(Config::new("/r").host_memory, Config::default_host_memory());
+        assert_eq!(Config::new("/r").with_host_memory(5).host_memory, 5);
+        let e = Config::new("/r").with_host_memory(0).validate().unwrap_err();
+        assert_eq!(e.var, "VMMKIT_HOST_MEMORY");
+    }
+
+    #[test]
+    fn mem_available_lines() {
+        let text = "MemTotal:       32000000 kB\nMemFree:  1000 kB\nMemAvailable:   16000000 kB\n";
+        assert_eq!(mem_available(text), Some(16_000_000 * 1024));
+        assert_eq!(mem_available("MemTotal: 5 kB\n"), None);
+        assert_eq!(mem_available("MemAvailable: many kB\n"), None);
+        assert_eq!(mem_available("MemAvailable: 0 kB\n"), None);
     }
 
     #[test]

@@ -189,6 +189,7 @@ fn every_key_names_a_file_inside_the_root() {
         root: dir.path().join("root"),
         devices: 1,
         device_memory: 1 << 30,
+        host_memory: 1 << 30,
         host_access: true,
     };
     let reg = vmmkit_emulator::registry::Registry::open(&cfg).expect("registry");

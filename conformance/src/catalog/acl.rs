@@ -157,6 +157,8 @@ crate::bind! {
     CPY_003 => copy::memcpy_dest_max,
     CPY_004 => copy::memset,
     CPY_005 => copy::host_alloc,
+    CPY_006 => copy::memcpy_kind,
+    CPY_007 => copy::unmappable_host_address,
     RET_001 => retain::retain,
     RET_002 => retain::address_range,
     ORD_001 => order::import_unknown_without_device,

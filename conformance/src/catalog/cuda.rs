@@ -40,4 +40,5 @@ crate::bind! {
     VMM_018 => share::import_in_exporter,
     VMM_019 => vmm::retain_inside,
     VMM_020 => share::data_outlives_handles,
+    CPY_001 => copy::unmappable_host_address,
 }

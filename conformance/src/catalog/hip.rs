@@ -60,4 +60,6 @@ crate::bind! {
     VMM_030 => vmm_across_processes,
     VMM_032 => vmm::properties,
     VMM_033 => vmm::retain,
+    CPY_001 => copy::kind_names_device,
+    CPY_002 => copy::unmappable_host_address,
 }

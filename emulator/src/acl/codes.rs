@@ -77,6 +77,7 @@ impl Dialect for Acl {
             (Retain, NotMapped(_)) => by_rule(&rules::RET_001),
             (Query, NotMapped(_)) => (AclError::RT_PARAM_INVALID, None),
             (Copy, BadDeviceRange { .. }) => (AclError::RT_PARAM_INVALID, None),
+            (Copy, NotAddressable { .. }) => by_rule(&rules::CPY_007),
             (_, HostExhausted(_) | OutOfMemory { .. }) => (AclError::RT_MEMORY_ALLOCATION, None),
             (_, UnknownHandle(_)) => (AclError::RT_PARAM_INVALID, None),
             _ => (AclError::RT_DRV_INTERNAL_ERROR, None),

@@ -53,13 +53,30 @@ fn memcpy(
     if std::ptr::eq(dst, src.cast_mut()) {
         return Ok(()); // ACL-CPY-003: dst == src is a successful no-op
     }
+    let e = emu()?;
+    let (dst_device, src_device) = match kind {
+        ACL_MEMCPY_HOST_TO_DEVICE | ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE => (true, false),
+        ACL_MEMCPY_DEVICE_TO_HOST => (false, true),
+        ACL_MEMCPY_DEVICE_TO_DEVICE => (true, true),
+        _ => (false, false), // HOST_TO_HOST, DEFAULT: each address for what it is
+    };
+    for (named, p, what) in [(dst_device, dst as usize, "dst"), (src_device, src as usize, "src")] {
+        ensure!(
+            !named || e.is_device_range(p, count),
+            rules::CPY_006,
+            "{what} {p:#x}+{count:#x} is {}, but kind {kind} names device memory",
+            e.side(p)
+        );
+    }
     // SAFETY: host parts of both ranges are the caller's buffers of `count`
-    // bytes (the C contract of aclrtMemcpy); device parts are checked by the core.
-    unsafe { emu()?.copy(dst as usize, src as usize, count) }.map_err(|e| Fail::core(Op::Copy, e))
+    // bytes (the C contract of aclrtMemcpy); device parts, and host addresses
+    // no process can map, are checked by the core.
+    unsafe { e.copy(dst as usize, src as usize, count) }.map_err(|e| Fail::core(Op::Copy, e))
 }
 
 /// `aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)`:
-/// ACL-CPY-001, ACL-CPY-002, ACL-CPY-003, ACL-GEN-005. Synchronous.
+/// ACL-CPY-001, ACL-CPY-002, ACL-CPY-003, ACL-GEN-005, ACL-CPY-006 (each
+/// pointer is what the kind names), ACL-CPY-007. Synchronous.
 pub unsafe extern "C" fn aclrtMemcpy(
     dst: *mut c_void,
     destMax: usize,
@@ -89,7 +106,8 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
 }
 
 /// `aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)`:
-/// ACL-CPY-004. Works on host pointers too (sample 12 zeroes a sockaddr with it).
+/// ACL-CPY-004. Works on host pointers too (sample 12 zeroes a sockaddr with it),
+/// but not on an address no process can map (ACL-CPY-007).
 pub unsafe extern "C" fn aclrtMemset(devPtr: *mut c_void, maxCount: usize, value: i32, count: usize) -> aclError {
     run("aclrtMemset", || {
         if count == 0 {

@@ -1,5 +1,15 @@
 //! Copies and fills that may touch device memory, through the emulator's
 //! host views (so they work whatever the protection of the device mapping).
+//!
+//! Host memory is never probed: a host address is trusted to be the caller's
+//! buffer, as the vendors' runtimes trust it, except where its class says no
+//! process can have memory there ([`Side::Nowhere`]). Which side a copy kind
+//! names is checked by the dialects against [`Emulator::side`] and
+//! [`Emulator::is_device_range`]; the core refuses what it must never
+//! dereference whatever the dialect checked.
+
+use std::fmt;
+use std::sync::OnceLock;
 
 use crate::os::vm;
 
@@ -13,8 +23,41 @@ pub enum Side {
     Device,
     /// Inside a reservation or the device window, but not mapped.
     Unmapped,
-    /// Not in any reservation: host memory.
+    /// Not in any reservation: host memory (the caller's word for it).
     Host,
+    /// An address taken for no memory: the low 64 KiB (or below
+    /// `vm.mmap_min_addr`, where higher), the null page and its neighbours,
+    /// or past the user address space.
+    Nowhere,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::Device => "device memory",
+            Side::Unmapped => "a device address with nothing mapped",
+            Side::Host => "host memory",
+            Side::Nowhere => "an address taken for no memory",
+        })
+    }
+}
+
+/// The end of the user address space on every Linux this runs on: 56 bits
+/// (x86-64 with 5-level paging; aarch64 stops at 52).
+const USER_END: usize = 1 << 56;
+
+/// The lowest address taken for host memory: 64 KiB, or `vm.mmap_min_addr`
+/// (read once) where that is higher. The kernel refuses maps below
+/// `vm.mmap_min_addr`; distributions set it to 64 KiB, and where it is lower
+/// only a program that maps the low pages on purpose (a DOS emulator) has
+/// memory there, so a stray small integer is never taken for a buffer.
+fn user_start() -> usize {
+    const LOW: usize = 64 << 10;
+    static MIN: OnceLock<usize> = OnceLock::new();
+    *MIN.get_or_init(|| {
+        let sysctl = std::fs::read_to_string("/proc/sys/vm/mmap_min_addr").ok().and_then(|s| s.trim().parse().ok());
+        sysctl.unwrap_or(LOW).max(LOW)
+    })
 }
 
 fn side(t: &Tables, addr: usize) -> Side {
@@ -24,8 +67,16 @@ fn side(t: &Tables, addr: usize) -> Side {
     match t.reservations.range(..=addr).next_back() {
         Some((_, r)) if r.range.contains(addr, 1) => Side::Unmapped,
         _ if super::space::DEVICE_WINDOW.0.contains(&addr) => Side::Unmapped,
+        _ if addr < user_start() || addr >= USER_END => Side::Nowhere,
         _ => Side::Host,
     }
+}
+
+/// Whether `at..end`, which starts at a host address, stays host memory to
+/// its end: no reservation or device window inside, within the user space.
+fn host_to_end(t: &Tables, at: usize, end: usize) -> bool {
+    let window = &super::space::DEVICE_WINDOW.0;
+    end <= USER_END && t.reservations.range(at..end).next().is_none() && (end <= window.start || at >= window.end)
 }
 
 /// A host pointer for `addr` and how many bytes from it are contiguous.
@@ -39,17 +90,20 @@ fn resolve(t: &mut Tables, addr: usize, want: usize) -> Result<(*mut u8, usize),
             Ok((view.ptr(off), want.min(len - off)))
         }
         None => match side(t, addr) {
-            Side::Unmapped => Err(CoreError::BadDeviceRange { addr, size: want }),
-            _ => Ok((addr as *mut u8, want)),
+            Side::Host => Ok((addr as *mut u8, want)),
+            Side::Nowhere => Err(CoreError::NotAddressable { addr, size: want }),
+            _ => Err(CoreError::BadDeviceRange { addr, size: want }),
         },
     }
 }
 
 /// Checks that `n` bytes from `addr` can be copied, as `resolve` will walk
 /// them: mapped device memory (whose host views are made here) up to the
-/// first host byte, after which the rest is the caller's host memory; a
-/// reserved-but-unmapped or window address fails. Both ends are checked
-/// before any byte moves, so a copy or fill that fails changes nothing.
+/// first host byte, after which the rest is the caller's host memory, which
+/// must not run into a reservation, the device window or past the user
+/// address space; a reserved-but-unmapped or window address fails, and so
+/// does one no process can map. Both ends are checked before any byte
+/// moves, so a copy or fill that fails changes nothing.
 fn check_range(t: &mut Tables, addr: usize, n: usize) -> Result<(), CoreError> {
     let bad = || CoreError::BadDeviceRange { addr, size: n };
     let end = addr.checked_add(n).ok_or_else(bad)?;
@@ -57,8 +111,10 @@ fn check_range(t: &mut Tables, addr: usize, n: usize) -> Result<(), CoreError> {
     while at < end {
         let Some((start, m)) = mapping_at(t, at) else {
             return match side(t, at) {
-                Side::Unmapped => Err(bad()),
-                _ => Ok(()),
+                Side::Host if host_to_end(t, at, end) => Ok(()),
+                Side::Nowhere => Err(CoreError::NotAddressable { addr, size: n }),
+                Side::Host if end > USER_END => Err(CoreError::NotAddressable { addr, size: n }),
+                _ => Err(bad()),
             };
         };
         let (len, handle) = (m.len, m.handle);
@@ -69,7 +125,8 @@ fn check_range(t: &mut Tables, addr: usize, n: usize) -> Result<(), CoreError> {
 }
 
 impl Emulator {
-    /// What `addr` is: mapped device memory, reserved but unmapped, or host memory.
+    /// What `addr` is: mapped device memory, reserved but unmapped, host
+    /// memory, or an address no process can map.
     pub fn side(&self, addr: usize) -> Side {
         side(&self.lock(), addr)
     }

@@ -154,6 +154,17 @@ pub enum CoreError {
         /// Size.
         size: usize,
     },
+    /// A host-side address range where no process can have memory: below
+    /// 64 KiB (or `vm.mmap_min_addr`) or past the user address space.
+    #[error(
+        "{addr:#x}+{size:#x} is taken for no memory (the low 64 KiB, below vm.mmap_min_addr, or past the user address space)"
+    )]
+    NotAddressable {
+        /// Start.
+        addr: usize,
+        /// Size.
+        size: usize,
+    },
     /// A fault injected by `VMMKIT_FAULTS` (the vendor code to return).
     #[error("fault injected by VMMKIT_FAULTS (code {0})")]
     Injected(i64),

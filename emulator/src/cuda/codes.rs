@@ -48,6 +48,7 @@ impl Dialect for Cuda {
             (Alloc, OutOfMemory { .. } | HostExhausted(_) | SizeNotAligned { .. }) => (CuResult::OUT_OF_MEMORY, None),
             (Free, NotReservationStart(_) | NotMapped(_)) => (CuResult::INVALID_VALUE, None),
             (Copy, BadDeviceRange { .. }) => (CuResult::INVALID_VALUE, None),
+            (Copy, NotAddressable { .. }) => by_rule(&rules::CPY_001),
             (IpcGet, NotMapped(_)) => by_rule(&rules::IPC_001),
             // An IPC handle that names no live allocation: cuIpcOpenMemHandle's
             // documented CUDA_ERROR_INVALID_HANDLE (emulator choice; no catalog id).

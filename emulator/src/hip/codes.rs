@@ -50,6 +50,7 @@ impl Dialect for Hip {
             }
             (Free, NotReservationStart(_) | NotMapped(_)) => (HipError::INVALID_VALUE, None),
             (Copy, BadDeviceRange { .. }) => (HipError::INVALID_VALUE, None),
+            (Copy, NotAddressable { .. }) => by_rule(&rules::CPY_002),
             (IpcGet, NotMapped(_)) => by_rule(&rules::IPC_002),
             (IpcOpen, UnknownShareable(_) | ShareableReleasing(_) | NotTrusted { .. }) => by_rule(&rules::IPC_025),
             (IpcOpen, SameProcessImport { .. }) => by_rule(&rules::IPC_024),

@@ -1,11 +1,11 @@
 //! hipMalloc memory, host buffers, copies, fills, pointer queries (hip.md §2.1).
-#![allow(non_snake_case)]
+#![allow(non_snake_case, non_upper_case_globals)]
 
 use std::ffi::c_void;
 
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, current_device, emu, put, run};
+use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::codes::Op;
 use super::pointer::{KIND_MALLOC, Kind, extent};
 use super::profile::{GRANULARITY, WINDOW};
@@ -93,13 +93,30 @@ fn memcpy(dst: *mut c_void, src: *const c_void, n: usize, kind: hipMemcpyKind) -
     let e = emu()?;
     within(e, dst as usize, n, "dst")?;
     within(e, src as usize, n, "src")?;
+    let (dst_device, src_device) = match kind {
+        hipMemcpyHostToDevice => (true, false),
+        hipMemcpyDeviceToHost => (false, true),
+        hipMemcpyDeviceToDevice | hipMemcpyDeviceToDeviceNoCU => (true, true),
+        _ => (false, false), // HostToHost, Default: each address for what it is
+    };
+    for (named, p, what) in [(dst_device, dst as usize, "dst"), (src_device, src as usize, "src")] {
+        ensure!(
+            !named || extent(e, p).is_some(),
+            rules::CPY_001,
+            "{what} {p:#x} is {}, not memory HIP allocated, mapped or opened, but kind {kind} names device memory",
+            e.side(p)
+        );
+    }
     // SAFETY: host parts of both ranges are the caller's buffers of `n` bytes
-    // (the C contract of hipMemcpy); device parts are checked by the core.
+    // (the C contract of hipMemcpy); device parts, and host addresses no
+    // process can map, are checked by the core.
     unsafe { e.copy(dst as usize, src as usize, n) }.map_err(|e| Fail::core(Op::Copy, e))
 }
 
 /// `hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)`:
-/// n = 0 → 0 first; NULL → 1; bad kind → 21; past the end of an allocation → 1. Synchronous.
+/// n = 0 → 0 first; NULL → 1; bad kind → 21; past the end of an allocation → 1;
+/// a device-named pointer that is not HIP memory → 1 (HIP-CPY-001); a host
+/// address no process can map → 1 (HIP-CPY-002). Synchronous.
 pub unsafe extern "C" fn hipMemcpy(
     dst: *mut c_void,
     src: *const c_void,

@@ -309,7 +309,13 @@ mod tests {
     use super::*;
 
     fn registry(dir: &Path) -> Registry {
-        let cfg = Config { root: dir.join("root"), devices: 2, device_memory: 64 << 20, host_access: true };
+        let cfg = Config {
+            root: dir.join("root"),
+            devices: 2,
+            device_memory: 64 << 20,
+            host_memory: 64 << 20,
+            host_access: true,
+        };
         Registry::open(&cfg).expect("open registry")
     }
 

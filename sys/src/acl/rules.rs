@@ -1534,6 +1534,36 @@ rules! {
         expect: Codes(&[acl!(INVALID_PARAM)]),
     }
 
+    CPY_006 {
+        group: MEMORY,
+        text: "aclrtMemcpy and aclrtMemcpyAsync: a pointer the kind names as device memory (dst of HOST_TO_DEVICE and \
+               HOST_TO_BUF_TO_DEVICE, src of DEVICE_TO_HOST, both of DEVICE_TO_DEVICE) must be device memory of this \
+               process for all `count` bytes; HOST_TO_HOST and DEFAULT take each pointer for what its address is.",
+        apis: &["aclrtMemcpy", "aclrtMemcpyAsync"],
+        sources: &[Page("aclrtMemcpy page (kind: the system decides from the addresses)"), NPU_DRIVER],
+        confidence: &[Undetermined],
+        note: Some(
+            "CANN documents the kind as advisory and the driver decides from the addresses, so a host buffer under a \
+             device kind is copied and a stray address outside the SVM range faults; the emulator refuses the \
+             mismatch (issue 20). Real-hardware result recorded as observed",
+        ),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
+    CPY_007 {
+        group: MEMORY,
+        text: "aclrtMemcpy, aclrtMemcpyAsync, aclrtMemset: a host-side address taken for no memory (the low \
+               64 KiB, such as 0x1000, or past the user address space) is refused, not dereferenced.",
+        apis: &["aclrtMemcpy", "aclrtMemcpyAsync", "aclrtMemset"],
+        sources: &[DEVMM, KERNEL],
+        confidence: &[Undetermined],
+        note: Some(
+            "the driver memsets or copies an address outside the SVM range as host memory (drvMemsetD8: not in range \
+             means the host), which faults; the emulator answers 107000. Real-hardware result recorded as observed",
+        ),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+    }
+
     RET_001 {
         group: RETAIN,
         text: "RetainAllocationHandle on a mapped VA returns that mapping's handle with one more reference (which needs \

@@ -38,6 +38,7 @@ use crate::{cuda, rules};
 const GEN: &str = "cuda.general";
 const IPC: &str = "cuda.ipc";
 const VMM: &str = "cuda.vmm";
+const COPY: &str = "cuda.copy";
 
 // ---- sources, as the reference names them ------------------------------------
 
@@ -421,6 +422,18 @@ rules! {
         expect: Behaviour,
         equivalents: &[&crate::hip::rules::VMM_030, &crate::acl::rules::LIFE_002],
         requires: PEERS,
+    }
+
+    // ==== Copies (issue 20) =============================================================
+    CPY_001 {
+        group: COPY,
+        text: "cuMemcpyHtoD, cuMemcpyDtoH: a host pointer taken for no memory (the low 64 KiB, such as 0x1000, or \
+               past the user address space) is refused, not dereferenced.",
+        apis: &["cuMemcpyHtoD", "cuMemcpyDtoH"],
+        sources: &[Reference("cuda.md: no source; the emulator's choice")],
+        confidence: &[Undetermined],
+        note: Some("a real driver dereferences the host pointer; the emulator answers 1"),
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
     }
 
 }

@@ -30,6 +30,7 @@ use crate::{hip, rules};
 const INIT: &str = "hip.init";
 const IPC: &str = "hip.ipc";
 const VMM: &str = "hip.vmm";
+const COPY: &str = "hip.copy";
 
 // ---- sources, as the reference tags them -------------------------------------
 
@@ -569,6 +570,34 @@ rules! {
         note: Some("a hipMalloc address crashes 6.x; emulator: 1. The emulator takes a reference, as develop and CUDA"),
         expect: Codes(&[hip!(INVALID_VALUE)]),
         equivalents: &[&crate::acl::rules::RET_001],
+    }
+
+    // ==== Copies (issue 20) =============================================================
+    CPY_001 {
+        group: COPY,
+        text: "hipMemcpy, hipMemcpyHtoD, hipMemcpyDtoH: a pointer the kind names as device memory (dst of HostToDevice, \
+               src of DeviceToHost, both of DeviceToDevice and DeviceToDeviceNoCU) must be memory HIP allocated, \
+               mapped or opened in this process; HostToHost and Default take each pointer for what its address is.",
+        apis: &["hipMemcpy", "hipMemcpyHtoD", "hipMemcpyDtoH"],
+        sources: &[CLR_MEM],
+        confidence: &[Src, Inferred],
+        note: Some(
+            "clr (IsHtoHMemcpyValid) answers 1 when neither pointer is HIP memory and the kind is neither HostToHost \
+             nor Default; the emulator also answers 1 when only the device-named one is unknown, which clr would \
+             treat as host memory",
+        ),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    CPY_002 {
+        group: COPY,
+        text: "hipMemcpy, hipMemcpyHtoD, hipMemcpyDtoH: a host-side address taken for no memory (the low 64 KiB, \
+               such as 0x1000, or past the user address space) is refused, not dereferenced.",
+        apis: &["hipMemcpy", "hipMemcpyHtoD", "hipMemcpyDtoH"],
+        sources: &[UNSETTLED],
+        confidence: &[Undetermined],
+        note: Some("clr copies host to host with memcpy, which faults; the emulator answers 1"),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
     }
 
 }

@@ -7,6 +7,7 @@
 //! are not-supported here, with the test that runs them across processes.
 #![forbid(unsafe_code)]
 
+pub mod copy;
 pub mod errors;
 pub mod ipc;
 pub mod share;
