@@ -126,6 +126,43 @@ fn capacity_exhausted() {
     });
 }
 
+/// Physical memory at the host location counts against `VMMKIT_HOST_MEMORY`
+/// (issue 20 item 11): 2^62 bytes is 207001, not a success whose first
+/// write raises SIGBUS; what fits is written and read back; what does not
+/// is 207001 with nothing changed.
+#[test]
+fn host_location_has_a_capacity() {
+    let env = [("VMMKIT_HOST_MEMORY", "16M")];
+    isolated("host_location_has_a_capacity", &env, |root| {
+        let api = acl();
+        ok!(api, aclrtSetDevice(0));
+        let mut host = acl_prop(0);
+        host.location.type_ = ACL_MEM_LOCATION_TYPE_HOST;
+        let alloc = |size: usize, want: AclError| {
+            let before = state(root);
+            let mut h = null_mut();
+            let rc = call!(api, aclrtMallocPhysical(&mut h, size, &host, 0));
+            assert_eq!(rc, want, "host aclrtMallocPhysical({size:#x}): {}", common::last_message(&api));
+            if want != AclError::SUCCESS {
+                assert_eq!(state(root), before, "no partial state after {rc}");
+            }
+            h
+        };
+        alloc(1 << 62, OOM);
+        let h = alloc(12 << 20, AclError::SUCCESS);
+        alloc(8 << 20, OOM);
+        let usage = vmmkit_emulator::core::emulator().unwrap().registry().usage();
+        assert_eq!((usage.host_used, usage.host_capacity), (12 << 20, 16 << 20));
+        // Device memory is not host memory.
+        let d = alloc_expect(&api, root, 0, 8 * G, AclError::SUCCESS);
+        ok!(api, aclrtFreePhysical(h));
+        let h = alloc(16 << 20, AclError::SUCCESS);
+        ok!(api, aclrtFreePhysical(h));
+        ok!(api, aclrtFreePhysical(d));
+        audit::assert_clean(root, "after host capacity");
+    });
+}
+
 /// A trustlist filled to its limit in one call (65,535 distinct pids,
 /// ACL-PID-003/004): accepted, one more pid refused with 507899, the list
 /// unchanged by the refusal; the time of each call is printed.

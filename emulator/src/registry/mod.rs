@@ -121,7 +121,7 @@ impl Registry {
         root::prepare(&config.root)?;
         let io = |source| OpenError::Io { path: config.root.join(root::STATE_FILE), source };
         let shared = config.root.join(root::SHARED_DIR);
-        let figures = (config.devices, config.device_memory, u64::MAX);
+        let figures = (config.devices, config.device_memory, config.host_memory);
         let state = State::open(&config.root, figures, || gc::truth(&shared))
             .map_err(io)?
             .map_err(|source| OpenError::Mismatch { root: config.root.clone(), source })?;
@@ -313,7 +313,7 @@ mod tests {
             root: dir.join("root"),
             devices: 2,
             device_memory: 64 << 20,
-            host_memory: 64 << 20,
+            host_memory: 1 << 30,
             host_access: true,
         };
         Registry::open(&cfg).expect("open registry")
