@@ -18,9 +18,13 @@ pub struct Object {
 }
 
 impl Object {
-    /// Creates an unnamed file of `len` bytes (sparse) in the directory `dir`.
+    /// Creates an unnamed file of `len` bytes (sparse) in the directory `dir`,
+    /// mode 0600 whatever the umask (under umask 277 the open's mode would be
+    /// 0400, and once linked as an entry no importer could open it to write).
     pub fn create(dir: &Path, len: u64) -> io::Result<Self> {
-        let fd = rustix::fs::open(dir, OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC, Mode::from_raw_mode(0o600))?;
+        let mode = Mode::RUSR | Mode::WUSR;
+        let fd = rustix::fs::open(dir, OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC, mode)?;
+        rustix::fs::fchmod(&fd, mode)?;
         rustix::fs::ftruncate(&fd, len)?;
         Ok(Self { fd })
     }

@@ -15,7 +15,13 @@
 //! on its own open file description of the entry, which the kernel drops when
 //! the process exits or dies. The last holder is whoever can take the lock
 //! exclusively.
+//!
+//! Any process of the user can write any byte of an entry, so a header is
+//! believed only when it is well formed (see [`Header::read`]); anything else
+//! is "not an entry": a lookup says unknown, and gc may remove it once nobody
+//! holds it.
 
+use crate::config::MAX_DEVICES;
 use crate::os::object::Object;
 use crate::os::proc::ProcessId;
 use std::io;
@@ -65,6 +71,15 @@ impl std::fmt::Display for Place {
 }
 
 impl Place {
+    /// Bits 32 and up of a key for memory at this place: the device, or
+    /// 64 + node (at most 255) for host memory (acl.md §2.5).
+    pub fn key_device(self) -> u64 {
+        match self {
+            Place::Device(d) => u64::from(d),
+            Place::Host(n) => 64 + u64::from(n.min(191)),
+        }
+    }
+
     fn encode(self) -> (u32, u32) {
         match self {
             Place::Device(d) => (1, d),
@@ -133,21 +148,41 @@ impl Header {
         out
     }
 
+    /// The header in `b`, if it is well formed: our magic, a place kind we
+    /// know, a device below [`MAX_DEVICES`], memory of whole pages (and not
+    /// so large that the file could not exist), a trustlist length within
+    /// [`TRUST_CAP`], an exporter pid that fits, and a key (when not 0) whose
+    /// device bits match the place. The file length is checked by [`Self::read`].
     fn from_bytes(b: &[u8; FIELDS * 8]) -> Option<Self> {
         let w = |i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
         if w(0) != MAGIC {
             return None;
         }
+        let place = Place::decode((w(3) >> 32) as u32, w(3) as u32)?;
+        if matches!(place, Place::Device(d) if d >= MAX_DEVICES) {
+            return None;
+        }
+        let (key, data_len) = (w(1), w(2));
+        // The file is data_len + META_LEN bytes, and a file size is an i64.
+        let fits = data_len.checked_add(META_LEN).is_some_and(|n| n <= i64::MAX as u64);
+        if data_len == 0 || data_len % HEADER_LEN != 0 || !fits {
+            return None;
+        }
+        if key != 0 && key >> 32 != place.key_device() {
+            return None;
+        }
+        let trust_len = u32::try_from(w(12)).ok().filter(|&n| n as usize <= TRUST_CAP)?;
+        let pid = u32::try_from(w(9)).ok()?;
         Some(Self {
-            key: w(1),
-            data_len: w(2),
-            place: Place::decode((w(3) >> 32) as u32, w(3) as u32)?,
+            key,
+            data_len,
+            place,
             props: [w(4), w(5), w(6), w(7)],
             trust: if w(8) & FLAG_NO_TRUSTLIST != 0 { Trust::AnyProcess } else { Trust::Trustlist },
             flags: w(8) & !FLAG_NO_TRUSTLIST,
-            exporter: ProcessId { pid: w(9) as u32, start: w(10) },
+            exporter: ProcessId { pid, start: w(10) },
             created_ns: w(11),
-            trust_len: w(12) as u32,
+            trust_len,
         })
     }
 
@@ -170,17 +205,19 @@ impl Header {
 
     /// Reads the header of an object whose memory is `data_len` bytes, or of
     /// any entry when `data_len` is unknown (`None`: found from the file size).
+    ///
+    /// `None` unless the header is well formed (see [`Self::from_bytes`]) and
+    /// agrees with the file: the file is exactly the memory and the metadata
+    /// tail long (a truncated or extended file is not an entry), and its
+    /// memory is `data_len` bytes when that is given.
     pub fn read(object: &Object, data_len: Option<u64>) -> io::Result<Option<Self>> {
-        let meta = match data_len {
-            Some(n) => Self::meta_offset(n),
-            None => match object.len()?.checked_sub(META_LEN) {
-                Some(m) => m,
-                None => return Ok(None),
-            },
-        };
+        let Some(meta) = object.len()?.checked_sub(META_LEN) else { return Ok(None) };
+        if data_len.is_some_and(|n| n != meta) {
+            return Ok(None);
+        }
         let mut b = [0u8; FIELDS * 8];
         match object.read_at(&mut b, meta) {
-            Ok(()) => Ok(Self::from_bytes(&b).filter(|h| Self::meta_offset(h.data_len) == meta)),
+            Ok(()) => Ok(Self::from_bytes(&b).filter(|h| h.data_len == meta)),
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
             Err(e) => Err(e),
         }
@@ -190,9 +227,12 @@ impl Header {
         Self::meta_offset(self.data_len) + HEADER_LEN + i as u64 * TRUST_ENTRY
     }
 
-    /// The trustlist: (pid, time it was set in ns after boot).
+    /// The trustlist: (pid, time it was set in ns after boot). Reads at most
+    /// [`TRUST_CAP`] entries, and none past the end of the file (one that
+    /// was cut short after its header was read lists fewer: nobody gains trust).
     pub fn trustlist(&self, object: &Object) -> io::Result<Vec<(i32, u64)>> {
-        let n = (self.trust_len as usize).min(TRUST_CAP);
+        let room = object.len()?.saturating_sub(self.trust_offset(0)) / TRUST_ENTRY;
+        let n = (self.trust_len as usize).min(TRUST_CAP).min(usize::try_from(room).unwrap_or(usize::MAX));
         let mut buf = vec![0u8; n * TRUST_ENTRY as usize];
         object.read_at(&mut buf, self.trust_offset(0))?;
         Ok(buf
@@ -285,5 +325,108 @@ mod tests {
         assert_eq!(Header::read(&obj, None).unwrap(), None);
         obj.set_len(META_LEN + 4096).unwrap();
         assert_eq!(Header::read(&obj, None).unwrap(), None);
+    }
+
+    const LEN: u64 = 2 << 20;
+
+    /// A well-formed entry of 2 MiB on device 3, with two trusted pids.
+    fn entry(dir: &std::path::Path) -> (Object, Header) {
+        let obj = Object::create(dir, LEN).unwrap();
+        let mut h = Header {
+            key: 0x0000_0003_0000_0009,
+            data_len: LEN,
+            place: Place::Device(3),
+            props: [0; 4],
+            trust: Trust::Trustlist,
+            flags: 0,
+            exporter: ProcessId::current(),
+            created_ns: 1,
+            trust_len: 0,
+        };
+        h.write_new(&obj).unwrap();
+        assert!(h.add_trusted(&obj, &[7, 8], 2).unwrap());
+        assert_eq!(Header::read(&obj, None).unwrap().as_ref(), Some(&h));
+        (obj, h)
+    }
+
+    /// Overwrites header word `i` (see `to_bytes`) of the entry in `obj`.
+    fn set_word(obj: &Object, i: u64, value: u64) {
+        obj.write_at(&value.to_le_bytes(), LEN + i * 8).unwrap();
+    }
+
+    /// Each kind of damage makes the file "not an entry", whatever else it says.
+    #[test]
+    fn damaged_entries_are_not_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        type Damage = (&'static str, fn(&Object));
+        let damages: &[Damage] = &[
+            ("truncated by one byte", |o| o.set_len(LEN + META_LEN - 1).unwrap()),
+            ("truncated into the header", |o| o.set_len(LEN + 64).unwrap()),
+            ("truncated to the memory", |o| o.set_len(LEN).unwrap()),
+            ("truncated to nothing", |o| o.set_len(0).unwrap()),
+            ("extended by a page (wrong length)", |o| o.set_len(LEN + META_LEN + 4096).unwrap()),
+            ("extended by one byte", |o| o.set_len(LEN + META_LEN + 1).unwrap()),
+            ("bad magic", |o| set_word(o, 0, u64::from_le_bytes(*b"VMMKENT2"))),
+            ("magic zeroed", |o| set_word(o, 0, 0)),
+            ("device 64", |o| {
+                set_word(o, 3, (1 << 32) | 64);
+                set_word(o, 1, (64 << 32) | 9);
+            }),
+            ("device u32::MAX", |o| set_word(o, 3, (1 << 32) | u64::from(u32::MAX))),
+            ("unknown place kind 2", |o| set_word(o, 3, (2 << 32) | 3)),
+            ("unknown place kind u32::MAX", |o| set_word(o, 3, u64::MAX)),
+            ("trust_len TRUST_CAP + 1", |o| set_word(o, 12, TRUST_CAP as u64 + 1)),
+            ("trust_len u32::MAX", |o| set_word(o, 12, u64::from(u32::MAX))),
+            ("trust_len 2^32 (0 when cut to 32 bits)", |o| set_word(o, 12, 1 << 32)),
+            ("data_len 0", |o| set_word(o, 2, 0)),
+            ("data_len not whole pages", |o| set_word(o, 2, LEN - 1)),
+            ("data_len disagrees with the file", |o| set_word(o, 2, LEN - 4096)),
+            ("data_len u64::MAX", |o| set_word(o, 2, u64::MAX)),
+            ("key of another device", |o| set_word(o, 1, 0x0000_0004_0000_0009)),
+            ("key with high bits", |o| set_word(o, 1, 0x0100_0003_0000_0009)),
+            ("exporter pid above u32", |o| set_word(o, 9, 1 << 32)),
+        ];
+        for (what, damage) in damages {
+            let (obj, _) = entry(dir.path());
+            damage(&obj);
+            assert_eq!(Header::read(&obj, None).unwrap(), None, "{what}");
+            assert_eq!(Header::read(&obj, Some(LEN)).unwrap(), None, "{what}, size given");
+        }
+    }
+
+    /// Fields that may hold any value, and the places a key may name.
+    #[test]
+    fn well_formed_variants_are_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let (obj, h) = entry(dir.path());
+        assert_eq!(Header::read(&obj, Some(LEN - 4096)).unwrap(), None, "another size asked for");
+        set_word(&obj, 1, 0);
+        assert_eq!(Header::read(&obj, None).unwrap().map(|h| h.key), Some(0), "key 0 is not checked");
+        set_word(&obj, 3, (1 << 32) | u64::from(MAX_DEVICES - 1));
+        set_word(&obj, 1, (u64::from(MAX_DEVICES - 1) << 32) | 5);
+        assert_eq!(Header::read(&obj, None).unwrap().map(|h| h.place), Some(Place::Device(MAX_DEVICES - 1)));
+        for node in [0u32, 1, 191, 192, u32::MAX] {
+            set_word(&obj, 3, u64::from(node));
+            set_word(&obj, 1, (Place::Host(node).key_device() << 32) | 5);
+            assert_eq!(Header::read(&obj, None).unwrap().map(|h| h.place), Some(Place::Host(node)), "host {node}");
+        }
+        set_word(&obj, 12, TRUST_CAP as u64);
+        assert_eq!(Header::read(&obj, None).unwrap().map(|h| h.trust_len), Some(TRUST_CAP as u32));
+        assert_eq!(h.trustlist(&obj).unwrap(), vec![(7, 2), (8, 2)]);
+    }
+
+    /// However long the header says the trustlist is, reading it stays
+    /// inside the file and within TRUST_CAP entries.
+    #[test]
+    fn trustlist_never_reads_past_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (obj, mut h) = entry(dir.path());
+        h.trust_len = u32::MAX; // a header held in memory, as read before damage
+        assert_eq!(h.trustlist(&obj).unwrap(), vec![(7, 2), (8, 2)], "blank entries up to TRUST_CAP are skipped");
+        obj.set_len(LEN + HEADER_LEN + TRUST_ENTRY + 3).unwrap(); // cut after the header was read
+        assert_eq!(h.trustlist(&obj).unwrap(), vec![(7, 2)], "only whole entries inside the file");
+        obj.set_len(LEN).unwrap();
+        assert_eq!(h.trustlist(&obj).unwrap(), vec![]);
+        assert!(!h.add_trusted(&obj, &[9], 3).unwrap(), "no room past TRUST_CAP");
     }
 }

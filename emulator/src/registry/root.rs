@@ -1,18 +1,31 @@
 //! The root directory of one emulated machine.
 //!
-//! `VMMKIT_ROOT` (default `/dev/shm/vmmkit-<uid>`) is created 0700; objects in
-//! it are 0600. This is cooperative isolation between processes of one user,
-//! not a boundary between users; a root that another user could write to,
-//! or that is a symlink, is refused.
+//! `VMMKIT_ROOT` (default `/dev/shm/vmmkit-<uid>`) is created 0700, its
+//! `shared/` 0700 and `state` 0600, whatever the umask (a umask such as 277
+//! would otherwise leave a root its owner cannot write to); objects in it are
+//! 0600. This is cooperative isolation between processes of one user, not a
+//! boundary between users; a root that another user could write to, or that
+//! is a symlink, is refused, and so is a `shared/` that is a symlink, not a
+//! directory, not ours, or open to group or others.
+//!
+//! A directory is a vmmkit root when it holds our `shared/`. In a directory
+//! without one, a `state` that is not empty and does not start with our
+//! magic is someone else's file: the directory is refused, naming the file,
+//! rather than the file overwritten. A vmmkit root whose `state` is empty or
+//! damaged stays usable (the ledger is recounted from the entries).
 
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
+use rustix::fs::{Mode, OFlags};
 
 /// Directory of exported entries, inside the root.
 pub const SHARED_DIR: &str = "shared";
 /// The state file (capacity ledger, process slots), inside the root.
 pub const STATE_FILE: &str = "state";
+/// How every version of the state file starts ("VMMKSTA" and a version digit).
+const STATE_MAGIC_PREFIX: &[u8] = b"VMMKSTA";
 
 /// Why a root cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -43,6 +56,35 @@ pub enum RootError {
         /// Its permission bits.
         mode: u32,
     },
+    /// Its owner may not read, write or search it.
+    #[error(
+        "{path}: mode {mode:o} does not let its owner read, write and enter it; an emulator root must be 0700 (chmod 700 it, or remove it)"
+    )]
+    OwnerAccess {
+        /// The root.
+        path: PathBuf,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// The root's `shared/` is unfit.
+    #[error(
+        "{path}: {problem}; the shared/ directory of an emulator root must be a real directory of this user, mode 0700"
+    )]
+    Shared {
+        /// The `shared/` directory.
+        path: PathBuf,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A file named `state` that vmmkit did not write, in a directory that is not a vmmkit root.
+    #[error(
+        "{0}: a file that is not vmmkit's state is in the way, in a directory that is not an emulator root (no shared/); \
+         vmmkit will not overwrite it: choose another VMMKIT_ROOT, or move the file"
+    )]
+    ForeignState(PathBuf),
+    /// The root's `state` is not a regular file.
+    #[error("{0}: is not a regular file; the state file of an emulator root must be one (remove it)")]
+    StateNotFile(PathBuf),
     /// The file system refused.
     #[error("{path}: {source}")]
     Io {
@@ -53,26 +95,88 @@ pub enum RootError {
     },
 }
 
-/// Creates `root` (and its parents, 0700) if missing, and checks that it is
-/// fit to hold shared state: a real directory, ours, private.
-pub fn prepare(root: &Path) -> Result<(), RootError> {
-    let io = |source| RootError::Io { path: root.to_path_buf(), source };
-    match std::fs::DirBuilder::new().recursive(true).mode(0o700).create(root) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+/// Makes the directory `path` with mode 0700 exactly, whatever the umask,
+/// and its missing parents the same way. Returns whether it was made.
+///
+/// The directory is made under a temporary name, given its mode, and then
+/// renamed into place (without replacing anything): another process making
+/// the same root never sees it with the umask's mode (0500 under umask 277).
+fn make_private_dir(path: &Path) -> Result<bool, RootError> {
+    use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+    static MADE: AtomicU32 = AtomicU32::new(0);
+    let io = |source: io::Error| RootError::Io { path: path.to_path_buf(), source };
+    match std::fs::symlink_metadata(path) {
+        Ok(_) => return Ok(false),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(io(e)),
     }
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(io(io::ErrorKind::NotFound.into()));
+    };
+    if !parent.as_os_str().is_empty() {
+        make_private_dir(parent)?;
+    }
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".vmmkit-new-{}-{}", std::process::id(), MADE.fetch_add(1, Relaxed)));
+    let tmp = parent.join(tmp_name);
+    rustix::fs::mkdir(&tmp, Mode::RWXU).map_err(|e| io(e.into()))?;
+    let placed = std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o700)).and_then(|()| {
+        match rustix::fs::renameat_with(
+            rustix::fs::CWD,
+            &tmp,
+            rustix::fs::CWD,
+            path,
+            rustix::fs::RenameFlags::NOREPLACE,
+        ) {
+            Ok(()) => Ok(true),
+            Err(rustix::io::Errno::EXIST) => Ok(false),
+            // A file system without RENAME_NOREPLACE: make it in place.
+            Err(rustix::io::Errno::INVAL) => match rustix::fs::mkdir(path, Mode::RWXU) {
+                Ok(()) => std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700)).map(|()| false),
+                Err(rustix::io::Errno::EXIST) => Ok(false),
+                Err(e) => Err(e.into()),
+            },
+            Err(e) => Err(e.into()),
+        }
+    });
+    if !matches!(placed, Ok(true)) {
+        let _ = std::fs::remove_dir(&tmp);
+    }
+    placed.map_err(io)
+}
+
+/// Creates `root` (and its parents, 0700) if missing, and checks that it is
+/// fit to hold shared state (see [`check`]); then makes its `shared/` (0700)
+/// and an empty `state` (0600) where they are missing.
+pub fn prepare(root: &Path) -> Result<(), RootError> {
+    let bare: PathBuf = root.components().collect();
+    make_private_dir(&bare)?;
     check(root)?;
-    let shared = root.join(SHARED_DIR);
-    match std::fs::DirBuilder::new().mode(0o700).create(&shared) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
-        Err(source) => Err(RootError::Io { path: shared, source }),
+    let shared = bare.join(SHARED_DIR);
+    if !make_private_dir(&shared)? {
+        check_shared(&shared)?;
+    }
+    create_state(&bare)
+}
+
+/// Creates an empty `state` (0600 whatever the umask) unless there is one.
+fn create_state(root: &Path) -> Result<(), RootError> {
+    let path = root.join(STATE_FILE);
+    let flags = OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::RDWR | OFlags::CLOEXEC;
+    match rustix::fs::open(&path, flags, Mode::RUSR | Mode::WUSR) {
+        Ok(fd) => {
+            rustix::fs::fchmod(&fd, Mode::RUSR | Mode::WUSR).map_err(|e| RootError::Io { path, source: e.into() })
+        }
+        Err(rustix::io::Errno::EXIST) => Ok(()),
+        Err(e) => Err(RootError::Io { path, source: e.into() }),
     }
 }
 
 /// Checks, changing nothing, that the existing `root` is fit to hold shared
-/// state: a real directory, ours, private.
+/// state: a real directory, ours, private, that its owner can use; its
+/// `shared/`, if any, a real directory, ours, 0700; and its `state`, if any,
+/// a regular file, which in a directory without `shared/` is empty or ours.
 pub fn check(root: &Path) -> Result<(), RootError> {
     let io = |source| RootError::Io { path: root.to_path_buf(), source };
     // `link/` and `link/.` name the directory a symlink points to, and
@@ -93,7 +197,68 @@ pub fn check(root: &Path) -> Result<(), RootError> {
     if meta.mode() & 0o022 != 0 {
         return Err(RootError::Mode { path: root.into(), mode: meta.mode() & 0o7777 });
     }
+    if meta.mode() & 0o700 != 0o700 {
+        return Err(RootError::OwnerAccess { path: root.into(), mode: meta.mode() & 0o7777 });
+    }
+    let shared = bare.join(SHARED_DIR);
+    let is_root = match std::fs::symlink_metadata(&shared) {
+        Ok(_) => {
+            check_shared(&shared)?;
+            true
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+        Err(source) => return Err(RootError::Io { path: shared, source }),
+    };
+    check_state(&bare.join(STATE_FILE), is_root)
+}
+
+/// `shared/` must be a real directory, ours, that only we can use.
+fn check_shared(shared: &Path) -> Result<(), RootError> {
+    let bad = |problem: String| RootError::Shared { path: shared.to_path_buf(), problem };
+    let meta = std::fs::symlink_metadata(shared).map_err(|source| RootError::Io { path: shared.into(), source })?;
+    if meta.file_type().is_symlink() {
+        return Err(bad("is a symlink".into()));
+    }
+    if !meta.is_dir() {
+        return Err(bad("is not a directory".into()));
+    }
+    let me = rustix::process::geteuid().as_raw();
+    if meta.uid() != me {
+        return Err(bad(format!("owned by uid {}, not by this user (uid {me})", meta.uid())));
+    }
+    let mode = meta.mode() & 0o7777;
+    if mode & 0o077 != 0 {
+        return Err(bad(format!("mode {mode:o} lets group or others in")));
+    }
+    if mode & 0o700 != 0o700 {
+        return Err(bad(format!("mode {mode:o} does not let its owner read, write and enter it")));
+    }
     Ok(())
+}
+
+/// `state`, if present, must be a regular file; outside a vmmkit root (no
+/// `shared/`) also empty or starting with our magic.
+fn check_state(state: &Path, is_root: bool) -> Result<(), RootError> {
+    let io = |source| RootError::Io { path: state.to_path_buf(), source };
+    let meta = match std::fs::symlink_metadata(state) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io(e)),
+    };
+    if !meta.file_type().is_file() {
+        return Err(RootError::StateNotFile(state.into()));
+    }
+    if is_root || meta.len() == 0 {
+        return Ok(());
+    }
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK;
+    let fd = rustix::fs::open(state, flags, Mode::empty()).map_err(|e| io(e.into()))?;
+    let mut head = [0u8; STATE_MAGIC_PREFIX.len()];
+    let n = rustix::io::pread(&fd, &mut head, 0).map_err(|e| io(e.into()))?;
+    if head[..n] == *STATE_MAGIC_PREFIX {
+        return Ok(());
+    }
+    Err(RootError::ForeignState(state.into()))
 }
 
 #[cfg(test)]
@@ -130,5 +295,107 @@ mod tests {
         let file = t.path().join("file");
         std::fs::write(&file, b"").unwrap();
         assert!(matches!(prepare(&file), Err(RootError::NotDirectory(_))));
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        v.sort();
+        v
+    }
+
+    /// `shared/` that is a symlink, a file, open to others, not usable by
+    /// its owner: refused by name, never followed.
+    #[test]
+    fn refuses_an_unfit_shared() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("root");
+        prepare(&root).unwrap();
+        let shared = root.join(SHARED_DIR);
+        std::fs::remove_dir(&shared).unwrap();
+        let elsewhere = t.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0o700)).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &shared).unwrap();
+        for f in [prepare, check] {
+            let e = f(&root).unwrap_err();
+            assert!(matches!(&e, RootError::Shared { path, .. } if *path == shared), "{e}");
+            assert!(e.to_string().contains("is a symlink"), "{e}");
+        }
+        assert!(names(&elsewhere).is_empty(), "nothing made through the link");
+        std::fs::remove_file(&shared).unwrap();
+        std::fs::write(&shared, b"").unwrap();
+        assert!(prepare(&root).unwrap_err().to_string().contains("is not a directory"));
+        std::fs::remove_file(&shared).unwrap();
+        std::fs::create_dir(&shared).unwrap();
+        for (mode, says) in
+            [(0o755, "lets group or others in"), (0o710, "lets group or others in"), (0o500, "does not let its owner")]
+        {
+            std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(mode)).unwrap();
+            let e = prepare(&root).unwrap_err();
+            assert!(matches!(e, RootError::Shared { .. }) && e.to_string().contains(says), "{mode:o}: {e}");
+        }
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o700)).unwrap();
+        prepare(&root).unwrap();
+    }
+
+    /// A user's own `state` in a directory that is not a root is refused
+    /// and left as it was; an empty one, ours, or any `state` of a root with
+    /// `shared/` is accepted.
+    #[test]
+    fn a_users_own_state_is_not_overwritten() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("mine");
+        std::fs::create_dir(&dir).unwrap();
+        let state = dir.join(STATE_FILE);
+        for content in [&b"my notes"[..], b"VMM", b"VMMKENT1", b"\0\0\0\0\0\0\0\0"] {
+            std::fs::write(&state, content).unwrap();
+            for f in [prepare, check] {
+                let e = f(&dir).unwrap_err();
+                assert!(matches!(&e, RootError::ForeignState(p) if *p == state), "{e}");
+                assert!(e.to_string().contains("will not overwrite"), "{e}");
+            }
+            assert_eq!(std::fs::read(&state).unwrap(), content);
+            assert_eq!(names(&dir), ["state"], "nothing made beside it");
+        }
+        std::fs::write(&state, b"").unwrap();
+        prepare(&dir).unwrap();
+        let other = t.path().join("ours-without-shared");
+        prepare(&other).unwrap();
+        std::fs::remove_dir(other.join(SHARED_DIR)).unwrap();
+        std::fs::write(other.join(STATE_FILE), b"VMMKSTA1 and the rest").unwrap();
+        prepare(&other).unwrap();
+        // A root (it has our shared/) whose state is damaged stays usable.
+        std::fs::write(other.join(STATE_FILE), b"garbage").unwrap();
+        prepare(&other).unwrap();
+        assert_eq!(std::fs::read(other.join(STATE_FILE)).unwrap(), b"garbage", "left for the ledger to recount");
+        // Not a regular file: refused, root or not.
+        std::fs::remove_file(other.join(STATE_FILE)).unwrap();
+        std::os::unix::fs::symlink(&state, other.join(STATE_FILE)).unwrap();
+        assert!(matches!(prepare(&other), Err(RootError::StateNotFile(_))));
+        std::fs::remove_file(other.join(STATE_FILE)).unwrap();
+        std::fs::create_dir(other.join(STATE_FILE)).unwrap();
+        assert!(matches!(prepare(&other), Err(RootError::StateNotFile(_))));
+    }
+
+    /// A root its owner cannot write to (left by an old vmmkit under umask
+    /// 277) is refused with a clear error; a fresh root, `shared/` and
+    /// `state` get exact modes; no temporary name is left behind.
+    #[test]
+    fn modes_are_exact_and_an_unusable_root_is_named() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("a/root");
+        prepare(&root).unwrap();
+        for (p, want) in [(t.path().join("a"), 0o700), (root.clone(), 0o700), (root.join(SHARED_DIR), 0o700)] {
+            assert_eq!(std::fs::metadata(&p).unwrap().mode() & 0o7777, want, "{}", p.display());
+        }
+        assert_eq!(std::fs::metadata(root.join(STATE_FILE)).unwrap().mode() & 0o7777, 0o600);
+        assert_eq!(names(t.path()), ["a"]);
+        assert_eq!(names(&t.path().join("a")), ["root"]);
+        assert_eq!(names(&root), ["shared", "state"]);
+        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o500)).unwrap();
+        let e = prepare(&root).unwrap_err();
+        assert!(matches!(e, RootError::OwnerAccess { mode: 0o500, .. }), "{e}");
+        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700)).unwrap();
     }
 }
