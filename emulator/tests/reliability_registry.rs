@@ -504,7 +504,7 @@ static CORRUPTIONS: AtomicUsize = AtomicUsize::new(0);
 
 fn run_case(c: &Case) -> Result<(), TestCaseError> {
     let t = TestRoot::on_shm("vmmkit-fuzz-").expect("tempdir");
-    let cfg = Config { root: t.path().to_path_buf(), devices: DEVICES, device_memory: 64 << 20, host_access: true };
+    let cfg = Config { root: t.path().to_path_buf(), devices: DEVICES, device_memory: 64 << 20, host_memory: 64 << 20, host_access: true };
     let props = |d: u32| [0, G, 1, u64::from(d)];
     // The emulator that goes away: exports, lists a pid, and is dropped
     // with its holds (as a killed process's are dropped by the kernel).
