@@ -193,7 +193,11 @@ fn any_value() -> impl Strategy<Value = u64> {
 }
 
 fn any_key() -> impl Strategy<Value = u64> {
-    prop_oneof![any::<u64>(), (0u64..4, 1u64..64).prop_map(|(d, id)| (d << 32) | id), (64u64..256).prop_map(|d| d << 32 | 1)]
+    prop_oneof![
+        any::<u64>(),
+        (0u64..4, 1u64..64).prop_map(|(d, id)| (d << 32) | id),
+        (64u64..256).prop_map(|d| d << 32 | 1)
+    ]
 }
 
 fn damage() -> impl Strategy<Value = Damage> {
@@ -224,8 +228,12 @@ fn damage() -> impl Strategy<Value = Damage> {
             bytes,
         )
             .prop_map(|(name, len, bytes)| Damage::Garbage { name, len, bytes }),
-        (which, any_key(), 0u64..16, any_value())
-            .prop_map(|(which, key, word, value)| Damage::Forged { which, key, word, value }),
+        (which, any_key(), 0u64..16, any_value()).prop_map(|(which, key, word, value)| Damage::Forged {
+            which,
+            key,
+            word,
+            value
+        }),
         (
             any_key(),
             prop_oneof![
@@ -432,10 +440,8 @@ fn restore(real: &Path, aside: &Path) {
 
 /// Keys named in `shared/` (and a few that are not).
 fn keys_in(root: &Path) -> Vec<u64> {
-    let mut keys: Vec<u64> = shared_files(root)
-        .iter()
-        .filter_map(|p| u64::from_str_radix(p.file_name()?.to_str()?, 16).ok())
-        .collect();
+    let mut keys: Vec<u64> =
+        shared_files(root).iter().filter_map(|p| u64::from_str_radix(p.file_name()?.to_str()?, 16).ok()).collect();
     keys.extend([0, 1, u64::MAX, 64 << 32 | 1]);
     keys
 }
@@ -504,7 +510,13 @@ static CORRUPTIONS: AtomicUsize = AtomicUsize::new(0);
 
 fn run_case(c: &Case) -> Result<(), TestCaseError> {
     let t = TestRoot::on_shm("vmmkit-fuzz-").expect("tempdir");
-    let cfg = Config { root: t.path().to_path_buf(), devices: DEVICES, device_memory: 64 << 20, host_memory: 64 << 20, host_access: true };
+    let cfg = Config {
+        root: t.path().to_path_buf(),
+        devices: DEVICES,
+        device_memory: 64 << 20,
+        host_memory: 64 << 20,
+        host_access: true,
+    };
     let props = |d: u32| [0, G, 1, u64::from(d)];
     // The emulator that goes away: exports, lists a pid, and is dropped
     // with its holds (as a killed process's are dropped by the kernel).

@@ -147,13 +147,12 @@ impl Emulator {
             return Ok(());
         }
         let list = h.trustlist(&held.object)?;
-        let mine = list.iter().filter(|&&(pid, _)| pid as u32 == me.pid).map(|&(_, t)| t).max();
-        match mine {
+        match list.iter().filter(|g| g.pid as u32 == me.pid).max_by_key(|g| g.set_ns) {
             None => Err(CoreError::NotTrusted { key: h.key, pid: me.pid, stale: false }),
-            Some(set) if set < proc::start_ns(&me) => {
+            Some(g) if !proc::granted_to(g.holder, g.set_ns, &me) => {
                 Err(CoreError::NotTrusted { key: h.key, pid: me.pid, stale: true })
             }
-            _ => Ok(()),
+            Some(_) => Ok(()),
         }
     }
 }

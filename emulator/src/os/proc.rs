@@ -57,6 +57,41 @@ fn parse_start(stat: &str) -> Option<u64> {
     fields.nth(18)?.parse().ok()
 }
 
+/// A [`holder_stamp`] when the pid could not be looked up: the grant is
+/// judged by its time alone.
+const STAMP_UNKNOWN: u32 = 0;
+/// A [`holder_stamp`] when no process had the pid: whoever gets it later
+/// was not trusted.
+const STAMP_NOBODY: u32 = u32::MAX;
+
+fn stamp(start: u64) -> u32 {
+    // 1 ..= u32::MAX - 1: never one of the two markers.
+    (start % u64::from(u32::MAX - 1)) as u32 + 1
+}
+
+/// Which process has `pid` now, for a trustlist entry set now: its start
+/// time folded to 32 bits. A later process with the same pid has another
+/// start time, even if it started within the same clock tick as the entry
+/// was set (which a comparison of times cannot tell).
+pub fn holder_stamp(pid: i32) -> u32 {
+    let Ok(pid) = u32::try_from(pid) else { return STAMP_NOBODY };
+    match stat_of(pid) {
+        Ok(stat) => parse_start(&stat).map_or(STAMP_NOBODY, stamp),
+        Err(e) if e.kind() == io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ESRCH) => STAMP_NOBODY,
+        Err(_) => STAMP_UNKNOWN,
+    }
+}
+
+/// Whether a trustlist entry with `holder` set at `set_ns` trusts `me`: it
+/// was set while `me` had the pid (the stamp), or, when that could not be
+/// looked up then, not before `me` started (ACL-PID-010, ACL-IMP-012).
+pub fn granted_to(holder: u32, set_ns: u64, me: &ProcessId) -> bool {
+    match holder {
+        STAMP_UNKNOWN => set_ns >= start_ns(me),
+        h => h == stamp(me.start),
+    }
+}
+
 /// Clock ticks per second of `/proc` start times (`sysconf(_SC_CLK_TCK)`).
 pub fn ticks_per_second() -> u64 {
     rustix::param::clock_ticks_per_second()
@@ -92,5 +127,27 @@ mod tests {
         let p = ProcessId { pid: child.id(), start: start_time(child.id()).unwrap_or(1) };
         child.wait().unwrap();
         assert!(!p.is_alive());
+    }
+
+    /// A trustlist entry names the process that had the pid when it was
+    /// set. A process that got the pid later is not trusted, even when it
+    /// started within the same clock tick as the entry was set (the time
+    /// comparison alone would let it in).
+    #[test]
+    fn a_grant_names_the_process_that_had_the_pid() {
+        let me = ProcessId::current();
+        let now = boot_time_ns();
+        let mine = holder_stamp(me.pid as i32);
+        assert!(granted_to(mine, now, &me));
+        let successor = ProcessId { pid: me.pid, start: me.start + 1 };
+        assert!(!granted_to(mine, u64::MAX, &successor), "same pid, same or later tick, another process");
+        // Nobody had the pid: whoever gets it later is not trusted.
+        let nobody = holder_stamp(i32::MAX);
+        assert_eq!(nobody, STAMP_NOBODY);
+        assert!(!granted_to(nobody, u64::MAX, &me));
+        assert_eq!(holder_stamp(-5), STAMP_NOBODY);
+        // Not looked up: the time decides, as before.
+        assert!(granted_to(STAMP_UNKNOWN, now, &me));
+        assert!(!granted_to(STAMP_UNKNOWN, start_ns(&me).saturating_sub(1), &me));
     }
 }

@@ -118,6 +118,18 @@ pub struct Header {
     pub trust_len: u32,
 }
 
+/// One trustlist entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Grant {
+    /// The pid allowed to import.
+    pub pid: i32,
+    /// Which process had that pid when it was set ([`crate::os::proc::holder_stamp`]):
+    /// a process that got the pid later is not the one that was trusted.
+    pub holder: u32,
+    /// When it was set (ns after boot).
+    pub set_ns: u64,
+}
+
 const FIELDS: usize = 16;
 
 impl Header {
@@ -227,34 +239,42 @@ impl Header {
         Self::meta_offset(self.data_len) + HEADER_LEN + i as u64 * TRUST_ENTRY
     }
 
-    /// The trustlist: (pid, time it was set in ns after boot). Reads at most
-    /// [`TRUST_CAP`] entries, and none past the end of the file (one that
-    /// was cut short after its header was read lists fewer: nobody gains trust).
-    pub fn trustlist(&self, object: &Object) -> io::Result<Vec<(i32, u64)>> {
+    /// The trustlist. Reads at most [`TRUST_CAP`] entries, and none past the
+    /// end of the file (one that was cut short after its header was read
+    /// lists fewer: nobody gains trust).
+    pub fn trustlist(&self, object: &Object) -> io::Result<Vec<Grant>> {
         let room = object.len()?.saturating_sub(self.trust_offset(0)) / TRUST_ENTRY;
         let n = (self.trust_len as usize).min(TRUST_CAP).min(usize::try_from(room).unwrap_or(usize::MAX));
         let mut buf = vec![0u8; n * TRUST_ENTRY as usize];
         object.read_at(&mut buf, self.trust_offset(0))?;
         Ok(buf
             .chunks_exact(TRUST_ENTRY as usize)
-            .map(|c| {
-                let pid = i32::from_le_bytes(c[0..4].try_into().expect("4 bytes"));
-                let t = u64::from_le_bytes(c[8..16].try_into().expect("8 bytes"));
-                (pid, t)
+            .map(|c| Grant {
+                pid: i32::from_le_bytes(c[0..4].try_into().expect("4 bytes")),
+                holder: u32::from_le_bytes(c[4..8].try_into().expect("4 bytes")),
+                set_ns: u64::from_le_bytes(c[8..16].try_into().expect("8 bytes")),
             })
-            .filter(|&(pid, _)| pid != 0)
+            .filter(|g| g.pid != 0)
             .collect())
     }
 
-    /// Adds `pids` (refreshing the time of those already listed), if the list
-    /// has room for the new ones. Only the exporting process writes, and its
-    /// callers serialise the writes; readers may read concurrently, and see
-    /// the new length only after the entries (written first).
-    pub fn add_trusted(&mut self, object: &Object, pids: &[i32], now_ns: u64) -> io::Result<bool> {
+    /// Adds `pids` (refreshing those already listed), if the list has room
+    /// for the new ones, each with the [`Grant::holder`] that `holder` gives
+    /// for it and `now_ns` as the time it was set. Only the exporting
+    /// process writes, and its callers serialise the writes; readers may read
+    /// concurrently, and see the new length only after the entries (written
+    /// first).
+    pub fn add_trusted(
+        &mut self,
+        object: &Object,
+        pids: &[i32],
+        now_ns: u64,
+        holder: impl Fn(i32) -> u32,
+    ) -> io::Result<bool> {
         let listed = self.trustlist(object)?;
         let mut index: std::collections::HashMap<i32, usize> = std::collections::HashMap::new();
-        for (i, (pid, _)) in listed.iter().enumerate() {
-            index.insert(*pid, i);
+        for (i, g) in listed.iter().enumerate() {
+            index.insert(g.pid, i);
         }
         // New pids in call order, each once (a set keeps 65,535 pids linear).
         let mut seen = std::collections::HashSet::new();
@@ -266,6 +286,7 @@ impl Header {
         let entry = |pid: i32| {
             let mut e = [0u8; TRUST_ENTRY as usize];
             e[0..4].copy_from_slice(&pid.to_le_bytes());
+            e[4..8].copy_from_slice(&holder(pid).to_le_bytes());
             e[8..16].copy_from_slice(&now_ns.to_le_bytes());
             e
         };
@@ -292,6 +313,13 @@ impl Header {
 mod tests {
     use super::*;
 
+    /// (pid, set time) of each entry, checking each entry's holder stamp.
+    fn pairs(h: &Header, obj: &Object) -> Vec<(i32, u64)> {
+        let list = h.trustlist(obj).unwrap();
+        assert!(list.iter().all(|g| g.holder == g.pid as u32 + 100), "{list:?}");
+        list.iter().map(|g| (g.pid, g.set_ns)).collect()
+    }
+
     #[test]
     fn header_round_trips_and_trustlist_grows() {
         let dir = tempfile::tempdir().unwrap();
@@ -310,12 +338,12 @@ mod tests {
         h.write_new(&obj).unwrap();
         assert_eq!(Header::read(&obj, Some(2 << 20)).unwrap().unwrap(), h);
         assert_eq!(Header::read(&obj, None).unwrap().unwrap(), h);
-        assert!(h.add_trusted(&obj, &[10, 0, 11, 10], 5).unwrap());
-        assert_eq!(h.trustlist(&obj).unwrap(), vec![(10, 5), (11, 5)]);
-        assert!(h.add_trusted(&obj, &[11], 9).unwrap());
+        assert!(h.add_trusted(&obj, &[10, 0, 11, 10], 5, |pid| pid as u32 + 100).unwrap());
+        assert_eq!(pairs(&h, &obj), vec![(10, 5), (11, 5)]);
+        assert!(h.add_trusted(&obj, &[11], 9, |pid| pid as u32 + 100).unwrap());
         let back = Header::read(&obj, None).unwrap().unwrap();
         assert_eq!(back.trust_len, 2);
-        assert_eq!(back.trustlist(&obj).unwrap(), vec![(10, 5), (11, 9)]);
+        assert_eq!(pairs(&back, &obj), vec![(10, 5), (11, 9)]);
     }
 
     #[test]
@@ -344,7 +372,7 @@ mod tests {
             trust_len: 0,
         };
         h.write_new(&obj).unwrap();
-        assert!(h.add_trusted(&obj, &[7, 8], 2).unwrap());
+        assert!(h.add_trusted(&obj, &[7, 8], 2, |pid| pid as u32 + 100).unwrap());
         assert_eq!(Header::read(&obj, None).unwrap().as_ref(), Some(&h));
         (obj, h)
     }
@@ -412,7 +440,7 @@ mod tests {
         }
         set_word(&obj, 12, TRUST_CAP as u64);
         assert_eq!(Header::read(&obj, None).unwrap().map(|h| h.trust_len), Some(TRUST_CAP as u32));
-        assert_eq!(h.trustlist(&obj).unwrap(), vec![(7, 2), (8, 2)]);
+        assert_eq!(pairs(&h, &obj), vec![(7, 2), (8, 2)]);
     }
 
     /// However long the header says the trustlist is, reading it stays
@@ -422,11 +450,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (obj, mut h) = entry(dir.path());
         h.trust_len = u32::MAX; // a header held in memory, as read before damage
-        assert_eq!(h.trustlist(&obj).unwrap(), vec![(7, 2), (8, 2)], "blank entries up to TRUST_CAP are skipped");
+        assert_eq!(pairs(&h, &obj), vec![(7, 2), (8, 2)], "blank entries up to TRUST_CAP are skipped");
         obj.set_len(LEN + HEADER_LEN + TRUST_ENTRY + 3).unwrap(); // cut after the header was read
-        assert_eq!(h.trustlist(&obj).unwrap(), vec![(7, 2)], "only whole entries inside the file");
+        assert_eq!(pairs(&h, &obj), vec![(7, 2)], "only whole entries inside the file");
         obj.set_len(LEN).unwrap();
-        assert_eq!(h.trustlist(&obj).unwrap(), vec![]);
-        assert!(!h.add_trusted(&obj, &[9], 3).unwrap(), "no room past TRUST_CAP");
+        assert_eq!(pairs(&h, &obj), vec![]);
+        assert!(!h.add_trusted(&obj, &[9], 3, |pid| pid as u32 + 100).unwrap(), "no room past TRUST_CAP");
     }
 }

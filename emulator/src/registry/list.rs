@@ -92,7 +92,7 @@ impl Registry {
         for dirent in std::fs::read_dir(&self.shared).into_iter().flatten().flatten() {
             let Ok(object) = Object::open(&dirent.path()) else { continue };
             let Ok(Some(h)) = Header::read(&object, None) else { continue };
-            let trustlist = h.trustlist(&object).map(|l| l.into_iter().map(|(p, _)| p).collect()).unwrap_or_default();
+            let trustlist = h.trustlist(&object).map(|l| l.into_iter().map(|g| g.pid).collect()).unwrap_or_default();
             let hold: Vec<u32> = dirent
                 .metadata()
                 .ok()

@@ -12,7 +12,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-pub use entry::{FLAG_WITHDRAWN, Header, Place, TRUST_CAP, Trust};
+pub use entry::{FLAG_WITHDRAWN, Grant, Header, Place, TRUST_CAP, Trust};
 pub use gc::GcReport;
 pub use list::{EntryInfo, ProcessInfo, flock_holders};
 pub use root::RootError;
@@ -294,7 +294,7 @@ impl Registry {
 
     /// Adds `pids` to the trustlist of an entry this process exported.
     pub fn set_trusted(&self, object: &Object, header: &mut Header, pids: &[i32]) -> io::Result<bool> {
-        header.add_trusted(object, pids, proc::boot_time_ns())
+        header.add_trusted(object, pids, proc::boot_time_ns(), proc::holder_stamp)
     }
 
     /// Collects what dead processes left: their slots' charges, and entries
