@@ -40,4 +40,5 @@ crate::bind! {
     VMM_018 => share::import_in_exporter,
     VMM_019 => vmm::retain_inside,
     VMM_020 => share::data_outlives_handles,
+    FORK_001 => fork::forked_child,
 }

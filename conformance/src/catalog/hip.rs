@@ -60,4 +60,5 @@ crate::bind! {
     VMM_030 => vmm_across_processes,
     VMM_032 => vmm::properties,
     VMM_033 => vmm::retain,
+    FORK_001 => fork::forked_child,
 }

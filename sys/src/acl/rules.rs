@@ -1650,5 +1650,6 @@ rules! {
         note: Some("the documentation says unsupported (errors or hangs), no code: the code is the emulator's choice"),
         expect: Codes(&[acl!(UNINITIALIZE)]),
         equivalents: &[&crate::hip::rules::FORK_001, &crate::cuda::rules::FORK_001],
+        requires: PEERS,
     }
 }

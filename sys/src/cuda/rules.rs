@@ -439,5 +439,6 @@ rules! {
         note: Some("undefined behaviour in NVIDIA's guidelines; 3 is what drivers are reported to return"),
         expect: Codes(&[cuda!(NOT_INITIALIZED)]),
         equivalents: &[&crate::acl::rules::FORK_001, &crate::hip::rules::FORK_001],
+        requires: PEERS,
     }
 }

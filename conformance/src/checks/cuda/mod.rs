@@ -9,6 +9,7 @@
 //! IPC handle.
 #![forbid(unsafe_code)]
 
+pub mod fork;
 pub mod general;
 pub mod ipc;
 pub mod share;

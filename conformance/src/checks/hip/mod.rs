@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod errors;
+pub mod fork;
 pub mod ipc;
 pub mod share;
 pub mod vmm;
