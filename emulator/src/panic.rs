@@ -95,8 +95,8 @@ mod tests {
             let _ = std::panic::catch_unwind(|| panic!("outside any entry point"));
             return;
         }
-        let mut cmd = vmmkit_testkit::libtest::rerun("panic::tests::a_panic_at_the_boundary_prints_one_line")
-            .expect("test exe");
+        let mut cmd =
+            vmmkit_testkit::libtest::rerun("panic::tests::a_panic_at_the_boundary_prints_one_line").expect("test exe");
         cmd.env(ROLE_ENV, "1").env("RUST_BACKTRACE", "1");
         let (exit, out) = vmmkit_testkit::process::run(&mut cmd, Duration::from_secs(60)).expect("child");
         assert!(exit.success(), "child {exit}:\n{out}");
