@@ -55,12 +55,21 @@ pub fn install() {
 
 /// The one line for a panic in entry point `name`.
 fn report(name: &str, info: &PanicHookInfo<'_>) {
-    let what = info.payload_as_str().unwrap_or("(a panic without a message)");
+    let what = message(info.payload());
     let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
     let line = format!("vmmkit: internal error in {name}: {what}{at}; please report it");
     // One write, so that lines of several threads never interleave.
     let _ = std::io::stderr().lock().write_all(format!("{line}\n").as_bytes());
     let _ = LAST.try_with(|l| *l.borrow_mut() = Some(line));
+}
+
+/// The text of a panic's payload (`payload_as_str` needs Rust 1.91; the MSRV is 1.85).
+fn message(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(a panic without a message)")
 }
 
 /// The line printed for the thread's last caught panic (taken), if the hook printed one.
@@ -86,7 +95,7 @@ mod tests {
     fn a_panic_at_the_boundary_prints_one_line() {
         if std::env::var_os(ROLE_ENV).is_some() {
             std::panic::set_hook(Box::new(|info| {
-                eprintln!("HOST HOOK: {}", info.payload_as_str().unwrap_or("?"));
+                eprintln!("HOST HOOK: {}", super::message(info.payload()));
             }));
             super::install();
             let code = crate::dialect::run::<Acl>("aclTestPanic", || panic!("forced for the test"));

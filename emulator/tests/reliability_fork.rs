@@ -105,8 +105,9 @@ fn fork_and_probe(d: &Acl, h: usize, va: usize, key: <Acl as Dialect>::Shareable
         // handlers it inherited (the leak report, the journal).
         unsafe { libc::exit(0) }
     }
-    // SAFETY: fds[1] is ours to close; fds[0] is the read end, owned here.
+    // SAFETY: fds[1] is the write end, which only the child keeps.
     unsafe { libc::close(fds[1]) };
+    // SAFETY: fds[0] is the read end, owned here from now on.
     let mut r = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fds[0]) });
     let mut got = String::new();
     r.read_to_string(&mut got).expect("the child's line");
