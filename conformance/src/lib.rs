@@ -29,6 +29,7 @@ pub mod ctx;
 pub mod cuda;
 pub mod doctor;
 pub mod fidelity;
+pub mod forked;
 pub mod hip;
 pub mod ops;
 pub mod outcome;

@@ -133,7 +133,7 @@ macro_rules! aliases {
         pub(super) type Fail = $crate::dialect::Fail<$vendor>;
 
         /// Runs the body of entry point `name` (see [`crate::dialect::run`]).
-        pub(super) fn run(name: &str, body: impl FnOnce() -> Result<(), Fail>) -> $raw {
+        pub(super) fn run(name: &'static str, body: impl FnOnce() -> Result<(), Fail>) -> $raw {
             $crate::dialect::run::<$vendor>(name, body)
         }
     };
@@ -141,8 +141,20 @@ macro_rules! aliases {
 pub(crate) use aliases;
 
 /// Runs the body of entry point `name` of dialect `V` and returns its code.
-pub fn run<V: Dialect>(name: &str, body: impl FnOnce() -> Result<(), Fail<V>>) -> <V::Code as VendorCode>::Raw {
-    let code = match catch_unwind(AssertUnwindSafe(body)) {
+///
+/// In a process forked after the emulator started, the body does not run:
+/// the call fails under the vendor's fork rule ([`crate::fork`]). A panic
+/// in the body is caught: the hook of [`crate::panic`] prints one line, and
+/// the call returns the vendor's panic code with that line as its message.
+pub fn run<V: Dialect>(name: &'static str, body: impl FnOnce() -> Result<(), Fail<V>>) -> <V::Code as VendorCode>::Raw {
+    let outcome = match crate::fork::refusal::<V>(name) {
+        Some((rule, msg)) => Ok(Err(Fail::rule(rule, msg))),
+        None => {
+            let _inside = crate::panic::Inside::enter(name);
+            catch_unwind(AssertUnwindSafe(body))
+        }
+    };
+    let code = match outcome {
         Ok(Ok(())) => V::Code::SUCCESS,
         Ok(Err(f)) if f.code.is_ok() => V::Code::SUCCESS,
         Ok(Err(f)) => {
@@ -157,7 +169,9 @@ pub fn run<V: Dialect>(name: &str, body: impl FnOnce() -> Result<(), Fail<V>>) -
             f.code
         }
         Err(_) => {
-            thread::set_message(&format!("{name}: internal error in the emulator (a panic); please report it"));
+            let line = crate::panic::take_last()
+                .unwrap_or_else(|| format!("vmmkit: internal error in {name} (a panic); please report it"));
+            thread::set_message(&line);
             V::PANIC
         }
     };

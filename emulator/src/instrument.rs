@@ -74,7 +74,9 @@ pub fn injected<R: Injectable>(name: &'static str) -> Option<R> {
     R::from_code(code)
 }
 
-/// The first time any entry point runs: starts the journal
+/// The first time any entry point runs: watches for forks
+/// ([`crate::fork`]), installs the panic hook of the C boundary
+/// ([`crate::panic`]), starts the journal
 /// ([`crate::journal`], under `vmmkit run`) and installs a stderr subscriber
 /// for `VMMKIT_LOG` (an env-filter directive such as `debug` or
 /// `vmmkit=trace`). Without the variables nothing is installed and the spans
@@ -83,6 +85,8 @@ fn init() {
     // A tracing subscriber is process-wide; this installs it at most once.
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
+        crate::fork::watch();
+        crate::panic::install();
         crate::journal::init();
         let Some(filter) = std::env::var("VMMKIT_LOG").ok().filter(|v| !v.is_empty()) else { return };
         let filter = match tracing_subscriber::EnvFilter::try_new(&filter) {

@@ -286,10 +286,11 @@ impl CallRecord {
 fn write_exit_at_exit() {
     extern "C" fn at_exit() {
         // A child forked after its parent started has a copy of the parent's
-        // tables: what they hold is the parent's to release. One that never
-        // called an entry point itself is not a user of the emulator.
+        // tables: what they hold is the parent's to release (and every call
+        // it made was refused, crate::fork). One that never called an entry
+        // point itself is not a user of the emulator.
         let me = std::process::id();
-        let own = crate::core::running().is_some_and(|e| e.registry().me().pid == me);
+        let own = crate::core::running().is_some() && !crate::fork::is_fork_of_started();
         if !own && !lock().as_ref().is_some_and(|s| matches!(&s.file, Some((p, _)) if *p == me)) {
             return;
         }

@@ -4,7 +4,12 @@
 
 pub use crate::core::{Leak, LeakKind as Kind};
 
-/// What this process holds now. Empty if the emulator never started.
+/// What this process holds now. Empty if the emulator never started, and in
+/// a process forked after it started: the tables it inherited hold its
+/// parent's objects, which are the parent's to release ([`crate::fork`]).
 pub fn report() -> Vec<Leak> {
+    if crate::fork::is_fork_of_started() {
+        return Vec::new();
+    }
     crate::core::running().and_then(crate::core::Emulator::leaks).unwrap_or_default()
 }

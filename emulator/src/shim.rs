@@ -9,7 +9,8 @@
 //! The only addition is the FFI backstop of STYLE.md §8: each body runs in
 //! `catch_unwind` ([`guard`]), and a panic there becomes the vendor's
 //! internal error code, or a fixed message for the functions that return a
-//! string, instead of unwinding into C. The dialect's entry points catch
+//! string, instead of unwinding into C; the panic prints one line, no
+//! backtrace ([`crate::panic`]). The dialect's entry points catch
 //! their own panics (the dialect's `call::run`, which also sets the thread's
 //! message); being `extern "C"` themselves, a panic escaping one would abort
 //! at its own boundary before reaching the shim's frame, so the guard covers
@@ -52,8 +53,10 @@ impl OnPanic for *const c_char {
     }
 }
 
-/// Runs one forwarded call; a panic becomes the backstop's value.
-pub fn guard<R: OnPanic>(backstop: &Backstop, call: impl FnOnce() -> R) -> R {
+/// Runs one forwarded call of export `name`; a panic becomes the
+/// backstop's value, reported in one line by the hook of [`crate::panic`].
+pub fn guard<R: OnPanic>(name: &'static str, backstop: &Backstop, call: impl FnOnce() -> R) -> R {
+    let _inside = crate::panic::Inside::enter(name);
     catch_unwind(AssertUnwindSafe(call)).unwrap_or_else(|_| R::on_panic(backstop))
 }
 
@@ -135,7 +138,7 @@ macro_rules! export_shim {
         pub unsafe extern "C" fn $name($($a: $t),*) -> $ret {
             use $dialect as dialect;
             // SAFETY: same C signature; the caller's contract is passed on unchanged.
-            $crate::shim::guard(&BACKSTOP, || unsafe { dialect::$name($($a),*) })
+            $crate::shim::guard(stringify!($name), &BACKSTOP, || unsafe { dialect::$name($($a),*) })
         }
     };
 }

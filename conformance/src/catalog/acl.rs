@@ -168,4 +168,5 @@ crate::bind! {
     FLOW_001 => sample::with_trustlist,
     FLOW_002 => sample::without_trustlist,
     FLOW_003 => sample::fabric_loopback,
+    FORK_001 => fork::forked_child,
 }

@@ -41,4 +41,5 @@ crate::bind! {
     VMM_019 => vmm::retain_inside,
     VMM_020 => share::data_outlives_handles,
     CPY_001 => copy::unmappable_host_address,
+    FORK_001 => fork::forked_child,
 }

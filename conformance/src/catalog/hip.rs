@@ -62,4 +62,5 @@ crate::bind! {
     VMM_033 => vmm::retain,
     CPY_001 => copy::kind_names_device,
     CPY_002 => copy::unmappable_host_address,
+    FORK_001 => fork::forked_child,
 }

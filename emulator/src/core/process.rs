@@ -113,6 +113,11 @@ fn activate(faults: Spec) {
 /// Prints the leak report to stderr at exit.
 fn report_leaks_at_exit() {
     extern "C" fn at_exit() {
+        // A child forked after the emulator started inherits this handler
+        // and the parent's tables; what they hold is the parent's to report.
+        if crate::fork::is_fork_of_started() {
+            return;
+        }
         let leaks = running().and_then(Emulator::leaks).unwrap_or_default();
         if leaks.is_empty() {
             eprintln!("vmmkit: leak report: nothing left unreleased");

@@ -1668,4 +1668,18 @@ rules! {
         requires: &[EXPORT_V2, IMPORT_V2, Need::Peers],
     }
 
+    // ==== Processes forked after initialisation (issue 20) ===========================
+
+    FORK_001 {
+        group: "acl.fork",
+        text: "A process forked after the parent initialised ACL must not call ACL: CANN does not support it (\"errors or \
+               hangs\"); the emulator refuses every call in such a child with 100001 and a message naming the parent.",
+        apis: &["aclInit", "aclrtMallocPhysical", "aclrtMemImportFromShareableHandle", "aclrtFreePhysical"],
+        sources: &[Page("使用约束 (constraints): 关于进程, fork"), Reference("emulator.md, processes forked after initialisation")],
+        confidence: &[Doc, Undetermined],
+        note: Some("the documentation says unsupported (errors or hangs), no code: the code is the emulator's choice"),
+        expect: Codes(&[acl!(UNINITIALIZE)]),
+        equivalents: &[&crate::hip::rules::FORK_001, &crate::cuda::rules::FORK_001],
+        requires: PEERS,
+    }
 }

@@ -436,4 +436,22 @@ rules! {
         expect: Codes(&[cuda!(INVALID_VALUE)]),
     }
 
+    // ==== Processes forked after initialisation (issue 20) ===========================
+
+    FORK_001 {
+        group: "cuda.fork",
+        text: "A process forked after the parent called cuInit cannot use CUDA: every driver call, cuInit included, \
+               returns CUDA_ERROR_NOT_INITIALIZED (3).",
+        apis: &["cuInit", "cuDeviceGetCount", "cuMemCreate", "cuMemImportFromShareableHandle", "cuMemRelease"],
+        sources: &[
+            Project("NVIDIA CUDA C++ Guidelines for robust and safety-critical programming, rule 1.6 (fork)"),
+            Project("triton-lang/triton PR #10443 (cuInit and cuDeviceGetCount return 3 in a forked child)"),
+            Project("tensorflow/tensorflow issue #57877 (CUDA_ERROR_NOT_INITIALIZED after fork)"),
+        ],
+        confidence: &[Inferred],
+        note: Some("undefined behaviour in NVIDIA's guidelines; 3 is what drivers are reported to return"),
+        expect: Codes(&[cuda!(NOT_INITIALIZED)]),
+        equivalents: &[&crate::acl::rules::FORK_001, &crate::hip::rules::FORK_001],
+        requires: PEERS,
+    }
 }

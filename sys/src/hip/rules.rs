@@ -600,4 +600,22 @@ rules! {
         expect: Codes(&[hip!(INVALID_VALUE)]),
     }
 
+    // ==== Processes forked after initialisation (issue 20) ===========================
+
+    FORK_001 {
+        group: "hip.fork",
+        text: "A process forked after the parent initialised HIP must not call HIP (undefined behaviour or initialization \
+               failures); the emulator refuses every call in such a child with hipErrorNotInitialized (3).",
+        apis: &["hipInit", "hipMalloc", "hipMemCreate", "hipMemImportFromShareableHandle", "hipMemRelease"],
+        sources: &[
+            HipDoc("hipInit, note on fork()"),
+            Project("ROCm/rocm-systems PR #7039 (HIP fails in a child forked after initialisation)"),
+            Rocm("ROCm/clr rocclr/platform/runtime.cpp (teardown skipped in a forked child)"),
+        ],
+        confidence: &[DocTag, Undetermined],
+        note: Some("documented as undefined or an initialization failure, no code: 3 is the emulator's choice"),
+        expect: Codes(&[hip!(NOT_INITIALIZED)]),
+        equivalents: &[&crate::acl::rules::FORK_001, &crate::cuda::rules::FORK_001],
+        requires: PEERS,
+    }
 }

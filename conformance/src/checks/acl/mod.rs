@@ -9,6 +9,7 @@
 pub mod access;
 pub mod copy;
 pub mod export;
+pub mod fork;
 pub mod general;
 pub mod granularity;
 pub mod import;

@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod copy;
+pub mod fork;
 pub mod general;
 pub mod ipc;
 pub mod share;

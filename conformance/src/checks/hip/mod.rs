@@ -9,6 +9,7 @@
 
 pub mod copy;
 pub mod errors;
+pub mod fork;
 pub mod ipc;
 pub mod share;
 pub mod vmm;
