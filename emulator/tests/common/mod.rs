@@ -134,7 +134,12 @@ pub fn next_command_fds() -> Option<(String, Vec<OwnedFd>)> {
 
 /// Peer side: replies with one message.
 pub fn reply(line: impl std::fmt::Display) {
-    channel().send_text(&line.to_string(), &[]).expect("reply to the parent");
+    reply_fds(line, &[]);
+}
+
+/// Peer side: replies with one message and `fds` attached (`SCM_RIGHTS`).
+pub fn reply_fds(line: impl std::fmt::Display, fds: &[BorrowedFd<'_>]) {
+    channel().send_text(&line.to_string(), fds).expect("reply to the parent");
 }
 
 /// A property record for HBM (2 MiB pages) on `device`, as the samples fill it.
