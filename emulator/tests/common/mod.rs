@@ -16,6 +16,7 @@ use vmmkit_sys::acl::{AclApi, AclError};
 use vmmkit_testkit::{Channel, PeerError, RecvError, TestRoot, libtest};
 
 pub mod audit;
+pub mod broker;
 pub mod dialect;
 pub mod driver;
 pub mod worker;

@@ -127,9 +127,18 @@ impl Dialect for Cuda {
         // SAFETY: addresses and handles are looked up.
         rc(unsafe { (self.api.cuMemMap)(va as CUdeviceptr, size, 0, h as CUmemGenericAllocationHandle, 0) })?;
         self.ranges.note(Ranges::MAPPED, va, size);
-        let desc = CUmemAccessDesc { location: loc(device), flags: CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
-        // SAFETY: one valid descriptor.
-        rc(unsafe { (self.api.cuMemSetAccess)(va as CUdeviceptr, size, &desc, 1) })
+        // CUDA-VMM-012: a copy needs access for the device of the current
+        // context, which may differ from `device` (memMapIPCDrv grants every
+        // device of its peer set): `device` first, then every other one.
+        let mut count = 0;
+        // SAFETY: valid out-pointer.
+        rc(unsafe { (self.api.cuDeviceGetCount)(&mut count) })?;
+        let descs: Vec<CUmemAccessDesc> = std::iter::once(device)
+            .chain((0..count as u32).filter(|&d| d != device))
+            .map(|d| CUmemAccessDesc { location: loc(d), flags: CU_MEM_ACCESS_FLAGS_PROT_READWRITE })
+            .collect();
+        // SAFETY: `descs.len()` valid descriptors.
+        rc(unsafe { (self.api.cuMemSetAccess)(va as CUdeviceptr, size, descs.as_ptr(), descs.len()) })
     }
 
     fn unmap(&self, va: usize) -> Result<(), Code> {
