@@ -19,6 +19,7 @@ pub mod audit;
 pub mod broker;
 pub mod dialect;
 pub mod driver;
+pub mod fuzz_vmm;
 pub mod worker;
 
 /// How long any one wait may take.
