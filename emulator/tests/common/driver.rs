@@ -19,7 +19,7 @@
 //! unmap NAME                 unmap and release the reservation
 //! free NAME                  free the handle
 //! teardown                   unmap, release and free everything left
-//! pid | census               the pid trustlists name |
+//! pid | used | census        the pid trustlists name | bytes used on the current device |
 //!                            handles reservations mappings window-maps root-fds
 //! exit
 //! ```
@@ -187,6 +187,7 @@ pub fn serve<D: Dialect>() {
                 first.map(|c| err(&d, c)).unwrap_or_else(|| "ok".into())
             }
             ["pid"] => format!("ok {}", d.pid()),
+            ["used"] => d.used().map(|u| format!("ok {u}")).unwrap_or_else(|c| err(&d, c)),
             ["census"] => {
                 let c = super::audit::process_census(&root);
                 format!("ok {} {} {} {} {}", c.census.0, c.census.1, c.census.2, c.window_maps, c.root_fds)

@@ -208,6 +208,13 @@ impl Dialect for Acl {
         assert_eq!(r, 0, "aclrtDeviceGetBareTgid");
         pid
     }
+
+    fn used(&self) -> Result<u64, Code> {
+        let (mut free, mut total) = (0usize, 0usize);
+        // SAFETY: valid out-pointers.
+        rc(unsafe { (self.api.aclrtGetMemInfo)(ACL_HBM_MEM, &mut free, &mut total) })?;
+        Ok((total - free) as u64)
+    }
 }
 
 /// An ACL shareable handle, written as hex on the wire.

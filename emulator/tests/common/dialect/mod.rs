@@ -135,6 +135,12 @@ pub trait Dialect: Clone + Send + Sync + Sized + 'static {
     fn copy(&self, dst: usize, src: usize, n: usize) -> Result<(), Code>;
     /// The pid that trustlists name for this process.
     fn pid(&self) -> i32;
+    /// Bytes in use on the current device, as the dialect reports them;
+    /// `Err(NO_DEVICE)` where the table has no such query (HIP and CUDA
+    /// tables have none).
+    fn used(&self) -> Result<u64, Code> {
+        Err(Self::NO_DEVICE)
+    }
 }
 
 /// Sizes of the reservations and mappings a dialect made, by start
