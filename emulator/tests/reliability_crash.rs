@@ -594,15 +594,5 @@ fn crash_matrix<D: Dialect>() {
     assert!(failures.is_empty(), "{} cell(s) failed:\n{}", failures.len(), failures.join("\n\n"));
 }
 
-/// One test per dialect, each running the same body (as wgpu runs one
-/// body on every backend).
-macro_rules! per_dialect {
-    ($($name:ident: $d:ty),* $(,)?) => {$(
-        #[test]
-        fn $name() {
-            crash_matrix::<$d>();
-        }
-    )*};
-}
-
-per_dialect!(crash_matrix_acl: Acl, crash_matrix_hip: Hip, crash_matrix_cuda: Cuda);
+// One test per dialect, each running the same body.
+per_dialect!(crash_matrix; crash_matrix_acl: Acl, crash_matrix_hip: Hip, crash_matrix_cuda: Cuda);

@@ -649,14 +649,5 @@ fn concurrent_stress<D: Dialect>() {
     );
 }
 
-/// One test per dialect, each running the same body.
-macro_rules! per_dialect {
-    ($($name:ident: $d:ty),* $(,)?) => {$(
-        #[test]
-        fn $name() {
-            concurrent_stress::<$d>();
-        }
-    )*};
-}
-
-per_dialect!(concurrent_stress_acl: Acl, concurrent_stress_hip: Hip, concurrent_stress_cuda: Cuda);
+// One test per dialect, each running the same body.
+per_dialect!(concurrent_stress; concurrent_stress_acl: Acl, concurrent_stress_hip: Hip, concurrent_stress_cuda: Cuda);

@@ -172,3 +172,16 @@ pub fn last_message(api: &AclApi) -> String {
 pub fn expect(got: AclError, want: AclError, what: &str) {
     assert_eq!(got, want, "{what}: expected {want}, got {got}");
 }
+
+/// `per_dialect!(body; test_acl: Acl, test_hip: Hip)`: one `#[test]` per
+/// dialect, each running the generic `body::<Dialect>()` (as wgpu runs one
+/// body on every backend), the dialect in the test's name.
+#[macro_export]
+macro_rules! per_dialect {
+    ($body:ident; $($name:ident: $d:ty),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            $body::<$d>();
+        }
+    )*};
+}
