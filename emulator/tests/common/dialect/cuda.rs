@@ -59,7 +59,7 @@ impl Dialect for Cuda {
     }
 
     fn to_wire(s: FdShareable) -> (String, Option<OwnedFd>) {
-        s.to_wire()
+        s.into_wire()
     }
 
     fn from_wire(_text: &str, fd: Option<OwnedFd>) -> Option<FdShareable> {

@@ -191,7 +191,7 @@ impl FdShareable {
     }
 
     /// On the wire: a placeholder line and the fd itself.
-    pub fn to_wire(self) -> (String, Option<OwnedFd>) {
+    pub fn into_wire(self) -> (String, Option<OwnedFd>) {
         ("fd".into(), Some(self.0))
     }
 }
