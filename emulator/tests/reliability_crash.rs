@@ -1,28 +1,32 @@
-//! Crash matrix: the export/import flow between two real processes, with the
-//! exporter or the importer killed (`SIGKILL`) at each step, either just
-//! after the step (an explicit kill once the worker reported it done) or
-//! inside the call that does it (`VMMKIT_FAULTS=FUNCTION#N=kill`).
+//! Crash matrix, for each dialect (ACL, HIP, CUDA): the export/import flow
+//! between two real processes, with the exporter or the importer killed
+//! (`SIGKILL`) at each step the dialect has, either just after the step (an
+//! explicit kill once the worker reported it done) or inside the call that
+//! does it (`VMMKIT_FAULTS=FUNCTION#N=kill`, the function and N from the
+//! dialect's table and the calls the victim made before).
 //!
 //! After each kill the survivor must keep working and keep reading its data
-//! (checksums), a dead exporter's shareable handle must be gone (107017) unless
-//! a survivor holds it, and after `gc` the root must hold exactly what the
+//! (checksums). A dead exporter's shareable handle that nobody holds must be
+//! gone (ACL: 107017); a POSIX fd still open in the test (in flight) keeps
+//! the memory, so the importer imports it and reads the data (HIP-VMM-030,
+//! CUDA-VMM-016/020). After `gc` the root must hold exactly what the
 //! survivors hold: the same entries with the same holders (`flock` owners
-//! in `/proc/<pid>/fdinfo`),
-//! the same device usage, no other file. Then the survivors release
-//! everything and the root must be empty.
+//! in `/proc/<pid>/fdinfo`), the same device usage, no other file. Then the
+//! survivors release everything and the root must be empty.
 //!
 //! Run `cargo test -p vmmkit-emulator --test reliability_crash -- --nocapture`
-//! to see the matrix.
+//! to see the matrices.
 
 mod common;
 
 use std::fmt::Write as _;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::audit;
-use common::dialect::{Acl, Dialect};
+use common::dialect::{Acl, Call, Cuda, Dialect, Hip};
 use common::worker::{Worker, err_code};
 
 /// Size of the shared allocation: two granules.
@@ -32,13 +36,21 @@ const OWN: usize = 2 << 20;
 /// Devices and capacity of every cell's root.
 const ENV: &[(&str, &str)] = &[("VMMKIT_DEVICES", "2"), ("VMMKIT_DEVICE_MEMORY", "64M")];
 
-/// The peers: this binary run as a driver worker.
+/// The peers: this binary run as a driver worker of a dialect.
 #[test]
 fn worker() {
-    if let Some(role) = common::worker::role() {
-        assert_eq!(role, "driver");
-        common::driver::serve::<Acl>();
+    match common::worker::role().as_deref() {
+        None => {}
+        Some("driver-acl") => common::driver::serve::<Acl>(),
+        Some("driver-hip") => common::driver::serve::<Hip>(),
+        Some("driver-cuda") => common::driver::serve::<Cuda>(),
+        Some(other) => panic!("unknown role {other}"),
     }
+}
+
+/// The worker role that drives dialect `D`.
+fn role<D: Dialect>() -> String {
+    format!("driver-{}", D::NAME)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -77,6 +89,27 @@ impl Step {
             Step::ExporterFree => "exporter free",
         }
     }
+
+    /// The steps dialect `D` has: all but set-pid where it has no trustlist.
+    fn of<D: Dialect>() -> Vec<Step> {
+        Step::ALL.into_iter().filter(|s| *s != Step::SetPid || D::trustlist()).collect()
+    }
+
+    /// The calls each side makes in this step, in order; `true` marks the
+    /// step's own call, where a fault kills its maker.
+    fn calls(self) -> &'static [(Victim, Call, bool)] {
+        use Victim::*;
+        match self {
+            Step::Alloc => &[(Exporter, Call::Alloc, true)],
+            Step::Map => &[(Exporter, Call::Map, true), (Exporter, Call::Write, false)],
+            Step::Export => &[(Exporter, Call::Export, true)],
+            Step::SetPid => &[(Exporter, Call::SetPids, true)],
+            Step::Import => &[(Importer, Call::Import, true)],
+            Step::ImporterMap => &[(Importer, Call::Map, true), (Importer, Call::Read, false)],
+            Step::Copy => &[(Exporter, Call::Read, true), (Importer, Call::Read, true)],
+            Step::ExporterFree => &[(Exporter, Call::Free, true), (Importer, Call::Read, false)],
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,14 +124,23 @@ enum Kill {
     /// SIGKILL from the test once the step is reported done (for `Copy`:
     /// while the victim copies in a loop).
     After(Step),
-    /// SIGKILL by fault injection inside the call that does the step.
-    InCall(Step, &'static str),
+    /// SIGKILL by fault injection inside the Nth call of a C function,
+    /// which does the step.
+    InCall(Step, &'static str, usize),
 }
 
 impl Kill {
     fn step(self) -> Step {
         match self {
-            Kill::After(s) | Kill::InCall(s, _) => s,
+            Kill::After(s) | Kill::InCall(s, ..) => s,
+        }
+    }
+
+    /// The `VMMKIT_FAULTS` rule of an in-call kill.
+    fn rule(self) -> Option<String> {
+        match self {
+            Kill::After(_) => None,
+            Kill::InCall(_, f, n) => Some(format!("{f}#{n}=kill")),
         }
     }
 }
@@ -118,7 +160,11 @@ struct Flow {
     root: std::path::PathBuf,
     e: Worker,
     i: Worker,
+    /// The export's wire text (ACL: the key; an fd handle: `fd`).
     key: Option<String>,
+    /// An exported fd in flight: received from the exporter, not yet
+    /// handed to an importer.
+    fd: Option<OwnedFd>,
     sum: Option<u64>,
     done: Vec<Step>,
     victim: Victim,
@@ -136,12 +182,23 @@ impl Flow {
     /// Sends a command to the exporter or importer; `Err` if it died doing it
     /// (which only the fault-injection victim may).
     fn cmd(&mut self, who: Victim, line: &str) -> Result<String, String> {
+        self.cmd_fd(who, line, None)
+    }
+
+    /// As [`Flow::cmd`], with `fd` attached to the command; an fd that
+    /// comes with the reply (an export) is kept in flight.
+    fn cmd_fd(&mut self, who: Victim, line: &str, fd: Option<OwnedFd>) -> Result<String, String> {
         let w = if who == Victim::Exporter { &mut self.e } else { &mut self.i };
-        w.send(line);
-        match w.recv() {
-            Ok(r) if r == "ok" => Ok(String::new()),
-            Ok(r) if r.starts_with("ok ") => Ok(r[3..].to_string()),
-            Ok(r) => panic!("{}: `{line}` replied `{r}`", w.name),
+        w.send_fds(line, &fd.as_ref().map(|f| f.as_fd()).into_iter().collect::<Vec<_>>());
+        drop(fd); // the receiver has its own copy now
+        match w.recv_fds_within(common::TIMEOUT) {
+            Ok((r, mut fds)) if r == "ok" || r.starts_with("ok ") => {
+                if let Some(fd) = fds.pop() {
+                    self.fd = Some(fd);
+                }
+                Ok(r.get(3..).unwrap_or("").to_string())
+            }
+            Ok((r, _)) => panic!("{}: `{line}` replied `{r}`", w.name),
             Err(ended) => {
                 assert!(
                     matches!(self.kill, Kill::InCall(..)) && who == self.victim,
@@ -171,7 +228,8 @@ impl Flow {
             }
             Step::Import => {
                 let key = self.key.clone().expect("exported");
-                self.cmd(Importer, &format!("import b {key} 0 {S}"))?;
+                let fd = self.fd.take();
+                self.cmd_fd(Importer, &format!("import b {key} 0 {S}"), fd)?;
             }
             Step::ImporterMap => {
                 self.cmd(Importer, "map b 0")?;
@@ -193,7 +251,11 @@ impl Flow {
                 self.cmd(Exporter, "unmap a")?;
                 self.cmd(Exporter, "free a")?;
                 let got: u64 = self.cmd(Importer, "sum b")?.parse().expect("sum");
-                assert_eq!(Some(got), self.sum, "ACL-LIFE-002: the importer keeps the data after the exporter's free");
+                assert_eq!(
+                    Some(got),
+                    self.sum,
+                    "ACL-LIFE-002, HIP-VMM-030, CUDA-VMM-020: the importer keeps the data after the exporter's free"
+                );
             }
         }
         self.done.push(step);
@@ -209,30 +271,44 @@ fn census_is_empty(w: &mut Worker) {
     assert_eq!(w.ok("census"), "0 0 0 0 0", "{}: handles reservations mappings window-maps root-fds", w.name);
 }
 
+/// The entries a root holds after gc, with their holders: by key where
+/// the flow knows it (ACL's wire text is the key); an fd handle names no
+/// key, so its entries are compared by holders alone.
+fn entries_after<D: Dialect>(root: &Path, pids: &[u32]) -> Vec<(Option<u64>, Vec<u32>)> {
+    let known = !D::SHAREABLE_HOLDS_MEMORY;
+    audit::holders_among(root, pids).into_iter().map(|(k, h)| (known.then_some(k), h)).collect()
+}
+
+/// The key an export's wire text names, where it names one.
+fn key_of<D: Dialect>(text: &str) -> Option<u64> {
+    if D::SHAREABLE_HOLDS_MEMORY { None } else { Some(u64::from_str_radix(text, 16).expect("hex key")) }
+}
+
 /// One cell: returns what it saw, or panics with what went wrong.
-fn run_cell(victim: Victim, kill: Kill, dir: &Path) -> Outcome {
+fn run_cell<D: Dialect>(victim: Victim, kill: Kill, dir: &Path) -> Outcome {
     let root = dir.join("root");
-    let fault_env = |who: Victim| match kill {
-        Kill::InCall(_, rule) if who == victim => Some(rule),
-        _ => None,
-    };
     let env = |who: Victim| {
-        let mut env: Vec<(&str, &str)> = ENV.to_vec();
-        if let Some(rule) = fault_env(who) {
+        let mut env: Vec<(&str, String)> = ENV.iter().map(|(k, v)| (*k, v.to_string())).collect();
+        if let Some(rule) = kill.rule().filter(|_| who == victim) {
             env.push(("VMMKIT_FAULTS", rule));
         }
         env
     };
-    let mut e = Worker::start("exporter", "driver", &root, &env(Victim::Exporter));
-    e.ok("device 0");
-    let mut i = Worker::start("importer", "driver", &root, &env(Victim::Importer));
-    i.ok("device 0");
-    let mut f = Flow { root: root.clone(), e, i, key: None, sum: None, done: vec![], victim, kill };
+    let start = |name: &str, who: Victim| {
+        let env = env(who);
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let mut w = Worker::start(name, &role::<D>(), &root, &env);
+        w.ok("device 0");
+        w
+    };
+    let e = start("exporter", Victim::Exporter);
+    let i = start("importer", Victim::Importer);
+    let mut f = Flow { root: root.clone(), e, i, key: None, fd: None, sum: None, done: vec![], victim, kill };
     let mut out = Outcome::default();
 
     // The flow up to the kill.
-    for step in Step::ALL {
-        if let Kill::InCall(s, _) = kill
+    for step in Step::of::<D>() {
+        if let Kill::InCall(s, ..) = kill
             && s == step
         {
             let ended = f.run(step).expect_err("the fault kills the victim in this step");
@@ -251,9 +327,13 @@ fn run_cell(victim: Victim, kill: Kill, dir: &Path) -> Outcome {
 
     // What the kill left, collected at once: the capacity the victim held
     // alone (its own allocation, or the entry it was the last holder of).
+    // An exported fd in flight holds the memory too (HIP-VMM-030, CUDA-VMM-016).
     let left = audit::gc(&f.root);
+    let in_flight = f.fd.is_some();
     let alone = match victim {
-        Victim::Exporter if f.did(Step::Alloc) && !f.did(Step::ExporterFree) && !f.did(Step::Import) => S as u64,
+        Victim::Exporter if f.did(Step::Alloc) && !f.did(Step::ExporterFree) && !f.did(Step::Import) && !in_flight => {
+            S as u64
+        }
         Victim::Importer if f.did(Step::ExporterFree) => S as u64,
         _ => 0,
     };
@@ -262,12 +342,12 @@ fn run_cell(victim: Victim, kill: Kill, dir: &Path) -> Outcome {
 
     // The survivor keeps working.
     let mut extra: Vec<Worker> = Vec::new();
-    let mut expect_keys: Vec<(u64, Vec<u32>)> = Vec::new();
+    let mut expect_keys: Vec<(Option<u64>, Vec<u32>)> = Vec::new();
     let expect_used: u64;
     let mut notes = Vec::new();
     match victim {
         Victim::Exporter => {
-            let holds = f.did(Step::Import);
+            let mut holds = f.did(Step::Import);
             if holds {
                 if !f.did(Step::ImporterMap) {
                     f.i.ok("map b 0");
@@ -275,16 +355,28 @@ fn run_cell(victim: Victim, kill: Kill, dir: &Path) -> Outcome {
                 let got: u64 = f.i.ok("sum b").parse().expect("sum");
                 assert_eq!(Some(got), f.sum, "the importer still reads the data after the exporter died");
                 notes.push("importer reads its data (checksum ok)".to_string());
-                let key = u64::from_str_radix(f.key.as_deref().expect("key"), 16).expect("hex");
-                expect_keys.push((key, vec![f.i.pid()]));
+            } else if let Some(fd) = f.fd.take() {
+                // HIP-VMM-030, CUDA-VMM-016: the fd keeps the memory; the dead
+                // exporter's data is still there for whoever imports it.
+                let key = f.key.clone().expect("exported");
+                f.i.ok_fds(&format!("import b {key} 0 {S}"), &[fd.as_fd()]);
+                drop(fd);
+                f.i.ok("map b 0");
+                let got: u64 = f.i.ok("sum b").parse().expect("sum");
+                assert_eq!(Some(got), f.sum, "the importer reads the dead exporter's data through its fd");
+                notes.push("import of its fd (in flight) → 0, importer reads its data (checksum ok)".to_string());
+                holds = true;
             } else if let Some(key) = f.key.clone() {
                 let r = f.i.ask(&format!("import b {key} 0 {S}"));
                 assert_eq!(
                     err_code(&r),
-                    Some(Acl::UNKNOWN_SHAREABLE),
+                    Some(D::UNKNOWN_SHAREABLE),
                     "ACL-LIFE-003/004: import of a dead exporter's handle that nobody holds: {r}"
                 );
-                notes.push(format!("import of its handle → {}", Acl::UNKNOWN_SHAREABLE));
+                notes.push(format!("import of its handle → {}", D::UNKNOWN_SHAREABLE));
+            }
+            if holds {
+                expect_keys.push((f.key.as_deref().and_then(key_of::<D>), vec![f.i.pid()]));
             }
             f.i.ok(&format!("alloc c 0 {OWN}"));
             f.i.ok("map c 0");
@@ -301,21 +393,31 @@ fn run_cell(victim: Victim, kill: Kill, dir: &Path) -> Outcome {
                 f.e.ok("map a 0");
                 f.sum = Some(f.e.ok("fill a 7").parse().expect("sum"));
             }
-            if !f.did(Step::Export) {
-                f.key = Some(f.e.ok("export a 1"));
+            // An fd handle is shared anew for every importer (HIP-VMM-025:
+            // each export is a new fd) unless one is still in flight.
+            let fd_gone = D::SHAREABLE_HOLDS_MEMORY && f.fd.is_none();
+            if !f.did(Step::ExporterFree) && (!f.did(Step::Export) || fd_gone) {
+                let (key, fd) = f.e.ok_fds("export a 1", &[]);
+                f.key = Some(key);
+                f.fd = fd;
             }
             let key = f.key.clone().expect("exported");
-            let mut i2 = Worker::start("importer2", "driver", &root, ENV);
+            let mut i2 = Worker::start("importer2", &role::<D>(), &root, ENV);
             i2.ok("device 0");
             if f.did(Step::ExporterFree) {
                 // The dead importer was the last holder.
-                let r = i2.ask(&format!("import b {key} 0 {S}"));
-                assert_eq!(
-                    err_code(&r),
-                    Some(Acl::UNKNOWN_SHAREABLE),
-                    "ACL-LIFE-003/004: import after the last holder died: {r}"
-                );
-                notes.push(format!("new importer: import → {}", Acl::UNKNOWN_SHAREABLE));
+                if D::SHAREABLE_HOLDS_MEMORY {
+                    // Its fd went with it: nothing is left to import from.
+                    notes.push("nothing left to import (the fd died with the importer)".into());
+                } else {
+                    let r = i2.ask(&format!("import b {key} 0 {S}"));
+                    assert_eq!(
+                        err_code(&r),
+                        Some(D::UNKNOWN_SHAREABLE),
+                        "ACL-LIFE-003/004: import after the last holder died: {r}"
+                    );
+                    notes.push(format!("new importer: import → {}", D::UNKNOWN_SHAREABLE));
+                }
                 f.e.ok(&format!("alloc c 0 {OWN}"));
                 f.e.ok("map c 0");
                 let s = f.e.ok("fill c 9");
@@ -325,32 +427,41 @@ fn run_cell(victim: Victim, kill: Kill, dir: &Path) -> Outcome {
             } else {
                 let got: u64 = f.e.ok("sum a").parse().expect("sum");
                 assert_eq!(Some(got), f.sum, "the exporter still reads its data");
-                let pid = i2.ok("pid");
-                f.e.ok(&format!("setpid a {pid}"));
-                i2.ok(&format!("import b {key} 0 {S}"));
+                if D::trustlist() {
+                    let pid = i2.ok("pid");
+                    f.e.ok(&format!("setpid a {pid}"));
+                }
+                let fd = f.fd.take();
+                i2.ok_fds(
+                    &format!("import b {key} 0 {S}"),
+                    &fd.as_ref().map(|f| f.as_fd()).into_iter().collect::<Vec<_>>(),
+                );
+                drop(fd);
                 i2.ok("map b 0");
                 let got: u64 = i2.ok("sum b").parse().expect("sum");
                 assert_eq!(Some(got), f.sum, "a new importer reads the data");
                 notes.push("exporter reads its data; a new importer imports and reads it (checksums ok)".into());
                 let mut hold = vec![f.e.pid(), i2.pid()];
                 hold.sort_unstable();
-                expect_keys.push((u64::from_str_radix(&key, 16).expect("hex"), hold));
+                expect_keys.push((key_of::<D>(&key), hold));
                 expect_used = S as u64;
             }
             extra.push(i2);
         }
     }
     out.survivor = notes.join("; ");
+    assert!(f.fd.is_none(), "no fd left in flight");
 
     // After gc the root holds exactly what the survivors hold.
     let report = audit::gc(&f.root);
     assert_eq!(report.bytes, 0, "nothing more to collect after the survivors' work: {report:?}");
     let mut pids = vec![f.e.pid(), f.i.pid()];
     pids.extend(extra.iter().map(Worker::pid));
-    assert_eq!(audit::holders_among(&f.root, &pids), expect_keys, "entries and their holders after gc");
+    assert_eq!(entries_after::<D>(&f.root, &pids), expect_keys, "entries and their holders after gc");
     let used = audit::used(&f.root);
     assert_eq!(used, vec![expect_used, 0], "device usage after gc = what the survivors hold");
-    let keys: Vec<u64> = expect_keys.iter().map(|(k, _)| *k).collect();
+    let keys = audit::entry_keys(&f.root);
+    assert_eq!(keys.len(), expect_keys.len(), "entries after gc");
     audit::assert_files(&f.root, &keys, "after gc");
     assert!(audit::registry(&f.root).processes().iter().all(|p| p.alive), "no slot of a dead process");
     out.after_gc =
@@ -378,34 +489,38 @@ fn run_cell(victim: Victim, kill: Kill, dir: &Path) -> Outcome {
     out
 }
 
-fn cells() -> Vec<(Victim, Kill)> {
+/// The cells of dialect `D`: a kill of each side after each step it has,
+/// then a kill inside each step's own call (its C function from the
+/// dialect's table, N counted over the calls the victim made before).
+fn cells<D: Dialect>() -> Vec<(Victim, Kill)> {
     use Victim::*;
+    let steps = Step::of::<D>();
     let mut v = Vec::new();
-    for s in Step::ALL {
+    for &s in &steps {
         v.push((Exporter, Kill::After(s)));
         v.push((Importer, Kill::After(s)));
     }
-    v.extend([
-        (Exporter, Kill::InCall(Step::Alloc, "aclrtMallocPhysical#1=kill")),
-        (Exporter, Kill::InCall(Step::Map, "aclrtMapMem#1=kill")),
-        (Exporter, Kill::InCall(Step::Export, "aclrtMemExportToShareableHandle#1=kill")),
-        (Exporter, Kill::InCall(Step::SetPid, "aclrtMemSetPidToShareableHandle#1=kill")),
-        (Importer, Kill::InCall(Step::Import, "aclrtMemImportFromShareableHandle#1=kill")),
-        (Importer, Kill::InCall(Step::ImporterMap, "aclrtMapMem#1=kill")),
-        (Exporter, Kill::InCall(Step::Copy, "aclrtMemcpy#2=kill")),
-        (Importer, Kill::InCall(Step::Copy, "aclrtMemcpy#2=kill")),
-        (Exporter, Kill::InCall(Step::ExporterFree, "aclrtFreePhysical#1=kill")),
-    ]);
+    let name = |c: Call| D::function(c).expect("a step the dialect has");
+    for (k, &s) in steps.iter().enumerate() {
+        for (j, &(who, call, own)) in s.calls().iter().enumerate() {
+            if !own {
+                continue;
+            }
+            let f = name(call);
+            let before = steps[..k].iter().flat_map(|p| p.calls().iter()).chain(&s.calls()[..j]);
+            let n = 1 + before.filter(|&&(w, c, _)| w == who && name(c) == f).count();
+            v.push((who, Kill::InCall(s, f, n)));
+        }
+    }
     v
 }
 
-/// Every cell, two at a time, each in its own root; prints the matrix.
-#[test]
-fn crash_matrix() {
+/// Every cell of dialect `D`, two at a time, each in its own root; prints the matrix.
+fn crash_matrix<D: Dialect>() {
     if common::worker::role().is_some() {
         return;
     }
-    let cells = cells();
+    let cells = cells::<D>();
     let results: Mutex<Vec<Option<Result<Outcome, String>>>> = Mutex::new((0..cells.len()).map(|_| None).collect());
     let next = AtomicUsize::new(0);
     let started = std::time::Instant::now();
@@ -417,14 +532,15 @@ fn crash_matrix() {
                     let Some(&(victim, kill)) = cells.get(n) else { return };
                     let dir = tempfile::tempdir().expect("tempdir");
                     let t = std::time::Instant::now();
-                    let r =
-                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_cell(victim, kill, dir.path())))
-                            .map_err(|p| {
-                                p.downcast_ref::<String>()
-                                    .cloned()
-                                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                                    .unwrap_or_default()
-                            });
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        run_cell::<D>(victim, kill, dir.path())
+                    }))
+                    .map_err(|p| {
+                        p.downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_default()
+                    });
                     if t.elapsed().as_secs() >= 5 {
                         eprintln!("slow cell {n} ({victim:?}, {kill:?}): {:.1} s", t.elapsed().as_secs_f64());
                     }
@@ -445,7 +561,7 @@ fn crash_matrix() {
         let how = match kill {
             Kill::After(Step::Copy) => "SIGKILL while copying in a loop".to_string(),
             Kill::After(_) => "SIGKILL after the step".to_string(),
-            Kill::InCall(_, rule) => format!("`VMMKIT_FAULTS={rule}`"),
+            Kill::InCall(..) => format!("`VMMKIT_FAULTS={}`", kill.rule().unwrap_or_default()),
         };
         let victim_name = if *victim == Victim::Exporter { "exporter" } else { "importer" };
         match r.as_ref().expect("every cell ran") {
@@ -469,6 +585,14 @@ fn crash_matrix() {
             }
         }
     }
-    println!("\nCrash matrix ({} cells, {:.1} s):\n\n{table}", cells.len(), started.elapsed().as_secs_f64());
+    println!(
+        "\nCrash matrix, {} ({} cells, {:.1} s):\n\n{table}",
+        D::NAME,
+        cells.len(),
+        started.elapsed().as_secs_f64()
+    );
     assert!(failures.is_empty(), "{} cell(s) failed:\n{}", failures.len(), failures.join("\n\n"));
 }
+
+// One test per dialect, each running the same body.
+per_dialect!(crash_matrix; crash_matrix_acl: Acl, crash_matrix_hip: Hip, crash_matrix_cuda: Cuda);

@@ -19,8 +19,9 @@
 //! regression tests (`regression_*`). CI runs [`CI_CASES`] sequences;
 //! `VMMKIT_LONG=1` runs 20 times more. The counts print with `--nocapture`.
 //!
-//! The function table and allowed sets are the ACL dialect's; another
-//! dialect plugs in with its own `Op` list, argument decoding and sets.
+//! The function table and allowed sets here are the ACL dialect's; HIP and
+//! CUDA run their VMM table ([`common::fuzz_vmm`], one table over both)
+//! through the same sequences, executor processes, driver and report.
 
 // The `call!` helper wraps deliberate bad arguments in its unsafe block.
 #![allow(clippy::macro_metavars_in_unsafe)]
@@ -33,7 +34,8 @@ use std::ptr::null_mut;
 use std::time::{Duration, Instant};
 
 use common::audit;
-use common::dialect::{Acl, Dialect, Handle};
+use common::dialect::{Acl, Cuda, Dialect, Handle, Hip};
+use common::fuzz_vmm::{VmmAbi, VmmExec};
 use common::worker::Worker;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
@@ -58,6 +60,8 @@ fn worker() {
     match common::worker::role().as_deref() {
         None => {}
         Some("fuzz") => executor(),
+        Some("fuzz-hip") => vmm_executor::<Hip>(),
+        Some("fuzz-cuda") => vmm_executor::<Cuda>(),
         Some("foreign") => foreign(),
         Some(other) => panic!("unknown role {other}"),
     }
@@ -1175,10 +1179,50 @@ fn executor() {
     drop(fw);
 }
 
+/// The HIP or CUDA executor: runs sequences through [`VmmExec`] and
+/// replies as [`executor`] does.
+fn vmm_executor<D: Dialect + VmmAbi>() {
+    let d = D::open();
+    d.set_device(0).expect("set device");
+    let mut ex = VmmExec::new(d.clone());
+    while let Some(line) = common::next_command() {
+        if line == "exit" {
+            break;
+        }
+        d.set_device(0).expect("set device"); // every sequence starts on device 0
+        let mut codes = Vec::new();
+        let mut out = String::new();
+        for (i, c) in decode(&line).iter().enumerate() {
+            let op = c.op as usize % common::fuzz_vmm::OPS.len();
+            match ex.run(op, c.a) {
+                Ok(code) => codes.push(format!("{op}:{code}")),
+                Err(e) => {
+                    out = format!("fail call {i} ({c}): {e}");
+                    break;
+                }
+            }
+        }
+        if out.is_empty() {
+            out = match ex.settle() {
+                Ok(()) => format!("ok {}", codes.join(",")),
+                Err(e) => format!("fail after the sequence: {e}"),
+            };
+        }
+        let failed = out.starts_with("fail");
+        common::reply(out);
+        if failed {
+            return;
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // The parent: proptest drives executors.
 
 struct Driver {
+    /// The executor's role, and the names of its functions.
+    role: &'static str,
+    names: Vec<String>,
     dir: tempfile::TempDir,
     ex: Option<Worker>,
     sequences: u64,
@@ -1189,22 +1233,28 @@ struct Driver {
 }
 
 impl Driver {
-    fn new() -> Self {
+    fn new(role: &'static str, names: Vec<String>) -> Self {
         let coverage = Default::default();
-        Self { dir: tempfile::tempdir().unwrap(), ex: None, sequences: 0, calls: 0, restarts: 0, coverage }
+        let dir = tempfile::tempdir().unwrap();
+        Self { role, names, dir, ex: None, sequences: 0, calls: 0, restarts: 0, coverage }
+    }
+
+    /// The ACL table's driver.
+    fn acl() -> Self {
+        Self::new("fuzz", OPS.iter().map(|o| format!("{o:?}")).collect())
     }
 
     /// Calls per function, each with its codes, for the report.
     fn coverage(&self) -> String {
         let mut out = String::new();
-        for (i, op) in OPS.iter().enumerate() {
+        for (i, op) in self.names.iter().enumerate() {
             let codes: Vec<String> = self
                 .coverage
                 .iter()
                 .filter(|((o, _), _)| *o as usize == i)
                 .map(|((_, c), n)| format!("{c}×{n}"))
                 .collect();
-            out.push_str(&format!("\n  {op:?}: {}", codes.join(" ")));
+            out.push_str(&format!("\n  {op}: {}", codes.join(" ")));
         }
         out
     }
@@ -1214,7 +1264,7 @@ impl Driver {
         if self.ex.is_none() {
             let root = self.dir.path().join(format!("root{}", self.restarts));
             self.restarts += 1;
-            self.ex = Some(Worker::start("executor", "fuzz", &root, ENV));
+            self.ex = Some(Worker::start("executor", self.role, &root, ENV));
         }
         let ex = self.ex.as_mut().expect("started");
         ex.send(&encode(seq));
@@ -1251,12 +1301,14 @@ impl Driver {
     }
 }
 
-#[test]
-fn fuzz_acl_table() {
+/// Runs `cases` sequences (20 times more with `VMMKIT_LONG=1`) of `strategy`
+/// through `driver`'s executors; prints the seed, the counts and the codes
+/// per function.
+fn fuzz(what: &str, mut driver: Driver, cases: u32, strategy: impl Strategy<Value = Vec<Call>>) {
     if common::worker::role().is_some() {
         return;
     }
-    let cases = if long() { CI_CASES * 20 } else { CI_CASES };
+    let cases = if long() { cases * 20 } else { cases };
     // CI is deterministic (a fixed seed); the long variant explores with a
     // fresh one. Either way the seed is printed, and VMMKIT_FUZZ_SEED replays it.
     let seed: u64 = match std::env::var("VMMKIT_FUZZ_SEED") {
@@ -1273,12 +1325,12 @@ fn fuzz_acl_table() {
     let rng = proptest::test_runner::TestRng::from_seed(proptest::test_runner::RngAlgorithm::ChaCha, &bytes);
     let config = Config { cases, failure_persistence: None, max_shrink_iters: 2000, ..Config::default() };
     let mut runner = TestRunner::new_with_rng(config, rng);
-    let driver = std::cell::RefCell::new(Driver::new());
     let started = Instant::now();
-    let result = runner.run(&sequence(), |seq| driver.borrow_mut().run(&seq).map_err(TestCaseError::fail));
-    let d = driver.borrow();
+    let driver_cell = std::cell::RefCell::new(&mut driver);
+    let result = runner.run(&strategy, |seq| driver_cell.borrow_mut().run(&seq).map_err(TestCaseError::fail));
+    let d = driver_cell.borrow();
     println!(
-        "fuzz (ACL table, seed {seed}): {} sequences, {} calls ({} executor process(es)) in {:.1} s; codes per function:{}",
+        "fuzz ({what} table, seed {seed}): {} sequences, {} calls ({} executor process(es)) in {:.1} s; codes per function:{}",
         d.sequences,
         d.calls,
         d.restarts,
@@ -1290,6 +1342,35 @@ fn fuzz_acl_table() {
     }
     result.expect("fuzzing");
 }
+
+#[test]
+fn fuzz_acl_table() {
+    fuzz("ACL", Driver::acl(), CI_CASES, sequence());
+}
+
+/// Sequences over the VMM table: every function equally likely.
+fn vmm_sequence() -> impl Strategy<Value = Vec<Call>> {
+    let n = common::fuzz_vmm::OPS.len() as u8;
+    let call = (0..n, [arg(), arg(), arg(), arg(), arg(), arg()]).prop_map(|(op, a)| Call { op, a });
+    prop::collection::vec(call, 1..40)
+}
+
+/// Sequences per CI run of a VMM table (HIP, CUDA): about 1.3 s each on
+/// the 2-core machine, so the three tables together stay near ACL's time.
+const VMM_CASES: u32 = 1000;
+
+/// One test per VMM dialect, each running the same body.
+macro_rules! fuzz_vmm {
+    ($($name:ident: $what:literal, $role:literal),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            let names = common::fuzz_vmm::OPS.iter().map(|o| o.to_string()).collect();
+            fuzz($what, Driver::new($role, names), VMM_CASES, vmm_sequence());
+        }
+    )*};
+}
+
+fuzz_vmm!(fuzz_hip_table: "HIP", "fuzz-hip", fuzz_cuda_table: "CUDA", "fuzz-cuda");
 
 /// A copy or fill that fails changes nothing: 4 MiB written over a 2 MiB
 /// mapping followed by reserved, unmapped space is refused (107000) before
@@ -1322,7 +1403,7 @@ fn failed_copy_changes_nothing() {
 
 /// Runs a kept sequence (a former failure, or a case worth pinning).
 fn regression(line: &str) {
-    let mut d = Driver::new();
+    let mut d = Driver::acl();
     let seq = decode(line);
     assert!(!seq.is_empty(), "malformed sequence");
     if let Err(e) = d.run(&seq) {

@@ -1,29 +1,34 @@
-//! Concurrent stress: N processes × M threads share two small devices for a
-//! bounded time, mixing allocate / map / export / set-pid / import / close /
-//! free, with a data checksum per allocation written by its owner before
-//! export and verified by every importer. Midway one process is killed and
-//! a fresh one takes its place (its exports must stay readable by those who
-//! hold them, and be gone, 107017, for the others).
+//! Concurrent stress, for each dialect (ACL, HIP, CUDA): N processes × M
+//! threads share two small devices for a bounded time, mixing allocate /
+//! map / export / set-pid (ACL) / import / close / free, with a data
+//! checksum per allocation written by its owner before export and verified
+//! by every importer. Midway one process is killed and a fresh one takes
+//! its place (its exports must stay readable by those who hold them, and be
+//! gone for the others: ACL 107017; an fd handle dies with its broker).
+//! HIP and CUDA fds travel through each process's [`common::broker`].
 //!
-//! Every call's code must be in the set the situation allows (207001 for a
-//! full device, 507899 with the rule named for a refused import, 107017 for
-//! a handle whose holders are gone). At the end: no deadlock (every wait has
+//! Every call's code must be in the set the situation allows (out of memory
+//! for a full device, a refused import only with the rule that must refuse
+//! it, unknown for a handle whose holders are gone). At the end: no deadlock (every wait has
 //! a deadline), capacity accounting exact (usage = what the live processes
 //! hold, entry by entry with holders from `/proc/locks`), no corruption, and
 //! after everyone releases: no handle, mapping, fd or file left, usage 0.
 //!
-//! CI: 3 processes × 4 threads for about 3 s. `VMMKIT_LONG=1`: 4 × 8 for
-//! 3 minutes with a kill every 30 s. Figures print with `--nocapture`.
+//! CI: 3 processes × 4 threads for about 3 s per dialect. `VMMKIT_LONG=1`:
+//! 4 × 8 for 3 minutes per dialect with a kill every 30 s. Figures print
+//! with `--nocapture`.
 
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use common::audit;
-use common::dialect::{Acl, Dialect, Handle, pattern, splitmix};
+use common::broker::Broker;
+use common::dialect::{Acl, Cuda, Dialect, Handle, Hip, pattern, splitmix};
 use common::worker::Worker;
 
 const G: usize = 2 << 20;
@@ -35,9 +40,12 @@ fn long() -> bool {
 
 #[test]
 fn worker() {
-    if let Some(role) = common::worker::role() {
-        assert_eq!(role, "stress");
-        stress_worker();
+    match common::worker::role().as_deref() {
+        None => {}
+        Some("stress-acl") => stress_worker::<Acl>(),
+        Some("stress-hip") => stress_worker::<Hip>(),
+        Some("stress-cuda") => stress_worker::<Cuda>(),
+        Some(other) => panic!("unknown role {other}"),
     }
 }
 
@@ -128,12 +136,14 @@ impl Counts {
 }
 
 /// A thread's state for one run.
-struct Thread {
-    d: Acl,
+struct Thread<D: Dialect> {
+    d: D,
     rng: u64,
     me: i32,
     peers: Vec<i32>,
     mailbox: PathBuf,
+    root: PathBuf,
+    broker: Broker,
     owned: Vec<Owned>,
     imported: Vec<Imported>,
     counts: Counts,
@@ -146,14 +156,14 @@ static HELD: Mutex<(Vec<Owned>, Vec<Imported>)> = Mutex::new((Vec::new(), Vec::n
 
 type Fail = String;
 
-impl Thread {
+impl<D: Dialect> Thread<D> {
     fn next(&mut self) -> u64 {
         self.rng = splitmix(self.rng);
         self.rng
     }
 
     fn check(&self, what: &str, r: Result<(), i64>) -> Result<(), Fail> {
-        r.map_err(|c| format!("{what}: {} ({})", Acl::describe(c), self.d.last_message()))
+        r.map_err(|c| format!("{what}: {} ({})", D::describe(c), self.d.last_message()))
     }
 
     fn alloc(&mut self) -> Result<(), Fail> {
@@ -162,19 +172,19 @@ impl Thread {
         let dev = (r >> 8) as u32 % 2;
         match self.d.alloc(dev, size) {
             Ok(h) => {
-                let va = self.d.reserve(size).map_err(|c| format!("reserve: {}", Acl::describe(c)))?;
+                let va = self.d.reserve(size).map_err(|c| format!("reserve: {}", D::describe(c)))?;
                 self.check("map", self.d.map(va, size, h, dev))?;
                 self.check("write", self.d.write(va, &pattern(size, r)))?;
                 self.owned.push(Owned { h, size, dev, va, seed: r, key: None });
                 self.counts.add("alloc");
                 Ok(())
             }
-            Err(Acl::OUT_OF_MEMORY) => {
+            Err(c) if c == D::OUT_OF_MEMORY => {
                 self.counts.add("alloc");
                 self.counts.add("alloc:out-of-memory");
                 Ok(())
             }
-            Err(c) => Err(format!("alloc {size:#x} on {dev}: {} ({})", Acl::describe(c), self.d.last_message())),
+            Err(c) => Err(format!("alloc {size:#x} on {dev}: {} ({})", D::describe(c), self.d.last_message())),
         }
     }
 
@@ -182,8 +192,20 @@ impl Thread {
         let r = self.next();
         let Some(i) = self.owned.iter().position(|o| o.key.is_none()) else { return Ok(()) };
         let trust = r % 2 == 0;
-        let key = self.d.export(self.owned[i].h, trust).map_err(|c| format!("export: {}", Acl::describe(c)))?;
+        let trust = trust && D::trustlist();
+        let s = self.d.export(self.owned[i].h, trust).map_err(|c| format!("export: {}", D::describe(c)))?;
         self.counts.add("export");
+        // ACL: the key is the handle; an fd is offered by this process's
+        // broker under the key of the entry it opens.
+        let (text, fd) = D::to_wire(s);
+        let key = match fd {
+            Some(fd) => {
+                let key = audit::key_of_fd(&self.root, fd.as_fd()).ok_or("an exported fd opens no entry")?;
+                self.broker.offer(key, fd);
+                key
+            }
+            None => u64::from_str_radix(&text, 16).map_err(|e| format!("key {text}: {e}"))?,
+        };
         let mut listed = Vec::new();
         if trust {
             let mut bits = self.next();
@@ -194,20 +216,25 @@ impl Thread {
                 bits >>= 2;
             }
             if !listed.is_empty() {
-                self.check("set-pid", self.d.set_pids(common::dialect::u64Hex(key.0), &listed))?;
+                let s = D::from_wire(&text, None).ok_or("a key that is text")?;
+                self.check("set-pid", self.d.set_pids(s, &listed))?;
                 self.counts.add("set-pid");
             }
         }
         let o = &mut self.owned[i];
-        o.key = Some(key.0);
-        Notice { key: key.0, size: o.size, seed: o.seed, trust, exporter: self.me, dev: o.dev, listed }
-            .write(&self.mailbox);
+        o.key = Some(key);
+        Notice { key, size: o.size, seed: o.seed, trust, exporter: self.me, dev: o.dev, listed }.write(&self.mailbox);
         Ok(())
     }
 
     fn import(&mut self) -> Result<(), Fail> {
         let names: Vec<PathBuf> = std::fs::read_dir(&self.mailbox)
-            .map(|d| d.flatten().map(|e| e.path()).filter(|p| !p.to_string_lossy().ends_with(".tmp")).collect())
+            .map(|d| {
+                d.flatten()
+                    .filter(|e| e.file_name().to_str().is_some_and(|n| u64::from_str_radix(n, 16).is_ok()))
+                    .map(|e| e.path())
+                    .collect()
+            })
             .unwrap_or_default();
         if names.is_empty() {
             return Ok(());
@@ -217,16 +244,23 @@ impl Thread {
         let dev = (r >> 16) as u32 % 2;
         self.counts.add("import");
         // What this import may return, and which rule a refusal must name.
-        let (may_succeed, refusal_rule) = if n.exporter == self.me && n.dev == dev {
-            (false, "ACL-IMP-009")
-        } else if n.trust && n.exporter != self.me && !n.listed.contains(&self.me) {
-            (false, "ACL-IMP-011")
+        let own_device = n.exporter == self.me && n.dev == dev;
+        let unlisted = n.trust && n.exporter != self.me && !n.listed.contains(&self.me);
+        let refusal = D::refusal(own_device, unlisted);
+        let (may_succeed, refusal_rule) = (refusal.is_none(), refusal.or(D::TEARDOWN_RULE).unwrap_or("-"));
+        let s = if D::SHAREABLE_HOLDS_MEMORY {
+            Broker::fetch(&self.mailbox.join("brokers"), n.exporter, n.key).and_then(|fd| D::from_wire("fd", Some(fd)))
         } else {
-            (true, "ACL-IMP-018")
+            D::from_wire(&format!("{:x}", n.key), None)
         };
-        match self.d.import(common::dialect::u64Hex(n.key), dev) {
+        let Some(s) = s else {
+            // The owner withdrew it (freed), or died with its broker.
+            self.counts.add("import:gone");
+            return Ok(());
+        };
+        match self.d.import(s, dev) {
             Ok(h) if may_succeed => {
-                let va = self.d.reserve(n.size).map_err(|c| format!("reserve: {}", Acl::describe(c)))?;
+                let va = self.d.reserve(n.size).map_err(|c| format!("reserve: {}", D::describe(c)))?;
                 self.check("map import", self.d.map(va, n.size, h, dev))?;
                 verify(&self.d, va, n.size, n.seed)
                     .map_err(|e| format!("import of {:#x} (exporter {}): {e}", n.key, n.exporter))?;
@@ -235,23 +269,26 @@ impl Thread {
                 Ok(())
             }
             Ok(_) => Err(format!("import of {:#x} onto {dev} succeeded; {refusal_rule} should refuse it", n.key)),
-            Err(Acl::UNKNOWN_SHAREABLE) => {
+            Err(c) if c == D::UNKNOWN_SHAREABLE => {
                 self.counts.add("import:gone");
                 Ok(())
             }
             // An entry being torn down meanwhile is refused first (ACL-IMP-018, the same code).
-            Err(Acl::REFUSED)
-                if self.d.last_message().starts_with(refusal_rule)
-                    || self.d.last_message().starts_with("ACL-IMP-018") =>
+            Err(c)
+                if c == D::REFUSED && self.d.last_message().starts_with(refusal_rule)
+                    || D::TEARDOWN_RULE.is_some_and(|r| self.d.last_message().starts_with(r)) =>
             {
                 self.counts.add("import:refused");
                 Ok(())
             }
             Err(c) => Err(format!(
-                "import of {:#x} onto {dev}: {} ({}); allowed: 0, 107017, 507899 naming {refusal_rule} or ACL-IMP-018",
+                "import of {:#x} onto {dev}: {} ({}); allowed: 0, {}, {} naming {refusal_rule} or {:?}",
                 n.key,
-                Acl::describe(c),
-                self.d.last_message()
+                D::describe(c),
+                self.d.last_message(),
+                D::UNKNOWN_SHAREABLE,
+                D::REFUSED,
+                D::TEARDOWN_RULE
             )),
         }
     }
@@ -277,6 +314,7 @@ impl Thread {
         let o = self.owned.swap_remove(i);
         if let Some(k) = o.key {
             let _ = std::fs::remove_file(self.mailbox.join(format!("{k:x}")));
+            self.broker.withdraw(k);
         }
         verify(&self.d, o.va, o.size, o.seed)?;
         self.counts.add("verify");
@@ -306,9 +344,9 @@ impl Thread {
 
 /// Reads `size` bytes at `va` and compares them, byte for byte, with the
 /// owner's pattern of `seed`.
-fn verify(d: &Acl, va: usize, size: usize, seed: u64) -> Result<(), Fail> {
+fn verify<D: Dialect>(d: &D, va: usize, size: usize, seed: u64) -> Result<(), Fail> {
     let mut data = vec![0u8; size];
-    d.read(va, &mut data).map_err(|c| format!("read: {}", Acl::describe(c)))?;
+    d.read(va, &mut data).map_err(|c| format!("read: {}", D::describe(c)))?;
     if data != pattern(size, seed) {
         let at = data.iter().zip(pattern(size, seed)).position(|(a, b)| *a != b).unwrap_or(0);
         return Err(format!("data corruption at {va:#x}+{at:#x}: differs from the owner's pattern"));
@@ -320,10 +358,11 @@ fn verify(d: &Acl, va: usize, size: usize, seed: u64) -> Result<(), Fail> {
 /// `run SEED MILLIS THREADS MAILBOX PIDS` → `ok OPS k=v...` or `fail WHY`;
 /// `report` → `ok PRIVATE0 PRIVATE1 EXPORTED IMPORTED` (`KEY:SIZE:DEVICE`, comma-separated);
 /// `verify` → `ok N`; `teardown`; `census`; `exit`.
-fn stress_worker() {
-    let d = Acl::open();
+fn stress_worker<D: Dialect>() {
+    let d = D::open();
     d.set_device(0).expect("set device");
     let root = PathBuf::from(std::env::var("VMMKIT_ROOT").expect("root"));
+    let mut broker: Option<Broker> = None;
     while let Some(cmd) = common::next_command() {
         let w: Vec<&str> = cmd.split_whitespace().collect();
         let out = match w.as_slice() {
@@ -333,11 +372,14 @@ fn stress_worker() {
                 let threads: usize = threads.parse().unwrap();
                 let me = d.pid();
                 let peers: Vec<i32> = pids.iter().filter_map(|p| p.parse().ok()).filter(|&p| p != me).collect();
+                let broker = broker.get_or_insert_with(|| Broker::serve(&Path::new(mailbox).join("brokers"))).clone();
                 let (tx, rx) = std::sync::mpsc::channel();
                 for t in 0..threads {
                     let tx = tx.clone();
                     let mut th = Thread {
-                        d,
+                        d: d.clone(),
+                        root: root.clone(),
+                        broker: broker.clone(),
                         rng: splitmix(seed ^ (t as u64) << 32 ^ u64::from(me.unsigned_abs())),
                         me,
                         peers: peers.clone(),
@@ -409,6 +451,11 @@ fn stress_worker() {
             }
             ["teardown"] => {
                 let mut held = HELD.lock().expect("held");
+                if let Some(b) = &broker {
+                    for k in held.0.iter().filter_map(|o| o.key) {
+                        b.withdraw(k);
+                    }
+                }
                 let mut first = None;
                 for m in held.1.drain(..) {
                     first = first.or(d.unmap(m.va).and_then(|()| d.release(m.va)).and_then(|()| d.free(m.h)).err());
@@ -416,7 +463,7 @@ fn stress_worker() {
                 for o in held.0.drain(..) {
                     first = first.or(d.unmap(o.va).and_then(|()| d.release(o.va)).and_then(|()| d.free(o.h)).err());
                 }
-                first.map(|c| format!("fail {}", Acl::describe(c))).unwrap_or_else(|| "ok".into())
+                first.map(|c| format!("fail {}", D::describe(c))).unwrap_or_else(|| "ok".into())
             }
             ["census"] => {
                 let c = audit::process_census(&root);
@@ -438,8 +485,8 @@ struct Proc {
     running: bool,
 }
 
-fn start(root: &Path, n: usize) -> Proc {
-    Proc { w: Worker::start(&format!("stress{n}"), "stress", root, ENV), running: false }
+fn start<D: Dialect>(root: &Path, n: usize) -> Proc {
+    Proc { w: Worker::start(&format!("stress{n}"), &format!("stress-{}", D::NAME), root, ENV), running: false }
 }
 
 fn parse_counts(reply: &str) -> Result<(u64, Counts), String> {
@@ -456,8 +503,7 @@ fn parse_counts(reply: &str) -> Result<(u64, Counts), String> {
     Ok((total, c))
 }
 
-#[test]
-fn concurrent_stress() {
+fn concurrent_stress<D: Dialect>() {
     if common::worker::role().is_some() {
         return;
     }
@@ -470,11 +516,12 @@ fn concurrent_stress() {
     let root = dir.path().join("root");
     let mailbox = dir.path().join("mailbox");
     std::fs::create_dir(&mailbox).unwrap();
+    std::fs::create_dir(mailbox.join("brokers")).unwrap();
     let mut started = 0;
     let mut ps: Vec<Proc> = (0..procs)
         .map(|_| {
             started += 1;
-            start(&root, started)
+            start::<D>(&root, started)
         })
         .collect();
     let t0 = Instant::now();
@@ -505,7 +552,7 @@ fn concurrent_stress() {
         assert_eq!(ps[victim].w.kill(), "killed by signal 9");
         killed += 1;
         started += 1;
-        ps[victim] = start(&root, started);
+        ps[victim] = start::<D>(&root, started);
         let all = pids(&ps);
         seed = splitmix(seed);
         run(&mut ps[victim], &all, end, seed);
@@ -583,12 +630,13 @@ fn concurrent_stress() {
     audit::assert_clean(&root, "after every process released and exited");
     let mb = |b: [u64; 2]| format!("{} + {} MiB", b[0] >> 20, b[1] >> 20);
     println!(
-        "\nconcurrent stress: {procs} processes × {threads} threads, {:.1} s, {killed} SIGKILLs ({started} processes in all)\n\
+        "\nconcurrent stress, {}: {procs} processes × {threads} threads, {:.1} s, {killed} SIGKILLs ({started} processes in all)\n\
          operations: {ops} ({:.0}/s); by kind: {:?}\n\
          invariants held: every code in its allowed set; no deadlock; no byte differs from its owner's pattern ({} verified reads + {verified} at the end);\n\
          accounting exact with everyone alive (after gc of the run's victims: {chaos_gc:?}; {entries_live} entries, usage {}) and after a kill + gc \
          ({} slot(s) / {} entr(y/ies) / {} MiB collected; {entries_after} entries, usage {});\n\
          after release: census 0, no mapping in the device window, no fd, root empty (final gc: {final_gc:?})",
+        D::NAME,
         elapsed.as_secs_f64(),
         ops as f64 / elapsed.as_secs_f64(),
         totals.0,
@@ -600,3 +648,6 @@ fn concurrent_stress() {
         mb(used_after),
     );
 }
+
+// One test per dialect, each running the same body.
+per_dialect!(concurrent_stress; concurrent_stress_acl: Acl, concurrent_stress_hip: Hip, concurrent_stress_cuda: Cuda);

@@ -203,3 +203,14 @@ pub fn process_census(root: &Path) -> ProcessCensus {
 pub fn all_holders(root: &Path) -> BTreeSet<u32> {
     holders(root).into_iter().flat_map(|(_, h)| h).collect()
 }
+
+/// The key of the entry of `root` that the fd `fd` (an exported POSIX-fd
+/// shareable handle) opens: the entry file with the same inode.
+pub fn key_of_fd(root: &Path, fd: std::os::fd::BorrowedFd<'_>) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    let st = rustix::fs::fstat(fd).ok()?;
+    entry_keys(root).into_iter().find(|k| {
+        std::fs::metadata(root.join("shared").join(format!("{k:016x}")))
+            .is_ok_and(|m| m.ino() == st.st_ino && m.dev() == st.st_dev)
+    })
+}

@@ -8,32 +8,38 @@
 //! map NAME D                 reserve, map all of it, grant device D access
 //! fill NAME SEED             write the pattern of SEED; replies its checksum
 //! sum NAME                   read the whole mapping; replies its checksum
-//! export NAME TRUST          TRUST 1: trustlist on; replies the shareable handle
+//! export NAME TRUST          TRUST 1: trustlist on; replies the shareable
+//!                            handle (an fd handle: `fd`, the fd attached)
 //! setpid NAME PID            add PID to the trustlist of NAME's export
 //! import NAME SHAREABLE D SIZE
+//!                            (an fd handle: `fd`, the fd attached; it is
+//!                            closed after the import, as memMapIPCDrv does)
 //! copyloop NAME              a thread copies NAME to the host, again and
 //!                            again; replies after the first copy
 //! unmap NAME                 unmap and release the reservation
 //! free NAME                  free the handle
 //! teardown                   unmap, release and free everything left
-//! pid | used | census        bare tgid | bytes used on the current device |
+//! pid | used | census        the pid trustlists name | bytes used on the current device |
 //!                            handles reservations mappings window-maps root-fds
 //! exit
 //! ```
 
 use std::collections::HashMap;
+use std::os::fd::AsFd;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::dialect::{Dialect, Handle, checksum, pattern};
-use super::{next_command, reply};
+use super::{next_command_fds, reply, reply_fds};
 
-struct Obj<D: Dialect> {
+struct Obj {
     h: Handle,
     size: usize,
     va: Option<usize>,
-    key: Option<D::Shareable>,
+    /// The export's wire text (ACL: the key, for set-pid); an exported fd
+    /// is not kept: it travels with the reply and is closed here.
+    key: Option<String>,
 }
 
 fn err<D: Dialect>(d: &D, code: i64) -> String {
@@ -44,10 +50,10 @@ fn err<D: Dialect>(d: &D, code: i64) -> String {
 pub fn serve<D: Dialect>() {
     let d = D::open();
     let root = PathBuf::from(std::env::var("VMMKIT_ROOT").expect("root"));
-    let mut objs: HashMap<String, Obj<D>> = HashMap::new();
+    let mut objs: HashMap<String, Obj> = HashMap::new();
     let stop = Arc::new(AtomicBool::new(false));
     let mut loops = Vec::new();
-    while let Some(cmd) = next_command() {
+    while let Some((cmd, mut fds)) = next_command_fds() {
         let w: Vec<&str> = cmd.split_whitespace().collect();
         let num = |i: usize| -> u64 { w[i].parse().unwrap_or_else(|_| panic!("number in `{cmd}`")) };
         let out = match w.as_slice() {
@@ -95,24 +101,31 @@ pub fn serve<D: Dialect>() {
                 let o = objs.get_mut(*name).expect("known name");
                 match d.export(o.h, *trust == "1") {
                     Ok(k) => {
-                        o.key = Some(k);
-                        format!("ok {k}")
+                        let (text, fd) = D::to_wire(k);
+                        o.key = Some(text.clone());
+                        // The fd goes with the reply; this process's copy closes here.
+                        reply_fds(
+                            format!("ok {text}"),
+                            &fd.as_ref().map(|f| f.as_fd()).into_iter().collect::<Vec<_>>(),
+                        );
+                        continue;
                     }
                     Err(c) => err(&d, c),
                 }
             }
             ["setpid", name, pid] => {
-                let key = objs[*name].key.expect("exported");
+                let text = objs[*name].key.clone().expect("exported");
+                let key = D::from_wire(&text, None).expect("a shareable handle that is text");
                 match d.set_pids(key, &[pid.parse().expect("pid")]) {
                     Ok(()) => "ok".into(),
                     Err(c) => err(&d, c),
                 }
             }
             ["import", name, key, _, _] => {
-                let Ok(key) = key.parse::<D::Shareable>() else { panic!("shareable handle in `{cmd}`") };
-                match d.import(key, num(3) as u32) {
+                let Some(s) = D::from_wire(key, fds.pop()) else { panic!("shareable handle in `{cmd}`") };
+                match d.import(s, num(3) as u32) {
                     Ok(h) => {
-                        objs.insert(name.to_string(), Obj { h, size: num(4) as usize, va: None, key: Some(key) });
+                        objs.insert(name.to_string(), Obj { h, size: num(4) as usize, va: None, key: None });
                         "ok".into()
                     }
                     Err(c) => err(&d, c),

@@ -16,8 +16,10 @@ use vmmkit_sys::acl::{AclApi, AclError};
 use vmmkit_testkit::{Channel, PeerError, RecvError, TestRoot, libtest};
 
 pub mod audit;
+pub mod broker;
 pub mod dialect;
 pub mod driver;
+pub mod fuzz_vmm;
 pub mod worker;
 
 /// How long any one wait may take.
@@ -134,7 +136,12 @@ pub fn next_command_fds() -> Option<(String, Vec<OwnedFd>)> {
 
 /// Peer side: replies with one message.
 pub fn reply(line: impl std::fmt::Display) {
-    channel().send_text(&line.to_string(), &[]).expect("reply to the parent");
+    reply_fds(line, &[]);
+}
+
+/// Peer side: replies with one message and `fds` attached (`SCM_RIGHTS`).
+pub fn reply_fds(line: impl std::fmt::Display, fds: &[BorrowedFd<'_>]) {
+    channel().send_text(&line.to_string(), fds).expect("reply to the parent");
 }
 
 /// A property record for HBM (2 MiB pages) on `device`, as the samples fill it.
@@ -164,4 +171,17 @@ pub fn last_message(api: &AclApi) -> String {
 /// Checks an exact code.
 pub fn expect(got: AclError, want: AclError, what: &str) {
     assert_eq!(got, want, "{what}: expected {want}, got {got}");
+}
+
+/// `per_dialect!(body; test_acl: Acl, test_hip: Hip)`: one `#[test]` per
+/// dialect, each running the generic `body::<Dialect>()` (as wgpu runs one
+/// body on every backend), the dialect in the test's name.
+#[macro_export]
+macro_rules! per_dialect {
+    ($body:ident; $($name:ident: $d:ty),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            $body::<$d>();
+        }
+    )*};
 }

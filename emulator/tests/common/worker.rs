@@ -9,6 +9,7 @@
 //! crash matrix needs. Every read has a deadline; a worker still running when
 //! dropped is killed and reaped.
 
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -68,14 +69,27 @@ impl Worker {
 
     /// Sends one command line (ignored if the worker is gone).
     pub fn send(&mut self, line: &str) {
-        let _ = self.peer.send_text(line, &[]);
+        self.send_fds(line, &[]);
+    }
+
+    /// Sends one command line with `fds` attached (`SCM_RIGHTS`; ignored if the worker is gone).
+    pub fn send_fds(&mut self, line: &str, fds: &[BorrowedFd<'_>]) {
+        let _ = self.peer.send_text(line, fds);
     }
 
     /// The next reply within `timeout`, or how the worker ended.
     /// A worker that is alive but silent past the deadline fails the test.
     pub fn recv_within(&mut self, timeout: Duration) -> Result<String, String> {
-        match self.peer.recv_text(timeout) {
-            Ok(r) => Ok(r),
+        self.recv_fds_within(timeout).map(|(r, _)| r)
+    }
+
+    /// As [`Worker::recv_within`], with the fds that came with the reply.
+    pub fn recv_fds_within(&mut self, timeout: Duration) -> Result<(String, Vec<OwnedFd>), String> {
+        match self.peer.recv(timeout) {
+            Ok((bytes, fds)) => match String::from_utf8(bytes) {
+                Ok(r) => Ok((r, fds)),
+                Err(e) => panic!("{}: a reply that is not UTF-8: {e}", self.name),
+            },
             Err(e @ PeerError::NoReply { .. }) => panic!("{}: {e}; output:\n{}", self.name, self.stderr_tail()),
             Err(e) => Err(self.ended_by(e)),
         }
@@ -102,18 +116,28 @@ impl Worker {
     /// Sends `line` and returns the reply, which must start with `ok`; the
     /// rest of it is returned. Anything else fails the test.
     pub fn ok(&mut self, line: &str) -> String {
-        self.send(line);
-        match self.recv() {
-            Ok(r) if r == "ok" => String::new(),
-            Ok(r) if r.starts_with("ok ") => r[3..].to_string(),
-            Ok(r) => panic!("{}: `{line}` replied `{r}`; output:\n{}", self.name, self.stderr_tail()),
+        self.ok_fds(line, &[]).0
+    }
+
+    /// As [`Worker::ok`], with fds attached to the command and the fd that
+    /// came with the reply, if any.
+    pub fn ok_fds(&mut self, line: &str, fds: &[BorrowedFd<'_>]) -> (String, Option<OwnedFd>) {
+        self.send_fds(line, fds);
+        match self.recv_fds_within(super::TIMEOUT) {
+            Ok((r, mut fds)) if r == "ok" || r.starts_with("ok ") => (r.get(3..).unwrap_or("").to_string(), fds.pop()),
+            Ok((r, _)) => panic!("{}: `{line}` replied `{r}`; output:\n{}", self.name, self.stderr_tail()),
             Err(e) => panic!("{}: `{line}`: worker ended ({e}); output:\n{}", self.name, self.stderr_tail()),
         }
     }
 
     /// Sends `line` and returns the reply as it is (`ok ...` or `err CODE ...`).
     pub fn ask(&mut self, line: &str) -> String {
-        self.send(line);
+        self.ask_fds(line, &[])
+    }
+
+    /// As [`Worker::ask`], with fds attached to the command.
+    pub fn ask_fds(&mut self, line: &str, fds: &[BorrowedFd<'_>]) -> String {
+        self.send_fds(line, fds);
         match self.recv() {
             Ok(r) => r,
             Err(e) => panic!("{}: `{line}`: worker ended ({e}); output:\n{}", self.name, self.stderr_tail()),

@@ -1,87 +1,15 @@
-//! The flows the reliability tests drive (allocate, map, export, trust,
-//! import, copy, free), written once against [`Dialect`] so that another
-//! vendor table (HIP, CUDA) can be plugged in by implementing it. Only
-//! [`Acl`] exists today.
-//!
-//! A dialect says which of its codes mean the conditions the tests provoke
-//! (out of memory, unknown shareable handle, refused import), so the tests
-//! assert exact codes without naming a vendor.
-//!
-//! A shareable handle travels between workers as text ([`Dialect::Shareable`]
-//! is `Display + FromStr`). Dialects whose shareable handle is a file
-//! descriptor (HIP and CUDA POSIX-fd handles) need an `SCM_RIGHTS` transport
-//! in the worker protocol as well; that is not written yet.
+//! [`Dialect`] over the emulator's ACL table: shareable handles are 64-bit
+//! keys with a trustlist, written as hex on the wire.
 
 use std::ffi::c_void;
 use std::fmt::{Debug, Display};
-use std::ptr::{null, null_mut};
+use std::os::fd::OwnedFd;
+use std::ptr::null_mut;
 use std::str::FromStr;
 
 use vmmkit_sys::acl::*;
 
-/// A vendor return code as a number (ACL `aclError`, `hipError_t`, `CUresult`).
-pub type Code = i64;
-
-/// A process-local handle to physical memory, as the C ABI passes it.
-pub type Handle = usize;
-
-/// One vendor table seen by the reliability tests.
-pub trait Dialect: Send + Sync + Sized + 'static {
-    /// The dialect's name in reports.
-    const NAME: &'static str;
-    /// Out of device memory (capacity used up, or the host could not back it).
-    const OUT_OF_MEMORY: Code;
-    /// A shareable handle that names nothing (never exported, or released).
-    const UNKNOWN_SHAREABLE: Code;
-    /// An import the driver refuses: not on the trustlist, the exporter
-    /// importing onto its own device, or an entry being torn down.
-    const REFUSED: Code;
-    /// The emulator cannot start (unusable root, bad setting).
-    const NO_DEVICE: Code;
-    /// Allocation granularity of the default memory kind.
-    const GRANULE: usize;
-
-    /// What a shareable handle is on the wire between workers.
-    type Shareable: Copy + Debug + Display + FromStr + PartialEq + Send + Sync;
-
-    /// The table of this process.
-    fn open() -> Self;
-    /// A code with its vendor name, for messages.
-    fn describe(code: Code) -> String;
-    /// The calling thread's last error message.
-    fn last_message(&self) -> String;
-    /// Makes `device` current for the calling thread.
-    fn set_device(&self, device: u32) -> Result<(), Code>;
-    /// Allocates `size` bytes of physical memory on `device`.
-    fn alloc(&self, device: u32, size: usize) -> Result<Handle, Code>;
-    /// Drops one reference to a handle.
-    fn free(&self, h: Handle) -> Result<(), Code>;
-    /// Reserves `size` bytes of device address space.
-    fn reserve(&self, size: usize) -> Result<usize, Code>;
-    /// Releases a reservation.
-    fn release(&self, va: usize) -> Result<(), Code>;
-    /// Maps all `size` bytes of `h` at `va` and makes them readable and
-    /// writable from `device`.
-    fn map(&self, va: usize, size: usize, h: Handle, device: u32) -> Result<(), Code>;
-    /// Removes the mapping that starts at `va`.
-    fn unmap(&self, va: usize) -> Result<(), Code>;
-    /// Exports a handle; `trustlist` on means only listed processes may import.
-    fn export(&self, h: Handle, trustlist: bool) -> Result<Self::Shareable, Code>;
-    /// Adds processes to an exported handle's trustlist.
-    fn set_pids(&self, s: Self::Shareable, pids: &[i32]) -> Result<(), Code>;
-    /// Imports a shareable handle onto `device`.
-    fn import(&self, s: Self::Shareable, device: u32) -> Result<Handle, Code>;
-    /// Copies host bytes to device memory.
-    fn write(&self, va: usize, data: &[u8]) -> Result<(), Code>;
-    /// Copies device memory to host bytes.
-    fn read(&self, va: usize, out: &mut [u8]) -> Result<(), Code>;
-    /// Copies device memory to device memory.
-    fn copy(&self, dst: usize, src: usize, n: usize) -> Result<(), Code>;
-    /// The pid that trustlists name for this process.
-    fn pid(&self) -> i32;
-    /// Bytes in use on the current device, as the dialect reports them.
-    fn used(&self) -> Result<u64, Code>;
-}
+use super::{Call, Code, Dialect, Handle};
 
 /// The ACL table of the emulator.
 #[derive(Clone, Copy)]
@@ -98,7 +26,7 @@ impl Debug for Acl {
 
 /// Turns an ACL return value into a result.
 fn rc(code: aclError) -> Result<(), Code> {
-    if code == 0 { Ok(()) } else { Err(Code::from(code)) }
+    super::rc(code)
 }
 
 /// The default properties: HBM huge pages on a device.
@@ -119,7 +47,39 @@ impl Dialect for Acl {
     const REFUSED: Code = 507_899;
     const NO_DEVICE: Code = 207_004;
     const GRANULE: usize = 2 << 20;
+    const SHAREABLE_HOLDS_MEMORY: bool = false;
+    const TEARDOWN_RULE: Option<&'static str> = Some("ACL-IMP-018");
     type Shareable = u64Hex;
+
+    fn function(call: Call) -> Option<&'static str> {
+        Some(match call {
+            Call::Alloc => "aclrtMallocPhysical",
+            Call::Map => "aclrtMapMem",
+            Call::Write | Call::Read => "aclrtMemcpy",
+            Call::Export => "aclrtMemExportToShareableHandle",
+            Call::SetPids => "aclrtMemSetPidToShareableHandle",
+            Call::Import => "aclrtMemImportFromShareableHandle",
+            Call::Free => "aclrtFreePhysical",
+        })
+    }
+
+    fn refusal(own_device: bool, unlisted: bool) -> Option<&'static str> {
+        if own_device {
+            Some("ACL-IMP-009")
+        } else if unlisted {
+            Some("ACL-IMP-011")
+        } else {
+            None
+        }
+    }
+
+    fn to_wire(s: u64Hex) -> (String, Option<OwnedFd>) {
+        (s.to_string(), None)
+    }
+
+    fn from_wire(text: &str, _fd: Option<OwnedFd>) -> Option<u64Hex> {
+        text.parse().ok()
+    }
 
     fn open() -> Self {
         Self { api: vmmkit_emulator::acl::api() }
@@ -130,7 +90,7 @@ impl Dialect for Acl {
     }
 
     fn last_message(&self) -> String {
-        super::last_message(&self.api)
+        crate::common::last_message(&self.api)
     }
 
     fn set_device(&self, device: u32) -> Result<(), Code> {
@@ -273,57 +233,4 @@ impl FromStr for u64Hex {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         u64::from_str_radix(s.trim_start_matches("0x"), 16).map(u64Hex)
     }
-}
-
-/// Calls `aclInit` once per process (a repeat is fine).
-pub fn acl_init(api: &AclApi) {
-    // SAFETY: NULL config path is allowed.
-    let r = unsafe { (api.aclInit)(null()) };
-    assert!(r == 0 || r == AclError::REPEAT_INITIALIZE.0, "aclInit: {r}");
-}
-
-/// A deterministic pattern of `n` bytes for `seed`: a 4 KiB block of a
-/// splitmix sequence, repeated with each block's index and the seed mixed
-/// into its first word, so every block differs and a swapped, shifted or
-/// stale block is noticed. Built with block copies (fast in debug builds).
-pub fn pattern(n: usize, seed: u64) -> Vec<u8> {
-    const BLOCK: usize = 4096;
-    let mut block = [0u8; BLOCK];
-    for (i, w) in block.chunks_exact_mut(8).enumerate() {
-        w.copy_from_slice(&splitmix(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ i as u64).to_le_bytes());
-    }
-    let mut out = vec![0u8; n];
-    for (i, chunk) in out.chunks_mut(BLOCK).enumerate() {
-        chunk.copy_from_slice(&block[..chunk.len()]);
-        let tag = splitmix(seed ^ (i as u64).wrapping_mul(0xff51_afd7_ed55_8ccd)).to_le_bytes();
-        let k = chunk.len().min(8);
-        chunk[..k].copy_from_slice(&tag[..k]);
-    }
-    out
-}
-
-/// One step of splitmix64.
-pub fn splitmix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// A checksum of `data` that notices any changed, swapped or missing 8-byte
-/// word (FNV over the words' mix; for reports and the wire, where the data
-/// itself cannot travel).
-pub fn checksum(data: &[u8]) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64 ^ data.len() as u64;
-    let (head, words, tail) = {
-        // SAFETY: any bytes are valid u64s; align_to splits off unaligned ends.
-        unsafe { data.align_to::<u64>() }
-    };
-    for &b in head.iter().chain(tail) {
-        h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-    }
-    for (i, &w) in words.iter().enumerate() {
-        h = (h ^ w ^ i as u64).wrapping_mul(0x100_0000_01b3).rotate_left(29);
-    }
-    h
 }
