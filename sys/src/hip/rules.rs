@@ -30,7 +30,7 @@ use crate::{hip, rules};
 const INIT: &str = "hip.init";
 const IPC: &str = "hip.ipc";
 const VMM: &str = "hip.vmm";
-const COPY: &str = "hip.copy";
+const CPY: &str = "hip.cpy";
 
 // ---- sources, as the reference tags them -------------------------------------
 
@@ -574,7 +574,7 @@ rules! {
 
     // ==== Copies (issue 20) =============================================================
     CPY_001 {
-        group: COPY,
+        group: CPY,
         text: "hipMemcpy, hipMemcpyHtoD, hipMemcpyDtoH: a pointer the kind names as device memory (dst of HostToDevice, \
                src of DeviceToHost, both of DeviceToDevice and DeviceToDeviceNoCU) must be memory HIP allocated, \
                mapped or opened in this process; HostToHost and Default take each pointer for what its address is.",
@@ -590,7 +590,7 @@ rules! {
     }
 
     CPY_002 {
-        group: COPY,
+        group: CPY,
         text: "hipMemcpy, hipMemcpyHtoD, hipMemcpyDtoH: a host-side address taken for no memory (the low 64 KiB, \
                such as 0x1000, or past the user address space) is refused, not dereferenced.",
         apis: &["hipMemcpy", "hipMemcpyHtoD", "hipMemcpyDtoH"],
