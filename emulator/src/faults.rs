@@ -20,14 +20,71 @@
 //! Examples: `aclrtMallocPhysical#3=207001` (the third physical allocation
 //! fails as out of memory); `aclrtMemImportFromShareableHandle@0x100000002=507899`
 //! (every import of that handle is refused); `aclrtMapMem#2=kill`.
+//!
+//! A rule that could never do what it says is refused where the list is
+//! parsed: a FUNCTION that is not an entry point of a vendor table (the
+//! error names the nearest one), a KEY on a function that takes no shareable
+//! handle (only [`KEYED`] do), a code of 0 (an injected success skips the
+//! call and leaves its out-pointers unset), and a code that does not fit the
+//! function's return type (`aclError` and `hipError_t` are 32-bit signed,
+//! `CUresult` unsigned; a function that returns a string takes no code).
 //! A malformed list is an error naming the rule and what is wrong with it; from
-//! the environment it makes the emulator unavailable, with that message.
+//! the environment it makes the emulator unavailable, with that message, and
+//! `vmmkit run --faults` refuses it before the program starts.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use vmmkit_sys::acl::AclApi;
+use vmmkit_sys::cuda::CudaApi;
+use vmmkit_sys::hip::HipApi;
 use vmmkit_sys::rule::Code;
+
+/// The entry points whose calls carry a shareable handle that `@KEY`
+/// matches: those that import by key (they reach the core's import).
+pub const KEYED: &[&str] =
+    &["aclrtMemImportFromShareableHandle", "aclrtMemImportFromShareableHandleV2", "aclrtIpcMemImportByKey"];
+
+/// Every entry point of every vendor table, with its return type as the
+/// table writes it: the names `VMMKIT_FAULTS` accepts.
+fn functions() -> impl Iterator<Item = (&'static str, &'static str)> {
+    AclApi::FUNCTIONS.iter().chain(HipApi::FUNCTIONS).chain(CudaApi::FUNCTIONS).copied()
+}
+
+/// Why `code` cannot be returned by a function returning `ret`, if it cannot.
+fn unfit(code: i64, ret: &str) -> Option<String> {
+    let range = match ret {
+        "aclError" | "hipError_t" => i64::from(i32::MIN)..=i64::from(i32::MAX),
+        "CUresult" => 0..=i64::from(u32::MAX),
+        other => return Some(format!("the function returns {other}, not a code; use kill or abort")),
+    };
+    if code == 0 {
+        return Some("code 0 would skip the call and report success, leaving its out-pointers unset".into());
+    }
+    (!range.contains(&code)).then(|| format!("code {code} does not fit {ret} ({}..={})", range.start(), range.end()))
+}
+
+/// The known function nearest to `name` (fewest single-character edits).
+fn nearest(name: &str) -> &'static str {
+    functions().map(|(f, _)| f).min_by_key(|f| edits(&name.to_ascii_lowercase(), &f.to_ascii_lowercase())).unwrap_or("")
+}
+
+/// Levenshtein distance of two ASCII names.
+fn edits(a: &str, b: &str) -> usize {
+    let b = b.as_bytes();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.bytes().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diag + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
 
 /// What an injected fault does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,6 +163,23 @@ impl Spec {
             let function = function.trim();
             if function.is_empty() || !function.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                 return Err(err("FUNCTION must be a C function name such as aclrtMallocPhysical"));
+            }
+            let Some((_, ret)) = functions().find(|(f, _)| *f == function) else {
+                let near = nearest(function);
+                return Err(err(&format!(
+                    "FUNCTION {function} is not an entry point of the emulator; did you mean {near}?"
+                )));
+            };
+            if key.is_some() && !KEYED.contains(&function) {
+                return Err(err(&format!(
+                    "{function} takes no shareable handle, so @KEY would never match; KEY applies to {}",
+                    KEYED.join(", ")
+                )));
+            }
+            if let Action::Code(code) = action
+                && let Some(why) = unfit(code, ret)
+            {
+                return Err(err(&why));
             }
             rules.push(Rule { function: function.into(), calls, key, action });
         }
@@ -225,7 +299,8 @@ mod tests {
     fn parses_every_form() {
         let s = Spec::parse(
             "aclrtMallocPhysical#3=207001; aclrtMapMem#2-=kill;aclrtFree#2-4=ACL_ERROR_INVALID_PARAM;\
-             aclrtMemImportFromShareableHandle@0x100000002=507899; hipMalloc=hipErrorOutOfMemory; x@ff=abort",
+             aclrtMemImportFromShareableHandle@0x100000002=507899; hipMalloc=hipErrorOutOfMemory; \
+             aclrtIpcMemImportByKey@ff=abort",
         )
         .unwrap();
         assert_eq!(s.rules.len(), 6);
@@ -251,23 +326,51 @@ mod tests {
             ("aclrt MapMem=1", "FUNCTION"),
             ("=1", "FUNCTION"),
             ("aclrtMemImportFromShareableHandle@zz=1", "KEY"),
+            // Issue 20 item 14: rules that could never do what they say.
+            ("aclrtMapMem=0", "code 0"),
+            ("aclrtMapMem=ACL_SUCCESS", "code 0"),
+            ("hipMalloc#2=hipSuccess", "code 0"),
+            ("aclrtMapMem=4294967298", "does not fit aclError"),
+            ("hipMalloc=-2147483649", "does not fit hipError_t"),
+            ("cuMemAlloc=-1", "does not fit CUresult"),
+            ("cuMemAlloc=4294967296", "does not fit CUresult"),
+            ("hipGetErrorName=1", "not a code"),
+            ("aclrtMallocPhysicl=207001", "did you mean aclrtMallocPhysical?"),
+            ("hipmalloc=2", "did you mean hipMalloc?"),
+            ("cuMemAlloc_v2=2", "did you mean cuMemAlloc?"),
+            ("aclrtMapMem@0x1=507899", "aclrtMapMem takes no shareable handle"),
+            ("hipMalloc@1=kill", "takes no shareable handle"),
         ] {
             let e = Spec::parse(bad).unwrap_err();
             assert!(e.reason.contains(why), "{bad}: {e}");
             assert!(e.to_string().contains(bad.trim()), "{e}");
         }
         assert!(Spec::parse(" ; ").unwrap().is_empty());
+        // What still parses: the widest codes each return type holds, kill on any function.
+        for good in ["aclrtMapMem=-2147483648", "cuMemAlloc=4294967295", "hipGetErrorName=kill", "cuMemAlloc#1=2"] {
+            assert!(Spec::parse(good).is_ok(), "{good}");
+        }
+    }
+
+    #[test]
+    fn every_keyed_function_is_an_entry_point() {
+        for k in KEYED {
+            assert!(functions().any(|(f, _)| f == *k), "{k}");
+        }
+        assert_eq!(edits("kitten", "sitting"), 3);
+        assert_eq!(edits("", "abc"), 3);
     }
 
     #[test]
     fn calls_are_counted_per_function() {
-        install(Spec::parse("f#2=7; f#4-=9; g@10=3").unwrap());
-        let got: Vec<_> = (0..5).map(|_| on_call("f")).collect();
+        let (f, g) = ("aclrtMapMem", "aclrtIpcMemImportByKey");
+        install(Spec::parse(&format!("{f}#2=7; {f}#4-=9; {g}@10=3")).unwrap());
+        let got: Vec<_> = (0..5).map(|_| on_call(f)).collect();
         assert_eq!(got, [None, Some(Action::Code(7)), None, Some(Action::Code(9)), Some(Action::Code(9))]);
-        assert_eq!(on_call("g"), None, "keyed rules are not matched by the call hook");
-        assert_eq!(on_key("g", 0x10), Some(Action::Code(3)));
-        assert_eq!(on_key("g", 0x11), None);
+        assert_eq!(on_call(g), None, "keyed rules are not matched by the call hook");
+        assert_eq!(on_key(g, 0x10), Some(Action::Code(3)));
+        assert_eq!(on_key(g, 0x11), None);
         clear();
-        assert_eq!(on_call("f"), None);
+        assert_eq!(on_call(f), None);
     }
 }

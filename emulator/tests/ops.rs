@@ -89,6 +89,25 @@ fn malformed_fault_spec_is_a_clear_error() {
     assert!(text.contains("VMMKIT_FAULTS") && text.contains("aclrtMapMem#two=1") && text.contains("CALLS"), "{text}");
 }
 
+/// Issue 20 item 14: rules that could never do what they say are refused
+/// from the environment as a malformed list is: 207004 at the first call,
+/// the message naming VMMKIT_FAULTS, the rule and what is wrong.
+#[test]
+fn fault_rules_that_never_fire_are_refused() {
+    // The child is the malformed-list test's: one call, its code and message.
+    for (spec, why) in [
+        ("aclrtMallocPhysical=0", "code 0"),
+        ("aclrtMallocPhysical=4294967297", "does not fit aclError"),
+        ("aclrtMallocPhysicl=207001", "did you mean aclrtMallocPhysical?"),
+        ("aclrtMallocPhysical@0x1=207001", "takes no shareable handle"),
+    ] {
+        let out = run_child("malformed_fault_spec_is_a_clear_error", &[("VMMKIT_FAULTS", spec)]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("@@ 207004 "), "{spec}: {text}");
+        assert!(text.contains("VMMKIT_FAULTS") && text.contains(spec) && text.contains(why), "{spec}: {text}");
+    }
+}
+
 #[test]
 fn kill_action_kills_at_the_chosen_call() {
     if is_child("kill_action_kills_at_the_chosen_call") {

@@ -38,6 +38,13 @@ macro_rules! api_table {
             pub const REQUIRED: &'static [&'static str] = &[$($crate::api_table!(@sym $rfield $($rsym)?)),*];
             /// Symbols that are filled when present.
             pub const OPTIONAL: &'static [&'static str] = &[$($crate::api_table!(@sym $ofield $($osym)?)),*];
+            /// Every function, required then optional, by field name (the
+            /// name programs write: `cuMemAlloc`, not its symbol
+            /// `cuMemAlloc_v2`), with its return type as the list writes it.
+            pub const FUNCTIONS: &'static [(&'static str, &'static str)] = &[
+                $((stringify!($rfield), stringify!($($rret)?)),)*
+                $((stringify!($ofield), stringify!($($oret)?)),)*
+            ];
 
             /// Resolves every entry point from `lib`.
             ///

@@ -93,20 +93,18 @@ fn memcpy(dst: *mut c_void, src: *const c_void, n: usize, kind: hipMemcpyKind) -
     let e = emu()?;
     within(e, dst as usize, n, "dst")?;
     within(e, src as usize, n, "src")?;
-    let (dst_device, src_device) = match kind {
-        hipMemcpyHostToDevice => (true, false),
-        hipMemcpyDeviceToHost => (false, true),
-        hipMemcpyDeviceToDevice | hipMemcpyDeviceToDeviceNoCU => (true, true),
-        _ => (false, false), // HostToHost, Default: each address for what it is
-    };
-    for (named, p, what) in [(dst_device, dst as usize, "dst"), (src_device, src as usize, "src")] {
-        ensure!(
-            !named || extent(e, p).is_some(),
-            rules::CPY_001,
-            "{what} {p:#x} is {}, not memory HIP allocated, mapped or opened, but kind {kind} names device memory",
-            e.side(p)
-        );
-    }
+    // As clr's IsHtoHMemcpyValid: a kind that names device memory needs one
+    // pointer HIP knows; an unknown one is then taken for host memory.
+    let named_device = !matches!(kind, hipMemcpyHostToHost | hipMemcpyDefault);
+    let (d, s) = (dst as usize, src as usize);
+    ensure!(
+        !named_device || extent(e, d).is_some() || extent(e, s).is_some(),
+        rules::CPY_001,
+        "kind {kind} names device memory, but neither dst {d:#x} ({}) nor src {s:#x} ({}) is memory HIP allocated, \
+         mapped or opened",
+        e.side(d),
+        e.side(s)
+    );
     // SAFETY: host parts of both ranges are the caller's buffers of `n` bytes
     // (the C contract of hipMemcpy); device parts, and host addresses no
     // process can map, are checked by the core.
@@ -115,7 +113,7 @@ fn memcpy(dst: *mut c_void, src: *const c_void, n: usize, kind: hipMemcpyKind) -
 
 /// `hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)`:
 /// n = 0 → 0 first; NULL → 1; bad kind → 21; past the end of an allocation → 1;
-/// a device-named pointer that is not HIP memory → 1 (HIP-CPY-001); a host
+/// a device kind with neither pointer HIP memory → 1 (HIP-CPY-001); a host
 /// address no process can map → 1 (HIP-CPY-002). Synchronous.
 pub unsafe extern "C" fn hipMemcpy(
     dst: *mut c_void,

@@ -38,7 +38,7 @@ use crate::{cuda, rules};
 const GEN: &str = "cuda.general";
 const IPC: &str = "cuda.ipc";
 const VMM: &str = "cuda.vmm";
-const COPY: &str = "cuda.copy";
+const CPY: &str = "cuda.cpy";
 
 // ---- sources, as the reference names them ------------------------------------
 
@@ -426,13 +426,13 @@ rules! {
 
     // ==== Copies (issue 20) =============================================================
     CPY_001 {
-        group: COPY,
+        group: CPY,
         text: "cuMemcpyHtoD, cuMemcpyDtoH: a host pointer taken for no memory (the low 64 KiB, such as 0x1000, or \
                past the user address space) is refused, not dereferenced.",
         apis: &["cuMemcpyHtoD", "cuMemcpyDtoH"],
         sources: &[Reference("cuda.md: no source; the emulator's choice")],
         confidence: &[Undetermined],
-        note: Some("a real driver dereferences the host pointer; the emulator answers 1"),
+        note: Some("undetermined: a real driver dereferences the host pointer; the emulator answers 1"),
         expect: Codes(&[cuda!(INVALID_VALUE)]),
     }
 

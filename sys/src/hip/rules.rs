@@ -30,7 +30,7 @@ use crate::{hip, rules};
 const INIT: &str = "hip.init";
 const IPC: &str = "hip.ipc";
 const VMM: &str = "hip.vmm";
-const COPY: &str = "hip.copy";
+const CPY: &str = "hip.cpy";
 
 // ---- sources, as the reference tags them -------------------------------------
 
@@ -574,23 +574,22 @@ rules! {
 
     // ==== Copies (issue 20) =============================================================
     CPY_001 {
-        group: COPY,
-        text: "hipMemcpy, hipMemcpyHtoD, hipMemcpyDtoH: a pointer the kind names as device memory (dst of HostToDevice, \
-               src of DeviceToHost, both of DeviceToDevice and DeviceToDeviceNoCU) must be memory HIP allocated, \
-               mapped or opened in this process; HostToHost and Default take each pointer for what its address is.",
+        group: CPY,
+        text: "hipMemcpy, hipMemcpyHtoD, hipMemcpyDtoH: a kind other than HostToHost and Default needs at least one \
+               pointer that is memory HIP allocated, mapped or opened in this process; the other is taken for what its \
+               address is.",
         apis: &["hipMemcpy", "hipMemcpyHtoD", "hipMemcpyDtoH"],
         sources: &[CLR_MEM],
-        confidence: &[Src, Inferred],
+        confidence: &[Src],
         note: Some(
-            "clr (IsHtoHMemcpyValid) answers 1 when neither pointer is HIP memory and the kind is neither HostToHost \
-             nor Default; the emulator also answers 1 when only the device-named one is unknown, which clr would \
-             treat as host memory",
+            "clr hip_memory.cpp IsHtoHMemcpyValid (called by ihipMemcpy_validate); an unknown pointer next to a known \
+             one is host memory to clr, so a stray one there is dereferenced as on AMD hardware",
         ),
         expect: Codes(&[hip!(INVALID_VALUE)]),
     }
 
     CPY_002 {
-        group: COPY,
+        group: CPY,
         text: "hipMemcpy, hipMemcpyHtoD, hipMemcpyDtoH: a host-side address taken for no memory (the low 64 KiB, \
                such as 0x1000, or past the user address space) is refused, not dereferenced.",
         apis: &["hipMemcpy", "hipMemcpyHtoD", "hipMemcpyDtoH"],

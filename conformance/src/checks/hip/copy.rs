@@ -7,7 +7,7 @@ use vmmkit_sys::hip::*;
 use crate::hip::Ctx;
 use crate::outcome::Failure;
 
-/// HIP-CPY-001: host buffers under HostToDevice, DeviceToHost and
+/// HIP-CPY-001: two host buffers under HostToDevice, DeviceToHost and
 /// DeviceToDevice are refused (1) and left unchanged; Default and
 /// HostToHost copy them; HostToDevice into hipMalloc memory copies.
 pub fn kind_names_device(cx: &mut Ctx) -> Result<(), Failure> {
