@@ -405,7 +405,7 @@ fn apply(root: &Path, d: &Damage) -> Option<(PathBuf, PathBuf)> {
             let name = if *s { "state" } else { "shared" };
             let real = root.join(name);
             let aside = root.join(format!("{name}.aside"));
-            if std::fs::rename(&real, &aside).is_ok() {
+            if !aside.exists() && std::fs::rename(&real, &aside).is_ok() {
                 // A directory open to others (a private one would be a fine, empty, shared/).
                 let _ = if *dir {
                     std::fs::create_dir(&real).and_then(|()| {
@@ -436,6 +436,18 @@ fn restore(real: &Path, aside: &Path) {
         Err(_) => {}
     }
     std::fs::rename(aside, real).expect("put back what a swap moved");
+}
+
+/// What identifies an entry's file and its metadata: inode, length, and
+/// the first 8 KiB of its tail (header and the trustlist's start).
+fn fingerprint(path: &Path) -> Option<(u64, u64, Vec<u8>)> {
+    use std::os::unix::fs::FileExt;
+    let m = std::fs::symlink_metadata(path).ok().filter(|m| m.is_file())?;
+    let f = std::fs::File::open(path).ok()?;
+    let mut tail = vec![0u8; 8192];
+    let n = f.read_at(&mut tail, m.len().saturating_sub(META_LEN)).ok()?;
+    tail.truncate(n);
+    Some((m.ino(), m.len(), tail))
 }
 
 /// Keys named in `shared/` (and a few that are not).
@@ -530,31 +542,45 @@ fn run_case(c: &Case) -> Result<(), TestCaseError> {
     }
     // The emulator that stays: holds what it exports and, maybe, one import.
     let live = Emulator::new(cfg.clone()).expect("second emulator");
+    let mut held = Vec::new();
     for &d in &c.live {
         let id = live.create(Place::Device(d), G, G, props(d)).expect("create");
-        live.export(id, Trust::AnyProcess).expect("export");
+        held.push(live.export(id, Trust::AnyProcess).expect("export"));
     }
     if c.adopt {
         live.import(dead_keys[0], Place::Device((c.dead[0] + 1) % DEVICES)).expect("import");
+        held.push(dead_keys[0]);
     }
     drop(dead);
+    let prints: Vec<_> = held.iter().map(|&k| fingerprint(&key_path(&cfg.root, k))).collect();
     check_held(&cfg, "before any damage")?;
     // Once `state` has been written into, the live emulator's slot may hold
-    // any charge, which no recount can tell from a real one: the held-truth
-    // check waits for the end, when the live emulator is gone.
-    let mut scribbled = false;
+    // any charge, which no recount can tell from a real one; once an entry
+    // the live emulator holds was removed or damaged, whether its memory
+    // (still in use) counts is the ledger's choice. From then on the
+    // held-truth check waits for the end, when the live emulator is gone.
+    let mut ambiguous = false;
     for (r, damages) in c.rounds.iter().enumerate() {
         let mut swaps = Vec::new();
-        for d in damages {
-            scribbled |= matches!(d, Damage::StateBytes { .. } | Damage::StateWord { .. });
+        // Swaps last (one per target), so that nothing in the round undoes them.
+        let (swap, other): (Vec<&Damage>, Vec<&Damage>) =
+            damages.iter().partition(|d| matches!(d, Damage::Swap { .. }));
+        for d in other.into_iter().chain(swap) {
+            ambiguous |= matches!(d, Damage::StateBytes { .. } | Damage::StateWord { .. });
             swaps.extend(apply(&cfg.root, d));
             CORRUPTIONS.fetch_add(1, Relaxed);
         }
+        ambiguous |= held.iter().zip(&prints).any(|(&k, p)| fingerprint(&key_path(&cfg.root, k)) != *p);
         let before: Vec<_> = swaps.iter().map(|(_, aside)| common::audit::listing(aside)).collect();
         exercise(&cfg, r);
         if !swaps.is_empty() {
             // `shared/` or `state` was not what it must be: every open was refused.
-            prop_assert!(Registry::open(&cfg).is_err(), "round {}: an unfit shared/ or state was used", r);
+            prop_assert!(
+                Registry::open(&cfg).is_err(),
+                "round {}: an unfit shared/ or state was used: {:?}",
+                r,
+                damages
+            );
             prop_assert!(Registry::open_existing(&cfg.root).is_err(), "round {}: open_existing used it", r);
             let after: Vec<_> = swaps.iter().map(|(_, aside)| common::audit::listing(aside)).collect();
             prop_assert_eq!(before, after, "round {}: something was made through the swapped-in link", r);
@@ -562,7 +588,7 @@ fn run_case(c: &Case) -> Result<(), TestCaseError> {
                 restore(real, aside);
             }
         }
-        if !scribbled {
+        if !ambiguous {
             check_held(&cfg, &format!("round {r} ({damages:?})"))?;
         }
     }

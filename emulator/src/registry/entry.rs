@@ -235,6 +235,14 @@ impl Header {
         }
     }
 
+    /// Reads the header of the file named `name` in `shared/`: as
+    /// [`Self::read`], and `None` unless `name` is the header's key in 16
+    /// lowercase hex digits. A copy of an entry under another name is not an
+    /// entry: it must not be counted, nor its capacity given back twice.
+    pub fn read_named(object: &Object, name: &std::ffi::OsStr) -> io::Result<Option<Self>> {
+        Ok(Self::read(object, None)?.filter(|h| name.to_str() == Some(&format!("{:016x}", h.key))))
+    }
+
     fn trust_offset(&self, i: usize) -> u64 {
         Self::meta_offset(self.data_len) + HEADER_LEN + i as u64 * TRUST_ENTRY
     }
@@ -419,6 +427,19 @@ mod tests {
             damage(&obj);
             assert_eq!(Header::read(&obj, None).unwrap(), None, "{what}");
             assert_eq!(Header::read(&obj, Some(LEN)).unwrap(), None, "{what}, size given");
+        }
+    }
+
+    /// A well-formed copy of an entry under a name that is not its key is
+    /// not an entry.
+    #[test]
+    fn a_copy_under_another_name_is_not_an_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let (obj, h) = entry(dir.path());
+        let own = std::ffi::OsString::from(format!("{:016x}", h.key));
+        assert_eq!(Header::read_named(&obj, &own).unwrap(), Some(h.clone()));
+        for other in ["0000000000000002", "0000000300000009.x", "300000009", "0000000300000009 "] {
+            assert_eq!(Header::read_named(&obj, std::ffi::OsStr::new(other)).unwrap(), None, "{other}");
         }
     }
 
