@@ -39,7 +39,7 @@ pub(super) fn truth(shared: &Path) -> Truth {
     let mut t = Truth::default();
     for e in std::fs::read_dir(shared).into_iter().flatten().flatten() {
         let Ok(o) = Object::open(&e.path()) else { continue };
-        let Ok(Some(h)) = Header::read(&o, None) else { continue };
+        let Ok(Some(h)) = Header::read_named(&o, &e.file_name()) else { continue };
         if let Some(u) = t.entry_used.get_mut(row(h.place)) {
             *u = u.saturating_add(h.data_len);
         }
@@ -50,6 +50,7 @@ pub(super) fn truth(shared: &Path) -> Truth {
 
 pub(super) fn collect(reg: &Registry) -> io::Result<GcReport> {
     let mut report = GcReport::default();
+    reg.state.refresh();
     (report.processes, report.bytes) = reg.state.collect_dead();
     for dirent in std::fs::read_dir(&reg.shared)? {
         let path = dirent?.path();
@@ -60,13 +61,14 @@ pub(super) fn collect(reg: &Registry) -> io::Result<GcReport> {
         }
         if let Some(bytes) = remove_unheld(reg, &object, &path)? {
             report.entries += 1;
-            report.bytes += bytes;
+            report.bytes = report.bytes.saturating_add(bytes);
         }
     }
-    let before: u64 = (0..ROWS).map(|r| reg.state.used(r)).sum();
+    // Sums of a damaged ledger may be anything: they saturate.
+    let total = || (0..ROWS).fold(0u64, |n, r| n.saturating_add(reg.state.used(r)));
+    let before = total();
     if reg.state.recount(|| truth(&reg.shared)) {
-        let after: u64 = (0..ROWS).map(|r| reg.state.used(r)).sum();
-        report.recounted = before.abs_diff(after);
+        report.recounted = before.abs_diff(total());
     }
     Ok(report)
 }
@@ -74,10 +76,11 @@ pub(super) fn collect(reg: &Registry) -> io::Result<GcReport> {
 /// Removes the entry at `path`, whose `object` this process has locked
 /// exclusively (so no process holds it), and gives its capacity back.
 /// Returns the bytes given back, or `None` when another process removed it
-/// first. An object that is not a well-formed entry is removed too (it
-/// charges nothing).
+/// first. An object that is not a well-formed entry under its own key is
+/// removed too (it charges nothing).
 pub(super) fn remove_unheld(reg: &Registry, object: &Object, path: &Path) -> io::Result<Option<u64>> {
-    let header = Header::read(object, None)?;
+    // A copy of an entry under another name charges nothing.
+    let header = Header::read_named(object, path.file_name().unwrap_or_default())?;
     let change = reg.state.entry_change()?;
     if !object.is_linked()? {
         return Ok(None);

@@ -91,7 +91,7 @@ impl Registry {
         let mut out = Vec::new();
         for dirent in std::fs::read_dir(&self.shared).into_iter().flatten().flatten() {
             let Ok(object) = Object::open(&dirent.path()) else { continue };
-            let Ok(Some(h)) = Header::read(&object, None) else { continue };
+            let Ok(Some(h)) = Header::read_named(&object, &dirent.file_name()) else { continue };
             let trustlist = h.trustlist(&object).map(|l| l.into_iter().map(|g| g.pid).collect()).unwrap_or_default();
             let hold: Vec<u32> = dirent
                 .metadata()

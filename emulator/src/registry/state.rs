@@ -94,6 +94,32 @@ pub struct State {
     /// only imports and reads takes none). A forked child has the same one:
     /// it shares the description that holds the slot's lock.
     mine: OnceLock<Option<usize>>,
+    /// What this process knows it wrote into its slot: the slot is
+    /// rewritten from this at each change and at gc, so damage to the
+    /// slot of a live process heals (the file is shared with anyone of the
+    /// same user, and may be overwritten or set up afresh).
+    own: Own,
+}
+
+/// This process's own record of its slot (not shared).
+struct Own {
+    token: AtomicU64,
+    pid: AtomicU32,
+    start: AtomicU64,
+    charges: [AtomicU64; ROWS],
+    busy: AtomicU32,
+}
+
+impl Default for Own {
+    fn default() -> Self {
+        Self {
+            token: AtomicU64::new(0),
+            pid: AtomicU32::new(0),
+            start: AtomicU64::new(0),
+            charges: std::array::from_fn(|_| AtomicU64::new(0)),
+            busy: AtomicU32::new(0),
+        }
+    }
 }
 
 impl std::fmt::Debug for State {
@@ -162,7 +188,9 @@ impl Drop for EntryChange<'_> {
     fn drop(&mut self) {
         let l = &*self.state.view;
         l.entry_gen.fetch_add(1, SeqCst);
-        l.slots[self.slot].busy.fetch_sub(1, SeqCst);
+        let own = &self.state.own.busy;
+        let _ = own.fetch_update(SeqCst, SeqCst, |b| Some(b.saturating_sub(1)));
+        l.slots[self.slot].busy.store(own.load(SeqCst), SeqCst);
     }
 }
 
@@ -222,7 +250,7 @@ impl State {
             Err(e) => return Err(e.into()),
         }
         let view = SharedView::<Layout>::map(&file, 0)?;
-        let state = Self { file, view, mine: OnceLock::new() };
+        let state = Self { file, view, mine: OnceLock::new(), own: Own::default() };
         let l = &*state.view;
         if !state.valid() {
             state.set_up(devices, memory, host, truth());
@@ -252,7 +280,7 @@ impl State {
             return Err(io::Error::new(io::ErrorKind::InvalidData, "not a vmmkit state file (too short)"));
         }
         let view = SharedView::<Layout>::map(&file, 0)?;
-        let state = Self { file, view, mine: OnceLock::new() };
+        let state = Self { file, view, mine: OnceLock::new(), own: Own::default() };
         if !state.valid() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -342,11 +370,33 @@ impl State {
         }
         let l = &*self.view;
         self.clear(i);
-        let s = &l.slots[i];
-        s.pid.store(me.pid, SeqCst);
-        s.start.store(me.start, SeqCst);
-        s.owner.store(l.claims.fetch_add(1, SeqCst).wrapping_add(1).max(1), SeqCst);
+        self.own.pid.store(me.pid, SeqCst);
+        self.own.start.store(me.start, SeqCst);
+        self.own.token.store(l.claims.fetch_add(1, SeqCst).wrapping_add(1).max(1), SeqCst);
+        self.publish(i);
         Ok(true)
+    }
+
+    /// Writes this process's own record into slot `i` (its slot).
+    fn publish(&self, i: usize) {
+        let (l, own) = (&*self.view, &self.own);
+        let s = &l.slots[i];
+        for (c, o) in s.charges.iter().zip(&own.charges) {
+            c.store(o.load(SeqCst), SeqCst);
+        }
+        s.busy.store(own.busy.load(SeqCst), SeqCst);
+        s.pid.store(own.pid.load(SeqCst), SeqCst);
+        s.start.store(own.start.load(SeqCst), SeqCst);
+        s.owner.store(own.token.load(SeqCst), SeqCst);
+        l.slots_used.fetch_max(i as u32 + 1, SeqCst);
+    }
+
+    /// Rewrites this process's slot from what it knows (after damage, or
+    /// after another process set a damaged ledger up afresh).
+    pub fn refresh(&self) {
+        if let Some(Some(i)) = self.mine.get().copied() {
+            self.publish(i);
+        }
     }
 
     /// This process's slot, claimed on first use (once, whichever thread asks).
@@ -399,15 +449,16 @@ impl State {
         if row >= ROWS || bytes > capacity {
             return Ok(Err(Over { used: self.used(row), capacity }));
         }
-        let mine = &self.view.slots[slot].charges[row];
+        let (own, mine) = (&self.own.charges[row], &self.view.slots[slot].charges[row]);
         for _ in 0..CHARGE_TRIES {
-            mine.fetch_add(bytes, SeqCst);
+            mine.store(own.fetch_add(bytes, SeqCst).saturating_add(bytes), SeqCst);
             super::pause_point("charge");
             let with = self.slot_sum(row);
             if with <= capacity {
                 return Ok(Ok(()));
             }
-            sub(mine, bytes);
+            sub(own, bytes);
+            mine.store(own.load(SeqCst), SeqCst);
             let without = self.slot_sum(row);
             if without.saturating_add(bytes) > capacity {
                 return Ok(Err(Over { used: without, capacity }));
@@ -423,7 +474,8 @@ impl State {
     pub fn uncharge(&self, row: usize, bytes: u64) -> io::Result<()> {
         let slot = self.claim()?;
         if row < ROWS {
-            sub(&self.view.slots[slot].charges[row], bytes);
+            sub(&self.own.charges[row], bytes);
+            self.view.slots[slot].charges[row].store(self.own.charges[row].load(SeqCst), SeqCst);
         }
         Ok(())
     }
@@ -432,7 +484,7 @@ impl State {
     pub fn entry_change(&self) -> io::Result<EntryChange<'_>> {
         let slot = self.claim()?;
         let l = &*self.view;
-        l.slots[slot].busy.fetch_add(1, SeqCst);
+        l.slots[slot].busy.store(self.own.busy.fetch_add(1, SeqCst) + 1, SeqCst);
         l.entry_gen.fetch_add(1, SeqCst);
         Ok(EntryChange { state: self, slot })
     }
@@ -541,6 +593,10 @@ impl Drop for State {
     /// copy leaves the slot alone: the parent may still be using it.
     fn drop(&mut self) {
         let Some(Some(i)) = self.mine.get().copied() else { return };
+        // A ledger cut short by someone else would fault (SIGBUS) here.
+        if self.file.metadata().map_or(true, |m| m.len() < std::mem::size_of::<Layout>() as u64) {
+            return;
+        }
         let s = &self.view.slots[i];
         let idle = s.busy.load(SeqCst) == 0 && s.charges.iter().all(|c| c.load(SeqCst) == 0);
         if idle && s.pid.load(SeqCst) == std::process::id() {

@@ -614,7 +614,7 @@ rules! {
         confidence: &[DocTag, Undetermined],
         note: Some("documented as undefined or an initialization failure, no code: 3 is the emulator's choice"),
         expect: Codes(&[hip!(NOT_INITIALIZED)]),
-        equivalents: &[&crate::acl::rules::FORK_001, &crate::cuda::rules::FORK_001],
+        equivalents: &[&crate::acl::rules::FORK_001],
         requires: PEERS,
     }
 }
