@@ -25,6 +25,12 @@
 //!   that a recount from the linked entries (the truth) can tell whether it
 //!   raced with one and must not store its sum.
 //!
+//! - **Damage heals.** Anyone of the user can write the file: a settings
+//!   word out of range makes it invalid, and the next process to open the
+//!   root sets it up afresh from the linked entries; every sum and
+//!   subtraction saturates; each process rewrites its own slot from what it
+//!   knows (its own record, not shared) at each change and at gc.
+//!
 //! The file lock is taken only to set a root up (first open, other
 //! settings), and then with a bound.
 
