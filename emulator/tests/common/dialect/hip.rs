@@ -112,11 +112,12 @@ impl Dialect for Hip {
     }
 
     fn release(&self, va: usize) -> Result<(), Code> {
-        let size = self.ranges.size(Ranges::RESERVED, va);
+        // Taken out before the call: once `va` is freed, another thread may
+        // get it and note a range of its own there.
+        let size = self.ranges.take(Ranges::RESERVED, va);
         // SAFETY: addresses are looked up.
-        rc(unsafe { (self.api.hipMemAddressFree)(va as *mut c_void, size) })?;
-        self.ranges.forget(Ranges::RESERVED, va);
-        Ok(())
+        rc(unsafe { (self.api.hipMemAddressFree)(va as *mut c_void, size) })
+            .inspect_err(|_| self.ranges.note(Ranges::RESERVED, va, size))
     }
 
     fn map(&self, va: usize, size: usize, h: Handle, device: u32) -> Result<(), Code> {
@@ -132,11 +133,12 @@ impl Dialect for Hip {
     }
 
     fn unmap(&self, va: usize) -> Result<(), Code> {
-        let size = self.ranges.size(Ranges::MAPPED, va);
+        // Taken out before the call: once `va` is freed, another thread may
+        // get it and note a range of its own there.
+        let size = self.ranges.take(Ranges::MAPPED, va);
         // SAFETY: addresses are looked up.
-        rc(unsafe { (self.api.hipMemUnmap)(va as *mut c_void, size) })?;
-        self.ranges.forget(Ranges::MAPPED, va);
-        Ok(())
+        rc(unsafe { (self.api.hipMemUnmap)(va as *mut c_void, size) })
+            .inspect_err(|_| self.ranges.note(Ranges::MAPPED, va, size))
     }
 
     fn export(&self, h: Handle, _trustlist: bool) -> Result<FdShareable, Code> {

@@ -160,15 +160,10 @@ impl Ranges {
         self.0.lock().expect("ranges")[kind].insert(va, size);
     }
 
-    /// The size of the range of `kind` at `va` (0 if unknown: the call
-    /// under test then decides what an unknown range is).
-    pub fn size(&self, kind: usize, va: usize) -> usize {
-        self.0.lock().expect("ranges")[kind].get(&va).copied().unwrap_or(0)
-    }
-
-    /// Forgets the range of `kind` at `va`.
-    pub fn forget(&self, kind: usize, va: usize) {
-        self.0.lock().expect("ranges")[kind].remove(&va);
+    /// Takes the range of `kind` at `va` out, returning its size (0 if
+    /// unknown: the call under test then decides what an unknown range is).
+    pub fn take(&self, kind: usize, va: usize) -> usize {
+        self.0.lock().expect("ranges")[kind].remove(&va).unwrap_or(0)
     }
 }
 
