@@ -196,7 +196,7 @@ impl Drop for EntryChange<'_> {
         l.entry_gen.fetch_add(1, SeqCst);
         let own = &self.state.own.busy;
         let _ = own.fetch_update(SeqCst, SeqCst, |b| Some(b.saturating_sub(1)));
-        l.slots[self.slot].busy.store(own.load(SeqCst), SeqCst);
+        mirror(own, &l.slots[self.slot].busy);
     }
 }
 
@@ -209,6 +209,48 @@ fn open_file(root: &Path, create: bool) -> io::Result<File> {
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(root.join(super::root::STATE_FILE))
+}
+
+/// Copies this process's own count into its slot. Threads of the process
+/// may do it at once: each stores again until what it stored is still
+/// the count, so the last store is never a stale one.
+fn mirror<A: Mirror>(own: &A, slot: &A) {
+    let mut v = own.get();
+    loop {
+        slot.set(v);
+        let now = own.get();
+        if now == v {
+            return;
+        }
+        v = now;
+    }
+}
+
+/// The two counter widths [`mirror`] copies.
+trait Mirror {
+    type V: Copy + Eq;
+    fn get(&self) -> Self::V;
+    fn set(&self, v: Self::V);
+}
+
+impl Mirror for AtomicU64 {
+    type V = u64;
+    fn get(&self) -> u64 {
+        self.load(SeqCst)
+    }
+    fn set(&self, v: u64) {
+        self.store(v, SeqCst)
+    }
+}
+
+impl Mirror for AtomicU32 {
+    type V = u32;
+    fn get(&self) -> u32 {
+        self.load(SeqCst)
+    }
+    fn set(&self, v: u32) {
+        self.store(v, SeqCst)
+    }
 }
 
 /// Saturating subtraction on a shared counter (a damaged or reset file must
@@ -388,9 +430,9 @@ impl State {
         let (l, own) = (&*self.view, &self.own);
         let s = &l.slots[i];
         for (c, o) in s.charges.iter().zip(&own.charges) {
-            c.store(o.load(SeqCst), SeqCst);
+            mirror(o, c);
         }
-        s.busy.store(own.busy.load(SeqCst), SeqCst);
+        mirror(&own.busy, &s.busy);
         s.pid.store(own.pid.load(SeqCst), SeqCst);
         s.start.store(own.start.load(SeqCst), SeqCst);
         s.owner.store(own.token.load(SeqCst), SeqCst);
@@ -457,14 +499,15 @@ impl State {
         }
         let (own, mine) = (&self.own.charges[row], &self.view.slots[slot].charges[row]);
         for _ in 0..CHARGE_TRIES {
-            mine.store(own.fetch_add(bytes, SeqCst).saturating_add(bytes), SeqCst);
+            own.fetch_add(bytes, SeqCst);
+            mirror(own, mine);
             super::pause_point("charge");
             let with = self.slot_sum(row);
             if with <= capacity {
                 return Ok(Ok(()));
             }
             sub(own, bytes);
-            mine.store(own.load(SeqCst), SeqCst);
+            mirror(own, mine);
             let without = self.slot_sum(row);
             if without.saturating_add(bytes) > capacity {
                 return Ok(Err(Over { used: without, capacity }));
@@ -481,7 +524,7 @@ impl State {
         let slot = self.claim()?;
         if row < ROWS {
             sub(&self.own.charges[row], bytes);
-            self.view.slots[slot].charges[row].store(self.own.charges[row].load(SeqCst), SeqCst);
+            mirror(&self.own.charges[row], &self.view.slots[slot].charges[row]);
         }
         Ok(())
     }
@@ -490,7 +533,8 @@ impl State {
     pub fn entry_change(&self) -> io::Result<EntryChange<'_>> {
         let slot = self.claim()?;
         let l = &*self.view;
-        l.slots[slot].busy.store(self.own.busy.fetch_add(1, SeqCst) + 1, SeqCst);
+        self.own.busy.fetch_add(1, SeqCst);
+        mirror(&self.own.busy, &l.slots[slot].busy);
         l.entry_gen.fetch_add(1, SeqCst);
         Ok(EntryChange { state: self, slot })
     }
