@@ -189,11 +189,7 @@ impl Registry {
     /// A fresh key for memory at `place`: share id in bits 0–31, the place's
     /// device (or 64 + node for host memory) in bits 32–39 (acl.md §2.5).
     pub fn new_key(&self, place: Place) -> u64 {
-        let dev = match place {
-            Place::Device(d) => u64::from(d),
-            Place::Host(n) => 64 + u64::from(n.min(191)),
-        };
-        (dev << 32) | u64::from(self.state.next_share_id())
+        (place.key_device() << 32) | u64::from(self.state.next_share_id())
     }
 
     /// Exports `object` under `header.key`: writes its metadata, takes this
@@ -211,14 +207,21 @@ impl Registry {
         self.state.entry_add(&change, row(header.place), header.data_len);
         pause_point("export");
         let mut tries = 0;
-        while let Err(e) = object.link(&self.entry_path(header.key)) {
-            tries += 1;
-            if e.kind() != io::ErrorKind::AlreadyExists || tries > 64 {
-                self.state.entry_sub(&change, row(header.place), header.data_len);
-                return Err(e);
+        let linked = loop {
+            match object.link(&self.entry_path(header.key)) {
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && tries < 64 => {
+                    tries += 1;
+                    header.key = self.new_key(header.place);
+                    if let Err(e) = header.store(object) {
+                        break Err(e);
+                    }
+                }
+                r => break r,
             }
-            header.key = self.new_key(header.place);
-            header.store(object)?;
+        };
+        if let Err(e) = linked {
+            self.state.entry_sub(&change, row(header.place), header.data_len);
+            return Err(e);
         }
         self.state.uncharge(row(header.place), header.data_len)
     }
