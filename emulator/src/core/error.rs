@@ -9,6 +9,33 @@ pub struct HandleId(pub u64);
 /// What went wrong, with the values involved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CoreError {
+    /// Not a live memory pool of this process.
+    #[error("{0:#x} is not a live memory pool of this process")]
+    UnknownPool(u64),
+    /// An imported pool cannot allocate.
+    #[error("pool {0:#x} was imported from another process; imported pools do not allocate")]
+    PoolImported(u64),
+    /// A pool's `maxSize` would be passed.
+    #[error("pool {pool:#x}: {requested:#x} more bytes would pass its maximum size {max:#x}")]
+    PoolFull {
+        /// The pool.
+        pool: u64,
+        /// Bytes asked for.
+        requested: u64,
+        /// Its maximum.
+        max: u64,
+    },
+    /// A pool attribute that is read only, or a high-water mark set to other than 0.
+    #[error("pool attribute {attr} cannot be set to {value}")]
+    PoolAttrReadOnly {
+        /// The attribute.
+        attr: String,
+        /// The value given.
+        value: u64,
+    },
+    /// A pool made without a handle type cannot be exported.
+    #[error("pool {0:#x} was made with handle type none; it cannot be exported")]
+    PoolNotExportable(u64),
     /// The emulator could not start (bad settings, unusable root).
     #[error("emulator unavailable: {0}")]
     Unavailable(String),

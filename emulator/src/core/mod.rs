@@ -17,6 +17,7 @@ mod ipc_token;
 mod leak;
 mod peer;
 mod physical;
+mod pool;
 mod process;
 mod share;
 mod space;
@@ -34,6 +35,7 @@ pub use ipc::{Opened, PlainExport};
 pub use ipc_token::{IPC_HANDLE_SIZE, IpcToken, new_generation};
 pub use leak::{Kind as LeakKind, Leak};
 pub use physical::{HandleInfo, Physical};
+pub use pool::{Freed, PoolAttr, PoolId, PoolProps};
 pub use process::{InstallError, emulator, install, running};
 pub use space::{DEVICE_WINDOW, MapSize, Mapping, ReservationInfo, Window, natural_align};
 pub use tag::HandleTag;
@@ -47,6 +49,8 @@ pub struct Emulator {
     config: Config,
     registry: Registry,
     tables: Mutex<Tables>,
+    /// Memory pools (`pool.rs`); taken before `tables` when both are needed.
+    pools: Mutex<pool::Pools>,
     /// What each dialect keeps for the whole process.
     dialects: dialect::DialectStates,
 }
@@ -78,6 +82,7 @@ impl Emulator {
             config,
             registry,
             tables: Mutex::new(Tables { next_handle: 1, ..Tables::default() }),
+            pools: Mutex::default(),
             dialects: dialect::DialectStates::default(),
         })
     }

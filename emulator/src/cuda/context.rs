@@ -156,10 +156,12 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(pi: *mut i32, attrib: CUdevice_att
             CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING => 1,
             CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED => 1,
             CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED => 0, // no IMEX channel (CUDA-VMM-004)
+            CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED => 1,
+            CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES => CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR as i32,
             _ => {
                 return Err(Fail::plain(
                     CuResult::INVALID_VALUE,
-                    format!("attribute {attrib} is not emulated (20, 41, 102, 103, 125 and 128 are)"),
+                    format!("attribute {attrib} is not emulated (20, 41, 102, 103, 115, 119, 125 and 128 are)"),
                 ));
             }
         };

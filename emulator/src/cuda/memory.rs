@@ -50,6 +50,10 @@ pub unsafe extern "C" fn cuMemFree(dptr: CUdeviceptr) -> CUresult {
         current()?;
         let e = emu()?;
         let p = dptr as usize;
+        // Pool memory goes back to its pool; an imported pool pointer is closed (cuMemFree takes both).
+        if let Some(r) = e.pool_free(p) {
+            return r.map(drop).map_err(|e| Fail::core(Op::Free, e));
+        }
         match extent(e, p) {
             Some(Extent { kind: ExtentKind::Plain(handle), base, .. }) if base == p => {
                 e.withdraw(handle).map_err(|e| Fail::core(Op::Free, e))?;

@@ -112,7 +112,9 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(pi: *mut i32, attr: hipDeviceAttr
         let (major, minor, _) = profile::ARCH;
         let v = match attr {
             hipDeviceAttributeVirtualMemoryManagementSupported => profile::VMM_SUPPORTED,
-            hipDeviceAttributeMemoryPoolsSupported => 0,
+            // HIP-POOL-019: clr's HIP_MEM_POOL_SUPPORT, and a POSIX-fd pool handle type.
+            hipDeviceAttributeMemoryPoolsSupported => 1,
+            hipDeviceAttributeMemoryPoolSupportedHandleTypes => hipMemHandleTypePosixFileDescriptor,
             attr::CAN_MAP_HOST_MEMORY | attr::UNIFIED_ADDRESSING => 1,
             attr::INTEGRATED => 0,
             attr::COMPUTE_CAPABILITY_MAJOR => major,

@@ -44,6 +44,11 @@ pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipErr
 /// Memory that another process has open stays theirs; new opens of it fail
 /// (HIP-IPC-046).
 fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
+    // Pool memory goes back to its pool, an imported pool pointer is closed
+    // (clr: ihipFree hands pool memory to Device::FreeMemory).
+    if let Some(r) = extent(e, p).and_then(|x| e.pool_free(x.base)) {
+        return r.map(drop).map_err(|e| Fail::core(Op::Free, e));
+    }
     match extent(e, p) {
         Some(x) if x.kind == Kind::Opened => e.close_plain(p).map(drop).map_err(|e| Fail::core(Op::IpcClose, e)),
         Some(x) => match x.kind {

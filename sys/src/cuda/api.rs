@@ -85,6 +85,27 @@ macro_rules! cuda_functions {
                 cuMemRetainAllocationHandle: fn(handle: *mut CUmemGenericAllocationHandle, addr: *mut c_void) -> CUresult;
                 cuMemGetAllocationPropertiesFromHandle: fn(prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle) -> CUresult;
 
+                // Stream-ordered memory pools (11.2+), cuda.h signatures.
+                cuDeviceGetDefaultMemPool: fn(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult;
+                cuDeviceGetMemPool: fn(pool: *mut CUmemoryPool, dev: CUdevice) -> CUresult;
+                cuDeviceSetMemPool: fn(dev: CUdevice, pool: CUmemoryPool) -> CUresult;
+                cuMemAllocAsync: fn(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult;
+                cuMemAllocFromPoolAsync: fn(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult;
+                cuMemFreeAsync: fn(dptr: CUdeviceptr, hStream: CUstream) -> CUresult;
+                cuMemPoolCreate: fn(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult;
+                cuMemPoolDestroy: fn(pool: CUmemoryPool) -> CUresult;
+                cuMemPoolSetAttribute: fn(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult;
+                cuMemPoolGetAttribute: fn(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult;
+                cuMemPoolSetAccess: fn(pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) -> CUresult;
+                cuMemPoolGetAccess: fn(flags: *mut CUmemAccess_flags, memPool: CUmemoryPool, location: *mut CUmemLocation) -> CUresult;
+                cuMemPoolTrimTo: fn(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult;
+                /// For a POSIX fd, writes an `int` at `handle_out`.
+                cuMemPoolExportToShareableHandle: fn(handle_out: *mut c_void, pool: CUmemoryPool, handleType: CUmemAllocationHandleType, flags: u64) -> CUresult;
+                /// For a POSIX fd, `handle` is the fd value cast to a pointer; the caller keeps the fd.
+                cuMemPoolImportFromShareableHandle: fn(pool_out: *mut CUmemoryPool, handle: *mut c_void, handleType: CUmemAllocationHandleType, flags: u64) -> CUresult;
+                cuMemPoolExportPointer: fn(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult;
+                cuMemPoolImportPointer: fn(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult;
+
                 /// An unknown code → 1 (CUDA-GEN-003).
                 cuGetErrorName: fn(error: CUresult, pStr: *mut *const c_char) -> CUresult;
                 cuGetErrorString: fn(error: CUresult, pStr: *mut *const c_char) -> CUresult;

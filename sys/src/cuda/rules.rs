@@ -38,6 +38,7 @@ use crate::{cuda, rules};
 const GEN: &str = "cuda.general";
 const IPC: &str = "cuda.ipc";
 const VMM: &str = "cuda.vmm";
+const POOL: &str = "cuda.pool";
 const CPY: &str = "cuda.cpy";
 
 // ---- sources, as the reference names them ------------------------------------
@@ -452,6 +453,144 @@ rules! {
         note: Some("undefined behaviour in NVIDIA's guidelines; 3 is what drivers are reported to return"),
         expect: Codes(&[cuda!(NOT_INITIALIZED)]),
         equivalents: &[&crate::acl::rules::FORK_001, &crate::hip::rules::FORK_001],
+        requires: PEERS,
+    }
+
+    // ==== Stream-ordered memory pools (issue 19) =========================================
+    POOL_001 {
+        group: POOL,
+        text: "cuMemPoolCreate: NULL arguments, an allocType other than PINNED and a location that is not a device \
+               of this machine are 1.",
+        apis: &["cuMemPoolCreate"],
+        sources: &[CudaDoc("cuMemPoolCreate")],
+        confidence: &[Doc, Inferred],
+        note: Some("the docs list CUDA_ERROR_INVALID_VALUE; which argument maps to it is inferred"),
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    POOL_002 {
+        group: POOL,
+        text: "cuMemPoolDestroy: a device's default pool cannot be destroyed (1); destroying the current pool makes \
+               the default current again.",
+        apis: &["cuMemPoolDestroy", "cuDeviceGetMemPool"],
+        sources: &[CudaDoc("cuMemPoolDestroy")],
+        confidence: &[Doc, Inferred],
+        note: Some("the code for the default pool is not documented: 1 inferred"),
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    POOL_003 {
+        group: POOL,
+        text: "cuDeviceGetDefaultMemPool, cuDeviceGetMemPool: a NULL out-pointer is 1, a device that is not one is 101.",
+        apis: &["cuDeviceGetDefaultMemPool", "cuDeviceGetMemPool"],
+        sources: &[CudaDoc("cuDeviceGetDefaultMemPool"), CudaDoc("cuDeviceGetMemPool")],
+        confidence: &[Doc],
+        expect: Codes(&[cuda!(INVALID_VALUE), cuda!(INVALID_DEVICE)]),
+    }
+
+    POOL_004 {
+        group: POOL,
+        text: "cuDeviceSetMemPool: the pool must be local to the device and not imported; otherwise 1.",
+        apis: &["cuDeviceSetMemPool"],
+        sources: &[CudaDoc("cuDeviceSetMemPool"), CudaDoc("cuMemPoolImportFromShareableHandle")],
+        confidence: &[Doc, Inferred],
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    POOL_005 {
+        group: POOL,
+        text: "cuMemAllocAsync, cuMemAllocFromPoolAsync: a NULL dptr is 1, a stream that is not one is 400, an \
+               imported pool is 1 (imported pools do not allocate).",
+        apis: &["cuMemAllocAsync", "cuMemAllocFromPoolAsync"],
+        sources: &[CudaDoc("cuMemAllocFromPoolAsync"), CudaDoc("cuMemPoolImportFromShareableHandle")],
+        confidence: &[Doc, Inferred],
+        note: Some("the emulator has no streams yet: NULL, CU_STREAM_LEGACY (1) and CU_STREAM_PER_THREAD (2) are valid"),
+        expect: Codes(&[cuda!(INVALID_VALUE), cuda!(INVALID_HANDLE)]),
+    }
+
+    POOL_006 {
+        group: POOL,
+        text: "cuMemFreeAsync: an address that is no allocation is 1, a stream that is not one is 400.",
+        apis: &["cuMemFreeAsync"],
+        sources: &[CudaDoc("cuMemFreeAsync")],
+        confidence: &[Doc, Inferred],
+        expect: Codes(&[cuda!(INVALID_VALUE), cuda!(INVALID_HANDLE)]),
+    }
+
+    POOL_007 {
+        group: POOL,
+        text: "cuMemPoolSetAttribute: RESERVED_MEM_CURRENT and USED_MEM_CURRENT are read only, and the high-water \
+               marks can only be reset to 0; otherwise 1.",
+        apis: &["cuMemPoolSetAttribute", "cuMemPoolGetAttribute"],
+        sources: &[CudaDoc("CUmemPool_attribute")],
+        confidence: &[Doc],
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    POOL_008 {
+        group: POOL,
+        text: "A pool counts what it holds: after an allocation of n bytes USED and RESERVED are n; after its free \
+               USED is 0 and RESERVED stays n until cuMemPoolTrimTo(0) releases it.",
+        apis: &["cuMemAllocFromPoolAsync", "cuMemFreeAsync", "cuMemPoolTrimTo", "cuMemPoolGetAttribute"],
+        sources: &[CudaDoc("CUmemPool_attribute"), CudaDoc("cuMemPoolTrimTo")],
+        confidence: &[Doc, Inferred],
+        note: Some("sizes in whole 2 MiB granules, where the driver's rounding does not matter"),
+        expect: Behaviour,
+    }
+
+    POOL_009 {
+        group: POOL,
+        text: "cuMemPoolGetAccess, cuMemPoolSetAccess: a location that is not a device is 1; the pool's device reads \
+               READWRITE, another NONE until granted.",
+        apis: &["cuMemPoolGetAccess", "cuMemPoolSetAccess"],
+        sources: &[CudaDoc("cuMemPoolSetAccess"), CudaDoc("cuMemPoolGetAccess")],
+        confidence: &[Doc, Inferred],
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    POOL_010 {
+        group: POOL,
+        text: "cuMemPoolExportToShareableHandle: flags other than 0, and a pool made with handle type NONE, are 1.",
+        apis: &["cuMemPoolExportToShareableHandle"],
+        sources: &[CudaDoc("cuMemPoolExportToShareableHandle"), CudaDoc("cuMemPoolCreate")],
+        confidence: &[Doc],
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    POOL_011 {
+        group: POOL,
+        text: "cuMemPoolImportFromShareableHandle: flags other than 0 and handle type NONE are 1; the handle is the \
+               fd value cast to a pointer.",
+        apis: &["cuMemPoolImportFromShareableHandle"],
+        sources: &[CudaDoc("cuMemPoolImportFromShareableHandle")],
+        confidence: &[Doc],
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    POOL_012 {
+        group: POOL,
+        text: "cuMemPoolExportPointer: an address that is not an allocation of an exportable pool is 1.",
+        apis: &["cuMemPoolExportPointer"],
+        sources: &[CudaDoc("cuMemPoolExportPointer")],
+        confidence: &[Doc, Inferred],
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    POOL_013 {
+        group: POOL,
+        text: "Across processes: the pool's fd and a pointer's export data let another process import the allocation \
+               into its imported pool and read what the exporter wrote; it frees it with cuMemFreeAsync.",
+        apis: &[
+            "cuMemPoolExportToShareableHandle",
+            "cuMemPoolImportFromShareableHandle",
+            "cuMemPoolExportPointer",
+            "cuMemPoolImportPointer",
+            "cuMemFreeAsync",
+        ],
+        sources: &[CudaDoc("cuMemPoolImportPointer")],
+        confidence: &[Doc],
+        note: Some("the docs ask importers to free before the exporter does; the other order is undefined there"),
+        expect: Behaviour,
         requires: PEERS,
     }
 }

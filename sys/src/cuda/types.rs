@@ -127,6 +127,69 @@ impl Default for CUmemAllocationProp {
     }
 }
 
+// ---- Memory pools (cuda.h 12.x; the CUDA driver API's stream-ordered allocator) -----------
+
+/// `CUmemoryPool`: an opaque pool pointer (`struct CUmemPoolHandle_st*`).
+pub type CUmemoryPool = *mut c_void;
+/// `CUstream`: an opaque stream pointer; NULL is the legacy default stream.
+pub type CUstream = *mut c_void;
+pub const CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: CUdevice_attribute = 115;
+/// A mask of `CUmemAllocationHandleType`.
+pub const CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: CUdevice_attribute = 119;
+
+/// `CUmemPool_attribute`: the int attributes (1–3) and the `cuuint64_t` ones (4–8).
+pub type CUmemPool_attribute = u32;
+pub const CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES: CUmemPool_attribute = 1;
+pub const CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC: CUmemPool_attribute = 2;
+pub const CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: CUmemPool_attribute = 3;
+pub const CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: CUmemPool_attribute = 4;
+pub const CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: CUmemPool_attribute = 5;
+pub const CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: CUmemPool_attribute = 6;
+pub const CU_MEMPOOL_ATTR_USED_MEM_CURRENT: CUmemPool_attribute = 7;
+pub const CU_MEMPOOL_ATTR_USED_MEM_HIGH: CUmemPool_attribute = 8;
+
+/// `CUmemPoolProps` (`_v1`): 88 bytes, align 8; `maxSize` at 24 (12.2+), `usage` at 32
+/// (12.x), then 54 reserved bytes that must be 0. Start from [`Default`] (all zero).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CUmemPoolProps {
+    pub allocType: CUmemAllocationType,
+    pub handleTypes: CUmemAllocationHandleType,
+    pub location: CUmemLocation,
+    /// NULL on Linux.
+    pub win32SecurityAttributes: *mut c_void,
+    pub maxSize: usize,
+    pub usage: u16,
+    pub reserved: [u8; 54],
+}
+
+impl Default for CUmemPoolProps {
+    fn default() -> Self {
+        Self {
+            allocType: CU_MEM_ALLOCATION_TYPE_INVALID,
+            handleTypes: CU_MEM_HANDLE_TYPE_NONE,
+            location: CUmemLocation::default(),
+            win32SecurityAttributes: std::ptr::null_mut(),
+            maxSize: 0,
+            usage: 0,
+            reserved: [0; 54],
+        }
+    }
+}
+
+/// `CUmemPoolPtrExportData` (`_v1`): 64 opaque bytes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CUmemPoolPtrExportData {
+    pub reserved: [u8; 64],
+}
+
+impl Default for CUmemPoolPtrExportData {
+    fn default() -> Self {
+        Self { reserved: [0; 64] }
+    }
+}
+
 // Layouts of reference cuda.md §1.3 and §2.2, checked at compile time.
 const _: () = {
     use std::mem::{align_of, offset_of, size_of};
@@ -148,4 +211,12 @@ const _: () = {
     assert!(offset_of!(CUmemAllocationProp, allocFlags.gpuDirectRDMACapable) == 25);
     assert!(offset_of!(CUmemAllocationProp, allocFlags.usage) == 26);
     assert!(offset_of!(CUmemAllocationProp, allocFlags.reserved) == 28);
+    assert!(size_of::<CUmemPoolProps>() == 88 && align_of::<CUmemPoolProps>() == 8);
+    assert!(offset_of!(CUmemPoolProps, allocType) == 0 && offset_of!(CUmemPoolProps, handleTypes) == 4);
+    assert!(offset_of!(CUmemPoolProps, location) == 8);
+    assert!(offset_of!(CUmemPoolProps, win32SecurityAttributes) == 16);
+    assert!(offset_of!(CUmemPoolProps, maxSize) == 24 && offset_of!(CUmemPoolProps, usage) == 32);
+    assert!(offset_of!(CUmemPoolProps, reserved) == 34);
+    assert!(size_of::<CUmemPoolPtrExportData>() == 64 && align_of::<CUmemPoolPtrExportData>() == 1);
+    assert!(size_of::<CUmemoryPool>() == 8 && size_of::<CUstream>() == 8);
 };

@@ -90,6 +90,27 @@ macro_rules! hip_functions {
                 hipMemImportFromShareableHandle: fn(handle: *mut hipMemGenericAllocationHandle_t, osHandle: *mut c_void, shHandleType: hipMemAllocationHandleType) -> hipError_t;
                 hipMemRetainAllocationHandle: fn(handle: *mut hipMemGenericAllocationHandle_t, addr: *mut c_void) -> hipError_t;
                 hipMemGetAllocationPropertiesFromHandle: fn(prop: *mut hipMemAllocationProp, handle: hipMemGenericAllocationHandle_t) -> hipError_t;
+
+                // Stream-ordered memory pools, all `@hip_5.1` (clr hip_hcc.map.in).
+                hipDeviceGetDefaultMemPool: fn(mem_pool: *mut hipMemPool_t, device: i32) -> hipError_t;
+                hipDeviceSetMemPool: fn(device: i32, mem_pool: hipMemPool_t) -> hipError_t;
+                hipDeviceGetMemPool: fn(mem_pool: *mut hipMemPool_t, device: i32) -> hipError_t;
+                hipMallocAsync: fn(dev_ptr: *mut *mut c_void, size: usize, stream: hipStream_t) -> hipError_t;
+                hipFreeAsync: fn(dev_ptr: *mut c_void, stream: hipStream_t) -> hipError_t;
+                hipMemPoolTrimTo: fn(mem_pool: hipMemPool_t, min_bytes_to_hold: usize) -> hipError_t;
+                hipMemPoolSetAttribute: fn(mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: *mut c_void) -> hipError_t;
+                hipMemPoolGetAttribute: fn(mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: *mut c_void) -> hipError_t;
+                hipMemPoolSetAccess: fn(mem_pool: hipMemPool_t, desc_list: *const hipMemAccessDesc, count: usize) -> hipError_t;
+                hipMemPoolGetAccess: fn(flags: *mut hipMemAccessFlags, mem_pool: hipMemPool_t, location: *mut hipMemLocation) -> hipError_t;
+                hipMemPoolCreate: fn(mem_pool: *mut hipMemPool_t, pool_props: *const hipMemPoolProps) -> hipError_t;
+                hipMemPoolDestroy: fn(mem_pool: hipMemPool_t) -> hipError_t;
+                hipMallocFromPoolAsync: fn(dev_ptr: *mut *mut c_void, size: usize, mem_pool: hipMemPool_t, stream: hipStream_t) -> hipError_t;
+                /// For a POSIX fd, writes an `int` at `shared_handle`.
+                hipMemPoolExportToShareableHandle: fn(shared_handle: *mut c_void, mem_pool: hipMemPool_t, handle_type: hipMemAllocationHandleType, flags: u32) -> hipError_t;
+                /// `shared_handle` is the fd value cast to a pointer (clr 6.x and 7.x alike).
+                hipMemPoolImportFromShareableHandle: fn(mem_pool: *mut hipMemPool_t, shared_handle: *mut c_void, handle_type: hipMemAllocationHandleType, flags: u32) -> hipError_t;
+                hipMemPoolExportPointer: fn(export_data: *mut hipMemPoolPtrExportData, dev_ptr: *mut c_void) -> hipError_t;
+                hipMemPoolImportPointer: fn(dev_ptr: *mut *mut c_void, mem_pool: hipMemPool_t, export_data: *mut hipMemPoolPtrExportData) -> hipError_t;
             }
             optional {
                 /// `@hip_6.0`: the 1472-byte layout that 6.x/7.x headers redirect `hipGetDeviceProperties` to.

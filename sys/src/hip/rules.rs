@@ -31,6 +31,7 @@ const INIT: &str = "hip.init";
 const IPC: &str = "hip.ipc";
 const VMM: &str = "hip.vmm";
 const CPY: &str = "hip.cpy";
+const POOL: &str = "hip.pool";
 
 // ---- sources, as the reference tags them -------------------------------------
 
@@ -38,6 +39,8 @@ const CLR_MEM: Source = Rocm("ROCm/clr hipamd/src/hip_memory.cpp");
 const CLR_VM: Source = Rocm("ROCm/clr hipamd/src/hip_vm.cpp");
 const CLR_DEV: Source = Rocm("ROCm/clr rocclr/device/device.cpp");
 const CLR_INT: Source = Rocm("ROCm/clr hipamd/src/hip_internal.hpp");
+const CLR_POOL: Source = Rocm("ROCm/clr hipamd/src/hip_mempool.cpp");
+const CLR_POOL_IMPL: Source = Rocm("ROCm/clr hipamd/src/hip_mempool_impl.cpp");
 const T_IPC: Source = Rocm("ROCm/hip-tests catch/unit/device/hipIpc{Get,Open,Close}MemHandle.cc");
 const T_VMM: Source = Rocm("ROCm/hip-tests catch/unit/virtualMemoryManagement");
 const DEVELOP: Source = Rocm("ROCm/rocm-systems develop");
@@ -616,5 +619,210 @@ rules! {
         expect: Codes(&[hip!(NOT_INITIALIZED)]),
         equivalents: &[&crate::acl::rules::FORK_001],
         requires: PEERS,
+    }
+
+    // ==== Stream-ordered memory pools (issue 19), profile 6.x: clr 6.3 ================
+    POOL_001 {
+        group: POOL,
+        text: "hipMemPoolCreate: `mem_pool` and `pool_props` non-NULL, `allocType` Pinned, `location` a device \
+               (type Device, id below the device count); each failure is 1.",
+        apis: &["hipMemPoolCreate"],
+        sources: &[CLR_POOL],
+        confidence: &[Src],
+        note: Some("hip_mempool.cpp hipMemPoolCreate; a negative id passes clr's unsigned compare: the emulator answers 1"),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    POOL_002 {
+        group: POOL,
+        text: "hipMemPoolDestroy: NULL, a value that is no live pool, and a device's default pool are refused with 1.",
+        apis: &["hipMemPoolDestroy"],
+        sources: &[CLR_POOL],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    POOL_003 {
+        group: POOL,
+        text: "hipDeviceGetDefaultMemPool: a NULL out-pointer is 1, a device outside 0..count is 101.",
+        apis: &["hipDeviceGetDefaultMemPool"],
+        sources: &[CLR_POOL],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(INVALID_DEVICE)]),
+    }
+
+    POOL_004 {
+        group: POOL,
+        text: "hipDeviceSetMemPool: a NULL pool or a device at or past the count is 1; a pool of another device is 101.",
+        apis: &["hipDeviceSetMemPool"],
+        sources: &[CLR_POOL],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(INVALID_DEVICE)]),
+    }
+
+    POOL_005 {
+        group: POOL,
+        text: "hipDeviceGetMemPool: a NULL out-pointer or a device at or past the count is 1; it gives the default \
+               pool until hipDeviceSetMemPool, then the pool set, and the default again once that pool is destroyed.",
+        apis: &["hipDeviceGetMemPool", "hipDeviceSetMemPool", "hipMemPoolDestroy"],
+        sources: &[CLR_POOL],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    POOL_006 {
+        group: POOL,
+        text: "hipMallocAsync, hipMallocFromPoolAsync: a NULL `dev_ptr` (or pool) is 1, a stream that is not one is \
+               400; size 0 succeeds with *dev_ptr NULL.",
+        apis: &["hipMallocAsync", "hipMallocFromPoolAsync"],
+        sources: &[CLR_POOL],
+        confidence: &[Src],
+        note: Some("the emulator has no streams yet: NULL, hipStreamLegacy (1) and hipStreamPerThread (2) are the valid ones"),
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(INVALID_HANDLE)]),
+    }
+
+    POOL_007 {
+        group: POOL,
+        text: "hipFreeAsync: NULL is 1, a stream that is not one is 400, an address no allocation holds is 1.",
+        apis: &["hipFreeAsync"],
+        sources: &[CLR_POOL],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(INVALID_HANDLE)]),
+    }
+
+    POOL_008 {
+        group: POOL,
+        text: "hipMemPoolSetAttribute, hipMemPoolGetAttribute: NULL pool or value, an unknown attribute, setting \
+               ReservedMemCurrent or UsedMemCurrent, and setting a high-water mark to other than 0 are 1.",
+        apis: &["hipMemPoolSetAttribute", "hipMemPoolGetAttribute"],
+        sources: &[CLR_POOL, CLR_POOL_IMPL],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    POOL_009 {
+        group: POOL,
+        text: "A pool counts what it holds: after an allocation of n bytes UsedMemCurrent and ReservedMemCurrent are n; \
+               after its free Used is 0 and Reserved stays n until hipMemPoolTrimTo(0); the high-water marks stay \
+               until set to 0; the reuse flags read 1 and the release threshold 0 by default.",
+        apis: &["hipMallocFromPoolAsync", "hipFreeAsync", "hipMemPoolTrimTo", "hipMemPoolGetAttribute"],
+        sources: &[CLR_POOL_IMPL],
+        confidence: &[Src],
+        note: Some("clr counts the size asked for; a free goes to the free heap, released by TrimTo or a synchronize \
+                    (the emulator: TrimTo, reuse and destroy)"),
+        expect: Behaviour,
+    }
+
+    POOL_010 {
+        group: POOL,
+        text: "hipMemPoolSetAccess: NULL pool or list is 1; a count above the device count, a device id at or past \
+               it, and ProtNone are 101; flags above ReadWrite and a location that is not a device are 1.",
+        apis: &["hipMemPoolSetAccess"],
+        sources: &[CLR_POOL],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(INVALID_DEVICE)]),
+    }
+
+    POOL_011 {
+        group: POOL,
+        text: "hipMemPoolGetAccess: NULL arguments and a location that is not a device below the count are 1; the \
+               pool's device reads ReadWrite, another device None until hipMemPoolSetAccess grants it.",
+        apis: &["hipMemPoolGetAccess", "hipMemPoolSetAccess"],
+        sources: &[CLR_POOL, CLR_POOL_IMPL],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    POOL_012 {
+        group: POOL,
+        text: "hipMemPoolTrimTo: a NULL pool is 1.",
+        apis: &["hipMemPoolTrimTo"],
+        sources: &[CLR_POOL],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    POOL_013 {
+        group: POOL,
+        text: "hipMemPoolExportToShareableHandle: NULL pool or out-pointer, flags other than 0, and a handle type \
+               other than the pool's (or None) are 1; a PosixFileDescriptor pool writes an int fd.",
+        apis: &["hipMemPoolExportToShareableHandle"],
+        sources: &[CLR_POOL],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    POOL_014 {
+        group: POOL,
+        text: "hipMemPoolImportFromShareableHandle: NULL out or handle, flags other than 0 and type None are 1; the \
+               handle is the fd value cast to a pointer; one that does not open is 2.",
+        apis: &["hipMemPoolImportFromShareableHandle"],
+        sources: &[CLR_POOL],
+        confidence: &[Src],
+        note: Some("clr passes the fd on to amd::Os::OpenIpcMemory, a failure there is hipErrorOutOfMemory"),
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(OUT_OF_MEMORY)]),
+    }
+
+    POOL_015 {
+        group: POOL,
+        text: "hipMemPoolExportPointer: NULL arguments are 1; an address no allocation holds is 2.",
+        apis: &["hipMemPoolExportPointer"],
+        sources: &[CLR_POOL],
+        confidence: &[Src],
+        note: Some("clr exports any allocation it finds (IpcCreate), not only pool memory"),
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(OUT_OF_MEMORY)]),
+    }
+
+    POOL_016 {
+        group: POOL,
+        text: "hipMemPoolImportPointer: NULL arguments are 1; export data that names no allocation (all zero) is 2.",
+        apis: &["hipMemPoolImportPointer"],
+        sources: &[CLR_POOL],
+        confidence: &[Src, Inferred],
+        note: Some("a failed IpcAttach is hipErrorOutOfMemory; whether ROCr refuses a zero handle is ROCr's"),
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(OUT_OF_MEMORY)]),
+    }
+
+    POOL_017 {
+        group: POOL,
+        text: "Across processes: a pool exported as a POSIX fd is imported in another process, a pointer's export \
+               data imported into that pool maps the same memory (writes are seen both ways), and the importer frees \
+               it with hipFreeAsync or hipFree.",
+        apis: &[
+            "hipMemPoolExportToShareableHandle",
+            "hipMemPoolImportFromShareableHandle",
+            "hipMemPoolExportPointer",
+            "hipMemPoolImportPointer",
+            "hipFreeAsync",
+        ],
+        sources: &[CLR_POOL, HipDoc("hipMemPoolImportPointer")],
+        confidence: &[Src],
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    POOL_018 {
+        group: POOL,
+        text: "Across processes: when the exporter frees (and trims) an allocation an importer has open, the importer's \
+               mapping stays readable until it frees it.",
+        apis: &["hipFreeAsync", "hipMemPoolTrimTo", "hipMemPoolImportPointer"],
+        sources: &[CLR_POOL_IMPL, HipDoc("hipMemPoolImportPointer")],
+        confidence: &[Undetermined],
+        note: Some("the docs ask importers to free first; clr keeps the block in the exporter's free heap, and after \
+                    a trim the importer's attach is ROCr's and KFD's to keep. The emulator keeps it; new imports of \
+                    the freed block fail with 2"),
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    POOL_019 {
+        group: POOL,
+        text: "hipDeviceGetAttribute: MemoryPoolsSupported (88) is 1 and MemoryPoolSupportedHandleTypes (91) includes \
+               PosixFileDescriptor (1).",
+        apis: &["hipDeviceGetAttribute"],
+        sources: &[Rocm("ROCm/clr hipamd/src/hip_device_runtime.cpp")],
+        confidence: &[Src],
+        note: Some("HIP_MEM_POOL_SUPPORT is 1 on Linux builds"),
+        expect: Behaviour,
     }
 }

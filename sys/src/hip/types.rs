@@ -300,6 +300,64 @@ impl Default for hipDeviceProp_tR0600 {
     }
 }
 
+// ---- Memory pools (hip_runtime_api.h; clr hipamd/src/hip_mempool.cpp) --------------------
+
+/// `hipMemPool_t`: an opaque pool pointer (`struct ihipMemPoolHandle_t*`).
+pub type hipMemPool_t = *mut c_void;
+/// `hipDeviceAttributeMemoryPoolSupportedHandleTypes`: a mask of `hipMemAllocationHandleType`.
+pub const hipDeviceAttributeMemoryPoolSupportedHandleTypes: hipDeviceAttribute_t = 91;
+
+/// `hipMemPoolAttr`: the int attributes (1–3) and the `uint64_t` ones (4–8).
+pub type hipMemPoolAttr = i32;
+pub const hipMemPoolReuseFollowEventDependencies: hipMemPoolAttr = 1;
+pub const hipMemPoolReuseAllowOpportunistic: hipMemPoolAttr = 2;
+pub const hipMemPoolReuseAllowInternalDependencies: hipMemPoolAttr = 3;
+pub const hipMemPoolAttrReleaseThreshold: hipMemPoolAttr = 4;
+pub const hipMemPoolAttrReservedMemCurrent: hipMemPoolAttr = 5;
+pub const hipMemPoolAttrReservedMemHigh: hipMemPoolAttr = 6;
+pub const hipMemPoolAttrUsedMemCurrent: hipMemPoolAttr = 7;
+pub const hipMemPoolAttrUsedMemHigh: hipMemPoolAttr = 8;
+
+/// `hipMemPoolProps`: 88 bytes, align 8; `maxSize` (0: no limit) sits at 24, then 56 reserved
+/// bytes that must be 0. Start from [`Default`] (all zero).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct hipMemPoolProps {
+    pub allocType: hipMemAllocationType,
+    pub handleTypes: hipMemAllocationHandleType,
+    pub location: hipMemLocation,
+    /// NULL on Linux.
+    pub win32SecurityAttributes: *mut c_void,
+    pub maxSize: usize,
+    pub reserved: [u8; 56],
+}
+
+impl Default for hipMemPoolProps {
+    fn default() -> Self {
+        Self {
+            allocType: hipMemAllocationTypeInvalid,
+            handleTypes: hipMemHandleTypeNone,
+            location: hipMemLocation::default(),
+            win32SecurityAttributes: std::ptr::null_mut(),
+            maxSize: 0,
+            reserved: [0; 56],
+        }
+    }
+}
+
+/// `hipMemPoolPtrExportData`: 64 opaque bytes (clr fills 48: offset, size, a 32-byte IPC handle).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct hipMemPoolPtrExportData {
+    pub reserved: [u8; 64],
+}
+
+impl Default for hipMemPoolPtrExportData {
+    fn default() -> Self {
+        Self { reserved: [0; 64] }
+    }
+}
+
 // Layouts of reference hip.md §2.1 and §3, checked at compile time.
 const _: () = {
     use std::mem::{align_of, offset_of, size_of};
@@ -330,4 +388,11 @@ const _: () = {
     assert!(size_of::<hipDeviceProp_tR0600>() == 1472);
     assert!(hipDeviceProp_tR0600::gcnArchName + HIP_DEVICE_PROP_NAME_LEN <= 1472);
     assert!(hip_version(5, 2, 21153) == 50_221_153);
+    assert!(size_of::<hipMemPoolProps>() == 88 && align_of::<hipMemPoolProps>() == 8);
+    assert!(offset_of!(hipMemPoolProps, allocType) == 0 && offset_of!(hipMemPoolProps, handleTypes) == 4);
+    assert!(offset_of!(hipMemPoolProps, location) == 8);
+    assert!(offset_of!(hipMemPoolProps, win32SecurityAttributes) == 16);
+    assert!(offset_of!(hipMemPoolProps, maxSize) == 24 && offset_of!(hipMemPoolProps, reserved) == 32);
+    assert!(size_of::<hipMemPoolPtrExportData>() == 64 && align_of::<hipMemPoolPtrExportData>() == 1);
+    assert!(size_of::<hipMemPool_t>() == 8);
 };

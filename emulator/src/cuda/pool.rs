@@ -1,0 +1,435 @@
+//! Stream-ordered memory pools: cuMemPool*, cuMemAllocAsync,
+//! cuMemAllocFromPoolAsync, cuMemFreeAsync and the device's pools
+//! (CUDA-POOL-001 … 013), over the core's pools (`core::pool`).
+//!
+//! Every call needs a current context (CUDA-GEN-002). Streams are
+//! synchronous in the emulator and none can be made yet: the valid values
+//! are NULL, `CU_STREAM_LEGACY` (1) and `CU_STREAM_PER_THREAD` (2); any
+//! other is 400. Imported pools do not allocate and cannot be a device's
+//! current pool (the docs of cuMemPoolImportFromShareableHandle).
+#![allow(non_snake_case)]
+
+use std::ffi::c_void;
+
+use vmmkit_sys::cuda::rules;
+use vmmkit_sys::cuda::*;
+use vmmkit_sys::rule::Rule;
+
+use super::call::{Fail, emu, ensure, get, put, run};
+use super::context::current;
+use super::profile::{ALLOC_GRANULE, KIND_ALLOC, WINDOW};
+use crate::core::{
+    CoreError, Emulator, ExtentKind, HandleId, HandleTag, IPC_HANDLE_SIZE, IpcToken, PoolAttr, PoolId, PoolProps,
+    new_generation,
+};
+
+const TAG: HandleTag = HandleTag::new(0x6370);
+/// The magic of a pool pointer's export data (`core::IpcToken`'s layout).
+const MAGIC: [u8; 8] = *b"VMMKCPP1";
+
+fn to_pool(id: PoolId) -> CUmemoryPool {
+    TAG.value(HandleId(id.0)) as CUmemoryPool
+}
+
+fn pool_of(e: &Emulator, p: CUmemoryPool) -> Option<PoolId> {
+    TAG.id(p as usize).map(|h| PoolId(h.0)).filter(|&id| e.pool_exists(id))
+}
+
+/// A core error under `rule` (switched off by VMMKIT_MUTATE like a check).
+fn core_fail(rule: &'static Rule, e: CoreError) -> Fail {
+    if crate::mutation::enforced(rule) { Fail::rule(rule, e.to_string()) } else { Fail::plain(CuResult::SUCCESS, String::new()) }
+}
+
+fn stream_ok(stream: CUstream) -> bool {
+    (stream as usize) <= 2
+}
+
+/// The live pool `p`, under `rule` when it is not one.
+fn live(e: &Emulator, p: CUmemoryPool, rule: &'static Rule) -> Result<Option<PoolId>, Fail> {
+    let id = pool_of(e, p);
+    if id.is_none() && crate::mutation::enforced(rule) {
+        return Err(Fail::rule(rule, format!("{p:p} is not a live memory pool")));
+    }
+    Ok(id)
+}
+
+/// `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)`: CUDA-POOL-003.
+pub unsafe extern "C" fn cuDeviceGetDefaultMemPool(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult {
+    run("cuDeviceGetDefaultMemPool", || get_pool(pool_out, dev, true))
+}
+
+/// `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)`: CUDA-POOL-003.
+pub unsafe extern "C" fn cuDeviceGetMemPool(pool: *mut CUmemoryPool, dev: CUdevice) -> CUresult {
+    run("cuDeviceGetMemPool", || get_pool(pool, dev, false))
+}
+
+fn get_pool(out: *mut CUmemoryPool, dev: CUdevice, default: bool) -> Result<(), Fail> {
+    current()?;
+    ensure!(!out.is_null(), rules::POOL_003, "the out-pointer is NULL");
+    let e = emu()?;
+    ensure!(e.is_device(i64::from(dev)), rules::POOL_003 => CuResult::INVALID_DEVICE, "{dev} is not a device");
+    if out.is_null() || !e.is_device(i64::from(dev)) {
+        return Ok(());
+    }
+    let id = if default { e.pool_default(dev as u32) } else { e.pool_current(dev as u32) };
+    // SAFETY: checked non-null.
+    unsafe { put(out, to_pool(id)) };
+    Ok(())
+}
+
+/// `CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)`: CUDA-POOL-004.
+pub unsafe extern "C" fn cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) -> CUresult {
+    run("cuDeviceSetMemPool", || {
+        current()?;
+        let e = emu()?;
+        let Some(id) = live(e, pool, &rules::POOL_004)? else { return Ok(()) };
+        let (props, imported) = e.pool_props(id).map_err(|er| core_fail(&rules::POOL_004, er))?;
+        ensure!(!imported, rules::POOL_004, "an imported pool cannot be a device's current pool");
+        ensure!(
+            i64::from(props.device) == i64::from(dev),
+            rules::POOL_004,
+            "the pool is local to device {}, not {dev}", props.device
+        );
+        e.pool_set_current(props.device, id).map_err(|er| core_fail(&rules::POOL_004, er))
+    })
+}
+
+fn alloc(e: &Emulator, id: PoolId, size: usize, rule: &'static Rule) -> Result<usize, Fail> {
+    let rounded = (size as u64).checked_next_multiple_of(ALLOC_GRANULE).ok_or_else(|| {
+        Fail::plain(CuResult::OUT_OF_MEMORY, format!("{size} bytes cannot be allocated"))
+    })?;
+    let props = [KIND_ALLOC, ALLOC_GRANULE, size as u64, new_generation()];
+    e.pool_alloc(id, size as u64, rounded, props, &WINDOW).map_err(|er| match er {
+        CoreError::PoolImported(_) | CoreError::UnknownPool(_) => core_fail(rule, er),
+        er => Fail::plain(CuResult::OUT_OF_MEMORY, er.to_string()),
+    })
+}
+
+/// `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)`: CUDA-POOL-005,
+/// from the current pool of the context's device.
+pub unsafe extern "C" fn cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult {
+    run("cuMemAllocAsync", || {
+        let d = current()?;
+        ensure!(!dptr.is_null(), rules::POOL_005, "dptr is NULL");
+        ensure!(stream_ok(hStream), rules::POOL_005 => CuResult::INVALID_HANDLE, "{hStream:p} is not a stream");
+        if dptr.is_null() {
+            return Ok(());
+        }
+        if bytesize == 0 {
+            return Err(Fail::plain(CuResult::INVALID_VALUE, "bytesize is 0".into()));
+        }
+        let e = emu()?;
+        let va = alloc(e, e.pool_current(d), bytesize, &rules::POOL_005)?;
+        // SAFETY: checked non-null.
+        unsafe { put(dptr, va as CUdeviceptr) };
+        Ok(())
+    })
+}
+
+/// `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)`:
+/// CUDA-POOL-005; an imported pool is 1.
+pub unsafe extern "C" fn cuMemAllocFromPoolAsync(
+    dptr: *mut CUdeviceptr,
+    bytesize: usize,
+    pool: CUmemoryPool,
+    hStream: CUstream,
+) -> CUresult {
+    run("cuMemAllocFromPoolAsync", || {
+        current()?;
+        ensure!(!dptr.is_null(), rules::POOL_005, "dptr is NULL");
+        ensure!(stream_ok(hStream), rules::POOL_005 => CuResult::INVALID_HANDLE, "{hStream:p} is not a stream");
+        let e = emu()?;
+        let Some(id) = live(e, pool, &rules::POOL_005)? else { return Ok(()) };
+        if dptr.is_null() {
+            return Ok(());
+        }
+        if bytesize == 0 {
+            return Err(Fail::plain(CuResult::INVALID_VALUE, "bytesize is 0".into()));
+        }
+        let va = alloc(e, id, bytesize, &rules::POOL_005)?;
+        // SAFETY: checked non-null.
+        unsafe { put(dptr, va as CUdeviceptr) };
+        Ok(())
+    })
+}
+
+/// `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)`: CUDA-POOL-006. Pool memory goes
+/// back to its pool, an imported pointer is closed, cuMemAlloc memory is freed.
+pub unsafe extern "C" fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
+    run("cuMemFreeAsync", || {
+        current()?;
+        ensure!(stream_ok(hStream), rules::POOL_006 => CuResult::INVALID_HANDLE, "{hStream:p} is not a stream");
+        let e = emu()?;
+        let p = dptr as usize;
+        if let Some(r) = e.pool_free(p) {
+            return r.map(drop).map_err(|er| core_fail(&rules::POOL_006, er));
+        }
+        match e.extent(p) {
+            Some(x) if matches!(x.kind, ExtentKind::Plain(_)) && x.base == p => {
+                if let ExtentKind::Plain(h) = x.kind {
+                    let _ = e.withdraw(h);
+                }
+                e.free_plain(p).map_err(|er| core_fail(&rules::POOL_006, er))
+            }
+            _ => {
+                ensure!(false, rules::POOL_006, "{p:#x} is not an allocation");
+                Ok(())
+            }
+        }
+    })
+}
+
+/// `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)`: CUDA-POOL-001.
+pub unsafe extern "C" fn cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult {
+    run("cuMemPoolCreate", || {
+        current()?;
+        ensure!(!pool.is_null() && !poolProps.is_null(), rules::POOL_001, "pool or poolProps is NULL");
+        if pool.is_null() || poolProps.is_null() {
+            return Ok(());
+        }
+        // SAFETY: checked non-null.
+        let p = unsafe { get(poolProps) };
+        ensure!(p.allocType == CU_MEM_ALLOCATION_TYPE_PINNED, rules::POOL_001, "allocType {} is not PINNED", p.allocType);
+        let e = emu()?;
+        ensure!(
+            p.location.type_ == CU_MEM_LOCATION_TYPE_DEVICE && e.is_device(i64::from(p.location.id)),
+            rules::POOL_001,
+            "location (type {}, id {}) is not a device", p.location.type_, p.location.id
+        );
+        let props = PoolProps {
+            device: p.location.id.max(0) as u32,
+            exportable: p.handleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR != 0,
+            max_size: p.maxSize as u64,
+        };
+        // SAFETY: checked non-null.
+        unsafe { put(pool, to_pool(e.pool_create(props))) };
+        Ok(())
+    })
+}
+
+/// `CUresult cuMemPoolDestroy(CUmemoryPool pool)`: CUDA-POOL-002.
+pub unsafe extern "C" fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
+    run("cuMemPoolDestroy", || {
+        current()?;
+        let e = emu()?;
+        let Some(id) = live(e, pool, &rules::POOL_002)? else { return Ok(()) };
+        ensure!(!e.pool_is_default(id), rules::POOL_002, "a device's default pool cannot be destroyed");
+        e.pool_destroy(id).map_err(|er| core_fail(&rules::POOL_002, er))
+    })
+}
+
+fn attr_of(attr: CUmemPool_attribute) -> Result<Option<PoolAttr>, Fail> {
+    let a = PoolAttr::from_number(i64::from(attr));
+    ensure!(a.is_some(), rules::POOL_007, "attribute {attr} is not a CUmemPool_attribute (1-8)");
+    Ok(a)
+}
+
+/// `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)`: CUDA-POOL-007.
+pub unsafe extern "C" fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult {
+    run("cuMemPoolSetAttribute", || {
+        current()?;
+        let e = emu()?;
+        ensure!(!value.is_null(), rules::POOL_007, "value is NULL");
+        let (Some(id), Some(a)) = (live(e, pool, &rules::POOL_007)?, attr_of(attr)?) else { return Ok(()) };
+        if value.is_null() {
+            return Ok(());
+        }
+        let v = if a.is_int() {
+            // SAFETY: checked non-null; an int attribute's value is an int.
+            u64::from(unsafe { get(value.cast::<i32>()) } != 0)
+        } else {
+            // SAFETY: checked non-null; the others are cuuint64_t.
+            unsafe { get(value.cast::<u64>()) }
+        };
+        e.pool_set(id, a, v).map_err(|er| core_fail(&rules::POOL_007, er))
+    })
+}
+
+/// `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)`: CUDA-POOL-007.
+pub unsafe extern "C" fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult {
+    run("cuMemPoolGetAttribute", || {
+        current()?;
+        let e = emu()?;
+        ensure!(!value.is_null(), rules::POOL_007, "value is NULL");
+        let (Some(id), Some(a)) = (live(e, pool, &rules::POOL_007)?, attr_of(attr)?) else { return Ok(()) };
+        if value.is_null() {
+            return Ok(());
+        }
+        let v = e.pool_get(id, a).map_err(|er| core_fail(&rules::POOL_007, er))?;
+        if a.is_int() {
+            // SAFETY: checked non-null.
+            unsafe { put(value.cast::<i32>(), v as i32) };
+        } else {
+            // SAFETY: checked non-null.
+            unsafe { put(value.cast::<u64>(), v) };
+        }
+        Ok(())
+    })
+}
+
+/// `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)`: CUDA-POOL-009.
+pub unsafe extern "C" fn cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) -> CUresult {
+    run("cuMemPoolSetAccess", || {
+        current()?;
+        let e = emu()?;
+        ensure!(!map.is_null() || count == 0, rules::POOL_009, "map is NULL");
+        let Some(id) = live(e, pool, &rules::POOL_009)? else { return Ok(()) };
+        for i in 0..if map.is_null() { 0 } else { count } {
+            // SAFETY: the caller passes `count` descriptors.
+            let d = unsafe { get(map.add(i)) };
+            let ok = d.location.type_ == CU_MEM_LOCATION_TYPE_DEVICE
+                && e.is_device(i64::from(d.location.id))
+                && matches!(d.flags, 0 | 1 | 3);
+            ensure!(ok, rules::POOL_009, "descriptor {i}: location (type {}, id {}) flags {}", d.location.type_, d.location.id, d.flags);
+            if ok {
+                e.pool_set_access(id, d.location.id as u32, d.flags).map_err(|er| core_fail(&rules::POOL_009, er))?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)`:
+/// CUDA-POOL-009.
+pub unsafe extern "C" fn cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPool: CUmemoryPool, location: *mut CUmemLocation) -> CUresult {
+    run("cuMemPoolGetAccess", || {
+        current()?;
+        ensure!(!flags.is_null() && !location.is_null(), rules::POOL_009, "flags or location is NULL");
+        if flags.is_null() || location.is_null() {
+            return Ok(());
+        }
+        let e = emu()?;
+        let Some(id) = live(e, memPool, &rules::POOL_009)? else { return Ok(()) };
+        // SAFETY: checked non-null.
+        let loc = unsafe { get(location) };
+        let ok = loc.type_ == CU_MEM_LOCATION_TYPE_DEVICE && e.is_device(i64::from(loc.id));
+        ensure!(ok, rules::POOL_009, "location (type {}, id {}) is not a device", loc.type_, loc.id);
+        if !ok {
+            return Ok(());
+        }
+        let f = e.pool_get_access(id, loc.id as u32).map_err(|er| core_fail(&rules::POOL_009, er))?;
+        // SAFETY: checked non-null.
+        unsafe { put(flags, f) };
+        Ok(())
+    })
+}
+
+/// `CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)`.
+pub unsafe extern "C" fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult {
+    run("cuMemPoolTrimTo", || {
+        current()?;
+        let e = emu()?;
+        let Some(id) = pool_of(e, pool) else {
+            return Err(Fail::plain(CuResult::INVALID_VALUE, format!("{pool:p} is not a live memory pool")));
+        };
+        e.pool_trim(id, minBytesToKeep as u64).map_err(|er| Fail::plain(CuResult::INVALID_VALUE, er.to_string()))
+    })
+}
+
+/// `CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)`:
+/// CUDA-POOL-010; writes an `int` fd the caller owns.
+pub unsafe extern "C" fn cuMemPoolExportToShareableHandle(
+    handle_out: *mut c_void,
+    pool: CUmemoryPool,
+    handleType: CUmemAllocationHandleType,
+    flags: u64,
+) -> CUresult {
+    run("cuMemPoolExportToShareableHandle", || {
+        current()?;
+        ensure!(!handle_out.is_null() && flags == 0, rules::POOL_010, "handle_out is NULL or flags {flags} is not 0");
+        let e = emu()?;
+        let Some(id) = live(e, pool, &rules::POOL_010)? else { return Ok(()) };
+        let (props, _) = e.pool_props(id).map_err(|er| core_fail(&rules::POOL_010, er))?;
+        ensure!(
+            props.exportable && handleType == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+            rules::POOL_010,
+            "the pool was made with handle type NONE, or handleType {handleType} is not POSIX_FILE_DESCRIPTOR"
+        );
+        let fd = e.pool_export(id).map_err(|er| core_fail(&rules::POOL_010, er))?;
+        if handle_out.is_null() {
+            return Ok(());
+        }
+        // SAFETY: checked non-null; room for an int.
+        unsafe { put(handle_out.cast::<i32>(), std::os::fd::IntoRawFd::into_raw_fd(fd)) };
+        Ok(())
+    })
+}
+
+/// `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)`:
+/// CUDA-POOL-011: `handle` is the fd value; the pool is on the exporter's device.
+pub unsafe extern "C" fn cuMemPoolImportFromShareableHandle(
+    pool_out: *mut CUmemoryPool,
+    handle: *mut c_void,
+    handleType: CUmemAllocationHandleType,
+    flags: u64,
+) -> CUresult {
+    run("cuMemPoolImportFromShareableHandle", || {
+        current()?;
+        ensure!(!pool_out.is_null() && flags == 0, rules::POOL_011, "pool_out is NULL or flags {flags} is not 0");
+        ensure!(handleType != CU_MEM_HANDLE_TYPE_NONE, rules::POOL_011, "handleType is NONE");
+        if pool_out.is_null() {
+            return Ok(());
+        }
+        let e = emu()?;
+        let fd = i32::try_from(handle as usize).unwrap_or(-1);
+        let id = e.pool_import(fd, None).map_err(|er| Fail::plain(CuResult::INVALID_VALUE, er.to_string()))?;
+        // SAFETY: checked non-null.
+        unsafe { put(pool_out, to_pool(id)) };
+        Ok(())
+    })
+}
+
+/// `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)`:
+/// CUDA-POOL-012: only an allocation of an exportable pool.
+pub unsafe extern "C" fn cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult {
+    run("cuMemPoolExportPointer", || {
+        let d = current()?;
+        ensure!(!shareData_out.is_null(), rules::POOL_012, "shareData_out is NULL");
+        let e = emu()?;
+        let p = ptr as usize;
+        let base = e.extent(p).map_or(p, |x| x.base);
+        let exportable = e.pool_of(base).and_then(|id| e.pool_props(id).ok()).is_some_and(|(props, _)| props.exportable);
+        ensure!(exportable, rules::POOL_012, "{p:#x} is not an allocation of an exportable pool");
+        if !exportable || shareData_out.is_null() {
+            return Ok(());
+        }
+        let exported = e.export_plain(p).map_err(|er| core_fail(&rules::POOL_012, er))?;
+        let token = IpcToken {
+            key: exported.key,
+            generation: exported.props[3],
+            size: exported.props[2],
+            offset: (p - exported.base) as u64,
+            pid: std::process::id() as i32,
+            device: d as i32,
+        };
+        // SAFETY: checked non-null; 64 bytes.
+        unsafe { put(shareData_out, CUmemPoolPtrExportData { reserved: token.encode(MAGIC) }) };
+        Ok(())
+    })
+}
+
+/// `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)`:
+/// the allocation mapped on the pool's device, plus the offset.
+pub unsafe extern "C" fn cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult {
+    run("cuMemPoolImportPointer", || {
+        current()?;
+        if ptr_out.is_null() || shareData.is_null() {
+            return Err(Fail::plain(CuResult::INVALID_VALUE, "ptr_out or shareData is NULL".into()));
+        }
+        let e = emu()?;
+        let Some(id) = pool_of(e, pool) else {
+            return Err(Fail::plain(CuResult::INVALID_VALUE, format!("{pool:p} is not a live memory pool")));
+        };
+        // SAFETY: checked non-null; 64 bytes.
+        let data: [u8; IPC_HANDLE_SIZE] = unsafe { get(shareData) }.reserved;
+        let Some(token) = IpcToken::decode(MAGIC, &data) else {
+            return Err(Fail::plain(CuResult::INVALID_VALUE, "the export data names no allocation".into()));
+        };
+        let base = e
+            .pool_import_pointer(id, token.key, &WINDOW)
+            .map_err(|er| Fail::plain(CuResult::INVALID_VALUE, er.to_string()))?;
+        // SAFETY: checked non-null.
+        unsafe { put(ptr_out, (base + token.offset as usize) as CUdeviceptr) };
+        Ok(())
+    })
+}

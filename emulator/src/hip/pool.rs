@@ -1,0 +1,496 @@
+//! Stream-ordered memory pools: hipMemPool*, hipMallocAsync,
+//! hipMallocFromPoolAsync, hipFreeAsync and the device's pools, with the
+//! checks of clr 6.3 (`hipamd/src/hip_mempool.cpp`) in its order
+//! (HIP-POOL-001 … 019). The pools are the core's (`core::pool`).
+//!
+//! Streams are synchronous in the emulator and none can be made yet: the
+//! valid stream values are NULL, `hipStreamLegacy` (1) and
+//! `hipStreamPerThread` (2); any other is 400, as clr's `hip::isValid`.
+//! Pool memory is hipMalloc memory to every other HIP call (clr allocates
+//! it as SVM memory), so hipFree, copies and IPC handles work on it.
+#![allow(non_snake_case)]
+
+use std::ffi::c_void;
+
+use vmmkit_sys::hip::rules;
+use vmmkit_sys::hip::*;
+use vmmkit_sys::rule::Rule;
+
+use super::call::{Fail, emu, ensure, get, put, run};
+use super::pointer::{KIND_MALLOC, Kind, extent};
+use super::profile::{GRANULARITY, WINDOW};
+use crate::core::{CoreError, Emulator, HandleId, HandleTag, IPC_HANDLE_SIZE, IpcToken, PoolAttr, PoolId, PoolProps};
+use crate::core::new_generation;
+
+const TAG: HandleTag = HandleTag::new(0x6870);
+/// The magic of a pool pointer's export data (`core::IpcToken`'s layout).
+const MAGIC: [u8; 8] = *b"VMMKHPP1";
+
+fn to_pool(id: PoolId) -> hipMemPool_t {
+    TAG.value(HandleId(id.0)) as hipMemPool_t
+}
+
+/// The pool a C value names, if it is a live one of this process.
+fn pool_of(e: &Emulator, p: hipMemPool_t) -> Option<PoolId> {
+    TAG.id(p as usize).map(|h| PoolId(h.0)).filter(|&id| e.pool_exists(id))
+}
+
+/// A core error under `rule` (switched off by VMMKIT_MUTATE like a check).
+fn core_fail(rule: &'static Rule, e: CoreError) -> Fail {
+    if crate::mutation::enforced(rule) { Fail::rule(rule, e.to_string()) } else { Fail::plain(HipError::SUCCESS, String::new()) }
+}
+
+/// The same under one of the codes `rule` lists.
+fn core_fail_code(rule: &'static Rule, code: HipError, e: CoreError) -> Fail {
+    if crate::mutation::enforced(rule) {
+        Fail::rule_code(rule, code, e.to_string())
+    } else {
+        Fail::plain(HipError::SUCCESS, String::new())
+    }
+}
+
+fn stream_ok(stream: hipStream_t) -> bool {
+    (stream as usize) <= 2
+}
+
+fn device_count(e: &Emulator) -> i64 {
+    i64::from(e.device_count())
+}
+
+/// `hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)`: HIP-POOL-003.
+pub unsafe extern "C" fn hipDeviceGetDefaultMemPool(mem_pool: *mut hipMemPool_t, device: i32) -> hipError_t {
+    run("hipDeviceGetDefaultMemPool", || {
+        ensure!(!mem_pool.is_null(), rules::POOL_003, "mem_pool is NULL");
+        let e = emu()?;
+        ensure!(
+            e.is_device(i64::from(device)),
+            rules::POOL_003 => HipError::INVALID_DEVICE,
+            "device {device} is not one of 0..{}", device_count(e)
+        );
+        if mem_pool.is_null() || !e.is_device(i64::from(device)) {
+            return Ok(());
+        }
+        // SAFETY: checked non-null.
+        unsafe { put(mem_pool, to_pool(e.pool_default(device as u32))) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)`: HIP-POOL-004.
+pub unsafe extern "C" fn hipDeviceSetMemPool(device: i32, mem_pool: hipMemPool_t) -> hipError_t {
+    run("hipDeviceSetMemPool", || {
+        let e = emu()?;
+        // clr compares the int with the unsigned device count: a negative one passes there and crashes.
+        ensure!(
+            !mem_pool.is_null() && e.is_device(i64::from(device)),
+            rules::POOL_004,
+            "mem_pool is NULL or device {device} is not one of 0..{}", device_count(e)
+        );
+        let id = pool_of(e, mem_pool);
+        ensure!(id.is_some(), rules::POOL_004, "{mem_pool:p} is not a live memory pool");
+        let Some(id) = id else { return Ok(()) };
+        let (props, _) = e.pool_props(id).map_err(|er| core_fail(&rules::POOL_004, er))?;
+        ensure!(
+            i64::from(props.device) == i64::from(device),
+            rules::POOL_004 => HipError::INVALID_DEVICE,
+            "the pool belongs to device {}, not {device}", props.device
+        );
+        e.pool_set_current(device.max(0) as u32, id).map_err(|er| core_fail(&rules::POOL_004, er))
+    })
+}
+
+/// `hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)`: HIP-POOL-005.
+pub unsafe extern "C" fn hipDeviceGetMemPool(mem_pool: *mut hipMemPool_t, device: i32) -> hipError_t {
+    run("hipDeviceGetMemPool", || {
+        let e = emu()?;
+        ensure!(
+            !mem_pool.is_null() && e.is_device(i64::from(device)),
+            rules::POOL_005,
+            "mem_pool is NULL or device {device} is not one of 0..{}", device_count(e)
+        );
+        if mem_pool.is_null() || !e.is_device(i64::from(device)) {
+            return Ok(());
+        }
+        // SAFETY: checked non-null.
+        unsafe { put(mem_pool, to_pool(e.pool_current(device as u32))) };
+        Ok(())
+    })
+}
+
+/// Allocates `size` bytes from `id` (pool memory is hipMalloc memory).
+fn alloc(e: &Emulator, id: PoolId, size: usize) -> Result<usize, Fail> {
+    let rounded = (size as u64).checked_next_multiple_of(GRANULARITY).ok_or_else(|| {
+        Fail::plain(HipError::OUT_OF_MEMORY, format!("{size} bytes cannot be allocated"))
+    })?;
+    let props = [KIND_MALLOC, GRANULARITY, size as u64, new_generation()];
+    // clr: a failed AllocateMemory (maxSize, device memory) is hipErrorOutOfMemory.
+    e.pool_alloc(id, size as u64, rounded, props, &WINDOW)
+        .map_err(|er| Fail::plain(HipError::OUT_OF_MEMORY, er.to_string()))
+}
+
+/// `hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)`:
+/// HIP-POOL-006, from the current pool of the current device.
+pub unsafe extern "C" fn hipMallocAsync(dev_ptr: *mut *mut c_void, size: usize, stream: hipStream_t) -> hipError_t {
+    run("hipMallocAsync", || {
+        ensure!(!dev_ptr.is_null(), rules::POOL_006, "dev_ptr is NULL");
+        ensure!(stream_ok(stream), rules::POOL_006 => HipError::INVALID_HANDLE, "{stream:p} is not a stream");
+        if dev_ptr.is_null() {
+            return Ok(());
+        }
+        if size == 0 {
+            // SAFETY: checked non-null.
+            unsafe { put(dev_ptr, std::ptr::null_mut()) };
+            return Ok(());
+        }
+        let e = emu()?;
+        let id = e.pool_current(super::call::current_device());
+        let va = alloc(e, id, size)?;
+        // SAFETY: checked non-null.
+        unsafe { put(dev_ptr, va as *mut c_void) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream)`:
+/// HIP-POOL-006.
+pub unsafe extern "C" fn hipMallocFromPoolAsync(
+    dev_ptr: *mut *mut c_void,
+    size: usize,
+    mem_pool: hipMemPool_t,
+    stream: hipStream_t,
+) -> hipError_t {
+    run("hipMallocFromPoolAsync", || {
+        ensure!(!dev_ptr.is_null() && !mem_pool.is_null(), rules::POOL_006, "dev_ptr or mem_pool is NULL");
+        ensure!(stream_ok(stream), rules::POOL_006 => HipError::INVALID_HANDLE, "{stream:p} is not a stream");
+        if dev_ptr.is_null() {
+            return Ok(());
+        }
+        if size == 0 {
+            // SAFETY: checked non-null.
+            unsafe { put(dev_ptr, std::ptr::null_mut()) };
+            return Ok(());
+        }
+        let e = emu()?;
+        let id = pool_of(e, mem_pool);
+        ensure!(id.is_some(), rules::POOL_006, "{mem_pool:p} is not a live memory pool");
+        let Some(id) = id else { return Ok(()) };
+        let va = alloc(e, id, size)?;
+        // SAFETY: checked non-null.
+        unsafe { put(dev_ptr, va as *mut c_void) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)`: HIP-POOL-007.
+/// Pool memory goes back to its pool; a pointer imported into a pool is
+/// closed; other hipMalloc memory is freed as hipFree frees it (clr's
+/// fallback to `ihipFree`).
+pub unsafe extern "C" fn hipFreeAsync(dev_ptr: *mut c_void, stream: hipStream_t) -> hipError_t {
+    run("hipFreeAsync", || {
+        ensure!(!dev_ptr.is_null(), rules::POOL_007, "dev_ptr is NULL");
+        ensure!(stream_ok(stream), rules::POOL_007 => HipError::INVALID_HANDLE, "{stream:p} is not a stream");
+        let e = emu()?;
+        free(e, dev_ptr as usize)
+    })
+}
+
+/// The free of hipFreeAsync, and of hipFree for pool memory.
+pub(super) fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
+    let base = extent(e, p).map_or(p, |x| x.base);
+    if let Some(r) = e.pool_free(base) {
+        return r.map(drop).map_err(|er| core_fail(&rules::POOL_007, er));
+    }
+    match extent(e, p).map(|x| x.kind) {
+        Some(Kind::Malloc(h)) => {
+            let _ = e.withdraw(h);
+            e.free_plain(base).map_err(|er| core_fail(&rules::POOL_007, er))
+        }
+        Some(Kind::Opened) => e.close_plain(p).map(drop).map_err(|er| core_fail(&rules::POOL_007, er)),
+        _ => {
+            ensure!(false, rules::POOL_007, "{p:#x} is not memory HIP allocated");
+            Ok(())
+        }
+    }
+}
+
+/// `hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold)`: HIP-POOL-012.
+pub unsafe extern "C" fn hipMemPoolTrimTo(mem_pool: hipMemPool_t, min_bytes_to_hold: usize) -> hipError_t {
+    run("hipMemPoolTrimTo", || {
+        ensure!(!mem_pool.is_null(), rules::POOL_012, "mem_pool is NULL");
+        let e = emu()?;
+        let id = pool_of(e, mem_pool);
+        ensure!(id.is_some(), rules::POOL_012, "{mem_pool:p} is not a live memory pool");
+        let Some(id) = id else { return Ok(()) };
+        e.pool_trim(id, min_bytes_to_hold as u64).map_err(|er| core_fail(&rules::POOL_012, er))
+    })
+}
+
+/// The pool and attribute of Set/GetAttribute, checked as clr does (HIP-POOL-008).
+fn attr_args(e: &Emulator, mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: *mut c_void) -> Result<Option<(PoolId, PoolAttr)>, Fail> {
+    ensure!(!mem_pool.is_null() && !value.is_null(), rules::POOL_008, "mem_pool or value is NULL");
+    let id = pool_of(e, mem_pool);
+    ensure!(id.is_some(), rules::POOL_008, "{mem_pool:p} is not a live memory pool");
+    let a = PoolAttr::from_number(i64::from(attr));
+    ensure!(a.is_some(), rules::POOL_008, "attribute {attr} is not a hipMemPoolAttr (1-8)");
+    Ok(id.zip(a).filter(|_| !value.is_null()))
+}
+
+/// `hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)`: HIP-POOL-008.
+pub unsafe extern "C" fn hipMemPoolSetAttribute(mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: *mut c_void) -> hipError_t {
+    run("hipMemPoolSetAttribute", || {
+        let e = emu()?;
+        let Some((id, a)) = attr_args(e, mem_pool, attr, value)? else { return Ok(()) };
+        let v = if a.is_int() {
+            // SAFETY: checked non-null; an int attribute's value is an int.
+            u64::from(unsafe { get(value.cast::<i32>()) } != 0)
+        } else {
+            // SAFETY: checked non-null; the others are uint64_t.
+            unsafe { get(value.cast::<u64>()) }
+        };
+        e.pool_set(id, a, v).map_err(|er| core_fail(&rules::POOL_008, er))
+    })
+}
+
+/// `hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)`: HIP-POOL-008.
+pub unsafe extern "C" fn hipMemPoolGetAttribute(mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: *mut c_void) -> hipError_t {
+    run("hipMemPoolGetAttribute", || {
+        let e = emu()?;
+        let Some((id, a)) = attr_args(e, mem_pool, attr, value)? else { return Ok(()) };
+        let v = e.pool_get(id, a).map_err(|er| core_fail(&rules::POOL_008, er))?;
+        if a.is_int() {
+            // SAFETY: checked non-null; an int attribute's value is an int.
+            unsafe { put(value.cast::<i32>(), v as i32) };
+        } else {
+            // SAFETY: checked non-null; the others are uint64_t.
+            unsafe { put(value.cast::<u64>(), v) };
+        }
+        Ok(())
+    })
+}
+
+/// `hipError_t hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccessDesc *desc_list, size_t count)`:
+/// HIP-POOL-010, checked per descriptor in clr's order.
+pub unsafe extern "C" fn hipMemPoolSetAccess(mem_pool: hipMemPool_t, desc_list: *const hipMemAccessDesc, count: usize) -> hipError_t {
+    run("hipMemPoolSetAccess", || {
+        ensure!(!mem_pool.is_null() && !desc_list.is_null(), rules::POOL_010, "mem_pool or desc_list is NULL");
+        let e = emu()?;
+        ensure!(
+            count as u64 <= u64::from(e.device_count()),
+            rules::POOL_010 => HipError::INVALID_DEVICE,
+            "count {count} is above the device count {}", e.device_count()
+        );
+        let id = pool_of(e, mem_pool);
+        ensure!(id.is_some(), rules::POOL_010, "{mem_pool:p} is not a live memory pool");
+        let (Some(id), false) = (id, desc_list.is_null()) else { return Ok(()) };
+        for i in 0..count.min(e.device_count() as usize) {
+            // SAFETY: the caller passes `count` descriptors.
+            let d = unsafe { get(desc_list.add(i)) };
+            ensure!(d.location.type_ == hipMemLocationTypeDevice, rules::POOL_010, "descriptor {i}: location type {} is not Device", d.location.type_);
+            ensure!(e.is_device(i64::from(d.location.id)), rules::POOL_010 => HipError::INVALID_DEVICE, "descriptor {i}: device {} is not one", d.location.id);
+            ensure!(d.flags != hipMemAccessFlagsProtNone, rules::POOL_010 => HipError::INVALID_DEVICE, "descriptor {i}: flags ProtNone");
+            ensure!((0..=hipMemAccessFlagsProtReadWrite).contains(&d.flags), rules::POOL_010, "descriptor {i}: flags {} above ReadWrite", d.flags);
+            if e.is_device(i64::from(d.location.id)) {
+                e.pool_set_access(id, d.location.id as u32, d.flags as u32).map_err(|er| core_fail(&rules::POOL_010, er))?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `hipError_t hipMemPoolGetAccess(hipMemAccessFlags *flags, hipMemPool_t mem_pool, hipMemLocation *location)`:
+/// HIP-POOL-011.
+pub unsafe extern "C" fn hipMemPoolGetAccess(flags: *mut hipMemAccessFlags, mem_pool: hipMemPool_t, location: *mut hipMemLocation) -> hipError_t {
+    run("hipMemPoolGetAccess", || {
+        ensure!(!mem_pool.is_null() && !location.is_null() && !flags.is_null(), rules::POOL_011, "an argument is NULL");
+        if location.is_null() || flags.is_null() {
+            return Ok(());
+        }
+        let e = emu()?;
+        let id = pool_of(e, mem_pool);
+        ensure!(id.is_some(), rules::POOL_011, "{mem_pool:p} is not a live memory pool");
+        // SAFETY: checked non-null.
+        let loc = unsafe { get(location) };
+        ensure!(
+            loc.type_ == hipMemLocationTypeDevice && e.is_device(i64::from(loc.id)),
+            rules::POOL_011,
+            "location (type {}, id {}) is not a device", loc.type_, loc.id
+        );
+        let Some(id) = id else { return Ok(()) };
+        let f = e.pool_get_access(id, loc.id.max(0) as u32).map_err(|er| core_fail(&rules::POOL_011, er))?;
+        // SAFETY: checked non-null.
+        unsafe { put(flags, f as hipMemAccessFlags) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props)`: HIP-POOL-001.
+pub unsafe extern "C" fn hipMemPoolCreate(mem_pool: *mut hipMemPool_t, pool_props: *const hipMemPoolProps) -> hipError_t {
+    run("hipMemPoolCreate", || {
+        ensure!(!mem_pool.is_null() && !pool_props.is_null(), rules::POOL_001, "mem_pool or pool_props is NULL");
+        if mem_pool.is_null() || pool_props.is_null() {
+            return Ok(());
+        }
+        // SAFETY: checked non-null.
+        let p = unsafe { get(pool_props) };
+        ensure!(p.allocType == hipMemAllocationTypePinned, rules::POOL_001, "allocType {} is not Pinned", p.allocType);
+        let e = emu()?;
+        ensure!(
+            p.location.type_ == hipMemLocationTypeDevice && e.is_device(i64::from(p.location.id)),
+            rules::POOL_001,
+            "location (type {}, id {}) is not a device", p.location.type_, p.location.id
+        );
+        let props = PoolProps {
+            device: p.location.id.max(0) as u32,
+            exportable: p.handleTypes != hipMemHandleTypeNone,
+            max_size: p.maxSize as u64,
+        };
+        // SAFETY: checked non-null.
+        unsafe { put(mem_pool, to_pool(e.pool_create(props))) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)`: HIP-POOL-002.
+pub unsafe extern "C" fn hipMemPoolDestroy(mem_pool: hipMemPool_t) -> hipError_t {
+    run("hipMemPoolDestroy", || {
+        ensure!(!mem_pool.is_null(), rules::POOL_002, "mem_pool is NULL");
+        let e = emu()?;
+        let id = pool_of(e, mem_pool);
+        ensure!(id.is_some(), rules::POOL_002, "{mem_pool:p} is not a live memory pool");
+        let Some(id) = id else { return Ok(()) };
+        ensure!(!e.pool_is_default(id), rules::POOL_002, "a device's default pool cannot be destroyed");
+        e.pool_destroy(id).map_err(|er| core_fail(&rules::POOL_002, er))
+    })
+}
+
+/// The handle type a pool was made with, as clr compares it: Posix fd for
+/// an exportable pool (the only type the emulator exports), else None.
+fn pool_handle_type(exportable: bool) -> hipMemAllocationHandleType {
+    if exportable { hipMemHandleTypePosixFileDescriptor } else { hipMemHandleTypeNone }
+}
+
+/// `hipError_t hipMemPoolExportToShareableHandle(void *shared_handle, hipMemPool_t mem_pool, hipMemAllocationHandleType handle_type, unsigned int flags)`:
+/// HIP-POOL-013; writes an `int` fd the caller owns.
+pub unsafe extern "C" fn hipMemPoolExportToShareableHandle(
+    shared_handle: *mut c_void,
+    mem_pool: hipMemPool_t,
+    handle_type: hipMemAllocationHandleType,
+    flags: u32,
+) -> hipError_t {
+    run("hipMemPoolExportToShareableHandle", || {
+        ensure!(
+            !mem_pool.is_null() && !shared_handle.is_null() && flags == 0,
+            rules::POOL_013,
+            "mem_pool or shared_handle is NULL, or flags {flags} is not 0"
+        );
+        let e = emu()?;
+        let id = pool_of(e, mem_pool);
+        ensure!(id.is_some(), rules::POOL_013, "{mem_pool:p} is not a live memory pool");
+        let Some(id) = id else { return Ok(()) };
+        let (props, _) = e.pool_props(id).map_err(|er| core_fail(&rules::POOL_013, er))?;
+        let own = pool_handle_type(props.exportable);
+        ensure!(
+            handle_type == own && handle_type != hipMemHandleTypeNone,
+            rules::POOL_013,
+            "handle_type {handle_type} is not the pool's handle type {own}, or None"
+        );
+        let fd = e.pool_export(id).map_err(|er| core_fail(&rules::POOL_013, er))?;
+        if shared_handle.is_null() {
+            return Ok(());
+        }
+        // SAFETY: checked non-null; the caller passes room for an int.
+        unsafe { put(shared_handle.cast::<i32>(), std::os::fd::IntoRawFd::into_raw_fd(fd)) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle, hipMemAllocationHandleType handle_type, unsigned int flags)`:
+/// HIP-POOL-014: `shared_handle` is the fd value; clr puts the pool on device 0.
+pub unsafe extern "C" fn hipMemPoolImportFromShareableHandle(
+    mem_pool: *mut hipMemPool_t,
+    shared_handle: *mut c_void,
+    handle_type: hipMemAllocationHandleType,
+    flags: u32,
+) -> hipError_t {
+    run("hipMemPoolImportFromShareableHandle", || {
+        ensure!(
+            !mem_pool.is_null() && !shared_handle.is_null() && flags == 0,
+            rules::POOL_014,
+            "mem_pool or shared_handle is NULL, or flags {flags} is not 0"
+        );
+        ensure!(handle_type != hipMemHandleTypeNone, rules::POOL_014, "handle_type is None");
+        if mem_pool.is_null() {
+            return Ok(());
+        }
+        let e = emu()?;
+        let fd = i32::try_from(shared_handle as usize).unwrap_or(-1);
+        let id = e.pool_import(fd, Some(0)).map_err(|er| core_fail_code(&rules::POOL_014, HipError::OUT_OF_MEMORY, er))?;
+        // SAFETY: checked non-null.
+        unsafe { put(mem_pool, to_pool(id)) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr)`:
+/// HIP-POOL-015. Any hipMalloc allocation is exported, as clr's IpcCreate does.
+pub unsafe extern "C" fn hipMemPoolExportPointer(export_data: *mut hipMemPoolPtrExportData, dev_ptr: *mut c_void) -> hipError_t {
+    run("hipMemPoolExportPointer", || {
+        ensure!(!export_data.is_null() && !dev_ptr.is_null(), rules::POOL_015, "export_data or dev_ptr is NULL");
+        let e = emu()?;
+        let p = dev_ptr as usize;
+        let x = extent(e, p).filter(|x| matches!(x.kind, Kind::Malloc(_)));
+        ensure!(x.is_some(), rules::POOL_015 => HipError::OUT_OF_MEMORY, "{dev_ptr:p} is not inside an allocation");
+        let Some(x) = x else { return Ok(()) };
+        let exported = e.export_plain(p).map_err(|er| core_fail_code(&rules::POOL_015, HipError::OUT_OF_MEMORY, er))?;
+        let device = match x.device {
+            crate::registry::Place::Device(d) | crate::registry::Place::Host(d) => d as i32,
+        };
+        let token = IpcToken {
+            key: exported.key,
+            generation: exported.props[3],
+            size: x.size as u64,
+            offset: (p - exported.base) as u64,
+            pid: std::process::id() as i32,
+            device,
+        };
+        if export_data.is_null() {
+            return Ok(());
+        }
+        // SAFETY: checked non-null; 64 bytes.
+        unsafe { put(export_data, hipMemPoolPtrExportData { reserved: token.encode(MAGIC) }) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool, hipMemPoolPtrExportData *export_data)`:
+/// HIP-POOL-016: the allocation mapped on the pool's device, plus the offset.
+pub unsafe extern "C" fn hipMemPoolImportPointer(
+    dev_ptr: *mut *mut c_void,
+    mem_pool: hipMemPool_t,
+    export_data: *mut hipMemPoolPtrExportData,
+) -> hipError_t {
+    run("hipMemPoolImportPointer", || {
+        ensure!(
+            !mem_pool.is_null() && !export_data.is_null() && !dev_ptr.is_null(),
+            rules::POOL_016,
+            "an argument is NULL"
+        );
+        if export_data.is_null() || dev_ptr.is_null() {
+            return Ok(());
+        }
+        let e = emu()?;
+        let id = pool_of(e, mem_pool);
+        ensure!(id.is_some(), rules::POOL_016, "{mem_pool:p} is not a live memory pool");
+        // SAFETY: checked non-null; 64 bytes.
+        let data: [u8; IPC_HANDLE_SIZE] = unsafe { get(export_data) }.reserved;
+        let token = IpcToken::decode(MAGIC, &data);
+        ensure!(token.is_some(), rules::POOL_016 => HipError::OUT_OF_MEMORY, "the export data names no allocation");
+        let (Some(id), Some(token)) = (id, token) else { return Ok(()) };
+        let base = e
+            .pool_import_pointer(id, token.key, &WINDOW)
+            .map_err(|er| core_fail_code(&rules::POOL_016, HipError::OUT_OF_MEMORY, er))?;
+        // SAFETY: checked non-null.
+        unsafe { put(dev_ptr, (base + token.offset as usize) as *mut c_void) };
+        Ok(())
+    })
+}
