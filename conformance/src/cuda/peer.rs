@@ -86,6 +86,19 @@ pub enum Request {
     },
     /// Replies, then exits with status 0.
     Exit,
+    /// The pool fd that comes with the request imported by value
+    /// (`cuMemPoolImportFromShareableHandle`, then closed), and the 64
+    /// bytes of `data` imported into it (`cuMemPoolImportPointer`): `value`
+    /// is the pointer.
+    PoolImport {
+        /// The `CUmemPoolPtrExportData`, as the exporter's bytes.
+        data: Vec<u8>,
+    },
+    /// `cuMemFreeAsync(ptr, NULL)` of an imported pool pointer.
+    PoolFree {
+        /// The pointer PoolImport returned.
+        ptr: u64,
+    },
 }
 
 /// The peer's answer.
@@ -215,7 +228,30 @@ fn serve_one(cuda: &Cuda, current: &mut i32, req: &Request, fds: Vec<OwnedFd>) -
             code(cuda.cuMemAddressFree(*ptr, *size as usize), "cuMemAddressFree")
         }
         Request::Exit => Reply::default(),
+        Request::PoolImport { data } => pool_import(cuda, fds, data),
+        Request::PoolFree { ptr } => code(cuda.cuMemFreeAsync(*ptr, ptr::null_mut()), "cuMemFreeAsync"),
     }
+}
+
+/// [`Request::PoolImport`].
+fn pool_import(cuda: &Cuda, fds: Vec<OwnedFd>, data: &[u8]) -> Reply {
+    let Some(fd) = fds.into_iter().next() else {
+        return Reply { code: CuResult::INVALID_VALUE.0, text: "no fd came with the request".into(), value: 0 };
+    };
+    let mut pool = ptr::null_mut();
+    let os_handle = fd.as_raw_fd() as usize as *mut std::ffi::c_void;
+    let r = cuda.cuMemPoolImportFromShareableHandle(&mut pool, os_handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+    drop(fd);
+    if r != 0 {
+        return code(r, "cuMemPoolImportFromShareableHandle");
+    }
+    let mut share = CUmemPoolPtrExportData::default();
+    for (d, s) in share.reserved.iter_mut().zip(data) {
+        *d = *s;
+    }
+    let mut p = 0;
+    let r = cuda.cuMemPoolImportPointer(&mut p, pool, &mut share);
+    Reply { value: p, ..code(r, "cuMemPoolImportPointer") }
 }
 
 /// [`Request::ImportMap`]: the memMapIPCDrv child's steps, on `device`.

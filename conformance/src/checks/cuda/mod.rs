@@ -13,5 +13,6 @@ pub mod copy;
 pub mod fork;
 pub mod general;
 pub mod ipc;
+pub mod pool;
 pub mod share;
 pub mod vmm;

@@ -11,6 +11,7 @@ pub mod copy;
 pub mod errors;
 pub mod fork;
 pub mod ipc;
+pub mod pool;
 pub mod share;
 pub mod vmm;
 

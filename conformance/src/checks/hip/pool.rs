@@ -1,0 +1,380 @@
+//! HIP-POOL: stream-ordered memory pools within one process (clr 6.3,
+//! hip_mempool.cpp). The two-process rules (HIP-POOL-017, 018) are run by
+//! emulator/tests/hip_pool.rs until the suite has a HIP peer.
+
+use std::ffi::c_void;
+use std::ptr;
+
+use vmmkit_sys::hip::*;
+
+use crate::hip::{Ctx, Va, setup};
+use crate::outcome::Failure;
+
+const INVALID_VALUE: HipError = HipError::INVALID_VALUE;
+const INVALID_DEVICE: HipError = HipError::INVALID_DEVICE;
+const OUT_OF_MEMORY: HipError = HipError::OUT_OF_MEMORY;
+/// A stream value that is no stream.
+const BAD_STREAM: hipStream_t = 0x7777 as hipStream_t;
+const MIB: usize = 1 << 20;
+
+fn props(device: i32, handle_type: hipMemAllocationHandleType) -> hipMemPoolProps {
+    hipMemPoolProps {
+        allocType: hipMemAllocationTypePinned,
+        handleTypes: handle_type,
+        location: hipMemLocation { type_: hipMemLocationTypeDevice, id: device },
+        ..Default::default()
+    }
+}
+
+fn create(cx: &Ctx, handle_type: hipMemAllocationHandleType) -> Result<hipMemPool_t, Failure> {
+    cx.device(0)?;
+    let mut pool = ptr::null_mut();
+    setup("hipMemPoolCreate", cx.hip().hipMemPoolCreate(&mut pool, &props(0, handle_type)))?;
+    Ok(pool)
+}
+
+fn destroy(cx: &Ctx, pool: hipMemPool_t) -> Result<(), Failure> {
+    setup("hipMemPoolDestroy", cx.hip().hipMemPoolDestroy(pool))
+}
+
+fn alloc(cx: &Ctx, pool: hipMemPool_t, size: usize) -> Result<Va, Failure> {
+    let mut p = ptr::null_mut();
+    setup("hipMallocFromPoolAsync", cx.hip().hipMallocFromPoolAsync(&mut p, size, pool, ptr::null_mut()))?;
+    Ok(p)
+}
+
+fn attr(cx: &Ctx, pool: hipMemPool_t, a: hipMemPoolAttr) -> Result<u64, Failure> {
+    let mut v = 0u64;
+    setup("hipMemPoolGetAttribute", cx.hip().hipMemPoolGetAttribute(pool, a, (&raw mut v).cast()))?;
+    Ok(v)
+}
+
+/// HIP-POOL-001.
+pub fn create_args(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let mut pool = ptr::null_mut();
+    let good = props(0, hipMemHandleTypeNone);
+    cx.expect_code("create(NULL pool)", hip.hipMemPoolCreate(ptr::null_mut(), &good))?;
+    cx.expect_code("create(NULL props)", hip.hipMemPoolCreate(&mut pool, ptr::null()))?;
+    let bad_type = hipMemPoolProps { allocType: hipMemAllocationTypeInvalid, ..good };
+    cx.expect_code("create(allocType Invalid)", hip.hipMemPoolCreate(&mut pool, &bad_type))?;
+    let host = hipMemPoolProps { location: hipMemLocation { type_: hipMemLocationTypeHost, id: 0 }, ..good };
+    cx.expect_code("create(location Host)", hip.hipMemPoolCreate(&mut pool, &host))?;
+    let n = cx.device_count()?;
+    cx.expect_code("create(device = count)", hip.hipMemPoolCreate(&mut pool, &props(n, hipMemHandleTypeNone)))?;
+    cx.expect_ok("create(valid)", hip.hipMemPoolCreate(&mut pool, &good))?;
+    destroy(cx, pool)
+}
+
+/// HIP-POOL-002.
+pub fn destroy_args(cx: &mut Ctx) -> Result<(), Failure> {
+    let hip = cx.hip();
+    cx.expect_code("destroy(NULL)", hip.hipMemPoolDestroy(ptr::null_mut()))?;
+    let mut default = ptr::null_mut();
+    setup("hipDeviceGetDefaultMemPool", hip.hipDeviceGetDefaultMemPool(&mut default, 0))?;
+    cx.expect_code("destroy(default pool)", hip.hipMemPoolDestroy(default))?;
+    let pool = create(cx, hipMemHandleTypeNone)?;
+    cx.expect_ok("destroy(created)", hip.hipMemPoolDestroy(pool))?;
+    cx.expect_code("destroy(destroyed)", hip.hipMemPoolDestroy(pool))
+}
+
+/// HIP-POOL-003.
+pub fn default_pool_args(cx: &mut Ctx) -> Result<(), Failure> {
+    let hip = cx.hip();
+    let mut pool = ptr::null_mut();
+    cx.expect("default(NULL)", INVALID_VALUE, hip.hipDeviceGetDefaultMemPool(ptr::null_mut(), 0))?;
+    let n = cx.device_count()?;
+    cx.expect("default(device = count)", INVALID_DEVICE, hip.hipDeviceGetDefaultMemPool(&mut pool, n))?;
+    cx.expect("default(-1)", INVALID_DEVICE, hip.hipDeviceGetDefaultMemPool(&mut pool, -1))?;
+    cx.expect_ok("default(0)", hip.hipDeviceGetDefaultMemPool(&mut pool, 0))?;
+    cx.ensure("the default pool", !pool.is_null(), "non-NULL", format!("{pool:p}"))
+}
+
+/// HIP-POOL-004.
+pub fn set_pool_args(cx: &mut Ctx) -> Result<(), Failure> {
+    let hip = cx.hip();
+    let pool = create(cx, hipMemHandleTypeNone)?;
+    let n = cx.device_count()?;
+    cx.expect("set(NULL)", INVALID_VALUE, hip.hipDeviceSetMemPool(0, ptr::null_mut()))?;
+    cx.expect("set(device = count)", INVALID_VALUE, hip.hipDeviceSetMemPool(n, pool))?;
+    if n > 1 {
+        cx.expect("set(pool of device 0 on device 1)", INVALID_DEVICE, hip.hipDeviceSetMemPool(1, pool))?;
+    }
+    cx.expect_ok("set(own device)", hip.hipDeviceSetMemPool(0, pool))?;
+    destroy(cx, pool)
+}
+
+/// HIP-POOL-005.
+pub fn current_pool(cx: &mut Ctx) -> Result<(), Failure> {
+    let hip = cx.hip();
+    let n = cx.device_count()?;
+    let mut cur = ptr::null_mut();
+    cx.expect_code("get(NULL)", hip.hipDeviceGetMemPool(ptr::null_mut(), 0))?;
+    cx.expect_code("get(device = count)", hip.hipDeviceGetMemPool(&mut cur, n))?;
+    let mut default = ptr::null_mut();
+    setup("hipDeviceGetDefaultMemPool", hip.hipDeviceGetDefaultMemPool(&mut default, 0))?;
+    setup("hipDeviceGetMemPool", hip.hipDeviceGetMemPool(&mut cur, 0))?;
+    cx.ensure("current before set", cur == default, format!("{default:p}"), format!("{cur:p}"))?;
+    let pool = create(cx, hipMemHandleTypeNone)?;
+    setup("hipDeviceSetMemPool", hip.hipDeviceSetMemPool(0, pool))?;
+    setup("hipDeviceGetMemPool", hip.hipDeviceGetMemPool(&mut cur, 0))?;
+    cx.ensure("current after set", cur == pool, format!("{pool:p}"), format!("{cur:p}"))?;
+    destroy(cx, pool)?;
+    setup("hipDeviceGetMemPool", hip.hipDeviceGetMemPool(&mut cur, 0))?;
+    cx.ensure("current after destroy", cur == default, format!("{default:p}"), format!("{cur:p}"))
+}
+
+/// HIP-POOL-006.
+pub fn malloc_async_args(cx: &mut Ctx) -> Result<(), Failure> {
+    let hip = cx.hip();
+    let pool = create(cx, hipMemHandleTypeNone)?;
+    let mut p: Va = 1usize as Va;
+    cx.expect("mallocAsync(NULL)", INVALID_VALUE, hip.hipMallocAsync(ptr::null_mut(), 64, ptr::null_mut()))?;
+    cx.expect("mallocAsync(bad stream)", HipError::INVALID_HANDLE, hip.hipMallocAsync(&mut p, 64, BAD_STREAM))?;
+    cx.expect(
+        "fromPool(NULL pool)",
+        INVALID_VALUE,
+        hip.hipMallocFromPoolAsync(&mut p, 64, ptr::null_mut(), ptr::null_mut()),
+    )?;
+    cx.expect(
+        "fromPool(bad stream)",
+        HipError::INVALID_HANDLE,
+        hip.hipMallocFromPoolAsync(&mut p, 64, pool, BAD_STREAM),
+    )?;
+    cx.expect_ok("mallocAsync(0)", hip.hipMallocAsync(&mut p, 0, ptr::null_mut()))?;
+    cx.ensure("*dev_ptr after size 0", p.is_null(), "NULL", format!("{p:p}"))?;
+    cx.expect_ok("mallocAsync(64)", hip.hipMallocAsync(&mut p, 64, ptr::null_mut()))?;
+    setup("hipFreeAsync", hip.hipFreeAsync(p, ptr::null_mut()))?;
+    destroy(cx, pool)
+}
+
+/// HIP-POOL-007.
+pub fn free_async_args(cx: &mut Ctx) -> Result<(), Failure> {
+    let hip = cx.hip();
+    let pool = create(cx, hipMemHandleTypeNone)?;
+    let p = alloc(cx, pool, 4096)?;
+    cx.expect("freeAsync(NULL)", INVALID_VALUE, hip.hipFreeAsync(ptr::null_mut(), ptr::null_mut()))?;
+    cx.expect("freeAsync(bad stream)", HipError::INVALID_HANDLE, hip.hipFreeAsync(p, BAD_STREAM))?;
+    let mut local = 0u64;
+    cx.expect("freeAsync(host address)", INVALID_VALUE, hip.hipFreeAsync((&raw mut local).cast(), ptr::null_mut()))?;
+    cx.expect_ok("freeAsync(pool memory)", hip.hipFreeAsync(p, ptr::null_mut()))?;
+    destroy(cx, pool)
+}
+
+/// HIP-POOL-008.
+pub fn attribute_args(cx: &mut Ctx) -> Result<(), Failure> {
+    let hip = cx.hip();
+    let pool = create(cx, hipMemHandleTypeNone)?;
+    let mut v = 5u64;
+    let val: *mut c_void = (&raw mut v).cast();
+    cx.expect_code("set(NULL pool)", hip.hipMemPoolSetAttribute(ptr::null_mut(), hipMemPoolAttrReleaseThreshold, val))?;
+    cx.expect_code(
+        "get(NULL value)",
+        hip.hipMemPoolGetAttribute(pool, hipMemPoolAttrReleaseThreshold, ptr::null_mut()),
+    )?;
+    cx.expect_code("get(attr 99)", hip.hipMemPoolGetAttribute(pool, 99, val))?;
+    cx.expect_code("set(ReservedMemCurrent)", hip.hipMemPoolSetAttribute(pool, hipMemPoolAttrReservedMemCurrent, val))?;
+    cx.expect_code("set(UsedMemCurrent)", hip.hipMemPoolSetAttribute(pool, hipMemPoolAttrUsedMemCurrent, val))?;
+    cx.expect_code("set(UsedMemHigh = 5)", hip.hipMemPoolSetAttribute(pool, hipMemPoolAttrUsedMemHigh, val))?;
+    cx.expect_code("set(ReservedMemHigh = 5)", hip.hipMemPoolSetAttribute(pool, hipMemPoolAttrReservedMemHigh, val))?;
+    cx.expect_ok("set(ReleaseThreshold = 5)", hip.hipMemPoolSetAttribute(pool, hipMemPoolAttrReleaseThreshold, val))?;
+    let t = attr(cx, pool, hipMemPoolAttrReleaseThreshold)?;
+    cx.ensure("ReleaseThreshold read back", t == 5, 5, t)?;
+    destroy(cx, pool)
+}
+
+/// HIP-POOL-009.
+pub fn accounting(cx: &mut Ctx) -> Result<(), Failure> {
+    let hip = cx.hip();
+    let pool = create(cx, hipMemHandleTypeNone)?;
+    for a in [
+        hipMemPoolReuseFollowEventDependencies,
+        hipMemPoolReuseAllowOpportunistic,
+        hipMemPoolReuseAllowInternalDependencies,
+    ] {
+        let mut f = -1i32;
+        setup("hipMemPoolGetAttribute", hip.hipMemPoolGetAttribute(pool, a, (&raw mut f).cast()))?;
+        cx.ensure(&format!("reuse flag {a}"), f == 1, 1, f)?;
+    }
+    let t = attr(cx, pool, hipMemPoolAttrReleaseThreshold)?;
+    cx.ensure("default ReleaseThreshold", t == 0, 0, t)?;
+    let n = 2 * MIB;
+    let p = alloc(cx, pool, n)?;
+    let (u, r) = (attr(cx, pool, hipMemPoolAttrUsedMemCurrent)?, attr(cx, pool, hipMemPoolAttrReservedMemCurrent)?);
+    cx.ensure(
+        "Used, Reserved after alloc",
+        (u, r) == (n as u64, n as u64),
+        format!("({n}, {n})"),
+        format!("({u}, {r})"),
+    )?;
+    setup("hipFreeAsync", hip.hipFreeAsync(p, ptr::null_mut()))?;
+    let (u, r) = (attr(cx, pool, hipMemPoolAttrUsedMemCurrent)?, attr(cx, pool, hipMemPoolAttrReservedMemCurrent)?);
+    cx.ensure("Used, Reserved after free", (u, r) == (0, n as u64), format!("(0, {n})"), format!("({u}, {r})"))?;
+    setup("hipMemPoolTrimTo", hip.hipMemPoolTrimTo(pool, 0))?;
+    let r = attr(cx, pool, hipMemPoolAttrReservedMemCurrent)?;
+    cx.ensure("Reserved after TrimTo(0)", r == 0, 0, r)?;
+    let h = attr(cx, pool, hipMemPoolAttrUsedMemHigh)?;
+    cx.ensure("UsedMemHigh", h == n as u64, n, h)?;
+    let mut zero = 0u64;
+    setup(
+        "hipMemPoolSetAttribute",
+        hip.hipMemPoolSetAttribute(pool, hipMemPoolAttrUsedMemHigh, (&raw mut zero).cast()),
+    )?;
+    let h = attr(cx, pool, hipMemPoolAttrUsedMemHigh)?;
+    cx.ensure("UsedMemHigh after reset", h == 0, 0, h)?;
+    destroy(cx, pool)
+}
+
+fn dev_desc(id: i32, flags: hipMemAccessFlags) -> hipMemAccessDesc {
+    hipMemAccessDesc { location: hipMemLocation { type_: hipMemLocationTypeDevice, id }, flags }
+}
+
+/// HIP-POOL-010.
+pub fn set_access_args(cx: &mut Ctx) -> Result<(), Failure> {
+    let hip = cx.hip();
+    let pool = create(cx, hipMemHandleTypeNone)?;
+    let n = cx.device_count()?;
+    let rw = dev_desc(0, hipMemAccessFlagsProtReadWrite);
+    cx.expect("setAccess(NULL list)", INVALID_VALUE, hip.hipMemPoolSetAccess(pool, ptr::null(), 1))?;
+    cx.expect("setAccess(count > devices)", INVALID_DEVICE, hip.hipMemPoolSetAccess(pool, &rw, n as usize + 1))?;
+    cx.expect("setAccess(device = count)", INVALID_DEVICE, hip.hipMemPoolSetAccess(pool, &dev_desc(n, 3), 1))?;
+    cx.expect("setAccess(ProtNone)", INVALID_DEVICE, hip.hipMemPoolSetAccess(pool, &dev_desc(0, 0), 1))?;
+    cx.expect("setAccess(flags 7)", INVALID_VALUE, hip.hipMemPoolSetAccess(pool, &dev_desc(0, 7), 1))?;
+    let host = hipMemAccessDesc { location: hipMemLocation { type_: hipMemLocationTypeHost, id: 0 }, flags: 3 };
+    cx.expect("setAccess(Host)", INVALID_VALUE, hip.hipMemPoolSetAccess(pool, &host, 1))?;
+    cx.expect_ok("setAccess(device 0 ReadWrite)", hip.hipMemPoolSetAccess(pool, &rw, 1))?;
+    destroy(cx, pool)
+}
+
+/// HIP-POOL-011.
+pub fn get_access(cx: &mut Ctx) -> Result<(), Failure> {
+    let hip = cx.hip();
+    let pool = create(cx, hipMemHandleTypeNone)?;
+    let n = cx.device_count()?;
+    let mut f: hipMemAccessFlags = -1;
+    let mut loc = hipMemLocation { type_: hipMemLocationTypeDevice, id: 0 };
+    cx.expect_code("getAccess(NULL flags)", hip.hipMemPoolGetAccess(ptr::null_mut(), pool, &mut loc))?;
+    cx.expect_code("getAccess(NULL location)", hip.hipMemPoolGetAccess(&mut f, pool, ptr::null_mut()))?;
+    let mut past = hipMemLocation { type_: hipMemLocationTypeDevice, id: n };
+    cx.expect_code("getAccess(device = count)", hip.hipMemPoolGetAccess(&mut f, pool, &mut past))?;
+    setup("hipMemPoolGetAccess", hip.hipMemPoolGetAccess(&mut f, pool, &mut loc))?;
+    cx.ensure("own device", f == hipMemAccessFlagsProtReadWrite, 3, f)?;
+    if n > 1 {
+        let mut other = hipMemLocation { type_: hipMemLocationTypeDevice, id: 1 };
+        setup("hipMemPoolGetAccess", hip.hipMemPoolGetAccess(&mut f, pool, &mut other))?;
+        cx.ensure("device 1 before SetAccess", f == hipMemAccessFlagsProtNone, 0, f)?;
+        setup("hipMemPoolSetAccess", hip.hipMemPoolSetAccess(pool, &dev_desc(1, hipMemAccessFlagsProtRead), 1))?;
+        setup("hipMemPoolGetAccess", hip.hipMemPoolGetAccess(&mut f, pool, &mut other))?;
+        cx.ensure("device 1 after SetAccess(Read)", f == hipMemAccessFlagsProtRead, 1, f)?;
+    }
+    destroy(cx, pool)
+}
+
+/// HIP-POOL-012.
+pub fn trim_null(cx: &mut Ctx) -> Result<(), Failure> {
+    let pool = create(cx, hipMemHandleTypeNone)?;
+    cx.expect_code("trimTo(NULL)", cx.hip().hipMemPoolTrimTo(ptr::null_mut(), 0))?;
+    cx.expect_ok("trimTo(pool)", cx.hip().hipMemPoolTrimTo(pool, 0))?;
+    destroy(cx, pool)
+}
+
+/// HIP-POOL-013.
+pub fn export_args(cx: &mut Ctx) -> Result<(), Failure> {
+    let hip = cx.hip();
+    let posix = hipMemHandleTypePosixFileDescriptor;
+    let pool = create(cx, posix)?;
+    let plain = create(cx, hipMemHandleTypeNone)?;
+    let mut fd = -1i32;
+    let out: Va = (&raw mut fd).cast();
+    cx.expect_code("export(NULL out)", hip.hipMemPoolExportToShareableHandle(ptr::null_mut(), pool, posix, 0))?;
+    cx.expect_code("export(flags 1)", hip.hipMemPoolExportToShareableHandle(out, pool, posix, 1))?;
+    cx.expect_code("export(type None)", hip.hipMemPoolExportToShareableHandle(out, pool, hipMemHandleTypeNone, 0))?;
+    cx.expect_code("export(pool made with None)", hip.hipMemPoolExportToShareableHandle(out, plain, posix, 0))?;
+    cx.expect_ok("export(posix pool)", hip.hipMemPoolExportToShareableHandle(out, pool, posix, 0))?;
+    cx.ensure("the fd", fd > 2, "an fd above 2", fd)?;
+    crate::hip::Hip::close_exported_fd(fd);
+    destroy(cx, plain)?;
+    destroy(cx, pool)
+}
+
+/// HIP-POOL-014.
+pub fn import_args(cx: &mut Ctx) -> Result<(), Failure> {
+    let hip = cx.hip();
+    let posix = hipMemHandleTypePosixFileDescriptor;
+    let mut pool = ptr::null_mut();
+    let h = 5usize as Va;
+    cx.expect(
+        "import(NULL out)",
+        INVALID_VALUE,
+        hip.hipMemPoolImportFromShareableHandle(ptr::null_mut(), h, posix, 0),
+    )?;
+    cx.expect(
+        "import(NULL handle)",
+        INVALID_VALUE,
+        hip.hipMemPoolImportFromShareableHandle(&mut pool, ptr::null_mut(), posix, 0),
+    )?;
+    cx.expect("import(flags 1)", INVALID_VALUE, hip.hipMemPoolImportFromShareableHandle(&mut pool, h, posix, 1))?;
+    cx.expect(
+        "import(type None)",
+        INVALID_VALUE,
+        hip.hipMemPoolImportFromShareableHandle(&mut pool, h, hipMemHandleTypeNone, 0),
+    )?;
+    let closed = 999_999usize as Va;
+    cx.expect("import(closed fd)", OUT_OF_MEMORY, hip.hipMemPoolImportFromShareableHandle(&mut pool, closed, posix, 0))
+}
+
+/// HIP-POOL-015.
+pub fn export_pointer_args(cx: &mut Ctx) -> Result<(), Failure> {
+    let hip = cx.hip();
+    let pool = create(cx, hipMemHandleTypePosixFileDescriptor)?;
+    let p = alloc(cx, pool, 4096)?;
+    let mut data = hipMemPoolPtrExportData::default();
+    cx.expect("exportPointer(NULL data)", INVALID_VALUE, hip.hipMemPoolExportPointer(ptr::null_mut(), p))?;
+    cx.expect("exportPointer(NULL ptr)", INVALID_VALUE, hip.hipMemPoolExportPointer(&mut data, ptr::null_mut()))?;
+    let mut local = 0u64;
+    cx.expect(
+        "exportPointer(host address)",
+        OUT_OF_MEMORY,
+        hip.hipMemPoolExportPointer(&mut data, (&raw mut local).cast()),
+    )?;
+    cx.expect_ok("exportPointer(pool memory)", hip.hipMemPoolExportPointer(&mut data, p))?;
+    setup("hipFreeAsync", hip.hipFreeAsync(p, ptr::null_mut()))?;
+    destroy(cx, pool)
+}
+
+/// HIP-POOL-016.
+pub fn import_pointer_args(cx: &mut Ctx) -> Result<(), Failure> {
+    let hip = cx.hip();
+    let pool = create(cx, hipMemHandleTypePosixFileDescriptor)?;
+    let mut data = hipMemPoolPtrExportData::default();
+    let mut p = ptr::null_mut();
+    cx.expect("importPointer(NULL ptr)", INVALID_VALUE, hip.hipMemPoolImportPointer(ptr::null_mut(), pool, &mut data))?;
+    cx.expect(
+        "importPointer(NULL pool)",
+        INVALID_VALUE,
+        hip.hipMemPoolImportPointer(&mut p, ptr::null_mut(), &mut data),
+    )?;
+    cx.expect("importPointer(NULL data)", INVALID_VALUE, hip.hipMemPoolImportPointer(&mut p, pool, ptr::null_mut()))?;
+    cx.expect("importPointer(zero data)", OUT_OF_MEMORY, hip.hipMemPoolImportPointer(&mut p, pool, &mut data))?;
+    destroy(cx, pool)
+}
+
+/// HIP-POOL-019.
+pub fn pools_supported(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let mut v = -1;
+    setup("hipDeviceGetAttribute(88)", hip.hipDeviceGetAttribute(&mut v, hipDeviceAttributeMemoryPoolsSupported, 0))?;
+    cx.ensure("MemoryPoolsSupported", v == 1, 1, v)?;
+    setup(
+        "hipDeviceGetAttribute(91)",
+        hip.hipDeviceGetAttribute(&mut v, hipDeviceAttributeMemoryPoolSupportedHandleTypes, 0),
+    )?;
+    cx.ensure("MemoryPoolSupportedHandleTypes has PosixFileDescriptor", v & 1 == 1, "bit 0 set", v)
+}
+
+/// Two-process pool rules (HIP-POOL-017, 018), run by emulator/tests/hip_pool.rs.
+pub fn across_processes(_: &mut Ctx) -> Result<(), Failure> {
+    super::elsewhere("emulator/tests/hip_pool.rs")
+}
