@@ -809,8 +809,8 @@ rules! {
         sources: &[CLR_POOL_IMPL, HipDoc("hipMemPoolImportPointer")],
         confidence: &[Undetermined],
         note: Some("the docs ask importers to free first; clr keeps the block in the exporter's free heap, and after \
-                    a trim the importer's attach is ROCr's and KFD's to keep. The emulator keeps it; new imports of \
-                    the freed block fail with 2"),
+                    a trim the importer's attach is ROCr's and KFD's to keep. The emulator keeps it; a process that does \
+                    not hold the freed block can no longer import it (2)"),
         expect: Behaviour,
         requires: PEERS,
     }
