@@ -372,7 +372,7 @@ pub unsafe extern "C" fn cuMemPoolImportFromShareableHandle(
         }
         let e = emu()?;
         let fd = i32::try_from(handle as usize).unwrap_or(-1);
-        let id = e.pool_import(fd, None).map_err(|er| Fail::plain(CuResult::INVALID_VALUE, er.to_string()))?;
+        let id = e.pool_import(fd, None).map_err(|er| core_fail(&rules::POOL_011, er))?;
         // SAFETY: checked non-null.
         unsafe { put(pool_out, to_pool(id)) };
         Ok(())

@@ -559,8 +559,8 @@ rules! {
 
     POOL_011 {
         group: POOL,
-        text: "cuMemPoolImportFromShareableHandle: flags other than 0 and handle type NONE are 1; the handle is the \
-               fd value cast to a pointer.",
+        text: "cuMemPoolImportFromShareableHandle: flags other than 0, handle type NONE, and a handle that is no \
+               exported pool's fd are 1; the handle is the fd value cast to a pointer.",
         apis: &["cuMemPoolImportFromShareableHandle"],
         sources: &[CudaDoc("cuMemPoolImportFromShareableHandle")],
         confidence: &[Doc],
