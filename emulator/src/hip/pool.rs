@@ -128,26 +128,33 @@ fn alloc(e: &Emulator, id: PoolId, size: usize) -> Result<usize, Fail> {
         .map_err(|er| Fail::plain(HipError::OUT_OF_MEMORY, er.to_string()))
 }
 
+/// The common tail of hipMallocAsync and hipMallocFromPoolAsync: size 0 is
+/// success with NULL (clr checks it before the pool), else an allocation
+/// from the pool `pool` names (`None`: a check was switched off).
+fn alloc_into(dev_ptr: *mut *mut c_void, size: usize, pool: impl FnOnce() -> Result<Option<PoolId>, Fail>) -> Result<(), Fail> {
+    if dev_ptr.is_null() {
+        return Ok(());
+    }
+    if size == 0 {
+        // SAFETY: checked non-null.
+        unsafe { put(dev_ptr, std::ptr::null_mut()) };
+        return Ok(());
+    }
+    let Some(id) = pool()? else { return Ok(()) };
+    let va = alloc(emu()?, id, size)?;
+    // SAFETY: checked non-null.
+    unsafe { put(dev_ptr, va as *mut c_void) };
+    Ok(())
+}
+
 /// `hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)`:
 /// HIP-POOL-006, from the current pool of the current device.
 pub unsafe extern "C" fn hipMallocAsync(dev_ptr: *mut *mut c_void, size: usize, stream: hipStream_t) -> hipError_t {
     run("hipMallocAsync", || {
         ensure!(!dev_ptr.is_null(), rules::POOL_006, "dev_ptr is NULL");
         ensure!(stream_ok(stream), rules::POOL_006 => HipError::INVALID_HANDLE, "{stream:p} is not a stream");
-        if dev_ptr.is_null() {
-            return Ok(());
-        }
-        if size == 0 {
-            // SAFETY: checked non-null.
-            unsafe { put(dev_ptr, std::ptr::null_mut()) };
-            return Ok(());
-        }
         let e = emu()?;
-        let id = e.pool_current(super::call::current_device());
-        let va = alloc(e, id, size)?;
-        // SAFETY: checked non-null.
-        unsafe { put(dev_ptr, va as *mut c_void) };
-        Ok(())
+        alloc_into(dev_ptr, size, || Ok(Some(e.pool_current(super::call::current_device()))))
     })
 }
 
@@ -162,22 +169,12 @@ pub unsafe extern "C" fn hipMallocFromPoolAsync(
     run("hipMallocFromPoolAsync", || {
         ensure!(!dev_ptr.is_null() && !mem_pool.is_null(), rules::POOL_006, "dev_ptr or mem_pool is NULL");
         ensure!(stream_ok(stream), rules::POOL_006 => HipError::INVALID_HANDLE, "{stream:p} is not a stream");
-        if dev_ptr.is_null() {
-            return Ok(());
-        }
-        if size == 0 {
-            // SAFETY: checked non-null.
-            unsafe { put(dev_ptr, std::ptr::null_mut()) };
-            return Ok(());
-        }
         let e = emu()?;
-        let id = pool_of(e, mem_pool);
-        ensure!(id.is_some(), rules::POOL_006, "{mem_pool:p} is not a live memory pool");
-        let Some(id) = id else { return Ok(()) };
-        let va = alloc(e, id, size)?;
-        // SAFETY: checked non-null.
-        unsafe { put(dev_ptr, va as *mut c_void) };
-        Ok(())
+        alloc_into(dev_ptr, size, || {
+            let id = pool_of(e, mem_pool);
+            ensure!(id.is_some(), rules::POOL_006, "{mem_pool:p} is not a live memory pool");
+            Ok(id)
+        })
     })
 }
 
