@@ -1,0 +1,206 @@
+//! The audit tables of `docs/audit/*.md` against the rule tables.
+//!
+//! Every ACL and HIP rule is checked against its vendor's source, one row
+//! per rule across all the files (`| rule | source | verdict | note |`).
+//! This test keeps the tables complete: each ACL and HIP id has exactly one
+//! row, no row names an unknown id, verdicts are `agree`, `undetermined` or
+//! `differ`, no ACL or HIP row is left at `differ`, and an `agree` row cites
+//! at least one `path:line`. CUDA rows are optional but must name real ids.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use vmmkit_sys::rule::Rule;
+use vmmkit_sys::{acl, cuda, hip};
+
+/// The header row that marks an audit table.
+const HEADER: &str = "| rule | source | verdict | note |";
+
+const VERDICTS: &[&str] = &["agree", "undetermined", "differ"];
+
+/// One table row, with where it was read.
+#[derive(Debug)]
+struct Row {
+    at: String,
+    rule: String,
+    source: String,
+    verdict: String,
+}
+
+/// The rows of every audit table in `text` (`name` locates them in messages).
+fn rows(name: &str, text: &str) -> Vec<Row> {
+    let mut out = Vec::new();
+    let mut lines = text.lines().enumerate();
+    while let Some((_, line)) = lines.next() {
+        if line.trim() != HEADER {
+            continue;
+        }
+        // The separator row, then rows until the table ends.
+        lines.next();
+        for (n, line) in lines.by_ref() {
+            let line = line.trim();
+            if !line.starts_with('|') {
+                break;
+            }
+            let cells: Vec<&str> = line.trim_matches('|').splitn(4, '|').map(str::trim).collect();
+            let cell = |i: usize| cells.get(i).copied().unwrap_or("").to_owned();
+            out.push(Row { at: format!("{name}:{}", n + 1), rule: cell(0), source: cell(1), verdict: cell(2) });
+        }
+    }
+    out
+}
+
+/// Whether `source` cites at least one `path:line` (a path with a `.` or
+/// `/`, a colon, then digits), such as `src/acl/aclrt_impl/memory.cpp:1169`.
+fn cites_line(source: &str) -> bool {
+    source.split(|c: char| c.is_whitespace() || c == ';' || c == ',').any(|token| {
+        token.rsplit_once(':').is_some_and(|(path, line)| {
+            !line.is_empty()
+                && line.bytes().all(|b| b.is_ascii_digit())
+                && path.contains(['.', '/'])
+                && !path.contains("://")
+        })
+    })
+}
+
+/// Everything wrong with `rows` given the `required` ids (each needs exactly
+/// one row, and may not stay at `differ`) and the `optional` ids (at most one
+/// row, any verdict). An empty list means the tables are complete.
+fn problems(rows: &[Row], required: &BTreeSet<String>, optional: &BTreeSet<String>) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut seen: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for row in rows {
+        seen.entry(row.rule.as_str()).or_default().push(row.at.as_str());
+        let known = required.contains(&row.rule) || optional.contains(&row.rule);
+        if !known {
+            found.push(format!("{}: {} is not an id of the rule tables", row.at, row.rule));
+        }
+        if !VERDICTS.contains(&row.verdict.as_str()) {
+            found.push(format!("{}: {} has verdict {:?}, not one of {VERDICTS:?}", row.at, row.rule, row.verdict));
+        }
+        if row.verdict == "differ" && required.contains(&row.rule) {
+            found.push(format!(
+                "{}: {} differs from the vendor's source: fix its expectation and the emulator",
+                row.at, row.rule
+            ));
+        }
+        if row.verdict == "agree" && !cites_line(&row.source) {
+            found.push(format!("{}: {} agrees but its source cites no path:line", row.at, row.rule));
+        }
+    }
+    for (id, at) in &seen {
+        if at.len() > 1 {
+            found.push(format!("{id} has {} rows: {}", at.len(), at.join(", ")));
+        }
+    }
+    let missing: Vec<&str> = required.iter().map(String::as_str).filter(|id| !seen.contains_key(id)).collect();
+    if !missing.is_empty() {
+        found.push(format!("{} rules have no audit row: {}", missing.len(), missing.join(", ")));
+    }
+    found
+}
+
+fn ids(tables: &[&[&Rule]]) -> BTreeSet<String> {
+    tables.iter().flat_map(|t| t.iter()).map(|r| r.id.to_string()).collect()
+}
+
+fn audit_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/audit")
+}
+
+/// The rows of every `docs/audit/*.md`, in file-name order.
+fn audit_rows() -> Vec<Row> {
+    let dir = audit_dir();
+    let entries = fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let mut files: Vec<PathBuf> = entries
+        .map(|e| e.unwrap_or_else(|e| panic!("{}: {e}", dir.display())).path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .flat_map(|path| {
+            let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            rows(&format!("docs/audit/{name}"), &text)
+        })
+        .collect()
+}
+
+#[test]
+fn every_acl_and_hip_rule_has_one_audit_row_that_does_not_differ() {
+    let rows = audit_rows();
+    assert!(!rows.is_empty(), "no audit table (header {HEADER:?}) under {}", audit_dir().display());
+    let required = ids(&[acl::rules::ALL, hip::rules::ALL]);
+    let optional = ids(&[cuda::rules::ALL]);
+    let found = problems(&rows, &required, &optional);
+    assert!(found.is_empty(), "the audit tables are incomplete:\n{}", found.join("\n"));
+}
+
+// ---- the checker itself, on made-up tables -----------------------------------
+
+fn set(ids: &[&str]) -> BTreeSet<String> {
+    ids.iter().map(|s| (*s).to_owned()).collect()
+}
+
+fn table(body: &str) -> Vec<Row> {
+    rows("t.md", &format!("# t\n\n{HEADER}\n| --- | --- | --- | --- |\n{body}\nafter the table\n"))
+}
+
+const GOOD: &str = "| ACL-MAP-003 | hicann/runtime@681ef76 src/acl/aclrt_impl/memory.cpp:1169 | agree | flags | x |";
+
+#[test]
+fn a_complete_table_passes_and_notes_may_hold_bars() {
+    let rows = table(GOOD);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].verdict, "agree");
+    assert!(problems(&rows, &set(&["ACL-MAP-003"]), &set(&[])).is_empty());
+}
+
+#[test]
+fn a_missing_rule_is_named() {
+    let found = problems(&table(GOOD), &set(&["ACL-MAP-003", "HIP-VMM-012"]), &set(&[]));
+    assert_eq!(found, ["1 rules have no audit row: HIP-VMM-012"]);
+}
+
+#[test]
+fn a_rule_in_two_rows_is_named() {
+    let mut rows = table(GOOD);
+    rows.extend(self::rows("u.md", &format!("{HEADER}\n|-|-|-|-|\n{GOOD}")));
+    let found = problems(&rows, &set(&["ACL-MAP-003"]), &set(&[]));
+    assert_eq!(found, ["ACL-MAP-003 has 2 rows: t.md:5, u.md:3"]);
+}
+
+#[test]
+fn an_unknown_id_is_named() {
+    let found = problems(&table(GOOD), &set(&[]), &set(&[]));
+    assert_eq!(found, ["t.md:5: ACL-MAP-003 is not an id of the rule tables"]);
+}
+
+#[test]
+fn a_verdict_outside_the_three_is_refused() {
+    let found = problems(&table("| ACL-MAP-003 | a.c:1 | agrees | x |"), &set(&["ACL-MAP-003"]), &set(&[]));
+    assert_eq!(found.len(), 1);
+    assert!(found[0].contains("\"agrees\""), "{found:?}");
+}
+
+#[test]
+fn differ_fails_for_acl_and_hip_but_not_for_optional_cuda() {
+    let body = "| HIP-VMM-013 | hip_vm.cpp:10 | differ | x |\n| CUDA-VMM-001 | x.c:2 | differ | y |";
+    let found = problems(&table(body), &set(&["HIP-VMM-013"]), &set(&["CUDA-VMM-001"]));
+    assert_eq!(found.len(), 1);
+    assert!(found[0].starts_with("t.md:5: HIP-VMM-013 differs"), "{found:?}");
+}
+
+#[test]
+fn agree_needs_a_path_and_line() {
+    let body = "| ACL-MAP-003 | memory.cpp | agree | x |\n| ACL-MAP-004 | driver devmm_svm.c | undetermined | y |";
+    let found = problems(&table(body), &set(&["ACL-MAP-003", "ACL-MAP-004"]), &set(&[]));
+    assert_eq!(found, ["t.md:5: ACL-MAP-003 agrees but its source cites no path:line"]);
+    assert!(cites_line("hicann/driver@ef377e9 src/a/b.c:45; x"));
+    assert!(cites_line("hip_vm.cpp:12,"));
+    assert!(!cites_line("https://example.com:443"));
+    assert!(!cites_line("memory.cpp:"));
+    assert!(!cites_line("ACL-MAP-003:12"));
+}
