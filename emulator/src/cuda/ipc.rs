@@ -28,7 +28,7 @@ fn handle(b: [u8; IPC_HANDLE_SIZE]) -> CUipcMemHandle {
 
 /// `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)`:
 /// CUDA-IPC-001, only cuMemAlloc memory (not cuMemMap'ed memory, not
-/// memory opened from another process) → 1; CUDA-IPC-002 an interior
+/// pool memory, not memory opened from another process) → 1; CUDA-IPC-002 an interior
 /// pointer is accepted (emulator) and names its allocation; CUDA-IPC-003 a
 /// freed-and-reallocated address gets a different handle (the generation).
 /// A failure leaves the handle zeroed.
@@ -54,6 +54,11 @@ pub unsafe extern "C" fn cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: C
             _ => "not inside a live cuMemAlloc allocation",
         };
         ensure!(plain.is_some(), rules::IPC_001, "{p:#x} is {what}");
+        ensure!(
+            e.pool_of(p).is_none(),
+            rules::IPC_001,
+            "{p:#x} is memory of a memory pool (cuMemAllocAsync), which legacy IPC does not export: share the pool"
+        );
         let Some((base, len, props)) = plain else { return Ok(()) };
         let exported = e.export_plain(p).map_err(|e| Fail::core(Op::IpcGet, e))?;
         let token = IpcToken {

@@ -3,17 +3,21 @@
 
 use vmmkit_sys::cuda::*;
 
-use crate::cuda::Ctx;
 use crate::cuda::peer::{Peer, Request};
+use crate::cuda::{Ctx, setup};
 use crate::outcome::Failure;
 
-/// CUDA-IPC-001: VMM (cuMemMap'ed) memory is not eligible for
-/// cuIpcGetMemHandle; cuMemAlloc memory is.
+/// CUDA-IPC-001: VMM (cuMemMap'ed) memory and memory-pool memory are not
+/// eligible for cuIpcGetMemHandle; cuMemAlloc memory is.
 pub fn get_vmm_memory(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h, size) = cx.mapped(1)?;
     let cuda = cx.cuda();
     let mut handle = CUipcMemHandle::default();
     cx.expect_code("cuIpcGetMemHandle(cuMemMap'ed address)", cuda.cuIpcGetMemHandle(&mut handle, va))?;
+    let mut pooled = 0;
+    setup("cuMemAllocAsync", cuda.cuMemAllocAsync(&mut pooled, 4096, std::ptr::null_mut()))?;
+    cx.expect_code("cuIpcGetMemHandle(cuMemAllocAsync'ed pool memory)", cuda.cuIpcGetMemHandle(&mut handle, pooled))?;
+    setup("cuMemFreeAsync", cuda.cuMemFreeAsync(pooled, std::ptr::null_mut()))?;
     let p = cx.alloc(4096)?;
     cx.expect_ok("cuIpcGetMemHandle(cuMemAlloc'ed base)", cuda.cuIpcGetMemHandle(&mut handle, p))?;
     cx.free(p)?;
@@ -61,7 +65,7 @@ pub fn open_flags(cx: &mut Ctx) -> Result<(), Failure> {
     let cuda = cx.cuda();
     let p = cx.alloc(4096)?;
     let mut handle = CUipcMemHandle::default();
-    crate::cuda::setup("cuIpcGetMemHandle", cuda.cuIpcGetMemHandle(&mut handle, p))?;
+    setup("cuIpcGetMemHandle", cuda.cuIpcGetMemHandle(&mut handle, p))?;
     let mut q = 0;
     cx.expect_code("cuIpcOpenMemHandle(flags 7)", cuda.cuIpcOpenMemHandle(&mut q, handle, 7))?;
     cx.free(p)
@@ -73,7 +77,7 @@ pub fn open_own(cx: &mut Ctx) -> Result<(), Failure> {
     let cuda = cx.cuda();
     let p = cx.alloc(4096)?;
     let mut handle = CUipcMemHandle::default();
-    crate::cuda::setup("cuIpcGetMemHandle", cuda.cuIpcGetMemHandle(&mut handle, p))?;
+    setup("cuIpcGetMemHandle", cuda.cuIpcGetMemHandle(&mut handle, p))?;
     let mut q = 0;
     let r = cuda.cuIpcOpenMemHandle(&mut q, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
     cx.expect_code("cuIpcOpenMemHandle(own handle)", r)?;
@@ -98,7 +102,7 @@ fn exported(cx: &Ctx, len: usize, seed: u8) -> Result<(CUdeviceptr, Vec<u8>), Fa
     let p = cx.alloc(len)?;
     cx.write(p, len, seed)?;
     let mut h = CUipcMemHandle::default();
-    crate::cuda::setup("cuIpcGetMemHandle", cx.cuda().cuIpcGetMemHandle(&mut h, p))?;
+    setup("cuIpcGetMemHandle", cx.cuda().cuIpcGetMemHandle(&mut h, p))?;
     Ok((p, h.reserved.iter().map(|&c| c as u8).collect()))
 }
 
