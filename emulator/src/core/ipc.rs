@@ -180,7 +180,13 @@ impl Emulator {
 
     /// Maps the handle `id`, just imported from `key`, into a reservation of
     /// its own and records the open.
-    fn open_imported(&self, key: u64, device: Place, id: HandleId, window: &Window) -> Result<(usize, Opened), CoreError> {
+    fn open_imported(
+        &self,
+        key: u64,
+        device: Place,
+        id: HandleId,
+        window: &Window,
+    ) -> Result<(usize, Opened), CoreError> {
         let info = match self.describe(id) {
             Ok(i) => i,
             Err(e) => {
