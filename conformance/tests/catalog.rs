@@ -177,6 +177,23 @@ const ACL_REFERENCE_IDS: &[&str] = &[
     "ACL-FLOW-001",
     "ACL-FLOW-002",
     "ACL-FLOW-003",
+    // Issue 19 (IPC by key): rules from the vendor's source, docs/audit/acl-ipc-key.md.
+    "ACL-IPK-001",
+    "ACL-IPK-002",
+    "ACL-IPK-003",
+    "ACL-IPK-004",
+    "ACL-IPK-005",
+    "ACL-IPK-006",
+    "ACL-IPK-007",
+    "ACL-IPK-008",
+    "ACL-IPK-009",
+    "ACL-IPK-010",
+    "ACL-IPK-011",
+    "ACL-IPK-012",
+    "ACL-IPK-013",
+    "ACL-IPK-014",
+    "ACL-IPK-015",
+    "ACL-IPK-016",
 ];
 
 /// Every id of cuda.md §3.
@@ -256,8 +273,8 @@ fn acl_catalog_holds_every_reference_id_exactly_once() {
     let reference: HashSet<&str> = ACL_REFERENCE_IDS.iter().copied().collect();
     let extra: Vec<&str> = rules.iter().map(|r| r.id.as_str()).filter(|id| !reference.contains(id)).collect();
     assert!(extra.is_empty(), "catalog rules that are not in the reference list: {extra:?}");
-    assert_eq!(ACL_REFERENCE_IDS.len(), 161);
-    assert_eq!(ACL_REFERENCE_IDS.iter().filter(|id| !id.contains("-ORD-") && !id.contains("-FLOW-")).count(), 154);
+    assert_eq!(ACL_REFERENCE_IDS.len(), 177);
+    assert_eq!(ACL_REFERENCE_IDS.iter().filter(|id| !id.contains("-ORD-") && !id.contains("-FLOW-")).count(), 170);
     assert_eq!(rules.len(), ACL_REFERENCE_IDS.len());
 }
 

@@ -238,4 +238,33 @@ impl Acl {
     ) -> Result<AclError, Failure> {
         call_opt!(self.aclrtMemGetAddressRange(ptr, base, size))
     }
+
+    // ---- IPC by key (ACL-IPK) ----
+    pub(crate) fn ipc_mem_get_export_key(
+        &self,
+        ptr: *mut c_void,
+        size: usize,
+        key: *mut c_char,
+        len: usize,
+        flags: u64,
+    ) -> AclError {
+        call!(self.aclrtIpcMemGetExportKey(ptr, size, key, len, flags))
+    }
+    pub(crate) fn ipc_mem_set_import_pid(&self, key: *const c_char, pid: *mut i32, num: usize) -> AclError {
+        call!(self.aclrtIpcMemSetImportPid(key, pid, num))
+    }
+    pub(crate) fn ipc_mem_import_by_key(&self, ptr: *mut *mut c_void, key: *const c_char, flags: u64) -> AclError {
+        call!(self.aclrtIpcMemImportByKey(ptr, key, flags))
+    }
+    pub(crate) fn ipc_mem_close(&self, key: *const c_char) -> AclError {
+        call!(self.aclrtIpcMemClose(key))
+    }
+    pub(crate) fn device_peer_access_status(
+        &self,
+        device: i32,
+        peer: i32,
+        status: *mut i32,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtDevicePeerAccessStatus(device, peer, status))
+    }
 }

@@ -133,6 +133,49 @@ pub enum Request {
     },
     /// Reply, then exit 0.
     Exit,
+    /// `aclrtMalloc(size)` filled with the pattern `seed`: `slot` is a
+    /// mapping slot (for `Verify`), `value` the address.
+    IpcAlloc {
+        /// Bytes.
+        size: u64,
+        /// Pattern seed.
+        seed: u8,
+    },
+    /// `aclrtIpcMemGetExportKey` of mapping slot `map` (65-byte buffer):
+    /// `bytes` is the key without its NUL.
+    IpcGetKey {
+        /// Mapping slot of an `IpcAlloc`.
+        map: usize,
+        /// Export flags.
+        flags: u64,
+    },
+    /// `aclrtIpcMemSetImportPid(key, pids)`.
+    IpcSetPid {
+        /// The key, without its NUL.
+        key: Vec<u8>,
+        /// Pids to list.
+        pids: Vec<i32>,
+    },
+    /// `aclrtIpcMemImportByKey(key, flags)`: `slot` is a mapping slot of
+    /// `size` bytes, `value` the address.
+    IpcImport {
+        /// The key, without its NUL.
+        key: Vec<u8>,
+        /// Import flags.
+        flags: u64,
+        /// Bytes to verify through the slot.
+        size: u64,
+    },
+    /// `aclrtIpcMemClose(key)`.
+    IpcClose {
+        /// The key, without its NUL.
+        key: Vec<u8>,
+    },
+    /// `aclrtFree` of mapping slot `map` (an `IpcAlloc`).
+    IpcFree {
+        /// Mapping slot.
+        map: usize,
+    },
 }
 
 /// The peer's answer.

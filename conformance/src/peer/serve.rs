@@ -49,6 +49,12 @@ fn reply(code: AclError, text: &str) -> Reply {
     Reply { code: code.0, text: text.into(), ..Reply::default() }
 }
 
+/// `key` with its NUL, for the C calls.
+fn c_key(mut key: Vec<u8>) -> Vec<std::ffi::c_char> {
+    key.push(0);
+    key.into_iter().map(|b| b as std::ffi::c_char).collect()
+}
+
 fn no_slot(what: &str, slot: usize) -> Reply {
     Reply { code: AclError::INVALID_PARAM.0, text: format!("peer: no {what} in slot {slot}"), ..Reply::default() }
 }
@@ -180,6 +186,47 @@ impl State {
                 Reply { bytes, ..reply(r, "aclrtMemGetAllocationPropertiesFromHandle") }
             }
             Request::Exit => reply(AclError::SUCCESS, ""),
+            Request::IpcAlloc { size, seed } => {
+                let size = size as usize;
+                let mut va: *mut c_void = ptr::null_mut();
+                let r = acl.malloc(&mut va, size, ACL_MEM_MALLOC_HUGE_FIRST);
+                if !r.is_success() {
+                    return reply(r, "aclrtMalloc");
+                }
+                let data = pattern::fill(seed, size);
+                let r = acl.memcpy(va, size, data.as_ptr().cast(), size, ACL_MEMCPY_HOST_TO_DEVICE);
+                self.maps.push((va, size));
+                Reply { slot: self.maps.len() - 1, value: va as u64, ..reply(r, "aclrtMemcpy(host to device)") }
+            }
+            Request::IpcGetKey { map, flags } => {
+                let Some(&(va, size)) = self.maps.get(map) else { return no_slot("mapping", map) };
+                let mut key = [0u8; ACL_IPC_KEY_MIN_LEN];
+                let r = acl.ipc_mem_get_export_key(va, size, key.as_mut_ptr().cast(), key.len(), flags);
+                let end = key.iter().position(|&b| b == 0).unwrap_or(key.len());
+                Reply { bytes: key[..end].to_vec(), ..reply(r, "aclrtIpcMemGetExportKey") }
+            }
+            Request::IpcSetPid { key, mut pids } => {
+                let key = c_key(key);
+                reply(
+                    acl.ipc_mem_set_import_pid(key.as_ptr(), pids.as_mut_ptr(), pids.len()),
+                    "aclrtIpcMemSetImportPid",
+                )
+            }
+            Request::IpcImport { key, flags, size } => {
+                let key = c_key(key);
+                let mut va: *mut c_void = ptr::null_mut();
+                let r = acl.ipc_mem_import_by_key(&mut va, key.as_ptr(), flags);
+                if !r.is_success() {
+                    return reply(r, "aclrtIpcMemImportByKey");
+                }
+                self.maps.push((va, size as usize));
+                Reply { slot: self.maps.len() - 1, value: va as u64, ..reply(r, "aclrtIpcMemImportByKey") }
+            }
+            Request::IpcClose { key } => reply(acl.ipc_mem_close(c_key(key).as_ptr()), "aclrtIpcMemClose"),
+            Request::IpcFree { map } => {
+                let Some(&(va, _)) = self.maps.get(map) else { return no_slot("mapping", map) };
+                reply(acl.free(va), "aclrtFree")
+            }
         }
     }
 

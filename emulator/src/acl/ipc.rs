@@ -1,34 +1,125 @@
 //! IPC by key (samples 10 and 11): a plain aclrtMalloc allocation shared
-//! under a printable key. The key is `vmmkit:` and the shareable handle in hex.
+//! under a printable key, as CANN's devmm v2 driver does (ACL-IPK-*,
+//! docs/emulator.md "IPC by key").
+//!
+//! A key is 64 hex digits and a NUL: the exporter's pid, a serial of the
+//! export in that process, the device, and the registry key of the block,
+//! padded with `0` as the driver pads its names. Every aclrtIpcMemGetExportKey
+//! makes a new key. The creating process keeps its keys (a close destroys
+//! one); every process keeps the keys it has open, with their address.
 #![allow(non_snake_case)]
 
-use std::ffi::{CStr, c_char, c_void};
+use std::collections::HashMap;
+use std::ffi::{c_char, c_void};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{LazyLock, Mutex};
 
+use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
+use vmmkit_sys::rule::Rule;
 
-use super::call::{Fail, current_device, emu, put, run};
-use super::codes::Op;
+use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::device::note_peer;
 use super::share::trust_of;
-use super::state::{lock, state};
-use super::vmm::{GRANULE, WINDOW};
-use crate::registry::Place;
+use super::state::lock;
+use super::vmm::WINDOW;
+use crate::core::{CoreError, Emulator, HandleId};
+use crate::registry::{Place, Trust};
 
-const PREFIX: &str = "vmmkit:";
+/// Characters of a key, without its NUL.
+const KEY_CHARS: usize = ACL_IPC_KEY_MIN_LEN - 1;
+/// Pids one key's list may hold in all (the driver's `IPC_WLIST_NUM`).
+const LIST_CAP: usize = 32_768;
 
-fn parse(key: *const c_char) -> Result<u64, Fail> {
-    if key.is_null() {
-        return Err(Fail::plain(AclError::INVALID_PARAM, "key is NULL".into()));
-    }
-    // SAFETY: a NUL-terminated key string is the C contract; reading stops at 64 + NUL.
-    let s = unsafe { CStr::from_ptr(key) };
-    s.to_str()
-        .ok()
-        .and_then(|s| s.strip_prefix(PREFIX))
-        .and_then(|h| u64::from_str_radix(h, 16).ok())
-        .ok_or_else(|| Fail::plain(AclError::RT_PARAM_INVALID, format!("{s:?} is not an IPC key of this emulator")))
+/// A key as this emulator writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Key {
+    /// The exporting process.
+    pid: u32,
+    /// Which export of that process.
+    serial: u64,
+    /// The device of the block.
+    device: u8,
+    /// The registry key of the block.
+    entry: u64,
 }
 
-/// `aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags)`.
+impl Key {
+    fn text(&self) -> String {
+        let s = format!("{:08x}{:016x}{:02x}00{:016x}", self.pid, self.serial, self.device, self.entry);
+        format!("{s:0<KEY_CHARS$}")
+    }
+
+    /// The key `s` spells, if it is one of this emulator's.
+    fn parse(s: &[u8]) -> Option<Self> {
+        let s = std::str::from_utf8(s).ok().filter(|s| s.len() == KEY_CHARS && s.bytes().all(|b| b.is_ascii_hexdigit()))?;
+        let hex = |r: std::ops::Range<usize>| u64::from_str_radix(&s[r], 16).ok();
+        Some(Self {
+            pid: u32::try_from(hex(0..8)?).ok()?,
+            serial: hex(8..24)?,
+            device: u8::try_from(hex(24..26)?).ok()?,
+            entry: hex(28..44)?,
+        })
+    }
+}
+
+/// The keys of this process.
+#[derive(Debug, Default)]
+struct Keys {
+    /// Keys this process created and has not closed, with the block's handle.
+    created: HashMap<Key, HandleId>,
+    /// Keys this process has open: address and device.
+    opened: HashMap<Key, (usize, Place)>,
+}
+
+/// Process-wide, as the driver's records are.
+static KEYS: LazyLock<Mutex<Keys>> = LazyLock::new(Mutex::default);
+static SERIAL: AtomicU64 = AtomicU64::new(1);
+
+/// The bytes of a key argument up to its NUL, reading at most 65 bytes.
+/// NULL is 100000 (the ACL layer); an empty key, or one with no NUL in its
+/// first 65 bytes, is 107000 (the driver library's length check).
+///
+/// # Safety
+/// `key` is NULL or readable up to its NUL or 65 bytes, whichever is first.
+unsafe fn key_bytes(key: *const c_char, rule: &'static Rule) -> Result<Vec<u8>, Fail> {
+    if key.is_null() && crate::mutation::enforced(rule) {
+        return Err(Fail::rule_code(rule, AclError::INVALID_PARAM, "key is NULL".into()));
+    }
+    if key.is_null() {
+        return Err(Fail::plain(AclError::SUCCESS, String::new()));
+    }
+    let mut out = Vec::with_capacity(KEY_CHARS);
+    for i in 0..ACL_IPC_KEY_MIN_LEN {
+        // SAFETY: the caller's contract; reading stops at the NUL.
+        let b = unsafe { key.add(i).read() } as u8;
+        if b == 0 {
+            break;
+        }
+        out.push(b);
+    }
+    let len = out.len();
+    if !(1..ACL_IPC_KEY_MIN_LEN).contains(&len) && crate::mutation::enforced(rule) {
+        return Err(Fail::rule_code(
+            rule,
+            AclError::RT_PARAM_INVALID,
+            format!("key of {len} characters; 1 to 64 and a NUL are needed"),
+        ));
+    }
+    Ok(out)
+}
+
+/// A kernel refusal (507899) under `rule`, or success when the rule is mutated away.
+fn refused(rule: &'static Rule, msg: String) -> Fail {
+    if crate::mutation::enforced(rule) {
+        Fail::rule_code(rule, AclError::RT_DRV_INTERNAL_ERROR, msg)
+    } else {
+        Fail::plain(AclError::SUCCESS, String::new())
+    }
+}
+
+/// `aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags)`:
+/// ACL-IPK-001 to 004.
 pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
     devPtr: *mut c_void,
     size: usize,
@@ -37,82 +128,180 @@ pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
     flags: u64,
 ) -> aclError {
     run("aclrtIpcMemGetExportKey", || {
-        if devPtr.is_null() || key.is_null() || size == 0 || flags > 1 {
-            return Err(Fail::plain(AclError::INVALID_PARAM, "devPtr/key NULL, size 0 or flags > 1".into()));
-        }
-        if len < ACL_IPC_KEY_MIN_LEN {
-            return Err(Fail::plain(
-                AclError::INVALID_PARAM,
-                format!("key buffer of {len} bytes; at least 65 are needed"),
-            ));
-        }
+        ensure!(!devPtr.is_null() && !key.is_null(), rules::IPK_002 => AclError::INVALID_PARAM, "devPtr or key is NULL");
+        ensure!(size != 0 && len != 0, rules::IPK_002 => AclError::RT_PARAM_INVALID, "size {size} or len {len} is 0");
+        ensure!(flags <= 1, rules::IPK_002 => AclError::RT_PARAM_INVALID, "flags must be 0 or 1, got {flags}");
+        ensure!(len >= ACL_IPC_KEY_MIN_LEN, rules::IPK_002 => AclError::RT_PARAM_INVALID,
+            "key buffer of {len} bytes; at least 65 are needed");
         let e = emu()?;
-        let (base, alloc_len) = e.plain_at(devPtr as usize).ok_or_else(|| {
-            Fail::plain(AclError::RT_PARAM_INVALID, format!("{devPtr:p} is not memory from aclrtMalloc"))
-        })?;
-        if base != devPtr as usize || size > alloc_len {
-            return Err(Fail::plain(
-                AclError::RT_PARAM_INVALID,
-                "devPtr/size must lie at the start of one allocation".into(),
+        let va = devPtr as usize;
+        let block = e.plain_at(va).filter(|&(base, n)| base == va && size <= n);
+        let Some(handle) = block.and_then(|(base, _)| e.mapping(base)).map(|(_, m)| m.handle) else {
+            return Err(refused(
+                &rules::IPK_003,
+                format!("{devPtr:p} (+{size}) is not the start of an aclrtMalloc device allocation"),
             ));
-        }
-        let (_, m) = e.mapping(base).ok_or_else(|| Fail::plain(AclError::RT_PARAM_INVALID, "not mapped".into()))?;
-        let info = e.describe(m.handle).map_err(|e| Fail::core(Op::Export, e))?;
-        let k = match info.key {
-            Some(k) => k,
-            None => e.export(m.handle, trust_of(flags)).map_err(|e| Fail::core(Op::Export, e))?,
         };
-        let text = format!("{PREFIX}{k:016x}\0");
-        // SAFETY: `key` has room for `len` >= 65 bytes; the text is 24 bytes with its NUL.
-        unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), key.cast::<u8>(), text.len()) };
+        let info = e.describe(handle).map_err(|e| refused(&rules::IPK_003, e.to_string()))?;
+        let entry = match info.key {
+            Some(k) => {
+                // Its earlier keys may all be destroyed: the block is live again.
+                e.set_withdrawn(handle, false).map_err(|e| refused(&rules::IPK_003, e.to_string()))?;
+                k
+            }
+            None => e.export(handle, trust_of(flags)).map_err(|e| refused(&rules::IPK_003, e.to_string()))?,
+        };
+        let device = match info.place {
+            Place::Device(d) => u8::try_from(d).unwrap_or(u8::MAX),
+            _ => 0,
+        };
+        let k = Key { pid: std::process::id(), serial: SERIAL.fetch_add(1, Ordering::Relaxed), device, entry };
+        let text = k.text();
+        // SAFETY: `key` has room for `len` >= 65 bytes: 64 characters and the NUL.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr(), key.cast::<u8>(), KEY_CHARS);
+            key.add(KEY_CHARS).write(0);
+        }
+        lock(&KEYS).created.insert(k, handle);
         Ok(())
     })
 }
 
-/// `aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)`: at most 31 pids a call.
+/// `aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)`: ACL-IPK-005, 006.
 pub unsafe extern "C" fn aclrtIpcMemSetImportPid(key: *const c_char, pid: *mut i32, num: usize) -> aclError {
     run("aclrtIpcMemSetImportPid", || {
-        let k = parse(key)?;
-        if pid.is_null() || num == 0 {
-            return Err(Fail::plain(AclError::INVALID_PARAM, "pid is NULL or num is 0".into()));
-        }
-        if num > ACL_IPC_MAX_PIDS_PER_CALL {
-            return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("{num} pids; one call takes at most 31")));
-        }
+        ensure!(!key.is_null() && !pid.is_null(), rules::IPK_005 => AclError::INVALID_PARAM, "key or pid is NULL");
+        ensure!(num != 0, rules::IPK_005 => AclError::RT_PARAM_INVALID, "num is 0");
+        ensure!(num <= ACL_IPC_MAX_PIDS_PER_CALL, rules::IPK_005 => AclError::RT_PARAM_INVALID,
+            "{num} pids; one call takes at most 31");
+        // SAFETY: checked non-null; a C string is the contract.
+        let bytes = unsafe { key_bytes(key, &rules::IPK_005) }?;
+        let e = emu()?;
+        let k = Key::parse(&bytes);
+        let created = k.and_then(|k| lock(&KEYS).created.get(&k).copied());
+        let Some((k, _)) = k.zip(created) else {
+            return Err(refused(&rules::IPK_006, "the key names no export of this process".into()));
+        };
+        let Some((_, header)) = e.exported_as(k.entry) else {
+            return Err(refused(&rules::IPK_006, "the key's block is no longer exported".into()));
+        };
+        ensure!(header.trust_len as usize + num <= LIST_CAP, rules::IPK_006 => AclError::RT_DRV_INTERNAL_ERROR,
+            "{} pids listed and {num} more; a key lists at most 32,768", header.trust_len);
         // SAFETY: the caller passes `num` pids.
-        let pids: Vec<i32> = (0..num).map(|i| unsafe { pid.add(i).read_unaligned() }).collect();
-        emu()?.set_trusted(k, &pids).map_err(|e| Fail::core(Op::SetPid, e))
+        let all: Vec<i32> = (0..num).map(|i| unsafe { pid.add(i).read_unaligned() }).collect();
+        let me = std::process::id() as i32;
+        let pids: Vec<i32> = all.into_iter().filter(|&p| p != 0 && p != me).collect();
+        ensure!(!pids.is_empty(), rules::IPK_006 => AclError::RT_DRV_INTERNAL_ERROR,
+            "only zeros and the creator's own pid: nothing to list");
+        if header.trust == Trust::AnyProcess {
+            return Ok(()); // the list is kept but not read
+        }
+        e.set_trusted(k.entry, &pids).map_err(|e| refused(&rules::IPK_006, e.to_string()))
     })
 }
 
-/// `aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags)`: maps the memory on the current device.
+/// `aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags)`: maps the memory on the
+/// current device. ACL-IPK-007 to 011, 015, 016.
 pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *const c_char, flags: u64) -> aclError {
     run("aclrtIpcMemImportByKey", || {
-        if devPtr.is_null() || flags > 1 {
-            return Err(Fail::plain(AclError::INVALID_PARAM, "devPtr is NULL or flags > 1".into()));
+        ensure!(!devPtr.is_null() && !key.is_null(), rules::IPK_016 => AclError::INVALID_PARAM, "devPtr or key is NULL");
+        if devPtr.is_null() {
+            return Ok(()); // the rule is mutated away: nowhere to write
         }
-        let k = parse(key)?;
+        ensure!(flags <= 1, rules::IPK_016 => AclError::RT_PARAM_INVALID, "flags must be 0 or 1, got {flags}");
+        // SAFETY: checked non-null; a C string is the contract.
+        let bytes = unsafe { key_bytes(key, &rules::IPK_016) }?;
         let d = current_device()?;
         let e = emu()?;
-        let id = e.import(k, Place::Device(d)).map_err(|e| Fail::core(Op::Import, e))?;
-        let va = e.map_anywhere(id, GRANULE as usize, &WINDOW).map_err(|e| Fail::core(Op::MapMem, e))?;
-        lock(&state(e).imported).insert(k, va);
+        let Some(k) = Key::parse(&bytes).filter(|k| e.share_live(k.entry)) else {
+            return Err(refused(&rules::IPK_016, format!("{:?} names no live export", String::from_utf8_lossy(&bytes))));
+        };
+        let place = Place::Device(d);
+        let held = lock(&KEYS).opened.get(&k).copied();
+        if let Some((_, other)) = held.filter(|&(_, p)| p != place) {
+            return Err(refused(&rules::IPK_010, format!("the key is open on {other:?} in this process")));
+        }
+        let mine = k.pid == std::process::id();
+        let exporter_alive = mine || e.live_header(k.entry).is_some_and(|h| h.exporter.is_alive());
+        ensure!(exporter_alive, rules::IPK_015 => AclError::RT_DRV_INTERNAL_ERROR,
+            "the process that exported the key has exited");
+        if flags == ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS {
+            note_peer(e, d, u32::from(k.device));
+        }
+        let va = open(e, k, place, mine)?;
+        lock(&KEYS).opened.insert(k, (va, place));
         // SAFETY: checked non-null.
         unsafe { put(devPtr, va as *mut c_void) };
         Ok(())
     })
 }
 
-/// `aclError aclrtIpcMemClose(const char *key)`: unmaps an imported key; for the exporter, nothing to do.
+/// Opens `k` onto `place`; a refusal is the rule the case belongs to.
+fn open(e: &Emulator, k: Key, place: Place, mine: bool) -> Result<usize, Fail> {
+    match e.open_key(k.entry, place, &WINDOW) {
+        Ok((va, _)) => Ok(va),
+        Err(err @ CoreError::NotTrusted { .. }) => {
+            Err(refused(if mine { &rules::IPK_009 } else { &rules::IPK_007 }, err.to_string()))
+        }
+        Err(err @ (CoreError::UnknownShareable(_) | CoreError::ShareableReleasing(_))) => {
+            Err(refused(&rules::IPK_016, err.to_string()))
+        }
+        Err(err) => Err(Fail::plain(AclError::RT_DRV_INTERNAL_ERROR, err.to_string())),
+    }
+}
+
+/// `aclError aclrtIpcMemClose(const char *key)`: closes one import of the key
+/// in this process; in the process that created it (and has it not open), destroys it.
+/// ACL-IPK-012, 013.
 pub unsafe extern "C" fn aclrtIpcMemClose(key: *const c_char) -> aclError {
     run("aclrtIpcMemClose", || {
-        let k = parse(key)?;
+        // SAFETY: a C string is the contract.
+        let bytes = unsafe { key_bytes(key, &rules::IPK_013) }?;
         let e = emu()?;
-        let va = lock(&state(e).imported).remove(&k);
-        match va {
-            Some(va) => e.release(va).map_err(|e| Fail::core(Op::Release, e)),
-            None if e.share_exists(k) => Ok(()),
-            None => Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("key {k:#x} is not open in this process"))),
+        let Some(k) = Key::parse(&bytes) else {
+            return Err(refused(&rules::IPK_013, "not a key of this emulator".into()));
+        };
+        let mut keys = lock(&KEYS);
+        if let Some(&(va, _)) = keys.opened.get(&k) {
+            let left = e.close_plain(va).map_err(|e| Fail::plain(AclError::RT_DRV_INTERNAL_ERROR, e.to_string()))?;
+            if left == 0 {
+                keys.opened.remove(&k);
+            }
+            return Ok(());
         }
+        let Some(handle) = keys.created.remove(&k) else {
+            return Err(refused(&rules::IPK_013, "this process neither created the key nor has it open".into()));
+        };
+        let others = keys.created.keys().any(|c| c.entry == k.entry);
+        drop(keys);
+        if !others && crate::mutation::enforced(&rules::IPK_012) {
+            // The block's last key is gone: no new import finds it.
+            let _ = e.set_withdrawn(handle, true);
+        }
+        Ok(())
     })
+}
+
+/// Before aclrtFree of the block at `va`: its keys stop importing (ACL-IPK-014).
+pub(super) fn freeing(e: &Emulator, va: usize) {
+    let Some((_, m)) = e.mapping(va) else { return };
+    let exported = lock(&KEYS).created.values().any(|&h| h == m.handle);
+    if exported && crate::mutation::enforced(&rules::IPK_014) {
+        let _ = e.set_withdrawn(m.handle, true);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_round_trip_and_are_64_characters() {
+        let k = Key { pid: 4242, serial: 7, device: 1, entry: 0x1_0000_0003 };
+        let t = k.text();
+        assert_eq!(t.len(), KEY_CHARS);
+        assert_eq!(Key::parse(t.as_bytes()), Some(k));
+        assert_eq!(Key::parse(&t.as_bytes()[..63]), None);
+        assert_eq!(Key::parse(b"vmmkit:0000000100000003"), None);
+    }
 }

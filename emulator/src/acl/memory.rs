@@ -153,7 +153,9 @@ pub unsafe extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
         if devPtr.is_null() {
             return Err(Fail::plain(AclError::INVALID_PARAM, "devPtr is NULL".into()));
         }
-        emu()?.free_plain(devPtr as usize).map_err(|e| Fail::core(Op::Free, e))
+        let e = emu()?;
+        super::ipc::freeing(e, devPtr as usize);
+        e.free_plain(devPtr as usize).map_err(|e| Fail::core(Op::Free, e))
     })
 }
 

@@ -20,8 +20,6 @@ pub(super) struct State {
     pub streams: Mutex<HashSet<usize>>,
     /// Streams made so far, which numbers the next.
     pub streams_made: AtomicUsize,
-    /// Keys this process imported by aclrtIpcMemImportByKey, with the address it mapped them at.
-    pub imported: Mutex<HashMap<u64, usize>>,
 }
 
 /// The ACL state of the process whose emulator is `e`.

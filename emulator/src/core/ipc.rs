@@ -8,7 +8,7 @@ use std::collections::btree_map::Entry;
 use crate::os::object::Object;
 use crate::registry::{FLAG_WITHDRAWN, Header, Place, Trust};
 
-use super::space::{Releasable, release};
+use super::space::{MapSize, Releasable, natural_align, release};
 use super::{CoreError, Emulator, HandleId, Tables, Window};
 
 /// The plain allocation that contains an exported address.
@@ -68,22 +68,49 @@ impl Emulator {
     /// processes that hold it keep it, and no new import or open finds it
     /// (an exporter freed memory that others still have open).
     pub fn withdraw(&self, id: HandleId) -> Result<(), CoreError> {
+        self.set_withdrawn(id, true)
+    }
+
+    /// Marks the registry entry of the exported handle `id` as withdrawn
+    /// (`on`) or live again (an ACL block exported under a new key after its
+    /// earlier keys were destroyed).
+    pub fn set_withdrawn(&self, id: HandleId, on: bool) -> Result<(), CoreError> {
         let mut t = self.lock();
         let p = t.handles.get_mut(&id).ok_or(CoreError::UnknownHandle(id.0))?;
         if p.imported {
             return Ok(());
         }
         if let Some(header) = p.entry.as_mut() {
-            header.flags |= FLAG_WITHDRAWN;
-            header.store(&p.object)?;
+            let flags = if on { header.flags | FLAG_WITHDRAWN } else { header.flags & !FLAG_WITHDRAWN };
+            if flags != header.flags {
+                header.flags = flags;
+                header.store(&p.object)?;
+            }
         }
         Ok(())
     }
 
+    /// The header of the entry `key` if it exists and was not withdrawn (one `open`, no hold taken).
+    pub fn live_header(&self, key: u64) -> Option<Header> {
+        let object = Object::open(&self.registry.entry_path(key)).ok()?;
+        match Header::read(&object, None) {
+            Ok(Some(h)) if h.key == key && h.flags & FLAG_WITHDRAWN == 0 => Some(h),
+            _ => None,
+        }
+    }
+
     /// Whether the entry `key` exists and was not withdrawn (one `open`, no hold taken).
     pub fn share_live(&self, key: u64) -> bool {
-        let Ok(object) = Object::open(&self.registry.entry_path(key)) else { return false };
-        matches!(Header::read(&object, None), Ok(Some(h)) if h.key == key && h.flags & FLAG_WITHDRAWN == 0)
+        self.live_header(key).is_some()
+    }
+
+    /// The handle this process exported as `key`, with the entry's header
+    /// as this process last wrote it (trust, trustlist length).
+    pub fn exported_as(&self, key: u64) -> Option<(HandleId, Header)> {
+        let t = self.lock();
+        let id = *t.exports.get(&key)?;
+        let header = t.handles.get(&id)?.entry.clone()?;
+        Some((id, header))
     }
 
     /// Opens the allocation exported as `key` onto `device`: the first open
@@ -97,18 +124,69 @@ impl Emulator {
     /// withdrawn) entry, the import rules of [`Emulator::import`], and the
     /// errors of reserving and mapping.
     pub fn open_plain(&self, key: u64, device: Place, window: &Window) -> Result<(usize, Opened), CoreError> {
-        {
-            let mut t = self.lock();
-            let hit = t.opened.iter_mut().find(|(_, o)| o.key == key && o.device == device);
-            if let Some((&va, o)) = hit {
-                o.refs += 1;
-                return Ok((va, *o));
-            }
+        if let Some(hit) = self.reopen(key, device) {
+            return Ok(hit);
         }
         if !self.share_live(key) {
             return Err(CoreError::UnknownShareable(key));
         }
         let id = self.import(key, device)?;
+        self.open_imported(key, device, id, window)
+    }
+
+    /// Opens the allocation exported as `key` onto `device` as ACL's IPC by
+    /// key does: as [`Emulator::open_plain`], except that the process that
+    /// exported `key` may open it too (onto any device), when the export
+    /// admits any process: its own handle is mapped a second time.
+    ///
+    /// # Errors
+    /// [`CoreError::UnknownShareable`] for a key that names no live entry,
+    /// [`CoreError::NotTrusted`] when the exporter opens a key whose
+    /// trustlist is on (it is never on its own list), the import rules of
+    /// [`Emulator::import`], and the errors of reserving and mapping.
+    pub fn open_key(&self, key: u64, device: Place, window: &Window) -> Result<(usize, Opened), CoreError> {
+        if let Some(hit) = self.reopen(key, device) {
+            return Ok(hit);
+        }
+        let header = self.live_header(key).ok_or(CoreError::UnknownShareable(key))?;
+        let me = self.registry.me();
+        if header.exporter != me {
+            let id = self.import(key, device)?;
+            return self.open_imported(key, device, id, window);
+        }
+        if header.trust == Trust::Trustlist {
+            return Err(CoreError::NotTrusted { key, pid: me.pid, stale: false });
+        }
+        let (id, _) = self.exported_as(key).ok_or(CoreError::UnknownShareable(key))?;
+        let info = self.describe(id)?;
+        let len = info.size as usize;
+        let va = self.reserve(len, natural_align(len, info.granule as usize), None, window)?;
+        if let Err(e) = self.map(va, len, id, MapSize::Exact) {
+            let _ = self.release(va);
+            return Err(e);
+        }
+        let opened = Opened { key, device, len, refs: 1, props: info.props };
+        self.lock().opened.insert(va, opened);
+        Ok((va, opened))
+    }
+
+    /// A later open of `key` onto `device` in this process: the same address, one more open.
+    fn reopen(&self, key: u64, device: Place) -> Option<(usize, Opened)> {
+        let mut t = self.lock();
+        let (&va, o) = t.opened.iter_mut().find(|(_, o)| o.key == key && o.device == device)?;
+        o.refs += 1;
+        Some((va, *o))
+    }
+
+    /// Maps the handle `id`, just imported from `key`, into a reservation of
+    /// its own and records the open.
+    fn open_imported(
+        &self,
+        key: u64,
+        device: Place,
+        id: HandleId,
+        window: &Window,
+    ) -> Result<(usize, Opened), CoreError> {
         let info = match self.describe(id) {
             Ok(i) => i,
             Err(e) => {

@@ -40,6 +40,7 @@ const PEER: &str = "acl.peer";
 const MEMORY: &str = "acl.memory";
 const ORDER: &str = "acl.order";
 const SAMPLE: &str = "acl.sample";
+const IPC_KEY: &str = "acl.ipc.key";
 
 // ---- sources, as the reference names them ------------------------------------
 
@@ -56,6 +57,11 @@ const MEM_CREATE: Source = Driver("src/sdk_driver/svm/v2/master/comm/svm_master_
 const MEM_MAP: Source = Driver("src/sdk_driver/svm/v2/master/comm/svm_master_mem_map.c");
 const MEM_SHARE: Source = Driver("src/sdk_driver/svm/v2/master/comm/svm_master_mem_share.c");
 const KERNEL: Source = Driver("kernel SVM module");
+const API_IMPL_SOC: Source = Runtime("src/runtime/api/impl/api_impl_standard_soc.cc");
+const ERRCODE: Source = Runtime("src/runtime/core/src/common/errcode_manage.cc");
+const IPC_KMOD: Source = Driver("src/sdk_driver/svm/v2/master/pmaster/svm_shmem_interprocess.c");
+const IPC_NODE: Source = Driver("src/sdk_driver/svm/v2/master/pmaster/svm_shmem_node.c");
+const PROC_INFO: Source = Driver("src/sdk_driver/svm/v2/master/comm/devmm_proc_info.c");
 const ALLOCATOR: Source = Driver("VA allocator");
 
 // ---- markings of §6 ------------------------------------------------------------
@@ -1681,5 +1687,184 @@ rules! {
         expect: Codes(&[acl!(UNINITIALIZE)]),
         equivalents: &[&crate::hip::rules::FORK_001, &crate::cuda::rules::FORK_001],
         requires: PEERS,
+    }
+
+    // ==== IPC by key (issue 19): aclrtIpcMem* on aclrtMalloc memory (ACL-IPK) =========
+    // Sources: the runtime's ACL and rts layers, the driver's user library
+    // (devmm v2) and kernel module (svm v2 shmem); see docs/audit/acl-ipc-key.md.
+
+    IPK_001 {
+        group: IPC_KEY,
+        text: "aclrtIpcMemGetExportKey writes a NUL-terminated key of 64 printable characters (65 bytes with the NUL); a \
+               key names one export of one process and is passed to other processes as text.",
+        apis: &["aclrtIpcMemGetExportKey"],
+        sources: &[IPC_KMOD, IPC_NODE, DEVMM],
+        confidence: &[Src],
+        expect: Behaviour,
+    }
+
+    IPK_002 {
+        group: IPC_KEY,
+        text: "aclrtIpcMemGetExportKey: a NULL devPtr or key is 100000; size 0, len 0, flags above 1 and a key buffer \
+               shorter than 65 bytes are 107000.",
+        apis: &["aclrtIpcMemGetExportKey"],
+        sources: &[MEMORY_CPP, API_ERROR, DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM), acl!(RT_PARAM_INVALID)]),
+    }
+
+    IPK_003 {
+        group: IPC_KEY,
+        text: "aclrtIpcMemGetExportKey accepts only aclrtMalloc device memory: host memory, a VMM mapping, an address \
+               that no allocation starts at and a size past the allocation are refused by the kernel (507899).",
+        apis: &["aclrtIpcMemGetExportKey"],
+        sources: &[IPC_KMOD, ERRCODE],
+        confidence: &[Src],
+        note: Some("the driver needs a page-aligned pointer inside the allocation; the emulator asks for its start"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+    }
+
+    IPK_004 {
+        group: IPC_KEY,
+        text: "aclrtIpcMemGetExportKey called again on the same block succeeds with a new, different key; every key \
+               imports the same memory.",
+        apis: &["aclrtIpcMemGetExportKey", "aclrtIpcMemImportByKey"],
+        sources: &[IPC_KMOD, IPC_NODE],
+        confidence: &[Src],
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    IPK_005 {
+        group: IPC_KEY,
+        text: "aclrtIpcMemSetImportPid: a NULL key or pid is 100000; num 0, num above 31, an empty key and one without a \
+               NUL in its first 65 bytes are 107000.",
+        apis: &["aclrtIpcMemSetImportPid"],
+        sources: &[MEMORY_CPP, API_ERROR, DEVMM],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM), acl!(RT_PARAM_INVALID)]),
+    }
+
+    IPK_006 {
+        group: IPC_KEY,
+        text: "aclrtIpcMemSetImportPid is refused by the kernel (507899) for a key that names no export, from a process \
+               that did not create the key, for a list of only zeros or the creator's own pid, and when the key's list \
+               would pass 32,768 pids; zeros and the own pid beside others are skipped.",
+        apis: &["aclrtIpcMemSetImportPid"],
+        sources: &[IPC_NODE, ERRCODE],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: PEERS,
+    }
+
+    IPK_007 {
+        group: IPC_KEY,
+        text: "With export flag 0 the trustlist is read at import: a process not on it is refused (507899) while one on \
+               it imports and reads the data; a pid listed after a refused import lets the next import succeed.",
+        apis: &["aclrtIpcMemSetImportPid", "aclrtIpcMemImportByKey"],
+        sources: &[IPC_NODE, ERRCODE],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: PEERS,
+    }
+
+    IPK_008 {
+        group: IPC_KEY,
+        text: "With export flag 1 (DISABLE_PID_VALIDATION) any process imports the key without aclrtIpcMemSetImportPid.",
+        apis: &["aclrtIpcMemGetExportKey", "aclrtIpcMemImportByKey"],
+        sources: &[API_IMPL_SOC, IPC_NODE],
+        confidence: &[Src],
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    IPK_009 {
+        group: IPC_KEY,
+        text: "Importing a key in the process that created it: with flag 0 it is refused (507899: the creator is never \
+               on its own list); with flag 1 it succeeds at a second address that shows the same memory.",
+        apis: &["aclrtIpcMemImportByKey"],
+        sources: &[IPC_NODE, ERRCODE],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+    }
+
+    IPK_010 {
+        group: IPC_KEY,
+        text: "A process that imports a key again onto the same device gets 0 and the same address, and needs one \
+               aclrtIpcMemClose per import (the mapping stays until the last); importing it onto another device while it \
+               is open is refused (507899).",
+        apis: &["aclrtIpcMemImportByKey", "aclrtIpcMemClose"],
+        sources: &[DEVMM, IPC_NODE],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: &[Need::Devices(2), Need::Peers],
+    }
+
+    IPK_011 {
+        group: IPC_KEY,
+        text: "A key imports onto a device other than the exporter's without peer access; with ENABLE_PEER_ACCESS the \
+               runtime first enables access from the importing device to the exporter's.",
+        apis: &["aclrtIpcMemImportByKey", "aclrtDevicePeerAccessStatus"],
+        sources: &[API_IMPL_SOC, DEVMM],
+        confidence: &[Src, Undetermined],
+        note: Some("the open path of devmm v2 checks no P2P link; a real board without one may fail the prefetch"),
+        expect: Behaviour,
+        requires: &[Need::Devices(2), Need::Peers],
+    }
+
+    IPK_012 {
+        group: IPC_KEY,
+        text: "aclrtIpcMemClose in the creating process destroys the key: later imports by any process are refused \
+               (507899), while importers that have it open keep it and their close returns 0.",
+        apis: &["aclrtIpcMemClose", "aclrtIpcMemImportByKey"],
+        sources: &[API_IMPL_SOC, IPC_KMOD, IPC_NODE, Page("aclrtIpcMemClose page")],
+        confidence: &[Src, Doc],
+        note: Some("the documentation asks importers to close first; the source lets them close after"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: PEERS,
+    }
+
+    IPK_013 {
+        group: IPC_KEY,
+        text: "aclrtIpcMemClose: NULL is 100000, an empty key 107000; a key this process neither created nor has open \
+               (another process's key, an unknown key, a second close by the creator) is 507899.",
+        apis: &["aclrtIpcMemClose"],
+        sources: &[MEMORY_CPP, API_IMPL_SOC, DEVMM, IPC_KMOD, IPC_NODE],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM), acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: PEERS,
+    }
+
+    IPK_014 {
+        group: IPC_KEY,
+        text: "aclrtFree of an exported block while importers have it open returns 0; later imports of its key are \
+               refused (507899) and the importers' close returns 0.",
+        apis: &["aclrtFree", "aclrtIpcMemImportByKey", "aclrtIpcMemClose"],
+        sources: &[PROC_INFO, IPC_NODE],
+        confidence: &[Src],
+        note: Some("the driver frees the importers' pages; what they read afterwards is undefined and not checked"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: PEERS,
+    }
+
+    IPK_015 {
+        group: IPC_KEY,
+        text: "After the exporting process exits its keys are gone: an import is refused (507899); a process that \
+               imported before keeps its mapping and its close returns 0.",
+        apis: &["aclrtIpcMemImportByKey", "aclrtIpcMemClose"],
+        sources: &[IPC_NODE, ERRCODE],
+        confidence: &[Src],
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: PEERS,
+    }
+
+    IPK_016 {
+        group: IPC_KEY,
+        text: "aclrtIpcMemImportByKey: a NULL devPtr or key is 100000; flags above 1 and an empty key are 107000; a \
+               well-formed key that names no export is 507899.",
+        apis: &["aclrtIpcMemImportByKey"],
+        sources: &[MEMORY_CPP, API_ERROR, DEVMM, IPC_KMOD, ERRCODE],
+        confidence: &[Src],
+        expect: Codes(&[acl!(INVALID_PARAM), acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR)]),
     }
 }

@@ -13,6 +13,7 @@ pub mod fork;
 pub mod general;
 pub mod granularity;
 pub mod import;
+pub mod ipc_key;
 pub mod lifetime;
 pub mod mapping;
 pub mod order;
