@@ -37,7 +37,7 @@ fn acl_issue_calls_return_codes() {
         // aclrtMemcpy(dst 0x180000000000, …, HOST_TO_DEVICE): the issue's first call.
         let r = call!(api, aclrtMemcpy(PAST_WINDOW as *mut c_void, 64, s, 64, ACL_MEMCPY_HOST_TO_DEVICE));
         expect(r, AclError::RT_PARAM_INVALID, "HOST_TO_DEVICE to 0x180000000000");
-        assert_names(&last_message(&api), "ACL-CPY-006");
+        assert_names(&last_message(&api), "ACL-CPY-007");
         // The same through aclrtMemcpyAsync, and a device source that is not device memory.
         let mut stream = std::ptr::null_mut();
         ok!(api, aclrtCreateStream(&mut stream));
@@ -46,7 +46,7 @@ fn acl_issue_calls_return_codes() {
         let d: *mut c_void = host.as_mut_ptr().cast();
         let r = call!(api, aclrtMemcpy(d, 64, PAST_WINDOW as *const c_void, 64, ACL_MEMCPY_DEVICE_TO_HOST));
         expect(r, AclError::RT_PARAM_INVALID, "DEVICE_TO_HOST from 0x180000000000");
-        assert_names(&last_message(&api), "ACL-CPY-006");
+        assert_names(&last_message(&api), "ACL-CPY-007");
         // aclrtMemset(0x1000, …): the issue's second call.
         let r = call!(api, aclrtMemset(0x1000 as *mut c_void, 64, 0, 64));
         expect(r, AclError::RT_PARAM_INVALID, "aclrtMemset(0x1000)");

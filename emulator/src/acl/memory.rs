@@ -53,19 +53,25 @@ fn memcpy(
     if std::ptr::eq(dst, src.cast_mut()) {
         return Ok(()); // ACL-CPY-003: dst == src is a successful no-op
     }
+    // ACL-CPY-006: the kind is advisory. The runtime hands the driver no
+    // kind (drvMemcpy decides host or device from each address), so each
+    // pointer is taken for what its address is, whatever the kind says. A
+    // host address the kind calls device memory is looked up first: where
+    // nothing is mapped the driver faults, and the emulator refuses
+    // (ACL-CPY-007).
     let e = emu()?;
     let (dst_device, src_device) = match kind {
         ACL_MEMCPY_HOST_TO_DEVICE | ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE => (true, false),
         ACL_MEMCPY_DEVICE_TO_HOST => (false, true),
         ACL_MEMCPY_DEVICE_TO_DEVICE => (true, true),
-        _ => (false, false), // HOST_TO_HOST, DEFAULT: each address for what it is
+        _ => (false, false),
     };
     for (named, p, what) in [(dst_device, dst as usize, "dst"), (src_device, src as usize, "src")] {
         ensure!(
-            !named || e.is_device_range(p, count),
-            rules::CPY_006,
-            "{what} {p:#x}+{count:#x} is {}, but kind {kind} names device memory",
-            e.side(p)
+            !named || e.side(p) != Side::Host || e.is_host_mapped(p, count),
+            rules::CPY_007,
+            "{what} {p:#x}+{count:#x} is mapped nowhere in this process, and kind {kind} names it device memory \
+             (the driver would take it for host memory and fault)"
         );
     }
     // SAFETY: host parts of both ranges are the caller's buffers of `count`
@@ -75,8 +81,9 @@ fn memcpy(
 }
 
 /// `aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)`:
-/// ACL-CPY-001, ACL-CPY-002, ACL-CPY-003, ACL-GEN-005, ACL-CPY-006 (each
-/// pointer is what the kind names), ACL-CPY-007. Synchronous.
+/// ACL-CPY-001, ACL-CPY-002, ACL-CPY-003, ACL-GEN-005, ACL-CPY-006 (the
+/// kind is advisory: each pointer is what its address is), ACL-CPY-007.
+/// Synchronous.
 pub unsafe extern "C" fn aclrtMemcpy(
     dst: *mut c_void,
     destMax: usize,

@@ -1,9 +1,11 @@
 //! Copies and fills that may touch device memory, through the emulator's
 //! host views (so they work whatever the protection of the device mapping).
 //!
-//! Host memory is never probed: a host address is trusted to be the caller's
-//! buffer, as the vendors' runtimes trust it, except where its class says no
-//! process can have memory there ([`Side::Nowhere`]). Which side a copy kind
+//! Host memory is not probed on the ordinary path: a host address is trusted
+//! to be the caller's buffer, as the vendors' runtimes trust it, except where
+//! its class says no process can have memory there ([`Side::Nowhere`]), and
+//! where a dialect asks [`Emulator::is_host_mapped`] because the copy kind
+//! named the address as device memory. Which side a copy kind
 //! names is checked by the dialects against [`Emulator::side`] and
 //! [`Emulator::is_device_range`]; the core refuses what it must never
 //! dereference whatever the dialect checked.
@@ -129,6 +131,15 @@ impl Emulator {
     /// memory, or an address no process can map.
     pub fn side(&self, addr: usize) -> Side {
         side(&self.lock(), addr)
+    }
+
+    /// Whether `addr..addr+n`, host memory by its address, is mapped at all in
+    /// this process ([`vm::is_mapped`]). For the dialects whose copy kind
+    /// names a host address as device memory: the vendor's driver takes it
+    /// for host memory and faults where nothing is mapped, so the emulator
+    /// looks before it dereferences (one `msync`, on that path only).
+    pub fn is_host_mapped(&self, addr: usize, n: usize) -> bool {
+        vm::is_mapped(addr, n)
     }
 
     /// Whether `addr..addr+n` is wholly mapped device memory.

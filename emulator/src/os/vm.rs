@@ -9,7 +9,7 @@ use std::ffi::c_void;
 use std::io;
 use std::ptr::NonNull;
 
-use rustix::mm::{MapFlags, ProtFlags, mmap, mmap_anonymous, munmap};
+use rustix::mm::{MapFlags, MsyncFlags, ProtFlags, mmap, mmap_anonymous, msync, munmap};
 
 use super::object::Object;
 
@@ -141,4 +141,18 @@ pub unsafe fn copy(dst: *mut u8, src: *const u8, n: usize) {
 pub unsafe fn fill(dst: *mut u8, value: u8, n: usize) {
     // SAFETY: guaranteed by the caller.
     unsafe { std::ptr::write_bytes(dst, value, n) }
+}
+
+/// Whether every page of `addr..addr + len` is mapped in this process, by
+/// anyone (heap, stack, files). `msync(MS_ASYNC)` reads and writes nothing,
+/// and fails with `ENOMEM` where a page of the range is unmapped: one system
+/// call, and no fault for an address that is not there. Protections are not
+/// checked.
+pub fn is_mapped(addr: usize, len: usize) -> bool {
+    let page = rustix::param::page_size();
+    let start = addr & !(page - 1);
+    let Some(end) = addr.checked_add(len.max(1)) else { return false };
+    // SAFETY: MS_ASYNC on any range is harmless: the kernel only looks the
+    // range up (and schedules write-back of shared file pages, a no-op since 2.6.19).
+    unsafe { msync(start as *mut c_void, end - start, MsyncFlags::ASYNC) }.is_ok()
 }

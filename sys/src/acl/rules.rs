@@ -1542,24 +1542,29 @@ rules! {
 
     CPY_006 {
         group: MEMORY,
-        text: "aclrtMemcpy and aclrtMemcpyAsync: a pointer the kind names as device memory (dst of HOST_TO_DEVICE and \
-               HOST_TO_BUF_TO_DEVICE, src of DEVICE_TO_HOST, both of DEVICE_TO_DEVICE) must be device memory of this \
-               process for all `count` bytes; HOST_TO_HOST and DEFAULT take each pointer for what its address is.",
+        text: "aclrtMemcpy and aclrtMemcpyAsync: the kind is advisory. Each pointer is taken for what its address is, \
+               so host buffers under a device kind (HOST_TO_DEVICE, HOST_TO_BUF_TO_DEVICE, DEVICE_TO_HOST, \
+               DEVICE_TO_DEVICE) are copied and the call returns 0.",
         apis: &["aclrtMemcpy", "aclrtMemcpyAsync"],
-        sources: &[Page("aclrtMemcpy page (kind: the system decides from the addresses)"), NPU_DRIVER],
-        confidence: &[Undetermined],
+        sources: &[
+            Page("aclrtMemcpy page (kind: the system decides from the addresses)"),
+            Runtime("src/runtime/driver/npu_driver_mem.cc (drvMemcpy is given no kind)"),
+            Runtime("src/runtime/api/impl/api_error.cc (MemcpyKindAutoCorrect: async kinds are corrected)"),
+        ],
+        confidence: &[Src],
         note: Some(
-            "CANN documents the kind as advisory and the driver decides from the addresses, so a host buffer under a \
-             device kind is copied and a stray address outside the SVM range faults; the emulator refuses the \
-             mismatch (issue 20). Real-hardware result recorded as observed",
+            "wave 1 refused the mismatch with 107000 (issue 20); the runtime's source decides from the addresses, so \
+             the emulator copies. A stray address outside the SVM range is host memory to the driver and faults \
+             there; the emulator refuses the addresses no process can map (ACL-CPY-007)",
         ),
-        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        expect: Behaviour,
     }
 
     CPY_007 {
         group: MEMORY,
         text: "aclrtMemcpy, aclrtMemcpyAsync, aclrtMemset: a host-side address taken for no memory (the low \
-               64 KiB, such as 0x1000, or past the user address space) is refused, not dereferenced.",
+               64 KiB, such as 0x1000, or past the user address space), or one the copy kind names as device memory \
+               with nothing mapped there, is refused, not dereferenced.",
         apis: &["aclrtMemcpy", "aclrtMemcpyAsync", "aclrtMemset"],
         sources: &[DEVMM, KERNEL],
         confidence: &[Undetermined],
