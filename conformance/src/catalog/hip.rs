@@ -41,7 +41,7 @@ crate::bind! {
     VMM_009 => vmm::release_twice,
     VMM_010 => vmm::reserve_args,
     VMM_011 => vmm::reserve_size_alignment,
-    VMM_012 => vmm::reserve_alignment_honoured,
+    VMM_012 => vmm::reserve_alignment_dropped,
     VMM_013 => vmm::address_free_args,
     VMM_014 => vmm::map_args,
     VMM_015 => vmm::map_misuse,
