@@ -90,6 +90,14 @@ impl Ctx {
         self.table()
     }
 
+    /// A HIP peer named `name` with device `device` current.
+    ///
+    /// # Errors
+    /// The peer's start failures.
+    pub fn peer(&self, name: &str, device: i32) -> Result<super::peer::Peer, Failure> {
+        super::peer::Peer::start(self.launcher(), name, device)
+    }
+
     // ---- setup ----------------------------------------------------------
 
     /// `hipGetDeviceCount`.
