@@ -6,17 +6,13 @@
 //! `HIP-` prefix: [`MAP_003`]-style names, derived into the id by
 //! [`rules!`](crate::rules). Fields left out take [`Rule::defaults`](crate::rule::Rule::defaults).
 //!
-//! From the conformance catalog of the first wave:
-//! The HIP rules: the rules of reference hip.md §4 (ids kept) that one
-//! process can provoke, with the codes of the 6.x profile (the reference's
-//! default). One `const` per rule, in the reference's order; [`HIP_RULES`]
-//! lists them. Fields left out take the defaults of [`HIP`]. `equivalents`
-//! name the ACL rules that state the same rule (codes differ by vendor).
-//!
-//! The multi-process IPC rules (HIP-IPC-026 … 049) and the fd round trip
-//! between processes are exercised by the emulator's and the drop-in
-//! library's own tests (`emulator/tests/hip_ipc.rs`, `hip_vmm.rs`,
-//! `emulator/shims/amdhip64/tests/real_hip.rs`), not here yet.
+//! The rules of reference hip.md §4 (ids kept), in the reference's order,
+//! with the codes of the 6.x profile (the reference's default) in `expect`
+//! and, where ROCm 7.x answers differently or the vendor crashes, one
+//! [`ProfileExpect`] per profile in `profiles` ([`PROFILE_6`], [`PROFILE_7`];
+//! sources per profile in docs/audit/hip.md). `equivalents` name the ACL
+//! rules that state the same rule (codes differ by vendor). The
+//! multi-process rules run in the suite with a HIP peer.
 #![forbid(unsafe_code)]
 
 use crate::rule::Confidence::{Doc as DocTag, Inferred, Source as Src, Undetermined};
