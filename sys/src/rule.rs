@@ -439,9 +439,13 @@ impl fmt::Display for Expect {
 /// use vmmkit_sys::hip::rules;
 /// use vmmkit_sys::hip::HipError;
 /// use vmmkit_sys::rule::Code;
-/// // HIP-VMM-003: a bad device id is 1 in 6.x, 101 in 7.x.
-/// assert_eq!(rules::VMM_003.code_in(Some("6")), Some(Code::Hip(HipError::INVALID_VALUE)));
-/// assert_eq!(rules::VMM_003.code_in(Some("7")), Some(Code::Hip(HipError::INVALID_DEVICE)));
+/// // HIP-VMM-011: a bad size or alignment is 2 in 6.x, 1 in 7.x.
+/// assert_eq!(rules::VMM_011.code_in(Some("6")), Some(Code::Hip(HipError::OUT_OF_MEMORY)));
+/// assert_eq!(rules::VMM_011.code_in(Some("7")), Some(Code::Hip(HipError::INVALID_VALUE)));
+/// assert_eq!(rules::VMM_011.code_in(None), rules::VMM_011.code());
+/// // HIP-VMM-003: 101 (a bad device id) is listed under 7.x only.
+/// assert!(rules::VMM_003.lists_in(Some("7"), Code::Hip(HipError::INVALID_DEVICE)));
+/// assert!(!rules::VMM_003.lists_in(Some("6"), Code::Hip(HipError::INVALID_DEVICE)));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProfileExpect {
