@@ -43,6 +43,13 @@ pub trait Suite: Vendor + Sized {
 
     /// The optional entry points the table lacks.
     fn missing_optional(table: &Self::Table) -> Vec<&'static str>;
+
+    /// The vendor version profile the backend reports (HIP: `"6"`, `"7"`),
+    /// whose expectations the checks judge by (`Rule::expect_in`); `None`:
+    /// the default expectations.
+    fn profile(_table: &Self::Table) -> Option<&'static str> {
+        None
+    }
 }
 
 /// The context of one check of vendor `V`.
@@ -54,6 +61,7 @@ pub struct Ctx<V: Suite> {
     exe: PathBuf,
     launcher: Launcher,
     notes: Vec<String>,
+    profile: Option<&'static str>,
 }
 
 impl<V: Suite> Ctx<V> {
@@ -63,12 +71,23 @@ impl<V: Suite> Ctx<V> {
         // never is on Linux), the peer's spawn fails with the empty path.
         let exe = std::env::current_exe().unwrap_or_default();
         let launcher = Launcher::new(exe.clone(), env.backend, env.library.clone());
-        Self { table, rule, env, exe, launcher, notes: Vec::new() }
+        let profile = V::profile(&table);
+        Self { table, rule, env, exe, launcher, notes: Vec::new(), profile }
     }
 
     /// The table.
     pub fn table(&self) -> V::Table {
         self.table
+    }
+
+    /// The version profile the backend reports, whose expectations judge.
+    pub fn profile(&self) -> Option<&'static str> {
+        self.profile
+    }
+
+    /// Whether the backend reports the version profile `profile`.
+    pub fn is_profile(&self, profile: &str) -> bool {
+        self.profile == Some(profile)
     }
 
     /// The rule being checked.
@@ -130,7 +149,7 @@ impl<V: Suite> Ctx<V> {
 
     /// `got` must be the rule's main code.
     pub fn expect_code(&self, step: &str, got: impl Into<V::Code>) -> Result<(), Failure> {
-        match self.rule.code().map(V::Code::try_from) {
+        match self.rule.code_in(self.profile).map(V::Code::try_from) {
             Some(Ok(want)) => self.expect(step, want, got),
             _ => Err(self.defect(&format!("expect_code on a rule without a {} code", V::DIALECT.label()))),
         }
@@ -141,8 +160,9 @@ impl<V: Suite> Ctx<V> {
     /// defect of the suite, reported as such.
     pub fn expect(&self, step: &str, want: impl Into<V::Code>, got: impl Into<V::Code>) -> Result<(), Failure> {
         let (want, got) = (want.into(), got.into());
-        if !want.is_ok() && !self.rule.lists(want.into()) {
-            return Err(self.defect(&format!("{step} expects {want}, which the catalog does not list")));
+        if !want.is_ok() && !self.rule.lists_in(self.profile, want.into()) {
+            let profile = self.profile.map(|p| format!(" under profile {p}")).unwrap_or_default();
+            return Err(self.defect(&format!("{step} expects {want}, which the catalog does not list{profile}")));
         }
         self.ensure(step, got == want, want, got)
     }

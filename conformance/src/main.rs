@@ -34,6 +34,9 @@ enum Command {
     /// Serve as the CUDA peer process of a multi-process CUDA check (used by `__rule`).
     #[command(name = "__cuda_peer", hide = true)]
     CudaPeer(vmmkit_conformance::cuda::peer::Args),
+    /// Serve as the HIP peer process of a multi-process HIP check (used by `__rule`).
+    #[command(name = "__hip_peer", hide = true)]
+    HipPeer(vmmkit_conformance::hip::peer::Args),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         Command::Rule(args) => Ok(vmmkit_conformance::runner::child::run(&args)),
         Command::Peer(args) => Ok(vmmkit_conformance::peer::serve::run(&args)),
         Command::CudaPeer(args) => Ok(vmmkit_conformance::cuda::peer::run(&args)),
+        Command::HipPeer(args) => Ok(vmmkit_conformance::hip::peer::run(&args)),
     };
     match result {
         Ok(code) => code,

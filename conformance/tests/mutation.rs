@@ -26,6 +26,7 @@ const MUTANT_OF: &[(&str, &str)] = &[
     ("ACL-ORD-004", "ACL-MAP-004"),  // then the reservation check: 507899
     ("ACL-GEN-006", "ACL-MP-008"),   // the check's first case is MallocPhysical's device id
     ("ACL-LIFE-003", "ACL-IMP-007"), // the released handle's import is the unknown-handle lookup
+    ("HIP-IPC-046", "HIP-IPC-025"),  // a new open after the exporter's free is the unknown-key lookup: 17
 ];
 
 /// Rules whose error branch the emulated platform cannot reach, with why.

@@ -9,6 +9,11 @@
 //! | `VMMKIT_DEVICE_MEMORY` | bytes per device (`64G`, `512M`, `1073741824`) | 64 GiB |
 //! | `VMMKIT_HOST_MEMORY` | bytes of memory at the HOST location, as `VMMKIT_DEVICE_MEMORY` | `MemAvailable` of `/proc/meminfo` when first read (64 GiB if unreadable) |
 //! | `VMMKIT_HOST_ACCESS` | `1`: host code may dereference device addresses; `0`: as on hardware, it faults | 1 |
+//! | `VMMKIT_HIP_VERSION` | the HIP release the HIP dialect answers as: `6` (6.3), `7` (7.0), or `MAJOR.MINOR` of 6.x or 7.x | `6` |
+//!
+//! `VMMKIT_HIP_VERSION` is read from the environment even when settings are
+//! installed in code (it is one process's choice of vendor release, not a
+//! machine's); [`Config::from_env`] refuses a bad value, naming it.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -18,6 +23,68 @@ use std::sync::OnceLock;
 /// in its access descriptors (acl.md §2.6), and the shareable handle has 8
 /// bits of device id.
 pub const MAX_DEVICES: u32 = 64;
+
+/// The HIP release the HIP dialect answers as (`VMMKIT_HIP_VERSION`): its
+/// codes follow the profile of the major version (docs/hip.md, "Version profiles").
+///
+/// ```
+/// use vmmkit_emulator::HipVersion;
+/// assert_eq!(HipVersion::parse("7"), Some(HipVersion { major: 7, minor: 0 }));
+/// assert_eq!(HipVersion::parse("6.2"), Some(HipVersion { major: 6, minor: 2 }));
+/// assert_eq!(HipVersion::parse("5"), None);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HipVersion {
+    /// 6 or 7: the profile.
+    pub major: u32,
+    /// The minor release reported by the version queries.
+    pub minor: u32,
+}
+
+impl HipVersion {
+    /// The default: 6.3, the reference's profile.
+    pub const DEFAULT: Self = Self { major: 6, minor: 3 };
+    /// The environment variable.
+    pub const VAR: &'static str = "VMMKIT_HIP_VERSION";
+
+    /// `6`, `7` (their default minors, 6.3 and 7.0) or `MAJOR.MINOR` with a
+    /// major of 6 or 7 and a minor below 100.
+    pub fn parse(s: &str) -> Option<Self> {
+        let s = s.trim();
+        let (major, minor) = match s.split_once('.') {
+            Some((a, b)) => (a.parse().ok()?, Some(b.parse::<u32>().ok().filter(|&m| m < 100)?)),
+            None => (s.parse().ok()?, None),
+        };
+        let default_minor = match major {
+            6 => 3,
+            7 => 0,
+            _ => return None,
+        };
+        Some(Self { major, minor: minor.unwrap_or(default_minor) })
+    }
+
+    /// The version `VMMKIT_HIP_VERSION` names, through `get` (the default when unset or empty).
+    ///
+    /// # Errors
+    /// A [`ConfigError`] naming the variable when its value is not a version of 6.x or 7.x.
+    pub fn from_lookup(get: impl Fn(&str) -> Option<OsString>) -> Result<Self, ConfigError> {
+        let Some(v) = get(Self::VAR).filter(|v| !v.is_empty()) else { return Ok(Self::DEFAULT) };
+        let text = v.to_string_lossy().into_owned();
+        Self::parse(&text).ok_or(ConfigError {
+            var: Self::VAR,
+            value: text,
+            reason: "must be a HIP version of the 6.x or 7.x profile: 6, 6.3, 7, 7.0, …".into(),
+        })
+    }
+
+    /// The version the process environment names.
+    ///
+    /// # Errors
+    /// As [`HipVersion::from_lookup`].
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|k| std::env::var_os(k))
+    }
+}
 
 /// Settings of one emulated machine.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,6 +213,7 @@ impl Config {
     /// # Errors
     /// As [`Config::from_env`].
     pub fn from_lookup(get: impl Fn(&str) -> Option<OsString>) -> Result<Self, ConfigError> {
+        HipVersion::from_lookup(&get)?;
         let text = |var: &'static str| -> Result<Option<String>, ConfigError> {
             match get(var) {
                 None => Ok(None),
@@ -286,6 +354,10 @@ mod tests {
             ("VMMKIT_ROOT", "relative/dir"),
             ("VMMKIT_ROOT", ""),
             ("VMMKIT_HOST_ACCESS", "yes"),
+            ("VMMKIT_HIP_VERSION", "5"),
+            ("VMMKIT_HIP_VERSION", "8.0"),
+            ("VMMKIT_HIP_VERSION", "seven"),
+            ("VMMKIT_HIP_VERSION", "6.x"),
         ] {
             let e = cfg(&[(var, val)]).unwrap_err();
             assert_eq!(e.var, var);
@@ -317,6 +389,18 @@ mod tests {
         assert_eq!(mem_available("MemTotal: 5 kB\n"), None);
         assert_eq!(mem_available("MemAvailable: many kB\n"), None);
         assert_eq!(mem_available("MemAvailable: 0 kB\n"), None);
+    }
+
+    #[test]
+    fn hip_versions() {
+        let v = |s: &str| HipVersion::from_lookup(|_| Some(OsString::from(s)));
+        assert_eq!(v("").unwrap(), HipVersion::DEFAULT);
+        assert_eq!(v("6").unwrap(), HipVersion { major: 6, minor: 3 });
+        assert_eq!(v("7").unwrap(), HipVersion { major: 7, minor: 0 });
+        assert_eq!(v(" 7.2 ").unwrap(), HipVersion { major: 7, minor: 2 });
+        assert_eq!(v("6.0").unwrap(), HipVersion { major: 6, minor: 0 });
+        assert_eq!(v("7.100").unwrap_err().var, "VMMKIT_HIP_VERSION");
+        assert_eq!(HipVersion::from_lookup(|_| None).unwrap(), HipVersion::DEFAULT);
     }
 
     #[test]

@@ -430,6 +430,57 @@ impl fmt::Display for Expect {
     }
 }
 
+/// A rule's expectation under one version profile of its vendor (HIP 6.x,
+/// 7.x), where releases differ. A rule without any answers [`Rule::expect`]
+/// under every profile; one with some answers the entry whose `profile`
+/// names the backend's, and [`Rule::expect`] under the others.
+///
+/// ```
+/// use vmmkit_sys::hip::rules;
+/// use vmmkit_sys::hip::HipError;
+/// use vmmkit_sys::rule::Code;
+/// // HIP-VMM-011: a bad size or alignment is 2 in 6.x, 1 in 7.x.
+/// assert_eq!(rules::VMM_011.code_in(Some("6")), Some(Code::Hip(HipError::OUT_OF_MEMORY)));
+/// assert_eq!(rules::VMM_011.code_in(Some("7")), Some(Code::Hip(HipError::INVALID_VALUE)));
+/// assert_eq!(rules::VMM_011.code_in(None), rules::VMM_011.code());
+/// // HIP-VMM-003: 101 (a bad device id) is listed under 7.x only.
+/// assert!(rules::VMM_003.lists_in(Some("7"), Code::Hip(HipError::INVALID_DEVICE)));
+/// assert!(!rules::VMM_003.lists_in(Some("6"), Code::Hip(HipError::INVALID_DEVICE)));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProfileExpect {
+    /// The profile, as the vendor's major version: `"6"`, `"7"`.
+    pub profile: &'static str,
+    /// What the backend must answer under it.
+    pub expect: Expect,
+    /// Where the vendor crashes (or corrupts state) instead of answering,
+    /// the releases and the place, e.g. `"6.2–6.4: NULL dereference in …"`;
+    /// `expect` then holds the vendor's nearest error, which the emulator returns.
+    pub crashes: Option<&'static str>,
+    /// What the vendor does under this profile, in a line, where it is not
+    /// all in the codes (e.g. "a partial unmap returns 0 and unmaps nothing").
+    pub note: Option<&'static str>,
+}
+
+impl ProfileExpect {
+    /// `expect` under `profile`, the vendor answering it.
+    pub const fn new(profile: &'static str, expect: Expect) -> Self {
+        Self { profile, expect, crashes: None, note: None }
+    }
+
+    /// `expect` under `profile`, where the vendor crashes as `crashes` says
+    /// and `expect` is its nearest error.
+    pub const fn crashes(profile: &'static str, expect: Expect, crashes: &'static str) -> Self {
+        Self { profile, expect, crashes: Some(crashes), note: None }
+    }
+
+    /// With `note` saying what the vendor does under this profile.
+    #[must_use]
+    pub const fn note(self, note: &'static str) -> Self {
+        Self { note: Some(note), ..self }
+    }
+}
+
 /// Something the machine must offer before a rule is worth checking
 /// (Vulkan CTS's `checkSupport`): decided before the check, reported as
 /// not-supported with the reason when absent.
@@ -483,8 +534,12 @@ pub struct Rule {
     pub confidence: &'static [Confidence],
     /// A marking from the reference (doc-vs-source disagreement, undetermined point).
     pub note: Option<&'static str>,
-    /// What the backend must answer.
+    /// What the backend must answer (under the vendor's default profile, and
+    /// any profile `profiles` does not name).
     pub expect: Expect,
+    /// The expectations of version profiles where the vendor differs from
+    /// `expect` or crashes (empty: one expectation for every release).
+    pub profiles: &'static [ProfileExpect],
     /// The same rule in other vendors' tables.
     pub equivalents: &'static [&'static Rule],
     /// What must be there before the rule can be checked.
@@ -510,6 +565,7 @@ impl Rule {
             confidence: &[],
             note: None,
             expect: Expect::Behaviour,
+            profiles: &[],
             equivalents: &[],
             requires: &[],
             enforced_by: &[],
@@ -521,9 +577,36 @@ impl Rule {
         self.expect.codes().first().copied()
     }
 
-    /// Whether `code` is one the rule lists.
+    /// Whether `code` is one the rule lists, under any profile (the
+    /// emulator answers one of them, whichever profile it plays).
     pub fn lists(&self, code: Code) -> bool {
-        self.expect.codes().contains(&code)
+        self.expect.codes().contains(&code) || self.profiles.iter().any(|p| p.expect.codes().contains(&code))
+    }
+
+    /// The entry of `profiles` for `profile`, if the rule has one.
+    pub fn profile_entry(&self, profile: Option<&str>) -> Option<&'static ProfileExpect> {
+        let profile = profile?;
+        self.profiles.iter().find(|p| p.profile == profile)
+    }
+
+    /// What the backend must answer under `profile` (`None`: the default).
+    pub fn expect_in(&self, profile: Option<&str>) -> Expect {
+        self.profile_entry(profile).map_or(self.expect, |p| p.expect)
+    }
+
+    /// The main code under `profile`, if the rule has codes there.
+    pub fn code_in(&self, profile: Option<&str>) -> Option<Code> {
+        self.expect_in(profile).codes().first().copied()
+    }
+
+    /// Whether `code` is one the rule lists under `profile`.
+    pub fn lists_in(&self, profile: Option<&str>, code: Code) -> bool {
+        self.expect_in(profile).codes().contains(&code)
+    }
+
+    /// Where the vendor crashes under `profile`, if it does.
+    pub fn crashes_in(&self, profile: Option<&str>) -> Option<&'static str> {
+        self.profile_entry(profile).and_then(|p| p.crashes)
     }
 
     /// The confidence tags joined as the reference writes them (`doc, source`).

@@ -69,12 +69,33 @@ impl Suite for vendor::Hip {
     fn missing_optional(table: &Hip) -> Vec<&'static str> {
         table.missing_optional()
     }
+
+    /// The profile of the major version hipRuntimeGetVersion reports: 7.x
+    /// from 7 on, else 6.x (also when the query fails).
+    fn profile(table: &Hip) -> Option<&'static str> {
+        Some(profile_of(table))
+    }
+}
+
+/// The HIP profile (`rules::PROFILE_6` / `PROFILE_7`) of the backend behind `table`.
+pub fn profile_of(table: &Hip) -> &'static str {
+    let mut v = 0;
+    let ok = HipError(table.hipRuntimeGetVersion(&mut v)).is_success();
+    if ok && hip_version_parts(v).0 >= 7 { rules::PROFILE_7 } else { rules::PROFILE_6 }
 }
 
 impl Ctx {
     /// The table.
     pub fn hip(&self) -> Hip {
         self.table()
+    }
+
+    /// A HIP peer named `name` with device `device` current.
+    ///
+    /// # Errors
+    /// The peer's start failures.
+    pub fn peer(&self, name: &str, device: i32) -> Result<super::peer::Peer, Failure> {
+        super::peer::Peer::start(self.launcher(), name, device)
     }
 
     // ---- setup ----------------------------------------------------------
@@ -190,6 +211,26 @@ impl Ctx {
     }
 
     // ---- judging --------------------------------------------------------
+
+    /// Whether a step that the rule records as a vendor crash under the
+    /// backend's profile must be left out: on a real library it would take
+    /// the suite down; the emulator answers the vendor's nearest error.
+    /// Records a note when it is left out.
+    pub fn skip_vendor_crash(&mut self, step: &str) -> bool {
+        let crash = self.rule().crashes_in(self.profile());
+        match crash {
+            Some(what) if self.env().backend != BackendKind::Emulator => {
+                self.note(format!("{step} left out: the vendor crashes there ({what})"));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the backend plays the 7.x profile.
+    pub fn is_v7(&self) -> bool {
+        self.is_profile(rules::PROFILE_7)
+    }
 }
 
 /// `Ok` when `hip` reports a device; else why not (hip.md §1.4: 100 or 101

@@ -1,8 +1,9 @@
 //! What HIP checks are written against: the table's calls ([`Hip`]) and the
-//! check context ([`Ctx`]).
+//! check context ([`Ctx`]), and the HIP peer process ([`peer`]).
 
 mod ctx;
+pub mod peer;
 mod table;
 
-pub use ctx::{Ctx, Va, posix_prop, probe, prop, rw_desc, setup};
+pub use ctx::{Ctx, Va, posix_prop, probe, profile_of, prop, rw_desc, setup};
 pub use table::Hip;

@@ -67,12 +67,17 @@ impl Hip {
     /// Closes an fd that `hipMemExportToShareableHandle` gave the caller,
     /// who owns it (HIP-VMM-025). Negative values are ignored.
     pub fn close_exported_fd(fd: i32) {
-        if fd >= 0 {
-            use std::os::fd::{FromRawFd, OwnedFd};
-            // SAFETY: the export made this descriptor for the caller, who
-            // closes it once, here; nothing else in the suite holds it.
-            drop(unsafe { OwnedFd::from_raw_fd(fd) });
-        }
+        drop(Self::own_exported_fd(fd));
+    }
+
+    /// Takes ownership of an fd that `hipMemExportToShareableHandle` gave
+    /// the caller (HIP-VMM-025); `None` for a negative value.
+    pub fn own_exported_fd(fd: i32) -> Option<std::os::fd::OwnedFd> {
+        use std::os::fd::{FromRawFd, OwnedFd};
+        // SAFETY: the export made this descriptor for the caller, who owns
+        // it from here; nothing else in the suite holds it, and the OwnedFd
+        // closes it once.
+        (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
     }
 
     /// `hipGetErrorName(code)` as text.

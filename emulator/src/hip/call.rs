@@ -9,7 +9,20 @@ use vmmkit_sys::vendor::Hip;
 
 use crate::core::{Emulator, thread};
 use crate::dialect;
-pub(super) use crate::dialect::{ensure, get, put};
+pub(super) use crate::dialect::{get, put};
+
+/// `ensure!(cond, rule, "msg {}", x)`: [`crate::dialect::ensure`] with the
+/// rule's main code under the process's version profile (`profile.rs`);
+/// `ensure!(cond, rule => code, …)` names the code itself.
+macro_rules! ensure {
+    ($cond:expr, $rule:path => $code:expr, $($msg:tt)+) => {
+        $crate::dialect::ensure!($cond, $rule => $code, $($msg)+)
+    };
+    ($cond:expr, $rule:path, $($msg:tt)+) => {
+        $crate::dialect::ensure!($cond, $rule => $crate::hip::profile::main_code(&$rule), $($msg)+)
+    };
+}
+pub(super) use ensure;
 
 thread_local! {
     /// The calling thread's last error (HIP-INIT-003: per thread). HIP keeps

@@ -7,7 +7,12 @@ use vmmkit_sys::rule::Rule;
 use vmmkit_sys::vendor::Hip;
 
 use crate::core::CoreError;
-use crate::dialect::{Dialect, by_rule, by_rule_code};
+use crate::dialect::{Dialect, by_rule_code};
+
+/// The rule's main code under the process's version profile, with the rule.
+fn by_rule(rule: &'static Rule) -> (HipError, Option<&'static Rule>) {
+    (super::profile::main_code(rule), Some(rule))
+}
 
 /// The HIP operations that reach the core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -91,6 +91,7 @@ pub unsafe extern "C" fn hipDeviceGet(device_: *mut hipDevice_t, ordinal: i32) -
 /// g++: the 5.2.3 and the 7.2.4 headers give the same numbers (docs/hip.md).
 mod attr {
     pub const CAN_MAP_HOST_MEMORY: i32 = 3;
+    pub const DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: i32 = 13;
     pub const INTEGRATED: i32 = 16;
     pub const COMPUTE_CAPABILITY_MAJOR: i32 = 23;
     pub const COMPUTE_CAPABILITY_MINOR: i32 = 61;
@@ -122,6 +123,9 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(pi: *mut i32, attr: hipDeviceAttr
             attr::MULTIPROCESSOR_COUNT => profile::COMPUTE_UNITS,
             attr::PCI_BUS_ID => d as i32 + 1,
             attr::WARP_SIZE => profile::WARP_SIZE,
+            // The host can read and write device memory in place when the
+            // emulator lets host code dereference device addresses.
+            attr::DIRECT_MANAGED_MEM_ACCESS_FROM_HOST => i32::from(emu()?.config().host_access),
             _ => {
                 return Err(Fail::plain(HipError::INVALID_VALUE, format!("attribute {attr} is not emulated")));
             }
@@ -232,13 +236,16 @@ fn version(out: *mut i32) -> Result<(), Fail> {
     if out.is_null() {
         return Err(Fail::plain(HipError::INVALID_VALUE, "version pointer is NULL".into()));
     }
+    let v = profile::hip_version_value().map_err(|e| Fail::rule(&rules::INIT_001, e.to_string()))?;
     // SAFETY: checked non-null.
-    unsafe { put(out, profile::HIP_VERSION) };
+    unsafe { put(out, v) };
     Ok(())
 }
 
 /// `hipError_t hipRuntimeGetVersion(int *runtimeVersion)`: the profile's
-/// `HIP_VERSION`; works even when the emulator cannot start.
+/// `HIP_VERSION` (`VMMKIT_HIP_VERSION`: 60300000 by default, 70000000 for
+/// `7`); works even when the emulator cannot start, but not with a bad
+/// `VMMKIT_HIP_VERSION` (101, naming it).
 pub unsafe extern "C" fn hipRuntimeGetVersion(runtimeVersion: *mut i32) -> hipError_t {
     run("hipRuntimeGetVersion", || version(runtimeVersion))
 }

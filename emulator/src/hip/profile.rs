@@ -1,15 +1,72 @@
-//! The HIP release the emulator answers as: the **6.x profile**, the
-//! reference's default (hip.md "Eras"; its §6 table gives the choice per
-//! topic). Where releases differ, the value used is the 6.x one.
+//! The HIP release the emulator answers as: the **6.x profile** (6.3, the
+//! reference's default) or the **7.x profile** (7.0), chosen by
+//! `VMMKIT_HIP_VERSION` ([`HipVersion`]). Where releases differ, the rule
+//! records carry the expectation of each profile
+//! (`vmmkit_sys::rule::ProfileExpect`); the dialect answers the one of the
+//! profile it plays ([`main_code`], and `ensure!` in `call.rs`).
 
-use vmmkit_sys::hip::hip_version;
+use std::sync::OnceLock;
 
+use vmmkit_sys::hip::{HipError, hip_version, rules};
+use vmmkit_sys::rule::Rule;
+
+use crate::config::HipVersion;
 use crate::core::{DEVICE_WINDOW, Window};
 
-/// `HIP_VERSION` of both version queries: 6.3. The patch field of a real
-/// release is a build number the reference does not give for 6.x; vmmkit
-/// reports 0 there.
-pub(super) const HIP_VERSION: i32 = hip_version(6, 3, 0);
+/// The profile a process plays: one per process, read once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Profile {
+    /// ROCm 6.x (clr 6.0–6.4; sources: 6.3).
+    V6,
+    /// ROCm 7.x (clr in ROCm/rocm-systems).
+    V7,
+}
+
+/// The version `VMMKIT_HIP_VERSION` names, or the reason it is unusable.
+/// Read once per process.
+pub(super) fn version() -> Result<HipVersion, crate::ConfigError> {
+    static VERSION: OnceLock<Result<HipVersion, crate::ConfigError>> = OnceLock::new();
+    VERSION.get_or_init(HipVersion::from_env).clone()
+}
+
+/// The profile of this process: that of [`version`], 6.x when it is unusable
+/// (the emulator then refuses to start, naming the variable).
+pub(super) fn profile() -> Profile {
+    match version() {
+        Ok(HipVersion { major: 7, .. }) => Profile::V7,
+        _ => Profile::V6,
+    }
+}
+
+/// Whether this process plays the 7.x profile.
+pub(super) fn is_v7() -> bool {
+    profile() == Profile::V7
+}
+
+/// The profile's name in the rule records ([`rules::PROFILE_6`], [`rules::PROFILE_7`]).
+pub(super) fn name() -> &'static str {
+    match profile() {
+        Profile::V6 => rules::PROFILE_6,
+        Profile::V7 => rules::PROFILE_7,
+    }
+}
+
+/// `HIP_VERSION` of both version queries. The patch field of a real release
+/// is a build number the reference does not give; vmmkit reports 0 there.
+pub(super) fn hip_version_value() -> Result<i32, crate::ConfigError> {
+    version().map(|v| hip_version(v.major as i32, v.minor as i32, 0))
+}
+
+/// The main code of `rule` under this process's profile.
+///
+/// # Panics
+/// When the record lists no HIP code (a dialect defect, as `dialect::main_code`).
+pub(super) fn main_code(rule: &'static Rule) -> HipError {
+    match rule.code_in(Some(name())).map(HipError::try_from) {
+        Some(Ok(c)) => c,
+        _ => panic!("{}: its record lists no HIP code", rule.id),
+    }
+}
 
 /// HIP-VMM-002: both granularity options give 4096 on AMD GPUs (6.x, 7.x).
 pub(super) const GRANULARITY: u64 = 4096;

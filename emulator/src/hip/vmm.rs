@@ -1,5 +1,6 @@
 //! Virtual memory management: granularity, physical memory, reservations,
-//! maps, access (hip.md §2.2, §4.5), profile 6.x codes.
+//! maps, access (hip.md §2.2, §4.5), with the codes of the process's
+//! version profile (`profile.rs`; docs/hip.md "Version profiles").
 #![allow(non_snake_case, non_upper_case_globals)]
 
 use std::ffi::c_void;
@@ -7,17 +8,20 @@ use std::ffi::c_void;
 use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, emu, ensure, get, put, run};
+use super::call::{Fail, current_device, emu, ensure, get, put, run};
 use super::codes::Op;
 use super::pointer::{KIND_VMM, Kind, extent};
-use super::profile::{CREATE_MULTIPLE, GRANULARITY, WINDOW};
+use super::profile::{self, CREATE_MULTIPLE, GRANULARITY, WINDOW};
 use super::state::state;
-use crate::core::{Emulator, HandleId, HandleTag, MapSize, natural_align};
+use crate::core::{Emulator, HandleId, HandleTag, natural_align};
 use crate::registry::Place;
 
 /// hipMemGenericAllocationHandle_t values: "hi" in the top 16 bits and the
 /// core handle below: never a canonical address, never reused (hip.md §3.3).
 const TAG: HandleTag = HandleTag::new(0x6869);
+
+/// `hipMemAccessFlags` 2: write-only, which 6.x passes on to ROCr.
+const WRITE_ONLY: hipMemAccessFlags = 2;
 
 pub(super) fn to_handle(id: HandleId) -> hipMemGenericAllocationHandle_t {
     TAG.value(id) as hipMemGenericAllocationHandle_t
@@ -77,7 +81,9 @@ pub unsafe extern "C" fn hipMemGetAllocationGranularity(
 }
 
 /// `hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size, const hipMemAllocationProp *prop, unsigned long long flags)`:
-/// HIP-VMM-003, 004, 005, 006 in that order. The backing is rounded up to a page.
+/// HIP-VMM-003, 004, 005, 006 in that order. The backing is rounded up to a
+/// page. Profile 7.x: a bad device id is 101, and the memory is taken on the
+/// current device (`location.id` is kept for the properties).
 pub unsafe extern "C" fn hipMemCreate(
     handle: *mut hipMemGenericAllocationHandle_t,
     size: usize,
@@ -99,8 +105,9 @@ pub unsafe extern "C" fn hipMemCreate(
             p.location.type_
         );
         let e = emu()?;
-        // HIP-VMM-003, profile 6.x: a bad device id is 1 (7.x: 101).
-        ensure!(is_device(e, p.location.id), rules::VMM_003, "device {} does not exist", p.location.id);
+        // HIP-VMM-003: a bad device id is 1 in 6.x, 101 in 7.x.
+        let bad_device = if profile::is_v7() { HipError::INVALID_DEVICE } else { HipError::INVALID_VALUE };
+        ensure!(is_device(e, p.location.id), rules::VMM_003 => bad_device, "device {} does not exist", p.location.id);
         let ht = p.requestedHandleType;
         ensure!(
             ht == hipMemHandleTypeNone || ht == hipMemHandleTypePosixFileDescriptor,
@@ -111,14 +118,27 @@ pub unsafe extern "C" fn hipMemCreate(
         ensure!((size as u64) <= capacity, rules::VMM_005, "{size:#x} bytes exceed the device's {capacity:#x}");
         ensure!(size % CREATE_MULTIPLE == 0, rules::VMM_006, "size {size:#x} is not a multiple of {CREATE_MULTIPLE}");
         let backing = (size as u64).next_multiple_of(GRANULARITY);
-        let props = [KIND_VMM, GRANULARITY, ht as u32 as u64, size as u64];
+        let props = [KIND_VMM, GRANULARITY, with_location(ht, p.location.id), size as u64];
+        let on = if profile::is_v7() { current_device() } else { p.location.id as u32 };
         let id = e
-            .create(Place::Device(p.location.id as u32), backing, GRANULARITY, props)
+            .create(Place::Device(on), backing, GRANULARITY, props)
             .map_err(|e| Fail::core(Op::Create, e))?;
         // SAFETY: checked non-null.
         unsafe { put(handle, to_handle(id)) };
         Ok(())
     })
+}
+
+/// `props[2]` of hipMemCreate memory: the requested handle type in the low
+/// 32 bits, the requested `location.id` above (7.x takes the memory on the
+/// current device, but the properties report the location asked for).
+fn with_location(handle_type: i32, location: i32) -> u64 {
+    u64::from(handle_type as u32) | (u64::from(location as u32) << 32)
+}
+
+/// The `location.id` that [`with_location`] stored in `props2`.
+pub(super) fn location_of(props2: u64) -> i32 {
+    (props2 >> 32) as u32 as i32
 }
 
 /// `hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle)`:
@@ -136,7 +156,9 @@ pub unsafe extern "C" fn hipMemRelease(handle: hipMemGenericAllocationHandle_t) 
 }
 
 /// `hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr, unsigned long long flags)`:
-/// HIP-VMM-010, 011 (profile 6.x: 2), 012 (`alignment` honoured, `addr` a hint).
+/// HIP-VMM-010, 011 (6.x: 2, 7.x: 1), 012 (`alignment` checked and then
+/// dropped, as clr's virtualAlloc does: the pointer is granule aligned;
+/// `addr` a hint).
 pub unsafe extern "C" fn hipMemAddressReserve(
     ptr: *mut *mut c_void,
     size: usize,
@@ -165,7 +187,8 @@ pub unsafe extern "C" fn hipMemAddressReserve(
             "{size:#x} bytes exceed the device address window"
         );
         let e = emu()?;
-        let align = natural_align(size, GRANULARITY as usize).max(alignment);
+        // HIP-VMM-012: `alignment` is not passed on (clr rocdevice.cpp virtualAlloc).
+        let align = natural_align(size, GRANULARITY as usize);
         // HIP-VMM-012: `addr` is only a hint; where it cannot be had, elsewhere will do.
         let base = e.reserve_near(size, align, addr as usize, &WINDOW).map_err(|e| Fail::core(Op::Reserve, e))?;
         // SAFETY: checked non-null.
@@ -175,7 +198,9 @@ pub unsafe extern "C" fn hipMemAddressReserve(
 }
 
 /// `hipError_t hipMemAddressFree(void *devPtr, size_t size)`: HIP-VMM-013.
-/// `size` is not compared; the whole reservation goes, with its mappings.
+/// Any address inside a reservation frees the whole reservation, with its
+/// mappings; `size` is not compared. An address in no reservation is 1
+/// (6.x crashes there; 7.x answers 1).
 pub unsafe extern "C" fn hipMemAddressFree(devPtr: *mut c_void, size: usize) -> hipError_t {
     run("hipMemAddressFree", || {
         ensure!(!devPtr.is_null(), rules::VMM_013, "devPtr is NULL");
@@ -183,12 +208,15 @@ pub unsafe extern "C" fn hipMemAddressFree(devPtr: *mut c_void, size: usize) -> 
         let e = emu()?;
         let p = devPtr as usize;
         ensure!(!not_vmm_range(e, p), rules::VMM_013, "{devPtr:p} was not reserved by hipMemAddressReserve");
-        e.release(p).map_err(|e| Fail::core(Op::AddressFree, e))
+        let base = e.reservation(p).map_or(p, |r| r.base);
+        e.release(base).map_err(|e| Fail::core(Op::AddressFree, e))
     })
 }
 
 /// `hipError_t hipMemMap(void *ptr, size_t size, size_t offset, hipMemGenericAllocationHandle_t handle, unsigned long long flags)`:
-/// HIP-VMM-014, then 015 (emulator: 1); HIP-VMM-016 partial maps; HIP-VMM-017 aliases.
+/// HIP-VMM-014, then 015 (emulator: 1); HIP-VMM-016 partial maps; HIP-VMM-017
+/// aliases. A reservation is not tied to a device (clr reserves one range
+/// for all devices): handles of several devices map side by side.
 pub unsafe extern "C" fn hipMemMap(
     ptr: *mut c_void,
     size: usize,
@@ -208,7 +236,7 @@ pub unsafe extern "C" fn hipMemMap(
             rules::VMM_015,
             "{ptr:p} was not reserved by hipMemAddressReserve"
         );
-        e.map(ptr as usize, size, from_handle(handle), MapSize::UpTo).map_err(|e| Fail::core(Op::Map, e))
+        e.map_unbound(ptr as usize, size, from_handle(handle)).map_err(|e| Fail::core(Op::Map, e))
     })
 }
 
@@ -228,7 +256,9 @@ pub unsafe extern "C" fn hipMemMapArrayAsync(
 }
 
 /// `hipError_t hipMemUnmap(void *ptr, size_t size)`: HIP-VMM-018, 019 (`ptr`
-/// starts a mapping and `size` covers whole consecutive mappings; emulator: 1).
+/// starts a mapping and `size` covers whole consecutive mappings: 1 in 7.x;
+/// 6.x answers 0 and unmaps nothing, as ROCr refuses and clr drops its
+/// status; an address in no mapping is 1, where 6.x crashes).
 pub unsafe extern "C" fn hipMemUnmap(ptr: *mut c_void, size: usize) -> hipError_t {
     run("hipMemUnmap", || {
         ensure!(!ptr.is_null(), rules::VMM_018, "ptr is NULL");
@@ -248,6 +278,10 @@ pub unsafe extern "C" fn hipMemUnmap(ptr: *mut c_void, size: usize) -> hipError_
                 _ => break,
             }
         }
+        // HIP-VMM-019, 6.x: inside a mapping but not whole mappings → 0, nothing unmapped.
+        if at != end && !profile::is_v7() && e.mapping(p).is_some() && crate::mutation::enforced(&rules::VMM_019) {
+            return Ok(());
+        }
         // A size of 0 covers no mapping: that is HIP-VMM-018's to refuse.
         ensure!(at == end, rules::VMM_019, "{p:#x}+{size:#x} does not start at a mapping and cover whole mappings");
         if starts.is_empty() && size != 0 {
@@ -262,7 +296,8 @@ pub unsafe extern "C" fn hipMemUnmap(ptr: *mut c_void, size: usize) -> hipError_
 
 /// `hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessDesc *desc, size_t count)`:
 /// HIP-VMM-021 in its order (pointers and counts, device ids, mapped range,
-/// flags). A later grant for a device replaces an earlier one.
+/// flags: 0, 1, 3, and 2 (write-only) in 6.x, which passes it on). A later
+/// grant for a device replaces an earlier one.
 pub unsafe extern "C" fn hipMemSetAccess(
     ptr: *mut c_void,
     size: usize,
@@ -290,12 +325,15 @@ pub unsafe extern "C" fn hipMemSetAccess(
         let p = ptr as usize;
         let mapped = !not_vmm_range(e, p) && e.is_device_range(p, size);
         ensure!(mapped, rules::VMM_021, "{p:#x}+{size:#x} is not wholly hipMemMap'ed");
+        // 6.x passes any value to ROCr, which takes 2 as write-only.
+        let write_only_ok = !profile::is_v7();
         for d in &descs {
             let f = d.flags;
             ensure!(
-                matches!(f, hipMemAccessFlagsProtNone | hipMemAccessFlagsProtRead | hipMemAccessFlagsProtReadWrite),
+                matches!(f, hipMemAccessFlagsProtNone | hipMemAccessFlagsProtRead | hipMemAccessFlagsProtReadWrite)
+                    || (f == WRITE_ONLY && write_only_ok),
                 rules::VMM_021,
-                "flags must be 0, 1 or 3, got {f}"
+                "flags must be 0, 1 or 3 (2 too in 6.x), got {f}"
             );
         }
         for d in descs {
@@ -337,8 +375,8 @@ pub unsafe extern "C" fn hipMemGetAccess(
 }
 
 /// `hipError_t hipMemRetainAllocationHandle(hipMemGenericAllocationHandle_t *handle, void *addr)`:
-/// HIP-VMM-033: the handle mapped at `addr` (the same value), with one more
-/// reference (emulator: as CUDA and ROCm develop; release it with hipMemRelease).
+/// HIP-VMM-033: the handle mapped at `addr` (the same value); 7.x takes one
+/// more reference (release it with hipMemRelease), 6.x none.
 pub unsafe extern "C" fn hipMemRetainAllocationHandle(
     handle: *mut hipMemGenericAllocationHandle_t,
     addr: *mut c_void,
@@ -349,7 +387,14 @@ pub unsafe extern "C" fn hipMemRetainAllocationHandle(
         let e = emu()?;
         let p = addr as usize;
         ensure!(!not_vmm_range(e, p), rules::VMM_033, "{addr:p} is not hipMemMap'ed memory");
-        let id = e.retain(p).map_err(|e| Fail::core(Op::Retain, e))?;
+        let id = if profile::is_v7() {
+            e.retain(p).map_err(|e| Fail::core(Op::Retain, e))?
+        } else {
+            match e.mapping(p) {
+                Some((_, m)) => m.handle,
+                None => return Err(Fail::core(Op::Retain, crate::core::CoreError::NotMapped(p))),
+            }
+        };
         // SAFETY: checked non-null.
         unsafe { put(handle, to_handle(id)) };
         Ok(())
@@ -373,8 +418,10 @@ pub unsafe extern "C" fn hipMemGetAllocationPropertiesFromHandle(
             Some(t) => t,
             None => info.props[2] as u32 as i32,
         };
-        let id_of = |p: Place| match p {
-            Place::Device(d) | Place::Host(d) => d as i32,
+        // Imports report the importing device; created handles the location asked for.
+        let id_of = |p: Place| match (state(e).import_type(id), p) {
+            (None, _) if info.props[0] == KIND_VMM => location_of(info.props[2]),
+            (_, Place::Device(d) | Place::Host(d)) => d as i32,
         };
         let p = hipMemAllocationProp {
             type_: hipMemAllocationTypePinned,

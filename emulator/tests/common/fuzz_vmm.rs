@@ -49,6 +49,18 @@ pub trait VmmAbi {
     /// frees it, dropping the mappings (HIP-VMM-013, emulator: 0), or is
     /// refused (CUDA probe P5, emulator: 1).
     const FREE_WHILE_MAPPED: bool;
+    /// Whether AddressFree of an address inside a reservation frees the
+    /// whole reservation (HIP-VMM-013) rather than failing.
+    const FREE_INTERIOR: bool = false;
+    /// Whether a partial or interior unmap answers 0 and unmaps nothing
+    /// (HIP-VMM-019, 6.x profile).
+    fn partial_unmap_is_noop() -> bool {
+        false
+    }
+    /// Whether retain takes a reference (CUDA; HIP-VMM-033 in the 7.x profile).
+    fn retain_takes_ref() -> bool {
+        true
+    }
     /// The codes each function may return (hip.md §4.5 / cuda.md §3.3, plus
     /// out of memory where the call charges or places memory).
     fn allowed(op: usize) -> &'static [i64];
@@ -66,9 +78,21 @@ pub trait VmmAbi {
     fn retain(&self, out: *mut u64, va: u64) -> i64;
 }
 
+/// Whether the emulator plays the HIP 7.x profile (`VMMKIT_HIP_VERSION`).
+fn hip_v7() -> bool {
+    vmmkit_emulator::HipVersion::from_env().is_ok_and(|v| v.major == 7)
+}
+
 impl VmmAbi for Hip {
     const FREE_CHECKS_SIZE: bool = false;
     const FREE_WHILE_MAPPED: bool = true;
+    const FREE_INTERIOR: bool = true;
+    fn partial_unmap_is_noop() -> bool {
+        !hip_v7()
+    }
+    fn retain_takes_ref() -> bool {
+        hip_v7()
+    }
     fn allowed(op: usize) -> &'static [i64] {
         match op {
             0 => &[0, 1, 2, 101, 801],
@@ -397,14 +421,17 @@ impl<V: VmmAbi> VmmExec<V> {
                 let size = Self::size(a[2], a[3], natural);
                 let c = self.v.address_free(va, size);
                 let mapped = |r: &(u64, usize)| self.m.maps.iter().any(|m| m.0 >= r.0 && m.0 < r.0 + r.1 as u64);
-                let want = match self.m.rsvs.iter().find(|r| r.0 == va && va != 0) {
-                    Some(r) if mapped(r) && !V::FREE_WHILE_MAPPED => None,
+                let holds = |r: &&(u64, usize)| r.0 == va || (V::FREE_INTERIOR && va > r.0 && va < r.0 + r.1 as u64);
+                let rsv = self.m.rsvs.iter().filter(|_| va != 0).find(holds).copied();
+                let want = match rsv {
+                    Some(r) if mapped(&r) && !V::FREE_WHILE_MAPPED => None,
                     Some(r) if size != 0 && (r.1 == size || !V::FREE_CHECKS_SIZE) => Some(0),
                     Some(_) => None,
                     None => Some(1),
                 };
                 if c == 0 {
-                    let i = self.m.rsvs.iter().position(|r| r.0 == va).ok_or("freed an unknown reservation")?;
+                    let base = rsv.ok_or("freed an unknown reservation")?.0;
+                    let i = self.m.rsvs.iter().position(|r| r.0 == base).ok_or("freed an unknown reservation")?;
                     let (base, len) = self.m.rsvs.remove(i);
                     let inside: Vec<u64> =
                         self.m.maps.iter().filter(|m| m.0 >= base && m.0 < base + len as u64).map(|m| m.0).collect();
@@ -435,12 +462,16 @@ impl<V: VmmAbi> VmmExec<V> {
                 let (va, natural) = self.va(a[0], a[1]);
                 let size = Self::size(a[2], a[3], natural);
                 let c = self.v.unmap(va, size);
+                let inside = self.m.maps.iter().any(|m| va != 0 && va >= m.0 && va < m.0 + m.1 as u64);
+                let whole = self.m.maps.iter().any(|m| m.0 == va && va != 0 && m.1 == size);
+                let noop = V::partial_unmap_is_noop() && size != 0 && inside && !whole;
                 let want = match self.m.maps.iter().find(|m| m.0 == va && va != 0) {
                     Some(m) if m.1 == size => Some(0),
+                    _ if noop => Some(0),
                     Some(_) => None,
                     None => Some(1),
                 };
-                if c == 0 {
+                if c == 0 && !noop {
                     self.m.unmap(va);
                 }
                 (c, want)
@@ -534,7 +565,9 @@ impl<V: VmmAbi> VmmExec<V> {
                     if Some(v) != mapped {
                         return Err(format!("retain at {va:#x} returned {v:#x}, the mapping's handle is {mapped:?}"));
                     }
-                    self.m.handle_mut(v).ok_or("retained handle unknown")?.refs += 1;
+                    if V::retain_takes_ref() {
+                        self.m.handle_mut(v).ok_or("retained handle unknown")?.refs += 1;
+                    }
                 }
                 let want = if out.is_null() || va == 0 { Some(1) } else { Some(i64::from(mapped.is_none())) };
                 (c, want)

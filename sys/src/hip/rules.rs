@@ -6,23 +6,19 @@
 //! `HIP-` prefix: [`MAP_003`]-style names, derived into the id by
 //! [`rules!`](crate::rules). Fields left out take [`Rule::defaults`](crate::rule::Rule::defaults).
 //!
-//! From the conformance catalog of the first wave:
-//! The HIP rules: the rules of reference hip.md §4 (ids kept) that one
-//! process can provoke, with the codes of the 6.x profile (the reference's
-//! default). One `const` per rule, in the reference's order; [`HIP_RULES`]
-//! lists them. Fields left out take the defaults of [`HIP`]. `equivalents`
-//! name the ACL rules that state the same rule (codes differ by vendor).
-//!
-//! The multi-process IPC rules (HIP-IPC-026 … 049) and the fd round trip
-//! between processes are exercised by the emulator's and the drop-in
-//! library's own tests (`emulator/tests/hip_ipc.rs`, `hip_vmm.rs`,
-//! `emulator/shims/amdhip64/tests/real_hip.rs`), not here yet.
+//! The rules of reference hip.md §4 (ids kept), in the reference's order,
+//! with the codes of the 6.x profile (the reference's default) in `expect`
+//! and, where ROCm 7.x answers differently or the vendor crashes, one
+//! [`ProfileExpect`] per profile in `profiles` ([`PROFILE_6`], [`PROFILE_7`];
+//! sources per profile in docs/audit/hip.md). `equivalents` name the ACL
+//! rules that state the same rule (codes differ by vendor). The
+//! multi-process rules run in the suite with a HIP peer.
 #![forbid(unsafe_code)]
 
 use crate::rule::Confidence::{Doc as DocTag, Inferred, Source as Src, Undetermined};
 use crate::rule::Expect::{Behaviour, Codes, Observed};
 use crate::rule::Source::{HipDoc, Project, Reference, Rocm};
-use crate::rule::{Dialect, Need, Source};
+use crate::rule::{Dialect, Need, ProfileExpect, Source};
 use crate::{hip, rules};
 
 // ---- groups (JUnit classnames, report sections): one per id family ----------
@@ -49,6 +45,18 @@ const UNSETTLED: Source = Reference("hip.md §4: no vendor source; the emulator'
 const HIP_523: Source = Project("Debian libamdhip64-5 5.2.3, no device");
 
 const PEERS: &[Need] = &[Need::Peers];
+
+// ---- version profiles (docs/hip.md "Version profiles") -------------------------
+
+/// The 6.x profile (ROCm clr 6.0–6.4; the sources cited are 6.3): the default.
+pub const PROFILE_6: &str = "6";
+/// The 7.x profile (ROCm 7.x, clr in ROCm/rocm-systems `projects/clr`).
+pub const PROFILE_7: &str = "7";
+/// Every profile, the default first.
+pub const PROFILES: &[&str] = &[PROFILE_6, PROFILE_7];
+
+const CLR_VM_7: Source = Rocm("ROCm/rocm-systems projects/clr/hipamd/src/hip_vm.cpp (7.x)");
+const ROCR: Source = Rocm("ROCm/rocm-systems projects/rocr-runtime runtime.cpp (ROCr)");
 
 rules! {
     prefix: "HIP", dialect: Dialect::Hip;
@@ -127,9 +135,12 @@ rules! {
         group: IPC,
         text: "A hipMemMap'ed VMM address is not exportable through hipIpcGetMemHandle.",
         apis: &["hipIpcGetMemHandle"],
-        sources: &[DEVELOP],
-        confidence: &[Src],
-        note: Some("develop gives 1; older releases 0 with a useless handle; emulator: 1"),
+        sources: &[CLR_DEV, DEVELOP],
+        confidence: &[Undetermined],
+        note: Some(
+            "undetermined: clr 6.x finds the VMM sub-buffer and hands it to ROCr's IPC export \
+             (device.cpp IpcCreate), whose answer for a VMM range the source does not settle; emulator: 1",
+        ),
         expect: Codes(&[hip!(INVALID_VALUE)]),
     }
 
@@ -196,8 +207,13 @@ rules! {
         group: IPC,
         text: "The token must resolve to a live exported allocation; a forged one fails.",
         apis: &["hipIpcOpenMemHandle"],
-        sources: &[CLR_DEV],
-        confidence: &[Src],
+        sources: &[CLR_DEV, CLR_MEM],
+        confidence: &[Undetermined],
+        note: Some(
+            "undetermined: clr passes the token to ROCr's hsa_amd_ipc_memory_attach (device.cpp IpcAttach) and \
+             answers 17 when it fails; whether a forged token fails there is ROCr's and the kernel's; real clr \
+             would probably attach a live one",
+        ),
         expect: Codes(&[hip!(INVALID_DEVICE_POINTER)]),
     }
 
@@ -302,8 +318,12 @@ rules! {
         apis: &["hipMemCreate"],
         sources: &[CLR_VM, T_VMM],
         confidence: &[Src],
-        note: Some("profile 6.x: a bad device id is 1; 7.x gives 101"),
+        note: Some("profile 6.x: a bad device id is 1; 7.x gives 101, and allocates on the current device"),
         expect: Codes(&[hip!(INVALID_VALUE)]),
+        profiles: &[ProfileExpect::new(PROFILE_7, Codes(&[hip!(INVALID_VALUE), hip!(INVALID_DEVICE)])).note(
+            "a device id < 0 or ≥ the count is 101 (checked after the other fields); the memory is taken on the \
+             calling thread's current device and the properties keep location.id",
+        )],
         equivalents: &[&crate::acl::rules::MP_001, &crate::acl::rules::MP_002, &crate::acl::rules::MP_003],
     }
 
@@ -378,29 +398,38 @@ rules! {
         group: VMM,
         text: "hipMemAddressReserve: size > 0 and a granularity multiple, alignment a power of two (0 allowed).",
         apis: &["hipMemAddressReserve"],
-        sources: &[CLR_VM, T_VMM],
+        sources: &[CLR_VM, CLR_VM_7, T_VMM],
         confidence: &[Src],
         note: Some("profile 6.x: 2 (hipErrorMemoryAllocation); 7.x and develop give 1; 5.3–6.0 did not check"),
         expect: Codes(&[hip!(OUT_OF_MEMORY)]),
+        profiles: &[ProfileExpect::new(PROFILE_7, Codes(&[hip!(INVALID_VALUE)]))],
     }
 
     VMM_012 {
         group: VMM,
-        text: "The reserved pointer honours `alignment`; `addr` is only a hint.",
+        text: "The reserved pointer is only page aligned (the granularity): `alignment` is checked (HIP-VMM-011) and \
+               then dropped, so a larger one is not honoured; `addr` is only a hint.",
         apis: &["hipMemAddressReserve"],
-        sources: &[T_VMM],
+        sources: &[CLR_VM, Rocm("ROCm/clr rocclr/device/rocm/rocdevice.cpp (virtualAlloc)")],
         confidence: &[Src],
+        note: Some("virtualAlloc reserves through hsa_amd_vmem_address_reserve without the alignment"),
         expect: Behaviour,
     }
 
     VMM_013 {
         group: VMM,
-        text: "hipMemAddressFree: ptr non-NULL, size > 0, and ptr the start of a reservation.",
+        text: "hipMemAddressFree: ptr non-NULL and size > 0; any address inside a reservation frees the whole \
+               reservation and returns 0 (size is not compared); an address in no reservation fails.",
         apis: &["hipMemAddressFree"],
-        sources: &[CLR_VM, DEVELOP],
-        confidence: &[Src, Undetermined],
-        note: Some("an unknown pointer crashes 6.x and gives 1 in develop; emulator: 1"),
+        sources: &[CLR_VM, CLR_VM_7],
+        confidence: &[Src],
+        note: Some("an unknown pointer crashes 6.x and gives 1 in 7.x; emulator: 1"),
         expect: Codes(&[hip!(INVALID_VALUE)]),
+        profiles: &[ProfileExpect::crashes(
+            PROFILE_6,
+            Codes(&[hip!(INVALID_VALUE)]),
+            "6.0–6.4: an address in no reservation: virtualFree dereferences the NULL object it did not find",
+        )],
         equivalents: &[&crate::acl::rules::REL_001, &crate::acl::rules::REL_002],
     }
 
@@ -416,12 +445,22 @@ rules! {
 
     VMM_015 {
         group: VMM,
-        text: "hipMemMap: the target lies inside a reservation, is not mapped already, and size ≤ allocation size.",
+        text: "hipMemMap: the target lies inside a reservation, is not mapped already, and size ≤ allocation size; \
+               handles of several devices may be mapped side by side into one reservation, and a range unmapped \
+               may be mapped again with another device's handle.",
         apis: &["hipMemMap"],
-        sources: &[CLR_VM, DEVELOP],
+        sources: &[CLR_VM, CLR_VM_7, DEVELOP],
         confidence: &[Src, Undetermined],
-        note: Some("6.x/7.x return 0 even when the backend map fails; develop and the emulator give 1"),
+        note: Some(
+            "clr reserves one range for all devices and has no device check in hipMemMap; 6.x returns 0 even \
+             when the backend map fails, develop returns 2 there; the emulator gives 1",
+        ),
         expect: Codes(&[hip!(INVALID_VALUE)]),
+        profiles: &[ProfileExpect::crashes(
+            PROFILE_6,
+            Codes(&[hip!(INVALID_VALUE)]),
+            "6.x: a refused map returns 0 with nothing mapped (the map command's status is dropped)",
+        )],
         equivalents: &[&crate::acl::rules::MAP_009],
     }
 
@@ -455,22 +494,39 @@ rules! {
 
     VMM_019 {
         group: VMM,
-        text: "hipMemUnmap: ptr starts a mapping and size covers whole consecutive mappings.",
+        text: "hipMemUnmap: ptr starts a mapping and size covers whole consecutive mappings (7.x: else 1); 6.x \
+               answers 0 to a partial or interior unmap and unmaps nothing.",
         apis: &["hipMemUnmap"],
-        sources: &[CLR_VM, DEVELOP],
-        confidence: &[Src, Undetermined],
-        note: Some("6.x crashes or does not check; 7.x, develop and the emulator give 1"),
-        expect: Codes(&[hip!(INVALID_VALUE)]),
+        sources: &[CLR_VM, CLR_VM_7, ROCR],
+        confidence: &[Src],
+        note: Some("6.x: ROCr refuses the partial unmap and clr drops its status; 7.x checks the coverage itself"),
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(SUCCESS)]),
+        profiles: &[
+            ProfileExpect::crashes(
+                PROFILE_6,
+                Codes(&[hip!(INVALID_VALUE), hip!(SUCCESS)]),
+                "6.0–6.4: an address no mapping contains: the NULL object it did not find is dereferenced",
+            )
+            .note("a partial or interior unmap returns 0 and unmaps nothing (clr also drops a handle reference)"),
+            ProfileExpect::new(PROFILE_7, Codes(&[hip!(INVALID_VALUE)]))
+                .note("a partial or interior unmap is 1 (ValidateSubBufferCoverage)"),
+        ],
         equivalents: &[&crate::acl::rules::UNMAP_002],
     }
 
     VMM_021 {
         group: VMM,
-        text: "hipMemSetAccess: ptr, size, desc and count set, device ids in range, the range mapped, flags 0, 1 or 3.",
+        text: "hipMemSetAccess: ptr, size, desc and count set, device ids in range, the range mapped; 7.x also \
+               refuses flags other than 0, 1 and 3, where 6.x passes flags 2 on and maps write-only.",
         apis: &["hipMemSetAccess"],
-        sources: &[CLR_VM, T_VMM],
+        sources: &[CLR_VM, CLR_VM_7, T_VMM],
         confidence: &[Src],
         expect: Codes(&[hip!(INVALID_VALUE)]),
+        profiles: &[
+            ProfileExpect::new(PROFILE_6, Codes(&[hip!(INVALID_VALUE)]))
+                .note("flags 2 (write-only) is passed to ROCr and granted: 0, and hipMemGetAccess reads 2"),
+            ProfileExpect::new(PROFILE_7, Codes(&[hip!(INVALID_VALUE)])).note("flags 2 is 1"),
+        ],
         equivalents: &[&crate::acl::rules::ACC_001, &crate::acl::rules::ACC_002],
     }
 
@@ -501,6 +557,11 @@ rules! {
         confidence: &[Src],
         note: Some("a NULL out-pointer crashes 6.x; 7.x and the emulator give 1"),
         expect: Codes(&[hip!(INVALID_VALUE)]),
+        profiles: &[ProfileExpect::crashes(
+            PROFILE_6,
+            Codes(&[hip!(INVALID_VALUE)]),
+            "6.2–6.4: a NULL out-pointer is written through by the ROCr export",
+        )],
         equivalents: &[&crate::acl::rules::EXP_001],
     }
 
@@ -569,9 +630,19 @@ rules! {
         text: "hipMemRetainAllocationHandle: out-pointer and addr non-NULL, addr inside a VMM mapping; returns the same handle.",
         apis: &["hipMemRetainAllocationHandle"],
         sources: &[CLR_VM, T_VMM],
-        confidence: &[Src, Inferred],
-        note: Some("a hipMalloc address crashes 6.x; emulator: 1. The emulator takes a reference, as develop and CUDA"),
+        confidence: &[Src],
+        note: Some("a hipMalloc address crashes 6.x and gives 1 in 7.x; emulator: 1"),
         expect: Codes(&[hip!(INVALID_VALUE)]),
+        profiles: &[
+            ProfileExpect::crashes(
+                PROFILE_6,
+                Codes(&[hip!(INVALID_VALUE)]),
+                "6.2–6.4: a hipMalloc address: its NULL physical object is dereferenced",
+            )
+            .note("takes no reference: the handle is not released for the retain"),
+            ProfileExpect::new(PROFILE_7, Codes(&[hip!(INVALID_VALUE)]))
+                .note("takes a reference, released by one more hipMemRelease"),
+        ],
         equivalents: &[&crate::acl::rules::RET_001],
     }
 

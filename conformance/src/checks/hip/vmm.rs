@@ -1,5 +1,6 @@
 //! HIP-VMM: granularity, physical memory, reservations, maps, access,
-//! retain and properties (hip.md §4.5, profile 6.x).
+//! retain and properties (hip.md §4.5), judged by the expectations of the
+//! version profile the backend reports (6.x or 7.x).
 
 use std::ptr;
 
@@ -47,7 +48,7 @@ pub fn granularity_value(cx: &mut Ctx) -> Result<(), Failure> {
 }
 
 /// HIP-VMM-003: NULL handle, size 0, flags 1, NULL prop, type Invalid,
-/// location Invalid, a device out of range (profile 6.x: 1).
+/// location Invalid, a device out of range (6.x: 1, 7.x: 101).
 pub fn create_args(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
     let hip = cx.hip();
@@ -63,7 +64,8 @@ pub fn create_args(cx: &mut Ctx) -> Result<(), Failure> {
     let bad_loc = hipMemAllocationProp { location: hipMemLocation { type_: hipMemLocationTypeInvalid, id: 0 }, ..p };
     cx.expect_code("hipMemCreate(location Invalid)", hip.hipMemCreate(&mut h, g, &bad_loc, 0))?;
     let far = prop(count, hipMemHandleTypePosixFileDescriptor);
-    cx.expect_code(&format!("hipMemCreate(device {count})"), hip.hipMemCreate(&mut h, g, &far, 0))
+    let want = if cx.is_v7() { HipError::INVALID_DEVICE } else { HipError::INVALID_VALUE };
+    cx.expect(&format!("hipMemCreate(device {count})"), want, hip.hipMemCreate(&mut h, g, &far, 0))
 }
 
 /// HIP-VMM-004: a Win32 handle type.
@@ -117,7 +119,7 @@ pub fn reserve_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("hipMemAddressReserve(flags 1)", hip.hipMemAddressReserve(&mut va, g, 0, ptr::null_mut(), 1))
 }
 
-/// HIP-VMM-011: size 0, size not a granule multiple, alignment 3 × granule (profile 6.x: 2).
+/// HIP-VMM-011: size 0, size not a granule multiple, alignment 3 × granule (6.x: 2, 7.x: 1).
 pub fn reserve_size_alignment(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
     let hip = cx.hip();
@@ -127,26 +129,36 @@ pub fn reserve_size_alignment(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("hipMemAddressReserve(align 3g)", hip.hipMemAddressReserve(&mut va, g, 3 * g, ptr::null_mut(), 0))
 }
 
-/// HIP-VMM-012: the pointer honours a 1 GiB alignment; `addr` is only a hint.
-pub fn reserve_alignment_honoured(cx: &mut Ctx) -> Result<(), Failure> {
+/// HIP-VMM-012: a 1 GiB alignment is accepted and not promised: the
+/// pointer is a granule multiple, whatever `alignment` asked; `addr` is only a hint.
+pub fn reserve_alignment_dropped(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
     let mut va = ptr::null_mut();
     let align = 1usize << 30;
     let r = cx.hip().hipMemAddressReserve(&mut va, 4 * g, align, 0x1234 as Va, 0);
     cx.expect_ok("hipMemAddressReserve(align 1 GiB, hint 0x1234)", r)?;
-    cx.ensure("alignment", va as usize % align == 0, "a multiple of 1 GiB", format!("{va:p}"))?;
+    cx.ensure("alignment", !va.is_null() && va as usize % g == 0, "a non-NULL granule multiple", format!("{va:p}"))?;
+    cx.note(format!("{va:p}: {}a multiple of 1 GiB", if va as usize % align == 0 { "" } else { "not " }));
     setup("hipMemAddressFree", cx.hip().hipMemAddressFree(va, 4 * g))
 }
 
-/// HIP-VMM-013: NULL, size 0, an address that starts no reservation.
+/// HIP-VMM-013: NULL, size 0; an interior address with a short size frees
+/// the whole reservation (mapped memory too); then its start is in no
+/// reservation and fails (6.x crashes there: left out on a real 6.x library).
 pub fn address_free_args(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
     let hip = cx.hip();
     let va = cx.reserve(2 * g)?;
     cx.expect_code("hipMemAddressFree(NULL)", hip.hipMemAddressFree(ptr::null_mut(), g))?;
     cx.expect_code("hipMemAddressFree(size 0)", hip.hipMemAddressFree(va, 0))?;
-    cx.expect_code("hipMemAddressFree(interior)", hip.hipMemAddressFree(offset(va, g), g))?;
-    cx.expect_ok("hipMemAddressFree(reservation)", hip.hipMemAddressFree(va, 2 * g))
+    let h = cx.create(g, &posix_prop())?;
+    cx.map(va, g, h)?;
+    cx.expect_ok("hipMemAddressFree(interior, size g)", hip.hipMemAddressFree(offset(va, g), g))?;
+    cx.release(h)?;
+    if cx.skip_vendor_crash("hipMemAddressFree(freed reservation)") {
+        return Ok(());
+    }
+    cx.expect_code("hipMemAddressFree(freed reservation)", hip.hipMemAddressFree(va, 2 * g))
 }
 
 /// HIP-VMM-014: NULL ptr, NULL handle, size 0, offset ≠ 0, flags ≠ 0.
@@ -164,18 +176,34 @@ pub fn map_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.unmapped(va, h, g)
 }
 
-/// HIP-VMM-015: outside a reservation, over a mapping, larger than the allocation.
+/// HIP-VMM-015: outside a reservation, over a mapping, larger than the
+/// allocation (6.x answers 0 there with nothing mapped: left out on a real
+/// 6.x library). With two devices: handles of both side by side in one
+/// reservation, and a range unmapped and mapped again from the other device.
 pub fn map_misuse(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
     let hip = cx.hip();
     let h = cx.create(g, &posix_prop())?;
     let va = cx.reserve(4 * g)?;
-    let mut local = [0u8; 64];
-    cx.expect_code("hipMemMap(host address)", hip.hipMemMap(local.as_mut_ptr().cast(), g, 0, h, 0))?;
-    cx.expect_code("hipMemMap(2 granules of a 1-granule allocation)", hip.hipMemMap(va, 2 * g, 0, h, 0))?;
-    cx.map(va, g, h)?;
-    cx.expect_code("hipMemMap(over a mapping)", hip.hipMemMap(va, g, 0, h, 0))?;
-    setup("hipMemUnmap", hip.hipMemUnmap(va, g))?;
+    if !cx.skip_vendor_crash("the refused maps") {
+        let mut local = [0u8; 64];
+        cx.expect_code("hipMemMap(host address)", hip.hipMemMap(local.as_mut_ptr().cast(), g, 0, h, 0))?;
+        cx.expect_code("hipMemMap(2 granules of a 1-granule allocation)", hip.hipMemMap(va, 2 * g, 0, h, 0))?;
+        cx.map(va, g, h)?;
+        cx.expect_code("hipMemMap(over a mapping)", hip.hipMemMap(va, g, 0, h, 0))?;
+        setup("hipMemUnmap", hip.hipMemUnmap(va, g))?;
+    }
+    if cx.device_count()? >= 2 {
+        let h1 = cx.create(g, &prop(1, hipMemHandleTypePosixFileDescriptor))?;
+        cx.map(va, g, h)?;
+        cx.expect_ok("hipMemMap(device 1's handle beside device 0's)", hip.hipMemMap(offset(va, g), g, 0, h1, 0))?;
+        setup("hipMemUnmap(both)", hip.hipMemUnmap(va, 2 * g))?;
+        cx.expect_ok("hipMemMap(device 1's handle where device 0's was)", hip.hipMemMap(va, g, 0, h1, 0))?;
+        setup("hipMemUnmap", hip.hipMemUnmap(va, g))?;
+        cx.release(h1)?;
+    } else {
+        cx.note("one device: the maps across devices were not tried");
+    }
     setup("hipMemAddressFree", hip.hipMemAddressFree(va, 4 * g))?;
     cx.release(h)
 }
@@ -218,18 +246,33 @@ pub fn unmap_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.unmapped(va, h, size)
 }
 
-/// HIP-VMM-019: an address inside a mapping, then a size short of the mapping.
+/// HIP-VMM-019: an address inside a mapping, then a size short of the
+/// mapping: 1 in 7.x; 0 in 6.x, which unmaps nothing (the data stays). An
+/// address in the reservation that no mapping holds: 1 (6.x crashes there:
+/// left out on a real 6.x library).
 pub fn unmap_misuse(cx: &mut Ctx) -> Result<(), Failure> {
-    let (va, h, size) = cx.mapped(2)?;
-    let g = size / 2;
+    let g = cx.granule()?;
+    let h = cx.create(2 * g, &posix_prop())?;
+    let va = cx.reserve(4 * g)?;
+    let size = 2 * g;
+    cx.map(va, size, h)?;
+    cx.access(va, size)?;
+    cx.write(va, size, 19)?;
     let hip = cx.hip();
-    cx.expect_code("hipMemUnmap(interior)", hip.hipMemUnmap(offset(va, g), g))?;
-    cx.expect_code("hipMemUnmap(half of a mapping)", hip.hipMemUnmap(va, g))?;
-    cx.unmapped(va, h, size)
+    let partial = if cx.is_v7() { HipError::INVALID_VALUE } else { HipError::SUCCESS };
+    cx.expect("hipMemUnmap(interior)", partial, hip.hipMemUnmap(offset(va, g), g))?;
+    cx.expect("hipMemUnmap(half of a mapping)", partial, hip.hipMemUnmap(va, g))?;
+    cx.verify("the mapping after the refused unmaps", va, size, 19)?;
+    if !cx.skip_vendor_crash("hipMemUnmap(unmapped part of the reservation)") {
+        cx.expect_code("hipMemUnmap(unmapped part of the reservation)", hip.hipMemUnmap(offset(va, size), g))?;
+    }
+    setup("hipMemUnmap", hip.hipMemUnmap(va, size))?;
+    setup("hipMemAddressFree", hip.hipMemAddressFree(va, 4 * g))?;
+    cx.release(h)
 }
 
 /// HIP-VMM-021: NULL ptr, size 0, NULL desc, count 0, a device out of
-/// range, an unmapped range, flags 2.
+/// range, an unmapped range; flags 2: 1 in 7.x, granted in 6.x (read back as 2).
 pub fn set_access_args(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h, size) = cx.mapped(1)?;
     let hip = cx.hip();
@@ -243,7 +286,14 @@ pub fn set_access_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code(&format!("hipMemSetAccess(device {count})"), hip.hipMemSetAccess(va, size, &far, 1))?;
     cx.expect_code("hipMemSetAccess(past the mapping)", hip.hipMemSetAccess(va, 2 * size, &rw, 1))?;
     let odd = hipMemAccessDesc { flags: 2, ..rw };
-    cx.expect_code("hipMemSetAccess(flags 2)", hip.hipMemSetAccess(va, size, &odd, 1))?;
+    if cx.is_v7() {
+        cx.expect_code("hipMemSetAccess(flags 2)", hip.hipMemSetAccess(va, size, &odd, 1))?;
+    } else {
+        cx.expect_ok("hipMemSetAccess(flags 2)", hip.hipMemSetAccess(va, size, &odd, 1))?;
+        let mut flags = 0u64;
+        cx.expect_ok("hipMemGetAccess", hip.hipMemGetAccess(&mut flags, &rw.location, va))?;
+        cx.ensure("access after flags 2", flags == 2, "2 (write-only)", flags)?;
+    }
     cx.unmapped(va, h, size)
 }
 
@@ -281,21 +331,31 @@ pub fn properties(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// HIP-VMM-033: NULL out, NULL addr, hipMalloc memory; on a mapping the
-/// same handle value comes back.
+/// HIP-VMM-033: NULL out, NULL addr, hipMalloc memory (6.x crashes: left
+/// out on a real 6.x library); on a mapping the same handle value comes
+/// back, with a reference to release in 7.x and none in 6.x.
 pub fn retain(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h, size) = cx.mapped(1)?;
     let hip = cx.hip();
     let mut r = ptr::null_mut();
     cx.expect_code("retain(NULL out)", hip.hipMemRetainAllocationHandle(ptr::null_mut(), va))?;
     cx.expect_code("retain(NULL addr)", hip.hipMemRetainAllocationHandle(&mut r, ptr::null_mut()))?;
-    let m = cx.malloc(4096)?;
-    cx.expect_code("retain(hipMalloc memory)", hip.hipMemRetainAllocationHandle(&mut r, m))?;
-    cx.free(m)?;
+    if !cx.skip_vendor_crash("retain(hipMalloc memory)") {
+        let m = cx.malloc(4096)?;
+        cx.expect_code("retain(hipMalloc memory)", hip.hipMemRetainAllocationHandle(&mut r, m))?;
+        cx.free(m)?;
+    }
     cx.expect_ok("retain(mapped address)", hip.hipMemRetainAllocationHandle(&mut r, offset(va, 100)))?;
     cx.ensure("retained handle", r == h, format!("{h:p}"), format!("{r:p}"))?;
-    cx.release(r)?; // the reference retain took (emulator; ROCm develop, CUDA)
-    cx.unmapped(va, h, size)
+    if cx.is_v7() {
+        cx.release(r)?; // the reference the retain took
+    }
+    cx.unmapped(va, h, size)?;
+    if cx.env().backend == BackendKind::Emulator {
+        // No reference is left: the handle is gone (a use after free on hardware).
+        cx.expect_code("hipMemRelease(after the last release)", hip.hipMemRelease(h))?;
+    }
+    Ok(())
 }
 
 /// HIP-VMM-009: releasing a handle twice. Undefined on hardware (a use

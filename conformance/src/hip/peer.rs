@@ -1,0 +1,306 @@
+//! HIP peers: the `vmmkit` binary run again (`vmmkit __hip_peer`) as the
+//! second or third process of a multi-process HIP rule: the importer of an
+//! IPC handle (the hipIpc trio) or of a POSIX fd (VMM sharing). It speaks
+//! HIP over the suite's link ([`crate::peer::link`]: one JSON packet per
+//! request and per reply, fds by `SCM_RIGHTS`, a deadline on every wait), as
+//! the ACL and CUDA peers do. A peer that dies is a failure that says how it
+//! ended; a live one is killed when its [`Peer`] is dropped, and dies with
+//! its parent.
+//!
+//! **Extending it.** A request is a variant of [`Request`] (add new ones at
+//! the end of the enum, so that branches merge) with a line in
+//! [`serve_one`] that calls a function of its family; the function gets the
+//! table, the peer's [`State`] and the fds that came with the request, and
+//! returns a [`Reply`] whose `code` is the `hipError_t` of the call named
+//! in `text`. Checks call [`Peer::call`] (judged codes) or [`Peer::setup`]
+//! (preparation: a failure is a setup failure).
+#![forbid(unsafe_code)]
+
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::process::ExitCode;
+use std::ptr;
+
+use serde::{Deserialize, Serialize};
+use vmmkit_sys::hip::*;
+
+use super::Hip;
+use crate::backend;
+use crate::outcome::Failure;
+use crate::pattern;
+pub use crate::peer::Launcher;
+pub use crate::peer::link::Args;
+use crate::peer::link::{Link, Step, VendorReply, serve};
+
+/// The hidden command that runs a HIP peer.
+pub const ROLE: &str = "__hip_peer";
+
+/// What a check asks its HIP peer to do; every request gets one [`Reply`]
+/// whose `code` is the `hipError_t` of the call named.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    /// `hipSetDevice(device)`: the device the peer's calls use.
+    Start {
+        /// The device ordinal.
+        device: i32,
+    },
+    /// `hipIpcOpenMemHandle` of the 64 handle bytes: `value` is the pointer.
+    IpcOpen {
+        /// The handle, as the exporter's bytes.
+        handle: Vec<u8>,
+        /// `flags`.
+        flags: u32,
+    },
+    /// `hipIpcCloseMemHandle(ptr)`.
+    IpcClose {
+        /// The pointer IpcOpen returned.
+        ptr: u64,
+    },
+    /// Reads `len` bytes at `ptr` (`hipMemcpy` device to host): `value` is 1
+    /// when they are the pattern `seed`; otherwise `text` names the first
+    /// differing byte.
+    Verify {
+        /// Device address.
+        ptr: u64,
+        /// Bytes.
+        len: u64,
+        /// Pattern seed.
+        seed: u8,
+    },
+    /// Writes the pattern `seed` over `len` bytes at `ptr` (`hipMemcpy` host to device).
+    Fill {
+        /// Device address.
+        ptr: u64,
+        /// Bytes.
+        len: u64,
+        /// Pattern seed.
+        seed: u8,
+    },
+    /// The fd that comes with the request (`SCM_RIGHTS`) imported
+    /// (`hipMemImportFromShareableHandle`, as an `int*` or, with `by_value`,
+    /// as the fd's value cast to a pointer: HIP-VMM-026), then closed; the
+    /// handle reserved, mapped, released (the mapping holds it), made
+    /// read-write for the current device; then `size` bytes read: `value`
+    /// is the address, and `text` names a differing byte when they are not
+    /// the pattern `seed`.
+    ImportMap {
+        /// Bytes.
+        size: u64,
+        /// Pattern seed.
+        seed: u8,
+        /// Pass the fd by value instead of by pointer.
+        by_value: bool,
+    },
+    /// `hipMemUnmap` and `hipMemAddressFree` of `size` bytes at `ptr`.
+    UnmapFree {
+        /// Device address.
+        ptr: u64,
+        /// Bytes.
+        size: u64,
+    },
+    /// Replies, then exits with status 0.
+    Exit,
+}
+
+/// The peer's answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reply {
+    /// The `hipError_t` of the call (0 on success), as its bits.
+    pub code: u32,
+    /// A result value (a pointer, a flag).
+    pub value: u64,
+    /// The call that failed, or what differed.
+    pub text: String,
+}
+
+impl Reply {
+    /// The code as a [`HipError`].
+    pub fn hip(&self) -> HipError {
+        HipError(self.code as i32)
+    }
+}
+
+/// A running HIP peer.
+#[derive(Debug)]
+pub struct Peer {
+    link: Link,
+}
+
+impl Peer {
+    /// Starts a peer named `name` and has it make device `device` current.
+    ///
+    /// # Errors
+    /// [`Failure::Peer`] when it cannot start; a setup failure when the device cannot be set.
+    pub fn start(launcher: &Launcher, name: &str, device: i32) -> Result<Self, Failure> {
+        let mut p = Self { link: Link::spawn(launcher, ROLE, name)? };
+        p.setup(&Request::Start { device })?;
+        Ok(p)
+    }
+
+    /// Sends `req` and waits for the reply.
+    ///
+    /// # Errors
+    /// [`Failure::Peer`] when the peer dies, does not answer in
+    /// [`crate::peer::REPLY_TIMEOUT`], or answers garbage.
+    pub fn call(&mut self, req: &Request) -> Result<Reply, Failure> {
+        self.call_fds(req, &[])
+    }
+
+    /// Sends `req` with `fds` attached (`SCM_RIGHTS`) and waits for the reply.
+    ///
+    /// # Errors
+    /// As [`Peer::call`].
+    pub fn call_fds(&mut self, req: &Request, fds: &[BorrowedFd<'_>]) -> Result<Reply, Failure> {
+        self.link.call(req, fds).map(|(r, _fds)| r)
+    }
+
+    /// Sends `req`, which only prepares the rule: a code other than success is a setup failure.
+    ///
+    /// # Errors
+    /// As [`Peer::call`], and a setup failure for a code other than success.
+    pub fn setup(&mut self, req: &Request) -> Result<Reply, Failure> {
+        self.link.setup(req)
+    }
+
+    /// Asks the peer to exit and waits for it, at most [`crate::peer::EXIT_TIMEOUT`].
+    ///
+    /// # Errors
+    /// As [`Peer::call`], and a failure when it does not exit cleanly.
+    pub fn exit(mut self) -> Result<(), Failure> {
+        self.setup(&Request::Exit)?;
+        self.link.exited()
+    }
+}
+
+impl VendorReply for Reply {
+    fn failed(&self) -> Option<String> {
+        (self.code != 0).then(|| self.hip().to_string())
+    }
+
+    fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// What a peer keeps between requests.
+#[derive(Debug, Default)]
+pub struct State {
+    /// The device `Start` made current.
+    pub device: i32,
+}
+
+/// Runs the peer until its channel closes or it is told to exit.
+pub fn run(args: &Args) -> ExitCode {
+    let hip = match backend::hip_table(args.backend, args.library.as_deref()) {
+        Ok(api) => Hip::new(api),
+        Err(reason) => {
+            eprintln!("vmmkit {ROLE}: {reason}");
+            return ExitCode::from(3);
+        }
+    };
+    let mut state = State::default();
+    serve(ROLE, |req: Request, fds| {
+        let reply = serve_one(&hip, &mut state, &req, fds);
+        if req == Request::Exit { Step::ReplyAndExit(reply) } else { Step::Reply(reply) }
+    })
+}
+
+/// A reply with code `r`, naming `call` when it failed.
+fn code(r: hipError_t, call: &str) -> Reply {
+    Reply { code: r as u32, value: 0, text: if r == 0 { String::new() } else { call.into() } }
+}
+
+/// Runs `$call`; on failure returns its [`code`] reply from the enclosing function.
+macro_rules! step {
+    ($call:expr, $name:expr) => {{
+        let r = $call;
+        if r != 0 {
+            return code(r, $name);
+        }
+    }};
+}
+
+/// One request, dispatched to its family's function.
+fn serve_one(hip: &Hip, state: &mut State, req: &Request, fds: Vec<OwnedFd>) -> Reply {
+    match req {
+        Request::Start { device } => {
+            state.device = *device;
+            code(hip.hipSetDevice(*device), "hipSetDevice")
+        }
+        Request::IpcOpen { handle, flags } => ipc_open(hip, handle, *flags),
+        Request::IpcClose { ptr } => code(hip.hipIpcCloseMemHandle(*ptr as usize as *mut _), "hipIpcCloseMemHandle"),
+        Request::Verify { ptr, len, seed } => verify(hip, *ptr, *len as usize, *seed),
+        Request::Fill { ptr, len, seed } => fill(hip, *ptr, *len as usize, *seed),
+        Request::ImportMap { size, seed, by_value } => import_map(hip, state, fds, *size as usize, *seed, *by_value),
+        Request::UnmapFree { ptr, size } => {
+            let va = *ptr as usize as *mut std::ffi::c_void;
+            step!(hip.hipMemUnmap(va, *size as usize), "hipMemUnmap");
+            code(hip.hipMemAddressFree(va, *size as usize), "hipMemAddressFree")
+        }
+        Request::Exit => Reply::default(),
+    }
+}
+
+/// The handle bytes as a `hipIpcMemHandle_t` (missing bytes are 0).
+pub fn ipc_handle(bytes: &[u8]) -> hipIpcMemHandle_t {
+    let mut h = hipIpcMemHandle_t::default();
+    for (d, s) in h.reserved.iter_mut().zip(bytes) {
+        *d = *s as std::ffi::c_char;
+    }
+    h
+}
+
+/// The bytes of `h`, as a check sends them.
+pub fn ipc_bytes(h: &hipIpcMemHandle_t) -> Vec<u8> {
+    h.reserved.iter().map(|&c| c as u8).collect()
+}
+
+/// [`Request::IpcOpen`].
+fn ipc_open(hip: &Hip, handle: &[u8], flags: u32) -> Reply {
+    let mut p = ptr::null_mut();
+    let r = hip.hipIpcOpenMemHandle(&mut p, ipc_handle(handle), flags);
+    Reply { value: p as usize as u64, ..code(r, "hipIpcOpenMemHandle") }
+}
+
+/// [`Request::Fill`].
+fn fill(hip: &Hip, ptr: u64, len: usize, seed: u8) -> Reply {
+    let data = pattern::fill(seed, len);
+    let r = hip.hipMemcpy(ptr as usize as *mut _, data.as_ptr().cast(), len, hipMemcpyHostToDevice);
+    code(r, "hipMemcpy(host to device)")
+}
+
+/// [`Request::ImportMap`]: the importer's side of the fd sharing, on the current device.
+fn import_map(hip: &Hip, state: &State, fds: Vec<OwnedFd>, size: usize, seed: u8, by_value: bool) -> Reply {
+    let Some(fd) = fds.into_iter().next() else {
+        return Reply { code: HipError::INVALID_VALUE.0 as u32, text: "no fd came with the request".into(), value: 0 };
+    };
+    let mut raw = fd.as_raw_fd();
+    let os_handle: *mut std::ffi::c_void =
+        if by_value { raw as usize as *mut std::ffi::c_void } else { (&raw mut raw).cast() };
+    let mut h = ptr::null_mut();
+    let r = hip.hipMemImportFromShareableHandle(&mut h, os_handle, hipMemHandleTypePosixFileDescriptor);
+    drop(fd); // the fd stays ours, and is closed once imported
+    step!(r, "hipMemImportFromShareableHandle");
+    let mut va = ptr::null_mut();
+    step!(hip.hipMemAddressReserve(&mut va, size, 0, ptr::null_mut(), 0), "hipMemAddressReserve");
+    step!(hip.hipMemMap(va, size, 0, h, 0), "hipMemMap");
+    step!(hip.hipMemRelease(h), "hipMemRelease"); // the mapping holds the memory from here on
+    step!(hip.hipMemSetAccess(va, size, &super::rw_desc(state.device), 1), "hipMemSetAccess");
+    Reply { value: va as usize as u64, ..verify(hip, va as usize as u64, size, seed) }
+}
+
+/// Reads `len` bytes at `ptr`: `value` 1 when they are the pattern `seed`,
+/// else `text` names the first differing byte.
+fn verify(hip: &Hip, ptr: u64, len: usize, seed: u8) -> Reply {
+    let mut data = vec![0u8; len];
+    let r = hip.hipMemcpy(data.as_mut_ptr().cast(), ptr as usize as *mut _, len, hipMemcpyDeviceToHost);
+    if r != 0 {
+        return code(r, "hipMemcpy(device to host)");
+    }
+    match pattern::first_mismatch(seed, &data) {
+        None => Reply { value: 1, ..Reply::default() },
+        Some((at, want, got)) => {
+            Reply { text: format!("byte {at} is {got:#04x}, not {want:#04x}"), ..Reply::default() }
+        }
+    }
+}
