@@ -382,3 +382,25 @@ fn every_cuda_rule_is_complete_and_names_valid_equivalents() {
         }
     }
 }
+
+/// Whether a table function shares memory between processes: an export, an
+/// import, legacy IPC, the share trustlist or a retain (issue 19: each such
+/// function is exercised by at least one rule).
+fn shares(name: &str) -> bool {
+    ["Ipc", "Export", "Import", "RetainAllocationHandle", "SetPidToShareableHandle"].iter().any(|part| name.contains(part))
+}
+
+#[test]
+fn every_sharing_function_is_in_a_rule() {
+    use vmmkit_sys::{acl::AclApi, cuda::CudaApi, hip::HipApi};
+    let tables: [(Dialect, &[(&str, &str)]); 3] =
+        [(Dialect::Acl, AclApi::FUNCTIONS), (Dialect::Hip, HipApi::FUNCTIONS), (Dialect::Cuda, CudaApi::FUNCTIONS)];
+    let mut missing = Vec::new();
+    for (dialect, functions) in tables {
+        let rules = rules_of(dialect);
+        let sharing: Vec<&str> = functions.iter().map(|(name, _)| *name).filter(|name| shares(name)).collect();
+        assert!(sharing.len() >= 5, "{dialect:?}: only {sharing:?} look like sharing functions");
+        missing.extend(sharing.into_iter().filter(|name| !rules.iter().any(|r| r.apis.contains(name))));
+    }
+    assert!(missing.is_empty(), "sharing functions that no rule exercises: {missing:?}");
+}

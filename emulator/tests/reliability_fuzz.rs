@@ -922,10 +922,9 @@ impl Exec {
                 } else if dest_max == 0 || count > dest_max {
                     Some(AclError::RT_PARAM_INVALID)
                 } else if dh && sh {
-                    // ACL-CPY-006: host buffers where the kind names device
-                    // memory are refused, after dst == src (a no-op).
-                    let device_named = matches!(kind, 1 | 2 | 3 | 5);
-                    Some(if dst != src && device_named { AclError::RT_PARAM_INVALID } else { AclError::SUCCESS })
+                    // ACL-CPY-006: the kind is advisory, so host buffers are
+                    // copied whatever it names.
+                    Some(AclError::SUCCESS)
                 } else {
                     None
                 };

@@ -52,12 +52,15 @@ fn rows(name: &str, text: &str) -> Vec<Row> {
 }
 
 /// Whether `source` cites at least one `path:line` (a path with a `.` or
-/// `/`, a colon, then digits), such as `src/acl/aclrt_impl/memory.cpp:1169`.
+/// `/`, a colon, then a line or a range of lines), such as
+/// `src/acl/aclrt_impl/memory.cpp:1169` or `…/devmm_svm.c:2119-2125`.
 fn cites_line(source: &str) -> bool {
     source.split(|c: char| c.is_whitespace() || c == ';' || c == ',').any(|token| {
         token.rsplit_once(':').is_some_and(|(path, line)| {
-            !line.is_empty()
-                && line.bytes().all(|b| b.is_ascii_digit())
+            let (first, last) = line.split_once('-').unwrap_or((line, line));
+            let number = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+            number(first)
+                && number(last)
                 && path.contains(['.', '/'])
                 && !path.contains("://")
         })
@@ -200,6 +203,8 @@ fn agree_needs_a_path_and_line() {
     assert_eq!(found, ["t.md:5: ACL-MAP-003 agrees but its source cites no path:line"]);
     assert!(cites_line("hicann/driver@ef377e9 src/a/b.c:45; x"));
     assert!(cites_line("hip_vm.cpp:12,"));
+    assert!(cites_line("src/devmm/devmm_svm.c:2119-2125;"));
+    assert!(!cites_line("devmm_svm.c:2119-"));
     assert!(!cites_line("https://example.com:443"));
     assert!(!cites_line("memory.cpp:"));
     assert!(!cites_line("ACL-MAP-003:12"));
