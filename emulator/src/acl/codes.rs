@@ -95,7 +95,7 @@ mod tests {
         // Not a reservation start: 107000 from release, "not mapped" 507899 from unmap.
         assert_eq!(Acl::code_for(Op::Release, &CoreError::NotReservationStart(1)).0, AclError::RT_PARAM_INVALID);
         assert_eq!(Acl::code_for(Op::UnmapMem, &CoreError::NotMapped(1)).0, AclError::RT_DRV_INTERNAL_ERROR);
-        assert_eq!(Acl::code_for(Op::Retain, &CoreError::NotMapped(1)).0, AclError::RT_PARAM_INVALID);
+        assert_eq!(Acl::code_for(Op::Retain, &CoreError::NotMapped(1)).0, AclError::RT_DRV_INTERNAL_ERROR);
         let stale = CoreError::NotTrusted { key: 1, pid: 2, stale: true };
         assert_eq!(Acl::code_for(Op::Import, &stale), (AclError::RT_DRV_INTERNAL_ERROR, Some(&rules::IMP_012)));
         let same = CoreError::SameProcessImport { key: 1, place: Place::Device(0) };

@@ -55,7 +55,13 @@ pub(super) fn location_of(p: Place) -> (aclrtMemLocationType, u32) {
 /// The ACL front-end checks of a property record (both MallocPhysical and the
 /// granularity query), then the device id, then the driver's property checks.
 /// Returns where the memory lives and its granularity.
-fn check_prop(p: &aclrtPhysicalMemProp, gran: bool) -> Result<(Place, u64), Fail> {
+/// `option` is the granularity query's: the driver checks it before its
+/// property checks (devmm_svm.c:6959, before devmm_mem_prop_check).
+fn check_prop(
+    p: &aclrtPhysicalMemProp,
+    gran: bool,
+    option: Option<aclrtMemGranularityOptions>,
+) -> Result<(Place, u64), Fail> {
     let loc = p.location.type_;
     let device = loc == ACL_MEM_LOCATION_TYPE_DEVICE;
     if gran {
@@ -96,7 +102,15 @@ fn check_prop(p: &aclrtPhysicalMemProp, gran: bool) -> Result<(Place, u64), Fail
     if loc == ACL_MEM_LOCATION_TYPE_HOST_NUMA && !gran {
         ensure!(crate::core::thread::current_device().is_some(), rules::MP_009, "HOST_NUMA needs a current context");
     }
-    // Driver (HAL) property checks.
+    if let Some(option) = option {
+        ensure!(
+            option == ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM || option == ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
+            rules::GRAN_005,
+            "option must be MINIMUM (0) or RECOMMENDED (1), got {option}"
+        );
+    }
+    // Driver (HAL) property checks, in devmm_mem_prop_check's order: side,
+    // device id, giant pages, reserve; then halMemCreate's HOST id.
     let bad_type = loc == ACL_MEM_LOCATION_TYPE_MANAGED && gran || !(0..5).contains(&loc);
     let (rule_type, rule_rsv) =
         if gran { (&rules::GRAN_006, &rules::GRAN_007) } else { (&rules::MP_012, &rules::MP_012) };
@@ -107,12 +121,11 @@ fn check_prop(p: &aclrtPhysicalMemProp, gran: bool) -> Result<(Place, u64), Fail
             format!("location type {loc} is not accepted"),
         ));
     }
-    if p.reserve != 0 && crate::mutation::enforced(rule_rsv) {
-        return Err(Fail::rule_code(
-            rule_rsv,
-            AclError::RT_PARAM_INVALID,
-            format!("prop.reserve must be 0, got {}", p.reserve),
-        ));
+    if loc == ACL_MEM_LOCATION_TYPE_HOST && !gran {
+        // ACL-MP-011: a HOST id past the device ids is an invalid value (107000)
+        // before the giant-page checks; ids 1-63 are "not supported" after them.
+        let ok = p.location.id < 64;
+        ensure!(ok, rules::MP_011 => AclError::RT_PARAM_INVALID, "HOST location id {} is >= 64", p.location.id);
     }
     let host = !device;
     if host && is_1g(p.memAttr) {
@@ -124,6 +137,13 @@ fn check_prop(p: &aclrtPhysicalMemProp, gran: bool) -> Result<(Place, u64), Fail
                 format!("1G attr {} is not supported on the host", p.memAttr),
             ));
         }
+    }
+    if p.reserve != 0 && crate::mutation::enforced(rule_rsv) {
+        return Err(Fail::rule_code(
+            rule_rsv,
+            AclError::RT_PARAM_INVALID,
+            format!("prop.reserve must be 0, got {}", p.reserve),
+        ));
     }
     if loc == ACL_MEM_LOCATION_TYPE_HOST && !gran {
         ensure!(p.location.id == 0, rules::MP_011, "a HOST location must have id 0, got {}", p.location.id);
@@ -137,7 +157,7 @@ fn check_prop(p: &aclrtPhysicalMemProp, gran: bool) -> Result<(Place, u64), Fail
 }
 
 /// `aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option, size_t *granularity)`:
-/// ACL-GRAN-001, 002, 003, 004, 006, 007, 005, 008, 009, 010.
+/// ACL-GRAN-001, 002, 003, 004, 005, 006, 008, 007, 009, 010.
 pub unsafe extern "C" fn aclrtMemGetAllocationGranularity(
     prop: *mut aclrtPhysicalMemProp,
     option: aclrtMemGranularityOptions,
@@ -148,12 +168,7 @@ pub unsafe extern "C" fn aclrtMemGetAllocationGranularity(
         ensure!(!granularity.is_null(), rules::GRAN_001, "granularity is NULL");
         // SAFETY: checked non-null; the caller passes a property record.
         let p = unsafe { get(prop) };
-        let (_, g) = check_prop(&p, true)?;
-        ensure!(
-            option == ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM || option == ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
-            rules::GRAN_005,
-            "option must be MINIMUM (0) or RECOMMENDED (1), got {option}"
-        );
+        let (_, g) = check_prop(&p, true, Some(option))?;
         // SAFETY: checked non-null.
         unsafe { put(granularity, g as usize) };
         Ok(())
@@ -175,7 +190,7 @@ pub unsafe extern "C" fn aclrtMallocPhysical(
         ensure!(flags == 0, rules::MP_003, "flags must be 0, got {flags}");
         // SAFETY: checked non-null.
         let p = unsafe { get(prop) };
-        let (place, granule) = check_prop(&p, false)?;
+        let (place, granule) = check_prop(&p, false, None)?;
         // ACL-MP-014: 1G attributes round any size up to whole GiB.
         let size = if granule == GRANULE_1G {
             (size as u64)
@@ -233,7 +248,9 @@ fn reserve(
         };
         ensure!(addr % need == 0, rules::RSV_005, "expectPtr {addr:#x} is not aligned to {need:#x}");
         let inside = addr >= window.start && addr.checked_add(len).is_some_and(|e| e <= window.end);
-        ensure!(inside, rules::RSV_006 => AclError::RT_PARAM_INVALID, "expectPtr {addr:#x} lies outside the device address window");
+        // ACL-RSV-006: the allocator finds no free heap at a fixed address and
+        // reports BUSY (devmm_virt_interface.c:1491), which the runtime maps to 507899.
+        ensure!(inside, rules::RSV_006, "expectPtr {addr:#x} lies outside the device address window");
     }
     let base = emu()?
         .reserve(len, natural_align(len, GRANULE as usize), hint, &WINDOW)
@@ -389,6 +406,32 @@ pub unsafe extern "C" fn aclrtMemGetAccess(
     })
 }
 
+/// Reservations over this size are heaps of their own in the driver
+/// (DEVMM_LARGE_MEM_THRESHOLD_SIZE, devmm_svm.h:46).
+const LARGE_RESERVATION: usize = 512 << 20;
+
+/// ACL-RET-001: the driver finds a mapping by the exact VA it was mapped at
+/// (the map record's key, devmm_svm.c:5986), after the address attribute
+/// (devmm_svm.c:2601). A never-mapped reservation over 512 MiB has no side in
+/// its heap yet: INVALID_HANDLE (107017, devmm_svm.c:2564); every other miss
+/// (interior address, unmapped VA, aclrtMalloc or host memory) is the record
+/// lookup's NOT_EXIST, 507899.
+fn retain_start(e: &crate::core::Emulator, va: usize) -> Result<(), Fail> {
+    if e.mapping(va).is_some_and(|(start, _)| start == va) && e.plain_at(va).is_none() {
+        return Ok(());
+    }
+    let fresh_large = e.reservation(va).is_some_and(|r| r.bound.is_none() && r.len > LARGE_RESERVATION);
+    if fresh_large && crate::mutation::enforced(&rules::RET_001) {
+        return Err(Fail::rule_code(
+            &rules::RET_001,
+            AclError::RT_INVALID_HANDLE,
+            format!("{va:#x} lies in a reservation over 512 MiB that was never mapped"),
+        ));
+    }
+    ensure!(false, rules::RET_001, "{va:#x} is not the start of a live VMM mapping");
+    Ok(())
+}
+
 /// `aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle)`: ACL-RET-001.
 pub unsafe extern "C" fn aclrtMemRetainAllocationHandle(
     virPtr: *mut c_void,
@@ -398,7 +441,9 @@ pub unsafe extern "C" fn aclrtMemRetainAllocationHandle(
         if virPtr.is_null() || handle.is_null() {
             return Err(Fail::plain(AclError::INVALID_PARAM, "virPtr or handle is NULL".into()));
         }
-        let id = emu()?.retain(virPtr as usize).map_err(|e| Fail::core(Op::Retain, e))?;
+        let e = emu()?;
+        retain_start(e, virPtr as usize)?;
+        let id = e.retain(virPtr as usize).map_err(|e| Fail::core(Op::Retain, e))?;
         // SAFETY: checked non-null.
         unsafe { put(handle, to_handle(id)) };
         Ok(())

@@ -5,12 +5,13 @@ use std::ptr;
 
 use vmmkit_sys::acl::*;
 
-use crate::acl::{Ctx, Handle, MIB, TWO_MIB, Va, setup};
+use crate::acl::{Ctx, GIB, Handle, MIB, TWO_MIB, Va, setup};
 use crate::outcome::Failure;
 
-/// ACL-RET-001: retain on a mapped VA gives a handle of the same memory
-/// with its own reference (the memory outlives the malloc's free); retain
-/// on an unmapped VA is refused.
+/// ACL-RET-001: retain at the start of a mapping gives a handle of the
+/// same memory with its own reference (the memory outlives the malloc's
+/// free); an interior address and a reserved, never-mapped VA are refused
+/// (507899), and so is a never-mapped reservation over 512 MiB (107017).
 pub fn retain(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     let acl = cx.acl();
@@ -20,6 +21,12 @@ pub fn retain(cx: &mut Ctx) -> Result<(), Failure> {
         "aclrtMemRetainAllocationHandle on a mapped VA",
         AclError::SUCCESS,
         acl.mem_retain_allocation_handle(m.va, &mut h),
+    )?;
+    let mut inner: Handle = ptr::null_mut();
+    cx.expect(
+        "aclrtMemRetainAllocationHandle 1 MiB into the mapping",
+        AclError::RT_DRV_INTERNAL_ERROR,
+        acl.mem_retain_allocation_handle((m.va as usize + MIB) as Va, &mut inner),
     )?;
     let (mut a, mut b) = (aclrtPhysicalMemProp::default(), aclrtPhysicalMemProp::default());
     setup(
@@ -35,9 +42,15 @@ pub fn retain(cx: &mut Ctx) -> Result<(), Failure> {
     let empty = cx.reserve(TWO_MIB)?;
     let mut none: Handle = ptr::null_mut();
     cx.expect(
-        "aclrtMemRetainAllocationHandle on a reserved, unmapped VA",
-        AclError::RT_PARAM_INVALID,
+        "aclrtMemRetainAllocationHandle on a reserved, never-mapped VA",
+        AclError::RT_DRV_INTERNAL_ERROR,
         acl.mem_retain_allocation_handle(empty, &mut none),
+    )?;
+    let large = cx.reserve(GIB)?;
+    cx.expect(
+        "aclrtMemRetainAllocationHandle on a never-mapped 1 GiB reservation",
+        AclError::RT_INVALID_HANDLE,
+        acl.mem_retain_allocation_handle(large, &mut none),
     )
 }
 
