@@ -133,6 +133,12 @@ pub enum Request {
     },
     /// Reply, then exit 0.
     Exit,
+    /// `aclrtMemRetainAllocationHandle` at the start of mapping slot `map`:
+    /// `slot` is the retained handle's slot, `value` its raw value.
+    Retain {
+        /// Mapping slot.
+        map: usize,
+    },
 }
 
 /// The peer's answer.

@@ -180,6 +180,12 @@ impl State {
                 Reply { bytes, ..reply(r, "aclrtMemGetAllocationPropertiesFromHandle") }
             }
             Request::Exit => reply(AclError::SUCCESS, ""),
+            Request::Retain { map } => {
+                let Some(&(va, _)) = self.maps.get(map) else { return no_slot("mapping", map) };
+                let mut h: aclrtDrvMemHandle = ptr::null_mut();
+                let r = acl.mem_retain_allocation_handle(va, &mut h);
+                self.imported(r, h, "aclrtMemRetainAllocationHandle")
+            }
         }
     }
 

@@ -75,7 +75,7 @@ impl Dialect for Acl {
             (Import, NotTrusted { stale: true, .. }) => by_rule(&rules::IMP_012),
             (Import, HostExhausted(_) | OutOfMemory { .. }) => by_rule(&rules::IMP_020),
             (Retain, NotMapped(_)) => by_rule(&rules::RET_001),
-            (Query, NotMapped(_)) => (AclError::RT_PARAM_INVALID, None),
+            (Query, NotMapped(_)) => by_rule(&rules::QRY_001),
             (Copy, BadDeviceRange { .. }) => (AclError::RT_PARAM_INVALID, None),
             (Copy, NotAddressable { .. }) => by_rule(&rules::CPY_007),
             (_, HostExhausted(_) | OutOfMemory { .. }) => (AclError::RT_MEMORY_ALLOCATION, None),

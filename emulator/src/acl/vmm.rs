@@ -6,6 +6,7 @@ use std::ffi::c_void;
 
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
+use vmmkit_sys::rule::Rule;
 
 use super::call::{Fail, emu, ensure, get, put, run};
 use super::codes::Op;
@@ -417,18 +418,33 @@ const LARGE_RESERVATION: usize = 512 << 20;
 /// (interior address, unmapped VA, aclrtMalloc or host memory) is the record
 /// lookup's NOT_EXIST, 507899.
 fn retain_start(e: &crate::core::Emulator, va: usize) -> Result<(), Fail> {
-    if e.mapping(va).is_some_and(|(start, _)| start == va) && e.plain_at(va).is_none() {
+    // ACL-RET-006: aclrtMalloc memory has no VMM map record.
+    ensure!(e.plain_at(va).is_none(), rules::RET_006, "{va:#x} is aclrtMalloc memory, not a VMM mapping");
+    let mapping = e.mapping(va);
+    if mapping.as_ref().is_some_and(|(start, _)| *start == va) {
         return Ok(());
     }
-    let fresh_large = e.reservation(va).is_some_and(|r| r.bound.is_none() && r.len > LARGE_RESERVATION);
-    if fresh_large && crate::mutation::enforced(&rules::RET_001) {
+    let rsv = e.reservation(va);
+    unmapped_large(rsv.as_ref(), &rules::RET_001)?;
+    // ACL-RET-005: a VA whose reservation was mapped once (the binding stays) but holds no mapping now.
+    let was_mapped = mapping.is_none() && rsv.is_some_and(|r| r.bound.is_some());
+    ensure!(!was_mapped, rules::RET_005, "{va:#x} was unmapped: its map record is gone");
+    ensure!(false, rules::RET_001, "{va:#x} is not the start of a live VMM mapping");
+    Ok(())
+}
+
+/// ACL-RET-001, ACL-QRY-003: a never-mapped reservation over 512 MiB is a heap
+/// with no side yet; the address attribute query fails with INVALID_HANDLE
+/// (devmm_svm.c:2564).
+pub(super) fn unmapped_large(rsv: Option<&crate::core::ReservationInfo>, rule: &'static Rule) -> Result<(), Fail> {
+    let fresh_large = rsv.is_some_and(|r| r.bound.is_none() && r.len > LARGE_RESERVATION);
+    if fresh_large && crate::mutation::enforced(rule) {
         return Err(Fail::rule_code(
-            &rules::RET_001,
+            rule,
             AclError::RT_INVALID_HANDLE,
-            format!("{va:#x} lies in a reservation over 512 MiB that was never mapped"),
+            "the address lies in a reservation over 512 MiB that was never mapped".into(),
         ));
     }
-    ensure!(false, rules::RET_001, "{va:#x} is not the start of a live VMM mapping");
     Ok(())
 }
 
@@ -481,7 +497,7 @@ pub unsafe extern "C" fn aclrtMemGetAllocationPropertiesFromHandle(
     })
 }
 
-/// `aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize)`: ACL-RET-002.
+/// `aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize)`: ACL-RET-002, ACL-QRY-001.
 pub unsafe extern "C" fn aclrtMemGetAddressRange(
     ptr: *mut c_void,
     pbase: *mut *mut c_void,
