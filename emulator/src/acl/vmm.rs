@@ -417,20 +417,24 @@ const LARGE_RESERVATION: usize = 512 << 20;
 /// its heap yet: INVALID_HANDLE (107017, devmm_svm.c:2564); every other miss
 /// (interior address, unmapped VA, aclrtMalloc or host memory) is the record
 /// lookup's NOT_EXIST, 507899.
-fn retain_start(e: &crate::core::Emulator, va: usize) -> Result<(), Fail> {
+/// `Ok(false)`: a mutated rule lets the call report success without a handle.
+fn retain_start(e: &crate::core::Emulator, va: usize) -> Result<bool, Fail> {
     // ACL-RET-006: aclrtMalloc memory has no VMM map record.
     ensure!(e.plain_at(va).is_none(), rules::RET_006, "{va:#x} is aclrtMalloc memory, not a VMM mapping");
     let mapping = e.mapping(va);
     if mapping.as_ref().is_some_and(|(start, _)| *start == va) {
-        return Ok(());
+        return Ok(true);
     }
     let rsv = e.reservation(va);
     unmapped_large(rsv.as_ref(), &rules::RET_001)?;
     // ACL-RET-005: a VA whose reservation was mapped once (the binding stays) but holds no mapping now.
     let was_mapped = mapping.is_none() && rsv.is_some_and(|r| r.bound.is_some());
-    ensure!(!was_mapped, rules::RET_005, "{va:#x} was unmapped: its map record is gone");
+    if was_mapped {
+        ensure!(false, rules::RET_005, "{va:#x} was unmapped: its map record is gone");
+        return Ok(false);
+    }
     ensure!(false, rules::RET_001, "{va:#x} is not the start of a live VMM mapping");
-    Ok(())
+    Ok(false)
 }
 
 /// ACL-RET-001, ACL-QRY-003: a never-mapped reservation over 512 MiB is a heap
@@ -458,7 +462,9 @@ pub unsafe extern "C" fn aclrtMemRetainAllocationHandle(
             return Err(Fail::plain(AclError::INVALID_PARAM, "virPtr or handle is NULL".into()));
         }
         let e = emu()?;
-        retain_start(e, virPtr as usize)?;
+        if !retain_start(e, virPtr as usize)? {
+            return Ok(());
+        }
         let id = e.retain(virPtr as usize).map_err(|e| Fail::core(Op::Retain, e))?;
         // SAFETY: checked non-null.
         unsafe { put(handle, to_handle(id)) };
