@@ -55,7 +55,7 @@ fn run(id: &str, mutate: Option<&str>) -> (String, String) {
 
 #[test]
 fn every_rule_with_an_error_code_fails_when_its_enforcement_is_off() {
-    let with_codes: Vec<_> = Catalog::Suite.rules().iter().filter(|r| r.expect.has_error_code()).collect();
+    let with_codes: Vec<_> = Catalog::Suite.rules().into_iter().filter(|r| r.expect.has_error_code()).collect();
     let rules: Vec<&str> = with_codes.iter().map(|r| r.id.as_str()).collect();
     // A rule whose record names the rules that enforce it (and no entry of
     // MUTANT_OF) is switched off through the first of them.
@@ -76,8 +76,12 @@ fn every_rule_with_an_error_code_fails_when_its_enforcement_is_off() {
                         uncoverable.lock().unwrap().push(format!("{id}: {why}"));
                         continue;
                     }
-                    let mutant =
-                        MUTANT_OF.iter().find(|(r, _)| *r == id).map(|(_, m)| *m).or_else(|| enforcer(id)).unwrap_or(id);
+                    let mutant = MUTANT_OF
+                        .iter()
+                        .find(|(r, _)| *r == id)
+                        .map(|(_, m)| *m)
+                        .or_else(|| enforcer(id))
+                        .unwrap_or(id);
                     let (plain, why) = run(id, None);
                     if plain != "pass" {
                         // Not-supported on the emulator (or failing already,
