@@ -177,6 +177,20 @@ const ACL_REFERENCE_IDS: &[&str] = &[
     "ACL-FLOW-001",
     "ACL-FLOW-002",
     "ACL-FLOW-003",
+    // Issue 19: V2 and fabric handles, retain, address queries.
+    "ACL-SHV-001",
+    "ACL-SHV-002",
+    "ACL-SHV-003",
+    "ACL-SHV-004",
+    "ACL-SHV-005",
+    "ACL-SHV-006",
+    "ACL-RET-003",
+    "ACL-RET-004",
+    "ACL-RET-005",
+    "ACL-RET-006",
+    "ACL-QRY-001",
+    "ACL-QRY-002",
+    "ACL-QRY-003",
 ];
 
 /// Every id of cuda.md §3.
@@ -256,8 +270,8 @@ fn acl_catalog_holds_every_reference_id_exactly_once() {
     let reference: HashSet<&str> = ACL_REFERENCE_IDS.iter().copied().collect();
     let extra: Vec<&str> = rules.iter().map(|r| r.id.as_str()).filter(|id| !reference.contains(id)).collect();
     assert!(extra.is_empty(), "catalog rules that are not in the reference list: {extra:?}");
-    assert_eq!(ACL_REFERENCE_IDS.len(), 161);
-    assert_eq!(ACL_REFERENCE_IDS.iter().filter(|id| !id.contains("-ORD-") && !id.contains("-FLOW-")).count(), 154);
+    assert_eq!(ACL_REFERENCE_IDS.len(), 174);
+    assert_eq!(ACL_REFERENCE_IDS.iter().filter(|id| !id.contains("-ORD-") && !id.contains("-FLOW-")).count(), 167);
     assert_eq!(rules.len(), ACL_REFERENCE_IDS.len());
 }
 
