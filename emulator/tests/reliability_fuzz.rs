@@ -243,7 +243,7 @@ fn allowed(op: Op) -> &'static [i32] {
         Op::SetPidV2 => &[0, 100_000, 107_000, 107_017, 207_000, 207_006, 507_899],
         Op::Import => &[0, 100_000, 107_001, 107_002, 107_017, 207_000, 207_001, 507_899],
         Op::ImportV2 => &[0, 100_000, 107_000, 107_001, 107_002, 107_017, 207_000, 207_001, 507_899],
-        Op::Retain => &[0, 100_000, 107_000, 207_000],
+        Op::Retain => &[0, 100_000, 107_017, 207_000, 507_899],
         Op::Properties => &[0, 100_000, 107_000],
         Op::AddressRange => &[0, 100_000, 107_000],
         Op::Memcpy => &[0, 100_000, 107_000, 107_002],
@@ -850,13 +850,22 @@ impl Exec {
                 let va = self.va(a[0], a[1]);
                 let out: *mut aclrtDrvMemHandle = self.out(a[2]);
                 let rc = call!(api, aclrtMemRetainAllocationHandle(va as *mut c_void, out));
-                let mapped = self.m.mapping_at(va).map(|m| m.handle);
+                // ACL-RET-001, 005, 006: only the exact start of a VMM mapping retains.
+                let rsv = self.m.rsvs.iter().find(|r| va >= r.base && va < r.base + r.len);
+                let plain = rsv.is_some_and(|r| r.plain);
+                let mapped = self.m.mapping_at(va).filter(|m| m.va == va && !plain).map(|m| m.handle);
+                let large_empty = rsv.is_some_and(|r| {
+                    r.len > 512 << 20 && !self.m.maps.iter().any(|m| m.va >= r.base && m.va < r.base + r.len)
+                });
                 let exact = if va == 0 || out.is_null() {
-                    AclError::INVALID_PARAM
+                    Some(AclError::INVALID_PARAM)
                 } else if mapped.is_some() {
-                    AclError::SUCCESS
+                    Some(AclError::SUCCESS)
+                } else if large_empty {
+                    // 107017 if never mapped, 507899 after an unmap: the model keeps no binding.
+                    None
                 } else {
-                    AclError::RT_PARAM_INVALID
+                    Some(AclError::RT_DRV_INTERNAL_ERROR)
                 };
                 if rc.is_success() {
                     let v = self.read_out(out) as usize;
@@ -867,7 +876,7 @@ impl Exec {
                     }
                     self.m.handle_mut(v).ok_or("retained handle unknown")?.refs += 1;
                 }
-                (rc, Some(exact))
+                (rc, exact)
             }
             Op::Properties => {
                 let h = self.handle(a[0], a[1]);
@@ -1023,6 +1032,8 @@ impl Exec {
     }
 
     fn share_exists(&self, key: u64) -> bool {
+        // The driver reads bits 0-39 of a shareable handle only.
+        let key = key & 0xff_ffff_ffff;
         self.root.join("shared").join(format!("{key:016x}")).exists()
     }
 

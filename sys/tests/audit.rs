@@ -59,10 +59,7 @@ fn cites_line(source: &str) -> bool {
         token.rsplit_once(':').is_some_and(|(path, line)| {
             let (first, last) = line.split_once('-').unwrap_or((line, line));
             let number = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
-            number(first)
-                && number(last)
-                && path.contains(['.', '/'])
-                && !path.contains("://")
+            number(first) && number(last) && path.contains(['.', '/']) && !path.contains("://")
         })
     })
 }

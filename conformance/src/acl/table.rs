@@ -102,6 +102,9 @@ impl Acl {
     pub(crate) fn get_mem_info(&self, attr: aclrtMemAttr, free: *mut usize, total: *mut usize) -> AclError {
         call!(self.aclrtGetMemInfo(attr, free, total))
     }
+    pub(crate) fn pointer_get_attributes(&self, ptr: *const c_void, attributes: *mut aclrtPtrAttributes) -> AclError {
+        call!(self.aclrtPointerGetAttributes(ptr, attributes))
+    }
     pub(crate) fn mem_get_allocation_granularity(
         &self,
         prop: *mut aclrtPhysicalMemProp,

@@ -80,6 +80,6 @@ crate::bind! {
     POOL_015 => pool::export_pointer_args,
     POOL_016 => pool::import_pointer_args,
     POOL_017 => pool::across_processes,
-    POOL_018 => pool::across_processes,
+    POOL_018 => pool::exporter_frees_first,
     POOL_019 => pool::pools_supported,
 }

@@ -100,6 +100,19 @@ pub enum Request {
     },
     /// Replies, then exits with status 0.
     Exit,
+    /// The pool fd that comes with the request (`SCM_RIGHTS`) imported
+    /// (`hipMemPoolImportFromShareableHandle`, the fd's value cast to a
+    /// pointer: HIP-POOL-014), then the pointer export data `data` imported
+    /// into that pool (`hipMemPoolImportPointer`): `value` is the pointer.
+    PoolImport {
+        /// The 64 bytes of `hipMemPoolPtrExportData`.
+        data: Vec<u8>,
+    },
+    /// `hipFreeAsync(ptr, NULL)`: an importer gives a pool pointer back.
+    PoolFree {
+        /// The pointer PoolImport returned.
+        ptr: u64,
+    },
 }
 
 /// The peer's answer.
@@ -238,6 +251,8 @@ fn serve_one(hip: &Hip, state: &mut State, req: &Request, fds: Vec<OwnedFd>) -> 
             code(hip.hipMemAddressFree(va, *size as usize), "hipMemAddressFree")
         }
         Request::Exit => Reply::default(),
+        Request::PoolImport { data } => pool_import(hip, fds, data),
+        Request::PoolFree { ptr } => code(hip.hipFreeAsync(*ptr as usize as *mut _, ptr::null_mut()), "hipFreeAsync"),
     }
 }
 
@@ -267,6 +282,26 @@ fn fill(hip: &Hip, ptr: u64, len: usize, seed: u8) -> Reply {
     let data = pattern::fill(seed, len);
     let r = hip.hipMemcpy(ptr as usize as *mut _, data.as_ptr().cast(), len, hipMemcpyHostToDevice);
     code(r, "hipMemcpy(host to device)")
+}
+
+/// [`Request::PoolImport`]: the pool is imported, and kept until the peer
+/// exits (its pointers need it).
+fn pool_import(hip: &Hip, fds: Vec<OwnedFd>, data: &[u8]) -> Reply {
+    let Some(fd) = fds.into_iter().next() else {
+        return Reply { code: HipError::INVALID_VALUE.0 as u32, text: "no fd came with the request".into(), value: 0 };
+    };
+    let mut pool = ptr::null_mut();
+    let os_handle = fd.as_raw_fd() as usize as *mut std::ffi::c_void;
+    let r = hip.hipMemPoolImportFromShareableHandle(&mut pool, os_handle, hipMemHandleTypePosixFileDescriptor, 0);
+    drop(fd);
+    step!(r, "hipMemPoolImportFromShareableHandle");
+    let mut share = hipMemPoolPtrExportData::default();
+    for (d, s) in share.reserved.iter_mut().zip(data) {
+        *d = *s;
+    }
+    let mut p = ptr::null_mut();
+    let r = hip.hipMemPoolImportPointer(&mut p, pool, &mut share);
+    Reply { value: p as usize as u64, ..code(r, "hipMemPoolImportPointer") }
 }
 
 /// [`Request::ImportMap`]: the importer's side of the fd sharing, on the current device.

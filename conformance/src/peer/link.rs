@@ -40,8 +40,17 @@ impl Launcher {
         Self { exe, backend, library }
     }
 
-    fn command(&self, role: &str) -> Command {
-        let mut cmd = Command::new(&self.exe);
+    /// The peer command run by `wrapper` (a program and its arguments, the
+    /// executable following them), or directly when `wrapper` is empty.
+    fn command_under(&self, wrapper: &[&str], role: &str) -> Command {
+        let mut cmd = match wrapper.split_first() {
+            Some((program, args)) => {
+                let mut c = Command::new(program);
+                c.args(args).arg(&self.exe);
+                c
+            }
+            None => Command::new(&self.exe),
+        };
         cmd.arg(role).arg("--backend").arg(self.backend.name());
         if let Some(lib) = &self.library {
             cmd.arg("--library").arg(lib);
@@ -79,12 +88,19 @@ pub struct Link {
 impl Link {
     /// Starts `vmmkit <role>` as the peer `name`.
     pub fn spawn(launcher: &Launcher, role: &str, name: &str) -> Result<Self, Failure> {
-        let peer = vmmkit_testkit::Peer::spawn(name, &mut launcher.command(role)).map_err(|e| match e {
-            PeerError::Spawn { source, .. } => {
-                Failure::Peer(format!("peer {name}: cannot start {}: {source}", launcher.exe.display()))
-            }
-            e => Failure::Peer(e.to_string()),
-        })?;
+        Self::spawn_under(launcher, &[], role, name)
+    }
+
+    /// Starts `vmmkit <role>` as the peer `name`, run by `wrapper` (see
+    /// [`Launcher`]): e.g. `unshare` for a peer in namespaces of its own.
+    pub fn spawn_under(launcher: &Launcher, wrapper: &[&str], role: &str, name: &str) -> Result<Self, Failure> {
+        let peer =
+            vmmkit_testkit::Peer::spawn(name, &mut launcher.command_under(wrapper, role)).map_err(|e| match e {
+                PeerError::Spawn { source, .. } => {
+                    Failure::Peer(format!("peer {name}: cannot start {}: {source}", launcher.exe.display()))
+                }
+                e => Failure::Peer(e.to_string()),
+            })?;
         Ok(Self { peer })
     }
 

@@ -40,6 +40,33 @@ impl Peer {
         Ok(Self { link: Link::spawn(launcher, ROLE, name)? })
     }
 
+    /// Starts a peer named `name` on "another server": in a user and network
+    /// namespace of its own (`unshare --user --map-root-user --net`), which
+    /// keeps the files of the root visible; the emulator names a server by
+    /// its network namespace. [`Failure::NotSupported`], with the reason,
+    /// where the host does not allow user namespaces.
+    pub fn spawn_other_server(launcher: &Launcher, name: &str) -> Result<Self, Failure> {
+        const UNSHARE: [&str; 5] = ["unshare", "--user", "--map-root-user", "--net", "--"];
+        let probe = std::process::Command::new(UNSHARE[0])
+            .args(&UNSHARE[1..])
+            .arg("true")
+            .stderr(std::process::Stdio::piped())
+            .output();
+        match probe {
+            Ok(o) if o.status.success() => {}
+            Ok(o) => {
+                let why = String::from_utf8_lossy(&o.stderr).trim().to_string();
+                return Err(Failure::NotSupported(format!(
+                    "another server needs a user and network namespace: `unshare --user --map-root-user --net true` \
+                     failed ({}): {why}",
+                    o.status
+                )));
+            }
+            Err(e) => return Err(Failure::NotSupported(format!("another server needs `unshare` (util-linux): {e}"))),
+        }
+        Ok(Self { link: Link::spawn_under(launcher, &UNSHARE, ROLE, name)? })
+    }
+
     /// The peer's pid.
     pub fn pid(&self) -> u32 {
         self.link.pid()

@@ -176,6 +176,12 @@ pub enum Request {
         /// Mapping slot.
         map: usize,
     },
+    /// `aclrtMemRetainAllocationHandle` at the start of mapping slot `map`:
+    /// `slot` is the retained handle's slot, `value` its raw value.
+    Retain {
+        /// Mapping slot.
+        map: usize,
+    },
 }
 
 /// The peer's answer.

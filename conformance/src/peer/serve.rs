@@ -227,6 +227,12 @@ impl State {
                 let Some(&(va, _)) = self.maps.get(map) else { return no_slot("mapping", map) };
                 reply(acl.free(va), "aclrtFree")
             }
+            Request::Retain { map } => {
+                let Some(&(va, _)) = self.maps.get(map) else { return no_slot("mapping", map) };
+                let mut h: aclrtDrvMemHandle = ptr::null_mut();
+                let r = acl.mem_retain_allocation_handle(va, &mut h);
+                self.imported(r, h, "aclrtMemRetainAllocationHandle")
+            }
         }
     }
 

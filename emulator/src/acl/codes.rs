@@ -75,7 +75,7 @@ impl Dialect for Acl {
             (Import, NotTrusted { stale: true, .. }) => by_rule(&rules::IMP_012),
             (Import, HostExhausted(_) | OutOfMemory { .. }) => by_rule(&rules::IMP_020),
             (Retain, NotMapped(_)) => by_rule(&rules::RET_001),
-            (Query, NotMapped(_)) => (AclError::RT_PARAM_INVALID, None),
+            (Query, NotMapped(_)) => by_rule(&rules::QRY_001),
             (Copy, BadDeviceRange { .. }) => (AclError::RT_PARAM_INVALID, None),
             (Copy, NotAddressable { .. }) => by_rule(&rules::CPY_007),
             (_, HostExhausted(_) | OutOfMemory { .. }) => (AclError::RT_MEMORY_ALLOCATION, None),
@@ -95,7 +95,7 @@ mod tests {
         // Not a reservation start: 107000 from release, "not mapped" 507899 from unmap.
         assert_eq!(Acl::code_for(Op::Release, &CoreError::NotReservationStart(1)).0, AclError::RT_PARAM_INVALID);
         assert_eq!(Acl::code_for(Op::UnmapMem, &CoreError::NotMapped(1)).0, AclError::RT_DRV_INTERNAL_ERROR);
-        assert_eq!(Acl::code_for(Op::Retain, &CoreError::NotMapped(1)).0, AclError::RT_PARAM_INVALID);
+        assert_eq!(Acl::code_for(Op::Retain, &CoreError::NotMapped(1)).0, AclError::RT_DRV_INTERNAL_ERROR);
         let stale = CoreError::NotTrusted { key: 1, pid: 2, stale: true };
         assert_eq!(Acl::code_for(Op::Import, &stale), (AclError::RT_DRV_INTERNAL_ERROR, Some(&rules::IMP_012)));
         let same = CoreError::SameProcessImport { key: 1, place: Place::Device(0) };

@@ -16,8 +16,18 @@ const STREAM_BASE: usize = 0x00c5_7000_0000_0000;
 
 /// The platform the emulator reports: an A3 chip, so FABRIC handles work (acl.md §7.3).
 pub(super) const SOC_NAME: &std::ffi::CStr = c"Ascend910_9391";
-/// The emulated super-pod/server id (sdid) of this machine, used in fabric handles.
-pub(super) const SERVER_ID: u32 = 1;
+/// The emulated super-pod device id (sdid) of this process's server, written
+/// into fabric handles (acl.md §2.5). A server is a network namespace: the
+/// inode of `/proc/self/ns/net` (unique among live namespaces of one host),
+/// so a peer started in another network namespace over the same root plays
+/// another server (ACL-SHV-006). 1 where `/proc` cannot tell.
+pub(super) fn server_id() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    use std::sync::OnceLock;
+    // Read once: a process does not change its network namespace under the emulator.
+    static ID: OnceLock<u32> = OnceLock::new();
+    *ID.get_or_init(|| std::fs::metadata("/proc/self/ns/net").map_or(1, |m| m.ino() as u32))
+}
 
 fn device_id(id: i32) -> Result<u32, Fail> {
     let e = emu()?;

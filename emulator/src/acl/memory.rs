@@ -183,7 +183,8 @@ pub unsafe extern "C" fn aclrtGetMemInfo(attr: aclrtMemAttr, free: *mut usize, t
     })
 }
 
-/// `aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes)`.
+/// `aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes)`:
+/// ACL-QRY-003, ACL-QRY-002.
 pub unsafe extern "C" fn aclrtPointerGetAttributes(
     ptr: *const c_void,
     attributes: *mut aclrtPtrAttributes,
@@ -193,6 +194,12 @@ pub unsafe extern "C" fn aclrtPointerGetAttributes(
             return Err(Fail::plain(AclError::INVALID_PARAM, "ptr or attributes is NULL".into()));
         }
         let e = emu()?;
+        super::vmm::unmapped_large(e.reservation(ptr as usize).as_ref(), &rules::QRY_003)?;
+        let host = |type_| aclrtPtrAttributes {
+            location: aclrtMemLocation { id: 0, type_ },
+            pageSize: 4096,
+            rsv: [0; 4],
+        };
         let attr = match e.mapping(ptr as usize).and_then(|(_, m)| e.describe(m.handle).ok()) {
             Some(info) => {
                 let (type_, id) = super::vmm::location_of(info.owner);
@@ -202,11 +209,10 @@ pub unsafe extern "C" fn aclrtPointerGetAttributes(
                     rsv: [0; 4],
                 }
             }
-            None => aclrtPtrAttributes {
-                location: aclrtMemLocation { id: 0, type_: ACL_MEM_LOCATION_TYPE_HOST },
-                pageSize: 4096,
-                rsv: [0; 4],
-            },
+            // ACL-QRY-002: pinned host memory is HOST; memory the driver never
+            // saw is USER_MALLOC, unregistered (npu_driver_mem.cc:2073-2074).
+            None if e.host_at(ptr as usize).is_some() => host(ACL_MEM_LOCATION_TYPE_HOST),
+            None => host(ACL_MEM_LOCATION_TYPE_UNREGISTERED),
         };
         // SAFETY: checked non-null.
         unsafe { put(attributes, attr) };

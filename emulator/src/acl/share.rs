@@ -5,50 +5,54 @@ use std::ffi::c_void;
 
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
-use vmmkit_sys::rule::Rule;
 
 use super::call::{Fail, emu, ensure, get, put, run};
 use super::codes::Op;
-use super::device::{SERVER_ID, note_peer};
+use super::device::{note_peer, server_id};
 use super::vmm::{from_handle, to_handle};
 use crate::core::{HandleId, thread};
 use crate::registry::{Place, Trust};
 
-/// The 128-byte fabric form of a key (acl.md §2.5): type 1, server id,
-/// device, physical device, share id, zeros.
+/// Bits 0-39 of a u64 shareable handle: share id and device. The driver
+/// reads only these (devmm_get_share_id / devmm_get_share_devid,
+/// devmm_svm.c:6309-6317), so bits 40-63 are ignored.
+const KEY_BITS: u64 = (1 << 40) - 1;
+
+/// The 128-byte fabric form of a key (acl.md §2.5, ACL-SHV-001): type FABRIC,
+/// this server's sdid, device, physical device, share id, zeros.
 fn fabric_of(key: u64) -> aclrtMemFabricHandle {
-    let mut h = aclrtMemFabricHandle::default();
     let dev = ((key >> 32) & 0xff) as u32;
-    for (i, w) in [1u32, SERVER_ID, dev, dev, key as u32].into_iter().enumerate() {
-        h.data[i * 4..i * 4 + 4].copy_from_slice(&w.to_le_bytes());
-    }
-    h
+    aclrtMemFabricHandle::from_head(&aclrtMemFabricHandleHead {
+        handle_type: MEM_HANDLE_TYPE_FABRIC,
+        sdid: server_id(),
+        devid: dev,
+        phy_devid: dev,
+        share_id: key as u32 as i32,
+    })
 }
 
-/// The key of a fabric handle, if it names a handle of this server (else ACL-IMP-006: 207000).
-fn key_of_fabric(h: &aclrtMemFabricHandle, rule: &'static Rule) -> Result<u64, Fail> {
-    let w = |i: usize| u32::from_le_bytes(h.data[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
-    if w(1) != SERVER_ID && crate::mutation::enforced(rule) {
-        return Err(Fail::rule_code(
-            rule,
-            AclError::RT_FEATURE_NOT_SUPPORT,
-            format!("fabric handle of server {}; only this server ({SERVER_ID}) is emulated", w(1)),
-        ));
-    }
-    Ok((u64::from(w(2)) << 32) | u64::from(w(4)))
+/// The key of a fabric handle (ACL-SHV-003: its type word must be FABRIC).
+/// A handle of this server is imported like a DEFAULT one (ACL-IMP-006); one
+/// of another server is a fabric import (ACL-SHV-006), which the emulator
+/// resolves in the same root.
+fn key_of_fabric(h: &aclrtMemFabricHandle) -> Result<u64, Fail> {
+    let head = h.head();
+    let kind = head.handle_type;
+    ensure!(kind == MEM_HANDLE_TYPE_FABRIC, rules::SHV_003, "fabric handle of driver type {kind}, not FABRIC (1)");
+    Ok(head.shareable())
 }
 
 /// Reads the key a V2 call passes by pointer, for `shareType` (already checked to be 1 or 2).
 ///
 /// # Safety
 /// `p` points to a `uint64_t` (DEFAULT) or an `aclrtMemFabricHandle` (FABRIC).
-unsafe fn read_key(p: *const c_void, shareType: aclrtMemSharedHandleType, rule: &'static Rule) -> Result<u64, Fail> {
+unsafe fn read_key(p: *const c_void, shareType: aclrtMemSharedHandleType) -> Result<u64, Fail> {
     if shareType == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC {
         // SAFETY: the caller's contract.
-        key_of_fabric(&unsafe { get(p.cast::<aclrtMemFabricHandle>()) }, rule)
+        key_of_fabric(&unsafe { get(p.cast::<aclrtMemFabricHandle>()) })
     } else {
         // SAFETY: the caller's contract.
-        Ok(unsafe { get(p.cast::<u64>()) })
+        Ok(unsafe { get(p.cast::<u64>()) } & KEY_BITS)
     }
 }
 
@@ -126,9 +130,11 @@ pub unsafe extern "C" fn aclrtMemExportToShareableHandleV2(
 
 fn set_pid(key: u64, pid: *mut i32, pidNum: usize) -> Result<(), Fail> {
     ensure!(pidNum <= ACL_TRUSTLIST_MAX_PIDS, rules::PID_003, "pidNum {pidNum} exceeds 65535");
-    // ACL-PID-005: the device field (bits 32-39) must name a device or the host, bits 40-63 must be 0.
+    // ACL-PID-005: the device field (bits 32-39) must name a device or the host;
+    // bits 40-63 are ignored (devmm_share_handle_para_check, devmm_svm.c:6488-6499).
+    let key = key & KEY_BITS;
     let dev = (key >> 32) & 0xff;
-    let well_formed = key >> 40 == 0 && (emu()?.is_device(dev as i64) || dev >= 64);
+    let well_formed = emu()?.is_device(dev as i64) || dev >= 64;
     ensure!(well_formed, rules::PID_005, "{key:#x} is not a shareable handle");
     // SAFETY: the caller passes `pidNum` pids (checked non-null by the caller).
     let pids: Vec<i32> = (0..pidNum).map(|i| unsafe { get(pid.add(i)) }).collect();
@@ -167,7 +173,7 @@ pub unsafe extern "C" fn aclrtMemSetPidToShareableHandleV2(
             "shareType must be 1 or 2, got {shareType}"
         );
         // SAFETY: checked non-null; points to the form `shareType` names.
-        let key = unsafe { read_key(shareableHandle, shareType, &rules::PID_005)? };
+        let key = unsafe { read_key(shareableHandle, shareType)? };
         set_pid(key, pid, pidNum)
     })
 }
@@ -206,7 +212,8 @@ pub unsafe extern "C" fn aclrtMemImportFromShareableHandle(
         ensure!(!handle.is_null(), rules::IMP_001, "handle is NULL");
         let ok = emu()?.is_device(i64::from(deviceId));
         ensure!(ok, rules::IMP_002, "device {deviceId} does not exist");
-        let h = import(shareableHandle, deviceId.max(0) as u32, true)?;
+        // Bits 40-63 are ignored: the driver repacks share id and device (devmm_svm.c:6697-6701).
+        let h = import(shareableHandle & KEY_BITS, deviceId.max(0) as u32, true)?;
         // SAFETY: checked non-null.
         unsafe { put(handle, h) };
         Ok(())
@@ -229,7 +236,7 @@ pub unsafe extern "C" fn aclrtMemImportFromShareableHandleV2(
         ensure!(cur.is_some(), rules::IMP_004, "V2 imports onto the current device; there is none");
         ensure!(matches!(shareType, 1 | 2), rules::IMP_005, "shareType must be 1 or 2, got {shareType}");
         // SAFETY: checked non-null; points to the form `shareType` names.
-        let key = unsafe { read_key(shareableHandle, shareType, &rules::IMP_006)? };
+        let key = unsafe { read_key(shareableHandle, shareType)? };
         let h = import(key, cur.unwrap_or(0), false)?;
         // SAFETY: checked non-null.
         unsafe { put(handle, h) };

@@ -6,6 +6,7 @@ use std::ffi::c_void;
 
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
+use vmmkit_sys::rule::Rule;
 
 use super::call::{Fail, emu, ensure, get, put, run};
 use super::codes::Op;
@@ -55,7 +56,13 @@ pub(super) fn location_of(p: Place) -> (aclrtMemLocationType, u32) {
 /// The ACL front-end checks of a property record (both MallocPhysical and the
 /// granularity query), then the device id, then the driver's property checks.
 /// Returns where the memory lives and its granularity.
-fn check_prop(p: &aclrtPhysicalMemProp, gran: bool) -> Result<(Place, u64), Fail> {
+/// `option` is the granularity query's: the driver checks it before its
+/// property checks (devmm_svm.c:6959, before devmm_mem_prop_check).
+fn check_prop(
+    p: &aclrtPhysicalMemProp,
+    gran: bool,
+    option: Option<aclrtMemGranularityOptions>,
+) -> Result<(Place, u64), Fail> {
     let loc = p.location.type_;
     let device = loc == ACL_MEM_LOCATION_TYPE_DEVICE;
     if gran {
@@ -96,7 +103,15 @@ fn check_prop(p: &aclrtPhysicalMemProp, gran: bool) -> Result<(Place, u64), Fail
     if loc == ACL_MEM_LOCATION_TYPE_HOST_NUMA && !gran {
         ensure!(crate::core::thread::current_device().is_some(), rules::MP_009, "HOST_NUMA needs a current context");
     }
-    // Driver (HAL) property checks.
+    if let Some(option) = option {
+        ensure!(
+            option == ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM || option == ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
+            rules::GRAN_005,
+            "option must be MINIMUM (0) or RECOMMENDED (1), got {option}"
+        );
+    }
+    // Driver (HAL) property checks, in devmm_mem_prop_check's order: side,
+    // device id, giant pages, reserve; then halMemCreate's HOST id.
     let bad_type = loc == ACL_MEM_LOCATION_TYPE_MANAGED && gran || !(0..5).contains(&loc);
     let (rule_type, rule_rsv) =
         if gran { (&rules::GRAN_006, &rules::GRAN_007) } else { (&rules::MP_012, &rules::MP_012) };
@@ -107,12 +122,11 @@ fn check_prop(p: &aclrtPhysicalMemProp, gran: bool) -> Result<(Place, u64), Fail
             format!("location type {loc} is not accepted"),
         ));
     }
-    if p.reserve != 0 && crate::mutation::enforced(rule_rsv) {
-        return Err(Fail::rule_code(
-            rule_rsv,
-            AclError::RT_PARAM_INVALID,
-            format!("prop.reserve must be 0, got {}", p.reserve),
-        ));
+    if loc == ACL_MEM_LOCATION_TYPE_HOST && !gran {
+        // ACL-MP-011: a HOST id past the device ids is an invalid value (107000)
+        // before the giant-page checks; ids 1-63 are "not supported" after them.
+        let ok = p.location.id < 64;
+        ensure!(ok, rules::MP_011 => AclError::RT_PARAM_INVALID, "HOST location id {} is >= 64", p.location.id);
     }
     let host = !device;
     if host && is_1g(p.memAttr) {
@@ -124,6 +138,13 @@ fn check_prop(p: &aclrtPhysicalMemProp, gran: bool) -> Result<(Place, u64), Fail
                 format!("1G attr {} is not supported on the host", p.memAttr),
             ));
         }
+    }
+    if p.reserve != 0 && crate::mutation::enforced(rule_rsv) {
+        return Err(Fail::rule_code(
+            rule_rsv,
+            AclError::RT_PARAM_INVALID,
+            format!("prop.reserve must be 0, got {}", p.reserve),
+        ));
     }
     if loc == ACL_MEM_LOCATION_TYPE_HOST && !gran {
         ensure!(p.location.id == 0, rules::MP_011, "a HOST location must have id 0, got {}", p.location.id);
@@ -137,7 +158,7 @@ fn check_prop(p: &aclrtPhysicalMemProp, gran: bool) -> Result<(Place, u64), Fail
 }
 
 /// `aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option, size_t *granularity)`:
-/// ACL-GRAN-001, 002, 003, 004, 006, 007, 005, 008, 009, 010.
+/// ACL-GRAN-001, 002, 003, 004, 005, 006, 008, 007, 009, 010.
 pub unsafe extern "C" fn aclrtMemGetAllocationGranularity(
     prop: *mut aclrtPhysicalMemProp,
     option: aclrtMemGranularityOptions,
@@ -148,12 +169,7 @@ pub unsafe extern "C" fn aclrtMemGetAllocationGranularity(
         ensure!(!granularity.is_null(), rules::GRAN_001, "granularity is NULL");
         // SAFETY: checked non-null; the caller passes a property record.
         let p = unsafe { get(prop) };
-        let (_, g) = check_prop(&p, true)?;
-        ensure!(
-            option == ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM || option == ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
-            rules::GRAN_005,
-            "option must be MINIMUM (0) or RECOMMENDED (1), got {option}"
-        );
+        let (_, g) = check_prop(&p, true, Some(option))?;
         // SAFETY: checked non-null.
         unsafe { put(granularity, g as usize) };
         Ok(())
@@ -175,7 +191,7 @@ pub unsafe extern "C" fn aclrtMallocPhysical(
         ensure!(flags == 0, rules::MP_003, "flags must be 0, got {flags}");
         // SAFETY: checked non-null.
         let p = unsafe { get(prop) };
-        let (place, granule) = check_prop(&p, false)?;
+        let (place, granule) = check_prop(&p, false, None)?;
         // ACL-MP-014: 1G attributes round any size up to whole GiB.
         let size = if granule == GRANULE_1G {
             (size as u64)
@@ -233,7 +249,9 @@ fn reserve(
         };
         ensure!(addr % need == 0, rules::RSV_005, "expectPtr {addr:#x} is not aligned to {need:#x}");
         let inside = addr >= window.start && addr.checked_add(len).is_some_and(|e| e <= window.end);
-        ensure!(inside, rules::RSV_006 => AclError::RT_PARAM_INVALID, "expectPtr {addr:#x} lies outside the device address window");
+        // ACL-RSV-006: the allocator finds no free heap at a fixed address and
+        // reports BUSY (devmm_virt_interface.c:1491), which the runtime maps to 507899.
+        ensure!(inside, rules::RSV_006, "expectPtr {addr:#x} lies outside the device address window");
     }
     let base = emu()?
         .reserve(len, natural_align(len, GRANULE as usize), hint, &WINDOW)
@@ -389,6 +407,51 @@ pub unsafe extern "C" fn aclrtMemGetAccess(
     })
 }
 
+/// Reservations over this size are heaps of their own in the driver
+/// (DEVMM_LARGE_MEM_THRESHOLD_SIZE, devmm_svm.h:46).
+const LARGE_RESERVATION: usize = 512 << 20;
+
+/// ACL-RET-001: the driver finds a mapping by the exact VA it was mapped at
+/// (the map record's key, devmm_svm.c:5986), after the address attribute
+/// (devmm_svm.c:2601). A never-mapped reservation over 512 MiB has no side in
+/// its heap yet: INVALID_HANDLE (107017, devmm_svm.c:2564); every other miss
+/// (interior address, unmapped VA, aclrtMalloc or host memory) is the record
+/// lookup's NOT_EXIST, 507899.
+/// `Ok(false)`: a mutated rule lets the call report success without a handle.
+fn retain_start(e: &crate::core::Emulator, va: usize) -> Result<bool, Fail> {
+    // ACL-RET-006: aclrtMalloc memory has no VMM map record.
+    ensure!(e.plain_at(va).is_none(), rules::RET_006, "{va:#x} is aclrtMalloc memory, not a VMM mapping");
+    let mapping = e.mapping(va);
+    if mapping.as_ref().is_some_and(|(start, _)| *start == va) {
+        return Ok(true);
+    }
+    let rsv = e.reservation(va);
+    unmapped_large(rsv.as_ref(), &rules::RET_001)?;
+    // ACL-RET-005: a VA whose reservation was mapped once (the binding stays) but holds no mapping now.
+    let was_mapped = mapping.is_none() && rsv.is_some_and(|r| r.bound.is_some());
+    if was_mapped {
+        ensure!(false, rules::RET_005, "{va:#x} was unmapped: its map record is gone");
+        return Ok(false);
+    }
+    ensure!(false, rules::RET_001, "{va:#x} is not the start of a live VMM mapping");
+    Ok(false)
+}
+
+/// ACL-RET-001, ACL-QRY-003: a never-mapped reservation over 512 MiB is a heap
+/// with no side yet; the address attribute query fails with INVALID_HANDLE
+/// (devmm_svm.c:2564).
+pub(super) fn unmapped_large(rsv: Option<&crate::core::ReservationInfo>, rule: &'static Rule) -> Result<(), Fail> {
+    let fresh_large = rsv.is_some_and(|r| r.bound.is_none() && r.len > LARGE_RESERVATION);
+    if fresh_large && crate::mutation::enforced(rule) {
+        return Err(Fail::rule_code(
+            rule,
+            AclError::RT_INVALID_HANDLE,
+            "the address lies in a reservation over 512 MiB that was never mapped".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// `aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle)`: ACL-RET-001.
 pub unsafe extern "C" fn aclrtMemRetainAllocationHandle(
     virPtr: *mut c_void,
@@ -398,7 +461,11 @@ pub unsafe extern "C" fn aclrtMemRetainAllocationHandle(
         if virPtr.is_null() || handle.is_null() {
             return Err(Fail::plain(AclError::INVALID_PARAM, "virPtr or handle is NULL".into()));
         }
-        let id = emu()?.retain(virPtr as usize).map_err(|e| Fail::core(Op::Retain, e))?;
+        let e = emu()?;
+        if !retain_start(e, virPtr as usize)? {
+            return Ok(());
+        }
+        let id = e.retain(virPtr as usize).map_err(|e| Fail::core(Op::Retain, e))?;
         // SAFETY: checked non-null.
         unsafe { put(handle, to_handle(id)) };
         Ok(())
@@ -436,7 +503,7 @@ pub unsafe extern "C" fn aclrtMemGetAllocationPropertiesFromHandle(
     })
 }
 
-/// `aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize)`: ACL-RET-002.
+/// `aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize)`: ACL-RET-002, ACL-QRY-001.
 pub unsafe extern "C" fn aclrtMemGetAddressRange(
     ptr: *mut c_void,
     pbase: *mut *mut c_void,

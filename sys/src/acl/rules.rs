@@ -63,6 +63,9 @@ const IPC_KMOD: Source = Driver("src/sdk_driver/svm/v2/master/pmaster/svm_shmem_
 const IPC_NODE: Source = Driver("src/sdk_driver/svm/v2/master/pmaster/svm_shmem_node.c");
 const PROC_INFO: Source = Driver("src/sdk_driver/svm/v2/master/comm/devmm_proc_info.c");
 const ALLOCATOR: Source = Driver("VA allocator");
+const NPU_DRIVER_MEM: Source = Runtime("src/runtime/driver/npu_driver_mem.cc");
+const ACL_RT_H: Source = Runtime("include/external/acl/acl_rt.h");
+const HAL_TYPES: Source = Driver("pkg_inc/hal_pkg/common_pkg.h");
 
 // ---- markings of §6 ------------------------------------------------------------
 
@@ -73,6 +76,10 @@ const PEERS: &[Need] = &[Need::Peers];
 const TWO_DEVICES: &[Need] = &[Need::Devices(2)];
 const EXPORT_V2: Need = Need::Symbol("aclrtMemExportToShareableHandleV2");
 const IMPORT_V2: Need = Need::Symbol("aclrtMemImportFromShareableHandleV2");
+const V2_PEERS: &[Need] = &[EXPORT_V2, IMPORT_V2, Need::Peers];
+
+const V2: &str = "acl.share.v2";
+const QUERY: &str = "acl.vmm.query";
 
 rules! {
     prefix: "ACL", dialect: Dialect::Acl;
@@ -225,10 +232,12 @@ rules! {
 
     GRAN_005 {
         group: GRANULARITY,
-        text: "`option` must be MINIMUM (0) or RECOMMENDED (1); UNDEF (0xFFFF) and any other value are rejected.",
+        text: "`option` must be MINIMUM (0) or RECOMMENDED (1); UNDEF (0xFFFF) and any other value are rejected. The \
+               driver checks it before the property checks (location type, reserve, giant pages).",
         apis: &["aclrtMemGetAllocationGranularity"],
         sources: &[DEVMM],
         confidence: &[Src],
+        note: Some("devmm_svm.c:6959 (option) before 6968 (devmm_mem_prop_check)"),
         expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
     }
 
@@ -373,17 +382,20 @@ rules! {
 
     MP_011 {
         group: PHYSICAL,
-        text: "A HOST location must have id 0.",
+        text: "A HOST location must have id 0: ids 1-63 are not supported (207000, after the giant-page and reserve \
+               checks); ids >= 64 fail the driver's device-id check first (107000).",
         apis: &["aclrtMallocPhysical"],
         sources: &[DEVMM],
         confidence: &[Src],
-        note: Some("doc-vs-source (D8): the doc says the id is ignored; emulator follows source"),
-        expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
+        note: Some("doc-vs-source (D8): the doc says the id is ignored; emulator follows source \
+                    (devmm_svm.c:4905-4916 id >= 64 invalid value, 4969-4972 HOST id != 0 not supported)"),
+        expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT), acl!(RT_PARAM_INVALID)]),
     }
 
     MP_012 {
         group: PHYSICAL,
-        text: "Location type >= 5 is rejected, and so is `prop.reserve` != 0.",
+        text: "Location type >= 5 is rejected, and so is `prop.reserve` != 0 (checked after the giant-page checks of \
+               ACL-MP-010, which win with 207000).",
         apis: &["aclrtMallocPhysical"],
         sources: &[DEVMM],
         confidence: &[Src],
@@ -537,13 +549,14 @@ rules! {
 
     RSV_006 {
         group: RESERVE,
-        text: "`expectPtr` must lie in the 16-24 TiB window and not overlap a reservation (occupied: 507899; outside the \
-               window: emulator 107000).",
+        text: "`expectPtr` must lie in the 16-24 TiB window and not overlap a reservation: either way the allocator \
+               finds no free heap at the fixed address and reports BUSY (507899).",
         apis: &["aclrtReserveMemAddress"],
-        sources: &[Page("aclrtReserveMemAddress page"), ALLOCATOR],
-        confidence: &[Doc, Inferred],
-        note: Some("outside the window: undetermined, emulator choice"),
-        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR), acl!(RT_PARAM_INVALID)]),
+        sources: &[Page("aclrtReserveMemAddress page"), ALLOCATOR, Driver("src/ascend_hal/svm/v2/devmm/devmm_virt_interface.c")],
+        confidence: &[Doc, Src],
+        note: Some("a fixed address with no free heap is DRV_ERROR_BUSY (devmm_virt_interface.c:1491), unmapped by the \
+                    runtime's table: 507899 (errcode_manage.cc:599)"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
     }
 
     RSV_007 {
@@ -1063,10 +1076,12 @@ rules! {
 
     PID_005 {
         group: TRUSTLIST,
-        text: "The shareable handle must exist: exported and not fully released, with a valid device field.",
+        text: "The shareable handle must exist: exported and not fully released, with a valid device field. Bits \
+               40-63 are ignored (the driver reads share id and device only).",
         apis: &["aclrtMemSetPidToShareableHandle"],
-        sources: &[MEM_SHARE],
+        sources: &[MEM_SHARE, DEVMM],
         confidence: &[Src],
+        note: Some("devmm_get_share_id / devmm_get_share_devid devmm_svm.c:6309-6317 mask bits 0-31 and 32-39"),
         expect: Codes(&[acl!(RT_INVALID_HANDLE)]),
     }
 
@@ -1577,12 +1592,17 @@ rules! {
 
     RET_001 {
         group: RETAIN,
-        text: "RetainAllocationHandle on a mapped VA returns that mapping's handle with one more reference (which needs \
-               its own FreePhysical); on an unmapped VA it is rejected.",
+        text: "RetainAllocationHandle on the VA a mapping starts at returns that mapping's handle with one more \
+               reference (which needs its own FreePhysical). Any other VA is rejected: the map record is found by its \
+               exact VA, so a reserved never-mapped VA, an interior address of a mapping and an unmapped VA give \
+               507899; a never-mapped reservation over 512 MiB gives 107017 (its heap has no side yet).",
         apis: &["aclrtMemRetainAllocationHandle"],
-        sources: &[Page("aclrtMemRetainAllocationHandle page"), KERNEL],
+        sources: &[Page("aclrtMemRetainAllocationHandle page"), DEVMM, NPU_DRIVER],
         confidence: &[Doc, Src],
-        expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(SUCCESS)]),
+        note: Some("devmm_svm.c:6088-6120 (attribute, then the record keyed by the exact VA, 5986-6003: NOT_EXIST); \
+                    devmm_svm.c:2564 (no side: INVALID_HANDLE); npu_driver.cc:1581-1596; a driver without the call: \
+                    207000"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR), acl!(RT_INVALID_HANDLE), acl!(SUCCESS)]),
     }
 
     RET_002 {
@@ -1871,5 +1891,184 @@ rules! {
         sources: &[MEMORY_CPP, API_ERROR, DEVMM, IPC_KMOD, ERRCODE],
         confidence: &[Src],
         expect: Codes(&[acl!(INVALID_PARAM), acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR)]),
+    }
+
+    // ==== V2 export and import, FABRIC handles (issue 19) =============================
+
+    SHV_001 {
+        group: V2,
+        text: "A FABRIC handle is 128 bytes: u32 driver handle type FABRIC (1) at 0, the server's sdid at 4, the \
+               exporter's device at 8, its physical device at 12, the share id at 16, zeros after. Its u64 form \
+               (share id | device << 32) names the same export, and another process on the same server imports it \
+               with V1.",
+        apis: &["aclrtMemExportToShareableHandleV2", "aclrtMemImportFromShareableHandle"],
+        sources: &[DEVMM, HAL_TYPES, ACL_RT_H],
+        confidence: &[Src],
+        note: Some("struct devmm_share_handle devmm_svm.c:6350-6356, filled 6393-6397; u64 packing 6299-6317 and \
+                    halMemTransShareableHandle 6457-6486; drv_mem_handle_type common_pkg.h:147-152"),
+        expect: Codes(&[acl!(SUCCESS)]),
+        requires: V2_PEERS,
+    }
+
+    SHV_002 {
+        group: V2,
+        text: "V2 with shareType DEFAULT (1) writes only the 8-byte u64 form through the `void*` (the rest of the \
+               caller's buffer is untouched), and a u64 handle from V1 imports with V2 DEFAULT in another process.",
+        apis: &["aclrtMemExportToShareableHandleV2", "aclrtMemImportFromShareableHandleV2"],
+        sources: &[NPU_DRIVER_MEM],
+        confidence: &[Src],
+        note: Some("npu_driver_mem.cc:580-583 (export DEFAULT is V1 through a uint64_t*), 628-631 (import DEFAULT \
+                    reads a uint64_t)"),
+        expect: Codes(&[acl!(SUCCESS)]),
+        requires: V2_PEERS,
+    }
+
+    SHV_003 {
+        group: V2,
+        text: "A fabric handle whose type word is not FABRIC (1), e.g. NONE (0) or POSIX (2), is rejected by import \
+               V2 and SetPid V2 with shareType FABRIC (the driver's translation to the u64 form refuses it).",
+        apis: &["aclrtMemImportFromShareableHandleV2", "aclrtMemSetPidToShareableHandleV2"],
+        sources: &[DEVMM, NPU_DRIVER_MEM, ERRCODE],
+        confidence: &[Src],
+        note: Some("halMemTransShareableHandle devmm_svm.c:6468-6473 (DRV_ERROR_INVALID_VALUE), reached from \
+                    GetServerIdAndshareableHandle npu_driver_mem.cc:680-695; errcode_manage.cc:565 and :86 map it to \
+                    107000"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[EXPORT_V2, IMPORT_V2],
+    }
+
+    SHV_004 {
+        group: V2,
+        text: "A FABRIC export with flags 0 keeps the trustlist: a third process that is not listed is refused \
+               (507899) while the process listed through SetPid V2 with the fabric handle imports (0).",
+        apis: &[
+            "aclrtMemExportToShareableHandleV2",
+            "aclrtMemSetPidToShareableHandleV2",
+            "aclrtMemImportFromShareableHandleV2",
+        ],
+        sources: &[API_IMPL, MEM_SHARE],
+        confidence: &[Src, Inferred],
+        note: Some("api_impl.cc:7381-7408 (driver export with flags 0; DISABLE_PID_VALIDATION applied only for flag \
+                    1), 7481-7492 (SetPid V2 translates to the u64 form); the kernel's trustlist as ACL-IMP-011"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR), acl!(SUCCESS)]),
+        enforced_by: &[&IMP_011],
+        requires: V2_PEERS,
+    }
+
+    SHV_005 {
+        group: V2,
+        text: "Cross-device V2: the exporting process importing its own FABRIC handle onto the device the memory lives \
+               on is refused (507899); onto another current device it gets a handle of that device (0).",
+        apis: &["aclrtMemImportFromShareableHandleV2", "aclrtMemGetAllocationPropertiesFromHandle"],
+        sources: &[API_IMPL, MEM_SHARE],
+        confidence: &[Src],
+        note: Some("api_impl.cc:7435-7472 (same server: local import onto the current device, P2P enabled toward \
+                    the exporter), then as ACL-IMP-009 and ACL-MAP-016"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR), acl!(SUCCESS)]),
+        enforced_by: &[&IMP_009],
+        requires: &[EXPORT_V2, IMPORT_V2, Need::Devices(2)],
+    }
+
+    SHV_006 {
+        group: V2,
+        text: "Sample 12 across servers: a FABRIC handle exported with flag 1 on one server imports with V2 on \
+               another server (a peer in another network namespace sharing the root), whose exports carry another \
+               sdid; the client maps it, sees the server's data, and both release.",
+        apis: &["aclrtMemExportToShareableHandleV2", "aclrtMemImportFromShareableHandleV2", "aclrtMapMem"],
+        sources: &[API_IMPL, Reference("acl.md §7.3, sample 12_cross_server_physical_memory_sharing_withoutpid")],
+        confidence: &[Doc, Src],
+        note: Some("api_impl.cc:7452-7471: another server id skips the local conversion and imports the fabric \
+                    handle itself; the emulator names a server by its network namespace"),
+        expect: Codes(&[acl!(SUCCESS)]),
+        requires: V2_PEERS,
+    }
+
+    // ==== Retain (issue 19) =============================================================
+
+    RET_003 {
+        group: RETAIN,
+        text: "Each retain adds one reference: a mapping retained twice needs three FreePhysical calls (the malloc's \
+               and one per retain) before its device memory comes back.",
+        apis: &["aclrtMemRetainAllocationHandle", "aclrtFreePhysical", "aclrtGetMemInfo"],
+        sources: &[Page("aclrtMemRetainAllocationHandle page"), DEVMM],
+        confidence: &[Doc, Src],
+        note: Some("devmm_svm.c:6112 (devmm_vmm_handle_ref_inc per retain); halMemRelease drops one"),
+        expect: Codes(&[acl!(SUCCESS)]),
+    }
+
+    RET_004 {
+        group: RETAIN,
+        text: "Retain once, free once (Mooncake's fabric path): the reference the retain added keeps the 4 MiB \
+               allocation charged on the device after unmap and free, on the exporting side and on the importing \
+               side; only the second FreePhysical gives it back.",
+        apis: &["aclrtMemRetainAllocationHandle", "aclrtFreePhysical", "aclrtMemImportFromShareableHandleV2"],
+        sources: &[Page("aclrtMemRetainAllocationHandle page"), DEVMM],
+        confidence: &[Doc, Src],
+        expect: Codes(&[acl!(SUCCESS)]),
+        requires: V2_PEERS,
+    }
+
+    RET_005 {
+        group: RETAIN,
+        text: "Retain after unmap: the map record is gone, so the VA is refused (507899) although its reservation \
+               stays bound; mapped again, the VA retains the new mapping's handle.",
+        apis: &["aclrtMemRetainAllocationHandle", "aclrtUnmapMem"],
+        sources: &[DEVMM, ERRCODE],
+        confidence: &[Src],
+        note: Some("halMemUnmap destroys the record (devmm_svm.c:6081); lookup misses with NOT_EXIST (5986-6003), \
+                    unmapped by errcode_manage.cc:599: 507899"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+    }
+
+    RET_006 {
+        group: RETAIN,
+        text: "Retain on aclrtMalloc memory is refused (507899): it has no VMM map record.",
+        apis: &["aclrtMemRetainAllocationHandle", "aclrtMalloc"],
+        sources: &[DEVMM, ERRCODE],
+        confidence: &[Src],
+        note: Some("drvMemGetAttribute succeeds on the SVM heap (devmm_svm.c:2601-2650), the record lookup does not \
+                    (6107)"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+    }
+
+    // ==== Address queries (issue 19) ======================================================
+
+    QRY_001 {
+        group: QUERY,
+        text: "aclrtMemGetAddressRange of an address no device allocation covers (host memory) is refused: the \
+               driver finds no range (107000).",
+        apis: &["aclrtMemGetAddressRange"],
+        sources: &[DEVMM, NPU_DRIVER],
+        confidence: &[Src],
+        note: Some("halMemGetAddressRange devmm_svm.c:7033-7036 (DRV_ERROR_INVALID_VALUE); npu_driver.cc:1618-1633"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclrtMemGetAddressRange")],
+    }
+
+    QRY_002 {
+        group: QUERY,
+        text: "aclrtPointerGetAttributes: a VMM mapping (start or interior) and aclrtMalloc memory are DEVICE with \
+               their device id and 2 MiB pages; an imported mapping is DEVICE of the importing device; \
+               aclrtMallocHost memory is HOST 0; ordinary host memory is UNREGISTERED (2) with 4 KiB pages.",
+        apis: &["aclrtPointerGetAttributes"],
+        sources: &[NPU_DRIVER_MEM, DEVMM],
+        confidence: &[Src],
+        note: Some("PtrGetAttributes npu_driver_mem.cc:2040-2083 (memType to location; id only for device); \
+                    drvMemGetAttribute devmm_svm.c:2601-2650"),
+        expect: Codes(&[acl!(SUCCESS)]),
+        requires: &[Need::Devices(2)],
+    }
+
+    QRY_003 {
+        group: QUERY,
+        text: "aclrtPointerGetAttributes of a never-mapped reservation over 512 MiB is refused (107017): its heap \
+               has no side yet.",
+        apis: &["aclrtPointerGetAttributes"],
+        sources: &[DEVMM],
+        confidence: &[Src],
+        note: Some("devmm_get_reserve_addr_attr devmm_svm.c:2551-2566 (DRV_ERROR_INVALID_HANDLE); reservations over \
+                    DEVMM_LARGE_MEM_THRESHOLD_SIZE (devmm_svm.h:46) are heaps of their own. Under 512 MiB: \
+                    undetermined (the node's initial side)"),
+        expect: Codes(&[acl!(RT_INVALID_HANDLE)]),
     }
 }

@@ -155,6 +155,64 @@ impl Default for aclrtMemFabricHandle {
     }
 }
 
+/// The driver's type word at offset 0 of a fabric handle: `drv_mem_handle_type`
+/// (hicann/driver pkg_inc/hal_pkg/common_pkg.h:147-152): NONE 0, FABRIC 1, POSIX 2.
+pub const MEM_HANDLE_TYPE_NONE: u32 = 0;
+/// See [`MEM_HANDLE_TYPE_NONE`].
+pub const MEM_HANDLE_TYPE_FABRIC: u32 = 1;
+/// See [`MEM_HANDLE_TYPE_NONE`].
+pub const MEM_HANDLE_TYPE_POSIX: u32 = 2;
+
+/// What the driver writes at the start of an [`aclrtMemFabricHandle`]
+/// (`struct devmm_share_handle`, hicann/driver src/ascend_hal/svm/v2/devmm/devmm_svm.c:6350-6356,
+/// filled at 6393-6397): 20 bytes, the other 108 bytes are zero.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct aclrtMemFabricHandleHead {
+    /// `drv_mem_handle_type`: [`MEM_HANDLE_TYPE_FABRIC`] for a fabric handle.
+    pub handle_type: u32,
+    /// The exporter's super-pod device id, which names its server.
+    pub sdid: u32,
+    /// The exporter's logical device (bits 32-39 of the u64 form).
+    pub devid: u32,
+    /// The exporter's physical device (cross-server use).
+    pub phy_devid: u32,
+    /// The share id (bits 0-31 of the u64 form).
+    pub share_id: i32,
+}
+
+impl aclrtMemFabricHandleHead {
+    /// The u64 shareable handle of the same export: share id, device in bits 32-39
+    /// (halMemTransShareableHandle, devmm_svm.c:6457-6486).
+    pub fn shareable(&self) -> u64 {
+        (u64::from(self.devid & 0xff) << 32) | u64::from(self.share_id as u32)
+    }
+}
+
+impl aclrtMemFabricHandle {
+    /// The head the driver wrote (little-endian words).
+    pub fn head(&self) -> aclrtMemFabricHandleHead {
+        let w = |i: usize| u32::from_le_bytes([self.data[i], self.data[i + 1], self.data[i + 2], self.data[i + 3]]);
+        aclrtMemFabricHandleHead {
+            handle_type: w(0),
+            sdid: w(4),
+            devid: w(8),
+            phy_devid: w(12),
+            share_id: w(16) as i32,
+        }
+    }
+
+    /// A handle holding `head` and zeros.
+    pub fn from_head(head: &aclrtMemFabricHandleHead) -> Self {
+        let mut h = Self::default();
+        let words = [head.handle_type, head.sdid, head.devid, head.phy_devid, head.share_id as u32];
+        for (i, w) in words.into_iter().enumerate() {
+            h.data[i * 4..i * 4 + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        h
+    }
+}
+
 /// `aclrtPtrAttributes`: 28 bytes, align 4.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -189,8 +247,45 @@ const _: () = {
     assert!(offset_of!(aclrtMemAccessDesc, location) == 4);
     assert!(offset_of!(aclrtMemAccessDesc, rsv) == 12);
     assert!(size_of::<aclrtMemFabricHandle>() == 128 && align_of::<aclrtMemFabricHandle>() == 1);
+    assert!(size_of::<aclrtMemFabricHandleHead>() == 20 && align_of::<aclrtMemFabricHandleHead>() == 4);
+    assert!(offset_of!(aclrtMemFabricHandleHead, handle_type) == 0);
+    assert!(offset_of!(aclrtMemFabricHandleHead, sdid) == 4);
+    assert!(offset_of!(aclrtMemFabricHandleHead, devid) == 8);
+    assert!(offset_of!(aclrtMemFabricHandleHead, phy_devid) == 12);
+    assert!(offset_of!(aclrtMemFabricHandleHead, share_id) == 16);
     assert!(size_of::<aclrtPtrAttributes>() == 28 && align_of::<aclrtPtrAttributes>() == 4);
     assert!(offset_of!(aclrtPtrAttributes, pageSize) == 8 && offset_of!(aclrtPtrAttributes, rsv) == 12);
     assert!(size_of::<aclrtServerPid>() == 24 && align_of::<aclrtServerPid>() == 8);
     assert!(offset_of!(aclrtServerPid, pid) == 8 && offset_of!(aclrtServerPid, num) == 16);
 };
+
+#[cfg(test)]
+mod fabric_tests {
+    use std::mem::{offset_of, size_of};
+
+    use super::*;
+
+    /// ACL-SHV-001: the head's words sit at 0, 4, 8, 12, 16 and its u64 form
+    /// is share id | device << 32, as the driver packs it.
+    #[test]
+    fn fabric_head_round_trip_and_layout() {
+        let head = aclrtMemFabricHandleHead {
+            handle_type: MEM_HANDLE_TYPE_FABRIC,
+            sdid: 0x1122_3344,
+            devid: 3,
+            phy_devid: 5,
+            share_id: 0x0607_0809,
+        };
+        let h = aclrtMemFabricHandle::from_head(&head);
+        assert_eq!(h.data[0..4], [1, 0, 0, 0]);
+        assert_eq!(h.data[4..8], [0x44, 0x33, 0x22, 0x11]);
+        assert_eq!(h.data[8], 3);
+        assert_eq!(h.data[12], 5);
+        assert_eq!(h.data[16..20], [9, 8, 7, 6]);
+        assert!(h.data[20..].iter().all(|&b| b == 0));
+        assert_eq!(h.head(), head);
+        assert_eq!(head.shareable(), 0x3_0607_0809);
+        assert_eq!(size_of::<aclrtMemFabricHandleHead>(), 20);
+        assert_eq!(offset_of!(aclrtMemFabricHandleHead, share_id), 16);
+    }
+}

@@ -77,6 +77,9 @@ pub fn bad_option(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     cx.expect_code("granularity with option UNDEF (0xFFFF)", query(cx, prop(0), ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF).0)?;
     cx.expect_code("granularity with option 2", query(cx, prop(0), 2).0)?;
+    // The driver checks the option before the property record.
+    let p = aclrtPhysicalMemProp { reserve: 1, ..prop(0) };
+    cx.expect_code("granularity with option 2 and reserve 1", query(cx, p, 2).0)?;
     cx.expect_ok("granularity with option RECOMMENDED", query(cx, prop(0), REC).0)
 }
 

@@ -19,10 +19,12 @@ pub mod mapping;
 pub mod order;
 pub mod peer_access;
 pub mod physical;
+pub mod query;
 pub mod reservation;
 pub mod retain;
 pub mod sample;
 pub mod trustlist;
 pub mod unreachable;
+pub mod v2;
 
 mod sharing;

@@ -122,22 +122,35 @@ pub fn giant_pages_unsupported(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("aclrtMallocPhysical(1 GiB, attr 10) without giant pages", try_malloc(cx, &p, GIB, 0))
 }
 
-/// ACL-MP-011: HOST location id 1.
+/// ACL-MP-011: HOST location id 1 (207000), then id 64 (past the device
+/// ids: 107000), then id 1 with `reserve` 1 (the reserve check comes first).
 pub fn host_id_nonzero(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let p = prop_with(ACL_HBM_MEM_HUGE, ACL_MEM_LOCATION_TYPE_HOST, 1);
     cx.expect_code("aclrtMallocPhysical(HOST 1)", try_malloc(cx, &p, TWO_MIB, 0))?;
+    let p = prop_with(ACL_HBM_MEM_HUGE, ACL_MEM_LOCATION_TYPE_HOST, 64);
+    cx.expect("aclrtMallocPhysical(HOST 64)", AclError::RT_PARAM_INVALID, try_malloc(cx, &p, TWO_MIB, 0))?;
+    let p = aclrtPhysicalMemProp { reserve: 1, ..prop_with(ACL_HBM_MEM_HUGE, ACL_MEM_LOCATION_TYPE_HOST, 1) };
+    cx.expect("aclrtMallocPhysical(HOST 1, reserve 1)", AclError::RT_PARAM_INVALID, try_malloc(cx, &p, TWO_MIB, 0))?;
     let p = prop_with(ACL_HBM_MEM_HUGE, ACL_MEM_LOCATION_TYPE_HOST, 0);
     cx.expect_ok("aclrtMallocPhysical(HOST 0)", try_malloc(cx, &p, TWO_MIB, 0))
 }
 
-/// ACL-MP-012: location type 5, then `reserve` 1.
+/// ACL-MP-012: location type 5, then `reserve` 1; then `reserve` 1 with a
+/// 1G attribute at HOST 0, where the giant-page check wins (207000).
 pub fn location_type_or_reserve(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let p = prop_with(ACL_HBM_MEM_HUGE, 5, 0);
     cx.expect_code("aclrtMallocPhysical(location type 5)", try_malloc(cx, &p, TWO_MIB, 0))?;
     let p = aclrtPhysicalMemProp { reserve: 1, ..prop(0) };
-    cx.expect_code("aclrtMallocPhysical(reserve 1)", try_malloc(cx, &p, TWO_MIB, 0))
+    cx.expect_code("aclrtMallocPhysical(reserve 1)", try_malloc(cx, &p, TWO_MIB, 0))?;
+    let p = aclrtPhysicalMemProp { reserve: 1, ..prop_with(ACL_HBM_MEM_HUGE1G, ACL_MEM_LOCATION_TYPE_HOST, 0) };
+    let r = try_malloc(cx, &p, GIB, 0);
+    cx.ensure_code(
+        "aclrtMallocPhysical(HOST 0, attr 10, reserve 1): giant pages first",
+        AclError::RT_FEATURE_NOT_SUPPORT,
+        r,
+    )
 }
 
 /// ACL-MP-013: 4 KiB and 3 MiB; 2 MiB then works.

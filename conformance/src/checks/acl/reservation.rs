@@ -105,7 +105,7 @@ pub fn expect_ptr_placement(cx: &mut Ctx) -> Result<(), Failure> {
         let r = release_if(cx, try_reserve(cx, TWO_MIB, 0, at, 0))?;
         cx.expect(
             &format!("aclrtReserveMemAddress(expectPtr {at:#x}, outside the window)"),
-            AclError::RT_PARAM_INVALID,
+            AclError::RT_DRV_INTERNAL_ERROR,
             r,
         )?;
     }

@@ -74,6 +74,8 @@ pub fn unknown_handle(cx: &mut Ctx) -> Result<(), Failure> {
     let (m, sh) = exported(cx, 0, 5)?;
     cx.expect_code("SetPid on a never-exported share id", set(cx, UNKNOWN_SHAREABLE, &[4242]))?;
     cx.expect_code("SetPid with device field 200", set(cx, (200 << 32) | (sh & 0xffff_ffff), &[4242]))?;
+    // The driver reads bits 0-39 only: high bits do not make another handle.
+    cx.expect_ok("SetPid with bits 40-63 set on a live handle", set(cx, sh | (0xab_cdef << 40), &[4242]))?;
     cx.teardown(m)?;
     cx.expect_code("SetPid after every holder released", set(cx, sh, &[4242]))
 }

@@ -1,12 +1,14 @@
-//! HIP-POOL: stream-ordered memory pools within one process (clr 6.3,
-//! hip_mempool.cpp). The two-process rules (HIP-POOL-017, 018) are run by
-//! emulator/tests/hip_pool.rs until the suite has a HIP peer.
+//! HIP-POOL: stream-ordered memory pools (clr 6.3, hip_mempool.cpp), within
+//! one process and, for HIP-POOL-017 and 018, with a HIP peer
+//! ([`crate::hip::peer`]) that imports the pool and a pointer.
 
 use std::ffi::c_void;
+use std::os::fd::{AsFd, OwnedFd};
 use std::ptr;
 
 use vmmkit_sys::hip::*;
 
+use crate::hip::peer::{Peer, Request};
 use crate::hip::{Ctx, Va, setup};
 use crate::outcome::Failure;
 
@@ -374,7 +376,67 @@ pub fn pools_supported(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("MemoryPoolSupportedHandleTypes has PosixFileDescriptor", v & 1 == 1, "bit 0 set", v)
 }
 
-/// Two-process pool rules (HIP-POOL-017, 018), run by emulator/tests/hip_pool.rs.
-pub fn across_processes(_: &mut Ctx) -> Result<(), Failure> {
-    super::elsewhere("emulator/tests/hip_pool.rs")
+/// An exported pool on device 0 with one `size`-byte allocation holding the
+/// pattern `seed`: the pool, the pointer, the pool's fd and the pointer's
+/// 64 export bytes.
+fn shared_allocation(cx: &Ctx, size: usize, seed: u8) -> Result<(hipMemPool_t, Va, OwnedFd, Vec<u8>), Failure> {
+    let pool = create(cx, hipMemHandleTypePosixFileDescriptor)?;
+    let p = alloc(cx, pool, size)?;
+    cx.write(p, size, seed)?;
+    let hip = cx.hip();
+    let mut raw = -1i32;
+    let r = hip.hipMemPoolExportToShareableHandle((&raw mut raw).cast(), pool, hipMemHandleTypePosixFileDescriptor, 0);
+    let fd = crate::hip::Hip::own_exported_fd(raw);
+    setup("hipMemPoolExportToShareableHandle", r)?;
+    let fd = fd.ok_or_else(|| Failure::Setup(format!("setup: hipMemPoolExportToShareableHandle gave fd {raw}")))?;
+    let mut data = hipMemPoolPtrExportData::default();
+    setup("hipMemPoolExportPointer", hip.hipMemPoolExportPointer(&mut data, p))?;
+    Ok((pool, p, fd, data.reserved.to_vec()))
+}
+
+/// The peer imports the pool (its fd by `SCM_RIGHTS`) and the pointer: its address.
+fn import_in(cx: &Ctx, peer: &mut Peer, fd: &OwnedFd, data: Vec<u8>) -> Result<u64, Failure> {
+    let r = peer.call_fds(&Request::PoolImport { data }, &[fd.as_fd()])?;
+    cx.expect_ok(&format!("peer: import the pool and the pointer ({})", r.text), r.hip())?;
+    Ok(r.value)
+}
+
+/// The peer reads `len` bytes at `ptr` and finds the pattern `seed`.
+fn peer_sees(cx: &Ctx, peer: &mut Peer, step: &str, ptr: u64, len: usize, seed: u8) -> Result<(), Failure> {
+    let r = peer.setup(&Request::Verify { ptr, len: len as u64, seed })?;
+    cx.ensure(step, r.value == 1, format!("pattern {seed}"), r.text)
+}
+
+/// HIP-POOL-017: a peer imports the pool and the pointer, reads what this
+/// process wrote, writes back (seen here), and frees it with hipFreeAsync.
+pub fn across_processes(cx: &mut Ctx) -> Result<(), Failure> {
+    let size = 2 * MIB;
+    let (pool, p, fd, data) = shared_allocation(cx, size, 51)?;
+    let mut peer = cx.peer("pool importer", 0)?;
+    let q = import_in(cx, &mut peer, &fd, data)?;
+    peer_sees(cx, &mut peer, "the peer reads what the exporter wrote", q, size, 51)?;
+    peer.setup(&Request::Fill { ptr: q, len: size as u64, seed: 52 })?;
+    cx.verify("the exporter reads what the peer wrote", p, size, 52)?;
+    let r = peer.call(&Request::PoolFree { ptr: q })?;
+    cx.expect_ok(&format!("peer: hipFreeAsync ({})", r.text), r.hip())?;
+    peer.exit()?;
+    setup("hipFreeAsync", cx.hip().hipFreeAsync(p, ptr::null_mut()))?;
+    destroy(cx, pool)
+}
+
+/// HIP-POOL-018 (undetermined; emulator: kept): the exporter frees and trims
+/// while the peer has the pointer open; the peer still reads it, then frees it.
+pub fn exporter_frees_first(cx: &mut Ctx) -> Result<(), Failure> {
+    let size = 2 * MIB;
+    let (pool, p, fd, data) = shared_allocation(cx, size, 53)?;
+    let mut peer = cx.peer("pool importer", 0)?;
+    let q = import_in(cx, &mut peer, &fd, data)?;
+    let hip = cx.hip();
+    setup("hipFreeAsync", hip.hipFreeAsync(p, ptr::null_mut()))?;
+    setup("hipMemPoolTrimTo", hip.hipMemPoolTrimTo(pool, 0))?;
+    peer_sees(cx, &mut peer, "the peer reads after the exporter freed and trimmed", q, size, 53)?;
+    let r = peer.call(&Request::PoolFree { ptr: q })?;
+    cx.expect_ok(&format!("peer: hipFreeAsync ({})", r.text), r.hip())?;
+    peer.exit()?;
+    destroy(cx, pool)
 }
