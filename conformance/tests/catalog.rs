@@ -4,7 +4,9 @@
 //!
 //! The ACL list is the reference's rule ids (shared/reference/acl.md §4,
 //! 151 ids), the combined cases of §5 (`ACL-ORD-*`) and the sample flows of
-//! §7 (`ACL-FLOW-*`); the CUDA list is cuda.md §3. Both are checked in
+//! §7 (`ACL-FLOW-*`), then the rules later waves took from the vendors'
+//! source (issue 19: IPC by key, V2, retain, queries); the CUDA list is
+//! cuda.md §3 and the later waves' rules (copies, fork, pools). Both are checked in
 //! because shared/ is not beside every checkout. A test asserts that the
 //! catalog holds each exactly once (or says why not), and nothing else.
 
@@ -249,6 +251,20 @@ const CUDA_REFERENCE_IDS: &[&str] = &[
     // Issue 20 (copies check their kind): the emulator's rule, not cuda.md's.
     "CUDA-CPY-001",
     "CUDA-FORK-001",
+    // Issue 19: memory-pool rules from the CUDA driver API docs (docs/cuda.md, "Memory pools").
+    "CUDA-POOL-001",
+    "CUDA-POOL-002",
+    "CUDA-POOL-003",
+    "CUDA-POOL-004",
+    "CUDA-POOL-005",
+    "CUDA-POOL-006",
+    "CUDA-POOL-007",
+    "CUDA-POOL-008",
+    "CUDA-POOL-009",
+    "CUDA-POOL-010",
+    "CUDA-POOL-011",
+    "CUDA-POOL-012",
+    "CUDA-POOL-013",
 ];
 
 /// Rules of cuda.md §3 the catalog does not hold, with why (a word of it is
@@ -365,7 +381,7 @@ fn cuda_catalog_holds_every_reference_id_once_or_says_why_not() {
     }
     let reference: HashSet<&str> = CUDA_REFERENCE_IDS.iter().copied().collect();
     for id in &ids {
-        assert!(reference.contains(id), "{id} is not a rule of cuda.md §3");
+        assert!(reference.contains(id), "{id} is neither a rule of cuda.md §3 nor of wave 2");
     }
     assert_eq!(ids.len() + NOT_CATALOGUED.len(), CUDA_REFERENCE_IDS.len());
     let docs = include_str!("../../sys/src/cuda/rules.rs");

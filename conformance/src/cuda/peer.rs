@@ -7,7 +7,7 @@
 //! dies with its parent.
 #![forbid(unsafe_code)]
 
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::process::ExitCode;
 use std::ptr;
 
@@ -16,11 +16,10 @@ use vmmkit_sys::cuda::*;
 
 use super::Cuda;
 use crate::backend;
-use crate::outcome::Failure;
 use crate::pattern;
 pub use crate::peer::Launcher;
 pub use crate::peer::link::Args;
-use crate::peer::link::{Link, Step, VendorReply, serve};
+use crate::peer::link::{Protocol, Step, VendorReply, serve};
 
 /// The hidden command that runs a CUDA peer.
 pub const ROLE: &str = "__cuda_peer";
@@ -112,51 +111,26 @@ pub struct Reply {
     pub text: String,
 }
 
-/// A running CUDA peer.
+/// The CUDA peer's protocol.
 #[derive(Debug)]
-pub struct Peer {
-    link: Link,
-}
+pub struct CudaProtocol;
 
-impl Peer {
-    /// Starts a peer named `name` and has it make device `device`'s primary context current.
-    ///
-    /// # Errors
-    /// [`Failure::Peer`] when it cannot start; a setup failure when its context cannot be made.
-    pub fn start(launcher: &Launcher, name: &str, device: i32) -> Result<Self, Failure> {
-        let mut p = Self { link: Link::spawn(launcher, ROLE, name)? };
-        p.setup(&Request::Start { device })?;
-        Ok(p)
+impl Protocol for CudaProtocol {
+    const ROLE: &'static str = ROLE;
+    type Request = Request;
+    type Reply = Reply;
+
+    fn start(device: i32) -> Request {
+        Request::Start { device }
     }
 
-    /// Sends `req` and waits for the reply.
-    ///
-    /// # Errors
-    /// [`Failure::Peer`] when the peer dies, does not answer in
-    /// [`crate::peer::REPLY_TIMEOUT`], or answers garbage.
-    pub fn call(&mut self, req: &Request) -> Result<Reply, Failure> {
-        self.call_fds(req, &[])
-    }
-
-    /// Sends `req` with `fds` attached (`SCM_RIGHTS`) and waits for the reply.
-    ///
-    /// # Errors
-    /// As [`Peer::call`].
-    pub fn call_fds(&mut self, req: &Request, fds: &[BorrowedFd<'_>]) -> Result<Reply, Failure> {
-        self.link.call(req, fds).map(|(r, _fds)| r)
-    }
-
-    /// Sends `req`, which only prepares the rule: a code other than success is a setup failure.
-    pub fn setup(&mut self, req: &Request) -> Result<Reply, Failure> {
-        self.link.setup(req)
-    }
-
-    /// Asks the peer to exit and waits for it, at most [`crate::peer::EXIT_TIMEOUT`].
-    pub fn exit(mut self) -> Result<(), Failure> {
-        self.setup(&Request::Exit)?;
-        self.link.exited()
+    fn exit() -> Request {
+        Request::Exit
     }
 }
+
+/// A running CUDA peer.
+pub type Peer = crate::peer::link::Peer<CudaProtocol>;
 
 impl VendorReply for Reply {
     fn failed(&self) -> Option<String> {

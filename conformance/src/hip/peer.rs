@@ -16,7 +16,7 @@
 //! (preparation: a failure is a setup failure).
 #![forbid(unsafe_code)]
 
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::process::ExitCode;
 use std::ptr;
 
@@ -25,11 +25,10 @@ use vmmkit_sys::hip::*;
 
 use super::Hip;
 use crate::backend;
-use crate::outcome::Failure;
 use crate::pattern;
 pub use crate::peer::Launcher;
 pub use crate::peer::link::Args;
-use crate::peer::link::{Link, Step, VendorReply, serve};
+use crate::peer::link::{Protocol, Step, VendorReply, serve};
 
 /// The hidden command that runs a HIP peer.
 pub const ROLE: &str = "__hip_peer";
@@ -133,57 +132,26 @@ impl Reply {
     }
 }
 
-/// A running HIP peer.
+/// The HIP peer's protocol.
 #[derive(Debug)]
-pub struct Peer {
-    link: Link,
-}
+pub struct HipProtocol;
 
-impl Peer {
-    /// Starts a peer named `name` and has it make device `device` current.
-    ///
-    /// # Errors
-    /// [`Failure::Peer`] when it cannot start; a setup failure when the device cannot be set.
-    pub fn start(launcher: &Launcher, name: &str, device: i32) -> Result<Self, Failure> {
-        let mut p = Self { link: Link::spawn(launcher, ROLE, name)? };
-        p.setup(&Request::Start { device })?;
-        Ok(p)
+impl Protocol for HipProtocol {
+    const ROLE: &'static str = ROLE;
+    type Request = Request;
+    type Reply = Reply;
+
+    fn start(device: i32) -> Request {
+        Request::Start { device }
     }
 
-    /// Sends `req` and waits for the reply.
-    ///
-    /// # Errors
-    /// [`Failure::Peer`] when the peer dies, does not answer in
-    /// [`crate::peer::REPLY_TIMEOUT`], or answers garbage.
-    pub fn call(&mut self, req: &Request) -> Result<Reply, Failure> {
-        self.call_fds(req, &[])
-    }
-
-    /// Sends `req` with `fds` attached (`SCM_RIGHTS`) and waits for the reply.
-    ///
-    /// # Errors
-    /// As [`Peer::call`].
-    pub fn call_fds(&mut self, req: &Request, fds: &[BorrowedFd<'_>]) -> Result<Reply, Failure> {
-        self.link.call(req, fds).map(|(r, _fds)| r)
-    }
-
-    /// Sends `req`, which only prepares the rule: a code other than success is a setup failure.
-    ///
-    /// # Errors
-    /// As [`Peer::call`], and a setup failure for a code other than success.
-    pub fn setup(&mut self, req: &Request) -> Result<Reply, Failure> {
-        self.link.setup(req)
-    }
-
-    /// Asks the peer to exit and waits for it, at most [`crate::peer::EXIT_TIMEOUT`].
-    ///
-    /// # Errors
-    /// As [`Peer::call`], and a failure when it does not exit cleanly.
-    pub fn exit(mut self) -> Result<(), Failure> {
-        self.setup(&Request::Exit)?;
-        self.link.exited()
+    fn exit() -> Request {
+        Request::Exit
     }
 }
+
+/// A running HIP peer.
+pub type Peer = crate::peer::link::Peer<HipProtocol>;
 
 impl VendorReply for Reply {
     fn failed(&self) -> Option<String> {

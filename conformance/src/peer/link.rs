@@ -79,6 +79,74 @@ pub trait VendorReply {
     fn text(&self) -> &str;
 }
 
+/// One vendor's peer protocol: its hidden command, its request and reply
+/// types, and the requests that start (make a device current) and end it.
+pub trait Protocol {
+    /// The hidden `vmmkit` command that runs the peer.
+    const ROLE: &'static str;
+    /// What the peer is asked.
+    type Request: Serialize;
+    /// What it answers.
+    type Reply: DeserializeOwned + VendorReply;
+    /// The request that makes `device` current in a new peer.
+    fn start(device: i32) -> Self::Request;
+    /// The request after which the peer exits with status 0.
+    fn exit() -> Self::Request;
+}
+
+/// A running peer of protocol `P` (the HIP and CUDA peers: one body for both).
+#[derive(Debug)]
+pub struct Peer<P> {
+    link: Link,
+    protocol: std::marker::PhantomData<P>,
+}
+
+impl<P: Protocol> Peer<P> {
+    /// Starts a peer named `name` and has it make device `device` current.
+    ///
+    /// # Errors
+    /// [`Failure::Peer`] when it cannot start; a setup failure when the device cannot be made current.
+    pub fn start(launcher: &Launcher, name: &str, device: i32) -> Result<Self, Failure> {
+        let mut p = Self { link: Link::spawn(launcher, P::ROLE, name)?, protocol: std::marker::PhantomData };
+        p.setup(&P::start(device))?;
+        Ok(p)
+    }
+
+    /// Sends `req` and waits for the reply.
+    ///
+    /// # Errors
+    /// [`Failure::Peer`] when the peer dies, does not answer in
+    /// [`REPLY_TIMEOUT`], or answers garbage.
+    pub fn call(&mut self, req: &P::Request) -> Result<P::Reply, Failure> {
+        self.call_fds(req, &[])
+    }
+
+    /// Sends `req` with `fds` attached (`SCM_RIGHTS`) and waits for the reply.
+    ///
+    /// # Errors
+    /// As [`Peer::call`].
+    pub fn call_fds(&mut self, req: &P::Request, fds: &[BorrowedFd<'_>]) -> Result<P::Reply, Failure> {
+        self.link.call(req, fds).map(|(r, _fds)| r)
+    }
+
+    /// Sends `req`, which only prepares the rule: a code other than success is a setup failure.
+    ///
+    /// # Errors
+    /// As [`Peer::call`], and a setup failure for a code other than success.
+    pub fn setup(&mut self, req: &P::Request) -> Result<P::Reply, Failure> {
+        self.link.setup(req)
+    }
+
+    /// Asks the peer to exit and waits for it, at most [`EXIT_TIMEOUT`].
+    ///
+    /// # Errors
+    /// As [`Peer::call`], and a failure when it does not exit cleanly.
+    pub fn exit(mut self) -> Result<(), Failure> {
+        self.setup(&P::exit())?;
+        self.link.exited()
+    }
+}
+
 /// A running peer speaking requests `Q` and replies `R`.
 #[derive(Debug)]
 pub struct Link {
