@@ -224,16 +224,26 @@ fn attr_of(attr: CUmemPool_attribute) -> Result<Option<PoolAttr>, Fail> {
     Ok(a)
 }
 
+/// The pool and attribute a Set/GetAttribute call names, checked in the
+/// driver's order (CUDA-POOL-007); `None` where a mutated check let a bad
+/// argument through, so that nothing is read or written.
+fn attribute_call(
+    e: &Emulator,
+    pool: CUmemoryPool,
+    attr: CUmemPool_attribute,
+    value: *mut c_void,
+) -> Result<Option<(PoolId, PoolAttr)>, Fail> {
+    ensure!(!value.is_null(), rules::POOL_007, "value is NULL");
+    let (Some(id), Some(a)) = (live(e, pool, &rules::POOL_007)?, attr_of(attr)?) else { return Ok(None) };
+    Ok((!value.is_null()).then_some((id, a)))
+}
+
 /// `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)`: CUDA-POOL-007.
 pub unsafe extern "C" fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult {
     run("cuMemPoolSetAttribute", || {
         current()?;
         let e = emu()?;
-        ensure!(!value.is_null(), rules::POOL_007, "value is NULL");
-        let (Some(id), Some(a)) = (live(e, pool, &rules::POOL_007)?, attr_of(attr)?) else { return Ok(()) };
-        if value.is_null() {
-            return Ok(());
-        }
+        let Some((id, a)) = attribute_call(e, pool, attr, value)? else { return Ok(()) };
         let v = if a.is_int() {
             // SAFETY: checked non-null; an int attribute's value is an int.
             u64::from(unsafe { get(value.cast::<i32>()) } != 0)
@@ -250,11 +260,7 @@ pub unsafe extern "C" fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPo
     run("cuMemPoolGetAttribute", || {
         current()?;
         let e = emu()?;
-        ensure!(!value.is_null(), rules::POOL_007, "value is NULL");
-        let (Some(id), Some(a)) = (live(e, pool, &rules::POOL_007)?, attr_of(attr)?) else { return Ok(()) };
-        if value.is_null() {
-            return Ok(());
-        }
+        let Some((id, a)) = attribute_call(e, pool, attr, value)? else { return Ok(()) };
         let v = e.pool_get(id, a).map_err(|er| core_fail(&rules::POOL_007, er))?;
         if a.is_int() {
             // SAFETY: checked non-null.
