@@ -104,7 +104,9 @@ pub fn memcpy_kind(cx: &mut Ctx) -> Result<(), Failure> {
 
 /// ACL-CPY-007: host-side addresses no process can map (0x1000, below
 /// 64 KiB, and 2^60, past the user address space) are refused by
-/// aclrtMemset and by aclrtMemcpy of kinds HOST_TO_HOST and DEFAULT.
+/// aclrtMemset and by aclrtMemcpy of kinds HOST_TO_HOST and DEFAULT; a host
+/// address with nothing mapped, under a kind that names it device memory,
+/// is refused by aclrtMemcpy.
 pub fn unmappable_host_address(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
@@ -118,8 +120,19 @@ pub fn unmappable_host_address(cx: &mut Ctx) -> Result<(), Failure> {
         let r = acl.memcpy(p, 16, b.cast_const(), 16, ACL_MEMCPY_DEFAULT);
         cx.expect_code(&format!("aclrtMemcpy(dst {bad:#x}, DEFAULT)"), r)?;
     }
+    // Where the kind names device memory and nothing is mapped at the
+    // (host) address, the driver would fault: refused too. Just past the
+    // device window, where no allocator of this process places memory.
+    let unmapped = PAST_WINDOW as *mut c_void;
+    let r = acl.memcpy(unmapped, 16, b.cast_const(), 16, ACL_MEMCPY_HOST_TO_DEVICE);
+    cx.expect_code(&format!("aclrtMemcpy(dst {PAST_WINDOW:#x}, nothing mapped, HOST_TO_DEVICE)"), r)?;
+    let r = acl.memcpy(b, 16, unmapped.cast_const(), 16, ACL_MEMCPY_DEVICE_TO_HOST);
+    cx.expect_code(&format!("aclrtMemcpy(src {PAST_WINDOW:#x}, nothing mapped, DEVICE_TO_HOST)"), r)?;
     cx.ensure("host buffer after refused copies", buf == [0; 16], "all 0", format!("{buf:?}"))
 }
+
+/// The first address past ACL's device window [16 TiB, 24 TiB) (acl.md §2.6).
+const PAST_WINDOW: usize = 0x1800_0000_0000;
 
 /// ACL-CPY-005: NULL output and size 0 for MallocHost; FreeHost(NULL).
 pub fn host_alloc(cx: &mut Ctx) -> Result<(), Failure> {
