@@ -11,105 +11,19 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::process::ExitCode;
 use std::ptr;
 
-use serde::{Deserialize, Serialize};
 use vmmkit_sys::cuda::*;
 
 use super::Cuda;
 use crate::backend;
 use crate::pattern;
 pub use crate::peer::Launcher;
+use crate::peer::device::Code;
+pub use crate::peer::device::Request;
 pub use crate::peer::link::Args;
-use crate::peer::link::{Protocol, Step, VendorReply, serve};
+use crate::peer::link::{Protocol, Step, serve};
 
 /// The hidden command that runs a CUDA peer.
 pub const ROLE: &str = "__cuda_peer";
-
-/// What a check asks its CUDA peer to do; every request gets one [`Reply`]
-/// whose `code` is the `CUresult` of the call named.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
-pub enum Request {
-    /// `cuInit(0)`, then device `device`'s primary context retained and made current.
-    Start {
-        /// The device ordinal.
-        device: i32,
-    },
-    /// `cuIpcOpenMemHandle_v2` of the 64 handle bytes: `value` is the pointer.
-    Open {
-        /// The handle, as the exporter's bytes.
-        handle: Vec<u8>,
-        /// `Flags`.
-        flags: u32,
-    },
-    /// `cuIpcCloseMemHandle(ptr)`.
-    Close {
-        /// The pointer Open returned.
-        ptr: u64,
-    },
-    /// Reads `len` bytes at `ptr`: `value` is 1 when they are the pattern
-    /// `seed`; otherwise `text` names the first differing byte.
-    Verify {
-        /// Device address.
-        ptr: u64,
-        /// Bytes.
-        len: u64,
-        /// Pattern seed.
-        seed: u8,
-    },
-    /// Writes the pattern `seed` over `len` bytes at `ptr`.
-    Fill {
-        /// Device address.
-        ptr: u64,
-        /// Bytes.
-        len: u64,
-        /// Pattern seed.
-        seed: u8,
-    },
-    /// The fd that comes with the request (`SCM_RIGHTS`) imported by value
-    /// (`cuMemImportFromShareableHandle`), then closed; the handle reserved,
-    /// mapped, released (the mapping holds it), made read-write for the
-    /// current device; then `size` bytes read: `value` is the address, and
-    /// `text` names a differing byte when they are not the pattern `seed`.
-    ImportMap {
-        /// Bytes.
-        size: u64,
-        /// Pattern seed.
-        seed: u8,
-    },
-    /// `cuMemUnmap` and `cuMemAddressFree` of `size` bytes at `ptr`.
-    UnmapFree {
-        /// Device address.
-        ptr: u64,
-        /// Bytes.
-        size: u64,
-    },
-    /// Replies, then exits with status 0.
-    Exit,
-    /// The pool fd that comes with the request imported by value
-    /// (`cuMemPoolImportFromShareableHandle`, then closed), and the 64
-    /// bytes of `data` imported into it (`cuMemPoolImportPointer`): `value`
-    /// is the pointer.
-    PoolImport {
-        /// The `CUmemPoolPtrExportData`, as the exporter's bytes.
-        data: Vec<u8>,
-    },
-    /// `cuMemFreeAsync(ptr, NULL)` of an imported pool pointer.
-    PoolFree {
-        /// The pointer PoolImport returned.
-        ptr: u64,
-    },
-}
-
-/// The peer's answer.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Reply {
-    /// The `CUresult` of the call (0 on success).
-    pub code: u32,
-    /// A result value (a pointer, a flag).
-    pub value: u64,
-    /// The call that failed, or what differed.
-    pub text: String,
-}
 
 /// The CUDA peer's protocol.
 #[derive(Debug)]
@@ -132,13 +46,12 @@ impl Protocol for CudaProtocol {
 /// A running CUDA peer.
 pub type Peer = crate::peer::link::Peer<CudaProtocol>;
 
-impl VendorReply for Reply {
-    fn failed(&self) -> Option<String> {
-        (self.code != 0).then(|| CuResult(self.code).to_string())
-    }
+/// The peer's answer, with a `CUresult`.
+pub type Reply = crate::peer::device::Reply<CuResult>;
 
-    fn text(&self) -> &str {
-        &self.text
+impl Code for CuResult {
+    fn from_bits(bits: u32) -> Self {
+        CuResult(bits)
     }
 }
 
@@ -160,7 +73,7 @@ pub fn run(args: &Args) -> ExitCode {
 }
 
 fn code(r: CUresult, text: &str) -> Reply {
-    Reply { code: r, value: 0, text: if r == 0 { String::new() } else { text.into() } }
+    Reply::of(r, text)
 }
 
 fn serve_one(cuda: &Cuda, current: &mut i32, req: &Request, fds: Vec<OwnedFd>) -> Reply {
@@ -178,22 +91,24 @@ fn serve_one(cuda: &Cuda, current: &mut i32, req: &Request, fds: Vec<OwnedFd>) -
             }
             code(cuda.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
         }
-        Request::Open { handle, flags } => {
+        Request::IpcOpen { handle, flags } => {
             let mut h = CUipcMemHandle::default();
             for (d, s) in h.reserved.iter_mut().zip(handle) {
                 *d = *s as std::ffi::c_char;
             }
             let mut p = 0;
             let r = cuda.cuIpcOpenMemHandle(&mut p, h, *flags);
-            Reply { value: p, ..code(r, "cuIpcOpenMemHandle") }
+            code(r, "cuIpcOpenMemHandle").with_value(p)
         }
-        Request::Close { ptr } => code(cuda.cuIpcCloseMemHandle(*ptr), "cuIpcCloseMemHandle"),
+        Request::IpcClose { ptr } => code(cuda.cuIpcCloseMemHandle(*ptr), "cuIpcCloseMemHandle"),
         Request::Verify { ptr, len, seed } => verify(cuda, *ptr, *len as usize, *seed),
         Request::Fill { ptr, len, seed } => {
             let data = pattern::fill(*seed, *len as usize);
             code(cuda.cuMemcpyHtoD(*ptr, data.as_ptr().cast(), data.len()), "cuMemcpyHtoD")
         }
-        Request::ImportMap { size, seed } => import_map(cuda, *current, fds, *size as usize, *seed),
+        Request::ImportMap { size, seed, by_value } => {
+            import_map(cuda, *current, fds, *size as usize, *seed, *by_value)
+        }
         Request::UnmapFree { ptr, size } => {
             let r = cuda.cuMemUnmap(*ptr, *size as usize);
             if r != 0 {
@@ -210,7 +125,7 @@ fn serve_one(cuda: &Cuda, current: &mut i32, req: &Request, fds: Vec<OwnedFd>) -
 /// [`Request::PoolImport`].
 fn pool_import(cuda: &Cuda, fds: Vec<OwnedFd>, data: &[u8]) -> Reply {
     let Some(fd) = fds.into_iter().next() else {
-        return Reply { code: CuResult::INVALID_VALUE.0, text: "no fd came with the request".into(), value: 0 };
+        return Reply::of(CuResult::INVALID_VALUE.0, "no fd came with the request");
     };
     let mut pool = ptr::null_mut();
     let os_handle = fd.as_raw_fd() as usize as *mut std::ffi::c_void;
@@ -225,17 +140,20 @@ fn pool_import(cuda: &Cuda, fds: Vec<OwnedFd>, data: &[u8]) -> Reply {
     }
     let mut p = 0;
     let r = cuda.cuMemPoolImportPointer(&mut p, pool, &mut share);
-    Reply { value: p, ..code(r, "cuMemPoolImportPointer") }
+    code(r, "cuMemPoolImportPointer").with_value(p)
 }
 
 /// [`Request::ImportMap`]: the memMapIPCDrv child's steps, on `device`.
-fn import_map(cuda: &Cuda, device: i32, fds: Vec<OwnedFd>, size: usize, seed: u8) -> Reply {
+fn import_map(cuda: &Cuda, device: i32, fds: Vec<OwnedFd>, size: usize, seed: u8, by_value: bool) -> Reply {
     let Some(fd) = fds.into_iter().next() else {
-        return Reply { code: CuResult::INVALID_VALUE.0, text: "no fd came with the request".into(), value: 0 };
+        return Reply::of(CuResult::INVALID_VALUE.0, "no fd came with the request");
     };
     let mut h = 0;
-    // cuda.md §2.1: the fd value cast to a pointer; the fd stays ours, and is closed once imported.
-    let os_handle = fd.as_raw_fd() as usize as *mut std::ffi::c_void;
+    // cuda.md §2.1: the fd value cast to a pointer (`by_value`, what CUDA
+    // documents); the fd stays ours, and is closed once imported.
+    let mut raw = fd.as_raw_fd();
+    let os_handle: *mut std::ffi::c_void =
+        if by_value { raw as usize as *mut std::ffi::c_void } else { (&raw mut raw).cast() };
     let r = cuda.cuMemImportFromShareableHandle(&mut h, os_handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
     drop(fd);
     if r != 0 {
@@ -258,7 +176,7 @@ fn import_map(cuda: &Cuda, device: i32, fds: Vec<OwnedFd>, size: usize, seed: u8
     if r != 0 {
         return code(r, "cuMemSetAccess");
     }
-    Reply { value: va, ..verify(cuda, va, size, seed) }
+    verify(cuda, va, size, seed).with_value(va)
 }
 
 /// Reads `len` bytes at `ptr`: `value` 1 when they are the pattern `seed`,
@@ -269,10 +187,5 @@ fn verify(cuda: &Cuda, ptr: u64, len: usize, seed: u8) -> Reply {
     if r != 0 {
         return code(r, "cuMemcpyDtoH");
     }
-    match pattern::first_mismatch(seed, &data) {
-        None => Reply { value: 1, ..Reply::default() },
-        Some((at, want, got)) => {
-            Reply { text: format!("byte {at} is {got:#04x}, not {want:#04x}"), ..Reply::default() }
-        }
-    }
+    Reply::pattern(seed, &data)
 }

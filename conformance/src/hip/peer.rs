@@ -7,130 +7,32 @@
 //! ended; a live one is killed when its [`Peer`] is dropped, and dies with
 //! its parent.
 //!
-//! **Extending it.** A request is a variant of [`Request`] (add new ones at
-//! the end of the enum, so that branches merge) with a line in
-//! [`serve_one`] that calls a function of its family; the function gets the
-//! table, the peer's [`State`] and the fds that came with the request, and
-//! returns a [`Reply`] whose `code` is the `hipError_t` of the call named
-//! in `text`. Checks call [`Peer::call`] (judged codes) or [`Peer::setup`]
-//! (preparation: a failure is a setup failure).
+//! **Extending it.** A request is a variant of [`Request`], shared with the
+//! CUDA peer (`crate::peer::device`; new ones at the end of the enum), with
+//! a line in `serve_one` here (and in the CUDA peer) that calls a function
+//! of its family; the function gets the table, the peer's [`State`] and the
+//! fds that came with the request, and returns a [`Reply`] whose `code` is
+//! the `hipError_t` of the call named in `text`. Checks call `Peer::call`
+//! (judged codes) or `Peer::setup` (preparation: a failure is a setup failure).
 #![forbid(unsafe_code)]
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::process::ExitCode;
 use std::ptr;
 
-use serde::{Deserialize, Serialize};
 use vmmkit_sys::hip::*;
 
 use super::Hip;
 use crate::backend;
 use crate::pattern;
 pub use crate::peer::Launcher;
+use crate::peer::device::Code;
+pub use crate::peer::device::Request;
 pub use crate::peer::link::Args;
-use crate::peer::link::{Protocol, Step, VendorReply, serve};
+use crate::peer::link::{Protocol, Step, serve};
 
 /// The hidden command that runs a HIP peer.
 pub const ROLE: &str = "__hip_peer";
-
-/// What a check asks its HIP peer to do; every request gets one [`Reply`]
-/// whose `code` is the `hipError_t` of the call named.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
-pub enum Request {
-    /// `hipSetDevice(device)`: the device the peer's calls use.
-    Start {
-        /// The device ordinal.
-        device: i32,
-    },
-    /// `hipIpcOpenMemHandle` of the 64 handle bytes: `value` is the pointer.
-    IpcOpen {
-        /// The handle, as the exporter's bytes.
-        handle: Vec<u8>,
-        /// `flags`.
-        flags: u32,
-    },
-    /// `hipIpcCloseMemHandle(ptr)`.
-    IpcClose {
-        /// The pointer IpcOpen returned.
-        ptr: u64,
-    },
-    /// Reads `len` bytes at `ptr` (`hipMemcpy` device to host): `value` is 1
-    /// when they are the pattern `seed`; otherwise `text` names the first
-    /// differing byte.
-    Verify {
-        /// Device address.
-        ptr: u64,
-        /// Bytes.
-        len: u64,
-        /// Pattern seed.
-        seed: u8,
-    },
-    /// Writes the pattern `seed` over `len` bytes at `ptr` (`hipMemcpy` host to device).
-    Fill {
-        /// Device address.
-        ptr: u64,
-        /// Bytes.
-        len: u64,
-        /// Pattern seed.
-        seed: u8,
-    },
-    /// The fd that comes with the request (`SCM_RIGHTS`) imported
-    /// (`hipMemImportFromShareableHandle`, as an `int*` or, with `by_value`,
-    /// as the fd's value cast to a pointer: HIP-VMM-026), then closed; the
-    /// handle reserved, mapped, released (the mapping holds it), made
-    /// read-write for the current device; then `size` bytes read: `value`
-    /// is the address, and `text` names a differing byte when they are not
-    /// the pattern `seed`.
-    ImportMap {
-        /// Bytes.
-        size: u64,
-        /// Pattern seed.
-        seed: u8,
-        /// Pass the fd by value instead of by pointer.
-        by_value: bool,
-    },
-    /// `hipMemUnmap` and `hipMemAddressFree` of `size` bytes at `ptr`.
-    UnmapFree {
-        /// Device address.
-        ptr: u64,
-        /// Bytes.
-        size: u64,
-    },
-    /// Replies, then exits with status 0.
-    Exit,
-    /// The pool fd that comes with the request (`SCM_RIGHTS`) imported
-    /// (`hipMemPoolImportFromShareableHandle`, the fd's value cast to a
-    /// pointer: HIP-POOL-014), then the pointer export data `data` imported
-    /// into that pool (`hipMemPoolImportPointer`): `value` is the pointer.
-    PoolImport {
-        /// The 64 bytes of `hipMemPoolPtrExportData`.
-        data: Vec<u8>,
-    },
-    /// `hipFreeAsync(ptr, NULL)`: an importer gives a pool pointer back.
-    PoolFree {
-        /// The pointer PoolImport returned.
-        ptr: u64,
-    },
-}
-
-/// The peer's answer.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Reply {
-    /// The `hipError_t` of the call (0 on success), as its bits.
-    pub code: u32,
-    /// A result value (a pointer, a flag).
-    pub value: u64,
-    /// The call that failed, or what differed.
-    pub text: String,
-}
-
-impl Reply {
-    /// The code as a [`HipError`].
-    pub fn hip(&self) -> HipError {
-        HipError(self.code as i32)
-    }
-}
 
 /// The HIP peer's protocol.
 #[derive(Debug)]
@@ -153,13 +55,12 @@ impl Protocol for HipProtocol {
 /// A running HIP peer.
 pub type Peer = crate::peer::link::Peer<HipProtocol>;
 
-impl VendorReply for Reply {
-    fn failed(&self) -> Option<String> {
-        (self.code != 0).then(|| self.hip().to_string())
-    }
+/// The peer's answer, with a `hipError_t`.
+pub type Reply = crate::peer::device::Reply<HipError>;
 
-    fn text(&self) -> &str {
-        &self.text
+impl Code for HipError {
+    fn from_bits(bits: u32) -> Self {
+        HipError(bits as i32)
     }
 }
 
@@ -188,7 +89,7 @@ pub fn run(args: &Args) -> ExitCode {
 
 /// A reply with code `r`, naming `call` when it failed.
 fn code(r: hipError_t, call: &str) -> Reply {
-    Reply { code: r as u32, value: 0, text: if r == 0 { String::new() } else { call.into() } }
+    Reply::of(r as u32, call)
 }
 
 /// Runs `$call`; on failure returns its [`code`] reply from the enclosing function.
@@ -242,7 +143,7 @@ pub fn ipc_bytes(h: &hipIpcMemHandle_t) -> Vec<u8> {
 fn ipc_open(hip: &Hip, handle: &[u8], flags: u32) -> Reply {
     let mut p = ptr::null_mut();
     let r = hip.hipIpcOpenMemHandle(&mut p, ipc_handle(handle), flags);
-    Reply { value: p as usize as u64, ..code(r, "hipIpcOpenMemHandle") }
+    code(r, "hipIpcOpenMemHandle").with_value(p as usize as u64)
 }
 
 /// [`Request::Fill`].
@@ -256,7 +157,7 @@ fn fill(hip: &Hip, ptr: u64, len: usize, seed: u8) -> Reply {
 /// exits (its pointers need it).
 fn pool_import(hip: &Hip, fds: Vec<OwnedFd>, data: &[u8]) -> Reply {
     let Some(fd) = fds.into_iter().next() else {
-        return Reply { code: HipError::INVALID_VALUE.0 as u32, text: "no fd came with the request".into(), value: 0 };
+        return Reply::of(HipError::INVALID_VALUE.0 as u32, "no fd came with the request");
     };
     let mut pool = ptr::null_mut();
     let os_handle = fd.as_raw_fd() as usize as *mut std::ffi::c_void;
@@ -269,13 +170,13 @@ fn pool_import(hip: &Hip, fds: Vec<OwnedFd>, data: &[u8]) -> Reply {
     }
     let mut p = ptr::null_mut();
     let r = hip.hipMemPoolImportPointer(&mut p, pool, &mut share);
-    Reply { value: p as usize as u64, ..code(r, "hipMemPoolImportPointer") }
+    code(r, "hipMemPoolImportPointer").with_value(p as usize as u64)
 }
 
 /// [`Request::ImportMap`]: the importer's side of the fd sharing, on the current device.
 fn import_map(hip: &Hip, state: &State, fds: Vec<OwnedFd>, size: usize, seed: u8, by_value: bool) -> Reply {
     let Some(fd) = fds.into_iter().next() else {
-        return Reply { code: HipError::INVALID_VALUE.0 as u32, text: "no fd came with the request".into(), value: 0 };
+        return Reply::of(HipError::INVALID_VALUE.0 as u32, "no fd came with the request");
     };
     let mut raw = fd.as_raw_fd();
     let os_handle: *mut std::ffi::c_void =
@@ -289,7 +190,7 @@ fn import_map(hip: &Hip, state: &State, fds: Vec<OwnedFd>, size: usize, seed: u8
     step!(hip.hipMemMap(va, size, 0, h, 0), "hipMemMap");
     step!(hip.hipMemRelease(h), "hipMemRelease"); // the mapping holds the memory from here on
     step!(hip.hipMemSetAccess(va, size, &super::rw_desc(state.device), 1), "hipMemSetAccess");
-    Reply { value: va as usize as u64, ..verify(hip, va as usize as u64, size, seed) }
+    verify(hip, va as usize as u64, size, seed).with_value(va as usize as u64)
 }
 
 /// Reads `len` bytes at `ptr`: `value` 1 when they are the pattern `seed`,
@@ -300,10 +201,5 @@ fn verify(hip: &Hip, ptr: u64, len: usize, seed: u8) -> Reply {
     if r != 0 {
         return code(r, "hipMemcpy(device to host)");
     }
-    match pattern::first_mismatch(seed, &data) {
-        None => Reply { value: 1, ..Reply::default() },
-        Some((at, want, got)) => {
-            Reply { text: format!("byte {at} is {got:#04x}, not {want:#04x}"), ..Reply::default() }
-        }
-    }
+    Reply::pattern(seed, &data)
 }

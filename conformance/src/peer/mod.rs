@@ -10,6 +10,7 @@
 //! the channel close when it exits.
 #![forbid(unsafe_code)]
 
+pub mod device;
 pub mod link;
 pub mod protocol;
 pub mod serve;

@@ -108,7 +108,7 @@ fn exported(cx: &Ctx, len: usize, seed: u8) -> Result<(CUdeviceptr, Vec<u8>), Fa
 
 /// The peer's pointer for `handle`, opened with the lazy flag.
 fn open_in(cx: &Ctx, peer: &mut Peer, handle: &[u8], step: &str) -> Result<u64, Failure> {
-    let r = peer.call(&Request::Open { handle: handle.to_vec(), flags: CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS })?;
+    let r = peer.call(&Request::IpcOpen { handle: handle.to_vec(), flags: CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS })?;
     cx.expect_ok(step, r.code)?;
     Ok(r.value)
 }
@@ -130,9 +130,9 @@ pub fn open_twice(cx: &mut Ctx) -> Result<(), Failure> {
     let b = open_in(cx, &mut peer, &handle, "peer: cuIpcOpenMemHandle again")?;
     cx.ensure("the second open's pointer", a == b, format!("{a:#x}"), format!("{b:#x}"))?;
     peer_sees(cx, &mut peer, "peer reads after two opens", a, len, 41)?;
-    cx.expect_ok("peer: first cuIpcCloseMemHandle", peer.call(&Request::Close { ptr: a })?.code)?;
+    cx.expect_ok("peer: first cuIpcCloseMemHandle", peer.call(&Request::IpcClose { ptr: a })?.code)?;
     peer_sees(cx, &mut peer, "peer reads with one open left", a, len, 41)?;
-    cx.expect_ok("peer: second cuIpcCloseMemHandle", peer.call(&Request::Close { ptr: a })?.code)?;
+    cx.expect_ok("peer: second cuIpcCloseMemHandle", peer.call(&Request::IpcClose { ptr: a })?.code)?;
     peer.exit()?;
     cx.free(p)
 }
@@ -148,7 +148,7 @@ pub fn importer_address(cx: &mut Ctx) -> Result<(), Failure> {
         "exporter {p:#x}, importer {a:#x}: {}",
         if a == p { "the same address" } else { "different addresses" }
     ));
-    cx.expect_ok("peer: cuIpcCloseMemHandle", peer.call(&Request::Close { ptr: a })?.code)?;
+    cx.expect_ok("peer: cuIpcCloseMemHandle", peer.call(&Request::IpcClose { ptr: a })?.code)?;
     peer.exit()?;
     cx.free(p)
 }
@@ -162,7 +162,7 @@ pub fn free_while_open(cx: &mut Ctx) -> Result<(), Failure> {
     let mut peer = cx.peer("importer", 0)?;
     let a = open_in(cx, &mut peer, &handle, "peer: cuIpcOpenMemHandle")?;
     let freed = CuResult(cx.cuda().cuMemFree(p));
-    let closed = CuResult(peer.call(&Request::Close { ptr: a })?.code);
+    let closed = CuResult(peer.call(&Request::IpcClose { ptr: a })?.code);
     cx.note(format!("exporter's cuMemFree: {freed}; importer's cuIpcCloseMemHandle after it: {closed}"));
     peer.exit()
 }
@@ -179,7 +179,7 @@ pub fn handle_is_bytes(cx: &mut Ctx) -> Result<(), Failure> {
     peer_sees(cx, &mut peer, "peer reads the exporter's pattern", a, len, 44)?;
     peer.setup(&Request::Fill { ptr: a, len: len as u64, seed: 45 })?;
     cx.verify("the exporter reads the peer's pattern", p, len, 45)?;
-    cx.expect_ok("peer: cuIpcCloseMemHandle", peer.call(&Request::Close { ptr: a })?.code)?;
+    cx.expect_ok("peer: cuIpcCloseMemHandle", peer.call(&Request::IpcClose { ptr: a })?.code)?;
     peer.exit()?;
     cx.free(p)
 }

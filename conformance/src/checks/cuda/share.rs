@@ -60,7 +60,7 @@ pub fn import_in_peer(cx: &mut Ctx) -> Result<(), Failure> {
     cx.write(va, size, 21)?;
     let fd = cx.export_fd(h)?;
     let mut peer = cx.peer("importer", 0)?;
-    let r = peer.call_fds(&Request::ImportMap { size: size as u64, seed: 21 }, &[fd.as_fd()])?;
+    let r = peer.call_fds(&Request::ImportMap { size: size as u64, seed: 21, by_value: true }, &[fd.as_fd()])?;
     drop(fd);
     cx.release(h)?;
     let step = if r.text.is_empty() { "peer: import, map and read".to_string() } else { format!("peer: {}", r.text) };
@@ -102,7 +102,7 @@ pub fn data_outlives_handles(cx: &mut Ctx) -> Result<(), Failure> {
     cx.map(vb, size, imported)?;
     cx.access(vb, size, CU_MEM_ACCESS_FLAGS_PROT_READWRITE)?;
     let mut peer = cx.peer("importer", 0)?;
-    let r = peer.call_fds(&Request::ImportMap { size: size as u64, seed: 33 }, &[fd.as_fd()])?;
+    let r = peer.call_fds(&Request::ImportMap { size: size as u64, seed: 33, by_value: true }, &[fd.as_fd()])?;
     cx.expect_ok("peer: import, map and read", r.code)?;
     cx.release(imported)?;
     cx.release(h)?;

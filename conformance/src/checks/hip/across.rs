@@ -29,7 +29,7 @@ fn exported(cx: &Ctx, seed: u8) -> Result<(Va, Vec<u8>), Failure> {
 /// The peer's pointer for `handle`, opened with the lazy flag.
 fn open_in(cx: &Ctx, peer: &mut Peer, handle: &[u8], step: &str) -> Result<u64, Failure> {
     let r = peer.call(&Request::IpcOpen { handle: handle.to_vec(), flags: LAZY })?;
-    cx.expect_ok(step, r.hip())?;
+    cx.expect_ok(step, r.vendor_code())?;
     Ok(r.value)
 }
 
@@ -41,7 +41,7 @@ fn peer_sees(cx: &Ctx, peer: &mut Peer, step: &str, ptr: u64, seed: u8) -> Resul
 
 /// `hipIpcCloseMemHandle(ptr)` in the peer: its code.
 fn close_in(peer: &mut Peer, ptr: u64) -> Result<HipError, Failure> {
-    Ok(peer.call(&Request::IpcClose { ptr })?.hip())
+    Ok(peer.call(&Request::IpcClose { ptr })?.vendor_code())
 }
 
 /// HIP-IPC-027: a second open in the same process returns the same pointer
@@ -103,7 +103,7 @@ pub fn free_while_open(cx: &mut Ctx) -> Result<(), Failure> {
     peer_sees(cx, &mut holder, "holder reads after the exporter's free", a, 44)?;
     let mut late = cx.peer("late importer", 0)?;
     let r = late.call(&Request::IpcOpen { handle: handle.clone(), flags: LAZY })?;
-    cx.expect("late importer: hipIpcOpenMemHandle after the free", HipError::INVALID_DEVICE_POINTER, r.hip())?;
+    cx.expect("late importer: hipIpcOpenMemHandle after the free", HipError::INVALID_DEVICE_POINTER, r.vendor_code())?;
     late.exit()?;
     cx.expect_ok("holder: hipIpcCloseMemHandle", close_in(&mut holder, a)?)?;
     holder.exit()
@@ -140,7 +140,7 @@ fn import_in(cx: &Ctx, peer: &mut Peer, fd: &OwnedFd, size: usize, seed: u8, by_
     let r = peer.call_fds(&Request::ImportMap { size: size as u64, seed, by_value }, &[fd.as_fd()])?;
     let step =
         if r.text.is_empty() { format!("peer: import ({how}), map and read") } else { format!("peer: {}", r.text) };
-    cx.expect_ok(&step, r.hip())?;
+    cx.expect_ok(&step, r.vendor_code())?;
     cx.ensure(
         &format!("peer reads the exporter's pattern (fd {how})"),
         r.value != 0,
@@ -184,7 +184,7 @@ pub fn exporter_lets_go(cx: &mut Ctx) -> Result<(), Failure> {
     let by_value = cx.is_v7();
     let r = peer.call_fds(&Request::ImportMap { size: size as u64, seed: 33, by_value }, &[fd.as_fd()])?;
     drop(fd); // closed right after sending: the peer holds the only references
-    cx.expect_ok("peer: import, map and read after the exporter let go", r.hip())?;
+    cx.expect_ok("peer: import, map and read after the exporter let go", r.vendor_code())?;
     cx.ensure("peer reads the pattern written before the release", r.text.is_empty(), "pattern 33", &r.text)?;
     peer.setup(&Request::Fill { ptr: r.value, len: size as u64, seed: 34 })?;
     let v = peer.setup(&Request::Verify { ptr: r.value, len: size as u64, seed: 34 })?;

@@ -397,7 +397,7 @@ fn shared_allocation(cx: &Ctx, size: usize, seed: u8) -> Result<(hipMemPool_t, V
 /// The peer imports the pool (its fd by `SCM_RIGHTS`) and the pointer: its address.
 fn import_in(cx: &Ctx, peer: &mut Peer, fd: &OwnedFd, data: Vec<u8>) -> Result<u64, Failure> {
     let r = peer.call_fds(&Request::PoolImport { data }, &[fd.as_fd()])?;
-    cx.expect_ok(&format!("peer: import the pool and the pointer ({})", r.text), r.hip())?;
+    cx.expect_ok(&format!("peer: import the pool and the pointer ({})", r.text), r.vendor_code())?;
     Ok(r.value)
 }
 
@@ -418,7 +418,7 @@ pub fn across_processes(cx: &mut Ctx) -> Result<(), Failure> {
     peer.setup(&Request::Fill { ptr: q, len: size as u64, seed: 52 })?;
     cx.verify("the exporter reads what the peer wrote", p, size, 52)?;
     let r = peer.call(&Request::PoolFree { ptr: q })?;
-    cx.expect_ok(&format!("peer: hipFreeAsync ({})", r.text), r.hip())?;
+    cx.expect_ok(&format!("peer: hipFreeAsync ({})", r.text), r.vendor_code())?;
     peer.exit()?;
     setup("hipFreeAsync", cx.hip().hipFreeAsync(p, ptr::null_mut()))?;
     destroy(cx, pool)
@@ -436,7 +436,7 @@ pub fn exporter_frees_first(cx: &mut Ctx) -> Result<(), Failure> {
     setup("hipMemPoolTrimTo", hip.hipMemPoolTrimTo(pool, 0))?;
     peer_sees(cx, &mut peer, "the peer reads after the exporter freed and trimmed", q, size, 53)?;
     let r = peer.call(&Request::PoolFree { ptr: q })?;
-    cx.expect_ok(&format!("peer: hipFreeAsync ({})", r.text), r.hip())?;
+    cx.expect_ok(&format!("peer: hipFreeAsync ({})", r.text), r.vendor_code())?;
     peer.exit()?;
     destroy(cx, pool)
 }
