@@ -92,6 +92,22 @@ impl<V: Dialect> Fail<V> {
         Self { code, rule: None, msg }
     }
 
+    /// A core error the caller attributes to `rule` (for errors whose rule
+    /// depends on the call, not on the error alone), with the rule's main
+    /// code. When `VMMKIT_MUTATE` names the rule, the call reports success.
+    pub fn core_under(rule: &'static Rule, e: CoreError) -> Self {
+        Self::core_under_code(rule, main_code(rule), e)
+    }
+
+    /// As [`Fail::core_under`], answered with `code` (one `rule` lists).
+    pub fn core_under_code(rule: &'static Rule, code: V::Code, e: CoreError) -> Self {
+        if crate::mutation::enforced(rule) {
+            Self::rule_code(rule, code, e.to_string())
+        } else {
+            Self::plain(V::Code::SUCCESS, String::new())
+        }
+    }
+
     /// A core error in operation `op`. When `VMMKIT_MUTATE` names the rule it
     /// maps to, the call reports success instead (see `crate::mutation`).
     pub fn core(op: V::Op, e: CoreError) -> Self {

@@ -35,11 +35,6 @@ fn pool_of(e: &Emulator, p: CUmemoryPool) -> Option<PoolId> {
     TAG.id(p as usize).map(|h| PoolId(h.0)).filter(|&id| e.pool_exists(id))
 }
 
-/// A core error under `rule` (switched off by VMMKIT_MUTATE like a check).
-fn core_fail(rule: &'static Rule, e: CoreError) -> Fail {
-    if crate::mutation::enforced(rule) { Fail::rule(rule, e.to_string()) } else { Fail::plain(CuResult::SUCCESS, String::new()) }
-}
-
 fn stream_ok(stream: CUstream) -> bool {
     (stream as usize) <= 2
 }
@@ -83,14 +78,14 @@ pub unsafe extern "C" fn cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) -
         current()?;
         let e = emu()?;
         let Some(id) = live(e, pool, &rules::POOL_004)? else { return Ok(()) };
-        let (props, imported) = e.pool_props(id).map_err(|er| core_fail(&rules::POOL_004, er))?;
+        let (props, imported) = e.pool_props(id).map_err(|er| Fail::core_under(&rules::POOL_004, er))?;
         ensure!(!imported, rules::POOL_004, "an imported pool cannot be a device's current pool");
         ensure!(
             i64::from(props.device) == i64::from(dev),
             rules::POOL_004,
             "the pool is local to device {}, not {dev}", props.device
         );
-        e.pool_set_current(props.device, id).map_err(|er| core_fail(&rules::POOL_004, er))
+        e.pool_set_current(props.device, id).map_err(|er| Fail::core_under(&rules::POOL_004, er))
     })
 }
 
@@ -100,7 +95,7 @@ fn alloc(e: &Emulator, id: PoolId, size: usize, rule: &'static Rule) -> Result<u
     })?;
     let props = [KIND_ALLOC, ALLOC_GRANULE, size as u64, new_generation()];
     e.pool_alloc(id, size as u64, rounded, props, &WINDOW).map_err(|er| match er {
-        CoreError::PoolImported(_) | CoreError::UnknownPool(_) => core_fail(rule, er),
+        CoreError::PoolImported(_) | CoreError::UnknownPool(_) => Fail::core_under(rule, er),
         er => Fail::plain(CuResult::OUT_OF_MEMORY, er.to_string()),
     })
 }
@@ -162,14 +157,14 @@ pub unsafe extern "C" fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) ->
         let e = emu()?;
         let p = dptr as usize;
         if let Some(r) = e.pool_free(p) {
-            return r.map(drop).map_err(|er| core_fail(&rules::POOL_006, er));
+            return r.map(drop).map_err(|er| Fail::core_under(&rules::POOL_006, er));
         }
         match e.extent(p) {
             Some(x) if matches!(x.kind, ExtentKind::Plain(_)) && x.base == p => {
                 if let ExtentKind::Plain(h) = x.kind {
                     let _ = e.withdraw(h);
                 }
-                e.free_plain(p).map_err(|er| core_fail(&rules::POOL_006, er))
+                e.free_plain(p).map_err(|er| Fail::core_under(&rules::POOL_006, er))
             }
             _ => {
                 ensure!(false, rules::POOL_006, "{p:#x} is not an allocation");
@@ -214,7 +209,7 @@ pub unsafe extern "C" fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
         let e = emu()?;
         let Some(id) = live(e, pool, &rules::POOL_002)? else { return Ok(()) };
         ensure!(!e.pool_is_default(id), rules::POOL_002, "a device's default pool cannot be destroyed");
-        e.pool_destroy(id).map_err(|er| core_fail(&rules::POOL_002, er))
+        e.pool_destroy(id).map_err(|er| Fail::core_under(&rules::POOL_002, er))
     })
 }
 
@@ -251,7 +246,7 @@ pub unsafe extern "C" fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPo
             // SAFETY: checked non-null; the others are cuuint64_t.
             unsafe { get(value.cast::<u64>()) }
         };
-        e.pool_set(id, a, v).map_err(|er| core_fail(&rules::POOL_007, er))
+        e.pool_set(id, a, v).map_err(|er| Fail::core_under(&rules::POOL_007, er))
     })
 }
 
@@ -261,7 +256,7 @@ pub unsafe extern "C" fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPo
         current()?;
         let e = emu()?;
         let Some((id, a)) = attribute_call(e, pool, attr, value)? else { return Ok(()) };
-        let v = e.pool_get(id, a).map_err(|er| core_fail(&rules::POOL_007, er))?;
+        let v = e.pool_get(id, a).map_err(|er| Fail::core_under(&rules::POOL_007, er))?;
         if a.is_int() {
             // SAFETY: checked non-null.
             unsafe { put(value.cast::<i32>(), v as i32) };
@@ -288,7 +283,7 @@ pub unsafe extern "C" fn cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUme
                 && matches!(d.flags, 0 | 1 | 3);
             ensure!(ok, rules::POOL_009, "descriptor {i}: location (type {}, id {}) flags {}", d.location.type_, d.location.id, d.flags);
             if ok {
-                e.pool_set_access(id, d.location.id as u32, d.flags).map_err(|er| core_fail(&rules::POOL_009, er))?;
+                e.pool_set_access(id, d.location.id as u32, d.flags).map_err(|er| Fail::core_under(&rules::POOL_009, er))?;
             }
         }
         Ok(())
@@ -313,7 +308,7 @@ pub unsafe extern "C" fn cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPo
         if !ok {
             return Ok(());
         }
-        let f = e.pool_get_access(id, loc.id as u32).map_err(|er| core_fail(&rules::POOL_009, er))?;
+        let f = e.pool_get_access(id, loc.id as u32).map_err(|er| Fail::core_under(&rules::POOL_009, er))?;
         // SAFETY: checked non-null.
         unsafe { put(flags, f) };
         Ok(())
@@ -345,13 +340,13 @@ pub unsafe extern "C" fn cuMemPoolExportToShareableHandle(
         ensure!(!handle_out.is_null() && flags == 0, rules::POOL_010, "handle_out is NULL or flags {flags} is not 0");
         let e = emu()?;
         let Some(id) = live(e, pool, &rules::POOL_010)? else { return Ok(()) };
-        let (props, _) = e.pool_props(id).map_err(|er| core_fail(&rules::POOL_010, er))?;
+        let (props, _) = e.pool_props(id).map_err(|er| Fail::core_under(&rules::POOL_010, er))?;
         ensure!(
             props.exportable && handleType == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
             rules::POOL_010,
             "the pool was made with handle type NONE, or handleType {handleType} is not POSIX_FILE_DESCRIPTOR"
         );
-        let fd = e.pool_export(id).map_err(|er| core_fail(&rules::POOL_010, er))?;
+        let fd = e.pool_export(id).map_err(|er| Fail::core_under(&rules::POOL_010, er))?;
         if handle_out.is_null() {
             return Ok(());
         }
@@ -378,7 +373,7 @@ pub unsafe extern "C" fn cuMemPoolImportFromShareableHandle(
         }
         let e = emu()?;
         let fd = i32::try_from(handle as usize).unwrap_or(-1);
-        let id = e.pool_import(fd, None).map_err(|er| core_fail(&rules::POOL_011, er))?;
+        let id = e.pool_import(fd, None).map_err(|er| Fail::core_under(&rules::POOL_011, er))?;
         // SAFETY: checked non-null.
         unsafe { put(pool_out, to_pool(id)) };
         Ok(())
@@ -399,7 +394,7 @@ pub unsafe extern "C" fn cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtr
         if !exportable || shareData_out.is_null() {
             return Ok(());
         }
-        let exported = e.export_plain(p).map_err(|er| core_fail(&rules::POOL_012, er))?;
+        let exported = e.export_plain(p).map_err(|er| Fail::core_under(&rules::POOL_012, er))?;
         let token = IpcToken {
             key: exported.key,
             generation: exported.props[3],

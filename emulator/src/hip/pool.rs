@@ -14,12 +14,11 @@ use std::ffi::c_void;
 
 use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
-use vmmkit_sys::rule::Rule;
 
 use super::call::{Fail, emu, ensure, get, put, run};
 use super::pointer::{KIND_MALLOC, Kind, extent};
 use super::profile::{GRANULARITY, WINDOW};
-use crate::core::{CoreError, Emulator, HandleId, HandleTag, IPC_HANDLE_SIZE, IpcToken, PoolAttr, PoolId, PoolProps};
+use crate::core::{Emulator, HandleId, HandleTag, IPC_HANDLE_SIZE, IpcToken, PoolAttr, PoolId, PoolProps};
 use crate::core::new_generation;
 
 const TAG: HandleTag = HandleTag::new(0x6870);
@@ -33,20 +32,6 @@ fn to_pool(id: PoolId) -> hipMemPool_t {
 /// The pool a C value names, if it is a live one of this process.
 fn pool_of(e: &Emulator, p: hipMemPool_t) -> Option<PoolId> {
     TAG.id(p as usize).map(|h| PoolId(h.0)).filter(|&id| e.pool_exists(id))
-}
-
-/// A core error under `rule` (switched off by VMMKIT_MUTATE like a check).
-fn core_fail(rule: &'static Rule, e: CoreError) -> Fail {
-    if crate::mutation::enforced(rule) { Fail::rule(rule, e.to_string()) } else { Fail::plain(HipError::SUCCESS, String::new()) }
-}
-
-/// The same under one of the codes `rule` lists.
-fn core_fail_code(rule: &'static Rule, code: HipError, e: CoreError) -> Fail {
-    if crate::mutation::enforced(rule) {
-        Fail::rule_code(rule, code, e.to_string())
-    } else {
-        Fail::plain(HipError::SUCCESS, String::new())
-    }
 }
 
 fn stream_ok(stream: hipStream_t) -> bool {
@@ -89,13 +74,13 @@ pub unsafe extern "C" fn hipDeviceSetMemPool(device: i32, mem_pool: hipMemPool_t
         let id = pool_of(e, mem_pool);
         ensure!(id.is_some(), rules::POOL_004, "{mem_pool:p} is not a live memory pool");
         let Some(id) = id else { return Ok(()) };
-        let (props, _) = e.pool_props(id).map_err(|er| core_fail(&rules::POOL_004, er))?;
+        let (props, _) = e.pool_props(id).map_err(|er| Fail::core_under(&rules::POOL_004, er))?;
         ensure!(
             i64::from(props.device) == i64::from(device),
             rules::POOL_004 => HipError::INVALID_DEVICE,
             "the pool belongs to device {}, not {device}", props.device
         );
-        e.pool_set_current(device.max(0) as u32, id).map_err(|er| core_fail(&rules::POOL_004, er))
+        e.pool_set_current(device.max(0) as u32, id).map_err(|er| Fail::core_under(&rules::POOL_004, er))
     })
 }
 
@@ -195,14 +180,14 @@ pub unsafe extern "C" fn hipFreeAsync(dev_ptr: *mut c_void, stream: hipStream_t)
 pub(super) fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
     let base = extent(e, p).map_or(p, |x| x.base);
     if let Some(r) = e.pool_free(base) {
-        return r.map(drop).map_err(|er| core_fail(&rules::POOL_007, er));
+        return r.map(drop).map_err(|er| Fail::core_under(&rules::POOL_007, er));
     }
     match extent(e, p).map(|x| x.kind) {
         Some(Kind::Malloc(h)) => {
             let _ = e.withdraw(h);
-            e.free_plain(base).map_err(|er| core_fail(&rules::POOL_007, er))
+            e.free_plain(base).map_err(|er| Fail::core_under(&rules::POOL_007, er))
         }
-        Some(Kind::Opened) => e.close_plain(p).map(drop).map_err(|er| core_fail(&rules::POOL_007, er)),
+        Some(Kind::Opened) => e.close_plain(p).map(drop).map_err(|er| Fail::core_under(&rules::POOL_007, er)),
         _ => {
             ensure!(false, rules::POOL_007, "{p:#x} is not memory HIP allocated");
             Ok(())
@@ -218,7 +203,7 @@ pub unsafe extern "C" fn hipMemPoolTrimTo(mem_pool: hipMemPool_t, min_bytes_to_h
         let id = pool_of(e, mem_pool);
         ensure!(id.is_some(), rules::POOL_012, "{mem_pool:p} is not a live memory pool");
         let Some(id) = id else { return Ok(()) };
-        e.pool_trim(id, min_bytes_to_hold as u64).map_err(|er| core_fail(&rules::POOL_012, er))
+        e.pool_trim(id, min_bytes_to_hold as u64).map_err(|er| Fail::core_under(&rules::POOL_012, er))
     })
 }
 
@@ -244,7 +229,7 @@ pub unsafe extern "C" fn hipMemPoolSetAttribute(mem_pool: hipMemPool_t, attr: hi
             // SAFETY: checked non-null; the others are uint64_t.
             unsafe { get(value.cast::<u64>()) }
         };
-        e.pool_set(id, a, v).map_err(|er| core_fail(&rules::POOL_008, er))
+        e.pool_set(id, a, v).map_err(|er| Fail::core_under(&rules::POOL_008, er))
     })
 }
 
@@ -253,7 +238,7 @@ pub unsafe extern "C" fn hipMemPoolGetAttribute(mem_pool: hipMemPool_t, attr: hi
     run("hipMemPoolGetAttribute", || {
         let e = emu()?;
         let Some((id, a)) = attr_args(e, mem_pool, attr, value)? else { return Ok(()) };
-        let v = e.pool_get(id, a).map_err(|er| core_fail(&rules::POOL_008, er))?;
+        let v = e.pool_get(id, a).map_err(|er| Fail::core_under(&rules::POOL_008, er))?;
         if a.is_int() {
             // SAFETY: checked non-null; an int attribute's value is an int.
             unsafe { put(value.cast::<i32>(), v as i32) };
@@ -287,7 +272,7 @@ pub unsafe extern "C" fn hipMemPoolSetAccess(mem_pool: hipMemPool_t, desc_list: 
             ensure!(d.flags != hipMemAccessFlagsProtNone, rules::POOL_010 => HipError::INVALID_DEVICE, "descriptor {i}: flags ProtNone");
             ensure!((0..=hipMemAccessFlagsProtReadWrite).contains(&d.flags), rules::POOL_010, "descriptor {i}: flags {} above ReadWrite", d.flags);
             if e.is_device(i64::from(d.location.id)) {
-                e.pool_set_access(id, d.location.id as u32, d.flags as u32).map_err(|er| core_fail(&rules::POOL_010, er))?;
+                e.pool_set_access(id, d.location.id as u32, d.flags as u32).map_err(|er| Fail::core_under(&rules::POOL_010, er))?;
             }
         }
         Ok(())
@@ -313,7 +298,7 @@ pub unsafe extern "C" fn hipMemPoolGetAccess(flags: *mut hipMemAccessFlags, mem_
             "location (type {}, id {}) is not a device", loc.type_, loc.id
         );
         let Some(id) = id else { return Ok(()) };
-        let f = e.pool_get_access(id, loc.id.max(0) as u32).map_err(|er| core_fail(&rules::POOL_011, er))?;
+        let f = e.pool_get_access(id, loc.id.max(0) as u32).map_err(|er| Fail::core_under(&rules::POOL_011, er))?;
         // SAFETY: checked non-null.
         unsafe { put(flags, f as hipMemAccessFlags) };
         Ok(())
@@ -356,7 +341,7 @@ pub unsafe extern "C" fn hipMemPoolDestroy(mem_pool: hipMemPool_t) -> hipError_t
         ensure!(id.is_some(), rules::POOL_002, "{mem_pool:p} is not a live memory pool");
         let Some(id) = id else { return Ok(()) };
         ensure!(!e.pool_is_default(id), rules::POOL_002, "a device's default pool cannot be destroyed");
-        e.pool_destroy(id).map_err(|er| core_fail(&rules::POOL_002, er))
+        e.pool_destroy(id).map_err(|er| Fail::core_under(&rules::POOL_002, er))
     })
 }
 
@@ -384,14 +369,14 @@ pub unsafe extern "C" fn hipMemPoolExportToShareableHandle(
         let id = pool_of(e, mem_pool);
         ensure!(id.is_some(), rules::POOL_013, "{mem_pool:p} is not a live memory pool");
         let Some(id) = id else { return Ok(()) };
-        let (props, _) = e.pool_props(id).map_err(|er| core_fail(&rules::POOL_013, er))?;
+        let (props, _) = e.pool_props(id).map_err(|er| Fail::core_under(&rules::POOL_013, er))?;
         let own = pool_handle_type(props.exportable);
         ensure!(
             handle_type == own && handle_type != hipMemHandleTypeNone,
             rules::POOL_013,
             "handle_type {handle_type} is not the pool's handle type {own}, or None"
         );
-        let fd = e.pool_export(id).map_err(|er| core_fail(&rules::POOL_013, er))?;
+        let fd = e.pool_export(id).map_err(|er| Fail::core_under(&rules::POOL_013, er))?;
         if shared_handle.is_null() {
             return Ok(());
         }
@@ -421,7 +406,7 @@ pub unsafe extern "C" fn hipMemPoolImportFromShareableHandle(
         }
         let e = emu()?;
         let fd = i32::try_from(shared_handle as usize).unwrap_or(-1);
-        let id = e.pool_import(fd, Some(0)).map_err(|er| core_fail_code(&rules::POOL_014, HipError::OUT_OF_MEMORY, er))?;
+        let id = e.pool_import(fd, Some(0)).map_err(|er| Fail::core_under_code(&rules::POOL_014, HipError::OUT_OF_MEMORY, er))?;
         // SAFETY: checked non-null.
         unsafe { put(mem_pool, to_pool(id)) };
         Ok(())
@@ -438,7 +423,7 @@ pub unsafe extern "C" fn hipMemPoolExportPointer(export_data: *mut hipMemPoolPtr
         let x = extent(e, p).filter(|x| matches!(x.kind, Kind::Malloc(_)));
         ensure!(x.is_some(), rules::POOL_015 => HipError::OUT_OF_MEMORY, "{dev_ptr:p} is not inside an allocation");
         let Some(x) = x else { return Ok(()) };
-        let exported = e.export_plain(p).map_err(|er| core_fail_code(&rules::POOL_015, HipError::OUT_OF_MEMORY, er))?;
+        let exported = e.export_plain(p).map_err(|er| Fail::core_under_code(&rules::POOL_015, HipError::OUT_OF_MEMORY, er))?;
         let device = match x.device {
             crate::registry::Place::Device(d) | crate::registry::Place::Host(d) => d as i32,
         };
@@ -485,7 +470,7 @@ pub unsafe extern "C" fn hipMemPoolImportPointer(
         let (Some(id), Some(token)) = (id, token) else { return Ok(()) };
         let base = e
             .pool_import_pointer(id, token.key, &WINDOW)
-            .map_err(|er| core_fail_code(&rules::POOL_016, HipError::OUT_OF_MEMORY, er))?;
+            .map_err(|er| Fail::core_under_code(&rules::POOL_016, HipError::OUT_OF_MEMORY, er))?;
         // SAFETY: checked non-null.
         unsafe { put(dev_ptr, (base + token.offset as usize) as *mut c_void) };
         Ok(())
