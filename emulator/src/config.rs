@@ -9,6 +9,7 @@
 //! | `VMMKIT_DEVICE_MEMORY` | bytes per device (`64G`, `512M`, `1073741824`) | 64 GiB |
 //! | `VMMKIT_HOST_MEMORY` | bytes of memory at the HOST location, as `VMMKIT_DEVICE_MEMORY` | `MemAvailable` of `/proc/meminfo` when first read (64 GiB if unreadable) |
 //! | `VMMKIT_HOST_ACCESS` | `1`: host code may dereference device addresses; `0`: as on hardware, it faults | 1 |
+//! | `VMMKIT_STREAMS` | how stream work is scheduled: `eager` (done before the enqueuing call returns), `async` (in order, apart from the caller, as on a device), `adversarial[:SEED]` (each piece of work at the latest moment the vendor's ordering allows; independent streams reordered, seeded) | `async` |
 //! | `VMMKIT_HIP_VERSION` | the HIP release the HIP dialect answers as: `6` (6.3), `7` (7.0), or `MAJOR.MINOR` of 6.x or 7.x | `6` |
 //!
 //! `VMMKIT_HIP_VERSION` is read from the environment even when settings are
@@ -81,6 +82,74 @@ impl HipVersion {
     ///
     /// # Errors
     /// As [`HipVersion::from_lookup`].
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|k| std::env::var_os(k))
+    }
+}
+
+/// How the work of streams is scheduled (`VMMKIT_STREAMS`), read from the
+/// environment when the emulator starts, like [`HipVersion`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Schedule {
+    /// Work is done before the call that enqueues it returns (a stream
+    /// blocked on an event not yet reached keeps the rest for later).
+    Eager,
+    /// Work runs in order within a stream, apart from the caller, as soon as
+    /// what it waits on allows: a device's behaviour.
+    #[default]
+    Async,
+    /// Work is held until something needs it done (a synchronize, a query,
+    /// a wait of another stream or process on an event after it), and
+    /// independent streams run in an order drawn from `seed`: a program
+    /// that reads before it synchronises sees stale data every time.
+    Adversarial {
+        /// Seeds the order of independent streams (reproducible runs).
+        seed: u64,
+    },
+}
+
+impl Schedule {
+    /// The variable that names it.
+    pub const VAR: &'static str = "VMMKIT_STREAMS";
+    /// The seed of `adversarial` without one.
+    pub const DEFAULT_SEED: u64 = 0x5eed;
+
+    /// `eager`, `async`, `adversarial` or `adversarial:SEED`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim() {
+            "eager" => Some(Self::Eager),
+            "async" => Some(Self::Async),
+            "adversarial" => Some(Self::Adversarial { seed: Self::DEFAULT_SEED }),
+            other => {
+                let seed = other.strip_prefix("adversarial:")?.trim().parse().ok()?;
+                Some(Self::Adversarial { seed })
+            }
+        }
+    }
+
+    /// The schedule `VMMKIT_STREAMS` names, through `get` (the default when unset or empty).
+    ///
+    /// # Errors
+    /// A [`ConfigError`] when the value is not one of the above.
+    pub fn from_lookup(get: impl Fn(&str) -> Option<OsString>) -> Result<Self, ConfigError> {
+        match get(Self::VAR) {
+            None => Ok(Self::default()),
+            Some(v) if v.is_empty() => Ok(Self::default()),
+            Some(v) => {
+                let text = v.to_string_lossy().into_owned();
+                Self::parse(&text).ok_or(ConfigError {
+                    var: Self::VAR,
+                    value: text,
+                    reason: "must be eager, async, adversarial or adversarial:SEED".into(),
+                })
+            }
+        }
+    }
+
+    /// The schedule of the process environment.
+    ///
+    /// # Errors
+    /// As [`Schedule::from_lookup`].
     pub fn from_env() -> Result<Self, ConfigError> {
         Self::from_lookup(|k| std::env::var_os(k))
     }
@@ -214,6 +283,7 @@ impl Config {
     /// As [`Config::from_env`].
     pub fn from_lookup(get: impl Fn(&str) -> Option<OsString>) -> Result<Self, ConfigError> {
         HipVersion::from_lookup(&get)?;
+        Schedule::from_lookup(&get)?;
         let text = |var: &'static str| -> Result<Option<String>, ConfigError> {
             match get(var) {
                 None => Ok(None),
@@ -358,6 +428,8 @@ mod tests {
             ("VMMKIT_HIP_VERSION", "8.0"),
             ("VMMKIT_HIP_VERSION", "seven"),
             ("VMMKIT_HIP_VERSION", "6.x"),
+            ("VMMKIT_STREAMS", "lazy"),
+            ("VMMKIT_STREAMS", "adversarial:x"),
         ] {
             let e = cfg(&[(var, val)]).unwrap_err();
             assert_eq!(e.var, var);
@@ -401,6 +473,16 @@ mod tests {
         assert_eq!(v("6.0").unwrap(), HipVersion { major: 6, minor: 0 });
         assert_eq!(v("7.100").unwrap_err().var, "VMMKIT_HIP_VERSION");
         assert_eq!(HipVersion::from_lookup(|_| None).unwrap(), HipVersion::DEFAULT);
+    }
+
+    #[test]
+    fn schedules() {
+        let v = |s: &str| Schedule::from_lookup(|_| Some(OsString::from(s)));
+        assert_eq!(v("").unwrap(), Schedule::Async);
+        assert_eq!(v("eager").unwrap(), Schedule::Eager);
+        assert_eq!(v("adversarial").unwrap(), Schedule::Adversarial { seed: Schedule::DEFAULT_SEED });
+        assert_eq!(v(" adversarial:42 ").unwrap(), Schedule::Adversarial { seed: 42 });
+        assert_eq!(v("sync").unwrap_err().var, "VMMKIT_STREAMS");
     }
 
     #[test]

@@ -18,5 +18,5 @@ pub mod registry;
 pub mod shim;
 pub mod violations;
 
-pub use config::{Config, ConfigError, HipVersion, MAX_DEVICES, default_root, parse_bytes};
+pub use config::{Config, ConfigError, HipVersion, MAX_DEVICES, Schedule, default_root, parse_bytes};
 pub use core::{InstallError, install};

@@ -157,11 +157,23 @@ impl Emulator {
     }
 
     /// Copies `n` bytes from `src` to `dst`; either may be device memory
-    /// (possibly across several mappings) or host memory.
+    /// (possibly across several mappings) or host memory. A host copy of
+    /// memory that a stream has yet to write is reported as unsynchronised.
     ///
     /// # Safety
     /// Host parts of both ranges must be valid for `n` bytes, as for `memmove`.
     pub unsafe fn copy(&self, dst: usize, src: usize, n: usize) -> Result<(), CoreError> {
+        self.check_host_access(src, n);
+        self.check_host_access(dst, n);
+        // SAFETY: the caller's promise.
+        unsafe { self.copy_raw(dst, src, n) }
+    }
+
+    /// [`Emulator::copy`] without looking at pending stream writes (a stream's own work).
+    ///
+    /// # Safety
+    /// As [`Emulator::copy`].
+    pub(crate) unsafe fn copy_raw(&self, dst: usize, src: usize, n: usize) -> Result<(), CoreError> {
         let mut t = self.lock();
         check_range(&mut t, dst, n)?;
         check_range(&mut t, src, n)?;
@@ -183,6 +195,16 @@ impl Emulator {
     /// # Safety
     /// Host parts of the range must be valid for writes of `n` bytes.
     pub unsafe fn fill(&self, dst: usize, value: u8, n: usize) -> Result<(), CoreError> {
+        self.check_host_access(dst, n);
+        // SAFETY: the caller's promise.
+        unsafe { self.fill_raw(dst, value, n) }
+    }
+
+    /// [`Emulator::fill`] without looking at pending stream writes.
+    ///
+    /// # Safety
+    /// As [`Emulator::fill`].
+    pub(crate) unsafe fn fill_raw(&self, dst: usize, value: u8, n: usize) -> Result<(), CoreError> {
         let mut t = self.lock();
         check_range(&mut t, dst, n)?;
         let mut done = 0;

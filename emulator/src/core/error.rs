@@ -198,6 +198,27 @@ pub enum CoreError {
     /// A file-system or mapping call failed.
     #[error("{0}")]
     Os(String),
+    /// Not a live stream of this process.
+    #[error("stream {0} is not a live stream of this process")]
+    UnknownStream(u64),
+    /// Not a live event of this process.
+    #[error("event {0} is not a live event of this process")]
+    UnknownEvent(u64),
+    /// A wait's time ran out.
+    #[error("the wait timed out")]
+    Timeout,
+    /// The process that would complete a shared event or notify is gone.
+    #[error("the process that records this shared event is gone")]
+    Abandoned,
+    /// Work was recorded but has not completed yet.
+    #[error("the work recorded is not complete yet")]
+    NotReady,
+    /// An event that was never recorded.
+    #[error("event {0} was never recorded")]
+    EventNotRecorded(u64),
+    /// An event made without timing, asked for a time.
+    #[error("event {0} was made with timing disabled")]
+    TimingDisabled(u64),
 }
 
 impl From<std::io::Error> for CoreError {

@@ -6,9 +6,11 @@
 //! operations after their own argument checks, in their vendor's order.
 
 mod access;
+pub mod cell;
 mod copy;
 mod dialect;
 mod error;
+mod event;
 mod extent;
 mod fd;
 mod host;
@@ -21,6 +23,7 @@ mod pool;
 mod process;
 mod share;
 mod space;
+mod stream;
 mod tag;
 pub mod thread;
 
@@ -29,6 +32,7 @@ use std::sync::{Mutex, MutexGuard};
 
 pub use copy::Side;
 pub use error::{CoreError, HandleId};
+pub use event::{Event, EventFlags, EventId};
 pub use extent::{Extent, ExtentKind};
 pub use fd::fd_is_open;
 pub use ipc::{Opened, PlainExport};
@@ -38,6 +42,7 @@ pub use physical::{HandleInfo, Physical};
 pub use pool::{Freed, PoolAttr, PoolId, PoolProps};
 pub use process::{InstallError, emulator, install, running};
 pub use space::{DEVICE_WINDOW, MapSize, Mapping, ReservationInfo, Window, natural_align};
+pub use stream::{Ending, Hazard, Kind as StreamKind, StreamId, ValueCmp, Work};
 pub use tag::HandleTag;
 
 use crate::config::Config;
@@ -53,6 +58,10 @@ pub struct Emulator {
     pools: Mutex<pool::Pools>,
     /// What each dialect keeps for the whole process.
     dialects: dialect::DialectStates,
+    /// Streams and their workers (`stream.rs`).
+    streams: stream::Streams,
+    /// Events (`event.rs`).
+    events: event::Events,
 }
 
 /// Process-local state.
@@ -84,6 +93,8 @@ impl Emulator {
             tables: Mutex::new(Tables { next_handle: 1, ..Tables::default() }),
             pools: Mutex::default(),
             dialects: dialect::DialectStates::default(),
+            streams: stream::Streams::default(),
+            events: event::Events::default(),
         })
     }
 

@@ -1,0 +1,269 @@
+//! Progress words: what streams, events and notifies record and wait on.
+//!
+//! A [`Cell`] counts records in sequence: enqueueing a record takes the next
+//! number ([`Cell::next`]), running it completes that number
+//! ([`Cell::complete`]), and a waiter sleeps on the futex of `completed`
+//! until its number is reached ([`Cell::wait`]). The words are atomics only,
+//! valid for any bit pattern, so the same cell can live in this process
+//! ([`Cell::local`]) or in a file shared with other processes
+//! ([`Cell::shared`]): an event shared across processes is a cell both map.
+//!
+//! Numbers wrap at 2³²; a number is reached when the completed one is not
+//! before it in wrapping order, so a cell may be recorded forever.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rustix::thread::futex;
+
+use crate::os::shared::{SharedPod, SharedView};
+
+/// The words of a cell, as they lie in memory (64 bytes, one cache line).
+#[repr(C, align(64))]
+#[derive(Debug, Default)]
+pub struct Words {
+    /// The number of the last record enqueued (0: never recorded).
+    pub recorded: AtomicU32,
+    /// The number of the last record completed; waiters sleep on its futex.
+    pub completed: AtomicU32,
+    /// `CLOCK_MONOTONIC` nanoseconds at which `completed` last advanced.
+    pub at_ns: AtomicU64,
+    /// The highest number somebody waits for. The adversarial schedule holds
+    /// a record back until this reaches it.
+    pub wanted: AtomicU32,
+    /// What the creator set (its meaning is the owner's: event flags).
+    pub flags: AtomicU32,
+    /// For the owner's use (a notify's consumed count, a generation).
+    pub spare: [AtomicU32; 10],
+}
+
+// SAFETY: `#[repr(C)]`, every field an atomic integer, valid for any bit
+// pattern including all zeros.
+unsafe impl SharedPod for Words {}
+
+const _: () = assert!(size_of::<Words>() == 64);
+
+/// Where a cell's words live.
+#[derive(Debug)]
+enum Backing {
+    Local(Box<Words>),
+    Shared(SharedView<Words>),
+}
+
+/// Whether the one who completes a shared cell's records is still there.
+pub type Alive = Box<dyn Fn() -> bool + Send + Sync>;
+
+/// A cell: its words, here or in shared memory.
+pub struct Cell {
+    words: Backing,
+    /// For a shared cell: whether its recorder lives (waits end when not).
+    alive: Option<Alive>,
+}
+
+impl std::fmt::Debug for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cell").field("words", self.words()).field("shared", &self.is_shared()).finish()
+    }
+}
+
+/// Why a wait ended without its number being reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitError {
+    /// The deadline passed.
+    Timeout,
+    /// The one who would complete it is gone (the `alive` check said so).
+    Abandoned,
+}
+
+/// Whether `completed` is at or past `seq` in wrapping order.
+fn reached(completed: u32, seq: u32) -> bool {
+    completed.wrapping_sub(seq) as i32 >= 0
+}
+
+/// `CLOCK_MONOTONIC` now, in nanoseconds.
+pub fn now_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    (t.tv_sec as u64).wrapping_mul(1_000_000_000).wrapping_add(t.tv_nsec as u64)
+}
+
+/// How often a waiter with an `alive` check looks at it.
+const LIVENESS_PERIOD: Duration = Duration::from_millis(100);
+
+impl Cell {
+    /// A cell of this process only, never recorded.
+    pub fn local() -> Self {
+        Self { words: Backing::Local(Box::default()), alive: None }
+    }
+
+    /// A cell over words mapped from a file that other processes map too;
+    /// `alive` says whether the process that records it still lives.
+    pub fn shared(view: SharedView<Words>, alive: Alive) -> Self {
+        Self { words: Backing::Shared(view), alive: Some(alive) }
+    }
+
+    /// Its words.
+    pub fn words(&self) -> &Words {
+        match &self.words {
+            Backing::Local(w) => w,
+            Backing::Shared(v) => v,
+        }
+    }
+
+    /// Local cells wait on a process-private futex (cheaper); shared ones on
+    /// the shared one, which other processes wake.
+    fn futex_flags(&self) -> futex::Flags {
+        match self.words {
+            Backing::Local(_) => futex::Flags::PRIVATE,
+            Backing::Shared(_) => futex::Flags::empty(),
+        }
+    }
+
+    /// Whether this cell lives in shared memory.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.words, Backing::Shared(_))
+    }
+
+    /// Takes the next record number (for a record being enqueued).
+    pub fn next(&self) -> u32 {
+        self.words().recorded.fetch_add(1, Ordering::AcqRel).wrapping_add(1)
+    }
+
+    /// The number of the last record enqueued (0: never recorded).
+    pub fn last(&self) -> u32 {
+        self.words().recorded.load(Ordering::Acquire)
+    }
+
+    /// Whether record `seq` has completed (0 always has).
+    pub fn is_reached(&self, seq: u32) -> bool {
+        seq == 0 || reached(self.words().completed.load(Ordering::Acquire), seq)
+    }
+
+    /// When the last completed record completed (`CLOCK_MONOTONIC` ns).
+    pub fn completed_at(&self) -> u64 {
+        self.words().at_ns.load(Ordering::Acquire)
+    }
+
+    /// Completes record `seq` (and every number before it) and wakes the waiters.
+    pub fn complete(&self, seq: u32) {
+        let w = self.words();
+        w.at_ns.store(now_ns(), Ordering::Release);
+        let mut cur = w.completed.load(Ordering::Acquire);
+        while !reached(cur, seq) {
+            match w.completed.compare_exchange_weak(cur, seq, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => break,
+                Err(now) => cur = now,
+            }
+        }
+        // A failed wake changes nothing a waiter relies on: it re-reads the word.
+        let _ = futex::wake(&w.completed, self.futex_flags(), u32::MAX);
+    }
+
+    /// Says that somebody waits for `seq` (the adversarial schedule then runs
+    /// the work up to it).
+    pub fn want(&self, seq: u32) {
+        let w = &self.words().wanted;
+        let mut cur = w.load(Ordering::Acquire);
+        while !reached(cur, seq) || cur == 0 {
+            match w.compare_exchange_weak(cur, seq, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => break,
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// Whether somebody waits for `seq` or a later record.
+    pub fn is_wanted(&self, seq: u32) -> bool {
+        let w = self.words().wanted.load(Ordering::Acquire);
+        w != 0 && reached(w, seq)
+    }
+
+    /// Sleeps until record `seq` completes or `deadline` passes; for a shared
+    /// cell, also until its recorder is found gone (asked every 100 ms).
+    ///
+    /// # Errors
+    /// [`WaitError::Timeout`], [`WaitError::Abandoned`].
+    pub fn wait(&self, seq: u32, deadline: Option<Instant>) -> Result<(), WaitError> {
+        match &self.alive {
+            Some(alive) => self.wait_while(seq, deadline, alive),
+            None => self.wait_while(seq, deadline, &|| true),
+        }
+    }
+
+    /// [`Cell::wait`], with `alive` as the recorder's liveness.
+    ///
+    /// # Errors
+    /// As [`Cell::wait`].
+    pub fn wait_while(&self, seq: u32, deadline: Option<Instant>, alive: &dyn Fn() -> bool) -> Result<(), WaitError> {
+        let w = &self.words().completed;
+        let mut next_look = Instant::now() + LIVENESS_PERIOD;
+        loop {
+            let cur = w.load(Ordering::Acquire);
+            if seq == 0 || reached(cur, seq) {
+                return Ok(());
+            }
+            let now = Instant::now();
+            if deadline.is_some_and(|d| now >= d) {
+                return Err(WaitError::Timeout);
+            }
+            if now >= next_look {
+                if !alive() {
+                    return Err(WaitError::Abandoned);
+                }
+                next_look = now + LIVENESS_PERIOD;
+            }
+            let until = deadline.map_or(next_look, |d| d.min(next_look));
+            let left = until.saturating_duration_since(now);
+            let ts = rustix::time::Timespec { tv_sec: left.as_secs() as i64, tv_nsec: i64::from(left.subsec_nanos()) };
+            // EAGAIN (the word moved), EINTR and ETIMEDOUT all mean: look again.
+            let _ = futex::wait(w, self.futex_flags(), cur, Some(&ts));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    #[test]
+    fn numbers_complete_in_wrapping_order() {
+        let c = Cell::local();
+        assert!(c.is_reached(0));
+        let a = c.next();
+        let b = c.next();
+        assert!(!c.is_reached(a));
+        c.complete(b);
+        assert!(c.is_reached(a) && c.is_reached(b));
+        c.complete(a);
+        assert!(c.is_reached(b), "completing an earlier number does not go back");
+        c.words().completed.store(u32::MAX, Ordering::Relaxed);
+        assert!(c.is_reached(u32::MAX - 3) && !c.is_reached(2));
+    }
+
+    #[test]
+    fn a_waiter_wakes_on_completion_and_times_out_otherwise() {
+        let c = Arc::new(Cell::local());
+        let seq = c.next();
+        let t = {
+            let c = c.clone();
+            std::thread::spawn(move || c.wait(seq, Some(Instant::now() + Duration::from_secs(10))))
+        };
+        std::thread::sleep(Duration::from_millis(20));
+        c.complete(seq);
+        assert_eq!(t.join().unwrap(), Ok(()));
+        let later = c.next();
+        let err = c.wait(later, Some(Instant::now() + Duration::from_millis(30)));
+        assert_eq!(err, Err(WaitError::Timeout));
+        assert_eq!(c.wait_while(later, None, &|| false), Err(WaitError::Abandoned));
+    }
+
+    #[test]
+    fn wanted_only_rises() {
+        let c = Cell::local();
+        assert!(!c.is_wanted(1));
+        c.want(3);
+        c.want(2);
+        assert!(c.is_wanted(3) && c.is_wanted(1) && !c.is_wanted(4));
+    }
+}

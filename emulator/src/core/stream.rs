@@ -1,0 +1,754 @@
+//! Streams: ordered queues of work (copies, fills, event records and waits,
+//! value writes and waits, host functions) run apart from the caller, for
+//! every dialect. Dialects name and check; this is where work is ordered.
+//!
+//! - Within a stream, work runs in the order it was enqueued, on the
+//!   stream's own worker thread. Across streams nothing is ordered except by
+//!   waits on cells (events, other streams' progress).
+//! - Each stream counts its work in a [`Cell`]: enqueueing takes the next
+//!   number, running completes it, so synchronising is a futex wait on the
+//!   number of the last work enqueued.
+//! - A legacy default stream ([`Kind::Legacy`], CUDA's and HIP's NULL
+//!   stream) waits for the blocking streams of its device before each work,
+//!   and they wait for it.
+//! - [`Schedule`] says when work runs: at once (`eager`), as soon as it can
+//!   (`async`), or as late as the ordering rules allow (`adversarial`).
+//!   Under `adversarial` a worker holds its work until somebody needs it
+//!   done: a synchronize or query of the stream, of the device or of an
+//!   event recorded after it, or a wait of another stream, or of another
+//!   process, on such an event (a cell's `wanted` word); a device
+//!   synchronize drains its streams one by one in an order drawn from the
+//!   seed.
+//! - Writes queued but not yet run are remembered by range, so a read of
+//!   that memory by the host or by another stream, with nothing ordering it
+//!   after the write, is reported as an unsynchronised access ([`Hazard`]).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use super::cell::{Cell, WaitError};
+use super::{CoreError, Emulator};
+use crate::config::Schedule;
+
+/// A stream of this process (never reused within a process).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StreamId(pub u64);
+
+/// How a stream is ordered with the others of its device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The legacy default stream: each work waits for all work enqueued
+    /// before it on the device's blocking streams.
+    Legacy,
+    /// An ordinary stream: each work waits for the legacy stream's work
+    /// enqueued before it.
+    Blocking,
+    /// Ordered with no other stream (`cudaStreamNonBlocking`, `hipStreamNonBlocking`).
+    NonBlocking,
+}
+
+/// How [`Emulator::stream_compare`]-style value waits compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueCmp {
+    /// `*addr >= value` (as unsigned, wrapping: the difference is non-negative).
+    Geq,
+    /// `*addr == value`.
+    Eq,
+    /// `*addr & value != 0`.
+    And,
+    /// `!(*addr | value) != 0`.
+    Nor,
+}
+
+/// A piece of work.
+pub enum Work {
+    /// Copy `len` bytes from `src` to `dst` (device or host memory).
+    Copy {
+        /// Destination.
+        dst: usize,
+        /// Source.
+        src: usize,
+        /// Bytes.
+        len: usize,
+    },
+    /// Fill `count` elements of `width` bytes (1, 2, 4 or 8) at `dst` with
+    /// the low `width` bytes of `pattern`.
+    Fill {
+        /// Destination.
+        dst: usize,
+        /// The value, little-endian.
+        pattern: u64,
+        /// Bytes per element.
+        width: u8,
+        /// Elements.
+        count: usize,
+    },
+    /// Complete record `seq` of `cell` (an event record, a notify record).
+    Record {
+        /// The cell.
+        cell: Arc<Cell>,
+        /// Its number.
+        seq: u32,
+    },
+    /// Wait until record `seq` of `cell` completes.
+    Wait {
+        /// The cell.
+        cell: Arc<Cell>,
+        /// Its number.
+        seq: u32,
+    },
+    /// Write the low `width` (4 or 8) bytes of `value` at `addr`.
+    WriteValue {
+        /// Where.
+        addr: usize,
+        /// What.
+        value: u64,
+        /// 4 or 8.
+        width: u8,
+    },
+    /// Wait until the `width`-byte value at `addr` compares true with `value`.
+    WaitValue {
+        /// Where.
+        addr: usize,
+        /// Compared with.
+        value: u64,
+        /// 4 or 8.
+        width: u8,
+        /// How.
+        cmp: ValueCmp,
+    },
+    /// Run a host function (callbacks, stream-ordered frees).
+    Host(Box<dyn FnOnce() + Send>),
+}
+
+impl std::fmt::Debug for Work {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Work::Copy { dst, src, len } => write!(f, "copy {len:#x} bytes {src:#x} -> {dst:#x}"),
+            Work::Fill { dst, pattern, width, count } => {
+                write!(f, "fill {count} x {width} bytes at {dst:#x} with {pattern:#x}")
+            }
+            Work::Record { seq, .. } => write!(f, "record {seq}"),
+            Work::Wait { seq, .. } => write!(f, "wait for {seq}"),
+            Work::WriteValue { addr, value, .. } => write!(f, "write {value:#x} at {addr:#x}"),
+            Work::WaitValue { addr, value, cmp, .. } => write!(f, "wait until {addr:#x} {cmp:?} {value:#x}"),
+            Work::Host(_) => f.write_str("host function"),
+        }
+    }
+}
+
+impl Work {
+    /// The device or host range it writes, if any.
+    fn writes(&self) -> Option<(usize, usize)> {
+        match *self {
+            Work::Copy { dst, len, .. } => Some((dst, len)),
+            Work::Fill { dst, width, count, .. } => Some((dst, usize::from(width).saturating_mul(count))),
+            Work::WriteValue { addr, width, .. } => Some((addr, usize::from(width))),
+            _ => None,
+        }
+    }
+}
+
+/// How [`Emulator::stream_destroy`] ends a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// Waits for its work, then destroys it.
+    Drain,
+    /// Destroys it at once; its work still runs to the end.
+    Detach,
+    /// Destroys it at once; work not yet started is dropped.
+    Discard,
+}
+
+/// An access to memory that a stream has yet to write, with nothing ordering
+/// it after the write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hazard {
+    /// Who accessed: "the host" or a stream.
+    pub by: String,
+    /// The first address accessed that is pending.
+    pub addr: usize,
+    /// Bytes accessed.
+    pub len: usize,
+    /// The stream with the pending write.
+    pub writer: StreamId,
+}
+
+impl std::fmt::Display for Hazard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "unsynchronised access: {} accessed {:#x} bytes at {:#x}, which stream {} has yet to write; \
+             synchronise with the stream (or wait on an event recorded after the write) first",
+            self.by, self.len, self.addr, self.writer.0
+        )
+    }
+}
+
+struct Item {
+    seq: u32,
+    work: Work,
+}
+
+#[derive(Default)]
+struct Queue {
+    items: VecDeque<Item>,
+    /// The first failure of its work, reported by the next synchronize.
+    error: Option<CoreError>,
+    /// Under `adversarial`: work up to this number may run.
+    demanded: u32,
+    /// A worker (thread or inline caller) is running its work.
+    running: bool,
+    /// A worker thread exists.
+    worker: bool,
+    /// Destroyed: the worker ends once the queue is empty.
+    closing: bool,
+}
+
+struct Stream {
+    id: StreamId,
+    device: u32,
+    kind: Kind,
+    schedule: Schedule,
+    progress: Arc<Cell>,
+    q: Mutex<Queue>,
+    bell: Condvar,
+}
+
+impl Stream {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.q.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn adversarial(&self) -> bool {
+        matches!(self.schedule, Schedule::Adversarial { .. })
+    }
+
+    /// Lets its work up to `seq` run (under `adversarial`; elsewhere it runs anyway).
+    fn demand(&self, seq: u32) {
+        let mut q = self.lock();
+        if seq.wrapping_sub(q.demanded) as i32 > 0 {
+            q.demanded = seq;
+        }
+        drop(q);
+        self.bell.notify_all();
+    }
+
+    /// The number up to which its held work must run now.
+    fn must_run_upto(&self, q: &Queue) -> u32 {
+        let mut upto = q.demanded;
+        let wanted = self.progress.words().wanted.load(std::sync::atomic::Ordering::Acquire);
+        if wanted.wrapping_sub(upto) as i32 > 0 {
+            upto = wanted;
+        }
+        for it in &q.items {
+            if let Work::Record { cell, seq } = &it.work
+                && cell.is_wanted(*seq)
+                && it.seq.wrapping_sub(upto) as i32 > 0
+            {
+                upto = it.seq;
+            }
+        }
+        upto
+    }
+
+    /// Whether the front work may run now.
+    fn front_ready(&self, q: &Queue) -> bool {
+        match q.items.front() {
+            None => false,
+            Some(_) if !self.adversarial() || q.closing => true,
+            Some(front) => self.must_run_upto(q).wrapping_sub(front.seq) as i32 >= 0,
+        }
+    }
+
+    /// Whether it holds a record somebody else (another process) may ask for.
+    fn holds_shared_record(&self, q: &Queue) -> bool {
+        q.items.iter().any(|it| matches!(&it.work, Work::Record { cell, .. } if cell.is_shared()))
+    }
+}
+
+/// A write queued and not yet run.
+struct PendingWrite {
+    stream: StreamId,
+    seq: u32,
+    start: usize,
+    end: usize,
+}
+
+/// The streams of one process.
+#[derive(Default)]
+pub(super) struct Streams {
+    schedule: Mutex<Option<Schedule>>,
+    next: AtomicU64,
+    map: Mutex<HashMap<StreamId, Arc<Stream>>>,
+    legacy: Mutex<HashMap<u32, StreamId>>,
+    pending: Mutex<Vec<PendingWrite>>,
+    pending_count: AtomicUsize,
+    hazards: Mutex<Vec<Hazard>>,
+    /// Device synchronizes so far (draws the adversarial order).
+    drains: AtomicU64,
+}
+
+impl std::fmt::Debug for Streams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Streams").field("live", &lock(&self.map).len()).finish()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// splitmix64: the adversarial order's draws.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+impl Streams {
+    fn schedule(&self) -> Schedule {
+        *lock(&self.schedule).get_or_insert_with(|| Schedule::from_env().unwrap_or_default())
+    }
+
+    fn get(&self, id: StreamId) -> Result<Arc<Stream>, CoreError> {
+        lock(&self.map).get(&id).cloned().ok_or(CoreError::UnknownStream(id.0))
+    }
+
+    /// Wakes every worker, so that each looks at what is wanted of it.
+    fn poke_all(&self) {
+        for s in lock(&self.map).values() {
+            s.bell.notify_all();
+        }
+    }
+
+    fn note_hazard(&self, h: Hazard) {
+        tracing::warn!("{h}");
+        eprintln!("vmmkit: {h}");
+        lock(&self.hazards).push(h);
+    }
+
+    /// Reports an access of `addr..addr+len` by `by` (a stream, or the host)
+    /// that another stream has a pending write to.
+    fn check_access(&self, addr: usize, len: usize, by: Option<StreamId>) {
+        if self.pending_count.load(Ordering::Acquire) == 0 || len == 0 {
+            return;
+        }
+        let end = addr.saturating_add(len);
+        let hit = lock(&self.pending)
+            .iter()
+            .find(|p| Some(p.stream) != by && p.start < end && addr < p.end)
+            .map(|p| (p.stream, p.start.max(addr)));
+        if let Some((writer, at)) = hit {
+            let by = by.map_or_else(|| "the host".to_owned(), |s| format!("stream {}", s.0));
+            self.note_hazard(Hazard { by, addr: at, len, writer });
+        }
+    }
+
+    fn forget_write(&self, stream: StreamId, seq: u32) {
+        let mut p = lock(&self.pending);
+        if let Some(i) = p.iter().position(|w| w.stream == stream && w.seq == seq) {
+            p.swap_remove(i);
+            self.pending_count.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
+impl Emulator {
+    /// Sets the schedule of streams made from now on (tests; programs use `VMMKIT_STREAMS`).
+    pub fn set_schedule(&self, schedule: Schedule) {
+        *lock(&self.streams.schedule) = Some(schedule);
+    }
+
+    /// The schedule new streams get.
+    pub fn schedule(&self) -> Schedule {
+        self.streams.schedule()
+    }
+
+    /// A new stream on `device`.
+    pub fn stream_create(&self, device: u32, kind: Kind) -> StreamId {
+        let id = StreamId(self.streams.next.fetch_add(1, Ordering::Relaxed) + 1);
+        let s = Arc::new(Stream {
+            id,
+            device,
+            kind,
+            schedule: self.streams.schedule(),
+            progress: Arc::new(Cell::local()),
+            q: Mutex::default(),
+            bell: Condvar::new(),
+        });
+        lock(&self.streams.map).insert(id, s);
+        id
+    }
+
+    /// The legacy default stream of `device`, made at first use.
+    pub fn legacy_stream(&self, device: u32) -> StreamId {
+        let mut l = lock(&self.streams.legacy);
+        if let Some(&id) = l.get(&device) {
+            return id;
+        }
+        let id = self.stream_create(device, Kind::Legacy);
+        l.insert(device, id);
+        id
+    }
+
+    /// Whether `id` is a live stream of this process.
+    pub fn stream_exists(&self, id: StreamId) -> bool {
+        lock(&self.streams.map).contains_key(&id)
+    }
+
+    /// The device and kind of stream `id`.
+    ///
+    /// # Errors
+    /// [`CoreError::UnknownStream`].
+    pub fn stream_info(&self, id: StreamId) -> Result<(u32, Kind), CoreError> {
+        self.streams.get(id).map(|s| (s.device, s.kind))
+    }
+
+    /// Enqueues `work` on stream `id`, after what orders it with the
+    /// device's other streams (see [`Kind`]).
+    ///
+    /// # Errors
+    /// [`CoreError::UnknownStream`].
+    ///
+    /// # Safety
+    /// Host memory that `work` reads or writes must stay valid until it has
+    /// run (as the vendors require of async copies).
+    pub unsafe fn enqueue(&self, id: StreamId, work: Work) -> Result<(), CoreError> {
+        let s = self.streams.get(id)?;
+        for (cell, seq) in self.implicit_waits(&s) {
+            self.push(&s, Work::Wait { cell, seq });
+        }
+        self.push(&s, work);
+        Ok(())
+    }
+
+    /// The waits a work on `s` starts with: the legacy stream waits for the
+    /// blocking streams of its device, and they for it.
+    fn implicit_waits(&self, s: &Stream) -> Vec<(Arc<Cell>, u32)> {
+        let pending = |o: &Stream| {
+            let last = o.progress.last();
+            (!o.progress.is_reached(last)).then(|| (o.progress.clone(), last))
+        };
+        match s.kind {
+            Kind::NonBlocking => Vec::new(),
+            Kind::Legacy => lock(&self.streams.map)
+                .values()
+                .filter(|o| o.device == s.device && o.kind == Kind::Blocking)
+                .filter_map(|o| pending(o))
+                .collect(),
+            Kind::Blocking => {
+                let legacy = lock(&self.streams.legacy).get(&s.device).copied();
+                legacy.and_then(|l| self.streams.get(l).ok()).and_then(|o| pending(&o)).into_iter().collect()
+            }
+        }
+    }
+
+    fn push(&self, s: &Arc<Stream>, work: Work) {
+        let mut q = s.lock();
+        let seq = s.progress.next();
+        // Workers reach the emulator through the process's global; one that
+        // is not installed (a test's own) runs all work inline.
+        let global = crate::core::running().is_some_and(|e| std::ptr::eq(e, self));
+        let inline = !global || (s.schedule == Schedule::Eager && self.runnable_now(&work));
+        if inline && !q.running && q.items.is_empty() {
+            q.running = true;
+            drop(q);
+            let r = self.run_work(s, work);
+            let mut q = s.lock();
+            if let Err(e) = r {
+                q.error.get_or_insert(e);
+            }
+            s.progress.complete(seq);
+            q.running = false;
+            if !q.items.is_empty() {
+                self.start_worker(s, &mut q);
+            }
+            return;
+        }
+        if let Some((start, len)) = work.writes() {
+            lock(&self.streams.pending).push(PendingWrite { stream: s.id, seq, start, end: start.saturating_add(len) });
+            self.streams.pending_count.fetch_add(1, Ordering::AcqRel);
+        }
+        q.items.push_back(Item { seq, work });
+        if !q.worker {
+            self.start_worker(s, &mut q);
+        }
+        drop(q);
+        s.bell.notify_all();
+    }
+
+    /// Whether `work` can run without waiting (eager runs such work inline).
+    fn runnable_now(&self, work: &Work) -> bool {
+        match work {
+            Work::Wait { cell, seq } => cell.is_reached(*seq),
+            Work::WaitValue { .. } => false,
+            _ => true,
+        }
+    }
+
+    fn start_worker(&self, s: &Arc<Stream>, q: &mut Queue) {
+        q.worker = true;
+        let s = s.clone();
+        let spawned = std::thread::Builder::new().name(format!("vmmkit-stream-{}", s.id.0)).spawn({
+            let s = s.clone();
+            move || {
+                if let Some(e) = crate::core::running() {
+                    e.work_loop(&s);
+                }
+            }
+        });
+        if let Err(err) = spawned {
+            // No thread: run nothing later, say why at the next synchronize.
+            q.worker = false;
+            q.error.get_or_insert(CoreError::Os(format!("cannot start the worker of stream {}: {err}", s.id.0)));
+        }
+    }
+
+    /// A stream's worker: runs its work in order while there is some it may run.
+    fn work_loop(&self, s: &Arc<Stream>) {
+        let mut q = s.lock();
+        loop {
+            if !s.front_ready(&q) {
+                if q.items.is_empty() && q.closing {
+                    break;
+                }
+                // Under adversarial, another process may ask for a shared
+                // record without a way to ring this bell: look every ms.
+                q = if s.adversarial() && s.holds_shared_record(&q) {
+                    s.bell.wait_timeout(q, Duration::from_millis(1)).map_or_else(|p| p.into_inner().0, |r| r.0)
+                } else {
+                    s.bell.wait(q).unwrap_or_else(|p| p.into_inner())
+                };
+                continue;
+            }
+            let Some(item) = q.items.pop_front() else { continue };
+            q.running = true;
+            drop(q);
+            let writes = item.work.writes().is_some();
+            let r = self.run_work(s, item.work);
+            if writes {
+                self.streams.forget_write(s.id, item.seq);
+            }
+            q = s.lock();
+            if let Err(e) = r {
+                q.error.get_or_insert(e);
+            }
+            q.running = false;
+            s.progress.complete(item.seq);
+        }
+        q.worker = false;
+    }
+
+    /// Runs one work on stream `s`'s behalf.
+    fn run_work(&self, s: &Stream, work: Work) -> Result<(), CoreError> {
+        match work {
+            Work::Copy { dst, src, len } => {
+                self.streams.check_access(src, len, Some(s.id));
+                self.streams.check_access(dst, len, Some(s.id));
+                // SAFETY: the enqueuer promised the host parts stay valid until now.
+                unsafe { self.copy_raw(dst, src, len) }
+            }
+            Work::Fill { dst, pattern, width, count } => {
+                let n = usize::from(width).saturating_mul(count);
+                self.streams.check_access(dst, n, Some(s.id));
+                // SAFETY: as for copies.
+                unsafe { self.fill_pattern(dst, pattern, width, count) }
+            }
+            Work::Record { cell, seq } => {
+                cell.complete(seq);
+                Ok(())
+            }
+            Work::Wait { cell, seq } => self.wait_cell(&cell, seq, None),
+            Work::WriteValue { addr, value, width } => {
+                let bytes = value.to_le_bytes();
+                // SAFETY: `bytes` lives across the copy; `addr` as for copies.
+                unsafe { self.copy_raw(addr, bytes.as_ptr() as usize, usize::from(width).min(8)) }
+            }
+            Work::WaitValue { addr, value, width, cmp } => self.wait_value(addr, value, width, cmp),
+            Work::Host(f) => {
+                f();
+                Ok(())
+            }
+        }
+    }
+
+    /// Waits (without bound, or until `deadline`) for record `seq` of `cell`,
+    /// first saying it is wanted, so that held work runs.
+    fn wait_cell(&self, cell: &Cell, seq: u32, deadline: Option<Instant>) -> Result<(), CoreError> {
+        if cell.is_reached(seq) {
+            return Ok(());
+        }
+        cell.want(seq);
+        self.streams.poke_all();
+        cell.wait(seq, deadline).map_err(|e| match e {
+            WaitError::Timeout => CoreError::Timeout,
+            WaitError::Abandoned => CoreError::Abandoned,
+        })
+    }
+
+    fn wait_value(&self, addr: usize, value: u64, width: u8, cmp: ValueCmp) -> Result<(), CoreError> {
+        let mut pause = Duration::from_micros(1);
+        loop {
+            let mut buf = [0u8; 8];
+            // SAFETY: `buf` is 8 bytes, more than `width` (≤ 8) asks.
+            unsafe { self.copy_raw(buf.as_mut_ptr() as usize, addr, usize::from(width).min(8))? };
+            let got = if width == 4 {
+                u64::from(u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]))
+            } else {
+                u64::from_le_bytes(buf)
+            };
+            let ok = match cmp {
+                ValueCmp::Geq => (got.wrapping_sub(value) as i64) >= 0,
+                ValueCmp::Eq => got == value,
+                ValueCmp::And => got & value != 0,
+                ValueCmp::Nor => !(got | value) != 0,
+            };
+            if ok {
+                return Ok(());
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(1));
+        }
+    }
+
+    /// Fills `count` elements of `width` bytes at `dst` with `pattern`.
+    ///
+    /// # Safety
+    /// As [`Emulator::fill`].
+    pub(crate) unsafe fn fill_pattern(
+        &self,
+        dst: usize,
+        pattern: u64,
+        width: u8,
+        count: usize,
+    ) -> Result<(), CoreError> {
+        let width = usize::from(width).clamp(1, 8);
+        if width == 1 {
+            // SAFETY: the caller's promise.
+            return unsafe { self.fill_raw(dst, pattern as u8, count) };
+        }
+        let unit = &pattern.to_le_bytes()[..width];
+        let per_chunk = (64 << 10) / width;
+        let chunk: Vec<u8> = unit.iter().copied().cycle().take(per_chunk * width).collect();
+        let mut done = 0;
+        while done < count {
+            let n = (count - done).min(per_chunk);
+            // SAFETY: `chunk` holds `n * width` bytes; `dst` is the caller's promise.
+            unsafe { self.copy_raw(dst + done * width, chunk.as_ptr() as usize, n * width)? };
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Waits until all work enqueued on `id` so far has run, or `timeout`
+    /// passes; then reports (and clears) the first failure of its work.
+    ///
+    /// # Errors
+    /// [`CoreError::UnknownStream`], [`CoreError::Timeout`], or the failure of a work.
+    pub fn stream_synchronize(&self, id: StreamId, timeout: Option<Duration>) -> Result<(), CoreError> {
+        let s = self.streams.get(id)?;
+        let last = s.progress.last();
+        s.demand(last);
+        self.wait_cell(&s.progress, last, timeout.map(|t| Instant::now() + t))?;
+        s.lock().error.take().map_or(Ok(()), Err)
+    }
+
+    /// Whether all work enqueued on `id` has run. Under `adversarial` the
+    /// question lets the held work run (so that polling ends).
+    ///
+    /// # Errors
+    /// [`CoreError::UnknownStream`].
+    pub fn stream_query(&self, id: StreamId) -> Result<bool, CoreError> {
+        let s = self.streams.get(id)?;
+        let last = s.progress.last();
+        s.demand(last);
+        Ok(s.progress.is_reached(last))
+    }
+
+    /// Waits for all work of the streams of `device` (every device: `None`),
+    /// under `adversarial` one stream after another in a seeded order.
+    ///
+    /// # Errors
+    /// The first failure of a stream's work, or [`CoreError::Timeout`].
+    pub fn device_synchronize(&self, device: Option<u32>, timeout: Option<Duration>) -> Result<(), CoreError> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let mut all: Vec<Arc<Stream>> =
+            lock(&self.streams.map).values().filter(|s| device.is_none_or(|d| s.device == d)).cloned().collect();
+        all.sort_by_key(|s| s.id);
+        if let Schedule::Adversarial { seed } = self.streams.schedule() {
+            let round = self.streams.drains.fetch_add(1, Ordering::Relaxed);
+            all.sort_by_key(|s| mix(seed ^ mix(round) ^ s.id.0));
+        }
+        let mut first = None;
+        for s in &all {
+            let last = s.progress.last();
+            s.demand(last);
+            if !s.adversarial() {
+                continue;
+            }
+            self.wait_cell(&s.progress, last, deadline)?;
+        }
+        for s in &all {
+            self.wait_cell(&s.progress, s.progress.last(), deadline)?;
+            if let Some(e) = s.lock().error.take() {
+                first.get_or_insert(e);
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
+
+    /// Ends stream `id` as `how` says.
+    ///
+    /// # Errors
+    /// [`CoreError::UnknownStream`]; with [`Ending::Drain`], what
+    /// [`Emulator::stream_synchronize`] reports (the stream is destroyed anyway).
+    pub fn stream_destroy(&self, id: StreamId, how: Ending) -> Result<(), CoreError> {
+        let s = self.streams.get(id)?;
+        let drained = if how == Ending::Drain { self.stream_synchronize(id, None) } else { Ok(()) };
+        lock(&self.streams.map).remove(&id);
+        lock(&self.streams.legacy).retain(|_, l| *l != id);
+        let mut q = s.lock();
+        if how == Ending::Discard {
+            let dropped: Vec<Item> = q.items.drain(..).collect();
+            for it in &dropped {
+                self.streams.forget_write(s.id, it.seq);
+            }
+            s.progress.complete(s.progress.last());
+        }
+        q.closing = true;
+        q.demanded = s.progress.last();
+        drop(q);
+        s.bell.notify_all();
+        drained
+    }
+
+    /// The unsynchronised accesses found so far (and forgets them).
+    pub fn take_hazards(&self) -> Vec<Hazard> {
+        std::mem::take(&mut *lock(&self.streams.hazards))
+    }
+
+    /// Reports a host access of `addr..addr+len` that a stream has a pending write to.
+    pub(crate) fn check_host_access(&self, addr: usize, len: usize) {
+        self.streams.check_access(addr, len, None);
+    }
+
+    /// Waits for record `seq` of `cell` (an event's, a notify's) from the host.
+    ///
+    /// # Errors
+    /// [`CoreError::Timeout`], [`CoreError::Abandoned`].
+    pub fn wait_for(&self, cell: &Cell, seq: u32, timeout: Option<Duration>) -> Result<(), CoreError> {
+        self.wait_cell(cell, seq, timeout.map(|t| Instant::now() + t))
+    }
+
+    /// Says that record `seq` of `cell` is wanted (a query), so that held work runs.
+    pub fn want(&self, cell: &Cell, seq: u32) {
+        if !cell.is_reached(seq) {
+            cell.want(seq);
+            self.streams.poke_all();
+        }
+    }
+}
