@@ -258,6 +258,8 @@ impl Stream {
     fn front_ready(&self, q: &Queue) -> bool {
         match q.items.front() {
             None => false,
+            // An inline run (eager) is in progress: what follows waits for it.
+            Some(_) if q.running => false,
             Some(_) if !self.adversarial() || q.closing => true,
             Some(front) => self.must_run_upto(q).wrapping_sub(front.seq) as i32 >= 0,
         }
@@ -268,6 +270,9 @@ impl Stream {
         q.items.iter().any(|it| matches!(&it.work, Work::Record { cell, .. } if cell.is_shared()))
     }
 }
+
+/// How many unsynchronised accesses a process prints.
+const HAZARDS_PRINTED: u64 = 16;
 
 /// A write queued and not yet run.
 struct PendingWrite {
@@ -287,6 +292,7 @@ pub(super) struct Streams {
     pending: Mutex<Vec<PendingWrite>>,
     pending_count: AtomicUsize,
     hazards: Mutex<Vec<Hazard>>,
+    hazards_seen: AtomicU64,
     /// Device synchronizes so far (draws the adversarial order).
     drains: AtomicU64,
 }
@@ -325,9 +331,16 @@ impl Streams {
         }
     }
 
+    /// Records `h` and prints it on stderr (the first [`HAZARDS_PRINTED`] of
+    /// a process; a loop that races prints one screen, not one line per turn).
     fn note_hazard(&self, h: Hazard) {
         tracing::warn!("{h}");
-        eprintln!("vmmkit: {h}");
+        let n = self.hazards_seen.fetch_add(1, Ordering::Relaxed);
+        if n < HAZARDS_PRINTED {
+            eprintln!("vmmkit: {h}");
+        } else if n == HAZARDS_PRINTED {
+            eprintln!("vmmkit: more unsynchronised accesses follow; not printed");
+        }
         lock(&self.hazards).push(h);
     }
 
@@ -464,9 +477,11 @@ impl Emulator {
             }
             s.progress.complete(seq);
             q.running = false;
-            if !q.items.is_empty() {
+            if !q.items.is_empty() && !q.worker {
                 self.start_worker(s, &mut q);
             }
+            drop(q);
+            s.bell.notify_all();
             return;
         }
         if let Some((start, len)) = work.writes() {
