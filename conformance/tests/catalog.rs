@@ -210,6 +210,19 @@ const ACL_REFERENCE_IDS: &[&str] = &[
     "ACL-QRY-001",
     "ACL-QRY-002",
     "ACL-QRY-003",
+    "ACL-STM-001",
+    "ACL-STM-002",
+    "ACL-STM-003",
+    "ACL-STM-004",
+    "ACL-STM-005",
+    "ACL-STM-006",
+    "ACL-EVT-001",
+    "ACL-EVT-002",
+    "ACL-EVT-003",
+    "ACL-EVT-004",
+    "ACL-EVT-005",
+    "ACL-EVT-006",
+    "ACL-EVT-007",
 ];
 
 /// Every id of cuda.md §3.

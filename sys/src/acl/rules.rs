@@ -2230,7 +2230,7 @@ rules! {
         apis: &["aclrtRecordEvent", "aclrtStreamWaitEvent", "aclrtMemcpyAsync"],
         sources: &[ACL_RT_H, API_IMPL],
         confidence: &[Doc],
-        note: Some("acl_rt.h:1734-1747 (aclrtStreamWaitEvent makes the stream wait for the event's tasks)"),
+        note: Some("acl_rt.h:1759 (aclrtRecordEvent), :2872 (aclrtStreamWaitEvent)"),
         expect: Behaviour,
         requires: &[Need::Symbol("aclrtStreamWaitEvent")],
     }

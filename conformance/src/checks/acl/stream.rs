@@ -1,0 +1,109 @@
+//! ACL-STM: streams, and async copies on them (issue 17).
+
+use std::ffi::c_void;
+use std::ptr;
+
+use vmmkit_sys::acl::*;
+
+use crate::acl::{Ctx, setup};
+use crate::outcome::Failure;
+
+/// A new stream on device 0.
+pub(super) fn stream(cx: &Ctx) -> Result<aclrtStream, Failure> {
+    cx.device(0)?;
+    let mut s: aclrtStream = ptr::null_mut();
+    setup("aclrtCreateStream", cx.acl().create_stream(&mut s))?;
+    Ok(s)
+}
+
+/// `len` bytes of device memory (aclrtMalloc).
+pub(super) fn device_buffer(cx: &Ctx, len: usize) -> Result<*mut c_void, Failure> {
+    let mut p = ptr::null_mut();
+    setup("aclrtMalloc", cx.acl().malloc(&mut p, len, ACL_MEM_MALLOC_HUGE_FIRST))?;
+    Ok(p)
+}
+
+/// ACL-STM-001: NULL out-pointer of create, NULL stream of destroy, NULL status of query.
+pub fn null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
+    let s = stream(cx)?;
+    let acl = cx.acl();
+    cx.expect_code("aclrtCreateStream(NULL)", acl.create_stream(ptr::null_mut()))?;
+    cx.expect_code("aclrtDestroyStream(NULL)", acl.destroy_stream(ptr::null_mut()))?;
+    cx.expect_code("aclrtStreamQuery(status NULL)", acl.stream_query(s, ptr::null_mut())?)?;
+    cx.expect_ok("aclrtDestroyStream of a live stream", acl.destroy_stream(s))
+}
+
+/// ACL-STM-002: a timeout of -2 is refused; -1 waits.
+pub fn timeout_below_minus_one(cx: &mut Ctx) -> Result<(), Failure> {
+    let s = stream(cx)?;
+    let acl = cx.acl();
+    cx.expect_code("aclrtSynchronizeStreamWithTimeout(timeout -2)", acl.synchronize_stream_with_timeout(s, -2)?)?;
+    cx.expect_ok("aclrtSynchronizeStreamWithTimeout(timeout -1)", acl.synchronize_stream_with_timeout(s, -1)?)?;
+    cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s))
+}
+
+/// ACL-STM-003: 256 MiB copied host to device cannot be done in 1 ms: 507046,
+/// and the copy still completes.
+pub fn timeout_expires(cx: &mut Ctx) -> Result<(), Failure> {
+    const LEN: usize = 256 << 20;
+    let s = stream(cx)?;
+    let dev = device_buffer(cx, LEN)?;
+    let acl = cx.acl();
+    let src = vec![0x3cu8; LEN];
+    let r = acl.memcpy_async(dev, LEN, src.as_ptr().cast(), LEN, ACL_MEMCPY_HOST_TO_DEVICE, s);
+    setup("aclrtMemcpyAsync(256 MiB)", r)?;
+    let got = acl.synchronize_stream_with_timeout(s, 1)?;
+    // The source must outlive the copy whatever the answer was.
+    setup("aclrtSynchronizeStream", acl.synchronize_stream(s))?;
+    cx.expect_code("aclrtSynchronizeStreamWithTimeout(1 ms) of a 256 MiB copy", got)?;
+    setup("aclrtFree", acl.free(dev))?;
+    cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s))
+}
+
+/// Writes `len` bytes of `seed` to `dev` on `s` asynchronously, then runs
+/// `then` with the source still alive.
+fn write_async(cx: &Ctx, s: aclrtStream, dev: *mut c_void, len: usize, seed: u8) -> Result<Vec<u8>, Failure> {
+    let src = vec![seed; len];
+    let r = cx.acl().memcpy_async(dev, len, src.as_ptr().cast(), len, ACL_MEMCPY_HOST_TO_DEVICE, s);
+    setup("aclrtMemcpyAsync(host to device)", r)?;
+    Ok(src)
+}
+
+/// ACL-STM-004: aclrtMemcpyAsync then aclrtSynchronizeStream: the bytes are there.
+pub fn async_copy_then_synchronize(cx: &mut Ctx) -> Result<(), Failure> {
+    const LEN: usize = 1 << 20;
+    let s = stream(cx)?;
+    let dev = device_buffer(cx, LEN)?;
+    let acl = cx.acl();
+    let src = write_async(cx, s, dev, LEN, 0xa5)?;
+    cx.expect_ok("aclrtSynchronizeStream", acl.synchronize_stream(s))?;
+    drop(src);
+    let back = cx.read(dev, LEN)?;
+    cx.ensure("bytes after the synchronize", back.iter().all(|&b| b == 0xa5), "all 0xa5", format!("{:?}", &back[..8]))?;
+    setup("aclrtFree", acl.free(dev))?;
+    cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s))
+}
+
+/// ACL-STM-005: aclrtDestroyStream right after an async copy: the copy completes first.
+pub fn destroy_waits(cx: &mut Ctx) -> Result<(), Failure> {
+    const LEN: usize = 8 << 20;
+    let s = stream(cx)?;
+    let dev = device_buffer(cx, LEN)?;
+    let acl = cx.acl();
+    let src = write_async(cx, s, dev, LEN, 0x5c)?;
+    cx.expect_ok("aclrtDestroyStream with a copy pending", acl.destroy_stream(s))?;
+    drop(src);
+    let back = cx.read(dev, LEN)?;
+    cx.ensure("bytes after the destroy", back.iter().all(|&b| b == 0x5c), "all 0x5c", format!("{:?}", &back[..8]))?;
+    setup("aclrtFree", acl.free(dev))
+}
+
+/// ACL-STM-006: a stream with nothing pending is COMPLETE (0).
+pub fn query_idle(cx: &mut Ctx) -> Result<(), Failure> {
+    let s = stream(cx)?;
+    let acl = cx.acl();
+    let mut status: aclrtStreamStatus = -1;
+    cx.expect_ok("aclrtStreamQuery of an idle stream", acl.stream_query(s, &mut status)?)?;
+    cx.ensure("status", status == ACL_STREAM_STATUS_COMPLETE, ACL_STREAM_STATUS_COMPLETE, status)?;
+    cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s))
+}
