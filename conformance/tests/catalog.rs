@@ -223,6 +223,7 @@ const ACL_REFERENCE_IDS: &[&str] = &[
     "ACL-EVT-005",
     "ACL-EVT-006",
     "ACL-EVT-007",
+    "ACL-EVT-008",
 ];
 
 /// Every id of cuda.md §3.

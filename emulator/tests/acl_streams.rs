@@ -191,7 +191,8 @@ fn timeouts_and_argument_checks() {
         unsafe {
             assert_eq!(AclError(f(s, -2)), AclError::RT_PARAM_INVALID);
             ok("timeout -1", f(s, -1));
-            ok("timeout 0 of an idle stream", f(s, 0));
+            assert_eq!(AclError(f(s, 0)), AclError::RT_PARAM_INVALID, "the runtime refuses 0");
+            ok("timeout 5 of an idle stream", f(s, 5));
             assert_eq!(AclError((acl.aclrtCreateStream)(ptr::null_mut())), AclError::INVALID_PARAM);
             assert_eq!(AclError((acl.aclrtDestroyStream)(ptr::null_mut())), AclError::INVALID_PARAM);
             let mut st: aclrtStreamStatus = -1;

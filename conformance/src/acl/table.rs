@@ -296,6 +296,9 @@ impl Acl {
     ) -> Result<AclError, Failure> {
         call_opt!(self.aclrtSynchronizeStreamWithTimeout(stream, timeout))
     }
+    pub(crate) fn synchronize_device_with_timeout(&self, timeout: i32) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtSynchronizeDeviceWithTimeout(timeout))
+    }
     pub(crate) fn stream_query(
         &self,
         stream: aclrtStream,
@@ -311,6 +314,19 @@ impl Acl {
     }
     pub(crate) fn create_event_with_flag(&self, event: *mut aclrtEvent, flag: u32) -> Result<AclError, Failure> {
         call_opt!(self.aclrtCreateEventWithFlag(event, flag))
+    }
+    pub(crate) fn create_event_ex_with_flag(&self, event: *mut aclrtEvent, flag: u32) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtCreateEventExWithFlag(event, flag))
+    }
+    pub(crate) fn query_event(&self, event: aclrtEvent, status: *mut aclrtEventStatus) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtQueryEvent(event, status))
+    }
+    pub(crate) fn query_event_wait_status(
+        &self,
+        event: aclrtEvent,
+        status: *mut aclrtEventWaitStatus,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtQueryEventWaitStatus(event, status))
     }
     pub(crate) fn destroy_event(&self, event: aclrtEvent) -> Result<AclError, Failure> {
         call_opt!(self.aclrtDestroyEvent(event))

@@ -211,4 +211,5 @@ crate::bind! {
     EVT_005 => event::elapsed_unrecorded,
     EVT_006 => event::elapsed_needs_timing,
     EVT_007 => event::orders_streams,
+    EVT_008 => event::old_queries_refuse_new_mode,
 }

@@ -243,10 +243,13 @@ pub unsafe extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclErro
     run("aclrtDestroyStreamForce", || destroy_stream(stream, Ending::Discard))
 }
 
-/// A timeout in ms (-1: none) as the core takes it; below -1 is ACL-STM-002's.
-fn timeout_ms(timeout: i32) -> Result<Option<std::time::Duration>, Fail> {
+/// A timeout in ms (-1: none) as the core takes it. ACL-STM-002: below -1
+/// the ACL front end refuses it, 0 the runtime (ApiErrorDecorator), although
+/// the header calls 0 "check at once".
+pub(super) fn timeout_ms(timeout: i32) -> Result<Option<std::time::Duration>, Fail> {
     ensure!(timeout >= -1, rules::STM_002, "timeout {timeout} is below -1");
-    Ok((timeout >= 0).then(|| std::time::Duration::from_millis(timeout as u64)))
+    ensure!(timeout != 0, rules::STM_002, "timeout 0 is refused by the runtime (not -1 and not positive)");
+    Ok((timeout > 0).then(|| std::time::Duration::from_millis(timeout as u64)))
 }
 
 /// `aclError aclrtSynchronizeStream(aclrtStream stream)`: waits for the stream's work (ACL-STM-004).

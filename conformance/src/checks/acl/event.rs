@@ -51,14 +51,20 @@ pub fn bad_flags(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-EVT-003: timeout -2 with a NULL event is 107000 (the timeout first); timeout 5 with NULL is 100000.
+/// ACL-EVT-003: timeout -2 with a NULL event is 107000 (the timeout first); timeout 0 with NULL is 100000
+/// (the event next); timeout 0 with an event is 107000 (the runtime).
 pub fn synchronize_timeout_order(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
     let r = acl.synchronize_event_with_timeout(ptr::null_mut(), -2)?;
     cx.expect("aclrtSynchronizeEventWithTimeout(NULL, -2)", AclError::RT_PARAM_INVALID, r)?;
-    let r = acl.synchronize_event_with_timeout(ptr::null_mut(), 5)?;
-    cx.expect("aclrtSynchronizeEventWithTimeout(NULL, 5)", AclError::INVALID_PARAM, r)
+    let r = acl.synchronize_event_with_timeout(ptr::null_mut(), 0)?;
+    cx.expect("aclrtSynchronizeEventWithTimeout(NULL, 0)", AclError::INVALID_PARAM, r)?;
+    let e = event(cx, None)?;
+    let r = acl.synchronize_event_with_timeout(e, 0)?;
+    cx.expect("aclrtSynchronizeEventWithTimeout(event, 0)", AclError::RT_PARAM_INVALID, r)?;
+    cx.expect_ok("aclrtSynchronizeEventWithTimeout(event, 5)", acl.synchronize_event_with_timeout(e, 5)?)?;
+    setup("aclrtDestroyEvent", acl.destroy_event(e)?)
 }
 
 /// ACL-EVT-004: never recorded: NOT_READY (0); recorded and synchronized: COMPLETE (1); NULL status: 100000.
@@ -74,8 +80,37 @@ pub fn query_status(cx: &mut Ctx) -> Result<(), Failure> {
     setup("aclrtSynchronizeEvent", acl.synchronize_event(e)?)?;
     setup("aclrtQueryEventStatus", acl.query_event_status(e, &mut st)?)?;
     cx.ensure("status after the record ran", st == ACL_EVENT_RECORDED_STATUS_COMPLETE, "1 (COMPLETE)", st)?;
-    setup("aclrtDestroyEvent", acl.destroy_event(e)?)?;
+    let ex = event_ex(cx)?;
+    setup("aclrtQueryEventStatus", acl.query_event_status(ex, &mut st)?)?;
+    let what = "status of an aclrtCreateEventExWithFlag event before any record";
+    cx.ensure(what, st == ACL_EVENT_RECORDED_STATUS_COMPLETE, "1 (COMPLETE)", st)?;
+    for e in [e, ex] {
+        setup("aclrtDestroyEvent", acl.destroy_event(e)?)?;
+    }
     setup("aclrtDestroyStream", acl.destroy_stream(s))
+}
+
+/// An event of aclrtCreateEventExWithFlag(ACL_EVENT_SYNC).
+fn event_ex(cx: &Ctx) -> Result<aclrtEvent, Failure> {
+    let mut e: aclrtEvent = ptr::null_mut();
+    setup("aclrtCreateEventExWithFlag", cx.acl().create_event_ex_with_flag(&mut e, ACL_EVENT_SYNC)?)?;
+    Ok(e)
+}
+
+/// ACL-EVT-008: aclrtQueryEvent and aclrtQueryEventWaitStatus refuse a new-mode event; an old one is answered.
+pub fn old_queries_refuse_new_mode(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let (ex, old) = (event_ex(cx)?, event(cx, None)?);
+    let acl = cx.acl();
+    let (mut st, mut wst): (aclrtEventStatus, aclrtEventWaitStatus) = (-1, -1);
+    cx.expect_code("aclrtQueryEvent(aclrtCreateEventExWithFlag event)", acl.query_event(ex, &mut st)?)?;
+    cx.expect_code("aclrtQueryEventWaitStatus(same)", acl.query_event_wait_status(ex, &mut wst)?)?;
+    cx.expect_ok("aclrtQueryEvent(aclrtCreateEvent event)", acl.query_event(old, &mut st)?)?;
+    cx.ensure("status of an event never recorded", st == ACL_EVENT_STATUS_COMPLETE, "0 (COMPLETE)", st)?;
+    for e in [ex, old] {
+        setup("aclrtDestroyEvent", acl.destroy_event(e)?)?;
+    }
+    Ok(())
 }
 
 /// ACL-EVT-005: NULL ms is 100000; an event never recorded is 507000.

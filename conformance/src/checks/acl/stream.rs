@@ -33,11 +33,17 @@ pub fn null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream of a live stream", acl.destroy_stream(s))
 }
 
-/// ACL-STM-002: a timeout of -2 is refused; -1 waits.
+/// ACL-STM-002: timeouts -2 and 0 are refused, for a stream and for the device; -1 waits.
 pub fn timeout_below_minus_one(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let acl = cx.acl();
-    cx.expect_code("aclrtSynchronizeStreamWithTimeout(timeout -2)", acl.synchronize_stream_with_timeout(s, -2)?)?;
+    for t in [-2, 0] {
+        let r = acl.synchronize_stream_with_timeout(s, t)?;
+        cx.expect_code(&format!("aclrtSynchronizeStreamWithTimeout(timeout {t})"), r)?;
+        let r = acl.synchronize_device_with_timeout(t)?;
+        cx.expect_code(&format!("aclrtSynchronizeDeviceWithTimeout(timeout {t})"), r)?;
+    }
+    cx.expect_ok("aclrtSynchronizeDeviceWithTimeout(timeout -1)", acl.synchronize_device_with_timeout(-1)?)?;
     cx.expect_ok("aclrtSynchronizeStreamWithTimeout(timeout -1)", acl.synchronize_stream_with_timeout(s, -1)?)?;
     cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s))
 }
