@@ -317,8 +317,8 @@ fn acl_catalog_holds_every_reference_id_exactly_once() {
     let reference: HashSet<&str> = ACL_REFERENCE_IDS.iter().copied().collect();
     let extra: Vec<&str> = rules.iter().map(|r| r.id.as_str()).filter(|id| !reference.contains(id)).collect();
     assert!(extra.is_empty(), "catalog rules that are not in the reference list: {extra:?}");
-    assert_eq!(ACL_REFERENCE_IDS.len(), 190);
-    assert_eq!(ACL_REFERENCE_IDS.iter().filter(|id| !id.contains("-ORD-") && !id.contains("-FLOW-")).count(), 183);
+    assert_eq!(ACL_REFERENCE_IDS.len(), 204);
+    assert_eq!(ACL_REFERENCE_IDS.iter().filter(|id| !id.contains("-ORD-") && !id.contains("-FLOW-")).count(), 197);
     assert_eq!(rules.len(), ACL_REFERENCE_IDS.len());
 }
 
