@@ -222,3 +222,33 @@ fn timeouts_and_argument_checks() {
         }
     });
 }
+
+#[test]
+fn reset_device_drops_work_not_yet_run_under_adversarial() {
+    isolated("reset_device_drops_work_not_yet_run_under_adversarial", &[("VMMKIT_STREAMS", "adversarial:5")], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let (dev, s) = setup(&acl);
+        let mut back = vec![0u8; N];
+        // SAFETY: `back` outlives the reset, after which nothing writes it.
+        unsafe {
+            ok("fill", (acl.aclrtMemset)(dev, N, 9, N));
+            let d2h = (acl.aclrtMemcpyAsync)(back.as_mut_ptr().cast(), N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST, s);
+            ok("d2h", d2h);
+            ok("reset with the copy held", (acl.aclrtResetDevice)(0));
+        }
+        assert!(back.iter().all(|&b| b == 0), "the held copy ran although the reset tears down with force");
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(AclError((acl.aclrtSynchronizeStream)(s)), AclError::RT_PARAM_INVALID, "the stream is gone");
+        }
+        let (dev2, s2) = setup(&acl);
+        // SAFETY: as above.
+        unsafe {
+            ok("fill", (acl.aclrtMemset)(dev2, N, 4, N));
+            let d2h = (acl.aclrtMemcpyAsync)(back.as_mut_ptr().cast(), N, dev2, N, ACL_MEMCPY_DEVICE_TO_HOST, s2);
+            ok("d2h after the reset", d2h);
+            ok("sync", (acl.aclrtSynchronizeStream)(s2));
+        }
+        assert!(back.iter().all(|&b| b == 4));
+    });
+}

@@ -272,6 +272,9 @@ impl Acl {
     }
 
     // ---- Streams and events (issue 17) ----
+    pub(crate) fn reset_device(&self, device: i32) -> AclError {
+        call!(self.aclrtResetDevice(device))
+    }
     pub(crate) fn destroy_stream(&self, stream: aclrtStream) -> AclError {
         call!(self.aclrtDestroyStream(stream))
     }

@@ -204,6 +204,7 @@ crate::bind! {
     STM_004 => stream::async_copy_then_synchronize,
     STM_005 => stream::destroy_waits,
     STM_006 => stream::query_idle,
+    STM_007 => stream::reset_with_pending_work,
     EVT_001 => event::null_event,
     EVT_002 => event::bad_flags,
     EVT_003 => event::synchronize_timeout_order,

@@ -70,6 +70,7 @@ const ACL_RT_H: Source = Runtime("include/external/acl/acl_rt.h");
 const STREAM_CPP: Source = Runtime("src/acl/aclrt_impl/stream.cpp");
 const DEVICE_CPP: Source = Runtime("src/acl/aclrt_impl/device.cpp");
 const EVENT_CPP: Source = Runtime("src/acl/aclrt_impl/event.cpp");
+const CONTEXT_CC: Source = Runtime("src/runtime/core/src/context/context.cc");
 const STREAM_CC: Source = Runtime("src/runtime/core/src/stream/stream.cc");
 const EVENT_CC: Source = Runtime("src/runtime/core/src/event/event.cc");
 const HAL_TYPES: Source = Driver("pkg_inc/hal_pkg/common_pkg.h");
@@ -2255,5 +2256,19 @@ rules! {
                     new-mode events (api_impl.cc:2085); Event::Query event.cc:1181-1182 (only RECORDING is not complete)"),
         expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
         requires: &[Need::Symbol("aclrtCreateEventExWithFlag"), Need::Symbol("aclrtQueryEvent")],
+    }
+
+    STM_007 {
+        group: STREAM,
+        text: "aclrtResetDevice (the last reference) with work pending on a stream returns 0 without running it: \
+               the context's streams are torn down with force, so work not yet started is dropped, and the device \
+               is usable again after aclrtSetDevice.",
+        apis: &["aclrtResetDevice", "aclrtMemcpyAsync"],
+        sources: &[CONTEXT_CC, STREAM_CC],
+        confidence: &[Src],
+        note: Some("Context::TearDownForFinalRelease context.cc:718 -> TearDownOwnedStreamsForPrimaryRelease \
+                    (:789-811) -> TearDownStreamForPrimaryRelease, flag defaulting to true (context.hpp:506): \
+                    force recycle as aclrtDestroyStreamForce (stream.cc:1409-1470)"),
+        expect: Behaviour,
     }
 }

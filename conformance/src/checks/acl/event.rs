@@ -4,7 +4,7 @@ use std::ptr;
 
 use vmmkit_sys::acl::*;
 
-use super::stream::{device_buffer, stream};
+use super::stream::{device_buffer, expect_bytes, stream};
 use crate::acl::{Ctx, setup};
 use crate::outcome::Failure;
 
@@ -164,7 +164,7 @@ pub fn orders_streams(cx: &mut Ctx) -> Result<(), Failure> {
     setup("aclrtMemcpyAsync on stream 2", r)?;
     setup("aclrtSynchronizeStream(stream 2)", acl.synchronize_stream(s2))?;
     setup("aclrtSynchronizeStream(stream 1)", acl.synchronize_stream(s1))?;
-    cx.ensure("stream 2's copy", back.iter().all(|&b| b == 0x77), "all 0x77", format!("{:?}", &back[..8]))?;
+    expect_bytes(cx, "stream 2's copy", &back, 0x77)?;
     setup("aclrtDestroyEvent", acl.destroy_event(e)?)?;
     setup("aclrtFree", acl.free(dev))?;
     for s in [s1, s2] {

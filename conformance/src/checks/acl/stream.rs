@@ -66,8 +66,14 @@ pub fn timeout_expires(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s))
 }
 
-/// Writes `len` bytes of `seed` to `dev` on `s` asynchronously, then runs
-/// `then` with the source still alive.
+/// Every byte of `data` must be `seed`.
+pub(super) fn expect_bytes(cx: &Ctx, step: &str, data: &[u8], seed: u8) -> Result<(), Failure> {
+    let bad = data.iter().position(|&b| b != seed);
+    cx.ensure(step, bad.is_none(), format!("all {seed:#04x}"), format!("{:?} at byte {bad:?}", bad.map(|i| data[i])))
+}
+
+/// Writes `len` bytes of `seed` to `dev` on `s` asynchronously; the source
+/// is returned, for the caller to keep until the copy has run.
 fn write_async(cx: &Ctx, s: aclrtStream, dev: *mut c_void, len: usize, seed: u8) -> Result<Vec<u8>, Failure> {
     let src = vec![seed; len];
     let r = cx.acl().memcpy_async(dev, len, src.as_ptr().cast(), len, ACL_MEMCPY_HOST_TO_DEVICE, s);
@@ -84,8 +90,7 @@ pub fn async_copy_then_synchronize(cx: &mut Ctx) -> Result<(), Failure> {
     let src = write_async(cx, s, dev, LEN, 0xa5)?;
     cx.expect_ok("aclrtSynchronizeStream", acl.synchronize_stream(s))?;
     drop(src);
-    let back = cx.read(dev, LEN)?;
-    cx.ensure("bytes after the synchronize", back.iter().all(|&b| b == 0xa5), "all 0xa5", format!("{:?}", &back[..8]))?;
+    expect_bytes(cx, "bytes after the synchronize", &cx.read(dev, LEN)?, 0xa5)?;
     setup("aclrtFree", acl.free(dev))?;
     cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s))
 }
@@ -99,8 +104,7 @@ pub fn destroy_waits(cx: &mut Ctx) -> Result<(), Failure> {
     let src = write_async(cx, s, dev, LEN, 0x5c)?;
     cx.expect_ok("aclrtDestroyStream with a copy pending", acl.destroy_stream(s))?;
     drop(src);
-    let back = cx.read(dev, LEN)?;
-    cx.ensure("bytes after the destroy", back.iter().all(|&b| b == 0x5c), "all 0x5c", format!("{:?}", &back[..8]))?;
+    expect_bytes(cx, "bytes after the destroy", &cx.read(dev, LEN)?, 0x5c)?;
     setup("aclrtFree", acl.free(dev))
 }
 
@@ -112,4 +116,24 @@ pub fn query_idle(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtStreamQuery of an idle stream", acl.stream_query(s, &mut status)?)?;
     cx.ensure("status", status == ACL_STREAM_STATUS_COMPLETE, ACL_STREAM_STATUS_COMPLETE, status)?;
     cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s))
+}
+
+/// ACL-STM-007: aclrtResetDevice with a copy pending returns 0, and device 0
+/// works again after aclrtSetDevice (a new stream copies).
+pub fn reset_with_pending_work(cx: &mut Ctx) -> Result<(), Failure> {
+    const LEN: usize = 4 << 20;
+    let s = stream(cx)?;
+    let dev = device_buffer(cx, LEN)?;
+    let acl = cx.acl();
+    let src = write_async(cx, s, dev, LEN, 0x42)?;
+    cx.expect_ok("aclrtResetDevice(0) with a copy pending", acl.reset_device(0))?;
+    drop(src);
+    let s2 = stream(cx)?;
+    let dev2 = device_buffer(cx, LEN)?;
+    let src2 = write_async(cx, s2, dev2, LEN, 0x24)?;
+    cx.expect_ok("aclrtSynchronizeStream of a stream made after the reset", acl.synchronize_stream(s2))?;
+    drop(src2);
+    expect_bytes(cx, "bytes copied after the reset", &cx.read(dev2, LEN)?, 0x24)?;
+    setup("aclrtFree", acl.free(dev2))?;
+    cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s2))
 }
