@@ -252,3 +252,38 @@ fn reset_device_drops_work_not_yet_run_under_adversarial() {
         assert!(back.iter().all(|&b| b == 4));
     });
 }
+
+#[test]
+fn memcpy2d_copies_rows_synchronously_and_on_a_stream() {
+    for mode in MODES {
+        isolated("memcpy2d_copies_rows_synchronously_and_on_a_stream", &[("VMMKIT_STREAMS", mode)], |_| {
+            let acl = vmmkit_emulator::acl::api();
+            let (dev, s) = setup(&acl);
+            let (m2d, m2d_async) = (acl.aclrtMemcpy2d.expect("table"), acl.aclrtMemcpy2dAsync.expect("table"));
+            // 4 rows of 8 bytes, host pitch 16, device pitch 32.
+            let src: Vec<u8> = (0..64u8).collect();
+            let mut back = vec![0u8; 64];
+            // SAFETY: buffers live until the synchronize; the device matrix lies in `dev` (N bytes).
+            unsafe {
+                ok("memset", (acl.aclrtMemset)(dev, N, 0xff, N));
+                ok("h2d 2d", m2d(dev, 32, src.as_ptr().cast(), 16, 8, 4, ACL_MEMCPY_HOST_TO_DEVICE));
+                let r = m2d(back.as_mut_ptr().cast(), 16, dev, 32, 16, 4, ACL_MEMCPY_DEVICE_TO_HOST);
+                assert_eq!(AclError(r), AclError::SUCCESS);
+                let wide = m2d(dev, 4, src.as_ptr().cast(), 16, 8, 4, ACL_MEMCPY_HOST_TO_DEVICE);
+                assert_eq!(AclError(wide), AclError::INVALID_PARAM, "width over dpitch");
+            }
+            for r in 0..4 {
+                assert_eq!(back[r * 16..r * 16 + 8], src[r * 16..r * 16 + 8], "{mode}: row {r}");
+                assert!(back[r * 16 + 8..r * 16 + 16].iter().all(|&b| b == 0xff), "{mode}: row {r}'s gap");
+            }
+            let mut back2 = vec![0u8; 64];
+            // SAFETY: as above.
+            unsafe {
+                let r = m2d_async(back2.as_mut_ptr().cast(), 16, dev, 32, 16, 4, ACL_MEMCPY_DEVICE_TO_HOST, s);
+                ok("d2h 2d async", r);
+                ok("sync", (acl.aclrtSynchronizeStream)(s));
+            }
+            assert_eq!(back2, back, "{mode}");
+        });
+    }
+}

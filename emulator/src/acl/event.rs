@@ -157,30 +157,30 @@ fn old_query(event: aclrtEvent) -> Result<bool, Fail> {
     emu()?.event_query(id).map_err(event_fail)
 }
 
+/// The three queries: the NULL checks, then `yes` or `no` as `done` says.
+/// (The status enums are all C `int`s.)
+fn query(event: aclrtEvent, status: *mut i32, done: fn(aclrtEvent) -> Result<bool, Fail>, yes: i32, no: i32) -> Result<(), Fail> {
+    ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
+    ensure!(!status.is_null(), rules::EVT_004, "status is NULL");
+    let v = if done(event)? { yes } else { no };
+    // SAFETY: checked non-null; the caller passes a writable status.
+    unsafe { put(status, v) };
+    Ok(())
+}
+
 /// `aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)`:
 /// COMPLETE (0) or NOT_READY (1) (event.cpp:124-139; an event never recorded
 /// is complete, as rtEventQuery finds nothing pending); ACL-EVT-008.
 pub unsafe extern "C" fn aclrtQueryEvent(event: aclrtEvent, status: *mut aclrtEventStatus) -> aclError {
     run("aclrtQueryEvent", || {
-        ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
-        ensure!(!status.is_null(), rules::EVT_004, "status is NULL");
-        let done = old_query(event)?;
-        // SAFETY: checked non-null.
-        unsafe { put(status, if done { ACL_EVENT_STATUS_COMPLETE } else { ACL_EVENT_STATUS_NOT_READY }) };
-        Ok(())
+        query(event, status, old_query, ACL_EVENT_STATUS_COMPLETE, ACL_EVENT_STATUS_NOT_READY)
     })
 }
 
 /// `aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)`: ACL-EVT-004.
 pub unsafe extern "C" fn aclrtQueryEventStatus(event: aclrtEvent, status: *mut aclrtEventRecordedStatus) -> aclError {
     run("aclrtQueryEventStatus", || {
-        ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
-        ensure!(!status.is_null(), rules::EVT_004, "status is NULL");
-        let done = recorded_done(event)?;
-        let v = if done { ACL_EVENT_RECORDED_STATUS_COMPLETE } else { ACL_EVENT_RECORDED_STATUS_NOT_READY };
-        // SAFETY: checked non-null.
-        unsafe { put(status, v) };
-        Ok(())
+        query(event, status, recorded_done, ACL_EVENT_RECORDED_STATUS_COMPLETE, ACL_EVENT_RECORDED_STATUS_NOT_READY)
     })
 }
 
@@ -188,13 +188,7 @@ pub unsafe extern "C" fn aclrtQueryEventStatus(event: aclrtEvent, status: *mut a
 /// whether a wait on the event would return now; ACL-EVT-008.
 pub unsafe extern "C" fn aclrtQueryEventWaitStatus(event: aclrtEvent, status: *mut aclrtEventWaitStatus) -> aclError {
     run("aclrtQueryEventWaitStatus", || {
-        ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
-        ensure!(!status.is_null(), rules::EVT_004, "status is NULL");
-        let done = old_query(event)?;
-        let v = if done { ACL_EVENT_WAIT_STATUS_COMPLETE } else { ACL_EVENT_WAIT_STATUS_NOT_READY };
-        // SAFETY: checked non-null.
-        unsafe { put(status, v) };
-        Ok(())
+        query(event, status, old_query, ACL_EVENT_WAIT_STATUS_COMPLETE, ACL_EVENT_WAIT_STATUS_NOT_READY)
     })
 }
 
