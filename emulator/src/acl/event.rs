@@ -28,9 +28,15 @@ pub(super) fn event_id(e: aclrtEvent) -> Result<EventId, Fail> {
     Ok(id)
 }
 
+/// The `aclrtEvent` of core event `id` opened from another process (the
+/// IPC part's `aclrtIpcOpenEventHandle`): an IPC event, of the new mode.
+pub(super) fn handle_of(id: EventId) -> Result<aclrtEvent, Fail> {
+    handle_with(id, true)
+}
+
 /// The `aclrtEvent` of core event `id`; `new_mode` as the runtime's
 /// `isNewMode_` (aclrtCreateEventExWithFlag's events, and IPC events).
-pub(super) fn handle_of(id: EventId, new_mode: bool) -> Result<aclrtEvent, Fail> {
+fn handle_with(id: EventId, new_mode: bool) -> Result<aclrtEvent, Fail> {
     let h = EVENT_BASE + id.0 as usize;
     lock(&state(emu()?).events).insert(h, new_mode);
     Ok(h as aclrtEvent)
@@ -44,7 +50,7 @@ fn new_mode(e: aclrtEvent) -> Result<bool, Fail> {
 fn create(event: *mut aclrtEvent, flags: EventFlags, new_mode: bool) -> Result<(), Fail> {
     current_device()?;
     let id = emu()?.event_create(flags).map_err(|e| Fail::plain(AclError::RT_DRV_INTERNAL_ERROR, e.to_string()))?;
-    let h = handle_of(id, new_mode)?;
+    let h = handle_with(id, new_mode)?;
     // SAFETY: the caller checked `event` non-null.
     unsafe { put(event, h) };
     Ok(())
