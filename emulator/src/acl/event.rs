@@ -30,6 +30,7 @@ pub(super) fn event_id(e: aclrtEvent) -> Result<EventId, Fail> {
 
 /// The `aclrtEvent` of core event `id` opened from another process (the
 /// IPC part's `aclrtIpcOpenEventHandle`): an IPC event, of the new mode.
+#[allow(dead_code)] // its caller, acl/ipc_event.rs, is on branch wt-ipc
 pub(super) fn handle_of(id: EventId) -> Result<aclrtEvent, Fail> {
     handle_with(id, true)
 }
