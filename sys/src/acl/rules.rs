@@ -2153,6 +2153,20 @@ rules! {
         requires: &[Need::Symbol("aclrtStreamQuery")],
     }
 
+    STM_007 {
+        group: STREAM,
+        text: "aclrtResetDevice (the last reference) with work pending on a stream returns 0 without running it: \
+               the context's streams are torn down with force, so work not yet started is dropped, and the device \
+               is usable again after aclrtSetDevice.",
+        apis: &["aclrtResetDevice", "aclrtMemcpyAsync"],
+        sources: &[CONTEXT_CC, STREAM_CC],
+        confidence: &[Src],
+        note: Some("Context::TearDownForFinalRelease context.cc:718 -> TearDownOwnedStreamsForPrimaryRelease \
+                    (:789-811) -> TearDownStreamForPrimaryRelease, flag defaulting to true (context.hpp:506): \
+                    force recycle as aclrtDestroyStreamForce (stream.cc:1409-1470)"),
+        expect: Behaviour,
+    }
+
     EVT_001 {
         group: EVENT,
         text: "aclrtCreateEvent, aclrtCreateEventWithFlag, aclrtDestroyEvent, aclrtRecordEvent and \
@@ -2256,19 +2270,5 @@ rules! {
                     new-mode events (api_impl.cc:2085); Event::Query event.cc:1181-1182 (only RECORDING is not complete)"),
         expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
         requires: &[Need::Symbol("aclrtCreateEventExWithFlag"), Need::Symbol("aclrtQueryEvent")],
-    }
-
-    STM_007 {
-        group: STREAM,
-        text: "aclrtResetDevice (the last reference) with work pending on a stream returns 0 without running it: \
-               the context's streams are torn down with force, so work not yet started is dropped, and the device \
-               is usable again after aclrtSetDevice.",
-        apis: &["aclrtResetDevice", "aclrtMemcpyAsync"],
-        sources: &[CONTEXT_CC, STREAM_CC],
-        confidence: &[Src],
-        note: Some("Context::TearDownForFinalRelease context.cc:718 -> TearDownOwnedStreamsForPrimaryRelease \
-                    (:789-811) -> TearDownStreamForPrimaryRelease, flag defaulting to true (context.hpp:506): \
-                    force recycle as aclrtDestroyStreamForce (stream.cc:1409-1470)"),
-        expect: Behaviour,
     }
 }
