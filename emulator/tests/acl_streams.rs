@@ -14,10 +14,23 @@ use vmmkit_emulator::core::emulator;
 use vmmkit_sys::acl::*;
 
 const MODES: [&str; 3] = ["eager", "async", "adversarial:7"];
+/// Set in a child to the mode it runs, so that it runs only that one.
+const MODE_ENV: &str = "VMMKIT_ACL_STREAMS_MODE";
 const N: usize = 4096;
 
 fn ok(what: &str, rc: aclError) {
     assert_eq!(AclError(rc), AclError::SUCCESS, "{what}");
+}
+
+/// Runs `body` in a child process per `VMMKIT_STREAMS` mode (each child
+/// runs its own mode only).
+fn each_mode(name: &str, body: impl Fn(&str)) {
+    for mode in MODES {
+        if std::env::var(MODE_ENV).is_ok_and(|m| m != mode) {
+            continue;
+        }
+        isolated(name, &[("VMMKIT_STREAMS", mode), (MODE_ENV, mode)], |_| body(mode));
+    }
 }
 
 /// Device 0 current, a device buffer of `N` bytes and a stream.
@@ -57,12 +70,10 @@ fn write_then_read(sync: bool) -> Vec<u8> {
 
 #[test]
 fn memcpy_async_then_synchronize_passes_in_every_mode() {
-    for mode in MODES {
-        isolated("memcpy_async_then_synchronize_passes_in_every_mode", &[("VMMKIT_STREAMS", mode)], |_| {
-            assert!(write_then_read(true).iter().all(|&b| b == 0x5a));
-            assert!(emulator().unwrap().take_hazards().is_empty(), "no hazard with the synchronize");
-        });
-    }
+    each_mode("memcpy_async_then_synchronize_passes_in_every_mode", |mode| {
+        assert!(write_then_read(true).iter().all(|&b| b == 0x5a), "{mode}");
+        assert!(emulator().unwrap().take_hazards().is_empty(), "{mode}: no hazard with the synchronize");
+    });
 }
 
 #[test]
@@ -104,34 +115,32 @@ fn the_unsynchronised_access_line_is_on_stderr() {
 
 #[test]
 fn an_event_orders_a_copy_on_another_stream_in_every_mode() {
-    for mode in MODES {
-        isolated("an_event_orders_a_copy_on_another_stream_in_every_mode", &[("VMMKIT_STREAMS", mode)], |_| {
-            let acl = vmmkit_emulator::acl::api();
-            let (dev, s1) = setup(&acl);
-            let mut s2: aclrtStream = ptr::null_mut();
-            let mut ev: aclrtEvent = ptr::null_mut();
-            let src = vec![7u8; N];
-            let mut back = vec![0u8; N];
-            // SAFETY: buffers live until the synchronizes; out-pointers are locals.
-            unsafe {
-                ok("create s2", (acl.aclrtCreateStream)(&mut s2));
-                ok("create event", acl.aclrtCreateEvent.expect("in the table")(&mut ev));
-                ok("h2d on s1", (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, s1));
-                ok("record on s1", acl.aclrtRecordEvent.expect("in the table")(ev, s1));
-                ok("s2 waits", acl.aclrtStreamWaitEvent.expect("in the table")(s2, ev));
-                let d2h = (acl.aclrtMemcpyAsync)(back.as_mut_ptr().cast(), N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST, s2);
-                ok("d2h on s2", d2h);
-                ok("sync s2", (acl.aclrtSynchronizeStream)(s2));
-            }
-            assert!(back.iter().all(|&b| b == 7), "{mode}: stream 2's copy ran before stream 1's");
-            assert!(emulator().unwrap().take_hazards().is_empty(), "{mode}: the event orders the copies");
-            // SAFETY: handles from above.
-            unsafe {
-                ok("sync s1", (acl.aclrtSynchronizeStream)(s1));
-                ok("destroy event", acl.aclrtDestroyEvent.expect("in the table")(ev));
-            }
-        });
-    }
+    each_mode("an_event_orders_a_copy_on_another_stream_in_every_mode", |mode| {
+        let acl = vmmkit_emulator::acl::api();
+        let (dev, s1) = setup(&acl);
+        let mut s2: aclrtStream = ptr::null_mut();
+        let mut ev: aclrtEvent = ptr::null_mut();
+        let src = vec![7u8; N];
+        let mut back = vec![0u8; N];
+        // SAFETY: buffers live until the synchronizes; out-pointers are locals.
+        unsafe {
+            ok("create s2", (acl.aclrtCreateStream)(&mut s2));
+            ok("create event", acl.aclrtCreateEvent.expect("in the table")(&mut ev));
+            ok("h2d on s1", (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, s1));
+            ok("record on s1", acl.aclrtRecordEvent.expect("in the table")(ev, s1));
+            ok("s2 waits", acl.aclrtStreamWaitEvent.expect("in the table")(s2, ev));
+            let d2h = (acl.aclrtMemcpyAsync)(back.as_mut_ptr().cast(), N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST, s2);
+            ok("d2h on s2", d2h);
+            ok("sync s2", (acl.aclrtSynchronizeStream)(s2));
+        }
+        assert!(back.iter().all(|&b| b == 7), "{mode}: stream 2's copy ran before stream 1's");
+        assert!(emulator().unwrap().take_hazards().is_empty(), "{mode}: the event orders the copies");
+        // SAFETY: handles from above.
+        unsafe {
+            ok("sync s1", (acl.aclrtSynchronizeStream)(s1));
+            ok("destroy event", acl.aclrtDestroyEvent.expect("in the table")(ev));
+        }
+    });
 }
 
 #[test]
@@ -255,35 +264,33 @@ fn reset_device_drops_work_not_yet_run_under_adversarial() {
 
 #[test]
 fn memcpy2d_copies_rows_synchronously_and_on_a_stream() {
-    for mode in MODES {
-        isolated("memcpy2d_copies_rows_synchronously_and_on_a_stream", &[("VMMKIT_STREAMS", mode)], |_| {
-            let acl = vmmkit_emulator::acl::api();
-            let (dev, s) = setup(&acl);
-            let (m2d, m2d_async) = (acl.aclrtMemcpy2d.expect("table"), acl.aclrtMemcpy2dAsync.expect("table"));
-            // 4 rows of 8 bytes, host pitch 16, device pitch 32.
-            let src: Vec<u8> = (0..64u8).collect();
-            let mut back = vec![0u8; 64];
-            // SAFETY: buffers live until the synchronize; the device matrix lies in `dev` (N bytes).
-            unsafe {
-                ok("memset", (acl.aclrtMemset)(dev, N, 0xff, N));
-                ok("h2d 2d", m2d(dev, 32, src.as_ptr().cast(), 16, 8, 4, ACL_MEMCPY_HOST_TO_DEVICE));
-                let r = m2d(back.as_mut_ptr().cast(), 16, dev, 32, 16, 4, ACL_MEMCPY_DEVICE_TO_HOST);
-                assert_eq!(AclError(r), AclError::SUCCESS);
-                let wide = m2d(dev, 4, src.as_ptr().cast(), 16, 8, 4, ACL_MEMCPY_HOST_TO_DEVICE);
-                assert_eq!(AclError(wide), AclError::INVALID_PARAM, "width over dpitch");
-            }
-            for r in 0..4 {
-                assert_eq!(back[r * 16..r * 16 + 8], src[r * 16..r * 16 + 8], "{mode}: row {r}");
-                assert!(back[r * 16 + 8..r * 16 + 16].iter().all(|&b| b == 0xff), "{mode}: row {r}'s gap");
-            }
-            let mut back2 = vec![0u8; 64];
-            // SAFETY: as above.
-            unsafe {
-                let r = m2d_async(back2.as_mut_ptr().cast(), 16, dev, 32, 16, 4, ACL_MEMCPY_DEVICE_TO_HOST, s);
-                ok("d2h 2d async", r);
-                ok("sync", (acl.aclrtSynchronizeStream)(s));
-            }
-            assert_eq!(back2, back, "{mode}");
-        });
-    }
+    each_mode("memcpy2d_copies_rows_synchronously_and_on_a_stream", |mode| {
+        let acl = vmmkit_emulator::acl::api();
+        let (dev, s) = setup(&acl);
+        let (m2d, m2d_async) = (acl.aclrtMemcpy2d.expect("table"), acl.aclrtMemcpy2dAsync.expect("table"));
+        // 4 rows of 8 bytes, host pitch 16, device pitch 32.
+        let src: Vec<u8> = (0..64u8).collect();
+        let mut back = vec![0u8; 64];
+        // SAFETY: buffers live until the synchronize; the device matrix lies in `dev` (N bytes).
+        unsafe {
+            ok("memset", (acl.aclrtMemset)(dev, N, 0xff, N));
+            ok("h2d 2d", m2d(dev, 32, src.as_ptr().cast(), 16, 8, 4, ACL_MEMCPY_HOST_TO_DEVICE));
+            let r = m2d(back.as_mut_ptr().cast(), 16, dev, 32, 16, 4, ACL_MEMCPY_DEVICE_TO_HOST);
+            assert_eq!(AclError(r), AclError::SUCCESS);
+            let wide = m2d(dev, 4, src.as_ptr().cast(), 16, 8, 4, ACL_MEMCPY_HOST_TO_DEVICE);
+            assert_eq!(AclError(wide), AclError::INVALID_PARAM, "width over dpitch");
+        }
+        for r in 0..4 {
+            assert_eq!(back[r * 16..r * 16 + 8], src[r * 16..r * 16 + 8], "{mode}: row {r}");
+            assert!(back[r * 16 + 8..r * 16 + 16].iter().all(|&b| b == 0xff), "{mode}: row {r}'s gap");
+        }
+        let mut back2 = vec![0u8; 64];
+        // SAFETY: as above.
+        unsafe {
+            let r = m2d_async(back2.as_mut_ptr().cast(), 16, dev, 32, 16, 4, ACL_MEMCPY_DEVICE_TO_HOST, s);
+            ok("d2h 2d async", r);
+            ok("sync", (acl.aclrtSynchronizeStream)(s));
+        }
+        assert_eq!(back2, back, "{mode}");
+    });
 }
