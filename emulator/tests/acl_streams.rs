@@ -149,42 +149,36 @@ fn query_of_a_held_event_is_not_ready_under_adversarial_until_synchronized() {
         "query_of_a_held_event_is_not_ready_under_adversarial_until_synchronized",
         &[("VMMKIT_STREAMS", "adversarial:1")],
         |_| {
+            // 64 MiB before the record: the query lets the held work start, and
+            // answers long before the copy (milliseconds) and the record are done.
+            const BIG: usize = 64 << 20;
             let acl = vmmkit_emulator::acl::api();
-            let (dev, s) = setup(&acl);
-            let src = vec![1u8; N];
+            let (_, s) = setup(&acl);
+            let (query, status) = (acl.aclrtQueryEvent.expect("table"), acl.aclrtQueryEventStatus.expect("table"));
+            let (create, record) = (acl.aclrtCreateEvent.expect("table"), acl.aclrtRecordEvent.expect("table"));
+            let src = vec![1u8; BIG];
+            let mut dev = ptr::null_mut();
             let mut ev: aclrtEvent = ptr::null_mut();
-            let mut st: aclrtEventRecordedStatus = -1;
-            // SAFETY: as above.
+            let (mut q, mut st): (aclrtEventStatus, aclrtEventRecordedStatus) = (-1, -1);
+            // SAFETY: `src` lives until the synchronize; out-pointers are locals.
             unsafe {
-                ok("create event", acl.aclrtCreateEvent.expect("in the table")(&mut ev));
-                ok("status", acl.aclrtQueryEventStatus.expect("in the table")(ev, &mut st));
+                ok("malloc", (acl.aclrtMalloc)(&mut dev, BIG, ACL_MEM_MALLOC_HUGE_FIRST));
+                ok("create event", create(&mut ev));
+                ok("status", status(ev, &mut st));
                 assert_eq!(st, ACL_EVENT_RECORDED_STATUS_NOT_READY, "never recorded");
-                // A wait on an event never recorded holds nothing; a stream wait on
-                // a second stream's unrun record holds the copy and the record.
-                let mut other: aclrtStream = ptr::null_mut();
-                let mut gate: aclrtEvent = ptr::null_mut();
-                ok("other stream", (acl.aclrtCreateStream)(&mut other));
-                ok("gate", acl.aclrtCreateEvent.expect("in the table")(&mut gate));
-                ok(
-                    "h2d on other",
-                    (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, other),
-                );
-                ok("record gate", acl.aclrtRecordEvent.expect("in the table")(gate, other));
-                ok("s waits for gate", acl.aclrtStreamWaitEvent.expect("in the table")(s, gate));
-                ok("record", acl.aclrtRecordEvent.expect("in the table")(ev, s));
-                let mut q: aclrtEventStatus = -1;
-                ok("query", acl.aclrtQueryEvent.expect("in the table")(ev, &mut q));
-                // The query says the event is wanted, which lets held work run; it
-                // is not done at the moment of asking unless the streams ran first.
-                let first = q;
-                ok("synchronize event", acl.aclrtSynchronizeEvent.expect("in the table")(ev));
-                ok("status after", acl.aclrtQueryEventStatus.expect("in the table")(ev, &mut st));
+                let h2d = (acl.aclrtMemcpyAsync)(dev, BIG, src.as_ptr().cast(), BIG, ACL_MEMCPY_HOST_TO_DEVICE, s);
+                ok("h2d", h2d);
+                ok("record", record(ev, s));
+                ok("query", query(ev, &mut q));
+                assert_eq!(q, ACL_EVENT_STATUS_NOT_READY, "under adversarial the record is held when first asked");
+                ok("status", status(ev, &mut st));
+                assert_eq!(st, ACL_EVENT_RECORDED_STATUS_NOT_READY);
+                ok("synchronize event", acl.aclrtSynchronizeEvent.expect("table")(ev));
+                ok("status after", status(ev, &mut st));
                 assert_eq!(st, ACL_EVENT_RECORDED_STATUS_COMPLETE);
-                assert_eq!(
-                    first, ACL_EVENT_STATUS_NOT_READY,
-                    "under adversarial the first query finds the record held"
-                );
-                ok("sync other", (acl.aclrtSynchronizeStream)(other));
+                ok("query after", query(ev, &mut q));
+                assert_eq!(q, ACL_EVENT_STATUS_COMPLETE);
+                ok("sync", (acl.aclrtSynchronizeStream)(s));
             }
         },
     );
