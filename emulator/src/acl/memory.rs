@@ -202,9 +202,10 @@ fn span(base: usize, pitch: usize, width: usize, height: usize) -> Option<(usize
     base.checked_add(len).map(|_| (base, len))
 }
 
-/// The checks of aclrtMemcpy2d (CheckMemcpy2dParam, memory.cpp): nothing
-/// for an empty matrix; NULL pointers, a width over either pitch, and a kind
-/// other than host to device or device to host are 100000. Then both spans
+/// The checks of aclrtMemcpy2d (CheckMemcpy2dParam, memory.cpp:211-262 of
+/// hicann/runtime@681ef76): nothing for an empty matrix; NULL pointers, a
+/// width over either pitch, and a kind other than host to device, device to
+/// host, device to device or default are 100000. Then both spans
 /// must be memory a copy can reach. The copies (one when the rows are
 /// contiguous on both sides), or `None` when there is nothing to copy.
 fn memcpy2d_rows(m: &Matrix) -> Result<Option<Vec<Work>>, Fail> {
@@ -219,8 +220,9 @@ fn memcpy2d_rows(m: &Matrix) -> Result<Option<Vec<Work>>, Fail> {
     if width > spitch || width > dpitch {
         return Err(bad(format!("width {width} exceeds spitch {spitch} or dpitch {dpitch}")));
     }
-    if !matches!(kind, ACL_MEMCPY_HOST_TO_DEVICE | ACL_MEMCPY_DEVICE_TO_HOST) {
-        return Err(bad(format!("kind {kind} is not HOST_TO_DEVICE or DEVICE_TO_HOST")));
+    let kinds = [ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_DEVICE_TO_DEVICE, ACL_MEMCPY_DEFAULT];
+    if !kinds.contains(&kind) {
+        return Err(bad(format!("kind {kind} is not HOST_TO_DEVICE, DEVICE_TO_HOST, DEVICE_TO_DEVICE or DEFAULT")));
     }
     current_device()?;
     let e = emu()?;
