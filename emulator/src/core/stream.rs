@@ -737,6 +737,27 @@ impl Emulator {
         drained
     }
 
+    /// Waits for what a work enqueued now on the legacy stream of `device`
+    /// would wait for, and for the legacy stream's own work, without
+    /// enqueueing anything: the ordering of a synchronous call made on the
+    /// legacy stream (HIP's and CUDA's blocking copies), and the
+    /// synchronize of the legacy stream, which waits for the blocking
+    /// streams too. Reports (and clears) the legacy stream's first failure.
+    ///
+    /// # Errors
+    /// [`CoreError::Timeout`], [`CoreError::Abandoned`], or the failure of a work.
+    pub fn legacy_fence(&self, device: u32, timeout: Option<Duration>) -> Result<(), CoreError> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let legacy = self.streams.get(self.legacy_stream(device))?;
+        let mut waits = self.implicit_waits(&legacy);
+        waits.push((legacy.progress.clone(), legacy.progress.last()));
+        legacy.demand(legacy.progress.last());
+        for (cell, seq) in waits {
+            self.wait_cell(&cell, seq, deadline)?;
+        }
+        legacy.lock().error.take().map_or(Ok(()), Err)
+    }
+
     /// The unsynchronised accesses found so far (and forgets them).
     pub fn take_hazards(&self) -> Vec<Hazard> {
         std::mem::take(&mut *lock(&self.streams.hazards))
