@@ -496,6 +496,9 @@ impl Emulator {
             Work::Wait { cell, seq } => cell.is_reached(*seq),
             Work::WaitReset { cell, .. } => Emulator::wait_reset_ready(cell),
             Work::WaitValue { .. } => false,
+            // A host function may wait for what its caller does next
+            // (a callback that waits on the host): never on the caller's thread.
+            Work::Host(_) => false,
             _ => true,
         }
     }

@@ -106,6 +106,9 @@ pub unsafe extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
 pub unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
     run("hipEventRecord", || {
         ensure!(!event.is_null(), rules::EVT_003 => HipError::INVALID_HANDLE, "event is NULL");
+        if event.is_null() {
+            return Ok(());
+        }
         let e = emu()?;
         let sid = match resolve_stream(e, stream, &rules::EVT_003, HipError::CONTEXT_IS_DESTROYED) {
             Err(f) if f.code == HipError::SUCCESS => return Ok(()),
@@ -129,6 +132,9 @@ pub unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) 
 pub unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
     run("hipEventQuery", || {
         ensure!(!event.is_null(), rules::EVT_004 => HipError::INVALID_HANDLE, "event is NULL");
+        if event.is_null() {
+            return Ok(());
+        }
         let e = emu()?;
         let Some(id) = resolve(e, event)? else { return Ok(()) };
         let done = e.event_query(id).map_err(work_failed)?;
@@ -142,6 +148,9 @@ pub unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
 pub unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
     run("hipEventSynchronize", || {
         ensure!(!event.is_null(), rules::EVT_005 => HipError::INVALID_HANDLE, "event is NULL");
+        if event.is_null() {
+            return Ok(());
+        }
         let e = emu()?;
         let Some(id) = resolve(e, event)? else { return Ok(()) };
         e.event_synchronize(id, None).map_err(|er| match er {
@@ -182,6 +191,9 @@ pub unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: hipEvent_t, st
             rules::EVT_006 => HipError::INVALID_HANDLE,
             "start or stop is NULL"
         );
+        if start.is_null() || stop.is_null() {
+            return Ok(());
+        }
         let e = emu()?;
         let (Some(a), Some(b)) = (resolve(e, start)?, resolve(e, stop)?) else { return Ok(()) };
         let (da, db) = (state(e).event_device(a), state(e).event_device(b));
@@ -203,6 +215,9 @@ pub unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: hipEvent_t, st
 pub unsafe extern "C" fn hipIpcGetEventHandle(handle: *mut hipIpcEventHandle_t, event: hipEvent_t) -> hipError_t {
     run("hipIpcGetEventHandle", || {
         ensure!(!handle.is_null() && !event.is_null(), rules::IEV_001, "handle or event is NULL");
+        if event.is_null() {
+            return Ok(());
+        }
         let e = emu()?;
         let Some(id) = resolve(e, event)? else { return Ok(()) };
         let ev = e.event(id).map_err(work_failed)?;

@@ -5,8 +5,12 @@
 //!
 //! The stream may be NULL, `hipStreamLegacy` (1), `hipStreamPerThread` (2)
 //! or a live stream; any other value is 400. hipMallocAsync allocates at
-//! once; hipFreeAsync frees when the stream reaches it (a host work on the
-//! stream), as clr's `FreeMemory` marks the block free at that point.
+//! once; hipFreeAsync gives pool memory back at once (clr's `FreeMemory`
+//! runs on the calling thread; the block stays mapped in the pool) and frees
+//! other memory when the stream reaches the free (a host work on the stream;
+//! clr's fallback `ihipFree` waits for the device instead). clr also keeps a
+//! freed block from other streams until the free's stream passes it; the
+//! emulator's pool may hand it out at once (not modelled).
 //! Pool memory is hipMalloc memory to every other HIP call (clr allocates
 //! it as SVM memory), so hipFree, copies and IPC handles work on it.
 #![allow(non_snake_case)]
@@ -174,11 +178,18 @@ pub unsafe extern "C" fn hipFreeAsync(dev_ptr: *mut c_void, stream: hipStream_t)
         let e = emu()?;
         ensure!(stream_ok(e, stream), rules::POOL_007 => HipError::INVALID_HANDLE, "{stream:p} is not a stream");
         let p = dev_ptr as usize;
+        // Pool memory: clr's FreeMemory moves the block to the pool's free
+        // heap on the calling thread (the counters drop at once); the block
+        // stays mapped, so work still queued that reads it is safe.
+        if extent(e, p).is_some_and(|x| e.pool_of(x.base).is_some()) {
+            return free(e, p);
+        }
         let known = extent(e, p).is_some_and(|x| matches!(x.kind, Kind::Malloc(_) | Kind::Opened));
         ensure!(known, rules::POOL_007, "{p:#x} is not memory HIP allocated");
         let Some(id) = super::stream::lookup(e, stream).filter(|_| known) else { return Ok(()) };
-        // The free runs when the stream reaches it; a failure then (the
-        // memory freed meanwhile by another call) has no caller to tell.
+        // Other memory: clr falls back to ihipFree, which waits for the
+        // device first; the emulator frees it when the stream reaches the
+        // free (a failure then has no caller to tell).
         let work = Work::Host(Box::new(move || {
             if let Some(e) = crate::core::running() {
                 let _ = free(e, p);

@@ -227,13 +227,16 @@ pub unsafe extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
 pub unsafe extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, flags: u32) -> hipError_t {
     run("hipStreamWaitEvent", || {
         ensure!(!event.is_null(), rules::STM_006 => HipError::INVALID_HANDLE, "event is NULL");
+        if event.is_null() {
+            return Ok(());
+        }
         let e = emu()?;
         let sid = resolve(e, stream, &rules::STM_006, HipError::INVALID_HANDLE);
         let Some(sid) = sid.map(Some).or_else(|f| if f.code == HipError::SUCCESS { Ok(None) } else { Err(f) })? else {
             return Ok(());
         };
         let eid = event::resolve(e, event)?;
-        ensure!(flags == 0, rules::STM_006, "flags {flags:#x} is not 0");
+        ensure!(flags == 0, rules::STM_006 => HipError::INVALID_VALUE, "flags {flags:#x} is not 0");
         let Some(eid) = eid else { return Ok(()) };
         e.stream_wait_event(sid, eid).map_err(|er| Fail::core_under(&rules::STM_006, er))
     })
