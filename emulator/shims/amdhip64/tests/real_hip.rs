@@ -221,15 +221,5 @@ fn ipc_event_program_passes_in_every_mode_and_fails_without_the_wait_under_adver
         assert!(text.contains("child: stale data"), "{mode}: the child did not read stale data:\n{text}");
     }
     // The failed runs died holding their event and memory: collect them.
-    // Their children (which exec'd on their own) may still be exiting when
-    // the parent's exit ends `output()`: gc until they are gone, within a bound.
-    let registry = vmmkit_emulator::registry::Registry::open_existing(scratch.root()).expect("open the root");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while {
-        registry.gc().expect("gc");
-        !scratch.shared_left().is_empty() && std::time::Instant::now() < deadline
-    } {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    assert_eq!(scratch.shared_left(), Vec::<String>::new(), "gc left shared objects behind");
+    assert_eq!(scratch.collect(), Vec::<String>::new(), "gc left shared objects behind");
 }
