@@ -14,7 +14,7 @@ use vmmkit_sys::hip::*;
 
 use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::state::state;
-use super::stream::{refuse, resolve as resolve_stream, work_failed};
+use super::stream::{or_none, refuse, resolve as resolve_stream, work_failed};
 use crate::core::{CoreError, Emulator, EventFlags, EventId, HandleId, HandleTag, IpcToken};
 use crate::registry::CellKind;
 
@@ -41,13 +41,16 @@ fn to_event(id: EventId) -> hipEvent_t {
 /// when that check was switched off.
 pub(super) fn resolve(e: &Emulator, ev: hipEvent_t) -> Result<Option<EventId>, Fail> {
     let id = TAG.id(ev as usize).map(|h| EventId(h.0)).filter(|&id| e.event_exists(id));
-    match id {
-        Some(id) => Ok(Some(id)),
-        None => {
-            let f = refuse(&rules::EVT_007, HipError::INVALID_HANDLE, format!("{ev:p} is not a live event"));
-            if f.code == HipError::SUCCESS { Ok(None) } else { Err(f) }
-        }
+    or_none(id.ok_or_else(|| refuse(&rules::EVT_007, HipError::INVALID_HANDLE, format!("{ev:p} is not a live event"))))
+}
+
+/// The event of a call whose first check is `rule`'s NULL event (400),
+/// then HIP-EVT-007; `None` when a check was switched off.
+fn named(e: &Emulator, event: hipEvent_t, rule: &'static vmmkit_sys::rule::Rule) -> Result<Option<EventId>, Fail> {
+    if event.is_null() {
+        return or_none(Err(refuse(rule, HipError::INVALID_HANDLE, "event is NULL".into())));
     }
+    resolve(e, event)
 }
 
 fn create(event: *mut hipEvent_t, flags: u32) -> Result<(), Fail> {
@@ -110,9 +113,8 @@ pub unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) 
             return Ok(());
         }
         let e = emu()?;
-        let sid = match resolve_stream(e, stream, &rules::EVT_003, HipError::CONTEXT_IS_DESTROYED) {
-            Err(f) if f.code == HipError::SUCCESS => return Ok(()),
-            r => r?,
+        let Some(sid) = or_none(resolve_stream(e, stream, &rules::EVT_003, HipError::CONTEXT_IS_DESTROYED))? else {
+            return Ok(());
         };
         let Some(id) = resolve(e, event)? else { return Ok(()) };
         let (device, _) = e.stream_info(sid).map_err(work_failed)?;
@@ -131,12 +133,8 @@ pub unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) 
 /// was never recorded; HIP-EVT-007.
 pub unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
     run("hipEventQuery", || {
-        ensure!(!event.is_null(), rules::EVT_004 => HipError::INVALID_HANDLE, "event is NULL");
-        if event.is_null() {
-            return Ok(());
-        }
         let e = emu()?;
-        let Some(id) = resolve(e, event)? else { return Ok(()) };
+        let Some(id) = named(e, event, &rules::EVT_004)? else { return Ok(()) };
         let done = e.event_query(id).map_err(work_failed)?;
         ensure!(done, rules::EVT_004 => HipError::NOT_READY, "the event's last record has not completed");
         Ok(())
@@ -147,12 +145,8 @@ pub unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
 /// 400; waits for its last record (at once if never recorded); HIP-EVT-007.
 pub unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
     run("hipEventSynchronize", || {
-        ensure!(!event.is_null(), rules::EVT_005 => HipError::INVALID_HANDLE, "event is NULL");
-        if event.is_null() {
-            return Ok(());
-        }
         let e = emu()?;
-        let Some(id) = resolve(e, event)? else { return Ok(()) };
+        let Some(id) = named(e, event, &rules::EVT_005)? else { return Ok(()) };
         e.event_synchronize(id, None).map_err(|er| match er {
             // clr would wait for a signal that never comes; the emulator ends the wait.
             CoreError::Abandoned => Fail::plain(HipError::UNKNOWN, "the process that records the event is gone".into()),

@@ -100,11 +100,7 @@ pub(super) enum On {
 /// The stream of an `*Async` call: a dead one is 709 (HIP-STM-009, clr's
 /// `isValid` in hipMemcpyAsync); `None` when that check was switched off.
 fn stream_of(e: &Emulator, stream: hipStream_t) -> Result<Option<StreamId>, Fail> {
-    match stream::resolve(e, stream, &rules::STM_009, HipError::CONTEXT_IS_DESTROYED) {
-        Ok(id) => Ok(Some(id)),
-        Err(f) if f.code == HipError::SUCCESS => Ok(None),
-        Err(f) => Err(f),
-    }
+    stream::or_none(stream::resolve(e, stream, &rules::STM_009, HipError::CONTEXT_IS_DESTROYED))
 }
 
 /// Runs a checked copy or fill `work` as `on` says. A copy with a host

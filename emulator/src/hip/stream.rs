@@ -89,6 +89,15 @@ pub(super) fn refuse(rule: &'static Rule, code: HipError, msg: String) -> Fail {
     }
 }
 
+/// `r`, with a refusal switched off by `VMMKIT_MUTATE` (see [`refuse`]) as `None`.
+pub(super) fn or_none<T>(r: Result<T, Fail>) -> Result<Option<T>, Fail> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(f) if f.code == HipError::SUCCESS => Ok(None),
+        Err(f) => Err(f),
+    }
+}
+
 /// The stream `s` names, or `rule`'s refusal with `code` (709 in most calls, clr's `isValid`).
 pub(super) fn resolve(e: &Emulator, s: hipStream_t, rule: &'static Rule, code: HipError) -> Result<StreamId, Fail> {
     lookup(e, s).ok_or_else(|| refuse(rule, code, format!("{s:p} is not a live stream (destroyed, or never made)")))
@@ -202,11 +211,7 @@ pub unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t
 
 /// The stream of a call whose only stream rule is HIP-STM-004 (709).
 fn live(e: &Emulator, stream: hipStream_t) -> Result<Option<StreamId>, Fail> {
-    match resolve(e, stream, &rules::STM_004, HipError::CONTEXT_IS_DESTROYED) {
-        Ok(id) => Ok(Some(id)),
-        Err(f) if f.code == HipError::SUCCESS => Ok(None),
-        Err(f) => Err(f),
-    }
+    or_none(resolve(e, stream, &rules::STM_004, HipError::CONTEXT_IS_DESTROYED))
 }
 
 /// `hipError_t hipStreamQuery(hipStream_t stream)`: HIP-STM-004, HIP-STM-005
@@ -231,8 +236,7 @@ pub unsafe extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent
             return Ok(());
         }
         let e = emu()?;
-        let sid = resolve(e, stream, &rules::STM_006, HipError::INVALID_HANDLE);
-        let Some(sid) = sid.map(Some).or_else(|f| if f.code == HipError::SUCCESS { Ok(None) } else { Err(f) })? else {
+        let Some(sid) = or_none(resolve(e, stream, &rules::STM_006, HipError::INVALID_HANDLE))? else {
             return Ok(());
         };
         let eid = event::resolve(e, event)?;

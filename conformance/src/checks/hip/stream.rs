@@ -226,6 +226,11 @@ extern "C" fn note_host(user: *mut c_void) {
     RAN.lock().unwrap_or_else(|p| p.into_inner()).push((user as usize, 0));
 }
 
+/// The host functions of `callback_order` numbered `base..base + 3` that have run.
+fn ran_from(base: usize) -> Vec<(usize, hipError_t)> {
+    RAN.lock().unwrap_or_else(|p| p.into_inner()).iter().filter(|r| r.0 >= base && r.0 < base + 3).copied().collect()
+}
+
 /// HIP-STM-007.
 pub fn callbacks(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -244,23 +249,11 @@ pub fn callbacks(cx: &mut Ctx) -> Result<(), Failure> {
     let host: hipHostFn_t = Some(note_host);
     let launched = hip.hipLaunchHostFunc(s, host, (base + 1) as *mut c_void).is_some();
     setup("hipStreamAddCallback", hip.hipStreamAddCallback(s, cb, (base + 2) as *mut c_void, 0))?;
-    let early: Vec<_> = RAN
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .iter()
-        .filter(|r| r.0 >= base && r.0 < base + 3)
-        .copied()
-        .collect();
+    let early = ran_from(base);
     gate.open();
     setup("hipStreamSynchronize", hip.hipStreamSynchronize(s))?;
     destroy(cx, s)?;
-    let ran: Vec<_> = RAN
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .iter()
-        .filter(|r| r.0 >= base && r.0 < base + 3)
-        .copied()
-        .collect();
+    let ran = ran_from(base);
     let want: Vec<_> =
         if launched { vec![(base, 0), (base + 1, 0), (base + 2, 0)] } else { vec![(base, 0), (base + 2, 0)] };
     cx.ensure("functions run before the held one ends", early.is_empty(), "none", format!("{early:?}"))?;
