@@ -28,9 +28,9 @@ const IPC: &str = "hip.ipc";
 const VMM: &str = "hip.vmm";
 const CPY: &str = "hip.cpy";
 const POOL: &str = "hip.pool";
-const STM: &str = "hip.stream";
-const EVT: &str = "hip.event";
-const IEV: &str = "hip.ipc-event";
+const STM: &str = "hip.stm";
+const EVT: &str = "hip.evt";
+const IEV: &str = "hip.iev";
 
 // ---- sources, as the reference tags them -------------------------------------
 
