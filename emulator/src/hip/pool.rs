@@ -178,11 +178,12 @@ pub unsafe extern "C" fn hipFreeAsync(dev_ptr: *mut c_void, stream: hipStream_t)
         let e = emu()?;
         ensure!(stream_ok(e, stream), rules::POOL_007 => HipError::INVALID_HANDLE, "{stream:p} is not a stream");
         let p = dev_ptr as usize;
-        // Pool memory: clr's FreeMemory moves the block to the pool's free
-        // heap on the calling thread (the counters drop at once); the block
-        // stays mapped, so work still queued that reads it is safe.
-        if extent(e, p).is_some_and(|x| e.pool_of(x.base).is_some()) {
-            return free(e, p);
+        // Pool memory and pointers imported into a pool: clr's FreeMemory
+        // moves the block to the pool's free heap on the calling thread (the
+        // counters drop at once); the block stays mapped, so work still
+        // queued that reads it is safe.
+        if let Some(r) = free_pool(e, p) {
+            return r;
         }
         let known = extent(e, p).is_some_and(|x| matches!(x.kind, Kind::Malloc(_) | Kind::Opened));
         ensure!(known, rules::POOL_007, "{p:#x} is not memory HIP allocated");
@@ -200,12 +201,18 @@ pub unsafe extern "C" fn hipFreeAsync(dev_ptr: *mut c_void, stream: hipStream_t)
     })
 }
 
+/// Gives pool memory (or a pointer imported into a pool) back; `None` when `p` is neither.
+fn free_pool(e: &Emulator, p: usize) -> Option<Result<(), Fail>> {
+    let base = extent(e, p).map_or(p, |x| x.base);
+    e.pool_free(base).map(|r| r.map(drop).map_err(|er| Fail::core_under(&rules::POOL_007, er)))
+}
+
 /// The free of hipFreeAsync, and of hipFree for pool memory.
 pub(super) fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
-    let base = extent(e, p).map_or(p, |x| x.base);
-    if let Some(r) = e.pool_free(base) {
-        return r.map(drop).map_err(|er| Fail::core_under(&rules::POOL_007, er));
+    if let Some(r) = free_pool(e, p) {
+        return r;
     }
+    let base = extent(e, p).map_or(p, |x| x.base);
     match extent(e, p).map(|x| x.kind) {
         Some(Kind::Malloc(h)) => {
             let _ = e.withdraw(h);
