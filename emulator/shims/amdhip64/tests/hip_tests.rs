@@ -1,4 +1,4 @@
-//! ROCm's hip-tests, their kernel-free event and IPC-event cases, against
+//! ROCm's hip-tests, their kernel-free event, IPC-event and stream cases, against
 //! vmmkit's `libamdhip64.so` (issue 17, "Must show").
 //!
 //! The cases are read at run time from a hip-tests copy that is never
@@ -50,6 +50,45 @@ const CASES: &[(&str, &[&str])] = &[
     ("unit/event/Unit_hipEventRecord.cc", &["Unit_hipEventRecord_Negative"]),
     ("unit/event/hipEventDestroy.cc", &["Unit_hipEventDestroy_Negative"]),
     ("multiproc/hipIpcEventHandle.cc", &["Unit_hipIpcEventHandle_ParameterValidation"]),
+    // The stream cases that need no kernel and no helper of their file.
+    (
+        "unit/stream/hipStreamQuery.cc",
+        &[
+            "Unit_hipStreamQuery_WithNoWork",
+            "Unit_hipStreamQuery_WithDestroyedStream",
+            "Unit_hipStreamQuery_WithUninitializedStream",
+        ],
+    ),
+    (
+        "unit/stream/hipStreamDestroy.cc",
+        &[
+            "Unit_hipStreamDestroy_Default",
+            "Unit_hipStreamDestroy_Negative_DoubleDestroy",
+            "Unit_hipStreamDestroy_Negative_NullStream",
+        ],
+    ),
+    (
+        "unit/stream/hipStreamSynchronize.cc",
+        &["Unit_hipStreamSynchronize_EmptyStream", "Unit_hipStreamSynchronize_UninitializedStream"],
+    ),
+    ("unit/stream/hipStreamGetFlags.cc", &["Unit_hipStreamGetFlags_Negative"]),
+    (
+        "unit/stream/hipStreamGetPriority.cc",
+        &[
+            "Unit_hipStreamGetPriority_nullptr_nullptr",
+            "Unit_hipStreamGetPriority_stream_nullptr",
+            "Unit_hipStreamGetPriority_nullptr_priority",
+            "Unit_hipStreamGetPriority_stream_priority",
+        ],
+    ),
+    (
+        "unit/stream/hipStreamCreateWithFlags.cc",
+        &["Unit_hipStreamCreateWithFlags_Negative_NullStream", "Unit_hipStreamCreateWithFlags_Negative_InvalidFlag"],
+    ),
+    ("unit/stream/hipStreamCreate.cc", &["Unit_hipStreamCreate_Negative"]),
+    ("unit/stream/hipStreamWaitEvent.cc", &["Unit_hipStreamWaitEvent_UninitializedStream_Negative"]),
+    ("unit/stream/hipStreamCreateWithPriority.cc", &["Unit_hipStreamCreateWithPriority_NegTst"]),
+    ("unit/stream/hipLaunchHostFunc.cc", &["Unit_hipLaunchHostFunc_Negative"]),
 ];
 
 /// Cases whose result on clr differs from hip-tests' expectation, with the
@@ -148,8 +187,8 @@ fn source(copy: &Copy) -> Result<String, String> {
 }
 
 #[test]
-fn hip_tests_event_cases_pass_on_our_library() {
-    const NAME: &str = "hip_tests_event_cases_pass_on_our_library";
+fn hip_tests_event_and_stream_cases_pass_on_our_library() {
+    const NAME: &str = "hip_tests_event_and_stream_cases_pass_on_our_library";
     let copy = match Copy::find() {
         Ok(c) => c,
         Err(reason) => return skip(NAME, &reason),
