@@ -119,6 +119,8 @@ fn serve_one(cuda: &Cuda, current: &mut i32, req: &Request, fds: Vec<OwnedFd>) -
         Request::Exit => Reply::default(),
         Request::PoolImport { data } => pool_import(cuda, fds, data),
         Request::PoolFree { ptr } => code(cuda.cuMemFreeAsync(*ptr, ptr::null_mut()), "cuMemFreeAsync"),
+        // CUDA_ERROR_NOT_SUPPORTED until the CUDA peer serves IPC events.
+        Request::EventWait { .. } => Reply::of(801, "EventWait: not served by the CUDA peer"),
     }
 }
 

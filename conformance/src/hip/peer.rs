@@ -122,7 +122,31 @@ fn serve_one(hip: &Hip, state: &mut State, req: &Request, fds: Vec<OwnedFd>) -> 
         Request::Exit => Reply::default(),
         Request::PoolImport { data } => pool_import(hip, fds, data),
         Request::PoolFree { ptr } => code(hip.hipFreeAsync(*ptr as usize as *mut _, ptr::null_mut()), "hipFreeAsync"),
+        Request::EventWait { handle, stream_wait } => event_wait(hip, handle, *stream_wait),
     }
+}
+
+/// [`Request::EventWait`].
+fn event_wait(hip: &Hip, handle: &[u8], stream_wait: bool) -> Reply {
+    let mut h = hipIpcEventHandle_t::default();
+    for (d, s) in h.reserved.iter_mut().zip(handle) {
+        *d = *s as std::ffi::c_char;
+    }
+    let mut ev = ptr::null_mut();
+    step!(hip.hipIpcOpenEventHandle(&mut ev, h), "hipIpcOpenEventHandle");
+    let r = if stream_wait {
+        let mut s = ptr::null_mut();
+        step!(hip.hipStreamCreateWithFlags(&mut s, hipStreamNonBlocking), "hipStreamCreateWithFlags");
+        step!(hip.hipStreamWaitEvent(s, ev, 0), "hipStreamWaitEvent");
+        step!(hip.hipStreamSynchronize(s), "hipStreamSynchronize");
+        code(hip.hipStreamDestroy(s), "hipStreamDestroy")
+    } else {
+        code(hip.hipEventSynchronize(ev), "hipEventSynchronize")
+    };
+    if r.code != 0 {
+        return r;
+    }
+    code(hip.hipEventDestroy(ev), "hipEventDestroy")
 }
 
 /// The handle bytes as a `hipIpcMemHandle_t` (missing bytes are 0).

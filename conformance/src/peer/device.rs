@@ -94,6 +94,17 @@ pub enum Request {
         /// The pointer PoolImport returned.
         ptr: u64,
     },
+    /// Opens the 64 IPC event handle bytes (`hipIpcOpenEventHandle`,
+    /// `cuIpcOpenEventHandle`), waits for the exporter's last record (with
+    /// `stream_wait`: a stream of its own waits on the event and is
+    /// synchronized; else the event is synchronized), then destroys what it
+    /// opened and made.
+    EventWait {
+        /// The handle, as the exporter's bytes.
+        handle: Vec<u8>,
+        /// Wait through a stream rather than on the host.
+        stream_wait: bool,
+    },
 }
 
 /// A vendor's result code, as its bits travel in a [`Reply`].

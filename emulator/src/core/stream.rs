@@ -121,6 +121,14 @@ pub enum Work {
     },
     /// Run a host function (callbacks, stream-ordered frees).
     Host(Box<dyn FnOnce() + Send>),
+    /// Wait until `cell` (a notify's) is set, a record completed since the
+    /// last reset, then reset it; fail the stream after `timeout`.
+    WaitReset {
+        /// The cell.
+        cell: Arc<Cell>,
+        /// How long the wait may last.
+        timeout: Option<Duration>,
+    },
 }
 
 impl std::fmt::Debug for Work {
@@ -135,6 +143,7 @@ impl std::fmt::Debug for Work {
             Work::WriteValue { addr, value, .. } => write!(f, "write {value:#x} at {addr:#x}"),
             Work::WaitValue { addr, value, cmp, .. } => write!(f, "wait until {addr:#x} {cmp:?} {value:#x}"),
             Work::Host(_) => f.write_str("host function"),
+            Work::WaitReset { .. } => f.write_str("wait for a notify and reset it"),
         }
     }
 }
@@ -500,7 +509,11 @@ impl Emulator {
     fn runnable_now(&self, work: &Work) -> bool {
         match work {
             Work::Wait { cell, seq } => cell.is_reached(*seq),
+            Work::WaitReset { cell, .. } => Emulator::wait_reset_ready(cell),
             Work::WaitValue { .. } => false,
+            // A host function may wait for what its caller does next
+            // (a callback that waits on the host): never on the caller's thread.
+            Work::Host(_) => false,
             _ => true,
         }
     }
@@ -588,6 +601,7 @@ impl Emulator {
                 f();
                 Ok(())
             }
+            Work::WaitReset { cell, timeout } => self.run_wait_reset(&cell, timeout),
         }
     }
 
@@ -739,6 +753,27 @@ impl Emulator {
         drop(q);
         s.bell.notify_all();
         drained
+    }
+
+    /// Waits for what a work enqueued now on the legacy stream of `device`
+    /// would wait for, and for the legacy stream's own work, without
+    /// enqueueing anything: the ordering of a synchronous call made on the
+    /// legacy stream (HIP's and CUDA's blocking copies), and the
+    /// synchronize of the legacy stream, which waits for the blocking
+    /// streams too. Reports (and clears) the legacy stream's first failure.
+    ///
+    /// # Errors
+    /// [`CoreError::Timeout`], [`CoreError::Abandoned`], or the failure of a work.
+    pub fn legacy_fence(&self, device: u32, timeout: Option<Duration>) -> Result<(), CoreError> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let legacy = self.streams.get(self.legacy_stream(device))?;
+        let mut waits = self.implicit_waits(&legacy);
+        waits.push((legacy.progress.clone(), legacy.progress.last()));
+        legacy.demand(legacy.progress.last());
+        for (cell, seq) in waits {
+            self.wait_cell(&cell, seq, deadline)?;
+        }
+        legacy.lock().error.take().map_or(Ok(()), Err)
     }
 
     /// The unsynchronised accesses found so far (and forgets them).

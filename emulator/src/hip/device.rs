@@ -69,9 +69,12 @@ pub unsafe extern "C" fn hipGetDevice(deviceId: *mut i32) -> hipError_t {
     })
 }
 
-/// `hipError_t hipDeviceSynchronize(void)`: work is synchronous.
+/// `hipError_t hipDeviceSynchronize(void)`: waits for the work of every
+/// stream of the current device; reports the first failure of a work.
 pub unsafe extern "C" fn hipDeviceSynchronize() -> hipError_t {
-    run("hipDeviceSynchronize", || emu().map(drop))
+    run("hipDeviceSynchronize", || {
+        emu()?.device_synchronize(Some(current_device()), None).map_err(super::stream::work_failed)
+    })
 }
 
 /// `hipError_t hipDeviceGet(hipDevice_t *device, int ordinal)`.

@@ -9,7 +9,8 @@ use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::codes::Op;
 use super::pointer::{KIND_MALLOC, Kind, extent};
 use super::profile::{GRANULARITY, WINDOW};
-use crate::core::{Emulator, new_generation};
+use super::stream;
+use crate::core::{Emulator, StreamId, Work, new_generation};
 use crate::registry::Place;
 
 /// `hipError_t hipMalloc(void **ptr, size_t size)`: shareable device memory on
@@ -85,7 +86,74 @@ fn within(e: &Emulator, p: usize, n: usize, what: &str) -> Result<(), Fail> {
     }
 }
 
-fn memcpy(dst: *mut c_void, src: *const c_void, n: usize, kind: hipMemcpyKind) -> Result<(), Fail> {
+/// Where a copy or a fill runs: on the caller's thread, after the work the
+/// NULL stream would wait for (the synchronous calls, ordered on the NULL
+/// stream as clr orders them), or on a stream (the `*Async` calls).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum On {
+    /// hipMemcpy, hipMemset and their kin.
+    Sync,
+    /// The `*Async` calls, with their stream.
+    Stream(hipStream_t),
+}
+
+/// The stream of an `*Async` call: a dead one is 709 (HIP-STM-009, clr's
+/// `isValid` in hipMemcpyAsync); `None` when that check was switched off.
+fn stream_of(e: &Emulator, stream: hipStream_t) -> Result<Option<StreamId>, Fail> {
+    stream::or_none(stream::resolve(e, stream, &rules::STM_009, HipError::CONTEXT_IS_DESTROYED))
+}
+
+/// Runs a checked copy or fill `work` as `on` says. A copy with a host
+/// side HIP does not know (pageable memory) waits for its stream before
+/// returning, as clr's `ihipMemcpy` does (`isHostAsync = false`).
+fn submit(e: &Emulator, on: On, work: Work, host_side: bool) -> Result<(), Fail> {
+    match on {
+        On::Sync => {
+            e.legacy_fence(current_device(), None).map_err(stream::work_failed)?;
+            // SAFETY: the ranges were checked by the caller as the C contract asks (see `memcpy`, `memset`).
+            unsafe { run_now(e, work) }.map_err(|e| Fail::core(Op::Copy, e))
+        }
+        On::Stream(s) => {
+            let Some(id) = stream_of(e, s)? else { return Ok(()) };
+            // SAFETY: device parts are checked; host parts are the caller's
+            // buffers, which the vendor requires to stay valid until the
+            // copy has run (a pageable one is waited for below).
+            unsafe { e.enqueue(id, work) }.map_err(stream::work_failed)?;
+            if host_side {
+                e.stream_synchronize(id, None).map_err(|e| Fail::core(Op::Copy, e))?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Runs a copy or fill on the caller's thread.
+///
+/// # Safety
+/// As [`Emulator::copy`] for its ranges.
+unsafe fn run_now(e: &Emulator, work: Work) -> Result<(), crate::core::CoreError> {
+    match work {
+        // SAFETY: the caller's promise.
+        Work::Copy { dst, src, len } => unsafe { e.copy(dst, src, len) },
+        Work::Fill { dst, pattern, width, count } => {
+            e.check_host_access(dst, usize::from(width) * count);
+            // SAFETY: the caller's promise.
+            unsafe { e.fill_pattern(dst, pattern, width, count) }
+        }
+        _ => Ok(()),
+    }
+}
+
+fn memcpy(dst: *mut c_void, src: *const c_void, n: usize, kind: hipMemcpyKind, on: On) -> Result<(), Fail> {
+    if let On::Stream(s) = on {
+        // clr's hipMemcpyAsync: the kind (21), then the stream (709), then ihipMemcpy.
+        if !((0..=4).contains(&kind) || kind == hipMemcpyDeviceToDeviceNoCU) {
+            return Err(Fail::plain(HipError::INVALID_MEMCPY_DIRECTION, format!("kind {kind} is not a copy kind")));
+        }
+        if stream_of(emu()?, s)?.is_none() {
+            return Ok(());
+        }
+    }
     if n == 0 {
         return Ok(()); // checked before anything else
     }
@@ -110,10 +178,11 @@ fn memcpy(dst: *mut c_void, src: *const c_void, n: usize, kind: hipMemcpyKind) -
         e.side(d),
         e.side(s)
     );
-    // SAFETY: host parts of both ranges are the caller's buffers of `n` bytes
-    // (the C contract of hipMemcpy); device parts, and host addresses no
-    // process can map, are checked by the core.
-    unsafe { e.copy(dst as usize, src as usize, n) }.map_err(|e| Fail::core(Op::Copy, e))
+    // Host parts of both ranges are the caller's buffers of `n` bytes (the C
+    // contract of hipMemcpy); device parts, and host addresses no process
+    // can map, are checked by the core when the copy runs.
+    let host_side = extent(e, d).is_none() || extent(e, s).is_none();
+    submit(e, on, Work::Copy { dst: d, src: s, len: n }, host_side)
 }
 
 /// `hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)`:
@@ -126,20 +195,22 @@ pub unsafe extern "C" fn hipMemcpy(
     sizeBytes: usize,
     kind: hipMemcpyKind,
 ) -> hipError_t {
-    run("hipMemcpy", || memcpy(dst, src, sizeBytes, kind))
+    run("hipMemcpy", || memcpy(dst, src, sizeBytes, kind, On::Sync))
 }
 
 /// `hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t sizeBytes)`.
 pub unsafe extern "C" fn hipMemcpyHtoD(dst: hipDeviceptr_t, src: *mut c_void, sizeBytes: usize) -> hipError_t {
-    run("hipMemcpyHtoD", || memcpy(dst, src, sizeBytes, hipMemcpyHostToDevice))
+    run("hipMemcpyHtoD", || memcpy(dst, src, sizeBytes, hipMemcpyHostToDevice, On::Sync))
 }
 
 /// `hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t sizeBytes)`.
 pub unsafe extern "C" fn hipMemcpyDtoH(dst: *mut c_void, src: hipDeviceptr_t, sizeBytes: usize) -> hipError_t {
-    run("hipMemcpyDtoH", || memcpy(dst, src, sizeBytes, hipMemcpyDeviceToHost))
+    run("hipMemcpyDtoH", || memcpy(dst, src, sizeBytes, hipMemcpyDeviceToHost, On::Sync))
 }
 
-fn memset(dst: *mut c_void, value: u8, n: usize) -> Result<(), Fail> {
+/// Fills `count` elements of `width` bytes at `dst` with `value`, as `on` says.
+fn memset(dst: *mut c_void, value: u64, width: u8, count: usize, on: On) -> Result<(), Fail> {
+    let n = count.saturating_mul(usize::from(width));
     if n == 0 {
         return Ok(());
     }
@@ -159,19 +230,19 @@ fn memset(dst: *mut c_void, value: u8, n: usize) -> Result<(), Fail> {
             format!("{p:#x}+{n:#x} is not (wholly) memory that HIP allocated"),
         ));
     }
-    // SAFETY: the range is device memory or a host buffer of ours, checked above.
-    unsafe { e.fill(p, value, n) }.map_err(|e| Fail::core(Op::Copy, e))
+    // The range is device memory or a host buffer of ours, checked above.
+    submit(e, on, Work::Fill { dst: p, pattern: value, width, count }, false)
 }
 
 /// `hipError_t hipMemset(void *dst, int value, size_t sizeBytes)`: n = 0 → 0;
 /// NULL, unknown or overrun → 1.
 pub unsafe extern "C" fn hipMemset(dst: *mut c_void, value: i32, sizeBytes: usize) -> hipError_t {
-    run("hipMemset", || memset(dst, value as u8, sizeBytes))
+    run("hipMemset", || memset(dst, u64::from(value as u8), 1, sizeBytes, On::Sync))
 }
 
 /// `hipError_t hipMemsetD8(hipDeviceptr_t dest, unsigned char value, size_t count)`: as hipMemset.
 pub unsafe extern "C" fn hipMemsetD8(dest: hipDeviceptr_t, value: u8, count: usize) -> hipError_t {
-    run("hipMemsetD8", || memset(dest, value, count))
+    run("hipMemsetD8", || memset(dest, u64::from(value), 1, count, On::Sync))
 }
 
 fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> Result<(), Fail> {
@@ -272,4 +343,107 @@ pub unsafe extern "C" fn hipMemGetAddressRange(
         }
         Ok(())
     })
+}
+
+// ---- stream-ordered copies and fills (issue 17; clr hip_memory.cpp, hip_peer.cpp) ----
+
+/// `hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)`:
+/// bad kind → 21; a dead stream → 709 (HIP-STM-009); then as hipMemcpy. The
+/// copy runs on the stream; one with a pageable host side is waited for.
+pub unsafe extern "C" fn hipMemcpyAsync(
+    dst: *mut c_void,
+    src: *const c_void,
+    sizeBytes: usize,
+    kind: hipMemcpyKind,
+    stream: hipStream_t,
+) -> hipError_t {
+    run("hipMemcpyAsync", || memcpy(dst, src, sizeBytes, kind, On::Stream(stream)))
+}
+
+/// `hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t sizeBytes, hipStream_t stream)`.
+pub unsafe extern "C" fn hipMemcpyHtoDAsync(dst: hipDeviceptr_t, src: *mut c_void, sizeBytes: usize, stream: hipStream_t) -> hipError_t {
+    run("hipMemcpyHtoDAsync", || memcpy(dst, src, sizeBytes, hipMemcpyHostToDevice, On::Stream(stream)))
+}
+
+/// `hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)`.
+pub unsafe extern "C" fn hipMemcpyDtoHAsync(dst: *mut c_void, src: hipDeviceptr_t, sizeBytes: usize, stream: hipStream_t) -> hipError_t {
+    run("hipMemcpyDtoHAsync", || memcpy(dst, src, sizeBytes, hipMemcpyDeviceToHost, On::Stream(stream)))
+}
+
+/// `hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)`.
+pub unsafe extern "C" fn hipMemcpyDtoDAsync(dst: hipDeviceptr_t, src: hipDeviceptr_t, sizeBytes: usize, stream: hipStream_t) -> hipError_t {
+    run("hipMemcpyDtoDAsync", || memcpy(dst, src, sizeBytes, hipMemcpyDeviceToDevice, On::Stream(stream)))
+}
+
+/// `hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes)`: as hipMemcpy.
+pub unsafe extern "C" fn hipMemcpyDtoD(dst: hipDeviceptr_t, src: hipDeviceptr_t, sizeBytes: usize) -> hipError_t {
+    run("hipMemcpyDtoD", || memcpy(dst, src, sizeBytes, hipMemcpyDeviceToDevice, On::Sync))
+}
+
+/// The device checks of clr's hipMemcpyPeer: either out of range → 101.
+fn peer_devices(dst: i32, src: i32) -> Result<(), Fail> {
+    let e = emu()?;
+    for d in [src, dst] {
+        if !e.is_device(i64::from(d)) {
+            return Err(Fail::plain(HipError::INVALID_DEVICE, format!("device {d} is not in [0, {})", e.device_count())));
+        }
+    }
+    Ok(())
+}
+
+/// `hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes)`:
+/// a device out of range → 101; then a device-to-device hipMemcpy.
+pub unsafe extern "C" fn hipMemcpyPeer(dst: *mut c_void, dstDeviceId: i32, src: *const c_void, srcDeviceId: i32, sizeBytes: usize) -> hipError_t {
+    run("hipMemcpyPeer", || {
+        peer_devices(dstDeviceId, srcDeviceId)?;
+        memcpy(dst, src, sizeBytes, hipMemcpyDeviceToDevice, On::Sync)
+    })
+}
+
+/// `hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice, size_t sizeBytes, hipStream_t stream)`:
+/// a device out of range → 101; a dead stream → 709; then as hipMemcpyDtoDAsync.
+pub unsafe extern "C" fn hipMemcpyPeerAsync(
+    dst: *mut c_void,
+    dstDeviceId: i32,
+    src: *const c_void,
+    srcDevice: i32,
+    sizeBytes: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    run("hipMemcpyPeerAsync", || {
+        peer_devices(dstDeviceId, srcDevice)?;
+        memcpy(dst, src, sizeBytes, hipMemcpyDeviceToDevice, On::Stream(stream))
+    })
+}
+
+/// `hipError_t hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipStream_t stream)`:
+/// as hipMemset, on the stream. clr's ihipMemset does not check the stream;
+/// the emulator answers a dead one 709 as the copies do (HIP-STM-009).
+pub unsafe extern "C" fn hipMemsetAsync(dst: *mut c_void, value: i32, sizeBytes: usize, stream: hipStream_t) -> hipError_t {
+    run("hipMemsetAsync", || memset(dst, u64::from(value as u8), 1, sizeBytes, On::Stream(stream)))
+}
+
+/// `hipError_t hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value, size_t count, hipStream_t stream)`.
+pub unsafe extern "C" fn hipMemsetD8Async(dest: hipDeviceptr_t, value: u8, count: usize, stream: hipStream_t) -> hipError_t {
+    run("hipMemsetD8Async", || memset(dest, u64::from(value), 1, count, On::Stream(stream)))
+}
+
+/// `hipError_t hipMemsetD16(hipDeviceptr_t dest, unsigned short value, size_t count)`: `count` 2-byte elements.
+pub unsafe extern "C" fn hipMemsetD16(dest: hipDeviceptr_t, value: u16, count: usize) -> hipError_t {
+    run("hipMemsetD16", || memset(dest, u64::from(value), 2, count, On::Sync))
+}
+
+/// `hipError_t hipMemsetD16Async(hipDeviceptr_t dest, unsigned short value, size_t count, hipStream_t stream)`.
+pub unsafe extern "C" fn hipMemsetD16Async(dest: hipDeviceptr_t, value: u16, count: usize, stream: hipStream_t) -> hipError_t {
+    run("hipMemsetD16Async", || memset(dest, u64::from(value), 2, count, On::Stream(stream)))
+}
+
+/// `hipError_t hipMemsetD32(hipDeviceptr_t dest, int value, size_t count)`: `count` 4-byte elements.
+pub unsafe extern "C" fn hipMemsetD32(dest: hipDeviceptr_t, value: i32, count: usize) -> hipError_t {
+    run("hipMemsetD32", || memset(dest, u64::from(value as u32), 4, count, On::Sync))
+}
+
+/// `hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStream_t stream)`.
+pub unsafe extern "C" fn hipMemsetD32Async(dst: hipDeviceptr_t, value: i32, count: usize, stream: hipStream_t) -> hipError_t {
+    run("hipMemsetD32Async", || memset(dst, u64::from(value as u32), 4, count, On::Stream(stream)))
 }

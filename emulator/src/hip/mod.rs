@@ -48,5 +48,5 @@ crate::dialect_api! {
     functions: vmmkit_sys::hip_functions,
     types: vmmkit_sys::hip,
     table: HipApi,
-    modules: device, error, ipc, memory, pool, share, vmm,
+    modules: device, error, event, ipc, memory, pool, share, stream, vmm,
 }

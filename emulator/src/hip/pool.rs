@@ -3,9 +3,14 @@
 //! checks of clr 6.3 (`hipamd/src/hip_mempool.cpp`) in its order
 //! (HIP-POOL-001 … 019). The pools are the core's (`core::pool`).
 //!
-//! Streams are synchronous in the emulator and none can be made yet: the
-//! valid stream values are NULL, `hipStreamLegacy` (1) and
-//! `hipStreamPerThread` (2); any other is 400, as clr's `hip::isValid`.
+//! The stream may be NULL, `hipStreamLegacy` (1), `hipStreamPerThread` (2)
+//! or a live stream; any other value is 400. hipMallocAsync allocates at
+//! once; hipFreeAsync gives pool memory back at once (clr's `FreeMemory`
+//! runs on the calling thread; the block stays mapped in the pool) and frees
+//! other memory when the stream reaches the free (a host work on the stream;
+//! clr's fallback `ihipFree` waits for the device instead). clr also keeps a
+//! freed block from other streams until the free's stream passes it; the
+//! emulator's pool may hand it out at once (not modelled).
 //! Pool memory is hipMalloc memory to every other HIP call (clr allocates
 //! it as SVM memory), so hipFree, copies and IPC handles work on it.
 #![allow(non_snake_case)]
@@ -18,7 +23,7 @@ use vmmkit_sys::hip::*;
 use super::call::{Fail, emu, ensure, get, put, run};
 use super::pointer::{KIND_MALLOC, Kind, extent};
 use super::profile::{GRANULARITY, WINDOW};
-use crate::core::{Emulator, HandleId, HandleTag, IPC_HANDLE_SIZE, IpcToken, PoolAttr, PoolId, PoolProps};
+use crate::core::{Emulator, HandleId, HandleTag, IPC_HANDLE_SIZE, IpcToken, PoolAttr, PoolId, PoolProps, Work};
 use crate::core::new_generation;
 
 const TAG: HandleTag = HandleTag::new(0x6870);
@@ -34,8 +39,8 @@ fn pool_of(e: &Emulator, p: hipMemPool_t) -> Option<PoolId> {
     TAG.id(p as usize).map(|h| PoolId(h.0)).filter(|&id| e.pool_exists(id))
 }
 
-fn stream_ok(stream: hipStream_t) -> bool {
-    (stream as usize) <= 2
+fn stream_ok(e: &Emulator, stream: hipStream_t) -> bool {
+    super::stream::lookup(e, stream).is_some()
 }
 
 fn device_count(e: &Emulator) -> i64 {
@@ -137,8 +142,8 @@ fn alloc_into(dev_ptr: *mut *mut c_void, size: usize, pool: impl FnOnce() -> Res
 pub unsafe extern "C" fn hipMallocAsync(dev_ptr: *mut *mut c_void, size: usize, stream: hipStream_t) -> hipError_t {
     run("hipMallocAsync", || {
         ensure!(!dev_ptr.is_null(), rules::POOL_006, "dev_ptr is NULL");
-        ensure!(stream_ok(stream), rules::POOL_006 => HipError::INVALID_HANDLE, "{stream:p} is not a stream");
         let e = emu()?;
+        ensure!(stream_ok(e, stream), rules::POOL_006 => HipError::INVALID_HANDLE, "{stream:p} is not a stream");
         alloc_into(dev_ptr, size, || Ok(Some(e.pool_current(super::call::current_device()))))
     })
 }
@@ -153,8 +158,8 @@ pub unsafe extern "C" fn hipMallocFromPoolAsync(
 ) -> hipError_t {
     run("hipMallocFromPoolAsync", || {
         ensure!(!dev_ptr.is_null() && !mem_pool.is_null(), rules::POOL_006, "dev_ptr or mem_pool is NULL");
-        ensure!(stream_ok(stream), rules::POOL_006 => HipError::INVALID_HANDLE, "{stream:p} is not a stream");
         let e = emu()?;
+        ensure!(stream_ok(e, stream), rules::POOL_006 => HipError::INVALID_HANDLE, "{stream:p} is not a stream");
         alloc_into(dev_ptr, size, || {
             let id = pool_of(e, mem_pool);
             ensure!(id.is_some(), rules::POOL_006, "{mem_pool:p} is not a live memory pool");
@@ -170,18 +175,44 @@ pub unsafe extern "C" fn hipMallocFromPoolAsync(
 pub unsafe extern "C" fn hipFreeAsync(dev_ptr: *mut c_void, stream: hipStream_t) -> hipError_t {
     run("hipFreeAsync", || {
         ensure!(!dev_ptr.is_null(), rules::POOL_007, "dev_ptr is NULL");
-        ensure!(stream_ok(stream), rules::POOL_007 => HipError::INVALID_HANDLE, "{stream:p} is not a stream");
         let e = emu()?;
-        free(e, dev_ptr as usize)
+        ensure!(stream_ok(e, stream), rules::POOL_007 => HipError::INVALID_HANDLE, "{stream:p} is not a stream");
+        let p = dev_ptr as usize;
+        // Pool memory and pointers imported into a pool: clr's FreeMemory
+        // moves the block to the pool's free heap on the calling thread (the
+        // counters drop at once); the block stays mapped, so work still
+        // queued that reads it is safe.
+        if let Some(r) = free_pool(e, p) {
+            return r;
+        }
+        let known = extent(e, p).is_some_and(|x| matches!(x.kind, Kind::Malloc(_) | Kind::Opened));
+        ensure!(known, rules::POOL_007, "{p:#x} is not memory HIP allocated");
+        let Some(id) = super::stream::lookup(e, stream).filter(|_| known) else { return Ok(()) };
+        // Other memory: clr falls back to ihipFree, which waits for the
+        // device first; the emulator frees it when the stream reaches the
+        // free (a failure then has no caller to tell).
+        let work = Work::Host(Box::new(move || {
+            if let Some(e) = crate::core::running() {
+                let _ = free(e, p);
+            }
+        }));
+        // SAFETY: a host work touches no memory the core copies.
+        unsafe { e.enqueue(id, work) }.map_err(super::stream::work_failed)
     })
+}
+
+/// Gives pool memory (or a pointer imported into a pool) back; `None` when `p` is neither.
+fn free_pool(e: &Emulator, p: usize) -> Option<Result<(), Fail>> {
+    let base = extent(e, p).map_or(p, |x| x.base);
+    e.pool_free(base).map(|r| r.map(drop).map_err(|er| Fail::core_under(&rules::POOL_007, er)))
 }
 
 /// The free of hipFreeAsync, and of hipFree for pool memory.
 pub(super) fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
-    let base = extent(e, p).map_or(p, |x| x.base);
-    if let Some(r) = e.pool_free(base) {
-        return r.map(drop).map_err(|er| Fail::core_under(&rules::POOL_007, er));
+    if let Some(r) = free_pool(e, p) {
+        return r;
     }
+    let base = extent(e, p).map_or(p, |x| x.base);
     match extent(e, p).map(|x| x.kind) {
         Some(Kind::Malloc(h)) => {
             let _ = e.withdraw(h);

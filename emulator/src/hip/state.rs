@@ -5,7 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, MutexGuard};
 
-use crate::core::{Emulator, HandleId};
+use crate::core::{Emulator, EventId, HandleId, StreamId};
 
 /// How many closed IPC ranges are remembered.
 const CLOSED_KEPT: usize = 64;
@@ -19,6 +19,11 @@ pub(super) struct State {
     /// told apart from a pointer that was never opened (HIP-IPC-042 vs -041).
     /// Only for the message and the rule id; both are 1. The last `CLOSED_KEPT`.
     closed: Mutex<VecDeque<(usize, usize)>>,
+    /// The priority each stream was made with (hipStreamGetPriority).
+    priorities: Mutex<HashMap<StreamId, i32>>,
+    /// The device each event was made on (hipEventRecord and
+    /// hipEventElapsedTime compare it, as clr does).
+    event_devices: Mutex<HashMap<EventId, u32>>,
 }
 
 /// The HIP state of the process whose emulator is `e`.
@@ -67,5 +72,35 @@ impl State {
     /// Forgets a closed range starting at `base` (it was opened again).
     pub fn forget_closed(&self, base: usize) {
         lock(&self.closed).retain(|&(b, _)| b != base);
+    }
+
+    /// Records the priority stream `id` was made with.
+    pub fn note_stream(&self, id: StreamId, priority: i32) {
+        lock(&self.priorities).insert(id, priority);
+    }
+
+    /// The priority of stream `id` (0 for streams made elsewhere).
+    pub fn priority(&self, id: StreamId) -> i32 {
+        lock(&self.priorities).get(&id).copied().unwrap_or(0)
+    }
+
+    /// Forgets a destroyed stream.
+    pub fn forget_stream(&self, id: StreamId) {
+        lock(&self.priorities).remove(&id);
+    }
+
+    /// Records the device event `id` was made on.
+    pub fn note_event(&self, id: EventId, device: u32) {
+        lock(&self.event_devices).insert(id, device);
+    }
+
+    /// The device event `id` was made on.
+    pub fn event_device(&self, id: EventId) -> u32 {
+        lock(&self.event_devices).get(&id).copied().unwrap_or(0)
+    }
+
+    /// Forgets a destroyed event.
+    pub fn forget_event(&self, id: EventId) {
+        lock(&self.event_devices).remove(&id);
     }
 }

@@ -111,6 +111,43 @@ macro_rules! hip_functions {
                 hipMemPoolImportFromShareableHandle: fn(mem_pool: *mut hipMemPool_t, shared_handle: *mut c_void, handle_type: hipMemAllocationHandleType, flags: u32) -> hipError_t;
                 hipMemPoolExportPointer: fn(export_data: *mut hipMemPoolPtrExportData, dev_ptr: *mut c_void) -> hipError_t;
                 hipMemPoolImportPointer: fn(dev_ptr: *mut *mut c_void, mem_pool: hipMemPool_t, export_data: *mut hipMemPoolPtrExportData) -> hipError_t;
+
+                // Streams, events, IPC events and stream-ordered copies (issue 17), all `@hip_4.2`
+                // (clr hip_hcc.map.in).
+                hipStreamCreate: fn(stream: *mut hipStream_t) -> hipError_t;
+                hipStreamCreateWithFlags: fn(stream: *mut hipStream_t, flags: u32) -> hipError_t;
+                hipStreamCreateWithPriority: fn(stream: *mut hipStream_t, flags: u32, priority: i32) -> hipError_t;
+                hipDeviceGetStreamPriorityRange: fn(leastPriority: *mut i32, greatestPriority: *mut i32) -> hipError_t;
+                hipStreamDestroy: fn(stream: hipStream_t) -> hipError_t;
+                hipStreamSynchronize: fn(stream: hipStream_t) -> hipError_t;
+                hipStreamQuery: fn(stream: hipStream_t) -> hipError_t;
+                hipStreamWaitEvent: fn(stream: hipStream_t, event: hipEvent_t, flags: u32) -> hipError_t;
+                hipStreamGetFlags: fn(stream: hipStream_t, flags: *mut u32) -> hipError_t;
+                hipStreamGetPriority: fn(stream: hipStream_t, priority: *mut i32) -> hipError_t;
+                hipStreamAddCallback: fn(stream: hipStream_t, callback: hipStreamCallback_t, userData: *mut c_void, flags: u32) -> hipError_t;
+                hipEventCreate: fn(event: *mut hipEvent_t) -> hipError_t;
+                hipEventCreateWithFlags: fn(event: *mut hipEvent_t, flags: u32) -> hipError_t;
+                hipEventRecord: fn(event: hipEvent_t, stream: hipStream_t) -> hipError_t;
+                hipEventQuery: fn(event: hipEvent_t) -> hipError_t;
+                hipEventSynchronize: fn(event: hipEvent_t) -> hipError_t;
+                hipEventElapsedTime: fn(ms: *mut f32, start: hipEvent_t, stop: hipEvent_t) -> hipError_t;
+                hipEventDestroy: fn(event: hipEvent_t) -> hipError_t;
+                hipIpcGetEventHandle: fn(handle: *mut hipIpcEventHandle_t, event: hipEvent_t) -> hipError_t;
+                /// The 64-byte handle is passed by value (in memory, under the SysV x86-64 ABI).
+                hipIpcOpenEventHandle: fn(event: *mut hipEvent_t, handle: hipIpcEventHandle_t) -> hipError_t;
+                hipMemcpyAsync: fn(dst: *mut c_void, src: *const c_void, sizeBytes: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipMemcpyHtoDAsync: fn(dst: hipDeviceptr_t, src: *mut c_void, sizeBytes: usize, stream: hipStream_t) -> hipError_t;
+                hipMemcpyDtoHAsync: fn(dst: *mut c_void, src: hipDeviceptr_t, sizeBytes: usize, stream: hipStream_t) -> hipError_t;
+                hipMemcpyDtoDAsync: fn(dst: hipDeviceptr_t, src: hipDeviceptr_t, sizeBytes: usize, stream: hipStream_t) -> hipError_t;
+                hipMemcpyDtoD: fn(dst: hipDeviceptr_t, src: hipDeviceptr_t, sizeBytes: usize) -> hipError_t;
+                hipMemcpyPeer: fn(dst: *mut c_void, dstDeviceId: i32, src: *const c_void, srcDeviceId: i32, sizeBytes: usize) -> hipError_t;
+                hipMemcpyPeerAsync: fn(dst: *mut c_void, dstDeviceId: i32, src: *const c_void, srcDevice: i32, sizeBytes: usize, stream: hipStream_t) -> hipError_t;
+                hipMemsetAsync: fn(dst: *mut c_void, value: i32, sizeBytes: usize, stream: hipStream_t) -> hipError_t;
+                hipMemsetD8Async: fn(dest: hipDeviceptr_t, value: u8, count: usize, stream: hipStream_t) -> hipError_t;
+                hipMemsetD16: fn(dest: hipDeviceptr_t, value: u16, count: usize) -> hipError_t;
+                hipMemsetD16Async: fn(dest: hipDeviceptr_t, value: u16, count: usize, stream: hipStream_t) -> hipError_t;
+                hipMemsetD32: fn(dest: hipDeviceptr_t, value: i32, count: usize) -> hipError_t;
+                hipMemsetD32Async: fn(dst: hipDeviceptr_t, value: i32, count: usize, stream: hipStream_t) -> hipError_t;
             }
             optional {
                 /// `@hip_6.0`: the 1472-byte layout that 6.x/7.x headers redirect `hipGetDeviceProperties` to.
@@ -119,6 +156,8 @@ macro_rules! hip_functions {
                 hipExtGetLastError: fn() -> hipError_t;
                 /// 6.3+: the successor of `hipHostMalloc`, same signature (its 7.x version node is unconfirmed).
                 hipExtHostAlloc: fn(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t;
+                /// `@hip_5.3` (clr hip_hcc.map.in): a host function on a stream.
+                hipLaunchHostFunc: fn(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t;
             }
         }
     };

@@ -22,6 +22,7 @@ crate::codes! {
     DEINITIALIZED = 4 => "hipErrorDeinitialized", "deinitialized";
     INVALID_DEVICE_POINTER = 17 => "hipErrorInvalidDevicePointer", "invalid device pointer";
     INVALID_MEMCPY_DIRECTION = 21 => "hipErrorInvalidMemcpyDirection", "invalid copy direction";
+    INVALID_CONFIGURATION = 9 => "hipErrorInvalidConfiguration", "invalid configuration argument";
     NO_DEVICE = 100 => "hipErrorNoDevice", "no ROCm-capable device is detected";
     INVALID_DEVICE = 101 => "hipErrorInvalidDevice", "invalid device ordinal";
     INVALID_CONTEXT = 201 => "hipErrorInvalidContext", "invalid device context";
@@ -36,6 +37,7 @@ crate::codes! {
     NOT_READY = 600 => "hipErrorNotReady", "device not ready";
     PEER_ACCESS_ALREADY_ENABLED = 704 => "hipErrorPeerAccessAlreadyEnabled", "peer access is already enabled";
     PEER_ACCESS_NOT_ENABLED = 705 => "hipErrorPeerAccessNotEnabled", "peer access has not been enabled";
+    CONTEXT_IS_DESTROYED = 709 => "hipErrorContextIsDestroyed", "context is destroyed";
     NOT_SUPPORTED = 801 => "hipErrorNotSupported", "operation not supported";
     UNKNOWN = 999 => "hipErrorUnknown", "unknown error";
     TBD = 1054 => "hipErrorTbd", "marker for errors not yet defined";

@@ -28,6 +28,9 @@ const IPC: &str = "hip.ipc";
 const VMM: &str = "hip.vmm";
 const CPY: &str = "hip.cpy";
 const POOL: &str = "hip.pool";
+const STM: &str = "hip.stm";
+const EVT: &str = "hip.evt";
+const IEV: &str = "hip.iev";
 
 // ---- sources, as the reference tags them -------------------------------------
 
@@ -45,6 +48,13 @@ const UNSETTLED: Source = Reference("hip.md §4: no vendor source; the emulator'
 const HIP_523: Source = Project("Debian libamdhip64-5 5.2.3, no device");
 
 const PEERS: &[Need] = &[Need::Peers];
+
+// Streams and events (issue 17): clr release/rocm-rel-6.3.0.1 (fe70c0d); rows in docs/audit/hip-stream.md.
+const CLR_STREAM: Source = Rocm("ROCm/clr hipamd/src/hip_stream.cpp");
+const CLR_EVENT: Source = Rocm("ROCm/clr hipamd/src/hip_event.cpp");
+const CLR_EVENT_IPC: Source = Rocm("ROCm/clr hipamd/src/hip_event_ipc.cpp");
+const CLR_DEVICE: Source = Rocm("ROCm/clr hipamd/src/hip_device.cpp");
+const T_EVENT: Source = Rocm("ROCm/hip-tests catch/unit/event, catch/multiproc/hipIpcEventHandle.cc");
 
 // ---- version profiles (docs/hip.md "Version profiles") -------------------------
 
@@ -895,5 +905,211 @@ rules! {
         confidence: &[Src],
         note: Some("HIP_MEM_POOL_SUPPORT is 1 on Linux builds"),
         expect: Behaviour,
+    }
+
+    // ==== Streams, events and IPC events (issue 17) ====================================
+    STM_001 {
+        group: STM,
+        text: "hipStreamCreate, hipStreamCreateWithFlags and hipStreamCreateWithPriority: a NULL stream pointer is 1; \
+               flags other than hipStreamDefault (0) and hipStreamNonBlocking (1) are 1.",
+        apis: &["hipStreamCreate", "hipStreamCreateWithFlags", "hipStreamCreateWithPriority"],
+        sources: &[CLR_STREAM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    STM_002 {
+        group: STM,
+        text: "Priorities: hipDeviceGetStreamPriorityRange gives least 1 and greatest -1; a priority is clamped to \
+               that range; hipStreamGetPriority of the NULL stream is 0.",
+        apis: &["hipDeviceGetStreamPriorityRange", "hipStreamCreateWithPriority", "hipStreamGetPriority"],
+        sources: &[CLR_STREAM, Rocm("ROCm/clr hipamd/src/hip_internal.hpp")],
+        confidence: &[Src],
+        expect: Behaviour,
+    }
+
+    STM_003 {
+        group: STM,
+        text: "hipStreamDestroy: NULL and hipStreamPerThread are 400; a destroyed stream is 709.",
+        apis: &["hipStreamDestroy"],
+        sources: &[CLR_STREAM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_HANDLE), hip!(CONTEXT_IS_DESTROYED)]),
+    }
+
+    STM_004 {
+        group: STM,
+        text: "hipStreamSynchronize, hipStreamQuery, hipStreamGetFlags, hipStreamGetPriority, hipStreamAddCallback and \
+               hipLaunchHostFunc on a destroyed stream are 709; hipStreamGetFlags with a NULL stream or NULL flags, \
+               and hipStreamGetPriority with NULL priority, are 1.",
+        apis: &["hipStreamSynchronize", "hipStreamQuery", "hipStreamGetFlags", "hipStreamGetPriority", "hipStreamAddCallback"],
+        sources: &[CLR_STREAM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(CONTEXT_IS_DESTROYED), hip!(INVALID_VALUE)]),
+    }
+
+    STM_005 {
+        group: STM,
+        text: "hipStreamQuery is 600 while work enqueued on the stream has not run, and 0 once it has.",
+        apis: &["hipStreamQuery"],
+        sources: &[CLR_STREAM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(NOT_READY)]),
+    }
+
+    STM_006 {
+        group: STM,
+        text: "hipStreamWaitEvent: a NULL event or a destroyed stream is 400; flags other than 0 are 1; an event never \
+               recorded is no wait; work enqueued after the wait runs after the event's record.",
+        apis: &["hipStreamWaitEvent"],
+        sources: &[CLR_STREAM, CLR_EVENT],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_HANDLE), hip!(INVALID_VALUE)]),
+    }
+
+    STM_007 {
+        group: STM,
+        text: "hipStreamAddCallback: a NULL callback or flags other than 0 are 1; hipLaunchHostFunc: a NULL function \
+               is 1. The function runs after the work enqueued before it (a callback with status 0).",
+        apis: &["hipStreamAddCallback", "hipLaunchHostFunc"],
+        sources: &[CLR_STREAM],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    STM_008 {
+        group: STM,
+        text: "Work on a stream made with hipStreamDefault runs after the NULL stream's earlier work and the NULL \
+               stream's after its earlier work, so a hipMemcpy (NULL stream) reads what an earlier copy on such a \
+               stream wrote, and hipStreamSynchronize(NULL) waits for it.",
+        apis: &["hipStreamCreate", "hipMemcpyAsync", "hipMemcpy", "hipStreamSynchronize"],
+        sources: &[CLR_DEVICE, HipDoc("hipStreamCreateWithFlags")],
+        confidence: &[Src],
+        note: Some("clr: Device::WaitActiveStreams before a NULL-stream command; hipStreamNonBlocking streams are left out"),
+        expect: Behaviour,
+    }
+
+    STM_009 {
+        group: STM,
+        text: "hipMemcpyAsync, hipMemcpyHtoDAsync, hipMemcpyDtoHAsync, hipMemcpyDtoDAsync and hipMemcpyPeerAsync on a \
+               destroyed stream are 709.",
+        apis: &["hipMemcpyAsync", "hipMemcpyHtoDAsync", "hipMemcpyDtoHAsync", "hipMemcpyDtoDAsync", "hipMemcpyPeerAsync"],
+        sources: &[CLR_MEM, Rocm("ROCm/clr hipamd/src/hip_peer.cpp")],
+        confidence: &[Src],
+        note: Some("clr's hipMemset*Async do not check the stream (ihipMemset); the emulator answers 709 there too"),
+        expect: Codes(&[hip!(CONTEXT_IS_DESTROYED)]),
+    }
+
+    STM_010 {
+        group: STM,
+        text: "Async copies and fills run on their stream: after hipStreamSynchronize, hipMemcpyAsync, \
+               hipMemcpyDtoDAsync, hipMemsetAsync, hipMemsetD16Async and hipMemsetD32Async have written what they \
+               name (D16 and D32 fill 2- and 4-byte elements).",
+        apis: &["hipMemcpyAsync", "hipMemcpyDtoDAsync", "hipMemsetAsync", "hipMemsetD16Async", "hipMemsetD32Async"],
+        sources: &[CLR_MEM],
+        confidence: &[Src],
+        expect: Behaviour,
+    }
+
+    EVT_001 {
+        group: EVT,
+        text: "hipEventCreate and hipEventCreateWithFlags: a NULL event pointer is 1; flags outside the event flags, \
+               two release flags, or hipEventInterprocess without hipEventDisableTiming are 1.",
+        apis: &["hipEventCreate", "hipEventCreateWithFlags"],
+        sources: &[CLR_EVENT, T_EVENT],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    EVT_002 {
+        group: EVT,
+        text: "hipEventDestroy: NULL is 400; an event destroyed already is 709.",
+        apis: &["hipEventDestroy"],
+        sources: &[CLR_EVENT],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_HANDLE), hip!(CONTEXT_IS_DESTROYED)]),
+    }
+
+    EVT_003 {
+        group: EVT,
+        text: "hipEventRecord: a NULL event is 400; a destroyed stream is 709; a stream of another device than the \
+               event's is 400.",
+        apis: &["hipEventRecord"],
+        sources: &[CLR_EVENT],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_HANDLE), hip!(CONTEXT_IS_DESTROYED)]),
+    }
+
+    EVT_004 {
+        group: EVT,
+        text: "hipEventQuery: NULL is 400; an event never recorded is 0; 600 while its last record has not completed, \
+               0 once it has.",
+        apis: &["hipEventQuery"],
+        sources: &[CLR_EVENT],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_HANDLE), hip!(NOT_READY)]),
+    }
+
+    EVT_005 {
+        group: EVT,
+        text: "hipEventSynchronize: NULL is 400; an event never recorded returns at once; otherwise it returns once \
+               the work before its last record has run.",
+        apis: &["hipEventSynchronize"],
+        sources: &[CLR_EVENT],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_HANDLE)]),
+    }
+
+    EVT_006 {
+        group: EVT,
+        text: "hipEventElapsedTime: NULL ms is 1; a NULL event, events of two devices, an event never recorded or one \
+               made with hipEventDisableTiming are 400; a record not yet complete is 600; the same event twice is 0 ms.",
+        apis: &["hipEventElapsedTime"],
+        sources: &[CLR_EVENT, T_EVENT],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(INVALID_HANDLE), hip!(NOT_READY)]),
+    }
+
+    EVT_007 {
+        group: EVT,
+        text: "An event value that is no live event (destroyed) is 400 in hipEventRecord, hipEventQuery, \
+               hipEventSynchronize, hipEventElapsedTime, hipStreamWaitEvent and hipIpcGetEventHandle.",
+        apis: &["hipEventRecord", "hipEventQuery", "hipEventSynchronize", "hipEventElapsedTime"],
+        sources: &[CLR_EVENT, UNSETTLED],
+        confidence: &[Undetermined],
+        note: Some("clr dereferences the pointer (only hipEventDestroy looks it up, 709); the emulator's choice is the \
+                    code clr gives a NULL event"),
+        expect: Codes(&[hip!(INVALID_HANDLE)]),
+    }
+
+    IEV_001 {
+        group: IEV,
+        text: "hipIpcGetEventHandle: a NULL handle or event is 1; an event made without hipEventInterprocess is 9 \
+               (hipErrorInvalidConfiguration).",
+        apis: &["hipIpcGetEventHandle"],
+        sources: &[CLR_EVENT_IPC, Rocm("ROCm/clr hipamd/src/hip_event.hpp")],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(INVALID_CONFIGURATION)]),
+    }
+
+    IEV_002 {
+        group: IEV,
+        text: "hipIpcOpenEventHandle: a NULL event pointer is 1; a handle that names no event is 1; a handle made by \
+               this process is 201 (hipErrorInvalidContext).",
+        apis: &["hipIpcOpenEventHandle"],
+        sources: &[CLR_EVENT_IPC, T_EVENT],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(INVALID_CONTEXT)]),
+    }
+
+    IEV_003 {
+        group: IEV,
+        text: "Across processes: a process that opens another's IPC event handle and waits on it (hipStreamWaitEvent or \
+               hipEventSynchronize) sees the data written before the exporter's record.",
+        apis: &["hipIpcGetEventHandle", "hipIpcOpenEventHandle", "hipEventRecord", "hipStreamWaitEvent", "hipEventSynchronize"],
+        sources: &[CLR_EVENT_IPC, T_EVENT],
+        confidence: &[Src],
+        expect: Behaviour,
+        requires: PEERS,
     }
 }

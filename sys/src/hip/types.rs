@@ -358,9 +358,54 @@ impl Default for hipMemPoolPtrExportData {
     }
 }
 
+// ---- streams and events (issue 17; values read off the 6.3 and Debian 5.2.3
+// headers, hip_runtime_api.h, which agree) ----------------------------------
+
+/// `hipEvent_t`: a pointer to an opaque struct (`struct ihipEvent_t*`).
+pub type hipEvent_t = *mut c_void;
+/// `hipStreamCallback_t`: `void (*)(hipStream_t stream, hipError_t status, void *userData)`.
+pub type hipStreamCallback_t =
+    Option<unsafe extern "C" fn(stream: hipStream_t, status: hipError_t, userData: *mut c_void)>;
+/// `hipHostFn_t`: `void (*)(void *userData)`.
+pub type hipHostFn_t = Option<unsafe extern "C" fn(userData: *mut c_void)>;
+
+/// `hipStreamDefault`: a stream ordered with the NULL stream.
+pub const hipStreamDefault: u32 = 0;
+/// `hipStreamNonBlocking`: a stream not ordered with the NULL stream.
+pub const hipStreamNonBlocking: u32 = 1;
+/// `hipStreamLegacy`: the legacy NULL stream, by name.
+pub const hipStreamLegacy: hipStream_t = 1 as hipStream_t;
+/// `hipStreamPerThread`: the calling thread's default stream.
+pub const hipStreamPerThread: hipStream_t = 2 as hipStream_t;
+
+pub const hipEventDefault: u32 = 0;
+pub const hipEventBlockingSync: u32 = 1;
+pub const hipEventDisableTiming: u32 = 2;
+/// Needs [`hipEventDisableTiming`] too (clr `ihipEventCreateWithFlags`).
+pub const hipEventInterprocess: u32 = 4;
+/// AMD: at most one of the three release flags.
+pub const hipEventDisableSystemFence: u32 = 0x2000_0000;
+pub const hipEventReleaseToDevice: u32 = 0x4000_0000;
+pub const hipEventReleaseToSystem: u32 = 0x8000_0000;
+
+/// `hipIpcEventHandle_t`: 64 opaque bytes, align 1, passed **by value** to `hipIpcOpenEventHandle`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct hipIpcEventHandle_t {
+    pub reserved: [c_char; HIP_IPC_HANDLE_SIZE],
+}
+
+impl Default for hipIpcEventHandle_t {
+    fn default() -> Self {
+        Self { reserved: [0; HIP_IPC_HANDLE_SIZE] }
+    }
+}
+
 // Layouts of reference hip.md §2.1 and §3, checked at compile time.
 const _: () = {
     use std::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<hipIpcEventHandle_t>() == 64 && align_of::<hipIpcEventHandle_t>() == 1);
+    assert!(size_of::<hipEvent_t>() == 8 && size_of::<hipStreamCallback_t>() == 8 && size_of::<hipHostFn_t>() == 8);
     assert!(size_of::<hipIpcMemHandle_t>() == 64 && align_of::<hipIpcMemHandle_t>() == 1);
     assert!(size_of::<hipMemGenericAllocationHandle_t>() == 8);
     assert!(size_of::<hipMemLocation>() == 8);

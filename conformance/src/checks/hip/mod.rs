@@ -11,10 +11,12 @@
 pub mod across;
 pub mod copy;
 pub mod errors;
+pub mod event;
 pub mod fork;
 pub mod ipc;
 pub mod pool;
 pub mod share;
+pub mod stream;
 pub mod vmm;
 
 use crate::hip::Ctx;

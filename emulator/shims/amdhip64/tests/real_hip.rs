@@ -179,3 +179,47 @@ fn readme_example_ipc_pair_runs_on_our_library() {
     assert!(needs.contains("[libamdhip64.so.6]"), "ipc_pair should need libamdhip64.so.6:\n{needs}");
     run_pair(&scratch, &exe, library_dir());
 }
+
+/// Issue 17, "Must show": `tests/cpp/ipc_event.cpp` (an async copy on a
+/// stream and an interprocess event recorded after it; a second process
+/// waits on the event and reads), built against the real headers, passes on
+/// our library in every `VMMKIT_STREAMS` mode; the same program with the
+/// child's wait left out (`IPC_EVENT_NO_WAIT=1`) reads stale data under
+/// `adversarial`, every time (several seeds).
+#[test]
+fn ipc_event_program_passes_in_every_mode_and_fails_without_the_wait_under_adversarial() {
+    let env = match fetch("headers") {
+        Ok(env) => env,
+        Err(reason) => {
+            return skip(
+                "ipc_event_program_passes_in_every_mode_and_fails_without_the_wait_under_adversarial",
+                &reason,
+            );
+        }
+    };
+    let scratch = Scratch::new();
+    let exe = compile(&scratch, &test_program("ipc_event"), &env["HIP_INCLUDE"], library_dir(), "ours");
+    for mode in ["eager", "async", "adversarial", "adversarial:12345"] {
+        let mut cmd = scratch.command(&exe, library_dir());
+        cmd.env("VMMKIT_STREAMS", mode);
+        let out = finish(&mut [scratch.start(&format!("ipc_event ({mode})"), cmd)]).remove(0);
+        print!("--- ipc_event, VMMKIT_STREAMS={mode}:\n{out}");
+        assert!(out.contains("child: ok") && out.contains("parent: ok"), "{mode}: did not finish both sides:\n{out}");
+        assert_eq!(scratch.shared_left(), Vec::<String>::new(), "{mode}: left shared objects behind");
+    }
+    for seed in [1, 2, 3] {
+        let mode = format!("adversarial:{seed}");
+        let out = scratch
+            .command(&exe, library_dir())
+            .env("VMMKIT_STREAMS", &mode)
+            .env("IPC_EVENT_NO_WAIT", "1")
+            .output()
+            .expect("run ipc_event");
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        print!("--- ipc_event without the wait, VMMKIT_STREAMS={mode}:\n{text}");
+        assert!(!out.status.success(), "{mode}: the program without the wait passed:\n{text}");
+        assert!(text.contains("child: stale data"), "{mode}: the child did not read stale data:\n{text}");
+    }
+    // The failed runs died holding their event and memory: collect them.
+    assert_eq!(scratch.collect(), Vec::<String>::new(), "gc left shared objects behind");
+}

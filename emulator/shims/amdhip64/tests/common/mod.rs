@@ -99,6 +99,22 @@ impl Scratch {
         self.root.leftovers()
     }
 
+    /// Collects what processes that ended holding shared objects left
+    /// (`gc`), until nothing is left or 10 s pass: a process's children
+    /// may still be exiting when it has ended. Returns what is left.
+    pub fn collect(&self) -> Vec<String> {
+        let registry = vmmkit_emulator::registry::Registry::open_existing(self.root()).expect("open the root");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            registry.gc().expect("gc");
+            let left = self.shared_left();
+            if left.is_empty() || std::time::Instant::now() >= deadline {
+                return left;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     /// Starts `cmd` as `name`, its output logged.
     pub fn start(&self, name: &str, mut cmd: Command) -> Process {
         Process::spawn_logged(name, &mut cmd).unwrap_or_else(|e| panic!("start {name}: {e}"))

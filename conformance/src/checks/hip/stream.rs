@@ -1,0 +1,334 @@
+//! HIP-STM: streams, stream-ordered copies and host functions (clr 6.3
+//! hip_stream.cpp, hip_memory.cpp). Pending work is held with a host
+//! function that waits on a [`Gate`], so "not ready" is provoked on any
+//! backend, without a kernel.
+
+use std::collections::HashSet;
+use std::ffi::c_void;
+use std::ptr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
+
+use vmmkit_sys::hip::*;
+
+use crate::hip::{Ctx, Va, setup};
+use crate::outcome::Failure;
+
+const CONTEXT_IS_DESTROYED: HipError = HipError::CONTEXT_IS_DESTROYED;
+const INVALID_HANDLE: HipError = HipError::INVALID_HANDLE;
+const INVALID_VALUE: HipError = HipError::INVALID_VALUE;
+const NOT_READY: HipError = HipError::NOT_READY;
+/// How long a held host function waits at most (a check that fails to open its gate must not hang).
+const HOLD_LIMIT: Duration = Duration::from_secs(20);
+
+/// The gates opened so far, and the bell their host functions wait on.
+/// Shared by every check of this process; each gate has its own number.
+static OPEN: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
+static BELL: Condvar = Condvar::new();
+static NEXT_GATE: AtomicUsize = AtomicUsize::new(1);
+
+/// A host function that holds its stream until [`Gate::open`].
+pub(crate) struct Gate(usize);
+
+impl Gate {
+    pub(crate) fn new() -> Self {
+        Self(NEXT_GATE.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Enqueues the hold on `stream` (hipStreamAddCallback: every HIP has it).
+    pub(crate) fn hold(&self, cx: &Ctx, stream: hipStream_t) -> Result<(), Failure> {
+        let cb: hipStreamCallback_t = Some(held);
+        setup("hipStreamAddCallback(hold)", cx.hip().hipStreamAddCallback(stream, cb, self.0 as *mut c_void, 0))
+    }
+
+    pub(crate) fn open(&self) {
+        let mut g = OPEN.lock().unwrap_or_else(|p| p.into_inner());
+        g.get_or_insert_with(HashSet::new).insert(self.0);
+        BELL.notify_all();
+    }
+}
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        self.open(); // never leave a stream held
+    }
+}
+
+/// The callback: waits until its gate (the user data, a number) is open.
+extern "C" fn held(_: hipStream_t, _: hipError_t, user: *mut c_void) {
+    let gate = user as usize;
+    let mut g = OPEN.lock().unwrap_or_else(|p| p.into_inner());
+    let deadline = std::time::Instant::now() + HOLD_LIMIT;
+    while !g.as_ref().is_some_and(|s| s.contains(&gate)) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        g = BELL.wait_timeout(g, left).map_or_else(|p| p.into_inner().0, |r| r.0);
+    }
+}
+
+/// `hipStreamCreateWithFlags(flags)`.
+pub(crate) fn stream(cx: &Ctx, flags: u32) -> Result<hipStream_t, Failure> {
+    let mut s = ptr::null_mut();
+    setup("hipStreamCreateWithFlags", cx.hip().hipStreamCreateWithFlags(&mut s, flags))?;
+    Ok(s)
+}
+
+pub(crate) fn destroy(cx: &Ctx, s: hipStream_t) -> Result<(), Failure> {
+    setup("hipStreamDestroy", cx.hip().hipStreamDestroy(s))
+}
+
+/// A stream made and destroyed: a value that names no live stream.
+fn dead_stream(cx: &Ctx) -> Result<hipStream_t, Failure> {
+    let s = stream(cx, hipStreamDefault)?;
+    destroy(cx, s)?;
+    Ok(s)
+}
+
+/// `hipHostMalloc(n)`: host memory HIP knows, so copies from it stay asynchronous.
+pub(crate) fn pinned(cx: &Ctx, n: usize) -> Result<Va, Failure> {
+    let mut p = ptr::null_mut();
+    setup("hipHostMalloc", cx.hip().hipHostMalloc(&mut p, n, 0))?;
+    Ok(p)
+}
+
+/// Reads `n` bytes of device memory at `p` with hipMemcpy.
+pub(crate) fn read(cx: &Ctx, p: Va, n: usize) -> Result<Vec<u8>, Failure> {
+    let mut b = vec![0u8; n];
+    setup("hipMemcpy(DeviceToHost)", cx.hip().hipMemcpy(b.as_mut_ptr().cast(), p, n, hipMemcpyDeviceToHost))?;
+    Ok(b)
+}
+
+/// HIP-STM-001.
+pub fn create_args(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let mut s = ptr::null_mut();
+    cx.expect_code("hipStreamCreate(NULL)", hip.hipStreamCreate(ptr::null_mut()))?;
+    cx.expect_code("hipStreamCreateWithFlags(NULL, 0)", hip.hipStreamCreateWithFlags(ptr::null_mut(), 0))?;
+    cx.expect_code("hipStreamCreateWithFlags(flags 2)", hip.hipStreamCreateWithFlags(&mut s, 2))?;
+    cx.expect_code("hipStreamCreateWithPriority(flags 3)", hip.hipStreamCreateWithPriority(&mut s, 3, 0))?;
+    cx.expect_ok("hipStreamCreateWithFlags(NonBlocking)", hip.hipStreamCreateWithFlags(&mut s, hipStreamNonBlocking))?;
+    destroy(cx, s)
+}
+
+/// HIP-STM-002.
+pub fn priorities(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let (mut least, mut greatest) = (9, 9);
+    setup("hipDeviceGetStreamPriorityRange", hip.hipDeviceGetStreamPriorityRange(&mut least, &mut greatest))?;
+    cx.ensure(
+        "priority range (least, greatest)",
+        (least, greatest) == (1, -1),
+        "(1, -1)",
+        format!("({least}, {greatest})"),
+    )?;
+    for (asked, want) in [(-5, -1), (0, 0), (7, 1)] {
+        let mut s = ptr::null_mut();
+        setup("hipStreamCreateWithPriority", hip.hipStreamCreateWithPriority(&mut s, 0, asked))?;
+        let mut got = 9;
+        setup("hipStreamGetPriority", hip.hipStreamGetPriority(s, &mut got))?;
+        destroy(cx, s)?;
+        cx.ensure(&format!("priority of a stream made with {asked}"), got == want, want, got)?;
+    }
+    let mut got = 9;
+    setup("hipStreamGetPriority(NULL)", hip.hipStreamGetPriority(ptr::null_mut(), &mut got))?;
+    cx.ensure("priority of the NULL stream", got == 0, 0, got)
+}
+
+/// HIP-STM-003.
+pub fn destroy_args(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    cx.expect("hipStreamDestroy(NULL)", INVALID_HANDLE, hip.hipStreamDestroy(ptr::null_mut()))?;
+    cx.expect("hipStreamDestroy(hipStreamPerThread)", INVALID_HANDLE, hip.hipStreamDestroy(hipStreamPerThread))?;
+    let s = stream(cx, hipStreamDefault)?;
+    cx.expect_ok("hipStreamDestroy(made)", hip.hipStreamDestroy(s))?;
+    cx.expect("hipStreamDestroy(destroyed)", CONTEXT_IS_DESTROYED, hip.hipStreamDestroy(s))
+}
+
+/// HIP-STM-004.
+pub fn dead_stream_calls(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let s = dead_stream(cx)?;
+    let (mut flags, mut prio) = (0u32, 0i32);
+    let cb: hipStreamCallback_t = Some(held);
+    cx.expect("hipStreamSynchronize(destroyed)", CONTEXT_IS_DESTROYED, hip.hipStreamSynchronize(s))?;
+    cx.expect("hipStreamQuery(destroyed)", CONTEXT_IS_DESTROYED, hip.hipStreamQuery(s))?;
+    cx.expect("hipStreamGetFlags(destroyed)", CONTEXT_IS_DESTROYED, hip.hipStreamGetFlags(s, &mut flags))?;
+    cx.expect("hipStreamGetPriority(destroyed)", CONTEXT_IS_DESTROYED, hip.hipStreamGetPriority(s, &mut prio))?;
+    let r = hip.hipStreamAddCallback(s, cb, ptr::null_mut(), 0);
+    cx.expect("hipStreamAddCallback(destroyed)", CONTEXT_IS_DESTROYED, r)?;
+    cx.expect("hipStreamGetFlags(NULL stream)", INVALID_VALUE, hip.hipStreamGetFlags(ptr::null_mut(), &mut flags))?;
+    let live = stream(cx, hipStreamNonBlocking)?;
+    cx.expect("hipStreamGetFlags(NULL flags)", INVALID_VALUE, hip.hipStreamGetFlags(live, ptr::null_mut()))?;
+    cx.expect("hipStreamGetPriority(NULL priority)", INVALID_VALUE, hip.hipStreamGetPriority(live, ptr::null_mut()))?;
+    cx.expect_ok("hipStreamGetFlags(NonBlocking)", hip.hipStreamGetFlags(live, &mut flags))?;
+    destroy(cx, live)?;
+    cx.ensure("flags of a NonBlocking stream", flags == hipStreamNonBlocking, hipStreamNonBlocking, flags)
+}
+
+/// HIP-STM-005.
+pub fn query_pending(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let s = stream(cx, hipStreamNonBlocking)?;
+    cx.expect_ok("hipStreamQuery(empty)", hip.hipStreamQuery(s))?;
+    let gate = Gate::new();
+    gate.hold(cx, s)?;
+    let pending = hip.hipStreamQuery(s);
+    gate.open();
+    setup("hipStreamSynchronize", hip.hipStreamSynchronize(s))?;
+    cx.expect("hipStreamQuery(held)", NOT_READY, pending)?;
+    cx.expect_ok("hipStreamQuery(after synchronize)", hip.hipStreamQuery(s))?;
+    destroy(cx, s)
+}
+
+/// HIP-STM-006.
+pub fn wait_event(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let (a, b) = (stream(cx, hipStreamNonBlocking)?, stream(cx, hipStreamNonBlocking)?);
+    let mut ev = ptr::null_mut();
+    setup("hipEventCreate", hip.hipEventCreate(&mut ev))?;
+    cx.expect("hipStreamWaitEvent(NULL event)", INVALID_HANDLE, hip.hipStreamWaitEvent(b, ptr::null_mut(), 0))?;
+    let dead = dead_stream(cx)?;
+    cx.expect("hipStreamWaitEvent(destroyed stream)", INVALID_HANDLE, hip.hipStreamWaitEvent(dead, ev, 0))?;
+    cx.expect("hipStreamWaitEvent(flags 1)", INVALID_VALUE, hip.hipStreamWaitEvent(b, ev, 1))?;
+    cx.expect_ok("hipStreamWaitEvent(never recorded)", hip.hipStreamWaitEvent(b, ev, 0))?;
+    cx.expect_ok("hipStreamQuery(after a wait on nothing)", hip.hipStreamQuery(b))?;
+    // The order: b waits for a record on a, which a held host function delays.
+    let gate = Gate::new();
+    gate.hold(cx, a)?;
+    setup("hipEventRecord", hip.hipEventRecord(ev, a))?;
+    cx.expect_ok("hipStreamWaitEvent(recorded)", hip.hipStreamWaitEvent(b, ev, 0))?;
+    let waiting = hip.hipStreamQuery(b);
+    gate.open();
+    setup("hipStreamSynchronize", hip.hipStreamSynchronize(b))?;
+    setup("hipEventDestroy", hip.hipEventDestroy(ev))?;
+    destroy(cx, a)?;
+    destroy(cx, b)?;
+    cx.ensure_code("hipStreamQuery(b, waiting on a held record)", NOT_READY, waiting)
+}
+
+/// The order the host functions of `callback_order` ran in.
+static RAN: Mutex<Vec<(usize, hipError_t)>> = Mutex::new(Vec::new());
+
+extern "C" fn note(_: hipStream_t, status: hipError_t, user: *mut c_void) {
+    RAN.lock().unwrap_or_else(|p| p.into_inner()).push((user as usize, status));
+}
+
+extern "C" fn note_host(user: *mut c_void) {
+    RAN.lock().unwrap_or_else(|p| p.into_inner()).push((user as usize, 0));
+}
+
+/// The host functions of `callback_order` numbered `base..base + 3` that have run.
+fn ran_from(base: usize) -> Vec<(usize, hipError_t)> {
+    RAN.lock().unwrap_or_else(|p| p.into_inner()).iter().filter(|r| r.0 >= base && r.0 < base + 3).copied().collect()
+}
+
+/// HIP-STM-007.
+pub fn callbacks(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let s = stream(cx, hipStreamNonBlocking)?;
+    let cb: hipStreamCallback_t = Some(note);
+    cx.expect_code("hipStreamAddCallback(NULL callback)", hip.hipStreamAddCallback(s, None, ptr::null_mut(), 0))?;
+    cx.expect_code("hipStreamAddCallback(flags 1)", hip.hipStreamAddCallback(s, cb, ptr::null_mut(), 1))?;
+    if let Some(r) = hip.hipLaunchHostFunc(s, None, ptr::null_mut()) {
+        cx.expect_code("hipLaunchHostFunc(NULL fn)", r)?;
+    }
+    let base = 1000 + NEXT_GATE.fetch_add(1, Ordering::Relaxed) * 10;
+    let gate = Gate::new();
+    gate.hold(cx, s)?;
+    setup("hipStreamAddCallback", hip.hipStreamAddCallback(s, cb, base as *mut c_void, 0))?;
+    let host: hipHostFn_t = Some(note_host);
+    let launched = hip.hipLaunchHostFunc(s, host, (base + 1) as *mut c_void).is_some();
+    setup("hipStreamAddCallback", hip.hipStreamAddCallback(s, cb, (base + 2) as *mut c_void, 0))?;
+    let early = ran_from(base);
+    gate.open();
+    setup("hipStreamSynchronize", hip.hipStreamSynchronize(s))?;
+    destroy(cx, s)?;
+    let ran = ran_from(base);
+    let want: Vec<_> =
+        if launched { vec![(base, 0), (base + 1, 0), (base + 2, 0)] } else { vec![(base, 0), (base + 2, 0)] };
+    cx.ensure("functions run before the held one ends", early.is_empty(), "none", format!("{early:?}"))?;
+    cx.ensure("functions run, in order, with status 0", ran == want, format!("{want:?}"), format!("{ran:?}"))
+}
+
+/// HIP-STM-008.
+pub fn null_stream_order(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    const N: usize = 4096;
+    let s = stream(cx, hipStreamDefault)?;
+    let dev = cx.malloc(N)?;
+    let src = pinned(cx, N)?;
+    setup("hipMemset(pinned)", hip.hipMemset(src, 0x5a, N))?;
+    setup("hipMemset(device)", hip.hipMemset(dev, 0, N))?;
+    setup("hipMemcpyAsync", hip.hipMemcpyAsync(dev, src, N, hipMemcpyHostToDevice, s))?;
+    // No synchronize of s: the NULL stream's copy waits for it.
+    let got = read(cx, dev, N)?;
+    let ok = got.iter().all(|&b| b == 0x5a);
+    setup("hipMemcpyAsync", hip.hipMemcpyAsync(dev, src, N, hipMemcpyHostToDevice, s))?;
+    cx.expect_ok("hipStreamSynchronize(NULL)", hip.hipStreamSynchronize(ptr::null_mut()))?;
+    cx.expect_ok("hipStreamQuery(s) after hipStreamSynchronize(NULL)", hip.hipStreamQuery(s))?;
+    destroy(cx, s)?;
+    setup("hipHostFree", hip.hipHostFree(src))?;
+    cx.free(dev)?;
+    cx.ensure("hipMemcpy after an unsynchronised copy on a blocking stream", ok, "all 0x5a", format!("{:?}", &got[..8]))
+}
+
+/// HIP-STM-009.
+pub fn async_copy_dead_stream(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let s = dead_stream(cx)?;
+    let dev = cx.malloc(64)?;
+    let other = cx.malloc(64)?;
+    let mut host = [0u8; 64];
+    let h: *mut c_void = host.as_mut_ptr().cast();
+    cx.expect_code("hipMemcpyAsync", hip.hipMemcpyAsync(dev, h, 64, hipMemcpyHostToDevice, s))?;
+    cx.expect_code("hipMemcpyHtoDAsync", hip.hipMemcpyHtoDAsync(dev, h, 64, s))?;
+    cx.expect_code("hipMemcpyDtoHAsync", hip.hipMemcpyDtoHAsync(h, dev, 64, s))?;
+    cx.expect_code("hipMemcpyDtoDAsync", hip.hipMemcpyDtoDAsync(other, dev, 64, s))?;
+    cx.expect_code("hipMemcpyPeerAsync", hip.hipMemcpyPeerAsync(other, 0, dev, 0, 64, s))?;
+    cx.free(dev)?;
+    cx.free(other)
+}
+
+/// HIP-STM-010.
+pub fn async_copies_land(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    const N: usize = 256;
+    let s = stream(cx, hipStreamNonBlocking)?;
+    let (a, b) = (cx.malloc(N)?, cx.malloc(N)?);
+    let src = pinned(cx, N)?;
+    setup("hipMemset(pinned)", hip.hipMemset(src, 7, N))?;
+    setup("hipMemcpyAsync", hip.hipMemcpyAsync(a, src, N, hipMemcpyHostToDevice, s))?;
+    setup("hipMemcpyDtoDAsync", hip.hipMemcpyDtoDAsync(b, a, N, s))?;
+    setup("hipMemsetAsync", hip.hipMemsetAsync(a, 1, 16, s))?;
+    setup("hipMemsetD16Async", hip.hipMemsetD16Async(a.wrapping_byte_add(16), 0x0302, 8, s))?;
+    setup("hipMemsetD32Async", hip.hipMemsetD32Async(a.wrapping_byte_add(32), 0x0706_0504, 4, s))?;
+    setup("hipStreamSynchronize", hip.hipStreamSynchronize(s))?;
+    let (ga, gb) = (read(cx, a, N)?, read(cx, b, N)?);
+    destroy(cx, s)?;
+    setup("hipHostFree", hip.hipHostFree(src))?;
+    cx.free(a)?;
+    cx.free(b)?;
+    let mut want = vec![7u8; N];
+    want[..16].fill(1);
+    for i in 0..8 {
+        want[16 + 2 * i..18 + 2 * i].copy_from_slice(&[2, 3]);
+    }
+    for i in 0..4 {
+        want[32 + 4 * i..36 + 4 * i].copy_from_slice(&[4, 5, 6, 7]);
+    }
+    cx.ensure("copy then copy on the stream", gb == vec![7u8; N], "all 7", format!("{:?}", &gb[..8]))?;
+    cx.ensure("fills of 1, 2 and 4 bytes", ga == want, format!("{:?}", &want[..48]), format!("{:?}", &ga[..48]))
+}

@@ -1,0 +1,149 @@
+// A tiny Catch2-compatible shim of vmmkit's own, enough to build the
+// kernel-free case bodies of ROCm's hip-tests (TEST_CASE, flat SECTIONs,
+// REQUIRE, INFO, WARN and hip-tests' HIP_CHECK family) with g++ against the
+// HIP headers, with no device compiler. tests/hip_tests.rs extracts the
+// cases from a fetched hip-tests copy and appends them to a file that
+// includes this one; nothing of hip-tests is kept in this repository.
+//
+// A failed REQUIRE ends its case (an exception, as Catch does); each case
+// runs once per top-level SECTION, as Catch runs each leaf section once.
+// The runner prints "CASE <name>: PASS" or "CASE <name>: FAIL <why>".
+#pragma once
+
+#include <hip/hip_runtime_api.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#define HT_AMD 1
+#define HT_NVIDIA 0
+#define HT_WIN 0
+
+namespace vmmkit_catch {
+
+struct Failed : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct Case {
+    const char* name;
+    void (*body)();
+};
+
+inline std::vector<Case>& cases() {
+    static std::vector<Case> all;
+    return all;
+}
+
+// The section to run in this pass (by order of appearance) and how many were seen.
+inline int& target() {
+    static int t = 0;
+    return t;
+}
+inline int& seen() {
+    static int s = 0;
+    return s;
+}
+
+inline bool enter_section(const char* name) {
+    bool run = seen()++ == target();
+    if (run) std::printf("  section: %s\n", name);
+    return run;
+}
+
+struct Register {
+    Register(const char* name, void (*body)()) { cases().push_back({name, body}); }
+};
+
+[[noreturn]] inline void fail(const char* file, int line, const std::string& what) {
+    std::ostringstream s;
+    s << file << ":" << line << ": " << what;
+    throw Failed(s.str());
+}
+
+inline int run_all() {
+    int failed = 0;
+    for (const Case& c : cases()) {
+        std::string why;
+        target() = 0;
+        do {
+            seen() = 0;
+            try {
+                c.body();
+            } catch (const Failed& f) {
+                why = f.what();
+            }
+            target()++;
+        } while (why.empty() && target() < seen());
+        if (why.empty()) {
+            std::printf("CASE %s: PASS\n", c.name);
+        } else {
+            std::printf("CASE %s: FAIL %s\n", c.name, why.c_str());
+            failed++;
+        }
+        std::fflush(stdout);
+    }
+    return failed == 0 ? 0 : 1;
+}
+
+}  // namespace vmmkit_catch
+
+#define VMMKIT_CAT2(a, b) a##b
+#define VMMKIT_CAT(a, b) VMMKIT_CAT2(a, b)
+#define VMMKIT_CASE(fn, name, ...)                                          \
+    static void fn();                                                       \
+    static vmmkit_catch::Register VMMKIT_CAT(fn, _reg)(name, &fn);          \
+    static void fn()
+#define TEST_CASE(name, ...) VMMKIT_CASE(VMMKIT_CAT(vmmkit_case_, __COUNTER__), name)
+#define SECTION(name, ...) if (vmmkit_catch::enter_section(name))
+
+#define REQUIRE(expr)                                                                        \
+    do {                                                                                     \
+        if (!(expr)) vmmkit_catch::fail(__FILE__, __LINE__, "REQUIRE(" #expr ") failed");    \
+    } while (0)
+#define REQUIRE_FALSE(expr) REQUIRE(!(expr))
+#define CHECK(expr) REQUIRE(expr)
+#define HIP_ASSERT(expr) REQUIRE(expr)
+#define INFO(msg) (std::cout << "  info: " << msg << "\n")
+#define UNSCOPED_INFO(msg) INFO(msg)
+#define WARN(msg) (std::cout << "  warn: " << msg << "\n")
+#define SUCCEED(...) ((void)0)
+
+// Blocks, as hip-tests' own: some cases leave out the semicolon after them.
+#define HIP_CHECK(call)                                                                          \
+    {                                                                                            \
+        hipError_t vmmkit_e = (call);                                                            \
+        if (vmmkit_e != hipSuccess) {                                                            \
+            vmmkit_catch::fail(__FILE__, __LINE__,                                               \
+                               std::string(#call " returned ") + hipGetErrorName(vmmkit_e));    \
+        }                                                                                        \
+    }
+#define HIP_CHECK_ERROR(call, want)                                                              \
+    {                                                                                            \
+        hipError_t vmmkit_e = (call);                                                            \
+        if (vmmkit_e != (want)) {                                                                \
+            vmmkit_catch::fail(__FILE__, __LINE__,                                               \
+                               std::string(#call " returned ") + hipGetErrorName(vmmkit_e) +     \
+                                   ", not " + hipGetErrorName(want));                           \
+        }                                                                                        \
+    }
+
+// hip-tests' LaunchDelayKernel (utils.hh) keeps a stream busy for a while
+// with a kernel; without a device compiler, a host function on the stream
+// that sleeps as long does the same.
+inline void vmmkit_sleep_ms(void* ms) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(reinterpret_cast<uintptr_t>(ms)));
+}
+inline void LaunchDelayKernel(std::chrono::milliseconds ms, hipStream_t stream = nullptr) {
+    HIP_CHECK(hipLaunchHostFunc(stream, vmmkit_sleep_ms, reinterpret_cast<void*>(ms.count())));
+}
+
+int main() { return vmmkit_catch::run_all(); }

@@ -1,0 +1,346 @@
+//! Streams (clr 6.3 `hipamd/src/hip_stream.cpp`): hipStreamCreate*,
+//! Destroy, Synchronize, Query, WaitEvent, GetFlags, GetPriority,
+//! AddCallback, hipLaunchHostFunc and the priority range, on the core's
+//! streams (HIP-STM-001 … 008). The dialect names and checks; the core
+//! orders the work.
+//!
+//! Stream values: NULL and `hipStreamLegacy` (1) name the device's legacy
+//! stream, `hipStreamPerThread` (2) the calling thread's default stream (a
+//! blocking stream made at first use, as clr's `getStreamPerThread`); a
+//! stream made here is a tagged value ([`HandleTag`]), looked up, never
+//! dereferenced. A destroyed or unknown value is 709
+//! (hipErrorContextIsDestroyed), clr's answer when `hip::isValid` fails.
+#![allow(non_snake_case)]
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::c_void;
+
+use vmmkit_sys::hip::rules;
+use vmmkit_sys::hip::*;
+use vmmkit_sys::rule::Rule;
+
+use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::event;
+use super::state::state;
+use crate::core::{CoreError, Emulator, Ending, HandleId, HandleTag, StreamId, StreamKind, Work};
+
+const TAG: HandleTag = HandleTag::new(0x6873);
+
+/// clr's `hip::Stream::Priority`: High −1, Normal 0, Low 1.
+const PRIORITY_GREATEST: i32 = -1;
+const PRIORITY_LEAST: i32 = 1;
+
+thread_local! {
+    /// The calling thread's default streams, one per device
+    /// (`hipStreamPerThread`): HIP keeps them per thread, so this does.
+    static PER_THREAD: RefCell<PerThread> = RefCell::default();
+}
+
+/// A thread's default streams, detached when the thread ends (their work still runs).
+#[derive(Default)]
+struct PerThread(HashMap<u32, StreamId>);
+
+impl Drop for PerThread {
+    fn drop(&mut self) {
+        if let Some(e) = crate::core::running() {
+            for id in self.0.values() {
+                let _ = e.stream_destroy(*id, Ending::Detach);
+            }
+        }
+    }
+}
+
+/// The C value of stream `id`.
+pub(super) fn to_stream(id: StreamId) -> hipStream_t {
+    TAG.value(HandleId(id.0)) as hipStream_t
+}
+
+fn per_thread(e: &Emulator, device: u32) -> StreamId {
+    PER_THREAD.with(|p| {
+        let mut p = p.borrow_mut();
+        match p.0.get(&device) {
+            Some(&id) if e.stream_exists(id) => id,
+            _ => {
+                let id = e.stream_create(device, StreamKind::Blocking);
+                p.0.insert(device, id);
+                id
+            }
+        }
+    })
+}
+
+/// The stream `s` names, if it is a live one of this process.
+pub(super) fn lookup(e: &Emulator, s: hipStream_t) -> Option<StreamId> {
+    match s as usize {
+        0 | 1 => Some(e.legacy_stream(current_device())),
+        2 => Some(per_thread(e, current_device())),
+        v => TAG.id(v).map(|h| StreamId(h.0)).filter(|&id| e.stream_exists(id)),
+    }
+}
+
+/// A refusal under `rule` with `code`; when `VMMKIT_MUTATE` names the rule,
+/// the call reports success and does nothing instead.
+pub(super) fn refuse(rule: &'static Rule, code: HipError, msg: String) -> Fail {
+    if crate::mutation::enforced(rule) {
+        Fail::rule_code(rule, code, msg)
+    } else {
+        Fail::plain(HipError::SUCCESS, String::new())
+    }
+}
+
+/// `r`, with a refusal switched off by `VMMKIT_MUTATE` (see [`refuse`]) as `None`.
+pub(super) fn or_none<T>(r: Result<T, Fail>) -> Result<Option<T>, Fail> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(f) if f.code == HipError::SUCCESS => Ok(None),
+        Err(f) => Err(f),
+    }
+}
+
+/// The stream `s` names, or `rule`'s refusal with `code` (709 in most calls, clr's `isValid`).
+pub(super) fn resolve(e: &Emulator, s: hipStream_t, rule: &'static Rule, code: HipError) -> Result<StreamId, Fail> {
+    lookup(e, s).ok_or_else(|| refuse(rule, code, format!("{s:p} is not a live stream (destroyed, or never made)")))
+}
+
+/// A core error of a stream call: a failed work, reported by the synchronize (999).
+pub(super) fn work_failed(e: CoreError) -> Fail {
+    match e {
+        CoreError::Unavailable(_) => Fail::rule(&rules::INIT_001, e.to_string()),
+        e => Fail::plain(HipError::UNKNOWN, format!("a work of the stream failed: {e}")),
+    }
+}
+
+/// Waits for the work of `id`; the NULL stream also waits for the blocking
+/// streams of its device (clr: the null stream syncs with the others).
+pub(super) fn synchronize(e: &Emulator, s: hipStream_t, id: StreamId) -> Result<(), Fail> {
+    if (s as usize) <= 1 {
+        e.legacy_fence(current_device(), None)
+    } else {
+        e.stream_synchronize(id, None)
+    }
+    .map_err(work_failed)
+}
+
+fn create(stream: *mut hipStream_t, flags: u32, priority: i32) -> Result<(), Fail> {
+    ensure!(!stream.is_null(), rules::STM_001, "stream is NULL");
+    ensure!(
+        flags == hipStreamDefault || flags == hipStreamNonBlocking,
+        rules::STM_001,
+        "flags {flags:#x} is neither hipStreamDefault (0) nor hipStreamNonBlocking (1)"
+    );
+    if stream.is_null() {
+        return Ok(());
+    }
+    let e = emu()?;
+    let kind = if flags == hipStreamNonBlocking { StreamKind::NonBlocking } else { StreamKind::Blocking };
+    let id = e.stream_create(current_device(), kind);
+    state(e).note_stream(id, priority.clamp(PRIORITY_GREATEST, PRIORITY_LEAST));
+    // SAFETY: checked non-null.
+    unsafe { put(stream, to_stream(id)) };
+    Ok(())
+}
+
+/// `hipError_t hipStreamCreate(hipStream_t *stream)`: HIP-STM-001.
+pub unsafe extern "C" fn hipStreamCreate(stream: *mut hipStream_t) -> hipError_t {
+    run("hipStreamCreate", || create(stream, hipStreamDefault, 0))
+}
+
+/// `hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)`: HIP-STM-001.
+pub unsafe extern "C" fn hipStreamCreateWithFlags(stream: *mut hipStream_t, flags: u32) -> hipError_t {
+    run("hipStreamCreateWithFlags", || create(stream, flags, 0))
+}
+
+/// `hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags, int priority)`:
+/// HIP-STM-001, HIP-STM-002 (the priority is clamped to [−1, 1]).
+pub unsafe extern "C" fn hipStreamCreateWithPriority(stream: *mut hipStream_t, flags: u32, priority: i32) -> hipError_t {
+    run("hipStreamCreateWithPriority", || create(stream, flags, priority))
+}
+
+/// `hipError_t hipDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)`:
+/// HIP-STM-002: 1 and −1; either pointer may be NULL.
+pub unsafe extern "C" fn hipDeviceGetStreamPriorityRange(leastPriority: *mut i32, greatestPriority: *mut i32) -> hipError_t {
+    run("hipDeviceGetStreamPriorityRange", || {
+        emu()?;
+        // SAFETY: each is written only when non-null.
+        unsafe {
+            if !leastPriority.is_null() {
+                put(leastPriority, PRIORITY_LEAST);
+            }
+            if !greatestPriority.is_null() {
+                put(greatestPriority, PRIORITY_GREATEST);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `hipError_t hipStreamDestroy(hipStream_t stream)`: HIP-STM-003. NULL →
+/// 400, `hipStreamPerThread` → 400, destroyed → 709. Pending work still
+/// runs (clr releases the queue, which drains).
+pub unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
+    run("hipStreamDestroy", || {
+        ensure!(!stream.is_null(), rules::STM_003 => HipError::INVALID_HANDLE, "stream is NULL");
+        ensure!(
+            stream != hipStreamPerThread,
+            rules::STM_003 => HipError::INVALID_HANDLE,
+            "hipStreamPerThread cannot be destroyed"
+        );
+        let e = emu()?;
+        if (stream as usize) <= 2 {
+            return Ok(()); // a check above was mutated away
+        }
+        let id = resolve(e, stream, &rules::STM_003, HipError::CONTEXT_IS_DESTROYED)?;
+        if !e.stream_exists(id) {
+            return Ok(());
+        }
+        state(e).forget_stream(id);
+        e.stream_destroy(id, Ending::Detach).map_err(work_failed)
+    })
+}
+
+/// `hipError_t hipStreamSynchronize(hipStream_t stream)`: HIP-STM-004; the
+/// first failure of its work is reported.
+pub unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
+    run("hipStreamSynchronize", || {
+        let e = emu()?;
+        let Some(id) = live(e, stream)? else { return Ok(()) };
+        synchronize(e, stream, id)
+    })
+}
+
+/// The stream of a call whose only stream rule is HIP-STM-004 (709).
+fn live(e: &Emulator, stream: hipStream_t) -> Result<Option<StreamId>, Fail> {
+    or_none(resolve(e, stream, &rules::STM_004, HipError::CONTEXT_IS_DESTROYED))
+}
+
+/// `hipError_t hipStreamQuery(hipStream_t stream)`: HIP-STM-004, HIP-STM-005
+/// (600 while work is pending, 0 once it has all run).
+pub unsafe extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
+    run("hipStreamQuery", || {
+        let e = emu()?;
+        let Some(id) = live(e, stream)? else { return Ok(()) };
+        let done = e.stream_query(id).map_err(work_failed)?;
+        ensure!(done, rules::STM_005, "the stream has work that has not run yet");
+        Ok(())
+    })
+}
+
+/// `hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)`:
+/// HIP-STM-006: NULL event or a dead stream → 400; flags ≠ 0 → 1; an event
+/// never recorded is waited for at once.
+pub unsafe extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, flags: u32) -> hipError_t {
+    run("hipStreamWaitEvent", || {
+        ensure!(!event.is_null(), rules::STM_006 => HipError::INVALID_HANDLE, "event is NULL");
+        if event.is_null() {
+            return Ok(());
+        }
+        let e = emu()?;
+        let Some(sid) = or_none(resolve(e, stream, &rules::STM_006, HipError::INVALID_HANDLE))? else {
+            return Ok(());
+        };
+        let eid = event::resolve(e, event)?;
+        ensure!(flags == 0, rules::STM_006 => HipError::INVALID_VALUE, "flags {flags:#x} is not 0");
+        let Some(eid) = eid else { return Ok(()) };
+        e.stream_wait_event(sid, eid).map_err(|er| Fail::core_under(&rules::STM_006, er))
+    })
+}
+
+/// `hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags)`:
+/// HIP-STM-004; NULL stream or NULL flags → 1 (clr reads flags of a made stream only).
+pub unsafe extern "C" fn hipStreamGetFlags(stream: hipStream_t, flags: *mut u32) -> hipError_t {
+    run("hipStreamGetFlags", || {
+        ensure!(!flags.is_null() && !stream.is_null(), rules::STM_004 => HipError::INVALID_VALUE, "stream or flags is NULL");
+        let e = emu()?;
+        let Some(id) = live(e, stream)? else { return Ok(()) };
+        let (_, kind) = e.stream_info(id).map_err(work_failed)?;
+        let v = if kind == StreamKind::NonBlocking { hipStreamNonBlocking } else { hipStreamDefault };
+        if !flags.is_null() {
+            // SAFETY: checked non-null.
+            unsafe { put(flags, v) };
+        }
+        Ok(())
+    })
+}
+
+/// `hipError_t hipStreamGetPriority(hipStream_t stream, int *priority)`:
+/// HIP-STM-002 (the NULL stream's is 0), HIP-STM-004.
+pub unsafe extern "C" fn hipStreamGetPriority(stream: hipStream_t, priority: *mut i32) -> hipError_t {
+    run("hipStreamGetPriority", || {
+        ensure!(!priority.is_null(), rules::STM_004 => HipError::INVALID_VALUE, "priority is NULL");
+        if priority.is_null() {
+            return Ok(());
+        }
+        let e = emu()?;
+        let Some(id) = live(e, stream)? else { return Ok(()) };
+        // SAFETY: checked non-null.
+        unsafe { put(priority, state(e).priority(id)) };
+        Ok(())
+    })
+}
+
+/// A C callback and its argument, sent to the stream's worker.
+struct HostCall {
+    f: unsafe extern "C" fn(*mut c_void),
+    user: usize,
+}
+
+/// A stream callback, its stream value and its argument.
+struct StreamCall {
+    f: unsafe extern "C" fn(hipStream_t, hipError_t, *mut c_void),
+    stream: usize,
+    user: usize,
+}
+
+fn enqueue_host(e: &Emulator, id: StreamId, call: Box<dyn FnOnce() + Send>) -> Result<(), Fail> {
+    // SAFETY: a host function touches no memory the core copies.
+    unsafe { e.enqueue(id, Work::Host(call)) }.map_err(work_failed)
+}
+
+/// `hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void *userData, unsigned int flags)`:
+/// HIP-STM-007: NULL callback or flags ≠ 0 → 1; HIP-STM-004. The callback
+/// runs after the work enqueued before it, with status 0, before later work.
+pub unsafe extern "C" fn hipStreamAddCallback(
+    stream: hipStream_t,
+    callback: hipStreamCallback_t,
+    userData: *mut c_void,
+    flags: u32,
+) -> hipError_t {
+    run("hipStreamAddCallback", || {
+        ensure!(callback.is_some() && flags == 0, rules::STM_007, "callback is NULL or flags {flags:#x} is not 0");
+        let e = emu()?;
+        let Some(id) = live(e, stream)? else { return Ok(()) };
+        let Some(f) = callback else { return Ok(()) };
+        let call = StreamCall { f, stream: stream as usize, user: userData as usize };
+        enqueue_host(
+            e,
+            id,
+            Box::new(move || {
+                let c = call;
+                // SAFETY: the caller's callback and argument, called as hipStreamAddCallback promises.
+                unsafe { (c.f)(c.stream as hipStream_t, 0, c.user as *mut c_void) }
+            }),
+        )
+    })
+}
+
+/// `hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)`:
+/// HIP-STM-007 (NULL fn → 1), HIP-STM-004.
+pub unsafe extern "C" fn hipLaunchHostFunc(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t {
+    run("hipLaunchHostFunc", || {
+        ensure!(fn_.is_some(), rules::STM_007, "fn is NULL");
+        let e = emu()?;
+        let Some(id) = live(e, stream)? else { return Ok(()) };
+        let Some(f) = fn_ else { return Ok(()) };
+        let call = HostCall { f, user: userData as usize };
+        enqueue_host(
+            e,
+            id,
+            Box::new(move || {
+                let c = call;
+                // SAFETY: the caller's function and argument, called as hipLaunchHostFunc promises.
+                unsafe { (c.f)(c.user as *mut c_void) }
+            }),
+        )
+    })
+}
