@@ -41,6 +41,8 @@ const MEMORY: &str = "acl.memory";
 const ORDER: &str = "acl.order";
 const SAMPLE: &str = "acl.sample";
 const IPC_KEY: &str = "acl.ipc.key";
+const STREAM: &str = "acl.stream";
+const EVENT: &str = "acl.event";
 
 // ---- sources, as the reference names them ------------------------------------
 
@@ -65,6 +67,10 @@ const PROC_INFO: Source = Driver("src/sdk_driver/svm/v2/master/comm/devmm_proc_i
 const ALLOCATOR: Source = Driver("VA allocator");
 const NPU_DRIVER_MEM: Source = Runtime("src/runtime/driver/npu_driver_mem.cc");
 const ACL_RT_H: Source = Runtime("include/external/acl/acl_rt.h");
+const STREAM_CPP: Source = Runtime("src/acl/aclrt_impl/stream.cpp");
+const EVENT_CPP: Source = Runtime("src/acl/aclrt_impl/event.cpp");
+const STREAM_CC: Source = Runtime("src/runtime/core/src/stream/stream.cc");
+const EVENT_CC: Source = Runtime("src/runtime/core/src/event/event.cc");
 const HAL_TYPES: Source = Driver("pkg_inc/hal_pkg/common_pkg.h");
 
 // ---- markings of §6 ------------------------------------------------------------
@@ -2070,5 +2076,162 @@ rules! {
                     DEVMM_LARGE_MEM_THRESHOLD_SIZE (devmm_svm.h:46) are heaps of their own. Under 512 MiB: \
                     undetermined (the node's initial side)"),
         expect: Codes(&[acl!(RT_INVALID_HANDLE)]),
+    }
+
+    // ==== Streams and events (issue 17) ===================================================
+
+    STM_001 {
+        group: STREAM,
+        text: "aclrtCreateStream, aclrtDestroyStream and aclrtStreamQuery refuse a NULL out-pointer or stream \
+               (100000), before the runtime sees the call.",
+        apis: &["aclrtCreateStream", "aclrtDestroyStream", "aclrtStreamQuery"],
+        sources: &[STREAM_CPP],
+        confidence: &[Src],
+        note: Some("ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT stream.cpp:43 (create), :99 (destroy), :170 (query status)"),
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    STM_002 {
+        group: STREAM,
+        text: "aclrtSynchronizeStreamWithTimeout refuses a timeout below -1 (107000); -1 waits without bound.",
+        apis: &["aclrtSynchronizeStreamWithTimeout"],
+        sources: &[STREAM_CPP],
+        confidence: &[Src],
+        note: Some("stream.cpp:139-149: timeout < -1 returns ACL_ERROR_RT_PARAM_INVALID"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclrtSynchronizeStreamWithTimeout")],
+    }
+
+    STM_003 {
+        group: STREAM,
+        text: "aclrtSynchronizeStreamWithTimeout whose stream's work outlasts the timeout fails with 507046 \
+               (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT); the work still completes.",
+        apis: &["aclrtSynchronizeStreamWithTimeout", "aclrtMemcpyAsync"],
+        sources: &[STREAM_CPP, ERRCODE],
+        confidence: &[Src],
+        note: Some("stream.cpp:151-153 returns the runtime's timeout as is; errcode_manage.cc:140"),
+        expect: Codes(&[acl!(RT_STREAM_SYNC_TIMEOUT)]),
+        requires: &[Need::Symbol("aclrtSynchronizeStreamWithTimeout")],
+    }
+
+    STM_004 {
+        group: STREAM,
+        text: "aclrtMemcpyAsync is asynchronous: after aclrtSynchronizeStream the copied bytes are there \
+               (host to device, then device to host on the same stream).",
+        apis: &["aclrtMemcpyAsync", "aclrtSynchronizeStream"],
+        sources: &[ACL_RT_H],
+        confidence: &[Doc],
+        note: Some("acl_rt.h:2288-2311: call aclrtSynchronizeStream to ensure the copy has completed"),
+        expect: Behaviour,
+    }
+
+    STM_005 {
+        group: STREAM,
+        text: "aclrtDestroyStream waits for the stream's pending tasks: work enqueued before it completes.",
+        apis: &["aclrtDestroyStream", "aclrtMemcpyAsync"],
+        sources: &[STREAM_CC],
+        confidence: &[Src],
+        note: Some("rtStreamDestroy passes force=false (api_c_stream.cc:102); Stream::TearDown submits the \
+                    recycle and waits for pendingNum_ (stream.cc:1409-1470); aclrtDestroyStreamForce passes \
+                    true (api_c_stream.cc:117): pending tasks are force-recycled"),
+        expect: Behaviour,
+    }
+
+    STM_006 {
+        group: STREAM,
+        text: "aclrtStreamQuery of a stream with no pending work writes ACL_STREAM_STATUS_COMPLETE (0).",
+        apis: &["aclrtStreamQuery"],
+        sources: &[STREAM_CPP],
+        confidence: &[Src],
+        note: Some("stream.cpp:172-177: RT_ERROR_NONE -> COMPLETE, ACL_ERROR_RT_STREAM_NOT_COMPLETE -> NOT_READY"),
+        expect: Codes(&[acl!(SUCCESS)]),
+        requires: &[Need::Symbol("aclrtStreamQuery")],
+    }
+
+    EVT_001 {
+        group: EVENT,
+        text: "aclrtCreateEvent, aclrtCreateEventWithFlag, aclrtDestroyEvent, aclrtRecordEvent and \
+               aclrtSynchronizeEvent refuse a NULL event (100000).",
+        apis: &["aclrtCreateEvent", "aclrtCreateEventWithFlag", "aclrtDestroyEvent", "aclrtRecordEvent"],
+        sources: &[EVENT_CPP],
+        confidence: &[Src],
+        note: Some("ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT event.cpp:33, :49, :77, :89, :177"),
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+        requires: &[Need::Symbol("aclrtCreateEvent")],
+    }
+
+    EVT_002 {
+        group: EVENT,
+        text: "aclrtCreateEventWithFlag refuses flag 0 and flags outside 0x3f, and 0x10/0x20 combined with others \
+               (107000).",
+        apis: &["aclrtCreateEventWithFlag"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        note: Some("ApiErrorDecorator::EventCreate api_error.cc:1632-1644 (RT_ERROR_INVALID_VALUE, \
+                    errcode_manage.cc:314: 107000); RT_EVENT_FLAG_MAX event.hpp:37"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclrtCreateEventWithFlag")],
+    }
+
+    EVT_003 {
+        group: EVENT,
+        text: "aclrtSynchronizeEventWithTimeout checks the timeout (below -1: 107000) before the event (NULL: 100000).",
+        apis: &["aclrtSynchronizeEventWithTimeout"],
+        sources: &[EVENT_CPP],
+        confidence: &[Src],
+        note: Some("event.cpp:187-190"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(INVALID_PARAM)]),
+        requires: &[Need::Symbol("aclrtSynchronizeEventWithTimeout")],
+    }
+
+    EVT_004 {
+        group: EVENT,
+        text: "aclrtQueryEventStatus: an event never recorded is NOT_READY (0); once its record has run, \
+               COMPLETE (1). A NULL status is refused (100000).",
+        apis: &["aclrtQueryEventStatus", "aclrtRecordEvent"],
+        sources: &[EVENT_CPP],
+        confidence: &[Src],
+        note: Some("event.cpp:144-153: only RT_EVENT_RECORDED gives COMPLETE; the runtime's status starts at \
+                    RT_EVENT_INIT"),
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+        requires: &[Need::Symbol("aclrtQueryEventStatus")],
+    }
+
+    EVT_005 {
+        group: EVENT,
+        text: "aclrtEventElapsedTime: NULL ms or event is refused (100000); an event never recorded gives 507000.",
+        apis: &["aclrtEventElapsedTime"],
+        sources: &[EVENT_CPP, EVENT_CC, ERRCODE],
+        confidence: &[Src],
+        note: Some("event.cpp:205-207; Event::ElapsedTime event.cc:1249-1251 (RT_ERROR_EVENT_RECORDER_NULL, \
+                    errcode_manage.cc:197: 507000)"),
+        expect: Codes(&[acl!(INVALID_PARAM), acl!(RT_INTERNAL_ERROR)]),
+        requires: &[Need::Symbol("aclrtEventElapsedTime")],
+    }
+
+    EVT_006 {
+        group: EVENT,
+        text: "aclrtEventElapsedTime needs events that keep time: aclrtCreateEvent's (RT_EVENT_DEFAULT includes \
+               RT_EVENT_TIME_LINE) or ACL_EVENT_TIME_LINE (0x8); an ACL_EVENT_SYNC-only event gives 107006.",
+        apis: &["aclrtEventElapsedTime", "aclrtCreateEventWithFlag"],
+        sources: &[EVENT_CC, ERRCODE],
+        confidence: &[Src, Inferred],
+        note: Some("RT_EVENT_DEFAULT event.h:63; timestamps kept only with RT_EVENT_TIME_LINE (event.cc:901, \
+                    :963); UINT64_MAX stamps give RT_ERROR_EVENT_TIMESTAMP_INVALID (event.cc:1264-1269, \
+                    errcode_manage.cc:198)"),
+        expect: Codes(&[acl!(RT_EVENT_TIMESTAMP_INVALID)]),
+        requires: &[Need::Symbol("aclrtEventElapsedTime")],
+    }
+
+    EVT_007 {
+        group: EVENT,
+        text: "An event recorded on stream 1 after an async copy and waited by stream 2 (aclrtStreamWaitEvent) \
+               orders stream 2's later copy after it: the copy reads the bytes stream 1 wrote.",
+        apis: &["aclrtRecordEvent", "aclrtStreamWaitEvent", "aclrtMemcpyAsync"],
+        sources: &[ACL_RT_H, API_IMPL],
+        confidence: &[Doc],
+        note: Some("acl_rt.h:1734-1747 (aclrtStreamWaitEvent makes the stream wait for the event's tasks)"),
+        expect: Behaviour,
+        requires: &[Need::Symbol("aclrtStreamWaitEvent")],
     }
 }

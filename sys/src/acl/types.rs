@@ -259,6 +259,44 @@ const _: () = {
     assert!(offset_of!(aclrtServerPid, pid) == 8 && offset_of!(aclrtServerPid, num) == 16);
 };
 
+// ---- Streams and events (issue 17; include/external/acl/acl_rt.h) -----------
+
+/// `aclrtCreateEventWithFlag` flag: host waits block (acl_rt.h:28).
+pub const ACL_EVENT_SYNC: u32 = 0x0000_0001;
+/// Flag: the event captures the stream's progress (acl_rt.h:29).
+pub const ACL_EVENT_CAPTURE_STREAM_PROGRESS: u32 = 0x0000_0002;
+/// Flag: the event keeps the time of its records (acl_rt.h:30).
+pub const ACL_EVENT_TIME_LINE: u32 = 0x0000_0008;
+/// Flag: used on the device only (acl_rt.h:31).
+pub const ACL_EVENT_DEVICE_USE_ONLY: u32 = 0x0000_0010;
+/// Flag: an external event (acl_rt.h:32).
+pub const ACL_EVENT_EXTERNAL: u32 = 0x0000_0020;
+/// Flag: an event other processes can open (acl_rt.h:33).
+pub const ACL_EVENT_IPC: u32 = 0x0000_0040;
+
+/// `aclrtEventStatus` (acl_rt.h:116-120).
+pub type aclrtEventStatus = i32;
+pub const ACL_EVENT_STATUS_COMPLETE: aclrtEventStatus = 0;
+pub const ACL_EVENT_STATUS_NOT_READY: aclrtEventStatus = 1;
+pub const ACL_EVENT_STATUS_RESERVED: aclrtEventStatus = 2;
+
+/// `aclrtEventRecordedStatus` (acl_rt.h:122-125).
+pub type aclrtEventRecordedStatus = i32;
+pub const ACL_EVENT_RECORDED_STATUS_NOT_READY: aclrtEventRecordedStatus = 0;
+pub const ACL_EVENT_RECORDED_STATUS_COMPLETE: aclrtEventRecordedStatus = 1;
+
+/// `aclrtEventWaitStatus` (acl_rt.h:127-131).
+pub type aclrtEventWaitStatus = i32;
+pub const ACL_EVENT_WAIT_STATUS_COMPLETE: aclrtEventWaitStatus = 0;
+pub const ACL_EVENT_WAIT_STATUS_NOT_READY: aclrtEventWaitStatus = 1;
+pub const ACL_EVENT_WAIT_STATUS_RESERVED: aclrtEventWaitStatus = 0xFFFF;
+
+/// `aclrtStreamStatus` (acl_rt.h:133-137).
+pub type aclrtStreamStatus = i32;
+pub const ACL_STREAM_STATUS_COMPLETE: aclrtStreamStatus = 0;
+pub const ACL_STREAM_STATUS_NOT_READY: aclrtStreamStatus = 1;
+pub const ACL_STREAM_STATUS_RESERVED: aclrtStreamStatus = 0xFFFF;
+
 #[cfg(test)]
 mod fabric_tests {
     use std::mem::{offset_of, size_of};
