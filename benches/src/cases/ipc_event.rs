@@ -3,8 +3,8 @@
 //! interprocess events, `vmmkit_emulator::core`), each side recording its
 //! event once the other's has woken it. One iteration is one round trip:
 //! two signals, two wakes. Both processes run the `eager` schedule, so a
-//! record completes in the recording thread (`async` adds a hop to the
-//! stream's worker thread; a second entry measures it).
+//! record completes in the recording thread (under `async` it completes on
+//! the stream's worker thread: one more thread hop, the streams' benches).
 //!
 //! Floor: the same ping-pong on two words of a page both processes map
 //! (a file of the root's file system), with `FUTEX_WAKE` and `FUTEX_WAIT`:
@@ -35,7 +35,7 @@ pub const ROLE_ENV: &str = "VMMKIT_BENCH_IPC_EVENT_ROLE";
 /// How long one wait may take before the bench fails.
 const PATIENCE: Duration = Duration::from_secs(10);
 
-/// The entries: round trips over shared events (eager and async), and the floor.
+/// The entries: round trips over shared events, and the floor.
 ///
 /// # Errors
 /// None here; the peers start at the first run.
@@ -44,15 +44,13 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
         return Ok(Vec::new()); // the core's events exist only on the emulator
     }
     let mut out = Vec::new();
-    for (function, schedule) in [("emulator", "eager"), ("emulator_async", "async")] {
-        let mut pair: Option<EventPair> = None;
-        out.push(Entry::new(GROUP, function, "round trip", move |n| {
-            if pair.is_none() {
-                pair = Some(EventPair::start(env.peer_exe(), env.root(), schedule)?);
-            }
-            pair.as_mut().expect("set above").round_trips(n)
-        }));
-    }
+    let mut pair: Option<EventPair> = None;
+    out.push(Entry::new(GROUP, "emulator", "round trip", move |n| {
+        if pair.is_none() {
+            pair = Some(EventPair::start(env.peer_exe(), env.root(), "eager")?);
+        }
+        pair.as_mut().expect("set above").round_trips(n)
+    }));
     let mut floor: Option<FutexPair> = None;
     out.push(Entry::new(GROUP, "floor", "round trip", move |n| {
         if floor.is_none() {
