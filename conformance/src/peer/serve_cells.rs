@@ -67,6 +67,25 @@ fn read_back(acl: Acl, s: aclrtStream, (va, size): (*mut c_void, usize), seed: u
     }
 }
 
+/// On the peer's stream: `wait` (the call `what`), then [`read_back`].
+fn wait_then_read(
+    acl: Acl,
+    m: (*mut c_void, usize),
+    seed: u8,
+    what: &str,
+    wait: impl FnOnce(aclrtStream) -> Result<AclError, crate::outcome::Failure>,
+) -> Reply {
+    let s = match stream(acl) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    match wait(s) {
+        Ok(r) if r.is_success() => read_back(acl, s, m, seed),
+        Ok(r) => reply(r, what),
+        Err(f) => missing(f),
+    }
+}
+
 /// Runs a notify or IPC event request; `None` for any other request.
 pub(super) fn handle(acl: Acl, maps: &[(*mut c_void, usize)], req: &Request) -> Option<Reply> {
     let no_slot = |what: &str, slot: usize| Reply {
@@ -93,15 +112,9 @@ pub(super) fn handle(acl: Acl, maps: &[(*mut c_void, usize)], req: &Request) -> 
                 return Some(no_slot("notify", *notify));
             };
             let Some(&m) = maps.get(*map) else { return Some(no_slot("mapping", *map)) };
-            let s = match stream(acl) {
-                Ok(s) => s,
-                Err(r) => return Some(r),
-            };
-            match acl.wait_and_reset_notify(n as aclrtNotify, s, *timeout) {
-                Ok(r) if r.is_success() => read_back(acl, s, m, *seed),
-                Ok(r) => reply(r, "aclrtWaitAndResetNotify"),
-                Err(f) => missing(f),
-            }
+            wait_then_read(acl, m, *seed, "aclrtWaitAndResetNotify", |s| {
+                acl.wait_and_reset_notify(n as aclrtNotify, s, *timeout)
+            })
         }
         Request::EventOpen { handle } => {
             let mut h = aclrtIpcEventHandle::default();
@@ -123,15 +136,7 @@ pub(super) fn handle(acl: Acl, maps: &[(*mut c_void, usize)], req: &Request) -> 
                 return Some(no_slot("event", *event));
             };
             let Some(&m) = maps.get(*map) else { return Some(no_slot("mapping", *map)) };
-            let s = match stream(acl) {
-                Ok(s) => s,
-                Err(r) => return Some(r),
-            };
-            match acl.ipc_stream_wait_event(s, e as aclrtEvent) {
-                Ok(r) if r.is_success() => read_back(acl, s, m, *seed),
-                Ok(r) => reply(r, "aclrtStreamWaitEvent"),
-                Err(f) => missing(f),
-            }
+            wait_then_read(acl, m, *seed, "aclrtStreamWaitEvent", |s| acl.ipc_stream_wait_event(s, e as aclrtEvent))
         }
         _ => return None,
     })

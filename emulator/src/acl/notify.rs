@@ -224,23 +224,36 @@ pub unsafe extern "C" fn aclrtNotifyImportByKey(notify: *mut aclrtNotify, key: *
     })
 }
 
+/// The notify of a SetImportPid call with `num` entries: num in (0,
+/// INT32_MAX] after the runtime's int32 cast (ACL-NTF-006), a notify of this
+/// process that was exported (it has a name; otherwise the driver refuses).
+fn exported_notify(notify: aclrtNotify, num: usize) -> Result<EventId, Fail> {
+    ensure!(num as i32 > 0, rules::NTF_006 => AclError::RT_PARAM_INVALID, "num {num} is not in (0, INT32_MAX]");
+    let id = notify_id(notify)?;
+    if !lock(&EXPORTED).contains(&id) {
+        return Err(refused(&rules::NTF_006, "the notify was never exported: it has no name".into()));
+    }
+    Ok(id)
+}
+
+/// Lists `pids` on notify `id`'s trustlist (the driver refuses only zeros and a full list).
+fn trust(id: EventId, pids: &[i32]) -> Result<(), Fail> {
+    emu()?.notify_trust(id, pids).map_err(|e| match e {
+        CoreError::NoPids | CoreError::TrustlistFull(_) => Fail::plain(AclError::RT_DRV_INTERNAL_ERROR, e.to_string()),
+        other => core_fail(other),
+    })
+}
+
 /// `aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num)`:
 /// ACL-NTF-002, ACL-NTF-006.
 pub unsafe extern "C" fn aclrtNotifySetImportPid(notify: aclrtNotify, pid: *mut i32, num: usize) -> aclError {
     run("aclrtNotifySetImportPid", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
         ensure!(!pid.is_null(), rules::NTF_002, "pid is NULL");
-        ensure!(num as i32 > 0, rules::NTF_006 => AclError::RT_PARAM_INVALID, "num {num} is not in (0, INT32_MAX]");
-        let id = notify_id(notify)?;
-        if !lock(&EXPORTED).contains(&id) {
-            return Err(refused(&rules::NTF_006, "the notify was never exported: it has no name".into()));
-        }
+        let id = exported_notify(notify, num)?;
         // SAFETY: the caller's array of `num` pids (num checked positive as an i32).
         let pids = unsafe { std::slice::from_raw_parts(pid, num as i32 as usize) };
-        emu()?.notify_trust(id, pids).map_err(|e| match e {
-            CoreError::NoPids | CoreError::TrustlistFull(_) => Fail::plain(AclError::RT_DRV_INTERNAL_ERROR, e.to_string()),
-            other => core_fail(other),
-        })
+        trust(id, pids)
     })
 }
 
@@ -255,11 +268,7 @@ pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
     run("aclrtNotifySetImportPidInterServer", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
         ensure!(!serverPids.is_null(), rules::NTF_002, "serverPids is NULL");
-        ensure!(num as i32 > 0, rules::NTF_006 => AclError::RT_PARAM_INVALID, "num {num} is not in (0, INT32_MAX]");
-        let id = notify_id(notify)?;
-        if !lock(&EXPORTED).contains(&id) {
-            return Err(refused(&rules::NTF_006, "the notify was never exported: it has no name".into()));
-        }
+        let id = exported_notify(notify, num)?;
         // SAFETY: the caller's array of `num` entries.
         let entries = unsafe { std::slice::from_raw_parts(serverPids, num as i32 as usize) };
         let mut pids = Vec::new();
@@ -269,7 +278,7 @@ pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
                 pids.extend_from_slice(unsafe { std::slice::from_raw_parts(s.pid, s.num) });
             }
         }
-        emu()?.notify_trust(id, &pids).map_err(|e| Fail::plain(AclError::RT_DRV_INTERNAL_ERROR, e.to_string()))
+        trust(id, &pids)
     })
 }
 
