@@ -210,6 +210,21 @@ const ACL_REFERENCE_IDS: &[&str] = &[
     "ACL-QRY-001",
     "ACL-QRY-002",
     "ACL-QRY-003",
+    "ACL-STM-001",
+    "ACL-STM-002",
+    "ACL-STM-003",
+    "ACL-STM-004",
+    "ACL-STM-005",
+    "ACL-STM-006",
+    "ACL-STM-007",
+    "ACL-EVT-001",
+    "ACL-EVT-002",
+    "ACL-EVT-003",
+    "ACL-EVT-004",
+    "ACL-EVT-005",
+    "ACL-EVT-006",
+    "ACL-EVT-007",
+    "ACL-EVT-008",
 ];
 
 /// Every id of cuda.md §3.
@@ -303,8 +318,8 @@ fn acl_catalog_holds_every_reference_id_exactly_once() {
     let reference: HashSet<&str> = ACL_REFERENCE_IDS.iter().copied().collect();
     let extra: Vec<&str> = rules.iter().map(|r| r.id.as_str()).filter(|id| !reference.contains(id)).collect();
     assert!(extra.is_empty(), "catalog rules that are not in the reference list: {extra:?}");
-    assert_eq!(ACL_REFERENCE_IDS.len(), 190);
-    assert_eq!(ACL_REFERENCE_IDS.iter().filter(|id| !id.contains("-ORD-") && !id.contains("-FLOW-")).count(), 183);
+    assert_eq!(ACL_REFERENCE_IDS.len(), 205);
+    assert_eq!(ACL_REFERENCE_IDS.iter().filter(|id| !id.contains("-ORD-") && !id.contains("-FLOW-")).count(), 198);
     assert_eq!(rules.len(), ACL_REFERENCE_IDS.len());
 }
 

@@ -14,10 +14,23 @@ use vmmkit_emulator::core::emulator;
 use vmmkit_sys::acl::*;
 
 const MODES: [&str; 3] = ["eager", "async", "adversarial:7"];
+/// Set in a child to the mode it runs, so that it runs only that one.
+const MODE_ENV: &str = "VMMKIT_ACL_STREAMS_MODE";
 const N: usize = 4096;
 
 fn ok(what: &str, rc: aclError) {
     assert_eq!(AclError(rc), AclError::SUCCESS, "{what}");
+}
+
+/// Runs `body` in a child process per `VMMKIT_STREAMS` mode (each child
+/// runs its own mode only).
+fn each_mode(name: &str, body: impl Fn(&str)) {
+    for mode in MODES {
+        if std::env::var(MODE_ENV).is_ok_and(|m| m != mode) {
+            continue;
+        }
+        isolated(name, &[("VMMKIT_STREAMS", mode), (MODE_ENV, mode)], |_| body(mode));
+    }
 }
 
 /// Device 0 current, a device buffer of `N` bytes and a stream.
@@ -57,12 +70,10 @@ fn write_then_read(sync: bool) -> Vec<u8> {
 
 #[test]
 fn memcpy_async_then_synchronize_passes_in_every_mode() {
-    for mode in MODES {
-        isolated("memcpy_async_then_synchronize_passes_in_every_mode", &[("VMMKIT_STREAMS", mode)], |_| {
-            assert!(write_then_read(true).iter().all(|&b| b == 0x5a));
-            assert!(emulator().unwrap().take_hazards().is_empty(), "no hazard with the synchronize");
-        });
-    }
+    each_mode("memcpy_async_then_synchronize_passes_in_every_mode", |mode| {
+        assert!(write_then_read(true).iter().all(|&b| b == 0x5a), "{mode}");
+        assert!(emulator().unwrap().take_hazards().is_empty(), "{mode}: no hazard with the synchronize");
+    });
 }
 
 #[test]
@@ -104,34 +115,32 @@ fn the_unsynchronised_access_line_is_on_stderr() {
 
 #[test]
 fn an_event_orders_a_copy_on_another_stream_in_every_mode() {
-    for mode in MODES {
-        isolated("an_event_orders_a_copy_on_another_stream_in_every_mode", &[("VMMKIT_STREAMS", mode)], |_| {
-            let acl = vmmkit_emulator::acl::api();
-            let (dev, s1) = setup(&acl);
-            let mut s2: aclrtStream = ptr::null_mut();
-            let mut ev: aclrtEvent = ptr::null_mut();
-            let src = vec![7u8; N];
-            let mut back = vec![0u8; N];
-            // SAFETY: buffers live until the synchronizes; out-pointers are locals.
-            unsafe {
-                ok("create s2", (acl.aclrtCreateStream)(&mut s2));
-                ok("create event", acl.aclrtCreateEvent.expect("in the table")(&mut ev));
-                ok("h2d on s1", (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, s1));
-                ok("record on s1", acl.aclrtRecordEvent.expect("in the table")(ev, s1));
-                ok("s2 waits", acl.aclrtStreamWaitEvent.expect("in the table")(s2, ev));
-                let d2h = (acl.aclrtMemcpyAsync)(back.as_mut_ptr().cast(), N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST, s2);
-                ok("d2h on s2", d2h);
-                ok("sync s2", (acl.aclrtSynchronizeStream)(s2));
-            }
-            assert!(back.iter().all(|&b| b == 7), "{mode}: stream 2's copy ran before stream 1's");
-            assert!(emulator().unwrap().take_hazards().is_empty(), "{mode}: the event orders the copies");
-            // SAFETY: handles from above.
-            unsafe {
-                ok("sync s1", (acl.aclrtSynchronizeStream)(s1));
-                ok("destroy event", acl.aclrtDestroyEvent.expect("in the table")(ev));
-            }
-        });
-    }
+    each_mode("an_event_orders_a_copy_on_another_stream_in_every_mode", |mode| {
+        let acl = vmmkit_emulator::acl::api();
+        let (dev, s1) = setup(&acl);
+        let mut s2: aclrtStream = ptr::null_mut();
+        let mut ev: aclrtEvent = ptr::null_mut();
+        let src = vec![7u8; N];
+        let mut back = vec![0u8; N];
+        // SAFETY: buffers live until the synchronizes; out-pointers are locals.
+        unsafe {
+            ok("create s2", (acl.aclrtCreateStream)(&mut s2));
+            ok("create event", acl.aclrtCreateEvent.expect("in the table")(&mut ev));
+            ok("h2d on s1", (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, s1));
+            ok("record on s1", acl.aclrtRecordEvent.expect("in the table")(ev, s1));
+            ok("s2 waits", acl.aclrtStreamWaitEvent.expect("in the table")(s2, ev));
+            let d2h = (acl.aclrtMemcpyAsync)(back.as_mut_ptr().cast(), N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST, s2);
+            ok("d2h on s2", d2h);
+            ok("sync s2", (acl.aclrtSynchronizeStream)(s2));
+        }
+        assert!(back.iter().all(|&b| b == 7), "{mode}: stream 2's copy ran before stream 1's");
+        assert!(emulator().unwrap().take_hazards().is_empty(), "{mode}: the event orders the copies");
+        // SAFETY: handles from above.
+        unsafe {
+            ok("sync s1", (acl.aclrtSynchronizeStream)(s1));
+            ok("destroy event", acl.aclrtDestroyEvent.expect("in the table")(ev));
+        }
+    });
 }
 
 #[test]
@@ -140,42 +149,36 @@ fn query_of_a_held_event_is_not_ready_under_adversarial_until_synchronized() {
         "query_of_a_held_event_is_not_ready_under_adversarial_until_synchronized",
         &[("VMMKIT_STREAMS", "adversarial:1")],
         |_| {
+            // 64 MiB before the record: the query lets the held work start, and
+            // answers long before the copy (milliseconds) and the record are done.
+            const BIG: usize = 64 << 20;
             let acl = vmmkit_emulator::acl::api();
-            let (dev, s) = setup(&acl);
-            let src = vec![1u8; N];
+            let (_, s) = setup(&acl);
+            let (query, status) = (acl.aclrtQueryEvent.expect("table"), acl.aclrtQueryEventStatus.expect("table"));
+            let (create, record) = (acl.aclrtCreateEvent.expect("table"), acl.aclrtRecordEvent.expect("table"));
+            let src = vec![1u8; BIG];
+            let mut dev = ptr::null_mut();
             let mut ev: aclrtEvent = ptr::null_mut();
-            let mut st: aclrtEventRecordedStatus = -1;
-            // SAFETY: as above.
+            let (mut q, mut st): (aclrtEventStatus, aclrtEventRecordedStatus) = (-1, -1);
+            // SAFETY: `src` lives until the synchronize; out-pointers are locals.
             unsafe {
-                ok("create event", acl.aclrtCreateEvent.expect("in the table")(&mut ev));
-                ok("status", acl.aclrtQueryEventStatus.expect("in the table")(ev, &mut st));
+                ok("malloc", (acl.aclrtMalloc)(&mut dev, BIG, ACL_MEM_MALLOC_HUGE_FIRST));
+                ok("create event", create(&mut ev));
+                ok("status", status(ev, &mut st));
                 assert_eq!(st, ACL_EVENT_RECORDED_STATUS_NOT_READY, "never recorded");
-                // A wait on an event never recorded holds nothing; a stream wait on
-                // a second stream's unrun record holds the copy and the record.
-                let mut other: aclrtStream = ptr::null_mut();
-                let mut gate: aclrtEvent = ptr::null_mut();
-                ok("other stream", (acl.aclrtCreateStream)(&mut other));
-                ok("gate", acl.aclrtCreateEvent.expect("in the table")(&mut gate));
-                ok(
-                    "h2d on other",
-                    (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, other),
-                );
-                ok("record gate", acl.aclrtRecordEvent.expect("in the table")(gate, other));
-                ok("s waits for gate", acl.aclrtStreamWaitEvent.expect("in the table")(s, gate));
-                ok("record", acl.aclrtRecordEvent.expect("in the table")(ev, s));
-                let mut q: aclrtEventStatus = -1;
-                ok("query", acl.aclrtQueryEvent.expect("in the table")(ev, &mut q));
-                // The query says the event is wanted, which lets held work run; it
-                // is not done at the moment of asking unless the streams ran first.
-                let first = q;
-                ok("synchronize event", acl.aclrtSynchronizeEvent.expect("in the table")(ev));
-                ok("status after", acl.aclrtQueryEventStatus.expect("in the table")(ev, &mut st));
+                let h2d = (acl.aclrtMemcpyAsync)(dev, BIG, src.as_ptr().cast(), BIG, ACL_MEMCPY_HOST_TO_DEVICE, s);
+                ok("h2d", h2d);
+                ok("record", record(ev, s));
+                ok("query", query(ev, &mut q));
+                assert_eq!(q, ACL_EVENT_STATUS_NOT_READY, "under adversarial the record is held when first asked");
+                ok("status", status(ev, &mut st));
+                assert_eq!(st, ACL_EVENT_RECORDED_STATUS_NOT_READY);
+                ok("synchronize event", acl.aclrtSynchronizeEvent.expect("table")(ev));
+                ok("status after", status(ev, &mut st));
                 assert_eq!(st, ACL_EVENT_RECORDED_STATUS_COMPLETE);
-                assert_eq!(
-                    first, ACL_EVENT_STATUS_NOT_READY,
-                    "under adversarial the first query finds the record held"
-                );
-                ok("sync other", (acl.aclrtSynchronizeStream)(other));
+                ok("query after", query(ev, &mut q));
+                assert_eq!(q, ACL_EVENT_STATUS_COMPLETE);
+                ok("sync", (acl.aclrtSynchronizeStream)(s));
             }
         },
     );
@@ -191,7 +194,8 @@ fn timeouts_and_argument_checks() {
         unsafe {
             assert_eq!(AclError(f(s, -2)), AclError::RT_PARAM_INVALID);
             ok("timeout -1", f(s, -1));
-            ok("timeout 0 of an idle stream", f(s, 0));
+            assert_eq!(AclError(f(s, 0)), AclError::RT_PARAM_INVALID, "the runtime refuses 0");
+            ok("timeout 5 of an idle stream", f(s, 5));
             assert_eq!(AclError((acl.aclrtCreateStream)(ptr::null_mut())), AclError::INVALID_PARAM);
             assert_eq!(AclError((acl.aclrtDestroyStream)(ptr::null_mut())), AclError::INVALID_PARAM);
             let mut st: aclrtStreamStatus = -1;
@@ -219,5 +223,68 @@ fn timeouts_and_argument_checks() {
             assert_eq!(AclError(swt(ptr::null_mut(), 5)), AclError::INVALID_PARAM);
             ok("event sync", swt(ev, 100));
         }
+    });
+}
+
+#[test]
+fn reset_device_drops_work_not_yet_run_under_adversarial() {
+    isolated("reset_device_drops_work_not_yet_run_under_adversarial", &[("VMMKIT_STREAMS", "adversarial:5")], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let (dev, s) = setup(&acl);
+        let mut back = vec![0u8; N];
+        // SAFETY: `back` outlives the reset, after which nothing writes it.
+        unsafe {
+            ok("fill", (acl.aclrtMemset)(dev, N, 9, N));
+            let d2h = (acl.aclrtMemcpyAsync)(back.as_mut_ptr().cast(), N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST, s);
+            ok("d2h", d2h);
+            ok("reset with the copy held", (acl.aclrtResetDevice)(0));
+        }
+        assert!(back.iter().all(|&b| b == 0), "the held copy ran although the reset tears down with force");
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(AclError((acl.aclrtSynchronizeStream)(s)), AclError::RT_PARAM_INVALID, "the stream is gone");
+        }
+        let (dev2, s2) = setup(&acl);
+        // SAFETY: as above.
+        unsafe {
+            ok("fill", (acl.aclrtMemset)(dev2, N, 4, N));
+            let d2h = (acl.aclrtMemcpyAsync)(back.as_mut_ptr().cast(), N, dev2, N, ACL_MEMCPY_DEVICE_TO_HOST, s2);
+            ok("d2h after the reset", d2h);
+            ok("sync", (acl.aclrtSynchronizeStream)(s2));
+        }
+        assert!(back.iter().all(|&b| b == 4));
+    });
+}
+
+#[test]
+fn memcpy2d_copies_rows_synchronously_and_on_a_stream() {
+    each_mode("memcpy2d_copies_rows_synchronously_and_on_a_stream", |mode| {
+        let acl = vmmkit_emulator::acl::api();
+        let (dev, s) = setup(&acl);
+        let (m2d, m2d_async) = (acl.aclrtMemcpy2d.expect("table"), acl.aclrtMemcpy2dAsync.expect("table"));
+        // 4 rows of 8 bytes, host pitch 16, device pitch 32.
+        let src: Vec<u8> = (0..64u8).collect();
+        let mut back = vec![0u8; 64];
+        // SAFETY: buffers live until the synchronize; the device matrix lies in `dev` (N bytes).
+        unsafe {
+            ok("memset", (acl.aclrtMemset)(dev, N, 0xff, N));
+            ok("h2d 2d", m2d(dev, 32, src.as_ptr().cast(), 16, 8, 4, ACL_MEMCPY_HOST_TO_DEVICE));
+            let r = m2d(back.as_mut_ptr().cast(), 16, dev, 32, 16, 4, ACL_MEMCPY_DEVICE_TO_HOST);
+            assert_eq!(AclError(r), AclError::SUCCESS);
+            let wide = m2d(dev, 4, src.as_ptr().cast(), 16, 8, 4, ACL_MEMCPY_HOST_TO_DEVICE);
+            assert_eq!(AclError(wide), AclError::INVALID_PARAM, "width over dpitch");
+        }
+        for r in 0..4 {
+            assert_eq!(back[r * 16..r * 16 + 8], src[r * 16..r * 16 + 8], "{mode}: row {r}");
+            assert!(back[r * 16 + 8..r * 16 + 16].iter().all(|&b| b == 0xff), "{mode}: row {r}'s gap");
+        }
+        let mut back2 = vec![0u8; 64];
+        // SAFETY: as above.
+        unsafe {
+            let r = m2d_async(back2.as_mut_ptr().cast(), 16, dev, 32, 16, 4, ACL_MEMCPY_DEVICE_TO_HOST, s);
+            ok("d2h 2d async", r);
+            ok("sync", (acl.aclrtSynchronizeStream)(s));
+        }
+        assert_eq!(back2, back, "{mode}");
     });
 }

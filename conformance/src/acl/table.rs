@@ -270,6 +270,94 @@ impl Acl {
     ) -> Result<AclError, Failure> {
         call_opt!(self.aclrtDevicePeerAccessStatus(device, peer, status))
     }
+
+    // ---- Streams and events (issue 17) ----
+    pub(crate) fn reset_device(&self, device: i32) -> AclError {
+        call!(self.aclrtResetDevice(device))
+    }
+    pub(crate) fn destroy_stream(&self, stream: aclrtStream) -> AclError {
+        call!(self.aclrtDestroyStream(stream))
+    }
+    pub(crate) fn synchronize_stream(&self, stream: aclrtStream) -> AclError {
+        call!(self.aclrtSynchronizeStream(stream))
+    }
+    pub(crate) fn memcpy_async(
+        &self,
+        dst: *mut c_void,
+        dest_max: usize,
+        src: *const c_void,
+        count: usize,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> AclError {
+        call!(self.aclrtMemcpyAsync(dst, dest_max, src, count, kind, stream))
+    }
+    pub(crate) fn synchronize_stream_with_timeout(
+        &self,
+        stream: aclrtStream,
+        timeout: i32,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtSynchronizeStreamWithTimeout(stream, timeout))
+    }
+    pub(crate) fn synchronize_device_with_timeout(&self, timeout: i32) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtSynchronizeDeviceWithTimeout(timeout))
+    }
+    pub(crate) fn stream_query(
+        &self,
+        stream: aclrtStream,
+        status: *mut aclrtStreamStatus,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtStreamQuery(stream, status))
+    }
+    pub(crate) fn stream_wait_event(&self, stream: aclrtStream, event: aclrtEvent) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtStreamWaitEvent(stream, event))
+    }
+    pub(crate) fn create_event(&self, event: *mut aclrtEvent) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtCreateEvent(event))
+    }
+    pub(crate) fn create_event_with_flag(&self, event: *mut aclrtEvent, flag: u32) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtCreateEventWithFlag(event, flag))
+    }
+    pub(crate) fn create_event_ex_with_flag(&self, event: *mut aclrtEvent, flag: u32) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtCreateEventExWithFlag(event, flag))
+    }
+    pub(crate) fn query_event(&self, event: aclrtEvent, status: *mut aclrtEventStatus) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtQueryEvent(event, status))
+    }
+    pub(crate) fn query_event_wait_status(
+        &self,
+        event: aclrtEvent,
+        status: *mut aclrtEventWaitStatus,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtQueryEventWaitStatus(event, status))
+    }
+    pub(crate) fn destroy_event(&self, event: aclrtEvent) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtDestroyEvent(event))
+    }
+    pub(crate) fn record_event(&self, event: aclrtEvent, stream: aclrtStream) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtRecordEvent(event, stream))
+    }
+    pub(crate) fn query_event_status(
+        &self,
+        event: aclrtEvent,
+        status: *mut aclrtEventRecordedStatus,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtQueryEventStatus(event, status))
+    }
+    pub(crate) fn synchronize_event(&self, event: aclrtEvent) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtSynchronizeEvent(event))
+    }
+    pub(crate) fn synchronize_event_with_timeout(&self, event: aclrtEvent, timeout: i32) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtSynchronizeEventWithTimeout(event, timeout))
+    }
+    pub(crate) fn event_elapsed_time(
+        &self,
+        ms: *mut f32,
+        start: aclrtEvent,
+        end: aclrtEvent,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtEventElapsedTime(ms, start, end))
+    }
 }
 
 /// Notifies and IPC events (ACL-NTF, ACL-IEV), and the stream and event

@@ -243,10 +243,13 @@ pub unsafe extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclErro
     run("aclrtDestroyStreamForce", || destroy_stream(stream, Ending::Discard))
 }
 
-/// A timeout in ms (-1: none) as the core takes it; below -1 is ACL-STM-002's.
-fn timeout_ms(timeout: i32) -> Result<Option<std::time::Duration>, Fail> {
+/// A timeout in ms (-1: none) as the core takes it. ACL-STM-002: below -1
+/// the ACL front end refuses it, 0 the runtime (ApiErrorDecorator), although
+/// the header calls 0 "check at once".
+pub(super) fn timeout_ms(timeout: i32) -> Result<Option<std::time::Duration>, Fail> {
     ensure!(timeout >= -1, rules::STM_002, "timeout {timeout} is below -1");
-    Ok((timeout >= 0).then(|| std::time::Duration::from_millis(timeout as u64)))
+    ensure!(timeout != 0, rules::STM_002, "timeout 0 is refused by the runtime (not -1 and not positive)");
+    Ok((timeout > 0).then(|| std::time::Duration::from_millis(timeout as u64)))
 }
 
 /// `aclError aclrtSynchronizeStream(aclrtStream stream)`: waits for the stream's work (ACL-STM-004).
@@ -300,27 +303,25 @@ pub unsafe extern "C" fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclE
     run("aclrtSynchronizeDeviceWithTimeout", || synchronize_device(timeout_ms(timeout)?))
 }
 
-/// Ends this process's ACL streams on `device` (all devices: `None`) after
-/// their work, as a device reset tears down its context's streams.
+/// Ends this process's ACL streams on `device` (all devices: `None`) as
+/// the final release of a context does: with force, so work not yet started
+/// is dropped (ACL-STM-007).
 fn end_streams(e: &Emulator, device: Option<u32>) {
-    let _ = e.device_synchronize(device, None);
+    let on = |d: u32| device.is_none_or(|x| x == d);
     let st = state(e);
-    let mut handles = lock(&st.streams);
-    handles.retain(|&h| {
+    lock(&st.streams).retain(|&h| {
         let id = StreamId(h.wrapping_sub(STREAM_BASE) as u64);
-        let on = e.stream_info(id).map_or(true, |(d, _)| device.is_none_or(|x| x == d));
-        if on {
-            let _ = e.stream_destroy(id, Ending::Drain);
+        let mine = e.stream_info(id).map_or(true, |(d, _)| on(d));
+        if mine {
+            let _ = e.stream_destroy(id, Ending::Discard);
         }
-        !on
+        !mine
     });
-    drop(handles);
     lock(&st.default_streams).retain(|&d, id| {
-        let on = device.is_none_or(|x| x == d);
-        if on {
-            let _ = e.stream_destroy(*id, Ending::Drain);
+        if on(d) {
+            let _ = e.stream_destroy(*id, Ending::Discard);
         }
-        !on
+        !on(d)
     });
 }
 

@@ -22,23 +22,36 @@ const SOLE: [u32; 2] = [ACL_EVENT_DEVICE_USE_ONLY, ACL_EVENT_EXTERNAL];
 pub(super) fn event_id(e: aclrtEvent) -> Result<EventId, Fail> {
     let em = emu()?;
     let id = EventId((e as usize).wrapping_sub(EVENT_BASE) as u64);
-    if e.is_null() || !lock(&state(em).events).contains(&(e as usize)) || !em.event_exists(id) {
+    if e.is_null() || !lock(&state(em).events).contains_key(&(e as usize)) || !em.event_exists(id) {
         return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("{e:p} is not an event of this process")));
     }
     Ok(id)
 }
 
-/// The `aclrtEvent` of core event `id` (for the IPC part's opened events).
+/// The `aclrtEvent` of core event `id` opened from another process (the
+/// IPC part's `aclrtIpcOpenEventHandle`): an IPC event, of the new mode.
+#[allow(dead_code)] // its caller, acl/ipc_event.rs, is on branch wt-ipc
 pub(super) fn handle_of(id: EventId) -> Result<aclrtEvent, Fail> {
+    handle_with(id, true)
+}
+
+/// The `aclrtEvent` of core event `id`; `new_mode` as the runtime's
+/// `isNewMode_` (aclrtCreateEventExWithFlag's events, and IPC events).
+fn handle_with(id: EventId, new_mode: bool) -> Result<aclrtEvent, Fail> {
     let h = EVENT_BASE + id.0 as usize;
-    lock(&state(emu()?).events).insert(h);
+    lock(&state(emu()?).events).insert(h, new_mode);
     Ok(h as aclrtEvent)
 }
 
-fn create(event: *mut aclrtEvent, flags: EventFlags) -> Result<(), Fail> {
+/// Whether `e` (a known event) is of the new mode.
+fn new_mode(e: aclrtEvent) -> Result<bool, Fail> {
+    Ok(lock(&state(emu()?).events).get(&(e as usize)).copied().unwrap_or(false))
+}
+
+fn create(event: *mut aclrtEvent, flags: EventFlags, new_mode: bool) -> Result<(), Fail> {
     current_device()?;
     let id = emu()?.event_create(flags).map_err(|e| Fail::plain(AclError::RT_DRV_INTERNAL_ERROR, e.to_string()))?;
-    let h = handle_of(id)?;
+    let h = handle_with(id, new_mode)?;
     // SAFETY: the caller checked `event` non-null.
     unsafe { put(event, h) };
     Ok(())
@@ -58,7 +71,7 @@ fn flags_of(flag: u32) -> EventFlags {
 pub unsafe extern "C" fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError {
     run("aclrtCreateEvent", || {
         ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
-        create(event, EventFlags { timing: true, ..EventFlags::default() })
+        create(event, EventFlags { timing: true, ..EventFlags::default() }, false)
     })
 }
 
@@ -70,7 +83,7 @@ pub unsafe extern "C" fn aclrtCreateEventWithFlag(event: *mut aclrtEvent, flag: 
         for sole in SOLE {
             ensure!(flag & sole == 0 || flag == sole, rules::EVT_002, "flag {sole:#x} cannot be combined ({flag:#x})");
         }
-        create(event, flags_of(flag))
+        create(event, flags_of(flag), false)
     })
 }
 
@@ -85,7 +98,7 @@ pub unsafe extern "C" fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag
         if bad {
             return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("flag {flag:#x} is not valid here")));
         }
-        create(event, flags_of(flag))
+        create(event, flags_of(flag), true)
     })
 }
 
@@ -132,52 +145,57 @@ pub unsafe extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream)
     })
 }
 
-/// Whether the event's last record has run (`None`: never recorded).
-fn recorded_done(event: aclrtEvent) -> Result<Option<bool>, Fail> {
+/// Whether the event's last record has run. An event never recorded is
+/// done in the new mode and not in the old (Event::QueryEventStatus,
+/// event.cc:1193-1198).
+fn recorded_done(event: aclrtEvent) -> Result<bool, Fail> {
     let id = event_id(event)?;
     let e = emu()?;
-    let recorded = e.event(id).map_err(event_fail)?.cell.last() != 0;
-    let done = e.event_query(id).map_err(event_fail)?;
-    Ok(recorded.then_some(done))
+    if e.event(id).map_err(event_fail)?.cell.last() == 0 {
+        return new_mode(event);
+    }
+    e.event_query(id).map_err(event_fail)
+}
+
+/// ACL-EVT-008: the old queries refuse new-mode events (207000).
+fn old_query(event: aclrtEvent) -> Result<bool, Fail> {
+    let id = event_id(event)?;
+    ensure!(!new_mode(event)?, rules::EVT_008, "the event was made by aclrtCreateEventExWithFlag (or is an IPC event)");
+    emu()?.event_query(id).map_err(event_fail)
+}
+
+/// The three queries: the NULL checks, then `yes` or `no` as `done` says.
+/// (The status enums are all C `int`s.)
+fn query(event: aclrtEvent, status: *mut i32, done: fn(aclrtEvent) -> Result<bool, Fail>, yes: i32, no: i32) -> Result<(), Fail> {
+    ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
+    ensure!(!status.is_null(), rules::EVT_004, "status is NULL");
+    let v = if done(event)? { yes } else { no };
+    // SAFETY: checked non-null; the caller passes a writable status.
+    unsafe { put(status, v) };
+    Ok(())
 }
 
 /// `aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)`:
-/// COMPLETE (0) or NOT_READY (1) (event.cpp:124-139).
+/// COMPLETE (0) or NOT_READY (1) (event.cpp:124-139; an event never recorded
+/// is complete, as rtEventQuery finds nothing pending); ACL-EVT-008.
 pub unsafe extern "C" fn aclrtQueryEvent(event: aclrtEvent, status: *mut aclrtEventStatus) -> aclError {
     run("aclrtQueryEvent", || {
-        ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
-        ensure!(!status.is_null(), rules::EVT_004, "status is NULL");
-        let done = recorded_done(event)?.unwrap_or(true);
-        // SAFETY: checked non-null.
-        unsafe { put(status, if done { ACL_EVENT_STATUS_COMPLETE } else { ACL_EVENT_STATUS_NOT_READY }) };
-        Ok(())
+        query(event, status, old_query, ACL_EVENT_STATUS_COMPLETE, ACL_EVENT_STATUS_NOT_READY)
     })
 }
 
 /// `aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)`: ACL-EVT-004.
 pub unsafe extern "C" fn aclrtQueryEventStatus(event: aclrtEvent, status: *mut aclrtEventRecordedStatus) -> aclError {
     run("aclrtQueryEventStatus", || {
-        ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
-        ensure!(!status.is_null(), rules::EVT_004, "status is NULL");
-        let done = recorded_done(event)?.unwrap_or(false);
-        let v = if done { ACL_EVENT_RECORDED_STATUS_COMPLETE } else { ACL_EVENT_RECORDED_STATUS_NOT_READY };
-        // SAFETY: checked non-null.
-        unsafe { put(status, v) };
-        Ok(())
+        query(event, status, recorded_done, ACL_EVENT_RECORDED_STATUS_COMPLETE, ACL_EVENT_RECORDED_STATUS_NOT_READY)
     })
 }
 
 /// `aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)`:
-/// whether a wait on the event would return now.
+/// whether a wait on the event would return now; ACL-EVT-008.
 pub unsafe extern "C" fn aclrtQueryEventWaitStatus(event: aclrtEvent, status: *mut aclrtEventWaitStatus) -> aclError {
     run("aclrtQueryEventWaitStatus", || {
-        ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
-        ensure!(!status.is_null(), rules::EVT_004, "status is NULL");
-        let done = recorded_done(event)?.unwrap_or(true);
-        let v = if done { ACL_EVENT_WAIT_STATUS_COMPLETE } else { ACL_EVENT_WAIT_STATUS_NOT_READY };
-        // SAFETY: checked non-null.
-        unsafe { put(status, v) };
-        Ok(())
+        query(event, status, old_query, ACL_EVENT_WAIT_STATUS_COMPLETE, ACL_EVENT_WAIT_STATUS_NOT_READY)
     })
 }
 
@@ -195,7 +213,8 @@ pub unsafe extern "C" fn aclrtSynchronizeEventWithTimeout(event: aclrtEvent, tim
     run("aclrtSynchronizeEventWithTimeout", || {
         ensure!(timeout >= -1, rules::EVT_003 => AclError::RT_PARAM_INVALID, "timeout {timeout} is below -1");
         ensure!(!event.is_null(), rules::EVT_003 => AclError::INVALID_PARAM, "event is NULL");
-        let t = (timeout >= 0).then(|| std::time::Duration::from_millis(timeout as u64));
+        ensure!(timeout != 0, rules::EVT_003 => AclError::RT_PARAM_INVALID, "timeout 0 is refused by the runtime");
+        let t = (timeout > 0).then(|| std::time::Duration::from_millis(timeout as u64));
         emu()?.event_synchronize(event_id(event)?, t).map_err(event_fail)
     })
 }

@@ -185,11 +185,8 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
     })
 }
 
-/// The checks of aclrtMemcpy2d (CheckMemcpy2dParam, memory.cpp): nothing
-/// for an empty matrix, NULL pointers and a width over either pitch 100000,
-/// a kind other than host to device or device to host 100000. The row
-/// copies, or `None` when there is nothing to copy.
-fn memcpy2d_rows(
+/// The arguments of aclrtMemcpy2d and aclrtMemcpy2dAsync.
+struct Matrix {
     dst: *mut c_void,
     dpitch: usize,
     src: *const c_void,
@@ -197,7 +194,22 @@ fn memcpy2d_rows(
     width: usize,
     height: usize,
     kind: aclrtMemcpyKind,
-) -> Result<Option<Vec<Work>>, Fail> {
+}
+
+/// `(start, bytes)` of `height` rows of `pitch` ending with `width`, if it fits the address space.
+fn span(base: usize, pitch: usize, width: usize, height: usize) -> Option<(usize, usize)> {
+    let len = pitch.checked_mul(height - 1)?.checked_add(width)?;
+    base.checked_add(len).map(|_| (base, len))
+}
+
+/// The checks of aclrtMemcpy2d (CheckMemcpy2dParam, memory.cpp:211-262 of
+/// hicann/runtime@681ef76): nothing for an empty matrix; NULL pointers, a
+/// width over either pitch, and a kind other than host to device, device to
+/// host, device to device or default are 100000. Then both spans
+/// must be memory a copy can reach. The copies (one when the rows are
+/// contiguous on both sides), or `None` when there is nothing to copy.
+fn memcpy2d_rows(m: &Matrix) -> Result<Option<Vec<Work>>, Fail> {
+    let &Matrix { dst, dpitch, src, spitch, width, height, kind } = m;
     if width == 0 || height == 0 {
         return Ok(None);
     }
@@ -208,22 +220,22 @@ fn memcpy2d_rows(
     if width > spitch || width > dpitch {
         return Err(bad(format!("width {width} exceeds spitch {spitch} or dpitch {dpitch}")));
     }
-    if !matches!(kind, ACL_MEMCPY_HOST_TO_DEVICE | ACL_MEMCPY_DEVICE_TO_HOST) {
-        return Err(bad(format!("kind {kind} is not HOST_TO_DEVICE or DEVICE_TO_HOST")));
+    let kinds = [ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_DEVICE_TO_DEVICE, ACL_MEMCPY_DEFAULT];
+    if !kinds.contains(&kind) {
+        return Err(bad(format!("kind {kind} is not HOST_TO_DEVICE, DEVICE_TO_HOST, DEVICE_TO_DEVICE or DEFAULT")));
     }
     current_device()?;
     let e = emu()?;
-    let rows: Vec<Work> = (0..height)
-        .map(|r| Work::Copy { dst: dst as usize + r * dpitch, src: src as usize + r * spitch, len: width })
-        .collect();
-    for w in &rows {
-        if let Work::Copy { dst, src, len } = *w {
-            for p in [dst, src] {
-                e.check_copy_range(p, len).map_err(|err| Fail::core(Op::Copy, err))?;
-            }
-        }
+    let (d, s) = (dst as usize, src as usize);
+    for (base, pitch) in [(d, dpitch), (s, spitch)] {
+        let (p, n) = span(base, pitch, width, height)
+            .ok_or_else(|| bad(format!("{height} rows of pitch {pitch} at {base:#x} overflow the address space")))?;
+        e.check_copy_range(p, n).map_err(|err| Fail::core(Op::Copy, err))?;
     }
-    Ok(Some(rows))
+    if dpitch == width && spitch == width {
+        return Ok(Some(vec![Work::Copy { dst: d, src: s, len: width * height }]));
+    }
+    Ok(Some((0..height).map(|r| Work::Copy { dst: d + r * dpitch, src: s + r * spitch, len: width }).collect()))
 }
 
 /// `aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
@@ -238,7 +250,8 @@ pub unsafe extern "C" fn aclrtMemcpy2d(
     kind: aclrtMemcpyKind,
 ) -> aclError {
     run("aclrtMemcpy2d", || {
-        let Some(rows) = memcpy2d_rows(dst, dpitch, src, spitch, width, height, kind)? else { return Ok(()) };
+        let m = Matrix { dst, dpitch, src, spitch, width, height, kind };
+        let Some(rows) = memcpy2d_rows(&m)? else { return Ok(()) };
         let e = emu()?;
         for w in rows {
             if let Work::Copy { dst, src, len } = w {
@@ -262,7 +275,8 @@ pub unsafe extern "C" fn aclrtMemcpy2dAsync(
     stream: aclrtStream,
 ) -> aclError {
     run("aclrtMemcpy2dAsync", || {
-        let Some(rows) = memcpy2d_rows(dst, dpitch, src, spitch, width, height, kind)? else {
+        let m = Matrix { dst, dpitch, src, spitch, width, height, kind };
+        let Some(rows) = memcpy2d_rows(&m)? else {
             return noop_stream(stream);
         };
         enqueue(stream, &[], rows)

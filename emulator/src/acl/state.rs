@@ -21,8 +21,10 @@ pub(super) struct State {
     pub streams: Mutex<HashSet<usize>>,
     /// Per device, the default stream (what a NULL `aclrtStream` names), made at first use.
     pub default_streams: Mutex<HashMap<u32, crate::core::StreamId>>,
-    /// Events of this process: the opaque values handed out (`EVENT_BASE` + the core's event number).
-    pub events: Mutex<HashSet<usize>>,
+    /// Events of this process: the opaque values handed out (`EVENT_BASE` +
+    /// the core's event number), each with whether it is of the "new mode"
+    /// (made by aclrtCreateEventExWithFlag, or opened from another process).
+    pub events: Mutex<HashMap<usize, bool>>,
 }
 
 /// The ACL state of the process whose emulator is `e`.

@@ -68,7 +68,9 @@ const ALLOCATOR: Source = Driver("VA allocator");
 const NPU_DRIVER_MEM: Source = Runtime("src/runtime/driver/npu_driver_mem.cc");
 const ACL_RT_H: Source = Runtime("include/external/acl/acl_rt.h");
 const STREAM_CPP: Source = Runtime("src/acl/aclrt_impl/stream.cpp");
+const DEVICE_CPP: Source = Runtime("src/acl/aclrt_impl/device.cpp");
 const EVENT_CPP: Source = Runtime("src/acl/aclrt_impl/event.cpp");
+const CONTEXT_CC: Source = Runtime("src/runtime/core/src/context/context.cc");
 const STREAM_CC: Source = Runtime("src/runtime/core/src/stream/stream.cc");
 const EVENT_CC: Source = Runtime("src/runtime/core/src/event/event.cc");
 const HAL_TYPES: Source = Driver("pkg_inc/hal_pkg/common_pkg.h");
@@ -2093,11 +2095,14 @@ rules! {
 
     STM_002 {
         group: STREAM,
-        text: "aclrtSynchronizeStreamWithTimeout refuses a timeout below -1 (107000); -1 waits without bound.",
-        apis: &["aclrtSynchronizeStreamWithTimeout"],
-        sources: &[STREAM_CPP],
+        text: "aclrtSynchronizeStreamWithTimeout and aclrtSynchronizeDeviceWithTimeout refuse a timeout below -1 \
+               (the ACL front end) and a timeout of 0 (the runtime), both 107000; -1 waits without bound.",
+        apis: &["aclrtSynchronizeStreamWithTimeout", "aclrtSynchronizeDeviceWithTimeout"],
+        sources: &[STREAM_CPP, DEVICE_CPP, API_ERROR],
         confidence: &[Src],
-        note: Some("stream.cpp:139-149: timeout < -1 returns ACL_ERROR_RT_PARAM_INVALID"),
+        note: Some("stream.cpp:139-149 and device.cpp:172-174 (timeout < -1); ApiErrorDecorator::StreamSynchronize \
+                    api_error.cc:1441-1443 and DeviceSynchronize :3479-3481 refuse 0 (RT_ERROR_INVALID_VALUE, \
+                    107000), although acl_rt.h:2815-2822 calls 0 an immediate check: doc-vs-source, source followed"),
         expect: Codes(&[acl!(RT_PARAM_INVALID)]),
         requires: &[Need::Symbol("aclrtSynchronizeStreamWithTimeout")],
     }
@@ -2148,6 +2153,20 @@ rules! {
         requires: &[Need::Symbol("aclrtStreamQuery")],
     }
 
+    STM_007 {
+        group: STREAM,
+        text: "aclrtResetDevice (the last reference) with work pending on a stream returns 0 without running it: \
+               the context's streams are torn down with force, so work not yet started is dropped, and the device \
+               is usable again after aclrtSetDevice.",
+        apis: &["aclrtResetDevice", "aclrtMemcpyAsync"],
+        sources: &[CONTEXT_CC, STREAM_CC],
+        confidence: &[Src],
+        note: Some("Context::TearDownForFinalRelease context.cc:718 -> TearDownOwnedStreamsForPrimaryRelease \
+                    (:789-811) -> TearDownStreamForPrimaryRelease, flag defaulting to true (context.hpp:506): \
+                    force recycle as aclrtDestroyStreamForce (stream.cc:1409-1470)"),
+        expect: Behaviour,
+    }
+
     EVT_001 {
         group: EVENT,
         text: "aclrtCreateEvent, aclrtCreateEventWithFlag, aclrtDestroyEvent, aclrtRecordEvent and \
@@ -2175,24 +2194,27 @@ rules! {
 
     EVT_003 {
         group: EVENT,
-        text: "aclrtSynchronizeEventWithTimeout checks the timeout (below -1: 107000) before the event (NULL: 100000).",
+        text: "aclrtSynchronizeEventWithTimeout checks the timeout (below -1: 107000) before the event (NULL: \
+               100000); the runtime then refuses a timeout of 0 (107000).",
         apis: &["aclrtSynchronizeEventWithTimeout"],
-        sources: &[EVENT_CPP],
+        sources: &[EVENT_CPP, API_ERROR],
         confidence: &[Src],
-        note: Some("event.cpp:187-190"),
+        note: Some("event.cpp:187-190; ApiErrorDecorator::EventSynchronize api_error.cc:1771-1774 (timeout 0: \
+                    RT_ERROR_INVALID_VALUE) although acl_rt.h:1843 calls 0 an immediate check"),
         expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(INVALID_PARAM)]),
         requires: &[Need::Symbol("aclrtSynchronizeEventWithTimeout")],
     }
 
     EVT_004 {
         group: EVENT,
-        text: "aclrtQueryEventStatus: an event never recorded is NOT_READY (0); once its record has run, \
-               COMPLETE (1). A NULL status is refused (100000).",
+        text: "aclrtQueryEventStatus: an event of aclrtCreateEvent never recorded is NOT_READY (0), one of \
+               aclrtCreateEventExWithFlag COMPLETE (1); once its record has run, COMPLETE (1). A NULL status is \
+               refused (100000).",
         apis: &["aclrtQueryEventStatus", "aclrtRecordEvent"],
         sources: &[EVENT_CPP],
         confidence: &[Src],
-        note: Some("event.cpp:144-153: only RT_EVENT_RECORDED gives COMPLETE; the runtime's status starts at \
-                    RT_EVENT_INIT"),
+        note: Some("event.cpp:144-153: only RT_EVENT_RECORDED gives COMPLETE; Event::QueryEventStatus \
+                    event.cc:1193-1198: no record gives RT_EVENT_RECORDED in the new mode, RT_EVENT_INIT in the old"),
         expect: Codes(&[acl!(INVALID_PARAM)]),
         requires: &[Need::Symbol("aclrtQueryEventStatus")],
     }
@@ -2230,10 +2252,26 @@ rules! {
         apis: &["aclrtRecordEvent", "aclrtStreamWaitEvent", "aclrtMemcpyAsync"],
         sources: &[ACL_RT_H, API_IMPL],
         confidence: &[Doc],
-        note: Some("acl_rt.h:1734-1747 (aclrtStreamWaitEvent makes the stream wait for the event's tasks)"),
+        note: Some("acl_rt.h:1759 (aclrtRecordEvent), :2872 (aclrtStreamWaitEvent)"),
         expect: Behaviour,
         requires: &[Need::Symbol("aclrtStreamWaitEvent")],
     }
+
+    EVT_008 {
+        group: EVENT,
+        text: "aclrtQueryEvent and aclrtQueryEventWaitStatus refuse an event made by aclrtCreateEventExWithFlag \
+               (the runtime's new mode) with 207000; aclrtQueryEventStatus answers for it. aclrtQueryEvent of an \
+               aclrtCreateEvent event never recorded is COMPLETE (0).",
+        apis: &["aclrtQueryEvent", "aclrtQueryEventWaitStatus", "aclrtCreateEventExWithFlag"],
+        sources: &[API_ERROR, API_IMPL],
+        confidence: &[Src],
+        note: Some("ApiErrorDecorator::EventQuery api_error.cc:1791-1793 and EventQueryWaitStatus :1823-1825 \
+                    (IsNewMode: RT_ERROR_FEATURE_NOT_SUPPORT, errcode_manage.cc:327: 207000); EventCreateEx makes \
+                    new-mode events (api_impl.cc:2085); Event::Query event.cc:1181-1182 (only RECORDING is not complete)"),
+        expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
+        requires: &[Need::Symbol("aclrtCreateEventExWithFlag"), Need::Symbol("aclrtQueryEvent")],
+    }
+
     // ==== Notifies and IPC events (issue 17, ipc): ACL-NTF, ACL-IEV =================
     // Sources: the ACL layer (notify.cpp, event.cpp), the rts layer
     // (api_c_event.cc, api_c_standard_soc.cc), the error decorator and

@@ -8,6 +8,7 @@
 
 pub mod access;
 pub mod copy;
+pub mod event;
 pub mod export;
 pub mod fork;
 pub mod general;
@@ -25,6 +26,7 @@ pub mod query;
 pub mod reservation;
 pub mod retain;
 pub mod sample;
+pub mod stream;
 pub mod trustlist;
 pub mod unreachable;
 pub mod v2;

@@ -1,0 +1,148 @@
+//! ACL-STM: streams, and async copies on them (issue 17).
+
+use std::ffi::c_void;
+use std::ptr;
+
+use vmmkit_sys::acl::*;
+
+use crate::acl::{Ctx, setup};
+use crate::outcome::Failure;
+
+/// A new stream on device 0.
+pub(super) fn stream(cx: &Ctx) -> Result<aclrtStream, Failure> {
+    cx.device(0)?;
+    let mut s: aclrtStream = ptr::null_mut();
+    setup("aclrtCreateStream", cx.acl().create_stream(&mut s))?;
+    Ok(s)
+}
+
+/// `len` bytes of device memory (aclrtMalloc).
+pub(super) fn device_buffer(cx: &Ctx, len: usize) -> Result<*mut c_void, Failure> {
+    let mut p = ptr::null_mut();
+    setup("aclrtMalloc", cx.acl().malloc(&mut p, len, ACL_MEM_MALLOC_HUGE_FIRST))?;
+    Ok(p)
+}
+
+/// ACL-STM-001: NULL out-pointer of create, NULL stream of destroy, NULL status of query.
+pub fn null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
+    let s = stream(cx)?;
+    let acl = cx.acl();
+    cx.expect_code("aclrtCreateStream(NULL)", acl.create_stream(ptr::null_mut()))?;
+    cx.expect_code("aclrtDestroyStream(NULL)", acl.destroy_stream(ptr::null_mut()))?;
+    cx.expect_code("aclrtStreamQuery(status NULL)", acl.stream_query(s, ptr::null_mut())?)?;
+    cx.expect_ok("aclrtDestroyStream of a live stream", acl.destroy_stream(s))
+}
+
+/// ACL-STM-002: timeouts -2 and 0 are refused, for a stream and for the device; -1 waits.
+pub fn timeout_below_minus_one(cx: &mut Ctx) -> Result<(), Failure> {
+    let s = stream(cx)?;
+    let acl = cx.acl();
+    for t in [-2, 0] {
+        let r = acl.synchronize_stream_with_timeout(s, t)?;
+        cx.expect_code(&format!("aclrtSynchronizeStreamWithTimeout(timeout {t})"), r)?;
+        let r = acl.synchronize_device_with_timeout(t)?;
+        cx.expect_code(&format!("aclrtSynchronizeDeviceWithTimeout(timeout {t})"), r)?;
+    }
+    cx.expect_ok("aclrtSynchronizeDeviceWithTimeout(timeout -1)", acl.synchronize_device_with_timeout(-1)?)?;
+    cx.expect_ok("aclrtSynchronizeStreamWithTimeout(timeout -1)", acl.synchronize_stream_with_timeout(s, -1)?)?;
+    cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s))
+}
+
+/// ACL-STM-003: 256 MiB copied host to device cannot be done in 1 ms: 507046,
+/// and the copy still completes. A success is wrong only while the stream
+/// still has the copy pending (an immediate aclrtStreamQuery says so);
+/// where the copy was already done, the case cannot be provoked.
+pub fn timeout_expires(cx: &mut Ctx) -> Result<(), Failure> {
+    const LEN: usize = 256 << 20;
+    let s = stream(cx)?;
+    let dev = device_buffer(cx, LEN)?;
+    let acl = cx.acl();
+    let src = vec![0x3cu8; LEN];
+    let r = acl.memcpy_async(dev, LEN, src.as_ptr().cast(), LEN, ACL_MEMCPY_HOST_TO_DEVICE, s);
+    setup("aclrtMemcpyAsync(256 MiB)", r)?;
+    let got = acl.synchronize_stream_with_timeout(s, 1)?;
+    let mut status: aclrtStreamStatus = -1;
+    let queried = acl.stream_query(s, &mut status)?;
+    // The source must outlive the copy whatever the answer was.
+    setup("aclrtSynchronizeStream", acl.synchronize_stream(s))?;
+    if got == AclError::SUCCESS && queried == AclError::SUCCESS && status == ACL_STREAM_STATUS_COMPLETE {
+        // Done within the timeout (an eager schedule, or a device that fast):
+        // success is right, and the timeout cannot be provoked this way.
+        return Err(Failure::NotSupported("the 256 MiB copy completed within 1 ms: no timeout to provoke".into()));
+    }
+    cx.expect_code("aclrtSynchronizeStreamWithTimeout(1 ms) of a 256 MiB copy", got)?;
+    setup("aclrtFree", acl.free(dev))?;
+    cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s))
+}
+
+/// Every byte of `data` must be `seed`.
+pub(super) fn expect_bytes(cx: &Ctx, step: &str, data: &[u8], seed: u8) -> Result<(), Failure> {
+    let bad = data.iter().position(|&b| b != seed);
+    cx.ensure(step, bad.is_none(), format!("all {seed:#04x}"), format!("{:?} at byte {bad:?}", bad.map(|i| data[i])))
+}
+
+/// Writes `len` bytes of `seed` to `dev` on `s` asynchronously; the source
+/// is returned, for the caller to keep until the copy has run.
+fn write_async(cx: &Ctx, s: aclrtStream, dev: *mut c_void, len: usize, seed: u8) -> Result<Vec<u8>, Failure> {
+    let src = vec![seed; len];
+    let r = cx.acl().memcpy_async(dev, len, src.as_ptr().cast(), len, ACL_MEMCPY_HOST_TO_DEVICE, s);
+    setup("aclrtMemcpyAsync(host to device)", r)?;
+    Ok(src)
+}
+
+/// ACL-STM-004: aclrtMemcpyAsync then aclrtSynchronizeStream: the bytes are there.
+pub fn async_copy_then_synchronize(cx: &mut Ctx) -> Result<(), Failure> {
+    const LEN: usize = 1 << 20;
+    let s = stream(cx)?;
+    let dev = device_buffer(cx, LEN)?;
+    let acl = cx.acl();
+    let src = write_async(cx, s, dev, LEN, 0xa5)?;
+    cx.expect_ok("aclrtSynchronizeStream", acl.synchronize_stream(s))?;
+    drop(src);
+    expect_bytes(cx, "bytes after the synchronize", &cx.read(dev, LEN)?, 0xa5)?;
+    setup("aclrtFree", acl.free(dev))?;
+    cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s))
+}
+
+/// ACL-STM-005: aclrtDestroyStream right after an async copy: the copy completes first.
+pub fn destroy_waits(cx: &mut Ctx) -> Result<(), Failure> {
+    const LEN: usize = 8 << 20;
+    let s = stream(cx)?;
+    let dev = device_buffer(cx, LEN)?;
+    let acl = cx.acl();
+    let src = write_async(cx, s, dev, LEN, 0x5c)?;
+    cx.expect_ok("aclrtDestroyStream with a copy pending", acl.destroy_stream(s))?;
+    drop(src);
+    expect_bytes(cx, "bytes after the destroy", &cx.read(dev, LEN)?, 0x5c)?;
+    setup("aclrtFree", acl.free(dev))
+}
+
+/// ACL-STM-006: a stream with nothing pending is COMPLETE (0).
+pub fn query_idle(cx: &mut Ctx) -> Result<(), Failure> {
+    let s = stream(cx)?;
+    let acl = cx.acl();
+    let mut status: aclrtStreamStatus = -1;
+    cx.expect_ok("aclrtStreamQuery of an idle stream", acl.stream_query(s, &mut status)?)?;
+    cx.ensure("status", status == ACL_STREAM_STATUS_COMPLETE, ACL_STREAM_STATUS_COMPLETE, status)?;
+    cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s))
+}
+
+/// ACL-STM-007: aclrtResetDevice with a copy pending returns 0, and device 0
+/// works again after aclrtSetDevice (a new stream copies).
+pub fn reset_with_pending_work(cx: &mut Ctx) -> Result<(), Failure> {
+    const LEN: usize = 4 << 20;
+    let s = stream(cx)?;
+    let dev = device_buffer(cx, LEN)?;
+    let acl = cx.acl();
+    let src = write_async(cx, s, dev, LEN, 0x42)?;
+    cx.expect_ok("aclrtResetDevice(0) with a copy pending", acl.reset_device(0))?;
+    drop(src);
+    let s2 = stream(cx)?;
+    let dev2 = device_buffer(cx, LEN)?;
+    let src2 = write_async(cx, s2, dev2, LEN, 0x24)?;
+    cx.expect_ok("aclrtSynchronizeStream of a stream made after the reset", acl.synchronize_stream(s2))?;
+    drop(src2);
+    expect_bytes(cx, "bytes copied after the reset", &cx.read(dev2, LEN)?, 0x24)?;
+    setup("aclrtFree", acl.free(dev2))?;
+    cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s2))
+}
