@@ -14,6 +14,7 @@ pub mod calls;
 pub mod copy;
 pub mod export;
 pub mod handoff;
+pub mod ipc_event;
 pub mod lookup;
 pub mod map;
 pub mod reimport;
@@ -208,6 +209,7 @@ pub const ALL: &[(&str, Builder)] = &[
     ("copy", copy::entries),
     ("lookup", lookup::entries),
     ("calls", calls::entries),
+    ("ipc_event", ipc_event::entries),
 ];
 
 /// Times `iters` runs of `f` as one stretch (for bodies with nothing to

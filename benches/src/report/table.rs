@@ -99,6 +99,7 @@ const GROUPS: &[(&str, &str, Kind)] = &[
     ("copy_d2d", "copy device → device", Kind::Copy),
     ("import_lookup", "import lookup + free", Kind::Lookup),
     ("call_overhead", "call", Kind::Calls),
+    ("ipc_event", "cross-process event, signal to wake (round trip)", Kind::Control(2.0)),
 ];
 
 /// Copies are held to the bandwidth target from this size on.

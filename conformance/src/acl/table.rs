@@ -359,3 +359,97 @@ impl Acl {
         call_opt!(self.aclrtEventElapsedTime(ms, start, end))
     }
 }
+
+/// Notifies and IPC events (ACL-NTF, ACL-IEV), and the stream and event
+/// calls their two-process checks use.
+impl Acl {
+    pub(crate) fn create_notify(&self, notify: *mut aclrtNotify, flag: u64) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtCreateNotify(notify, flag))
+    }
+    pub(crate) fn destroy_notify(&self, notify: aclrtNotify) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtDestroyNotify(notify))
+    }
+    pub(crate) fn record_notify(&self, notify: aclrtNotify, stream: aclrtStream) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtRecordNotify(notify, stream))
+    }
+    pub(crate) fn wait_and_reset_notify(
+        &self,
+        notify: aclrtNotify,
+        stream: aclrtStream,
+        timeout: u32,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtWaitAndResetNotify(notify, stream, timeout))
+    }
+    pub(crate) fn get_notify_id(&self, notify: aclrtNotify, id: *mut u32) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtGetNotifyId(notify, id))
+    }
+    pub(crate) fn notify_get_export_key(
+        &self,
+        notify: aclrtNotify,
+        key: *mut c_char,
+        len: usize,
+        flags: u64,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtNotifyGetExportKey(notify, key, len, flags))
+    }
+    pub(crate) fn notify_import_by_key(
+        &self,
+        notify: *mut aclrtNotify,
+        key: *const c_char,
+        flags: u64,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtNotifyImportByKey(notify, key, flags))
+    }
+    pub(crate) fn notify_set_import_pid(
+        &self,
+        notify: aclrtNotify,
+        pid: *mut i32,
+        num: usize,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtNotifySetImportPid(notify, pid, num))
+    }
+    pub(crate) fn ipc_get_event_handle(
+        &self,
+        event: aclrtEvent,
+        handle: *mut aclrtIpcEventHandle,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtIpcGetEventHandle(event, handle))
+    }
+    pub(crate) fn ipc_open_event_handle(
+        &self,
+        handle: aclrtIpcEventHandle,
+        event: *mut aclrtEvent,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtIpcOpenEventHandle(handle, event))
+    }
+    // Stream and event calls of the two-process checks.
+    pub(crate) fn ipc_memcpy_async(
+        &self,
+        dst: *mut c_void,
+        dst_max: usize,
+        src: *const c_void,
+        count: usize,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> AclError {
+        call!(self.aclrtMemcpyAsync(dst, dst_max, src, count, kind, stream))
+    }
+    pub(crate) fn ipc_synchronize_stream(&self, stream: aclrtStream) -> AclError {
+        call!(self.aclrtSynchronizeStream(stream))
+    }
+    pub(crate) fn ipc_destroy_stream(&self, stream: aclrtStream) -> AclError {
+        call!(self.aclrtDestroyStream(stream))
+    }
+    pub(crate) fn ipc_create_event_ex(&self, event: *mut aclrtEvent, flag: u32) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtCreateEventExWithFlag(event, flag))
+    }
+    pub(crate) fn ipc_record_event(&self, event: aclrtEvent, stream: aclrtStream) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtRecordEvent(event, stream))
+    }
+    pub(crate) fn ipc_destroy_event(&self, event: aclrtEvent) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtDestroyEvent(event))
+    }
+    pub(crate) fn ipc_stream_wait_event(&self, stream: aclrtStream, event: aclrtEvent) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtStreamWaitEvent(stream, event))
+    }
+}

@@ -182,6 +182,42 @@ pub enum Request {
         /// Mapping slot.
         map: usize,
     },
+    /// `aclrtNotifyImportByKey(key, flags)`: `slot` is the notify's slot.
+    NotifyImport {
+        /// The key, without its NUL.
+        key: Vec<u8>,
+        /// Import flags.
+        flags: u64,
+    },
+    /// On a stream of the peer: `aclrtWaitAndResetNotify(notify, timeout)`,
+    /// then `aclrtMemcpyAsync` of mapping slot `map` to the host and
+    /// `aclrtSynchronizeStream`: `value` is 1 when the host copy is the
+    /// pattern `seed`; `code` the first call that failed.
+    NotifyWaitRead {
+        /// Notify slot.
+        notify: usize,
+        /// Mapping slot.
+        map: usize,
+        /// Pattern seed.
+        seed: u8,
+        /// The wait's timeout (seconds; 0: none).
+        timeout: u32,
+    },
+    /// `aclrtIpcOpenEventHandle(handle)`: `slot` is the event's slot.
+    EventOpen {
+        /// The 64 bytes of the handle.
+        handle: Vec<u8>,
+    },
+    /// On a stream of the peer: `aclrtStreamWaitEvent(event)`, then as
+    /// [`Request::NotifyWaitRead`] the copy, synchronize and comparison.
+    EventWaitRead {
+        /// Event slot.
+        event: usize,
+        /// Mapping slot.
+        map: usize,
+        /// Pattern seed.
+        seed: u8,
+    },
 }
 
 /// The peer's answer.

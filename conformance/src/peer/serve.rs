@@ -233,6 +233,8 @@ impl State {
                 let r = acl.mem_retain_allocation_handle(va, &mut h);
                 self.imported(r, h, "aclrtMemRetainAllocationHandle")
             }
+            ref cells => super::serve_cells::handle(acl, &self.maps, cells)
+                .unwrap_or_else(|| reply(AclError::INVALID_PARAM, "peer: an unknown request")),
         }
     }
 

@@ -33,7 +33,9 @@ pub struct Words {
     pub wanted: AtomicU32,
     /// What the creator set (its meaning is the owner's: event flags).
     pub flags: AtomicU32,
-    /// For the owner's use (a notify's consumed count, a generation).
+    /// `spare[0..9]`: for the owner's use (a notify's consumed count, a
+    /// generation). `spare[9]`: how many waiters are, or are about to be,
+    /// asleep on `completed` (see [`Cell::complete`]).
     pub spare: [AtomicU32; 10],
 }
 
@@ -85,6 +87,9 @@ pub fn now_ns() -> u64 {
     let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
     (t.tv_sec as u64).wrapping_mul(1_000_000_000).wrapping_add(t.tv_nsec as u64)
 }
+
+/// The index in `spare` of the sleeping waiters' count.
+const SLEEPERS: usize = 9;
 
 /// How often a waiter with an `alive` check looks at it.
 const LIVENESS_PERIOD: Duration = Duration::from_millis(100);
@@ -154,8 +159,16 @@ impl Cell {
                 Err(now) => cur = now,
             }
         }
-        // A failed wake changes nothing a waiter relies on: it re-reads the word.
-        let _ = futex::wake(&w.completed, self.futex_flags(), u32::MAX);
+        // Wake only when someone may sleep: a waiter counts itself before it
+        // reads `completed` for the last time, and the completer reads the
+        // count after its store (both sequentially consistent), so one of
+        // the two sees the other. Saves the wake system call of every
+        // record nobody waits for.
+        std::sync::atomic::fence(Ordering::SeqCst);
+        if w.spare[SLEEPERS].load(Ordering::SeqCst) != 0 {
+            // A failed wake changes nothing a waiter relies on: it re-reads the word.
+            let _ = futex::wake(&w.completed, self.futex_flags(), u32::MAX);
+        }
     }
 
     /// Says that somebody waits for `seq` (the adversarial schedule then runs
@@ -214,8 +227,14 @@ impl Cell {
             let until = deadline.map_or(next_look, |d| d.min(next_look));
             let left = until.saturating_duration_since(now);
             let ts = rustix::time::Timespec { tv_sec: left.as_secs() as i64, tv_nsec: i64::from(left.subsec_nanos()) };
-            // EAGAIN (the word moved), EINTR and ETIMEDOUT all mean: look again.
-            let _ = futex::wait(w, self.futex_flags(), cur, Some(&ts));
+            let sleepers = &self.words().spare[SLEEPERS];
+            sleepers.fetch_add(1, Ordering::SeqCst);
+            let cur = w.load(Ordering::SeqCst);
+            if !reached(cur, seq) {
+                // EAGAIN (the word moved), EINTR and ETIMEDOUT all mean: look again.
+                let _ = futex::wait(w, self.futex_flags(), cur, Some(&ts));
+            }
+            sleepers.fetch_sub(1, Ordering::SeqCst);
         }
     }
 }

@@ -294,3 +294,15 @@ impl FetchMaxWrapping for std::sync::atomic::AtomicU32 {
         }
     }
 }
+
+impl Emulator {
+    /// Whether shared notify or event `id` may be opened by any process (its
+    /// trustlist is off), as its creator last set it.
+    pub fn notify_is_open_to_all(&self, id: EventId) -> bool {
+        self.events.get(id).ok().and_then(|ev| {
+            let share = ev.share.as_ref()?;
+            let held = share.held.lock().unwrap_or_else(|p| p.into_inner());
+            held.as_ref().map(|h| h.header.any_process)
+        }) == Some(true)
+    }
+}

@@ -335,7 +335,8 @@ impl Streams {
 
     /// Wakes every worker, so that each looks at what is wanted of it.
     fn poke_all(&self) {
-        for s in lock(&self.map).values() {
+        // Only an adversarial worker holds work until it is wanted.
+        for s in lock(&self.map).values().filter(|s| s.adversarial()) {
             s.bell.notify_all();
         }
     }

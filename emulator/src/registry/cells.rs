@@ -20,6 +20,7 @@
 
 use std::io;
 
+use super::entry::{put_words, word_at};
 use super::{LookupError, Registry};
 use crate::os::lock;
 use crate::os::object::Object;
@@ -113,16 +114,14 @@ impl CellHeader {
             u64::from(self.trust_len),
         ];
         let mut out = [0u8; FIELDS * 8];
-        for (chunk, w) in out.chunks_exact_mut(8).zip(words) {
-            chunk.copy_from_slice(&w.to_le_bytes());
-        }
+        put_words(&mut out, &words);
         out
     }
 
     /// The header in `b`, if well formed: our magic, a kind we know, a key
     /// with [`CELL_KEY_BIT`], a pid that fits, a trustlist within the page.
     fn from_bytes(b: &[u8; FIELDS * 8]) -> Option<Self> {
-        let w = |i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+        let w = |i: usize| word_at(b, i);
         if w(0) != MAGIC || w(1) & CELL_KEY_BIT == 0 {
             return None;
         }
@@ -239,12 +238,7 @@ impl Registry {
         if key & CELL_KEY_BIT == 0 {
             return Err(LookupError::Unknown(key));
         }
-        let path = self.entry_path(key);
-        let object = match Object::open(&path) {
-            Ok(o) => o,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(LookupError::Unknown(key)),
-            Err(e) => return Err(io(e)),
-        };
+        let object = self.open_entry(key)?;
         if lock::try_exclusive(&object).map_err(io)? {
             self.cell_unlink(&object, key).map_err(io)?;
             return Err(LookupError::Unknown(key));
@@ -334,11 +328,7 @@ impl Registry {
         if key & CELL_KEY_BIT == 0 {
             return Err(LookupError::Unknown(key));
         }
-        let object = match Object::open(&self.entry_path(key)) {
-            Ok(o) => o,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(LookupError::Unknown(key)),
-            Err(e) => return Err(io(e)),
-        };
+        let object = self.open_entry(key)?;
         match CellHeader::read(&object, key).map_err(io)? {
             Some(h) if !h.withdrawn => Ok(h),
             _ => Err(LookupError::Unknown(key)),

@@ -132,6 +132,18 @@ pub struct Grant {
 
 const FIELDS: usize = 16;
 
+/// Writes `words` little-endian into `out` (8 bytes each), as headers lie on disk.
+pub(super) fn put_words(out: &mut [u8], words: &[u64]) {
+    for (chunk, w) in out.chunks_exact_mut(8).zip(words) {
+        chunk.copy_from_slice(&w.to_le_bytes());
+    }
+}
+
+/// Word `i` of a little-endian header in `b`.
+pub(super) fn word_at(b: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().expect("8 bytes"))
+}
+
 impl Header {
     fn to_bytes(&self) -> [u8; FIELDS * 8] {
         let (kind, id) = self.place.encode();
@@ -154,9 +166,7 @@ impl Header {
             0,
         ];
         let mut out = [0u8; FIELDS * 8];
-        for (chunk, w) in out.chunks_exact_mut(8).zip(words) {
-            chunk.copy_from_slice(&w.to_le_bytes());
-        }
+        put_words(&mut out, &words);
         out
     }
 
@@ -166,7 +176,7 @@ impl Header {
     /// [`TRUST_CAP`], an exporter pid that fits, and a key (when not 0) whose
     /// device bits match the place. The file length is checked by [`Self::read`].
     fn from_bytes(b: &[u8; FIELDS * 8]) -> Option<Self> {
-        let w = |i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+        let w = |i: usize| word_at(b, i);
         if w(0) != MAGIC {
             return None;
         }

@@ -81,6 +81,16 @@ pub fn flock_holders(dir: &Path) -> HashMap<(u64, u64), BTreeSet<u32>> {
     out
 }
 
+/// The pids holding the file of `dirent`, from [`flock_holders`]' map.
+fn holders_of(dirent: &std::fs::DirEntry, holders: &HashMap<(u64, u64), BTreeSet<u32>>) -> Vec<u32> {
+    dirent
+        .metadata()
+        .ok()
+        .and_then(|m| holders.get(&(m.dev(), m.ino())))
+        .map(|h| h.iter().copied().collect())
+        .unwrap_or_default()
+}
+
 impl Registry {
     /// Every exported entry of the root, ordered by key.
     pub fn entries(&self) -> Vec<EntryInfo> {
@@ -93,12 +103,7 @@ impl Registry {
             let Ok(object) = Object::open(&dirent.path()) else { continue };
             let Ok(Some(h)) = Header::read_named(&object, &dirent.file_name()) else { continue };
             let trustlist = h.trustlist(&object).map(|l| l.into_iter().map(|g| g.pid).collect()).unwrap_or_default();
-            let hold: Vec<u32> = dirent
-                .metadata()
-                .ok()
-                .and_then(|m| holders.get(&(m.dev(), m.ino())))
-                .map(|h| h.iter().copied().collect())
-                .unwrap_or_default();
+            let hold = holders_of(&dirent, &holders);
             out.push(EntryInfo {
                 key: h.key,
                 size: h.data_len,
@@ -149,12 +154,7 @@ impl Registry {
             }
             let Ok(object) = Object::open(&dirent.path()) else { continue };
             let Ok(Some(h)) = super::CellHeader::read(&object, key) else { continue };
-            let hold: Vec<u32> = dirent
-                .metadata()
-                .ok()
-                .and_then(|m| holders.get(&(m.dev(), m.ino())))
-                .map(|h| h.iter().copied().collect())
-                .unwrap_or_default();
+            let hold = holders_of(&dirent, &holders);
             out.push(CellInfo {
                 key,
                 kind: h.kind,

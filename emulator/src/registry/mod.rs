@@ -237,16 +237,21 @@ impl Registry {
     pub fn lookup(&self, key: u64) -> Result<Held, LookupError> {
         let io = |source| LookupError::Io { key, source };
         let path = self.entry_path(key);
-        let object = match Object::open(&path) {
-            Ok(o) => o,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(LookupError::Unknown(key)),
-            Err(e) => return Err(io(e)),
-        };
+        let object = self.open_entry(key)?;
         if lock::try_exclusive(&object).map_err(io)? {
             gc::remove_unheld(self, &object, &path).map_err(io)?;
             return Err(LookupError::Unknown(key));
         }
         Self::hold(object, key)
+    }
+
+    /// Opens the file of entry `key` (memory or shared cell); a missing one is unknown.
+    fn open_entry(&self, key: u64) -> Result<Object, LookupError> {
+        match Object::open(&self.entry_path(key)) {
+            Ok(o) => Ok(o),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Err(LookupError::Unknown(key)),
+            Err(source) => Err(LookupError::Io { key, source }),
+        }
     }
 
     /// Takes a hold on an object received as a file descriptor (HIP, CUDA).

@@ -117,6 +117,19 @@ macro_rules! acl_functions {
                 aclrtMemsetAsync: fn(devPtr: *mut c_void, maxCount: usize, value: i32, count: usize, stream: aclrtStream) -> aclError;
                 aclrtMemcpy2d: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: aclrtMemcpyKind) -> aclError;
                 aclrtMemcpy2dAsync: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: aclrtMemcpyKind, stream: aclrtStream) -> aclError;
+
+                // ---- Shared events and notifies (issue 17, ipc) ----
+                aclrtCreateNotify: fn(notify: *mut aclrtNotify, flag: u64) -> aclError;
+                aclrtDestroyNotify: fn(notify: aclrtNotify) -> aclError;
+                aclrtRecordNotify: fn(notify: aclrtNotify, stream: aclrtStream) -> aclError;
+                aclrtWaitAndResetNotify: fn(notify: aclrtNotify, stream: aclrtStream, timeout: u32) -> aclError;
+                aclrtGetNotifyId: fn(notify: aclrtNotify, notifyId: *mut u32) -> aclError;
+                aclrtNotifyGetExportKey: fn(notify: aclrtNotify, key: *mut c_char, len: usize, flags: u64) -> aclError;
+                aclrtNotifyImportByKey: fn(notify: *mut aclrtNotify, key: *const c_char, flags: u64) -> aclError;
+                aclrtNotifySetImportPid: fn(notify: aclrtNotify, pid: *mut i32, num: usize) -> aclError;
+                aclrtNotifySetImportPidInterServer: fn(notify: aclrtNotify, serverPids: *mut aclrtServerPid, num: usize) -> aclError;
+                aclrtIpcGetEventHandle: fn(event: aclrtEvent, handle: *mut aclrtIpcEventHandle) -> aclError;
+                aclrtIpcOpenEventHandle: fn(handle: aclrtIpcEventHandle, event: *mut aclrtEvent) -> aclError;
         }
         }
     };

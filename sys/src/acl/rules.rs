@@ -2271,4 +2271,184 @@ rules! {
         expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
         requires: &[Need::Symbol("aclrtCreateEventExWithFlag"), Need::Symbol("aclrtQueryEvent")],
     }
+
+    // ==== Notifies and IPC events (issue 17, ipc): ACL-NTF, ACL-IEV =================
+    // Sources: the ACL layer (notify.cpp, event.cpp), the rts layer
+    // (api_c_event.cc, api_c_standard_soc.cc), the error decorator and
+    // implementation (api_error.cc, api_impl.cc, api_impl_event.cc), the
+    // notify and IPC event objects; see docs/audit/acl-notify.md. Where the
+    // source ends at the driver library (halShrId*), the rule says so.
+
+    NTF_001 {
+        group: NOTIFY,
+        text: "aclrtCreateNotify: a NULL notify is 100000; a flag other than ACL_NOTIFY_DEFAULT (0) or \
+               ACL_NOTIFY_DEVICE_USE_ONLY (1) is 107000.",
+        apis: &["aclrtCreateNotify"],
+        sources: &[NOTIFY_CPP, API_C_EVENT],
+        confidence: &[Src],
+        note: Some("notify.cpp:25-35 (ACL_REQUIRES_NOT_NULL); api_c_event.cc:119-126 (rtsNotifyCreate's flag check)"),
+        expect: Codes(&[acl!(INVALID_PARAM), acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclrtCreateNotify")],
+    }
+
+    NTF_002 {
+        group: NOTIFY,
+        text: "A NULL notify given to aclrtDestroyNotify, aclrtRecordNotify, aclrtWaitAndResetNotify, \
+               aclrtGetNotifyId, aclrtNotifyGetExportKey or aclrtNotifySetImportPid, or a NULL notifyId, key, pid or \
+               output notify, is 100000 (the ACL layer checks them).",
+        apis: &[
+            "aclrtDestroyNotify",
+            "aclrtRecordNotify",
+            "aclrtWaitAndResetNotify",
+            "aclrtGetNotifyId",
+            "aclrtNotifyGetExportKey",
+            "aclrtNotifyImportByKey",
+            "aclrtNotifySetImportPid",
+        ],
+        sources: &[NOTIFY_CPP],
+        confidence: &[Src],
+        note: Some("notify.cpp:37-130, every entry point's ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT"),
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+        requires: &[Need::Symbol("aclrtNotifyGetExportKey")],
+    }
+
+    NTF_003 {
+        group: NOTIFY,
+        text: "aclrtNotifyGetExportKey: len 0 and flags other than 0 or \
+               ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION (2) are 107000; so is a key buffer shorter than the \
+               key (65 bytes with its NUL).",
+        apis: &["aclrtNotifyGetExportKey"],
+        sources: &[API_ERROR, NPU_DRIVER],
+        confidence: &[Src, Undetermined],
+        note: Some("api_error.cc:4464-4485 (len 0, flags); the name's length is the driver's (halShrIdCreate, beyond \
+                    the source): the emulator writes 64 characters and a NUL, as its IPC memory keys"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclrtNotifyGetExportKey")],
+    }
+
+    NTF_004 {
+        group: NOTIFY,
+        text: "aclrtNotifyGetExportKey on a notify that is already an IPC notify (exported before, or imported) is \
+               507000.",
+        apis: &["aclrtNotifyGetExportKey", "aclrtNotifyImportByKey"],
+        sources: &[NOTIFY_CC, ERRCODE],
+        confidence: &[Src],
+        note: Some("Notify::CreateIpcNotify notify.cc:383-386 (isIpcNotify_: RT_ERROR_NOTIFY_TYPE), \
+                    errcode_manage.cc:213 (507000)"),
+        expect: Codes(&[acl!(RT_INTERNAL_ERROR)]),
+        requires: &[Need::Symbol("aclrtNotifyGetExportKey")],
+    }
+
+    NTF_005 {
+        group: NOTIFY,
+        text: "aclrtNotifyImportByKey: flags above 3 (DOWNLOAD_TO_DEV | ENABLE_PEER_ACCESS) are 107000; a key that \
+               names no exported notify is refused by the driver (507899).",
+        apis: &["aclrtNotifyImportByKey"],
+        sources: &[API_ERROR, NOTIFY_CC],
+        confidence: &[Src, Undetermined],
+        note: Some("api_error.cc:4488-4496; the unknown name is refused by halShrIdOpen (beyond the source): the \
+                    emulator gives 507899, as for IPC memory keys (ACL-IPK-006)"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: &[Need::Symbol("aclrtNotifyImportByKey")],
+    }
+
+    NTF_006 {
+        group: NOTIFY,
+        text: "aclrtNotifySetImportPid: num 0 is 107000; a notify that was never exported (it has no name) is \
+               refused by the driver (507899).",
+        apis: &["aclrtNotifySetImportPid"],
+        sources: &[API_ERROR, API_C_SOC],
+        confidence: &[Src, Undetermined],
+        note: Some("api_error.cc:3797-3807 (num <= 0 after the int32 cast); api_c_standard_soc.cc:1822-1840 passes \
+                    the notify's empty IPC name to halShrIdSetPid (beyond the source)"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: &[Need::Symbol("aclrtNotifySetImportPid")],
+    }
+
+    NTF_007 {
+        group: NOTIFY,
+        text: "With export flag 0 a process not on the notify's trustlist cannot import it (507899), and once \
+               aclrtNotifySetImportPid lists it, it can; with DISABLE_PID_VALIDATION any process imports. The creating \
+               process importing its own notify with validation on is refused (it is not on its own list).",
+        apis: &["aclrtNotifySetImportPid", "aclrtNotifyImportByKey", "aclrtNotifyGetExportKey"],
+        sources: &[API_IMPL, NPU_DRIVER],
+        confidence: &[Src, Undetermined],
+        note: Some("ApiImpl::IpcSetNotifyName api_impl.cc:4972-4986 turns the list off only with the flag \
+                    (SetIpcNotifyDisablePidVerify); the list itself is the driver's (halShrIdSetPid/Open), modelled \
+                    as IPC memory keys' (ACL-IPK-007, ACL-IPK-009)"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: &[Need::Peers, Need::Symbol("aclrtNotifyImportByKey")],
+    }
+
+    NTF_008 {
+        group: NOTIFY,
+        text: "Across processes: A copies into shared memory with aclrtMemcpyAsync and records a notify on the same \
+               stream; B's aclrtWaitAndResetNotify on its stream holds B's later copy until the record, so B reads \
+               A's data; the wait resets the notify, so a second wait waits for a new record.",
+        apis: &["aclrtRecordNotify", "aclrtWaitAndResetNotify", "aclrtMemcpyAsync"],
+        sources: &[ACL_RT_H, API_IMPL],
+        confidence: &[Doc],
+        note: Some("acl_rt.h:3894-3912 (record; wait with timeout, then reset)"),
+        expect: Behaviour,
+        requires: &[Need::Peers, Need::Symbol("aclrtWaitAndResetNotify")],
+    }
+
+    IEV_001 {
+        group: IPC_EVENT,
+        text: "aclrtIpcGetEventHandle: a NULL handle (checked first) or event is 100000; aclrtIpcOpenEventHandle: a \
+               NULL event is 100000.",
+        apis: &["aclrtIpcGetEventHandle", "aclrtIpcOpenEventHandle"],
+        sources: &[EVENT_CPP],
+        confidence: &[Src],
+        note: Some("event.cpp:455-478"),
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+        requires: &[Need::Symbol("aclrtIpcGetEventHandle")],
+    }
+
+    IEV_002 {
+        group: IPC_EVENT,
+        text: "aclrtIpcGetEventHandle of an event made without ACL_EVENT_IPC is 107000.",
+        apis: &["aclrtIpcGetEventHandle", "aclrtCreateEventExWithFlag"],
+        sources: &[API_IMPL_EVENT],
+        confidence: &[Src],
+        note: Some("ApiImplEvent::IpcGetEventHandle api_impl_event.cc:67-73 (eventFlag_ != RT_EVENT_IPC)"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclrtIpcGetEventHandle")],
+    }
+
+    IEV_003 {
+        group: IPC_EVENT,
+        text: "aclrtIpcGetEventHandle gives the same handle each time for one event; aclrtIpcOpenEventHandle of a \
+               handle that names no IPC event (all zeros, or of an event destroyed by its only holder) is 107017.",
+        apis: &["aclrtIpcGetEventHandle", "aclrtIpcOpenEventHandle"],
+        sources: &[IPC_EVENT_CC],
+        confidence: &[Src, Inferred],
+        note: Some("IpcEvent::IpcGetEventHandle copies the event's shareable handle (ipc_event.cc:196-203); \
+                    IpcHandleAllocAndImport imports it (ipc_event.cc:214-226), as ACL-IMP-007 an unknown one"),
+        expect: Codes(&[acl!(RT_INVALID_HANDLE)]),
+        requires: &[Need::Symbol("aclrtIpcOpenEventHandle")],
+    }
+
+    IEV_004 {
+        group: IPC_EVENT,
+        text: "Across processes: A copies with aclrtMemcpyAsync and records an ACL_EVENT_IPC event; B opens its \
+               handle and aclrtStreamWaitEvent orders B's later copy after A's record, so B reads A's data.",
+        apis: &["aclrtIpcGetEventHandle", "aclrtIpcOpenEventHandle", "aclrtStreamWaitEvent", "aclrtRecordEvent"],
+        sources: &[ACL_RT_H, IPC_EVENT_CC],
+        confidence: &[Doc],
+        note: Some("acl_rt.h:5800-5822"),
+        expect: Behaviour,
+        requires: &[Need::Peers, Need::Symbol("aclrtIpcOpenEventHandle")],
+    }
 }
+
+// ---- groups and sources of the notify and IPC event rules (issue 17, ipc) -----
+
+const NOTIFY: &str = "acl.notify";
+const IPC_EVENT: &str = "acl.ipc.event";
+const NOTIFY_CPP: Source = Runtime("src/acl/aclrt_impl/notify.cpp");
+const API_C_EVENT: Source = Runtime("src/runtime/api/api_c_event.cc");
+const API_C_SOC: Source = Runtime("src/runtime/api/api_c_standard_soc.cc");
+const NOTIFY_CC: Source = Runtime("src/runtime/core/src/notify/notify.cc");
+const API_IMPL_EVENT: Source = Runtime("src/runtime/api/impl/api_impl_event.cc");
+const IPC_EVENT_CC: Source = Runtime("src/runtime/core/src/event/ipc_event.cc");

@@ -327,3 +327,37 @@ mod fabric_tests {
         assert_eq!(offset_of!(aclrtMemFabricHandleHead, share_id), 16);
     }
 }
+
+// ---- Shared events and notifies (issue 17; include/external/acl/acl_rt.h) ----
+
+/// `aclrtNotify`: an opaque pointer.
+pub type aclrtNotify = *mut c_void;
+/// `aclrtCreateNotify` flag: the default (acl_rt.h:52).
+pub const ACL_NOTIFY_DEFAULT: u64 = 0;
+/// `aclrtCreateNotify` flag: used on the device only (acl_rt.h:53; RT_NOTIFY_FLAG_DOWNLOAD_TO_DEV).
+pub const ACL_NOTIFY_DEVICE_USE_ONLY: u64 = 0x1;
+/// `aclrtNotifyGetExportKey` flag: the default (acl_rt.h:59).
+pub const ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT: u64 = 0;
+/// `aclrtNotifyGetExportKey` flag: no pid trustlist (acl_rt.h:60).
+pub const ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION: u64 = 0x2;
+/// `aclrtNotifyImportByKey` flag: the default (acl_rt.h:62).
+pub const ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT: u64 = 0;
+/// `aclrtNotifyImportByKey` flag: peer access to the notify (acl_rt.h:63).
+pub const ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS: u64 = 0x2;
+/// Bytes of an `aclrtIpcEventHandle` (acl_rt.h:86).
+pub const ACL_IPC_EVENT_HANDLE_SIZE: usize = 64;
+
+/// `aclrtIpcEventHandle`: 64 bytes, passed by value (acl_rt.h:1011-1013).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct aclrtIpcEventHandle {
+    pub reserved: [std::ffi::c_char; ACL_IPC_EVENT_HANDLE_SIZE],
+}
+
+impl Default for aclrtIpcEventHandle {
+    fn default() -> Self {
+        Self { reserved: [0; ACL_IPC_EVENT_HANDLE_SIZE] }
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<aclrtIpcEventHandle>() == 64);

@@ -1,0 +1,94 @@
+//! ACL-IEV: IPC events (`aclrtIpcGetEventHandle`, `aclrtIpcOpenEventHandle`)
+//! across real processes.
+
+use std::ptr;
+
+use vmmkit_sys::acl::*;
+
+use super::notify::{free_block, shared_block, write_async};
+use crate::acl::{Ctx, setup};
+use crate::outcome::Failure;
+use crate::peer::Request;
+
+/// A fresh event on device 0 made with `flag` by aclrtCreateEventExWithFlag.
+fn event(cx: &Ctx, flag: u32) -> Result<aclrtEvent, Failure> {
+    cx.device(0)?;
+    let mut e: aclrtEvent = ptr::null_mut();
+    setup(&format!("aclrtCreateEventExWithFlag({flag:#x})"), cx.acl().ipc_create_event_ex(&mut e, flag)?)?;
+    Ok(e)
+}
+
+fn handle(cx: &Ctx, e: aclrtEvent) -> Result<(AclError, aclrtIpcEventHandle), Failure> {
+    let mut h = aclrtIpcEventHandle::default();
+    let r = cx.acl().ipc_get_event_handle(e, &mut h)?;
+    Ok((r, h))
+}
+
+fn bytes(h: &aclrtIpcEventHandle) -> Vec<u8> {
+    h.reserved.iter().map(|&c| c as u8).collect()
+}
+
+/// ACL-IEV-001: NULL handle (checked before the event), NULL event: 100000.
+pub fn null_arguments(cx: &mut Ctx) -> Result<(), Failure> {
+    let e = event(cx, ACL_EVENT_IPC)?;
+    let acl = cx.acl();
+    let p = AclError::INVALID_PARAM;
+    let mut h = aclrtIpcEventHandle::default();
+    cx.expect(
+        "GetEventHandle(NULL event, NULL handle)",
+        p,
+        acl.ipc_get_event_handle(ptr::null_mut(), ptr::null_mut())?,
+    )?;
+    cx.expect("GetEventHandle(event, NULL handle)", p, acl.ipc_get_event_handle(e, ptr::null_mut())?)?;
+    cx.expect("GetEventHandle(NULL event)", p, acl.ipc_get_event_handle(ptr::null_mut(), &mut h)?)?;
+    cx.expect("OpenEventHandle(handle, NULL)", p, acl.ipc_open_event_handle(h, ptr::null_mut())?)?;
+    cx.expect_ok("state unchanged: GetEventHandle", acl.ipc_get_event_handle(e, &mut h)?)?;
+    cx.expect_ok("aclrtDestroyEvent", acl.ipc_destroy_event(e)?)
+}
+
+/// ACL-IEV-002: an event made without ACL_EVENT_IPC has no handle (107000).
+pub fn needs_ipc_flag(cx: &mut Ctx) -> Result<(), Failure> {
+    let e = event(cx, ACL_EVENT_SYNC)?;
+    let (r, _) = handle(cx, e)?;
+    cx.expect_code("GetEventHandle of an ACL_EVENT_SYNC event", r)?;
+    cx.expect_ok("aclrtDestroyEvent", cx.acl().ipc_destroy_event(e)?)
+}
+
+/// ACL-IEV-003: the same handle twice; an all-zero handle and one of a
+/// destroyed event are 107017 to open.
+pub fn handles(cx: &mut Ctx) -> Result<(), Failure> {
+    let e = event(cx, ACL_EVENT_IPC)?;
+    let (r1, h1) = handle(cx, e)?;
+    let (r2, h2) = handle(cx, e)?;
+    cx.expect_ok("GetEventHandle twice", if r1.is_success() { r2 } else { r1 })?;
+    cx.ensure("the second handle", h1 == h2, "the first", "another")?;
+    let acl = cx.acl();
+    let mut opened: aclrtEvent = ptr::null_mut();
+    let zero = acl.ipc_open_event_handle(aclrtIpcEventHandle::default(), &mut opened)?;
+    cx.expect_code("OpenEventHandle of an all-zero handle", zero)?;
+    cx.expect_ok("aclrtDestroyEvent", acl.ipc_destroy_event(e)?)?;
+    let gone = acl.ipc_open_event_handle(h1, &mut opened)?;
+    cx.expect_code("OpenEventHandle of the handle of a destroyed event", gone)
+}
+
+/// ACL-IEV-004: A copies asynchronously and records; B opens the handle,
+/// makes its stream wait on the event and reads A's data.
+pub fn ordering_across_processes(cx: &mut Ctx) -> Result<(), Failure> {
+    let e = event(cx, ACL_EVENT_IPC)?;
+    let mut b = cx.peer("B")?;
+    let (va, map, mem_key) = shared_block(cx, &mut b)?;
+    let acl = cx.acl();
+    let (s, _data) = write_async(cx, va, 31, |s| acl.ipc_record_event(e, s))?;
+    let (r, h) = handle(cx, e)?;
+    setup("aclrtIpcGetEventHandle", r)?;
+    let opened = b.call(&Request::EventOpen { handle: bytes(&h) })?;
+    cx.ensure_code("peer B opens the handle", AclError::SUCCESS, AclError(opened.code))?;
+    let got = b.call(&Request::EventWaitRead { event: opened.slot, map, seed: 31 })?;
+    cx.ensure_code(&format!("peer B waits and reads ({})", got.text), AclError::SUCCESS, AclError(got.code))?;
+    cx.ensure("peer B reads A's data after the wait", got.value == 1, "pattern 31", &got.text)?;
+    b.exit()?;
+    setup("aclrtSynchronizeStream", acl.ipc_synchronize_stream(s))?;
+    setup("aclrtDestroyStream", acl.ipc_destroy_stream(s))?;
+    free_block(cx, va, &mem_key)?;
+    cx.expect_ok("aclrtDestroyEvent", acl.ipc_destroy_event(e)?)
+}
