@@ -225,6 +225,19 @@ const ACL_REFERENCE_IDS: &[&str] = &[
     "ACL-EVT-006",
     "ACL-EVT-007",
     "ACL-EVT-008",
+    "ACL-NTF-001",
+    "ACL-NTF-002",
+    "ACL-NTF-003",
+    "ACL-NTF-004",
+    "ACL-NTF-005",
+    "ACL-NTF-006",
+    "ACL-NTF-007",
+    "ACL-NTF-008",
+    "ACL-NTF-009",
+    "ACL-IEV-001",
+    "ACL-IEV-002",
+    "ACL-IEV-003",
+    "ACL-IEV-004",
 ];
 
 /// Every id of cuda.md §3.
@@ -318,8 +331,8 @@ fn acl_catalog_holds_every_reference_id_exactly_once() {
     let reference: HashSet<&str> = ACL_REFERENCE_IDS.iter().copied().collect();
     let extra: Vec<&str> = rules.iter().map(|r| r.id.as_str()).filter(|id| !reference.contains(id)).collect();
     assert!(extra.is_empty(), "catalog rules that are not in the reference list: {extra:?}");
-    assert_eq!(ACL_REFERENCE_IDS.len(), 205);
-    assert_eq!(ACL_REFERENCE_IDS.iter().filter(|id| !id.contains("-ORD-") && !id.contains("-FLOW-")).count(), 198);
+    assert_eq!(ACL_REFERENCE_IDS.len(), 218);
+    assert_eq!(ACL_REFERENCE_IDS.iter().filter(|id| !id.contains("-ORD-") && !id.contains("-FLOW-")).count(), 211);
     assert_eq!(rules.len(), ACL_REFERENCE_IDS.len());
 }
 

@@ -408,6 +408,14 @@ impl Acl {
     ) -> Result<AclError, Failure> {
         call_opt!(self.aclrtNotifySetImportPid(notify, pid, num))
     }
+    pub(crate) fn notify_set_import_pid_inter_server(
+        &self,
+        notify: aclrtNotify,
+        pids: *mut aclrtServerPid,
+        num: usize,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtNotifySetImportPidInterServer(notify, pids, num))
+    }
     pub(crate) fn ipc_get_event_handle(
         &self,
         event: aclrtEvent,

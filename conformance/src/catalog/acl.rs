@@ -221,6 +221,7 @@ crate::bind! {
     NTF_006 => notify::set_pid_arguments,
     NTF_007 => notify::trustlist,
     NTF_008 => notify::ordering_across_processes,
+    NTF_009 => notify::inter_server_list,
     IEV_001 => ipc_event::null_arguments,
     IEV_002 => ipc_event::needs_ipc_flag,
     IEV_003 => ipc_event::handles,

@@ -258,25 +258,29 @@ pub unsafe extern "C" fn aclrtNotifySetImportPid(notify: aclrtNotify, pid: *mut 
 }
 
 /// `aclError aclrtNotifySetImportPidInterServer(aclrtNotify notify, aclrtServerPid *serverPids, size_t num)`:
-/// the emulated machine is one server: each entry's pids are listed as by
-/// aclrtNotifySetImportPid.
+/// ACL-NTF-009. The runtime checks every argument (the ACL layer none),
+/// then lists each entry's pid; the super-pod id is not told apart.
 pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
     notify: aclrtNotify,
     serverPids: *mut aclrtServerPid,
     num: usize,
 ) -> aclError {
     run("aclrtNotifySetImportPidInterServer", || {
-        ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
-        ensure!(!serverPids.is_null(), rules::NTF_002, "serverPids is NULL");
-        let id = exported_notify(notify, num)?;
-        // SAFETY: the caller's array of `num` entries.
-        let entries = unsafe { std::slice::from_raw_parts(serverPids, num as i32 as usize) };
-        let mut pids = Vec::new();
-        for s in entries {
-            if !s.pid.is_null() && s.num > 0 {
-                // SAFETY: the caller's array of `s.num` pids.
-                pids.extend_from_slice(unsafe { std::slice::from_raw_parts(s.pid, s.num) });
-            }
+        ensure!(!notify.is_null(), rules::NTF_009, "notify is NULL");
+        ensure!(!serverPids.is_null(), rules::NTF_009, "serverPids is NULL");
+        ensure!(num != 0, rules::NTF_009, "num is 0");
+        let id = notify_id(notify)?;
+        // SAFETY: the caller's array of `num` entries, as the runtime reads it.
+        let entries = unsafe { std::slice::from_raw_parts(serverPids, num) };
+        let mut pids = Vec::with_capacity(entries.len());
+        for (i, s) in entries.iter().enumerate() {
+            ensure!(!s.pid.is_null(), rules::NTF_009, "serverPids[{i}].pid is NULL");
+            ensure!(s.num == 1, rules::NTF_009, "serverPids[{i}].num is {}, not 1", s.num);
+            // SAFETY: a non-NULL pointer to the one pid the entry names.
+            pids.push(unsafe { *s.pid });
+        }
+        if !lock(&EXPORTED).contains(&id) {
+            return Err(refused(&rules::NTF_006, "the notify was never exported: it has no name".into()));
         }
         trust(id, &pids)
     })

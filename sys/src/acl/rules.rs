@@ -2393,6 +2393,20 @@ rules! {
         requires: &[Need::Peers, Need::Symbol("aclrtWaitAndResetNotify")],
     }
 
+    NTF_009 {
+        group: NOTIFY,
+        text: "aclrtNotifySetImportPidInterServer: a NULL notify or serverPids, num 0, or an entry with a NULL pid or \
+               a num other than 1 is 107000 (the runtime checks them; the ACL layer checks nothing); then each \
+               entry's pid is listed, as aclrtNotifySetImportPid lists it (until then its import is 507899).",
+        apis: &["aclrtNotifySetImportPidInterServer", "aclrtNotifyImportByKey"],
+        sources: &[API_C_SOC],
+        confidence: &[Src],
+        note: Some("api_c_standard_soc.cc:1357-1375 (PARAM_NULL_RETURN for notify and serverPids, num == 0, then per \
+                    entry pid == nullptr and num != 1, all RT_ERROR_INVALID_VALUE); notify.cpp:133-140 passes through"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: &[Need::Peers, Need::Symbol("aclrtNotifySetImportPidInterServer")],
+    }
+
     IEV_001 {
         group: IPC_EVENT,
         text: "aclrtIpcGetEventHandle: a NULL handle (checked first) or event is 100000; aclrtIpcOpenEventHandle: a \

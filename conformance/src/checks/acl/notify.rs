@@ -151,6 +151,34 @@ pub fn set_pid_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyNotify", acl.destroy_notify(n)?)
 }
 
+/// ACL-NTF-009: each bad argument is 107000 and lists nobody; then a list
+/// of one entry lets peer B import.
+pub fn inter_server_list(cx: &mut Ctx) -> Result<(), Failure> {
+    let (n, key) = exported(cx, 0)?;
+    let mut b = cx.peer("B")?;
+    let acl = cx.acl();
+    let rt = AclError::RT_PARAM_INVALID;
+    let mut pid = [b.bare_tgid()?];
+    let entry = |pid: *mut i32, num| aclrtServerPid { sdid: 0, pid, num };
+    let mut good = [entry(pid.as_mut_ptr(), 1)];
+    let null: aclrtNotify = ptr::null_mut();
+    cx.expect("InterServer(NULL notify)", rt, acl.notify_set_import_pid_inter_server(null, good.as_mut_ptr(), 1)?)?;
+    cx.expect("InterServer(serverPids NULL)", rt, acl.notify_set_import_pid_inter_server(n, ptr::null_mut(), 1)?)?;
+    cx.expect("InterServer(num 0)", rt, acl.notify_set_import_pid_inter_server(n, good.as_mut_ptr(), 0)?)?;
+    let mut no_pid = [entry(ptr::null_mut(), 1)];
+    cx.expect("InterServer(entry pid NULL)", rt, acl.notify_set_import_pid_inter_server(n, no_pid.as_mut_ptr(), 1)?)?;
+    let mut two = [entry(pid.as_mut_ptr(), 2)];
+    cx.expect("InterServer(entry num 2)", rt, acl.notify_set_import_pid_inter_server(n, two.as_mut_ptr(), 1)?)?;
+    let (r, _) = peer_import(&mut b, &key, 0)?;
+    cx.expect("peer B after the refused lists imports", AclError::RT_DRV_INTERNAL_ERROR, r)?;
+    let r = acl.notify_set_import_pid_inter_server(n, good.as_mut_ptr(), 1)?;
+    cx.expect_ok("aclrtNotifySetImportPidInterServer [B]", r)?;
+    let (r, _) = peer_import(&mut b, &key, 0)?;
+    cx.expect_ok("peer B (listed) imports", r)?;
+    b.exit()?;
+    cx.expect_ok("aclrtDestroyNotify", cx.acl().destroy_notify(n)?)
+}
+
 /// ACL-NTF-007: B (not listed) is refused, then listed and imports; the
 /// creator's own import is refused; with DISABLE_PID_VALIDATION C imports unlisted.
 pub fn trustlist(cx: &mut Ctx) -> Result<(), Failure> {
