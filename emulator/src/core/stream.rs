@@ -289,6 +289,9 @@ pub(super) struct Streams {
     hazards: Mutex<Vec<Hazard>>,
     /// Device synchronizes so far (draws the adversarial order).
     drains: AtomicU64,
+    /// Streams destroyed with [`Ending::Detach`] whose work may still run:
+    /// a device synchronize waits for them too.
+    detached: Mutex<Vec<Arc<Stream>>>,
 }
 
 impl std::fmt::Debug for Streams {
@@ -592,6 +595,7 @@ impl Emulator {
 
     fn wait_value(&self, addr: usize, value: u64, width: u8, cmp: ValueCmp) -> Result<(), CoreError> {
         let mut pause = Duration::from_micros(1);
+        let mut released = false;
         loop {
             let mut buf = [0u8; 8];
             // SAFETY: `buf` is 8 bytes, more than `width` (≤ 8) asks.
@@ -609,6 +613,16 @@ impl Emulator {
             };
             if ok {
                 return Ok(());
+            }
+            if !released {
+                // The write it waits for may be any held work of this process
+                // (a value write on another stream): under `adversarial`, let
+                // all of it run, as a device makes progress on every stream.
+                released = true;
+                let all: Vec<Arc<Stream>> = lock(&self.streams.map).values().cloned().collect();
+                for s in all {
+                    s.demand(s.progress.last());
+                }
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(1));
@@ -657,6 +671,28 @@ impl Emulator {
         s.lock().error.take().map_or(Ok(()), Err)
     }
 
+    /// Waits, from the host, for what the legacy stream of `device` would
+    /// wait for: its own work and the work of the device's blocking streams
+    /// enqueued so far (a vendor's synchronous copy is ordered so).
+    ///
+    /// # Errors
+    /// [`CoreError::Abandoned`] (a shared cell's owner died).
+    pub fn legacy_synchronize(&self, device: u32) -> Result<(), CoreError> {
+        let all: Vec<Arc<Stream>> = lock(&self.streams.map)
+            .values()
+            .filter(|s| s.device == device && s.kind != Kind::NonBlocking)
+            .cloned()
+            .collect();
+        for s in all {
+            let last = s.progress.last();
+            if !s.progress.is_reached(last) {
+                s.demand(last);
+                self.wait_cell(&s.progress, last, None)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Whether all work enqueued on `id` has run. Under `adversarial` the
     /// question lets the held work run (so that polling ends).
     ///
@@ -678,6 +714,11 @@ impl Emulator {
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut all: Vec<Arc<Stream>> =
             lock(&self.streams.map).values().filter(|s| device.is_none_or(|d| s.device == d)).cloned().collect();
+        {
+            let mut detached = lock(&self.streams.detached);
+            detached.retain(|s| !s.progress.is_reached(s.progress.last()));
+            all.extend(detached.iter().filter(|s| device.is_none_or(|d| s.device == d)).cloned());
+        }
         all.sort_by_key(|s| s.id);
         if let Schedule::Adversarial { seed } = self.streams.schedule() {
             let round = self.streams.drains.fetch_add(1, Ordering::Relaxed);
@@ -723,6 +764,9 @@ impl Emulator {
         q.demanded = s.progress.last();
         drop(q);
         s.bell.notify_all();
+        if how == Ending::Detach && !s.progress.is_reached(s.progress.last()) {
+            lock(&self.streams.detached).push(s);
+        }
         drained
     }
 
