@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use serde::Serialize;
-use vmmkit_emulator::registry::{EntryInfo, OpenError, Registry};
+use vmmkit_emulator::registry::{CellInfo, EntryInfo, OpenError, Registry};
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -66,6 +66,28 @@ struct Entry {
     holders: Vec<u32>,
 }
 
+/// A shared event or notify.
+#[derive(Debug, Serialize)]
+struct SharedCell {
+    key: String,
+    kind: String,
+    creator_pid: u32,
+    creator_alive: bool,
+    withdrawn: bool,
+    holders: Vec<u32>,
+}
+
+fn shared_cell(c: CellInfo) -> SharedCell {
+    SharedCell {
+        key: format!("{:#x}", c.key),
+        kind: c.kind.to_string(),
+        creator_pid: c.creator.pid,
+        creator_alive: c.creator_alive,
+        withdrawn: c.withdrawn,
+        holders: c.holders,
+    }
+}
+
 #[derive(Debug, Serialize)]
 struct Process {
     pid: u32,
@@ -80,6 +102,8 @@ struct Listing {
     devices: Vec<Device>,
     processes: Vec<Process>,
     exported: Vec<Entry>,
+    /// Events and notifies shared across processes.
+    shared_events: Vec<SharedCell>,
 }
 
 fn entry(e: EntryInfo) -> Entry {
@@ -108,6 +132,7 @@ fn listing(reg: &Registry) -> Listing {
             .collect(),
         processes: reg.processes().into_iter().map(|p| Process { pid: p.process.pid, alive: p.alive }).collect(),
         exported: reg.entries().into_iter().map(entry).collect(),
+        shared_events: reg.cells().into_iter().map(shared_cell).collect(),
     }
 }
 
@@ -136,6 +161,7 @@ pub fn ls(args: &Args) -> anyhow::Result<ExitCode> {
                 devices: vec![],
                 processes: vec![],
                 exported: vec![],
+                shared_events: vec![],
             };
             match args.format {
                 Format::Json => println!("{}", serde_json::to_string_pretty(&empty)?),
@@ -177,6 +203,20 @@ pub fn ls(args: &Args) -> anyhow::Result<ExitCode> {
                     );
                 }
             }
+            if !l.shared_events.is_empty() {
+                println!("{:<20} {:<7} {:<18} {:<9} holders", "shared event key", "kind", "creator", "state");
+                for c in &l.shared_events {
+                    let holders: Vec<String> = c.holders.iter().map(u32::to_string).collect();
+                    println!(
+                        "{:<20} {:<7} {:<18} {:<9} {}",
+                        c.key,
+                        c.kind,
+                        format!("{} ({})", c.creator_pid, alive(c.creator_alive)),
+                        if c.withdrawn { "withdrawn" } else { "live" },
+                        if holders.is_empty() { "none".into() } else { holders.join(",") },
+                    );
+                }
+            }
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -187,6 +227,7 @@ struct Collected {
     root: String,
     processes: usize,
     entries: usize,
+    shared_events: usize,
     bytes: u64,
 }
 
@@ -198,7 +239,8 @@ pub fn gc(args: &Args) -> anyhow::Result<ExitCode> {
     let reg = match open(args)? {
         Ok(reg) => reg,
         Err(root) => {
-            let none = Collected { root: root.display().to_string(), processes: 0, entries: 0, bytes: 0 };
+            let none =
+                Collected { root: root.display().to_string(), processes: 0, entries: 0, shared_events: 0, bytes: 0 };
             match args.format {
                 Format::Json => println!("{}", serde_json::to_string_pretty(&none)?),
                 Format::Table => println!("{}: nothing to collect", no_state(&root)),
@@ -211,16 +253,18 @@ pub fn gc(args: &Args) -> anyhow::Result<ExitCode> {
         root: reg.root().display().to_string(),
         processes: r.processes,
         entries: r.entries,
+        shared_events: r.cells,
         bytes: r.bytes,
     };
     match args.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&c)?),
         Format::Table => println!(
-            "gc {}: freed {} from {} dead process(es) and {} unheld exported handle(s)",
+            "gc {}: freed {} from {} dead process(es) and {} unheld exported handle(s){}",
             c.root,
             size(c.bytes),
             c.processes,
-            c.entries
+            c.entries,
+            if c.shared_events > 0 { format!(", {} unheld shared event(s)", c.shared_events) } else { String::new() }
         ),
     }
     Ok(ExitCode::SUCCESS)

@@ -14,6 +14,10 @@
 //! in `/proc/<pid>/fdinfo`), the same device usage, no other file. Then the
 //! survivors release everything and the root must be empty.
 //!
+//! Beside it, a matrix for events and notifies shared across processes: the
+//! creator or the opener killed while it holds one or waits on one
+//! (`crash_matrix_shared_events`).
+//!
 //! Run `cargo test -p vmmkit-emulator --test reliability_crash -- --nocapture`
 //! to see the matrices.
 
@@ -44,6 +48,7 @@ fn worker() {
         Some("driver-acl") => common::driver::serve::<Acl>(),
         Some("driver-hip") => common::driver::serve::<Hip>(),
         Some("driver-cuda") => common::driver::serve::<Cuda>(),
+        Some(common::cells::ROLE) => common::cells::serve(),
         Some(other) => panic!("unknown role {other}"),
     }
 }
@@ -596,3 +601,153 @@ fn crash_matrix<D: Dialect>() {
 
 // One test per dialect, each running the same body.
 per_dialect!(crash_matrix; crash_matrix_acl: Acl, crash_matrix_hip: Hip, crash_matrix_cuda: Cuda);
+
+// ---------------------------------------------------------------------------
+// Shared events and notifies: a process killed while it holds one, or while
+// it waits on one (common/cells.rs, the core's two-process protocol).
+
+/// A shared event or a notify.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shared {
+    Event,
+    Notify,
+}
+
+/// Which side of a shared cell dies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Creator,
+    Opener,
+}
+
+/// What the victim was doing when it was killed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Doing {
+    /// It held the cell (made or opened it), nothing else pending.
+    Holding,
+    /// It waited on the cell for a record that had not come.
+    Waiting,
+}
+
+/// One shared-cell crash cell: make, open, (wait), SIGKILL the victim; the
+/// survivor keeps working (or, waiting on a dead creator's record, is told
+/// `Abandoned` within a bound); only the survivor holds the cell; gc frees
+/// nothing it holds; the survivor destroys it and the root is clean.
+fn run_shared_cell(kind: Shared, victim: Side, doing: Doing, dir: &Path) -> Outcome {
+    let root = dir.join("root");
+    let mem = dir.join("memory").to_string_lossy().into_owned();
+    let mut a = Worker::start("creator", common::cells::ROLE, &root, ENV);
+    let mut b = Worker::start("opener", common::cells::ROLE, &root, ENV);
+    let mut out = Outcome::default();
+    let (made, key) = {
+        let r = a.ok(if kind == Shared::Event { "event" } else { "notify" });
+        let mut w = r.split_whitespace().map(str::to_owned);
+        (w.next().expect("id"), w.next().expect("key"))
+    };
+    if kind == Shared::Notify {
+        let pid = b.ok("pid");
+        a.ok(&format!("trust {made} {pid}"));
+    }
+    let opened = b.ok(&format!("{} {key}", if kind == Shared::Event { "open" } else { "nopen" }));
+    let (vw, sw, vid, sid) = match victim {
+        Side::Creator => (&mut a, &mut b, made.clone(), opened.clone()),
+        Side::Opener => (&mut b, &mut a, opened.clone(), made.clone()),
+    };
+    let survivor_pid = sw.pid();
+    let wait = |id: &str, ms: u32| match kind {
+        Shared::Event => format!("wait {id} {ms}"),
+        Shared::Notify => format!("nwait {id} {ms}"),
+    };
+    let mut notes = Vec::new();
+    match doing {
+        Doing::Waiting => {
+            if kind == Shared::Event {
+                // The survivor records behind work that never ends: the victim's wait cannot end.
+                sw.ok(&format!("stuck-record {sid}"));
+            }
+            vw.send(&wait(&vid, 60_000));
+            std::thread::sleep(std::time::Duration::from_millis(150));
+            out.ended = vw.kill();
+        }
+        Doing::Holding => {
+            if victim == Side::Creator && kind == Shared::Event {
+                // The dead creator leaves a record that will never complete.
+                vw.ok(&format!("stuck-record {vid}"));
+            }
+            out.ended = vw.kill();
+        }
+    }
+    assert_eq!(out.ended, "killed by signal 9", "the victim died of SIGKILL");
+    let held: Vec<Vec<u32>> = audit::registry(&root).cells().into_iter().map(|c| c.holders).collect();
+    assert_eq!(held, vec![vec![survivor_pid]], "the victim's hold went with it");
+    let left = audit::gc(&root);
+    assert_eq!((left.cells, left.entries, left.bytes), (0, 0, 0), "gc frees nothing the survivor holds: {left:?}");
+    out.gc = "nothing (the survivor holds it)".into();
+
+    // The survivor: a waiter on a dead creator's pending record is told, in bounded time.
+    if victim == Side::Creator && doing == Doing::Holding {
+        let t = std::time::Instant::now();
+        let r = sw.ask(&wait(&sid, 60_000));
+        assert_eq!(r, "err Abandoned", "a wait on the dead creator's cell");
+        assert!(t.elapsed() < std::time::Duration::from_secs(5), "ended after {:?}", t.elapsed());
+        notes.push(format!("its wait → Abandoned in {} ms", t.elapsed().as_millis()));
+    } else {
+        sw.ok(&format!("write {mem} 5 {sid}"));
+        sw.ok(&wait(&sid, 10_000));
+        assert_eq!(sw.ok(&format!("read {mem}")), "5", "the survivor's record and wait work");
+        notes.push("records after a copy, waits, reads its data".into());
+    }
+    sw.ok(&format!("destroy {sid}"));
+    notes.push("destroys it (the last holder: its file goes)".into());
+    out.survivor = notes.join("; ");
+    let report = audit::gc(&root);
+    assert_eq!((report.cells, report.entries, report.bytes), (0, 0, 0), "nothing left for gc: {report:?}");
+    out.after_gc = "no shared cell, no entry".into();
+    sw.ok("pid");
+    sw.finish();
+    audit::assert_clean(&root, "after the survivor exited");
+    out.final_state = "clean".into();
+    out
+}
+
+#[test]
+fn crash_matrix_shared_events() {
+    if common::worker::role().is_some() {
+        return;
+    }
+    let mut table = String::from(
+        "| kind | victim | killed while | victim ended | gc right after the kill | survivor afterwards | after gc | after the survivor exits |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    let mut failures = Vec::new();
+    for kind in [Shared::Event, Shared::Notify] {
+        for victim in [Side::Creator, Side::Opener] {
+            for doing in [Doing::Holding, Doing::Waiting] {
+                let dir = tempfile::tempdir().expect("tempdir");
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_shared_cell(kind, victim, doing, dir.path())
+                }));
+                let name = format!("{kind:?} | {victim:?} | {doing:?}").to_lowercase();
+                match r {
+                    Ok(o) => {
+                        let _ = writeln!(
+                            table,
+                            "| {name} | {} | {} | {} | {} | {} |",
+                            o.ended, o.gc, o.survivor, o.after_gc, o.final_state
+                        );
+                    }
+                    Err(p) => {
+                        let msg = p
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_default();
+                        let _ = writeln!(table, "| {name} | **FAIL**: {} | | | | |", msg.lines().next().unwrap_or(""));
+                        failures.push(format!("{name}: {msg}"));
+                    }
+                }
+            }
+        }
+    }
+    println!("\nCrash matrix, shared events and notifies:\n\n{table}");
+    assert!(failures.is_empty(), "{} cell(s) failed:\n{}", failures.len(), failures.join("\n\n"));
+}

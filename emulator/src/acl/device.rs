@@ -9,7 +9,7 @@ use vmmkit_sys::acl::*;
 
 use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::state::{lock, state};
-use crate::core::{Emulator, thread};
+use crate::core::{Emulator, Ending, StreamId, StreamKind, thread};
 
 const CONTEXT_BASE: usize = 0x00c7_c000_0000_0000;
 const STREAM_BASE: usize = 0x00c5_7000_0000_0000;
@@ -43,10 +43,6 @@ pub(super) fn note_peer(e: &Emulator, device: u32, peer: u32) {
     }
 }
 
-pub(super) fn stream_known(s: aclrtStream) -> bool {
-    s.is_null() || crate::core::running().is_some_and(|e| lock(&state(e).streams).contains(&(s as usize)))
-}
-
 /// `aclError aclInit(const char *configPath)`: ACL-GEN-001.
 pub unsafe extern "C" fn aclInit(_configPath: *const c_char) -> aclError {
     run("aclInit", || {
@@ -63,6 +59,7 @@ pub unsafe extern "C" fn aclFinalize() -> aclError {
         let was = e.is_some_and(|e| state(e).initialised.swap(false, Ordering::SeqCst));
         ensure!(was, rules::GEN_002, "aclFinalize without a matching aclInit");
         if let Some(e) = e {
+            end_streams(e, None);
             e.reset_all();
             lock(&state(e).device_refs).clear();
         }
@@ -91,6 +88,7 @@ fn reset(deviceId: i32, force: bool) -> Result<(), Fail> {
         *n == 0
     };
     if last {
+        end_streams(e, Some(d));
         e.reset_device(d);
     }
     if thread::current_device() == Some(d) {
@@ -177,56 +175,153 @@ pub unsafe extern "C" fn aclrtGetCurrentContext(context: *mut aclrtContext) -> a
     })
 }
 
-/// `aclError aclrtCreateStream(aclrtStream *stream)`: ACL-GEN-005. Streams run synchronously.
+/// `aclError aclrtCreateStream(aclrtStream *stream)`: ACL-STM-001, ACL-GEN-005.
+/// A stream of the core, ordered with no other stream of its device (CANN
+/// has no legacy-stream barrier: streams are ordered only by events).
 pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError {
     run("aclrtCreateStream", || {
-        if stream.is_null() {
-            return Err(Fail::plain(AclError::INVALID_PARAM, "stream is NULL".into()));
-        }
-        current_device()?;
-        let st = state(emu()?);
-        let s = STREAM_BASE + 1 + st.streams_made.fetch_add(1, Ordering::Relaxed);
-        lock(&st.streams).insert(s);
+        ensure!(!stream.is_null(), rules::STM_001, "stream is NULL");
+        let d = current_device()?;
+        let e = emu()?;
+        let id = e.stream_create(d, StreamKind::NonBlocking);
+        let s = STREAM_BASE + id.0 as usize;
+        lock(&state(e).streams).insert(s);
         // SAFETY: checked non-null.
         unsafe { put(stream, s as aclrtStream) };
         Ok(())
     })
 }
 
-fn destroy_stream(stream: aclrtStream) -> Result<(), Fail> {
-    if stream.is_null() {
-        return Err(Fail::plain(AclError::INVALID_PARAM, "stream is NULL".into()));
+/// The core stream of `s`: NULL is the default stream of the current
+/// device (ApiImpl::StreamQuery/StreamWaitEvent take `curCtx->DefaultStream_()`
+/// for NULL, api_impl.cc:1598-1600, 1774-1777), made at first use; anything
+/// else must be a stream aclrtCreateStream handed out (107000 otherwise).
+pub(super) fn stream_id(s: aclrtStream) -> Result<StreamId, Fail> {
+    let e = emu()?;
+    if s.is_null() {
+        let d = current_device()?;
+        let mut defaults = lock(&state(e).default_streams);
+        let id = match defaults.get(&d) {
+            Some(&id) if e.stream_exists(id) => id,
+            _ => *defaults.entry(d).insert_entry(e.stream_create(d, StreamKind::NonBlocking)).get(),
+        };
+        return Ok(id);
     }
-    let gone = crate::core::running().is_some_and(|e| lock(&state(e).streams).remove(&(stream as usize)));
-    if !gone {
-        return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("{stream:p} is not a stream of this process")));
+    let known = lock(&state(e).streams).contains(&(s as usize));
+    let id = StreamId((s as usize).wrapping_sub(STREAM_BASE) as u64);
+    if !known || !e.stream_exists(id) {
+        return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("{s:p} is not a stream of this process")));
     }
-    Ok(())
+    Ok(id)
 }
 
-/// `aclError aclrtDestroyStream(aclrtStream stream)`.
+fn destroy_stream(stream: aclrtStream, how: Ending) -> Result<(), Fail> {
+    ensure!(!stream.is_null(), rules::STM_001, "stream is NULL");
+    let id = stream_id(stream)?;
+    let e = emu()?;
+    lock(&state(e).streams).remove(&(stream as usize));
+    e.stream_destroy(id, how).map_err(sync_fail)
+}
+
+/// A failure of the work of a stream, reported by a synchronize.
+fn sync_fail(e: crate::core::CoreError) -> Fail {
+    match e {
+        crate::core::CoreError::Timeout => Fail::core_under(&rules::STM_003, e),
+        crate::core::CoreError::UnknownStream(_) => Fail::plain(AclError::RT_PARAM_INVALID, e.to_string()),
+        other => Fail::plain(AclError::RT_DRV_INTERNAL_ERROR, other.to_string()),
+    }
+}
+
+/// `aclError aclrtDestroyStream(aclrtStream stream)`: ACL-STM-001, ACL-STM-005 (waits for pending work).
 pub unsafe extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
-    run("aclrtDestroyStream", || destroy_stream(stream))
+    run("aclrtDestroyStream", || destroy_stream(stream, Ending::Drain))
 }
 
-/// `aclError aclrtDestroyStreamForce(aclrtStream stream)`.
+/// `aclError aclrtDestroyStreamForce(aclrtStream stream)`: pending work not yet started is dropped
+/// (force recycle, ACL-STM-005's note).
 pub unsafe extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclError {
-    run("aclrtDestroyStreamForce", || destroy_stream(stream))
+    run("aclrtDestroyStreamForce", || destroy_stream(stream, Ending::Discard))
 }
 
-/// `aclError aclrtSynchronizeStream(aclrtStream stream)`: work is synchronous, nothing to wait for.
+/// A timeout in ms (-1: none) as the core takes it; below -1 is ACL-STM-002's.
+fn timeout_ms(timeout: i32) -> Result<Option<std::time::Duration>, Fail> {
+    ensure!(timeout >= -1, rules::STM_002, "timeout {timeout} is below -1");
+    Ok((timeout >= 0).then(|| std::time::Duration::from_millis(timeout as u64)))
+}
+
+/// `aclError aclrtSynchronizeStream(aclrtStream stream)`: waits for the stream's work (ACL-STM-004).
 pub unsafe extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
-    run("aclrtSynchronizeStream", || {
-        if !stream_known(stream) {
-            return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("{stream:p} is not a stream of this process")));
-        }
+    run("aclrtSynchronizeStream", || emu()?.stream_synchronize(stream_id(stream)?, None).map_err(sync_fail))
+}
+
+/// `aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)`: ACL-STM-002, ACL-STM-003.
+pub unsafe extern "C" fn aclrtSynchronizeStreamWithTimeout(stream: aclrtStream, timeout: i32) -> aclError {
+    run("aclrtSynchronizeStreamWithTimeout", || {
+        let t = timeout_ms(timeout)?;
+        emu()?.stream_synchronize(stream_id(stream)?, t).map_err(sync_fail)
+    })
+}
+
+/// `aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)`: ACL-STM-001, ACL-STM-006.
+pub unsafe extern "C" fn aclrtStreamQuery(stream: aclrtStream, status: *mut aclrtStreamStatus) -> aclError {
+    run("aclrtStreamQuery", || {
+        ensure!(!status.is_null(), rules::STM_001, "status is NULL");
+        let done = emu()?.stream_query(stream_id(stream)?).map_err(sync_fail)?;
+        let v = if done { ACL_STREAM_STATUS_COMPLETE } else { ACL_STREAM_STATUS_NOT_READY };
+        // SAFETY: checked non-null.
+        unsafe { put(status, v) };
         Ok(())
     })
 }
 
-/// `aclError aclrtSynchronizeDevice(void)`.
+/// `aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)`: the
+/// stream's later work waits for the event's last record (ACL-EVT-007).
+pub unsafe extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError {
+    run("aclrtStreamWaitEvent", || {
+        ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
+        let ev = super::event::event_id(event)?;
+        let s = stream_id(stream)?;
+        emu()?.stream_wait_event(s, ev).map_err(sync_fail)
+    })
+}
+
+fn synchronize_device(timeout: Option<std::time::Duration>) -> Result<(), Fail> {
+    let d = current_device()?;
+    emu()?.device_synchronize(Some(d), timeout).map_err(sync_fail)
+}
+
+/// `aclError aclrtSynchronizeDevice(void)`: waits for every stream of the current device.
 pub unsafe extern "C" fn aclrtSynchronizeDevice() -> aclError {
-    run("aclrtSynchronizeDevice", || current_device().map(drop))
+    run("aclrtSynchronizeDevice", || synchronize_device(None))
+}
+
+/// `aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)`: as aclrtSynchronizeDevice, bounded.
+pub unsafe extern "C" fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError {
+    run("aclrtSynchronizeDeviceWithTimeout", || synchronize_device(timeout_ms(timeout)?))
+}
+
+/// Ends this process's ACL streams on `device` (all devices: `None`) after
+/// their work, as a device reset tears down its context's streams.
+fn end_streams(e: &Emulator, device: Option<u32>) {
+    let _ = e.device_synchronize(device, None);
+    let st = state(e);
+    let mut handles = lock(&st.streams);
+    handles.retain(|&h| {
+        let id = StreamId(h.wrapping_sub(STREAM_BASE) as u64);
+        let on = e.stream_info(id).map_or(true, |(d, _)| device.is_none_or(|x| x == d));
+        if on {
+            let _ = e.stream_destroy(id, Ending::Drain);
+        }
+        !on
+    });
+    drop(handles);
+    lock(&st.default_streams).retain(|&d, id| {
+        let on = device.is_none_or(|x| x == d);
+        if on {
+            let _ = e.stream_destroy(*id, Ending::Drain);
+        }
+        !on
+    });
 }
 
 /// `const char *aclrtGetSocName(void)`.

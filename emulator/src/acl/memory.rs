@@ -9,7 +9,7 @@ use vmmkit_sys::acl::*;
 use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::codes::Op;
 use super::vmm::{GRANULE, WINDOW};
-use crate::core::Side;
+use crate::core::{Side, Work};
 use crate::registry::Place;
 
 /// `aclError aclrtMallocHost(void **hostPtr, size_t size)`: ACL-CPY-005.
@@ -35,15 +35,17 @@ pub unsafe extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
     })
 }
 
-fn memcpy(
+/// The checks of aclrtMemcpy in the vendor's order; `None` when there is
+/// nothing to copy (count 0, dst == src).
+fn memcpy_checks(
     dst: *mut c_void,
     destMax: usize,
     src: *const c_void,
     count: usize,
     kind: aclrtMemcpyKind,
-) -> Result<(), Fail> {
+) -> Result<Option<(usize, usize)>, Fail> {
     if count == 0 {
-        return Ok(()); // ACL-CPY-001: nothing is checked
+        return Ok(None); // ACL-CPY-001: nothing is checked
     }
     ensure!(!dst.is_null(), rules::CPY_002, "dst is NULL");
     ensure!(!src.is_null(), rules::CPY_002, "src is NULL");
@@ -51,7 +53,7 @@ fn memcpy(
     ensure!(destMax != 0 && count <= destMax, rules::CPY_003, "count {count} exceeds destMax {destMax}");
     current_device()?;
     if std::ptr::eq(dst, src.cast_mut()) {
-        return Ok(()); // ACL-CPY-003: dst == src is a successful no-op
+        return Ok(None); // ACL-CPY-003: dst == src is a successful no-op
     }
     // ACL-CPY-006: the kind is advisory. The runtime hands the driver no
     // kind (drvMemcpy decides host or device from each address), so each
@@ -74,10 +76,7 @@ fn memcpy(
              (the driver would take it for host memory and fault)"
         );
     }
-    // SAFETY: host parts of both ranges are the caller's buffers of `count`
-    // bytes (the C contract of aclrtMemcpy); device parts, and host addresses
-    // no process can map, are checked by the core.
-    unsafe { e.copy(dst as usize, src as usize, count) }.map_err(|e| Fail::core(Op::Copy, e))
+    Ok(Some((dst as usize, src as usize)))
 }
 
 /// `aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)`:
@@ -91,10 +90,43 @@ pub unsafe extern "C" fn aclrtMemcpy(
     count: usize,
     kind: aclrtMemcpyKind,
 ) -> aclError {
-    run("aclrtMemcpy", || memcpy(dst, destMax, src, count, kind))
+    run("aclrtMemcpy", || {
+        let Some((d, s)) = memcpy_checks(dst, destMax, src, count, kind)? else { return Ok(()) };
+        // SAFETY: host parts of both ranges are the caller's buffers of `count`
+        // bytes (the C contract of aclrtMemcpy); device parts, and host addresses
+        // no process can map, are checked by the core.
+        unsafe { emu()?.copy(d, s, count) }.map_err(|e| Fail::core(Op::Copy, e))
+    })
 }
 
-/// `aclError aclrtMemcpyAsync(..., aclrtStream stream)`: as aclrtMemcpy, done before it returns.
+/// The stream check of an async call with nothing to do: a NULL stream
+/// (the default one) is fine even before any device, as before streams ran work.
+fn noop_stream(stream: aclrtStream) -> Result<(), Fail> {
+    if stream.is_null() { Ok(()) } else { super::device::stream_id(stream).map(drop) }
+}
+
+/// Enqueues `work` on `stream` after checking that its ranges can be copied
+/// to or from (so that a bad range fails the call, not a later synchronize).
+fn enqueue(stream: aclrtStream, ranges: &[(usize, usize)], work: Vec<Work>) -> Result<(), Fail> {
+    let id = super::device::stream_id(stream)?;
+    let e = emu()?;
+    for &(p, n) in ranges {
+        e.check_copy_range(p, n).map_err(|err| Fail::core(Op::Copy, err))?;
+    }
+    for w in work {
+        // SAFETY: host parts are the caller's buffers, which the C contract
+        // of the async calls keeps valid until the stream is synchronized
+        // (acl_rt.h:2288-2311); device parts were checked above, and the core
+        // refuses (at the synchronize) what was unmapped since.
+        unsafe { e.enqueue(id, w) }.map_err(|err| Fail::plain(AclError::RT_PARAM_INVALID, err.to_string()))?;
+    }
+    Ok(())
+}
+
+/// `aclError aclrtMemcpyAsync(..., aclrtStream stream)`: the checks of
+/// aclrtMemcpy in its order, then the copy is enqueued on the stream
+/// (ACL-STM-004): it has run only after a synchronize (or an event wait).
+/// Host buffers must stay valid until then.
 pub unsafe extern "C" fn aclrtMemcpyAsync(
     dst: *mut c_void,
     destMax: usize,
@@ -104,12 +136,24 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
     stream: aclrtStream,
 ) -> aclError {
     run("aclrtMemcpyAsync", || {
-        memcpy(dst, destMax, src, count, kind)?;
-        if !super::device::stream_known(stream) {
-            return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("{stream:p} is not a stream of this process")));
-        }
-        Ok(())
+        let Some((d, s)) = memcpy_checks(dst, destMax, src, count, kind)? else {
+            return noop_stream(stream);
+        };
+        enqueue(stream, &[(d, count), (s, count)], vec![Work::Copy { dst: d, src: s, len: count }])
     })
+}
+
+/// The checks of aclrtMemset in its order; `None` when count is 0.
+fn memset_checks(devPtr: *mut c_void, maxCount: usize, count: usize) -> Result<Option<usize>, Fail> {
+    if count == 0 {
+        return Ok(None);
+    }
+    ensure!(!devPtr.is_null(), rules::CPY_004, "devPtr is NULL");
+    ensure!(count <= maxCount, rules::CPY_004 => AclError::RT_PARAM_INVALID, "count {count} exceeds maxCount {maxCount}");
+    if emu()?.side(devPtr as usize) != Side::Host {
+        current_device()?;
+    }
+    Ok(Some(devPtr as usize))
 }
 
 /// `aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)`:
@@ -117,17 +161,111 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
 /// but not on an address no process can map (ACL-CPY-007).
 pub unsafe extern "C" fn aclrtMemset(devPtr: *mut c_void, maxCount: usize, value: i32, count: usize) -> aclError {
     run("aclrtMemset", || {
-        if count == 0 {
-            return Ok(());
-        }
-        ensure!(!devPtr.is_null(), rules::CPY_004, "devPtr is NULL");
-        ensure!(count <= maxCount, rules::CPY_004 => AclError::RT_PARAM_INVALID, "count {count} exceeds maxCount {maxCount}");
-        let e = emu()?;
-        if e.side(devPtr as usize) != Side::Host {
-            current_device()?;
-        }
+        let Some(p) = memset_checks(devPtr, maxCount, count)? else { return Ok(()) };
         // SAFETY: a host range is the caller's buffer of `count` bytes; device parts are checked by the core.
-        unsafe { e.fill(devPtr as usize, value as u8, count) }.map_err(|e| Fail::core(Op::Copy, e))
+        unsafe { emu()?.fill(p, value as u8, count) }.map_err(|e| Fail::core(Op::Copy, e))
+    })
+}
+
+/// `aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)`:
+/// the checks of aclrtMemset, then the fill is enqueued on the stream.
+pub unsafe extern "C" fn aclrtMemsetAsync(
+    devPtr: *mut c_void,
+    maxCount: usize,
+    value: i32,
+    count: usize,
+    stream: aclrtStream,
+) -> aclError {
+    run("aclrtMemsetAsync", || {
+        let Some(p) = memset_checks(devPtr, maxCount, count)? else {
+            return noop_stream(stream);
+        };
+        let fill = Work::Fill { dst: p, pattern: u64::from(value as u8), width: 1, count };
+        enqueue(stream, &[(p, count)], vec![fill])
+    })
+}
+
+/// The checks of aclrtMemcpy2d (CheckMemcpy2dParam, memory.cpp): nothing
+/// for an empty matrix, NULL pointers and a width over either pitch 100000,
+/// a kind other than host to device or device to host 100000. The row
+/// copies, or `None` when there is nothing to copy.
+fn memcpy2d_rows(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: aclrtMemcpyKind,
+) -> Result<Option<Vec<Work>>, Fail> {
+    if width == 0 || height == 0 {
+        return Ok(None);
+    }
+    let bad = |what: String| Fail::plain(AclError::INVALID_PARAM, what);
+    if dst.is_null() || src.is_null() {
+        return Err(bad("dst or src is NULL".into()));
+    }
+    if width > spitch || width > dpitch {
+        return Err(bad(format!("width {width} exceeds spitch {spitch} or dpitch {dpitch}")));
+    }
+    if !matches!(kind, ACL_MEMCPY_HOST_TO_DEVICE | ACL_MEMCPY_DEVICE_TO_HOST) {
+        return Err(bad(format!("kind {kind} is not HOST_TO_DEVICE or DEVICE_TO_HOST")));
+    }
+    current_device()?;
+    let e = emu()?;
+    let rows: Vec<Work> = (0..height)
+        .map(|r| Work::Copy { dst: dst as usize + r * dpitch, src: src as usize + r * spitch, len: width })
+        .collect();
+    for w in &rows {
+        if let Work::Copy { dst, src, len } = *w {
+            for p in [dst, src] {
+                e.check_copy_range(p, len).map_err(|err| Fail::core(Op::Copy, err))?;
+            }
+        }
+    }
+    Ok(Some(rows))
+}
+
+/// `aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+/// size_t height, aclrtMemcpyKind kind)`: `height` rows of `width` bytes. Synchronous.
+pub unsafe extern "C" fn aclrtMemcpy2d(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: aclrtMemcpyKind,
+) -> aclError {
+    run("aclrtMemcpy2d", || {
+        let Some(rows) = memcpy2d_rows(dst, dpitch, src, spitch, width, height, kind)? else { return Ok(()) };
+        let e = emu()?;
+        for w in rows {
+            if let Work::Copy { dst, src, len } = w {
+                // SAFETY: the caller's matrices hold `height` rows of their pitch (the C contract).
+                unsafe { e.copy(dst, src, len) }.map_err(|err| Fail::core(Op::Copy, err))?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `aclError aclrtMemcpy2dAsync(..., aclrtStream stream)`: as aclrtMemcpy2d, enqueued on the stream.
+pub unsafe extern "C" fn aclrtMemcpy2dAsync(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: aclrtMemcpyKind,
+    stream: aclrtStream,
+) -> aclError {
+    run("aclrtMemcpy2dAsync", || {
+        let Some(rows) = memcpy2d_rows(dst, dpitch, src, spitch, width, height, kind)? else {
+            return noop_stream(stream);
+        };
+        enqueue(stream, &[], rows)
     })
 }
 

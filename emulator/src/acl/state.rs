@@ -3,7 +3,7 @@
 //! (`core::thread`), as in CANN.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Mutex, MutexGuard};
 
 use crate::core::Emulator;
@@ -16,10 +16,13 @@ pub(super) struct State {
     /// Per device, how many aclrtSetDevice calls of this process are not yet
     /// matched by aclrtResetDevice (the runtime's reference-counted reset).
     pub device_refs: Mutex<HashMap<u32, u32>>,
-    /// Streams of this process (opaque values handed out by aclrtCreateStream).
+    /// Streams of this process: the opaque values aclrtCreateStream handed
+    /// out (`STREAM_BASE` + the core's stream number).
     pub streams: Mutex<HashSet<usize>>,
-    /// Streams made so far, which numbers the next.
-    pub streams_made: AtomicUsize,
+    /// Per device, the default stream (what a NULL `aclrtStream` names), made at first use.
+    pub default_streams: Mutex<HashMap<u32, crate::core::StreamId>>,
+    /// Events of this process: the opaque values handed out (`EVENT_BASE` + the core's event number).
+    pub events: Mutex<HashSet<usize>>,
 }
 
 /// The ACL state of the process whose emulator is `e`.

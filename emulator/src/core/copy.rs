@@ -169,6 +169,15 @@ impl Emulator {
         unsafe { self.copy_raw(dst, src, n) }
     }
 
+    /// Checks that `addr..addr+n` can be copied to or from, as a copy does
+    /// first: for work a dialect enqueues on a stream, refused at the call.
+    ///
+    /// # Errors
+    /// As [`Emulator::copy`]'s range checks.
+    pub fn check_copy_range(&self, addr: usize, n: usize) -> Result<(), CoreError> {
+        check_range(&mut self.lock(), addr, n)
+    }
+
     /// [`Emulator::copy`] without looking at pending stream writes (a stream's own work).
     ///
     /// # Safety

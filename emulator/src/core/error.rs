@@ -219,6 +219,13 @@ pub enum CoreError {
     /// An event made without timing, asked for a time.
     #[error("event {0} was made with timing disabled")]
     TimingDisabled(u64),
+    /// An event made without `interprocess` (or not a notify), asked to be shared.
+    #[error("event {0} was not made to be shared across processes")]
+    NotInterprocess(u64),
+    /// No live shared event or notify has this key (never made, destroyed,
+    /// every holder gone, or of the other kind).
+    #[error("no shared event or notify has key {0:#x}")]
+    UnknownSharedCell(u64),
 }
 
 impl From<std::io::Error> for CoreError {

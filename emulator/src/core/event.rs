@@ -11,8 +11,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use super::cell::Cell;
+use super::ipc_event::Share;
 use super::stream::{StreamId, Work};
 use super::{CoreError, Emulator};
+use crate::registry::CellKind;
 
 /// An event of this process (never reused within a process).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -36,8 +38,11 @@ pub struct Event {
     pub cell: Arc<Cell>,
     /// What it was made with.
     pub flags: EventFlags,
-    /// The registry key it is shared under, once exported or when opened from another process.
+    /// The registry key it is shared under: for an interprocess event from
+    /// its creation, for an opened one the key it was opened with.
     pub key: Option<u64>,
+    /// This process's hold on its shared cell (interprocess events, notifies).
+    pub(crate) share: Option<Share>,
 }
 
 /// The events of one process.
@@ -69,8 +74,12 @@ impl Emulator {
     /// # Errors
     /// An interprocess event whose shared words cannot be made ([`CoreError::Os`]).
     pub fn event_create(&self, flags: EventFlags) -> Result<EventId, CoreError> {
-        let cell = if flags.interprocess { self.shared_event_cell()? } else { Cell::local() };
-        Ok(self.events.insert(Event { cell: Arc::new(cell), flags, key: None }))
+        if !flags.interprocess {
+            return Ok(self.events.insert(Event { cell: Arc::new(Cell::local()), flags, key: None, share: None }));
+        }
+        let (cell, share) = self.shared_cell(CellKind::Event, flags)?;
+        let key = Some(share.key);
+        Ok(self.events.insert(Event { cell: Arc::new(cell), flags, key, share: Some(share) }))
     }
 
     /// Whether `id` is a live event of this process.
@@ -86,12 +95,18 @@ impl Emulator {
         self.events.get(id)
     }
 
-    /// Destroys event `id`; records already enqueued still complete.
+    /// Destroys event `id`; records already enqueued still complete. A
+    /// shared one lets go of this process's hold (the last holder removes
+    /// its file from the root).
     ///
     /// # Errors
-    /// [`CoreError::UnknownEvent`].
+    /// [`CoreError::UnknownEvent`]; a file-system failure letting go.
     pub fn event_destroy(&self, id: EventId) -> Result<(), CoreError> {
-        lock(&self.events.map).remove(&id).map(|_| ()).ok_or(CoreError::UnknownEvent(id.0))
+        let ev = lock(&self.events.map).remove(&id).ok_or(CoreError::UnknownEvent(id.0))?;
+        match &ev.share {
+            Some(share) => self.release_share(share),
+            None => Ok(()),
+        }
     }
 
     /// Records event `id` on `stream`: it completes when the work enqueued
@@ -176,11 +191,5 @@ impl Emulator {
         }
         let ns = b.cell.completed_at() as i128 - a.cell.completed_at() as i128;
         Ok(ns as f32 / 1e6)
-    }
-
-    /// The words of a new interprocess event. Until they are placed in the
-    /// root (`ipc_event.rs`), a local cell.
-    fn shared_event_cell(&self) -> Result<Cell, CoreError> {
-        Ok(Cell::local())
     }
 }

@@ -121,6 +121,14 @@ pub enum Work {
     },
     /// Run a host function (callbacks, stream-ordered frees).
     Host(Box<dyn FnOnce() + Send>),
+    /// Wait until `cell` (a notify's) is set, a record completed since the
+    /// last reset, then reset it; fail the stream after `timeout`.
+    WaitReset {
+        /// The cell.
+        cell: Arc<Cell>,
+        /// How long the wait may last.
+        timeout: Option<Duration>,
+    },
 }
 
 impl std::fmt::Debug for Work {
@@ -135,6 +143,7 @@ impl std::fmt::Debug for Work {
             Work::WriteValue { addr, value, .. } => write!(f, "write {value:#x} at {addr:#x}"),
             Work::WaitValue { addr, value, cmp, .. } => write!(f, "wait until {addr:#x} {cmp:?} {value:#x}"),
             Work::Host(_) => f.write_str("host function"),
+            Work::WaitReset { .. } => f.write_str("wait for a notify and reset it"),
         }
     }
 }
@@ -488,6 +497,7 @@ impl Emulator {
     fn runnable_now(&self, work: &Work) -> bool {
         match work {
             Work::Wait { cell, seq } => cell.is_reached(*seq),
+            Work::WaitReset { cell, .. } => Emulator::wait_reset_ready(cell),
             Work::WaitValue { .. } => false,
             _ => true,
         }
@@ -576,6 +586,7 @@ impl Emulator {
                 f();
                 Ok(())
             }
+            Work::WaitReset { cell, timeout } => self.run_wait_reset(&cell, timeout),
         }
     }
 

@@ -17,6 +17,8 @@ pub struct GcReport {
     pub processes: usize,
     /// Exported entries that nobody held any more, removed.
     pub entries: usize,
+    /// Shared events and notifies that nobody held any more, removed.
+    pub cells: usize,
     /// Bytes given back (both kinds; device and host).
     pub bytes: u64,
     /// Bytes the entries' ledger was off by, set right by the recount.
@@ -57,6 +59,14 @@ pub(super) fn collect(reg: &Registry) -> io::Result<GcReport> {
         let Ok(object) = Object::open(&path) else { continue };
         // Nobody holds it if we can lock it exclusively.
         if !lock::try_exclusive(&object)? {
+            continue;
+        }
+        let cell = path.file_name().and_then(|n| n.to_str()).and_then(|n| u64::from_str_radix(n, 16).ok());
+        if cell.is_some_and(|k| k & super::CELL_KEY_BIT != 0) {
+            // A shared cell's file charges nothing: removed whatever it says.
+            if object.is_linked()? && std::fs::remove_file(&path).is_ok() {
+                report.cells += 1;
+            }
             continue;
         }
         if let Some(bytes) = remove_unheld(reg, &object, &path)? {

@@ -119,3 +119,52 @@ impl Registry {
         self.state.processes().into_iter().map(|(_, process, alive)| ProcessInfo { process, alive }).collect()
     }
 }
+
+/// One shared event or notify.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CellInfo {
+    /// Its key.
+    pub key: u64,
+    /// Event or notify.
+    pub kind: super::CellKind,
+    /// The process that made it.
+    pub creator: ProcessId,
+    /// Whether that process is alive.
+    pub creator_alive: bool,
+    /// The creator let go of it (its openers keep it).
+    pub withdrawn: bool,
+    /// Pids of processes holding it (the creator and openers).
+    pub holders: Vec<u32>,
+}
+
+impl Registry {
+    /// Every shared event and notify of the root, ordered by key.
+    pub fn cells(&self) -> Vec<CellInfo> {
+        let holders = flock_holders(&self.root);
+        let mut out = Vec::new();
+        for dirent in std::fs::read_dir(&self.shared).into_iter().flatten().flatten() {
+            let Some(key) = dirent.file_name().to_str().and_then(|n| u64::from_str_radix(n, 16).ok()) else { continue };
+            if key & super::CELL_KEY_BIT == 0 {
+                continue;
+            }
+            let Ok(object) = Object::open(&dirent.path()) else { continue };
+            let Ok(Some(h)) = super::CellHeader::read(&object, key) else { continue };
+            let hold: Vec<u32> = dirent
+                .metadata()
+                .ok()
+                .and_then(|m| holders.get(&(m.dev(), m.ino())))
+                .map(|h| h.iter().copied().collect())
+                .unwrap_or_default();
+            out.push(CellInfo {
+                key,
+                kind: h.kind,
+                creator: h.creator,
+                creator_alive: h.creator.is_alive(),
+                withdrawn: h.withdrawn,
+                holders: hold,
+            });
+        }
+        out.sort_by_key(|c| c.key);
+        out
+    }
+}

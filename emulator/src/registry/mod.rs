@@ -2,6 +2,7 @@
 //! by all processes, exported entries, and collection of what dead processes
 //! left behind.
 
+mod cells;
 mod entry;
 mod gc;
 mod list;
@@ -12,9 +13,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+pub use cells::{CELL_KEY_BIT, CELL_TRUST_CAP, CellHeader, CellKind, HeldCell};
 pub use entry::{FLAG_WITHDRAWN, Grant, Header, Place, TRUST_CAP, Trust};
 pub use gc::GcReport;
-pub use list::{EntryInfo, ProcessInfo, flock_holders};
+pub use list::{CellInfo, EntryInfo, ProcessInfo, flock_holders};
 pub use root::RootError;
 pub use state::{MAX_SLOTS, Mismatch, Usage};
 

@@ -17,6 +17,7 @@ use vmmkit_testkit::{Channel, PeerError, RecvError, TestRoot, libtest};
 
 pub mod audit;
 pub mod broker;
+pub mod cells;
 pub mod dialect;
 pub mod driver;
 pub mod fuzz_vmm;

@@ -96,6 +96,40 @@ macro_rules! acl_functions {
                 aclrtMemSetPidToShareableHandleV2: fn(shareableHandle: *mut c_void, shareType: aclrtMemSharedHandleType, pid: *mut i32, pidNum: usize) -> aclError;
                 aclrtMemImportFromShareableHandleV2: fn(shareableHandle: *mut c_void, shareType: aclrtMemSharedHandleType, flags: u64, handle: *mut aclrtDrvMemHandle) -> aclError;
                 aclrtDevicePeerAccessStatus: fn(deviceId: i32, peerDeviceId: i32, status: *mut i32) -> aclError;
+
+                // ---- Streams and events (issue 17) ----
+                aclrtSynchronizeStreamWithTimeout: fn(stream: aclrtStream, timeout: i32) -> aclError;
+                aclrtStreamQuery: fn(stream: aclrtStream, status: *mut aclrtStreamStatus) -> aclError;
+                aclrtSynchronizeDeviceWithTimeout: fn(timeout: i32) -> aclError;
+                aclrtStreamWaitEvent: fn(stream: aclrtStream, event: aclrtEvent) -> aclError;
+                aclrtCreateEvent: fn(event: *mut aclrtEvent) -> aclError;
+                aclrtCreateEventWithFlag: fn(event: *mut aclrtEvent, flag: u32) -> aclError;
+                aclrtCreateEventExWithFlag: fn(event: *mut aclrtEvent, flag: u32) -> aclError;
+                aclrtDestroyEvent: fn(event: aclrtEvent) -> aclError;
+                aclrtRecordEvent: fn(event: aclrtEvent, stream: aclrtStream) -> aclError;
+                aclrtResetEvent: fn(event: aclrtEvent, stream: aclrtStream) -> aclError;
+                aclrtQueryEvent: fn(event: aclrtEvent, status: *mut aclrtEventStatus) -> aclError;
+                aclrtQueryEventStatus: fn(event: aclrtEvent, status: *mut aclrtEventRecordedStatus) -> aclError;
+                aclrtQueryEventWaitStatus: fn(event: aclrtEvent, status: *mut aclrtEventWaitStatus) -> aclError;
+                aclrtSynchronizeEvent: fn(event: aclrtEvent) -> aclError;
+                aclrtSynchronizeEventWithTimeout: fn(event: aclrtEvent, timeout: i32) -> aclError;
+                aclrtEventElapsedTime: fn(ms: *mut f32, startEvent: aclrtEvent, endEvent: aclrtEvent) -> aclError;
+                aclrtMemsetAsync: fn(devPtr: *mut c_void, maxCount: usize, value: i32, count: usize, stream: aclrtStream) -> aclError;
+                aclrtMemcpy2d: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: aclrtMemcpyKind) -> aclError;
+                aclrtMemcpy2dAsync: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: aclrtMemcpyKind, stream: aclrtStream) -> aclError;
+
+                // ---- Shared events and notifies (issue 17, ipc) ----
+                aclrtCreateNotify: fn(notify: *mut aclrtNotify, flag: u64) -> aclError;
+                aclrtDestroyNotify: fn(notify: aclrtNotify) -> aclError;
+                aclrtRecordNotify: fn(notify: aclrtNotify, stream: aclrtStream) -> aclError;
+                aclrtWaitAndResetNotify: fn(notify: aclrtNotify, stream: aclrtStream, timeout: u32) -> aclError;
+                aclrtGetNotifyId: fn(notify: aclrtNotify, notifyId: *mut u32) -> aclError;
+                aclrtNotifyGetExportKey: fn(notify: aclrtNotify, key: *mut c_char, len: usize, flags: u64) -> aclError;
+                aclrtNotifyImportByKey: fn(notify: *mut aclrtNotify, key: *const c_char, flags: u64) -> aclError;
+                aclrtNotifySetImportPid: fn(notify: aclrtNotify, pid: *mut i32, num: usize) -> aclError;
+                aclrtNotifySetImportPidInterServer: fn(notify: aclrtNotify, serverPids: *mut aclrtServerPid, num: usize) -> aclError;
+                aclrtIpcGetEventHandle: fn(event: aclrtEvent, handle: *mut aclrtIpcEventHandle) -> aclError;
+                aclrtIpcOpenEventHandle: fn(handle: aclrtIpcEventHandle, event: *mut aclrtEvent) -> aclError;
         }
         }
     };

@@ -51,5 +51,10 @@ crate::codes! {
     RT_IPC_ERROR = 507_022 => "ACL_ERROR_RT_IPC_ERROR", "IPC error";
     RT_DEV_SETUP_ERROR = 507_033 => "ACL_ERROR_RT_DEV_SETUP_ERROR", "device setup error";
     RT_COPY_DATA = 507_052 => "ACL_ERROR_RT_COPY_DATA", "copy data error";
+    RT_EVENT_TIMESTAMP_INVALID = 107_006 => "ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID", "event timestamp invalid";
+    RT_STREAM_NOT_COMPLETE = 507_004 => "ACL_ERROR_RT_STREAM_NOT_COMPLETE", "stream not complete";
+    RT_EVENT_NOT_COMPLETE = 507_006 => "ACL_ERROR_RT_EVENT_NOT_COMPLETE", "event not complete";
+    RT_STREAM_SYNC_TIMEOUT = 507_046 => "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT", "stream sync timeout";
+    RT_EVENT_SYNC_TIMEOUT = 507_047 => "ACL_ERROR_RT_EVENT_SYNC_TIMEOUT", "event sync timeout";
     RT_DRV_INTERNAL_ERROR = 507_899 => "ACL_ERROR_RT_DRV_INTERNAL_ERROR", "driver internal error (kernel rejection)";
 }

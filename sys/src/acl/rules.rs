@@ -41,6 +41,8 @@ const MEMORY: &str = "acl.memory";
 const ORDER: &str = "acl.order";
 const SAMPLE: &str = "acl.sample";
 const IPC_KEY: &str = "acl.ipc.key";
+const STREAM: &str = "acl.stream";
+const EVENT: &str = "acl.event";
 
 // ---- sources, as the reference names them ------------------------------------
 
@@ -65,6 +67,10 @@ const PROC_INFO: Source = Driver("src/sdk_driver/svm/v2/master/comm/devmm_proc_i
 const ALLOCATOR: Source = Driver("VA allocator");
 const NPU_DRIVER_MEM: Source = Runtime("src/runtime/driver/npu_driver_mem.cc");
 const ACL_RT_H: Source = Runtime("include/external/acl/acl_rt.h");
+const STREAM_CPP: Source = Runtime("src/acl/aclrt_impl/stream.cpp");
+const EVENT_CPP: Source = Runtime("src/acl/aclrt_impl/event.cpp");
+const STREAM_CC: Source = Runtime("src/runtime/core/src/stream/stream.cc");
+const EVENT_CC: Source = Runtime("src/runtime/core/src/event/event.cc");
 const HAL_TYPES: Source = Driver("pkg_inc/hal_pkg/common_pkg.h");
 
 // ---- markings of §6 ------------------------------------------------------------
@@ -2071,4 +2077,340 @@ rules! {
                     undetermined (the node's initial side)"),
         expect: Codes(&[acl!(RT_INVALID_HANDLE)]),
     }
+
+    // ==== Streams and events (issue 17) ===================================================
+
+    STM_001 {
+        group: STREAM,
+        text: "aclrtCreateStream, aclrtDestroyStream and aclrtStreamQuery refuse a NULL out-pointer or stream \
+               (100000), before the runtime sees the call.",
+        apis: &["aclrtCreateStream", "aclrtDestroyStream", "aclrtStreamQuery"],
+        sources: &[STREAM_CPP],
+        confidence: &[Src],
+        note: Some("ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT stream.cpp:43 (create), :99 (destroy), :170 (query status)"),
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+    }
+
+    STM_002 {
+        group: STREAM,
+        text: "aclrtSynchronizeStreamWithTimeout refuses a timeout below -1 (107000); -1 waits without bound.",
+        apis: &["aclrtSynchronizeStreamWithTimeout"],
+        sources: &[STREAM_CPP],
+        confidence: &[Src],
+        note: Some("stream.cpp:139-149: timeout < -1 returns ACL_ERROR_RT_PARAM_INVALID"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclrtSynchronizeStreamWithTimeout")],
+    }
+
+    STM_003 {
+        group: STREAM,
+        text: "aclrtSynchronizeStreamWithTimeout whose stream's work outlasts the timeout fails with 507046 \
+               (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT); the work still completes.",
+        apis: &["aclrtSynchronizeStreamWithTimeout", "aclrtMemcpyAsync"],
+        sources: &[STREAM_CPP, ERRCODE],
+        confidence: &[Src],
+        note: Some("stream.cpp:151-153 returns the runtime's timeout as is; errcode_manage.cc:140"),
+        expect: Codes(&[acl!(RT_STREAM_SYNC_TIMEOUT)]),
+        requires: &[Need::Symbol("aclrtSynchronizeStreamWithTimeout")],
+    }
+
+    STM_004 {
+        group: STREAM,
+        text: "aclrtMemcpyAsync is asynchronous: after aclrtSynchronizeStream the copied bytes are there \
+               (host to device, then device to host on the same stream).",
+        apis: &["aclrtMemcpyAsync", "aclrtSynchronizeStream"],
+        sources: &[ACL_RT_H],
+        confidence: &[Doc],
+        note: Some("acl_rt.h:2288-2311: call aclrtSynchronizeStream to ensure the copy has completed"),
+        expect: Behaviour,
+    }
+
+    STM_005 {
+        group: STREAM,
+        text: "aclrtDestroyStream waits for the stream's pending tasks: work enqueued before it completes.",
+        apis: &["aclrtDestroyStream", "aclrtMemcpyAsync"],
+        sources: &[STREAM_CC],
+        confidence: &[Src],
+        note: Some("rtStreamDestroy passes force=false (api_c_stream.cc:102); Stream::TearDown submits the \
+                    recycle and waits for pendingNum_ (stream.cc:1409-1470); aclrtDestroyStreamForce passes \
+                    true (api_c_stream.cc:117): pending tasks are force-recycled"),
+        expect: Behaviour,
+    }
+
+    STM_006 {
+        group: STREAM,
+        text: "aclrtStreamQuery of a stream with no pending work writes ACL_STREAM_STATUS_COMPLETE (0).",
+        apis: &["aclrtStreamQuery"],
+        sources: &[STREAM_CPP],
+        confidence: &[Src],
+        note: Some("stream.cpp:172-177: RT_ERROR_NONE -> COMPLETE, ACL_ERROR_RT_STREAM_NOT_COMPLETE -> NOT_READY"),
+        expect: Codes(&[acl!(SUCCESS)]),
+        requires: &[Need::Symbol("aclrtStreamQuery")],
+    }
+
+    EVT_001 {
+        group: EVENT,
+        text: "aclrtCreateEvent, aclrtCreateEventWithFlag, aclrtDestroyEvent, aclrtRecordEvent and \
+               aclrtSynchronizeEvent refuse a NULL event (100000).",
+        apis: &["aclrtCreateEvent", "aclrtCreateEventWithFlag", "aclrtDestroyEvent", "aclrtRecordEvent"],
+        sources: &[EVENT_CPP],
+        confidence: &[Src],
+        note: Some("ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT event.cpp:33, :49, :77, :89, :177"),
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+        requires: &[Need::Symbol("aclrtCreateEvent")],
+    }
+
+    EVT_002 {
+        group: EVENT,
+        text: "aclrtCreateEventWithFlag refuses flag 0 and flags outside 0x3f, and 0x10/0x20 combined with others \
+               (107000).",
+        apis: &["aclrtCreateEventWithFlag"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        note: Some("ApiErrorDecorator::EventCreate api_error.cc:1632-1644 (RT_ERROR_INVALID_VALUE, \
+                    errcode_manage.cc:314: 107000); RT_EVENT_FLAG_MAX event.hpp:37"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclrtCreateEventWithFlag")],
+    }
+
+    EVT_003 {
+        group: EVENT,
+        text: "aclrtSynchronizeEventWithTimeout checks the timeout (below -1: 107000) before the event (NULL: 100000).",
+        apis: &["aclrtSynchronizeEventWithTimeout"],
+        sources: &[EVENT_CPP],
+        confidence: &[Src],
+        note: Some("event.cpp:187-190"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(INVALID_PARAM)]),
+        requires: &[Need::Symbol("aclrtSynchronizeEventWithTimeout")],
+    }
+
+    EVT_004 {
+        group: EVENT,
+        text: "aclrtQueryEventStatus: an event never recorded is NOT_READY (0); once its record has run, \
+               COMPLETE (1). A NULL status is refused (100000).",
+        apis: &["aclrtQueryEventStatus", "aclrtRecordEvent"],
+        sources: &[EVENT_CPP],
+        confidence: &[Src],
+        note: Some("event.cpp:144-153: only RT_EVENT_RECORDED gives COMPLETE; the runtime's status starts at \
+                    RT_EVENT_INIT"),
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+        requires: &[Need::Symbol("aclrtQueryEventStatus")],
+    }
+
+    EVT_005 {
+        group: EVENT,
+        text: "aclrtEventElapsedTime: NULL ms or event is refused (100000); an event never recorded gives 507000.",
+        apis: &["aclrtEventElapsedTime"],
+        sources: &[EVENT_CPP, EVENT_CC, ERRCODE],
+        confidence: &[Src],
+        note: Some("event.cpp:205-207; Event::ElapsedTime event.cc:1249-1251 (RT_ERROR_EVENT_RECORDER_NULL, \
+                    errcode_manage.cc:197: 507000)"),
+        expect: Codes(&[acl!(INVALID_PARAM), acl!(RT_INTERNAL_ERROR)]),
+        requires: &[Need::Symbol("aclrtEventElapsedTime")],
+    }
+
+    EVT_006 {
+        group: EVENT,
+        text: "aclrtEventElapsedTime needs events that keep time: aclrtCreateEvent's (RT_EVENT_DEFAULT includes \
+               RT_EVENT_TIME_LINE) or ACL_EVENT_TIME_LINE (0x8); an ACL_EVENT_SYNC-only event gives 107006.",
+        apis: &["aclrtEventElapsedTime", "aclrtCreateEventWithFlag"],
+        sources: &[EVENT_CC, ERRCODE],
+        confidence: &[Src, Inferred],
+        note: Some("RT_EVENT_DEFAULT event.h:63; timestamps kept only with RT_EVENT_TIME_LINE (event.cc:901, \
+                    :963); UINT64_MAX stamps give RT_ERROR_EVENT_TIMESTAMP_INVALID (event.cc:1264-1269, \
+                    errcode_manage.cc:198)"),
+        expect: Codes(&[acl!(RT_EVENT_TIMESTAMP_INVALID)]),
+        requires: &[Need::Symbol("aclrtEventElapsedTime")],
+    }
+
+    EVT_007 {
+        group: EVENT,
+        text: "An event recorded on stream 1 after an async copy and waited by stream 2 (aclrtStreamWaitEvent) \
+               orders stream 2's later copy after it: the copy reads the bytes stream 1 wrote.",
+        apis: &["aclrtRecordEvent", "aclrtStreamWaitEvent", "aclrtMemcpyAsync"],
+        sources: &[ACL_RT_H, API_IMPL],
+        confidence: &[Doc],
+        note: Some("acl_rt.h:1734-1747 (aclrtStreamWaitEvent makes the stream wait for the event's tasks)"),
+        expect: Behaviour,
+        requires: &[Need::Symbol("aclrtStreamWaitEvent")],
+    }
+    // ==== Notifies and IPC events (issue 17, ipc): ACL-NTF, ACL-IEV =================
+    // Sources: the ACL layer (notify.cpp, event.cpp), the rts layer
+    // (api_c_event.cc, api_c_standard_soc.cc), the error decorator and
+    // implementation (api_error.cc, api_impl.cc, api_impl_event.cc), the
+    // notify and IPC event objects; see docs/audit/acl-notify.md. Where the
+    // source ends at the driver library (halShrId*), the rule says so.
+
+    NTF_001 {
+        group: NOTIFY,
+        text: "aclrtCreateNotify: a NULL notify is 100000; a flag other than ACL_NOTIFY_DEFAULT (0) or \
+               ACL_NOTIFY_DEVICE_USE_ONLY (1) is 107000.",
+        apis: &["aclrtCreateNotify"],
+        sources: &[NOTIFY_CPP, API_C_EVENT],
+        confidence: &[Src],
+        note: Some("notify.cpp:25-35 (ACL_REQUIRES_NOT_NULL); api_c_event.cc:119-126 (rtsNotifyCreate's flag check)"),
+        expect: Codes(&[acl!(INVALID_PARAM), acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclrtCreateNotify")],
+    }
+
+    NTF_002 {
+        group: NOTIFY,
+        text: "A NULL notify given to aclrtDestroyNotify, aclrtRecordNotify, aclrtWaitAndResetNotify, \
+               aclrtGetNotifyId, aclrtNotifyGetExportKey or aclrtNotifySetImportPid, or a NULL notifyId, key, pid or \
+               output notify, is 100000 (the ACL layer checks them).",
+        apis: &[
+            "aclrtDestroyNotify",
+            "aclrtRecordNotify",
+            "aclrtWaitAndResetNotify",
+            "aclrtGetNotifyId",
+            "aclrtNotifyGetExportKey",
+            "aclrtNotifyImportByKey",
+            "aclrtNotifySetImportPid",
+        ],
+        sources: &[NOTIFY_CPP],
+        confidence: &[Src],
+        note: Some("notify.cpp:37-130, every entry point's ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT"),
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+        requires: &[Need::Symbol("aclrtNotifyGetExportKey")],
+    }
+
+    NTF_003 {
+        group: NOTIFY,
+        text: "aclrtNotifyGetExportKey: len 0 and flags other than 0 or \
+               ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION (2) are 107000; so is a key buffer shorter than the \
+               key (65 bytes with its NUL).",
+        apis: &["aclrtNotifyGetExportKey"],
+        sources: &[API_ERROR, NPU_DRIVER],
+        confidence: &[Src, Undetermined],
+        note: Some("api_error.cc:4464-4485 (len 0, flags); the name's length is the driver's (halShrIdCreate, beyond \
+                    the source): the emulator writes 64 characters and a NUL, as its IPC memory keys"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclrtNotifyGetExportKey")],
+    }
+
+    NTF_004 {
+        group: NOTIFY,
+        text: "aclrtNotifyGetExportKey on a notify that is already an IPC notify (exported before, or imported) is \
+               507000.",
+        apis: &["aclrtNotifyGetExportKey", "aclrtNotifyImportByKey"],
+        sources: &[NOTIFY_CC, ERRCODE],
+        confidence: &[Src],
+        note: Some("Notify::CreateIpcNotify notify.cc:383-386 (isIpcNotify_: RT_ERROR_NOTIFY_TYPE), \
+                    errcode_manage.cc:213 (507000)"),
+        expect: Codes(&[acl!(RT_INTERNAL_ERROR)]),
+        requires: &[Need::Symbol("aclrtNotifyGetExportKey")],
+    }
+
+    NTF_005 {
+        group: NOTIFY,
+        text: "aclrtNotifyImportByKey: flags above 3 (DOWNLOAD_TO_DEV | ENABLE_PEER_ACCESS) are 107000; a key that \
+               names no exported notify is refused by the driver (507899).",
+        apis: &["aclrtNotifyImportByKey"],
+        sources: &[API_ERROR, NOTIFY_CC],
+        confidence: &[Src, Undetermined],
+        note: Some("api_error.cc:4488-4496; the unknown name is refused by halShrIdOpen (beyond the source): the \
+                    emulator gives 507899, as for IPC memory keys (ACL-IPK-006)"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: &[Need::Symbol("aclrtNotifyImportByKey")],
+    }
+
+    NTF_006 {
+        group: NOTIFY,
+        text: "aclrtNotifySetImportPid: num 0 is 107000; a notify that was never exported (it has no name) is \
+               refused by the driver (507899).",
+        apis: &["aclrtNotifySetImportPid"],
+        sources: &[API_ERROR, API_C_SOC],
+        confidence: &[Src, Undetermined],
+        note: Some("api_error.cc:3797-3807 (num <= 0 after the int32 cast); api_c_standard_soc.cc:1822-1840 passes \
+                    the notify's empty IPC name to halShrIdSetPid (beyond the source)"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: &[Need::Symbol("aclrtNotifySetImportPid")],
+    }
+
+    NTF_007 {
+        group: NOTIFY,
+        text: "With export flag 0 a process not on the notify's trustlist cannot import it (507899), and once \
+               aclrtNotifySetImportPid lists it, it can; with DISABLE_PID_VALIDATION any process imports. The creating \
+               process importing its own notify with validation on is refused (it is not on its own list).",
+        apis: &["aclrtNotifySetImportPid", "aclrtNotifyImportByKey", "aclrtNotifyGetExportKey"],
+        sources: &[API_IMPL, NPU_DRIVER],
+        confidence: &[Src, Undetermined],
+        note: Some("ApiImpl::IpcSetNotifyName api_impl.cc:4972-4986 turns the list off only with the flag \
+                    (SetIpcNotifyDisablePidVerify); the list itself is the driver's (halShrIdSetPid/Open), modelled \
+                    as IPC memory keys' (ACL-IPK-007, ACL-IPK-009)"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: &[Need::Peers, Need::Symbol("aclrtNotifyImportByKey")],
+    }
+
+    NTF_008 {
+        group: NOTIFY,
+        text: "Across processes: A copies into shared memory with aclrtMemcpyAsync and records a notify on the same \
+               stream; B's aclrtWaitAndResetNotify on its stream holds B's later copy until the record, so B reads \
+               A's data; the wait resets the notify, so a second wait waits for a new record.",
+        apis: &["aclrtRecordNotify", "aclrtWaitAndResetNotify", "aclrtMemcpyAsync"],
+        sources: &[ACL_RT_H, API_IMPL],
+        confidence: &[Doc],
+        note: Some("acl_rt.h:3894-3912 (record; wait with timeout, then reset)"),
+        expect: Behaviour,
+        requires: &[Need::Peers, Need::Symbol("aclrtWaitAndResetNotify")],
+    }
+
+    IEV_001 {
+        group: IPC_EVENT,
+        text: "aclrtIpcGetEventHandle: a NULL handle (checked first) or event is 100000; aclrtIpcOpenEventHandle: a \
+               NULL event is 100000.",
+        apis: &["aclrtIpcGetEventHandle", "aclrtIpcOpenEventHandle"],
+        sources: &[EVENT_CPP],
+        confidence: &[Src],
+        note: Some("event.cpp:455-478"),
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+        requires: &[Need::Symbol("aclrtIpcGetEventHandle")],
+    }
+
+    IEV_002 {
+        group: IPC_EVENT,
+        text: "aclrtIpcGetEventHandle of an event made without ACL_EVENT_IPC is 107000.",
+        apis: &["aclrtIpcGetEventHandle", "aclrtCreateEventExWithFlag"],
+        sources: &[API_IMPL_EVENT],
+        confidence: &[Src],
+        note: Some("ApiImplEvent::IpcGetEventHandle api_impl_event.cc:67-73 (eventFlag_ != RT_EVENT_IPC)"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclrtIpcGetEventHandle")],
+    }
+
+    IEV_003 {
+        group: IPC_EVENT,
+        text: "aclrtIpcGetEventHandle gives the same handle each time for one event; aclrtIpcOpenEventHandle of a \
+               handle that names no IPC event (all zeros, or of an event destroyed by its only holder) is 107017.",
+        apis: &["aclrtIpcGetEventHandle", "aclrtIpcOpenEventHandle"],
+        sources: &[IPC_EVENT_CC],
+        confidence: &[Src, Inferred],
+        note: Some("IpcEvent::IpcGetEventHandle copies the event's shareable handle (ipc_event.cc:196-203); \
+                    IpcHandleAllocAndImport imports it (ipc_event.cc:214-226), as ACL-IMP-007 an unknown one"),
+        expect: Codes(&[acl!(RT_INVALID_HANDLE)]),
+        requires: &[Need::Symbol("aclrtIpcOpenEventHandle")],
+    }
+
+    IEV_004 {
+        group: IPC_EVENT,
+        text: "Across processes: A copies with aclrtMemcpyAsync and records an ACL_EVENT_IPC event; B opens its \
+               handle and aclrtStreamWaitEvent orders B's later copy after A's record, so B reads A's data.",
+        apis: &["aclrtIpcGetEventHandle", "aclrtIpcOpenEventHandle", "aclrtStreamWaitEvent", "aclrtRecordEvent"],
+        sources: &[ACL_RT_H, IPC_EVENT_CC],
+        confidence: &[Doc],
+        note: Some("acl_rt.h:5800-5822"),
+        expect: Behaviour,
+        requires: &[Need::Peers, Need::Symbol("aclrtIpcOpenEventHandle")],
+    }
 }
+
+// ---- groups and sources of the notify and IPC event rules (issue 17, ipc) -----
+
+const NOTIFY: &str = "acl.notify";
+const IPC_EVENT: &str = "acl.ipc.event";
+const NOTIFY_CPP: Source = Runtime("src/acl/aclrt_impl/notify.cpp");
+const API_C_EVENT: Source = Runtime("src/runtime/api/api_c_event.cc");
+const API_C_SOC: Source = Runtime("src/runtime/api/api_c_standard_soc.cc");
+const NOTIFY_CC: Source = Runtime("src/runtime/core/src/notify/notify.cc");
+const API_IMPL_EVENT: Source = Runtime("src/runtime/api/impl/api_impl_event.cc");
+const IPC_EVENT_CC: Source = Runtime("src/runtime/core/src/event/ipc_event.cc");

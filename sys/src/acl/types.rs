@@ -259,6 +259,44 @@ const _: () = {
     assert!(offset_of!(aclrtServerPid, pid) == 8 && offset_of!(aclrtServerPid, num) == 16);
 };
 
+// ---- Streams and events (issue 17; include/external/acl/acl_rt.h) -----------
+
+/// `aclrtCreateEventWithFlag` flag: host waits block (acl_rt.h:28).
+pub const ACL_EVENT_SYNC: u32 = 0x0000_0001;
+/// Flag: the event captures the stream's progress (acl_rt.h:29).
+pub const ACL_EVENT_CAPTURE_STREAM_PROGRESS: u32 = 0x0000_0002;
+/// Flag: the event keeps the time of its records (acl_rt.h:30).
+pub const ACL_EVENT_TIME_LINE: u32 = 0x0000_0008;
+/// Flag: used on the device only (acl_rt.h:31).
+pub const ACL_EVENT_DEVICE_USE_ONLY: u32 = 0x0000_0010;
+/// Flag: an external event (acl_rt.h:32).
+pub const ACL_EVENT_EXTERNAL: u32 = 0x0000_0020;
+/// Flag: an event other processes can open (acl_rt.h:33).
+pub const ACL_EVENT_IPC: u32 = 0x0000_0040;
+
+/// `aclrtEventStatus` (acl_rt.h:116-120).
+pub type aclrtEventStatus = i32;
+pub const ACL_EVENT_STATUS_COMPLETE: aclrtEventStatus = 0;
+pub const ACL_EVENT_STATUS_NOT_READY: aclrtEventStatus = 1;
+pub const ACL_EVENT_STATUS_RESERVED: aclrtEventStatus = 2;
+
+/// `aclrtEventRecordedStatus` (acl_rt.h:122-125).
+pub type aclrtEventRecordedStatus = i32;
+pub const ACL_EVENT_RECORDED_STATUS_NOT_READY: aclrtEventRecordedStatus = 0;
+pub const ACL_EVENT_RECORDED_STATUS_COMPLETE: aclrtEventRecordedStatus = 1;
+
+/// `aclrtEventWaitStatus` (acl_rt.h:127-131).
+pub type aclrtEventWaitStatus = i32;
+pub const ACL_EVENT_WAIT_STATUS_COMPLETE: aclrtEventWaitStatus = 0;
+pub const ACL_EVENT_WAIT_STATUS_NOT_READY: aclrtEventWaitStatus = 1;
+pub const ACL_EVENT_WAIT_STATUS_RESERVED: aclrtEventWaitStatus = 0xFFFF;
+
+/// `aclrtStreamStatus` (acl_rt.h:133-137).
+pub type aclrtStreamStatus = i32;
+pub const ACL_STREAM_STATUS_COMPLETE: aclrtStreamStatus = 0;
+pub const ACL_STREAM_STATUS_NOT_READY: aclrtStreamStatus = 1;
+pub const ACL_STREAM_STATUS_RESERVED: aclrtStreamStatus = 0xFFFF;
+
 #[cfg(test)]
 mod fabric_tests {
     use std::mem::{offset_of, size_of};
@@ -289,3 +327,37 @@ mod fabric_tests {
         assert_eq!(offset_of!(aclrtMemFabricHandleHead, share_id), 16);
     }
 }
+
+// ---- Shared events and notifies (issue 17; include/external/acl/acl_rt.h) ----
+
+/// `aclrtNotify`: an opaque pointer.
+pub type aclrtNotify = *mut c_void;
+/// `aclrtCreateNotify` flag: the default (acl_rt.h:52).
+pub const ACL_NOTIFY_DEFAULT: u64 = 0;
+/// `aclrtCreateNotify` flag: used on the device only (acl_rt.h:53; RT_NOTIFY_FLAG_DOWNLOAD_TO_DEV).
+pub const ACL_NOTIFY_DEVICE_USE_ONLY: u64 = 0x1;
+/// `aclrtNotifyGetExportKey` flag: the default (acl_rt.h:59).
+pub const ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT: u64 = 0;
+/// `aclrtNotifyGetExportKey` flag: no pid trustlist (acl_rt.h:60).
+pub const ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION: u64 = 0x2;
+/// `aclrtNotifyImportByKey` flag: the default (acl_rt.h:62).
+pub const ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT: u64 = 0;
+/// `aclrtNotifyImportByKey` flag: peer access to the notify (acl_rt.h:63).
+pub const ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS: u64 = 0x2;
+/// Bytes of an `aclrtIpcEventHandle` (acl_rt.h:86).
+pub const ACL_IPC_EVENT_HANDLE_SIZE: usize = 64;
+
+/// `aclrtIpcEventHandle`: 64 bytes, passed by value (acl_rt.h:1011-1013).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct aclrtIpcEventHandle {
+    pub reserved: [std::ffi::c_char; ACL_IPC_EVENT_HANDLE_SIZE],
+}
+
+impl Default for aclrtIpcEventHandle {
+    fn default() -> Self {
+        Self { reserved: [0; ACL_IPC_EVENT_HANDLE_SIZE] }
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<aclrtIpcEventHandle>() == 64);

@@ -65,6 +65,7 @@ fn c_type(rust: &str) -> String {
         "usize" => "size_t",
         "c_void" => "void",
         "c_char" => "char",
+        "f32" => "float",
         acl => {
             assert!(acl.starts_with("acl"), "no C spelling for the Rust type {acl}");
             acl

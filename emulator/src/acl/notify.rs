@@ -1,0 +1,291 @@
+//! Notifies: `aclrtCreateNotify`, record, wait-and-reset, and sharing them
+//! across processes by key (`aclrtNotifyGetExportKey`, `SetImportPid`,
+//! `ImportByKey`), over the core's shared cells (`core/ipc_event.rs`):
+//! record is a stream work that sets the notify, wait-and-reset one that
+//! waits until it is set and clears it (ACL-NTF-*, docs/emulator.md
+//! "Shared events and notifies").
+//!
+//! An `aclrtNotify` is `NOTIFY_BASE` + the core's event number. A key is the
+//! core's key in 64 hex digits and a NUL, as the emulator's IPC memory keys.
+#![allow(non_snake_case)]
+
+use std::collections::HashSet;
+use std::ffi::c_char;
+use std::sync::{LazyLock, Mutex};
+use std::time::Duration;
+
+use vmmkit_sys::acl::rules;
+use vmmkit_sys::acl::*;
+
+use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::device::stream_id;
+use super::state::lock;
+use crate::core::{CoreError, EventId};
+
+const NOTIFY_BASE: usize = 0x00e7_f000_0000_0000;
+/// Characters of a key, without its NUL.
+pub(super) const KEY_CHARS: usize = 64;
+
+/// The notifies of this process (made or imported here), by handle.
+static NOTIFIES: LazyLock<Mutex<HashSet<usize>>> = LazyLock::new(Mutex::default);
+
+/// The core event of `n`, which must be a notify of this process (107000 otherwise).
+fn notify_id(n: aclrtNotify) -> Result<EventId, Fail> {
+    let e = emu()?;
+    let id = EventId((n as usize).wrapping_sub(NOTIFY_BASE) as u64);
+    if !lock(&NOTIFIES).contains(&(n as usize)) || !e.notify_exists(id) {
+        return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("{n:p} is not a notify of this process")));
+    }
+    Ok(id)
+}
+
+fn handle_of(id: EventId) -> aclrtNotify {
+    let h = NOTIFY_BASE + id.0 as usize;
+    lock(&NOTIFIES).insert(h);
+    h as aclrtNotify
+}
+
+/// A key's text: the core key in 64 hex digits.
+pub(super) fn key_text(key: u64) -> String {
+    format!("{key:0KEY_CHARS$x}")
+}
+
+/// The core key `text` spells, if it is one of this emulator's keys.
+pub(super) fn parse_key(text: &[u8]) -> Option<u64> {
+    let s = std::str::from_utf8(text).ok().filter(|s| s.len() == KEY_CHARS)?;
+    let (zeros, hex) = s.split_at(KEY_CHARS - 16);
+    if !zeros.bytes().all(|b| b == b'0') {
+        return None;
+    }
+    u64::from_str_radix(hex, 16).ok()
+}
+
+/// The bytes of a key argument up to its NUL, reading at most 65 bytes
+/// (`key` checked non-null).
+///
+/// # Safety
+/// `key` is readable up to its NUL or 65 bytes, whichever is first.
+pub(super) unsafe fn key_arg(key: *const c_char) -> Vec<u8> {
+    let mut out = Vec::with_capacity(KEY_CHARS);
+    for i in 0..=KEY_CHARS {
+        // SAFETY: the caller's contract; reading stops at the NUL.
+        let b = unsafe { key.add(i).read() } as u8;
+        if b == 0 {
+            break;
+        }
+        out.push(b);
+    }
+    out
+}
+
+/// A refusal of the driver (507899) under `rule`, or success when the rule is mutated away.
+fn refused(rule: &'static vmmkit_sys::rule::Rule, msg: String) -> Fail {
+    if crate::mutation::enforced(rule) {
+        Fail::rule_code(rule, AclError::RT_DRV_INTERNAL_ERROR, msg)
+    } else {
+        Fail::plain(AclError::SUCCESS, String::new())
+    }
+}
+
+fn core_fail(e: CoreError) -> Fail {
+    match e {
+        CoreError::UnknownEvent(_) | CoreError::UnknownStream(_) | CoreError::NotInterprocess(_) => {
+            Fail::plain(AclError::RT_PARAM_INVALID, e.to_string())
+        }
+        other => Fail::plain(AclError::RT_DRV_INTERNAL_ERROR, other.to_string()),
+    }
+}
+
+/// `aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)`: ACL-NTF-001.
+pub unsafe extern "C" fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) -> aclError {
+    run("aclrtCreateNotify", || {
+        ensure!(!notify.is_null(), rules::NTF_001 => AclError::INVALID_PARAM, "notify is NULL");
+        ensure!(flag == ACL_NOTIFY_DEFAULT || flag == ACL_NOTIFY_DEVICE_USE_ONLY, rules::NTF_001 => AclError::RT_PARAM_INVALID,
+            "flag {flag:#x} is neither ACL_NOTIFY_DEFAULT nor ACL_NOTIFY_DEVICE_USE_ONLY");
+        current_device()?;
+        let id = emu()?.notify_create().map_err(core_fail)?;
+        // SAFETY: checked non-null.
+        unsafe { put(notify, handle_of(id)) };
+        Ok(())
+    })
+}
+
+/// `aclError aclrtDestroyNotify(aclrtNotify notify)`: ACL-NTF-002. Records
+/// already enqueued still complete; the last holder's destroy removes the
+/// shared notify.
+pub unsafe extern "C" fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError {
+    run("aclrtDestroyNotify", || {
+        ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
+        let id = notify_id(notify)?;
+        lock(&NOTIFIES).remove(&(notify as usize));
+        emu()?.event_destroy(id).map_err(core_fail)
+    })
+}
+
+/// `aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)`:
+/// ACL-NTF-002; sets the notify once the stream's earlier work has run.
+pub unsafe extern "C" fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStream) -> aclError {
+    run("aclrtRecordNotify", || {
+        ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
+        let id = notify_id(notify)?;
+        emu()?.notify_record(id, stream_id(stream)?).map_err(core_fail)
+    })
+}
+
+/// `aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout)`:
+/// ACL-NTF-002, ACL-NTF-008. The stream's later work waits until the notify
+/// is set, then it is reset. `timeout` is in seconds as the runtime passes it
+/// to the wait task (api_impl.cc:4909-4940 logs it as `%us`); 0 and
+/// `UINT32_MAX` wait without bound (api_c_event.cc:149-155).
+pub unsafe extern "C" fn aclrtWaitAndResetNotify(notify: aclrtNotify, stream: aclrtStream, timeout: u32) -> aclError {
+    run("aclrtWaitAndResetNotify", || {
+        ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
+        let id = notify_id(notify)?;
+        let t = (timeout != 0 && timeout != u32::MAX).then(|| Duration::from_secs(u64::from(timeout)));
+        emu()?.notify_wait_reset(id, stream_id(stream)?, t).map_err(core_fail)
+    })
+}
+
+/// `aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId)`: ACL-NTF-002.
+pub unsafe extern "C" fn aclrtGetNotifyId(notify: aclrtNotify, notifyId: *mut u32) -> aclError {
+    run("aclrtGetNotifyId", || {
+        ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
+        ensure!(!notifyId.is_null(), rules::NTF_002, "notifyId is NULL");
+        let id = notify_id(notify)?;
+        // SAFETY: checked non-null.
+        unsafe { put(notifyId, id.0 as u32) };
+        Ok(())
+    })
+}
+
+/// `aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags)`:
+/// ACL-NTF-002, ACL-NTF-003, ACL-NTF-004.
+pub unsafe extern "C" fn aclrtNotifyGetExportKey(notify: aclrtNotify, key: *mut c_char, len: usize, flags: u64) -> aclError {
+    run("aclrtNotifyGetExportKey", || {
+        ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
+        ensure!(!key.is_null(), rules::NTF_002, "key is NULL");
+        ensure!(len != 0, rules::NTF_003, "len is 0");
+        let none = ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION;
+        ensure!(flags == 0 || flags == none, rules::NTF_003, "flags {flags:#x} are neither 0 nor {none:#x}");
+        ensure!(len > KEY_CHARS, rules::NTF_003, "key buffer of {len} bytes; the key takes 65 with its NUL");
+        let id = notify_id(notify)?;
+        let e = emu()?;
+        let state = lock(&EXPORTED).contains(&id);
+        if (state || e.shared_origin(id).map_err(core_fail)? == Some(false)) && crate::mutation::enforced(&rules::NTF_004) {
+            return Err(Fail::rule(&rules::NTF_004, "the notify is an IPC notify already (exported or imported)".into()));
+        }
+        let k = e.notify_export(id, flags == none).map_err(core_fail)?;
+        lock(&EXPORTED).insert(id);
+        let text = key_text(k);
+        let out = text.as_bytes().iter().chain(&[0]).map(|&b| b as c_char).collect::<Vec<_>>();
+        // SAFETY: `key` has room for `len` > 64 bytes: 64 characters and the NUL.
+        unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), key, out.len()) };
+        Ok(())
+    })
+}
+
+/// Notifies exported by this process (a second export is ACL-NTF-004's).
+static EXPORTED: LazyLock<Mutex<HashSet<EventId>>> = LazyLock::new(Mutex::default);
+
+/// `aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags)`:
+/// ACL-NTF-002, ACL-NTF-005, ACL-NTF-007.
+pub unsafe extern "C" fn aclrtNotifyImportByKey(notify: *mut aclrtNotify, key: *const c_char, flags: u64) -> aclError {
+    run("aclrtNotifyImportByKey", || {
+        ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
+        ensure!(!key.is_null(), rules::NTF_002, "key is NULL");
+        let max = ACL_NOTIFY_DEVICE_USE_ONLY | ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS;
+        ensure!(flags <= max, rules::NTF_005 => AclError::RT_PARAM_INVALID, "flags {flags:#x} above {max:#x}");
+        current_device()?;
+        // SAFETY: checked non-null; the caller's C string.
+        let text = unsafe { key_arg(key) };
+        let e = emu()?;
+        let unknown = || refused(&rules::NTF_005, format!("no exported notify has key {}", String::from_utf8_lossy(&text)));
+        let Some(k) = parse_key(&text) else { return Err(unknown()) };
+        let info = match e.shared_cell_info(k) {
+            Ok(i) if i.kind == crate::registry::CellKind::Notify => i,
+            _ => return Err(unknown()),
+        };
+        let id = match e.notify_open(k) {
+            Ok(id) => id,
+            Err(CoreError::NotTrusted { .. }) => {
+                return Err(refused(&rules::NTF_007, "this process is not on the notify's trustlist".into()));
+            }
+            Err(CoreError::UnknownSharedCell(_)) => return Err(unknown()),
+            Err(other) => return Err(core_fail(other)),
+        };
+        // The creator is not on its own list (ACL-NTF-007): only a list that is off admits it.
+        if info.created_here && !e.notify_is_open_to_all(id) && crate::mutation::enforced(&rules::NTF_007) {
+            let _ = e.event_destroy(id);
+            return Err(refused(&rules::NTF_007, "the creating process is not on its notify's trustlist".into()));
+        }
+        // SAFETY: checked non-null.
+        unsafe { put(notify, handle_of(id)) };
+        Ok(())
+    })
+}
+
+/// `aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num)`:
+/// ACL-NTF-002, ACL-NTF-006.
+pub unsafe extern "C" fn aclrtNotifySetImportPid(notify: aclrtNotify, pid: *mut i32, num: usize) -> aclError {
+    run("aclrtNotifySetImportPid", || {
+        ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
+        ensure!(!pid.is_null(), rules::NTF_002, "pid is NULL");
+        ensure!(num as i32 > 0, rules::NTF_006 => AclError::RT_PARAM_INVALID, "num {num} is not in (0, INT32_MAX]");
+        let id = notify_id(notify)?;
+        if !lock(&EXPORTED).contains(&id) {
+            return Err(refused(&rules::NTF_006, "the notify was never exported: it has no name".into()));
+        }
+        // SAFETY: the caller's array of `num` pids (num checked positive as an i32).
+        let pids = unsafe { std::slice::from_raw_parts(pid, num as i32 as usize) };
+        emu()?.notify_trust(id, pids).map_err(|e| match e {
+            CoreError::NoPids | CoreError::TrustlistFull(_) => Fail::plain(AclError::RT_DRV_INTERNAL_ERROR, e.to_string()),
+            other => core_fail(other),
+        })
+    })
+}
+
+/// `aclError aclrtNotifySetImportPidInterServer(aclrtNotify notify, aclrtServerPid *serverPids, size_t num)`:
+/// the emulated machine is one server: each entry's pids are listed as by
+/// aclrtNotifySetImportPid.
+pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
+    notify: aclrtNotify,
+    serverPids: *mut aclrtServerPid,
+    num: usize,
+) -> aclError {
+    run("aclrtNotifySetImportPidInterServer", || {
+        ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
+        ensure!(!serverPids.is_null(), rules::NTF_002, "serverPids is NULL");
+        ensure!(num as i32 > 0, rules::NTF_006 => AclError::RT_PARAM_INVALID, "num {num} is not in (0, INT32_MAX]");
+        let id = notify_id(notify)?;
+        if !lock(&EXPORTED).contains(&id) {
+            return Err(refused(&rules::NTF_006, "the notify was never exported: it has no name".into()));
+        }
+        // SAFETY: the caller's array of `num` entries.
+        let entries = unsafe { std::slice::from_raw_parts(serverPids, num as i32 as usize) };
+        let mut pids = Vec::new();
+        for s in entries {
+            if !s.pid.is_null() && s.num > 0 {
+                // SAFETY: the caller's array of `s.num` pids.
+                pids.extend_from_slice(unsafe { std::slice::from_raw_parts(s.pid, s.num) });
+            }
+        }
+        emu()?.notify_trust(id, &pids).map_err(|e| Fail::plain(AclError::RT_DRV_INTERNAL_ERROR, e.to_string()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_round_trip_and_are_64_characters() {
+        let k = (1u64 << 63) | 0x1234;
+        let t = key_text(k);
+        assert_eq!(t.len(), KEY_CHARS);
+        assert_eq!(parse_key(t.as_bytes()), Some(k));
+        assert_eq!(parse_key(b"12"), None);
+        let mut bad = t.clone().into_bytes();
+        bad[0] = b'1';
+        assert_eq!(parse_key(&bad), None);
+    }
+}

@@ -1,0 +1,223 @@
+//! ACL streams and events over the core, under each `VMMKIT_STREAMS` mode:
+//! async copies are there after a synchronize, events order streams, and a
+//! read without the synchronize sees stale data under `adversarial` every
+//! time, with the unsynchronised access reported. Each case runs in its own
+//! process with its own root and mode.
+
+mod common;
+
+use std::ffi::c_void;
+use std::ptr;
+
+use common::isolated;
+use vmmkit_emulator::core::emulator;
+use vmmkit_sys::acl::*;
+
+const MODES: [&str; 3] = ["eager", "async", "adversarial:7"];
+const N: usize = 4096;
+
+fn ok(what: &str, rc: aclError) {
+    assert_eq!(AclError(rc), AclError::SUCCESS, "{what}");
+}
+
+/// Device 0 current, a device buffer of `N` bytes and a stream.
+fn setup(acl: &AclApi) -> (*mut c_void, aclrtStream) {
+    let mut dev = ptr::null_mut();
+    let mut s: aclrtStream = ptr::null_mut();
+    // SAFETY: out-pointers are live locals.
+    unsafe {
+        ok("set device", (acl.aclrtSetDevice)(0));
+        ok("malloc", (acl.aclrtMalloc)(&mut dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+        ok("create stream", (acl.aclrtCreateStream)(&mut s));
+    }
+    (dev, s)
+}
+
+/// Writes `src` to `dev` asynchronously on `s`, then reads `dev` back with a
+/// synchronous aclrtMemcpy, with or without aclrtSynchronizeStream between.
+fn write_then_read(sync: bool) -> Vec<u8> {
+    let acl = vmmkit_emulator::acl::api();
+    let (dev, s) = setup(&acl);
+    let src = vec![0x5au8; N];
+    let mut back = vec![0u8; N];
+    // SAFETY: `src` and `back` live until after the synchronize below.
+    unsafe {
+        ok("memset", (acl.aclrtMemset)(dev, N, 0, N));
+        ok("memcpy async", (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, s));
+        if sync {
+            ok("synchronize", (acl.aclrtSynchronizeStream)(s));
+        }
+        ok("read back", (acl.aclrtMemcpy)(back.as_mut_ptr().cast(), N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST));
+        ok("synchronize at the end", (acl.aclrtSynchronizeStream)(s));
+        ok("destroy stream", (acl.aclrtDestroyStream)(s));
+        ok("free", (acl.aclrtFree)(dev));
+    }
+    back
+}
+
+#[test]
+fn memcpy_async_then_synchronize_passes_in_every_mode() {
+    for mode in MODES {
+        isolated("memcpy_async_then_synchronize_passes_in_every_mode", &[("VMMKIT_STREAMS", mode)], |_| {
+            assert!(write_then_read(true).iter().all(|&b| b == 0x5a));
+            assert!(emulator().unwrap().take_hazards().is_empty(), "no hazard with the synchronize");
+        });
+    }
+}
+
+#[test]
+fn reading_without_synchronize_is_stale_and_reported_under_adversarial() {
+    isolated(
+        "reading_without_synchronize_is_stale_and_reported_under_adversarial",
+        &[("VMMKIT_STREAMS", "adversarial:7")],
+        |_| {
+            for round in 0..5 {
+                let back = write_then_read(false);
+                assert!(back.iter().all(|&b| b == 0), "round {round}: the copy ran before anybody needed it");
+                let h = emulator().unwrap().take_hazards();
+                assert!(!h.is_empty(), "round {round}: the unsynchronised read was not reported");
+                assert_eq!(h[0].by, "the host");
+            }
+        },
+    );
+}
+
+/// The child of the stderr test (does nothing when run on its own).
+#[test]
+fn unsynchronised_child() {
+    if std::env::var("VMMKIT_ACL_STREAMS_CHILD").is_ok() {
+        let back = write_then_read(false);
+        assert!(back.iter().all(|&b| b == 0));
+    }
+}
+
+#[test]
+fn the_unsynchronised_access_line_is_on_stderr() {
+    let root = vmmkit_testkit::root::TestRoot::new("vmmkit-test-").expect("tempdir");
+    let mut cmd = vmmkit_testkit::libtest::rerun("unsynchronised_child").expect("exe");
+    root.apply(&mut cmd).env("VMMKIT_ACL_STREAMS_CHILD", "1").env("VMMKIT_STREAMS", "adversarial:3");
+    let out = cmd.output().expect("child");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "child failed: {err}");
+    assert!(err.contains("vmmkit: unsynchronised access"), "stderr: {err}");
+}
+
+#[test]
+fn an_event_orders_a_copy_on_another_stream_in_every_mode() {
+    for mode in MODES {
+        isolated("an_event_orders_a_copy_on_another_stream_in_every_mode", &[("VMMKIT_STREAMS", mode)], |_| {
+            let acl = vmmkit_emulator::acl::api();
+            let (dev, s1) = setup(&acl);
+            let mut s2: aclrtStream = ptr::null_mut();
+            let mut ev: aclrtEvent = ptr::null_mut();
+            let src = vec![7u8; N];
+            let mut back = vec![0u8; N];
+            // SAFETY: buffers live until the synchronizes; out-pointers are locals.
+            unsafe {
+                ok("create s2", (acl.aclrtCreateStream)(&mut s2));
+                ok("create event", acl.aclrtCreateEvent.expect("in the table")(&mut ev));
+                ok("h2d on s1", (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, s1));
+                ok("record on s1", acl.aclrtRecordEvent.expect("in the table")(ev, s1));
+                ok("s2 waits", acl.aclrtStreamWaitEvent.expect("in the table")(s2, ev));
+                let d2h = (acl.aclrtMemcpyAsync)(back.as_mut_ptr().cast(), N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST, s2);
+                ok("d2h on s2", d2h);
+                ok("sync s2", (acl.aclrtSynchronizeStream)(s2));
+            }
+            assert!(back.iter().all(|&b| b == 7), "{mode}: stream 2's copy ran before stream 1's");
+            assert!(emulator().unwrap().take_hazards().is_empty(), "{mode}: the event orders the copies");
+            // SAFETY: handles from above.
+            unsafe {
+                ok("sync s1", (acl.aclrtSynchronizeStream)(s1));
+                ok("destroy event", acl.aclrtDestroyEvent.expect("in the table")(ev));
+            }
+        });
+    }
+}
+
+#[test]
+fn query_of_a_held_event_is_not_ready_under_adversarial_until_synchronized() {
+    isolated(
+        "query_of_a_held_event_is_not_ready_under_adversarial_until_synchronized",
+        &[("VMMKIT_STREAMS", "adversarial:1")],
+        |_| {
+            let acl = vmmkit_emulator::acl::api();
+            let (dev, s) = setup(&acl);
+            let src = vec![1u8; N];
+            let mut ev: aclrtEvent = ptr::null_mut();
+            let mut st: aclrtEventRecordedStatus = -1;
+            // SAFETY: as above.
+            unsafe {
+                ok("create event", acl.aclrtCreateEvent.expect("in the table")(&mut ev));
+                ok("status", acl.aclrtQueryEventStatus.expect("in the table")(ev, &mut st));
+                assert_eq!(st, ACL_EVENT_RECORDED_STATUS_NOT_READY, "never recorded");
+                // A wait on an event never recorded holds nothing; a stream wait on
+                // a second stream's unrun record holds the copy and the record.
+                let mut other: aclrtStream = ptr::null_mut();
+                let mut gate: aclrtEvent = ptr::null_mut();
+                ok("other stream", (acl.aclrtCreateStream)(&mut other));
+                ok("gate", acl.aclrtCreateEvent.expect("in the table")(&mut gate));
+                ok(
+                    "h2d on other",
+                    (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, other),
+                );
+                ok("record gate", acl.aclrtRecordEvent.expect("in the table")(gate, other));
+                ok("s waits for gate", acl.aclrtStreamWaitEvent.expect("in the table")(s, gate));
+                ok("record", acl.aclrtRecordEvent.expect("in the table")(ev, s));
+                let mut q: aclrtEventStatus = -1;
+                ok("query", acl.aclrtQueryEvent.expect("in the table")(ev, &mut q));
+                // The query says the event is wanted, which lets held work run; it
+                // is not done at the moment of asking unless the streams ran first.
+                let first = q;
+                ok("synchronize event", acl.aclrtSynchronizeEvent.expect("in the table")(ev));
+                ok("status after", acl.aclrtQueryEventStatus.expect("in the table")(ev, &mut st));
+                assert_eq!(st, ACL_EVENT_RECORDED_STATUS_COMPLETE);
+                assert_eq!(
+                    first, ACL_EVENT_STATUS_NOT_READY,
+                    "under adversarial the first query finds the record held"
+                );
+                ok("sync other", (acl.aclrtSynchronizeStream)(other));
+            }
+        },
+    );
+}
+
+#[test]
+fn timeouts_and_argument_checks() {
+    isolated("timeouts_and_argument_checks", &[("VMMKIT_STREAMS", "async")], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let (_dev, s) = setup(&acl);
+        let f = acl.aclrtSynchronizeStreamWithTimeout.expect("in the table");
+        // SAFETY: plain values and live locals.
+        unsafe {
+            assert_eq!(AclError(f(s, -2)), AclError::RT_PARAM_INVALID);
+            ok("timeout -1", f(s, -1));
+            ok("timeout 0 of an idle stream", f(s, 0));
+            assert_eq!(AclError((acl.aclrtCreateStream)(ptr::null_mut())), AclError::INVALID_PARAM);
+            assert_eq!(AclError((acl.aclrtDestroyStream)(ptr::null_mut())), AclError::INVALID_PARAM);
+            let mut st: aclrtStreamStatus = -1;
+            ok("query", acl.aclrtStreamQuery.expect("in the table")(s, &mut st));
+            assert_eq!(st, ACL_STREAM_STATUS_COMPLETE);
+            ok("query NULL stream", acl.aclrtStreamQuery.expect("in the table")(ptr::null_mut(), &mut st));
+            let mut ev: aclrtEvent = ptr::null_mut();
+            let cwf = acl.aclrtCreateEventWithFlag.expect("in the table");
+            assert_eq!(AclError(cwf(&mut ev, 0)), AclError::RT_PARAM_INVALID);
+            assert_eq!(AclError(cwf(&mut ev, 0x40)), AclError::RT_PARAM_INVALID);
+            assert_eq!(AclError(cwf(&mut ev, 0x21)), AclError::RT_PARAM_INVALID);
+            ok("sync-only event", cwf(&mut ev, ACL_EVENT_SYNC));
+            let mut timed: aclrtEvent = ptr::null_mut();
+            ok("timed event", acl.aclrtCreateEvent.expect("in the table")(&mut timed));
+            let mut ms = 0f32;
+            let el = acl.aclrtEventElapsedTime.expect("in the table");
+            assert_eq!(AclError(el(&mut ms, timed, timed)), AclError::RT_INTERNAL_ERROR, "never recorded");
+            ok("record", acl.aclrtRecordEvent.expect("in the table")(timed, s));
+            ok("record", acl.aclrtRecordEvent.expect("in the table")(ev, s));
+            ok("sync", (acl.aclrtSynchronizeStream)(s));
+            ok("elapsed of timed events", el(&mut ms, timed, timed));
+            assert_eq!(AclError(el(&mut ms, ev, timed)), AclError::RT_EVENT_TIMESTAMP_INVALID);
+            let swt = acl.aclrtSynchronizeEventWithTimeout.expect("in the table");
+            assert_eq!(AclError(swt(ptr::null_mut(), -5)), AclError::RT_PARAM_INVALID, "timeout first");
+            assert_eq!(AclError(swt(ptr::null_mut(), 5)), AclError::INVALID_PARAM);
+            ok("event sync", swt(ev, 100));
+        }
+    });
+}
