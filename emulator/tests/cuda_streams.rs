@@ -228,7 +228,7 @@ fn reader(api: &CudaApi) {
             cuok!(api, cuStreamDestroy(s));
             // CUDA-IEV-003: the opened event has timing disabled.
             let mut ms = 0f32;
-            cuexpect!(api, cuEventElapsedTime(&mut ms, e, e), CuResult::INVALID_HANDLE, "CUDA-IEV-003");
+            cuexpect!(api, cuEventElapsedTime(&mut ms, e, e), CuResult::INVALID_HANDLE, "CUDA-EVT-004");
         }
         reply(format!("ok {}", checksum(&read(api, p, size))));
         cuok!(api, cuEventDestroy(e));

@@ -45,7 +45,6 @@ impl Dialect for Cuda {
         use CoreError::*;
         use Op::*;
         match (op, err) {
-            (IpcEvent, Unavailable(_)) => (CuResult::NOT_SUPPORTED, None),
             // cuda.md §1.1: a driver that cannot start is "no device".
             (_, Unavailable(_)) => (CuResult::NO_DEVICE, None),
             (_, Injected(c)) => (CuResult(*c as u32), None),
@@ -90,7 +89,9 @@ impl Dialect for Cuda {
             (Stream | Event | Elapsed, UnknownEvent(_)) => (CuResult::INVALID_HANDLE, None),
             (Elapsed, TimingDisabled(_) | EventNotRecorded(_)) => by_rule(&rules::EVT_004),
             (Elapsed, NotReady) => by_rule(&rules::EVT_005),
-            (IpcEvent, UnknownShareable(_) | ShareableReleasing(_)) => (CuResult::INVALID_HANDLE, None),
+            (IpcEvent, UnknownShareable(_) | ShareableReleasing(_) | UnknownSharedCell(_)) => {
+                (CuResult::INVALID_HANDLE, None)
+            }
             (IpcEvent, SameProcessImport { .. }) => by_rule(&rules::IEV_002),
             (_, OutOfMemory { .. } | HostExhausted(_)) => (CuResult::OUT_OF_MEMORY, None),
             (_, UnknownHandle(_) | NotMapped(_)) => (CuResult::INVALID_VALUE, None),

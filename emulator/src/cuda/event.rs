@@ -136,7 +136,7 @@ pub unsafe extern "C" fn cuIpcGetEventHandle(pHandle: *mut CUipcEventHandle, eve
         if !ipc || pHandle.is_null() {
             return Ok(());
         }
-        let key = ipc_bridge::export(e, id).map_err(|er| Fail::core(Op::IpcEvent, er))?;
+        let key = e.event_export(id).map_err(|er| Fail::core(Op::IpcEvent, er))?;
         let token = IpcToken { key, generation: 0, size: 0, offset: 0, pid: std::process::id() as i32, device: d as i32 };
         let bytes = token.encode(MAGIC).map(|b| b as std::ffi::c_char);
         // SAFETY: checked non-null; 64 bytes.
@@ -157,27 +157,12 @@ pub unsafe extern "C" fn cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CUi
         let Some(token) = IpcToken::decode(MAGIC, &bytes) else {
             return Err(Fail::plain(CuResult::INVALID_HANDLE, "the handle names no exported event".into()));
         };
-        let own = token.pid == std::process::id() as i32;
-        ensure!(!own, rules::IEV_002, "the event was exported by this process; open it in another");
         let e = emu()?;
-        let id = ipc_bridge::open(e, token.key).map_err(|er| Fail::core(Op::IpcEvent, er))?;
+        let info = e.shared_cell_info(token.key).map_err(|er| Fail::core(Op::IpcEvent, er))?;
+        ensure!(!info.created_here, rules::IEV_002, "the event was made by this process; open it in another");
+        let id = e.event_open(token.key).map_err(|er| Fail::core(Op::IpcEvent, er))?;
         // SAFETY: checked non-null.
         unsafe { put(phEvent, to_event(id)) };
         Ok(())
     })
-}
-
-/// The core's sharing of events (`Emulator::event_export`, `event_open`).
-mod ipc_bridge {
-    use crate::core::{CoreError, Emulator, EventId};
-
-    pub(super) fn export(e: &Emulator, id: EventId) -> Result<u64, CoreError> {
-        let _ = (e, id);
-        Err(CoreError::Unavailable("interprocess events are not shared yet".into()))
-    }
-
-    pub(super) fn open(e: &Emulator, key: u64) -> Result<EventId, CoreError> {
-        let _ = (e, key);
-        Err(CoreError::Unavailable("interprocess events are not shared yet".into()))
-    }
 }
