@@ -12,6 +12,7 @@
 pub mod alloc;
 pub mod calls;
 pub mod copy;
+pub mod cuda_streams;
 pub mod export;
 pub mod handoff;
 pub mod lookup;
@@ -208,6 +209,7 @@ pub const ALL: &[(&str, Builder)] = &[
     ("copy", copy::entries),
     ("lookup", lookup::entries),
     ("calls", calls::entries),
+    ("cuda_streams", cuda_streams::entries),
 ];
 
 /// Times `iters` runs of `f` as one stretch (for bodies with nothing to

@@ -99,6 +99,8 @@ const GROUPS: &[(&str, &str, Kind)] = &[
     ("copy_d2d", "copy device → device", Kind::Copy),
     ("import_lookup", "import lookup + free", Kind::Lookup),
     ("call_overhead", "call", Kind::Calls),
+    ("cuda_stream_sync", "CUDA host function + stream synchronize", Kind::Control(2.0)),
+    ("cuda_event_query", "CUDA event record + query until done", Kind::Control(2.0)),
 ];
 
 /// Copies are held to the bandwidth target from this size on.
