@@ -97,7 +97,7 @@ fn event_query(cu: &Cuda, event: CUevent, iters: u64) -> Result<Duration> {
             loop {
                 match (cu.api.cuEventQuery)(event) {
                     0 => break,
-                    600 => std::hint::spin_loop(),
+                    600 => std::thread::yield_now(),
                     rc => check(rc, "cuEventQuery")?,
                 }
             }

@@ -154,6 +154,15 @@ impl Cell {
                 Err(now) => cur = now,
             }
         }
+        // Waiters say what they wait for (`wanted`) before they sleep: wake
+        // only when one may wait past what was completed before (`cur`). The
+        // fences pair with the waiter's (`wait_while`): either it sees this
+        // completion, or this sees its `wanted`.
+        std::sync::atomic::fence(Ordering::SeqCst);
+        let wanted = w.wanted.load(Ordering::Acquire);
+        if wanted == 0 || (wanted.wrapping_sub(cur) as i32) <= 0 {
+            return;
+        }
         // A failed wake changes nothing a waiter relies on: it re-reads the word.
         let _ = futex::wake(&w.completed, self.futex_flags(), u32::MAX);
     }
@@ -210,6 +219,14 @@ impl Cell {
                     return Err(WaitError::Abandoned);
                 }
                 next_look = now + LIVENESS_PERIOD;
+            }
+            // Say what this waits for before sleeping (`complete` wakes only
+            // then), and look once more after saying it.
+            self.want(seq);
+            std::sync::atomic::fence(Ordering::SeqCst);
+            let cur = w.load(Ordering::Acquire);
+            if reached(cur, seq) {
+                return Ok(());
             }
             let until = deadline.map_or(next_look, |d| d.min(next_look));
             let left = until.saturating_duration_since(now);

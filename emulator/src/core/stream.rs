@@ -235,8 +235,12 @@ impl Stream {
         matches!(self.schedule, Schedule::Adversarial { .. })
     }
 
-    /// Lets its work up to `seq` run (under `adversarial`; elsewhere it runs anyway).
+    /// Lets its work up to `seq` run (under `adversarial`; elsewhere it runs
+    /// anyway, and waking the worker would only cost a system call).
     fn demand(&self, seq: u32) {
+        if !self.adversarial() {
+            return;
+        }
         let mut q = self.lock();
         if seq.wrapping_sub(q.demanded) as i32 > 0 {
             q.demanded = seq;
@@ -298,6 +302,9 @@ pub(super) struct Streams {
     hazards: Mutex<Vec<Hazard>>,
     /// Device synchronizes so far (draws the adversarial order).
     drains: AtomicU64,
+    /// Some stream of this process holds its work (`adversarial`): only
+    /// then do waits wake the workers to look at what is wanted.
+    holding: std::sync::atomic::AtomicBool,
     /// Streams destroyed with [`Ending::Detach`] whose work may still run:
     /// a device synchronize waits for them too.
     detached: Mutex<Vec<Arc<Stream>>>,
@@ -330,8 +337,12 @@ impl Streams {
         lock(&self.map).get(&id).cloned().ok_or(CoreError::UnknownStream(id.0))
     }
 
-    /// Wakes every worker, so that each looks at what is wanted of it.
+    /// Wakes every worker, so that each looks at what is wanted of it
+    /// (only workers under `adversarial` hold work until it is wanted).
     fn poke_all(&self) {
+        if !self.holding.load(Ordering::Acquire) {
+            return;
+        }
         for s in lock(&self.map).values() {
             s.bell.notify_all();
         }
@@ -383,11 +394,15 @@ impl Emulator {
     /// A new stream on `device`.
     pub fn stream_create(&self, device: u32, kind: Kind) -> StreamId {
         let id = StreamId(self.streams.next.fetch_add(1, Ordering::Relaxed) + 1);
+        let schedule = self.streams.schedule();
+        if matches!(schedule, Schedule::Adversarial { .. }) {
+            self.streams.holding.store(true, Ordering::Release);
+        }
         let s = Arc::new(Stream {
             id,
             device,
             kind,
-            schedule: self.streams.schedule(),
+            schedule,
             progress: Arc::new(Cell::local()),
             q: Mutex::default(),
             bell: Condvar::new(),
@@ -799,9 +814,11 @@ impl Emulator {
         self.wait_cell(cell, seq, timeout.map(|t| Instant::now() + t))
     }
 
-    /// Says that record `seq` of `cell` is wanted (a query), so that held work runs.
+    /// Says that record `seq` of `cell` is wanted (a query), so that held work
+    /// runs: this process's, under `adversarial`, or another's (a shared cell).
     pub fn want(&self, cell: &Cell, seq: u32) {
-        if !cell.is_reached(seq) {
+        let holding = self.streams.holding.load(Ordering::Acquire);
+        if !cell.is_reached(seq) && (holding || cell.is_shared()) {
             cell.want(seq);
             self.streams.poke_all();
         }
