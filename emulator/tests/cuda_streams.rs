@@ -59,12 +59,12 @@ fn set_word(api: &CudaApi, w: CUdeviceptr, v: u32) {
 static HOST_CALLS: AtomicU32 = AtomicU32::new(0);
 
 unsafe extern "C" fn count_call(data: *mut c_void) {
-    HOST_CALLS.fetch_add(data as usize as u32, Ordering::SeqCst);
+    HOST_CALLS.fetch_add(data.addr() as u32, Ordering::SeqCst);
 }
 
 unsafe extern "C" fn count_callback(_s: CUstream, status: CUresult, data: *mut c_void) {
     assert_eq!(status, 0);
-    HOST_CALLS.fetch_add(data as usize as u32, Ordering::SeqCst);
+    HOST_CALLS.fetch_add(data.addr() as u32, Ordering::SeqCst);
 }
 
 /// Streams and events within one process, in mode `mode`.
@@ -140,8 +140,8 @@ fn one_process(mode: &'static str) {
     // CUDA-STM-011: host functions run in order; CUDA-STM-005: destroy returns at once.
     HOST_CALLS.store(0, Ordering::SeqCst);
     cuok!(api, cuStreamWaitValue32(held, w, 4, CU_STREAM_WAIT_VALUE_GEQ));
-    cuok!(api, cuLaunchHostFunc(held, Some(count_call), 1 as *mut c_void));
-    cuok!(api, cuStreamAddCallback(held, Some(count_callback), 10 as *mut c_void, 0));
+    cuok!(api, cuLaunchHostFunc(held, Some(count_call), std::ptr::without_provenance_mut(1)));
+    cuok!(api, cuStreamAddCallback(held, Some(count_callback), std::ptr::without_provenance_mut(10), 0));
     cuexpect!(
         api,
         cuStreamAddCallback(held, Some(count_callback), ptr::null_mut(), 1),

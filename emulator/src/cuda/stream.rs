@@ -360,7 +360,7 @@ fn fill_async(h: CUstream, dst: CUdeviceptr, pattern: u64, width: u8, count: usi
             if count == 0 {
                 return Ok(None);
             }
-            let n = count.checked_mul(usize::from(width)).unwrap_or(usize::MAX);
+            let n = count.saturating_mul(usize::from(width));
             check_device_range(e, dst as usize, n, d, Use::Write, "dstDevice")?;
             Ok(Some(Work::Fill { dst: dst as usize, pattern, width, count }))
         })
