@@ -688,7 +688,7 @@ rules! {
         apis: &["cuStreamGetFlags", "cuStreamGetPriority", "cuStreamCreateWithPriority"],
         sources: &[S_CREATE_PRIO, S_GET_FLAGS],
         confidence: &[Doc, Undetermined],
-        note: Some("the range is the device's (cuCtxGetStreamPriorityRange); [-5, 0] is the emulator's choice"),
+        note: Some("undetermined: the range is the device's (cuCtxGetStreamPriorityRange); [-5, 0] is the emulator's choice"),
         expect: Behaviour,
     }
 
@@ -808,9 +808,9 @@ rules! {
 
 // ---- streams and events (issue 17): groups and sources ------------------------------
 
-const STM: &str = "cuda.stream";
-const EVT: &str = "cuda.event";
-const IEV: &str = "cuda.ipc_event";
+const STM: &str = "cuda.stm";
+const EVT: &str = "cuda.evt";
+const IEV: &str = "cuda.iev";
 
 const S_CREATE: Source = CudaDoc("§6.15 Stream Management, cuStreamCreate: group__CUDA__STREAM.html");
 const S_CREATE_PRIO: Source = CudaDoc("§6.15 Stream Management, cuStreamCreateWithPriority: group__CUDA__STREAM.html");
