@@ -12,9 +12,11 @@
 //! hands work to another thread and waits for it to say it is done. The
 //! floor of both is that hand-off and nothing else: a futex round trip
 //! between two threads (A stores a word and wakes B, B stores another and
-//! wakes A; each sleeps on its futex when the word has not changed). A
-//! plain atomic is no floor: work that runs apart from the caller must
-//! cross to another thread and back.
+//! wakes A; each sleeps on its futex when the word has not changed). For
+//! the event, whose completion the host polls (cuEventQuery, yielding the
+//! CPU between queries), the floor's A polls the same way and B only
+//! stores: one wake per round trip. A plain atomic is no floor: work that
+//! runs apart from the caller must cross to another thread and back.
 
 use std::ffi::c_void;
 use std::ptr;
@@ -109,6 +111,8 @@ fn event_query(cu: &Cuda, event: CUevent, iters: u64) -> Result<Duration> {
 /// The floor: a thread that answers each wake on one futex word with a
 /// wake on another.
 struct PingPong {
+    /// A polls (yielding) for B's answer, which B stores without a wake.
+    poll: bool,
     ping: Arc<AtomicU32>,
     pong: Arc<AtomicU32>,
     stop: Arc<AtomicBool>,
@@ -122,7 +126,7 @@ fn wait_change(w: &AtomicU32, old: u32) {
 }
 
 impl PingPong {
-    fn start() -> Self {
+    fn start(poll: bool) -> Self {
         let (ping, pong, stop) =
             (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)), Arc::new(AtomicBool::new(false)));
         let peer = std::thread::spawn({
@@ -136,11 +140,13 @@ impl PingPong {
                         break;
                     }
                     pong.store(seen, Ordering::Release);
-                    let _ = futex::wake(&pong, futex::Flags::PRIVATE, 1);
+                    if !poll {
+                        let _ = futex::wake(&pong, futex::Flags::PRIVATE, 1);
+                    }
                 }
             }
         });
-        Self { ping, pong, stop, peer: Some(peer) }
+        Self { poll, ping, pong, stop, peer: Some(peer) }
     }
 
     fn round_trips(&self, iters: u64) -> Duration {
@@ -149,7 +155,13 @@ impl PingPong {
             let next = self.ping.load(Ordering::Relaxed).wrapping_add(1);
             self.ping.store(next, Ordering::Release);
             let _ = futex::wake(&self.ping, futex::Flags::PRIVATE, 1);
-            wait_change(&self.pong, next.wrapping_sub(1));
+            if self.poll {
+                while self.pong.load(Ordering::Acquire) != next {
+                    std::thread::yield_now();
+                }
+            } else {
+                wait_change(&self.pong, next.wrapping_sub(1));
+            }
         }
         t.elapsed()
     }
@@ -190,7 +202,7 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
             stream_sync(cu.as_ref().expect("opened"), n)
         }),
         Entry::new(STREAM_GROUP, "floor", "host_func", move |n| {
-            Ok(floor_a.get_or_insert_with(PingPong::start).round_trips(n))
+            Ok(floor_a.get_or_insert_with(|| PingPong::start(false)).round_trips(n))
         }),
         Entry::new(EVENT_GROUP, v.name(), "record_query", move |n| {
             if cu2.is_none() {
@@ -204,7 +216,7 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
             event_query(c, *e, n)
         }),
         Entry::new(EVENT_GROUP, "floor", "record_query", move |n| {
-            Ok(floor_b.get_or_insert_with(PingPong::start).round_trips(n))
+            Ok(floor_b.get_or_insert_with(|| PingPong::start(true)).round_trips(n))
         }),
     ])
 }
