@@ -239,7 +239,7 @@ fn reader(api: &CudaApi) {
 /// A: writes with cuMemcpyHtoDAsync on a non-blocking stream, records an
 /// interprocess event after it, and sends both handles to B before it
 /// synchronises anything; B answers the checksum of what it read.
-fn two_processes(mode: &'static str, wait: bool) -> (String, String) {
+fn two_processes(wait: bool) -> (String, String) {
     let api = cu();
     setup(&api, 0);
     let mut b = Peer::start("reader");
@@ -266,14 +266,13 @@ fn two_processes(mode: &'static str, wait: bool) -> (String, String) {
     cuok!(api, cuEventDestroy(e));
     cuok!(api, cuStreamDestroy(s));
     cuok!(api, cuMemFree(p));
-    let _ = mode;
     (got, format!("ok {}", checksum(&data)))
 }
 
 #[test]
 fn two_processes_eager() {
     isolated("two_processes_eager", &env(MODES[0]), |_| {
-        let (got, want) = two_processes(MODES[0], true);
+        let (got, want) = two_processes(true);
         assert_eq!(got, want, "B waited on A's event and read A's data");
     });
 }
@@ -281,7 +280,7 @@ fn two_processes_eager() {
 #[test]
 fn two_processes_async() {
     isolated("two_processes_async", &env(MODES[1]), |_| {
-        let (got, want) = two_processes(MODES[1], true);
+        let (got, want) = two_processes(true);
         assert_eq!(got, want, "B waited on A's event and read A's data");
     });
 }
@@ -289,7 +288,7 @@ fn two_processes_async() {
 #[test]
 fn two_processes_adversarial() {
     isolated("two_processes_adversarial", &env(MODES[2]), |_| {
-        let (got, want) = two_processes(MODES[2], true);
+        let (got, want) = two_processes(true);
         assert_eq!(got, want, "B waited on A's event and read A's data");
     });
 }
@@ -299,7 +298,7 @@ fn two_processes_adversarial() {
 fn two_processes_without_the_wait_read_stale_data_under_adversarial() {
     isolated("two_processes_without_the_wait_read_stale_data_under_adversarial", &env(MODES[2]), |_| {
         for round in 0..3 {
-            let (got, want) = two_processes(MODES[2], false);
+            let (got, want) = two_processes(false);
             let zeros = format!("ok {}", checksum(&vec![0u8; 256 << 10]));
             assert_ne!(got, want, "round {round}: B read A's data without waiting");
             assert_eq!(got, zeros, "round {round}: B reads the memory as it was before A's copy");
