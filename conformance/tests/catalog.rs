@@ -293,6 +293,27 @@ const CUDA_REFERENCE_IDS: &[&str] = &[
     "CUDA-POOL-011",
     "CUDA-POOL-012",
     "CUDA-POOL-013",
+    // Streams, events and IPC events (issue 17).
+    "CUDA-STM-001",
+    "CUDA-STM-002",
+    "CUDA-STM-003",
+    "CUDA-STM-004",
+    "CUDA-STM-005",
+    "CUDA-STM-006",
+    "CUDA-STM-007",
+    "CUDA-STM-008",
+    "CUDA-STM-009",
+    "CUDA-STM-010",
+    "CUDA-STM-011",
+    "CUDA-EVT-001",
+    "CUDA-EVT-002",
+    "CUDA-EVT-003",
+    "CUDA-EVT-004",
+    "CUDA-EVT-005",
+    "CUDA-EVT-006",
+    "CUDA-IEV-001",
+    "CUDA-IEV-002",
+    "CUDA-IEV-003",
 ];
 
 /// Rules of cuda.md §3 the catalog does not hold, with why (a word of it is

@@ -12,6 +12,7 @@
 pub mod alloc;
 pub mod calls;
 pub mod copy;
+pub mod cuda_streams;
 pub mod export;
 pub mod handoff;
 pub mod ipc_event;
@@ -210,6 +211,7 @@ pub const ALL: &[(&str, Builder)] = &[
     ("lookup", lookup::entries),
     ("calls", calls::entries),
     ("ipc_event", ipc_event::entries),
+    ("cuda_streams", cuda_streams::entries),
 ];
 
 /// Times `iters` runs of `f` as one stretch (for bodies with nothing to

@@ -100,6 +100,8 @@ const GROUPS: &[(&str, &str, Kind)] = &[
     ("import_lookup", "import lookup + free", Kind::Lookup),
     ("call_overhead", "call", Kind::Calls),
     ("ipc_event", "cross-process event, signal to wake (round trip)", Kind::Control(2.0)),
+    ("cuda_stream_sync", "CUDA host function + stream synchronize", Kind::Control(2.0)),
+    ("cuda_event_query", "CUDA event record + query until done", Kind::Control(2.0)),
 ];
 
 /// Copies are held to the bandwidth target from this size on.

@@ -123,6 +123,10 @@ fn serve_one(hip: &Hip, state: &mut State, req: &Request, fds: Vec<OwnedFd>) -> 
         Request::PoolImport { data } => pool_import(hip, fds, data),
         Request::PoolFree { ptr } => code(hip.hipFreeAsync(*ptr as usize as *mut _, ptr::null_mut()), "hipFreeAsync"),
         Request::EventWait { handle, stream_wait } => event_wait(hip, handle, *stream_wait),
+        // The CUDA peer's IPC event requests (checks/cuda/event.rs); HIP's have their own.
+        Request::EventOpen { .. } | Request::EventQuery { .. } | Request::EventWaitVerify { .. } => {
+            Reply::of(801, "the HIP peer does not serve the CUDA IPC event requests")
+        }
     }
 }
 

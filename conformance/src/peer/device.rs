@@ -105,6 +105,31 @@ pub enum Request {
         /// Wait through a stream rather than on the host.
         stream_wait: bool,
     },
+    /// Opens the 64 IPC event handle bytes (`cuIpcOpenEventHandle`): `value`
+    /// is the event, kept until the peer exits.
+    EventOpen {
+        /// The handle, as the exporter's bytes.
+        handle: Vec<u8>,
+    },
+    /// Queries an event EventOpen returned (`cuEventQuery`): the code.
+    EventQuery {
+        /// The event.
+        event: u64,
+    },
+    /// Waits on an event EventOpen returned on a stream of the peer's own
+    /// (`cuStreamWaitEvent`, `cuStreamSynchronize`), checks that the event
+    /// has timing disabled (`cuEventElapsedTime`: 400), then reads as
+    /// [`Request::Verify`] does.
+    EventWaitVerify {
+        /// The event.
+        event: u64,
+        /// Device address.
+        ptr: u64,
+        /// Bytes.
+        len: u64,
+        /// Pattern seed.
+        seed: u8,
+    },
 }
 
 /// A vendor's result code, as its bits travel in a [`Reply`].

@@ -235,8 +235,12 @@ impl Stream {
         matches!(self.schedule, Schedule::Adversarial { .. })
     }
 
-    /// Lets its work up to `seq` run (under `adversarial`; elsewhere it runs anyway).
+    /// Lets its work up to `seq` run (under `adversarial`; elsewhere it runs
+    /// anyway, and waking the worker would only cost a system call).
     fn demand(&self, seq: u32) {
+        if !self.adversarial() {
+            return;
+        }
         let mut q = self.lock();
         if seq.wrapping_sub(q.demanded) as i32 > 0 {
             q.demanded = seq;
@@ -304,6 +308,12 @@ pub(super) struct Streams {
     hazards_seen: AtomicU64,
     /// Device synchronizes so far (draws the adversarial order).
     drains: AtomicU64,
+    /// Some stream of this process holds its work (`adversarial`): only
+    /// then do waits wake the workers to look at what is wanted.
+    holding: std::sync::atomic::AtomicBool,
+    /// Streams destroyed with [`Ending::Detach`] whose work may still run:
+    /// a device synchronize waits for them too.
+    detached: Mutex<Vec<Arc<Stream>>>,
 }
 
 impl std::fmt::Debug for Streams {
@@ -333,9 +343,12 @@ impl Streams {
         lock(&self.map).get(&id).cloned().ok_or(CoreError::UnknownStream(id.0))
     }
 
-    /// Wakes every worker, so that each looks at what is wanted of it.
+    /// Wakes every worker, so that each looks at what is wanted of it
+    /// (only workers under `adversarial` hold work until it is wanted).
     fn poke_all(&self) {
-        // Only an adversarial worker holds work until it is wanted.
+        if !self.holding.load(Ordering::Acquire) {
+            return;
+        }
         for s in lock(&self.map).values().filter(|s| s.adversarial()) {
             s.bell.notify_all();
         }
@@ -394,11 +407,15 @@ impl Emulator {
     /// A new stream on `device`.
     pub fn stream_create(&self, device: u32, kind: Kind) -> StreamId {
         let id = StreamId(self.streams.next.fetch_add(1, Ordering::Relaxed) + 1);
+        let schedule = self.streams.schedule();
+        if matches!(schedule, Schedule::Adversarial { .. }) {
+            self.streams.holding.store(true, Ordering::Release);
+        }
         let s = Arc::new(Stream {
             id,
             device,
             kind,
-            schedule: self.streams.schedule(),
+            schedule,
             progress: Arc::new(Cell::local()),
             q: Mutex::default(),
             bell: Condvar::new(),
@@ -622,6 +639,7 @@ impl Emulator {
 
     fn wait_value(&self, addr: usize, value: u64, width: u8, cmp: ValueCmp) -> Result<(), CoreError> {
         let mut pause = Duration::from_micros(1);
+        let mut released = false;
         loop {
             let mut buf = [0u8; 8];
             // SAFETY: `buf` is 8 bytes, more than `width` (≤ 8) asks.
@@ -639,6 +657,16 @@ impl Emulator {
             };
             if ok {
                 return Ok(());
+            }
+            if !released {
+                // The write it waits for may be any held work of this process
+                // (a value write on another stream): under `adversarial`, let
+                // all of it run, as a device makes progress on every stream.
+                released = true;
+                let all: Vec<Arc<Stream>> = lock(&self.streams.map).values().cloned().collect();
+                for s in all {
+                    s.demand(s.progress.last());
+                }
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(1));
@@ -687,6 +715,28 @@ impl Emulator {
         s.lock().error.take().map_or(Ok(()), Err)
     }
 
+    /// Waits, from the host, for what the legacy stream of `device` would
+    /// wait for: its own work and the work of the device's blocking streams
+    /// enqueued so far (a vendor's synchronous copy is ordered so).
+    ///
+    /// # Errors
+    /// [`CoreError::Abandoned`] (a shared cell's owner died).
+    pub fn legacy_synchronize(&self, device: u32) -> Result<(), CoreError> {
+        let all: Vec<Arc<Stream>> = lock(&self.streams.map)
+            .values()
+            .filter(|s| s.device == device && s.kind != Kind::NonBlocking)
+            .cloned()
+            .collect();
+        for s in all {
+            let last = s.progress.last();
+            if !s.progress.is_reached(last) {
+                s.demand(last);
+                self.wait_cell(&s.progress, last, None)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Whether all work enqueued on `id` has run. Under `adversarial` the
     /// question lets the held work run (so that polling ends).
     ///
@@ -708,6 +758,11 @@ impl Emulator {
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut all: Vec<Arc<Stream>> =
             lock(&self.streams.map).values().filter(|s| device.is_none_or(|d| s.device == d)).cloned().collect();
+        {
+            let mut detached = lock(&self.streams.detached);
+            detached.retain(|s| !s.progress.is_reached(s.progress.last()));
+            all.extend(detached.iter().filter(|s| device.is_none_or(|d| s.device == d)).cloned());
+        }
         all.sort_by_key(|s| s.id);
         if let Schedule::Adversarial { seed } = self.streams.schedule() {
             let round = self.streams.drains.fetch_add(1, Ordering::Relaxed);
@@ -753,6 +808,9 @@ impl Emulator {
         q.demanded = s.progress.last();
         drop(q);
         s.bell.notify_all();
+        if how == Ending::Detach && !s.progress.is_reached(s.progress.last()) {
+            lock(&self.streams.detached).push(s);
+        }
         drained
     }
 
@@ -795,9 +853,11 @@ impl Emulator {
         self.wait_cell(cell, seq, timeout.map(|t| Instant::now() + t))
     }
 
-    /// Says that record `seq` of `cell` is wanted (a query), so that held work runs.
+    /// Says that record `seq` of `cell` is wanted (a query), so that held work
+    /// runs: this process's, under `adversarial`, or another's (a shared cell).
     pub fn want(&self, cell: &Cell, seq: u32) {
-        if !cell.is_reached(seq) {
+        let holding = self.streams.holding.load(Ordering::Acquire);
+        if !cell.is_reached(seq) && (holding || cell.is_shared()) {
             cell.want(seq);
             self.streams.poke_all();
         }

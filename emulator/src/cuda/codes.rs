@@ -30,6 +30,10 @@ pub enum Op {
     Import,
     Retain,
     Query,
+    Stream,
+    Event,
+    Elapsed,
+    IpcEvent,
 }
 
 impl Dialect for Cuda {
@@ -80,6 +84,15 @@ impl Dialect for Cuda {
             (Import, UnknownShareable(_) | ShareableReleasing(_) | Os(_)) => (CuResult::INVALID_VALUE, None),
             (Retain, NotMapped(_) | UnknownHandle(_)) => by_rule_code(&rules::VMM_019, CuResult::INVALID_VALUE),
             (Query, UnknownHandle(_)) => (CuResult::INVALID_VALUE, None),
+            // Streams and events (CUDA-STM, -EVT, -IEV).
+            (Stream | Event, UnknownStream(_)) => by_rule(&rules::STM_002),
+            (Stream | Event | Elapsed, UnknownEvent(_)) => (CuResult::INVALID_HANDLE, None),
+            (Elapsed, TimingDisabled(_) | EventNotRecorded(_)) => by_rule(&rules::EVT_004),
+            (Elapsed, NotReady) => by_rule(&rules::EVT_005),
+            (IpcEvent, UnknownShareable(_) | ShareableReleasing(_) | UnknownSharedCell(_)) => {
+                (CuResult::INVALID_HANDLE, None)
+            }
+            (IpcEvent, SameProcessImport { .. }) => by_rule(&rules::IEV_002),
             (_, OutOfMemory { .. } | HostExhausted(_)) => (CuResult::OUT_OF_MEMORY, None),
             (_, UnknownHandle(_) | NotMapped(_)) => (CuResult::INVALID_VALUE, None),
             _ => (CuResult::UNKNOWN, None),

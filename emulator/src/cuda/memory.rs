@@ -75,11 +75,12 @@ pub unsafe extern "C" fn cuMemFree(dptr: CUdeviceptr) -> CUresult {
     })
 }
 
-/// A copy of `n` bytes, after the range checks of both sides.
-fn copy(dst: usize, src: usize, n: usize, device_dst: bool, device_src: bool) -> Result<(), Fail> {
+/// The device of the current context, after the range checks of a copy of
+/// `n` bytes; `None` when there is nothing to copy (0 bytes → 0).
+pub(super) fn check_copy(dst: usize, src: usize, n: usize, device_dst: bool, device_src: bool) -> Result<Option<u32>, Fail> {
     let d = current()?;
     if n == 0 {
-        return Ok(());
+        return Ok(None);
     }
     if dst == 0 || src == 0 {
         return Err(Fail::plain(CuResult::INVALID_VALUE, "a NULL source or destination".into()));
@@ -91,6 +92,20 @@ fn copy(dst: usize, src: usize, n: usize, device_dst: bool, device_src: bool) ->
     if device_src {
         check_device_range(e, src, n, d, Use::Read, "srcDevice")?;
     }
+    Ok(Some(d))
+}
+
+/// Orders a synchronous copy or memset on device `d` as the driver does:
+/// after the work of the legacy stream and of the device's blocking streams.
+pub(super) fn after_legacy(e: &crate::core::Emulator, d: u32) -> Result<(), Fail> {
+    e.legacy_synchronize(d).map_err(|er| Fail::plain(CuResult::UNKNOWN, er.to_string()))
+}
+
+/// A copy of `n` bytes, after the range checks of both sides.
+fn copy(dst: usize, src: usize, n: usize, device_dst: bool, device_src: bool) -> Result<(), Fail> {
+    let Some(d) = check_copy(dst, src, n, device_dst, device_src)? else { return Ok(()) };
+    let e = emu()?;
+    after_legacy(e, d)?;
     // SAFETY: device sides were checked above; host sides are the caller's
     // buffers of `n` bytes (the C contract of the cuMemcpy functions).
     unsafe { e.copy(dst, src, n) }.map_err(|e| Fail::core(Op::Copy, e))
@@ -125,6 +140,7 @@ pub unsafe extern "C" fn cuMemsetD8(dstDevice: CUdeviceptr, uc: u8, N: usize) ->
         let e = emu()?;
         let p = dstDevice as usize;
         check_device_range(e, p, N, d, Use::Write, "dstDevice")?;
+        after_legacy(e, d)?;
         // SAFETY: the range is device memory of this process, checked above.
         unsafe { e.fill(p, uc, N) }.map_err(|e| Fail::core(Op::Copy, e))
     })

@@ -2,11 +2,13 @@
 //! cuMemAllocFromPoolAsync, cuMemFreeAsync and the device's pools
 //! (CUDA-POOL-001 … 013), over the core's pools (`core::pool`).
 //!
-//! Every call needs a current context (CUDA-GEN-002). Streams are
-//! synchronous in the emulator and none can be made yet: the valid values
-//! are NULL, `CU_STREAM_LEGACY` (1) and `CU_STREAM_PER_THREAD` (2); any
-//! other is 400. Imported pools do not allocate and cannot be a device's
-//! current pool (the docs of cuMemPoolImportFromShareableHandle).
+//! Every call needs a current context (CUDA-GEN-002). A stream is NULL,
+//! `CU_STREAM_LEGACY` (1), `CU_STREAM_PER_THREAD` (2) or a live stream of
+//! cuStreamCreate; any other is 400. Allocation is at once (memory is ready
+//! for the stream's later work); cuMemFreeAsync frees after the stream's
+//! earlier work, at once when it has none. Imported pools do not allocate
+//! and cannot be a device's current pool (the docs of
+//! cuMemPoolImportFromShareableHandle).
 #![allow(non_snake_case)]
 
 use std::ffi::c_void;
@@ -19,7 +21,7 @@ use super::call::{Fail, emu, ensure, get, put, run};
 use super::context::current;
 use super::profile::{ALLOC_GRANULE, KIND_ALLOC, WINDOW};
 use crate::core::{
-    CoreError, Emulator, ExtentKind, HandleId, HandleTag, IPC_HANDLE_SIZE, IpcToken, PoolAttr, PoolId, PoolProps,
+    CoreError, Emulator, ExtentKind, HandleId, HandleTag, IPC_HANDLE_SIZE, IpcToken, PoolAttr, PoolId, PoolProps, Work,
     new_generation,
 };
 
@@ -36,7 +38,7 @@ fn pool_of(e: &Emulator, p: CUmemoryPool) -> Option<PoolId> {
 }
 
 fn stream_ok(stream: CUstream) -> bool {
-    (stream as usize) <= 2
+    crate::core::running().is_some_and(|e| super::stream::is_stream(e, stream))
 }
 
 /// The live pool `p`, under `rule` when it is not one.
@@ -149,29 +151,52 @@ pub unsafe extern "C" fn cuMemAllocFromPoolAsync(
 }
 
 /// `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)`: CUDA-POOL-006. Pool memory goes
-/// back to its pool, an imported pointer is closed, cuMemAlloc memory is freed.
+/// back to its pool, an imported pointer is closed, cuMemAlloc memory is freed: after the stream's
+/// earlier work (a host function on the stream), at once when the stream has none pending.
 pub unsafe extern "C" fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
     run("cuMemFreeAsync", || {
-        current()?;
+        let d = current()?;
         ensure!(stream_ok(hStream), rules::POOL_006 => CuResult::INVALID_HANDLE, "{hStream:p} is not a stream");
         let e = emu()?;
         let p = dptr as usize;
-        if let Some(r) = e.pool_free(p) {
-            return r.map(drop).map_err(|er| Fail::core_under(&rules::POOL_006, er));
+        let is_pool = e.pool_of(p).is_some();
+        let is_plain = e.extent(p).is_some_and(|x| matches!(x.kind, ExtentKind::Plain(_)) && x.base == p);
+        if !is_pool && !is_plain {
+            // Nothing to free: the synchronous path names the rule (or an imported pointer's close).
+            return free_now(e, p);
         }
-        match e.extent(p) {
-            Some(x) if matches!(x.kind, ExtentKind::Plain(_)) && x.base == p => {
-                if let ExtentKind::Plain(h) = x.kind {
-                    let _ = e.withdraw(h);
-                }
-                e.free_plain(p).map_err(|er| Fail::core_under(&rules::POOL_006, er))
-            }
-            _ => {
-                ensure!(false, rules::POOL_006, "{p:#x} is not an allocation");
-                Ok(())
-            }
+        let stream = if stream_ok(hStream) { super::stream::stream_of(e, hStream, d)? } else { e.legacy_stream(d) };
+        if e.stream_query(stream).unwrap_or(true) {
+            return free_now(e, p);
         }
+        let free = Work::Host(Box::new(move || {
+            if let Some(e) = crate::core::running() {
+                // Checked when enqueued; a failure now has nobody to tell.
+                let _ = free_now(e, p);
+            }
+        }));
+        // SAFETY: a host function that touches no caller memory.
+        unsafe { e.enqueue(stream, free) }.map_err(|er| Fail::core_under(&rules::POOL_006, er))
     })
+}
+
+/// Frees `p` now, as cuMemFreeAsync on an idle stream: CUDA-POOL-006.
+fn free_now(e: &Emulator, p: usize) -> Result<(), Fail> {
+    if let Some(r) = e.pool_free(p) {
+        return r.map(drop).map_err(|er| Fail::core_under(&rules::POOL_006, er));
+    }
+    match e.extent(p) {
+        Some(x) if matches!(x.kind, ExtentKind::Plain(_)) && x.base == p => {
+            if let ExtentKind::Plain(h) = x.kind {
+                let _ = e.withdraw(h);
+            }
+            e.free_plain(p).map_err(|er| Fail::core_under(&rules::POOL_006, er))
+        }
+        _ => {
+            ensure!(false, rules::POOL_006, "{p:#x} is not an allocation");
+            Ok(())
+        }
+    }
 }
 
 /// `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)`: CUDA-POOL-001.

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Mutex, MutexGuard};
 
-use crate::core::Emulator;
+use crate::core::{Emulator, StreamId};
 
 /// The CUDA state of one process.
 #[derive(Debug, Default)]
@@ -17,6 +17,8 @@ pub(super) struct State {
     /// driver's reference count, process-wide). A device absent or at 0 has
     /// no active primary context.
     primary: Mutex<HashMap<u32, u32>>,
+    /// The priority of each stream of cuStreamCreateWithPriority (CUDA-STM-009).
+    priorities: Mutex<HashMap<StreamId, i32>>,
 }
 
 /// The CUDA state of the process whose emulator is `e`.
@@ -29,5 +31,10 @@ impl State {
     /// held (caught at the FFI edge) left them as they were; they stay usable.
     pub fn primary(&self) -> MutexGuard<'_, HashMap<u32, u32>> {
         self.primary.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The streams' priorities, locked (as [`State::primary`]).
+    pub fn priorities(&self) -> MutexGuard<'_, HashMap<StreamId, i32>> {
+        self.priorities.lock().unwrap_or_else(|p| p.into_inner())
     }
 }

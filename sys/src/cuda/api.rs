@@ -109,6 +109,42 @@ macro_rules! cuda_functions {
                 /// An unknown code → 1 (CUDA-GEN-003).
                 cuGetErrorName: fn(error: CUresult, pStr: *mut *const c_char) -> CUresult;
                 cuGetErrorString: fn(error: CUresult, pStr: *mut *const c_char) -> CUresult;
+                // Streams, events, IPC events and async copies (issue 17), cuda.h 12.x
+                // signatures; `_v2` where cuda.h maps the name to one.
+                cuStreamCreate: fn(phStream: *mut CUstream, Flags: u32) -> CUresult;
+                cuStreamCreateWithPriority: fn(phStream: *mut CUstream, flags: u32, priority: i32) -> CUresult;
+                /// Returns at once; pending work still completes.
+                cuStreamDestroy = "cuStreamDestroy_v2": fn(hStream: CUstream) -> CUresult;
+                cuStreamSynchronize: fn(hStream: CUstream) -> CUresult;
+                /// 0 when all work is done, 600 (NOT_READY) otherwise.
+                cuStreamQuery: fn(hStream: CUstream) -> CUresult;
+                cuStreamWaitEvent: fn(hStream: CUstream, hEvent: CUevent, Flags: u32) -> CUresult;
+                cuStreamGetFlags: fn(hStream: CUstream, flags: *mut u32) -> CUresult;
+                cuStreamGetPriority: fn(hStream: CUstream, priority: *mut i32) -> CUresult;
+                cuStreamAddCallback: fn(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: u32) -> CUresult;
+                cuLaunchHostFunc: fn(hStream: CUstream, fn_: CUhostFn, userData: *mut c_void) -> CUresult;
+                cuStreamWriteValue32 = "cuStreamWriteValue32_v2": fn(stream: CUstream, addr: CUdeviceptr, value: u32, flags: u32) -> CUresult;
+                cuStreamWaitValue32 = "cuStreamWaitValue32_v2": fn(stream: CUstream, addr: CUdeviceptr, value: u32, flags: u32) -> CUresult;
+                cuStreamWriteValue64 = "cuStreamWriteValue64_v2": fn(stream: CUstream, addr: CUdeviceptr, value: u64, flags: u32) -> CUresult;
+                cuStreamWaitValue64 = "cuStreamWaitValue64_v2": fn(stream: CUstream, addr: CUdeviceptr, value: u64, flags: u32) -> CUresult;
+                cuEventCreate: fn(phEvent: *mut CUevent, Flags: u32) -> CUresult;
+                cuEventRecord: fn(hEvent: CUevent, hStream: CUstream) -> CUresult;
+                /// 0 when the last record completed (or none was made), 600 otherwise.
+                cuEventQuery: fn(hEvent: CUevent) -> CUresult;
+                cuEventSynchronize: fn(hEvent: CUevent) -> CUresult;
+                cuEventElapsedTime: fn(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult;
+                cuEventDestroy = "cuEventDestroy_v2": fn(hEvent: CUevent) -> CUresult;
+                cuIpcGetEventHandle: fn(pHandle: *mut CUipcEventHandle, event: CUevent) -> CUresult;
+                /// The 64-byte handle is passed by value.
+                cuIpcOpenEventHandle: fn(phEvent: *mut CUevent, handle: CUipcEventHandle) -> CUresult;
+                cuMemcpyAsync: fn(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult;
+                cuMemcpyHtoDAsync = "cuMemcpyHtoDAsync_v2": fn(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult;
+                cuMemcpyDtoHAsync = "cuMemcpyDtoHAsync_v2": fn(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult;
+                cuMemcpyDtoDAsync = "cuMemcpyDtoDAsync_v2": fn(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult;
+                cuMemsetD8Async: fn(dstDevice: CUdeviceptr, uc: u8, N: usize, hStream: CUstream) -> CUresult;
+                cuMemsetD32Async: fn(dstDevice: CUdeviceptr, ui: u32, N: usize, hStream: CUstream) -> CUresult;
+                /// Waits for all work of the current context's device.
+                cuCtxSynchronize: fn() -> CUresult;
             }
             optional {
                 /// 12.0+. `status`: 0 found, 1 not found, 2 version not sufficient. cuda.md gives

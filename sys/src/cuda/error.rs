@@ -31,6 +31,7 @@ crate::codes! {
     INVALID_HANDLE = 400 => "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle";
     ILLEGAL_STATE = 401 => "CUDA_ERROR_ILLEGAL_STATE", "the operation cannot be performed in the present state";
     NOT_FOUND = 500 => "CUDA_ERROR_NOT_FOUND", "not found";
+    NOT_READY = 600 => "CUDA_ERROR_NOT_READY", "the work or event queried has not completed yet";
     TOO_MANY_PEERS = 711 => "CUDA_ERROR_TOO_MANY_PEERS", "too many peers";
     NOT_PERMITTED = 800 => "CUDA_ERROR_NOT_PERMITTED", "operation not permitted";
     NOT_SUPPORTED = 801 => "CUDA_ERROR_NOT_SUPPORTED", "operation not supported";

@@ -593,4 +593,249 @@ rules! {
         expect: Behaviour,
         requires: PEERS,
     }
+
+    // ==== Streams, events and IPC events (issue 17) ==================================
+    // Sources: the CUDA driver API docs, §6.15 Stream Management (S_*), §6.16
+    // Event Management (E_*), §6.9 Memory Management for the IPC event
+    // functions and async copies (M_*). Pages cited by URL in the constants below.
+
+    STM_001 {
+        group: STM,
+        text: "cuStreamCreate, cuStreamCreateWithPriority: a NULL phStream, or Flags other than CU_STREAM_DEFAULT (0) \
+               and CU_STREAM_NON_BLOCKING (1), are 1.",
+        apis: &["cuStreamCreate", "cuStreamCreateWithPriority"],
+        sources: &[S_CREATE],
+        confidence: &[Doc, Inferred],
+        note: CODE_INFERRED,
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    STM_002 {
+        group: STM,
+        text: "A stream argument that is not NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD or a live stream is 400 \
+               (cuStreamSynchronize, cuStreamQuery, cuStreamDestroy, cuEventRecord, the async copies); destroying \
+               the NULL stream is 400 too.",
+        apis: &["cuStreamSynchronize", "cuStreamQuery", "cuStreamDestroy", "cuMemcpyHtoDAsync"],
+        sources: &[S_SYNC, S_DESTROY],
+        confidence: &[Doc, Inferred],
+        expect: Codes(&[cuda!(INVALID_HANDLE)]),
+    }
+
+    STM_003 {
+        group: STM,
+        text: "cuStreamQuery: CUDA_ERROR_NOT_READY (600) while work enqueued on the stream has not completed, 0 once \
+               it has.",
+        apis: &["cuStreamQuery", "cuStreamWaitValue32"],
+        sources: &[S_QUERY],
+        confidence: &[Doc],
+        expect: Codes(&[cuda!(NOT_READY)]),
+    }
+
+    STM_004 {
+        group: STM,
+        text: "Work on one stream runs in the order it was enqueued, apart from the host; cuStreamSynchronize returns \
+               when all of it has completed (an async copy to the device and back is then seen by the host).",
+        apis: &["cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuStreamSynchronize"],
+        sources: &[S_SYNC, M_HTOD_ASYNC],
+        confidence: &[Doc],
+        expect: Behaviour,
+    }
+
+    STM_005 {
+        group: STM,
+        text: "cuStreamDestroy with work pending returns at once; the work still completes (cuCtxSynchronize waits \
+               for it).",
+        apis: &["cuStreamDestroy", "cuCtxSynchronize"],
+        sources: &[S_DESTROY],
+        confidence: &[Doc],
+        expect: Behaviour,
+    }
+
+    STM_006 {
+        group: STM,
+        text: "cuStreamWaitEvent: Flags other than CU_EVENT_WAIT_DEFAULT (0) and CU_EVENT_WAIT_EXTERNAL (1) are 1.",
+        apis: &["cuStreamWaitEvent"],
+        sources: &[S_WAIT_EVENT],
+        confidence: &[Doc, Inferred],
+        note: CODE_INFERRED,
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    STM_007 {
+        group: STM,
+        text: "cuStreamWaitEvent: work enqueued on the stream afterwards waits for the event's last record, made on \
+               another stream; other streams are not ordered with it.",
+        apis: &["cuStreamWaitEvent", "cuEventRecord", "cuStreamQuery"],
+        sources: &[S_WAIT_EVENT],
+        confidence: &[Doc],
+        expect: Behaviour,
+    }
+
+    STM_008 {
+        group: STM,
+        text: "The legacy NULL stream waits for the earlier work of the context's blocking streams; a stream made with \
+               CU_STREAM_NON_BLOCKING is not ordered with it.",
+        apis: &["cuStreamCreate", "cuMemsetD8Async", "cuStreamQuery"],
+        sources: &[S_CREATE, STREAM_SYNC_BEHAVIOR],
+        confidence: &[Doc],
+        expect: Behaviour,
+    }
+
+    STM_009 {
+        group: STM,
+        text: "cuStreamGetFlags and cuStreamGetPriority give back the flags and priority the stream was made with; a \
+               priority outside [greatest, least] = [-5, 0] is clamped into it.",
+        apis: &["cuStreamGetFlags", "cuStreamGetPriority", "cuStreamCreateWithPriority"],
+        sources: &[S_CREATE_PRIO, S_GET_FLAGS],
+        confidence: &[Doc, Undetermined],
+        note: Some("undetermined: the range is the device's (cuCtxGetStreamPriorityRange); [-5, 0] is the emulator's choice"),
+        expect: Behaviour,
+    }
+
+    STM_010 {
+        group: STM,
+        text: "cuStreamWaitValue32/64: flags other than GEQ (0), EQ (1), AND (2), NOR (3), optionally with FLUSH, are \
+               1; cuStreamWriteValue32/64: flags other than 0 and NO_MEMORY_BARRIER (1) are 1. A write on one stream \
+               releases a wait on another.",
+        apis: &["cuStreamWaitValue32", "cuStreamWriteValue32", "cuStreamWaitValue64", "cuStreamWriteValue64"],
+        sources: &[S_WAIT_VALUE, S_WRITE_VALUE],
+        confidence: &[Doc, Inferred],
+        note: CODE_INFERRED,
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    STM_011 {
+        group: STM,
+        text: "cuLaunchHostFunc and cuStreamAddCallback run the host function after the stream's earlier work; a NULL \
+               function, or cuStreamAddCallback's flags other than 0, are 1.",
+        apis: &["cuLaunchHostFunc", "cuStreamAddCallback"],
+        sources: &[S_HOST_FUNC, S_ADD_CALLBACK],
+        confidence: &[Doc],
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    EVT_001 {
+        group: EVT,
+        text: "cuEventCreate: a NULL phEvent, flags outside DEFAULT|BLOCKING_SYNC|DISABLE_TIMING|INTERPROCESS, and \
+               CU_EVENT_INTERPROCESS without CU_EVENT_DISABLE_TIMING, are 1.",
+        apis: &["cuEventCreate"],
+        sources: &[E_CREATE],
+        confidence: &[Doc, Inferred],
+        note: CODE_INFERRED,
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    EVT_002 {
+        group: EVT,
+        text: "cuEventQuery: CUDA_ERROR_NOT_READY (600) while the work before its last record has not completed; 0 \
+               once it has, and for an event never recorded.",
+        apis: &["cuEventQuery", "cuEventRecord"],
+        sources: &[E_QUERY],
+        confidence: &[Doc],
+        expect: Codes(&[cuda!(NOT_READY)]),
+    }
+
+    EVT_003 {
+        group: EVT,
+        text: "cuEventSynchronize returns once the work before the event's last record has completed.",
+        apis: &["cuEventSynchronize", "cuEventRecord", "cuMemcpyDtoHAsync"],
+        sources: &[E_SYNC],
+        confidence: &[Doc],
+        expect: Behaviour,
+    }
+
+    EVT_004 {
+        group: EVT,
+        text: "cuEventElapsedTime: an event made with CU_EVENT_DISABLE_TIMING, or never recorded, is 400; a NULL \
+               pMilliseconds is 1.",
+        apis: &["cuEventElapsedTime"],
+        sources: &[E_ELAPSED],
+        confidence: &[Doc],
+        expect: Codes(&[cuda!(INVALID_HANDLE), cuda!(INVALID_VALUE)]),
+    }
+
+    EVT_005 {
+        group: EVT,
+        text: "cuEventElapsedTime: when either event's last record has not completed, 600.",
+        apis: &["cuEventElapsedTime"],
+        sources: &[E_ELAPSED],
+        confidence: &[Doc],
+        expect: Codes(&[cuda!(NOT_READY)]),
+    }
+
+    EVT_006 {
+        group: EVT,
+        text: "A NULL event is 400 (cuEventRecord, cuEventQuery, cuEventSynchronize, cuStreamWaitEvent, cuEventDestroy).",
+        apis: &["cuEventRecord", "cuEventQuery", "cuEventSynchronize", "cuStreamWaitEvent", "cuEventDestroy"],
+        sources: &[E_RECORD],
+        confidence: &[Doc, Inferred],
+        expect: Codes(&[cuda!(INVALID_HANDLE)]),
+    }
+
+    IEV_001 {
+        group: IEV,
+        text: "cuIpcGetEventHandle: a NULL pHandle is 1; an event made without CU_EVENT_INTERPROCESS is 400.",
+        apis: &["cuIpcGetEventHandle"],
+        sources: &[M_IPC_GET_EVENT, HIP_2882],
+        confidence: &[Doc, Inferred],
+        expect: Codes(&[cuda!(INVALID_HANDLE), cuda!(INVALID_VALUE)]),
+    }
+
+    IEV_002 {
+        group: IEV,
+        text: "cuIpcOpenEventHandle in the process that exported the event is 201 (CUDA_ERROR_INVALID_CONTEXT).",
+        apis: &["cuIpcOpenEventHandle"],
+        sources: &[HIP_1984, HIP_2882],
+        confidence: &[Inferred],
+        note: Some("not in the docs: a CUDA 10 run of HIP's IPC event test on NVIDIA (ROCm/hip PR #1984) got 201, \
+                    and hip-tests expect the same of HIP (PR #2882)"),
+        expect: Codes(&[cuda!(INVALID_CONTEXT)]),
+    }
+
+    IEV_003 {
+        group: IEV,
+        text: "Across processes: after the exporter records the interprocess event behind an async copy, the \
+               importer's cuStreamWaitEvent + cuStreamSynchronize (or cuEventSynchronize) on the opened event return \
+               after the copy, and the importer reads the data; the opened event has timing disabled (400 from \
+               cuEventElapsedTime).",
+        apis: &["cuIpcGetEventHandle", "cuIpcOpenEventHandle", "cuStreamWaitEvent", "cuEventSynchronize"],
+        sources: &[M_IPC_GET_EVENT, M_IPC_OPEN_EVENT],
+        confidence: &[Doc],
+        expect: Behaviour,
+        requires: PEERS,
+    }
 }
+
+// ---- streams and events (issue 17): groups and sources ------------------------------
+
+const STM: &str = "cuda.stm";
+const EVT: &str = "cuda.evt";
+const IEV: &str = "cuda.iev";
+
+const S_CREATE: Source = CudaDoc("§6.15 Stream Management, cuStreamCreate: group__CUDA__STREAM.html");
+const S_CREATE_PRIO: Source = CudaDoc("§6.15 Stream Management, cuStreamCreateWithPriority: group__CUDA__STREAM.html");
+const S_DESTROY: Source = CudaDoc("§6.15 Stream Management, cuStreamDestroy: group__CUDA__STREAM.html");
+const S_SYNC: Source = CudaDoc("§6.15 Stream Management, cuStreamSynchronize: group__CUDA__STREAM.html");
+const S_QUERY: Source = CudaDoc("§6.15 Stream Management, cuStreamQuery: group__CUDA__STREAM.html");
+const S_WAIT_EVENT: Source = CudaDoc("§6.15 Stream Management, cuStreamWaitEvent: group__CUDA__STREAM.html");
+const S_GET_FLAGS: Source = CudaDoc("§6.15 Stream Management, cuStreamGetFlags: group__CUDA__STREAM.html");
+const S_HOST_FUNC: Source = CudaDoc("§6.22 Execution Control, cuLaunchHostFunc: group__CUDA__EXEC.html");
+const S_ADD_CALLBACK: Source = CudaDoc("§6.15 Stream Management, cuStreamAddCallback: group__CUDA__STREAM.html");
+const S_WAIT_VALUE: Source = CudaDoc("§6.20 Stream Memory Operations, cuStreamWaitValue32: group__CUDA__MEMOP.html");
+const S_WRITE_VALUE: Source = CudaDoc("§6.20 Stream Memory Operations, cuStreamWriteValue32: group__CUDA__MEMOP.html");
+const STREAM_SYNC_BEHAVIOR: Source =
+    CudaDoc("§3 API synchronization behavior, stream synchronization behavior: stream-sync-behavior.html");
+const E_CREATE: Source = CudaDoc("§6.16 Event Management, cuEventCreate: group__CUDA__EVENT.html");
+const E_RECORD: Source = CudaDoc("§6.16 Event Management, cuEventRecord: group__CUDA__EVENT.html");
+const E_QUERY: Source = CudaDoc("§6.16 Event Management, cuEventQuery: group__CUDA__EVENT.html");
+const E_SYNC: Source = CudaDoc("§6.16 Event Management, cuEventSynchronize: group__CUDA__EVENT.html");
+const E_ELAPSED: Source = CudaDoc("§6.16 Event Management, cuEventElapsedTime: group__CUDA__EVENT.html");
+const M_HTOD_ASYNC: Source = CudaDoc("§6.13 Memory Management, cuMemcpyHtoDAsync: group__CUDA__MEM.html");
+const M_IPC_GET_EVENT: Source = CudaDoc("§6.13 Memory Management, cuIpcGetEventHandle: group__CUDA__MEM.html");
+const M_IPC_OPEN_EVENT: Source = CudaDoc("§6.13 Memory Management, cuIpcOpenEventHandle: group__CUDA__MEM.html");
+const HIP_1984: Source = Project("ROCm/hip PR #1984 (hipEventIpc test on CUDA 10: 201 from the open)");
+const HIP_2882: Source = Project("ROCm/hip PR #2882 (hip-tests hipIpcEventHandle.cc parameter validation)");
+
+/// The base URL of the pages the sources above name (`group__CUDA__STREAM.html` is
+/// `https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html`).
+pub const CUDA_DRIVER_API_DOCS: &str = "https://docs.nvidia.com/cuda/cuda-driver-api/";

@@ -220,3 +220,56 @@ const _: () = {
     assert!(size_of::<CUmemPoolPtrExportData>() == 64 && align_of::<CUmemPoolPtrExportData>() == 1);
     assert!(size_of::<CUmemoryPool>() == 8 && size_of::<CUstream>() == 8);
 };
+
+// ---- Streams and events (issue 17; cuda.h 12.x, the driver API's stream and event sections) ----
+
+/// `CUevent`: an opaque event pointer (`struct CUevent_st*`).
+pub type CUevent = *mut c_void;
+/// `CUstreamCallback`: `void (*)(CUstream hStream, CUresult status, void *userData)`.
+pub type CUstreamCallback = Option<unsafe extern "C" fn(hStream: CUstream, status: CUresult, userData: *mut c_void)>;
+/// `CUhostFn`: `void (*)(void *userData)`.
+pub type CUhostFn = Option<unsafe extern "C" fn(userData: *mut c_void)>;
+
+/// `CU_STREAM_LEGACY`: the legacy default stream, as a handle (same as NULL).
+pub const CU_STREAM_LEGACY: CUstream = 0x1 as CUstream;
+/// `CU_STREAM_PER_THREAD`: the calling thread's default stream.
+pub const CU_STREAM_PER_THREAD: CUstream = 0x2 as CUstream;
+/// `CUstream_flags`.
+pub const CU_STREAM_DEFAULT: u32 = 0;
+pub const CU_STREAM_NON_BLOCKING: u32 = 1;
+/// `CUevent_flags`.
+pub const CU_EVENT_DEFAULT: u32 = 0;
+pub const CU_EVENT_BLOCKING_SYNC: u32 = 1;
+pub const CU_EVENT_DISABLE_TIMING: u32 = 2;
+pub const CU_EVENT_INTERPROCESS: u32 = 4;
+/// `CUevent_wait_flags` (cuStreamWaitEvent).
+pub const CU_EVENT_WAIT_DEFAULT: u32 = 0;
+pub const CU_EVENT_WAIT_EXTERNAL: u32 = 1;
+/// `CUstreamWaitValue_flags`: the comparison in the low bits, FLUSH at bit 30.
+pub const CU_STREAM_WAIT_VALUE_GEQ: u32 = 0;
+pub const CU_STREAM_WAIT_VALUE_EQ: u32 = 1;
+pub const CU_STREAM_WAIT_VALUE_AND: u32 = 2;
+pub const CU_STREAM_WAIT_VALUE_NOR: u32 = 3;
+pub const CU_STREAM_WAIT_VALUE_FLUSH: u32 = 1 << 30;
+/// `CUstreamWriteValue_flags`.
+pub const CU_STREAM_WRITE_VALUE_DEFAULT: u32 = 0;
+pub const CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER: u32 = 1;
+
+/// `CUipcEventHandle`: 64 opaque bytes, passed **by value** to `cuIpcOpenEventHandle`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CUipcEventHandle {
+    pub reserved: [c_char; CU_IPC_HANDLE_SIZE],
+}
+
+impl Default for CUipcEventHandle {
+    fn default() -> Self {
+        Self { reserved: [0; CU_IPC_HANDLE_SIZE] }
+    }
+}
+
+const _: () = {
+    use std::mem::{align_of, size_of};
+    assert!(size_of::<CUipcEventHandle>() == 64 && align_of::<CUipcEventHandle>() == 1);
+    assert!(size_of::<CUevent>() == 8 && size_of::<CUstreamCallback>() == 8 && size_of::<CUhostFn>() == 8);
+};

@@ -10,9 +10,11 @@
 #![forbid(unsafe_code)]
 
 pub mod copy;
+pub mod event;
 pub mod fork;
 pub mod general;
 pub mod ipc;
 pub mod pool;
 pub mod share;
+pub mod stream;
 pub mod vmm;
