@@ -122,35 +122,34 @@ fn serve_one(hip: &Hip, state: &mut State, req: &Request, fds: Vec<OwnedFd>) -> 
         Request::Exit => Reply::default(),
         Request::PoolImport { data } => pool_import(hip, fds, data),
         Request::PoolFree { ptr } => code(hip.hipFreeAsync(*ptr as usize as *mut _, ptr::null_mut()), "hipFreeAsync"),
-        Request::EventWait { handle, stream_wait } => event_wait(hip, handle, *stream_wait),
-        // The CUDA peer's IPC event requests (checks/cuda/event.rs); HIP's have their own.
-        Request::EventOpen { .. } | Request::EventQuery { .. } | Request::EventWaitVerify { .. } => {
-            Reply::of(801, "the HIP peer does not serve the CUDA IPC event requests")
+        Request::EventOpen { handle } => {
+            let mut h = hipIpcEventHandle_t::default();
+            for (d, s) in h.reserved.iter_mut().zip(handle) {
+                *d = *s as std::ffi::c_char;
+            }
+            let mut ev = ptr::null_mut();
+            code(hip.hipIpcOpenEventHandle(&mut ev, h), "hipIpcOpenEventHandle").with_value(ev as usize as u64)
         }
+        Request::EventQuery { event } => code(hip.hipEventQuery(*event as usize as hipEvent_t), "hipEventQuery"),
+        Request::EventWait { event, stream_wait } => event_wait(hip, *event as usize as hipEvent_t, *stream_wait),
+        Request::EventElapsed { event } => {
+            let (mut ms, ev) = (0f32, *event as usize as hipEvent_t);
+            code(hip.hipEventElapsedTime(&mut ms, ev, ev), "hipEventElapsedTime")
+        }
+        Request::EventClose { event } => code(hip.hipEventDestroy(*event as usize as hipEvent_t), "hipEventDestroy"),
     }
 }
 
 /// [`Request::EventWait`].
-fn event_wait(hip: &Hip, handle: &[u8], stream_wait: bool) -> Reply {
-    let mut h = hipIpcEventHandle_t::default();
-    for (d, s) in h.reserved.iter_mut().zip(handle) {
-        *d = *s as std::ffi::c_char;
+fn event_wait(hip: &Hip, ev: hipEvent_t, stream_wait: bool) -> Reply {
+    if !stream_wait {
+        return code(hip.hipEventSynchronize(ev), "hipEventSynchronize");
     }
-    let mut ev = ptr::null_mut();
-    step!(hip.hipIpcOpenEventHandle(&mut ev, h), "hipIpcOpenEventHandle");
-    let r = if stream_wait {
-        let mut s = ptr::null_mut();
-        step!(hip.hipStreamCreateWithFlags(&mut s, hipStreamNonBlocking), "hipStreamCreateWithFlags");
-        step!(hip.hipStreamWaitEvent(s, ev, 0), "hipStreamWaitEvent");
-        step!(hip.hipStreamSynchronize(s), "hipStreamSynchronize");
-        code(hip.hipStreamDestroy(s), "hipStreamDestroy")
-    } else {
-        code(hip.hipEventSynchronize(ev), "hipEventSynchronize")
-    };
-    if r.code != 0 {
-        return r;
-    }
-    code(hip.hipEventDestroy(ev), "hipEventDestroy")
+    let mut s = ptr::null_mut();
+    step!(hip.hipStreamCreateWithFlags(&mut s, hipStreamNonBlocking), "hipStreamCreateWithFlags");
+    step!(hip.hipStreamWaitEvent(s, ev, 0), "hipStreamWaitEvent");
+    step!(hip.hipStreamSynchronize(s), "hipStreamSynchronize");
+    code(hip.hipStreamDestroy(s), "hipStreamDestroy")
 }
 
 /// The handle bytes as a `hipIpcMemHandle_t` (missing bytes are 0).

@@ -95,40 +95,37 @@ pub enum Request {
         ptr: u64,
     },
     /// Opens the 64 IPC event handle bytes (`hipIpcOpenEventHandle`,
-    /// `cuIpcOpenEventHandle`), waits for the exporter's last record (with
-    /// `stream_wait`: a stream of its own waits on the event and is
-    /// synchronized; else the event is synchronized), then destroys what it
-    /// opened and made.
-    EventWait {
-        /// The handle, as the exporter's bytes.
-        handle: Vec<u8>,
-        /// Wait through a stream rather than on the host.
-        stream_wait: bool,
-    },
-    /// Opens the 64 IPC event handle bytes (`cuIpcOpenEventHandle`): `value`
-    /// is the event, kept until the peer exits.
+    /// `cuIpcOpenEventHandle`): `value` is the event, kept until EventClose
+    /// or the peer's exit.
     EventOpen {
         /// The handle, as the exporter's bytes.
         handle: Vec<u8>,
     },
-    /// Queries an event EventOpen returned (`cuEventQuery`): the code.
+    /// Queries an opened event (`hipEventQuery`, `cuEventQuery`): the code.
     EventQuery {
-        /// The event.
+        /// The event EventOpen returned.
         event: u64,
     },
-    /// Waits on an event EventOpen returned on a stream of the peer's own
-    /// (`cuStreamWaitEvent`, `cuStreamSynchronize`), checks that the event
-    /// has timing disabled (`cuEventElapsedTime`: 400), then reads as
-    /// [`Request::Verify`] does.
-    EventWaitVerify {
-        /// The event.
+    /// Waits for an opened event's last record: with `stream_wait`, a
+    /// non-blocking stream of the peer's own waits on it and is synchronized
+    /// (and destroyed); else the event is synchronized. The code of the wait.
+    EventWait {
+        /// The event EventOpen returned.
         event: u64,
-        /// Device address.
-        ptr: u64,
-        /// Bytes.
-        len: u64,
-        /// Pattern seed.
-        seed: u8,
+        /// Wait through a stream rather than on the host.
+        stream_wait: bool,
+    },
+    /// Asks an opened event for its elapsed time from itself
+    /// (`hipEventElapsedTime`, `cuEventElapsedTime`): the code (an IPC event
+    /// keeps no time).
+    EventElapsed {
+        /// The event EventOpen returned.
+        event: u64,
+    },
+    /// Destroys an opened event (`hipEventDestroy`, `cuEventDestroy`).
+    EventClose {
+        /// The event EventOpen returned.
+        event: u64,
     },
 }
 

@@ -715,28 +715,6 @@ impl Emulator {
         s.lock().error.take().map_or(Ok(()), Err)
     }
 
-    /// Waits, from the host, for what the legacy stream of `device` would
-    /// wait for: its own work and the work of the device's blocking streams
-    /// enqueued so far (a vendor's synchronous copy is ordered so).
-    ///
-    /// # Errors
-    /// [`CoreError::Abandoned`] (a shared cell's owner died).
-    pub fn legacy_synchronize(&self, device: u32) -> Result<(), CoreError> {
-        let all: Vec<Arc<Stream>> = lock(&self.streams.map)
-            .values()
-            .filter(|s| s.device == device && s.kind != Kind::NonBlocking)
-            .cloned()
-            .collect();
-        for s in all {
-            let last = s.progress.last();
-            if !s.progress.is_reached(last) {
-                s.demand(last);
-                self.wait_cell(&s.progress, last, None)?;
-            }
-        }
-        Ok(())
-    }
-
     /// Whether all work enqueued on `id` has run. Under `adversarial` the
     /// question lets the held work run (so that polling ends).
     ///

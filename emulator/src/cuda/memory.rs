@@ -98,7 +98,7 @@ pub(super) fn check_copy(dst: usize, src: usize, n: usize, device_dst: bool, dev
 /// Orders a synchronous copy or memset on device `d` as the driver does:
 /// after the work of the legacy stream and of the device's blocking streams.
 pub(super) fn after_legacy(e: &crate::core::Emulator, d: u32) -> Result<(), Fail> {
-    e.legacy_synchronize(d).map_err(|er| Fail::plain(CuResult::UNKNOWN, er.to_string()))
+    e.legacy_fence(d, None).map_err(|er| Fail::plain(CuResult::UNKNOWN, er.to_string()))
 }
 
 /// A copy of `n` bytes, after the range checks of both sides.

@@ -194,9 +194,14 @@ pub fn across_processes(cx: &mut Ctx) -> Result<(), Failure> {
     let r = peer.call(&Request::EventQuery { event: ev })?;
     pending(cx, "peer: cuEventQuery(record pending in the exporter)", r.code)?;
     peer.setup(&Request::Fill { ptr: pw, len: 4, seed: 1 })?;
-    let r = peer.call(&Request::EventWaitVerify { event: ev, ptr: pp, len: LEN as u64, seed: 47 })?;
-    cx.expect_ok(&format!("peer: wait on the event ({})", r.text), r.code)?;
+    let r = peer.call(&Request::EventWait { event: ev, stream_wait: true })?;
+    cx.expect_ok(&format!("peer: cuStreamWaitEvent + cuStreamSynchronize ({})", r.text), r.code)?;
+    let r = peer.call(&Request::EventElapsed { event: ev })?;
+    let (step, got) = ("peer: cuEventElapsedTime of the opened event (it keeps no time)", r.vendor_code());
+    cx.ensure(step, got == CuResult::INVALID_HANDLE, CuResult::INVALID_HANDLE.to_string(), got.to_string())?;
+    let r = peer.setup(&Request::Verify { ptr: pp, len: LEN as u64, seed: 47 })?;
     cx.ensure("peer reads after waiting on the event", r.value == 1, "pattern 47", r.text)?;
+    peer.setup(&Request::EventClose { event: ev })?;
     peer.exit()?;
 
     setup("cuStreamSynchronize", cuda.cuStreamSynchronize(h.stream))?;

@@ -238,17 +238,21 @@ pub fn ipc_across(cx: &mut Ctx) -> Result<(), Failure> {
     let r = peer.call(&Request::IpcOpen { handle: ipc_bytes(&mem), flags: hipIpcMemLazyEnablePeerAccess })?;
     cx.ensure_code("peer: hipIpcOpenMemHandle", HipError::SUCCESS, r.vendor_code())?;
     let ptr = r.value;
+    let r = peer.call(&Request::EventOpen { handle })?;
+    cx.ensure_code("peer: hipIpcOpenEventHandle", HipError::SUCCESS, r.vendor_code())?;
+    let pev = r.value;
     for (seed, stream_wait) in [(0x6d, true), (0x2b, false)] {
         cx.write(src, N, seed)?;
         setup("hipMemcpyAsync", hip.hipMemcpyAsync(dev, src, N, hipMemcpyHostToDevice, s))?;
         setup("hipEventRecord", hip.hipEventRecord(ev, s))?;
         let how = if stream_wait { "hipStreamWaitEvent" } else { "hipEventSynchronize" };
-        let r = peer.call(&Request::EventWait { handle: handle.clone(), stream_wait })?;
-        cx.ensure_code(&format!("peer: open the event and wait ({how})"), HipError::SUCCESS, r.vendor_code())?;
+        let r = peer.call(&Request::EventWait { event: pev, stream_wait })?;
+        cx.ensure_code(&format!("peer: wait on the event ({how})"), HipError::SUCCESS, r.vendor_code())?;
         let r = peer.setup(&Request::Verify { ptr, len: N as u64, seed })?;
         cx.ensure(&format!("peer reads after {how}"), r.value == 1, format!("pattern {seed:#x}"), r.text)?;
         setup("hipStreamSynchronize", hip.hipStreamSynchronize(s))?;
     }
+    peer.setup(&Request::EventClose { event: pev })?;
     peer.call(&Request::IpcClose { ptr })?;
     peer.exit()?;
     destroy(cx, s)?;
