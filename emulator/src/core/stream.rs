@@ -24,11 +24,12 @@
 //!   after the write, is reported as an unsynchronised access ([`Hazard`]).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::cell::{Cell, WaitError};
+use super::hazard::{Hazard, Hazards};
 use super::{CoreError, Emulator};
 use crate::config::Schedule;
 
@@ -171,31 +172,6 @@ pub enum Ending {
     Discard,
 }
 
-/// An access to memory that a stream has yet to write, with nothing ordering
-/// it after the write.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hazard {
-    /// Who accessed: "the host" or a stream.
-    pub by: String,
-    /// The first address accessed that is pending.
-    pub addr: usize,
-    /// Bytes accessed.
-    pub len: usize,
-    /// The stream with the pending write.
-    pub writer: StreamId,
-}
-
-impl std::fmt::Display for Hazard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "unsynchronised access: {} accessed {:#x} bytes at {:#x}, which stream {} has yet to write; \
-             synchronise with the stream (or wait on an event recorded after the write) first",
-            self.by, self.len, self.addr, self.writer.0
-        )
-    }
-}
-
 struct Item {
     seq: u32,
     work: Work,
@@ -284,17 +260,6 @@ impl Stream {
     }
 }
 
-/// How many unsynchronised accesses a process prints.
-const HAZARDS_PRINTED: u64 = 16;
-
-/// A write queued and not yet run.
-struct PendingWrite {
-    stream: StreamId,
-    seq: u32,
-    start: usize,
-    end: usize,
-}
-
 /// The streams of one process.
 #[derive(Default)]
 pub(super) struct Streams {
@@ -302,10 +267,8 @@ pub(super) struct Streams {
     next: AtomicU64,
     map: Mutex<HashMap<StreamId, Arc<Stream>>>,
     legacy: Mutex<HashMap<u32, StreamId>>,
-    pending: Mutex<Vec<PendingWrite>>,
-    pending_count: AtomicUsize,
-    hazards: Mutex<Vec<Hazard>>,
-    hazards_seen: AtomicU64,
+    /// Writes queued and not yet run, and the accesses that raced them.
+    hazards: Hazards,
     /// Device synchronizes so far (draws the adversarial order).
     drains: AtomicU64,
     /// Some stream of this process holds its work (`adversarial`): only
@@ -351,44 +314,6 @@ impl Streams {
         }
         for s in lock(&self.map).values().filter(|s| s.adversarial()) {
             s.bell.notify_all();
-        }
-    }
-
-    /// Records `h` and prints it on stderr (the first [`HAZARDS_PRINTED`] of
-    /// a process; a loop that races prints one screen, not one line per turn).
-    fn note_hazard(&self, h: Hazard) {
-        tracing::warn!("{h}");
-        let n = self.hazards_seen.fetch_add(1, Ordering::Relaxed);
-        if n < HAZARDS_PRINTED {
-            eprintln!("vmmkit: {h}");
-        } else if n == HAZARDS_PRINTED {
-            eprintln!("vmmkit: more unsynchronised accesses follow; not printed");
-        }
-        lock(&self.hazards).push(h);
-    }
-
-    /// Reports an access of `addr..addr+len` by `by` (a stream, or the host)
-    /// that another stream has a pending write to.
-    fn check_access(&self, addr: usize, len: usize, by: Option<StreamId>) {
-        if self.pending_count.load(Ordering::Acquire) == 0 || len == 0 {
-            return;
-        }
-        let end = addr.saturating_add(len);
-        let hit = lock(&self.pending)
-            .iter()
-            .find(|p| Some(p.stream) != by && p.start < end && addr < p.end)
-            .map(|p| (p.stream, p.start.max(addr)));
-        if let Some((writer, at)) = hit {
-            let by = by.map_or_else(|| "the host".to_owned(), |s| format!("stream {}", s.0));
-            self.note_hazard(Hazard { by, addr: at, len, writer });
-        }
-    }
-
-    fn forget_write(&self, stream: StreamId, seq: u32) {
-        let mut p = lock(&self.pending);
-        if let Some(i) = p.iter().position(|w| w.stream == stream && w.seq == seq) {
-            p.swap_remove(i);
-            self.pending_count.fetch_sub(1, Ordering::AcqRel);
         }
     }
 }
@@ -512,8 +437,7 @@ impl Emulator {
             return;
         }
         if let Some((start, len)) = work.writes() {
-            lock(&self.streams.pending).push(PendingWrite { stream: s.id, seq, start, end: start.saturating_add(len) });
-            self.streams.pending_count.fetch_add(1, Ordering::AcqRel);
+            self.streams.hazards.note_write(s.id, seq, start, len);
         }
         q.items.push_back(Item { seq, work });
         if !q.worker {
@@ -577,7 +501,7 @@ impl Emulator {
             let writes = item.work.writes().is_some();
             let r = self.run_work(s, item.work);
             if writes {
-                self.streams.forget_write(s.id, item.seq);
+                self.streams.hazards.forget_write(s.id, item.seq);
             }
             q = s.lock();
             if let Err(e) = r {
@@ -593,14 +517,14 @@ impl Emulator {
     fn run_work(&self, s: &Stream, work: Work) -> Result<(), CoreError> {
         match work {
             Work::Copy { dst, src, len } => {
-                self.streams.check_access(src, len, Some(s.id));
-                self.streams.check_access(dst, len, Some(s.id));
+                self.streams.hazards.check(src, len, Some(s.id));
+                self.streams.hazards.check(dst, len, Some(s.id));
                 // SAFETY: the enqueuer promised the host parts stay valid until now.
                 unsafe { self.copy_raw(dst, src, len) }
             }
             Work::Fill { dst, pattern, width, count } => {
                 let n = usize::from(width).saturating_mul(count);
-                self.streams.check_access(dst, n, Some(s.id));
+                self.streams.hazards.check(dst, n, Some(s.id));
                 // SAFETY: as for copies.
                 unsafe { self.fill_pattern(dst, pattern, width, count) }
             }
@@ -778,7 +702,7 @@ impl Emulator {
         if how == Ending::Discard {
             let dropped: Vec<Item> = q.items.drain(..).collect();
             for it in &dropped {
-                self.streams.forget_write(s.id, it.seq);
+                self.streams.hazards.forget_write(s.id, it.seq);
             }
             s.progress.complete(s.progress.last());
         }
@@ -815,12 +739,12 @@ impl Emulator {
 
     /// The unsynchronised accesses found so far (and forgets them).
     pub fn take_hazards(&self) -> Vec<Hazard> {
-        std::mem::take(&mut *lock(&self.streams.hazards))
+        self.streams.hazards.take()
     }
 
     /// Reports a host access of `addr..addr+len` that a stream has a pending write to.
     pub(crate) fn check_host_access(&self, addr: usize, len: usize) {
-        self.streams.check_access(addr, len, None);
+        self.streams.hazards.check(addr, len, None);
     }
 
     /// Waits for record `seq` of `cell` (an event's, a notify's) from the host.
