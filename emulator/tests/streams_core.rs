@@ -229,3 +229,23 @@ fn adversarial_device_synchronize_orders_streams_by_the_seed() {
         assert!(orders.windows(2).any(|w| w[0] != w[1]), "seeds differ: {orders:?}");
     });
 }
+
+#[test]
+fn each_thread_has_its_own_default_stream_until_it_ends() {
+    isolated("each_thread_has_its_own_default_stream_until_it_ends", &[], |_| {
+        let e = emu(Schedule::Async);
+        let mine = e.per_thread_stream(0);
+        assert_eq!(e.per_thread_stream(0), mine);
+        assert_ne!(e.per_thread_stream(1), mine, "one per device");
+        let (theirs, kind) = std::thread::spawn(move || {
+            let s = e.per_thread_stream(0);
+            (s, e.stream_info(s).unwrap().1)
+        })
+        .join()
+        .unwrap();
+        assert_ne!(theirs, mine, "one per thread");
+        assert_eq!(kind, StreamKind::Blocking);
+        assert!(!e.stream_exists(theirs), "a thread's default streams end with it");
+        assert!(e.stream_exists(mine));
+    });
+}

@@ -23,6 +23,7 @@
 //!   that memory by the host or by another stream, with nothing ordering it
 //!   after the write, is reported as an unsynchronised access ([`Hazard`]).
 
+use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -318,6 +319,25 @@ impl Streams {
     }
 }
 
+thread_local! {
+    /// The calling thread's default streams, one per device.
+    static PER_THREAD: RefCell<PerThread> = RefCell::default();
+}
+
+/// A thread's default streams, detached when the thread ends (their work still runs).
+#[derive(Default)]
+struct PerThread(HashMap<u32, StreamId>);
+
+impl Drop for PerThread {
+    fn drop(&mut self) {
+        if let Some(e) = crate::core::running() {
+            for id in self.0.values() {
+                let _ = e.stream_destroy(*id, Ending::Detach);
+            }
+        }
+    }
+}
+
 impl Emulator {
     /// Sets the schedule of streams made from now on (tests; programs use `VMMKIT_STREAMS`).
     pub fn set_schedule(&self, schedule: Schedule) {
@@ -358,6 +378,23 @@ impl Emulator {
         let id = self.stream_create(device, Kind::Legacy);
         l.insert(device, id);
         id
+    }
+
+    /// The calling thread's default stream of `device` (CUDA's
+    /// `CU_STREAM_PER_THREAD`, HIP's `hipStreamPerThread`): a blocking stream
+    /// made at its first use, detached when the thread ends.
+    pub fn per_thread_stream(&self, device: u32) -> StreamId {
+        PER_THREAD.with(|p| {
+            let mut p = p.borrow_mut();
+            match p.0.get(&device) {
+                Some(&id) if self.stream_exists(id) => id,
+                _ => {
+                    let id = self.stream_create(device, Kind::Blocking);
+                    p.0.insert(device, id);
+                    id
+                }
+            }
+        })
     }
 
     /// Whether `id` is a live stream of this process.

@@ -12,8 +12,6 @@
 //! driver requires of page-locked memory.
 #![allow(non_snake_case)]
 
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::ffi::c_void;
 
 use vmmkit_sys::cuda::rules;
@@ -33,11 +31,6 @@ const TAG: HandleTag = HandleTag::new(0x6373);
 const LEAST_PRIORITY: i32 = 0;
 const GREATEST_PRIORITY: i32 = -5;
 
-thread_local! {
-    /// This thread's default stream of each device (`CU_STREAM_PER_THREAD`).
-    static PER_THREAD: RefCell<HashMap<u32, StreamId>> = RefCell::new(HashMap::new());
-}
-
 fn to_stream(id: StreamId) -> CUstream {
     TAG.value(HandleId(id.0)) as CUstream
 }
@@ -47,25 +40,11 @@ pub(super) fn is_stream(e: &Emulator, h: CUstream) -> bool {
     (h as usize) <= 2 || TAG.id(h as usize).is_some_and(|id| e.stream_exists(StreamId(id.0)))
 }
 
-fn per_thread(e: &Emulator, d: u32) -> StreamId {
-    PER_THREAD.with(|m| {
-        let mut m = m.borrow_mut();
-        match m.get(&d) {
-            Some(&id) if e.stream_exists(id) => id,
-            _ => {
-                let id = e.stream_create(d, StreamKind::Blocking);
-                m.insert(d, id);
-                id
-            }
-        }
-    })
-}
-
 /// The core stream `h` names for device `d`, or CUDA-STM-002 (400).
 pub(super) fn stream_of(e: &Emulator, h: CUstream, d: u32) -> Result<StreamId, Fail> {
     match h as usize {
         0 | 1 => Ok(e.legacy_stream(d)),
-        2 => Ok(per_thread(e, d)),
+        2 => Ok(e.per_thread_stream(d)),
         v => {
             let id = TAG.id(v).map(|h| StreamId(h.0)).filter(|&id| e.stream_exists(id));
             ensure!(id.is_some(), rules::STM_002, "{h:p} is not a live stream");

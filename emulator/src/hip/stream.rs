@@ -12,8 +12,6 @@
 //! (hipErrorContextIsDestroyed), clr's answer when `hip::isValid` fails.
 #![allow(non_snake_case)]
 
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::ffi::c_void;
 
 use vmmkit_sys::hip::rules;
@@ -31,50 +29,16 @@ const TAG: HandleTag = HandleTag::new(0x6873);
 const PRIORITY_GREATEST: i32 = -1;
 const PRIORITY_LEAST: i32 = 1;
 
-thread_local! {
-    /// The calling thread's default streams, one per device
-    /// (`hipStreamPerThread`): HIP keeps them per thread, so this does.
-    static PER_THREAD: RefCell<PerThread> = RefCell::default();
-}
-
-/// A thread's default streams, detached when the thread ends (their work still runs).
-#[derive(Default)]
-struct PerThread(HashMap<u32, StreamId>);
-
-impl Drop for PerThread {
-    fn drop(&mut self) {
-        if let Some(e) = crate::core::running() {
-            for id in self.0.values() {
-                let _ = e.stream_destroy(*id, Ending::Detach);
-            }
-        }
-    }
-}
-
 /// The C value of stream `id`.
 pub(super) fn to_stream(id: StreamId) -> hipStream_t {
     TAG.value(HandleId(id.0)) as hipStream_t
-}
-
-fn per_thread(e: &Emulator, device: u32) -> StreamId {
-    PER_THREAD.with(|p| {
-        let mut p = p.borrow_mut();
-        match p.0.get(&device) {
-            Some(&id) if e.stream_exists(id) => id,
-            _ => {
-                let id = e.stream_create(device, StreamKind::Blocking);
-                p.0.insert(device, id);
-                id
-            }
-        }
-    })
 }
 
 /// The stream `s` names, if it is a live one of this process.
 pub(super) fn lookup(e: &Emulator, s: hipStream_t) -> Option<StreamId> {
     match s as usize {
         0 | 1 => Some(e.legacy_stream(current_device())),
-        2 => Some(per_thread(e, current_device())),
+        2 => Some(e.per_thread_stream(current_device())),
         v => TAG.id(v).map(|h| StreamId(h.0)).filter(|&id| e.stream_exists(id)),
     }
 }
