@@ -17,39 +17,23 @@ use super::Cuda;
 use crate::backend;
 use crate::pattern;
 pub use crate::peer::Launcher;
-use crate::peer::device::Code;
 pub use crate::peer::device::Request;
+use crate::peer::device::{Code, DeviceProtocol};
 pub use crate::peer::link::Args;
-use crate::peer::link::{Protocol, Step, serve};
+use crate::peer::link::{Step, serve};
 
 /// The hidden command that runs a CUDA peer.
 pub const ROLE: &str = "__cuda_peer";
 
-/// The CUDA peer's protocol.
-#[derive(Debug)]
-pub struct CudaProtocol;
-
-impl Protocol for CudaProtocol {
-    const ROLE: &'static str = ROLE;
-    type Request = Request;
-    type Reply = Reply;
-
-    fn start(device: i32) -> Request {
-        Request::Start { device }
-    }
-
-    fn exit() -> Request {
-        Request::Exit
-    }
-}
-
 /// A running CUDA peer.
-pub type Peer = crate::peer::link::Peer<CudaProtocol>;
+pub type Peer = crate::peer::link::Peer<DeviceProtocol<CuResult>>;
 
 /// The peer's answer, with a `CUresult`.
 pub type Reply = crate::peer::device::Reply<CuResult>;
 
 impl Code for CuResult {
+    const PEER: &'static str = ROLE;
+
     fn from_bits(bits: u32) -> Self {
         CuResult(bits)
     }

@@ -26,39 +26,23 @@ use super::Hip;
 use crate::backend;
 use crate::pattern;
 pub use crate::peer::Launcher;
-use crate::peer::device::Code;
 pub use crate::peer::device::Request;
+use crate::peer::device::{Code, DeviceProtocol};
 pub use crate::peer::link::Args;
-use crate::peer::link::{Protocol, Step, serve};
+use crate::peer::link::{Step, serve};
 
 /// The hidden command that runs a HIP peer.
 pub const ROLE: &str = "__hip_peer";
 
-/// The HIP peer's protocol.
-#[derive(Debug)]
-pub struct HipProtocol;
-
-impl Protocol for HipProtocol {
-    const ROLE: &'static str = ROLE;
-    type Request = Request;
-    type Reply = Reply;
-
-    fn start(device: i32) -> Request {
-        Request::Start { device }
-    }
-
-    fn exit() -> Request {
-        Request::Exit
-    }
-}
-
 /// A running HIP peer.
-pub type Peer = crate::peer::link::Peer<HipProtocol>;
+pub type Peer = crate::peer::link::Peer<DeviceProtocol<HipError>>;
 
 /// The peer's answer, with a `hipError_t`.
 pub type Reply = crate::peer::device::Reply<HipError>;
 
 impl Code for HipError {
+    const PEER: &'static str = ROLE;
+
     fn from_bits(bits: u32) -> Self {
         HipError(bits as i32)
     }

@@ -11,7 +11,7 @@ use std::marker::PhantomData;
 
 use serde::{Deserialize, Serialize};
 
-use super::link::VendorReply;
+use super::link::{Protocol, VendorReply};
 
 /// What a check asks a HIP or CUDA peer to do; every request gets one
 /// [`Reply`] whose `code` is the vendor's code of the call named.
@@ -131,8 +131,32 @@ pub enum Request {
 
 /// A vendor's result code, as its bits travel in a [`Reply`].
 pub trait Code: fmt::Display {
+    /// The hidden `vmmkit` command that runs this vendor's peer.
+    const PEER: &'static str;
     /// The code whose bits are `bits`.
     fn from_bits(bits: u32) -> Self;
+}
+
+/// The protocol of the device peer whose replies carry codes `C` (the HIP
+/// and CUDA peers: one request vocabulary, one start and one exit).
+#[derive(Debug)]
+pub struct DeviceProtocol<C>(PhantomData<C>);
+
+impl<C: Code> Protocol for DeviceProtocol<C>
+where
+    Reply<C>: serde::de::DeserializeOwned,
+{
+    const ROLE: &'static str = C::PEER;
+    type Request = Request;
+    type Reply = Reply<C>;
+
+    fn start(device: i32) -> Request {
+        Request::Start { device }
+    }
+
+    fn exit() -> Request {
+        Request::Exit
+    }
 }
 
 /// A peer's answer, carrying codes of type `C`.
