@@ -77,9 +77,26 @@ pub enum WaitError {
     Abandoned,
 }
 
+/// Whether `a` comes after `b` in wrapping order.
+pub(crate) fn after(a: u32, b: u32) -> bool {
+    a.wrapping_sub(b) as i32 > 0
+}
+
 /// Whether `completed` is at or past `seq` in wrapping order.
 fn reached(completed: u32, seq: u32) -> bool {
-    completed.wrapping_sub(seq) as i32 >= 0
+    !after(seq, completed)
+}
+
+/// Raises `word` to `v` unless it is already at or after `v` in wrapping
+/// order (0, never set, is before every number).
+pub(crate) fn raise(word: &AtomicU32, v: u32) {
+    let mut cur = word.load(Ordering::Acquire);
+    while after(v, cur) || (cur == 0 && v != 0) {
+        match word.compare_exchange_weak(cur, v, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => break,
+            Err(now) => cur = now,
+        }
+    }
 }
 
 /// `CLOCK_MONOTONIC` now, in nanoseconds.
@@ -152,13 +169,7 @@ impl Cell {
     pub fn complete(&self, seq: u32) {
         let w = self.words();
         w.at_ns.store(now_ns(), Ordering::Release);
-        let mut cur = w.completed.load(Ordering::Acquire);
-        while !reached(cur, seq) {
-            match w.completed.compare_exchange_weak(cur, seq, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => break,
-                Err(now) => cur = now,
-            }
-        }
+        raise(&w.completed, seq);
         // Wake only when someone may sleep: a waiter counts itself before it
         // reads `completed` for the last time, and the completer reads the
         // count after its store (both sequentially consistent), so one of
@@ -174,14 +185,7 @@ impl Cell {
     /// Says that somebody waits for `seq` (the adversarial schedule then runs
     /// the work up to it).
     pub fn want(&self, seq: u32) {
-        let w = &self.words().wanted;
-        let mut cur = w.load(Ordering::Acquire);
-        while !reached(cur, seq) || cur == 0 {
-            match w.compare_exchange_weak(cur, seq, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => break,
-                Err(now) => cur = now,
-            }
-        }
+        raise(&self.words().wanted, seq);
     }
 
     /// Whether somebody waits for `seq` or a later record.

@@ -267,7 +267,7 @@ impl Emulator {
         self.wait_for(cell, target, timeout)?;
         // Records completed by now are consumed too: a notify is set or not.
         let done = cell.words().completed.load(Ordering::Acquire);
-        consumed.fetch_max_wrapping(done);
+        super::cell::raise(consumed, done);
         Ok(())
     }
 
@@ -275,23 +275,6 @@ impl Emulator {
     pub(super) fn wait_reset_ready(cell: &Cell) -> bool {
         let target = cell.words().spare[CONSUMED].load(Ordering::Acquire).wrapping_add(1);
         cell.is_reached(target)
-    }
-}
-
-/// `fetch_max` in wrapping order.
-trait FetchMaxWrapping {
-    fn fetch_max_wrapping(&self, v: u32);
-}
-
-impl FetchMaxWrapping for std::sync::atomic::AtomicU32 {
-    fn fetch_max_wrapping(&self, v: u32) {
-        let mut cur = self.load(Ordering::Acquire);
-        while (v.wrapping_sub(cur) as i32) > 0 {
-            match self.compare_exchange_weak(cur, v, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => break,
-                Err(now) => cur = now,
-            }
-        }
     }
 }
 

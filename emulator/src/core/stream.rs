@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::cell::{Cell, WaitError};
+use super::cell::{Cell, WaitError, after};
 use super::hazard::{Hazard, Hazards};
 use super::{CoreError, Emulator};
 use crate::config::Schedule;
@@ -219,7 +219,7 @@ impl Stream {
             return;
         }
         let mut q = self.lock();
-        if seq.wrapping_sub(q.demanded) as i32 > 0 {
+        if after(seq, q.demanded) {
             q.demanded = seq;
         }
         drop(q);
@@ -230,13 +230,13 @@ impl Stream {
     fn must_run_upto(&self, q: &Queue) -> u32 {
         let mut upto = q.demanded;
         let wanted = self.progress.words().wanted.load(std::sync::atomic::Ordering::Acquire);
-        if wanted.wrapping_sub(upto) as i32 > 0 {
+        if after(wanted, upto) {
             upto = wanted;
         }
         for it in &q.items {
             if let Work::Record { cell, seq } = &it.work
                 && cell.is_wanted(*seq)
-                && it.seq.wrapping_sub(upto) as i32 > 0
+                && after(it.seq, upto)
             {
                 upto = it.seq;
             }
@@ -251,7 +251,7 @@ impl Stream {
             // An inline run (eager) is in progress: what follows waits for it.
             Some(_) if q.running => false,
             Some(_) if !self.adversarial() || q.closing => true,
-            Some(front) => self.must_run_upto(q).wrapping_sub(front.seq) as i32 >= 0,
+            Some(front) => !after(front.seq, self.must_run_upto(q)),
         }
     }
 
