@@ -313,7 +313,11 @@ impl Streams {
         if !self.holding.load(Ordering::Acquire) {
             return;
         }
-        for s in lock(&self.map).values().filter(|s| s.adversarial()) {
+        let held: Vec<Arc<Stream>> = lock(&self.map).values().filter(|s| s.adversarial()).cloned().collect();
+        for s in held {
+            // Through the queue's lock: a worker between its look at what is
+            // wanted and its sleep holds it, so the wake cannot fall between.
+            drop(s.lock());
             s.bell.notify_all();
         }
     }
