@@ -92,6 +92,7 @@ crate::bind! {
     STM_008 => stream::null_stream_order,
     STM_009 => stream::async_copy_dead_stream,
     STM_010 => stream::async_copies_land,
+    STM_011 => stream::pageable_copy_waits,
     EVT_001 => event::create_args,
     EVT_002 => event::destroy_args,
     EVT_003 => event::record_args,

@@ -105,7 +105,7 @@ fn stream_of(e: &Emulator, stream: hipStream_t) -> Result<Option<StreamId>, Fail
 
 /// Runs a checked copy or fill `work` as `on` says. A copy with a host
 /// side HIP does not know (pageable memory) waits for its stream before
-/// returning, as clr's `ihipMemcpy` does (`isHostAsync = false`).
+/// returning, as clr's `ihipMemcpy` does (`isHostAsync = false`): HIP-STM-011.
 fn submit(e: &Emulator, on: On, work: Work, host_side: bool) -> Result<(), Fail> {
     match on {
         On::Sync => {
@@ -119,7 +119,7 @@ fn submit(e: &Emulator, on: On, work: Work, host_side: bool) -> Result<(), Fail>
             // buffers, which the vendor requires to stay valid until the
             // copy has run (a pageable one is waited for below).
             unsafe { e.enqueue(id, work) }.map_err(stream::work_failed)?;
-            if host_side {
+            if host_side && crate::mutation::enforced(&rules::STM_011) {
                 e.stream_synchronize(id, None).map_err(|e| Fail::core(Op::Copy, e))?;
             }
             Ok(())

@@ -1011,6 +1011,19 @@ rules! {
         expect: Behaviour,
     }
 
+    STM_011 {
+        group: STM,
+        text: "hipMemcpyAsync with a host side HIP does not know (pageable memory, not hipHostMalloc'd or \
+               registered) returns only once its stream has run the copy, so the stream is idle when it returns; with \
+               hipHostMalloc memory it returns at once and the copy runs on the stream.",
+        apis: &["hipMemcpyAsync", "hipStreamQuery"],
+        sources: &[CLR_MEM],
+        confidence: &[Src],
+        note: Some("clr ihipMemcpy: a copy with one side no memory object sets isHostAsync = false and then waits for \
+                    the queue (command->queue()->finish())"),
+        expect: Behaviour,
+    }
+
     EVT_001 {
         group: EVT,
         text: "hipEventCreate and hipEventCreateWithFlags: a NULL event pointer is 1; flags outside the event flags, \

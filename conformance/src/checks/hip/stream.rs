@@ -332,3 +332,42 @@ pub fn async_copies_land(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("copy then copy on the stream", gb == vec![7u8; N], "all 7", format!("{:?}", &gb[..8]))?;
     cx.ensure("fills of 1, 2 and 4 bytes", ga == want, format!("{:?}", &want[..48]), format!("{:?}", &ga[..48]))
 }
+
+/// HIP-STM-011: behind a held stream, a copy from pinned memory returns with
+/// the stream still busy, and one from pageable memory returns only once the
+/// stream has run it (a thread opens the gate after a while).
+pub fn pageable_copy_waits(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    const N: usize = 4096;
+    let s = stream(cx, hipStreamNonBlocking)?;
+    let dev = cx.malloc(N)?;
+    let src = pinned(cx, N)?;
+    let gate = Gate::new();
+    gate.hold(cx, s)?;
+    setup("hipMemcpyAsync(pinned)", hip.hipMemcpyAsync(dev, src, N, hipMemcpyHostToDevice, s))?;
+    let pinned_pending = hip.hipStreamQuery(s);
+    gate.open();
+    setup("hipStreamSynchronize", hip.hipStreamSynchronize(s))?;
+    let (step, got) = ("hipStreamQuery after a pinned copy behind a held stream", HipError(pinned_pending));
+    cx.ensure(step, got == NOT_READY, NOT_READY.to_string(), got.to_string())?;
+
+    let pageable = vec![0x5au8; N];
+    let late = Gate::new();
+    late.hold(cx, s)?;
+    let opener = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(Duration::from_millis(100));
+            late.open();
+        });
+        let r = hip.hipMemcpyAsync(dev, pageable.as_ptr().cast(), N, hipMemcpyHostToDevice, s);
+        (r, hip.hipStreamQuery(s))
+    });
+    setup("hipMemcpyAsync(pageable)", opener.0)?;
+    cx.expect_ok("hipStreamQuery right after a pageable copy", opener.1)?;
+    let got = read(cx, dev, N)?;
+    destroy(cx, s)?;
+    setup("hipHostFree", hip.hipHostFree(src))?;
+    cx.free(dev)?;
+    cx.ensure("the pageable copy has landed", got == pageable, "all 0x5a", format!("{:?}", &got[..8]))
+}
