@@ -305,6 +305,7 @@ const CUDA_REFERENCE_IDS: &[&str] = &[
     "CUDA-STM-009",
     "CUDA-STM-010",
     "CUDA-STM-011",
+    "CUDA-STM-012",
     "CUDA-EVT-001",
     "CUDA-EVT-002",
     "CUDA-EVT-003",

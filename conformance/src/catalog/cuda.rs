@@ -66,6 +66,7 @@ crate::bind! {
     STM_009 => stream::flags_and_priority,
     STM_010 => stream::value_ops,
     STM_011 => stream::host_functions,
+    STM_012 => stream::sync_copies_on_the_legacy_stream,
     EVT_001 => event::create_flags,
     EVT_002 => event::query_pending,
     EVT_003 => event::synchronize_waits,

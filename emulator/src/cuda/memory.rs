@@ -97,7 +97,11 @@ pub(super) fn check_copy(dst: usize, src: usize, n: usize, device_dst: bool, dev
 
 /// Orders a synchronous copy or memset on device `d` as the driver does:
 /// after the work of the legacy stream and of the device's blocking streams.
+/// CUDA-STM-012.
 pub(super) fn after_legacy(e: &crate::core::Emulator, d: u32) -> Result<(), Fail> {
+    if !crate::mutation::enforced(&rules::STM_012) {
+        return Ok(());
+    }
     e.legacy_fence(d, None).map_err(|er| Fail::plain(CuResult::UNKNOWN, er.to_string()))
 }
 

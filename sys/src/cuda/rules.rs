@@ -714,6 +714,19 @@ rules! {
         expect: Codes(&[cuda!(INVALID_VALUE)]),
     }
 
+    STM_012 {
+        group: STM,
+        text: "The synchronous copies and memsets (cuMemcpy*, cuMemsetD*) are ordered on the legacy NULL stream: they \
+               start after the earlier work of the context's blocking streams, so a cuMemcpyDtoH reads what an earlier \
+               cuMemsetD8Async on a blocking stream wrote; a non-blocking stream's earlier work is not waited for.",
+        apis: &["cuMemcpyDtoH", "cuMemsetD8", "cuMemsetD8Async", "cuStreamCreate"],
+        sources: &[API_SYNC_BEHAVIOR, STREAM_SYNC_BEHAVIOR],
+        confidence: &[Doc],
+        note: Some("api-sync-behavior: a synchronous transfer from device memory returns only once the copy has \
+                    completed; stream-sync-behavior: work on the legacy default stream waits for the blocking streams"),
+        expect: Behaviour,
+    }
+
     EVT_001 {
         group: EVT,
         text: "cuEventCreate: a NULL phEvent, flags outside DEFAULT|BLOCKING_SYNC|DISABLE_TIMING|INTERPROCESS, and \
@@ -823,6 +836,7 @@ const S_HOST_FUNC: Source = CudaDoc("§6.22 Execution Control, cuLaunchHostFunc:
 const S_ADD_CALLBACK: Source = CudaDoc("§6.15 Stream Management, cuStreamAddCallback: group__CUDA__STREAM.html");
 const S_WAIT_VALUE: Source = CudaDoc("§6.20 Stream Memory Operations, cuStreamWaitValue32: group__CUDA__MEMOP.html");
 const S_WRITE_VALUE: Source = CudaDoc("§6.20 Stream Memory Operations, cuStreamWriteValue32: group__CUDA__MEMOP.html");
+const API_SYNC_BEHAVIOR: Source = CudaDoc("§2 API synchronization behavior, memcpy: api-sync-behavior.html");
 const STREAM_SYNC_BEHAVIOR: Source =
     CudaDoc("§3 API synchronization behavior, stream synchronization behavior: stream-sync-behavior.html");
 const E_CREATE: Source = CudaDoc("§6.16 Event Management, cuEventCreate: group__CUDA__EVENT.html");

@@ -309,3 +309,37 @@ pub fn host_functions(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("host functions after the wait", ran == 11, "both run", format!("{ran}"))?;
     h.finish(cx)
 }
+
+extern "C" fn pause(_data: *mut std::ffi::c_void) {
+    std::thread::sleep(Duration::from_millis(200));
+}
+
+/// CUDA-STM-012: a memset held on a blocking stream is released 200 ms
+/// later by a non-blocking stream (a host function that sleeps, then a value
+/// write); a synchronous cuMemcpyDtoH made meanwhile waits for it and reads
+/// it. Beside a held non-blocking stream, the synchronous read does not wait.
+pub fn sync_copies_on_the_legacy_stream(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.context(0)?;
+    let cuda = cx.cuda();
+    let (p, q) = (cx.alloc(LEN)?, cx.alloc(LEN)?);
+    setup("cuMemsetD8(p)", cuda.cuMemsetD8(p, 0, LEN))?;
+    setup("cuMemsetD8(q)", cuda.cuMemsetD8(q, 0, LEN))?;
+    let blocking = held(cx, CU_STREAM_DEFAULT)?;
+    setup("cuMemsetD8Async(blocking)", cuda.cuMemsetD8Async(p, 3, LEN, blocking.stream))?;
+    let go = stream(cx, CU_STREAM_NON_BLOCKING)?;
+    setup("cuLaunchHostFunc(sleep)", cuda.cuLaunchHostFunc(go, Some(pause), ptr::null_mut()))?;
+    setup("cuStreamWriteValue32(release)", cuda.cuStreamWriteValue32(go, blocking.word, 1, 0))?;
+    all(cx, "cuMemcpyDtoH after a blocking stream's memset", p, LEN, 3)?;
+    setup("cuStreamSynchronize(go)", cuda.cuStreamSynchronize(go))?;
+    destroy(cx, go)?;
+    destroy(cx, blocking.stream)?;
+    cx.free(blocking.word)?;
+
+    let nb = held(cx, CU_STREAM_NON_BLOCKING)?;
+    setup("cuMemsetD8Async(non-blocking)", cuda.cuMemsetD8Async(q, 4, LEN, nb.stream))?;
+    all(cx, "cuMemcpyDtoH beside a held non-blocking stream", q, LEN, 0)?;
+    nb.finish(cx)?;
+    all(cx, "the non-blocking stream's memset, once released", q, LEN, 4)?;
+    cx.free(p)?;
+    cx.free(q)
+}
