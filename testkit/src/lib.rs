@@ -16,6 +16,8 @@
 //!   (no sleep loops); a child past it is killed, and the error says how long
 //!   it was given.
 //! - [`tools`]: the compiler and binutils runs of the shims' tests.
+//! - [`coverage`]: `docs/api-coverage.md`, what each drop-in does with each
+//!   function of the vendor's runtime headers.
 //! - [`hip`]: Debian's HIP runtime and headers, fetched by
 //!   `scripts/fetch-hip.sh`, or the reason to skip.
 //! - [`vendor_call!`], [`vendor_ok!`], [`vendor_expect!`]: calls through a
@@ -38,6 +40,7 @@
 
 pub mod call;
 pub mod channel;
+pub mod coverage;
 pub mod exit;
 pub mod hip;
 pub mod libtest;
