@@ -142,3 +142,114 @@ macro_rules! export_shim {
         }
     };
 }
+
+/// Why a drop-in exports a function that it does not emulate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unsupported {
+    /// It needs device code (kernel launch, module or binary load,
+    /// get-function, model or operator execution, AICPU): not supported by
+    /// design.
+    DeviceCode,
+    /// Host memory could emulate it; vmmkit does not yet.
+    NotYet,
+}
+
+impl Unsupported {
+    /// What the thread's message says after the function's name.
+    pub fn why(self) -> &'static str {
+        match self {
+            Self::DeviceCode => "needs device code, which vmmkit does not emulate",
+            Self::NotYet => "is not emulated by vmmkit yet",
+        }
+    }
+}
+
+/// The body of an export that is not emulated: the call fails through the
+/// dialect's call path (fork rule, the thread's message naming the function,
+/// HIP's last error, the journal) with `code`, the vendor's not-supported
+/// code, and returns it. Never a silent success.
+pub fn unsupported<V: crate::dialect::Dialect>(
+    name: &'static str,
+    code: V::Code,
+    kind: Unsupported,
+) -> <V::Code as vmmkit_sys::VendorCode>::Raw {
+    crate::dialect::run::<V>(name, || Err(crate::dialect::Fail::plain(code, kind.why().to_owned())))
+}
+
+/// The exports of a drop-in that are not emulated, and the two lists that
+/// name them (`DEVICE_CODE`, `NOT_YET`, read by the coverage test and
+/// `docs/api-coverage.md`).
+///
+/// Each export takes no parameters: under the C calling convention the
+/// caller passes its arguments and cleans up, and these functions read none.
+/// A plain name returns the vendor's code ([`unsupported`]); `name -> null`
+/// sets the same message and returns 0 in the return register, which is
+/// what a C function returning a pointer or an integer (a handle, a size, a
+/// count) returns on failure. Functions returning a floating-point value
+/// are emulated instead.
+///
+/// ```ignore
+/// vmmkit_emulator::export_unsupported! {
+///     dialect: vmmkit_sys::vendor::Acl,
+///     code: vmmkit_sys::acl::AclError::RT_FEATURE_NOT_SUPPORT,
+///     device_code { aclopExecuteV2, aclmdlCreateDesc -> null }
+///     not_yet { aclrtMemcpyBatch }
+/// }
+/// ```
+#[macro_export]
+macro_rules! export_unsupported {
+    (
+        dialect: $v:ty,
+        code: $code:expr,
+        device_code { $($d:ident $(-> $dn:ident)?),* $(,)? }
+        not_yet { $($n:ident $(-> $nn:ident)?),* $(,)? }
+    ) => {
+        /// The exports that need device code: not supported by design.
+        pub const DEVICE_CODE: &[&str] = &[$(stringify!($d)),*];
+        /// The exports that host memory could emulate and vmmkit does not yet.
+        pub const NOT_YET: &[&str] = &[$(stringify!($n)),*];
+        $( $crate::export_unsupported!(@one $v; $code; DeviceCode; $d $(-> $dn)?); )*
+        $( $crate::export_unsupported!(@one $v; $code; NotYet; $n $(-> $nn)?); )*
+    };
+    (@one $v:ty; $code:expr; $kind:ident; $name:ident) => {
+        #[doc = concat!("`", stringify!($name), "`: not emulated; fails with the vendor's not-supported code.")]
+        #[allow(non_snake_case)]
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $name() -> <<$v as ::vmmkit_sys::Vendor>::Code as ::vmmkit_sys::VendorCode>::Raw {
+            $crate::shim::unsupported::<$v>(stringify!($name), $code, $crate::shim::Unsupported::$kind)
+        }
+    };
+    (@one $v:ty; $code:expr; $kind:ident; $name:ident -> null) => {
+        #[doc = concat!("`", stringify!($name), "`: not emulated; returns NULL (0), the message names it.")]
+        #[allow(non_snake_case)]
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $name() -> usize {
+            $crate::shim::unsupported::<$v>(stringify!($name), $code, $crate::shim::Unsupported::$kind);
+            0
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use vmmkit_sys::hip::HipError;
+
+    crate::export_unsupported! {
+        dialect: vmmkit_sys::vendor::Hip,
+        code: HipError::NOT_SUPPORTED,
+        device_code { vmmkitTestLaunch }
+        not_yet { vmmkitTestCreate -> null }
+    }
+
+    #[test]
+    fn an_unsupported_export_fails_with_the_code_and_names_itself() {
+        assert_eq!(vmmkitTestLaunch(), HipError::NOT_SUPPORTED.0);
+        assert_eq!(
+            crate::core::thread::message(),
+            "vmmkitTestLaunch: needs device code, which vmmkit does not emulate (801 hipErrorNotSupported)"
+        );
+        assert_eq!(vmmkitTestCreate(), 0);
+        assert!(crate::core::thread::message().starts_with("vmmkitTestCreate: is not emulated by vmmkit yet"));
+        assert_eq!((DEVICE_CODE, NOT_YET), (&["vmmkitTestLaunch"][..], &["vmmkitTestCreate"][..]));
+    }
+}

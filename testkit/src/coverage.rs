@@ -171,7 +171,8 @@ impl Coverage {
         let _ = writeln!(s, "| family | functions | emulated | device code | not yet | missing |");
         let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|");
         for (family, n) in self.by_family() {
-            let _ = writeln!(s, "| {family} | {} | {} | {} | {} | {} |", n.iter().sum::<usize>(), n[0], n[1], n[2], n[3]);
+            let _ =
+                writeln!(s, "| {family} | {} | {} | {} | {} | {} |", n.iter().sum::<usize>(), n[0], n[1], n[2], n[3]);
         }
         let _ = writeln!(s, "\n<details><summary>Per function</summary>\n");
         let _ = writeln!(s, "| function | family | header | status |");
