@@ -10,6 +10,7 @@
 //! | [`plan`] | sizes and times: full, quick (`VMMKIT_BENCH_QUICK=1`), smoke (the test) |
 //! | [`root`] | a fresh `VMMKIT_ROOT` per bench process, removed at its end |
 //! | [`record`] | what each bench process records beside criterion's results (load, machine, set-up costs) |
+//! | [`syscalls`] | system calls per iteration of the measured parts, counted with `ptrace` |
 //! | [`report`] | criterion's results read back, ratios and targets; `bench-report` prints them |
 //!
 //! The backend is the runtime's selection (`VMMKIT_BACKEND`, else a real
@@ -44,5 +45,6 @@ pub mod plan;
 pub mod record;
 pub mod report;
 pub mod root;
+pub mod syscalls;
 
 pub use error::{BenchError, Result};

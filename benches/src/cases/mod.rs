@@ -215,14 +215,18 @@ pub const ALL: &[(&str, Builder)] = &[
 ];
 
 /// Times `iters` runs of `f` as one stretch (for bodies with nothing to
-/// leave out of the measurement).
+/// leave out of the measurement). Each run is a window of
+/// [`crate::syscalls`] (the markers cost nothing unless counting).
 ///
 /// # Errors
 /// The first error of `f`.
 pub fn timed(iters: u64, mut f: impl FnMut(u64) -> Result<()>) -> Result<Duration> {
     let t = Instant::now();
     for i in 0..iters {
-        f(i)?;
+        crate::syscalls::begin();
+        let r = f(i);
+        crate::syscalls::end();
+        r?;
     }
     Ok(t.elapsed())
 }
@@ -241,9 +245,11 @@ pub fn timed_each<S, R>(
     let mut total = Duration::ZERO;
     for i in 0..iters {
         let mut s = setup(i)?;
+        crate::syscalls::begin();
         let t = Instant::now();
         let r = body(&mut s);
         total += t.elapsed();
+        crate::syscalls::end();
         match r {
             Ok(r) => teardown(s, r)?,
             Err(e) => return Err(e),

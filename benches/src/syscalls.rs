@@ -1,0 +1,443 @@
+//! System calls per iteration of a bench body's measured part, counted
+//! exactly with `ptrace`.
+//!
+//! [`count`] forks a child that asks to be traced and runs a body; the
+//! parent lets it run freely (`PTRACE_CONT`) except inside *windows*: the
+//! measured part of each iteration, which [`crate::cases::timed`] and
+//! [`crate::cases::timed_each`] bracket with [`begin`] and [`end`] when
+//! counting is on. [`begin`] stops the calling thread with a thread-directed
+//! `SIGSTOP`, upon which the parent switches to `PTRACE_SYSCALL` and counts
+//! each system call entry of that thread by number
+//! (`PTRACE_GET_SYSCALL_INFO`); [`end`] makes a marker call
+//! (`close(END_MARK)`, which fails with `EBADF`) upon which the parent lets
+//! the child run freely again. So set-up, clean-up and the markers
+//! themselves are not counted, and only the thread that runs the body is
+//! (threads the child starts are not traced; processes it spawns neither).
+//! Counts are exact: the same on a loaded machine as on a quiet one.
+//!
+//! This needs `ptrace` on one's own child (allowed unless a seccomp policy
+//! or Yama's `ptrace_scope = 3` forbids it: [`available`] says) and a
+//! process with one thread at the fork (a test without libtest's harness,
+//! or a binary).
+
+use std::collections::BTreeMap;
+use std::os::fd::OwnedFd;
+use std::ptr::null_mut;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crate::error::{BenchError, Result};
+
+/// The marker of a window's end: a file descriptor no process has.
+const END_MARK: i64 = -0x7653_0001;
+
+/// On in the traced child only.
+static COUNTING: AtomicBool = AtomicBool::new(false);
+/// Windows opened so far in this process.
+static WINDOWS: AtomicU64 = AtomicU64::new(0);
+
+/// Opens a window: the system calls this thread makes until [`end`] are
+/// counted. Does nothing unless this process is being counted.
+pub fn begin() {
+    if COUNTING.load(Ordering::Relaxed) {
+        WINDOWS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: plain system calls; SIGSTOP to this thread stops it until
+        // the tracing parent resumes it (the signal is suppressed there).
+        unsafe {
+            let tid = libc::syscall(libc::SYS_gettid);
+            libc::syscall(libc::SYS_tgkill, libc::getpid(), tid, libc::SIGSTOP);
+        }
+    }
+}
+
+/// Closes the window [`begin`] opened.
+pub fn end() {
+    if COUNTING.load(Ordering::Relaxed) {
+        // SAFETY: close of a descriptor that cannot exist fails with EBADF and
+        // touches nothing; the tracing parent recognises the argument.
+        unsafe {
+            libc::syscall(libc::SYS_close, END_MARK);
+        }
+    }
+}
+
+/// The windows opened so far by this process (to tell which windows an
+/// entry ran).
+pub fn windows() -> u64 {
+    WINDOWS.load(Ordering::Relaxed)
+}
+
+/// The system calls of one labelled run of windows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tally {
+    /// What ran (a bench id).
+    pub label: String,
+    /// Windows (iterations) counted.
+    pub windows: u64,
+    /// Calls per system call name, over all windows.
+    pub calls: BTreeMap<String, u64>,
+    /// Fewest calls in one window.
+    pub min: u64,
+    /// Most calls in one window.
+    pub max: u64,
+}
+
+impl Tally {
+    /// All calls over all windows.
+    pub fn total(&self) -> u64 {
+        self.calls.values().sum()
+    }
+
+    /// Calls per window (iteration).
+    pub fn per_window(&self) -> f64 {
+        if self.windows == 0 { 0.0 } else { self.total() as f64 / self.windows as f64 }
+    }
+
+    /// `name ×k` per window, most frequent first (`mmap ×2, mprotect ×1`).
+    pub fn breakdown(&self) -> String {
+        let mut v: Vec<_> = self.calls.iter().collect();
+        v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let w = self.windows.max(1);
+        v.iter()
+            .map(
+                |&(n, &c)| {
+                    if c % w == 0 { format!("{n} ×{}", c / w) } else { format!("{n} ×{:.2}", c as f64 / w as f64) }
+                },
+            )
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The interface `body` gets in the traced child: it names what the
+/// windows opened since the last label were.
+#[derive(Debug)]
+pub struct Labels {
+    out: std::fs::File,
+    last: u64,
+}
+
+impl Labels {
+    /// The windows opened since the previous call were `label`'s.
+    ///
+    /// # Errors
+    /// The pipe to the parent failed.
+    pub fn label(&mut self, label: &str) -> Result<()> {
+        use std::io::Write;
+        let now = windows();
+        let line = format!("{} {}\n", now - self.last, label.replace('\n', " "));
+        self.last = now;
+        self.out.write_all(line.as_bytes()).map_err(|e| BenchError::io("writing to the counting parent", e))
+    }
+}
+
+/// Whether this process may trace a child of its own: `None` when it may,
+/// else why not.
+pub fn available() -> Option<String> {
+    match count(|_| Ok(())) {
+        Ok(_) => None,
+        Err(e) => Some(e.to_string()),
+    }
+}
+
+/// Runs `body` in a traced child and returns the system calls of the
+/// windows it opened, as labelled with [`Labels::label`] (windows after the
+/// last label are dropped). The calling process must have one thread.
+///
+/// # Errors
+/// `fork`, `ptrace` or the pipe failed, or the child failed (its error was
+/// printed on its stderr) or was killed.
+pub fn count(body: impl FnOnce(&mut Labels) -> Result<()>) -> Result<Vec<Tally>> {
+    let (rd, wr) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(|e| BenchError::io("pipe", e))?;
+    // SAFETY: the child runs only the body and exits with `_exit`; the
+    // calling process has one thread (documented), so no lock is held by a
+    // thread that does not exist in the child.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(BenchError::io("fork", std::io::Error::last_os_error()));
+    }
+    if pid == 0 {
+        drop(rd);
+        let code = child(wr, body);
+        // SAFETY: ends the child without running the parent's exit handlers.
+        unsafe { libc::_exit(code) }
+    }
+    drop(wr);
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let mut f = std::fs::File::from(rd);
+        std::io::Read::read_to_string(&mut f, &mut s).map(|_| s)
+    });
+    let traced = trace(pid);
+    let labels = reader.join().map_err(|_| BenchError::Check("the label reader panicked".into()))?;
+    let windows = traced?;
+    let labels = labels.map_err(|e| BenchError::io("reading the labels", e))?;
+    split(windows, &labels)
+}
+
+fn child(wr: OwnedFd, body: impl FnOnce(&mut Labels) -> Result<()>) -> i32 {
+    // SAFETY: plain system calls; after TRACEME the SIGSTOP waits for the
+    // parent, which sets its options and resumes this process.
+    let ok = unsafe {
+        libc::ptrace(libc::PTRACE_TRACEME, 0, null_mut::<libc::c_void>(), null_mut::<libc::c_void>()) == 0
+            && libc::raise(libc::SIGSTOP) == 0
+    };
+    if !ok {
+        eprintln!("ptrace(PTRACE_TRACEME): {}", std::io::Error::last_os_error());
+        return 3;
+    }
+    COUNTING.store(true, Ordering::Relaxed);
+    let mut labels = Labels { out: std::fs::File::from(wr), last: windows() };
+    match body(&mut labels) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("counted child: {e}");
+            2
+        }
+    }
+}
+
+/// One window's calls by number.
+type Window = BTreeMap<u64, u64>;
+
+/// Traces `pid` to its exit, returning its windows in order.
+fn trace(pid: i32) -> Result<Vec<Window>> {
+    // Kills the child if tracing fails half-way (it would stay stopped).
+    struct Guard(i32, bool);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            if !self.1 {
+                // SAFETY: kill and reap our own child.
+                unsafe {
+                    libc::kill(self.0, libc::SIGKILL);
+                    libc::waitpid(self.0, std::ptr::null_mut(), libc::__WALL);
+                }
+            }
+        }
+    }
+    let mut guard = Guard(pid, false);
+    let wait = || -> Result<i32> {
+        let mut st = 0;
+        // SAFETY: waits for our own child.
+        if unsafe { libc::waitpid(pid, &mut st, libc::__WALL) } != pid {
+            return Err(BenchError::io("waitpid", std::io::Error::last_os_error()));
+        }
+        Ok(st)
+    };
+    let resume = |req: libc::c_uint, sig: i32| -> Result<()> {
+        // SAFETY: resumes our stopped tracee.
+        if unsafe { libc::ptrace(req, pid, null_mut::<libc::c_void>(), sig as usize as *mut libc::c_void) } != 0 {
+            return Err(BenchError::io("ptrace(resume)", std::io::Error::last_os_error()));
+        }
+        Ok(())
+    };
+    let st = wait()?;
+    if !libc::WIFSTOPPED(st) {
+        guard.1 = libc::WIFEXITED(st) || libc::WIFSIGNALED(st);
+        return Err(BenchError::Check(format!("the counted child did not stop for tracing (status {st:#x})")));
+    }
+    let opts = libc::PTRACE_O_TRACESYSGOOD | libc::PTRACE_O_EXITKILL;
+    // SAFETY: sets options of our stopped tracee.
+    if unsafe {
+        libc::ptrace(libc::PTRACE_SETOPTIONS, pid, null_mut::<libc::c_void>(), opts as usize as *mut libc::c_void)
+    } != 0
+    {
+        return Err(BenchError::io("ptrace(PTRACE_SETOPTIONS)", std::io::Error::last_os_error()));
+    }
+    resume(libc::PTRACE_CONT, 0)?;
+    let mut windows = Vec::new();
+    let mut open: Option<Window> = None;
+    loop {
+        let st = wait()?;
+        if libc::WIFEXITED(st) || libc::WIFSIGNALED(st) {
+            guard.1 = true;
+            if libc::WIFEXITED(st) && libc::WEXITSTATUS(st) == 0 {
+                return Ok(windows);
+            }
+            return Err(BenchError::Check(format!("the counted child failed (wait status {st:#x}; see its stderr)")));
+        }
+        let sig = libc::WSTOPSIG(st);
+        if sig == libc::SIGTRAP | 0x80 {
+            let info = syscall_info(pid)?;
+            let Some(w) = open.as_mut() else {
+                resume(libc::PTRACE_CONT, 0)?;
+                continue;
+            };
+            if let Some((nr, arg0)) = info {
+                if nr == libc::SYS_close as u64 && arg0 as i64 == END_MARK {
+                    windows.push(open.take().expect("open"));
+                    resume(libc::PTRACE_CONT, 0)?;
+                    continue;
+                }
+                *w.entry(nr).or_default() += 1;
+            }
+            resume(libc::PTRACE_SYSCALL, 0)?;
+        } else if sig == libc::SIGSTOP && open.is_none() {
+            open = Some(Window::new());
+            resume(libc::PTRACE_SYSCALL, 0)?;
+        } else {
+            let req = if open.is_some() { libc::PTRACE_SYSCALL } else { libc::PTRACE_CONT };
+            resume(req, sig)?;
+        }
+    }
+}
+
+/// At a system call stop: `Some((number, first argument))` at an entry,
+/// `None` at an exit.
+fn syscall_info(pid: i32) -> Result<Option<(u64, u64)>> {
+    // SAFETY: an all-zero ptrace_syscall_info is valid (plain integers).
+    let mut info: libc::ptrace_syscall_info = unsafe { std::mem::zeroed() };
+    let size = std::mem::size_of::<libc::ptrace_syscall_info>();
+    // SAFETY: the kernel writes at most `size` bytes into `info`.
+    let n = unsafe {
+        libc::ptrace(
+            libc::PTRACE_GET_SYSCALL_INFO,
+            pid,
+            size as *mut libc::c_void,
+            (&raw mut info).cast::<libc::c_void>(),
+        )
+    };
+    if n < 0 {
+        return Err(BenchError::io("ptrace(PTRACE_GET_SYSCALL_INFO)", std::io::Error::last_os_error()));
+    }
+    if info.op != libc::PTRACE_SYSCALL_INFO_ENTRY {
+        return Ok(None);
+    }
+    // SAFETY: op == ENTRY, so the union holds `entry`.
+    let e = unsafe { info.u.entry };
+    Ok(Some((e.nr, e.args[0])))
+}
+
+/// Splits the windows by the child's labels (`<windows> <label>` lines).
+fn split(windows: Vec<Window>, labels: &str) -> Result<Vec<Tally>> {
+    let mut it = windows.into_iter();
+    let mut out = Vec::new();
+    for line in labels.lines() {
+        let (n, label) = line.split_once(' ').ok_or_else(|| BenchError::Check(format!("bad label line {line:?}")))?;
+        let n: u64 = n.parse().map_err(|_| BenchError::Check(format!("bad label line {line:?}")))?;
+        let mut t = Tally { label: label.to_owned(), windows: n, calls: BTreeMap::new(), min: u64::MAX, max: 0 };
+        for _ in 0..n {
+            let w = it.next().ok_or_else(|| BenchError::Check(format!("{label}: fewer windows than labelled")))?;
+            let sum: u64 = w.values().sum();
+            t.min = t.min.min(sum);
+            t.max = t.max.max(sum);
+            for (nr, c) in w {
+                *t.calls.entry(name(nr)).or_default() += c;
+            }
+        }
+        if n == 0 {
+            t.min = 0;
+        }
+        out.push(t);
+    }
+    Ok(out)
+}
+
+/// The name of system call `nr` (the ones the emulator and the floors make;
+/// `syscall_<nr>` for others).
+pub fn name(nr: u64) -> String {
+    macro_rules! names {
+        ($($n:ident),* $(,)?) => {
+            $( if nr == libc::$n as u64 { return stringify!($n)[4..].to_owned(); } )*
+        };
+    }
+    #[cfg(target_arch = "x86_64")]
+    names!(SYS_open, SYS_stat, SYS_lstat, SYS_fstat, SYS_access, SYS_link, SYS_unlink, SYS_rename, SYS_getdents);
+    names!(
+        SYS_read,
+        SYS_write,
+        SYS_close,
+        SYS_mmap,
+        SYS_munmap,
+        SYS_mprotect,
+        SYS_madvise,
+        SYS_mremap,
+        SYS_openat,
+        SYS_ftruncate,
+        SYS_fallocate,
+        SYS_flock,
+        SYS_fcntl,
+        SYS_pread64,
+        SYS_pwrite64,
+        SYS_lseek,
+        SYS_linkat,
+        SYS_unlinkat,
+        SYS_renameat2,
+        SYS_newfstatat,
+        SYS_statx,
+        SYS_faccessat,
+        SYS_faccessat2,
+        SYS_memfd_create,
+        SYS_getpid,
+        SYS_gettid,
+        SYS_futex,
+        SYS_sendmsg,
+        SYS_recvmsg,
+        SYS_sendto,
+        SYS_recvfrom,
+        SYS_readlinkat,
+        SYS_getdents64,
+        SYS_clock_gettime,
+        SYS_fsync,
+        SYS_fdatasync,
+        SYS_dup,
+        SYS_dup3,
+        SYS_ioctl,
+        SYS_kill,
+        SYS_tgkill,
+        SYS_getrandom,
+        SYS_sched_yield,
+        SYS_epoll_wait,
+        SYS_epoll_pwait,
+        SYS_ppoll,
+        SYS_rt_sigprocmask,
+        SYS_msync,
+        SYS_mincore,
+        SYS_process_vm_readv,
+        SYS_process_vm_writev,
+        SYS_pidfd_open,
+        SYS_getppid,
+        SYS_fchmod,
+        SYS_fchown,
+        SYS_fstatfs,
+        SYS_statfs,
+        SYS_socketpair,
+        SYS_eventfd2,
+        SYS_prctl,
+        SYS_sigaltstack,
+        SYS_rt_sigaction,
+    );
+    format!("syscall_{nr}")
+}
+
+/// The bench targets counted by [`count_benches`]: the control operations
+/// (copies and the stream benches make no system call of their own, or
+/// make them on other threads).
+pub const TARGETS: &[&str] = &["alloc", "reserve", "map", "export", "handoff", "reimport", "lookup", "calls"];
+
+/// Iterations counted per entry.
+pub const ITERS: u64 = 16;
+
+/// Every entry of [`TARGETS`] on the smoke plan, in a traced child with a
+/// fresh root: each set up and run once uncounted, then [`ITERS`] times
+/// counted. Labels are the bench ids.
+///
+/// # Errors
+/// As [`count`]; the child's errors are printed on its stderr.
+pub fn count_benches(peer_exe: std::path::PathBuf) -> Result<Vec<Tally>> {
+    use crate::cases::{ALL, Env};
+    count(|labels| {
+        let root = crate::root::BenchRoot::install()?;
+        let env = Env::new(root, crate::plan::Plan::Smoke, peer_exe)?;
+        for (_, build) in ALL.iter().filter(|(t, _)| TARGETS.contains(t)) {
+            for mut e in build(&env)? {
+                COUNTING.store(false, Ordering::Relaxed);
+                let warm = e.case.run(1);
+                COUNTING.store(true, Ordering::Relaxed);
+                warm?;
+                e.case.run(ITERS)?;
+                labels.label(&e.id())?;
+            }
+        }
+        env.close()
+    })
+}

@@ -1,0 +1,89 @@
+//! The system calls of each control operation per iteration, counted with
+//! `ptrace` (`vmmkit_benches::syscalls`), beside its reference's (the floor,
+//! or the direct call): each operation makes exactly the same calls every
+//! iteration, and at most its reference's number plus the extra calls named
+//! in [`EXTRA`] with the reason each is unavoidable. A test without
+//! libtest's harness: the process has one thread when it forks the counted
+//! child.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use vmmkit_benches::syscalls::{self, Tally};
+
+/// Calls an operation may make beyond its floor's, per bench group, and why.
+const EXTRA: &[(&str, u64, &str)] = &[
+    ("alloc_free", 1, "fchmod: the file's mode is 0600 whatever the umask"),
+    ("export", 3, "ftruncate + pwrite of the entry's header, flock of the exporter's hold"),
+    ("import_lookup", 4, "statx (ACL-IMP-007), two more flock, one more fstat"),
+];
+
+fn main() -> ExitCode {
+    if let Some(why) = syscalls::available() {
+        println!("syscalls: skipped: this process may not trace its child: {why}");
+        return ExitCode::SUCCESS;
+    }
+    let peer = PathBuf::from(env!("CARGO_BIN_EXE_vmmkit-bench-peer"));
+    let tallies = match syscalls::count_benches(peer) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("syscalls: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut failures = Vec::new();
+    for t in &tallies {
+        println!("{:<50} {:>5.2}  {}", t.label, t.per_window(), t.breakdown());
+        failures.extend(check(t, &tallies));
+    }
+    let ops = tallies.iter().filter(|t| reference(t, &tallies).is_some()).count();
+    if ops < syscalls::TARGETS.len() - 1 {
+        failures.push(format!("only {ops} operations had a reference to compare with"));
+    }
+    if failures.is_empty() {
+        println!("syscalls: {} bench bodies counted, {ops} beside their reference", tallies.len());
+        ExitCode::SUCCESS
+    } else {
+        for f in &failures {
+            eprintln!("syscalls: {f}");
+        }
+        ExitCode::FAILURE
+    }
+}
+
+/// The entry an operation is compared with: `group/floor/param`, else
+/// `group/direct/param`.
+fn reference<'a>(t: &Tally, all: &'a [Tally]) -> Option<&'a Tally> {
+    let mut parts = t.label.splitn(3, '/');
+    let (group, function, param) = (parts.next()?, parts.next()?, parts.next()?);
+    if function.starts_with("floor") || function == "direct" {
+        return None;
+    }
+    ["floor", "direct"].iter().find_map(|f| all.iter().find(|x| x.label == format!("{group}/{f}/{param}")))
+}
+
+fn check(t: &Tally, all: &[Tally]) -> Vec<String> {
+    let mut out = Vec::new();
+    if t.windows != syscalls::ITERS {
+        out.push(format!("{}: {} windows counted, not {}", t.label, t.windows, syscalls::ITERS));
+    }
+    if t.min != t.max {
+        out.push(format!("{}: between {} and {} calls per iteration", t.label, t.min, t.max));
+    }
+    if let Some(r) = reference(t, all) {
+        let group = t.label.split('/').next().unwrap_or_default();
+        let extra = EXTRA.iter().find(|e| e.0 == group).map_or(0, |e| e.1);
+        if t.max > r.max + extra {
+            out.push(format!(
+                "{}: {} calls per iteration ({}), its reference {} makes {} ({}) and {extra} more are allowed",
+                t.label,
+                t.max,
+                t.breakdown(),
+                r.label,
+                r.max,
+                r.breakdown()
+            ));
+        }
+    }
+    out
+}
