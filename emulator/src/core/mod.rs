@@ -45,7 +45,7 @@ pub use leak::{Kind as LeakKind, Leak};
 pub use physical::{HandleInfo, Physical};
 pub use pool::{Freed, PoolAttr, PoolId, PoolProps};
 pub use process::{InstallError, emulator, install, running};
-pub use space::{DEVICE_WINDOW, MapSize, Mapping, ReservationInfo, Window, natural_align};
+pub use space::{DEVICE_WINDOW, MapSize, Mapping, ReservationInfo, WINDOW_ANCHOR, Window, natural_align};
 pub use stream::{Ending, Kind as StreamKind, StreamId, ValueCmp, Work};
 pub use tag::HandleTag;
 

@@ -27,6 +27,17 @@ unsafe impl Send for Reservation {}
 unsafe impl Sync for Reservation {}
 
 impl Reservation {
+    /// Reserves one page at `addr` for the rest of the process's life (the
+    /// range is never unmapped): a neighbour that keeps the kernel's upper
+    /// page-table levels for its region (see [`crate::core::DEVICE_WINDOW`]'s
+    /// anchor). Fails with `EEXIST` when the page is mapped already.
+    pub fn forever(addr: usize) -> io::Result<()> {
+        let page = rustix::param::page_size();
+        let r = Self::at(addr, page)?;
+        std::mem::forget(r);
+        Ok(())
+    }
+
     /// Reserves `len` bytes at exactly `addr`, failing with `EEXIST` if any of
     /// the range is already mapped (`MAP_FIXED_NOREPLACE`).
     pub fn at(addr: usize, len: usize) -> io::Result<Self> {

@@ -166,12 +166,14 @@ pub struct ProcessCensus {
     pub root_fds: usize,
 }
 
-/// Lines of `/proc/self/maps` that start in the device window.
+/// Lines of `/proc/self/maps` that start in the device window, but for the
+/// page the emulator keeps there for the life of the process
+/// (`vmmkit_emulator::core::WINDOW_ANCHOR`).
 pub fn window_maps() -> usize {
     let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
     maps.lines()
         .filter_map(|l| l.split('-').next().and_then(|a| usize::from_str_radix(a, 16).ok()))
-        .filter(|a| WINDOW.contains(a))
+        .filter(|a| WINDOW.contains(a) && *a != vmmkit_emulator::core::WINDOW_ANCHOR)
         .count()
 }
 
