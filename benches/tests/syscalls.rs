@@ -1,8 +1,8 @@
 //! The system calls of each control operation per iteration, counted with
 //! `ptrace` (`vmmkit_benches::syscalls`), beside its reference's (the floor,
 //! or the direct call): each operation makes exactly the same calls every
-//! iteration, and at most its reference's number plus the extra calls named
-//! in [`EXTRA`] with the reason each is unavoidable. A test without
+//! iteration, and, call by call, at most its reference's plus the extra
+//! calls named in `syscalls::EXTRA` with the reason each is unavoidable. A test without
 //! libtest's harness: the process has one thread when it forks the counted
 //! child.
 
@@ -10,13 +10,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use vmmkit_benches::syscalls::{self, Tally};
-
-/// Calls an operation may make beyond its floor's, per bench group, and why.
-const EXTRA: &[(&str, u64, &str)] = &[
-    ("alloc_free", 1, "fchmod: the file's mode is 0600 whatever the umask"),
-    ("export", 3, "ftruncate + pwrite of the entry's header, flock of the exporter's hold"),
-    ("import_lookup", 4, "statx (ACL-IMP-007), two more flock, one more fstat"),
-];
 
 fn main() -> ExitCode {
     if let Some(why) = syscalls::available() {
@@ -72,17 +65,20 @@ fn check(t: &Tally, all: &[Tally]) -> Vec<String> {
     }
     if let Some(r) = reference(t, all) {
         let group = t.label.split('/').next().unwrap_or_default();
-        let extra = EXTRA.iter().find(|e| e.0 == group).map_or(0, |e| e.1);
-        if t.max > r.max + extra {
-            out.push(format!(
-                "{}: {} calls per iteration ({}), its reference {} makes {} ({}) and {extra} more are allowed",
-                t.label,
-                t.max,
-                t.breakdown(),
-                r.label,
-                r.max,
-                r.breakdown()
-            ));
+        for (name, &n) in &t.calls {
+            let allowed = r.calls.get(name).copied().unwrap_or(0) + syscalls::extra(group, name) * t.windows;
+            if n > allowed {
+                out.push(format!(
+                    "{}: {name} ×{:.2} per iteration ({}), its reference {} makes {} ({}), and syscalls::EXTRA allows {} more",
+                    t.label,
+                    n as f64 / t.windows as f64,
+                    t.breakdown(),
+                    r.label,
+                    r.per_window(),
+                    r.breakdown(),
+                    syscalls::extra(group, name)
+                ));
+            }
         }
     }
     out

@@ -13,7 +13,9 @@
 //! ```
 
 use std::path::PathBuf;
+
 use std::process::ExitCode;
+use vmmkit_benches::syscalls;
 
 use vmmkit_benches::record::{Run, criterion_dir};
 use vmmkit_benches::report::{self, render};
@@ -51,12 +53,16 @@ fn main() -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    let rows = report::rows(&ms);
+    let mut rows = report::rows(&ms);
+    let calls = count_calls();
+    if let Ok(t) = &calls {
+        report::Row::attach_calls(&mut rows, t);
+    }
     let runs = Run::read_all(&dir);
     let text = if markdown {
         let analysis_path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("analysis.md");
         let analysis = std::fs::read_to_string(&analysis_path).ok();
-        render::document(&rows, &runs, analysis.as_deref())
+        render::document(&rows, &runs, &calls, analysis.as_deref())
     } else {
         let mut t = render::text(&rows);
         t.push_str(&format!("\n{} (results in {})\n", render::summary(&rows), dir.display()));
@@ -86,4 +92,17 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// The system calls of the control operations, counted now in a traced
+/// child (exact whatever the load), with the peer built beside this binary.
+fn count_calls() -> render::Calls {
+    if let Some(why) = syscalls::available() {
+        return Err(format!("this process may not trace its child ({why})"));
+    }
+    let peer = std::env::current_exe().map_err(|e| e.to_string())?.with_file_name("vmmkit-bench-peer");
+    if !peer.exists() {
+        return Err(format!("{} is missing: `cargo build -p vmmkit-benches --bins`", peer.display()));
+    }
+    syscalls::count_benches(peer).map_err(|e| e.to_string())
 }

@@ -34,7 +34,7 @@ fn met(r: &Row) -> &'static str {
     }
 }
 
-fn columns(r: &Row) -> [String; 9] {
+fn columns(r: &Row) -> [String; 10] {
     [
         r.operation.clone(),
         r.param.clone(),
@@ -43,17 +43,28 @@ fn columns(r: &Row) -> [String; 9] {
         r.reference_name.clone(),
         cell(&r.reference),
         r.ratio_text(),
+        r.calls_text(),
         r.target.map(|t| t.text()).unwrap_or_default(),
         met(r).trim_matches('*').to_owned(),
     ]
 }
 
-const HEADER: [&str; 9] =
-    ["operation", "parameter", "backend", "median", "compared with", "its median", "ratio", "target", "met"];
+const HEADER: [&str; 10] = [
+    "operation",
+    "parameter",
+    "backend",
+    "median",
+    "compared with",
+    "its median",
+    "ratio",
+    "system calls (op / ref)",
+    "target",
+    "met",
+];
 
 /// A plain table, columns aligned, one line per row.
 pub fn text(rows: &[Row]) -> String {
-    let cells: Vec<[String; 9]> = rows.iter().map(columns).collect();
+    let cells: Vec<[String; 10]> = rows.iter().map(columns).collect();
     let mut width = HEADER.map(|h| h.chars().count());
     for c in &cells {
         for (w, s) in width.iter_mut().zip(c) {
@@ -78,7 +89,7 @@ pub fn markdown_table(rows: &[Row]) -> String {
     let mut out = format!("| {} |\n|{}|\n", HEADER.join(" | "), HEADER.map(|_| "---").join("|"));
     for r in rows {
         let mut c = columns(r);
-        c[8] = met(r).to_owned();
+        c[9] = met(r).to_owned();
         let _ = writeln!(out, "| {} |", c.join(" | "));
     }
     out
@@ -91,13 +102,47 @@ pub fn summary(rows: &[Row]) -> String {
     format!("{met} of {} targets met", with.len())
 }
 
+/// The system calls counted for the report, or why they were not.
+pub type Calls = Result<Vec<crate::syscalls::Tally>, String>;
+
+/// The section on system calls: each counted body's calls per iteration,
+/// call by call, and the extra calls allowed beyond the floor's and why.
+fn calls_section(d: &mut String, calls: &Calls) {
+    let _ = writeln!(d, "## System calls per iteration\n");
+    let tallies = match calls {
+        Ok(t) => t,
+        Err(why) => {
+            let _ = writeln!(d, "Not counted: {why}\n");
+            return;
+        }
+    };
+    let _ = writeln!(
+        d,
+        "Counted exactly with `ptrace` (`vmmkit_benches::syscalls`, also the test \
+         `cargo test -p vmmkit-benches --test syscalls`), {} iterations of each body's measured part on \
+         the smoke plan's sizes, when this report was made. Only the calling thread is counted; \
+         the peer process's calls (handoff) are not. A build with debug assertions adds an \
+         `fcntl(F_GETFD)` to every `close`, on both sides.\n",
+        crate::syscalls::ITERS
+    );
+    let _ = writeln!(d, "| bench | calls | which |\n|---|---|---|");
+    for t in tallies {
+        let _ = writeln!(d, "| {} | {} | {} |", t.label, t.per_window(), t.breakdown());
+    }
+    let _ = writeln!(d, "\nCalls beyond the floor's, each unavoidable:\n");
+    for (group, name, n, why) in crate::syscalls::EXTRA {
+        let _ = writeln!(d, "- {group}: `{name}` ×{n}: {why}");
+    }
+    d.push('\n');
+}
+
 fn load(l: Option<[f64; 3]>) -> String {
     l.map_or_else(|| "?".into(), |l| format!("{:.2}", l[0]))
 }
 
 /// The whole BENCHMARKS.md: how the figures were made, on what, under what
 /// load, the table, the set-up notes, and the hand-written analysis.
-pub fn document(rows: &[Row], runs: &[Run], analysis: Option<&str>) -> String {
+pub fn document(rows: &[Row], runs: &[Run], calls: &Calls, analysis: Option<&str>) -> String {
     let mut d = String::new();
     let _ = writeln!(d, "# Benchmarks\n");
     let _ = writeln!(
@@ -144,6 +189,7 @@ pub fn document(rows: &[Row], runs: &[Run], analysis: Option<&str>) -> String {
         "\nRatios are the operation's median over the reference's (for copies: the operation's bandwidth as a \
          share of the reference's). GB/s are 10⁹ bytes per second.\n"
     );
+    calls_section(&mut d, calls);
     if !runs.is_empty() {
         let _ = writeln!(d, "## Runs\n");
         let _ = writeln!(

@@ -40,11 +40,39 @@ pub struct Row {
     pub reference_name: String,
     /// The reference measurement.
     pub reference: Measurement,
+    /// System calls per iteration of the operation and of the reference,
+    /// when counted ([`Row::attach_calls`]).
+    pub calls: Option<(f64, f64)>,
     /// The target, if the line has one.
     pub target: Option<Target>,
 }
 
 impl Row {
+    /// Sets each row's system calls from counts of the same bench ids
+    /// ([`crate::syscalls::count_benches`]); counts of another parameter of the
+    /// same group and function stand in for a parameter not counted (the
+    /// count runs on the smoke plan's sizes; calls do not depend on size).
+    pub fn attach_calls(rows: &mut [Row], tallies: &[crate::syscalls::Tally]) {
+        let find = |m: &Measurement| {
+            let exact = format!("{}/{}/{}", m.group, m.function, m.param);
+            let prefix = format!("{}/{}/", m.group, m.function);
+            tallies
+                .iter()
+                .find(|t| t.label == exact)
+                .or_else(|| tallies.iter().find(|t| t.label.starts_with(&prefix)))
+                .map(crate::syscalls::Tally::per_window)
+        };
+        for r in rows {
+            r.calls = find(&r.op).zip(find(&r.reference));
+        }
+    }
+
+    /// `3 / 1`: the operation's system calls per iteration and its reference's.
+    pub fn calls_text(&self) -> String {
+        let n = |x: f64| if x.fract() == 0.0 { format!("{x:.0}") } else { format!("{x:.2}") };
+        self.calls.map(|(a, b)| format!("{} / {}", n(a), n(b))).unwrap_or_default()
+    }
+
     /// Operation time ÷ reference time.
     pub fn ratio(&self) -> f64 {
         self.op.median / self.reference.median
@@ -135,6 +163,7 @@ pub fn rows(ms: &[Measurement]) -> Vec<Row> {
                 op: op.clone(),
                 reference_name: name.to_owned(),
                 reference: r.clone(),
+                calls: None,
                 target: t,
             };
             match kind {

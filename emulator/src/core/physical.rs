@@ -138,7 +138,7 @@ impl Emulator {
             used: f.used,
             capacity: f.capacity,
         })?;
-        let object = match Object::create(self.registry.root(), size) {
+        let object = match self.registry.create_object(size) {
             Ok(o) => o,
             Err(e) => {
                 let _ = self.registry.uncharge(place, size);

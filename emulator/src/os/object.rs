@@ -20,11 +20,15 @@ pub struct Object {
 impl Object {
     /// Creates an unnamed file of `len` bytes (sparse) in the directory `dir`,
     /// mode 0600 whatever the umask (under umask 277 the open's mode would be
-    /// 0400, and once linked as an entry no importer could open it to write).
-    pub fn create(dir: &Path, len: u64) -> io::Result<Self> {
+    /// 0400, and once linked as an entry no importer could open it to write):
+    /// set with `fchmod` when `fix_mode`, else left to the directory's
+    /// default ACL (see `registry::root::exact_modes`).
+    pub fn create(dir: &Path, len: u64, fix_mode: bool) -> io::Result<Self> {
         let mode = Mode::RUSR | Mode::WUSR;
         let fd = rustix::fs::open(dir, OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC, mode)?;
-        rustix::fs::fchmod(&fd, mode)?;
+        if fix_mode {
+            rustix::fs::fchmod(&fd, mode)?;
+        }
         rustix::fs::ftruncate(&fd, len)?;
         Ok(Self { fd })
     }
@@ -63,6 +67,13 @@ impl Object {
     /// Sets the size of the file.
     pub fn set_len(&self, len: u64) -> io::Result<()> {
         Ok(rustix::fs::ftruncate(&self.fd, len)?)
+    }
+
+    /// Whether the file still has a name (it was not unlinked), and its size
+    /// in bytes: one `fstat`.
+    pub fn linked_len(&self) -> io::Result<(bool, u64)> {
+        let st = rustix::fs::fstat(&self.fd)?;
+        Ok((st.st_nlink > 0, st.st_size as u64))
     }
 
     /// Whether the file still has a name (it was not unlinked).

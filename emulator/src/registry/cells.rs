@@ -202,7 +202,7 @@ impl Registry {
     /// into the root under a fresh key. Its words are all zero but `flags`,
     /// which the header keeps too.
     pub fn cell_create(&self, kind: CellKind, flags: u32) -> io::Result<HeldCell> {
-        let object = Object::create(&self.root, CELL_FILE_LEN)?;
+        let object = Object::create(&self.root, CELL_FILE_LEN, !self.exact_modes)?;
         if !lock::try_shared(&object)? {
             return Err(io::Error::other("a fresh cell file is locked by someone else"));
         }

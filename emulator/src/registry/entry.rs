@@ -213,6 +213,12 @@ impl Header {
         data_len.next_multiple_of(HEADER_LEN)
     }
 
+    /// Length of the file of an entry whose memory is `data_len` bytes: the
+    /// memory, then the metadata tail.
+    pub fn entry_len(data_len: u64) -> u64 {
+        Self::meta_offset(data_len) + META_LEN
+    }
+
     /// Extends `object` with the tail and writes this header into it.
     pub fn write_new(&self, object: &Object) -> io::Result<()> {
         let meta = Self::meta_offset(self.data_len);
@@ -233,7 +239,13 @@ impl Header {
     /// tail long (a truncated or extended file is not an entry), and its
     /// memory is `data_len` bytes when that is given.
     pub fn read(object: &Object, data_len: Option<u64>) -> io::Result<Option<Self>> {
-        let Some(meta) = object.len()?.checked_sub(META_LEN) else { return Ok(None) };
+        Self::read_sized(object, object.len()?, data_len)
+    }
+
+    /// [`Header::read`] of an object whose file is `file_len` bytes (from an
+    /// `fstat` the caller made anyway).
+    pub fn read_sized(object: &Object, file_len: u64, data_len: Option<u64>) -> io::Result<Option<Self>> {
+        let Some(meta) = file_len.checked_sub(META_LEN) else { return Ok(None) };
         if data_len.is_some_and(|n| n != meta) {
             return Ok(None);
         }
@@ -341,7 +353,7 @@ mod tests {
     #[test]
     fn header_round_trips_and_trustlist_grows() {
         let dir = tempfile::tempdir().unwrap();
-        let obj = Object::create(dir.path(), 2 << 20).unwrap();
+        let obj = Object::create(dir.path(), 2 << 20, true).unwrap();
         let mut h = Header {
             key: 0x0000_0003_0000_0007,
             data_len: 2 << 20,
@@ -367,7 +379,7 @@ mod tests {
     #[test]
     fn garbage_is_not_a_header() {
         let dir = tempfile::tempdir().unwrap();
-        let obj = Object::create(dir.path(), 4096).unwrap();
+        let obj = Object::create(dir.path(), 4096, true).unwrap();
         assert_eq!(Header::read(&obj, None).unwrap(), None);
         obj.set_len(META_LEN + 4096).unwrap();
         assert_eq!(Header::read(&obj, None).unwrap(), None);
@@ -377,7 +389,7 @@ mod tests {
 
     /// A well-formed entry of 2 MiB on device 3, with two trusted pids.
     fn entry(dir: &std::path::Path) -> (Object, Header) {
-        let obj = Object::create(dir, LEN).unwrap();
+        let obj = Object::create(dir, LEN, true).unwrap();
         let mut h = Header {
             key: 0x0000_0003_0000_0009,
             data_len: LEN,

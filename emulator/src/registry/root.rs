@@ -160,6 +160,37 @@ pub fn prepare(root: &Path) -> Result<(), RootError> {
     create_state(&bare)
 }
 
+/// The POSIX default ACL [`exact_modes`] gives the root, as the kernel's
+/// `system.posix_acl_default` attribute holds it (`posix_acl_xattr.h`:
+/// version 2, then `{u16 tag, u16 perm, u32 id}` entries sorted by tag):
+/// the owner rwx, the group nothing, others nothing.
+const DEFAULT_ACL: [u8; 28] = [
+    2, 0, 0, 0, // version
+    0x01, 0, 7, 0, 0xff, 0xff, 0xff, 0xff, // ACL_USER_OBJ rwx
+    0x04, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, // ACL_GROUP_OBJ ---
+    0x20, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, // ACL_OTHER ---
+];
+
+/// Whether a file created in `root` gets exactly the mode its creator asks
+/// for (0600 for objects), whatever the umask: true when `root` has the
+/// default ACL [`DEFAULT_ACL`], which this gives it if it can.
+///
+/// Where the parent directory has a default ACL the kernel applies it
+/// instead of the umask (`mode_strip_umask` / `posix_acl_create`), and this
+/// one keeps every bit the root's files and directories are made with
+/// (0600, 0700). A root on a file system without POSIX ACLs (or whose
+/// attribute cannot be set) answers false, and objects are then given their
+/// mode with an `fchmod` each, as before: saving that system call on every
+/// allocation is all this is for.
+pub fn exact_modes(root: &Path) -> bool {
+    const NAME: &str = "system.posix_acl_default";
+    let mut buf = [0u8; DEFAULT_ACL.len() + 1];
+    if rustix::fs::getxattr(root, NAME, &mut buf[..]).is_ok_and(|n| buf[..n] == DEFAULT_ACL) {
+        return true;
+    }
+    rustix::fs::setxattr(root, NAME, &DEFAULT_ACL, rustix::fs::XattrFlags::empty()).is_ok()
+}
+
 /// Creates an empty `state` (0600 whatever the umask) unless there is one.
 fn create_state(root: &Path) -> Result<(), RootError> {
     let path = root.join(STATE_FILE);
@@ -265,6 +296,31 @@ fn check_state(state: &Path, is_root: bool) -> Result<(), RootError> {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    /// With the default ACL, a file's mode is what its creator asked for
+    /// cut to the owner's bits, and the umask plays no part: 0666 asked
+    /// gives 0600 (under the usual umask 022 it would be 0644).
+    #[test]
+    fn the_default_acl_replaces_the_umask() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        prepare(&root).unwrap();
+        if !exact_modes(&root) {
+            eprintln!("skipped: {} has no POSIX ACLs", root.display());
+            return;
+        }
+        assert!(exact_modes(&root), "recognised the second time");
+        let f = root.join("f");
+        let flags = OFlags::CREATE | OFlags::EXCL | OFlags::RDWR | OFlags::CLOEXEC;
+        drop(rustix::fs::open(&f, flags, Mode::from_raw_mode(0o666)).unwrap());
+        assert_eq!(std::fs::metadata(&f).unwrap().permissions().mode() & 0o7777, 0o600);
+        let d = root.join("d");
+        rustix::fs::mkdir(&d, Mode::from_raw_mode(0o777)).unwrap();
+        assert_eq!(std::fs::metadata(&d).unwrap().permissions().mode() & 0o7777, 0o700);
+        let o = crate::os::object::Object::create(&root, 4096, false).unwrap();
+        let st = rustix::fs::fstat(o.fd()).unwrap();
+        assert_eq!(st.st_mode & 0o7777, 0o600, "an object without fchmod");
+    }
 
     #[test]
     fn creates_a_private_root() {
