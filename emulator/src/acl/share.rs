@@ -181,9 +181,15 @@ pub unsafe extern "C" fn aclrtMemSetPidToShareableHandleV2(
 /// The common import path from the shareable-handle lookup on.
 fn import(key: u64, device: u32, v1: bool) -> Result<aclrtDrvMemHandle, Fail> {
     let e = emu()?;
-    // A key this process holds imported onto the device exists (its hold keeps
-    // the entry), so the import cache answers without a `stat` of the entry:
-    // a repeated import (ACL-IMP-014) makes no system call.
+    // A repeated import (ACL-IMP-014) is answered by the import cache under
+    // one lock, with ACL-IMP-016's peer access, and no system call: the key
+    // exists (this process's hold keeps the entry), so ACL-IMP-007 passes, and
+    // V1's context check (ACL-IMP-008) is made first.
+    if (!v1 || thread::current_device().is_some())
+        && let Some((id, _)) = e.import_again(key, Place::Device(device), true)
+    {
+        return Ok(to_handle(id));
+    }
     let known = e.holds_import(key, Place::Device(device)) || e.share_exists(key);
     ensure!(known, rules::IMP_007, "no exported memory has shareable handle {key:#x}");
     if v1 {

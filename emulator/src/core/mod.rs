@@ -12,6 +12,7 @@ mod dialect;
 mod error;
 mod event;
 mod extent;
+mod fasthash;
 mod fd;
 mod hazard;
 mod host;
@@ -29,8 +30,10 @@ mod stream;
 mod tag;
 pub mod thread;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
+
+use fasthash::{FastMap, FastSet};
 
 pub use copy::Side;
 pub use error::{CoreError, HandleId};
@@ -72,19 +75,19 @@ pub struct Emulator {
 #[derive(Debug, Default)]
 struct Tables {
     next_handle: u64,
-    handles: HashMap<HandleId, Physical>,
+    handles: FastMap<HandleId, Physical>,
     reservations: BTreeMap<usize, space::Rsv>,
     maps: BTreeMap<usize, Mapping>,
     /// Exported local handles by key.
-    exports: HashMap<u64, HandleId>,
+    exports: FastMap<u64, HandleId>,
     /// Import cache: (key, importing device) → handle.
-    imports: HashMap<(u64, Place), HandleId>,
+    imports: FastMap<(u64, Place), HandleId>,
     /// Plain allocations of other processes opened here, by address (HIP and CUDA IPC).
     opened: BTreeMap<usize, Opened>,
     /// Pinned host buffers, by address, with their size.
     host: BTreeMap<usize, usize>,
     /// Peer access enabled by this process: (device, peer).
-    peers: HashSet<(u32, u32)>,
+    peers: FastSet<(u32, u32)>,
 }
 
 impl Emulator {

@@ -93,6 +93,34 @@ impl Emulator {
         self.lock().imports.contains_key(&(key, device))
     }
 
+    /// A repeated import, answered by the import cache alone: when this
+    /// process holds `key` imported onto `device`, takes one more reference
+    /// to that handle and returns it with the place of its memory; with
+    /// `link_peers`, also enables peer access both ways between `device` and
+    /// that place's device (ACL-IMP-016), all under one lock and without a
+    /// system call. `None` (nothing changed) when the cache has no such
+    /// import, or a fault is injected on the key: [`Emulator::import`] then
+    /// does the whole import.
+    pub fn import_again(&self, key: u64, device: Place, link_peers: bool) -> Option<(HandleId, Place)> {
+        if crate::faults::on_key(crate::instrument::current_call(), key).is_some() {
+            return None;
+        }
+        let mut guard = self.lock();
+        let t = &mut *guard;
+        let id = *t.imports.get(&(key, device))?;
+        let p = t.handles.get_mut(&id)?;
+        p.refs += 1;
+        let place = p.place;
+        if link_peers
+            && let (Place::Device(a), Place::Device(b)) = (device, place)
+            && a != b
+        {
+            t.peers.insert((a, b));
+            t.peers.insert((b, a));
+        }
+        Some((id, place))
+    }
+
     /// Imports the memory exported as `key` onto `device`. A repeated import
     /// onto the same device returns the same handle with one more reference.
     pub fn import(&self, key: u64, device: Place) -> Result<HandleId, CoreError> {
