@@ -12,6 +12,7 @@ mod common;
 
 use common::{Which, pattern};
 use rstest::rstest;
+use vmmkit_runtime::Vendor;
 use vmmkit_runtime::{Access, Backend, Device, Error, Location, MemInfo, Runtime, acl};
 use vmmkit_sys::acl::AclError;
 
@@ -33,8 +34,8 @@ fn assert_fails(r: Result<(), Error>, code: AclError, rule: &str) {
 }
 
 #[rstest]
-#[case::emulator(Which::Emulator)]
-#[case::shim(Which::Shim)]
+#[case::emulator(Which::Emulator(Vendor::Acl))]
+#[case::shim(Which::Shim(Vendor::Acl))]
 fn owners_dropped_in_reverse_order(#[case] which: Which) {
     common::run(which, |backend| {
         let (rt, dev, start) = open(backend);
@@ -43,7 +44,7 @@ fn owners_dropped_in_reverse_order(#[case] which: Which) {
         let keep = rt.device(0).expect("device 0 again");
         let rsv = dev.reserve(G).expect("reserve");
         let mem = dev.alloc_physical(G).expect("alloc");
-        let (base, raw) = (rsv.base(), mem.as_raw());
+        let (base, raw) = (rsv.base(), raw_of(&mem));
         let map = rsv.map(0, &mem).expect("map");
         map.set_access(Location::Device(0), Access::ReadWrite).expect("access");
         let pat = pattern(G, 3);
@@ -64,7 +65,7 @@ fn owners_dropped_in_reverse_order(#[case] which: Which) {
 
         // All of it is gone: the memory, the handle and the range.
         assert_eq!(keep.mem_info(), Ok(start));
-        let api = rt2.api();
+        let api = rt2.acl_api().expect("ACL");
         // SAFETY: the emulator validates handles (module docs).
         assert_fails(unsafe { acl::free_physical(api, raw) }, AclError::RT_PARAM_INVALID, "ACL-FP-004");
         // SAFETY: as above, for reservations.
@@ -74,16 +75,16 @@ fn owners_dropped_in_reverse_order(#[case] which: Which) {
 }
 
 #[rstest]
-#[case::emulator(Which::Emulator)]
-#[case::shim(Which::Shim)]
+#[case::emulator(Which::Emulator(Vendor::Acl))]
+#[case::shim(Which::Shim(Vendor::Acl))]
 fn double_free_through_the_raw_table(#[case] which: Which) {
     common::run(which, |backend| {
         let (rt, dev, start) = open(backend);
-        let api = rt.api();
+        let api = rt.acl_api().expect("ACL");
 
         // The owner frees; a second free of the same value through the table.
         let mem = dev.alloc_physical(G).expect("alloc");
-        let raw = mem.as_raw();
+        let raw = raw_of(&mem);
         mem.free().expect("free");
         // SAFETY: the emulator validates handles (module docs).
         assert_fails(unsafe { acl::free_physical(api, raw) }, AclError::RT_PARAM_INVALID, "ACL-FP-004");
@@ -92,7 +93,7 @@ fn double_free_through_the_raw_table(#[case] which: Which) {
         // meets the vendor code, which is kept, not panicked on.
         let mem = dev.alloc_physical(G).expect("alloc");
         // SAFETY: as above.
-        unsafe { acl::free_physical(api, mem.as_raw()) }.expect("the first free succeeds");
+        unsafe { acl::free_physical(api, raw_of(&mem)) }.expect("the first free succeeds");
         drop(mem);
         let errs = rt.take_drop_errors();
         assert_eq!(errs.len(), 1, "{errs:?}");
@@ -106,9 +107,9 @@ fn double_free_through_the_raw_table(#[case] which: Which) {
         let mem = dev.alloc_physical(G).expect("alloc");
         let map = rsv.map(0, &mem).expect("map");
         // SAFETY: as above.
-        unsafe { acl::free_physical(api, mem.as_raw()) }.expect("free while mapped");
+        unsafe { acl::free_physical(api, raw_of(&mem)) }.expect("free while mapped");
         // SAFETY: as above.
-        assert_fails(unsafe { acl::free_physical(api, mem.as_raw()) }, AclError::RT_PARAM_INVALID, "ACL-FP-003");
+        assert_fails(unsafe { acl::free_physical(api, raw_of(&mem)) }, AclError::RT_PARAM_INVALID, "ACL-FP-003");
         drop(map); // the last reference: the memory goes
         drop(mem); // its owner's free meets 107000
         drop(rsv);
@@ -124,14 +125,14 @@ fn double_free_through_the_raw_table(#[case] which: Which) {
 }
 
 #[rstest]
-#[case::emulator(Which::Emulator)]
-#[case::shim(Which::Shim)]
+#[case::emulator(Which::Emulator(Vendor::Acl))]
+#[case::shim(Which::Shim(Vendor::Acl))]
 fn use_after_free_through_the_raw_table(#[case] which: Which) {
     common::run(which, |backend| {
         let (rt, dev, start) = open(backend);
-        let api = rt.api();
+        let api = rt.acl_api().expect("ACL");
         let mem = dev.alloc_physical(G).expect("alloc");
-        let raw = mem.as_raw();
+        let raw = raw_of(&mem);
         mem.free().expect("free");
         let rsv = dev.reserve(G).expect("reserve");
 
@@ -155,7 +156,7 @@ fn use_after_free_through_the_raw_table(#[case] which: Which) {
         assert_fails(unsafe { acl::release_mem_address(api, base) }, AclError::RT_PARAM_INVALID, "ACL-REL-002");
         let mem = dev.alloc_physical(G).expect("alloc");
         // SAFETY: `mem` is live; the address is validated by the emulator.
-        let r = unsafe { acl::map_mem(api, base, G, 0, mem.as_raw(), 0) };
+        let r = unsafe { acl::map_mem(api, base, G, 0, raw_of(&mem), 0) };
         assert_fails(r, AclError::RT_DRV_INTERNAL_ERROR, "ACL-MAP-006");
         drop(mem);
 
@@ -166,12 +167,12 @@ fn use_after_free_through_the_raw_table(#[case] which: Which) {
 }
 
 #[rstest]
-#[case::emulator(Which::Emulator)]
-#[case::shim(Which::Shim)]
+#[case::emulator(Which::Emulator(Vendor::Acl))]
+#[case::shim(Which::Shim(Vendor::Acl))]
 fn a_reservation_released_behind_its_mappings(#[case] which: Which) {
     common::run(which, |backend| {
         let (rt, dev, start) = open(backend);
-        let api = rt.api();
+        let api = rt.acl_api().expect("ACL");
         let rsv = dev.reserve(G).expect("reserve");
         let mem = dev.alloc_physical(G).expect("alloc");
         let map = rsv.map(0, &mem).expect("map");
@@ -198,4 +199,9 @@ fn a_reservation_released_behind_its_mappings(#[case] which: Which) {
         assert_eq!(dev.mem_info(), Ok(start), "device memory leaked");
         common::assert_no_leaks(&rt);
     });
+}
+
+/// The ACL handle of `mem`.
+fn raw_of(mem: &vmmkit_runtime::PhysicalMemory) -> vmmkit_sys::acl::aclrtDrvMemHandle {
+    mem.as_raw() as usize as vmmkit_sys::acl::aclrtDrvMemHandle
 }
