@@ -14,6 +14,10 @@ use std::process::ExitCode;
 
 use vmmkit_runtime::{Access, Granularity, Location, Runtime};
 
+mod common;
+
+use common::own_root;
+
 fn main() -> ExitCode {
     // Before any other thread starts and before the emulator reads it.
     let _root = own_root();
@@ -86,21 +90,4 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         return Err("a release failed".into());
     }
     Ok(())
-}
-
-/// A temporary emulator root when none is set, removed at exit: this
-/// process's emulator is installed on it (the other settings come from the
-/// environment, as they would without it).
-fn own_root() -> Option<tempfile::TempDir> {
-    if std::env::var_os("VMMKIT_ROOT").is_some() {
-        return None;
-    }
-    let dir = tempfile::Builder::new().prefix("vmmkit-example-").tempdir().ok()?;
-    let installed = vmmkit_emulator::Config::from_env()
-        .map_err(|e| e.to_string())
-        .and_then(|c| vmmkit_emulator::install(c.with_root(dir.path())).map_err(|e| e.to_string()));
-    if let Err(e) = installed {
-        eprintln!("the emulator on {}: {e}", dir.path().display());
-    }
-    Some(dir)
 }

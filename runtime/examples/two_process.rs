@@ -26,20 +26,18 @@
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
-use std::process::{Child, ChildStdout, Command, ExitCode, Stdio};
-use std::sync::mpsc::{self, Receiver};
-use std::time::Duration;
+use std::process::{Child, Command, ExitCode, Stdio};
 
 use vmmkit_runtime::{Access, Granularity, Location, Runtime, Shareable};
 
-/// How long either side waits for the other.
-const WAIT: Duration = Duration::from_secs(30);
 /// The argument that makes this program the importer.
 const IMPORTER: &str = "--importer";
 /// Where the importer's reply goes in the shared memory.
 const REPLY_AT: usize = 1024;
 
-type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+mod common;
+
+use common::{Result, lines_of, next_line, own_root, wait_bounded};
 
 fn main() -> ExitCode {
     let importer = std::env::args().nth(1).as_deref() == Some(IMPORTER);
@@ -232,61 +230,4 @@ fn importer_main() -> Result<()> {
     println!("done");
     std::io::stdout().flush()?;
     Ok(())
-}
-
-/// The lines a child writes, read on a thread of their own.
-fn lines_of(out: ChildStdout) -> Receiver<std::io::Result<String>> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines() {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
-
-/// The next line, waiting at most [`WAIT`].
-fn next_line(lines: &Receiver<std::io::Result<String>>, what: &str) -> Result<String> {
-    match lines.recv_timeout(WAIT) {
-        Ok(line) => Ok(line?),
-        Err(mpsc::RecvTimeoutError::Timeout) => Err(format!("no {what} in {} s", WAIT.as_secs()).into()),
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            Err(format!("the importer closed its output before {what}").into())
-        }
-    }
-}
-
-/// Waits for `child` at most [`WAIT`], killing it then.
-fn wait_bounded(mut child: Child) -> Result<std::process::ExitStatus> {
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait());
-    });
-    match rx.recv_timeout(WAIT) {
-        Ok(status) => Ok(status?),
-        Err(_) => {
-            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
-            Err(format!("the importer (pid {pid}) did not exit in {} s; killed", WAIT.as_secs()).into())
-        }
-    }
-}
-
-/// A temporary emulator root when none is set, removed at exit: this
-/// process's emulator is installed on it (the other settings come from the
-/// environment, as they would without it).
-fn own_root() -> Option<tempfile::TempDir> {
-    if std::env::var_os("VMMKIT_ROOT").is_some() {
-        return None;
-    }
-    let dir = tempfile::Builder::new().prefix("vmmkit-example-").tempdir().ok()?;
-    let installed = vmmkit_emulator::Config::from_env()
-        .map_err(|e| e.to_string())
-        .and_then(|c| vmmkit_emulator::install(c.with_root(dir.path())).map_err(|e| e.to_string()));
-    if let Err(e) = installed {
-        eprintln!("the emulator on {}: {e}", dir.path().display());
-    }
-    Some(dir)
 }

@@ -117,3 +117,21 @@ per_backend!(two_process => |which: Which| {
         ]);
     }
 });
+
+per_backend!(legacy_ipc => |which: Which| {
+    let Some(out) = run_example("legacy_ipc", which) else { return };
+    if which.vendor() == Vendor::Acl {
+        assert_lines(&out, &["[exporter] legacy IPC is not supported on ACL: Device::malloc: 207000"]);
+        return;
+    }
+    assert_lines(&out, &[
+        "[exporter] opening our own handle fails, as it should: ",
+        "[importer] read 0x100000 bytes: the exporter's pattern",
+        "[exporter] found the importer's reply in our buffer: \"legacy IPC reply from pid ",
+        "[exporter] the importer exited: exit status: 0",
+        "[exporter] freed the buffer; done",
+    ]);
+    if matches!(which, Which::Emulator(_)) {
+        assert_lines(&out, &["the handle was made by this process"]);
+    }
+});
