@@ -429,7 +429,7 @@ impl Api {
     /// `p` came from [`Api::malloc`], is not freed and not in use.
     pub(crate) unsafe fn free_linear(&self, p: u64) -> Result<(), Error> {
         match self {
-            Self::Acl(_) => Ok(()),
+            Self::Acl(_) => Err(self.unsupported("DeviceBuffer::free", "legacy IPC buffers are HIP's and CUDA's")),
             // SAFETY: the caller's contract.
             Self::Hip(a) => unsafe { hip::free(a, ptr(p)) },
             // SAFETY: as above.
@@ -465,7 +465,7 @@ impl Api {
     /// `p` came from [`Api::ipc_open`], is not closed and not in use.
     pub(crate) unsafe fn ipc_close(&self, p: u64) -> Result<(), Error> {
         match self {
-            Self::Acl(_) => Ok(()),
+            Self::Acl(_) => Err(self.unsupported("IpcMemory::close", "legacy IPC handles are HIP's and CUDA's")),
             // SAFETY: the caller's contract.
             Self::Hip(a) => unsafe { hip::ipc_close_mem_handle(a, ptr(p)) },
             // SAFETY: as above.

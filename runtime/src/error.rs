@@ -130,6 +130,15 @@ mod tests {
     }
 
     #[test]
+    fn an_unsupported_call_says_so() {
+        let e = Error::unsupported("Exported::set_pids", vmmkit_sys::hip::HipError::NOT_SUPPORTED, "no trustlist");
+        assert!(e.is_unsupported());
+        assert_eq!(e.rule_id(), None);
+        assert_eq!(e.to_string(), "Exported::set_pids: 801 hipErrorNotSupported (not supported: no trustlist)");
+        assert!(!Error::new("hipMemMap", vmmkit_sys::hip::HipError::NOT_SUPPORTED, None).is_unsupported());
+    }
+
+    #[test]
     fn rule_ids() {
         for ok in ["ACL-MAP-003", "ACL-MP-001", "HIP-VMM-012", "ACL-GEN-005"] {
             assert!(is_rule_id(ok), "{ok}");

@@ -61,11 +61,14 @@ pub fn send(sock: &UnixStream, fd: BorrowedFd<'_>, payload: &[u8]) -> io::Result
 }
 
 /// Receives one message of [`send`] into `buf`: the fd (close-on-exec) and
-/// the number of payload bytes.
+/// the number of payload bytes. On a stream socket a payload longer than
+/// `buf` is read in part (the rest stays queued): size `buf` for the
+/// protocol's longest message.
 ///
 /// # Errors
 /// The system call's error; `UnexpectedEof` when the peer closed, and
-/// `InvalidData` for a message without an fd or longer than `buf`.
+/// `InvalidData` for a message without an fd, with more than one, or with
+/// its fds truncated.
 pub fn recv(sock: &UnixStream, buf: &mut [u8]) -> io::Result<(OwnedFd, usize)> {
     let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
     let mut control = RecvAncillaryBuffer::new(&mut space);
@@ -87,5 +90,41 @@ pub fn recv(sock: &UnixStream, buf: &mut [u8]) -> io::Result<(OwnedFd, usize)> {
         (Some(fd), None) => Ok((fd, msg.bytes)),
         (None, _) => Err(io::Error::new(io::ErrorKind::InvalidData, "a message without an fd")),
         (Some(_), Some(_)) => Err(io::Error::new(io::ErrorKind::InvalidData, "more than one fd")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Seek, Write};
+    use std::os::fd::AsFd;
+
+    use super::*;
+
+    #[test]
+    fn the_fd_and_the_payload_arrive_together() {
+        let (a, b) = UnixStream::pair().unwrap();
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(b"same open file").unwrap();
+        send(&a, file.as_fd(), b"size 0x1000").unwrap();
+        let mut buf = [0u8; 32];
+        let (fd, n) = recv(&b, &mut buf).unwrap();
+        assert_eq!(&buf[..n], b"size 0x1000");
+        // The receiver's descriptor is a new one for the same open file.
+        let mut got = std::fs::File::from(fd);
+        got.rewind().unwrap();
+        let mut text = String::new();
+        got.read_to_string(&mut text).unwrap();
+        assert_eq!(text, "same open file");
+    }
+
+    #[test]
+    fn bad_messages_are_errors() {
+        let (a, b) = UnixStream::pair().unwrap();
+        let file = tempfile::tempfile().unwrap();
+        assert_eq!(send(&a, file.as_fd(), b"").unwrap_err().kind(), io::ErrorKind::InvalidInput);
+        (&a).write_all(b"no fd").unwrap();
+        assert_eq!(recv(&b, &mut [0u8; 16]).unwrap_err().kind(), io::ErrorKind::InvalidData);
+        drop(a);
+        assert_eq!(recv(&b, &mut [0u8; 16]).unwrap_err().kind(), io::ErrorKind::UnexpectedEof);
     }
 }
