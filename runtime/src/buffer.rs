@@ -114,8 +114,7 @@ pub struct IpcMemory {
 impl IpcMemory {
     pub(crate) fn open(dev: &Device, handle: &IpcHandle, size: usize) -> Result<Self, Error> {
         dev.bind()?;
-        // hipIpcMemLazyEnablePeerAccess (R0600) and CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS are both 1.
-        let ptr = dev.api().ipc_open(&handle.0, 1)?;
+        let ptr = dev.api().ipc_open(&handle.0)?;
         Ok(Self { dev: dev.clone(), ptr, size, closed: false })
     }
 

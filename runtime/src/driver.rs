@@ -20,13 +20,13 @@ use vmmkit_sys::acl::{
     aclrtMemAccessDesc,
 };
 use vmmkit_sys::cuda::{
-    CU_MEM_ALLOC_GRANULARITY_MINIMUM, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
-    CUipcMemHandle, CUmemAccessDesc, CuResult, CudaApi,
+    CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, CU_MEM_ALLOC_GRANULARITY_MINIMUM, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED,
+    CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, CUipcMemHandle, CUmemAccessDesc, CuResult, CudaApi,
 };
 use vmmkit_sys::hip::{
-    HipApi, HipError, hipIpcMemHandle_t, hipMemAccessDesc, hipMemAllocationGranularityMinimum,
-    hipMemAllocationGranularityRecommended, hipMemHandleTypePosixFileDescriptor, hipMemcpyDeviceToDevice,
-    hipMemcpyDeviceToHost, hipMemcpyHostToDevice,
+    HipApi, HipError, hipIpcMemHandle_t, hipIpcMemLazyEnablePeerAccess, hipMemAccessDesc,
+    hipMemAllocationGranularityMinimum, hipMemAllocationGranularityRecommended, hipMemHandleTypePosixFileDescriptor,
+    hipMemcpyDeviceToDevice, hipMemcpyDeviceToHost, hipMemcpyHostToDevice,
 };
 
 use crate::device::Granularity;
@@ -450,14 +450,21 @@ impl Api {
         }
     }
 
-    pub(crate) fn ipc_open(&self, handle: &[u8; 64], flags: u32) -> Result<u64, Error> {
+    /// Opens a legacy IPC handle on the current device, with lazy peer
+    /// access (`hipIpcMemLazyEnablePeerAccess` as the 6.x+ headers define
+    /// it, 1; `CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS`, 1), the flag the
+    /// vendors' samples pass.
+    pub(crate) fn ipc_open(&self, handle: &[u8; 64]) -> Result<u64, Error> {
         match self {
             Self::Acl(_) => Err(self.unsupported("Device::open_ipc", "legacy IPC handles are HIP's and CUDA's")),
             Self::Hip(a) => {
                 let h = hipIpcMemHandle_t { reserved: handle.map(|b| b as _) };
-                hip::ipc_open_mem_handle(a, h, flags).map(|p| p as u64)
+                hip::ipc_open_mem_handle(a, h, hipIpcMemLazyEnablePeerAccess).map(|p| p as u64)
             }
-            Self::Cuda(a) => cuda::ipc_open_mem_handle(a, CUipcMemHandle { reserved: handle.map(|b| b as _) }, flags),
+            Self::Cuda(a) => {
+                let h = CUipcMemHandle { reserved: handle.map(|b| b as _) };
+                cuda::ipc_open_mem_handle(a, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
+            }
         }
     }
 

@@ -14,6 +14,7 @@ use vmmkit_sys::acl::AclError;
 
 per_backend!(reserve_map_copy_share_release => |which: Which| common::run(which, scenario));
 per_backend!(owners_move_between_threads => |which: Which| common::run(which, threads));
+per_backend!(linear_buffers_and_their_ipc_handles => |which: Which| common::run(which, buffers));
 
 fn scenario(backend: vmmkit_runtime::Backend) {
     let rt = Runtime::new(backend).expect("open the backend");
@@ -187,6 +188,42 @@ fn threads(backend: vmmkit_runtime::Backend) {
     if let Some(start) = start {
         assert_eq!(here.mem_info().expect("mem info").free, start.free + g);
     }
+    assert_eq!(rt.take_drop_errors(), vec![]);
+    common::assert_no_leaks(&rt);
+}
+
+/// IPC-only: linear memory and its legacy handle (HIP and CUDA; ACL's
+/// not-supported answer is in misuse.rs). The handle opens in another
+/// process (examples.rs, `legacy_ipc`), not in its own.
+fn buffers(backend: vmmkit_runtime::Backend) {
+    let rt = Runtime::new(backend).expect("open the backend");
+    let vendor = rt.vendor();
+    let dev = rt.device(0).expect("device 0");
+    let size = 1 << 20;
+    let buf = match dev.malloc(size) {
+        Err(e) if vendor == Vendor::Acl && e.is_unsupported() => return,
+        r => r.expect("malloc"),
+    };
+    assert_eq!(buf.size(), size);
+    let pat = pattern(size, 5);
+    buf.write(0, &pat).expect("write");
+    let mut back = vec![0u8; size];
+    buf.read(0, &mut back).expect("read");
+    assert!(back == pat);
+    let handle = buf.ipc_handle().expect("IPC handle");
+    assert_ne!(handle.0, [0; 64]);
+    assert_eq!(buf.ipc_handle(), Ok(handle), "the same buffer gives the same handle");
+
+    // A process cannot open its own handle: HIP-IPC-024, CUDA-IPC-005.
+    let (own, rule) = match vendor {
+        Vendor::Hip => (vmmkit_runtime::Code::Hip(vmmkit_sys::hip::HipError::INVALID_CONTEXT), "HIP-IPC-024"),
+        _ => (vmmkit_runtime::Code::Cuda(vmmkit_sys::cuda::CuResult::INVALID_CONTEXT), "CUDA-IPC-005"),
+    };
+    assert_fails(&rt, dev.open_ipc(&handle, size), own, rule);
+    let zero = dev.open_ipc(&vmmkit_runtime::IpcHandle([0; 64]), size).expect_err("an all-zero handle");
+    assert!(!zero.is_unsupported(), "{zero}");
+
+    buf.free().expect("free");
     assert_eq!(rt.take_drop_errors(), vec![]);
     common::assert_no_leaks(&rt);
 }
