@@ -215,6 +215,8 @@ pub fn open() -> Result<Box<dyn Vmm>> {
 #[derive(Debug)]
 pub struct AclVmm {
     rt: Runtime,
+    /// The runtime's ACL table (checked at open).
+    api: AclApi,
     name: String,
     owner: u64,
     /// Devices kept open (set) for the benches' lifetime; device 0 first.
@@ -227,6 +229,9 @@ impl AclVmm {
     /// # Errors
     /// The driver's code.
     pub fn open(rt: Runtime) -> Result<Self> {
+        let Some(&api) = rt.acl_api() else {
+            return Err(BenchError::Unsupported(format!("{}: these benches drive ACL tables only", rt.backend())));
+        };
         let n = rt.device_count()?;
         if n == 0 {
             return Err(BenchError::Unsupported(format!("{}: no device", rt.backend())));
@@ -234,11 +239,11 @@ impl AclVmm {
         let devices = (0..n.min(2)).map(|d| rt.device(d)).collect::<Result<Vec<_>, _>>()?;
         devices[0].bind()?;
         let name = rt.backend().name().to_owned();
-        Ok(Self { rt, name, owner: NEXT_OWNER.fetch_add(1, Ordering::Relaxed), devices })
+        Ok(Self { rt, api, name, owner: NEXT_OWNER.fetch_add(1, Ordering::Relaxed), devices })
     }
 
     fn api(&self) -> &AclApi {
-        self.rt.api()
+        &self.api
     }
 
     fn props(device: u32) -> aclrtPhysicalMemProp {
@@ -326,6 +331,7 @@ impl Vmm for AclVmm {
         let flags = match sharing {
             Sharing::Trustlist => ACL_RT_VMM_EXPORT_FLAG_DEFAULT,
             Sharing::AnyProcess => ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION,
+            Sharing::PosixFd => return Err(BenchError::Unsupported("ACL shares by key, not by fd".into())),
         };
         // SAFETY: `mem` holds a live reference of this backend.
         let key = unsafe { acl::mem_export_to_shareable_handle(self.api(), mem.raw, ACL_MEM_HANDLE_TYPE_NONE, flags) }?;

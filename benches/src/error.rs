@@ -31,13 +31,9 @@ pub enum BenchError {
 }
 
 impl From<vmmkit_runtime::OpenError> for BenchError {
-    /// A backend the safe runtime does not drive yet (HIP, CUDA) is
-    /// [`BenchError::Unsupported`]; anything else is a failure to open.
+    /// A failure to open the backend.
     fn from(e: vmmkit_runtime::OpenError) -> Self {
-        match e {
-            vmmkit_runtime::OpenError::NotDriven { .. } => Self::Unsupported(e.to_string()),
-            e => Self::Open(e),
-        }
+        Self::Open(e)
     }
 }
 

@@ -1,37 +1,43 @@
-//! Two processes share device memory with a trustlist, as the CANN sample
-//! "physical memory sharing with pid" does (acl.md §7.1).
+//! Two processes share device memory, each vendor its own way: ACL with a
+//! 64-bit key and a trustlist, as the CANN sample "physical memory sharing
+//! with pid" does (acl.md §7.1); HIP and CUDA with a POSIX fd passed over a
+//! Unix socket with `SCM_RIGHTS`, as their IPC samples do.
 //!
 //! ```text
 //! cargo run -p vmmkit-runtime --example two_process
+//! VMMKIT_BACKEND=emulator-hip cargo run -p vmmkit-runtime --example two_process
+//! VMMKIT_BACKEND=emulator-cuda cargo run -p vmmkit-runtime --example two_process
 //! ```
 //!
-//! The exporter allocates and fills memory, exports it with the trustlist
-//! on, and starts this program again as the importer. The importer reports
-//! its host pid over a pipe; the exporter puts it in the trustlist (only
-//! then: an entry set before the importer started is not honoured,
-//! ACL-PID-010) and sends the shareable handle back. The importer imports,
-//! maps and reads the pattern, writes a reply into the same memory, and
-//! says so; the exporter reads the reply. Every wait is bounded.
+//! The exporter allocates and fills memory, exports it, and starts this
+//! program again as the importer, whose stdin is one end of a Unix socket.
+//! The importer reports its host pid over its stdout. ACL: the exporter
+//! puts the pid in the trustlist (only then: an entry set before the
+//! importer started is not honoured, ACL-PID-010) and sends the key and the
+//! size as a line; HIP and CUDA: the exporter sends the fd with the size
+//! (`vmmkit_runtime::fd::send`). The importer imports, maps and reads the
+//! pattern, writes a reply into the same memory, and says so; the exporter
+//! reads the reply. Every wait is bounded.
 //!
 //! Both processes use the backend `VMMKIT_BACKEND` names, else a real
-//! `libascendcl.so` with a device, else the emulator, which gets a temporary
+//! library with a device, else the emulator, which gets a temporary
 //! `VMMKIT_ROOT` shared by both unless one is set.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdout, Command, ExitCode, Stdio};
-use std::sync::mpsc::{self, Receiver};
-use std::time::Duration;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::net::UnixStream;
+use std::process::{Child, Command, ExitCode, Stdio};
 
-use vmmkit_runtime::{Access, Granularity, Location, Runtime, Sharing};
+use vmmkit_runtime::{Access, Granularity, Location, Runtime, Shareable};
 
-/// How long either side waits for the other.
-const WAIT: Duration = Duration::from_secs(30);
 /// The argument that makes this program the importer.
 const IMPORTER: &str = "--importer";
 /// Where the importer's reply goes in the shared memory.
-const REPLY_AT: usize = 4096;
+const REPLY_AT: usize = 1024;
 
-type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+mod common;
+
+use common::{Result, lines_of, next_line, own_root, wait_bounded};
 
 fn main() -> ExitCode {
     let importer = std::env::args().nth(1).as_deref() == Some(IMPORTER);
@@ -72,17 +78,27 @@ fn exporter_main(root: Option<&std::path::Path>) -> Result<()> {
     map.write(0, &pat)?;
     println!("[exporter] allocated {g:#x} bytes on device 0, mapped at {:p}, wrote the pattern", map.addr());
 
-    let exported = mem.export(Sharing::Trustlist)?;
-    println!("[exporter] exported with the trustlist on: shareable handle {:#x}", exported.shareable());
+    // The vendor's own sharing: ACL's trustlist key, HIP's and CUDA's POSIX fd.
+    let sharing = rt.vendor().vmm_sharing()[0];
+    let exported = mem.export(sharing)?;
+    match exported.shareable() {
+        Shareable::Key(key) => println!("[exporter] exported with the trustlist on: shareable handle {key:#x}"),
+        Shareable::Fd(fd) => println!("[exporter] exported as a POSIX fd ({fd:?})"),
+    }
 
+    let (ours, theirs) = UnixStream::pair()?;
     let mut importer = Command::new(std::env::current_exe()?);
     if let Some(root) = root {
         importer.env("VMMKIT_ROOT", root);
     }
-    let mut child =
-        importer.arg(IMPORTER).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn()?;
+    let mut child = importer
+        .arg(IMPORTER)
+        .stdin(Stdio::from(OwnedFd::from(theirs)))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()?;
     println!("[exporter] started the importer, pid {}", child.id());
-    let r = talk(&exported, &map, &pat, &mut child);
+    let r = talk(&exported, &map, &pat, &mut child, ours);
     if r.is_err() {
         // A peer that hangs must not outlive us.
         let _ = child.kill();
@@ -112,18 +128,26 @@ fn talk(
     map: &vmmkit_runtime::Mapping,
     pat: &[u8],
     child: &mut Child,
+    mut sock: UnixStream,
 ) -> Result<()> {
     let lines = lines_of(child.stdout.take().ok_or("no pipe from the importer")?);
-    let mut stdin = child.stdin.take().ok_or("no pipe to the importer")?;
 
     let line = next_line(&lines, "the importer's pid")?;
     let peer: i32 = line.strip_prefix("pid ").and_then(|p| p.parse().ok()).ok_or(format!("not a pid: {line:?}"))?;
-    exported.set_pids(&[peer])?;
-    println!("[exporter] the importer's host pid is {peer}; added it to the trustlist");
-
-    writeln!(stdin, "handle {:#x} {:#x}", exported.shareable(), exported.size())?;
-    stdin.flush()?;
-    println!("[exporter] sent the shareable handle and the size");
+    match exported.shareable() {
+        Shareable::Key(key) => {
+            exported.set_pids(&[peer])?;
+            println!("[exporter] the importer's host pid is {peer}; added it to the trustlist");
+            writeln!(sock, "handle {key:#x} {:#x}", exported.size())?;
+            sock.flush()?;
+            println!("[exporter] sent the shareable handle and the size");
+        }
+        Shareable::Fd(fd) => {
+            println!("[exporter] the importer's pid is {peer}; an fd needs no trustlist");
+            vmmkit_runtime::fd::send(&sock, fd, format!("size {:#x}", exported.size()).as_bytes())?;
+            println!("[exporter] sent the fd with SCM_RIGHTS, and the size");
+        }
+    }
 
     let line = next_line(&lines, "the importer's report")?;
     if line != "done" {
@@ -142,7 +166,7 @@ fn talk(
         return Err("the bytes before the reply changed".into());
     }
     println!("[exporter] the rest of the pattern is untouched");
-    drop(stdin); // EOF: the importer may exit
+    drop(sock); // EOF: the importer may exit
     Ok(())
 }
 
@@ -159,18 +183,31 @@ fn importer_main() -> Result<()> {
     println!("pid {pid}");
     std::io::stdout().flush()?;
 
-    // Bounded: the exporter kills us if it stops waiting, and its exit closes the pipe.
-    let mut line = String::new();
-    std::io::stdin().lock().read_line(&mut line)?;
-    let mut words = line.split_whitespace();
-    let (Some("handle"), Some(key), Some(size)) = (words.next(), words.next(), words.next()) else {
-        return Err(format!("expected `handle KEY SIZE`, got {line:?}").into());
+    // Our stdin is the exporter's socket. Bounded: the exporter kills us if
+    // it stops waiting, and its exit closes the socket.
+    let sock = UnixStream::from(std::io::stdin().as_fd().try_clone_to_owned()?);
+    let hex = |w: &str| usize::from_str_radix(w.trim_start_matches("0x"), 16);
+    let (mem, size) = if rt.vendor().vmm_sharing()[0].is_fd() {
+        let mut buf = [0u8; 64];
+        let (fd, n) = vmmkit_runtime::fd::recv(&sock, &mut buf)?;
+        let text = String::from_utf8_lossy(&buf[..n]).into_owned();
+        let size = hex(text.strip_prefix("size ").ok_or(format!("expected `size SIZE`, got {text:?}"))?)?;
+        eprintln!("[importer] received an fd with SCM_RIGHTS ({size:#x} bytes)");
+        // The fd is only borrowed by the import; ours closes when it goes.
+        (dev.import(&fd, size)?, size)
+    } else {
+        let mut line = String::new();
+        BufReader::new(&sock).read_line(&mut line)?;
+        let mut words = line.split_whitespace();
+        let (Some("handle"), Some(key), Some(size)) = (words.next(), words.next(), words.next()) else {
+            return Err(format!("expected `handle KEY SIZE`, got {line:?}").into());
+        };
+        let key = u64::from_str_radix(key.trim_start_matches("0x"), 16)?;
+        let size = hex(size)?;
+        eprintln!("[importer] received shareable handle {key:#x} ({size:#x} bytes)");
+        (dev.import(key, size)?, size)
     };
-    let key = u64::from_str_radix(key.trim_start_matches("0x"), 16)?;
-    let size = usize::from_str_radix(size.trim_start_matches("0x"), 16)?;
-    eprintln!("[importer] received shareable handle {key:#x} ({size:#x} bytes)");
 
-    let mem = dev.import(key, size)?;
     let rsv = dev.reserve(size)?;
     let map = rsv.map(0, &mem)?;
     map.set_access(Location::Device(0), Access::ReadWrite)?;
@@ -193,61 +230,4 @@ fn importer_main() -> Result<()> {
     println!("done");
     std::io::stdout().flush()?;
     Ok(())
-}
-
-/// The lines a child writes, read on a thread of their own.
-fn lines_of(out: ChildStdout) -> Receiver<std::io::Result<String>> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines() {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
-
-/// The next line, waiting at most [`WAIT`].
-fn next_line(lines: &Receiver<std::io::Result<String>>, what: &str) -> Result<String> {
-    match lines.recv_timeout(WAIT) {
-        Ok(line) => Ok(line?),
-        Err(mpsc::RecvTimeoutError::Timeout) => Err(format!("no {what} in {} s", WAIT.as_secs()).into()),
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            Err(format!("the importer closed its output before {what}").into())
-        }
-    }
-}
-
-/// Waits for `child` at most [`WAIT`], killing it then.
-fn wait_bounded(mut child: Child) -> Result<std::process::ExitStatus> {
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait());
-    });
-    match rx.recv_timeout(WAIT) {
-        Ok(status) => Ok(status?),
-        Err(_) => {
-            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
-            Err(format!("the importer (pid {pid}) did not exit in {} s; killed", WAIT.as_secs()).into())
-        }
-    }
-}
-
-/// A temporary emulator root when none is set, removed at exit: this
-/// process's emulator is installed on it (the other settings come from the
-/// environment, as they would without it).
-fn own_root() -> Option<tempfile::TempDir> {
-    if std::env::var_os("VMMKIT_ROOT").is_some() {
-        return None;
-    }
-    let dir = tempfile::Builder::new().prefix("vmmkit-example-").tempdir().ok()?;
-    let installed = vmmkit_emulator::Config::from_env()
-        .map_err(|e| e.to_string())
-        .and_then(|c| vmmkit_emulator::install(c.with_root(dir.path())).map_err(|e| e.to_string()));
-    if let Err(e) = installed {
-        eprintln!("the emulator on {}: {e}", dir.path().display());
-    }
-    Some(dir)
 }

@@ -1,9 +1,11 @@
 //! Which vendor library the runtime talks to: the emulator, or a real one.
 //!
-//! `VMMKIT_BACKEND` forces a backend (`emulator`, `ascend`, `hip`, `cuda`;
-//! `auto` or unset selects). Selection takes the first real library, in the
-//! order Ascend, HIP, CUDA, that loads **and** reports at least one device,
-//! and otherwise the emulator. The default library search passes over
+//! `VMMKIT_BACKEND` forces a backend (`emulator` or `emulator-acl`,
+//! `emulator-hip`, `emulator-cuda`: the in-process emulator's dialects;
+//! `ascend`, `hip`, `cuda`: a library; `auto` or unset selects). Selection
+//! takes the first real library, in the order Ascend, HIP, CUDA, that loads
+//! **and** reports at least one device, and otherwise the emulator's ACL
+//! dialect. The default library search passes over
 //! vmmkit's own drop-in libraries (vmmkit-sys `SHIM_MARKER`), so a machine
 //! without the vendor's library selects the emulator instead of testing it
 //! through its shim; name a shim's path explicitly (`Backend::Ascend(Some(path))`)
@@ -14,19 +16,21 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use vmmkit_sys::cuda::CudaApi;
-use vmmkit_sys::hip::HipApi;
-
 use vmmkit_sys::LoadError;
 
+use crate::driver::Vendor;
 use crate::error::Error;
 use crate::runtime::{OpenError, Runtime};
 
 /// A backend: where the vendor table comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Backend {
-    /// The in-process emulator (`vmmkit_emulator::acl::api()`).
+    /// The in-process emulator's ACL dialect (`vmmkit_emulator::acl::api()`).
     Emulator,
+    /// The in-process emulator's HIP dialect (`vmmkit_emulator::hip::api()`).
+    EmulatorHip,
+    /// The in-process emulator's CUDA dialect (`vmmkit_emulator::cuda::api()`).
+    EmulatorCuda,
     /// `libascendcl.so`: this file, or the default search of vmmkit-sys (`VMMKIT_ACL_LIBRARY`,
     /// `ASCEND_HOME_PATH`, the loader's path, the CANN prefix).
     Ascend(Option<PathBuf>),
@@ -38,7 +42,9 @@ pub enum Backend {
 
 /// `VMMKIT_BACKEND` holds a value that names no backend.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{var}={value:?}: not a backend; expected one of emulator, ascend, hip, cuda, or auto (the default)")]
+#[error(
+    "{var}={value:?}: not a backend; expected one of emulator (= emulator-acl), emulator-hip, emulator-cuda, ascend, hip, cuda, or auto (the default)"
+)]
 pub struct SelectError {
     /// The variable (`VMMKIT_BACKEND`).
     pub var: &'static str,
@@ -133,20 +139,49 @@ impl Backend {
     /// The environment variable that forces a backend.
     pub const ENV: &'static str = "VMMKIT_BACKEND";
 
-    /// The name used by `VMMKIT_BACKEND`: `emulator`, `ascend`, `hip` or `cuda`.
+    /// The name used by `VMMKIT_BACKEND`: `emulator` (the ACL dialect),
+    /// `emulator-hip`, `emulator-cuda`, `ascend`, `hip` or `cuda`.
     pub fn name(&self) -> &'static str {
         match self {
             Self::Emulator => "emulator",
+            Self::EmulatorHip => "emulator-hip",
+            Self::EmulatorCuda => "emulator-cuda",
             Self::Ascend(_) => "ascend",
             Self::Hip(_) => "hip",
             Self::Cuda(_) => "cuda",
         }
     }
 
+    /// The vendor whose C API the backend's table speaks.
+    pub fn vendor(&self) -> Vendor {
+        match self {
+            Self::Emulator | Self::Ascend(_) => Vendor::Acl,
+            Self::EmulatorHip | Self::Hip(_) => Vendor::Hip,
+            Self::EmulatorCuda | Self::Cuda(_) => Vendor::Cuda,
+        }
+    }
+
+    /// Whether the table is the in-process emulator's (of any dialect).
+    pub fn is_emulator(&self) -> bool {
+        matches!(self, Self::Emulator | Self::EmulatorHip | Self::EmulatorCuda)
+    }
+
+    /// The in-process emulator's dialect of `vendor`.
+    pub fn emulator(vendor: Vendor) -> Self {
+        match vendor {
+            Vendor::Acl => Self::Emulator,
+            Vendor::Hip => Self::EmulatorHip,
+            Vendor::Cuda => Self::EmulatorCuda,
+        }
+    }
+
+    /// The emulated dialects, ACL, HIP, CUDA.
+    pub const EMULATED: [Self; 3] = [Self::Emulator, Self::EmulatorHip, Self::EmulatorCuda];
+
     /// The library file given for a real backend.
     pub fn library(&self) -> Option<&Path> {
         match self {
-            Self::Emulator => None,
+            Self::Emulator | Self::EmulatorHip | Self::EmulatorCuda => None,
             Self::Ascend(p) | Self::Hip(p) | Self::Cuda(p) => p.as_deref(),
         }
     }
@@ -154,7 +189,9 @@ impl Backend {
     /// The backend named `name` (as in `VMMKIT_BACKEND`), with the default library search.
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
-            "emulator" => Some(Self::Emulator),
+            "emulator" | "emulator-acl" => Some(Self::Emulator),
+            "emulator-hip" => Some(Self::EmulatorHip),
+            "emulator-cuda" => Some(Self::EmulatorCuda),
             "ascend" => Some(Self::Ascend(None)),
             "hip" => Some(Self::Hip(None)),
             "cuda" => Some(Self::Cuda(None)),
@@ -182,9 +219,9 @@ impl Backend {
     /// The real backends, in the order selection tries them.
     pub const REAL: [Self; 3] = [Self::Ascend(None), Self::Hip(None), Self::Cuda(None)];
 
-    /// The real backends whose tables drive the safe API today (ACL's); what
-    /// [`Runtime::auto`] chooses among.
-    pub const DRIVEN: [Self; 1] = [Self::Ascend(None)];
+    /// The real backends whose tables drive the safe API (all of them:
+    /// Ascend, HIP, CUDA); what [`Runtime::auto`] chooses among.
+    pub const DRIVEN: [Self; 3] = Self::REAL;
 
     /// Selection with the value of `VMMKIT_BACKEND` given, trying `real` in
     /// order with `probe`.
@@ -228,31 +265,15 @@ impl Backend {
         })
     }
 
-    /// Loads this backend's library and counts its devices.
+    /// Opens this backend and counts its devices.
     pub fn probe(&self) -> Probe {
-        let outcome = match self {
-            Self::Emulator | Self::Ascend(_) => Runtime::new(self.clone()).map_err(ProbeError::Open).and_then(|rt| {
-                let library = rt.library().map_or_else(|| PathBuf::from("(in-process emulator)"), Path::to_path_buf);
-                match rt.device_count() {
-                    Ok(devices) => Ok(Found { library, devices }),
-                    Err(error) => Err(ProbeError::Call { library, error }),
-                }
-            }),
-            Self::Hip(p) => HipApi::load(p.as_deref()).map_err(ProbeError::from).and_then(|l| {
-                let library = l.path.to_path_buf();
-                match crate::hip::init(&l.api, 0).and_then(|()| crate::hip::get_device_count(&l.api)) {
-                    Ok(n) => Ok(Found { library, devices: n.max(0) as u32 }),
-                    Err(error) => Err(ProbeError::Call { library, error }),
-                }
-            }),
-            Self::Cuda(p) => CudaApi::load(p.as_deref()).map_err(ProbeError::from).and_then(|l| {
-                let library = l.path.to_path_buf();
-                match crate::cuda::init(&l.api, 0).and_then(|()| crate::cuda::device_get_count(&l.api)) {
-                    Ok(n) => Ok(Found { library, devices: n.max(0) as u32 }),
-                    Err(error) => Err(ProbeError::Call { library, error }),
-                }
-            }),
-        };
+        let outcome = Runtime::new(self.clone()).map_err(ProbeError::Open).and_then(|rt| {
+            let library = rt.library().map_or_else(|| PathBuf::from("(in-process emulator)"), Path::to_path_buf);
+            match rt.device_count() {
+                Ok(devices) => Ok(Found { library, devices }),
+                Err(error) => Err(ProbeError::Call { library, error }),
+            }
+        });
         Probe { backend: self.clone(), outcome }
     }
 }
@@ -274,6 +295,9 @@ mod tests {
     fn forced_by_the_variable() {
         for (v, b) in [
             ("emulator", Backend::Emulator),
+            ("emulator-acl", Backend::Emulator),
+            ("emulator-hip", Backend::EmulatorHip),
+            ("emulator-cuda", Backend::EmulatorCuda),
             ("ascend", Backend::Ascend(None)),
             ("hip", Backend::Hip(None)),
             ("cuda", Backend::Cuda(None)),
@@ -291,8 +315,22 @@ mod tests {
         assert_eq!(e.value, "npu");
         assert_eq!(
             e.to_string(),
-            "VMMKIT_BACKEND=\"npu\": not a backend; expected one of emulator, ascend, hip, cuda, or auto (the default)"
+            "VMMKIT_BACKEND=\"npu\": not a backend; expected one of emulator (= emulator-acl), emulator-hip, \
+             emulator-cuda, ascend, hip, cuda, or auto (the default)"
         );
+    }
+
+    #[test]
+    fn names_and_vendors_round_trip() {
+        for b in Backend::EMULATED.into_iter().chain(Backend::REAL) {
+            assert_eq!(Backend::from_name(b.name()), Some(b.clone()));
+            assert_eq!(b.is_emulator(), b.library().is_none() && Backend::EMULATED.contains(&b));
+            if b.is_emulator() {
+                assert_eq!(Backend::emulator(b.vendor()), b);
+            }
+        }
+        assert_eq!(Backend::Hip(None).vendor(), Vendor::Hip);
+        assert_eq!(Backend::EmulatorCuda.vendor(), Vendor::Cuda);
     }
 
     #[test]
@@ -311,10 +349,15 @@ mod tests {
 
     #[test]
     fn only_the_candidates_are_tried() {
-        let s = Backend::select_with(None, &Backend::DRIVEN, |b| found(b, if b.name() == "ascend" { 0 } else { 4 }))
-            .unwrap();
+        let s =
+            Backend::select_with(None, &Backend::DRIVEN[..1], |b| found(b, if b.name() == "ascend" { 0 } else { 4 }))
+                .unwrap();
         assert_eq!(s.backend, Backend::Emulator);
         assert_eq!(s.probes.len(), 1);
+        // Every real library drives the safe API: a CUDA device is chosen.
+        let s = Backend::select_with(None, &Backend::DRIVEN, |b| found(b, u32::from(b.name() == "cuda"))).unwrap();
+        assert_eq!(s.backend, Backend::Cuda(None));
+        assert_eq!(s.probes.len(), 3);
     }
 
     #[test]

@@ -2,9 +2,10 @@
 
 use std::sync::Arc;
 
-use vmmkit_sys::acl::{ACL_HBM_MEM, aclrtContext};
-
+use crate::buffer::{DeviceBuffer, IpcHandle, IpcMemory};
+use crate::driver::Api;
 use crate::error::Error;
+use crate::export::Shareable;
 use crate::import::Imported;
 use crate::physical::{PhysicalMemory, PhysicalProps};
 use crate::reservation::Reservation;
@@ -28,13 +29,17 @@ pub struct MemInfo {
     pub total: usize,
 }
 
-/// A device, opened with `aclrtSetDevice` and reset (`aclrtResetDevice`)
-/// when the last clone and the last owner made from it are gone. The reset
-/// is reference-counted by the runtime: the last one of the process
-/// releases all of its memory on the device, raw handles included.
+/// An opened device.
 ///
-/// Cloning is cheap. Calls that need a current context (copies, imports)
-/// make this device's context current on the calling thread first, so a
+/// ACL: opened with `aclrtSetDevice` and reset (`aclrtResetDevice`) when
+/// the last clone and the last owner made from it are gone. The reset is
+/// reference-counted by the runtime: the last one of the process releases
+/// all of its memory on the device, raw handles included. CUDA: its
+/// primary context, retained and released likewise. HIP: `hipSetDevice`,
+/// nothing to give back.
+///
+/// Cloning is cheap. Calls that need a current context or device (copies,
+/// imports) make this device current on the calling thread first, so a
 /// device may be used from any thread.
 #[derive(Debug, Clone)]
 pub struct Device {
@@ -45,19 +50,14 @@ pub struct Device {
 pub(crate) struct DeviceInner {
     pub(crate) rt: Arc<Shared>,
     id: u32,
-    /// The default context `aclrtSetDevice` made.
-    ctx: aclrtContext,
+    /// The context opening made (ACL's default, CUDA's primary; 0 on HIP),
+    /// as an integer: only passed back to the library.
+    ctx: usize,
 }
-
-// SAFETY: `ctx` is an opaque, process-wide value that is only passed back to
-// `aclrtSetCurrentContext`, which any thread may call; the rest is `Send`.
-unsafe impl Send for DeviceInner {}
-// SAFETY: as above; `&DeviceInner` only hands out copies of `ctx` and `id`.
-unsafe impl Sync for DeviceInner {}
 
 impl Drop for DeviceInner {
     fn drop(&mut self) {
-        if let Err(e) = crate::acl::reset_device(&self.rt.api, self.id as i32) {
+        if let Err(e) = self.rt.api.close_device(self.id as i32) {
             self.rt.record(e);
         }
     }
@@ -65,17 +65,14 @@ impl Drop for DeviceInner {
 
 impl Device {
     pub(crate) fn open(rt: &Runtime, id: u32) -> Result<Self, Error> {
-        let api = rt.api();
-        // An id beyond i32 is not a device; the driver says so with its code (107001).
+        // An id beyond i32 is not a device; the driver says so with its code.
         let raw = i32::try_from(id).unwrap_or(i32::MAX);
-        crate::acl::set_device(api, raw)?;
-        match crate::acl::get_current_context(api) {
-            Ok(ctx) => Ok(Self { inner: Arc::new(DeviceInner { rt: rt.shared.clone(), id, ctx }) }),
-            Err(e) => {
-                let _ = crate::acl::reset_device(api, raw);
-                Err(e)
-            }
-        }
+        let ctx = rt.shared.api.open_device(raw)?;
+        Ok(Self { inner: Arc::new(DeviceInner { rt: rt.shared.clone(), id, ctx }) })
+    }
+
+    pub(crate) fn api(&self) -> &Api {
+        &self.inner.rt.api
     }
 
     /// The device id.
@@ -92,20 +89,29 @@ impl Device {
         &self.inner.rt
     }
 
-    /// Makes this device's context current on the calling thread
-    /// (`aclrtSetCurrentContext`), as its calls that need one do by themselves.
+    /// Makes this device current on the calling thread
+    /// (`aclrtSetCurrentContext`, `hipSetDevice`, `cuCtxSetCurrent`), as its
+    /// calls that need one do by themselves.
     ///
     /// # Errors
     /// The vendor's code.
     pub fn bind(&self) -> Result<(), Error> {
-        // SAFETY: `ctx` is the live default context of this device: the device
-        // is reset only when `DeviceInner` drops, and `self` keeps it.
-        unsafe { crate::acl::set_current_context(&self.shared().api, self.inner.ctx) }
+        // SAFETY: `ctx` is this device's live context: it is given back only
+        // when `DeviceInner` drops, and `self` keeps it.
+        unsafe { self.api().bind(self.id() as i32, self.inner.ctx) }
+    }
+
+    /// CUDA needs a current context for every VMM call (CUDA-GEN-002), also
+    /// on a thread that only drops an owner: makes this device's current
+    /// there. ACL and HIP take the device from their arguments, and need
+    /// nothing (their copies and imports bind by themselves).
+    pub(crate) fn ready(&self) -> Result<(), Error> {
+        if let Api::Cuda(_) = self.api() { self.bind() } else { Ok(()) }
     }
 
     /// The granularity of physical memory on this device (ACL: 2 MiB for
-    /// the default properties, ACL-GRAN-009). Sizes and addresses of maps
-    /// must be multiples of it.
+    /// the default properties, ACL-GRAN-009; HIP and CUDA: what the driver
+    /// says). Sizes and addresses of maps must be multiples of it.
     ///
     /// # Errors
     /// The vendor's code.
@@ -118,29 +124,29 @@ impl Device {
     /// # Errors
     /// The vendor's code.
     pub fn granularity_for(&self, props: &PhysicalProps, which: Granularity) -> Result<usize, Error> {
-        let option = match which {
-            Granularity::Minimum => vmmkit_sys::acl::ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM,
-            Granularity::Recommended => vmmkit_sys::acl::ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
-        };
-        crate::acl::mem_get_allocation_granularity(&self.shared().api, &props.to_acl(), option)
+        self.ready()?;
+        self.api().granularity(props, which)
     }
 
     /// Free and total memory of this device (`aclrtGetMemInfo(ACL_HBM_MEM)`).
+    /// ACL-only for now: the HIP and CUDA tables of vmmkit-sys have no
+    /// memory-info call, so they answer [`Error::is_unsupported`].
     ///
     /// # Errors
     /// The vendor's code.
     pub fn mem_info(&self) -> Result<MemInfo, Error> {
         self.bind()?;
-        let (free, total) = crate::acl::get_mem_info(&self.shared().api, ACL_HBM_MEM)?;
+        let (free, total) = self.api().mem_info()?;
         Ok(MemInfo { free, total })
     }
 
     /// Allocates `size` bytes of physical memory on this device
-    /// (`aclrtMallocPhysical`, HBM with huge pages). `size` must be a
+    /// (`aclrtMallocPhysical`, HBM with huge pages; `hipMemCreate`,
+    /// `cuMemCreate`, pinned, exportable as a POSIX fd). `size` must be a
     /// multiple of the granularity.
     ///
     /// # Errors
-    /// The vendor's code: 507899 for a size that is not a multiple of 2 MiB
+    /// The vendor's code: on ACL 507899 for a size that is not a multiple of 2 MiB
     /// (ACL-MP-013), 207001 when the device is full (ACL-MP-015).
     pub fn alloc_physical(&self, size: usize) -> Result<PhysicalMemory, Error> {
         self.alloc_physical_with(size, &PhysicalProps::device(self.id()))
@@ -154,8 +160,9 @@ impl Device {
         PhysicalMemory::alloc(self, size, props)
     }
 
-    /// Reserves `size` bytes of device addresses (`aclrtReserveMemAddress`);
-    /// requests below the granularity reserve one granule (ACL-RSV-007).
+    /// Reserves `size` bytes of device addresses (`aclrtReserveMemAddress`,
+    /// `hipMemAddressReserve`, `cuMemAddressReserve`); on ACL, requests
+    /// below the granularity reserve one granule (ACL-RSV-007).
     ///
     /// # Errors
     /// The vendor's code, e.g. 207001 when the address window is exhausted.
@@ -164,15 +171,39 @@ impl Device {
     }
 
     /// Imports the `size` bytes that a process exported as `shareable` onto
-    /// this device (`aclrtMemImportFromShareableHandle`). ACL cannot tell an
-    /// importer the size; the exporter sends it with the handle.
+    /// this device: an ACL key (`aclrtMemImportFromShareableHandle`; a `u64`
+    /// converts) or a HIP or CUDA POSIX fd (`hipMemImportFromShareableHandle`,
+    /// `cuMemImportFromShareableHandle`; a `BorrowedFd` converts, and is
+    /// only borrowed). No vendor tells an importer the size; the exporter
+    /// sends it with the handle ([`crate::Exported::size`]).
     ///
     /// # Errors
-    /// The vendor's code: 107017 for a handle that never existed or was
-    /// released (ACL-IMP-007), 507899 when this process is not in the
+    /// The vendor's code: on ACL 107017 for a handle that never existed or
+    /// was released (ACL-IMP-007), 507899 when this process is not in the
     /// trustlist (ACL-IMP-011) or exported the memory from this device
-    /// itself (ACL-IMP-009).
-    pub fn import(&self, shareable: u64, size: usize) -> Result<Imported, Error> {
-        Imported::new(self, shareable, size)
+    /// itself (ACL-IMP-009). A key on HIP or CUDA, or an fd on ACL, is
+    /// [`Error::is_unsupported`].
+    pub fn import<'a>(&self, shareable: impl Into<Shareable<'a>>, size: usize) -> Result<Imported, Error> {
+        Imported::new(self, shareable.into(), size)
+    }
+
+    /// IPC-only (HIP, CUDA): `size` bytes of linear device memory
+    /// (`hipMalloc`, `cuMemAlloc`), to share with a legacy IPC handle.
+    ///
+    /// # Errors
+    /// The vendor's code; on ACL [`Error::is_unsupported`].
+    pub fn malloc(&self, size: usize) -> Result<DeviceBuffer, Error> {
+        DeviceBuffer::new(self, size)
+    }
+
+    /// IPC-only (HIP, CUDA): opens another process's buffer of `size`
+    /// bytes from its legacy IPC handle (`hipIpcOpenMemHandle`,
+    /// `cuIpcOpenMemHandle`).
+    ///
+    /// # Errors
+    /// The vendor's code (e.g. a handle of this very process); on ACL
+    /// [`Error::is_unsupported`].
+    pub fn open_ipc(&self, handle: &IpcHandle, size: usize) -> Result<IpcMemory, Error> {
+        IpcMemory::open(self, handle, size)
     }
 }

@@ -30,6 +30,11 @@ pub struct Error {
     pub code: Code,
     /// The rule it reported, with its explanation: `ACL-MAP-003: flags must be 0, got 2`.
     pub rule: Option<String>,
+    /// Set when the runtime did not call the library because this backend
+    /// has no such operation (e.g. a trustlist on HIP): why, in words. The
+    /// `code` is then the vendor's not-supported code and `call` the
+    /// runtime's method.
+    pub unsupported: Option<&'static str>,
 }
 
 impl fmt::Display for Error {
@@ -37,6 +42,9 @@ impl fmt::Display for Error {
         write!(f, "{}: {}", self.call, self.code)?;
         if let Some(r) = &self.rule {
             write!(f, " ({r})")?;
+        }
+        if let Some(why) = self.unsupported {
+            write!(f, " (not supported: {why})")?;
         }
         Ok(())
     }
@@ -48,7 +56,18 @@ impl Error {
     pub fn new(call: &'static str, code: impl Into<Code>, message: Option<&str>) -> Self {
         let code = code.into();
         let rule = message.and_then(|m| rule_of(call, code, m));
-        Self { call, code, rule }
+        Self { call, code, rule, unsupported: None }
+    }
+
+    /// An operation this backend does not have: `call` is the runtime's
+    /// method, `code` the vendor's not-supported code, `why` the reason.
+    pub(crate) fn unsupported(call: &'static str, code: impl Into<Code>, why: &'static str) -> Self {
+        Self { call, code: code.into(), rule: None, unsupported: Some(why) }
+    }
+
+    /// Whether the backend has no such operation (no library call was made).
+    pub fn is_unsupported(&self) -> bool {
+        self.unsupported.is_some()
     }
 
     /// The rule id alone, e.g. `ACL-MAP-003`.
@@ -108,6 +127,15 @@ mod tests {
         let stale = "ACL-FP-004: aclrtFreePhysical: 0x1 is not a live handle (107000 ACL_ERROR_RT_PARAM_INVALID)";
         let e = Error::new("aclrtMapMem", AclError::RT_PARAM_INVALID, Some(stale));
         assert_eq!(e.rule, None);
+    }
+
+    #[test]
+    fn an_unsupported_call_says_so() {
+        let e = Error::unsupported("Exported::set_pids", vmmkit_sys::hip::HipError::NOT_SUPPORTED, "no trustlist");
+        assert!(e.is_unsupported());
+        assert_eq!(e.rule_id(), None);
+        assert_eq!(e.to_string(), "Exported::set_pids: 801 hipErrorNotSupported (not supported: no trustlist)");
+        assert!(!Error::new("hipMemMap", vmmkit_sys::hip::HipError::NOT_SUPPORTED, None).is_unsupported());
     }
 
     #[test]

@@ -1,55 +1,125 @@
-//! `Exported`: memory offered to other processes under a shareable handle.
+//! `Exported`: memory offered to other processes under a shareable handle:
+//! a 64-bit key on ACL, a POSIX fd on HIP and CUDA.
 
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::Arc;
-
-use vmmkit_sys::acl::{
-    ACL_MEM_HANDLE_TYPE_NONE, ACL_RT_VMM_EXPORT_FLAG_DEFAULT, ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION,
-};
 
 use crate::error::Error;
 use crate::physical::{PhysInner, PhysicalMemory};
 
-/// Who may import exported memory.
+/// Who may import exported memory, and how it travels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Sharing {
-    /// Only processes added with [`Exported::set_pids`] (ACL export flag 0,
-    /// ACL-EXP-012), and only once they were running when added (ACL-PID-010).
+    /// ACL-only: a 64-bit key that only processes added with
+    /// [`Exported::set_pids`] may import (ACL export flag 0, ACL-EXP-012),
+    /// and only once they were running when added (ACL-PID-010).
     Trustlist,
-    /// Any process (ACL `DISABLE_PID_VALIDATION`, ACL-IMP-013).
+    /// ACL-only: a 64-bit key that any process may import (ACL
+    /// `DISABLE_PID_VALIDATION`, ACL-IMP-013).
     AnyProcess,
+    /// HIP and CUDA only: a POSIX file descriptor
+    /// (`POSIX_FILE_DESCRIPTOR`); whoever holds a copy may import, so it
+    /// is sent to the importer with `SCM_RIGHTS` ([`crate::fd::send`]).
+    PosixFd,
 }
 
-/// Exported memory (`aclrtMemExportToShareableHandle`): the shareable handle
-/// to send to the importers, and the trustlist.
+impl Sharing {
+    /// Whether the handle is a POSIX fd (HIP, CUDA) rather than an ACL key.
+    pub fn is_fd(self) -> bool {
+        self == Self::PosixFd
+    }
+}
+
+/// A shareable handle as an importer receives it: what
+/// [`crate::Device::import`] takes.
+#[derive(Debug, Clone, Copy)]
+pub enum Shareable<'a> {
+    /// ACL's 64-bit key (acl.md §2.5: share id in bits 0–31, exporting
+    /// device in bits 32–39).
+    Key(u64),
+    /// HIP's or CUDA's POSIX fd, borrowed for the import.
+    Fd(BorrowedFd<'a>),
+}
+
+impl From<u64> for Shareable<'_> {
+    fn from(key: u64) -> Self {
+        Self::Key(key)
+    }
+}
+
+impl<'a> From<BorrowedFd<'a>> for Shareable<'a> {
+    fn from(fd: BorrowedFd<'a>) -> Self {
+        Self::Fd(fd)
+    }
+}
+
+impl<'a> From<&'a OwnedFd> for Shareable<'a> {
+    fn from(fd: &'a OwnedFd) -> Self {
+        Self::Fd(fd.as_fd())
+    }
+}
+
+/// The exported handle this owner keeps.
+#[derive(Debug)]
+enum Handle {
+    Key(u64),
+    Fd(OwnedFd),
+}
+
+/// Exported memory: the shareable handle to send to the importers (and,
+/// on ACL, the trustlist).
 ///
-/// It keeps the exporter's memory. ACL has no call that withdraws an export:
-/// the shareable handle stays valid until the exporter and every importer
-/// have released the memory (ACL-LIFE-001), so dropping this only drops its
-/// hold on the memory.
+/// It keeps the exporter's memory. ACL has no call that withdraws an
+/// export: the key stays valid until the exporter and every importer have
+/// released the memory (ACL-LIFE-001), so dropping this only drops its hold
+/// on the memory. On HIP and CUDA dropping it closes the exporter's fd
+/// (copies already sent stay valid).
 #[derive(Debug)]
 pub struct Exported {
     mem: Arc<PhysInner>,
-    shareable: u64,
+    handle: Handle,
     sharing: Sharing,
 }
 
 impl Exported {
     pub(crate) fn new(mem: &PhysicalMemory, sharing: Sharing) -> Result<Self, Error> {
-        let flags = match sharing {
-            Sharing::Trustlist => ACL_RT_VMM_EXPORT_FLAG_DEFAULT,
-            Sharing::AnyProcess => ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION,
+        mem.device().ready()?;
+        let api = mem.device().api();
+        let handle = match sharing {
+            // SAFETY: `mem` holds a live reference of its handle.
+            Sharing::PosixFd => Handle::Fd(unsafe { api.export_fd(mem.as_raw()) }?),
+            // SAFETY: as above.
+            Sharing::Trustlist | Sharing::AnyProcess => Handle::Key(unsafe { api.export_key(mem.as_raw(), sharing) }?),
         };
-        let api = &mem.device().shared().api;
-        // SAFETY: `mem` holds a live reference of its handle.
-        let shareable =
-            unsafe { crate::acl::mem_export_to_shareable_handle(api, mem.as_raw(), ACL_MEM_HANDLE_TYPE_NONE, flags) }?;
-        Ok(Self { mem: mem.inner.clone(), shareable, sharing })
+        Ok(Self { mem: mem.inner.clone(), handle, sharing })
     }
 
-    /// The shareable handle (acl.md §2.5: share id in bits 0–31, exporting
-    /// device in bits 32–39). Send it to the importers.
-    pub fn shareable(&self) -> u64 {
-        self.shareable
+    /// The handle, as [`crate::Device::import`] takes it (in this process,
+    /// e.g. onto another device).
+    pub fn shareable(&self) -> Shareable<'_> {
+        match &self.handle {
+            Handle::Key(k) => Shareable::Key(*k),
+            Handle::Fd(fd) => Shareable::Fd(fd.as_fd()),
+        }
+    }
+
+    /// ACL-only: the 64-bit key (acl.md §2.5: share id in bits 0–31,
+    /// exporting device in bits 32–39) to send to the importers; `None` for
+    /// an fd export.
+    pub fn key(&self) -> Option<u64> {
+        match &self.handle {
+            Handle::Key(k) => Some(*k),
+            Handle::Fd(_) => None,
+        }
+    }
+
+    /// Fd-only (HIP, CUDA): the exported POSIX fd, to send to the importers
+    /// with [`crate::fd::send`]; `None` for an ACL export.
+    pub fn fd(&self) -> Option<BorrowedFd<'_>> {
+        match &self.handle {
+            Handle::Key(_) => None,
+            Handle::Fd(fd) => Some(fd.as_fd()),
+        }
     }
 
     /// Who may import.
@@ -62,14 +132,22 @@ impl Exported {
         self.mem.size
     }
 
-    /// Adds host pids (see [`crate::Runtime::host_pid`]) to the trustlist
-    /// (`aclrtMemSetPidToShareableHandle`). Set them after the importer
-    /// started: an entry older than the process is not honoured (ACL-PID-010).
+    /// ACL-only: adds host pids (see [`crate::Runtime::host_pid`]) to the
+    /// trustlist (`aclrtMemSetPidToShareableHandle`). Set them after the
+    /// importer started: an entry older than the process is not honoured
+    /// (ACL-PID-010).
     ///
     /// # Errors
     /// The vendor's code: 207006 when exported with [`Sharing::AnyProcess`]
-    /// (ACL-PID-007).
+    /// (ACL-PID-007). An fd export has no trustlist:
+    /// [`Error::is_unsupported`].
     pub fn set_pids(&self, pids: &[i32]) -> Result<(), Error> {
-        crate::acl::mem_set_pid_to_shareable_handle(&self.mem.dev.shared().api, self.shareable, pids)
+        let api = self.mem.dev.api();
+        match self.handle {
+            Handle::Key(k) => api.set_pids(k, pids),
+            Handle::Fd(_) => {
+                Err(api.unsupported("Exported::set_pids", "an fd export has no trustlist: the fd is the permission"))
+            }
+        }
     }
 }

@@ -5,37 +5,43 @@ use std::sync::Arc;
 
 use crate::device::Device;
 use crate::error::Error;
+use crate::export::Shareable;
 use crate::physical::{PhysInner, PhysicalMemory};
 
-/// Memory imported onto a device (`aclrtMemImportFromShareableHandle`):
-/// physical memory of this process, given back with `aclrtFreePhysical`.
+/// Memory imported onto a device (`aclrtMemImportFromShareableHandle`,
+/// `hipMemImportFromShareableHandle`, `cuMemImportFromShareableHandle`):
+/// physical memory of this process, given back as any other.
 ///
-/// ACL gives an importer no call that tells the size: the exporter sends it
-/// along with the shareable handle ([`crate::Exported::size`]), and maps
-/// must cover exactly that size (ACL-MAP-012).
+/// No vendor gives an importer a call that tells the size: the exporter
+/// sends it along with the handle ([`crate::Exported::size`]), and on ACL
+/// maps must cover exactly that size (ACL-MAP-012).
 ///
-/// It is a [`PhysicalMemory`] (through `Deref`) that cannot be exported
-/// again (ACL-EXP-007). Importing the same shareable handle onto the same
+/// It is a [`PhysicalMemory`] (through `Deref`); on ACL it cannot be
+/// exported again (ACL-EXP-007). Importing the same ACL key onto the same
 /// device twice gives the same driver handle with one more reference
 /// (ACL-IMP-014); each `Imported` gives back its own.
 #[derive(Debug)]
 pub struct Imported {
     mem: PhysicalMemory,
-    shareable: u64,
+    key: Option<u64>,
 }
 
 impl Imported {
-    pub(crate) fn new(dev: &Device, shareable: u64, size: usize) -> Result<Self, Error> {
-        // ACL-IMP-008: the import needs a current context.
+    pub(crate) fn new(dev: &Device, shareable: Shareable<'_>, size: usize) -> Result<Self, Error> {
+        // ACL-IMP-008: the import needs a current context; HIP and CUDA
+        // import onto the current device.
         dev.bind()?;
-        let h = crate::acl::mem_import_from_shareable_handle(&dev.shared().api, shareable, dev.id() as i32)?;
+        let (h, key) = match shareable {
+            Shareable::Key(k) => (dev.api().import_key(k, dev.id() as i32)?, Some(k)),
+            Shareable::Fd(fd) => (dev.api().import_fd(fd)?, None),
+        };
         let mem = PhysicalMemory { inner: Arc::new(PhysInner::new(dev, h, size)) };
-        Ok(Self { mem, shareable })
+        Ok(Self { mem, key })
     }
 
-    /// The shareable handle it was imported from.
-    pub fn shareable(&self) -> u64 {
-        self.shareable
+    /// ACL-only: the key it was imported from; `None` for an fd import.
+    pub fn key(&self) -> Option<u64> {
+        self.key
     }
 
     /// The memory, as any other physical memory of this process.

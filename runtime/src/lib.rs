@@ -5,19 +5,31 @@
 //!
 //! | level | where | what |
 //! |---|---|---|
-//! | sys | `vmmkit_sys::acl` | C types, codes, the `AclApi` table of function pointers |
-//! | result | [`acl`] (and the selection-only [`hip`], [`cuda`]) | one thin function per C call, returning `Result<_, Error>`; `unsafe` where a raw handle or address goes in |
-//! | safe | the crate root | [`Runtime`], [`Device`], [`PhysicalMemory`], [`Reservation`], [`Mapping`], [`Exported`], [`Imported`]: owners whose `Drop` releases |
+//! | sys | `vmmkit_sys::{acl, hip, cuda}` | C types, codes, the `AclApi`, `HipApi`, `CudaApi` tables of function pointers |
+//! | result | [`acl`], [`hip`], [`cuda`] | one thin function per C call, returning `Result<_, Error>`; `unsafe` where a raw handle or address goes in |
+//! | safe | the crate root | [`Runtime`], [`Device`], [`PhysicalMemory`], [`Reservation`], [`Mapping`], [`Exported`], [`Imported`] (and, IPC-only, [`DeviceBuffer`], [`IpcMemory`]): owners whose `Drop` releases, written once over every vendor |
 //!
 //! Which table: [`Backend::auto`] takes a real library that loads and has a
-//! device, else the emulator; `VMMKIT_BACKEND=emulator|ascend|hip|cuda`
-//! forces one. For now the safe API is driven by ACL tables (the emulator's,
-//! or `libascendcl.so`, real or vmmkit's drop-in), so [`Runtime::auto`]
-//! chooses among those ([`Backend::DRIVEN`]); its vocabulary
-//! (granularity, reserve, map, export, import, [`Location`], [`Access`]) is
-//! what ACL, HIP and CUDA share, so their tables can plug in later. What is
-//! ACL's own stays marked so: [`Sharing::Trustlist`] and
-//! [`Exported::set_pids`], [`PhysicalProps::acl_mem_attr`].
+//! device (Ascend, HIP, CUDA, in that order), else the emulator's ACL
+//! dialect; `VMMKIT_BACKEND=emulator|emulator-acl|emulator-hip|emulator-cuda|ascend|hip|cuda`
+//! forces one. Every owner is written once against an internal dispatch
+//! over the three tables, so one vocabulary (granularity, reserve, map,
+//! access, copies, export, import, [`Location`], [`Access`]) drives them all;
+//! [`Runtime::vendor`] says which C API is underneath.
+//!
+//! | | ACL | HIP | CUDA |
+//! |---|---|---|---|
+//! | granularity | 2 MiB | the driver's | the driver's |
+//! | VMM sharing ([`Sharing`]) | 64-bit key: [`Sharing::Trustlist`] with [`Exported::set_pids`], or [`Sharing::AnyProcess`] | POSIX fd: [`Sharing::PosixFd`], sent with [`fd::send`] (`SCM_RIGHTS`) | as HIP |
+//! | legacy IPC ([`Device::malloc`], [`DeviceBuffer::ipc_handle`], [`Device::open_ipc`]) | not supported | `hipIpc*MemHandle` | `cuIpc*MemHandle` |
+//! | [`Device::mem_info`] | `aclrtGetMemInfo` | not supported | not supported |
+//! | rule ids in errors | emulator and drop-in (`aclGetRecentErrMsg`) | in-process emulator | in-process emulator |
+//!
+//! What belongs to one vendor is named so and documented as ACL-only,
+//! fd-only or IPC-only ([`Exported::key`], [`Exported::fd`],
+//! [`PhysicalProps::acl_mem_attr`], …); asked of another vendor it returns
+//! an [`Error`] with the vendor's not-supported code and
+//! [`Error::is_unsupported`], never a panic.
 //!
 //! # Dropping
 //!
@@ -33,9 +45,9 @@
 //!
 //! # Example
 //!
-//! On the emulator, with no device (each program gets its own emulated
-//! machine: a root installed with `vmmkit_emulator::install`, or else
-//! `VMMKIT_ROOT`, read at the first call):
+//! On the emulator's ACL dialect, with no device (each program gets its own
+//! emulated machine: a root installed with `vmmkit_emulator::install`, or
+//! else `VMMKIT_ROOT`, read at the first call):
 //!
 //! ```
 //! use vmmkit_runtime::{Access, Backend, Granularity, Location, Runtime, Sharing};
@@ -85,13 +97,47 @@
 //! assert!(rt.take_drop_errors().is_empty());
 //! # Ok(()) }
 //! ```
+//!
+//! The same body over every emulated dialect; sharing is the vendor's own
+//! (a key on ACL, a POSIX fd on HIP and CUDA):
+//!
+//! ```
+//! use vmmkit_runtime::{Access, Backend, Granularity, Location, Runtime};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let root = tempfile::tempdir()?;
+//! # vmmkit_emulator::install(vmmkit_emulator::Config::new(root.path()))?;
+//! for backend in Backend::EMULATED {
+//!     let rt = Runtime::new(backend)?;
+//!     let (d0, d1) = (rt.device(0)?, rt.device(1)?);
+//!     let g = d0.granularity(Granularity::Minimum)?;
+//!     let mem = d0.alloc_physical(g)?;
+//!     let va = d0.reserve(g)?;
+//!     let map = va.map(0, &mem)?;
+//!     map.set_access(Location::Device(0), Access::ReadWrite)?;
+//!     map.write(0, b"one vocabulary")?;
+//!
+//!     let shared = mem.export(rt.vendor().vmm_sharing()[0])?;
+//!     let other = d1.import(shared.shareable(), shared.size())?;
+//!     let va1 = d1.reserve(g)?;
+//!     let map1 = va1.map(0, &other)?;
+//!     map1.set_access(Location::Device(1), Access::ReadWrite)?;
+//!     let mut back = [0u8; 14];
+//!     map1.read(0, &mut back)?;
+//!     assert_eq!(&back, b"one vocabulary", "over {}", rt.backend());
+//! }
+//! # Ok(()) }
+//! ```
 
 pub mod acl;
 mod backend;
+mod buffer;
 pub mod cuda;
 mod device;
+mod driver;
 mod error;
 mod export;
+pub mod fd;
 pub mod hip;
 mod import;
 mod mapping;
@@ -100,9 +146,11 @@ mod reservation;
 mod runtime;
 
 pub use backend::{Backend, Found, Probe, ProbeError, SelectError, Selection};
+pub use buffer::{DeviceBuffer, IpcHandle, IpcMemory};
 pub use device::{Device, Granularity, MemInfo};
+pub use driver::Vendor;
 pub use error::{Code, Error};
-pub use export::{Exported, Sharing};
+pub use export::{Exported, Shareable, Sharing};
 pub use import::Imported;
 pub use mapping::{Access, Mapping};
 pub use physical::{Location, PhysicalMemory, PhysicalProps};
@@ -120,5 +168,7 @@ const _: () = {
     send_sync::<Mapping>();
     send_sync::<Exported>();
     send_sync::<Imported>();
+    send_sync::<DeviceBuffer>();
+    send_sync::<IpcMemory>();
     send_sync::<Error>();
 };

@@ -4,11 +4,8 @@
 use std::ffi::c_void;
 use std::sync::Arc;
 
-use vmmkit_sys::acl::{
-    ACL_MEMCPY_DEVICE_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_RT_MEM_ACCESS_FLAGS_NONE,
-    ACL_RT_MEM_ACCESS_FLAGS_READ, ACL_RT_MEM_ACCESS_FLAGS_READWRITE, aclrtMemAccessDesc,
-};
-
+use crate::device::Device;
+use crate::driver::{Api, Dir};
 use crate::error::Error;
 use crate::physical::{Location, PhysInner, PhysicalMemory};
 use crate::reservation::{Reservation, RsvInner};
@@ -25,15 +22,18 @@ pub enum Access {
 }
 
 impl Access {
-    fn to_acl(self) -> i32 {
+    /// The flags value, the same for the three vendors (ACL
+    /// `ACL_RT_MEM_ACCESS_FLAGS_*`, HIP `hipMemAccessFlagsProt*`, CUDA
+    /// `CU_MEM_ACCESS_FLAGS_PROT_*`: 0, 1, 3).
+    pub(crate) fn flags(self) -> u64 {
         match self {
-            Self::None => ACL_RT_MEM_ACCESS_FLAGS_NONE,
-            Self::Read => ACL_RT_MEM_ACCESS_FLAGS_READ,
-            Self::ReadWrite => ACL_RT_MEM_ACCESS_FLAGS_READWRITE,
+            Self::None => 0,
+            Self::Read => 1,
+            Self::ReadWrite => 3,
         }
     }
 
-    fn from_acl(flags: u64) -> Option<Self> {
+    fn from_flags(flags: u64) -> Option<Self> {
         match flags {
             0 => Some(Self::None),
             1 => Some(Self::Read),
@@ -43,21 +43,20 @@ impl Access {
     }
 }
 
-/// Physical memory mapped into a reservation (`aclrtMapMem`), unmapped with
-/// `aclrtUnmapMem` on drop.
+/// Physical memory mapped into a reservation (`aclrtMapMem`, `hipMemMap`,
+/// `cuMemMap`), unmapped with `aclrtUnmapMem`, `hipMemUnmap`, `cuMemUnmap` on drop.
 ///
 /// It holds both the memory and the reservation, so they are given back
 /// after it, whatever order their owners are dropped in.
 ///
 /// Host code never dereferences device addresses here (on hardware it
 /// cannot): [`write`](Self::write), [`read`](Self::read) and
-/// [`copy_to`](Self::copy_to) copy with `aclrtMemcpy`.
-///
-/// `Send` and `Sync`: the address is used as a value, passed to ACL calls,
-/// which make the memory's device current on the calling thread first.
+/// [`copy_to`](Self::copy_to) copy with `aclrtMemcpy`, `hipMemcpy`,
+/// `cuMemcpy*`, after making the memory's device current on the calling
+/// thread. The address is kept as an integer, passed to the library as a value.
 #[derive(Debug)]
 pub struct Mapping {
-    va: *mut c_void,
+    va: u64,
     size: usize,
     unmapped: bool,
     mem: Arc<PhysInner>,
@@ -66,26 +65,19 @@ pub struct Mapping {
     _rsv: Arc<RsvInner>,
 }
 
-// SAFETY: see the type's documentation: `va` is never dereferenced by host
-// code; the Arcs are `Send + Sync`.
-unsafe impl Send for Mapping {}
-// SAFETY: as above; `&Mapping` allows only copies through the driver, which
-// are safe to make concurrently (the driver orders them).
-unsafe impl Sync for Mapping {}
-
 impl Mapping {
     pub(crate) fn new(rsv: &Reservation, offset: usize, mem: &PhysicalMemory) -> Result<Self, Error> {
-        let va = rsv.inner.base.wrapping_byte_add(offset);
-        let api = &mem.device().shared().api;
+        let va = rsv.inner.base.wrapping_add(offset as u64);
+        rsv.inner.dev.ready()?;
         // SAFETY: `mem` holds a live reference of its handle; the driver
         // checks that `va..va+size` lies in a reservation (ACL-MAP-006, 008).
-        unsafe { crate::acl::map_mem(api, va, mem.size(), 0, mem.as_raw(), 0) }?;
+        unsafe { rsv.inner.dev.api().map(va, mem.size(), mem.as_raw()) }?;
         Ok(Self { va, size: mem.size(), unmapped: false, mem: mem.inner.clone(), _rsv: rsv.inner.clone() })
     }
 
     /// The first device address.
     pub fn addr(&self) -> *mut c_void {
-        self.va
+        self.va as usize as *mut c_void
     }
 
     /// Bytes mapped.
@@ -93,39 +85,40 @@ impl Mapping {
         self.size
     }
 
-    fn api(&self) -> &vmmkit_sys::acl::AclApi {
-        &self.mem.dev.shared().api
+    fn api(&self) -> &Api {
+        self.mem.dev.api()
     }
 
-    /// Grants `access` to `location` over the whole mapping (`aclrtMemSetAccess`).
-    /// Granting the owning device read-write is what the vendor samples do;
-    /// ACL supports only read-write (ACL-ACC-003).
+    /// Grants `access` to `location` over the whole mapping
+    /// (`aclrtMemSetAccess`, `hipMemSetAccess`, `cuMemSetAccess`). Granting
+    /// the owning device read-write is what the vendor samples do; ACL
+    /// supports only read-write (ACL-ACC-003).
     ///
     /// # Errors
     /// The vendor's code: 207000 for [`Access::None`] or [`Access::Read`] on ACL.
     pub fn set_access(&self, location: Location, access: Access) -> Result<(), Error> {
-        let desc = aclrtMemAccessDesc { flags: access.to_acl(), location: location.to_acl(), rsv: [0; 12] };
+        self.mem.dev.ready()?;
         // SAFETY: `va..va+size` is our live mapping.
-        unsafe { crate::acl::mem_set_access(self.api(), self.va, self.size, &[desc]) }
+        unsafe { self.api().set_access(self.va, self.size, location, access) }
     }
 
-    /// The access `location` has (`aclrtMemGetAccess`), or `None` for flags
-    /// this crate does not know.
+    /// The access `location` has (`aclrtMemGetAccess`, `hipMemGetAccess`,
+    /// `cuMemGetAccess`), or `None` for flags this crate does not know.
     ///
     /// # Errors
     /// The vendor's code.
     pub fn access(&self, location: Location) -> Result<Option<Access>, Error> {
+        self.mem.dev.ready()?;
         // SAFETY: `va` starts our live mapping.
-        let f = unsafe { crate::acl::mem_get_access(self.api(), self.va, location.to_acl()) }?;
-        Ok(Access::from_acl(f))
+        let f = unsafe { self.api().get_access(self.va, location) }?;
+        Ok(Access::from_flags(f))
     }
 
     fn check_range(&self, what: &str, offset: usize, len: usize) {
-        let fits = offset.checked_add(len).is_some_and(|end| end <= self.size);
-        assert!(fits, "{what}: {len} bytes at offset {offset:#x} do not fit in a mapping of {:#x} bytes", self.size);
+        check_range(what, self.size, offset, len);
     }
 
-    /// Copies `src` to the mapping at `offset` (`aclrtMemcpy`, host to device).
+    /// Copies `src` to the mapping at `offset` (host to device).
     ///
     /// # Errors
     /// The vendor's code.
@@ -133,24 +126,10 @@ impl Mapping {
     /// # Panics
     /// If `offset + src.len()` exceeds [`size`](Self::size).
     pub fn write(&self, offset: usize, src: &[u8]) -> Result<(), Error> {
-        self.check_range("write", offset, src.len());
-        self.mem.dev.bind()?;
-        let dst = self.va.wrapping_byte_add(offset);
-        // SAFETY: the destination lies in our live mapping (checked above),
-        // the source is `src`.
-        unsafe {
-            crate::acl::memcpy(
-                self.api(),
-                dst,
-                self.size - offset,
-                src.as_ptr().cast(),
-                src.len(),
-                ACL_MEMCPY_HOST_TO_DEVICE,
-            )
-        }
+        write_at(&self.mem.dev, self.va, self.size, offset, src)
     }
 
-    /// Copies from the mapping at `offset` into `dst` (`aclrtMemcpy`, device to host).
+    /// Copies from the mapping at `offset` into `dst` (device to host).
     ///
     /// # Errors
     /// The vendor's code.
@@ -158,25 +137,11 @@ impl Mapping {
     /// # Panics
     /// If `offset + dst.len()` exceeds [`size`](Self::size).
     pub fn read(&self, offset: usize, dst: &mut [u8]) -> Result<(), Error> {
-        self.check_range("read", offset, dst.len());
-        self.mem.dev.bind()?;
-        let src = self.va.wrapping_byte_add(offset);
-        // SAFETY: the source lies in our live mapping (checked above), the
-        // destination is `dst`, writable for its length.
-        unsafe {
-            crate::acl::memcpy(
-                self.api(),
-                dst.as_mut_ptr().cast(),
-                dst.len(),
-                src,
-                dst.len(),
-                ACL_MEMCPY_DEVICE_TO_HOST,
-            )
-        }
+        read_at(&self.mem.dev, self.va, self.size, offset, dst)
     }
 
     /// Copies `len` bytes from this mapping at `offset` to `dst` at
-    /// `dst_offset` (`aclrtMemcpy`, device to device).
+    /// `dst_offset` (device to device).
     ///
     /// # Errors
     /// The vendor's code.
@@ -187,9 +152,9 @@ impl Mapping {
         self.check_range("copy_to (source)", offset, len);
         dst.check_range("copy_to (destination)", dst_offset, len);
         self.mem.dev.bind()?;
-        let (s, d) = (self.va.wrapping_byte_add(offset), dst.va.wrapping_byte_add(dst_offset));
+        let (s, d) = (self.va.wrapping_add(offset as u64), dst.va.wrapping_add(dst_offset as u64));
         // SAFETY: both ranges lie in live mappings (checked above).
-        unsafe { crate::acl::memcpy(self.api(), d, dst.size - dst_offset, s, len, ACL_MEMCPY_DEVICE_TO_DEVICE) }
+        unsafe { self.api().copy(d, s, len, Dir::DeviceToDevice) }
     }
 
     /// Unmaps now, with the driver's code.
@@ -204,9 +169,10 @@ impl Mapping {
         if std::mem::replace(&mut self.unmapped, true) {
             return Ok(());
         }
+        self.mem.dev.ready()?;
         // SAFETY: `va` starts our mapping, unmapped once (`unmapped`); nothing
         // copies through it after this (`&mut self`).
-        unsafe { crate::acl::unmap_mem(self.api(), self.va) }
+        unsafe { self.api().unmap(self.va, self.size) }
     }
 }
 
@@ -216,4 +182,31 @@ impl Drop for Mapping {
             self.mem.dev.shared().record(e);
         }
     }
+}
+
+/// Panics unless `len` bytes at `offset` fit in `size` (the owners' copies
+/// promise it: a range past the end is a bug of the caller, not a driver error).
+fn check_range(what: &str, size: usize, offset: usize, len: usize) {
+    let fits = offset.checked_add(len).is_some_and(|end| end <= size);
+    assert!(fits, "{what}: {len} bytes at offset {offset:#x} do not fit in {size:#x} bytes of device memory");
+}
+
+/// Copies `src` to `va + offset` of a live device range of `size` bytes
+/// owned by the caller, on `dev` (host to device).
+pub(crate) fn write_at(dev: &Device, va: u64, size: usize, offset: usize, src: &[u8]) -> Result<(), Error> {
+    check_range("write", size, offset, src.len());
+    dev.bind()?;
+    // SAFETY: the destination lies in the caller's live range (checked
+    // above), the source is `src`, readable for its length.
+    unsafe { dev.api().copy(va.wrapping_add(offset as u64), src.as_ptr() as u64, src.len(), Dir::HostToDevice) }
+}
+
+/// Copies from `va + offset` of a live device range of `size` bytes owned
+/// by the caller into `dst`, on `dev` (device to host).
+pub(crate) fn read_at(dev: &Device, va: u64, size: usize, offset: usize, dst: &mut [u8]) -> Result<(), Error> {
+    check_range("read", size, offset, dst.len());
+    dev.bind()?;
+    // SAFETY: the source lies in the caller's live range (checked above),
+    // the destination is `dst`, writable for its length.
+    unsafe { dev.api().copy(dst.as_mut_ptr() as u64, va.wrapping_add(offset as u64), dst.len(), Dir::DeviceToHost) }
 }

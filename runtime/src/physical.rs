@@ -4,7 +4,15 @@ use std::sync::Arc;
 
 use vmmkit_sys::acl::{
     ACL_HBM_MEM_HUGE, ACL_MEM_ALLOCATION_TYPE_PINNED, ACL_MEM_HANDLE_TYPE_NONE, ACL_MEM_LOCATION_TYPE_DEVICE,
-    ACL_MEM_LOCATION_TYPE_HOST, aclrtDrvMemHandle, aclrtMemAttr, aclrtMemLocation, aclrtPhysicalMemProp,
+    ACL_MEM_LOCATION_TYPE_HOST, aclrtMemAttr, aclrtMemLocation, aclrtPhysicalMemProp,
+};
+use vmmkit_sys::cuda::{
+    CU_MEM_ALLOCATION_TYPE_PINNED, CU_MEM_HANDLE_TYPE_NONE, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+    CU_MEM_LOCATION_TYPE_DEVICE, CU_MEM_LOCATION_TYPE_HOST, CUmemAllocationProp, CUmemLocation,
+};
+use vmmkit_sys::hip::{
+    hipMemAllocationProp, hipMemAllocationTypePinned, hipMemHandleTypeNone, hipMemHandleTypePosixFileDescriptor,
+    hipMemLocation, hipMemLocationTypeDevice, hipMemLocationTypeHost,
 };
 
 use crate::device::Device;
@@ -27,6 +35,20 @@ impl Location {
             Self::Device(id) => aclrtMemLocation { id, type_: ACL_MEM_LOCATION_TYPE_DEVICE },
         }
     }
+
+    pub(crate) fn to_hip(self) -> hipMemLocation {
+        match self {
+            Self::Host => hipMemLocation { type_: hipMemLocationTypeHost, id: 0 },
+            Self::Device(id) => hipMemLocation { type_: hipMemLocationTypeDevice, id: id as i32 },
+        }
+    }
+
+    pub(crate) fn to_cuda(self) -> CUmemLocation {
+        match self {
+            Self::Host => CUmemLocation { type_: CU_MEM_LOCATION_TYPE_HOST, id: 0 },
+            Self::Device(id) => CUmemLocation { type_: CU_MEM_LOCATION_TYPE_DEVICE, id: id as i32 },
+        }
+    }
 }
 
 /// What to allocate: where, and (vendor-specific) what kind of memory.
@@ -34,14 +56,19 @@ impl Location {
 pub struct PhysicalProps {
     /// Where the memory lives.
     pub location: Location,
-    /// ACL's `memAttr` (acl.md §2.3); `ACL_HBM_MEM_HUGE` by default.
+    /// ACL's `memAttr` (acl.md §2.3); `ACL_HBM_MEM_HUGE` by default. ACL-only.
     pub acl_mem_attr: aclrtMemAttr,
+    /// Whether the memory may be exported as a POSIX fd (HIP's and CUDA's
+    /// `requestedHandleType(s)` = POSIX_FILE_DESCRIPTOR, which export
+    /// requires); `true` by default. Fd-only: ACL exports any allocation.
+    pub fd_exportable: bool,
 }
 
 impl PhysicalProps {
-    /// Huge-page HBM on device `id`, as vllm-ascend and torch_npu allocate it.
+    /// Memory on device `id`: huge-page HBM on ACL, as vllm-ascend and
+    /// torch_npu allocate it; pinned and fd-exportable on HIP and CUDA.
     pub fn device(id: u32) -> Self {
-        Self { location: Location::Device(id), acl_mem_attr: ACL_HBM_MEM_HUGE }
+        Self { location: Location::Device(id), acl_mem_attr: ACL_HBM_MEM_HUGE, fd_exportable: true }
     }
 
     /// The ACL property record (handle type NONE, PINNED, reserve 0).
@@ -54,28 +81,54 @@ impl PhysicalProps {
             reserve: 0,
         }
     }
+
+    /// The HIP property record (pinned; POSIX fd or no handle type).
+    pub fn to_hip(&self) -> hipMemAllocationProp {
+        hipMemAllocationProp {
+            type_: hipMemAllocationTypePinned,
+            requestedHandleType: if self.fd_exportable {
+                hipMemHandleTypePosixFileDescriptor
+            } else {
+                hipMemHandleTypeNone
+            },
+            location: self.location.to_hip(),
+            ..Default::default()
+        }
+    }
+
+    /// The CUDA property record (pinned; POSIX fd or no handle type).
+    pub fn to_cuda(&self) -> CUmemAllocationProp {
+        CUmemAllocationProp {
+            type_: CU_MEM_ALLOCATION_TYPE_PINNED,
+            requestedHandleTypes: if self.fd_exportable {
+                CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+            } else {
+                CU_MEM_HANDLE_TYPE_NONE
+            },
+            location: self.location.to_cuda(),
+            ..Default::default()
+        }
+    }
 }
 
-/// A reference to physical memory: one `aclrtFreePhysical` is owed for it.
+/// A reference to physical memory: one `aclrtFreePhysical` (`hipMemRelease`,
+/// `cuMemRelease`) is owed for it.
+///
+/// The handle is an opaque, process-wide value (acl.md §2.5: a pointer to a
+/// driver record of this process, not of a thread; CUDA's a `u64`), kept as
+/// an integer: only passed back to the library, which any thread may call.
 #[derive(Debug)]
 pub(crate) struct PhysInner {
     /// The device the handle belongs to (for imports: the importing device).
     pub(crate) dev: Device,
-    pub(crate) handle: aclrtDrvMemHandle,
+    pub(crate) handle: u64,
     pub(crate) size: usize,
     /// Whether the reference was already given back (by [`PhysicalMemory::free`]).
     freed: bool,
 }
 
-// SAFETY: the handle is an opaque, process-wide value (acl.md §2.5: a pointer
-// to a driver record of this process, not of a thread) that is only passed to
-// ACL calls, which any thread may make; it is never dereferenced here.
-unsafe impl Send for PhysInner {}
-// SAFETY: as above; `&PhysInner` only hands out copies of the handle.
-unsafe impl Sync for PhysInner {}
-
 impl PhysInner {
-    pub(crate) fn new(dev: &Device, handle: aclrtDrvMemHandle, size: usize) -> Self {
+    pub(crate) fn new(dev: &Device, handle: u64, size: usize) -> Self {
         Self { dev: dev.clone(), handle, size, freed: false }
     }
 
@@ -83,10 +136,11 @@ impl PhysInner {
         if std::mem::replace(&mut self.freed, true) {
             return Ok(());
         }
+        self.dev.ready()?;
         // SAFETY: this record owns one reference of the handle, given back
         // once (`freed`); mappings of it hold the record, so it is not freed
         // while they still use it.
-        unsafe { crate::acl::free_physical(&self.dev.shared().api, self.handle) }
+        unsafe { self.dev.api().free(self.handle) }
     }
 }
 
@@ -98,8 +152,9 @@ impl Drop for PhysInner {
     }
 }
 
-/// Physical memory held by this process (`aclrtMallocPhysical`, or an import,
-/// see [`crate::Imported`]), given back with `aclrtFreePhysical` on drop.
+/// Physical memory held by this process (`aclrtMallocPhysical`,
+/// `hipMemCreate`, `cuMemCreate`, or an import, see [`crate::Imported`]),
+/// given back with `aclrtFreePhysical`, `hipMemRelease`, `cuMemRelease` on drop.
 ///
 /// Mappings and exports of it keep it: dropping (or [`free`](Self::free)ing)
 /// it while they live defers the free to the last of them, so the driver
@@ -113,7 +168,8 @@ pub struct PhysicalMemory {
 
 impl PhysicalMemory {
     pub(crate) fn alloc(dev: &Device, size: usize, props: &PhysicalProps) -> Result<Self, Error> {
-        let h = crate::acl::malloc_physical(&dev.shared().api, size, &props.to_acl(), 0)?;
+        dev.ready()?;
+        let h = dev.api().alloc(size, props)?;
         Ok(Self { inner: Arc::new(PhysInner::new(dev, h, size)) })
     }
 
@@ -127,19 +183,25 @@ impl PhysicalMemory {
         &self.inner.dev
     }
 
-    /// The raw handle, for calls of [`crate::acl`] (which are `unsafe`: this
-    /// owner frees it when dropped).
-    pub fn as_raw(&self) -> aclrtDrvMemHandle {
+    /// The raw handle as an integer, for calls of [`crate::acl`],
+    /// [`crate::hip`] (both: a pointer value, `h as aclrtDrvMemHandle`) or
+    /// [`crate::cuda`] (a `CUmemGenericAllocationHandle`). Those calls are
+    /// `unsafe`: this owner frees it when dropped.
+    pub fn as_raw(&self) -> u64 {
         self.inner.handle
     }
 
-    /// Exports the memory (`aclrtMemExportToShareableHandle`) for other
-    /// processes (or other devices of this one) to import. An allocation can
-    /// be exported once (ACL-EXP-008), and imported memory not at all
-    /// (ACL-EXP-007).
+    /// Exports the memory for other processes (or other devices of this
+    /// one) to import: ACL to a 64-bit key (`aclrtMemExportToShareableHandle`,
+    /// [`Sharing::Trustlist`] or [`Sharing::AnyProcess`]), HIP and CUDA to a
+    /// POSIX fd (`hipMemExportToShareableHandle`, `cuMemExportToShareableHandle`,
+    /// [`Sharing::PosixFd`]; [`crate::Vendor::vmm_sharing`] says which). On
+    /// ACL an allocation can be exported once (ACL-EXP-008), and imported
+    /// memory not at all (ACL-EXP-007).
     ///
     /// # Errors
-    /// The vendor's code: 507899 for a second export or an imported handle.
+    /// The vendor's code: on ACL 507899 for a second export or an imported
+    /// handle. A sharing this vendor lacks is [`Error::is_unsupported`].
     pub fn export(&self, sharing: Sharing) -> Result<Exported, Error> {
         Exported::new(self, sharing)
     }

@@ -8,30 +8,27 @@ use crate::error::Error;
 use crate::mapping::Mapping;
 use crate::physical::PhysicalMemory;
 
-/// A reserved range: one `aclrtReleaseMemAddress` is owed for it.
+/// A reserved range: one `aclrtReleaseMemAddress` (`hipMemAddressFree`,
+/// `cuMemAddressFree`) is owed for it. `base` is a device address kept as an
+/// integer: passed to the library as a value, never read or written through.
 #[derive(Debug)]
 pub(crate) struct RsvInner {
-    dev: Device,
-    pub(crate) base: *mut c_void,
+    pub(crate) dev: Device,
+    pub(crate) base: u64,
     pub(crate) size: usize,
     released: bool,
 }
-
-// SAFETY: `base` is a device address used as a value (passed to ACL calls,
-// which any thread may make); nothing here reads or writes through it.
-unsafe impl Send for RsvInner {}
-// SAFETY: as above; `&RsvInner` only hands out copies of the address.
-unsafe impl Sync for RsvInner {}
 
 impl RsvInner {
     fn release(&mut self) -> Result<(), Error> {
         if std::mem::replace(&mut self.released, true) {
             return Ok(());
         }
+        self.dev.ready()?;
         // SAFETY: `base` starts a reservation of ours, released once
         // (`released`); every mapping inside it holds this record, so none is
         // left when it goes.
-        unsafe { crate::acl::release_mem_address(&self.dev.shared().api, self.base) }
+        unsafe { self.dev.api().release(self.base, self.size) }
     }
 }
 
@@ -43,8 +40,9 @@ impl Drop for RsvInner {
     }
 }
 
-/// Reserved device addresses (`aclrtReserveMemAddress`), released with
-/// `aclrtReleaseMemAddress` on drop.
+/// Reserved device addresses (`aclrtReserveMemAddress`,
+/// `hipMemAddressReserve`, `cuMemAddressReserve`), released with
+/// `aclrtReleaseMemAddress`, `hipMemAddressFree`, `cuMemAddressFree` on drop.
 ///
 /// Mappings inside it keep it: dropping (or [`free`](Self::free)ing) it while
 /// they live defers the release to the last of them, so a release never
@@ -57,13 +55,14 @@ pub struct Reservation {
 
 impl Reservation {
     pub(crate) fn new(dev: &Device, size: usize) -> Result<Self, Error> {
-        let base = crate::acl::reserve_mem_address(&dev.shared().api, size, 0, None, 0)?;
+        dev.ready()?;
+        let base = dev.api().reserve(size)?;
         Ok(Self { inner: Arc::new(RsvInner { dev: dev.clone(), base, size, released: false }) })
     }
 
     /// The first address.
     pub fn base(&self) -> *mut c_void {
-        self.inner.base
+        self.inner.base as usize as *mut c_void
     }
 
     /// Bytes asked for.
@@ -71,15 +70,15 @@ impl Reservation {
         self.inner.size
     }
 
-    /// Maps all of `mem` at `base() + offset` (`aclrtMapMem`). The offset
-    /// must be a multiple of the granularity and the memory must fit; a
-    /// reservation holds memory of one device only, from its first map on
-    /// (ACL-MAP-010).
+    /// Maps all of `mem` at `base() + offset` (`aclrtMapMem`, `hipMemMap`,
+    /// `cuMemMap`). The offset must be a multiple of the granularity and the
+    /// memory must fit; on ACL a reservation holds memory of one device
+    /// only, from its first map on (ACL-MAP-010).
     ///
     /// # Errors
-    /// The vendor's code: 507899 for a misaligned offset (ACL-MAP-007), a
-    /// range past the end (ACL-MAP-008), an overlap (ACL-MAP-009) or
-    /// another device's memory (ACL-MAP-010).
+    /// The vendor's code: on ACL 507899 for a misaligned offset
+    /// (ACL-MAP-007), a range past the end (ACL-MAP-008), an overlap
+    /// (ACL-MAP-009) or another device's memory (ACL-MAP-010).
     pub fn map(&self, offset: usize, mem: &PhysicalMemory) -> Result<Mapping, Error> {
         Mapping::new(self, offset, mem)
     }

@@ -1,13 +1,16 @@
 //! `Runtime`: one vendor table, initialised, with the errors that `Drop`s met.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use vmmkit_sys::LoadError;
-use vmmkit_sys::acl::{AclApi, AclError};
+use vmmkit_sys::acl::AclApi;
+use vmmkit_sys::cuda::CudaApi;
+use vmmkit_sys::hip::HipApi;
 
 use crate::backend::{Backend, SelectError, Selection};
 use crate::device::Device;
+use crate::driver::{Api, InitGuard, Vendor, lock};
 use crate::error::Error;
 
 /// Why a [`Runtime`] could not be opened.
@@ -25,16 +28,10 @@ pub enum OpenError {
     Init {
         /// The backend.
         backend: Backend,
-        /// What `aclInit` returned.
+        /// What `aclInit`, `hipInit` or `cuInit` returned.
         source: Error,
-        /// The library's explanation (`aclGetRecentErrMsg`), if any.
+        /// The library's explanation (ACL's `aclGetRecentErrMsg`), if any.
         message: Option<String>,
-    },
-    /// A table this crate's safe API cannot drive yet.
-    #[error("{backend}: the safe API is driven by ACL tables only for now; HIP and CUDA plug in with their own issues")]
-    NotDriven {
-        /// The backend.
-        backend: Backend,
     },
 }
 
@@ -44,7 +41,7 @@ const DROP_ERRORS_KEPT: usize = 1024;
 /// What every owner of the crate shares: the table and its initialisation.
 #[derive(Debug)]
 pub(crate) struct Shared {
-    pub(crate) api: AclApi,
+    pub(crate) api: Api,
     backend: Backend,
     library: Option<PathBuf>,
     drop_errors: Mutex<Vec<Error>>,
@@ -66,7 +63,7 @@ impl Shared {
 ///
 /// Cloning is cheap and shares the library. Everything made from a runtime
 /// (devices, memory, reservations, mappings) keeps it alive, so
-/// `aclFinalize` runs after the last of them is gone.
+/// ACL's `aclFinalize` runs after the last of them is gone.
 ///
 /// `Send` and `Sync`: the table is plain function pointers into a library
 /// whose runtime API is callable from any thread (the per-thread state, the
@@ -77,26 +74,38 @@ pub struct Runtime {
 }
 
 impl Runtime {
-    /// Opens `backend`: takes the emulator's table or loads the library,
-    /// then initialises it (`aclInit`).
+    /// Opens `backend`: takes the emulator's table (of the dialect the
+    /// backend names) or loads the library, then initialises it (`aclInit`,
+    /// `hipInit(0)`, `cuInit(0)`).
     ///
     /// # Errors
-    /// The library cannot be loaded or initialised, or it is a HIP or CUDA
-    /// library (which the safe API does not drive yet).
+    /// The library cannot be loaded or initialised.
     pub fn new(backend: Backend) -> Result<Self, OpenError> {
         let (api, library) = match &backend {
-            Backend::Emulator => (vmmkit_emulator::acl::api(), None),
+            Backend::Emulator => (Api::Acl(vmmkit_emulator::acl::api()), None),
+            Backend::EmulatorHip => (Api::Hip(vmmkit_emulator::hip::api()), None),
+            Backend::EmulatorCuda => (Api::Cuda(vmmkit_emulator::cuda::api()), None),
             Backend::Ascend(path) => {
                 let l = AclApi::load(path.as_deref())?;
-                (l.api, Some(l.path.to_path_buf()))
+                (Api::Acl(l.api), Some(l.path.to_path_buf()))
             }
-            Backend::Hip(_) | Backend::Cuda(_) => return Err(OpenError::NotDriven { backend }),
+            Backend::Hip(path) => {
+                let l = HipApi::load(path.as_deref())?;
+                (Api::Hip(l.api), Some(l.path.to_path_buf()))
+            }
+            Backend::Cuda(path) => {
+                let l = CudaApi::load(path.as_deref())?;
+                (Api::Cuda(l.api), Some(l.path.to_path_buf()))
+            }
         };
-        let init = match InitGuard::new(api) {
+        let init = match api.init() {
             Ok(g) => g,
             Err(source) => {
                 // The emulator's text repeats the call and the code; keep the reason.
-                let message = crate::acl::get_recent_err_msg(&api).map(|m| {
+                let Api::Acl(acl) = &api else {
+                    return Err(OpenError::Init { backend, source, message: None });
+                };
+                let message = crate::acl::get_recent_err_msg(acl).map(|m| {
                     let suffix = format!(" ({})", source.code);
                     let m = m.strip_prefix("aclInit: ").unwrap_or(&m);
                     m.strip_suffix(suffix.as_str()).unwrap_or(m).to_owned()
@@ -109,8 +118,8 @@ impl Runtime {
     }
 
     /// Opens the backend `VMMKIT_BACKEND` names, else a real library that
-    /// loads, has a device and that this crate drives ([`Backend::DRIVEN`]:
-    /// ACL for now), else the emulator. [`Runtime::select`] says why.
+    /// loads and has a device ([`Backend::DRIVEN`]: Ascend, HIP, CUDA, in
+    /// that order), else the emulator's ACL dialect. [`Runtime::select`] says why.
     ///
     /// # Errors
     /// As [`Backend::auto`] and [`Runtime::new`].
@@ -136,21 +145,47 @@ impl Runtime {
         self.shared.library.as_deref()
     }
 
-    /// The raw table, for calls this crate does not wrap (see [`crate::acl`]).
-    pub fn api(&self) -> &AclApi {
-        &self.shared.api
+    /// The vendor whose C API the table speaks.
+    pub fn vendor(&self) -> Vendor {
+        self.shared.api.vendor()
     }
 
-    /// Number of devices (`aclrtGetDeviceCount`).
+    /// The raw ACL table, for calls this crate does not wrap (see
+    /// [`crate::acl`]); `None` on HIP and CUDA. ACL-only.
+    pub fn acl_api(&self) -> Option<&AclApi> {
+        match &self.shared.api {
+            Api::Acl(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The raw HIP table (see [`crate::hip`]); `None` on ACL and CUDA. HIP-only.
+    pub fn hip_api(&self) -> Option<&HipApi> {
+        match &self.shared.api {
+            Api::Hip(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The raw CUDA table (see [`crate::cuda`]); `None` on ACL and HIP. CUDA-only.
+    pub fn cuda_api(&self) -> Option<&CudaApi> {
+        match &self.shared.api {
+            Api::Cuda(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// Number of devices (`aclrtGetDeviceCount`, `hipGetDeviceCount`, `cuDeviceGetCount`).
     ///
     /// # Errors
     /// The vendor's code.
     pub fn device_count(&self) -> Result<u32, Error> {
-        crate::acl::get_device_count(self.api())
+        self.shared.api.device_count()
     }
 
-    /// Opens device `id` (`aclrtSetDevice`); it is reset when the last owner
-    /// made from it is dropped.
+    /// Opens device `id` (ACL: `aclrtSetDevice`, reset when the last owner
+    /// made from it is dropped; CUDA: its primary context, retained and
+    /// released likewise; HIP: `hipSetDevice`).
     ///
     /// # Errors
     /// The vendor's code, e.g. 107001 for a device that does not exist.
@@ -159,91 +194,24 @@ impl Runtime {
     }
 
     /// The host pid that other processes put in a trustlist for this one
-    /// (`aclrtDeviceGetBareTgid`; it differs from `getpid()` in containers).
+    /// (ACL: `aclrtDeviceGetBareTgid`, which differs from `getpid()` in
+    /// containers; HIP and CUDA, which have no trustlist: `getpid()`).
     ///
     /// # Errors
     /// The vendor's code.
     pub fn host_pid(&self) -> Result<i32, Error> {
-        crate::acl::device_get_bare_tgid(self.api())
+        self.shared.api.host_pid()
     }
 
-    /// The chip name the library reports (`aclrtGetSocName`).
+    /// The chip name the library reports (`aclrtGetSocName`); `None` on HIP
+    /// and CUDA. ACL-only.
     pub fn soc_name(&self) -> Option<String> {
-        crate::acl::get_soc_name(self.api())
+        self.acl_api().and_then(crate::acl::get_soc_name)
     }
 
     /// The errors that releases in `Drop` met since the last call (at most
     /// 1024 are kept; all are logged with `tracing`).
     pub fn take_drop_errors(&self) -> Vec<Error> {
         std::mem::take(&mut *lock(&self.shared.drop_errors))
-    }
-}
-
-/// One initialisation of one ACL library.
-#[derive(Debug)]
-struct Init {
-    /// The address of the library's `aclInit`: tells libraries apart.
-    key: usize,
-    /// Live runtimes over it.
-    users: usize,
-    /// Whether our `aclInit` succeeded (else someone else initialised it, and
-    /// someone else finalises it).
-    ours: bool,
-}
-
-/// The ACL libraries that runtimes of this process have initialised.
-///
-/// Why a global: `aclInit` and `aclFinalize` act on the whole process
-/// (ACL-GEN-001: a second `aclInit` fails; ACL-GEN-002: `aclFinalize` tears
-/// down everything), so two runtimes over one library must share one
-/// initialisation and finalise once, after the last of them. Only
-/// [`InitGuard::new`] and its `Drop` take this lock.
-static INITS: Mutex<Vec<Init>> = Mutex::new(Vec::new());
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Nothing panics while holding these locks; a poisoned one is still consistent.
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// A runtime's share of its library's initialisation.
-#[derive(Debug)]
-struct InitGuard {
-    api: AclApi,
-    key: usize,
-}
-
-impl InitGuard {
-    fn new(api: AclApi) -> Result<Self, Error> {
-        let key = api.aclInit as usize;
-        let mut inits = lock(&INITS);
-        if let Some(i) = inits.iter_mut().find(|i| i.key == key) {
-            i.users += 1;
-            return Ok(Self { api, key });
-        }
-        let ours = match crate::acl::init(&api, None) {
-            Ok(()) => true,
-            // Initialised by the program itself: it finalises too.
-            Err(e) if e.code == AclError::REPEAT_INITIALIZE => false,
-            Err(e) => return Err(e),
-        };
-        inits.push(Init { key, users: 1, ours });
-        Ok(Self { api, key })
-    }
-}
-
-impl Drop for InitGuard {
-    fn drop(&mut self) {
-        let mut inits = lock(&INITS);
-        let Some(at) = inits.iter().position(|i| i.key == self.key) else { return };
-        inits[at].users -= 1;
-        if inits[at].users > 0 {
-            return;
-        }
-        let last = inits.swap_remove(at);
-        if last.ours
-            && let Err(e) = crate::acl::finalize(&self.api)
-        {
-            tracing::warn!(target: "vmmkit::runtime", "{e}");
-        }
     }
 }

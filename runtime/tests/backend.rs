@@ -6,7 +6,7 @@
 mod common;
 
 use common::isolated;
-use vmmkit_runtime::{Backend, OpenError, Runtime};
+use vmmkit_runtime::{Backend, OpenError, Runtime, Vendor};
 
 #[test]
 fn an_invalid_vmmkit_backend_is_a_clear_error() {
@@ -16,7 +16,8 @@ fn an_invalid_vmmkit_backend_is_a_clear_error() {
         assert_eq!(s.value, "npu");
         assert_eq!(
             e.to_string(),
-            "VMMKIT_BACKEND=\"npu\": not a backend; expected one of emulator, ascend, hip, cuda, or auto (the default)"
+            "VMMKIT_BACKEND=\"npu\": not a backend; expected one of emulator (= emulator-acl), emulator-hip, \
+             emulator-cuda, ascend, hip, cuda, or auto (the default)"
         );
         assert_eq!(Backend::auto(), Err(s.clone()));
     });
@@ -38,7 +39,7 @@ fn vmmkit_backend_forces_the_emulator() {
 
 #[test]
 fn vmmkit_backend_ascend_loads_the_library_vmmkit_acl_library_names() {
-    let shim = match common::shim_env() {
+    let shim = match common::shim_env(Vendor::Acl) {
         Ok(p) => p,
         Err(common::Skip(reason)) => return eprintln!("SKIPPED (shim case): {reason}"),
     };
@@ -50,30 +51,68 @@ fn vmmkit_backend_ascend_loads_the_library_vmmkit_acl_library_names() {
     });
 }
 
+/// `VMMKIT_BACKEND=name` opens the emulator's dialect of `vendor`.
+fn forced(name: &str, backend: Backend, vendor: Vendor) {
+    isolated(&[("VMMKIT_BACKEND", name.into())], || {
+        let rt = Runtime::auto().expect("the emulator opens");
+        assert_eq!(rt.backend(), &backend);
+        assert_eq!(rt.vendor(), vendor);
+        assert_eq!(rt.library(), None);
+        assert_eq!(rt.device_count(), Ok(2));
+    });
+}
+
 #[test]
-fn hip_and_cuda_tables_do_not_drive_the_safe_api_yet() {
-    for b in [Backend::Hip(None), Backend::Cuda(None)] {
-        let e = Runtime::new(b.clone()).expect_err("not driven yet");
-        assert_eq!(e, OpenError::NotDriven { backend: b.clone() });
-        assert!(e.to_string().starts_with(&format!("{}: the safe API is driven by ACL tables only", b.name())), "{e}");
-    }
+fn vmmkit_backend_forces_the_emulated_acl() {
+    forced("emulator-acl", Backend::Emulator, Vendor::Acl);
+}
+
+#[test]
+fn vmmkit_backend_forces_the_emulated_hip() {
+    forced("emulator-hip", Backend::EmulatorHip, Vendor::Hip);
+}
+
+#[test]
+fn vmmkit_backend_forces_the_emulated_cuda() {
+    forced("emulator-cuda", Backend::EmulatorCuda, Vendor::Cuda);
+}
+
+#[test]
+fn vmmkit_backend_hip_loads_the_library_vmmkit_hip_library_names() {
+    let shim = match common::shim_env(Vendor::Hip) {
+        Ok(p) => p,
+        Err(common::Skip(reason)) => return eprintln!("SKIPPED (shim case): {reason}"),
+    };
+    isolated(&[("VMMKIT_BACKEND", "hip".into()), ("VMMKIT_HIP_LIBRARY", shim.clone())], move || {
+        let rt = Runtime::auto().expect("the named library opens");
+        assert_eq!(rt.backend(), &Backend::Hip(None));
+        assert_eq!(rt.vendor(), Vendor::Hip);
+        assert_eq!(rt.library(), Some(std::path::Path::new(&shim)));
+        assert_eq!(rt.device_count(), Ok(2), "the drop-in reads VMMKIT_DEVICES");
+    });
 }
 
 #[test]
 fn automatic_selection_passes_over_the_drop_in_and_needs_a_device() {
-    let shim = match common::shim_library() {
+    let shim = match common::shim_library(Vendor::Acl) {
         Ok(p) => p,
         Err(common::Skip(reason)) => return eprintln!("SKIPPED (shim case): {reason}"),
     };
     let dir = shim.parent().expect("the shim's directory").display().to_string();
     // The drop-in is on the loader's path: an automatic selection must not take it.
-    isolated(&[("LD_LIBRARY_PATH", dir), ("ASCEND_HOME_PATH", String::new())], || {
+    // Both drop-ins (libascendcl.so, and libamdhip64.so once built) are on the loader's path.
+    let _ = common::shim_library(Vendor::Hip);
+    isolated(&[("LD_LIBRARY_PATH", dir), ("ASCEND_HOME_PATH", String::new()), ("ROCM_PATH", String::new())], || {
         let s = Backend::select().expect("no VMMKIT_BACKEND");
         println!("selected {s}");
         let ascend = &s.probes[0];
         assert_eq!(ascend.backend, Backend::Ascend(None));
         let err = ascend.outcome.as_ref().expect_err("the drop-in is not a real library");
         assert!(err.summary().starts_with("not found (passed over vmmkit's drop-in"), "{}", err.summary());
+        let hip = &s.probes[1];
+        assert_eq!(hip.backend, Backend::Hip(None));
+        let err = hip.outcome.as_ref().expect_err("the HIP drop-in is not a real library");
+        assert!(err.summary().starts_with("not found"), "{}", err.summary());
         // A real library wins only with a device; on a machine without one the emulator runs.
         match &s.backend {
             Backend::Emulator => {
@@ -84,7 +123,7 @@ fn automatic_selection_passes_over_the_drop_in_and_needs_a_device() {
                 assert!(p.outcome.as_ref().is_ok_and(|f| f.devices > 0), "{s:?}");
             }
         }
-        // The runtime chooses among the tables it drives (ACL): here the emulator.
+        // The runtime drives every table; with no real library here, the emulator.
         let r = Runtime::select().expect("no VMMKIT_BACKEND");
         assert_eq!(r.backend, Backend::Emulator, "{r}");
         assert_eq!(Runtime::auto().expect("the emulator opens").device_count(), Ok(2));

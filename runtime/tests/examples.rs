@@ -1,8 +1,10 @@
-//! The examples a new user runs first, run as they would be, over the
-//! emulator and over the drop-in `libascendcl.so` (chosen the way a user
-//! would: `VMMKIT_BACKEND=ascend` with `VMMKIT_ACL_LIBRARY`). The
-//! two-process example is the cross-process half of the runtime scenario:
-//! export with a trustlist, pid over a pipe, import, read, write back.
+//! The examples a new user runs first, run as they would be, over every
+//! emulated dialect and over the drop-in `libascendcl.so` and
+//! `libamdhip64.so` (chosen the way a user would: `VMMKIT_BACKEND=ascend`
+//! with `VMMKIT_ACL_LIBRARY`, `VMMKIT_BACKEND=hip` with
+//! `VMMKIT_HIP_LIBRARY`). The two-process example is the cross-process half
+//! of the runtime scenario: export (ACL: with a trustlist, the pid over a
+//! pipe; HIP, CUDA: the fd with `SCM_RIGHTS`), import, read, write back.
 
 mod common;
 
@@ -11,7 +13,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use common::{Which, profile_dir, run_bounded};
-use rstest::rstest;
+use vmmkit_runtime::Vendor;
 use vmmkit_testkit::TestRoot;
 
 /// This build's example executable `name`, (re)built once per test process.
@@ -40,18 +42,20 @@ fn example(name: &str) -> PathBuf {
 }
 
 /// Runs example `name` over `which` with an emulator root of its own;
-/// returns its output.
+/// returns its output (`None`: the shim case is skipped).
 fn run_example(name: &str, which: Which) -> Option<String> {
     let root = TestRoot::new("vmmkit-runtime-example-").expect("a temporary root").checked();
     let mut cmd = Command::new(example(name));
-    root.apply(&mut cmd).env_remove("VMMKIT_ACL_LIBRARY");
+    root.apply(&mut cmd).env_remove("VMMKIT_ACL_LIBRARY").env_remove("VMMKIT_HIP_LIBRARY");
     match which {
-        Which::Emulator => {
-            cmd.env("VMMKIT_BACKEND", "emulator");
+        Which::Emulator(v) => {
+            cmd.env("VMMKIT_BACKEND", vmmkit_runtime::Backend::emulator(v).name());
         }
-        Which::Shim => match common::shim_env() {
+        Which::Shim(v) => match common::shim_env(v) {
             Ok(shim) => {
-                cmd.env("VMMKIT_BACKEND", "ascend").env("VMMKIT_ACL_LIBRARY", shim);
+                let (backend, var) =
+                    if v == Vendor::Acl { ("ascend", "VMMKIT_ACL_LIBRARY") } else { ("hip", "VMMKIT_HIP_LIBRARY") };
+                cmd.env("VMMKIT_BACKEND", backend).env(var, shim);
             }
             Err(common::Skip(reason)) => {
                 eprintln!("SKIPPED (shim case): {reason}");
@@ -66,36 +70,68 @@ fn run_example(name: &str, which: Which) -> Option<String> {
     Some(out)
 }
 
-#[rstest]
-#[case::emulator(Which::Emulator)]
-#[case::shim(Which::Shim)]
-fn one_process(#[case] which: Which) {
-    let Some(out) = run_example("one_process", which) else { return };
-    let backend = if which == Which::Emulator { "backend: emulator" } else { "backend: ascend" };
-    assert!(out.starts_with(backend), "{out}");
-    for line in [
-        "granularity: 0x200000 bytes",
-        "the pattern came back intact",
-        "mapping over it again fails, as it should: aclrtMapMem: 507899 ACL_ERROR_RT_DRV_INTERNAL_ERROR (ACL-MAP-009:",
-        "released the addresses",
-    ] {
+/// Fails unless every line of `lines` is in `out`.
+fn assert_lines(out: &str, lines: &[&str]) {
+    for line in lines {
         assert!(out.contains(line), "missing {line:?} in:\n{out}");
     }
 }
 
-#[rstest]
-#[case::emulator(Which::Emulator)]
-#[case::shim(Which::Shim)]
-fn two_process(#[case] which: Which) {
+per_backend!(one_process => |which: Which| {
+    let Some(out) = run_example("one_process", which) else { return };
+    let backend = match which {
+        Which::Emulator(v) => format!("backend: {}", vmmkit_runtime::Backend::emulator(v).name()),
+        Which::Shim(Vendor::Acl) => "backend: ascend".to_owned(),
+        Which::Shim(_) => "backend: hip".to_owned(),
+    };
+    assert!(out.starts_with(&backend), "{out}");
+    assert_lines(&out, &["the pattern came back intact", "mapping over it again fails, as it should: ", "released the addresses"]);
+    if which.vendor() == Vendor::Acl {
+        assert_lines(&out, &[
+            "granularity: 0x200000 bytes",
+            "mapping over it again fails, as it should: aclrtMapMem: 507899 ACL_ERROR_RT_DRV_INTERNAL_ERROR (ACL-MAP-009:",
+        ]);
+    }
+});
+
+per_backend!(two_process => |which: Which| {
     let Some(out) = run_example("two_process", which) else { return };
-    for line in [
-        "[exporter] exported with the trustlist on",
-        "added it to the trustlist",
-        "[importer] read 0x200000 bytes: the exporter's pattern",
+    assert_lines(&out, &[
+        "[importer] read 0x",
+        "bytes: the exporter's pattern",
         "[exporter] found the importer's reply in our memory: \"hello from the importer, pid ",
         "[exporter] the importer exited: exit status: 0",
         "[exporter] unmapped, freed and released; done",
-    ] {
-        assert!(out.contains(line), "missing {line:?} in:\n{out}");
+    ]);
+    if which.vendor() == Vendor::Acl {
+        assert_lines(&out, &[
+            "[exporter] exported with the trustlist on",
+            "added it to the trustlist",
+            "[importer] read 0x200000 bytes: the exporter's pattern",
+        ]);
+    } else {
+        assert_lines(&out, &[
+            "[exporter] exported as a POSIX fd",
+            "[exporter] sent the fd with SCM_RIGHTS, and the size",
+            "[importer] received an fd with SCM_RIGHTS",
+        ]);
     }
-}
+});
+
+per_backend!(legacy_ipc => |which: Which| {
+    let Some(out) = run_example("legacy_ipc", which) else { return };
+    if which.vendor() == Vendor::Acl {
+        assert_lines(&out, &["[exporter] legacy IPC is not supported on ACL: Device::malloc: 207000"]);
+        return;
+    }
+    assert_lines(&out, &[
+        "[exporter] opening our own handle fails, as it should: ",
+        "[importer] read 0x100000 bytes: the exporter's pattern",
+        "[exporter] found the importer's reply in our buffer: \"legacy IPC reply from pid ",
+        "[exporter] the importer exited: exit status: 0",
+        "[exporter] freed the buffer; done",
+    ]);
+    if matches!(which, Which::Emulator(_)) {
+        assert_lines(&out, &["the handle was made by this process"]);
+    }
+});

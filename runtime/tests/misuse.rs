@@ -1,201 +1,329 @@
 //! Misuse of the runtime ends in vendor codes, never in a crash or a leak:
 //! owners dropped in reverse order, double frees and use after free through
-//! the raw table. Each case runs over the emulator's table and over the
-//! drop-in `libascendcl.so`.
+//! the raw table, a reservation released behind its mappings, and calls a
+//! vendor does not have. One body per case, run over every emulated dialect
+//! and over the drop-in `libascendcl.so` and `libamdhip64.so`; the codes and
+//! rules each vendor answers are in one table ([`Expect`]).
 //!
 //! The raw calls are `unsafe` because a real driver dereferences the handles
-//! it is given (acl.md ACL-FP-004); the emulator and its drop-in validate
-//! them against a table of live handles (acl.md §6, "FreePhysical of a stale
-//! or unknown handle"), which is what these tests check.
+//! it is given (acl.md ACL-FP-004); the emulator and its drop-ins validate
+//! them against a table of live handles, which is what these tests check.
 
 mod common;
 
-use common::{Which, pattern};
-use rstest::rstest;
-use vmmkit_runtime::{Access, Backend, Device, Error, Location, MemInfo, Runtime, acl};
+use common::{assert_fails, pattern};
+use vmmkit_runtime::{Access, Backend, Code, Device, Error, IpcHandle, Location, Runtime, Sharing, Vendor};
+use vmmkit_runtime::{acl, cuda, hip};
 use vmmkit_sys::acl::AclError;
+use vmmkit_sys::cuda::CuResult;
+use vmmkit_sys::hip::HipError;
 
-const G: usize = 2 << 20;
+/// A code and the rule the emulator names for it (`None`: it names none).
+type Fails = (Code, Option<&'static str>);
 
-fn open(backend: Backend) -> (Runtime, Device, MemInfo) {
+/// What each vendor answers to each misuse.
+struct Expect {
+    /// A free (release) of a handle that is gone.
+    free_unknown: Fails,
+    /// A second free of a mapped handle, while only the mapping holds it.
+    free_mapped_again: Fails,
+    /// A map of a handle that is gone.
+    map_unknown: Fails,
+    /// A release of a reservation that is gone.
+    release_unknown: Fails,
+    /// A map into a range that is not reserved.
+    map_outside: Fails,
+    /// A release of a reservation with a live mapping: `None` when it
+    /// succeeds and unmaps (ACL's and HIP's choice), else its failure.
+    release_mapped: Option<Fails>,
+    /// An unmap of a mapping that a release took away.
+    unmap_gone: Fails,
+}
+
+fn expect(vendor: Vendor) -> Expect {
+    match vendor {
+        Vendor::Acl => {
+            let param = |r| (Code::Acl(AclError::RT_PARAM_INVALID), Some(r));
+            let internal = |r| (Code::Acl(AclError::RT_DRV_INTERNAL_ERROR), Some(r));
+            Expect {
+                free_unknown: param("ACL-FP-004"),
+                free_mapped_again: param("ACL-FP-003"),
+                map_unknown: param("ACL-MAP-005"),
+                release_unknown: param("ACL-REL-002"),
+                map_outside: internal("ACL-MAP-006"),
+                // ACL-REL-004 is undetermined: the emulator's choice.
+                release_mapped: None,
+                unmap_gone: internal("ACL-UNMAP-002"),
+            }
+        }
+        Vendor::Hip => {
+            let value = |r| (Code::Hip(HipError::INVALID_VALUE), Some(r));
+            Expect {
+                free_unknown: value("HIP-VMM-009"),
+                free_mapped_again: value("HIP-VMM-009"),
+                map_unknown: value("HIP-VMM-015"),
+                release_unknown: value("HIP-VMM-013"),
+                map_outside: value("HIP-VMM-015"),
+                release_mapped: None,
+                unmap_gone: value("HIP-VMM-019"),
+            }
+        }
+        Vendor::Cuda => {
+            let value = |r| (Code::Cuda(CuResult::INVALID_VALUE), r);
+            Expect {
+                free_unknown: value(Some("CUDA-VMM-005")),
+                free_mapped_again: value(Some("CUDA-VMM-005")),
+                map_unknown: value(Some("CUDA-VMM-008")),
+                release_unknown: value(Some("CUDA-VMM-007")),
+                map_outside: value(Some("CUDA-VMM-008")),
+                // The emulator refuses it with a message that names no rule.
+                release_mapped: Some(value(None)),
+                unmap_gone: value(None),
+            }
+        }
+    }
+}
+
+/// The raw calls the tests make behind the owners' backs, through the
+/// vendor's `result` layer.
+mod raw {
+    use super::*;
+
+    /// `aclrtFreePhysical`, `hipMemRelease`, `cuMemRelease`.
+    pub fn free(rt: &Runtime, h: u64) -> Result<(), Error> {
+        // SAFETY: the emulator validates handles (module docs).
+        unsafe {
+            match rt.vendor() {
+                Vendor::Acl => acl::free_physical(rt.acl_api().expect("ACL"), h as usize as _),
+                Vendor::Hip => hip::mem_release(rt.hip_api().expect("HIP"), h as usize as _),
+                Vendor::Cuda => cuda::mem_release(rt.cuda_api().expect("CUDA"), h),
+            }
+        }
+    }
+
+    /// `aclrtReleaseMemAddress`, `hipMemAddressFree`, `cuMemAddressFree`.
+    pub fn release(rt: &Runtime, va: u64, size: usize) -> Result<(), Error> {
+        // SAFETY: the emulator validates addresses (module docs).
+        unsafe {
+            match rt.vendor() {
+                Vendor::Acl => acl::release_mem_address(rt.acl_api().expect("ACL"), va as usize as _),
+                Vendor::Hip => hip::mem_address_free(rt.hip_api().expect("HIP"), va as usize as _, size),
+                Vendor::Cuda => cuda::mem_address_free(rt.cuda_api().expect("CUDA"), va, size),
+            }
+        }
+    }
+
+    /// `aclrtMapMem`, `hipMemMap`, `cuMemMap`.
+    pub fn map(rt: &Runtime, va: u64, size: usize, h: u64) -> Result<(), Error> {
+        // SAFETY: the emulator validates handles and addresses (module docs).
+        unsafe {
+            match rt.vendor() {
+                Vendor::Acl => acl::map_mem(rt.acl_api().expect("ACL"), va as usize as _, size, 0, h as usize as _, 0),
+                Vendor::Hip => hip::mem_map(rt.hip_api().expect("HIP"), va as usize as _, size, 0, h as usize as _, 0),
+                Vendor::Cuda => cuda::mem_map(rt.cuda_api().expect("CUDA"), va, size, 0, h, 0),
+            }
+        }
+    }
+}
+
+/// Asserts a failure against an [`Expect`] entry.
+#[track_caller]
+fn fails<T: std::fmt::Debug>(rt: &Runtime, r: Result<T, Error>, (code, rule): Fails) {
+    match rule {
+        Some(rule) => assert_fails(rt, r, code, rule),
+        None => {
+            let e = r.expect_err("the call must fail");
+            assert_eq!(e.code, code, "{e}");
+        }
+    }
+}
+
+/// The runtime, device 0 (bound: raw calls need it current on CUDA) and
+/// its granularity.
+fn open(backend: Backend) -> (Runtime, Device, usize) {
     let rt = Runtime::new(backend).expect("open the backend");
     let dev = rt.device(0).expect("device 0");
-    let start = dev.mem_info().expect("mem info");
-    (rt, dev, start)
+    let g = dev.granularity(vmmkit_runtime::Granularity::Minimum).expect("granularity");
+    dev.bind().expect("bind");
+    (rt, dev, g)
 }
 
-/// Asserts the exact code and rule of a failure.
-fn assert_fails(r: Result<(), Error>, code: AclError, rule: &str) {
-    let e = r.expect_err("the call must fail");
-    assert_eq!(e.code, code, "{e}");
-    assert_eq!(e.rule_id(), Some(rule), "{e}");
-    println!("as expected: {e}");
+/// Device memory as ACL counts it (the HIP and CUDA tables have no such call).
+fn free_bytes(dev: &Device) -> Option<usize> {
+    dev.mem_info().ok().map(|m| m.free)
 }
 
-#[rstest]
-#[case::emulator(Which::Emulator)]
-#[case::shim(Which::Shim)]
-fn owners_dropped_in_reverse_order(#[case] which: Which) {
-    common::run(which, |backend| {
-        let (rt, dev, start) = open(backend);
-        // Device 0 stays open through another owner, so that no device reset
-        // releases what the owners below might leave.
-        let keep = rt.device(0).expect("device 0 again");
-        let rsv = dev.reserve(G).expect("reserve");
-        let mem = dev.alloc_physical(G).expect("alloc");
-        let (base, raw) = (rsv.base(), mem.as_raw());
-        let map = rsv.map(0, &mem).expect("map");
-        map.set_access(Location::Device(0), Access::ReadWrite).expect("access");
-        let pat = pattern(G, 3);
-        map.write(0, &pat).expect("write");
+per_backend!(owners_dropped_in_reverse_order => |which: Which| common::run(which, |backend| {
+    let (rt, dev, g) = open(backend);
+    let x = expect(rt.vendor());
+    // Device 0 stays open through another owner, so that no device reset
+    // releases what the owners below might leave.
+    let keep = rt.device(0).expect("device 0 again");
+    let start = free_bytes(&dev);
+    let rsv = dev.reserve(g).expect("reserve");
+    let mem = dev.alloc_physical(g).expect("alloc");
+    let (base, raw) = (rsv.base() as u64, mem.as_raw());
+    let map = rsv.map(0, &mem).expect("map");
+    map.set_access(Location::Device(0), Access::ReadWrite).expect("access");
+    let pat = pattern(g, 3);
+    map.write(0, &pat).expect("write");
 
-        // Memory first, then the reservation, then the device and the
-        // runtime: the mapping still works, since it holds what it needs.
-        drop(mem);
-        drop(rsv);
-        drop(dev);
-        let mut back = vec![0u8; G];
-        map.read(0, &mut back).expect("read after its owners went");
-        assert!(back == pat);
-        let rt2 = rt.clone();
-        drop(rt);
-        drop(map); // unmap, then free and release
-        assert_eq!(rt2.take_drop_errors(), vec![]);
+    // Memory first, then the reservation, then the device and the
+    // runtime: the mapping still works, since it holds what it needs.
+    drop(mem);
+    drop(rsv);
+    drop(dev);
+    let mut back = vec![0u8; g];
+    map.read(0, &mut back).expect("read after its owners went");
+    assert!(back == pat);
+    let rt2 = rt.clone();
+    drop(rt);
+    drop(map); // unmap, then free and release
+    assert_eq!(rt2.take_drop_errors(), vec![]);
 
-        // All of it is gone: the memory, the handle and the range.
-        assert_eq!(keep.mem_info(), Ok(start));
-        let api = rt2.api();
-        // SAFETY: the emulator validates handles (module docs).
-        assert_fails(unsafe { acl::free_physical(api, raw) }, AclError::RT_PARAM_INVALID, "ACL-FP-004");
-        // SAFETY: as above, for reservations.
-        assert_fails(unsafe { acl::release_mem_address(api, base) }, AclError::RT_PARAM_INVALID, "ACL-REL-002");
-        common::assert_no_leaks(&rt2);
-    });
-}
+    // All of it is gone: the memory, the handle and the range.
+    assert_eq!(free_bytes(&keep), start);
+    keep.bind().expect("bind");
+    fails(&rt2, raw::free(&rt2, raw), x.free_unknown);
+    fails(&rt2, raw::release(&rt2, base, g), x.release_unknown);
+    common::assert_no_leaks(&rt2);
+}));
 
-#[rstest]
-#[case::emulator(Which::Emulator)]
-#[case::shim(Which::Shim)]
-fn double_free_through_the_raw_table(#[case] which: Which) {
-    common::run(which, |backend| {
-        let (rt, dev, start) = open(backend);
-        let api = rt.api();
+per_backend!(double_free_through_the_raw_table => |which: Which| common::run(which, |backend| {
+    let (rt, dev, g) = open(backend);
+    let x = expect(rt.vendor());
+    let start = free_bytes(&dev);
 
-        // The owner frees; a second free of the same value through the table.
-        let mem = dev.alloc_physical(G).expect("alloc");
-        let raw = mem.as_raw();
-        mem.free().expect("free");
-        // SAFETY: the emulator validates handles (module docs).
-        assert_fails(unsafe { acl::free_physical(api, raw) }, AclError::RT_PARAM_INVALID, "ACL-FP-004");
+    // The owner frees; a second free of the same value through the table.
+    let mem = dev.alloc_physical(g).expect("alloc");
+    let raw = mem.as_raw();
+    mem.free().expect("free");
+    fails(&rt, raw::free(&rt, raw), x.free_unknown);
 
-        // A free behind the owner's back: the owner's own free in `Drop`
-        // meets the vendor code, which is kept, not panicked on.
-        let mem = dev.alloc_physical(G).expect("alloc");
-        // SAFETY: as above.
-        unsafe { acl::free_physical(api, mem.as_raw()) }.expect("the first free succeeds");
-        drop(mem);
-        let errs = rt.take_drop_errors();
-        assert_eq!(errs.len(), 1, "{errs:?}");
-        assert_eq!(errs[0].call, "aclrtFreePhysical");
-        assert_eq!(errs[0].code, AclError::RT_PARAM_INVALID);
-        assert_eq!(errs[0].rule_id(), Some("ACL-FP-004"), "{}", errs[0]);
+    // A free behind the owner's back: the owner's own free in `Drop`
+    // meets the vendor code, which is kept, not panicked on.
+    let mem = dev.alloc_physical(g).expect("alloc");
+    raw::free(&rt, mem.as_raw()).expect("the first free succeeds");
+    drop(mem);
+    let errs = rt.take_drop_errors();
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    fails(&rt, Err::<(), _>(errs[0].clone()), x.free_unknown);
 
-        // A mapped handle: one free is fine (ACL-FP-002), a second one is
-        // refused while only the mapping holds it (ACL-FP-003).
-        let rsv = dev.reserve(G).expect("reserve");
-        let mem = dev.alloc_physical(G).expect("alloc");
-        let map = rsv.map(0, &mem).expect("map");
-        // SAFETY: as above.
-        unsafe { acl::free_physical(api, mem.as_raw()) }.expect("free while mapped");
-        // SAFETY: as above.
-        assert_fails(unsafe { acl::free_physical(api, mem.as_raw()) }, AclError::RT_PARAM_INVALID, "ACL-FP-003");
-        drop(map); // the last reference: the memory goes
-        drop(mem); // its owner's free meets 107000
-        drop(rsv);
-        let errs = rt.take_drop_errors();
-        assert_eq!(
-            errs.iter().map(|e| (e.code, e.rule_id())).collect::<Vec<_>>(),
-            [(AclError::RT_PARAM_INVALID.into(), Some("ACL-FP-004"))]
-        );
+    // A mapped handle: one free is fine, a second one is refused while only
+    // the mapping holds it.
+    let rsv = dev.reserve(g).expect("reserve");
+    let mem = dev.alloc_physical(g).expect("alloc");
+    let map = rsv.map(0, &mem).expect("map");
+    raw::free(&rt, mem.as_raw()).expect("free while mapped");
+    fails(&rt, raw::free(&rt, mem.as_raw()), x.free_mapped_again);
+    drop(map); // the last reference: the memory goes
+    drop(mem); // its owner's free meets the vendor's code
+    drop(rsv);
+    let errs = rt.take_drop_errors();
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    fails(&rt, Err::<(), _>(errs[0].clone()), x.free_unknown);
 
-        assert_eq!(dev.mem_info(), Ok(start), "device memory leaked");
-        common::assert_no_leaks(&rt);
-    });
-}
+    assert_eq!(free_bytes(&dev), start, "device memory leaked");
+    common::assert_no_leaks(&rt);
+}));
 
-#[rstest]
-#[case::emulator(Which::Emulator)]
-#[case::shim(Which::Shim)]
-fn use_after_free_through_the_raw_table(#[case] which: Which) {
-    common::run(which, |backend| {
-        let (rt, dev, start) = open(backend);
-        let api = rt.api();
-        let mem = dev.alloc_physical(G).expect("alloc");
-        let raw = mem.as_raw();
-        mem.free().expect("free");
-        let rsv = dev.reserve(G).expect("reserve");
+per_backend!(use_after_free_through_the_raw_table => |which: Which| common::run(which, |backend| {
+    let (rt, dev, g) = open(backend);
+    let x = expect(rt.vendor());
+    let start = free_bytes(&dev);
+    let mem = dev.alloc_physical(g).expect("alloc");
+    let raw = mem.as_raw();
+    mem.free().expect("free");
+    let rsv = dev.reserve(g).expect("reserve");
+    fails(&rt, raw::map(&rt, rsv.base() as u64, g, raw), x.map_unknown);
 
-        // SAFETY: the emulator validates handles (module docs).
-        assert_fails(unsafe { acl::map_mem(api, rsv.base(), G, 0, raw, 0) }, AclError::RT_PARAM_INVALID, "ACL-MAP-005");
-        // SAFETY: as above.
-        let export = unsafe { acl::mem_export_to_shareable_handle(api, raw, 0, 0) }.map(drop);
-        assert_fails(export, AclError::RT_PARAM_INVALID, "ACL-EXP-006");
+    // The reservation is untouched by the failed map: real memory maps there.
+    let mem = dev.alloc_physical(g).expect("alloc");
+    let map = rsv.map(0, &mem).expect("map after the failure");
+    drop((map, mem, rsv));
 
-        // The reservation is untouched by the failed map: real memory maps there.
-        let mem = dev.alloc_physical(G).expect("alloc");
-        let map = rsv.map(0, &mem).expect("map after the failure");
-        drop((map, mem, rsv));
+    // A released range is not a reservation any more, and a map into it is
+    // outside any reservation.
+    let rsv = dev.reserve(g).expect("reserve");
+    let base = rsv.base() as u64;
+    rsv.free().expect("release");
+    fails(&rt, raw::release(&rt, base, g), x.release_unknown);
+    let mem = dev.alloc_physical(g).expect("alloc");
+    fails(&rt, raw::map(&rt, base, g, mem.as_raw()), x.map_outside);
+    drop(mem);
 
-        // A released range is not a reservation any more (ACL-REL-002), and
-        // a map into it is outside any reservation (ACL-MAP-006).
-        let rsv = dev.reserve(G).expect("reserve");
-        let base = rsv.base();
-        rsv.free().expect("release");
-        // SAFETY: as above, for reservations.
-        assert_fails(unsafe { acl::release_mem_address(api, base) }, AclError::RT_PARAM_INVALID, "ACL-REL-002");
-        let mem = dev.alloc_physical(G).expect("alloc");
-        // SAFETY: `mem` is live; the address is validated by the emulator.
-        let r = unsafe { acl::map_mem(api, base, G, 0, mem.as_raw(), 0) };
-        assert_fails(r, AclError::RT_DRV_INTERNAL_ERROR, "ACL-MAP-006");
-        drop(mem);
+    assert_eq!(free_bytes(&dev), start, "device memory leaked");
+    assert_eq!(rt.take_drop_errors(), vec![]);
+    common::assert_no_leaks(&rt);
+}));
 
-        assert_eq!(dev.mem_info(), Ok(start), "device memory leaked");
-        assert_eq!(rt.take_drop_errors(), vec![]);
-        common::assert_no_leaks(&rt);
-    });
-}
+per_backend!(a_reservation_released_behind_its_mappings => |which: Which| common::run(which, |backend| {
+    let (rt, dev, g) = open(backend);
+    let x = expect(rt.vendor());
+    let start = free_bytes(&dev);
+    let rsv = dev.reserve(g).expect("reserve");
+    let mem = dev.alloc_physical(g).expect("alloc");
+    let map = rsv.map(0, &mem).expect("map");
 
-#[rstest]
-#[case::emulator(Which::Emulator)]
-#[case::shim(Which::Shim)]
-fn a_reservation_released_behind_its_mappings(#[case] which: Which) {
-    common::run(which, |backend| {
-        let (rt, dev, start) = open(backend);
-        let api = rt.api();
-        let rsv = dev.reserve(G).expect("reserve");
-        let mem = dev.alloc_physical(G).expect("alloc");
-        let map = rsv.map(0, &mem).expect("map");
+    match x.release_mapped {
+        Some(refused) => {
+            // Refused: nothing changed, and the owners release in order.
+            fails(&rt, raw::release(&rt, rsv.base() as u64, g), refused);
+            drop((map, mem, rsv));
+            assert_eq!(rt.take_drop_errors(), vec![]);
+        }
+        None => {
+            // Success, and the mappings inside are unmapped: each owner's
+            // own release now meets a vendor code, kept, not panicked on.
+            raw::release(&rt, rsv.base() as u64, g).expect("release with a live mapping");
+            drop(map);
+            drop(mem);
+            drop(rsv);
+            let errs = rt.take_drop_errors();
+            assert_eq!(errs.len(), 2, "{errs:?}");
+            fails(&rt, Err::<(), _>(errs[0].clone()), x.unmap_gone);
+            fails(&rt, Err::<(), _>(errs[1].clone()), x.release_unknown);
+        }
+    }
+    assert_eq!(free_bytes(&dev), start, "device memory leaked");
+    common::assert_no_leaks(&rt);
+}));
 
-        // The emulator's choice for an undetermined point (ACL-REL-004):
-        // success, and the mappings inside are unmapped.
-        // SAFETY: the emulator validates addresses (module docs); nothing
-        // copies through the mapping after this.
-        unsafe { acl::release_mem_address(api, rsv.base()) }.expect("release with a live mapping");
-
-        // Each owner's own release now meets a vendor code, kept, not panicked on.
-        drop(map);
-        drop(mem);
-        drop(rsv);
-        let errs: Vec<_> =
-            rt.take_drop_errors().iter().map(|e| (e.call, e.code, e.rule_id().map(str::to_owned))).collect();
-        assert_eq!(
-            errs,
-            [
-                ("aclrtUnmapMem", AclError::RT_DRV_INTERNAL_ERROR.into(), Some("ACL-UNMAP-002".to_owned())),
-                ("aclrtReleaseMemAddress", AclError::RT_PARAM_INVALID.into(), Some("ACL-REL-002".to_owned())),
-            ]
-        );
-        assert_eq!(dev.mem_info(), Ok(start), "device memory leaked");
-        common::assert_no_leaks(&rt);
-    });
-}
+per_backend!(what_a_vendor_lacks_is_a_typed_error => |which: Which| common::run(which, |backend| {
+    let (rt, dev, g) = open(backend);
+    let vendor = rt.vendor();
+    let unsupported = |e: Error| {
+        assert!(e.is_unsupported(), "{e}");
+        assert_eq!(e.code, vendor.not_supported(), "{e}");
+        assert_eq!(e.rule, None);
+        println!("as expected: {e}");
+    };
+    let mem = dev.alloc_physical(g).expect("alloc");
+    // The other vendors' sharing.
+    for s in [Sharing::Trustlist, Sharing::AnyProcess, Sharing::PosixFd] {
+        if !vendor.vmm_sharing().contains(&s) {
+            unsupported(mem.export(s).expect_err("not this vendor's sharing"));
+        }
+    }
+    let file = std::fs::File::open("/dev/null").expect("/dev/null");
+    match vendor {
+        Vendor::Acl => {
+            unsupported(dev.import(std::os::fd::AsFd::as_fd(&file), g).expect_err("an fd on ACL"));
+            unsupported(dev.malloc(g).expect_err("no legacy IPC buffers on ACL"));
+            unsupported(dev.open_ipc(&IpcHandle([1; 64]), g).expect_err("no legacy IPC on ACL"));
+            assert!(rt.acl_api().is_some() && rt.hip_api().is_none() && rt.cuda_api().is_none());
+        }
+        Vendor::Hip | Vendor::Cuda => {
+            unsupported(dev.import(0x1_0000_0001u64, g).expect_err("a key on HIP or CUDA"));
+            unsupported(dev.mem_info().expect_err("no memory-info call in the table"));
+            let exp = mem.export(Sharing::PosixFd).expect("export");
+            assert_eq!(exp.key(), None);
+            unsupported(exp.set_pids(&[std::process::id() as i32]).expect_err("an fd has no trustlist"));
+            assert_eq!(rt.soc_name(), None);
+            assert!(rt.acl_api().is_none());
+        }
+    }
+    drop(mem);
+    assert_eq!(rt.take_drop_errors(), vec![]);
+    common::assert_no_leaks(&rt);
+}));

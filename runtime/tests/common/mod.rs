@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use vmmkit_testkit::{TestRoot, libtest};
 
-use vmmkit_runtime::{Backend, Runtime};
+use vmmkit_runtime::{Backend, Runtime, Vendor};
 use vmmkit_sys::acl::AclApi;
+use vmmkit_sys::hip::HipApi;
 
 /// Set in a child to the name of the test it runs.
 const CHILD: &str = "VMMKIT_RUNTIME_TEST_CHILD";
@@ -21,35 +22,49 @@ pub const DEADLINE: Duration = Duration::from_secs(120);
 /// How long a `cargo build` from a test may run (a cold build compiles the emulator).
 pub const BUILD_DEADLINE: Duration = Duration::from_secs(600);
 
-/// Which table a case runs over.
+/// Which table a case runs over: each test body runs over every one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Which {
-    /// The in-process emulator table.
-    Emulator,
-    /// vmmkit's drop-in `libascendcl.so`, loaded through vmmkit-sys.
-    Shim,
+    /// The in-process emulator table of a dialect.
+    Emulator(Vendor),
+    /// vmmkit's drop-in library of a vendor (`libascendcl.so`,
+    /// `libamdhip64.so`), loaded through vmmkit-sys.
+    Shim(Vendor),
 }
 
 impl Which {
+    /// The vendor whose C API the table speaks.
+    pub fn vendor(self) -> Vendor {
+        match self {
+            Self::Emulator(v) | Self::Shim(v) => v,
+        }
+    }
+
     /// The backend to open, in the test's own process.
     pub fn backend(self) -> Backend {
         match self {
-            Self::Emulator => Backend::Emulator,
-            Self::Shim => {
-                let p = std::env::var_os(SHIM).expect("the parent passes the drop-in's path");
-                Backend::Ascend(Some(p.into()))
+            Self::Emulator(v) => Backend::emulator(v),
+            Self::Shim(v) => {
+                let p: PathBuf = std::env::var_os(SHIM).expect("the parent passes the drop-in's path").into();
+                match v {
+                    Vendor::Acl => Backend::Ascend(Some(p)),
+                    Vendor::Hip => Backend::Hip(Some(p)),
+                    Vendor::Cuda => panic!("vmmkit has no CUDA drop-in library"),
+                }
             }
         }
     }
 }
 
-/// Runs `body` over `which` in a process of its own (see [`isolated`]). The
-/// shim case is skipped, saying why, while the drop-in library lacks ACL
+/// Runs `body` over `which` in a process of its own (see [`isolated`]). A
+/// shim case is skipped, saying why, while its drop-in library lacks
 /// symbols (it is being written alongside).
 pub fn run(which: Which, body: impl FnOnce(Backend)) {
     let mut env = Vec::new();
-    if which == Which::Shim && std::env::var_os(CHILD).is_none() {
-        match shim_library() {
+    if let Which::Shim(v) = which
+        && std::env::var_os(CHILD).is_none()
+    {
+        match shim_library(v) {
             Ok(p) => env.push((SHIM, p.display().to_string())),
             Err(Skip(reason)) => {
                 eprintln!("SKIPPED (shim case): {reason}");
@@ -84,6 +99,7 @@ pub fn isolated(env: &[(&str, String)], body: impl FnOnce()) {
         .env("VMMKIT_DEVICE_MEMORY", "1G")
         .env_remove("VMMKIT_BACKEND")
         .env_remove("VMMKIT_ACL_LIBRARY")
+        .env_remove("VMMKIT_HIP_LIBRARY")
         .stdin(Stdio::null());
     for (k, v) in env {
         cmd.env(k, v);
@@ -96,9 +112,9 @@ pub fn isolated(env: &[(&str, String)], body: impl FnOnce()) {
     // object is left (everything was released, or the registry leaks).
 }
 
-/// Path of the shim for a child, or why the shim case is skipped.
-pub fn shim_env() -> Result<String, Skip> {
-    shim_library().map(|p| p.display().to_string())
+/// Path of `vendor`'s shim for a child, or why the shim case is skipped.
+pub fn shim_env(vendor: Vendor) -> Result<String, Skip> {
+    shim_library(vendor).map(|p| p.display().to_string())
 }
 
 /// Runs `cmd`, waiting at most `deadline`; a child past it is killed and
@@ -112,11 +128,25 @@ pub fn run_bounded(mut cmd: Command, deadline: Duration) -> (vmmkit_testkit::Exi
 #[derive(Debug, Clone)]
 pub struct Skip(pub String);
 
-/// The drop-in `libascendcl.so` of this build, built if needed, checked to
-/// load with every ACL symbol.
-pub fn shim_library() -> Result<PathBuf, Skip> {
-    static SHIM_LIB: OnceLock<Result<PathBuf, Skip>> = OnceLock::new();
-    SHIM_LIB.get_or_init(build_shim).clone()
+/// `vendor`'s drop-in library of this build, built if needed, checked to
+/// load with every symbol.
+pub fn shim_library(vendor: Vendor) -> Result<PathBuf, Skip> {
+    static ACL: OnceLock<Result<PathBuf, Skip>> = OnceLock::new();
+    static HIP: OnceLock<Result<PathBuf, Skip>> = OnceLock::new();
+    match vendor {
+        Vendor::Acl => ACL.get_or_init(|| {
+            build_shim("vmmkit-shim-ascendcl", "libascendcl.so", |p| {
+                AclApi::load(Some(p)).map(|l| l.is_vmmkit_shim).map_err(|e| e.to_string())
+            })
+        }),
+        Vendor::Hip => HIP.get_or_init(|| {
+            build_shim("vmmkit-shim-amdhip64", "libamdhip64.so", |p| {
+                HipApi::load(Some(p)).map(|l| l.is_vmmkit_shim).map_err(|e| e.to_string())
+            })
+        }),
+        Vendor::Cuda => return Err(Skip("vmmkit has no CUDA drop-in library".into())),
+    }
+    .clone()
 }
 
 /// `<target>/<profile>`, from this executable's place: `<target>/<profile>/deps/<test>`.
@@ -125,14 +155,16 @@ pub fn profile_dir() -> PathBuf {
     exe.parent().and_then(Path::parent).expect("tests run from <target>/<profile>/deps").to_path_buf()
 }
 
-fn build_shim() -> Result<PathBuf, Skip> {
+/// Builds `package` (a cdylib `file`) into this build's target and checks
+/// that it loads (`load` says whether it is vmmkit's drop-in).
+fn build_shim(package: &str, file: &str, load: impl Fn(&Path) -> Result<bool, String>) -> Result<PathBuf, Skip> {
     let profile_dir = profile_dir();
     let target = profile_dir.parent().expect("<target>/<profile>");
     let profile = profile_dir.file_name().and_then(|n| n.to_str()).expect("a profile name");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace root");
     let mut cmd = Command::new(cargo);
-    cmd.current_dir(workspace).args(["build", "--quiet", "-p", "vmmkit-shim-ascendcl"]).env("CARGO_TARGET_DIR", target);
+    cmd.current_dir(workspace).args(["build", "--quiet", "-p", package]).env("CARGO_TARGET_DIR", target);
     match profile {
         "debug" => {}
         "release" => {
@@ -143,12 +175,12 @@ fn build_shim() -> Result<PathBuf, Skip> {
         }
     }
     let (status, out) = run_bounded(cmd, BUILD_DEADLINE);
-    assert!(status.success(), "cargo build -p vmmkit-shim-ascendcl failed ({status}):\n{out}");
-    let lib = profile_dir.join("libascendcl.so");
+    assert!(status.success(), "cargo build -p {package} failed ({status}):\n{out}");
+    let lib = profile_dir.join(file);
     assert!(lib.exists(), "the build left no {}", lib.display());
-    match AclApi::load(Some(&lib)) {
-        Ok(l) if l.is_vmmkit_shim => Ok(lib),
-        Ok(_) => Err(Skip(format!("{} does not export vmmkit_shim_info: not vmmkit's drop-in", lib.display()))),
+    match load(&lib) {
+        Ok(true) => Ok(lib),
+        Ok(false) => Err(Skip(format!("{} does not export vmmkit_shim_info: not vmmkit's drop-in", lib.display()))),
         Err(e) => Err(Skip(format!("the drop-in library is not complete yet: {e}"))),
     }
 }
@@ -162,11 +194,11 @@ pub fn pattern(len: usize, seed: u8) -> Vec<u8> {
 }
 
 /// Fails if the emulator behind `rt` still holds a handle, reservation or
-/// mapping of this process (its leak report). For the drop-in, whose
-/// emulator is a copy of its own, device memory and the root are checked by
+/// mapping of this process (its leak report). For a drop-in, whose emulator
+/// is a copy of its own, device memory (ACL) and the root are checked by
 /// the callers instead.
 pub fn assert_no_leaks(rt: &Runtime) {
-    if rt.backend() == &Backend::Emulator {
+    if rt.backend().is_emulator() {
         let leaks = vmmkit_emulator::leaks::report();
         assert!(
             leaks.is_empty(),
@@ -174,4 +206,63 @@ pub fn assert_no_leaks(rt: &Runtime) {
             leaks.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
         );
     }
+}
+
+/// Whether failures over `rt` name the rule: the in-process emulator's
+/// dialects do, and the ACL drop-in through `aclGetRecentErrMsg`; HIP's and
+/// CUDA's C APIs have no per-thread message, so over the HIP drop-in
+/// (whose emulator is a copy of its own) only the code is checked.
+pub fn names_rules(rt: &Runtime) -> bool {
+    rt.backend().is_emulator() || rt.vendor() == Vendor::Acl
+}
+
+/// Asserts the code of a failure, and its rule where the backend names rules.
+#[track_caller]
+pub fn assert_fails<T: std::fmt::Debug>(
+    rt: &Runtime,
+    r: Result<T, vmmkit_runtime::Error>,
+    code: impl Into<vmmkit_runtime::Code>,
+    rule: &str,
+) {
+    let e = r.expect_err("the call must fail");
+    assert_eq!(e.code, code.into(), "{e}");
+    if names_rules(rt) {
+        assert_eq!(e.rule_id(), Some(rule), "{e}");
+    }
+    println!("as expected: {e}");
+}
+
+/// One test body per backend, as wgpu runs its tests: a module `$name` with
+/// a test per emulated dialect and per drop-in library, each calling
+/// `$body(which)`.
+#[macro_export]
+macro_rules! per_backend {
+    ($(#[$m:meta])* $name:ident => $body:expr) => {
+        $(#[$m])*
+        mod $name {
+            use super::*;
+            use $crate::common::Which;
+            use vmmkit_runtime::Vendor;
+            #[test]
+            fn emulator_acl() {
+                ($body)(Which::Emulator(Vendor::Acl));
+            }
+            #[test]
+            fn emulator_hip() {
+                ($body)(Which::Emulator(Vendor::Hip));
+            }
+            #[test]
+            fn emulator_cuda() {
+                ($body)(Which::Emulator(Vendor::Cuda));
+            }
+            #[test]
+            fn shim_acl() {
+                ($body)(Which::Shim(Vendor::Acl));
+            }
+            #[test]
+            fn shim_hip() {
+                ($body)(Which::Shim(Vendor::Hip));
+            }
+        }
+    };
 }
