@@ -3,7 +3,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`backend`] | the operations measured, vendor-neutral ([`backend::Vmm`]), implemented over an ACL table |
+//! | [`backend`] | the backends measured: every emulated dialect (ACL, HIP, CUDA) and a real library with a device, or the one `VMMKIT_BACKEND` names; the bodies use the runtime's owners |
 //! | [`floor`] | the floors: the system calls themselves |
 //! | [`cases`] | the bench bodies, one module per operation, as entries (`group/function/param`) |
 //! | [`peer`] | the second process of the cross-process benches |
@@ -13,8 +13,8 @@
 //! | [`syscalls`] | system calls per iteration of the measured parts, counted with `ptrace` |
 //! | [`report`] | criterion's results read back, ratios and targets; `bench-report` prints them |
 //!
-//! The backend is the runtime's selection (`VMMKIT_BACKEND`, else a real
-//! ACL library with a device, else the emulator). Run everything with
+//! The backends: the one `VMMKIT_BACKEND` names, else a real library with a
+//! device (the runtime's selection) and the emulator's three dialects. Run everything with
 //! `cargo bench -p vmmkit-benches`, then
 //! `cargo run -p vmmkit-benches --bin bench-report`.
 //!

@@ -415,39 +415,65 @@ pub fn name(nr: u64) -> String {
 pub const TARGETS: &[&str] = &["alloc", "reserve", "map", "export", "handoff", "reimport", "lookup", "calls"];
 
 /// System calls an operation makes beyond its floor's, and why each is
-/// unavoidable: (bench group, call, per iteration, reason). The test
-/// `tests/syscalls.rs` holds every operation to its reference's calls, name
-/// by name, plus these; the report prints them.
-pub const EXTRA: &[(&str, &str, u64, &str)] = &[
+/// unavoidable: (bench group, sharing, call, per iteration, reason), where
+/// sharing is `"key"` (ACL: `emulator`, `ascend`), `"fd"` (HIP, CUDA) or
+/// `"*"`. The test `tests/syscalls.rs` holds every operation to its
+/// reference's calls, name by name, plus these; the report prints them.
+pub const EXTRA: &[(&str, &str, &str, u64, &str)] = &[
     (
         "export",
+        "*",
         "pwrite64",
         1,
-        "the entry's header (size, place, properties, trust, exporter), which importers read:          the file was sized for it when allocated, so no `ftruncate`",
+        "the entry's header (size, place, properties, trust, exporter), which importers read: \
+         the file was sized for it when allocated, so no `ftruncate`",
     ),
     (
         "export",
+        "*",
         "flock",
         1,
-        "the exporter's hold, taken before the name appears: an entry nobody holds was left by          dead processes, and lookups collect it (ACL-LIFE-003/004)",
+        "the exporter's hold, taken before the name appears: an entry nobody holds was left by \
+         dead processes, and lookups collect it (ACL-LIFE-003/004)",
     ),
     (
+        "export",
+        "fd",
+        "open",
+        1,
+        "the fd handed out is an open file description of its own (through `/proc/self/fd`), \
+         so that it holds the memory after the exporter frees it, for as long as it is open anywhere",
+    ),
+    ("export", "fd", "flock", 1, "that description's hold (the fd is a holder of the entry)"),
+    (
         "import_lookup",
+        "key",
         "flock",
         2,
-        "`LOCK_EX | LOCK_NB` at the lookup (an entry nobody holds is collected, not imported:          ACL-LIFE-003/004) and at the free (the last holder removes the entry)",
+        "`LOCK_EX | LOCK_NB` at the lookup (an entry nobody holds is collected, not imported: \
+         ACL-LIFE-003/004) and at the free (the last holder removes the entry)",
     ),
     (
         "import_lookup",
+        "key",
         "statx",
         1,
-        "ACL-IMP-007's check that the key exists, which comes before ACL-IMP-008's context check          and before fault injection on the key (`emulator/src/acl/share.rs`)",
+        "ACL-IMP-007's check that the key exists, which comes before ACL-IMP-008's context check \
+         and before fault injection on the key (`emulator/src/acl/share.rs`)",
     ),
 ];
 
-/// The extra calls [`EXTRA`] allows `group` for the call `name`.
-pub fn extra(group: &str, name: &str) -> u64 {
-    EXTRA.iter().filter(|e| e.0 == group && e.1 == name).map(|e| e.2).sum()
+/// Whether the backend named `function` in a bench id shares by key (ACL;
+/// the references of the key-only groups, such as `hot10`, too).
+pub fn by_key(function: &str) -> bool {
+    !matches!(function, "emulator-hip" | "emulator-cuda" | "hip" | "cuda")
+}
+
+/// The extra calls [`EXTRA`] allows the backend `function` in `group` for
+/// the call `name`.
+pub fn extra(group: &str, function: &str, name: &str) -> u64 {
+    let kind = if by_key(function) { "key" } else { "fd" };
+    EXTRA.iter().filter(|e| e.0 == group && (e.1 == "*" || e.1 == kind) && e.2 == name).map(|e| e.3).sum()
 }
 
 /// Iterations counted per entry.

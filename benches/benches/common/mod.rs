@@ -31,7 +31,7 @@ fn run(target: &str, build: Builder) -> Result<(), BenchError> {
         Err(e) => return Err(e),
     };
     let dir = criterion_dir();
-    let mut record = Run::start(target, env.vmm().name(), plan.name());
+    let mut record = Run::start(target, &env.names(), plan.name());
     let mut c = Criterion::default()
         .output_directory(&dir)
         .without_plots()

@@ -16,21 +16,18 @@ use crate::plan::size_label;
 /// The group.
 pub const GROUP: &str = "alloc_free";
 
-/// The entries: per size, the backend's allocate + free, and the floors.
+/// The entries: per size, each backend's allocate + free, and the floors.
 ///
 /// # Errors
 /// None; the calls happen when the entries run.
 pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
-    let v = env.vmm();
     let mut out = Vec::new();
     for &size in env.plan.alloc_sizes() {
         let l = size_label(size);
-        out.push(Entry::new(GROUP, v.name(), &l, move |n| {
-            timed(n, |_| {
-                let m = v.alloc(0, size)?;
-                v.free(m)
-            })
-        }));
+        for b in env.backends() {
+            let d = b.dev(0);
+            out.push(Entry::new(GROUP, b.name(), &l, move |n| timed(n, |_| Ok(d.alloc_physical(size)?.free()?))));
+        }
         let dir = env.floor_dir();
         out.push(Entry::new(GROUP, "floor", &l, move |n| timed(n, |_| floor::tmpfile(dir, size).map(drop))));
         out.push(Entry::new(GROUP, "floor_memfd", &l, move |n| timed(n, |_| floor::memfd(size).map(drop))));

@@ -66,22 +66,24 @@ fn expect(rc: aclError, want: AclError, call: &str) -> Result<()> {
 /// # Errors
 /// None; the calls happen when the entries run.
 pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
-    let v = env.vmm();
-    let Some(api) = v.acl_api() else {
-        env.note(format!("{GROUP}: skipped, the backend has no ACL table"));
-        return Ok(vec![]);
-    };
-    let api: AclApi = *api;
-    let suffix = log_suffix();
-    let table = format!("{}{suffix}", v.name());
-    let mut out = vec![
-        Entry::new(GROUP, &table, "aclrtGetDevice", move |n| timed(n, |_| get_device(api.aclrtGetDevice))),
-        Entry::new(GROUP, &table, "aclrtMapMem_null", move |n| timed(n, |_| map_null(api.aclrtMapMem))),
-    ];
-    if v.name() == "emulator" && suffix.is_empty() {
-        use vmmkit_emulator::acl::{device, vmm};
-        out.push(Entry::new(GROUP, "direct", "aclrtGetDevice", |n| timed(n, |_| get_device(device::aclrtGetDevice))));
-        out.push(Entry::new(GROUP, "direct", "aclrtMapMem_null", |n| timed(n, |_| map_null(vmm::aclrtMapMem))));
+    let mut out = Vec::new();
+    for b in env.backends() {
+        let Some(api) = b.rt().acl_api() else {
+            env.note(format!("{GROUP}: {} skipped, it has no ACL table", b.name()));
+            continue;
+        };
+        let api: AclApi = *api;
+        let suffix = log_suffix();
+        let table = format!("{}{suffix}", b.name());
+        out.push(Entry::new(GROUP, &table, "aclrtGetDevice", move |n| timed(n, |_| get_device(api.aclrtGetDevice))));
+        out.push(Entry::new(GROUP, &table, "aclrtMapMem_null", move |n| timed(n, |_| map_null(api.aclrtMapMem))));
+        if b.name() == "emulator" && suffix.is_empty() {
+            use vmmkit_emulator::acl::{device, vmm};
+            out.push(Entry::new(GROUP, "direct", "aclrtGetDevice", |n| {
+                timed(n, |_| get_device(device::aclrtGetDevice))
+            }));
+            out.push(Entry::new(GROUP, "direct", "aclrtMapMem_null", |n| timed(n, |_| map_null(vmm::aclrtMapMem))));
+        }
     }
     Ok(out)
 }

@@ -9,9 +9,10 @@
 use std::time::Duration;
 
 use super::{Case, Entry, Env, timed};
-use crate::backend::{Mapped, Mem, Va, Vmm};
+use crate::backend::Bk;
 use crate::error::Result;
 use crate::plan::{MIB, size_label};
+use vmmkit_runtime::{Access, Location, Mapping, PhysicalMemory, Reservation};
 
 /// Host to device.
 pub const H2D: &str = "copy_h2d";
@@ -20,19 +21,20 @@ pub const D2H: &str = "copy_d2h";
 /// Device to device.
 pub const D2D: &str = "copy_d2d";
 
-/// The entries: per direction and size, the backend's copy and the floor.
+/// The entries: per direction and size, each backend's copy and the floor.
 ///
 /// # Errors
 /// None; the calls happen when the entries run.
 pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
-    let v = env.vmm();
     let mut out = Vec::new();
     for group in [H2D, D2H, D2D] {
         for &size in env.plan.copy_sizes() {
             let l = size_label(size);
             let slow = size >= 64 * MIB;
-            let case = CopyCase { v, group, size, dev: Vec::new(), host: Vec::new() };
-            out.push(Entry::with_case(group, v.name(), &l, case).bytes(size).slow(slow));
+            for b in env.backends() {
+                let case = CopyCase { b, group, size, dev: Vec::new(), host: Vec::new() };
+                out.push(Entry::with_case(group, b.name(), &l, case).bytes(size).slow(slow));
+            }
             let mut bufs: Option<(Vec<u8>, Vec<u8>)> = None;
             out.push(
                 Entry::new(group, "floor", &l, move |n| {
@@ -51,16 +53,22 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
     Ok(out)
 }
 
-/// Device memory mapped for a copy.
+/// Device memory mapped for a copy (the mapping is taken out first, to unmap it).
 struct DevBuf {
-    mem: Mem,
-    va: Va,
-    m: Mapped,
+    mem: PhysicalMemory,
+    va: Reservation,
+    m: Option<Mapping>,
 }
 
-/// The backend's copy in one direction, with its buffers.
+impl DevBuf {
+    fn m(&self) -> &Mapping {
+        self.m.as_ref().expect("mapped until dropped")
+    }
+}
+
+/// A backend's copy in one direction, with its buffers.
 struct CopyCase<'a> {
-    v: &'a dyn Vmm,
+    b: &'a Bk,
     group: &'static str,
     size: usize,
     dev: Vec<DevBuf>,
@@ -70,15 +78,16 @@ struct CopyCase<'a> {
 impl CopyCase<'_> {
     /// Device memory for at least `size` bytes (allocations are whole granules).
     fn device_buffer(&mut self, fill: u8) -> Result<()> {
-        let v = self.v;
-        let len = self.size.next_multiple_of(v.granularity()?);
-        let mem = v.alloc(0, len)?;
-        let va = v.reserve(len)?;
-        let m = v.map(&va, &mem)?;
-        self.dev.push(DevBuf { mem, va, m });
+        let d = self.b.dev(0);
+        let len = self.size.next_multiple_of(self.b.granularity()?);
+        let mem = d.alloc_physical(len)?;
+        let va = d.reserve(len)?;
+        let m = va.map(0, &mem)?;
+        m.set_access(Location::Device(0), Access::ReadWrite)?;
+        self.dev.push(DevBuf { mem, va, m: Some(m) });
         // Touch every page, so that the measurement does not include first faults.
         let src = vec![fill; len];
-        v.write(&self.dev.last().expect("pushed").m, 0, &src)
+        Ok(self.dev.last().expect("pushed").m().write(0, &src)?)
     }
 
     fn set_up(&mut self) -> Result<()> {
@@ -98,11 +107,11 @@ impl Case for CopyCase<'_> {
         if self.dev.is_empty() {
             self.set_up()?;
         }
-        let (v, size) = (self.v, self.size);
+        let size = self.size;
         match (self.group, self.dev.as_slice()) {
-            (D2D, [a, b]) => timed(iters, |_| v.copy(&b.m, &a.m, size)),
-            (D2H, [a]) => timed(iters, |_| v.read(&a.m, 0, &mut self.host[..size])),
-            (_, [a]) => timed(iters, |_| v.write(&a.m, 0, &self.host[..size])),
+            (D2D, [a, b]) => timed(iters, |_| Ok(a.m().copy_to(0, b.m(), 0, size)?)),
+            (D2H, [a]) => timed(iters, |_| Ok(a.m().read(0, &mut self.host[..size])?)),
+            (_, [a]) => timed(iters, |_| Ok(a.m().write(0, &self.host[..size])?)),
             _ => unreachable!("set_up makes one buffer, two for device to device"),
         }
     }
@@ -110,9 +119,9 @@ impl Case for CopyCase<'_> {
 
 impl Drop for CopyCase<'_> {
     fn drop(&mut self) {
-        let v = self.v;
-        for DevBuf { mem, va, m } in self.dev.drain(..) {
-            if let Err(e) = v.unmap(m).and_then(|()| v.release(va)).and_then(|()| v.free(mem)) {
+        for DevBuf { mem, va, mut m } in self.dev.drain(..) {
+            let r = m.take().map_or(Ok(()), Mapping::unmap).and_then(|()| va.free()).and_then(|()| mem.free());
+            if let Err(e) = r {
                 eprintln!("copy bench clean-up: {e}");
             }
         }

@@ -183,11 +183,10 @@ impl Drop for PingPong {
 /// # Errors
 /// None; the calls happen when the entries run.
 pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
-    let v = env.vmm();
-    if v.name() != "emulator" {
+    let Some(name) = env.backends().iter().find(|b| b.rt().backend().is_emulator()).map(|_| "emulator-cuda") else {
         env.note(format!("{STREAM_GROUP}, {EVENT_GROUP}: skipped, the CUDA table is the emulator's only"));
         return Ok(vec![]);
-    }
+    };
     let schedule = format!("{:?}", vmmkit_emulator::core::emulator().map(|e| e.schedule()).ok());
     env.note(format!("{STREAM_GROUP}, {EVENT_GROUP}: schedule {schedule}"));
     let mut cu: Option<Cuda> = None;
@@ -195,7 +194,7 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
     let mut cu2: Option<(Cuda, CUevent)> = None;
     let mut floor_b: Option<PingPong> = None;
     Ok(vec![
-        Entry::new(STREAM_GROUP, v.name(), "host_func", move |n| {
+        Entry::new(STREAM_GROUP, name, "host_func", move |n| {
             if cu.is_none() {
                 cu = Some(Cuda::open()?);
             }
@@ -204,7 +203,7 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
         Entry::new(STREAM_GROUP, "floor", "host_func", move |n| {
             Ok(floor_a.get_or_insert_with(|| PingPong::start(false)).round_trips(n))
         }),
-        Entry::new(EVENT_GROUP, v.name(), "record_query", move |n| {
+        Entry::new(EVENT_GROUP, name, "record_query", move |n| {
             if cu2.is_none() {
                 let c = Cuda::open()?;
                 let mut e = ptr::null_mut();

@@ -12,41 +12,56 @@
 //!
 //! An allocation can be exported once (ACL-EXP-008), so each iteration
 //! exports a new one: the allocation before and the free after are not
-//! measured (nor are the floor's `open`, `unlink` and `close`).
+//! measured (nor are the floor's `open`, `unlink` and `close`). On HIP and
+//! CUDA the export also returns a POSIX fd (its `close` is not measured).
 
 use super::{Entry, Env, timed_each};
 use crate::error::Result;
 use crate::floor;
 use crate::plan::size_label;
-use vmmkit_runtime::Sharing;
 
 /// The group.
 pub const GROUP: &str = "export";
+/// The size exported: 2 MiB, a granule of every backend.
+const SIZE: usize = 2 << 20;
 
-/// The entries: the backend's export (trustlist on, the default flag) of a
-/// granule-sized allocation, and the floor.
+/// The entries: each backend's export of a 2 MiB allocation (ACL: a key,
+/// trustlist on, the default flag; HIP and CUDA: a POSIX fd), and the floor.
 ///
 /// # Errors
-/// The granularity query failed.
+/// None; the calls happen when the entries run.
 pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
-    let v = env.vmm();
-    let g = v.granularity()?;
+    let g = SIZE;
     let l = size_label(g);
     let dir = env.floor_dir();
-    Ok(vec![
-        Entry::new(GROUP, v.name(), &l, move |n| {
-            timed_each(n, |_| v.alloc(0, g), |m| v.export(m, Sharing::Trustlist), |m, _key| v.free(m))
-        }),
-        Entry::new(GROUP, "floor", &l, move |n| {
-            timed_each(
-                n,
-                |i| Ok((floor::tmpfile(dir, g)?, dir.join(format!("export-{i}")))),
-                |(fd, path)| floor::link(fd, path),
-                |(fd, path), ()| {
-                    drop(fd);
-                    floor::unlink(&path)
-                },
-            )
-        }),
-    ])
+    let mut out: Vec<Entry<'_>> = env
+        .backends()
+        .iter()
+        .map(|b| {
+            let (d, sharing) = (b.dev(0), b.sharing());
+            Entry::new(GROUP, b.name(), &l, move |n| {
+                timed_each(
+                    n,
+                    |_| Ok(d.alloc_physical(g)?),
+                    |m| Ok(m.export(sharing)?),
+                    |m, e| {
+                        drop(e);
+                        Ok(m.free()?)
+                    },
+                )
+            })
+        })
+        .collect();
+    out.push(Entry::new(GROUP, "floor", &l, move |n| {
+        timed_each(
+            n,
+            |i| Ok((floor::tmpfile(dir, g)?, dir.join(format!("export-{i}")))),
+            |(fd, path)| floor::link(fd, path),
+            |(fd, path), ()| {
+                drop(fd);
+                floor::unlink(&path)
+            },
+        )
+    }));
+    Ok(out)
 }

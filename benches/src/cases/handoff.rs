@@ -8,17 +8,22 @@
 //! Floor: the same socketpair round trip, in which the peer opens a file
 //! of the root's file system by name, maps it shared and reads its first
 //! byte: `sendmsg` + `recvmsg` each way, `open`, `mmap`, a page fault.
+//!
+//! ACL sends the 64-bit key in the request; HIP and CUDA send the exported
+//! POSIX fd beside it with `SCM_RIGHTS`, and the peer imports from the fd
+//! it receives. Each backend has its own peer, over the same backend.
 
 use super::{Entry, Env};
-use crate::backend::{Mapped, Mem, Shareable, Va, Vmm};
+use crate::backend::Bk;
 use crate::error::{BenchError, Result};
 use crate::floor;
 use crate::peer::Peer;
 use crate::peer::wire::Op;
 use crate::plan::size_label;
+use std::os::fd::BorrowedFd;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
-use vmmkit_runtime::Sharing;
+use vmmkit_runtime::{Access, Exported, Location, Mapping, PhysicalMemory, Reservation};
 
 /// The group.
 pub const GROUP: &str = "handoff";
@@ -26,45 +31,52 @@ pub const GROUP: &str = "handoff";
 pub const FLOOR_FILE: &str = "handoff";
 /// The byte the exporter writes first, and the peer must read.
 const FIRST: u8 = 0xa5;
+/// The size handed off: 2 MiB, a granule of every backend.
+const SIZE: usize = 2 << 20;
 
-/// The entries: the backend's handoff of a granule, and the floor. The
-/// peer is started here, once for both.
+/// The entries: each backend's handoff of 2 MiB (its own peer, over the
+/// same backend), and the floor (with the first backend's peer).
 ///
 /// # Errors
-/// The peer could not be started, or the granularity query failed.
+/// A peer could not be started.
 pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
-    let v = env.vmm();
-    let g = v.granularity()?;
+    let g = SIZE;
     let l = size_label(g);
-    let peer = Rc::new(Peer::spawn(env.peer_exe(), env.root(), env.floor_dir())?);
-    let p2 = peer.clone();
-    let mut shared: Option<Exported<'_>> = None;
-    let mut floor_made = false;
-    Ok(vec![
-        Entry::new(GROUP, v.name(), &l, move |n| {
+    let mut out = Vec::new();
+    let mut first_peer: Option<Rc<Peer>> = None;
+    for b in env.backends() {
+        let peer = Rc::new(Peer::spawn(env.peer_exe(), b.name(), env.root(), env.floor_dir())?);
+        first_peer.get_or_insert_with(|| peer.clone());
+        let mut shared: Option<Shared> = None;
+        out.push(Entry::new(GROUP, b.name(), &l, move |n| {
             if shared.is_none() {
-                shared = Some(Exported::new(v, g, peer.host_pid())?);
+                shared = Some(Shared::new(b, g, peer.host_pid())?);
             }
-            let key = shared.as_ref().expect("set above").key;
-            round_trips(n, &peer, Op::ImportMapRead, &[key.0, g as u64], Op::ReleaseImport)
-        }),
-        Entry::new(GROUP, "floor", &l, move |n| {
-            if !floor_made {
-                floor::named_file(&env.floor_dir().join(FLOOR_FILE), g, FIRST)?;
-                floor_made = true;
-            }
-            round_trips(n, &p2, Op::OpenMapRead, &[g as u64], Op::CloseFloor)
-        }),
-    ])
+            let s = shared.as_ref().expect("set above");
+            let (key, fd) = (s.ex.key().unwrap_or(0), s.ex.fd());
+            round_trips(n, &peer, Op::ImportMapRead, &[key, g as u64], fd, Op::ReleaseImport)
+        }));
+    }
+    let Some(p2) = first_peer else { return Ok(out) };
+    let mut floor_made = false;
+    out.push(Entry::new(GROUP, "floor", &l, move |n| {
+        if !floor_made {
+            floor::named_file(&env.floor_dir().join(FLOOR_FILE), g, FIRST)?;
+            floor_made = true;
+        }
+        round_trips(n, &p2, Op::OpenMapRead, &[g as u64], None, Op::CloseFloor)
+    }));
+    Ok(out)
 }
 
-/// `n` times: `op` measured, then `undo` not.
-fn round_trips(n: u64, peer: &Peer, op: Op, args: &[u64], undo: Op) -> Result<Duration> {
+/// `n` times: `op` (with `fd` beside it, `SCM_RIGHTS`) measured, then `undo` not.
+fn round_trips(n: u64, peer: &Peer, op: Op, args: &[u64], fd: Option<BorrowedFd<'_>>, undo: Op) -> Result<Duration> {
+    let fds: Vec<BorrowedFd<'_>> = fd.into_iter().collect();
     let mut total = Duration::ZERO;
     for _ in 0..n {
         crate::syscalls::begin();
         let t = Instant::now();
-        let got = peer.call(op, args);
+        let got = peer.call_with(op, args, &fds);
         total += t.elapsed();
         crate::syscalls::end();
         let got = got?;
@@ -76,36 +88,24 @@ fn round_trips(n: u64, peer: &Peer, op: Op, args: &[u64], undo: Op) -> Result<Du
     Ok(total)
 }
 
-/// The exporter's memory: mapped, written, exported, the peer trusted.
-struct Exported<'a> {
-    v: &'a dyn Vmm,
-    held: Option<(Mem, Va, Mapped)>,
-    key: Shareable,
+/// The exporter's memory: mapped, written, exported, the peer trusted (ACL).
+struct Shared {
+    ex: Exported,
+    _held: (Mapping, Reservation, PhysicalMemory),
 }
 
-impl<'a> Exported<'a> {
-    fn new(v: &'a dyn Vmm, size: usize, peer: i32) -> Result<Self> {
-        let mem = v.alloc(0, size)?;
-        let va = v.reserve(size)?;
-        let m = v.map(&va, &mem)?;
-        let mut me = Self { v, held: None, key: Shareable(0) };
-        let r = v.write(&m, 0, &[FIRST]);
-        me.held = Some((mem, va, m));
-        r?;
-        let (mem, ..) = me.held.as_ref().expect("set above");
-        me.key = v.export(mem, Sharing::Trustlist)?;
-        v.allow(me.key, &[peer])?;
-        Ok(me)
-    }
-}
-
-impl Drop for Exported<'_> {
-    fn drop(&mut self) {
-        if let Some((mem, va, m)) = self.held.take() {
-            let v = self.v;
-            if let Err(e) = v.unmap(m).and_then(|()| v.release(va)).and_then(|()| v.free(mem)) {
-                eprintln!("handoff bench clean-up: {e}");
-            }
+impl Shared {
+    fn new(b: &Bk, size: usize, peer: i32) -> Result<Self> {
+        let d = b.dev(0);
+        let mem = d.alloc_physical(size)?;
+        let va = d.reserve(size)?;
+        let m = va.map(0, &mem)?;
+        m.set_access(Location::Device(0), Access::ReadWrite)?;
+        m.write(0, &[FIRST])?;
+        let ex = mem.export(b.sharing())?;
+        if b.shares_by_key() {
+            ex.set_pids(&[peer])?;
         }
+        Ok(Self { ex, _held: (m, va, mem) })
     }
 }

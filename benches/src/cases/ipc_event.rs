@@ -40,7 +40,7 @@ const PATIENCE: Duration = Duration::from_secs(10);
 /// # Errors
 /// None here; the peers start at the first run.
 pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
-    if env.vmm().name() != "emulator" {
+    if !env.backends().iter().any(|b| b.rt().backend().is_emulator()) {
         return Ok(Vec::new()); // the core's events exist only on the emulator
     }
     let mut out = Vec::new();

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use rustix::process::Resource;
 
 use super::{Entry, Env, timed};
-use crate::backend::Shareable;
+use crate::backend::Bk;
 use crate::error::Result;
 use crate::peer::Peer;
 
@@ -39,23 +39,38 @@ const PER_HOLDER_MAX: usize = 16_000;
 /// How long a holder may take to add its share.
 const GROW_DEADLINE: Duration = Duration::from_secs(600);
 
-/// The entries: one per count, sharing the holders.
+/// The entries: per backend that shares by key (ACL), one per count,
+/// sharing the holders. HIP and CUDA share by fd: no registry of keys to
+/// look up, no entries (a note says so).
 ///
 /// # Errors
-/// The granularity or device count query failed.
+/// The granularity query failed.
 pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
-    let v = env.vmm();
-    let size = v.granularity()?;
+    let mut out: Vec<Entry<'_>> = Vec::new();
+    for b in env.backends() {
+        if b.shares_by_key() {
+            out.extend(backend_entries(env, b)?);
+        } else {
+            env.note(format!("{GROUP}: {} skipped: it shares by fd, there is no key to look up", b.name()));
+        }
+    }
+    Ok(out)
+}
+
+fn backend_entries<'a>(env: &'a Env, b: &'a Bk) -> Result<Vec<Entry<'a>>> {
+    let size = b.granularity()?;
+    let d = b.dev(0);
     let hard = rustix::process::getrlimit(Resource::Nofile).maximum.unwrap_or(u64::MAX);
     let per = PER_HOLDER_MAX.min(usize::try_from(hard.saturating_sub(512)).unwrap_or(usize::MAX)).max(1);
     let holders = Rc::new(RefCell::new(Holders {
         env,
+        backend: b.name(),
         peers: Vec::new(),
         counts: Vec::new(),
         keys: Vec::new(),
         per,
         size,
-        devices: v.device_count()?,
+        devices: b.rt().device_count()?,
     }));
     let counts = env.plan.lookup_counts();
     let entry = |function: String, count: usize, cycled: usize| {
@@ -68,15 +83,14 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
             let stride = stride_for(cycled);
             timed(n, |_| {
                 at = (at + stride) % cycled;
-                let m = v.import(Shareable(keys[at]), 0, size)?;
-                v.free(m)
+                Ok(d.import(keys[at], size)?.free()?)
             })
         })
     };
     let mut out: Vec<Entry<'_>> = Vec::new();
     for &c in counts {
-        out.push(entry(v.name().to_owned(), c, c));
-        if v.name() == "emulator" {
+        out.push(entry(b.name().to_owned(), c, c));
+        if b.rt().backend().is_emulator() {
             out.push(floor_entry(env, &holders, c, size));
         }
     }
@@ -135,6 +149,8 @@ fn gcd(mut a: usize, mut b: usize) -> usize {
 /// The holder processes and the keys they exported, in order.
 struct Holders<'a> {
     env: &'a Env,
+    /// The backend the holders open (`VMMKIT_BACKEND`).
+    backend: &'static str,
     peers: Vec<Peer>,
     /// Exports kept by each holder.
     counts: Vec<usize>,
@@ -158,7 +174,12 @@ impl Holders<'_> {
             let i = match self.counts.last() {
                 Some(&c) if c < self.per => self.counts.len() - 1,
                 _ => {
-                    self.peers.push(Peer::spawn(self.env.peer_exe(), self.env.root(), self.env.floor_dir())?);
+                    self.peers.push(Peer::spawn(
+                        self.env.peer_exe(),
+                        self.backend,
+                        self.env.root(),
+                        self.env.floor_dir(),
+                    )?);
                     self.counts.push(0);
                     self.counts.len() - 1
                 }

@@ -13,24 +13,26 @@ use std::os::fd::OwnedFd;
 use std::time::Duration;
 
 use super::{Case, Entry, Env, timed};
-use crate::backend::{Mem, Va, Vmm};
+use crate::backend::Bk;
 use crate::error::Result;
 use crate::floor::{self, Range};
 use crate::plan::size_label;
+use vmmkit_runtime::{Access, Location, PhysicalMemory, Reservation};
 
 /// The group.
 pub const GROUP: &str = "map_access_unmap";
 
-/// The entries: per size, the backend's map + set-access + unmap, and the floor.
+/// The entries: per size, each backend's map + set-access + unmap, and the floor.
 ///
 /// # Errors
 /// None; the calls happen when the entries run.
 pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
-    let v = env.vmm();
     let mut out = Vec::new();
     for &size in env.plan.map_sizes() {
         let l = size_label(size);
-        out.push(Entry::with_case(GROUP, v.name(), &l, MapCase { v, size, held: None }));
+        for b in env.backends() {
+            out.push(Entry::with_case(GROUP, b.name(), &l, MapCase { b, size, held: None }));
+        }
         let dir = env.floor_dir();
         let mut held: Option<(OwnedFd, Range)> = None;
         out.push(Entry::new(GROUP, "floor", &l, move |n| {
@@ -52,24 +54,22 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
 /// The backend's side: memory and a reservation made once, mapped and
 /// unmapped each iteration.
 struct MapCase<'a> {
-    v: &'a dyn Vmm,
+    b: &'a Bk,
     size: usize,
-    held: Option<(Mem, Va)>,
+    held: Option<(PhysicalMemory, Reservation)>,
 }
 
 impl Case for MapCase<'_> {
     fn run(&mut self, iters: u64) -> Result<Duration> {
-        let v = self.v;
         if self.held.is_none() {
-            let mem = v.alloc(0, self.size)?;
-            let va = v.reserve(self.size)?;
-            self.held = Some((mem, va));
+            let d = self.b.dev(0);
+            self.held = Some((d.alloc_physical(self.size)?, d.reserve(self.size)?));
         }
         let (mem, va) = self.held.as_ref().expect("set above");
         timed(iters, |_| {
-            let m = v.map(va, mem)?;
-            v.set_access(&m, 0)?;
-            v.unmap(m)
+            let m = va.map(0, mem)?;
+            m.set_access(Location::Device(0), Access::ReadWrite)?;
+            Ok(m.unmap()?)
         })
     }
 }
@@ -77,7 +77,7 @@ impl Case for MapCase<'_> {
 impl Drop for MapCase<'_> {
     fn drop(&mut self) {
         if let Some((mem, va)) = self.held.take() {
-            let r = self.v.release(va).and_then(|()| self.v.free(mem));
+            let r = va.free().and_then(|()| mem.free());
             if let Err(e) = r {
                 eprintln!("map bench clean-up: {e}");
             }

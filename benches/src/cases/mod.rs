@@ -25,7 +25,7 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::backend::Vmm;
+use crate::backend::Bk;
 use crate::error::Result;
 use crate::plan::Plan;
 use crate::root::BenchRoot;
@@ -123,11 +123,11 @@ impl<'a> Entry<'a> {
     }
 }
 
-/// What every bench body shares: the backend, the root, the plan, the
+/// What every bench body shares: the backends, the root, the plan, the
 /// peer executable, and notes for the run record (set-up costs).
 pub struct Env {
-    /// The backend (dropped before the root: fields drop in order).
-    pub vmm: Box<dyn Vmm>,
+    /// The backends (dropped before the root: fields drop in order).
+    backends: Vec<Bk>,
     root: BenchRoot,
     /// What to measure.
     pub plan: Plan,
@@ -137,25 +137,31 @@ pub struct Env {
 
 impl std::fmt::Debug for Env {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Env").field("backend", &self.vmm.name()).field("plan", &self.plan).finish_non_exhaustive()
+        f.debug_struct("Env").field("backends", &self.names()).field("plan", &self.plan).finish_non_exhaustive()
     }
 }
 
 impl Env {
-    /// Opens the selected backend (see [`crate::backend::open`]) over `root`,
-    /// which must already be the process's `VMMKIT_ROOT` ([`BenchRoot::install`]).
+    /// Opens the backends to measure (see [`crate::backend::open_all`]) over
+    /// `root`, which must already be the process's `VMMKIT_ROOT`
+    /// ([`BenchRoot::install`]).
     ///
     /// # Errors
-    /// [`crate::BenchError::Unsupported`] for a backend the benches cannot drive,
-    /// or the failure to open it.
+    /// [`crate::BenchError::Unsupported`] when no backend has a device, or
+    /// the failure to open one.
     pub fn new(root: BenchRoot, plan: Plan, peer_exe: PathBuf) -> Result<Self> {
-        let vmm = crate::backend::open()?;
-        Ok(Self { vmm, root, plan, peer_exe, notes: RefCell::new(Vec::new()) })
+        let backends = crate::backend::open_all()?;
+        Ok(Self { backends, root, plan, peer_exe, notes: RefCell::new(Vec::new()) })
     }
 
-    /// The backend.
-    pub fn vmm(&self) -> &dyn Vmm {
-        self.vmm.as_ref()
+    /// The backends measured, in the order of the report.
+    pub fn backends(&self) -> &[Bk] {
+        &self.backends
+    }
+
+    /// Their names, joined with `, `.
+    pub fn names(&self) -> String {
+        self.backends.iter().map(Bk::name).collect::<Vec<_>>().join(", ")
     }
 
     /// The floors' directory (on the root's file system).
@@ -190,8 +196,8 @@ impl Env {
     /// # Errors
     /// The root could not be removed.
     pub fn close(self) -> Result<()> {
-        let Self { vmm, root, .. } = self;
-        drop(vmm);
+        let Self { backends, root, .. } = self;
+        drop(backends);
         root.remove()
     }
 }

@@ -2,73 +2,60 @@
 //! it has imported already (ACL-IMP-014: the same handle comes back with
 //! one more reference), and the free that drops that reference.
 //!
-//! Floor: two calls through the same table that do nothing (`aclrtGetDevice`):
+//! Floor: two calls through the same table that do nothing (the device
+//! count: `aclrtGetDeviceCount`, `hipGetDeviceCount`, `cuDeviceGetCount`):
 //! a repeated import needs no system call, since the process holds the
-//! memory already, so what it cannot avoid is the cost of two calls.
+//! memory already, so what it cannot avoid is the cost of two calls. Each
+//! backend has its own floor (`floor_<backend>` when several are measured).
+//!
+//! On HIP and CUDA the handle is a POSIX fd, and importing it again makes a
+//! new handle with a hold of its own on the entry (no cache answers it):
+//! the row shows what that costs.
 //!
 //! One process plays both sides (it exports from device 0 and imports onto
 //! device 1), which needs two devices.
 
 use super::{Entry, Env, timed};
-use crate::backend::{Mem, Shareable};
 use crate::error::Result;
 use crate::plan::size_label;
-use vmmkit_runtime::Sharing;
+use vmmkit_runtime::{Exported, Imported, PhysicalMemory};
 
 /// The group.
 pub const GROUP: &str = "reimport";
+/// The size shared: 2 MiB, a granule of every backend.
+const SIZE: usize = 2 << 20;
 
-/// The entries: import + free of an imported handle, and the floor.
+/// The entries: per backend with two devices, import + free of an imported
+/// handle, and the floor (the backend's own two calls).
 ///
 /// # Errors
-/// The backend's queries failed.
+/// None; the calls happen when the entries run.
 pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
-    let v = env.vmm();
-    if v.device_count()? < 2 {
-        env.note(format!("{GROUP}: skipped, it needs two devices"));
-        return Ok(vec![]);
-    }
-    let g = v.granularity()?;
-    let l = size_label(g);
-    let mut held: Option<Held<'_>> = None;
-    Ok(vec![
-        Entry::new(GROUP, v.name(), &l, move |n| {
-            if held.is_none() {
-                let mem = v.alloc(0, g)?;
-                let key = v.export(&mem, Sharing::AnyProcess)?;
-                let first = v.import(key, 1, g)?;
-                held = Some(Held { env, mem: Some(mem), first: Some(first), key });
-            }
-            let h = held.as_ref().expect("set above");
-            timed(n, |_| {
-                let m = v.import(h.key, 1, g)?;
-                v.free(m)
-            })
-        }),
-        Entry::new(GROUP, "floor", &l, move |n| {
-            timed(n, |_| {
-                v.cheap_call()?;
-                v.cheap_call()
-            })
-        }),
-    ])
-}
-
-/// The exported memory and its first import, freed on drop.
-struct Held<'a> {
-    env: &'a Env,
-    mem: Option<Mem>,
-    first: Option<Mem>,
-    key: Shareable,
-}
-
-impl Drop for Held<'_> {
-    fn drop(&mut self) {
-        let v = self.env.vmm();
-        for m in [self.first.take(), self.mem.take()].into_iter().flatten() {
-            if let Err(e) = v.free(m) {
-                eprintln!("reimport bench clean-up: {e}");
-            }
+    let l = size_label(SIZE);
+    let mut out = Vec::new();
+    for b in env.backends() {
+        if b.device_count() < 2 {
+            env.note(format!("{GROUP}: {} skipped, it needs two devices", b.name()));
+            continue;
         }
+        let mut held: Option<(PhysicalMemory, Exported, Imported)> = None;
+        out.push(Entry::new(GROUP, b.name(), &l, move |n| {
+            if held.is_none() {
+                let mem = b.dev(0).alloc_physical(SIZE)?;
+                let ex = mem.export(b.vendor().vmm_sharing()[b.vendor().vmm_sharing().len() - 1])?;
+                let first = b.dev(1).import(ex.shareable(), SIZE)?;
+                held = Some((mem, ex, first));
+            }
+            let (_, ex, _) = held.as_ref().expect("set above");
+            timed(n, |_| Ok(b.dev(1).import(ex.shareable(), SIZE)?.free()?))
+        }));
+        let floor = if env.backends().len() > 1 { format!("floor_{}", b.name()) } else { "floor".to_owned() };
+        out.push(Entry::new(GROUP, floor, &l, move |n| {
+            timed(n, |_| {
+                b.cheap_call()?;
+                b.cheap_call()
+            })
+        }));
     }
+    Ok(out)
 }

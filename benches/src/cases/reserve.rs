@@ -27,21 +27,18 @@ const FLOOR_AT: usize = 0x1800_0000_0000;
 /// The floor's neighbour: the last page of the 512 GiB from [`FLOOR_AT`].
 const FLOOR_ANCHOR: usize = FLOOR_AT + (512 << 30) - 4096;
 
-/// The entries: per size, the backend's reserve + release, and the floor.
+/// The entries: per size, each backend's reserve + release, and the floor.
 ///
 /// # Errors
 /// None; the calls happen when the entries run.
 pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
-    let v = env.vmm();
     let mut out = Vec::new();
     for &size in env.plan.reserve_sizes() {
         let l = size_label(size);
-        out.push(Entry::new(GROUP, v.name(), &l, move |n| {
-            timed(n, |_| {
-                let va = v.reserve(size)?;
-                v.release(va)
-            })
-        }));
+        for b in env.backends() {
+            let d = b.dev(0);
+            out.push(Entry::new(GROUP, b.name(), &l, move |n| timed(n, |_| Ok(d.reserve(size)?.free()?))));
+        }
         let mut anchor: Option<Range> = None;
         out.push(Entry::new(GROUP, "floor", &l, move |n| {
             if anchor.is_none() {

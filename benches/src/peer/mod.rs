@@ -4,8 +4,9 @@
 //!
 //! The peer is the `vmmkit-bench-peer` executable of this package (bench
 //! and test targets find it with `env!("CARGO_BIN_EXE_vmmkit-bench-peer")`).
-//! It inherits the environment, so it opens the same backend and, on the
-//! emulator, the same root. Every wait for it has a deadline; a peer that
+//! It opens the backend its bench process names (`VMMKIT_BACKEND`) and, on
+//! the emulator, the same root. Shareable handles go in the request: a key
+//! as a word (ACL), a POSIX fd (HIP, CUDA) with `SCM_RIGHTS` beside it. Every wait for it has a deadline; a peer that
 //! dies is an error with its exit status, and one still alive when its
 //! owner is dropped is asked to quit, then killed.
 
@@ -13,6 +14,7 @@ pub mod serve;
 pub mod wire;
 
 use std::cell::RefCell;
+use std::os::fd::BorrowedFd;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -34,15 +36,18 @@ pub struct Peer {
 }
 
 impl Peer {
-    /// Starts `exe` as a peer on the emulator root `root`, its channel as its
-    /// stdin, with the floors' files in `floor_dir`, and waits for it to say
-    /// it is ready.
+    /// Starts `exe` as a peer over the backend named `backend` (as
+    /// `VMMKIT_BACKEND` names it) on the emulator root `root`, its channel as
+    /// its stdin, with the floors' files in `floor_dir`, and waits for it to
+    /// say it is ready.
     ///
     /// # Errors
     /// The peer could not be started or did not get ready within [`DEADLINE`].
-    pub fn spawn(exe: &Path, root: &Path, floor_dir: &Path) -> Result<Self> {
+    pub fn spawn(exe: &Path, backend: &str, root: &Path, floor_dir: &Path) -> Result<Self> {
         let mut cmd = Command::new(exe);
-        cmd.env(vmmkit_testkit::root::ROOT_ENV, root).env(FLOOR_ENV, floor_dir);
+        cmd.env(vmmkit_testkit::root::ROOT_ENV, root)
+            .env(FLOOR_ENV, floor_dir)
+            .env(vmmkit_runtime::Backend::ENV, backend);
         let peer = vmmkit_testkit::Peer::spawn("bench peer", &mut cmd).map_err(|e| BenchError::Peer(e.to_string()))?;
         let mut peer = Self { peer: RefCell::new(peer), host_pid: 0 };
         let hello = peer.recv(DEADLINE)?;
@@ -63,7 +68,16 @@ impl Peer {
     /// # Errors
     /// The peer's own error, or it died or did not answer within [`DEADLINE`].
     pub fn call(&self, op: Op, args: &[u64]) -> Result<Vec<u64>> {
-        self.send(op, args)?;
+        self.call_with(op, args, &[])
+    }
+
+    /// [`Peer::call`] with file descriptors sent beside the request
+    /// (`SCM_RIGHTS`).
+    ///
+    /// # Errors
+    /// As [`Peer::call`].
+    pub fn call_with(&self, op: Op, args: &[u64], fds: &[BorrowedFd<'_>]) -> Result<Vec<u64>> {
+        self.send_with(op, args, fds)?;
         self.recv(DEADLINE)
     }
 
@@ -82,9 +96,13 @@ impl Peer {
     /// # Errors
     /// The peer is gone.
     pub fn send(&self, op: Op, args: &[u64]) -> Result<()> {
+        self.send_with(op, args, &[])
+    }
+
+    fn send_with(&self, op: Op, args: &[u64], fds: &[BorrowedFd<'_>]) -> Result<()> {
         let mut words = vec![op as u64];
         words.extend_from_slice(args);
-        self.peer.borrow_mut().send(&wire::encode(&words), &[]).map_err(|e| BenchError::Peer(e.to_string()))
+        self.peer.borrow_mut().send(&wire::encode(&words), fds).map_err(|e| BenchError::Peer(e.to_string()))
     }
 
     /// Collects the replies of a [`Op::Grow`] sent with [`Peer::send`].

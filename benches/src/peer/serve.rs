@@ -9,10 +9,10 @@ use rustix::process::{Resource, Rlimit};
 use vmmkit_testkit::{Channel, RecvError};
 
 use super::wire::{self, Op};
-use crate::backend::{Mapped, Mem, Shareable, Va, Vmm};
+use crate::backend::Bk;
 use crate::error::{BenchError, Result};
 use crate::floor::{self, Range};
-use vmmkit_runtime::Sharing;
+use vmmkit_runtime::{Access, Imported, Location, Mapping, PhysicalMemory, Reservation, Sharing};
 
 /// How long the peer waits for the next request: a bench group may run for
 /// long between two (it dies with its bench process in any case).
@@ -40,13 +40,13 @@ pub fn main() -> std::process::ExitCode {
 }
 
 fn run(sock: &Channel, floor_dir: &Path) -> Result<()> {
-    let vmm = crate::backend::open()?;
-    let pid = vmm.host_pid()?;
+    let b = Bk::open(vmmkit_runtime::Backend::auto().map_err(|e| BenchError::Unsupported(e.to_string()))?)?;
+    let pid = b.rt().host_pid()?;
     reply(sock, &[pid as u64])?;
-    let mut st = State { vmm: vmm.as_ref(), floor_dir, import: None, floor: None, held: Vec::new() };
+    let mut st = State { b: &b, floor_dir, import: None, floor: None, held: Vec::new() };
     loop {
-        let bytes = match sock.recv(IDLE) {
-            Ok((bytes, _fds)) => bytes,
+        let (bytes, fds) = match sock.recv(IDLE) {
+            Ok(got) => got,
             Err(RecvError::Closed) => {
                 st.clear()?; // the bench process went away
                 return Ok(());
@@ -59,7 +59,7 @@ fn run(sock: &Channel, floor_dir: &Path) -> Result<()> {
         let r = match op {
             Some(Op::Grow) => st.grow(sock, args),
             Some(Op::Quit) => st.clear().map(|()| vec![]),
-            Some(op) => st.handle(op, args),
+            Some(op) => st.handle(op, args, fds),
             None => Err(BenchError::Peer(format!("unknown request {op:?}"))),
         };
         match r {
@@ -85,11 +85,12 @@ fn reply(sock: &Channel, values: &[u64]) -> Result<()> {
 
 /// What the peer keeps between requests.
 struct State<'a> {
-    vmm: &'a dyn Vmm,
+    b: &'a Bk,
     floor_dir: &'a Path,
-    import: Option<(Mem, Va, Mapped)>,
+    /// The import: its mapping first (unmapped before the rest goes).
+    import: Option<(Mapping, Reservation, Imported)>,
     floor: Option<(OwnedFd, Range)>,
-    held: Vec<Mem>,
+    held: Vec<PhysicalMemory>,
 }
 
 fn arg(args: &[u64], i: usize) -> Result<u64> {
@@ -101,12 +102,12 @@ fn usize_arg(args: &[u64], i: usize) -> Result<usize> {
 }
 
 impl State<'_> {
-    fn handle(&mut self, op: Op, args: &[u64]) -> Result<Vec<u64>> {
+    fn handle(&mut self, op: Op, args: &[u64], fds: Vec<OwnedFd>) -> Result<Vec<u64>> {
         match op {
             Op::ImportMapRead => {
                 self.release_import()?;
                 let (key, size) = (arg(args, 0)?, usize_arg(args, 1)?);
-                let b = self.import_map_read(Shareable(key), size)?;
+                let b = self.import_map_read(key, fds.first(), size)?;
                 Ok(vec![u64::from(b)])
             }
             Op::ReleaseImport => self.release_import().map(|()| vec![]),
@@ -125,37 +126,29 @@ impl State<'_> {
         }
     }
 
-    /// Import, reserve, map, first read: what a consumer of shared memory does.
-    fn import_map_read(&mut self, key: Shareable, size: usize) -> Result<u8> {
-        let v = self.vmm;
-        let mem = v.import(key, 0, size)?;
-        let va = match v.reserve(size) {
-            Ok(va) => va,
-            Err(e) => {
-                let _ = v.free(mem);
-                return Err(e);
-            }
+    /// Import (by `key`, or by `fd` when one came), reserve, map, grant
+    /// access, first read: what a consumer of shared memory does.
+    fn import_map_read(&mut self, key: u64, fd: Option<&OwnedFd>, size: usize) -> Result<u8> {
+        let d = self.b.dev(0);
+        let mem = match fd {
+            Some(fd) => d.import(fd, size)?,
+            None => d.import(key, size)?,
         };
-        let m = match v.map(&va, &mem) {
-            Ok(m) => m,
-            Err(e) => {
-                let _ = v.release(va);
-                let _ = v.free(mem);
-                return Err(e);
-            }
-        };
+        let va = d.reserve(size)?;
+        let m = va.map(0, &mem)?;
+        m.set_access(Location::Device(0), Access::ReadWrite)?;
         let mut b = [0u8; 1];
-        let r = v.read(&m, 0, &mut b);
-        self.import = Some((mem, va, m));
-        r.map(|()| b[0])
+        let r = m.read(0, &mut b);
+        self.import = Some((m, va, mem));
+        r?;
+        Ok(b[0])
     }
 
     fn release_import(&mut self) -> Result<()> {
-        if let Some((mem, va, m)) = self.import.take() {
-            let v = self.vmm;
-            v.unmap(m)?;
-            v.release(va)?;
-            v.free(mem)?;
+        if let Some((m, va, mem)) = self.import.take() {
+            m.unmap()?;
+            va.free()?;
+            mem.free()?;
         }
         Ok(())
     }
@@ -166,15 +159,11 @@ impl State<'_> {
         let device = u32::try_from(device).map_err(|_| BenchError::Peer(format!("device {device}")))?;
         raise_nofile(self.held.len() + count)?;
         let mut keys = Vec::with_capacity(count);
+        let dev = self.b.rt().device(device)?;
         for _ in 0..count {
-            let mem = self.vmm.alloc(device, size)?;
-            match self.vmm.export(&mem, Sharing::AnyProcess) {
-                Ok(k) => keys.push(k.0),
-                Err(e) => {
-                    let _ = self.vmm.free(mem);
-                    return Err(e);
-                }
-            }
+            let mem = dev.alloc_physical(size)?;
+            let key = mem.export(Sharing::AnyProcess)?.key();
+            keys.push(key.ok_or_else(|| BenchError::Unsupported("grow: this vendor shares by fd".into()))?);
             self.held.push(mem);
         }
         let mut chunks = keys.chunks(wire::KEYS_PER_REPLY).peekable();
@@ -195,7 +184,7 @@ impl State<'_> {
         self.floor = None;
         self.release_import()?;
         for mem in self.held.drain(..) {
-            self.vmm.free(mem)?;
+            mem.free()?;
         }
         Ok(())
     }

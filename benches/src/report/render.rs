@@ -130,8 +130,13 @@ fn calls_section(d: &mut String, calls: &Calls) {
         let _ = writeln!(d, "| {} | {} | {} |", t.label, t.per_window(), t.breakdown());
     }
     let _ = writeln!(d, "\nCalls beyond the floor's, each unavoidable:\n");
-    for (group, name, n, why) in crate::syscalls::EXTRA {
-        let _ = writeln!(d, "- {group}: `{name}` ×{n}: {why}");
+    for (group, kind, name, n, why) in crate::syscalls::EXTRA {
+        let who = match *kind {
+            "key" => " (ACL)",
+            "fd" => " (HIP, CUDA)",
+            _ => "",
+        };
+        let _ = writeln!(d, "- {group}{who}: `{name}` ×{n}: {why}");
     }
     d.push('\n');
 }

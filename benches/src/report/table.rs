@@ -171,8 +171,13 @@ pub fn rows(ms: &[Measurement]) -> Vec<Row> {
                 Kind::Control(x) => {
                     for p in &params {
                         let Some(op) = find(group, b, p) else { continue };
-                        if let Some(f) = find(group, "floor", p) {
-                            out.push(row(p, words.into(), op, "floor", f, Some(Target::AtMost(x))));
+                        // A backend's own floor (`floor_<backend>`: the cost of its calls) or the shared one.
+                        let own = format!("floor_{b}");
+                        if let Some((name, f)) = find(group, &own, p)
+                            .map(|f| (own.as_str(), f))
+                            .or_else(|| find(group, "floor", p).map(|f| ("floor", f)))
+                        {
+                            out.push(row(p, words.into(), op, name, f, Some(Target::AtMost(x))));
                         }
                         if let Some(f) = find(group, "floor_memfd", p) {
                             out.push(row(p, format!("{words} (vs memfd)"), op, "floor_memfd", f, None));

@@ -39,8 +39,8 @@ impl Emulator {
         if !lock::try_shared(&own)? {
             return Err(CoreError::ShareableReleasing(key));
         }
-        // The duplicate shares the description, and with it the lock.
-        Ok(own.dup()?)
+        // The descriptor carries the description, and with it the lock.
+        Ok(own.into_fd())
     }
 
     /// Imports memory received as the file descriptor `fd` onto `device`.

@@ -112,6 +112,12 @@ impl Object {
     pub fn dup(&self) -> io::Result<OwnedFd> {
         Ok(rustix::io::fcntl_dupfd_cloexec(&self.fd, 0)?)
     }
+
+    /// The descriptor itself (the object is gone; its open file
+    /// description, and any lock on it, stay with the descriptor).
+    pub fn into_fd(self) -> OwnedFd {
+        self.fd
+    }
 }
 
 impl AsFd for Object {
