@@ -61,7 +61,13 @@ impl Machine {
             .find_map(|l| l.strip_prefix("MemTotal:"))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
             .map_or(0, |kb| kb * 1024);
-        let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+        // The machine's CPUs, not the ones this process may run on (a run
+        // pinned with `taskset` would otherwise say 1).
+        let cpus = std::fs::read_to_string("/proc/cpuinfo")
+            .map(|t| t.lines().filter(|l| l.starts_with("processor")).count())
+            .ok()
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(0, |n| n.get()));
         Self { cpus, cpu, kernel, memory }
     }
 
