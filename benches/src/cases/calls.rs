@@ -1,7 +1,8 @@
 //! The cost of a call itself: a cheap call (`aclrtGetDevice`) and a call
 //! that fails its first check (`aclrtMapMem` with a NULL address: 100000,
 //! with the error message written for `aclGetRecentErrMsg`), made through
-//! the backend's raw table.
+//! the raw ACL table of each ACL backend (HIP and CUDA backends are
+//! skipped, with a note).
 //!
 //! On the emulator, the same functions are also called `direct`: the
 //! dialect's function itself, without the instrumentation layer that every

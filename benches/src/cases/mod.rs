@@ -1,11 +1,12 @@
 //! The bench bodies: one module per operation, each listing its entries
-//! (the operation on the selected backend, and its floor) as [`Entry`]s.
+//! (the operation on each backend measured, and its floor) as [`Entry`]s.
 //!
 //! An entry's [`Case`] does its own set-up the first time it runs and its
 //! clean-up when dropped, and returns only the time of the measured part,
 //! so the same body serves criterion (`iter_custom`) and the test that runs
 //! every body once. Bench ids are `group/function/parameter`: the group is
-//! the operation, the function the backend's name (`emulator`, `ascend`) or
+//! the operation, the function the backend's name (`emulator`, `emulator-hip`,
+//! `emulator-cuda`, `ascend`, `hip`, `cuda`) or
 //! `floor` (or `floor_*`, `direct`: references beside it), the parameter a
 //! size or a count.
 
