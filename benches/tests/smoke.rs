@@ -11,6 +11,9 @@ use vmmkit_benches::cases::{ALL, Env, calls};
 use vmmkit_benches::plan::Plan;
 use vmmkit_benches::root::BenchRoot;
 
+/// Bench targets that may have no entries on the backends measured.
+const ONE_VENDORS: &[&str] = &["reimport", "lookup", "calls"];
+
 fn main() -> ExitCode {
     match run() {
         Ok(n) => {
@@ -28,12 +31,22 @@ fn run() -> Result<usize, Box<dyn std::error::Error>> {
     let root = BenchRoot::install()?;
     let path = root.path().to_path_buf();
     let peer = PathBuf::from(env!("CARGO_BIN_EXE_vmmkit-bench-peer"));
-    let env = Env::new(root, Plan::Smoke, peer)?;
+    let env = match Env::new(root, Plan::Smoke, peer) {
+        Ok(env) => env,
+        // As the benches do: a forced backend that is not there is skipped.
+        Err(vmmkit_benches::BenchError::Unsupported(why)) => {
+            println!("smoke: skipped: {why}");
+            return Ok(0);
+        }
+        Err(e) => return Err(e.into()),
+    };
     let t = Instant::now();
     let mut ran = 0;
     for (target, build) in ALL {
         let entries = build(&env)?;
-        if entries.is_empty() && *target != "reimport" {
+        // One vendor's benches (lookup: keys; calls: the ACL table) and the
+        // one that needs two devices may have nothing on the backends measured.
+        if entries.is_empty() && !ONE_VENDORS.contains(target) {
             return Err(format!("bench {target} has no entries").into());
         }
         for mut e in entries {
