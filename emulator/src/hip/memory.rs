@@ -7,7 +7,7 @@ use vmmkit_sys::hip::*;
 
 use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::codes::Op;
-use super::pointer::{KIND_MALLOC, Kind, extent};
+use super::pointer::{KIND_MALLOC, Kind, extent, is_known_range};
 use super::profile::{GRANULARITY, WINDOW};
 use super::stream;
 use crate::core::{Emulator, StreamId, Work, new_generation};
@@ -219,12 +219,7 @@ fn memset(dst: *mut c_void, value: u64, width: u8, count: usize, on: On) -> Resu
     }
     let e = emu()?;
     let p = dst as usize;
-    let ok = match extent(e, p) {
-        Some(x) if x.kind == Kind::Vmm => e.is_device_range(p, n),
-        Some(x) => x.holds(p, n),
-        None => false,
-    };
-    if !ok {
+    if !is_known_range(e, p, n) {
         return Err(Fail::plain(
             HipError::INVALID_VALUE,
             format!("{p:#x}+{n:#x} is not (wholly) memory that HIP allocated"),

@@ -30,6 +30,7 @@
 //! assert_eq!(HipError(unsafe { (hip.hipGetLastError)() }), HipError::SUCCESS);
 //! ```
 
+mod attributes;
 mod call;
 mod codes;
 mod pointer;
@@ -48,5 +49,5 @@ crate::dialect_api! {
     functions: vmmkit_sys::hip_functions,
     types: vmmkit_sys::hip,
     table: HipApi,
-    modules: device, error, event, ipc, memory, pool, share, stream, vmm,
+    modules: context, device, error, event, ipc, memory, pool, share, stream, stream_ops, vmm,
 }

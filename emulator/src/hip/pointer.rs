@@ -82,3 +82,14 @@ pub(super) fn extent(e: &Emulator, p: usize) -> Option<Extent> {
     let device = Place::Device(super::call::current_device());
     Some(Extent { base, size, kind: Kind::Host, device, props: [0; 4] })
 }
+
+/// Whether `p..p+n` is wholly memory HIP knows: within one allocation, or
+/// mapped device memory across VMM mappings (hipMemset's check; the stream
+/// memory operations use it too).
+pub(super) fn is_known_range(e: &Emulator, p: usize, n: usize) -> bool {
+    match extent(e, p) {
+        Some(x) if x.kind == Kind::Vmm => e.is_device_range(p, n),
+        Some(x) => x.holds(p, n),
+        None => false,
+    }
+}

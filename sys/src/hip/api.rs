@@ -148,6 +148,55 @@ macro_rules! hip_functions {
                 hipMemsetD16Async: fn(dest: hipDeviceptr_t, value: u16, count: usize, stream: hipStream_t) -> hipError_t;
                 hipMemsetD32: fn(dest: hipDeviceptr_t, value: i32, count: usize) -> hipError_t;
                 hipMemsetD32Async: fn(dst: hipDeviceptr_t, value: i32, count: usize, stream: hipStream_t) -> hipError_t;
+                // Issue 18: devices, contexts, streams, events. `@hip_4.2` but
+                // hipDeviceGetUuid (`@hip_5.1`), as Debian's libamdhip64.so.7 (7.2.4) has them.
+                hipDeviceReset: fn() -> hipError_t;
+                hipDeviceGetPCIBusId: fn(pciBusId: *mut c_char, len: i32, device: i32) -> hipError_t;
+                hipDeviceGetByPCIBusId: fn(device: *mut i32, pciBusId: *const c_char) -> hipError_t;
+                hipDeviceGetName: fn(name: *mut c_char, len: i32, device: hipDevice_t) -> hipError_t;
+                hipDeviceGetUuid: fn(uuid: *mut hipUUID, device: hipDevice_t) -> hipError_t;
+                hipDeviceTotalMem: fn(bytes: *mut usize, device: hipDevice_t) -> hipError_t;
+                hipDeviceComputeCapability: fn(major: *mut i32, minor: *mut i32, device: hipDevice_t) -> hipError_t;
+                hipDeviceGetP2PAttribute: fn(value: *mut i32, attr: hipDeviceP2PAttr, srcDevice: i32, dstDevice: i32) -> hipError_t;
+                hipExtGetLinkTypeAndHopCount: fn(device1: i32, device2: i32, linktype: *mut u32, hopcount: *mut u32) -> hipError_t;
+                hipSetDeviceFlags: fn(flags: u32) -> hipError_t;
+                hipGetDeviceFlags: fn(flags: *mut u32) -> hipError_t;
+                hipDeviceGetLimit: fn(pValue: *mut usize, limit: hipLimit_t) -> hipError_t;
+                hipDeviceSetCacheConfig: fn(cacheConfig: hipFuncCache_t) -> hipError_t;
+                hipDeviceGetCacheConfig: fn(cacheConfig: *mut hipFuncCache_t) -> hipError_t;
+                hipDeviceSetSharedMemConfig: fn(config: hipSharedMemConfig) -> hipError_t;
+                hipDeviceGetSharedMemConfig: fn(pConfig: *mut hipSharedMemConfig) -> hipError_t;
+                /// The `@hip_4.2` entry point: the old 792-byte layout (hipChooseDeviceR0000).
+                hipChooseDevice: fn(device: *mut i32, prop: *const hipDeviceProp_t) -> hipError_t;
+                hipDeviceGetTexture1DLinearMaxWidth: fn(max_width: *mut usize, desc: *const hipChannelFormatDesc, device: i32) -> hipError_t;
+                hipCtxCreate: fn(ctx: *mut hipCtx_t, flags: u32, device: hipDevice_t) -> hipError_t;
+                hipCtxDestroy: fn(ctx: hipCtx_t) -> hipError_t;
+                hipCtxPushCurrent: fn(ctx: hipCtx_t) -> hipError_t;
+                hipCtxPopCurrent: fn(ctx: *mut hipCtx_t) -> hipError_t;
+                hipCtxSetCurrent: fn(ctx: hipCtx_t) -> hipError_t;
+                hipCtxGetCurrent: fn(ctx: *mut hipCtx_t) -> hipError_t;
+                hipCtxGetDevice: fn(device: *mut hipDevice_t) -> hipError_t;
+                hipCtxGetApiVersion: fn(ctx: hipCtx_t, apiVersion: *mut u32) -> hipError_t;
+                hipCtxGetCacheConfig: fn(cacheConfig: *mut hipFuncCache_t) -> hipError_t;
+                hipCtxSetCacheConfig: fn(cacheConfig: hipFuncCache_t) -> hipError_t;
+                hipCtxSetSharedMemConfig: fn(config: hipSharedMemConfig) -> hipError_t;
+                hipCtxGetSharedMemConfig: fn(pConfig: *mut hipSharedMemConfig) -> hipError_t;
+                hipCtxSynchronize: fn() -> hipError_t;
+                hipCtxGetFlags: fn(flags: *mut u32) -> hipError_t;
+                hipCtxEnablePeerAccess: fn(peerCtx: hipCtx_t, flags: u32) -> hipError_t;
+                hipCtxDisablePeerAccess: fn(peerCtx: hipCtx_t) -> hipError_t;
+                hipDevicePrimaryCtxGetState: fn(dev: hipDevice_t, flags: *mut u32, active: *mut i32) -> hipError_t;
+                hipDevicePrimaryCtxRelease: fn(dev: hipDevice_t) -> hipError_t;
+                hipDevicePrimaryCtxRetain: fn(pctx: *mut hipCtx_t, dev: hipDevice_t) -> hipError_t;
+                hipDevicePrimaryCtxReset: fn(dev: hipDevice_t) -> hipError_t;
+                hipDevicePrimaryCtxSetFlags: fn(dev: hipDevice_t, flags: u32) -> hipError_t;
+                hipStreamGetDevice: fn(stream: hipStream_t, device: *mut hipDevice_t) -> hipError_t;
+                /// Returns the device (an `int`), −1 for a dead stream (clr hip_intercept.cpp).
+                hipGetStreamDeviceId: fn(stream: hipStream_t) -> i32;
+                hipExtStreamCreateWithCUMask: fn(stream: *mut hipStream_t, cuMaskSize: u32, cuMask: *const u32) -> hipError_t;
+                hipExtStreamGetCUMask: fn(stream: hipStream_t, cuMaskSize: u32, cuMask: *mut u32) -> hipError_t;
+                hipProfilerStart: fn() -> hipError_t;
+                hipProfilerStop: fn() -> hipError_t;
             }
             optional {
                 /// `@hip_6.0`: the 1472-byte layout that 6.x/7.x headers redirect `hipGetDeviceProperties` to.
@@ -158,6 +207,49 @@ macro_rules! hip_functions {
                 hipExtHostAlloc: fn(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t;
                 /// `@hip_5.3` (clr hip_hcc.map.in): a host function on a stream.
                 hipLaunchHostFunc: fn(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t;
+
+                // Issue 18: devices, contexts, streams, events, in their later nodes
+                // (`nm -D` of Debian's libamdhip64.so.7, 7.2.4).
+                /// `@hip_5.3`.
+                hipDeviceSetLimit: fn(limit: hipLimit_t, value: usize) -> hipError_t;
+                /// `@hip_6.2`: clr answers 801.
+                hipSetValidDevices: fn(device_arr: *mut i32, len: i32) -> hipError_t;
+                /// `@hip_6.0`: the 1472-byte layout that 6.x/7.x headers redirect `hipChooseDevice` to.
+                hipChooseDeviceR0600: fn(device: *mut i32, prop: *const hipDeviceProp_tR0600) -> hipError_t;
+                /// `@hip_4.4`.
+                hipStreamWaitValue32: fn(stream: hipStream_t, ptr: *mut c_void, value: u32, flags: u32, mask: u32) -> hipError_t;
+                /// `@hip_4.4`.
+                hipStreamWaitValue64: fn(stream: hipStream_t, ptr: *mut c_void, value: u64, flags: u32, mask: u64) -> hipError_t;
+                /// `@hip_4.4`.
+                hipStreamWriteValue32: fn(stream: hipStream_t, ptr: *mut c_void, value: u32, flags: u32) -> hipError_t;
+                /// `@hip_4.4`.
+                hipStreamWriteValue64: fn(stream: hipStream_t, ptr: *mut c_void, value: u64, flags: u32) -> hipError_t;
+                /// `@hip_6.4`.
+                hipStreamBatchMemOp: fn(stream: hipStream_t, count: u32, paramArray: *mut hipStreamBatchMemOpParams, flags: u32) -> hipError_t;
+                /// `@hip_6.4`.
+                hipEventRecordWithFlags: fn(event: hipEvent_t, stream: hipStream_t, flags: u32) -> hipError_t;
+                /// `@hip_7.1`.
+                hipStreamGetId: fn(stream: hipStream_t, streamId: *mut u64) -> hipError_t;
+                /// `@hip_7.1`.
+                hipStreamGetAttribute: fn(stream: hipStream_t, attr: hipStreamAttrID, value_out: *mut hipStreamAttrValue) -> hipError_t;
+                /// `@hip_7.1`.
+                hipStreamSetAttribute: fn(stream: hipStream_t, attr: hipStreamAttrID, value: *const hipStreamAttrValue) -> hipError_t;
+                /// `@hip_7.2`.
+                hipStreamCopyAttributes: fn(dst: hipStream_t, src: hipStream_t) -> hipError_t;
+                /// `@hip_5.3`.
+                hipDrvGetErrorName: fn(hipError: hipError_t, errorString: *mut *const c_char) -> hipError_t;
+                /// `@hip_5.3`.
+                hipDrvGetErrorString: fn(hipError: hipError_t, errorString: *mut *const c_char) -> hipError_t;
+                // The per-thread-stream variants (`_spt`): a NULL stream is the
+                // thread's default stream. `@hip_5.2`, AddCallback and LaunchHostFunc `@hip_5.3`.
+                hipStreamSynchronize_spt: fn(stream: hipStream_t) -> hipError_t;
+                hipStreamQuery_spt: fn(stream: hipStream_t) -> hipError_t;
+                hipStreamWaitEvent_spt: fn(stream: hipStream_t, event: hipEvent_t, flags: u32) -> hipError_t;
+                hipStreamGetFlags_spt: fn(stream: hipStream_t, flags: *mut u32) -> hipError_t;
+                hipStreamGetPriority_spt: fn(stream: hipStream_t, priority: *mut i32) -> hipError_t;
+                hipEventRecord_spt: fn(event: hipEvent_t, stream: hipStream_t) -> hipError_t;
+                hipStreamAddCallback_spt: fn(stream: hipStream_t, callback: hipStreamCallback_t, userData: *mut c_void, flags: u32) -> hipError_t;
+                hipLaunchHostFunc_spt: fn(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t;
             }
         }
     };

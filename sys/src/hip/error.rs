@@ -30,6 +30,8 @@ crate::codes! {
     UNMAP_FAILED = 206 => "hipErrorUnmapFailed", "unmapping of buffer object failed";
     ALREADY_MAPPED = 208 => "hipErrorAlreadyMapped", "resource already mapped";
     NOT_MAPPED = 211 => "hipErrorNotMapped", "resource not mapped";
+    UNSUPPORTED_LIMIT = 215 => "hipErrorUnsupportedLimit", "limit is not supported on this device";
+    CONTEXT_ALREADY_IN_USE = 216 => "hipErrorContextAlreadyInUse", "the context is already in use";
     PEER_ACCESS_UNSUPPORTED = 217 => "hipErrorPeerAccessUnsupported", "peer access is not supported between these devices";
     INVALID_HANDLE = 400 => "hipErrorInvalidHandle", "invalid resource handle";
     ILLEGAL_STATE = 401 => "hipErrorIllegalState", "the operation cannot be performed in the present state";
