@@ -223,3 +223,39 @@ fn ipc_event_program_passes_in_every_mode_and_fails_without_the_wait_under_adver
     // The failed runs died holding their event and memory: collect them.
     assert_eq!(scratch.collect(), Vec::<String>::new(), "gc left shared objects behind");
 }
+
+/// Issue 18: `tests/cpp/devices.cpp` (devices, contexts, streams, stream
+/// memory operations, events, error texts, and unsupported exports), built
+/// against the real 7.2.4 headers, passes on our library: linked against
+/// ours, and linked against the real library (so it asks for the real
+/// soname and the 7.x version nodes, hip_7.1 for hipStreamGetId) and run on
+/// ours through a link of that name.
+#[test]
+fn devices_program_with_real_headers_runs_on_our_library() {
+    let env = match fetch("headers") {
+        Ok(env) => env,
+        Err(reason) => return skip("devices_program_with_real_headers_runs_on_our_library", &reason),
+    };
+    let include = &env["HIP_INCLUDE"];
+    let ours = library_dir();
+    let scratch = Scratch::new();
+    let real_dir = scratch.path().join("real");
+    let drop_in = scratch.path().join("drop-in");
+    std::fs::create_dir_all(&real_dir).expect("real/");
+    std::fs::create_dir_all(&drop_in).expect("drop-in/");
+    std::os::unix::fs::symlink(&env["HIP_LINK_LIB"], real_dir.join("libamdhip64.so")).expect("link the real library");
+    std::os::unix::fs::symlink(ours.join("libamdhip64.so"), drop_in.join(&env["HIP_LINK_SONAME"]))
+        .expect("link ours as the real soname");
+    for (tag, link_dir, run_dir) in [("ours", ours, ours), ("real", real_dir.as_path(), drop_in.as_path())] {
+        let exe = compile(&scratch, &test_program("devices"), include, link_dir, tag);
+        if tag == "real" {
+            let needs = binutils("readelf", &["-V".as_ref(), exe.as_os_str()]);
+            assert!(needs.contains("Name: hip_7.1"), "devices should need hip_7.1:\n{needs}");
+        }
+        let out = scratch.command(&exe, run_dir).output().expect("run devices");
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        print!("--- devices ({tag}):\n{text}");
+        assert!(out.status.success() && text.contains("devices: ok"), "devices ({tag}) failed:\n{text}");
+        assert_eq!(scratch.shared_left(), Vec::<String>::new(), "devices ({tag}) left shared memory behind");
+    }
+}
