@@ -168,7 +168,6 @@ macro_rules! hip_functions {
                 hipDeviceGetSharedMemConfig: fn(pConfig: *mut hipSharedMemConfig) -> hipError_t;
                 /// The `@hip_4.2` entry point: the old 792-byte layout (hipChooseDeviceR0000).
                 hipChooseDevice: fn(device: *mut i32, prop: *const hipDeviceProp_t) -> hipError_t;
-                hipDeviceGetTexture1DLinearMaxWidth: fn(max_width: *mut usize, desc: *const hipChannelFormatDesc, device: i32) -> hipError_t;
                 hipCtxCreate: fn(ctx: *mut hipCtx_t, flags: u32, device: hipDevice_t) -> hipError_t;
                 hipCtxDestroy: fn(ctx: hipCtx_t) -> hipError_t;
                 hipCtxPushCurrent: fn(ctx: hipCtx_t) -> hipError_t;
@@ -190,7 +189,6 @@ macro_rules! hip_functions {
                 hipDevicePrimaryCtxRetain: fn(pctx: *mut hipCtx_t, dev: hipDevice_t) -> hipError_t;
                 hipDevicePrimaryCtxReset: fn(dev: hipDevice_t) -> hipError_t;
                 hipDevicePrimaryCtxSetFlags: fn(dev: hipDevice_t, flags: u32) -> hipError_t;
-                hipStreamGetDevice: fn(stream: hipStream_t, device: *mut hipDevice_t) -> hipError_t;
                 /// Returns the device (an `int`), −1 for a dead stream (clr hip_intercept.cpp).
                 hipGetStreamDeviceId: fn(stream: hipStream_t) -> i32;
                 hipExtStreamCreateWithCUMask: fn(stream: *mut hipStream_t, cuMaskSize: u32, cuMask: *const u32) -> hipError_t;
@@ -210,6 +208,10 @@ macro_rules! hip_functions {
 
                 // Issue 18: devices, contexts, streams, events, in their later nodes
                 // (`nm -D` of Debian's libamdhip64.so.7, 7.2.4).
+                /// `@hip_4.2` in 7.x, absent from 5.2.3.
+                hipDeviceGetTexture1DLinearMaxWidth: fn(max_width: *mut usize, desc: *const hipChannelFormatDesc, device: i32) -> hipError_t;
+                /// `@hip_4.2` in 7.x, absent from 5.2.3.
+                hipStreamGetDevice: fn(stream: hipStream_t, device: *mut hipDevice_t) -> hipError_t;
                 /// `@hip_5.3`.
                 hipDeviceSetLimit: fn(limit: hipLimit_t, value: usize) -> hipError_t;
                 /// `@hip_6.2`: clr answers 801.
