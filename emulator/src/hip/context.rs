@@ -5,13 +5,15 @@
 //! `tls.ctxt_stack_`. clr leaves six functions unimplemented (GetApiVersion,
 //! GetCacheConfig, SetCacheConfig after its argument check,
 //! SetSharedMemConfig, Synchronize, GetFlags): they answer 801 here too.
+//! HIP-INIT-004 holds the codes of the stack and of the primary context.
 #![allow(non_snake_case)]
 
 use std::cell::RefCell;
 
+use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, current_device, emu, put, run};
+use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::device::{DEVICE_DEFAULTS, cache_config, clr_unimplemented, device, out};
 use super::state::state;
 use crate::core::{HandleId, HandleTag, thread};
@@ -54,8 +56,15 @@ fn activate(d: u32) -> Result<(), Fail> {
 pub unsafe extern "C" fn hipCtxCreate(ctx: *mut hipCtx_t, flags: u32, device_: hipDevice_t) -> hipError_t {
     run("hipCtxCreate", || {
         let e = emu()?;
-        if !e.is_device(i64::from(device_)) {
-            return Err(Fail::plain(HipError::INVALID_VALUE, format!("device {device_} is not in [0, {})", e.device_count())));
+        let known = e.is_device(i64::from(device_));
+        ensure!(
+            known,
+            rules::INIT_004 => HipError::INVALID_VALUE,
+            "device {device_} is not in [0, {})",
+            e.device_count()
+        );
+        if !known {
+            return Ok(());
         }
         let d = device_ as u32;
         out(ctx, "ctx", to_ctx(d))?;
@@ -89,8 +98,9 @@ pub unsafe extern "C" fn hipCtxDestroy(ctx: hipCtx_t) -> hipError_t {
 /// makes its device current and pushes it.
 pub unsafe extern "C" fn hipCtxPushCurrent(ctx: hipCtx_t) -> hipError_t {
     run("hipCtxPushCurrent", || {
+        ensure!(!ctx.is_null(), rules::INIT_004, "ctx is NULL");
         if ctx.is_null() {
-            return Err(Fail::plain(HipError::INVALID_CONTEXT, "ctx is NULL".into()));
+            return Ok(());
         }
         let d = from_ctx(ctx)?;
         thread::set_current_device(Some(d));
@@ -105,9 +115,9 @@ pub unsafe extern "C" fn hipCtxPushCurrent(ctx: hipCtx_t) -> hipError_t {
 pub unsafe extern "C" fn hipCtxPopCurrent(ctx: *mut hipCtx_t) -> hipError_t {
     run("hipCtxPopCurrent", || {
         emu()?;
-        let Some(d) = with_stack(Vec::pop) else {
-            return Err(Fail::plain(HipError::INVALID_CONTEXT, "the thread's context stack is empty".into()));
-        };
+        let top = with_stack(Vec::pop);
+        ensure!(top.is_some(), rules::INIT_004, "the thread's context stack is empty");
+        let Some(d) = top else { return Ok(()) };
         if !ctx.is_null() {
             // SAFETY: checked non-null.
             unsafe { put(ctx, to_ctx(d)) };
@@ -239,9 +249,11 @@ pub unsafe extern "C" fn hipDevicePrimaryCtxReset(_dev: hipDevice_t) -> hipError
 pub unsafe extern "C" fn hipDevicePrimaryCtxSetFlags(dev: hipDevice_t, flags: u32) -> hipError_t {
     run("hipDevicePrimaryCtxSetFlags", || {
         let d = device(dev)?;
-        Err(Fail::plain(
-            HipError::CONTEXT_ALREADY_IN_USE,
-            format!("device {d}'s primary context is in use; flags {flags:#x} cannot be set"),
-        ))
+        ensure!(
+            false,
+            rules::INIT_004 => HipError::CONTEXT_ALREADY_IN_USE,
+            "device {d}'s primary context is in use; flags {flags:#x} cannot be set"
+        );
+        Ok(())
     })
 }

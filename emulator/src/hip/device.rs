@@ -4,7 +4,7 @@
 use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, current_device, emu, put, run};
+use super::call::{Fail, current_device, emu, ensure, put, run};
 use std::ffi::c_char;
 
 use super::state::{DeviceSettings, state};
@@ -354,7 +354,7 @@ unsafe fn put_c_str(buf: *mut c_char, len: i32, s: &str) {
     }
 }
 
-/// `hipError_t hipDeviceReset(void)`: clr `Device::Reset` on the current
+/// `hipError_t hipDeviceReset(void)`: HIP-INIT-006, clr `Device::Reset` on the current
 /// device: waits for its work, destroys the streams made on it, releases the
 /// memory the process holds there (allocations, VMM handles and mappings,
 /// opened IPC memory) and sets its flags and limits back.
@@ -527,7 +527,7 @@ pub unsafe extern "C" fn hipExtGetLinkTypeAndHopCount(
     })
 }
 
-/// `hipError_t hipSetDeviceFlags(unsigned flags)`: at most one scheduling
+/// `hipError_t hipSetDeviceFlags(unsigned flags)`: HIP-INIT-005: at most one scheduling
 /// flag, nothing beyond `hipDeviceScheduleMask | hipDeviceMapHost |
 /// hipDeviceLmemResizeToMax` (else 1); the current device keeps the
 /// scheduling part (clr `setFlags(flags & hipDeviceScheduleMask)`).
@@ -536,11 +536,10 @@ pub unsafe extern "C" fn hipSetDeviceFlags(flags: u32) -> hipError_t {
         let e = emu()?;
         let schedule = flags & hipDeviceScheduleMask;
         let supported = hipDeviceScheduleMask | hipDeviceMapHost | hipDeviceLmemResizeToMax;
-        if schedule.count_ones() > 1 || flags & !supported != 0 {
-            return Err(Fail::plain(
-                HipError::INVALID_VALUE,
-                format!("flags {flags:#x}: more than one scheduling flag, or an unknown flag"),
-            ));
+        let valid = schedule.count_ones() <= 1 && flags & !supported == 0;
+        ensure!(valid, rules::INIT_005, "flags {flags:#x}: more than one scheduling flag, or an unknown flag");
+        if !valid {
+            return Ok(());
         }
         state(e).set_device(current_device(), DEVICE_DEFAULTS, |s| s.flags = schedule);
         Ok(())
@@ -556,7 +555,7 @@ pub unsafe extern "C" fn hipGetDeviceFlags(flags: *mut u32) -> hipError_t {
     })
 }
 
-/// `hipError_t hipDeviceSetLimit(enum hipLimit_t limit, size_t value)`: a
+/// `hipError_t hipDeviceSetLimit(enum hipLimit_t limit, size_t value)`: HIP-INIT-005: a
 /// value ≥ `hipLimitRange` → 1; the stack (≤ 128 KiB − 16, rounded up to
 /// 16) and the heap (< the device's memory) of the current device, else 1;
 /// any other limit → 215 (hipErrorUnsupportedLimit).
@@ -567,10 +566,11 @@ pub unsafe extern "C" fn hipDeviceSetLimit(limit: hipLimit_t, value: usize) -> h
         let ok = match limit {
             hipLimitStackSize => value <= STACK_MAX,
             hipLimitMallocHeapSize => (value as u64) < e.config().device_memory,
-            _ => return Err(unsupported_limit(limit)),
+            _ => return unsupported_limit(limit),
         };
+        ensure!(ok, rules::INIT_005, "{value} is out of range for limit {limit}");
         if !ok {
-            return Err(Fail::plain(HipError::INVALID_VALUE, format!("{value} is out of range for limit {limit}")));
+            return Ok(());
         }
         state(e).set_device(d, DEVICE_DEFAULTS, |s| {
             if limit == hipLimitStackSize {
@@ -583,12 +583,13 @@ pub unsafe extern "C" fn hipDeviceSetLimit(limit: hipLimit_t, value: usize) -> h
     })
 }
 
-/// A limit that hipDeviceSetLimit / GetLimit do not handle: 1 from `hipLimitRange` on, else 215.
-fn unsupported_limit(limit: hipLimit_t) -> Fail {
-    if !(0..hipLimitRange).contains(&limit) {
-        return Fail::plain(HipError::INVALID_VALUE, format!("limit {limit} is not a hipLimit_t"));
-    }
-    Fail::plain(HipError::UNSUPPORTED_LIMIT, format!("limit {limit} is not supported"))
+/// A limit that hipDeviceSetLimit / GetLimit do not handle (HIP-INIT-005):
+/// 1 from `hipLimitRange` on, else 215; nothing happens when the rule is
+/// switched off.
+fn unsupported_limit(limit: hipLimit_t) -> Result<(), Fail> {
+    ensure!((0..hipLimitRange).contains(&limit), rules::INIT_005, "limit {limit} is not a hipLimit_t");
+    ensure!(false, rules::INIT_005 => HipError::UNSUPPORTED_LIMIT, "limit {limit} is not supported");
+    Ok(())
 }
 
 /// `hipError_t hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit)`:
@@ -603,7 +604,7 @@ pub unsafe extern "C" fn hipDeviceGetLimit(pValue: *mut usize, limit: hipLimit_t
         let v = match limit {
             hipLimitStackSize => s.stack_size,
             hipLimitMallocHeapSize => s.heap_size,
-            _ => return Err(unsupported_limit(limit)),
+            _ => return unsupported_limit(limit),
         };
         out(pValue, "pValue", v)
     })

@@ -1,4 +1,4 @@
-//! Stream Memory Operations (clr 6.3 `hipamd/src/hip_stream_ops.cpp`):
+//! Stream Memory Operations, HIP-STM-012 (clr 6.3 `hipamd/src/hip_stream_ops.cpp`):
 //! hipStreamWaitValue32/64, hipStreamWriteValue32/64 and (6.4+)
 //! hipStreamBatchMemOp, as works of the core's streams. clr's checks, in its
 //! order: a NULL `ptr` → 1; a dead stream → 709 (HIP-STM-004); an address
@@ -10,9 +10,10 @@
 
 use std::ffi::c_void;
 
+use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, emu, run};
+use super::call::{Fail, emu, ensure, run};
 use super::pointer::is_known_range;
 use super::stream::{live, work_failed};
 use crate::core::{ValueCmp, Work};
@@ -24,34 +25,37 @@ enum Op {
     Wait { flags: u32, mask: u64 },
 }
 
-/// The comparison of a wait's `flags`, or 1.
-fn comparison(flags: u32) -> Result<ValueCmp, Fail> {
-    match flags {
-        hipStreamWaitValueGte => Ok(ValueCmp::Gte),
-        hipStreamWaitValueEq => Ok(ValueCmp::Eq),
-        hipStreamWaitValueAnd => Ok(ValueCmp::And),
-        hipStreamWaitValueNor => Ok(ValueCmp::Nor),
-        _ => Err(Fail::plain(HipError::INVALID_VALUE, format!("flags {flags} is not a hipStreamWaitValue comparison"))),
-    }
+/// The comparison of a wait's `flags`, or 1 (HIP-STM-012); `None` when
+/// that check is switched off (the wait is then left out).
+fn comparison(flags: u32) -> Result<Option<ValueCmp>, Fail> {
+    let cmp = match flags {
+        hipStreamWaitValueGte => Some(ValueCmp::Gte),
+        hipStreamWaitValueEq => Some(ValueCmp::Eq),
+        hipStreamWaitValueAnd => Some(ValueCmp::And),
+        hipStreamWaitValueNor => Some(ValueCmp::Nor),
+        _ => None,
+    };
+    ensure!(cmp.is_some(), rules::STM_012, "flags {flags} is not a hipStreamWaitValue comparison");
+    Ok(cmp)
 }
 
 /// Checks one operation of `width` bytes at `ptr` on `stream` and enqueues it.
 fn enqueue(stream: hipStream_t, ptr: *mut c_void, value: u64, width: u8, op: Op) -> Result<(), Fail> {
-    if ptr.is_null() {
-        return Err(Fail::plain(HipError::INVALID_VALUE, "ptr is NULL".into()));
-    }
+    ensure!(!ptr.is_null(), rules::STM_012, "ptr is NULL");
     let e = emu()?;
     let Some(id) = live(e, stream)? else { return Ok(()) };
     let addr = ptr as usize;
-    if !is_known_range(e, addr, usize::from(width)) {
-        return Err(Fail::plain(
-            HipError::INVALID_VALUE,
-            format!("{addr:#x}+{width} is not memory that HIP allocated or registered"),
-        ));
+    let known = !ptr.is_null() && is_known_range(e, addr, usize::from(width));
+    ensure!(known, rules::STM_012, "{addr:#x}+{width} is not memory that HIP allocated");
+    if !known {
+        return Ok(()); // a check above was switched off: nothing is written or awaited
     }
     let work = match op {
         Op::Write => Work::WriteValue { addr, value, width },
-        Op::Wait { flags, mask } => Work::WaitValue { addr, value, mask, width, cmp: comparison(flags)? },
+        Op::Wait { flags, mask } => {
+            let Some(cmp) = comparison(flags)? else { return Ok(()) };
+            Work::WaitValue { addr, value, mask, width, cmp }
+        }
     };
     // SAFETY: `addr..addr+width` is memory of this process, checked above.
     unsafe { e.enqueue(id, work) }.map_err(work_failed)
@@ -133,17 +137,17 @@ pub unsafe extern "C" fn hipStreamBatchMemOp(
                     ));
                 }
             };
-            if let Op::Wait { flags, .. } = op {
-                comparison(flags)?;
+            if let Op::Wait { flags, .. } = op
+                && comparison(flags)?.is_none()
+            {
+                continue;
             }
             let e = emu()?;
-            if address.is_null() || !is_known_range(e, address as usize, usize::from(width)) {
-                return Err(Fail::plain(
-                    HipError::INVALID_VALUE,
-                    format!("operation {i}: {address:p}+{width} is not memory that HIP allocated or registered"),
-                ));
+            let known = !address.is_null() && is_known_range(e, address as usize, usize::from(width));
+            ensure!(known, rules::STM_012, "operation {i}: {address:p}+{width} is not memory that HIP allocated");
+            if known {
+                plan.push((address, value, width, op));
             }
-            plan.push((address, value, width, op));
         }
         plan.into_iter().try_for_each(|(address, value, width, op)| enqueue(stream, address, value, width, op))
     })

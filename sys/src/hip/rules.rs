@@ -55,6 +55,10 @@ const CLR_EVENT: Source = Rocm("ROCm/clr hipamd/src/hip_event.cpp");
 const CLR_EVENT_IPC: Source = Rocm("ROCm/clr hipamd/src/hip_event_ipc.cpp");
 const CLR_DEVICE: Source = Rocm("ROCm/clr hipamd/src/hip_device.cpp");
 const T_EVENT: Source = Rocm("ROCm/hip-tests catch/unit/event, catch/multiproc/hipIpcEventHandle.cc");
+// Issue 18: devices, contexts, stream memory operations.
+const CLR_CONTEXT: Source = Rocm("ROCm/clr hipamd/src/hip_context.cpp");
+const CLR_DEVICE_RT: Source = Rocm("ROCm/clr hipamd/src/hip_device_runtime.cpp");
+const CLR_STREAM_OPS: Source = Rocm("ROCm/clr hipamd/src/hip_stream_ops.cpp");
 
 // ---- version profiles (docs/hip.md "Version profiles") -------------------------
 
@@ -88,6 +92,42 @@ rules! {
         apis: &["hipGetLastError", "hipPeekAtLastError"],
         sources: &[CLR_INT],
         confidence: &[Src],
+        expect: Behaviour,
+    }
+
+    // ==== Issue 18: contexts, device settings, device reset ==========================
+
+    INIT_004 {
+        group: INIT,
+        text: "Contexts (deprecated) are devices, and each thread has a context stack: hipCtxPopCurrent on an empty \
+               stack and hipCtxPushCurrent(NULL) are 201; hipDevicePrimaryCtxSetFlags on a device is 216 (its \
+               primary context is always in use); hipCtxCreate with a device out of range is 1.",
+        apis: &["hipCtxPopCurrent", "hipCtxPushCurrent", "hipDevicePrimaryCtxSetFlags", "hipCtxCreate"],
+        sources: &[CLR_CONTEXT],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_CONTEXT), hip!(CONTEXT_ALREADY_IN_USE), hip!(INVALID_VALUE)]),
+    }
+
+    INIT_005 {
+        group: INIT,
+        text: "hipDeviceSetLimit: the stack at most 128 KiB − 16 (rounded up to 16) and the heap below the device's \
+               memory, else 1; hipLimitPrintfFifoSize and the scratch limits are 215, a value from hipLimitRange on \
+               is 1; hipSetDeviceFlags: more than one scheduling flag or an unknown flag is 1.",
+        apis: &["hipDeviceSetLimit", "hipDeviceGetLimit", "hipSetDeviceFlags", "hipGetDeviceFlags"],
+        sources: &[CLR_DEVICE_RT, CLR_DEV],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(UNSUPPORTED_LIMIT)]),
+    }
+
+    INIT_006 {
+        group: INIT,
+        text: "hipDeviceReset releases what the process holds on the current device: its streams (709 afterwards), \
+               its allocations and mappings, and the device's flags and limits go back to their defaults.",
+        apis: &["hipDeviceReset"],
+        sources: &[CLR_DEVICE_RT, CLR_DEVICE],
+        confidence: &[Src],
+        note: Some("clr Device::Reset: releases the memory pools, destroys all streams, purges the memory objects \
+                    of the device and sets the flags back to hipDeviceScheduleSpin"),
         expect: Behaviour,
     }
 
@@ -1022,6 +1062,18 @@ rules! {
         note: Some("clr ihipMemcpy: a copy with one side no memory object sets isHostAsync = false and then waits for \
                     the queue (command->queue()->finish())"),
         expect: Behaviour,
+    }
+
+    STM_012 {
+        group: STM,
+        text: "hipStreamWaitValue32/64, hipStreamWriteValue32/64 and hipStreamBatchMemOp: a NULL ptr, an address that \
+               is no memory HIP allocated, or a wait flag other than Gte, Eq, And and Nor is 1. A wait holds the later \
+               work of its stream until `*ptr & mask` compares true with the value; a write on another stream \
+               releases it.",
+        apis: &["hipStreamWaitValue32", "hipStreamWaitValue64", "hipStreamWriteValue32", "hipStreamWriteValue64"],
+        sources: &[CLR_STREAM_OPS, HipDoc("hipStreamWaitValue32")],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
     }
 
     EVT_001 {

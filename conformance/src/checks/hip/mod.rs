@@ -10,6 +10,7 @@
 
 pub mod across;
 pub mod copy;
+pub mod device;
 pub mod errors;
 pub mod event;
 pub mod fork;
