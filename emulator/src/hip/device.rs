@@ -357,7 +357,8 @@ unsafe fn put_c_str(buf: *mut c_char, len: i32, s: &str) {
 /// `hipError_t hipDeviceReset(void)`: HIP-INIT-006, clr `Device::Reset` on the current
 /// device: waits for its work, destroys the streams made on it, releases the
 /// memory the process holds there (allocations, VMM handles and mappings,
-/// opened IPC memory) and sets its flags and limits back.
+/// opened IPC memory) and sets its flags back to `hipDeviceScheduleSpin`
+/// (its limits stay, as rocclr keeps them).
 pub unsafe extern "C" fn hipDeviceReset() -> hipError_t {
     run("hipDeviceReset", || {
         let e = emu()?;
@@ -373,7 +374,7 @@ pub unsafe extern "C" fn hipDeviceReset() -> hipError_t {
         }
         e.close_all_opened(Place::Device(d));
         e.reset_device(d);
-        st.reset_device(d);
+        st.reset_device(d, DEVICE_DEFAULTS.flags);
         Ok(())
     })
 }

@@ -149,9 +149,12 @@ impl State {
         f(lock(&self.devices).entry(device).or_insert(default));
     }
 
-    /// Forgets what `device` kept (hipDeviceReset).
-    pub fn reset_device(&self, device: u32) {
-        lock(&self.devices).remove(&device);
+    /// hipDeviceReset: the flags go back to `flags` (clr `Device::Reset`);
+    /// the limits stay (rocclr keeps them on the `amd::Device`).
+    pub fn reset_device(&self, device: u32, flags: u32) {
+        if let Some(s) = lock(&self.devices).get_mut(&device) {
+            s.flags = flags;
+        }
     }
 
     /// Records the device event `id` was made on.

@@ -122,7 +122,7 @@ rules! {
     INIT_006 {
         group: INIT,
         text: "hipDeviceReset releases what the process holds on the current device: its streams (709 afterwards), \
-               its allocations and mappings, and the device's flags and limits go back to their defaults.",
+               its allocations and mappings, and the device's flags go back to hipDeviceScheduleSpin.",
         apis: &["hipDeviceReset"],
         sources: &[CLR_DEVICE_RT, CLR_DEVICE],
         confidence: &[Src],
