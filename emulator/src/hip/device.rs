@@ -700,15 +700,34 @@ pub unsafe extern "C" fn hipDeviceGetTexture1DLinearMaxWidth(
 /// `hipDeviceAttributeMaxTexture1DLinear`.
 const LINEAR_1D: i32 = 41;
 
-/// `hipError_t hipSetValidDevices(int *device_arr, int len)`: clr answers
-/// 801 (hipErrorNotSupported) whatever the arguments ("Unimplemented").
+/// `hipError_t hipSetValidDevices(int *device_arr, int len)`: HIP-INIT-007.
+/// 6.x: 801 (clr: "Unimplemented"). 7.x: len 0 → 0; NULL, len < 0 or >
+/// the count → 1; a device out of range → 101; the first device becomes
+/// current unless this thread has set one (clr `tls.isSetDeviceCalled`).
 pub unsafe extern "C" fn hipSetValidDevices(device_arr: *mut i32, len: i32) -> hipError_t {
     run("hipSetValidDevices", || {
-        emu()?;
-        Err(Fail::plain(
-            HipError::NOT_SUPPORTED,
-            format!("clr does not implement it ({:p}, {len})", device_arr),
-        ))
+        let e = emu()?;
+        if !profile::is_v7() {
+            ensure!(false, rules::INIT_007, "clr 6.x does not implement it");
+            return Ok(());
+        }
+        if len == 0 {
+            return Ok(());
+        }
+        let count = e.device_count() as i32;
+        let listed = !device_arr.is_null() && len > 0 && len <= count;
+        ensure!(listed, rules::INIT_007, "device_arr is NULL or len {len} is not in [1, {count}]");
+        if !listed {
+            return Ok(());
+        }
+        // SAFETY: the caller's array of `len` ints, checked non-NULL.
+        let ids = unsafe { std::slice::from_raw_parts(device_arr, len as usize) };
+        let valid = ids.iter().all(|&d| e.is_device(i64::from(d)));
+        ensure!(valid, rules::INIT_007 => HipError::INVALID_DEVICE, "{ids:?} names a device out of [0, {count})");
+        if valid && thread::current_device().is_none() {
+            thread::set_current_device(Some(ids[0] as u32));
+        }
+        Ok(())
     })
 }
 

@@ -59,6 +59,7 @@ const T_EVENT: Source = Rocm("ROCm/hip-tests catch/unit/event, catch/multiproc/h
 const CLR_CONTEXT: Source = Rocm("ROCm/clr hipamd/src/hip_context.cpp");
 const CLR_DEVICE_RT: Source = Rocm("ROCm/clr hipamd/src/hip_device_runtime.cpp");
 const CLR_STREAM_OPS: Source = Rocm("ROCm/clr hipamd/src/hip_stream_ops.cpp");
+const CLR_DEVICE_RT_7: Source = Rocm("ROCm/rocm-systems projects/clr/hipamd/src/hip_device_runtime.cpp (7.x)");
 
 // ---- version profiles (docs/hip.md "Version profiles") -------------------------
 
@@ -129,6 +130,18 @@ rules! {
         note: Some("clr Device::Reset: releases the memory pools, destroys all streams, purges the memory objects \
                     of the device and sets the flags back to hipDeviceScheduleSpin"),
         expect: Behaviour,
+    }
+
+    INIT_007 {
+        group: INIT,
+        text: "hipSetValidDevices: 6.x does not implement it (801). 7.x: len 0 is 0; a NULL list, len < 0 or len > \
+               the device count is 1; a device out of range is 101; otherwise the first device becomes current, \
+               unless the thread has called hipSetDevice.",
+        apis: &["hipSetValidDevices"],
+        sources: &[CLR_DEVICE_RT, CLR_DEVICE_RT_7],
+        confidence: &[Src],
+        expect: Codes(&[hip!(NOT_SUPPORTED)]),
+        profiles: &[ProfileExpect::new(PROFILE_7, Codes(&[hip!(INVALID_VALUE), hip!(INVALID_DEVICE)]))],
     }
 
     // ==== 4.2 IPC: hipIpcGetMemHandle ==================================================

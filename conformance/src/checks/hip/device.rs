@@ -1,5 +1,5 @@
-//! HIP-INIT-004 … 006 (issue 18): contexts, device limits and flags, and
-//! hipDeviceReset.
+//! HIP-INIT-004 … 007 (issue 18): contexts, device limits and flags,
+//! hipDeviceReset, hipSetValidDevices.
 
 use std::ptr;
 
@@ -99,4 +99,36 @@ pub fn device_reset(cx: &mut Ctx) -> Result<(), Failure> {
     let q = cx.malloc(4096)?;
     cx.free(q)?;
     cx.device(0)
+}
+
+/// HIP-INIT-007: 6.x answers 801; 7.x checks the list (len 0 is 0, NULL or
+/// too long is 1, a device out of range is 101) and, on a thread that has
+/// not called hipSetDevice, makes the first device current.
+pub fn set_valid_devices(cx: &mut Ctx) -> Result<(), Failure> {
+    let hip = cx.hip();
+    let n = cx.device_count()?;
+    let call = |list: &mut [i32], len| {
+        hip.hipSetValidDevices(list.as_mut_ptr(), len).ok_or_else(|| missing("hipSetValidDevices"))
+    };
+    let mut list = [n - 1, 0];
+    if !cx.is_v7() {
+        return cx.expect_code("hipSetValidDevices([last, 0], 2)", call(&mut list, 2)?);
+    }
+    cx.expect_ok("hipSetValidDevices(len 0)", call(&mut list, 0)?)?;
+    cx.expect_code("hipSetValidDevices(len > count)", call(&mut list, n + 1)?)?;
+    let nothing = hip.hipSetValidDevices(ptr::null_mut(), 1).ok_or_else(|| missing("hipSetValidDevices"))?;
+    cx.expect_code("hipSetValidDevices(NULL, 1)", nothing)?;
+    let mut bad = [n, 0];
+    cx.expect("hipSetValidDevices([count])", HipError::INVALID_DEVICE, call(&mut bad, 1)?)?;
+    std::thread::scope(|s| {
+        s.spawn(|| -> Result<(), Failure> {
+            let mut l = [n - 1, 0];
+            cx.expect_ok("hipSetValidDevices([last, 0]) on a fresh thread", call(&mut l, 2)?)?;
+            let mut d = -1;
+            setup("hipGetDevice", hip.hipGetDevice(&mut d))?;
+            cx.ensure("the first listed device is current", d == n - 1, n - 1, d)
+        })
+        .join()
+        .unwrap_or_else(|_| Err(Failure::Setup("the thread panicked".into())))
+    })
 }
