@@ -461,3 +461,38 @@ fn driver_error_texts() {
         }
     });
 }
+
+/// Nothing captures (hipStreamBeginCapture is not emulated): the capture
+/// queries answer None after clr's checks, and the capture mode swaps.
+#[test]
+fn capture_queries_answer_not_capturing() {
+    isolated("capture_queries_answer_not_capturing", ENV, |_| {
+        let api = hip();
+        let is = api.hipStreamIsCapturing.expect("emulated");
+        let info = api.hipStreamGetCaptureInfo_v2.expect("emulated");
+        let exchange = api.hipThreadExchangeStreamCaptureMode.expect("emulated");
+        let mut s = null_mut();
+        hok!(api, hipStreamCreate(&mut s));
+        let mut status = 7;
+        // SAFETY: valid out-pointers or deliberate NULLs; stream values are looked up.
+        unsafe {
+            assert_eq!(HipError(is(s, &mut status)), HipError::SUCCESS);
+            assert_eq!(status, hipStreamCaptureStatusNone);
+            status = 7;
+            assert_eq!(
+                HipError(info(null_mut(), &mut status, null_mut(), null_mut(), null_mut(), null_mut())),
+                HipError::SUCCESS
+            );
+            assert_eq!(status, hipStreamCaptureStatusNone);
+            assert_eq!(HipError(is(s, null_mut())), HipError::INVALID_VALUE);
+            let mut mode = hipStreamCaptureModeRelaxed;
+            assert_eq!(HipError(exchange(&mut mode)), HipError::SUCCESS);
+            assert_eq!(mode, hipStreamCaptureModeGlobal);
+            mode = 3;
+            assert_eq!(HipError(exchange(&mut mode)), HipError::INVALID_VALUE);
+        }
+        hok!(api, hipStreamDestroy(s));
+        // SAFETY: a dead stream is looked up.
+        assert_eq!(HipError(unsafe { is(s, &mut status) }), HipError::CONTEXT_IS_DESTROYED);
+    });
+}

@@ -252,6 +252,17 @@ macro_rules! hip_functions {
                 hipEventRecord_spt: fn(event: hipEvent_t, stream: hipStream_t) -> hipError_t;
                 hipStreamAddCallback_spt: fn(stream: hipStream_t, callback: hipStreamCallback_t, userData: *mut c_void, flags: u32) -> hipError_t;
                 hipLaunchHostFunc_spt: fn(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t;
+                // Capture queries (Graph Management in the header): no stream ever
+                // captures here (hipStreamBeginCapture is not emulated), so they
+                // answer "not capturing" with clr's checks. `@hip_4.3`, `@hip_4.5`,
+                // `@hip_5.0`, the `_spt` ones `@hip_5.3`.
+                hipStreamIsCapturing: fn(stream: hipStream_t, pCaptureStatus: *mut hipStreamCaptureStatus) -> hipError_t;
+                hipStreamIsCapturing_spt: fn(stream: hipStream_t, pCaptureStatus: *mut hipStreamCaptureStatus) -> hipError_t;
+                hipStreamGetCaptureInfo: fn(stream: hipStream_t, pCaptureStatus: *mut hipStreamCaptureStatus, pId: *mut u64) -> hipError_t;
+                hipStreamGetCaptureInfo_spt: fn(stream: hipStream_t, pCaptureStatus: *mut hipStreamCaptureStatus, pId: *mut u64) -> hipError_t;
+                hipStreamGetCaptureInfo_v2: fn(stream: hipStream_t, captureStatus_out: *mut hipStreamCaptureStatus, id_out: *mut u64, graph_out: *mut hipGraph_t, dependencies_out: *mut *const hipGraphNode_t, numDependencies_out: *mut usize) -> hipError_t;
+                hipStreamGetCaptureInfo_v2_spt: fn(stream: hipStream_t, captureStatus_out: *mut hipStreamCaptureStatus, id_out: *mut u64, graph_out: *mut hipGraph_t, dependencies_out: *mut *const hipGraphNode_t, numDependencies_out: *mut usize) -> hipError_t;
+                hipThreadExchangeStreamCaptureMode: fn(mode: *mut hipStreamCaptureMode) -> hipError_t;
             }
         }
     };

@@ -505,6 +505,17 @@ impl hipStreamBatchMemOpParams {
     pub const flags: usize = 24;
 }
 
+/// `hipStreamCaptureStatus` (C enum): None 0, Active 1, Invalidated 2.
+pub type hipStreamCaptureStatus = i32;
+pub const hipStreamCaptureStatusNone: hipStreamCaptureStatus = 0;
+/// `hipStreamCaptureMode` (C enum): Global 0, ThreadLocal 1, Relaxed 2.
+pub type hipStreamCaptureMode = i32;
+pub const hipStreamCaptureModeGlobal: hipStreamCaptureMode = 0;
+pub const hipStreamCaptureModeRelaxed: hipStreamCaptureMode = 2;
+/// `hipGraph_t`, `hipGraphNode_t`: opaque pointers.
+pub type hipGraph_t = *mut c_void;
+pub type hipGraphNode_t = *mut c_void;
+
 // Layouts of reference hip.md §2.1 and §3, checked at compile time.
 const _: () = {
     use std::mem::{align_of, offset_of, size_of};

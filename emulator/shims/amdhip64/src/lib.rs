@@ -37,7 +37,8 @@ vmmkit_emulator::export_shim! {
 // Management, kernel launch incl. the `__hip*` triple-chevron support,
 // Occupancy, Texture / Surface, Graphics interop, Execution Control and the
 // kernel-name queries. Not yet: Graph Management, External Resource
-// Interoperability, graph batch-memop nodes, hipApiName, and four that host
+// Interoperability (but the capture queries, emulated: nothing captures), graph
+// batch-memop nodes, hipApiName, and four that host
 // memory could do (hipDrvMemcpy2DUnaligned, hipMemGetHandleForAddressRange,
 // hipGetDriverEntryPoint[_spt]). The memory families are listed elsewhere.
 vmmkit_emulator::export_unsupported! {
@@ -114,9 +115,9 @@ vmmkit_emulator::export_unsupported! {
         hipGraphRemoveDependencies, hipGraphRetainUserObject, hipGraphUpload, hipImportExternalMemory,
         hipImportExternalSemaphore, hipMemGetHandleForAddressRange, hipSignalExternalSemaphoresAsync,
         hipStreamBeginCapture, hipStreamBeginCaptureToGraph, hipStreamBeginCapture_spt, hipStreamEndCapture,
-        hipStreamEndCapture_spt, hipStreamGetCaptureInfo, hipStreamGetCaptureInfo_spt,
-        hipStreamGetCaptureInfo_v2, hipStreamGetCaptureInfo_v2_spt, hipStreamIsCapturing,
-        hipStreamIsCapturing_spt, hipStreamUpdateCaptureDependencies, hipThreadExchangeStreamCaptureMode,
+        hipStreamEndCapture_spt,
+
+         hipStreamUpdateCaptureDependencies,
         hipUserObjectCreate, hipUserObjectRelease, hipUserObjectRetain, hipWaitExternalSemaphoresAsync,
     }
 }

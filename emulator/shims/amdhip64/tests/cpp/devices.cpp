@@ -158,6 +158,12 @@ static void streams_and_events() {
     CHECK(hipStreamBatchMemOp(a, 2, ops, 0));
     CHECK(hipStreamSynchronize(a));
 
+    hipStreamCaptureStatus capture = hipStreamCaptureStatusActive;
+    CHECK(hipStreamIsCapturing(a, &capture));
+    REQUIRE(capture == hipStreamCaptureStatusNone, "capturing %d", (int)capture);
+    hipStreamCaptureMode mode = hipStreamCaptureModeRelaxed;
+    CHECK(hipThreadExchangeStreamCaptureMode(&mode));
+    REQUIRE(mode == hipStreamCaptureModeGlobal, "mode %d", (int)mode);
     hipEvent_t e;
     CHECK(hipEventCreate(&e));
     CHECK(hipEventRecordWithFlags(e, a, hipEventRecordDefault));
