@@ -49,5 +49,5 @@ crate::dialect_api! {
     functions: vmmkit_sys::hip_functions,
     types: vmmkit_sys::hip,
     table: HipApi,
-    modules: capture, context, device, error, event, ipc, memory, pool, share, stream, stream_ops, vmm,
+    modules: capture, context, device, error, event, ipc, memory, pool, register, share, stream, stream_ops, vmm,
 }

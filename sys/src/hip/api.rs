@@ -194,6 +194,13 @@ macro_rules! hip_functions {
                 hipExtStreamCreateWithCUMask: fn(stream: *mut hipStream_t, cuMaskSize: u32, cuMask: *const u32) -> hipError_t;
                 hipExtStreamGetCUMask: fn(stream: hipStream_t, cuMaskSize: u32, cuMask: *mut u32) -> hipError_t;
                 hipProfilerStart: fn() -> hipError_t;
+                // What a hipcc-built program calls at load and exit for its code
+                // objects (`@hip_4.2`): bookkeeping only; launching fails (device code).
+                // `uint3*`/`dim3*` parameters are passed as `void*`.
+                __hipRegisterFatBinary: fn(data: *const c_void) -> *mut *mut c_void;
+                __hipRegisterFunction: fn(modules: *mut *mut c_void, hostFunction: *const c_void, deviceFunction: *mut c_char, deviceName: *const c_char, threadLimit: u32, tid: *mut c_void, bid: *mut c_void, blockDim: *mut c_void, gridDim: *mut c_void, wSize: *mut i32) -> ();
+                __hipRegisterVar: fn(modules: *mut *mut c_void, var: *mut c_void, hostVar: *mut c_char, deviceVar: *mut c_char, ext: i32, size: usize, constant: i32, global: i32) -> ();
+                __hipUnregisterFatBinary: fn(modules: *mut *mut c_void) -> ();
                 hipProfilerStop: fn() -> hipError_t;
             }
             optional {

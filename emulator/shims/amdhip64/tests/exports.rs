@@ -142,6 +142,10 @@ const ISSUE_18: &[(&str, &[&str])] = &[
     (
         "hip_4.2",
         &[
+            "__hipRegisterFatBinary",
+            "__hipRegisterFunction",
+            "__hipRegisterVar",
+            "__hipUnregisterFatBinary",
             "hipDeviceReset",
             "hipDeviceGetPCIBusId",
             "hipDeviceGetByPCIBusId",

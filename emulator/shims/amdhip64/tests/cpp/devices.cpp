@@ -178,6 +178,15 @@ static void streams_and_events() {
     EXPECT(hipStreamGetDevice(a, &d), hipErrorContextIsDestroyed);
 }
 
+// What hipcc emits around a program's code objects (hip_api_trace.hpp's types).
+extern "C" void** __hipRegisterFatBinary(const void* data);
+extern "C" void __hipRegisterFunction(void** modules, const void* hostFunction, char* deviceFunction,
+                                      const char* deviceName, unsigned int threadLimit, void* tid, void* bid,
+                                      dim3* blockDim, dim3* gridDim, int* wSize);
+extern "C" void __hipUnregisterFatBinary(void** modules);
+
+static void kernel_stub() {}
+
 static void errors_and_unsupported() {
     const char* text = nullptr;
     CHECK(hipDrvGetErrorName(hipErrorNotSupported, &text));
@@ -188,6 +197,19 @@ static void errors_and_unsupported() {
     hipModule_t module = nullptr;
     EXPECT(hipModuleLoad(&module, "kernels.co"), hipErrorNotSupported);
     REQUIRE(hipGetLastError() == hipErrorNotSupported, "the last error");
+    // A program with a kernel registers it at load, as hipcc's constructor
+    // does: that works and sets no error; the launch then fails with 801.
+    (void)hipGetLastError();
+    static const char fatbin[16] = {};
+    void** modules = __hipRegisterFatBinary(fatbin);
+    REQUIRE(modules != nullptr, "a code object handle");
+    char kname[] = "kernel";
+    __hipRegisterFunction(modules, reinterpret_cast<const void*>(&kernel_stub), kname, kname, 0, nullptr, nullptr,
+                          nullptr, nullptr, nullptr);
+    REQUIRE(hipPeekAtLastError() == hipSuccess, "registration sets no error");
+    EXPECT(hipLaunchKernel(reinterpret_cast<const void*>(&kernel_stub), dim3(1), dim3(1), nullptr, 0, nullptr),
+           hipErrorNotSupported);
+    __hipUnregisterFatBinary(modules);
     hipGraph_t graph = nullptr;
     EXPECT(hipGraphCreate(&graph, 0), hipErrorNotSupported);
     REQUIRE(hipKernelNameRef(nullptr) == nullptr, "a pointer-returning export returns NULL");
