@@ -28,7 +28,8 @@ macro_rules! methods {
         required { $( $(#[$rm:meta])* $r:ident : fn($($ra:ident : $rt:ty),*) -> $rr:ty ; )* }
         optional { $( $(#[$om:meta])* $o:ident : fn($($oa:ident : $ot:ty),*) -> $or:ty ; )* }
     ) => {
-        #[allow(dead_code)]
+        // C signatures: hipMemcpy2DAsync takes 8 arguments.
+        #[allow(dead_code, clippy::too_many_arguments)]
         impl Hip {
             $(
                 #[doc = concat!("`", stringify!($r), "`.")]

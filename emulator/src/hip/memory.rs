@@ -9,6 +9,7 @@ use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::codes::Op;
 use super::pointer::{KIND_MALLOC, Kind, extent};
 use super::profile::{GRANULARITY, WINDOW};
+use super::state::state;
 use super::stream;
 use crate::core::{Emulator, StreamId, Work, new_generation};
 use crate::registry::Place;
@@ -16,7 +17,12 @@ use crate::registry::Place;
 /// `hipError_t hipMalloc(void **ptr, size_t size)`: shareable device memory on
 /// the current device. Size 0 → 0 with `*ptr = NULL`; too big → 2.
 pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipError_t {
-    run("hipMalloc", || {
+    run("hipMalloc", || malloc(ptr, size))
+}
+
+/// hipMalloc's allocation, shared with hipExtMallocWithFlags.
+pub(super) fn malloc(ptr: *mut *mut c_void, size: usize) -> Result<(), Fail> {
+    {
         if ptr.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "ptr is NULL".into()));
         }
@@ -37,7 +43,7 @@ pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipErr
         // SAFETY: checked non-null.
         unsafe { put(ptr, va as *mut c_void) };
         Ok(())
-    })
+    }
 }
 
 /// Frees the hipMalloc allocation holding `p` (any address inside it), or
@@ -51,11 +57,18 @@ fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
         return r.map(drop).map_err(|e| Fail::core(Op::Free, e));
     }
     match extent(e, p) {
+        // Managed memory is host memory in vmmkit (`managed.rs`).
+        Some(x) if x.kind == Kind::Managed => {
+            state(e).mem.remove(x.base);
+            e.free_host(x.base).map_err(|e| Fail::core(Op::Free, e))
+        }
         Some(x) if x.kind == Kind::Opened => e.close_plain(p).map(drop).map_err(|e| Fail::core(Op::IpcClose, e)),
         Some(x) => match x.kind {
             Kind::Malloc(handle) => {
                 e.withdraw(handle).map_err(|e| Fail::core(Op::Free, e))?;
-                e.free_plain(x.base).map_err(|e| Fail::core(Op::Free, e))
+                e.free_plain(x.base).map_err(|e| Fail::core(Op::Free, e))?;
+                state(e).mem.forget(x.base);
+                Ok(())
             }
             _ => Err(Fail::plain(HipError::INVALID_VALUE, format!("{p:#x} is not memory from hipMalloc"))),
         },
@@ -99,14 +112,14 @@ pub(super) enum On {
 
 /// The stream of an `*Async` call: a dead one is 709 (HIP-STM-009, clr's
 /// `isValid` in hipMemcpyAsync); `None` when that check was switched off.
-fn stream_of(e: &Emulator, stream: hipStream_t) -> Result<Option<StreamId>, Fail> {
+pub(super) fn stream_of(e: &Emulator, stream: hipStream_t) -> Result<Option<StreamId>, Fail> {
     stream::or_none(stream::resolve(e, stream, &rules::STM_009, HipError::CONTEXT_IS_DESTROYED))
 }
 
 /// Runs a checked copy or fill `work` as `on` says. A copy with a host
 /// side HIP does not know (pageable memory) waits for its stream before
 /// returning, as clr's `ihipMemcpy` does (`isHostAsync = false`): HIP-STM-011.
-fn submit(e: &Emulator, on: On, work: Work, host_side: bool) -> Result<(), Fail> {
+pub(super) fn submit(e: &Emulator, on: On, work: Work, host_side: bool) -> Result<(), Fail> {
     match on {
         On::Sync => {
             e.legacy_fence(current_device(), None).map_err(stream::work_failed)?;
@@ -144,28 +157,90 @@ unsafe fn run_now(e: &Emulator, work: Work) -> Result<(), crate::core::CoreError
     }
 }
 
-fn memcpy(dst: *mut c_void, src: *const c_void, n: usize, kind: hipMemcpyKind, on: On) -> Result<(), Fail> {
+/// The rows of a copy or fill: `height` × `depth` rows of `width` bytes,
+/// row `(y, z)` at `y * pitch + z * slice` from the start of each side.
+/// A plain copy is one row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Shape {
+    pub width: usize,
+    pub height: usize,
+    pub depth: usize,
+    pub dst_pitch: usize,
+    pub dst_slice: usize,
+    pub src_pitch: usize,
+    pub src_slice: usize,
+}
+
+impl Shape {
+    /// One row of `n` bytes.
+    pub fn line(n: usize) -> Self {
+        Self { width: n, height: 1, depth: 1, dst_pitch: n, dst_slice: n, src_pitch: n, src_slice: n }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.width == 0 || self.height == 0 || self.depth == 0
+    }
+
+    /// Bytes from the start of a side to the end of its last row, `None` on overflow.
+    fn span(&self, pitch: usize, slice: usize) -> Option<usize> {
+        let last = (self.depth - 1).checked_mul(slice)?.checked_add((self.height - 1).checked_mul(pitch)?)?;
+        last.checked_add(self.width)
+    }
+
+    /// The offsets of each row on the destination and source sides; rows
+    /// that follow each other on both sides are merged.
+    fn rows(&self) -> Vec<(usize, usize, usize)> {
+        let packed = |p: usize, s: usize| p == self.width && (self.depth == 1 || s == self.width * self.height);
+        if packed(self.dst_pitch, self.dst_slice) && packed(self.src_pitch, self.src_slice) {
+            return vec![(0, 0, self.width * self.height * self.depth)];
+        }
+        let mut out = Vec::with_capacity(self.height * self.depth);
+        for z in 0..self.depth {
+            for y in 0..self.height {
+                out.push((z * self.dst_slice + y * self.dst_pitch, z * self.src_slice + y * self.src_pitch, self.width));
+            }
+        }
+        out
+    }
+}
+
+/// Whether `kind` is a copy kind.
+fn copy_kind(kind: hipMemcpyKind) -> Result<(), Fail> {
+    if (0..=4).contains(&kind) || kind == hipMemcpyDeviceToDeviceNoCU {
+        Ok(())
+    } else {
+        Err(Fail::plain(HipError::INVALID_MEMCPY_DIRECTION, format!("kind {kind} is not a copy kind")))
+    }
+}
+
+pub(super) fn memcpy(dst: *mut c_void, src: *const c_void, n: usize, kind: hipMemcpyKind, on: On) -> Result<(), Fail> {
+    copy_shape(dst, src, Shape::line(n), kind, on)
+}
+
+/// A copy of `shape`'s rows from `src` to `dst` (hipMemcpy and the 2-D and
+/// 3-D copies of linear memory), with hipMemcpy's checks over the whole
+/// span of each side.
+pub(super) fn copy_shape(dst: *mut c_void, src: *const c_void, shape: Shape, kind: hipMemcpyKind, on: On) -> Result<(), Fail> {
     if let On::Stream(s) = on {
         // clr's hipMemcpyAsync: the kind (21), then the stream (709), then ihipMemcpy.
-        if !((0..=4).contains(&kind) || kind == hipMemcpyDeviceToDeviceNoCU) {
-            return Err(Fail::plain(HipError::INVALID_MEMCPY_DIRECTION, format!("kind {kind} is not a copy kind")));
-        }
+        copy_kind(kind)?;
         if stream_of(emu()?, s)?.is_none() {
             return Ok(());
         }
     }
-    if n == 0 {
+    if shape.is_empty() {
         return Ok(()); // checked before anything else
     }
     if dst.is_null() || src.is_null() {
         return Err(Fail::plain(HipError::INVALID_VALUE, "dst or src is NULL".into()));
     }
-    if !((0..=4).contains(&kind) || kind == hipMemcpyDeviceToDeviceNoCU) {
-        return Err(Fail::plain(HipError::INVALID_MEMCPY_DIRECTION, format!("kind {kind} is not a copy kind")));
-    }
+    copy_kind(kind)?;
     let e = emu()?;
-    within(e, dst as usize, n, "dst")?;
-    within(e, src as usize, n, "src")?;
+    let overflow = || Fail::plain(HipError::INVALID_VALUE, format!("the copy's rows {shape:?} overflow the address space"));
+    let dn = shape.span(shape.dst_pitch, shape.dst_slice).ok_or_else(overflow)?;
+    let sn = shape.span(shape.src_pitch, shape.src_slice).ok_or_else(overflow)?;
+    within(e, dst as usize, dn, "dst")?;
+    within(e, src as usize, sn, "src")?;
     // As clr's IsHtoHMemcpyValid: a kind that names device memory needs one
     // pointer HIP knows; an unknown one is then taken for host memory.
     let named_device = !matches!(kind, hipMemcpyHostToHost | hipMemcpyDefault);
@@ -182,7 +257,26 @@ fn memcpy(dst: *mut c_void, src: *const c_void, n: usize, kind: hipMemcpyKind, o
     // contract of hipMemcpy); device parts, and host addresses no process
     // can map, are checked by the core when the copy runs.
     let host_side = extent(e, d).is_none() || extent(e, s).is_none();
-    submit(e, on, Work::Copy { dst: d, src: s, len: n }, host_side)
+    let rows = shape.rows();
+    if let [(0, 0, len)] = rows[..] {
+        return submit(e, on, Work::Copy { dst: d, src: s, len }, host_side);
+    }
+    // Every row is checked before the first one is queued, so a bad row
+    // changes nothing.
+    for &(dof, sof, len) in &rows {
+        e.check_copy_range(d + dof, len).and_then(|()| e.check_copy_range(s + sof, len)).map_err(|e| Fail::core(Op::Copy, e))?;
+    }
+    for (dof, sof, len) in rows {
+        submit(e, on, Work::Copy { dst: d + dof, src: s + sof, len }, false)?;
+    }
+    if host_side {
+        if let On::Stream(st) = on {
+            if let Some(id) = stream_of(e, st)? {
+                e.stream_synchronize(id, None).map_err(|e| Fail::core(Op::Copy, e))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)`:
@@ -209,9 +303,15 @@ pub unsafe extern "C" fn hipMemcpyDtoH(dst: *mut c_void, src: hipDeviceptr_t, si
 }
 
 /// Fills `count` elements of `width` bytes at `dst` with `value`, as `on` says.
-fn memset(dst: *mut c_void, value: u64, width: u8, count: usize, on: On) -> Result<(), Fail> {
+pub(super) fn memset(dst: *mut c_void, value: u64, width: u8, count: usize, on: On) -> Result<(), Fail> {
     let n = count.saturating_mul(usize::from(width));
-    if n == 0 {
+    fill_rows(dst, value, width, Shape::line(n), on)
+}
+
+/// Fills the rows of `shape` (its destination side) at `dst` with `value`
+/// in elements of `width` bytes: hipMemset and the 2-D and 3-D fills.
+pub(super) fn fill_rows(dst: *mut c_void, value: u64, width: u8, shape: Shape, on: On) -> Result<(), Fail> {
+    if shape.is_empty() {
         return Ok(());
     }
     if dst.is_null() {
@@ -219,6 +319,9 @@ fn memset(dst: *mut c_void, value: u64, width: u8, count: usize, on: On) -> Resu
     }
     let e = emu()?;
     let p = dst as usize;
+    let n = shape
+        .span(shape.dst_pitch, shape.dst_slice)
+        .ok_or_else(|| Fail::plain(HipError::INVALID_VALUE, format!("the rows {shape:?} overflow the address space")))?;
     let ok = match extent(e, p) {
         Some(x) if x.kind == Kind::Vmm => e.is_device_range(p, n),
         Some(x) => x.holds(p, n),
@@ -231,7 +334,11 @@ fn memset(dst: *mut c_void, value: u64, width: u8, count: usize, on: On) -> Resu
         ));
     }
     // The range is device memory or a host buffer of ours, checked above.
-    submit(e, on, Work::Fill { dst: p, pattern: value, width, count }, false)
+    let w = usize::from(width);
+    for (dof, _, len) in shape.rows() {
+        submit(e, on, Work::Fill { dst: p + dof, pattern: value, width, count: len / w }, false)?;
+    }
+    Ok(())
 }
 
 /// `hipError_t hipMemset(void *dst, int value, size_t sizeBytes)`: n = 0 → 0;
@@ -245,7 +352,7 @@ pub unsafe extern "C" fn hipMemsetD8(dest: hipDeviceptr_t, value: u8, count: usi
     run("hipMemsetD8", || memset(dest, u64::from(value), 1, count, On::Sync))
 }
 
-fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> Result<(), Fail> {
+pub(super) fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> Result<(), Fail> {
     if ptr.is_null() {
         return Err(Fail::plain(HipError::INVALID_VALUE, "ptr is NULL".into()));
     }
@@ -258,7 +365,9 @@ fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> Result<(), Fai
     if flags & both == both {
         return Err(Fail::plain(HipError::INVALID_VALUE, "Coherent and NonCoherent together".into()));
     }
-    let p = emu()?.alloc_host(size).map_err(|e| Fail::core(Op::HostMalloc, e))?;
+    let e = emu()?;
+    let p = e.alloc_host(size).map_err(|e| Fail::core(Op::HostMalloc, e))?;
+    state(e).mem.note_flags(p, flags);
     // SAFETY: checked non-null.
     unsafe { put(ptr, p as *mut c_void) };
     Ok(())
@@ -282,10 +391,16 @@ pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
         if ptr.is_null() {
             return Ok(());
         }
-        emu()?
-            .free_host(ptr as usize)
-            .map_err(|_| Fail::plain(HipError::INVALID_VALUE, format!("{ptr:p} was not allocated by hipHostMalloc")))
+        host_free(emu()?, ptr as usize)
     })
+}
+
+/// Frees the host buffer that starts at `p` (hipHostFree, hipFreeHost).
+pub(super) fn host_free(e: &Emulator, p: usize) -> Result<(), Fail> {
+    e.free_host(p)
+        .map_err(|_| Fail::plain(HipError::INVALID_VALUE, format!("{p:#x} was not allocated by hipHostMalloc")))?;
+    state(e).mem.forget(p);
+    Ok(())
 }
 
 /// `hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr)`,
@@ -306,11 +421,19 @@ pub unsafe extern "C" fn hipPointerGetAttributes(
                 Place::Device(d) | Place::Host(d) => d as i32,
             };
             a.devicePointer = p;
-            if x.kind == Kind::Host {
-                a.type_ = hipMemoryTypeHost;
-                a.hostPointer = p;
-            } else {
-                a.type_ = hipMemoryTypeDevice;
+            a.allocationFlags = state(e).mem.flags(x.base);
+            match x.kind {
+                Kind::Host | Kind::Registered => {
+                    a.type_ = hipMemoryTypeHost;
+                    a.hostPointer = p;
+                }
+                // clr hip_memory.cpp:3806: managed memory reports its own type.
+                Kind::Managed => {
+                    a.type_ = hipMemoryTypeManaged;
+                    a.hostPointer = p;
+                    a.isManaged = 1;
+                }
+                _ => a.type_ = hipMemoryTypeDevice,
             }
         }
         // SAFETY: checked non-null.
@@ -330,7 +453,7 @@ pub unsafe extern "C" fn hipMemGetAddressRange(
 ) -> hipError_t {
     run("hipMemGetAddressRange", || {
         let x = extent(emu()?, dptr as usize)
-            .filter(|x| x.kind != Kind::Host)
+            .filter(|x| !matches!(x.kind, Kind::Host | Kind::Registered))
             .ok_or_else(|| Fail::plain(HipError::NOT_FOUND, format!("{dptr:p} is not device memory")))?;
         // SAFETY: each output is written only when non-null.
         unsafe {

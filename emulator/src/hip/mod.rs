@@ -34,6 +34,7 @@ mod call;
 mod codes;
 mod pointer;
 mod profile;
+mod ranges;
 mod state;
 
 use vmmkit_sys::hip::HipApi;
@@ -49,4 +50,6 @@ crate::dialect_api! {
     types: vmmkit_sys::hip,
     table: HipApi,
     modules: device, error, event, ipc, memory, pool, share, stream, vmm,
+    // Issue 18: memory.
+    attr, host, managed, pitched,
 }

@@ -25,6 +25,10 @@ pub(super) enum Kind {
     Vmm,
     /// A hipHostMalloc buffer.
     Host,
+    /// Host memory of the program's, registered by hipHostRegister.
+    Registered,
+    /// hipMallocManaged memory (host memory in vmmkit, `ranges.rs`).
+    Managed,
 }
 
 /// The allocation that holds an address.
@@ -55,7 +59,8 @@ fn asked(props: &[u64; 4], len: usize) -> usize {
 }
 
 /// The allocation that holds `p`, if any: an opened IPC range, hipMalloc
-/// memory (within the size asked for), a hipMemMap mapping, or a host buffer.
+/// memory (within the size asked for), a hipMemMap mapping, a registered or
+/// managed range, or a host buffer.
 pub(super) fn extent(e: &Emulator, p: usize) -> Option<Extent> {
     if let Some((base, o)) = e.opened_at(p) {
         let size = asked(&o.props, o.len);
@@ -77,6 +82,10 @@ pub(super) fn extent(e: &Emulator, p: usize) -> Option<Extent> {
     if let Some((base, m)) = e.mapping(p) {
         let info = e.describe(m.handle).ok()?;
         return Some(Extent { base, size: m.len, kind: Kind::Vmm, device: info.owner, props: info.props });
+    }
+    if let Some((base, r)) = super::state::state(e).mem.range_at(p) {
+        let kind = if r.managed.is_some() { Kind::Managed } else { Kind::Registered };
+        return Some(Extent { base, size: r.len, kind, device: Place::Device(r.device), props: [0; 4] });
     }
     let (base, size) = e.host_at(p)?;
     let device = Place::Device(super::call::current_device());

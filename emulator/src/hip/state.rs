@@ -24,6 +24,8 @@ pub(super) struct State {
     /// The device each event was made on (hipEventRecord and
     /// hipEventElapsedTime compare it, as clr does).
     event_devices: Mutex<HashMap<EventId, u32>>,
+    /// Registered and managed ranges, allocation flags (issue 18: memory).
+    pub mem: super::ranges::MemState,
 }
 
 /// The HIP state of the process whose emulator is `e`.

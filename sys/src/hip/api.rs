@@ -4,6 +4,7 @@
 use std::ffi::{c_char, c_void};
 use std::path::Path;
 
+use super::mem_types::*;
 use super::types::*;
 use crate::loader::{LibrarySpec, LoadError, Loaded};
 
@@ -148,6 +149,41 @@ macro_rules! hip_functions {
                 hipMemsetD16Async: fn(dest: hipDeviceptr_t, value: u16, count: usize, stream: hipStream_t) -> hipError_t;
                 hipMemsetD32: fn(dest: hipDeviceptr_t, value: i32, count: usize) -> hipError_t;
                 hipMemsetD32Async: fn(dst: hipDeviceptr_t, value: i32, count: usize, stream: hipStream_t) -> hipError_t;
+                // Issue 18: memory. All `@hip_4.2` (nm -D of Debian's libamdhip64.so.7, 7.2.4).
+                /// `flags` is one of `hipDeviceMalloc*` / `hipMallocSignalMemory`, not a mask.
+                hipExtMallocWithFlags: fn(ptr: *mut *mut c_void, sizeBytes: usize, flags: u32) -> hipError_t;
+                hipMallocHost: fn(ptr: *mut *mut c_void, size: usize) -> hipError_t;
+                hipMemAllocHost: fn(ptr: *mut *mut c_void, size: usize) -> hipError_t;
+                hipHostAlloc: fn(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t;
+                hipFreeHost: fn(ptr: *mut c_void) -> hipError_t;
+                hipMemGetInfo: fn(free: *mut usize, total: *mut usize) -> hipError_t;
+                hipMemPtrGetInfo: fn(ptr: *mut c_void, size: *mut usize) -> hipError_t;
+                hipMemcpyWithStream: fn(dst: *mut c_void, src: *const c_void, sizeBytes: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipHostRegister: fn(hostPtr: *mut c_void, sizeBytes: usize, flags: u32) -> hipError_t;
+                hipHostUnregister: fn(hostPtr: *mut c_void) -> hipError_t;
+                hipHostGetDevicePointer: fn(devPtr: *mut *mut c_void, hstPtr: *mut c_void, flags: u32) -> hipError_t;
+                hipHostGetFlags: fn(flagsPtr: *mut u32, hostPtr: *mut c_void) -> hipError_t;
+                hipPointerSetAttribute: fn(value: *const c_void, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t;
+                hipMallocManaged: fn(dev_ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t;
+                hipMemAdvise: fn(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device: i32) -> hipError_t;
+                hipMemPrefetchAsync: fn(dev_ptr: *const c_void, count: usize, device: i32, stream: hipStream_t) -> hipError_t;
+                hipMemRangeGetAttribute: fn(data: *mut c_void, data_size: usize, attribute: hipMemRangeAttribute, dev_ptr: *const c_void, count: usize) -> hipError_t;
+                hipMemRangeGetAttributes: fn(data: *mut *mut c_void, data_sizes: *mut usize, attributes: *mut hipMemRangeAttribute, num_attributes: usize, dev_ptr: *const c_void, count: usize) -> hipError_t;
+                hipStreamAttachMemAsync: fn(stream: hipStream_t, dev_ptr: *mut c_void, length: usize, flags: u32) -> hipError_t;
+                hipMallocPitch: fn(ptr: *mut *mut c_void, pitch: *mut usize, width: usize, height: usize) -> hipError_t;
+                hipMemAllocPitch: fn(dptr: *mut hipDeviceptr_t, pitch: *mut usize, widthInBytes: usize, height: usize, elementSizeBytes: u32) -> hipError_t;
+                hipMalloc3D: fn(pitchedDevPtr: *mut hipPitchedPtr, extent: hipExtent) -> hipError_t;
+                hipMemcpy2D: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpy2DAsync: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipMemcpyParam2D: fn(pCopy: *const hip_Memcpy2D) -> hipError_t;
+                hipMemcpyParam2DAsync: fn(pCopy: *const hip_Memcpy2D, stream: hipStream_t) -> hipError_t;
+                hipMemcpy3D: fn(p: *const hipMemcpy3DParms) -> hipError_t;
+                hipMemcpy3DAsync: fn(p: *const hipMemcpy3DParms, stream: hipStream_t) -> hipError_t;
+                hipMemset2D: fn(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize) -> hipError_t;
+                hipMemset2DAsync: fn(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize, stream: hipStream_t) -> hipError_t;
+                /// `hipPitchedPtr` and `hipExtent` are passed by value (in memory, under the SysV x86-64 ABI).
+                hipMemset3D: fn(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent) -> hipError_t;
+                hipMemset3DAsync: fn(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent, stream: hipStream_t) -> hipError_t;
             }
             optional {
                 /// `@hip_6.0`: the 1472-byte layout that 6.x/7.x headers redirect `hipGetDeviceProperties` to.
@@ -158,6 +194,23 @@ macro_rules! hip_functions {
                 hipExtHostAlloc: fn(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t;
                 /// `@hip_5.3` (clr hip_hcc.map.in): a host function on a stream.
                 hipLaunchHostFunc: fn(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t;
+                // Issue 18: memory. `@hip_5.0`: the driver-style pointer queries.
+                hipPointerGetAttribute: fn(data: *mut c_void, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t;
+                hipDrvPointerGetAttributes: fn(numAttributes: u32, attributes: *mut hipPointer_attribute, data: *mut *mut c_void, ptr: hipDeviceptr_t) -> hipError_t;
+                // `@hip_5.2`: on the calling thread's default stream (`hipStreamPerThread`).
+                hipMemcpy_spt: fn(dst: *mut c_void, src: *const c_void, sizeBytes: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemset_spt: fn(dst: *mut c_void, value: i32, sizeBytes: usize) -> hipError_t;
+                hipMemcpy2D_spt: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemset2D_spt: fn(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize) -> hipError_t;
+                hipMemcpy3D_spt: fn(p: *const hipMemcpy3DParms) -> hipError_t;
+                hipMemset3D_spt: fn(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent) -> hipError_t;
+                hipMemcpyAsync_spt: fn(dst: *mut c_void, src: *const c_void, sizeBytes: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                // `@hip_5.3`.
+                hipMemsetAsync_spt: fn(dst: *mut c_void, value: i32, sizeBytes: usize, stream: hipStream_t) -> hipError_t;
+                hipMemcpy2DAsync_spt: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipMemset2DAsync_spt: fn(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize, stream: hipStream_t) -> hipError_t;
+                hipMemcpy3DAsync_spt: fn(p: *const hipMemcpy3DParms, stream: hipStream_t) -> hipError_t;
+                hipMemset3DAsync_spt: fn(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent, stream: hipStream_t) -> hipError_t;
             }
         }
     };
