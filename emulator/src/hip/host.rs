@@ -69,7 +69,7 @@ pub unsafe extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
 }
 
 /// `hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)`:
-/// NULL, size 0 or flags beyond the four of 6.x (clr hip_memory.cpp:1307:
+/// NULL, size 0 or flags beyond the four of 6.x (clr hip_memory.cpp:1305:
 /// `flags > 15`) and 7.x's hipExtHostRegisterUncached → 1; memory HIP
 /// already knows, registered or not, → 712 (HIP-MEM-001). The range stays
 /// the program's; HIP knows it until hipHostUnregister.
@@ -107,7 +107,7 @@ pub unsafe extern "C" fn hipHostRegister(hostPtr: *mut c_void, sizeBytes: usize,
 }
 
 /// `hipError_t hipHostUnregister(void *hostPtr)`: NULL → 1; not the start of
-/// a registered range → 713 (clr hip_memory.cpp:1371, HIP-MEM-002). Waits for
+/// a registered range → 713 (clr hip_memory.cpp:1372, HIP-MEM-002). Waits for
 /// the device's streams first, as clr does.
 pub unsafe extern "C" fn hipHostUnregister(hostPtr: *mut c_void) -> hipError_t {
     run("hipHostUnregister", || {
