@@ -49,7 +49,7 @@ pub unsafe extern "C" fn hipMemAllocHost(ptr: *mut *mut c_void, size: usize) -> 
 
 /// `hipError_t hipHostAlloc(void **ptr, size_t size, unsigned int flags)`: as
 /// hipHostMalloc, but flags beyond Portable|Mapped|WriteCombined → 1
-/// (clr hip_memory.cpp:1388-1391).
+/// (clr hip_memory.cpp:1382-1393).
 pub unsafe extern "C" fn hipHostAlloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t {
     run("hipHostAlloc", || {
         if ptr.is_null() {
