@@ -416,6 +416,14 @@ fn managed_memory() {
         hexpect!(api, hipIpcGetMemHandle(&mut ipc, m), HipError::INVALID_VALUE);
         hok!(api, hipFree(m));
         hexpect!(api, hipFree(m), HipError::INVALID_VALUE);
+        // hipHostFree frees managed memory too, as clr's does.
+        hok!(api, hipMallocManaged(&mut m, 64, hipMemAttachHost));
+        hok!(api, hipHostFree(m));
+        hexpect!(
+            api,
+            hipMemRangeGetAttribute((&raw mut v).cast(), 4, hipMemRangeAttributeReadMostly, m, 4),
+            HipError::INVALID_VALUE
+        );
         hok!(api, hipPointerGetAttributes(&mut a, m));
         assert_eq!(a.type_, hipMemoryTypeUnregistered);
         hok!(api, hipFree(d));
@@ -643,6 +651,43 @@ fn pitched_3d() {
         assert_eq!(out, vec![0x77; 12]);
         let dev = read(&api, a.ptr, total);
         assert_eq!((dev[0], dev[1], dev[1024], dev[2048]), (0x79, 0x77, 0x79, 0x77));
+        // The driver form: the same box, device to host, from (5, 1, 1).
+        out.fill(0);
+        let drv = HIP_MEMCPY3D {
+            srcXInBytes: 5,
+            srcY: 1,
+            srcZ: 1,
+            srcLOD: 0,
+            srcMemoryType: hipMemoryTypeDevice,
+            srcHost: null(),
+            srcDevice: a.ptr,
+            srcArray: null_mut(),
+            srcPitch: a.pitch,
+            srcHeight: 4,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstZ: 0,
+            dstLOD: 0,
+            dstMemoryType: hipMemoryTypeHost,
+            dstHost: out.as_mut_ptr().cast(),
+            dstDevice: null_mut(),
+            dstArray: null_mut(),
+            dstPitch: 3,
+            dstHeight: 2,
+            WidthInBytes: 3,
+            Height: 2,
+            Depth: 2,
+        };
+        hok!(api, hipDrvMemcpy3D(&drv));
+        assert_eq!(out, vec![0x77; 12]);
+        hok!(api, hipDrvMemcpy3DAsync(&drv, s));
+        hexpect!(api, hipDrvMemcpy3D(&HIP_MEMCPY3D { dstHeight: 1, ..drv }), HipError::INVALID_VALUE);
+        hexpect!(
+            api,
+            hipDrvMemcpy3D(&HIP_MEMCPY3D { srcMemoryType: hipMemoryTypeArray, ..drv }),
+            HipError::NOT_SUPPORTED
+        );
+        hexpect!(api, hipDrvMemcpy3D(null()), HipError::INVALID_VALUE);
         hok!(api, hipStreamDestroy(s));
         hok!(api, hipFree(a.ptr));
         let mut z = hipPitchedPtr::default();

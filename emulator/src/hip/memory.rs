@@ -399,7 +399,8 @@ pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
 pub(super) fn host_free(e: &Emulator, p: usize) -> Result<(), Fail> {
     e.free_host(p)
         .map_err(|_| Fail::plain(HipError::INVALID_VALUE, format!("{p:#x} was not allocated by hipHostMalloc")))?;
-    state(e).mem.forget(p);
+    // Managed memory is a host buffer too (clr frees it here as well).
+    state(e).mem.remove(p);
     Ok(())
 }
 

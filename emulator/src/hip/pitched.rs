@@ -139,50 +139,139 @@ pub unsafe extern "C" fn hipMemcpy2DAsync_spt(dst: *mut c_void, dpitch: usize, s
     run("hipMemcpy2DAsync_spt", || copy_2d(dst, src, rows_2d(dpitch, spitch, width, height), kind, On::Stream(per_thread(stream))))
 }
 
-/// One side of a `hip_Memcpy2D` (`src` or not): its first byte, and
-/// whether it is device memory.
-fn param_side(c: &hip_Memcpy2D, src: bool) -> Result<(usize, bool), Fail> {
-    let (what, ty, host, device, x, y, pitch) = if src {
-        ("src", c.srcMemoryType, c.srcHost, c.srcDevice, c.srcXInBytes, c.srcY, c.srcPitch)
-    } else {
-        ("dst", c.dstMemoryType, c.dstHost.cast_const(), c.dstDevice, c.dstXInBytes, c.dstY, c.dstPitch)
-    };
-    let base = match ty {
-        hipMemoryTypeHost => host as usize,
-        hipMemoryTypeDevice | hipMemoryTypeUnified | hipMemoryTypeManaged => device as usize,
-        hipMemoryTypeArray => {
-            return Err(Fail::plain(HipError::NOT_SUPPORTED, format!("{what}: arrays are not emulated by vmmkit")));
-        }
-        _ => return Err(Fail::plain(HipError::INVALID_VALUE, format!("{what}MemoryType {ty} is not a memory type"))),
-    };
-    if base == 0 {
-        return Err(Fail::plain(HipError::INVALID_VALUE, format!("{what} pointer is NULL")));
-    }
-    let off = y.checked_mul(pitch).and_then(|o| o.checked_add(x)).and_then(|o| o.checked_add(base));
-    let at = off.ok_or_else(|| Fail::plain(HipError::INVALID_VALUE, format!("{what} offset overflows")))?;
-    Ok((at, ty != hipMemoryTypeHost))
+/// One side of a driver-style copy (`hip_Memcpy2D`, `HIP_MEMCPY3D`).
+#[derive(Debug, Clone, Copy)]
+struct Side {
+    what: &'static str,
+    ty: hipMemoryType,
+    host: *const c_void,
+    device: *mut c_void,
+    /// x in bytes, y and z in rows and slices.
+    at: hipPos,
+    pitch: usize,
+    /// Rows per slice.
+    height: usize,
 }
 
-/// `hipMemcpyParam2D(Async)`: NULL → 1; each side by its memory type (an
-/// array → 801); then as hipMemcpy2D with the kind the types name.
-fn copy_param_2d(p: *const hip_Memcpy2D, on: On) -> Result<(), Fail> {
-    if p.is_null() {
-        return Err(Fail::plain(HipError::INVALID_VALUE, "pCopy is NULL".into()));
+impl Side {
+    /// The side's first byte, and whether it is device memory. An array →
+    /// 801 (not emulated); an unknown memory type or a NULL pointer → 1.
+    fn start(&self) -> Result<(usize, bool), Fail> {
+        let what = self.what;
+        let base = match self.ty {
+            hipMemoryTypeHost => self.host as usize,
+            hipMemoryTypeDevice | hipMemoryTypeUnified | hipMemoryTypeManaged => self.device as usize,
+            hipMemoryTypeArray => {
+                return Err(Fail::plain(HipError::NOT_SUPPORTED, format!("{what}: arrays are not emulated by vmmkit")));
+            }
+            ty => return Err(Fail::plain(HipError::INVALID_VALUE, format!("{what}MemoryType {ty} is not a memory type"))),
+        };
+        if base == 0 {
+            return Err(Fail::plain(HipError::INVALID_VALUE, format!("{what} pointer is NULL")));
+        }
+        let slice = self.pitch.checked_mul(self.height);
+        let off = slice
+            .and_then(|s| s.checked_mul(self.at.z))
+            .and_then(|o| o.checked_add(self.at.y.checked_mul(self.pitch)?))
+            .and_then(|o| o.checked_add(self.at.x))
+            .and_then(|o| o.checked_add(base));
+        let at = off.ok_or_else(|| Fail::plain(HipError::INVALID_VALUE, format!("{what} offset overflows")))?;
+        Ok((at, self.ty != hipMemoryTypeHost))
     }
-    // SAFETY: non-null; a `hip_Memcpy2D` by the C contract.
-    let c = unsafe { p.read_unaligned() };
-    if c.WidthInBytes == 0 || c.Height == 0 {
+}
+
+/// The driver-style copies (`hipMemcpyParam2D`, `hipDrvMemcpy3D`): each side
+/// by its memory type, then as hipMemcpy2D (one slice) or hipMemcpy3D with
+/// the kind the two types name.
+fn copy_sides(src: Side, dst: Side, extent: hipExtent, on: On) -> Result<(), Fail> {
+    if extent.width == 0 || extent.height == 0 || extent.depth == 0 {
         return Ok(());
     }
-    let (s, s_dev) = param_side(&c, true)?;
-    let (d, d_dev) = param_side(&c, false)?;
+    let (s, s_dev) = src.start()?;
+    let (d, d_dev) = dst.start()?;
     let kind = match (s_dev, d_dev) {
         (false, false) => hipMemcpyHostToHost,
         (false, true) => hipMemcpyHostToDevice,
         (true, false) => hipMemcpyDeviceToHost,
         (true, true) => hipMemcpyDeviceToDevice,
     };
-    copy_2d(d as *mut c_void, s as *const c_void, rows_2d(c.dstPitch, c.srcPitch, c.WidthInBytes, c.Height), kind, on)
+    let mut shape = rows_2d(dst.pitch, src.pitch, extent.width, extent.height);
+    if extent.depth > 1 {
+        if src.height < extent.height || dst.height < extent.height {
+            return Err(Fail::plain(HipError::INVALID_VALUE, "more rows than a slice holds (srcHeight, dstHeight)".into()));
+        }
+        (shape.depth, shape.dst_slice, shape.src_slice) = (extent.depth, dst.pitch * dst.height, src.pitch * src.height);
+    }
+    copy_2d(d as *mut c_void, s as *const c_void, shape, kind, on)
+}
+
+/// `hipMemcpyParam2D(Async)`: NULL → 1, then [`copy_sides`].
+fn copy_param_2d(p: *const hip_Memcpy2D, on: On) -> Result<(), Fail> {
+    if p.is_null() {
+        return Err(Fail::plain(HipError::INVALID_VALUE, "pCopy is NULL".into()));
+    }
+    // SAFETY: non-null; a `hip_Memcpy2D` by the C contract.
+    let c = unsafe { p.read_unaligned() };
+    let at = |x, y| hipPos { x, y, z: 0 };
+    let src = Side {
+        what: "src",
+        ty: c.srcMemoryType,
+        host: c.srcHost,
+        device: c.srcDevice,
+        at: at(c.srcXInBytes, c.srcY),
+        pitch: c.srcPitch,
+        height: 0,
+    };
+    let dst = Side {
+        what: "dst",
+        ty: c.dstMemoryType,
+        host: c.dstHost.cast_const(),
+        device: c.dstDevice,
+        at: at(c.dstXInBytes, c.dstY),
+        pitch: c.dstPitch,
+        height: 0,
+    };
+    copy_sides(src, dst, hipExtent { width: c.WidthInBytes, height: c.Height, depth: 1 }, on)
+}
+
+/// `hipDrvMemcpy3D(Async)`: NULL → 1 (clr ihipMemcpyParam3D,
+/// hip_memory.cpp:2510-2522), then [`copy_sides`]; the level of detail is
+/// ignored (linear memory has one).
+fn copy_param_3d(p: *const HIP_MEMCPY3D, on: On) -> Result<(), Fail> {
+    if p.is_null() {
+        return Err(Fail::plain(HipError::INVALID_VALUE, "pCopy is NULL".into()));
+    }
+    // SAFETY: non-null; a `HIP_MEMCPY3D` by the C contract.
+    let c = unsafe { p.read_unaligned() };
+    let src = Side {
+        what: "src",
+        ty: c.srcMemoryType,
+        host: c.srcHost,
+        device: c.srcDevice,
+        at: hipPos { x: c.srcXInBytes, y: c.srcY, z: c.srcZ },
+        pitch: c.srcPitch,
+        height: c.srcHeight,
+    };
+    let dst = Side {
+        what: "dst",
+        ty: c.dstMemoryType,
+        host: c.dstHost.cast_const(),
+        device: c.dstDevice,
+        at: hipPos { x: c.dstXInBytes, y: c.dstY, z: c.dstZ },
+        pitch: c.dstPitch,
+        height: c.dstHeight,
+    };
+    copy_sides(src, dst, hipExtent { width: c.WidthInBytes, height: c.Height, depth: c.Depth }, on)
+}
+
+/// `hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D *pCopy)`: pitched linear memory.
+pub unsafe extern "C" fn hipDrvMemcpy3D(pCopy: *const HIP_MEMCPY3D) -> hipError_t {
+    run("hipDrvMemcpy3D", || copy_param_3d(pCopy, On::Sync))
+}
+
+/// `hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t stream)`.
+pub unsafe extern "C" fn hipDrvMemcpy3DAsync(pCopy: *const HIP_MEMCPY3D, stream: hipStream_t) -> hipError_t {
+    run("hipDrvMemcpy3DAsync", || copy_param_3d(pCopy, On::Stream(stream)))
 }
 
 /// `hipError_t hipMemcpyParam2D(const hip_Memcpy2D *pCopy)`.

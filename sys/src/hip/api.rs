@@ -179,6 +179,8 @@ macro_rules! hip_functions {
                 hipMemcpyParam2DAsync: fn(pCopy: *const hip_Memcpy2D, stream: hipStream_t) -> hipError_t;
                 hipMemcpy3D: fn(p: *const hipMemcpy3DParms) -> hipError_t;
                 hipMemcpy3DAsync: fn(p: *const hipMemcpy3DParms, stream: hipStream_t) -> hipError_t;
+                hipDrvMemcpy3D: fn(pCopy: *const HIP_MEMCPY3D) -> hipError_t;
+                hipDrvMemcpy3DAsync: fn(pCopy: *const HIP_MEMCPY3D, stream: hipStream_t) -> hipError_t;
                 hipMemset2D: fn(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize) -> hipError_t;
                 hipMemset2DAsync: fn(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize, stream: hipStream_t) -> hipError_t;
                 /// `hipPitchedPtr` and `hipExtent` are passed by value (in memory, under the SysV x86-64 ABI).

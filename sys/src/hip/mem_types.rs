@@ -97,6 +97,35 @@ pub struct hip_Memcpy2D {
     pub Height: usize,
 }
 
+/// `HIP_MEMCPY3D` (driver_types.h), the argument of `hipDrvMemcpy3D`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct HIP_MEMCPY3D {
+    pub srcXInBytes: usize,
+    pub srcY: usize,
+    pub srcZ: usize,
+    pub srcLOD: usize,
+    pub srcMemoryType: hipMemoryType,
+    pub srcHost: *const c_void,
+    pub srcDevice: *mut c_void,
+    pub srcArray: hipArray_t,
+    pub srcPitch: usize,
+    pub srcHeight: usize,
+    pub dstXInBytes: usize,
+    pub dstY: usize,
+    pub dstZ: usize,
+    pub dstLOD: usize,
+    pub dstMemoryType: hipMemoryType,
+    pub dstHost: *mut c_void,
+    pub dstDevice: *mut c_void,
+    pub dstArray: hipArray_t,
+    pub dstPitch: usize,
+    pub dstHeight: usize,
+    pub WidthInBytes: usize,
+    pub Height: usize,
+    pub Depth: usize,
+}
+
 /// `hipPointer_attribute` (driver_types.h), counted from 1.
 pub type hipPointer_attribute = i32;
 pub const HIP_POINTER_ATTRIBUTE_CONTEXT: hipPointer_attribute = 1;
@@ -179,4 +208,8 @@ const _: () = {
     assert!(offset_of!(hip_Memcpy2D, srcHost) == 24 && offset_of!(hip_Memcpy2D, srcPitch) == 48);
     assert!(offset_of!(hip_Memcpy2D, dstMemoryType) == 72 && offset_of!(hip_Memcpy2D, dstPitch) == 104);
     assert!(offset_of!(hip_Memcpy2D, WidthInBytes) == 112 && offset_of!(hip_Memcpy2D, Height) == 120);
+    assert!(size_of::<HIP_MEMCPY3D>() == 184);
+    assert!(offset_of!(HIP_MEMCPY3D, srcMemoryType) == 32 && offset_of!(HIP_MEMCPY3D, srcHeight) == 72);
+    assert!(offset_of!(HIP_MEMCPY3D, dstMemoryType) == 112 && offset_of!(HIP_MEMCPY3D, dstHeight) == 152);
+    assert!(offset_of!(HIP_MEMCPY3D, WidthInBytes) == 160 && offset_of!(HIP_MEMCPY3D, Depth) == 176);
 };

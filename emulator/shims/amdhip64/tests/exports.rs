@@ -162,6 +162,8 @@ const NODES: &[(&str, &[&str])] = &[
             "hipMemcpyParam2DAsync",
             "hipMemcpy3D",
             "hipMemcpy3DAsync",
+            "hipDrvMemcpy3D",
+            "hipDrvMemcpy3DAsync",
             "hipMemset2D",
             "hipMemset2DAsync",
             "hipMemset3D",
