@@ -737,3 +737,57 @@ fn stream_and_per_thread_copies() {
         hok!(api, hipFree(d));
     });
 }
+
+/// Shapes that overflow, wrap or name host memory that is not there are
+/// refused with 1, never a crash, a hang or a huge allocation; nothing moves.
+#[test]
+fn bad_shapes_are_refused() {
+    isolated("bad_shapes_are_refused", ENV, |_| {
+        let api = hip();
+        let d = malloc(&api, 4096);
+        hok!(api, hipMemset(d, 0x11, 4096));
+        let mut host = vec![0u8; 64];
+        let h: *mut c_void = host.as_mut_ptr().cast();
+        // 2^40 rows of pageable memory that is not mapped: refused before any row.
+        hexpect!(api, hipMemcpy2D(h, 2, h.cast_const(), 2, 1, 1 << 40, hipMemcpyHostToHost), HipError::INVALID_VALUE);
+        hexpect!(api, hipMemcpy2D(h, 1 << 62, h.cast_const(), 2, 1, 8, hipMemcpyDefault), HipError::INVALID_VALUE);
+        hexpect!(
+            api,
+            hipMemcpy2D(usize::MAX as *mut c_void, 2, h.cast_const(), 2, 1, 2, hipMemcpyDefault),
+            HipError::INVALID_VALUE
+        );
+        hexpect!(api, hipMemcpy2D(d, 4096, h.cast_const(), 64, 64, 2, hipMemcpyHostToDevice), HipError::INVALID_VALUE);
+        assert_eq!(read(&api, d, 4096), vec![0x11; 4096], "nothing moved");
+        // Slices whose size overflows.
+        let p = hipMemcpy3DParms {
+            srcPtr: hipPitchedPtr { ptr: h, pitch: 4, xsize: 4, ysize: usize::MAX },
+            dstPtr: hipPitchedPtr { ptr: d, pitch: 64, xsize: 64, ysize: 1 },
+            extent: hipExtent { width: 4, height: 1, depth: 2 },
+            kind: hipMemcpyHostToDevice,
+            ..Default::default()
+        };
+        hexpect!(api, hipMemcpy3D(&p), HipError::INVALID_VALUE);
+        let huge = hipPitchedPtr { ptr: d, pitch: 64, xsize: 64, ysize: usize::MAX / 2 };
+        hexpect!(api, hipMemset3D(huge, 0, hipExtent { width: 64, height: 1, depth: 3 }), HipError::INVALID_VALUE);
+        hexpect!(api, hipMemset2D(d, usize::MAX, 0, 1, 3), HipError::INVALID_VALUE);
+        // A managed range query with a size that fits no attribute.
+        let mut m = null_mut();
+        hok!(api, hipMallocManaged(&mut m, 64, hipMemAttachGlobal));
+        let mut v = [0i32; 2];
+        hexpect!(
+            api,
+            hipMemRangeGetAttribute(v.as_mut_ptr().cast(), 6, hipMemRangeAttributeAccessedBy, m, 64),
+            HipError::INVALID_VALUE
+        );
+        hexpect!(
+            api,
+            hipMemRangeGetAttribute(v.as_mut_ptr().cast(), 8, hipMemRangeAttributeReadMostly, m, 64),
+            HipError::INVALID_VALUE
+        );
+        hok!(api, hipMemRangeGetAttribute(v.as_mut_ptr().cast(), 8, hipMemRangeAttributeAccessedBy, m, 64));
+        assert_eq!(v, [hipInvalidDeviceId; 2]);
+        hok!(api, hipFree(m));
+        assert_eq!(host, vec![0; 64]);
+        hok!(api, hipFree(d));
+    });
+}

@@ -154,20 +154,16 @@ fn range_attribute(e: &Emulator, data: *mut c_void, size: usize, attribute: hipM
         hipMemRangeAttributePreferredLocation => vec![a.preferred],
         hipMemRangeAttributeLastPrefetchLocation => vec![a.last_prefetch],
         hipMemRangeAttributeCoherencyMode => vec![a.coherency],
-        hipMemRangeAttributeAccessedBy => {
-            if size % 4 != 0 {
-                return Err(Fail::plain(HipError::INVALID_VALUE, format!("data_size {size} is not a multiple of 4")));
-            }
-            let mut v = a.accessed_by.clone();
-            v.resize(size / 4, hipInvalidDeviceId);
-            v
-        }
+        hipMemRangeAttributeAccessedBy => a.accessed_by,
         _ => return Err(Fail::plain(HipError::INVALID_VALUE, format!("{attribute} is not a hipMemRangeAttribute"))),
     };
-    if attribute != hipMemRangeAttributeAccessedBy && size != 4 {
-        return Err(Fail::plain(HipError::INVALID_VALUE, format!("data_size {size} is not 4 for attribute {attribute}")));
+    let fits = if attribute == hipMemRangeAttributeAccessedBy { size % 4 == 0 } else { size == 4 };
+    if !fits {
+        return Err(Fail::plain(HipError::INVALID_VALUE, format!("data_size {size} does not fit attribute {attribute}")));
     }
-    for (i, v) in values.into_iter().enumerate().take(size / 4) {
+    // AccessedBy: the devices, then hipInvalidDeviceId to the end of `data`.
+    let all = values.into_iter().chain(std::iter::repeat(hipInvalidDeviceId));
+    for (i, v) in all.take(size / 4).enumerate() {
         // SAFETY: `data` is non-null (checked by the callers) and holds `size` bytes (the C contract).
         unsafe { data.cast::<i32>().add(i).write_unaligned(v) };
     }

@@ -187,20 +187,26 @@ impl Shape {
         last.checked_add(self.width)
     }
 
-    /// The offsets of each row on the destination and source sides; rows
-    /// that follow each other on both sides are merged.
-    fn rows(&self) -> Vec<(usize, usize, usize)> {
-        let packed = |p: usize, s: usize| p == self.width && (self.depth == 1 || s == self.width * self.height);
-        if packed(self.dst_pitch, self.dst_slice) && packed(self.src_pitch, self.src_slice) {
-            return vec![(0, 0, self.width * self.height * self.depth)];
-        }
-        let mut out = Vec::with_capacity(self.height * self.depth);
-        for z in 0..self.depth {
-            for y in 0..self.height {
-                out.push((z * self.dst_slice + y * self.dst_pitch, z * self.src_slice + y * self.src_pitch, self.width));
-            }
-        }
-        out
+    /// Whether the rows follow each other on both sides (one copy or fill).
+    fn is_line(&self) -> bool {
+        let packed = |p: usize, s: usize| {
+            p == self.width && (self.depth == 1 || Some(s) == self.width.checked_mul(self.height))
+        };
+        packed(self.dst_pitch, self.dst_slice) && packed(self.src_pitch, self.src_slice)
+    }
+
+    /// The offsets of each row on the destination and source sides, and its
+    /// length; rows that follow each other on both sides are one. The
+    /// offsets stay within the spans, which the callers have checked.
+    fn rows(self) -> impl Iterator<Item = (usize, usize, usize)> {
+        let (height, depth, width) = if self.is_line() {
+            (1, 1, self.width.saturating_mul(self.height).saturating_mul(self.depth))
+        } else {
+            (self.height, self.depth, self.width)
+        };
+        (0..depth).flat_map(move |z| {
+            (0..height).map(move |y| (z * self.dst_slice + y * self.dst_pitch, z * self.src_slice + y * self.src_pitch, width))
+        })
     }
 }
 
@@ -257,16 +263,27 @@ pub(super) fn copy_shape(dst: *mut c_void, src: *const c_void, shape: Shape, kin
     // contract of hipMemcpy); device parts, and host addresses no process
     // can map, are checked by the core when the copy runs.
     let host_side = extent(e, d).is_none() || extent(e, s).is_none();
-    let rows = shape.rows();
-    if let [(0, 0, len)] = rows[..] {
-        return submit(e, on, Work::Copy { dst: d, src: s, len }, host_side);
+    if shape.is_line() {
+        return submit(e, on, Work::Copy { dst: d, src: s, len: dn }, host_side);
     }
-    // Every row is checked before the first one is queued, so a bad row
+    // Rows: the spans must not wrap, and a side HIP does not know must be
+    // mapped over its whole span (one `msync` each) before any row is
+    // queued; then every row is checked as a copy checks it, so a bad row
     // changes nothing.
-    for &(dof, sof, len) in &rows {
-        e.check_copy_range(d + dof, len).and_then(|()| e.check_copy_range(s + sof, len)).map_err(|e| Fail::core(Op::Copy, e))?;
+    for (p, n, what) in [(d, dn, "dst"), (s, sn, "src")] {
+        if p.checked_add(n).is_none() || (extent(e, p).is_none() && !e.is_host_mapped(p, n)) {
+            return Err(Fail::plain(
+                HipError::INVALID_VALUE,
+                format!("{what} {p:#x}+{n:#x} is neither memory HIP knows nor mapped host memory"),
+            ));
+        }
     }
-    for (dof, sof, len) in rows {
+    for (dof, sof, len) in shape.rows() {
+        e.check_copy_range(d + dof, len)
+            .and_then(|()| e.check_copy_range(s + sof, len))
+            .map_err(|e| Fail::core(Op::Copy, e))?;
+    }
+    for (dof, sof, len) in shape.rows() {
         submit(e, on, Work::Copy { dst: d + dof, src: s + sof, len }, false)?;
     }
     if host_side {

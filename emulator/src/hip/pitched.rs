@@ -200,7 +200,11 @@ fn copy_sides(src: Side, dst: Side, extent: hipExtent, on: On) -> Result<(), Fai
         if src.height < extent.height || dst.height < extent.height {
             return Err(Fail::plain(HipError::INVALID_VALUE, "more rows than a slice holds (srcHeight, dstHeight)".into()));
         }
-        (shape.depth, shape.dst_slice, shape.src_slice) = (extent.depth, dst.pitch * dst.height, src.pitch * src.height);
+        let slices = (dst.pitch.checked_mul(dst.height), src.pitch.checked_mul(src.height));
+        let (Some(dst_slice), Some(src_slice)) = slices else {
+            return Err(Fail::plain(HipError::INVALID_VALUE, "a slice (pitch × height) overflows".into()));
+        };
+        (shape.depth, shape.dst_slice, shape.src_slice) = (extent.depth, dst_slice, src_slice);
     }
     copy_2d(d as *mut c_void, s as *const c_void, shape, kind, on)
 }
@@ -323,14 +327,17 @@ fn copy_3d(p: *const hipMemcpy3DParms, on: On) -> Result<(), Fail> {
     let (Some(src), Some(dst)) = (start(&s, &c.srcPos), start(&d, &c.dstPos)) else {
         return bad("a position overflows");
     };
+    let (Some(dst_slice), Some(src_slice)) = (d.pitch.checked_mul(d.ysize), s.pitch.checked_mul(s.ysize)) else {
+        return bad("a slice (pitch × ysize) overflows");
+    };
     let shape = Shape {
         width: x.width,
         height: x.height,
         depth: x.depth,
         dst_pitch: d.pitch,
-        dst_slice: d.pitch * d.ysize,
+        dst_slice,
         src_pitch: s.pitch,
-        src_slice: s.pitch * s.ysize,
+        src_slice,
     };
     copy_shape(dst as *mut c_void, src as *const c_void, shape, c.kind, on)
 }
