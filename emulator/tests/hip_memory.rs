@@ -791,3 +791,48 @@ fn bad_shapes_are_refused() {
         hok!(api, hipFree(d));
     });
 }
+
+/// hipGetProcAddress: an entry point of the table by name (the one the
+/// table hands out), hipGetDeviceProperties redirected to R0600 from
+/// version 600; unknown, empty and NULL names refused with 1.
+#[test]
+fn get_proc_address() {
+    isolated("get_proc_address", ENV, |_| {
+        let api = hip();
+        let mut f = null_mut();
+        let mut status = 9;
+        assert_eq!(
+            ocall!(api, hipGetProcAddress(c"hipMalloc".as_ptr(), &mut f, 700, 0, &mut status)),
+            HipError::SUCCESS
+        );
+        assert_eq!((f, status), (api.hipMalloc as *mut c_void, 0));
+        // SAFETY: the entry point of hipMalloc, called with its C signature.
+        let malloc: unsafe extern "C" fn(*mut *mut c_void, usize) -> hipError_t = unsafe { std::mem::transmute(f) };
+        let mut p = null_mut();
+        // SAFETY: a valid out-pointer.
+        assert_eq!(HipError(unsafe { malloc(&mut p, 64) }), HipError::SUCCESS);
+        hok!(api, hipFree(p));
+        let r0600 = api.hipGetDevicePropertiesR0600.expect("emulated") as *mut c_void;
+        assert_eq!(
+            ocall!(api, hipGetProcAddress(c"hipGetDeviceProperties".as_ptr(), &mut f, 600, 0, null_mut())),
+            HipError::SUCCESS
+        );
+        assert_eq!(f, r0600);
+        assert_eq!(
+            ocall!(api, hipGetProcAddress(c"hipGetDeviceProperties".as_ptr(), &mut f, 502, 0, null_mut())),
+            HipError::SUCCESS
+        );
+        assert_eq!(f, api.hipGetDeviceProperties as *mut c_void);
+        assert_eq!(
+            ocall!(api, hipGetProcAddress(c"hipNoSuchThing".as_ptr(), &mut f, 700, 0, &mut status)),
+            HipError::INVALID_VALUE
+        );
+        assert_eq!((f, status), (null_mut(), 1));
+        assert_eq!(ocall!(api, hipGetProcAddress(c"".as_ptr(), &mut f, 700, 0, &mut status)), HipError::INVALID_VALUE);
+        assert_eq!(ocall!(api, hipGetProcAddress(null(), &mut f, 700, 0, &mut status)), HipError::INVALID_VALUE);
+        assert_eq!(
+            ocall!(api, hipGetProcAddress(c"hipFree".as_ptr(), null_mut(), 700, 0, &mut status)),
+            HipError::INVALID_VALUE
+        );
+    });
+}

@@ -213,6 +213,8 @@ macro_rules! hip_functions {
                 hipMemset2DAsync_spt: fn(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize, stream: hipStream_t) -> hipError_t;
                 hipMemcpy3DAsync_spt: fn(p: *const hipMemcpy3DParms, stream: hipStream_t) -> hipError_t;
                 hipMemset3DAsync_spt: fn(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent, stream: hipStream_t) -> hipError_t;
+                /// `@hip_6.1`: `symbolStatus` is a `hipDriverProcAddressQueryResult*` (an `int`).
+                hipGetProcAddress: fn(symbol: *const c_char, pfn: *mut *mut c_void, hipVersion: i32, flags: u64, symbolStatus: *mut i32) -> hipError_t;
             }
         }
     };

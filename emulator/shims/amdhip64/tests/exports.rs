@@ -193,6 +193,7 @@ const NODES: &[(&str, &[&str])] = &[
             "hipMemset3DAsync_spt",
         ],
     ),
+    ("hip_6.1", &["hipGetProcAddress"]),
     ("VMMKIT_0.1", &[vmmkit_sys::SHIM_MARKER]),
 ];
 
