@@ -201,6 +201,9 @@ fn host_register() {
         let mut h = null_mut();
         hok!(api, hipHostMalloc(&mut h, 64, 0));
         hexpect!(api, hipHostRegister(h, 64, 0), HipError::HOST_MEMORY_ALREADY_REGISTERED, "HIP-MEM-001");
+        // A range with a hipHostMalloc buffer strictly inside it.
+        let inside = (h as usize - 4096) as *mut c_void;
+        hexpect!(api, hipHostRegister(inside, 8192 + 64, 0), HipError::HOST_MEMORY_ALREADY_REGISTERED, "HIP-MEM-001");
         hexpect!(api, hipHostUnregister(h), HipError::HOST_MEMORY_NOT_REGISTERED, "HIP-MEM-002");
         hok!(api, hipHostFree(h));
         hok!(api, hipFree(d));

@@ -70,9 +70,10 @@ pub unsafe extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
 
 /// `hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)`:
 /// NULL, size 0 or flags beyond the four of 6.x (clr hip_memory.cpp:1305:
-/// `flags > 15`) and 7.x's hipExtHostRegisterUncached → 1; memory HIP
-/// already knows, registered or not, → 712 (HIP-MEM-001). The range stays
-/// the program's; HIP knows it until hipHostUnregister.
+/// `flags > 15`) and 7.x's hipExtHostRegisterUncached → 1; device memory →
+/// 1; host memory HIP already knows (registered, hipHostMalloc, managed) →
+/// 712 (HIP-MEM-001); a range that is not mapped host memory → 1. The range
+/// stays the program's; HIP knows it until hipHostUnregister.
 pub unsafe extern "C" fn hipHostRegister(hostPtr: *mut c_void, sizeBytes: usize, flags: u32) -> hipError_t {
     run("hipHostRegister", || {
         let known = hipHostRegisterPortable
@@ -88,19 +89,23 @@ pub unsafe extern "C" fn hipHostRegister(hostPtr: *mut c_void, sizeBytes: usize,
         }
         let e = emu()?;
         let p = hostPtr as usize;
-        let end = p.checked_add(sizeBytes).filter(|&end| e.is_host_mapped(p, end - p));
-        if e.side(p) != Side::Host || end.is_none() {
+        // HIP memory first (712), then whether the program's range is host
+        // memory at all: not the device window or a reservation, and mapped.
+        let x = extent(e, p);
+        if let Some(x) = x.filter(|x| matches!(x.kind, Kind::Malloc(_) | Kind::Opened | Kind::Vmm)) {
+            return Err(Fail::plain(HipError::INVALID_VALUE, format!("{p:#x} is device memory ({:?})", x.kind)));
+        }
+        let mem = &state(e).mem;
+        let taken = mem.overlaps(p, sizeBytes) || e.host_overlaps(p, sizeBytes) || x.is_some();
+        ensure!(!taken, rules::MEM_001, "{p:#x}+{sizeBytes:#x} overlaps memory HIP already knows (registered or allocated)");
+        if e.side(p) != Side::Host || e.check_copy_range(p, sizeBytes).is_err() || !e.is_host_mapped(p, sizeBytes) {
             return Err(Fail::plain(
                 HipError::INVALID_VALUE,
                 format!("{p:#x}+{sizeBytes:#x} is not mapped host memory of this process ({})", e.side(p)),
             ));
         }
-        let taken = state(e).mem.overlaps(p, sizeBytes)
-            || extent(e, p).is_some()
-            || extent(e, p + sizeBytes - 1).is_some();
-        ensure!(!taken, rules::MEM_001, "{p:#x}+{sizeBytes:#x} overlaps memory HIP already knows (registered or allocated)");
-        let mem = &state(e).mem;
-        mem.insert(p, HostRange { len: sizeBytes, flags, device: current_device(), managed: None });
+        let range = HostRange { len: sizeBytes, flags, device: current_device(), managed: None };
+        ensure!(mem.insert_new(p, range), rules::MEM_001, "{p:#x}+{sizeBytes:#x} was registered meanwhile");
         mem.note_flags(p, flags);
         Ok(())
     })

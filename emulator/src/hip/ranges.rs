@@ -53,6 +53,12 @@ pub(super) struct MemState {
     sync_memops: Mutex<HashSet<usize>>,
 }
 
+/// Whether a range of `ranges` overlaps `base..base+len`.
+fn overlap(ranges: &BTreeMap<usize, HostRange>, base: usize, len: usize) -> bool {
+    let end = base.saturating_add(len);
+    ranges.range(..end).next_back().is_some_and(|(&b, r)| b + r.len > base)
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic while it was held (caught at the FFI edge) left the value as
     // it was at that point; it stays usable.
@@ -69,13 +75,23 @@ impl MemState {
 
     /// Whether `base..base+len` overlaps a registered or managed range.
     pub fn overlaps(&self, base: usize, len: usize) -> bool {
-        let end = base.saturating_add(len);
-        lock(&self.ranges).range(..end).next_back().is_some_and(|(&b, r)| b + r.len > base)
+        overlap(&lock(&self.ranges), base, len)
     }
 
     /// Records a registered or managed range.
     pub fn insert(&self, base: usize, range: HostRange) {
         lock(&self.ranges).insert(base, range);
+    }
+
+    /// Records a range unless it overlaps one already recorded (checked and
+    /// recorded under one lock, so two threads cannot both register it).
+    pub fn insert_new(&self, base: usize, range: HostRange) -> bool {
+        let mut r = lock(&self.ranges);
+        if overlap(&r, base, range.len) {
+            return false;
+        }
+        r.insert(base, range);
+        true
     }
 
     /// Forgets the range that starts at `base`; returns it.

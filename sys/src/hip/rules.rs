@@ -1131,8 +1131,8 @@ rules! {
 
     MEM_001 {
         group: MEM,
-        text: "hipHostRegister: a range that overlaps memory HIP already knows (a registered range, a hipHostMalloc \
-               buffer, managed or device memory) is refused with 712 (hipErrorHostMemoryAlreadyRegistered) and \
+        text: "hipHostRegister: a range that overlaps host memory HIP already knows (a registered range, a \
+               hipHostMalloc buffer, managed memory) is refused with 712 (hipErrorHostMemoryAlreadyRegistered) and \
                nothing is registered.",
         apis: &["hipHostRegister"],
         sources: &[HipDoc("hipErrorHostMemoryAlreadyRegistered: produced when trying to lock page-locked memory"), UNSETTLED],
