@@ -839,3 +839,42 @@ fn get_proc_address() {
         );
     });
 }
+
+/// Not a check: what a 2-D copy costs against a plain one of the same bytes
+/// (`cargo test --release -p vmmkit-emulator --test hip_memory -- --ignored --nocapture`).
+#[test]
+#[ignore = "a measurement, run by hand"]
+fn measure_2d_copies() {
+    {
+        // In this process (an ignored test run alone), so that it prints.
+        let dir = tempfile::tempdir().expect("tempdir");
+        vmmkit_emulator::install(vmmkit_emulator::Config::new(dir.path())).expect("install");
+        let api = hip();
+        const ROWS: usize = 4096;
+        let (w, pitch) = (256usize, 512usize);
+        let d = malloc(&api, ROWS * pitch);
+        let host = pattern(ROWS * w, 1);
+        let time = |f: &dyn Fn()| {
+            f();
+            let t = std::time::Instant::now();
+            for _ in 0..20 {
+                f();
+            }
+            t.elapsed().as_secs_f64() / 20.0
+        };
+        let plain = time(&|| hok!(api, hipMemcpy(d, host.as_ptr().cast(), ROWS * w, hipMemcpyHostToDevice)));
+        let rows = time(&|| hok!(api, hipMemcpy2D(d, pitch, host.as_ptr().cast(), w, w, ROWS, hipMemcpyHostToDevice)));
+        let packed = time(&|| hok!(api, hipMemcpy2D(d, w, host.as_ptr().cast(), w, w, ROWS, hipMemcpyHostToDevice)));
+        let mb = (ROWS * w) as f64 / 1e6;
+        println!(
+            "1 MiB host to device: hipMemcpy {:.1} µs ({:.0} MB/s); hipMemcpy2D {ROWS} rows of {w} B, pitch {pitch}: {:.1} µs \
+             ({:.0} MB/s); hipMemcpy2D with pitch = width (one copy): {:.1} µs",
+            plain * 1e6,
+            mb / plain,
+            rows * 1e6,
+            mb / rows,
+            packed * 1e6
+        );
+        hok!(api, hipFree(d));
+    }
+}

@@ -120,18 +120,26 @@ pub(super) fn stream_of(e: &Emulator, stream: hipStream_t) -> Result<Option<Stre
 /// side HIP does not know (pageable memory) waits for its stream before
 /// returning, as clr's `ihipMemcpy` does (`isHostAsync = false`): HIP-STM-011.
 pub(super) fn submit(e: &Emulator, on: On, work: Work, host_side: bool) -> Result<(), Fail> {
+    submit_all(e, on, std::iter::once(work), host_side)
+}
+
+/// [`submit`] for the rows of one call (2-D and 3-D copies and fills): one
+/// fence, or one stream lookup and one wait, for all of them, in order.
+pub(super) fn submit_all(e: &Emulator, on: On, mut works: impl Iterator<Item = Work>, host_side: bool) -> Result<(), Fail> {
     match on {
         On::Sync => {
             e.legacy_fence(current_device(), None).map_err(stream::work_failed)?;
             // SAFETY: the ranges were checked by the caller as the C contract asks (see `memcpy`, `memset`).
-            unsafe { run_now(e, work) }.map_err(|e| Fail::core(Op::Copy, e))
+            works.try_for_each(|w| unsafe { run_now(e, w) }.map_err(|e| Fail::core(Op::Copy, e)))
         }
         On::Stream(s) => {
             let Some(id) = stream_of(e, s)? else { return Ok(()) };
-            // SAFETY: device parts are checked; host parts are the caller's
-            // buffers, which the vendor requires to stay valid until the
-            // copy has run (a pageable one is waited for below).
-            unsafe { e.enqueue(id, work) }.map_err(stream::work_failed)?;
+            for work in works {
+                // SAFETY: device parts are checked; host parts are the caller's
+                // buffers, which the vendor requires to stay valid until the
+                // copy has run (a pageable one is waited for below).
+                unsafe { e.enqueue(id, work) }.map_err(stream::work_failed)?;
+            }
             if host_side && crate::mutation::enforced(&rules::STM_011) {
                 e.stream_synchronize(id, None).map_err(|e| Fail::core(Op::Copy, e))?;
             }
@@ -283,17 +291,8 @@ pub(super) fn copy_shape(dst: *mut c_void, src: *const c_void, shape: Shape, kin
             .and_then(|()| e.check_copy_range(s + sof, len))
             .map_err(|e| Fail::core(Op::Copy, e))?;
     }
-    for (dof, sof, len) in shape.rows() {
-        submit(e, on, Work::Copy { dst: d + dof, src: s + sof, len }, false)?;
-    }
-    if host_side {
-        if let On::Stream(st) = on {
-            if let Some(id) = stream_of(e, st)? {
-                e.stream_synchronize(id, None).map_err(|e| Fail::core(Op::Copy, e))?;
-            }
-        }
-    }
-    Ok(())
+    let works = shape.rows().map(|(dof, sof, len)| Work::Copy { dst: d + dof, src: s + sof, len });
+    submit_all(e, on, works, host_side)
 }
 
 /// `hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)`:
@@ -352,10 +351,8 @@ pub(super) fn fill_rows(dst: *mut c_void, value: u64, width: u8, shape: Shape, o
     }
     // The range is device memory or a host buffer of ours, checked above.
     let w = usize::from(width);
-    for (dof, _, len) in shape.rows() {
-        submit(e, on, Work::Fill { dst: p + dof, pattern: value, width, count: len / w }, false)?;
-    }
-    Ok(())
+    let works = shape.rows().map(|(dof, _, len)| Work::Fill { dst: p + dof, pattern: value, width, count: len / w });
+    submit_all(e, on, works, false)
 }
 
 /// `hipError_t hipMemset(void *dst, int value, size_t sizeBytes)`: n = 0 → 0;
