@@ -163,7 +163,6 @@ macro_rules! hip_functions {
                 hipHostUnregister: fn(hostPtr: *mut c_void) -> hipError_t;
                 hipHostGetDevicePointer: fn(devPtr: *mut *mut c_void, hstPtr: *mut c_void, flags: u32) -> hipError_t;
                 hipHostGetFlags: fn(flagsPtr: *mut u32, hostPtr: *mut c_void) -> hipError_t;
-                hipPointerSetAttribute: fn(value: *const c_void, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t;
                 hipMallocManaged: fn(dev_ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t;
                 hipMemAdvise: fn(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device: i32) -> hipError_t;
                 hipMemPrefetchAsync: fn(dev_ptr: *const c_void, count: usize, device: i32, stream: hipStream_t) -> hipError_t;
@@ -196,7 +195,9 @@ macro_rules! hip_functions {
                 hipExtHostAlloc: fn(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t;
                 /// `@hip_5.3` (clr hip_hcc.map.in): a host function on a stream.
                 hipLaunchHostFunc: fn(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t;
-                // Issue 18: memory. `@hip_5.0`: the driver-style pointer queries.
+                // Issue 18: memory. `@hip_4.2` in 7.2.4, but absent from Debian's 5.2.3 library.
+                hipPointerSetAttribute: fn(value: *const c_void, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t;
+                // `@hip_5.0`: the driver-style pointer queries.
                 hipPointerGetAttribute: fn(data: *mut c_void, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t;
                 hipDrvPointerGetAttributes: fn(numAttributes: u32, attributes: *mut hipPointer_attribute, data: *mut *mut c_void, ptr: hipDeviceptr_t) -> hipError_t;
                 // `@hip_5.2`: on the calling thread's default stream (`hipStreamPerThread`).
