@@ -516,8 +516,8 @@ fn pitched_2d() {
         };
         hok!(api, hipMemcpyParam2D(&c));
         assert_eq!(out, [0x5a, 0x5a, src[w + 4], src[w + 5], 0x5a, 0x5a, src[2 * w + 4], src[2 * w + 5]]);
-        let arr = hip_Memcpy2D { srcMemoryType: hipMemoryTypeArray, ..c };
-        hexpect!(api, hipMemcpyParam2D(&arr), HipError::NOT_SUPPORTED);
+        let arr = hip_Memcpy2D { srcMemoryType: hipMemoryTypeArray, srcArray: 0x10 as hipArray_t, ..c };
+        hexpect!(api, hipMemcpyParam2D(&arr), HipError::INVALID_VALUE);
         hexpect!(api, hipMemcpyParam2D(null()), HipError::INVALID_VALUE);
         // Async on a stream, then the per-thread forms.
         let s = stream(&api);
@@ -609,7 +609,7 @@ fn pitched_3d() {
         };
         assert_eq!(bad(hipMemcpy3DParms { srcArray: 8 as hipArray_t, ..p }), HipError::INVALID_VALUE);
         let no_ptr = hipPitchedPtr { ptr: null_mut(), ..p.srcPtr };
-        assert_eq!(bad(hipMemcpy3DParms { srcArray: 8 as hipArray_t, srcPtr: no_ptr, ..p }), HipError::NOT_SUPPORTED);
+        assert_eq!(bad(hipMemcpy3DParms { srcArray: 8 as hipArray_t, srcPtr: no_ptr, ..p }), HipError::INVALID_VALUE);
         assert_eq!(bad(hipMemcpy3DParms { srcPtr: no_ptr, ..p }), HipError::INVALID_VALUE);
         assert_eq!(
             bad(hipMemcpy3DParms { srcPtr: hipPitchedPtr { pitch: 4, ..p.srcPtr }, ..p }),
@@ -691,7 +691,7 @@ fn pitched_3d() {
         hexpect!(
             api,
             hipDrvMemcpy3D(&HIP_MEMCPY3D { srcMemoryType: hipMemoryTypeArray, ..drv }),
-            HipError::NOT_SUPPORTED
+            HipError::INVALID_VALUE
         );
         hexpect!(api, hipDrvMemcpy3D(null()), HipError::INVALID_VALUE);
         hok!(api, hipStreamDestroy(s));
@@ -880,4 +880,150 @@ fn measure_2d_copies() {
         );
         hok!(api, hipFree(d));
     }
+}
+
+/// Arrays in linear memory: made from a channel descriptor or a driver
+/// descriptor, described back, copied to and from by every form (linear,
+/// rows, 2-D, array to array, hipMemcpy3D, hipMemcpyParam2D), refused when
+/// dead or out of bounds; the handle is typed Array.
+#[test]
+fn arrays() {
+    isolated("arrays", ENV, |_| {
+        let api = hip();
+        // 16 x 4 elements of two 16-bit channels (4 bytes): rows of 64 bytes.
+        let desc = hipChannelFormatDesc { x: 16, y: 16, z: 0, w: 0, f: hipChannelFormatKindUnsigned };
+        let mut a: hipArray_t = null_mut();
+        hok!(api, hipMallocArray(&mut a, &desc, 16, 4, 0));
+        let mut back = hipChannelFormatDesc::default();
+        let mut ext = hipExtent::default();
+        let mut flags = 9;
+        assert_eq!(ocall!(api, hipArrayGetInfo(&mut back, &mut ext, &mut flags, a)), HipError::SUCCESS);
+        assert_eq!((back, ext, flags), (desc, hipExtent { width: 16, height: 4, depth: 0 }, 0));
+        let mut d3 = HIP_ARRAY3D_DESCRIPTOR::default();
+        assert_eq!(ocall!(api, hipArray3DGetDescriptor(&mut d3, a)), HipError::SUCCESS);
+        assert_eq!((d3.Format, d3.NumChannels, d3.Width), (HIP_AD_FORMAT_UNSIGNED_INT16, 2, 16));
+        let mut t = 0u32;
+        assert_eq!(
+            ocall!(api, hipPointerGetAttribute((&raw mut t).cast(), HIP_POINTER_ATTRIBUTE_MEMORY_TYPE, a.cast())),
+            HipError::SUCCESS
+        );
+        assert_eq!(t, hipMemoryTypeArray as u32);
+        // Linear: all 256 bytes in, read back.
+        let src = pattern(256, 3);
+        hok!(api, hipMemcpyHtoA(a, 0, src.as_ptr().cast(), 256));
+        let mut out = vec![0u8; 256];
+        hok!(api, hipMemcpyAtoH(out.as_mut_ptr().cast(), a, 0, 256));
+        assert_eq!(out, src);
+        hexpect!(api, hipMemcpyHtoA(a, 1, src.as_ptr().cast(), 256), HipError::INVALID_VALUE);
+        // 2-D: 8 bytes of rows 1 and 2 at byte 4, from a 10-byte-pitched buffer.
+        let rows = pattern(20, 9);
+        hok!(api, hipMemcpy2DToArray(a, 4, 1, rows.as_ptr().cast(), 10, 8, 2, hipMemcpyHostToDevice));
+        hok!(api, hipMemcpyAtoH(out.as_mut_ptr().cast(), a, 0, 256));
+        let mut want = src.clone();
+        want[64 + 4..64 + 12].copy_from_slice(&rows[..8]);
+        want[128 + 4..128 + 12].copy_from_slice(&rows[10..18]);
+        assert_eq!(out, want);
+        let mut two = vec![0u8; 16];
+        hok!(api, hipMemcpy2DFromArray(two.as_mut_ptr().cast(), 8, a, 4, 1, 8, 2, hipMemcpyDeviceToHost));
+        assert_eq!((&two[..8], &two[8..]), (&rows[..8], &rows[10..18]));
+        hexpect!(
+            api,
+            hipMemcpy2DToArray(a, 60, 0, rows.as_ptr().cast(), 10, 8, 1, hipMemcpyHostToDevice),
+            HipError::INVALID_VALUE
+        );
+        hexpect!(
+            api,
+            hipMemcpy2DToArray(a, 0, 3, rows.as_ptr().cast(), 10, 8, 2, hipMemcpyHostToDevice),
+            HipError::INVALID_VALUE
+        );
+        hexpect!(
+            api,
+            hipMemcpy2DToArray(null_mut(), 0, 0, rows.as_ptr().cast(), 10, 8, 1, hipMemcpyHostToDevice),
+            HipError::INVALID_HANDLE
+        );
+        hexpect!(
+            api,
+            hipMemcpy2DToArray(a, 0, 0, rows.as_ptr().cast(), 4, 8, 1, hipMemcpyHostToDevice),
+            HipError::INVALID_PITCH_VALUE
+        );
+        // Rows: hipMemcpyToArray / FromArray from (wOffset, hOffset).
+        hok!(api, hipMemcpyToArray(a, 0, 3, src.as_ptr().cast(), 64, hipMemcpyHostToDevice));
+        hok!(api, hipMemcpyFromArray(out.as_mut_ptr().cast(), a, 0, 3, 64, hipMemcpyDeviceToHost));
+        assert_eq!(&out[..64], &src[..64]);
+        // Array to array and device memory, through the driver descriptor.
+        let mut b: hipArray_t = null_mut();
+        let dd = HIP_ARRAY_DESCRIPTOR { Width: 16, Height: 4, Format: HIP_AD_FORMAT_FLOAT, NumChannels: 1 };
+        hok!(api, hipArrayCreate(&mut b, &dd));
+        assert_eq!(
+            ocall!(api, hipMemcpy2DArrayToArray(b, 0, 0, a, 0, 0, 64, 4, hipMemcpyDeviceToDevice)),
+            HipError::SUCCESS
+        );
+        let dev = malloc(&api, 256);
+        assert_eq!(ocall!(api, hipMemcpyAtoD(dev, b, 0, 256)), HipError::SUCCESS);
+        assert_eq!(read(&api, dev, 256), read_array(&api, a));
+        assert_eq!(ocall!(api, hipMemcpyAtoA(b, 0, a, 64, 64)), HipError::SUCCESS);
+        assert_eq!(ocall!(api, hipMemcpyDtoA(b, 192, dev, 64)), HipError::SUCCESS);
+        // hipMemcpy3D: the extent's width in elements (4 bytes), from host memory.
+        let mut p = hipMemcpy3DParms {
+            srcPtr: hipPitchedPtr { ptr: src.as_ptr().cast_mut().cast(), pitch: 64, xsize: 64, ysize: 4 },
+            dstArray: b,
+            dstPos: hipPos { x: 1, y: 2, z: 0 },
+            extent: hipExtent { width: 2, height: 2, depth: 1 },
+            kind: hipMemcpyHostToDevice,
+            ..Default::default()
+        };
+        hok!(api, hipMemcpy3D(&p));
+        let got = read_array(&api, b);
+        assert_eq!((&got[128 + 4..128 + 12], &got[192 + 4..192 + 12]), (&src[..8], &src[64..72]));
+        p.extent.width = 16;
+        hexpect!(api, hipMemcpy3D(&p), HipError::INVALID_VALUE);
+        // hipMemcpyParam2D from an array.
+        let mut small = [0u8; 8];
+        let c = hip_Memcpy2D {
+            srcXInBytes: 4,
+            srcY: 2,
+            srcMemoryType: hipMemoryTypeArray,
+            srcHost: null(),
+            srcDevice: null_mut(),
+            srcArray: b,
+            srcPitch: 0,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstMemoryType: hipMemoryTypeHost,
+            dstHost: small.as_mut_ptr().cast(),
+            dstDevice: null_mut(),
+            dstArray: null_mut(),
+            dstPitch: 8,
+            WidthInBytes: 8,
+            Height: 1,
+        };
+        hok!(api, hipMemcpyParam2D(&c));
+        assert_eq!(small[..], src[..8]);
+        // Creation checks, and the end.
+        let bad = HIP_ARRAY_DESCRIPTOR { NumChannels: 3, ..dd };
+        hexpect!(api, hipArrayCreate(&mut b, &bad), HipError::INVALID_VALUE);
+        let three = hipChannelFormatDesc { x: 8, y: 8, z: 8, w: 0, f: hipChannelFormatKindUnsigned };
+        hexpect!(api, hipMallocArray(&mut b, &three, 4, 4, 0), HipError::INVALID_VALUE);
+        let cube = hipExtent { width: 4, height: 4, depth: 6 };
+        hexpect!(api, hipMalloc3DArray(&mut b, &desc, cube, hipArrayCubemap), HipError::INVALID_VALUE);
+        let mut c3 = null_mut();
+        hok!(api, hipMalloc3DArray(&mut c3, &desc, cube, hipArrayLayered));
+        hok!(api, hipFreeArray(c3));
+        hexpect!(api, hipFreeArray(c3), HipError::CONTEXT_IS_DESTROYED);
+        assert_eq!(ocall!(api, hipArray3DGetDescriptor(&mut d3, c3)), HipError::INVALID_HANDLE);
+        hexpect!(api, hipMemcpyAtoH(out.as_mut_ptr().cast(), c3, 0, 4), HipError::INVALID_VALUE);
+        hok!(api, hipFreeArray(a));
+        hexpect!(api, hipFreeArray(null_mut()), HipError::INVALID_VALUE);
+        assert_eq!(ocall!(api, hipArrayDestroy(b)), HipError::SUCCESS);
+        hok!(api, hipFree(dev));
+        let (mut free, mut total) = (0, 0);
+        hok!(api, hipMemGetInfo(&mut free, &mut total));
+        assert_eq!(free, total, "every array's memory is back");
+    });
+}
+
+fn read_array(api: &HipApi, a: hipArray_t) -> Vec<u8> {
+    let mut out = vec![0u8; 256];
+    hok!(api, hipMemcpyAtoH(out.as_mut_ptr().cast(), a, 0, 256));
+    out
 }

@@ -50,7 +50,7 @@ pub(super) fn malloc(ptr: *mut *mut c_void, size: usize) -> Result<(), Fail> {
 /// closes one open of an IPC-opened range (HIP-IPC-047, emulator choice).
 /// Memory that another process has open stays theirs; new opens of it fail
 /// (HIP-IPC-046).
-fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
+pub(super) fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
     // Pool memory goes back to its pool, an imported pool pointer is closed
     // (clr: ihipFree hands pool memory to Device::FreeMemory).
     if let Some(r) = extent(e, p).and_then(|x| e.pool_free(x.base)) {

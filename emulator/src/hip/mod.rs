@@ -51,5 +51,5 @@ crate::dialect_api! {
     table: HipApi,
     modules: device, error, event, ipc, memory, pool, share, stream, vmm,
     // Issue 18: memory.
-    attr, host, managed, pitched, proc,
+    array, attr, host, managed, pitched, proc,
 }

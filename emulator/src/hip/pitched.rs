@@ -11,6 +11,8 @@ use vmmkit_sys::hip::*;
 use super::call::{Fail, emu, put, run};
 use super::host::sync;
 use super::memory::{On, Shape, copy_shape, fill_rows, malloc, memcpy, memset, stream_of};
+use super::ranges::ArrayRec;
+use super::state::state;
 
 /// Row alignment of pitched allocations: clr's `imagePitchAlignment_`
 /// (rocclr/device/rocm/rocdevice.cpp:1640).
@@ -81,13 +83,13 @@ pub unsafe extern "C" fn hipMalloc3D(pitchedDevPtr: *mut hipPitchedPtr, extent: 
 }
 
 /// The stream of an `_spt` call: NULL means the calling thread's default stream.
-fn per_thread(stream: hipStream_t) -> hipStream_t {
+pub(super) fn per_thread(stream: hipStream_t) -> hipStream_t {
     if stream.is_null() { hipStreamPerThread } else { stream }
 }
 
 /// Runs `f` on the calling thread's default stream and waits for it: the
 /// synchronous `_spt` calls (clr: `hipMemcpy_common(…, getPerThreadDefaultStream())`).
-fn on_per_thread(f: impl FnOnce(On) -> Result<(), Fail>) -> Result<(), Fail> {
+pub(super) fn on_per_thread(f: impl FnOnce(On) -> Result<(), Fail>) -> Result<(), Fail> {
     let e = emu()?;
     f(On::Stream(hipStreamPerThread))?;
     match stream_of(e, hipStreamPerThread)? {
@@ -98,14 +100,14 @@ fn on_per_thread(f: impl FnOnce(On) -> Result<(), Fail>) -> Result<(), Fail> {
 
 /// The rows of a 2-D copy: `height` rows of `width` bytes, `dpitch` and
 /// `spitch` apart.
-fn rows_2d(dpitch: usize, spitch: usize, width: usize, height: usize) -> Shape {
+pub(super) fn rows_2d(dpitch: usize, spitch: usize, width: usize, height: usize) -> Shape {
     Shape { width, height, depth: 1, dst_pitch: dpitch, dst_slice: 0, src_pitch: spitch, src_slice: 0 }
 }
 
 /// A 2-D copy: 0 rows or columns → 0 first; a pitch below the width → 12
 /// (clr ihipMemcpy2D, hip_memory.cpp:2570-2578); then as hipMemcpy over
 /// each row.
-fn copy_2d(dst: *mut c_void, src: *const c_void, shape: Shape, kind: hipMemcpyKind, on: On) -> Result<(), Fail> {
+pub(super) fn copy_2d(dst: *mut c_void, src: *const c_void, shape: Shape, kind: hipMemcpyKind, on: On) -> Result<(), Fail> {
     let (width, dpitch, spitch) = (shape.width, shape.dst_pitch, shape.src_pitch);
     if width == 0 || shape.height == 0 {
         return Ok(());
@@ -146,6 +148,7 @@ struct Side {
     ty: hipMemoryType,
     host: *const c_void,
     device: *mut c_void,
+    array: hipArray_t,
     /// x in bytes, y and z in rows and slices.
     at: hipPos,
     pitch: usize,
@@ -154,15 +157,21 @@ struct Side {
 }
 
 impl Side {
-    /// The side's first byte, and whether it is device memory. An array →
-    /// 801 (not emulated); an unknown memory type or a NULL pointer → 1.
-    fn start(&self) -> Result<(usize, bool), Fail> {
+    /// The side's first byte, and whether it is device memory (an array's
+    /// pitch and rows replace the given ones). A dead array, an unknown
+    /// memory type or a NULL pointer → 1.
+    fn start(&mut self) -> Result<(usize, bool), Fail> {
         let what = self.what;
         let base = match self.ty {
             hipMemoryTypeHost => self.host as usize,
             hipMemoryTypeDevice | hipMemoryTypeUnified | hipMemoryTypeManaged => self.device as usize,
+            // An array is its memory, with its own pitch and rows.
             hipMemoryTypeArray => {
-                return Err(Fail::plain(HipError::NOT_SUPPORTED, format!("{what}: arrays are not emulated by vmmkit")));
+                let a = state(emu()?).mem.array(self.array as usize).ok_or_else(|| {
+                    Fail::plain(HipError::INVALID_VALUE, format!("{what}Array {:p} is not a live array", self.array))
+                })?;
+                (self.pitch, self.height) = (a.pitch(), a.rows());
+                a.mem
             }
             ty => return Err(Fail::plain(HipError::INVALID_VALUE, format!("{what}MemoryType {ty} is not a memory type"))),
         };
@@ -187,6 +196,7 @@ fn copy_sides(src: Side, dst: Side, extent: hipExtent, on: On) -> Result<(), Fai
     if extent.width == 0 || extent.height == 0 || extent.depth == 0 {
         return Ok(());
     }
+    let (mut src, mut dst) = (src, dst);
     let (s, s_dev) = src.start()?;
     let (d, d_dev) = dst.start()?;
     let kind = match (s_dev, d_dev) {
@@ -222,6 +232,7 @@ fn copy_param_2d(p: *const hip_Memcpy2D, on: On) -> Result<(), Fail> {
         ty: c.srcMemoryType,
         host: c.srcHost,
         device: c.srcDevice,
+        array: c.srcArray,
         at: at(c.srcXInBytes, c.srcY),
         pitch: c.srcPitch,
         height: 0,
@@ -231,6 +242,7 @@ fn copy_param_2d(p: *const hip_Memcpy2D, on: On) -> Result<(), Fail> {
         ty: c.dstMemoryType,
         host: c.dstHost.cast_const(),
         device: c.dstDevice,
+        array: c.dstArray,
         at: at(c.dstXInBytes, c.dstY),
         pitch: c.dstPitch,
         height: 0,
@@ -252,6 +264,7 @@ fn copy_param_3d(p: *const HIP_MEMCPY3D, on: On) -> Result<(), Fail> {
         ty: c.srcMemoryType,
         host: c.srcHost,
         device: c.srcDevice,
+        array: c.srcArray,
         at: hipPos { x: c.srcXInBytes, y: c.srcY, z: c.srcZ },
         pitch: c.srcPitch,
         height: c.srcHeight,
@@ -261,6 +274,7 @@ fn copy_param_3d(p: *const HIP_MEMCPY3D, on: On) -> Result<(), Fail> {
         ty: c.dstMemoryType,
         host: c.dstHost.cast_const(),
         device: c.dstDevice,
+        array: c.dstArray,
         at: hipPos { x: c.dstXInBytes, y: c.dstY, z: c.dstZ },
         pitch: c.dstPitch,
         height: c.dstHeight,
@@ -288,9 +302,10 @@ pub unsafe extern "C" fn hipMemcpyParam2DAsync(pCopy: *const hip_Memcpy2D, strea
     run("hipMemcpyParam2DAsync", || copy_param_2d(pCopy, On::Stream(stream)))
 }
 
-/// A 3-D copy of pitched linear memory, with clr's `ihipMemcpy3D_validate`
-/// (hip_memory.cpp:2960-3000): NULL, both or neither of array and pointer on
-/// a side → 1; an array → 801 (not emulated); a pitch below `xsize` → 12; a
+/// A 3-D copy of pitched linear memory or arrays, with clr's
+/// `ihipMemcpy3D_validate` (hip_memory.cpp:2960-3000): NULL, both or neither
+/// of array and pointer on a side → 1; a dead array → 1; two arrays of
+/// different element sizes → 1; a pitch below `xsize` → 12; a
 /// pitch of 2^31 − 1 or more → 1; a row past its pitch → 1; more rows than a
 /// slice holds (`ysize`) with more than one slice → 1 (emulator).
 fn copy_3d(p: *const hipMemcpy3DParms, on: On) -> Result<(), Fail> {
@@ -304,10 +319,25 @@ fn copy_3d(p: *const hipMemcpy3DParms, on: On) -> Result<(), Fail> {
     if sa == sp || da == dp {
         return bad("each side needs exactly one of an array and a pointer");
     }
-    if !sa || !da {
-        return Err(Fail::plain(HipError::NOT_SUPPORTED, "hipMemcpy3D with an array: arrays are not emulated by vmmkit".into()));
+    // An array side is its memory, pitched; with an array in the copy, the
+    // extent's width and the array side's x are in its elements (the two
+    // arrays of an array-to-array copy must have one element size).
+    let e = emu()?;
+    let array = |a: hipArray_t| {
+        state(e).mem.array(a as usize).ok_or_else(|| Fail::plain(HipError::INVALID_VALUE, format!("{a:p} is not a live array")))
+    };
+    let (sr, dr) = ((!sa).then(|| array(c.srcArray)).transpose()?, (!da).then(|| array(c.dstArray)).transpose()?);
+    if let (Some(a), Some(b)) = (sr, dr) {
+        if a.elem != b.elem {
+            return bad("the two arrays have different element sizes");
+        }
     }
-    let (s, d, x) = (c.srcPtr, c.dstPtr, c.extent);
+    let elem = sr.or(dr).map_or(1, |a| a.elem);
+    let as_ptr = |a: ArrayRec| hipPitchedPtr { ptr: a.mem as *mut c_void, pitch: a.pitch(), xsize: a.pitch(), ysize: a.rows() };
+    let in_bytes = |pos: hipPos, a: Option<ArrayRec>| hipPos { x: pos.x.saturating_mul(a.map_or(1, |a| a.elem)), ..pos };
+    let (s, d) = (sr.map_or(c.srcPtr, as_ptr), dr.map_or(c.dstPtr, as_ptr));
+    let c = hipMemcpy3DParms { srcPos: in_bytes(c.srcPos, sr), dstPos: in_bytes(c.dstPos, dr), ..c };
+    let x = hipExtent { width: c.extent.width.saturating_mul(elem), ..c.extent };
     if s.pitch < s.xsize || d.pitch < d.xsize {
         return Err(Fail::plain(HipError::INVALID_PITCH_VALUE, format!("a pitch below its xsize ({s:?}, {d:?})")));
     }

@@ -45,13 +45,43 @@ pub(super) struct HostRange {
     pub managed: Option<Advice>,
 }
 
+/// A HIP array (`array.rs`): hipMalloc memory of `rows × slices` rows of
+/// `pitch` bytes, packed, and what it was made with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct ArrayRec {
+    /// Its memory (a hipMalloc allocation of the process).
+    pub mem: usize,
+    /// Bytes per element.
+    pub elem: usize,
+    /// The descriptor it was made with (Height 0: one row; Depth 0: one slice).
+    pub desc: vmmkit_sys::hip::HIP_ARRAY3D_DESCRIPTOR,
+}
+
+impl ArrayRec {
+    /// Bytes per row.
+    pub fn pitch(&self) -> usize {
+        self.desc.Width * self.elem
+    }
+
+    /// Rows per slice.
+    pub fn rows(&self) -> usize {
+        self.desc.Height.max(1)
+    }
+}
+
 /// The memory state of one process.
 #[derive(Debug, Default)]
 pub(super) struct MemState {
     ranges: Mutex<BTreeMap<usize, HostRange>>,
+    /// HIP arrays by handle, and the next handle's number.
+    arrays: Mutex<(HashMap<usize, ArrayRec>, usize)>,
     flags: Mutex<HashMap<usize, u32>>,
     sync_memops: Mutex<HashSet<usize>>,
 }
+
+/// The top bits of every array handle: a non-canonical x86-64 address, so no
+/// handle is ever memory.
+const ARRAY_TAG: usize = 0xa77a_0000_0000_0000;
 
 /// Whether a range of `ranges` overlaps `base..base+len`.
 fn overlap(ranges: &BTreeMap<usize, HostRange>, base: usize, len: usize) -> bool {
@@ -130,6 +160,26 @@ impl MemState {
     /// Whether SYNC_MEMOPS is set for the allocation starting at `base`.
     pub fn sync_memops(&self, base: usize) -> bool {
         lock(&self.sync_memops).contains(&base)
+    }
+
+    /// Records an array; returns its handle: a tagged number, never an
+    /// address (arrays are opaque; vmmkit looks handles up).
+    pub fn add_array(&self, rec: ArrayRec) -> usize {
+        let mut a = lock(&self.arrays);
+        a.1 += 1;
+        let handle = ARRAY_TAG | (a.1 << 4);
+        a.0.insert(handle, rec);
+        handle
+    }
+
+    /// The array of `handle`.
+    pub fn array(&self, handle: usize) -> Option<ArrayRec> {
+        lock(&self.arrays).0.get(&handle).copied()
+    }
+
+    /// Forgets the array of `handle`; returns it.
+    pub fn remove_array(&self, handle: usize) -> Option<ArrayRec> {
+        lock(&self.arrays).0.remove(&handle)
     }
 
     /// Forgets the flags and SYNC_MEMOPS of a freed allocation.

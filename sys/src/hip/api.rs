@@ -180,6 +180,20 @@ macro_rules! hip_functions {
                 hipMemcpy3DAsync: fn(p: *const hipMemcpy3DParms, stream: hipStream_t) -> hipError_t;
                 hipDrvMemcpy3D: fn(pCopy: *const HIP_MEMCPY3D) -> hipError_t;
                 hipDrvMemcpy3DAsync: fn(pCopy: *const HIP_MEMCPY3D, stream: hipStream_t) -> hipError_t;
+                // Arrays (in linear memory).
+                hipArrayCreate: fn(pHandle: *mut hipArray_t, pAllocateArray: *const HIP_ARRAY_DESCRIPTOR) -> hipError_t;
+                hipArray3DCreate: fn(array: *mut hipArray_t, pAllocateArray: *const HIP_ARRAY3D_DESCRIPTOR) -> hipError_t;
+                hipMallocArray: fn(array: *mut hipArray_t, desc: *const hipChannelFormatDesc, width: usize, height: usize, flags: u32) -> hipError_t;
+                /// `hipExtent` by value (in memory, under the SysV x86-64 ABI).
+                hipMalloc3DArray: fn(array: *mut hipArray_t, desc: *const hipChannelFormatDesc, extent: hipExtent, flags: u32) -> hipError_t;
+                hipFreeArray: fn(array: hipArray_t) -> hipError_t;
+                hipMemcpyHtoA: fn(dstArray: hipArray_t, dstOffset: usize, srcHost: *const c_void, count: usize) -> hipError_t;
+                hipMemcpyAtoH: fn(dst: *mut c_void, srcArray: hipArray_t, srcOffset: usize, count: usize) -> hipError_t;
+                hipMemcpyToArray: fn(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, count: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpyFromArray: fn(dst: *mut c_void, srcArray: hipArray_t, wOffset: usize, hOffset: usize, count: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpy2DToArray: fn(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpy2DFromArray: fn(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpy2DFromArrayAsync: fn(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
                 hipMemset2D: fn(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize) -> hipError_t;
                 hipMemset2DAsync: fn(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize, stream: hipStream_t) -> hipError_t;
                 /// `hipPitchedPtr` and `hipExtent` are passed by value (in memory, under the SysV x86-64 ABI).
@@ -216,6 +230,27 @@ macro_rules! hip_functions {
                 hipMemset3DAsync_spt: fn(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent, stream: hipStream_t) -> hipError_t;
                 /// `@hip_6.1`: `symbolStatus` is a `hipDriverProcAddressQueryResult*` (an `int`).
                 hipGetProcAddress: fn(symbol: *const c_char, pfn: *mut *mut c_void, hipVersion: i32, flags: u64, symbolStatus: *mut i32) -> hipError_t;
+                // Arrays: `@hip_4.3`.
+                hipArrayDestroy: fn(array: hipArray_t) -> hipError_t;
+                hipMemcpy2DToArrayAsync: fn(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                // `@hip_5.2`.
+                hipMemcpy2DToArray_spt: fn(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpy2DFromArray_spt: fn(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                // `@hip_5.3`.
+                hipMemcpy2DToArrayAsync_spt: fn(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipMemcpy2DFromArrayAsync_spt: fn(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipMemcpyFromArray_spt: fn(dst: *mut c_void, srcArray: hipArray_t, wOffset: usize, hOffset: usize, count: usize, kind: hipMemcpyKind) -> hipError_t;
+                // `@hip_5.6`.
+                hipArrayGetInfo: fn(desc: *mut hipChannelFormatDesc, extent: *mut hipExtent, flags: *mut u32, array: hipArray_t) -> hipError_t;
+                hipArrayGetDescriptor: fn(pArrayDescriptor: *mut HIP_ARRAY_DESCRIPTOR, array: hipArray_t) -> hipError_t;
+                hipArray3DGetDescriptor: fn(pArrayDescriptor: *mut HIP_ARRAY3D_DESCRIPTOR, array: hipArray_t) -> hipError_t;
+                // `@hip_6.2`.
+                hipMemcpy2DArrayToArray: fn(dst: hipArray_t, wOffsetDst: usize, hOffsetDst: usize, src: hipArray_t, wOffsetSrc: usize, hOffsetSrc: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpyAtoA: fn(dstArray: hipArray_t, dstOffset: usize, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize) -> hipError_t;
+                hipMemcpyAtoD: fn(dstDevice: hipDeviceptr_t, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize) -> hipError_t;
+                hipMemcpyAtoHAsync: fn(dstHost: *mut c_void, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize, stream: hipStream_t) -> hipError_t;
+                hipMemcpyDtoA: fn(dstArray: hipArray_t, dstOffset: usize, srcDevice: hipDeviceptr_t, ByteCount: usize) -> hipError_t;
+                hipMemcpyHtoAAsync: fn(dstArray: hipArray_t, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, stream: hipStream_t) -> hipError_t;
             }
         }
     };

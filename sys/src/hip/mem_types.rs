@@ -126,6 +126,64 @@ pub struct HIP_MEMCPY3D {
     pub Depth: usize,
 }
 
+/// `hipChannelFormatDesc` (driver_types.h): bits per channel, and the kind.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct hipChannelFormatDesc {
+    pub x: i32,
+    pub y: i32,
+    pub z: i32,
+    pub w: i32,
+    /// A `hipChannelFormatKind`.
+    pub f: i32,
+}
+
+/// `hipChannelFormatKind` (driver_types.h).
+pub const hipChannelFormatKindSigned: i32 = 0;
+pub const hipChannelFormatKindUnsigned: i32 = 1;
+pub const hipChannelFormatKindFloat: i32 = 2;
+pub const hipChannelFormatKindNone: i32 = 3;
+
+/// `hipArray_Format` (driver_types.h).
+pub type hipArray_Format = i32;
+pub const HIP_AD_FORMAT_UNSIGNED_INT8: hipArray_Format = 0x01;
+pub const HIP_AD_FORMAT_UNSIGNED_INT16: hipArray_Format = 0x02;
+pub const HIP_AD_FORMAT_UNSIGNED_INT32: hipArray_Format = 0x03;
+pub const HIP_AD_FORMAT_SIGNED_INT8: hipArray_Format = 0x08;
+pub const HIP_AD_FORMAT_SIGNED_INT16: hipArray_Format = 0x09;
+pub const HIP_AD_FORMAT_SIGNED_INT32: hipArray_Format = 0x0a;
+pub const HIP_AD_FORMAT_HALF: hipArray_Format = 0x10;
+pub const HIP_AD_FORMAT_FLOAT: hipArray_Format = 0x20;
+
+/// `HIP_ARRAY_DESCRIPTOR` (driver_types.h).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HIP_ARRAY_DESCRIPTOR {
+    pub Width: usize,
+    pub Height: usize,
+    pub Format: hipArray_Format,
+    pub NumChannels: u32,
+}
+
+/// `HIP_ARRAY3D_DESCRIPTOR` (driver_types.h).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HIP_ARRAY3D_DESCRIPTOR {
+    pub Width: usize,
+    pub Height: usize,
+    pub Depth: usize,
+    pub Format: hipArray_Format,
+    pub NumChannels: u32,
+    pub Flags: u32,
+}
+
+/// Array flags (hip_runtime_api.h).
+pub const hipArrayDefault: u32 = 0x00;
+pub const hipArrayLayered: u32 = 0x01;
+pub const hipArraySurfaceLoadStore: u32 = 0x02;
+pub const hipArrayCubemap: u32 = 0x04;
+pub const hipArrayTextureGather: u32 = 0x08;
+
 /// `hipPointer_attribute` (driver_types.h), counted from 1.
 pub type hipPointer_attribute = i32;
 pub const HIP_POINTER_ATTRIBUTE_CONTEXT: hipPointer_attribute = 1;
@@ -209,6 +267,9 @@ const _: () = {
     assert!(offset_of!(hip_Memcpy2D, dstMemoryType) == 72 && offset_of!(hip_Memcpy2D, dstPitch) == 104);
     assert!(offset_of!(hip_Memcpy2D, WidthInBytes) == 112 && offset_of!(hip_Memcpy2D, Height) == 120);
     assert!(size_of::<HIP_MEMCPY3D>() == 184);
+    assert!(size_of::<hipChannelFormatDesc>() == 20);
+    assert!(size_of::<HIP_ARRAY_DESCRIPTOR>() == 24 && offset_of!(HIP_ARRAY_DESCRIPTOR, NumChannels) == 20);
+    assert!(size_of::<HIP_ARRAY3D_DESCRIPTOR>() == 40 && offset_of!(HIP_ARRAY3D_DESCRIPTOR, Flags) == 32);
     assert!(offset_of!(HIP_MEMCPY3D, srcMemoryType) == 32 && offset_of!(HIP_MEMCPY3D, srcHeight) == 72);
     assert!(offset_of!(HIP_MEMCPY3D, dstMemoryType) == 112 && offset_of!(HIP_MEMCPY3D, dstHeight) == 152);
     assert!(offset_of!(HIP_MEMCPY3D, WidthInBytes) == 160 && offset_of!(HIP_MEMCPY3D, Depth) == 176);

@@ -194,6 +194,39 @@ const NODES: &[(&str, &[&str])] = &[
         ],
     ),
     ("hip_6.1", &["hipGetProcAddress"]),
+    // Issue 18: arrays, in linear memory.
+    (
+        "hip_4.2",
+        &[
+            "hipArrayCreate",
+            "hipArray3DCreate",
+            "hipMallocArray",
+            "hipMalloc3DArray",
+            "hipFreeArray",
+            "hipMemcpyHtoA",
+            "hipMemcpyAtoH",
+            "hipMemcpyToArray",
+            "hipMemcpyFromArray",
+            "hipMemcpy2DToArray",
+            "hipMemcpy2DFromArray",
+            "hipMemcpy2DFromArrayAsync",
+        ],
+    ),
+    ("hip_4.3", &["hipArrayDestroy", "hipMemcpy2DToArrayAsync"]),
+    ("hip_5.2", &["hipMemcpy2DToArray_spt", "hipMemcpy2DFromArray_spt"]),
+    ("hip_5.3", &["hipMemcpy2DToArrayAsync_spt", "hipMemcpy2DFromArrayAsync_spt", "hipMemcpyFromArray_spt"]),
+    ("hip_5.6", &["hipArrayGetInfo", "hipArrayGetDescriptor", "hipArray3DGetDescriptor"]),
+    (
+        "hip_6.2",
+        &[
+            "hipMemcpy2DArrayToArray",
+            "hipMemcpyAtoA",
+            "hipMemcpyAtoD",
+            "hipMemcpyAtoHAsync",
+            "hipMemcpyDtoA",
+            "hipMemcpyHtoAAsync",
+        ],
+    ),
     ("VMMKIT_0.1", &[vmmkit_sys::SHIM_MARKER]),
 ];
 

@@ -145,9 +145,31 @@ static void pitched_memory() {
     for (size_t i = 0; i < out.size(); i++) REQUIRE(out[i] == 9, "3-D byte %zu is %u", i, out[i]);
     p.srcArray = reinterpret_cast<hipArray_t>(8);
     p.srcPtr.ptr = nullptr;
-    EXPECT(hipMemcpy3D(&p), hipErrorNotSupported);
+    EXPECT(hipMemcpy3D(&p), hipErrorInvalidValue);  // not a live array
     CHECK(hipFree(box.ptr));
     std::printf("parent: pitched memory, 2-D and 3-D copies and fills\n");
+}
+
+// Arrays, in linear memory: made, described, copied into and out of by rows.
+static void arrays() {
+    hipChannelFormatDesc desc = {32, 0, 0, 0, hipChannelFormatKindFloat};  // hipCreateChannelDesc is texture API
+    hipArray_t a = nullptr;
+    CHECK(hipMallocArray(&a, &desc, 8, 4));
+    hipChannelFormatDesc back;
+    hipExtent ext;
+    unsigned int flags = 9;
+    CHECK(hipArrayGetInfo(&back, &ext, &flags, a));
+    REQUIRE(back.x == 32 && back.f == hipChannelFormatKindFloat && ext.width == 8 && ext.height == 4 && flags == 0,
+            "hipArrayGetInfo: %d bits, kind %d, %zu x %zu, flags %u", back.x, back.f, ext.width, ext.height, flags);
+    float in[4][8], out[4][8];
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 8; x++) in[y][x] = static_cast<float>(y * 8 + x);
+    CHECK(hipMemcpy2DToArray(a, 0, 0, in, sizeof in[0], sizeof in[0], 4, hipMemcpyHostToDevice));
+    CHECK(hipMemcpy2DFromArray(out, sizeof out[0], a, 0, 0, sizeof out[0], 4, hipMemcpyDeviceToHost));
+    REQUIRE(std::memcmp(in, out, sizeof in) == 0, "the array's rows come back");
+    CHECK(hipFreeArray(a));
+    EXPECT(hipFreeArray(a), hipErrorContextIsDestroyed);
+    std::printf("parent: arrays\n");
 }
 
 int main(int argc, char** argv) {
@@ -157,6 +179,7 @@ int main(int argc, char** argv) {
     pointer_attributes();
     managed_memory();
     pitched_memory();
+    arrays();
     void* p = nullptr;
     EXPECT(hipExtMallocWithFlags(&p, 64, 7), hipErrorInvalidValue);
     CHECK(hipExtMallocWithFlags(&p, kSize, hipDeviceMallocFinegrained));
