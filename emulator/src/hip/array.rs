@@ -144,7 +144,7 @@ pub unsafe extern "C" fn hipMalloc3DArray(array: *mut hipArray_t, desc: *const h
     run("hipMalloc3DArray", || create_from_channels(array, desc, extent, flags))
 }
 
-/// clr's `ihipArrayDestroy` (hip_memory.cpp:815-836): NULL → 1; not a live
+/// clr's `ihipArrayDestroy` (hip_memory.cpp:821-843): NULL → 1; not a live
 /// array → 709; the device's streams are waited for, then it goes.
 fn destroy(array: hipArray_t) -> Result<(), Fail> {
     if array.is_null() {
@@ -178,7 +178,7 @@ fn lookup(e: &Emulator, array: hipArray_t, null: HipError) -> Result<ArrayRec, F
 }
 
 /// The descriptor of a live array: NULL or not live → 400 (clr
-/// `ihipArray3DGetDescriptor`, hip_memory.cpp:4096-4115).
+/// `ihipArray3DGetDescriptor`, hip_memory.cpp:4098-4115).
 fn descriptor(array: hipArray_t) -> Result<HIP_ARRAY3D_DESCRIPTOR, Fail> {
     let e = emu()?;
     let rec = lookup(e, array, HipError::INVALID_HANDLE).map_err(|_| {

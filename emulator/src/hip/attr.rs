@@ -70,7 +70,7 @@ fn attribute(e: &Emulator, attribute: hipPointer_attribute, p: usize) -> Result<
     }
     let Some(x) = x else {
         return match attribute {
-            // clr: an array handle is hipMemoryTypeArray (hip_memory.cpp:3866-3887).
+            // clr: an array handle is hipMemoryTypeArray (hip_memory.cpp:3864-3887).
             HIP_POINTER_ATTRIBUTE_MEMORY_TYPE if state(e).mem.array(p).is_some() => Ok(Value::U32(hipMemoryTypeArray as u32)),
             HIP_POINTER_ATTRIBUTE_MEMORY_TYPE => Err(unknown(Some(Value::U32(0)))),
             HIP_POINTER_ATTRIBUTE_DEVICE_POINTER | HIP_POINTER_ATTRIBUTE_HOST_POINTER => Err(unknown(Some(Value::Ptr(0)))),
