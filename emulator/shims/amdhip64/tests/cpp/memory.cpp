@@ -12,6 +12,38 @@
 
 static const size_t kSize = (1u << 20) + 4096;
 
+// The layouts sys/src/hip/mem_types.rs asserts, against the real headers.
+#include <cstddef>
+static_assert(sizeof(hipPitchedPtr) == 32 && sizeof(hipExtent) == 24 && sizeof(hipPos) == 24, "pitched");
+static_assert(sizeof(hipMemcpy3DParms) == 160 && offsetof(hipMemcpy3DParms, srcPos) == 8 &&
+                  offsetof(hipMemcpy3DParms, srcPtr) == 32 && offsetof(hipMemcpy3DParms, dstArray) == 64 &&
+                  offsetof(hipMemcpy3DParms, dstPtr) == 96 && offsetof(hipMemcpy3DParms, extent) == 128 &&
+                  offsetof(hipMemcpy3DParms, kind) == 152,
+              "hipMemcpy3DParms");
+static_assert(sizeof(hip_Memcpy2D) == 128 && offsetof(hip_Memcpy2D, srcHost) == 24 &&
+                  offsetof(hip_Memcpy2D, srcPitch) == 48 && offsetof(hip_Memcpy2D, dstMemoryType) == 72 &&
+                  offsetof(hip_Memcpy2D, dstPitch) == 104 && offsetof(hip_Memcpy2D, WidthInBytes) == 112 &&
+                  offsetof(hip_Memcpy2D, Height) == 120,
+              "hip_Memcpy2D");
+static_assert(sizeof(HIP_MEMCPY3D) == 184 && offsetof(HIP_MEMCPY3D, srcMemoryType) == 32 &&
+                  offsetof(HIP_MEMCPY3D, srcHeight) == 72 && offsetof(HIP_MEMCPY3D, dstMemoryType) == 112 &&
+                  offsetof(HIP_MEMCPY3D, dstHeight) == 152 && offsetof(HIP_MEMCPY3D, WidthInBytes) == 160 &&
+                  offsetof(HIP_MEMCPY3D, Depth) == 176,
+              "HIP_MEMCPY3D");
+static_assert(sizeof(hipChannelFormatDesc) == 20 && sizeof(HIP_ARRAY_DESCRIPTOR) == 24 &&
+                  offsetof(HIP_ARRAY_DESCRIPTOR, NumChannels) == 20 && sizeof(HIP_ARRAY3D_DESCRIPTOR) == 40 &&
+                  offsetof(HIP_ARRAY3D_DESCRIPTOR, Flags) == 32,
+              "array descriptors");
+static_assert(HIP_POINTER_ATTRIBUTE_CONTEXT == 1 && HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS == 6 &&
+                  HIP_POINTER_ATTRIBUTE_RANGE_SIZE == 12 && HIP_POINTER_ATTRIBUTE_MEMPOOL_HANDLE == 17,
+              "hipPointer_attribute");
+static_assert(hipMemRangeAttributeCoherencyMode == 100 && hipMemAdviseSetCoarseGrain == 100 &&
+                  hipMemAdviseUnsetAccessedBy == 6 && hipMemoryTypeArray == 10 && hipMemoryTypeManaged == 3,
+              "advice and memory types");
+static_assert(hipErrorInvalidPitchValue == 12 && hipErrorHostMemoryAlreadyRegistered == 712 &&
+                  hipErrorHostMemoryNotRegistered == 713,
+              "codes");
+
 static int child(int sock) {
     hipIpcMemHandle_t h;
     recv_all(sock, &h, sizeof h);
