@@ -560,7 +560,7 @@ fn pitched_2d() {
 }
 
 /// hipMalloc3D, hipMemset3D and hipMemcpy3D on pitched linear memory: a box
-/// at a position moves and nothing around it; arrays are 801; the 3-D
+/// at a position moves and nothing around it; a dead array is 1; the 3-D
 /// checks of clr; the Async and `_spt` forms.
 #[test]
 fn pitched_3d() {

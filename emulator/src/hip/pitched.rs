@@ -1,7 +1,7 @@
 //! Issue 18: pitched allocations, 2-D and 3-D copies and fills of linear
 //! memory, and the per-thread-default-stream (`_spt`) forms of the copies and
-//! fills (clr hipamd/src/hip_memory.cpp). Arrays are not emulated: a copy
-//! that names one answers 801.
+//! fills (clr hipamd/src/hip_memory.cpp). A side that is an array is its
+//! memory (`array.rs`), with the array's pitch and rows.
 #![allow(non_snake_case, non_upper_case_globals)]
 
 use std::ffi::c_void;

@@ -8,7 +8,7 @@ use std::ffi::c_void;
 
 use super::types::{hipMemcpyKind, hipMemoryType};
 
-/// `hipArray_t`: an opaque pointer (`struct hipArray*`). Arrays are not emulated.
+/// `hipArray_t`: an opaque pointer (`struct hipArray*`, opaque in 7.x); vmmkit's are tagged numbers, looked up.
 pub type hipArray_t = *mut c_void;
 
 /// `hipPitchedPtr` (driver_types.h): pitched linear memory.
