@@ -22,28 +22,26 @@ pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipErr
 
 /// hipMalloc's allocation, shared with hipExtMallocWithFlags.
 pub(super) fn malloc(ptr: *mut *mut c_void, size: usize) -> Result<(), Fail> {
-    {
-        if ptr.is_null() {
-            return Err(Fail::plain(HipError::INVALID_VALUE, "ptr is NULL".into()));
-        }
-        if size == 0 {
-            // SAFETY: checked non-null.
-            unsafe { put(ptr, std::ptr::null_mut()) };
-            return Ok(());
-        }
-        let e = emu()?;
-        let d = current_device();
-        let rounded = (size as u64)
-            .checked_next_multiple_of(GRANULARITY)
-            .ok_or_else(|| Fail::plain(HipError::OUT_OF_MEMORY, format!("{size} bytes cannot be allocated")))?;
-        let props = [KIND_MALLOC, GRANULARITY, size as u64, new_generation()];
-        let va = e
-            .alloc_plain(Place::Device(d), rounded, GRANULARITY, props, &WINDOW)
-            .map_err(|e| Fail::core(Op::Malloc, e))?;
-        // SAFETY: checked non-null.
-        unsafe { put(ptr, va as *mut c_void) };
-        Ok(())
+    if ptr.is_null() {
+        return Err(Fail::plain(HipError::INVALID_VALUE, "ptr is NULL".into()));
     }
+    if size == 0 {
+        // SAFETY: checked non-null.
+        unsafe { put(ptr, std::ptr::null_mut()) };
+        return Ok(());
+    }
+    let e = emu()?;
+    let d = current_device();
+    let rounded = (size as u64)
+        .checked_next_multiple_of(GRANULARITY)
+        .ok_or_else(|| Fail::plain(HipError::OUT_OF_MEMORY, format!("{size} bytes cannot be allocated")))?;
+    let props = [KIND_MALLOC, GRANULARITY, size as u64, new_generation()];
+    let va = e
+        .alloc_plain(Place::Device(d), rounded, GRANULARITY, props, &WINDOW)
+        .map_err(|e| Fail::core(Op::Malloc, e))?;
+    // SAFETY: checked non-null.
+    unsafe { put(ptr, va as *mut c_void) };
+    Ok(())
 }
 
 /// Frees the hipMalloc allocation holding `p` (any address inside it), or
