@@ -16,7 +16,7 @@ use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 
 use common::isolated;
-use hip_common::{hip, message, pattern, read, write};
+use hip_common::{hip, message, pattern, prop, read, write};
 use vmmkit_sys::hip::*;
 
 const ENV: &[(&str, &str)] = &[("VMMKIT_DEVICES", "2"), ("VMMKIT_DEVICE_MEMORY", "1G")];
@@ -1026,4 +1026,49 @@ fn read_array(api: &HipApi, a: hipArray_t) -> Vec<u8> {
     let mut out = vec![0u8; 256];
     hok!(api, hipMemcpyAtoH(out.as_mut_ptr().cast(), a, 0, 256));
     out
+}
+
+/// A 2-D copy into hipMemMap memory whose rows lie in two mappings with an
+/// unmapped page between them: each row is checked on its own, so the copy
+/// lands; a row that falls in the hole is refused before anything moves.
+#[test]
+fn rows_across_vmm_mappings() {
+    isolated("rows_across_vmm_mappings", ENV, |_| {
+        let api = hip();
+        let mut g = 0;
+        let p = prop(0, hipMemHandleTypeNone);
+        hok!(api, hipMemGetAllocationGranularity(&mut g, &p, hipMemAllocationGranularityMinimum));
+        let mut va = null_mut();
+        hok!(api, hipMemAddressReserve(&mut va, 3 * g, 0, null_mut(), 0));
+        let (mut h0, mut h2) = (null_mut(), null_mut());
+        hok!(api, hipMemCreate(&mut h0, g, &p, 0));
+        hok!(api, hipMemCreate(&mut h2, g, &p, 0));
+        let third = va.cast::<u8>().wrapping_add(2 * g).cast::<c_void>();
+        hok!(api, hipMemMap(va, g, 0, h0, 0));
+        hok!(api, hipMemMap(third, g, 0, h2, 0));
+        let desc = hipMemAccessDesc {
+            location: hipMemLocation { type_: hipMemLocationTypeDevice, id: 0 },
+            flags: hipMemAccessFlagsProtReadWrite,
+        };
+        hok!(api, hipMemSetAccess(va, g, &desc, 1));
+        hok!(api, hipMemSetAccess(third, g, &desc, 1));
+        let src = pattern(128, 5);
+        // Rows 0 and 1 are 2 granules apart: one in each mapping.
+        hok!(api, hipMemcpy2D(va, 2 * g, src.as_ptr().cast(), 64, 64, 2, hipMemcpyHostToDevice));
+        assert_eq!(read(&api, va, 64), src[..64]);
+        assert_eq!(read(&api, third, 64), src[64..]);
+        // Rows 1 granule apart: the second falls in the hole.
+        hok!(api, hipMemset(va, 0, 64));
+        hexpect!(
+            api,
+            hipMemcpy2D(va, g, src.as_ptr().cast(), 64, 64, 2, hipMemcpyHostToDevice),
+            HipError::INVALID_VALUE
+        );
+        assert_eq!(read(&api, va, 64), vec![0; 64], "nothing moved");
+        hok!(api, hipMemUnmap(va, g));
+        hok!(api, hipMemUnmap(third, g));
+        hok!(api, hipMemAddressFree(va, 3 * g));
+        hok!(api, hipMemRelease(h0));
+        hok!(api, hipMemRelease(h2));
+    });
 }

@@ -273,9 +273,10 @@ pub(super) fn copy_shape(dst: *mut c_void, src: *const c_void, shape: Shape, kin
         return submit(e, on, Work::Copy { dst: d, src: s, len: dn }, host_side);
     }
     // Rows: the spans must not wrap, and a side HIP does not know must be
-    // mapped over its whole span (one `msync` each) before any row is
-    // queued; then every row is checked as a copy checks it, so a bad row
-    // changes nothing.
+    // mapped over its whole span (one `msync` each); then everything is
+    // checked as a copy checks it before any row is queued, so a bad row
+    // changes nothing: each side's whole span at once, or row by row where
+    // it is a hipMemMap range (whose mappings may leave holes between rows).
     for (p, n, what) in [(d, dn, "dst"), (s, sn, "src")] {
         if p.checked_add(n).is_none() || (extent(e, p).is_none() && !e.is_host_mapped(p, n)) {
             return Err(Fail::plain(
@@ -284,10 +285,12 @@ pub(super) fn copy_shape(dst: *mut c_void, src: *const c_void, shape: Shape, kin
             ));
         }
     }
-    for (dof, sof, len) in shape.rows() {
-        e.check_copy_range(d + dof, len)
-            .and_then(|()| e.check_copy_range(s + sof, len))
-            .map_err(|e| Fail::core(Op::Copy, e))?;
+    let vmm = |p: usize| extent(e, p).is_some_and(|x| x.kind == Kind::Vmm);
+    let check = |p: usize, n: usize| e.check_copy_range(p, n).map_err(|e| Fail::core(Op::Copy, e));
+    if vmm(d) || vmm(s) {
+        shape.rows().try_for_each(|(dof, sof, len)| check(d + dof, len).and_then(|()| check(s + sof, len)))?;
+    } else {
+        check(d, dn).and_then(|()| check(s, sn))?;
     }
     let works = shape.rows().map(|(dof, sof, len)| Work::Copy { dst: d + dof, src: s + sof, len });
     submit_all(e, on, works, host_side)
