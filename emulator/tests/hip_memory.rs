@@ -1065,6 +1065,11 @@ fn rows_across_vmm_mappings() {
             HipError::INVALID_VALUE
         );
         assert_eq!(read(&api, va, 64), vec![0; 64], "nothing moved");
+        // Fills alike.
+        hok!(api, hipMemset2D(va, 2 * g, 0x5e, 64, 2));
+        assert_eq!((read(&api, va, 64), read(&api, third, 64)), (vec![0x5e; 64], vec![0x5e; 64]));
+        hexpect!(api, hipMemset2D(va, g, 0x11, 64, 2), HipError::INVALID_VALUE);
+        assert_eq!(read(&api, va, 64), vec![0x5e; 64], "nothing filled");
         hok!(api, hipMemUnmap(va, g));
         hok!(api, hipMemUnmap(third, g));
         hok!(api, hipMemAddressFree(va, 3 * g));

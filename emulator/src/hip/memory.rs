@@ -340,7 +340,8 @@ pub(super) fn fill_rows(dst: *mut c_void, value: u64, width: u8, shape: Shape, o
         .span(shape.dst_pitch, shape.dst_slice)
         .ok_or_else(|| Fail::plain(HipError::INVALID_VALUE, format!("the rows {shape:?} overflow the address space")))?;
     let ok = match extent(e, p) {
-        Some(x) if x.kind == Kind::Vmm => e.is_device_range(p, n),
+        // hipMemMap memory: each row must be mapped (there may be holes between rows).
+        Some(x) if x.kind == Kind::Vmm => shape.rows().all(|(dof, _, len)| e.is_device_range(p + dof, len)),
         Some(x) => x.holds(p, n),
         None => false,
     };
