@@ -336,6 +336,9 @@ fn managed_memory() {
         let mut a = hipPointerAttribute_t::default();
         hok!(api, hipPointerGetAttributes(&mut a, m));
         assert_eq!((a.type_, a.isManaged, a.hostPointer), (hipMemoryTypeManaged, 1, m));
+        let mut f = 7;
+        hok!(api, hipHostGetFlags(&mut f, m));
+        assert_eq!(f, 0, "managed memory has no host flags");
         let mut managed = 0u8;
         assert_eq!(
             ocall!(api, hipPointerGetAttribute((&raw mut managed).cast(), HIP_POINTER_ATTRIBUTE_IS_MANAGED, m)),

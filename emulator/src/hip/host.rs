@@ -150,8 +150,9 @@ pub unsafe extern "C" fn hipHostGetDevicePointer(devPtr: *mut *mut c_void, hstPt
 }
 
 /// `hipError_t hipHostGetFlags(unsigned int *flagsPtr, void *hostPtr)`: the
-/// flags of a hipHostMalloc buffer or registered range; NULL, unknown or
-/// device memory → 1 (clr hip_memory.cpp:1278-1300).
+/// flags of a hipHostMalloc buffer or registered range (managed memory, which
+/// clr also makes fine-grained, has none: 0); NULL, unknown or device memory
+/// → 1 (clr hip_memory.cpp:1278-1300).
 pub unsafe extern "C" fn hipHostGetFlags(flagsPtr: *mut u32, hostPtr: *mut c_void) -> hipError_t {
     run("hipHostGetFlags", || {
         if flagsPtr.is_null() || hostPtr.is_null() {
@@ -159,7 +160,7 @@ pub unsafe extern "C" fn hipHostGetFlags(flagsPtr: *mut u32, hostPtr: *mut c_voi
         }
         let e = emu()?;
         let x = extent(e, hostPtr as usize)
-            .filter(|x| matches!(x.kind, Kind::Host | Kind::Registered))
+            .filter(|x| matches!(x.kind, Kind::Host | Kind::Registered | Kind::Managed))
             .ok_or_else(|| Fail::plain(HipError::INVALID_VALUE, format!("{hostPtr:p} is not host memory of HIP's")))?;
         // SAFETY: checked non-null.
         unsafe { put(flagsPtr, state(e).mem.flags(x.base)) };
