@@ -35,6 +35,7 @@ mod call;
 mod codes;
 mod pointer;
 mod profile;
+mod ranges;
 mod state;
 
 use vmmkit_sys::hip::HipApi;
@@ -50,4 +51,6 @@ crate::dialect_api! {
     types: vmmkit_sys::hip,
     table: HipApi,
     modules: capture, context, device, error, event, ipc, memory, pool, register, share, stream, stream_ops, vmm,
+    // Issue 18: memory.
+    array, attr, host, managed, pitched, proc,
 }

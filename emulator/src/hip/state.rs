@@ -29,6 +29,8 @@ pub(super) struct State {
     /// Per stream: its CU mask (hipExtStreamCreateWithCUMask) and the
     /// attributes set on it (hipStreamSetAttribute), raw 64-byte values.
     stream_extras: Mutex<HashMap<StreamId, StreamExtras>>,
+    /// Registered and managed ranges, allocation flags (issue 18: memory).
+    pub mem: super::ranges::MemState,
 }
 
 /// What a device keeps between calls (clr `hip::Device`'s flags, and its

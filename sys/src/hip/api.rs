@@ -4,6 +4,7 @@
 use std::ffi::{c_char, c_void};
 use std::path::Path;
 
+use super::mem_types::*;
 use super::types::*;
 use crate::loader::{LibrarySpec, LoadError, Loaded};
 
@@ -202,6 +203,56 @@ macro_rules! hip_functions {
                 __hipRegisterVar: fn(modules: *mut *mut c_void, var: *mut c_void, hostVar: *mut c_char, deviceVar: *mut c_char, ext: i32, size: usize, constant: i32, global: i32) -> ();
                 __hipUnregisterFatBinary: fn(modules: *mut *mut c_void) -> ();
                 hipProfilerStop: fn() -> hipError_t;
+                // Issue 18: memory. All `@hip_4.2` (nm -D of Debian's libamdhip64.so.7, 7.2.4).
+                /// `flags` is one of `hipDeviceMalloc*` / `hipMallocSignalMemory`, not a mask.
+                hipExtMallocWithFlags: fn(ptr: *mut *mut c_void, sizeBytes: usize, flags: u32) -> hipError_t;
+                hipMallocHost: fn(ptr: *mut *mut c_void, size: usize) -> hipError_t;
+                hipMemAllocHost: fn(ptr: *mut *mut c_void, size: usize) -> hipError_t;
+                hipHostAlloc: fn(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t;
+                hipFreeHost: fn(ptr: *mut c_void) -> hipError_t;
+                hipMemGetInfo: fn(free: *mut usize, total: *mut usize) -> hipError_t;
+                hipMemPtrGetInfo: fn(ptr: *mut c_void, size: *mut usize) -> hipError_t;
+                hipMemcpyWithStream: fn(dst: *mut c_void, src: *const c_void, sizeBytes: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipHostRegister: fn(hostPtr: *mut c_void, sizeBytes: usize, flags: u32) -> hipError_t;
+                hipHostUnregister: fn(hostPtr: *mut c_void) -> hipError_t;
+                hipHostGetDevicePointer: fn(devPtr: *mut *mut c_void, hstPtr: *mut c_void, flags: u32) -> hipError_t;
+                hipHostGetFlags: fn(flagsPtr: *mut u32, hostPtr: *mut c_void) -> hipError_t;
+                hipMallocManaged: fn(dev_ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t;
+                hipMemAdvise: fn(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device: i32) -> hipError_t;
+                hipMemPrefetchAsync: fn(dev_ptr: *const c_void, count: usize, device: i32, stream: hipStream_t) -> hipError_t;
+                hipMemRangeGetAttribute: fn(data: *mut c_void, data_size: usize, attribute: hipMemRangeAttribute, dev_ptr: *const c_void, count: usize) -> hipError_t;
+                hipMemRangeGetAttributes: fn(data: *mut *mut c_void, data_sizes: *mut usize, attributes: *mut hipMemRangeAttribute, num_attributes: usize, dev_ptr: *const c_void, count: usize) -> hipError_t;
+                hipStreamAttachMemAsync: fn(stream: hipStream_t, dev_ptr: *mut c_void, length: usize, flags: u32) -> hipError_t;
+                hipMallocPitch: fn(ptr: *mut *mut c_void, pitch: *mut usize, width: usize, height: usize) -> hipError_t;
+                hipMemAllocPitch: fn(dptr: *mut hipDeviceptr_t, pitch: *mut usize, widthInBytes: usize, height: usize, elementSizeBytes: u32) -> hipError_t;
+                hipMalloc3D: fn(pitchedDevPtr: *mut hipPitchedPtr, extent: hipExtent) -> hipError_t;
+                hipMemcpy2D: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpy2DAsync: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipMemcpyParam2D: fn(pCopy: *const hip_Memcpy2D) -> hipError_t;
+                hipMemcpyParam2DAsync: fn(pCopy: *const hip_Memcpy2D, stream: hipStream_t) -> hipError_t;
+                hipMemcpy3D: fn(p: *const hipMemcpy3DParms) -> hipError_t;
+                hipMemcpy3DAsync: fn(p: *const hipMemcpy3DParms, stream: hipStream_t) -> hipError_t;
+                hipDrvMemcpy3D: fn(pCopy: *const HIP_MEMCPY3D) -> hipError_t;
+                hipDrvMemcpy3DAsync: fn(pCopy: *const HIP_MEMCPY3D, stream: hipStream_t) -> hipError_t;
+                // Arrays (in linear memory).
+                hipArrayCreate: fn(pHandle: *mut hipArray_t, pAllocateArray: *const HIP_ARRAY_DESCRIPTOR) -> hipError_t;
+                hipArray3DCreate: fn(array: *mut hipArray_t, pAllocateArray: *const HIP_ARRAY3D_DESCRIPTOR) -> hipError_t;
+                hipMallocArray: fn(array: *mut hipArray_t, desc: *const hipChannelFormatDesc, width: usize, height: usize, flags: u32) -> hipError_t;
+                /// `hipExtent` by value (in memory, under the SysV x86-64 ABI).
+                hipMalloc3DArray: fn(array: *mut hipArray_t, desc: *const hipChannelFormatDesc, extent: hipExtent, flags: u32) -> hipError_t;
+                hipFreeArray: fn(array: hipArray_t) -> hipError_t;
+                hipMemcpyHtoA: fn(dstArray: hipArray_t, dstOffset: usize, srcHost: *const c_void, count: usize) -> hipError_t;
+                hipMemcpyAtoH: fn(dst: *mut c_void, srcArray: hipArray_t, srcOffset: usize, count: usize) -> hipError_t;
+                hipMemcpyToArray: fn(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, count: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpyFromArray: fn(dst: *mut c_void, srcArray: hipArray_t, wOffset: usize, hOffset: usize, count: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpy2DToArray: fn(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpy2DFromArray: fn(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpy2DFromArrayAsync: fn(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipMemset2D: fn(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize) -> hipError_t;
+                hipMemset2DAsync: fn(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize, stream: hipStream_t) -> hipError_t;
+                /// `hipPitchedPtr` and `hipExtent` are passed by value (in memory, under the SysV x86-64 ABI).
+                hipMemset3D: fn(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent) -> hipError_t;
+                hipMemset3DAsync: fn(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent, stream: hipStream_t) -> hipError_t;
             }
             optional {
                 /// `@hip_6.0`: the 1472-byte layout that 6.x/7.x headers redirect `hipGetDeviceProperties` to.
@@ -270,6 +321,48 @@ macro_rules! hip_functions {
                 hipStreamGetCaptureInfo_v2: fn(stream: hipStream_t, captureStatus_out: *mut hipStreamCaptureStatus, id_out: *mut u64, graph_out: *mut hipGraph_t, dependencies_out: *mut *const hipGraphNode_t, numDependencies_out: *mut usize) -> hipError_t;
                 hipStreamGetCaptureInfo_v2_spt: fn(stream: hipStream_t, captureStatus_out: *mut hipStreamCaptureStatus, id_out: *mut u64, graph_out: *mut hipGraph_t, dependencies_out: *mut *const hipGraphNode_t, numDependencies_out: *mut usize) -> hipError_t;
                 hipThreadExchangeStreamCaptureMode: fn(mode: *mut hipStreamCaptureMode) -> hipError_t;
+                // Issue 18: memory. `@hip_4.2` in 7.2.4, but absent from Debian's 5.2.3 library.
+                hipPointerSetAttribute: fn(value: *const c_void, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t;
+                // `@hip_5.0`: the driver-style pointer queries.
+                hipPointerGetAttribute: fn(data: *mut c_void, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t;
+                hipDrvPointerGetAttributes: fn(numAttributes: u32, attributes: *mut hipPointer_attribute, data: *mut *mut c_void, ptr: hipDeviceptr_t) -> hipError_t;
+                // `@hip_5.2`: on the calling thread's default stream (`hipStreamPerThread`).
+                hipMemcpy_spt: fn(dst: *mut c_void, src: *const c_void, sizeBytes: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemset_spt: fn(dst: *mut c_void, value: i32, sizeBytes: usize) -> hipError_t;
+                hipMemcpy2D_spt: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemset2D_spt: fn(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize) -> hipError_t;
+                hipMemcpy3D_spt: fn(p: *const hipMemcpy3DParms) -> hipError_t;
+                hipMemset3D_spt: fn(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent) -> hipError_t;
+                hipMemcpyAsync_spt: fn(dst: *mut c_void, src: *const c_void, sizeBytes: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                // `@hip_5.3`.
+                hipMemsetAsync_spt: fn(dst: *mut c_void, value: i32, sizeBytes: usize, stream: hipStream_t) -> hipError_t;
+                hipMemcpy2DAsync_spt: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipMemset2DAsync_spt: fn(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize, stream: hipStream_t) -> hipError_t;
+                hipMemcpy3DAsync_spt: fn(p: *const hipMemcpy3DParms, stream: hipStream_t) -> hipError_t;
+                hipMemset3DAsync_spt: fn(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent, stream: hipStream_t) -> hipError_t;
+                /// `@hip_6.1`: `symbolStatus` is a `hipDriverProcAddressQueryResult*` (an `int`).
+                hipGetProcAddress: fn(symbol: *const c_char, pfn: *mut *mut c_void, hipVersion: i32, flags: u64, symbolStatus: *mut i32) -> hipError_t;
+                // Arrays: `@hip_4.3`.
+                hipArrayDestroy: fn(array: hipArray_t) -> hipError_t;
+                hipMemcpy2DToArrayAsync: fn(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                // `@hip_5.2`.
+                hipMemcpy2DToArray_spt: fn(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpy2DFromArray_spt: fn(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                // `@hip_5.3`.
+                hipMemcpy2DToArrayAsync_spt: fn(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipMemcpy2DFromArrayAsync_spt: fn(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipMemcpyFromArray_spt: fn(dst: *mut c_void, srcArray: hipArray_t, wOffset: usize, hOffset: usize, count: usize, kind: hipMemcpyKind) -> hipError_t;
+                // `@hip_5.6`.
+                hipArrayGetInfo: fn(desc: *mut hipChannelFormatDesc, extent: *mut hipExtent, flags: *mut u32, array: hipArray_t) -> hipError_t;
+                hipArrayGetDescriptor: fn(pArrayDescriptor: *mut HIP_ARRAY_DESCRIPTOR, array: hipArray_t) -> hipError_t;
+                hipArray3DGetDescriptor: fn(pArrayDescriptor: *mut HIP_ARRAY3D_DESCRIPTOR, array: hipArray_t) -> hipError_t;
+                // `@hip_6.2`.
+                hipMemcpy2DArrayToArray: fn(dst: hipArray_t, wOffsetDst: usize, hOffsetDst: usize, src: hipArray_t, wOffsetSrc: usize, hOffsetSrc: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpyAtoA: fn(dstArray: hipArray_t, dstOffset: usize, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize) -> hipError_t;
+                hipMemcpyAtoD: fn(dstDevice: hipDeviceptr_t, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize) -> hipError_t;
+                hipMemcpyAtoHAsync: fn(dstHost: *mut c_void, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize, stream: hipStream_t) -> hipError_t;
+                hipMemcpyDtoA: fn(dstArray: hipArray_t, dstOffset: usize, srcDevice: hipDeviceptr_t, ByteCount: usize) -> hipError_t;
+                hipMemcpyHtoAAsync: fn(dstArray: hipArray_t, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, stream: hipStream_t) -> hipError_t;
             }
         }
     };

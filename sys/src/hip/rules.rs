@@ -31,6 +31,7 @@ const POOL: &str = "hip.pool";
 const STM: &str = "hip.stm";
 const EVT: &str = "hip.evt";
 const IEV: &str = "hip.iev";
+const MEM: &str = "hip.mem";
 
 // ---- sources, as the reference tags them -------------------------------------
 
@@ -1189,5 +1190,31 @@ rules! {
         confidence: &[Src],
         expect: Behaviour,
         requires: PEERS,
+    }
+
+    // ==== Host registration (issue 18: memory) ========================================
+
+    MEM_001 {
+        group: MEM,
+        text: "hipHostRegister: a range that overlaps host memory HIP already knows (a registered range, a \
+               hipHostMalloc buffer, managed memory) is refused with 712 (hipErrorHostMemoryAlreadyRegistered) and \
+               nothing is registered.",
+        apis: &["hipHostRegister"],
+        sources: &[HipDoc("hipErrorHostMemoryAlreadyRegistered: produced when trying to lock page-locked memory"), UNSETTLED],
+        confidence: &[DocTag, Undetermined],
+        note: Some("clr (hip_memory.cpp:1305-1338) makes a second buffer over the same pages; 712 is the code the \
+                    header's hipError_t names for the case (hip_runtime_api.h 7.2.4:374), the emulator's choice"),
+        expect: Codes(&[hip!(HOST_MEMORY_ALREADY_REGISTERED)]),
+    }
+
+    MEM_002 {
+        group: MEM,
+        text: "hipHostUnregister: a pointer that is not the start of a range registered by hipHostRegister (never \
+               registered, already unregistered, or a hipHostMalloc buffer) is 713 (hipErrorHostMemoryNotRegistered).",
+        apis: &["hipHostUnregister"],
+        sources: &[CLR_MEM],
+        confidence: &[Src],
+        note: Some("clr hip_memory.cpp:1371-1372 (ihipHostUnregister returns 713 when no memory object holds it)"),
+        expect: Codes(&[hip!(HOST_MEMORY_NOT_REGISTERED)]),
     }
 }

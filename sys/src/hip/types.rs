@@ -449,16 +449,6 @@ pub const hipDeviceLmemResizeToMax: u32 = 0x10;
 /// `hipEventRecordWithFlags` flags.
 pub const hipEventRecordDefault: u32 = 0;
 pub const hipEventRecordExternal: u32 = 1;
-/// `hipChannelFormatDesc`: `int x, y, z, w; enum hipChannelFormatKind f;` (20 bytes).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct hipChannelFormatDesc {
-    pub x: i32,
-    pub y: i32,
-    pub z: i32,
-    pub w: i32,
-    pub f: i32,
-}
 /// `hipStreamAttrID` (`hipLaunchAttributeID`, C enum).
 pub type hipStreamAttrID = i32;
 pub const hipLaunchAttributeAccessPolicyWindow: hipStreamAttrID = 1;
@@ -556,7 +546,6 @@ const _: () = {
     assert!(size_of::<hipMemPoolPtrExportData>() == 64 && align_of::<hipMemPoolPtrExportData>() == 1);
     assert!(size_of::<hipMemPool_t>() == 8);
     assert!(size_of::<hipCtx_t>() == 8 && size_of::<hipUUID>() == 16);
-    assert!(size_of::<hipChannelFormatDesc>() == 20);
     assert!(size_of::<hipStreamAttrValue>() == 64 && align_of::<hipStreamAttrValue>() == 8);
     assert!(size_of::<hipStreamBatchMemOpParams>() == 48);
 };

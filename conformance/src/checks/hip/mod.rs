@@ -15,6 +15,7 @@ pub mod errors;
 pub mod event;
 pub mod fork;
 pub mod ipc;
+pub mod mem;
 pub mod pool;
 pub mod share;
 pub mod stream;

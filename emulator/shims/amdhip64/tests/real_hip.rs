@@ -5,7 +5,7 @@
 //! 1. the real library loads through `vmmkit_sys::hip::HipApi::load` and
 //!    `hipGetDeviceCount` answers `hipErrorNoDevice` (100) with a count of 0,
 //!    without crashing, on a machine without an AMD GPU;
-//! 2. our own kernel-free C++ IPC and VMM programs, compiled with g++ against
+//! 2. our own kernel-free C++ IPC, VMM and memory (issue 18) programs, compiled with g++ against
 //!    the real headers, run as two processes each on vmmkit's
 //!    `libamdhip64.so` and pass; built once against our library and once
 //!    against the real one (so they record the real soname and symbol
@@ -135,7 +135,7 @@ fn cpp_programs_with_real_headers_run_on_our_library() {
     let ours = library_dir();
     let scratch = Scratch::new();
     // Linked against vmmkit's library: NEEDED libamdhip64.so.6.
-    for name in ["ipc", "vmm"] {
+    for name in ["ipc", "vmm", "memory"] {
         let exe = compile(&scratch, &test_program(name), include, ours, "ours");
         run_pair(&scratch, &exe, ours);
     }
@@ -151,13 +151,16 @@ fn cpp_programs_with_real_headers_run_on_our_library() {
     std::os::unix::fs::symlink(real, real_dir.join("libamdhip64.so")).expect("link the real library");
     std::os::unix::fs::symlink(ours.join("libamdhip64.so"), drop_in.join(soname))
         .expect("link ours as the real soname");
-    for name in ["ipc", "vmm"] {
+    for name in ["ipc", "vmm", "memory"] {
         let exe = compile(&scratch, &test_program(name), include, &real_dir, "real");
         let needs = binutils("readelf", &["-V".as_ref(), exe.as_os_str()]);
         assert!(needs.contains(&format!("File: {soname}")), "{name} should need {soname}:\n{needs}");
         assert!(needs.contains("Name: hip_4.2"), "{name} should need hip_4.2:\n{needs}");
         if name == "vmm" {
             assert!(needs.contains("Name: hip_5.1"), "vmm should need hip_5.1:\n{needs}");
+        }
+        if name == "memory" {
+            assert!(needs.contains("Name: hip_5.0"), "memory should need hip_5.0 (hipPointerGetAttribute):\n{needs}");
         }
         run_pair(&scratch, &exe, &drop_in);
     }
