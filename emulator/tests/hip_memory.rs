@@ -1080,3 +1080,125 @@ fn rows_across_vmm_mappings() {
         hok!(api, hipMemRelease(h2));
     });
 }
+
+/// The 7.1 additions: hipMemsetD2D8/16/32 (+Async) fill `width` elements of
+/// each row and leave the rest of the pitch alone; hipMemcpy3DPeer (+Async)
+/// copies a box between devices' memory; hipMemAdvise_v2 and
+/// hipMemPrefetchAsync_v2 take a location for the device. Bad pitch, width,
+/// device, location type and flags are refused with nothing written.
+#[test]
+fn memory_7_1() {
+    isolated("memory_7_1", ENV, |_| {
+        let api = hip();
+        let (mut d, mut pitch) = (null_mut(), 0usize);
+        hok!(api, hipMallocPitch(&mut d, &mut pitch, 40, 3));
+        assert_eq!(pitch, 256);
+        hok!(api, hipMemset(d, 0, pitch * 3));
+        let rows = |api: &HipApi, width: usize, elem: &[u8]| {
+            let dev = read(api, d, pitch * 3);
+            for (i, &b) in dev.iter().enumerate() {
+                let x = i % pitch;
+                let want = if x < width * elem.len() { elem[x % elem.len()] } else { 0 };
+                assert_eq!(b, want, "byte {x} of row {}", i / pitch);
+            }
+        };
+        assert_eq!(ocall!(api, hipMemsetD2D16(d, pitch, 0xabcd, 10, 3)), HipError::SUCCESS);
+        rows(&api, 10, &[0xcd, 0xab]);
+        assert_eq!(ocall!(api, hipMemsetD2D32(d, pitch, 0x0102_0304, 10, 3)), HipError::SUCCESS);
+        rows(&api, 10, &[4, 3, 2, 1]);
+        let s = stream(&api);
+        assert_eq!(ocall!(api, hipMemsetD2D8Async(d, pitch, 0x5a, 40, 3, s)), HipError::SUCCESS);
+        hok!(api, hipStreamSynchronize(s));
+        rows(&api, 40, &[0x5a]);
+        assert_eq!(ocall!(api, hipMemsetD2D8(d, pitch, 0, 40, 3)), HipError::SUCCESS);
+        assert_eq!(ocall!(api, hipMemsetD2D16Async(d, pitch, 0x0707, 20, 3, s)), HipError::SUCCESS);
+        assert_eq!(ocall!(api, hipMemsetD2D32Async(d, pitch, 0x0707_0707, 10, 3, s)), HipError::SUCCESS);
+        hok!(api, hipStreamSynchronize(s));
+        rows(&api, 40, &[7]);
+        // A row wider than the pitch, a width whose bytes overflow, memory
+        // HIP does not know, NULL: 1, and the rows stay as they were.
+        assert_eq!(ocall!(api, hipMemsetD2D32(d, pitch, 1, 65, 3)), HipError::INVALID_VALUE);
+        assert_eq!(ocall!(api, hipMemsetD2D32(d, pitch, 1, usize::MAX / 2, 3)), HipError::INVALID_VALUE);
+        let mut plain = [0u8; 64];
+        assert_eq!(ocall!(api, hipMemsetD2D8(plain.as_mut_ptr().cast(), 16, 1, 8, 2)), HipError::INVALID_VALUE);
+        assert_eq!(ocall!(api, hipMemsetD2D8(null_mut(), 16, 1, 8, 2)), HipError::INVALID_VALUE);
+        assert!(plain.iter().all(|&b| b == 0));
+        rows(&api, 40, &[7]);
+        assert_eq!(ocall!(api, hipMemsetD2D16(d, pitch, 1, 0, 3)), HipError::SUCCESS, "width 0 is nothing");
+
+        // hipMemcpy3DPeer: a 3 x 2 box from device 0's pitched memory to device 1's.
+        hok!(api, hipSetDevice(1));
+        let (mut d1, mut pitch1) = (null_mut(), 0usize);
+        hok!(api, hipMallocPitch(&mut d1, &mut pitch1, 40, 3));
+        hok!(api, hipMemset(d1, 0, pitch1 * 3));
+        hok!(api, hipSetDevice(0));
+        write(&api, d, &pattern(pitch * 3, 3));
+        let mut p = hipMemcpy3DPeerParms {
+            srcArray: null_mut(),
+            srcPos: hipPos { x: 2, y: 1, z: 0 },
+            srcPtr: hipPitchedPtr { ptr: d, pitch, xsize: 40, ysize: 3 },
+            srcDevice: 0,
+            dstArray: null_mut(),
+            dstPos: hipPos { x: 0, y: 0, z: 0 },
+            dstPtr: hipPitchedPtr { ptr: d1, pitch: pitch1, xsize: 40, ysize: 3 },
+            dstDevice: 1,
+            extent: hipExtent { width: 3, height: 2, depth: 1 },
+        };
+        let src = pattern(pitch * 3, 3);
+        let check = |api: &HipApi| {
+            let dev = read(api, d1, pitch1 * 3);
+            for (i, &b) in dev.iter().enumerate() {
+                let (x, y) = (i % pitch1, i / pitch1);
+                let want = if x < 3 && y < 2 { src[(y + 1) * pitch + x + 2] } else { 0 };
+                assert_eq!(b, want, "({x}, {y})");
+            }
+        };
+        assert_eq!(ocall!(api, hipMemcpy3DPeer(&mut p)), HipError::SUCCESS);
+        check(&api);
+        hok!(api, hipMemset(d1, 0, pitch1 * 3));
+        assert_eq!(ocall!(api, hipMemcpy3DPeerAsync(&mut p, s)), HipError::SUCCESS);
+        hok!(api, hipStreamSynchronize(s));
+        check(&api);
+        hok!(api, hipMemset(d1, 0, pitch1 * 3));
+        p.dstDevice = 2;
+        assert_eq!(ocall!(api, hipMemcpy3DPeer(&mut p)), HipError::INVALID_DEVICE);
+        p.dstDevice = 1;
+        p.extent.width = 300;
+        assert_eq!(ocall!(api, hipMemcpy3DPeer(&mut p)), HipError::INVALID_VALUE);
+        assert_eq!(ocall!(api, hipMemcpy3DPeer(null_mut())), HipError::INVALID_VALUE);
+        assert!(read(&api, d1, pitch1 * 3).iter().all(|&b| b == 0), "refused copies write nothing");
+
+        // The _v2 advice and prefetch.
+        let mut m = null_mut();
+        hok!(api, hipMallocManaged(&mut m, 4096, hipMemAttachGlobal));
+        let get = |api: &HipApi, attribute| {
+            let mut v = 0i32;
+            hok!(api, hipMemRangeGetAttribute((&raw mut v).cast(), 4, attribute, m, 4096));
+            v
+        };
+        let device = |id| hipMemLocation { type_: hipMemLocationTypeDevice, id };
+        let host = hipMemLocation { type_: hipMemLocationTypeHost, id: 0 };
+        let set = hipMemAdviseSetPreferredLocation;
+        assert_eq!(ocall!(api, hipMemAdvise_v2(m, 4096, set, device(1))), HipError::SUCCESS);
+        assert_eq!(get(&api, hipMemRangeAttributePreferredLocation), 1);
+        assert_eq!(ocall!(api, hipMemAdvise_v2(m, 4096, set, host)), HipError::SUCCESS);
+        assert_eq!(get(&api, hipMemRangeAttributePreferredLocation), hipCpuDeviceId);
+        let invalid = hipMemLocation { type_: hipMemLocationTypeInvalid, id: 0 };
+        assert_eq!(ocall!(api, hipMemAdvise_v2(m, 4096, set, invalid)), HipError::INVALID_VALUE);
+        assert_eq!(ocall!(api, hipMemAdvise_v2(m, 4096, set, device(2))), HipError::INVALID_DEVICE);
+        assert_eq!(get(&api, hipMemRangeAttributePreferredLocation), hipCpuDeviceId, "unchanged");
+        let last = hipMemRangeAttributeLastPrefetchLocation;
+        assert_eq!(ocall!(api, hipMemPrefetchAsync_v2(m, 4096, device(1), 0, s)), HipError::SUCCESS);
+        assert_eq!(get(&api, last), 1);
+        assert_eq!(ocall!(api, hipMemPrefetchAsync_v2(m, 4096, host, 0, s)), HipError::SUCCESS);
+        assert_eq!(get(&api, last), hipCpuDeviceId);
+        assert_eq!(ocall!(api, hipMemPrefetchAsync_v2(m, 4096, device(1), 1, s)), HipError::INVALID_VALUE);
+        assert_eq!(ocall!(api, hipMemPrefetchAsync_v2(m, 4096, invalid, 0, s)), HipError::INVALID_VALUE);
+        assert_eq!(ocall!(api, hipMemPrefetchAsync_v2(m, 4096, device(2), 0, s)), HipError::INVALID_DEVICE);
+        assert_eq!(get(&api, last), hipCpuDeviceId, "unchanged");
+        hok!(api, hipStreamDestroy(s));
+        hok!(api, hipFree(m));
+        hok!(api, hipFree(d));
+        hok!(api, hipFree(d1));
+    });
+}

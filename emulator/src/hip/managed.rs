@@ -77,7 +77,29 @@ fn managed_range(e: &Emulator, p: *const c_void, count: usize) -> Result<usize, 
 /// allocation → 1 (clr hip_hmm.cpp:138-158); an unknown advice → 1. Applies
 /// to the whole allocation.
 pub unsafe extern "C" fn hipMemAdvise(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device: i32) -> hipError_t {
-    run("hipMemAdvise", || {
+    run("hipMemAdvise", || advise(dev_ptr, count, advice, device))
+}
+
+/// `hipError_t hipMemAdvise_v2(const void *dev_ptr, size_t count, hipMemoryAdvise advice, hipMemLocation location)`
+/// (`@hip_7.1`): as hipMemAdvise with the location's device (see [`location_device`]).
+pub unsafe extern "C" fn hipMemAdvise_v2(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, location: hipMemLocation) -> hipError_t {
+    run("hipMemAdvise_v2", || advise(dev_ptr, count, advice, location_device(location)?))
+}
+
+/// The device argument that a `hipMemLocation` of the `_v2` advice and
+/// prefetch stands for: a device location → its id; the host → hipCpuDeviceId;
+/// any other type (invalid, NUMA nodes) → 1.
+fn location_device(location: hipMemLocation) -> Result<i32, Fail> {
+    match location.type_ {
+        hipMemLocationTypeDevice => Ok(location.id),
+        hipMemLocationTypeHost => Ok(hipCpuDeviceId),
+        t => Err(Fail::plain(HipError::INVALID_VALUE, format!("location type {t} is neither a device nor the host"))),
+    }
+}
+
+/// hipMemAdvise's body, shared with hipMemAdvise_v2.
+fn advise(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device: i32) -> Result<(), Fail> {
+    {
         let e = emu()?;
         let read_mostly = matches!(advice, hipMemAdviseSetReadMostly | hipMemAdviseUnsetReadMostly);
         if !read_mostly {
@@ -101,7 +123,7 @@ pub unsafe extern "C" fn hipMemAdvise(dev_ptr: *const c_void, count: usize, advi
         };
         state(e).mem.advise(base, change);
         Ok(())
-    })
+    }
 }
 
 /// `hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hipStream_t stream)`:
@@ -110,7 +132,31 @@ pub unsafe extern "C" fn hipMemAdvise(dev_ptr: *const c_void, count: usize, advi
 /// memory HIP does not know → 801 (clr: no HMM access to system memory,
 /// hip_hmm.cpp:104-106). Managed memory records the location; nothing moves.
 pub unsafe extern "C" fn hipMemPrefetchAsync(dev_ptr: *const c_void, count: usize, device: i32, stream: hipStream_t) -> hipError_t {
-    run("hipMemPrefetchAsync", || {
+    run("hipMemPrefetchAsync", || prefetch(dev_ptr, count, device, stream))
+}
+
+/// `hipError_t hipMemPrefetchAsync_v2(const void *dev_ptr, size_t count, hipMemLocation location, unsigned int flags, hipStream_t stream)`
+/// (`@hip_7.1`): flags other than 0 → 1 (hip_runtime_api.h 7.2.4: "must be
+/// zero now"), a location that is neither a device nor the host → 1; then as
+/// hipMemPrefetchAsync with the location's device.
+pub unsafe extern "C" fn hipMemPrefetchAsync_v2(
+    dev_ptr: *const c_void,
+    count: usize,
+    location: hipMemLocation,
+    flags: u32,
+    stream: hipStream_t,
+) -> hipError_t {
+    run("hipMemPrefetchAsync_v2", || {
+        if flags != 0 {
+            return Err(Fail::plain(HipError::INVALID_VALUE, format!("flags {flags:#x} are not 0")));
+        }
+        prefetch(dev_ptr, count, location_device(location)?, stream)
+    })
+}
+
+/// hipMemPrefetchAsync's body, shared with hipMemPrefetchAsync_v2.
+fn prefetch(dev_ptr: *const c_void, count: usize, device: i32, stream: hipStream_t) -> Result<(), Fail> {
+    {
         if dev_ptr.is_null() || count == 0 {
             return Err(Fail::plain(HipError::INVALID_VALUE, "dev_ptr is NULL or count is 0".into()));
         }
@@ -137,7 +183,7 @@ pub unsafe extern "C" fn hipMemPrefetchAsync(dev_ptr: *const c_void, count: usiz
                 Ok(())
             }
         }
-    })
+    }
 }
 
 /// Writes the value of `attribute` for the managed allocation at `base` into

@@ -516,7 +516,7 @@ pub unsafe extern "C" fn hipMemcpyDtoD(dst: hipDeviceptr_t, src: hipDeviceptr_t,
 }
 
 /// The device checks of clr's hipMemcpyPeer: either out of range → 101.
-fn peer_devices(dst: i32, src: i32) -> Result<(), Fail> {
+pub(super) fn peer_devices(dst: i32, src: i32) -> Result<(), Fail> {
     let e = emu()?;
     for d in [src, dst] {
         if !e.is_device(i64::from(d)) {

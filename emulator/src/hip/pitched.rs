@@ -10,7 +10,7 @@ use vmmkit_sys::hip::*;
 
 use super::call::{Fail, emu, put, run};
 use super::host::sync;
-use super::memory::{On, Shape, copy_shape, fill_rows, malloc, memcpy, memset, stream_of};
+use super::memory::{On, Shape, copy_shape, fill_rows, malloc, memcpy, memset, peer_devices, stream_of};
 use super::ranges::ArrayRec;
 use super::state::state;
 
@@ -309,12 +309,16 @@ pub unsafe extern "C" fn hipMemcpyParam2DAsync(pCopy: *const hip_Memcpy2D, strea
 /// pitch of 2^31 − 1 or more → 1; a row past its pitch → 1; more rows than a
 /// slice holds (`ysize`) with more than one slice → 1 (emulator).
 fn copy_3d(p: *const hipMemcpy3DParms, on: On) -> Result<(), Fail> {
-    let bad = |m: &str| Err(Fail::plain(HipError::INVALID_VALUE, m.to_owned()));
     if p.is_null() {
-        return bad("p is NULL");
+        return Err(Fail::plain(HipError::INVALID_VALUE, "p is NULL".into()));
     }
     // SAFETY: non-null; a `hipMemcpy3DParms` by the C contract.
-    let c = unsafe { p.read_unaligned() };
+    copy_3d_parms(unsafe { p.read_unaligned() }, on)
+}
+
+/// [`copy_3d`] of parameters already read.
+fn copy_3d_parms(c: hipMemcpy3DParms, on: On) -> Result<(), Fail> {
+    let bad = |m: &str| Err(Fail::plain(HipError::INVALID_VALUE, m.to_owned()));
     let (sa, sp, da, dp) = (c.srcArray.is_null(), c.srcPtr.ptr.is_null(), c.dstArray.is_null(), c.dstPtr.ptr.is_null());
     if sa == sp || da == dp {
         return bad("each side needs exactly one of an array and a pointer");
@@ -392,10 +396,50 @@ pub unsafe extern "C" fn hipMemcpy3DAsync_spt(p: *const hipMemcpy3DParms, stream
     run("hipMemcpy3DAsync_spt", || copy_3d(p, On::Stream(per_thread(stream))))
 }
 
+/// `hipMemcpy3DPeer[Async]` (`@hip_7.1`): NULL → 1; a device out of range
+/// → 101 (as hipMemcpyPeer); then the 3-D copy of `p`'s sides, device to
+/// device (driver_types.h 7.2.4: a `hipMemcpy3DParms` without the kind, with
+/// each side's device).
+fn copy_3d_peer(p: *const hipMemcpy3DPeerParms, on: On) -> Result<(), Fail> {
+    if p.is_null() {
+        return Err(Fail::plain(HipError::INVALID_VALUE, "p is NULL".into()));
+    }
+    // SAFETY: non-null; a `hipMemcpy3DPeerParms` by the C contract.
+    let c = unsafe { p.read_unaligned() };
+    peer_devices(c.dstDevice, c.srcDevice)?;
+    let parms = hipMemcpy3DParms {
+        srcArray: c.srcArray,
+        srcPos: c.srcPos,
+        srcPtr: c.srcPtr,
+        dstArray: c.dstArray,
+        dstPos: c.dstPos,
+        dstPtr: c.dstPtr,
+        extent: c.extent,
+        kind: hipMemcpyDeviceToDevice,
+    };
+    copy_3d_parms(parms, on)
+}
+
+/// `hipError_t hipMemcpy3DPeer(hipMemcpy3DPeerParms *p)`.
+pub unsafe extern "C" fn hipMemcpy3DPeer(p: *mut hipMemcpy3DPeerParms) -> hipError_t {
+    run("hipMemcpy3DPeer", || copy_3d_peer(p, On::Sync))
+}
+
+/// `hipError_t hipMemcpy3DPeerAsync(hipMemcpy3DPeerParms *p, hipStream_t stream)`.
+pub unsafe extern "C" fn hipMemcpy3DPeerAsync(p: *mut hipMemcpy3DPeerParms, stream: hipStream_t) -> hipError_t {
+    run("hipMemcpy3DPeerAsync", || copy_3d_peer(p, On::Stream(stream)))
+}
+
 /// A 2-D or 3-D fill of bytes: `extent.width` bytes per row, `pitch` apart,
 /// `ysize` rows per slice; the whole span must lie in one allocation (clr
 /// ihipMemset3D_validate, hip_memory.cpp:3475-3493); a pitch below the width → 1.
 fn fill_3d(p: hipPitchedPtr, value: i32, x: hipExtent, on: On) -> Result<(), Fail> {
+    fill_elems(p, u64::from(value as u8), 1, x, on)
+}
+
+/// [`fill_3d`] in elements of `elem` bytes (1, 2 or 4) of `value`;
+/// `x.width` is in bytes.
+fn fill_elems(p: hipPitchedPtr, value: u64, elem: u8, x: hipExtent, on: On) -> Result<(), Fail> {
     if x.width == 0 || x.height == 0 || x.depth == 0 {
         return Ok(());
     }
@@ -404,7 +448,19 @@ fn fill_3d(p: hipPitchedPtr, value: i32, x: hipExtent, on: On) -> Result<(), Fai
     }
     let slice = p.pitch.saturating_mul(p.ysize);
     let shape = Shape { width: x.width, height: x.height, depth: x.depth, dst_pitch: p.pitch, dst_slice: slice, src_pitch: p.pitch, src_slice: slice };
-    fill_rows(p.ptr, u64::from(value as u8), 1, shape, on)
+    fill_rows(p.ptr, value, elem, shape, on)
+}
+
+/// `hipMemsetD2D{8,16,32}[Async]` (`@hip_7.1`): `height` rows of `width`
+/// elements of `elem` bytes, `dst_pitch` bytes apart (hip_runtime_api.h
+/// 7.2.4, "Fills 2D memory range of 'width' N-bit values"); the row's bytes
+/// overflowing → 1; then as hipMemset2D, in elements.
+fn fill_d2d(dst: hipDeviceptr_t, dst_pitch: usize, value: u64, elem: u8, width: usize, height: usize, on: On) -> Result<(), Fail> {
+    let bytes = width
+        .checked_mul(usize::from(elem))
+        .ok_or_else(|| Fail::plain(HipError::INVALID_VALUE, format!("{width} elements of {elem} bytes overflow")))?;
+    let (p, x) = pitched(dst, dst_pitch, bytes, height);
+    fill_elems(p, value, elem, x, on)
 }
 
 /// The pitched pointer of a 2-D fill.
@@ -454,6 +510,36 @@ pub unsafe extern "C" fn hipMemset3D_spt(pitchedDevPtr: hipPitchedPtr, value: i3
 /// `hipMemset3DAsync` with NULL meaning the calling thread's default stream.
 pub unsafe extern "C" fn hipMemset3DAsync_spt(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent, stream: hipStream_t) -> hipError_t {
     run("hipMemset3DAsync_spt", || fill_3d(pitchedDevPtr, value, extent, On::Stream(per_thread(stream))))
+}
+
+/// `hipError_t hipMemsetD2D8(hipDeviceptr_t dst, size_t dstPitch, unsigned char value, size_t width, size_t height)`.
+pub unsafe extern "C" fn hipMemsetD2D8(dst: hipDeviceptr_t, dstPitch: usize, value: u8, width: usize, height: usize) -> hipError_t {
+    run("hipMemsetD2D8", || fill_d2d(dst, dstPitch, u64::from(value), 1, width, height, On::Sync))
+}
+
+/// `hipMemsetD2D8` on `stream`.
+pub unsafe extern "C" fn hipMemsetD2D8Async(dst: hipDeviceptr_t, dstPitch: usize, value: u8, width: usize, height: usize, stream: hipStream_t) -> hipError_t {
+    run("hipMemsetD2D8Async", || fill_d2d(dst, dstPitch, u64::from(value), 1, width, height, On::Stream(stream)))
+}
+
+/// `hipError_t hipMemsetD2D16(hipDeviceptr_t dst, size_t dstPitch, unsigned short value, size_t width, size_t height)`.
+pub unsafe extern "C" fn hipMemsetD2D16(dst: hipDeviceptr_t, dstPitch: usize, value: u16, width: usize, height: usize) -> hipError_t {
+    run("hipMemsetD2D16", || fill_d2d(dst, dstPitch, u64::from(value), 2, width, height, On::Sync))
+}
+
+/// `hipMemsetD2D16` on `stream`.
+pub unsafe extern "C" fn hipMemsetD2D16Async(dst: hipDeviceptr_t, dstPitch: usize, value: u16, width: usize, height: usize, stream: hipStream_t) -> hipError_t {
+    run("hipMemsetD2D16Async", || fill_d2d(dst, dstPitch, u64::from(value), 2, width, height, On::Stream(stream)))
+}
+
+/// `hipError_t hipMemsetD2D32(hipDeviceptr_t dst, size_t dstPitch, unsigned int value, size_t width, size_t height)`.
+pub unsafe extern "C" fn hipMemsetD2D32(dst: hipDeviceptr_t, dstPitch: usize, value: u32, width: usize, height: usize) -> hipError_t {
+    run("hipMemsetD2D32", || fill_d2d(dst, dstPitch, u64::from(value), 4, width, height, On::Sync))
+}
+
+/// `hipMemsetD2D32` on `stream`.
+pub unsafe extern "C" fn hipMemsetD2D32Async(dst: hipDeviceptr_t, dstPitch: usize, value: u32, width: usize, height: usize, stream: hipStream_t) -> hipError_t {
+    run("hipMemsetD2D32Async", || fill_d2d(dst, dstPitch, u64::from(value), 4, width, height, On::Stream(stream)))
 }
 
 /// `hipMemcpy` on the calling thread's default stream.

@@ -363,6 +363,18 @@ macro_rules! hip_functions {
                 hipMemcpyAtoHAsync: fn(dstHost: *mut c_void, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize, stream: hipStream_t) -> hipError_t;
                 hipMemcpyDtoA: fn(dstArray: hipArray_t, dstOffset: usize, srcDevice: hipDeviceptr_t, ByteCount: usize) -> hipError_t;
                 hipMemcpyHtoAAsync: fn(dstArray: hipArray_t, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, stream: hipStream_t) -> hipError_t;
+                // `@hip_7.1`: 2-D fills of 8/16/32-bit elements (`width` in elements,
+                // `dstPitch` in bytes), the peer 3-D copy, advice and prefetch to a location.
+                hipMemsetD2D8: fn(dst: hipDeviceptr_t, dstPitch: usize, value: u8, width: usize, height: usize) -> hipError_t;
+                hipMemsetD2D8Async: fn(dst: hipDeviceptr_t, dstPitch: usize, value: u8, width: usize, height: usize, stream: hipStream_t) -> hipError_t;
+                hipMemsetD2D16: fn(dst: hipDeviceptr_t, dstPitch: usize, value: u16, width: usize, height: usize) -> hipError_t;
+                hipMemsetD2D16Async: fn(dst: hipDeviceptr_t, dstPitch: usize, value: u16, width: usize, height: usize, stream: hipStream_t) -> hipError_t;
+                hipMemsetD2D32: fn(dst: hipDeviceptr_t, dstPitch: usize, value: u32, width: usize, height: usize) -> hipError_t;
+                hipMemsetD2D32Async: fn(dst: hipDeviceptr_t, dstPitch: usize, value: u32, width: usize, height: usize, stream: hipStream_t) -> hipError_t;
+                hipMemcpy3DPeer: fn(p: *mut hipMemcpy3DPeerParms) -> hipError_t;
+                hipMemcpy3DPeerAsync: fn(p: *mut hipMemcpy3DPeerParms, stream: hipStream_t) -> hipError_t;
+                hipMemAdvise_v2: fn(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, location: hipMemLocation) -> hipError_t;
+                hipMemPrefetchAsync_v2: fn(dev_ptr: *const c_void, count: usize, location: hipMemLocation, flags: u32, stream: hipStream_t) -> hipError_t;
             }
         }
     };

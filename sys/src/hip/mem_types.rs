@@ -75,6 +75,22 @@ impl Default for hipMemcpy3DParms {
     }
 }
 
+/// `hipMemcpy3DPeerParms` (driver_types.h, 7.1+): a [`hipMemcpy3DParms`]
+/// without the kind, with each side's device.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct hipMemcpy3DPeerParms {
+    pub srcArray: hipArray_t,
+    pub srcPos: hipPos,
+    pub srcPtr: hipPitchedPtr,
+    pub srcDevice: i32,
+    pub dstArray: hipArray_t,
+    pub dstPos: hipPos,
+    pub dstPtr: hipPitchedPtr,
+    pub dstDevice: i32,
+    pub extent: hipExtent,
+}
+
 /// `hip_Memcpy2D` (driver_types.h), the argument of `hipMemcpyParam2D`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -268,6 +284,9 @@ const _: () = {
     assert!(offset_of!(hip_Memcpy2D, WidthInBytes) == 112 && offset_of!(hip_Memcpy2D, Height) == 120);
     assert!(size_of::<HIP_MEMCPY3D>() == 184);
     assert!(size_of::<hipChannelFormatDesc>() == 20);
+    assert!(size_of::<hipMemcpy3DPeerParms>() == 168 && offset_of!(hipMemcpy3DPeerParms, srcDevice) == 64);
+    assert!(offset_of!(hipMemcpy3DPeerParms, dstArray) == 72 && offset_of!(hipMemcpy3DPeerParms, dstDevice) == 136);
+    assert!(offset_of!(hipMemcpy3DPeerParms, extent) == 144);
     assert!(size_of::<HIP_ARRAY_DESCRIPTOR>() == 24 && offset_of!(HIP_ARRAY_DESCRIPTOR, NumChannels) == 20);
     assert!(size_of::<HIP_ARRAY3D_DESCRIPTOR>() == 40 && offset_of!(HIP_ARRAY3D_DESCRIPTOR, Flags) == 32);
     assert!(offset_of!(HIP_MEMCPY3D, srcMemoryType) == 32 && offset_of!(HIP_MEMCPY3D, srcHeight) == 72);

@@ -40,7 +40,9 @@ vmmkit_emulator::export_shim! {
 // Interoperability (but the capture queries, emulated: nothing captures), graph
 // batch-memop nodes, hipApiName, and four that host
 // memory could do (hipDrvMemcpy2DUnaligned, hipMemGetHandleForAddressRange,
-// hipGetDriverEntryPoint[_spt]). The memory families are listed elsewhere.
+// hipGetDriverEntryPoint[_spt]). Of the memory families: the symbol copies
+// and queries (device code: a symbol is a variable of a loaded code object)
+// and the 7.1 batch copies (not yet).
 vmmkit_emulator::export_unsupported! {
     dialect: vmmkit_sys::vendor::Hip,
     code: vmmkit_sys::hip::HipError::NOT_SUPPORTED,
@@ -52,15 +54,17 @@ vmmkit_emulator::export_unsupported! {
         hipFuncGetAttributes, hipFuncSetAttribute, hipFuncSetCacheConfig, hipFuncSetSharedMemConfig,
         hipGetChannelDesc, hipGetFuncBySymbol, hipGetMipmappedArrayLevel, hipGetTextureAlignmentOffset,
         hipGetTextureObjectResourceDesc, hipGetTextureObjectResourceViewDesc, hipGetTextureObjectTextureDesc,
-        hipGetTextureReference, hipGraphicsMapResources, hipGraphicsResourceGetMappedPointer,
+        hipGetSymbolAddress, hipGetSymbolSize, hipGetTextureReference, hipGraphicsMapResources, hipGraphicsResourceGetMappedPointer,
         hipGraphicsSubResourceGetMappedArray, hipGraphicsUnmapResources, hipGraphicsUnregisterResource,
         hipKernelGetLibrary, hipKernelGetName, hipKernelNameRef -> null, hipKernelNameRefByPtr -> null,
         hipLaunchByPtr, hipLaunchCooperativeKernel, hipLaunchCooperativeKernelMultiDevice,
         hipLaunchCooperativeKernel_spt, hipLaunchKernel, hipLaunchKernelExC, hipLaunchKernel_spt,
         hipLibraryEnumerateKernels, hipLibraryGetKernel, hipLibraryGetKernelCount, hipLibraryLoadData,
         hipLibraryLoadFromFile, hipLibraryUnload, hipLinkAddData, hipLinkAddFile, hipLinkComplete,
-        hipLinkCreate, hipLinkDestroy, hipMallocMipmappedArray, hipMipmappedArrayCreate,
-        hipMipmappedArrayDestroy, hipMipmappedArrayGetLevel, hipModuleGetFunction, hipModuleGetFunctionCount,
+        hipLinkCreate, hipLinkDestroy, hipMallocMipmappedArray, hipMemcpyFromSymbol, hipMemcpyFromSymbolAsync, hipMemcpyFromSymbolAsync_spt,
+        hipMemcpyFromSymbol_spt, hipMemcpyToSymbol, hipMemcpyToSymbolAsync, hipMemcpyToSymbolAsync_spt,
+        hipMemcpyToSymbol_spt, hipMipmappedArrayCreate,
+        hipMipmappedArrayDestroy, hipMipmappedArrayGetLevel, hipModuleGetFunction, hipModuleGetFunctionCount, hipModuleGetGlobal,
         hipModuleGetTexRef, hipModuleLaunchCooperativeKernel, hipModuleLaunchCooperativeKernelMultiDevice,
         hipModuleLaunchKernel, hipModuleLoad, hipModuleLoadData, hipModuleLoadDataEx, hipModuleLoadFatBinary,
         hipModuleOccupancyMaxActiveBlocksPerMultiprocessor,
@@ -113,11 +117,9 @@ vmmkit_emulator::export_unsupported! {
         hipGraphNodeGetDependencies, hipGraphNodeGetDependentNodes, hipGraphNodeGetEnabled,
         hipGraphNodeGetType, hipGraphNodeSetEnabled, hipGraphNodeSetParams, hipGraphReleaseUserObject,
         hipGraphRemoveDependencies, hipGraphRetainUserObject, hipGraphUpload, hipImportExternalMemory,
-        hipImportExternalSemaphore, hipMemGetHandleForAddressRange, hipSignalExternalSemaphoresAsync,
+        hipImportExternalSemaphore, hipMemGetHandleForAddressRange, hipMemcpy3DBatchAsync, hipMemcpyBatchAsync, hipSignalExternalSemaphoresAsync,
         hipStreamBeginCapture, hipStreamBeginCaptureToGraph, hipStreamBeginCapture_spt, hipStreamEndCapture,
-        hipStreamEndCapture_spt,
-
-         hipStreamUpdateCaptureDependencies,
+        hipStreamEndCapture_spt, hipStreamUpdateCaptureDependencies,
         hipUserObjectCreate, hipUserObjectRelease, hipUserObjectRetain, hipWaitExternalSemaphoresAsync,
     }
 }

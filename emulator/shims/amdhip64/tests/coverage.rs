@@ -11,8 +11,6 @@
 
 mod common;
 
-use std::collections::BTreeSet;
-
 use vmmkit_testkit::coverage::{self, Coverage, Status};
 
 /// The families whose every function must be emulated: memory, devices,
@@ -35,14 +33,25 @@ const EMULATED_FAMILIES: &[&str] = &[
     "PeerToPeer Device Memory Access",
 ];
 
-/// The families another branch of issue 18 completes (the memory functions);
-/// their gaps are reported separately so that this branch's own are seen.
-const MEMORY_FAMILIES: &[&str] = &[
-    "Memory Management",
-    "Memory Management [Deprecated]",
-    "Managed Memory",
-    "Stream Ordered Memory Allocator",
-    "Virtual Memory Management",
+/// The functions of [`EMULATED_FAMILIES`] that are exported but not
+/// emulated, each with why; the test fails when one more, or one fewer, is.
+/// The symbol functions need a loaded code object (a symbol is a device
+/// variable of one), so they are device code; the 7.1 batch copies (lists of
+/// copies with per-copy attributes) are not emulated yet.
+const NOT_EMULATED: &[(&str, Status)] = &[
+    ("hipGetSymbolAddress", Status::DeviceCode),
+    ("hipGetSymbolSize", Status::DeviceCode),
+    ("hipMemcpy3DBatchAsync", Status::NotYet),
+    ("hipMemcpyBatchAsync", Status::NotYet),
+    ("hipMemcpyFromSymbol", Status::DeviceCode),
+    ("hipMemcpyFromSymbolAsync", Status::DeviceCode),
+    ("hipMemcpyFromSymbolAsync_spt", Status::DeviceCode),
+    ("hipMemcpyFromSymbol_spt", Status::DeviceCode),
+    ("hipMemcpyToSymbol", Status::DeviceCode),
+    ("hipMemcpyToSymbolAsync", Status::DeviceCode),
+    ("hipMemcpyToSymbolAsync_spt", Status::DeviceCode),
+    ("hipMemcpyToSymbol_spt", Status::DeviceCode),
+    ("hipModuleGetGlobal", Status::DeviceCode),
 ];
 
 fn coverage() -> Coverage {
@@ -61,25 +70,17 @@ fn document_and_coverage() {
     coverage::check_or_bless(&doc, "HIP", &section, bless).unwrap_or_else(|e| panic!("{e}"));
 
     let missing: Vec<&str> = c.with(Status::Missing).iter().map(|f| f.name.as_str()).collect();
-    let not_emulated: Vec<(&str, &str)> = c
+    assert!(missing.is_empty(), "declared but not exported: {missing:?}");
+    let not_emulated: Vec<(&str, Status)> = c
         .functions
         .iter()
         .filter(|f| EMULATED_FAMILIES.contains(&f.family.as_str()) && f.status != Status::Emulated)
         .filter(|f| !f.name.starts_with("hipGraph"))
-        .map(|f| (f.name.as_str(), f.family.as_str()))
+        .map(|f| (f.name.as_str(), f.status))
         .collect();
-    let memory: BTreeSet<&str> =
-        c.functions.iter().filter(|f| MEMORY_FAMILIES.contains(&f.family.as_str())).map(|f| f.name.as_str()).collect();
-    let gaps: BTreeSet<&str> = missing.iter().copied().chain(not_emulated.iter().map(|(n, _)| *n)).collect();
-    let (memory_gaps, other_gaps): (Vec<&str>, Vec<&str>) = gaps.into_iter().partition(|n| memory.contains(n));
-    assert!(
-        other_gaps.is_empty(),
-        "not exported, or not emulated though host memory emulates its family: {other_gaps:?}"
-    );
-    assert!(
-        memory_gaps.is_empty(),
-        "{} memory functions are missing or not emulated: {memory_gaps:?}",
-        memory_gaps.len()
+    assert_eq!(
+        not_emulated, NOT_EMULATED,
+        "the functions of the families host memory emulates that are not emulated, and the justified list, differ"
     );
     assert!(
         c.undeclared_unsupported.is_empty(),
