@@ -593,6 +593,39 @@ const ISSUE_18: &[(&str, &[&str])] = &[
             "hipOccupancyAvailableDynamicSMemPerBlock",
         ],
     ),
+    // The memory functions added with the merge: the symbol functions
+    // (device code) and the 7.1 memory functions.
+    (
+        "hip_4.2",
+        &[
+            "hipGetSymbolAddress",
+            "hipGetSymbolSize",
+            "hipMemcpyToSymbol",
+            "hipMemcpyToSymbolAsync",
+            "hipMemcpyFromSymbol",
+            "hipMemcpyFromSymbolAsync",
+            "hipModuleGetGlobal",
+        ],
+    ),
+    ("hip_5.2", &["hipMemcpyToSymbol_spt", "hipMemcpyFromSymbol_spt"]),
+    ("hip_5.3", &["hipMemcpyToSymbolAsync_spt", "hipMemcpyFromSymbolAsync_spt"]),
+    (
+        "hip_7.1",
+        &[
+            "hipMemsetD2D8",
+            "hipMemsetD2D8Async",
+            "hipMemsetD2D16",
+            "hipMemsetD2D16Async",
+            "hipMemsetD2D32",
+            "hipMemsetD2D32Async",
+            "hipMemcpy3DPeer",
+            "hipMemcpy3DPeerAsync",
+            "hipMemAdvise_v2",
+            "hipMemPrefetchAsync_v2",
+            "hipMemcpyBatchAsync",
+            "hipMemcpy3DBatchAsync",
+        ],
+    ),
 ];
 
 /// Every node with its functions: [`NODES`] and [`ISSUE_18`].
