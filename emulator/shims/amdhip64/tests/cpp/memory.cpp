@@ -40,6 +40,10 @@ static_assert(HIP_POINTER_ATTRIBUTE_CONTEXT == 1 && HIP_POINTER_ATTRIBUTE_SYNC_M
 static_assert(hipMemRangeAttributeCoherencyMode == 100 && hipMemAdviseSetCoarseGrain == 100 &&
                   hipMemAdviseUnsetAccessedBy == 6 && hipMemoryTypeArray == 10 && hipMemoryTypeManaged == 3,
               "advice and memory types");
+static_assert(sizeof(hipMemcpy3DPeerParms) == 168 && offsetof(hipMemcpy3DPeerParms, srcDevice) == 64 &&
+                  offsetof(hipMemcpy3DPeerParms, dstArray) == 72 && offsetof(hipMemcpy3DPeerParms, dstDevice) == 136 &&
+                  offsetof(hipMemcpy3DPeerParms, extent) == 144,
+              "hipMemcpy3DPeerParms");
 static_assert(hipErrorInvalidPitchValue == 12 && hipErrorHostMemoryAlreadyRegistered == 712 &&
                   hipErrorHostMemoryNotRegistered == 713,
               "codes");
@@ -182,6 +186,61 @@ static void pitched_memory() {
     std::printf("parent: pitched memory, 2-D and 3-D copies and fills\n");
 }
 
+// The hip_7.1 memory functions: element fills of pitched rows, the peer
+// 3-D copy, advice and prefetch to a location.
+static void memory_7_1() {
+    void* d = nullptr;
+    size_t pitch = 0;
+    CHECK(hipMallocPitch(&d, &pitch, 64, 4));
+    CHECK(hipMemset(d, 0, pitch * 4));
+    CHECK(hipMemsetD2D16(d, pitch, 0x1234, 8, 4));
+    CHECK(hipMemsetD2D32Async(static_cast<char*>(d) + 16, pitch, 0xa1b2c3d4u, 4, 4, nullptr));
+    CHECK(hipDeviceSynchronize());
+    EXPECT(hipMemsetD2D8(d, 16, 1, 32, 4), hipErrorInvalidValue);  // a row wider than the pitch
+    std::vector<unsigned char> rows(pitch * 4);
+    CHECK(hipMemcpy(rows.data(), d, rows.size(), hipMemcpyDeviceToHost));
+    const unsigned char want16[2] = {0x34, 0x12}, want32[4] = {0xd4, 0xc3, 0xb2, 0xa1};
+    for (size_t y = 0; y < 4; y++)
+        for (size_t x = 0; x < pitch; x++) {
+            unsigned char b = rows[y * pitch + x];
+            unsigned char w = x < 16 ? want16[x % 2] : x < 32 ? want32[x % 4] : 0;
+            REQUIRE(b == w, "D2D fill (%zu, %zu) is %u", x, y, b);
+        }
+    void* e = nullptr;
+    CHECK(hipMalloc(&e, pitch * 4));
+    hipMemcpy3DPeerParms p = {};
+    p.srcPtr = make_hipPitchedPtr(d, pitch, 64, 4);
+    p.dstPtr = make_hipPitchedPtr(e, pitch, 64, 4);
+    p.extent = make_hipExtent(32, 4, 1);
+    p.srcDevice = 0;
+    p.dstDevice = 0;
+    CHECK(hipMemcpy3DPeer(&p));
+    std::vector<unsigned char> copy(pitch * 4);
+    CHECK(hipMemcpy(copy.data(), e, copy.size(), hipMemcpyDeviceToHost));
+    for (size_t y = 0; y < 4; y++)
+        REQUIRE(std::memcmp(&copy[y * pitch], &rows[y * pitch], 32) == 0, "peer 3-D copy, row %zu", y);
+    p.dstDevice = 99;
+    EXPECT(hipMemcpy3DPeer(&p), hipErrorInvalidDevice);
+    CHECK(hipFree(e));
+    CHECK(hipFree(d));
+    void* m = nullptr;
+    CHECK(hipMallocManaged(&m, 4096));
+    hipMemLocation dev = {};
+    dev.type = hipMemLocationTypeDevice;
+    dev.id = 0;
+    CHECK(hipMemAdvise_v2(m, 4096, hipMemAdviseSetPreferredLocation, dev));
+    int where = -9;
+    CHECK(hipMemRangeGetAttribute(&where, sizeof where, hipMemRangeAttributePreferredLocation, m, 4096));
+    REQUIRE(where == 0, "preferred location %d", where);
+    CHECK(hipMemPrefetchAsync_v2(m, 4096, dev, 0, nullptr));
+    EXPECT(hipMemPrefetchAsync_v2(m, 4096, dev, 1, nullptr), hipErrorInvalidValue);  // flags must be 0
+    CHECK(hipDeviceSynchronize());
+    CHECK(hipMemRangeGetAttribute(&where, sizeof where, hipMemRangeAttributeLastPrefetchLocation, m, 4096));
+    REQUIRE(where == 0, "last prefetch location %d", where);
+    CHECK(hipFree(m));
+    std::printf("parent: hip_7.1 fills, peer 3-D copy, advice and prefetch to a location\n");
+}
+
 // Arrays, in linear memory: made, described, copied into and out of by rows.
 static void arrays() {
     hipChannelFormatDesc desc = {32, 0, 0, 0, hipChannelFormatKindFloat};  // hipCreateChannelDesc is texture API
@@ -212,6 +271,7 @@ int main(int argc, char** argv) {
     managed_memory();
     pitched_memory();
     arrays();
+    memory_7_1();
     void* p = nullptr;
     EXPECT(hipExtMallocWithFlags(&p, 64, 7), hipErrorInvalidValue);
     CHECK(hipExtMallocWithFlags(&p, kSize, hipDeviceMallocFinegrained));
