@@ -362,7 +362,7 @@ pub unsafe extern "C" fn hipMemcpy2DToArray_spt(dst: hipArray_t, wOffset: usize,
 
 /// `hipMemcpy2DToArrayAsync` with NULL meaning the calling thread's default stream.
 pub unsafe extern "C" fn hipMemcpy2DToArrayAsync_spt(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
-    let on = On::Stream(super::pitched::per_thread(stream));
+    let on = On::Stream(super::stream::spt(stream));
     run("hipMemcpy2DToArrayAsync_spt", || to_array_2d(dst, wOffset, hOffset, src, spitch, width, height, kind, on))
 }
 
@@ -383,7 +383,7 @@ pub unsafe extern "C" fn hipMemcpy2DFromArray_spt(dst: *mut c_void, dpitch: usiz
 
 /// `hipMemcpy2DFromArrayAsync` with NULL meaning the calling thread's default stream.
 pub unsafe extern "C" fn hipMemcpy2DFromArrayAsync_spt(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
-    let on = On::Stream(super::pitched::per_thread(stream));
+    let on = On::Stream(super::stream::spt(stream));
     run("hipMemcpy2DFromArrayAsync_spt", || from_array_2d(dst, dpitch, src, wOffset, hOffset, width, height, kind, on))
 }
 

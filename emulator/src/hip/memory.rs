@@ -517,13 +517,8 @@ pub unsafe extern "C" fn hipMemcpyDtoD(dst: hipDeviceptr_t, src: hipDeviceptr_t,
 
 /// The device checks of clr's hipMemcpyPeer: either out of range → 101.
 pub(super) fn peer_devices(dst: i32, src: i32) -> Result<(), Fail> {
-    let e = emu()?;
-    for d in [src, dst] {
-        if !e.is_device(i64::from(d)) {
-            return Err(Fail::plain(HipError::INVALID_DEVICE, format!("device {d} is not in [0, {})", e.device_count())));
-        }
-    }
-    Ok(())
+    super::device::device(src)?;
+    super::device::device(dst).map(drop)
 }
 
 /// `hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes)`:

@@ -13,6 +13,7 @@ use super::host::sync;
 use super::memory::{On, Shape, copy_shape, fill_rows, malloc, memcpy, memset, peer_devices, stream_of};
 use super::ranges::ArrayRec;
 use super::state::state;
+use super::stream::spt;
 
 /// Row alignment of pitched allocations: clr's `imagePitchAlignment_`
 /// (rocclr/device/rocm/rocdevice.cpp:1640).
@@ -82,11 +83,6 @@ pub unsafe extern "C" fn hipMalloc3D(pitchedDevPtr: *mut hipPitchedPtr, extent: 
     })
 }
 
-/// The stream of an `_spt` call: NULL means the calling thread's default stream.
-pub(super) fn per_thread(stream: hipStream_t) -> hipStream_t {
-    if stream.is_null() { hipStreamPerThread } else { stream }
-}
-
 /// Runs `f` on the calling thread's default stream and waits for it: the
 /// synchronous `_spt` calls (clr: `hipMemcpy_common(…, getPerThreadDefaultStream())`).
 pub(super) fn on_per_thread(f: impl FnOnce(On) -> Result<(), Fail>) -> Result<(), Fail> {
@@ -138,7 +134,7 @@ pub unsafe extern "C" fn hipMemcpy2D_spt(dst: *mut c_void, dpitch: usize, src: *
 
 /// `hipMemcpy2DAsync` with NULL meaning the calling thread's default stream.
 pub unsafe extern "C" fn hipMemcpy2DAsync_spt(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
-    run("hipMemcpy2DAsync_spt", || copy_2d(dst, src, rows_2d(dpitch, spitch, width, height), kind, On::Stream(per_thread(stream))))
+    run("hipMemcpy2DAsync_spt", || copy_2d(dst, src, rows_2d(dpitch, spitch, width, height), kind, On::Stream(spt(stream))))
 }
 
 /// One side of a driver-style copy (`hip_Memcpy2D`, `HIP_MEMCPY3D`).
@@ -393,7 +389,7 @@ pub unsafe extern "C" fn hipMemcpy3D_spt(p: *const hipMemcpy3DParms) -> hipError
 
 /// `hipMemcpy3DAsync` with NULL meaning the calling thread's default stream.
 pub unsafe extern "C" fn hipMemcpy3DAsync_spt(p: *const hipMemcpy3DParms, stream: hipStream_t) -> hipError_t {
-    run("hipMemcpy3DAsync_spt", || copy_3d(p, On::Stream(per_thread(stream))))
+    run("hipMemcpy3DAsync_spt", || copy_3d(p, On::Stream(spt(stream))))
 }
 
 /// `hipMemcpy3DPeer[Async]` (`@hip_7.1`): NULL → 1; a device out of range
@@ -489,7 +485,7 @@ pub unsafe extern "C" fn hipMemset2D_spt(dst: *mut c_void, pitch: usize, value: 
 /// `hipMemset2DAsync` with NULL meaning the calling thread's default stream.
 pub unsafe extern "C" fn hipMemset2DAsync_spt(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize, stream: hipStream_t) -> hipError_t {
     let (p, x) = pitched(dst, pitch, width, height);
-    run("hipMemset2DAsync_spt", || fill_3d(p, value, x, On::Stream(per_thread(stream))))
+    run("hipMemset2DAsync_spt", || fill_3d(p, value, x, On::Stream(spt(stream))))
 }
 
 /// `hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)`.
@@ -509,7 +505,7 @@ pub unsafe extern "C" fn hipMemset3D_spt(pitchedDevPtr: hipPitchedPtr, value: i3
 
 /// `hipMemset3DAsync` with NULL meaning the calling thread's default stream.
 pub unsafe extern "C" fn hipMemset3DAsync_spt(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent, stream: hipStream_t) -> hipError_t {
-    run("hipMemset3DAsync_spt", || fill_3d(pitchedDevPtr, value, extent, On::Stream(per_thread(stream))))
+    run("hipMemset3DAsync_spt", || fill_3d(pitchedDevPtr, value, extent, On::Stream(spt(stream))))
 }
 
 /// `hipError_t hipMemsetD2D8(hipDeviceptr_t dst, size_t dstPitch, unsigned char value, size_t width, size_t height)`.
@@ -549,7 +545,7 @@ pub unsafe extern "C" fn hipMemcpy_spt(dst: *mut c_void, src: *const c_void, siz
 
 /// `hipMemcpyAsync` with NULL meaning the calling thread's default stream.
 pub unsafe extern "C" fn hipMemcpyAsync_spt(dst: *mut c_void, src: *const c_void, sizeBytes: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
-    run("hipMemcpyAsync_spt", || memcpy(dst, src, sizeBytes, kind, On::Stream(per_thread(stream))))
+    run("hipMemcpyAsync_spt", || memcpy(dst, src, sizeBytes, kind, On::Stream(spt(stream))))
 }
 
 /// `hipMemset` on the calling thread's default stream.
@@ -559,5 +555,5 @@ pub unsafe extern "C" fn hipMemset_spt(dst: *mut c_void, value: i32, sizeBytes: 
 
 /// `hipMemsetAsync` with NULL meaning the calling thread's default stream.
 pub unsafe extern "C" fn hipMemsetAsync_spt(dst: *mut c_void, value: i32, sizeBytes: usize, stream: hipStream_t) -> hipError_t {
-    run("hipMemsetAsync_spt", || memset(dst, u64::from(value as u8), 1, sizeBytes, On::Stream(per_thread(stream))))
+    run("hipMemsetAsync_spt", || memset(dst, u64::from(value as u8), 1, sizeBytes, On::Stream(spt(stream))))
 }
