@@ -214,7 +214,21 @@ fn device_reset_releases_memory_streams_and_settings() {
         let mut s = null_mut();
         hok!(api, hipStreamCreate(&mut s));
         hok!(api, hipSetDeviceFlags(hipDeviceScheduleYield));
+        // What the memory calls keep about an allocation goes with it: an
+        // array, and the flags of hipExtMallocWithFlags memory.
+        let desc = hipChannelFormatDesc { x: 32, f: hipChannelFormatKindFloat, ..Default::default() };
+        let mut array = null_mut();
+        hok!(api, hipMallocArray(&mut array, &desc, 8, 4, 0));
+        let mut fine = null_mut();
+        hok!(api, hipExtMallocWithFlags(&mut fine, 4096, hipDeviceMallocFinegrained));
         hok!(api, hipDeviceReset());
+        hexpect!(api, hipFreeArray(array), HipError::CONTEXT_IS_DESTROYED);
+        let mut again = null_mut();
+        hok!(api, hipMalloc(&mut again, 4096));
+        let mut a = hipPointerAttribute_t::default();
+        hok!(api, hipPointerGetAttributes(&mut a, again));
+        assert_eq!(a.allocationFlags, 0, "no flags of a released allocation at {fine:p} (now {again:p})");
+        hok!(api, hipFree(again));
         hexpect!(api, hipStreamQuery(s), HipError::CONTEXT_IS_DESTROYED);
         let (mut base, mut size) = (null_mut(), 0usize);
         hexpect!(api, hipMemGetAddressRange(&mut base, &mut size, p), HipError::NOT_FOUND);

@@ -374,6 +374,8 @@ pub unsafe extern "C" fn hipDeviceReset() -> hipError_t {
         }
         e.close_all_opened(Place::Device(d));
         e.reset_device(d);
+        // What the memory calls keep about the allocations just released.
+        st.mem.retain_live(|p| super::pointer::extent(e, p).is_some());
         st.reset_device(d, DEVICE_DEFAULTS.flags);
         Ok(())
     })

@@ -182,6 +182,15 @@ impl MemState {
         lock(&self.arrays).0.remove(&handle)
     }
 
+    /// Forgets the flags, SYNC_MEMOPS and arrays of allocations that are
+    /// gone without a free (hipDeviceReset releases the device's memory):
+    /// keeps those whose start `live` says is still memory HIP knows.
+    pub fn retain_live(&self, live: impl Fn(usize) -> bool) {
+        lock(&self.flags).retain(|&base, _| live(base));
+        lock(&self.sync_memops).retain(|&base| live(base));
+        lock(&self.arrays).0.retain(|_, a| live(a.mem));
+    }
+
     /// Forgets the flags and SYNC_MEMOPS of a freed allocation.
     pub fn forget(&self, base: usize) {
         lock(&self.flags).remove(&base);
