@@ -60,6 +60,18 @@ impl Injectable for u32 {
     }
 }
 
+impl Injectable for () {
+    fn from_code(_: i64) -> Option<Self> {
+        None
+    }
+}
+
+impl Injectable for *mut *mut std::ffi::c_void {
+    fn from_code(_: i64) -> Option<Self> {
+        None
+    }
+}
+
 impl Injectable for *const c_char {
     fn from_code(_: i64) -> Option<Self> {
         None

@@ -47,6 +47,16 @@ impl OnPanic for u32 {
     }
 }
 
+impl OnPanic for () {
+    fn on_panic(_: &Backstop) -> Self {}
+}
+
+impl OnPanic for *mut *mut std::ffi::c_void {
+    fn on_panic(_: &Backstop) -> Self {
+        std::ptr::null_mut()
+    }
+}
+
 impl OnPanic for *const c_char {
     fn on_panic(backstop: &Backstop) -> Self {
         backstop.message.as_ptr()

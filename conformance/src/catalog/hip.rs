@@ -10,6 +10,10 @@ crate::bind! {
     HIP_RULES: Hip, rules;
     INIT_001 => runtime_cannot_start,
     INIT_003 => errors::last_error_per_thread,
+    INIT_004 => device::contexts,
+    INIT_005 => device::limits_and_flags,
+    INIT_006 => device::device_reset,
+    INIT_007 => device::set_valid_devices,
     IPC_001 => ipc::get_null,
     IPC_002 => ipc::get_not_hipmalloc,
     IPC_003 => ipc::get_interior,
@@ -93,6 +97,7 @@ crate::bind! {
     STM_009 => stream::async_copy_dead_stream,
     STM_010 => stream::async_copies_land,
     STM_011 => stream::pageable_copy_waits,
+    STM_012 => stream::memory_operations,
     EVT_001 => event::create_args,
     EVT_002 => event::destroy_args,
     EVT_003 => event::record_args,
@@ -103,4 +108,6 @@ crate::bind! {
     IEV_001 => event::ipc_get_args,
     IEV_002 => event::ipc_open_args,
     IEV_003 => event::ipc_across,
+    MEM_001 => mem::register_overlap,
+    MEM_002 => mem::unregister_unknown,
 }

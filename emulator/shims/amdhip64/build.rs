@@ -1,6 +1,6 @@
 //! Makes the plain `cargo build` leave the vendor's `libamdhip64.so`: soname
 //! `libamdhip64.so.6`, every function in its ELF version node
-//! (`libamdhip64.map`, `hip_4.2` … `hip_6.3`), and the link
+//! (`libamdhip64.map`, `hip_4.2` … `hip_7.2`), and the link
 //! `libamdhip64.so.6 -> libamdhip64.so` beside it.
 //!
 //! rustc gives every cdylib its own anonymous version script

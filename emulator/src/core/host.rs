@@ -37,6 +37,12 @@ impl Emulator {
         Ok(())
     }
 
+    /// Whether any host buffer overlaps `p..p+len`.
+    pub fn host_overlaps(&self, p: usize, len: usize) -> bool {
+        let end = p.saturating_add(len);
+        self.lock().host.range(..end).next_back().is_some_and(|(&start, &n)| start + n > p)
+    }
+
     /// The host buffer that contains `p`: its start and size.
     pub fn host_at(&self, p: usize) -> Option<(usize, usize)> {
         let t = self.lock();

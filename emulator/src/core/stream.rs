@@ -56,11 +56,13 @@ pub enum Kind {
 pub enum ValueCmp {
     /// `*addr >= value` (as unsigned, wrapping: the difference is non-negative).
     Geq,
+    /// `*addr >= value` as plain unsigned numbers (HIP's `hipStreamWaitValueGte`).
+    Gte,
     /// `*addr == value`.
     Eq,
     /// `*addr & value != 0`.
     And,
-    /// `!(*addr | value) != 0`.
+    /// `!(*addr | value) != 0`, within the value's width.
     Nor,
 }
 
@@ -110,12 +112,15 @@ pub enum Work {
         /// 4 or 8.
         width: u8,
     },
-    /// Wait until the `width`-byte value at `addr` compares true with `value`.
+    /// Wait until the `width`-byte value at `addr`, and-ed with `mask`,
+    /// compares true with `value` (HIP also masks `value` for `Nor`).
     WaitValue {
         /// Where.
         addr: usize,
         /// Compared with.
         value: u64,
+        /// Applied to what is read (all ones: no mask).
+        mask: u64,
         /// 4 or 8.
         width: u8,
         /// How.
@@ -579,7 +584,7 @@ impl Emulator {
                 // SAFETY: `bytes` lives across the copy; `addr` as for copies.
                 unsafe { self.copy_raw(addr, bytes.as_ptr() as usize, usize::from(width).min(8)) }
             }
-            Work::WaitValue { addr, value, width, cmp } => self.wait_value(addr, value, width, cmp),
+            Work::WaitValue { addr, value, mask, width, cmp } => self.wait_value(addr, value, mask, width, cmp),
             Work::Host(f) => {
                 f();
                 Ok(())
@@ -602,7 +607,8 @@ impl Emulator {
         })
     }
 
-    fn wait_value(&self, addr: usize, value: u64, width: u8, cmp: ValueCmp) -> Result<(), CoreError> {
+    fn wait_value(&self, addr: usize, value: u64, mask: u64, width: u8, cmp: ValueCmp) -> Result<(), CoreError> {
+        let bits = if width == 4 { u64::from(u32::MAX) } else { u64::MAX };
         let mut pause = Duration::from_micros(1);
         let mut released = false;
         loop {
@@ -614,11 +620,13 @@ impl Emulator {
             } else {
                 u64::from_le_bytes(buf)
             };
+            let got = got & mask;
             let ok = match cmp {
                 ValueCmp::Geq => (got.wrapping_sub(value) as i64) >= 0,
+                ValueCmp::Gte => got >= value,
                 ValueCmp::Eq => got == value,
                 ValueCmp::And => got & value != 0,
-                ValueCmp::Nor => !(got | value) != 0,
+                ValueCmp::Nor => !(got | (value & mask)) & bits != 0,
             };
             if ok {
                 return Ok(());

@@ -257,7 +257,7 @@ fn wait_value(h: CUstream, addr: CUdeviceptr, value: u64, width: u8, flags: u32)
         enqueue(h, |e, d| {
             ensure!(cmp.is_some(), rules::STM_010, "flags {flags:#x} is not a CUstreamWaitValue_flags");
             check_device_range(e, addr as usize, usize::from(width), d, Use::Read, "addr")?;
-            Ok(Some(Work::WaitValue { addr: addr as usize, value, width, cmp: cmp.unwrap_or(ValueCmp::Geq) }))
+            Ok(Some(Work::WaitValue { addr: addr as usize, value, mask: u64::MAX, width, cmp: cmp.unwrap_or(ValueCmp::Geq) }))
         })
     }
 }

@@ -4,12 +4,16 @@
 use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, current_device, emu, put, run};
-use super::profile;
-use crate::core::thread;
+use super::call::{Fail, current_device, emu, ensure, put, run};
+use std::ffi::c_char;
+
+use super::state::{DeviceSettings, state};
+use super::{attributes, profile};
+use crate::core::{Ending, StreamKind, thread};
+use crate::registry::Place;
 
 /// The device `id` as an index, or 101.
-fn device(id: i32) -> Result<u32, Fail> {
+pub(super) fn device(id: i32) -> Result<u32, Fail> {
     let e = emu()?;
     if !e.is_device(i64::from(id)) {
         return Err(Fail::plain(HipError::INVALID_DEVICE, format!("device {id} is not in [0, {})", e.device_count())));
@@ -90,49 +94,26 @@ pub unsafe extern "C" fn hipDeviceGet(device_: *mut hipDevice_t, ordinal: i32) -
     })
 }
 
-/// Attribute values that hip.md does not list, read off the HIP headers with
-/// g++: the 5.2.3 and the 7.2.4 headers give the same numbers (docs/hip.md).
-mod attr {
-    pub const CAN_MAP_HOST_MEMORY: i32 = 3;
-    pub const DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: i32 = 13;
-    pub const INTEGRATED: i32 = 16;
-    pub const COMPUTE_CAPABILITY_MAJOR: i32 = 23;
-    pub const COMPUTE_CAPABILITY_MINOR: i32 = 61;
-    pub const MULTIPROCESSOR_COUNT: i32 = 63;
-    pub const PCI_BUS_ID: i32 = 67;
-    pub const UNIFIED_ADDRESSING: i32 = 85;
-    pub const WARP_SIZE: i32 = 87;
+/// What the attributes of device `d` depend on.
+fn facts(d: u32) -> Result<attributes::Facts, Fail> {
+    let c = emu()?.config();
+    Ok(attributes::Facts { device: d, memory: c.device_memory, host_access: c.host_access })
 }
 
 /// `hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceId)`:
-/// the two attributes of hip.md §2.1 (88: no memory pools; 89: VMM supported)
-/// and a few descriptive ones (see `attr`); any other → 1.
+/// every attribute of the 7.x enum (`attributes.rs`, the same values as
+/// hipGetDeviceProperties); a placeholder or an unknown value → 1, as clr's `default:`.
 pub unsafe extern "C" fn hipDeviceGetAttribute(pi: *mut i32, attr: hipDeviceAttribute_t, deviceId: i32) -> hipError_t {
     run("hipDeviceGetAttribute", || {
         if pi.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "pi is NULL".into()));
         }
         let d = device(deviceId)?;
-        let (major, minor, _) = profile::ARCH;
-        let v = match attr {
-            hipDeviceAttributeVirtualMemoryManagementSupported => profile::VMM_SUPPORTED,
-            // HIP-POOL-019: clr's HIP_MEM_POOL_SUPPORT, and a POSIX-fd pool handle type.
-            hipDeviceAttributeMemoryPoolsSupported => 1,
-            hipDeviceAttributeMemoryPoolSupportedHandleTypes => hipMemHandleTypePosixFileDescriptor,
-            attr::CAN_MAP_HOST_MEMORY | attr::UNIFIED_ADDRESSING => 1,
-            attr::INTEGRATED => 0,
-            attr::COMPUTE_CAPABILITY_MAJOR => major,
-            attr::COMPUTE_CAPABILITY_MINOR => minor,
-            attr::MULTIPROCESSOR_COUNT => profile::COMPUTE_UNITS,
-            attr::PCI_BUS_ID => d as i32 + 1,
-            attr::WARP_SIZE => profile::WARP_SIZE,
-            // The host can read and write device memory in place when the
-            // emulator lets host code dereference device addresses.
-            attr::DIRECT_MANAGED_MEM_ACCESS_FROM_HOST => i32::from(emu()?.config().host_access),
-            _ => {
-                return Err(Fail::plain(HipError::INVALID_VALUE, format!("attribute {attr} is not emulated")));
-            }
+        let Some(a) = attributes::find(attr) else {
+            return Err(Fail::plain(HipError::INVALID_VALUE, format!("attribute {attr} is not a hipDeviceAttribute_t")));
         };
+        let v = attributes::answer(a, &facts(d)?);
+        ::tracing::debug!(target: "vmmkit", attribute = a.name, value = v);
         // SAFETY: checked non-null.
         unsafe { put(pi, v) };
         Ok(())
@@ -223,12 +204,9 @@ pub unsafe extern "C" fn hipGetDevicePropertiesR0600(prop: *mut hipDeviceProp_tR
             pci_bus: P::pciBusID,
             arch_name: P::gcnArchName,
         };
+        attributes::fill_r0600(&mut p.bytes, &facts(d)?);
         fill(&mut p.bytes, &at, d)?;
-        // A uuid of our own: "vmmkit" and the device ordinal.
-        p.bytes[P::uuid..P::uuid + 6].copy_from_slice(b"vmmkit");
-        p.bytes[P::uuid + 15] = d as u8;
-        put_i32(&mut p.bytes, P::canMapHostMemory, 1);
-        put_i32(&mut p.bytes, P::unifiedAddressing, 1);
+        p.bytes[P::uuid..P::uuid + 16].copy_from_slice(&uuid(d));
         // SAFETY: checked non-null; the caller passes a 1472-byte record.
         unsafe { put(prop, p) };
         Ok(())
@@ -318,4 +296,454 @@ pub unsafe extern "C" fn hipDeviceDisablePeerAccess(peerDeviceId: i32) -> hipErr
         }
         Ok(())
     })
+}
+
+// ---- Issue 18: the rest of Device Management and Initialization and
+// Version (clr 6.3 hip_device.cpp, hip_device_runtime.cpp, hip_peer.cpp) ----
+
+/// clr `hip::Device`'s `flags_(hipDeviceScheduleSpin)`, rocclr's
+/// `stack_size_{1024}` and `initial_heap_size_{HIP_INITIAL_DM_SIZE}` (8 MiB).
+pub(super) const DEVICE_DEFAULTS: DeviceSettings =
+    DeviceSettings { flags: hipDeviceScheduleSpin, stack_size: 1024, heap_size: 8 << 20, active: false };
+
+/// rocclr `Device::UpdateStackSize`: at most 128 KiB − 16 per lane.
+const STACK_MAX: usize = (128 << 10) - 16;
+
+/// `HSA_AMD_LINK_INFO_TYPE_XGMI`: how the emulated devices are linked (one hop).
+const LINK_XGMI: u32 = 4;
+
+/// `int` to `*mut T` writes with one NULL check: `name` is NULL → 1.
+pub(super) fn out<T>(p: *mut T, name: &str, v: T) -> Result<(), Fail> {
+    if p.is_null() {
+        return Err(Fail::plain(HipError::INVALID_VALUE, format!("{name} is NULL")));
+    }
+    // SAFETY: checked non-null; the caller passes room for a `T`.
+    unsafe { put(p, v) };
+    Ok(())
+}
+
+/// The uuid of device `d`: "vmmkit", zeros, and the ordinal in the last byte.
+fn uuid(d: u32) -> [u8; 16] {
+    let mut u = [0u8; 16];
+    u[..6].copy_from_slice(b"vmmkit");
+    u[15] = d as u8;
+    u
+}
+
+/// The PCI address of device `d`, as clr prints it (`%04x:%02x:%02x.%01x`:
+/// domain, bus, device, function): bus = ordinal + 1, the rest 0.
+fn pci_bus_id(d: u32) -> String {
+    format!("{:04x}:{:02x}:{:02x}.{:01x}", 0, d + 1, 0, 0)
+}
+
+/// Copies `s` into the C buffer `buf` of `len` bytes as snprintf would:
+/// truncated to `len − 1` bytes and NUL-terminated; nothing when `len` ≤ 0.
+///
+/// # Safety
+/// `buf` is valid for `len` bytes.
+unsafe fn put_c_str(buf: *mut c_char, len: i32, s: &str) {
+    let Ok(len) = usize::try_from(len) else { return };
+    if len == 0 {
+        return;
+    }
+    let n = s.len().min(len - 1);
+    // SAFETY: the caller's buffer holds `len` > `n` bytes.
+    unsafe {
+        std::ptr::copy_nonoverlapping(s.as_ptr(), buf.cast::<u8>(), n);
+        *buf.add(n) = 0;
+    }
+}
+
+/// `hipError_t hipDeviceReset(void)`: HIP-INIT-006, clr `Device::Reset` on the current
+/// device: waits for its work, destroys the streams made on it, releases the
+/// memory the process holds there (allocations, VMM handles and mappings,
+/// opened IPC memory) and sets its flags back to `hipDeviceScheduleSpin`
+/// (its limits stay, as rocclr keeps them).
+pub unsafe extern "C" fn hipDeviceReset() -> hipError_t {
+    run("hipDeviceReset", || {
+        let e = emu()?;
+        let d = current_device();
+        e.device_synchronize(Some(d), None).map_err(super::stream::work_failed)?;
+        let st = state(e);
+        for id in st.streams() {
+            // The legacy streams stay: they are the device's, not made here.
+            if e.stream_info(id).is_ok_and(|(dev, kind)| dev == d && kind != StreamKind::Legacy) {
+                st.forget_stream(id);
+                e.stream_destroy(id, Ending::Detach).map_err(super::stream::work_failed)?;
+            }
+        }
+        e.close_all_opened(Place::Device(d));
+        e.reset_device(d);
+        // What the memory calls keep about the allocations just released.
+        st.mem.retain_live(|p| super::pointer::extent(e, p).is_some());
+        st.reset_device(d, DEVICE_DEFAULTS.flags);
+        Ok(())
+    })
+}
+
+/// `hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device)`:
+/// bad device → 101, NULL → 1, then the address is written (truncated) and
+/// `len` ≤ 12 → 1, as clr does.
+pub unsafe extern "C" fn hipDeviceGetPCIBusId(pciBusId: *mut c_char, len: i32, device_: i32) -> hipError_t {
+    run("hipDeviceGetPCIBusId", || {
+        let d = device(device_)?;
+        if pciBusId.is_null() {
+            return Err(Fail::plain(HipError::INVALID_VALUE, "pciBusId is NULL".into()));
+        }
+        // SAFETY: the caller's buffer holds `len` bytes.
+        unsafe { put_c_str(pciBusId, len, &pci_bus_id(d)) };
+        if len <= 12 {
+            return Err(Fail::plain(HipError::INVALID_VALUE, format!("len {len} is too short: 13 bytes are needed")));
+        }
+        Ok(())
+    })
+}
+
+/// `hipError_t hipDeviceGetByPCIBusId(int *device, const char *pciBusId)`:
+/// NULL → 1; an address that is not `dddd:bb:dd.f` of an emulated device → 1.
+pub unsafe extern "C" fn hipDeviceGetByPCIBusId(device_: *mut i32, pciBusId: *const c_char) -> hipError_t {
+    run("hipDeviceGetByPCIBusId", || {
+        if device_.is_null() || pciBusId.is_null() {
+            return Err(Fail::plain(HipError::INVALID_VALUE, "device or pciBusId is NULL".into()));
+        }
+        // SAFETY: a NUL-terminated string, as the C contract says.
+        let text = unsafe { std::ffi::CStr::from_ptr(pciBusId) }.to_string_lossy();
+        let e = emu()?;
+        let parse = |s: &str| -> Option<[u32; 4]> {
+            let (domain, rest) = s.split_once(':')?;
+            let (bus, rest) = rest.split_once(':')?;
+            let (dev, func) = rest.split_once('.')?;
+            let hex = |x: &str| u32::from_str_radix(x.trim(), 16).ok();
+            Some([hex(domain)?, hex(bus)?, hex(dev)?, hex(func.get(..1)?)?])
+        };
+        let found = parse(&text)
+            .and_then(|[domain, bus, dev, func]| {
+                (domain == 0 && dev == 0 && func == 0 && bus >= 1).then_some(bus - 1)
+            })
+            .filter(|&d| e.is_device(i64::from(d)));
+        let Some(d) = found else {
+            return Err(Fail::plain(HipError::INVALID_VALUE, format!("{text:?} is the PCI address of no device")));
+        };
+        // SAFETY: checked non-null.
+        unsafe { put(device_, d as i32) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device)`:
+/// bad device → 101; NULL or `len` ≤ 0 → 1; the name, truncated to `len − 1`.
+pub unsafe extern "C" fn hipDeviceGetName(name: *mut c_char, len: i32, device_: hipDevice_t) -> hipError_t {
+    run("hipDeviceGetName", || {
+        device(device_)?;
+        if name.is_null() || len <= 0 {
+            return Err(Fail::plain(HipError::INVALID_VALUE, format!("name is NULL or len {len} is not positive")));
+        }
+        // SAFETY: the caller's buffer holds `len` bytes.
+        unsafe { put_c_str(name, len, profile::DEVICE_NAME) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device)`: bad
+/// device → 101, NULL → 1; the `uuid` of hipGetDeviceProperties.
+pub unsafe extern "C" fn hipDeviceGetUuid(uuid_: *mut hipUUID, device_: hipDevice_t) -> hipError_t {
+    run("hipDeviceGetUuid", || {
+        let d = device(device_)?;
+        out(uuid_, "uuid", hipUUID { bytes: uuid(d).map(|b| b as c_char) })
+    })
+}
+
+/// `hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t device)`: bad
+/// device → 101, NULL → 1; `VMMKIT_DEVICE_MEMORY`.
+pub unsafe extern "C" fn hipDeviceTotalMem(bytes: *mut usize, device_: hipDevice_t) -> hipError_t {
+    run("hipDeviceTotalMem", || {
+        device(device_)?;
+        out(bytes, "bytes", emu()?.config().device_memory as usize)
+    })
+}
+
+/// `hipError_t hipDeviceComputeCapability(int *major, int *minor, hipDevice_t device)`:
+/// bad device → 101, either NULL → 1.
+pub unsafe extern "C" fn hipDeviceComputeCapability(major: *mut i32, minor: *mut i32, device_: hipDevice_t) -> hipError_t {
+    run("hipDeviceComputeCapability", || {
+        device(device_)?;
+        if minor.is_null() {
+            return Err(Fail::plain(HipError::INVALID_VALUE, "minor is NULL".into()));
+        }
+        out(major, "major", profile::ARCH.0)?;
+        out(minor, "minor", profile::ARCH.1)
+    })
+}
+
+/// The two devices of a link query: NULL was checked; the same device or one
+/// out of range → `code` (101 for hipDeviceGetP2PAttribute, clr's checks).
+fn pair(a: i32, b: i32) -> Result<(), Fail> {
+    if a == b {
+        return Err(Fail::plain(HipError::INVALID_DEVICE, format!("device {a} and itself are no pair")));
+    }
+    device(a)?;
+    device(b).map(drop)
+}
+
+/// `hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice, int dstDevice)`:
+/// NULL → 1; the same device or one out of range → 101; PerformanceRank is
+/// the link type (clr reads `kLinkLinkType` for it: XGMI, 4), access, atomics
+/// and array access are 1; another attribute → 1.
+pub unsafe extern "C" fn hipDeviceGetP2PAttribute(
+    value: *mut i32,
+    attr: hipDeviceP2PAttr,
+    srcDevice: i32,
+    dstDevice: i32,
+) -> hipError_t {
+    run("hipDeviceGetP2PAttribute", || {
+        if value.is_null() {
+            return Err(Fail::plain(HipError::INVALID_VALUE, "value is NULL".into()));
+        }
+        pair(srcDevice, dstDevice)?;
+        let v = match attr {
+            hipDevP2PAttrPerformanceRank => LINK_XGMI as i32,
+            hipDevP2PAttrAccessSupported | hipDevP2PAttrNativeAtomicSupported | hipDevP2PAttrHipArrayAccessSupported => 1,
+            _ => return Err(Fail::plain(HipError::INVALID_VALUE, format!("attribute {attr} is not a hipDeviceP2PAttr"))),
+        };
+        out(value, "value", v)
+    })
+}
+
+/// `hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t *linktype, uint32_t *hopcount)`:
+/// NULL, the same device or a negative one → 1; out of range → 101; XGMI, one hop.
+pub unsafe extern "C" fn hipExtGetLinkTypeAndHopCount(
+    device1: i32,
+    device2: i32,
+    linktype: *mut u32,
+    hopcount: *mut u32,
+) -> hipError_t {
+    run("hipExtGetLinkTypeAndHopCount", || {
+        if linktype.is_null() || hopcount.is_null() || device1 == device2 || device1 < 0 || device2 < 0 {
+            return Err(Fail::plain(
+                HipError::INVALID_VALUE,
+                format!("linktype or hopcount is NULL, or devices {device1}, {device2} are no pair"),
+            ));
+        }
+        pair(device1, device2)?;
+        out(linktype, "linktype", LINK_XGMI)?;
+        out(hopcount, "hopcount", 1)
+    })
+}
+
+/// `hipError_t hipSetDeviceFlags(unsigned flags)`: HIP-INIT-005: at most one scheduling
+/// flag, nothing beyond `hipDeviceScheduleMask | hipDeviceMapHost |
+/// hipDeviceLmemResizeToMax` (else 1); the current device keeps the
+/// scheduling part (clr `setFlags(flags & hipDeviceScheduleMask)`).
+pub unsafe extern "C" fn hipSetDeviceFlags(flags: u32) -> hipError_t {
+    run("hipSetDeviceFlags", || {
+        let e = emu()?;
+        let schedule = flags & hipDeviceScheduleMask;
+        let supported = hipDeviceScheduleMask | hipDeviceMapHost | hipDeviceLmemResizeToMax;
+        let valid = schedule.count_ones() <= 1 && flags & !supported == 0;
+        ensure!(valid, rules::INIT_005, "flags {flags:#x}: more than one scheduling flag, or an unknown flag");
+        if !valid {
+            return Ok(());
+        }
+        state(e).set_device(current_device(), DEVICE_DEFAULTS, |s| s.flags = schedule);
+        Ok(())
+    })
+}
+
+/// `hipError_t hipGetDeviceFlags(unsigned int *flags)`: NULL → 1; the
+/// current device's scheduling flags (`hipDeviceScheduleSpin` until set).
+pub unsafe extern "C" fn hipGetDeviceFlags(flags: *mut u32) -> hipError_t {
+    run("hipGetDeviceFlags", || {
+        let e = emu()?;
+        out(flags, "flags", state(e).device(current_device(), DEVICE_DEFAULTS).flags)
+    })
+}
+
+/// `hipError_t hipDeviceSetLimit(enum hipLimit_t limit, size_t value)`: HIP-INIT-005: a
+/// value ≥ `hipLimitRange` → 1; the stack (≤ 128 KiB − 16, rounded up to
+/// 16) and the heap (< the device's memory) of the current device, else 1;
+/// any other limit → 215 (hipErrorUnsupportedLimit).
+pub unsafe extern "C" fn hipDeviceSetLimit(limit: hipLimit_t, value: usize) -> hipError_t {
+    run("hipDeviceSetLimit", || {
+        let e = emu()?;
+        let d = current_device();
+        let ok = match limit {
+            hipLimitStackSize => value <= STACK_MAX,
+            hipLimitMallocHeapSize => (value as u64) < e.config().device_memory,
+            _ => return unsupported_limit(limit),
+        };
+        ensure!(ok, rules::INIT_005, "{value} is out of range for limit {limit}");
+        if !ok {
+            return Ok(());
+        }
+        state(e).set_device(d, DEVICE_DEFAULTS, |s| {
+            if limit == hipLimitStackSize {
+                s.stack_size = value.next_multiple_of(16);
+            } else {
+                s.heap_size = value;
+            }
+        });
+        Ok(())
+    })
+}
+
+/// A limit that hipDeviceSetLimit / GetLimit do not handle (HIP-INIT-005):
+/// 1 from `hipLimitRange` on, else 215; nothing happens when the rule is
+/// switched off.
+fn unsupported_limit(limit: hipLimit_t) -> Result<(), Fail> {
+    ensure!((0..hipLimitRange).contains(&limit), rules::INIT_005, "limit {limit} is not a hipLimit_t");
+    ensure!(false, rules::INIT_005 => HipError::UNSUPPORTED_LIMIT, "limit {limit} is not supported");
+    Ok(())
+}
+
+/// `hipError_t hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit)`:
+/// NULL or ≥ `hipLimitRange` → 1; stack and heap of the current device; any
+/// other → 215.
+pub unsafe extern "C" fn hipDeviceGetLimit(pValue: *mut usize, limit: hipLimit_t) -> hipError_t {
+    run("hipDeviceGetLimit", || {
+        if pValue.is_null() {
+            return Err(Fail::plain(HipError::INVALID_VALUE, "pValue is NULL".into()));
+        }
+        let s = state(emu()?).device(current_device(), DEVICE_DEFAULTS);
+        let v = match limit {
+            hipLimitStackSize => s.stack_size,
+            hipLimitMallocHeapSize => s.heap_size,
+            _ => return unsupported_limit(limit),
+        };
+        out(pValue, "pValue", v)
+    })
+}
+
+/// A `hipFuncCache_t`, or 1.
+pub(super) fn cache_config(c: hipFuncCache_t) -> Result<(), Fail> {
+    if !(hipFuncCachePreferNone..=hipFuncCachePreferEqual).contains(&c) {
+        return Err(Fail::plain(HipError::INVALID_VALUE, format!("{c} is not a hipFuncCache_t")));
+    }
+    Ok(())
+}
+
+/// `hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig)`: a value
+/// that is no `hipFuncCache_t` → 1; otherwise accepted and ignored (clr: "No
+/// way to set cache config yet").
+pub unsafe extern "C" fn hipDeviceSetCacheConfig(cacheConfig: hipFuncCache_t) -> hipError_t {
+    run("hipDeviceSetCacheConfig", || emu().and_then(|_| cache_config(cacheConfig)))
+}
+
+/// `hipError_t hipDeviceGetCacheConfig(hipFuncCache_t *cacheConfig)`: NULL → 1; `hipFuncCachePreferNone`.
+pub unsafe extern "C" fn hipDeviceGetCacheConfig(cacheConfig: *mut hipFuncCache_t) -> hipError_t {
+    run("hipDeviceGetCacheConfig", || emu().and_then(|_| out(cacheConfig, "cacheConfig", hipFuncCachePreferNone)))
+}
+
+/// `hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config)`: a
+/// value that is no `hipSharedMemConfig` → 1; otherwise accepted and ignored.
+pub unsafe extern "C" fn hipDeviceSetSharedMemConfig(config: hipSharedMemConfig) -> hipError_t {
+    run("hipDeviceSetSharedMemConfig", || {
+        emu()?;
+        if !(hipSharedMemBankSizeDefault..=hipSharedMemBankSizeEightByte).contains(&config) {
+            return Err(Fail::plain(HipError::INVALID_VALUE, format!("{config} is not a hipSharedMemConfig")));
+        }
+        Ok(())
+    })
+}
+
+/// `hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig *pConfig)`: NULL → 1; four-byte banks.
+pub unsafe extern "C" fn hipDeviceGetSharedMemConfig(pConfig: *mut hipSharedMemConfig) -> hipError_t {
+    run("hipDeviceGetSharedMemConfig", || emu().and_then(|_| out(pConfig, "pConfig", hipSharedMemBankSizeFourByte)))
+}
+
+/// hipChooseDevice in both layouts: either NULL → 1; every emulated device
+/// is the same, so clr's best match is device 0.
+fn choose(device_: *mut i32, prop_is_null: bool) -> Result<(), Fail> {
+    if prop_is_null {
+        return Err(Fail::plain(HipError::INVALID_VALUE, "prop is NULL".into()));
+    }
+    emu()?;
+    out(device_, "device", 0)
+}
+
+/// `hipError_t hipChooseDevice(int *device, const hipDeviceProp_t *prop)`
+/// (`@hip_4.2`, the old layout): see `choose`.
+pub unsafe extern "C" fn hipChooseDevice(device_: *mut i32, prop: *const hipDeviceProp_t) -> hipError_t {
+    run("hipChooseDevice", || choose(device_, prop.is_null()))
+}
+
+/// `hipError_t hipChooseDeviceR0600(int *device, const hipDeviceProp_tR0600 *prop)` (`@hip_6.0`).
+pub unsafe extern "C" fn hipChooseDeviceR0600(device_: *mut i32, prop: *const hipDeviceProp_tR0600) -> hipError_t {
+    run("hipChooseDeviceR0600", || choose(device_, prop.is_null()))
+}
+
+/// `hipError_t hipDeviceGetTexture1DLinearMaxWidth(size_t *max_width, const hipChannelFormatDesc *desc, int device)`:
+/// either NULL → 1; bad device → 101; an element of 0 bits → 1; else
+/// MaxTexture1DLinear / the element's bytes (clr).
+pub unsafe extern "C" fn hipDeviceGetTexture1DLinearMaxWidth(
+    max_width: *mut usize,
+    desc: *const hipChannelFormatDesc,
+    device_: i32,
+) -> hipError_t {
+    run("hipDeviceGetTexture1DLinearMaxWidth", || {
+        if max_width.is_null() || desc.is_null() {
+            return Err(Fail::plain(HipError::INVALID_VALUE, "max_width or desc is NULL".into()));
+        }
+        let d = device(device_)?;
+        // SAFETY: checked non-null; the caller's descriptor.
+        let c = unsafe { *desc };
+        let bits: i64 = [c.x, c.y, c.z, c.w].iter().map(|&b| i64::from(b.max(0))).sum();
+        let element = (bits / 8) as usize;
+        if element == 0 {
+            return Err(Fail::plain(HipError::INVALID_VALUE, "the channel format has no bytes".into()));
+        }
+        let linear = match attributes::find(LINEAR_1D) {
+            Some(a) => attributes::answer(a, &facts(d)?) as usize,
+            None => 0,
+        };
+        out(max_width, "max_width", linear / element)
+    })
+}
+
+/// `hipDeviceAttributeMaxTexture1DLinear`.
+const LINEAR_1D: i32 = 41;
+
+/// `hipError_t hipSetValidDevices(int *device_arr, int len)`: HIP-INIT-007.
+/// 6.x: 801 (clr: "Unimplemented"). 7.x: len 0 → 0; NULL, len < 0 or >
+/// the count → 1; a device out of range → 101; the first device becomes
+/// current unless this thread has set one (clr `tls.isSetDeviceCalled`).
+pub unsafe extern "C" fn hipSetValidDevices(device_arr: *mut i32, len: i32) -> hipError_t {
+    run("hipSetValidDevices", || {
+        let e = emu()?;
+        if !profile::is_v7() {
+            ensure!(false, rules::INIT_007, "clr 6.x does not implement it");
+            return Ok(());
+        }
+        if len == 0 {
+            return Ok(());
+        }
+        let count = e.device_count() as i32;
+        let listed = !device_arr.is_null() && len > 0 && len <= count;
+        ensure!(listed, rules::INIT_007, "device_arr is NULL or len {len} is not in [1, {count}]");
+        if !listed {
+            return Ok(());
+        }
+        // SAFETY: the caller's array of `len` ints, checked non-NULL.
+        let ids = unsafe { std::slice::from_raw_parts(device_arr, len as usize) };
+        let valid = ids.iter().all(|&d| e.is_device(i64::from(d)));
+        ensure!(valid, rules::INIT_007 => HipError::INVALID_DEVICE, "{ids:?} names a device out of [0, {count})");
+        if valid && thread::current_device().is_none() {
+            thread::set_current_device(Some(ids[0] as u32));
+        }
+        Ok(())
+    })
+}
+
+/// `hipError_t hipProfilerStart(void)`: 801, as clr (hip_profile.cpp).
+pub unsafe extern "C" fn hipProfilerStart() -> hipError_t {
+    run("hipProfilerStart", || emu().and_then(|_| Err(clr_unimplemented())))
+}
+
+/// `hipError_t hipProfilerStop(void)`: 801, as clr (hip_profile.cpp).
+pub unsafe extern "C" fn hipProfilerStop() -> hipError_t {
+    run("hipProfilerStop", || emu().and_then(|_| Err(clr_unimplemented())))
+}
+
+/// What clr answers for the functions it leaves "Unimplemented": 801.
+pub(super) fn clr_unimplemented() -> Fail {
+    Fail::plain(HipError::NOT_SUPPORTED, "clr does not implement it and answers hipErrorNotSupported".into())
 }

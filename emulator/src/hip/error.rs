@@ -52,3 +52,28 @@ pub unsafe extern "C" fn hipGetErrorName(hipError: hipError_t) -> *const c_char 
 pub unsafe extern "C" fn hipGetErrorString(hipError: hipError_t) -> *const c_char {
     table().iter().find(|e| e.0 == hipError).map_or(c"unknown error".as_ptr(), |e| e.2.as_ptr())
 }
+
+/// hipDrvGetErrorName / String (clr hip_error.cpp): NULL → 1; writes the
+/// text; a code that is not a `hipError_t` → 1 (with the "unknown" text
+/// written). Like clr, they leave the last error alone.
+fn drv_text(code: hipError_t, out: *mut *const c_char, text: *const c_char) -> hipError_t {
+    if out.is_null() {
+        return HipError::INVALID_VALUE.0;
+    }
+    // SAFETY: checked non-null.
+    unsafe { *out = text };
+    let known = code == HipError::UNKNOWN.0 || table().iter().any(|e| e.0 == code);
+    if known { HipError::SUCCESS.0 } else { HipError::INVALID_VALUE.0 }
+}
+
+/// `hipError_t hipDrvGetErrorName(hipError_t hipError, const char **errorString)` (`@hip_5.3`).
+pub unsafe extern "C" fn hipDrvGetErrorName(hipError: hipError_t, errorString: *mut *const c_char) -> hipError_t {
+    // SAFETY: no pointer is read.
+    drv_text(hipError, errorString, unsafe { hipGetErrorName(hipError) })
+}
+
+/// `hipError_t hipDrvGetErrorString(hipError_t hipError, const char **errorString)` (`@hip_5.3`).
+pub unsafe extern "C" fn hipDrvGetErrorString(hipError: hipError_t, errorString: *mut *const c_char) -> hipError_t {
+    // SAFETY: no pointer is read.
+    drv_text(hipError, errorString, unsafe { hipGetErrorString(hipError) })
+}

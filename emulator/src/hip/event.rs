@@ -107,25 +107,46 @@ pub unsafe extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
 /// HIP-EVT-003: NULL event → 400; a dead stream → 709; a stream of another
 /// device → 400; HIP-EVT-007.
 pub unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
-    run("hipEventRecord", || {
-        ensure!(!event.is_null(), rules::EVT_003 => HipError::INVALID_HANDLE, "event is NULL");
-        if event.is_null() {
-            return Ok(());
+    run("hipEventRecord", || record(event, stream))
+}
+
+/// `hipError_t hipEventRecord_spt(hipEvent_t event, hipStream_t stream)`:
+/// hipEventRecord where NULL is the thread's default stream.
+pub unsafe extern "C" fn hipEventRecord_spt(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
+    run("hipEventRecord_spt", || record(event, super::stream::spt(stream)))
+}
+
+/// `hipError_t hipEventRecordWithFlags(hipEvent_t event, hipStream_t stream, unsigned int flags)` (6.4):
+/// `flags` other than `hipEventRecordDefault` or `hipEventRecordExternal` → 1
+/// (the external kind only matters inside graphs); then as hipEventRecord.
+pub unsafe extern "C" fn hipEventRecordWithFlags(event: hipEvent_t, stream: hipStream_t, flags: u32) -> hipError_t {
+    run("hipEventRecordWithFlags", || {
+        if flags != hipEventRecordDefault && flags != hipEventRecordExternal {
+            return Err(Fail::plain(HipError::INVALID_VALUE, format!("flags {flags:#x} is not a hipEventRecord flag")));
         }
-        let e = emu()?;
-        let Some(sid) = or_none(resolve_stream(e, stream, &rules::EVT_003, HipError::CONTEXT_IS_DESTROYED))? else {
-            return Ok(());
-        };
-        let Some(id) = resolve(e, event)? else { return Ok(()) };
-        let (device, _) = e.stream_info(sid).map_err(work_failed)?;
-        let own = state(e).event_device(id);
-        ensure!(
-            device == own,
-            rules::EVT_003 => HipError::INVALID_HANDLE,
-            "the event was made on device {own}, the stream is on device {device}"
-        );
-        e.event_record(id, sid).map_err(work_failed)
+        record(event, stream)
     })
+}
+
+/// hipEventRecord's checks and the record.
+fn record(event: hipEvent_t, stream: hipStream_t) -> Result<(), Fail> {
+    ensure!(!event.is_null(), rules::EVT_003 => HipError::INVALID_HANDLE, "event is NULL");
+    if event.is_null() {
+        return Ok(());
+    }
+    let e = emu()?;
+    let Some(sid) = or_none(resolve_stream(e, stream, &rules::EVT_003, HipError::CONTEXT_IS_DESTROYED))? else {
+        return Ok(());
+    };
+    let Some(id) = resolve(e, event)? else { return Ok(()) };
+    let (device, _) = e.stream_info(sid).map_err(work_failed)?;
+    let own = state(e).event_device(id);
+    ensure!(
+        device == own,
+        rules::EVT_003 => HipError::INVALID_HANDLE,
+        "the event was made on device {own}, the stream is on device {device}"
+    );
+    e.event_record(id, sid).map_err(work_failed)
 }
 
 /// `hipError_t hipEventQuery(hipEvent_t event)`: HIP-EVT-004: NULL → 400;

@@ -50,9 +50,9 @@ pub unsafe extern "C" fn hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_t, devP
         let kind = x.map(|x| x.kind);
         // HIP-IPC-008 (undetermined; emulator 1): host buffers and opened pointers.
         ensure!(
-            !matches!(kind, Some(Kind::Host | Kind::Opened)),
+            !matches!(kind, Some(Kind::Host | Kind::Registered | Kind::Managed | Kind::Opened)),
             rules::IPC_008 => HipError::INVALID_VALUE,
-            "{devPtr:p} is a host buffer or memory opened from another process; only hipMalloc memory is exported"
+            "{devPtr:p} is host memory (hipHostMalloc, registered or managed) or memory opened from another process; only hipMalloc memory is exported"
         );
         // HIP-IPC-007: a hipMemMap'ed address is not exportable.
         ensure!(kind != Some(Kind::Vmm), rules::IPC_007, "{devPtr:p} is hipMemMap'ed memory, not hipMalloc memory");

@@ -7,8 +7,9 @@ use vmmkit_sys::hip::*;
 
 use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::codes::Op;
-use super::pointer::{KIND_MALLOC, Kind, extent};
+use super::pointer::{KIND_MALLOC, Kind, extent, is_known_rows};
 use super::profile::{GRANULARITY, WINDOW};
+use super::state::state;
 use super::stream;
 use crate::core::{Emulator, StreamId, Work, new_generation};
 use crate::registry::Place;
@@ -16,46 +17,56 @@ use crate::registry::Place;
 /// `hipError_t hipMalloc(void **ptr, size_t size)`: shareable device memory on
 /// the current device. Size 0 → 0 with `*ptr = NULL`; too big → 2.
 pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipError_t {
-    run("hipMalloc", || {
-        if ptr.is_null() {
-            return Err(Fail::plain(HipError::INVALID_VALUE, "ptr is NULL".into()));
-        }
-        if size == 0 {
-            // SAFETY: checked non-null.
-            unsafe { put(ptr, std::ptr::null_mut()) };
-            return Ok(());
-        }
-        let e = emu()?;
-        let d = current_device();
-        let rounded = (size as u64)
-            .checked_next_multiple_of(GRANULARITY)
-            .ok_or_else(|| Fail::plain(HipError::OUT_OF_MEMORY, format!("{size} bytes cannot be allocated")))?;
-        let props = [KIND_MALLOC, GRANULARITY, size as u64, new_generation()];
-        let va = e
-            .alloc_plain(Place::Device(d), rounded, GRANULARITY, props, &WINDOW)
-            .map_err(|e| Fail::core(Op::Malloc, e))?;
+    run("hipMalloc", || malloc(ptr, size))
+}
+
+/// hipMalloc's allocation, shared with hipExtMallocWithFlags.
+pub(super) fn malloc(ptr: *mut *mut c_void, size: usize) -> Result<(), Fail> {
+    if ptr.is_null() {
+        return Err(Fail::plain(HipError::INVALID_VALUE, "ptr is NULL".into()));
+    }
+    if size == 0 {
         // SAFETY: checked non-null.
-        unsafe { put(ptr, va as *mut c_void) };
-        Ok(())
-    })
+        unsafe { put(ptr, std::ptr::null_mut()) };
+        return Ok(());
+    }
+    let e = emu()?;
+    let d = current_device();
+    let rounded = (size as u64)
+        .checked_next_multiple_of(GRANULARITY)
+        .ok_or_else(|| Fail::plain(HipError::OUT_OF_MEMORY, format!("{size} bytes cannot be allocated")))?;
+    let props = [KIND_MALLOC, GRANULARITY, size as u64, new_generation()];
+    let va = e
+        .alloc_plain(Place::Device(d), rounded, GRANULARITY, props, &WINDOW)
+        .map_err(|e| Fail::core(Op::Malloc, e))?;
+    // SAFETY: checked non-null.
+    unsafe { put(ptr, va as *mut c_void) };
+    Ok(())
 }
 
 /// Frees the hipMalloc allocation holding `p` (any address inside it), or
 /// closes one open of an IPC-opened range (HIP-IPC-047, emulator choice).
 /// Memory that another process has open stays theirs; new opens of it fail
 /// (HIP-IPC-046).
-fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
+pub(super) fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
     // Pool memory goes back to its pool, an imported pool pointer is closed
     // (clr: ihipFree hands pool memory to Device::FreeMemory).
     if let Some(r) = extent(e, p).and_then(|x| e.pool_free(x.base)) {
         return r.map(drop).map_err(|e| Fail::core(Op::Free, e));
     }
     match extent(e, p) {
+        // Managed memory is host memory in vmmkit (`managed.rs`).
+        Some(x) if x.kind == Kind::Managed => {
+            state(e).mem.remove(x.base);
+            e.free_host(x.base).map_err(|e| Fail::core(Op::Free, e))
+        }
         Some(x) if x.kind == Kind::Opened => e.close_plain(p).map(drop).map_err(|e| Fail::core(Op::IpcClose, e)),
         Some(x) => match x.kind {
             Kind::Malloc(handle) => {
                 e.withdraw(handle).map_err(|e| Fail::core(Op::Free, e))?;
-                e.free_plain(x.base).map_err(|e| Fail::core(Op::Free, e))
+                e.free_plain(x.base).map_err(|e| Fail::core(Op::Free, e))?;
+                state(e).mem.forget(x.base);
+                Ok(())
             }
             _ => Err(Fail::plain(HipError::INVALID_VALUE, format!("{p:#x} is not memory from hipMalloc"))),
         },
@@ -99,26 +110,34 @@ pub(super) enum On {
 
 /// The stream of an `*Async` call: a dead one is 709 (HIP-STM-009, clr's
 /// `isValid` in hipMemcpyAsync); `None` when that check was switched off.
-fn stream_of(e: &Emulator, stream: hipStream_t) -> Result<Option<StreamId>, Fail> {
+pub(super) fn stream_of(e: &Emulator, stream: hipStream_t) -> Result<Option<StreamId>, Fail> {
     stream::or_none(stream::resolve(e, stream, &rules::STM_009, HipError::CONTEXT_IS_DESTROYED))
 }
 
 /// Runs a checked copy or fill `work` as `on` says. A copy with a host
 /// side HIP does not know (pageable memory) waits for its stream before
 /// returning, as clr's `ihipMemcpy` does (`isHostAsync = false`): HIP-STM-011.
-fn submit(e: &Emulator, on: On, work: Work, host_side: bool) -> Result<(), Fail> {
+pub(super) fn submit(e: &Emulator, on: On, work: Work, host_side: bool) -> Result<(), Fail> {
+    submit_all(e, on, std::iter::once(work), host_side)
+}
+
+/// [`submit`] for the rows of one call (2-D and 3-D copies and fills): one
+/// fence, or one stream lookup and one wait, for all of them, in order.
+pub(super) fn submit_all(e: &Emulator, on: On, mut works: impl Iterator<Item = Work>, host_side: bool) -> Result<(), Fail> {
     match on {
         On::Sync => {
             e.legacy_fence(current_device(), None).map_err(stream::work_failed)?;
             // SAFETY: the ranges were checked by the caller as the C contract asks (see `memcpy`, `memset`).
-            unsafe { run_now(e, work) }.map_err(|e| Fail::core(Op::Copy, e))
+            works.try_for_each(|w| unsafe { run_now(e, w) }.map_err(|e| Fail::core(Op::Copy, e)))
         }
         On::Stream(s) => {
             let Some(id) = stream_of(e, s)? else { return Ok(()) };
-            // SAFETY: device parts are checked; host parts are the caller's
-            // buffers, which the vendor requires to stay valid until the
-            // copy has run (a pageable one is waited for below).
-            unsafe { e.enqueue(id, work) }.map_err(stream::work_failed)?;
+            for work in works {
+                // SAFETY: device parts are checked; host parts are the caller's
+                // buffers, which the vendor requires to stay valid until the
+                // copy has run (a pageable one is waited for below).
+                unsafe { e.enqueue(id, work) }.map_err(stream::work_failed)?;
+            }
             if host_side && crate::mutation::enforced(&rules::STM_011) {
                 e.stream_synchronize(id, None).map_err(|e| Fail::core(Op::Copy, e))?;
             }
@@ -144,28 +163,96 @@ unsafe fn run_now(e: &Emulator, work: Work) -> Result<(), crate::core::CoreError
     }
 }
 
-fn memcpy(dst: *mut c_void, src: *const c_void, n: usize, kind: hipMemcpyKind, on: On) -> Result<(), Fail> {
+/// The rows of a copy or fill: `height` × `depth` rows of `width` bytes,
+/// row `(y, z)` at `y * pitch + z * slice` from the start of each side.
+/// A plain copy is one row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Shape {
+    pub width: usize,
+    pub height: usize,
+    pub depth: usize,
+    pub dst_pitch: usize,
+    pub dst_slice: usize,
+    pub src_pitch: usize,
+    pub src_slice: usize,
+}
+
+impl Shape {
+    /// One row of `n` bytes.
+    pub fn line(n: usize) -> Self {
+        Self { width: n, height: 1, depth: 1, dst_pitch: n, dst_slice: n, src_pitch: n, src_slice: n }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.width == 0 || self.height == 0 || self.depth == 0
+    }
+
+    /// Bytes from the start of a side to the end of its last row, `None` on overflow.
+    fn span(&self, pitch: usize, slice: usize) -> Option<usize> {
+        let last = (self.depth - 1).checked_mul(slice)?.checked_add((self.height - 1).checked_mul(pitch)?)?;
+        last.checked_add(self.width)
+    }
+
+    /// Whether the rows follow each other on both sides (one copy or fill).
+    fn is_line(&self) -> bool {
+        let packed = |p: usize, s: usize| {
+            p == self.width && (self.depth == 1 || Some(s) == self.width.checked_mul(self.height))
+        };
+        packed(self.dst_pitch, self.dst_slice) && packed(self.src_pitch, self.src_slice)
+    }
+
+    /// The offsets of each row on the destination and source sides, and its
+    /// length; rows that follow each other on both sides are one. The
+    /// offsets stay within the spans, which the callers have checked.
+    fn rows(self) -> impl Iterator<Item = (usize, usize, usize)> {
+        let (height, depth, width) = if self.is_line() {
+            (1, 1, self.width.saturating_mul(self.height).saturating_mul(self.depth))
+        } else {
+            (self.height, self.depth, self.width)
+        };
+        (0..depth).flat_map(move |z| {
+            (0..height).map(move |y| (z * self.dst_slice + y * self.dst_pitch, z * self.src_slice + y * self.src_pitch, width))
+        })
+    }
+}
+
+/// Whether `kind` is a copy kind.
+fn copy_kind(kind: hipMemcpyKind) -> Result<(), Fail> {
+    if (0..=4).contains(&kind) || kind == hipMemcpyDeviceToDeviceNoCU {
+        Ok(())
+    } else {
+        Err(Fail::plain(HipError::INVALID_MEMCPY_DIRECTION, format!("kind {kind} is not a copy kind")))
+    }
+}
+
+pub(super) fn memcpy(dst: *mut c_void, src: *const c_void, n: usize, kind: hipMemcpyKind, on: On) -> Result<(), Fail> {
+    copy_shape(dst, src, Shape::line(n), kind, on)
+}
+
+/// A copy of `shape`'s rows from `src` to `dst` (hipMemcpy and the 2-D and
+/// 3-D copies of linear memory), with hipMemcpy's checks over the whole
+/// span of each side.
+pub(super) fn copy_shape(dst: *mut c_void, src: *const c_void, shape: Shape, kind: hipMemcpyKind, on: On) -> Result<(), Fail> {
     if let On::Stream(s) = on {
         // clr's hipMemcpyAsync: the kind (21), then the stream (709), then ihipMemcpy.
-        if !((0..=4).contains(&kind) || kind == hipMemcpyDeviceToDeviceNoCU) {
-            return Err(Fail::plain(HipError::INVALID_MEMCPY_DIRECTION, format!("kind {kind} is not a copy kind")));
-        }
+        copy_kind(kind)?;
         if stream_of(emu()?, s)?.is_none() {
             return Ok(());
         }
     }
-    if n == 0 {
+    if shape.is_empty() {
         return Ok(()); // checked before anything else
     }
     if dst.is_null() || src.is_null() {
         return Err(Fail::plain(HipError::INVALID_VALUE, "dst or src is NULL".into()));
     }
-    if !((0..=4).contains(&kind) || kind == hipMemcpyDeviceToDeviceNoCU) {
-        return Err(Fail::plain(HipError::INVALID_MEMCPY_DIRECTION, format!("kind {kind} is not a copy kind")));
-    }
+    copy_kind(kind)?;
     let e = emu()?;
-    within(e, dst as usize, n, "dst")?;
-    within(e, src as usize, n, "src")?;
+    let overflow = || Fail::plain(HipError::INVALID_VALUE, format!("the copy's rows {shape:?} overflow the address space"));
+    let dn = shape.span(shape.dst_pitch, shape.dst_slice).ok_or_else(overflow)?;
+    let sn = shape.span(shape.src_pitch, shape.src_slice).ok_or_else(overflow)?;
+    within(e, dst as usize, dn, "dst")?;
+    within(e, src as usize, sn, "src")?;
     // As clr's IsHtoHMemcpyValid: a kind that names device memory needs one
     // pointer HIP knows; an unknown one is then taken for host memory.
     let named_device = !matches!(kind, hipMemcpyHostToHost | hipMemcpyDefault);
@@ -182,7 +269,31 @@ fn memcpy(dst: *mut c_void, src: *const c_void, n: usize, kind: hipMemcpyKind, o
     // contract of hipMemcpy); device parts, and host addresses no process
     // can map, are checked by the core when the copy runs.
     let host_side = extent(e, d).is_none() || extent(e, s).is_none();
-    submit(e, on, Work::Copy { dst: d, src: s, len: n }, host_side)
+    if shape.is_line() {
+        return submit(e, on, Work::Copy { dst: d, src: s, len: dn }, host_side);
+    }
+    // Rows: the spans must not wrap, and a side HIP does not know must be
+    // mapped over its whole span (one `msync` each); then everything is
+    // checked as a copy checks it before any row is queued, so a bad row
+    // changes nothing: each side's whole span at once, or row by row where
+    // it is a hipMemMap range (whose mappings may leave holes between rows).
+    for (p, n, what) in [(d, dn, "dst"), (s, sn, "src")] {
+        if p.checked_add(n).is_none() || (extent(e, p).is_none() && !e.is_host_mapped(p, n)) {
+            return Err(Fail::plain(
+                HipError::INVALID_VALUE,
+                format!("{what} {p:#x}+{n:#x} is neither memory HIP knows nor mapped host memory"),
+            ));
+        }
+    }
+    let vmm = |p: usize| extent(e, p).is_some_and(|x| x.kind == Kind::Vmm);
+    let check = |p: usize, n: usize| e.check_copy_range(p, n).map_err(|e| Fail::core(Op::Copy, e));
+    if vmm(d) || vmm(s) {
+        shape.rows().try_for_each(|(dof, sof, len)| check(d + dof, len).and_then(|()| check(s + sof, len)))?;
+    } else {
+        check(d, dn).and_then(|()| check(s, sn))?;
+    }
+    let works = shape.rows().map(|(dof, sof, len)| Work::Copy { dst: d + dof, src: s + sof, len });
+    submit_all(e, on, works, host_side)
 }
 
 /// `hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)`:
@@ -209,9 +320,15 @@ pub unsafe extern "C" fn hipMemcpyDtoH(dst: *mut c_void, src: hipDeviceptr_t, si
 }
 
 /// Fills `count` elements of `width` bytes at `dst` with `value`, as `on` says.
-fn memset(dst: *mut c_void, value: u64, width: u8, count: usize, on: On) -> Result<(), Fail> {
+pub(super) fn memset(dst: *mut c_void, value: u64, width: u8, count: usize, on: On) -> Result<(), Fail> {
     let n = count.saturating_mul(usize::from(width));
-    if n == 0 {
+    fill_rows(dst, value, width, Shape::line(n), on)
+}
+
+/// Fills the rows of `shape` (its destination side) at `dst` with `value`
+/// in elements of `width` bytes: hipMemset and the 2-D and 3-D fills.
+pub(super) fn fill_rows(dst: *mut c_void, value: u64, width: u8, shape: Shape, on: On) -> Result<(), Fail> {
+    if shape.is_empty() {
         return Ok(());
     }
     if dst.is_null() {
@@ -219,19 +336,20 @@ fn memset(dst: *mut c_void, value: u64, width: u8, count: usize, on: On) -> Resu
     }
     let e = emu()?;
     let p = dst as usize;
-    let ok = match extent(e, p) {
-        Some(x) if x.kind == Kind::Vmm => e.is_device_range(p, n),
-        Some(x) => x.holds(p, n),
-        None => false,
-    };
-    if !ok {
+    let n = shape
+        .span(shape.dst_pitch, shape.dst_slice)
+        .ok_or_else(|| Fail::plain(HipError::INVALID_VALUE, format!("the rows {shape:?} overflow the address space")))?;
+    // hipMemMap memory: each row must be mapped (there may be holes between rows).
+    if !is_known_rows(e, p, n, shape.rows().map(|(dof, _, len)| (dof, len))) {
         return Err(Fail::plain(
             HipError::INVALID_VALUE,
             format!("{p:#x}+{n:#x} is not (wholly) memory that HIP allocated"),
         ));
     }
     // The range is device memory or a host buffer of ours, checked above.
-    submit(e, on, Work::Fill { dst: p, pattern: value, width, count }, false)
+    let w = usize::from(width);
+    let works = shape.rows().map(|(dof, _, len)| Work::Fill { dst: p + dof, pattern: value, width, count: len / w });
+    submit_all(e, on, works, false)
 }
 
 /// `hipError_t hipMemset(void *dst, int value, size_t sizeBytes)`: n = 0 → 0;
@@ -245,7 +363,7 @@ pub unsafe extern "C" fn hipMemsetD8(dest: hipDeviceptr_t, value: u8, count: usi
     run("hipMemsetD8", || memset(dest, u64::from(value), 1, count, On::Sync))
 }
 
-fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> Result<(), Fail> {
+pub(super) fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> Result<(), Fail> {
     if ptr.is_null() {
         return Err(Fail::plain(HipError::INVALID_VALUE, "ptr is NULL".into()));
     }
@@ -258,7 +376,9 @@ fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> Result<(), Fai
     if flags & both == both {
         return Err(Fail::plain(HipError::INVALID_VALUE, "Coherent and NonCoherent together".into()));
     }
-    let p = emu()?.alloc_host(size).map_err(|e| Fail::core(Op::HostMalloc, e))?;
+    let e = emu()?;
+    let p = e.alloc_host(size).map_err(|e| Fail::core(Op::HostMalloc, e))?;
+    state(e).mem.note_flags(p, flags);
     // SAFETY: checked non-null.
     unsafe { put(ptr, p as *mut c_void) };
     Ok(())
@@ -282,10 +402,17 @@ pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
         if ptr.is_null() {
             return Ok(());
         }
-        emu()?
-            .free_host(ptr as usize)
-            .map_err(|_| Fail::plain(HipError::INVALID_VALUE, format!("{ptr:p} was not allocated by hipHostMalloc")))
+        host_free(emu()?, ptr as usize)
     })
+}
+
+/// Frees the host buffer that starts at `p` (hipHostFree, hipFreeHost).
+pub(super) fn host_free(e: &Emulator, p: usize) -> Result<(), Fail> {
+    e.free_host(p)
+        .map_err(|_| Fail::plain(HipError::INVALID_VALUE, format!("{p:#x} was not allocated by hipHostMalloc")))?;
+    // Managed memory is a host buffer too (clr frees it here as well).
+    state(e).mem.remove(p);
+    Ok(())
 }
 
 /// `hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr)`,
@@ -306,11 +433,19 @@ pub unsafe extern "C" fn hipPointerGetAttributes(
                 Place::Device(d) | Place::Host(d) => d as i32,
             };
             a.devicePointer = p;
-            if x.kind == Kind::Host {
-                a.type_ = hipMemoryTypeHost;
-                a.hostPointer = p;
-            } else {
-                a.type_ = hipMemoryTypeDevice;
+            a.allocationFlags = state(e).mem.flags(x.base);
+            match x.kind {
+                Kind::Host | Kind::Registered => {
+                    a.type_ = hipMemoryTypeHost;
+                    a.hostPointer = p;
+                }
+                // clr hip_memory.cpp:3806: managed memory reports its own type.
+                Kind::Managed => {
+                    a.type_ = hipMemoryTypeManaged;
+                    a.hostPointer = p;
+                    a.isManaged = 1;
+                }
+                _ => a.type_ = hipMemoryTypeDevice,
             }
         }
         // SAFETY: checked non-null.
@@ -330,7 +465,7 @@ pub unsafe extern "C" fn hipMemGetAddressRange(
 ) -> hipError_t {
     run("hipMemGetAddressRange", || {
         let x = extent(emu()?, dptr as usize)
-            .filter(|x| x.kind != Kind::Host)
+            .filter(|x| !matches!(x.kind, Kind::Host | Kind::Registered))
             .ok_or_else(|| Fail::plain(HipError::NOT_FOUND, format!("{dptr:p} is not device memory")))?;
         // SAFETY: each output is written only when non-null.
         unsafe {
@@ -381,14 +516,9 @@ pub unsafe extern "C" fn hipMemcpyDtoD(dst: hipDeviceptr_t, src: hipDeviceptr_t,
 }
 
 /// The device checks of clr's hipMemcpyPeer: either out of range → 101.
-fn peer_devices(dst: i32, src: i32) -> Result<(), Fail> {
-    let e = emu()?;
-    for d in [src, dst] {
-        if !e.is_device(i64::from(d)) {
-            return Err(Fail::plain(HipError::INVALID_DEVICE, format!("device {d} is not in [0, {})", e.device_count())));
-        }
-    }
-    Ok(())
+pub(super) fn peer_devices(dst: i32, src: i32) -> Result<(), Fail> {
+    super::device::device(src)?;
+    super::device::device(dst).map(drop)
 }
 
 /// `hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes)`:

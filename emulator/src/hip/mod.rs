@@ -30,10 +30,12 @@
 //! assert_eq!(HipError(unsafe { (hip.hipGetLastError)() }), HipError::SUCCESS);
 //! ```
 
+mod attributes;
 mod call;
 mod codes;
 mod pointer;
 mod profile;
+mod ranges;
 mod state;
 
 use vmmkit_sys::hip::HipApi;
@@ -48,5 +50,7 @@ crate::dialect_api! {
     functions: vmmkit_sys::hip_functions,
     types: vmmkit_sys::hip,
     table: HipApi,
-    modules: device, error, event, ipc, memory, pool, share, stream, vmm,
+    modules: capture, context, device, error, event, ipc, memory, pool, register, share, stream, stream_ops, vmm,
+    // Issue 18: memory.
+    array, attr, host, managed, pitched, proc,
 }

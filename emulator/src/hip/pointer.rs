@@ -25,6 +25,10 @@ pub(super) enum Kind {
     Vmm,
     /// A hipHostMalloc buffer.
     Host,
+    /// Host memory of the program's, registered by hipHostRegister.
+    Registered,
+    /// hipMallocManaged memory (host memory in vmmkit, `ranges.rs`).
+    Managed,
 }
 
 /// The allocation that holds an address.
@@ -55,7 +59,8 @@ fn asked(props: &[u64; 4], len: usize) -> usize {
 }
 
 /// The allocation that holds `p`, if any: an opened IPC range, hipMalloc
-/// memory (within the size asked for), a hipMemMap mapping, or a host buffer.
+/// memory (within the size asked for), a hipMemMap mapping, a registered or
+/// managed range, or a host buffer.
 pub(super) fn extent(e: &Emulator, p: usize) -> Option<Extent> {
     if let Some((base, o)) = e.opened_at(p) {
         let size = asked(&o.props, o.len);
@@ -78,7 +83,34 @@ pub(super) fn extent(e: &Emulator, p: usize) -> Option<Extent> {
         let info = e.describe(m.handle).ok()?;
         return Some(Extent { base, size: m.len, kind: Kind::Vmm, device: info.owner, props: info.props });
     }
+    if let Some((base, r)) = super::state::state(e).mem.range_at(p) {
+        let kind = if r.managed.is_some() { Kind::Managed } else { Kind::Registered };
+        return Some(Extent { base, size: r.len, kind, device: Place::Device(r.device), props: [0; 4] });
+    }
     let (base, size) = e.host_at(p)?;
     let device = Place::Device(super::call::current_device());
     Some(Extent { base, size, kind: Kind::Host, device, props: [0; 4] })
+}
+
+/// Whether `p..p+n` is wholly memory HIP knows: within one allocation, or
+/// mapped device memory across VMM mappings (hipMemset's check; the stream
+/// memory operations use it too).
+pub(super) fn is_known_range(e: &Emulator, p: usize, n: usize) -> bool {
+    is_known_rows(e, p, n, std::iter::once((0, n)))
+}
+
+/// [`is_known_range`] for the rows `(offset, len)` of a 2-D or 3-D fill
+/// spanning `p..p+span`: within one allocation, or, in hipMemMap memory,
+/// each row mapped (mappings may leave holes between rows).
+pub(super) fn is_known_rows(
+    e: &Emulator,
+    p: usize,
+    span: usize,
+    rows: impl IntoIterator<Item = (usize, usize)>,
+) -> bool {
+    match extent(e, p) {
+        Some(x) if x.kind == Kind::Vmm => rows.into_iter().all(|(off, len)| e.is_device_range(p + off, len)),
+        Some(x) => x.holds(p, span),
+        None => false,
+    }
 }

@@ -24,6 +24,37 @@ pub(super) struct State {
     /// The device each event was made on (hipEventRecord and
     /// hipEventElapsedTime compare it, as clr does).
     event_devices: Mutex<HashMap<EventId, u32>>,
+    /// What hipSetDeviceFlags, hipDeviceSetLimit and hipDeviceReset keep per device.
+    devices: Mutex<HashMap<u32, DeviceSettings>>,
+    /// Per stream: its CU mask (hipExtStreamCreateWithCUMask) and the
+    /// attributes set on it (hipStreamSetAttribute), raw 64-byte values.
+    stream_extras: Mutex<HashMap<StreamId, StreamExtras>>,
+    /// Registered and managed ranges, allocation flags (issue 18: memory).
+    pub mem: super::ranges::MemState,
+}
+
+/// What a device keeps between calls (clr `hip::Device`'s flags, and its
+/// `amd::Device` stack and heap sizes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct DeviceSettings {
+    /// hipGetDeviceFlags: the scheduling flags (clr keeps `flags & hipDeviceScheduleMask`).
+    pub flags: u32,
+    /// hipLimitStackSize.
+    pub stack_size: usize,
+    /// hipLimitMallocHeapSize.
+    pub heap_size: usize,
+    /// hipDevicePrimaryCtxGetState's `active`: set by a retain or a context
+    /// made on it, cleared by hipDeviceReset (clr `Device::SetActiveStatus`).
+    pub active: bool,
+}
+
+/// A stream's CU mask and attributes.
+#[derive(Debug, Clone, Default)]
+pub(super) struct StreamExtras {
+    /// The mask it was made with; empty: all CUs.
+    pub cu_mask: Vec<u32>,
+    /// Attribute id → its value as set.
+    pub attributes: HashMap<i32, [u8; 64]>,
 }
 
 /// The HIP state of the process whose emulator is `e`.
@@ -84,9 +115,48 @@ impl State {
         lock(&self.priorities).get(&id).copied().unwrap_or(0)
     }
 
+    /// Sets the priority of stream `id` (hipStreamSetAttribute).
+    pub fn set_priority(&self, id: StreamId, priority: i32) {
+        lock(&self.priorities).insert(id, priority);
+    }
+
     /// Forgets a destroyed stream.
     pub fn forget_stream(&self, id: StreamId) {
         lock(&self.priorities).remove(&id);
+        lock(&self.stream_extras).remove(&id);
+    }
+
+    /// The streams made here and not destroyed.
+    pub fn streams(&self) -> Vec<StreamId> {
+        lock(&self.priorities).keys().copied().collect()
+    }
+
+    /// The CU mask and attributes of stream `id` (default: none set).
+    pub fn extras(&self, id: StreamId) -> StreamExtras {
+        lock(&self.stream_extras).get(&id).cloned().unwrap_or_default()
+    }
+
+    /// Changes the extras of stream `id`.
+    pub fn set_extras(&self, id: StreamId, f: impl FnOnce(&mut StreamExtras)) {
+        f(lock(&self.stream_extras).entry(id).or_default());
+    }
+
+    /// The settings of `device` (`default` until changed).
+    pub fn device(&self, device: u32, default: DeviceSettings) -> DeviceSettings {
+        lock(&self.devices).get(&device).copied().unwrap_or(default)
+    }
+
+    /// Changes the settings of `device`, starting from `default`.
+    pub fn set_device(&self, device: u32, default: DeviceSettings, f: impl FnOnce(&mut DeviceSettings)) {
+        f(lock(&self.devices).entry(device).or_insert(default));
+    }
+
+    /// hipDeviceReset: the flags go back to `flags` (clr `Device::Reset`);
+    /// the limits stay (rocclr keeps them on the `amd::Device`).
+    pub fn reset_device(&self, device: u32, flags: u32) {
+        if let Some(s) = lock(&self.devices).get_mut(&device) {
+            s.flags = flags;
+        }
     }
 
     /// Records the device event `id` was made on.

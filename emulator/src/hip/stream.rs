@@ -10,7 +10,7 @@
 //! stream made here is a tagged value ([`HandleTag`]), looked up, never
 //! dereferenced. A destroyed or unknown value is 709
 //! (hipErrorContextIsDestroyed), clr's answer when `hip::isValid` fails.
-#![allow(non_snake_case)]
+#![allow(non_snake_case, non_upper_case_globals)]
 
 use std::ffi::c_void;
 
@@ -174,7 +174,7 @@ pub unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t
 }
 
 /// The stream of a call whose only stream rule is HIP-STM-004 (709).
-fn live(e: &Emulator, stream: hipStream_t) -> Result<Option<StreamId>, Fail> {
+pub(super) fn live(e: &Emulator, stream: hipStream_t) -> Result<Option<StreamId>, Fail> {
     or_none(resolve(e, stream, &rules::STM_004, HipError::CONTEXT_IS_DESTROYED))
 }
 
@@ -306,5 +306,231 @@ pub unsafe extern "C" fn hipLaunchHostFunc(stream: hipStream_t, fn_: hipHostFn_t
                 unsafe { (c.f)(c.user as *mut c_void) }
             }),
         )
+    })
+}
+
+// ---- Issue 18: the rest of Stream Management (clr 6.3 hip_stream.cpp,
+// hip_intercept.cpp; 7.1/7.2 stream attributes) ----
+
+/// The stream an `_spt` variant means: NULL is the thread's default stream
+/// (clr `PER_THREAD_DEFAULT_STREAM`).
+pub(super) fn spt(stream: hipStream_t) -> hipStream_t {
+    if stream.is_null() { hipStreamPerThread } else { stream }
+}
+
+/// `hipError_t hipStreamSynchronize_spt(hipStream_t stream)`: hipStreamSynchronize with [`spt`].
+pub unsafe extern "C" fn hipStreamSynchronize_spt(stream: hipStream_t) -> hipError_t {
+    // SAFETY: the same contract, with the stream translated.
+    unsafe { hipStreamSynchronize(spt(stream)) }
+}
+
+/// `hipError_t hipStreamQuery_spt(hipStream_t stream)`: hipStreamQuery with [`spt`].
+pub unsafe extern "C" fn hipStreamQuery_spt(stream: hipStream_t) -> hipError_t {
+    // SAFETY: the same contract, with the stream translated.
+    unsafe { hipStreamQuery(spt(stream)) }
+}
+
+/// `hipError_t hipStreamWaitEvent_spt(hipStream_t stream, hipEvent_t event, unsigned int flags)`.
+pub unsafe extern "C" fn hipStreamWaitEvent_spt(stream: hipStream_t, event: hipEvent_t, flags: u32) -> hipError_t {
+    // SAFETY: the same contract, with the stream translated.
+    unsafe { hipStreamWaitEvent(spt(stream), event, flags) }
+}
+
+/// `hipError_t hipStreamGetFlags_spt(hipStream_t stream, unsigned int *flags)`.
+pub unsafe extern "C" fn hipStreamGetFlags_spt(stream: hipStream_t, flags: *mut u32) -> hipError_t {
+    // SAFETY: the same contract, with the stream translated.
+    unsafe { hipStreamGetFlags(spt(stream), flags) }
+}
+
+/// `hipError_t hipStreamGetPriority_spt(hipStream_t stream, int *priority)`.
+pub unsafe extern "C" fn hipStreamGetPriority_spt(stream: hipStream_t, priority: *mut i32) -> hipError_t {
+    // SAFETY: the same contract, with the stream translated.
+    unsafe { hipStreamGetPriority(spt(stream), priority) }
+}
+
+/// `hipError_t hipStreamAddCallback_spt(hipStream_t stream, hipStreamCallback_t callback, void *userData, unsigned int flags)`.
+pub unsafe extern "C" fn hipStreamAddCallback_spt(
+    stream: hipStream_t,
+    callback: hipStreamCallback_t,
+    userData: *mut c_void,
+    flags: u32,
+) -> hipError_t {
+    // SAFETY: the same contract, with the stream translated.
+    unsafe { hipStreamAddCallback(spt(stream), callback, userData, flags) }
+}
+
+/// `hipError_t hipLaunchHostFunc_spt(hipStream_t stream, hipHostFn_t fn, void *userData)`.
+pub unsafe extern "C" fn hipLaunchHostFunc_spt(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t {
+    // SAFETY: the same contract, with the stream translated.
+    unsafe { hipLaunchHostFunc(spt(stream), fn_, userData) }
+}
+
+/// The device of a live stream `s` (NULL: the current device).
+fn device_of(e: &Emulator, s: hipStream_t) -> Result<Option<u32>, Fail> {
+    let Some(id) = live(e, s)? else { return Ok(None) };
+    Ok(Some(e.stream_info(id).map_err(work_failed)?.0))
+}
+
+/// `hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device)`:
+/// NULL `device` → 1; a dead stream → 709 (HIP-STM-004); the NULL stream's is the current device.
+pub unsafe extern "C" fn hipStreamGetDevice(stream: hipStream_t, device: *mut hipDevice_t) -> hipError_t {
+    run("hipStreamGetDevice", || {
+        ensure!(!device.is_null(), rules::STM_004 => HipError::INVALID_VALUE, "device is NULL");
+        let e = emu()?;
+        let Some(d) = device_of(e, stream)? else { return Ok(()) };
+        if !device.is_null() {
+            // SAFETY: checked non-null.
+            unsafe { put(device, d as i32) };
+        }
+        Ok(())
+    })
+}
+
+/// `int hipGetStreamDeviceId(hipStream_t stream)`: the stream's device, −1
+/// for a dead stream (clr hip_intercept.cpp). It sets no error.
+pub unsafe extern "C" fn hipGetStreamDeviceId(stream: hipStream_t) -> i32 {
+    let Ok(e) = emu() else { return -1 };
+    lookup(e, stream).and_then(|id| e.stream_info(id).ok()).map_or(-1, |(d, _)| d as i32)
+}
+
+/// Words of a CU mask with a bit per compute unit, all set.
+fn default_cu_mask() -> Vec<u32> {
+    let cus = super::profile::COMPUTE_UNITS as u32;
+    (0..cus.div_ceil(32)).map(|w| if (w + 1) * 32 <= cus { u32::MAX } else { (1u32 << (cus % 32)) - 1 }).collect()
+}
+
+/// `hipError_t hipExtStreamCreateWithCUMask(hipStream_t *stream, uint32_t cuMaskSize, const uint32_t *cuMask)`:
+/// NULL `stream` → 400; size 0 or NULL mask → 1; a blocking stream that keeps the mask.
+pub unsafe extern "C" fn hipExtStreamCreateWithCUMask(stream: *mut hipStream_t, cuMaskSize: u32, cuMask: *const u32) -> hipError_t {
+    run("hipExtStreamCreateWithCUMask", || {
+        if stream.is_null() {
+            return Err(Fail::plain(HipError::INVALID_HANDLE, "stream is NULL".into()));
+        }
+        if cuMaskSize == 0 || cuMask.is_null() {
+            return Err(Fail::plain(HipError::INVALID_VALUE, "cuMaskSize is 0 or cuMask is NULL".into()));
+        }
+        // SAFETY: the caller's array of `cuMaskSize` words, checked non-null.
+        let mask = unsafe { std::slice::from_raw_parts(cuMask, cuMaskSize as usize) }.to_vec();
+        create(stream, hipStreamDefault, 0)?;
+        let e = emu()?;
+        // SAFETY: `create` wrote the new stream there.
+        let made = unsafe { *stream };
+        if let Some(id) = lookup(e, made) {
+            state(e).set_extras(id, |x| x.cu_mask = mask);
+        }
+        Ok(())
+    })
+}
+
+/// `hipError_t hipExtStreamGetCUMask(hipStream_t stream, uint32_t cuMaskSize, uint32_t *cuMask)`:
+/// NULL mask or fewer words than the device's compute units need → 1; the
+/// NULL and per-thread streams answer all units; a made stream its mask
+/// and-ed with all units, or all units when that is empty (clr).
+pub unsafe extern "C" fn hipExtStreamGetCUMask(stream: hipStream_t, cuMaskSize: u32, cuMask: *mut u32) -> hipError_t {
+    run("hipExtStreamGetCUMask", || {
+        let all = default_cu_mask();
+        if cuMask.is_null() || (cuMaskSize as usize) < all.len() {
+            return Err(Fail::plain(
+                HipError::INVALID_VALUE,
+                format!("cuMask is NULL or cuMaskSize {cuMaskSize} < {} words", all.len()),
+            ));
+        }
+        let e = emu()?;
+        let Some(id) = live(e, stream)? else { return Ok(()) };
+        let mine = if (stream as usize) <= 2 { Vec::new() } else { state(e).extras(id).cu_mask };
+        let anded: Vec<u32> = mine.iter().zip(&all).map(|(m, a)| m & a).collect();
+        let mask = if anded.iter().all(|&w| w == 0) { all } else { anded };
+        // SAFETY: the caller's array holds `cuMaskSize` ≥ `mask.len()` words.
+        unsafe { std::ptr::copy_nonoverlapping(mask.as_ptr(), cuMask, mask.len()) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipStreamGetId(hipStream_t stream, unsigned long long *streamId)` (7.1):
+/// NULL → 1, a dead stream → 709; an id unique in the process.
+pub unsafe extern "C" fn hipStreamGetId(stream: hipStream_t, streamId: *mut u64) -> hipError_t {
+    run("hipStreamGetId", || {
+        ensure!(!streamId.is_null(), rules::STM_004 => HipError::INVALID_VALUE, "streamId is NULL");
+        let e = emu()?;
+        let Some(id) = live(e, stream)? else { return Ok(()) };
+        if !streamId.is_null() {
+            // SAFETY: checked non-null.
+            unsafe { put(streamId, id.0) };
+        }
+        Ok(())
+    })
+}
+
+/// The stream attributes of `hipStreamAttrID`: AccessPolicyWindow,
+/// SynchronizationPolicy, Priority, MemSyncDomainMap, MemSyncDomain.
+fn stream_attr(attr: hipStreamAttrID) -> Result<(), Fail> {
+    match attr {
+        hipLaunchAttributeAccessPolicyWindow
+        | hipLaunchAttributeSynchronizationPolicy
+        | hipLaunchAttributePriority
+        | hipLaunchAttributeMemSyncDomainMap
+        | hipLaunchAttributeMemSyncDomain => Ok(()),
+        _ => Err(Fail::plain(HipError::INVALID_VALUE, format!("attribute {attr} is not a stream attribute"))),
+    }
+}
+
+/// `hipError_t hipStreamGetAttribute(hipStream_t stream, hipStreamAttrID attr, hipStreamAttrValue *value_out)` (7.1):
+/// NULL → 1, not a stream attribute → 1, a dead stream → 709; Priority is
+/// the stream's, the others what was set (zero until then).
+pub unsafe extern "C" fn hipStreamGetAttribute(stream: hipStream_t, attr: hipStreamAttrID, value_out: *mut hipStreamAttrValue) -> hipError_t {
+    run("hipStreamGetAttribute", || {
+        if value_out.is_null() {
+            return Err(Fail::plain(HipError::INVALID_VALUE, "value_out is NULL".into()));
+        }
+        stream_attr(attr)?;
+        let e = emu()?;
+        let Some(id) = live(e, stream)? else { return Ok(()) };
+        let mut v = hipStreamAttrValue::default();
+        if attr == hipLaunchAttributePriority {
+            v.bytes[..4].copy_from_slice(&state(e).priority(id).to_le_bytes());
+        } else if let Some(b) = state(e).extras(id).attributes.get(&attr) {
+            v.bytes = *b;
+        }
+        // SAFETY: checked non-null.
+        unsafe { put(value_out, v) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipStreamSetAttribute(hipStream_t stream, hipStreamAttrID attr, const hipStreamAttrValue *value)` (7.1):
+/// as hipStreamGetAttribute; a priority is clamped to [−1, 1] (HIP-STM-002).
+pub unsafe extern "C" fn hipStreamSetAttribute(stream: hipStream_t, attr: hipStreamAttrID, value: *const hipStreamAttrValue) -> hipError_t {
+    run("hipStreamSetAttribute", || {
+        if value.is_null() {
+            return Err(Fail::plain(HipError::INVALID_VALUE, "value is NULL".into()));
+        }
+        stream_attr(attr)?;
+        let e = emu()?;
+        let Some(id) = live(e, stream)? else { return Ok(()) };
+        // SAFETY: checked non-null; the caller's 64-byte value.
+        let v = unsafe { *value };
+        if attr == hipLaunchAttributePriority {
+            let p = i32::from_le_bytes([v.bytes[0], v.bytes[1], v.bytes[2], v.bytes[3]]);
+            state(e).set_priority(id, p.clamp(PRIORITY_GREATEST, PRIORITY_LEAST));
+        } else {
+            state(e).set_extras(id, |x| {
+                x.attributes.insert(attr, v.bytes);
+            });
+        }
+        Ok(())
+    })
+}
+
+/// `hipError_t hipStreamCopyAttributes(hipStream_t dst, hipStream_t src)` (7.2):
+/// either dead → 709; `dst` gets `src`'s priority and attributes.
+pub unsafe extern "C" fn hipStreamCopyAttributes(dst: hipStream_t, src: hipStream_t) -> hipError_t {
+    run("hipStreamCopyAttributes", || {
+        let e = emu()?;
+        let (Some(d), Some(s)) = (live(e, dst)?, live(e, src)?) else { return Ok(()) };
+        let st = state(e);
+        let from = st.extras(s);
+        st.set_priority(d, st.priority(s));
+        st.set_extras(d, |x| x.attributes = from.attributes);
+        Ok(())
     })
 }

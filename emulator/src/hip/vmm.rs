@@ -45,7 +45,10 @@ fn is_device(e: &Emulator, d: i32) -> bool {
 /// An address that belongs to hipMalloc memory or an IPC-opened range: VMM
 /// calls refuse it (it is not a hipMemAddressReserve range of the program).
 fn not_vmm_range(e: &Emulator, p: usize) -> bool {
-    matches!(extent(e, p).map(|x| x.kind), Some(Kind::Malloc(_) | Kind::Opened | Kind::Host))
+    matches!(
+        extent(e, p).map(|x| x.kind),
+        Some(Kind::Malloc(_) | Kind::Opened | Kind::Host | Kind::Registered | Kind::Managed)
+    )
 }
 
 /// `hipError_t hipMemGetAllocationGranularity(size_t *granularity, const hipMemAllocationProp *prop, hipMemAllocationGranularity_flags option)`:

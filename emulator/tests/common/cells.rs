@@ -70,7 +70,13 @@ fn command(e: &Emulator, stream: StreamId, line: &str) -> String {
         }
         // Records EV behind work that never ends (the record never completes).
         ["stuck-record", ev] => {
-            let w = Work::WaitValue { addr: NEVER.as_ptr() as usize, value: 1, width: 8, cmp: ValueCmp::Eq };
+            let w = Work::WaitValue {
+                addr: NEVER.as_ptr() as usize,
+                value: 1,
+                mask: u64::MAX,
+                width: 8,
+                cmp: ValueCmp::Eq,
+            };
             let s = e.stream_create(0, StreamKind::NonBlocking);
             // SAFETY: NEVER is a static.
             unsafe { e.enqueue(s, w) }.and_then(|()| e.event_record(id(ev), s)).map(|()| String::new())

@@ -4,6 +4,7 @@
 use std::ffi::{c_char, c_void};
 use std::path::Path;
 
+use super::mem_types::*;
 use super::types::*;
 use crate::loader::{LibrarySpec, LoadError, Loaded};
 
@@ -148,6 +149,110 @@ macro_rules! hip_functions {
                 hipMemsetD16Async: fn(dest: hipDeviceptr_t, value: u16, count: usize, stream: hipStream_t) -> hipError_t;
                 hipMemsetD32: fn(dest: hipDeviceptr_t, value: i32, count: usize) -> hipError_t;
                 hipMemsetD32Async: fn(dst: hipDeviceptr_t, value: i32, count: usize, stream: hipStream_t) -> hipError_t;
+                // Issue 18: devices, contexts, streams, events. `@hip_4.2` but
+                // hipDeviceGetUuid (`@hip_5.1`), as Debian's libamdhip64.so.7 (7.2.4) has them.
+                hipDeviceReset: fn() -> hipError_t;
+                hipDeviceGetPCIBusId: fn(pciBusId: *mut c_char, len: i32, device: i32) -> hipError_t;
+                hipDeviceGetByPCIBusId: fn(device: *mut i32, pciBusId: *const c_char) -> hipError_t;
+                hipDeviceGetName: fn(name: *mut c_char, len: i32, device: hipDevice_t) -> hipError_t;
+                hipDeviceGetUuid: fn(uuid: *mut hipUUID, device: hipDevice_t) -> hipError_t;
+                hipDeviceTotalMem: fn(bytes: *mut usize, device: hipDevice_t) -> hipError_t;
+                hipDeviceComputeCapability: fn(major: *mut i32, minor: *mut i32, device: hipDevice_t) -> hipError_t;
+                hipDeviceGetP2PAttribute: fn(value: *mut i32, attr: hipDeviceP2PAttr, srcDevice: i32, dstDevice: i32) -> hipError_t;
+                hipExtGetLinkTypeAndHopCount: fn(device1: i32, device2: i32, linktype: *mut u32, hopcount: *mut u32) -> hipError_t;
+                hipSetDeviceFlags: fn(flags: u32) -> hipError_t;
+                hipGetDeviceFlags: fn(flags: *mut u32) -> hipError_t;
+                hipDeviceGetLimit: fn(pValue: *mut usize, limit: hipLimit_t) -> hipError_t;
+                hipDeviceSetCacheConfig: fn(cacheConfig: hipFuncCache_t) -> hipError_t;
+                hipDeviceGetCacheConfig: fn(cacheConfig: *mut hipFuncCache_t) -> hipError_t;
+                hipDeviceSetSharedMemConfig: fn(config: hipSharedMemConfig) -> hipError_t;
+                hipDeviceGetSharedMemConfig: fn(pConfig: *mut hipSharedMemConfig) -> hipError_t;
+                /// The `@hip_4.2` entry point: the old 792-byte layout (hipChooseDeviceR0000).
+                hipChooseDevice: fn(device: *mut i32, prop: *const hipDeviceProp_t) -> hipError_t;
+                hipCtxCreate: fn(ctx: *mut hipCtx_t, flags: u32, device: hipDevice_t) -> hipError_t;
+                hipCtxDestroy: fn(ctx: hipCtx_t) -> hipError_t;
+                hipCtxPushCurrent: fn(ctx: hipCtx_t) -> hipError_t;
+                hipCtxPopCurrent: fn(ctx: *mut hipCtx_t) -> hipError_t;
+                hipCtxSetCurrent: fn(ctx: hipCtx_t) -> hipError_t;
+                hipCtxGetCurrent: fn(ctx: *mut hipCtx_t) -> hipError_t;
+                hipCtxGetDevice: fn(device: *mut hipDevice_t) -> hipError_t;
+                hipCtxGetApiVersion: fn(ctx: hipCtx_t, apiVersion: *mut u32) -> hipError_t;
+                hipCtxGetCacheConfig: fn(cacheConfig: *mut hipFuncCache_t) -> hipError_t;
+                hipCtxSetCacheConfig: fn(cacheConfig: hipFuncCache_t) -> hipError_t;
+                hipCtxSetSharedMemConfig: fn(config: hipSharedMemConfig) -> hipError_t;
+                hipCtxGetSharedMemConfig: fn(pConfig: *mut hipSharedMemConfig) -> hipError_t;
+                hipCtxSynchronize: fn() -> hipError_t;
+                hipCtxGetFlags: fn(flags: *mut u32) -> hipError_t;
+                hipCtxEnablePeerAccess: fn(peerCtx: hipCtx_t, flags: u32) -> hipError_t;
+                hipCtxDisablePeerAccess: fn(peerCtx: hipCtx_t) -> hipError_t;
+                hipDevicePrimaryCtxGetState: fn(dev: hipDevice_t, flags: *mut u32, active: *mut i32) -> hipError_t;
+                hipDevicePrimaryCtxRelease: fn(dev: hipDevice_t) -> hipError_t;
+                hipDevicePrimaryCtxRetain: fn(pctx: *mut hipCtx_t, dev: hipDevice_t) -> hipError_t;
+                hipDevicePrimaryCtxReset: fn(dev: hipDevice_t) -> hipError_t;
+                hipDevicePrimaryCtxSetFlags: fn(dev: hipDevice_t, flags: u32) -> hipError_t;
+                /// Returns the device (an `int`), −1 for a dead stream (clr hip_intercept.cpp).
+                hipGetStreamDeviceId: fn(stream: hipStream_t) -> i32;
+                hipExtStreamCreateWithCUMask: fn(stream: *mut hipStream_t, cuMaskSize: u32, cuMask: *const u32) -> hipError_t;
+                hipExtStreamGetCUMask: fn(stream: hipStream_t, cuMaskSize: u32, cuMask: *mut u32) -> hipError_t;
+                hipProfilerStart: fn() -> hipError_t;
+                // What a hipcc-built program calls at load and exit for its code
+                // objects (`@hip_4.2`): bookkeeping only; launching fails (device code).
+                // `uint3*`/`dim3*` parameters are passed as `void*`.
+                __hipRegisterFatBinary: fn(data: *const c_void) -> *mut *mut c_void;
+                __hipRegisterFunction: fn(modules: *mut *mut c_void, hostFunction: *const c_void, deviceFunction: *mut c_char, deviceName: *const c_char, threadLimit: u32, tid: *mut c_void, bid: *mut c_void, blockDim: *mut c_void, gridDim: *mut c_void, wSize: *mut i32) -> ();
+                __hipRegisterVar: fn(modules: *mut *mut c_void, var: *mut c_void, hostVar: *mut c_char, deviceVar: *mut c_char, ext: i32, size: usize, constant: i32, global: i32) -> ();
+                __hipUnregisterFatBinary: fn(modules: *mut *mut c_void) -> ();
+                hipProfilerStop: fn() -> hipError_t;
+                // Issue 18: memory. All `@hip_4.2` (nm -D of Debian's libamdhip64.so.7, 7.2.4).
+                /// `flags` is one of `hipDeviceMalloc*` / `hipMallocSignalMemory`, not a mask.
+                hipExtMallocWithFlags: fn(ptr: *mut *mut c_void, sizeBytes: usize, flags: u32) -> hipError_t;
+                hipMallocHost: fn(ptr: *mut *mut c_void, size: usize) -> hipError_t;
+                hipMemAllocHost: fn(ptr: *mut *mut c_void, size: usize) -> hipError_t;
+                hipHostAlloc: fn(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t;
+                hipFreeHost: fn(ptr: *mut c_void) -> hipError_t;
+                hipMemGetInfo: fn(free: *mut usize, total: *mut usize) -> hipError_t;
+                hipMemPtrGetInfo: fn(ptr: *mut c_void, size: *mut usize) -> hipError_t;
+                hipMemcpyWithStream: fn(dst: *mut c_void, src: *const c_void, sizeBytes: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipHostRegister: fn(hostPtr: *mut c_void, sizeBytes: usize, flags: u32) -> hipError_t;
+                hipHostUnregister: fn(hostPtr: *mut c_void) -> hipError_t;
+                hipHostGetDevicePointer: fn(devPtr: *mut *mut c_void, hstPtr: *mut c_void, flags: u32) -> hipError_t;
+                hipHostGetFlags: fn(flagsPtr: *mut u32, hostPtr: *mut c_void) -> hipError_t;
+                hipMallocManaged: fn(dev_ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t;
+                hipMemAdvise: fn(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device: i32) -> hipError_t;
+                hipMemPrefetchAsync: fn(dev_ptr: *const c_void, count: usize, device: i32, stream: hipStream_t) -> hipError_t;
+                hipMemRangeGetAttribute: fn(data: *mut c_void, data_size: usize, attribute: hipMemRangeAttribute, dev_ptr: *const c_void, count: usize) -> hipError_t;
+                hipMemRangeGetAttributes: fn(data: *mut *mut c_void, data_sizes: *mut usize, attributes: *mut hipMemRangeAttribute, num_attributes: usize, dev_ptr: *const c_void, count: usize) -> hipError_t;
+                hipStreamAttachMemAsync: fn(stream: hipStream_t, dev_ptr: *mut c_void, length: usize, flags: u32) -> hipError_t;
+                hipMallocPitch: fn(ptr: *mut *mut c_void, pitch: *mut usize, width: usize, height: usize) -> hipError_t;
+                hipMemAllocPitch: fn(dptr: *mut hipDeviceptr_t, pitch: *mut usize, widthInBytes: usize, height: usize, elementSizeBytes: u32) -> hipError_t;
+                hipMalloc3D: fn(pitchedDevPtr: *mut hipPitchedPtr, extent: hipExtent) -> hipError_t;
+                hipMemcpy2D: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpy2DAsync: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipMemcpyParam2D: fn(pCopy: *const hip_Memcpy2D) -> hipError_t;
+                hipMemcpyParam2DAsync: fn(pCopy: *const hip_Memcpy2D, stream: hipStream_t) -> hipError_t;
+                hipMemcpy3D: fn(p: *const hipMemcpy3DParms) -> hipError_t;
+                hipMemcpy3DAsync: fn(p: *const hipMemcpy3DParms, stream: hipStream_t) -> hipError_t;
+                hipDrvMemcpy3D: fn(pCopy: *const HIP_MEMCPY3D) -> hipError_t;
+                hipDrvMemcpy3DAsync: fn(pCopy: *const HIP_MEMCPY3D, stream: hipStream_t) -> hipError_t;
+                // Arrays (in linear memory).
+                hipArrayCreate: fn(pHandle: *mut hipArray_t, pAllocateArray: *const HIP_ARRAY_DESCRIPTOR) -> hipError_t;
+                hipArray3DCreate: fn(array: *mut hipArray_t, pAllocateArray: *const HIP_ARRAY3D_DESCRIPTOR) -> hipError_t;
+                hipMallocArray: fn(array: *mut hipArray_t, desc: *const hipChannelFormatDesc, width: usize, height: usize, flags: u32) -> hipError_t;
+                /// `hipExtent` by value (in memory, under the SysV x86-64 ABI).
+                hipMalloc3DArray: fn(array: *mut hipArray_t, desc: *const hipChannelFormatDesc, extent: hipExtent, flags: u32) -> hipError_t;
+                hipFreeArray: fn(array: hipArray_t) -> hipError_t;
+                hipMemcpyHtoA: fn(dstArray: hipArray_t, dstOffset: usize, srcHost: *const c_void, count: usize) -> hipError_t;
+                hipMemcpyAtoH: fn(dst: *mut c_void, srcArray: hipArray_t, srcOffset: usize, count: usize) -> hipError_t;
+                hipMemcpyToArray: fn(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, count: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpyFromArray: fn(dst: *mut c_void, srcArray: hipArray_t, wOffset: usize, hOffset: usize, count: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpy2DToArray: fn(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpy2DFromArray: fn(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpy2DFromArrayAsync: fn(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipMemset2D: fn(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize) -> hipError_t;
+                hipMemset2DAsync: fn(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize, stream: hipStream_t) -> hipError_t;
+                /// `hipPitchedPtr` and `hipExtent` are passed by value (in memory, under the SysV x86-64 ABI).
+                hipMemset3D: fn(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent) -> hipError_t;
+                hipMemset3DAsync: fn(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent, stream: hipStream_t) -> hipError_t;
             }
             optional {
                 /// `@hip_6.0`: the 1472-byte layout that 6.x/7.x headers redirect `hipGetDeviceProperties` to.
@@ -158,6 +263,118 @@ macro_rules! hip_functions {
                 hipExtHostAlloc: fn(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t;
                 /// `@hip_5.3` (clr hip_hcc.map.in): a host function on a stream.
                 hipLaunchHostFunc: fn(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t;
+
+                // Issue 18: devices, contexts, streams, events, in their later nodes
+                // (`nm -D` of Debian's libamdhip64.so.7, 7.2.4).
+                /// `@hip_4.2` in 7.x, absent from 5.2.3.
+                hipDeviceGetTexture1DLinearMaxWidth: fn(max_width: *mut usize, desc: *const hipChannelFormatDesc, device: i32) -> hipError_t;
+                /// `@hip_4.2` in 7.x, absent from 5.2.3.
+                hipStreamGetDevice: fn(stream: hipStream_t, device: *mut hipDevice_t) -> hipError_t;
+                /// `@hip_5.3`.
+                hipDeviceSetLimit: fn(limit: hipLimit_t, value: usize) -> hipError_t;
+                /// `@hip_6.2`: clr answers 801.
+                hipSetValidDevices: fn(device_arr: *mut i32, len: i32) -> hipError_t;
+                /// `@hip_6.0`: the 1472-byte layout that 6.x/7.x headers redirect `hipChooseDevice` to.
+                hipChooseDeviceR0600: fn(device: *mut i32, prop: *const hipDeviceProp_tR0600) -> hipError_t;
+                /// `@hip_4.4`.
+                hipStreamWaitValue32: fn(stream: hipStream_t, ptr: *mut c_void, value: u32, flags: u32, mask: u32) -> hipError_t;
+                /// `@hip_4.4`.
+                hipStreamWaitValue64: fn(stream: hipStream_t, ptr: *mut c_void, value: u64, flags: u32, mask: u64) -> hipError_t;
+                /// `@hip_4.4`.
+                hipStreamWriteValue32: fn(stream: hipStream_t, ptr: *mut c_void, value: u32, flags: u32) -> hipError_t;
+                /// `@hip_4.4`.
+                hipStreamWriteValue64: fn(stream: hipStream_t, ptr: *mut c_void, value: u64, flags: u32) -> hipError_t;
+                /// `@hip_6.4`.
+                hipStreamBatchMemOp: fn(stream: hipStream_t, count: u32, paramArray: *mut hipStreamBatchMemOpParams, flags: u32) -> hipError_t;
+                /// `@hip_6.4`.
+                hipEventRecordWithFlags: fn(event: hipEvent_t, stream: hipStream_t, flags: u32) -> hipError_t;
+                /// `@hip_7.1`.
+                hipStreamGetId: fn(stream: hipStream_t, streamId: *mut u64) -> hipError_t;
+                /// `@hip_7.1`.
+                hipStreamGetAttribute: fn(stream: hipStream_t, attr: hipStreamAttrID, value_out: *mut hipStreamAttrValue) -> hipError_t;
+                /// `@hip_7.1`.
+                hipStreamSetAttribute: fn(stream: hipStream_t, attr: hipStreamAttrID, value: *const hipStreamAttrValue) -> hipError_t;
+                /// `@hip_7.2`.
+                hipStreamCopyAttributes: fn(dst: hipStream_t, src: hipStream_t) -> hipError_t;
+                /// `@hip_5.3`.
+                hipDrvGetErrorName: fn(hipError: hipError_t, errorString: *mut *const c_char) -> hipError_t;
+                /// `@hip_5.3`.
+                hipDrvGetErrorString: fn(hipError: hipError_t, errorString: *mut *const c_char) -> hipError_t;
+                // The per-thread-stream variants (`_spt`): a NULL stream is the
+                // thread's default stream. `@hip_5.2`, AddCallback and LaunchHostFunc `@hip_5.3`.
+                hipStreamSynchronize_spt: fn(stream: hipStream_t) -> hipError_t;
+                hipStreamQuery_spt: fn(stream: hipStream_t) -> hipError_t;
+                hipStreamWaitEvent_spt: fn(stream: hipStream_t, event: hipEvent_t, flags: u32) -> hipError_t;
+                hipStreamGetFlags_spt: fn(stream: hipStream_t, flags: *mut u32) -> hipError_t;
+                hipStreamGetPriority_spt: fn(stream: hipStream_t, priority: *mut i32) -> hipError_t;
+                hipEventRecord_spt: fn(event: hipEvent_t, stream: hipStream_t) -> hipError_t;
+                hipStreamAddCallback_spt: fn(stream: hipStream_t, callback: hipStreamCallback_t, userData: *mut c_void, flags: u32) -> hipError_t;
+                hipLaunchHostFunc_spt: fn(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t;
+                // Capture queries (Graph Management in the header): no stream ever
+                // captures here (hipStreamBeginCapture is not emulated), so they
+                // answer "not capturing" with clr's checks. `@hip_4.3`, `@hip_4.5`,
+                // `@hip_5.0`, the `_spt` ones `@hip_5.3`.
+                hipStreamIsCapturing: fn(stream: hipStream_t, pCaptureStatus: *mut hipStreamCaptureStatus) -> hipError_t;
+                hipStreamIsCapturing_spt: fn(stream: hipStream_t, pCaptureStatus: *mut hipStreamCaptureStatus) -> hipError_t;
+                hipStreamGetCaptureInfo: fn(stream: hipStream_t, pCaptureStatus: *mut hipStreamCaptureStatus, pId: *mut u64) -> hipError_t;
+                hipStreamGetCaptureInfo_spt: fn(stream: hipStream_t, pCaptureStatus: *mut hipStreamCaptureStatus, pId: *mut u64) -> hipError_t;
+                hipStreamGetCaptureInfo_v2: fn(stream: hipStream_t, captureStatus_out: *mut hipStreamCaptureStatus, id_out: *mut u64, graph_out: *mut hipGraph_t, dependencies_out: *mut *const hipGraphNode_t, numDependencies_out: *mut usize) -> hipError_t;
+                hipStreamGetCaptureInfo_v2_spt: fn(stream: hipStream_t, captureStatus_out: *mut hipStreamCaptureStatus, id_out: *mut u64, graph_out: *mut hipGraph_t, dependencies_out: *mut *const hipGraphNode_t, numDependencies_out: *mut usize) -> hipError_t;
+                hipThreadExchangeStreamCaptureMode: fn(mode: *mut hipStreamCaptureMode) -> hipError_t;
+                // Issue 18: memory. `@hip_4.2` in 7.2.4, but absent from Debian's 5.2.3 library.
+                hipPointerSetAttribute: fn(value: *const c_void, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t;
+                // `@hip_5.0`: the driver-style pointer queries.
+                hipPointerGetAttribute: fn(data: *mut c_void, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t;
+                hipDrvPointerGetAttributes: fn(numAttributes: u32, attributes: *mut hipPointer_attribute, data: *mut *mut c_void, ptr: hipDeviceptr_t) -> hipError_t;
+                // `@hip_5.2`: on the calling thread's default stream (`hipStreamPerThread`).
+                hipMemcpy_spt: fn(dst: *mut c_void, src: *const c_void, sizeBytes: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemset_spt: fn(dst: *mut c_void, value: i32, sizeBytes: usize) -> hipError_t;
+                hipMemcpy2D_spt: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemset2D_spt: fn(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize) -> hipError_t;
+                hipMemcpy3D_spt: fn(p: *const hipMemcpy3DParms) -> hipError_t;
+                hipMemset3D_spt: fn(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent) -> hipError_t;
+                hipMemcpyAsync_spt: fn(dst: *mut c_void, src: *const c_void, sizeBytes: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                // `@hip_5.3`.
+                hipMemsetAsync_spt: fn(dst: *mut c_void, value: i32, sizeBytes: usize, stream: hipStream_t) -> hipError_t;
+                hipMemcpy2DAsync_spt: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipMemset2DAsync_spt: fn(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize, stream: hipStream_t) -> hipError_t;
+                hipMemcpy3DAsync_spt: fn(p: *const hipMemcpy3DParms, stream: hipStream_t) -> hipError_t;
+                hipMemset3DAsync_spt: fn(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent, stream: hipStream_t) -> hipError_t;
+                /// `@hip_6.1`: `symbolStatus` is a `hipDriverProcAddressQueryResult*` (an `int`).
+                hipGetProcAddress: fn(symbol: *const c_char, pfn: *mut *mut c_void, hipVersion: i32, flags: u64, symbolStatus: *mut i32) -> hipError_t;
+                // Arrays: `@hip_4.3`.
+                hipArrayDestroy: fn(array: hipArray_t) -> hipError_t;
+                hipMemcpy2DToArrayAsync: fn(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                // `@hip_5.2`.
+                hipMemcpy2DToArray_spt: fn(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpy2DFromArray_spt: fn(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                // `@hip_5.3`.
+                hipMemcpy2DToArrayAsync_spt: fn(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipMemcpy2DFromArrayAsync_spt: fn(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t;
+                hipMemcpyFromArray_spt: fn(dst: *mut c_void, srcArray: hipArray_t, wOffset: usize, hOffset: usize, count: usize, kind: hipMemcpyKind) -> hipError_t;
+                // `@hip_5.6`.
+                hipArrayGetInfo: fn(desc: *mut hipChannelFormatDesc, extent: *mut hipExtent, flags: *mut u32, array: hipArray_t) -> hipError_t;
+                hipArrayGetDescriptor: fn(pArrayDescriptor: *mut HIP_ARRAY_DESCRIPTOR, array: hipArray_t) -> hipError_t;
+                hipArray3DGetDescriptor: fn(pArrayDescriptor: *mut HIP_ARRAY3D_DESCRIPTOR, array: hipArray_t) -> hipError_t;
+                // `@hip_6.2`.
+                hipMemcpy2DArrayToArray: fn(dst: hipArray_t, wOffsetDst: usize, hOffsetDst: usize, src: hipArray_t, wOffsetSrc: usize, hOffsetSrc: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipMemcpyAtoA: fn(dstArray: hipArray_t, dstOffset: usize, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize) -> hipError_t;
+                hipMemcpyAtoD: fn(dstDevice: hipDeviceptr_t, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize) -> hipError_t;
+                hipMemcpyAtoHAsync: fn(dstHost: *mut c_void, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize, stream: hipStream_t) -> hipError_t;
+                hipMemcpyDtoA: fn(dstArray: hipArray_t, dstOffset: usize, srcDevice: hipDeviceptr_t, ByteCount: usize) -> hipError_t;
+                hipMemcpyHtoAAsync: fn(dstArray: hipArray_t, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, stream: hipStream_t) -> hipError_t;
+                // `@hip_7.1`: 2-D fills of 8/16/32-bit elements (`width` in elements,
+                // `dstPitch` in bytes), the peer 3-D copy, advice and prefetch to a location.
+                hipMemsetD2D8: fn(dst: hipDeviceptr_t, dstPitch: usize, value: u8, width: usize, height: usize) -> hipError_t;
+                hipMemsetD2D8Async: fn(dst: hipDeviceptr_t, dstPitch: usize, value: u8, width: usize, height: usize, stream: hipStream_t) -> hipError_t;
+                hipMemsetD2D16: fn(dst: hipDeviceptr_t, dstPitch: usize, value: u16, width: usize, height: usize) -> hipError_t;
+                hipMemsetD2D16Async: fn(dst: hipDeviceptr_t, dstPitch: usize, value: u16, width: usize, height: usize, stream: hipStream_t) -> hipError_t;
+                hipMemsetD2D32: fn(dst: hipDeviceptr_t, dstPitch: usize, value: u32, width: usize, height: usize) -> hipError_t;
+                hipMemsetD2D32Async: fn(dst: hipDeviceptr_t, dstPitch: usize, value: u32, width: usize, height: usize, stream: hipStream_t) -> hipError_t;
+                hipMemcpy3DPeer: fn(p: *mut hipMemcpy3DPeerParms) -> hipError_t;
+                hipMemcpy3DPeerAsync: fn(p: *mut hipMemcpy3DPeerParms, stream: hipStream_t) -> hipError_t;
+                hipMemAdvise_v2: fn(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, location: hipMemLocation) -> hipError_t;
+                hipMemPrefetchAsync_v2: fn(dev_ptr: *const c_void, count: usize, location: hipMemLocation, flags: u32, stream: hipStream_t) -> hipError_t;
             }
         }
     };

@@ -20,6 +20,7 @@ crate::codes! {
     OUT_OF_MEMORY = 2 => "hipErrorOutOfMemory", "out of memory";
     NOT_INITIALIZED = 3 => "hipErrorNotInitialized", "not initialized";
     DEINITIALIZED = 4 => "hipErrorDeinitialized", "deinitialized";
+    INVALID_PITCH_VALUE = 12 => "hipErrorInvalidPitchValue", "invalid pitch argument";
     INVALID_DEVICE_POINTER = 17 => "hipErrorInvalidDevicePointer", "invalid device pointer";
     INVALID_MEMCPY_DIRECTION = 21 => "hipErrorInvalidMemcpyDirection", "invalid copy direction";
     INVALID_CONFIGURATION = 9 => "hipErrorInvalidConfiguration", "invalid configuration argument";
@@ -30,6 +31,8 @@ crate::codes! {
     UNMAP_FAILED = 206 => "hipErrorUnmapFailed", "unmapping of buffer object failed";
     ALREADY_MAPPED = 208 => "hipErrorAlreadyMapped", "resource already mapped";
     NOT_MAPPED = 211 => "hipErrorNotMapped", "resource not mapped";
+    UNSUPPORTED_LIMIT = 215 => "hipErrorUnsupportedLimit", "limit is not supported on this device";
+    CONTEXT_ALREADY_IN_USE = 216 => "hipErrorContextAlreadyInUse", "the context is already in use";
     PEER_ACCESS_UNSUPPORTED = 217 => "hipErrorPeerAccessUnsupported", "peer access is not supported between these devices";
     INVALID_HANDLE = 400 => "hipErrorInvalidHandle", "invalid resource handle";
     ILLEGAL_STATE = 401 => "hipErrorIllegalState", "the operation cannot be performed in the present state";
@@ -38,6 +41,8 @@ crate::codes! {
     PEER_ACCESS_ALREADY_ENABLED = 704 => "hipErrorPeerAccessAlreadyEnabled", "peer access is already enabled";
     PEER_ACCESS_NOT_ENABLED = 705 => "hipErrorPeerAccessNotEnabled", "peer access has not been enabled";
     CONTEXT_IS_DESTROYED = 709 => "hipErrorContextIsDestroyed", "context is destroyed";
+    HOST_MEMORY_ALREADY_REGISTERED = 712 => "hipErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped";
+    HOST_MEMORY_NOT_REGISTERED = 713 => "hipErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region";
     NOT_SUPPORTED = 801 => "hipErrorNotSupported", "operation not supported";
     UNKNOWN = 999 => "hipErrorUnknown", "unknown error";
     TBD = 1054 => "hipErrorTbd", "marker for errors not yet defined";

@@ -5,9 +5,11 @@
 
 mod api;
 mod error;
+mod mem_types;
 pub mod rules;
 mod types;
 
 pub use api::{HipApi, LIBRARY};
 pub use error::HipError;
+pub use mem_types::*;
 pub use types::*;

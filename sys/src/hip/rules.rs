@@ -31,6 +31,7 @@ const POOL: &str = "hip.pool";
 const STM: &str = "hip.stm";
 const EVT: &str = "hip.evt";
 const IEV: &str = "hip.iev";
+const MEM: &str = "hip.mem";
 
 // ---- sources, as the reference tags them -------------------------------------
 
@@ -55,6 +56,11 @@ const CLR_EVENT: Source = Rocm("ROCm/clr hipamd/src/hip_event.cpp");
 const CLR_EVENT_IPC: Source = Rocm("ROCm/clr hipamd/src/hip_event_ipc.cpp");
 const CLR_DEVICE: Source = Rocm("ROCm/clr hipamd/src/hip_device.cpp");
 const T_EVENT: Source = Rocm("ROCm/hip-tests catch/unit/event, catch/multiproc/hipIpcEventHandle.cc");
+// Issue 18: devices, contexts, stream memory operations.
+const CLR_CONTEXT: Source = Rocm("ROCm/clr hipamd/src/hip_context.cpp");
+const CLR_DEVICE_RT: Source = Rocm("ROCm/clr hipamd/src/hip_device_runtime.cpp");
+const CLR_STREAM_OPS: Source = Rocm("ROCm/clr hipamd/src/hip_stream_ops.cpp");
+const CLR_DEVICE_RT_7: Source = Rocm("ROCm/rocm-systems projects/clr/hipamd/src/hip_device_runtime.cpp (7.x)");
 
 // ---- version profiles (docs/hip.md "Version profiles") -------------------------
 
@@ -89,6 +95,54 @@ rules! {
         sources: &[CLR_INT],
         confidence: &[Src],
         expect: Behaviour,
+    }
+
+    // ==== Issue 18: contexts, device settings, device reset ==========================
+
+    INIT_004 {
+        group: INIT,
+        text: "Contexts (deprecated) are devices, and each thread has a context stack: hipCtxPopCurrent on an empty \
+               stack and hipCtxPushCurrent(NULL) are 201; hipDevicePrimaryCtxSetFlags on a device is 216 (its \
+               primary context is always in use); hipCtxCreate with a device out of range is 1.",
+        apis: &["hipCtxPopCurrent", "hipCtxPushCurrent", "hipDevicePrimaryCtxSetFlags", "hipCtxCreate"],
+        sources: &[CLR_CONTEXT],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_CONTEXT), hip!(CONTEXT_ALREADY_IN_USE), hip!(INVALID_VALUE)]),
+    }
+
+    INIT_005 {
+        group: INIT,
+        text: "hipDeviceSetLimit: the stack at most 128 KiB − 16 (rounded up to 16) and the heap below the device's \
+               memory, else 1; hipLimitPrintfFifoSize and the scratch limits are 215, a value from hipLimitRange on \
+               is 1; hipSetDeviceFlags: more than one scheduling flag or an unknown flag is 1.",
+        apis: &["hipDeviceSetLimit", "hipDeviceGetLimit", "hipSetDeviceFlags", "hipGetDeviceFlags"],
+        sources: &[CLR_DEVICE_RT, CLR_DEV],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(UNSUPPORTED_LIMIT)]),
+    }
+
+    INIT_006 {
+        group: INIT,
+        text: "hipDeviceReset releases what the process holds on the current device: its streams (709 afterwards), \
+               its allocations and mappings, and the device's flags go back to hipDeviceScheduleSpin.",
+        apis: &["hipDeviceReset"],
+        sources: &[CLR_DEVICE_RT, CLR_DEVICE],
+        confidence: &[Src],
+        note: Some("clr Device::Reset: releases the memory pools, destroys all streams, purges the memory objects \
+                    of the device and sets the flags back to hipDeviceScheduleSpin"),
+        expect: Behaviour,
+    }
+
+    INIT_007 {
+        group: INIT,
+        text: "hipSetValidDevices: 6.x does not implement it (801). 7.x: len 0 is 0; a NULL list, len < 0 or len > \
+               the device count is 1; a device out of range is 101; otherwise the first device becomes current, \
+               unless the thread has called hipSetDevice.",
+        apis: &["hipSetValidDevices"],
+        sources: &[CLR_DEVICE_RT, CLR_DEVICE_RT_7],
+        confidence: &[Src],
+        expect: Codes(&[hip!(NOT_SUPPORTED)]),
+        profiles: &[ProfileExpect::new(PROFILE_7, Codes(&[hip!(INVALID_VALUE), hip!(INVALID_DEVICE)]))],
     }
 
     // ==== 4.2 IPC: hipIpcGetMemHandle ==================================================
@@ -1024,6 +1078,18 @@ rules! {
         expect: Behaviour,
     }
 
+    STM_012 {
+        group: STM,
+        text: "hipStreamWaitValue32/64, hipStreamWriteValue32/64 and hipStreamBatchMemOp: a NULL ptr, an address that \
+               is no memory HIP allocated, or a wait flag other than Gte, Eq, And and Nor is 1. A wait holds the later \
+               work of its stream until `*ptr & mask` compares true with the value; a write on another stream \
+               releases it.",
+        apis: &["hipStreamWaitValue32", "hipStreamWaitValue64", "hipStreamWriteValue32", "hipStreamWriteValue64"],
+        sources: &[CLR_STREAM_OPS, HipDoc("hipStreamWaitValue32")],
+        confidence: &[Src],
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
     EVT_001 {
         group: EVT,
         text: "hipEventCreate and hipEventCreateWithFlags: a NULL event pointer is 1; flags outside the event flags, \
@@ -1124,5 +1190,31 @@ rules! {
         confidence: &[Src],
         expect: Behaviour,
         requires: PEERS,
+    }
+
+    // ==== Host registration (issue 18: memory) ========================================
+
+    MEM_001 {
+        group: MEM,
+        text: "hipHostRegister: a range that overlaps host memory HIP already knows (a registered range, a \
+               hipHostMalloc buffer, managed memory) is refused with 712 (hipErrorHostMemoryAlreadyRegistered) and \
+               nothing is registered.",
+        apis: &["hipHostRegister"],
+        sources: &[HipDoc("hipErrorHostMemoryAlreadyRegistered: produced when trying to lock page-locked memory"), UNSETTLED],
+        confidence: &[DocTag, Undetermined],
+        note: Some("clr (hip_memory.cpp:1305-1338) makes a second buffer over the same pages; 712 is the code the \
+                    header's hipError_t names for the case (hip_runtime_api.h 7.2.4:374), the emulator's choice"),
+        expect: Codes(&[hip!(HOST_MEMORY_ALREADY_REGISTERED)]),
+    }
+
+    MEM_002 {
+        group: MEM,
+        text: "hipHostUnregister: a pointer that is not the start of a range registered by hipHostRegister (never \
+               registered, already unregistered, or a hipHostMalloc buffer) is 713 (hipErrorHostMemoryNotRegistered).",
+        apis: &["hipHostUnregister"],
+        sources: &[CLR_MEM],
+        confidence: &[Src],
+        note: Some("clr hip_memory.cpp:1371-1372 (ihipHostUnregister returns 713 when no memory object holds it)"),
+        expect: Codes(&[hip!(HOST_MEMORY_NOT_REGISTERED)]),
     }
 }

@@ -401,6 +401,111 @@ impl Default for hipIpcEventHandle_t {
     }
 }
 
+// ---- devices, contexts, streams, events (issue 18; values read off Debian's
+// 7.2.4 hip_runtime_api.h and driver_types.h, offsets checked with g++) -----
+
+/// `hipCtx_t`: a pointer to an opaque struct (`struct ihipCtx_t*`); clr's is its `hip::Device`.
+pub type hipCtx_t = *mut c_void;
+/// `hipUUID`: 16 bytes (`char bytes[16]`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct hipUUID {
+    pub bytes: [c_char; 16],
+}
+/// `enum hipLimit_t` (C enum, 4 bytes).
+pub type hipLimit_t = i32;
+pub const hipLimitStackSize: hipLimit_t = 0;
+pub const hipLimitPrintfFifoSize: hipLimit_t = 1;
+pub const hipLimitMallocHeapSize: hipLimit_t = 2;
+/// Read-only, ROCm only.
+pub const hipExtLimitScratchMin: hipLimit_t = 0x1000;
+pub const hipExtLimitScratchMax: hipLimit_t = 0x1001;
+pub const hipExtLimitScratchCurrent: hipLimit_t = 0x1002;
+/// `hipLimitRange`: every value from it up is refused with 1.
+pub const hipLimitRange: hipLimit_t = 0x1003;
+/// `hipFuncCache_t` (C enum): PreferNone 0 … PreferEqual 3.
+pub type hipFuncCache_t = i32;
+pub const hipFuncCachePreferNone: hipFuncCache_t = 0;
+pub const hipFuncCachePreferEqual: hipFuncCache_t = 3;
+/// `hipSharedMemConfig` (C enum): BankSizeDefault 0, FourByte 1, EightByte 2.
+pub type hipSharedMemConfig = i32;
+pub const hipSharedMemBankSizeDefault: hipSharedMemConfig = 0;
+pub const hipSharedMemBankSizeFourByte: hipSharedMemConfig = 1;
+pub const hipSharedMemBankSizeEightByte: hipSharedMemConfig = 2;
+/// `hipDeviceP2PAttr` (C enum).
+pub type hipDeviceP2PAttr = i32;
+pub const hipDevP2PAttrPerformanceRank: hipDeviceP2PAttr = 0;
+pub const hipDevP2PAttrAccessSupported: hipDeviceP2PAttr = 1;
+pub const hipDevP2PAttrNativeAtomicSupported: hipDeviceP2PAttr = 2;
+pub const hipDevP2PAttrHipArrayAccessSupported: hipDeviceP2PAttr = 3;
+/// `hipSetDeviceFlags` flags.
+pub const hipDeviceScheduleAuto: u32 = 0;
+pub const hipDeviceScheduleSpin: u32 = 1;
+pub const hipDeviceScheduleYield: u32 = 2;
+pub const hipDeviceScheduleBlockingSync: u32 = 4;
+pub const hipDeviceScheduleMask: u32 = 7;
+pub const hipDeviceMapHost: u32 = 8;
+pub const hipDeviceLmemResizeToMax: u32 = 0x10;
+/// `hipEventRecordWithFlags` flags.
+pub const hipEventRecordDefault: u32 = 0;
+pub const hipEventRecordExternal: u32 = 1;
+/// `hipStreamAttrID` (`hipLaunchAttributeID`, C enum).
+pub type hipStreamAttrID = i32;
+pub const hipLaunchAttributeAccessPolicyWindow: hipStreamAttrID = 1;
+pub const hipLaunchAttributeCooperative: hipStreamAttrID = 2;
+pub const hipLaunchAttributeSynchronizationPolicy: hipStreamAttrID = 3;
+pub const hipLaunchAttributePriority: hipStreamAttrID = 8;
+pub const hipLaunchAttributeMemSyncDomainMap: hipStreamAttrID = 9;
+pub const hipLaunchAttributeMemSyncDomain: hipStreamAttrID = 10;
+/// `hipStreamAttrValue` (`hipLaunchAttributeValue`): a union padded to 64 bytes, align 8
+/// (its `hipAccessPolicyWindow` member starts with a pointer).
+#[repr(C, align(8))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct hipStreamAttrValue {
+    pub bytes: [u8; 64],
+}
+impl Default for hipStreamAttrValue {
+    fn default() -> Self {
+        Self { bytes: [0; 64] }
+    }
+}
+/// `hipStreamWaitValue*` flags (the comparison).
+pub const hipStreamWaitValueGte: u32 = 0;
+pub const hipStreamWaitValueEq: u32 = 1;
+pub const hipStreamWaitValueAnd: u32 = 2;
+pub const hipStreamWaitValueNor: u32 = 3;
+/// `hipStreamBatchMemOpType` (C enum).
+pub const hipStreamMemOpWaitValue32: u32 = 1;
+pub const hipStreamMemOpWriteValue32: u32 = 2;
+pub const hipStreamMemOpFlushRemoteWrites: u32 = 3;
+pub const hipStreamMemOpWaitValue64: u32 = 4;
+pub const hipStreamMemOpWriteValue64: u32 = 5;
+pub const hipStreamMemOpBarrier: u32 = 6;
+/// `hipStreamBatchMemOpParams`: a union of 48 bytes (`uint64_t pad[6]`); the wait and write
+/// members are `{ operation@0, address@8, value/value64@16, flags@24, alias@32 }`.
+#[repr(C, align(8))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct hipStreamBatchMemOpParams {
+    pub bytes: [u8; 48],
+}
+impl hipStreamBatchMemOpParams {
+    pub const operation: usize = 0;
+    pub const address: usize = 8;
+    pub const value: usize = 16;
+    pub const flags: usize = 24;
+}
+
+/// `hipStreamCaptureStatus` (C enum): None 0, Active 1, Invalidated 2.
+pub type hipStreamCaptureStatus = i32;
+pub const hipStreamCaptureStatusNone: hipStreamCaptureStatus = 0;
+/// `hipStreamCaptureMode` (C enum): Global 0, ThreadLocal 1, Relaxed 2.
+pub type hipStreamCaptureMode = i32;
+pub const hipStreamCaptureModeGlobal: hipStreamCaptureMode = 0;
+pub const hipStreamCaptureModeRelaxed: hipStreamCaptureMode = 2;
+/// `hipGraph_t`, `hipGraphNode_t`: opaque pointers.
+pub type hipGraph_t = *mut c_void;
+pub type hipGraphNode_t = *mut c_void;
+
 // Layouts of reference hip.md §2.1 and §3, checked at compile time.
 const _: () = {
     use std::mem::{align_of, offset_of, size_of};
@@ -440,4 +545,7 @@ const _: () = {
     assert!(offset_of!(hipMemPoolProps, maxSize) == 24 && offset_of!(hipMemPoolProps, reserved) == 32);
     assert!(size_of::<hipMemPoolPtrExportData>() == 64 && align_of::<hipMemPoolPtrExportData>() == 1);
     assert!(size_of::<hipMemPool_t>() == 8);
+    assert!(size_of::<hipCtx_t>() == 8 && size_of::<hipUUID>() == 16);
+    assert!(size_of::<hipStreamAttrValue>() == 64 && align_of::<hipStreamAttrValue>() == 8);
+    assert!(size_of::<hipStreamBatchMemOpParams>() == 48);
 };

@@ -10,10 +10,12 @@
 
 pub mod across;
 pub mod copy;
+pub mod device;
 pub mod errors;
 pub mod event;
 pub mod fork;
 pub mod ipc;
+pub mod mem;
 pub mod pool;
 pub mod share;
 pub mod stream;

@@ -371,3 +371,37 @@ pub fn pageable_copy_waits(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(dev)?;
     cx.ensure("the pageable copy has landed", got == pageable, "all 0x5a", format!("{:?}", &got[..8]))
 }
+
+/// HIP-STM-012: a wait on stream B holds B's later write until stream A
+/// writes the flag; then the word is there. A NULL ptr, an address HIP did
+/// not allocate and a wait flag that is no comparison are 1.
+pub fn memory_operations(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let missing = |name: &str| Failure::NotSupported(format!("the library has no {name}"));
+    let wait32 =
+        |s, p, v, f| hip.hipStreamWaitValue32(s, p, v, f, u32::MAX).ok_or_else(|| missing("hipStreamWaitValue32"));
+    let write32 = |s, p, v| hip.hipStreamWriteValue32(s, p, v, 0).ok_or_else(|| missing("hipStreamWriteValue32"));
+    let write64 = |s, p, v| hip.hipStreamWriteValue64(s, p, v, 0).ok_or_else(|| missing("hipStreamWriteValue64"));
+    let flag = cx.malloc(64)?;
+    setup("hipMemset", hip.hipMemset(flag, 0, 64))?;
+    let word = flag.cast::<u8>().wrapping_add(8).cast::<c_void>();
+    let (a, b) = (stream(cx, hipStreamNonBlocking)?, stream(cx, hipStreamNonBlocking)?);
+    cx.expect_ok("hipStreamWaitValue32(B, flag == 3)", wait32(b, flag, 3, hipStreamWaitValueEq)?)?;
+    cx.expect_ok("hipStreamWriteValue64(B, word)", write64(b, word, 42)?)?;
+    let pending = HipError(hip.hipStreamQuery(b));
+    cx.ensure("B waits for the flag", pending == HipError::NOT_READY, HipError::NOT_READY, pending)?;
+    cx.expect_ok("hipStreamWriteValue32(A, flag, 3)", write32(a, flag, 3)?)?;
+    cx.expect_ok("hipStreamSynchronize(B)", hip.hipStreamSynchronize(b))?;
+    let mut got = [0u8; 8];
+    setup("hipMemcpy", hip.hipMemcpy(got.as_mut_ptr().cast(), word, 8, hipMemcpyDeviceToHost))?;
+    cx.ensure("the word written after the wait", u64::from_le_bytes(got) == 42, 42, u64::from_le_bytes(got))?;
+    cx.expect_code("hipStreamWriteValue32(NULL)", write32(a, ptr::null_mut(), 1)?)?;
+    let mut local = [0u64; 1];
+    cx.expect_code("hipStreamWriteValue64(a host address)", write64(a, local.as_mut_ptr().cast(), 1)?)?;
+    cx.expect_code("hipStreamWaitValue32(flags 7)", wait32(a, flag, 0, 7)?)?;
+    cx.expect_ok("hipStreamSynchronize(A)", hip.hipStreamSynchronize(a))?;
+    destroy(cx, a)?;
+    destroy(cx, b)?;
+    cx.free(flag)
+}

@@ -17,7 +17,7 @@
 //!
 //! This crate is a cdylib: the plain `cargo build` leaves
 //! `target/<profile>/libamdhip64.so` with soname `libamdhip64.so.6` and the
-//! vendor's ELF symbol versions (`libamdhip64.map`: `hip_4.2` … `hip_6.3`,
+//! vendor's ELF symbol versions (`libamdhip64.map`: `hip_4.2` … `hip_7.2`,
 //! each function in the node of the real library), plus the link
 //! `libamdhip64.so.6`. `build.rs` says how, and why rustc alone cannot
 //! (hip.md §1.3).
@@ -31,4 +31,95 @@ vmmkit_emulator::export_shim! {
     panic_code: HipError::UNKNOWN.0,
     panic_message: c"vmmkit libamdhip64: internal error in the emulator (a panic); please report it",
     info: "vmmkit emulator libamdhip64, HIP 6.x profile",
+}
+
+// Issue 18: the exports that are not emulated. Device code: Module
+// Management, kernel launch incl. the `__hip*` triple-chevron support,
+// Occupancy, Texture / Surface, Graphics interop, Execution Control and the
+// kernel-name queries. Not yet: Graph Management, External Resource
+// Interoperability (but the capture queries, emulated: nothing captures), graph
+// batch-memop nodes, hipApiName, and four that host
+// memory could do (hipDrvMemcpy2DUnaligned, hipMemGetHandleForAddressRange,
+// hipGetDriverEntryPoint[_spt]). Of the memory families: the symbol copies
+// and queries (device code: a symbol is a variable of a loaded code object)
+// and the 7.1 batch copies (not yet).
+vmmkit_emulator::export_unsupported! {
+    dialect: vmmkit_sys::vendor::Hip,
+    code: vmmkit_sys::hip::HipError::NOT_SUPPORTED,
+    device_code {
+        __hipGetPCH, __hipPopCallConfiguration, __hipPushCallConfiguration, hipBindTexture, hipBindTexture2D,
+        hipBindTextureToArray, hipBindTextureToMipmappedArray, hipConfigureCall, hipCreateSurfaceObject,
+        hipCreateTextureObject, hipDestroySurfaceObject, hipDestroyTextureObject, hipDrvLaunchKernelEx,
+        hipExtLaunchKernel, hipExtLaunchMultiKernelMultiDevice, hipFreeMipmappedArray, hipFuncGetAttribute,
+        hipFuncGetAttributes, hipFuncSetAttribute, hipFuncSetCacheConfig, hipFuncSetSharedMemConfig,
+        hipGetChannelDesc, hipGetFuncBySymbol, hipGetMipmappedArrayLevel, hipGetTextureAlignmentOffset,
+        hipGetTextureObjectResourceDesc, hipGetTextureObjectResourceViewDesc, hipGetTextureObjectTextureDesc,
+        hipGetSymbolAddress, hipGetSymbolSize, hipGetTextureReference, hipGraphicsMapResources, hipGraphicsResourceGetMappedPointer,
+        hipGraphicsSubResourceGetMappedArray, hipGraphicsUnmapResources, hipGraphicsUnregisterResource,
+        hipKernelGetLibrary, hipKernelGetName, hipKernelNameRef -> null, hipKernelNameRefByPtr -> null,
+        hipLaunchByPtr, hipLaunchCooperativeKernel, hipLaunchCooperativeKernelMultiDevice,
+        hipLaunchCooperativeKernel_spt, hipLaunchKernel, hipLaunchKernelExC, hipLaunchKernel_spt,
+        hipLibraryEnumerateKernels, hipLibraryGetKernel, hipLibraryGetKernelCount, hipLibraryLoadData,
+        hipLibraryLoadFromFile, hipLibraryUnload, hipLinkAddData, hipLinkAddFile, hipLinkComplete,
+        hipLinkCreate, hipLinkDestroy, hipMallocMipmappedArray, hipMemcpyFromSymbol, hipMemcpyFromSymbolAsync, hipMemcpyFromSymbolAsync_spt,
+        hipMemcpyFromSymbol_spt, hipMemcpyToSymbol, hipMemcpyToSymbolAsync, hipMemcpyToSymbolAsync_spt,
+        hipMemcpyToSymbol_spt, hipMipmappedArrayCreate,
+        hipMipmappedArrayDestroy, hipMipmappedArrayGetLevel, hipModuleGetFunction, hipModuleGetFunctionCount, hipModuleGetGlobal,
+        hipModuleGetTexRef, hipModuleLaunchCooperativeKernel, hipModuleLaunchCooperativeKernelMultiDevice,
+        hipModuleLaunchKernel, hipModuleLoad, hipModuleLoadData, hipModuleLoadDataEx, hipModuleLoadFatBinary,
+        hipModuleOccupancyMaxActiveBlocksPerMultiprocessor,
+        hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, hipModuleOccupancyMaxPotentialBlockSize,
+        hipModuleOccupancyMaxPotentialBlockSizeWithFlags, hipModuleUnload,
+        hipOccupancyAvailableDynamicSMemPerBlock, hipOccupancyMaxActiveBlocksPerMultiprocessor,
+        hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, hipOccupancyMaxPotentialBlockSize,
+        hipSetupArgument, hipTexObjectCreate, hipTexObjectDestroy, hipTexObjectGetResourceDesc,
+        hipTexObjectGetResourceViewDesc, hipTexObjectGetTextureDesc, hipTexRefGetAddress,
+        hipTexRefGetAddressMode, hipTexRefGetArray, hipTexRefGetBorderColor, hipTexRefGetFilterMode,
+        hipTexRefGetFlags, hipTexRefGetFormat, hipTexRefGetMaxAnisotropy, hipTexRefGetMipMappedArray,
+        hipTexRefGetMipmapFilterMode, hipTexRefGetMipmapLevelBias, hipTexRefGetMipmapLevelClamp,
+        hipTexRefSetAddress, hipTexRefSetAddress2D, hipTexRefSetAddressMode, hipTexRefSetArray,
+        hipTexRefSetBorderColor, hipTexRefSetFilterMode, hipTexRefSetFlags, hipTexRefSetFormat,
+        hipTexRefSetMaxAnisotropy, hipTexRefSetMipmapFilterMode, hipTexRefSetMipmapLevelBias,
+        hipTexRefSetMipmapLevelClamp, hipTexRefSetMipmappedArray, hipUnbindTexture,
+    }
+    not_yet {
+        hipApiName -> null, hipDestroyExternalMemory, hipDestroyExternalSemaphore,
+        hipDeviceGetGraphMemAttribute, hipDeviceGraphMemTrim, hipDeviceSetGraphMemAttribute,
+        hipDrvGraphAddMemFreeNode, hipDrvGraphAddMemcpyNode, hipDrvGraphAddMemsetNode,
+        hipDrvGraphExecMemcpyNodeSetParams, hipDrvGraphExecMemsetNodeSetParams,
+        hipDrvGraphMemcpyNodeGetParams, hipDrvGraphMemcpyNodeSetParams, hipDrvMemcpy2DUnaligned,
+        hipExternalMemoryGetMappedBuffer, hipGetDriverEntryPoint, hipGetDriverEntryPoint_spt,
+        hipGraphAddBatchMemOpNode, hipGraphAddChildGraphNode, hipGraphAddDependencies, hipGraphAddEmptyNode,
+        hipGraphAddEventRecordNode, hipGraphAddEventWaitNode, hipGraphAddExternalSemaphoresSignalNode,
+        hipGraphAddExternalSemaphoresWaitNode, hipGraphAddHostNode, hipGraphAddKernelNode,
+        hipGraphAddMemAllocNode, hipGraphAddMemFreeNode, hipGraphAddMemcpyNode, hipGraphAddMemcpyNode1D,
+        hipGraphAddMemcpyNodeFromSymbol, hipGraphAddMemcpyNodeToSymbol, hipGraphAddMemsetNode,
+        hipGraphAddNode, hipGraphBatchMemOpNodeGetParams, hipGraphBatchMemOpNodeSetParams,
+        hipGraphChildGraphNodeGetGraph, hipGraphClone, hipGraphCreate, hipGraphDebugDotPrint, hipGraphDestroy,
+        hipGraphDestroyNode, hipGraphEventRecordNodeGetEvent, hipGraphEventRecordNodeSetEvent,
+        hipGraphEventWaitNodeGetEvent, hipGraphEventWaitNodeSetEvent, hipGraphExecBatchMemOpNodeSetParams,
+        hipGraphExecChildGraphNodeSetParams, hipGraphExecDestroy, hipGraphExecEventRecordNodeSetEvent,
+        hipGraphExecEventWaitNodeSetEvent, hipGraphExecExternalSemaphoresSignalNodeSetParams,
+        hipGraphExecExternalSemaphoresWaitNodeSetParams, hipGraphExecGetFlags, hipGraphExecHostNodeSetParams,
+        hipGraphExecKernelNodeSetParams, hipGraphExecMemcpyNodeSetParams, hipGraphExecMemcpyNodeSetParams1D,
+        hipGraphExecMemcpyNodeSetParamsFromSymbol, hipGraphExecMemcpyNodeSetParamsToSymbol,
+        hipGraphExecMemsetNodeSetParams, hipGraphExecNodeSetParams, hipGraphExecUpdate,
+        hipGraphExternalSemaphoresSignalNodeGetParams, hipGraphExternalSemaphoresSignalNodeSetParams,
+        hipGraphExternalSemaphoresWaitNodeGetParams, hipGraphExternalSemaphoresWaitNodeSetParams,
+        hipGraphGetEdges, hipGraphGetNodes, hipGraphGetRootNodes, hipGraphHostNodeGetParams,
+        hipGraphHostNodeSetParams, hipGraphInstantiate, hipGraphInstantiateWithFlags,
+        hipGraphInstantiateWithParams, hipGraphKernelNodeCopyAttributes, hipGraphKernelNodeGetAttribute,
+        hipGraphKernelNodeGetParams, hipGraphKernelNodeSetAttribute, hipGraphKernelNodeSetParams,
+        hipGraphLaunch, hipGraphLaunch_spt, hipGraphMemAllocNodeGetParams, hipGraphMemFreeNodeGetParams,
+        hipGraphMemcpyNodeGetParams, hipGraphMemcpyNodeSetParams, hipGraphMemcpyNodeSetParams1D,
+        hipGraphMemcpyNodeSetParamsFromSymbol, hipGraphMemcpyNodeSetParamsToSymbol,
+        hipGraphMemsetNodeGetParams, hipGraphMemsetNodeSetParams, hipGraphNodeFindInClone,
+        hipGraphNodeGetDependencies, hipGraphNodeGetDependentNodes, hipGraphNodeGetEnabled,
+        hipGraphNodeGetType, hipGraphNodeSetEnabled, hipGraphNodeSetParams, hipGraphReleaseUserObject,
+        hipGraphRemoveDependencies, hipGraphRetainUserObject, hipGraphUpload, hipImportExternalMemory,
+        hipImportExternalSemaphore, hipMemGetHandleForAddressRange, hipMemcpy3DBatchAsync, hipMemcpyBatchAsync, hipSignalExternalSemaphoresAsync,
+        hipStreamBeginCapture, hipStreamBeginCaptureToGraph, hipStreamBeginCapture_spt, hipStreamEndCapture,
+        hipStreamEndCapture_spt, hipStreamUpdateCaptureDependencies,
+        hipUserObjectCreate, hipUserObjectRelease, hipUserObjectRetain, hipWaitExternalSemaphoresAsync,
+    }
 }

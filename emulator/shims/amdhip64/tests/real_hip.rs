@@ -5,7 +5,7 @@
 //! 1. the real library loads through `vmmkit_sys::hip::HipApi::load` and
 //!    `hipGetDeviceCount` answers `hipErrorNoDevice` (100) with a count of 0,
 //!    without crashing, on a machine without an AMD GPU;
-//! 2. our own kernel-free C++ IPC and VMM programs, compiled with g++ against
+//! 2. our own kernel-free C++ IPC, VMM and memory (issue 18) programs, compiled with g++ against
 //!    the real headers, run as two processes each on vmmkit's
 //!    `libamdhip64.so` and pass; built once against our library and once
 //!    against the real one (so they record the real soname and symbol
@@ -135,7 +135,7 @@ fn cpp_programs_with_real_headers_run_on_our_library() {
     let ours = library_dir();
     let scratch = Scratch::new();
     // Linked against vmmkit's library: NEEDED libamdhip64.so.6.
-    for name in ["ipc", "vmm"] {
+    for name in ["ipc", "vmm", "memory"] {
         let exe = compile(&scratch, &test_program(name), include, ours, "ours");
         run_pair(&scratch, &exe, ours);
     }
@@ -151,13 +151,16 @@ fn cpp_programs_with_real_headers_run_on_our_library() {
     std::os::unix::fs::symlink(real, real_dir.join("libamdhip64.so")).expect("link the real library");
     std::os::unix::fs::symlink(ours.join("libamdhip64.so"), drop_in.join(soname))
         .expect("link ours as the real soname");
-    for name in ["ipc", "vmm"] {
+    for name in ["ipc", "vmm", "memory"] {
         let exe = compile(&scratch, &test_program(name), include, &real_dir, "real");
         let needs = binutils("readelf", &["-V".as_ref(), exe.as_os_str()]);
         assert!(needs.contains(&format!("File: {soname}")), "{name} should need {soname}:\n{needs}");
         assert!(needs.contains("Name: hip_4.2"), "{name} should need hip_4.2:\n{needs}");
         if name == "vmm" {
             assert!(needs.contains("Name: hip_5.1"), "vmm should need hip_5.1:\n{needs}");
+        }
+        if name == "memory" {
+            assert!(needs.contains("Name: hip_5.0"), "memory should need hip_5.0 (hipPointerGetAttribute):\n{needs}");
         }
         run_pair(&scratch, &exe, &drop_in);
     }
@@ -222,4 +225,40 @@ fn ipc_event_program_passes_in_every_mode_and_fails_without_the_wait_under_adver
     }
     // The failed runs died holding their event and memory: collect them.
     assert_eq!(scratch.collect(), Vec::<String>::new(), "gc left shared objects behind");
+}
+
+/// Issue 18: `tests/cpp/devices.cpp` (devices, contexts, streams, stream
+/// memory operations, events, error texts, and unsupported exports), built
+/// against the real 7.2.4 headers, passes on our library: linked against
+/// ours, and linked against the real library (so it asks for the real
+/// soname and the 7.x version nodes, hip_7.1 for hipStreamGetId) and run on
+/// ours through a link of that name.
+#[test]
+fn devices_program_with_real_headers_runs_on_our_library() {
+    let env = match fetch("headers") {
+        Ok(env) => env,
+        Err(reason) => return skip("devices_program_with_real_headers_runs_on_our_library", &reason),
+    };
+    let include = &env["HIP_INCLUDE"];
+    let ours = library_dir();
+    let scratch = Scratch::new();
+    let real_dir = scratch.path().join("real");
+    let drop_in = scratch.path().join("drop-in");
+    std::fs::create_dir_all(&real_dir).expect("real/");
+    std::fs::create_dir_all(&drop_in).expect("drop-in/");
+    std::os::unix::fs::symlink(&env["HIP_LINK_LIB"], real_dir.join("libamdhip64.so")).expect("link the real library");
+    std::os::unix::fs::symlink(ours.join("libamdhip64.so"), drop_in.join(&env["HIP_LINK_SONAME"]))
+        .expect("link ours as the real soname");
+    for (tag, link_dir, run_dir) in [("ours", ours, ours), ("real", real_dir.as_path(), drop_in.as_path())] {
+        let exe = compile(&scratch, &test_program("devices"), include, link_dir, tag);
+        if tag == "real" {
+            let needs = binutils("readelf", &["-V".as_ref(), exe.as_os_str()]);
+            assert!(needs.contains("Name: hip_7.1"), "devices should need hip_7.1:\n{needs}");
+        }
+        let out = scratch.command(&exe, run_dir).output().expect("run devices");
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        print!("--- devices ({tag}):\n{text}");
+        assert!(out.status.success() && text.contains("devices: ok"), "devices ({tag}) failed:\n{text}");
+        assert_eq!(scratch.shared_left(), Vec::<String>::new(), "devices ({tag}) left shared memory behind");
+    }
 }

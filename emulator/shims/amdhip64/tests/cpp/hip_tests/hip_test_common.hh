@@ -146,4 +146,20 @@ inline void LaunchDelayKernel(std::chrono::milliseconds ms, hipStream_t stream =
     HIP_CHECK(hipLaunchHostFunc(stream, vmmkit_sleep_ms, reinterpret_cast<void*>(ms.count())));
 }
 
+// hip-tests' skip (a message; the case then returns and passes) and its VMM
+// support check (hip_vmm_common.hh): attribute 89, skipping when it is 0.
+namespace HipTest {
+inline void HIP_SKIP_TEST(const char* why) { std::printf("  skipped: %s\n", why); }
+}  // namespace HipTest
+#define checkVMMSupported(device)                                                                  \
+    {                                                                                              \
+        int vmmkit_vmm = 0;                                                                        \
+        HIP_CHECK(hipDeviceGetAttribute(&vmmkit_vmm,                                               \
+                                        hipDeviceAttributeVirtualMemoryManagementSupported, device)); \
+        if (vmmkit_vmm == 0) {                                                                     \
+            HipTest::HIP_SKIP_TEST("no VMM");                                                      \
+            return;                                                                                \
+        }                                                                                          \
+    }
+
 int main() { return vmmkit_catch::run_all(); }

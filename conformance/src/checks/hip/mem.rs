@@ -1,0 +1,56 @@
+//! HIP-MEM: host registration (issue 18).
+
+use std::ffi::c_void;
+
+use vmmkit_sys::hip::*;
+
+use crate::hip::{Ctx, setup};
+use crate::outcome::Failure;
+
+/// HIP-MEM-001: a range that overlaps a registered one (the same range, or
+/// part of it) and a hipHostMalloc buffer are 712; the first registration
+/// still works (a copy into it lands) and unregisters.
+pub fn register_overlap(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let mut buf = vec![0u8; 8192];
+    let p: *mut c_void = buf.as_mut_ptr().cast();
+    let half: *mut c_void = buf[4096..].as_mut_ptr().cast();
+    setup("hipHostRegister", hip.hipHostRegister(p, 8192, 0))?;
+    cx.expect_code("hipHostRegister(the same range)", hip.hipHostRegister(p, 8192, 0))?;
+    cx.expect_code("hipHostRegister(its second half)", hip.hipHostRegister(half, 16, 0))?;
+    let mut pinned = std::ptr::null_mut();
+    setup("hipHostMalloc", hip.hipHostMalloc(&mut pinned, 64, 0))?;
+    cx.expect_code("hipHostRegister(a hipHostMalloc buffer)", hip.hipHostRegister(pinned, 64, 0))?;
+    setup("hipHostFree", hip.hipHostFree(pinned))?;
+    let dev = cx.malloc(64)?;
+    setup("hipMemset", hip.hipMemset(dev, 0x3c, 64))?;
+    cx.expect_ok("hipMemcpy(into the registered range)", hip.hipMemcpy(half, dev, 64, hipMemcpyDeviceToHost))?;
+    cx.free(dev)?;
+    cx.expect_ok("hipHostUnregister", hip.hipHostUnregister(p))?;
+    cx.ensure(
+        "bytes copied into the registered range",
+        buf[4096..4160] == [0x3c; 64],
+        "0x3c",
+        format!("{:?}", &buf[4096..4104]),
+    )
+}
+
+/// HIP-MEM-002: hipHostUnregister of an interior pointer of a registered
+/// range, of a hipHostMalloc buffer, of a range unregistered already is 713.
+pub fn unregister_unknown(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let mut buf = vec![0u8; 4096];
+    let p: *mut c_void = buf.as_mut_ptr().cast();
+    let inner: *mut c_void = buf[100..].as_mut_ptr().cast();
+    setup("hipHostRegister", hip.hipHostRegister(p, 4096, 0))?;
+    cx.expect_code("hipHostUnregister(an interior pointer)", hip.hipHostUnregister(inner))?;
+    cx.expect_ok("hipHostUnregister(the start)", hip.hipHostUnregister(p))?;
+    cx.expect_code("hipHostUnregister(again)", hip.hipHostUnregister(p))?;
+    let mut pinned = std::ptr::null_mut();
+    setup("hipHostMalloc", hip.hipHostMalloc(&mut pinned, 64, 0))?;
+    let r = hip.hipHostUnregister(pinned);
+    setup("hipHostFree", hip.hipHostFree(pinned))?;
+    cx.expect_code("hipHostUnregister(a hipHostMalloc buffer)", r)
+}

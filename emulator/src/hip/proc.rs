@@ -1,0 +1,58 @@
+//! `hipGetProcAddress` (6.1+; `docs/api/hip.tsv` files it under Memory
+//! Management): every function of the emulator's HIP table, by name, as
+//! clr's hipamd/src/hip_device.cpp:748-786 resolves them from its own library.
+#![allow(non_snake_case)]
+
+use std::ffi::{CStr, c_char, c_void};
+
+use vmmkit_sys::hip::*;
+
+use super::call::{Fail, put, run};
+
+/// `HIP_GET_PROC_ADDRESS_SUCCESS` and `…_SYMBOL_NOT_FOUND` (`hipDriverProcAddressQueryResult`,
+/// hip_runtime_api.h 7.2.4:607-611).
+const FOUND: i32 = 0;
+const NOT_FOUND: i32 = 1;
+
+/// `hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion, uint64_t flags, hipDriverProcAddressQueryResult *symbolStatus)`:
+/// symbol NULL or empty, or pfn NULL → 1 (clr builds a `std::string` from
+/// the symbol first, which a NULL crashes; the emulator answers 1);
+/// `hipGetDeviceProperties` asked for with a version ≥ 600 is
+/// `hipGetDevicePropertiesR0600`; a name the table holds → its entry point,
+/// status 0; any other → `*pfn` NULL, status 1, and 1. `flags` is ignored,
+/// as clr ignores it; `symbolStatus` may be NULL.
+pub unsafe extern "C" fn hipGetProcAddress(
+    symbol: *const c_char,
+    pfn: *mut *mut c_void,
+    hipVersion: i32,
+    _flags: u64,
+    symbolStatus: *mut i32,
+) -> hipError_t {
+    run("hipGetProcAddress", || {
+        if symbol.is_null() || pfn.is_null() {
+            return Err(Fail::plain(HipError::INVALID_VALUE, "symbol or pfn is NULL".into()));
+        }
+        // SAFETY: checked non-null; the caller passes a NUL-terminated name.
+        let asked = unsafe { CStr::from_ptr(symbol) }.to_bytes();
+        if asked.is_empty() {
+            return Err(Fail::plain(HipError::INVALID_VALUE, "symbol is empty".into()));
+        }
+        let name: &[u8] =
+            if asked == b"hipGetDeviceProperties" && hipVersion >= 600 { b"hipGetDevicePropertiesR0600" } else { asked };
+        let found = super::entry_point(name);
+        // SAFETY: checked non-null; `symbolStatus` is written only when given.
+        unsafe {
+            put(pfn, found.unwrap_or(std::ptr::null_mut()));
+            if !symbolStatus.is_null() {
+                put(symbolStatus, if found.is_some() { FOUND } else { NOT_FOUND });
+            }
+        }
+        match found {
+            Some(_) => Ok(()),
+            None => Err(Fail::plain(
+                HipError::INVALID_VALUE,
+                format!("{} is not an entry point of the emulator", String::from_utf8_lossy(name)),
+            )),
+        }
+    })
+}

@@ -1,0 +1,199 @@
+//! What the memory functions of issue 18 keep for the process: host ranges
+//! registered by hipHostRegister, managed allocations (hipMallocManaged, in
+//! host memory) with their advice, the flags each allocation was made with
+//! and the allocations with SYNC_MEMOPS set. Part of the HIP `State`.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Mutex, MutexGuard};
+
+use vmmkit_sys::hip::{hipInvalidDeviceId, hipMemRangeCoherencyModeFineGrain};
+
+/// The advice given for a managed allocation (hipMemAdvise, hipMemPrefetchAsync),
+/// kept per allocation: vmmkit does not split a range by pages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Advice {
+    pub read_mostly: bool,
+    /// A device, `hipCpuDeviceId`, or `hipInvalidDeviceId` when unset.
+    pub preferred: i32,
+    pub accessed_by: Vec<i32>,
+    /// Where the last prefetch went, `hipInvalidDeviceId` before any.
+    pub last_prefetch: i32,
+    pub coherency: i32,
+}
+
+impl Default for Advice {
+    fn default() -> Self {
+        Self {
+            read_mostly: false,
+            preferred: hipInvalidDeviceId,
+            accessed_by: Vec::new(),
+            last_prefetch: hipInvalidDeviceId,
+            coherency: hipMemRangeCoherencyModeFineGrain,
+        }
+    }
+}
+
+/// A host range HIP knows besides hipHostMalloc buffers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct HostRange {
+    pub len: usize,
+    /// The hipHostRegister or hipMallocManaged flags.
+    pub flags: u32,
+    /// The device current when it was made.
+    pub device: u32,
+    /// `Some` for managed memory.
+    pub managed: Option<Advice>,
+}
+
+/// A HIP array (`array.rs`): hipMalloc memory of `rows × slices` rows of
+/// `pitch` bytes, packed, and what it was made with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct ArrayRec {
+    /// Its memory (a hipMalloc allocation of the process).
+    pub mem: usize,
+    /// Bytes per element.
+    pub elem: usize,
+    /// The descriptor it was made with (Height 0: one row; Depth 0: one slice).
+    pub desc: vmmkit_sys::hip::HIP_ARRAY3D_DESCRIPTOR,
+}
+
+impl ArrayRec {
+    /// Bytes per row.
+    pub fn pitch(&self) -> usize {
+        self.desc.Width * self.elem
+    }
+
+    /// Rows per slice.
+    pub fn rows(&self) -> usize {
+        self.desc.Height.max(1)
+    }
+}
+
+/// The memory state of one process.
+#[derive(Debug, Default)]
+pub(super) struct MemState {
+    ranges: Mutex<BTreeMap<usize, HostRange>>,
+    /// HIP arrays by handle, and the next handle's number.
+    arrays: Mutex<(HashMap<usize, ArrayRec>, usize)>,
+    flags: Mutex<HashMap<usize, u32>>,
+    sync_memops: Mutex<HashSet<usize>>,
+}
+
+/// The top bits of every array handle: a non-canonical x86-64 address, so no
+/// handle is ever memory.
+const ARRAY_TAG: usize = 0xa77a_0000_0000_0000;
+
+/// Whether a range of `ranges` overlaps `base..base+len`.
+fn overlap(ranges: &BTreeMap<usize, HostRange>, base: usize, len: usize) -> bool {
+    let end = base.saturating_add(len);
+    ranges.range(..end).next_back().is_some_and(|(&b, r)| b + r.len > base)
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while it was held (caught at the FFI edge) left the value as
+    // it was at that point; it stays usable.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl MemState {
+    /// The registered or managed range holding `p`: its start and what it is.
+    pub fn range_at(&self, p: usize) -> Option<(usize, HostRange)> {
+        let r = lock(&self.ranges);
+        let (&base, range) = r.range(..=p).next_back()?;
+        (p < base + range.len).then(|| (base, range.clone()))
+    }
+
+    /// Whether `base..base+len` overlaps a registered or managed range.
+    pub fn overlaps(&self, base: usize, len: usize) -> bool {
+        overlap(&lock(&self.ranges), base, len)
+    }
+
+    /// Records a registered or managed range.
+    pub fn insert(&self, base: usize, range: HostRange) {
+        lock(&self.ranges).insert(base, range);
+    }
+
+    /// Records a range unless it overlaps one already recorded (checked and
+    /// recorded under one lock, so two threads cannot both register it).
+    pub fn insert_new(&self, base: usize, range: HostRange) -> bool {
+        let mut r = lock(&self.ranges);
+        if overlap(&r, base, range.len) {
+            return false;
+        }
+        r.insert(base, range);
+        true
+    }
+
+    /// Forgets the range that starts at `base`; returns it.
+    pub fn remove(&self, base: usize) -> Option<HostRange> {
+        self.forget(base);
+        lock(&self.ranges).remove(&base)
+    }
+
+    /// Changes the advice of the managed allocation that starts at `base`.
+    pub fn advise(&self, base: usize, f: impl FnOnce(&mut Advice)) {
+        if let Some(a) = lock(&self.ranges).get_mut(&base).and_then(|r| r.managed.as_mut()) {
+            f(a);
+        }
+    }
+
+    /// Records the flags an allocation starting at `base` was made with.
+    pub fn note_flags(&self, base: usize, flags: u32) {
+        lock(&self.flags).insert(base, flags);
+    }
+
+    /// The flags of the allocation starting at `base` (0 when none were noted).
+    pub fn flags(&self, base: usize) -> u32 {
+        lock(&self.flags).get(&base).copied().unwrap_or(0)
+    }
+
+    /// Sets or clears SYNC_MEMOPS of the allocation starting at `base`.
+    pub fn set_sync_memops(&self, base: usize, on: bool) {
+        let mut s = lock(&self.sync_memops);
+        if on {
+            s.insert(base);
+        } else {
+            s.remove(&base);
+        }
+    }
+
+    /// Whether SYNC_MEMOPS is set for the allocation starting at `base`.
+    pub fn sync_memops(&self, base: usize) -> bool {
+        lock(&self.sync_memops).contains(&base)
+    }
+
+    /// Records an array; returns its handle: a tagged number, never an
+    /// address (arrays are opaque; vmmkit looks handles up).
+    pub fn add_array(&self, rec: ArrayRec) -> usize {
+        let mut a = lock(&self.arrays);
+        a.1 += 1;
+        let handle = ARRAY_TAG | (a.1 << 4);
+        a.0.insert(handle, rec);
+        handle
+    }
+
+    /// The array of `handle`.
+    pub fn array(&self, handle: usize) -> Option<ArrayRec> {
+        lock(&self.arrays).0.get(&handle).copied()
+    }
+
+    /// Forgets the array of `handle`; returns it.
+    pub fn remove_array(&self, handle: usize) -> Option<ArrayRec> {
+        lock(&self.arrays).0.remove(&handle)
+    }
+
+    /// Forgets the flags, SYNC_MEMOPS and arrays of allocations that are
+    /// gone without a free (hipDeviceReset releases the device's memory):
+    /// keeps those whose start `live` says is still memory HIP knows.
+    pub fn retain_live(&self, live: impl Fn(usize) -> bool) {
+        lock(&self.flags).retain(|&base, _| live(base));
+        lock(&self.sync_memops).retain(|&base| live(base));
+        lock(&self.arrays).0.retain(|_, a| live(a.mem));
+    }
+
+    /// Forgets the flags and SYNC_MEMOPS of a freed allocation.
+    pub fn forget(&self, base: usize) {
+        lock(&self.flags).remove(&base);
+        lock(&self.sync_memops).remove(&base);
+    }
+}

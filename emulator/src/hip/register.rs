@@ -1,0 +1,87 @@
+//! What a hipcc-built program calls for its code objects: at load,
+//! `__hipRegisterFatBinary` once per object and `__hipRegisterFunction` /
+//! `__hipRegisterVar` per kernel and device variable; at exit
+//! `__hipUnregisterFatBinary`. vmmkit runs no device code, so registration
+//! is bookkeeping: it succeeds (as in clr, where it only records what is
+//! there) and sets no error, and a launch then fails with 801
+//! (`hipLaunchKernel`, `__hipPushCallConfiguration`: device code). Without
+//! these a program with any kernel in it does not even load on the drop-in.
+#![allow(non_snake_case)]
+
+use std::ffi::{c_char, c_void};
+use std::sync::Mutex;
+
+/// The registered code objects: each a boxed slot whose address is the
+/// `void**` handle, kept until unregistered. Boxed so that the address stays
+/// put while the vector grows.
+#[allow(clippy::vec_box)]
+static MODULES: Mutex<Vec<Box<usize>>> = Mutex::new(Vec::new());
+
+#[allow(clippy::vec_box)]
+fn modules() -> std::sync::MutexGuard<'static, Vec<Box<usize>>> {
+    MODULES.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// `void **__hipRegisterFatBinary(const void *data)`: a handle for the code object.
+pub unsafe extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mut c_void {
+    let mut slot = Box::new(data as usize);
+    let handle = (&raw mut *slot).cast::<*mut c_void>();
+    modules().push(slot);
+    handle
+}
+
+/// `void __hipRegisterFunction(void **modules, const void *hostFunction, …)`: nothing to keep.
+pub unsafe extern "C" fn __hipRegisterFunction(
+    _modules: *mut *mut c_void,
+    _hostFunction: *const c_void,
+    _deviceFunction: *mut c_char,
+    _deviceName: *const c_char,
+    _threadLimit: u32,
+    _tid: *mut c_void,
+    _bid: *mut c_void,
+    _blockDim: *mut c_void,
+    _gridDim: *mut c_void,
+    _wSize: *mut i32,
+) {
+}
+
+/// `void __hipRegisterVar(void **modules, void *var, …)`: nothing to keep
+/// (hipMemcpyToSymbol and kin are not emulated).
+pub unsafe extern "C" fn __hipRegisterVar(
+    _modules: *mut *mut c_void,
+    _var: *mut c_void,
+    _hostVar: *mut c_char,
+    _deviceVar: *mut c_char,
+    _ext: i32,
+    _size: usize,
+    _constant: i32,
+    _global: i32,
+) {
+}
+
+/// `void __hipUnregisterFatBinary(void **modules)`: forgets the handle; an unknown one is ignored.
+pub unsafe extern "C" fn __hipUnregisterFatBinary(modules_: *mut *mut c_void) {
+    modules().retain(|slot| !std::ptr::eq(&raw const **slot, modules_.cast::<usize>().cast_const()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_are_distinct_and_unregister() {
+        // SAFETY: the data pointer is only stored.
+        let (a, b) = unsafe { (__hipRegisterFatBinary(std::ptr::null()), __hipRegisterFatBinary(8 as *const c_void)) };
+        assert!(!a.is_null() && a != b);
+        let before = modules().len();
+        // SAFETY: a handle from above.
+        unsafe { __hipUnregisterFatBinary(a) };
+        assert_eq!(modules().len(), before - 1);
+        // SAFETY: as above; unknown handles are ignored.
+        unsafe {
+            __hipUnregisterFatBinary(a);
+            __hipUnregisterFatBinary(b);
+        }
+        assert_eq!(modules().len(), before - 2);
+    }
+}
