@@ -81,12 +81,12 @@ impl fmt::Display for Vendor {
     }
 }
 
-/// A vendor table.
-#[derive(Clone, Copy)]
+/// A vendor table (boxed: a table is one pointer per C function, hundreds
+/// of them, and is read through a reference on every call).
 pub(crate) enum Api {
-    Acl(AclApi),
-    Hip(HipApi),
-    Cuda(CudaApi),
+    Acl(Box<AclApi>),
+    Hip(Box<HipApi>),
+    Cuda(Box<CudaApi>),
 }
 
 impl fmt::Debug for Api {
@@ -125,7 +125,7 @@ impl Api {
     /// after its last user (HIP and CUDA have no finalisation).
     pub(crate) fn init(&self) -> Result<InitGuard, Error> {
         match self {
-            Self::Acl(a) => InitGuard::acl(*a),
+            Self::Acl(a) => InitGuard::acl(a),
             Self::Hip(a) => hip::init(a, 0).map(|()| InitGuard { acl: None }),
             Self::Cuda(a) => cuda::init(a, 0).map(|()| InitGuard { acl: None }),
         }
@@ -512,31 +512,32 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 #[derive(Debug)]
 pub(crate) struct InitGuard {
     /// The ACL table and its key in [`INITS`]; `None` for HIP and CUDA.
-    acl: Option<(AclApi, usize)>,
+    acl: Option<(Box<AclApi>, usize)>,
 }
 
 impl InitGuard {
-    fn acl(api: AclApi) -> Result<Self, Error> {
+    fn acl(api: &AclApi) -> Result<Self, Error> {
         let key = api.aclInit as usize;
         let mut inits = lock(&INITS);
         if let Some(i) = inits.iter_mut().find(|i| i.key == key) {
             i.users += 1;
-            return Ok(Self { acl: Some((api, key)) });
+            return Ok(Self { acl: Some((Box::new(*api), key)) });
         }
-        let ours = match acl::init(&api, None) {
+        let ours = match acl::init(api, None) {
             Ok(()) => true,
             // Initialised by the program itself: it finalises too.
             Err(e) if e.code == AclError::REPEAT_INITIALIZE => false,
             Err(e) => return Err(e),
         };
         inits.push(Init { key, users: 1, ours });
-        Ok(Self { acl: Some((api, key)) })
+        Ok(Self { acl: Some((Box::new(*api), key)) })
     }
 }
 
 impl Drop for InitGuard {
     fn drop(&mut self) {
-        let Some((api, key)) = self.acl else { return };
+        let Some((api, key)) = &self.acl else { return };
+        let key = *key;
         let mut inits = lock(&INITS);
         let Some(at) = inits.iter().position(|i| i.key == key) else { return };
         inits[at].users -= 1;
@@ -545,7 +546,7 @@ impl Drop for InitGuard {
         }
         let last = inits.swap_remove(at);
         if last.ours
-            && let Err(e) = acl::finalize(&api)
+            && let Err(e) = acl::finalize(api)
         {
             tracing::warn!(target: "vmmkit::runtime", "{e}");
         }

@@ -82,20 +82,20 @@ impl Runtime {
     /// The library cannot be loaded or initialised.
     pub fn new(backend: Backend) -> Result<Self, OpenError> {
         let (api, library) = match &backend {
-            Backend::Emulator => (Api::Acl(vmmkit_emulator::acl::api()), None),
-            Backend::EmulatorHip => (Api::Hip(vmmkit_emulator::hip::api()), None),
-            Backend::EmulatorCuda => (Api::Cuda(vmmkit_emulator::cuda::api()), None),
+            Backend::Emulator => (Api::Acl(Box::new(vmmkit_emulator::acl::api())), None),
+            Backend::EmulatorHip => (Api::Hip(Box::new(vmmkit_emulator::hip::api())), None),
+            Backend::EmulatorCuda => (Api::Cuda(Box::new(vmmkit_emulator::cuda::api())), None),
             Backend::Ascend(path) => {
                 let l = AclApi::load(path.as_deref())?;
-                (Api::Acl(l.api), Some(l.path.to_path_buf()))
+                (Api::Acl(Box::new(l.api)), Some(l.path.to_path_buf()))
             }
             Backend::Hip(path) => {
                 let l = HipApi::load(path.as_deref())?;
-                (Api::Hip(l.api), Some(l.path.to_path_buf()))
+                (Api::Hip(Box::new(l.api)), Some(l.path.to_path_buf()))
             }
             Backend::Cuda(path) => {
                 let l = CudaApi::load(path.as_deref())?;
-                (Api::Cuda(l.api), Some(l.path.to_path_buf()))
+                (Api::Cuda(Box::new(l.api)), Some(l.path.to_path_buf()))
             }
         };
         let init = match api.init() {
@@ -154,7 +154,7 @@ impl Runtime {
     /// [`crate::acl`]); `None` on HIP and CUDA. ACL-only.
     pub fn acl_api(&self) -> Option<&AclApi> {
         match &self.shared.api {
-            Api::Acl(a) => Some(a),
+            Api::Acl(a) => Some(a.as_ref()),
             _ => None,
         }
     }
@@ -162,7 +162,7 @@ impl Runtime {
     /// The raw HIP table (see [`crate::hip`]); `None` on ACL and CUDA. HIP-only.
     pub fn hip_api(&self) -> Option<&HipApi> {
         match &self.shared.api {
-            Api::Hip(a) => Some(a),
+            Api::Hip(a) => Some(a.as_ref()),
             _ => None,
         }
     }
@@ -170,7 +170,7 @@ impl Runtime {
     /// The raw CUDA table (see [`crate::cuda`]); `None` on ACL and HIP. CUDA-only.
     pub fn cuda_api(&self) -> Option<&CudaApi> {
         match &self.shared.api {
-            Api::Cuda(a) => Some(a),
+            Api::Cuda(a) => Some(a.as_ref()),
             _ => None,
         }
     }
