@@ -16,6 +16,15 @@
 //! skips) vmmkit's own drop-in libraries. All of it is
 //! [`vmmkit_emulator::export_shim!`], shared with `libamdhip64.so`.
 //!
+//! The other functions of CANN's runtime headers (`docs/api/acl.tsv`) are
+//! exported too, by [`vmmkit_emulator::export_unsupported!`], so that
+//! programs link and start: [`DEVICE_CODE`] (kernels, binaries, operators,
+//! AICPU, dumps, graph labels and conditional tasks: not supported by design)
+//! and [`NOT_YET`] (host memory could emulate them). Each fails with 207000
+//! `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` and a message naming it; those that
+//! return a pointer or an integer return 0. `docs/api-coverage.md` lists
+//! every function with what this library does with it (`tests/coverage.rs`).
+//!
 //! A C program built against the headers in `include/` (`#include
 //! <acl/acl.h>`) links with `-lascendcl` and runs on the emulator with
 //! `LD_LIBRARY_PATH` pointing at the directory of this library; see the
@@ -30,4 +39,79 @@ vmmkit_emulator::export_shim! {
     panic_code: AclError::RT_DRV_INTERNAL_ERROR.0,
     panic_message: c"vmmkit libascendcl: internal error in the emulator (a panic); please report it",
     info: "vmmkit emulator libascendcl",
+}
+
+vmmkit_emulator::export_unsupported! {
+    dialect: vmmkit_sys::vendor::Acl,
+    code: vmmkit_sys::acl::AclError::RT_FEATURE_NOT_SUPPORT,
+    device_code {
+        aclmdlFinalizeDump, aclmdlInitDump, aclmdlRIAddCondTask, aclmdlRICondHandleCreate,
+        aclmdlRICondHandleGetCondPtr, aclmdlRIEndTask, aclmdlRIKernelTaskGetAttribute, aclmdlRITaskDisable,
+        aclmdlRITaskGetParams, aclmdlRITaskGetSeqId, aclmdlRITaskGetType, aclmdlRITaskSetParams,
+        aclmdlSetDump, aclrtBinaryGetDevAddress, aclrtBinaryGetFunction, aclrtBinaryGetFunctionByEntry,
+        aclrtBinaryGetGlobal, aclrtBinaryLoad, aclrtBinaryLoadFromData, aclrtBinaryLoadFromFile,
+        aclrtBinarySetExceptionCallback, aclrtBinaryUnLoad, aclrtCheckArchCompatibility,
+        aclrtCreateBinary -> null, aclrtCreateLabel, aclrtCreateLabelList, aclrtDestroyBinary,
+        aclrtDestroyLabel, aclrtDestroyLabelList, aclrtFunctionGetAvailDynUbufPerBlock,
+        aclrtFunctionGetBinary, aclrtFunctionGetParamCount, aclrtFunctionGetParamInfo, aclrtGetFuncBySymbol,
+        aclrtGetFuncHandleFromExceptionInfo, aclrtGetFunctionAddr, aclrtGetFunctionAttribute,
+        aclrtGetFunctionName, aclrtGetFunctionSize, aclrtGetHardwareSyncAddr, aclrtGetOpExecuteTimeout,
+        aclrtGetOpTimeOutInterval, aclrtGetSymbolAddress, aclrtGetSymbolSize, aclrtKernelArgsAppend,
+        aclrtKernelArgsAppendPlaceHolder, aclrtKernelArgsFinalize, aclrtKernelArgsGetHandleMemSize,
+        aclrtKernelArgsGetMemSize, aclrtKernelArgsGetPlaceHolderBuffer, aclrtKernelArgsInit,
+        aclrtKernelArgsInitByUserMem, aclrtKernelArgsParaUpdate, aclrtLaunchKernel, aclrtLaunchKernelV2,
+        aclrtLaunchKernelWithArgsArray, aclrtLaunchKernelWithConfig, aclrtLaunchKernelWithHostArgs,
+        aclrtLaunchSIMTKernelWithArgsArray, aclrtLaunchSIMTKernelWithHostArgs, aclrtPersistentTaskClean,
+        aclrtProfTrace, aclrtRandomNumAsync, aclrtReduceAsync, aclrtRegisterCpuFunc, aclrtSetLabel,
+        aclrtSetOpExecuteTimeOut, aclrtSetOpExecuteTimeOutV2, aclrtSetOpExecuteTimeOutWithMs,
+        aclrtSetOpWaitTimeout, aclrtSwitchLabelByIndex, aclrtTaskUpdateAsync,
+    }
+    not_yet {
+        aclAppLog, aclCreateDataBuffer -> null, aclDataTypeSize -> null, aclDestroyDataBuffer,
+        aclFinalizeCallbackRegister, aclFinalizeCallbackUnRegister, aclFinalizeReference,
+        aclFloatToFloat16 -> null, aclGetCannAttribute, aclGetCannAttributeList, aclGetDataBufferAddr -> null,
+        aclGetDataBufferSize -> null, aclGetDataBufferSizeV2 -> null, aclGetDeviceCapability,
+        aclInitCallbackRegister, aclInitCallbackUnRegister, aclUpdateDataBuffer, aclmdlRIAbort,
+        aclmdlRIBindStream, aclmdlRIBuildBegin, aclmdlRIBuildEnd, aclmdlRICaptureBegin, aclmdlRICaptureEnd,
+        aclmdlRICaptureGetInfo, aclmdlRICaptureTaskGrpBegin, aclmdlRICaptureTaskGrpEnd,
+        aclmdlRICaptureTaskUpdateBegin, aclmdlRICaptureTaskUpdateEnd, aclmdlRICaptureThreadExchangeMode,
+        aclmdlRICaptureToModelRIBegin, aclmdlRIDebugJsonPrint, aclmdlRIDebugPrint, aclmdlRIDestroy,
+        aclmdlRIDestroyRegisterCallback, aclmdlRIDestroyUnregisterCallback, aclmdlRIExecute,
+        aclmdlRIExecuteAsync, aclmdlRIGetId, aclmdlRIGetName, aclmdlRIGetStreams, aclmdlRIGetTasksByStream,
+        aclmdlRISetName, aclmdlRIUnbindStream, aclmdlRIUpdate, aclrtActiveStream, aclrtCntNotifyCreate,
+        aclrtCntNotifyDestroy, aclrtCntNotifyGetId, aclrtCntNotifyRecord, aclrtCntNotifyReset,
+        aclrtCntNotifyWaitWithTimeout, aclrtCreateGroupInfo -> null, aclrtCreateStreamConfigHandle -> null,
+        aclrtCreateStreamV2, aclrtCreateStreamWithConfig, aclrtCtxGetCurrentDefaultStream,
+        aclrtCtxGetFloatOverflowAddr, aclrtCtxGetSysParamOpt, aclrtCtxSetSysParamOpt, aclrtDestroyContext,
+        aclrtDestroyGroupInfo, aclrtDestroyStreamConfigHandle, aclrtDeviceGetByPCIBusId,
+        aclrtDeviceGetHostAtomicCapabilities, aclrtDeviceGetLimit, aclrtDeviceGetP2PAtomicCapabilities,
+        aclrtDeviceGetPCIBusId, aclrtDeviceGetStreamPriorityRange, aclrtDeviceGetUuid, aclrtDeviceSetLimit,
+        aclrtDeviceTaskAbort, aclrtEventGetTimestamp, aclrtExceptionInfoCallbackRegister,
+        aclrtExceptionInfoCallbackUnregister, aclrtGetAllGroupInfo, aclrtGetArgsFromExceptionInfo,
+        aclrtGetDeviceCapability, aclrtGetDeviceIdFromExceptionInfo -> null, aclrtGetDeviceInfo,
+        aclrtGetDeviceResLimit, aclrtGetDeviceSatMode, aclrtGetDeviceUtilizationRate, aclrtGetDevicesTopo,
+        aclrtGetErrorCodeFromExceptionInfo -> null, aclrtGetErrorVerbose, aclrtGetEventAvailNum,
+        aclrtGetEventId, aclrtGetFloatOverflowStatus, aclrtGetGroupCount, aclrtGetGroupInfoDetail,
+        aclrtGetLastError, aclrtGetLogicDevIdByPhyDevId, aclrtGetOverflowStatus, aclrtGetPhyDevIdByUserDevId,
+        aclrtGetPrimaryCtxState, aclrtGetResInCurrentThread, aclrtGetRunMode, aclrtGetStreamAttribute,
+        aclrtGetStreamAvailableNum, aclrtGetStreamIdFromExceptionInfo -> null, aclrtGetStreamOverflowSwitch,
+        aclrtGetStreamResLimit, aclrtGetSysParamOpt, aclrtGetTaskIdFromExceptionInfo -> null,
+        aclrtGetThreadIdFromExceptionInfo -> null, aclrtGetThreadLastTaskId, aclrtGetUserDevIdByLogicDevId,
+        aclrtGetUserDevIdByPhyDevId, aclrtLaunchCallback, aclrtLaunchHostFunc, aclrtNotifyBatchReset,
+        aclrtNpuClearFloatOverFlowStatus, aclrtNpuGetFloatOverFlowStatus, aclrtPeekAtLastError,
+        aclrtProcessHostFunc, aclrtProcessReport, aclrtQueryDeviceStatus, aclrtRecordEventWithFlag,
+        aclrtRegDeviceStateCallback, aclrtRegStreamStateCallback, aclrtRepairError, aclrtResetDeviceResLimit,
+        aclrtResetFloatOverflowStatus, aclrtResetOverflowStatus, aclrtResetStreamResLimit,
+        aclrtSetDeviceResLimit, aclrtSetDeviceSatMode, aclrtSetDeviceTaskAbortCallback,
+        aclrtSetExceptionInfoCallback, aclrtSetGroup, aclrtSetStreamAttribute, aclrtSetStreamConfigOpt,
+        aclrtSetStreamFailureMode, aclrtSetStreamOverflowSwitch, aclrtSetStreamResLimit, aclrtSetSysParamOpt,
+        aclrtSetTsDevice, aclrtSnapShotCallbackRegister, aclrtSnapShotCallbackUnregister,
+        aclrtSnapShotProcessBackup, aclrtSnapShotProcessLock, aclrtSnapShotProcessRestore,
+        aclrtSnapShotProcessUnlock, aclrtStreamAbort, aclrtStreamGetFlags, aclrtStreamGetId,
+        aclrtStreamGetPriority, aclrtStreamStop, aclrtStreamWaitEventWithFlag,
+        aclrtStreamWaitEventWithTimeout, aclrtSubscribeHostFunc, aclrtSubscribeReport, aclrtSwitchStream,
+        aclrtUnSubscribeHostFunc, aclrtUnSubscribeReport, aclrtUnuseStreamResInCurrentThread,
+        aclrtUseStreamResInCurrentThread, aclrtValueWait, aclrtValueWrite, aclsysGetCANNVersion,
+        aclsysGetVersionNum, aclsysGetVersionStr,
+    }
 }
