@@ -25,6 +25,33 @@ pub(super) struct State {
     /// the core's event number), each with whether it is of the "new mode"
     /// (made by aclrtCreateEventExWithFlag, or opened from another process).
     pub events: Mutex<HashMap<usize, bool>>,
+    /// Per stream handle (created ones and default streams handed out by
+    /// aclrtCtxGetCurrentDefaultStream), what it was made with and set to.
+    pub stream_conf: Mutex<HashMap<usize, StreamConf>>,
+    /// Per (device, `aclrtDeviceLimit`), what aclrtDeviceSetLimit set.
+    pub limits: Mutex<HashMap<(u32, i32), usize>>,
+    /// Per (device, `aclrtDevResLimitType`), what aclrtSetDeviceResLimit set.
+    pub res_limits: Mutex<HashMap<(u32, i32), u32>>,
+    /// Per (context's device, or `None` for the process, `aclSysParamOpt`),
+    /// what aclrt[Ctx]SetSysParamOpt set.
+    pub sys_params: Mutex<HashMap<(Option<u32>, i32), i64>>,
+    /// aclrtSetDeviceSatMode's mode (`aclrtFloatOverflowMode`), process-wide.
+    pub sat_mode: std::sync::atomic::AtomicI32,
+}
+
+/// What one stream was created with (aclrtCreateStreamWithConfig) and set to.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct StreamConf {
+    /// Its priority, 0 (greatest) to 7 (least).
+    pub priority: u32,
+    /// Its `ACL_STREAM_*` flags.
+    pub flags: u32,
+    /// aclrtSetStreamFailureMode's mode.
+    pub failure_mode: u64,
+    /// aclrtSetStreamOverflowSwitch's switch.
+    pub overflow: u32,
+    /// aclrtSetStreamResLimit's limits, per `aclrtDevResLimitType`.
+    pub res: [Option<u32>; 2],
 }
 
 /// The ACL state of the process whose emulator is `e`.

@@ -729,6 +729,24 @@ impl Emulator {
         first.map_or(Ok(()), Err)
     }
 
+    /// Drops the work of stream `id` that has not started (the one running
+    /// runs to its end); the stream stays usable, its progress complete up
+    /// to its last work. ACL's aclrtStreamAbort.
+    ///
+    /// # Errors
+    /// [`CoreError::UnknownStream`].
+    pub fn stream_abort(&self, id: StreamId) -> Result<(), CoreError> {
+        let s = self.streams.get(id)?;
+        let mut q = s.lock();
+        for it in q.items.drain(..) {
+            self.streams.hazards.forget_write(s.id, it.seq);
+        }
+        s.progress.complete(s.progress.last());
+        drop(q);
+        s.bell.notify_all();
+        Ok(())
+    }
+
     /// Ends stream `id` as `how` says.
     ///
     /// # Errors

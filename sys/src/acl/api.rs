@@ -130,6 +130,44 @@ macro_rules! acl_functions {
                 aclrtNotifySetImportPidInterServer: fn(notify: aclrtNotify, serverPids: *mut aclrtServerPid, num: usize) -> aclError;
                 aclrtIpcGetEventHandle: fn(event: aclrtEvent, handle: *mut aclrtIpcEventHandle) -> aclError;
                 aclrtIpcOpenEventHandle: fn(handle: aclrtIpcEventHandle, event: *mut aclrtEvent) -> aclError;
+
+                // Issue 18: devices, contexts, streams, events
+                aclrtGetRunMode: fn(runMode: *mut aclrtRunMode) -> aclError;
+                aclrtGetDeviceInfo: fn(deviceId: u32, attr: aclrtDevAttr, value: *mut i64) -> aclError;
+                aclrtGetLogicDevIdByPhyDevId: fn(phyDevId: i32, logicDevId: *mut i32) -> aclError;
+                aclrtGetPhyDevIdByUserDevId: fn(userDevId: i32, phyDevId: *mut i32) -> aclError;
+                aclrtGetUserDevIdByLogicDevId: fn(logicDevId: i32, userDevid: *mut i32) -> aclError;
+                aclrtGetUserDevIdByPhyDevId: fn(phyDevId: i32, userDevId: *mut i32) -> aclError;
+                aclrtDeviceGetStreamPriorityRange: fn(leastPriority: *mut i32, greatestPriority: *mut i32) -> aclError;
+                aclrtDeviceGetLimit: fn(limit: aclrtDeviceLimit, value: *mut usize) -> aclError;
+                aclrtDeviceSetLimit: fn(limit: aclrtDeviceLimit, value: usize) -> aclError;
+                aclrtGetDeviceResLimit: fn(deviceId: i32, type_: aclrtDevResLimitType, value: *mut u32) -> aclError;
+                aclrtSetDeviceResLimit: fn(deviceId: i32, type_: aclrtDevResLimitType, value: u32) -> aclError;
+                aclrtResetDeviceResLimit: fn(deviceId: i32) -> aclError;
+                aclrtQueryDeviceStatus: fn(deviceId: i32, deviceStatus: *mut aclrtDeviceStatus) -> aclError;
+                aclrtSetDeviceSatMode: fn(mode: aclrtFloatOverflowMode) -> aclError;
+                aclrtGetDeviceSatMode: fn(mode: *mut aclrtFloatOverflowMode) -> aclError;
+                aclrtDestroyContext: fn(context: aclrtContext) -> aclError;
+                aclrtGetPrimaryCtxState: fn(deviceId: i32, flags: *mut u32, active: *mut i32) -> aclError;
+                aclrtCtxGetSysParamOpt: fn(opt: aclSysParamOpt, value: *mut i64) -> aclError;
+                aclrtCtxSetSysParamOpt: fn(opt: aclSysParamOpt, value: i64) -> aclError;
+                aclrtGetSysParamOpt: fn(opt: aclSysParamOpt, value: *mut i64) -> aclError;
+                aclrtSetSysParamOpt: fn(opt: aclSysParamOpt, value: i64) -> aclError;
+                aclrtCreateStreamWithConfig: fn(stream: *mut aclrtStream, priority: u32, flag: u32) -> aclError;
+                aclrtCtxGetCurrentDefaultStream: fn(stream: *mut aclrtStream) -> aclError;
+                aclrtStreamGetPriority: fn(stream: aclrtStream, priority: *mut u32) -> aclError;
+                aclrtStreamGetFlags: fn(stream: aclrtStream, flags: *mut u32) -> aclError;
+                aclrtStreamGetId: fn(stream: aclrtStream, streamId: *mut i32) -> aclError;
+                aclrtStreamAbort: fn(stream: aclrtStream) -> aclError;
+                aclrtSetStreamFailureMode: fn(stream: aclrtStream, mode: u64) -> aclError;
+                aclrtGetStreamOverflowSwitch: fn(stream: aclrtStream, flag: *mut u32) -> aclError;
+                aclrtSetStreamOverflowSwitch: fn(stream: aclrtStream, flag: u32) -> aclError;
+                aclrtGetStreamAvailableNum: fn(streamCount: *mut u32) -> aclError;
+                aclrtGetStreamResLimit: fn(stream: aclrtStream, type_: aclrtDevResLimitType, value: *mut u32) -> aclError;
+                aclrtSetStreamResLimit: fn(stream: aclrtStream, type_: aclrtDevResLimitType, value: u32) -> aclError;
+                aclrtResetStreamResLimit: fn(stream: aclrtStream) -> aclError;
+                aclrtGetEventId: fn(event: aclrtEvent, eventId: *mut u32) -> aclError;
+                aclrtGetEventAvailNum: fn(eventCount: *mut u32) -> aclError;
         }
         }
     };

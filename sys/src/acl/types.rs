@@ -361,3 +361,80 @@ impl Default for aclrtIpcEventHandle {
 }
 
 const _: () = assert!(std::mem::size_of::<aclrtIpcEventHandle>() == 64);
+
+// ---- Issue 18: devices, contexts, streams, events (acl_rt.h, acl_base_rt.h of hicann/runtime@681ef76) ----
+
+/// `aclrtRunMode` (acl_rt.h:105-108): where the program runs.
+pub type aclrtRunMode = i32;
+pub const ACL_DEVICE: aclrtRunMode = 0;
+pub const ACL_HOST: aclrtRunMode = 1;
+
+/// `aclrtDevAttr` (acl_rt.h:657-688), the attributes of `aclrtGetDeviceInfo`.
+pub type aclrtDevAttr = i32;
+pub const ACL_DEV_ATTR_AICPU_CORE_NUM: aclrtDevAttr = 1;
+pub const ACL_DEV_ATTR_AICORE_CORE_NUM: aclrtDevAttr = 101;
+pub const ACL_DEV_ATTR_CUBE_CORE_NUM: aclrtDevAttr = 102;
+pub const ACL_DEV_ATTR_VECTOR_CORE_NUM: aclrtDevAttr = 201;
+pub const ACL_DEV_ATTR_WARP_SIZE: aclrtDevAttr = 202;
+pub const ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE: aclrtDevAttr = 203;
+pub const ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE: aclrtDevAttr = 204;
+pub const ACL_DEV_ATTR_MAX_GRID_DIM_X: aclrtDevAttr = 205;
+pub const ACL_DEV_ATTR_MAX_GRID_DIM_Y: aclrtDevAttr = 206;
+pub const ACL_DEV_ATTR_MAX_GRID_DIM_Z: aclrtDevAttr = 207;
+pub const ACL_DEV_ATTR_MAX_BLOCK_PER_GRID: aclrtDevAttr = 208;
+pub const ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK: aclrtDevAttr = 209;
+pub const ACL_DEV_ATTR_MAX_BLOCK_DIM_X: aclrtDevAttr = 210;
+pub const ACL_DEV_ATTR_MAX_BLOCK_DIM_Y: aclrtDevAttr = 211;
+pub const ACL_DEV_ATTR_MAX_BLOCK_DIM_Z: aclrtDevAttr = 212;
+pub const ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE: aclrtDevAttr = 301;
+pub const ACL_DEV_ATTR_L2_CACHE_SIZE: aclrtDevAttr = 302;
+pub const ACL_DEV_ATTR_SMP_ID: aclrtDevAttr = 401;
+pub const ACL_DEV_ATTR_PHY_CHIP_ID: aclrtDevAttr = 402;
+pub const ACL_DEV_ATTR_SUPER_POD_DEVICE_ID: aclrtDevAttr = 403;
+pub const ACL_DEV_ATTR_SUPER_POD_SERVER_ID: aclrtDevAttr = 404;
+pub const ACL_DEV_ATTR_SUPER_POD_ID: aclrtDevAttr = 405;
+pub const ACL_DEV_ATTR_CUST_OP_PRIVILEGE: aclrtDevAttr = 406;
+
+/// `aclrtDeviceLimit` (acl_rt.h:3991-3997).
+pub type aclrtDeviceLimit = i32;
+pub const ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE: aclrtDeviceLimit = 0;
+pub const ACL_RT_DEV_LIMIT_SIMT_DVG_WARP_STACK_SIZE: aclrtDeviceLimit = 1;
+pub const ACL_RT_DEV_LIMIT_SIMD_STACK_SIZE: aclrtDeviceLimit = 2;
+pub const ACL_RT_DEV_LIMIT_SIMD_PRINTF_FIFO_SIZE_PER_CORE: aclrtDeviceLimit = 3;
+pub const ACL_RT_DEV_LIMIT_SIMT_PRINTF_FIFO_SIZE: aclrtDeviceLimit = 4;
+
+/// `aclrtDevResLimitType` (acl_rt.h:715-718).
+pub type aclrtDevResLimitType = i32;
+pub const ACL_RT_DEV_RES_CUBE_CORE: aclrtDevResLimitType = 0;
+pub const ACL_RT_DEV_RES_VECTOR_CORE: aclrtDevResLimitType = 1;
+
+/// `aclrtDeviceStatus` (acl_rt.h:393-397).
+pub type aclrtDeviceStatus = i32;
+pub const ACL_RT_DEVICE_STATUS_NORMAL: aclrtDeviceStatus = 0;
+pub const ACL_RT_DEVICE_STATUS_ABNORMAL: aclrtDeviceStatus = 1;
+pub const ACL_RT_DEVICE_STATUS_END: aclrtDeviceStatus = 0xFFFF;
+
+/// `aclrtFloatOverflowMode` (acl_rt.h:280-284).
+pub type aclrtFloatOverflowMode = i32;
+pub const ACL_RT_OVERFLOW_MODE_SATURATION: aclrtFloatOverflowMode = 0;
+pub const ACL_RT_OVERFLOW_MODE_INFNAN: aclrtFloatOverflowMode = 1;
+pub const ACL_RT_OVERFLOW_MODE_UNDEF: aclrtFloatOverflowMode = 2;
+
+/// `aclSysParamOpt` (acl_base_rt.h:203-209).
+pub type aclSysParamOpt = i32;
+pub const ACL_OPT_DETERMINISTIC: aclSysParamOpt = 0;
+pub const ACL_OPT_ENABLE_DEBUG_KERNEL: aclSysParamOpt = 1;
+pub const ACL_OPT_STRONG_CONSISTENCY: aclSysParamOpt = 2;
+pub const ACL_OPT_ENABLE_KERNEL_EARLY_START: aclSysParamOpt = 3;
+
+/// `aclrtLastErrLevel` (acl_rt.h:470-472).
+pub type aclrtLastErrLevel = i32;
+pub const ACL_RT_THREAD_LEVEL: aclrtLastErrLevel = 0;
+
+/// Flags of `aclrtCreateStreamWithConfig` (acl_rt.h:36-41).
+pub const ACL_STREAM_FAST_LAUNCH: u32 = 0x01;
+pub const ACL_STREAM_FAST_SYNC: u32 = 0x02;
+pub const ACL_STREAM_PERSISTENT: u32 = 0x04;
+pub const ACL_STREAM_HUGE: u32 = 0x08;
+pub const ACL_STREAM_CPU_SCHEDULE: u32 = 0x10;
+pub const ACL_STREAM_DEVICE_USE_ONLY: u32 = 0x20;

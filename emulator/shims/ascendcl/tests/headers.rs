@@ -62,6 +62,8 @@ fn c_type(rust: &str) -> String {
         "i32" => "int32_t",
         "u32" => "uint32_t",
         "u64" => "uint64_t",
+        "i64" => "int64_t",
+        "u16" => "uint16_t",
         "usize" => "size_t",
         "c_void" => "void",
         "c_char" => "char",

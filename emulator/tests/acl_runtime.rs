@@ -1,0 +1,293 @@
+//! Issue 18 over `vmmkit_emulator::acl::api()`: the device, context, stream
+//! and event functions beyond the core set (run mode, device attributes and
+//! id conversions, limits, system parameters, streams with a configuration,
+//! the default stream's handle, abort, ids and counts), each with its
+//! results and its error codes. Each case runs in its own process and root.
+
+mod common;
+
+use std::ffi::c_void;
+use std::ptr;
+
+use common::isolated;
+use vmmkit_sys::acl::*;
+
+const N: usize = 4096;
+
+fn ok(what: &str, rc: aclError) {
+    assert_eq!(AclError(rc), AclError::SUCCESS, "{what}");
+}
+
+fn code(rc: aclError) -> AclError {
+    AclError(rc)
+}
+
+/// The optional function `$f` of the table.
+macro_rules! f {
+    ($acl:expr, $f:ident) => {
+        $acl.$f.expect(concat!(stringify!($f), " is in the emulator's table"))
+    };
+}
+
+#[test]
+fn devices_answer_their_mode_attributes_ids_and_status() {
+    isolated("devices_answer_their_mode_attributes_ids_and_status", &[("VMMKIT_DEVICES", "2")], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let (mut mode, mut v, mut id, mut st) = (-1, -1i64, -1, -1);
+        // SAFETY: out-pointers are live locals, or NULL where the test says so.
+        unsafe {
+            ok("run mode", f!(acl, aclrtGetRunMode)(&mut mode));
+            assert_eq!(mode, ACL_HOST);
+            assert_eq!(code(f!(acl, aclrtGetRunMode)(ptr::null_mut())), AclError::INVALID_PARAM);
+
+            let info = f!(acl, aclrtGetDeviceInfo);
+            ok("cube cores", info(1, ACL_DEV_ATTR_CUBE_CORE_NUM, &mut v));
+            assert_eq!(v, 24);
+            ok("memory", info(0, ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, &mut v));
+            let (mut free, mut total) = (0usize, 0usize);
+            ok("set device", (acl.aclrtSetDevice)(0));
+            ok("mem info", (acl.aclrtGetMemInfo)(ACL_HBM_MEM, &mut free, &mut total));
+            assert_eq!(v as usize, total, "the attribute is the device's capacity");
+            ok("chip id", info(1, ACL_DEV_ATTR_PHY_CHIP_ID, &mut v));
+            assert_eq!(v, 1);
+            assert_eq!(code(info(0, 999, &mut v)), AclError::RT_PARAM_INVALID, "unknown attribute");
+            assert_eq!(
+                code(info(2, ACL_DEV_ATTR_WARP_SIZE, &mut v)),
+                AclError::RT_INVALID_DEVICEID,
+                "no device 2: ACL-GEN-003"
+            );
+            assert_eq!(code(info(0, ACL_DEV_ATTR_WARP_SIZE, ptr::null_mut())), AclError::INVALID_PARAM);
+
+            for conv in [
+                f!(acl, aclrtGetLogicDevIdByPhyDevId),
+                f!(acl, aclrtGetPhyDevIdByUserDevId),
+                f!(acl, aclrtGetUserDevIdByLogicDevId),
+                f!(acl, aclrtGetUserDevIdByPhyDevId),
+            ] {
+                ok("conversion", conv(1, &mut id));
+                assert_eq!(id, 1, "one numbering for all");
+                assert_eq!(code(conv(5, &mut id)), AclError::RT_INVALID_DEVICEID);
+                assert_eq!(code(conv(0, ptr::null_mut())), AclError::INVALID_PARAM);
+            }
+
+            ok("status", f!(acl, aclrtQueryDeviceStatus)(1, &mut st));
+            assert_eq!(st, ACL_RT_DEVICE_STATUS_NORMAL);
+            assert_eq!(code(f!(acl, aclrtQueryDeviceStatus)(-1, &mut st)), AclError::RT_INVALID_DEVICEID);
+
+            let (mut least, mut greatest) = (-1, -1);
+            ok("priority range", f!(acl, aclrtDeviceGetStreamPriorityRange)(&mut least, &mut greatest));
+            assert_eq!((least, greatest), (7, 0));
+            ok("either may be NULL", f!(acl, aclrtDeviceGetStreamPriorityRange)(ptr::null_mut(), ptr::null_mut()));
+        }
+    });
+}
+
+#[test]
+fn limits_and_saturation_mode_are_kept() {
+    isolated("limits_and_saturation_mode_are_kept", &[], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let (mut size, mut n, mut mode) = (1usize, 0u32, -1);
+        // SAFETY: out-pointers are live locals.
+        unsafe {
+            let (get, set) = (f!(acl, aclrtDeviceGetLimit), f!(acl, aclrtDeviceSetLimit));
+            assert_eq!(
+                code(get(ACL_RT_DEV_LIMIT_SIMD_STACK_SIZE, &mut size)),
+                AclError::RT_CONTEXT_NULL,
+                "no device: ACL-GEN-005"
+            );
+            ok("set device", (acl.aclrtSetDevice)(0));
+            ok("get", get(ACL_RT_DEV_LIMIT_SIMD_STACK_SIZE, &mut size));
+            assert_eq!(size, 0, "unset");
+            ok("set", set(ACL_RT_DEV_LIMIT_SIMD_STACK_SIZE, 1 << 20));
+            ok("get", get(ACL_RT_DEV_LIMIT_SIMD_STACK_SIZE, &mut size));
+            assert_eq!(size, 1 << 20);
+            assert_eq!(code(set(9, 1)), AclError::INVALID_PARAM, "not an aclrtDeviceLimit");
+
+            let (rget, rset, rreset) =
+                (f!(acl, aclrtGetDeviceResLimit), f!(acl, aclrtSetDeviceResLimit), f!(acl, aclrtResetDeviceResLimit));
+            ok("res get", rget(0, ACL_RT_DEV_RES_VECTOR_CORE, &mut n));
+            assert_eq!(n, 48, "all vector cores before a limit");
+            ok("res set", rset(0, ACL_RT_DEV_RES_VECTOR_CORE, 8));
+            ok("res get", rget(0, ACL_RT_DEV_RES_VECTOR_CORE, &mut n));
+            assert_eq!(n, 8);
+            assert_eq!(code(rset(0, ACL_RT_DEV_RES_CUBE_CORE, 25)), AclError::RT_PARAM_INVALID, "above 24");
+            assert_eq!(code(rset(0, 7, 1)), AclError::INVALID_PARAM, "not a type");
+            ok("res reset", rreset(0));
+            ok("res get", rget(0, ACL_RT_DEV_RES_VECTOR_CORE, &mut n));
+            assert_eq!(n, 48);
+
+            ok("sat mode", f!(acl, aclrtGetDeviceSatMode)(&mut mode));
+            assert_eq!(mode, ACL_RT_OVERFLOW_MODE_SATURATION);
+            ok("set inf/nan", f!(acl, aclrtSetDeviceSatMode)(ACL_RT_OVERFLOW_MODE_INFNAN));
+            ok("sat mode", f!(acl, aclrtGetDeviceSatMode)(&mut mode));
+            assert_eq!(mode, ACL_RT_OVERFLOW_MODE_INFNAN);
+            assert_eq!(code(f!(acl, aclrtSetDeviceSatMode)(ACL_RT_OVERFLOW_MODE_UNDEF)), AclError::INVALID_PARAM);
+        }
+    });
+}
+
+#[test]
+fn contexts_are_destroyed_and_report_their_state_and_parameters() {
+    isolated("contexts_are_destroyed_and_report_their_state_and_parameters", &[("VMMKIT_DEVICES", "2")], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let mut ctx: aclrtContext = ptr::null_mut();
+        let (mut active, mut flags, mut v) = (-1, 0u32, 0i64);
+        // SAFETY: out-pointers are live locals, or NULL where the test says so.
+        unsafe {
+            let state = f!(acl, aclrtGetPrimaryCtxState);
+            ok("state", state(1, ptr::null_mut(), &mut active));
+            assert_eq!(active, 0, "device 1 never set");
+            assert_eq!(code(state(1, &mut flags, &mut active)), AclError::INVALID_PARAM, "flags must be NULL");
+            ok("set device", (acl.aclrtSetDevice)(1));
+            ok("state", state(1, ptr::null_mut(), &mut active));
+            assert_eq!(active, 1);
+
+            let (cget, cset) = (f!(acl, aclrtCtxGetSysParamOpt), f!(acl, aclrtCtxSetSysParamOpt));
+            assert_eq!(code(cget(ACL_OPT_DETERMINISTIC, &mut v)), AclError::RT_SYSPARAMOPT_NOT_SET);
+            ok("ctx set", cset(ACL_OPT_DETERMINISTIC, 1));
+            ok("ctx get", cget(ACL_OPT_DETERMINISTIC, &mut v));
+            assert_eq!(v, 1);
+            assert_eq!(code(cset(ACL_OPT_ENABLE_KERNEL_EARLY_START, 1)), AclError::INVALID_PARAM, "process only");
+            let (pget, pset) = (f!(acl, aclrtGetSysParamOpt), f!(acl, aclrtSetSysParamOpt));
+            assert_eq!(code(pget(ACL_OPT_DETERMINISTIC, &mut v)), AclError::RT_SYSPARAMOPT_NOT_SET, "apart");
+            ok("process set", pset(ACL_OPT_ENABLE_KERNEL_EARLY_START, 1));
+            ok("process get", pget(ACL_OPT_ENABLE_KERNEL_EARLY_START, &mut v));
+            assert_eq!(v, 1);
+            assert_eq!(code(pget(4, &mut v)), AclError::INVALID_PARAM);
+
+            let destroy = f!(acl, aclrtDestroyContext);
+            ok("create context", (acl.aclrtCreateContext)(&mut ctx, 0));
+            assert_eq!(code(destroy(ptr::null_mut())), AclError::INVALID_PARAM);
+            assert_eq!(code(destroy(0x1234 as aclrtContext)), AclError::RT_PARAM_INVALID);
+            ok("destroy", destroy(ctx));
+            let mut cur: aclrtContext = ptr::null_mut();
+            assert_eq!(code((acl.aclrtGetCurrentContext)(&mut cur)), AclError::RT_CONTEXT_NULL, "none current");
+        }
+    });
+}
+
+#[test]
+fn streams_keep_their_configuration_and_ids() {
+    isolated("streams_keep_their_configuration_and_ids", &[], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let (mut s, mut t, mut d): (aclrtStream, aclrtStream, aclrtStream) =
+            (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
+        let (mut p, mut fl, mut id, mut id2, mut n, mut n2) = (9u32, 9u32, -1, -1, 0u32, 0u32);
+        // SAFETY: out-pointers are live locals, or NULL where the test says so.
+        unsafe {
+            let create = f!(acl, aclrtCreateStreamWithConfig);
+            assert_eq!(code(create(&mut s, 0, 0)), AclError::RT_CONTEXT_NULL, "no current device: ACL-GEN-005");
+            ok("set device", (acl.aclrtSetDevice)(0));
+            ok("available", f!(acl, aclrtGetStreamAvailableNum)(&mut n));
+            assert_eq!(code(create(ptr::null_mut(), 0, 0)), AclError::INVALID_PARAM, "ACL-STM-001");
+            ok("create", create(&mut s, 3, ACL_STREAM_FAST_LAUNCH | ACL_STREAM_HUGE | 0x8000));
+            ok("create above 7", create(&mut t, 100, 0));
+            ok("available", f!(acl, aclrtGetStreamAvailableNum)(&mut n2));
+            assert_eq!(n - n2, 2, "two streams fewer");
+            ok("priority", f!(acl, aclrtStreamGetPriority)(s, &mut p));
+            assert_eq!(p, 3);
+            ok("priority", f!(acl, aclrtStreamGetPriority)(t, &mut p));
+            assert_eq!(p, 7, "clamped to the least priority");
+            ok("flags", f!(acl, aclrtStreamGetFlags)(s, &mut fl));
+            assert_eq!(fl, ACL_STREAM_FAST_LAUNCH | ACL_STREAM_HUGE, "unknown flags dropped");
+            ok("plain stream's priority", f!(acl, aclrtStreamGetPriority)(ptr::null_mut(), &mut p));
+            assert_eq!(p, 0);
+            assert_eq!(code(f!(acl, aclrtStreamGetPriority)(s, ptr::null_mut())), AclError::INVALID_PARAM);
+            assert_eq!(code(f!(acl, aclrtStreamGetFlags)(0x99 as aclrtStream, &mut fl)), AclError::RT_PARAM_INVALID);
+
+            ok("id", f!(acl, aclrtStreamGetId)(s, &mut id));
+            ok("id", f!(acl, aclrtStreamGetId)(t, &mut id2));
+            assert_ne!(id, id2);
+
+            ok("default stream", f!(acl, aclrtCtxGetCurrentDefaultStream)(&mut d));
+            assert!(!d.is_null());
+            ok("default id", f!(acl, aclrtStreamGetId)(d, &mut id));
+            ok("NULL id", f!(acl, aclrtStreamGetId)(ptr::null_mut(), &mut id2));
+            assert_eq!(id, id2, "the handle names the stream NULL names");
+            ok("sync the default handle", (acl.aclrtSynchronizeStream)(d));
+
+            let (oget, oset) = (f!(acl, aclrtGetStreamOverflowSwitch), f!(acl, aclrtSetStreamOverflowSwitch));
+            ok("overflow on", oset(s, 1));
+            ok("overflow", oget(s, &mut fl));
+            assert_eq!(fl, 1);
+            assert_eq!(code(oset(s, 2)), AclError::INVALID_PARAM);
+            ok("failure mode", f!(acl, aclrtSetStreamFailureMode)(s, 1));
+
+            let (rget, rset, rreset) =
+                (f!(acl, aclrtGetStreamResLimit), f!(acl, aclrtSetStreamResLimit), f!(acl, aclrtResetStreamResLimit));
+            ok("dev res", f!(acl, aclrtSetDeviceResLimit)(0, ACL_RT_DEV_RES_CUBE_CORE, 12));
+            ok("stream res", rget(s, ACL_RT_DEV_RES_CUBE_CORE, &mut n));
+            assert_eq!(n, 12, "the device's limit");
+            ok("stream res set", rset(s, ACL_RT_DEV_RES_CUBE_CORE, 4));
+            ok("stream res", rget(s, ACL_RT_DEV_RES_CUBE_CORE, &mut n));
+            assert_eq!(n, 4);
+            ok("stream res reset", rreset(s));
+            ok("stream res", rget(s, ACL_RT_DEV_RES_CUBE_CORE, &mut n));
+            assert_eq!(n, 12);
+
+            ok("destroy", (acl.aclrtDestroyStream)(s));
+            ok("destroy", (acl.aclrtDestroyStream)(t));
+            assert_eq!(code(f!(acl, aclrtStreamGetPriority)(s, &mut p)), AclError::RT_PARAM_INVALID, "gone");
+        }
+    });
+}
+
+#[test]
+fn stream_abort_drops_held_work_and_the_stream_stays_usable() {
+    isolated(
+        "stream_abort_drops_held_work_and_the_stream_stays_usable",
+        &[("VMMKIT_STREAMS", "adversarial:3")],
+        |_| {
+            let acl = vmmkit_emulator::acl::api();
+            let mut dev: *mut c_void = ptr::null_mut();
+            let mut s: aclrtStream = ptr::null_mut();
+            let mut back = vec![0u8; N];
+            // SAFETY: `back` outlives every copy into it (the stream is synchronized before it is read).
+            unsafe {
+                ok("set device", (acl.aclrtSetDevice)(0));
+                ok("malloc", (acl.aclrtMalloc)(&mut dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+                ok("stream", f!(acl, aclrtCreateStreamWithConfig)(&mut s, 0, 0));
+                ok("fill", (acl.aclrtMemset)(dev, N, 7, N));
+                let d2h = (acl.aclrtMemcpyAsync)(back.as_mut_ptr().cast(), N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST, s);
+                ok("held copy", d2h);
+                ok("abort", f!(acl, aclrtStreamAbort)(s));
+                ok("sync", (acl.aclrtSynchronizeStream)(s));
+            }
+            assert!(back.iter().all(|&b| b == 0), "the held copy ran although the stream was aborted");
+            // SAFETY: as above.
+            unsafe {
+                let d2h = (acl.aclrtMemcpyAsync)(back.as_mut_ptr().cast(), N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST, s);
+                ok("copy after the abort", d2h);
+                ok("sync", (acl.aclrtSynchronizeStream)(s));
+                assert_eq!(code(f!(acl, aclrtStreamAbort)(0x77 as aclrtStream)), AclError::RT_PARAM_INVALID);
+                ok("abort of the default stream", f!(acl, aclrtStreamAbort)(ptr::null_mut()));
+            }
+            assert!(back.iter().all(|&b| b == 7), "the stream runs work after an abort");
+        },
+    );
+}
+
+#[test]
+fn events_have_ids_and_counts() {
+    isolated("events_have_ids_and_counts", &[], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let (mut a, mut b): (aclrtEvent, aclrtEvent) = (ptr::null_mut(), ptr::null_mut());
+        let (mut ia, mut ib, mut n, mut n2) = (0u32, 0u32, 0u32, 0u32);
+        // SAFETY: out-pointers are live locals, or NULL where the test says so.
+        unsafe {
+            ok("set device", (acl.aclrtSetDevice)(0));
+            ok("available", f!(acl, aclrtGetEventAvailNum)(&mut n));
+            ok("event", f!(acl, aclrtCreateEvent)(&mut a));
+            ok("event", f!(acl, aclrtCreateEvent)(&mut b));
+            ok("available", f!(acl, aclrtGetEventAvailNum)(&mut n2));
+            assert_eq!(n - n2, 2);
+            ok("id", f!(acl, aclrtGetEventId)(a, &mut ia));
+            ok("id", f!(acl, aclrtGetEventId)(b, &mut ib));
+            assert_ne!(ia, ib);
+            assert_eq!(code(f!(acl, aclrtGetEventId)(a, ptr::null_mut())), AclError::INVALID_PARAM);
+            assert_eq!(code(f!(acl, aclrtGetEventId)(0x5 as aclrtEvent, &mut ia)), AclError::RT_PARAM_INVALID);
+            ok("destroy", f!(acl, aclrtDestroyEvent)(a));
+            ok("destroy", f!(acl, aclrtDestroyEvent)(b));
+        }
+    });
+}
