@@ -291,3 +291,139 @@ fn events_have_ids_and_counts() {
         }
     });
 }
+
+#[test]
+fn value_write_releases_a_value_wait_in_stream_order() {
+    isolated("value_write_releases_a_value_wait_in_stream_order", &[("VMMKIT_STREAMS", "async")], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let mut dev: *mut c_void = ptr::null_mut();
+        let (mut waiter, mut writer): (aclrtStream, aclrtStream) = (ptr::null_mut(), ptr::null_mut());
+        let mut back = [0u8; 8];
+        let mut host = 0u64;
+        // SAFETY: `back` and `host` outlive the work on them (the streams are synchronized first).
+        unsafe {
+            ok("set device", (acl.aclrtSetDevice)(0));
+            ok("malloc", (acl.aclrtMalloc)(&mut dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+            ok("zero", (acl.aclrtMemset)(dev, N, 0, N));
+            ok("stream", (acl.aclrtCreateStream)(&mut waiter));
+            ok("stream", (acl.aclrtCreateStream)(&mut writer));
+            let (write, wait) = (f!(acl, aclrtValueWrite), f!(acl, aclrtValueWait));
+            ok("wait for >= 5", wait(dev, 5, ACL_STREAM_WAIT_VALUE_GEQ, waiter));
+            let flag = dev.cast::<u8>().add(8).cast::<c_void>();
+            ok("then mark", write(flag, 1, 0, waiter));
+            let mut st: aclrtStreamStatus = -1;
+            ok("query", f!(acl, aclrtStreamQuery)(waiter, &mut st));
+            assert_eq!(st, ACL_STREAM_STATUS_NOT_READY, "the waiter is held by the value");
+            ok("write 5", write(dev, 5, 0, writer));
+            ok("sync waiter", (acl.aclrtSynchronizeStream)(waiter));
+            ok("read mark", (acl.aclrtMemcpy)(back.as_mut_ptr().cast(), 8, flag, 8, ACL_MEMCPY_DEVICE_TO_HOST));
+            assert_eq!(u64::from_le_bytes(back), 1, "the write after the wait ran");
+
+            // ACL-VAL-001, ACL-VAL-002: bad flags and host addresses, nothing enqueued.
+            assert_eq!(code(write(dev, 1, 1, writer)), AclError::RT_PARAM_INVALID);
+            assert_eq!(code(wait(dev, 1, 4, writer)), AclError::RT_PARAM_INVALID);
+            let h = (&mut host as *mut u64).cast::<c_void>();
+            assert_eq!(code(write(h, 1, 0, writer)), AclError::RT_PARAM_INVALID);
+            assert_eq!(code(wait(h, 1, 0, writer)), AclError::RT_PARAM_INVALID);
+            assert_eq!(code(write(ptr::null_mut(), 1, 0, writer)), AclError::INVALID_PARAM);
+            ok("sync writer", (acl.aclrtSynchronizeStream)(writer));
+            assert_eq!(host, 0);
+        }
+    });
+}
+
+#[test]
+fn events_record_and_wait_with_flags_and_timestamps() {
+    isolated("events_record_and_wait_with_flags_and_timestamps", &[], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let (mut ev, mut s): (aclrtEvent, aclrtStream) = (ptr::null_mut(), ptr::null_mut());
+        let (mut t1, mut t2) = (0u64, 0u64);
+        // SAFETY: out-pointers are live locals, or NULL where the test says so.
+        unsafe {
+            ok("set device", (acl.aclrtSetDevice)(0));
+            ok("stream", (acl.aclrtCreateStream)(&mut s));
+            ok("event", f!(acl, aclrtCreateEvent)(&mut ev));
+            let ts = f!(acl, aclrtEventGetTimestamp);
+            assert_eq!(code(ts(ev, &mut t1)), AclError::RT_INTERNAL_ERROR, "never recorded: ACL-EVT-005");
+            assert_eq!(code(ts(ev, ptr::null_mut())), AclError::INVALID_PARAM);
+            let rec = f!(acl, aclrtRecordEventWithFlag);
+            ok("record default", rec(ev, s, ACL_EVENT_RECORD_DEFAULT));
+            ok("sync", (acl.aclrtSynchronizeStream)(s));
+            ok("timestamp", ts(ev, &mut t1));
+            ok("record external", rec(ev, s, ACL_EVENT_RECORD_EXTERNAL));
+            ok("sync", (acl.aclrtSynchronizeStream)(s));
+            ok("timestamp", ts(ev, &mut t2));
+            assert!(t1 > 0 && t2 >= t1, "timestamps {t1} then {t2}");
+            assert_eq!(code(rec(ev, s, 2)), AclError::INVALID_PARAM);
+
+            let wf = f!(acl, aclrtStreamWaitEventWithFlag);
+            ok("wait default", wf(s, ev, 100, ACL_EVENT_WAIT_DEFAULT));
+            ok("wait external", wf(s, ev, 0, ACL_EVENT_WAIT_EXTERNAL));
+            assert_eq!(code(wf(s, ev, 5, ACL_EVENT_WAIT_EXTERNAL)), AclError::INVALID_PARAM, "timeout must be 0");
+            assert_eq!(code(wf(s, ev, 0, 3)), AclError::INVALID_PARAM);
+            assert_eq!(code(wf(s, ptr::null_mut(), 0, 0)), AclError::INVALID_PARAM, "ACL-EVT-001");
+            let wt = f!(acl, aclrtStreamWaitEventWithTimeout);
+            ok("wait with timeout", wt(s, ev, 10));
+            assert_eq!(code(wt(s, ev, -1)), AclError::RT_PARAM_INVALID);
+            ok("sync", (acl.aclrtSynchronizeStream)(s));
+        }
+    });
+}
+
+#[test]
+fn pci_bus_ids_topology_overflow_and_thread_resources() {
+    isolated("pci_bus_ids_topology_overflow_and_thread_resources", &[("VMMKIT_DEVICES", "2")], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let mut bus = [0 as std::ffi::c_char; 32];
+        let (mut d, mut topo, mut n) = (-1, 0u64, 0u32);
+        let mut dev: *mut c_void = ptr::null_mut();
+        let mut s: aclrtStream = ptr::null_mut();
+        // SAFETY: buffers and out-pointers are live locals of the sizes passed.
+        unsafe {
+            let get = f!(acl, aclrtDeviceGetPCIBusId);
+            ok("bus id", get(1, bus.as_mut_ptr(), bus.len() as i32));
+            let id = std::ffi::CStr::from_ptr(bus.as_ptr()).to_str().unwrap().to_owned();
+            assert_eq!(id, "0000:02:00.0");
+            assert_eq!(code(get(1, bus.as_mut_ptr(), 5)), AclError::RT_PARAM_INVALID, "too short");
+            assert_eq!(code(get(1, ptr::null_mut(), 32)), AclError::INVALID_PARAM);
+            ok("by bus id", f!(acl, aclrtDeviceGetByPCIBusId)(bus.as_ptr(), &mut d));
+            assert_eq!(d, 1);
+            assert_eq!(
+                code(f!(acl, aclrtDeviceGetByPCIBusId)(c"0000:09:00.0".as_ptr(), &mut d)),
+                AclError::RT_PARAM_INVALID
+            );
+            ok("topology", f!(acl, aclrtGetDevicesTopo)(0, 1, &mut topo));
+            assert_eq!(topo, 0x01, "HCCS");
+            assert_eq!(code(f!(acl, aclrtGetDevicesTopo)(0, 2, &mut topo)), AclError::RT_INVALID_DEVICEID);
+
+            ok("set device", (acl.aclrtSetDevice)(0));
+            ok("malloc", (acl.aclrtMalloc)(&mut dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+            ok("fill", (acl.aclrtMemset)(dev, N, 0xff, N));
+            ok("stream", (acl.aclrtCreateStream)(&mut s));
+            ok("status", f!(acl, aclrtNpuGetFloatOverFlowStatus)(dev, 64, 0, s));
+            ok("sync", (acl.aclrtSynchronizeStream)(s));
+            let mut back = [0xffu8; 64];
+            ok("read", (acl.aclrtMemcpy)(back.as_mut_ptr().cast(), 64, dev, 64, ACL_MEMCPY_DEVICE_TO_HOST));
+            assert!(back.iter().all(|&b| b == 0), "no overflow: a zero status");
+            let mut host = [0u8; 8];
+            let hp = host.as_mut_ptr().cast::<c_void>();
+            assert_eq!(code(f!(acl, aclrtGetFloatOverflowStatus)(hp, 8, s)), AclError::RT_PARAM_INVALID, "host memory");
+            ok("clear", f!(acl, aclrtNpuClearFloatOverFlowStatus)(0, s));
+            ok("reset", f!(acl, aclrtResetOverflowStatus)(s));
+
+            let res = f!(acl, aclrtGetResInCurrentThread);
+            ok("stream limit", f!(acl, aclrtSetStreamResLimit)(s, ACL_RT_DEV_RES_VECTOR_CORE, 6));
+            ok("thread res", res(ACL_RT_DEV_RES_VECTOR_CORE, &mut n));
+            assert_eq!(n, 48, "the device's");
+            ok("use", f!(acl, aclrtUseStreamResInCurrentThread)(s));
+            ok("thread res", res(ACL_RT_DEV_RES_VECTOR_CORE, &mut n));
+            assert_eq!(n, 6, "the stream's");
+            ok("unuse", f!(acl, aclrtUnuseStreamResInCurrentThread)(s));
+            ok("thread res", res(ACL_RT_DEV_RES_VECTOR_CORE, &mut n));
+            assert_eq!(n, 48);
+
+            ok("task abort", f!(acl, aclrtDeviceTaskAbort)(0, 0));
+            assert_eq!(code(f!(acl, aclrtDeviceTaskAbort)(3, 0)), AclError::RT_INVALID_DEVICEID);
+        }
+    });
+}

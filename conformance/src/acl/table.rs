@@ -309,6 +309,24 @@ impl Acl {
     ) -> Result<AclError, Failure> {
         call_opt!(self.aclrtStreamQuery(stream, status))
     }
+    pub(crate) fn value_write(
+        &self,
+        addr: *mut c_void,
+        value: u64,
+        flag: u32,
+        stream: aclrtStream,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtValueWrite(addr, value, flag, stream))
+    }
+    pub(crate) fn value_wait(
+        &self,
+        addr: *mut c_void,
+        value: u64,
+        flag: u32,
+        stream: aclrtStream,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtValueWait(addr, value, flag, stream))
+    }
     pub(crate) fn stream_wait_event(&self, stream: aclrtStream, event: aclrtEvent) -> Result<AclError, Failure> {
         call_opt!(self.aclrtStreamWaitEvent(stream, event))
     }

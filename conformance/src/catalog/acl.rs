@@ -226,4 +226,6 @@ crate::bind! {
     IEV_002 => ipc_event::needs_ipc_flag,
     IEV_003 => ipc_event::handles,
     IEV_004 => ipc_event::ordering_across_processes,
+    VAL_001 => value::bad_flags,
+    VAL_002 => value::host_address,
 }

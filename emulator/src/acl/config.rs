@@ -177,6 +177,12 @@ fn res_full(kind: aclrtDevResLimitType) -> Result<u32, Fail> {
     }
 }
 
+/// The resource limit of device `d`: what was set, else the full count.
+pub(super) fn device_res(d: u32, kind: aclrtDevResLimitType) -> Result<u32, Fail> {
+    let full = res_full(kind)?;
+    Ok(lock(&state(emu()?).res_limits).get(&(d, kind)).copied().unwrap_or(full))
+}
+
 /// A resource limit: at most the full count (107000 above).
 fn res_value(kind: aclrtDevResLimitType, value: u32) -> Result<u32, Fail> {
     let full = res_full(kind)?;
@@ -192,8 +198,7 @@ pub unsafe extern "C" fn aclrtGetDeviceResLimit(deviceId: i32, type_: aclrtDevRe
     run("aclrtGetDeviceResLimit", || {
         non_null(value, "value")?;
         let d = device_id(deviceId)?;
-        let v = lock(&state(emu()?).res_limits).get(&(d, type_)).copied();
-        write(value, "value", v.map_or_else(|| res_full(type_), Ok)?)
+        write(value, "value", device_res(d, type_)?)
     })
 }
 
@@ -467,11 +472,10 @@ pub unsafe extern "C" fn aclrtGetStreamAvailableNum(streamCount: *mut u32) -> ac
 
 /// The resource limit of a stream: what was set, else its device's.
 fn stream_res(stream: aclrtStream, kind: aclrtDevResLimitType) -> Result<u32, Fail> {
-    let full = res_full(kind)?;
+    res_full(kind)?;
     let set = conf(stream)?.res[kind as usize];
     let d = current_device()?;
-    let dev = lock(&state(emu()?).res_limits).get(&(d, kind)).copied();
-    Ok(set.or(dev).unwrap_or(full))
+    set.map_or_else(|| device_res(d, kind), Ok)
 }
 
 /// `aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t *value)`.

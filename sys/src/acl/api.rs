@@ -168,6 +168,25 @@ macro_rules! acl_functions {
                 aclrtResetStreamResLimit: fn(stream: aclrtStream) -> aclError;
                 aclrtGetEventId: fn(event: aclrtEvent, eventId: *mut u32) -> aclError;
                 aclrtGetEventAvailNum: fn(eventCount: *mut u32) -> aclError;
+                aclrtValueWrite: fn(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError;
+                aclrtValueWait: fn(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError;
+                aclrtRecordEventWithFlag: fn(event: aclrtEvent, stream: aclrtStream, flag: u32) -> aclError;
+                aclrtStreamWaitEventWithFlag: fn(stream: aclrtStream, event: aclrtEvent, timeout: u32, flag: u32) -> aclError;
+                aclrtStreamWaitEventWithTimeout: fn(stream: aclrtStream, event: aclrtEvent, timeout: i32) -> aclError;
+                aclrtEventGetTimestamp: fn(event: aclrtEvent, timestamp: *mut u64) -> aclError;
+                aclrtDeviceTaskAbort: fn(deviceId: i32, timeout: u32) -> aclError;
+                aclrtDeviceGetPCIBusId: fn(deviceId: i32, pciBusId: *mut c_char, len: i32) -> aclError;
+                aclrtDeviceGetByPCIBusId: fn(pciBusId: *const c_char, deviceId: *mut i32) -> aclError;
+                aclrtGetDevicesTopo: fn(deviceId: u32, otherDeviceId: u32, value: *mut u64) -> aclError;
+                aclrtGetOverflowStatus: fn(outputAddr: *mut c_void, outputSize: usize, stream: aclrtStream) -> aclError;
+                aclrtGetFloatOverflowStatus: fn(outputAddr: *mut c_void, outputSize: u64, stream: aclrtStream) -> aclError;
+                aclrtNpuGetFloatOverFlowStatus: fn(outputAddr: *mut c_void, outputSize: u64, checkMode: u32, stream: aclrtStream) -> aclError;
+                aclrtResetOverflowStatus: fn(stream: aclrtStream) -> aclError;
+                aclrtResetFloatOverflowStatus: fn(stream: aclrtStream) -> aclError;
+                aclrtNpuClearFloatOverFlowStatus: fn(checkMode: u32, stream: aclrtStream) -> aclError;
+                aclrtUseStreamResInCurrentThread: fn(stream: aclrtStream) -> aclError;
+                aclrtUnuseStreamResInCurrentThread: fn(stream: aclrtStream) -> aclError;
+                aclrtGetResInCurrentThread: fn(type_: aclrtDevResLimitType, value: *mut u32) -> aclError;
         }
         }
     };

@@ -2454,7 +2454,38 @@ rules! {
         expect: Behaviour,
         requires: &[Need::Peers, Need::Symbol("aclrtIpcOpenEventHandle")],
     }
+
+    // ==== Issue 18: stream-ordered value writes and waits (ACL-VAL) ===============
+    VAL_001 {
+        group: VALUE,
+        text: "aclrtValueWrite takes flag 0 only, aclrtValueWait a flag below 4 (ACL_STREAM_WAIT_VALUE_GEQ, _EQ, \
+               _AND, _NOR); any other flag fails and nothing is enqueued.",
+        apis: &["aclrtValueWrite", "aclrtValueWait"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        note: Some("ApiErrorDecorator::MemWriteValue api_error.cc:7253-7254 (flag != 0), MemWaitValue :7277-7280 \
+                    (flag >= MEM_WAIT_VALUE_TYPE_MAX): RT_ERROR_INVALID_VALUE"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclrtValueWrite"), Need::Symbol("aclrtValueWait")],
+    }
+
+    VAL_002 {
+        group: VALUE,
+        text: "aclrtValueWrite and aclrtValueWait take an address of device memory; a host address fails and \
+               nothing is enqueued.",
+        apis: &["aclrtValueWrite", "aclrtValueWait"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        note: Some("api_error.cc:7257-7266 and :7282-7293: PtrGetAttributes, location type must be \
+                    RT_MEMORY_LOC_DEVICE, else RT_ERROR_INVALID_VALUE"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclrtValueWrite"), Need::Symbol("aclrtValueWait")],
+    }
 }
+
+// ---- group of the value rules (issue 18) ---------------------------------------
+
+const VALUE: &str = "acl.value";
 
 // ---- groups and sources of the notify and IPC event rules (issue 17, ipc) -----
 

@@ -438,3 +438,15 @@ pub const ACL_STREAM_PERSISTENT: u32 = 0x04;
 pub const ACL_STREAM_HUGE: u32 = 0x08;
 pub const ACL_STREAM_CPU_SCHEDULE: u32 = 0x10;
 pub const ACL_STREAM_DEVICE_USE_ONLY: u32 = 0x20;
+
+/// Flags of `aclrtRecordEventWithFlag` and `aclrtStreamWaitEventWithFlag` (acl_rt.h:100-103).
+pub const ACL_EVENT_RECORD_DEFAULT: u32 = 0x0;
+pub const ACL_EVENT_RECORD_EXTERNAL: u32 = 0x1;
+pub const ACL_EVENT_WAIT_DEFAULT: u32 = 0x0;
+pub const ACL_EVENT_WAIT_EXTERNAL: u32 = 0x1;
+
+/// Comparisons of `aclrtValueWait` (acl_rt.h:43-46).
+pub const ACL_STREAM_WAIT_VALUE_GEQ: u32 = 0x0;
+pub const ACL_STREAM_WAIT_VALUE_EQ: u32 = 0x1;
+pub const ACL_STREAM_WAIT_VALUE_AND: u32 = 0x2;
+pub const ACL_STREAM_WAIT_VALUE_NOR: u32 = 0x3;

@@ -30,5 +30,6 @@ pub mod stream;
 pub mod trustlist;
 pub mod unreachable;
 pub mod v2;
+pub mod value;
 
 mod sharing;
