@@ -427,3 +427,72 @@ fn pci_bus_ids_topology_overflow_and_thread_resources() {
         }
     });
 }
+
+unsafe extern "C" fn bump(data: *mut c_void) {
+    // SAFETY: the tests pass an AtomicU32 that outlives the callback.
+    let n = unsafe { &*data.cast::<std::sync::atomic::AtomicU32>() };
+    n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+#[test]
+fn callbacks_run_on_the_subscribed_report_thread_in_stream_order() {
+    isolated("callbacks_run_on_the_subscribed_report_thread_in_stream_order", &[("VMMKIT_STREAMS", "async")], |_| {
+        use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+        let acl = vmmkit_emulator::acl::api();
+        let count: &'static AtomicU32 = Box::leak(Box::new(AtomicU32::new(0)));
+        let stop: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
+        let mut s: aclrtStream = ptr::null_mut();
+        // SAFETY: out-pointers are live locals; `count` is leaked, so it outlives every callback.
+        unsafe {
+            ok("set device", (acl.aclrtSetDevice)(0));
+            ok("stream", (acl.aclrtCreateStream)(&mut s));
+            let launch = f!(acl, aclrtLaunchCallback);
+            let data = (count as *const AtomicU32).cast_mut().cast::<c_void>();
+            assert_eq!(code(launch(Some(bump), data, ACL_CALLBACK_BLOCK, s)), AclError::RT_STREAM_NO_CB_REG, "unbound");
+            assert_eq!(code(f!(acl, aclrtProcessReport)(10)), AclError::RT_THREAD_SUBSCRIBE, "nothing subscribed");
+            assert_eq!(code(f!(acl, aclrtProcessReport)(0)), AclError::INVALID_PARAM);
+        }
+        let (tx, rx) = std::sync::mpsc::channel::<u64>();
+        let report = std::thread::spawn(move || {
+            let acl = vmmkit_emulator::acl::api();
+            // SAFETY: pthread_self has no preconditions.
+            tx.send(unsafe { libc::pthread_self() } as u64).unwrap();
+            let mut timeouts = 0;
+            while !stop.load(Ordering::SeqCst) {
+                // SAFETY: a plain value.
+                match code(unsafe { f!(acl, aclrtProcessReport)(20) }) {
+                    AclError::SUCCESS => {}
+                    AclError::RT_REPORT_TIMEOUT => timeouts += 1,
+                    AclError::RT_THREAD_SUBSCRIBE => std::thread::yield_now(),
+                    other => panic!("aclrtProcessReport: {other}"),
+                }
+            }
+            timeouts
+        });
+        let tid = rx.recv().unwrap();
+        // SAFETY: as above.
+        unsafe {
+            let s2 = s as usize;
+            ok("subscribe", f!(acl, aclrtSubscribeReport)(tid, s2 as aclrtStream));
+            assert_eq!(code(f!(acl, aclrtSubscribeReport)(tid, s)), AclError::RT_STREAM_SUBSCRIBE, "twice");
+            let launch = f!(acl, aclrtLaunchCallback);
+            let data = (count as *const AtomicU32).cast_mut().cast::<c_void>();
+            assert_eq!(code(launch(Some(bump), data, 2, s)), AclError::INVALID_PARAM);
+            assert_eq!(code(launch(None, data, ACL_CALLBACK_BLOCK, s)), AclError::RT_PARAM_INVALID);
+            ok("block", launch(Some(bump), data, ACL_CALLBACK_BLOCK, s));
+            ok("no block", launch(Some(bump), data, ACL_CALLBACK_NO_BLOCK, s));
+            ok("block", launch(Some(bump), data, ACL_CALLBACK_BLOCK, s));
+            ok("host func", f!(acl, aclrtLaunchHostFunc)(s, Some(bump), data));
+            ok("sync", (acl.aclrtSynchronizeStream)(s));
+            // The BLOCK callbacks held the stream until they ran (the NO_BLOCK
+            // one, queued before the second, ran before it); the host function
+            // ran on the stream itself.
+            assert_eq!(count.load(Ordering::SeqCst), 4, "all ran before the synchronize returned");
+            ok("unsubscribe", f!(acl, aclrtUnSubscribeReport)(tid, s));
+            assert_eq!(code(f!(acl, aclrtUnSubscribeReport)(tid, s)), AclError::RT_STREAM_SUBSCRIBE, "not subscribed");
+        }
+        stop.store(true, Ordering::SeqCst);
+        report.join().unwrap();
+        assert_eq!(count.load(Ordering::SeqCst), 4, "every callback and the host function ran once");
+    });
+}

@@ -37,6 +37,8 @@ pub(super) struct State {
     pub sys_params: Mutex<HashMap<(Option<u32>, i32), i64>>,
     /// aclrtSetDeviceSatMode's mode (`aclrtFloatOverflowMode`), process-wide.
     pub sat_mode: std::sync::atomic::AtomicI32,
+    /// Report threads subscribed to streams, and the callbacks queued for them.
+    pub reports: super::callback::Reports,
 }
 
 /// What one stream was created with (aclrtCreateStreamWithConfig) and set to.

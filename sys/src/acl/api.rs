@@ -187,6 +187,11 @@ macro_rules! acl_functions {
                 aclrtUseStreamResInCurrentThread: fn(stream: aclrtStream) -> aclError;
                 aclrtUnuseStreamResInCurrentThread: fn(stream: aclrtStream) -> aclError;
                 aclrtGetResInCurrentThread: fn(type_: aclrtDevResLimitType, value: *mut u32) -> aclError;
+                aclrtSubscribeReport: fn(threadId: u64, stream: aclrtStream) -> aclError;
+                aclrtUnSubscribeReport: fn(threadId: u64, stream: aclrtStream) -> aclError;
+                aclrtLaunchCallback: fn(fn_: aclrtCallback, userData: *mut c_void, blockType: aclrtCallbackBlockType, stream: aclrtStream) -> aclError;
+                aclrtProcessReport: fn(timeout: i32) -> aclError;
+                aclrtLaunchHostFunc: fn(stream: aclrtStream, fn_: aclrtHostFunc, args: *mut c_void) -> aclError;
         }
         }
     };

@@ -450,3 +450,12 @@ pub const ACL_STREAM_WAIT_VALUE_GEQ: u32 = 0x0;
 pub const ACL_STREAM_WAIT_VALUE_EQ: u32 = 0x1;
 pub const ACL_STREAM_WAIT_VALUE_AND: u32 = 0x2;
 pub const ACL_STREAM_WAIT_VALUE_NOR: u32 = 0x3;
+
+/// `aclrtCallback` (acl_rt.h:385): `void (*)(void *userData)`.
+pub type aclrtCallback = Option<unsafe extern "C" fn(userData: *mut c_void)>;
+/// `aclrtHostFunc` (acl_rt.h:387): `void (*)(void *args)`.
+pub type aclrtHostFunc = Option<unsafe extern "C" fn(args: *mut c_void)>;
+/// `aclrtCallbackBlockType` (acl_rt.h:139-142).
+pub type aclrtCallbackBlockType = i32;
+pub const ACL_CALLBACK_NO_BLOCK: aclrtCallbackBlockType = 0;
+pub const ACL_CALLBACK_BLOCK: aclrtCallbackBlockType = 1;

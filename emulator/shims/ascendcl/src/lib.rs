@@ -97,9 +97,9 @@ vmmkit_emulator::export_unsupported! {
         aclrtGetStreamIdFromExceptionInfo -> null,
         aclrtGetTaskIdFromExceptionInfo -> null,
         aclrtGetThreadIdFromExceptionInfo -> null, aclrtGetThreadLastTaskId,
-        aclrtLaunchCallback, aclrtLaunchHostFunc, aclrtNotifyBatchReset,
+        aclrtNotifyBatchReset,
         aclrtPeekAtLastError,
-        aclrtProcessHostFunc, aclrtProcessReport,
+        aclrtProcessHostFunc,
         aclrtRegDeviceStateCallback, aclrtRegStreamStateCallback, aclrtRepairError,
 
         aclrtSetDeviceTaskAbortCallback,
@@ -109,8 +109,8 @@ vmmkit_emulator::export_unsupported! {
         aclrtSnapShotProcessBackup, aclrtSnapShotProcessLock, aclrtSnapShotProcessRestore,
         aclrtSnapShotProcessUnlock,
         aclrtStreamStop,
-        aclrtSubscribeHostFunc, aclrtSubscribeReport, aclrtSwitchStream,
-        aclrtUnSubscribeHostFunc, aclrtUnSubscribeReport,
+        aclrtSubscribeHostFunc, aclrtSwitchStream,
+        aclrtUnSubscribeHostFunc,
         aclsysGetCANNVersion,
         aclsysGetVersionNum, aclsysGetVersionStr,
     }
