@@ -496,3 +496,55 @@ fn callbacks_run_on_the_subscribed_report_thread_in_stream_order() {
         assert_eq!(count.load(Ordering::SeqCst), 4, "every callback and the host function ran once");
     });
 }
+
+#[test]
+fn data_buffers_type_sizes_halves_and_the_last_error() {
+    isolated("data_buffers_type_sizes_halves_and_the_last_error", &[], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let mut bytes = [0u8; 16];
+        // SAFETY: buffers describe a live local; pointers given back are this library's.
+        unsafe {
+            let b = f!(acl, aclCreateDataBuffer)(bytes.as_mut_ptr().cast(), 16);
+            assert!(!b.is_null());
+            assert_eq!(f!(acl, aclGetDataBufferAddr)(b), bytes.as_mut_ptr().cast());
+            assert_eq!(f!(acl, aclGetDataBufferSize)(b), 16);
+            ok("update", f!(acl, aclUpdateDataBuffer)(b, ptr::null_mut(), 1 << 33));
+            assert_eq!(f!(acl, aclGetDataBufferSizeV2)(b), 1 << 33);
+            assert_eq!(f!(acl, aclGetDataBufferSize)(b), 0, "truncated to 32 bits");
+            assert!(f!(acl, aclGetDataBufferAddr)(ptr::null()).is_null());
+            assert_eq!(f!(acl, aclGetDataBufferSizeV2)(ptr::null()), 0);
+            ok("destroy", f!(acl, aclDestroyDataBuffer)(b));
+            assert_eq!(code(f!(acl, aclDestroyDataBuffer)(b)), AclError::INVALID_PARAM, "twice");
+            assert_eq!(code(f!(acl, aclDestroyDataBuffer)(ptr::null())), AclError::INVALID_PARAM);
+            assert_eq!(f!(acl, aclGetDataBufferSize)(b), 0, "a destroyed buffer is not read");
+
+            let size = f!(acl, aclDataTypeSize);
+            for (t, n) in [(ACL_FLOAT, 4), (ACL_FLOAT16, 2), (ACL_BF16, 2), (ACL_INT8, 1), (ACL_INT64, 8)] {
+                assert_eq!(size(t), n, "type {t}");
+            }
+            assert_eq!((size(ACL_STRING), size(ACL_DT_UNDEFINED), size(ACL_COMPLEX128), size(ACL_INT4)), (0, 0, 16, 1));
+
+            let (to, from) = (f!(acl, aclFloatToFloat16), f!(acl, aclFloat16ToFloat));
+            for (f, h) in [(1.0f32, 0x3c00u16), (-2.0, 0xc000), (65504.0, 0x7bff), (1e6, 0x7c00), (0.0, 0)] {
+                assert_eq!(to(f), h, "{f} to half");
+            }
+            assert_eq!(to(5.960_464_5e-8), 0x0001, "the smallest subnormal");
+            assert_eq!(to(1.000_488_3), 0x3c00, "a tie rounds to even");
+            for h in [0x3c00u16, 0xc000, 0x7bff, 0x0001, 0x03ff, 0x3555, 0x8000] {
+                assert_eq!(to(from(h)), h, "{h:#06x} round-trips");
+            }
+            assert!(from(0x7e00).is_nan());
+            assert_eq!(from(0x0001), 5.960_464_5e-8);
+
+            let (get, peek) = (f!(acl, aclrtGetLastError), f!(acl, aclrtPeekAtLastError));
+            assert_eq!(code(get(ACL_RT_THREAD_LEVEL)), AclError::INVALID_PARAM, "the refused destroy's");
+            assert_eq!(code(get(ACL_RT_THREAD_LEVEL)), AclError::SUCCESS, "none since");
+            assert_eq!(code((acl.aclrtSetDevice)(99)), AclError::RT_INVALID_DEVICEID);
+            ok("a later success", (acl.aclrtSetDevice)(0));
+            assert_eq!(code(peek(ACL_RT_THREAD_LEVEL)), AclError::RT_INVALID_DEVICEID, "kept across successes");
+            assert_eq!(code(get(ACL_RT_THREAD_LEVEL)), AclError::RT_INVALID_DEVICEID);
+            assert_eq!(code(get(ACL_RT_THREAD_LEVEL)), AclError::SUCCESS, "cleared by the get");
+            assert_eq!(code(get(1)), AclError::INVALID_PARAM, "only the thread level");
+        }
+    });
+}

@@ -192,6 +192,17 @@ macro_rules! acl_functions {
                 aclrtLaunchCallback: fn(fn_: aclrtCallback, userData: *mut c_void, blockType: aclrtCallbackBlockType, stream: aclrtStream) -> aclError;
                 aclrtProcessReport: fn(timeout: i32) -> aclError;
                 aclrtLaunchHostFunc: fn(stream: aclrtStream, fn_: aclrtHostFunc, args: *mut c_void) -> aclError;
+                aclCreateDataBuffer: fn(data: *mut c_void, size: usize) -> *mut aclDataBuffer;
+                aclDestroyDataBuffer: fn(dataBuffer: *const aclDataBuffer) -> aclError;
+                aclUpdateDataBuffer: fn(dataBuffer: *mut aclDataBuffer, data: *mut c_void, size: usize) -> aclError;
+                aclGetDataBufferAddr: fn(dataBuffer: *const aclDataBuffer) -> *mut c_void;
+                aclGetDataBufferSize: fn(dataBuffer: *const aclDataBuffer) -> u32;
+                aclGetDataBufferSizeV2: fn(dataBuffer: *const aclDataBuffer) -> usize;
+                aclDataTypeSize: fn(dataType: aclDataType) -> usize;
+                aclFloat16ToFloat: fn(value: aclFloat16) -> f32;
+                aclFloatToFloat16: fn(value: f32) -> aclFloat16;
+                aclrtGetLastError: fn(level: aclrtLastErrLevel) -> aclError;
+                aclrtPeekAtLastError: fn(level: aclrtLastErrLevel) -> aclError;
         }
         }
     };

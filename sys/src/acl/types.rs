@@ -459,3 +459,42 @@ pub type aclrtHostFunc = Option<unsafe extern "C" fn(args: *mut c_void)>;
 pub type aclrtCallbackBlockType = i32;
 pub const ACL_CALLBACK_NO_BLOCK: aclrtCallbackBlockType = 0;
 pub const ACL_CALLBACK_BLOCK: aclrtCallbackBlockType = 1;
+
+/// `aclDataBuffer` (acl_base_rt.h): opaque, used through pointers only.
+#[repr(C)]
+#[derive(Debug)]
+pub struct aclDataBuffer {
+    _opaque: [u8; 0],
+}
+/// `aclFloat16` (acl_base_rt.h:56): IEEE 754 binary16 bits.
+pub type aclFloat16 = u16;
+/// `aclDataType` (acl_base_rt.h:140-169).
+pub type aclDataType = i32;
+pub const ACL_DT_UNDEFINED: aclDataType = -1;
+pub const ACL_FLOAT: aclDataType = 0;
+pub const ACL_FLOAT16: aclDataType = 1;
+pub const ACL_INT8: aclDataType = 2;
+pub const ACL_INT32: aclDataType = 3;
+pub const ACL_UINT8: aclDataType = 4;
+pub const ACL_INT16: aclDataType = 6;
+pub const ACL_UINT16: aclDataType = 7;
+pub const ACL_UINT32: aclDataType = 8;
+pub const ACL_INT64: aclDataType = 9;
+pub const ACL_UINT64: aclDataType = 10;
+pub const ACL_DOUBLE: aclDataType = 11;
+pub const ACL_BOOL: aclDataType = 12;
+pub const ACL_STRING: aclDataType = 13;
+pub const ACL_COMPLEX64: aclDataType = 16;
+pub const ACL_COMPLEX128: aclDataType = 17;
+pub const ACL_BF16: aclDataType = 27;
+pub const ACL_INT4: aclDataType = 29;
+pub const ACL_UINT1: aclDataType = 30;
+pub const ACL_COMPLEX32: aclDataType = 33;
+pub const ACL_HIFLOAT8: aclDataType = 34;
+pub const ACL_FLOAT8_E5M2: aclDataType = 35;
+pub const ACL_FLOAT8_E4M3FN: aclDataType = 36;
+pub const ACL_FLOAT8_E8M0: aclDataType = 37;
+pub const ACL_FLOAT6_E3M2: aclDataType = 38;
+pub const ACL_FLOAT6_E2M3: aclDataType = 39;
+pub const ACL_FLOAT4_E2M1: aclDataType = 40;
+pub const ACL_FLOAT4_E1M2: aclDataType = 41;

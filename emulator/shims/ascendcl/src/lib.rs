@@ -67,11 +67,11 @@ vmmkit_emulator::export_unsupported! {
         aclrtSetOpWaitTimeout, aclrtSwitchLabelByIndex, aclrtTaskUpdateAsync,
     }
     not_yet {
-        aclAppLog, aclCreateDataBuffer -> null, aclDataTypeSize -> null, aclDestroyDataBuffer,
+        aclAppLog,
         aclFinalizeCallbackRegister, aclFinalizeCallbackUnRegister, aclFinalizeReference,
-        aclFloatToFloat16 -> null, aclGetCannAttribute, aclGetCannAttributeList, aclGetDataBufferAddr -> null,
-        aclGetDataBufferSize -> null, aclGetDataBufferSizeV2 -> null, aclGetDeviceCapability,
-        aclInitCallbackRegister, aclInitCallbackUnRegister, aclUpdateDataBuffer, aclmdlRIAbort,
+        aclGetCannAttribute, aclGetCannAttributeList,
+        aclGetDeviceCapability,
+        aclInitCallbackRegister, aclInitCallbackUnRegister, aclmdlRIAbort,
         aclmdlRIBindStream, aclmdlRIBuildBegin, aclmdlRIBuildEnd, aclmdlRICaptureBegin, aclmdlRICaptureEnd,
         aclmdlRICaptureGetInfo, aclmdlRICaptureTaskGrpBegin, aclmdlRICaptureTaskGrpEnd,
         aclmdlRICaptureTaskUpdateBegin, aclmdlRICaptureTaskUpdateEnd, aclmdlRICaptureThreadExchangeMode,
@@ -92,13 +92,13 @@ vmmkit_emulator::export_unsupported! {
         aclrtGetDeviceUtilizationRate,
         aclrtGetErrorCodeFromExceptionInfo -> null, aclrtGetErrorVerbose,
         aclrtGetGroupCount, aclrtGetGroupInfoDetail,
-        aclrtGetLastError,
+
         aclrtGetStreamAttribute,
         aclrtGetStreamIdFromExceptionInfo -> null,
         aclrtGetTaskIdFromExceptionInfo -> null,
         aclrtGetThreadIdFromExceptionInfo -> null, aclrtGetThreadLastTaskId,
         aclrtNotifyBatchReset,
-        aclrtPeekAtLastError,
+
         aclrtProcessHostFunc,
         aclrtRegDeviceStateCallback, aclrtRegStreamStateCallback, aclrtRepairError,
 
