@@ -509,4 +509,7 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFu
 }
 #endif
 
+/* What libascendcl.so exports without emulating it. */
+#include "acl_rt_unsupported.h"
+
 #endif /* VMMKIT_ACL_ACL_RT_H_ */
