@@ -7,7 +7,7 @@
 //! CANN (hicann/runtime@681ef76): the thread id is the subscriber's
 //! `pthread_self()` (PidTidFetcher::GetCurrentUserTid, osal.cc:311-320); a
 //! callback on a stream no thread is subscribed to is 107015
-//! (ApiImpl::CallbackLaunch, api_impl.cc:5366-5372); aclrtProcessReport
+//! (ApiImpl::CallbackLaunch, api_impl.cc:5353-5378); aclrtProcessReport
 //! refuses timeouts below -1 and 0 (callback.cpp:187-192), fails with 107012
 //! on a thread no stream is subscribed to and 507012 when nothing came in
 //! time; a BLOCK callback holds its stream until it has run.

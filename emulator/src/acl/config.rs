@@ -297,7 +297,7 @@ pub unsafe extern "C" fn aclrtGetPrimaryCtxState(deviceId: i32, flags: *mut u32,
 
 /// A system parameter `opt` valid at this level: a context takes
 /// DETERMINISTIC, ENABLE_DEBUG_KERNEL and STRONG_CONSISTENCY, the process
-/// also KERNEL_EARLY_START (context.cpp:89-105); 100000 otherwise.
+/// also KERNEL_EARLY_START (context.cpp:90-148); 100000 otherwise.
 fn sys_param(opt: aclSysParamOpt, ctx: bool) -> Result<(), Fail> {
     let last = if ctx { ACL_OPT_STRONG_CONSISTENCY } else { ACL_OPT_ENABLE_KERNEL_EARLY_START };
     if !(ACL_OPT_DETERMINISTIC..=last).contains(&opt) {
@@ -403,7 +403,7 @@ pub unsafe extern "C" fn aclrtStreamGetPriority(stream: aclrtStream, priority: *
 }
 
 /// `aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)`: the
-/// `ACL_STREAM_*` flags it was created with (stream.cpp:195-222).
+/// `ACL_STREAM_*` flags it was created with (stream.cpp:197-225).
 pub unsafe extern "C" fn aclrtStreamGetFlags(stream: aclrtStream, flags: *mut u32) -> aclError {
     run("aclrtStreamGetFlags", || {
         non_null(flags, "flags")?;
@@ -441,7 +441,7 @@ pub unsafe extern "C" fn aclrtGetStreamOverflowSwitch(stream: aclrtStream, flag:
 }
 
 /// `aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag)`:
-/// 0 or 1, 100000 otherwise (stream.cpp:271-276).
+/// 0 or 1, 100000 otherwise (stream.cpp:276-283).
 pub unsafe extern "C" fn aclrtSetStreamOverflowSwitch(stream: aclrtStream, flag: u32) -> aclError {
     run("aclrtSetStreamOverflowSwitch", || {
         if flag > 1 {

@@ -3,7 +3,7 @@
 //! runtime error (`aclrtGetLastError`, `aclrtPeekAtLastError`).
 //!
 //! None of these needs a device, aclInit or an emulator root. Behaviour as
-//! CANN's (hicann/runtime@681ef76 src/acl/aclrt_impl/data_buffer.cpp:22-124),
+//! CANN's (hicann/runtime@681ef76 src/acl/aclrt_impl/data_buffer.cpp:22-112),
 //! except that an `aclDataBuffer` vmmkit did not make is refused (100000, or
 //! NULL/0 from the getters, with the thread's message) instead of being
 //! dereferenced.
@@ -83,7 +83,7 @@ pub unsafe extern "C" fn aclGetDataBufferAddr(dataBuffer: *const aclDataBuffer) 
 }
 
 /// `uint32_t aclGetDataBufferSize(const aclDataBuffer *dataBuffer)`: the size
-/// truncated to 32 bits (data_buffer.cpp:104-111); 0 for NULL.
+/// truncated to 32 bits (data_buffer.cpp:95-102); 0 for NULL.
 pub unsafe extern "C" fn aclGetDataBufferSize(dataBuffer: *const aclDataBuffer) -> u32 {
     buffer(dataBuffer, "aclGetDataBufferSize").map_or(0, |b| b.size as u32)
 }

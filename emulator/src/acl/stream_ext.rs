@@ -111,7 +111,7 @@ fn wait_event(stream: aclrtStream, event: aclrtEvent) -> Result<(), Fail> {
 
 /// `aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event, uint32_t timeout, uint32_t flag)`:
 /// flag `ACL_EVENT_WAIT_DEFAULT` or `ACL_EVENT_WAIT_EXTERNAL` (the latter
-/// with timeout 0), 100000 otherwise (stream.cpp:244-259), then as
+/// with timeout 0), 100000 otherwise (stream.cpp:239-256), then as
 /// aclrtStreamWaitEvent. The emulated wait lasts until the record.
 pub unsafe extern "C" fn aclrtStreamWaitEventWithFlag(
     stream: aclrtStream,
