@@ -548,3 +548,46 @@ fn data_buffers_type_sizes_halves_and_the_last_error() {
         }
     });
 }
+
+unsafe extern "C" fn on_exception(_: *mut aclrtExceptionInfo) {}
+
+#[test]
+fn capabilities_uuid_groups_and_exception_information() {
+    isolated("capabilities_uuid_groups_and_exception_information", &[("VMMKIT_DEVICES", "2")], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let (mut v, mut c, mut n) = (0i64, -1i32, 9u32);
+        let (mut u0, mut u1) = (aclrtUuid { bytes: [0; 16] }, aclrtUuid { bytes: [0; 16] });
+        // SAFETY: out-pointers are live locals, or NULL where the test says so.
+        unsafe {
+            ok("set device", (acl.aclrtSetDevice)(0));
+            ok("AI cores", f!(acl, aclGetDeviceCapability)(0, ACL_DEVICE_INFO_AI_CORE_NUM, &mut v));
+            assert_eq!(v, 24);
+            assert_eq!(code(f!(acl, aclGetDeviceCapability)(0, 7, &mut v)), AclError::RT_PARAM_INVALID);
+            let cap = f!(acl, aclrtGetDeviceCapability);
+            ok("feature", cap(1, ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV, &mut c));
+            assert_eq!(c, ACL_DEV_FEATURE_NOT_SUPPORT);
+            assert_eq!(code(cap(0, 5, &mut c)), AclError::RT_PARAM_INVALID);
+            ok("uuid", f!(acl, aclrtDeviceGetUuid)(0, &mut u0));
+            ok("uuid", f!(acl, aclrtDeviceGetUuid)(1, &mut u1));
+            assert_ne!(u0, u1, "one per device");
+            assert_eq!(code(f!(acl, aclrtDeviceGetUuid)(0, ptr::null_mut())), AclError::INVALID_PARAM);
+            ok("ts", f!(acl, aclrtSetTsDevice)(ACL_TS_ID_AIVECTOR));
+            assert_eq!(code(f!(acl, aclrtSetTsDevice)(ACL_TS_ID_RESERVED)), AclError::INVALID_PARAM);
+
+            ok("groups", f!(acl, aclrtGetGroupCount)(&mut n));
+            assert_eq!(n, 0, "no compute group");
+            assert!(f!(acl, aclrtCreateGroupInfo)().is_null());
+            assert_eq!(code(f!(acl, aclrtGetAllGroupInfo)(ptr::null_mut())), AclError::INVALID_PARAM);
+            assert_eq!(code(f!(acl, aclrtSetGroup)(0)), AclError::RT_GROUP_NOT_CREATE);
+
+            ok("set", f!(acl, aclrtSetExceptionInfoCallback)(Some(on_exception)));
+            ok("register", f!(acl, aclrtExceptionInfoCallbackRegister)(Some(on_exception)));
+            ok("unregister", f!(acl, aclrtExceptionInfoCallbackUnregister)(Some(on_exception)));
+            assert_eq!(code(f!(acl, aclrtExceptionInfoCallbackRegister)(None)), AclError::RT_PARAM_INVALID);
+            assert_eq!(f!(acl, aclrtGetTaskIdFromExceptionInfo)(ptr::null()), u32::MAX);
+            assert_eq!(f!(acl, aclrtGetDeviceIdFromExceptionInfo)(ptr::null()), u32::MAX);
+            let (mut args, mut len) = (ptr::null_mut(), 0u32);
+            assert_eq!(f!(acl, aclrtGetArgsFromExceptionInfo)(ptr::null(), &mut args, &mut len), -1);
+        }
+    });
+}

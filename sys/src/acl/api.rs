@@ -203,6 +203,25 @@ macro_rules! acl_functions {
                 aclFloatToFloat16: fn(value: f32) -> aclFloat16;
                 aclrtGetLastError: fn(level: aclrtLastErrLevel) -> aclError;
                 aclrtPeekAtLastError: fn(level: aclrtLastErrLevel) -> aclError;
+                aclGetDeviceCapability: fn(deviceId: u32, deviceInfo: aclDeviceInfo, value: *mut i64) -> aclError;
+                aclrtGetDeviceCapability: fn(deviceId: i32, devFeatureType: aclrtDevFeatureType, value: *mut i32) -> aclError;
+                aclrtDeviceGetUuid: fn(deviceId: i32, uuid: *mut aclrtUuid) -> aclError;
+                aclrtSetTsDevice: fn(tsId: aclrtTsId) -> aclError;
+                aclrtGetGroupCount: fn(count: *mut u32) -> aclError;
+                aclrtCreateGroupInfo: fn() -> *mut aclrtGroupInfo;
+                aclrtDestroyGroupInfo: fn(groupInfo: *mut aclrtGroupInfo) -> aclError;
+                aclrtGetAllGroupInfo: fn(groupInfo: *mut aclrtGroupInfo) -> aclError;
+                aclrtGetGroupInfoDetail: fn(groupInfo: *const aclrtGroupInfo, groupIndex: i32, attr: aclrtGroupAttr, attrValue: *mut c_void, valueLen: usize, paramRetSize: *mut usize) -> aclError;
+                aclrtSetGroup: fn(groupId: i32) -> aclError;
+                aclrtSetExceptionInfoCallback: fn(callback: aclrtExceptionInfoCallback) -> aclError;
+                aclrtExceptionInfoCallbackRegister: fn(callback: aclrtExceptionInfoCallback) -> aclError;
+                aclrtExceptionInfoCallbackUnregister: fn(callback: aclrtExceptionInfoCallback) -> aclError;
+                aclrtGetTaskIdFromExceptionInfo: fn(info: *const aclrtExceptionInfo) -> u32;
+                aclrtGetStreamIdFromExceptionInfo: fn(info: *const aclrtExceptionInfo) -> u32;
+                aclrtGetThreadIdFromExceptionInfo: fn(info: *const aclrtExceptionInfo) -> u32;
+                aclrtGetDeviceIdFromExceptionInfo: fn(info: *const aclrtExceptionInfo) -> u32;
+                aclrtGetErrorCodeFromExceptionInfo: fn(info: *const aclrtExceptionInfo) -> u32;
+                aclrtGetArgsFromExceptionInfo: fn(info: *const aclrtExceptionInfo, devArgsPtr: *mut *mut c_void, devArgsLen: *mut u32) -> aclError;
         }
         }
     };

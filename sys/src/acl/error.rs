@@ -36,6 +36,7 @@ crate::codes! {
     RT_INVALID_MALLOC_TYPE = 107_018 => "ACL_ERROR_RT_INVALID_MALLOC_TYPE", "invalid malloc type";
     RT_STREAM_SUBSCRIBE = 107_011 => "ACL_ERROR_RT_STREAM_SUBSCRIBE", "stream subscription error";
     RT_THREAD_SUBSCRIBE = 107_012 => "ACL_ERROR_RT_THREAD_SUBSCRIBE", "thread subscription error";
+    RT_GROUP_NOT_CREATE = 107_014 => "ACL_ERROR_RT_GROUP_NOT_CREATE", "group not created";
     RT_STREAM_NO_CB_REG = 107_015 => "ACL_ERROR_RT_STREAM_NO_CB_REG", "no callback thread bound to the stream";
     RT_SYSPARAMOPT_NOT_SET = 107_021 => "ACL_ERROR_RT_SYSPARAMOPT_NOT_SET", "system parameter option not set";
     RT_WAIT_TIMEOUT = 107_019 => "ACL_ERROR_RT_WAIT_TIMEOUT", "wait timeout";

@@ -498,3 +498,51 @@ pub const ACL_FLOAT6_E3M2: aclDataType = 38;
 pub const ACL_FLOAT6_E2M3: aclDataType = 39;
 pub const ACL_FLOAT4_E2M1: aclDataType = 40;
 pub const ACL_FLOAT4_E1M2: aclDataType = 41;
+
+/// `aclDeviceInfo` (acl_base_rt.h:218-223), kinds of `aclGetDeviceCapability`.
+pub type aclDeviceInfo = i32;
+pub const ACL_DEVICE_INFO_UNDEFINED: aclDeviceInfo = -1;
+pub const ACL_DEVICE_INFO_AI_CORE_NUM: aclDeviceInfo = 0;
+pub const ACL_DEVICE_INFO_VECTOR_CORE_NUM: aclDeviceInfo = 1;
+pub const ACL_DEVICE_INFO_L2_SIZE: aclDeviceInfo = 2;
+/// `aclrtDevFeatureType` (acl_rt.h:703-706).
+pub type aclrtDevFeatureType = i32;
+pub const ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV: aclrtDevFeatureType = 1;
+pub const ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV: aclrtDevFeatureType = 21;
+/// Answers of `aclrtGetDeviceCapability` (acl_rt.h:56-57).
+pub const ACL_DEV_FEATURE_SUPPORT: i32 = 1;
+pub const ACL_DEV_FEATURE_NOT_SUPPORT: i32 = 0;
+/// `aclrtUuid` (acl_rt.h:885-887).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct aclrtUuid {
+    /// 16 bytes.
+    pub bytes: [std::ffi::c_char; 16],
+}
+/// `aclrtTsId` (acl_rt.h:110-114).
+pub type aclrtTsId = i32;
+pub const ACL_TS_ID_AICORE: aclrtTsId = 0;
+pub const ACL_TS_ID_AIVECTOR: aclrtTsId = 1;
+pub const ACL_TS_ID_RESERVED: aclrtTsId = 2;
+/// `aclrtGroupInfo`: opaque, used through pointers only.
+#[repr(C)]
+#[derive(Debug)]
+pub struct aclrtGroupInfo {
+    _opaque: [u8; 0],
+}
+/// `aclrtGroupAttr` (acl_rt.h:271-278).
+pub type aclrtGroupAttr = i32;
+pub const ACL_GROUP_AICORE_INT: aclrtGroupAttr = 0;
+pub const ACL_GROUP_AIV_INT: aclrtGroupAttr = 1;
+pub const ACL_GROUP_AIC_INT: aclrtGroupAttr = 2;
+pub const ACL_GROUP_SDMANUM_INT: aclrtGroupAttr = 3;
+pub const ACL_GROUP_ASQNUM_INT: aclrtGroupAttr = 4;
+pub const ACL_GROUP_GROUPID_INT: aclrtGroupAttr = 5;
+/// `aclrtExceptionInfo`: opaque, used through pointers only.
+#[repr(C)]
+#[derive(Debug)]
+pub struct aclrtExceptionInfo {
+    _opaque: [u8; 0],
+}
+/// `aclrtExceptionInfoCallback` (acl_rt.h:389).
+pub type aclrtExceptionInfoCallback = Option<unsafe extern "C" fn(exceptionInfo: *mut aclrtExceptionInfo)>;

@@ -70,7 +70,7 @@ vmmkit_emulator::export_unsupported! {
         aclAppLog,
         aclFinalizeCallbackRegister, aclFinalizeCallbackUnRegister, aclFinalizeReference,
         aclGetCannAttribute, aclGetCannAttributeList,
-        aclGetDeviceCapability,
+
         aclInitCallbackRegister, aclInitCallbackUnRegister, aclmdlRIAbort,
         aclmdlRIBindStream, aclmdlRIBuildBegin, aclmdlRIBuildEnd, aclmdlRICaptureBegin, aclmdlRICaptureEnd,
         aclmdlRICaptureGetInfo, aclmdlRICaptureTaskGrpBegin, aclmdlRICaptureTaskGrpEnd,
@@ -80,32 +80,32 @@ vmmkit_emulator::export_unsupported! {
         aclmdlRIExecuteAsync, aclmdlRIGetId, aclmdlRIGetName, aclmdlRIGetStreams, aclmdlRIGetTasksByStream,
         aclmdlRISetName, aclmdlRIUnbindStream, aclmdlRIUpdate, aclrtActiveStream, aclrtCntNotifyCreate,
         aclrtCntNotifyDestroy, aclrtCntNotifyGetId, aclrtCntNotifyRecord, aclrtCntNotifyReset,
-        aclrtCntNotifyWaitWithTimeout, aclrtCreateGroupInfo -> null, aclrtCreateStreamConfigHandle -> null,
+        aclrtCntNotifyWaitWithTimeout, aclrtCreateStreamConfigHandle -> null,
         aclrtCreateStreamV2,
         aclrtCtxGetFloatOverflowAddr,
-        aclrtDestroyGroupInfo, aclrtDestroyStreamConfigHandle,
+        aclrtDestroyStreamConfigHandle,
         aclrtDeviceGetHostAtomicCapabilities, aclrtDeviceGetP2PAtomicCapabilities,
-        aclrtDeviceGetUuid,
-        aclrtExceptionInfoCallbackRegister,
-        aclrtExceptionInfoCallbackUnregister, aclrtGetAllGroupInfo, aclrtGetArgsFromExceptionInfo,
-        aclrtGetDeviceCapability, aclrtGetDeviceIdFromExceptionInfo -> null,
+
+
+
+
         aclrtGetDeviceUtilizationRate,
-        aclrtGetErrorCodeFromExceptionInfo -> null, aclrtGetErrorVerbose,
-        aclrtGetGroupCount, aclrtGetGroupInfoDetail,
+        aclrtGetErrorVerbose,
+
 
         aclrtGetStreamAttribute,
-        aclrtGetStreamIdFromExceptionInfo -> null,
-        aclrtGetTaskIdFromExceptionInfo -> null,
-        aclrtGetThreadIdFromExceptionInfo -> null, aclrtGetThreadLastTaskId,
+
+
+        aclrtGetThreadLastTaskId,
         aclrtNotifyBatchReset,
 
         aclrtProcessHostFunc,
         aclrtRegDeviceStateCallback, aclrtRegStreamStateCallback, aclrtRepairError,
 
         aclrtSetDeviceTaskAbortCallback,
-        aclrtSetExceptionInfoCallback, aclrtSetGroup, aclrtSetStreamAttribute, aclrtSetStreamConfigOpt,
+        aclrtSetStreamAttribute, aclrtSetStreamConfigOpt,
 
-        aclrtSetTsDevice, aclrtSnapShotCallbackRegister, aclrtSnapShotCallbackUnregister,
+        aclrtSnapShotCallbackRegister, aclrtSnapShotCallbackUnregister,
         aclrtSnapShotProcessBackup, aclrtSnapShotProcessLock, aclrtSnapShotProcessRestore,
         aclrtSnapShotProcessUnlock,
         aclrtStreamStop,

@@ -39,7 +39,6 @@ typedef void *aclrtBinHandle;
 typedef void *aclrtFuncHandle;
 typedef void *aclrtBinary;
 typedef struct aclrtBinaryLoadOptions aclrtBinaryLoadOptions; /* layout not declared: use through pointers */
-typedef struct aclrtExceptionInfo aclrtExceptionInfo; /* layout not declared: use through pointers */
 typedef void *aclrtLabel;
 typedef void *aclrtLabelList;
 typedef void *aclrtArgsHandle;
@@ -52,9 +51,7 @@ typedef void *aclrtTaskGrp;
 typedef void *aclrtCntNotify;
 typedef struct aclrtCntNotifyRecordInfo aclrtCntNotifyRecordInfo; /* layout not declared: use through pointers */
 typedef struct aclrtCntNotifyWaitInfo aclrtCntNotifyWaitInfo; /* layout not declared: use through pointers */
-typedef struct aclrtGroupInfo aclrtGroupInfo; /* layout not declared: use through pointers */
 typedef struct aclrtStreamConfigHandle aclrtStreamConfigHandle; /* layout not declared: use through pointers */
-typedef struct aclrtUuid aclrtUuid; /* layout not declared: use through pointers */
 typedef struct aclrtUtilizationInfo aclrtUtilizationInfo; /* layout not declared: use through pointers */
 typedef struct aclrtErrorInfo aclrtErrorInfo; /* layout not declared: use through pointers */
 typedef union aclrtStreamAttrValue aclrtStreamAttrValue; /* layout not declared: use through pointers */
@@ -128,13 +125,6 @@ typedef enum {
 } aclCannAttr;
 
 typedef enum {
-    ACL_DEVICE_INFO_UNDEFINED = -1,
-    ACL_DEVICE_INFO_AI_CORE_NUM = 0,
-    ACL_DEVICE_INFO_VECTOR_CORE_NUM = 1,
-    ACL_DEVICE_INFO_L2_SIZE = 2
-} aclDeviceInfo;
-
-typedef enum {
     ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0,
     ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL,
     ACL_MODEL_RI_CAPTURE_MODE_RELAXED
@@ -171,20 +161,6 @@ typedef enum {
 } aclrtAtomicOperation;
 
 typedef enum {
-    ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV = 1,
-    ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV = 21
-} aclrtDevFeatureType;
-
-typedef enum {
-    ACL_GROUP_AICORE_INT,
-    ACL_GROUP_AIV_INT,
-    ACL_GROUP_AIC_INT,
-    ACL_GROUP_SDMANUM_INT,
-    ACL_GROUP_ASQNUM_INT,
-    ACL_GROUP_GROUPID_INT
-} aclrtGroupAttr;
-
-typedef enum {
     ACL_STREAM_ATTR_FAILURE_MODE = 1,
     ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK = 2,
     ACL_STREAM_ATTR_USER_CUSTOM_TAG = 3,
@@ -215,12 +191,6 @@ typedef enum {
     ACL_RT_STREAM_FLAG,
     ACL_RT_STREAM_PRIORITY
 } aclrtStreamConfigAttr;
-
-typedef enum {
-    ACL_TS_ID_AICORE = 0,
-    ACL_TS_ID_AIVECTOR = 1,
-    ACL_TS_ID_RESERVED = 2
-} aclrtTsId;
 
 typedef enum {
     ACL_RT_SNAPSHOT_LOCK_PRE = 0,
@@ -259,15 +229,12 @@ typedef enum {
 typedef void (*aclrtOpExceptionCallback)(aclrtExceptionInfo *exceptionInfo, void *userData);
 typedef aclError (*aclFinalizeCallbackFunc)(void *userData);
 typedef aclError (*aclInitCallbackFunc)(const char *configStr, size_t len, void *userData);
-typedef void (*aclrtExceptionInfoCallback)(aclrtExceptionInfo *exceptionInfo);
 typedef void (*aclrtDeviceStateCallback)(int32_t deviceId, aclrtDeviceState state, void *args);
 typedef void (*aclrtStreamStateCallback)(aclrtStream stm, aclrtStreamState state, void *args);
-typedef int32_t (*aclrtDeviceTaskAbortCallback)(int32_t deviceId, aclrtDeviceTaskAbortStage stage, uint32_t timeout,
-                                                void *args);
+typedef int32_t (*aclrtDeviceTaskAbortCallback)(int32_t deviceId, aclrtDeviceTaskAbortStage stage, uint32_t timeout, void *args);
 typedef uint32_t (*aclrtSnapShotCallBack)(int32_t deviceId, void *args);
 
-/* ---- Device code: kernels, binaries, operators, AICPU, dumps, graph labels and conditions
- * (not supported by design) ---- */
+/* ---- Device code: kernels, binaries, operators, AICPU, dumps, graph labels and conditions (not supported by design) ---- */
 
 ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDump(void);
 ACL_FUNC_VISIBILITY aclError aclmdlInitDump(void);
@@ -400,7 +367,6 @@ ACL_FUNC_VISIBILITY aclError aclFinalizeCallbackUnRegister(aclRegisterCallbackTy
 ACL_FUNC_VISIBILITY aclError aclFinalizeReference(uint64_t *refCount);
 ACL_FUNC_VISIBILITY aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value);
 ACL_FUNC_VISIBILITY aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num);
-ACL_FUNC_VISIBILITY aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t *value);
 ACL_FUNC_VISIBILITY aclError aclInitCallbackRegister(aclRegisterCallbackType type, aclInitCallbackFunc cbFunc,
                                                      void *userData);
 ACL_FUNC_VISIBILITY aclError aclInitCallbackUnRegister(aclRegisterCallbackType type, aclInitCallbackFunc cbFunc);
@@ -442,11 +408,9 @@ ACL_FUNC_VISIBILITY aclError aclrtCntNotifyRecord(aclrtCntNotify cntNotify, aclr
 ACL_FUNC_VISIBILITY aclError aclrtCntNotifyReset(aclrtCntNotify cntNotify, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify, aclrtStream stream,
                                                            aclrtCntNotifyWaitInfo *info);
-ACL_FUNC_VISIBILITY aclrtGroupInfo *aclrtCreateGroupInfo(void);
 ACL_FUNC_VISIBILITY aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void);
 ACL_FUNC_VISIBILITY aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle);
 ACL_FUNC_VISIBILITY aclError aclrtCtxGetFloatOverflowAddr(void **overflowAddr);
-ACL_FUNC_VISIBILITY aclError aclrtDestroyGroupInfo(aclrtGroupInfo *groupInfo);
 ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle);
 ACL_FUNC_VISIBILITY aclError aclrtDeviceGetHostAtomicCapabilities(uint32_t *capabilities,
                                                                   const aclrtAtomicOperation *operations,
@@ -455,27 +419,10 @@ ACL_FUNC_VISIBILITY aclError aclrtDeviceGetP2PAtomicCapabilities(uint32_t *capab
                                                                  const aclrtAtomicOperation *operations,
                                                                  const uint32_t count, int32_t srcDeviceId,
                                                                  int32_t dstDeviceId);
-ACL_FUNC_VISIBILITY aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid);
-ACL_FUNC_VISIBILITY aclError aclrtExceptionInfoCallbackRegister(aclrtExceptionInfoCallback callback);
-ACL_FUNC_VISIBILITY aclError aclrtExceptionInfoCallbackUnregister(aclrtExceptionInfoCallback callback);
-ACL_FUNC_VISIBILITY aclError aclrtGetAllGroupInfo(aclrtGroupInfo *groupInfo);
-ACL_FUNC_VISIBILITY aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info, void **devArgsPtr,
-                                                           uint32_t *devArgsLen);
-ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType,
-                                                      int32_t *value);
-ACL_FUNC_VISIBILITY uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo *info);
 ACL_FUNC_VISIBILITY aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo);
-ACL_FUNC_VISIBILITY uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info);
 ACL_FUNC_VISIBILITY aclError aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorInfo *errorInfo);
-ACL_FUNC_VISIBILITY aclError aclrtGetGroupCount(uint32_t *count);
-ACL_FUNC_VISIBILITY aclError aclrtGetGroupInfoDetail(const aclrtGroupInfo *groupInfo, int32_t groupIndex,
-                                                     aclrtGroupAttr attr, void *attrValue, size_t valueLen,
-                                                     size_t *paramRetSize);
 ACL_FUNC_VISIBILITY aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
                                                      aclrtStreamAttrValue *value);
-ACL_FUNC_VISIBILITY uint32_t aclrtGetStreamIdFromExceptionInfo(const aclrtExceptionInfo *info);
-ACL_FUNC_VISIBILITY uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo *info);
-ACL_FUNC_VISIBILITY uint32_t aclrtGetThreadIdFromExceptionInfo(const aclrtExceptionInfo *info);
 ACL_FUNC_VISIBILITY aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
 ACL_FUNC_VISIBILITY aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
 ACL_FUNC_VISIBILITY aclError aclrtProcessHostFunc(int32_t timeout);
@@ -486,13 +433,10 @@ ACL_FUNC_VISIBILITY aclError aclrtRegStreamStateCallback(const char *regName, ac
 ACL_FUNC_VISIBILITY aclError aclrtRepairError(int32_t deviceId, const aclrtErrorInfo *errorInfo);
 ACL_FUNC_VISIBILITY aclError aclrtSetDeviceTaskAbortCallback(const char *regName,
                                                              aclrtDeviceTaskAbortCallback callback, void *args);
-ACL_FUNC_VISIBILITY aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback);
-ACL_FUNC_VISIBILITY aclError aclrtSetGroup(int32_t groupId);
 ACL_FUNC_VISIBILITY aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
                                                      aclrtStreamAttrValue *value);
 ACL_FUNC_VISIBILITY aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle, aclrtStreamConfigAttr attr,
                                                      const void *attrValue, size_t valueSize);
-ACL_FUNC_VISIBILITY aclError aclrtSetTsDevice(aclrtTsId tsId);
 ACL_FUNC_VISIBILITY aclError aclrtSnapShotCallbackRegister(aclrtSnapShotStage stage, aclrtSnapShotCallBack callback,
                                                            void *args);
 ACL_FUNC_VISIBILITY aclError aclrtSnapShotCallbackUnregister(aclrtSnapShotStage stage,
