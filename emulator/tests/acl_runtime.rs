@@ -591,3 +591,54 @@ fn capabilities_uuid_groups_and_exception_information() {
         }
     });
 }
+
+#[test]
+fn stream_configurations_and_attributes() {
+    isolated("stream_configurations_and_attributes", &[], |_| {
+        use std::mem::{offset_of, size_of};
+        assert_eq!(size_of::<aclrtStreamConfigHandle>(), 32);
+        assert_eq!(offset_of!(aclrtStreamConfigHandle, priority), 24);
+        assert_eq!(size_of::<aclrtStreamAttrValue>(), 16);
+        assert_eq!(size_of::<aclrtUuid>(), 16);
+        let acl = vmmkit_emulator::acl::api();
+        let mut s: aclrtStream = ptr::null_mut();
+        let (mut p, mut f) = (9u32, 0u32);
+        // SAFETY: out-pointers and values are live locals of the sizes passed.
+        unsafe {
+            ok("set device", (acl.aclrtSetDevice)(0));
+            let h = f!(acl, aclrtCreateStreamConfigHandle)();
+            assert!(!h.is_null());
+            let set = f!(acl, aclrtSetStreamConfigOpt);
+            let (prio, flag) = (4u32, ACL_STREAM_HUGE as usize);
+            ok("priority", set(h, ACL_RT_STREAM_PRIORITY, (&prio as *const u32).cast(), 4));
+            ok("flag", set(h, ACL_RT_STREAM_FLAG, (&flag as *const usize).cast(), 8));
+            let bad = 8u32;
+            assert_eq!(code(set(h, ACL_RT_STREAM_PRIORITY, (&bad as *const u32).cast(), 4)), AclError::INVALID_PARAM);
+            assert_eq!(code(set(h, ACL_RT_STREAM_FLAG, (&flag as *const usize).cast(), 4)), AclError::INVALID_PARAM);
+            assert_eq!(code(set(h, 9, (&flag as *const usize).cast(), 8)), AclError::INVALID_PARAM);
+            ok("create v2", f!(acl, aclrtCreateStreamV2)(&mut s, h));
+            ok("priority", f!(acl, aclrtStreamGetPriority)(s, &mut p));
+            ok("flags", f!(acl, aclrtStreamGetFlags)(s, &mut f));
+            assert_eq!((p, f), (4, ACL_STREAM_HUGE));
+            ok("destroy handle", f!(acl, aclrtDestroyStreamConfigHandle)(h));
+            assert_eq!(code(f!(acl, aclrtDestroyStreamConfigHandle)(h)), AclError::INVALID_PARAM, "twice");
+
+            let (sa, ga) = (f!(acl, aclrtSetStreamAttribute), f!(acl, aclrtGetStreamAttribute));
+            let mut v = aclrtStreamAttrValue { reserve: [0; 4] };
+            v.userCustomTag = 77;
+            ok("tag", sa(s, ACL_STREAM_ATTR_USER_CUSTOM_TAG, &mut v));
+            v.streamPriority = 6;
+            ok("priority", sa(s, ACL_STREAM_ATTR_PRIORITY, &mut v));
+            v.streamPriority = 8;
+            assert_eq!(code(sa(s, ACL_STREAM_ATTR_PRIORITY, &mut v)), AclError::RT_PARAM_INVALID);
+            let mut out = aclrtStreamAttrValue { reserve: [1; 4] };
+            ok("get tag", ga(s, ACL_STREAM_ATTR_USER_CUSTOM_TAG, &mut out));
+            assert_eq!(out.reserve, [77, 0, 0, 0]);
+            ok("get priority", ga(s, ACL_STREAM_ATTR_PRIORITY, &mut out));
+            assert_eq!(out.streamPriority, 6);
+            assert_eq!(code(ga(s, 9, &mut out)), AclError::RT_PARAM_INVALID);
+            assert_eq!(code(ga(s, ACL_STREAM_ATTR_PRIORITY, ptr::null_mut())), AclError::INVALID_PARAM);
+            ok("destroy", (acl.aclrtDestroyStream)(s));
+        }
+    });
+}

@@ -499,6 +499,155 @@ pub unsafe extern "C" fn aclrtResetStreamResLimit(stream: aclrtStream) -> aclErr
     run("aclrtResetStreamResLimit", || set_conf(stream, |c| c.res = [None; 2]))
 }
 
+/// The stream configuration handles made and not yet destroyed.
+static CONFIG_HANDLES: super::boxes::Boxes<aclrtStreamConfigHandle> = super::boxes::Boxes::new();
+
+/// `aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void)`: a zeroed
+/// configuration (src/acl/aclrt_c/runtime/stream.c:20-29).
+pub unsafe extern "C" fn aclrtCreateStreamConfigHandle() -> *mut aclrtStreamConfigHandle {
+    CONFIG_HANDLES.create(aclrtStreamConfigHandle {
+        workptr: std::ptr::null_mut(),
+        workSize: 0,
+        flag: 0,
+        priority: 0,
+    })
+}
+
+/// `aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle)`:
+/// NULL (stream.c:30-38), or a handle this library did not make, is 100000.
+pub unsafe extern "C" fn aclrtDestroyStreamConfigHandle(handle: *mut aclrtStreamConfigHandle) -> aclError {
+    run("aclrtDestroyStreamConfigHandle", || {
+        if !CONFIG_HANDLES.destroy(handle) {
+            return Err(Fail::plain(AclError::INVALID_PARAM, format!("{handle:p} is not a stream configuration")));
+        }
+        Ok(())
+    })
+}
+
+/// Reads a `T` of `size` bytes at `value` (100000 when the size is not `T`'s).
+///
+/// # Safety
+/// `value` is non-null and points to `size` readable bytes.
+unsafe fn read_sized<T: Copy>(value: *const c_void, size: usize) -> Result<T, Fail> {
+    if size != std::mem::size_of::<T>() {
+        let want = std::mem::size_of::<T>();
+        return Err(Fail::plain(AclError::INVALID_PARAM, format!("valueSize {size} is not {want}")));
+    }
+    // SAFETY: the caller's promise, the size checked.
+    Ok(unsafe { value.cast::<T>().read_unaligned() })
+}
+
+/// `aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle, aclrtStreamConfigAttr attr,
+/// const void *attrValue, size_t valueSize)`: one field of the configuration,
+/// `valueSize` the size of its type, a priority at most 7; 100000 otherwise
+/// (stream.c:40-127).
+pub unsafe extern "C" fn aclrtSetStreamConfigOpt(
+    handle: *mut aclrtStreamConfigHandle,
+    attr: aclrtStreamConfigAttr,
+    attrValue: *const c_void,
+    valueSize: usize,
+) -> aclError {
+    run("aclrtSetStreamConfigOpt", || {
+        non_null(attrValue, "attrValue")?;
+        // SAFETY: the program uses a handle from one call at a time.
+        let Some(h) = (unsafe { CONFIG_HANDLES.get(handle) }) else {
+            return Err(Fail::plain(AclError::INVALID_PARAM, format!("{handle:p} is not a stream configuration")));
+        };
+        // SAFETY: `attrValue` is non-null and points to `valueSize` bytes (the C
+        // contract); each read checks that the size is its type's.
+        unsafe {
+            match attr {
+                ACL_RT_STREAM_WORK_ADDR_PTR => h.workptr = read_sized(attrValue, valueSize)?,
+                ACL_RT_STREAM_WORK_SIZE => h.workSize = read_sized(attrValue, valueSize)?,
+                ACL_RT_STREAM_FLAG => h.flag = read_sized(attrValue, valueSize)?,
+                ACL_RT_STREAM_PRIORITY => {
+                    let p: u32 = read_sized(attrValue, valueSize)?;
+                    if p > PRIORITY_LEAST {
+                        return Err(Fail::plain(AclError::INVALID_PARAM, format!("priority {p} is not in [0, 7]")));
+                    }
+                    h.priority = p;
+                }
+                other => return Err(Fail::plain(AclError::INVALID_PARAM, format!("attr {other} is not defined"))),
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle)`:
+/// as aclrtCreateStreamWithConfig with the handle's priority and flags (a
+/// NULL handle: zeros), stream.c:130-150. The handle is read as the header
+/// lays it out, whether this library made it or the program did.
+pub unsafe extern "C" fn aclrtCreateStreamV2(stream: *mut aclrtStream, handle: *const aclrtStreamConfigHandle) -> aclError {
+    run("aclrtCreateStreamV2", || {
+        non_null(stream, "stream")?;
+        // SAFETY: a non-null handle points to an aclrtStreamConfigHandle (the C contract).
+        let (priority, flag) = if handle.is_null() { (0, 0) } else { unsafe { ((*handle).priority, (*handle).flag) } };
+        let h = super::device::create_stream(stream)?;
+        let c = StreamConf { priority: priority.min(PRIORITY_LEAST), flags: flag as u32 & STREAM_FLAGS, ..StreamConf::default() };
+        lock(&state(emu()?).stream_conf).insert(h, c);
+        Ok(())
+    })
+}
+
+/// `aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue *value)`:
+/// failure mode, overflow switch (0 or 1), custom tag, cache-op switch or
+/// priority (at most 7) kept on the stream; NULL value 100000
+/// (stream.cpp:315-327), an undefined attribute 107000.
+pub unsafe extern "C" fn aclrtSetStreamAttribute(
+    stream: aclrtStream,
+    stmAttrType: aclrtStreamAttr,
+    value: *mut aclrtStreamAttrValue,
+) -> aclError {
+    run("aclrtSetStreamAttribute", || {
+        non_null(value, "value")?;
+        // SAFETY: checked non-null; copying a union copies its bytes as they are.
+        let v = unsafe { *value };
+        let bad = |what: String| Err(Fail::plain(AclError::RT_PARAM_INVALID, what));
+        // SAFETY: each arm reads only the field its attribute names, which the
+        // caller wrote (the C contract); all of them are plain integers.
+        unsafe {
+            match stmAttrType {
+                ACL_STREAM_ATTR_FAILURE_MODE => set_conf(stream, |c| c.failure_mode = v.failureMode),
+                ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK => match v.overflowSwitch {
+                    s @ (0 | 1) => set_conf(stream, |c| c.overflow = s),
+                    s => bad(format!("overflow switch {s} is not 0 or 1")),
+                },
+                ACL_STREAM_ATTR_USER_CUSTOM_TAG => set_conf(stream, |c| c.tag = v.userCustomTag),
+                ACL_STREAM_ATTR_CACHE_OP_INFO => set_conf(stream, |c| c.cache_op = v.cacheOpInfoSwitch),
+                ACL_STREAM_ATTR_PRIORITY => match v.streamPriority {
+                    p @ 0..=PRIORITY_LEAST => set_conf(stream, |c| c.priority = p),
+                    p => bad(format!("priority {p} is not in [0, 7]")),
+                },
+                other => bad(format!("attribute {other} is not defined")),
+            }
+        }
+    })
+}
+
+/// `aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue *value)`:
+/// what was set (or created with); the rest of the union is zeroed.
+pub unsafe extern "C" fn aclrtGetStreamAttribute(
+    stream: aclrtStream,
+    stmAttrType: aclrtStreamAttr,
+    value: *mut aclrtStreamAttrValue,
+) -> aclError {
+    run("aclrtGetStreamAttribute", || {
+        non_null(value, "value")?;
+        let c = conf(stream)?;
+        let mut v = aclrtStreamAttrValue { reserve: [0; 4] };
+        match stmAttrType {
+            ACL_STREAM_ATTR_FAILURE_MODE => v.failureMode = c.failure_mode,
+            ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK => v.overflowSwitch = c.overflow,
+            ACL_STREAM_ATTR_USER_CUSTOM_TAG => v.userCustomTag = c.tag,
+            ACL_STREAM_ATTR_CACHE_OP_INFO => v.cacheOpInfoSwitch = c.cache_op,
+            ACL_STREAM_ATTR_PRIORITY => v.streamPriority = c.priority,
+            other => return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("attribute {other} is not defined"))),
+        }
+        write(value, "value", v)
+    })
+}
+
 // ---- Events ----
 
 /// `aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)`: the core's event number.

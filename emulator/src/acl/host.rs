@@ -9,14 +9,12 @@
 //! dereferenced.
 #![allow(non_snake_case)]
 
-use std::collections::HashSet;
 use std::ffi::c_void;
-use std::sync::Mutex;
 
 use vmmkit_sys::acl::*;
 
+use super::boxes::Boxes;
 use super::call::{Fail, run, take_last_error};
-use super::state::lock;
 use crate::core::thread;
 
 /// What an `aclDataBuffer *` points to (opaque to programs).
@@ -26,42 +24,32 @@ pub struct DataBuffer {
     size: usize,
 }
 
-/// The data buffers made and not yet destroyed, by address.
-static BUFFERS: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
-
-/// Whether `b` is a live buffer of this library.
-fn live(b: *const aclDataBuffer) -> bool {
-    !b.is_null() && lock(&BUFFERS).as_ref().is_some_and(|s| s.contains(&(b as usize)))
-}
+/// The data buffers made and not yet destroyed.
+static BUFFERS: Boxes<DataBuffer> = Boxes::new();
 
 /// The buffer `b` points to, if it is live; otherwise the thread's message says why.
 fn buffer<'a>(b: *const aclDataBuffer, api: &str) -> Option<&'a mut DataBuffer> {
-    if live(b) {
-        // SAFETY: a live buffer is a `Box<DataBuffer>` leaked by aclCreateDataBuffer and not yet freed.
-        return Some(unsafe { &mut *b.cast_mut().cast::<DataBuffer>() });
+    // SAFETY: the program uses a buffer from one call at a time (CANN's contract).
+    let found = unsafe { BUFFERS.get(b.cast()) };
+    if found.is_none() {
+        thread::set_message(&format!("{api}: {b:p} is not a data buffer of this process (NULL, destroyed or foreign)"));
     }
-    thread::set_message(&format!("{api}: {b:p} is not a data buffer of this process (NULL, destroyed or foreign)"));
-    None
+    found
 }
 
 /// `aclDataBuffer *aclCreateDataBuffer(void *data, size_t size)`: a buffer
 /// describing `size` bytes at `data` (either may be 0: an empty buffer).
 pub unsafe extern "C" fn aclCreateDataBuffer(data: *mut c_void, size: usize) -> *mut aclDataBuffer {
-    let b = Box::into_raw(Box::new(DataBuffer { data, size }));
-    lock(&BUFFERS).get_or_insert_with(HashSet::new).insert(b as usize);
-    b.cast()
+    BUFFERS.create(DataBuffer { data, size }).cast()
 }
 
 /// `aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer)`: frees the
 /// description (not the data); NULL or an unknown buffer is 100000.
 pub unsafe extern "C" fn aclDestroyDataBuffer(dataBuffer: *const aclDataBuffer) -> aclError {
     run("aclDestroyDataBuffer", || {
-        let removed = lock(&BUFFERS).as_mut().is_some_and(|s| s.remove(&(dataBuffer as usize)));
-        if !removed {
+        if !BUFFERS.destroy(dataBuffer.cast()) {
             return Err(Fail::plain(AclError::INVALID_PARAM, format!("{dataBuffer:p} is not a data buffer")));
         }
-        // SAFETY: it was live: a `Box<DataBuffer>` of aclCreateDataBuffer, now out of the set, freed once.
-        drop(unsafe { Box::from_raw(dataBuffer.cast_mut().cast::<DataBuffer>()) });
         Ok(())
     })
 }

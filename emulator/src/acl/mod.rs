@@ -21,6 +21,7 @@
 //! assert_eq!(AclError(rc), AclError::INVALID_PARAM);
 //! ```
 
+mod boxes;
 mod call;
 mod codes;
 mod state;

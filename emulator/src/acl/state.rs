@@ -54,6 +54,10 @@ pub(super) struct StreamConf {
     pub overflow: u32,
     /// aclrtSetStreamResLimit's limits, per `aclrtDevResLimitType`.
     pub res: [Option<u32>; 2],
+    /// `ACL_STREAM_ATTR_USER_CUSTOM_TAG`.
+    pub tag: u32,
+    /// `ACL_STREAM_ATTR_CACHE_OP_INFO`.
+    pub cache_op: u32,
 }
 
 /// The ACL state of the process whose emulator is `e`.

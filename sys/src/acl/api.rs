@@ -222,6 +222,12 @@ macro_rules! acl_functions {
                 aclrtGetDeviceIdFromExceptionInfo: fn(info: *const aclrtExceptionInfo) -> u32;
                 aclrtGetErrorCodeFromExceptionInfo: fn(info: *const aclrtExceptionInfo) -> u32;
                 aclrtGetArgsFromExceptionInfo: fn(info: *const aclrtExceptionInfo, devArgsPtr: *mut *mut c_void, devArgsLen: *mut u32) -> aclError;
+                aclrtCreateStreamConfigHandle: fn() -> *mut aclrtStreamConfigHandle;
+                aclrtDestroyStreamConfigHandle: fn(handle: *mut aclrtStreamConfigHandle) -> aclError;
+                aclrtSetStreamConfigOpt: fn(handle: *mut aclrtStreamConfigHandle, attr: aclrtStreamConfigAttr, attrValue: *const c_void, valueSize: usize) -> aclError;
+                aclrtCreateStreamV2: fn(stream: *mut aclrtStream, handle: *const aclrtStreamConfigHandle) -> aclError;
+                aclrtSetStreamAttribute: fn(stream: aclrtStream, stmAttrType: aclrtStreamAttr, value: *mut aclrtStreamAttrValue) -> aclError;
+                aclrtGetStreamAttribute: fn(stream: aclrtStream, stmAttrType: aclrtStreamAttr, value: *mut aclrtStreamAttrValue) -> aclError;
         }
         }
     };

@@ -546,3 +546,47 @@ pub struct aclrtExceptionInfo {
 }
 /// `aclrtExceptionInfoCallback` (acl_rt.h:389).
 pub type aclrtExceptionInfoCallback = Option<unsafe extern "C" fn(exceptionInfo: *mut aclrtExceptionInfo)>;
+
+/// `aclrtStreamConfigHandle` (acl_rt.h:293-298): what aclrtCreateStreamV2 makes a stream with.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aclrtStreamConfigHandle {
+    /// A model's work memory.
+    pub workptr: *mut c_void,
+    /// Its size.
+    pub workSize: usize,
+    /// `ACL_STREAM_*` flags.
+    pub flag: usize,
+    /// 0 (greatest) to 7 (least).
+    pub priority: u32,
+}
+/// `aclrtStreamConfigAttr` (acl_rt.h:286-291).
+pub type aclrtStreamConfigAttr = i32;
+pub const ACL_RT_STREAM_WORK_ADDR_PTR: aclrtStreamConfigAttr = 0;
+pub const ACL_RT_STREAM_WORK_SIZE: aclrtStreamConfigAttr = 1;
+pub const ACL_RT_STREAM_FLAG: aclrtStreamConfigAttr = 2;
+pub const ACL_RT_STREAM_PRIORITY: aclrtStreamConfigAttr = 3;
+/// `aclrtStreamAttr` (acl_rt.h:572-578).
+pub type aclrtStreamAttr = i32;
+pub const ACL_STREAM_ATTR_FAILURE_MODE: aclrtStreamAttr = 1;
+pub const ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK: aclrtStreamAttr = 2;
+pub const ACL_STREAM_ATTR_USER_CUSTOM_TAG: aclrtStreamAttr = 3;
+pub const ACL_STREAM_ATTR_CACHE_OP_INFO: aclrtStreamAttr = 4;
+pub const ACL_STREAM_ATTR_PRIORITY: aclrtStreamAttr = 5;
+/// `aclrtStreamAttrValue` (acl_rt.h:580-587): 16 bytes.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union aclrtStreamAttrValue {
+    pub failureMode: u64,
+    pub overflowSwitch: u32,
+    pub userCustomTag: u32,
+    pub cacheOpInfoSwitch: u32,
+    pub streamPriority: u32,
+    pub reserve: [u32; 4],
+}
+impl std::fmt::Debug for aclrtStreamAttrValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // SAFETY: every field is plain bits; `reserve` covers the whole union.
+        f.debug_struct("aclrtStreamAttrValue").field("reserve", unsafe { &self.reserve }).finish()
+    }
+}

@@ -80,10 +80,10 @@ vmmkit_emulator::export_unsupported! {
         aclmdlRIExecuteAsync, aclmdlRIGetId, aclmdlRIGetName, aclmdlRIGetStreams, aclmdlRIGetTasksByStream,
         aclmdlRISetName, aclmdlRIUnbindStream, aclmdlRIUpdate, aclrtActiveStream, aclrtCntNotifyCreate,
         aclrtCntNotifyDestroy, aclrtCntNotifyGetId, aclrtCntNotifyRecord, aclrtCntNotifyReset,
-        aclrtCntNotifyWaitWithTimeout, aclrtCreateStreamConfigHandle -> null,
-        aclrtCreateStreamV2,
+        aclrtCntNotifyWaitWithTimeout,
+
         aclrtCtxGetFloatOverflowAddr,
-        aclrtDestroyStreamConfigHandle,
+
         aclrtDeviceGetHostAtomicCapabilities, aclrtDeviceGetP2PAtomicCapabilities,
 
 
@@ -93,7 +93,7 @@ vmmkit_emulator::export_unsupported! {
         aclrtGetErrorVerbose,
 
 
-        aclrtGetStreamAttribute,
+
 
 
         aclrtGetThreadLastTaskId,
@@ -103,7 +103,7 @@ vmmkit_emulator::export_unsupported! {
         aclrtRegDeviceStateCallback, aclrtRegStreamStateCallback, aclrtRepairError,
 
         aclrtSetDeviceTaskAbortCallback,
-        aclrtSetStreamAttribute, aclrtSetStreamConfigOpt,
+
 
         aclrtSnapShotCallbackRegister, aclrtSnapShotCallbackUnregister,
         aclrtSnapShotProcessBackup, aclrtSnapShotProcessLock, aclrtSnapShotProcessRestore,

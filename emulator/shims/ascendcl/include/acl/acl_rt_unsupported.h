@@ -51,10 +51,8 @@ typedef void *aclrtTaskGrp;
 typedef void *aclrtCntNotify;
 typedef struct aclrtCntNotifyRecordInfo aclrtCntNotifyRecordInfo; /* layout not declared: use through pointers */
 typedef struct aclrtCntNotifyWaitInfo aclrtCntNotifyWaitInfo; /* layout not declared: use through pointers */
-typedef struct aclrtStreamConfigHandle aclrtStreamConfigHandle; /* layout not declared: use through pointers */
 typedef struct aclrtUtilizationInfo aclrtUtilizationInfo; /* layout not declared: use through pointers */
 typedef struct aclrtErrorInfo aclrtErrorInfo; /* layout not declared: use through pointers */
-typedef union aclrtStreamAttrValue aclrtStreamAttrValue; /* layout not declared: use through pointers */
 typedef struct aclrtSnapShotBackupArgs aclrtSnapShotBackupArgs; /* layout not declared: use through pointers */
 typedef struct aclrtSnapShotRestoreArgs aclrtSnapShotRestoreArgs; /* layout not declared: use through pointers */
 typedef struct aclCANNPackageVersion aclCANNPackageVersion; /* layout not declared: use through pointers */
@@ -161,14 +159,6 @@ typedef enum {
 } aclrtAtomicOperation;
 
 typedef enum {
-    ACL_STREAM_ATTR_FAILURE_MODE = 1,
-    ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK = 2,
-    ACL_STREAM_ATTR_USER_CUSTOM_TAG = 3,
-    ACL_STREAM_ATTR_CACHE_OP_INFO = 4,
-    ACL_STREAM_ATTR_PRIORITY = 5
-} aclrtStreamAttr;
-
-typedef enum {
     ACL_RT_DEVICE_STATE_SET_PRE = 0,
     ACL_RT_DEVICE_STATE_SET_POST,
     ACL_RT_DEVICE_STATE_RESET_PRE,
@@ -184,13 +174,6 @@ typedef enum {
     ACL_RT_DEVICE_TASK_ABORT_PRE = 0,
     ACL_RT_DEVICE_TASK_ABORT_POST
 } aclrtDeviceTaskAbortStage;
-
-typedef enum {
-    ACL_RT_STREAM_WORK_ADDR_PTR = 0,
-    ACL_RT_STREAM_WORK_SIZE,
-    ACL_RT_STREAM_FLAG,
-    ACL_RT_STREAM_PRIORITY
-} aclrtStreamConfigAttr;
 
 typedef enum {
     ACL_RT_SNAPSHOT_LOCK_PRE = 0,
@@ -408,10 +391,7 @@ ACL_FUNC_VISIBILITY aclError aclrtCntNotifyRecord(aclrtCntNotify cntNotify, aclr
 ACL_FUNC_VISIBILITY aclError aclrtCntNotifyReset(aclrtCntNotify cntNotify, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify, aclrtStream stream,
                                                            aclrtCntNotifyWaitInfo *info);
-ACL_FUNC_VISIBILITY aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void);
-ACL_FUNC_VISIBILITY aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle);
 ACL_FUNC_VISIBILITY aclError aclrtCtxGetFloatOverflowAddr(void **overflowAddr);
-ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle);
 ACL_FUNC_VISIBILITY aclError aclrtDeviceGetHostAtomicCapabilities(uint32_t *capabilities,
                                                                   const aclrtAtomicOperation *operations,
                                                                   const uint32_t count, int32_t deviceId);
@@ -421,8 +401,6 @@ ACL_FUNC_VISIBILITY aclError aclrtDeviceGetP2PAtomicCapabilities(uint32_t *capab
                                                                  int32_t dstDeviceId);
 ACL_FUNC_VISIBILITY aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo);
 ACL_FUNC_VISIBILITY aclError aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorInfo *errorInfo);
-ACL_FUNC_VISIBILITY aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
-                                                     aclrtStreamAttrValue *value);
 ACL_FUNC_VISIBILITY aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
 ACL_FUNC_VISIBILITY aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
 ACL_FUNC_VISIBILITY aclError aclrtProcessHostFunc(int32_t timeout);
@@ -433,10 +411,6 @@ ACL_FUNC_VISIBILITY aclError aclrtRegStreamStateCallback(const char *regName, ac
 ACL_FUNC_VISIBILITY aclError aclrtRepairError(int32_t deviceId, const aclrtErrorInfo *errorInfo);
 ACL_FUNC_VISIBILITY aclError aclrtSetDeviceTaskAbortCallback(const char *regName,
                                                              aclrtDeviceTaskAbortCallback callback, void *args);
-ACL_FUNC_VISIBILITY aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
-                                                     aclrtStreamAttrValue *value);
-ACL_FUNC_VISIBILITY aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle, aclrtStreamConfigAttr attr,
-                                                     const void *attrValue, size_t valueSize);
 ACL_FUNC_VISIBILITY aclError aclrtSnapShotCallbackRegister(aclrtSnapShotStage stage, aclrtSnapShotCallBack callback,
                                                            void *args);
 ACL_FUNC_VISIBILITY aclError aclrtSnapShotCallbackUnregister(aclrtSnapShotStage stage,

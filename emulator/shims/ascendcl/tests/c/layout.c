@@ -104,3 +104,15 @@ _Static_assert(sizeof(aclrtServerPid) == 24 && _Alignof(aclrtServerPid) == 8, "a
 _Static_assert(offsetof(aclrtServerPid, sdid) == 0, "sdid");
 _Static_assert(offsetof(aclrtServerPid, pid) == 8, "pid");
 _Static_assert(offsetof(aclrtServerPid, num) == 16, "num");
+
+/* Issue 18: the structures of acl_rt.h:293-298, 580-587, 885-887 (x86-64). */
+_Static_assert(sizeof(aclrtStreamConfigHandle) == 32 && _Alignof(aclrtStreamConfigHandle) == 8, "config size");
+_Static_assert(offsetof(aclrtStreamConfigHandle, workptr) == 0, "workptr");
+_Static_assert(offsetof(aclrtStreamConfigHandle, workSize) == 8, "workSize");
+_Static_assert(offsetof(aclrtStreamConfigHandle, flag) == 16, "flag");
+_Static_assert(offsetof(aclrtStreamConfigHandle, priority) == 24, "priority");
+_Static_assert(sizeof(aclrtStreamAttrValue) == 16 && _Alignof(aclrtStreamAttrValue) == 8, "attribute value");
+_Static_assert(sizeof(aclrtUuid) == 16 && _Alignof(aclrtUuid) == 1, "aclrtUuid");
+_Static_assert(ACL_STREAM_ATTR_PRIORITY == 5 && ACL_RT_STREAM_PRIORITY == 3, "stream attribute values");
+_Static_assert(ACL_DEV_ATTR_SUPER_POD_ID == 405 && ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE == 301, "aclrtDevAttr values");
+_Static_assert(ACL_CALLBACK_BLOCK == 1 && ACL_BF16 == 27 && ACL_OPT_ENABLE_KERNEL_EARLY_START == 3, "enum values");
