@@ -571,6 +571,17 @@ fn capabilities_uuid_groups_and_exception_information() {
             ok("uuid", f!(acl, aclrtDeviceGetUuid)(1, &mut u1));
             assert_ne!(u0, u1, "one per device");
             assert_eq!(code(f!(acl, aclrtDeviceGetUuid)(0, ptr::null_mut())), AclError::INVALID_PARAM);
+            let mut util = aclrtUtilizationInfo {
+                cubeUtilization: 9,
+                vectorUtilization: 9,
+                aicpuUtilization: 9,
+                memoryUtilization: 9,
+                utilizationExtend: ptr::null_mut(),
+            };
+            ok("utilization", f!(acl, aclrtGetDeviceUtilizationRate)(1, &mut util));
+            assert_eq!([util.cubeUtilization, util.vectorUtilization, util.memoryUtilization], [0, 0, -1]);
+            util.utilizationExtend = (&mut v as *mut i64).cast();
+            assert_eq!(code(f!(acl, aclrtGetDeviceUtilizationRate)(1, &mut util)), AclError::INVALID_PARAM, "reserved");
             ok("ts", f!(acl, aclrtSetTsDevice)(ACL_TS_ID_AIVECTOR));
             assert_eq!(code(f!(acl, aclrtSetTsDevice)(ACL_TS_ID_RESERVED)), AclError::INVALID_PARAM);
 

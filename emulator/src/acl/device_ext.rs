@@ -243,3 +243,21 @@ pub unsafe extern "C" fn aclrtGetArgsFromExceptionInfo(
     let _ = (devArgsPtr, devArgsLen); // nothing to write: no info exists
     no_exception_info("aclrtGetArgsFromExceptionInfo", info) as aclError
 }
+
+/// `aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo)`:
+/// cube, vector and AICPU 0 (no kernel runs on an emulated device), memory
+/// -1 (not supported, as CANN: device.cpp:26, 203-219); NULL, or a non-NULL
+/// reserved `utilizationExtend`, is 100000.
+pub unsafe extern "C" fn aclrtGetDeviceUtilizationRate(deviceId: i32, utilizationInfo: *mut aclrtUtilizationInfo) -> aclError {
+    run("aclrtGetDeviceUtilizationRate", || {
+        non_null(utilizationInfo, "utilizationInfo")?;
+        // SAFETY: checked non-null; the caller passes an aclrtUtilizationInfo.
+        let info = unsafe { &mut *utilizationInfo };
+        if !info.utilizationExtend.is_null() {
+            return Err(Fail::plain(AclError::INVALID_PARAM, "utilizationExtend is reserved and must be NULL".into()));
+        }
+        device_id(deviceId)?;
+        (info.cubeUtilization, info.vectorUtilization, info.aicpuUtilization, info.memoryUtilization) = (0, 0, 0, -1);
+        Ok(())
+    })
+}

@@ -228,6 +228,7 @@ macro_rules! acl_functions {
                 aclrtCreateStreamV2: fn(stream: *mut aclrtStream, handle: *const aclrtStreamConfigHandle) -> aclError;
                 aclrtSetStreamAttribute: fn(stream: aclrtStream, stmAttrType: aclrtStreamAttr, value: *mut aclrtStreamAttrValue) -> aclError;
                 aclrtGetStreamAttribute: fn(stream: aclrtStream, stmAttrType: aclrtStreamAttr, value: *mut aclrtStreamAttrValue) -> aclError;
+                aclrtGetDeviceUtilizationRate: fn(deviceId: i32, utilizationInfo: *mut aclrtUtilizationInfo) -> aclError;
         }
         }
     };

@@ -590,3 +590,15 @@ impl std::fmt::Debug for aclrtStreamAttrValue {
         f.debug_struct("aclrtStreamAttrValue").field("reserve", unsafe { &self.reserve }).finish()
     }
 }
+
+/// `aclrtUtilizationInfo` (acl_rt.h:300-308), in percent; -1 is not supported.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aclrtUtilizationInfo {
+    pub cubeUtilization: i32,
+    pub vectorUtilization: i32,
+    pub aicpuUtilization: i32,
+    pub memoryUtilization: i32,
+    /// Reserved: must be NULL.
+    pub utilizationExtend: *mut c_void,
+}

@@ -89,7 +89,7 @@ vmmkit_emulator::export_unsupported! {
 
 
 
-        aclrtGetDeviceUtilizationRate,
+
         aclrtGetErrorVerbose,
 
 

@@ -549,6 +549,17 @@ ACL_FUNC_VISIBILITY aclError aclGetDeviceCapability(uint32_t deviceId, aclDevice
 ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType,
                                                       int32_t *value);
 ACL_FUNC_VISIBILITY aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid);
+
+typedef struct aclrtUtilizationExtendInfo aclrtUtilizationExtendInfo; /* reserved */
+typedef struct aclrtUtilizationInfo {
+    int32_t cubeUtilization;
+    int32_t vectorUtilization;
+    int32_t aicpuUtilization;
+    int32_t memoryUtilization;
+    aclrtUtilizationExtendInfo *utilizationExtend; /* reserved: NULL */
+} aclrtUtilizationInfo;
+
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo);
 ACL_FUNC_VISIBILITY aclError aclrtSetTsDevice(aclrtTsId tsId);
 ACL_FUNC_VISIBILITY aclError aclrtGetGroupCount(uint32_t *count);
 ACL_FUNC_VISIBILITY aclrtGroupInfo *aclrtCreateGroupInfo(void);

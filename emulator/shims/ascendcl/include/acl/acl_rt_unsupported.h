@@ -51,7 +51,6 @@ typedef void *aclrtTaskGrp;
 typedef void *aclrtCntNotify;
 typedef struct aclrtCntNotifyRecordInfo aclrtCntNotifyRecordInfo; /* layout not declared: use through pointers */
 typedef struct aclrtCntNotifyWaitInfo aclrtCntNotifyWaitInfo; /* layout not declared: use through pointers */
-typedef struct aclrtUtilizationInfo aclrtUtilizationInfo; /* layout not declared: use through pointers */
 typedef struct aclrtErrorInfo aclrtErrorInfo; /* layout not declared: use through pointers */
 typedef struct aclrtSnapShotBackupArgs aclrtSnapShotBackupArgs; /* layout not declared: use through pointers */
 typedef struct aclrtSnapShotRestoreArgs aclrtSnapShotRestoreArgs; /* layout not declared: use through pointers */
@@ -399,7 +398,6 @@ ACL_FUNC_VISIBILITY aclError aclrtDeviceGetP2PAtomicCapabilities(uint32_t *capab
                                                                  const aclrtAtomicOperation *operations,
                                                                  const uint32_t count, int32_t srcDeviceId,
                                                                  int32_t dstDeviceId);
-ACL_FUNC_VISIBILITY aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo);
 ACL_FUNC_VISIBILITY aclError aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorInfo *errorInfo);
 ACL_FUNC_VISIBILITY aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
 ACL_FUNC_VISIBILITY aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);

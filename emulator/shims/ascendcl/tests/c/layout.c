@@ -116,3 +116,5 @@ _Static_assert(sizeof(aclrtUuid) == 16 && _Alignof(aclrtUuid) == 1, "aclrtUuid")
 _Static_assert(ACL_STREAM_ATTR_PRIORITY == 5 && ACL_RT_STREAM_PRIORITY == 3, "stream attribute values");
 _Static_assert(ACL_DEV_ATTR_SUPER_POD_ID == 405 && ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE == 301, "aclrtDevAttr values");
 _Static_assert(ACL_CALLBACK_BLOCK == 1 && ACL_BF16 == 27 && ACL_OPT_ENABLE_KERNEL_EARLY_START == 3, "enum values");
+_Static_assert(sizeof(aclrtUtilizationInfo) == 24 && offsetof(aclrtUtilizationInfo, utilizationExtend) == 16,
+               "aclrtUtilizationInfo");
