@@ -562,7 +562,9 @@ fn capabilities_uuid_groups_and_exception_information() {
             ok("set device", (acl.aclrtSetDevice)(0));
             ok("AI cores", f!(acl, aclGetDeviceCapability)(0, ACL_DEVICE_INFO_AI_CORE_NUM, &mut v));
             assert_eq!(v, 24);
-            assert_eq!(code(f!(acl, aclGetDeviceCapability)(0, 7, &mut v)), AclError::RT_PARAM_INVALID);
+            assert_eq!(code(f!(acl, aclGetDeviceCapability)(0, 7, &mut v)), AclError::INVALID_PARAM);
+            let bad_device = f!(acl, aclGetDeviceCapability)(2, ACL_DEVICE_INFO_L2_SIZE, &mut v);
+            assert_eq!(code(bad_device), AclError::INVALID_PARAM, "its own range check");
             let cap = f!(acl, aclrtGetDeviceCapability);
             ok("feature", cap(1, ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV, &mut c));
             assert_eq!(c, ACL_DEV_FEATURE_NOT_SUPPORT);
@@ -650,6 +652,61 @@ fn stream_configurations_and_attributes() {
             assert_eq!(code(ga(s, 9, &mut out)), AclError::RT_PARAM_INVALID);
             assert_eq!(code(ga(s, ACL_STREAM_ATTR_PRIORITY, ptr::null_mut())), AclError::INVALID_PARAM);
             ok("destroy", (acl.aclrtDestroyStream)(s));
+        }
+    });
+}
+
+static INIT_SEEN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+unsafe extern "C" fn on_init(config: *const std::ffi::c_char, len: usize, _: *mut c_void) -> aclError {
+    // SAFETY: the library passes `len` bytes of text at `config`.
+    let text = unsafe { std::slice::from_raw_parts(config.cast::<u8>(), len) };
+    INIT_SEEN.lock().unwrap().push(String::from_utf8_lossy(text).into_owned());
+    0
+}
+
+unsafe extern "C" fn on_finalize(data: *mut c_void) -> aclError {
+    // SAFETY: the test passes an AtomicU32 that outlives the callback.
+    unsafe { &*data.cast::<std::sync::atomic::AtomicU32>() }.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    0
+}
+
+#[test]
+fn init_and_finalize_callbacks_and_references() {
+    isolated("init_and_finalize_callbacks_and_references", &[], |_| {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        let acl = vmmkit_emulator::acl::api();
+        let finals: &'static AtomicU32 = Box::leak(Box::new(AtomicU32::new(0)));
+        let fin_data = (finals as *const AtomicU32).cast_mut().cast::<c_void>();
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = dir.path().join("acl.json");
+        std::fs::write(&cfg, "{\"dump\": {}}").unwrap();
+        let cfg_c = std::ffi::CString::new(cfg.to_str().unwrap()).unwrap();
+        let mut refs = 9u64;
+        // SAFETY: plain values, live locals and callbacks that outlive the calls.
+        unsafe {
+            let reg = f!(acl, aclInitCallbackRegister);
+            ok("register init", reg(ACL_REG_TYPE_ACL_MODEL, Some(on_init), ptr::null_mut()));
+            assert_eq!(code(reg(ACL_REG_TYPE_ACL_MODEL, Some(on_init), ptr::null_mut())), AclError::INTERNAL_ERROR);
+            assert_eq!(code(reg(ACL_REG_TYPE_OTHER, None, ptr::null_mut())), AclError::INVALID_PARAM);
+            let freg = f!(acl, aclFinalizeCallbackRegister);
+            ok("register finalize", freg(ACL_REG_TYPE_OTHER, Some(on_finalize), fin_data));
+            ok("init", (acl.aclInit)(cfg_c.as_ptr()));
+            assert_eq!(*INIT_SEEN.lock().unwrap(), ["{\"dump\": {}}"], "run by aclInit with the file's text");
+            ok("a later init callback runs at once", reg(ACL_REG_TYPE_OTHER, Some(on_init), ptr::null_mut()));
+            assert_eq!(INIT_SEEN.lock().unwrap().len(), 2);
+            assert_eq!(code((acl.aclInit)(ptr::null())), AclError::REPEAT_INITIALIZE, "ACL-GEN-001, still counted");
+            let fr = f!(acl, aclFinalizeReference);
+            ok("drop one reference", fr(&mut refs));
+            assert_eq!((refs, finals.load(Ordering::SeqCst)), (1, 0), "not finalized yet");
+            ok("the last one finalizes", fr(&mut refs));
+            assert_eq!((refs, finals.load(Ordering::SeqCst)), (0, 1));
+            assert_eq!(code(fr(&mut refs)), AclError::REPEAT_FINALIZE);
+            assert_eq!(code((acl.aclFinalize)()), AclError::REPEAT_FINALIZE, "already finalized");
+            ok("unregister", f!(acl, aclFinalizeCallbackUnRegister)(ACL_REG_TYPE_OTHER, Some(on_finalize)));
+            let unreg = f!(acl, aclFinalizeCallbackUnRegister);
+            assert_eq!(code(unreg(ACL_REG_TYPE_OTHER, Some(on_finalize))), AclError::INTERNAL_ERROR, "gone");
+            ok("unregister init", f!(acl, aclInitCallbackUnRegister)(ACL_REG_TYPE_ACL_MODEL, Some(on_init)));
         }
     });
 }

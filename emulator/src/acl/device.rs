@@ -43,10 +43,13 @@ pub(super) fn note_peer(e: &Emulator, device: u32, peer: u32) {
     }
 }
 
-/// `aclError aclInit(const char *configPath)`: ACL-GEN-001.
-pub unsafe extern "C" fn aclInit(_configPath: *const c_char) -> aclError {
+/// `aclError aclInit(const char *configPath)`: ACL-GEN-001. Each call counts
+/// a reference (aclFinalizeReference); the first runs the init callbacks
+/// (`library.rs`) with the config file's text.
+pub unsafe extern "C" fn aclInit(configPath: *const c_char) -> aclError {
     run("aclInit", || {
         let first = !state(emu()?).initialised.swap(true, Ordering::SeqCst);
+        super::library::on_init(configPath, first)?;
         ensure!(first, rules::GEN_001, "aclInit was already called");
         Ok(())
     })
@@ -58,13 +61,14 @@ pub unsafe extern "C" fn aclFinalize() -> aclError {
         let e = crate::core::running();
         let was = e.is_some_and(|e| state(e).initialised.swap(false, Ordering::SeqCst));
         ensure!(was, rules::GEN_002, "aclFinalize without a matching aclInit");
+        let callbacks = super::library::on_finalize();
         if let Some(e) = e {
             end_streams(e, None);
             e.reset_all();
             lock(&state(e).device_refs).clear();
         }
         thread::set_current_device(None);
-        Ok(())
+        callbacks
     })
 }
 

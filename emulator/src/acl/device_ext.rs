@@ -24,17 +24,21 @@ fn non_null<T>(ptr: *const T, what: &str) -> Result<(), Fail> {
 }
 
 /// `aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t *value)`:
-/// AI cores 24, vector cores 48, L2 192 MiB (as aclrtGetDeviceInfo); an
-/// undefined kind is 107000.
+/// AI cores 24, vector cores 48, L2 192 MiB (as aclrtGetDeviceInfo). A
+/// device id out of range and an undefined kind are 100000: this front-end
+/// function checks both itself (acl.cpp:1355-1389).
 pub unsafe extern "C" fn aclGetDeviceCapability(deviceId: u32, deviceInfo: aclDeviceInfo, value: *mut i64) -> aclError {
     run("aclGetDeviceCapability", || {
         non_null(value, "value")?;
-        device_id(i32::try_from(deviceId).unwrap_or(-1))?;
+        let n = emu()?.device_count();
+        if deviceId >= n {
+            return Err(Fail::plain(AclError::INVALID_PARAM, format!("deviceId {deviceId} is not below {n}")));
+        }
         let v = match deviceInfo {
             ACL_DEVICE_INFO_AI_CORE_NUM => 24,
             ACL_DEVICE_INFO_VECTOR_CORE_NUM => 48,
             ACL_DEVICE_INFO_L2_SIZE => 192 << 20,
-            other => return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("deviceInfo {other} is not defined"))),
+            other => return Err(Fail::plain(AclError::INVALID_PARAM, format!("deviceInfo {other} is not defined"))),
         };
         // SAFETY: checked non-null.
         unsafe { put(value, v) };

@@ -13,6 +13,8 @@ use crate::core::Emulator;
 pub(super) struct State {
     /// Whether aclInit has run (and aclFinalize not since). Process-wide, as in CANN.
     pub initialised: AtomicBool,
+    /// aclInit's reference count (every aclInit counts, ACL-GEN-001), for aclFinalizeReference.
+    pub init_refs: std::sync::atomic::AtomicU64,
     /// Per device, how many aclrtSetDevice calls of this process are not yet
     /// matched by aclrtResetDevice (the runtime's reference-counted reset).
     pub device_refs: Mutex<HashMap<u32, u32>>,

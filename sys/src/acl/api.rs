@@ -229,6 +229,11 @@ macro_rules! acl_functions {
                 aclrtSetStreamAttribute: fn(stream: aclrtStream, stmAttrType: aclrtStreamAttr, value: *mut aclrtStreamAttrValue) -> aclError;
                 aclrtGetStreamAttribute: fn(stream: aclrtStream, stmAttrType: aclrtStreamAttr, value: *mut aclrtStreamAttrValue) -> aclError;
                 aclrtGetDeviceUtilizationRate: fn(deviceId: i32, utilizationInfo: *mut aclrtUtilizationInfo) -> aclError;
+                aclInitCallbackRegister: fn(type_: aclRegisterCallbackType, cbFunc: aclInitCallbackFunc, userData: *mut c_void) -> aclError;
+                aclInitCallbackUnRegister: fn(type_: aclRegisterCallbackType, cbFunc: aclInitCallbackFunc) -> aclError;
+                aclFinalizeCallbackRegister: fn(type_: aclRegisterCallbackType, cbFunc: aclFinalizeCallbackFunc, userData: *mut c_void) -> aclError;
+                aclFinalizeCallbackUnRegister: fn(type_: aclRegisterCallbackType, cbFunc: aclFinalizeCallbackFunc) -> aclError;
+                aclFinalizeReference: fn(refCount: *mut u64) -> aclError;
         }
         }
     };

@@ -602,3 +602,20 @@ pub struct aclrtUtilizationInfo {
     /// Reserved: must be NULL.
     pub utilizationExtend: *mut c_void,
 }
+
+/// `aclRegisterCallbackType` (acl_rt.h:5028-5038).
+pub type aclRegisterCallbackType = i32;
+pub const ACL_REG_TYPE_ACL_MODEL: aclRegisterCallbackType = 0;
+pub const ACL_REG_TYPE_ACL_OP_EXECUTOR: aclRegisterCallbackType = 1;
+pub const ACL_REG_TYPE_ACL_OP_CBLAS: aclRegisterCallbackType = 2;
+pub const ACL_REG_TYPE_ACL_OP_COMPILER: aclRegisterCallbackType = 3;
+pub const ACL_REG_TYPE_ACL_TDT_CHANNEL: aclRegisterCallbackType = 4;
+pub const ACL_REG_TYPE_ACL_TDT_QUEUE: aclRegisterCallbackType = 5;
+pub const ACL_REG_TYPE_ACL_DVPP: aclRegisterCallbackType = 6;
+pub const ACL_REG_TYPE_ACL_RETR: aclRegisterCallbackType = 7;
+pub const ACL_REG_TYPE_OTHER: aclRegisterCallbackType = 0xFFFF;
+/// `aclInitCallbackFunc` (acl_rt.h:5039).
+pub type aclInitCallbackFunc =
+    Option<unsafe extern "C" fn(configStr: *const std::ffi::c_char, len: usize, userData: *mut c_void) -> aclError>;
+/// `aclFinalizeCallbackFunc` (acl_rt.h:5040).
+pub type aclFinalizeCallbackFunc = Option<unsafe extern "C" fn(userData: *mut c_void) -> aclError>;

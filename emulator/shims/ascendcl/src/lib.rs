@@ -68,10 +68,10 @@ vmmkit_emulator::export_unsupported! {
     }
     not_yet {
         aclAppLog,
-        aclFinalizeCallbackRegister, aclFinalizeCallbackUnRegister, aclFinalizeReference,
+
         aclGetCannAttribute, aclGetCannAttributeList,
 
-        aclInitCallbackRegister, aclInitCallbackUnRegister, aclmdlRIAbort,
+        aclmdlRIAbort,
         aclmdlRIBindStream, aclmdlRIBuildBegin, aclmdlRIBuildEnd, aclmdlRICaptureBegin, aclmdlRICaptureEnd,
         aclmdlRICaptureGetInfo, aclmdlRICaptureTaskGrpBegin, aclmdlRICaptureTaskGrpEnd,
         aclmdlRICaptureTaskUpdateBegin, aclmdlRICaptureTaskUpdateEnd, aclmdlRICaptureThreadExchangeMode,

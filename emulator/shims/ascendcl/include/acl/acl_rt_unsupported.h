@@ -103,18 +103,6 @@ typedef enum {
 } aclLogLevel;
 
 typedef enum {
-    ACL_REG_TYPE_ACL_MODEL,
-    ACL_REG_TYPE_ACL_OP_EXECUTOR,
-    ACL_REG_TYPE_ACL_OP_CBLAS,
-    ACL_REG_TYPE_ACL_OP_COMPILER,
-    ACL_REG_TYPE_ACL_TDT_CHANNEL,
-    ACL_REG_TYPE_ACL_TDT_QUEUE,
-    ACL_REG_TYPE_ACL_DVPP,
-    ACL_REG_TYPE_ACL_RETR,
-    ACL_REG_TYPE_OTHER = 0xFFFF
-} aclRegisterCallbackType;
-
-typedef enum {
     ACL_CANN_ATTR_UNDEFINED = -1,
     ACL_CANN_ATTR_INF_NAN = 0,
     ACL_CANN_ATTR_BF16 = 1,
@@ -209,8 +197,6 @@ typedef enum {
 } aclCANNPackageName;
 
 typedef void (*aclrtOpExceptionCallback)(aclrtExceptionInfo *exceptionInfo, void *userData);
-typedef aclError (*aclFinalizeCallbackFunc)(void *userData);
-typedef aclError (*aclInitCallbackFunc)(const char *configStr, size_t len, void *userData);
 typedef void (*aclrtDeviceStateCallback)(int32_t deviceId, aclrtDeviceState state, void *args);
 typedef void (*aclrtStreamStateCallback)(aclrtStream stm, aclrtStreamState state, void *args);
 typedef int32_t (*aclrtDeviceTaskAbortCallback)(int32_t deviceId, aclrtDeviceTaskAbortStage stage, uint32_t timeout, void *args);
@@ -342,16 +328,8 @@ ACL_FUNC_VISIBILITY aclError aclrtTaskUpdateAsync(aclrtStream taskStream, uint32
 
 ACL_FUNC_VISIBILITY void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line,
                                    const char *fmt, ...);
-ACL_FUNC_VISIBILITY aclError aclFinalizeCallbackRegister(aclRegisterCallbackType type, aclFinalizeCallbackFunc cbFunc,
-                                                         void *userData);
-ACL_FUNC_VISIBILITY aclError aclFinalizeCallbackUnRegister(aclRegisterCallbackType type,
-                                                           aclFinalizeCallbackFunc cbFunc);
-ACL_FUNC_VISIBILITY aclError aclFinalizeReference(uint64_t *refCount);
 ACL_FUNC_VISIBILITY aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value);
 ACL_FUNC_VISIBILITY aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num);
-ACL_FUNC_VISIBILITY aclError aclInitCallbackRegister(aclRegisterCallbackType type, aclInitCallbackFunc cbFunc,
-                                                     void *userData);
-ACL_FUNC_VISIBILITY aclError aclInitCallbackUnRegister(aclRegisterCallbackType type, aclInitCallbackFunc cbFunc);
 ACL_FUNC_VISIBILITY aclError aclmdlRIAbort(aclmdlRI modelRI);
 ACL_FUNC_VISIBILITY aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint32_t flag);
 ACL_FUNC_VISIBILITY aclError aclmdlRIBuildBegin(aclmdlRI *modelRI, uint32_t flag);
