@@ -24,6 +24,9 @@
 //! `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` and a message naming it; those that
 //! return a pointer or an integer return 0. `docs/api-coverage.md` lists
 //! every function with what this library does with it (`tests/coverage.rs`).
+//! Their C declarations are in `include/acl/acl_rt_unsupported.h`, which
+//! `scripts/acl-unsupported-header.py` rewrites from these lists and CANN's
+//! headers when a function moves out of them.
 //!
 //! A C program built against the headers in `include/` (`#include
 //! <acl/acl.h>`) links with `-lascendcl` and runs on the emulator with

@@ -199,10 +199,12 @@ typedef enum {
 typedef void (*aclrtOpExceptionCallback)(aclrtExceptionInfo *exceptionInfo, void *userData);
 typedef void (*aclrtDeviceStateCallback)(int32_t deviceId, aclrtDeviceState state, void *args);
 typedef void (*aclrtStreamStateCallback)(aclrtStream stm, aclrtStreamState state, void *args);
-typedef int32_t (*aclrtDeviceTaskAbortCallback)(int32_t deviceId, aclrtDeviceTaskAbortStage stage, uint32_t timeout, void *args);
+typedef int32_t (*aclrtDeviceTaskAbortCallback)(int32_t deviceId, aclrtDeviceTaskAbortStage stage, uint32_t timeout,
+                                                void *args);
 typedef uint32_t (*aclrtSnapShotCallBack)(int32_t deviceId, void *args);
 
-/* ---- Device code: kernels, binaries, operators, AICPU, dumps, graph labels and conditions (not supported by design) ---- */
+/* ---- Device code: kernels, binaries, operators, AICPU, dumps, graph labels and conditions
+ * (not supported by design) ---- */
 
 ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDump(void);
 ACL_FUNC_VISIBILITY aclError aclmdlInitDump(void);
