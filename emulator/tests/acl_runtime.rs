@@ -584,6 +584,12 @@ fn capabilities_uuid_groups_and_exception_information() {
             assert_eq!([util.cubeUtilization, util.vectorUtilization, util.memoryUtilization], [0, 0, -1]);
             util.utilizationExtend = (&mut v as *mut i64).cast();
             assert_eq!(code(f!(acl, aclrtGetDeviceUtilizationRate)(1, &mut util)), AclError::INVALID_PARAM, "reserved");
+            let (ops, mut caps) = ([0i32, 9], [7u32; 2]);
+            ok("host atomics", f!(acl, aclrtDeviceGetHostAtomicCapabilities)(caps.as_mut_ptr(), ops.as_ptr(), 2, 0));
+            assert_eq!(caps, [0, 0], "no device code, no device atomics");
+            let p2p = f!(acl, aclrtDeviceGetP2PAtomicCapabilities);
+            assert_eq!(code(p2p(caps.as_mut_ptr(), ops.as_ptr(), 2, 0, 5)), AclError::RT_INVALID_DEVICEID);
+            assert_eq!(code(p2p(ptr::null_mut(), ops.as_ptr(), 2, 0, 1)), AclError::RT_PARAM_INVALID);
             ok("ts", f!(acl, aclrtSetTsDevice)(ACL_TS_ID_AIVECTOR));
             assert_eq!(code(f!(acl, aclrtSetTsDevice)(ACL_TS_ID_RESERVED)), AclError::INVALID_PARAM);
 

@@ -265,3 +265,45 @@ pub unsafe extern "C" fn aclrtGetDeviceUtilizationRate(deviceId: i32, utilizatio
         Ok(())
     })
 }
+
+/// Writes 0 (no capability) for each of `count` operations: atomics are
+/// issued by device code, which the emulator does not run. NULL arrays with
+/// a count are 107000 (the runtime's check); the device ids are checked.
+fn no_atomics(capabilities: *mut u32, operations: *const aclrtAtomicOperation, count: u32, devices: &[i32]) -> Result<(), Fail> {
+    if count > 0 && (capabilities.is_null() || operations.is_null()) {
+        return Err(Fail::plain(AclError::RT_PARAM_INVALID, "capabilities or operations is NULL".into()));
+    }
+    for d in devices {
+        device_id(*d)?;
+    }
+    for i in 0..count as usize {
+        // SAFETY: the caller's array holds `count` entries (the C contract), checked non-null.
+        unsafe { put(capabilities.add(i), 0) };
+    }
+    Ok(())
+}
+
+/// `aclError aclrtDeviceGetHostAtomicCapabilities(uint32_t *capabilities, const aclrtAtomicOperation *operations,
+/// const uint32_t count, int32_t deviceId)`: 0 for every operation (device.cpp:334-346).
+pub unsafe extern "C" fn aclrtDeviceGetHostAtomicCapabilities(
+    capabilities: *mut u32,
+    operations: *const aclrtAtomicOperation,
+    count: u32,
+    deviceId: i32,
+) -> aclError {
+    run("aclrtDeviceGetHostAtomicCapabilities", || no_atomics(capabilities, operations, count, &[deviceId]))
+}
+
+/// `aclError aclrtDeviceGetP2PAtomicCapabilities(uint32_t *capabilities, const aclrtAtomicOperation *operations,
+/// const uint32_t count, int32_t srcDeviceId, int32_t dstDeviceId)`: 0 for every operation (device.cpp:348-363).
+pub unsafe extern "C" fn aclrtDeviceGetP2PAtomicCapabilities(
+    capabilities: *mut u32,
+    operations: *const aclrtAtomicOperation,
+    count: u32,
+    srcDeviceId: i32,
+    dstDeviceId: i32,
+) -> aclError {
+    run("aclrtDeviceGetP2PAtomicCapabilities", || {
+        no_atomics(capabilities, operations, count, &[srcDeviceId, dstDeviceId])
+    })
+}

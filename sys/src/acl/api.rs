@@ -234,6 +234,8 @@ macro_rules! acl_functions {
                 aclFinalizeCallbackRegister: fn(type_: aclRegisterCallbackType, cbFunc: aclFinalizeCallbackFunc, userData: *mut c_void) -> aclError;
                 aclFinalizeCallbackUnRegister: fn(type_: aclRegisterCallbackType, cbFunc: aclFinalizeCallbackFunc) -> aclError;
                 aclFinalizeReference: fn(refCount: *mut u64) -> aclError;
+                aclrtDeviceGetHostAtomicCapabilities: fn(capabilities: *mut u32, operations: *const aclrtAtomicOperation, count: u32, deviceId: i32) -> aclError;
+                aclrtDeviceGetP2PAtomicCapabilities: fn(capabilities: *mut u32, operations: *const aclrtAtomicOperation, count: u32, srcDeviceId: i32, dstDeviceId: i32) -> aclError;
         }
         }
     };

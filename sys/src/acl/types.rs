@@ -619,3 +619,6 @@ pub type aclInitCallbackFunc =
     Option<unsafe extern "C" fn(configStr: *const std::ffi::c_char, len: usize, userData: *mut c_void) -> aclError>;
 /// `aclFinalizeCallbackFunc` (acl_rt.h:5040).
 pub type aclFinalizeCallbackFunc = Option<unsafe extern "C" fn(userData: *mut c_void) -> aclError>;
+
+/// `aclrtAtomicOperation` (acl_rt.h:1034-1059); the values are in the C header.
+pub type aclrtAtomicOperation = i32;

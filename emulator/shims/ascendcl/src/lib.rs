@@ -87,7 +87,7 @@ vmmkit_emulator::export_unsupported! {
 
         aclrtCtxGetFloatOverflowAddr,
 
-        aclrtDeviceGetHostAtomicCapabilities, aclrtDeviceGetP2PAtomicCapabilities,
+
 
 
 
