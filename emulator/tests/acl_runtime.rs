@@ -716,3 +716,31 @@ fn init_and_finalize_callbacks_and_references() {
         }
     });
 }
+
+#[test]
+fn model_stream_functions_refuse_streams_without_a_model() {
+    isolated("model_stream_functions_refuse_streams_without_a_model", &[], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let (mut a, mut b): (aclrtStream, aclrtStream) = (ptr::null_mut(), ptr::null_mut());
+        let mut word = 0u64;
+        let w = (&mut word as *mut u64).cast::<c_void>();
+        // SAFETY: streams of this process and a live local word.
+        unsafe {
+            ok("set device", (acl.aclrtSetDevice)(0));
+            ok("stream", (acl.aclrtCreateStream)(&mut a));
+            ok("stream", (acl.aclrtCreateStream)(&mut b));
+            let active = f!(acl, aclrtActiveStream);
+            assert_eq!(code(active(a, b)), AclError::RT_STREAM_MODEL, "no model stream");
+            assert_eq!(code(active(ptr::null_mut(), b)), AclError::INVALID_PARAM);
+            assert_eq!(code(active(0x42 as aclrtStream, b)), AclError::RT_PARAM_INVALID);
+            let switch = f!(acl, aclrtSwitchStream);
+            assert_eq!(code(switch(w, 0, w, 0, a, ptr::null_mut(), b)), AclError::RT_STREAM_MODEL);
+            assert_eq!(code(switch(w, 0, w, 0, a, a, b)), AclError::INVALID_PARAM, "falseStream is reserved");
+            assert_eq!(code(switch(ptr::null_mut(), 0, w, 0, a, ptr::null_mut(), b)), AclError::INVALID_PARAM);
+            let stop = f!(acl, aclrtStreamStop);
+            assert_eq!(code(stop(a)), AclError::RT_FEATURE_NOT_SUPPORT, "no MC2-enhanced scheduler");
+            assert_eq!(code(stop(ptr::null_mut())), AclError::RT_PARAM_INVALID);
+            ok("the streams still work", (acl.aclrtSynchronizeStream)(a));
+        }
+    });
+}

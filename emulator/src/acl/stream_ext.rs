@@ -346,3 +346,69 @@ pub unsafe extern "C" fn aclrtGetResInCurrentThread(type_: aclrtDevResLimitType,
         Ok(())
     })
 }
+
+/// The runtime's answer for a stream that is not bound to a model: the
+/// emulator runs no model (`aclmdlRI*` is not emulated), so none is.
+fn not_a_model_stream(s: aclrtStream) -> Fail {
+    Fail::plain(AclError::RT_STREAM_MODEL, format!("stream {s:p} is not bound to a model (vmmkit runs no model)"))
+}
+
+/// `aclError aclrtActiveStream(aclrtStream activeStream, aclrtStream stream)`:
+/// NULL is 100000 (stream.cpp:341-352); both must be streams of this
+/// process (107000); neither is a model stream, so 107005
+/// `ACL_ERROR_RT_STREAM_MODEL` (ApiImpl::StreamActive, api_impl.cc:5082-5096).
+pub unsafe extern "C" fn aclrtActiveStream(activeStream: aclrtStream, stream: aclrtStream) -> aclError {
+    run("aclrtActiveStream", || {
+        non_null(activeStream, "activeStream")?;
+        non_null(stream, "stream")?;
+        stream_id(activeStream)?;
+        stream_id(stream)?;
+        Err(not_a_model_stream(stream))
+    })
+}
+
+/// `aclError aclrtSwitchStream(void *leftValue, aclrtCondition cond, void *rightValue,
+/// aclrtCompareDataType dataType, aclrtStream trueStream, aclrtStream falseStream, aclrtStream stream)`:
+/// NULL values or streams are 100000, a non-NULL reserved `falseStream`
+/// 100000 (stream.cpp:354-375); then as aclrtActiveStream, 107005
+/// (ApiImpl::StreamSwitchEx, api_impl.cc:5028-5049).
+pub unsafe extern "C" fn aclrtSwitchStream(
+    leftValue: *mut c_void,
+    cond: aclrtCondition,
+    rightValue: *mut c_void,
+    dataType: aclrtCompareDataType,
+    trueStream: aclrtStream,
+    falseStream: aclrtStream,
+    stream: aclrtStream,
+) -> aclError {
+    let _ = (cond, dataType); // read by the device when the switch runs, which never happens here
+    run("aclrtSwitchStream", || {
+        non_null(leftValue, "leftValue")?;
+        non_null(rightValue, "rightValue")?;
+        non_null(trueStream, "trueStream")?;
+        non_null(stream, "stream")?;
+        if !falseStream.is_null() {
+            return Err(Fail::plain(AclError::INVALID_PARAM, "falseStream is reserved and must be NULL".into()));
+        }
+        stream_id(trueStream)?;
+        stream_id(stream)?;
+        Err(not_a_model_stream(trueStream))
+    })
+}
+
+/// `aclError aclrtStreamStop(aclrtStream stream)`: NULL is 107000
+/// (api_error.cc:6593-6598); an emulated device has no MC2-enhanced task
+/// scheduler, so 207000 `ACL_ERROR_RT_FEATURE_NOT_SUPPORT`, as the runtime
+/// answers on such a device (ApiImpl::StreamClear, api_impl.cc:7578-7600).
+pub unsafe extern "C" fn aclrtStreamStop(stream: aclrtStream) -> aclError {
+    run("aclrtStreamStop", || {
+        if stream.is_null() {
+            return Err(Fail::plain(AclError::RT_PARAM_INVALID, "stream is NULL".into()));
+        }
+        stream_id(stream)?;
+        Err(Fail::plain(
+            AclError::RT_FEATURE_NOT_SUPPORT,
+            "the device has no MC2-enhanced task scheduler (TS_FEATURE_MC2_ENHANCE)".into(),
+        ))
+    })
+}

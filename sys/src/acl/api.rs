@@ -236,6 +236,9 @@ macro_rules! acl_functions {
                 aclFinalizeReference: fn(refCount: *mut u64) -> aclError;
                 aclrtDeviceGetHostAtomicCapabilities: fn(capabilities: *mut u32, operations: *const aclrtAtomicOperation, count: u32, deviceId: i32) -> aclError;
                 aclrtDeviceGetP2PAtomicCapabilities: fn(capabilities: *mut u32, operations: *const aclrtAtomicOperation, count: u32, srcDeviceId: i32, dstDeviceId: i32) -> aclError;
+                aclrtActiveStream: fn(activeStream: aclrtStream, stream: aclrtStream) -> aclError;
+                aclrtSwitchStream: fn(leftValue: *mut c_void, cond: aclrtCondition, rightValue: *mut c_void, dataType: aclrtCompareDataType, trueStream: aclrtStream, falseStream: aclrtStream, stream: aclrtStream) -> aclError;
+                aclrtStreamStop: fn(stream: aclrtStream) -> aclError;
         }
         }
     };

@@ -34,6 +34,7 @@ crate::codes! {
     RT_INVALID_MEMORY_TYPE = 107_016 => "ACL_ERROR_RT_INVALID_MEMORY_TYPE", "invalid memory type";
     RT_INVALID_HANDLE = 107_017 => "ACL_ERROR_RT_INVALID_HANDLE", "unknown or released shareable handle";
     RT_INVALID_MALLOC_TYPE = 107_018 => "ACL_ERROR_RT_INVALID_MALLOC_TYPE", "invalid malloc type";
+    RT_STREAM_MODEL = 107_005 => "ACL_ERROR_RT_STREAM_MODEL", "stream not in a model";
     RT_STREAM_SUBSCRIBE = 107_011 => "ACL_ERROR_RT_STREAM_SUBSCRIBE", "stream subscription error";
     RT_THREAD_SUBSCRIBE = 107_012 => "ACL_ERROR_RT_THREAD_SUBSCRIBE", "thread subscription error";
     RT_GROUP_NOT_CREATE = 107_014 => "ACL_ERROR_RT_GROUP_NOT_CREATE", "group not created";

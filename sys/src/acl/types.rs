@@ -622,3 +622,8 @@ pub type aclFinalizeCallbackFunc = Option<unsafe extern "C" fn(userData: *mut c_
 
 /// `aclrtAtomicOperation` (acl_rt.h:1034-1059); the values are in the C header.
 pub type aclrtAtomicOperation = i32;
+
+/// `aclrtCondition` (acl_rt.h), compared by aclrtSwitchStream; values in the C header.
+pub type aclrtCondition = i32;
+/// `aclrtCompareDataType` (acl_rt.h): `ACL_RT_SWITCH_INT32` 0, `ACL_RT_SWITCH_INT64` 1.
+pub type aclrtCompareDataType = i32;

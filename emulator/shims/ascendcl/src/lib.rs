@@ -81,7 +81,7 @@ vmmkit_emulator::export_unsupported! {
         aclmdlRICaptureToModelRIBegin, aclmdlRIDebugJsonPrint, aclmdlRIDebugPrint, aclmdlRIDestroy,
         aclmdlRIDestroyRegisterCallback, aclmdlRIDestroyUnregisterCallback, aclmdlRIExecute,
         aclmdlRIExecuteAsync, aclmdlRIGetId, aclmdlRIGetName, aclmdlRIGetStreams, aclmdlRIGetTasksByStream,
-        aclmdlRISetName, aclmdlRIUnbindStream, aclmdlRIUpdate, aclrtActiveStream, aclrtCntNotifyCreate,
+        aclmdlRISetName, aclmdlRIUnbindStream, aclmdlRIUpdate, aclrtCntNotifyCreate,
         aclrtCntNotifyDestroy, aclrtCntNotifyGetId, aclrtCntNotifyRecord, aclrtCntNotifyReset,
         aclrtCntNotifyWaitWithTimeout,
 
@@ -111,8 +111,8 @@ vmmkit_emulator::export_unsupported! {
         aclrtSnapShotCallbackRegister, aclrtSnapShotCallbackUnregister,
         aclrtSnapShotProcessBackup, aclrtSnapShotProcessLock, aclrtSnapShotProcessRestore,
         aclrtSnapShotProcessUnlock,
-        aclrtStreamStop,
-        aclrtSubscribeHostFunc, aclrtSwitchStream,
+
+        aclrtSubscribeHostFunc,
         aclrtUnSubscribeHostFunc,
         aclsysGetCANNVersion,
         aclsysGetVersionNum, aclsysGetVersionStr,

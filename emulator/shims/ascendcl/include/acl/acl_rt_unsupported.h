@@ -148,20 +148,6 @@ typedef enum {
 } aclrtSnapShotStage;
 
 typedef enum {
-    ACL_RT_EQUAL = 0,
-    ACL_RT_NOT_EQUAL,
-    ACL_RT_GREATER,
-    ACL_RT_GREATER_OR_EQUAL,
-    ACL_RT_LESS,
-    ACL_RT_LESS_OR_EQUAL
-} aclrtCondition;
-
-typedef enum {
-    ACL_RT_SWITCH_INT32 = 0,
-    ACL_RT_SWITCH_INT64 = 1
-} aclrtCompareDataType;
-
-typedef enum {
     ACL_PKG_NAME_CANN,
     ACL_PKG_NAME_RUNTIME,
     ACL_PKG_NAME_COMPILER,
@@ -337,7 +323,6 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIGetTasksByStream(aclrtStream stream, aclmdl
 ACL_FUNC_VISIBILITY aclError aclmdlRISetName(aclmdlRI modelRI, const char *name);
 ACL_FUNC_VISIBILITY aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclmdlRIUpdate(aclmdlRI modelRI);
-ACL_FUNC_VISIBILITY aclError aclrtActiveStream(aclrtStream activeStream, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtCntNotifyCreate(aclrtCntNotify *cntNotify, uint64_t flag);
 ACL_FUNC_VISIBILITY aclError aclrtCntNotifyDestroy(aclrtCntNotify cntNotify);
 ACL_FUNC_VISIBILITY aclError aclrtCntNotifyGetId(aclrtCntNotify cntNotify, uint32_t *notifyId);
@@ -366,11 +351,7 @@ ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessBackup(int pid, aclrtSnapShotBa
 ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessLock(int pid, void *reserve);
 ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessRestore(int pid, aclrtSnapShotRestoreArgs *args);
 ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessUnlock(int pid, void *reserve);
-ACL_FUNC_VISIBILITY aclError aclrtStreamStop(aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream);
-ACL_FUNC_VISIBILITY aclError aclrtSwitchStream(void *leftValue, aclrtCondition cond, void *rightValue,
-                                               aclrtCompareDataType dataType, aclrtStream trueStream,
-                                               aclrtStream falseStream, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream);
 ACL_FUNC_VISIBILITY aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackageVersion *version);
 ACL_FUNC_VISIBILITY aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum);

@@ -244,7 +244,7 @@ static int unsupported_family(void)
 {
     EXPECT_CODE("aclrtLaunchKernel", aclrtLaunchKernel(NULL, 1, NULL, 0, NULL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
     EXPECT_EQ("its message names it", strstr(aclGetRecentErrMsg(), "aclrtLaunchKernel: needs device code") != NULL, 1);
-    EXPECT_CODE("aclrtStreamStop", aclrtStreamStop(NULL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT_CODE("aclrtNotifyBatchReset", aclrtNotifyBatchReset(NULL, 0), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
     EXPECT_EQ("its message says not yet", strstr(aclGetRecentErrMsg(), "is not emulated by vmmkit yet") != NULL, 1);
     return 0;
 }
