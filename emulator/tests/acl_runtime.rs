@@ -741,6 +741,20 @@ fn model_stream_functions_refuse_streams_without_a_model() {
             assert_eq!(code(stop(a)), AclError::RT_FEATURE_NOT_SUPPORT, "no MC2-enhanced scheduler");
             assert_eq!(code(stop(ptr::null_mut())), AclError::RT_PARAM_INVALID);
             ok("the streams still work", (acl.aclrtSynchronizeStream)(a));
+            let (mut t1, mut t2) = (0u32, 0u32);
+            let mut dev: *mut c_void = ptr::null_mut();
+            ok("malloc", (acl.aclrtMalloc)(&mut dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+            ok("fill", (acl.aclrtMemsetAsync.expect("table"))(dev, N, 1, N, a));
+            ok("fill", (acl.aclrtMemsetAsync.expect("table"))(dev, N, 2, N, a));
+            ok("last task", f!(acl, aclrtGetThreadLastTaskId)(&mut t1));
+            assert!(t1 >= 2, "two fills enqueued: {t1}");
+            let mut ev: aclrtEvent = ptr::null_mut();
+            ok("event", f!(acl, aclrtCreateEvent)(&mut ev));
+            ok("record", f!(acl, aclrtRecordEvent)(ev, a));
+            ok("last task", f!(acl, aclrtGetThreadLastTaskId)(&mut t2));
+            assert_eq!(t2, t1 + 1, "the record follows the fill on the stream");
+            assert_eq!(code(f!(acl, aclrtGetThreadLastTaskId)(ptr::null_mut())), AclError::INVALID_PARAM);
+            ok("sync", (acl.aclrtSynchronizeStream)(a));
         }
     });
 }

@@ -412,3 +412,15 @@ pub unsafe extern "C" fn aclrtStreamStop(stream: aclrtStream) -> aclError {
         ))
     })
 }
+
+/// `aclError aclrtGetThreadLastTaskId(uint32_t *taskId)`: the number, on its
+/// stream, of the last work (copy, fill, record, wait, callback …) this
+/// thread enqueued, 0 before any; NULL is 100000 (kernel.cpp:389-396).
+pub unsafe extern "C" fn aclrtGetThreadLastTaskId(taskId: *mut u32) -> aclError {
+    run("aclrtGetThreadLastTaskId", || {
+        non_null(taskId, "taskId")?;
+        // SAFETY: checked non-null.
+        unsafe { put(taskId, crate::core::thread::last_task()) };
+        Ok(())
+    })
+}

@@ -456,6 +456,7 @@ impl Emulator {
     fn push(&self, s: &Arc<Stream>, work: Work) {
         let mut q = s.lock();
         let seq = s.progress.next();
+        crate::core::thread::set_last_task(seq);
         // Workers reach the emulator through the process's global; one that
         // is not installed (a test's own) runs all work inline.
         let global = crate::core::running().is_some_and(|e| std::ptr::eq(e, self));

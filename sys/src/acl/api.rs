@@ -239,6 +239,7 @@ macro_rules! acl_functions {
                 aclrtActiveStream: fn(activeStream: aclrtStream, stream: aclrtStream) -> aclError;
                 aclrtSwitchStream: fn(leftValue: *mut c_void, cond: aclrtCondition, rightValue: *mut c_void, dataType: aclrtCompareDataType, trueStream: aclrtStream, falseStream: aclrtStream, stream: aclrtStream) -> aclError;
                 aclrtStreamStop: fn(stream: aclrtStream) -> aclError;
+                aclrtGetThreadLastTaskId: fn(taskId: *mut u32) -> aclError;
         }
         }
     };

@@ -99,7 +99,7 @@ vmmkit_emulator::export_unsupported! {
 
 
 
-        aclrtGetThreadLastTaskId,
+
         aclrtNotifyBatchReset,
 
         aclrtProcessHostFunc,
