@@ -43,3 +43,12 @@ pub(super) fn note_code(code: AclError) {
 pub(super) fn take_last_error(clear: bool) -> aclError {
     LAST_ERROR.with(|c| if clear { c.replace(0) } else { c.get() })
 }
+
+/// 100000 naming `what` when `ptr` is NULL: the ACL front end's
+/// `ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT`.
+pub(super) fn non_null<T>(ptr: *const T, what: &str) -> Result<(), Fail> {
+    if ptr.is_null() {
+        return Err(Fail::plain(vmmkit_sys::acl::AclError::INVALID_PARAM, format!("{what} is NULL")));
+    }
+    Ok(())
+}

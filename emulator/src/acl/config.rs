@@ -16,18 +16,10 @@ use std::sync::atomic::Ordering;
 
 use vmmkit_sys::acl::*;
 
-use super::call::{Fail, current_device, emu, put, run};
+use super::call::{non_null, Fail, current_device, emu, put, run};
 use super::device::{CONTEXT_BASE, STREAM_BASE, device_id, identity, server_id, stream_id, sync_fail};
 use super::state::{StreamConf, lock, state};
 use crate::core::thread;
-
-/// 100000 naming `what` when `ptr` is NULL (the ACL front end's NULL check).
-fn non_null<T>(ptr: *const T, what: &str) -> Result<(), Fail> {
-    if ptr.is_null() {
-        return Err(Fail::plain(AclError::INVALID_PARAM, format!("{what} is NULL")));
-    }
-    Ok(())
-}
 
 /// Writes `v` to `out` after its NULL check.
 fn write<T>(out: *mut T, what: &str, v: T) -> Result<(), Fail> {

@@ -12,16 +12,9 @@ use std::sync::Mutex;
 
 use vmmkit_sys::acl::*;
 
-use super::call::{Fail, emu, put, run};
+use super::call::{non_null, Fail, emu, put, run};
 use super::device::{device_id, server_id};
 use super::state::lock;
-
-fn non_null<T>(ptr: *const T, what: &str) -> Result<(), Fail> {
-    if ptr.is_null() {
-        return Err(Fail::plain(AclError::INVALID_PARAM, format!("{what} is NULL")));
-    }
-    Ok(())
-}
 
 /// `aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t *value)`:
 /// AI cores 24, vector cores 48, L2 192 MiB (as aclrtGetDeviceInfo). A

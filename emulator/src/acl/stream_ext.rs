@@ -13,18 +13,11 @@ use std::ffi::{CStr, c_char, c_void};
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
-use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::call::{non_null, Fail, current_device, emu, ensure, put, run};
 use super::device::{STREAM_BASE, device_id, stream_id, sync_fail};
 use super::event::{event_fail, event_id};
 use super::state::{lock, state};
 use crate::core::{StreamId, ValueCmp, Work};
-
-fn non_null<T>(ptr: *const T, what: &str) -> Result<(), Fail> {
-    if ptr.is_null() {
-        return Err(Fail::plain(AclError::INVALID_PARAM, format!("{what} is NULL")));
-    }
-    Ok(())
-}
 
 thread_local! {
     /// The stream whose resource limits this thread uses (aclrtUseStreamResInCurrentThread).
