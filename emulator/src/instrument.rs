@@ -66,6 +66,13 @@ impl Injectable for *const c_char {
     }
 }
 
+/// A handle-returning function (aclrtAllocatorCreateDesc) fails with NULL.
+impl Injectable for *mut std::ffi::c_void {
+    fn from_code(_: i64) -> Option<Self> {
+        Some(std::ptr::null_mut())
+    }
+}
+
 /// The value to return instead of calling `name`, when a fault is injected.
 pub fn injected<R: Injectable>(name: &'static str) -> Option<R> {
     let action = crate::faults::on_call(name)?;

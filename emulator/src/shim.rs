@@ -53,6 +53,13 @@ impl OnPanic for *const c_char {
     }
 }
 
+/// A handle-returning function (aclrtAllocatorCreateDesc) returns NULL.
+impl OnPanic for *mut std::ffi::c_void {
+    fn on_panic(_: &Backstop) -> Self {
+        std::ptr::null_mut()
+    }
+}
+
 /// Runs one forwarded call of export `name`; a panic becomes the
 /// backstop's value, reported in one line by the hook of [`crate::panic`].
 pub fn guard<R: OnPanic>(name: &'static str, backstop: &Backstop, call: impl FnOnce() -> R) -> R {

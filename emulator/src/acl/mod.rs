@@ -38,4 +38,6 @@ crate::dialect_api! {
     types: vmmkit_sys::acl,
     table: AclApi,
     modules: device, event, ipc, ipc_event, memory, notify, share, vmm,
+    // Issue 18: memory
+    allocator, mbuf, mem_alloc, mem_copy,
 }

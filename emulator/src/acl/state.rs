@@ -25,6 +25,8 @@ pub(super) struct State {
     /// the core's event number), each with whether it is of the "new mode"
     /// (made by aclrtCreateEventExWithFlag, or opened from another process).
     pub events: Mutex<HashMap<usize, bool>>,
+    /// Issue 18, memory: registered host ranges, managed memory, allocators, mbufs.
+    pub memory: super::mem_alloc::MemState,
 }
 
 /// The ACL state of the process whose emulator is `e`.

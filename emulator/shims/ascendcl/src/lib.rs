@@ -31,3 +31,18 @@ vmmkit_emulator::export_shim! {
     panic_message: c"vmmkit libascendcl: internal error in the emulator (a panic); please report it",
     info: "vmmkit emulator libascendcl",
 }
+
+// Exports that are not emulated: `DEVICE_CODE` and `NOT_YET` (read by the
+// coverage test and docs/api-coverage.md).
+vmmkit_emulator::export_unsupported! {
+    dialect: vmmkit_sys::vendor::Acl,
+    code: vmmkit_sys::acl::AclError::RT_FEATURE_NOT_SUPPORT,
+    device_code {
+        // Issue 18: memory. A symbol is a variable of a loaded device binary
+        // (aclrtGetSymbolAddress, kernel.cpp); the cached task info belongs
+        // to the last kernel task (aclrtCacheLastTaskOpInfo, kernel.cpp:692-714).
+        aclrtMemcpyFromSymbol, aclrtMemcpyFromSymbolAsync, aclrtMemcpyToSymbol, aclrtMemcpyToSymbolAsync,
+        aclrtCacheLastTaskOpInfo, aclrtCacheLastTaskExtendInfo,
+    }
+    not_yet {}
+}

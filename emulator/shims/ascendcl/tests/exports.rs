@@ -26,8 +26,14 @@ fn defined_dynamic_symbols() -> Vec<(String, String)> {
 fn exports_exactly_the_documented_acl_names() {
     let symbols = defined_dynamic_symbols();
     let got: BTreeSet<&str> = symbols.iter().map(|(_, n)| n.split('@').next().unwrap_or(n)).collect();
-    let want: BTreeSet<&str> =
-        AclApi::REQUIRED.iter().chain(AclApi::OPTIONAL).copied().chain([vmmkit_sys::SHIM_MARKER]).collect();
+    let want: BTreeSet<&str> = AclApi::REQUIRED
+        .iter()
+        .chain(AclApi::OPTIONAL)
+        .chain(ascendcl::DEVICE_CODE)
+        .chain(ascendcl::NOT_YET)
+        .copied()
+        .chain([vmmkit_sys::SHIM_MARKER])
+        .collect();
     let missing: Vec<_> = want.difference(&got).collect();
     let extra: Vec<_> = got.difference(&want).collect();
     assert!(missing.is_empty() && extra.is_empty(), "missing exports: {missing:?}; unexpected exports: {extra:?}");

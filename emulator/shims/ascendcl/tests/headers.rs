@@ -13,7 +13,8 @@ use common::{Scratch, c_compiler, include_dir, run_compiler};
 use vmmkit_sys::acl::{AclApi, AclError};
 
 /// The headers, relative to `include/`.
-const HEADERS: &[&str] = &["acl/acl.h", "acl/acl_base.h", "acl/acl_rt.h", "acl/error_codes/rt_error_codes.h"];
+const HEADERS: &[&str] =
+    &["acl/acl.h", "acl/acl_base.h", "acl/acl_rt.h", "acl/acl_rt_allocator.h", "acl/error_codes/rt_error_codes.h"];
 
 /// Compiles `src` with `compiler` and `flags` against `include/`, to an object file.
 fn compile_object(compiler: &str, flags: &[&str], src: &Path, scratch: &Scratch) {
@@ -115,7 +116,13 @@ fn headers_declare_exactly_the_exported_functions() {
     // The `#define ACL_FUNC_VISIBILITY ...` line is not a declaration.
     declared.remove("__attribute__");
     declared.remove("define");
-    let exported: BTreeSet<String> = AclApi::REQUIRED.iter().chain(AclApi::OPTIONAL).map(|s| s.to_string()).collect();
+    let exported: BTreeSet<String> = AclApi::REQUIRED
+        .iter()
+        .chain(AclApi::OPTIONAL)
+        .chain(ascendcl::DEVICE_CODE)
+        .chain(ascendcl::NOT_YET)
+        .map(|s| s.to_string())
+        .collect();
     let undeclared: Vec<_> = exported.difference(&declared).collect();
     let not_exported: Vec<_> = declared.difference(&exported).collect();
     assert!(
