@@ -60,3 +60,57 @@ fn mbufs_data_user_data_refs_and_chains() {
 fn device_code_functions_fail_with_207000_and_say_so() {
     family("device");
 }
+
+/// CANN's own headers, when a fetched hicann/runtime is at hand: the
+/// directory `VMMKIT_CANN_INCLUDE` names (holding `acl/acl.h`), else
+/// `include/external` read out of the git mirror `VMMKIT_CANN_RUNTIME_GIT`
+/// (default `/work/.mirror/hicann+runtime/repo`) into `dir`. `None` when neither is there.
+fn vendor_include(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    if let Some(inc) = std::env::var_os("VMMKIT_CANN_INCLUDE") {
+        let inc = std::path::PathBuf::from(inc);
+        return inc.join("acl/acl_rt.h").is_file().then_some(inc);
+    }
+    let git = std::env::var_os("VMMKIT_CANN_RUNTIME_GIT").unwrap_or_else(|| "/work/.mirror/hicann+runtime/repo".into());
+    if !std::path::Path::new(&git).is_dir() {
+        return None;
+    }
+    let script = "git --git-dir \"$0\" archive HEAD include/external/acl | tar -x -C \"$1\"";
+    let st = std::process::Command::new("sh").args(["-c", script]).arg(&git).arg(dir).status().ok()?;
+    let inc = dir.join("include/external");
+    (st.success() && inc.join("acl/acl_rt.h").is_file()).then_some(inc)
+}
+
+/// The same program built against CANN's own headers (read from the
+/// fetched hicann/runtime at run time, never kept in the repository) runs
+/// every family through the drop-in: our exports have the vendor's names,
+/// types and values. Skipped, with the reason, where no copy is at hand.
+#[test]
+fn vendor_headers_build_and_run_every_family() {
+    let scratch = Scratch::new();
+    let Some(inc) = vendor_include(scratch.path()) else {
+        println!("skipped: no hicann/runtime headers (set VMMKIT_CANN_INCLUDE or VMMKIT_CANN_RUNTIME_GIT)");
+        return;
+    };
+    let src = common::c_dir().join("memory18.c");
+    let exe = scratch.path().join("bin/memory18_vendor");
+    // The vendor marks aclrtMemcpyAsyncWithCondition deprecated; that is all it warns of.
+    let mut cmd = std::process::Command::new(common::c_compiler());
+    cmd.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-Wno-deprecated-declarations", "-I"])
+        .arg(&inc)
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .arg("-L")
+        .arg(scratch.lib_dir())
+        .arg("-lascendcl");
+    common::run_compiler(&mut cmd, &src);
+    for name in ["malloc", "host", "managed", "allocator", "copy", "query", "mbuf", "device"] {
+        let mut cmd = scratch.command(&exe);
+        cmd.arg(name);
+        let out = finish(&mut [scratch.start(name, cmd)]);
+        let pass = format!("[INFO]  [PASS] {name}");
+        assert!(out[0].lines().any(|l| l == pass), "vendor headers, {name}: no `{pass}` in:\n{}", out[0]);
+        println!("vendor headers ({}): {pass}", inc.display());
+    }
+    scratch.assert_nothing_shared();
+}
