@@ -12,9 +12,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::{c_char, c_void};
 use std::sync::Mutex;
 
+use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
-use super::call::{Fail, current_device, emu, put, run};
+use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::codes::Op;
 use super::state::{lock, state};
 use crate::core::{Emulator, Side};
@@ -225,8 +226,8 @@ pub unsafe extern "C" fn aclrtFreeHostWithDevSync(hostPtr: *mut c_void) -> aclEr
 }
 
 /// Records `ptr..ptr+size` as registered, refusing an overlap with 507910
-/// (register_memory.cc CheckMemoryRangeRegistered; the driver's
-/// DRV_ERROR_BUSY is the same code, npu_driver_mem.cc:242).
+/// (ACL-REG-001: register_memory.cc:61-77; the driver's DRV_ERROR_BUSY is
+/// the same code, npu_driver_mem.cc:242).
 fn register(ptr: *mut c_void, size: u64, mapped: bool) -> Result<(), Fail> {
     current_device()?;
     let len = usize::try_from(size).map_err(|_| bad(AclError::RT_PARAM_INVALID, "size too large"))?;
@@ -240,12 +241,8 @@ fn register(ptr: *mut c_void, size: u64, mapped: bool) -> Result<(), Fail> {
     }
     let mut reg = lock(&mem(e).registered);
     let overlap = reg.range(..end).next_back().is_some_and(|(&s, r)| s + r.len > start);
-    if overlap {
-        return Err(bad(
-            AclError::HOST_MEMORY_ALREADY_REGISTERED,
-            format!("{ptr:p}+{size:#x} overlaps a registered range"),
-        ));
-    }
+    ensure!(!overlap, rules::REG_001 => AclError::HOST_MEMORY_ALREADY_REGISTERED,
+        "{ptr:p}+{size:#x} overlaps a registered range");
     reg.insert(start, Registered { len, mapped });
     Ok(())
 }
@@ -319,15 +316,14 @@ pub unsafe extern "C" fn aclrtHostGetDevicePointer(pHost: *mut c_void, pDevice: 
 }
 
 /// `aclError aclrtHostUnregister(void *ptr)`: NULL is 100000; an address
-/// that starts no registration is 507911 (api_impl.cc:2636-2641).
+/// that starts no registration is 507911 (ACL-REG-002, api_impl.cc:2614-2641).
 pub unsafe extern "C" fn aclrtHostUnregister(ptr: *mut c_void) -> aclError {
     run("aclrtHostUnregister", || {
         not_null(ptr, "ptr")?;
         current_device()?;
-        match lock(&mem(emu()?).registered).remove(&(ptr as usize)) {
-            Some(_) => Ok(()),
-            None => Err(bad(AclError::HOST_MEMORY_NOT_REGISTERED, format!("{ptr:p} starts no registered range"))),
-        }
+        let removed = lock(&mem(emu()?).registered).remove(&(ptr as usize)).is_some();
+        ensure!(removed, rules::REG_002 => AclError::HOST_MEMORY_NOT_REGISTERED, "{ptr:p} starts no registered range");
+        Ok(())
     })
 }
 
@@ -748,73 +744,85 @@ fn device_range(e: &Emulator, addr: *mut c_void, n: usize) -> Result<(), Fail> {
 }
 
 /// `aclError aclrtMemMapSelectedLink(void *virPtrDst, size_t size, void *virPtrSrc, uint32_t linkIdx)`:
-/// both ranges device memory; the emulator has one link.
+/// NULLs, size 0 and a link index over 1 are 100000 (memory.cpp:2452-2472);
+/// both ranges must be device memory (107000).
 pub unsafe extern "C" fn aclrtMemMapSelectedLink(virPtrDst: *mut c_void, size: usize, virPtrSrc: *mut c_void, linkIdx: u32) -> aclError {
     run("aclrtMemMapSelectedLink", || {
         not_null(virPtrDst, "virPtrDst")?;
         not_null(virPtrSrc, "virPtrSrc")?;
         positive(size as u64, "size")?;
+        if linkIdx > 1 {
+            return Err(bad(AclError::INVALID_PARAM, format!("linkIdx {linkIdx} must be 0 or 1")));
+        }
         let e = emu()?;
         device_range(e, virPtrDst, size)?;
-        device_range(e, virPtrSrc, size)?;
-        let _ = linkIdx;
-        Ok(())
+        device_range(e, virPtrSrc, size)
     })
 }
 
-/// A link type of `aclrtMemLinkType` (0-3), else 207021 ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED.
-fn link_type(t: i64) -> Result<(), Fail> {
-    if (i64::from(ACL_RT_MEM_ACCESS_LINK_SIO)..=i64::from(ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH)).contains(&t) {
+/// A link type of `aclrtMemLinkType` (0-3), else 107000 (api_error.cc:7705-7708, 3775-3777).
+fn link_type(t: u64) -> Result<(), Fail> {
+    if t <= ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH as u64 {
         Ok(())
     } else {
-        Err(bad(AclError::RT_LINK_TYPE_NOT_SUPPORTED, format!("link type {t} is not 0-3")))
+        Err(bad(AclError::RT_PARAM_INVALID, format!("link type {t} is not 0-3")))
     }
 }
 
 /// `aclError aclrtMemMapSetLink(aclrtDrvMemHandle handle, aclrtMemLinkType adviceLink)`:
-/// the handle must be a physical allocation of this process.
+/// NULL is 100000 (memory.cpp:2480-2482); a link type over 3 is 107000; the
+/// handle must be a physical allocation of this process (107000).
 pub unsafe extern "C" fn aclrtMemMapSetLink(handle: aclrtDrvMemHandle, adviceLink: aclrtMemLinkType) -> aclError {
     run("aclrtMemMapSetLink", || {
         not_null(handle, "handle")?;
+        link_type(u64::from(adviceLink as u32))?;
         let known = super::vmm::from_handle(handle).is_some_and(|id| emu().is_ok_and(|e| e.handle_exists(id)));
         if !known {
             return Err(bad(AclError::RT_PARAM_INVALID, format!("{handle:p} is no physical allocation of this process")));
         }
-        link_type(i64::from(adviceLink))
+        Ok(())
     })
 }
 
 /// `aclError aclrtIpcMemSetAttr(const char *key, aclrtIpcMemAttrType type, uint64_t attr)`:
-/// the key must name an export of this process; ACCESS_LINK takes a link type 0-3.
+/// the runtime's checks in its order (api_error.cc:3768-3779): key NULL,
+/// a type other than ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, a link over 3 are
+/// 107000; then the key must name an export of this process (ACL-IPK-006, 507899).
 pub unsafe extern "C" fn aclrtIpcMemSetAttr(key: *const c_char, type_: aclrtIpcMemAttrType, attr: u64) -> aclError {
     run("aclrtIpcMemSetAttr", || {
-        not_null(key, "key")?;
-        // SAFETY: checked non-null; a C string is the contract.
-        unsafe { super::ipc::check_own_export(key) }?;
-        if type_ != ACL_RT_IPC_MEM_ATTR_ACCESS_LINK {
-            return Err(bad(AclError::RT_PARAM_INVALID, format!("type {type_} is not ACL_RT_IPC_MEM_ATTR_ACCESS_LINK (0)")));
+        if key.is_null() {
+            return Err(bad(AclError::RT_PARAM_INVALID, "key is NULL"));
         }
-        link_type(i64::try_from(attr).unwrap_or(i64::MAX))
+        ensure!(type_ == ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, rules::IPK_017 => AclError::RT_PARAM_INVALID,
+            "type {type_} is not ACL_RT_IPC_MEM_ATTR_ACCESS_LINK (0)");
+        ensure!(attr <= ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH as u64, rules::IPK_017 => AclError::RT_PARAM_INVALID,
+            "link {attr} is not 0-3");
+        // SAFETY: checked non-null; a C string is the contract.
+        unsafe { super::ipc::check_own_export(key) }
     })
 }
 
 /// `aclError aclrtIpcMemImportPidInterServer(const char *key, aclrtServerPid *serverPids, size_t num)`:
-/// the pids of this server's entries join the key's trustlist as
-/// aclrtIpcMemSetImportPid's; another server cannot reach the emulator's
+/// key and serverPids NULL, num 0 and an entry's NULL pid are 107000
+/// (api_c_standard_soc.cc:1009-1027, the ACL layer checks nothing); the pids
+/// of this server's entries join the key's trustlist as
+/// aclrtIpcMemSetImportPid's. Another server cannot reach the emulator's
 /// memory (107000).
 pub unsafe extern "C" fn aclrtIpcMemImportPidInterServer(key: *const c_char, serverPids: *mut aclrtServerPid, num: usize) -> aclError {
     run("aclrtIpcMemImportPidInterServer", || {
-        not_null(key, "key")?;
-        not_null(serverPids, "serverPids")?;
-        positive(num as u64, "num")?;
+        let param = |m: String| bad(AclError::RT_PARAM_INVALID, m);
+        if key.is_null() || serverPids.is_null() || num == 0 {
+            return Err(param(format!("key or serverPids is NULL, or num is 0 ({num})")));
+        }
         let mut pids = Vec::new();
         for i in 0..num {
             // SAFETY: the caller passes num entries.
             let s = unsafe { serverPids.add(i).read_unaligned() };
-            if s.sdid != super::device::server_id() {
-                return Err(bad(AclError::RT_PARAM_INVALID, format!("serverPids[{i}].sdid {:#x} is another server", s.sdid)));
+            if s.pid.is_null() {
+                return Err(param(format!("serverPids[{i}].pid is NULL")));
             }
-            not_null(s.pid, &format!("serverPids[{i}].pid"))?;
+            ensure!(s.sdid == super::device::server_id(), rules::IPK_017 => AclError::RT_PARAM_INVALID,
+                "serverPids[{i}].sdid {:#x} is another server", s.sdid);
             // SAFETY: each entry holds `num` pids.
             pids.extend((0..s.num).map(|j| unsafe { s.pid.add(j).read_unaligned() }));
         }

@@ -8,15 +8,16 @@
 
 use std::ffi::c_void;
 
+use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
-use super::call::{Fail, current_device, emu, put, run};
+use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::codes::Op;
 use super::mem_alloc::{bad, not_null, positive};
 use super::memory::{enqueue, memcpy_checks, noop_stream};
 use crate::core::{Side, Work};
 
-/// The checks of aclrtMemsetD32 and its async form (memory.cpp:772-824):
+/// The checks of aclrtMemsetD32 and its async form (ACL-FILL-001, memory.cpp:772-824):
 /// N 0 is a no-op; NULL, an address not 4-aligned, N * 4 over memSize, and
 /// memory that is neither device memory nor aclrtMallocHost's are 100000.
 fn d32_checks(ptr: *mut c_void, memSize: usize, N: usize) -> Result<Option<usize>, Fail> {
@@ -25,22 +26,16 @@ fn d32_checks(ptr: *mut c_void, memSize: usize, N: usize) -> Result<Option<usize
     }
     not_null(ptr, "ptr")?;
     let p = ptr as usize;
-    if p % 4 != 0 {
-        return Err(bad(AclError::INVALID_PARAM, format!("ptr {ptr:p} is not 4-byte aligned")));
-    }
-    let bytes = N.checked_mul(4).filter(|&b| b <= memSize);
-    let Some(bytes) = bytes else {
-        return Err(bad(AclError::INVALID_PARAM, format!("N * 4 exceeds memSize {memSize} (N = {N})")));
-    };
+    ensure!(p % 4 == 0, rules::FILL_001, "ptr {ptr:p} is not 4-byte aligned");
+    let bytes = N.checked_mul(4).ok_or_else(|| bad(AclError::INVALID_PARAM, format!("N {N} * 4 overflows")))?;
+    ensure!(bytes <= memSize, rules::FILL_001, "N * 4 = {bytes} exceeds memSize {memSize}");
     let e = emu()?;
     let acl_memory = match e.side(p) {
         Side::Device => true,
         Side::Host => e.host_at(p).is_some(),
         _ => false,
     };
-    if !acl_memory {
-        return Err(bad(AclError::INVALID_PARAM, format!("{ptr:p}: only aclrtMalloc or aclrtMallocHost memory")));
-    }
+    ensure!(acl_memory, rules::FILL_001, "{ptr:p}: only aclrtMalloc or aclrtMallocHost memory");
     current_device()?;
     e.check_copy_range(p, bytes).map_err(|err| Fail::core(Op::Copy, err))?;
     Ok(Some(p))

@@ -441,6 +441,7 @@ static int query_family(void)
     EXPECT(ACL_ERROR_RT_PARAM_INVALID, aclrtMemP2PMap, hostbuf, 16, 1, 0);
     OK(aclrtMemMapSelectedLink, d, 4096, (char *)d + 8192, 0);
     EXPECT(ACL_ERROR_RT_PARAM_INVALID, aclrtMemMapSelectedLink, hostbuf, 16, d, 0);
+    EXPECT(ACL_ERROR_INVALID_PARAM, aclrtMemMapSelectedLink, d, 4096, (char *)d + 8192, 2);
 
     aclrtPhysicalMemProp prop = sample_prop();
     size_t g = 0;
@@ -448,14 +449,15 @@ static int query_family(void)
     aclrtDrvMemHandle handle = NULL;
     OK(aclrtMallocPhysical, &handle, g, &prop, 0);
     OK(aclrtMemMapSetLink, handle, ACL_RT_MEM_ACCESS_LINK_HCCS);
-    EXPECT(ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED, aclrtMemMapSetLink, handle, (aclrtMemLinkType)8);
+    EXPECT(ACL_ERROR_RT_PARAM_INVALID, aclrtMemMapSetLink, handle, (aclrtMemLinkType)8);
     OK(aclrtFreePhysical, handle);
     EXPECT(ACL_ERROR_RT_PARAM_INVALID, aclrtMemMapSetLink, handle, ACL_RT_MEM_ACCESS_LINK_HCCS);
 
     char key[65];
     OK(aclrtIpcMemGetExportKey, d, 1 << 20, key, sizeof(key), 0);
     OK(aclrtIpcMemSetAttr, key, ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_HCCS);
-    EXPECT(ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED, aclrtIpcMemSetAttr, key, ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, 9);
+    EXPECT(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemSetAttr, key, ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, 9);
+    EXPECT(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemSetAttr, NULL, ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, 0);
     int32_t tgid = 0;
     OK(aclrtDeviceGetBareTgid, &tgid);
     int32_t peer = tgid + 1;
@@ -470,7 +472,7 @@ static int query_family(void)
     OK(aclrtIpcMemImportPidInterServer, key, &sp, 1);
     sp.sdid = (uint32_t)ns.st_ino + 1;
     EXPECT(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportPidInterServer, key, &sp, 1);
-    EXPECT(ACL_ERROR_INVALID_PARAM, aclrtIpcMemImportPidInterServer, key, NULL, 1);
+    EXPECT(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportPidInterServer, key, NULL, 1);
     OK(aclrtIpcMemClose, key);
     OK(aclrtFree, d);
     return 0;
