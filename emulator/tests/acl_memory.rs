@@ -72,6 +72,16 @@ fn refused_calls_change_nothing() {
         // SAFETY: `buf` outlives every call; out-pointers are live locals.
         unsafe {
             ok("set device", (acl.aclrtSetDevice)(0));
+            // Each variant fails under its own name, with the ACL layer's code.
+            let align32 = acl.aclrtMallocAlign32.expect("align32");
+            code("align32 NULL", AclError::INVALID_PARAM, align32(ptr::null_mut(), 8, 0));
+            assert!(msg().starts_with("aclrtMallocAlign32: "), "{}", msg());
+            code(
+                "free with sync NULL",
+                AclError::INVALID_PARAM,
+                acl.aclrtFreeWithDevSync.expect("free")(ptr::null_mut()),
+            );
+            assert!(msg().starts_with("aclrtFreeWithDevSync: "), "{}", msg());
             ok("register", reg_v2(p, 4096, ACL_HOST_REG_MAPPED));
             let inner = p.cast::<u8>().add(100).cast();
             code("overlap", AclError::HOST_MEMORY_ALREADY_REGISTERED, reg_v2(inner, 10, ACL_HOST_REG_MAPPED));

@@ -140,8 +140,7 @@ pub unsafe extern "C" fn aclrtMallocAlign32(
     size: usize,
     policy: aclrtMemMallocPolicy,
 ) -> aclError {
-    // SAFETY: the caller's contract, forwarded.
-    unsafe { super::memory::aclrtMalloc(devPtr, size, policy) }
+    run("aclrtMallocAlign32", || super::memory::malloc(devPtr, size, policy))
 }
 
 /// `aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy)`:
@@ -152,8 +151,7 @@ pub unsafe extern "C" fn aclrtMallocCached(
     size: usize,
     policy: aclrtMemMallocPolicy,
 ) -> aclError {
-    // SAFETY: the caller's contract, forwarded.
-    unsafe { super::memory::aclrtMalloc(devPtr, size, policy) }
+    run("aclrtMallocCached", || super::memory::malloc(devPtr, size, policy))
 }
 
 /// `aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy, aclrtMallocConfig *cfg)`.
@@ -201,28 +199,20 @@ fn sync_current_device() -> Result<(), Fail> {
 /// `aclError aclrtFreeWithDevSync(void *devPtr)`: the device's work is
 /// waited for, then aclrtFree (memory.cpp:627-637).
 pub unsafe extern "C" fn aclrtFreeWithDevSync(devPtr: *mut c_void) -> aclError {
-    let rc = run("aclrtFreeWithDevSync", || {
+    run("aclrtFreeWithDevSync", || {
         not_null(devPtr, "devPtr")?;
-        sync_current_device()
-    });
-    if rc != 0 {
-        return rc;
-    }
-    // SAFETY: the caller's contract, forwarded.
-    unsafe { super::memory::aclrtFree(devPtr) }
+        sync_current_device()?;
+        super::memory::free(devPtr)
+    })
 }
 
 /// `aclError aclrtFreeHostWithDevSync(void *hostPtr)`: as aclrtFreeHost after a device synchronize.
 pub unsafe extern "C" fn aclrtFreeHostWithDevSync(hostPtr: *mut c_void) -> aclError {
-    let rc = run("aclrtFreeHostWithDevSync", || {
+    run("aclrtFreeHostWithDevSync", || {
         not_null(hostPtr, "hostPtr")?;
-        sync_current_device()
-    });
-    if rc != 0 {
-        return rc;
-    }
-    // SAFETY: the caller's contract, forwarded.
-    unsafe { super::memory::aclrtFreeHost(hostPtr) }
+        sync_current_device()?;
+        super::memory::free_host(hostPtr)
+    })
 }
 
 /// Records `ptr..ptr+size` as registered, refusing an overlap with 507910

@@ -27,11 +27,14 @@ pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize)
 /// `aclError aclrtFreeHost(void *hostPtr)`: ACL-CPY-005. An address that
 /// aclrtMallocHost did not return is refused, not freed.
 pub unsafe extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
-    run("aclrtFreeHost", || {
-        ensure!(!hostPtr.is_null(), rules::CPY_005, "hostPtr is NULL");
-        emu()?.free_host(hostPtr as usize).map_err(|_| {
-            Fail::plain(AclError::RT_PARAM_INVALID, format!("{hostPtr:p} was not allocated by aclrtMallocHost"))
-        })
+    run("aclrtFreeHost", || free_host(hostPtr))
+}
+
+/// aclrtFreeHost's body (also aclrtFreeHostWithDevSync's, after its wait).
+pub(super) fn free_host(hostPtr: *mut c_void) -> Result<(), Fail> {
+    ensure!(!hostPtr.is_null(), rules::CPY_005, "hostPtr is NULL");
+    emu()?.free_host(hostPtr as usize).map_err(|_| {
+        Fail::plain(AclError::RT_PARAM_INVALID, format!("{hostPtr:p} was not allocated by aclrtMallocHost"))
     })
 }
 
@@ -286,12 +289,15 @@ pub unsafe extern "C" fn aclrtMemcpy2dAsync(
 /// `aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)`: device memory
 /// on the current device, rounded up to 2 MiB (1 GiB for the HUGE1G policies).
 pub unsafe extern "C" fn aclrtMalloc(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> aclError {
-    run("aclrtMalloc", || {
-        if devPtr.is_null() || size == 0 {
-            return Err(Fail::plain(AclError::INVALID_PARAM, "devPtr is NULL or size is 0".into()));
-        }
-        device_malloc(devPtr, size, policy, current_device()?)
-    })
+    run("aclrtMalloc", || malloc(devPtr, size, policy))
+}
+
+/// aclrtMalloc's body (also aclrtMallocAlign32's and aclrtMallocCached's).
+pub(super) fn malloc(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> Result<(), Fail> {
+    if devPtr.is_null() || size == 0 {
+        return Err(Fail::plain(AclError::INVALID_PARAM, "devPtr is NULL or size is 0".into()));
+    }
+    device_malloc(devPtr, size, policy, current_device()?)
 }
 
 /// `size` bytes of device memory on device `d` under `policy`, into `*devPtr`
@@ -318,17 +324,21 @@ pub(super) fn device_malloc(
 
 /// `aclError aclrtFree(void *devPtr)`: ACL-REL-003 (a reserved address is refused).
 pub unsafe extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
-    run("aclrtFree", || {
-        if devPtr.is_null() {
-            return Err(Fail::plain(AclError::INVALID_PARAM, "devPtr is NULL".into()));
-        }
-        let e = emu()?;
-        if super::mem_alloc::free_managed(e, devPtr as usize)? {
-            return Ok(());
-        }
-        super::ipc::freeing(e, devPtr as usize);
-        e.free_plain(devPtr as usize).map_err(|e| Fail::core(Op::Free, e))
-    })
+    run("aclrtFree", || free(devPtr))
+}
+
+/// aclrtFree's body (also aclrtFreeWithDevSync's, after its wait): managed
+/// memory (issue 18) or a plain allocation.
+pub(super) fn free(devPtr: *mut c_void) -> Result<(), Fail> {
+    if devPtr.is_null() {
+        return Err(Fail::plain(AclError::INVALID_PARAM, "devPtr is NULL".into()));
+    }
+    let e = emu()?;
+    if super::mem_alloc::free_managed(e, devPtr as usize)? {
+        return Ok(());
+    }
+    super::ipc::freeing(e, devPtr as usize);
+    e.free_plain(devPtr as usize).map_err(|e| Fail::core(Op::Free, e))
 }
 
 /// `aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total)`: the current device's capacity.
