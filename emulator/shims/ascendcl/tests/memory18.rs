@@ -114,3 +114,40 @@ fn vendor_headers_build_and_run_every_family() {
     }
     scratch.assert_nothing_shared();
 }
+
+/// Issue 18: an LD_PRELOAD hook of aclrtMallocAlign32 written in C++
+/// (`tests/c/hook_align32.cc`, as sglang's torch_memory_saver) exports the
+/// unmangled name, because our header declares it with C linkage, and
+/// intercepts the calls of the malloc family, which still passes.
+#[test]
+fn a_cxx_ld_preload_hook_of_align32_intercepts_it() {
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    if std::process::Command::new(&cxx).arg("--version").output().is_err() {
+        println!("skipped: no C++ compiler `{cxx}` (set CXX)");
+        return;
+    }
+    let scratch = Scratch::new();
+    let src = common::c_dir().join("hook_align32.cc");
+    let hook = scratch.path().join("lib/libhook_align32.so");
+    let mut cmd = std::process::Command::new(&cxx);
+    cmd.args(["-std=c++11", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-I"])
+        .arg(common::include_dir())
+        .arg("-o")
+        .arg(&hook)
+        .arg(&src)
+        .arg("-ldl");
+    common::run_compiler(&mut cmd, &src);
+    let symbols = common::binutils("nm", &["-D".as_ref(), "--defined-only".as_ref(), hook.as_os_str()]);
+    assert!(
+        symbols.lines().any(|l| l.ends_with(" T aclrtMallocAlign32")),
+        "the hook should export the plain C name:\n{symbols}"
+    );
+    let exe = scratch.compile("memory18", "ascendcl");
+    let mut run = scratch.command(&exe);
+    run.arg("malloc").env("LD_PRELOAD", &hook);
+    let out = finish(&mut [scratch.start("malloc (hooked)", run)]);
+    let hooked = out[0].lines().filter(|l| l.starts_with("[HOOK]  aclrtMallocAlign32")).count();
+    assert!(hooked >= 3, "the hook saw {hooked} calls:\n{}", out[0]);
+    assert!(out[0].lines().any(|l| l == "[INFO]  [PASS] malloc"), "{}", out[0]);
+    println!("the C++ hook intercepted {hooked} aclrtMallocAlign32 calls; the malloc family passed");
+}
