@@ -294,9 +294,7 @@ pub unsafe extern "C" fn aclrtHostGetDevicePointer(pHost: *mut c_void, pDevice: 
         current_device()?;
         let e = emu()?;
         let p = pHost as usize;
-        let registered =
-            lock(&mem(e).registered).range(..=p).next_back().is_some_and(|(&s, r)| r.mapped && p < s + r.len);
-        if !registered && e.host_at(p).is_none() {
+        if !is_registered(e, p, true) && e.host_at(p).is_none() {
             return Err(bad(AclError::RT_PARAM_INVALID, format!("{pHost:p} is not registered (mapped) host memory")));
         }
         // SAFETY: checked non-null.
@@ -388,6 +386,11 @@ pub(super) fn free_managed(e: &Emulator, p: usize) -> Result<bool, Fail> {
     }
     e.free_host(p).map_err(|err| Fail::core(Op::Free, err))?;
     Ok(true)
+}
+
+/// Whether `p` is inside a registered host range (mapped only, when `mapped`).
+pub(super) fn is_registered(e: &Emulator, p: usize, mapped: bool) -> bool {
+    lock(&mem(e).registered).range(..=p).next_back().is_some_and(|(&s, r)| p < s + r.len && (r.mapped || !mapped))
 }
 
 /// Whether `p` is inside a managed allocation.

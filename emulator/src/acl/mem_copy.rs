@@ -19,7 +19,8 @@ use crate::core::{Side, Work};
 
 /// The checks of aclrtMemsetD32 and its async form (ACL-FILL-001, memory.cpp:772-824):
 /// N 0 is a no-op; NULL, an address not 4-aligned, N * 4 over memSize, and
-/// memory that is neither device memory nor aclrtMallocHost's are 100000.
+/// memory that is neither device memory nor pinned host memory (aclrtMallocHost's,
+/// or registered: HOST to aclrtPointerGetAttributes) are 100000.
 fn d32_checks(ptr: *mut c_void, memSize: usize, N: usize) -> Result<Option<usize>, Fail> {
     if N == 0 {
         return Ok(None);
@@ -32,7 +33,7 @@ fn d32_checks(ptr: *mut c_void, memSize: usize, N: usize) -> Result<Option<usize
     let e = emu()?;
     let acl_memory = match e.side(p) {
         Side::Device => true,
-        Side::Host => e.host_at(p).is_some(),
+        Side::Host => e.host_at(p).is_some() || super::mem_alloc::is_registered(e, p, false),
         _ => false,
     };
     ensure!(acl_memory, rules::FILL_001, "{ptr:p}: only aclrtMalloc or aclrtMallocHost memory");
@@ -73,8 +74,7 @@ fn page_locked(p: usize) -> Result<bool, Fail> {
     if e.side(p) != Side::Host || e.host_at(p).is_some() {
         return Ok(true);
     }
-    let reg = super::state::lock(&super::mem_alloc::mem(e).registered);
-    Ok(reg.range(..=p).next_back().is_some_and(|(&s, r)| p < s + r.len))
+    Ok(super::mem_alloc::is_registered(e, p, false))
 }
 
 /// `aclError aclrtMemcpyAsyncWithCondition(void *dst, size_t destMax, const void *src, size_t count,

@@ -389,6 +389,8 @@ pub unsafe extern "C" fn aclrtPointerGetAttributes(
             // ACL-QRY-002: pinned host memory is HOST; memory the driver never
             // saw is USER_MALLOC, unregistered (npu_driver_mem.cc:2073-2074).
             None if e.host_at(ptr as usize).is_some() => host(ACL_MEM_LOCATION_TYPE_HOST),
+            // Registered host memory (aclrtHostRegister, issue 18) is pinned: HOST.
+            None if super::mem_alloc::is_registered(e, ptr as usize, false) => host(ACL_MEM_LOCATION_TYPE_HOST),
             None => host(ACL_MEM_LOCATION_TYPE_UNREGISTERED),
         };
         // SAFETY: checked non-null.

@@ -96,6 +96,12 @@ static int host_family(void)
     OK(aclrtMemset, d, 64, 0x42, 64);
     OK(aclrtMemcpy, dev, 64, d, 64, ACL_MEMCPY_DEVICE_TO_DEVICE);
     REQUIRE(buf[0] == 0x42 && buf[63] == 0x42, "copy into registered memory");
+    /* Registered memory is pinned host memory: HOST, and aclrtMemsetD32 fills it. */
+    aclrtPtrAttributes pa;
+    OK(aclrtPointerGetAttributes, buf, &pa);
+    REQUIRE(pa.location.type == ACL_MEM_LOCATION_TYPE_HOST, "registered memory is HOST");
+    OK(aclrtMemsetD32, buf, 4096, 0x11223344U, 4);
+    REQUIRE(((uint32_t *)(void *)buf)[3] == 0x11223344U, "aclrtMemsetD32 of registered memory");
     OK(aclrtFree, d);
 
     EXPECT(ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED, aclrtHostRegister, buf + 100, 10, ACL_HOST_REGISTER_MAPPED, &dev);
