@@ -9,10 +9,15 @@ use common::{Scratch, finish};
 
 /// Runs `memory18 <family>` on a fresh root; checks it passed and left nothing shared.
 fn family(name: &str) {
+    family_with(name, &[]);
+}
+
+/// [`family`] with extra environment.
+fn family_with(name: &str, env: &[(&str, &str)]) {
     let scratch = Scratch::new();
     let exe = scratch.compile("memory18", "ascendcl");
     let mut cmd = scratch.command(&exe);
-    cmd.arg(name);
+    cmd.arg(name).envs(env.iter().copied());
     let mut procs = [scratch.start(name, cmd)];
     let out = finish(&mut procs);
     let pass = format!("[INFO]  [PASS] {name}");
@@ -49,6 +54,16 @@ fn d32_fills_batch_offset_condition_and_desc_copies() {
 #[test]
 fn usage_type_uce_cache_and_link_queries() {
     family("query");
+}
+
+/// The families with stream work (fills, batch, offset and descriptor
+/// copies, prefetches, allocators) also pass when streams run late and out
+/// of step (`VMMKIT_STREAMS=adversarial`): each reads only after its synchronize.
+#[test]
+fn stream_families_pass_under_adversarial_streams() {
+    for name in ["copy", "managed", "allocator"] {
+        family_with(name, &[("VMMKIT_STREAMS", "adversarial:7")]);
+    }
 }
 
 #[test]
