@@ -675,14 +675,13 @@ pub unsafe extern "C" fn aclrtCheckMemType(
 pub unsafe extern "C" fn aclrtGetMemUceInfo(
     deviceId: i32,
     memUceInfoArray: *mut aclrtMemUceInfo,
-    arraySize: usize,
+    _arraySize: usize,
     retSize: *mut usize,
 ) -> aclError {
     run("aclrtGetMemUceInfo", || {
         not_null(memUceInfoArray, "memUceInfoArray")?;
         not_null(retSize, "retSize")?;
         valid_device(emu()?, i64::from(deviceId))?;
-        let _ = arraySize;
         // SAFETY: checked non-null.
         unsafe { put(retSize, 0) };
         Ok(())

@@ -426,12 +426,11 @@ pub unsafe extern "C" fn aclrtCmoAsyncWithBarrier(
     src: *mut c_void,
     size: usize,
     cmoType: aclrtCmoType,
-    barrierId: u32,
+    _barrierId: u32,
     stream: aclrtStream,
 ) -> aclError {
     run("aclrtCmoAsyncWithBarrier", || {
         not_null(src, "src")?;
-        let _ = barrierId;
         cmo(src, size, cmoType, stream)
     })
 }
