@@ -796,10 +796,11 @@ pub unsafe extern "C" fn aclrtIpcMemSetAttr(key: *const c_char, type_: aclrtIpcM
 
 /// `aclError aclrtIpcMemImportPidInterServer(const char *key, aclrtServerPid *serverPids, size_t num)`:
 /// key and serverPids NULL, num 0 and an entry's NULL pid are 107000
-/// (api_c_standard_soc.cc:1009-1027, the ACL layer checks nothing); the pids
-/// of this server's entries join the key's trustlist as
-/// aclrtIpcMemSetImportPid's. Another server cannot reach the emulator's
-/// memory (107000).
+/// (api_c_standard_soc.cc:1009-1027, the ACL layer checks nothing); then each
+/// entry's pids join the key's trustlist as aclrtIpcMemSetImportPid's
+/// (rtSetIpcMemorySuperPodPid per entry). The emulator's servers share one
+/// pid space (a server is a network namespace, docs/emulator.md), so an
+/// entry's sdid names no separate list.
 pub unsafe extern "C" fn aclrtIpcMemImportPidInterServer(key: *const c_char, serverPids: *mut aclrtServerPid, num: usize) -> aclError {
     run("aclrtIpcMemImportPidInterServer", || {
         let param = |m: String| bad(AclError::RT_PARAM_INVALID, m);
@@ -813,8 +814,6 @@ pub unsafe extern "C" fn aclrtIpcMemImportPidInterServer(key: *const c_char, ser
             if s.pid.is_null() {
                 return Err(param(format!("serverPids[{i}].pid is NULL")));
             }
-            ensure!(s.sdid == super::device::server_id(), rules::IPK_017 => AclError::RT_PARAM_INVALID,
-                "serverPids[{i}].sdid {:#x} is another server", s.sdid);
             // SAFETY: each entry holds `num` pids.
             pids.extend((0..s.num).map(|j| unsafe { s.pid.add(j).read_unaligned() }));
         }

@@ -2462,14 +2462,13 @@ rules! {
         text: "aclrtIpcMemSetAttr: a NULL key, a type other than ACL_RT_IPC_MEM_ATTR_ACCESS_LINK (0) and a link over 3 \
                are 107000, then a key that names no export of this process is 507899; \
                aclrtIpcMemImportPidInterServer: NULL key or serverPids, num 0 and an entry with a NULL pid are \
-               107000; an entry of another server is 107000 on the emulator (no other server reaches its memory); \
-               this server's pids join the key's trustlist as aclrtIpcMemSetImportPid's.",
+               107000; then every entry's pids join the key's trustlist as aclrtIpcMemSetImportPid's.",
         apis: &["aclrtIpcMemSetAttr", "aclrtIpcMemImportPidInterServer"],
         sources: &[API_ERROR, API_C_SOC],
         confidence: &[Src, Inferred],
         note: Some("api_error.cc:3768-3779 (IpcSetMemoryAttr), api_c_standard_soc.cc:1009-1027 \
-                    (rtIpcMemImportPidInterServer, then rtSetIpcMemorySuperPodPid per entry); the refusal of another \
-                    server is the emulator's (inferred: one server's memory)"),
+                    (rtIpcMemImportPidInterServer, then rtSetIpcMemorySuperPodPid per entry); the emulator's servers \
+                    share one pid space, so the sdid names no separate list (inferred)"),
         expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR)]),
         requires: &[Need::Symbol("aclrtIpcMemSetAttr"), Need::Symbol("aclrtIpcMemImportPidInterServer")],
     }

@@ -396,10 +396,11 @@ pub fn set_attr_and_inter_server(cx: &mut Ctx) -> Result<(), Failure> {
             acl.ipc_mem_import_pid_inter_server(k.as_ptr(), ptr::null_mut(), 1)?,
         )?;
         cx.expect("InterServer(num 0)", p, acl.ipc_mem_import_pid_inter_server(k.as_ptr(), &mut sp, 0)?)?;
+        cx.expect_ok("InterServer(this server)", acl.ipc_mem_import_pid_inter_server(k.as_ptr(), &mut sp, 1)?)?;
         sp.sdid = this_server().wrapping_add(1);
-        cx.expect("InterServer(another server)", p, acl.ipc_mem_import_pid_inter_server(k.as_ptr(), &mut sp, 1)?)?;
-        sp.sdid = this_server();
-        cx.expect_ok("InterServer(this server)", acl.ipc_mem_import_pid_inter_server(k.as_ptr(), &mut sp, 1)?)
+        cx.expect_ok("InterServer(another server)", acl.ipc_mem_import_pid_inter_server(k.as_ptr(), &mut sp, 1)?)?;
+        sp.pid = ptr::null_mut();
+        cx.expect("InterServer(NULL pid)", p, acl.ipc_mem_import_pid_inter_server(k.as_ptr(), &mut sp, 1)?)
     })();
     setup("aclrtIpcMemClose", close(cx, &key))?;
     setup("aclrtFree", acl.free(va))?;

@@ -471,13 +471,16 @@ static int query_family(void)
     sp.sdid = 0;
     sp.pid = &peer;
     sp.num = 1;
-    /* The emulator's server is the network namespace (its inode is the sdid). */
+    /* This server (the network namespace's inode is the sdid), then another one. */
     struct stat ns;
     REQUIRE(stat("/proc/self/ns/net", &ns) == 0, "stat /proc/self/ns/net");
     sp.sdid = (uint32_t)ns.st_ino;
     OK(aclrtIpcMemImportPidInterServer, key, &sp, 1);
     sp.sdid = (uint32_t)ns.st_ino + 1;
+    OK(aclrtIpcMemImportPidInterServer, key, &sp, 1);
+    sp.pid = NULL;
     EXPECT(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportPidInterServer, key, &sp, 1);
+    EXPECT(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportPidInterServer, key, &sp, 0);
     EXPECT(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportPidInterServer, key, NULL, 1);
     OK(aclrtIpcMemClose, key);
     OK(aclrtFree, d);
