@@ -48,16 +48,17 @@ def declarations():
 d=declarations()
 wt=ROOT
 s=open(wt+'/emulator/shims/ascendcl/src/lib.rs').read()
-body=s[s.index('export_unsupported!'):]
+body=re.sub(r'//[^\n]*','',s[s.index('export_unsupported!'):])
 dc=re.findall(r'\b(acl\w+)\b', body[body.index('device_code'):body.index('not_yet')])
 ny=re.findall(r'\b(acl\w+)\b', body[body.index('not_yet'):])
 dc=[n for n in dc if n in d]; ny=[n for n in ny if n in d]
-ours=''.join(open(wt+'/emulator/shims/ascendcl/include/acl/'+f).read() for f in ['acl_rt.h','acl_base.h','acl.h'])
+ours=''.join(open(wt+'/emulator/shims/ascendcl/include/acl/'+f).read() for f in ['acl_rt.h','acl_base.h','acl.h','acl_rt_allocator.h'])
 src=''.join(open(os.path.join(VENDOR,f)).read() for f in HEADERS)
 src=re.sub(r'/\*.*?\*/','',src,flags=re.S); src=re.sub(r'//[^\n]*','',src)
 src=re.sub(r'ACL_DEPRECATED_MESSAGE\((?:[^()]|"[^"]*")*\)','',src)
 def norm(x): 
     x=' '.join(x.split())
+    x=re.sub(r'\s*,\s*',', ',x)
     x=re.sub(r'\s*\*\s*',' *',x).replace('( ','(').replace(' )',')').replace(' *)','*)')
     x=re.sub(r'\(\s*\*',r'(*',x)
     x=x.replace('* *','**')
@@ -70,7 +71,7 @@ def wrap(line):
     parts=args.split(', ')
     out=[head+'('+parts[0]]
     for a in parts[1:]:
-        if len(out[-1])+2+len(a)<=118: out[-1]+=', '+a
+        if len(out[-1])+2+len(a)+(a is not parts[-1])<=118: out[-1]+=', '+a
         else: out[-1]+=','; out.append(indent+a)
     if any(len(l)>118 for l in out):
         out=[head+'(']+['    '+a+(',' if i<len(parts)-1 else '') for i,a in enumerate(parts)]
@@ -111,7 +112,7 @@ def decl(n):
     parts=args.split(', ')
     out=[head+'('+parts[0]]
     for a in parts[1:]:
-        if len(out[-1])+2+len(a)<=118: out[-1]+=', '+a
+        if len(out[-1])+2+len(a)+(a is not parts[-1])<=118: out[-1]+=', '+a
         else: out[-1]+=','; out.append(indent+a)
     if any(len(l)>118 for l in out):
         out=[head+'(']+['    '+a+(',' if i<len(parts)-1 else '') for i,a in enumerate(parts)]

@@ -66,8 +66,8 @@ impl Injectable for *const c_char {
     }
 }
 
-/// Values that are not codes (a pointer, a size, a float, a half): a fault
-/// injected as a code does not apply to them (use kill or abort).
+/// Values that are not codes (a size, a float, a half): a fault injected as
+/// a code does not apply to them (use kill or abort).
 macro_rules! not_a_code {
     ($($t:ty),*) => {
         $(impl Injectable for $t {
@@ -79,9 +79,11 @@ macro_rules! not_a_code {
 }
 not_a_code!(usize, f32, u16);
 
+/// A pointer-returning function (a new object such as
+/// aclrtAllocatorCreateDesc's, an address) fails with NULL, as the vendor's.
 impl<T> Injectable for *mut T {
     fn from_code(_: i64) -> Option<Self> {
-        None
+        Some(std::ptr::null_mut())
     }
 }
 

@@ -53,7 +53,8 @@ impl OnPanic for *const c_char {
     }
 }
 
-/// A pointer (a new object, an address): NULL, as the vendor's own failure.
+/// A pointer (a new object such as aclrtAllocatorCreateDesc's, an address):
+/// NULL, as the vendor's own failure.
 impl<T> OnPanic for *mut T {
     fn on_panic(_: &Backstop) -> Self {
         std::ptr::null_mut()

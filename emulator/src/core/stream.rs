@@ -656,8 +656,10 @@ impl Emulator {
             return unsafe { self.fill_raw(dst, pattern as u8, count) };
         }
         let unit = &pattern.to_le_bytes()[..width];
-        let per_chunk = (64 << 10) / width;
-        let chunk: Vec<u8> = unit.iter().copied().cycle().take(per_chunk * width).collect();
+        // At most 64 KiB of pattern, and no more than the fill needs (a small
+        // fill does not build the whole chunk).
+        let per_chunk = ((64 << 10) / width).min(count.max(1));
+        let chunk: Vec<u8> = unit.repeat(per_chunk);
         let mut done = 0;
         while done < count {
             let n = (count - done).min(per_chunk);

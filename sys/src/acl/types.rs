@@ -627,3 +627,201 @@ pub type aclrtAtomicOperation = i32;
 pub type aclrtCondition = i32;
 /// `aclrtCompareDataType` (acl_rt.h): `ACL_RT_SWITCH_INT32` 0, `ACL_RT_SWITCH_INT64` 1.
 pub type aclrtCompareDataType = i32;
+
+// ---- Issue 18: memory (hicann/runtime@681ef76 include/external/acl/) ----
+
+/// `aclrtHostRegister` flags of aclrtHostRegisterV2 (acl_rt.h:75-78).
+pub const ACL_HOST_REG_MAPPED: u32 = 0x2;
+/// See [`ACL_HOST_REG_MAPPED`].
+pub const ACL_HOST_REG_IOMEMORY: u32 = 0x4;
+/// See [`ACL_HOST_REG_MAPPED`].
+pub const ACL_HOST_REG_READONLY: u32 = 0x8;
+/// See [`ACL_HOST_REG_MAPPED`].
+pub const ACL_HOST_REG_PINNED: u32 = 0x1000_0000;
+/// The only flag of aclrtMemAllocManaged (acl_rt.h:89).
+pub const ACL_RT_MEM_ATTACH_GLOBAL: u32 = 0x1;
+/// aclrtCheckMemType's memType bits (acl_rt.h:913-915).
+pub const ACL_RT_MEM_TYPE_DEV: u32 = 0x2;
+/// See [`ACL_RT_MEM_TYPE_DEV`].
+pub const ACL_RT_MEM_TYPE_DVPP: u32 = 0x8;
+/// See [`ACL_RT_MEM_TYPE_DEV`].
+pub const ACL_RT_MEM_TYPE_RSVD: u32 = 0x10;
+
+/// `aclrtHostRegisterType` (acl_rt.h:191-195).
+pub type aclrtHostRegisterType = i32;
+pub const ACL_HOST_REGISTER_MAPPED: aclrtHostRegisterType = 0;
+pub const ACL_HOST_REGISTER_IOMEMORY: aclrtHostRegisterType = 0x4;
+pub const ACL_HOST_REGISTER_READONLY: aclrtHostRegisterType = 0x8;
+
+/// `aclrtMallocAttrType` (acl_rt.h:197-202).
+pub type aclrtMallocAttrType = i32;
+pub const ACL_RT_MEM_ATTR_RSV: aclrtMallocAttrType = 0;
+pub const ACL_RT_MEM_ATTR_MODULE_ID: aclrtMallocAttrType = 1;
+pub const ACL_RT_MEM_ATTR_DEVICE_ID: aclrtMallocAttrType = 2;
+pub const ACL_RT_MEM_ATTR_VA_FLAG: aclrtMallocAttrType = 3;
+
+/// `aclrtMallocAttrValue` (acl_rt.h:204-209): a union of 8 bytes, align 4;
+/// the emulator reads its first word (`deviceId`, `vaFlag`; `moduleId` is its low half).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct aclrtMallocAttrValue {
+    pub rsv: [u32; 2],
+}
+
+/// `aclrtMallocAttribute` (acl_rt.h:211-214): 12 bytes, align 4.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct aclrtMallocAttribute {
+    pub attr: aclrtMallocAttrType,
+    pub value: aclrtMallocAttrValue,
+}
+
+/// `aclrtMallocConfig` (acl_rt.h:216-219): 16 bytes, align 8.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aclrtMallocConfig {
+    pub attrs: *mut aclrtMallocAttribute,
+    pub numAttrs: usize,
+}
+
+/// `aclrtMemUsageInfo` (acl_rt.h:333-338): 112 bytes, align 8.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct aclrtMemUsageInfo {
+    pub name: [std::ffi::c_char; 32],
+    pub curMemSize: u64,
+    pub memPeakSize: u64,
+    pub reserved: [usize; 8],
+}
+
+/// `aclrtMemManagedAdviseType` (acl_rt.h:155-162).
+pub type aclrtMemManagedAdviseType = i32;
+pub const ACL_MEM_ADVISE_SET_READ_MOSTLY: aclrtMemManagedAdviseType = 0;
+pub const ACL_MEM_ADVISE_UNSET_ACCESSED_BY: aclrtMemManagedAdviseType = 5;
+
+/// `aclrtMemManagedLocationType` (acl_rt.h:164-170).
+pub type aclrtMemManagedLocationType = i32;
+pub const ACL_MEM_LOCATIONTYPE_INVALID: aclrtMemManagedLocationType = 0;
+pub const ACL_MEM_LOCATIONTYPE_DEVICE: aclrtMemManagedLocationType = 1;
+pub const ACL_MEM_LOCATIONTYPE_HOST: aclrtMemManagedLocationType = 2;
+pub const ACL_MEM_LOCATIONTYPE_HOST_NUMA: aclrtMemManagedLocationType = 3;
+pub const ACL_MEM_LOCATIONTYPE_HOST_NUMA_CURRENT: aclrtMemManagedLocationType = 4;
+
+/// `aclrtMemManagedLocation` (acl_rt.h:172-175): 8 bytes, align 4, passed by value.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct aclrtMemManagedLocation {
+    pub type_: aclrtMemManagedLocationType,
+    pub id: i32,
+}
+
+/// `aclrtMemManagedRangeAttribute` (acl_rt.h:340-349; starts at 1).
+pub type aclrtMemManagedRangeAttribute = i32;
+pub const ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY: aclrtMemManagedRangeAttribute = 1;
+pub const ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION: aclrtMemManagedRangeAttribute = 2;
+pub const ACL_MEM_RANGE_ATTRIBUTE_ACCESSED_BY: aclrtMemManagedRangeAttribute = 3;
+pub const ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE: aclrtMemManagedRangeAttribute = 4;
+pub const ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID: aclrtMemManagedRangeAttribute = 5;
+pub const ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION: aclrtMemManagedRangeAttribute = 6;
+pub const ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE: aclrtMemManagedRangeAttribute = 7;
+pub const ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID: aclrtMemManagedRangeAttribute = 8;
+
+/// `aclrtMemcpyBatchAttr` (acl_rt.h:754-758): 32 bytes, align 4.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct aclrtMemcpyBatchAttr {
+    pub dstLoc: aclrtMemLocation,
+    pub srcLoc: aclrtMemLocation,
+    pub rsv: [u8; 16],
+}
+
+/// `aclrtCmoType` (acl_rt.h:463-468).
+pub type aclrtCmoType = i32;
+pub const ACL_RT_CMO_TYPE_PREFETCH: aclrtCmoType = 0;
+pub const ACL_RT_CMO_TYPE_FLUSH: aclrtCmoType = 3;
+
+/// `aclrtBarrierCmoInfo` (acl_rt.h:734-737): 8 bytes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct aclrtBarrierCmoInfo {
+    pub cmoType: aclrtCmoType,
+    pub barrierId: u32,
+}
+
+/// `ACL_RT_CMO_MAX_BARRIER_NUM` (acl_rt.h:739).
+pub const ACL_RT_CMO_MAX_BARRIER_NUM: usize = 6;
+
+/// `aclrtBarrierTaskInfo` (acl_rt.h:741-744): 56 bytes, align 8.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct aclrtBarrierTaskInfo {
+    pub barrierNum: usize,
+    pub cmoInfo: [aclrtBarrierCmoInfo; ACL_RT_CMO_MAX_BARRIER_NUM],
+}
+
+/// `UCE_INFO_RESERVED_SIZE` (acl_rt.h:420).
+pub const UCE_INFO_RESERVED_SIZE: usize = 14;
+
+/// `aclrtMemUceInfo` (acl_rt.h:422-426): 128 bytes, align 8.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aclrtMemUceInfo {
+    pub addr: *mut c_void,
+    pub len: usize,
+    pub reserved: [usize; UCE_INFO_RESERVED_SIZE],
+}
+
+/// `aclrtHacType` (acl_rt.h:988-1000).
+pub type aclrtHacType = i32;
+pub const ACL_RT_HAC_TYPE_STARS: aclrtHacType = 0;
+pub const ACL_RT_HAC_TYPE_CCU: aclrtHacType = 9;
+
+/// `aclrtHostMemMapCapability` (acl_rt.h:1002).
+pub type aclrtHostMemMapCapability = i32;
+pub const ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED: aclrtHostMemMapCapability = 0;
+pub const ACL_RT_HOST_MEM_MAP_SUPPORTED: aclrtHostMemMapCapability = 1;
+
+/// `aclrtMemLinkType` (acl_rt.h:1004-1009).
+pub type aclrtMemLinkType = i32;
+pub const ACL_RT_MEM_ACCESS_LINK_SIO: aclrtMemLinkType = 0;
+pub const ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH: aclrtMemLinkType = 3;
+
+/// `aclrtIpcMemAttrType` (acl_rt.h:267-269).
+pub type aclrtIpcMemAttrType = i32;
+pub const ACL_RT_IPC_MEM_ATTR_ACCESS_LINK: aclrtIpcMemAttrType = 0;
+
+/// `aclrtMbuf`: an opaque pointer (acl_base_rt.h:54).
+pub type aclrtMbuf = *mut c_void;
+/// `aclrtAllocatorDesc`: an opaque pointer (acl_base_rt.h:58).
+pub type aclrtAllocatorDesc = *mut c_void;
+/// `aclrtAllocator`: the user's allocator object (acl_base_rt.h:59).
+pub type aclrtAllocator = *mut c_void;
+/// `aclrtAllocatorBlock`: a block of the user's allocator (acl_base_rt.h:60).
+pub type aclrtAllocatorBlock = *mut c_void;
+/// `aclrtAllocatorAddr`: an address hint (acl_base_rt.h:61).
+pub type aclrtAllocatorAddr = *mut c_void;
+/// `void *(*)(aclrtAllocator, size_t)` (acl_rt_allocator.h:28).
+pub type aclrtAllocatorAllocFunc = Option<unsafe extern "C" fn(aclrtAllocator, usize) -> *mut c_void>;
+/// `void (*)(aclrtAllocator, aclrtAllocatorBlock)` (acl_rt_allocator.h:29).
+pub type aclrtAllocatorFreeFunc = Option<unsafe extern "C" fn(aclrtAllocator, aclrtAllocatorBlock)>;
+/// `void *(*)(aclrtAllocator, size_t, aclrtAllocatorAddr)` (acl_rt_allocator.h:30).
+pub type aclrtAllocatorAllocAdviseFunc =
+    Option<unsafe extern "C" fn(aclrtAllocator, usize, aclrtAllocatorAddr) -> *mut c_void>;
+/// `void *(*)(aclrtAllocatorBlock)` (acl_rt_allocator.h:31).
+pub type aclrtAllocatorGetAddrFromBlockFunc = Option<unsafe extern "C" fn(aclrtAllocatorBlock) -> *mut c_void>;
+
+// Issue 18 layouts, checked at compile time (and in tests/c/layout.c).
+const _: () = {
+    use std::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<aclrtMallocAttrValue>() == 8 && align_of::<aclrtMallocAttrValue>() == 4);
+    assert!(size_of::<aclrtMallocAttribute>() == 12 && offset_of!(aclrtMallocAttribute, value) == 4);
+    assert!(size_of::<aclrtMallocConfig>() == 16 && offset_of!(aclrtMallocConfig, numAttrs) == 8);
+    assert!(size_of::<aclrtMemUsageInfo>() == 112 && align_of::<aclrtMemUsageInfo>() == 8);
+    assert!(offset_of!(aclrtMemUsageInfo, curMemSize) == 32 && offset_of!(aclrtMemUsageInfo, memPeakSize) == 40);
+    assert!(offset_of!(aclrtMemUsageInfo, reserved) == 48);
+    assert!(size_of::<aclrtMemManagedLocation>() == 8 && offset_of!(aclrtMemManagedLocation, id) == 4);
+    assert!(size_of::<aclrtMemcpyBatchAttr>() == 32 && align_of::<aclrtMemcpyBatchAttr>() == 4);
+    assert!(offset_of!(aclrtMemcpyBatchAttr, srcLoc) == 8 && offset_of!(aclrtMemcpyBatchAttr, rsv) == 16);
+    assert!(size_of::<aclrtBarrierTaskInfo>() == 56 && offset_of!(aclrtBarrierTaskInfo, cmoInfo) == 8);
+    assert!(size_of::<aclrtMemUceInfo>() == 128 && offset_of!(aclrtMemUceInfo, reserved) == 16);
+};

@@ -13,6 +13,7 @@ pub mod export;
 pub mod fork;
 pub mod general;
 pub mod granularity;
+pub mod host_memory;
 pub mod import;
 pub mod ipc_event;
 pub mod ipc_key;

@@ -44,6 +44,8 @@ vmmkit_emulator::export_shim! {
     info: "vmmkit emulator libascendcl",
 }
 
+// Exports that are not emulated: `DEVICE_CODE` and `NOT_YET` (read by the
+// coverage test and docs/api-coverage.md).
 vmmkit_emulator::export_unsupported! {
     dialect: vmmkit_sys::vendor::Acl,
     code: vmmkit_sys::acl::AclError::RT_FEATURE_NOT_SUPPORT,
@@ -68,12 +70,15 @@ vmmkit_emulator::export_unsupported! {
         aclrtProfTrace, aclrtRandomNumAsync, aclrtReduceAsync, aclrtRegisterCpuFunc, aclrtSetLabel,
         aclrtSetOpExecuteTimeOut, aclrtSetOpExecuteTimeOutV2, aclrtSetOpExecuteTimeOutWithMs,
         aclrtSetOpWaitTimeout, aclrtSwitchLabelByIndex, aclrtTaskUpdateAsync,
+        // Issue 18: memory. A symbol is a variable of a loaded device binary
+        // (aclrtGetSymbolAddress, kernel.cpp); the cached task info belongs
+        // to the last kernel task (aclrtCacheLastTaskOpInfo, kernel.cpp:692-714).
+        aclrtMemcpyFromSymbol, aclrtMemcpyFromSymbolAsync, aclrtMemcpyToSymbol, aclrtMemcpyToSymbolAsync,
+        aclrtCacheLastTaskOpInfo, aclrtCacheLastTaskExtendInfo,
     }
     not_yet {
         aclAppLog,
-
         aclGetCannAttribute, aclGetCannAttributeList,
-
         aclmdlRIAbort,
         aclmdlRIBindStream, aclmdlRIBuildBegin, aclmdlRIBuildEnd, aclmdlRICaptureBegin, aclmdlRICaptureEnd,
         aclmdlRICaptureGetInfo, aclmdlRICaptureTaskGrpBegin, aclmdlRICaptureTaskGrpEnd,
@@ -84,34 +89,15 @@ vmmkit_emulator::export_unsupported! {
         aclmdlRISetName, aclmdlRIUnbindStream, aclmdlRIUpdate, aclrtCntNotifyCreate,
         aclrtCntNotifyDestroy, aclrtCntNotifyGetId, aclrtCntNotifyRecord, aclrtCntNotifyReset,
         aclrtCntNotifyWaitWithTimeout,
-
         aclrtCtxGetFloatOverflowAddr,
-
-
-
-
-
-
-
         aclrtGetErrorVerbose,
-
-
-
-
-
-
         aclrtNotifyBatchReset,
-
         aclrtProcessHostFunc,
         aclrtRegDeviceStateCallback, aclrtRegStreamStateCallback, aclrtRepairError,
-
         aclrtSetDeviceTaskAbortCallback,
-
-
         aclrtSnapShotCallbackRegister, aclrtSnapShotCallbackUnregister,
         aclrtSnapShotProcessBackup, aclrtSnapShotProcessLock, aclrtSnapShotProcessRestore,
         aclrtSnapShotProcessUnlock,
-
         aclrtSubscribeHostFunc,
         aclrtUnSubscribeHostFunc,
         aclsysGetCANNVersion,

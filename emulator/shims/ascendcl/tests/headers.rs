@@ -13,8 +13,14 @@ use common::{Scratch, c_compiler, include_dir, run_compiler};
 use vmmkit_sys::acl::{AclApi, AclError};
 
 /// The headers, relative to `include/`.
-const HEADERS: &[&str] =
-    &["acl/acl.h", "acl/acl_base.h", "acl/acl_rt.h", "acl/acl_rt_unsupported.h", "acl/error_codes/rt_error_codes.h"];
+const HEADERS: &[&str] = &[
+    "acl/acl.h",
+    "acl/acl_base.h",
+    "acl/acl_rt.h",
+    "acl/acl_rt_allocator.h",
+    "acl/acl_rt_unsupported.h",
+    "acl/error_codes/rt_error_codes.h",
+];
 
 /// Compiles `src` with `compiler` and `flags` against `include/`, to an object file.
 fn compile_object(compiler: &str, flags: &[&str], src: &Path, scratch: &Scratch) {

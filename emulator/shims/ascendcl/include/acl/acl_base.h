@@ -28,6 +28,13 @@ typedef void *aclrtStream;
 typedef void *aclrtContext;
 typedef void *aclrtEvent;
 
+/* Issue 18: memory (acl_base_rt.h:54-61 of hicann/runtime). */
+typedef void *aclrtMbuf;
+typedef void *aclrtAllocatorDesc;
+typedef void *aclrtAllocator;
+typedef void *aclrtAllocatorBlock;
+typedef void *aclrtAllocatorAddr;
+
 static const int ACL_SUCCESS = 0;
 static const int ACL_ERROR_NONE = 0;
 

@@ -676,11 +676,264 @@ ACL_FUNC_VISIBILITY aclError aclrtSwitchStream(void *leftValue, aclrtCondition c
 ACL_FUNC_VISIBILITY aclError aclrtStreamStop(aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
 
+/* ---- Issue 18: memory (hicann/runtime@681ef76 include/external/acl/acl_rt.h) ---- */
+
+#define ACL_HOST_REG_MAPPED 0x2UL        /* map host memory to the device */
+#define ACL_HOST_REG_IOMEMORY 0x4UL      /* register as I/O memory */
+#define ACL_HOST_REG_READONLY 0x8UL      /* register read-only */
+#define ACL_HOST_REG_PINNED 0x10000000UL /* pin against swapping */
+#define ACL_RT_MEM_ATTACH_GLOBAL 0x01U
+#define ACL_RT_MEM_TYPE_DEV (0X2U)
+#define ACL_RT_MEM_TYPE_DVPP (0X8U)
+#define ACL_RT_MEM_TYPE_RSVD (0X10U)
+#define MAX_MEM_UCE_INFO_ARRAY_SIZE 128
+#define UCE_INFO_RESERVED_SIZE 14
+#define ACL_RT_CMO_MAX_BARRIER_NUM 6U
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_SIO 0
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_HCCS 1
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_ONE_PORT_PATH 2
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_MULTI_PORT_PATH 3
+
+typedef enum aclrtMemManagedAdviseType {
+    ACL_MEM_ADVISE_SET_READ_MOSTLY = 0,
+    ACL_MEM_ADVISE_UNSET_READ_MOSTLY = 1,
+    ACL_MEM_ADVISE_SET_PREFERRED_LOCATION = 2,
+    ACL_MEM_ADVISE_UNSET_PREFERRED_LOCATION = 3,
+    ACL_MEM_ADVISE_SET_ACCESSED_BY = 4,
+    ACL_MEM_ADVISE_UNSET_ACCESSED_BY = 5
+} aclrtMemManagedAdviseType;
+
+typedef enum aclrtMemManagedLocationType {
+    ACL_MEM_LOCATIONTYPE_INVALID = 0,
+    ACL_MEM_LOCATIONTYPE_DEVICE = 1,
+    ACL_MEM_LOCATIONTYPE_HOST = 2,
+    ACL_MEM_LOCATIONTYPE_HOST_NUMA = 3,
+    ACL_MEM_LOCATIONTYPE_HOST_NUMA_CURRENT = 4
+} aclrtMemManagedLocationType;
+
+typedef struct aclrtMemManagedLocation {
+    aclrtMemManagedLocationType type;
+    int32_t id;
+} aclrtMemManagedLocation;
+
+typedef enum aclrtMemManagedRangeAttribute {
+    ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY = 1,
+    ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION = 2,
+    ACL_MEM_RANGE_ATTRIBUTE_ACCESSED_BY = 3,
+    ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE = 4,
+    ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID = 5,
+    ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION = 6,
+    ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE = 7,
+    ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID = 8
+} aclrtMemManagedRangeAttribute;
+
+typedef enum {
+    ACL_HOST_REGISTER_MAPPED = 0,
+    ACL_HOST_REGISTER_IOMEMORY = 0x04,
+    ACL_HOST_REGISTER_READONLY = 0x08
+} aclrtHostRegisterType;
+
+typedef enum {
+    ACL_RT_MEM_ATTR_RSV = 0,
+    ACL_RT_MEM_ATTR_MODULE_ID = 1,
+    ACL_RT_MEM_ATTR_DEVICE_ID = 2,
+    ACL_RT_MEM_ATTR_VA_FLAG = 3
+} aclrtMallocAttrType;
+
+typedef union {
+    uint16_t moduleId;
+    uint32_t deviceId;
+    uint32_t vaFlag;
+    uint8_t rsv[8];
+} aclrtMallocAttrValue;
+
+typedef struct {
+    aclrtMallocAttrType attr;
+    aclrtMallocAttrValue value;
+} aclrtMallocAttribute;
+
+typedef struct {
+    aclrtMallocAttribute *attrs;
+    size_t numAttrs;
+} aclrtMallocConfig;
+
+typedef struct aclrtMemUsageInfo {
+    char name[32];
+    uint64_t curMemSize;
+    uint64_t memPeakSize;
+    size_t reserved[8];
+} aclrtMemUsageInfo;
+
+typedef struct aclrtMemUceInfo {
+    void *addr;
+    size_t len;
+    size_t reserved[UCE_INFO_RESERVED_SIZE];
+} aclrtMemUceInfo;
+
+typedef enum aclrtCmoType {
+    ACL_RT_CMO_TYPE_PREFETCH = 0,
+    ACL_RT_CMO_TYPE_WRITEBACK = 1,
+    ACL_RT_CMO_TYPE_INVALID = 2,
+    ACL_RT_CMO_TYPE_FLUSH = 3
+} aclrtCmoType;
+
+typedef struct {
+    aclrtCmoType cmoType;
+    uint32_t barrierId;
+} aclrtBarrierCmoInfo;
+
+typedef struct {
+    size_t barrierNum;
+    aclrtBarrierCmoInfo cmoInfo[ACL_RT_CMO_MAX_BARRIER_NUM];
+} aclrtBarrierTaskInfo;
+
+typedef struct {
+    aclrtMemLocation dstLoc;
+    aclrtMemLocation srcLoc;
+    uint8_t rsv[16];
+} aclrtMemcpyBatchAttr;
+
+typedef enum {
+    ACL_RT_HAC_TYPE_STARS = 0,
+    ACL_RT_HAC_TYPE_AICPU = 1,
+    ACL_RT_HAC_TYPE_AIC = 2,
+    ACL_RT_HAC_TYPE_AIV = 3,
+    ACL_RT_HAC_TYPE_PCIEDMA = 4,
+    ACL_RT_HAC_TYPE_RDMA = 5,
+    ACL_RT_HAC_TYPE_SDMA = 6,
+    ACL_RT_HAC_TYPE_DVPP = 7,
+    ACL_RT_HAC_TYPE_UDMA = 8,
+    ACL_RT_HAC_TYPE_CCU = 9
+} aclrtHacType;
+
+typedef enum { ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED = 0, ACL_RT_HOST_MEM_MAP_SUPPORTED = 1 } aclrtHostMemMapCapability;
+
+typedef enum {
+    ACL_RT_MEM_ACCESS_LINK_SIO = 0,
+    ACL_RT_MEM_ACCESS_LINK_HCCS = 1,
+    ACL_RT_MEM_ACCESS_UB_ONE_PORT_PATH = 2,
+    ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH = 3
+} aclrtMemLinkType;
+
+typedef enum {
+    ACL_RT_IPC_MEM_ATTR_ACCESS_LINK = 0
+} aclrtIpcMemAttrType;
+
+/* Allocation variants and frees. */
+ACL_FUNC_VISIBILITY aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+ACL_FUNC_VISIBILITY aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+ACL_FUNC_VISIBILITY aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
+                                                aclrtMallocConfig *cfg);
+ACL_FUNC_VISIBILITY aclError aclrtMallocForTaskScheduler(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
+                                                         aclrtMallocConfig *cfg);
+ACL_FUNC_VISIBILITY aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg);
+ACL_FUNC_VISIBILITY aclError aclrtFreeWithDevSync(void *devPtr);
+ACL_FUNC_VISIBILITY aclError aclrtFreeHostWithDevSync(void *hostPtr);
+
+/* Host registration. */
+ACL_FUNC_VISIBILITY aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr);
+ACL_FUNC_VISIBILITY aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtHostUnregister(void *ptr);
+ACL_FUNC_VISIBILITY aclError aclrtHostMemMapCapabilities(uint32_t deviceId, aclrtHacType hacType,
+                                                         aclrtHostMemMapCapability *capabilities);
+
+/* Managed memory. */
+ACL_FUNC_VISIBILITY aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedAdvise(const void *const ptr, uint64_t size,
+                                                   aclrtMemManagedAdviseType advise,
+                                                   aclrtMemManagedLocation location);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedGetAttr(aclrtMemManagedRangeAttribute attribute, const void *ptr,
+                                                    size_t size, void *data, size_t dataSize);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedGetAttrs(aclrtMemManagedRangeAttribute *attributes, size_t numAttributes,
+                                                     const void *ptr, size_t size, void **data, size_t *dataSizes);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedPrefetchAsync(const void *ptr, size_t size,
+                                                          aclrtMemManagedLocation location, uint32_t flags,
+                                                          aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedPrefetchBatchAsync(const void **ptrs, size_t *sizes, size_t count,
+                                                               aclrtMemManagedLocation *prefetchLocs,
+                                                               size_t *prefetchLocIdxs, size_t numPrefetchLocs,
+                                                               uint64_t flags, aclrtStream stream);
+
+/* Usage, type and error queries. */
+ACL_FUNC_VISIBILITY aclError aclrtGetMemUsageInfo(int32_t deviceId, aclrtMemUsageInfo *memUsageInfo, size_t inputNum,
+                                                  size_t *outputNum);
+ACL_FUNC_VISIBILITY aclError aclrtCheckMemType(void **addrList, uint32_t size, uint32_t memType,
+                                               uint32_t *checkResult, uint32_t reserve);
+ACL_FUNC_VISIBILITY aclError aclrtGetMemUceInfo(int32_t deviceId, aclrtMemUceInfo *memUceInfoArray,
+                                                size_t arraySize, size_t *retSize);
+ACL_FUNC_VISIBILITY aclError aclrtMemUceRepair(int32_t deviceId, aclrtMemUceInfo *memUceInfoArray,
+                                               size_t arraySize);
+
+/* Fills, copies and cache operations. */
+ACL_FUNC_VISIBILITY aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t N);
+ACL_FUNC_VISIBILITY aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t value, size_t N,
+                                                 aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsyncWithCondition(void *dst, size_t destMax, const void *src, size_t count,
+                                                           aclrtMemcpyKind kind, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsyncWithOffset(void **dst, size_t destMax, size_t dstDataOffset,
+                                                        const void **src, size_t count, size_t srcDataOffset,
+                                                        aclrtMemcpyKind kind, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtGetMemcpyDescSize(aclrtMemcpyKind kind, size_t *descSize);
+ACL_FUNC_VISIBILITY aclError aclrtSetMemcpyDesc(void *desc, aclrtMemcpyKind kind, void *srcAddr, void *dstAddr,
+                                                size_t count, void *config);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsyncWithDesc(void *desc, aclrtMemcpyKind kind, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatch(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                              size_t numBatches, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes,
+                                              size_t numAttrs, size_t *failIndex);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatchV2(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                                size_t numBatches, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes,
+                                                size_t numAttrs);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatchAsync(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                                   size_t numBatches, aclrtMemcpyBatchAttr *attrs,
+                                                   size_t *attrsIndexes, size_t numAttrs, size_t *failIndex,
+                                                   aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatchAsyncV2(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                                     size_t numBatches, aclrtMemcpyBatchAttr *attrs,
+                                                     size_t *attrsIndexes, size_t numAttrs, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemFlush(void *devPtr, size_t size);
+ACL_FUNC_VISIBILITY aclError aclrtMemInvalidate(void *devPtr, size_t size);
+ACL_FUNC_VISIBILITY aclError aclrtCmoAsync(void *src, size_t size, aclrtCmoType cmoType, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtCmoAsyncWithBarrier(void *src, size_t size, aclrtCmoType cmoType,
+                                                      uint32_t barrierId, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtCmoWaitBarrier(aclrtBarrierTaskInfo *taskInfo, aclrtStream stream, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtCmoGetDescSize(size_t *size);
+ACL_FUNC_VISIBILITY aclError aclrtCmoSetDesc(void *cmoDesc, void *src, size_t size);
+ACL_FUNC_VISIBILITY aclError aclrtCmoAsyncWithDesc(void *cmoDesc, aclrtCmoType cmoType, aclrtStream stream,
+                                                   const void *reserve);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceL2CacheFlush(void *rsv);
+
+/* Peer mapping, links and IPC attributes. */
+ACL_FUNC_VISIBILITY aclError aclrtMemP2PMap(void *devPtr, size_t size, int32_t dstDevId, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtMemMapSelectedLink(void *virPtrDst, size_t size, void *virPtrSrc, uint32_t linkIdx);
+ACL_FUNC_VISIBILITY aclError aclrtMemMapSetLink(aclrtDrvMemHandle handle, aclrtMemLinkType adviceLink);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemSetAttr(const char *key, aclrtIpcMemAttrType type, uint64_t attr);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemImportPidInterServer(const char *key, aclrtServerPid *serverPids,
+                                                             size_t num);
+
+/* Mbufs. */
+ACL_FUNC_VISIBILITY aclError aclrtAllocBuf(aclrtMbuf *buf, size_t size);
+ACL_FUNC_VISIBILITY aclError aclrtFreeBuf(aclrtMbuf buf);
+ACL_FUNC_VISIBILITY aclError aclrtGetBufData(const aclrtMbuf buf, void **dataPtr, size_t *size);
+ACL_FUNC_VISIBILITY aclError aclrtGetBufDataLen(aclrtMbuf buf, size_t *len);
+ACL_FUNC_VISIBILITY aclError aclrtSetBufDataLen(aclrtMbuf buf, size_t len);
+ACL_FUNC_VISIBILITY aclError aclrtGetBufUserData(const aclrtMbuf buf, void *dataPtr, size_t size, size_t offset);
+ACL_FUNC_VISIBILITY aclError aclrtSetBufUserData(aclrtMbuf buf, const void *dataPtr, size_t size, size_t offset);
+ACL_FUNC_VISIBILITY aclError aclrtCopyBufRef(const aclrtMbuf buf, aclrtMbuf *newBuf);
+ACL_FUNC_VISIBILITY aclError aclrtAppendBufChain(aclrtMbuf headBuf, aclrtMbuf buf);
+ACL_FUNC_VISIBILITY aclError aclrtGetBufChainNum(aclrtMbuf headBuf, uint32_t *num);
+ACL_FUNC_VISIBILITY aclError aclrtGetBufFromChain(aclrtMbuf headBuf, uint32_t index, aclrtMbuf *buf);
+
+/* aclrtMemcpyTo/FromSymbol (+Async) and aclrtCacheLastTask*Info need device code: acl_rt_unsupported.h. */
+
 #ifdef __cplusplus
 }
 #endif
 
 /* What libascendcl.so exports without emulating it. */
 #include "acl_rt_unsupported.h"
+
+/* Issue 18: the allocator interface, which the vendor's acl_rt.h includes too. */
+#include "acl_rt_allocator.h"
 
 #endif /* VMMKIT_ACL_ACL_RT_H_ */

@@ -259,17 +259,12 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcH
 ACL_FUNC_VISIBILITY aclError aclrtLaunchSIMTKernelWithArgsArray(void *func, dim3 gridDim, dim3 blockDim,
                                                                 size_t dynUbufSize, aclrtStream stream,
                                                                 aclrtLaunchKernelCfg *cfg, void **args);
-ACL_FUNC_VISIBILITY aclError aclrtLaunchSIMTKernelWithHostArgs(
-    void *func,
-    dim3 gridDim,
-    dim3 blockDim,
-    size_t dynUbufSize,
-    aclrtStream stream,
-    aclrtLaunchKernelCfg *cfg,
-    void *hostArgs,
-    size_t argsSize,
-    aclrtPlaceHolderInfo *placeHolderArray,
-    size_t placeHolderNum);
+ACL_FUNC_VISIBILITY aclError aclrtLaunchSIMTKernelWithHostArgs(void *func, dim3 gridDim, dim3 blockDim,
+                                                               size_t dynUbufSize, aclrtStream stream,
+                                                               aclrtLaunchKernelCfg *cfg, void *hostArgs,
+                                                               size_t argsSize,
+                                                               aclrtPlaceHolderInfo *placeHolderArray,
+                                                               size_t placeHolderNum);
 ACL_FUNC_VISIBILITY aclError aclrtPersistentTaskClean(aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtProfTrace(void *userdata, int32_t length, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, const aclrtStream stream,
@@ -287,6 +282,16 @@ ACL_FUNC_VISIBILITY aclError aclrtSwitchLabelByIndex(void *ptr, uint32_t maxValu
                                                      aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtTaskUpdateAsync(aclrtStream taskStream, uint32_t taskId, aclrtTaskUpdateInfo *info,
                                                   aclrtStream execStream);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyFromSymbol(void *dst, size_t dstMax, const void *symbol, size_t count,
+                                                   size_t offset, aclrtMemcpyKind kind);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyFromSymbolAsync(void *dst, size_t dstMax, const void *symbol, size_t count,
+                                                        size_t offset, aclrtMemcpyKind kind, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
+                                                 aclrtMemcpyKind kind);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
+                                                      size_t offset, aclrtMemcpyKind kind, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtCacheLastTaskOpInfo(const void *const infoPtr, const size_t infoSize);
+ACL_FUNC_VISIBILITY aclError aclrtCacheLastTaskExtendInfo(const char *const extendInfoPtr, const size_t infoSize);
 
 /* ---- Not emulated yet ---- */
 
