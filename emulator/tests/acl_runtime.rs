@@ -758,3 +758,45 @@ fn model_stream_functions_refuse_streams_without_a_model() {
         }
     });
 }
+
+#[test]
+fn notify_batch_reset_clears_set_notifies_in_default_stream_order() {
+    isolated("notify_batch_reset_clears_set_notifies_in_default_stream_order", &[("VMMKIT_STREAMS", "async")], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let (create, record) = (f!(acl, aclrtCreateNotify), f!(acl, aclrtRecordNotify));
+        let (wait_reset, reset) = (f!(acl, aclrtWaitAndResetNotify), f!(acl, aclrtNotifyBatchReset));
+        let mut n: [aclrtNotify; 2] = [ptr::null_mut(); 2];
+        let mut waiter: aclrtStream = ptr::null_mut();
+        // SAFETY: `n` and `bad` hold the number of notifies passed.
+        unsafe {
+            ok("set device", (acl.aclrtSetDevice)(0));
+            ok("stream", (acl.aclrtCreateStream)(&mut waiter));
+            for h in &mut n {
+                ok("notify", create(h, 0));
+                ok("record", record(*h, ptr::null_mut()));
+            }
+            ok("sync", (acl.aclrtSynchronizeDevice)());
+            ok("batch reset", reset(n.as_mut_ptr(), 2));
+            ok("sync", (acl.aclrtSynchronizeDevice)());
+            // Reset: a wait now needs a new record.
+            ok("wait", wait_reset(n[1], waiter, 0));
+            let sync_for = f!(acl, aclrtSynchronizeStreamWithTimeout);
+            assert_eq!(
+                code(sync_for(waiter, 100)),
+                AclError::RT_STREAM_SYNC_TIMEOUT,
+                "the reset notify holds the waiter"
+            );
+            ok("record again", record(n[1], ptr::null_mut()));
+            ok("sync waiter", (acl.aclrtSynchronizeStream)(waiter));
+
+            assert_eq!(code(reset(ptr::null_mut(), 1)), AclError::INVALID_PARAM);
+            assert_eq!(code(reset(n.as_mut_ptr(), 0)), AclError::RT_PARAM_INVALID);
+            let mut bad = [n[0], 0x1234 as aclrtNotify];
+            assert_eq!(code(reset(bad.as_mut_ptr(), 2)), AclError::RT_PARAM_INVALID);
+            for h in n {
+                ok("destroy", f!(acl, aclrtDestroyNotify)(h));
+            }
+            ok("destroy stream", (acl.aclrtDestroyStream)(waiter));
+        }
+    });
+}

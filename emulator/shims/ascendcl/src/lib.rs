@@ -91,7 +91,6 @@ vmmkit_emulator::export_unsupported! {
         aclrtCntNotifyWaitWithTimeout,
         aclrtCtxGetFloatOverflowAddr,
         aclrtGetErrorVerbose,
-        aclrtNotifyBatchReset,
         aclrtProcessHostFunc,
         aclrtRegDeviceStateCallback, aclrtRegStreamStateCallback, aclrtRepairError,
         aclrtSetDeviceTaskAbortCallback,

@@ -173,6 +173,16 @@ static int event_family(void)
     uint64_t ts = 0;
     EXPECT_CODE("aclrtEventGetTimestamp", aclrtEventGetTimestamp(e, &ts), ACL_SUCCESS);
     EXPECT_EQ("a timestamp", ts > 0, 1);
+    aclrtNotify n[2] = {NULL, NULL};
+    CHECK(aclrtCreateNotify, &n[0], ACL_NOTIFY_DEFAULT);
+    CHECK(aclrtCreateNotify, &n[1], ACL_NOTIFY_DEFAULT);
+    CHECK(aclrtRecordNotify, n[0], s);
+    CHECK(aclrtSynchronizeStream, s);
+    EXPECT_CODE("aclrtNotifyBatchReset", aclrtNotifyBatchReset(n, 2), ACL_SUCCESS);
+    EXPECT_CODE("aclrtNotifyBatchReset(NULL)", aclrtNotifyBatchReset(NULL, 1), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE("aclrtNotifyBatchReset(num 0)", aclrtNotifyBatchReset(n, 0), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(aclrtDestroyNotify, n[0]);
+    CHECK(aclrtDestroyNotify, n[1]);
     CHECK(aclrtDestroyEvent, e);
     CHECK(aclrtDestroyStream, s);
     return 0;
@@ -244,7 +254,7 @@ static int unsupported_family(void)
 {
     EXPECT_CODE("aclrtLaunchKernel", aclrtLaunchKernel(NULL, 1, NULL, 0, NULL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
     EXPECT_EQ("its message names it", strstr(aclGetRecentErrMsg(), "aclrtLaunchKernel: needs device code") != NULL, 1);
-    EXPECT_CODE("aclrtNotifyBatchReset", aclrtNotifyBatchReset(NULL, 0), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT_CODE("aclrtSnapShotProcessLock", aclrtSnapShotProcessLock(0, NULL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
     EXPECT_EQ("its message says not yet", strstr(aclGetRecentErrMsg(), "is not emulated by vmmkit yet") != NULL, 1);
     return 0;
 }
