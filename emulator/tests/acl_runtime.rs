@@ -800,3 +800,39 @@ fn notify_batch_reset_clears_set_notifies_in_default_stream_order() {
         }
     });
 }
+
+#[test]
+fn float_overflow_address_is_a_zeroed_device_allocation_per_context() {
+    isolated("float_overflow_address_is_a_zeroed_device_allocation_per_context", &[("VMMKIT_DEVICES", "2")], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let get = f!(acl, aclrtCtxGetFloatOverflowAddr);
+        let (mut a, mut again, mut b): (*mut c_void, *mut c_void, *mut c_void) =
+            (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
+        let mut back = [0xffu8; 512];
+        // SAFETY: out-pointers are live locals; `back` holds the 512 bytes read.
+        unsafe {
+            assert_ne!(code(get(&mut a)), AclError::SUCCESS, "no current context");
+            ok("set device", (acl.aclrtSetDevice)(0));
+            assert_eq!(code(get(ptr::null_mut())), AclError::RT_PARAM_INVALID);
+            ok("get", get(&mut a));
+            ok("again", get(&mut again));
+            assert!(!a.is_null());
+            assert_eq!(a, again, "one per context");
+            ok("read", (acl.aclrtMemcpy)(back.as_mut_ptr().cast(), 512, a, 512, ACL_MEMCPY_DEVICE_TO_HOST));
+            assert!(back.iter().all(|&x| x == 0), "no overflow flagged");
+            ok("device 1", (acl.aclrtSetDevice)(1));
+            ok("get on 1", get(&mut b));
+            assert_ne!(a, b, "each device's context has its own");
+            // The last reset frees it with the device's memory; a later context gets a new one.
+            ok("reset 0", (acl.aclrtResetDevice)(0));
+            ok("set 0", (acl.aclrtSetDevice)(0));
+            ok("get after reset", get(&mut again));
+            ok(
+                "read after reset",
+                (acl.aclrtMemcpy)(back.as_mut_ptr().cast(), 512, again, 512, ACL_MEMCPY_DEVICE_TO_HOST),
+            );
+            ok("reset 0", (acl.aclrtResetDevice)(0));
+            ok("reset 1", (acl.aclrtResetDevice)(1));
+        }
+    });
+}

@@ -271,6 +271,39 @@ pub unsafe extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError 
     })
 }
 
+/// Bytes of a context's float-overflow status (`OVERFLOW_ADDR_MAX_SIZE`,
+/// src/runtime/core/inc/context/context.hpp:95).
+const OVERFLOW_ADDR_SIZE: usize = 512;
+
+/// `aclError aclrtCtxGetFloatOverflowAddr(void **overflowAddr)`: NULL is
+/// 107000 (ApiErrorDecorator::CtxGetOverflowAddr, api_error.cc:6186-6191);
+/// no current context as every context call; then the current context's
+/// overflow status, device memory the runtime copies into
+/// aclrtGetFloatOverflowStatus' output and zeroes on reset (api_impl.cc:
+/// 7091-7147). The emulator allocates it zeroed at the first call per
+/// device; no kernel runs, so it stays zero. The device's last reset frees it.
+pub unsafe extern "C" fn aclrtCtxGetFloatOverflowAddr(overflowAddr: *mut *mut c_void) -> aclError {
+    run("aclrtCtxGetFloatOverflowAddr", || {
+        if overflowAddr.is_null() {
+            return Err(Fail::plain(AclError::RT_PARAM_INVALID, "overflowAddr is NULL".into()));
+        }
+        let d = current_device()?;
+        let mut addrs = lock(&state(emu()?).overflow_addrs);
+        let va = match addrs.get(&d) {
+            Some(&va) => va,
+            None => {
+                let mut p: *mut c_void = std::ptr::null_mut();
+                super::memory::device_malloc(&mut p, OVERFLOW_ADDR_SIZE, ACL_MEM_MALLOC_HUGE_FIRST, d)?;
+                addrs.insert(d, p as usize);
+                p as usize
+            }
+        };
+        // SAFETY: checked non-null.
+        unsafe { put(overflowAddr, va as *mut c_void) };
+        Ok(())
+    })
+}
+
 /// `aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags, int32_t *active)`:
 /// `active` is 1 while this process has set the device (aclrtSetDevice not
 /// yet matched by a reset); `flags` is reserved and must be NULL, 100000

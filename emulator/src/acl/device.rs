@@ -94,6 +94,7 @@ fn reset(deviceId: i32, force: bool) -> Result<(), Fail> {
     if last {
         end_streams(e, Some(d));
         e.reset_device(d);
+        lock(&state(e).overflow_addrs).remove(&d);
     }
     if thread::current_device() == Some(d) {
         thread::set_current_device(None);

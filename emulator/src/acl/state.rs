@@ -43,6 +43,10 @@ pub(super) struct State {
     pub sat_mode: std::sync::atomic::AtomicI32,
     /// Report threads subscribed to streams, and the callbacks queued for them.
     pub reports: super::callback::Reports,
+    /// Per device (a context is its device's), the float-overflow status
+    /// aclrtCtxGetFloatOverflowAddr hands out: a device allocation, freed
+    /// with the device's other resources by its last reset.
+    pub overflow_addrs: Mutex<HashMap<u32, usize>>,
 }
 
 /// What one stream was created with (aclrtCreateStreamWithConfig) and set to.

@@ -241,6 +241,7 @@ macro_rules! acl_functions {
                 aclrtStreamStop: fn(stream: aclrtStream) -> aclError;
                 aclrtGetThreadLastTaskId: fn(taskId: *mut u32) -> aclError;
                 aclrtNotifyBatchReset: fn(notifies: *mut aclrtNotify, num: usize) -> aclError;
+                aclrtCtxGetFloatOverflowAddr: fn(overflowAddr: *mut *mut c_void) -> aclError;
                 // ---- Issue 18: memory (acl_rt.h, acl_rt_allocator.h of hicann/runtime@681ef76) ----
                 aclrtMallocAlign32: fn(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> aclError;
                 aclrtMallocCached: fn(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> aclError;

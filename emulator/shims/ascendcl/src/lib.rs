@@ -89,7 +89,6 @@ vmmkit_emulator::export_unsupported! {
         aclmdlRISetName, aclmdlRIUnbindStream, aclmdlRIUpdate, aclrtCntNotifyCreate,
         aclrtCntNotifyDestroy, aclrtCntNotifyGetId, aclrtCntNotifyRecord, aclrtCntNotifyReset,
         aclrtCntNotifyWaitWithTimeout,
-        aclrtCtxGetFloatOverflowAddr,
         aclrtGetErrorVerbose,
         aclrtProcessHostFunc,
         aclrtRegDeviceStateCallback, aclrtRegStreamStateCallback, aclrtRepairError,

@@ -39,7 +39,6 @@ const NOT_YET_EXCEPTIONS: &[(&str, &str)] = &[
     ("aclrtCntNotifyRecord", "counting notifies: no counter cell in the core's notify support yet"),
     ("aclrtCntNotifyReset", "counting notifies: no counter cell in the core's notify support yet"),
     ("aclrtCntNotifyWaitWithTimeout", "counting notifies: no counter cell in the core's notify support yet"),
-    ("aclrtCtxGetFloatOverflowAddr", "not written yet: a device allocation per context"),
     ("aclrtRepairError", "repairs a device fault (memory UCE); the emulator raises none to repair"),
     ("aclrtSnapShotCallbackRegister", "process snapshots need the driver's checkpoint of device state"),
     ("aclrtSnapShotCallbackUnregister", "process snapshots need the driver's checkpoint of device state"),

@@ -109,6 +109,13 @@ static int context_family(void)
     EXPECT_CODE("aclrtCtxSetSysParamOpt", aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1), ACL_SUCCESS);
     EXPECT_CODE("aclrtCtxGetSysParamOpt", aclrtCtxGetSysParamOpt(ACL_OPT_DETERMINISTIC, &v), ACL_SUCCESS);
     EXPECT_EQ("deterministic", v, 1);
+    void *overflow = NULL;
+    unsigned char status[512];
+    EXPECT_CODE("aclrtCtxGetFloatOverflowAddr", aclrtCtxGetFloatOverflowAddr(&overflow), ACL_SUCCESS);
+    EXPECT_CODE("read the overflow status",
+                aclrtMemcpy(status, sizeof status, overflow, sizeof status, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    EXPECT_EQ("no overflow flagged", status[0] == 0 && status[511] == 0, 1);
+    EXPECT_CODE("aclrtCtxGetFloatOverflowAddr(NULL)", aclrtCtxGetFloatOverflowAddr(NULL), ACL_ERROR_RT_PARAM_INVALID);
     aclrtContext ctx = NULL;
     CHECK(aclrtCreateContext, &ctx, 1);
     EXPECT_CODE("aclrtDestroyContext(NULL)", aclrtDestroyContext(NULL), ACL_ERROR_INVALID_PARAM);
