@@ -30,22 +30,34 @@ const DEVICE_CODE_EXCEPTIONS: &[(&str, &str)] = &[
     ("aclrtCacheLastTaskExtendInfo", "attaches extended information to the last kernel task"),
 ];
 
+/// Counting notifies: the standard-SoC runtime answers 207000 for all of
+/// them (ApiImpl::CntNotify*, src/runtime/api/impl/api_impl_standard_soc.cc:55-110);
+/// only the Ascend 950 runtime implements them (ApiImplDavid, api_impl_david.cc:1020).
+const CNT_NOTIFY: &str = "counting notifies exist on the Ascend 950 runtime only; the standard SoC's answers 207000";
+
+/// Process snapshots: a chip feature (RT_FEATURE_DFX_PROCESS_SNAPSHOT,
+/// src/runtime/api/api_c_snapshot.cc:21-33) that checkpoints the driver's device state.
+const SNAPSHOT: &str = "process snapshots checkpoint the driver's device state, which the emulator has no model of";
+
 /// Functions of [`EMULATED_FAMILIES`] in `NOT_YET`, each with why: the test
 /// fails when one is emulated, or when another is listed so.
 const NOT_YET_EXCEPTIONS: &[(&str, &str)] = &[
-    ("aclrtCntNotifyCreate", "counting notifies: no counter cell in the core's notify support yet"),
-    ("aclrtCntNotifyDestroy", "counting notifies: no counter cell in the core's notify support yet"),
-    ("aclrtCntNotifyGetId", "counting notifies: no counter cell in the core's notify support yet"),
-    ("aclrtCntNotifyRecord", "counting notifies: no counter cell in the core's notify support yet"),
-    ("aclrtCntNotifyReset", "counting notifies: no counter cell in the core's notify support yet"),
-    ("aclrtCntNotifyWaitWithTimeout", "counting notifies: no counter cell in the core's notify support yet"),
-    ("aclrtRepairError", "repairs a device fault (memory UCE); the emulator raises none to repair"),
-    ("aclrtSnapShotCallbackRegister", "process snapshots need the driver's checkpoint of device state"),
-    ("aclrtSnapShotCallbackUnregister", "process snapshots need the driver's checkpoint of device state"),
-    ("aclrtSnapShotProcessBackup", "process snapshots need the driver's checkpoint of device state"),
-    ("aclrtSnapShotProcessLock", "process snapshots need the driver's checkpoint of device state"),
-    ("aclrtSnapShotProcessRestore", "process snapshots need the driver's checkpoint of device state"),
-    ("aclrtSnapShotProcessUnlock", "process snapshots need the driver's checkpoint of device state"),
+    ("aclrtCntNotifyCreate", CNT_NOTIFY),
+    ("aclrtCntNotifyDestroy", CNT_NOTIFY),
+    ("aclrtCntNotifyGetId", CNT_NOTIFY),
+    ("aclrtCntNotifyRecord", CNT_NOTIFY),
+    ("aclrtCntNotifyReset", CNT_NOTIFY),
+    ("aclrtCntNotifyWaitWithTimeout", CNT_NOTIFY),
+    (
+        "aclrtRepairError",
+        "repairs a device fault (a memory UCE, an AI-core error; event.cpp:413-442) the emulator never raises",
+    ),
+    ("aclrtSnapShotCallbackRegister", SNAPSHOT),
+    ("aclrtSnapShotCallbackUnregister", SNAPSHOT),
+    ("aclrtSnapShotProcessBackup", SNAPSHOT),
+    ("aclrtSnapShotProcessLock", SNAPSHOT),
+    ("aclrtSnapShotProcessRestore", SNAPSHOT),
+    ("aclrtSnapShotProcessUnlock", SNAPSHOT),
 ];
 
 fn coverage() -> Coverage {
