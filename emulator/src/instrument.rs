@@ -78,6 +78,27 @@ impl Injectable for *const c_char {
     }
 }
 
+/// Values that are not codes (a size, a float, a half): a fault injected as
+/// a code does not apply to them (use kill or abort).
+macro_rules! not_a_code {
+    ($($t:ty),*) => {
+        $(impl Injectable for $t {
+            fn from_code(_: i64) -> Option<Self> {
+                None
+            }
+        })*
+    };
+}
+not_a_code!(usize, f32, u16);
+
+/// A pointer-returning function (a new object such as
+/// aclrtAllocatorCreateDesc's, an address) fails with NULL, as the vendor's.
+impl<T> Injectable for *mut T {
+    fn from_code(_: i64) -> Option<Self> {
+        Some(std::ptr::null_mut())
+    }
+}
+
 /// The value to return instead of calling `name`, when a fault is injected.
 pub fn injected<R: Injectable>(name: &'static str) -> Option<R> {
     let action = crate::faults::on_call(name)?;

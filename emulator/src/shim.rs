@@ -63,6 +63,32 @@ impl OnPanic for *const c_char {
     }
 }
 
+/// A pointer (a new object such as aclrtAllocatorCreateDesc's, an address):
+/// NULL, as the vendor's own failure.
+impl<T> OnPanic for *mut T {
+    fn on_panic(_: &Backstop) -> Self {
+        std::ptr::null_mut()
+    }
+}
+
+/// A size, a half: 0, as the vendor's answer for a NULL object.
+macro_rules! zero_on_panic {
+    ($($t:ty),*) => {
+        $(impl OnPanic for $t {
+            fn on_panic(_: &Backstop) -> Self {
+                0
+            }
+        })*
+    };
+}
+zero_on_panic!(usize, u16);
+
+impl OnPanic for f32 {
+    fn on_panic(_: &Backstop) -> Self {
+        f32::NAN
+    }
+}
+
 /// Runs one forwarded call of export `name`; a panic becomes the
 /// backstop's value, reported in one line by the hook of [`crate::panic`].
 pub fn guard<R: OnPanic>(name: &'static str, backstop: &Backstop, call: impl FnOnce() -> R) -> R {

@@ -99,6 +99,53 @@ impl Acl {
     pub(crate) fn free(&self, ptr: *mut c_void) -> AclError {
         call!(self.aclrtFree(ptr))
     }
+
+    // ---- Issue 18: memory ----
+    pub(crate) fn ipc_mem_set_attr(&self, key: *const c_char, type_: i32, attr: u64) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtIpcMemSetAttr(key, type_, attr))
+    }
+    pub(crate) fn ipc_mem_import_pid_inter_server(
+        &self,
+        key: *const c_char,
+        pids: *mut aclrtServerPid,
+        num: usize,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtIpcMemImportPidInterServer(key, pids, num))
+    }
+    pub(crate) fn host_register_v2(&self, ptr: *mut c_void, size: u64, flag: u32) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtHostRegisterV2(ptr, size, flag))
+    }
+    pub(crate) fn host_register(
+        &self,
+        ptr: *mut c_void,
+        size: u64,
+        type_: aclrtHostRegisterType,
+        dev: *mut *mut c_void,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtHostRegister(ptr, size, type_, dev))
+    }
+    pub(crate) fn host_unregister(&self, ptr: *mut c_void) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtHostUnregister(ptr))
+    }
+    pub(crate) fn memset_d32(
+        &self,
+        ptr: *mut c_void,
+        mem_size: usize,
+        value: u32,
+        n: usize,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtMemsetD32(ptr, mem_size, value, n))
+    }
+    pub(crate) fn memset_d32_async(
+        &self,
+        ptr: *mut c_void,
+        mem_size: usize,
+        value: u32,
+        n: usize,
+        stream: aclrtStream,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtMemsetD32Async(ptr, mem_size, value, n, stream))
+    }
     pub(crate) fn get_mem_info(&self, attr: aclrtMemAttr, free: *mut usize, total: *mut usize) -> AclError {
         call!(self.aclrtGetMemInfo(attr, free, total))
     }
@@ -308,6 +355,24 @@ impl Acl {
         status: *mut aclrtStreamStatus,
     ) -> Result<AclError, Failure> {
         call_opt!(self.aclrtStreamQuery(stream, status))
+    }
+    pub(crate) fn value_write(
+        &self,
+        addr: *mut c_void,
+        value: u64,
+        flag: u32,
+        stream: aclrtStream,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtValueWrite(addr, value, flag, stream))
+    }
+    pub(crate) fn value_wait(
+        &self,
+        addr: *mut c_void,
+        value: u64,
+        flag: u32,
+        stream: aclrtStream,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtValueWait(addr, value, flag, stream))
     }
     pub(crate) fn stream_wait_event(&self, stream: aclrtStream, event: aclrtEvent) -> Result<AclError, Failure> {
         call_opt!(self.aclrtStreamWaitEvent(stream, event))

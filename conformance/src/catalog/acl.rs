@@ -226,4 +226,10 @@ crate::bind! {
     IEV_002 => ipc_event::needs_ipc_flag,
     IEV_003 => ipc_event::handles,
     IEV_004 => ipc_event::ordering_across_processes,
+    VAL_001 => value::bad_flags,
+    VAL_002 => value::host_address,
+    IPK_017 => ipc_key::set_attr_and_inter_server,
+    REG_001 => host_memory::register_overlap,
+    REG_002 => host_memory::unregister_unknown,
+    FILL_001 => host_memory::memset_d32,
 }

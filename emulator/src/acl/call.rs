@@ -25,3 +25,30 @@ pub(super) fn current_device() -> Result<u32, Fail> {
         None => Err(Fail::rule(&rules::GEN_005, "no current device: call aclrtSetDevice first".into())),
     }
 }
+
+thread_local! {
+    /// The last error code an ACL call of this thread returned (0: none
+    /// since the last aclrtGetLastError), as the runtime keeps per thread.
+    static LAST_ERROR: std::cell::Cell<i32> = const { std::cell::Cell::new(0) };
+}
+
+/// Keeps `code` as the thread's last error when it is one.
+pub(super) fn note_code(code: AclError) {
+    if code != AclError::SUCCESS {
+        LAST_ERROR.with(|c| c.set(code.0));
+    }
+}
+
+/// The thread's last error code; cleared when `clear`.
+pub(super) fn take_last_error(clear: bool) -> aclError {
+    LAST_ERROR.with(|c| if clear { c.replace(0) } else { c.get() })
+}
+
+/// 100000 naming `what` when `ptr` is NULL: the ACL front end's
+/// `ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT`.
+pub(super) fn non_null<T>(ptr: *const T, what: &str) -> Result<(), Fail> {
+    if ptr.is_null() {
+        return Err(Fail::plain(vmmkit_sys::acl::AclError::INVALID_PARAM, format!("{what} is NULL")));
+    }
+    Ok(())
+}

@@ -83,6 +83,11 @@ impl Dialect for Acl {
             _ => (AclError::RT_DRV_INTERNAL_ERROR, None),
         }
     }
+
+    /// Keeps the thread's last error for aclrtGetLastError / aclrtPeekAtLastError.
+    fn returned(code: AclError) {
+        super::call::note_code(code);
+    }
 }
 
 #[cfg(test)]

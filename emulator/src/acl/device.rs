@@ -11,8 +11,8 @@ use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::state::{lock, state};
 use crate::core::{Emulator, Ending, StreamId, StreamKind, thread};
 
-const CONTEXT_BASE: usize = 0x00c7_c000_0000_0000;
-const STREAM_BASE: usize = 0x00c5_7000_0000_0000;
+pub(super) const CONTEXT_BASE: usize = 0x00c7_c000_0000_0000;
+pub(super) const STREAM_BASE: usize = 0x00c5_7000_0000_0000;
 
 /// The platform the emulator reports: an A3 chip, so FABRIC handles work (acl.md §7.3).
 pub(super) const SOC_NAME: &std::ffi::CStr = c"Ascend910_9391";
@@ -29,7 +29,7 @@ pub(super) fn server_id() -> u32 {
     *ID.get_or_init(|| std::fs::metadata("/proc/self/ns/net").map_or(1, |m| m.ino() as u32))
 }
 
-fn device_id(id: i32) -> Result<u32, Fail> {
+pub(super) fn device_id(id: i32) -> Result<u32, Fail> {
     let e = emu()?;
     ensure!(e.is_device(i64::from(id)), rules::GEN_003, "device {id} is not in [0, {})", e.device_count());
     Ok(id.max(0) as u32)
@@ -43,10 +43,13 @@ pub(super) fn note_peer(e: &Emulator, device: u32, peer: u32) {
     }
 }
 
-/// `aclError aclInit(const char *configPath)`: ACL-GEN-001.
-pub unsafe extern "C" fn aclInit(_configPath: *const c_char) -> aclError {
+/// `aclError aclInit(const char *configPath)`: ACL-GEN-001. Each call counts
+/// a reference (aclFinalizeReference); the first runs the init callbacks
+/// (`library.rs`) with the config file's text.
+pub unsafe extern "C" fn aclInit(configPath: *const c_char) -> aclError {
     run("aclInit", || {
         let first = !state(emu()?).initialised.swap(true, Ordering::SeqCst);
+        super::library::on_init(configPath, first)?;
         ensure!(first, rules::GEN_001, "aclInit was already called");
         Ok(())
     })
@@ -58,13 +61,14 @@ pub unsafe extern "C" fn aclFinalize() -> aclError {
         let e = crate::core::running();
         let was = e.is_some_and(|e| state(e).initialised.swap(false, Ordering::SeqCst));
         ensure!(was, rules::GEN_002, "aclFinalize without a matching aclInit");
+        let callbacks = super::library::on_finalize();
         if let Some(e) = e {
             end_streams(e, None);
             e.reset_all();
             lock(&state(e).device_refs).clear();
         }
         thread::set_current_device(None);
-        Ok(())
+        callbacks
     })
 }
 
@@ -90,6 +94,7 @@ fn reset(deviceId: i32, force: bool) -> Result<(), Fail> {
     if last {
         end_streams(e, Some(d));
         e.reset_device(d);
+        lock(&state(e).overflow_addrs).remove(&d);
     }
     if thread::current_device() == Some(d) {
         thread::set_current_device(None);
@@ -179,17 +184,21 @@ pub unsafe extern "C" fn aclrtGetCurrentContext(context: *mut aclrtContext) -> a
 /// A stream of the core, ordered with no other stream of its device (CANN
 /// has no legacy-stream barrier: streams are ordered only by events).
 pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError {
-    run("aclrtCreateStream", || {
-        ensure!(!stream.is_null(), rules::STM_001, "stream is NULL");
-        let d = current_device()?;
-        let e = emu()?;
-        let id = e.stream_create(d, StreamKind::NonBlocking);
-        let s = STREAM_BASE + id.0 as usize;
-        lock(&state(e).streams).insert(s);
-        // SAFETY: checked non-null.
-        unsafe { put(stream, s as aclrtStream) };
-        Ok(())
-    })
+    run("aclrtCreateStream", || create_stream(stream).map(drop))
+}
+
+/// aclrtCreateStream's body (also aclrtCreateStreamWithConfig's): the new
+/// stream's handle, written to `stream`.
+pub(super) fn create_stream(stream: *mut aclrtStream) -> Result<usize, Fail> {
+    ensure!(!stream.is_null(), rules::STM_001, "stream is NULL");
+    let d = current_device()?;
+    let e = emu()?;
+    let id = e.stream_create(d, StreamKind::NonBlocking);
+    let s = STREAM_BASE + id.0 as usize;
+    lock(&state(e).streams).insert(s);
+    // SAFETY: checked non-null.
+    unsafe { put(stream, s as aclrtStream) };
+    Ok(s)
 }
 
 /// The core stream of `s`: NULL is the default stream of the current
@@ -220,11 +229,12 @@ fn destroy_stream(stream: aclrtStream, how: Ending) -> Result<(), Fail> {
     let id = stream_id(stream)?;
     let e = emu()?;
     lock(&state(e).streams).remove(&(stream as usize));
+    lock(&state(e).stream_conf).remove(&(STREAM_BASE + id.0 as usize));
     e.stream_destroy(id, how).map_err(sync_fail)
 }
 
 /// A failure of the work of a stream, reported by a synchronize.
-fn sync_fail(e: crate::core::CoreError) -> Fail {
+pub(super) fn sync_fail(e: crate::core::CoreError) -> Fail {
     match e {
         crate::core::CoreError::Timeout => Fail::core_under(&rules::STM_003, e),
         crate::core::CoreError::UnknownStream(_) => Fail::plain(AclError::RT_PARAM_INVALID, e.to_string()),
@@ -323,6 +333,7 @@ fn end_streams(e: &Emulator, device: Option<u32>) {
         }
         !on(d)
     });
+    lock(&st.stream_conf).retain(|&h, _| e.stream_exists(StreamId(h.wrapping_sub(STREAM_BASE) as u64)));
 }
 
 /// `const char *aclrtGetSocName(void)`.
@@ -355,7 +366,7 @@ pub unsafe extern "C" fn aclrtGetVersion(
     })
 }
 
-fn identity(from: i32, to: *mut i32) -> Result<(), Fail> {
+pub(super) fn identity(from: i32, to: *mut i32) -> Result<(), Fail> {
     if to.is_null() {
         return Err(Fail::plain(AclError::INVALID_PARAM, "output is NULL".into()));
     }

@@ -113,7 +113,7 @@ pub unsafe extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
     })
 }
 
-fn event_fail(e: CoreError) -> Fail {
+pub(super) fn event_fail(e: CoreError) -> Fail {
     match e {
         CoreError::Timeout => Fail::plain(AclError::RT_EVENT_SYNC_TIMEOUT, e.to_string()),
         CoreError::EventNotRecorded(_) => Fail::core_under_code(&rules::EVT_005, AclError::RT_INTERNAL_ERROR, e),

@@ -174,30 +174,61 @@ pub unsafe extern "C" fn aclrtIpcMemSetImportPid(key: *const c_char, pid: *mut i
         ensure!(num != 0, rules::IPK_005 => AclError::RT_PARAM_INVALID, "num is 0");
         ensure!(num <= ACL_IPC_MAX_PIDS_PER_CALL, rules::IPK_005 => AclError::RT_PARAM_INVALID,
             "{num} pids; one call takes at most 31");
-        // SAFETY: checked non-null; a C string is the contract.
-        let bytes = unsafe { key_bytes(key, &rules::IPK_005) }?;
-        let e = emu()?;
-        let k = Key::parse(&bytes);
-        let created = k.and_then(|k| lock(&KEYS).created.get(&k).copied());
-        let Some((k, _)) = k.zip(created) else {
-            return Err(refused(&rules::IPK_006, "the key names no export of this process".into()));
-        };
-        let Some((_, header)) = e.exported_as(k.entry) else {
-            return Err(refused(&rules::IPK_006, "the key's block is no longer exported".into()));
-        };
-        ensure!(header.trust_len as usize + num <= LIST_CAP, rules::IPK_006 => AclError::RT_DRV_INTERNAL_ERROR,
-            "{} pids listed and {num} more; a key lists at most 32,768", header.trust_len);
         // SAFETY: the caller passes `num` pids.
         let all: Vec<i32> = (0..num).map(|i| unsafe { pid.add(i).read_unaligned() }).collect();
-        let me = std::process::id() as i32;
-        let pids: Vec<i32> = all.into_iter().filter(|&p| p != 0 && p != me).collect();
-        ensure!(!pids.is_empty(), rules::IPK_006 => AclError::RT_DRV_INTERNAL_ERROR,
-            "only zeros and the creator's own pid: nothing to list");
-        if header.trust == Trust::AnyProcess {
-            return Ok(()); // the list is kept but not read
-        }
-        e.set_trusted(k.entry, &pids).map_err(|e| refused(&rules::IPK_006, e.to_string()))
+        // SAFETY: checked non-null; a C string is the contract.
+        unsafe { set_import_pids(key, &all) }
     })
+}
+
+/// Whether `key` names an export of this process (ACL-IPK-006's refusal if not).
+///
+/// # Safety
+/// `key` is a non-null C string.
+pub(super) unsafe fn check_own_export(key: *const c_char) -> Result<(), Fail> {
+    // SAFETY: the caller's promise.
+    unsafe { own_export(key) }.map(drop)
+}
+
+/// The export of this process that `key` names, and its header (ACL-IPK-006).
+///
+/// # Safety
+/// `key` is a non-null C string.
+unsafe fn own_export(key: *const c_char) -> Result<(Key, crate::registry::Header), Fail> {
+    // SAFETY: the caller's promise.
+    let bytes = unsafe { key_bytes(key, &rules::IPK_005) }?;
+    let e = emu()?;
+    let k = Key::parse(&bytes);
+    let created = k.and_then(|k| lock(&KEYS).created.get(&k).copied());
+    let Some((k, _)) = k.zip(created) else {
+        return Err(refused(&rules::IPK_006, "the key names no export of this process".into()));
+    };
+    let Some((_, header)) = e.exported_as(k.entry) else {
+        return Err(refused(&rules::IPK_006, "the key's block is no longer exported".into()));
+    };
+    Ok((k, header))
+}
+
+/// Adds `all` (less zeros and this process) to the trustlist of the export
+/// `key` names: aclrtIpcMemSetImportPid after its argument checks, and
+/// aclrtIpcMemImportPidInterServer.
+///
+/// # Safety
+/// `key` is a non-null C string.
+pub(super) unsafe fn set_import_pids(key: *const c_char, all: &[i32]) -> Result<(), Fail> {
+    // SAFETY: the caller's promise.
+    let (k, header) = unsafe { own_export(key) }?;
+    let num = all.len();
+    ensure!(header.trust_len as usize + num <= LIST_CAP, rules::IPK_006 => AclError::RT_DRV_INTERNAL_ERROR,
+        "{} pids listed and {num} more; a key lists at most 32,768", header.trust_len);
+    let me = std::process::id() as i32;
+    let pids: Vec<i32> = all.iter().copied().filter(|&p| p != 0 && p != me).collect();
+    ensure!(!pids.is_empty(), rules::IPK_006 => AclError::RT_DRV_INTERNAL_ERROR,
+        "only zeros and the creator's own pid: nothing to list");
+    if header.trust == Trust::AnyProcess {
+        return Ok(()); // the list is kept but not read
+    }
+    emu()?.set_trusted(k.entry, &pids).map_err(|e| refused(&rules::IPK_006, e.to_string()))
 }
 
 /// `aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags)`: maps the memory on the

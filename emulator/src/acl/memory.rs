@@ -27,17 +27,20 @@ pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize)
 /// `aclError aclrtFreeHost(void *hostPtr)`: ACL-CPY-005. An address that
 /// aclrtMallocHost did not return is refused, not freed.
 pub unsafe extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
-    run("aclrtFreeHost", || {
-        ensure!(!hostPtr.is_null(), rules::CPY_005, "hostPtr is NULL");
-        emu()?.free_host(hostPtr as usize).map_err(|_| {
-            Fail::plain(AclError::RT_PARAM_INVALID, format!("{hostPtr:p} was not allocated by aclrtMallocHost"))
-        })
+    run("aclrtFreeHost", || free_host(hostPtr))
+}
+
+/// aclrtFreeHost's body (also aclrtFreeHostWithDevSync's, after its wait).
+pub(super) fn free_host(hostPtr: *mut c_void) -> Result<(), Fail> {
+    ensure!(!hostPtr.is_null(), rules::CPY_005, "hostPtr is NULL");
+    emu()?.free_host(hostPtr as usize).map_err(|_| {
+        Fail::plain(AclError::RT_PARAM_INVALID, format!("{hostPtr:p} was not allocated by aclrtMallocHost"))
     })
 }
 
 /// The checks of aclrtMemcpy in the vendor's order; `None` when there is
 /// nothing to copy (count 0, dst == src).
-fn memcpy_checks(
+pub(super) fn memcpy_checks(
     dst: *mut c_void,
     destMax: usize,
     src: *const c_void,
@@ -101,13 +104,13 @@ pub unsafe extern "C" fn aclrtMemcpy(
 
 /// The stream check of an async call with nothing to do: a NULL stream
 /// (the default one) is fine even before any device, as before streams ran work.
-fn noop_stream(stream: aclrtStream) -> Result<(), Fail> {
+pub(super) fn noop_stream(stream: aclrtStream) -> Result<(), Fail> {
     if stream.is_null() { Ok(()) } else { super::device::stream_id(stream).map(drop) }
 }
 
 /// Enqueues `work` on `stream` after checking that its ranges can be copied
 /// to or from (so that a bad range fails the call, not a later synchronize).
-fn enqueue(stream: aclrtStream, ranges: &[(usize, usize)], work: Vec<Work>) -> Result<(), Fail> {
+pub(super) fn enqueue(stream: aclrtStream, ranges: &[(usize, usize)], work: Vec<Work>) -> Result<(), Fail> {
     let id = super::device::stream_id(stream)?;
     let e = emu()?;
     for &(p, n) in ranges {
@@ -286,36 +289,56 @@ pub unsafe extern "C" fn aclrtMemcpy2dAsync(
 /// `aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)`: device memory
 /// on the current device, rounded up to 2 MiB (1 GiB for the HUGE1G policies).
 pub unsafe extern "C" fn aclrtMalloc(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> aclError {
-    run("aclrtMalloc", || {
-        if devPtr.is_null() || size == 0 {
-            return Err(Fail::plain(AclError::INVALID_PARAM, "devPtr is NULL or size is 0".into()));
-        }
-        let d = current_device()?;
-        let huge1g = matches!(policy & 0xff, ACL_MEM_MALLOC_HUGE1G_ONLY | ACL_MEM_MALLOC_HUGE1G_ONLY_P2P);
-        let granule = if huge1g { 1 << 30 } else { GRANULE };
-        let rounded = (size as u64)
-            .checked_next_multiple_of(granule)
-            .ok_or_else(|| Fail::plain(AclError::RT_MEMORY_ALLOCATION, format!("{size} bytes cannot be allocated")))?;
-        let props = [ACL_HBM_MEM_HUGE as u64, granule, ACL_MEM_LOCATION_TYPE_DEVICE as u64, u64::from(d)];
-        let va = emu()?
-            .alloc_plain(Place::Device(d), rounded, granule, props, &WINDOW)
-            .map_err(|e| Fail::core(Op::Malloc, e))?;
-        // SAFETY: checked non-null.
-        unsafe { put(devPtr, va as *mut c_void) };
-        Ok(())
-    })
+    run("aclrtMalloc", || malloc(devPtr, size, policy))
+}
+
+/// aclrtMalloc's body (also aclrtMallocAlign32's and aclrtMallocCached's).
+pub(super) fn malloc(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> Result<(), Fail> {
+    if devPtr.is_null() || size == 0 {
+        return Err(Fail::plain(AclError::INVALID_PARAM, "devPtr is NULL or size is 0".into()));
+    }
+    device_malloc(devPtr, size, policy, current_device()?)
+}
+
+/// `size` bytes of device memory on device `d` under `policy`, into `*devPtr`
+/// (checked non-null): aclrtMalloc's allocation, shared by its variants.
+pub(super) fn device_malloc(
+    devPtr: *mut *mut c_void,
+    size: usize,
+    policy: aclrtMemMallocPolicy,
+    d: u32,
+) -> Result<(), Fail> {
+    let huge1g = matches!(policy & 0xff, ACL_MEM_MALLOC_HUGE1G_ONLY | ACL_MEM_MALLOC_HUGE1G_ONLY_P2P);
+    let granule = if huge1g { 1 << 30 } else { GRANULE };
+    let rounded = (size as u64)
+        .checked_next_multiple_of(granule)
+        .ok_or_else(|| Fail::plain(AclError::RT_MEMORY_ALLOCATION, format!("{size} bytes cannot be allocated")))?;
+    let props = [ACL_HBM_MEM_HUGE as u64, granule, ACL_MEM_LOCATION_TYPE_DEVICE as u64, u64::from(d)];
+    let va = emu()?
+        .alloc_plain(Place::Device(d), rounded, granule, props, &WINDOW)
+        .map_err(|e| Fail::core(Op::Malloc, e))?;
+    // SAFETY: the caller checked it non-null.
+    unsafe { put(devPtr, va as *mut c_void) };
+    Ok(())
 }
 
 /// `aclError aclrtFree(void *devPtr)`: ACL-REL-003 (a reserved address is refused).
 pub unsafe extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
-    run("aclrtFree", || {
-        if devPtr.is_null() {
-            return Err(Fail::plain(AclError::INVALID_PARAM, "devPtr is NULL".into()));
-        }
-        let e = emu()?;
-        super::ipc::freeing(e, devPtr as usize);
-        e.free_plain(devPtr as usize).map_err(|e| Fail::core(Op::Free, e))
-    })
+    run("aclrtFree", || free(devPtr))
+}
+
+/// aclrtFree's body (also aclrtFreeWithDevSync's, after its wait): managed
+/// memory (issue 18) or a plain allocation.
+pub(super) fn free(devPtr: *mut c_void) -> Result<(), Fail> {
+    if devPtr.is_null() {
+        return Err(Fail::plain(AclError::INVALID_PARAM, "devPtr is NULL".into()));
+    }
+    let e = emu()?;
+    if super::mem_alloc::free_managed(e, devPtr as usize)? {
+        return Ok(());
+    }
+    super::ipc::freeing(e, devPtr as usize);
+    e.free_plain(devPtr as usize).map_err(|e| Fail::core(Op::Free, e))
 }
 
 /// `aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total)`: the current device's capacity.
@@ -361,9 +384,13 @@ pub unsafe extern "C" fn aclrtPointerGetAttributes(
                     rsv: [0; 4],
                 }
             }
+            // Managed memory (aclrtMemAllocManaged, issue 18) is MANAGED.
+            None if super::mem_alloc::is_managed(e, ptr as usize) => host(ACL_MEM_LOCATION_TYPE_MANAGED),
             // ACL-QRY-002: pinned host memory is HOST; memory the driver never
             // saw is USER_MALLOC, unregistered (npu_driver_mem.cc:2073-2074).
             None if e.host_at(ptr as usize).is_some() => host(ACL_MEM_LOCATION_TYPE_HOST),
+            // Registered host memory (aclrtHostRegister, issue 18) is pinned: HOST.
+            None if super::mem_alloc::is_registered(e, ptr as usize, false) => host(ACL_MEM_LOCATION_TYPE_HOST),
             None => host(ACL_MEM_LOCATION_TYPE_UNREGISTERED),
         };
         // SAFETY: checked non-null.

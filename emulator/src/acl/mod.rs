@@ -21,6 +21,7 @@
 //! assert_eq!(AclError(rc), AclError::INVALID_PARAM);
 //! ```
 
+mod boxes;
 mod call;
 mod codes;
 mod state;
@@ -37,5 +38,7 @@ crate::dialect_api! {
     functions: vmmkit_sys::acl_functions,
     types: vmmkit_sys::acl,
     table: AclApi,
-    modules: device, event, ipc, ipc_event, memory, notify, share, vmm,
+    modules: callback, config, device, device_ext, event, host, ipc, library, ipc_event, memory, notify, share, stream_ext, vmm,
+    // Issue 18: memory
+    allocator, mbuf, mem_alloc, mem_copy,
 }

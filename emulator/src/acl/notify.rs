@@ -17,7 +17,7 @@ use std::time::Duration;
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
-use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::call::{Fail, current_device, emu, ensure, non_null, put, run};
 use super::device::stream_id;
 use super::state::lock;
 use crate::core::{CoreError, EventId};
@@ -143,6 +143,29 @@ pub unsafe extern "C" fn aclrtWaitAndResetNotify(notify: aclrtNotify, stream: ac
         let id = notify_id(notify)?;
         let t = (timeout != 0 && timeout != u32::MAX).then(|| Duration::from_secs(u64::from(timeout)));
         emu()?.notify_wait_reset(id, stream_id(stream)?, t).map_err(core_fail)
+    })
+}
+
+/// `aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num)`:
+/// NULL `notifies` is 100000 (notify.cpp:83-92), `num` 0 or above
+/// `UINT32_MAX` 107000 (rtsNotifyBatchReset, api_c_event.cc:161-176), then
+/// each notify in turn is reset on the current context's default stream
+/// (ApiImpl::NotifyReset, api_impl.cc:4855-4885), the first one that is not a
+/// notify of this process (NULL included) ending the batch with 107000;
+/// those before it stay reset.
+pub unsafe extern "C" fn aclrtNotifyBatchReset(notifies: *mut aclrtNotify, num: usize) -> aclError {
+    run("aclrtNotifyBatchReset", || {
+        non_null(notifies, "notifies")?;
+        if num == 0 || num > u32::MAX as usize {
+            return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("num {num} is not in (0, {}]", u32::MAX)));
+        }
+        let stream = stream_id(std::ptr::null_mut())?;
+        for i in 0..num {
+            // SAFETY: the caller passes `num` notifies at `notifies` (acl_rt.h).
+            let n = unsafe { notifies.add(i).read() };
+            emu()?.notify_reset(notify_id(n)?, stream).map_err(core_fail)?;
+        }
+        Ok(())
     })
 }
 

@@ -13,6 +13,8 @@ use crate::core::Emulator;
 pub(super) struct State {
     /// Whether aclInit has run (and aclFinalize not since). Process-wide, as in CANN.
     pub initialised: AtomicBool,
+    /// aclInit's reference count (every aclInit counts, ACL-GEN-001), for aclFinalizeReference.
+    pub init_refs: std::sync::atomic::AtomicU64,
     /// Per device, how many aclrtSetDevice calls of this process are not yet
     /// matched by aclrtResetDevice (the runtime's reference-counted reset).
     pub device_refs: Mutex<HashMap<u32, u32>>,
@@ -25,6 +27,45 @@ pub(super) struct State {
     /// the core's event number), each with whether it is of the "new mode"
     /// (made by aclrtCreateEventExWithFlag, or opened from another process).
     pub events: Mutex<HashMap<usize, bool>>,
+    /// Issue 18, memory: registered host ranges, managed memory, allocators, mbufs.
+    pub memory: super::mem_alloc::MemState,
+    /// Per stream handle (created ones and default streams handed out by
+    /// aclrtCtxGetCurrentDefaultStream), what it was made with and set to.
+    pub stream_conf: Mutex<HashMap<usize, StreamConf>>,
+    /// Per (device, `aclrtDeviceLimit`), what aclrtDeviceSetLimit set.
+    pub limits: Mutex<HashMap<(u32, i32), usize>>,
+    /// Per (device, `aclrtDevResLimitType`), what aclrtSetDeviceResLimit set.
+    pub res_limits: Mutex<HashMap<(u32, i32), u32>>,
+    /// Per (context's device, or `None` for the process, `aclSysParamOpt`),
+    /// what aclrt[Ctx]SetSysParamOpt set.
+    pub sys_params: Mutex<HashMap<(Option<u32>, i32), i64>>,
+    /// aclrtSetDeviceSatMode's mode (`aclrtFloatOverflowMode`), process-wide.
+    pub sat_mode: std::sync::atomic::AtomicI32,
+    /// Report threads subscribed to streams, and the callbacks queued for them.
+    pub reports: super::callback::Reports,
+    /// Per device (a context is its device's), the float-overflow status
+    /// aclrtCtxGetFloatOverflowAddr hands out: a device allocation, freed
+    /// with the device's other resources by its last reset.
+    pub overflow_addrs: Mutex<HashMap<u32, usize>>,
+}
+
+/// What one stream was created with (aclrtCreateStreamWithConfig) and set to.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct StreamConf {
+    /// Its priority, 0 (greatest) to 7 (least).
+    pub priority: u32,
+    /// Its `ACL_STREAM_*` flags.
+    pub flags: u32,
+    /// aclrtSetStreamFailureMode's mode.
+    pub failure_mode: u64,
+    /// aclrtSetStreamOverflowSwitch's switch.
+    pub overflow: u32,
+    /// aclrtSetStreamResLimit's limits, per `aclrtDevResLimitType`.
+    pub res: [Option<u32>; 2],
+    /// `ACL_STREAM_ATTR_USER_CUSTOM_TAG`.
+    pub tag: u32,
+    /// `ACL_STREAM_ATTR_CACHE_OP_INFO`.
+    pub cache_op: u32,
 }
 
 /// The ACL state of the process whose emulator is `e`.

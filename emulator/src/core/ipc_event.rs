@@ -260,14 +260,26 @@ impl Emulator {
         unsafe { self.enqueue(stream, Work::WaitReset { cell: ev.cell.clone(), timeout }) }
     }
 
+    /// Enqueues on `stream` a reset of notify `id`: the records completed
+    /// when it runs are consumed, so a later wait needs a later record.
+    ///
+    /// # Errors
+    /// As [`Self::notify_record`].
+    pub fn notify_reset(&self, id: EventId, stream: StreamId) -> Result<(), CoreError> {
+        let ev = self.share_of(id, CellKind::Notify)?;
+        if !self.stream_exists(stream) {
+            return Err(CoreError::UnknownStream(stream.0));
+        }
+        let cell = ev.cell.clone();
+        // SAFETY: a reset touches no memory.
+        unsafe { self.enqueue(stream, Work::Host(Box::new(move || reset_cell(&cell)))) }
+    }
+
     /// Runs a wait-and-reset of `cell` (a stream's worker, or eager inline).
     pub(super) fn run_wait_reset(&self, cell: &Cell, timeout: Option<Duration>) -> Result<(), CoreError> {
-        let consumed = &cell.words().spare[CONSUMED];
-        let target = consumed.load(Ordering::Acquire).wrapping_add(1);
+        let target = cell.words().spare[CONSUMED].load(Ordering::Acquire).wrapping_add(1);
         self.wait_for(cell, target, timeout)?;
-        // Records completed by now are consumed too: a notify is set or not.
-        let done = cell.words().completed.load(Ordering::Acquire);
-        super::cell::raise(consumed, done);
+        reset_cell(cell);
         Ok(())
     }
 
@@ -276,6 +288,12 @@ impl Emulator {
         let target = cell.words().spare[CONSUMED].load(Ordering::Acquire).wrapping_add(1);
         cell.is_reached(target)
     }
+}
+
+/// Consumes the records of notify `cell` completed by now: a notify is set or not.
+fn reset_cell(cell: &Cell) {
+    let done = cell.words().completed.load(Ordering::Acquire);
+    super::cell::raise(&cell.words().spare[CONSUMED], done);
 }
 
 impl Emulator {

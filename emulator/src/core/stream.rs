@@ -461,6 +461,7 @@ impl Emulator {
     fn push(&self, s: &Arc<Stream>, work: Work) {
         let mut q = s.lock();
         let seq = s.progress.next();
+        crate::core::thread::set_last_task(seq);
         // Workers reach the emulator through the process's global; one that
         // is not installed (a test's own) runs all work inline.
         let global = crate::core::running().is_some_and(|e| std::ptr::eq(e, self));
@@ -663,8 +664,10 @@ impl Emulator {
             return unsafe { self.fill_raw(dst, pattern as u8, count) };
         }
         let unit = &pattern.to_le_bytes()[..width];
-        let per_chunk = (64 << 10) / width;
-        let chunk: Vec<u8> = unit.iter().copied().cycle().take(per_chunk * width).collect();
+        // At most 64 KiB of pattern, and no more than the fill needs (a small
+        // fill does not build the whole chunk).
+        let per_chunk = ((64 << 10) / width).min(count.max(1));
+        let chunk: Vec<u8> = unit.repeat(per_chunk);
         let mut done = 0;
         while done < count {
             let n = (count - done).min(per_chunk);
@@ -735,6 +738,24 @@ impl Emulator {
             }
         }
         first.map_or(Ok(()), Err)
+    }
+
+    /// Drops the work of stream `id` that has not started (the one running
+    /// runs to its end); the stream stays usable, its progress complete up
+    /// to its last work. ACL's aclrtStreamAbort.
+    ///
+    /// # Errors
+    /// [`CoreError::UnknownStream`].
+    pub fn stream_abort(&self, id: StreamId) -> Result<(), CoreError> {
+        let s = self.streams.get(id)?;
+        let mut q = s.lock();
+        for it in q.items.drain(..) {
+            self.streams.hazards.forget_write(s.id, it.seq);
+        }
+        s.progress.complete(s.progress.last());
+        drop(q);
+        s.bell.notify_all();
+        Ok(())
     }
 
     /// Ends stream `id` as `how` says.

@@ -9,6 +9,19 @@ thread_local! {
     static CURRENT: Cell<Option<u32>> = const { Cell::new(None) };
     /// The last error message (aclGetRecentErrMsg and the others): per thread, as theirs.
     static MESSAGE: RefCell<CString> = RefCell::new(CString::default());
+    /// The number, on its stream, of the last work this thread enqueued
+    /// (ACL's aclrtGetThreadLastTaskId): 0 before any.
+    static LAST_TASK: Cell<u32> = const { Cell::new(0) };
+}
+
+/// The number, on its stream, of the last work the calling thread enqueued.
+pub fn last_task() -> u32 {
+    LAST_TASK.with(Cell::get)
+}
+
+/// Records that the calling thread enqueued work number `seq` of its stream.
+pub(crate) fn set_last_task(seq: u32) {
+    LAST_TASK.with(|c| c.set(seq));
 }
 
 /// The calling thread's current device.

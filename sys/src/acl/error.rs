@@ -34,6 +34,12 @@ crate::codes! {
     RT_INVALID_MEMORY_TYPE = 107_016 => "ACL_ERROR_RT_INVALID_MEMORY_TYPE", "invalid memory type";
     RT_INVALID_HANDLE = 107_017 => "ACL_ERROR_RT_INVALID_HANDLE", "unknown or released shareable handle";
     RT_INVALID_MALLOC_TYPE = 107_018 => "ACL_ERROR_RT_INVALID_MALLOC_TYPE", "invalid malloc type";
+    RT_STREAM_MODEL = 107_005 => "ACL_ERROR_RT_STREAM_MODEL", "stream not in a model";
+    RT_STREAM_SUBSCRIBE = 107_011 => "ACL_ERROR_RT_STREAM_SUBSCRIBE", "stream subscription error";
+    RT_THREAD_SUBSCRIBE = 107_012 => "ACL_ERROR_RT_THREAD_SUBSCRIBE", "thread subscription error";
+    RT_GROUP_NOT_CREATE = 107_014 => "ACL_ERROR_RT_GROUP_NOT_CREATE", "group not created";
+    RT_STREAM_NO_CB_REG = 107_015 => "ACL_ERROR_RT_STREAM_NO_CB_REG", "no callback thread bound to the stream";
+    RT_SYSPARAMOPT_NOT_SET = 107_021 => "ACL_ERROR_RT_SYSPARAMOPT_NOT_SET", "system parameter option not set";
     RT_WAIT_TIMEOUT = 107_019 => "ACL_ERROR_RT_WAIT_TIMEOUT", "wait timeout";
     RT_FEATURE_NOT_SUPPORT = 207_000 => "ACL_ERROR_RT_FEATURE_NOT_SUPPORT", "feature not supported";
     RT_MEMORY_ALLOCATION = 207_001 => "ACL_ERROR_RT_MEMORY_ALLOCATION", "out of memory";
@@ -57,4 +63,7 @@ crate::codes! {
     RT_STREAM_SYNC_TIMEOUT = 507_046 => "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT", "stream sync timeout";
     RT_EVENT_SYNC_TIMEOUT = 507_047 => "ACL_ERROR_RT_EVENT_SYNC_TIMEOUT", "event sync timeout";
     RT_DRV_INTERNAL_ERROR = 507_899 => "ACL_ERROR_RT_DRV_INTERNAL_ERROR", "driver internal error (kernel rejection)";
+    // Issue 18: memory (hicann/runtime@681ef76 include/external/acl/error_codes/rt_error_codes.h:161-162).
+    HOST_MEMORY_ALREADY_REGISTERED = 507_910 => "ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED", "host memory range already registered";
+    HOST_MEMORY_NOT_REGISTERED = 507_911 => "ACL_ERROR_HOST_MEMORY_NOT_REGISTERED", "host memory has not been registered";
 }

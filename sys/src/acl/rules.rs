@@ -2454,7 +2454,96 @@ rules! {
         expect: Behaviour,
         requires: &[Need::Peers, Need::Symbol("aclrtIpcOpenEventHandle")],
     }
+
+    // ==== Issue 18: stream-ordered value writes and waits (ACL-VAL) ===============
+    VAL_001 {
+        group: VALUE,
+        text: "aclrtValueWrite takes flag 0 only, aclrtValueWait a flag below 4 (ACL_STREAM_WAIT_VALUE_GEQ, _EQ, \
+               _AND, _NOR); any other flag fails and nothing is enqueued.",
+        apis: &["aclrtValueWrite", "aclrtValueWait"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        note: Some("ApiErrorDecorator::MemWriteValue api_error.cc:7253-7254 (flag != 0), MemWaitValue :7277-7280 \
+                    (flag >= MEM_WAIT_VALUE_TYPE_MAX): RT_ERROR_INVALID_VALUE"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclrtValueWrite"), Need::Symbol("aclrtValueWait")],
+    }
+
+    VAL_002 {
+        group: VALUE,
+        text: "aclrtValueWrite and aclrtValueWait take an address of device memory; a host address fails and \
+               nothing is enqueued.",
+        apis: &["aclrtValueWrite", "aclrtValueWait"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        note: Some("api_error.cc:7257-7266 and :7282-7293: PtrGetAttributes, location type must be \
+                    RT_MEMORY_LOC_DEVICE, else RT_ERROR_INVALID_VALUE"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclrtValueWrite"), Need::Symbol("aclrtValueWait")],
+    }
+
+    // ---- Issue 18: memory --------------------------------------------------
+
+    IPK_017 {
+        group: IPC_KEY,
+        text: "aclrtIpcMemSetAttr: a NULL key, a type other than ACL_RT_IPC_MEM_ATTR_ACCESS_LINK (0) and a link over 3 \
+               are 107000, then a key that names no export of this process is 507899; \
+               aclrtIpcMemImportPidInterServer: NULL key or serverPids, num 0 and an entry with a NULL pid are \
+               107000; then every entry's pids join the key's trustlist as aclrtIpcMemSetImportPid's.",
+        apis: &["aclrtIpcMemSetAttr", "aclrtIpcMemImportPidInterServer"],
+        sources: &[API_ERROR, API_C_SOC],
+        confidence: &[Src, Inferred],
+        note: Some("api_error.cc:3768-3779 (IpcSetMemoryAttr), api_c_standard_soc.cc:1009-1027 \
+                    (rtIpcMemImportPidInterServer, then rtSetIpcMemorySuperPodPid per entry); the emulator's servers \
+                    share one pid space, so the sdid names no separate list (inferred)"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: &[Need::Symbol("aclrtIpcMemSetAttr"), Need::Symbol("aclrtIpcMemImportPidInterServer")],
+    }
+
+    REG_001 {
+        group: HOST_REGISTER,
+        text: "aclrtHostRegister and aclrtHostRegisterV2 of a host range that overlaps a range registered before (and \
+               not unregistered) are 507910 ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED; the earlier registration stays.",
+        apis: &["aclrtHostRegister", "aclrtHostRegisterV2"],
+        sources: &[REGISTER_MEMORY, API_ERROR, ERRCODE],
+        confidence: &[Src],
+        note: Some("CheckMemoryRangeRegistered register_memory.cc:61-77 (FindOverlappingMemory), \
+                    api_error.cc:2024-2027, errcode_manage.cc:553-554 (507910); the driver's DRV_ERROR_BUSY is the \
+                    same code (npu_driver_mem.cc:242)"),
+        expect: Codes(&[acl!(HOST_MEMORY_ALREADY_REGISTERED)]),
+        requires: &[Need::Symbol("aclrtHostRegisterV2")],
+    }
+
+    REG_002 {
+        group: HOST_REGISTER,
+        text: "aclrtHostUnregister of an address that starts no registered range (never registered, inside one, or \
+               already unregistered) is 507911 ACL_ERROR_HOST_MEMORY_NOT_REGISTERED.",
+        apis: &["aclrtHostUnregister"],
+        sources: &[API_IMPL, API_ERROR, ERRCODE],
+        confidence: &[Src],
+        note: Some("ApiImpl::HostUnregister api_impl.cc:2614-2641 (IsMappedMemoryBase / IsPinnedMemoryBase: the start \
+                    only), api_error.cc:2032-2041, errcode_manage.cc:555-556 (507911)"),
+        expect: Codes(&[acl!(HOST_MEMORY_NOT_REGISTERED)]),
+        requires: &[Need::Symbol("aclrtHostUnregister")],
+    }
+
+    FILL_001 {
+        group: MEMORY,
+        text: "aclrtMemsetD32 and aclrtMemsetD32Async: N 0 succeeds with nothing checked; an address that is not \
+               4-byte aligned, N * 4 over memSize, and memory that is neither device memory nor aclrtMallocHost's \
+               (a pageable host buffer) are 100000; otherwise N 32-bit words of the value are written.",
+        apis: &["aclrtMemsetD32", "aclrtMemsetD32Async"],
+        sources: &[MEMORY_CPP],
+        confidence: &[Src],
+        note: Some("aclrtMemsetD32Impl memory.cpp:772-824 (alignment, memSize, IsAclPinnedMemory)"),
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+        requires: &[Need::Symbol("aclrtMemsetD32")],
+    }
 }
+
+// ---- group of the value rules (issue 18) ---------------------------------------
+
+const VALUE: &str = "acl.value";
 
 // ---- groups and sources of the notify and IPC event rules (issue 17, ipc) -----
 
@@ -2466,3 +2555,8 @@ const API_C_SOC: Source = Runtime("src/runtime/api/api_c_standard_soc.cc");
 const NOTIFY_CC: Source = Runtime("src/runtime/core/src/notify/notify.cc");
 const API_IMPL_EVENT: Source = Runtime("src/runtime/api/impl/api_impl_event.cc");
 const IPC_EVENT_CC: Source = Runtime("src/runtime/core/src/event/ipc_event.cc");
+
+// ---- groups and sources of the memory rules (issue 18) ------------------------
+
+const HOST_REGISTER: &str = "acl.memory.register";
+const REGISTER_MEMORY: Source = Runtime("src/runtime/core/src/common/register_memory.cc");

@@ -362,3 +362,47 @@ pub fn import_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("state unchanged: ImportByKey of a live key", import(cx, &key, 0).0)?;
     cx.expect_ok("close it", close(cx, &key))
 }
+
+/// This server's sdid as the emulator reckons it: the inode of the network namespace.
+fn this_server() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self/ns/net").map_or(1, |m| m.ino() as u32)
+}
+
+/// ACL-IPK-017: aclrtIpcMemSetAttr's checks in the runtime's order, and
+/// aclrtIpcMemImportPidInterServer's; this server's pid is listed.
+pub fn set_attr_and_inter_server(cx: &mut Ctx) -> Result<(), Failure> {
+    let (va, key) = exported(cx, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT, 0x17)?;
+    let k = c_key(&key);
+    let acl = cx.acl();
+    let p = AclError::RT_PARAM_INVALID;
+    let link = ACL_RT_IPC_MEM_ATTR_ACCESS_LINK;
+    let checks = (|| {
+        cx.expect("SetAttr(NULL key)", p, acl.ipc_mem_set_attr(ptr::null(), link, 0)?)?;
+        cx.expect("SetAttr(type 1)", p, acl.ipc_mem_set_attr(k.as_ptr(), 1, 0)?)?;
+        cx.expect("SetAttr(link 4)", p, acl.ipc_mem_set_attr(k.as_ptr(), link, 4)?)?;
+        let unknown = c_key(UNKNOWN_KEY);
+        cx.expect(
+            "SetAttr(unknown key)",
+            AclError::RT_DRV_INTERNAL_ERROR,
+            acl.ipc_mem_set_attr(unknown.as_ptr(), link, 1)?,
+        )?;
+        cx.expect_ok("SetAttr(HCCS)", acl.ipc_mem_set_attr(k.as_ptr(), link, 1)?)?;
+        let mut pid = std::process::id() as i32 + 1;
+        let mut sp = aclrtServerPid { sdid: this_server(), pid: &mut pid, num: 1 };
+        cx.expect(
+            "InterServer(NULL serverPids)",
+            p,
+            acl.ipc_mem_import_pid_inter_server(k.as_ptr(), ptr::null_mut(), 1)?,
+        )?;
+        cx.expect("InterServer(num 0)", p, acl.ipc_mem_import_pid_inter_server(k.as_ptr(), &mut sp, 0)?)?;
+        cx.expect_ok("InterServer(this server)", acl.ipc_mem_import_pid_inter_server(k.as_ptr(), &mut sp, 1)?)?;
+        sp.sdid = this_server().wrapping_add(1);
+        cx.expect_ok("InterServer(another server)", acl.ipc_mem_import_pid_inter_server(k.as_ptr(), &mut sp, 1)?)?;
+        sp.pid = ptr::null_mut();
+        cx.expect("InterServer(NULL pid)", p, acl.ipc_mem_import_pid_inter_server(k.as_ptr(), &mut sp, 1)?)
+    })();
+    setup("aclrtIpcMemClose", close(cx, &key))?;
+    setup("aclrtFree", acl.free(va))?;
+    checks
+}

@@ -13,6 +13,7 @@ pub mod export;
 pub mod fork;
 pub mod general;
 pub mod granularity;
+pub mod host_memory;
 pub mod import;
 pub mod ipc_event;
 pub mod ipc_key;
@@ -30,5 +31,6 @@ pub mod stream;
 pub mod trustlist;
 pub mod unreachable;
 pub mod v2;
+pub mod value;
 
 mod sharing;

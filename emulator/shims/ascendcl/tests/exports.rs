@@ -1,5 +1,6 @@
 //! What `libascendcl.so` exports: exactly the ACL functions of
-//! `vmmkit_sys::acl_functions!` (required and optional) plus the shim marker,
+//! `vmmkit_sys::acl_functions!` (required and optional), the unsupported
+//! ones (`DEVICE_CODE`, `NOT_YET` of `export_unsupported!`) and the shim marker,
 //! all as functions, with the vendor soname, and no Rust symbol leaking.
 
 mod common;
@@ -26,8 +27,14 @@ fn defined_dynamic_symbols() -> Vec<(String, String)> {
 fn exports_exactly_the_documented_acl_names() {
     let symbols = defined_dynamic_symbols();
     let got: BTreeSet<&str> = symbols.iter().map(|(_, n)| n.split('@').next().unwrap_or(n)).collect();
-    let want: BTreeSet<&str> =
-        AclApi::REQUIRED.iter().chain(AclApi::OPTIONAL).copied().chain([vmmkit_sys::SHIM_MARKER]).collect();
+    let want: BTreeSet<&str> = AclApi::REQUIRED
+        .iter()
+        .chain(AclApi::OPTIONAL)
+        .chain(ascendcl::DEVICE_CODE)
+        .chain(ascendcl::NOT_YET)
+        .copied()
+        .chain([vmmkit_sys::SHIM_MARKER])
+        .collect();
     let missing: Vec<_> = want.difference(&got).collect();
     let extra: Vec<_> = got.difference(&want).collect();
     assert!(missing.is_empty() && extra.is_empty(), "missing exports: {missing:?}; unexpected exports: {extra:?}");
@@ -36,10 +43,12 @@ fn exports_exactly_the_documented_acl_names() {
         assert_eq!(kind, "T", "{name} should be a function in the text section, is `{kind}`");
     }
     println!(
-        "{} symbols exported: {} required + {} optional ACL functions + {}",
+        "{} symbols exported: {} required + {} optional ACL functions, {} device code + {} not yet, + {}",
         symbols.len(),
         AclApi::REQUIRED.len(),
         AclApi::OPTIONAL.len(),
+        ascendcl::DEVICE_CODE.len(),
+        ascendcl::NOT_YET.len(),
         vmmkit_sys::SHIM_MARKER
     );
 }

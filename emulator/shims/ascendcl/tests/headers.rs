@@ -13,7 +13,14 @@ use common::{Scratch, c_compiler, include_dir, run_compiler};
 use vmmkit_sys::acl::{AclApi, AclError};
 
 /// The headers, relative to `include/`.
-const HEADERS: &[&str] = &["acl/acl.h", "acl/acl_base.h", "acl/acl_rt.h", "acl/error_codes/rt_error_codes.h"];
+const HEADERS: &[&str] = &[
+    "acl/acl.h",
+    "acl/acl_base.h",
+    "acl/acl_rt.h",
+    "acl/acl_rt_allocator.h",
+    "acl/acl_rt_unsupported.h",
+    "acl/error_codes/rt_error_codes.h",
+];
 
 /// Compiles `src` with `compiler` and `flags` against `include/`, to an object file.
 fn compile_object(compiler: &str, flags: &[&str], src: &Path, scratch: &Scratch) {
@@ -62,6 +69,8 @@ fn c_type(rust: &str) -> String {
         "i32" => "int32_t",
         "u32" => "uint32_t",
         "u64" => "uint64_t",
+        "i64" => "int64_t",
+        "u16" => "uint16_t",
         "usize" => "size_t",
         "c_void" => "void",
         "c_char" => "char",
@@ -98,7 +107,8 @@ fn declarations_have_the_exported_signatures() {
 }
 
 /// The headers declare no function that the library does not export, and
-/// every exported ACL function (not the shim marker) is declared.
+/// every exported ACL function (not the shim marker), emulated or
+/// unsupported, is declared.
 #[test]
 fn headers_declare_exactly_the_exported_functions() {
     let mut declared = BTreeSet::new();
@@ -115,7 +125,13 @@ fn headers_declare_exactly_the_exported_functions() {
     // The `#define ACL_FUNC_VISIBILITY ...` line is not a declaration.
     declared.remove("__attribute__");
     declared.remove("define");
-    let exported: BTreeSet<String> = AclApi::REQUIRED.iter().chain(AclApi::OPTIONAL).map(|s| s.to_string()).collect();
+    let exported: BTreeSet<String> = AclApi::REQUIRED
+        .iter()
+        .chain(AclApi::OPTIONAL)
+        .chain(ascendcl::DEVICE_CODE)
+        .chain(ascendcl::NOT_YET)
+        .map(|s| s.to_string())
+        .collect();
     let undeclared: Vec<_> = exported.difference(&declared).collect();
     let not_exported: Vec<_> = declared.difference(&exported).collect();
     assert!(

@@ -104,3 +104,34 @@ _Static_assert(sizeof(aclrtServerPid) == 24 && _Alignof(aclrtServerPid) == 8, "a
 _Static_assert(offsetof(aclrtServerPid, sdid) == 0, "sdid");
 _Static_assert(offsetof(aclrtServerPid, pid) == 8, "pid");
 _Static_assert(offsetof(aclrtServerPid, num) == 16, "num");
+
+/* Issue 18: the structures of acl_rt.h:293-298, 580-587, 885-887 (x86-64). */
+_Static_assert(sizeof(aclrtStreamConfigHandle) == 32 && _Alignof(aclrtStreamConfigHandle) == 8, "config size");
+_Static_assert(offsetof(aclrtStreamConfigHandle, workptr) == 0, "workptr");
+_Static_assert(offsetof(aclrtStreamConfigHandle, workSize) == 8, "workSize");
+_Static_assert(offsetof(aclrtStreamConfigHandle, flag) == 16, "flag");
+_Static_assert(offsetof(aclrtStreamConfigHandle, priority) == 24, "priority");
+_Static_assert(sizeof(aclrtStreamAttrValue) == 16 && _Alignof(aclrtStreamAttrValue) == 8, "attribute value");
+_Static_assert(sizeof(aclrtUuid) == 16 && _Alignof(aclrtUuid) == 1, "aclrtUuid");
+_Static_assert(ACL_STREAM_ATTR_PRIORITY == 5 && ACL_RT_STREAM_PRIORITY == 3, "stream attribute values");
+_Static_assert(ACL_DEV_ATTR_SUPER_POD_ID == 405 && ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE == 301, "aclrtDevAttr values");
+_Static_assert(ACL_CALLBACK_BLOCK == 1 && ACL_BF16 == 27 && ACL_OPT_ENABLE_KERNEL_EARLY_START == 3, "enum values");
+_Static_assert(sizeof(aclrtUtilizationInfo) == 24 && offsetof(aclrtUtilizationInfo, utilizationExtend) == 16,
+               "aclrtUtilizationInfo");
+/* Issue 18: memory (acl_rt.h of hicann/runtime@681ef76). */
+_Static_assert(sizeof(aclrtMallocAttrValue) == 8 && _Alignof(aclrtMallocAttrValue) == 4, "aclrtMallocAttrValue");
+_Static_assert(sizeof(aclrtMallocAttribute) == 12 && offsetof(aclrtMallocAttribute, value) == 4, "aclrtMallocAttribute");
+_Static_assert(sizeof(aclrtMallocConfig) == 16 && offsetof(aclrtMallocConfig, numAttrs) == 8, "aclrtMallocConfig");
+_Static_assert(sizeof(aclrtMemUsageInfo) == 112 && _Alignof(aclrtMemUsageInfo) == 8, "aclrtMemUsageInfo size");
+_Static_assert(offsetof(aclrtMemUsageInfo, curMemSize) == 32, "curMemSize");
+_Static_assert(offsetof(aclrtMemUsageInfo, memPeakSize) == 40, "memPeakSize");
+_Static_assert(offsetof(aclrtMemUsageInfo, reserved) == 48, "reserved");
+_Static_assert(sizeof(aclrtMemManagedLocation) == 8 && offsetof(aclrtMemManagedLocation, id) == 4, "aclrtMemManagedLocation");
+_Static_assert(sizeof(aclrtMemcpyBatchAttr) == 32 && _Alignof(aclrtMemcpyBatchAttr) == 4, "aclrtMemcpyBatchAttr size");
+_Static_assert(offsetof(aclrtMemcpyBatchAttr, srcLoc) == 8 && offsetof(aclrtMemcpyBatchAttr, rsv) == 16, "srcLoc, rsv");
+_Static_assert(sizeof(aclrtBarrierTaskInfo) == 56 && offsetof(aclrtBarrierTaskInfo, cmoInfo) == 8, "aclrtBarrierTaskInfo");
+_Static_assert(sizeof(aclrtMemUceInfo) == 128 && offsetof(aclrtMemUceInfo, reserved) == 16, "aclrtMemUceInfo");
+_Static_assert(ACL_HOST_REGISTER_IOMEMORY == 4 && ACL_HOST_REGISTER_READONLY == 8, "aclrtHostRegisterType");
+_Static_assert(ACL_RT_MEM_ATTR_VA_FLAG == 3 && ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID == 8, "enums");
+_Static_assert(ACL_MEM_LOCATIONTYPE_HOST_NUMA_CURRENT == 4 && ACL_RT_CMO_TYPE_FLUSH == 3, "enums");
+_Static_assert(ACL_RT_HAC_TYPE_CCU == 9 && ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH == 3, "enums");

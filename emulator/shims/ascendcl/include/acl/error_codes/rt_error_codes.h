@@ -23,6 +23,12 @@ static const int32_t ACL_ERROR_RT_INVALID_MEMORY_TYPE = 107016;
 static const int32_t ACL_ERROR_RT_INVALID_HANDLE = 107017;
 static const int32_t ACL_ERROR_RT_INVALID_MALLOC_TYPE = 107018;
 static const int32_t ACL_ERROR_RT_WAIT_TIMEOUT = 107019;
+static const int32_t ACL_ERROR_RT_STREAM_MODEL = 107005;
+static const int32_t ACL_ERROR_RT_STREAM_SUBSCRIBE = 107011;
+static const int32_t ACL_ERROR_RT_THREAD_SUBSCRIBE = 107012;
+static const int32_t ACL_ERROR_RT_GROUP_NOT_CREATE = 107014;
+static const int32_t ACL_ERROR_RT_STREAM_NO_CB_REG = 107015;
+static const int32_t ACL_ERROR_RT_SYSPARAMOPT_NOT_SET = 107021;
 
 static const int32_t ACL_ERROR_RT_FEATURE_NOT_SUPPORT = 207000;
 static const int32_t ACL_ERROR_RT_MEMORY_ALLOCATION = 207001;
@@ -47,6 +53,9 @@ static const int32_t ACL_ERROR_RT_EVENT_NOT_COMPLETE = 507006;
 static const int32_t ACL_ERROR_RT_STREAM_SYNC_TIMEOUT = 507046;
 static const int32_t ACL_ERROR_RT_EVENT_SYNC_TIMEOUT = 507047;
 static const int32_t ACL_ERROR_RT_DRV_INTERNAL_ERROR = 507899;
+/* Issue 18: memory (rt_error_codes.h:161-162 of hicann/runtime). */
+static const int32_t ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 507910;
+static const int32_t ACL_ERROR_HOST_MEMORY_NOT_REGISTERED = 507911;
 
 #ifdef __cplusplus
 }
