@@ -66,12 +66,6 @@ impl Injectable for () {
     }
 }
 
-impl Injectable for *mut *mut std::ffi::c_void {
-    fn from_code(_: i64) -> Option<Self> {
-        None
-    }
-}
-
 impl Injectable for *const c_char {
     fn from_code(_: i64) -> Option<Self> {
         None

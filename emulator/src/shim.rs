@@ -51,12 +51,6 @@ impl OnPanic for () {
     fn on_panic(_: &Backstop) -> Self {}
 }
 
-impl OnPanic for *mut *mut std::ffi::c_void {
-    fn on_panic(_: &Backstop) -> Self {
-        std::ptr::null_mut()
-    }
-}
-
 impl OnPanic for *const c_char {
     fn on_panic(backstop: &Backstop) -> Self {
         backstop.message.as_ptr()

@@ -75,7 +75,7 @@ pub unsafe extern "C" fn aclrtValueWait(devAddr: *mut c_void, value: u64, flag: 
         let addr = device_word(devAddr, "aclrtValueWait")?;
         let cmp = cmp.unwrap_or(ValueCmp::Geq);
         // SAFETY: 8 bytes of device memory, checked.
-        unsafe { enqueue(stream, Work::WaitValue { addr, value, width: 8, cmp }) }
+        unsafe { enqueue(stream, Work::WaitValue { addr, value, mask: u64::MAX, width: 8, cmp }) }
     })
 }
 
