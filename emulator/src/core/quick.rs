@@ -213,6 +213,59 @@ mod tests {
     }
 
     #[test]
+    fn threads_importing_and_freeing_at_once_keep_the_count() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (e, key, id) = imported(dir.path());
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let e = &e;
+                s.spawn(move || {
+                    for i in 0..2_000 {
+                        assert_eq!(e.import_again(key, Place::Device(1), true).map(|(h, _)| h), Some(id));
+                        // Every other free from a thread that did not take it.
+                        if (i + t) % 2 == 0 {
+                            e.free(id).expect("free");
+                        } else {
+                            std::thread::scope(|s2| {
+                                s2.spawn(|| e.free(id).expect("free elsewhere"));
+                            });
+                        }
+                    }
+                });
+            }
+        });
+        assert_eq!(e.describe(id).expect("live").refs, 1, "only the first import is left");
+        e.free(id).expect("last free");
+        assert!(!e.handle_exists(id));
+        assert_eq!(e.import_again(key, Place::Device(1), true), None);
+    }
+
+    #[test]
+    fn the_last_locked_free_racing_quick_imports_leaves_nothing() {
+        for round in 0..50 {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let (e, key, id) = imported(dir.path());
+            std::thread::scope(|s| {
+                let e = &e;
+                // Imports again and frees (from its cache after the first)
+                // until the handle is gone.
+                s.spawn(move || {
+                    while e.import_again(key, Place::Device(1), true).is_some() {
+                        e.free(id).expect("free");
+                    }
+                });
+                // Meanwhile the first import's reference goes, under the lock.
+                for _ in 0..round * 20 {
+                    std::hint::spin_loop();
+                }
+                e.free(id).expect("first import's free");
+            });
+            assert!(!e.handle_exists(id), "freed to zero: gone");
+            assert_eq!(e.census().0, 1, "the exported handle only");
+        }
+    }
+
+    #[test]
     fn a_quick_reference_outlives_the_locked_ones() {
         let dir = tempfile::tempdir().expect("tempdir");
         let (e, key, id) = imported(dir.path());
