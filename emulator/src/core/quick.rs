@@ -110,19 +110,29 @@ impl Quick {
     /// A repeated import of `key` onto `device` answered from this thread's
     /// cache: one more spare reference, or `None` (nothing changed).
     pub(super) fn import(&self, key: u64, device: Place, link_peers: bool) -> Option<(HandleId, Place)> {
-        CACHE.with_borrow(|c| {
-            let e = c.iter().find(|e| e.emu == self.emu && e.key == key && e.device == device)?;
-            if link_peers && e.peers_at.is_some_and(|g| g != self.peer_generation()) {
-                return None;
-            }
-            e.spare.take().then_some((e.id, e.place))
-        })
+        // `try_with`: a call from a thread-local destructor at thread exit
+        // finds the cache gone, and goes through the lock.
+        CACHE
+            .try_with(|c| {
+                let c = c.try_borrow().ok()?;
+                let e = c.iter().find(|e| e.emu == self.emu && e.key == key && e.device == device)?;
+                if link_peers && e.peers_at.is_some_and(|g| g != self.peer_generation()) {
+                    return None;
+                }
+                e.spare.take().then_some((e.id, e.place))
+            })
+            .ok()
+            .flatten()
     }
 
     /// The free of a reference a quick import took, answered from this
     /// thread's cache; false (nothing changed) when it has none to give back.
     pub(super) fn free(&self, id: HandleId) -> bool {
-        CACHE.with_borrow(|c| c.iter().any(|e| e.emu == self.emu && e.id == id && e.spare.give()))
+        CACHE
+            .try_with(|c| {
+                c.try_borrow().is_ok_and(|c| c.iter().any(|e| e.emu == self.emu && e.id == id && e.spare.give()))
+            })
+            .unwrap_or(false)
     }
 
     /// Remembers an import made under the lock, for the next ones.
@@ -135,7 +145,9 @@ impl Quick {
         spare: &Arc<Spare>,
         peers_at: Option<u64>,
     ) {
-        CACHE.with_borrow_mut(|c| {
+        // At thread exit (the cache gone) there is nothing to remember.
+        let _gone = CACHE.try_with(|c| {
+            let Ok(mut c) = c.try_borrow_mut() else { return };
             c.retain(|e| {
                 e.spare.0.load(Ordering::Relaxed) & DEAD == 0
                     && !(e.emu == self.emu && e.key == key && e.device == device)
