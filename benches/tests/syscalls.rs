@@ -16,7 +16,10 @@ use vmmkit_benches::syscalls::{self, Tally};
 /// hold of its own, its header read from the file: `fstat`, `open`,
 /// `flock`, `fstat`, `pread`, and at the free `flock`, `close`; HIP also
 /// reads its `int *` argument safely with `process_vm_readv`), where the
-/// floor is two calls that make none: no import cache answers an fd.
+/// floor is two calls that make none: no import cache answers an fd, as
+/// none does in the vendors' drivers (HIP makes a new handle per import,
+/// ROCm/clr `hipamd/src/hip_vm.cpp:242-243`; CUDA does not promise the same
+/// handle; docs/emulator.md, "Facts learned").
 const EXEMPT: &[(&str, bool)] = &[("reimport", false)];
 
 fn main() -> ExitCode {

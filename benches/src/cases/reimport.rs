@@ -10,7 +10,10 @@
 //!
 //! On HIP and CUDA the handle is a POSIX fd, and importing it again makes a
 //! new handle with a hold of its own on the entry (no cache answers it):
-//! the row shows what that costs.
+//! the row shows what that costs. The drivers do the same: HIP wraps every
+//! import in a new handle (ROCm/clr `hipamd/src/hip_vm.cpp:242-243`), and
+//! CUDA does not promise the same handle for the same allocation
+//! (docs/emulator.md, "Facts learned while building it").
 //!
 //! One process plays both sides (it exports from device 0 and imports onto
 //! device 1), which needs two devices.

@@ -79,7 +79,7 @@ impl Emulator {
             });
         }
         for (id, p) in &t.handles {
-            if p.refs == p.map_refs {
+            if p.total_refs() == p.map_refs {
                 continue; // only mappings hold it: listed with them
             }
             let kind = match (p.imported, p.entry.is_some()) {
@@ -98,7 +98,7 @@ impl Emulator {
                 id.0,
                 p.size,
                 p.owner,
-                p.refs - p.map_refs
+                p.total_refs() - p.map_refs
             );
             out.push(Leak { kind, what, bytes: p.size, key: p.key(), created_by: p.created_by });
         }

@@ -24,6 +24,7 @@ mod peer;
 mod physical;
 mod pool;
 mod process;
+mod quick;
 mod share;
 mod space;
 mod stream;
@@ -69,6 +70,8 @@ pub struct Emulator {
     streams: stream::Streams,
     /// Events (`event.rs`).
     events: event::Events,
+    /// The per-thread import caches' view of this emulator (`quick.rs`).
+    quick: quick::Quick,
 }
 
 /// Process-local state.
@@ -102,6 +105,7 @@ impl Emulator {
             dialects: dialect::DialectStates::default(),
             streams: stream::Streams::default(),
             events: event::Events::default(),
+            quick: quick::Quick::default(),
         })
     }
 

@@ -10,7 +10,13 @@ impl Emulator {
 
     /// Disables access from `device` to `peer`; false if it was not enabled.
     pub fn disable_peer(&self, device: u32, peer: u32) -> bool {
-        self.lock().peers.remove(&(device, peer))
+        let mut t = self.lock();
+        let removed = t.peers.remove(&(device, peer));
+        if removed {
+            // Cached repeated imports enable theirs again (ACL-IMP-016).
+            self.quick.peers_changed();
+        }
+        removed
     }
 
     /// Whether access from `device` to `peer` is enabled.

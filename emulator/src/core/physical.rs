@@ -1,9 +1,12 @@
 //! Physical memory handles: creation, references, destruction.
 
+use std::sync::Arc;
+
 use crate::os::object::Object;
 use crate::os::vm::HostView;
 use crate::registry::{Header, Place, Registry};
 
+use super::quick::Spare;
 use super::{CoreError, Emulator, HandleId, Tables};
 
 /// Physical memory known to this process under one handle.
@@ -21,8 +24,11 @@ pub struct Physical {
     pub granule: u64,
     /// Dialect-defined properties (e.g. ACL memAttr).
     pub props: [u64; 4],
-    /// References: creation, each map, each retain, each repeated import.
+    /// References: creation, each map, each retain, each repeated import
+    /// made under the lock ([`Physical::total_refs`] adds the quick ones).
     pub refs: u32,
+    /// Imports: the references repeated imports took without the lock (`quick.rs`).
+    pub(super) spare: Option<Arc<Spare>>,
     /// References held by mappings.
     pub map_refs: u32,
     /// Retains (each adds a reference that needs its own free).
@@ -50,6 +56,7 @@ impl Physical {
             granule: header.props[1].max(1),
             props: header.props,
             refs: 1,
+            spare: Some(Arc::default()),
             map_refs: 0,
             retains: 0,
             entry: Some(header),
@@ -58,6 +65,11 @@ impl Physical {
             view: None,
             created_by: crate::instrument::current_call(),
         }
+    }
+
+    /// All its references: `refs` and those quick imports took.
+    pub fn total_refs(&self) -> u32 {
+        self.refs + self.spare.as_ref().map_or(0, |s| s.count())
     }
 
     /// The capacity charge moved from this process to the registry entry.
@@ -88,6 +100,9 @@ pub(super) fn insert(t: &mut Tables, p: Physical) -> HandleId {
 /// Drops a handle and everything it holds: its charge, or its hold on a registry entry.
 pub(super) fn destroy(t: &mut Tables, reg: &Registry, id: HandleId) {
     let Some(p) = t.handles.remove(&id) else { return };
+    if let Some(s) = &p.spare {
+        s.bury();
+    }
     // A handle is listed under its own key only: exported ones in `exports`,
     // imported ones under (key, importing device) in `imports`. Removing just
     // those keeps a free O(1); scanning both maps made it O(handles), and
@@ -115,12 +130,29 @@ pub(super) fn destroy(t: &mut Tables, reg: &Registry, id: HandleId) {
 
 /// Drops one reference; the memory goes when none is left.
 pub(super) fn unref(t: &mut Tables, reg: &Registry, id: HandleId) {
-    if let Some(p) = t.handles.get_mut(&id) {
-        p.refs = p.refs.saturating_sub(1);
-        if p.refs == 0 {
-            destroy(t, reg, id);
+    let Some(p) = t.handles.get_mut(&id) else { return };
+    let spare = p.spare.clone();
+    // A reference a quick import took goes first (they are all alike).
+    if spare.as_ref().is_some_and(|s| s.give()) {
+        return;
+    }
+    p.refs = p.refs.saturating_sub(1);
+    if p.refs > 0 {
+        return;
+    }
+    loop {
+        match &spare {
+            None => break,
+            Some(s) if s.kill() => break,
+            // A quick import took one meanwhile: it becomes `refs`' last.
+            Some(s) if s.give() => {
+                p.refs = 1;
+                return;
+            }
+            Some(_) => {}
         }
     }
+    destroy(t, reg, id);
 }
 
 impl Emulator {
@@ -153,6 +185,7 @@ impl Emulator {
             granule,
             props,
             refs: 1,
+            spare: None,
             map_refs: 0,
             retains: 0,
             entry: None,
@@ -171,9 +204,14 @@ impl Emulator {
 
     /// Drops one reference that is not a mapping's (a free, a release).
     pub fn free(&self, id: HandleId) -> Result<(), CoreError> {
+        // A reference a quick import took: the handle lives, and holds more
+        // than its mappings' references.
+        if self.quick.free(id) {
+            return Ok(());
+        }
         let mut t = self.lock();
         let Some(p) = t.handles.get(&id) else { return Err(CoreError::UnknownHandle(id.0)) };
-        if p.refs <= p.map_refs {
+        if p.total_refs() <= p.map_refs {
             return Err(CoreError::OnlyMappingRefs(id.0));
         }
         unref(&mut t, &self.registry, id);
@@ -191,7 +229,7 @@ impl Emulator {
             granule: p.granule,
             props: p.props,
             imported: p.imported,
-            refs: p.refs,
+            refs: p.total_refs(),
             key: p.key(),
         })
     }

@@ -105,18 +105,30 @@ impl Emulator {
         if crate::faults::on_key(crate::instrument::current_call(), key).is_some() {
             return None;
         }
+        // This thread's cache first: no lock (`quick.rs`).
+        if let Some(hit) = self.quick.import(key, device, link_peers) {
+            return Some(hit);
+        }
         let mut guard = self.lock();
         let t = &mut *guard;
         let id = *t.imports.get(&(key, device))?;
         let p = t.handles.get_mut(&id)?;
         p.refs += 1;
         let place = p.place;
-        if link_peers
-            && let (Place::Device(a), Place::Device(b)) = (device, place)
+        let mut peers_at = None;
+        if let (Place::Device(a), Place::Device(b)) = (device, place)
             && a != b
         {
-            t.peers.insert((a, b));
-            t.peers.insert((b, a));
+            // A cached entry made without linking never answers one that must link.
+            peers_at = Some(u64::MAX);
+            if link_peers {
+                t.peers.insert((a, b));
+                t.peers.insert((b, a));
+                peers_at = Some(self.quick.peer_generation());
+            }
+        }
+        if let Some(spare) = &p.spare {
+            self.quick.remember(key, device, id, place, spare, peers_at);
         }
         Some((id, place))
     }
