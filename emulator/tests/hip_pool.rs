@@ -205,3 +205,25 @@ fn exporter_frees_first() {
         assert_eq!(shared_left_after_gc(root), Vec::<String>::new(), "nothing outlives the pools");
     });
 }
+
+/// HIP-POOL-014: clr reads the fd back as the low 32 bits of the pointer (a
+/// union of `void*` and `int`, hipamd/src/hip_mempool.cpp:423-430), so bits
+/// above them do not matter: hip-tests keeps the fd in an `int64_t` that the
+/// export wrote only 4 bytes of.
+#[test]
+fn pool_import_reads_the_fd_from_the_low_32_bits() {
+    isolated("pool_import_reads_the_fd_from_the_low_32_bits", ENV, |root| {
+        let api = hip();
+        let pool = new_pool(&api);
+        let fd = export_pool(&api, pool);
+        let raw = fd.as_raw_fd() as u32 as usize;
+        let h = (0x5a5a_5a5a_0000_0000_usize | raw) as *mut c_void;
+        let mut imported = null_mut();
+        hok!(api, hipMemPoolImportFromShareableHandle(&mut imported, h, hipMemHandleTypePosixFileDescriptor, 0));
+        assert!(!imported.is_null());
+        hok!(api, hipMemPoolDestroy(imported));
+        drop(fd);
+        hok!(api, hipMemPoolDestroy(pool));
+        assert_eq!(shared_left_after_gc(root), Vec::<String>::new(), "nothing outlives the pools");
+    });
+}

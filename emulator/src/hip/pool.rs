@@ -436,7 +436,11 @@ pub unsafe extern "C" fn hipMemPoolImportFromShareableHandle(
             return Ok(());
         }
         let e = emu()?;
-        let fd = i32::try_from(shared_handle as usize).unwrap_or(-1);
+        // clr reads the fd back through a union of `void*` and `int`: the low
+        // 32 bits of the pointer (hipamd/src/hip_mempool.cpp:423-430). Callers
+        // rely on it: hip-tests keeps the fd in an `int64_t` the export wrote
+        // only 4 bytes of, the rest left as it was.
+        let fd = shared_handle as usize as u32 as i32;
         let id = e.pool_import(fd, Some(0)).map_err(|er| Fail::core_under_code(&rules::POOL_014, HipError::OUT_OF_MEMORY, er))?;
         // SAFETY: checked non-null.
         unsafe { put(mem_pool, to_pool(id)) };
