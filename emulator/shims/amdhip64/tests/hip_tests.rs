@@ -183,6 +183,38 @@ const MEMORY_CASES: &[(&str, &[&str])] = &[
     ("unit/memory/hipMemPoolImportFromShareableHandle.cc", &["Unit_hipMemPoolImportFromShareableHandle_Negative"]),
     ("unit/memory/hipMemPoolExportPointer.cc", &["Unit_hipMemPoolExportPointer_Negative"]),
     ("unit/memory/hipMemPoolImportPointer.cc", &["Unit_hipMemPoolImportPointer_Negative"]),
+    // Multiprocess: the child imports the pool through an fd passed on a
+    // socket (our ipcSocketCom) and reads its access for every device.
+    ("unit/memory/hipMemPoolExportToShareableHandle.cc", &["Unit_hipMemPoolExportToShareableHandle_ChldCheckAccess"]),
+    (
+        "unit/memory/hipMemPoolSetGetAccess.cc",
+        &[
+            // Not Unit_hipMemPoolSetAccess_Negative_Parameters: it starts with
+            // CHECK_IMAGE_SUPPORT, and the emulator has no images (attribute
+            // ImageSupport is 0), so hip-tests itself skips it.
+            "Unit_hipMemPoolSetAccess_NegTst",
+            "Unit_hipMemPoolGetAccess_Negative_Parameters",
+            "Unit_hipMemPoolGetAccess_SetGet",
+            "Unit_hipMemPoolGetAccess_GetDefMempoolOfEachDevice",
+        ],
+    ),
+    ("unit/memory/hipMemPoolApi.cc", &["Unit_hipMemPoolApi_Basic"]),
+];
+
+/// Cases that fork before their first HIP call and use HIP in the child:
+/// each runs in a process of its own, as hip-tests' ctest runs every case,
+/// since the emulator refuses calls in a child forked after it started in
+/// the parent (HIP-FORK-001).
+const OWN_PROCESS: &[&str] = &["Unit_hipMemPoolExportToShareableHandle_ChldCheckAccess"];
+
+/// Kernel-free helpers of a file that its listed cases call (functions by
+/// name, or a file-level variable), taken verbatim like the cases.
+const FILE_HELPERS: &[(&str, &[&str])] = &[
+    (
+        "unit/memory/hipMemPoolSetGetAccess.cc",
+        &["getDevicePairs", "checkMempoolSetAccessWithGet", "checkMempoolSetAccessWithGetUsingArray"],
+    ),
+    ("unit/memory/hipMemPoolApi.cc", &["kPoolProps", "initMemPoolProps"]),
 ];
 
 /// Cases whose result on clr differs from hip-tests' expectation, with the
@@ -276,6 +308,46 @@ fn preamble(src: &str) -> String {
         .collect()
 }
 
+/// The file-level definition of `name` in `src`: a line at column 0 that
+/// declares it (`… name(` or `… name;`), with its body, braces matched, for
+/// a function, and the `;` that may follow it.
+fn extract_decl(src: &str, name: &str) -> Option<String> {
+    let mut at = 0;
+    let start = loop {
+        let line_end = src[at..].find('\n').map_or(src.len(), |i| at + i);
+        let line = &src[at..line_end];
+        let starts = line.starts_with(|c: char| c.is_ascii_alphabetic()) && !line.starts_with("TEST_CASE");
+        if starts && (line.contains(&format!(" {name}(")) || line.contains(&format!(" {name};"))) {
+            break at;
+        }
+        if line_end >= src.len() {
+            return None;
+        }
+        at = line_end + 1;
+    };
+    let line_end = src[start..].find('\n').map_or(src.len(), |i| start + i);
+    if src[start..line_end].trim_end().ends_with(';') {
+        return Some(src[start..line_end].to_string());
+    }
+    let open = start + src[start..].find('{')?;
+    let mut depth = 0usize;
+    for (i, c) in src[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    let end = open + i + 1;
+                    let end = if src[end..].starts_with(';') { end + 1 } else { end };
+                    return Some(src[start..end].to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// `#undef` lines for the macros of a file's [`preamble`]: a macro ignores
 /// namespaces, and another file may declare the same name (`DATA_SIZE`).
 fn undefines(preamble: &str) -> String {
@@ -298,6 +370,11 @@ fn source(copy: &Copy, cases: &[(&str, &[&str])], constants: bool) -> Result<Str
         let src = copy.read(&path)?;
         if constants {
             out.push_str(&format!("\nnamespace vmmkit_file_{i} {{\n// hip-tests {path}\n{}", preamble(&src)));
+            let helpers = FILE_HELPERS.iter().filter(|(f, _)| f == file).flat_map(|(_, h)| h.iter());
+            for helper in helpers {
+                let text = extract_decl(&src, helper).ok_or_else(|| format!("{path}: no definition of {helper}"))?;
+                out.push_str(&format!("{text}\n"));
+            }
         }
         for name in *names {
             let body = extract(&src, name).ok_or_else(|| format!("{path}: no TEST_CASE(\"{name}\")"))?;
@@ -365,10 +442,18 @@ fn run_cases(name: &str, exe_name: &str, cases: &[(&str, &[&str])], constants: b
     let want: usize = cases.iter().map(|(_, n)| n.len()).sum();
     println!("hip-tests {} ({} cases, headers {})", copy.revision(), want, env["HIP_HEADERS_VERSION"]);
     for mode in ["async", "adversarial", "eager"] {
-        let mut cmd = scratch.command(&exe, library_dir());
-        cmd.env("VMMKIT_STREAMS", mode).env("VMMKIT_DEVICE_MEMORY", device_memory);
-        let started = scratch.start(&format!("{exe_name} ({mode})"), cmd);
-        let out = finish(&mut [started]).remove(0);
+        let fresh: Vec<&str> =
+            cases.iter().flat_map(|(_, n)| n.iter().copied()).filter(|n| OWN_PROCESS.contains(n)).collect();
+        // The shared process leaves out the cases that get their own, then each of those runs.
+        let runs = std::iter::once(fresh.iter().map(|n| format!("-{n}")).collect::<Vec<_>>())
+            .chain(fresh.iter().map(|n| vec![n.to_string()]));
+        let mut out = String::new();
+        for args in runs {
+            let mut cmd = scratch.command(&exe, library_dir());
+            cmd.args(&args).env("VMMKIT_STREAMS", mode).env("VMMKIT_DEVICE_MEMORY", device_memory);
+            let started = scratch.start(&format!("{exe_name} ({mode}) {}", args.join(" ")), cmd);
+            out.push_str(&finish(&mut [started]).remove(0));
+        }
         print!("--- VMMKIT_STREAMS={mode}:\n{out}");
         let results: Vec<(&str, &str)> =
             out.lines().filter_map(|l| l.strip_prefix("CASE ")).filter_map(|l| l.split_once(": ")).collect();
@@ -458,4 +543,13 @@ fn hip_tests_main_references_are_exported() {
 fn undefines_names_each_macro() {
     let pre = "#define DATA_SIZE 1024\nconstexpr int N = 4;\n#define SQ(x) ((x) * (x))\n";
     assert_eq!(undefines(pre), "#undef DATA_SIZE\n#undef SQ\n");
+}
+
+/// `extract_decl` takes a function with its body, or a variable's line, at file level only.
+#[test]
+fn extract_decl_takes_file_level_definitions() {
+    let src = "static int kN;\n  int inner(int a) { return a; }\nvoid init() {\n  if (1) { kN = 1; }\n};\nTEST_CASE(\"A\") { init(); }\n";
+    assert_eq!(extract_decl(src, "kN").as_deref(), Some("static int kN;"));
+    assert_eq!(extract_decl(src, "init").as_deref(), Some("void init() {\n  if (1) { kN = 1; }\n};"));
+    assert_eq!(extract_decl(src, "inner"), None);
 }

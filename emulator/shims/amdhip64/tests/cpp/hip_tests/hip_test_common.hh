@@ -7,12 +7,16 @@
 //
 // A failed REQUIRE ends its case (an exception, as Catch does); each case
 // runs once per top-level SECTION, as Catch runs each leaf section once.
-// The runner prints "CASE <name>: PASS" or "CASE <name>: FAIL <why>".
+// The runner prints "CASE <name>: PASS" or "CASE <name>: FAIL <why>"; its
+// arguments, if any, name the cases to run, or with a leading '-' one to skip.
 #pragma once
 
 #include <hip/hip_runtime_api.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -63,15 +67,43 @@ struct Register {
     Register(const char* name, void (*body)()) { cases().push_back({name, body}); }
 };
 
+// The runner's pid: a case's forked child that fails a REQUIRE ends there
+// with status 1 (its parent's wait checks it) instead of running the next cases.
+inline pid_t& runner() {
+    static pid_t p = 0;
+    return p;
+}
+
 [[noreturn]] inline void fail(const char* file, int line, const std::string& what) {
     std::ostringstream s;
     s << file << ":" << line << ": " << what;
+    if (getpid() != runner()) {
+        std::fprintf(stderr, "child %d: %s\n", static_cast<int>(getpid()), s.str().c_str());
+        std::_Exit(1);
+    }
     throw Failed(s.str());
 }
 
-inline int run_all() {
+// Whether `name` runs, given the runner's arguments: case names to run only
+// those, or "-name" to leave one out.
+inline bool selected(const char* name, int argc, char** argv) {
+    bool only = false;
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-') {
+            if (std::strcmp(argv[i] + 1, name) == 0) return false;
+        } else {
+            only = true;
+            if (std::strcmp(argv[i], name) == 0) return true;
+        }
+    }
+    return !only;
+}
+
+inline int run_all(int argc, char** argv) {
+    runner() = getpid();
     int failed = 0;
     for (const Case& c : cases()) {
+        if (!selected(c.name, argc, argv)) continue;
         std::string why;
         target() = 0;
         do {
@@ -162,4 +194,4 @@ inline void HIP_SKIP_TEST(const char* why) { std::printf("  skipped: %s\n", why)
         }                                                                                          \
     }
 
-int main() { return vmmkit_catch::run_all(); }
+int main(int argc, char** argv) { return vmmkit_catch::run_all(argc, argv); }
