@@ -47,7 +47,7 @@ pub use ipc_event::SharedCellInfo;
 pub use ipc_token::{IPC_HANDLE_SIZE, IpcToken, new_generation};
 pub use leak::{Kind as LeakKind, Leak};
 pub use physical::{HandleInfo, Physical};
-pub use pool::{Freed, PoolAttr, PoolId, PoolProps};
+pub use pool::{Freed, HighReset, PoolAttr, PoolId, PoolProps};
 pub use process::{InstallError, emulator, install, running};
 pub use space::{DEVICE_WINDOW, MapSize, Mapping, ReservationInfo, WINDOW_ANCHOR, Window, natural_align};
 pub use stream::{Ending, Kind as StreamKind, StreamId, ValueCmp, Work};

@@ -55,6 +55,18 @@ pub struct PoolProps {
     pub max_size: u64,
 }
 
+/// What setting a high-water mark (ReservedMemHigh, UsedMemHigh) to 0 leaves it at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HighReset {
+    /// The current value (the CUDA dialect).
+    ToCurrent,
+    /// 0, until the next allocation raises it again: clr stores the 0
+    /// (ROCm/clr@f9f995c hipamd/src/hip_mempool_impl.cpp:370
+    /// `max_total_size_ = reset`, :382 `busy_heap_.SetMaxTotalSize(reset)`)
+    /// and reads it back as stored (:416, :424).
+    ToZero,
+}
+
 /// A pool attribute, in vendor-neutral terms (HIP and CUDA number them alike, 1–8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PoolAttr {
@@ -463,21 +475,23 @@ impl Emulator {
     }
 
     /// Sets attribute `attr` of pool `id`: a flag (0 off), the threshold, or
-    /// a high-water mark back to 0 (the dialect checks what is allowed).
+    /// a high-water mark reset by setting 0, to what `reset` says (the
+    /// dialect checks what is allowed).
     ///
     /// # Errors
     /// [`CoreError::UnknownPool`]; [`CoreError::PoolAttrReadOnly`] for the
     /// current values and a nonzero reset.
-    pub fn pool_set(&self, id: PoolId, attr: PoolAttr, value: u64) -> Result<(), CoreError> {
+    pub fn pool_set(&self, id: PoolId, attr: PoolAttr, value: u64, reset: HighReset) -> Result<(), CoreError> {
         let mut p = self.pools();
         let pool = p.live_mut(id)?;
+        let to = |current: u64| if reset == HighReset::ToZero { 0 } else { current };
         match attr {
             PoolAttr::ReuseFollowEventDependencies => pool.reuse[0] = value != 0,
             PoolAttr::ReuseAllowOpportunistic => pool.reuse[1] = value != 0,
             PoolAttr::ReuseAllowInternalDependencies => pool.reuse[2] = value != 0,
             PoolAttr::ReleaseThreshold => pool.threshold = value,
-            PoolAttr::ReservedMemHigh if value == 0 => pool.reserved_high = pool.reserved(),
-            PoolAttr::UsedMemHigh if value == 0 => pool.used_high = pool.used(),
+            PoolAttr::ReservedMemHigh if value == 0 => pool.reserved_high = to(pool.reserved()),
+            PoolAttr::UsedMemHigh if value == 0 => pool.used_high = to(pool.used()),
             _ => return Err(CoreError::PoolAttrReadOnly { attr: format!("{attr:?}"), value }),
         }
         Ok(())
@@ -628,12 +642,42 @@ mod tests {
         e.pool_trim(id, 0).expect("trim");
         assert_eq!(e.pool_get(id, PoolAttr::ReservedMemCurrent), Ok(0));
         assert_eq!(e.pool_get(id, PoolAttr::ReservedMemHigh), Ok(2 * PAGE));
-        assert!(e.pool_set(id, PoolAttr::UsedMemHigh, 5).is_err());
-        e.pool_set(id, PoolAttr::ReservedMemHigh, 0).expect("reset");
+        assert!(e.pool_set(id, PoolAttr::UsedMemHigh, 5, HighReset::ToCurrent).is_err());
+        e.pool_set(id, PoolAttr::ReservedMemHigh, 0, HighReset::ToCurrent).expect("reset");
         assert_eq!(e.pool_get(id, PoolAttr::ReservedMemHigh), Ok(0));
         assert_eq!(e.pool_free(a), None, "a trimmed block is no pool's");
         e.pool_destroy(id).expect("destroy");
         assert!(!e.pool_exists(id));
+    }
+
+    /// Resetting a high-water mark with memory still reserved and in use:
+    /// to the current values (CUDA), or to 0 until the next allocation (clr).
+    #[test]
+    fn high_reset_to_current_or_to_zero() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let e = emulator(dir.path());
+        let id = e.pool_create(PoolProps { device: 0, exportable: false, max_size: 0 });
+        let props = [1, PAGE, PAGE, 0];
+        let a = e.pool_alloc(id, PAGE, PAGE, props, &DEVICE_WINDOW).expect("alloc");
+        let b = e.pool_alloc(id, PAGE, PAGE, props, &DEVICE_WINDOW).expect("alloc");
+        assert_eq!(e.pool_free(a), Some(Ok(Freed::Returned(id))));
+        for attr in [PoolAttr::ReservedMemHigh, PoolAttr::UsedMemHigh] {
+            e.pool_set(id, attr, 0, HighReset::ToCurrent).expect("reset");
+        }
+        assert_eq!(e.pool_get(id, PoolAttr::ReservedMemHigh), Ok(2 * PAGE));
+        assert_eq!(e.pool_get(id, PoolAttr::UsedMemHigh), Ok(PAGE));
+        for attr in [PoolAttr::ReservedMemHigh, PoolAttr::UsedMemHigh] {
+            e.pool_set(id, attr, 0, HighReset::ToZero).expect("reset");
+            assert_eq!(e.pool_get(id, attr), Ok(0), "{attr:?}");
+        }
+        // The next allocation raises both again, from what is then reserved and used.
+        let c = e.pool_alloc(id, PAGE, PAGE, props, &DEVICE_WINDOW).expect("alloc");
+        assert_eq!(e.pool_get(id, PoolAttr::ReservedMemHigh), Ok(2 * PAGE));
+        assert_eq!(e.pool_get(id, PoolAttr::UsedMemHigh), Ok(2 * PAGE));
+        for va in [b, c] {
+            assert_eq!(e.pool_free(va), Some(Ok(Freed::Returned(id))));
+        }
+        e.pool_destroy(id).expect("destroy");
     }
 
     #[test]
@@ -660,7 +704,7 @@ mod tests {
             Err(CoreError::PoolFull { .. })
         ));
         e.pool_set_access(id, 5, 1).expect("access");
-        e.pool_set(id, PoolAttr::ReuseAllowOpportunistic, 0).expect("flag");
+        e.pool_set(id, PoolAttr::ReuseAllowOpportunistic, 0, HighReset::ToCurrent).expect("flag");
         let fd = e.pool_export(id).expect("export");
         let imported = e.pool_import(std::os::fd::AsRawFd::as_raw_fd(&fd), None).expect("import");
         assert_eq!(e.pool_props(imported).map(|(p, i)| (p.device, i)), Ok((2, true)));

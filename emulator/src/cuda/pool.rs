@@ -21,7 +21,7 @@ use super::call::{Fail, emu, ensure, get, put, run};
 use super::context::current;
 use super::profile::{ALLOC_GRANULE, KIND_ALLOC, WINDOW};
 use crate::core::{
-    CoreError, Emulator, ExtentKind, HandleId, HandleTag, IPC_HANDLE_SIZE, IpcToken, PoolAttr, PoolId, PoolProps, Work,
+    CoreError, Emulator, ExtentKind, HandleId, HandleTag, HighReset, IPC_HANDLE_SIZE, IpcToken, PoolAttr, PoolId, PoolProps, Work,
     new_generation,
 };
 
@@ -271,7 +271,7 @@ pub unsafe extern "C" fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPo
             // SAFETY: checked non-null; the others are cuuint64_t.
             unsafe { get(value.cast::<u64>()) }
         };
-        e.pool_set(id, a, v).map_err(|er| Fail::core_under(&rules::POOL_007, er))
+        e.pool_set(id, a, v, HighReset::ToCurrent).map_err(|er| Fail::core_under(&rules::POOL_007, er))
     })
 }
 

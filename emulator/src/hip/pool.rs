@@ -23,7 +23,7 @@ use vmmkit_sys::hip::*;
 use super::call::{Fail, emu, ensure, get, put, run};
 use super::pointer::{KIND_MALLOC, Kind, extent};
 use super::profile::{GRANULARITY, WINDOW};
-use crate::core::{Emulator, HandleId, HandleTag, IPC_HANDLE_SIZE, IpcToken, PoolAttr, PoolId, PoolProps, Work};
+use crate::core::{Emulator, HandleId, HandleTag, HighReset, IPC_HANDLE_SIZE, IpcToken, PoolAttr, PoolId, PoolProps, Work};
 use crate::core::new_generation;
 
 const TAG: HandleTag = HandleTag::new(0x6870);
@@ -260,7 +260,8 @@ pub unsafe extern "C" fn hipMemPoolSetAttribute(mem_pool: hipMemPool_t, attr: hi
             // SAFETY: checked non-null; the others are uint64_t.
             unsafe { get(value.cast::<u64>()) }
         };
-        e.pool_set(id, a, v).map_err(|er| Fail::core_under(&rules::POOL_008, er))
+        // clr leaves a reset high-water mark at 0, not at the current value.
+        e.pool_set(id, a, v, HighReset::ToZero).map_err(|er| Fail::core_under(&rules::POOL_008, er))
     })
 }
 

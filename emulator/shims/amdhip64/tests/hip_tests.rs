@@ -199,6 +199,20 @@ const MEMORY_CASES: &[(&str, &[&str])] = &[
         ],
     ),
     ("unit/memory/hipMemPoolApi.cc", &["Unit_hipMemPoolApi_Basic"]),
+    (
+        "unit/memory/hipMemPoolSetGetAttribute.cc",
+        &[
+            "Unit_hipMemPoolSetAttribute_Negative_Parameters",
+            "Unit_hipMemPoolSetAttribute_ResetMemHighAttr",
+            "Unit_hipMemPoolGetAttribute_Negative_Parameters",
+            "Unit_hipMemPoolGetAttribute_SetGet",
+            "Unit_hipMemPoolGetAttribute_UsedMem",
+            "Unit_hipMemPoolGetAttribute_ReservedMem",
+            "Unit_hipMemPoolGetAttribute_UsageStatistics",
+            "Unit_hipMemPoolGetAttribute_hipMalloc_DefMempool",
+            "Unit_hipMemPoolGetAttribute_CheckDefaultValues",
+        ],
+    ),
 ];
 
 /// Cases that fork before their first HIP call and use HIP in the child:
@@ -215,6 +229,19 @@ const FILE_HELPERS: &[(&str, &[&str])] = &[
         &["getDevicePairs", "checkMempoolSetAccessWithGet", "checkMempoolSetAccessWithGetUsingArray"],
     ),
     ("unit/memory/hipMemPoolApi.cc", &["kPoolProps", "initMemPoolProps"]),
+    (
+        "unit/memory/hipMemPoolSetGetAttribute.cc",
+        &[
+            "resetHighValue",
+            "iterations",
+            "reservedHighExp",
+            "usedHighExp",
+            "mempoolUsgStat",
+            "getUsageStatistics",
+            "checkDefaultAttributeValues",
+            "checkhipMemPoolSetAttribute",
+        ],
+    ),
 ];
 
 /// Cases whose result on clr differs from hip-tests' expectation, with the
@@ -309,15 +336,20 @@ fn preamble(src: &str) -> String {
 }
 
 /// The file-level definition of `name` in `src`: a line at column 0 that
-/// declares it (`… name(` or `… name;`), with its body, braces matched, for
-/// a function, and the `;` that may follow it.
+/// declares it (`… name(`, `… name;`, `… name =` or `… name {`), with its
+/// body, braces matched, for a function or a struct, and the `;` that may
+/// follow it.
 fn extract_decl(src: &str, name: &str) -> Option<String> {
     let mut at = 0;
     let start = loop {
         let line_end = src[at..].find('\n').map_or(src.len(), |i| at + i);
         let line = &src[at..line_end];
         let starts = line.starts_with(|c: char| c.is_ascii_alphabetic()) && !line.starts_with("TEST_CASE");
-        if starts && (line.contains(&format!(" {name}(")) || line.contains(&format!(" {name};"))) {
+        if starts
+            && [" {name}(", " {name};", " {name} =", " {name} {"]
+                .iter()
+                .any(|f| line.contains(&f.replace("{name}", name)))
+        {
             break at;
         }
         if line_end >= src.len() {
@@ -552,4 +584,7 @@ fn extract_decl_takes_file_level_definitions() {
     assert_eq!(extract_decl(src, "kN").as_deref(), Some("static int kN;"));
     assert_eq!(extract_decl(src, "init").as_deref(), Some("void init() {\n  if (1) { kN = 1; }\n};"));
     assert_eq!(extract_decl(src, "inner"), None);
+    let src = "constexpr int kIter = 2;\nstruct Stat {\n  int a;\n};\n";
+    assert_eq!(extract_decl(src, "kIter").as_deref(), Some("constexpr int kIter = 2;"));
+    assert_eq!(extract_decl(src, "Stat").as_deref(), Some("struct Stat {\n  int a;\n};"));
 }
