@@ -192,6 +192,7 @@ const MEMORY_CASES: &[(&str, &[&str])] = &[
             // Not Unit_hipMemPoolSetAccess_Negative_Parameters: it starts with
             // CHECK_IMAGE_SUPPORT, and the emulator has no images (attribute
             // ImageSupport is 0), so hip-tests itself skips it.
+            "Unit_hipMemPoolSetGetAccess_Positive_Basic",
             "Unit_hipMemPoolSetAccess_NegTst",
             "Unit_hipMemPoolGetAccess_Negative_Parameters",
             "Unit_hipMemPoolGetAccess_SetGet",
@@ -202,6 +203,8 @@ const MEMORY_CASES: &[(&str, &[&str])] = &[
     (
         "unit/memory/hipMemPoolSetGetAttribute.cc",
         &[
+            "Unit_hipMemPoolSetGetAttribute_Positive_Default",
+            "Unit_hipMemPoolSetGetAttribute_Positive_MemBasic",
             "Unit_hipMemPoolSetAttribute_Negative_Parameters",
             "Unit_hipMemPoolSetAttribute_ResetMemHighAttr",
             "Unit_hipMemPoolGetAttribute_Negative_Parameters",
@@ -215,23 +218,38 @@ const MEMORY_CASES: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// Cases that fork before their first HIP call and use HIP in the child:
-/// each runs in a process of its own, as hip-tests' ctest runs every case,
-/// since the emulator refuses calls in a child forked after it started in
-/// the parent (HIP-FORK-001).
-const OWN_PROCESS: &[&str] = &["Unit_hipMemPoolExportToShareableHandle_ChldCheckAccess"];
+/// Cases that run in a process of their own, as hip-tests' ctest runs every
+/// case, with why a shared process would not do.
+const OWN_PROCESS: &[(&str, &str)] = &[
+    (
+        "Unit_hipMemPoolExportToShareableHandle_ChldCheckAccess",
+        "it forks before its first HIP call and uses HIP in the child; the emulator refuses calls \
+         in a child forked after it started in the parent (HIP-FORK-001)",
+    ),
+    (
+        "Unit_hipMemPoolApi_Basic",
+        "it sets ReuseFollowEventDependencies of device 0's default pool to 0 and leaves it so; \
+         Unit_hipMemPoolSetGetAttribute_Positive_Default expects the default, 1",
+    ),
+];
 
 /// Kernel-free helpers of a file that its listed cases call (functions by
 /// name, or a file-level variable), taken verbatim like the cases.
 const FILE_HELPERS: &[(&str, &[&str])] = &[
     (
         "unit/memory/hipMemPoolSetGetAccess.cc",
-        &["getDevicePairs", "checkMempoolSetAccessWithGet", "checkMempoolSetAccessWithGetUsingArray"],
+        &[
+            "MemPoolSetGetAccess",
+            "getDevicePairs",
+            "checkMempoolSetAccessWithGet",
+            "checkMempoolSetAccessWithGetUsingArray",
+        ],
     ),
     ("unit/memory/hipMemPoolApi.cc", &["kPoolProps", "initMemPoolProps"]),
     (
         "unit/memory/hipMemPoolSetGetAttribute.cc",
         &[
+            "MemPoolSetGetAttribute",
             "resetHighValue",
             "iterations",
             "reservedHighExp",
@@ -337,8 +355,8 @@ fn preamble(src: &str) -> String {
 
 /// The file-level definition of `name` in `src`: a line at column 0 that
 /// declares it (`… name(`, `… name;`, `… name =` or `… name {`), with its
-/// body, braces matched, for a function or a struct, and the `;` that may
-/// follow it.
+/// body, braces matched, for a function or a struct, the `;` that may
+/// follow it and the `template <…>` line that may precede it.
 fn extract_decl(src: &str, name: &str) -> Option<String> {
     let mut at = 0;
     let start = loop {
@@ -361,6 +379,9 @@ fn extract_decl(src: &str, name: &str) -> Option<String> {
     if src[start..line_end].trim_end().ends_with(';') {
         return Some(src[start..line_end].to_string());
     }
+    // A template's `template <…>` line comes with it.
+    let before = src[..start.saturating_sub(1)].rfind('\n').map_or(0, |i| i + 1);
+    let start = if start > 0 && src[before..start].starts_with("template") { before } else { start };
     let open = start + src[start..].find('{')?;
     let mut depth = 0usize;
     for (i, c) in src[open..].char_indices() {
@@ -474,12 +495,18 @@ fn run_cases(name: &str, exe_name: &str, cases: &[(&str, &[&str])], constants: b
     let want: usize = cases.iter().map(|(_, n)| n.len()).sum();
     println!("hip-tests {} ({} cases, headers {})", copy.revision(), want, env["HIP_HEADERS_VERSION"]);
     for mode in ["async", "adversarial", "eager"] {
-        let fresh: Vec<&str> =
-            cases.iter().flat_map(|(_, n)| n.iter().copied()).filter(|n| OWN_PROCESS.contains(n)).collect();
+        let fresh: Vec<&str> = cases
+            .iter()
+            .flat_map(|(_, n)| n.iter().copied())
+            .filter(|n| OWN_PROCESS.iter().any(|(c, _)| c == n))
+            .collect();
         // The shared process leaves out the cases that get their own, then each of those runs.
         let runs = std::iter::once(fresh.iter().map(|n| format!("-{n}")).collect::<Vec<_>>())
             .chain(fresh.iter().map(|n| vec![n.to_string()]));
         let mut out = String::new();
+        for (case, why) in OWN_PROCESS.iter().filter(|(c, _)| fresh.contains(c)) {
+            out.push_str(&format!("{case} runs in a process of its own: {why}\n"));
+        }
         for args in runs {
             let mut cmd = scratch.command(&exe, library_dir());
             cmd.args(&args).env("VMMKIT_STREAMS", mode).env("VMMKIT_DEVICE_MEMORY", device_memory);
@@ -587,4 +614,6 @@ fn extract_decl_takes_file_level_definitions() {
     let src = "constexpr int kIter = 2;\nstruct Stat {\n  int a;\n};\n";
     assert_eq!(extract_decl(src, "kIter").as_deref(), Some("constexpr int kIter = 2;"));
     assert_eq!(extract_decl(src, "Stat").as_deref(), Some("struct Stat {\n  int a;\n};"));
+    let src = "int x;\ntemplate <typename T>\nstatic void f(T t) {\n  g(t);\n}\n";
+    assert_eq!(extract_decl(src, "f").as_deref(), Some("template <typename T>\nstatic void f(T t) {\n  g(t);\n}"));
 }

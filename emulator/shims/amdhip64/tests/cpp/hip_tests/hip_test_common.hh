@@ -1,5 +1,5 @@
 // A tiny Catch2-compatible shim of vmmkit's own, enough to build the
-// kernel-free case bodies of ROCm's hip-tests (TEST_CASE, flat SECTIONs,
+// kernel-free case bodies of ROCm's hip-tests (TEST_CASE, flat SECTIONs, GENERATE,
 // REQUIRE, INFO, WARN and hip-tests' HIP_CHECK family) with g++ against the
 // HIP headers, with no device compiler. tests/hip_tests.rs extracts the
 // cases from a fetched hip-tests copy and appends them to a file that
@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstdio>
@@ -63,6 +64,62 @@ inline bool enter_section(const char* name) {
     return run;
 }
 
+[[noreturn]] void fail(const char* file, int line, const std::string& what);
+
+// GENERATE: the case runs once per combination of its generators' values,
+// the last one seen turning fastest (an odometer), each combination once per
+// top-level SECTION. A generator is known by the order the body reaches it.
+struct Generator {
+    size_t at;
+    size_t count;
+};
+inline std::vector<Generator>& generators() {
+    static std::vector<Generator> g;
+    return g;
+}
+inline size_t& generated() {
+    static size_t n = 0;
+    return n;
+}
+
+template <typename T>
+T pick(const std::vector<T>& values) {
+    if (values.empty()) fail(__FILE__, __LINE__, "GENERATE with no values");
+    size_t k = generated()++;
+    if (k == generators().size()) generators().push_back({0, values.size()});
+    generators()[k].count = values.size();
+    std::printf("  generated #%zu: value %zu of %zu\n", k, generators()[k].at + 1, values.size());
+    return values[generators()[k].at];
+}
+
+// The next combination; false when every one has run.
+inline bool next_generation() {
+    auto& g = generators();
+    g.resize(std::min(g.size(), generated()));
+    while (!g.empty()) {
+        if (++g.back().at < g.back().count) return true;
+        g.pop_back();
+    }
+    return false;
+}
+
+namespace gen {
+struct Range {
+    int from;
+    int to;
+};
+inline Range range(int from, int to) { return {from, to}; }
+inline std::vector<int> values(Range r) {
+    std::vector<int> v;
+    for (int i = r.from; i < r.to; i++) v.push_back(i);
+    return v;
+}
+template <typename T, typename... Rest>
+std::vector<T> values(T first, Rest... rest) {
+    return {first, static_cast<T>(rest)...};
+}
+}  // namespace gen
+
 struct Register {
     Register(const char* name, void (*body)()) { cases().push_back({name, body}); }
 };
@@ -105,16 +162,20 @@ inline int run_all(int argc, char** argv) {
     for (const Case& c : cases()) {
         if (!selected(c.name, argc, argv)) continue;
         std::string why;
-        target() = 0;
+        generators().clear();
         do {
-            seen() = 0;
-            try {
-                c.body();
-            } catch (const Failed& f) {
-                why = f.what();
-            }
-            target()++;
-        } while (why.empty() && target() < seen());
+            target() = 0;
+            do {
+                seen() = 0;
+                generated() = 0;
+                try {
+                    c.body();
+                } catch (const Failed& f) {
+                    why = f.what();
+                }
+                target()++;
+            } while (why.empty() && target() < seen());
+        } while (why.empty() && next_generation());
         if (why.empty()) {
             std::printf("CASE %s: PASS\n", c.name);
         } else {
@@ -136,6 +197,11 @@ inline int run_all(int argc, char** argv) {
     static void fn()
 #define TEST_CASE(name, ...) VMMKIT_CASE(VMMKIT_CAT(vmmkit_case_, __COUNTER__), name)
 #define SECTION(name, ...) if (vmmkit_catch::enter_section(name))
+#define GENERATE(...)                                                                            \
+    ([&] {                                                                                       \
+        using namespace vmmkit_catch::gen;                                                       \
+        return vmmkit_catch::pick(values(__VA_ARGS__));                                          \
+    }())
 
 #define REQUIRE(expr)                                                                        \
     do {                                                                                     \
@@ -182,6 +248,11 @@ inline void LaunchDelayKernel(std::chrono::milliseconds ms, hipStream_t stream =
 // support check (hip_vmm_common.hh): attribute 89, skipping when it is 0.
 namespace HipTest {
 inline void HIP_SKIP_TEST(const char* why) { std::printf("  skipped: %s\n", why); }
+inline int getDeviceCount() {
+    int n = 0;
+    HIP_CHECK(hipGetDeviceCount(&n));
+    return n;
+}
 }  // namespace HipTest
 #define checkVMMSupported(device)                                                                  \
     {                                                                                              \
