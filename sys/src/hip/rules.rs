@@ -839,7 +839,7 @@ rules! {
         group: POOL,
         text: "A pool counts what it holds: after an allocation of n bytes UsedMemCurrent and ReservedMemCurrent are n; \
                after its free Used is 0 and Reserved stays n until hipMemPoolTrimTo(0); the high-water marks stay \
-               until set to 0; the reuse flags read 1 and the release threshold 0 by default.",
+               until set to 0, and then read 0, memory held or not, until the next allocation; the reuse flags read 1 and the release threshold 0 by default.",
         apis: &["hipMallocFromPoolAsync", "hipFreeAsync", "hipMemPoolTrimTo", "hipMemPoolGetAttribute"],
         sources: &[CLR_POOL_IMPL],
         confidence: &[Src],

@@ -210,6 +210,14 @@ pub fn accounting(cx: &mut Ctx) -> Result<(), Failure> {
         format!("({n}, {n})"),
         format!("({u}, {r})"),
     )?;
+    // A reset high mark reads 0 with n bytes reserved (clr hip_mempool_impl.cpp:370, :416).
+    let mut zero = 0u64;
+    setup(
+        "hipMemPoolSetAttribute",
+        hip.hipMemPoolSetAttribute(pool, hipMemPoolAttrReservedMemHigh, (&raw mut zero).cast()),
+    )?;
+    let h = attr(cx, pool, hipMemPoolAttrReservedMemHigh)?;
+    cx.ensure("ReservedMemHigh reset with memory reserved", h == 0, 0, h)?;
     setup("hipFreeAsync", hip.hipFreeAsync(p, ptr::null_mut()))?;
     let (u, r) = (attr(cx, pool, hipMemPoolAttrUsedMemCurrent)?, attr(cx, pool, hipMemPoolAttrReservedMemCurrent)?);
     cx.ensure("Used, Reserved after free", (u, r) == (0, n as u64), format!("(0, {n})"), format!("({u}, {r})"))?;
@@ -218,7 +226,6 @@ pub fn accounting(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("Reserved after TrimTo(0)", r == 0, 0, r)?;
     let h = attr(cx, pool, hipMemPoolAttrUsedMemHigh)?;
     cx.ensure("UsedMemHigh", h == n as u64, n, h)?;
-    let mut zero = 0u64;
     setup(
         "hipMemPoolSetAttribute",
         hip.hipMemPoolSetAttribute(pool, hipMemPoolAttrUsedMemHigh, (&raw mut zero).cast()),
