@@ -380,6 +380,11 @@ impl Emulator {
         }
     }
 
+    /// Whether `va` starts a block that a pool holds freed (not in use).
+    pub fn pool_block_is_free(&self, va: usize) -> bool {
+        self.pools().pools.values().any(|p| p.free.contains_key(&va))
+    }
+
     /// The pool whose allocation in use starts at `va`.
     pub fn pool_of(&self, va: usize) -> Option<PoolId> {
         self.pools().owner_of(va)

@@ -202,8 +202,22 @@ pub unsafe extern "C" fn hipFreeAsync(dev_ptr: *mut c_void, stream: hipStream_t)
 }
 
 /// Gives pool memory (or a pointer imported into a pool) back; `None` when `p` is neither.
+/// A block its pool holds freed already is 1: clr's FreeMemory releases the
+/// free heap's blocks whose stream has passed (AMD_DIRECT_DISPATCH, free heap
+/// over busy heap: ROCm/clr@f9f995c hipamd/src/hip_mempool_impl.cpp:244-247),
+/// so the second hipFreeAsync finds no memory object (hip_mempool.cpp:167-176);
+/// freeing it as plain memory would pull it from under its pool.
 fn free_pool(e: &Emulator, p: usize) -> Option<Result<(), Fail>> {
     let base = extent(e, p).map_or(p, |x| x.base);
+    if e.pool_block_is_free(base) {
+        let refused = (|| {
+            ensure!(false, rules::POOL_007, "{p:#x} was freed to its pool already");
+            Ok(())
+        })();
+        if refused.is_err() {
+            return Some(refused);
+        }
+    }
     e.pool_free(base).map(|r| r.map(drop).map_err(|er| Fail::core_under(&rules::POOL_007, er)))
 }
 

@@ -818,7 +818,8 @@ rules! {
 
     POOL_007 {
         group: POOL,
-        text: "hipFreeAsync: NULL is 1, a stream that is not one is 400, an address no allocation holds is 1.",
+        text: "hipFreeAsync: NULL is 1, a stream that is not one is 400, an address no allocation holds is 1, and so \
+               is a pool block freed already (clr releases it from the free heap, then finds no memory object).",
         apis: &["hipFreeAsync"],
         sources: &[CLR_POOL],
         confidence: &[Src],

@@ -161,6 +161,10 @@ pub fn free_async_args(cx: &mut Ctx) -> Result<(), Failure> {
     let mut local = 0u64;
     cx.expect("freeAsync(host address)", INVALID_VALUE, hip.hipFreeAsync((&raw mut local).cast(), ptr::null_mut()))?;
     cx.expect_ok("freeAsync(pool memory)", hip.hipFreeAsync(p, ptr::null_mut()))?;
+    setup("hipStreamSynchronize", hip.hipStreamSynchronize(ptr::null_mut()))?;
+    cx.expect("freeAsync(the same block again)", INVALID_VALUE, hip.hipFreeAsync(p, ptr::null_mut()))?;
+    let q = alloc(cx, pool, 4096)?;
+    cx.expect_ok("freeAsync(the block reused)", hip.hipFreeAsync(q, ptr::null_mut()))?;
     destroy(cx, pool)
 }
 

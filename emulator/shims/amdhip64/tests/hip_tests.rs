@@ -174,6 +174,8 @@ const MEMORY_CASES: &[(&str, &[&str])] = &[
     ("unit/memory/hipMemPoolDestroy.cc", &["Unit_hipMemPoolDestroy_Negative_Parameter"]),
     ("unit/memory/hipMemPoolTrimTo.cc", &["Unit_hipMemPoolTrimTo_Negative_Parameter"]),
     ("unit/memory/hipMallocFromPoolAsync.cc", &["Unit_hipMallocFromPoolAsync_Negative_Parameters"]),
+    ("unit/memory/hipMallocAsync.cc", &["Unit_hipMallocAsync_Negative_Parameters"]),
+    ("unit/memory/hipFreeAsync.cc", &["Unit_hipFreeAsync_Negative_Parameters"]),
     ("unit/memory/hipDeviceGetMemPool.cc", &["Unit_hipDeviceGetMemPool_Basic"]),
     (
         "unit/memory/hipDeviceSetMemPool.cc",
