@@ -1,6 +1,7 @@
 //! ROCm's hip-tests, their kernel-free event, IPC-event and stream cases
-//! (issue 17, "Must show") and their kernel-free VMM, IPC-memory cases
-//! (issue 18, the multi-GPU maps included), against vmmkit's `libamdhip64.so`;
+//! (issue 17, "Must show") and their kernel-free VMM, IPC-memory and
+//! memory-pool cases (issue 18, the multi-GPU maps and a multiprocess pool
+//! case included), against vmmkit's `libamdhip64.so`;
 //! and the functions hip-tests' own main calls, all exported (issue 18).
 //!
 //! The cases are read at run time from a hip-tests copy that is never
@@ -10,8 +11,13 @@
 //! case's body is extracted verbatim from its file (hip-tests' own helpers
 //! need a device compiler; these bodies do not) and built with g++ against
 //! Debian's HIP headers (`scripts/fetch-hip.sh headers`) and a small
-//! Catch2-compatible shim of our own (`tests/cpp/hip_tests/hip_test_common.hh`),
-//! then run on a fresh emulator root under `async` and `adversarial`.
+//! Catch2-compatible shim of our own (`tests/cpp/hip_tests/hip_test_common.hh`,
+//! with SECTION and GENERATE) and our host-only stand-ins for the helpers of
+//! hip-tests' `mempool_common.hh` and `resource_guards.hh` that the pool
+//! cases use (`mempool_support.hh`), then run on a fresh emulator root under
+//! `async`, `adversarial` and `eager`; the cases in [`OWN_PROCESS`] each in
+//! a process of their own, as hip-tests' ctest runs every case. The list of
+//! cases run and not run, with why, is docs/audit/hip-tests.md.
 //!
 //! Every case must pass; a case that differs from clr would be listed in
 //! [`KNOWN`] with its source. Where the copy or the headers are absent,
