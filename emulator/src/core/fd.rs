@@ -162,12 +162,13 @@ mod tests {
     }
 
     #[test]
-    fn an_fd_imported_again_after_the_last_free_is_held_anew() {
+    fn an_fd_imported_again_after_a_free_and_bad_numbers() {
         let dir = tempfile::tempdir().expect("tempdir");
         let (e, _h, fd) = shared(dir.path());
         let a = e.import_fd_value(fd.as_raw_fd(), Place::Device(1)).expect("import");
         e.free(a).expect("free");
-        assert!(e.lock().fd_imports.is_empty());
+        // The exporter's handle (this process's) keeps the file's record.
+        assert_eq!(e.lock().fd_imports.len(), 1);
         let b = e.import_fd_value(fd.as_raw_fd(), Place::Device(1)).expect("import again");
         assert!(e.lock().fd_imports.len() == 1 && e.handle_exists(b));
         // A closed number is refused even while the file is held.
@@ -199,13 +200,38 @@ mod tests {
                 });
             }
         });
-        assert!(e.lock().fd_imports.is_empty(), "no record outlives its handles");
+        assert!(e.lock().fd_imports.len() <= 1, "one record, the exporter's");
         assert!(e.share_exists(key));
         // The fd first: a closed fd gives nothing back (`gc` collects it),
         // the exporter's free then finds no other holder and removes the entry.
         drop(fd);
         e.free(h).expect("free");
+        assert!(e.lock().fd_imports.is_empty(), "no record outlives its handles");
         assert!(!e.share_exists(key), "no hold left behind");
+        assert_eq!(e.registry().usage().used[0], 0);
+    }
+
+    #[test]
+    fn imports_of_the_process_own_export_share_the_exporter_hold() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (e, h, fd) = shared(dir.path());
+        let key = e.describe(h).expect("live").key.expect("exported");
+        let a = e.import_fd_value(fd.as_raw_fd(), Place::Device(0)).expect("import onto the exporter's device");
+        e.free(a).expect("free");
+        let b = e.import_fd_value(fd.as_raw_fd(), Place::Device(1)).expect("import again");
+        {
+            let t = e.lock();
+            assert!(std::sync::Arc::ptr_eq(&t.handles[&b].object, &t.handles[&h].object), "the exporter's hold");
+            assert_eq!(t.fd_imports.len(), 1, "recorded while the exporter lives");
+        }
+        // The exporter's free leaves the hold to the import.
+        drop(fd);
+        e.free(h).expect("free the exporter");
+        assert!(e.share_exists(key));
+        assert!(e.describe(b).expect("live").imported);
+        e.free(b).expect("last free");
+        assert!(!e.share_exists(key), "the last handle removed the entry");
+        assert!(e.lock().fd_imports.is_empty());
         assert_eq!(e.registry().usage().used[0], 0);
     }
 }

@@ -175,7 +175,8 @@ impl Emulator {
     /// one per import), but when this process holds the entry through an
     /// earlier fd import of the same file, the new handle shares that hold
     /// and its header, and no system call is made. Otherwise the file is
-    /// opened and held, and recorded for the imports that follow.
+    /// opened and held, and recorded for the imports that follow; an import
+    /// of this process's own export shares (and records) the exporter's hold.
     pub(super) fn import_fd_file(
         &self,
         fd: BorrowedFd<'_>,
@@ -194,12 +195,23 @@ impl Emulator {
         let held = self.registry.hold_fd(fd)?;
         journal_import(&held.header);
         let Held { object, header } = held;
-        let object = Arc::new(object);
+        let mut object = Arc::new(object);
         let mut t = self.lock();
         // Another thread may have recorded the file meanwhile: this hold is
         // then a second one, kept by this handle alone (not recorded).
         let record = t.fd_imports.get(&file).is_none_or(|(o, _)| o.strong_count() == 0);
         if record {
+            // This process's own export: the imports share the exporter's
+            // hold (the one just taken is let go: the exporter's keeps the
+            // entry), and the exporter's handle carries the record too.
+            if header.exporter == self.registry.me()
+                && let Some(&id) = t.exports.get(&header.key)
+                && let Some(ex) = t.handles.get_mut(&id)
+                && ex.file.is_none()
+            {
+                ex.file = Some(file);
+                object = Arc::clone(&ex.object);
+            }
             t.fd_imports.insert(file, (Arc::downgrade(&object), header.clone()));
         }
         let mut p = Physical::imported(object, header, device);
