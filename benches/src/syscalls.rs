@@ -446,6 +446,24 @@ pub const EXTRA: &[(&str, &str, &str, u64, &str)] = &[
     ),
     ("export", "fd", "flock", 1, "that description's hold (the fd is a holder of the entry)"),
     (
+        "reimport",
+        "fd",
+        "newfstatat",
+        1,
+        "the fd is a number the caller passes: one `fstat` finds a closed or non-file number \
+         (HIP-VMM-027, CUDA-VMM-017) and names the file (device, inode), by which a repeated \
+         import finds the hold this process has on it and makes a new handle sharing it \
+         (HIP and CUDA give a new handle per import: ROCm/clr `hipamd/src/hip_vm.cpp:242-243`)",
+    ),
+    (
+        "reimport",
+        "fd",
+        "process_vm_readv",
+        1,
+        "HIP only: `osHandle` at or above 2^20 is the caller's `int *` (HIP-VMM-026), read \
+         without faulting on a bad pointer",
+    ),
+    (
         "import_lookup",
         "key",
         "flock",

@@ -11,17 +11,6 @@ use std::process::ExitCode;
 
 use vmmkit_benches::syscalls::{self, Tally};
 
-/// Operations not held to a floor's count, and why: (group, shares by key).
-/// HIP and CUDA import a POSIX fd afresh each time (a new handle with a
-/// hold of its own, its header read from the file: `fstat`, `open`,
-/// `flock`, `fstat`, `pread`, and at the free `flock`, `close`; HIP also
-/// reads its `int *` argument safely with `process_vm_readv`), where the
-/// floor is two calls that make none: no import cache answers an fd, as
-/// none does in the vendors' drivers (HIP makes a new handle per import,
-/// ROCm/clr `hipamd/src/hip_vm.cpp:242-243`; CUDA does not promise the same
-/// handle; docs/emulator.md, "Facts learned").
-const EXEMPT: &[(&str, bool)] = &[("reimport", false)];
-
 fn main() -> ExitCode {
     if let Some(why) = syscalls::available() {
         println!("syscalls: skipped: this process may not trace its child: {why}");
@@ -79,9 +68,6 @@ fn check(t: &Tally, all: &[Tally]) -> Vec<String> {
     if let Some(r) = reference(t, all) {
         let mut parts = t.label.split('/');
         let (group, function) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
-        if EXEMPT.contains(&(group, syscalls::by_key(function))) {
-            return out;
-        }
         for (name, &n) in &t.calls {
             let allowed = r.calls.get(name).copied().unwrap_or(0) + syscalls::extra(group, function, name) * t.windows;
             if n > allowed {

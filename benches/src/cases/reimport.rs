@@ -9,11 +9,12 @@
 //! backend has its own floor (`floor_<backend>` when several are measured).
 //!
 //! On HIP and CUDA the handle is a POSIX fd, and importing it again makes a
-//! new handle with a hold of its own on the entry (no cache answers it):
-//! the row shows what that costs. The drivers do the same: HIP wraps every
-//! import in a new handle (ROCm/clr `hipamd/src/hip_vm.cpp:242-243`), and
-//! CUDA does not promise the same handle for the same allocation
-//! (docs/emulator.md, "Facts learned while building it").
+//! new handle, as the drivers do (HIP wraps every import in a new handle,
+//! ROCm/clr `hipamd/src/hip_vm.cpp:242-243`; CUDA does not promise the same
+//! handle for the same allocation; docs/emulator.md, "Facts learned while
+//! building it"). The new handle shares the hold the first import has on
+//! the entry, found by the fd's file with one `fstat`; HIP also reads its
+//! `int *` argument with `process_vm_readv` (`syscalls::EXTRA`).
 //!
 //! One process plays both sides (it exports from device 0 and imports onto
 //! device 1), which needs two devices.

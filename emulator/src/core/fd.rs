@@ -51,11 +51,28 @@ impl Emulator {
     /// [`CoreError::UnknownShareable`] (key 0) for a descriptor that is not
     /// an emulator memory object; the errors of [`Emulator::import_fd`].
     pub fn import_shared_fd(&self, fd: BorrowedFd<'_>, device: Place) -> Result<HandleId, CoreError> {
-        match rustix::fs::fstat(fd) {
-            Ok(st) if rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile => {}
+        let st = rustix::fs::fstat(fd).ok();
+        self.import_stat(fd, st.map(|st| (st.st_mode, st.st_dev, st.st_ino)), device)
+    }
+
+    /// The import of `fd`, whose `fstat` gave `st` (mode, device, inode):
+    /// a regular file only, answered from the file's (device, inode) when
+    /// this process holds its entry already ([`Emulator::import_fd_file`]).
+    fn import_stat(
+        &self,
+        fd: BorrowedFd<'_>,
+        st: Option<(u32, u64, u64)>,
+        device: Place,
+    ) -> Result<HandleId, CoreError> {
+        let file = match st {
+            Some((mode, dev, ino))
+                if rustix::fs::FileType::from_raw_mode(mode) == rustix::fs::FileType::RegularFile =>
+            {
+                (dev, ino)
+            }
             _ => return Err(CoreError::UnknownShareable(0)),
-        }
-        self.import_fd(fd, device).map_err(|e| match e {
+        };
+        self.import_fd_file(fd, file, device).map_err(|e| match e {
             CoreError::Os(_) => CoreError::UnknownShareable(0),
             e => e,
         })
@@ -64,17 +81,157 @@ impl Emulator {
     /// Imports the memory of the file descriptor whose number a C caller
     /// passed by value (CUDA's `osHandle`, HIP develop's) onto `device`. The
     /// descriptor is only borrowed: the caller keeps it and may close it.
+    /// One `fstat` both finds a closed number and names the file.
     ///
     /// # Errors
     /// [`CoreError::Os`] for a negative or closed number; the errors of
     /// [`Emulator::import_shared_fd`].
     pub fn import_fd_value(&self, fd: i32, device: Place) -> Result<HandleId, CoreError> {
-        if !fd_is_open(fd) {
-            return Err(CoreError::Os(format!("{fd} is not an open file descriptor")));
+        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: `fstat` writes a `struct stat` into `st`, which has room
+        // for one, and touches nothing else; a closed or negative number
+        // only makes it fail with EBADF.
+        let rc = if fd < 0 { -1 } else { unsafe { libc::fstat(fd, st.as_mut_ptr()) } };
+        if rc == -1 {
+            if fd < 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EBADF) {
+                return Err(CoreError::Os(format!("{fd} is not an open file descriptor")));
+            }
+            // SAFETY: `fd` is open (the failure was not EBADF) and is only
+            // borrowed for this call; the caller keeps ownership of it.
+            return self.import_stat(unsafe { BorrowedFd::borrow_raw(fd) }, None, device);
         }
-        // SAFETY: `fd` is open (checked just above) and is only borrowed for
-        // the length of this call; the caller keeps ownership of it.
+        // SAFETY: `fstat` succeeded, so it filled `st`.
+        let st = unsafe { st.assume_init() };
+        // SAFETY: `fd` is open (`fstat` succeeded on it) and is only
+        // borrowed for the length of this call; the caller keeps ownership.
         let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
-        self.import_shared_fd(borrowed, device)
+        self.import_stat(borrowed, Some((st.st_mode, st.st_dev, st.st_ino)), device)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::fd::{AsRawFd, OwnedFd};
+
+    use crate::config::Config;
+    use crate::core::{CoreError, Emulator, HandleId};
+    use crate::registry::Place;
+
+    const G: u64 = 2 << 20;
+
+    /// An emulator with device 0's memory shared as an fd; the handle, the fd.
+    fn shared(dir: &std::path::Path) -> (Emulator, HandleId, OwnedFd) {
+        let e = Emulator::new(Config::new(dir).with_devices(2)).expect("emulator");
+        let h = e.create(Place::Device(0), G, G, [0; 4]).expect("create");
+        let fd = e.share_fd(h).expect("share_fd");
+        (e, h, fd)
+    }
+
+    #[test]
+    fn repeated_fd_imports_are_new_handles_sharing_one_hold() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (e, h, fd) = shared(dir.path());
+        let key = e.describe(h).expect("live").key.expect("exported");
+        let ids: Vec<HandleId> =
+            (0..3).map(|_| e.import_fd_value(fd.as_raw_fd(), Place::Device(1)).expect("import")).collect();
+        assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2], "a new handle each time: {ids:?}");
+        {
+            let t = e.lock();
+            let first = &t.handles[&ids[0]];
+            assert!(ids.iter().all(|i| std::sync::Arc::ptr_eq(&t.handles[i].object, &first.object)), "one hold");
+            assert_eq!(t.fd_imports.len(), 1);
+        }
+        for &i in &ids {
+            let info = e.describe(i).expect("live");
+            assert!(info.imported && info.refs == 1 && info.key == Some(key) && info.owner == Place::Device(1));
+        }
+        // Each handle is reported on its own.
+        let leaks = e.leaks().expect("leaks");
+        assert_eq!(leaks.iter().filter(|l| l.kind == crate::core::LeakKind::Import).count(), 3);
+        // The exporter and the fd let go: the shared hold keeps the entry.
+        e.free(h).expect("free the exported handle");
+        drop(fd);
+        e.free(ids[1]).expect("free");
+        e.free(ids[0]).expect("free");
+        assert!(e.share_exists(key), "the last import still holds the entry");
+        assert_eq!(e.free(ids[0]), Err(CoreError::UnknownHandle(ids[0].0)));
+        e.free(ids[2]).expect("last free");
+        assert!(!e.share_exists(key), "the last handle gave the hold up and removed the entry");
+        assert!(e.lock().fd_imports.is_empty(), "its record went with it");
+        assert_eq!(e.registry().usage().used[0], 0, "capacity given back");
+    }
+
+    #[test]
+    fn an_fd_imported_again_after_a_free_and_bad_numbers() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (e, _h, fd) = shared(dir.path());
+        let a = e.import_fd_value(fd.as_raw_fd(), Place::Device(1)).expect("import");
+        e.free(a).expect("free");
+        // The exporter's handle (this process's) keeps the file's record.
+        assert_eq!(e.lock().fd_imports.len(), 1);
+        let b = e.import_fd_value(fd.as_raw_fd(), Place::Device(1)).expect("import again");
+        assert!(e.lock().fd_imports.len() == 1 && e.handle_exists(b));
+        // A closed number is refused even while the file is held.
+        let raw = fd.as_raw_fd();
+        drop(fd);
+        assert!(matches!(e.import_fd_value(raw, Place::Device(1)), Err(CoreError::Os(_))));
+        assert!(matches!(e.import_fd_value(-1, Place::Device(1)), Err(CoreError::Os(_))));
+        // Not a regular file.
+        let (r, _w) = std::io::pipe().expect("pipe");
+        assert_eq!(e.import_fd_value(r.as_raw_fd(), Place::Device(1)), Err(CoreError::UnknownShareable(0)));
+        e.free(b).expect("free");
+    }
+
+    #[test]
+    fn threads_importing_and_freeing_one_fd_at_once_leave_nothing_held() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (e, h, fd) = shared(dir.path());
+        let key = e.describe(h).expect("live").key.expect("exported");
+        let raw = fd.as_raw_fd();
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..500 {
+                        let a = e.import_fd_value(raw, Place::Device(1)).expect("import");
+                        let b = e.import_fd_value(raw, Place::Device(0)).expect("import");
+                        e.free(a).expect("free");
+                        e.free(b).expect("free");
+                    }
+                });
+            }
+        });
+        assert!(e.lock().fd_imports.len() <= 1, "one record, the exporter's");
+        assert!(e.share_exists(key));
+        // The fd first: a closed fd gives nothing back (`gc` collects it),
+        // the exporter's free then finds no other holder and removes the entry.
+        drop(fd);
+        e.free(h).expect("free");
+        assert!(e.lock().fd_imports.is_empty(), "no record outlives its handles");
+        assert!(!e.share_exists(key), "no hold left behind");
+        assert_eq!(e.registry().usage().used[0], 0);
+    }
+
+    #[test]
+    fn imports_of_the_process_own_export_share_the_exporter_hold() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (e, h, fd) = shared(dir.path());
+        let key = e.describe(h).expect("live").key.expect("exported");
+        let a = e.import_fd_value(fd.as_raw_fd(), Place::Device(0)).expect("import onto the exporter's device");
+        e.free(a).expect("free");
+        let b = e.import_fd_value(fd.as_raw_fd(), Place::Device(1)).expect("import again");
+        {
+            let t = e.lock();
+            assert!(std::sync::Arc::ptr_eq(&t.handles[&b].object, &t.handles[&h].object), "the exporter's hold");
+            assert_eq!(t.fd_imports.len(), 1, "recorded while the exporter lives");
+        }
+        // The exporter's free leaves the hold to the import.
+        drop(fd);
+        e.free(h).expect("free the exporter");
+        assert!(e.share_exists(key));
+        assert!(e.describe(b).expect("live").imported);
+        e.free(b).expect("last free");
+        assert!(!e.share_exists(key), "the last handle removed the entry");
+        assert!(e.lock().fd_imports.is_empty());
+        assert_eq!(e.registry().usage().used[0], 0);
     }
 }

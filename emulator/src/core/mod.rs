@@ -74,6 +74,9 @@ pub struct Emulator {
     quick: quick::Quick,
 }
 
+/// A file's identity: (`st_dev`, `st_ino`).
+type FileId = (u64, u64);
+
 /// Process-local state.
 #[derive(Debug, Default)]
 struct Tables {
@@ -85,6 +88,10 @@ struct Tables {
     exports: FastMap<u64, HandleId>,
     /// Import cache: (key, importing device) → handle.
     imports: FastMap<(u64, Place), HandleId>,
+    /// Entries this process holds through an fd import, by the file's
+    /// (device, inode): the hold its handles share, and the entry's header
+    /// (`fd.rs`). Removed when the last of those handles goes.
+    fd_imports: FastMap<FileId, (std::sync::Weak<crate::os::object::Object>, crate::registry::Header)>,
     /// Plain allocations of other processes opened here, by address (HIP and CUDA IPC).
     opened: BTreeMap<usize, Opened>,
     /// Pinned host buffers, by address, with their size.

@@ -7,13 +7,18 @@ use crate::os::vm::HostView;
 use crate::registry::{Header, Place, Registry};
 
 use super::quick::Spare;
-use super::{CoreError, Emulator, HandleId, Tables};
+use super::{CoreError, Emulator, FileId, HandleId, Tables};
 
 /// Physical memory known to this process under one handle.
 #[derive(Debug)]
 pub struct Physical {
-    /// The backing file (for exported or imported memory, with this process's hold).
-    pub(super) object: Object,
+    /// The backing file (for exported or imported memory, with this process's
+    /// hold). Shared by the handles of repeated fd imports of one entry
+    /// (`fd.rs`): the last of them to go gives the hold up.
+    pub(super) object: Arc<Object>,
+    /// The file's (device, inode), for a handle imported from an fd: its
+    /// record in the process's map of fd imports (`Tables::fd_imports`).
+    pub(super) file: Option<FileId>,
     /// Bytes.
     pub size: u64,
     /// Where the memory lives (and whose capacity it uses).
@@ -47,9 +52,10 @@ pub struct Physical {
 
 impl Physical {
     /// A handle for memory imported (held through `object`) onto `device`.
-    pub(super) fn imported(object: Object, header: Header, device: Place) -> Self {
+    pub(super) fn imported(object: Arc<Object>, header: Header, device: Place) -> Self {
         Self {
             object,
+            file: None,
             size: header.data_len,
             place: header.place,
             owner: device,
@@ -119,7 +125,14 @@ pub(super) fn destroy(t: &mut Tables, reg: &Registry, id: HandleId) {
     match (&p.entry, p.place) {
         (Some(header), _) => {
             crate::journal::share(crate::journal::ShareOp::Release, header.key, header.data_len, header.place, None);
-            let _ = reg.release(p.object, header);
+            // Other handles of repeated fd imports may share this hold: only
+            // the last one gives it up (and drops the file's record).
+            if let Ok(object) = Arc::try_unwrap(p.object) {
+                if let Some(file) = p.file {
+                    t.fd_imports.remove(&file);
+                }
+                let _ = reg.release(object, header);
+            }
         }
         (None, place) if p.charged => {
             let _ = reg.uncharge(place, p.size);
@@ -178,7 +191,8 @@ impl Emulator {
             }
         };
         let p = Physical {
-            object,
+            object: Arc::new(object),
+            file: None,
             size,
             place,
             owner: place,

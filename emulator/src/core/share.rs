@@ -1,6 +1,7 @@
 //! Sharing physical memory between processes through the registry.
 
 use std::os::fd::{BorrowedFd, OwnedFd};
+use std::sync::Arc;
 
 use crate::journal::{self, ShareOp};
 use crate::os::proc::{self, ProcessId};
@@ -19,8 +20,7 @@ impl From<LookupError> for CoreError {
     }
 }
 
-fn journal_import(held: &Held) {
-    let h = &held.header;
+fn journal_import(h: &Header) {
     journal::share(ShareOp::Import, h.key, h.data_len, h.place, Some(h.exporter.pid));
 }
 
@@ -156,7 +156,7 @@ impl Emulator {
             let _ = self.registry.release(object, &header);
             return Err(e);
         }
-        journal_import(&held);
+        journal_import(&held.header);
         let id = insert(&mut t, imported(held, device));
         t.imports.insert((key, device), id);
         Ok(id)
@@ -165,9 +165,58 @@ impl Emulator {
     /// Imports memory received as a file descriptor onto `device` (HIP, CUDA).
     pub fn import_fd(&self, fd: BorrowedFd<'_>, device: Place) -> Result<HandleId, CoreError> {
         let held = self.registry.hold_fd(fd)?;
-        journal_import(&held);
+        journal_import(&held.header);
         let mut t = self.lock();
         Ok(insert(&mut t, imported(held, device)))
+    }
+
+    /// [`Emulator::import_fd`] of the file `file` (its (dev, ino), from an
+    /// `fstat` the caller made): a new handle every time (HIP and CUDA give
+    /// one per import), but when this process holds the entry through an
+    /// earlier fd import of the same file, the new handle shares that hold
+    /// and its header, and no system call is made. Otherwise the file is
+    /// opened and held, and recorded for the imports that follow; an import
+    /// of this process's own export shares (and records) the exporter's hold.
+    pub(super) fn import_fd_file(
+        &self,
+        fd: BorrowedFd<'_>,
+        file: super::FileId,
+        device: Place,
+    ) -> Result<HandleId, CoreError> {
+        {
+            let mut t = self.lock();
+            if let Some((object, header)) = t.fd_imports.get(&file).and_then(|(o, h)| Some((o.upgrade()?, h.clone()))) {
+                journal_import(&header);
+                let mut p = Physical::imported(object, header, device);
+                p.file = Some(file);
+                return Ok(insert(&mut t, p));
+            }
+        }
+        let held = self.registry.hold_fd(fd)?;
+        journal_import(&held.header);
+        let Held { object, header } = held;
+        let mut object = Arc::new(object);
+        let mut t = self.lock();
+        // Another thread may have recorded the file meanwhile: this hold is
+        // then a second one, kept by this handle alone (not recorded).
+        let record = t.fd_imports.get(&file).is_none_or(|(o, _)| o.strong_count() == 0);
+        if record {
+            // This process's own export: the imports share the exporter's
+            // hold (the one just taken is let go: the exporter's keeps the
+            // entry), and the exporter's handle carries the record too.
+            if header.exporter == self.registry.me()
+                && let Some(&id) = t.exports.get(&header.key)
+                && let Some(ex) = t.handles.get_mut(&id)
+                && ex.file.is_none()
+            {
+                ex.file = Some(file);
+                object = Arc::clone(&ex.object);
+            }
+            t.fd_imports.insert(file, (Arc::downgrade(&object), header.clone()));
+        }
+        let mut p = Physical::imported(object, header, device);
+        p.file = record.then_some(file);
+        Ok(insert(&mut t, p))
     }
 
     /// A file descriptor for the memory of an exported handle (HIP, CUDA).
@@ -199,5 +248,5 @@ impl Emulator {
 
 fn imported(held: Held, device: Place) -> Physical {
     let Held { object, header } = held;
-    Physical::imported(object, header, device)
+    Physical::imported(Arc::new(object), header, device)
 }

@@ -18,7 +18,7 @@ use super::codes::Op;
 use super::profile::FD_VALUE_LIMIT;
 use super::state::state;
 use super::vmm::{from_handle, to_handle};
-use crate::core::fd_is_open;
+use crate::core::CoreError;
 use crate::registry::Place;
 
 /// `hipError_t hipMemExportToShareableHandle(void *shareableHandle, hipMemGenericAllocationHandle_t handle, hipMemAllocationHandleType handleType, unsigned long long flags)`:
@@ -54,15 +54,17 @@ pub unsafe extern "C" fn hipMemExportToShareableHandle(
 }
 
 /// Reads an `int` at `p` if the address is readable, without faulting on a
-/// bad one (`process_vm_readv` of this process reports `EFAULT` instead).
-fn read_int(p: usize) -> Option<i32> {
+/// bad one (`process_vm_readv` of this process, `pid`, reports `EFAULT`
+/// instead). The pid is the registry's, read once at start (a forked child
+/// never gets here: its calls are refused first), so no `getpid` is made.
+fn read_int(p: usize, pid: u32) -> Option<i32> {
     let mut v = 0i32;
     let local = libc::iovec { iov_base: (&raw mut v).cast(), iov_len: 4 };
     let remote = libc::iovec { iov_base: p as *mut c_void, iov_len: 4 };
     // SAFETY: `local` is our own 4-byte integer; the kernel reads `remote`
     // through this process's page tables and fails with EFAULT rather than
     // faulting when it is not readable.
-    let n = unsafe { libc::process_vm_readv(libc::getpid(), &local, 1, &remote, 1, 0) };
+    let n = unsafe { libc::process_vm_readv(pid as libc::pid_t, &local, 1, &remote, 1, 0) };
     match n {
         4 => Some(v),
         // Where the call is not allowed (a seccomp filter), trust the caller
@@ -87,18 +89,20 @@ pub unsafe extern "C" fn hipMemImportFromShareableHandle(
     run("hipMemImportFromShareableHandle", || {
         ensure!(!handle.is_null(), rules::VMM_027, "handle is NULL");
         ensure!(!osHandle.is_null(), rules::VMM_027, "osHandle is NULL");
+        let e = emu()?;
         let v = osHandle as usize;
-        let fd = if v < FD_VALUE_LIMIT { Some(v as i32) } else { read_int(v) };
+        let fd = if v < FD_VALUE_LIMIT { Some(v as i32) } else { read_int(v, e.registry().me().pid) };
         ensure!(fd.is_some(), rules::VMM_027, "osHandle {osHandle:p} is neither an fd value nor a readable int*");
         let fd = fd.unwrap_or(-1);
-        let open = fd_is_open(fd);
-        ensure!(open, rules::VMM_027, "{fd} is not an open file descriptor");
-        if !open {
+        // The fd is only borrowed for the import; the caller keeps it. The
+        // import's one `fstat` also finds a closed number (`CoreError::Os`).
+        let imported = e.import_fd_value(fd, Place::Device(current_device()));
+        let closed = matches!(imported, Err(CoreError::Os(_)));
+        ensure!(!closed, rules::VMM_027, "{fd} is not an open file descriptor");
+        if closed {
             return Ok(());
         }
-        // The fd is only borrowed for the import; the caller keeps it.
-        let e = emu()?;
-        let id = e.import_fd_value(fd, Place::Device(current_device())).map_err(|e| Fail::core(Op::Import, e))?;
+        let id = imported.map_err(|e| Fail::core(Op::Import, e))?;
         state(e).note_import(id, shHandleType);
         // SAFETY: checked non-null.
         unsafe { put(handle, to_handle(id)) };
