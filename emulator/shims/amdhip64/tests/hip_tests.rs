@@ -166,8 +166,8 @@ const MEMORY_CASES: &[(&str, &[&str])] = &[
     ("unit/virtualMemoryManagement/hipMemUnmap.cc", &["Unit_hipMemUnmap_negative"]),
     ("unit/virtualMemoryManagement/hipMemVmm_old.cc", &["Unit_hipMemVmm_Basic"]),
     ("multiproc/hipIpcMemAccessTest.cc", &["Unit_hipIpcMemAccess_ParameterValidation"]),
-    // The memory-pool cases whose bodies launch no kernel and use no
-    // `GENERATE`; the helpers of mempool_common.hh they use are our own
+    // The memory-pool cases whose bodies launch no kernel (those with
+    // `GENERATE` are further down); the helpers of mempool_common.hh they use are our own
     // host-only stand-ins (tests/cpp/hip_tests/mempool_support.hh).
     (
         "unit/memory/hipMemPoolCreate.cc",
