@@ -68,8 +68,14 @@ fn check(t: &Tally, all: &[Tally]) -> Vec<String> {
     if let Some(r) = reference(t, all) {
         let mut parts = t.label.split('/');
         let (group, function) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+        let count = |x: &Tally, name: &str| x.calls.get(name).copied().unwrap_or(0);
         for (name, &n) in &t.calls {
-            let allowed = r.calls.get(name).copied().unwrap_or(0) + syscalls::extra(group, function, name) * t.windows;
+            let instead: u64 = syscalls::INSTEAD
+                .iter()
+                .filter(|i| i.0 == group && i.1 == name)
+                .map(|i| count(r, i.2).saturating_sub(count(t, i.2)))
+                .sum();
+            let allowed = count(r, name) + instead + syscalls::extra(group, function, name) * t.windows;
             if n > allowed {
                 out.push(format!(
                     "{}: {name} ×{:.2} per iteration ({}), its reference {} makes {} ({}), and syscalls::EXTRA allows {} more",

@@ -29,7 +29,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config as RunConfig, RngAlgorithm, TestRng, TestRunner};
 use vmmkit_emulator::Config;
 use vmmkit_emulator::core::Emulator;
-use vmmkit_emulator::registry::{Place, Registry, TRUST_CAP, Trust};
+use vmmkit_emulator::registry::{HEADER_XATTR, Place, Registry, TRUST_CAP, Trust};
 use vmmkit_testkit::TestRoot;
 
 const G: u64 = 2 << 20;
@@ -338,8 +338,7 @@ fn apply(root: &Path, d: &Damage) -> Option<(PathBuf, PathBuf)> {
         }
         Damage::HeaderWord { which, word, value } => {
             if let Some(f) = pick(root, *which) {
-                let meta = file_len(&f).saturating_sub(META_LEN);
-                write_at(&f, meta + word * 8, &value.to_le_bytes());
+                set_header_word(&f, *word, *value);
             }
         }
         Damage::TailBytes { which, at, bytes } => {
@@ -376,7 +375,10 @@ fn apply(root: &Path, d: &Damage) -> Option<(PathBuf, PathBuf)> {
                 }
                 set_len_new(&path, n);
                 write_at(&path, meta, &head);
-                write_at(&path, meta + word * 8, &value.to_le_bytes());
+                if let Some(attr) = header_attr(&f) {
+                    let _ = rustix::fs::setxattr(&path, HEADER_XATTR, &attr, rustix::fs::XattrFlags::empty());
+                }
+                set_header_word(&path, *word, *value);
             }
         }
         Damage::Symlink { key, to } => {
@@ -423,6 +425,28 @@ fn apply(root: &Path, d: &Damage) -> Option<(PathBuf, PathBuf)> {
     None
 }
 
+/// The header held as the entry's extended attribute, if it is one.
+fn header_attr(path: &Path) -> Option<Vec<u8>> {
+    let mut b = vec![0u8; 4096];
+    let n = rustix::fs::lgetxattr(path, HEADER_XATTR, &mut b).ok()?;
+    b.truncate(n);
+    Some(b)
+}
+
+/// Overwrites word `word` of the header at `path`: in its attribute where
+/// it has one (a word past its end lengthens it), else in the tail.
+fn set_header_word(path: &Path, word: u64, value: u64) {
+    match header_attr(path) {
+        Some(mut b) => {
+            let at = usize::try_from(word * 8).unwrap_or(usize::MAX).min(4088);
+            b.resize(b.len().max(at + 8), 0);
+            b[at..at + 8].copy_from_slice(&value.to_le_bytes());
+            let _ = rustix::fs::lsetxattr(path, HEADER_XATTR, &b, rustix::fs::XattrFlags::empty());
+        }
+        None => write_at(path, file_len(path).saturating_sub(META_LEN) + word * 8, &value.to_le_bytes()),
+    }
+}
+
 fn set_len_new(path: &Path, len: u64) {
     use std::os::unix::fs::OpenOptionsExt;
     if let Ok(f) = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path) {
@@ -440,16 +464,20 @@ fn restore(real: &Path, aside: &Path) {
     std::fs::rename(aside, real).expect("put back what a swap moved");
 }
 
-/// What identifies an entry's file and its metadata: inode, length, and
-/// the first 8 KiB of its tail (header and the trustlist's start).
-fn fingerprint(path: &Path) -> Option<(u64, u64, Vec<u8>)> {
+/// An entry's inode, length, tail and header attribute ([`fingerprint`]).
+type Fingerprint = (u64, u64, Vec<u8>, Option<Vec<u8>>);
+
+/// What identifies an entry's file and its metadata: inode, length, the
+/// first 8 KiB of its tail (the header where attributes are not supported,
+/// and the trustlist's start) and its header attribute.
+fn fingerprint(path: &Path) -> Option<Fingerprint> {
     use std::os::unix::fs::FileExt;
     let m = std::fs::symlink_metadata(path).ok().filter(|m| m.is_file())?;
     let f = std::fs::File::open(path).ok()?;
     let mut tail = vec![0u8; 8192];
     let n = f.read_at(&mut tail, m.len().saturating_sub(META_LEN)).ok()?;
     tail.truncate(n);
-    Some((m.ino(), m.len(), tail))
+    Some((m.ino(), m.len(), tail, header_attr(path)))
 }
 
 /// Keys named in `shared/` (and a few that are not).

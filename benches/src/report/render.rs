@@ -138,6 +138,10 @@ fn calls_section(d: &mut String, calls: &Calls) {
         };
         let _ = writeln!(d, "- {group}{who}: `{name}` ×{n}: {why}");
     }
+    let _ = writeln!(d, "\nCalls made in place of one of the floor's:\n");
+    for (group, name, floor, why) in crate::syscalls::INSTEAD {
+        let _ = writeln!(d, "- {group}: `{name}` instead of `{floor}`: {why}");
+    }
     d.push('\n');
 }
 

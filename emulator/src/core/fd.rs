@@ -11,7 +11,6 @@
 use std::os::fd::{BorrowedFd, OwnedFd};
 
 use crate::os::lock;
-use crate::os::object::Object;
 use crate::registry::{Place, Trust};
 
 use super::{CoreError, Emulator, HandleId};
@@ -34,8 +33,10 @@ impl Emulator {
             None => self.export(id, Trust::AnyProcess)?,
         };
         let t = self.lock();
-        let p = t.handles.get(&id).ok_or(CoreError::UnknownHandle(id.0))?;
-        let own = Object::reopen(p.object.fd())?;
+        t.handles.get(&id).ok_or(CoreError::UnknownHandle(id.0))?;
+        // The handle holds the entry (the export's hold): its name stays,
+        // and opening it is a one-name lookup, not a walk through `/proc`.
+        let own = self.registry.reopen_entry(key)?;
         if !lock::try_shared(&own)? {
             return Err(CoreError::ShareableReleasing(key));
         }

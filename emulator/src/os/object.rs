@@ -39,6 +39,13 @@ impl Object {
         Ok(Self { fd })
     }
 
+    /// Opens the object named `name` in the directory `dir` for reading and
+    /// writing (a lookup of one name, where a path walks every component).
+    pub fn open_in(dir: BorrowedFd<'_>, name: &str) -> io::Result<Self> {
+        let fd = rustix::fs::openat(dir, name, OFlags::RDWR | OFlags::CLOEXEC | OFlags::NOFOLLOW, Mode::empty())?;
+        Ok(Self { fd })
+    }
+
     /// A new open file description of the same file as `fd` (through
     /// `/proc/self/fd`), so that its locks are its own.
     pub fn reopen(fd: BorrowedFd<'_>) -> io::Result<Self> {
@@ -101,6 +108,18 @@ impl Object {
             done += rustix::io::pwrite(&self.fd, &buf[done..], offset + done as u64)?;
         }
         Ok(())
+    }
+
+    /// Sets the extended attribute `name` to `value` (created or replaced,
+    /// in one step: a reader sees the old value or the new, never a mix).
+    pub fn set_attr(&self, name: &str, value: &[u8]) -> io::Result<()> {
+        Ok(rustix::fs::fsetxattr(&self.fd, name, value, rustix::fs::XattrFlags::empty())?)
+    }
+
+    /// Reads the extended attribute `name` into `buf`: its length, which
+    /// may be less than `buf`'s (`ERANGE` when it is longer).
+    pub fn get_attr(&self, name: &str, buf: &mut [u8]) -> io::Result<usize> {
+        Ok(rustix::fs::fgetxattr(&self.fd, name, buf)?)
     }
 
     /// The file's descriptor.

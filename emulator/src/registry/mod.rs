@@ -10,11 +10,12 @@ mod root;
 mod state;
 
 use std::io;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 pub use cells::{CELL_KEY_BIT, CELL_TRUST_CAP, CellHeader, CellKind, HeldCell};
-pub use entry::{FLAG_WITHDRAWN, Grant, Header, Place, TRUST_CAP, Trust};
+pub use entry::{FLAG_WITHDRAWN, Grant, HEADER_XATTR, Header, Place, TRUST_CAP, Trust};
 pub use gc::GcReport;
 pub use list::{CellInfo, EntryInfo, ProcessInfo, flock_holders};
 pub use root::RootError;
@@ -113,6 +114,8 @@ fn pause_point(point: &str) {
 pub struct Registry {
     root: PathBuf,
     shared: PathBuf,
+    /// `shared/`, open (`O_PATH`): entries opened by name from it.
+    shared_dir: OwnedFd,
     state: State,
     me: ProcessId,
     /// Files made in the root get exactly the mode asked for, whatever the
@@ -131,7 +134,8 @@ impl Registry {
             .map_err(io)?
             .map_err(|source| OpenError::Mismatch { root: config.root.clone(), source })?;
         let exact_modes = root::exact_modes(&config.root);
-        Ok(Self { shared, root: config.root.clone(), state, me: ProcessId::current(), exact_modes })
+        let shared_dir = open_dir(&shared).map_err(|source| OpenError::Io { path: shared.clone(), source })?;
+        Ok(Self { shared, shared_dir, root: config.root.clone(), state, me: ProcessId::current(), exact_modes })
     }
 
     /// Opens an existing root as it is, with the device settings it was
@@ -153,8 +157,11 @@ impl Registry {
         }
         root::prepare(root)?;
         let state = State::open_existing(root).map_err(io)?;
+        let shared = root.join(root::SHARED_DIR);
+        let shared_dir = open_dir(&shared).map_err(|source| OpenError::Io { path: shared.clone(), source })?;
         Ok(Self {
-            shared: root.join(root::SHARED_DIR),
+            shared,
+            shared_dir,
             root: root.to_path_buf(),
             state,
             me: ProcessId::current(),
@@ -179,7 +186,14 @@ impl Registry {
 
     /// The path of the entry `key`. Every u64 names a file inside the root.
     pub fn entry_path(&self, key: u64) -> PathBuf {
-        self.shared.join(format!("{key:016x}"))
+        self.shared.join(entry_name(key))
+    }
+
+    /// A new open file description of the entry `key`, which this process
+    /// holds (so that it stays linked), for a holder of its own: opened by
+    /// name in `shared/`, one name looked up.
+    pub fn reopen_entry(&self, key: u64) -> io::Result<Object> {
+        Object::open_in(self.shared_dir.as_fd(), &entry_name(key))
     }
 
     /// Charges `bytes` at `place` to this process. When they do not fit,
@@ -332,6 +346,17 @@ impl Registry {
     pub fn gc(&self) -> io::Result<GcReport> {
         gc::collect(self)
     }
+}
+
+/// The file name of entry `key` in `shared/`: 16 lowercase hex digits.
+fn entry_name(key: u64) -> String {
+    format!("{key:016x}")
+}
+
+/// `dir`, open as a place to look names up from (`O_PATH`).
+fn open_dir(dir: &Path) -> io::Result<OwnedFd> {
+    let flags = rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC;
+    Ok(rustix::fs::open(dir, flags | rustix::fs::OFlags::NOFOLLOW, rustix::fs::Mode::empty())?)
 }
 
 #[cfg(test)]
