@@ -210,17 +210,26 @@ fn file_size_limit() {
         let (_, hard) = rlimit(libc::RLIMIT_FSIZE);
         // Below the offset of h's metadata tail (just past its 2 MiB): an
         // object is sized for its entry at allocation, so export grows no
-        // file, and only a write at or past the limit fails (EFBIG).
+        // file, and only a write at or past the limit fails (EFBIG). The
+        // header is an attribute where the file system has user attributes
+        // (no write into the file: the export works), else it is written
+        // into the tail.
         set_rlimit(libc::RLIMIT_FSIZE, 1 << 20, hard);
         alloc_expect(&api, root, 0, 2 * G, OOM);
         let before = state(root);
         let mut key = 0;
         let rc = call!(api, aclrtMemExportToShareableHandle(h, 0, 1, &mut key));
-        assert_eq!(rc, OOM, "export whose metadata does not fit: {}", common::last_message(&api));
-        assert_eq!(key, 0, "no key written");
-        assert_eq!(state(root), before, "no entry, same capacity");
+        if audit::user_attrs(root) {
+            assert_eq!(rc, AclError::SUCCESS, "export, its header an attribute: {}", common::last_message(&api));
+        } else {
+            assert_eq!(rc, OOM, "export whose metadata does not fit: {}", common::last_message(&api));
+            assert_eq!(key, 0, "no key written");
+            assert_eq!(state(root), before, "no entry, same capacity");
+        }
         set_rlimit(libc::RLIMIT_FSIZE, hard, hard);
-        ok!(api, aclrtMemExportToShareableHandle(h, 0, 1, &mut key));
+        if key == 0 {
+            ok!(api, aclrtMemExportToShareableHandle(h, 0, 1, &mut key));
+        }
         let h2 = alloc_expect(&api, root, 0, 2 * G, AclError::SUCCESS);
         ok!(api, aclrtFreePhysical(h2));
         ok!(api, aclrtFreePhysical(h));
@@ -734,6 +743,7 @@ fn enospc_scenario() {
     ok!(api, aclrtSetDevice(0));
     let h = alloc_expect(&api, &root, 0, G, AclError::SUCCESS);
     let h2 = alloc_expect(&api, &root, 0, G, AclError::SUCCESS);
+    let h3 = alloc_expect(&api, &root, 0, G, AclError::SUCCESS);
 
     // Out of inodes: an unnamed object cannot be created.
     let filler = mnt.join("filler");
@@ -746,20 +756,66 @@ fn enospc_scenario() {
     common::reply(format!("out of inodes ({n} filler files): aclrtMallocPhysical → 207001, no partial state"));
     let mut key = 0;
     ok!(api, aclrtMemExportToShareableHandle(h, 0, 1, &mut key));
-    common::reply("out of inodes: aclrtMemExportToShareableHandle → 0 (naming an unnamed object takes no new inode)");
+    common::reply(
+        "out of inodes: aclrtMemExportToShareableHandle → 0 (naming an unnamed object takes no new inode; \
+         its header goes to a page of the tail where tmpfs has no inode space left for an attribute)",
+    );
     std::fs::remove_dir_all(&filler).unwrap();
 
-    // Out of space: the export's metadata page cannot be written.
+    // Out of space: the header is an attribute where the tmpfs has user
+    // attributes (charged to its inode space, not its pages), else a page of
+    // the tail, which cannot be had.
     let mut f = std::fs::File::create(mnt.join("space")).unwrap();
     let block = vec![0x55u8; 64 << 10];
     while std::io::Write::write_all(&mut f, &block).is_ok() {}
     drop(f);
+    let attrs = audit::user_attrs(&mnt);
     let before = state(&root);
     let mut key2 = 0;
     let rc = call!(api, aclrtMemExportToShareableHandle(h2, 0, 1, &mut key2));
-    assert_eq!(rc, OOM, "export on a full tmpfs: {}", common::last_message(&api));
-    assert_eq!((key2, state(&root)), (0, before), "no key, no entry, same capacity");
-    common::reply("out of space: aclrtMemExportToShareableHandle → 207001, no entry, same capacity");
+    if attrs {
+        assert_eq!(rc, AclError::SUCCESS, "export on a full tmpfs: {}", common::last_message(&api));
+        common::reply("out of space: aclrtMemExportToShareableHandle → 0 (the header is an attribute: no page)");
+    } else {
+        assert_eq!(rc, OOM, "export on a full tmpfs without user attributes: {}", common::last_message(&api));
+        assert_eq!((key2, state(&root)), (0, before), "no key, no entry, same capacity");
+        common::reply(
+            "out of space, no user attributes: aclrtMemExportToShareableHandle → 207001, no entry, same capacity",
+        );
+    }
+
+    // Out of space and of inodes: neither an attribute nor a page. (The
+    // inode space left below one inode's worth still holds attributes:
+    // it is filled with them too.)
+    let mut n = 0;
+    while std::fs::File::create(mnt.join(format!("inode{n}"))).is_ok() {
+        n += 1;
+    }
+    if attrs && n > 0 {
+        let holder = mnt.join("inode0");
+        let mut i = 0;
+        for size in [1024, 128, 16, 1] {
+            while rustix::fs::setxattr(
+                &holder,
+                format!("user.f{i}").as_str(),
+                &vec![1u8; size],
+                rustix::fs::XattrFlags::empty(),
+            )
+            .is_ok()
+            {
+                i += 1;
+            }
+        }
+    }
+    let before = state(&root);
+    let mut key3 = 0;
+    let rc = call!(api, aclrtMemExportToShareableHandle(h3, 0, 1, &mut key3));
+    assert_eq!(rc, OOM, "export on a tmpfs out of space and inodes: {}", common::last_message(&api));
+    assert_eq!((key3, state(&root)), (0, before), "no key, no entry, same capacity");
+    common::reply("out of space and of inodes: aclrtMemExportToShareableHandle → 207001, no entry, same capacity");
+    for i in 0..n {
+        std::fs::remove_file(mnt.join(format!("inode{i}"))).unwrap();
+    }
 
     // Out of space: memory is backed lazily, so an allocation succeeds and
     // the first write to a page that cannot be backed raises SIGBUS. Shown in
@@ -799,9 +855,13 @@ fn enospc_scenario() {
         w.kill();
     }
     std::fs::remove_file(mnt.join("space")).unwrap();
-    ok!(api, aclrtMemExportToShareableHandle(h2, 0, 1, &mut key2));
+    if !attrs {
+        ok!(api, aclrtMemExportToShareableHandle(h2, 0, 1, &mut key2));
+    }
+    ok!(api, aclrtMemExportToShareableHandle(h3, 0, 1, &mut key3));
     ok!(api, aclrtFreePhysical(h));
     ok!(api, aclrtFreePhysical(h2));
+    ok!(api, aclrtFreePhysical(h3));
     vmmkit_emulator::core::emulator().unwrap().registry().gc().unwrap();
     audit::assert_clean(&root, "after the tmpfs scenario");
     common::reply("after space is freed: export works; everything released; root clean");

@@ -122,6 +122,11 @@ impl Object {
         Ok(rustix::fs::fgetxattr(&self.fd, name, buf)?)
     }
 
+    /// Removes the extended attribute `name` (`ENODATA` when there is none).
+    pub fn remove_attr(&self, name: &str) -> io::Result<()> {
+        Ok(rustix::fs::fremovexattr(&self.fd, name)?)
+    }
+
     /// The file's descriptor.
     pub fn fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()

@@ -20,8 +20,9 @@
 //! `fsetxattr` of 128 bytes 2.6–2.7 µs, with a `pwrite` of 128 bytes into the tail
 //! 4.3–4.6 µs). An attribute is also replaced in one step, where a reader
 //! could see a `pwrite` half done. Where a file system has no user
-//! attributes (`EOPNOTSUPP`), the header is the tail's first page; readers
-//! look for the attribute first, then in the tail.
+//! attributes (`EOPNOTSUPP`), or no room for one (`ENOSPC`: tmpfs charges
+//! attributes to its inode space), the header is the tail's first page;
+//! readers look for the attribute first, then in the tail.
 //!
 //! Holders are not written down: every holding process keeps a shared `flock`
 //! on its own open file description of the entry, which the kernel drops when
@@ -240,12 +241,22 @@ impl Header {
     }
 
     /// Writes this header into `object` (whose file is an entry's length):
-    /// its extended attribute, or the tail where the file system has none.
+    /// its extended attribute, or the tail where the file system has none,
+    /// or has no room for one (tmpfs counts attributes against its inodes,
+    /// so a tmpfs out of inodes takes a page where it has room for one).
     pub fn store(&self, object: &Object) -> io::Result<()> {
         let bytes = self.to_bytes();
         match object.set_attr(HEADER_XATTR, &bytes) {
             Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => {
                 object.write_at(&bytes, Self::meta_offset(self.data_len))
+            }
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT)) => {
+                object.write_at(&bytes, Self::meta_offset(self.data_len))?;
+                // An older header in an attribute would be read first.
+                match object.remove_attr(HEADER_XATTR) {
+                    Err(e) if e.raw_os_error() != Some(libc::ENODATA) => Err(e),
+                    _ => Ok(()),
+                }
             }
             r => r,
         }
