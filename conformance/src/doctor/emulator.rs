@@ -41,6 +41,12 @@ pub(super) fn row() -> Row {
             let mut parts = vec![format!("root {root}")];
             parts.extend(settings);
             parts.push(format!("{} in use across all devices", bytes(used)));
+            if !reg.header_attrs() {
+                parts.push(
+                    "no user extended attributes on its file system: each export writes its header into a page of the object (slower)"
+                        .into(),
+                );
+            }
             let (devices, capacity) = (usage.used.len(), usage.capacity);
             let running = reg.processes().iter().filter(|p| p.alive).count();
             let same = devices == config.devices as usize && capacity == config.device_memory;

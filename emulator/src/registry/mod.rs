@@ -174,6 +174,17 @@ impl Registry {
         &self.root
     }
 
+    /// Whether entry headers can be extended attributes here (the root's
+    /// file system has user attributes: `registry/entry.rs`): asked of
+    /// `shared/` with a read, nothing written.
+    pub fn header_attrs(&self) -> bool {
+        let mut b = [0u8; 1];
+        !matches!(
+            rustix::fs::getxattr(&self.shared, entry::HEADER_XATTR, &mut b[..]),
+            Err(rustix::io::Errno::OPNOTSUPP)
+        )
+    }
+
     /// The calling process, as the registry knows it.
     pub fn me(&self) -> ProcessId {
         self.me
@@ -391,6 +402,16 @@ mod tests {
         let file = dir.path().join("file");
         std::fs::write(&file, b"").unwrap();
         assert!(matches!(Registry::open_existing(&file), Err(OpenError::Root(RootError::NotDirectory(_)))));
+    }
+
+    /// `header_attrs` says what an attempt to set an attribute finds.
+    #[test]
+    fn header_attrs_agrees_with_a_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let reg = registry(dir.path());
+        let object = Object::create(dir.path(), 4096, true).unwrap();
+        let writable = object.set_attr("user.vmmkit.probe", b"1").is_ok();
+        assert_eq!(reg.header_attrs(), writable);
     }
 
     /// A slot whose lock nobody holds belongs to a process that is gone
