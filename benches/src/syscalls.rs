@@ -471,14 +471,6 @@ pub const EXTRA: &[(&str, &str, &str, u64, &str)] = &[
         "`LOCK_EX | LOCK_NB` at the lookup (an entry nobody holds is collected, not imported: \
          ACL-LIFE-003/004) and at the free (the last holder removes the entry)",
     ),
-    (
-        "import_lookup",
-        "key",
-        "statx",
-        1,
-        "ACL-IMP-007's check that the key exists, which comes before ACL-IMP-008's context check \
-         and before fault injection on the key (`emulator/src/acl/share.rs`)",
-    ),
 ];
 
 /// Whether the backend named `function` in a bench id shares by key (ACL;
