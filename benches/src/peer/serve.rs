@@ -43,7 +43,7 @@ fn run(sock: &Channel, floor_dir: &Path) -> Result<()> {
     let b = Bk::open(vmmkit_runtime::Backend::auto().map_err(|e| BenchError::Unsupported(e.to_string()))?)?;
     let pid = b.rt().host_pid()?;
     reply(sock, &[pid as u64])?;
-    let mut st = State { b: &b, floor_dir, import: None, floor: None, held: Vec::new() };
+    let mut st = State { b: &b, floor_dir, import: None, received: Vec::new(), floor: None, held: Vec::new() };
     loop {
         let (bytes, fds) = match sock.recv(IDLE) {
             Ok(got) => got,
@@ -89,6 +89,10 @@ struct State<'a> {
     floor_dir: &'a Path,
     /// The import: its mapping first (unmapped before the rest goes).
     import: Option<(Mapping, Reservation, Imported)>,
+    /// The descriptors received with the import (HIP, CUDA): closed with
+    /// it, after the reply, as the floor closes its file at
+    /// [`Op::CloseFloor`], not in the measured round trip.
+    received: Vec<OwnedFd>,
     floor: Option<(OwnedFd, Range)>,
     held: Vec<PhysicalMemory>,
 }
@@ -107,8 +111,9 @@ impl State<'_> {
             Op::ImportMapRead => {
                 self.release_import()?;
                 let (key, size) = (arg(args, 0)?, usize_arg(args, 1)?);
-                let b = self.import_map_read(key, fds.first(), size)?;
-                Ok(vec![u64::from(b)])
+                let b = self.import_map_read(key, fds.first(), size);
+                self.received = fds;
+                Ok(vec![u64::from(b?)])
             }
             Op::ReleaseImport => self.release_import().map(|()| vec![]),
             Op::OpenMapRead => {
@@ -145,6 +150,7 @@ impl State<'_> {
     }
 
     fn release_import(&mut self) -> Result<()> {
+        self.received.clear();
         if let Some((m, va, mem)) = self.import.take() {
             m.unmap()?;
             va.free()?;
