@@ -123,6 +123,16 @@ impl State<'_> {
                 self.floor = Some((fd, map));
                 Ok(vec![u64::from(b)])
             }
+            Op::MapReadFd => {
+                self.floor = None;
+                let size = usize_arg(args, 0)?;
+                let fd =
+                    fds.into_iter().next().ok_or_else(|| BenchError::Peer("MapReadFd without a descriptor".into()))?;
+                let map = Range::map_file(&fd, size)?;
+                let b = map.first_byte();
+                self.floor = Some((fd, map));
+                Ok(vec![u64::from(b)])
+            }
             Op::CloseFloor => {
                 self.floor = None;
                 Ok(vec![])
