@@ -13,6 +13,10 @@
 //! the child run freely again. So set-up, clean-up and the markers
 //! themselves are not counted, and only the thread that runs the body is
 //! (threads the child starts are not traced; processes it spawns neither).
+//! The handoff's peers count their own calls: a peer started by a counted
+//! bench process (told by [`PEER_ENV`]) serves in a traced child of its own
+//! ([`count_peer`]), each measured request a window, and writes what it
+//! counted to a file that [`count_benches`] reads back (`handoff_peer/...`).
 //! Counts are exact: the same on a loaded machine as on a quiet one.
 //!
 //! This needs `ptrace` on one's own child (allowed unless a seccomp policy
@@ -471,20 +475,68 @@ pub const EXTRA: &[(&str, &str, &str, u64, &str)] = &[
          without faulting on a bad pointer",
     ),
     (
+        "handoff_peer",
+        "*",
+        "mmap",
+        1,
+        "the reservation's own `mmap(PROT_NONE)`: the peer reserves before it maps (a call of its own, \
+         which must own the addresses before anything is mapped there); the floor maps anywhere",
+    ),
+    (
+        "handoff_peer",
+        "key",
+        "flock",
+        2,
+        "the lookup's `LOCK_EX | LOCK_NB` (an entry nobody holds is collected, not imported: \
+         ACL-LIFE-003/004) and the hold's `LOCK_SH`",
+    ),
+    (
+        "handoff_peer",
+        "*",
+        "fstat",
+        1,
+        "after the lock: the entry may have been removed between the `open` and the lock (still \
+         linked?), and its length places the header",
+    ),
+    ("handoff_peer", "*", "pread64", 1, "the entry's header (size, place, properties, trust, exporter)"),
+    (
+        "handoff_peer",
+        "key",
+        "pread64",
+        1,
+        "the trustlist (ACL-IMP-011/012): the handoff's exporter trusts the peer by pid",
+    ),
+    (
+        "handoff_peer",
+        "fd",
+        "newfstatat",
+        1,
+        "the fd is a number the caller passes: one `fstat` finds a closed or non-file number \
+         (HIP-VMM-027, CUDA-VMM-017) and names the file for repeated imports",
+    ),
+    (
+        "handoff_peer",
+        "fd",
+        "flock",
+        1,
+        "the hold, on an open file description of the import's own (`open` of `/proc/self/fd/N`, \
+         in place of the floor's `open`): a `dup` would share the sender's description and its lock",
+    ),
+    (
+        "handoff_peer",
+        "fd",
+        "process_vm_readv",
+        1,
+        "HIP only: `osHandle` at or above 2^20 is the caller's `int *` (HIP-VMM-026), read \
+         without faulting on a bad pointer",
+    ),
+    (
         "import_lookup",
         "key",
         "flock",
         2,
         "`LOCK_EX | LOCK_NB` at the lookup (an entry nobody holds is collected, not imported: \
          ACL-LIFE-003/004) and at the free (the last holder removes the entry)",
-    ),
-    (
-        "import_lookup",
-        "key",
-        "statx",
-        1,
-        "ACL-IMP-007's check that the key exists, which comes before ACL-IMP-008's context check \
-         and before fault injection on the key (`emulator/src/acl/share.rs`)",
     ),
 ];
 
@@ -515,6 +567,89 @@ pub fn extra(group: &str, function: &str, name: &str) -> u64 {
 /// Iterations counted per entry.
 pub const ITERS: u64 = 16;
 
+/// The variable that tells a bench peer to count its own calls, and the
+/// directory it writes them to ([`count_peer`]).
+pub const PEER_ENV: &str = "VMMKIT_BENCH_PEER_COUNT";
+
+/// The directory of the peers' tallies, set in the counting process
+/// before its counted child is forked ([`count_benches`]).
+static PEER_DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
+/// Where the peers of this (counted) process write their tallies, if they
+/// count: [`crate::peer::Peer::spawn`] passes it on in [`PEER_ENV`].
+pub fn peer_dir() -> Option<&'static std::path::Path> {
+    PEER_DIR.get().map(std::path::PathBuf::as_path)
+}
+
+/// A peer's serving, counted: runs `serve` in a traced child (each
+/// measured request a window, labelled on its own), then writes the
+/// tallies to a file of its own in `dir`, one window a line:
+/// `label<TAB>name=count,name=count`.
+///
+/// # Errors
+/// As [`count`], or the file could not be written.
+pub fn count_peer(dir: &std::path::Path, serve: impl FnOnce(&mut Labels) -> Result<()>) -> Result<()> {
+    let tallies = count(serve)?;
+    let mut text = String::new();
+    for t in &tallies {
+        let calls: Vec<String> = t.calls.iter().map(|(n, c)| format!("{n}={c}")).collect();
+        text.push_str(&format!("{}\t{}\n", t.label, calls.join(",")));
+    }
+    let path = dir.join(format!("peer-{}.txt", std::process::id()));
+    std::fs::write(&path, text).map_err(|e| BenchError::io(format!("writing {}", path.display()), e))
+}
+
+/// The peers' tallies in `dir`, one per label: each label's first window
+/// (the entry's uncounted warm-up run; the peer cannot tell it) dropped,
+/// the others summed.
+fn peer_tallies(dir: &std::path::Path) -> Result<Vec<Tally>> {
+    let mut out: Vec<Tally> = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| BenchError::io(format!("reading {}", dir.display()), e))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<std::io::Result<_>>()
+        .map_err(|e| BenchError::io(format!("reading {}", dir.display()), e))?;
+    files.sort();
+    for f in files {
+        let text = std::fs::read_to_string(&f).map_err(|e| BenchError::io(format!("reading {}", f.display()), e))?;
+        let mut seen = std::collections::HashSet::new();
+        for line in text.lines() {
+            let bad = || BenchError::Check(format!("{}: bad line {line:?}", f.display()));
+            let (label, calls) = line.split_once('\t').ok_or_else(bad)?;
+            if seen.insert(label.to_owned()) {
+                continue; // the warm-up
+            }
+            let mut window = BTreeMap::new();
+            for c in calls.split(',').filter(|c| !c.is_empty()) {
+                let (n, k) = c.split_once('=').ok_or_else(bad)?;
+                window.insert(n.to_owned(), k.parse::<u64>().map_err(|_| bad())?);
+            }
+            let sum: u64 = window.values().sum();
+            let i = match out.iter().position(|t| t.label == label) {
+                Some(i) => i,
+                None => {
+                    out.push(Tally {
+                        label: label.to_owned(),
+                        windows: 0,
+                        calls: BTreeMap::new(),
+                        min: u64::MAX,
+                        max: 0,
+                    });
+                    out.len() - 1
+                }
+            };
+            let t = &mut out[i];
+            t.windows += 1;
+            t.min = t.min.min(sum);
+            t.max = t.max.max(sum);
+            for (n, k) in window {
+                *t.calls.entry(n).or_default() += k;
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Every entry of [`TARGETS`] on the smoke plan, in a traced child with a
 /// fresh root: each set up and run once uncounted, then [`ITERS`] times
 /// counted. Labels are the bench ids.
@@ -523,7 +658,14 @@ pub const ITERS: u64 = 16;
 /// As [`count`]; the child's errors are printed on its stderr.
 pub fn count_benches(peer_exe: std::path::PathBuf) -> Result<Vec<Tally>> {
     use crate::cases::{ALL, Env};
-    count(|labels| {
+    let peers = tempfile::Builder::new()
+        .prefix("vmmkit-peer-count-")
+        .tempdir()
+        .map_err(|e| BenchError::io("making the peers' tally directory", e))?;
+    if PEER_DIR.set(peers.path().to_owned()).is_err() {
+        return Err(BenchError::Check("count_benches runs once per process".into()));
+    }
+    let mut out = count(|labels| {
         let root = crate::root::BenchRoot::install()?;
         let env = Env::new(root, crate::plan::Plan::Smoke, peer_exe)?;
         for (_, build) in ALL.iter().filter(|(t, _)| TARGETS.contains(t)) {
@@ -537,5 +679,7 @@ pub fn count_benches(peer_exe: std::path::PathBuf) -> Result<Vec<Tally>> {
             }
         }
         env.close()
-    })
+    })?;
+    out.extend(peer_tallies(peers.path())?);
+    Ok(out)
 }

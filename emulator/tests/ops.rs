@@ -74,6 +74,78 @@ fn faults_set_at_run_time_target_one_shareable_handle() {
     });
 }
 
+/// A first import's codes keep their order (ACL-IMP-007, then ACL-IMP-008,
+/// then a fault injected on the key), whether the key's existence is checked
+/// apart (no context, or a fault on the key) or found by the lookup itself
+/// (a context and no fault: no `stat` of the entry).
+#[test]
+fn first_import_codes_keep_their_order() {
+    isolated("first_import_codes_keep_their_order", &[], |_| {
+        let api = acl();
+        ok!(api, aclrtSetDevice(0));
+        let mut a = null_mut();
+        ok!(api, aclrtMallocPhysical(&mut a, G, &prop(0), 0));
+        let mut key = 0;
+        ok!(api, aclrtMemExportToShareableHandle(a, 0, 1, &mut key));
+        let missing = key ^ 0xffff;
+        let unknown = format!("no exported memory has shareable handle {missing:#x}");
+        // Each case: (what, the key, the code with a context, the code with none).
+        let codes = |faulted: bool| {
+            let live_with = if faulted { AclError::RT_DRV_INTERNAL_ERROR } else { AclError::SUCCESS };
+            [
+                ("a missing key", missing, AclError::RT_INVALID_HANDLE, AclError::RT_INVALID_HANDLE),
+                ("a live key", key, live_with, AclError::RT_CONTEXT_NULL),
+            ]
+        };
+        let check = |faulted: bool| {
+            for (what, k, with, without) in codes(faulted) {
+                let mut h = null_mut();
+                let got = call!(api, aclrtMemImportFromShareableHandle(k, 1, &mut h));
+                expect(got, with, &format!("{what} with a context (fault: {faulted})"));
+                let message = common::last_message(&api);
+                if k == missing {
+                    assert!(message.contains(&unknown), "{message}");
+                    let mut k2 = k;
+                    let v2 = api.aclrtMemImportFromShareableHandleV2.expect("V2");
+                    // SAFETY: k2 is a u64 key (DEFAULT); h is a handle out-pointer.
+                    let got =
+                        AclError(unsafe { v2((&raw mut k2).cast(), ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, 0, &mut h) });
+                    expect(got, with, &format!("V2 of {what} (fault: {faulted})"));
+                    let v1 = "aclrtMemImportFromShareableHandle:";
+                    let v2_message = common::last_message(&api).replace("aclrtMemImportFromShareableHandleV2:", v1);
+                    assert_eq!(v2_message, message, "V2: the same message");
+                } else if with == AclError::SUCCESS {
+                    ok!(api, aclrtFreePhysical(h));
+                }
+                let alone = std::thread::scope(|s| {
+                    s.spawn(|| {
+                        let api = acl();
+                        let mut h = null_mut();
+                        let got = call!(api, aclrtMemImportFromShareableHandle(k, 1, &mut h));
+                        expect(got, without, &format!("{what} with no context (fault: {faulted})"));
+                        common::last_message(&api)
+                    })
+                    .join()
+                    .expect("the thread")
+                });
+                if k == missing {
+                    assert_eq!(alone, message, "the same message whether the key was looked at apart or not");
+                }
+            }
+        };
+        check(false);
+        vmmkit_emulator::faults::set(&format!(
+            "aclrtMemImportFromShareableHandle@{missing:x}=ACL_ERROR_RT_DRV_INTERNAL_ERROR;\
+             aclrtMemImportFromShareableHandle@{key:x}=ACL_ERROR_RT_DRV_INTERNAL_ERROR;\
+             aclrtMemImportFromShareableHandleV2@{missing:x}=ACL_ERROR_RT_DRV_INTERNAL_ERROR"
+        ))
+        .unwrap();
+        check(true);
+        vmmkit_emulator::faults::clear();
+        ok!(api, aclrtFreePhysical(a));
+    });
+}
+
 #[test]
 fn malformed_fault_spec_is_a_clear_error() {
     if is_child("malformed_fault_spec_is_a_clear_error") {

@@ -11,7 +11,15 @@
 //!
 //! ACL sends the 64-bit key in the request; HIP and CUDA send the exported
 //! POSIX fd beside it with `SCM_RIGHTS`, and the peer imports from the fd
-//! it receives. Each backend has its own peer, over the same backend.
+//! it receives (and closes it with the import, after the reply, as the
+//! floor closes its file). Each backend has its own peer, over the same
+//! backend.
+//!
+//! `floor_fd`, beside the floor, is the same round trip with the floor's
+//! file passed as a descriptor (`SCM_RIGHTS`) instead of opened by name:
+//! the peer maps the descriptor it receives and reads its first byte. It
+//! shows what passing a descriptor costs, which the fd vendors cannot
+//! avoid; the target stays against the floor.
 
 use super::{Entry, Env};
 use crate::backend::Bk;
@@ -20,7 +28,9 @@ use crate::floor;
 use crate::peer::Peer;
 use crate::peer::wire::Op;
 use crate::plan::size_label;
-use std::os::fd::BorrowedFd;
+use rustix::fs::{Mode, OFlags};
+use std::cell::Cell;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 use vmmkit_runtime::{Access, Exported, Location, Mapping, PhysicalMemory, Reservation};
@@ -58,13 +68,29 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
         }));
     }
     let Some(p2) = first_peer else { return Ok(out) };
-    let mut floor_made = false;
-    out.push(Entry::new(GROUP, "floor", &l, move |n| {
-        if !floor_made {
-            floor::named_file(&env.floor_dir().join(FLOOR_FILE), g, FIRST)?;
-            floor_made = true;
+    let made = Rc::new(Cell::new(false));
+    let floor_file = move || -> Result<std::path::PathBuf> {
+        let path = env.floor_dir().join(FLOOR_FILE);
+        if !made.replace(true) {
+            floor::named_file(&path, g, FIRST)?;
         }
+        Ok(path)
+    };
+    let (p3, file2) = (p2.clone(), floor_file.clone());
+    out.push(Entry::new(GROUP, "floor", &l, move |n| {
+        file2()?;
         round_trips(n, &p2, Op::OpenMapRead, &[g as u64], None, Op::CloseFloor)
+    }));
+    let mut fd: Option<OwnedFd> = None;
+    out.push(Entry::new(GROUP, "floor_fd", &l, move |n| {
+        if fd.is_none() {
+            let path = floor_file()?;
+            let opened = rustix::fs::open(&path, OFlags::RDWR | OFlags::CLOEXEC, Mode::empty())
+                .map_err(|e| BenchError::io(format!("open {}", path.display()), e))?;
+            fd = Some(opened);
+        }
+        let fd = fd.as_ref().map(AsFd::as_fd);
+        round_trips(n, &p3, Op::MapReadFd, &[g as u64], fd, Op::CloseFloor)
     }));
     Ok(out)
 }

@@ -48,6 +48,10 @@ impl Peer {
         cmd.env(vmmkit_testkit::root::ROOT_ENV, root)
             .env(FLOOR_ENV, floor_dir)
             .env(vmmkit_runtime::Backend::ENV, backend);
+        // A counted bench process's peers count their own calls.
+        if let Some(dir) = crate::syscalls::peer_dir() {
+            cmd.env(crate::syscalls::PEER_ENV, dir);
+        }
         let peer = vmmkit_testkit::Peer::spawn("bench peer", &mut cmd).map_err(|e| BenchError::Peer(e.to_string()))?;
         let mut peer = Self { peer: RefCell::new(peer), host_pid: 0 };
         let hello = peer.recv(DEADLINE)?;

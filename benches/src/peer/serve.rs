@@ -8,6 +8,8 @@ use std::time::Duration;
 use rustix::process::{Resource, Rlimit};
 use vmmkit_testkit::{Channel, RecvError};
 
+use crate::syscalls::Labels;
+
 use super::wire::{self, Op};
 use crate::backend::Bk;
 use crate::error::{BenchError, Result};
@@ -29,7 +31,13 @@ pub fn main() -> std::process::ExitCode {
         }
     };
     let floor_dir = std::env::var_os(super::FLOOR_ENV).map(PathBuf::from).unwrap_or_default();
-    match run(&sock, &floor_dir) {
+    // Started by a counted bench process: serve in a traced child of this
+    // one, which counts the calls of each measured request.
+    let served = match std::env::var_os(crate::syscalls::PEER_ENV) {
+        Some(dir) => crate::syscalls::count_peer(Path::new(&dir), |labels| run(&sock, &floor_dir, Some(labels))),
+        None => run(&sock, &floor_dir, None),
+    };
+    match served {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("vmmkit-bench-peer: {e}");
@@ -39,11 +47,13 @@ pub fn main() -> std::process::ExitCode {
     }
 }
 
-fn run(sock: &Channel, floor_dir: &Path) -> Result<()> {
+/// Serves until asked to quit; each measured request (the handoff's) is a
+/// counting window, labelled in `labels` when the calls are counted.
+fn run(sock: &Channel, floor_dir: &Path, mut labels: Option<&mut Labels>) -> Result<()> {
     let b = Bk::open(vmmkit_runtime::Backend::auto().map_err(|e| BenchError::Unsupported(e.to_string()))?)?;
     let pid = b.rt().host_pid()?;
     reply(sock, &[pid as u64])?;
-    let mut st = State { b: &b, floor_dir, import: None, floor: None, held: Vec::new() };
+    let mut st = State { b: &b, floor_dir, import: None, received: Vec::new(), floor: None, held: Vec::new() };
     loop {
         let (bytes, fds) = match sock.recv(IDLE) {
             Ok(got) => got,
@@ -59,7 +69,22 @@ fn run(sock: &Channel, floor_dir: &Path) -> Result<()> {
         let r = match op {
             Some(Op::Grow) => st.grow(sock, args),
             Some(Op::Quit) => st.clear().map(|()| vec![]),
-            Some(op) => st.handle(op, args, fds),
+            Some(op) => match measured(op, b.name()) {
+                // The measured part of a handoff: from the request to the reply.
+                Some(who) => {
+                    crate::syscalls::begin();
+                    let r = st.handle(op, args, fds);
+                    crate::syscalls::end();
+                    if let Some(l) = labels.as_deref_mut() {
+                        // The size: ImportMapRead's second argument, the floors' first.
+                        let i = usize::from(op == Op::ImportMapRead);
+                        let size = args.get(i).map_or(0, |&s| usize::try_from(s).unwrap_or(0));
+                        l.label(&format!("handoff_peer/{who}/{}", crate::plan::size_label(size)))?;
+                    }
+                    r
+                }
+                None => st.handle(op, args, fds),
+            },
             None => Err(BenchError::Peer(format!("unknown request {op:?}"))),
         };
         match r {
@@ -70,6 +95,17 @@ fn run(sock: &Channel, floor_dir: &Path) -> Result<()> {
         if op == Some(Op::Quit) {
             return Ok(());
         }
+    }
+}
+
+/// The bench row a measured request belongs to: the backend's import, or
+/// one of the floors; `None` for requests outside the handoff's measure.
+fn measured(op: Op, backend: &'static str) -> Option<&'static str> {
+    match op {
+        Op::ImportMapRead => Some(backend),
+        Op::OpenMapRead => Some("floor"),
+        Op::MapReadFd => Some("floor_fd"),
+        _ => None,
     }
 }
 
@@ -89,6 +125,10 @@ struct State<'a> {
     floor_dir: &'a Path,
     /// The import: its mapping first (unmapped before the rest goes).
     import: Option<(Mapping, Reservation, Imported)>,
+    /// The descriptors received with the import (HIP, CUDA): closed with
+    /// it, after the reply, as the floor closes its file at
+    /// [`Op::CloseFloor`], not in the measured round trip.
+    received: Vec<OwnedFd>,
     floor: Option<(OwnedFd, Range)>,
     held: Vec<PhysicalMemory>,
 }
@@ -107,14 +147,25 @@ impl State<'_> {
             Op::ImportMapRead => {
                 self.release_import()?;
                 let (key, size) = (arg(args, 0)?, usize_arg(args, 1)?);
-                let b = self.import_map_read(key, fds.first(), size)?;
-                Ok(vec![u64::from(b)])
+                let b = self.import_map_read(key, fds.first(), size);
+                self.received = fds;
+                Ok(vec![u64::from(b?)])
             }
             Op::ReleaseImport => self.release_import().map(|()| vec![]),
             Op::OpenMapRead => {
                 self.floor = None;
                 let size = usize_arg(args, 0)?;
                 let (fd, map, b) = floor::open_map_read(&self.floor_dir.join(crate::cases::handoff::FLOOR_FILE), size)?;
+                self.floor = Some((fd, map));
+                Ok(vec![u64::from(b)])
+            }
+            Op::MapReadFd => {
+                self.floor = None;
+                let size = usize_arg(args, 0)?;
+                let fd =
+                    fds.into_iter().next().ok_or_else(|| BenchError::Peer("MapReadFd without a descriptor".into()))?;
+                let map = Range::map_file(&fd, size)?;
+                let b = map.first_byte();
                 self.floor = Some((fd, map));
                 Ok(vec![u64::from(b)])
             }
@@ -145,6 +196,7 @@ impl State<'_> {
     }
 
     fn release_import(&mut self) -> Result<()> {
+        self.received.clear();
         if let Some((m, va, mem)) = self.import.take() {
             m.unmap()?;
             va.free()?;

@@ -38,6 +38,10 @@ pub enum Op {
     Grow = 6,
     /// Exit (after freeing what is kept).
     Quit = 7,
+    /// `[size]`, a file descriptor beside it: the handoff's floor for the
+    /// vendors that share by fd: map the received descriptor shared, read
+    /// the first byte; reply `[OK, byte]`. Kept until [`Op::CloseFloor`].
+    MapReadFd = 8,
 }
 
 impl Op {
@@ -51,6 +55,7 @@ impl Op {
             5 => Self::CloseFloor,
             6 => Self::Grow,
             7 => Self::Quit,
+            8 => Self::MapReadFd,
             _ => return None,
         })
     }

@@ -121,7 +121,8 @@ fn calls_section(d: &mut String, calls: &Calls) {
         "Counted exactly with `ptrace` (`vmmkit_benches::syscalls`, also the test \
          `cargo test -p vmmkit-benches --test syscalls`), {} iterations of each body's measured part on \
          the smoke plan's sizes, when this report was made. Only the calling thread is counted; \
-         the peer process's calls (handoff) are not. A build with debug assertions adds an \
+         the handoff's peers count their own (`handoff_peer/...`: from the request to the reply, \
+         beside the floor's peer). A build with debug assertions adds an \
          `fcntl(F_GETFD)` to every `close`, on both sides.\n",
         crate::syscalls::ITERS
     );

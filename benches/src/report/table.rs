@@ -182,6 +182,10 @@ pub fn rows(ms: &[Measurement]) -> Vec<Row> {
                         if let Some(f) = find(group, "floor_memfd", p) {
                             out.push(row(p, format!("{words} (vs memfd)"), op, "floor_memfd", f, None));
                         }
+                        // The handoff's floor with the file passed as a descriptor, beside the fd vendors.
+                        if let Some(f) = find(group, "floor_fd", p).filter(|_| !crate::syscalls::by_key(b)) {
+                            out.push(row(p, format!("{words} (vs an fd passed)"), op, "floor_fd", f, None));
+                        }
                     }
                 }
                 Kind::Copy => {
@@ -286,5 +290,21 @@ mod tests {
         // Rows come in the order of the groups, sizes ascending.
         assert_eq!(r[0].param, "2MiB");
         assert_eq!(r.len(), 10);
+    }
+
+    /// The handoff's `floor_fd` is a row beside the fd vendors' only, with no target.
+    #[test]
+    fn fd_floor_beside_the_fd_vendors() {
+        let ms = vec![
+            m("handoff", "emulator", "2MiB", 14.0, None),
+            m("handoff", "emulator-cuda", "2MiB", 15.0, None),
+            m("handoff", "floor", "2MiB", 10.0, None),
+            m("handoff", "floor_fd", "2MiB", 10.0, None),
+        ];
+        let r = rows(&ms);
+        let fd: Vec<_> = r.iter().filter(|x| x.reference_name == "floor_fd").collect();
+        assert_eq!(fd.len(), 1, "beside CUDA only");
+        assert_eq!((fd[0].backend.as_str(), fd[0].met()), ("emulator-cuda", None));
+        assert_eq!(r.iter().filter(|x| x.met().is_some()).count(), 2, "the targets stay against the floor");
     }
 }

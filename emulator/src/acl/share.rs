@@ -190,11 +190,19 @@ fn import(key: u64, device: u32, v1: bool) -> Result<aclrtDrvMemHandle, Fail> {
     {
         return Ok(to_handle(id));
     }
-    let known = e.holds_import(key, Place::Device(device)) || e.share_exists(key);
-    ensure!(known, rules::IMP_007, "no exported memory has shareable handle {key:#x}");
-    if v1 {
+    // ACL-IMP-007 (the key exists) comes before ACL-IMP-008 (V1's context)
+    // and before a fault injected on the key. When neither can answer
+    // first (V2, or V1 with a context, and no fault on the key), the
+    // lookup's own `open` finds a missing key with the same code, rule and
+    // message (`CoreError::UnknownShareable`), so no separate `stat` of
+    // the entry is made: one path walk per first import, not two.
+    let has_context = !v1 || thread::current_device().is_some();
+    let injected = crate::faults::on_key(crate::instrument::current_call(), key).is_some();
+    if !has_context || injected {
+        let known = e.holds_import(key, Place::Device(device)) || e.share_exists(key);
+        ensure!(known, rules::IMP_007, "no exported memory has shareable handle {key:#x}");
         // ACL-IMP-008: V1 checks the context after the lookup.
-        ensure!(thread::current_device().is_some(), rules::IMP_008, "no current context");
+        ensure!(has_context, rules::IMP_008, "no current context");
     }
     let id = e.import(key, Place::Device(device)).map_err(|e| Fail::core(Op::Import, e))?;
     // ACL-IMP-016: a cross-device import enables peer access by itself.

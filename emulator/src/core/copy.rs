@@ -1,5 +1,7 @@
-//! Copies and fills that may touch device memory, through the emulator's
-//! host views (so they work whatever the protection of the device mapping).
+//! Copies and fills that may touch device memory: through the device
+//! mappings themselves where the host may access device memory (the
+//! default: they are read-write), else through the emulator's host views
+//! (so they work whatever the protection of the device mapping).
 //!
 //! Host memory is not probed on the ordinary path: a host address is trusted
 //! to be the caller's buffer, as the vendors' runtimes trust it, except where
@@ -81,12 +83,28 @@ fn host_to_end(t: &Tables, at: usize, end: usize) -> bool {
     end <= USER_END && t.reservations.range(at..end).next().is_none() && (end <= window.start || at >= window.end)
 }
 
+/// How copies reach mapped device memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// Through the device mapping itself: the host may access device
+    /// memory (`Config::host_access`), so every mapping is read-write
+    /// (access grants are bookkeeping, never `mprotect`), and it stays
+    /// mapped while the copy holds the table lock. No view to map.
+    Mapping,
+    /// Through the emulator's host view of the handle's object (made at the
+    /// first copy): the device mappings are `PROT_NONE`.
+    View,
+}
+
 /// A host pointer for `addr` and how many bytes from it are contiguous.
-fn resolve(t: &mut Tables, addr: usize, want: usize) -> Result<(*mut u8, usize), CoreError> {
+fn resolve(t: &mut Tables, reach: Reach, addr: usize, want: usize) -> Result<(*mut u8, usize), CoreError> {
     match mapping_at(t, addr) {
         Some((start, m)) => {
             let (len, handle) = (m.len, m.handle);
             let off = addr - start;
+            if reach == Reach::Mapping {
+                return Ok((addr as *mut u8, want.min(len - off)));
+            }
             let p = t.handles.get_mut(&handle).ok_or(CoreError::UnknownHandle(handle.0))?;
             let view = p.view()?;
             Ok((view.ptr(off), want.min(len - off)))
@@ -106,7 +124,7 @@ fn resolve(t: &mut Tables, addr: usize, want: usize) -> Result<(*mut u8, usize),
 /// address space; a reserved-but-unmapped or window address fails, and so
 /// does one no process can map. Both ends are checked before any byte
 /// moves, so a copy or fill that fails changes nothing.
-fn check_range(t: &mut Tables, addr: usize, n: usize) -> Result<(), CoreError> {
+fn check_range(t: &mut Tables, reach: Reach, addr: usize, n: usize) -> Result<(), CoreError> {
     let bad = || CoreError::BadDeviceRange { addr, size: n };
     let end = addr.checked_add(n).ok_or_else(bad)?;
     let mut at = addr;
@@ -120,7 +138,9 @@ fn check_range(t: &mut Tables, addr: usize, n: usize) -> Result<(), CoreError> {
             };
         };
         let (len, handle) = (m.len, m.handle);
-        t.handles.get_mut(&handle).ok_or(CoreError::UnknownHandle(handle.0))?.view()?;
+        if reach == Reach::View {
+            t.handles.get_mut(&handle).ok_or(CoreError::UnknownHandle(handle.0))?.view()?;
+        }
         at = start + len;
     }
     Ok(())
@@ -175,7 +195,12 @@ impl Emulator {
     /// # Errors
     /// As [`Emulator::copy`]'s range checks.
     pub fn check_copy_range(&self, addr: usize, n: usize) -> Result<(), CoreError> {
-        check_range(&mut self.lock(), addr, n)
+        check_range(&mut self.lock(), self.reach(), addr, n)
+    }
+
+    /// How this emulator's copies reach device memory.
+    fn reach(&self) -> Reach {
+        if self.config.host_access { Reach::Mapping } else { Reach::View }
     }
 
     /// [`Emulator::copy`] without looking at pending stream writes (a stream's own work).
@@ -184,15 +209,24 @@ impl Emulator {
     /// As [`Emulator::copy`].
     pub(crate) unsafe fn copy_raw(&self, dst: usize, src: usize, n: usize) -> Result<(), CoreError> {
         let mut t = self.lock();
-        check_range(&mut t, dst, n)?;
-        check_range(&mut t, src, n)?;
+        // Device to device goes through the views, as before: two mappings
+        // of one handle are two addresses of the same pages, and only the
+        // handle's one view lets `ptr::copy` see that they overlap.
+        let reach = match self.reach() {
+            Reach::Mapping if mapping_at(&t, dst).is_some() && mapping_at(&t, src).is_some() => Reach::View,
+            r => r,
+        };
+        check_range(&mut t, reach, dst, n)?;
+        check_range(&mut t, reach, src, n)?;
         let mut done = 0;
         while done < n {
-            let (d, dl) = resolve(&mut t, dst + done, n - done)?;
-            let (s, sl) = resolve(&mut t, src + done, n - done)?;
+            let (d, dl) = resolve(&mut t, reach, dst + done, n - done)?;
+            let (s, sl) = resolve(&mut t, reach, src + done, n - done)?;
             let chunk = dl.min(sl);
-            // SAFETY: device parts point into host views of at least `chunk`
-            // bytes (bounded by their mapping); host parts are the caller's promise.
+            // SAFETY: device parts point into read-write device mappings or
+            // host views of at least `chunk` bytes (bounded by their
+            // mapping), which stay while `t` is held; host parts are the
+            // caller's promise.
             unsafe { vm::copy(d, s, chunk) };
             done += chunk;
         }
@@ -214,15 +248,79 @@ impl Emulator {
     /// # Safety
     /// As [`Emulator::fill`].
     pub(crate) unsafe fn fill_raw(&self, dst: usize, value: u8, n: usize) -> Result<(), CoreError> {
-        let mut t = self.lock();
-        check_range(&mut t, dst, n)?;
+        let (mut t, reach) = (self.lock(), self.reach());
+        check_range(&mut t, reach, dst, n)?;
         let mut done = 0;
         while done < n {
-            let (d, dl) = resolve(&mut t, dst + done, n - done)?;
+            let (d, dl) = resolve(&mut t, reach, dst + done, n - done)?;
             // SAFETY: as in `copy`.
             unsafe { vm::fill(d, value, dl) };
             done += dl;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::space::{DEVICE_WINDOW, MapSize};
+    use super::super::{Emulator, HandleId};
+    use crate::config::Config;
+    use crate::registry::Place;
+
+    const G: usize = 2 << 20;
+
+    /// An emulator and one handle of 2 MiB mapped twice, side by side: the
+    /// address of the first mapping (the second follows it).
+    fn mapped_twice(dir: &std::path::Path, host_access: bool) -> (Emulator, HandleId, usize) {
+        let e = Emulator::new(Config::new(dir).with_devices(1).with_host_access(host_access)).expect("emulator");
+        let h = e.create(Place::Device(0), G as u64, G as u64, [0; 4]).expect("create");
+        let va = e.reserve(2 * G, G, None, &DEVICE_WINDOW).expect("reserve");
+        e.map(va, G, h, MapSize::Exact).expect("map");
+        e.map(va + G, G, h, MapSize::Exact).expect("map again");
+        (e, h, va)
+    }
+
+    fn has_view(e: &Emulator, h: HandleId) -> bool {
+        e.lock().handles[&h].view.is_some()
+    }
+
+    /// Host to device and back: through the mapping where the host may
+    /// access device memory (no view is made), through a view where not.
+    #[test]
+    fn host_copies_reach_device_memory_through_the_mapping_when_they_can() {
+        for host_access in [true, false] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let (e, h, va) = mapped_twice(dir.path(), host_access);
+            let data: Vec<u8> = (0..G).map(|i| (i % 251) as u8).collect();
+            let mut back = vec![0u8; G];
+            // SAFETY: both host buffers are G bytes long.
+            unsafe {
+                e.copy(va, data.as_ptr() as usize, G).expect("host to device");
+                e.copy(back.as_mut_ptr() as usize, va + G, G).expect("device (the other mapping) to host");
+            }
+            assert!(back == data, "host access {host_access}: the data came back");
+            assert_eq!(has_view(&e, h), !host_access, "host access {host_access}: a view only without it");
+        }
+    }
+
+    /// Device to device between two mappings of one handle is `memmove` on
+    /// the memory, though the addresses do not overlap.
+    #[test]
+    fn device_copies_between_aliases_of_one_handle_move_as_memmove() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (e, _h, va) = mapped_twice(dir.path(), true);
+        let data: Vec<u8> = (0..G).map(|i| (i % 251) as u8).collect();
+        let n = 64 << 10;
+        let mut back = vec![0u8; n + 1];
+        // SAFETY: the host buffers are at least as long as each copy.
+        unsafe {
+            e.copy(va, data.as_ptr() as usize, G).expect("host to device");
+            // Bytes 0..n of the memory to 1..n+1, through the other mapping.
+            e.copy(va + G + 1, va, n).expect("device to device");
+            e.copy(back.as_mut_ptr() as usize, va, n + 1).expect("device to host");
+        }
+        assert_eq!(back[0], data[0]);
+        assert!(back[1..] == data[..n], "as if copied through a buffer");
     }
 }

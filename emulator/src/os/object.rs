@@ -88,6 +88,20 @@ impl Object {
         Ok(rustix::fs::fstat(&self.fd)?.st_nlink > 0)
     }
 
+    /// Reads `buf.len()` bytes at `offset`, or as many as there are before
+    /// the end of the file; returns how many.
+    pub fn read_upto(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        let mut done = 0;
+        while done < buf.len() {
+            let n = rustix::io::pread(&self.fd, &mut buf[done..], offset + done as u64)?;
+            if n == 0 {
+                break;
+            }
+            done += n;
+        }
+        Ok(done)
+    }
+
     /// Reads exactly `buf.len()` bytes at `offset`.
     pub fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         let mut done = 0;
