@@ -498,7 +498,13 @@ pub const EXTRA: &[(&str, &str, &str, u64, &str)] = &[
         "after the lock: the entry may have been removed between the `open` and the lock (still \
          linked?), and its length places the header",
     ),
-    ("handoff_peer", "*", "pread64", 1, "the entry's header (size, place, properties, trust, exporter)"),
+    (
+        "handoff_peer",
+        "*",
+        "fgetxattr",
+        1,
+        "the entry's header (size, place, properties, trust, exporter), the file's extended attribute",
+    ),
     (
         "handoff_peer",
         "key",
