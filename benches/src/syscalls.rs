@@ -456,14 +456,6 @@ pub const EXTRA: &[(&str, &str, &str, u64, &str)] = &[
          (HIP and CUDA give a new handle per import: ROCm/clr `hipamd/src/hip_vm.cpp:242-243`)",
     ),
     (
-        "reimport",
-        "fd",
-        "process_vm_readv",
-        1,
-        "HIP only: `osHandle` at or above 2^20 is the caller's `int *` (HIP-VMM-026), read \
-         without faulting on a bad pointer",
-    ),
-    (
         "import_lookup",
         "key",
         "flock",

@@ -13,8 +13,9 @@
 //! ROCm/clr `hipamd/src/hip_vm.cpp:242-243`; CUDA does not promise the same
 //! handle for the same allocation; docs/emulator.md, "Facts learned while
 //! building it"). The new handle shares the hold the first import has on
-//! the entry, found by the fd's file with one `fstat`; HIP also reads its
-//! `int *` argument with `process_vm_readv` (`syscalls::EXTRA`).
+//! the entry, found by the fd's file with one `fstat` (`syscalls::EXTRA`).
+//! HIP's `int *` argument, a local of the runtime's, is read directly: it
+//! lies on the calling thread's live stack (`emulator/src/os/peek.rs`).
 //!
 //! One process plays both sides (it exports from device 0 and imports onto
 //! device 1), which needs two devices.
