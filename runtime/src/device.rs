@@ -151,6 +151,18 @@ impl Device {
         if let Api::Cuda(_) = self.api() { self.bind() } else { Ok(()) }
     }
 
+    /// Runs `call`, a call on an object that names its device itself (a
+    /// release of physical memory), after [`Device::ready`] or, on CUDA,
+    /// with [`Device::with_some_context`]: any current context serves
+    /// (CUDA-GEN-002 asks for one), so a thread this device is bound to
+    /// makes no `cuCtxSetCurrent`.
+    pub(crate) fn with_ready<T>(&self, call: impl Fn() -> Result<T, Error>) -> Result<T, Error> {
+        match self.api() {
+            Api::Cuda(_) => self.with_some_context(|e| vmmkit_sys::cuda::rules::GEN_002.lists(e.code), call),
+            _ => call(),
+        }
+    }
+
     /// The granularity of physical memory on this device (ACL: 2 MiB for
     /// the default properties, ACL-GRAN-009; HIP and CUDA: what the driver
     /// says). Sizes and addresses of maps must be multiples of it.

@@ -152,9 +152,9 @@ impl Drop for PhysInner {
 /// # Safety
 /// The caller owns that reference, and nothing uses the handle afterwards.
 unsafe fn give_back(dev: &Device, handle: u64) -> Result<(), Error> {
-    dev.ready()?;
-    // SAFETY: the caller's contract.
-    unsafe { dev.api().free(handle) }
+    // SAFETY: the caller's contract; a call that fails (no current
+    // context) gives nothing back, so a second one is still owed.
+    dev.with_ready(|| unsafe { dev.api().free(handle) })
 }
 
 /// Physical memory held by this process (`aclrtMallocPhysical`,

@@ -234,7 +234,8 @@ fn buffers(backend: vmmkit_runtime::Backend) {
 /// runtime binds only when it has not bound that device's context on the
 /// thread itself, and binds and retries when the import finds none,
 /// ACL-IMP-008; HIP and CUDA import onto the current device, and bind each
-/// time.)
+/// time; CUDA's release takes any context, and binds only when the
+/// thread has none.)
 fn import_contexts(backend: vmmkit_runtime::Backend) {
     let rt = Runtime::new(backend).expect("open the backend");
     let (d0, d1) = (rt.device(0).expect("device 0"), rt.device(1).expect("device 1"));
@@ -280,6 +281,14 @@ fn import_contexts(backend: vmmkit_runtime::Backend) {
                 assert_eq!(none.code, AclError::RT_CONTEXT_NULL);
                 on_d1("no context after the runtime's bind");
                 assert_eq!(vmmkit_runtime::acl::get_device(api), Ok(1), "the runtime bound device 1");
+            }
+            if let Some(api) = rt.cuda_api() {
+                // A release needs some current context (CUDA-GEN-002): with
+                // none left, the runtime binds one and releases.
+                let imp = d1.import(exp.shareable(), g).expect("import");
+                // SAFETY: NULL unbinds the thread's context.
+                unsafe { vmmkit_runtime::cuda::ctx_set_current(api, std::ptr::null_mut()) }.expect("unbind");
+                imp.free().expect("a release on a thread without a context");
             }
         });
     });

@@ -73,6 +73,15 @@ impl Physical {
         }
     }
 
+    /// A handle for memory imported from a file descriptor (HIP, CUDA),
+    /// recorded under `file` in the process's fd imports or not. Such
+    /// imports make a new handle each time, never answered by the
+    /// per-thread cache, so the handle has no spare-reference counter
+    /// (an allocation and its atomics saved per import).
+    pub(super) fn imported_fd(object: Arc<Object>, header: Header, device: Place, file: Option<FileId>) -> Self {
+        Self { file, spare: None, ..Self::imported(object, header, device) }
+    }
+
     /// All its references: `refs` and those quick imports took.
     pub fn total_refs(&self) -> u32 {
         self.refs + self.spare.as_ref().map_or(0, |s| s.count())
@@ -143,29 +152,34 @@ pub(super) fn destroy(t: &mut Tables, reg: &Registry, id: HandleId) {
 
 /// Drops one reference; the memory goes when none is left.
 pub(super) fn unref(t: &mut Tables, reg: &Registry, id: HandleId) {
-    let Some(p) = t.handles.get_mut(&id) else { return };
-    let spare = p.spare.clone();
+    if t.handles.get_mut(&id).is_some_and(drop_ref) {
+        destroy(t, reg, id);
+    }
+}
+
+/// Drops one reference of `p`: true when none is left (the handle goes).
+fn drop_ref(p: &mut Physical) -> bool {
+    let spare = p.spare.as_deref();
     // A reference a quick import took goes first (they are all alike).
-    if spare.as_ref().is_some_and(|s| s.give()) {
-        return;
+    if spare.is_some_and(Spare::give) {
+        return false;
     }
     p.refs = p.refs.saturating_sub(1);
     if p.refs > 0 {
-        return;
+        return false;
     }
     loop {
-        match &spare {
-            None => break,
-            Some(s) if s.kill() => break,
+        match spare {
+            None => return true,
+            Some(s) if s.kill() => return true,
             // A quick import took one meanwhile: it becomes `refs`' last.
             Some(s) if s.give() => {
                 p.refs = 1;
-                return;
+                return false;
             }
             Some(_) => {}
         }
     }
-    destroy(t, reg, id);
 }
 
 impl Emulator {

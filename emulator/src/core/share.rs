@@ -164,10 +164,10 @@ impl Emulator {
 
     /// Imports memory received as a file descriptor onto `device` (HIP, CUDA).
     pub fn import_fd(&self, fd: BorrowedFd<'_>, device: Place) -> Result<HandleId, CoreError> {
-        let held = self.registry.hold_fd(fd)?;
-        journal_import(&held.header);
+        let Held { object, header } = self.registry.hold_fd(fd)?;
+        journal_import(&header);
         let mut t = self.lock();
-        Ok(insert(&mut t, imported(held, device)))
+        Ok(insert(&mut t, Physical::imported_fd(Arc::new(object), header, device, None)))
     }
 
     /// [`Emulator::import_fd`] of the file `file` (its (dev, ino), from an
@@ -187,9 +187,7 @@ impl Emulator {
             let mut t = self.lock();
             if let Some((object, header)) = t.fd_imports.get(&file).and_then(|(o, h)| Some((o.upgrade()?, h.clone()))) {
                 journal_import(&header);
-                let mut p = Physical::imported(object, header, device);
-                p.file = Some(file);
-                return Ok(insert(&mut t, p));
+                return Ok(insert(&mut t, Physical::imported_fd(object, header, device, Some(file))));
             }
         }
         let held = self.registry.hold_fd(fd)?;
@@ -214,9 +212,7 @@ impl Emulator {
             }
             t.fd_imports.insert(file, (Arc::downgrade(&object), header.clone()));
         }
-        let mut p = Physical::imported(object, header, device);
-        p.file = record.then_some(file);
-        Ok(insert(&mut t, p))
+        Ok(insert(&mut t, Physical::imported_fd(object, header, device, record.then_some(file))))
     }
 
     /// A file descriptor for the memory of an exported handle (HIP, CUDA).
