@@ -448,7 +448,7 @@ pub const EXTRA: &[(&str, &str, &str, u64, &str)] = &[
     (
         "reimport",
         "fd",
-        "newfstatat",
+        "fstat",
         1,
         "the fd is a number the caller passes: one `fstat` finds a closed or non-file number \
          (HIP-VMM-027, CUDA-VMM-017) and names the file (device, inode), by which a repeated \
