@@ -150,11 +150,13 @@ pub(super) fn destroy(t: &mut Tables, reg: &Registry, id: HandleId) {
     }
 }
 
-/// Drops one reference; the memory goes when none is left.
-pub(super) fn unref(t: &mut Tables, reg: &Registry, id: HandleId) {
-    if t.handles.get_mut(&id).is_some_and(drop_ref) {
+/// Drops one reference; the memory goes when none is left (true then).
+pub(super) fn unref(t: &mut Tables, reg: &Registry, id: HandleId) -> bool {
+    let gone = t.handles.get_mut(&id).is_some_and(drop_ref);
+    if gone {
         destroy(t, reg, id);
     }
+    gone
 }
 
 /// Drops one reference of `p`: true when none is left (the handle goes).
@@ -232,18 +234,23 @@ impl Emulator {
 
     /// Drops one reference that is not a mapping's (a free, a release).
     pub fn free(&self, id: HandleId) -> Result<(), CoreError> {
+        self.free_last(id).map(drop)
+    }
+
+    /// [`Emulator::free`], saying whether the handle went with that
+    /// reference (a dialect then forgets what it kept about the handle).
+    pub fn free_last(&self, id: HandleId) -> Result<bool, CoreError> {
         // A reference a quick import took: the handle lives, and holds more
         // than its mappings' references.
         if self.quick.free(id) {
-            return Ok(());
+            return Ok(false);
         }
         let mut t = self.lock();
         let Some(p) = t.handles.get(&id) else { return Err(CoreError::UnknownHandle(id.0)) };
         if p.total_refs() <= p.map_refs {
             return Err(CoreError::OnlyMappingRefs(id.0));
         }
-        unref(&mut t, &self.registry, id);
-        Ok(())
+        Ok(unref(&mut t, &self.registry, id))
     }
 
     /// What a handle is: (size, place, owner, granule, props, imported).

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, MutexGuard};
 
-use crate::core::{Emulator, EventId, HandleId, StreamId};
+use crate::core::{Emulator, EventId, FastMap, HandleId, StreamId};
 
 /// How many closed IPC ranges are remembered.
 const CLOSED_KEPT: usize = 64;
@@ -14,7 +14,7 @@ const CLOSED_KEPT: usize = 64;
 #[derive(Debug, Default)]
 pub(super) struct State {
     /// The `shHandleType` each import was made with (HIP-VMM-029 reports it back).
-    import_types: Mutex<HashMap<HandleId, i32>>,
+    import_types: Mutex<FastMap<HandleId, i32>>,
     /// IPC ranges whose last open was closed, so that one close too many is
     /// told apart from a pointer that was never opened (HIP-IPC-042 vs -041).
     /// Only for the message and the rule id; both are 1. The last `CLOSED_KEPT`.
@@ -79,11 +79,9 @@ impl State {
         lock(&self.import_types).get(&id).copied()
     }
 
-    /// Forgets the import type of a released handle (once the core no longer has it).
-    pub fn forget_import(&self, e: &Emulator, id: HandleId) {
-        if !e.handle_exists(id) {
-            lock(&self.import_types).remove(&id);
-        }
+    /// Forgets the import type of a handle the core no longer has.
+    pub fn forget_import(&self, id: HandleId) {
+        lock(&self.import_types).remove(&id);
     }
 
     /// Whether `p` lies in a range whose last open was closed.

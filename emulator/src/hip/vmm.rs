@@ -152,8 +152,9 @@ pub unsafe extern "C" fn hipMemRelease(handle: hipMemGenericAllocationHandle_t) 
         ensure!(!handle.is_null(), rules::VMM_007, "handle is NULL");
         let id = from_handle(handle);
         let e = emu()?;
-        e.free(id).map_err(|e| Fail::core(Op::Release, e))?;
-        state(e).forget_import(e, id);
+        if e.free_last(id).map_err(|e| Fail::core(Op::Release, e))? {
+            state(e).forget_import(id);
+        }
         Ok(())
     })
 }
