@@ -53,24 +53,7 @@ pub struct Physical {
 impl Physical {
     /// A handle for memory imported (held through `object`) onto `device`.
     pub(super) fn imported(object: Arc<Object>, header: Header, device: Place) -> Self {
-        Self {
-            object,
-            file: None,
-            size: header.data_len,
-            place: header.place,
-            owner: device,
-            granule: header.props[1].max(1),
-            props: header.props,
-            refs: 1,
-            spare: Some(Arc::default()),
-            map_refs: 0,
-            retains: 0,
-            entry: Some(header),
-            imported: true,
-            charged: false,
-            view: None,
-            created_by: crate::instrument::current_call(),
-        }
+        Self::imported_as(object, header, device, Some(Arc::default()), None)
     }
 
     /// A handle for memory imported from a file descriptor (HIP, CUDA),
@@ -79,7 +62,34 @@ impl Physical {
     /// per-thread cache, so the handle has no spare-reference counter
     /// (an allocation and its atomics saved per import).
     pub(super) fn imported_fd(object: Arc<Object>, header: Header, device: Place, file: Option<FileId>) -> Self {
-        Self { file, spare: None, ..Self::imported(object, header, device) }
+        Self::imported_as(object, header, device, None, file)
+    }
+
+    fn imported_as(
+        object: Arc<Object>,
+        header: Header,
+        device: Place,
+        spare: Option<Arc<Spare>>,
+        file: Option<FileId>,
+    ) -> Self {
+        Self {
+            object,
+            file,
+            size: header.data_len,
+            place: header.place,
+            owner: device,
+            granule: header.props[1].max(1),
+            props: header.props,
+            refs: 1,
+            spare,
+            map_refs: 0,
+            retains: 0,
+            entry: Some(header),
+            imported: true,
+            charged: false,
+            view: None,
+            created_by: crate::instrument::current_call(),
+        }
     }
 
     /// All its references: `refs` and those quick imports took.
