@@ -34,7 +34,7 @@ pub mod thread;
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
 
-pub(crate) use fasthash::{FastMap, FastSet};
+use fasthash::{FastMap, FastSet};
 
 pub use copy::Side;
 pub use error::{CoreError, HandleId};

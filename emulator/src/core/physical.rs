@@ -42,6 +42,9 @@ pub struct Physical {
     pub(super) entry: Option<Header>,
     /// Whether this handle was imported.
     pub imported: bool,
+    /// For an fd import: the handle type the dialect passed with it, which
+    /// HIP reports back (HIP-VMM-029).
+    pub import_kind: Option<i32>,
     /// Charged to this process's slot (local device memory not yet exported).
     charged: bool,
     /// The emulator's view for copies, made at the first copy.
@@ -53,7 +56,7 @@ pub struct Physical {
 impl Physical {
     /// A handle for memory imported (held through `object`) onto `device`.
     pub(super) fn imported(object: Arc<Object>, header: Header, device: Place) -> Self {
-        Self::imported_as(object, header, device, Some(Arc::default()), None)
+        Self::imported_as(object, header, device, Some(Arc::default()), None, None)
     }
 
     /// A handle for memory imported from a file descriptor (HIP, CUDA),
@@ -61,8 +64,15 @@ impl Physical {
     /// imports make a new handle each time, never answered by the
     /// per-thread cache, so the handle has no spare-reference counter
     /// (an allocation and its atomics saved per import).
-    pub(super) fn imported_fd(object: Arc<Object>, header: Header, device: Place, file: Option<FileId>) -> Self {
-        Self::imported_as(object, header, device, None, file)
+    /// `kind` is the handle type the dialect passed with the import.
+    pub(super) fn imported_fd(
+        object: Arc<Object>,
+        header: Header,
+        device: Place,
+        file: Option<FileId>,
+        kind: Option<i32>,
+    ) -> Self {
+        Self::imported_as(object, header, device, None, file, kind)
     }
 
     fn imported_as(
@@ -71,6 +81,7 @@ impl Physical {
         device: Place,
         spare: Option<Arc<Spare>>,
         file: Option<FileId>,
+        import_kind: Option<i32>,
     ) -> Self {
         Self {
             object,
@@ -86,6 +97,7 @@ impl Physical {
             retains: 0,
             entry: Some(header),
             imported: true,
+            import_kind,
             charged: false,
             view: None,
             created_by: crate::instrument::current_call(),
@@ -160,13 +172,11 @@ pub(super) fn destroy(t: &mut Tables, reg: &Registry, id: HandleId) {
     }
 }
 
-/// Drops one reference; the memory goes when none is left (true then).
-pub(super) fn unref(t: &mut Tables, reg: &Registry, id: HandleId) -> bool {
-    let gone = t.handles.get_mut(&id).is_some_and(drop_ref);
-    if gone {
+/// Drops one reference; the memory goes when none is left.
+pub(super) fn unref(t: &mut Tables, reg: &Registry, id: HandleId) {
+    if t.handles.get_mut(&id).is_some_and(drop_ref) {
         destroy(t, reg, id);
     }
-    gone
 }
 
 /// Drops one reference of `p`: true when none is left (the handle goes).
@@ -230,6 +240,7 @@ impl Emulator {
             retains: 0,
             entry: None,
             imported: false,
+            import_kind: None,
             charged: true,
             view: None,
             created_by: crate::instrument::current_call(),
@@ -244,23 +255,18 @@ impl Emulator {
 
     /// Drops one reference that is not a mapping's (a free, a release).
     pub fn free(&self, id: HandleId) -> Result<(), CoreError> {
-        self.free_last(id).map(drop)
-    }
-
-    /// [`Emulator::free`], saying whether the handle went with that
-    /// reference (a dialect then forgets what it kept about the handle).
-    pub fn free_last(&self, id: HandleId) -> Result<bool, CoreError> {
         // A reference a quick import took: the handle lives, and holds more
         // than its mappings' references.
         if self.quick.free(id) {
-            return Ok(false);
+            return Ok(());
         }
         let mut t = self.lock();
         let Some(p) = t.handles.get(&id) else { return Err(CoreError::UnknownHandle(id.0)) };
         if p.total_refs() <= p.map_refs {
             return Err(CoreError::OnlyMappingRefs(id.0));
         }
-        Ok(unref(&mut t, &self.registry, id))
+        unref(&mut t, &self.registry, id);
+        Ok(())
     }
 
     /// What a handle is: (size, place, owner, granule, props, imported).
@@ -274,6 +280,7 @@ impl Emulator {
             granule: p.granule,
             props: p.props,
             imported: p.imported,
+            import_kind: p.import_kind,
             refs: p.total_refs(),
             key: p.key(),
         })
@@ -295,6 +302,8 @@ pub struct HandleInfo {
     pub props: [u64; 4],
     /// Imported from another process (or from this one onto another device).
     pub imported: bool,
+    /// For an fd import: the handle type the dialect passed with it.
+    pub import_kind: Option<i32>,
     /// References.
     pub refs: u32,
     /// Registry key, if shared.

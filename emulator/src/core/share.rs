@@ -167,7 +167,7 @@ impl Emulator {
         let Held { object, header } = self.registry.hold_fd(fd)?;
         journal_import(&header);
         let mut t = self.lock();
-        Ok(insert(&mut t, Physical::imported_fd(Arc::new(object), header, device, None)))
+        Ok(insert(&mut t, Physical::imported_fd(Arc::new(object), header, device, None, None)))
     }
 
     /// [`Emulator::import_fd`] of the file `file` (its (dev, ino), from an
@@ -182,12 +182,13 @@ impl Emulator {
         fd: BorrowedFd<'_>,
         file: super::FileId,
         device: Place,
+        kind: Option<i32>,
     ) -> Result<HandleId, CoreError> {
         {
             let mut t = self.lock();
             if let Some((object, header)) = t.fd_imports.get(&file).and_then(|(o, h)| Some((o.upgrade()?, h.clone()))) {
                 journal_import(&header);
-                return Ok(insert(&mut t, Physical::imported_fd(object, header, device, Some(file))));
+                return Ok(insert(&mut t, Physical::imported_fd(object, header, device, Some(file), kind)));
             }
         }
         let held = self.registry.hold_fd(fd)?;
@@ -212,7 +213,7 @@ impl Emulator {
             }
             t.fd_imports.insert(file, (Arc::downgrade(&object), header.clone()));
         }
-        Ok(insert(&mut t, Physical::imported_fd(object, header, device, record.then_some(file))))
+        Ok(insert(&mut t, Physical::imported_fd(object, header, device, record.then_some(file), kind)))
     }
 
     /// A file descriptor for the memory of an exported handle (HIP, CUDA).

@@ -16,7 +16,6 @@ use vmmkit_sys::hip::*;
 use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::codes::Op;
 use super::profile::FD_VALUE_LIMIT;
-use super::state::state;
 use super::vmm::{from_handle, to_handle};
 use crate::core::CoreError;
 use crate::registry::Place;
@@ -38,7 +37,7 @@ pub unsafe extern "C" fn hipMemExportToShareableHandle(
         let e = emu()?;
         let id = from_handle(handle);
         let info = e.describe(id).map_err(|e| Fail::core(Op::Export, e))?;
-        let requested = state(e).import_type(id).unwrap_or(info.props[2] as u32 as i32);
+        let requested = info.import_kind.unwrap_or(info.props[2] as u32 as i32);
         ensure!(
             handleType == hipMemHandleTypePosixFileDescriptor && handleType == requested,
             rules::VMM_024,
@@ -72,14 +71,14 @@ pub unsafe extern "C" fn hipMemImportFromShareableHandle(
         let fd = fd.unwrap_or(-1);
         // The fd is only borrowed for the import; the caller keeps it. The
         // import's one `fstat` also finds a closed number (`CoreError::Os`).
-        let imported = e.import_fd_value(fd, Place::Device(current_device()));
+        // The handle keeps the type asked for (HIP-VMM-029 reports it back).
+        let imported = e.import_fd_value(fd, Place::Device(current_device()), Some(shHandleType));
         let closed = matches!(imported, Err(CoreError::Os(_)));
         ensure!(!closed, rules::VMM_027, "{fd} is not an open file descriptor");
         if closed {
             return Ok(());
         }
         let id = imported.map_err(|e| Fail::core(Op::Import, e))?;
-        state(e).note_import(id, shHandleType);
         // SAFETY: checked non-null.
         unsafe { put(handle, to_handle(id)) };
         Ok(())
