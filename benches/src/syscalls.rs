@@ -459,20 +459,12 @@ pub const EXTRA: &[(&str, &str, &str, u64, &str)] = &[
     (
         "reimport",
         "fd",
-        "newfstatat",
+        "fstat",
         1,
         "the fd is a number the caller passes: one `fstat` finds a closed or non-file number \
          (HIP-VMM-027, CUDA-VMM-017) and names the file (device, inode), by which a repeated \
          import finds the hold this process has on it and makes a new handle sharing it \
          (HIP and CUDA give a new handle per import: ROCm/clr `hipamd/src/hip_vm.cpp:242-243`)",
-    ),
-    (
-        "reimport",
-        "fd",
-        "process_vm_readv",
-        1,
-        "HIP only: `osHandle` at or above 2^20 is the caller's `int *` (HIP-VMM-026), read \
-         without faulting on a bad pointer",
     ),
     (
         "handoff_peer",
@@ -515,7 +507,7 @@ pub const EXTRA: &[(&str, &str, &str, u64, &str)] = &[
     (
         "handoff_peer",
         "fd",
-        "newfstatat",
+        "fstat",
         1,
         "the fd is a number the caller passes: one `fstat` finds a closed or non-file number \
          (HIP-VMM-027, CUDA-VMM-017) and names the file for repeated imports",
@@ -527,14 +519,6 @@ pub const EXTRA: &[(&str, &str, &str, u64, &str)] = &[
         1,
         "the hold, on an open file description of the import's own (`open` of `/proc/self/fd/N`, \
          in place of the floor's `open`): a `dup` would share the sender's description and its lock",
-    ),
-    (
-        "handoff_peer",
-        "fd",
-        "process_vm_readv",
-        1,
-        "HIP only: `osHandle` at or above 2^20 is the caller's `int *` (HIP-VMM-026), read \
-         without faulting on a bad pointer",
     ),
     (
         "import_lookup",

@@ -246,10 +246,18 @@ pub(crate) fn install(spec: Spec) {
 
 /// Counts a call of `function` and returns the fault to inject, if any
 /// (rules without a key). Called once per entry-point call.
+#[inline]
 pub(crate) fn on_call(function: &str) -> Option<Action> {
     if !ACTIVE.load(Ordering::Acquire) {
         return None;
     }
+    on_call_listed(function)
+}
+
+/// [`on_call`] once `VMMKIT_FAULTS` listed faults: every call of an entry
+/// point goes through here then, none before (the check above is inlined).
+#[cold]
+fn on_call_listed(function: &str) -> Option<Action> {
     let mut s = STATE.lock().unwrap_or_else(|p| p.into_inner());
     let (spec, counts) = s.as_mut()?;
     let n = counts.entry(function.to_string()).or_default();
@@ -259,10 +267,17 @@ pub(crate) fn on_call(function: &str) -> Option<Action> {
 }
 
 /// The fault to inject for an import of `key` by `function`, if any (rules with a key).
+#[inline]
 pub(crate) fn on_key(function: &str, key: u64) -> Option<Action> {
     if !ACTIVE.load(Ordering::Acquire) {
         return None;
     }
+    on_key_listed(function, key)
+}
+
+/// [`on_key`] once `VMMKIT_FAULTS` listed faults.
+#[cold]
+fn on_key_listed(function: &str, key: u64) -> Option<Action> {
     let s = STATE.lock().unwrap_or_else(|p| p.into_inner());
     let (spec, counts) = s.as_ref()?;
     let n = counts.get(function).copied().unwrap_or(0);

@@ -1,6 +1,8 @@
 //! `Device`: an opened device and its default context.
 
+use std::cell::Cell;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::buffer::{DeviceBuffer, IpcHandle, IpcMemory};
 use crate::driver::Api;
@@ -40,7 +42,10 @@ pub struct MemInfo {
 ///
 /// Cloning is cheap. Calls that need a current context or device (copies,
 /// imports) make this device current on the calling thread first, so a
-/// device may be used from any thread.
+/// device may be used from any thread. An ACL import, which names its
+/// device and needs only some context (ACL-IMP-008), skips that when the
+/// runtime's last bind on the thread was this device's, and leaves a
+/// context the program set since then current, unless the thread has none.
 #[derive(Debug, Clone)]
 pub struct Device {
     pub(crate) inner: Arc<DeviceInner>,
@@ -53,6 +58,17 @@ pub(crate) struct DeviceInner {
     /// The context opening made (ACL's default, CUDA's primary; 0 on HIP),
     /// as an integer: only passed back to the library.
     ctx: usize,
+    /// This opening's number, unique in the process (never 0): what
+    /// [`BOUND`] remembers.
+    serial: u64,
+}
+
+thread_local! {
+    /// The device (its `serial`) whose context the runtime last made
+    /// current on this thread; 0 for none (or after a bind that failed).
+    /// A context the program sets itself afterwards is not seen here: see
+    /// [`Device::with_some_context`].
+    static BOUND: Cell<u64> = const { Cell::new(0) };
 }
 
 impl Drop for DeviceInner {
@@ -68,7 +84,9 @@ impl Device {
         // An id beyond i32 is not a device; the driver says so with its code.
         let raw = i32::try_from(id).unwrap_or(i32::MAX);
         let ctx = rt.shared.api.open_device(raw)?;
-        Ok(Self { inner: Arc::new(DeviceInner { rt: rt.shared.clone(), id, ctx }) })
+        static SERIALS: AtomicU64 = AtomicU64::new(1);
+        let serial = SERIALS.fetch_add(1, Ordering::Relaxed);
+        Ok(Self { inner: Arc::new(DeviceInner { rt: rt.shared.clone(), id, ctx, serial }) })
     }
 
     pub(crate) fn api(&self) -> &Api {
@@ -98,7 +116,31 @@ impl Device {
     pub fn bind(&self) -> Result<(), Error> {
         // SAFETY: `ctx` is this device's live context: it is given back only
         // when `DeviceInner` drops, and `self` keeps it.
-        unsafe { self.api().bind(self.id() as i32, self.inner.ctx) }
+        let bound = unsafe { self.api().bind(self.id() as i32, self.inner.ctx) };
+        BOUND.set(if bound.is_ok() { self.inner.serial } else { 0 });
+        bound
+    }
+
+    /// Runs `call`, which needs some current context but names its device
+    /// itself (ACL's import), without a bind when the runtime's last bind
+    /// on this thread was this device's; if the program changed the
+    /// thread's context since and `call` fails with a code `no_context`
+    /// accepts, binds and runs it once more. Otherwise binds first, as
+    /// [`Device::bind`]. Either way `call` runs with a current context, and
+    /// returns what it would after a bind: a failed call changes nothing.
+    pub(crate) fn with_some_context<T>(
+        &self,
+        no_context: impl Fn(&Error) -> bool,
+        call: impl Fn() -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        if BOUND.get() == self.inner.serial {
+            match call() {
+                Err(e) if no_context(&e) => {}
+                done => return done,
+            }
+        }
+        self.bind()?;
+        call()
     }
 
     /// CUDA needs a current context for every VMM call (CUDA-GEN-002), also
@@ -107,6 +149,18 @@ impl Device {
     /// nothing (their copies and imports bind by themselves).
     pub(crate) fn ready(&self) -> Result<(), Error> {
         if let Api::Cuda(_) = self.api() { self.bind() } else { Ok(()) }
+    }
+
+    /// Runs `call`, a call on an object that names its device itself (a
+    /// release of physical memory), after [`Device::ready`] or, on CUDA,
+    /// with [`Device::with_some_context`]: any current context serves
+    /// (CUDA-GEN-002 asks for one), so a thread this device is bound to
+    /// makes no `cuCtxSetCurrent`.
+    pub(crate) fn with_ready<T>(&self, call: impl Fn() -> Result<T, Error>) -> Result<T, Error> {
+        match self.api() {
+            Api::Cuda(_) => self.with_some_context(|e| vmmkit_sys::cuda::rules::GEN_002.lists(e.code), call),
+            _ => call(),
+        }
     }
 
     /// The granularity of physical memory on this device (ACL: 2 MiB for

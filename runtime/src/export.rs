@@ -91,7 +91,7 @@ impl Exported {
             // SAFETY: as above.
             Sharing::Trustlist | Sharing::AnyProcess => Handle::Key(unsafe { api.export_key(mem.as_raw(), sharing) }?),
         };
-        Ok(Self { mem: mem.inner.clone(), handle, sharing })
+        Ok(Self { mem: mem.share(), handle, sharing })
     }
 
     /// The handle, as [`crate::Device::import`] takes it (in this process,

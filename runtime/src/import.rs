@@ -1,12 +1,13 @@
 //! `Imported`: memory of another process (or of another device of this one).
 
 use std::ops::Deref;
-use std::sync::Arc;
+
+use vmmkit_sys::acl::rules;
 
 use crate::device::Device;
 use crate::error::Error;
 use crate::export::Shareable;
-use crate::physical::{PhysInner, PhysicalMemory};
+use crate::physical::PhysicalMemory;
 
 /// Memory imported onto a device (`aclrtMemImportFromShareableHandle`,
 /// `hipMemImportFromShareableHandle`, `cuMemImportFromShareableHandle`):
@@ -28,15 +29,20 @@ pub struct Imported {
 
 impl Imported {
     pub(crate) fn new(dev: &Device, shareable: Shareable<'_>, size: usize) -> Result<Self, Error> {
-        // ACL-IMP-008: the import needs a current context; HIP and CUDA
-        // import onto the current device.
-        dev.bind()?;
         let (h, key) = match shareable {
-            Shareable::Key(k) => (dev.api().import_key(k, dev.id() as i32)?, Some(k)),
-            Shareable::Fd(fd) => (dev.api().import_fd(fd)?, None),
+            // ACL-IMP-008: the import needs a current context, though it
+            // names its device: any context will do.
+            Shareable::Key(k) => {
+                let import = || dev.api().import_key(k, dev.id() as i32);
+                (dev.with_some_context(|e| rules::IMP_008.lists(e.code), import)?, Some(k))
+            }
+            // HIP and CUDA import onto the current device: it must be this one.
+            Shareable::Fd(fd) => {
+                dev.bind()?;
+                (dev.api().import_fd(fd)?, None)
+            }
         };
-        let mem = PhysicalMemory { inner: Arc::new(PhysInner::new(dev, h, size)) };
-        Ok(Self { mem, key })
+        Ok(Self { mem: PhysicalMemory::new(dev, h, size), key })
     }
 
     /// ACL-only: the key it was imported from; `None` for an fd import.

@@ -72,7 +72,7 @@ impl Mapping {
         // SAFETY: `mem` holds a live reference of its handle; the driver
         // checks that `va..va+size` lies in a reservation (ACL-MAP-006, 008).
         unsafe { rsv.inner.dev.api().map(va, mem.size(), mem.as_raw()) }?;
-        Ok(Self { va, size: mem.size(), unmapped: false, mem: mem.inner.clone(), _rsv: rsv.inner.clone() })
+        Ok(Self { va, size: mem.size(), unmapped: false, mem: mem.share(), _rsv: rsv.inner.clone() })
     }
 
     /// The first device address.

@@ -1,6 +1,6 @@
 //! `PhysicalMemory`: a physical allocation held by this process.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use vmmkit_sys::acl::{
     ACL_HBM_MEM_HUGE, ACL_MEM_ALLOCATION_TYPE_PINNED, ACL_MEM_HANDLE_TYPE_NONE, ACL_MEM_LOCATION_TYPE_DEVICE,
@@ -111,8 +111,8 @@ impl PhysicalProps {
     }
 }
 
-/// A reference to physical memory: one `aclrtFreePhysical` (`hipMemRelease`,
-/// `cuMemRelease`) is owed for it.
+/// A reference to physical memory shared with mappings and exports: one
+/// `aclrtFreePhysical` (`hipMemRelease`, `cuMemRelease`) is owed for it.
 ///
 /// The handle is an opaque, process-wide value (acl.md §2.5: a pointer to a
 /// driver record of this process, not of a thread; CUDA's a `u64`), kept as
@@ -128,19 +128,14 @@ pub(crate) struct PhysInner {
 }
 
 impl PhysInner {
-    pub(crate) fn new(dev: &Device, handle: u64, size: usize) -> Self {
-        Self { dev: dev.clone(), handle, size, freed: false }
-    }
-
     fn free(&mut self) -> Result<(), Error> {
         if std::mem::replace(&mut self.freed, true) {
             return Ok(());
         }
-        self.dev.ready()?;
         // SAFETY: this record owns one reference of the handle, given back
         // once (`freed`); mappings of it hold the record, so it is not freed
         // while they still use it.
-        unsafe { self.dev.api().free(self.handle) }
+        unsafe { give_back(&self.dev, self.handle) }
     }
 }
 
@@ -152,6 +147,16 @@ impl Drop for PhysInner {
     }
 }
 
+/// Gives one reference of `handle` back to `dev`'s library.
+///
+/// # Safety
+/// The caller owns that reference, and nothing uses the handle afterwards.
+unsafe fn give_back(dev: &Device, handle: u64) -> Result<(), Error> {
+    // SAFETY: the caller's contract; a call that fails (no current
+    // context) gives nothing back, so a second one is still owed.
+    dev.with_ready(|| unsafe { dev.api().free(handle) })
+}
+
 /// Physical memory held by this process (`aclrtMallocPhysical`,
 /// `hipMemCreate`, `cuMemCreate`, or an import, see [`crate::Imported`]),
 /// given back with `aclrtFreePhysical`, `hipMemRelease`, `cuMemRelease` on drop.
@@ -161,26 +166,52 @@ impl Drop for PhysInner {
 /// sees unmap before free whatever order the owners are dropped in (acl.md
 /// §2.5 would accept the other order too: a freed handle lives while mapped,
 /// ACL-FP-002).
+///
+/// Until its first mapping or export, the owner holds the reference by
+/// itself, without a shared record: memory imported and given back again
+/// (a repeated import) costs no allocation.
 #[derive(Debug)]
 pub struct PhysicalMemory {
-    pub(crate) inner: Arc<PhysInner>,
+    /// The device the handle belongs to (for imports: the importing device).
+    dev: Device,
+    handle: u64,
+    size: usize,
+    /// The record the reference moved into at the first mapping or export,
+    /// which then owes the free (shared with them); unset until then, when
+    /// this owner owes it.
+    shared: OnceLock<Arc<PhysInner>>,
+    /// Whether [`PhysicalMemory::free`] ran (its `Drop` then has nothing to do).
+    freed: bool,
 }
 
 impl PhysicalMemory {
+    /// The owner of one reference of `handle`, a handle of `dev`.
+    pub(crate) fn new(dev: &Device, handle: u64, size: usize) -> Self {
+        Self { dev: dev.clone(), handle, size, shared: OnceLock::new(), freed: false }
+    }
+
     pub(crate) fn alloc(dev: &Device, size: usize, props: &PhysicalProps) -> Result<Self, Error> {
         dev.ready()?;
         let h = dev.api().alloc(size, props)?;
-        Ok(Self { inner: Arc::new(PhysInner::new(dev, h, size)) })
+        Ok(Self::new(dev, h, size))
+    }
+
+    /// The record mappings and exports keep; made at the first of them,
+    /// when the reference moves into it.
+    pub(crate) fn share(&self) -> Arc<PhysInner> {
+        Arc::clone(self.shared.get_or_init(|| {
+            Arc::new(PhysInner { dev: self.dev.clone(), handle: self.handle, size: self.size, freed: false })
+        }))
     }
 
     /// Bytes.
     pub fn size(&self) -> usize {
-        self.inner.size
+        self.size
     }
 
     /// The device the memory belongs to (for imported memory, the importing device).
     pub fn device(&self) -> &Device {
-        &self.inner.dev
+        &self.dev
     }
 
     /// The raw handle as an integer, for calls of [`crate::acl`],
@@ -188,7 +219,7 @@ impl PhysicalMemory {
     /// [`crate::cuda`] (a `CUmemGenericAllocationHandle`). Those calls are
     /// `unsafe`: this owner frees it when dropped.
     pub fn as_raw(&self) -> u64 {
-        self.inner.handle
+        self.handle
     }
 
     /// Exports the memory for other processes (or other devices of this
@@ -212,10 +243,30 @@ impl PhysicalMemory {
     ///
     /// # Errors
     /// The vendor's code.
-    pub fn free(self) -> Result<(), Error> {
-        match Arc::try_unwrap(self.inner) {
-            Ok(mut inner) => inner.free(),
-            Err(_still_used) => Ok(()),
+    pub fn free(mut self) -> Result<(), Error> {
+        self.freed = true;
+        match self.shared.take() {
+            Some(shared) => match Arc::try_unwrap(shared) {
+                Ok(mut inner) => inner.free(),
+                Err(_still_used) => Ok(()),
+            },
+            // SAFETY: this owner owns the reference (nothing shares it), and
+            // `freed` keeps its `Drop` from giving it back again.
+            None => unsafe { give_back(&self.dev, self.handle) },
+        }
+    }
+}
+
+impl Drop for PhysicalMemory {
+    fn drop(&mut self) {
+        // Shared: the record gives the reference back when its last holder goes.
+        if self.freed || self.shared.get().is_some() {
+            return;
+        }
+        // SAFETY: this owner owns the reference, nothing shares it, and it
+        // is dropped once.
+        if let Err(e) = unsafe { give_back(&self.dev, self.handle) } {
+            self.dev.shared().record(e);
         }
     }
 }

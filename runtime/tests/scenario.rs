@@ -15,6 +15,7 @@ use vmmkit_sys::acl::AclError;
 per_backend!(reserve_map_copy_share_release => |which: Which| common::run(which, scenario));
 per_backend!(owners_move_between_threads => |which: Which| common::run(which, threads));
 per_backend!(linear_buffers_and_their_ipc_handles => |which: Which| common::run(which, buffers));
+per_backend!(imports_whatever_context_the_thread_has => |which: Which| common::run(which, import_contexts));
 
 fn scenario(backend: vmmkit_runtime::Backend) {
     let rt = Runtime::new(backend).expect("open the backend");
@@ -224,6 +225,75 @@ fn buffers(backend: vmmkit_runtime::Backend) {
     assert!(!zero.is_unsupported(), "{zero}");
 
     buf.free().expect("free");
+    assert_eq!(rt.take_drop_errors(), vec![]);
+    common::assert_no_leaks(&rt);
+}
+
+/// Repeated imports on a thread whose context the program changes behind
+/// the runtime's back: every import still lands on its device. (On ACL the
+/// runtime binds only when it has not bound that device's context on the
+/// thread itself, and binds and retries when the import finds none,
+/// ACL-IMP-008; HIP and CUDA import onto the current device, and bind each
+/// time; CUDA's release takes any context, and binds only when the
+/// thread has none.)
+fn import_contexts(backend: vmmkit_runtime::Backend) {
+    let rt = Runtime::new(backend).expect("open the backend");
+    let (d0, d1) = (rt.device(0).expect("device 0"), rt.device(1).expect("device 1"));
+    let g = d0.granularity(Granularity::Minimum).expect("granularity");
+    let mem = d0.alloc_physical(g).expect("alloc");
+    let rsv0 = d0.reserve(g).expect("reserve on device 0");
+    let m0 = rsv0.map(0, &mem).expect("map on device 0");
+    m0.set_access(Location::Device(0), Access::ReadWrite).expect("access");
+    let pat = pattern(g, 3);
+    m0.write(0, &pat).expect("write");
+    let exp = mem.export(rt.vendor().vmm_sharing()[0]).expect("export");
+    let rsv1 = d1.reserve(g).expect("reserve on device 1");
+    // Imported onto device 1: it maps in device 1's reservation (ACL: only
+    // there, ACL-MAP-010) and shows the pattern.
+    let on_d1 = |why: &str| {
+        let imp = d1.import(exp.shareable(), g).unwrap_or_else(|e| panic!("import ({why}): {e}"));
+        let m = rsv1.map(0, &imp).unwrap_or_else(|e| panic!("map the import ({why}): {e}"));
+        m.set_access(Location::Device(1), Access::ReadWrite).expect("access on device 1");
+        let mut back = vec![0u8; g];
+        m.read(0, &mut back).expect("read through device 1");
+        assert!(back == pat, "{why}: other bytes");
+        drop(m);
+        imp.free().expect("free the import");
+    };
+    let first = d1.import(exp.shareable(), g).expect("the first import");
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            on_d1("a new thread, no context");
+            on_d1("again");
+            // Another device's context current: the import still goes to device 1.
+            d0.bind().expect("bind device 0");
+            on_d1("device 0 current");
+            if let Some(api) = rt.acl_api() {
+                // No context at all: a context made and destroyed leaves none.
+                let mut c = std::ptr::null_mut();
+                // SAFETY: `c` is a writable context slot; the context is destroyed once, here.
+                unsafe {
+                    assert_eq!(AclError((api.aclrtCreateContext)(&mut c, 1)), AclError::SUCCESS);
+                    let destroy = api.aclrtDestroyContext.expect("aclrtDestroyContext");
+                    assert_eq!(AclError(destroy(c)), AclError::SUCCESS);
+                }
+                let none = vmmkit_runtime::acl::get_current_context(api).expect_err("no context");
+                assert_eq!(none.code, AclError::RT_CONTEXT_NULL);
+                on_d1("no context after the runtime's bind");
+                assert_eq!(vmmkit_runtime::acl::get_device(api), Ok(1), "the runtime bound device 1");
+            }
+            if let Some(api) = rt.cuda_api() {
+                // A release needs some current context (CUDA-GEN-002): with
+                // none left, the runtime binds one and releases.
+                let imp = d1.import(exp.shareable(), g).expect("import");
+                // SAFETY: NULL unbinds the thread's context.
+                unsafe { vmmkit_runtime::cuda::ctx_set_current(api, std::ptr::null_mut()) }.expect("unbind");
+                imp.free().expect("a release on a thread without a context");
+            }
+        });
+    });
+    first.free().expect("free the first import");
+    drop((exp, m0, rsv0, rsv1, mem));
     assert_eq!(rt.take_drop_errors(), vec![]);
     common::assert_no_leaks(&rt);
 }

@@ -42,6 +42,9 @@ pub struct Physical {
     pub(super) entry: Option<Header>,
     /// Whether this handle was imported.
     pub imported: bool,
+    /// For an fd import: the handle type the dialect passed with it, which
+    /// HIP reports back (HIP-VMM-029).
+    pub import_kind: Option<i32>,
     /// Charged to this process's slot (local device memory not yet exported).
     charged: bool,
     /// The emulator's view for copies, made at the first copy.
@@ -53,20 +56,48 @@ pub struct Physical {
 impl Physical {
     /// A handle for memory imported (held through `object`) onto `device`.
     pub(super) fn imported(object: Arc<Object>, header: Header, device: Place) -> Self {
+        Self::imported_as(object, header, device, Some(Arc::default()), None, None)
+    }
+
+    /// A handle for memory imported from a file descriptor (HIP, CUDA),
+    /// recorded under `file` in the process's fd imports or not. Such
+    /// imports make a new handle each time, never answered by the
+    /// per-thread cache, so the handle has no spare-reference counter
+    /// (an allocation and its atomics saved per import).
+    /// `kind` is the handle type the dialect passed with the import.
+    pub(super) fn imported_fd(
+        object: Arc<Object>,
+        header: Header,
+        device: Place,
+        file: Option<FileId>,
+        kind: Option<i32>,
+    ) -> Self {
+        Self::imported_as(object, header, device, None, file, kind)
+    }
+
+    fn imported_as(
+        object: Arc<Object>,
+        header: Header,
+        device: Place,
+        spare: Option<Arc<Spare>>,
+        file: Option<FileId>,
+        import_kind: Option<i32>,
+    ) -> Self {
         Self {
             object,
-            file: None,
+            file,
             size: header.data_len,
             place: header.place,
             owner: device,
             granule: header.props[1].max(1),
             props: header.props,
             refs: 1,
-            spare: Some(Arc::default()),
+            spare,
             map_refs: 0,
             retains: 0,
             entry: Some(header),
             imported: true,
+            import_kind,
             charged: false,
             view: None,
             created_by: crate::instrument::current_call(),
@@ -143,29 +174,34 @@ pub(super) fn destroy(t: &mut Tables, reg: &Registry, id: HandleId) {
 
 /// Drops one reference; the memory goes when none is left.
 pub(super) fn unref(t: &mut Tables, reg: &Registry, id: HandleId) {
-    let Some(p) = t.handles.get_mut(&id) else { return };
-    let spare = p.spare.clone();
+    if t.handles.get_mut(&id).is_some_and(drop_ref) {
+        destroy(t, reg, id);
+    }
+}
+
+/// Drops one reference of `p`: true when none is left (the handle goes).
+fn drop_ref(p: &mut Physical) -> bool {
+    let spare = p.spare.as_deref();
     // A reference a quick import took goes first (they are all alike).
-    if spare.as_ref().is_some_and(|s| s.give()) {
-        return;
+    if spare.is_some_and(Spare::give) {
+        return false;
     }
     p.refs = p.refs.saturating_sub(1);
     if p.refs > 0 {
-        return;
+        return false;
     }
     loop {
-        match &spare {
-            None => break,
-            Some(s) if s.kill() => break,
+        match spare {
+            None => return true,
+            Some(s) if s.kill() => return true,
             // A quick import took one meanwhile: it becomes `refs`' last.
             Some(s) if s.give() => {
                 p.refs = 1;
-                return;
+                return false;
             }
             Some(_) => {}
         }
     }
-    destroy(t, reg, id);
 }
 
 impl Emulator {
@@ -204,6 +240,7 @@ impl Emulator {
             retains: 0,
             entry: None,
             imported: false,
+            import_kind: None,
             charged: true,
             view: None,
             created_by: crate::instrument::current_call(),
@@ -243,6 +280,7 @@ impl Emulator {
             granule: p.granule,
             props: p.props,
             imported: p.imported,
+            import_kind: p.import_kind,
             refs: p.total_refs(),
             key: p.key(),
         })
@@ -264,6 +302,8 @@ pub struct HandleInfo {
     pub props: [u64; 4],
     /// Imported from another process (or from this one onto another device).
     pub imported: bool,
+    /// For an fd import: the handle type the dialect passed with it.
+    pub import_kind: Option<i32>,
     /// References.
     pub refs: u32,
     /// Registry key, if shared.

@@ -568,7 +568,7 @@ impl Emulator {
     /// [`CoreError::UnknownShareable`] for an fd that is not a pool's; the
     /// errors of [`Emulator::import_fd_value`].
     pub fn pool_import(&self, fd: i32, device: Option<u32>) -> Result<PoolId, CoreError> {
-        let h = self.import_fd_value(fd, Place::Device(device.unwrap_or(0)))?;
+        let h = self.import_fd_value(fd, Place::Device(device.unwrap_or(0)), None)?;
         let info = match self.describe(h) {
             Ok(i) if i.props[0] == KIND_DESCRIPTOR => i,
             Ok(_) => {

@@ -67,7 +67,18 @@ pub fn install(config: Config) -> Result<(), InstallError> {
 /// # Errors
 /// [`CoreError::Unavailable`] with the reason (a bad setting, an unusable root),
 /// the same for every call.
+#[inline]
 pub fn emulator() -> Result<&'static Emulator, CoreError> {
+    // Started: one load (the call after the first).
+    if let Some(Ok(e)) = EMULATOR.get() {
+        return Ok(e);
+    }
+    start_once()
+}
+
+/// [`emulator`] before it has started (or when it could not).
+#[cold]
+fn start_once() -> Result<&'static Emulator, CoreError> {
     EMULATOR
         .get_or_init(|| {
             let r = start(Config::from_env()).map(|(e, faults)| {

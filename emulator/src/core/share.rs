@@ -164,10 +164,10 @@ impl Emulator {
 
     /// Imports memory received as a file descriptor onto `device` (HIP, CUDA).
     pub fn import_fd(&self, fd: BorrowedFd<'_>, device: Place) -> Result<HandleId, CoreError> {
-        let held = self.registry.hold_fd(fd)?;
-        journal_import(&held.header);
+        let Held { object, header } = self.registry.hold_fd(fd)?;
+        journal_import(&header);
         let mut t = self.lock();
-        Ok(insert(&mut t, imported(held, device)))
+        Ok(insert(&mut t, Physical::imported_fd(Arc::new(object), header, device, None, None)))
     }
 
     /// [`Emulator::import_fd`] of the file `file` (its (dev, ino), from an
@@ -182,14 +182,13 @@ impl Emulator {
         fd: BorrowedFd<'_>,
         file: super::FileId,
         device: Place,
+        kind: Option<i32>,
     ) -> Result<HandleId, CoreError> {
         {
             let mut t = self.lock();
             if let Some((object, header)) = t.fd_imports.get(&file).and_then(|(o, h)| Some((o.upgrade()?, h.clone()))) {
                 journal_import(&header);
-                let mut p = Physical::imported(object, header, device);
-                p.file = Some(file);
-                return Ok(insert(&mut t, p));
+                return Ok(insert(&mut t, Physical::imported_fd(object, header, device, Some(file), kind)));
             }
         }
         let held = self.registry.hold_fd(fd)?;
@@ -214,9 +213,7 @@ impl Emulator {
             }
             t.fd_imports.insert(file, (Arc::downgrade(&object), header.clone()));
         }
-        let mut p = Physical::imported(object, header, device);
-        p.file = record.then_some(file);
-        Ok(insert(&mut t, p))
+        Ok(insert(&mut t, Physical::imported_fd(object, header, device, record.then_some(file), kind)))
     }
 
     /// A file descriptor for the memory of an exported handle (HIP, CUDA).

@@ -16,7 +16,7 @@ use vmmkit_sys::cuda::*;
 
 use super::call::{Fail, emu, ensure, put, run};
 use super::profile::DRIVER_VERSION;
-use super::state::state;
+use super::state::{State, state};
 use crate::registry::Place;
 
 thread_local! {
@@ -42,14 +42,13 @@ fn ctx_device(ctx: CUcontext) -> Option<u32> {
     (v & CTX_MASK == CTX_TAG && v & !CTX_MASK != 0).then(|| (v & !CTX_MASK) as u32 - 1)
 }
 
-fn retains(device: u32) -> u32 {
-    crate::core::running().map_or(0, |e| state(e).primary().get(&device).copied().unwrap_or(0))
-}
-
-/// cuInit has succeeded, or the driver's code for every call before it (3).
-pub(super) fn initialised() -> Result<(), Fail> {
-    if crate::core::running().is_some_and(|e| state(e).initialised.load(Ordering::Acquire)) {
-        return Ok(());
+/// cuInit has succeeded (the process's CUDA state), or the driver's code
+/// for every call before it (3).
+pub(super) fn initialised() -> Result<&'static State, Fail> {
+    if let Some(s) = crate::core::running().map(state)
+        && s.initialised.load(Ordering::Acquire)
+    {
+        return Ok(s);
     }
     Err(Fail::plain(CuResult::NOT_INITIALIZED, "cuInit(0) has not succeeded in this process".into()))
 }
@@ -58,7 +57,7 @@ pub(super) fn initialised() -> Result<(), Fail> {
 /// then CUDA-GEN-002, memory, VMM and IPC calls need a current context, and
 /// an active one (201).
 pub(super) fn current() -> Result<u32, Fail> {
-    initialised()?;
+    let s = initialised()?;
     let d = CURRENT.with(Cell::get);
     ensure!(
         d.is_some(),
@@ -68,7 +67,7 @@ pub(super) fn current() -> Result<u32, Fail> {
     let d = d.unwrap_or(0);
     // Emulator choice: a current primary context released to zero (reset) is no context.
     ensure!(
-        retains(d) > 0,
+        s.retains(d) > 0,
         rules::GEN_002,
         "the current context, device {d}'s primary context, is not retained (released to zero, so reset)"
     );
@@ -180,7 +179,7 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUd
             return Err(Fail::plain(CuResult::INVALID_VALUE, "pctx is NULL".into()));
         }
         let d = device(dev)?;
-        *state(emu()?).primary().entry(d).or_default() += 1;
+        state(emu()?).retain(d);
         // SAFETY: checked non-null.
         unsafe { put(pctx, ctx_value(d)) };
         Ok(())
@@ -196,17 +195,8 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxRelease(dev: CUdevice) -> CUresult {
     run("cuDevicePrimaryCtxRelease", || {
         initialised()?;
         let d = device(dev)?;
-        let last = {
-            let mut refs = state(emu()?).primary();
-            let n = refs.entry(d).or_default();
-            if *n == 0 {
-                return Err(Fail::plain(
-                    CuResult::INVALID_CONTEXT,
-                    format!("device {d}'s primary context is not retained"),
-                ));
-            }
-            *n -= 1;
-            *n == 0
+        let Some(last) = state(emu()?).release(d) else {
+            return Err(Fail::plain(CuResult::INVALID_CONTEXT, format!("device {d}'s primary context is not retained")));
         };
         if last {
             let e = emu()?;

@@ -89,7 +89,7 @@ pub unsafe extern "C" fn cuMemImportFromShareableHandle(
             Fail::plain(CuResult::INVALID_VALUE, format!("osHandle {osHandle:p} is not an fd value cast to a pointer (CUDA takes the value, not a pointer to it)"))
         })?;
         let e = emu()?;
-        let id = e.import_fd_value(fd, Place::Device(d)).map_err(|e| Fail::core(Op::Import, e))?;
+        let id = e.import_fd_value(fd, Place::Device(d), None).map_err(|e| Fail::core(Op::Import, e))?;
         // SAFETY: checked non-null.
         unsafe { put(handle, to_handle(id)) };
         Ok(())

@@ -16,7 +16,6 @@ use vmmkit_sys::hip::*;
 use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::codes::Op;
 use super::profile::FD_VALUE_LIMIT;
-use super::state::state;
 use super::vmm::{from_handle, to_handle};
 use crate::core::CoreError;
 use crate::registry::Place;
@@ -38,7 +37,7 @@ pub unsafe extern "C" fn hipMemExportToShareableHandle(
         let e = emu()?;
         let id = from_handle(handle);
         let info = e.describe(id).map_err(|e| Fail::core(Op::Export, e))?;
-        let requested = state(e).import_type(id).unwrap_or(info.props[2] as u32 as i32);
+        let requested = info.import_kind.unwrap_or(info.props[2] as u32 as i32);
         ensure!(
             handleType == hipMemHandleTypePosixFileDescriptor && handleType == requested,
             rules::VMM_024,
@@ -51,30 +50,6 @@ pub unsafe extern "C" fn hipMemExportToShareableHandle(
         unsafe { put(shareableHandle.cast::<i32>(), raw) };
         Ok(())
     })
-}
-
-/// Reads an `int` at `p` if the address is readable, without faulting on a
-/// bad one (`process_vm_readv` of this process, `pid`, reports `EFAULT`
-/// instead). The pid is the registry's, read once at start (a forked child
-/// never gets here: its calls are refused first), so no `getpid` is made.
-fn read_int(p: usize, pid: u32) -> Option<i32> {
-    let mut v = 0i32;
-    let local = libc::iovec { iov_base: (&raw mut v).cast(), iov_len: 4 };
-    let remote = libc::iovec { iov_base: p as *mut c_void, iov_len: 4 };
-    // SAFETY: `local` is our own 4-byte integer; the kernel reads `remote`
-    // through this process's page tables and fails with EFAULT rather than
-    // faulting when it is not readable.
-    let n = unsafe { libc::process_vm_readv(pid as libc::pid_t, &local, 1, &remote, 1, 0) };
-    match n {
-        4 => Some(v),
-        // Where the call is not allowed (a seccomp filter), trust the caller
-        // as the real runtime does.
-        -1 if matches!(std::io::Error::last_os_error().raw_os_error(), Some(libc::EPERM | libc::ENOSYS)) => {
-            // SAFETY: HIP-VMM-026: a value at or above 2^20 is the caller's `int*`.
-            Some(unsafe { (p as *const i32).read_unaligned() })
-        }
-        _ => None,
-    }
 }
 
 /// `hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t *handle, void *osHandle, hipMemAllocationHandleType shHandleType)`:
@@ -91,19 +66,19 @@ pub unsafe extern "C" fn hipMemImportFromShareableHandle(
         ensure!(!osHandle.is_null(), rules::VMM_027, "osHandle is NULL");
         let e = emu()?;
         let v = osHandle as usize;
-        let fd = if v < FD_VALUE_LIMIT { Some(v as i32) } else { read_int(v, e.registry().me().pid) };
+        let fd = if v < FD_VALUE_LIMIT { Some(v as i32) } else { crate::os::peek::read_i32(v, e.registry().me().pid) };
         ensure!(fd.is_some(), rules::VMM_027, "osHandle {osHandle:p} is neither an fd value nor a readable int*");
         let fd = fd.unwrap_or(-1);
         // The fd is only borrowed for the import; the caller keeps it. The
         // import's one `fstat` also finds a closed number (`CoreError::Os`).
-        let imported = e.import_fd_value(fd, Place::Device(current_device()));
+        // The handle keeps the type asked for (HIP-VMM-029 reports it back).
+        let imported = e.import_fd_value(fd, Place::Device(current_device()), Some(shHandleType));
         let closed = matches!(imported, Err(CoreError::Os(_)));
         ensure!(!closed, rules::VMM_027, "{fd} is not an open file descriptor");
         if closed {
             return Ok(());
         }
         let id = imported.map_err(|e| Fail::core(Op::Import, e))?;
-        state(e).note_import(id, shHandleType);
         // SAFETY: checked non-null.
         unsafe { put(handle, to_handle(id)) };
         Ok(())

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, MutexGuard};
 
-use crate::core::{Emulator, EventId, HandleId, StreamId};
+use crate::core::{Emulator, EventId, StreamId};
 
 /// How many closed IPC ranges are remembered.
 const CLOSED_KEPT: usize = 64;
@@ -13,8 +13,6 @@ const CLOSED_KEPT: usize = 64;
 /// The HIP state of one process.
 #[derive(Debug, Default)]
 pub(super) struct State {
-    /// The `shHandleType` each import was made with (HIP-VMM-029 reports it back).
-    import_types: Mutex<HashMap<HandleId, i32>>,
     /// IPC ranges whose last open was closed, so that one close too many is
     /// told apart from a pointer that was never opened (HIP-IPC-042 vs -041).
     /// Only for the message and the rule id; both are 1. The last `CLOSED_KEPT`.
@@ -69,23 +67,6 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl State {
-    /// Records the handle type `id` was imported with.
-    pub fn note_import(&self, id: HandleId, handle_type: i32) {
-        lock(&self.import_types).insert(id, handle_type);
-    }
-
-    /// The handle type an imported handle was imported with, if it was imported here.
-    pub fn import_type(&self, id: HandleId) -> Option<i32> {
-        lock(&self.import_types).get(&id).copied()
-    }
-
-    /// Forgets the import type of a released handle (once the core no longer has it).
-    pub fn forget_import(&self, e: &Emulator, id: HandleId) {
-        if !e.handle_exists(id) {
-            lock(&self.import_types).remove(&id);
-        }
-    }
-
     /// Whether `p` lies in a range whose last open was closed.
     pub fn was_closed(&self, p: usize) -> bool {
         lock(&self.closed).iter().any(|&(b, n)| p >= b && p < b + n)

@@ -12,7 +12,6 @@ use super::call::{Fail, current_device, emu, ensure, get, put, run};
 use super::codes::Op;
 use super::pointer::{KIND_VMM, Kind, extent};
 use super::profile::{self, CREATE_MULTIPLE, GRANULARITY, WINDOW};
-use super::state::state;
 use crate::core::{Emulator, HandleId, HandleTag, natural_align};
 use crate::registry::Place;
 
@@ -152,9 +151,7 @@ pub unsafe extern "C" fn hipMemRelease(handle: hipMemGenericAllocationHandle_t) 
         ensure!(!handle.is_null(), rules::VMM_007, "handle is NULL");
         let id = from_handle(handle);
         let e = emu()?;
-        e.free(id).map_err(|e| Fail::core(Op::Release, e))?;
-        state(e).forget_import(e, id);
-        Ok(())
+        e.free(id).map_err(|e| Fail::core(Op::Release, e))
     })
 }
 
@@ -417,12 +414,9 @@ pub unsafe extern "C" fn hipMemGetAllocationPropertiesFromHandle(
         let id = from_handle(handle);
         let e = emu()?;
         let info = e.describe(id).map_err(|e| Fail::core(Op::Query, e))?;
-        let requested = match state(e).import_type(id) {
-            Some(t) => t,
-            None => info.props[2] as u32 as i32,
-        };
+        let requested = info.import_kind.unwrap_or(info.props[2] as u32 as i32);
         // Imports report the importing device; created handles the location asked for.
-        let id_of = |p: Place| match (state(e).import_type(id), p) {
+        let id_of = |p: Place| match (info.import_kind, p) {
             (None, _) if info.props[0] == KIND_VMM => location_of(info.props[2]),
             (_, Place::Device(d) | Place::Host(d)) => d as i32,
         };

@@ -3,6 +3,7 @@
 
 pub mod lock;
 pub mod object;
+pub mod peek;
 pub mod proc;
 pub mod shared;
 pub mod vm;

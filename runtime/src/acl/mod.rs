@@ -31,6 +31,7 @@ use vmmkit_sys::acl::aclError;
 use crate::error::Error;
 
 /// `Ok(())` for 0, else the error of `call` with the library's last message.
+#[inline]
 pub(crate) fn check(api: &AclApi, call: &'static str, rc: aclError) -> Result<(), Error> {
     let code = AclError(rc);
     if code.is_success() {
