@@ -204,6 +204,30 @@ pub unsafe fn put<T>(p: *mut T, v: T) {
     unsafe { p.write_unaligned(v) }
 }
 
+/// Answers a query for an entry point by name (`hipGetProcAddress`,
+/// `cuGetProcAddress`): `*pfn` is the entry point `found`, or NULL, and
+/// `*status`, when given, its query result, 0 found or 1 not found (the same
+/// values in `hipDriverProcAddressQueryResult`, hip_runtime_api.h
+/// 7.2.4:607-611, and `CUdriverProcAddressQueryResult`, cuda.md §1.2).
+/// Whether it was found.
+///
+/// # Safety
+/// `pfn` must be valid for a write; `status` NULL or valid for a write.
+pub unsafe fn answer_proc_query(
+    pfn: *mut *mut std::ffi::c_void,
+    status: *mut i32,
+    found: Option<*mut std::ffi::c_void>,
+) -> bool {
+    // SAFETY: the caller's contract; `status` is written only when given.
+    unsafe {
+        put(pfn, found.unwrap_or(std::ptr::null_mut()));
+        if !status.is_null() {
+            put(status, if found.is_some() { 0 } else { 1 });
+        }
+    }
+    found.is_some()
+}
+
 /// Reads a caller's in-pointer (already checked non-null).
 ///
 /// # Safety

@@ -219,7 +219,7 @@ fn file_size_limit() {
         let before = state(root);
         let mut key = 0;
         let rc = call!(api, aclrtMemExportToShareableHandle(h, 0, 1, &mut key));
-        if audit::user_attrs(root) {
+        if vmmkit_emulator::core::emulator().unwrap().registry().header_attrs() {
             assert_eq!(rc, AclError::SUCCESS, "export, its header an attribute: {}", common::last_message(&api));
         } else {
             assert_eq!(rc, OOM, "export whose metadata does not fit: {}", common::last_message(&api));
@@ -769,7 +769,7 @@ fn enospc_scenario() {
     let block = vec![0x55u8; 64 << 10];
     while std::io::Write::write_all(&mut f, &block).is_ok() {}
     drop(f);
-    let attrs = audit::user_attrs(&mnt);
+    let attrs = vmmkit_emulator::core::emulator().unwrap().registry().header_attrs();
     let before = state(&root);
     let mut key2 = 0;
     let rc = call!(api, aclrtMemExportToShareableHandle(h2, 0, 1, &mut key2));

@@ -434,11 +434,12 @@ fn header_attr(path: &Path) -> Option<Vec<u8>> {
 }
 
 /// Overwrites word `word` of the header at `path`: in its attribute where
-/// it has one (a word past its end lengthens it), else in the tail.
+/// it has one (words are 0..16: a word past a damaged attribute's end
+/// lengthens it), else in the tail.
 fn set_header_word(path: &Path, word: u64, value: u64) {
     match header_attr(path) {
         Some(mut b) => {
-            let at = usize::try_from(word * 8).unwrap_or(usize::MAX).min(4088);
+            let at = word as usize * 8;
             b.resize(b.len().max(at + 8), 0);
             b[at..at + 8].copy_from_slice(&value.to_le_bytes());
             let _ = rustix::fs::lsetxattr(path, HEADER_XATTR, &b, rustix::fs::XattrFlags::empty());

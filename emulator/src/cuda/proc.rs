@@ -7,11 +7,7 @@ use std::ffi::{CStr, c_char, c_void};
 
 use vmmkit_sys::cuda::*;
 
-use super::call::{Fail, put, run};
-
-/// `CU_GET_PROC_ADDRESS_SUCCESS` and `…_SYMBOL_NOT_FOUND` (cuda.md §1.2).
-const FOUND: i32 = 0;
-const NOT_FOUND: i32 = 1;
+use super::call::{Fail, run};
 
 /// `CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)`:
 /// symbol or pfn NULL, or flags other than 0, 1 (legacy stream) or 2
@@ -35,19 +31,13 @@ pub unsafe extern "C" fn cuGetProcAddress(
         // SAFETY: checked non-null; the caller passes a NUL-terminated name.
         let name = unsafe { CStr::from_ptr(symbol) };
         let found = super::entry_point(name.to_bytes());
-        // SAFETY: checked non-null; `symbolStatus` is written only when given.
-        unsafe {
-            put(pfn, found.unwrap_or(std::ptr::null_mut()));
-            if !symbolStatus.is_null() {
-                put(symbolStatus, if found.is_some() { FOUND } else { NOT_FOUND });
-            }
+        // SAFETY: `pfn` checked non-null; `symbolStatus` may be NULL.
+        if unsafe { crate::dialect::answer_proc_query(pfn, symbolStatus, found) } {
+            return Ok(());
         }
-        match found {
-            Some(_) => Ok(()),
-            None => Err(Fail::plain(
-                CuResult::NOT_FOUND,
-                format!("{} is not an entry point of the emulator", name.to_string_lossy()),
-            )),
-        }
+        Err(Fail::plain(
+            CuResult::NOT_FOUND,
+            format!("{} is not an entry point of the emulator", name.to_string_lossy()),
+        ))
     })
 }

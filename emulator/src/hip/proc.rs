@@ -7,12 +7,7 @@ use std::ffi::{CStr, c_char, c_void};
 
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, put, run};
-
-/// `HIP_GET_PROC_ADDRESS_SUCCESS` and `…_SYMBOL_NOT_FOUND` (`hipDriverProcAddressQueryResult`,
-/// hip_runtime_api.h 7.2.4:607-611).
-const FOUND: i32 = 0;
-const NOT_FOUND: i32 = 1;
+use super::call::{Fail, run};
 
 /// `hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion, uint64_t flags, hipDriverProcAddressQueryResult *symbolStatus)`:
 /// symbol NULL or empty, or pfn NULL → 1 (clr builds a `std::string` from
@@ -40,19 +35,13 @@ pub unsafe extern "C" fn hipGetProcAddress(
         let name: &[u8] =
             if asked == b"hipGetDeviceProperties" && hipVersion >= 600 { b"hipGetDevicePropertiesR0600" } else { asked };
         let found = super::entry_point(name);
-        // SAFETY: checked non-null; `symbolStatus` is written only when given.
-        unsafe {
-            put(pfn, found.unwrap_or(std::ptr::null_mut()));
-            if !symbolStatus.is_null() {
-                put(symbolStatus, if found.is_some() { FOUND } else { NOT_FOUND });
-            }
+        // SAFETY: `pfn` checked non-null; `symbolStatus` may be NULL.
+        if unsafe { crate::dialect::answer_proc_query(pfn, symbolStatus, found) } {
+            return Ok(());
         }
-        match found {
-            Some(_) => Ok(()),
-            None => Err(Fail::plain(
-                HipError::INVALID_VALUE,
-                format!("{} is not an entry point of the emulator", String::from_utf8_lossy(name)),
-            )),
-        }
+        Err(Fail::plain(
+            HipError::INVALID_VALUE,
+            format!("{} is not an entry point of the emulator", String::from_utf8_lossy(name)),
+        ))
     })
 }

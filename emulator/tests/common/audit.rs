@@ -182,17 +182,6 @@ pub fn all_maps() -> usize {
     std::fs::read_to_string("/proc/self/maps").unwrap_or_default().lines().count()
 }
 
-/// Whether files in `dir` can have user extended attributes (where they
-/// can, an entry's header is one: `registry/entry.rs`). Probes with a file
-/// of its own, removed after.
-pub fn user_attrs(dir: &Path) -> bool {
-    let probe = dir.join(".vmmkit-attr-probe");
-    let Ok(f) = std::fs::File::create(&probe) else { return false };
-    let ok = rustix::fs::fsetxattr(&f, "user.vmmkit.probe", b"1", rustix::fs::XattrFlags::empty()).is_ok();
-    let _ = std::fs::remove_file(&probe);
-    ok
-}
-
 /// Open fds of this process on files of `root`, except its `state` file
 /// and its `shared/` directory (both open for the life of the registry).
 pub fn root_fds(root: &Path) -> usize {
