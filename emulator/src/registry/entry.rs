@@ -37,6 +37,7 @@
 use crate::config::MAX_DEVICES;
 use crate::os::object::Object;
 use crate::os::proc::ProcessId;
+use std::collections::{HashMap, HashSet};
 use std::io;
 
 const MAGIC: u64 = u64::from_le_bytes(*b"VMMKENT1");
@@ -343,15 +344,23 @@ impl Header {
         now_ns: u64,
         holder: impl Fn(i32) -> u32,
     ) -> io::Result<bool> {
-        let listed = self.trustlist(object)?;
-        let mut index: std::collections::HashMap<i32, usize> = std::collections::HashMap::new();
-        for (i, g) in listed.iter().enumerate() {
-            index.insert(g.pid, i);
+        // One pass over the listed entries, looking up each in the (short)
+        // set of pids asked for: a call adds a few pids to a list that may
+        // hold tens of thousands, so no index of the whole list is built.
+        let mut found: HashMap<i32, Option<usize>> = pids.iter().filter(|&&p| p != 0).map(|&p| (p, None)).collect();
+        let n = (self.trust_len as usize).min(TRUST_CAP);
+        let mut buf = vec![0u8; n * TRUST_ENTRY as usize];
+        let got = object.read_upto(&mut buf, self.trust_offset(0))?;
+        for (i, c) in buf[..got - got % TRUST_ENTRY as usize].chunks_exact(TRUST_ENTRY as usize).enumerate() {
+            let pid = i32::from_le_bytes(c[0..4].try_into().expect("4 bytes"));
+            if let Some(slot @ None) = found.get_mut(&pid) {
+                *slot = Some(i);
+            }
         }
-        // New pids in call order, each once (a set keeps 65,535 pids linear).
-        let mut seen = std::collections::HashSet::new();
+        // New pids in call order, each once.
+        let mut seen = HashSet::new();
         let fresh: Vec<i32> =
-            pids.iter().copied().filter(|&p| p != 0 && !index.contains_key(&p) && seen.insert(p)).collect();
+            pids.iter().copied().filter(|&p| p != 0 && found.get(&p) == Some(&None) && seen.insert(p)).collect();
         if self.trust_len as usize + fresh.len() > TRUST_CAP {
             return Ok(false);
         }
@@ -364,7 +373,7 @@ impl Header {
         };
         // Refresh the listed ones in place (ACL-PID-009).
         for &p in pids.iter().filter(|&&p| p != 0) {
-            if let Some(&i) = index.get(&p) {
+            if let Some(&Some(i)) = found.get(&p) {
                 object.write_at(&entry(p), self.trust_offset(i))?;
             }
         }
