@@ -15,8 +15,9 @@
 //! after everyone releases: no handle, mapping, fd or file left, usage 0.
 //!
 //! CI: 3 processes × 4 threads for about 3 s per dialect. `VMMKIT_LONG=1`:
-//! 4 × 8 for 3 minutes per dialect with a kill every 30 s. Figures print
-//! with `--nocapture`.
+//! 4 × 8 for 3 minutes per dialect with a kill every 30 s.
+//! `VMMKIT_STRESS=8x4x60/5`: 8 × 4 for 60 s with 5 kills (any shape).
+//! Figures print with `--nocapture`.
 
 mod common;
 
@@ -503,11 +504,25 @@ fn parse_counts(reply: &str) -> Result<(u64, Counts), String> {
     Ok((total, c))
 }
 
+/// `VMMKIT_STRESS=PROCSxTHREADSxSECONDS/KILLS` (e.g. `8x4x60/5`): a run of
+/// that shape, with the kills spread evenly over it, for figures by hand.
+fn shape() -> Option<(usize, usize, Duration, Duration)> {
+    let v = std::env::var("VMMKIT_STRESS").ok()?;
+    let (dims, kills) = v.split_once('/').unwrap_or((&v, "1"));
+    let d: Vec<u64> = dims.split('x').map(|n| n.parse().expect("VMMKIT_STRESS: PROCSxTHREADSxSECONDS/KILLS")).collect();
+    let [procs, threads, secs] = d[..] else { panic!("VMMKIT_STRESS: PROCSxTHREADSxSECONDS/KILLS, got {v:?}") };
+    let kills: u64 = kills.parse().expect("VMMKIT_STRESS: the kill count");
+    let duration = Duration::from_secs(secs);
+    Some((procs as usize, threads as usize, duration, duration / (kills as u32 + 1)))
+}
+
 fn concurrent_stress<D: Dialect>() {
     if common::worker::role().is_some() {
         return;
     }
-    let (procs, threads, duration, kill_every) = if long() {
+    let (procs, threads, duration, kill_every) = if let Some(shape) = shape() {
+        shape
+    } else if long() {
         (4usize, 4usize * 2, Duration::from_secs(180), Duration::from_secs(30))
     } else {
         (3, 4, Duration::from_millis(3000), Duration::from_millis(1500))
