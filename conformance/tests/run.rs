@@ -4,6 +4,7 @@
 //! real processes on a private machine; the report, the JSON report, the
 //! trace and the exit status are checked.
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -290,4 +291,212 @@ fn progress_on_a_terminal() {
     assert!(out.contains("\rvmmkit run: 2 s, 0 process(es) used the emulator so far"), "{out:?}");
     let cleared = out.rfind("\r\x1b[K").expect("the line is cleared");
     assert!(cleared < out.find("exit status 0").expect("the report"), "{out:?}");
+}
+
+/// `vmmkit run ARGS` started in `s`, in a process group of its own (so that
+/// a program's `kill(0, …)` could not reach the test, whatever `vmmkit run`
+/// does), its output logged.
+fn start(s: &Scratch, args: &[&str]) -> vmmkit_testkit::process::Process {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vmmkit"));
+    cmd.arg("run").arg("--dir").arg(s.path().join("machines")).args(args).current_dir(s.path());
+    cmd.env_remove("VMMKIT_ROOT").env_remove("LD_LIBRARY_PATH").process_group(0);
+    vmmkit_testkit::process::Process::spawn_logged("vmmkit run", &mut cmd).expect("vmmkit run starts")
+}
+
+/// Waits (at most [`DEADLINE`]) until the program wrote each of `files`
+/// in `s`, one pid a line; returns the pids.
+fn pids_in(s: &Scratch, files: &[&str]) -> Vec<i32> {
+    let until = std::time::Instant::now() + DEADLINE;
+    let mut pids = Vec::new();
+    for f in files {
+        let path = s.path().join(f);
+        loop {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if text.ends_with('\n') {
+                pids.extend(text.lines().map(|l| l.trim().parse::<i32>().expect("a pid")));
+                break;
+            }
+            assert!(std::time::Instant::now() < until, "{f} was not written in {DEADLINE:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    pids
+}
+
+/// Whether `pid` is alive (a zombie is not).
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X'])))
+}
+
+fn signal(pid: u32, sig: &str) {
+    let status = Command::new("kill").args(["-s", sig, &pid.to_string()]).status().expect("kill(1) runs");
+    assert!(status.success(), "kill -s {sig} {pid}");
+}
+
+/// Ends a signal test: `vmmkit run` has exited within [`DEADLINE`], printed
+/// its report, removed its machine, and left none of `pids` alive (any that
+/// is, is killed here so that a failing test leaves nothing behind).
+fn ended(s: &Scratch, p: &mut vmmkit_testkit::process::Process, pids: &[i32]) -> (Exit, String) {
+    let exit = p.wait(DEADLINE).expect("vmmkit run ended in time");
+    let out = p.output();
+    println!("{out}");
+    let left: Vec<i32> = pids.iter().copied().filter(|&pid| alive(pid)).collect();
+    for &pid in &left {
+        let _ = Command::new("kill").args(["-s", "KILL", &pid.to_string()]).status();
+    }
+    assert!(left.is_empty(), "processes of the tree outlived vmmkit run: {left:?}\n{out}");
+    let machines: Vec<_> = std::fs::read_dir(s.path().join("machines")).unwrap().collect();
+    assert!(machines.is_empty(), "the private machine outlived the run: {machines:?}\n{out}");
+    assert!(out.contains("vmmkit run: sh -c") && out.contains("  gc: "), "the report was printed:\n{out}");
+    (exit, out)
+}
+
+/// `timeout -s TERM` (a CI job's cancel): the program's tree gets the
+/// SIGTERM, the report is printed with the exporter's memory collected, the
+/// status is the program's (143), and nothing is left.
+#[test]
+fn sigterm_from_timeout_is_passed_on_and_reported() {
+    let s = Scratch::new();
+    s.compile_acl(&repo().join("conformance/tests/c/held_export.c"));
+    let mut cmd = Command::new("timeout");
+    cmd.args(["--preserve-status", "-s", "TERM", "3"])
+        .arg(env!("CARGO_BIN_EXE_vmmkit"))
+        .arg("run")
+        .arg("--dir")
+        .arg(s.path().join("machines"))
+        .args(["--", "sh", "-c", "echo $$ > sh.pid; ./held_export held.pid & wait"])
+        .current_dir(s.path())
+        .env_remove("VMMKIT_ROOT")
+        .env_remove("LD_LIBRARY_PATH")
+        .process_group(0);
+    let mut p = vmmkit_testkit::process::Process::spawn_logged("timeout vmmkit run", &mut cmd).unwrap();
+    let pids = pids_in(&s, &["sh.pid", "held.pid"]);
+    let (exit, out) = ended(&s, &mut p, &pids);
+    assert_eq!(exit.code(), Some(128 + 15), "{out}");
+    assert!(out.contains("got SIGTERM: passed to the program"), "{out}");
+    assert!(out.contains("killed by signal 15 (vmmkit run got SIGTERM"), "{out}");
+    assert!(out.contains("held_export): ended without exit"), "{out}");
+    assert!(out.contains("gc: freed 4 MiB"), "{out}");
+}
+
+/// `kill -HUP` of `vmmkit run` (its terminal hung up): passed on, 129.
+#[test]
+fn sighup_is_passed_on_and_reported() {
+    let s = Scratch::new();
+    let mut p = start(&s, &["--", "sh", "-c", "sleep 60 & echo $$ $! | tr ' ' '\\n' > tree.pid; wait"]);
+    let pids = pids_in(&s, &["tree.pid"]);
+    signal(p.pid(), "HUP");
+    let (exit, out) = ended(&s, &mut p, &pids);
+    assert_eq!(exit.code(), Some(128 + 1), "{out}");
+    assert!(out.contains("got SIGHUP"), "{out}");
+}
+
+/// A program that signals its own process group (`kill 0`) reaches its
+/// tree, not `vmmkit run`, which reports how it ended.
+#[test]
+fn the_programs_kill_0_does_not_reach_vmmkit() {
+    let s = Scratch::new();
+    let mut p = start(&s, &["--", "sh", "-c", "sleep 60 & echo $! > sleep.pid; kill 0; sleep 60"]);
+    let pids = pids_in(&s, &["sleep.pid"]);
+    let (exit, out) = ended(&s, &mut p, &pids);
+    assert_eq!(exit.code(), Some(128 + 15), "{out}");
+    assert!(out.contains("killed by signal 15;"), "{out}");
+    assert!(!out.contains("got SIGTERM"), "vmmkit run itself got no signal:\n{out}");
+}
+
+/// A program that ignores SIGTERM is SIGKILLed, with all its tree, when the
+/// grace period has passed (1 s here); a second signal does it at once.
+#[test]
+fn a_tree_that_ignores_sigterm_is_killed_after_the_grace_period_or_a_second_signal() {
+    let script = "trap '' TERM; sleep 60 & echo $$ $! | tr ' ' '\\n' > tree.pid; wait";
+    let s = Scratch::new();
+    let mut p = start(&s, &["--grace", "1", "--", "sh", "-c", script]);
+    let pids = pids_in(&s, &["tree.pid"]);
+    let signalled = std::time::Instant::now();
+    signal(p.pid(), "TERM");
+    let (exit, out) = ended(&s, &mut p, &pids);
+    assert!(signalled.elapsed() < Duration::from_secs(30), "ended by the grace period, not by the sleep");
+    assert_eq!(exit.code(), Some(128 + 9), "{out}");
+    assert!(out.contains("did not end within 1 s of the signal: SIGKILLing it"), "{out}");
+    assert!(out.contains("after the 1 s grace period, it SIGKILLed the"), "{out}");
+
+    let s = Scratch::new();
+    let mut p = start(&s, &["--", "sh", "-c", script]);
+    let pids = pids_in(&s, &["tree.pid"]);
+    let signalled = std::time::Instant::now();
+    signal(p.pid(), "TERM");
+    std::thread::sleep(Duration::from_millis(200));
+    signal(p.pid(), "INT");
+    let (exit, out) = ended(&s, &mut p, &pids);
+    assert!(signalled.elapsed() < Duration::from_secs(9), "the second signal did not wait for the 10 s grace");
+    assert_eq!(exit.code(), Some(128 + 9), "{out}");
+    assert!(out.contains("got SIGINT again: SIGKILLing"), "{out}");
+}
+
+/// A grandchild that left the program's group and session (`setsid`) and
+/// ignores SIGTERM is found and killed too: it gets the SIGTERM, then the
+/// SIGKILL after the grace period. The status is the program's.
+#[test]
+fn a_setsid_grandchild_is_killed_too() {
+    let s = Scratch::new();
+    let script = "setsid sh -c 'trap \"\" TERM; echo $$ > grandchild.pid; sleep 60; echo slept' & \
+                  echo $$ > sh.pid; wait";
+    let mut p = start(&s, &["--grace", "1", "--", "sh", "-c", script]);
+    let pids = pids_in(&s, &["sh.pid", "grandchild.pid"]);
+    signal(p.pid(), "TERM");
+    let (exit, out) = ended(&s, &mut p, &pids);
+    assert_eq!(exit.code(), Some(128 + 15), "the program's own status:\n{out}");
+    assert!(out.contains("after the 1 s grace period"), "{out}");
+    assert!(!out.lines().any(|l| l == "slept"), "the grandchild did not sleep to its end:\n{out}");
+}
+
+/// `--report` and `--trace` paths that cannot be written stop the run
+/// before the program starts (status 2, saying which and why).
+#[test]
+fn output_paths_are_checked_before_the_program_starts() {
+    let s = Scratch::new();
+    for flag in ["--report", "--trace"] {
+        let (exit, out) = s.run(&[flag, "no-such-dir/out.json", "--", "sh", "-c", "touch ran; exit 7"]);
+        assert_eq!(exit.code(), Some(2), "{out}");
+        assert!(out.contains(&format!("{flag} no-such-dir/out.json: cannot be written")), "{out}");
+        assert!(out.contains("nothing was run"), "{out}");
+        assert!(!s.path().join("ran").exists(), "the program ran");
+    }
+    let (exit, out) = s.run(&["--report", "same.json", "--trace", "same.json", "--", "sh", "-c", "touch ran"]);
+    assert_eq!(exit.code(), Some(2), "{out}");
+    assert!(!s.path().join("ran").exists() && !s.path().join("same.json").exists(), "{out}");
+}
+
+/// Writing `--report` fails after the run (`/dev/full`): the trace is still
+/// written, the report still printed, and the status stays the program's 7.
+#[test]
+fn a_failed_report_file_keeps_the_trace_and_the_status() {
+    let s = Scratch::new();
+    let (exit, out) = s.run(&["--report", "/dev/full", "--trace", "trace.json", "--", "sh", "-c", "exit 7"]);
+    assert_eq!(exit.code(), Some(7), "{out}");
+    assert!(out.contains("--report /dev/full: writing failed"), "{out}");
+    assert!(out.contains("exit status 7"), "{out}");
+    assert!(s.json("trace.json")["traceEvents"].is_array());
+}
+
+/// A program that removes `$VMMKIT_JOURNAL` is still reported on, with its
+/// status, and the report says what is missing; one that renames it loses
+/// nothing (the directory is read through a descriptor opened before).
+#[test]
+fn a_removed_or_renamed_journal_directory_still_gets_a_report() {
+    let s = Scratch::new();
+    s.compile_acl(&repo().join("conformance/tests/c/leaky_pair.c"));
+    let rm = "./leaky_pair && rm -rf \"$VMMKIT_JOURNAL\"; exit 7";
+    let (exit, out) = s.run(&["--devices", "2", "--report", "report.json", "--", "sh", "-c", rm]);
+    assert_eq!(exit.code(), Some(7), "{out}");
+    assert!(out.contains("exit status 7; 0 process(es) used the emulator"), "{out}");
+    assert!(out.contains("was removed during the run"), "{out}");
+    assert!(out.contains("gc: freed 6 MiB"), "what the pair left is still collected:\n{out}");
+    assert_eq!(s.json("report.json")["status"], "exit status 7");
+
+    let mv = "./leaky_pair && mv \"$VMMKIT_JOURNAL\" \"$VMMKIT_JOURNAL.moved\"; exit 7";
+    let (exit, out) = s.run(&["--devices", "2", "--", "sh", "-c", mv]);
+    assert_eq!(exit.code(), Some(7), "{out}");
+    assert!(out.contains("2 process(es) used the emulator") && out.contains("left 2 object(s)"), "{out}");
 }
