@@ -500,3 +500,102 @@ fn a_removed_or_renamed_journal_directory_still_gets_a_report() {
     assert_eq!(exit.code(), Some(7), "{out}");
     assert!(out.contains("2 process(es) used the emulator") && out.contains("left 2 object(s)"), "{out}");
 }
+
+/// Writes the journal of one process making `calls` calls of
+/// `aclrtGetDevice`, in the journal's format, to `path`.
+fn write_call_journal(path: &Path, calls: u64) {
+    use std::io::Write;
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    writeln!(w, r#"{{"ev":"start","pid":4242,"ppid":1,"ts":1000,"exe":"/bin/get_device_loop","argv":["loop"]}}"#)
+        .unwrap();
+    for i in 0..calls {
+        writeln!(
+            w,
+            r#"{{"ev":"call","tid":4242,"ts":{},"dur":150,"name":"aclrtGetDevice","args":[["deviceId","0x7ffc1234abcd"]],"ret":"0"}}"#,
+            2000 + i * 200
+        )
+        .unwrap();
+    }
+    writeln!(w, r#"{{"ev":"exit","ts":{},"leaks":[]}}"#, 3000 + calls * 200).unwrap();
+    w.flush().unwrap();
+}
+
+/// Runs `vmmkit run --trace trace-CALLS.json` on a program that puts a
+/// journal of `calls` calls in place (a copy of a file written here: a
+/// million real calls would take minutes in a debug build); returns
+/// vmmkit's peak RSS in KiB and its output. The figure is `ru_maxrss` of
+/// `wait4`: the most of vmmkit, the processes it reaped, and this test
+/// process as it was when it spawned vmmkit (the address space a child
+/// shares until its `exec` counts), so this process spawns it before it
+/// holds anything large.
+fn trace_peak_rss(s: &Scratch, calls: u64) -> (u64, String) {
+    let journal = s.path().join(format!("journal-{calls}.jsonl"));
+    write_call_journal(&journal, calls);
+    let copy = format!("cp {} \"$VMMKIT_JOURNAL/4242.jsonl\"", journal.display());
+    let log = tempfile::tempfile().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vmmkit"));
+    cmd.arg("run").arg("--dir").arg(s.path().join("machines")).args([
+        "--trace",
+        &format!("trace-{calls}.json"),
+        "--",
+        "sh",
+        "-c",
+        &copy,
+    ]);
+    cmd.current_dir(s.path()).env_remove("VMMKIT_ROOT").env_remove("LD_LIBRARY_PATH");
+    cmd.stdout(log.try_clone().unwrap()).stderr(log.try_clone().unwrap());
+    let child = cmd.spawn().expect("vmmkit run starts");
+    let pid = child.id() as libc::pid_t;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut status = 0;
+        // SAFETY: all-zero is a valid rusage; wait4 fills it.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `pid` is our child, not waited for elsewhere (its `Child`
+        // is never waited on); `status` and `usage` are valid for writes.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        let _ = tx.send((r, status, usage.ru_maxrss));
+    });
+    let Ok((r, status, maxrss)) = rx.recv_timeout(Duration::from_secs(600)) else {
+        // SAFETY: SIGKILL to our own unreaped child.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+        panic!("vmmkit run --trace of {calls} calls did not end in 600 s");
+    };
+    drop(child);
+    let mut out = String::new();
+    let mut log = log;
+    use std::io::{Read, Seek};
+    log.rewind().unwrap();
+    log.read_to_string(&mut out).unwrap();
+    println!("{calls} calls: peak RSS {maxrss} KiB\n{out}");
+    assert_eq!(r, pid, "wait4");
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "status {status:#x}:\n{out}");
+    let left: Vec<_> = std::fs::read_dir(s.path().join("machines")).unwrap().collect();
+    assert!(left.is_empty(), "the private machine outlived the run: {left:?}");
+    std::fs::remove_file(journal).unwrap();
+    (maxrss as u64, out)
+}
+
+/// The trace and the report are made in bounded memory: a journal of 10^6
+/// calls takes no more than one of 10^5 plus 16 MiB (the old trace held
+/// ~3.8 KB a call: 380 MB and 3.8 GB), under 64 MiB in all; both traces are
+/// valid JSON with every call in them.
+#[test]
+fn trace_of_a_million_calls_in_bounded_memory() {
+    let s = Scratch::new();
+    let (small, out) = trace_peak_rss(&s, 100_000);
+    assert!(out.contains("1 process(es) used the emulator") && out.contains("100002 event(s)"), "{out}");
+    let (big, out) = trace_peak_rss(&s, 1_000_000);
+    assert!(out.contains("1000002 event(s)"), "{out}");
+    println!("peak RSS: 10^5 calls {small} KiB, 10^6 calls {big} KiB");
+    assert!(big < small + 16 * 1024, "10^6 calls took {big} KiB, 10^5 took {small} KiB: it grows with the calls");
+    assert!(big < 64 * 1024, "10^6 calls took {big} KiB");
+
+    let file = std::fs::File::open(s.path().join("trace-1000000.json")).unwrap();
+    let _: serde::de::IgnoredAny =
+        serde_json::from_reader(std::io::BufReader::new(file)).expect("the trace of 10^6 calls is JSON");
+    let trace = s.json("trace-100000.json");
+    let events = trace["traceEvents"].as_array().unwrap();
+    assert_eq!(events.iter().filter(|e| e["ph"] == "X").count(), 100_000);
+    assert_eq!(events[0]["args"]["name"], "get_device_loop (4242)");
+}
