@@ -469,7 +469,8 @@ fn output_paths_are_checked_before_the_program_starts() {
 }
 
 /// Writing `--report` fails after the run (`/dev/full`): the trace is still
-/// written, the report still printed, and the status stays the program's 7.
+/// written, the report still printed, and the status stays the program's 7;
+/// and the other way round.
 #[test]
 fn a_failed_report_file_keeps_the_trace_and_the_status() {
     let s = Scratch::new();
@@ -478,6 +479,12 @@ fn a_failed_report_file_keeps_the_trace_and_the_status() {
     assert!(out.contains("--report /dev/full: writing failed"), "{out}");
     assert!(out.contains("exit status 7"), "{out}");
     assert!(s.json("trace.json")["traceEvents"].is_array());
+    // The same when the trace is what fails: the report file is written,
+    // and the machine is removed all the same (`run` checks it).
+    let (exit, out) = s.run(&["--report", "report.json", "--trace", "/dev/full", "--", "sh", "-c", "exit 7"]);
+    assert_eq!(exit.code(), Some(7), "{out}");
+    assert!(out.contains("--trace /dev/full: writing failed"), "{out}");
+    assert_eq!(s.json("report.json")["status"], "exit status 7");
 }
 
 /// A program that removes `$VMMKIT_JOURNAL` is still reported on, with its
@@ -584,9 +591,9 @@ fn trace_peak_rss(s: &Scratch, calls: u64) -> (u64, String) {
 fn trace_of_a_million_calls_in_bounded_memory() {
     let s = Scratch::new();
     let (small, out) = trace_peak_rss(&s, 100_000);
-    assert!(out.contains("1 process(es) used the emulator") && out.contains("100002 event(s)"), "{out}");
+    assert!(out.contains("1 process(es) used the emulator") && out.contains("100003 event(s)"), "{out}");
     let (big, out) = trace_peak_rss(&s, 1_000_000);
-    assert!(out.contains("1000002 event(s)"), "{out}");
+    assert!(out.contains("1000003 event(s)"), "{out}");
     println!("peak RSS: 10^5 calls {small} KiB, 10^6 calls {big} KiB");
     assert!(big < small + 16 * 1024, "10^6 calls took {big} KiB, 10^5 took {small} KiB: it grows with the calls");
     assert!(big < 64 * 1024, "10^6 calls took {big} KiB");
@@ -598,4 +605,59 @@ fn trace_of_a_million_calls_in_bounded_memory() {
     let events = trace["traceEvents"].as_array().unwrap();
     assert_eq!(events.iter().filter(|e| e["ph"] == "X").count(), 100_000);
     assert_eq!(events[0]["args"]["name"], "get_device_loop (4242)");
+}
+
+/// On a terminal (`script(1)`'s pseudo-terminal), the program is the
+/// foreground job: it reads the terminal, and Ctrl-C reaches it (not
+/// `vmmkit run`, which reports its status). Skipped, saying so, where
+/// util-linux's `script` is absent.
+#[test]
+fn on_a_terminal_the_program_reads_it_and_gets_ctrl_c() {
+    use std::io::Write;
+    let s = Scratch::new();
+    let program = "trap 'echo got-INT; exit 5' INT; read x; echo \"read:$x\"; echo ready > ready; sleep 30 & wait";
+    let vmmkit = format!(
+        "{} run --dir {} -- sh -c \"{}\"",
+        env!("CARGO_BIN_EXE_vmmkit"),
+        s.path().join("machines").display(),
+        program.replace('"', "\\\"").replace('$', "\\$")
+    );
+    let log = tempfile::tempfile().unwrap();
+    let mut cmd = Command::new("script");
+    cmd.args(["-q", "-e", "-c", &vmmkit, "/dev/null"]).current_dir(s.path()).stdin(std::process::Stdio::piped());
+    cmd.stdout(log.try_clone().unwrap()).stderr(log.try_clone().unwrap());
+    cmd.env_remove("VMMKIT_ROOT").env_remove("LD_LIBRARY_PATH").process_group(0);
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            return println!("SKIPPED on_a_terminal_the_program_reads_it_and_gets_ctrl_c: cannot run script(1): {e}");
+        }
+    };
+    let output = || {
+        use std::io::{Read, Seek};
+        let mut text = String::new();
+        let mut f = &log;
+        let _ = f.rewind().and_then(|()| f.read_to_string(&mut text));
+        text
+    };
+    let mut stdin = child.stdin.take().expect("script's stdin");
+    stdin.write_all(b"hello\n").unwrap();
+    let until = std::time::Instant::now() + DEADLINE;
+    while !s.path().join("ready").exists() {
+        if std::time::Instant::now() > until {
+            let _ = vmmkit_testkit::wait::kill(&mut child);
+            panic!("the program did not read its line:\n{}", output());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    stdin.write_all(b"\x03").unwrap();
+    let exit = vmmkit_testkit::wait::exit_or_kill(&mut child, DEADLINE).expect("ended in time");
+    let out = output();
+    println!("{out}");
+    assert!(out.contains("read:hello") && out.contains("got-INT"), "{out}");
+    assert!(out.contains("exit status 5"), "{out}");
+    assert!(!out.contains("vmmkit run: got SIGINT"), "the terminal's SIGINT went to the program only:\n{out}");
+    assert_eq!(exit.code(), Some(5), "{out}");
+    let machines: Vec<_> = std::fs::read_dir(s.path().join("machines")).unwrap().collect();
+    assert!(machines.is_empty(), "{machines:?}");
 }

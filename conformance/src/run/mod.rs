@@ -244,13 +244,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // The journals, one record at a time, into the report and the trace.
     let mut builder = report::Builder::default();
     let mut trace = match trace_out {
-        Some(out) => match trace::Writer::new(BufWriter::with_capacity(1 << 16, out.file.try_clone()?), base) {
-            Ok(w) => Some((out, w)),
-            Err(e) => {
-                out.failed(&e);
-                None
+        Some(out) => {
+            match out.file.try_clone().and_then(|f| trace::Writer::new(BufWriter::with_capacity(1 << 16, f), base)) {
+                Ok(w) => Some((out, w)),
+                Err(e) => {
+                    out.failed(&e);
+                    None
+                }
             }
-        },
+        }
         None => None,
     };
     let reading = journal_dir.read(|item| {
@@ -289,9 +291,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
     }
     if let Some((out, w)) = trace {
-        let events = w.events();
         match w.finish() {
-            Ok(_) => {
+            Ok((_, events)) => {
                 let _ = writeln!(
                     std::io::stderr(),
                     "vmmkit run: trace of {} process(es), {events} event(s), in {}",

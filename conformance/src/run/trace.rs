@@ -45,7 +45,7 @@ pub fn trace(journals: &[Journal]) -> Value {
             w.record(r).expect("writing to memory");
         }
     }
-    let bytes = w.finish().expect("writing to memory");
+    let (bytes, _) = w.finish().expect("writing to memory");
     serde_json::from_slice(&bytes).expect("the trace is JSON")
 }
 
@@ -223,8 +223,8 @@ impl<W: Write> Writer<W> {
     }
 
     /// Ends the trace: the flows to imports read before their export, the
-    /// closing bracket; returns the output, flushed.
-    pub fn finish(mut self) -> io::Result<W> {
+    /// closing bracket; returns the output, flushed, and the number of events.
+    pub fn finish(mut self) -> io::Result<(W, u64)> {
         self.end_process()?;
         for (key, to) in std::mem::take(&mut self.waiting) {
             if let Some(&from) = self.exports.get(&key) {
@@ -233,7 +233,7 @@ impl<W: Write> Writer<W> {
         }
         self.out.write_all(b"]}\n")?;
         self.out.flush()?;
-        Ok(self.out)
+        Ok((self.out, self.events))
     }
 }
 

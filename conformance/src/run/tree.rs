@@ -8,10 +8,11 @@
 //! - On a terminal where `vmmkit run` is in the foreground, the program's
 //!   group becomes the terminal's foreground group, as a shell makes a job's:
 //!   Ctrl-C and Ctrl-\ reach the program directly, and it can read the
-//!   terminal. When the program is stopped (Ctrl-Z), `vmmkit run` takes the
-//!   terminal back and stops too; continued (`fg`), it hands the terminal back
-//!   and continues the program. When the tree has ended, the terminal is
-//!   given back to `vmmkit run`'s group.
+//!   terminal. When the program is stopped (Ctrl-Z, or reading the terminal
+//!   from the background), `vmmkit run` takes the terminal back and stops
+//!   too; continued (`fg`, `bg`), it hands the terminal back if it is in the
+//!   foreground and continues the program. When the tree has ended, the
+//!   terminal is given back to `vmmkit run`'s group.
 //! - SIGTERM, SIGHUP, SIGINT and SIGQUIT sent to `vmmkit run` are passed to
 //!   the program's group and to every process of the tree outside it (one
 //!   that called `setsid` or `setpgid`). A second such signal, or
@@ -136,7 +137,7 @@ impl Guard {
             handle,
             catcher: Some(catcher),
             controller: Some(controller),
-            terminal: Terminal::foreground(),
+            terminal: Terminal::on_stdin(),
             group: None,
         })
     }
@@ -145,7 +146,7 @@ impl Guard {
     /// terminal's foreground group, when `vmmkit run` has the terminal).
     pub fn prepare(&self, cmd: &mut Command) {
         cmd.process_group(0);
-        if let Some(t) = &self.terminal {
+        if let Some(t) = self.terminal.as_ref().filter(|t| t.foreground) {
             let fd = t.fd;
             // SAFETY: the closure runs in the child between fork and exec,
             // and calls only async-signal-safe functions (sigprocmask,
@@ -163,24 +164,33 @@ impl Guard {
     /// caught before are passed on now.
     pub fn started(&mut self, pid: Pid) {
         self.group = Some(pid);
-        if let Some(t) = &self.terminal {
+        if let Some(t) = self.terminal.as_ref().filter(|t| t.foreground) {
             take_terminal(t.fd, pid.as_raw_nonzero().get());
         }
         let _ = self.tx.send(Msg::Started(pid));
     }
 
-    /// The program (`stopped` says which child) was stopped by job control:
-    /// on a terminal, `vmmkit run` takes the terminal back and stops itself
-    /// as a shell's job would; once continued, it hands the terminal to the
-    /// program again and continues the program's group. Without a terminal
-    /// nothing is done (nobody there would continue `vmmkit run`).
+    /// The program was stopped by job control (Ctrl-Z, or reading the
+    /// terminal from the background): on a terminal, `vmmkit run` takes the
+    /// terminal back if the program had it and stops itself, as the job it
+    /// is to its shell; continued (`fg`, `bg`), it hands the terminal to the
+    /// program again if `vmmkit run` is in the foreground, and continues the
+    /// program's group. Without a terminal nothing is done (nobody there
+    /// would continue `vmmkit run`).
     pub fn stopped(&self) {
         let (Some(t), Some(group)) = (&self.terminal, self.group) else { return };
-        take_terminal(t.fd, t.own);
+        let group = group.as_raw_nonzero().get();
+        if t.foreground_group() == Some(group) {
+            take_terminal(t.fd, t.own);
+        }
         let _ = rustix::process::kill_process(rustix::process::getpid(), Signal::TSTP);
         // Continued here.
-        take_terminal(t.fd, group.as_raw_nonzero().get());
-        let _ = rustix::process::kill_process_group(group, Signal::CONT);
+        if t.foreground_group() == Some(t.own) {
+            take_terminal(t.fd, group);
+        }
+        if let Some(g) = Pid::from_raw(group) {
+            let _ = rustix::process::kill_process_group(g, Signal::CONT);
+        }
     }
 
     /// The tree has ended: stops catching signals, gives the terminal back
@@ -195,7 +205,9 @@ impl Guard {
         if let Some(t) = self.catcher.take() {
             let _ = t.join();
         }
-        if let Some(t) = &self.terminal {
+        if let (Some(t), Some(group)) = (&self.terminal, self.group)
+            && t.foreground_group() == Some(group.as_raw_nonzero().get())
+        {
             take_terminal(t.fd, t.own);
         }
         self.controller.take().and_then(|t| t.join().ok()).unwrap_or_default()
@@ -210,27 +222,35 @@ impl Drop for Guard {
     }
 }
 
-/// The controlling terminal on standard input, when `vmmkit run` is in
-/// its foreground group.
+/// The terminal on standard input.
 #[derive(Debug)]
 struct Terminal {
     fd: i32,
-    /// `vmmkit run`'s own group, the foreground one before the run.
+    /// `vmmkit run`'s own group.
     own: i32,
+    /// Whether `vmmkit run` was its foreground job when the run started.
+    foreground: bool,
 }
 
 impl Terminal {
-    fn foreground() -> Option<Self> {
+    fn on_stdin() -> Option<Self> {
         let stdin = std::io::stdin();
         if !stdin.is_terminal() {
             return None;
         }
         let fd = stdin.as_fd().as_raw_fd();
-        // SAFETY: tcgetpgrp reads the terminal's foreground group; fd 0 is
-        // open (it is a terminal, checked above).
-        let fg = unsafe { libc::tcgetpgrp(fd) };
         let own = rustix::process::getpgrp().as_raw_nonzero().get();
-        (fg == own).then_some(Self { fd, own })
+        let mut t = Self { fd, own, foreground: false };
+        t.foreground = t.foreground_group() == Some(own);
+        Some(t)
+    }
+
+    /// Its foreground process group.
+    fn foreground_group(&self) -> Option<i32> {
+        // SAFETY: tcgetpgrp only reads the terminal's foreground group; a
+        // bad or closed fd is an error return.
+        let g = unsafe { libc::tcgetpgrp(self.fd) };
+        (g > 0).then_some(g)
     }
 }
 
