@@ -18,6 +18,23 @@
 //! killed ([`tree`]). The output files are opened before the program
 //! starts, so a path that cannot be written stops the run before it begins.
 
+/// `eprintln!` that ignores a failed write: stderr may be a terminal that
+/// hung up (SIGHUP), and what `vmmkit run` does next must not depend on it.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
+/// `eprint!` that ignores a failed write (see `say!`).
+macro_rules! say_part {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($t)*);
+    }};
+}
+
 pub mod journals;
 pub mod machine;
 pub mod report;
@@ -234,7 +251,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
         Err(e) => {
             let code = if e.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 };
-            eprintln!("vmmkit run: {}: {e}", args.program[0].to_string_lossy());
+            say!("vmmkit run: {}: {e}", args.program[0].to_string_lossy());
             (code, format!("could not start ({e})"))
         }
     };
@@ -305,7 +322,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     if args.keep_root {
         let path = machine.keep();
-        eprintln!("vmmkit run: kept {} (emulator root: {}/root)", path.display(), path.display());
+        say!("vmmkit run: kept {} (emulator root: {}/root)", path.display(), path.display());
     }
     Ok(ExitCode::from(if args.fail_on_leak && code == 0 && report.leaked { LEAK_EXIT } else { code }))
 }
@@ -335,7 +352,7 @@ fn wait_all(main: Pid, guard: &tree::Guard) -> (u8, String) {
             Err(e) => {
                 // Not expected (wait fails only without children); the tree
                 // is then not waited for further.
-                eprintln!("vmmkit run: waiting for the program: {e}");
+                say!("vmmkit run: waiting for the program: {e}");
                 break;
             }
         }
@@ -350,7 +367,7 @@ fn collect(root: &std::path::Path) -> Collected {
     match reg.gc() {
         Ok(r) => Collected { processes: r.processes, entries: r.entries, bytes: r.bytes },
         Err(e) => {
-            eprintln!("vmmkit run: gc of {}: {e}", root.display());
+            say!("vmmkit run: gc of {}: {e}", root.display());
             Collected::default()
         }
     }
@@ -376,11 +393,11 @@ impl Progress {
                         continue;
                     }
                     let n = std::fs::read_dir(&journal).map(Iterator::count).unwrap_or(0);
-                    eprint!("\rvmmkit run: {secs} s, {n} process(es) used the emulator so far\x1b[K");
+                    say_part!("\rvmmkit run: {secs} s, {n} process(es) used the emulator so far\x1b[K");
                     shown = true;
                 }
                 if shown {
-                    eprint!("\r\x1b[K");
+                    say_part!("\r\x1b[K");
                     let _ = std::io::stderr().flush();
                 }
             })

@@ -293,7 +293,7 @@ fn control(rx: &mpsc::Receiver<Msg>, grace: Duration) -> Outcome {
                 deadline = Some(Instant::now() + grace);
                 let whom =
                     group.map_or_else(|| "it starts".to_string(), |g: Pid| format!("group {}", g.as_raw_nonzero()));
-                eprintln!(
+                say!(
                     "vmmkit run: got {}: passed to the program ({whom}); the tree is SIGKILLed in {} s or at a second signal",
                     name(sig),
                     grace.as_secs_f64()
@@ -302,7 +302,7 @@ fn control(rx: &mpsc::Receiver<Msg>, grace: Duration) -> Outcome {
             }
             Ok(Msg::Signal(sig)) => {
                 if killing.is_none() {
-                    eprintln!("vmmkit run: got {} again: SIGKILLing the program's tree", name(sig));
+                    say!("vmmkit run: got {} again: SIGKILLing the program's tree", name(sig));
                     killing = Some((format!("at a second {}", name(sig)), BTreeSet::new()));
                 }
             }
@@ -315,7 +315,7 @@ fn control(rx: &mpsc::Receiver<Msg>, grace: Duration) -> Outcome {
             Ok(Msg::Done) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if killing.is_none() {
-                    eprintln!(
+                    say!(
                         "vmmkit run: the program's tree did not end within {} s of the signal: SIGKILLing it",
                         grace.as_secs_f64()
                     );
