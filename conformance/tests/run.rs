@@ -4,6 +4,7 @@
 //! real processes on a private machine; the report, the JSON report, the
 //! trace and the exit status are checked.
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -290,4 +291,373 @@ fn progress_on_a_terminal() {
     assert!(out.contains("\rvmmkit run: 2 s, 0 process(es) used the emulator so far"), "{out:?}");
     let cleared = out.rfind("\r\x1b[K").expect("the line is cleared");
     assert!(cleared < out.find("exit status 0").expect("the report"), "{out:?}");
+}
+
+/// `vmmkit run ARGS` started in `s`, in a process group of its own (so that
+/// a program's `kill(0, …)` could not reach the test, whatever `vmmkit run`
+/// does), its output logged.
+fn start(s: &Scratch, args: &[&str]) -> vmmkit_testkit::process::Process {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vmmkit"));
+    cmd.arg("run").arg("--dir").arg(s.path().join("machines")).args(args).current_dir(s.path());
+    cmd.env_remove("VMMKIT_ROOT").env_remove("LD_LIBRARY_PATH").process_group(0);
+    vmmkit_testkit::process::Process::spawn_logged("vmmkit run", &mut cmd).expect("vmmkit run starts")
+}
+
+/// Waits (at most [`DEADLINE`]) until the program wrote each of `files`
+/// in `s`, one pid a line; returns the pids.
+fn pids_in(s: &Scratch, files: &[&str]) -> Vec<i32> {
+    let until = std::time::Instant::now() + DEADLINE;
+    let mut pids = Vec::new();
+    for f in files {
+        let path = s.path().join(f);
+        loop {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if text.ends_with('\n') {
+                pids.extend(text.lines().map(|l| l.trim().parse::<i32>().expect("a pid")));
+                break;
+            }
+            assert!(std::time::Instant::now() < until, "{f} was not written in {DEADLINE:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    pids
+}
+
+/// Whether `pid` is alive (a zombie is not).
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X'])))
+}
+
+fn signal(pid: u32, sig: &str) {
+    let status = Command::new("kill").args(["-s", sig, &pid.to_string()]).status().expect("kill(1) runs");
+    assert!(status.success(), "kill -s {sig} {pid}");
+}
+
+/// Ends a signal test: `vmmkit run` has exited within [`DEADLINE`], printed
+/// its report, removed its machine, and left none of `pids` alive (any that
+/// is, is killed here so that a failing test leaves nothing behind).
+fn ended(s: &Scratch, p: &mut vmmkit_testkit::process::Process, pids: &[i32]) -> (Exit, String) {
+    let exit = p.wait(DEADLINE).expect("vmmkit run ended in time");
+    let out = p.output();
+    println!("{out}");
+    let left: Vec<i32> = pids.iter().copied().filter(|&pid| alive(pid)).collect();
+    for &pid in &left {
+        let _ = Command::new("kill").args(["-s", "KILL", &pid.to_string()]).status();
+    }
+    assert!(left.is_empty(), "processes of the tree outlived vmmkit run: {left:?}\n{out}");
+    let machines: Vec<_> = std::fs::read_dir(s.path().join("machines")).unwrap().collect();
+    assert!(machines.is_empty(), "the private machine outlived the run: {machines:?}\n{out}");
+    assert!(out.contains("vmmkit run: sh -c") && out.contains("  gc: "), "the report was printed:\n{out}");
+    (exit, out)
+}
+
+/// `timeout -s TERM` (a CI job's cancel): the program's tree gets the
+/// SIGTERM, the report is printed with the exporter's memory collected, the
+/// status is the program's (143), and nothing is left.
+#[test]
+fn sigterm_from_timeout_is_passed_on_and_reported() {
+    let s = Scratch::new();
+    s.compile_acl(&repo().join("conformance/tests/c/held_export.c"));
+    let mut cmd = Command::new("timeout");
+    cmd.args(["--preserve-status", "-s", "TERM", "3"])
+        .arg(env!("CARGO_BIN_EXE_vmmkit"))
+        .arg("run")
+        .arg("--dir")
+        .arg(s.path().join("machines"))
+        .args(["--", "sh", "-c", "echo $$ > sh.pid; ./held_export held.pid & wait"])
+        .current_dir(s.path())
+        .env_remove("VMMKIT_ROOT")
+        .env_remove("LD_LIBRARY_PATH")
+        .process_group(0);
+    let mut p = vmmkit_testkit::process::Process::spawn_logged("timeout vmmkit run", &mut cmd).unwrap();
+    let pids = pids_in(&s, &["sh.pid", "held.pid"]);
+    let (exit, out) = ended(&s, &mut p, &pids);
+    assert_eq!(exit.code(), Some(128 + 15), "{out}");
+    assert!(out.contains("got SIGTERM: passed to the program"), "{out}");
+    assert!(out.contains("killed by signal 15 (vmmkit run got SIGTERM"), "{out}");
+    assert!(out.contains("held_export): ended without exit"), "{out}");
+    assert!(out.contains("gc: freed 4 MiB"), "{out}");
+}
+
+/// `kill -HUP` of `vmmkit run` (its terminal hung up): passed on, 129.
+#[test]
+fn sighup_is_passed_on_and_reported() {
+    let s = Scratch::new();
+    let mut p = start(&s, &["--", "sh", "-c", "sleep 60 & echo $$ $! | tr ' ' '\\n' > tree.pid; wait"]);
+    let pids = pids_in(&s, &["tree.pid"]);
+    signal(p.pid(), "HUP");
+    let (exit, out) = ended(&s, &mut p, &pids);
+    assert_eq!(exit.code(), Some(128 + 1), "{out}");
+    assert!(out.contains("got SIGHUP"), "{out}");
+}
+
+/// A program that signals its own process group (`kill 0`) reaches its
+/// tree, not `vmmkit run`, which reports how it ended.
+#[test]
+fn the_programs_kill_0_does_not_reach_vmmkit() {
+    let s = Scratch::new();
+    let mut p = start(&s, &["--", "sh", "-c", "sleep 60 & echo $! > sleep.pid; kill 0; sleep 60"]);
+    let pids = pids_in(&s, &["sleep.pid"]);
+    let (exit, out) = ended(&s, &mut p, &pids);
+    assert_eq!(exit.code(), Some(128 + 15), "{out}");
+    assert!(out.contains("killed by signal 15;"), "{out}");
+    assert!(!out.contains("got SIGTERM"), "vmmkit run itself got no signal:\n{out}");
+}
+
+/// A program that ignores SIGTERM is SIGKILLed, with all its tree, when the
+/// grace period has passed (1 s here); a second signal does it at once.
+#[test]
+fn a_tree_that_ignores_sigterm_is_killed_after_the_grace_period_or_a_second_signal() {
+    let script = "trap '' TERM; sleep 60 & echo $$ $! | tr ' ' '\\n' > tree.pid; wait";
+    let s = Scratch::new();
+    let mut p = start(&s, &["--grace", "1", "--", "sh", "-c", script]);
+    let pids = pids_in(&s, &["tree.pid"]);
+    let signalled = std::time::Instant::now();
+    signal(p.pid(), "TERM");
+    let (exit, out) = ended(&s, &mut p, &pids);
+    assert!(signalled.elapsed() < Duration::from_secs(30), "ended by the grace period, not by the sleep");
+    assert_eq!(exit.code(), Some(128 + 9), "{out}");
+    assert!(out.contains("did not end within 1 s of the signal: SIGKILLing it"), "{out}");
+    assert!(out.contains("after the 1 s grace period, it SIGKILLed the"), "{out}");
+
+    let s = Scratch::new();
+    let mut p = start(&s, &["--", "sh", "-c", script]);
+    let pids = pids_in(&s, &["tree.pid"]);
+    let signalled = std::time::Instant::now();
+    signal(p.pid(), "TERM");
+    std::thread::sleep(Duration::from_millis(200));
+    signal(p.pid(), "INT");
+    let (exit, out) = ended(&s, &mut p, &pids);
+    assert!(signalled.elapsed() < Duration::from_secs(9), "the second signal did not wait for the 10 s grace");
+    assert_eq!(exit.code(), Some(128 + 9), "{out}");
+    assert!(out.contains("got SIGINT again: SIGKILLing"), "{out}");
+}
+
+/// A grandchild that left the program's group and session (`setsid`) and
+/// ignores SIGTERM is found and killed too: it gets the SIGTERM, then the
+/// SIGKILL after the grace period. The status is the program's.
+#[test]
+fn a_setsid_grandchild_is_killed_too() {
+    let s = Scratch::new();
+    let script = "setsid sh -c 'trap \"\" TERM; echo $$ > grandchild.pid; sleep 60; echo slept' & \
+                  echo $$ > sh.pid; wait";
+    let mut p = start(&s, &["--grace", "1", "--", "sh", "-c", script]);
+    let pids = pids_in(&s, &["sh.pid", "grandchild.pid"]);
+    signal(p.pid(), "TERM");
+    let (exit, out) = ended(&s, &mut p, &pids);
+    assert_eq!(exit.code(), Some(128 + 15), "the program's own status:\n{out}");
+    assert!(out.contains("after the 1 s grace period"), "{out}");
+    assert!(!out.lines().any(|l| l == "slept"), "the grandchild did not sleep to its end:\n{out}");
+}
+
+/// `--report` and `--trace` paths that cannot be written stop the run
+/// before the program starts (status 2, saying which and why).
+#[test]
+fn output_paths_are_checked_before_the_program_starts() {
+    let s = Scratch::new();
+    for flag in ["--report", "--trace"] {
+        let (exit, out) = s.run(&[flag, "no-such-dir/out.json", "--", "sh", "-c", "touch ran; exit 7"]);
+        assert_eq!(exit.code(), Some(2), "{out}");
+        assert!(out.contains(&format!("{flag} no-such-dir/out.json: cannot be written")), "{out}");
+        assert!(out.contains("nothing was run"), "{out}");
+        assert!(!s.path().join("ran").exists(), "the program ran");
+    }
+    let (exit, out) = s.run(&["--report", "same.json", "--trace", "same.json", "--", "sh", "-c", "touch ran"]);
+    assert_eq!(exit.code(), Some(2), "{out}");
+    assert!(!s.path().join("ran").exists() && !s.path().join("same.json").exists(), "{out}");
+}
+
+/// Writing `--report` fails after the run (`/dev/full`): the trace is still
+/// written, the report still printed, and the status stays the program's 7;
+/// and the other way round.
+#[test]
+fn a_failed_report_file_keeps_the_trace_and_the_status() {
+    let s = Scratch::new();
+    let (exit, out) = s.run(&["--report", "/dev/full", "--trace", "trace.json", "--", "sh", "-c", "exit 7"]);
+    assert_eq!(exit.code(), Some(7), "{out}");
+    assert!(out.contains("--report /dev/full: writing failed"), "{out}");
+    assert!(out.contains("exit status 7"), "{out}");
+    assert!(s.json("trace.json")["traceEvents"].is_array());
+    // The same when the trace is what fails: the report file is written,
+    // and the machine is removed all the same (`run` checks it).
+    let (exit, out) = s.run(&["--report", "report.json", "--trace", "/dev/full", "--", "sh", "-c", "exit 7"]);
+    assert_eq!(exit.code(), Some(7), "{out}");
+    assert!(out.contains("--trace /dev/full: writing failed"), "{out}");
+    assert_eq!(s.json("report.json")["status"], "exit status 7");
+}
+
+/// A program that removes `$VMMKIT_JOURNAL` is still reported on, with its
+/// status, and the report says what is missing; one that renames it loses
+/// nothing (the directory is read through a descriptor opened before).
+#[test]
+fn a_removed_or_renamed_journal_directory_still_gets_a_report() {
+    let s = Scratch::new();
+    s.compile_acl(&repo().join("conformance/tests/c/leaky_pair.c"));
+    let rm = "./leaky_pair && rm -rf \"$VMMKIT_JOURNAL\"; exit 7";
+    let (exit, out) = s.run(&["--devices", "2", "--report", "report.json", "--", "sh", "-c", rm]);
+    assert_eq!(exit.code(), Some(7), "{out}");
+    assert!(out.contains("exit status 7; 0 process(es) used the emulator"), "{out}");
+    assert!(out.contains("was removed during the run"), "{out}");
+    assert!(out.contains("gc: freed 6 MiB"), "what the pair left is still collected:\n{out}");
+    assert_eq!(s.json("report.json")["status"], "exit status 7");
+
+    let mv = "./leaky_pair && mv \"$VMMKIT_JOURNAL\" \"$VMMKIT_JOURNAL.moved\"; exit 7";
+    let (exit, out) = s.run(&["--devices", "2", "--", "sh", "-c", mv]);
+    assert_eq!(exit.code(), Some(7), "{out}");
+    assert!(out.contains("2 process(es) used the emulator") && out.contains("left 2 object(s)"), "{out}");
+}
+
+/// Writes the journal of one process making `calls` calls of
+/// `aclrtGetDevice`, in the journal's format, to `path`.
+fn write_call_journal(path: &Path, calls: u64) {
+    use std::io::Write;
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    writeln!(w, r#"{{"ev":"start","pid":4242,"ppid":1,"ts":1000,"exe":"/bin/get_device_loop","argv":["loop"]}}"#)
+        .unwrap();
+    for i in 0..calls {
+        writeln!(
+            w,
+            r#"{{"ev":"call","tid":4242,"ts":{},"dur":150,"name":"aclrtGetDevice","args":[["deviceId","0x7ffc1234abcd"]],"ret":"0"}}"#,
+            2000 + i * 200
+        )
+        .unwrap();
+    }
+    writeln!(w, r#"{{"ev":"exit","ts":{},"leaks":[]}}"#, 3000 + calls * 200).unwrap();
+    w.flush().unwrap();
+}
+
+/// Runs `vmmkit run --trace trace-CALLS.json` on a program that puts a
+/// journal of `calls` calls in place (a copy of a file written here: a
+/// million real calls would take minutes in a debug build); returns
+/// vmmkit's peak RSS in KiB and its output. The figure is `ru_maxrss` of
+/// `wait4`: the most of vmmkit, the processes it reaped, and this test
+/// process as it was when it spawned vmmkit (the address space a child
+/// shares until its `exec` counts), so this process spawns it before it
+/// holds anything large.
+fn trace_peak_rss(s: &Scratch, calls: u64) -> (u64, String) {
+    let journal = s.path().join(format!("journal-{calls}.jsonl"));
+    write_call_journal(&journal, calls);
+    let copy = format!("cp {} \"$VMMKIT_JOURNAL/4242.jsonl\"", journal.display());
+    let log = tempfile::tempfile().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vmmkit"));
+    cmd.arg("run").arg("--dir").arg(s.path().join("machines")).args([
+        "--trace",
+        &format!("trace-{calls}.json"),
+        "--",
+        "sh",
+        "-c",
+        &copy,
+    ]);
+    cmd.current_dir(s.path()).env_remove("VMMKIT_ROOT").env_remove("LD_LIBRARY_PATH");
+    cmd.stdout(log.try_clone().unwrap()).stderr(log.try_clone().unwrap());
+    let child = cmd.spawn().expect("vmmkit run starts");
+    let pid = child.id() as libc::pid_t;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut status = 0;
+        // SAFETY: all-zero is a valid rusage; wait4 fills it.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `pid` is our child, not waited for elsewhere (its `Child`
+        // is never waited on); `status` and `usage` are valid for writes.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        let _ = tx.send((r, status, usage.ru_maxrss));
+    });
+    let Ok((r, status, maxrss)) = rx.recv_timeout(Duration::from_secs(600)) else {
+        // SAFETY: SIGKILL to our own unreaped child.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+        panic!("vmmkit run --trace of {calls} calls did not end in 600 s");
+    };
+    drop(child);
+    let mut out = String::new();
+    let mut log = log;
+    use std::io::{Read, Seek};
+    log.rewind().unwrap();
+    log.read_to_string(&mut out).unwrap();
+    println!("{calls} calls: peak RSS {maxrss} KiB\n{out}");
+    assert_eq!(r, pid, "wait4");
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "status {status:#x}:\n{out}");
+    let left: Vec<_> = std::fs::read_dir(s.path().join("machines")).unwrap().collect();
+    assert!(left.is_empty(), "the private machine outlived the run: {left:?}");
+    std::fs::remove_file(journal).unwrap();
+    (maxrss as u64, out)
+}
+
+/// The trace and the report are made in bounded memory: a journal of 10^6
+/// calls takes no more than one of 10^5 plus 16 MiB (the old trace held
+/// ~3.8 KB a call: 380 MB and 3.8 GB), under 64 MiB in all; both traces are
+/// valid JSON with every call in them.
+#[test]
+fn trace_of_a_million_calls_in_bounded_memory() {
+    let s = Scratch::new();
+    let (small, out) = trace_peak_rss(&s, 100_000);
+    assert!(out.contains("1 process(es) used the emulator") && out.contains("100003 event(s)"), "{out}");
+    let (big, out) = trace_peak_rss(&s, 1_000_000);
+    assert!(out.contains("1000003 event(s)"), "{out}");
+    println!("peak RSS: 10^5 calls {small} KiB, 10^6 calls {big} KiB");
+    assert!(big < small + 16 * 1024, "10^6 calls took {big} KiB, 10^5 took {small} KiB: it grows with the calls");
+    assert!(big < 64 * 1024, "10^6 calls took {big} KiB");
+
+    let file = std::fs::File::open(s.path().join("trace-1000000.json")).unwrap();
+    let _: serde::de::IgnoredAny =
+        serde_json::from_reader(std::io::BufReader::new(file)).expect("the trace of 10^6 calls is JSON");
+    let trace = s.json("trace-100000.json");
+    let events = trace["traceEvents"].as_array().unwrap();
+    assert_eq!(events.iter().filter(|e| e["ph"] == "X").count(), 100_000);
+    assert_eq!(events[0]["args"]["name"], "get_device_loop (4242)");
+}
+
+/// On a terminal (`script(1)`'s pseudo-terminal), the program is the
+/// foreground job: it reads the terminal, and Ctrl-C reaches it (not
+/// `vmmkit run`, which reports its status). Skipped, saying so, where
+/// util-linux's `script` is absent.
+#[test]
+fn on_a_terminal_the_program_reads_it_and_gets_ctrl_c() {
+    use std::io::Write;
+    let s = Scratch::new();
+    let program = "trap 'echo got-INT; exit 5' INT; read x; echo \"read:$x\"; echo ready > ready; sleep 30 & wait";
+    let vmmkit = format!(
+        "{} run --dir {} -- sh -c \"{}\"",
+        env!("CARGO_BIN_EXE_vmmkit"),
+        s.path().join("machines").display(),
+        program.replace('"', "\\\"").replace('$', "\\$")
+    );
+    let log = tempfile::tempfile().unwrap();
+    let mut cmd = Command::new("script");
+    cmd.args(["-q", "-e", "-c", &vmmkit, "/dev/null"]).current_dir(s.path()).stdin(std::process::Stdio::piped());
+    cmd.stdout(log.try_clone().unwrap()).stderr(log.try_clone().unwrap());
+    cmd.env_remove("VMMKIT_ROOT").env_remove("LD_LIBRARY_PATH").process_group(0);
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            return println!("SKIPPED on_a_terminal_the_program_reads_it_and_gets_ctrl_c: cannot run script(1): {e}");
+        }
+    };
+    let output = || {
+        use std::io::{Read, Seek};
+        let mut text = String::new();
+        let mut f = &log;
+        let _ = f.rewind().and_then(|()| f.read_to_string(&mut text));
+        text
+    };
+    let mut stdin = child.stdin.take().expect("script's stdin");
+    stdin.write_all(b"hello\n").unwrap();
+    let until = std::time::Instant::now() + DEADLINE;
+    while !s.path().join("ready").exists() {
+        if std::time::Instant::now() > until {
+            let _ = vmmkit_testkit::wait::kill(&mut child);
+            panic!("the program did not read its line:\n{}", output());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    stdin.write_all(b"\x03").unwrap();
+    let exit = vmmkit_testkit::wait::exit_or_kill(&mut child, DEADLINE).expect("ended in time");
+    let out = output();
+    println!("{out}");
+    assert!(out.contains("read:hello") && out.contains("got-INT"), "{out}");
+    assert!(out.contains("exit status 5"), "{out}");
+    assert!(!out.contains("vmmkit run: got SIGINT"), "the terminal's SIGINT went to the program only:\n{out}");
+    assert_eq!(exit.code(), Some(5), "{out}");
+    let machines: Vec<_> = std::fs::read_dir(s.path().join("machines")).unwrap().collect();
+    assert!(machines.is_empty(), "{machines:?}");
 }

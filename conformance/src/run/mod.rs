@@ -8,17 +8,44 @@
 //! process that uses the emulator writes a journal
 //! ([`vmmkit_emulator::journal`]); when the last process of the tree has
 //! ended (this process is their subreaper, so orphans come back to it),
-//! the journals become the report ([`report`]) and, with `--trace`, a
-//! trace-event file ([`trace`]). Then gc collects what is left, and the
-//! directory is removed.
+//! the journals are read back one record at a time ([`journals`]) into the
+//! report ([`report`]) and, with `--trace`, a trace-event file ([`trace`]).
+//! Then gc collects what is left, and the directory is removed, on every
+//! way out of [`run`] (the machine is removed when dropped).
+//!
+//! The program runs in a process group of its own; signals sent to
+//! `vmmkit run` are passed on to it, and a tree that does not end is
+//! killed ([`tree`]). The output files are opened before the program
+//! starts, so a path that cannot be written stops the run before it begins.
 
+/// `eprintln!` that ignores a failed write: stderr may be a terminal that
+/// hung up (SIGHUP), and what `vmmkit run` does next must not depend on it.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
+/// `eprint!` that ignores a failed write (see `say!`).
+macro_rules! say_part {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($t)*);
+    }};
+}
+
+pub mod journals;
 pub mod machine;
 pub mod report;
 pub mod trace;
+pub mod tree;
 
 use std::ffi::OsString;
-use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,9 +66,16 @@ pub const LEAK_EXIT: u8 = 3;
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Exit status: the program's own (128 + N when a signal N ended it; 127 when it \
-cannot be found, 126 when it cannot be run); with --fail-on-leak, 3 when the \
+cannot be found, 126 when it cannot be run), also when writing --report or \
+--trace failed afterwards (said on stderr); with --fail-on-leak, 3 when the \
 program succeeded but something was left unreleased; 2 when vmmkit itself \
-could not set the machine up.")]
+could not set the machine up or a --report/--trace file cannot be written \
+(checked before the program starts: nothing is run).
+
+Signals: the program runs in a process group of its own. SIGTERM, SIGHUP, \
+SIGINT and SIGQUIT sent to vmmkit are passed to the program's tree; a second \
+one, or --grace seconds after the first, SIGKILLs the whole tree; vmmkit then \
+reports, collects and removes its machine as after any run.")]
 pub struct Args {
     /// Emulated devices (`VMMKIT_DEVICES`).
     #[arg(long)]
@@ -65,6 +99,11 @@ pub struct Args {
     /// Exit with status 3 when the program succeeded but left something unreleased.
     #[arg(long)]
     pub fail_on_leak: bool,
+    /// Seconds the program's tree is given to end after vmmkit passed it a
+    /// SIGTERM, SIGHUP, SIGINT or SIGQUIT, before the whole tree is SIGKILLed
+    /// (a second signal does it at once).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub grace: f64,
     /// Make the private machine in DIR (default: /dev/shm, else the temporary directory).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
@@ -98,6 +137,68 @@ impl Args {
         }
         Ok(env)
     }
+
+    fn grace(&self) -> anyhow::Result<Duration> {
+        Duration::try_from_secs_f64(self.grace)
+            .map_err(|_| anyhow::anyhow!("--grace {}: must be a number of seconds, 0 or more", self.grace))
+    }
+}
+
+/// An output file (`--report`, `--trace`), opened before the program starts.
+#[derive(Debug)]
+struct Output {
+    flag: &'static str,
+    path: PathBuf,
+    file: File,
+}
+
+impl Output {
+    /// Opens (creates, truncates) `path` for writing, or says why it cannot
+    /// be written.
+    fn open(flag: &'static str, path: &Path) -> anyhow::Result<Self> {
+        let file = File::options()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)
+            .map_err(|e| anyhow::anyhow!("{flag} {}: cannot be written ({e}); nothing was run", path.display()))?;
+        Ok(Self { flag, path: path.to_path_buf(), file })
+    }
+
+    fn is_same_file(&self, other: &Self) -> bool {
+        match (self.file.metadata(), other.file.metadata()) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino() && a.file_type().is_file(),
+            _ => false,
+        }
+    }
+
+    /// Says on stderr that writing failed; the run's status stays the program's.
+    fn failed(&self, e: &dyn std::fmt::Display) {
+        let _ = writeln!(std::io::stderr(), "vmmkit run: {} {}: writing failed: {e}", self.flag, self.path.display());
+    }
+}
+
+/// Opens `--report` and `--trace`; a path that cannot be written is an
+/// error before anything runs (and a file made here for the other is removed).
+fn open_outputs(args: &Args) -> anyhow::Result<(Option<Output>, Option<Output>)> {
+    let made = |p: &Option<PathBuf>| p.as_ref().filter(|p| !p.exists()).cloned();
+    let (new_report, new_trace) = (made(&args.report), made(&args.trace));
+    let opened = (|| {
+        let report = args.report.as_deref().map(|p| Output::open("--report", p)).transpose()?;
+        let trace = args.trace.as_deref().map(|p| Output::open("--trace", p)).transpose()?;
+        if let (Some(r), Some(t)) = (&report, &trace)
+            && r.is_same_file(t)
+        {
+            bail!("--report and --trace name the same file ({}); nothing was run", t.path.display());
+        }
+        Ok((report, trace))
+    })();
+    if opened.is_err() {
+        for p in [new_report, new_trace].into_iter().flatten() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+    opened
 }
 
 /// How the program ended, as a status and words.
@@ -114,9 +215,12 @@ fn ended(status: rustix::process::WaitStatus) -> (u8, String) {
 /// Runs `vmmkit run`.
 ///
 /// # Errors
-/// Bad options, or a machine that cannot be set up.
+/// Bad options, an output file that cannot be written, or a machine that
+/// cannot be set up: all before the program starts.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let settings = args.settings()?;
+    let grace = args.grace()?;
+    let (report_out, trace_out) = open_outputs(args)?;
     let drop_ins = args.drop_ins.clone().map_or_else(machine::default_drop_ins, |d| vec![d]);
     let mut machine = Machine::new(args.dir.as_deref(), &drop_ins)?;
     for m in &machine.missing {
@@ -125,44 +229,100 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             drop_ins[0].display()
         );
     }
+    let journal_dir = journals::JournalDir::open(&machine.journal())?;
     let mut cmd = Command::new(&args.program[0]);
     cmd.args(&args.program[1..]).envs(settings);
     machine.apply(&mut cmd, args.trace.is_some());
     // Orphans of the program's tree come back to us, so we wait for them too.
     rustix::process::set_child_subreaper(Some(rustix::process::getpid())).context("becoming the subreaper")?;
+    let mut guard = tree::Guard::install(grace)?;
+    guard.prepare(&mut cmd);
     let started = Instant::now();
+    let base = vmmkit_emulator::journal::now();
     let command: Vec<String> = args.program.iter().map(|a| quoted(&a.to_string_lossy())).collect();
     let (code, status) = match cmd.spawn() {
         Ok(child) => {
             let main = Pid::from_raw(child.id() as i32).context("the child's pid")?;
-            ignore_interrupts();
+            guard.started(main);
             let progress = Progress::start(machine.journal(), started);
-            let ended = wait_all(main);
+            let ended = wait_all(main, &guard);
             progress.stop();
-            ended?
+            ended
         }
         Err(e) => {
             let code = if e.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 };
-            eprintln!("vmmkit run: {}: {e}", args.program[0].to_string_lossy());
+            say!("vmmkit run: {}: {e}", args.program[0].to_string_lossy());
             (code, format!("could not start ({e})"))
         }
     };
-    let journals = report::read_journals(&machine.journal()).context("reading the journals")?;
+    let outcome = guard.finish();
+    let status = status + &outcome.words();
+
+    // The journals, one record at a time, into the report and the trace.
+    let mut builder = report::Builder::default();
+    let mut trace = match trace_out {
+        Some(out) => {
+            match out.file.try_clone().and_then(|f| trace::Writer::new(BufWriter::with_capacity(1 << 16, f), base)) {
+                Ok(w) => Some((out, w)),
+                Err(e) => {
+                    out.failed(&e);
+                    None
+                }
+            }
+        }
+        None => None,
+    };
+    let reading = journal_dir.read(|item| {
+        let written = match item {
+            journals::Item::Process(pid) => {
+                builder.process(pid);
+                trace.as_mut().map(|(_, w)| w.process(pid))
+            }
+            journals::Item::Record(r) => {
+                builder.record(r);
+                trace.as_mut().map(|(_, w)| w.record(r))
+            }
+        };
+        if let Some(Err(e)) = written
+            && let Some((out, w)) = trace.take()
+        {
+            out.failed(&format!("{e} (after {} events; the file is incomplete)", w.events()));
+        }
+    });
     let gc = collect(&machine.root());
-    let report = report::build(command, status, &journals, gc);
-    eprint!("{}", report.render());
-    if let Some(path) = &args.report {
-        let text = serde_json::to_string_pretty(&report)?;
-        std::fs::write(path, text).with_context(|| format!("--report {}", path.display()))?;
+    let report = builder.finish(command, status, gc);
+    let mut text = report.render();
+    for note in reading.notes(journal_dir.path()) {
+        text.push_str(&format!("vmmkit run: {note}\n"));
     }
-    if let Some(path) = &args.trace {
-        let text = serde_json::to_string(&trace::trace(&journals))?;
-        std::fs::write(path, text).with_context(|| format!("--trace {}", path.display()))?;
-        eprintln!("vmmkit run: trace of {} process(es) in {}", journals.len(), path.display());
+    // stderr may be gone (a hung-up terminal): the status stays the program's.
+    let _ = std::io::stderr().write_all(text.as_bytes());
+    if let Some(out) = report_out {
+        let mut w = BufWriter::new(&out.file);
+        let written = serde_json::to_writer_pretty(&mut w, &report).map_err(std::io::Error::from).and_then(|()| {
+            w.write_all(b"\n")?;
+            w.flush()
+        });
+        if let Err(e) = written {
+            out.failed(&e);
+        }
+    }
+    if let Some((out, w)) = trace {
+        match w.finish() {
+            Ok((_, events)) => {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "vmmkit run: trace of {} process(es), {events} event(s), in {}",
+                    reading.journals,
+                    out.path.display()
+                );
+            }
+            Err(e) => out.failed(&e),
+        }
     }
     if args.keep_root {
         let path = machine.keep();
-        eprintln!("vmmkit run: kept {} (emulator root: {}/root)", path.display(), path.display());
+        say!("vmmkit run: kept {} (emulator root: {}/root)", path.display(), path.display());
     }
     Ok(ExitCode::from(if args.fail_on_leak && code == 0 && report.leaked { LEAK_EXIT } else { code }))
 }
@@ -179,30 +339,25 @@ fn quoted(arg: &str) -> String {
 }
 
 /// Waits until the program (`main`) and every process left of its tree
-/// have ended; returns how `main` ended.
-fn wait_all(main: Pid) -> anyhow::Result<(u8, String)> {
+/// have ended; returns how `main` ended. A stop of `main` by job control
+/// goes to [`tree::Guard::stopped`].
+fn wait_all(main: Pid, guard: &tree::Guard) -> (u8, String) {
     let mut main_ended = None;
     loop {
-        match rustix::process::wait(WaitOptions::empty()) {
+        match rustix::process::wait(WaitOptions::UNTRACED) {
+            Ok(Some((pid, status))) if pid == main && status.stopped() => guard.stopped(),
             Ok(Some((pid, status))) if pid == main => main_ended = Some(ended(status)),
-            Ok(_) => {}
-            Err(rustix::io::Errno::INTR) => {}
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
             Err(rustix::io::Errno::CHILD) => break,
-            Err(e) => return Err(e).context("waiting for the program"),
+            Err(e) => {
+                // Not expected (wait fails only without children); the tree
+                // is then not waited for further.
+                say!("vmmkit run: waiting for the program: {e}");
+                break;
+            }
         }
     }
-    main_ended.context("the program's exit was not seen")
-}
-
-/// While the program runs, an interrupt from the terminal (Ctrl-C) goes to
-/// the program, which is in the same process group; `vmmkit run` stays to
-/// report what it left.
-fn ignore_interrupts() {
-    for sig in [libc::SIGINT, libc::SIGQUIT] {
-        // SAFETY: setting a signal's disposition to SIG_IGN installs no
-        // handler; the program was already started with the defaults.
-        unsafe { libc::signal(sig, libc::SIG_IGN) };
-    }
+    main_ended.unwrap_or_else(|| (1, "ended unseen (its exit status was not seen)".into()))
 }
 
 /// Collects what is left in `root` after the run (nothing to do when no
@@ -212,7 +367,7 @@ fn collect(root: &std::path::Path) -> Collected {
     match reg.gc() {
         Ok(r) => Collected { processes: r.processes, entries: r.entries, bytes: r.bytes },
         Err(e) => {
-            eprintln!("vmmkit run: gc of {}: {e}", root.display());
+            say!("vmmkit run: gc of {}: {e}", root.display());
             Collected::default()
         }
     }
@@ -238,11 +393,11 @@ impl Progress {
                         continue;
                     }
                     let n = std::fs::read_dir(&journal).map(Iterator::count).unwrap_or(0);
-                    eprint!("\rvmmkit run: {secs} s, {n} process(es) used the emulator so far\x1b[K");
+                    say_part!("\rvmmkit run: {secs} s, {n} process(es) used the emulator so far\x1b[K");
                     shown = true;
                 }
                 if shown {
-                    eprint!("\r\x1b[K");
+                    say_part!("\r\x1b[K");
                     let _ = std::io::stderr().flush();
                 }
             })

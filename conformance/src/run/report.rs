@@ -1,7 +1,9 @@
 //! What `vmmkit run` reports when the program ends: per process, what it
 //! left unreleased at exit; across processes, who exported what to whom and
 //! who held it to the end; then what gc collected. Made from the journals
-//! the processes wrote ([`vmmkit_emulator::journal`]).
+//! the processes wrote ([`vmmkit_emulator::journal`]), one record at a time
+//! ([`Builder`]): what it keeps grows with the processes, the exported keys
+//! and their imports, and the objects left at exit, not with the calls.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -12,32 +14,14 @@ use vmmkit_emulator::journal::{LeakRecord, Record, ShareOp};
 
 use crate::ops::size;
 
-/// The journal of one process, read back.
+/// The journal of one process, in memory (tests; `vmmkit run` streams the
+/// files through a [`Builder`] instead).
 #[derive(Debug, Clone, Default)]
 pub struct Journal {
     /// Its pid.
     pub pid: u32,
     /// Its records, in the order written.
     pub records: Vec<Record>,
-}
-
-/// Reads every `<pid>.jsonl` of `dir`, ordered by pid. A line that does not
-/// parse (a process killed in the middle of a write cannot leave one, but a
-/// file may be damaged) is skipped.
-pub fn read_journals(dir: &Path) -> std::io::Result<Vec<Journal>> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir)? {
-        let path = e?.path();
-        let Some(pid) = path.file_stem().and_then(|s| s.to_str()).and_then(|s| s.parse().ok()) else { continue };
-        if path.extension().is_none_or(|x| x != "jsonl") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path)?;
-        let records = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
-        out.push(Journal { pid, records });
-    }
-    out.sort_by_key(|j| j.pid);
-    Ok(out)
 }
 
 /// One process of the run that used the emulator.
@@ -124,12 +108,34 @@ pub(super) fn program_name(exe: &str, argv: &[String]) -> String {
 
 /// Builds the report from the journals, and what gc collected.
 pub fn build(command: Vec<String>, status: String, journals: &[Journal], gc: Collected) -> Report {
-    let mut processes = Vec::new();
-    // key → shared allocation; (key, pid) → imports not yet released.
-    let mut shared: BTreeMap<u64, Shared> = BTreeMap::new();
+    let mut b = Builder::default();
     for j in journals {
-        let mut p = Process {
-            pid: j.pid,
+        b.process(j.pid);
+        for r in &j.records {
+            b.record(r);
+        }
+    }
+    b.finish(command, status, gc)
+}
+
+/// The report, made from the journals one record at a time: the
+/// [`Builder::process`] of each journal, then each of its records.
+#[derive(Debug, Default)]
+pub struct Builder {
+    processes: Vec<Process>,
+    /// key → shared allocation.
+    shared: BTreeMap<u64, Shared>,
+    /// The process being read, and its holds by key (imports and exports
+    /// not yet released).
+    current: Option<(Process, BTreeMap<u64, i64>)>,
+}
+
+impl Builder {
+    /// The records that follow are those of process `pid`.
+    pub fn process(&mut self, pid: u32) {
+        self.end_process();
+        let p = Process {
+            pid,
             ppid: 0,
             name: String::new(),
             argv: Vec::new(),
@@ -137,49 +143,62 @@ pub fn build(command: Vec<String>, status: String, journals: &[Journal], gc: Col
             exited: false,
             leaks: Vec::new(),
         };
-        let mut holds: BTreeMap<u64, i64> = BTreeMap::new();
-        for r in &j.records {
-            match r {
-                Record::Start { ppid, exe, argv, forked, .. } => {
-                    p.ppid = *ppid;
-                    p.name = program_name(exe, argv);
-                    p.argv.clone_from(argv);
-                    p.forked = *forked;
+        self.current = Some((p, BTreeMap::new()));
+    }
+
+    /// One record of the current process.
+    pub fn record(&mut self, r: &Record) {
+        let Some((p, holds)) = self.current.as_mut() else { return };
+        match r {
+            Record::Start { ppid, exe, argv, forked, .. } => {
+                p.ppid = *ppid;
+                p.name = program_name(exe, argv);
+                p.argv.clone_from(argv);
+                p.forked = *forked;
+            }
+            Record::Share { op, key, bytes, place, call, .. } => {
+                let s = self.shared.entry(*key).or_insert_with(|| Shared {
+                    key: format!("{key:#018x}"),
+                    bytes: *bytes,
+                    place: place.clone(),
+                    exporter: None,
+                    importers: Vec::new(),
+                });
+                let holder = Holder { pid: p.pid, call: call.clone(), held_at_end: true };
+                match op {
+                    ShareOp::Export => s.exporter = Some(holder),
+                    ShareOp::Import => s.importers.push(holder),
+                    ShareOp::Release => {}
                 }
-                Record::Share { op, key, bytes, place, call, .. } => {
-                    let s = shared.entry(*key).or_insert_with(|| Shared {
-                        key: format!("{key:#018x}"),
-                        bytes: *bytes,
-                        place: place.clone(),
-                        exporter: None,
-                        importers: Vec::new(),
-                    });
-                    let holder = Holder { pid: j.pid, call: call.clone(), held_at_end: true };
-                    match op {
-                        ShareOp::Export => s.exporter = Some(holder),
-                        ShareOp::Import => s.importers.push(holder),
-                        ShareOp::Release => {}
-                    }
-                    *holds.entry(*key).or_default() += if *op == ShareOp::Release { -1 } else { 1 };
-                }
-                Record::Call { .. } => {}
-                Record::Exit { leaks, .. } => {
-                    p.exited = true;
-                    p.leaks.clone_from(leaks);
-                }
+                *holds.entry(*key).or_default() += if *op == ShareOp::Release { -1 } else { 1 };
+            }
+            Record::Call { .. } => {}
+            Record::Exit { leaks, .. } => {
+                p.exited = true;
+                p.leaks.clone_from(leaks);
             }
         }
+    }
+
+    fn end_process(&mut self) {
+        let Some((p, holds)) = self.current.take() else { return };
         for (key, n) in holds {
-            let Some(s) = shared.get_mut(&key) else { continue };
-            let mine = s.exporter.iter_mut().chain(s.importers.iter_mut()).filter(|h| h.pid == j.pid);
+            let Some(s) = self.shared.get_mut(&key) else { continue };
+            let mine = s.exporter.iter_mut().chain(s.importers.iter_mut()).filter(|h| h.pid == p.pid);
             for h in mine {
                 h.held_at_end = n > 0;
             }
         }
-        processes.push(p);
+        self.processes.push(p);
     }
-    let leaked = processes.iter().any(|p| !p.leaks.is_empty()) || gc.bytes > 0 || gc.entries > 0;
-    Report { command, status, processes, shared: shared.into_values().collect(), gc, leaked }
+
+    /// The report, with what gc collected.
+    pub fn finish(mut self, command: Vec<String>, status: String, gc: Collected) -> Report {
+        self.end_process();
+        let processes = self.processes;
+        let leaked = processes.iter().any(|p| !p.leaks.is_empty()) || gc.bytes > 0 || gc.entries > 0;
+        Report { command, status, processes, shared: self.shared.into_values().collect(), gc, leaked }
+    }
 }
 
 impl Report {

@@ -9,10 +9,16 @@
 //!   sharing shows as arrows between the processes' tracks;
 //! - each process exit an instant event with the number of objects left.
 //!
-//! Timestamps are microseconds after the first record of the run.
+//! Timestamps are microseconds after the program started.
+//!
+//! The file is written as the journals are read ([`Writer`]), so building it
+//! takes memory for the exports and imports, not for the calls.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::{self, Write};
 
+use serde::Serialize;
+use serde::ser::SerializeMap;
 use serde_json::{Value, json};
 use vmmkit_emulator::journal::{Record, ShareOp};
 
@@ -28,75 +34,207 @@ fn ts_of(r: &Record) -> u64 {
     }
 }
 
-/// The trace of a run, as one JSON object.
+/// The trace of in-memory journals, as one JSON object, timed from their
+/// first record.
 pub fn trace(journals: &[Journal]) -> Value {
     let base = journals.iter().flat_map(|j| j.records.iter().map(ts_of)).min().unwrap_or(0);
-    let mut events = Vec::new();
-    // Exports by key: (pid, tid, ts).
-    let mut exports: BTreeMap<u64, (u32, u32, u64)> = BTreeMap::new();
+    let mut w = Writer::new(Vec::new(), base).expect("writing to memory");
     for j in journals {
+        w.process(j.pid).expect("writing to memory");
         for r in &j.records {
-            if let Record::Share { op: ShareOp::Export, key, tid, ts, .. } = r {
-                exports.insert(*key, (j.pid, *tid, *ts));
-            }
+            w.record(r).expect("writing to memory");
         }
     }
-    let mut flow = 0u64;
-    for j in journals {
-        let pid = j.pid;
-        let mut threads = BTreeSet::new();
-        for r in &j.records {
-            match r {
-                Record::Start { exe, argv, .. } => {
-                    let name = super::report::program_name(exe, argv);
-                    events.push(json!({"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
-                        "args": {"name": format!("{name} ({pid})")}}));
-                }
-                Record::Call { tid, ts, dur, name, args, ret, rule } => {
-                    threads.insert(*tid);
-                    let mut a: serde_json::Map<String, Value> =
-                        args.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect();
-                    a.insert("returned".into(), ret.as_str().into());
-                    if let Some(rule) = rule {
-                        a.insert("rule".into(), rule.as_str().into());
-                    }
-                    events.push(json!({"ph": "X", "cat": "call", "name": name, "pid": pid, "tid": tid,
-                        "ts": us(*ts, base), "dur": *dur as f64 / 1000.0, "args": a}));
-                }
-                Record::Share { tid, ts, op, key, bytes, place, call, .. } => {
-                    threads.insert(*tid);
-                    let what = match op {
-                        ShareOp::Export => "export",
-                        ShareOp::Import => "import",
-                        ShareOp::Release => "release",
-                    };
-                    events.push(json!({"ph": "i", "s": "t", "cat": "share", "name": what, "pid": pid,
-                        "tid": tid, "ts": us(*ts, base),
-                        "args": {"key": format!("{key:#018x}"), "bytes": bytes, "place": place, "call": call}}));
-                    if *op == ShareOp::Import
-                        && let Some(&(epid, etid, ets)) = exports.get(key)
-                    {
-                        flow += 1;
-                        let name = format!("share {key:#x}");
-                        events.push(json!({"ph": "s", "cat": "share", "name": name, "id": flow,
-                            "pid": epid, "tid": etid, "ts": us(ets, base)}));
-                        events.push(json!({"ph": "f", "bp": "e", "cat": "share", "name": name, "id": flow,
-                            "pid": pid, "tid": tid, "ts": us(*ts, base)}));
-                    }
-                }
-                Record::Exit { ts, leaks } => {
-                    let tid = threads.first().copied().unwrap_or(pid);
-                    events.push(json!({"ph": "i", "s": "p", "cat": "process", "name": "exit", "pid": pid,
-                        "tid": tid, "ts": us(*ts, base), "args": {"left unreleased": leaks.len()}}));
-                }
-            }
+    let (bytes, _) = w.finish().expect("writing to memory");
+    serde_json::from_slice(&bytes).expect("the trace is JSON")
+}
+
+/// A call's event (`"ph": "X"`), written without building a JSON value:
+/// there is one per call.
+#[derive(Serialize)]
+struct CallEvent<'a> {
+    ph: &'static str,
+    cat: &'static str,
+    name: &'a str,
+    pid: u32,
+    tid: u32,
+    ts: f64,
+    dur: f64,
+    args: CallArgs<'a>,
+}
+
+/// A call's arguments by name, then `returned` and `rule`.
+struct CallArgs<'a> {
+    args: &'a [(String, String)],
+    ret: &'a str,
+    rule: Option<&'a str>,
+}
+
+impl Serialize for CallArgs<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        for (k, v) in self.args {
+            m.serialize_entry(k, v)?;
         }
-        for tid in threads {
+        m.serialize_entry("returned", self.ret)?;
+        if let Some(rule) = self.rule {
+            m.serialize_entry("rule", rule)?;
+        }
+        m.end()
+    }
+}
+
+/// An export's place on the tracks: (pid, tid, ts).
+type Place = (u32, u32, u64);
+
+/// Writes the trace as the journals are read, one event at a time: the
+/// [`Writer::process`] of each journal, then each of its records, then
+/// [`Writer::finish`].
+///
+/// What it keeps: the place of each export (for the flows), the imports
+/// read before their export (their flows are written at the end), and the
+/// threads of the current process; nothing per call.
+#[derive(Debug)]
+pub struct Writer<W: Write> {
+    out: W,
+    base: u64,
+    events: u64,
+    exports: BTreeMap<u64, Place>,
+    /// Imports whose export was not read yet: (key, where the import is).
+    waiting: Vec<(u64, Place)>,
+    flow: u64,
+    pid: u32,
+    threads: BTreeSet<u32>,
+}
+
+impl<W: Write> Writer<W> {
+    /// Starts the trace in `out`; timestamps are taken from `base`
+    /// (`CLOCK_MONOTONIC` nanoseconds).
+    pub fn new(mut out: W, base: u64) -> io::Result<Self> {
+        out.write_all(br#"{"displayTimeUnit":"ns","traceEvents":["#)?;
+        Ok(Self {
+            out,
+            base,
+            events: 0,
+            exports: BTreeMap::new(),
+            waiting: Vec::new(),
+            flow: 0,
+            pid: 0,
+            threads: BTreeSet::new(),
+        })
+    }
+
+    /// Events written so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    fn event(&mut self, e: &Value) -> io::Result<()> {
+        if self.events > 0 {
+            self.out.write_all(b",\n")?;
+        }
+        serde_json::to_writer(&mut self.out, e)?;
+        self.events += 1;
+        Ok(())
+    }
+
+    /// The records that follow are those of process `pid`.
+    pub fn process(&mut self, pid: u32) -> io::Result<()> {
+        self.end_process()?;
+        self.pid = pid;
+        Ok(())
+    }
+
+    fn end_process(&mut self) -> io::Result<()> {
+        let pid = self.pid;
+        for tid in std::mem::take(&mut self.threads) {
             let name = if tid == pid { "main".to_string() } else { format!("thread {tid}") };
-            events.push(json!({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": name}}));
+            self.event(&json!({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": name}}))?;
         }
+        Ok(())
     }
-    json!({"traceEvents": events, "displayTimeUnit": "ns"})
+
+    fn flow(&mut self, key: u64, from: Place, to: Place) -> io::Result<()> {
+        self.flow += 1;
+        let (id, base, name) = (self.flow, self.base, format!("share {key:#x}"));
+        self.event(&json!({"ph": "s", "cat": "share", "name": name, "id": id,
+            "pid": from.0, "tid": from.1, "ts": us(from.2, base)}))?;
+        self.event(&json!({"ph": "f", "bp": "e", "cat": "share", "name": name, "id": id,
+            "pid": to.0, "tid": to.1, "ts": us(to.2, base)}))
+    }
+
+    /// One record of the current process.
+    pub fn record(&mut self, r: &Record) -> io::Result<()> {
+        let (pid, base) = (self.pid, self.base);
+        match r {
+            Record::Start { exe, argv, .. } => {
+                let name = super::report::program_name(exe, argv);
+                self.event(&json!({"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
+                    "args": {"name": format!("{name} ({pid})")}}))?;
+            }
+            Record::Call { tid, ts, dur, name, args, ret, rule } => {
+                self.threads.insert(*tid);
+                let args = CallArgs { args, ret, rule: rule.as_deref() };
+                let e = CallEvent {
+                    ph: "X",
+                    cat: "call",
+                    name,
+                    pid,
+                    tid: *tid,
+                    ts: us(*ts, base),
+                    dur: *dur as f64 / 1000.0,
+                    args,
+                };
+                if self.events > 0 {
+                    self.out.write_all(b",\n")?;
+                }
+                serde_json::to_writer(&mut self.out, &e)?;
+                self.events += 1;
+            }
+            Record::Share { tid, ts, op, key, bytes, place, call, .. } => {
+                self.threads.insert(*tid);
+                let what = match op {
+                    ShareOp::Export => "export",
+                    ShareOp::Import => "import",
+                    ShareOp::Release => "release",
+                };
+                self.event(&json!({"ph": "i", "s": "t", "cat": "share", "name": what, "pid": pid,
+                    "tid": tid, "ts": us(*ts, base),
+                    "args": {"key": format!("{key:#018x}"), "bytes": bytes, "place": place, "call": call}}))?;
+                let here = (pid, *tid, *ts);
+                match op {
+                    ShareOp::Export => {
+                        self.exports.insert(*key, here);
+                    }
+                    ShareOp::Import => match self.exports.get(key) {
+                        Some(&from) => self.flow(*key, from, here)?,
+                        None => self.waiting.push((*key, here)),
+                    },
+                    ShareOp::Release => {}
+                }
+            }
+            Record::Exit { ts, leaks } => {
+                let tid = self.threads.first().copied().unwrap_or(pid);
+                self.event(&json!({"ph": "i", "s": "p", "cat": "process", "name": "exit", "pid": pid,
+                    "tid": tid, "ts": us(*ts, base), "args": {"left unreleased": leaks.len()}}))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the trace: the flows to imports read before their export, the
+    /// closing bracket; returns the output, flushed, and the number of events.
+    pub fn finish(mut self) -> io::Result<(W, u64)> {
+        self.end_process()?;
+        for (key, to) in std::mem::take(&mut self.waiting) {
+            if let Some(&from) = self.exports.get(&key) {
+                self.flow(key, from, to)?;
+            }
+        }
+        self.out.write_all(b"]}\n")?;
+        self.out.flush()?;
+        Ok((self.out, self.events))
+    }
 }
 
 #[cfg(test)]
