@@ -369,15 +369,28 @@ impl Hazards {
     /// (0: it accesses no memory), remembered as pending until it runs.
     /// Called from a host function, the enqueuing stream's clock stands in
     /// for the host's.
-    pub(super) fn enqueued(&self, s: StreamId, seq: u32, ranges: Option<Ranges>) -> (Snapshot, u64) {
+    /// The clocks of the streams `after` (the legacy stream's implicit
+    /// ordering) are joined in too.
+    pub(super) fn enqueued(
+        &self,
+        s: StreamId,
+        seq: u32,
+        ranges: Option<Ranges>,
+        after: &[StreamId],
+    ) -> (Snapshot, u64) {
         let mut st = self.locked();
-        let snap = match running_stream().and_then(|r| st.streams.get(&r)) {
+        let mut snap = match running_stream().and_then(|r| st.streams.get(&r)) {
             Some(c) => Arc::new(c.clone()),
             None => {
                 st.handed_out = true;
                 st.host.clone()
             }
         };
+        for o in after {
+            if let Some(c) = st.streams.get(o) {
+                Arc::make_mut(&mut snap).join(c);
+            }
+        }
         let Some(ranges) = ranges else { return (snap, 0) };
         st.next_id += 1;
         let id = st.next_id;
@@ -664,17 +677,17 @@ mod tests {
         h.stream_created(s2, &c2);
         let ev = Arc::new(Cell::local());
         // s1 writes, records; s2 waits, writes: ordered.
-        let (snap, a) = h.enqueued(s1, 1, copy_into(0x1000, 0x100));
-        let (rsnap, _) = h.enqueued(s1, 2, None);
-        let (wsnap, _) = h.enqueued(s2, 1, None);
-        let (bsnap, b) = h.enqueued(s2, 2, copy_into(0x1000, 0x10));
+        let (snap, a) = h.enqueued(s1, 1, copy_into(0x1000, 0x100), &[]);
+        let (rsnap, _) = h.enqueued(s1, 2, None, &[]);
+        let (wsnap, _) = h.enqueued(s2, 1, None, &[]);
+        let (bsnap, b) = h.enqueued(s2, 2, copy_into(0x1000, 0x10), &[]);
         assert!(h.run(s1, &snap, a, Join::None).is_empty());
         assert!(h.run(s1, &rsnap, 0, Join::Record(&ev)).is_empty());
         assert!(h.run(s2, &wsnap, 0, Join::Acquire(&ev)).is_empty());
         assert!(h.run(s2, &bsnap, b, Join::None).is_empty());
         // Without the wait: a write-after-write, whichever runs first.
-        let (snap, a) = h.enqueued(s2, 3, copy_into(0x2000, 0x10));
-        let (bsnap, b) = h.enqueued(s1, 3, copy_into(0x2008, 0x10));
+        let (snap, a) = h.enqueued(s2, 3, copy_into(0x2000, 0x10), &[]);
+        let (bsnap, b) = h.enqueued(s1, 3, copy_into(0x2008, 0x10), &[]);
         assert!(h.run(s2, &snap, a, Join::None).is_empty());
         let found = h.run(s1, &bsnap, b, Join::None);
         assert_eq!(found.len(), 1);
@@ -692,18 +705,18 @@ mod tests {
         let s = StreamId(1);
         let c = Cell::local();
         h.stream_created(s, &c);
-        let (snap, a) = h.enqueued(s, 1, copy_into(0x1000, 0x100));
+        let (snap, a) = h.enqueued(s, 1, copy_into(0x1000, 0x100), &[]);
         assert_eq!(h.host_access(0x1000, 4, false, |_, _| true).len(), 1, "a read of a pending write");
         assert!(h.run(s, &snap, a, Join::None).is_empty(), "reported once, not again when it runs");
         h.host_join_streams(&[s]);
         assert!(h.host_access(0x1000, 4, false, |_, _| true).is_empty(), "after the synchronize");
         // Work enqueued after a host write is ordered after it.
         assert!(h.host_access(0x3000, 4, true, |_, _| true).is_empty());
-        let (snap, a) = h.enqueued(s, 2, Some(Ranges { read: Some((0x3000, 4)), write: None, what: "copy" }));
+        let (snap, a) = h.enqueued(s, 2, Some(Ranges { read: Some((0x3000, 4)), write: None, what: "copy" }), &[]);
         assert!(h.run(s, &snap, a, Join::None).is_empty());
         h.host_join_streams(&[s]);
         // A host write after the enqueue of a read it overwrites: write-after-read.
-        let (snap, a) = h.enqueued(s, 3, Some(Ranges { read: Some((0x3000, 4)), write: None, what: "copy" }));
+        let (snap, a) = h.enqueued(s, 3, Some(Ranges { read: Some((0x3000, 4)), write: None, what: "copy" }), &[]);
         let found = h.host_access(0x3000, 4, true, |_, _| false);
         assert!(found.is_empty(), "not yet: the work might be ordered after it");
         let found = h.run(s, &snap, a, Join::None);

@@ -302,6 +302,17 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// The waits for the work enqueued so far on `streams` that has not run.
+fn implicit_waits(streams: &[Arc<Stream>]) -> Vec<(Arc<Cell>, u32)> {
+    streams
+        .iter()
+        .filter_map(|o| {
+            let last = o.progress.last();
+            (!o.progress.is_reached(last)).then(|| (o.progress.clone(), last))
+        })
+        .collect()
+}
+
 /// splitmix64: the adversarial order's draws.
 fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -438,35 +449,35 @@ impl Emulator {
     /// run (as the vendors require of async copies).
     pub unsafe fn enqueue(&self, id: StreamId, work: Work) -> Result<(), CoreError> {
         let s = self.streams.get(id)?;
-        for (cell, seq) in self.implicit_waits(&s) {
-            self.push(&s, Work::Wait { cell, seq });
+        let ordered = self.implicitly_ordered(&s);
+        for (cell, seq) in implicit_waits(&ordered) {
+            self.push(&s, Work::Wait { cell, seq }, &[]);
         }
-        self.push(&s, work);
+        // Those whose work has all run are waited for by no work: the
+        // hazard check learns the order from their ids.
+        let ids: Vec<StreamId> = ordered.iter().map(|o| o.id).collect();
+        self.push(&s, work, &ids);
         Ok(())
     }
 
-    /// The waits a work on `s` starts with: the legacy stream waits for the
-    /// blocking streams of its device, and they for it.
-    fn implicit_waits(&self, s: &Stream) -> Vec<(Arc<Cell>, u32)> {
-        let pending = |o: &Stream| {
-            let last = o.progress.last();
-            (!o.progress.is_reached(last)).then(|| (o.progress.clone(), last))
-        };
+    /// The streams a work on `s` is ordered after: the legacy stream waits
+    /// for the blocking streams of its device, and they for it.
+    fn implicitly_ordered(&self, s: &Stream) -> Vec<Arc<Stream>> {
         match s.kind {
             Kind::NonBlocking => Vec::new(),
             Kind::Legacy => lock(&self.streams.map)
                 .values()
                 .filter(|o| o.device == s.device && o.kind == Kind::Blocking)
-                .filter_map(|o| pending(o))
+                .cloned()
                 .collect(),
             Kind::Blocking => {
                 let legacy = lock(&self.streams.legacy).get(&s.device).copied();
-                legacy.and_then(|l| self.streams.get(l).ok()).and_then(|o| pending(&o)).into_iter().collect()
+                legacy.and_then(|l| self.streams.get(l).ok()).into_iter().collect()
             }
         }
     }
 
-    fn push(&self, s: &Arc<Stream>, work: Work) {
+    fn push(&self, s: &Arc<Stream>, work: Work, ordered_after: &[StreamId]) {
         let mut q = s.lock();
         let seq = s.progress.next();
         crate::core::thread::set_last_task(seq);
@@ -474,7 +485,7 @@ impl Emulator {
         // is not installed (a test's own) runs all work inline.
         let global = crate::core::running().is_some_and(|e| std::ptr::eq(e, self));
         let inline = !global || (s.schedule == Schedule::Eager && self.runnable_now(&work));
-        let (snap, access) = self.streams.hazards.enqueued(s.id, seq, work.ranges());
+        let (snap, access) = self.streams.hazards.enqueued(s.id, seq, work.ranges(), ordered_after);
         if inline && !q.running && q.items.is_empty() {
             q.running = true;
             drop(q);
@@ -828,13 +839,13 @@ impl Emulator {
     pub fn legacy_fence(&self, device: u32, timeout: Option<Duration>) -> Result<(), CoreError> {
         let deadline = timeout.map(|t| Instant::now() + t);
         let legacy = self.streams.get(self.legacy_stream(device))?;
-        let mut waits = self.implicit_waits(&legacy);
-        waits.push((legacy.progress.clone(), legacy.progress.last()));
+        let mut ordered = self.implicitly_ordered(&legacy);
+        ordered.push(legacy.clone());
         legacy.demand(legacy.progress.last());
-        for (cell, seq) in &waits {
-            self.wait_cell(cell, *seq, deadline)?;
-            self.streams.hazards.host_acquire(cell);
+        for (cell, seq) in implicit_waits(&ordered) {
+            self.wait_cell(&cell, seq, deadline)?;
         }
+        self.streams.hazards.host_join_streams(&ordered.iter().map(|o| o.id).collect::<Vec<_>>());
         legacy.lock().error.take().map_or(Ok(()), Err)
     }
 
