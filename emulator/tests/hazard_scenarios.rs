@@ -42,8 +42,19 @@ trait Vendor {
     /// `None` where the vendor has no legacy stream (ACL).
     fn blocking_and_legacy(&self) -> Option<(H, H)>;
     fn copy_d2d(&self, dst: usize, src: usize, s: H);
+    /// The code `VMMKIT_HAZARDS=error` fails a racing call with.
+    const RACE: i64;
     /// A synchronous copy from device memory to the host.
-    fn read(&self, src: usize) -> Vec<u8>;
+    fn read(&self, src: usize) -> Vec<u8> {
+        let mut out = vec![0u8; N];
+        let rc = self.try_read(&mut out, src);
+        assert_eq!(rc, 0, "read: {}", vmmkit_emulator::core::thread::message());
+        out
+    }
+    /// The same, returning the call's code.
+    fn try_read(&self, out: &mut [u8], src: usize) -> i64;
+    /// A device synchronize, returning its code.
+    fn try_sync_device(&self) -> i64;
     /// A synchronous copy from the host to device memory.
     fn write(&self, dst: usize, data: &[u8]);
     fn sync_stream(&self, s: H);
@@ -100,12 +111,15 @@ impl Vendor for Acl {
         // SAFETY: device addresses.
         acl_ok("copy d2d", unsafe { (self.0.aclrtMemcpyAsync)(dst as _, N, src as _, N, k, s as _) });
     }
-    fn read(&self, src: usize) -> Vec<u8> {
-        let mut out = vec![0u8; N];
+    const RACE: i64 = AclError::RT_STREAM_NOT_COMPLETE.0 as i64;
+    fn try_read(&self, out: &mut [u8], src: usize) -> i64 {
         let k = ACL_MEMCPY_DEVICE_TO_HOST;
         // SAFETY: a live buffer of N bytes.
-        acl_ok("read", unsafe { (self.0.aclrtMemcpy)(out.as_mut_ptr().cast(), N, src as _, N, k) });
-        out
+        i64::from(unsafe { (self.0.aclrtMemcpy)(out.as_mut_ptr().cast(), N, src as _, N, k) })
+    }
+    fn try_sync_device(&self) -> i64 {
+        // SAFETY: no arguments.
+        i64::from(unsafe { (self.0.aclrtSynchronizeDevice)() })
     }
     fn write(&self, dst: usize, data: &[u8]) {
         let k = ACL_MEMCPY_HOST_TO_DEVICE;
@@ -191,11 +205,14 @@ impl Vendor for Hip {
         // SAFETY: device addresses.
         hip_ok("copy d2d", unsafe { (self.0.hipMemcpyAsync)(dst as _, src as _, N, k, s as _) });
     }
-    fn read(&self, src: usize) -> Vec<u8> {
-        let mut out = vec![0u8; N];
+    const RACE: i64 = HipError::ILLEGAL_STATE.0 as i64;
+    fn try_read(&self, out: &mut [u8], src: usize) -> i64 {
         // SAFETY: a live buffer of N bytes.
-        hip_ok("read", unsafe { (self.0.hipMemcpy)(out.as_mut_ptr().cast(), src as _, N, hipMemcpyDeviceToHost) });
-        out
+        i64::from(unsafe { (self.0.hipMemcpy)(out.as_mut_ptr().cast(), src as _, N, hipMemcpyDeviceToHost) })
+    }
+    fn try_sync_device(&self) -> i64 {
+        // SAFETY: no arguments.
+        i64::from(unsafe { (self.0.hipDeviceSynchronize)() })
     }
     fn write(&self, dst: usize, data: &[u8]) {
         // SAFETY: a live buffer of N bytes.
@@ -280,11 +297,14 @@ impl Vendor for Cuda {
         // SAFETY: device addresses.
         cu_ok("copy d2d", unsafe { (self.0.cuMemcpyDtoDAsync)(dst as _, src as _, N, s as _) });
     }
-    fn read(&self, src: usize) -> Vec<u8> {
-        let mut out = vec![0u8; N];
+    const RACE: i64 = CuResult::ILLEGAL_STATE.0 as i64;
+    fn try_read(&self, out: &mut [u8], src: usize) -> i64 {
         // SAFETY: a live buffer of N bytes.
-        cu_ok("read", unsafe { (self.0.cuMemcpyDtoH)(out.as_mut_ptr().cast(), src as _, N) });
-        out
+        i64::from(unsafe { (self.0.cuMemcpyDtoH)(out.as_mut_ptr().cast(), src as _, N) })
+    }
+    fn try_sync_device(&self) -> i64 {
+        // SAFETY: no arguments.
+        i64::from(unsafe { (self.0.cuCtxSynchronize)() })
     }
     fn write(&self, dst: usize, data: &[u8]) {
         // SAFETY: a live buffer of N bytes.
@@ -540,5 +560,42 @@ fn the_scenario_table() {
             3 * MODES.len() * scenarios::<Acl>().len(),
             "a row per vendor, mode and scenario"
         );
+    }
+}
+
+/// Under `VMMKIT_HAZARDS=error`: the host's racing read fails with the
+/// vendor's code (and copies nothing); a race between two streams fails
+/// the second work, reported by the next synchronize; ordered programs pass.
+fn hazards_error<V: Vendor>() {
+    let v = V::open();
+    let e = emulator().expect("emulator");
+    let s = v.stream();
+    let x = v.alloc();
+    let src = filled(&v, 0x5a);
+    v.copy_d2d(x, src, s);
+    let mut out = vec![0u8; N];
+    assert_eq!(v.try_read(&mut out, x), V::RACE, "{}: the racing read fails", V::NAME);
+    assert!(!vmmkit_emulator::core::thread::message().is_empty());
+    assert_eq!(v.try_sync_device(), 0);
+    assert_eq!(v.try_read(&mut out, x), 0, "{}: the synchronised read passes", V::NAME);
+    assert!(out.iter().all(|&b| b == 0x5a));
+    let (s1, s2, y) = (v.stream(), v.stream(), v.alloc());
+    v.copy_d2d(x, src, s1);
+    v.copy_d2d(y, x, s2);
+    assert_eq!(v.try_sync_device(), V::RACE, "{}: the racing work fails its stream", V::NAME);
+    assert_eq!(v.try_sync_device(), 0, "reported once");
+    assert!(!e.take_hazards().is_empty());
+}
+
+#[test]
+fn hazards_error_fails_the_racing_call() {
+    for (vendor, body) in
+        [("ACL", hazards_error::<Acl> as fn()), ("HIP", hazards_error::<Hip>), ("CUDA", hazards_error::<Cuda>)]
+    {
+        if std::env::var("VMMKIT_TEST_CHILD").is_ok() && std::env::var(VENDOR_ENV).ok().as_deref() != Some(vendor) {
+            continue;
+        }
+        let env = [("VMMKIT_STREAMS", "adversarial:3"), ("VMMKIT_HAZARDS", "error"), (VENDOR_ENV, vendor)];
+        isolated("hazards_error_fails_the_racing_call", &env, |_| body());
     }
 }
