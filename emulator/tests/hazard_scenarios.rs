@@ -152,8 +152,14 @@ impl Vendor for Acl {
         // SAFETY: an event of this table.
         acl_ok("sync event", unsafe { f(self.0.aclrtSynchronizeEvent)(e as _) });
     }
-    fn host_fn(&self, _s: H, _f: extern "C" fn(*mut c_void), _data: *mut c_void) -> bool {
-        false
+    fn host_fn(&self, s: H, func: extern "C" fn(*mut c_void), data: *mut c_void) -> bool {
+        // ACL runs callbacks on a thread that reports for the stream.
+        // SAFETY: plain values; `func` runs with `data`, which the scenario keeps alive.
+        unsafe {
+            acl_ok("subscribe", f(self.0.aclrtSubscribeReport)(acl_report_thread(), s as _));
+            acl_ok("callback", f(self.0.aclrtLaunchCallback)(Some(func), data, ACL_CALLBACK_BLOCK, s as _));
+        }
+        true
     }
     fn notify(&self) -> Option<H> {
         let mut n: aclrtNotify = null_mut();
@@ -169,6 +175,27 @@ impl Vendor for Acl {
         // SAFETY: handles of this table.
         acl_ok("wait notify", unsafe { f(self.0.aclrtWaitAndResetNotify)(n as _, s as _, 0) });
     }
+}
+
+/// The thread of this process that runs ACL callbacks (aclrtProcessReport
+/// in a loop, until the process ends), started at first use.
+fn acl_report_thread() -> u64 {
+    static THREAD: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *THREAD.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let a = vmmkit_emulator::acl::api();
+            // SAFETY: pthread_self has no preconditions.
+            tx.send(unsafe { libc::pthread_self() } as u64).expect("send");
+            loop {
+                // SAFETY: a plain value.
+                if unsafe { f(a.aclrtProcessReport)(20) } != 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
+        });
+        rx.recv().expect("report thread")
+    })
 }
 
 struct Hip(HipApi);

@@ -646,10 +646,11 @@ fn running_stream() -> Option<StreamId> {
 }
 
 /// Marks the calling thread as running a host function of `s` until dropped.
-pub(super) struct InStream(Option<StreamId>);
+pub(crate) struct InStream(Option<StreamId>);
 
 impl InStream {
-    pub(super) fn enter(s: StreamId) -> Self {
+    /// Enters `s`'s host function on the calling thread.
+    pub(crate) fn enter(s: StreamId) -> Self {
         Self(RUNNING.with(|r| r.replace(Some(s))))
     }
 }
