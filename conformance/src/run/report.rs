@@ -114,6 +114,19 @@ pub struct Report {
     /// Whether anything was left: an object at exit, or memory or an
     /// exported handle that gc had to collect.
     pub leaked: bool,
+    /// The unsynchronised accesses the processes found, in their order.
+    pub hazards: Vec<RunHazard>,
+}
+
+/// An unsynchronised access one process of the run found.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunHazard {
+    /// The process.
+    pub pid: u32,
+    /// `read-after-write`, `write-after-read`, `write-after-write`.
+    pub kind: String,
+    /// Both sides and what would order them, as the process printed it.
+    pub text: String,
 }
 
 /// The file name of a process's executable (else of its `argv[0]`).
@@ -127,6 +140,7 @@ pub fn build(command: Vec<String>, status: String, journals: &[Journal], gc: Col
     let mut processes = Vec::new();
     // key → shared allocation; (key, pid) → imports not yet released.
     let mut shared: BTreeMap<u64, Shared> = BTreeMap::new();
+    let mut hazards = Vec::new();
     for j in journals {
         let mut p = Process {
             pid: j.pid,
@@ -163,6 +177,9 @@ pub fn build(command: Vec<String>, status: String, journals: &[Journal], gc: Col
                     *holds.entry(*key).or_default() += if *op == ShareOp::Release { -1 } else { 1 };
                 }
                 Record::Call { .. } => {}
+                Record::Hazard { kind, text, .. } => {
+                    hazards.push(RunHazard { pid: j.pid, kind: kind.clone(), text: text.clone() });
+                }
                 Record::Exit { leaks, .. } => {
                     p.exited = true;
                     p.leaks.clone_from(leaks);
@@ -179,7 +196,7 @@ pub fn build(command: Vec<String>, status: String, journals: &[Journal], gc: Col
         processes.push(p);
     }
     let leaked = processes.iter().any(|p| !p.leaks.is_empty()) || gc.bytes > 0 || gc.entries > 0;
-    Report { command, status, processes, shared: shared.into_values().collect(), gc, leaked }
+    Report { command, status, processes, shared: shared.into_values().collect(), gc, leaked, hazards }
 }
 
 impl Report {
@@ -249,6 +266,12 @@ impl Report {
                 g.processes,
                 g.entries
             );
+        }
+        if !self.hazards.is_empty() {
+            let _ = writeln!(o, "  {} unsynchronised access(es):", self.hazards.len());
+        }
+        for h in &self.hazards {
+            let _ = writeln!(o, "    process {}: {}", self.name_of(h.pid), h.text);
         }
         let verdict = if self.leaked { "something was left unreleased" } else { "nothing leaked" };
         let _ = writeln!(o, "vmmkit run: {verdict}");

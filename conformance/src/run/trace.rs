@@ -7,6 +7,9 @@
 //! - each share an instant event (`"ph": "i"`), and from each export a flow
 //!   (`"ph": "s"` … `"ph": "f"`) to every import of the same memory, so the
 //!   sharing shows as arrows between the processes' tracks;
+//! - each unsynchronised access an instant event on the track of each of
+//!   its two sides (a stream's own track, or the host thread's), joined by
+//!   an arrow;
 //! - each process exit an instant event with the number of objects left.
 //!
 //! Timestamps are microseconds after the first record of the run.
@@ -18,13 +21,21 @@ use vmmkit_emulator::journal::{Record, ShareOp};
 
 use super::report::Journal;
 
+/// Tracks of streams (where an unsynchronised access is marked) are
+/// numbered past every thread id (`pid_max` is at most 2²²).
+const STREAM_TRACK: u32 = 1 << 30;
+
 fn us(ts: u64, base: u64) -> f64 {
     ts.saturating_sub(base) as f64 / 1000.0
 }
 
 fn ts_of(r: &Record) -> u64 {
     match r {
-        Record::Start { ts, .. } | Record::Share { ts, .. } | Record::Call { ts, .. } | Record::Exit { ts, .. } => *ts,
+        Record::Start { ts, .. }
+        | Record::Share { ts, .. }
+        | Record::Call { ts, .. }
+        | Record::Hazard { ts, .. }
+        | Record::Exit { ts, .. } => *ts,
     }
 }
 
@@ -84,6 +95,23 @@ pub fn trace(journals: &[Journal]) -> Value {
                             "pid": pid, "tid": tid, "ts": us(*ts, base)}));
                     }
                 }
+                Record::Hazard { tid, ts, kind, first, second, text, .. } => {
+                    // Marked on the track of each side (a stream's own
+                    // track, or for the host the thread that found it),
+                    // with an arrow from the first to the second.
+                    flow += 1;
+                    for (i, side) in [first, second].into_iter().enumerate() {
+                        let track = if side.stream == 0 { *tid } else { STREAM_TRACK + side.stream as u32 };
+                        threads.insert(track);
+                        events.push(
+                            json!({"ph": "i", "s": "t", "cat": "hazard", "name": format!("unsynchronised {kind}"),
+                            "pid": pid, "tid": track, "ts": us(*ts, base),
+                            "args": {"call": side.call, "what": side.what, "text": text}}),
+                        );
+                        events.push(json!({"ph": if i == 0 { "s" } else { "f" }, "bp": "e", "cat": "hazard",
+                            "name": "unsynchronised", "id": flow, "pid": pid, "tid": track, "ts": us(*ts, base)}));
+                    }
+                }
                 Record::Exit { ts, leaks } => {
                     let tid = threads.first().copied().unwrap_or(pid);
                     events.push(json!({"ph": "i", "s": "p", "cat": "process", "name": "exit", "pid": pid,
@@ -92,7 +120,13 @@ pub fn trace(journals: &[Journal]) -> Value {
             }
         }
         for tid in threads {
-            let name = if tid == pid { "main".to_string() } else { format!("thread {tid}") };
+            let name = if tid == pid {
+                "main".to_string()
+            } else if tid > STREAM_TRACK {
+                format!("stream {}", tid - STREAM_TRACK)
+            } else {
+                format!("thread {tid}")
+            };
             events.push(json!({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": name}}));
         }
     }

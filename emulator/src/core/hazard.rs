@@ -84,7 +84,8 @@ impl std::fmt::Display for Access {
         write!(f, "{} (process {}) {verb} {:#x} bytes at {:#x}", self.agent, self.pid, self.len, self.addr)?;
         write!(f, " [{}", self.what)?;
         if !self.call.is_empty() {
-            write!(f, " enqueued by {}", self.call)?;
+            let how = if self.agent == Agent::Host { "in" } else { "enqueued by" };
+            write!(f, " {how} {}", self.call)?;
         }
         f.write_str("]")
     }
