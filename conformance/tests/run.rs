@@ -661,3 +661,50 @@ fn on_a_terminal_the_program_reads_it_and_gets_ctrl_c() {
     let machines: Vec<_> = std::fs::read_dir(s.path().join("machines")).unwrap().collect();
     assert!(machines.is_empty(), "{machines:?}");
 }
+
+/// The eleven-line program (stream 1 copies into x and records an event,
+/// stream 2 waits on it and copies into x, the host synchronises stream 2
+/// and reads) is silent under `async` and `adversarial`; without the wait
+/// the run reports the unsynchronised accesses, naming both sides, and the
+/// trace marks each on the tracks of its two streams; under
+/// `VMMKIT_HAZARDS=error` the racing call fails.
+#[test]
+fn ordered_copies_are_silent_and_the_race_is_reported() {
+    let s = Scratch::new();
+    let c = repo().join("emulator/shims/ascendcl/tests/c");
+    s.compile_acl(&c.join("ordered_copies.c"));
+    let run = |mode: &str, hazards: &str, args: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_vmmkit"));
+        cmd.arg("run").arg("--dir").arg(s.path().join("machines")).arg("--trace").arg("trace.json").arg("--");
+        cmd.arg("./ordered_copies").args(args).current_dir(s.path());
+        cmd.env_remove("VMMKIT_ROOT").env_remove("LD_LIBRARY_PATH");
+        cmd.env("VMMKIT_STREAMS", mode).env("VMMKIT_HAZARDS", hazards);
+        let (exit, out) = vmmkit_testkit::process::run(&mut cmd, DEADLINE).expect("vmmkit run ended in time");
+        println!("{out}");
+        (exit, out, s.json("trace.json"))
+    };
+    for mode in ["async", "adversarial:5"] {
+        let (exit, out, _) = run(mode, "report", &[]);
+        assert_eq!(exit.code(), Some(0), "{mode}: {out}");
+        assert!(out.contains("x = 2"), "{mode}: {out}");
+        assert!(!out.contains("unsynchronised"), "{mode}: a correct program is reported: {out}");
+
+        let (exit, out, trace) = run(mode, "report", &["nowait"]);
+        assert_eq!(exit.code(), Some(0), "{mode}: {out}");
+        assert!(out.contains("unsynchronised access(es):"), "{mode}: {out}");
+        assert!(out.contains("write-after-write") && out.contains("enqueued by aclrtMemcpyAsync"), "{mode}: {out}");
+        let events = trace["traceEvents"].as_array().expect("traceEvents");
+        let marks: Vec<&Value> = events.iter().filter(|e| e["cat"] == "hazard" && e["ph"] == "i").collect();
+        assert!(marks.len() >= 2, "{mode}: {marks:?}");
+        let tracks: std::collections::BTreeSet<String> = events
+            .iter()
+            .filter(|e| e["ph"] == "M" && e["name"] == "thread_name")
+            .filter_map(|e| e["args"]["name"].as_str().map(str::to_owned))
+            .filter(|n| n.starts_with("stream "))
+            .collect();
+        assert!(tracks.len() >= 2, "{mode}: both streams' tracks: {tracks:?}");
+    }
+    let (exit, out, _) = run("adversarial:5", "error", &["nowait"]);
+    assert_ne!(exit.code(), Some(0), "{out}");
+    assert!(out.contains("507004"), "the racing call fails with ACL_ERROR_RT_STREAM_NOT_COMPLETE: {out}");
+}

@@ -7,6 +7,7 @@
 //! | [`Record::Start`] | the first entry point a process calls (and the first after a `fork`) |
 //! | [`Record::Share`] | an export, an import (a new hold on another process's memory), the release of either |
 //! | [`Record::Call`] | every entry point, with arguments, code, duration and rule, when `VMMKIT_JOURNAL_CALLS=1` |
+//! | [`Record::Hazard`] | an unsynchronised access: both sides, their streams, the calls that enqueued them |
 //! | [`Record::Exit`] | process exit (`atexit`), with what the process never released |
 //!
 //! Each record is one `write(2)` to a file opened with `O_APPEND`, so lines
@@ -94,6 +95,25 @@ pub enum Record {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rule: Option<String>,
     },
+    /// Two accesses raced: neither was ordered before the other
+    /// (`core/hazard.rs`). Each side names its stream (0: the host), the
+    /// entry point that enqueued it and what it did.
+    Hazard {
+        /// The thread that found it.
+        tid: u32,
+        /// When.
+        ts: u64,
+        /// `read-after-write`, `write-after-read`, `write-after-write`.
+        kind: String,
+        /// The first byte both touch.
+        addr: u64,
+        /// The access made (or enqueued) first.
+        first: HazardSide,
+        /// The access that found it.
+        second: HazardSide,
+        /// The whole report, as printed.
+        text: String,
+    },
     /// The process exited (through `exit`, not a signal).
     Exit {
         /// When.
@@ -101,6 +121,57 @@ pub enum Record {
         /// What it held and never released.
         leaks: Vec<LeakRecord>,
     },
+}
+
+/// One side of a [`Record::Hazard`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HazardSide {
+    /// The stream (0: the host).
+    pub stream: u64,
+    /// The process.
+    pub pid: u32,
+    /// Whether it wrote.
+    pub write: bool,
+    /// The first address.
+    pub addr: u64,
+    /// Bytes.
+    pub len: u64,
+    /// The entry point that enqueued it (or made it, for the host).
+    pub call: String,
+    /// What it did (`copy`, `fill`, `host read`, …).
+    pub what: String,
+}
+
+impl HazardSide {
+    fn of(a: &crate::core::hazard::Access) -> Self {
+        Self {
+            stream: match a.agent {
+                crate::core::hazard::Agent::Host => 0,
+                crate::core::hazard::Agent::Stream(s) => s.0,
+            },
+            pid: a.pid,
+            write: a.write,
+            addr: a.addr as u64,
+            len: a.len as u64,
+            call: a.call.into(),
+            what: a.what.into(),
+        }
+    }
+}
+
+/// Records an unsynchronised access.
+pub(crate) fn hazard(h: &crate::core::Hazard) {
+    write(|| {
+        Some(Record::Hazard {
+            tid: tid(),
+            ts: now(),
+            kind: h.kind().into(),
+            addr: h.addr as u64,
+            first: HazardSide::of(&h.first),
+            second: HazardSide::of(&h.second),
+            text: h.to_string(),
+        })
+    });
 }
 
 /// What happened to shared memory.

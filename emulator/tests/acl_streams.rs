@@ -87,7 +87,7 @@ fn reading_without_synchronize_is_stale_and_reported_under_adversarial() {
                 assert!(back.iter().all(|&b| b == 0), "round {round}: the copy ran before anybody needed it");
                 let h = emulator().unwrap().take_hazards();
                 assert!(!h.is_empty(), "round {round}: the unsynchronised read was not reported");
-                assert_eq!(h[0].by, "the host");
+                assert_eq!(h[0].second.agent, vmmkit_emulator::core::HazardAgent::Host);
             }
         },
     );

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use common::isolated;
 use vmmkit_emulator::Schedule;
-use vmmkit_emulator::core::{Emulator, EventFlags, StreamKind, Work, emulator};
+use vmmkit_emulator::core::{Emulator, EventFlags, HazardAgent, StreamKind, Work, emulator};
 
 const ADVERSARIAL: Schedule = Schedule::Adversarial { seed: 7 };
 
@@ -77,7 +77,8 @@ fn adversarial_holds_work_until_it_is_needed_and_reports_the_early_read() {
         unsafe { e.copy(out.as_mut_ptr() as usize, b.as_ptr() as usize, 16) }.unwrap();
         let h = e.take_hazards();
         assert_eq!(h.len(), 1, "{h:?}");
-        assert_eq!((h[0].writer, h[0].by.as_str()), (s, "the host"));
+        assert_eq!((h[0].first.agent, h[0].second.agent), (HazardAgent::Stream(s), HazardAgent::Host));
+        assert_eq!(h[0].kind(), "read-after-write");
         assert!(h[0].to_string().contains("unsynchronised"));
         e.stream_synchronize(s, Some(Duration::from_secs(10))).unwrap();
         assert_eq!(b, a);
@@ -128,9 +129,14 @@ fn a_copy_from_memory_another_stream_has_yet_to_write_is_reported() {
         unsafe { e.enqueue(s2, Work::Copy { dst: cp, src: bp, len: 4096 }) }.unwrap();
         e.stream_synchronize(s2, Some(Duration::from_secs(10))).unwrap();
         assert!(c.iter().all(|&x| x == 0), "s2 read b before s1 wrote it");
-        let h = e.take_hazards();
-        assert!(h.iter().any(|h| h.writer == s1 && h.by == format!("stream {}", s2.0)), "{h:?}");
+        // The race is found when the second of the two runs: s1's write, here.
         e.device_synchronize(None, Some(Duration::from_secs(10))).unwrap();
+        let h = e.take_hazards();
+        let (a1, a2) = (HazardAgent::Stream(s1), HazardAgent::Stream(s2));
+        assert!(
+            h.iter().any(|h| [h.first.agent, h.second.agent] == [a2, a1] && h.kind() == "write-after-read"),
+            "{h:?}"
+        );
     });
 }
 

@@ -98,6 +98,19 @@ pub struct Report {
     /// Whether anything was left: an object at exit, or memory or an
     /// exported handle that gc had to collect.
     pub leaked: bool,
+    /// The unsynchronised accesses the processes found, in their order.
+    pub hazards: Vec<RunHazard>,
+}
+
+/// An unsynchronised access one process of the run found.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunHazard {
+    /// The process.
+    pub pid: u32,
+    /// `read-after-write`, `write-after-read`, `write-after-write`.
+    pub kind: String,
+    /// Both sides and what would order them, as the process printed it.
+    pub text: String,
 }
 
 /// The file name of a process's executable (else of its `argv[0]`).
@@ -128,6 +141,8 @@ pub struct Builder {
     /// The process being read, and its holds by key (imports and exports
     /// not yet released).
     current: Option<(Process, BTreeMap<u64, i64>)>,
+    /// The unsynchronised accesses read so far.
+    hazards: Vec<RunHazard>,
 }
 
 impl Builder {
@@ -173,6 +188,9 @@ impl Builder {
                 *holds.entry(*key).or_default() += if *op == ShareOp::Release { -1 } else { 1 };
             }
             Record::Call { .. } => {}
+            Record::Hazard { kind, text, .. } => {
+                self.hazards.push(RunHazard { pid: p.pid, kind: kind.clone(), text: text.clone() });
+            }
             Record::Exit { leaks, .. } => {
                 p.exited = true;
                 p.leaks.clone_from(leaks);
@@ -197,7 +215,8 @@ impl Builder {
         self.end_process();
         let processes = self.processes;
         let leaked = processes.iter().any(|p| !p.leaks.is_empty()) || gc.bytes > 0 || gc.entries > 0;
-        Report { command, status, processes, shared: self.shared.into_values().collect(), gc, leaked }
+        let hazards = self.hazards;
+        Report { command, status, processes, shared: self.shared.into_values().collect(), gc, leaked, hazards }
     }
 }
 
@@ -268,6 +287,12 @@ impl Report {
                 g.processes,
                 g.entries
             );
+        }
+        if !self.hazards.is_empty() {
+            let _ = writeln!(o, "  {} unsynchronised access(es):", self.hazards.len());
+        }
+        for h in &self.hazards {
+            let _ = writeln!(o, "    process {}: {}", self.name_of(h.pid), h.text);
         }
         let verdict = if self.leaked { "something was left unreleased" } else { "nothing leaked" };
         let _ = writeln!(o, "vmmkit run: {verdict}");

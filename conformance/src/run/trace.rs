@@ -7,6 +7,9 @@
 //! - each share an instant event (`"ph": "i"`), and from each export a flow
 //!   (`"ph": "s"` … `"ph": "f"`) to every import of the same memory, so the
 //!   sharing shows as arrows between the processes' tracks;
+//! - each unsynchronised access an instant event on the track of each of
+//!   its two sides (a stream's own track, or the host thread's), joined by
+//!   an arrow;
 //! - each process exit an instant event with the number of objects left.
 //!
 //! Timestamps are microseconds after the program started.
@@ -22,6 +25,10 @@ use serde::ser::SerializeMap;
 use serde_json::{Value, json};
 use vmmkit_emulator::journal::{Record, ShareOp};
 
+/// Tracks of streams (where an unsynchronised access is marked) are
+/// numbered past every thread id (`pid_max` is at most 2²²).
+const STREAM_TRACK: u32 = 1 << 30;
+
 use super::report::Journal;
 
 fn us(ts: u64, base: u64) -> f64 {
@@ -30,7 +37,11 @@ fn us(ts: u64, base: u64) -> f64 {
 
 fn ts_of(r: &Record) -> u64 {
     match r {
-        Record::Start { ts, .. } | Record::Share { ts, .. } | Record::Call { ts, .. } | Record::Exit { ts, .. } => *ts,
+        Record::Start { ts, .. }
+        | Record::Share { ts, .. }
+        | Record::Call { ts, .. }
+        | Record::Hazard { ts, .. }
+        | Record::Exit { ts, .. } => *ts,
     }
 }
 
@@ -148,7 +159,13 @@ impl<W: Write> Writer<W> {
     fn end_process(&mut self) -> io::Result<()> {
         let pid = self.pid;
         for tid in std::mem::take(&mut self.threads) {
-            let name = if tid == pid { "main".to_string() } else { format!("thread {tid}") };
+            let name = if tid == pid {
+                "main".to_string()
+            } else if tid > STREAM_TRACK {
+                format!("stream {}", tid - STREAM_TRACK)
+            } else {
+                format!("thread {tid}")
+            };
             self.event(&json!({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": name}}))?;
         }
         Ok(())
@@ -211,6 +228,24 @@ impl<W: Write> Writer<W> {
                         None => self.waiting.push((*key, here)),
                     },
                     ShareOp::Release => {}
+                }
+            }
+            Record::Hazard { tid, ts, kind, first, second, text, .. } => {
+                // Marked on the track of each side (a stream's own track,
+                // or for the host the thread that found it), with an arrow
+                // from the first to the second.
+                self.flow += 1;
+                let id = self.flow;
+                for (i, side) in [first, second].into_iter().enumerate() {
+                    let track = if side.stream == 0 { *tid } else { STREAM_TRACK + side.stream as u32 };
+                    self.threads.insert(track);
+                    self.event(
+                        &json!({"ph": "i", "s": "t", "cat": "hazard", "name": format!("unsynchronised {kind}"),
+                        "pid": pid, "tid": track, "ts": us(*ts, base),
+                        "args": {"call": side.call, "what": side.what, "text": text}}),
+                    )?;
+                    self.event(&json!({"ph": if i == 0 { "s" } else { "f" }, "bp": "e", "cat": "hazard",
+                        "name": "unsynchronised", "id": id, "pid": pid, "tid": track, "ts": us(*ts, base)}))?;
                 }
             }
             Record::Exit { ts, leaks } => {

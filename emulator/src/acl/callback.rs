@@ -29,6 +29,9 @@ use crate::core::Work;
 struct Job {
     f: unsafe extern "C" fn(*mut c_void),
     data: usize,
+    /// The stream it was launched on: what it does is ordered as that
+    /// stream's work (the unsynchronised-access check).
+    stream: crate::core::StreamId,
     /// For a BLOCK callback: set once it has run.
     done: Option<Arc<(Mutex<bool>, Condvar)>>,
 }
@@ -117,7 +120,7 @@ pub unsafe extern "C" fn aclrtLaunchCallback(
         let work = Work::Host(Box::new(move || {
             let Ok(e) = crate::core::emulator() else { return };
             let r = &state(e).reports;
-            lock(&r.queues).entry(thread).or_default().push_back(Job { f, data, done: done.clone() });
+            lock(&r.queues).entry(thread).or_default().push_back(Job { f, data, stream: id, done: done.clone() });
             r.arrived.notify_all();
             if let Some(d) = done {
                 let mut ran = lock(&d.0);
@@ -170,8 +173,10 @@ pub unsafe extern "C" fn aclrtProcessReport(timeout: i32) -> aclError {
         };
         drop(queues);
         for j in jobs {
+            let in_stream = crate::core::hazard::InStream::enter(j.stream);
             // SAFETY: the program passed `f` for `data` to aclrtLaunchCallback (its C contract).
             unsafe { (j.f)(j.data as *mut c_void) };
+            drop(in_stream);
             if let Some(d) = j.done {
                 *lock(&d.0) = true;
                 d.1.notify_all();

@@ -41,6 +41,10 @@ impl Dialect for Acl {
         match (op, err) {
             (_, Unavailable(_)) => (AclError::RT_NO_DEVICE, None),
             (_, Injected(c)) => (AclError(*c as i32), None),
+            // VMMKIT_HAZARDS=error: an unsynchronised access fails the racing call
+            // with ACL_ERROR_RT_STREAM_NOT_COMPLETE (507004). vmmkit's own behaviour, no vendor's (docs/streams.md;
+            // emulator choice, no catalog id).
+            (_, Unsynchronised(_)) => (AclError::RT_STREAM_NOT_COMPLETE, None),
             (MallocPhysical, SizeNotAligned { .. }) => by_rule(&rules::MP_013),
             (MallocPhysical | Malloc, OutOfMemory { .. } | HostExhausted(_)) => by_rule(&rules::MP_015),
             (FreePhysical, UnknownHandle(_)) => by_rule(&rules::FP_004),

@@ -177,14 +177,15 @@ impl Emulator {
     }
 
     /// Copies `n` bytes from `src` to `dst`; either may be device memory
-    /// (possibly across several mappings) or host memory. A host copy of
-    /// memory that a stream has yet to write is reported as unsynchronised.
+    /// (possibly across several mappings) or host memory. A host copy that
+    /// races a stream's access (nothing orders either before the other) is
+    /// reported as unsynchronised (and fails under `VMMKIT_HAZARDS=error`).
     ///
     /// # Safety
     /// Host parts of both ranges must be valid for `n` bytes, as for `memmove`.
     pub unsafe fn copy(&self, dst: usize, src: usize, n: usize) -> Result<(), CoreError> {
-        self.check_host_access(src, n);
-        self.check_host_access(dst, n);
+        self.check_host_access(src, n, false)?;
+        self.check_host_access(dst, n, true)?;
         // SAFETY: the caller's promise.
         unsafe { self.copy_raw(dst, src, n) }
     }
@@ -238,7 +239,7 @@ impl Emulator {
     /// # Safety
     /// Host parts of the range must be valid for writes of `n` bytes.
     pub unsafe fn fill(&self, dst: usize, value: u8, n: usize) -> Result<(), CoreError> {
-        self.check_host_access(dst, n);
+        self.check_host_access(dst, n, true)?;
         // SAFETY: the caller's promise.
         unsafe { self.fill_raw(dst, value, n) }
     }

@@ -213,6 +213,10 @@ pub enum CoreError {
     /// Work was recorded but has not completed yet.
     #[error("the work recorded is not complete yet")]
     NotReady,
+    /// An access raced another, neither ordered before the other, under
+    /// `VMMKIT_HAZARDS=error` (the report says which).
+    #[error("{0}")]
+    Unsynchronised(Box<crate::core::Hazard>),
     /// An event that was never recorded.
     #[error("event {0} was never recorded")]
     EventNotRecorded(u64),

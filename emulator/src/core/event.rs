@@ -133,6 +133,7 @@ impl Emulator {
         let ev = self.events.get(id)?;
         let last = ev.cell.last();
         self.want(&ev.cell, last);
+        self.acquired(&ev.cell, last);
         Ok(ev.cell.is_reached(last))
     }
 
@@ -143,7 +144,9 @@ impl Emulator {
     pub fn event_synchronize(&self, id: EventId, timeout: Option<Duration>) -> Result<(), CoreError> {
         let ev = self.events.get(id)?;
         let last = ev.cell.last();
-        self.wait_for(&ev.cell, last, timeout)
+        self.wait_for(&ev.cell, last, timeout)?;
+        self.acquired(&ev.cell, last);
+        Ok(())
     }
 
     /// Makes the work enqueued on `stream` from now on wait for the last

@@ -1,102 +1,586 @@
-//! The unsynchronised-access report of streams: writes queued and not yet
-//! run are remembered by range, and a read or write of such a range by the
-//! host or by another stream, with nothing ordering it after the write, is
-//! a [`Hazard`]. Under `adversarial` every such race is lost, so every one
-//! is reported (docs/streams.md).
+//! The unsynchronised-access report of streams, by happens-before.
+//!
+//! Every agent of a process — the host, and each stream — keeps a vector
+//! clock, as ThreadSanitizer and compute-sanitizer's racecheck reason:
+//!
+//! - a stream ticks its own component at each work it runs, and joins the
+//!   host's clock as it was when the work was enqueued (the host's program
+//!   order: work enqueued after a host access is ordered after it);
+//! - a record stores its stream's clock beside the record, keyed by the
+//!   cell (an event's, a notify's); a wait, a notify's wait-and-reset and
+//!   the host's synchronize or successful query of an event join it;
+//! - a wait on another stream's progress (the legacy stream's implicit
+//!   ordering) and the host's synchronize or successful query of a stream
+//!   or a device join that stream's clock;
+//! - a host function (a callback) runs as its stream: what it does is
+//!   ordered by the stream.
+//!
+//! Each access (a copy's source and destination, a fill, a value write, a
+//! host copy or fill) is kept with its agent and that agent's component at
+//! the access. A later access by another agent whose clock has not reached
+//! that component, where one of the two writes, is a [`Hazard`]: neither
+//! is ordered before the other. The check is made when stream work runs,
+//! and for the host at its access against work enqueued and not yet run, so
+//! the report does not depend on which of the two ran first: under `async`
+//! and `adversarial` alike, a race is reported and an ordered program never.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
+use super::cell::Cell;
 use super::stream::StreamId;
 
-/// An access to memory that a stream has yet to write, with nothing ordering
-/// it after the write.
+/// Who made an access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Agent {
+    /// The host (a synchronous copy or fill).
+    Host,
+    /// A stream's work (or a host function it ran).
+    Stream(StreamId),
+}
+
+impl Agent {
+    fn index(self) -> usize {
+        match self {
+            Agent::Host => 0,
+            Agent::Stream(s) => usize::try_from(s.0).unwrap_or(usize::MAX),
+        }
+    }
+}
+
+impl std::fmt::Display for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Agent::Host => f.write_str("the host"),
+            Agent::Stream(s) => write!(f, "stream {}", s.0),
+        }
+    }
+}
+
+/// One side of a [`Hazard`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Access {
+    /// Who.
+    pub agent: Agent,
+    /// The process (its pid).
+    pub pid: u32,
+    /// Whether it wrote (else it read).
+    pub write: bool,
+    /// The first address of the range.
+    pub addr: usize,
+    /// Bytes.
+    pub len: usize,
+    /// The entry point that enqueued the work (or made the host access);
+    /// empty when the emulator was called directly.
+    pub call: &'static str,
+    /// What the work is (`copy`, `fill`, `write value`, `host copy`).
+    pub what: &'static str,
+}
+
+impl std::fmt::Display for Access {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let verb = if self.write { "writes" } else { "reads" };
+        write!(f, "{} (process {}) {verb} {:#x} bytes at {:#x}", self.agent, self.pid, self.len, self.addr)?;
+        write!(f, " [{}", self.what)?;
+        if !self.call.is_empty() {
+            let how = if self.agent == Agent::Host { "in" } else { "enqueued by" };
+            write!(f, " {how} {}", self.call)?;
+        }
+        f.write_str("]")
+    }
+}
+
+/// Two accesses to the same bytes, at least one a write, neither ordered
+/// before the other.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hazard {
-    /// Who accessed: "the host" or a stream.
-    pub by: String,
-    /// The first address accessed that is pending.
+    /// The access made (or enqueued) first.
+    pub first: Access,
+    /// The access that found it.
+    pub second: Access,
+    /// The first byte both touch.
     pub addr: usize,
-    /// Bytes accessed.
-    pub len: usize,
-    /// The stream with the pending write.
-    pub writer: StreamId,
+}
+
+impl Hazard {
+    /// `read-after-write`, `write-after-read` or `write-after-write`, in
+    /// the order the two were found.
+    pub fn kind(&self) -> &'static str {
+        match (self.first.write, self.second.write) {
+            (true, false) => "read-after-write",
+            (false, true) => "write-after-read",
+            _ => "write-after-write",
+        }
+    }
+
+    /// What would order the two.
+    pub fn remedy(&self) -> String {
+        match (self.first.agent, self.second.agent) {
+            (Agent::Stream(a), Agent::Host) | (Agent::Host, Agent::Stream(a)) => format!(
+                "synchronise stream {} (or an event recorded on it after its access) before the host's access, \
+                 or enqueue the stream's access after it",
+                a.0
+            ),
+            (Agent::Stream(a), Agent::Stream(b)) => format!(
+                "record an event on stream {} after its access and make stream {} wait on it before its own \
+                 (or the other way round)",
+                a.0, b.0
+            ),
+            (Agent::Host, Agent::Host) => "nothing: the host is ordered with itself".into(),
+        }
+    }
 }
 
 impl std::fmt::Display for Hazard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "unsynchronised access: {} accessed {:#x} bytes at {:#x}, which stream {} has yet to write; \
-             synchronise with the stream (or wait on an event recorded after the write) first",
-            self.by, self.len, self.addr, self.writer.0
+            "unsynchronised access ({}) at {:#x}: {}, and {}, with nothing ordering either before the other; {}",
+            self.kind(),
+            self.addr,
+            self.first,
+            self.second,
+            self.remedy()
         )
     }
 }
 
 /// How many unsynchronised accesses a process prints.
 const PRINTED: u64 = 16;
+/// Accesses kept at most (the oldest go first).
+const KEPT: usize = 4096;
+/// Record clocks kept before those of dead cells are dropped.
+const RECORDS: usize = 1024;
 
-/// A write queued and not yet run.
-#[derive(Debug)]
-struct PendingWrite {
-    stream: StreamId,
-    seq: u32,
+/// A vector clock: index 0 the host, index n stream n.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Clock(Vec<u32>);
+
+impl Clock {
+    fn get(&self, i: usize) -> u32 {
+        self.0.get(i).copied().unwrap_or(0)
+    }
+
+    fn tick(&mut self, i: usize) -> u32 {
+        if self.0.len() <= i {
+            self.0.resize(i + 1, 0);
+        }
+        self.0[i] += 1;
+        self.0[i]
+    }
+
+    fn join(&mut self, o: &Clock) {
+        if self.0.len() < o.0.len() {
+            self.0.resize(o.0.len(), 0);
+        }
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            *a = (*a).max(*b);
+        }
+    }
+}
+
+/// The host's clock as a work was enqueued: the work is ordered after
+/// everything the host did before.
+pub(super) type Snapshot = Arc<Clock>;
+
+/// A range a work of a stream reads or writes, as kept.
+#[derive(Debug, Clone)]
+struct Entry {
+    /// The work (several ranges of one work share it).
+    id: u64,
+    agent: Agent,
+    /// Its agent's component at the access.
+    epoch: u32,
     start: usize,
     end: usize,
+    write: bool,
+    call: &'static str,
+    what: &'static str,
 }
 
-/// The pending writes of a process's streams and the hazards found.
+impl Entry {
+    fn access(&self, pid: u32) -> Access {
+        Access {
+            agent: self.agent,
+            pid,
+            write: self.write,
+            addr: self.start,
+            len: self.end - self.start,
+            call: self.call,
+            what: self.what,
+        }
+    }
+
+    fn conflicts(&self, start: usize, end: usize, write: bool) -> bool {
+        self.start < end && start < self.end && (self.write || write)
+    }
+}
+
+/// The ranges a work reads and writes.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Ranges {
+    /// Read: start and length.
+    pub(super) read: Option<(usize, usize)>,
+    /// Written: start and length.
+    pub(super) write: Option<(usize, usize)>,
+    /// What the work is.
+    pub(super) what: &'static str,
+}
+
+/// Work enqueued and not yet run that accesses memory.
+#[derive(Debug)]
+struct Pending {
+    id: u64,
+    stream: StreamId,
+    seq: u32,
+    ranges: Ranges,
+    call: &'static str,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    host: Snapshot,
+    /// A snapshot of `host` was handed out since it last ticked: the host's
+    /// next access ticks, so that the work enqueued is not ordered after it.
+    handed_out: bool,
+    streams: HashMap<StreamId, Clock>,
+    /// The clock of the last record run on each cell, by the cell's address.
+    records: HashMap<usize, (Weak<Cell>, Clock)>,
+    /// Streams' progress cells, by address: a wait on one joins the stream.
+    progress: HashMap<usize, StreamId>,
+    history: Vec<Entry>,
+    pending: Vec<Pending>,
+    /// Pairs of works already reported (by the host's check at its access).
+    reported: HashSet<(u64, u64)>,
+    next_id: u64,
+}
+
+impl State {
+    fn clock_of(&self, agent: Agent) -> Option<&Clock> {
+        match agent {
+            Agent::Host => Some(&self.host),
+            Agent::Stream(s) => self.streams.get(&s),
+        }
+    }
+
+    /// Checks an access of `start..end` by `agent` (clock `c`) against the
+    /// history, keeps it, and drops what it makes redundant.
+    fn access(&mut self, agent: Agent, c: &Clock, e: Entry, found: &mut Vec<(Entry, Entry)>) {
+        for h in &self.history {
+            if h.agent != agent
+                && h.conflicts(e.start, e.end, e.write)
+                && c.get(h.agent.index()) < h.epoch
+                && !self.reported.contains(&(h.id, e.id))
+            {
+                found.push((h.clone(), e.clone()));
+            }
+        }
+        // An earlier access ordered before this one, within its range, of a
+        // kind it subsumes: whatever races the earlier races this one.
+        self.history.retain(|h| {
+            !(c.get(h.agent.index()) >= h.epoch && e.start <= h.start && h.end <= e.end && (e.write || !h.write))
+        });
+        if self.history.len() >= KEPT {
+            self.history.remove(0);
+        }
+        self.history.push(e);
+    }
+
+    /// Drops the accesses every agent that may still access memory is ordered after.
+    fn prune(&mut self) {
+        let busy: Vec<&Clock> = {
+            let mut ids: Vec<StreamId> = self.pending.iter().map(|p| p.stream).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            ids.iter().filter_map(|s| self.streams.get(s)).collect()
+        };
+        let host = self.host.clone();
+        let idle = self.pending.is_empty();
+        self.history.retain(|h| {
+            let i = h.agent.index();
+            let covered = host.get(i) >= h.epoch && busy.iter().all(|c| c.get(i) >= h.epoch);
+            !covered
+        });
+        if idle {
+            self.reported.clear();
+        }
+    }
+
+    fn host_mut(&mut self) -> &mut Clock {
+        Arc::make_mut(&mut self.host)
+    }
+}
+
+/// How a work of a stream joins what ordered it, as it runs.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Join<'a> {
+    /// Nothing beyond stream order.
+    None,
+    /// A record of this cell ran: store the stream's clock beside it.
+    Record(&'a Arc<Cell>),
+    /// A wait on this cell ended: join the clock of its last record (or of
+    /// the stream whose progress it is).
+    Acquire(&'a Cell),
+}
+
+/// The clocks and accesses of a process's streams, and the hazards found.
 #[derive(Debug, Default)]
 pub(super) struct Hazards {
-    pending: Mutex<Vec<PendingWrite>>,
-    /// `pending.len()`, read without the lock: a copy with nothing pending
-    /// pays one load.
-    pending_count: AtomicUsize,
+    state: Mutex<State>,
+    /// `pending.len() + history.len()`, read without the lock: a host copy
+    /// with nothing to race pays one load.
+    live: AtomicUsize,
     found: Mutex<Vec<Hazard>>,
     seen: AtomicU64,
+    /// What a hazard does: 0 not read yet, [`REPORT`] or [`FAIL`].
+    mode: AtomicU8,
 }
+
+/// `VMMKIT_HAZARDS`: `report` (the default) prints and keeps hazards;
+/// `error` also makes the racing call (or work) fail.
+pub const HAZARDS_ENV: &str = "VMMKIT_HAZARDS";
+const REPORT: u8 = 1;
+const FAIL: u8 = 2;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// The races found by one check (empty: none).
+pub(super) type Found = Vec<Hazard>;
+
 impl Hazards {
-    /// Remembers that work `seq` of `stream` will write `len` bytes at `start`.
-    pub(super) fn note_write(&self, stream: StreamId, seq: u32, start: usize, len: usize) {
-        lock(&self.pending).push(PendingWrite { stream, seq, start, end: start.saturating_add(len) });
-        self.pending_count.fetch_add(1, Ordering::AcqRel);
+    fn locked(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
     }
 
-    /// Forgets the write of work `seq` of `stream` (it ran, or was dropped).
-    pub(super) fn forget_write(&self, stream: StreamId, seq: u32) {
-        let mut p = lock(&self.pending);
-        if let Some(i) = p.iter().position(|w| w.stream == stream && w.seq == seq) {
-            p.swap_remove(i);
-            self.pending_count.fetch_sub(1, Ordering::AcqRel);
+    fn settle(&self, st: &State) {
+        self.live.store(st.history.len() + st.pending.len(), Ordering::Release);
+    }
+
+    /// A new stream whose progress is `cell`.
+    pub(super) fn stream_created(&self, s: StreamId, progress: &Cell) {
+        let mut st = self.locked();
+        st.progress.insert(std::ptr::from_ref(progress) as usize, s);
+        st.streams.insert(s, Clock::default());
+    }
+
+    /// The host's clock for a work being enqueued now, and the work's id
+    /// (0: it accesses no memory), remembered as pending until it runs.
+    /// Called from a host function, the enqueuing stream's clock stands in
+    /// for the host's.
+    /// The clocks of the streams `after` (the legacy stream's implicit
+    /// ordering) are joined in too.
+    pub(super) fn enqueued(
+        &self,
+        s: StreamId,
+        seq: u32,
+        ranges: Option<Ranges>,
+        after: &[StreamId],
+    ) -> (Snapshot, u64) {
+        let mut st = self.locked();
+        let mut snap = match running_stream().and_then(|r| st.streams.get(&r)) {
+            Some(c) => Arc::new(c.clone()),
+            None => {
+                st.handed_out = true;
+                st.host.clone()
+            }
+        };
+        for o in after {
+            if let Some(c) = st.streams.get(o) {
+                Arc::make_mut(&mut snap).join(c);
+            }
         }
+        let Some(ranges) = ranges else { return (snap, 0) };
+        st.next_id += 1;
+        let id = st.next_id;
+        st.pending.push(Pending { id, stream: s, seq, ranges, call: crate::instrument::current_call() });
+        self.settle(&st);
+        (snap, id)
     }
 
-    /// Reports an access of `addr..addr+len` by `by` (a stream, or the host
-    /// for `None`) that another stream has a pending write to.
-    pub(super) fn check(&self, addr: usize, len: usize, by: Option<StreamId>) {
-        if self.pending_count.load(Ordering::Acquire) == 0 || len == 0 {
+    /// Forgets pending work `id` (dropped unrun).
+    pub(super) fn dropped(&self, id: u64) {
+        if id == 0 {
             return;
         }
-        let end = addr.saturating_add(len);
-        let hit = lock(&self.pending)
-            .iter()
-            .find(|p| Some(p.stream) != by && p.start < end && addr < p.end)
-            .map(|p| (p.stream, p.start.max(addr)));
-        if let Some((writer, at)) = hit {
-            let by = by.map_or_else(|| "the host".to_owned(), |s| format!("stream {}", s.0));
-            self.note(Hazard { by, addr: at, len, writer });
+        let mut st = self.locked();
+        st.pending.retain(|p| p.id != id);
+        self.settle(&st);
+    }
+
+    /// Work `id` of stream `s` runs: the stream joins `snap` and ticks,
+    /// then joins or stores what `join` says, and its accesses are checked.
+    /// Returns the races found.
+    pub(super) fn run(&self, s: StreamId, snap: &Snapshot, id: u64, join: Join<'_>) -> Found {
+        let mut st = self.locked();
+        let mut c = st.streams.remove(&s).unwrap_or_default();
+        c.join(snap);
+        c.tick(Agent::Stream(s).index());
+        match join {
+            Join::None => {}
+            Join::Record(cell) => {
+                if st.records.len() >= RECORDS {
+                    st.records.retain(|_, (w, _)| w.strong_count() > 0);
+                }
+                st.records.insert(Arc::as_ptr(cell) as usize, (Arc::downgrade(cell), c.clone()));
+            }
+            Join::Acquire(cell) => {
+                if let Some(o) = acquired(&st, cell) {
+                    c.join(&o);
+                }
+            }
+        }
+        let mut found = Vec::new();
+        if id != 0
+            && let Some(i) = st.pending.iter().position(|p| p.id == id)
+        {
+            let p = st.pending.swap_remove(i);
+            let epoch = c.get(Agent::Stream(s).index());
+            let agent = Agent::Stream(s);
+            for (range, write) in [(p.ranges.read, false), (p.ranges.write, true)] {
+                let Some((start, len)) = range.filter(|r| r.1 != 0) else { continue };
+                let e = Entry {
+                    id,
+                    agent,
+                    epoch,
+                    start,
+                    end: start.saturating_add(len),
+                    write,
+                    call: p.call,
+                    what: p.ranges.what,
+                };
+                st.access(agent, &c, e, &mut found);
+            }
+        }
+        st.streams.insert(s, c);
+        self.settle(&st);
+        drop(st);
+        found.into_iter().map(|(a, b)| self.hazard(&a, &b)).collect()
+    }
+
+    /// The host (or a host function) learnt that `cell`'s last record ran.
+    pub(super) fn host_acquire(&self, cell: &Cell) {
+        let mut st = self.locked();
+        if let Some(o) = acquired(&st, cell) {
+            join_caller(&mut st, &o);
+            st.prune();
+            self.settle(&st);
         }
     }
 
-    /// Records `h` and prints it on stderr (the first [`PRINTED`] of a
-    /// process; a loop that races prints one screen, not one line per turn).
-    fn note(&self, h: Hazard) {
+    /// The host (or a host function) learnt that stream `s` has run all its
+    /// work enqueued so far.
+    pub(super) fn host_join_streams(&self, streams: &[StreamId]) {
+        let mut st = self.locked();
+        for s in streams {
+            if let Some(o) = st.streams.get(s).cloned() {
+                join_caller(&mut st, &o);
+            }
+        }
+        st.prune();
+        self.settle(&st);
+    }
+
+    /// A stream ended: its clock is dropped once nothing waits for it.
+    pub(super) fn stream_gone(&self, s: StreamId, progress: &Cell) {
+        let mut st = self.locked();
+        st.progress.remove(&(std::ptr::from_ref(progress) as usize));
+        if !st.pending.iter().any(|p| p.stream == s) {
+            st.streams.remove(&s);
+        }
+    }
+
+    /// A host access (a synchronous copy or fill) of `addr..addr+len`:
+    /// checked against what streams ran and against their pending work
+    /// that `unordered` says nothing can order after it. Returns the races.
+    pub(super) fn host_access(
+        &self,
+        addr: usize,
+        len: usize,
+        write: bool,
+        unordered: impl Fn(StreamId, u32) -> bool,
+    ) -> Found {
+        if len == 0 || self.live.load(Ordering::Acquire) == 0 {
+            return Vec::new();
+        }
+        let end = addr.saturating_add(len);
+        let call = crate::instrument::current_call();
+        let mut st = self.locked();
+        let agent = running_stream().map_or(Agent::Host, Agent::Stream);
+        if agent == Agent::Host && st.handed_out {
+            st.host_mut().tick(0);
+            st.handed_out = false;
+        }
+        let Some(c) = st.clock_of(agent).cloned() else { return Vec::new() };
+        st.next_id += 1;
+        let id = st.next_id;
+        let e = Entry {
+            id,
+            agent,
+            epoch: c.get(agent.index()),
+            start: addr,
+            end,
+            write,
+            call,
+            what: if write { "host write" } else { "host read" },
+        };
+        let mut found = Vec::new();
+        // Pending work that nothing can order after this access races it
+        // now, whichever runs first; its own check later skips the pair.
+        // Whether it can be ordered is asked of its stream's queue, without
+        // this lock (the queue's lock is taken before it when enqueueing).
+        let candidates: Vec<(Entry, StreamId, u32)> = st
+            .pending
+            .iter()
+            .filter(|p| Agent::Stream(p.stream) != agent)
+            .flat_map(|p| {
+                [(p.ranges.read, false), (p.ranges.write, true)].into_iter().filter_map(move |(r, w)| {
+                    let (start, n) = r?;
+                    let pe = Entry {
+                        id: p.id,
+                        agent: Agent::Stream(p.stream),
+                        epoch: 0,
+                        start,
+                        end: start.saturating_add(n),
+                        write: w,
+                        call: p.call,
+                        what: p.ranges.what,
+                    };
+                    pe.conflicts(addr, end, write).then_some((pe, p.stream, p.seq))
+                })
+            })
+            .collect();
+        if !candidates.is_empty() {
+            drop(st);
+            let racing: Vec<Entry> =
+                candidates.into_iter().filter(|(_, s, seq)| unordered(*s, *seq)).map(|(pe, ..)| pe).collect();
+            st = self.locked();
+            for pe in racing {
+                // Only if it has not run meanwhile (its run found this access, or will).
+                if st.pending.iter().any(|p| p.id == pe.id) {
+                    st.reported.insert((id, pe.id));
+                    found.push((pe, e.clone()));
+                }
+            }
+        }
+        st.access(agent, &c, e, &mut found);
+        if st.pending.is_empty() && agent == Agent::Host {
+            // Nothing enqueued before it can still run: no later work can race it.
+            st.history.pop();
+        }
+        self.settle(&st);
+        drop(st);
+        found.into_iter().map(|(a, b)| self.hazard(&a, &b)).collect()
+    }
+
+    /// Makes a [`Hazard`] of two entries, records it and prints it on
+    /// stderr (the first [`PRINTED`] of a process; a loop that races prints
+    /// one screen, not one line per turn).
+    fn hazard(&self, first: &Entry, second: &Entry) -> Hazard {
+        let pid = std::process::id();
+        let h = Hazard { first: first.access(pid), second: second.access(pid), addr: first.start.max(second.start) };
         tracing::warn!("{h}");
         let n = self.seen.fetch_add(1, Ordering::Relaxed);
         if n < PRINTED {
@@ -104,7 +588,25 @@ impl Hazards {
         } else if n == PRINTED {
             eprintln!("vmmkit: more unsynchronised accesses follow; not printed");
         }
-        lock(&self.found).push(h);
+        crate::journal::hazard(&h);
+        lock(&self.found).push(h.clone());
+        h
+    }
+
+    /// Whether a hazard makes the racing call fail (`VMMKIT_HAZARDS=error`).
+    pub(super) fn fails(&self) -> bool {
+        let mut m = self.mode.load(Ordering::Relaxed);
+        if m == 0 {
+            let error = std::env::var(HAZARDS_ENV).is_ok_and(|v| v.trim() == "error");
+            m = if error { FAIL } else { REPORT };
+            self.mode.store(m, Ordering::Relaxed);
+        }
+        m == FAIL
+    }
+
+    /// Sets whether a hazard makes the racing call fail (tests; programs use `VMMKIT_HAZARDS`).
+    pub(super) fn set_fails(&self, fail: bool) {
+        self.mode.store(if fail { FAIL } else { REPORT }, Ordering::Relaxed);
     }
 
     /// The hazards found so far (and forgets them).
@@ -113,25 +615,114 @@ impl Hazards {
     }
 }
 
+/// The clock a wait on `cell` acquires: its last record's, or the stream's
+/// whose progress it is.
+fn acquired(st: &State, cell: &Cell) -> Option<Clock> {
+    let key = std::ptr::from_ref(cell) as usize;
+    if let Some(s) = st.progress.get(&key) {
+        return st.streams.get(s).cloned();
+    }
+    st.records.get(&key).filter(|(w, _)| w.strong_count() > 0).map(|(_, c)| c.clone())
+}
+
+/// Joins `o` into the caller's clock: the host's, or in a host function its stream's.
+fn join_caller(st: &mut State, o: &Clock) {
+    match running_stream() {
+        Some(s) => {
+            if let Some(c) = st.streams.get_mut(&s) {
+                c.join(o);
+            }
+        }
+        None => st.host_mut().join(o),
+    }
+}
+
+thread_local! {
+    /// The stream whose host function the calling thread runs.
+    static RUNNING: std::cell::Cell<Option<StreamId>> = const { std::cell::Cell::new(None) };
+}
+
+fn running_stream() -> Option<StreamId> {
+    RUNNING.with(std::cell::Cell::get)
+}
+
+/// Marks the calling thread as running a host function of `s` until dropped.
+pub(crate) struct InStream(Option<StreamId>);
+
+impl InStream {
+    /// Enters `s`'s host function on the calling thread.
+    pub(crate) fn enter(s: StreamId) -> Self {
+        Self(RUNNING.with(|r| r.replace(Some(s))))
+    }
+}
+
+impl Drop for InStream {
+    fn drop(&mut self) {
+        RUNNING.with(|r| r.set(self.0));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn copy_into(start: usize, len: usize) -> Option<Ranges> {
+        Some(Ranges { read: None, write: Some((start, len)), what: "copy" })
+    }
+
     #[test]
-    fn only_another_writer_s_pending_overlap_is_a_hazard() {
+    fn a_record_and_a_wait_order_two_streams_and_nothing_else_does() {
         let h = Hazards::default();
-        h.note_write(StreamId(1), 5, 0x1000, 0x100);
-        h.check(0x1100, 0x10, None);
-        h.check(0x1000, 0x10, Some(StreamId(1)));
-        assert!(h.take().is_empty(), "past the end, or the writer itself");
-        h.check(0x10f0, 0x20, Some(StreamId(2)));
-        h.check(0x0f00, 0x101, None);
-        let found = h.take();
-        assert_eq!(found.len(), 2);
-        assert_eq!((found[0].by.as_str(), found[0].addr, found[0].writer), ("stream 2", 0x10f0, StreamId(1)));
-        assert_eq!((found[1].by.as_str(), found[1].addr), ("the host", 0x1000));
-        h.forget_write(StreamId(1), 5);
-        h.check(0x1000, 0x10, None);
-        assert!(h.take().is_empty(), "a write that ran is no hazard");
+        let (s1, s2) = (StreamId(1), StreamId(2));
+        let (c1, c2) = (Cell::local(), Cell::local());
+        h.stream_created(s1, &c1);
+        h.stream_created(s2, &c2);
+        let ev = Arc::new(Cell::local());
+        // s1 writes, records; s2 waits, writes: ordered.
+        let (snap, a) = h.enqueued(s1, 1, copy_into(0x1000, 0x100), &[]);
+        let (rsnap, _) = h.enqueued(s1, 2, None, &[]);
+        let (wsnap, _) = h.enqueued(s2, 1, None, &[]);
+        let (bsnap, b) = h.enqueued(s2, 2, copy_into(0x1000, 0x10), &[]);
+        assert!(h.run(s1, &snap, a, Join::None).is_empty());
+        assert!(h.run(s1, &rsnap, 0, Join::Record(&ev)).is_empty());
+        assert!(h.run(s2, &wsnap, 0, Join::Acquire(&ev)).is_empty());
+        assert!(h.run(s2, &bsnap, b, Join::None).is_empty());
+        // Without the wait: a write-after-write, whichever runs first.
+        let (snap, a) = h.enqueued(s2, 3, copy_into(0x2000, 0x10), &[]);
+        let (bsnap, b) = h.enqueued(s1, 3, copy_into(0x2008, 0x10), &[]);
+        assert!(h.run(s2, &snap, a, Join::None).is_empty());
+        let found = h.run(s1, &bsnap, b, Join::None);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].first.agent, found[0].second.agent, found[0].addr),
+            (Agent::Stream(s2), Agent::Stream(s1), 0x2008)
+        );
+        assert_eq!(found[0].kind(), "write-after-write");
+        assert_eq!(h.take().len(), 1);
+    }
+
+    #[test]
+    fn the_host_races_pending_work_only_until_it_synchronises() {
+        let h = Hazards::default();
+        let s = StreamId(1);
+        let c = Cell::local();
+        h.stream_created(s, &c);
+        let (snap, a) = h.enqueued(s, 1, copy_into(0x1000, 0x100), &[]);
+        assert_eq!(h.host_access(0x1000, 4, false, |_, _| true).len(), 1, "a read of a pending write");
+        assert!(h.run(s, &snap, a, Join::None).is_empty(), "reported once, not again when it runs");
+        h.host_join_streams(&[s]);
+        assert!(h.host_access(0x1000, 4, false, |_, _| true).is_empty(), "after the synchronize");
+        // Work enqueued after a host write is ordered after it.
+        assert!(h.host_access(0x3000, 4, true, |_, _| true).is_empty());
+        let (snap, a) = h.enqueued(s, 2, Some(Ranges { read: Some((0x3000, 4)), write: None, what: "copy" }), &[]);
+        assert!(h.run(s, &snap, a, Join::None).is_empty());
+        h.host_join_streams(&[s]);
+        // A host write after the enqueue of a read it overwrites: write-after-read.
+        let (snap, a) = h.enqueued(s, 3, Some(Ranges { read: Some((0x3000, 4)), write: None, what: "copy" }), &[]);
+        let found = h.host_access(0x3000, 4, true, |_, _| false);
+        assert!(found.is_empty(), "not yet: the work might be ordered after it");
+        let found = h.run(s, &snap, a, Join::None);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].kind(), "read-after-write", "found when the read ran, after the host's write");
     }
 }

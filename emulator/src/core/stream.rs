@@ -19,9 +19,10 @@
 //!   process, on such an event (a cell's `wanted` word); a device
 //!   synchronize drains its streams one by one in an order drawn from the
 //!   seed.
-//! - Writes queued but not yet run are remembered by range, so a read of
-//!   that memory by the host or by another stream, with nothing ordering it
-//!   after the write, is reported as an unsynchronised access ([`Hazard`]).
+//! - Each stream and the host keep a vector clock that records, waits,
+//!   synchronizes and the legacy stream's ordering advance; two accesses to
+//!   the same memory, one a write, neither ordered before the other, are
+//!   reported as an unsynchronised access ([`Hazard`], `hazard.rs`).
 
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
@@ -30,7 +31,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::cell::{Cell, WaitError, after};
-use super::hazard::{Hazard, Hazards};
+use super::hazard::{Hazard, Hazards, InStream, Join, Ranges, Snapshot};
 use super::{CoreError, Emulator};
 use crate::config::Schedule;
 
@@ -156,14 +157,15 @@ impl std::fmt::Debug for Work {
 }
 
 impl Work {
-    /// The device or host range it writes, if any.
-    fn writes(&self) -> Option<(usize, usize)> {
-        match *self {
-            Work::Copy { dst, len, .. } => Some((dst, len)),
-            Work::Fill { dst, width, count, .. } => Some((dst, usize::from(width).saturating_mul(count))),
-            Work::WriteValue { addr, width, .. } => Some((addr, usize::from(width))),
-            _ => None,
-        }
+    /// The device or host ranges it reads and writes, if any.
+    fn ranges(&self) -> Option<Ranges> {
+        let (read, write, what) = match *self {
+            Work::Copy { dst, src, len } => (Some((src, len)), (dst, len), "copy"),
+            Work::Fill { dst, width, count, .. } => (None, (dst, usize::from(width).saturating_mul(count)), "fill"),
+            Work::WriteValue { addr, width, .. } => (None, (addr, usize::from(width)), "write value"),
+            _ => return None,
+        };
+        Some(Ranges { read, write: Some(write), what })
     }
 }
 
@@ -181,6 +183,10 @@ pub enum Ending {
 struct Item {
     seq: u32,
     work: Work,
+    /// The host's clock when it was enqueued.
+    snap: Snapshot,
+    /// Its accesses' id in the hazard check (0: none).
+    access: u64,
 }
 
 #[derive(Default)]
@@ -273,7 +279,8 @@ pub(super) struct Streams {
     next: AtomicU64,
     map: Mutex<HashMap<StreamId, Arc<Stream>>>,
     legacy: Mutex<HashMap<u32, StreamId>>,
-    /// Writes queued and not yet run, and the accesses that raced them.
+    /// The clocks of the streams and the host, their accesses, and the
+    /// accesses that raced.
     hazards: Hazards,
     /// Device synchronizes so far (draws the adversarial order).
     drains: AtomicU64,
@@ -293,6 +300,17 @@ impl std::fmt::Debug for Streams {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The waits for the work enqueued so far on `streams` that has not run.
+fn implicit_waits(streams: &[Arc<Stream>]) -> Vec<(Arc<Cell>, u32)> {
+    streams
+        .iter()
+        .filter_map(|o| {
+            let last = o.progress.last();
+            (!o.progress.is_reached(last)).then(|| (o.progress.clone(), last))
+        })
+        .collect()
 }
 
 /// splitmix64: the adversarial order's draws.
@@ -374,6 +392,7 @@ impl Emulator {
             q: Mutex::default(),
             bell: Condvar::new(),
         });
+        self.streams.hazards.stream_created(id, &s.progress);
         lock(&self.streams.map).insert(id, s);
         id
     }
@@ -430,35 +449,35 @@ impl Emulator {
     /// run (as the vendors require of async copies).
     pub unsafe fn enqueue(&self, id: StreamId, work: Work) -> Result<(), CoreError> {
         let s = self.streams.get(id)?;
-        for (cell, seq) in self.implicit_waits(&s) {
-            self.push(&s, Work::Wait { cell, seq });
+        let ordered = self.implicitly_ordered(&s);
+        for (cell, seq) in implicit_waits(&ordered) {
+            self.push(&s, Work::Wait { cell, seq }, &[]);
         }
-        self.push(&s, work);
+        // Those whose work has all run are waited for by no work: the
+        // hazard check learns the order from their ids.
+        let ids: Vec<StreamId> = ordered.iter().map(|o| o.id).collect();
+        self.push(&s, work, &ids);
         Ok(())
     }
 
-    /// The waits a work on `s` starts with: the legacy stream waits for the
-    /// blocking streams of its device, and they for it.
-    fn implicit_waits(&self, s: &Stream) -> Vec<(Arc<Cell>, u32)> {
-        let pending = |o: &Stream| {
-            let last = o.progress.last();
-            (!o.progress.is_reached(last)).then(|| (o.progress.clone(), last))
-        };
+    /// The streams a work on `s` is ordered after: the legacy stream waits
+    /// for the blocking streams of its device, and they for it.
+    fn implicitly_ordered(&self, s: &Stream) -> Vec<Arc<Stream>> {
         match s.kind {
             Kind::NonBlocking => Vec::new(),
             Kind::Legacy => lock(&self.streams.map)
                 .values()
                 .filter(|o| o.device == s.device && o.kind == Kind::Blocking)
-                .filter_map(|o| pending(o))
+                .cloned()
                 .collect(),
             Kind::Blocking => {
                 let legacy = lock(&self.streams.legacy).get(&s.device).copied();
-                legacy.and_then(|l| self.streams.get(l).ok()).and_then(|o| pending(&o)).into_iter().collect()
+                legacy.and_then(|l| self.streams.get(l).ok()).into_iter().collect()
             }
         }
     }
 
-    fn push(&self, s: &Arc<Stream>, work: Work) {
+    fn push(&self, s: &Arc<Stream>, work: Work, ordered_after: &[StreamId]) {
         let mut q = s.lock();
         let seq = s.progress.next();
         crate::core::thread::set_last_task(seq);
@@ -466,10 +485,11 @@ impl Emulator {
         // is not installed (a test's own) runs all work inline.
         let global = crate::core::running().is_some_and(|e| std::ptr::eq(e, self));
         let inline = !global || (s.schedule == Schedule::Eager && self.runnable_now(&work));
+        let (snap, access) = self.streams.hazards.enqueued(s.id, seq, work.ranges(), ordered_after);
         if inline && !q.running && q.items.is_empty() {
             q.running = true;
             drop(q);
-            let r = self.run_work(s, work);
+            let r = self.run_work(s, Item { seq, work, snap, access });
             let mut q = s.lock();
             if let Err(e) = r {
                 q.error.get_or_insert(e);
@@ -483,10 +503,7 @@ impl Emulator {
             s.bell.notify_all();
             return;
         }
-        if let Some((start, len)) = work.writes() {
-            self.streams.hazards.note_write(s.id, seq, start, len);
-        }
-        q.items.push_back(Item { seq, work });
+        q.items.push_back(Item { seq, work, snap, access });
         if !q.worker {
             self.start_worker(s, &mut q);
         }
@@ -545,33 +562,40 @@ impl Emulator {
             let Some(item) = q.items.pop_front() else { continue };
             q.running = true;
             drop(q);
-            let writes = item.work.writes().is_some();
-            let r = self.run_work(s, item.work);
-            if writes {
-                self.streams.hazards.forget_write(s.id, item.seq);
-            }
+            let seq = item.seq;
+            let r = self.run_work(s, item);
             q = s.lock();
             if let Err(e) = r {
                 q.error.get_or_insert(e);
             }
             q.running = false;
-            s.progress.complete(item.seq);
+            s.progress.complete(seq);
         }
         q.worker = false;
     }
 
-    /// Runs one work on stream `s`'s behalf.
-    fn run_work(&self, s: &Stream, work: Work) -> Result<(), CoreError> {
+    /// Runs one work on stream `s`'s behalf: its clock advances and its
+    /// accesses are checked first (a record stores the clock before it
+    /// completes), a wait joins what it waited for after.
+    fn run_work(&self, s: &Stream, item: Item) -> Result<(), CoreError> {
+        let Item { work, snap, access, .. } = item;
+        let hz = &self.streams.hazards;
+        let join = match &work {
+            Work::Record { cell, .. } => Join::Record(cell),
+            _ => Join::None,
+        };
+        let found = hz.run(s.id, &snap, access, join);
+        if !found.is_empty() && self.streams.hazards.fails() {
+            // The racing work fails instead of running; the stream's next
+            // synchronize reports it.
+            return Err(CoreError::Unsynchronised(Box::new(found[0].clone())));
+        }
         match work {
             Work::Copy { dst, src, len } => {
-                self.streams.hazards.check(src, len, Some(s.id));
-                self.streams.hazards.check(dst, len, Some(s.id));
                 // SAFETY: the enqueuer promised the host parts stay valid until now.
                 unsafe { self.copy_raw(dst, src, len) }
             }
             Work::Fill { dst, pattern, width, count } => {
-                let n = usize::from(width).saturating_mul(count);
-                self.streams.hazards.check(dst, n, Some(s.id));
                 // SAFETY: as for copies.
                 unsafe { self.fill_pattern(dst, pattern, width, count) }
             }
@@ -579,7 +603,11 @@ impl Emulator {
                 cell.complete(seq);
                 Ok(())
             }
-            Work::Wait { cell, seq } => self.wait_cell(&cell, seq, None),
+            Work::Wait { cell, seq } => {
+                self.wait_cell(&cell, seq, None)?;
+                hz.run(s.id, &snap, 0, Join::Acquire(&cell));
+                Ok(())
+            }
             Work::WriteValue { addr, value, width } => {
                 let bytes = value.to_le_bytes();
                 // SAFETY: `bytes` lives across the copy; `addr` as for copies.
@@ -587,10 +615,15 @@ impl Emulator {
             }
             Work::WaitValue { addr, value, mask, width, cmp } => self.wait_value(addr, value, mask, width, cmp),
             Work::Host(f) => {
+                let _in = InStream::enter(s.id);
                 f();
                 Ok(())
             }
-            Work::WaitReset { cell, timeout } => self.run_wait_reset(&cell, timeout),
+            Work::WaitReset { cell, timeout } => {
+                self.run_wait_reset(&cell, timeout)?;
+                hz.run(s.id, &snap, 0, Join::Acquire(&cell));
+                Ok(())
+            }
         }
     }
 
@@ -688,6 +721,7 @@ impl Emulator {
         let last = s.progress.last();
         s.demand(last);
         self.wait_cell(&s.progress, last, timeout.map(|t| Instant::now() + t))?;
+        self.streams.hazards.host_join_streams(&[s.id]);
         s.lock().error.take().map_or(Ok(()), Err)
     }
 
@@ -700,7 +734,11 @@ impl Emulator {
         let s = self.streams.get(id)?;
         let last = s.progress.last();
         s.demand(last);
-        Ok(s.progress.is_reached(last))
+        let done = s.progress.is_reached(last);
+        if done {
+            self.streams.hazards.host_join_streams(&[s.id]);
+        }
+        Ok(done)
     }
 
     /// Waits for all work of the streams of `device` (every device: `None`),
@@ -737,6 +775,7 @@ impl Emulator {
                 first.get_or_insert(e);
             }
         }
+        self.streams.hazards.host_join_streams(&all.iter().map(|s| s.id).collect::<Vec<_>>());
         first.map_or(Ok(()), Err)
     }
 
@@ -750,7 +789,7 @@ impl Emulator {
         let s = self.streams.get(id)?;
         let mut q = s.lock();
         for it in q.items.drain(..) {
-            self.streams.hazards.forget_write(s.id, it.seq);
+            self.streams.hazards.dropped(it.access);
         }
         s.progress.complete(s.progress.last());
         drop(q);
@@ -772,7 +811,7 @@ impl Emulator {
         if how == Ending::Discard {
             let dropped: Vec<Item> = q.items.drain(..).collect();
             for it in &dropped {
-                self.streams.hazards.forget_write(s.id, it.seq);
+                self.streams.hazards.dropped(it.access);
             }
             s.progress.complete(s.progress.last());
         }
@@ -782,6 +821,8 @@ impl Emulator {
         s.bell.notify_all();
         if how == Ending::Detach && !s.progress.is_reached(s.progress.last()) {
             lock(&self.streams.detached).push(s);
+        } else {
+            self.streams.hazards.stream_gone(id, &s.progress);
         }
         drained
     }
@@ -798,13 +839,20 @@ impl Emulator {
     pub fn legacy_fence(&self, device: u32, timeout: Option<Duration>) -> Result<(), CoreError> {
         let deadline = timeout.map(|t| Instant::now() + t);
         let legacy = self.streams.get(self.legacy_stream(device))?;
-        let mut waits = self.implicit_waits(&legacy);
-        waits.push((legacy.progress.clone(), legacy.progress.last()));
+        let mut ordered = self.implicitly_ordered(&legacy);
+        ordered.push(legacy.clone());
         legacy.demand(legacy.progress.last());
-        for (cell, seq) in waits {
+        for (cell, seq) in implicit_waits(&ordered) {
             self.wait_cell(&cell, seq, deadline)?;
         }
+        self.streams.hazards.host_join_streams(&ordered.iter().map(|o| o.id).collect::<Vec<_>>());
         legacy.lock().error.take().map_or(Ok(()), Err)
+    }
+
+    /// Makes an unsynchronised access fail the racing call (`true`), or
+    /// only be reported (tests; programs use `VMMKIT_HAZARDS`).
+    pub fn set_hazards_fail(&self, fail: bool) {
+        self.streams.hazards.set_fails(fail);
     }
 
     /// The unsynchronised accesses found so far (and forgets them).
@@ -812,9 +860,32 @@ impl Emulator {
         self.streams.hazards.take()
     }
 
-    /// Reports a host access of `addr..addr+len` that a stream has a pending write to.
-    pub(crate) fn check_host_access(&self, addr: usize, len: usize) {
-        self.streams.hazards.check(addr, len, None);
+    /// Checks a host access (a read, or a write) of `addr..addr+len`
+    /// against the streams' accesses that nothing orders it with; under
+    /// `VMMKIT_HAZARDS=error` such an access fails instead of being made.
+    ///
+    /// # Errors
+    /// [`CoreError::Unsynchronised`] under `VMMKIT_HAZARDS=error`.
+    pub(crate) fn check_host_access(&self, addr: usize, len: usize, write: bool) -> Result<(), CoreError> {
+        let found = self.streams.hazards.host_access(addr, len, write, |id, seq| self.runs_unordered(id, seq));
+        match found.into_iter().next() {
+            Some(h) if self.streams.hazards.fails() => Err(CoreError::Unsynchronised(Box::new(h))),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether work `seq` of stream `id`, not yet run, could run now with
+    /// nothing more happening: nothing before it waits for what has not
+    /// happened yet. Nothing done from now on can then be ordered before it.
+    fn runs_unordered(&self, id: StreamId, seq: u32) -> bool {
+        let Ok(s) = self.streams.get(id) else { return false };
+        let q = s.lock();
+        q.items.iter().take_while(|it| after(seq, it.seq) || it.seq == seq).all(|it| match &it.work {
+            Work::Wait { cell, seq } => cell.is_reached(*seq),
+            Work::WaitReset { cell, .. } => Emulator::wait_reset_ready(cell),
+            Work::WaitValue { .. } => false,
+            _ => true,
+        })
     }
 
     /// Waits for record `seq` of `cell` (an event's, a notify's) from the host.
@@ -823,6 +894,13 @@ impl Emulator {
     /// [`CoreError::Timeout`], [`CoreError::Abandoned`].
     pub fn wait_for(&self, cell: &Cell, seq: u32, timeout: Option<Duration>) -> Result<(), CoreError> {
         self.wait_cell(cell, seq, timeout.map(|t| Instant::now() + t))
+    }
+
+    /// The host learnt, by a query, that record `seq` of `cell` ran.
+    pub(crate) fn acquired(&self, cell: &Cell, seq: u32) {
+        if cell.is_reached(seq) {
+            self.streams.hazards.host_acquire(cell);
+        }
     }
 
     /// Says that record `seq` of `cell` is wanted (a query), so that held work

@@ -48,6 +48,10 @@ impl Dialect for Cuda {
             // cuda.md §1.1: a driver that cannot start is "no device".
             (_, Unavailable(_)) => (CuResult::NO_DEVICE, None),
             (_, Injected(c)) => (CuResult(*c as u32), None),
+            // VMMKIT_HAZARDS=error: an unsynchronised access fails the racing call
+            // with CUDA_ERROR_ILLEGAL_STATE (401). vmmkit's own behaviour, no vendor's (docs/streams.md;
+            // emulator choice, no catalog id).
+            (_, Unsynchronised(_)) => (CuResult::ILLEGAL_STATE, None),
             // cuMemAlloc: too big → 2 (the documented code; no catalog id).
             (Alloc, OutOfMemory { .. } | HostExhausted(_) | SizeNotAligned { .. }) => (CuResult::OUT_OF_MEMORY, None),
             (Free, NotReservationStart(_) | NotMapped(_)) => (CuResult::INVALID_VALUE, None),

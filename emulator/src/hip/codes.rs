@@ -49,6 +49,10 @@ impl Dialect for Hip {
         match (op, err) {
             (_, Unavailable(_)) => by_rule(&rules::INIT_001),
             (_, Injected(c)) => (HipError(*c as i32), None),
+            // VMMKIT_HAZARDS=error: an unsynchronised access fails the racing call
+            // with hipErrorIllegalState (401). vmmkit's own behaviour, no vendor's (docs/streams.md;
+            // emulator choice, no catalog id).
+            (_, Unsynchronised(_)) => (HipError::ILLEGAL_STATE, None),
             // hip.md §2.1: hipMalloc/hipHostMalloc too big → 2 (no catalog id).
             (Malloc | HostMalloc, OutOfMemory { .. } | HostExhausted(_) | SizeNotAligned { .. }) => {
                 (HipError::OUT_OF_MEMORY, None)

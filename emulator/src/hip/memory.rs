@@ -155,7 +155,7 @@ unsafe fn run_now(e: &Emulator, work: Work) -> Result<(), crate::core::CoreError
         // SAFETY: the caller's promise.
         Work::Copy { dst, src, len } => unsafe { e.copy(dst, src, len) },
         Work::Fill { dst, pattern, width, count } => {
-            e.check_host_access(dst, usize::from(width) * count);
+            e.check_host_access(dst, usize::from(width) * count, true)?;
             // SAFETY: the caller's promise.
             unsafe { e.fill_pattern(dst, pattern, width, count) }
         }

@@ -71,6 +71,8 @@ pub(super) fn resolve(e: &Emulator, s: hipStream_t, rule: &'static Rule, code: H
 pub(super) fn work_failed(e: CoreError) -> Fail {
     match e {
         CoreError::Unavailable(_) => Fail::rule(&rules::INIT_001, e.to_string()),
+        // VMMKIT_HAZARDS=error (vmmkit's own, docs/streams.md): the code of codes.rs.
+        CoreError::Unsynchronised(_) => Fail::plain(HipError::ILLEGAL_STATE, e.to_string()),
         e => Fail::plain(HipError::UNKNOWN, format!("a work of the stream failed: {e}")),
     }
 }

@@ -31,6 +31,11 @@ fn run_pair(kind: &str, schedule: &str, wait: bool) -> bool {
         consistent.unwrap_or("?")
     );
     scratch.assert_nothing_shared();
+    if wait {
+        for o in &out {
+            assert!(!o.contains("unsynchronised"), "an ordered pair is reported ({kind}, {schedule}):\n{o}");
+        }
+    }
     match consistent {
         Some("yes") => true,
         Some("no") => false,
