@@ -291,3 +291,16 @@ fn progress_on_a_terminal() {
     let cleared = out.rfind("\r\x1b[K").expect("the line is cleared");
     assert!(cleared < out.find("exit status 0").expect("the report"), "{out:?}");
 }
+
+/// `--soc` sets `VMMKIT_SOC` for the program; a chip vmmkit does not play is
+/// refused before anything starts (status 2).
+#[test]
+fn soc_chooses_the_chip_the_program_sees() {
+    let s = Scratch::new();
+    let (exit, out) = s.run(&["--soc", "Ascend910B3", "--", "sh", "-c", "echo soc=$VMMKIT_SOC"]);
+    assert_eq!(exit.code(), Some(0), "{out}");
+    assert!(out.contains("soc=Ascend910B3"), "{out}");
+    let (exit, out) = s.run(&["--soc", "Ascend310P3", "--", "true"]);
+    assert_eq!(exit.code(), Some(2), "{out}");
+    assert!(out.contains("--soc"), "{out}");
+}

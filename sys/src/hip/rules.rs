@@ -764,7 +764,7 @@ rules! {
         apis: &["hipMemPoolCreate"],
         sources: &[CLR_POOL],
         confidence: &[Src],
-        note: Some("hip_mempool.cpp hipMemPoolCreate; a negative id passes clr's unsigned compare: the emulator answers 1"),
+        note: Some("hip_mempool.cpp:294-311 hipMemPoolCreate; a negative id converts to SIZE_MAX in clr's unsigned compare with the device count and is refused with 1 like any id too large"),
         expect: Codes(&[hip!(INVALID_VALUE)]),
     }
 
@@ -914,7 +914,7 @@ rules! {
         text: "hipMemPoolImportPointer: NULL arguments are 1; export data that names no allocation (all zero) is 2.",
         apis: &["hipMemPoolImportPointer"],
         sources: &[CLR_POOL],
-        confidence: &[Src, Inferred],
+        confidence: &[Src, Inferred, Undetermined],
         note: Some("a failed IpcAttach is hipErrorOutOfMemory; whether ROCr refuses a zero handle is ROCr's"),
         expect: Codes(&[hip!(INVALID_VALUE), hip!(OUT_OF_MEMORY)]),
     }
