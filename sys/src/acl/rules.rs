@@ -89,6 +89,8 @@ const V2_PEERS: &[Need] = &[EXPORT_V2, IMPORT_V2, Need::Peers];
 /// FABRIC handles need a server id: the A3 profile (`chips.rs`).
 const FABRIC: Need = Need::Profile(PROFILE_A3);
 const FABRIC_PEERS: &[Need] = &[EXPORT_V2, IMPORT_V2, Need::Peers, FABRIC];
+const SHR_ID_USER: Source = Driver("src/ascend_hal/trs/shr_id/trs_shr_id_user.c");
+const SHR_ID_NODE: Source = Driver("src/sdk_driver/trsdrv/trs/shr_id/trs_shr_id_node.c");
 const NO_UC: Need = Need::Symbol("aclrtReserveMemAddressNoUCMemory");
 /// The dynamic window of NoUCMemory reservations: the A3 profile.
 const DYNAMIC_WINDOW: Need = Need::Profile(PROFILE_A3);
@@ -2419,13 +2421,15 @@ rules! {
     NTF_006 {
         group: NOTIFY,
         text: "aclrtNotifySetImportPid: num 0 is 107000; a notify that was never exported (it has no name) is \
-               refused by the driver (507899).",
+               refused by the driver's name check (107000).",
         apis: &["aclrtNotifySetImportPid"],
-        sources: &[API_ERROR, API_C_SOC],
-        confidence: &[Src, Undetermined],
+        sources: &[API_ERROR, API_C_SOC, SHR_ID_USER, ERRCODE],
+        confidence: &[Src],
         note: Some("api_error.cc:3797-3807 (num <= 0 after the int32 cast); api_c_standard_soc.cc:1822-1840 passes \
-                    the notify's empty IPC name to halShrIdSetPid (beyond the source)"),
-        expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR)]),
+                    the notify's empty IPC name to halShrIdSetPid, which refuses an empty name with \
+                    DRV_ERROR_INVALID_VALUE (trs_shr_id_user.c:313-316; devdrv_hccl.c:435-438 likewise), \
+                    RT_ERROR_DRV_INPUT (errcode_manage.cc:565), 107000"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
         requires: &[Need::Symbol("aclrtNotifySetImportPid")],
     }
 
@@ -2433,13 +2437,14 @@ rules! {
         group: NOTIFY,
         text: "With export flag 0 a process not on the notify's trustlist cannot import it (507899), and once \
                aclrtNotifySetImportPid lists it, it can; with DISABLE_PID_VALIDATION any process imports. The creating \
-               process importing its own notify with validation on is refused (it is not on its own list).",
+               process may import its own notify: it is the list's first entry.",
         apis: &["aclrtNotifySetImportPid", "aclrtNotifyImportByKey", "aclrtNotifyGetExportKey"],
-        sources: &[API_IMPL, NPU_DRIVER],
+        sources: &[API_IMPL, NPU_DRIVER, SHR_ID_NODE],
         confidence: &[Src, Undetermined],
         note: Some("ApiImpl::IpcSetNotifyName api_impl.cc:4972-4986 turns the list off only with the flag \
-                    (SetIpcNotifyDisablePidVerify); the list itself is the driver's (halShrIdSetPid/Open), modelled \
-                    as IPC memory keys' (ACL-IPK-007, ACL-IPK-009)"),
+                    (SetIpcNotifyDisablePidVerify); the driver puts the creator in wlist[0] \
+                    (trs_shr_id_node.c:85) and open finds it there (:612-617); an unlisted open is -EACCES \
+                    (:620), whose ACL code is modelled as IPC memory keys' 507899 (ACL-IPK-007, ACL-IPK-009)"),
         expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
         requires: &[Need::Peers, Need::Symbol("aclrtNotifyImportByKey")],
     }
