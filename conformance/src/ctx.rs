@@ -139,6 +139,12 @@ impl<V: Suite> Ctx<V> {
                     }
                 }
                 Need::PidSteering => crate::peer::steer::available().map_err(Failure::NotSupported)?,
+                Need::Profile(p) => {
+                    if self.profile != Some(p) {
+                        let has = self.profile.unwrap_or("no known profile");
+                        return Err(Failure::NotSupported(format!("needs the {p} profile, the backend plays {has}")));
+                    }
+                }
                 Need::Peers | Need::DeviceMemory(_) => {}
             }
         }

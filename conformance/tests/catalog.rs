@@ -69,6 +69,9 @@ const ACL_REFERENCE_IDS: &[&str] = &[
     "ACL-RSV-008",
     "ACL-RSV-009",
     "ACL-RSV-010",
+    "ACL-RSV-011",
+    "ACL-RSV-012",
+    "ACL-RSV-013",
     "ACL-REL-001",
     "ACL-REL-002",
     "ACL-REL-003",
@@ -360,8 +363,8 @@ fn acl_catalog_holds_every_reference_id_exactly_once() {
     let reference: HashSet<&str> = ACL_REFERENCE_IDS.iter().copied().collect();
     let extra: Vec<&str> = rules.iter().map(|r| r.id.as_str()).filter(|id| !reference.contains(id)).collect();
     assert!(extra.is_empty(), "catalog rules that are not in the reference list: {extra:?}");
-    assert_eq!(ACL_REFERENCE_IDS.len(), 224);
-    assert_eq!(ACL_REFERENCE_IDS.iter().filter(|id| !id.contains("-ORD-") && !id.contains("-FLOW-")).count(), 217);
+    assert_eq!(ACL_REFERENCE_IDS.len(), 227);
+    assert_eq!(ACL_REFERENCE_IDS.iter().filter(|id| !id.contains("-ORD-") && !id.contains("-FLOW-")).count(), 220);
     assert_eq!(rules.len(), ACL_REFERENCE_IDS.len());
 }
 

@@ -708,3 +708,16 @@ fn ordered_copies_are_silent_and_the_race_is_reported() {
     assert_ne!(exit.code(), Some(0), "{out}");
     assert!(out.contains("507004"), "the racing call fails with ACL_ERROR_RT_STREAM_NOT_COMPLETE: {out}");
 }
+
+/// `--soc` sets `VMMKIT_SOC` for the program; a chip vmmkit does not play is
+/// refused before anything starts (status 2).
+#[test]
+fn soc_chooses_the_chip_the_program_sees() {
+    let s = Scratch::new();
+    let (exit, out) = s.run(&["--soc", "Ascend910B3", "--", "sh", "-c", "echo soc=$VMMKIT_SOC"]);
+    assert_eq!(exit.code(), Some(0), "{out}");
+    assert!(out.contains("soc=Ascend910B3"), "{out}");
+    let (exit, out) = s.run(&["--soc", "Ascend310P3", "--", "true"]);
+    assert_eq!(exit.code(), Some(2), "{out}");
+    assert!(out.contains("--soc"), "{out}");
+}

@@ -5,21 +5,24 @@
 //! | variable | meaning | default |
 //! |---|---|---|
 //! | `VMMKIT_ROOT` | shared-state directory of one emulated machine | `/dev/shm/vmmkit-<uid>` |
-//! | `VMMKIT_DEVICES` | emulated device count (1..=64) | 8 |
+//! | `VMMKIT_DEVICES` | emulated device count (1..=64) | the chip's: 16 (A3), 8 (910B) |
 //! | `VMMKIT_DEVICE_MEMORY` | bytes per device (`64G`, `512M`, `1073741824`) | 64 GiB |
 //! | `VMMKIT_HOST_MEMORY` | bytes of memory at the HOST location, as `VMMKIT_DEVICE_MEMORY` | `MemAvailable` of `/proc/meminfo` when first read (64 GiB if unreadable) |
 //! | `VMMKIT_HOST_ACCESS` | `1`: host code may dereference device addresses; `0`: as on hardware, it faults | 1 |
 //! | `VMMKIT_STREAMS` | how stream work is scheduled: `eager` (done before the enqueuing call returns), `async` (in order, apart from the caller, as on a device), `adversarial[:SEED]` (each piece of work at the latest moment the vendor's ordering allows; independent streams reordered, seeded) | `async` |
 //! | `VMMKIT_HAZARDS` | what an unsynchronised access does: `report` (printed, kept for `take_hazards` and `vmmkit run`), `error` (also fails the racing call, for CI; docs/streams.md) | `report` |
+//! | `VMMKIT_SOC` | the Ascend chip the ACL dialect plays: a SoC name (`Ascend910B1` … `Ascend910B4-1`, `Ascend910_9391` … `Ascend910_9362`) or a family (`910B`, `A3`); it decides `aclrtGetSocName`, the address windows, FABRIC handles and the default device count ([`AscendSoc`]) | `Ascend910_9391` (A3) |
 //! | `VMMKIT_HIP_VERSION` | the HIP release the HIP dialect answers as: `6` (6.3), `7` (7.0), or `MAJOR.MINOR` of 6.x or 7.x | `6` |
 //!
-//! `VMMKIT_HIP_VERSION` is read from the environment even when settings are
-//! installed in code (it is one process's choice of vendor release, not a
-//! machine's); [`Config::from_env`] refuses a bad value, naming it.
+//! `VMMKIT_HIP_VERSION` and `VMMKIT_SOC` are read from the environment even
+//! when settings are installed in code (each is one process's choice of
+//! vendor release or chip); [`Config::from_env`] refuses a bad value, naming it.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::OnceLock;
+
+use vmmkit_sys::acl::Chip;
 
 /// Most devices an emulated machine can have. ACL accepts device ids below 64
 /// in its access descriptors (acl.md §2.6), and the shareable handle has 8
@@ -86,6 +89,124 @@ impl HipVersion {
     pub fn from_env() -> Result<Self, ConfigError> {
         Self::from_lookup(|k| std::env::var_os(k))
     }
+
+    /// The release of a HIP library file `name` (a path or a file name):
+    /// `libamdhip64.so.MAJOR[.MINOR[.BUILD]]` with a major of 5, 6 or 7, the
+    /// names ROCm 5, 6 and 7 install and programs built against them ask
+    /// for. Without a minor: 5.7, 6.3, 7.0. A 5.x library plays the 6.x
+    /// profile's codes (the catalog has none of its own) and reports 5.x.
+    ///
+    /// ```
+    /// use vmmkit_emulator::HipVersion;
+    /// assert_eq!(HipVersion::of_library_name("/opt/x/libamdhip64.so.7"), Some(HipVersion { major: 7, minor: 0 }));
+    /// assert_eq!(HipVersion::of_library_name("libamdhip64.so.6.4.60400"), Some(HipVersion { major: 6, minor: 4 }));
+    /// assert_eq!(HipVersion::of_library_name("libamdhip64.so.5"), Some(HipVersion { major: 5, minor: 7 }));
+    /// assert_eq!(HipVersion::of_library_name("libamdhip64.so"), None);
+    /// ```
+    pub fn of_library_name(name: &str) -> Option<Self> {
+        let file = name.rsplit('/').next()?;
+        let rest = file.strip_prefix("libamdhip64.so.")?;
+        let mut parts = rest.split('.');
+        let major: u32 = parts.next()?.parse().ok()?;
+        let minor = match parts.next() {
+            Some(m) => Some(m.parse::<u32>().ok().filter(|&m| m < 100)?),
+            None => None,
+        };
+        let default_minor = match major {
+            5 => 7,
+            6 => 3,
+            7 => 0,
+            _ => return None,
+        };
+        Some(Self { major, minor: minor.unwrap_or(default_minor) })
+    }
+
+    /// How the HIP release is chosen in a process with this environment,
+    /// in words (for `vmmkit run` and `vmmkit doctor`).
+    pub fn rule_in_force(get: impl Fn(&str) -> Option<OsString>) -> String {
+        match get(Self::VAR).filter(|v| !v.is_empty()) {
+            Some(v) => match Self::from_lookup(&get) {
+                Ok(h) => format!("HIP {}.{} ({}={})", h.major, h.minor, Self::VAR, v.to_string_lossy()),
+                Err(e) => format!("HIP: {e}"),
+            },
+            None => format!(
+                "HIP release of the library name loaded (libamdhip64.so.5: 5.7, .so.6: 6.3, .so.7: 7.0; other names \
+                 {}.{}); {} overrides",
+                Self::DEFAULT.major,
+                Self::DEFAULT.minor,
+                Self::VAR
+            ),
+        }
+    }
+}
+
+/// The Ascend chip the ACL dialect plays (`VMMKIT_SOC`): a family of
+/// [`Chip`] and the SoC name `aclrtGetSocName` answers. Names, windows,
+/// features and the default device count come from the family
+/// (`vmmkit_sys::acl::chips`, with the sources).
+///
+/// ```
+/// use vmmkit_emulator::AscendSoc;
+/// use vmmkit_sys::acl::Chip;
+/// let soc = AscendSoc::parse("Ascend910B3").unwrap();
+/// assert_eq!((soc.chip, soc.name.to_str().unwrap()), (Chip::Ascend910B, "Ascend910B3"));
+/// assert_eq!(AscendSoc::DEFAULT.name.to_str().unwrap(), "Ascend910_9391");
+/// assert_eq!(AscendSoc::parse("910B").unwrap().name.to_str().unwrap(), "Ascend910B1");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AscendSoc {
+    /// The family: windows, features, device count.
+    pub chip: Chip,
+    /// What `aclrtGetSocName` answers.
+    pub name: &'static std::ffi::CStr,
+}
+
+impl AscendSoc {
+    /// The default: `Ascend910_9391`, an A3, whose windows and FABRIC
+    /// handles the emulator has (so name and behaviour agree).
+    pub const DEFAULT: Self = Self { chip: Chip::DEFAULT, name: Chip::DEFAULT.default_soc() };
+    /// The environment variable.
+    pub const VAR: &'static str = "VMMKIT_SOC";
+
+    /// A SoC name of a known family (any case) or a family (`910B`, `A3`).
+    pub fn parse(s: &str) -> Option<Self> {
+        Chip::parse(s).map(|(chip, name)| Self { chip, name })
+    }
+
+    /// The chip `VMMKIT_SOC` names, through `get` (the default when unset or empty).
+    ///
+    /// # Errors
+    /// A [`ConfigError`] naming the variable when its value names no known chip.
+    pub fn from_lookup(get: impl Fn(&str) -> Option<OsString>) -> Result<Self, ConfigError> {
+        let Some(v) = get(Self::VAR).filter(|v| !v.is_empty()) else { return Ok(Self::DEFAULT) };
+        let text = v.to_string_lossy().into_owned();
+        Self::parse(&text).ok_or(ConfigError {
+            var: Self::VAR,
+            value: text,
+            reason: "must name an Ascend 910B or A3 chip: Ascend910B1 … Ascend910B4-1, Ascend910_9391 … \
+                     Ascend910_9362, 910B or A3"
+                .into(),
+        })
+    }
+
+    /// The chip the process environment names.
+    ///
+    /// # Errors
+    /// As [`AscendSoc::from_lookup`].
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|k| std::env::var_os(k))
+    }
+}
+
+/// The profiles a process started with this environment plays, in words
+/// (for `vmmkit run` and `vmmkit doctor`): the Ascend chip and how the HIP
+/// release is chosen.
+pub fn profiles_in_force(get: impl Fn(&str) -> Option<OsString>) -> String {
+    let acl = match AscendSoc::from_lookup(&get) {
+        Ok(soc) => format!("ACL chip {} ({} profile)", soc.name.to_string_lossy(), soc.chip.profile()),
+        Err(e) => format!("ACL: {e}"),
+    };
+    format!("{acl}; {}", HipVersion::rule_in_force(&get))
 }
 
 /// How the work of streams is scheduled (`VMMKIT_STREAMS`), read from the
@@ -185,8 +306,10 @@ pub struct ConfigError {
 }
 
 impl Config {
-    /// Default number of devices.
-    pub const DEFAULT_DEVICES: u32 = 8;
+    /// Default number of devices: those of the default chip's server
+    /// ([`AscendSoc::DEFAULT`], 16); from the environment, those of the
+    /// chip `VMMKIT_SOC` names.
+    pub const DEFAULT_DEVICES: u32 = Chip::DEFAULT.default_devices();
     /// Default capacity of a device: 64 GiB.
     pub const DEFAULT_DEVICE_MEMORY: u64 = 64 << 30;
     /// Capacity of the HOST location when `/proc/meminfo` cannot be read: 64 GiB.
@@ -285,6 +408,7 @@ impl Config {
     pub fn from_lookup(get: impl Fn(&str) -> Option<OsString>) -> Result<Self, ConfigError> {
         HipVersion::from_lookup(&get)?;
         Schedule::from_lookup(&get)?;
+        let soc = AscendSoc::from_lookup(&get)?;
         let text = |var: &'static str| -> Result<Option<String>, ConfigError> {
             match get(var) {
                 None => Ok(None),
@@ -320,7 +444,7 @@ impl Config {
             None => default_root(),
         };
         let devices = match text("VMMKIT_DEVICES")? {
-            None => Self::DEFAULT_DEVICES,
+            None => soc.chip.default_devices(),
             Some(v) => match v.trim().parse::<u32>() {
                 Ok(n) if (1..=MAX_DEVICES).contains(&n) => n,
                 _ => {
@@ -397,9 +521,19 @@ mod tests {
     }
 
     #[test]
+    fn the_chip_decides_the_default_device_count_and_a_bad_name_is_refused() {
+        assert_eq!(cfg(&[("VMMKIT_SOC", "Ascend910B2")]).unwrap().devices, 8);
+        assert_eq!(cfg(&[("VMMKIT_SOC", "A3")]).unwrap().devices, 16);
+        assert_eq!(cfg(&[("VMMKIT_SOC", "910B"), ("VMMKIT_DEVICES", "3")]).unwrap().devices, 3);
+        let e = cfg(&[("VMMKIT_SOC", "Ascend310P3")]).unwrap_err();
+        assert_eq!((e.var, e.value.as_str()), ("VMMKIT_SOC", "Ascend310P3"));
+        assert_eq!(Config::new("/r").devices, 16);
+    }
+
+    #[test]
     fn defaults() {
         let c = cfg(&[]).unwrap();
-        assert_eq!((c.devices, c.device_memory, c.host_access), (8, 64 << 30, true));
+        assert_eq!((c.devices, c.device_memory, c.host_access), (16, 64 << 30, true), "an A3 server by default");
         assert!(c.root.starts_with("/dev/shm"));
     }
 

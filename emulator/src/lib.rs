@@ -18,5 +18,7 @@ pub mod registry;
 pub mod shim;
 pub mod violations;
 
-pub use config::{Config, ConfigError, HipVersion, MAX_DEVICES, Schedule, default_root, parse_bytes};
+pub use config::{
+    AscendSoc, Config, ConfigError, HipVersion, MAX_DEVICES, Schedule, default_root, parse_bytes, profiles_in_force,
+};
 pub use core::{InstallError, install};

@@ -24,125 +24,141 @@ fn used_mb(api: &AclApi) -> usize {
 
 #[test]
 fn violations_return_reference_codes_and_leave_state_unchanged() {
-    isolated("violations_return_reference_codes_and_leave_state_unchanged", &[("VMMKIT_DEVICE_MEMORY", "8M")], |_| {
-        let api = acl();
-        // ACL-GEN-004 / ACL-GEN-005 before any device: no current device (107002).
-        let mut d = 0;
-        expect(call!(api, aclrtGetDevice(&mut d)), AclError::RT_CONTEXT_NULL, "GetDevice without SetDevice");
-        let mut s = null_mut();
-        expect(call!(api, aclrtCreateStream(&mut s)), AclError::RT_CONTEXT_NULL, "CreateStream without device");
-        // ACL-GEN-003: bad device (107001).
-        expect(call!(api, aclrtSetDevice(8)), AclError::RT_INVALID_DEVICEID, "SetDevice(8)");
-        expect(call!(api, aclrtSetDevice(-1)), AclError::RT_INVALID_DEVICEID, "SetDevice(-1)");
-        ok!(api, aclInit(null()));
-        expect(call!(api, aclInit(null())), AclError::REPEAT_INITIALIZE, "second aclInit");
-        ok!(api, aclrtSetDevice(0));
+    isolated(
+        "violations_return_reference_codes_and_leave_state_unchanged",
+        &[("VMMKIT_DEVICE_MEMORY", "8M"), ("VMMKIT_DEVICES", "8")],
+        |_| {
+            let api = acl();
+            // ACL-GEN-004 / ACL-GEN-005 before any device: no current device (107002).
+            let mut d = 0;
+            expect(call!(api, aclrtGetDevice(&mut d)), AclError::RT_CONTEXT_NULL, "GetDevice without SetDevice");
+            let mut s = null_mut();
+            expect(call!(api, aclrtCreateStream(&mut s)), AclError::RT_CONTEXT_NULL, "CreateStream without device");
+            // ACL-GEN-003: bad device (107001).
+            expect(call!(api, aclrtSetDevice(64)), AclError::RT_INVALID_DEVICEID, "SetDevice(64)");
+            expect(call!(api, aclrtSetDevice(-1)), AclError::RT_INVALID_DEVICEID, "SetDevice(-1)");
+            ok!(api, aclInit(null()));
+            expect(call!(api, aclInit(null())), AclError::REPEAT_INITIALIZE, "second aclInit");
+            ok!(api, aclrtSetDevice(0));
 
-        // ACL-MP-013: size not a multiple of 2 MiB (507899); nothing allocated.
-        let mut h = null_mut();
-        expect(
-            call!(api, aclrtMallocPhysical(&mut h, G + 4096, &prop(0), 0)),
-            AclError::RT_DRV_INTERNAL_ERROR,
-            "unaligned size",
-        );
-        assert!(h.is_null());
-        expect(call!(api, aclrtMallocPhysical(&mut h, G, &prop(0), 1)), AclError::INVALID_PARAM, "flags 1");
-        expect(call!(api, aclrtMallocPhysical(&mut h, G, &prop(9), 0)), AclError::RT_INVALID_DEVICEID, "device 9");
-        assert_eq!(used_mb(&api), 0, "failed allocations use no capacity");
-        // ACL-MP-015: out of capacity (8 MiB device) → 207001, no partial state.
-        ok!(api, aclrtMallocPhysical(&mut h, 6 << 20, &prop(0), 0));
-        let mut h2 = null_mut();
-        expect(call!(api, aclrtMallocPhysical(&mut h2, 4 << 20, &prop(0), 0)), AclError::RT_MEMORY_ALLOCATION, "OOM");
-        assert_eq!(used_mb(&api), 6);
-        ok!(api, aclrtFreePhysical(h));
-        ok!(api, aclrtMallocPhysical(&mut h, G, &prop(0), 0));
+            // ACL-MP-013: size not a multiple of 2 MiB (507899); nothing allocated.
+            let mut h = null_mut();
+            expect(
+                call!(api, aclrtMallocPhysical(&mut h, G + 4096, &prop(0), 0)),
+                AclError::RT_DRV_INTERNAL_ERROR,
+                "unaligned size",
+            );
+            assert!(h.is_null());
+            expect(call!(api, aclrtMallocPhysical(&mut h, G, &prop(0), 1)), AclError::INVALID_PARAM, "flags 1");
+            expect(call!(api, aclrtMallocPhysical(&mut h, G, &prop(9), 0)), AclError::RT_INVALID_DEVICEID, "device 9");
+            assert_eq!(used_mb(&api), 0, "failed allocations use no capacity");
+            // ACL-MP-015: out of capacity (8 MiB device) → 207001, no partial state.
+            ok!(api, aclrtMallocPhysical(&mut h, 6 << 20, &prop(0), 0));
+            let mut h2 = null_mut();
+            expect(
+                call!(api, aclrtMallocPhysical(&mut h2, 4 << 20, &prop(0), 0)),
+                AclError::RT_MEMORY_ALLOCATION,
+                "OOM",
+            );
+            assert_eq!(used_mb(&api), 6);
+            ok!(api, aclrtFreePhysical(h));
+            ok!(api, aclrtMallocPhysical(&mut h, G, &prop(0), 0));
 
-        let mut va = null_mut();
-        // ACL-RSV-004: alignment ≠ 0 (107000); ACL-RSV-003 flags 2 (100000).
-        expect(
-            call!(api, aclrtReserveMemAddress(&mut va, G, G, null_mut(), 0)),
-            AclError::RT_PARAM_INVALID,
-            "alignment",
-        );
-        expect(
-            call!(api, aclrtReserveMemAddress(&mut va, G, 0, null_mut(), 2)),
-            AclError::INVALID_PARAM,
-            "reserve flags 2",
-        );
-        ok!(api, aclrtReserveMemAddress(&mut va, 2 * G, 0, null_mut(), 1));
-        assert!((0x1000_0000_0000..0x1800_0000_0000).contains(&(va as usize)), "ACL-RSV-008: {va:p}");
-        // ACL-MAP-007: unaligned address (507899); ACL-MAP-004: offset ≠ 0 (107000); ACL-MAP-003: flags (100000).
-        let inside = (va as usize + 4096) as *mut c_void;
-        expect(call!(api, aclrtMapMem(inside, G, 0, h, 0)), AclError::RT_DRV_INTERNAL_ERROR, "unaligned VA");
-        expect(call!(api, aclrtMapMem(va, G, G, h, 0)), AclError::RT_PARAM_INVALID, "offset");
-        expect(call!(api, aclrtMapMem(va, G, 0, h, 2)), AclError::INVALID_PARAM, "map flags");
-        expect(call!(api, aclrtMapMem(va, G, G, h, 2)), AclError::INVALID_PARAM, "offset and flags: flags first (§5)");
-        // State unchanged: the map still works, then a double map is refused (ACL-MAP-009).
-        ok!(api, aclrtMapMem(va, G, 0, h, 0));
-        expect(call!(api, aclrtMapMem(va, G, 0, h, 0)), AclError::RT_DRV_INTERNAL_ERROR, "double map");
-        let msg = common::last_message(&api);
-        assert!(msg.starts_with("ACL-MAP-009: aclrtMapMem:"), "message names the rule: {msg}");
-        // ACL-MAP-010: the reservation is bound to device 0; a device-1 handle is refused.
-        let mut h1 = null_mut();
-        ok!(api, aclrtMallocPhysical(&mut h1, G, &prop(1), 0));
-        let second = (va as usize + G) as *mut c_void;
-        expect(call!(api, aclrtMapMem(second, G, 0, h1, 0)), AclError::RT_DRV_INTERNAL_ERROR, "other device");
-        ok!(api, aclrtFreePhysical(h1));
+            let mut va = null_mut();
+            // ACL-RSV-004: alignment ≠ 0 (107000); ACL-RSV-003 flags 2 (100000).
+            expect(
+                call!(api, aclrtReserveMemAddress(&mut va, G, G, null_mut(), 0)),
+                AclError::RT_PARAM_INVALID,
+                "alignment",
+            );
+            expect(
+                call!(api, aclrtReserveMemAddress(&mut va, G, 0, null_mut(), 2)),
+                AclError::INVALID_PARAM,
+                "reserve flags 2",
+            );
+            ok!(api, aclrtReserveMemAddress(&mut va, 2 * G, 0, null_mut(), 1));
+            assert!((0x1000_0000_0000..0x1800_0000_0000).contains(&(va as usize)), "ACL-RSV-008: {va:p}");
+            // ACL-MAP-007: unaligned address (507899); ACL-MAP-004: offset ≠ 0 (107000); ACL-MAP-003: flags (100000).
+            let inside = (va as usize + 4096) as *mut c_void;
+            expect(call!(api, aclrtMapMem(inside, G, 0, h, 0)), AclError::RT_DRV_INTERNAL_ERROR, "unaligned VA");
+            expect(call!(api, aclrtMapMem(va, G, G, h, 0)), AclError::RT_PARAM_INVALID, "offset");
+            expect(call!(api, aclrtMapMem(va, G, 0, h, 2)), AclError::INVALID_PARAM, "map flags");
+            expect(
+                call!(api, aclrtMapMem(va, G, G, h, 2)),
+                AclError::INVALID_PARAM,
+                "offset and flags: flags first (§5)",
+            );
+            // State unchanged: the map still works, then a double map is refused (ACL-MAP-009).
+            ok!(api, aclrtMapMem(va, G, 0, h, 0));
+            expect(call!(api, aclrtMapMem(va, G, 0, h, 0)), AclError::RT_DRV_INTERNAL_ERROR, "double map");
+            let msg = common::last_message(&api);
+            assert!(msg.starts_with("ACL-MAP-009: aclrtMapMem:"), "message names the rule: {msg}");
+            // ACL-MAP-010: the reservation is bound to device 0; a device-1 handle is refused.
+            let mut h1 = null_mut();
+            ok!(api, aclrtMallocPhysical(&mut h1, G, &prop(1), 0));
+            let second = (va as usize + G) as *mut c_void;
+            expect(call!(api, aclrtMapMem(second, G, 0, h1, 0)), AclError::RT_DRV_INTERNAL_ERROR, "other device");
+            ok!(api, aclrtFreePhysical(h1));
 
-        // Sharing rules.
-        let mut key = 0u64;
-        ok!(api, aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, 1, &mut key));
-        let mut pid = std::process::id() as i32;
-        // ACL-PID-007: set-pid after DISABLE_PID_VALIDATION (207006).
-        expect(call!(api, aclrtMemSetPidToShareableHandle(key, &mut pid, 1)), AclError::RT_NO_PERMISSION, "set-pid");
-        // ACL-IMP-009: the exporter importing onto the same device (507899); onto another device: fine (ACL-IMP-010).
-        let mut imp = null_mut();
-        expect(
-            call!(api, aclrtMemImportFromShareableHandle(key, 0, &mut imp)),
-            AclError::RT_DRV_INTERNAL_ERROR,
-            "same-process import",
-        );
-        ok!(api, aclrtMemImportFromShareableHandle(key, 1, &mut imp));
-        // ACL-IMP-014: a repeated import is the same handle with one more reference.
-        let mut again = null_mut();
-        ok!(api, aclrtMemImportFromShareableHandle(key, 1, &mut again));
-        assert_eq!(imp, again);
-        ok!(api, aclrtFreePhysical(again));
-        ok!(api, aclrtFreePhysical(imp));
-        // ACL-IMP-002: bad device (107001); ACL-IMP-007: unknown handle (107017).
-        expect(
-            call!(api, aclrtMemImportFromShareableHandle(key, 8, &mut imp)),
-            AclError::RT_INVALID_DEVICEID,
-            "import device 8",
-        );
-        expect(
-            call!(api, aclrtMemImportFromShareableHandle(key ^ 0xffff, 0, &mut imp)),
-            AclError::RT_INVALID_HANDLE,
-            "unknown",
-        );
-        // ACL-EXP-008: exported once.
-        let mut k2 = 0;
-        expect(
-            call!(api, aclrtMemExportToShareableHandle(h, 0, 0, &mut k2)),
-            AclError::RT_DRV_INTERNAL_ERROR,
-            "export twice",
-        );
+            // Sharing rules.
+            let mut key = 0u64;
+            ok!(api, aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, 1, &mut key));
+            let mut pid = std::process::id() as i32;
+            // ACL-PID-007: set-pid after DISABLE_PID_VALIDATION (207006).
+            expect(
+                call!(api, aclrtMemSetPidToShareableHandle(key, &mut pid, 1)),
+                AclError::RT_NO_PERMISSION,
+                "set-pid",
+            );
+            // ACL-IMP-009: the exporter importing onto the same device (507899); onto another device: fine (ACL-IMP-010).
+            let mut imp = null_mut();
+            expect(
+                call!(api, aclrtMemImportFromShareableHandle(key, 0, &mut imp)),
+                AclError::RT_DRV_INTERNAL_ERROR,
+                "same-process import",
+            );
+            ok!(api, aclrtMemImportFromShareableHandle(key, 1, &mut imp));
+            // ACL-IMP-014: a repeated import is the same handle with one more reference.
+            let mut again = null_mut();
+            ok!(api, aclrtMemImportFromShareableHandle(key, 1, &mut again));
+            assert_eq!(imp, again);
+            ok!(api, aclrtFreePhysical(again));
+            ok!(api, aclrtFreePhysical(imp));
+            // ACL-IMP-002: bad device (107001); ACL-IMP-007: unknown handle (107017).
+            expect(
+                call!(api, aclrtMemImportFromShareableHandle(key, 64, &mut imp)),
+                AclError::RT_INVALID_DEVICEID,
+                "import device 64",
+            );
+            expect(
+                call!(api, aclrtMemImportFromShareableHandle(key ^ 0xffff, 0, &mut imp)),
+                AclError::RT_INVALID_HANDLE,
+                "unknown",
+            );
+            // ACL-EXP-008: exported once.
+            let mut k2 = 0;
+            expect(
+                call!(api, aclrtMemExportToShareableHandle(h, 0, 0, &mut k2)),
+                AclError::RT_DRV_INTERNAL_ERROR,
+                "export twice",
+            );
 
-        // Teardown, then the released handle is unknown (ACL-LIFE-003: 107017).
-        ok!(api, aclrtUnmapMem(va));
-        ok!(api, aclrtReleaseMemAddress(va));
-        ok!(api, aclrtFreePhysical(h));
-        expect(
-            call!(api, aclrtMemImportFromShareableHandle(key, 1, &mut imp)),
-            AclError::RT_INVALID_HANDLE,
-            "released",
-        );
-        assert_eq!(used_mb(&api), 0);
-        let census = vmmkit_emulator::core::emulator().unwrap().census();
-        assert_eq!(census, (0, 0, 0), "no handles, reservations or mappings left");
-        ok!(api, aclFinalize());
-        expect(call!(api, aclFinalize()), AclError::REPEAT_FINALIZE, "second aclFinalize");
-    });
+            // Teardown, then the released handle is unknown (ACL-LIFE-003: 107017).
+            ok!(api, aclrtUnmapMem(va));
+            ok!(api, aclrtReleaseMemAddress(va));
+            ok!(api, aclrtFreePhysical(h));
+            expect(
+                call!(api, aclrtMemImportFromShareableHandle(key, 1, &mut imp)),
+                AclError::RT_INVALID_HANDLE,
+                "released",
+            );
+            assert_eq!(used_mb(&api), 0);
+            let census = vmmkit_emulator::core::emulator().unwrap().census();
+            assert_eq!(census, (0, 0, 0), "no handles, reservations or mappings left");
+            ok!(api, aclFinalize());
+            expect(call!(api, aclFinalize()), AclError::REPEAT_FINALIZE, "second aclFinalize");
+        },
+    );
 }
 
 /// Null out-pointers, null props, SIZE_MAX sizes, garbage handles and

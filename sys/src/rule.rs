@@ -499,6 +499,9 @@ pub enum Need {
     /// A chosen pid for the next process, through
     /// `/proc/sys/kernel/ns_last_pid` (root in the pid namespace).
     PidSteering,
+    /// A vendor profile the backend must play (an Ascend chip family such
+    /// as `"A3"` for FABRIC handles): not-supported under the others.
+    Profile(&'static str),
 }
 
 impl fmt::Display for Need {
@@ -509,6 +512,7 @@ impl fmt::Display for Need {
             Self::DeviceMemory(b) => write!(f, "emulated devices of {} MiB", b >> 20),
             Self::Peers => f.write_str("peer processes"),
             Self::PidSteering => f.write_str("pid steering (ns_last_pid)"),
+            Self::Profile(p) => write!(f, "the {p} profile"),
         }
     }
 }

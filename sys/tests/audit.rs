@@ -206,3 +206,39 @@ fn agree_needs_a_path_and_line() {
     assert!(!cites_line("memory.cpp:"));
     assert!(!cites_line("ACL-MAP-003:12"));
 }
+
+/// The ids whose confidence tag and audit verdict disagree: a rule tagged
+/// `undetermined` whose row agrees, or a row `undetermined` for a rule
+/// without the tag.
+fn tag_verdict_mismatches(rows: &[Row], rules: &[&Rule]) -> Vec<String> {
+    use vmmkit_sys::rule::Confidence;
+    let mut out = Vec::new();
+    for r in rules {
+        let id = r.id.to_string();
+        let Some(row) = rows.iter().find(|row| row.rule == id) else { continue };
+        let tagged = r.confidence.contains(&Confidence::Undetermined);
+        let audited = row.verdict == "undetermined";
+        if tagged != audited {
+            let tag = if tagged { "tagged undetermined" } else { "not tagged undetermined" };
+            out.push(format!("{}: {id} is {tag} but audited {}", row.at, row.verdict));
+        }
+    }
+    out
+}
+
+#[test]
+fn confidence_tags_and_audit_verdicts_agree() {
+    let rows = audit_rows();
+    let rules: Vec<&Rule> = acl::rules::ALL.iter().chain(hip::rules::ALL.iter()).copied().collect();
+    let found = tag_verdict_mismatches(&rows, &rules);
+    assert!(found.is_empty(), "confidence tags and audit verdicts disagree:\n{}", found.join("\n"));
+}
+
+#[test]
+fn a_tag_that_disagrees_with_its_verdict_is_named() {
+    let rows = table("| ACL-SHV-006 | a.c:1 | agree | x |\n| ACL-MAP-003 | b.c:2 | undetermined | y |");
+    let found = tag_verdict_mismatches(&rows, &[&acl::rules::SHV_006, &acl::rules::MAP_003]);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found[0].contains("ACL-SHV-006 is tagged undetermined but audited agree"), "{found:?}");
+    assert!(found[1].contains("ACL-MAP-003 is not tagged undetermined but audited undetermined"), "{found:?}");
+}

@@ -98,6 +98,13 @@ impl Suite for vendor::Acl {
     fn missing_optional(table: &Acl) -> Vec<&'static str> {
         table.missing_optional()
     }
+
+    /// The chip family of the SoC name `aclrtGetSocName` reports
+    /// ([`Chip::of_soc`](vmmkit_sys::acl::Chip::of_soc)): `"A3"` or
+    /// `"910B"`; `None` (the default expectations) for other chips.
+    fn profile(table: &Acl) -> Option<&'static str> {
+        table.soc_name().as_deref().and_then(Chip::of_soc).map(Chip::profile)
+    }
 }
 
 impl Ctx {

@@ -33,6 +33,14 @@ macro_rules! call {
     }};
 }
 
+/// Calls a required entry point that returns something other than a code.
+macro_rules! call_raw {
+    ($self:ident . $f:ident ( $($a:expr),* )) => {{
+        // SAFETY: as in `call!`.
+        unsafe { ($self.api.$f)($($a),*) }
+    }};
+}
+
 /// Calls an optional entry point, or says it is missing.
 macro_rules! call_opt {
     ($self:ident . $f:ident ( $($a:expr),* )) => {{
@@ -181,6 +189,23 @@ impl Acl {
         flags: u64,
     ) -> AclError {
         call!(self.aclrtReserveMemAddress(va, size, alignment, expect, flags))
+    }
+    pub(crate) fn reserve_mem_address_no_uc(
+        &self,
+        va: *mut *mut c_void,
+        size: usize,
+        alignment: usize,
+        expect: *mut c_void,
+        flags: u64,
+    ) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtReserveMemAddressNoUCMemory(va, size, alignment, expect, flags))
+    }
+    /// `aclrtGetSocName`, as text; `None` where the library answers NULL.
+    pub fn soc_name(&self) -> Option<String> {
+        let p = call_raw!(self.aclrtGetSocName());
+        // SAFETY: a non-NULL answer of aclrtGetSocName is a NUL-terminated
+        // string the library keeps for the life of the process.
+        (!p.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned())
     }
     pub(crate) fn release_mem_address(&self, va: *mut c_void) -> AclError {
         call!(self.aclrtReleaseMemAddress(va))

@@ -30,6 +30,7 @@ pub(super) fn row() -> Row {
     let settings = [
         format!("{} devices × {}", config.devices, bytes(config.device_memory)),
         format!("host access {}", if config.host_access { "on" } else { "off" }),
+        vmmkit_emulator::profiles_in_force(|k| std::env::var_os(k)),
     ];
     let root = config.root.display();
     // Read the root as `vmmkit ls` does: nothing is created, and a root that

@@ -86,6 +86,10 @@ pub struct Args {
     /// Faults to inject, in the syntax of `VMMKIT_FAULTS`.
     #[arg(long)]
     pub faults: Option<String>,
+    /// The Ascend chip to play: a SoC name (`Ascend910B1`, `Ascend910_9391`,
+    /// …) or a family (`910B`, `A3`) (`VMMKIT_SOC`; default `Ascend910_9391`).
+    #[arg(long, value_name = "SOC")]
+    pub soc: Option<String>,
     /// Write every call of every process to FILE, as Chrome trace-event JSON
     /// (open it in Perfetto or chrome://tracing).
     #[arg(long, value_name = "FILE")]
@@ -134,6 +138,12 @@ impl Args {
         if let Some(f) = &self.faults {
             vmmkit_emulator::faults::Spec::parse(f).map_err(|e| anyhow::anyhow!("--faults {f:?}: {e}"))?;
             env.push(("VMMKIT_FAULTS", f.clone()));
+        }
+        if let Some(soc) = &self.soc {
+            if vmmkit_emulator::AscendSoc::parse(soc).is_none() {
+                bail!("--soc {soc:?}: not an Ascend 910B or A3 chip (e.g. Ascend910B1, Ascend910_9391, 910B, A3)");
+            }
+            env.push((vmmkit_emulator::AscendSoc::VAR, soc.clone()));
         }
         Ok(env)
     }
@@ -221,6 +231,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let settings = args.settings()?;
     let grace = args.grace()?;
     let (report_out, trace_out) = open_outputs(args)?;
+    let env = |k: &str| settings.iter().find(|(n, _)| *n == k).map(|(_, v)| v.into()).or_else(|| std::env::var_os(k));
+    eprintln!("vmmkit run: {}", vmmkit_emulator::profiles_in_force(env));
     let drop_ins = args.drop_ins.clone().map_or_else(machine::default_drop_ins, |d| vec![d]);
     let mut machine = Machine::new(args.dir.as_deref(), &drop_ins)?;
     for m in &machine.missing {

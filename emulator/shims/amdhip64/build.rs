@@ -1,7 +1,10 @@
 //! Makes the plain `cargo build` leave the vendor's `libamdhip64.so`: soname
 //! `libamdhip64.so.6`, every function in its ELF version node
-//! (`libamdhip64.map`, `hip_4.2` … `hip_7.2`), and the link
-//! `libamdhip64.so.6 -> libamdhip64.so` beside it.
+//! (`libamdhip64.map`, `hip_4.2` … `hip_7.2`), and the links
+//! `libamdhip64.so.{5,6,7} -> libamdhip64.so` beside it: a program linked
+//! against a ROCm 5, 6 or 7 library asks for that name, and the emulator
+//! answers as the release of the name it was loaded under (docs/hip.md,
+//! "Version profiles").
 //!
 //! rustc gives every cdylib its own anonymous version script
 //! (`-Wl,--version-script=<tmp>/list`). GNU ld refuses to combine it with
@@ -23,6 +26,8 @@ use std::path::{Path, PathBuf};
 const LIBRARY: &str = "libamdhip64.so";
 const SONAME: &str = "libamdhip64.so.6";
 const MAP: &str = "libamdhip64.map";
+/// The names of the ROCm releases' libraries, each a link to the library.
+const RELEASE_NAMES: [&str; 3] = ["libamdhip64.so.5", SONAME, "libamdhip64.so.7"];
 
 fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo:rerun-if-changed=build.rs");
@@ -141,14 +146,17 @@ fn profile_dir(out_dir: &Path) -> Option<PathBuf> {
 /// starting from `dir` meanwhile sees the old link or the new one).
 fn soname_link(dir: &Path) -> io::Result<()> {
     fs::create_dir_all(dir)?;
-    let link = dir.join(SONAME);
-    if fs::read_link(&link).is_ok_and(|t| t == Path::new(LIBRARY)) {
-        return Ok(());
+    for name in RELEASE_NAMES {
+        let link = dir.join(name);
+        if fs::read_link(&link).is_ok_and(|t| t == Path::new(LIBRARY)) {
+            continue;
+        }
+        let tmp = dir.join(format!(".{name}.{}", std::process::id()));
+        let _ = fs::remove_file(&tmp); // a leftover of a killed build
+        symlink(LIBRARY, &tmp)?;
+        fs::rename(&tmp, &link).inspect_err(|_| {
+            let _ = fs::remove_file(&tmp);
+        })?;
     }
-    let tmp = dir.join(format!(".{SONAME}.{}", std::process::id()));
-    let _ = fs::remove_file(&tmp); // a leftover of a killed build
-    symlink(LIBRARY, &tmp)?;
-    fs::rename(&tmp, &link).inspect_err(|_| {
-        let _ = fs::remove_file(&tmp);
-    })
+    Ok(())
 }

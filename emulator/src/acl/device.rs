@@ -14,8 +14,6 @@ use crate::core::{Emulator, Ending, StreamId, StreamKind, thread};
 pub(super) const CONTEXT_BASE: usize = 0x00c7_c000_0000_0000;
 pub(super) const STREAM_BASE: usize = 0x00c5_7000_0000_0000;
 
-/// The platform the emulator reports: an A3 chip, so FABRIC handles work (acl.md §7.3).
-pub(super) const SOC_NAME: &std::ffi::CStr = c"Ascend910_9391";
 /// The emulated super-pod device id (sdid) of this process's server, written
 /// into fabric handles (acl.md §2.5). A server is a network namespace: the
 /// inode of `/proc/self/ns/net` (unique among live namespaces of one host),
@@ -338,9 +336,10 @@ fn end_streams(e: &Emulator, device: Option<u32>) {
     lock(&st.stream_conf).retain(|&h, _| e.stream_exists(StreamId(h.wrapping_sub(STREAM_BASE) as u64)));
 }
 
-/// `const char *aclrtGetSocName(void)`.
+/// `const char *aclrtGetSocName(void)`: the SoC name of the chip played
+/// (`VMMKIT_SOC`; default `Ascend910_9391`, an A3, so FABRIC handles work, acl.md §7.3).
 pub unsafe extern "C" fn aclrtGetSocName() -> *const c_char {
-    SOC_NAME.as_ptr()
+    super::profile::soc().name.as_ptr()
 }
 
 /// `const char *aclGetRecentErrMsg(void)`: the calling thread's last error message.

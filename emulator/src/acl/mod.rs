@@ -15,7 +15,7 @@
 //! # vmmkit_emulator::install(vmmkit_emulator::Config::new(dir.path())).unwrap();
 //! let rc = unsafe { (acl.aclrtGetDeviceCount)(&mut count) };
 //! assert_eq!(AclError(rc), AclError::SUCCESS);
-//! assert_eq!(count, 8);
+//! assert_eq!(count, vmmkit_emulator::Config::DEFAULT_DEVICES); // 16: the default chip's (A3) server
 //! // A map before any reservation: 100000 for the zero size, checked first.
 //! let rc = unsafe { (acl.aclrtMapMem)(0x1000 as _, 0, 0, 0x1 as _, 0) };
 //! assert_eq!(AclError(rc), AclError::INVALID_PARAM);
@@ -24,6 +24,7 @@
 mod boxes;
 mod call;
 mod codes;
+pub(crate) mod profile;
 mod state;
 
 use vmmkit_sys::acl::AclApi;

@@ -224,10 +224,10 @@ pub unsafe extern "C" fn aclrtNotifyImportByKey(notify: *mut aclrtNotify, key: *
         let e = emu()?;
         let unknown = || refused(&rules::NTF_005, format!("no exported notify has key {}", String::from_utf8_lossy(&text)));
         let Some(k) = parse_key(&text) else { return Err(unknown()) };
-        let info = match e.shared_cell_info(k) {
-            Ok(i) if i.kind == crate::registry::CellKind::Notify => i,
+        match e.shared_cell_info(k) {
+            Ok(i) if i.kind == crate::registry::CellKind::Notify => {}
             _ => return Err(unknown()),
-        };
+        }
         let id = match e.notify_open(k) {
             Ok(id) => id,
             Err(CoreError::NotTrusted { .. }) => {
@@ -236,11 +236,7 @@ pub unsafe extern "C" fn aclrtNotifyImportByKey(notify: *mut aclrtNotify, key: *
             Err(CoreError::UnknownSharedCell(_)) => return Err(unknown()),
             Err(other) => return Err(core_fail(other)),
         };
-        // The creator is not on its own list (ACL-NTF-007): only a list that is off admits it.
-        if info.created_here && !e.notify_is_open_to_all(id) && crate::mutation::enforced(&rules::NTF_007) {
-            let _ = e.event_destroy(id);
-            return Err(refused(&rules::NTF_007, "the creating process is not on its notify's trustlist".into()));
-        }
+        // The creator is the list's first entry (ACL-NTF-007, trs_shr_id_node.c:85): it imports its own notify.
         // SAFETY: checked non-null.
         unsafe { put(notify, handle_of(id)) };
         Ok(())
@@ -253,9 +249,11 @@ pub unsafe extern "C" fn aclrtNotifyImportByKey(notify: *mut aclrtNotify, key: *
 fn exported_notify(notify: aclrtNotify, num: usize) -> Result<EventId, Fail> {
     ensure!(num as i32 > 0, rules::NTF_006 => AclError::RT_PARAM_INVALID, "num {num} is not in (0, INT32_MAX]");
     let id = notify_id(notify)?;
-    if !lock(&EXPORTED).contains(&id) {
-        return Err(refused(&rules::NTF_006, "the notify was never exported: it has no name".into()));
-    }
+    ensure!(
+        lock(&EXPORTED).contains(&id),
+        rules::NTF_006 => AclError::RT_PARAM_INVALID,
+        "the notify was never exported: the driver refuses its empty name"
+    );
     Ok(id)
 }
 
@@ -302,9 +300,11 @@ pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
             // SAFETY: a non-NULL pointer to the one pid the entry names.
             pids.push(unsafe { *s.pid });
         }
-        if !lock(&EXPORTED).contains(&id) {
-            return Err(refused(&rules::NTF_006, "the notify was never exported: it has no name".into()));
-        }
+        ensure!(
+            lock(&EXPORTED).contains(&id),
+            rules::NTF_006 => AclError::RT_PARAM_INVALID,
+            "the notify was never exported: the driver refuses its empty name"
+        );
         trust(id, &pids)
     })
 }

@@ -113,7 +113,17 @@ pub unsafe extern "C" fn aclrtMemExportToShareableHandleV2(
         );
         ensure!(flags <= 1, rules::EXP_002, "flags must be 0 or 1, got {flags}");
         if fabric {
-            ensure!(thread::current_device().is_some(), rules::EXP_005, "FABRIC export needs a current context");
+            ensure!(
+                thread::current_device().is_some(),
+                rules::EXP_005 => AclError::RT_CONTEXT_NULL,
+                "FABRIC export needs a current context"
+            );
+            ensure!(
+                super::profile::chip().has_fabric(),
+                rules::EXP_005 => AclError::RT_FEATURE_NOT_SUPPORT,
+                "FABRIC handles need a server id, which {} has not (VMMKIT_SOC)",
+                super::profile::soc().name.to_string_lossy()
+            );
         }
         let key = export(handle, flags)?;
         // SAFETY: checked non-null; the caller passes room for the chosen form.
@@ -249,6 +259,12 @@ pub unsafe extern "C" fn aclrtMemImportFromShareableHandleV2(
         let cur = thread::current_device();
         ensure!(cur.is_some(), rules::IMP_004, "V2 imports onto the current device; there is none");
         ensure!(matches!(shareType, 1 | 2), rules::IMP_005, "shareType must be 1 or 2, got {shareType}");
+        ensure!(
+            shareType != ACL_MEM_SHARE_HANDLE_TYPE_FABRIC || super::profile::chip().has_fabric(),
+            rules::IMP_006 => AclError::RT_FEATURE_NOT_SUPPORT,
+            "FABRIC handles need a server id, which {} has not (VMMKIT_SOC)",
+            super::profile::soc().name.to_string_lossy()
+        );
         // SAFETY: checked non-null; points to the form `shareType` names.
         let key = unsafe { read_key(shareableHandle, shareType)? };
         let h = import(key, cur.unwrap_or(0), false)?;

@@ -273,7 +273,9 @@ pub unsafe extern "C" fn aclrtReserveMemAddress(
     run("aclrtReserveMemAddress", || reserve(virPtr, size, alignment, expectPtr, flags))
 }
 
-/// `aclrtReserveMemAddressNoUCMemory`: as aclrtReserveMemAddress.
+/// `aclrtReserveMemAddressNoUCMemory`: on a chip with the dynamic window
+/// (A3, `VMMKIT_SOC`), a reservation at the chosen address there
+/// (ACL-RSV-011, 012, 013); on 910B, as aclrtReserveMemAddress (ACL-RSV-011).
 pub unsafe extern "C" fn aclrtReserveMemAddressNoUCMemory(
     virPtr: *mut *mut c_void,
     size: usize,
@@ -281,7 +283,67 @@ pub unsafe extern "C" fn aclrtReserveMemAddressNoUCMemory(
     expectPtr: *mut c_void,
     flags: u64,
 ) -> aclError {
-    run("aclrtReserveMemAddressNoUCMemory", || reserve(virPtr, size, alignment, expectPtr, flags))
+    run("aclrtReserveMemAddressNoUCMemory", || match super::profile::no_uc_window() {
+        Some(window) => reserve_no_uc(virPtr, size, alignment, expectPtr, flags, &window),
+        // 910B: unsupported (its page); a fixed address outside the window
+        // is refused as ACL-RSV-006, which ACL-RSV-011 states for this chip.
+        None => reserve(virPtr, size, alignment, expectPtr, flags).map_err(|f| match f.rule {
+            Some(r) if r.id == rules::RSV_006.id => Fail::rule_code(
+                &rules::RSV_011,
+                f.code,
+                format!("{} ({} has no dynamic window)", f.msg, soc_name()),
+            ),
+            _ => f,
+        }),
+    })
+}
+
+/// The A3 path of aclrtReserveMemAddressNoUCMemory, in the vendor's order:
+/// ACL's checks (memory.cpp:2043-2049), the driver's parameter checks
+/// (devmm_svm.c:5503-5536: alignment, the address alignment of ACL-RSV-005,
+/// a fixed address required), then the dynamic allocator's
+/// (devmm_dynamic_addr.c:336 whole GiB, :198 GiB-aligned address) and its
+/// fixed mapping (:194-217), which fails where the range is in use.
+fn reserve_no_uc(
+    virPtr: *mut *mut c_void,
+    size: usize,
+    alignment: usize,
+    expectPtr: *mut c_void,
+    flags: u64,
+    window: &Window,
+) -> Result<(), Fail> {
+    ensure!(!virPtr.is_null(), rules::RSV_001, "virPtr is NULL");
+    ensure!(size != 0, rules::RSV_002, "size is 0");
+    ensure!(flags <= 1, rules::RSV_003, "flags must be 0 or 1, got {flags}");
+    ensure!(alignment == 0, rules::RSV_004, "alignment must be 0, got {alignment:#x}");
+    let addr = expectPtr as usize;
+    if addr != 0 {
+        let need = if size > 512 << 20 { GRANULE_1G as usize } else { (size.next_power_of_two()).max(2 << 20) };
+        ensure!(addr % need == 0, rules::RSV_005, "expectPtr {addr:#x} is not aligned to {need:#x}");
+    }
+    ensure!(addr != 0, rules::RSV_012, "the dynamic window of {} takes fixed addresses only", soc_name());
+    ensure!(size as u64 % GRANULE_1G == 0, rules::RSV_013, "size {size:#x} is not a whole number of GiB");
+    ensure!(addr as u64 % GRANULE_1G == 0, rules::RSV_013, "expectPtr {addr:#x} is not 1 GiB aligned");
+    let inside = addr >= window.0.start && addr.checked_add(size).is_some_and(|e| e <= window.0.end);
+    // Outside the dynamic window the fixed mapping finds the range in use
+    // (the driver's devmm_svm_map_with_flag, devmm_dynamic_addr.c:185-186):
+    // out of memory, 207001, as ACL-RSV-009.
+    ensure!(
+        inside,
+        rules::RSV_009,
+        "expectPtr {addr:#x} + {size:#x} lies outside the dynamic window [{:#x}, {:#x}) of {}",
+        window.0.start,
+        window.0.end,
+        soc_name()
+    );
+    let base = emu()?.reserve(size, GRANULE_1G as usize, Some(addr), window).map_err(|e| Fail::core(Op::Reserve, e))?;
+    // SAFETY: checked non-null.
+    unsafe { put(virPtr, base as *mut c_void) };
+    Ok(())
+}
+
+fn soc_name() -> std::borrow::Cow<'static, str> {
+    super::profile::soc().name.to_string_lossy()
 }
 
 /// `aclError aclrtReleaseMemAddress(void *virPtr)`: ACL-REL-001, ACL-REL-002; live

@@ -21,7 +21,7 @@
 //! # vmmkit_emulator::install(vmmkit_emulator::Config::new(dir.path())).unwrap();
 //! let mut count = 0;
 //! assert_eq!(HipError(unsafe { (hip.hipGetDeviceCount)(&mut count) }), HipError::SUCCESS);
-//! assert_eq!(count, 8);
+//! assert_eq!(count, vmmkit_emulator::Config::DEFAULT_DEVICES as i32); // 16 by default (VMMKIT_SOC, VMMKIT_DEVICES)
 //! // An all-zero IPC handle is refused (HIP-IPC-022), and that is the last error.
 //! let mut p = std::ptr::null_mut();
 //! let rc = unsafe { (hip.hipIpcOpenMemHandle)(&mut p, hipIpcMemHandle_t::default(), 1) };

@@ -1,6 +1,7 @@
 //! The HIP release the emulator answers as: the **6.x profile** (6.3, the
 //! reference's default) or the **7.x profile** (7.0), chosen by
-//! `VMMKIT_HIP_VERSION` ([`HipVersion`]). Where releases differ, the rule
+//! `VMMKIT_HIP_VERSION` ([`HipVersion`]) or, when it is unset, by the
+//! library name the drop-in was loaded under (`libamdhip64.so.7`: 7.0). Where releases differ, the rule
 //! records carry the expectation of each profile
 //! (`vmmkit_sys::rule::ProfileExpect`); the dialect answers the one of the
 //! profile it plays ([`main_code`], and `ensure!` in `call.rs`).
@@ -22,11 +23,38 @@ pub(super) enum Profile {
     V7,
 }
 
-/// The version `VMMKIT_HIP_VERSION` names, or the reason it is unusable.
-/// Read once per process.
+/// The version `VMMKIT_HIP_VERSION` names, or the reason it is unusable;
+/// unset, the release of the library name this code was loaded under
+/// ([`HipVersion::of_library_name`]: a program linked against
+/// `libamdhip64.so.7` gets 7.0), else the default 6.3. Read once per process.
 pub(super) fn version() -> Result<HipVersion, crate::ConfigError> {
     static VERSION: OnceLock<Result<HipVersion, crate::ConfigError>> = OnceLock::new();
-    VERSION.get_or_init(HipVersion::from_env).clone()
+    VERSION
+        .get_or_init(|| match std::env::var_os(HipVersion::VAR).filter(|v| !v.is_empty()) {
+            Some(_) => HipVersion::from_env(),
+            None => Ok(loaded_name().as_deref().and_then(HipVersion::of_library_name).unwrap_or(HipVersion::DEFAULT)),
+        })
+        .clone()
+}
+
+/// The path of the object this code lives in, as the dynamic loader opened
+/// it (`dladdr`: the link map's name, e.g. `/opt/lib/libamdhip64.so.7` when
+/// a program's `DT_NEEDED` asked for that name, symlink not resolved); the
+/// executable's path (or nothing) when the emulator is linked in statically.
+fn loaded_name() -> Option<String> {
+    let mut info = std::mem::MaybeUninit::<libc::Dl_info>::zeroed();
+    let here = loaded_name as *const () as *const libc::c_void;
+    // SAFETY: dladdr reads the address only to look it up and fills `info`,
+    // a live local, on success (non-zero).
+    let found = unsafe { libc::dladdr(here, info.as_mut_ptr()) } != 0;
+    // SAFETY: filled by dladdr when it succeeded (zeroed otherwise).
+    let info = unsafe { info.assume_init() };
+    if !found || info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: a non-NULL dli_fname is the loader's NUL-terminated name of a
+    // loaded object, which lives as long as the object (this code's own).
+    Some(unsafe { std::ffi::CStr::from_ptr(info.dli_fname) }.to_string_lossy().into_owned())
 }
 
 /// The profile of this process: that of [`version`], 6.x when it is unusable

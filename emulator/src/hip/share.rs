@@ -37,7 +37,7 @@ pub unsafe extern "C" fn hipMemExportToShareableHandle(
         let e = emu()?;
         let id = from_handle(handle);
         let info = e.describe(id).map_err(|e| Fail::core(Op::Export, e))?;
-        let requested = info.import_kind.unwrap_or(info.props[2] as u32 as i32);
+        let requested = info.import_kind.unwrap_or(super::vmm::handle_type_of(info.props[2]));
         ensure!(
             handleType == hipMemHandleTypePosixFileDescriptor && handleType == requested,
             rules::VMM_024,

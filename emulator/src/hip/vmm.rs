@@ -99,11 +99,23 @@ pub unsafe extern "C" fn hipMemCreate(
         ensure!(!prop.is_null(), rules::VMM_003, "prop is NULL");
         // SAFETY: checked non-null; the caller passes a 32-byte property record.
         let p = unsafe { get(prop) };
-        ensure!(p.type_ == hipMemAllocationTypePinned, rules::VMM_003, "type must be Pinned (1), got {}", p.type_);
+        // HIP-VMM-003: 7.x also takes type Uncached and location Host
+        // (rocm-systems hip_vm.cpp:75-80); 6.x Pinned on a Device only.
+        let v7 = profile::is_v7();
+        let uncached = v7 && p.type_ == hipMemAllocationTypeUncached;
+        let host = v7 && p.location.type_ == hipMemLocationTypeHost;
         ensure!(
-            p.location.type_ == hipMemLocationTypeDevice,
+            p.type_ == hipMemAllocationTypePinned || uncached,
             rules::VMM_003,
-            "location.type must be Device (1), got {}",
+            "type must be Pinned (1){}, got {}",
+            if v7 { " or Uncached" } else { "" },
+            p.type_
+        );
+        ensure!(
+            p.location.type_ == hipMemLocationTypeDevice || host,
+            rules::VMM_003,
+            "location.type must be Device (1){}, got {}",
+            if v7 { " or Host (2)" } else { "" },
             p.location.type_
         );
         let e = emu()?;
@@ -120,10 +132,12 @@ pub unsafe extern "C" fn hipMemCreate(
         ensure!((size as u64) <= capacity, rules::VMM_005, "{size:#x} bytes exceed the device's {capacity:#x}");
         ensure!(size % CREATE_MULTIPLE == 0, rules::VMM_006, "size {size:#x} is not a multiple of {CREATE_MULTIPLE}");
         let backing = (size as u64).next_multiple_of(GRANULARITY);
-        let props = [KIND_VMM, GRANULARITY, with_location(ht, p.location.id), size as u64];
-        let on = if profile::is_v7() { current_device() } else { p.location.id as u32 };
+        let kind = ht | if uncached { UNCACHED_BIT } else { 0 } | if host { HOST_BIT } else { 0 };
+        let props = [KIND_VMM, GRANULARITY, with_location(kind, p.location.id), size as u64];
+        let on = if v7 { current_device() } else { p.location.id as u32 };
+        let on = if host { Place::Host(0) } else { Place::Device(on) };
         let id = e
-            .create(Place::Device(on), backing, GRANULARITY, props)
+            .create(on, backing, GRANULARITY, props)
             .map_err(|e| Fail::core(Op::Create, e))?;
         // SAFETY: checked non-null.
         unsafe { put(handle, to_handle(id)) };
@@ -134,6 +148,16 @@ pub unsafe extern "C" fn hipMemCreate(
 /// `props[2]` of hipMemCreate memory: the requested handle type in the low
 /// 32 bits, the requested `location.id` above (7.x takes the memory on the
 /// current device, but the properties report the location asked for).
+/// In the handle-type word of `props[2]`: created with type Uncached (7.x).
+const UNCACHED_BIT: i32 = 1 << 16;
+/// In the handle-type word of `props[2]`: created at location Host (7.x).
+const HOST_BIT: i32 = 1 << 17;
+
+/// The requested handle type that [`with_location`] stored in `props2`.
+pub(super) fn handle_type_of(props2: u64) -> i32 {
+    (props2 as u32 as i32) & 0xffff
+}
+
 fn with_location(handle_type: i32, location: i32) -> u64 {
     u64::from(handle_type as u32) | (u64::from(location as u32) << 32)
 }
@@ -414,16 +438,21 @@ pub unsafe extern "C" fn hipMemGetAllocationPropertiesFromHandle(
         let id = from_handle(handle);
         let e = emu()?;
         let info = e.describe(id).map_err(|e| Fail::core(Op::Query, e))?;
-        let requested = info.import_kind.unwrap_or(info.props[2] as u32 as i32);
+        let requested = info.import_kind.unwrap_or(handle_type_of(info.props[2]));
+        let created = (info.import_kind.is_none() && info.props[0] == KIND_VMM).then_some(info.props[2] as u32 as i32);
+        let bit = |b: i32| created.is_some_and(|w| w & b != 0);
         // Imports report the importing device; created handles the location asked for.
         let id_of = |p: Place| match (info.import_kind, p) {
             (None, _) if info.props[0] == KIND_VMM => location_of(info.props[2]),
             (_, Place::Device(d) | Place::Host(d)) => d as i32,
         };
         let p = hipMemAllocationProp {
-            type_: hipMemAllocationTypePinned,
+            type_: if bit(UNCACHED_BIT) { hipMemAllocationTypeUncached } else { hipMemAllocationTypePinned },
             requestedHandleType: requested,
-            location: hipMemLocation { type_: hipMemLocationTypeDevice, id: id_of(info.owner) },
+            location: hipMemLocation {
+                type_: if bit(HOST_BIT) { hipMemLocationTypeHost } else { hipMemLocationTypeDevice },
+                id: id_of(info.owner),
+            },
             ..Default::default()
         };
         // SAFETY: checked non-null.

@@ -4,10 +4,12 @@
 //! Names keep the C spelling so the header can be grepped.
 
 mod api;
+pub mod chips;
 mod error;
 pub mod rules;
 mod types;
 
 pub use api::{AclApi, LIBRARY};
+pub use chips::Chip;
 pub use error::AclError;
 pub use types::*;

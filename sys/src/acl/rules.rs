@@ -17,10 +17,11 @@
 //! recommended emulator behaviour and the confidence says `undetermined`.
 #![forbid(unsafe_code)]
 
+use crate::acl::chips::{PROFILE_910B, PROFILE_A3};
 use crate::rule::Confidence::{Doc, Inferred, Source as Src, Undetermined};
 use crate::rule::Expect::{Behaviour, Codes, Observed};
 use crate::rule::Source::{Doc as Page, Driver, Reference, Runtime};
-use crate::rule::{Dialect, Need, Source};
+use crate::rule::{Dialect, Need, ProfileExpect, Source};
 use crate::{acl, rules};
 
 // ---- groups (JUnit classnames, report sections) -----------------------------
@@ -85,6 +86,17 @@ const TWO_DEVICES: &[Need] = &[Need::Devices(2)];
 const EXPORT_V2: Need = Need::Symbol("aclrtMemExportToShareableHandleV2");
 const IMPORT_V2: Need = Need::Symbol("aclrtMemImportFromShareableHandleV2");
 const V2_PEERS: &[Need] = &[EXPORT_V2, IMPORT_V2, Need::Peers];
+/// FABRIC handles need a server id: the A3 profile (`chips.rs`).
+const FABRIC: Need = Need::Profile(PROFILE_A3);
+const FABRIC_PEERS: &[Need] = &[EXPORT_V2, IMPORT_V2, Need::Peers, FABRIC];
+const SHR_ID_USER: Source = Driver("src/ascend_hal/trs/shr_id/trs_shr_id_user.c");
+const SHR_ID_NODE: Source = Driver("src/sdk_driver/trsdrv/trs/shr_id/trs_shr_id_node.c");
+const NO_UC: Need = Need::Symbol("aclrtReserveMemAddressNoUCMemory");
+/// The dynamic window of NoUCMemory reservations: the A3 profile.
+const DYNAMIC_WINDOW: Need = Need::Profile(PROFILE_A3);
+const DYN_ADDR: Source = Driver("src/ascend_hal/svm/v2/devmm/devmm_dynamic_addr.c");
+const SVM_DEFINE: Source = Driver("src/sdk_driver/svm/v2/command/ioctl/svm_define.h");
+const NO_UC_PAGE: Source = Runtime("docs/zh/api_ref/11-04_virtual_memory_management.md");
 
 const V2: &str = "acl.share.v2";
 const QUERY: &str = "acl.vmm.query";
@@ -604,6 +616,53 @@ rules! {
         requires: TWO_DEVICES,
     }
 
+    RSV_011 {
+        group: RESERVE,
+        text: "`aclrtReserveMemAddressNoUCMemory` at a chosen 1 GiB-aligned address of whole GiB in [24 TiB, 256 TiB) \
+               (Mooncake's A3 shared segment: 78 TiB, flags 1) reserves exactly there on A3; on 910B, where its page \
+               says the call is unsupported, the fixed address lies outside the 16-24 TiB window and is refused as \
+               ACL-RSV-006 (507899).",
+        apis: &["aclrtReserveMemAddressNoUCMemory"],
+        sources: &[MEMORY_CPP, DEVMM, DYN_ADDR, SVM_DEFINE, NO_UC_PAGE],
+        confidence: &[Doc, Src],
+        note: Some("A3: memory.cpp:2040-2053 sets flag bit 9 (MEM_RSV_TYPE_REMOTE_MAP, ascend_hal_define.h:827-828); \
+                    halMemAddressReserve devmm_svm.c:5630-5632 reserves in the dynamic window \
+                    (svm_define.h:122-124) at the fixed address (devmm_dynamic_addr.c:194-217, 292-299). 910B: \
+                    11-04_virtual_memory_management.md:294-299 (A3 supported, A2 not)"),
+        expect: Codes(&[acl!(SUCCESS)]),
+        profiles: &[ProfileExpect::new(PROFILE_910B, Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]))
+            .note("unsupported on 910B: a fixed address outside [16 TiB, 24 TiB) is refused as ACL-RSV-006")],
+        requires: &[NO_UC],
+    }
+
+    RSV_012 {
+        group: RESERVE,
+        text: "A3 only: `aclrtReserveMemAddressNoUCMemory` without a chosen address (`expectPtr` NULL) is refused as \
+               not supported (207000), the dynamic window taking fixed addresses only.",
+        apis: &["aclrtReserveMemAddressNoUCMemory"],
+        sources: &[MEMORY_CPP, DEVMM, NPU_DRIVER_MEM, NO_UC_PAGE],
+        confidence: &[Doc, Src],
+        note: Some("devmm_svm.c:5532-5535 (REMOTE_MAP with addr 0: DRV_ERROR_NOT_SUPPORT), npu_driver_mem.cc:339-341 \
+                    (RT_ERROR_FEATURE_NOT_SUPPORT), memory.cpp:2052 (ACL_REQUIRES_RTS_OK_WARN_NOT_SUPPORT); the page \
+                    (11-04_virtual_memory_management.md:320): the start address cannot be chosen by the system. \
+                    910B (no dynamic window): the emulator reserves as aclrtReserveMemAddress"),
+        expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
+        requires: &[NO_UC, DYNAMIC_WINDOW],
+    }
+
+    RSV_013 {
+        group: RESERVE,
+        text: "A3 only: a `aclrtReserveMemAddressNoUCMemory` size that is not whole GiB is refused (107000) at an \
+               otherwise good address, and nothing is reserved.",
+        apis: &["aclrtReserveMemAddressNoUCMemory"],
+        sources: &[DYN_ADDR, NO_UC_PAGE],
+        confidence: &[Doc, Src],
+        note: Some("svm_da_alloc devmm_dynamic_addr.c:336-340 (size not DEVMM_HEAP_SIZE-aligned: \
+                    DRV_ERROR_INVALID_VALUE, 107000 as ACL-RSV-005); the page (11-04_virtual_memory_management.md:327): size only whole GiB, at least 1 GiB"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[NO_UC, DYNAMIC_WINDOW],
+    }
+
     REL_001 {
         group: RESERVE,
         text: "`virPtr` must be non-NULL.",
@@ -762,7 +821,7 @@ rules! {
                shmem does it): allowed.",
         apis: &["aclrtMapMem"],
         sources: &[Page("aclrtMapMem page")],
-        confidence: &[Doc, Undetermined],
+        confidence: &[Doc, Src],
         note: Some("D13: doc-only rule; emulator permissive; real result recorded"),
         expect: Codes(&[acl!(SUCCESS)]),
         requires: PEERS,
@@ -963,11 +1022,15 @@ rules! {
 
     EXP_005 {
         group: EXPORT,
-        text: "V2 FABRIC needs a current context (107002) and a platform with a server id, i.e. A3 (207000 otherwise).",
+        text: "V2 FABRIC needs a current context (107002) and a platform with a server id: A3 exports (0), 910B \
+               refuses (207000).",
         apis: &["aclrtMemExportToShareableHandleV2"],
-        sources: &[Page("aclrtMemExportToShareableHandleV2 page"), API_IMPL],
+        sources: &[Page("aclrtMemExportToShareableHandleV2 page"), API_IMPL, NPU_DRIVER],
         confidence: &[Doc, Src],
-        expect: Codes(&[acl!(RT_CONTEXT_NULL), acl!(RT_FEATURE_NOT_SUPPORT)]),
+        note: Some("api_impl.cc:7385-7396 (context, then GetServerId), npu_driver.cc:1470-1478 (no server id: \
+                    RT_ERROR_DRV_NOT_SUPPORT, 207000)"),
+        expect: Codes(&[acl!(RT_CONTEXT_NULL), acl!(SUCCESS)]),
+        profiles: &[ProfileExpect::new(PROFILE_910B, Codes(&[acl!(RT_CONTEXT_NULL), acl!(RT_FEATURE_NOT_SUPPORT)]))],
         requires: &[EXPORT_V2],
     }
 
@@ -1216,12 +1279,15 @@ rules! {
 
     IMP_006 {
         group: IMPORT,
-        text: "V2 FABRIC needs a server id (else 207000); a fabric handle whose server id equals the local one is \
-               imported like a DEFAULT handle.",
+        text: "V2 FABRIC needs a server id (910B: 207000); on A3 a fabric handle whose server id equals the local \
+               one is imported like a DEFAULT handle.",
         apis: &["aclrtMemImportFromShareableHandleV2"],
-        sources: &[API_IMPL],
+        sources: &[API_IMPL, NPU_DRIVER],
         confidence: &[Src],
-        expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
+        note: Some("api_impl.cc:7444-7450 (GetServerId first), 7456-7472 (same server: local import); \
+                    npu_driver.cc:1470-1478"),
+        expect: Codes(&[acl!(SUCCESS)]),
+        profiles: &[ProfileExpect::new(PROFILE_910B, Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]))],
         requires: &[EXPORT_V2, IMPORT_V2, Need::Peers],
     }
 
@@ -1590,7 +1656,7 @@ rules! {
                with nothing mapped there, is refused, not dereferenced.",
         apis: &["aclrtMemcpy", "aclrtMemcpyAsync", "aclrtMemset"],
         sources: &[DEVMM, KERNEL],
-        confidence: &[Undetermined],
+        confidence: &[Src],
         note: Some(
             "the driver memsets or copies an address outside the SVM range as host memory (drvMemsetD8: not in range \
              means the host), which faults; the emulator answers 107000. Real-hardware result recorded as observed",
@@ -1704,7 +1770,7 @@ rules! {
         sources: &[Reference("acl.md §7.3, sample 12_cross_server_physical_memory_sharing_withoutpid")],
         confidence: &[Doc, Src],
         expect: Behaviour,
-        requires: &[EXPORT_V2, IMPORT_V2, Need::Peers],
+        requires: FABRIC_PEERS,
     }
 
     // ==== Processes forked after initialisation (issue 20) ===========================
@@ -1915,7 +1981,7 @@ rules! {
         note: Some("struct devmm_share_handle devmm_svm.c:6350-6356, filled 6393-6397; u64 packing 6299-6317 and \
                     halMemTransShareableHandle 6457-6486; drv_mem_handle_type common_pkg.h:147-152"),
         expect: Codes(&[acl!(SUCCESS)]),
-        requires: V2_PEERS,
+        requires: FABRIC_PEERS,
     }
 
     SHV_002 {
@@ -1942,7 +2008,7 @@ rules! {
                     GetServerIdAndshareableHandle npu_driver_mem.cc:680-695; errcode_manage.cc:565 and :86 map it to \
                     107000"),
         expect: Codes(&[acl!(RT_PARAM_INVALID)]),
-        requires: &[EXPORT_V2, IMPORT_V2],
+        requires: &[EXPORT_V2, IMPORT_V2, FABRIC],
     }
 
     SHV_004 {
@@ -1960,7 +2026,7 @@ rules! {
                     1), 7481-7492 (SetPid V2 translates to the u64 form); the kernel's trustlist as ACL-IMP-011"),
         expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR), acl!(SUCCESS)]),
         enforced_by: &[&IMP_011],
-        requires: V2_PEERS,
+        requires: FABRIC_PEERS,
     }
 
     SHV_005 {
@@ -1974,7 +2040,7 @@ rules! {
                     the exporter), then as ACL-IMP-009 and ACL-MAP-016"),
         expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR), acl!(SUCCESS)]),
         enforced_by: &[&IMP_009],
-        requires: &[EXPORT_V2, IMPORT_V2, Need::Devices(2)],
+        requires: &[EXPORT_V2, IMPORT_V2, Need::Devices(2), FABRIC],
     }
 
     SHV_006 {
@@ -1984,11 +2050,11 @@ rules! {
                sdid; the client maps it, sees the server's data, and both release.",
         apis: &["aclrtMemExportToShareableHandleV2", "aclrtMemImportFromShareableHandleV2", "aclrtMapMem"],
         sources: &[API_IMPL, Reference("acl.md §7.3, sample 12_cross_server_physical_memory_sharing_withoutpid")],
-        confidence: &[Doc, Src],
+        confidence: &[Doc, Src, Undetermined],
         note: Some("api_impl.cc:7452-7471: another server id skips the local conversion and imports the fabric \
                     handle itself; the emulator names a server by its network namespace"),
         expect: Codes(&[acl!(SUCCESS)]),
-        requires: V2_PEERS,
+        requires: FABRIC_PEERS,
     }
 
     // ==== Retain (issue 19) =============================================================
@@ -2000,7 +2066,7 @@ rules! {
         apis: &["aclrtMemRetainAllocationHandle", "aclrtFreePhysical", "aclrtGetMemInfo"],
         sources: &[Page("aclrtMemRetainAllocationHandle page"), DEVMM],
         confidence: &[Doc, Src],
-        note: Some("devmm_svm.c:6112 (devmm_vmm_handle_ref_inc per retain); halMemRelease drops one"),
+        note: Some("devmm_svm.c:6113 (devmm_vmm_handle_ref_inc per retain), :6546 (per import); halMemRelease drops one"),
         expect: Codes(&[acl!(SUCCESS)]),
     }
 
@@ -2013,7 +2079,7 @@ rules! {
         sources: &[Page("aclrtMemRetainAllocationHandle page"), DEVMM],
         confidence: &[Doc, Src],
         expect: Codes(&[acl!(SUCCESS)]),
-        requires: V2_PEERS,
+        requires: FABRIC_PEERS,
     }
 
     RET_005 {
@@ -2237,7 +2303,7 @@ rules! {
                RT_EVENT_TIME_LINE) or ACL_EVENT_TIME_LINE (0x8); an ACL_EVENT_SYNC-only event gives 107006.",
         apis: &["aclrtEventElapsedTime", "aclrtCreateEventWithFlag"],
         sources: &[EVENT_CC, ERRCODE],
-        confidence: &[Src, Inferred],
+        confidence: &[Src, Inferred, Undetermined],
         note: Some("RT_EVENT_DEFAULT event.h:63; timestamps kept only with RT_EVENT_TIME_LINE (event.cc:901, \
                     :963); UINT64_MAX stamps give RT_ERROR_EVENT_TIMESTAMP_INVALID (event.cc:1264-1269, \
                     errcode_manage.cc:198)"),
@@ -2355,13 +2421,15 @@ rules! {
     NTF_006 {
         group: NOTIFY,
         text: "aclrtNotifySetImportPid: num 0 is 107000; a notify that was never exported (it has no name) is \
-               refused by the driver (507899).",
+               refused by the driver's name check (107000).",
         apis: &["aclrtNotifySetImportPid"],
-        sources: &[API_ERROR, API_C_SOC],
-        confidence: &[Src, Undetermined],
+        sources: &[API_ERROR, API_C_SOC, SHR_ID_USER, ERRCODE],
+        confidence: &[Src],
         note: Some("api_error.cc:3797-3807 (num <= 0 after the int32 cast); api_c_standard_soc.cc:1822-1840 passes \
-                    the notify's empty IPC name to halShrIdSetPid (beyond the source)"),
-        expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR)]),
+                    the notify's empty IPC name to halShrIdSetPid, which refuses an empty name with \
+                    DRV_ERROR_INVALID_VALUE (trs_shr_id_user.c:313-316; devdrv_hccl.c:435-438 likewise), \
+                    RT_ERROR_DRV_INPUT (errcode_manage.cc:565), 107000"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
         requires: &[Need::Symbol("aclrtNotifySetImportPid")],
     }
 
@@ -2369,13 +2437,14 @@ rules! {
         group: NOTIFY,
         text: "With export flag 0 a process not on the notify's trustlist cannot import it (507899), and once \
                aclrtNotifySetImportPid lists it, it can; with DISABLE_PID_VALIDATION any process imports. The creating \
-               process importing its own notify with validation on is refused (it is not on its own list).",
+               process may import its own notify: it is the list's first entry.",
         apis: &["aclrtNotifySetImportPid", "aclrtNotifyImportByKey", "aclrtNotifyGetExportKey"],
-        sources: &[API_IMPL, NPU_DRIVER],
+        sources: &[API_IMPL, NPU_DRIVER, SHR_ID_NODE],
         confidence: &[Src, Undetermined],
         note: Some("ApiImpl::IpcSetNotifyName api_impl.cc:4972-4986 turns the list off only with the flag \
-                    (SetIpcNotifyDisablePidVerify); the list itself is the driver's (halShrIdSetPid/Open), modelled \
-                    as IPC memory keys' (ACL-IPK-007, ACL-IPK-009)"),
+                    (SetIpcNotifyDisablePidVerify); the driver puts the creator in wlist[0] \
+                    (trs_shr_id_node.c:85) and open finds it there (:612-617); an unlisted open is -EACCES \
+                    (:620), whose ACL code is modelled as IPC memory keys' 507899 (ACL-IPK-007, ACL-IPK-009)"),
         expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
         requires: &[Need::Peers, Need::Symbol("aclrtNotifyImportByKey")],
     }
@@ -2436,7 +2505,7 @@ rules! {
                handle that names no IPC event (all zeros, or of an event destroyed by its only holder) is 107017.",
         apis: &["aclrtIpcGetEventHandle", "aclrtIpcOpenEventHandle"],
         sources: &[IPC_EVENT_CC],
-        confidence: &[Src, Inferred],
+        confidence: &[Src, Inferred, Undetermined],
         note: Some("IpcEvent::IpcGetEventHandle copies the event's shareable handle (ipc_event.cc:196-203); \
                     IpcHandleAllocAndImport imports it (ipc_event.cc:214-226), as ACL-IMP-007 an unknown one"),
         expect: Codes(&[acl!(RT_INVALID_HANDLE)]),

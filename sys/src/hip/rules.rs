@@ -378,15 +378,18 @@ rules! {
 
     VMM_003 {
         group: VMM,
-        text: "hipMemCreate: handle non-NULL, size > 0, flags 0, prop non-NULL, Pinned, Device, id < count.",
+        text: "hipMemCreate: handle non-NULL, size > 0, flags 0, prop non-NULL, Pinned (7.x: or Uncached), Device \
+               (7.x: or Host), id < count.",
         apis: &["hipMemCreate"],
-        sources: &[CLR_VM, T_VMM],
+        sources: &[CLR_VM, CLR_VM_7, T_VMM],
         confidence: &[Src],
-        note: Some("profile 6.x: a bad device id is 1; 7.x gives 101, and allocates on the current device"),
+        note: Some("profile 6.x: a bad device id is 1; 7.x gives 101, allocates on the current device, and takes \
+                    type Uncached and location Host (rocm-systems 804ae76 hip_vm.cpp:75-80)"),
         expect: Codes(&[hip!(INVALID_VALUE)]),
         profiles: &[ProfileExpect::new(PROFILE_7, Codes(&[hip!(INVALID_VALUE), hip!(INVALID_DEVICE)])).note(
-            "a device id < 0 or ≥ the count is 101 (checked after the other fields); the memory is taken on the \
-             calling thread's current device and the properties keep location.id",
+            "type Uncached and location Host are accepted (hip_vm.cpp:75-80; Host memory comes from the host \
+             context); a device id < 0 or ≥ the count is 101 (checked after the other fields); Device memory is \
+             taken on the calling thread's current device and the properties keep location.id",
         )],
         equivalents: &[&crate::acl::rules::MP_001, &crate::acl::rules::MP_002, &crate::acl::rules::MP_003],
     }
@@ -514,17 +517,24 @@ rules! {
                may be mapped again with another device's handle.",
         apis: &["hipMemMap"],
         sources: &[CLR_VM, CLR_VM_7, DEVELOP],
-        confidence: &[Src, Undetermined],
+        confidence: &[Src],
         note: Some(
             "clr reserves one range for all devices and has no device check in hipMemMap; 6.x returns 0 even \
-             when the backend map fails, develop returns 2 there; the emulator gives 1",
+             when the backend map fails (clr 6.x hip_vm.cpp:262-271, rocvirtual.cpp:2617-2625), which the rule \
+             records as the vendor's failure mode; 7.x returns 2 there (rocm-systems 804ae76 hip_vm.cpp:296-299)",
         ),
         expect: Codes(&[hip!(INVALID_VALUE)]),
-        profiles: &[ProfileExpect::crashes(
-            PROFILE_6,
-            Codes(&[hip!(INVALID_VALUE)]),
-            "6.x: a refused map returns 0 with nothing mapped (the map command's status is dropped)",
-        )],
+        profiles: &[
+            ProfileExpect::crashes(
+                PROFILE_6,
+                Codes(&[hip!(INVALID_VALUE)]),
+                "6.x: a refused map returns 0 with nothing mapped (the map command's status is dropped, \
+                 hip_vm.cpp:262-271, rocvirtual.cpp:2617-2625): the program goes on with an unmapped range; the \
+                 emulator answers 1 instead",
+            ),
+            ProfileExpect::new(PROFILE_7, Codes(&[hip!(OUT_OF_MEMORY)]))
+                .note("a refused virtualMap is hipErrorOutOfMemory (hip_vm.cpp:296-299)"),
+        ],
         equivalents: &[&crate::acl::rules::MAP_009],
     }
 
@@ -569,7 +579,9 @@ rules! {
             ProfileExpect::crashes(
                 PROFILE_6,
                 Codes(&[hip!(INVALID_VALUE), hip!(SUCCESS)]),
-                "6.0–6.4: an address no mapping contains: the NULL object it did not find is dereferenced",
+                "6.0–6.4: an address no mapping contains: the NULL object it did not find is dereferenced; an \
+                 interior pointer with the whole mapping's size unmaps the whole mapping and then aborts \
+                 (device.cpp:324-328)",
             )
             .note("a partial or interior unmap returns 0 and unmaps nothing (clr also drops a handle reference)"),
             ProfileExpect::new(PROFILE_7, Codes(&[hip!(INVALID_VALUE)]))
@@ -764,7 +776,7 @@ rules! {
         apis: &["hipMemPoolCreate"],
         sources: &[CLR_POOL],
         confidence: &[Src],
-        note: Some("hip_mempool.cpp hipMemPoolCreate; a negative id passes clr's unsigned compare: the emulator answers 1"),
+        note: Some("hip_mempool.cpp:294-311 hipMemPoolCreate; a negative id converts to SIZE_MAX in clr's unsigned compare with the device count and is refused with 1 like any id too large"),
         expect: Codes(&[hip!(INVALID_VALUE)]),
     }
 
@@ -914,7 +926,7 @@ rules! {
         text: "hipMemPoolImportPointer: NULL arguments are 1; export data that names no allocation (all zero) is 2.",
         apis: &["hipMemPoolImportPointer"],
         sources: &[CLR_POOL],
-        confidence: &[Src, Inferred],
+        confidence: &[Src, Inferred, Undetermined],
         note: Some("a failed IpcAttach is hipErrorOutOfMemory; whether ROCr refuses a zero handle is ROCr's"),
         expect: Codes(&[hip!(INVALID_VALUE), hip!(OUT_OF_MEMORY)]),
     }

@@ -222,3 +222,53 @@ pub fn release_with_mappings(cx: &mut Ctx) -> Result<(), Failure> {
     let (free1, _) = cx.mem_info()?;
     cx.ensure("free device memory after release and free (implicit unmap)", free1 == free0, free0, free1)
 }
+
+/// Mooncake's A3 shared-segment address, 78 TiB (`kA3ReserveStartAddr`,
+/// Mooncake `ascend_shared_segment.cpp:36-38`): past HIXL's [40 TiB, 72 TiB).
+pub const MOONCAKE_A3: usize = 78 << 40;
+
+/// `aclrtReserveMemAddressNoUCMemory(size, alignment 0, expect, flags)`.
+fn try_reserve_no_uc(cx: &Ctx, size: usize, expect: usize, flags: u64) -> Result<(AclError, Va), Failure> {
+    let mut va: Va = ptr::null_mut();
+    let r = cx.acl().reserve_mem_address_no_uc(&mut va, size, 0, expect as Va, flags)?;
+    Ok((r, va))
+}
+
+/// ACL-RSV-011: Mooncake's call, 1 GiB at 78 TiB with flags 1. Where it
+/// succeeds (A3) the reservation is exactly there and takes a mapping
+/// whose bytes read back.
+pub fn no_uc_fixed_address(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let (r, va) = try_reserve_no_uc(cx, GIB, MOONCAKE_A3, 1)?;
+    cx.expect_code("aclrtReserveMemAddressNoUCMemory(1 GiB at 78 TiB, flags 1)", r)?;
+    if !r.is_success() {
+        return Ok(());
+    }
+    let acl = cx.acl();
+    cx.ensure("the reservation's address", va as usize == MOONCAKE_A3, "78 TiB (0x4e0000000000)", format!("{va:p}"))?;
+    let h = cx.malloc(TWO_MIB)?;
+    cx.expect_ok("aclrtMapMem of 2 MiB at 78 TiB", acl.map_mem(va, TWO_MIB, 0, h, 0))?;
+    cx.write(va, TWO_MIB, 11)?;
+    cx.verify("bytes written at 78 TiB", va, TWO_MIB, 11)?;
+    setup("aclrtUnmapMem", acl.unmap_mem(va))?;
+    cx.expect_ok("aclrtReleaseMemAddress of the 78 TiB reservation", acl.release_mem_address(va))
+}
+
+/// ACL-RSV-012: no chosen address.
+pub fn no_uc_without_address(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let (r, va) = try_reserve_no_uc(cx, GIB, 0, 1)?;
+    let r = release_if(cx, (r, va))?;
+    cx.expect_code("aclrtReserveMemAddressNoUCMemory(1 GiB, expectPtr NULL)", r)
+}
+
+/// ACL-RSV-013: 2 MiB at 78 TiB.
+pub fn no_uc_partial_gib(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let (r, va) = try_reserve_no_uc(cx, TWO_MIB, MOONCAKE_A3, 1)?;
+    let r = release_if(cx, (r, va))?;
+    cx.expect_code("aclrtReserveMemAddressNoUCMemory(2 MiB at 78 TiB)", r)?;
+    let (r, va) = try_reserve_no_uc(cx, GIB, MOONCAKE_A3, 1)?;
+    let r = release_if(cx, (r, va))?;
+    cx.expect_ok("state unchanged: 1 GiB at 78 TiB afterwards", r)
+}

@@ -65,7 +65,31 @@ pub fn create_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("hipMemCreate(location Invalid)", hip.hipMemCreate(&mut h, g, &bad_loc, 0))?;
     let far = prop(count, hipMemHandleTypePosixFileDescriptor);
     let want = if cx.is_v7() { HipError::INVALID_DEVICE } else { HipError::INVALID_VALUE };
-    cx.expect(&format!("hipMemCreate(device {count})"), want, hip.hipMemCreate(&mut h, g, &far, 0))
+    cx.expect(&format!("hipMemCreate(device {count})"), want, hip.hipMemCreate(&mut h, g, &far, 0))?;
+    // 7.x also takes type Uncached and location Host (hip_vm.cpp:75-80); 6.x refuses both with 1.
+    let uncached = hipMemAllocationProp { type_: hipMemAllocationTypeUncached, ..p };
+    let host = hipMemAllocationProp { location: hipMemLocation { type_: hipMemLocationTypeHost, id: 0 }, ..p };
+    for (what, q) in [("type Uncached", uncached), ("location Host", host)] {
+        let r = hip.hipMemCreate(&mut h, g, &q, 0);
+        if cx.is_v7() {
+            cx.expect_ok(&format!("hipMemCreate({what}), 7.x"), r)?;
+            let mut back = hipMemAllocationProp::default();
+            setup(
+                "hipMemGetAllocationPropertiesFromHandle",
+                hip.hipMemGetAllocationPropertiesFromHandle(&mut back, h),
+            )?;
+            cx.ensure(
+                &format!("properties of the {what} handle"),
+                back.type_ == q.type_ && back.location.type_ == q.location.type_,
+                format!("type {} location {}", q.type_, q.location.type_),
+                format!("type {} location {}", back.type_, back.location.type_),
+            )?;
+            setup("hipMemRelease", hip.hipMemRelease(h))?;
+        } else {
+            cx.expect_code(&format!("hipMemCreate({what}), 6.x"), r)?;
+        }
+    }
+    Ok(())
 }
 
 /// HIP-VMM-004: a Win32 handle type.

@@ -132,3 +132,58 @@ fn fault_injection_reaches_c_programs() {
     );
     scratch.assert_nothing_shared();
 }
+
+/// Runs `soc_windows` with `VMMKIT_SOC=soc` (unset for `None`); its output.
+fn soc_windows(soc: Option<&str>) -> String {
+    let scratch = Scratch::new();
+    let exe = scratch.compile("soc_windows", "ascendcl");
+    let mut cmd = scratch.command(&exe);
+    match soc {
+        Some(s) => cmd.env("VMMKIT_SOC", s),
+        None => cmd.env_remove("VMMKIT_SOC"),
+    };
+    let mut procs = [scratch.start("soc_windows", cmd)];
+    let out = finish(&mut procs).remove(0);
+    println!("VMMKIT_SOC={}:\n{out}", soc.unwrap_or("(unset)"));
+    out
+}
+
+/// The fields after `label ` on its line.
+fn fields<'a>(out: &'a str, label: &str) -> Vec<&'a str> {
+    let line = out.lines().find(|l| l.starts_with(&format!("{label} "))).unwrap_or_default();
+    line.split_whitespace().skip(1).collect()
+}
+
+/// Whether the `%p` text `p` lies in [16 TiB, 24 TiB).
+fn in_reserve_window(p: &str) -> bool {
+    let a = usize::from_str_radix(p.trim_start_matches("0x"), 16).unwrap_or(0);
+    (16usize << 40..24usize << 40).contains(&a)
+}
+
+/// The chip name and the windows agree, under each profile: an A3 name
+/// (the default, and `VMMKIT_SOC=A3`) gets the dynamic window, so the
+/// A3 branch's NoUCMemory reservation at 78 TiB succeeds, maps and reads
+/// back; a 910B name gets the 910B's windows, where that reservation is
+/// refused as on a 910B (507899, ACL-RSV-011 under 910B). Both reserve
+/// in [16 TiB, 24 TiB).
+#[test]
+fn soc_name_and_address_windows_agree_under_each_profile() {
+    for soc in [None, Some("A3"), Some("Ascend910_9382")] {
+        let out = soc_windows(soc);
+        let s = fields(&out, "soc");
+        assert!(s.first().is_some_and(|n| n.starts_with("Ascend910_93")) && s[1] == "a3=1", "{soc:?}: {out}");
+        assert!(soc != Some("Ascend910_9382") || s[0] == "Ascend910_9382", "the name given is the name reported");
+        let r = fields(&out, "reserve");
+        assert!(r[0] == "0" && in_reserve_window(r[1]), "{soc:?}: {out}");
+        assert_eq!(fields(&out, "nouc"), ["0", "0x4e0000000000"], "{soc:?}: the A3 reservation at 78 TiB");
+        assert_eq!(fields(&out, "nouc-map"), ["0", "120"], "{soc:?}: mapped and read back at 78 TiB");
+    }
+    for soc in ["910B", "Ascend910B3"] {
+        let out = soc_windows(Some(soc));
+        let s = fields(&out, "soc");
+        assert!(s.first().is_some_and(|n| n.starts_with("Ascend910B")) && s[1] == "a3=0", "{soc}: {out}");
+        let r = fields(&out, "reserve");
+        assert!(r[0] == "0" && in_reserve_window(r[1]), "{soc}: {out}");
+        assert_eq!(fields(&out, "nouc").first(), Some(&"507899"), "{soc}: refused as on a 910B: {out}");
+    }
+}
