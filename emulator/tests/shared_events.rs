@@ -101,6 +101,49 @@ fn a_wait_on_a_dead_creators_event_is_abandoned() {
     b.finish();
 }
 
+/// The process that records an event is not its creator: A creates and
+/// stays alive, B opens and records behind work that never ends, B is
+/// killed. Every waiter ends with `Abandoned` soon after: C's host wait, C's
+/// stream wait, A's own wait, and a query; none hangs (they watch the
+/// process that took the number they wait for, not the creator).
+#[test]
+fn a_wait_on_a_record_whose_recorder_died_is_abandoned_though_the_creator_lives() {
+    let root = TestRoot::new("vmmkit-cells-").expect("root").checked();
+    let mut a = start("creator", &root, "async");
+    let mut b = start("recorder", &root, "async");
+    let mut c = start("waiter", &root, "async");
+    let mut d = start("stream-waiter", &root, "async");
+    let (ev, key) = two(a.ok("event"));
+    let in_b = b.ok(&format!("open {key}"));
+    let in_c = c.ok(&format!("open {key}"));
+    let in_d = d.ok(&format!("open {key}"));
+    b.ok(&format!("stuck-record {in_b}"));
+    assert_eq!(c.ok(&format!("query {in_c}")), "0", "pending while its recorder lives");
+    c.send(&format!("wait {in_c} 60000"));
+    d.send(&format!("swait {in_d} 60000"));
+    a.send(&format!("wait {ev} 60000"));
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = Instant::now();
+    b.kill();
+    for (who, w) in [("C's wait", &mut c), ("D's stream wait", &mut d), ("A's own wait", &mut a)] {
+        let r = w.recv_or_hang(Duration::from_secs(10)).unwrap_or_else(|e| panic!("{who}: {e}"));
+        assert_eq!(r, "err Abandoned", "{who}");
+    }
+    assert!(killed.elapsed() < Duration::from_secs(5), "ended {:?} after the kill", killed.elapsed());
+    assert_eq!(c.ask(&format!("query {in_c}")), "err Abandoned", "a query loop ends too");
+    // A later record by a live process completes and the event is usable again.
+    a.ok(&format!("write {} 5 {ev}", shared_file(&root)));
+    c.ok(&format!("wait {in_c} 10000"));
+    for (w, id) in [(&mut c, &in_c), (&mut d, &in_d)] {
+        w.ok(&format!("destroy {id}"));
+    }
+    a.ok(&format!("destroy {ev}"));
+    assert_eq!(root.leftovers(), Vec::<String>::new());
+    for mut w in [a, c, d] {
+        w.finish();
+    }
+}
+
 /// Killed holders: an opener killed while it holds, then the creator's
 /// destroy removes the file; both killed, `gc` collects it.
 #[test]
