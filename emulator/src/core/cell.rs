@@ -329,11 +329,24 @@ impl Cell {
     /// # Errors
     /// [`WaitError::Timeout`], [`WaitError::Abandoned`].
     pub fn wait(&self, seq: u32, deadline: Option<Instant>) -> Result<(), WaitError> {
-        let Some(sharing) = &self.sharing else { return self.wait_while(seq, deadline, &|| true) };
+        self.wait_or(seq, deadline, &|| false)
+    }
+
+    /// [`Cell::wait`] that also ends, with [`WaitError::Abandoned`], once
+    /// `stop` says so (asked every 100 ms: a stream's wait when the stream
+    /// is aborted).
+    ///
+    /// # Errors
+    /// As [`Cell::wait`].
+    pub fn wait_or(&self, seq: u32, deadline: Option<Instant>, stop: &dyn Fn() -> bool) -> Result<(), WaitError> {
+        let Some(sharing) = &self.sharing else { return self.wait_while(seq, deadline, &|| !stop()) };
         let exact = self.last_recorder().filter(|(last, _)| *last == seq).map(|(_, who)| who);
-        self.wait_while(seq, deadline, &|| match exact {
-            Some(who) => who.pid == sharing.me.pid || who.is_alive() || self.is_reached(seq),
-            None => !self.is_abandoned(seq),
+        self.wait_while(seq, deadline, &|| {
+            !stop()
+                && match exact {
+                    Some(who) => who.pid == sharing.me.pid || who.is_alive() || self.is_reached(seq),
+                    None => !self.is_abandoned(seq),
+                }
         })
     }
 

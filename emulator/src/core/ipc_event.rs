@@ -282,9 +282,15 @@ impl Emulator {
     }
 
     /// Runs a wait-and-reset of `cell` (a stream's worker, or eager inline).
-    pub(super) fn run_wait_reset(&self, cell: &Cell, timeout: Option<Duration>) -> Result<(), CoreError> {
+    /// Ends early (as abandoned) once `stop` says so (the stream is aborted).
+    pub(super) fn run_wait_reset(
+        &self,
+        cell: &Cell,
+        timeout: Option<Duration>,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<(), CoreError> {
         let target = cell.words().spare[CONSUMED].load(Ordering::Acquire).wrapping_add(1);
-        self.wait_for(cell, target, timeout)?;
+        self.wait_cell_or(cell, target, timeout.map(|t| std::time::Instant::now() + t), stop)?;
         reset_cell(cell);
         Ok(())
     }
