@@ -144,6 +144,35 @@ fn a_wait_on_a_record_whose_recorder_died_is_abandoned_though_the_creator_lives(
     }
 }
 
+/// A recorder that is stopped (SIGSTOP: Ctrl-Z, a debugger) is not dead:
+/// it may go on, so a wait on its record keeps waiting, bounded by the
+/// caller's timeout (`Timeout`), and a query says "not yet"; once the stopped
+/// recorder is killed, a wait without a limit ends with `Abandoned`.
+#[test]
+fn a_wait_on_a_stopped_recorder_is_bounded_by_its_timeout_and_ends_when_it_is_killed() {
+    let root = TestRoot::new("vmmkit-cells-").expect("root").checked();
+    let mut a = start("creator", &root, "async");
+    let mut b = start("recorder", &root, "async");
+    let (ev, key) = two(a.ok("event"));
+    let in_b = b.ok(&format!("open {key}"));
+    b.ok(&format!("stuck-record {in_b}"));
+    let pid = rustix::process::Pid::from_raw(b.pid() as i32).expect("pid");
+    rustix::process::kill_process(pid, rustix::process::Signal::STOP).expect("SIGSTOP");
+    let t = Instant::now();
+    assert_eq!(a.ask(&format!("wait {ev} 500")), "err Timeout", "a stopped recorder may go on");
+    assert!(t.elapsed() < Duration::from_secs(3), "bounded by its timeout: {:?}", t.elapsed());
+    assert_eq!(a.ok(&format!("query {ev}")), "0");
+    a.send(&format!("wait {ev} 60000"));
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = Instant::now();
+    b.kill();
+    assert_eq!(a.recv_or_hang(Duration::from_secs(10)).expect("the waiter answers"), "err Abandoned");
+    assert!(killed.elapsed() < Duration::from_secs(5), "ended {:?} after the kill", killed.elapsed());
+    a.ok(&format!("destroy {ev}"));
+    assert_eq!(root.leftovers(), Vec::<String>::new());
+    a.finish();
+}
+
 /// Killed holders: an opener killed while it holds, then the creator's
 /// destroy removes the file; both killed, `gc` collects it.
 #[test]
