@@ -119,6 +119,7 @@ fn serve_one(cuda: &Cuda, current: &mut i32, req: &Request, fds: Vec<OwnedFd>) -
             code(cuda.cuEventElapsedTime(&mut ms, ev, ev), "cuEventElapsedTime")
         }
         Request::EventClose { event } => code(cuda.cuEventDestroy(*event as usize as CUevent), "cuEventDestroy"),
+        Request::EventRecordStuck { event } => record_stuck(cuda, *event as usize as CUevent),
     }
 }
 
@@ -209,4 +210,22 @@ fn verify(cuda: &Cuda, ptr: u64, len: usize, seed: u8) -> Reply {
         return code(r, "cuMemcpyDtoH");
     }
     Reply::pattern(seed, &data)
+}
+
+/// [`Request::EventRecordStuck`]: the word and the stream are kept until the peer exits.
+fn record_stuck(cuda: &Cuda, ev: CUevent) -> Reply {
+    let (mut word, mut s): (CUdeviceptr, CUstream) = (0, ptr::null_mut());
+    let steps: [(&str, &dyn Fn(&mut CUdeviceptr, &mut CUstream) -> CUresult); 4] = [
+        ("cuMemAlloc", &|w, _| cuda.cuMemAlloc(w, 8)),
+        ("cuMemsetD8", &|w, _| cuda.cuMemsetD8(*w, 0, 8)),
+        ("cuStreamCreate", &|_, s| cuda.cuStreamCreate(s, 1) /* CU_STREAM_NON_BLOCKING */),
+        ("cuStreamWaitValue32", &|w, s| cuda.cuStreamWaitValue32(*s, *w, 1, 0)),
+    ];
+    for (name, step) in steps {
+        let r = step(&mut word, &mut s);
+        if r != 0 {
+            return code(r, name);
+        }
+    }
+    code(cuda.cuEventRecord(ev, s), "cuEventRecord")
 }

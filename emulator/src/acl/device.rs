@@ -237,6 +237,7 @@ fn destroy_stream(stream: aclrtStream, how: Ending) -> Result<(), Fail> {
 pub(super) fn sync_fail(e: crate::core::CoreError) -> Fail {
     match e {
         crate::core::CoreError::Timeout => Fail::core_under(&rules::STM_003, e),
+        crate::core::CoreError::Abandoned => Fail::core_under(&rules::IEV_005, e),
         crate::core::CoreError::UnknownStream(_) => Fail::plain(AclError::RT_PARAM_INVALID, e.to_string()),
         other => Fail::plain(AclError::RT_DRV_INTERNAL_ERROR, other.to_string()),
     }
