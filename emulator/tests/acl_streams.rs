@@ -333,7 +333,10 @@ fn a_record_dropped_by_abort_or_force_destroy_releases_its_waiters() {
                 if how == "aclrtStreamAbort" {
                     // The running wait stopped: later work on the stream runs.
                     let src = vec![9u8; N];
-                    ok("copy after abort", (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, stuck));
+                    ok(
+                        "copy after abort",
+                        (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, stuck),
+                    );
                     ok("the aborted stream is usable", sync_s(stuck, 5000));
                     ok("destroy", (acl.aclrtDestroyStream)(stuck));
                 }
@@ -350,52 +353,65 @@ fn a_record_dropped_by_abort_or_force_destroy_releases_its_waiters() {
 /// stream runs work again. The child runs under the harness's bound.
 #[test]
 fn a_stream_whose_worker_cannot_start_fails_its_synchronize_at_once() {
-    isolated("a_stream_whose_worker_cannot_start_fails_its_synchronize_at_once", &[("VMMKIT_STREAMS", "async")], |_| {
-        let acl = vmmkit_emulator::acl::api();
-        let src = vec![3u8; N];
-        let mut back = vec![0u8; N];
-        for (what, resource) in [("RLIMIT_AS", libc::RLIMIT_AS), ("RLIMIT_NPROC", libc::RLIMIT_NPROC)] {
-            let (dev, s) = setup(&acl);
-            let mut saved = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-            // SAFETY: plain out-pointer.
-            assert_eq!(unsafe { libc::getrlimit(resource, &mut saved) }, 0);
-            let low = match resource {
-                // Room for small allocations, none for a 2 MiB thread stack.
-                libc::RLIMIT_AS => vm_size() + (512 << 10),
-                _ => 1,
-            };
-            let limit = libc::rlimit { rlim_cur: low, rlim_max: saved.rlim_max };
-            // SAFETY: a plain value; restored below.
-            assert_eq!(unsafe { libc::setrlimit(resource, &limit) }, 0, "{what}");
-            if std::thread::Builder::new().spawn(|| ()).map(|t| t.join()).is_ok() {
+    isolated(
+        "a_stream_whose_worker_cannot_start_fails_its_synchronize_at_once",
+        &[("VMMKIT_STREAMS", "async")],
+        |_| {
+            let acl = vmmkit_emulator::acl::api();
+            let src = vec![3u8; N];
+            let mut back = vec![0u8; N];
+            for (what, resource) in [("RLIMIT_AS", libc::RLIMIT_AS), ("RLIMIT_NPROC", libc::RLIMIT_NPROC)] {
+                let (dev, s) = setup(&acl);
+                let mut saved = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+                // SAFETY: plain out-pointer.
+                assert_eq!(unsafe { libc::getrlimit(resource, &mut saved) }, 0);
+                let low = match resource {
+                    // Room for small allocations, none for a 2 MiB thread stack.
+                    libc::RLIMIT_AS => vm_size() + (512 << 10),
+                    _ => 1,
+                };
+                let limit = libc::rlimit { rlim_cur: low, rlim_max: saved.rlim_max };
+                // SAFETY: a plain value; restored below.
+                assert_eq!(unsafe { libc::setrlimit(resource, &limit) }, 0, "{what}");
+                if std::thread::Builder::new().spawn(|| ()).map(|t| t.join()).is_ok() {
+                    // SAFETY: as above.
+                    unsafe { libc::setrlimit(resource, &saved) };
+                    eprintln!(
+                        "{what} does not keep this process from starting threads here (root ignores RLIMIT_NPROC): skipped"
+                    );
+                    continue;
+                }
+                let started = std::time::Instant::now();
+                // SAFETY: `src` lives until the synchronize; `dev` holds N bytes.
+                let (copy, sync) = unsafe {
+                    let copy = (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, s);
+                    (copy, (acl.aclrtSynchronizeStream)(s))
+                };
                 // SAFETY: as above.
                 unsafe { libc::setrlimit(resource, &saved) };
-                eprintln!("{what} does not keep this process from starting threads here (root ignores RLIMIT_NPROC): skipped");
-                continue;
+                ok(&format!("{what}: the copy is accepted"), copy);
+                assert_eq!(
+                    AclError(sync),
+                    AclError::RT_DRV_INTERNAL_ERROR,
+                    "{what}: the synchronize says the work failed"
+                );
+                assert!(started.elapsed() < std::time::Duration::from_secs(5), "{what}: {:?}", started.elapsed());
+                // SAFETY: as above; `back` holds N bytes.
+                unsafe {
+                    ok("the failure is said once", (acl.aclrtSynchronizeStream)(s));
+                    ok(
+                        "copy again",
+                        (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, s),
+                    );
+                    ok("synchronize", (acl.aclrtSynchronizeStream)(s));
+                    ok("read", (acl.aclrtMemcpy)(back.as_mut_ptr().cast(), N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST));
+                    ok("destroy", (acl.aclrtDestroyStream)(s));
+                    ok("free", (acl.aclrtFree)(dev));
+                }
+                assert_eq!(back, src, "{what}: the stream runs work once the limit is lifted");
             }
-            let started = std::time::Instant::now();
-            // SAFETY: `src` lives until the synchronize; `dev` holds N bytes.
-            let (copy, sync) = unsafe {
-                let copy = (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, s);
-                (copy, (acl.aclrtSynchronizeStream)(s))
-            };
-            // SAFETY: as above.
-            unsafe { libc::setrlimit(resource, &saved) };
-            ok(&format!("{what}: the copy is accepted"), copy);
-            assert_eq!(AclError(sync), AclError::RT_DRV_INTERNAL_ERROR, "{what}: the synchronize says the work failed");
-            assert!(started.elapsed() < std::time::Duration::from_secs(5), "{what}: {:?}", started.elapsed());
-            // SAFETY: as above; `back` holds N bytes.
-            unsafe {
-                ok("the failure is said once", (acl.aclrtSynchronizeStream)(s));
-                ok("copy again", (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, s));
-                ok("synchronize", (acl.aclrtSynchronizeStream)(s));
-                ok("read", (acl.aclrtMemcpy)(back.as_mut_ptr().cast(), N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST));
-                ok("destroy", (acl.aclrtDestroyStream)(s));
-                ok("free", (acl.aclrtFree)(dev));
-            }
-            assert_eq!(back, src, "{what}: the stream runs work once the limit is lifted");
-        }
-    });
+        },
+    );
 }
 
 /// This process's address space, in bytes (`VmSize` of /proc/self/status).

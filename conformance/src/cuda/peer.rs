@@ -215,17 +215,23 @@ fn verify(cuda: &Cuda, ptr: u64, len: usize, seed: u8) -> Reply {
 /// [`Request::EventRecordStuck`]: the word and the stream are kept until the peer exits.
 fn record_stuck(cuda: &Cuda, ev: CUevent) -> Reply {
     let (mut word, mut s): (CUdeviceptr, CUstream) = (0, ptr::null_mut());
-    let steps: [(&str, &dyn Fn(&mut CUdeviceptr, &mut CUstream) -> CUresult); 4] = [
-        ("cuMemAlloc", &|w, _| cuda.cuMemAlloc(w, 8)),
-        ("cuMemsetD8", &|w, _| cuda.cuMemsetD8(*w, 0, 8)),
-        ("cuStreamCreate", &|_, s| cuda.cuStreamCreate(s, 1) /* CU_STREAM_NON_BLOCKING */),
-        ("cuStreamWaitValue32", &|w, s| cuda.cuStreamWaitValue32(*s, *w, 1, 0)),
-    ];
-    for (name, step) in steps {
-        let r = step(&mut word, &mut s);
-        if r != 0 {
-            return code(r, name);
-        }
+    let r = cuda.cuMemAlloc(&mut word, 8);
+    if r != 0 {
+        return code(r, "cuMemAlloc");
+    }
+    let r = cuda.cuMemsetD8(word, 0, 8);
+    if r != 0 {
+        return code(r, "cuMemsetD8");
+    }
+    // Flags 1: CU_STREAM_NON_BLOCKING.
+    let r = cuda.cuStreamCreate(&mut s, 1);
+    if r != 0 {
+        return code(r, "cuStreamCreate");
+    }
+    // Flags 0: CU_STREAM_WAIT_VALUE_GEQ; the word stays 0.
+    let r = cuda.cuStreamWaitValue32(s, word, 1, 0);
+    if r != 0 {
+        return code(r, "cuStreamWaitValue32");
     }
     code(cuda.cuEventRecord(ev, s), "cuEventRecord")
 }

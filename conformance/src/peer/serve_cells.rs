@@ -156,9 +156,10 @@ pub(super) fn handle(acl: Acl, maps: &[(*mut c_void, usize)], req: &Request) -> 
                 return Some(reply(r, "aclrtMemset"));
             }
             // The word stays 0: a wait for 1 never ends. Kept until the peer dies.
-            match acl.value_wait(word, 1, ACL_STREAM_WAIT_VALUE_GEQ, s).and_then(|r| {
-                if r.is_success() { acl.record_event(e as aclrtEvent, s) } else { Ok(r) }
-            }) {
+            match acl
+                .value_wait(word, 1, ACL_STREAM_WAIT_VALUE_GEQ, s)
+                .and_then(|r| if r.is_success() { acl.record_event(e as aclrtEvent, s) } else { Ok(r) })
+            {
                 Ok(r) => reply(r, "aclrtValueWait, aclrtRecordEvent"),
                 Err(f) => missing(f),
             }

@@ -110,6 +110,9 @@ pub fn dead_recorder(cx: &mut Ctx) -> Result<(), Failure> {
     let pending = acl.synchronize_event_with_timeout(e, 100)?;
     cx.ensure_code("the record is pending while B lives", AclError::RT_EVENT_SYNC_TIMEOUT, pending)?;
     b.kill()?;
-    cx.expect_code("aclrtSynchronizeEventWithTimeout after the recorder died", acl.synchronize_event_with_timeout(e, 10_000)?)?;
+    cx.expect_code(
+        "aclrtSynchronizeEventWithTimeout after the recorder died",
+        acl.synchronize_event_with_timeout(e, 10_000)?,
+    )?;
     cx.expect_ok("aclrtDestroyEvent", acl.ipc_destroy_event(e)?)
 }

@@ -170,7 +170,10 @@ pub fn dropped_record_completes(cx: &mut Ctx) -> Result<(), Failure> {
         } else {
             cx.expect_ok(how, acl.stream_abort(stuck)?)?;
         }
-        cx.expect_ok(&format!("aclrtSynchronizeEventWithTimeout after {how}"), acl.synchronize_event_with_timeout(e, 5000)?)?;
+        cx.expect_ok(
+            &format!("aclrtSynchronizeEventWithTimeout after {how}"),
+            acl.synchronize_event_with_timeout(e, 5000)?,
+        )?;
         cx.expect_ok(
             &format!("aclrtSynchronizeStreamWithTimeout of the stream waiting on it, after {how}"),
             acl.synchronize_stream_with_timeout(waiter, 5000)?,
