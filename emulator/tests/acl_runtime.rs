@@ -836,3 +836,72 @@ fn float_overflow_address_is_a_zeroed_device_allocation_per_context() {
         }
     });
 }
+
+/// A BLOCK callback whose report thread unsubscribes instead of processing
+/// it: the stream is not held for good (the callback is taken back unrun and
+/// aclrtSynchronizeStream returns); and a thread in aclrtProcessReport(-1)
+/// whose streams all unsubscribe gets 107012 instead of waiting for
+/// callbacks that cannot come. Both within 5 s; the child is bounded by the
+/// harness.
+#[test]
+fn a_block_callback_whose_report_thread_left_does_not_hold_its_stream() {
+    isolated(
+        "a_block_callback_whose_report_thread_left_does_not_hold_its_stream",
+        &[("VMMKIT_STREAMS", "async")],
+        |_| {
+            use std::sync::atomic::{AtomicU32, Ordering};
+            let acl = vmmkit_emulator::acl::api();
+            let count: &'static AtomicU32 = Box::leak(Box::new(AtomicU32::new(0)));
+            let (mut s, mut s2): (aclrtStream, aclrtStream) = (ptr::null_mut(), ptr::null_mut());
+            let (tx, rx) = std::sync::mpsc::channel::<u64>();
+            let waiter = std::thread::spawn(move || {
+                let acl = vmmkit_emulator::acl::api();
+                // SAFETY: pthread_self has no preconditions.
+                tx.send(unsafe { libc::pthread_self() } as u64).unwrap();
+                let mut r = AclError::RT_THREAD_SUBSCRIBE;
+                // Until the main thread subscribed a stream to this one.
+                for _ in 0..500 {
+                    // SAFETY: a plain value.
+                    r = code(unsafe { f!(acl, aclrtProcessReport)(-1) });
+                    if r != AclError::RT_THREAD_SUBSCRIBE {
+                        break;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                // SAFETY: as above: now it waits without a limit.
+                (r, code(unsafe { f!(acl, aclrtProcessReport)(-1) }))
+            });
+            let other = rx.recv().unwrap();
+            // SAFETY: pthread_self has no preconditions.
+            let me = unsafe { libc::pthread_self() } as u64;
+            // SAFETY: out-pointers are live locals; `count` is leaked.
+            unsafe {
+                ok("set device", (acl.aclrtSetDevice)(0));
+                ok("stream", (acl.aclrtCreateStream)(&mut s));
+                ok("stream", (acl.aclrtCreateStream)(&mut s2));
+                // This thread is the report thread of s, and never processes.
+                ok("subscribe", f!(acl, aclrtSubscribeReport)(me, s));
+                ok("subscribe the other", f!(acl, aclrtSubscribeReport)(other, s2));
+                let data = (count as *const AtomicU32).cast_mut().cast::<c_void>();
+                ok("block", f!(acl, aclrtLaunchCallback)(Some(bump), data, ACL_CALLBACK_BLOCK, s));
+                let sync = f!(acl, aclrtSynchronizeStreamWithTimeout);
+                assert_eq!(code(sync(s, 300)), AclError::RT_STREAM_SYNC_TIMEOUT, "held by its callback");
+                // A NO_BLOCK callback for the other thread: its first report returns.
+                ok("no block", f!(acl, aclrtLaunchCallback)(Some(bump), data, ACL_CALLBACK_NO_BLOCK, s2));
+                ok("the other thread ran it", sync(s2, 5000));
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                let started = std::time::Instant::now();
+                ok("unsubscribe", f!(acl, aclrtUnSubscribeReport)(me, s));
+                ok("the stream is not held by a callback no thread will run", sync(s, 5000));
+                assert_eq!(count.load(Ordering::SeqCst), 1, "the BLOCK callback was taken back unrun");
+                ok("unsubscribe the other", f!(acl, aclrtUnSubscribeReport)(other, s2));
+                let (first, last) = waiter.join().unwrap();
+                assert_eq!(first, AclError::SUCCESS, "the other thread's first report ran its callback");
+                assert_eq!(last, AclError::RT_THREAD_SUBSCRIBE, "aclrtProcessReport(-1) ends without a subscription");
+                assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+                ok("destroy", (acl.aclrtDestroyStream)(s));
+                ok("destroy", (acl.aclrtDestroyStream)(s2));
+            }
+        },
+    );
+}

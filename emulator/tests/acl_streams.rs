@@ -288,3 +288,135 @@ fn memcpy2d_copies_rows_synchronously_and_on_a_stream() {
         assert_eq!(back2, back, "{mode}");
     });
 }
+
+/// A record left pending behind a wait that never ends (a value nobody
+/// writes), on a stream then aborted (aclrtStreamAbort) or force-destroyed
+/// (aclrtDestroyStreamForce): the event completes, as CANN's reclaim of the
+/// record task marks it (docs/streams.md), so a stream waiting on it runs
+/// and its synchronize and aclrtDestroyStream return; the aborted stream's
+/// running wait stops and the stream stays usable. Every wait is bounded
+/// (the `WithTimeout` calls), and the child process by the harness.
+#[test]
+fn a_record_dropped_by_abort_or_force_destroy_releases_its_waiters() {
+    isolated("a_record_dropped_by_abort_or_force_destroy_releases_its_waiters", &[("VMMKIT_STREAMS", "async")], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let (dev, stuck) = setup(&acl);
+        let sync_s = acl.aclrtSynchronizeStreamWithTimeout.expect("in the table");
+        let sync_e = acl.aclrtSynchronizeEventWithTimeout.expect("in the table");
+        let value_wait = acl.aclrtValueWait.expect("in the table");
+        for how in ["aclrtStreamAbort", "aclrtDestroyStreamForce"] {
+            let mut stuck = stuck;
+            let mut waiter: aclrtStream = ptr::null_mut();
+            let mut ev: aclrtEvent = ptr::null_mut();
+            // SAFETY: live locals and `dev` (N bytes, zeroed: the wait for 1 never ends).
+            unsafe {
+                if how == "aclrtDestroyStreamForce" {
+                    ok("create stream", (acl.aclrtCreateStream)(&mut stuck));
+                }
+                ok("memset", (acl.aclrtMemset)(dev, N, 0, N));
+                ok("create stream", (acl.aclrtCreateStream)(&mut waiter));
+                ok("create event", acl.aclrtCreateEvent.expect("in the table")(&mut ev));
+                ok("value wait", value_wait(dev, 1, ACL_STREAM_WAIT_VALUE_GEQ, stuck));
+                ok("record", acl.aclrtRecordEvent.expect("in the table")(ev, stuck));
+                ok("stream wait event", acl.aclrtStreamWaitEvent.expect("in the table")(waiter, ev));
+                assert_eq!(AclError(sync_e(ev, 200)), AclError::RT_EVENT_SYNC_TIMEOUT, "{how}: pending before");
+                let started = std::time::Instant::now();
+                if how == "aclrtStreamAbort" {
+                    ok(how, acl.aclrtStreamAbort.expect("in the table")(stuck));
+                } else {
+                    ok(how, (acl.aclrtDestroyStreamForce)(stuck));
+                }
+                ok(&format!("{how}: the event completes"), sync_e(ev, 5000));
+                ok(&format!("{how}: the waiting stream runs"), sync_s(waiter, 5000));
+                ok(&format!("{how}: and is destroyed"), (acl.aclrtDestroyStream)(waiter));
+                assert!(started.elapsed() < std::time::Duration::from_secs(5), "{how}: {:?}", started.elapsed());
+                if how == "aclrtStreamAbort" {
+                    // The running wait stopped: later work on the stream runs.
+                    let src = vec![9u8; N];
+                    ok(
+                        "copy after abort",
+                        (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, stuck),
+                    );
+                    ok("the aborted stream is usable", sync_s(stuck, 5000));
+                    ok("destroy", (acl.aclrtDestroyStream)(stuck));
+                }
+                ok("destroy event", acl.aclrtDestroyEvent.expect("in the table")(ev));
+            }
+        }
+    });
+}
+
+/// The stream's worker thread cannot start (RLIMIT_AS leaves no room for
+/// its stack; RLIMIT_NPROC where it binds this user): the copy is accepted
+/// (0), and aclrtSynchronizeStream reports the failure at once (507899)
+/// instead of waiting for work that cannot run; once the limit is lifted the
+/// stream runs work again. The child runs under the harness's bound.
+#[test]
+fn a_stream_whose_worker_cannot_start_fails_its_synchronize_at_once() {
+    isolated(
+        "a_stream_whose_worker_cannot_start_fails_its_synchronize_at_once",
+        &[("VMMKIT_STREAMS", "async")],
+        |_| {
+            let acl = vmmkit_emulator::acl::api();
+            let src = vec![3u8; N];
+            let mut back = vec![0u8; N];
+            for (what, resource) in [("RLIMIT_AS", libc::RLIMIT_AS), ("RLIMIT_NPROC", libc::RLIMIT_NPROC)] {
+                let (dev, s) = setup(&acl);
+                let mut saved = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+                // SAFETY: plain out-pointer.
+                assert_eq!(unsafe { libc::getrlimit(resource, &mut saved) }, 0);
+                let low = match resource {
+                    // Room for small allocations, none for a 2 MiB thread stack.
+                    libc::RLIMIT_AS => vm_size() + (512 << 10),
+                    _ => 1,
+                };
+                let limit = libc::rlimit { rlim_cur: low, rlim_max: saved.rlim_max };
+                // SAFETY: a plain value; restored below.
+                assert_eq!(unsafe { libc::setrlimit(resource, &limit) }, 0, "{what}");
+                if std::thread::Builder::new().spawn(|| ()).map(|t| t.join()).is_ok() {
+                    // SAFETY: as above.
+                    unsafe { libc::setrlimit(resource, &saved) };
+                    eprintln!(
+                        "{what} does not keep this process from starting threads here (root ignores RLIMIT_NPROC): skipped"
+                    );
+                    continue;
+                }
+                let started = std::time::Instant::now();
+                // SAFETY: `src` lives until the synchronize; `dev` holds N bytes.
+                let (copy, sync) = unsafe {
+                    let copy = (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, s);
+                    (copy, (acl.aclrtSynchronizeStream)(s))
+                };
+                // SAFETY: as above.
+                unsafe { libc::setrlimit(resource, &saved) };
+                ok(&format!("{what}: the copy is accepted"), copy);
+                assert_eq!(
+                    AclError(sync),
+                    AclError::RT_DRV_INTERNAL_ERROR,
+                    "{what}: the synchronize says the work failed"
+                );
+                assert!(started.elapsed() < std::time::Duration::from_secs(5), "{what}: {:?}", started.elapsed());
+                // SAFETY: as above; `back` holds N bytes.
+                unsafe {
+                    ok("the failure is said once", (acl.aclrtSynchronizeStream)(s));
+                    ok(
+                        "copy again",
+                        (acl.aclrtMemcpyAsync)(dev, N, src.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, s),
+                    );
+                    ok("synchronize", (acl.aclrtSynchronizeStream)(s));
+                    ok("read", (acl.aclrtMemcpy)(back.as_mut_ptr().cast(), N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST));
+                    ok("destroy", (acl.aclrtDestroyStream)(s));
+                    ok("free", (acl.aclrtFree)(dev));
+                }
+                assert_eq!(back, src, "{what}: the stream runs work once the limit is lifted");
+            }
+        },
+    );
+}
+
+/// This process's address space, in bytes (`VmSize` of /proc/self/status).
+fn vm_size() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("status");
+    let kb = status.lines().find_map(|l| l.strip_prefix("VmSize:")).expect("VmSize");
+    kb.trim().trim_end_matches("kB").trim().parse::<u64>().expect("kB") << 10
+}

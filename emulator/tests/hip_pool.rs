@@ -41,6 +41,8 @@ fn peer() {
     let api = hip();
     hok!(api, hipSetDevice(0));
     let mut pool: hipMemPool_t = null_mut();
+    // Every pool imported, in order (`pool` is the last).
+    let mut pools: Vec<hipMemPool_t> = Vec::new();
     let mut held: Vec<OwnedFd> = Vec::new();
     while let Some((cmd, mut fds)) = next_command_fds() {
         let words: Vec<&str> = cmd.split_whitespace().collect();
@@ -50,13 +52,18 @@ fn peer() {
                 // HIP-POOL-014: the fd value itself, cast to a pointer.
                 let h = fd.as_raw_fd() as usize as *mut c_void;
                 hok!(api, hipMemPoolImportFromShareableHandle(&mut pool, h, hipMemHandleTypePosixFileDescriptor, 0));
+                pools.push(pool);
                 held.push(fd);
                 reply("ok");
             }
-            ["import", hex] => {
+            ["import", hex] | ["import", _, hex] => {
+                let into = match words.as_slice() {
+                    ["import", i, _] => pools[i.parse::<usize>().expect("pool index")],
+                    _ => pool,
+                };
                 let mut data = data_from_hex(hex);
                 let mut q = null_mut();
-                let rc = hcall!(api, hipMemPoolImportPointer(&mut q, pool, &mut data));
+                let rc = hcall!(api, hipMemPoolImportPointer(&mut q, into, &mut data));
                 if rc == HipError::SUCCESS {
                     reply(format!("ok {}", q as usize));
                 } else {
@@ -85,6 +92,10 @@ fn peer() {
             ["destroy"] => {
                 hok!(api, hipMemPoolDestroy(pool));
                 held.clear();
+                reply("ok");
+            }
+            ["destroy", i] => {
+                hok!(api, hipMemPoolDestroy(pools[i.parse::<usize>().expect("pool index")]));
                 reply("ok");
             }
             other => panic!("unknown command {other:?}"),
@@ -160,6 +171,44 @@ fn pool_pointer_across_processes() {
         child.send("destroy");
         assert_eq!(child.recv(), "ok");
         child.finish();
+        hok!(api, hipMemPoolDestroy(pool));
+        assert_eq!(shared_left_after_gc(root), Vec::<String>::new(), "nothing outlives the pools");
+    });
+}
+
+/// One pointer imported through two pools of the importer (the same pool
+/// imported twice) is one mapping, as in clr, which retains the memory
+/// object it already has (device.cpp:1003-1011): destroying one pool lets
+/// go of its own import only, so the pointer still reads through the other
+/// until that one lets go too.
+#[test]
+fn one_pointer_imported_through_two_pools_outlives_either_pool() {
+    isolated("one_pointer_imported_through_two_pools_outlives_either_pool", ENV, |root| {
+        let api = hip();
+        let pool = new_pool(&api);
+        let mut child = Peer::start("pool_importer");
+        for _ in 0..2 {
+            let fd = export_pool(&api, pool);
+            child.send_fds("pool", &[fd.as_fd()]);
+            assert_eq!(child.recv(), "ok", "the child imports the pool");
+        }
+        let p = alloc(&api, pool);
+        let data = pattern(SIZE, 31);
+        write(&api, p, &data);
+        let hex = export_pointer(&api, p);
+        child.send(&format!("import 0 {hex}"));
+        let q0 = ok_value(child.recv());
+        child.send(&format!("import 1 {hex}"));
+        let q1 = ok_value(child.recv());
+        assert_eq!(q0, q1, "one mapping, as clr's one memory object");
+        child.send("destroy 0");
+        assert_eq!(child.recv(), "ok");
+        child.send(&format!("read {q1}"));
+        assert_eq!(child.recv(), format!("ok {}", checksum(&data)), "the other pool's import is still mapped");
+        child.send("destroy 1");
+        assert_eq!(child.recv(), "ok");
+        child.finish();
+        hok!(api, hipFreeAsync(p, null_mut()));
         hok!(api, hipMemPoolDestroy(pool));
         assert_eq!(shared_left_after_gc(root), Vec::<String>::new(), "nothing outlives the pools");
     });

@@ -136,6 +136,13 @@ fn peer() {
                 }
                 reply(tries);
             }
+            // Takes the setup lock of the root's state file and keeps it.
+            (_, ["hold-setup", path]) => {
+                let f = std::fs::File::open(path).expect("state file");
+                rustix::fs::flock(&f, rustix::fs::FlockOperation::LockExclusive).expect("flock");
+                std::mem::forget(f);
+                reply("held");
+            }
             (r, w) => panic!("peer {r}: unknown command {w:?}"),
         }
     }
@@ -214,6 +221,35 @@ fn a_stopped_process_delays_nobody() {
             assert_eq!(used_mib(root), [0, 0], "stopped at {point}: exact once it finished");
             assert!(reg.entries().is_empty());
         }
+    });
+}
+
+/// The setup lock of a root's state file (the one wait on a `flock` that
+/// is taken blocking, with a bound): a holder stopped with it delays
+/// another process's open by the stated bound (5 s), which then fails
+/// (`TimedOut`, the dialects' init code) instead of hanging; once the holder
+/// is killed, the kernel drops its lock and the open succeeds at once.
+#[test]
+fn a_stopped_holder_of_the_setup_lock_delays_an_open_by_its_bound_only() {
+    isolated("a_stopped_holder_of_the_setup_lock_delays_an_open_by_its_bound_only", &[], |root| {
+        let cfg = vmmkit_emulator::Config::from_env().expect("config");
+        drop(vmmkit_emulator::registry::Registry::open(&cfg).expect("the root is set up"));
+        let mut p = spawn("holder", &[], &[]);
+        let state = root.join("state");
+        assert_eq!(ask(&mut p, &format!("hold-setup {}", state.display())), "held");
+        let pid = rustix::process::Pid::from_raw(p.pid() as i32).unwrap();
+        rustix::process::kill_process(pid, rustix::process::Signal::STOP).unwrap();
+        wait_stopped(p.pid());
+        let t = Instant::now();
+        let r = vmmkit_emulator::registry::Registry::open(&cfg);
+        let waited = t.elapsed();
+        assert!(r.is_err(), "a held setup lock: the open fails");
+        assert!(waited >= Duration::from_secs(4) && waited < Duration::from_secs(8), "bounded at 5 s: {waited:?}");
+        rustix::process::kill_process(pid, rustix::process::Signal::KILL).unwrap();
+        let _ = p.wait(TIMEOUT);
+        let t = Instant::now();
+        drop(vmmkit_emulator::registry::Registry::open(&cfg).expect("the killed holder's lock is gone"));
+        assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
     });
 }
 

@@ -101,6 +101,78 @@ fn a_wait_on_a_dead_creators_event_is_abandoned() {
     b.finish();
 }
 
+/// The process that records an event is not its creator: A creates and
+/// stays alive, B opens and records behind work that never ends, B is
+/// killed. Every waiter ends with `Abandoned` soon after: C's host wait, C's
+/// stream wait, A's own wait, and a query; none hangs (they watch the
+/// process that took the number they wait for, not the creator).
+#[test]
+fn a_wait_on_a_record_whose_recorder_died_is_abandoned_though_the_creator_lives() {
+    let root = TestRoot::new("vmmkit-cells-").expect("root").checked();
+    let mut a = start("creator", &root, "async");
+    let mut b = start("recorder", &root, "async");
+    let mut c = start("waiter", &root, "async");
+    let mut d = start("stream-waiter", &root, "async");
+    let (ev, key) = two(a.ok("event"));
+    let in_b = b.ok(&format!("open {key}"));
+    let in_c = c.ok(&format!("open {key}"));
+    let in_d = d.ok(&format!("open {key}"));
+    b.ok(&format!("stuck-record {in_b}"));
+    assert_eq!(c.ok(&format!("query {in_c}")), "0", "pending while its recorder lives");
+    c.send(&format!("wait {in_c} 60000"));
+    d.send(&format!("swait {in_d} 60000"));
+    a.send(&format!("wait {ev} 60000"));
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = Instant::now();
+    b.kill();
+    for (who, w) in [("C's wait", &mut c), ("D's stream wait", &mut d), ("A's own wait", &mut a)] {
+        let r = w.recv_or_hang(Duration::from_secs(10)).unwrap_or_else(|e| panic!("{who}: {e}"));
+        assert_eq!(r, "err Abandoned", "{who}");
+    }
+    assert!(killed.elapsed() < Duration::from_secs(5), "ended {:?} after the kill", killed.elapsed());
+    assert_eq!(c.ask(&format!("query {in_c}")), "err Abandoned", "a query loop ends too");
+    // A later record by a live process completes and the event is usable again.
+    a.ok(&format!("write {} 5 {ev}", shared_file(&root)));
+    c.ok(&format!("wait {in_c} 10000"));
+    for (w, id) in [(&mut c, &in_c), (&mut d, &in_d)] {
+        w.ok(&format!("destroy {id}"));
+    }
+    a.ok(&format!("destroy {ev}"));
+    assert_eq!(root.leftovers(), Vec::<String>::new());
+    for mut w in [a, c, d] {
+        w.finish();
+    }
+}
+
+/// A recorder that is stopped (SIGSTOP: Ctrl-Z, a debugger) is not dead:
+/// it may go on, so a wait on its record keeps waiting, bounded by the
+/// caller's timeout (`Timeout`), and a query says "not yet"; once the stopped
+/// recorder is killed, a wait without a limit ends with `Abandoned`.
+#[test]
+fn a_wait_on_a_stopped_recorder_is_bounded_by_its_timeout_and_ends_when_it_is_killed() {
+    let root = TestRoot::new("vmmkit-cells-").expect("root").checked();
+    let mut a = start("creator", &root, "async");
+    let mut b = start("recorder", &root, "async");
+    let (ev, key) = two(a.ok("event"));
+    let in_b = b.ok(&format!("open {key}"));
+    b.ok(&format!("stuck-record {in_b}"));
+    let pid = rustix::process::Pid::from_raw(b.pid() as i32).expect("pid");
+    rustix::process::kill_process(pid, rustix::process::Signal::STOP).expect("SIGSTOP");
+    let t = Instant::now();
+    assert_eq!(a.ask(&format!("wait {ev} 500")), "err Timeout", "a stopped recorder may go on");
+    assert!(t.elapsed() < Duration::from_secs(3), "bounded by its timeout: {:?}", t.elapsed());
+    assert_eq!(a.ok(&format!("query {ev}")), "0");
+    a.send(&format!("wait {ev} 60000"));
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = Instant::now();
+    b.kill();
+    assert_eq!(a.recv_or_hang(Duration::from_secs(10)).expect("the waiter answers"), "err Abandoned");
+    assert!(killed.elapsed() < Duration::from_secs(5), "ended {:?} after the kill", killed.elapsed());
+    a.ok(&format!("destroy {ev}"));
+    assert_eq!(root.leftovers(), Vec::<String>::new());
+    a.finish();
+}
+
 /// Killed holders: an opener killed while it holds, then the creator's
 /// destroy removes the file; both killed, `gc` collects it.
 #[test]

@@ -350,6 +350,12 @@ impl Acl {
     pub(crate) fn destroy_stream(&self, stream: aclrtStream) -> AclError {
         call!(self.aclrtDestroyStream(stream))
     }
+    pub(crate) fn destroy_stream_force(&self, stream: aclrtStream) -> AclError {
+        call!(self.aclrtDestroyStreamForce(stream))
+    }
+    pub(crate) fn stream_abort(&self, stream: aclrtStream) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtStreamAbort(stream))
+    }
     pub(crate) fn synchronize_stream(&self, stream: aclrtStream) -> AclError {
         call!(self.aclrtSynchronizeStream(stream))
     }

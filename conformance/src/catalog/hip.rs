@@ -108,6 +108,7 @@ crate::bind! {
     IEV_001 => event::ipc_get_args,
     IEV_002 => event::ipc_open_args,
     IEV_003 => event::ipc_across,
+    IEV_004 => event::ipc_dead_recorder,
     MEM_001 => mem::register_overlap,
     MEM_002 => mem::unregister_unknown,
 }

@@ -119,6 +119,7 @@ fn serve_one(cuda: &Cuda, current: &mut i32, req: &Request, fds: Vec<OwnedFd>) -
             code(cuda.cuEventElapsedTime(&mut ms, ev, ev), "cuEventElapsedTime")
         }
         Request::EventClose { event } => code(cuda.cuEventDestroy(*event as usize as CUevent), "cuEventDestroy"),
+        Request::EventRecordStuck { event } => record_stuck(cuda, *event as usize as CUevent),
     }
 }
 
@@ -209,4 +210,28 @@ fn verify(cuda: &Cuda, ptr: u64, len: usize, seed: u8) -> Reply {
         return code(r, "cuMemcpyDtoH");
     }
     Reply::pattern(seed, &data)
+}
+
+/// [`Request::EventRecordStuck`]: the word and the stream are kept until the peer exits.
+fn record_stuck(cuda: &Cuda, ev: CUevent) -> Reply {
+    let (mut word, mut s): (CUdeviceptr, CUstream) = (0, ptr::null_mut());
+    let r = cuda.cuMemAlloc(&mut word, 8);
+    if r != 0 {
+        return code(r, "cuMemAlloc");
+    }
+    let r = cuda.cuMemsetD8(word, 0, 8);
+    if r != 0 {
+        return code(r, "cuMemsetD8");
+    }
+    // Flags 1: CU_STREAM_NON_BLOCKING.
+    let r = cuda.cuStreamCreate(&mut s, 1);
+    if r != 0 {
+        return code(r, "cuStreamCreate");
+    }
+    // Flags 0: CU_STREAM_WAIT_VALUE_GEQ; the word stays 0.
+    let r = cuda.cuStreamWaitValue32(s, word, 1, 0);
+    if r != 0 {
+        return code(r, "cuStreamWaitValue32");
+    }
+    code(cuda.cuEventRecord(ev, s), "cuEventRecord")
 }

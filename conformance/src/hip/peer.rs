@@ -121,7 +121,19 @@ fn serve_one(hip: &Hip, state: &mut State, req: &Request, fds: Vec<OwnedFd>) -> 
             code(hip.hipEventElapsedTime(&mut ms, ev, ev), "hipEventElapsedTime")
         }
         Request::EventClose { event } => code(hip.hipEventDestroy(*event as usize as hipEvent_t), "hipEventDestroy"),
+        Request::EventRecordStuck { event } => record_stuck(hip, *event as usize as hipEvent_t),
     }
+}
+
+/// [`Request::EventRecordStuck`]: the word and the stream are kept until the peer exits.
+fn record_stuck(hip: &Hip, ev: hipEvent_t) -> Reply {
+    let (mut word, mut s) = (ptr::null_mut(), ptr::null_mut());
+    step!(hip.hipMalloc(&mut word, 8), "hipMalloc");
+    step!(hip.hipMemset(word, 0, 8), "hipMemset");
+    step!(hip.hipStreamCreateWithFlags(&mut s, hipStreamNonBlocking), "hipStreamCreateWithFlags");
+    let waits = hip.hipStreamWaitValue32(s, word, 1, hipStreamWaitValueGte, u32::MAX);
+    step!(waits.unwrap_or(HipError::NOT_SUPPORTED.0), "hipStreamWaitValue32");
+    code(hip.hipEventRecord(ev, s), "hipEventRecord")
 }
 
 /// [`Request::EventWait`].

@@ -122,6 +122,14 @@ pub enum Request {
         /// The event EventOpen returned.
         event: u64,
     },
+    /// Records an opened event behind a wait that never ends (a stream
+    /// waits for a device word nobody writes, `hipStreamWaitValue32`,
+    /// `cuStreamWaitValue32`): a record that completes only if the peer
+    /// goes on, and never once it is killed. The code of the record.
+    EventRecordStuck {
+        /// The event EventOpen returned.
+        event: u64,
+    },
     /// Destroys an opened event (`hipEventDestroy`, `cuEventDestroy`).
     EventClose {
         /// The event EventOpen returned.

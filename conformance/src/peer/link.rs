@@ -145,6 +145,11 @@ impl<P: Protocol> Peer<P> {
         self.setup(&P::exit())?;
         self.link.exited()
     }
+
+    /// Kills the peer (`SIGKILL`) and reaps it, as a crash would end it.
+    pub fn kill(mut self) {
+        self.link.kill();
+    }
 }
 
 /// A running peer speaking requests `Q` and replies `R`.

@@ -218,6 +218,13 @@ pub enum Request {
         /// Pattern seed.
         seed: u8,
     },
+    /// On a stream of the peer: `aclrtValueWait` on a device word nobody
+    /// writes, then `aclrtRecordEvent(event)`: a record that never completes
+    /// while the peer lives.
+    EventRecordStuck {
+        /// Event slot.
+        event: usize,
+    },
 }
 
 /// The peer's answer.

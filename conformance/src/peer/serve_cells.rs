@@ -138,6 +138,32 @@ pub(super) fn handle(acl: Acl, maps: &[(*mut c_void, usize)], req: &Request) -> 
             let Some(&m) = maps.get(*map) else { return Some(no_slot("mapping", *map)) };
             wait_then_read(acl, m, *seed, "aclrtStreamWaitEvent", |s| acl.ipc_stream_wait_event(s, e as aclrtEvent))
         }
+        Request::EventRecordStuck { event } => {
+            let Some(e) = CELLS.with_borrow(|c| c.events.get(*event).copied()) else {
+                return Some(no_slot("event", *event));
+            };
+            let s = match stream(acl) {
+                Ok(s) => s,
+                Err(r) => return Some(r),
+            };
+            let mut word: *mut c_void = ptr::null_mut();
+            let r = acl.malloc(&mut word, 8, ACL_MEM_MALLOC_HUGE_FIRST);
+            if !r.is_success() {
+                return Some(reply(r, "aclrtMalloc"));
+            }
+            let r = acl.memset(word, 8, 0, 8);
+            if !r.is_success() {
+                return Some(reply(r, "aclrtMemset"));
+            }
+            // The word stays 0: a wait for 1 never ends. Kept until the peer dies.
+            match acl
+                .value_wait(word, 1, ACL_STREAM_WAIT_VALUE_GEQ, s)
+                .and_then(|r| if r.is_success() { acl.record_event(e as aclrtEvent, s) } else { Ok(r) })
+            {
+                Ok(r) => reply(r, "aclrtValueWait, aclrtRecordEvent"),
+                Err(f) => missing(f),
+            }
+        }
         _ => return None,
     })
 }

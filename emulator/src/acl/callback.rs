@@ -117,21 +117,50 @@ pub unsafe extern "C" fn aclrtLaunchCallback(
         };
         let done = (blockType == ACL_CALLBACK_BLOCK).then(|| Arc::new((Mutex::new(false), Condvar::new())));
         let data = userData as usize;
+        let sub = STREAM_BASE + id.0 as usize;
         let work = Work::Host(Box::new(move || {
             let Ok(e) = crate::core::emulator() else { return };
             let r = &state(e).reports;
             lock(&r.queues).entry(thread).or_default().push_back(Job { f, data, stream: id, done: done.clone() });
             r.arrived.notify_all();
             if let Some(d) = done {
-                let mut ran = lock(&d.0);
-                while !*ran {
-                    ran = d.1.wait(ran).unwrap_or_else(|p| p.into_inner());
-                }
+                wait_ran(r, &d, sub, thread);
             }
         }));
         // SAFETY: a host function touches no device memory of its own.
         unsafe { e.enqueue(id, work) }.map_err(sync_fail)
     })
+}
+
+/// How often a wait for a report thread looks whether that thread still
+/// has the subscription (a thread that unsubscribed never processes it).
+const LOOK: Duration = Duration::from_millis(100);
+
+/// Holds a stream's worker until its BLOCK callback `d` has run on report
+/// thread `thread`, or until the stream `sub` is no longer subscribed to
+/// that thread (aclrtUnSubscribeReport, or the thread gave up): then the
+/// callback is taken back unrun, if it was not started, and the stream goes
+/// on, instead of waiting for a thread that will never process it.
+fn wait_ran(r: &Reports, d: &Arc<(Mutex<bool>, Condvar)>, sub: usize, thread: u64) {
+    let mut ran = lock(&d.0);
+    while !*ran {
+        ran = d.1.wait_timeout(ran, LOOK).unwrap_or_else(|p| p.into_inner()).0;
+        if *ran || lock(&r.subs).get(&sub) == Some(&thread) {
+            continue;
+        }
+        drop(ran);
+        let mut queues = lock(&r.queues);
+        let q = queues.entry(thread).or_default();
+        let before = q.len();
+        q.retain(|j| !j.done.as_ref().is_some_and(|x| Arc::ptr_eq(x, d)));
+        let taken_back = q.len() < before;
+        drop(queues);
+        ran = lock(&d.0);
+        if taken_back {
+            return;
+        }
+        // Taken by aclrtProcessReport already: it is running, wait for it.
+    }
 }
 
 /// The calling thread's id as CANN takes it: `pthread_self()`.
@@ -161,7 +190,19 @@ pub unsafe extern "C" fn aclrtProcessReport(timeout: i32) -> aclError {
                 break q.drain(..).collect();
             }
             queues = match deadline {
-                None => r.arrived.wait(queues).unwrap_or_else(|p| p.into_inner()),
+                // Without a limit, it still ends once no stream is subscribed
+                // to this thread any more (no callback can come): as the
+                // call's own check at entry says.
+                None => {
+                    let (qs, _) = r.arrived.wait_timeout(queues, LOOK).unwrap_or_else(|p| p.into_inner());
+                    if qs.get(&me).is_none_or(VecDeque::is_empty) && !lock(&r.subs).values().any(|t| *t == me) {
+                        return Err(Fail::plain(
+                            AclError::RT_THREAD_SUBSCRIBE,
+                            format!("thread {me:#x} has no subscribed stream any more"),
+                        ));
+                    }
+                    qs
+                }
                 Some(d) => {
                     let left = d.saturating_duration_since(Instant::now());
                     if left.is_zero() {

@@ -235,6 +235,7 @@ fn destroy_stream(stream: aclrtStream, how: Ending) -> Result<(), Fail> {
 pub(super) fn sync_fail(e: crate::core::CoreError) -> Fail {
     match e {
         crate::core::CoreError::Timeout => Fail::core_under(&rules::STM_003, e),
+        crate::core::CoreError::Abandoned => Fail::core_under(&rules::IEV_005, e),
         crate::core::CoreError::UnknownStream(_) => Fail::plain(AclError::RT_PARAM_INVALID, e.to_string()),
         // VMMKIT_HAZARDS=error (vmmkit's own, docs/streams.md): the code of codes.rs.
         crate::core::CoreError::Unsynchronised(_) => Fail::plain(AclError::RT_STREAM_NOT_COMPLETE, e.to_string()),

@@ -116,6 +116,7 @@ pub unsafe extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
 pub(super) fn event_fail(e: CoreError) -> Fail {
     match e {
         CoreError::Timeout => Fail::plain(AclError::RT_EVENT_SYNC_TIMEOUT, e.to_string()),
+        CoreError::Abandoned => Fail::core_under(&rules::IEV_005, e),
         CoreError::EventNotRecorded(_) => Fail::core_under_code(&rules::EVT_005, AclError::RT_INTERNAL_ERROR, e),
         CoreError::TimingDisabled(_) => Fail::core_under(&rules::EVT_006, e),
         CoreError::NotReady => Fail::plain(AclError::RT_EVENT_NOT_COMPLETE, e.to_string()),

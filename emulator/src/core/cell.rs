@@ -22,21 +22,29 @@ use crate::os::shared::{SharedPod, SharedView};
 #[repr(C, align(64))]
 #[derive(Debug, Default)]
 pub struct Words {
-    /// The number of the last record enqueued (0: never recorded).
-    pub recorded: AtomicU32,
-    /// The number of the last record completed; waiters sleep on its futex.
-    pub completed: AtomicU32,
+    /// Low 32 bits: the number of the last record enqueued (0: never
+    /// recorded). High 32 bits, for a shared cell: the pid of the process
+    /// that took that number, set in the same compare-and-swap, so that
+    /// concurrent recorders cannot mix up who owns which number.
+    pub tail: AtomicU64,
     /// `CLOCK_MONOTONIC` nanoseconds at which `completed` last advanced.
     pub at_ns: AtomicU64,
+    /// Low 32 bits: a record number; high 32 bits: the start stamp
+    /// ([`crate::os::proc::holder_stamp`]) of the process that took it.
+    /// Raised by each recorder right after its number, so that a recycled
+    /// pid is not taken for the recorder.
+    pub tail_stamp: AtomicU64,
+    /// The number of the last record completed; waiters sleep on its futex.
+    pub completed: AtomicU32,
     /// The highest number somebody waits for. The adversarial schedule holds
     /// a record back until this reaches it.
     pub wanted: AtomicU32,
     /// What the creator set (its meaning is the owner's: event flags).
     pub flags: AtomicU32,
-    /// `spare[0..9]`: for the owner's use (a notify's consumed count, a
-    /// generation). `spare[9]`: how many waiters are, or are about to be,
-    /// asleep on `completed` (see [`Cell::complete`]).
-    pub spare: [AtomicU32; 10],
+    /// `spare[0..6]`: for the owner's use (a notify's consumed count).
+    /// `spare[6]`: how many waiters are, or are about to be, asleep on
+    /// `completed` (see [`Cell::complete`]).
+    pub spare: [AtomicU32; 7],
 }
 
 // SAFETY: `#[repr(C)]`, every field an atomic integer, valid for any bit
@@ -52,14 +60,48 @@ enum Backing {
     Shared(SharedView<Words>),
 }
 
-/// Whether the one who completes a shared cell's records is still there.
+/// Whether the one who would record a shared cell is still there (its
+/// creator): asked only for a number nobody has taken yet.
 pub type Alive = Box<dyn Fn() -> bool + Send + Sync>;
+
+/// A process that takes record numbers of a shared cell: its pid and start
+/// stamp ([`crate::os::proc::holder_stamp`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recorder {
+    /// Its pid.
+    pub pid: u32,
+    /// Its start time folded to 32 bits; `None` when the cell no longer
+    /// holds it (the pid alone then says).
+    pub stamp: Option<u32>,
+}
+
+impl Recorder {
+    /// The calling process.
+    pub fn current() -> Self {
+        let me = crate::os::proc::ProcessId::current();
+        Self { pid: me.pid, stamp: Some(crate::os::proc::stamp_of(&me)) }
+    }
+
+    /// Whether it still runs (a process that cannot be looked up counts as
+    /// running; see [`crate::os::proc::holds`]).
+    pub fn is_alive(&self) -> bool {
+        crate::os::proc::holds(self.pid, self.stamp)
+    }
+}
+
+/// What a shared cell knows of itself beyond its words.
+struct Sharing {
+    /// This process, as it signs the numbers it takes.
+    me: Recorder,
+    /// Whether its creator lives (for numbers not taken yet).
+    creator_alive: Alive,
+}
 
 /// A cell: its words, here or in shared memory.
 pub struct Cell {
     words: Backing,
-    /// For a shared cell: whether its recorder lives (waits end when not).
-    alive: Option<Alive>,
+    /// For a shared cell: who this process is, and whether the creator lives.
+    sharing: Option<Sharing>,
 }
 
 impl std::fmt::Debug for Cell {
@@ -73,7 +115,8 @@ impl std::fmt::Debug for Cell {
 pub enum WaitError {
     /// The deadline passed.
     Timeout,
-    /// The one who would complete it is gone (the `alive` check said so).
+    /// The process that took the number waited for (or, for a number nobody
+    /// took yet, the cell's creator) is gone: the record can never complete.
     Abandoned,
 }
 
@@ -106,7 +149,21 @@ pub fn now_ns() -> u64 {
 }
 
 /// The index in `spare` of the sleeping waiters' count.
-const SLEEPERS: usize = 9;
+const SLEEPERS: usize = 6;
+
+/// The low half of a tail word: a record number.
+fn seq_of(word: u64) -> u32 {
+    word as u32
+}
+
+/// The high half of a tail word: a pid or a stamp.
+fn tag_of(word: u64) -> u32 {
+    (word >> 32) as u32
+}
+
+fn tagged(seq: u32, tag: u32) -> u64 {
+    u64::from(seq) | (u64::from(tag) << 32)
+}
 
 /// How often a waiter with an `alive` check looks at it.
 const LIVENESS_PERIOD: Duration = Duration::from_millis(100);
@@ -114,13 +171,15 @@ const LIVENESS_PERIOD: Duration = Duration::from_millis(100);
 impl Cell {
     /// A cell of this process only, never recorded.
     pub fn local() -> Self {
-        Self { words: Backing::Local(Box::default()), alive: None }
+        Self { words: Backing::Local(Box::default()), sharing: None }
     }
 
-    /// A cell over words mapped from a file that other processes map too;
-    /// `alive` says whether the process that records it still lives.
-    pub fn shared(view: SharedView<Words>, alive: Alive) -> Self {
-        Self { words: Backing::Shared(view), alive: Some(alive) }
+    /// A cell over words mapped from a file that other processes map too.
+    /// A wait on it ends when the process that took the number waited for
+    /// is dead; `creator_alive` says, for a number nobody has taken yet,
+    /// whether the one expected to take it (the creator) still lives.
+    pub fn shared(view: SharedView<Words>, creator_alive: Alive) -> Self {
+        Self { words: Backing::Shared(view), sharing: Some(Sharing { me: Recorder::current(), creator_alive }) }
     }
 
     /// Its words.
@@ -145,14 +204,80 @@ impl Cell {
         matches!(self.words, Backing::Shared(_))
     }
 
-    /// Takes the next record number (for a record being enqueued).
+    /// Takes the next record number (for a record being enqueued). A shared
+    /// cell's number is signed with this process's pid in the same
+    /// compare-and-swap, and its start stamp right after.
     pub fn next(&self) -> u32 {
-        self.words().recorded.fetch_add(1, Ordering::AcqRel).wrapping_add(1)
+        let w = self.words();
+        let Some(sharing) = &self.sharing else {
+            // The high half is unused here: a carry into it changes nothing.
+            return seq_of(w.tail.fetch_add(1, Ordering::AcqRel)).wrapping_add(1);
+        };
+        let me = sharing.me;
+        let mut cur = w.tail.load(Ordering::Acquire);
+        let seq = loop {
+            let seq = seq_of(cur).wrapping_add(1);
+            match w.tail.compare_exchange_weak(cur, tagged(seq, me.pid), Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => break seq,
+                Err(now) => cur = now,
+            }
+        };
+        // Raise the stamp word to this number unless a later one is there.
+        let stamp = me.stamp.unwrap_or(0);
+        let mut cur = w.tail_stamp.load(Ordering::Acquire);
+        while cur == 0 || !after(seq_of(cur), seq) {
+            match w.tail_stamp.compare_exchange_weak(cur, tagged(seq, stamp), Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => break,
+                Err(now) => cur = now,
+            }
+        }
+        seq
     }
 
     /// The number of the last record enqueued (0: never recorded).
     pub fn last(&self) -> u32 {
-        self.words().recorded.load(Ordering::Acquire)
+        seq_of(self.words().tail.load(Ordering::Acquire))
+    }
+
+    /// For a shared cell, the process that took the last number, and that
+    /// number (`None`: a local cell, or never recorded).
+    pub fn last_recorder(&self) -> Option<(u32, Recorder)> {
+        self.sharing.as_ref()?;
+        let w = self.words();
+        let tail = w.tail.load(Ordering::Acquire);
+        let seq = seq_of(tail);
+        if seq == 0 && tag_of(tail) == 0 {
+            return None;
+        }
+        let st = w.tail_stamp.load(Ordering::Acquire);
+        let stamp = (seq_of(st) == seq).then_some(tag_of(st));
+        Some((seq, Recorder { pid: tag_of(tail), stamp }))
+    }
+
+    /// Who must complete record `seq` for it to be reached: the process that
+    /// took it when it is the last number; when later numbers were taken
+    /// since, the one that took the last (its record completes `seq` too).
+    /// `None` for a local cell and for a number nobody took yet.
+    fn owner_of(&self, seq: u32) -> Option<Recorder> {
+        let (last, who) = self.last_recorder()?;
+        (!after(seq, last)).then_some(who)
+    }
+
+    /// Whether record `seq` of this shared cell can never complete: it is
+    /// not reached and the process that must complete it is dead (for a
+    /// number nobody took yet: the creator). Local cells: never.
+    pub fn is_abandoned(&self, seq: u32) -> bool {
+        let Some(sharing) = &self.sharing else { return false };
+        if self.is_reached(seq) {
+            return false;
+        }
+        let gone = match self.owner_of(seq) {
+            Some(who) if who.pid == sharing.me.pid => false,
+            Some(who) => !who.is_alive(),
+            None => !(sharing.creator_alive)(),
+        };
+        // It may have completed while we looked.
+        gone && !self.is_reached(seq)
     }
 
     /// Whether record `seq` has completed (0 always has).
@@ -195,15 +320,34 @@ impl Cell {
     }
 
     /// Sleeps until record `seq` completes or `deadline` passes; for a shared
-    /// cell, also until its recorder is found gone (asked every 100 ms).
+    /// cell, also until the process that must complete it is found gone
+    /// (asked every 100 ms, see [`Cell::is_abandoned`]). The owner of `seq`
+    /// is taken when the wait starts, while `seq` is most likely still the
+    /// last number, so that a later record by another process does not
+    /// stand for it.
     ///
     /// # Errors
     /// [`WaitError::Timeout`], [`WaitError::Abandoned`].
     pub fn wait(&self, seq: u32, deadline: Option<Instant>) -> Result<(), WaitError> {
-        match &self.alive {
-            Some(alive) => self.wait_while(seq, deadline, alive),
-            None => self.wait_while(seq, deadline, &|| true),
-        }
+        self.wait_or(seq, deadline, &|| false)
+    }
+
+    /// [`Cell::wait`] that also ends, with [`WaitError::Abandoned`], once
+    /// `stop` says so (asked every 100 ms: a stream's wait when the stream
+    /// is aborted).
+    ///
+    /// # Errors
+    /// As [`Cell::wait`].
+    pub fn wait_or(&self, seq: u32, deadline: Option<Instant>, stop: &dyn Fn() -> bool) -> Result<(), WaitError> {
+        let Some(sharing) = &self.sharing else { return self.wait_while(seq, deadline, &|| !stop()) };
+        let exact = self.last_recorder().filter(|(last, _)| *last == seq).map(|(_, who)| who);
+        self.wait_while(seq, deadline, &|| {
+            !stop()
+                && match exact {
+                    Some(who) => who.pid == sharing.me.pid || who.is_alive() || self.is_reached(seq),
+                    None => !self.is_abandoned(seq),
+                }
+        })
     }
 
     /// [`Cell::wait`], with `alive` as the recorder's liveness.

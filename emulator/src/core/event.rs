@@ -128,13 +128,21 @@ impl Emulator {
     /// recorded has). Under `adversarial` the question lets held work run.
     ///
     /// # Errors
-    /// [`CoreError::UnknownEvent`].
+    /// [`CoreError::UnknownEvent`]; [`CoreError::Abandoned`] for a shared
+    /// event whose last record can never complete (the process that took it
+    /// is dead), so that a query loop ends as a synchronize does.
     pub fn event_query(&self, id: EventId) -> Result<bool, CoreError> {
         let ev = self.events.get(id)?;
         let last = ev.cell.last();
         self.want(&ev.cell, last);
         self.acquired(&ev.cell, last);
-        Ok(ev.cell.is_reached(last))
+        if ev.cell.is_reached(last) {
+            return Ok(true);
+        }
+        if ev.cell.is_abandoned(last) {
+            return Err(CoreError::Abandoned);
+        }
+        Ok(false)
     }
 
     /// Waits for the last record of event `id` to complete.

@@ -8,8 +8,13 @@
 //! - Holders and clean-up are those of exported memory: each holder keeps a
 //!   shared `flock`; destroying the event (or dying) lets go; the last
 //!   holder removes the file; `gc` collects one that only dead processes held.
-//! - A waiter in a process that opened the cell stops waiting when the
-//!   creator is found dead ([`CoreError::Abandoned`]), never hangs.
+//! - Every record number is signed with the pid of the process that took
+//!   it (in the same compare-and-swap) and its start stamp
+//!   (`core/cell.rs`). A waiter, in any process, the creator's included,
+//!   stops waiting when the process that took the number it waits for is
+//!   found dead ([`CoreError::Abandoned`]): that record can never complete.
+//!   For a number nobody took yet (a notify not set yet), the creator's
+//!   death ends the wait. Nothing hangs.
 //! - A notify (ACL) is a shared cell that records set and a wait-and-reset
 //!   clears: the cell's `spare[0]` counts the records consumed.
 //! - The core opens a key in any process, the creating one included; the
@@ -89,7 +94,7 @@ impl Emulator {
         let view = SharedView::<Words>::map(&held.object, 0)?;
         view.flags.store(flag_bits(flags), Ordering::Release);
         let share = Share { key: held.header.key, kind, created_here: true, held: Mutex::new(Some(held)) };
-        // The creator's own waits end only by completion or timeout.
+        // Its numbers not taken yet are the creator's, this process's: alive.
         Ok((Cell::shared(view, Box::new(|| true)), share))
     }
 
@@ -139,7 +144,8 @@ impl Emulator {
 
     /// Opens the interprocess event exported as `key` (by another process,
     /// or by this one: the dialects decide, see [`Self::shared_cell_info`]).
-    /// Waits on it end with [`CoreError::Abandoned`] once its creator is dead.
+    /// Waits on it end with [`CoreError::Abandoned`] once the process whose
+    /// record they wait for is dead.
     ///
     /// # Errors
     /// [`CoreError::UnknownSharedCell`] for a key that names no live event.
@@ -276,9 +282,15 @@ impl Emulator {
     }
 
     /// Runs a wait-and-reset of `cell` (a stream's worker, or eager inline).
-    pub(super) fn run_wait_reset(&self, cell: &Cell, timeout: Option<Duration>) -> Result<(), CoreError> {
+    /// Ends early (as abandoned) once `stop` says so (the stream is aborted).
+    pub(super) fn run_wait_reset(
+        &self,
+        cell: &Cell,
+        timeout: Option<Duration>,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<(), CoreError> {
         let target = cell.words().spare[CONSUMED].load(Ordering::Acquire).wrapping_add(1);
-        self.wait_for(cell, target, timeout)?;
+        self.wait_cell_or(cell, target, timeout.map(|t| std::time::Instant::now() + t), stop)?;
         reset_cell(cell);
         Ok(())
     }

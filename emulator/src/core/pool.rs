@@ -25,7 +25,7 @@
 //! - A pool destroyed with allocations still in use goes when the last one
 //!   is freed (both vendors keep it alive for its allocations).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::os::fd::OwnedFd;
 use std::sync::MutexGuard;
 
@@ -141,8 +141,11 @@ struct Pool {
     descriptor: Option<HandleId>,
     /// For an imported pool: the exporter's descriptor, held.
     imported: Option<HandleId>,
-    /// Pointers imported into this pool (their bases).
-    imported_ptrs: BTreeSet<usize>,
+    /// Pointers imported into this pool: base → opens made through this
+    /// pool. Another pool of this process importing the same pointer shares
+    /// the mapping (clr retains the one memory object, device.cpp:1003-1011),
+    /// so each pool lets go of its own opens only.
+    imported_ptrs: BTreeMap<usize, u32>,
     /// Destroyed while allocations were in use: goes with the last.
     destroyed: bool,
 }
@@ -160,7 +163,7 @@ impl Pool {
             access: BTreeMap::new(),
             descriptor: None,
             imported: None,
-            imported_ptrs: BTreeSet::new(),
+            imported_ptrs: BTreeMap::new(),
             destroyed: false,
         }
     }
@@ -296,7 +299,7 @@ impl Emulator {
             let pool = p.live_mut(id)?;
             pool.destroyed = true;
             let blocks: Vec<usize> = std::mem::take(&mut pool.free).into_keys().collect();
-            let ptrs: Vec<usize> = std::mem::take(&mut pool.imported_ptrs).into_iter().collect();
+            let ptrs: Vec<(usize, u32)> = std::mem::take(&mut pool.imported_ptrs).into_iter().collect();
             let handles: Vec<HandleId> = [pool.descriptor.take(), pool.imported.take()].into_iter().flatten().collect();
             let gone = pool.busy.is_empty();
             let device = pool.props.device;
@@ -307,8 +310,12 @@ impl Emulator {
                 p.current.remove(&device);
             }
             drop(p);
-            for va in ptrs {
-                while matches!(self.close_plain(va), Ok(n) if n > 0) {}
+            for (va, opens) in ptrs {
+                for _ in 0..opens {
+                    if !matches!(self.close_plain(va), Ok(n) if n > 0) {
+                        break;
+                    }
+                }
             }
             (blocks, handles)
         };
@@ -394,19 +401,20 @@ impl Emulator {
     /// closes a pointer imported into a pool. `None` when `va` is neither.
     pub fn pool_free(&self, va: usize) -> Option<Result<Freed, CoreError>> {
         let mut p = self.pools();
-        if let Some((&id, _)) = p.pools.iter().find(|(_, pool)| pool.imported_ptrs.contains(&va)) {
+        if let Some((&id, _)) = p.pools.iter().find(|(_, pool)| pool.imported_ptrs.contains_key(&va)) {
             drop(p);
-            return Some(match self.close_plain(va) {
-                Ok(left) => {
-                    if left == 0 {
-                        if let Some(pool) = self.pools().pools.get_mut(&id) {
-                            pool.imported_ptrs.remove(&va);
-                        }
+            return Some(self.close_plain(va).map(|_| {
+                // One open went: counted against the pool that made it.
+                if let Some(pool) = self.pools().pools.get_mut(&id)
+                    && let Some(n) = pool.imported_ptrs.get_mut(&va)
+                {
+                    *n -= 1;
+                    if *n == 0 {
+                        pool.imported_ptrs.remove(&va);
                     }
-                    Ok(Freed::Closed(id))
                 }
-                Err(e) => Err(e),
-            });
+                Freed::Closed(id)
+            }));
         }
         let id = p.owner_of(va)?;
         let pool = p.pools.get_mut(&id)?;
@@ -606,7 +614,7 @@ impl Emulator {
         let (va, _) = self.open_plain(key, Place::Device(device), window)?;
         match self.pools().live_mut(id) {
             Ok(pool) => {
-                pool.imported_ptrs.insert(va);
+                *pool.imported_ptrs.entry(va).or_insert(0) += 1;
                 Ok(va)
             }
             Err(e) => {

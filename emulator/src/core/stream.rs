@@ -212,6 +212,9 @@ struct Stream {
     progress: Arc<Cell>,
     q: Mutex<Queue>,
     bell: Condvar,
+    /// Aborts and forced destroys so far: a wait the worker is running ends
+    /// when this moves (the vendors stop the task that is running).
+    stops: std::sync::atomic::AtomicU32,
 }
 
 impl Stream {
@@ -391,6 +394,7 @@ impl Emulator {
             progress: Arc::new(Cell::local()),
             q: Mutex::default(),
             bell: Condvar::new(),
+            stops: std::sync::atomic::AtomicU32::new(0),
         });
         self.streams.hazards.stream_created(id, &s.progress);
         lock(&self.streams.map).insert(id, s);
@@ -536,9 +540,35 @@ impl Emulator {
             }
         });
         if let Err(err) = spawned {
-            // No thread: run nothing later, say why at the next synchronize.
+            // No thread, so nothing queued could ever run, and a synchronize
+            // would wait for it forever. As a device that cannot run a
+            // stream's tasks fails them: drop what is queued (its records
+            // complete, so that nobody waits for them), and the next
+            // synchronize reports why, at once. The next enqueue tries again.
+            // An inline run in progress (eager) retries when it ends.
             q.worker = false;
             q.error.get_or_insert(CoreError::Os(format!("cannot start the worker of stream {}: {err}", s.id.0)));
+            if !q.running {
+                let dropped: Vec<Item> = q.items.drain(..).collect();
+                self.drop_work(dropped);
+                s.progress.complete(s.progress.last());
+            }
+        }
+    }
+
+    /// Lets go of work of `s` that will never run (an abort, a forced
+    /// destroy, a worker that cannot start): its pending writes are
+    /// forgotten, and its records complete, so that waiters on those events
+    /// (streams, the host, other processes) do not wait for good. CANN does
+    /// the same when it reclaims the tasks of an aborted or force-destroyed
+    /// stream: the record task's completion marks the event recorded, and
+    /// under abort clears its record status (docs/streams.md).
+    fn drop_work(&self, items: Vec<Item>) {
+        for it in items {
+            self.streams.hazards.dropped(it.access);
+            if let Work::Record { cell, seq } = &it.work {
+                cell.complete(*seq);
+            }
         }
     }
 
@@ -590,6 +620,9 @@ impl Emulator {
             // synchronize reports it.
             return Err(CoreError::Unsynchronised(Box::new(found[0].clone())));
         }
+        let stops = s.stops.load(Ordering::Acquire);
+        let stopped = || s.stops.load(Ordering::Acquire) != stops;
+        let unless_stopped = |r: Result<(), CoreError>| if r.is_err() && stopped() { Ok(()) } else { r };
         match work {
             Work::Copy { dst, src, len } => {
                 // SAFETY: the enqueuer promised the host parts stay valid until now.
@@ -604,8 +637,10 @@ impl Emulator {
                 Ok(())
             }
             Work::Wait { cell, seq } => {
-                self.wait_cell(&cell, seq, None)?;
-                hz.run(s.id, &snap, 0, Join::Acquire(&cell));
+                unless_stopped(self.wait_cell_or(&cell, seq, None, &stopped))?;
+                if cell.is_reached(seq) {
+                    hz.run(s.id, &snap, 0, Join::Acquire(&cell));
+                }
                 Ok(())
             }
             Work::WriteValue { addr, value, width } => {
@@ -613,14 +648,16 @@ impl Emulator {
                 // SAFETY: `bytes` lives across the copy; `addr` as for copies.
                 unsafe { self.copy_raw(addr, bytes.as_ptr() as usize, usize::from(width).min(8)) }
             }
-            Work::WaitValue { addr, value, mask, width, cmp } => self.wait_value(addr, value, mask, width, cmp),
+            Work::WaitValue { addr, value, mask, width, cmp } => {
+                unless_stopped(self.wait_value(addr, value, mask, width, cmp, &stopped))
+            }
             Work::Host(f) => {
                 let _in = InStream::enter(s.id);
                 f();
                 Ok(())
             }
             Work::WaitReset { cell, timeout } => {
-                self.run_wait_reset(&cell, timeout)?;
+                unless_stopped(self.run_wait_reset(&cell, timeout, &stopped))?;
                 hz.run(s.id, &snap, 0, Join::Acquire(&cell));
                 Ok(())
             }
@@ -630,18 +667,37 @@ impl Emulator {
     /// Waits (without bound, or until `deadline`) for record `seq` of `cell`,
     /// first saying it is wanted, so that held work runs.
     fn wait_cell(&self, cell: &Cell, seq: u32, deadline: Option<Instant>) -> Result<(), CoreError> {
+        self.wait_cell_or(cell, seq, deadline, &|| false)
+    }
+
+    /// [`Self::wait_cell`], also ended (as abandoned) once `stop` says so.
+    pub(super) fn wait_cell_or(
+        &self,
+        cell: &Cell,
+        seq: u32,
+        deadline: Option<Instant>,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<(), CoreError> {
         if cell.is_reached(seq) {
             return Ok(());
         }
         cell.want(seq);
         self.streams.poke_all();
-        cell.wait(seq, deadline).map_err(|e| match e {
+        cell.wait_or(seq, deadline, stop).map_err(|e| match e {
             WaitError::Timeout => CoreError::Timeout,
             WaitError::Abandoned => CoreError::Abandoned,
         })
     }
 
-    fn wait_value(&self, addr: usize, value: u64, mask: u64, width: u8, cmp: ValueCmp) -> Result<(), CoreError> {
+    fn wait_value(
+        &self,
+        addr: usize,
+        value: u64,
+        mask: u64,
+        width: u8,
+        cmp: ValueCmp,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<(), CoreError> {
         let bits = if width == 4 { u64::from(u32::MAX) } else { u64::MAX };
         let mut pause = Duration::from_micros(1);
         let mut released = false;
@@ -664,6 +720,9 @@ impl Emulator {
             };
             if ok {
                 return Ok(());
+            }
+            if stop() {
+                return Err(CoreError::Abandoned);
             }
             if !released {
                 // The write it waits for may be any held work of this process
@@ -788,9 +847,9 @@ impl Emulator {
     pub fn stream_abort(&self, id: StreamId) -> Result<(), CoreError> {
         let s = self.streams.get(id)?;
         let mut q = s.lock();
-        for it in q.items.drain(..) {
-            self.streams.hazards.dropped(it.access);
-        }
+        s.stops.fetch_add(1, Ordering::AcqRel);
+        let dropped: Vec<Item> = q.items.drain(..).collect();
+        self.drop_work(dropped);
         s.progress.complete(s.progress.last());
         drop(q);
         s.bell.notify_all();
@@ -809,10 +868,9 @@ impl Emulator {
         lock(&self.streams.legacy).retain(|_, l| *l != id);
         let mut q = s.lock();
         if how == Ending::Discard {
+            s.stops.fetch_add(1, Ordering::AcqRel);
             let dropped: Vec<Item> = q.items.drain(..).collect();
-            for it in &dropped {
-                self.streams.hazards.dropped(it.access);
-            }
+            self.drop_work(dropped);
             s.progress.complete(s.progress.last());
         }
         q.closing = true;

@@ -170,7 +170,7 @@ pub unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
         let Some(id) = named(e, event, &rules::EVT_005)? else { return Ok(()) };
         e.event_synchronize(id, None).map_err(|er| match er {
             // clr would wait for a signal that never comes; the emulator ends the wait.
-            CoreError::Abandoned => Fail::plain(HipError::UNKNOWN, "the process that records the event is gone".into()),
+            CoreError::Abandoned => Fail::rule(&rules::IEV_004, "the process that records the event is gone".into()),
             er => work_failed(er),
         })
     })

@@ -82,6 +82,23 @@ pub fn holder_stamp(pid: i32) -> u32 {
     }
 }
 
+/// The start stamp of `p`, as [`holder_stamp`] gives it while `p` runs.
+pub fn stamp_of(p: &ProcessId) -> u32 {
+    stamp(p.start)
+}
+
+/// Whether the process `pid` with start stamp `stamp` (any process with
+/// that pid: `None`) still runs. One that cannot be looked up (no file
+/// descriptor or memory left) counts as running, as in
+/// [`ProcessId::is_alive`].
+pub fn holds(pid: u32, stamp: Option<u32>) -> bool {
+    match holder_stamp(i32::try_from(pid).unwrap_or(-1)) {
+        STAMP_NOBODY => false,
+        STAMP_UNKNOWN => true,
+        now => stamp.is_none_or(|s| s == now),
+    }
+}
+
 /// Whether a trustlist entry with `holder` set at `set_ns` trusts `me`: it
 /// was set while `me` had the pid (the stamp), or, when that could not be
 /// looked up then, not before `me` started (ACL-PID-010, ACL-IMP-012).

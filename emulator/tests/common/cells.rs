@@ -91,6 +91,12 @@ fn command(e: &Emulator, stream: StreamId, line: &str) -> String {
             .notify_wait_reset(id(ev), stream, timeout(ms))
             .and_then(|()| e.stream_synchronize(stream, Some(Duration::from_secs(30))))
             .map(|()| String::new()),
+        ["query", ev] => e.event_query(id(ev)).map(|done| u8::from(done).to_string()),
+        // A stream of this worker waits for EV, then a synchronize of it (bounded by MS).
+        ["swait", ev, ms] => {
+            let s = e.stream_create(0, StreamKind::NonBlocking);
+            e.stream_wait_event(s, id(ev)).and_then(|()| e.stream_synchronize(s, timeout(ms))).map(|()| String::new())
+        }
         ["pid"] => Ok(std::process::id().to_string()),
         _ => panic!("unknown command {line}"),
     })

@@ -74,6 +74,7 @@ const EVENT_CPP: Source = Runtime("src/acl/aclrt_impl/event.cpp");
 const CONTEXT_CC: Source = Runtime("src/runtime/core/src/context/context.cc");
 const STREAM_CC: Source = Runtime("src/runtime/core/src/stream/stream.cc");
 const EVENT_CC: Source = Runtime("src/runtime/core/src/event/event.cc");
+const EVENT_TASK_CC: Source = Runtime("src/runtime/core/src/task/task_info/event/event_task.cc");
 const HAL_TYPES: Source = Driver("pkg_inc/hal_pkg/common_pkg.h");
 
 // ---- markings of §6 ------------------------------------------------------------
@@ -2233,6 +2234,25 @@ rules! {
         expect: Behaviour,
     }
 
+    STM_008 {
+        group: STREAM,
+        text: "aclrtStreamAbort or aclrtDestroyStreamForce of a stream with an aclrtRecordEvent not yet run: the \
+               record is reclaimed with the stream's other tasks and the event counts as complete, so \
+               aclrtSynchronizeEvent returns 0 and a stream waiting on it (aclrtStreamWaitEvent) runs; a wait the \
+               aborted stream was running stops, and the stream takes new work.",
+        apis: &["aclrtStreamAbort", "aclrtDestroyStreamForce", "aclrtRecordEvent", "aclrtStreamWaitEvent"],
+        sources: &[STREAM_CC, EVENT_CC, EVENT_TASK_CC, CONTEXT_CC],
+        confidence: &[Src],
+        note: Some("Stream::StreamAbort stream.cc:1192-1230 and Context::StreamAbort context.cc:2781-2870 kill the \
+                    task queue and reclaim every pending task (ResClear stream.cc:4619-4660, TaskReclaim); a reclaimed \
+                    record task completes (DoCompleteSuccessForEventRecordTask event_task.cc:204-233 -> \
+                    Event::RecordComplete event.cc:831-835: RECORDED) and under abort clears the record status \
+                    (ClearRecordStatus event.cc:1312-1324: INIT), either of which a query or synchronize reads as \
+                    complete (event.cc:1180-1182); force destroy reclaims the same way (stream.cc:1454-1500)"),
+        expect: Behaviour,
+        requires: &[Need::Symbol("aclrtStreamAbort")],
+    }
+
     EVT_001 {
         group: EVENT,
         text: "aclrtCreateEvent, aclrtCreateEventWithFlag, aclrtDestroyEvent, aclrtRecordEvent and \
@@ -2521,6 +2541,23 @@ rules! {
         confidence: &[Doc],
         note: Some("acl_rt.h:5800-5822"),
         expect: Behaviour,
+        requires: &[Need::Peers, Need::Symbol("aclrtIpcOpenEventHandle")],
+    }
+
+    IEV_005 {
+        group: IPC_EVENT,
+        text: "A wait on an IPC event whose pending record was taken by a process that has died \
+               (aclrtSynchronizeEvent, aclrtSynchronizeEventWithTimeout, aclrtQueryEventStatus, or a stream's \
+               aclrtStreamWaitEvent, in the creator or any process that opened it) ends with 507899 instead of \
+               waiting for good; a stopped recorder is waited for (it may go on), within the caller's timeout.",
+        apis: &["aclrtIpcOpenEventHandle", "aclrtRecordEvent", "aclrtSynchronizeEventWithTimeout"],
+        sources: &[IPC_EVENT_CC, Reference("§3, 507899: the driver-side failure")],
+        confidence: &[Src, Inferred],
+        note: Some("IpcEvent::IpcEventSync ipc_event.cc:495-529 polls the event's host byte until it is set or the \
+                    timeout passes, with no check of the recorder: without a timeout CANN waits for good. The code is \
+                    the emulator's choice: 507899, the driver-side failure (acl.md §3), as for the other work a dead \
+                    peer leaves undone"),
+        expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
         requires: &[Need::Peers, Need::Symbol("aclrtIpcOpenEventHandle")],
     }
 

@@ -1205,6 +1205,21 @@ rules! {
         requires: PEERS,
     }
 
+    IEV_004 {
+        group: IEV,
+        text: "A wait on an IPC event whose pending record was taken by a process that has died (hipEventSynchronize, \
+               hipEventQuery, a stream's hipStreamWaitEvent, in the exporter or any process that opened it) ends with \
+               999 (hipErrorUnknown) instead of waiting for good; a stopped recorder is waited for (it may go on).",
+        apis: &["hipIpcOpenEventHandle", "hipEventRecord", "hipEventSynchronize", "hipEventQuery"],
+        sources: &[CLR_EVENT_IPC],
+        confidence: &[Src, Inferred],
+        note: Some("IPCEvent::synchronize (clr hip_event_ipc.cpp:90-102) sleeps while the record's signal is set, with \
+                    no check of the recorder: clr waits for good, and a query says 600 for good. The code is the \
+                    emulator's choice: 999, what a stream's failed work gives"),
+        expect: Codes(&[hip!(UNKNOWN)]),
+        requires: PEERS,
+    }
+
     // ==== Host registration (issue 18: memory) ========================================
 
     MEM_001 {

@@ -92,3 +92,27 @@ pub fn ordering_across_processes(cx: &mut Ctx) -> Result<(), Failure> {
     free_block(cx, va, &mem_key)?;
     cx.expect_ok("aclrtDestroyEvent", acl.ipc_destroy_event(e)?)
 }
+
+/// ACL-IEV-005: the creator A lives, peer B opens A's IPC event and records
+/// it behind a wait that never ends, and B is killed: A's wait on its own
+/// event ends with 507899 instead of waiting for a record nobody will make
+/// (bounded by a timeout, so a wait that does not end reads 507047).
+pub fn dead_recorder(cx: &mut Ctx) -> Result<(), Failure> {
+    let e = event(cx, ACL_EVENT_IPC)?;
+    let mut b = cx.peer("B")?;
+    let (r, h) = handle(cx, e)?;
+    setup("aclrtIpcGetEventHandle", r)?;
+    let opened = b.call(&Request::EventOpen { handle: bytes(&h) })?;
+    cx.ensure_code("peer B opens the handle", AclError::SUCCESS, AclError(opened.code))?;
+    let stuck = b.call(&Request::EventRecordStuck { event: opened.slot })?;
+    cx.ensure_code(&format!("peer B records behind a wait ({})", stuck.text), AclError::SUCCESS, AclError(stuck.code))?;
+    let acl = cx.acl();
+    let pending = acl.synchronize_event_with_timeout(e, 100)?;
+    cx.ensure_code("the record is pending while B lives", AclError::RT_EVENT_SYNC_TIMEOUT, pending)?;
+    b.kill()?;
+    cx.expect_code(
+        "aclrtSynchronizeEventWithTimeout after the recorder died",
+        acl.synchronize_event_with_timeout(e, 10_000)?,
+    )?;
+    cx.expect_ok("aclrtDestroyEvent", acl.ipc_destroy_event(e)?)
+}

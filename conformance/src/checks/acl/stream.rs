@@ -146,3 +146,49 @@ pub fn reset_with_pending_work(cx: &mut Ctx) -> Result<(), Failure> {
     setup("aclrtFree", acl.free(dev2))?;
     cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s2))
 }
+
+/// ACL-STM-008: a record held behind a wait that never ends (a device word
+/// nobody writes), then the stream aborted or force-destroyed: the event
+/// completes and a stream waiting on it runs (each wait bounded, so a record
+/// left pending reads 507047 / 507046 instead of hanging); the aborted
+/// stream then runs new work.
+pub fn dropped_record_completes(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let word = device_buffer(cx, 8)?;
+    let acl = cx.acl();
+    for force in [false, true] {
+        let how = if force { "aclrtDestroyStreamForce" } else { "aclrtStreamAbort" };
+        let (stuck, waiter) = (stream(cx)?, stream(cx)?);
+        setup("aclrtMemset", acl.memset(word, 8, 0, 8))?;
+        let mut e: aclrtEvent = ptr::null_mut();
+        setup("aclrtCreateEvent", acl.create_event(&mut e)?)?;
+        setup("aclrtValueWait", acl.value_wait(word, 1, ACL_STREAM_WAIT_VALUE_GEQ, stuck)?)?;
+        setup("aclrtRecordEvent", acl.record_event(e, stuck)?)?;
+        setup("aclrtStreamWaitEvent", acl.stream_wait_event(waiter, e)?)?;
+        if force {
+            cx.expect_ok(how, acl.destroy_stream_force(stuck))?;
+        } else {
+            cx.expect_ok(how, acl.stream_abort(stuck)?)?;
+        }
+        cx.expect_ok(
+            &format!("aclrtSynchronizeEventWithTimeout after {how}"),
+            acl.synchronize_event_with_timeout(e, 5000)?,
+        )?;
+        cx.expect_ok(
+            &format!("aclrtSynchronizeStreamWithTimeout of the stream waiting on it, after {how}"),
+            acl.synchronize_stream_with_timeout(waiter, 5000)?,
+        )?;
+        if !force {
+            setup("aclrtMemset", acl.memset(word, 8, 0, 8))?;
+            let mut e2: aclrtEvent = ptr::null_mut();
+            setup("aclrtCreateEvent", acl.create_event(&mut e2)?)?;
+            setup("aclrtRecordEvent", acl.record_event(e2, stuck)?)?;
+            cx.expect_ok("the aborted stream runs new work", acl.synchronize_stream_with_timeout(stuck, 5000)?)?;
+            setup("aclrtDestroyEvent", acl.destroy_event(e2)?)?;
+            setup("aclrtDestroyStream", acl.destroy_stream(stuck))?;
+        }
+        setup("aclrtDestroyStream", acl.destroy_stream(waiter))?;
+        setup("aclrtDestroyEvent", acl.destroy_event(e)?)?;
+    }
+    setup("aclrtFree", acl.free(word))
+}

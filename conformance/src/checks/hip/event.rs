@@ -260,3 +260,33 @@ pub fn ipc_across(cx: &mut Ctx) -> Result<(), Failure> {
     setup("hipHostFree", hip.hipHostFree(src))?;
     cx.free(dev)
 }
+
+/// HIP-IEV-004: the exporter lives, a peer opens its IPC event and records
+/// it behind a wait that never ends, and the peer is killed: the exporter's
+/// query ends "not ready" within 10 s (999), and so does its synchronize.
+/// The query loop is bounded, so an emulator that keeps waiting fails with
+/// 600 instead of hanging.
+pub fn ipc_dead_recorder(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let ev = event(cx, hipEventInterprocess | hipEventDisableTiming)?;
+    let mut h = hipIpcEventHandle_t::default();
+    setup("hipIpcGetEventHandle", hip.hipIpcGetEventHandle(&mut h, ev))?;
+    let handle: Vec<u8> = h.reserved.iter().map(|&c| c as u8).collect();
+    let mut peer = cx.peer("recorder", 0)?;
+    let r = peer.call(&Request::EventOpen { handle })?;
+    cx.ensure_code("peer: hipIpcOpenEventHandle", HipError::SUCCESS, r.vendor_code())?;
+    let r = peer.call(&Request::EventRecordStuck { event: r.value })?;
+    cx.ensure_code(&format!("peer: record behind a wait ({})", r.text), HipError::SUCCESS, r.vendor_code())?;
+    cx.ensure_code("hipEventQuery while the recorder lives", HipError::NOT_READY, hip.hipEventQuery(ev))?;
+    peer.kill();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut q = hip.hipEventQuery(ev);
+    while HipError(q) == HipError::NOT_READY && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        q = hip.hipEventQuery(ev);
+    }
+    cx.expect_code("hipEventQuery after the recorder died", q)?;
+    cx.expect_code("hipEventSynchronize after the recorder died", hip.hipEventSynchronize(ev))?;
+    drop_event(cx, ev)
+}
