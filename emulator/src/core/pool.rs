@@ -602,7 +602,13 @@ impl Emulator {
     /// [`CoreError::UnknownPool`]; [`CoreError::UnknownShareable`] for a key
     /// that names no live entry (freed by its exporter); the errors of
     /// [`Emulator::open_plain`].
-    pub fn pool_import_pointer(&self, id: PoolId, key: u64, exporter: i32, window: &Window) -> Result<usize, CoreError> {
+    pub fn pool_import_pointer(
+        &self,
+        id: PoolId,
+        key: u64,
+        exporter: i32,
+        window: &Window,
+    ) -> Result<usize, CoreError> {
         let device = self.pools().live(id)?.props.device;
         let (va, _) = self.open_plain(key, exporter, Place::Device(device), window)?;
         match self.pools().live_mut(id) {
