@@ -165,6 +165,29 @@ fn an_open_racing_the_creators_destroy_leaves_no_file() {
     assert_eq!(root.leftovers(), Vec::<String>::new(), "event files no process holds");
 }
 
+/// An open of a notify's key in the process that made it (the core allows
+/// it; ACL imports it where the list is off) is a holder like any other:
+/// destroying it does not withdraw the notify, which a trusted process can
+/// still open. The creator's own destroy does.
+#[test]
+fn an_open_in_the_creating_process_does_not_withdraw_on_destroy() {
+    let root = TestRoot::new("vmmkit-cells-").expect("root").checked();
+    let mut a = Worker::start("creator", common::cells::ROLE, root.path(), &[]);
+    let mut b = Worker::start("opener", common::cells::ROLE, root.path(), &[]);
+    let reply = a.ok("notify");
+    let (notify, key) = reply.split_once(' ').expect("id and key");
+    a.ok(&format!("trust {notify} {}", b.ok("pid")));
+    let again = a.ok(&format!("nopen {key}"));
+    a.ok(&format!("destroy {again}"));
+    let opened = b.ok(&format!("nopen {key}"));
+    b.ok(&format!("destroy {opened}"));
+    a.ok(&format!("destroy {notify}"));
+    assert!(b.ask(&format!("nopen {key}")).starts_with("err UnknownSharedCell"), "withdrawn by its creator");
+    a.finish();
+    b.finish();
+    assert_eq!(root.leftovers(), Vec::<String>::new());
+}
+
 /// The tmpfs of the scenario: 64 inodes.
 const SMALL_TMPFS: &str = "size=16m,nr_inodes=64,mode=0700";
 

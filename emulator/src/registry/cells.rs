@@ -190,6 +190,9 @@ pub struct HeldCell {
     pub object: Object,
     /// Its header as read or written.
     pub header: CellHeader,
+    /// This is the creator's own hold, made with the cell (not an open of
+    /// its key, even in the creating process): its release withdraws the cell.
+    pub creating: bool,
 }
 
 impl Registry {
@@ -232,7 +235,7 @@ impl Registry {
                     header.key = self.new_cell_key();
                 }
                 Err(e) => return Err(e),
-                Ok(()) => return Ok(HeldCell { object, header }),
+                Ok(()) => return Ok(HeldCell { object, header, creating: true }),
             }
         }
     }
@@ -263,7 +266,7 @@ impl Registry {
             Err(e) => Err(e),
         };
         match header {
-            Ok(Some(header)) if !header.withdrawn => Ok(HeldCell { object, header }),
+            Ok(Some(header)) if !header.withdrawn => Ok(HeldCell { object, header, creating: false }),
             Ok(_) => {
                 self.cell_let_go(&object, key).map_err(io)?;
                 Err(LookupError::Unknown(key))
@@ -336,10 +339,12 @@ impl Registry {
         cell.header.store(&cell.object)
     }
 
-    /// Gives up this process's hold on a cell. The creator's release marks
-    /// it withdrawn (no new open finds it); the last holder unlinks it.
+    /// Gives up this process's hold on a cell. The release of the creator's
+    /// own hold marks it withdrawn (no new open finds it); an open of its key
+    /// in the creating process lets go as any other does. The last holder
+    /// unlinks it.
     pub fn cell_release(&self, mut cell: HeldCell) -> io::Result<()> {
-        if cell.header.creator == self.me && !cell.header.withdrawn {
+        if cell.creating && !cell.header.withdrawn {
             cell.header.withdrawn = true;
             cell.header.store(&cell.object)?;
         }
