@@ -136,7 +136,6 @@ fn an_open_racing_the_creators_destroy_leaves_no_file() {
     let opener_count = if long() { 2 } else { 1 };
     let root = TestRoot::new("vmmkit-race-").expect("root").checked();
     let board = root.scratch().join("board").to_string_lossy().into_owned();
-    drop(Board::map(&board));
     let mut creator = Worker::start("creator", "race", root.path(), &[]);
     let mut openers: Vec<Worker> =
         (0..opener_count).map(|i| Worker::start(&format!("opener{i}"), "race", root.path(), &[])).collect();

@@ -595,8 +595,9 @@ impl Emulator {
 
     /// Maps the allocation shared as `key` by the process `exporter` (the
     /// pid the export data names, checked against the registry's record:
-    /// [`Emulator::open_plain`]) into imported pool `id`, on the pool's device: the whole allocation, once per key (a repeated import
-    /// counts one more open). Returns its base here.
+    /// [`Emulator::open_plain`]) into imported pool `id`, on the pool's
+    /// device: the whole allocation, once per key (a repeated import counts
+    /// one more open). Returns its base here.
     ///
     /// # Errors
     /// [`CoreError::UnknownPool`]; [`CoreError::UnknownShareable`] for a key
