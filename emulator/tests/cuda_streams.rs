@@ -213,6 +213,17 @@ fn peer() {
 fn reader(api: &CudaApi) {
     while let Some(cmd) = next_command() {
         let words: Vec<&str> = cmd.split_whitespace().collect();
+        if let ["open-event", ev] = words.as_slice() {
+            let mut h = CUipcEventHandle::default();
+            bytes_from_hex(ev, &mut h.reserved);
+            let mut e = ptr::null_mut();
+            let rc = cucall!(api, cuIpcOpenEventHandle(&mut e, h));
+            if rc == CuResult::SUCCESS {
+                cuok!(api, cuEventDestroy(e));
+            }
+            reply(rc.0);
+            continue;
+        }
         let ["read", mem, ev, size, wait] = words.as_slice() else { panic!("unknown command {cmd}") };
         let size: usize = size.parse().expect("size");
         let mut p = 0;
@@ -234,6 +245,35 @@ fn reader(api: &CudaApi) {
         cuok!(api, cuEventDestroy(e));
         cuok!(api, cuIpcCloseMemHandle(p));
     }
+}
+
+/// The creator of an IPC event is the process the registry recorded, never
+/// the pid written in the handle: a handle whose pid field names another
+/// process (its check word made again) opens nothing in another process,
+/// while the real one opens.
+#[test]
+fn an_event_handle_naming_another_creator_opens_nothing() {
+    isolated("an_event_handle_naming_another_creator_opens_nothing", &env(MODES[1]), |_| {
+        use vmmkit_emulator::core::IpcToken;
+        const MAGIC: [u8; 8] = *b"VMMKCEV1";
+        let api = cu();
+        setup(&api, 0);
+        let e = event(&api, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING);
+        let mut eh = CUipcEventHandle::default();
+        cuok!(api, cuIpcGetEventHandle(&mut eh, e));
+        let mut token = IpcToken::decode(MAGIC, &eh.reserved.map(|c| c as u8)).expect("an event handle");
+        let mut b = Peer::start("reader");
+        for pid in [1, b.pid() as i32] {
+            token.pid = pid;
+            let forged = token.encode(MAGIC).map(|c| c as std::ffi::c_char);
+            b.send(&format!("open-event {}", bytes_hex(&forged)));
+            assert_eq!(b.recv(), CuResult::INVALID_HANDLE.0.to_string(), "a handle that says pid {pid} made it");
+        }
+        b.send(&format!("open-event {}", bytes_hex(&eh.reserved)));
+        assert_eq!(b.recv(), "0", "the real handle opens");
+        b.finish();
+        cuok!(api, cuEventDestroy(e));
+    });
 }
 
 /// A: writes with cuMemcpyHtoDAsync on a non-blocking stream, records an

@@ -203,6 +203,54 @@ fn importer_outlives_exporter() {
     });
 }
 
+/// `h` with its pid field set to `pid` and its check word made again, as
+/// anyone who knows the layout can (the handle's bytes are the caller's).
+fn with_pid(h: &hipIpcMemHandle_t, pid: i32) -> hipIpcMemHandle_t {
+    use vmmkit_emulator::core::IpcToken;
+    const MAGIC: [u8; 8] = *b"VMMKHIP1";
+    let bytes: [u8; 64] = h.reserved.map(|c| c as u8);
+    let mut token = IpcToken::decode(MAGIC, &bytes).expect("a handle of this emulator");
+    token.pid = pid;
+    hipIpcMemHandle_t { reserved: token.encode(MAGIC).map(|b| b as std::ffi::c_char) }
+}
+
+/// The exporter of an IPC handle is the process the registry recorded for
+/// its memory, never the pid written in the handle: a handle whose pid
+/// field names another process (its check word made again) opens nothing,
+/// in another process or in the exporter itself, while the real one opens.
+#[test]
+fn a_handle_naming_another_exporter_opens_nothing() {
+    isolated("a_handle_naming_another_exporter_opens_nothing", ENV, |root| {
+        let api = hip();
+        hok!(api, hipSetDevice(0));
+        let data = pattern(4096, 5);
+        let p = malloc_with(&api, &data);
+        let mut h = hipIpcMemHandle_t::default();
+        hok!(api, hipIpcGetMemHandle(&mut h, p));
+        let mut child = Peer::start("ipc_importer");
+        let unknown = format!("err {}", HipError::INVALID_DEVICE_POINTER.0);
+        // (The child's own pid is HIP-IPC-024's: the runtime reads the field first.)
+        for pid in [1, i32::MAX] {
+            child.send(&format!("open {} 4096", handle_hex(&with_pid(&h, pid))));
+            assert_eq!(child.recv(), unknown, "in another process, a handle that says pid {pid} made it");
+        }
+        let mut q = null_mut();
+        hexpect!(
+            api,
+            hipIpcOpenMemHandle(&mut q, with_pid(&h, child.pid() as i32), 1),
+            HipError::INVALID_DEVICE_POINTER,
+            "HIP-IPC-025" // the exporter, through a handle that names another process: forged
+        );
+        child.send(&format!("open {} 4096", handle_hex(&h)));
+        assert_eq!(child.recv(), format!("ok {} 4096", checksum(&data)), "the real handle opens");
+        child.send("close");
+        assert_eq!(child.recv(), "closed 0 0 1 HIP-IPC-042");
+        child.finish();
+        hok!(api, hipFree(p));
+        assert_eq!(shared_left_after_gc(root), Vec::<String>::new());
+    });
+}
+
 /// hipIpcGetMemHandle rules (hip.md §4.2) with their codes.
 #[test]
 fn get_handle_rules() {

@@ -24,7 +24,7 @@ use super::share::trust_of;
 use super::state::lock;
 use super::vmm::WINDOW;
 use crate::core::{CoreError, Emulator, HandleId};
-use crate::registry::{Place, Trust};
+use crate::registry::{Header, Place, Trust};
 
 /// Characters of a key, without its NUL.
 const KEY_CHARS: usize = ACL_IPC_KEY_MIN_LEN - 1;
@@ -50,6 +50,13 @@ impl Key {
         format!("{s:0<KEY_CHARS$}")
     }
 
+    /// Whether this key's text agrees with what the registry recorded of
+    /// the block it names: the exporting process's pid and the device. (The
+    /// serial is the creator's own record: see [`Keys::created`].)
+    fn names(&self, header: &Header) -> bool {
+        header.exporter.pid == self.pid && device_field(header.place) == self.device
+    }
+
     /// The key `s` spells, if it is one of this emulator's.
     fn parse(s: &[u8]) -> Option<Self> {
         let s = std::str::from_utf8(s).ok().filter(|s| s.len() == KEY_CHARS && s.bytes().all(|b| b.is_ascii_hexdigit()))?;
@@ -60,6 +67,14 @@ impl Key {
             device: u8::try_from(hex(24..26)?).ok()?,
             entry: hex(28..44)?,
         })
+    }
+}
+
+/// The device field of a key for memory at `place`.
+fn device_field(place: Place) -> u8 {
+    match place {
+        Place::Device(d) => u8::try_from(d).unwrap_or(u8::MAX),
+        Place::Host(_) => 0,
     }
 }
 
@@ -151,11 +166,8 @@ pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
             }
             None => e.export(handle, trust_of(flags)).map_err(|e| refused(&rules::IPK_003, e.to_string()))?,
         };
-        let device = match info.place {
-            Place::Device(d) => u8::try_from(d).unwrap_or(u8::MAX),
-            _ => 0,
-        };
-        let k = Key { pid: std::process::id(), serial: SERIAL.fetch_add(1, Ordering::Relaxed), device, entry };
+        let device = device_field(info.place);
+        let k = Key { pid: e.registry().me().pid, serial: SERIAL.fetch_add(1, Ordering::Relaxed), device, entry };
         let text = k.text();
         // SAFETY: `key` has room for `len` >= 65 bytes: 64 characters and the NUL.
         unsafe {
@@ -244,7 +256,11 @@ pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *
         let bytes = unsafe { key_bytes(key, &rules::IPK_016) }?;
         let d = current_device()?;
         let e = emu()?;
-        let Some(k) = Key::parse(&bytes).filter(|k| e.share_live(k.entry)) else {
+        // The key's creator is the one the registry recorded for its block,
+        // never the pid written in the key: a key whose text disagrees with
+        // the record (another pid, another device) names no export.
+        let found = Key::parse(&bytes).and_then(|k| e.live_header(k.entry).filter(|h| k.names(h)).map(|h| (k, h)));
+        let Some((k, header)) = found else {
             return Err(refused(&rules::IPK_016, format!("{:?} names no live export", String::from_utf8_lossy(&bytes))));
         };
         let place = Place::Device(d);
@@ -252,8 +268,8 @@ pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *
         if let Some((_, other)) = held.filter(|&(_, p)| p != place) {
             return Err(refused(&rules::IPK_010, format!("the key is open on {other:?} in this process")));
         }
-        let mine = k.pid == std::process::id();
-        let exporter_alive = mine || e.live_header(k.entry).is_some_and(|h| h.exporter.is_alive());
+        let mine = header.exporter == e.registry().me();
+        let exporter_alive = mine || header.exporter.is_alive();
         ensure!(exporter_alive, rules::IPK_015 => AclError::RT_DRV_INTERNAL_ERROR,
             "the process that exported the key has exited");
         if flags == ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS {

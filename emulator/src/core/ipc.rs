@@ -6,6 +6,7 @@
 use std::collections::btree_map::Entry;
 
 use crate::os::object::Object;
+use crate::os::proc::ProcessId;
 use crate::registry::{FLAG_WITHDRAWN, Header, Place, Trust};
 
 use super::space::{MapSize, Releasable, natural_align, release};
@@ -39,6 +40,8 @@ pub struct Opened {
     pub refs: u32,
     /// The properties the exporter allocated it with.
     pub props: [u64; 4],
+    /// The exporting process, as the registry recorded it.
+    pub exporter: ProcessId,
 }
 
 /// The opened allocation containing `va`, with its start.
@@ -113,25 +116,36 @@ impl Emulator {
         Some((id, header))
     }
 
-    /// Opens the allocation exported as `key` onto `device`: the first open
+    /// Opens the allocation exported as `key` by the process `exporter`
+    /// (the pid a handle says made it) onto `device`: the first open
     /// imports it and maps all of it into a reservation of its own in
     /// `window`; later opens of the same key onto the same device return the
     /// same address and count one more open. Returns the address and the
     /// allocation's record.
     ///
+    /// The exporter is the one the registry recorded for `key`, never the
+    /// one a handle names: a handle whose pid is not the recorded one names
+    /// nothing.
+    ///
     /// # Errors
     /// [`CoreError::UnknownShareable`] for a key that names no live (or a
-    /// withdrawn) entry, the import rules of [`Emulator::import`], and the
-    /// errors of reserving and mapping.
-    pub fn open_plain(&self, key: u64, device: Place, window: &Window) -> Result<(usize, Opened), CoreError> {
-        if let Some(hit) = self.reopen(key, device) {
+    /// withdrawn) entry, or one another process exported, the import rules
+    /// of [`Emulator::import`], and the errors of reserving and mapping.
+    pub fn open_plain(
+        &self,
+        key: u64,
+        exporter: i32,
+        device: Place,
+        window: &Window,
+    ) -> Result<(usize, Opened), CoreError> {
+        let made_by = |p: ProcessId| i32::try_from(p.pid) == Ok(exporter);
+        if let Some(hit) = self.reopen(key, device, |o| made_by(o.exporter)) {
             return Ok(hit);
         }
-        if !self.share_live(key) {
-            return Err(CoreError::UnknownShareable(key));
-        }
+        let header = self.live_header(key).filter(|h| made_by(h.exporter));
+        let Some(header) = header else { return Err(CoreError::UnknownShareable(key)) };
         let id = self.import(key, device)?;
-        self.open_imported(key, device, id, window)
+        self.open_imported(key, device, id, header.exporter, window)
     }
 
     /// Opens the allocation exported as `key` onto `device` as ACL's IPC by
@@ -145,14 +159,14 @@ impl Emulator {
     /// trustlist is on (it is never on its own list), the import rules of
     /// [`Emulator::import`], and the errors of reserving and mapping.
     pub fn open_key(&self, key: u64, device: Place, window: &Window) -> Result<(usize, Opened), CoreError> {
-        if let Some(hit) = self.reopen(key, device) {
+        if let Some(hit) = self.reopen(key, device, |_| true) {
             return Ok(hit);
         }
         let header = self.live_header(key).ok_or(CoreError::UnknownShareable(key))?;
         let me = self.registry.me();
         if header.exporter != me {
             let id = self.import(key, device)?;
-            return self.open_imported(key, device, id, window);
+            return self.open_imported(key, device, id, header.exporter, window);
         }
         if header.trust == Trust::Trustlist {
             return Err(CoreError::NotTrusted { key, pid: me.pid, stale: false });
@@ -165,15 +179,19 @@ impl Emulator {
             let _ = self.release(va);
             return Err(e);
         }
-        let opened = Opened { key, device, len, refs: 1, props: info.props };
+        let opened = Opened { key, device, len, refs: 1, props: info.props, exporter: me };
         self.lock().opened.insert(va, opened);
         Ok((va, opened))
     }
 
-    /// A later open of `key` onto `device` in this process: the same address, one more open.
-    fn reopen(&self, key: u64, device: Place) -> Option<(usize, Opened)> {
+    /// A later open of `key` onto `device` in this process: the same address,
+    /// one more open (when `admits` the record).
+    fn reopen(&self, key: u64, device: Place, admits: impl Fn(&Opened) -> bool) -> Option<(usize, Opened)> {
         let mut t = self.lock();
         let (&va, o) = t.opened.iter_mut().find(|(_, o)| o.key == key && o.device == device)?;
+        if !admits(o) {
+            return None;
+        }
         o.refs += 1;
         Some((va, *o))
     }
@@ -185,6 +203,7 @@ impl Emulator {
         key: u64,
         device: Place,
         id: HandleId,
+        exporter: ProcessId,
         window: &Window,
     ) -> Result<(usize, Opened), CoreError> {
         let info = match self.describe(id) {
@@ -196,7 +215,7 @@ impl Emulator {
         };
         let len = info.size as usize;
         let va = self.map_anywhere(id, 1, window)?;
-        let opened = Opened { key, device, len, refs: 1, props: info.props };
+        let opened = Opened { key, device, len, refs: 1, props: info.props, exporter };
         self.lock().opened.insert(va, opened);
         Ok((va, opened))
     }

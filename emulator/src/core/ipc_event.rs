@@ -101,19 +101,32 @@ impl Emulator {
     /// Opens the shared cell `key` of `kind` in this process.
     fn open_cell(&self, key: u64, kind: CellKind) -> Result<EventId, CoreError> {
         let held = self.registry.cell_open(key).map_err(lookup_error)?;
-        if held.header.kind != kind {
-            return Err(CoreError::UnknownSharedCell(key));
-        }
-        if kind == CellKind::Notify && !held.header.admits(&held.object, self.registry.me())? {
-            return Err(CoreError::NotTrusted { key, pid: self.registry.me().pid, stale: false });
-        }
-        let view = SharedView::<Words>::map(&held.object, 0)?;
+        let view = match self.admit_cell(&held, kind) {
+            Ok(view) => view,
+            Err(e) => {
+                // A refused open lets go of its hold as any holder does.
+                let _ = self.registry.cell_drop(held);
+                return Err(e);
+            }
+        };
         let creator = held.header.creator;
         let created_here = creator == self.registry.me();
         let flags = flags_of(held.header.flags);
         let cell = Cell::shared(view, Box::new(move || created_here || creator.is_alive()));
         let share = Share { key, kind, created_here, held: Mutex::new(Some(held)) };
         Ok(self.events.insert(Event { cell: Arc::new(cell), flags, key: Some(key), share: Some(share) }))
+    }
+
+    /// Whether this process may open `held` as a cell of `kind`: its words, mapped, if so.
+    fn admit_cell(&self, held: &HeldCell, kind: CellKind) -> Result<SharedView<Words>, CoreError> {
+        let key = held.header.key;
+        if held.header.kind != kind {
+            return Err(CoreError::UnknownSharedCell(key));
+        }
+        if kind == CellKind::Notify && !held.header.admits(&held.object, self.registry.me())? {
+            return Err(CoreError::NotTrusted { key, pid: self.registry.me().pid, stale: false });
+        }
+        Ok(SharedView::<Words>::map(&held.object, 0)?)
     }
 
     /// Lets go of this process's hold on a shared cell (on destroy).

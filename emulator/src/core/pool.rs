@@ -601,17 +601,25 @@ impl Emulator {
         Ok(self.pools().insert(pool))
     }
 
-    /// Maps the allocation shared as `key` into imported pool `id`, on the
-    /// pool's device: the whole allocation, once per key (a repeated import
-    /// counts one more open). Returns its base here.
+    /// Maps the allocation shared as `key` by the process `exporter` (the
+    /// pid the export data names, checked against the registry's record:
+    /// [`Emulator::open_plain`]) into imported pool `id`, on the pool's
+    /// device: the whole allocation, once per key (a repeated import counts
+    /// one more open). Returns its base here.
     ///
     /// # Errors
     /// [`CoreError::UnknownPool`]; [`CoreError::UnknownShareable`] for a key
     /// that names no live entry (freed by its exporter); the errors of
     /// [`Emulator::open_plain`].
-    pub fn pool_import_pointer(&self, id: PoolId, key: u64, window: &Window) -> Result<usize, CoreError> {
+    pub fn pool_import_pointer(
+        &self,
+        id: PoolId,
+        key: u64,
+        exporter: i32,
+        window: &Window,
+    ) -> Result<usize, CoreError> {
         let device = self.pools().live(id)?.props.device;
-        let (va, _) = self.open_plain(key, Place::Device(device), window)?;
+        let (va, _) = self.open_plain(key, exporter, Place::Device(device), window)?;
         match self.pools().live_mut(id) {
             Ok(pool) => {
                 *pool.imported_ptrs.entry(va).or_insert(0) += 1;

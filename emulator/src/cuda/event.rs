@@ -159,6 +159,10 @@ pub unsafe extern "C" fn cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CUi
         };
         let e = emu()?;
         let info = e.shared_cell_info(token.key).map_err(|er| Fail::core(Op::IpcEvent, er))?;
+        // The creator is the one the registry recorded, never the handle's pid field.
+        if i32::try_from(info.creator.pid) != Ok(token.pid) {
+            return Err(Fail::plain(CuResult::INVALID_HANDLE, "the handle names no exported event".into()));
+        }
         ensure!(!info.created_here, rules::IEV_002, "the event was made by this process; open it in another");
         let id = e.event_open(token.key).map_err(|er| Fail::core(Op::IpcEvent, er))?;
         // SAFETY: checked non-null.

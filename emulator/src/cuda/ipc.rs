@@ -110,7 +110,7 @@ pub unsafe extern "C" fn cuIpcOpenMemHandle(pdptr: *mut CUdeviceptr, handle: CUi
         })?;
         let e = emu()?;
         let (va, opened) =
-            e.open_plain(token.key, Place::Device(d), &WINDOW).map_err(|e| Fail::core(Op::IpcOpen, e))?;
+            e.open_plain(token.key, token.pid, Place::Device(d), &WINDOW).map_err(|e| Fail::core(Op::IpcOpen, e))?;
         if opened.props[3] != token.generation {
             let _ = e.close_plain(va);
             return Err(Fail::plain(

@@ -15,7 +15,7 @@ use vmmkit_sys::hip::*;
 use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::state::state;
 use super::stream::{or_none, refuse, resolve as resolve_stream, work_failed};
-use crate::core::{CoreError, Emulator, EventFlags, EventId, HandleId, HandleTag, IpcToken};
+use crate::core::{CoreError, Emulator, EventFlags, EventId, HandleId, HandleTag, IpcToken, SharedCellInfo};
 use crate::registry::CellKind;
 
 const TAG: HandleTag = HandleTag::new(0x6865);
@@ -274,7 +274,9 @@ pub unsafe extern "C" fn hipIpcOpenEventHandle(event: *mut hipEvent_t, handle: h
         let Some(token) = token else { return Ok(()) };
         // clr maps the shared memory the handle names (a failure is 1), then
         // compares its owner's pid with its own (201).
-        let info = e.shared_cell_info(token.key).ok().filter(|i| i.kind == CellKind::Event);
+        // The creator is the one the registry recorded, never the handle's pid field.
+        let recorded = |i: &SharedCellInfo| i.kind == CellKind::Event && i32::try_from(i.creator.pid) == Ok(token.pid);
+        let info = e.shared_cell_info(token.key).ok().filter(recorded);
         ensure!(info.is_some(), rules::IEV_002, "the handle names no live IPC event (key {:#x})", token.key);
         ensure!(
             !info.is_some_and(|i| i.created_here),

@@ -136,7 +136,7 @@ pub unsafe extern "C" fn hipIpcOpenMemHandle(
         let e = emu()?;
         let device = current_device();
         let (va, opened) =
-            e.open_plain(token.key, Place::Device(device), &WINDOW).map_err(|e| Fail::core(Op::IpcOpen, e))?;
+            e.open_plain(token.key, token.pid, Place::Device(device), &WINDOW).map_err(|e| Fail::core(Op::IpcOpen, e))?;
         if opened.props[3] != token.generation && crate::mutation::enforced(&rules::IPC_025) {
             let _ = e.close_plain(va);
             return Err(Fail::rule(

@@ -519,7 +519,7 @@ pub unsafe extern "C" fn hipMemPoolImportPointer(
         ensure!(token.is_some(), rules::POOL_016 => HipError::OUT_OF_MEMORY, "the export data names no allocation");
         let (Some(id), Some(token)) = (id, token) else { return Ok(()) };
         let base = e
-            .pool_import_pointer(id, token.key, &WINDOW)
+            .pool_import_pointer(id, token.key, token.pid, &WINDOW)
             .map_err(|er| Fail::core_under_code(&rules::POOL_016, HipError::OUT_OF_MEMORY, er))?;
         // SAFETY: checked non-null.
         unsafe { put(dev_ptr, (base + token.offset as usize) as *mut c_void) };

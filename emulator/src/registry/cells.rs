@@ -190,6 +190,9 @@ pub struct HeldCell {
     pub object: Object,
     /// Its header as read or written.
     pub header: CellHeader,
+    /// This is the creator's own hold, made with the cell (not an open of
+    /// its key, even in the creating process): its release withdraws the cell.
+    pub creating: bool,
 }
 
 impl Registry {
@@ -201,7 +204,14 @@ impl Registry {
     /// Makes a shared cell of `kind` for this process, held by it and linked
     /// into the root under a fresh key. Its words are all zero but `flags`,
     /// which the header keeps too.
+    ///
+    /// When the root's file system has no inode or space left for it, what
+    /// dead processes left is collected and the creation tried once more.
     pub fn cell_create(&self, kind: CellKind, flags: u32) -> io::Result<HeldCell> {
+        self.with_room(|| self.cell_make(kind, flags))
+    }
+
+    fn cell_make(&self, kind: CellKind, flags: u32) -> io::Result<HeldCell> {
         let object = Object::create(&self.root, CELL_FILE_LEN, !self.exact_modes)?;
         if !lock::try_shared(&object)? {
             return Err(io::Error::other("a fresh cell file is locked by someone else"));
@@ -225,7 +235,7 @@ impl Registry {
                     header.key = self.new_cell_key();
                 }
                 Err(e) => return Err(e),
-                Ok(()) => return Ok(HeldCell { object, header }),
+                Ok(()) => return Ok(HeldCell { object, header, creating: true }),
             }
         }
     }
@@ -246,13 +256,45 @@ impl Registry {
         if !lock::try_shared(&object).map_err(io)? {
             return Err(LookupError::Releasing(key));
         }
-        if !object.is_linked().map_err(io)? {
-            return Err(LookupError::Unknown(key));
+        // From here on this process holds the cell: a refusal lets go as any
+        // holder does, and removes the file when it was the last. The
+        // creator's destroy may have withdrawn it, and seen this hold, after
+        // our lock: then nobody else is left to remove it.
+        let header = match object.is_linked() {
+            Ok(true) => CellHeader::read(&object, key),
+            Ok(false) => Ok(None),
+            Err(e) => Err(e),
+        };
+        match header {
+            Ok(Some(header)) if !header.withdrawn => Ok(HeldCell { object, header, creating: false }),
+            Ok(_) => {
+                self.cell_let_go(&object, key).map_err(io)?;
+                Err(LookupError::Unknown(key))
+            }
+            Err(e) => {
+                let _ = self.cell_let_go(&object, key);
+                Err(io(e))
+            }
         }
-        match CellHeader::read(&object, key).map_err(io)? {
-            Some(header) if !header.withdrawn => Ok(HeldCell { object, header }),
-            _ => Err(LookupError::Unknown(key)),
+    }
+
+    /// Gives up this process's hold on a cell without withdrawing it (an
+    /// open that was refused after it took its hold): the last holder
+    /// removes the file.
+    pub fn cell_drop(&self, cell: HeldCell) -> io::Result<()> {
+        self.cell_let_go(&cell.object, cell.header.key)
+    }
+
+    /// Lets go of the hold `object` has (dropping it closes the description):
+    /// removes the file when no other process holds it. A conversion to an
+    /// exclusive lock that fails drops the shared one (the kernel removes the
+    /// old lock before it looks for conflicts: seen on Linux 6.18), so of
+    /// processes letting go at once the last to try always succeeds.
+    fn cell_let_go(&self, object: &Object, key: u64) -> io::Result<()> {
+        if lock::try_exclusive(object)? {
+            self.cell_unlink(object, key)?;
         }
+        Ok(())
     }
 
     /// Adds `pids` to the trustlist of a cell this process made (each with
@@ -297,17 +339,16 @@ impl Registry {
         cell.header.store(&cell.object)
     }
 
-    /// Gives up this process's hold on a cell. The creator's release marks
-    /// it withdrawn (no new open finds it); the last holder unlinks it.
+    /// Gives up this process's hold on a cell. The release of the creator's
+    /// own hold marks it withdrawn (no new open finds it); an open of its key
+    /// in the creating process lets go as any other does. The last holder
+    /// unlinks it.
     pub fn cell_release(&self, mut cell: HeldCell) -> io::Result<()> {
-        if cell.header.creator == self.me && !cell.header.withdrawn {
+        if cell.creating && !cell.header.withdrawn {
             cell.header.withdrawn = true;
             cell.header.store(&cell.object)?;
         }
-        if lock::try_exclusive(&cell.object)? {
-            self.cell_unlink(&cell.object, cell.header.key)?;
-        }
-        Ok(())
+        self.cell_let_go(&cell.object, cell.header.key)
     }
 
     fn cell_unlink(&self, object: &Object, key: u64) -> io::Result<()> {

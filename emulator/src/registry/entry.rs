@@ -246,8 +246,20 @@ impl Header {
     /// or has no room for one (tmpfs counts attributes against its inodes,
     /// so a tmpfs out of inodes takes a page where it has room for one).
     pub fn store(&self, object: &Object) -> io::Result<()> {
+        self.store_or(object, || false)
+    }
+
+    /// [`Header::store`], but when the attribute finds no room, `make_room`
+    /// runs first (a collection of what dead processes left); when it says
+    /// it ran, the attribute is tried once more before the tail is used.
+    pub fn store_or(&self, object: &Object, make_room: impl FnOnce() -> bool) -> io::Result<()> {
         let bytes = self.to_bytes();
-        match object.set_attr(HEADER_XATTR, &bytes) {
+        let first = object.set_attr(HEADER_XATTR, &bytes);
+        let tried = match first {
+            Err(e) if super::out_of_room(&e) && make_room() => object.set_attr(HEADER_XATTR, &bytes),
+            r => r,
+        };
+        match tried {
             Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => {
                 object.write_at(&bytes, Self::meta_offset(self.data_len))
             }

@@ -234,7 +234,23 @@ impl Registry {
     /// until written): export then writes the header without resizing it,
     /// one system call fewer, in the `ftruncate` the allocation makes anyway.
     pub fn create_object(&self, data_len: u64) -> io::Result<Object> {
-        Object::create(&self.root, Header::entry_len(data_len), !self.exact_modes)
+        self.with_room(|| Object::create(&self.root, Header::entry_len(data_len), !self.exact_modes))
+    }
+
+    /// Runs `make`, a creation in the root; when it fails for lack of inodes
+    /// or space ([`out_of_room`]), collects what dead processes left (their
+    /// entries and shared cells are files that take both) and runs it once
+    /// more, as [`Registry::charge`] does when capacity runs short. The
+    /// second failure is the one returned; so is the first when the
+    /// collection itself fails.
+    fn with_room<T>(&self, mut make: impl FnMut() -> io::Result<T>) -> io::Result<T> {
+        match make() {
+            Err(e) if out_of_room(&e) => match self.gc() {
+                Ok(_) => make(),
+                Err(_) => Err(e),
+            },
+            r => r,
+        }
     }
 
     /// Exports `object` (made by [`Registry::create_object`] for
@@ -243,10 +259,20 @@ impl Registry {
     /// charge from this process to the entry. A key already linked (share
     /// ids restart when `state` is lost) is replaced by a fresh one in `header`.
     pub fn export(&self, object: &Object, header: &mut Header) -> io::Result<()> {
-        header.store(object)?;
+        // An attribute that finds no room is tried again after a collection
+        // before the header goes to the tail.
+        header.store_or(object, || self.gc().is_ok())?;
         if !lock::try_shared(object)? {
             return Err(io::Error::other("a fresh object is locked by someone else"));
         }
+        // The collection runs outside the change (it makes changes of its own).
+        self.with_room(|| self.link_entry(object, header))?;
+        self.state.uncharge(row(header.place), header.data_len)
+    }
+
+    /// Counts `object`'s entry and links it under `header.key` (or a fresh
+    /// key when that one is taken); nothing counted when the link fails.
+    fn link_entry(&self, object: &Object, header: &mut Header) -> io::Result<()> {
         let change = self.state.entry_change()?;
         // Counted before it is linked: a death in between over-counts (the
         // recount gives it back), never under-counts.
@@ -269,7 +295,7 @@ impl Registry {
             self.state.entry_sub(&change, row(header.place), header.data_len);
             return Err(e);
         }
-        self.state.uncharge(row(header.place), header.data_len)
+        Ok(())
     }
 
     /// Finds the entry `key` and takes a hold on it.
@@ -357,6 +383,14 @@ impl Registry {
     pub fn gc(&self) -> io::Result<GcReport> {
         gc::collect(self)
     }
+}
+
+/// Whether `e` says the file system has no inode or no space left
+/// (`ENOSPC`), or the user's quota of either is used up (`EDQUOT`): what
+/// dead processes left may make room. Running out of file descriptors
+/// (`EMFILE`, `ENFILE`) is not this: no file is freed for it.
+pub(crate) fn out_of_room(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT))
 }
 
 /// The file name of entry `key` in `shared/`: 16 lowercase hex digits.

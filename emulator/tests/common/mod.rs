@@ -21,6 +21,7 @@ pub mod cells;
 pub mod dialect;
 pub mod driver;
 pub mod fuzz_vmm;
+pub mod namespace;
 pub mod worker;
 
 /// How long any one wait may take.

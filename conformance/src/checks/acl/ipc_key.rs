@@ -331,7 +331,8 @@ pub fn free_while_open(cx: &mut Ctx) -> Result<(), Failure> {
     c.exit()
 }
 
-/// ACL-IPK-015: B exports and exits while C has its key open: the import here is 507899, C's close 0.
+/// ACL-IPK-015: B exports and exits while C has its key open: the import here is 507899 (and of the key
+/// with this process's pid written in it), C's close 0.
 pub fn exporter_exited(cx: &mut Ctx) -> Result<(), Failure> {
     let mut b = cx.peer("B")?;
     let mut c = cx.peer("C")?;
@@ -342,6 +343,11 @@ pub fn exporter_exited(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let (r, _) = import(cx, &key, 0);
     cx.expect_code("import after the exporter exited", r)?;
+    // A key is a name: the same key with this process's pid written over the
+    // creator's names no export either (the creator is the driver's record).
+    let forged: Vec<u8> = format!("{:08x}", std::process::id()).bytes().chain(key.iter().skip(8).copied()).collect();
+    let (r, _) = import(cx, &forged, 0);
+    cx.expect_code("import of the key with this process's pid written over the creator's", r)?;
     peer_sees(cx, &mut c, "C after B exited", opened, 16)?;
     cx.expect_ok("C closes after B exited", peer_close(&mut c, &key)?)?;
     c.exit()
