@@ -110,4 +110,5 @@ crate::bind! {
     IEV_003 => event::ipc_across,
     MEM_001 => mem::register_overlap,
     MEM_002 => mem::unregister_unknown,
+    MEM_003 => mem::free_synchronises,
 }
