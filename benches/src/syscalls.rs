@@ -430,6 +430,25 @@ pub const EXTRA: &[(&str, &str, &str, u64, &str)] = &[
     (
         "export",
         "*",
+        "open",
+        1,
+        "memory not shared lives in the process's arena, with no file of its own (no open file per \
+         allocation: `RLIMIT_NOFILE` does not bound live allocations); an entry is a file, so the first \
+         export makes one (`open(O_TMPFILE)`), where the floor's file exists already",
+    ),
+    ("export", "*", "ftruncate", 1, "that file sized for the entry (the memory and the trustlist's tail)"),
+    (
+        "export",
+        "*",
+        "lseek",
+        1,
+        "`SEEK_DATA` over the memory's range of the arena: only written pages are copied into the new \
+         file (`copy_file_range`, none here: the exported memory was never written)",
+    ),
+    ("export", "*", "fallocate", 1, "the arena's range given back (`FALLOC_FL_PUNCH_HOLE`) once the memory moved"),
+    (
+        "export",
+        "*",
         "fsetxattr",
         1,
         "the entry's header (key, size, place, properties, trust, exporter), which importers read, \
@@ -540,12 +559,21 @@ pub fn by_key(function: &str) -> bool {
 /// and for the same purpose: (bench group, call, the floor's call, reason).
 /// The test allows each as many times as the reference makes the other
 /// more than the operation does.
-pub const INSTEAD: &[(&str, &str, &str, &str)] = &[(
-    "import_lookup",
-    "fgetxattr",
-    "pread64",
-    "the entry's header, read from the file's extended attribute (see export)",
-)];
+pub const INSTEAD: &[(&str, &str, &str, &str)] = &[
+    (
+        "import_lookup",
+        "fgetxattr",
+        "pread64",
+        "the entry's header, read from the file's extended attribute (see export)",
+    ),
+    (
+        "alloc_free",
+        "fallocate",
+        "close",
+        "the memory is a range of the process's arena, not a file: the free gives its pages back \
+         (`FALLOC_FL_PUNCH_HOLE`) where the floor closes its file (and the allocation opens and sizes none)",
+    ),
+];
 
 /// The extra calls [`EXTRA`] allows the backend `function` in `group` for
 /// the call `name`.

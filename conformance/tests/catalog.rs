@@ -318,6 +318,7 @@ const CUDA_REFERENCE_IDS: &[&str] = &[
     "CUDA-STM-010",
     "CUDA-STM-011",
     "CUDA-STM-012",
+    "CUDA-STM-013",
     "CUDA-EVT-001",
     "CUDA-EVT-002",
     "CUDA-EVT-003",

@@ -345,3 +345,25 @@ fn two_processes_without_the_wait_read_stale_data_under_adversarial() {
         }
     });
 }
+
+/// A host function that keeps its stream busy for 200 ms.
+extern "C" fn busy_for_free(_: *mut c_void) {
+    std::thread::sleep(std::time::Duration::from_millis(200));
+}
+
+/// cuMemFree of cuMemAlloc memory waits for the device's streams
+/// (CUDA-STM-013): with 200 ms of work on the NULL stream, cuStreamQuery(NULL)
+/// right after the free is 0, where it was 600 (not ready) before.
+#[test]
+fn mem_free_synchronises_the_device_first() {
+    isolated("mem_free_synchronises_the_device_first", &[("VMMKIT_STREAMS", "async")], |_| {
+        let api = cu();
+        setup(&api, 0);
+        let mut p = 0;
+        cuok!(api, cuMemAlloc(&mut p, 1 << 20));
+        cuok!(api, cuLaunchHostFunc(ptr::null_mut(), Some(busy_for_free), ptr::null_mut()));
+        cuexpect!(api, cuStreamQuery(ptr::null_mut()), CuResult::NOT_READY, "CUDA-STM-003");
+        cuok!(api, cuMemFree(p));
+        assert_eq!(cucall!(api, cuStreamQuery(ptr::null_mut())), CuResult::SUCCESS, "CUDA-STM-013: after cuMemFree");
+    });
+}

@@ -194,3 +194,40 @@ fn host_functions_run_in_order_under_every_schedule() {
         }
     });
 }
+
+/// A host function that keeps its stream busy for 200 ms.
+extern "C" fn busy(_: *mut c_void) {
+    std::thread::sleep(std::time::Duration::from_millis(200));
+}
+
+/// hipFree and hipHostFree synchronise the device first, as clr's `ihipFree`
+/// does (`SyncAllStreams`, HIP-MEM-003): with 200 ms of work queued on the
+/// NULL stream, `hipStreamQuery(nullptr)` right after the free is success
+/// (hip-tests `Unit_hipFreeImplicitSyncDev`, `Unit_hipFreeImplicitSyncHost`),
+/// where it was 600 (not ready) before. hipFreeArray waits too.
+#[test]
+fn frees_synchronise_the_device_first() {
+    isolated("frees_synchronise_the_device_first", &[("VMMKIT_STREAMS", "async")], |_| {
+        let api = hip();
+        let launch = api.hipLaunchHostFunc.expect("the emulator has hipLaunchHostFunc");
+        let queue_work = || {
+            // SAFETY: the NULL stream and a function that takes any pointer value.
+            assert_eq!(unsafe { launch(null_mut(), Some(busy), null_mut()) }, 0);
+            assert_eq!(hcall!(api, hipStreamQuery(null_mut())), HipError::NOT_READY, "work is queued");
+        };
+        let mut dev = null_mut();
+        hok!(api, hipMalloc(&mut dev, N));
+        queue_work();
+        hok!(api, hipFree(dev));
+        assert_eq!(hcall!(api, hipStreamQuery(null_mut())), HipError::SUCCESS, "after hipFree");
+        let mut host = null_mut();
+        hok!(api, hipHostMalloc(&mut host, N, 0));
+        queue_work();
+        hok!(api, hipHostFree(host));
+        assert_eq!(hcall!(api, hipStreamQuery(null_mut())), HipError::SUCCESS, "after hipHostFree");
+        // A pointer HIP does not know waits for nothing: 1 at once.
+        queue_work();
+        assert_eq!(hcall!(api, hipFree(0x10 as *mut c_void)), HipError::INVALID_VALUE);
+        hok!(api, hipDeviceSynchronize());
+    });
+}

@@ -195,9 +195,10 @@ fn full_trustlist() {
     });
 }
 
-/// `RLIMIT_FSIZE` (no privilege needed): the object file cannot grow, as on
-/// a full file system. Allocation and export fail with 207001 and no partial
-/// state, and work again once the limit is lifted.
+/// `RLIMIT_FSIZE` (no privilege needed): no file can grow, as on a full
+/// file system. Allocation succeeds (the arena was sized at the first);
+/// export, which gives the memory a file of its own, fails with 207001 and
+/// no partial state, and works again once the limit is lifted.
 #[test]
 fn file_size_limit() {
     isolated("file_size_limit", &[("VMMKIT_DEVICES", "2")], |root| {
@@ -215,21 +216,19 @@ fn file_size_limit() {
         // (no write into the file: the export works), else it is written
         // into the tail.
         set_rlimit(libc::RLIMIT_FSIZE, 1 << 20, hard);
-        alloc_expect(&api, root, 0, 2 * G, OOM);
+        // An allocation grows no file: it is a range of the arena, made
+        // (and sized) at the first allocation.
+        let h1 = alloc_expect(&api, root, 0, 2 * G, AclError::SUCCESS);
+        ok!(api, aclrtFreePhysical(h1));
+        // An export gives the memory a file of its own, sized past the limit.
         let before = state(root);
         let mut key = 0;
         let rc = call!(api, aclrtMemExportToShareableHandle(h, 0, 1, &mut key));
-        if vmmkit_emulator::core::emulator().unwrap().registry().header_attrs() {
-            assert_eq!(rc, AclError::SUCCESS, "export, its header an attribute: {}", common::last_message(&api));
-        } else {
-            assert_eq!(rc, OOM, "export whose metadata does not fit: {}", common::last_message(&api));
-            assert_eq!(key, 0, "no key written");
-            assert_eq!(state(root), before, "no entry, same capacity");
-        }
+        assert_eq!(rc, OOM, "export whose file cannot be sized: {}", common::last_message(&api));
+        assert_eq!(key, 0, "no key written");
+        assert_eq!(state(root), before, "no entry, same capacity");
         set_rlimit(libc::RLIMIT_FSIZE, hard, hard);
-        if key == 0 {
-            ok!(api, aclrtMemExportToShareableHandle(h, 0, 1, &mut key));
-        }
+        ok!(api, aclrtMemExportToShareableHandle(h, 0, 1, &mut key));
         let h2 = alloc_expect(&api, root, 0, 2 * G, AclError::SUCCESS);
         ok!(api, aclrtFreePhysical(h2));
         ok!(api, aclrtFreePhysical(h));
@@ -255,8 +254,8 @@ fn open_fds() -> usize {
     std::fs::read_dir("/proc/self/fd").map(|d| d.count()).unwrap_or(0)
 }
 
-/// File descriptors used up (each physical allocation keeps its object
-/// open): 207001, no partial state; and a full device that collects dead
+/// File descriptors used up: an allocation still succeeds (it opens no
+/// file: a range of the process's arena); and a full device that collects dead
 /// processes while /proc cannot be read does not take a live process's
 /// capacity away.
 #[test]
@@ -276,8 +275,9 @@ fn file_descriptors_exhausted() {
         while let Ok(f) = std::fs::File::open("/dev/null") {
             fillers.push(f);
         }
-        // Fits: the object cannot be opened.
-        alloc_expect(&api, root, 0, G, OOM);
+        // Fits: no file is opened for it (a range of the arena).
+        let extra = alloc_expect(&api, root, 0, G, AclError::SUCCESS);
+        ok!(api, aclrtFreePhysical(extra));
         // Does not fit: collecting dead processes must not count the live
         // holder as dead because /proc cannot be opened.
         alloc_expect(&api, root, 0, 2 * G, OOM);
@@ -653,15 +653,20 @@ fn enospc_scenario() {
     while std::fs::File::create(filler.join(n.to_string())).is_ok() {
         n += 1;
     }
-    alloc_expect(&api, &root, 0, G, OOM);
-    common::reply(format!("out of inodes ({n} filler files): aclrtMallocPhysical → 207001, no partial state"));
+    let extra = alloc_expect(&api, &root, 0, G, AclError::SUCCESS);
+    ok!(api, aclrtFreePhysical(extra));
+    common::reply(format!("out of inodes ({n} filler files): aclrtMallocPhysical → 0 (a range of the arena)"));
+    let before = state(&root);
     let mut key = 0;
-    ok!(api, aclrtMemExportToShareableHandle(h, 0, 1, &mut key));
+    let rc = call!(api, aclrtMemExportToShareableHandle(h, 0, 1, &mut key));
+    assert_eq!(rc, OOM, "export out of inodes: {}", common::last_message(&api));
+    assert_eq!((key, state(&root)), (0, before), "no key, no entry, same capacity");
     common::reply(
-        "out of inodes: aclrtMemExportToShareableHandle → 0 (naming an unnamed object takes no new inode; \
-         its header goes to a page of the tail where tmpfs has no inode space left for an attribute)",
+        "out of inodes: aclrtMemExportToShareableHandle → 207001 (the memory's own file needs an inode), \
+         no partial state",
     );
     std::fs::remove_dir_all(&filler).unwrap();
+    ok!(api, aclrtMemExportToShareableHandle(h, 0, 1, &mut key));
 
     // Out of space: the header is an attribute where the tmpfs has user
     // attributes (charged to its inode space, not its pages), else a page of

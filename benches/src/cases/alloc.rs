@@ -6,7 +6,10 @@
 //! made in the root can later be linked there on export. `floor_memfd`
 //! (`memfd_create` + `ftruncate` + `close`) is shown beside it as a
 //! reference: cheaper, but a memfd cannot be given a name in the root
-//! (`linkat` fails with `EXDEV`).
+//! (`linkat` fails with `EXDEV`). The emulator makes no file per allocation
+//! since memory not shared lives in the process's arena (`os/arena.rs`):
+//! its allocate + free is one `fallocate` (the free's punch), where the
+//! floor makes three calls.
 
 use super::{Entry, Env, timed};
 use crate::error::Result;

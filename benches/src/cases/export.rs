@@ -6,9 +6,11 @@
 //! linking the unnamed object (rather than creating it named) is what
 //! keeps half-made objects invisible, so one `linkat` is the least any
 //! implementation pays. Everything else the emulator does on export is its
-//! own choice, counted against it: sizing the file for the metadata tail
-//! (`ftruncate`), writing the header (`pwrite`), the exporter's hold
-//! (`flock`), and the capacity ledger's lock (`flock` twice).
+//! own choice, counted against it: giving the memory a file of its own
+//! (it lived in the process's arena: `open(O_TMPFILE)`, `ftruncate`, one
+//! `lseek(SEEK_DATA)` for its written pages, the arena's range punched out
+//! with `fallocate`), writing the header (`fsetxattr`), and the exporter's
+//! hold (`flock`).
 //!
 //! An allocation can be exported once (ACL-EXP-008), so each iteration
 //! exports a new one: the allocation before and the free after are not

@@ -67,6 +67,7 @@ crate::bind! {
     STM_010 => stream::value_ops,
     STM_011 => stream::host_functions,
     STM_012 => stream::sync_copies_on_the_legacy_stream,
+    STM_013 => stream::free_synchronises,
     EVT_001 => event::create_flags,
     EVT_002 => event::query_pending,
     EVT_003 => event::synchronize_waits,

@@ -111,4 +111,5 @@ crate::bind! {
     IEV_004 => event::ipc_dead_recorder,
     MEM_001 => mem::register_overlap,
     MEM_002 => mem::unregister_unknown,
+    MEM_003 => mem::free_synchronises,
 }

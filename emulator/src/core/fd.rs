@@ -147,7 +147,11 @@ mod tests {
         {
             let t = e.lock();
             let first = &t.handles[&ids[0]];
-            assert!(ids.iter().all(|i| std::sync::Arc::ptr_eq(&t.handles[i].object, &first.object)), "one hold");
+            assert!(
+                ids.iter()
+                    .all(|i| std::sync::Arc::ptr_eq(t.handles[i].backing.own().unwrap(), first.backing.own().unwrap())),
+                "one hold"
+            );
             assert_eq!(t.fd_imports.len(), 1);
         }
         for &i in &ids {
@@ -230,7 +234,10 @@ mod tests {
         let b = e.import_fd_value(fd.as_raw_fd(), Place::Device(1), None).expect("import again");
         {
             let t = e.lock();
-            assert!(std::sync::Arc::ptr_eq(&t.handles[&b].object, &t.handles[&h].object), "the exporter's hold");
+            assert!(
+                std::sync::Arc::ptr_eq(t.handles[&b].backing.own().unwrap(), t.handles[&h].backing.own().unwrap()),
+                "the exporter's hold"
+            );
             assert_eq!(t.fd_imports.len(), 1, "recorded while the exporter lives");
         }
         // The exporter's free leaves the hold to the import.

@@ -83,11 +83,12 @@ impl Emulator {
         if p.imported {
             return Ok(());
         }
+        let Some(object) = p.backing.own() else { return Ok(()) };
         if let Some(header) = p.entry.as_mut() {
             let flags = if on { header.flags | FLAG_WITHDRAWN } else { header.flags & !FLAG_WITHDRAWN };
             if flags != header.flags {
                 header.flags = flags;
-                header.store(&p.object)?;
+                header.store(object)?;
             }
         }
         Ok(())

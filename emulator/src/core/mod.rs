@@ -6,6 +6,7 @@
 //! operations after their own argument checks, in their vendor's order.
 
 mod access;
+mod backing;
 pub mod cell;
 mod copy;
 mod dialect;
@@ -83,6 +84,9 @@ struct Tables {
     next_handle: u64,
     handles: FastMap<HandleId, Physical>,
     reservations: BTreeMap<usize, space::Rsv>,
+    /// The device window below this address is reserved whole (0: nothing
+    /// known), where first-fit placement starts (`space.rs`).
+    window_floor: usize,
     maps: BTreeMap<usize, Mapping>,
     /// Exported local handles by key.
     exports: FastMap<u64, HandleId>,
@@ -94,6 +98,8 @@ struct Tables {
     fd_imports: FastMap<FileId, (std::sync::Weak<crate::os::object::Object>, crate::registry::Header)>,
     /// Plain allocations of other processes opened here, by address (HIP and CUDA IPC).
     opened: BTreeMap<usize, Opened>,
+    /// The arena that holds the memory of handles not shared yet (`backing.rs`).
+    arena: backing::ArenaSpace,
     /// Pinned host buffers, by address, with their size.
     host: BTreeMap<usize, usize>,
     /// Peer access enabled by this process: (device, peer).

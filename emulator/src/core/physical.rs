@@ -6,16 +6,19 @@ use crate::os::object::Object;
 use crate::os::vm::HostView;
 use crate::registry::{Header, Place, Registry};
 
+use super::backing::Backing;
 use super::quick::Spare;
 use super::{CoreError, Emulator, FileId, HandleId, Tables};
 
 /// Physical memory known to this process under one handle.
 #[derive(Debug)]
 pub struct Physical {
-    /// The backing file (for exported or imported memory, with this process's
-    /// hold). Shared by the handles of repeated fd imports of one entry
-    /// (`fd.rs`): the last of them to go gives the hold up.
-    pub(super) object: Arc<Object>,
+    /// Where the memory is: a range of the process's arena (not shared
+    /// yet), or a file of its own (for exported or imported memory, with
+    /// this process's hold). The file is shared by the handles of repeated
+    /// fd imports of one entry (`fd.rs`): the last of them to go gives the
+    /// hold up.
+    pub(super) backing: Backing,
     /// The file's (device, inode), for a handle imported from an fd: its
     /// record in the process's map of fd imports (`Tables::fd_imports`).
     pub(super) file: Option<FileId>,
@@ -47,7 +50,8 @@ pub struct Physical {
     pub import_kind: Option<i32>,
     /// Charged to this process's slot (local device memory not yet exported).
     charged: bool,
-    /// The emulator's view for copies, made at the first copy.
+    /// The emulator's view for copies of a file of its own, made at the
+    /// first copy (the arena's memory is seen through the arena's view).
     pub(super) view: Option<HostView>,
     /// The entry point that created this handle.
     pub created_by: &'static str,
@@ -84,7 +88,7 @@ impl Physical {
         import_kind: Option<i32>,
     ) -> Self {
         Self {
-            object,
+            backing: Backing::Own(object),
             file,
             size: header.data_len,
             place: header.place,
@@ -119,11 +123,22 @@ impl Physical {
         self.entry.as_ref().map(|h| h.key)
     }
 
-    pub(super) fn view(&mut self) -> Result<&HostView, CoreError> {
+    /// The first byte of the memory in the emulator's own view, for copies.
+    pub(super) fn view(&mut self) -> Result<*mut u8, CoreError> {
+        let object = match &self.backing {
+            Backing::Arena { arena, offset } => return Ok(arena.ptr(*offset)),
+            Backing::Own(o) => o,
+        };
         if self.view.is_none() {
-            self.view = Some(HostView::new(&self.object, self.size as usize)?);
+            self.view = Some(HostView::new(object, self.size as usize)?);
         }
-        Ok(self.view.as_ref().expect("just made"))
+        Ok(self.view.as_ref().expect("just made").ptr(0))
+    }
+
+    /// The file of its own (memory exported or imported), or
+    /// [`CoreError::Os`] for memory still in the arena.
+    pub(super) fn own_object(&self) -> Result<&Arc<Object>, CoreError> {
+        self.backing.own().ok_or_else(|| CoreError::Os(format!("memory of {} bytes has no file of its own", self.size)))
     }
 }
 
@@ -153,12 +168,17 @@ pub(super) fn destroy(t: &mut Tables, reg: &Registry, id: HandleId) {
         }
     }
     drop(p.view);
+    if let Backing::Arena { arena, offset } = &p.backing {
+        let _ = t.arena.give_back(arena, *offset);
+    }
     match (&p.entry, p.place) {
         (Some(header), _) => {
             crate::journal::share(crate::journal::ShareOp::Release, header.key, header.data_len, header.place, None);
             // Other handles of repeated fd imports may share this hold: only
             // the last one gives it up (and drops the file's record).
-            if let Ok(object) = Arc::try_unwrap(p.object) {
+            if let Backing::Own(object) = p.backing
+                && let Ok(object) = Arc::try_unwrap(object)
+            {
                 if let Some(file) = p.file {
                     t.fd_imports.remove(&file);
                 }
@@ -207,6 +227,19 @@ fn drop_ref(p: &mut Physical) -> bool {
 impl Emulator {
     /// Creates `size` bytes of physical memory at `place`, belonging to `owner`.
     pub fn create(&self, place: Place, size: u64, granule: u64, props: [u64; 4]) -> Result<HandleId, CoreError> {
+        self.create_for(place, size, granule, props, None)
+    }
+
+    /// As [`Emulator::create`], for memory that will be mapped at `va`
+    /// (its arena range follows the address: see `backing.rs`).
+    pub(super) fn create_for(
+        &self,
+        place: Place,
+        size: u64,
+        granule: u64,
+        props: [u64; 4],
+        va: Option<usize>,
+    ) -> Result<HandleId, CoreError> {
         if size == 0 || size % granule != 0 {
             return Err(CoreError::SizeNotAligned { size, granule });
         }
@@ -219,15 +252,22 @@ impl Emulator {
             used: f.used,
             capacity: f.capacity,
         })?;
-        let object = match self.registry.create_object(size) {
-            Ok(o) => o,
+        let mut t = self.lock();
+        let backing = match t.arena.take(&self.registry, size, va) {
+            Ok(Some(b)) => Ok(b),
+            // No room in the arena: a file of its own.
+            Ok(None) => self.registry.create_object(size).map(|o| Backing::Own(Arc::new(o))),
+            Err(e) => Err(e),
+        };
+        let backing = match backing {
+            Ok(b) => b,
             Err(e) => {
                 let _ = self.registry.uncharge(place, size);
                 return Err(e.into());
             }
         };
         let p = Physical {
-            object: Arc::new(object),
+            backing,
             file: None,
             size,
             place,
@@ -245,7 +285,7 @@ impl Emulator {
             view: None,
             created_by: crate::instrument::current_call(),
         };
-        Ok(insert(&mut self.lock(), p))
+        Ok(insert(&mut t, p))
     }
 
     /// Whether `id` is a live handle of this process.

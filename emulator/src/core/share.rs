@@ -36,6 +36,9 @@ impl Emulator {
         if let Some(key) = p.key() {
             return Err(CoreError::AlreadyExported { handle: id.0, key });
         }
+        // An entry is a file: the memory leaves the arena for one of its own.
+        super::backing::own_file(&mut t, &self.registry, id, self.config.host_access)?;
+        let p = t.handles.get(&id).expect("checked above");
         let mut header = Header {
             key: self.registry.new_key(p.place),
             data_len: p.size,
@@ -47,7 +50,7 @@ impl Emulator {
             created_ns: proc::boot_time_ns(),
             trust_len: 0,
         };
-        self.registry.export(&p.object, &mut header)?;
+        self.registry.export(p.own_object()?, &mut header)?;
         let key = header.key;
         let p = t.handles.get_mut(&id).expect("checked above");
         p.entry = Some(header);
@@ -79,7 +82,7 @@ impl Emulator {
         if pids.iter().all(|&p| p == 0) {
             return Err(CoreError::NoPids);
         }
-        let fits = self.registry.set_trusted(&p.object, header, pids)?;
+        let fits = self.registry.set_trusted(p.backing.own().ok_or(CoreError::UnknownShareable(key))?, header, pids)?;
         if !fits {
             return Err(CoreError::TrustlistFull(key));
         }
@@ -207,9 +210,10 @@ impl Emulator {
                 && let Some(&id) = t.exports.get(&header.key)
                 && let Some(ex) = t.handles.get_mut(&id)
                 && ex.file.is_none()
+                && let Some(own) = ex.backing.own()
             {
+                object = Arc::clone(own);
                 ex.file = Some(file);
-                object = Arc::clone(&ex.object);
             }
             t.fd_imports.insert(file, (Arc::downgrade(&object), header.clone()));
         }
@@ -220,7 +224,7 @@ impl Emulator {
     pub fn export_fd(&self, id: HandleId) -> Result<OwnedFd, CoreError> {
         let t = self.lock();
         let p = t.handles.get(&id).ok_or(CoreError::UnknownHandle(id.0))?;
-        Ok(p.object.dup()?)
+        Ok(p.own_object()?.dup()?)
     }
 
     /// The kernel-side import rules (acl.md §5, Import V1, KMD steps).

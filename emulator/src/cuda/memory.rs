@@ -55,7 +55,15 @@ pub unsafe extern "C" fn cuMemFree(dptr: CUdeviceptr) -> CUresult {
             return r.map(drop).map_err(|e| Fail::core(Op::Free, e));
         }
         match extent(e, p) {
-            Some(Extent { kind: ExtentKind::Plain(handle), base, .. }) if base == p => {
+            Some(Extent { kind: ExtentKind::Plain(handle), base, device, .. }) if base == p => {
+                // The driver "may perform implicit synchronization" for
+                // memory not from the stream-ordered allocator: vmmkit
+                // waits for the device's streams, as HIP does (CUDA-STM-013).
+                let d = match device {
+                    Some(Place::Device(d)) => Some(d),
+                    _ => None,
+                };
+                let _ = e.device_synchronize(d, None);
                 e.withdraw(handle).map_err(|e| Fail::core(Op::Free, e))?;
                 e.free_plain(p).map_err(|e| Fail::core(Op::Free, e))
             }

@@ -49,6 +49,11 @@ pub(super) fn malloc(ptr: *mut *mut c_void, size: usize) -> Result<(), Fail> {
 /// Memory that another process has open stays theirs; new opens of it fail
 /// (HIP-IPC-046).
 pub(super) fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
+    // Memory HIP knows: the work of its device's streams ends first
+    // (HIP-MEM-003; clr's ihipFree calls SyncAllStreams before freeing).
+    if let Some(x) = extent(e, p) {
+        sync_for_free(e, Some(x.device));
+    }
     // Pool memory goes back to its pool, an imported pool pointer is closed
     // (clr: ihipFree hands pool memory to Device::FreeMemory).
     if let Some(r) = extent(e, p).and_then(|x| e.pool_free(x.base)) {
@@ -72,6 +77,19 @@ pub(super) fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
         },
         None => Err(Fail::plain(HipError::INVALID_VALUE, format!("{p:#x} is not memory from hipMalloc"))),
     }
+}
+
+/// Waits for the work of `device`'s streams (every device's for `None`), as
+/// clr's `ihipFree` does with `SyncAllStreams` before a free: a free never
+/// pulls memory from under queued work, and the null stream is idle after
+/// it (hip-tests `Unit_hipFreeImplicitSyncDev`/`SyncHost`). Failed work is
+/// not the free's to report (clr ignores what the synchronisation returns).
+fn sync_for_free(e: &Emulator, device: Option<Place>) {
+    let d = match device {
+        Some(Place::Device(d)) => Some(d),
+        _ => None,
+    };
+    let _ = e.device_synchronize(d, None);
 }
 
 /// `hipError_t hipFree(void *ptr)`: NULL → 0; unknown → 1; an interior
@@ -408,6 +426,11 @@ pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
 
 /// Frees the host buffer that starts at `p` (hipHostFree, hipFreeHost).
 pub(super) fn host_free(e: &Emulator, p: usize) -> Result<(), Fail> {
+    // clr's ihipFree waits for the device the buffer was allocated on
+    // (HIP-MEM-003); vmmkit does not record it, and waits for every device.
+    if e.host_at(p).is_some_and(|(start, _)| start == p) {
+        sync_for_free(e, None);
+    }
     e.free_host(p)
         .map_err(|_| Fail::plain(HipError::INVALID_VALUE, format!("{p:#x} was not allocated by hipHostMalloc")))?;
     // Managed memory is a host buffer too (clr frees it here as well).

@@ -75,16 +75,18 @@ impl Reservation {
         addr >= self.base() && addr.checked_add(len).is_some_and(|end| end <= self.base() + self.len)
     }
 
-    /// Maps `len` bytes of `object` (from its start) at `addr`, shared, in place of reserved pages.
+    /// Maps `len` bytes of `object` from byte `offset` (a multiple of the
+    /// page size) at `addr`, shared, in place of reserved pages or of what
+    /// the emulator mapped there before.
     ///
     /// The caller has checked that `addr..addr+len` lies inside this
-    /// reservation and is not mapped; [`Reservation::contains`] is asserted.
-    pub fn map(&self, addr: usize, len: usize, object: &Object, writable_by_host: bool) -> io::Result<()> {
+    /// reservation; [`Reservation::contains`] is asserted.
+    pub fn map(&self, addr: usize, len: usize, object: &Object, offset: u64, writable_by_host: bool) -> io::Result<()> {
         assert!(self.contains(addr, len), "map outside its reservation");
         let prot = if writable_by_host { ProtFlags::READ | ProtFlags::WRITE } else { ProtFlags::empty() };
         // SAFETY: the range lies inside this reservation (asserted), which only
         // this emulator maps into; MAP_FIXED replaces reserved or emulator-mapped pages only.
-        unsafe { mmap(addr as *mut c_void, len, prot, MapFlags::SHARED | MapFlags::FIXED, object, 0) }?;
+        unsafe { mmap(addr as *mut c_void, len, prot, MapFlags::SHARED | MapFlags::FIXED, object, offset) }?;
         Ok(())
     }
 

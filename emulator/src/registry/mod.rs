@@ -253,6 +253,12 @@ impl Registry {
         }
     }
 
+    /// The process's arena: an unnamed sparse file of `len` bytes in the
+    /// root, mapped whole (`os/arena.rs`).
+    pub fn create_arena(&self, len: u64) -> io::Result<crate::os::arena::Arena> {
+        crate::os::arena::Arena::create(&self.root, len, !self.exact_modes)
+    }
+
     /// Exports `object` (made by [`Registry::create_object`] for
     /// `header.data_len` bytes) under `header.key`: writes its metadata, takes
     /// this process's hold, links it into the root, and moves its capacity

@@ -187,12 +187,19 @@ pub fn all_maps() -> usize {
 pub fn root_fds(root: &Path) -> usize {
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let (state, shared) = (root.join("state"), root.join("shared"));
+    // The arena (one file for all the memory not shared) is the emulator's
+    // for its life, not a leak.
+    let arena = vmmkit_emulator::core::running().and_then(|e| e.arena_file());
+    let is_arena = |p: &Path| {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(p).is_ok_and(|m| Some((m.dev(), m.ino())) == arena)
+    };
     std::fs::read_dir("/proc/self/fd")
         .into_iter()
         .flatten()
         .flatten()
-        .filter_map(|e| std::fs::read_link(e.path()).ok())
-        .filter(|t| t.starts_with(&root) && *t != state && *t != shared)
+        .filter(|e| std::fs::read_link(e.path()).is_ok_and(|t| t.starts_with(&root) && t != state && t != shared))
+        .filter(|e| !is_arena(&e.path()))
         .count()
 }
 

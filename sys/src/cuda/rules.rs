@@ -45,6 +45,7 @@ const CPY: &str = "cuda.cpy";
 
 const DOCS: Source = CudaDoc("CUDA 12.6 driver API");
 const D_INIT: Source = CudaDoc("cuInit");
+const D_MEM_FREE: Source = CudaDoc("§6.13 Memory Management, cuMemFree: group__CUDA__MEM.html");
 const D_IPC_GET: Source = CudaDoc("cuIpcGetMemHandle");
 const D_IPC_OPEN: Source = CudaDoc("cuIpcOpenMemHandle");
 const D_IPC_CLOSE: Source = CudaDoc("cuIpcCloseMemHandle");
@@ -724,6 +725,20 @@ rules! {
         confidence: &[Doc],
         note: Some("api-sync-behavior: a synchronous transfer from device memory returns only once the copy has \
                     completed; stream-sync-behavior: work on the legacy default stream waits for the blocking streams"),
+        expect: Behaviour,
+    }
+
+    STM_013 {
+        group: STM,
+        text: "cuMemFree of memory from cuMemAlloc waits for the work of the device's streams before it frees: right \
+               after it, cuStreamQuery on the NULL stream is 0. Memory from cuMemAllocAsync or \
+               cuMemAllocFromPoolAsync is freed without waiting.",
+        apis: &["cuMemFree"],
+        sources: &[D_MEM_FREE],
+        confidence: &[Doc],
+        note: Some("the driver API's cuMemFree: \"This API will not perform any implicit synchronization when the \
+                    pointer was allocated with cuMemAllocAsync or cuMemAllocFromPoolAsync ... For all other pointers, \
+                    this API may perform implicit synchronization\"; vmmkit does, as HIP's hipFree (HIP-MEM-003)"),
         expect: Behaviour,
     }
 

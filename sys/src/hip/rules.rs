@@ -43,6 +43,7 @@ const CLR_POOL: Source = Rocm("ROCm/clr hipamd/src/hip_mempool.cpp");
 const CLR_POOL_IMPL: Source = Rocm("ROCm/clr hipamd/src/hip_mempool_impl.cpp");
 const T_IPC: Source = Rocm("ROCm/hip-tests catch/unit/device/hipIpc{Get,Open,Close}MemHandle.cc");
 const T_VMM: Source = Rocm("ROCm/hip-tests catch/unit/virtualMemoryManagement");
+const T_FREE: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipFree.cc");
 const DEVELOP: Source = Rocm("ROCm/rocm-systems develop");
 /// hip.md gives no source for the point: the reference records it as undetermined.
 const UNSETTLED: Source = Reference("hip.md §4: no vendor source; the emulator's choice");
@@ -1244,5 +1245,21 @@ rules! {
         confidence: &[Src],
         note: Some("clr hip_memory.cpp:1371-1372 (ihipHostUnregister returns 713 when no memory object holds it)"),
         expect: Codes(&[hip!(HOST_MEMORY_NOT_REGISTERED)]),
+    }
+
+    MEM_003 {
+        group: MEM,
+        text: "hipFree, hipHostFree and hipFreeArray of memory HIP knows wait for the work of the device's streams \
+               before they free: right after the free, hipStreamQuery(NULL) is 0. NULL waits for nothing; a pointer \
+               HIP does not know is 1 without waiting.",
+        apis: &["hipFree", "hipHostFree", "hipFreeArray"],
+        sources: &[CLR_MEM, T_FREE],
+        confidence: &[Src],
+        note: Some("clr hip_memory.cpp:70-93 (ihipFree: SyncAllStreams of the allocation's device at :80, before \
+                    FreeMemory; hipFree :744-748 and hipHostFree :808-819 call it), :821-845 (ihipArrayDestroy: \
+                    SyncAllStreams at :840; hipFreeArray :847-851); hip-tests Unit_hipFreeImplicitSyncDev and \
+                    Unit_hipFreeImplicitSyncHost. vmmkit does not record the device of a hipHostMalloc buffer: \
+                    hipHostFree and hipFreeArray wait for every device's streams"),
+        expect: Behaviour,
     }
 }

@@ -343,3 +343,21 @@ pub fn sync_copies_on_the_legacy_stream(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)?;
     cx.free(q)
 }
+
+/// CUDA-STM-013: with a host function sleeping 200 ms on the NULL stream,
+/// cuMemFree of cuMemAlloc memory returns once it ran: cuStreamQuery(NULL)
+/// right after the free is 0.
+pub fn free_synchronises(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.context(0)?;
+    let cuda = cx.cuda();
+    let p = cx.alloc(LEN)?;
+    setup(
+        "cuLaunchHostFunc(NULL stream, sleep)",
+        cuda.cuLaunchHostFunc(ptr::null_mut(), Some(pause), ptr::null_mut()),
+    )?;
+    let rc = cuda.cuMemFree(p);
+    let query = cuda.cuStreamQuery(ptr::null_mut());
+    setup("cuCtxSynchronize", cuda.cuCtxSynchronize())?;
+    cx.expect_ok("cuMemFree", rc)?;
+    cx.expect_ok("cuStreamQuery(NULL) right after cuMemFree", query)
+}

@@ -4,6 +4,7 @@ use std::ffi::c_void;
 
 use vmmkit_sys::hip::*;
 
+use super::stream::Gate;
 use crate::hip::{Ctx, setup};
 use crate::outcome::Failure;
 
@@ -53,4 +54,41 @@ pub fn unregister_unknown(cx: &mut Ctx) -> Result<(), Failure> {
     let r = hip.hipHostUnregister(pinned);
     setup("hipHostFree", hip.hipHostFree(pinned))?;
     cx.expect_code("hipHostUnregister(a hipHostMalloc buffer)", r)
+}
+
+/// HIP-MEM-003: hipFree, hipHostFree and hipFreeArray wait for the work of
+/// the device's streams first: with the NULL stream held by a callback that
+/// another thread lets go of 100 ms later, hipStreamQuery(NULL) right after
+/// each free is 0 (hip-tests `Unit_hipFreeImplicitSyncDev`, `…SyncHost`).
+pub fn free_synchronises(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let (mut dev, mut host, mut array) = (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
+    setup("hipMalloc", hip.hipMalloc(&mut dev, 64))?;
+    setup("hipHostMalloc", hip.hipHostMalloc(&mut host, 64, 0))?;
+    let desc = hipChannelFormatDesc { x: 32, f: hipChannelFormatKindFloat, ..Default::default() };
+    setup("hipMallocArray", hip.hipMallocArray(&mut array, &desc, 8, 4, 0))?;
+    let frees: [(&str, &dyn Fn() -> hipError_t); 3] = [
+        ("hipFree", &|| hip.hipFree(dev)),
+        ("hipHostFree", &|| hip.hipHostFree(host)),
+        ("hipFreeArray", &|| hip.hipFreeArray(array)),
+    ];
+    for (what, free) in frees {
+        let gate = std::sync::Arc::new(Gate::new());
+        gate.hold(cx, std::ptr::null_mut())?;
+        let opener = {
+            let gate = std::sync::Arc::clone(&gate);
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                gate.open();
+            })
+        };
+        let rc = free();
+        let query = hip.hipStreamQuery(std::ptr::null_mut());
+        let _ = opener.join();
+        setup("hipDeviceSynchronize", hip.hipDeviceSynchronize())?;
+        cx.expect_ok(what, rc)?;
+        cx.expect_ok(&format!("hipStreamQuery(NULL) right after {what}"), query)?;
+    }
+    Ok(())
 }
