@@ -74,6 +74,10 @@ pub struct Holder {
 /// Memory one process exported, and who imported it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Shared {
+    /// The emulator root it was shared in (empty: not recorded). A run's
+    /// processes may use different roots, and a key is unique only within one.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub root: String,
     /// The shareable key (registry key).
     pub key: String,
     /// Bytes.
@@ -125,8 +129,8 @@ pub(super) fn program_name(exe: &str, argv: &[String]) -> String {
 /// Builds the report from the journals, and what gc collected.
 pub fn build(command: Vec<String>, status: String, journals: &[Journal], gc: Collected) -> Report {
     let mut processes = Vec::new();
-    // key → shared allocation; (key, pid) → imports not yet released.
-    let mut shared: BTreeMap<u64, Shared> = BTreeMap::new();
+    // (root, key) → shared allocation; per process, (root, key) → holds not yet released.
+    let mut shared: BTreeMap<(String, u64), Shared> = BTreeMap::new();
     for j in journals {
         let mut p = Process {
             pid: j.pid,
@@ -137,17 +141,25 @@ pub fn build(command: Vec<String>, status: String, journals: &[Journal], gc: Col
             exited: false,
             leaks: Vec::new(),
         };
-        let mut holds: BTreeMap<u64, i64> = BTreeMap::new();
+        let mut holds: BTreeMap<(String, u64), i64> = BTreeMap::new();
+        // A process that loads several drop-ins (libascendcl.so and
+        // libamdhip64.so) writes a start and an exit record from each: it
+        // is one process, started at its first and ended at its last.
+        let mut started = false;
         for r in &j.records {
             match r {
+                Record::Start { .. } if started => {}
                 Record::Start { ppid, exe, argv, forked, .. } => {
+                    started = true;
                     p.ppid = *ppid;
                     p.name = program_name(exe, argv);
                     p.argv.clone_from(argv);
                     p.forked = *forked;
                 }
-                Record::Share { op, key, bytes, place, call, .. } => {
-                    let s = shared.entry(*key).or_insert_with(|| Shared {
+                Record::Share { op, key, bytes, place, call, root, .. } => {
+                    let at = (root.clone(), *key);
+                    let s = shared.entry(at.clone()).or_insert_with(|| Shared {
+                        root: root.clone(),
                         key: format!("{key:#018x}"),
                         bytes: *bytes,
                         place: place.clone(),
@@ -160,12 +172,12 @@ pub fn build(command: Vec<String>, status: String, journals: &[Journal], gc: Col
                         ShareOp::Import => s.importers.push(holder),
                         ShareOp::Release => {}
                     }
-                    *holds.entry(*key).or_default() += if *op == ShareOp::Release { -1 } else { 1 };
+                    *holds.entry(at).or_default() += if *op == ShareOp::Release { -1 } else { 1 };
                 }
                 Record::Call { .. } => {}
                 Record::Exit { leaks, .. } => {
                     p.exited = true;
-                    p.leaks.clone_from(leaks);
+                    p.leaks.extend(leaks.iter().cloned());
                 }
             }
         }
@@ -221,12 +233,14 @@ impl Report {
         if !self.shared.is_empty() {
             let _ = writeln!(o, "  shared memory:");
         }
+        let several_roots = self.shared.iter().any(|s| s.root != self.shared[0].root);
         for s in &self.shared {
             let exporter = match &s.exporter {
                 Some(h) => format!("exported by {} in {}", self.name_of(h.pid), h.call),
                 None => "exported outside this run".into(),
             };
-            let _ = writeln!(o, "    {} ({} on {}): {exporter}", s.key, size(s.bytes), s.place);
+            let root = if several_roots { format!(" in root {}", s.root) } else { String::new() };
+            let _ = writeln!(o, "    {}{root} ({} on {}): {exporter}", s.key, size(s.bytes), s.place);
             for h in &s.importers {
                 let _ = writeln!(o, "      imported by {} in {}", self.name_of(h.pid), h.call);
             }
@@ -270,6 +284,7 @@ mod tests {
             place: "device 0".into(),
             exporter: None,
             call: call.into(),
+            root: "/r".into(),
         }
     }
 
@@ -310,5 +325,50 @@ mod tests {
         assert!(text.contains("gc: freed 2 MiB from 1 dead process(es)"), "{text}");
         let clean = build(vec![], String::new(), &journals[..2], Collected::default());
         assert!(!clean.leaked && clean.render().contains("released by every holder"));
+    }
+
+    /// A process that loaded both drop-ins wrote two starts and two exits:
+    /// it is one process, with the leaks of both.
+    #[test]
+    fn one_process_however_many_drop_ins() {
+        let leak = |by: &str| LeakRecord {
+            kind: "Physical".into(),
+            what: "h".into(),
+            bytes: 1,
+            key: None,
+            created_by: by.into(),
+        };
+        let records = vec![
+            start(20),
+            start(20),
+            Record::Exit { ts: 3, leaks: vec![leak("aclrtMallocPhysical")] },
+            Record::Exit { ts: 4, leaks: vec![leak("hipMalloc")] },
+        ];
+        let r = build(vec![], String::new(), &[Journal { pid: 20, records }], Collected::default());
+        assert_eq!(r.processes.len(), 1);
+        let by: Vec<&str> = r.processes[0].leaks.iter().map(|l| l.created_by.as_str()).collect();
+        assert_eq!(by, ["aclrtMallocPhysical", "hipMalloc"]);
+        assert_eq!(r.processes[0].name, "p20");
+    }
+
+    /// The same key in two roots is two shared allocations, each named by its root.
+    #[test]
+    fn shared_memory_is_keyed_by_root_and_key() {
+        let in_root = |root: &str, op, call: &str| match share(op, 7, call) {
+            Record::Share { tid, ts, op, key, bytes, place, exporter, call, .. } => {
+                Record::Share { tid, ts, op, key, bytes, place, exporter, call, root: root.into() }
+            }
+            r => r,
+        };
+        let journals = [
+            Journal { pid: 1, records: vec![start(1), in_root("/a", ShareOp::Export, "hipIpcGetMemHandle")] },
+            Journal { pid: 2, records: vec![start(2), in_root("/b", ShareOp::Export, "hipIpcGetMemHandle")] },
+            Journal { pid: 3, records: vec![start(3), in_root("/b", ShareOp::Import, "hipIpcOpenMemHandle")] },
+        ];
+        let r = build(vec![], String::new(), &journals, Collected::default());
+        let got: Vec<(&str, u32, usize)> =
+            r.shared.iter().map(|s| (s.root.as_str(), s.exporter.as_ref().unwrap().pid, s.importers.len())).collect();
+        assert_eq!(got, [("/a", 1, 0), ("/b", 2, 1)]);
+        assert!(r.render().contains("0x0000000000000007 in root /b"), "{}", r.render());
     }
 }

@@ -33,11 +33,11 @@ pub fn trace(journals: &[Journal]) -> Value {
     let base = journals.iter().flat_map(|j| j.records.iter().map(ts_of)).min().unwrap_or(0);
     let mut events = Vec::new();
     // Exports by key: (pid, tid, ts).
-    let mut exports: BTreeMap<u64, (u32, u32, u64)> = BTreeMap::new();
+    let mut exports: BTreeMap<(&str, u64), (u32, u32, u64)> = BTreeMap::new();
     for j in journals {
         for r in &j.records {
-            if let Record::Share { op: ShareOp::Export, key, tid, ts, .. } = r {
-                exports.insert(*key, (j.pid, *tid, *ts));
+            if let Record::Share { op: ShareOp::Export, key, tid, ts, root, .. } = r {
+                exports.insert((root.as_str(), *key), (j.pid, *tid, *ts));
             }
         }
     }
@@ -45,9 +45,19 @@ pub fn trace(journals: &[Journal]) -> Value {
     for j in journals {
         let pid = j.pid;
         let mut threads = BTreeSet::new();
-        for r in &j.records {
+        // One track per process, however many drop-ins it loaded (each
+        // writes its own start and exit records): named at its first start,
+        // ended at its last exit.
+        let last_exit = j.records.iter().rposition(|r| matches!(r, Record::Exit { .. }));
+        let left: usize =
+            j.records.iter().map(|r| if let Record::Exit { leaks, .. } = r { leaks.len() } else { 0 }).sum();
+        let mut named = false;
+        for (i, r) in j.records.iter().enumerate() {
             match r {
+                Record::Start { .. } if named => {}
+                Record::Exit { .. } if Some(i) != last_exit => {}
                 Record::Start { exe, argv, .. } => {
+                    named = true;
                     let name = super::report::program_name(exe, argv);
                     events.push(json!({"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
                         "args": {"name": format!("{name} ({pid})")}}));
@@ -63,7 +73,7 @@ pub fn trace(journals: &[Journal]) -> Value {
                     events.push(json!({"ph": "X", "cat": "call", "name": name, "pid": pid, "tid": tid,
                         "ts": us(*ts, base), "dur": *dur as f64 / 1000.0, "args": a}));
                 }
-                Record::Share { tid, ts, op, key, bytes, place, call, .. } => {
+                Record::Share { tid, ts, op, key, bytes, place, call, root, .. } => {
                     threads.insert(*tid);
                     let what = match op {
                         ShareOp::Export => "export",
@@ -74,7 +84,7 @@ pub fn trace(journals: &[Journal]) -> Value {
                         "tid": tid, "ts": us(*ts, base),
                         "args": {"key": format!("{key:#018x}"), "bytes": bytes, "place": place, "call": call}}));
                     if *op == ShareOp::Import
-                        && let Some(&(epid, etid, ets)) = exports.get(key)
+                        && let Some(&(epid, etid, ets)) = exports.get(&(root.as_str(), *key))
                     {
                         flow += 1;
                         let name = format!("share {key:#x}");
@@ -84,10 +94,10 @@ pub fn trace(journals: &[Journal]) -> Value {
                             "pid": pid, "tid": tid, "ts": us(*ts, base)}));
                     }
                 }
-                Record::Exit { ts, leaks } => {
+                Record::Exit { ts, .. } => {
                     let tid = threads.first().copied().unwrap_or(pid);
                     events.push(json!({"ph": "i", "s": "p", "cat": "process", "name": "exit", "pid": pid,
-                        "tid": tid, "ts": us(*ts, base), "args": {"left unreleased": leaks.len()}}));
+                        "tid": tid, "ts": us(*ts, base), "args": {"left unreleased": left}}));
                 }
             }
         }
@@ -104,7 +114,17 @@ mod tests {
     use super::*;
 
     fn share(op: ShareOp, tid: u32, ts: u64) -> Record {
-        Record::Share { tid, ts, op, key: 5, bytes: 1, place: "device 0".into(), exporter: None, call: String::new() }
+        Record::Share {
+            tid,
+            ts,
+            op,
+            key: 5,
+            bytes: 1,
+            place: "device 0".into(),
+            exporter: None,
+            call: String::new(),
+            root: String::new(),
+        }
     }
 
     /// Two imports of one export make two flows, each starting at the export
