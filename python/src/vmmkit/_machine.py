@@ -24,15 +24,6 @@ from typing import Any, Optional, Sequence, Union
 from ._paths import binary
 from ._report import Listing, PathLike, Report, ls
 
-# The holder: prints the machine's settings as one JSON line, then waits
-# for its standard input to close (the machine closing, or pytest dying).
-_HOLDER = (
-    "import json,os,sys;"
-    "print(json.dumps({k:v for k,v in os.environ.items() if k.startswith('VMMKIT_') or k=='LD_LIBRARY_PATH'}),"
-    "flush=True);sys.stdin.read()"
-)
-
-
 def _is_machine_var(name: str) -> bool:
     return name.startswith("VMMKIT_") or name == "LD_LIBRARY_PATH"
 
@@ -52,6 +43,7 @@ class Machine:
     :param env: extra variables for every process on the machine.
     :param timeout: seconds each process may run before it is killed.
     :param dir: where to make the machine (default: ``/dev/shm``).
+    :param name: what the machine is for (a test's id), in the report's command.
     """
 
     def __init__(
@@ -64,7 +56,7 @@ class Machine:
         env: Optional[dict[str, str]] = None,
         timeout: float = 120.0,
         dir: Optional[PathLike] = None,
-        stand_ins: bool = False,
+        name: str = "",
     ) -> None:
         self.devices = devices
         self.memory = memory
@@ -74,7 +66,7 @@ class Machine:
         self.extra_env = dict(env or {})
         self.timeout = timeout
         self.dir = dir
-        self.stand_ins = stand_ins
+        self.name = name
         self.env: dict[str, str] = {}
         """The environment of a process on this machine (this process's, with the machine's settings)."""
         self.report: Optional[Report] = None
@@ -105,13 +97,9 @@ class Machine:
             cmd += ["--trace", str(self.trace)]
         if self.dir is not None:
             cmd += ["--dir", os.fspath(self.dir)]
-        if self.stand_ins:
-            cmd += ["--stand-ins"]
-        cmd += ["--", sys.executable, "-c", _HOLDER]
-        base = {k: v for k, v in os.environ.items() if not _is_machine_var(k)}
-        base.update({k: v for k, v in os.environ.items() if k.startswith("VMMKIT_") and k not in _RUN_SETS})
-        if "LD_LIBRARY_PATH" in os.environ:
-            base["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
+        cmd += ["--", sys.executable, "-m", "vmmkit._holder", *([self.name] if self.name else [])]
+        # This process's environment, less what `vmmkit run` sets itself.
+        base = {k: v for k, v in os.environ.items() if k not in _RUN_SETS}
         if self.streams is not None:
             base["VMMKIT_STREAMS"] = self.streams
         base.update(self.extra_env)

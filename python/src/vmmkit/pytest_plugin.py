@@ -13,8 +13,7 @@ memory unreleased. The report is ``machine.report`` once the test has run
 and is printed with the test's other output when it fails.
 
 Options: ``--vmmkit-trace DIR`` writes one Chrome trace-event file per test
-(``DIR/<test id>.json``); ``--vmmkit-stand-ins`` gives programs the
-companion-library stand-ins of ``vmmkit run --stand-ins``.
+(``DIR/<test id>.json``).
 """
 
 from __future__ import annotations
@@ -38,12 +37,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR",
         default=None,
         help="write every call of each test's processes to DIR/<test id>.json (Chrome trace-event JSON)",
-    )
-    group.addoption(
-        "--vmmkit-stand-ins",
-        action="store_true",
-        default=False,
-        help="give programs the companion-library stand-ins (vmmkit run --stand-ins)",
     )
 
 
@@ -78,7 +71,7 @@ def vmmkit_machine(request: pytest.FixtureRequest) -> Generator[Machine, None, N
     kwargs: dict[str, Any] = {k: v for k, v in (marker.kwargs if marker else {}).items() if k in _SETTINGS}
     m = Machine(
         trace=_trace_file(request.config, request.node.nodeid),
-        stand_ins=bool(request.config.getoption("--vmmkit-stand-ins")),
+        name=request.node.nodeid,
         **kwargs,
     )
     m.start()
