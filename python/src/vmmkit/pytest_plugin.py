@@ -27,6 +27,8 @@ import pytest
 from ._machine import Machine
 
 _KEY = pytest.StashKey[Machine]()
+# Set when the leak check failed the test (its message has the report).
+_FAILED = pytest.StashKey[bool]()
 _SETTINGS = ("devices", "memory", "faults", "streams", "timeout", "env")
 
 
@@ -80,7 +82,7 @@ def vmmkit_machine(request: pytest.FixtureRequest) -> Generator[Machine, None, N
         yield m
     finally:
         report = m.close()
-        if report.text:
+        if report.text and not request.node.stash.get(_FAILED, False):
             request.node.add_report_section("teardown", "vmmkit", report.text)
 
 
@@ -108,6 +110,7 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, None]:
         problems.append("a process left accelerator memory unreleased (mark the test vmmkit_leaks_ok to allow it)")
     if problems:
         msg = "vmmkit: " + "\nvmmkit: ".join(problems) + "\n" + report.text
+        item.stash[_FAILED] = True
         try:
             outcome.force_exception(pytest.fail.Exception(msg, pytrace=False))
         except AttributeError:  # pluggy < 1.1
