@@ -327,6 +327,8 @@ mod tests {
     /// succeeded, its address alone after one that failed; other arguments
     /// show as themselves.
     #[test]
+    // Called as `instrumented!` calls it, `(&Arg(&a)).show(ok)`, whatever the type.
+    #[allow(clippy::needless_borrow)]
     fn out_parameters_show_their_values() {
         let mut handle: u64 = 0x1000_0002;
         let p: *mut u64 = &mut handle;
