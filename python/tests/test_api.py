@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import vmmkit
@@ -11,8 +12,10 @@ import vmmkit
 CHILD = Path(__file__).with_name("hip_child.py")
 
 
-def test_the_command_is_on_path_and_runs_as_a_module() -> None:
-    for cmd in (["vmmkit", "--version"], [sys.executable, "-m", "vmmkit", "--version"]):
+def test_the_command_is_installed_and_runs_as_a_module() -> None:
+    # The console script beside this interpreter (on PATH once the venv is active).
+    script = Path(sysconfig.get_path("scripts")) / "vmmkit"
+    for cmd in ([str(script), "--version"], [sys.executable, "-m", "vmmkit", "--version"]):
         out = subprocess.run(cmd, capture_output=True, text=True, check=True)
         assert out.stdout.startswith("vmmkit "), out
 
