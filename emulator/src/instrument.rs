@@ -166,11 +166,82 @@ macro_rules! instrumented {
                 }
             };
             if let Some(c) = call {
-                c.end(stringify!($name), &[$((stringify!($a), &$a as &dyn ::std::fmt::Debug)),*], &ret);
+                #[allow(unused_imports)]
+                use $crate::instrument::{ShowOut as _, ShowPlain as _};
+                let ok = $crate::instrument::succeeded(&ret);
+                let _ = ok;
+                $( let $a = (&$crate::instrument::Arg(&$a)).show(ok); )*
+                c.end(stringify!($name), &[$((stringify!($a), &$crate::instrument::Shown(&$a) as &dyn ::std::fmt::Debug)),*], &ret);
             }
             ret
         }
     };
+}
+
+/// An argument of an entry point, as the journal shows it: a pointer to a
+/// value the call writes (an out-parameter: `*mut i32`, `*mut u64`, a
+/// `*mut` handle or pointer) as its address and, after a call that
+/// succeeded, the value written there (`0x7ffc… → 0x10000002`); any other
+/// argument as its `Debug`. Chosen by the argument's type at compile time
+/// ([`ShowOut`] before [`ShowPlain`]).
+#[derive(Debug)]
+pub struct Arg<'a, T>(pub &'a T);
+
+/// A journal string shown as it is (its `Debug` has no quotes).
+pub struct Shown<'a>(pub &'a str);
+
+impl std::fmt::Debug for Shown<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+/// The types an out-parameter points at whose value the journal shows.
+pub trait OutValue: Copy + std::fmt::Debug {}
+macro_rules! out_values {
+    ($($t:ty),*) => { $(impl OutValue for $t {})* };
+}
+out_values!(i8, u8, i16, u16, i32, u32, i64, u64, isize, usize);
+impl<T> OutValue for *mut T {}
+impl<T> OutValue for *const T {}
+
+/// Shows an out-parameter with the value written through it.
+pub trait ShowOut {
+    /// The argument as the journal shows it.
+    fn show(&self, ok: bool) -> String;
+}
+
+impl<T: OutValue> ShowOut for Arg<'_, *mut T> {
+    fn show(&self, ok: bool) -> String {
+        let p = *self.0;
+        if !ok || p.is_null() {
+            return format!("{p:?}");
+        }
+        // SAFETY: the call succeeded, so `p` was valid for its contract: an
+        // out-parameter it wrote (or an input array the caller passed), of
+        // at least one `T`. Read unaligned: C may pass any address.
+        let v = unsafe { p.read_unaligned() };
+        format!("{p:?} \u{2192} {v:?}")
+    }
+}
+
+/// Shows any other argument by its `Debug`.
+pub trait ShowPlain {
+    /// The argument as the journal shows it.
+    fn show(&self, ok: bool) -> String;
+}
+
+impl<T: std::fmt::Debug> ShowPlain for &Arg<'_, T> {
+    fn show(&self, _: bool) -> String {
+        format!("{:?}", self.0)
+    }
+}
+
+/// Whether a call returned success: the code 0 of every vendor (ACL,
+/// HIP, CUDA); a function that returns no code counts as succeeded.
+pub fn succeeded<R: std::fmt::Debug>(ret: &R) -> bool {
+    let s = format!("{ret:?}");
+    s == "0" || s == "()" || s.starts_with("0x") && s != "0x0"
 }
 
 /// A dialect's public face, from its vendor's function list: its entry-point
@@ -246,4 +317,30 @@ macro_rules! dialect_api {
             None
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An out-parameter shows the value written after a call that
+    /// succeeded, its address alone after one that failed; other arguments
+    /// show as themselves.
+    #[test]
+    // Called as `instrumented!` calls it, `(&Arg(&a)).show(ok)`, whatever the type.
+    #[allow(clippy::needless_borrow)]
+    fn out_parameters_show_their_values() {
+        let mut handle: u64 = 0x1000_0002;
+        let p: *mut u64 = &mut handle;
+        let shown = (&Arg(&p)).show(true);
+        assert!(shown.starts_with("0x") && shown.ends_with(" \u{2192} 268435458"), "{shown}");
+        assert_eq!((&Arg(&p)).show(false), format!("{p:?}"));
+        let mut ptr: *mut std::ffi::c_void = 0x7f00_0000_0000usize as *mut _;
+        let pp: *mut *mut std::ffi::c_void = &mut ptr;
+        assert!((&Arg(&pp)).show(true).ends_with(" \u{2192} 0x7f0000000000"));
+        let plain: *mut std::ffi::c_void = std::ptr::null_mut();
+        assert_eq!((&Arg(&plain)).show(true), "0x0");
+        assert_eq!((&Arg(&42i32)).show(true), "42");
+        assert!(succeeded(&0i32) && !succeeded(&801i32) && succeeded(&()));
+    }
 }

@@ -76,6 +76,10 @@ pub enum Record {
         exporter: Option<u32>,
         /// The entry point it happened in.
         call: String,
+        /// The emulator root it happened in (a run may give its processes
+        /// different roots; a key is unique only within one).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        root: String,
     },
     /// An entry point returned.
     Call {
@@ -305,6 +309,7 @@ pub(crate) fn share(op: ShareOp, key: u64, bytes: u64, place: Place, exporter: O
             place: place.to_string(),
             exporter,
             call: crate::instrument::current_call().into(),
+            root: crate::core::running().map(|e| e.config().root.display().to_string()).unwrap_or_default(),
         })
     });
 }
@@ -404,6 +409,7 @@ mod tests {
                 place: "device 1".into(),
                 exporter: Some(8),
                 call: "aclrtMemImportFromShareableHandle".into(),
+                root: "/dev/shm/r".into(),
             },
             Record::Call {
                 tid: 7,

@@ -198,12 +198,62 @@ impl Unsupported {
 /// dialect's call path (fork rule, the thread's message naming the function,
 /// HIP's last error, the journal) with `code`, the vendor's not-supported
 /// code, and returns it. Never a silent success.
+///
+/// It is also a call like the others: it goes through the instrumentation
+/// layer's bookkeeping (the process counts as a user of the emulator, the
+/// call is in the journal and the trace of `vmmkit run` with its message,
+/// and in the `VMMKIT_LOG` log), and the first time a process calls each
+/// such function one line on stderr says so ([`note_unsupported`]).
 pub fn unsupported<V: crate::dialect::Dialect>(
     name: &'static str,
     code: V::Code,
     kind: Unsupported,
 ) -> <V::Code as vmmkit_sys::VendorCode>::Raw {
-    crate::dialect::run::<V>(name, || Err(crate::dialect::Fail::plain(code, kind.why().to_owned())))
+    let _enter = crate::instrument::Enter::new(name);
+    let call = crate::journal::begin();
+    let span = tracing::debug_span!(target: "vmmkit", "unsupported", function = name);
+    let _span = span.enter();
+    let ret = crate::dialect::run::<V>(name, || Err(crate::dialect::Fail::plain(code, kind.why().to_owned())));
+    let message = crate::core::thread::message();
+    tracing::debug!(target: "vmmkit", returned = ?ret, message = %message);
+    note_unsupported(name, kind);
+    if let Some(c) = call {
+        c.end(name, &[("message", &crate::instrument::Shown(&message) as &dyn std::fmt::Debug)], &ret);
+    }
+    ret
+}
+
+/// The variable that turns the stderr notes of [`note_unsupported`] off (`1`).
+pub const QUIET_ENV: &str = "VMMKIT_QUIET";
+
+/// The stderr line for the first call of an unsupported function.
+pub fn unsupported_note(name: &str, kind: Unsupported) -> String {
+    let why = match kind {
+        Unsupported::DeviceCode => "needs device code",
+        Unsupported::NotYet => "not emulated by vmmkit yet",
+    };
+    format!("vmmkit: {name} is not supported: {why}")
+}
+
+/// Prints [`unsupported_note`] on stderr the first time this process calls
+/// `name` (a forked child starts its own count), unless `VMMKIT_QUIET=1`.
+pub fn note_unsupported(name: &'static str, kind: Unsupported) {
+    static SEEN: std::sync::Mutex<(u32, Vec<&'static str>)> = std::sync::Mutex::new((0, Vec::new()));
+    static QUIET: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *QUIET.get_or_init(|| std::env::var(QUIET_ENV).is_ok_and(|v| v == "1")) {
+        return;
+    }
+    let pid = std::process::id();
+    let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+    if seen.0 != pid {
+        *seen = (pid, Vec::new());
+    }
+    if seen.1.contains(&name) {
+        return;
+    }
+    seen.1.push(name);
+    drop(seen);
+    eprintln!("{}", unsupported_note(name, kind));
 }
 
 /// The exports of a drop-in that are not emulated, and the two lists that
@@ -281,5 +331,18 @@ mod tests {
         assert_eq!(vmmkitTestCreate(), 0);
         assert!(crate::core::thread::message().starts_with("vmmkitTestCreate: is not emulated by vmmkit yet"));
         assert_eq!((DEVICE_CODE, NOT_YET), (&["vmmkitTestLaunch"][..], &["vmmkitTestCreate"][..]));
+    }
+
+    /// The one line on stderr names the function and why.
+    #[test]
+    fn the_note_names_the_function_and_why() {
+        assert_eq!(
+            super::unsupported_note("hipModuleLoadData", super::Unsupported::DeviceCode),
+            "vmmkit: hipModuleLoadData is not supported: needs device code"
+        );
+        assert_eq!(
+            super::unsupported_note("hipGraphCreate", super::Unsupported::NotYet),
+            "vmmkit: hipGraphCreate is not supported: not emulated by vmmkit yet"
+        );
     }
 }

@@ -58,6 +58,10 @@ pub struct Holder {
 /// Memory one process exported, and who imported it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Shared {
+    /// The emulator root it was shared in (empty: not recorded). A run's
+    /// processes may use different roots, and a key is unique only within one.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub root: String,
     /// The shareable key (registry key).
     pub key: String,
     /// Bytes.
@@ -137,10 +141,14 @@ pub fn build(command: Vec<String>, status: String, journals: &[Journal], gc: Col
 pub struct Builder {
     processes: Vec<Process>,
     /// key → shared allocation.
-    shared: BTreeMap<u64, Shared>,
+    shared: BTreeMap<(String, u64), Shared>,
     /// The process being read, and its holds by key (imports and exports
     /// not yet released).
-    current: Option<(Process, BTreeMap<u64, i64>)>,
+    current: Option<(Process, BTreeMap<(String, u64), i64>)>,
+    /// Whether the current process's start was read: a process that loads
+    /// several drop-ins writes a start and an exit from each, and is one
+    /// process, started at its first and ended at its last.
+    started: bool,
     /// The unsynchronised accesses read so far.
     hazards: Vec<RunHazard>,
 }
@@ -165,14 +173,18 @@ impl Builder {
     pub fn record(&mut self, r: &Record) {
         let Some((p, holds)) = self.current.as_mut() else { return };
         match r {
+            Record::Start { .. } if self.started => {}
             Record::Start { ppid, exe, argv, forked, .. } => {
+                self.started = true;
                 p.ppid = *ppid;
                 p.name = program_name(exe, argv);
                 p.argv.clone_from(argv);
                 p.forked = *forked;
             }
-            Record::Share { op, key, bytes, place, call, .. } => {
-                let s = self.shared.entry(*key).or_insert_with(|| Shared {
+            Record::Share { op, key, bytes, place, call, root, .. } => {
+                let at = (root.clone(), *key);
+                let s = self.shared.entry(at.clone()).or_insert_with(|| Shared {
+                    root: root.clone(),
                     key: format!("{key:#018x}"),
                     bytes: *bytes,
                     place: place.clone(),
@@ -185,7 +197,7 @@ impl Builder {
                     ShareOp::Import => s.importers.push(holder),
                     ShareOp::Release => {}
                 }
-                *holds.entry(*key).or_default() += if *op == ShareOp::Release { -1 } else { 1 };
+                *holds.entry(at).or_default() += if *op == ShareOp::Release { -1 } else { 1 };
             }
             Record::Call { .. } => {}
             Record::Hazard { kind, text, .. } => {
@@ -193,13 +205,14 @@ impl Builder {
             }
             Record::Exit { leaks, .. } => {
                 p.exited = true;
-                p.leaks.clone_from(leaks);
+                p.leaks.extend(leaks.iter().cloned());
             }
         }
     }
 
     fn end_process(&mut self) {
         let Some((p, holds)) = self.current.take() else { return };
+        self.started = false;
         for (key, n) in holds {
             let Some(s) = self.shared.get_mut(&key) else { continue };
             let mine = s.exporter.iter_mut().chain(s.importers.iter_mut()).filter(|h| h.pid == p.pid);
@@ -259,12 +272,14 @@ impl Report {
         if !self.shared.is_empty() {
             let _ = writeln!(o, "  shared memory:");
         }
+        let several_roots = self.shared.iter().any(|s| s.root != self.shared[0].root);
         for s in &self.shared {
             let exporter = match &s.exporter {
                 Some(h) => format!("exported by {} in {}", self.name_of(h.pid), h.call),
                 None => "exported outside this run".into(),
             };
-            let _ = writeln!(o, "    {} ({} on {}): {exporter}", s.key, size(s.bytes), s.place);
+            let root = if several_roots { format!(" in root {}", s.root) } else { String::new() };
+            let _ = writeln!(o, "    {}{root} ({} on {}): {exporter}", s.key, size(s.bytes), s.place);
             for h in &s.importers {
                 let _ = writeln!(o, "      imported by {} in {}", self.name_of(h.pid), h.call);
             }
@@ -314,6 +329,7 @@ mod tests {
             place: "device 0".into(),
             exporter: None,
             call: call.into(),
+            root: "/r".into(),
         }
     }
 
@@ -354,5 +370,50 @@ mod tests {
         assert!(text.contains("gc: freed 2 MiB from 1 dead process(es)"), "{text}");
         let clean = build(vec![], String::new(), &journals[..2], Collected::default());
         assert!(!clean.leaked && clean.render().contains("released by every holder"));
+    }
+
+    /// A process that loaded both drop-ins wrote two starts and two exits:
+    /// it is one process, with the leaks of both.
+    #[test]
+    fn one_process_however_many_drop_ins() {
+        let leak = |by: &str| LeakRecord {
+            kind: "Physical".into(),
+            what: "h".into(),
+            bytes: 1,
+            key: None,
+            created_by: by.into(),
+        };
+        let records = vec![
+            start(20),
+            start(20),
+            Record::Exit { ts: 3, leaks: vec![leak("aclrtMallocPhysical")] },
+            Record::Exit { ts: 4, leaks: vec![leak("hipMalloc")] },
+        ];
+        let r = build(vec![], String::new(), &[Journal { pid: 20, records }], Collected::default());
+        assert_eq!(r.processes.len(), 1);
+        let by: Vec<&str> = r.processes[0].leaks.iter().map(|l| l.created_by.as_str()).collect();
+        assert_eq!(by, ["aclrtMallocPhysical", "hipMalloc"]);
+        assert_eq!(r.processes[0].name, "p20");
+    }
+
+    /// The same key in two roots is two shared allocations, each named by its root.
+    #[test]
+    fn shared_memory_is_keyed_by_root_and_key() {
+        let in_root = |root: &str, op, call: &str| match share(op, 7, call) {
+            Record::Share { tid, ts, op, key, bytes, place, exporter, call, .. } => {
+                Record::Share { tid, ts, op, key, bytes, place, exporter, call, root: root.into() }
+            }
+            r => r,
+        };
+        let journals = [
+            Journal { pid: 1, records: vec![start(1), in_root("/a", ShareOp::Export, "hipIpcGetMemHandle")] },
+            Journal { pid: 2, records: vec![start(2), in_root("/b", ShareOp::Export, "hipIpcGetMemHandle")] },
+            Journal { pid: 3, records: vec![start(3), in_root("/b", ShareOp::Import, "hipIpcOpenMemHandle")] },
+        ];
+        let r = build(vec![], String::new(), &journals, Collected::default());
+        let got: Vec<(&str, u32, usize)> =
+            r.shared.iter().map(|s| (s.root.as_str(), s.exporter.as_ref().unwrap().pid, s.importers.len())).collect();
+        assert_eq!(got, [("/a", 1, 0), ("/b", 2, 1)]);
+        assert!(r.render().contains("0x0000000000000007 in root /b"), "{}", r.render());
     }
 }

@@ -110,12 +110,19 @@ pub struct Writer<W: Write> {
     out: W,
     base: u64,
     events: u64,
-    exports: BTreeMap<u64, Place>,
-    /// Imports whose export was not read yet: (key, where the import is).
-    waiting: Vec<(u64, Place)>,
+    /// Exports by root and key: a key is unique only within one root.
+    exports: BTreeMap<(String, u64), Place>,
+    /// Imports whose export was not read yet: (root and key, where the import is).
+    waiting: Vec<((String, u64), Place)>,
     flow: u64,
     pid: u32,
     threads: BTreeSet<u32>,
+    /// Whether the current process was named (its first start record).
+    named: bool,
+    /// The current process's last exit so far, and the objects all its
+    /// exits left: a process that loaded several drop-ins writes a start
+    /// and an exit from each, and is one track with one exit.
+    exit: Option<(u64, usize)>,
 }
 
 impl<W: Write> Writer<W> {
@@ -132,6 +139,8 @@ impl<W: Write> Writer<W> {
             flow: 0,
             pid: 0,
             threads: BTreeSet::new(),
+            named: false,
+            exit: None,
         })
     }
 
@@ -158,6 +167,12 @@ impl<W: Write> Writer<W> {
 
     fn end_process(&mut self) -> io::Result<()> {
         let pid = self.pid;
+        self.named = false;
+        if let Some((ts, left)) = self.exit.take() {
+            let tid = self.threads.first().copied().unwrap_or(pid);
+            self.event(&json!({"ph": "i", "s": "p", "cat": "process", "name": "exit", "pid": pid,
+                "tid": tid, "ts": us(ts, self.base), "args": {"left unreleased": left}}))?;
+        }
         for tid in std::mem::take(&mut self.threads) {
             let name = if tid == pid {
                 "main".to_string()
@@ -184,7 +199,9 @@ impl<W: Write> Writer<W> {
     pub fn record(&mut self, r: &Record) -> io::Result<()> {
         let (pid, base) = (self.pid, self.base);
         match r {
+            Record::Start { .. } if self.named => {}
             Record::Start { exe, argv, .. } => {
+                self.named = true;
                 let name = super::report::program_name(exe, argv);
                 self.event(&json!({"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
                     "args": {"name": format!("{name} ({pid})")}}))?;
@@ -208,7 +225,7 @@ impl<W: Write> Writer<W> {
                 serde_json::to_writer(&mut self.out, &e)?;
                 self.events += 1;
             }
-            Record::Share { tid, ts, op, key, bytes, place, call, .. } => {
+            Record::Share { tid, ts, op, key, bytes, place, call, root, .. } => {
                 self.threads.insert(*tid);
                 let what = match op {
                     ShareOp::Export => "export",
@@ -219,13 +236,14 @@ impl<W: Write> Writer<W> {
                     "tid": tid, "ts": us(*ts, base),
                     "args": {"key": format!("{key:#018x}"), "bytes": bytes, "place": place, "call": call}}))?;
                 let here = (pid, *tid, *ts);
+                let at = (root.clone(), *key);
                 match op {
                     ShareOp::Export => {
-                        self.exports.insert(*key, here);
+                        self.exports.insert(at, here);
                     }
-                    ShareOp::Import => match self.exports.get(key) {
+                    ShareOp::Import => match self.exports.get(&at) {
                         Some(&from) => self.flow(*key, from, here)?,
-                        None => self.waiting.push((*key, here)),
+                        None => self.waiting.push((at, here)),
                     },
                     ShareOp::Release => {}
                 }
@@ -249,9 +267,8 @@ impl<W: Write> Writer<W> {
                 }
             }
             Record::Exit { ts, leaks } => {
-                let tid = self.threads.first().copied().unwrap_or(pid);
-                self.event(&json!({"ph": "i", "s": "p", "cat": "process", "name": "exit", "pid": pid,
-                    "tid": tid, "ts": us(*ts, base), "args": {"left unreleased": leaks.len()}}))?;
+                let left = self.exit.map_or(0, |(_, n)| n) + leaks.len();
+                self.exit = Some((*ts, left));
             }
         }
         Ok(())
@@ -261,9 +278,9 @@ impl<W: Write> Writer<W> {
     /// closing bracket; returns the output, flushed, and the number of events.
     pub fn finish(mut self) -> io::Result<(W, u64)> {
         self.end_process()?;
-        for (key, to) in std::mem::take(&mut self.waiting) {
-            if let Some(&from) = self.exports.get(&key) {
-                self.flow(key, from, to)?;
+        for (at, to) in std::mem::take(&mut self.waiting) {
+            if let Some(&from) = self.exports.get(&at) {
+                self.flow(at.1, from, to)?;
             }
         }
         self.out.write_all(b"]}\n")?;
@@ -277,7 +294,17 @@ mod tests {
     use super::*;
 
     fn share(op: ShareOp, tid: u32, ts: u64) -> Record {
-        Record::Share { tid, ts, op, key: 5, bytes: 1, place: "device 0".into(), exporter: None, call: String::new() }
+        Record::Share {
+            tid,
+            ts,
+            op,
+            key: 5,
+            bytes: 1,
+            place: "device 0".into(),
+            exporter: None,
+            call: String::new(),
+            root: String::new(),
+        }
     }
 
     /// Two imports of one export make two flows, each starting at the export
