@@ -135,16 +135,20 @@ pub fn build(command: Vec<String>, status: String, journals: &[Journal], gc: Col
     b.finish(command, status, gc)
 }
 
+/// Where a shared allocation is: its root and its key (a key is unique
+/// only within one root).
+type At = (String, u64);
+
 /// The report, made from the journals one record at a time: the
 /// [`Builder::process`] of each journal, then each of its records.
 #[derive(Debug, Default)]
 pub struct Builder {
     processes: Vec<Process>,
     /// key → shared allocation.
-    shared: BTreeMap<(String, u64), Shared>,
+    shared: BTreeMap<At, Shared>,
     /// The process being read, and its holds by key (imports and exports
     /// not yet released).
-    current: Option<(Process, BTreeMap<(String, u64), i64>)>,
+    current: Option<(Process, BTreeMap<At, i64>)>,
     /// Whether the current process's start was read: a process that loads
     /// several drop-ins writes a start and an exit from each, and is one
     /// process, started at its first and ended at its last.
