@@ -156,7 +156,7 @@ pub unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
     run("hipEventQuery", || {
         let e = emu()?;
         let Some(id) = named(e, event, &rules::EVT_004)? else { return Ok(()) };
-        let done = e.event_query(id).map_err(work_failed)?;
+        let done = e.event_query(id).map_err(recorder_gone)?;
         ensure!(done, rules::EVT_004 => HipError::NOT_READY, "the event's last record has not completed");
         Ok(())
     })
@@ -168,12 +168,18 @@ pub unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
     run("hipEventSynchronize", || {
         let e = emu()?;
         let Some(id) = named(e, event, &rules::EVT_005)? else { return Ok(()) };
-        e.event_synchronize(id, None).map_err(|er| match er {
-            // clr would wait for a signal that never comes; the emulator ends the wait.
-            CoreError::Abandoned => Fail::rule(&rules::IEV_004, "the process that records the event is gone".into()),
-            er => work_failed(er),
-        })
+        e.event_synchronize(id, None).map_err(recorder_gone)
     })
+}
+
+/// A wait or query of an event whose pending record's process died: clr
+/// would wait for a signal that never comes; the emulator ends it under
+/// HIP-IEV-004. Any other error is the stream work's.
+fn recorder_gone(e: CoreError) -> Fail {
+    match e {
+        CoreError::Abandoned => Fail::core_under(&rules::IEV_004, e),
+        e => work_failed(e),
+    }
 }
 
 /// The checks of clr's `Event::elapsedTime` on one event (`start == stop`)
