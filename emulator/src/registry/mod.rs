@@ -254,9 +254,10 @@ impl Registry {
     }
 
     /// The process's arena: an unnamed sparse file of `len` bytes in the
-    /// root, mapped whole (`os/arena.rs`).
+    /// root, mapped whole (`os/arena.rs`); like every creation in the root,
+    /// tried once more after a collection when the root is out of room.
     pub fn create_arena(&self, len: u64) -> io::Result<crate::os::arena::Arena> {
-        crate::os::arena::Arena::create(&self.root, len, !self.exact_modes)
+        self.with_room(|| crate::os::arena::Arena::create(&self.root, len, !self.exact_modes))
     }
 
     /// Exports `object` (made by [`Registry::create_object`] for
