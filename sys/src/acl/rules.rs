@@ -2552,7 +2552,7 @@ rules! {
                waiting for good; a stopped recorder is waited for (it may go on), within the caller's timeout.",
         apis: &["aclrtIpcOpenEventHandle", "aclrtRecordEvent", "aclrtSynchronizeEventWithTimeout"],
         sources: &[IPC_EVENT_CC, Reference("§3, 507899: the driver-side failure")],
-        confidence: &[Src, Inferred],
+        confidence: &[Src, Undetermined],
         note: Some("IpcEvent::IpcEventSync ipc_event.cc:495-529 polls the event's host byte until it is set or the \
                     timeout passes, with no check of the recorder: without a timeout CANN waits for good. The code is \
                     the emulator's choice: 507899, the driver-side failure (acl.md §3), as for the other work a dead \

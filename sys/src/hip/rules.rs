@@ -1213,7 +1213,7 @@ rules! {
                999 (hipErrorUnknown) instead of waiting for good; a stopped recorder is waited for (it may go on).",
         apis: &["hipIpcOpenEventHandle", "hipEventRecord", "hipEventSynchronize", "hipEventQuery"],
         sources: &[CLR_EVENT_IPC],
-        confidence: &[Src, Inferred],
+        confidence: &[Src, Undetermined],
         note: Some("IPCEvent::synchronize (clr hip_event_ipc.cpp:90-102) sleeps while the record's signal is set, with \
                     no check of the recorder: clr waits for good, and a query says 600 for good. The code is the \
                     emulator's choice: 999, what a stream's failed work gives"),
