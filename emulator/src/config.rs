@@ -73,13 +73,13 @@ impl HipVersion {
     /// # Errors
     /// A [`ConfigError`] naming the variable when its value is not a version of 6.x or 7.x.
     pub fn from_lookup(get: impl Fn(&str) -> Option<OsString>) -> Result<Self, ConfigError> {
-        let Some(v) = get(Self::VAR).filter(|v| !v.is_empty()) else { return Ok(Self::DEFAULT) };
-        let text = v.to_string_lossy().into_owned();
-        Self::parse(&text).ok_or(ConfigError {
-            var: Self::VAR,
-            value: text,
-            reason: "must be a HIP version of the 6.x or 7.x profile: 6, 6.3, 7, 7.0, …".into(),
-        })
+        profile_from(
+            get,
+            Self::VAR,
+            Self::DEFAULT,
+            Self::parse,
+            "must be a HIP version of the 6.x or 7.x profile: 6, 6.3, 7, 7.0, …",
+        )
     }
 
     /// The version the process environment names.
@@ -178,15 +178,9 @@ impl AscendSoc {
     /// # Errors
     /// A [`ConfigError`] naming the variable when its value names no known chip.
     pub fn from_lookup(get: impl Fn(&str) -> Option<OsString>) -> Result<Self, ConfigError> {
-        let Some(v) = get(Self::VAR).filter(|v| !v.is_empty()) else { return Ok(Self::DEFAULT) };
-        let text = v.to_string_lossy().into_owned();
-        Self::parse(&text).ok_or(ConfigError {
-            var: Self::VAR,
-            value: text,
-            reason: "must name an Ascend 910B or A3 chip: Ascend910B1 … Ascend910B4-1, Ascend910_9391 … \
-                     Ascend910_9362, 910B or A3"
-                .into(),
-        })
+        let reason = "must name an Ascend 910B or A3 chip: Ascend910B1 … Ascend910B4-1, Ascend910_9391 … \
+                      Ascend910_9362, 910B or A3";
+        profile_from(get, Self::VAR, Self::DEFAULT, Self::parse, reason)
     }
 
     /// The chip the process environment names.
@@ -291,6 +285,21 @@ pub struct Config {
     pub host_memory: u64,
     /// Whether device mappings are readable and writable by host code.
     pub host_access: bool,
+}
+
+/// A vendor profile one process chooses by `var` (`VMMKIT_HIP_VERSION`,
+/// `VMMKIT_SOC`), looked up through `get`: `default` when unset or empty,
+/// else what `parse` makes of it, or a [`ConfigError`] saying `reason`.
+fn profile_from<T>(
+    get: impl Fn(&str) -> Option<OsString>,
+    var: &'static str,
+    default: T,
+    parse: impl Fn(&str) -> Option<T>,
+    reason: &str,
+) -> Result<T, ConfigError> {
+    let Some(v) = get(var).filter(|v| !v.is_empty()) else { return Ok(default) };
+    let value = v.to_string_lossy().into_owned();
+    parse(&value).ok_or_else(|| ConfigError { var, value, reason: reason.into() })
 }
 
 /// A setting that could not be used.
