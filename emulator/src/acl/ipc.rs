@@ -3,13 +3,14 @@
 //! docs/emulator.md "IPC by key").
 //!
 //! A key is 64 hex digits and a NUL: the exporter's pid, a serial of the
-//! export in that process, the device, and the registry key of the block,
-//! padded with `0` as the driver pads its names. Every aclrtIpcMemGetExportKey
-//! makes a new key. The creating process keeps its keys (a close destroys
-//! one); every process keeps the keys it has open, with their address.
+//! export in that process, the device, the registry key of the memory and
+//! the exported range's offset in it, padded with `0` as the driver pads its
+//! names. Every aclrtIpcMemGetExportKey makes a new key. The creating process
+//! keeps its keys (a close destroys one, and remembers it while importers
+//! hold it); every process keeps the keys it has open, with their address.
 #![allow(non_snake_case)]
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::{c_char, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{LazyLock, Mutex};
@@ -40,13 +41,19 @@ struct Key {
     serial: u64,
     /// The device of the block.
     device: u8,
-    /// The registry key of the block.
+    /// The registry key of the memory.
     entry: u64,
+    /// Where the exported range starts in that memory (a page-aligned
+    /// address inside an allocation or a mapping: ACL-IPK-003).
+    offset: u64,
 }
 
 impl Key {
     fn text(&self) -> String {
-        let s = format!("{:08x}{:016x}{:02x}00{:016x}", self.pid, self.serial, self.device, self.entry);
+        let s = format!(
+            "{:08x}{:016x}{:02x}00{:016x}{:016x}",
+            self.pid, self.serial, self.device, self.entry, self.offset
+        );
         format!("{s:0<KEY_CHARS$}")
     }
 
@@ -66,6 +73,7 @@ impl Key {
             serial: hex(8..24)?,
             device: u8::try_from(hex(24..26)?).ok()?,
             entry: hex(28..44)?,
+            offset: hex(44..60)?,
         })
     }
 }
@@ -85,6 +93,10 @@ struct Keys {
     created: HashMap<Key, HandleId>,
     /// Keys this process has open: address and device.
     opened: HashMap<Key, (usize, Place)>,
+    /// Keys this process created and has closed once, while another process
+    /// still had them open: the driver keeps such a node, no longer valid,
+    /// until its last importer lets go (ACL-IPK-013).
+    destroyed: HashSet<Key>,
 }
 
 /// Process-wide, as the driver's records are.
@@ -149,14 +161,7 @@ pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
         ensure!(len >= ACL_IPC_KEY_MIN_LEN, rules::IPK_002 => AclError::RT_PARAM_INVALID,
             "key buffer of {len} bytes; at least 65 are needed");
         let e = emu()?;
-        let va = devPtr as usize;
-        let block = e.plain_at(va).filter(|&(base, n)| base == va && size <= n);
-        let Some(handle) = block.and_then(|(base, _)| e.mapping(base)).map(|(_, m)| m.handle) else {
-            return Err(refused(
-                &rules::IPK_003,
-                format!("{devPtr:p} (+{size}) is not the start of an aclrtMalloc device allocation"),
-            ));
-        };
+        let (handle, offset) = exported_range(e, devPtr as usize, size)?;
         let info = e.describe(handle).map_err(|e| refused(&rules::IPK_003, e.to_string()))?;
         let entry = match info.key {
             Some(k) => {
@@ -167,7 +172,8 @@ pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
             None => e.export(handle, trust_of(flags)).map_err(|e| refused(&rules::IPK_003, e.to_string()))?,
         };
         let device = device_field(info.place);
-        let k = Key { pid: e.registry().me().pid, serial: SERIAL.fetch_add(1, Ordering::Relaxed), device, entry };
+        let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
+        let k = Key { pid: e.registry().me().pid, serial, device, entry, offset: offset as u64 };
         let text = k.text();
         // SAFETY: `key` has room for `len` >= 65 bytes: 64 characters and the NUL.
         unsafe {
@@ -177,6 +183,43 @@ pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
         lock(&KEYS).created.insert(k, handle);
         Ok(())
     })
+}
+
+/// The memory that `size` bytes at `va` export, and their offset in it
+/// (ACL-IPK-003): a range inside one aclrtMalloc device allocation, or inside
+/// one VMM mapping whose physical memory was neither exported as a shareable
+/// handle nor imported, starting on a page of that memory (its granule).
+/// Host memory, an unaligned start, a range past the allocation or mapping,
+/// and memory shared the VMM way are refused (507899).
+fn exported_range(e: &Emulator, va: usize, size: usize) -> Result<(HandleId, usize), Fail> {
+    let refuse = |why: &str| Err(refused(&rules::IPK_003, format!("{:#x} (+{size}): {why}", va)));
+    let (start, len, handle, plain) = match e.plain_at(va) {
+        Some((base, n)) => match e.mapping(base) {
+            Some((_, m)) => (base, n, m.handle, true),
+            None => return refuse("the allocation has no memory"),
+        },
+        None => match e.mapping(va) {
+            Some((s, m)) => (s, m.len, m.handle, false),
+            None => return refuse("no device allocation or VMM mapping holds it"),
+        },
+    };
+    let info = e.describe(handle).map_err(|e| refused(&rules::IPK_003, e.to_string()))?;
+    if !matches!(info.place, Place::Device(_)) {
+        return refuse("host memory");
+    }
+    if va % info.granule as usize != 0 {
+        return refuse(&format!("not on a page of the memory ({:#x} bytes)", info.granule));
+    }
+    if (va - start).checked_add(size).is_none_or(|end| end > len) {
+        return refuse(&format!("past the end of the {len}-byte range that holds it"));
+    }
+    if !plain {
+        let keyed = lock(&KEYS).created.values().any(|&h| h == handle);
+        if info.imported || (info.key.is_some() && !keyed) {
+            return refuse("VMM memory exported or imported as a shareable handle");
+        }
+    }
+    Ok((handle, va - start))
 }
 
 /// `aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)`: ACL-IPK-005, 006.
@@ -275,7 +318,7 @@ pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *
         if flags == ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS {
             note_peer(e, d, u32::from(k.device));
         }
-        let va = open(e, k, place, mine)?;
+        let va = open(e, k, place, mine)? + k.offset as usize;
         lock(&KEYS).opened.insert(k, (va, place));
         // SAFETY: checked non-null.
         unsafe { put(devPtr, va as *mut c_void) };
@@ -316,10 +359,20 @@ pub unsafe extern "C" fn aclrtIpcMemClose(key: *const c_char) -> aclError {
             }
             return Ok(());
         }
+        let held_elsewhere = || !e.registry().other_holders(k.entry).is_empty();
         let Some(handle) = keys.created.remove(&k) else {
+            // A second close by the creator: the driver's node lives on,
+            // invalid, while an importer holds it (-EFAULT, 107017), and is
+            // gone once none does (-EINVAL, 507899).
+            ensure!(!(keys.destroyed.contains(&k) && held_elsewhere()), rules::IPK_013 => AclError::RT_INVALID_HANDLE,
+                "the key was destroyed by an earlier close; another process still has it open");
+            keys.destroyed.remove(&k);
             return Err(refused(&rules::IPK_013, "this process neither created the key nor has it open".into()));
         };
         let others = keys.created.keys().any(|c| c.entry == k.entry);
+        if held_elsewhere() {
+            keys.destroyed.insert(k);
+        }
         drop(keys);
         if !others && crate::mutation::enforced(&rules::IPK_012) {
             // The block's last key is gone: no new import finds it.
@@ -344,7 +397,7 @@ mod tests {
 
     #[test]
     fn keys_round_trip_and_are_64_characters() {
-        let k = Key { pid: 4242, serial: 7, device: 1, entry: 0x1_0000_0003 };
+        let k = Key { pid: 4242, serial: 7, device: 1, entry: 0x1_0000_0003, offset: 0x40_0000 };
         let t = k.text();
         assert_eq!(t.len(), KEY_CHARS);
         assert_eq!(Key::parse(t.as_bytes()), Some(k));

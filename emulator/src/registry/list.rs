@@ -44,21 +44,26 @@ pub struct ProcessInfo {
 }
 
 /// Which processes hold a `flock` on files under `dir`: (device, inode) →
-/// owner pids, from the `lock:` lines of `/proc/<pid>/fdinfo/<fd>`. (Not
+/// owner pids, from the `lock:` lines of `/proc/<pid>/fdinfo/<fd>`, looking
+/// at the processes `pids` or, with `None`, at every process. (Not
 /// `/proc/locks`: it is read one page per `read(2)`, resumed by position, so
 /// while other processes take and drop locks, lines are skipped or repeated;
 /// a listing of 3,000 stable locks on a busy machine showed between 1,638 and
 /// 4,713 of them.) An open file description shared by two processes counts
 /// once, for the pid that took the lock.
-pub fn flock_holders(dir: &Path) -> HashMap<(u64, u64), BTreeSet<u32>> {
+pub fn flock_holders(dir: &Path, pids: Option<&[u32]>) -> HashMap<(u64, u64), BTreeSet<u32>> {
     let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let all: Vec<u32> = match pids {
+        Some(p) => p.to_vec(),
+        None => std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
+            .collect(),
+    };
     let mut out: HashMap<(u64, u64), BTreeSet<u32>> = HashMap::new();
-    let pids = std::fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()));
-    for pid in pids {
+    for pid in all {
         let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { continue };
         for fd in fds.flatten() {
             if !std::fs::read_link(fd.path()).is_ok_and(|t| t.starts_with(&dir)) {
@@ -97,7 +102,7 @@ impl Registry {
         // The exporter's fd names the object by its first, unnamed path in the
         // root (`#INODE (deleted)`), so look under the whole root; the match is
         // by (device, inode).
-        let holders = flock_holders(&self.root);
+        let holders = flock_holders(&self.root, None);
         let mut out = Vec::new();
         for dirent in std::fs::read_dir(&self.shared).into_iter().flatten().flatten() {
             let Ok(object) = Object::open(&dirent.path()) else { continue };
@@ -117,6 +122,22 @@ impl Registry {
         }
         out.sort_by_key(|e| e.key);
         out
+    }
+
+    /// The processes of the root, other than this one, that hold the entry
+    /// `key` (an import of it open): each live process's `/proc/<pid>/fd`
+    /// is read, so this is for error paths, not for every call.
+    pub fn other_holders(&self, key: u64) -> BTreeSet<u32> {
+        let me = self.me().pid;
+        let pids: Vec<u32> = self
+            .state
+            .processes()
+            .into_iter()
+            .filter(|&(_, p, alive)| alive && p.pid != me)
+            .map(|(_, p, _)| p.pid)
+            .collect();
+        let Ok(m) = std::fs::metadata(self.entry_path(key)) else { return BTreeSet::new() };
+        flock_holders(&self.root, Some(&pids)).remove(&(m.dev(), m.ino())).unwrap_or_default()
     }
 
     /// Every process with a slot in the root.
@@ -145,7 +166,7 @@ pub struct CellInfo {
 impl Registry {
     /// Every shared event and notify of the root, ordered by key.
     pub fn cells(&self) -> Vec<CellInfo> {
-        let holders = flock_holders(&self.root);
+        let holders = flock_holders(&self.root, None);
         let mut out = Vec::new();
         for dirent in std::fs::read_dir(&self.shared).into_iter().flatten().flatten() {
             let Some(key) = dirent.file_name().to_str().and_then(|n| u64::from_str_radix(n, 16).ok()) else { continue };

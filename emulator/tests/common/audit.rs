@@ -10,7 +10,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
-use vmmkit_emulator::registry::{EntryInfo, GcReport, Registry};
+use vmmkit_emulator::registry::{EntryInfo, GcReport, Registry, flock_holders};
 
 /// The device window every dialect places reservations in.
 pub const WINDOW: std::ops::Range<usize> = 0x1000_0000_0000..0x1800_0000_0000;
@@ -107,50 +107,6 @@ fn holders_with(root: &Path, by_inode: HashMap<(u64, u64), BTreeSet<u32>>) -> Ve
         })
         .collect();
     out.sort();
-    out
-}
-
-/// Which processes hold a `flock` on files of `root`: (dev, inode) → owner
-/// pids, from the `lock:` lines of `/proc/<pid>/fdinfo/<fd>` (the owner is
-/// the pid in that line, so an open file description shared by two
-/// processes counts once, for its locker).
-///
-/// Not `/proc/locks` (what `Registry::entries` reads): it comes one page per
-/// `read(2)`, resumed by position, so while other processes on the machine
-/// take and drop locks, lines are skipped or repeated. On a busy machine a
-/// listing of 3,000 stable locks showed between 1,638 and 4,713 of them.
-pub fn flock_holders(root: &Path, pids: Option<&[u32]>) -> HashMap<(u64, u64), BTreeSet<u32>> {
-    use std::os::unix::fs::MetadataExt;
-    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let all: Vec<u32> = match pids {
-        Some(p) => p.to_vec(),
-        None => std::fs::read_dir("/proc")
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok()))
-            .collect(),
-    };
-    let mut out: HashMap<(u64, u64), BTreeSet<u32>> = HashMap::new();
-    for pid in all {
-        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { continue };
-        for fd in fds.flatten() {
-            if !std::fs::read_link(fd.path()).is_ok_and(|t| t.starts_with(&root)) {
-                continue;
-            }
-            let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{}", fd.file_name().to_string_lossy()));
-            let owner = info.ok().and_then(|i| {
-                i.lines().find(|l| l.starts_with("lock:") && l.contains("FLOCK")).and_then(|l| {
-                    let f: Vec<&str> = l.split_whitespace().collect();
-                    let at = f.iter().position(|w| *w == "FLOCK")?;
-                    f.get(at + 3)?.parse::<u32>().ok()
-                })
-            });
-            if let (Some(owner), Ok(m)) = (owner, std::fs::metadata(fd.path())) {
-                out.entry((m.dev(), m.ino())).or_default().insert(owner);
-            }
-        }
-    }
     out
 }
 

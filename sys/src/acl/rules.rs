@@ -76,6 +76,7 @@ const STREAM_CC: Source = Runtime("src/runtime/core/src/stream/stream.cc");
 const EVENT_CC: Source = Runtime("src/runtime/core/src/event/event.cc");
 const EVENT_TASK_CC: Source = Runtime("src/runtime/core/src/task/task_info/event/event_task.cc");
 const HAL_TYPES: Source = Driver("pkg_inc/hal_pkg/common_pkg.h");
+const ERRNO_MAP: Source = Driver("src/ascend_hal/dmc/logdrv/drv_log_user_kernel_api.c");
 
 // ---- markings of §6 ------------------------------------------------------------
 
@@ -1815,13 +1816,19 @@ rules! {
 
     IPK_003 {
         group: IPC_KEY,
-        text: "aclrtIpcMemGetExportKey accepts only aclrtMalloc device memory: host memory, a VMM mapping, an address \
-               that no allocation starts at and a size past the allocation are refused by the kernel (507899).",
-        apis: &["aclrtIpcMemGetExportKey"],
+        text: "aclrtIpcMemGetExportKey exports a range of device memory that starts on a page of it: inside an \
+               aclrtMalloc allocation (its start or any page after it) or inside a VMM mapping whose physical memory \
+               was neither exported as a shareable handle nor imported; an importer sees the range. Host memory, an \
+               address off the memory's pages, a size past the allocation and VMM memory shared as a shareable \
+               handle are refused by the kernel (507899).",
+        apis: &["aclrtIpcMemGetExportKey", "aclrtIpcMemImportByKey"],
         sources: &[IPC_KMOD, ERRCODE],
         confidence: &[Src],
-        note: Some("the driver needs a page-aligned pointer inside the allocation; the emulator asks for its start"),
+        note: Some("the kernel checks the page flags of every page of the range (svm_shmem_interprocess.c:170-231) \
+                    and counts a VMM reservation's use (:233-251); the emulator's page is the memory's granule (2 MiB \
+                    for aclrtMalloc), and a VMM range must lie inside one mapping"),
         expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
+        requires: PEERS,
     }
 
     IPK_004 {
@@ -1927,11 +1934,16 @@ rules! {
     IPK_013 {
         group: IPC_KEY,
         text: "aclrtIpcMemClose: NULL is 100000, an empty key 107000; a key this process neither created nor has open \
-               (another process's key, an unknown key, a second close by the creator) is 507899.",
+               (another process's key, an unknown key) is 507899. A second close by the creator is 107017 while \
+               another process still has the key open (the destroyed node lives on, no longer valid), and 507899 \
+               once none does.",
         apis: &["aclrtIpcMemClose"],
-        sources: &[MEMORY_CPP, API_IMPL_SOC, DEVMM, IPC_KMOD, IPC_NODE],
+        sources: &[MEMORY_CPP, API_IMPL_SOC, DEVMM, IPC_KMOD, IPC_NODE, ERRNO_MAP],
         confidence: &[Src],
-        expect: Codes(&[acl!(INVALID_PARAM), acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR)]),
+        note: Some("the driver keeps one node per key; the emulator counts another process as holding the key when \
+                    it holds an import of the key's memory, so an import through another key of the same allocation \
+                    counts too"),
+        expect: Codes(&[acl!(INVALID_PARAM), acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR), acl!(RT_INVALID_HANDLE)]),
         requires: PEERS,
     }
 

@@ -117,8 +117,10 @@ pub fn get_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("state unchanged: GetExportKey(len 65)", acl.ipc_mem_get_export_key(va, TWO_MIB, k, 65, 0))
 }
 
-/// ACL-IPK-003: host memory, a VMM mapping, an interior address and a size
-/// past the allocation are 507899; the allocation itself then works.
+/// ACL-IPK-003: host memory, an address off the memory's pages, a size past
+/// the allocation and VMM memory exported as a shareable handle are 507899;
+/// a page inside an allocation and a VMM mapping of memory never shared the
+/// VMM way export, and a peer reads each through its key.
 pub fn get_memory_kind(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let mut key = [0u8; ACL_IPC_KEY_MIN_LEN];
@@ -128,19 +130,37 @@ pub fn get_memory_kind(cx: &mut Ctx) -> Result<(), Failure> {
     let r = acl.ipc_mem_get_export_key(host, TWO_MIB, k, 65, 1);
     let _ = acl.free_host(host);
     cx.expect_code("GetExportKey of aclrtMallocHost memory", r)?;
-    let m = cx.alloc_mapped(TWO_MIB)?;
-    cx.expect_code("GetExportKey of a VMM mapping", acl.ipc_mem_get_export_key(m.va, TWO_MIB, k, 65, 1))?;
-    cx.teardown(m)?;
+    let shared = cx.alloc_mapped(TWO_MIB)?;
+    let mut sh = 0u64;
+    let r = acl.mem_export_to_shareable_handle(shared.handle, ACL_MEM_HANDLE_TYPE_NONE, 0, &mut sh);
+    setup("aclrtMemExportToShareableHandle", r)?;
+    let r = acl.ipc_mem_get_export_key(shared.va, TWO_MIB, k, 65, 1);
+    cx.expect_code("GetExportKey of a VMM mapping exported as a shareable handle", r)?;
+    cx.teardown(shared)?;
     cx.device(0)?;
     let mut va: Va = ptr::null_mut();
     setup("aclrtMalloc(4 MiB)", acl.malloc(&mut va, 2 * TWO_MIB, ACL_MEM_MALLOC_HUGE_FIRST))?;
     let inner = va.wrapping_byte_add(TWO_MIB);
-    cx.expect_code("GetExportKey of base + 2 MiB", acl.ipc_mem_get_export_key(inner, TWO_MIB, k, 65, 1))?;
+    cx.write(va, TWO_MIB, 3)?;
+    cx.write(inner, TWO_MIB, 30)?;
+    let off_page = va.wrapping_byte_add(4096);
+    cx.expect_code("GetExportKey of base + 4 KiB", acl.ipc_mem_get_export_key(off_page, TWO_MIB, k, 65, 1))?;
     cx.expect_code("GetExportKey of 6 MiB of 4", acl.ipc_mem_get_export_key(va, 3 * TWO_MIB, k, 65, 1))?;
-    cx.expect_ok(
-        "state unchanged: GetExportKey of the allocation",
-        acl.ipc_mem_get_export_key(va, 2 * TWO_MIB, k, 65, 1),
-    )
+    let r = acl.ipc_mem_get_export_key(inner, 2 * TWO_MIB, k, 65, 1);
+    cx.expect_code("GetExportKey of 4 MiB at base + 2 MiB", r)?;
+    let (r, inner_key) = get_key(cx, inner, 1);
+    cx.ensure_code("GetExportKey of 2 MiB at base + 2 MiB (a page inside)", AclError::SUCCESS, r)?;
+    let m = cx.alloc_mapped(TWO_MIB)?;
+    cx.write(m.va, TWO_MIB, 31)?;
+    let (r, vmm_key) = get_key(cx, m.va, 1);
+    cx.ensure_code("GetExportKey of a VMM mapping never shared", AclError::SUCCESS, r)?;
+    let mut b = cx.peer("B")?;
+    peer_reads(cx, &mut b, "the key of base + 2 MiB", &inner_key, 30)?;
+    peer_reads(cx, &mut b, "the VMM mapping's key", &vmm_key, 31)?;
+    b.exit()?;
+    cx.ensure_code("close the key of base + 2 MiB", AclError::SUCCESS, close(cx, &inner_key))?;
+    cx.ensure_code("close the VMM mapping's key", AclError::SUCCESS, close(cx, &vmm_key))?;
+    cx.teardown(m)
 }
 
 /// ACL-IPK-004: two keys of one block differ, and a peer reads through both.
@@ -311,10 +331,14 @@ pub fn close_errors(cx: &mut Ctx) -> Result<(), Failure> {
     let slot = b.setup(&Request::IpcAlloc { size: TWO_MIB as u64, seed: 14 })?.slot;
     let theirs = b.setup(&Request::IpcGetKey { map: slot, flags: 1 })?.bytes;
     cx.expect("Close of peer B's key (neither created nor open here)", drv, close(cx, &theirs))?;
-    b.exit()?;
     let (_va, key) = exported(cx, 1, 14)?;
+    peer_reads(cx, &mut b, "before the creator's close", &key, 14)?;
     cx.expect_ok("the creator closes its key", close(cx, &key))?;
-    cx.expect("the creator closes it again", drv, close(cx, &key))
+    let again = close(cx, &key);
+    cx.expect("the creator closes it again while peer B has it open", AclError::RT_INVALID_HANDLE, again)?;
+    cx.expect_ok("peer B closes", peer_close(&mut b, &key)?)?;
+    b.exit()?;
+    cx.expect("the creator closes it again once no importer holds it", drv, close(cx, &key))
 }
 
 /// ACL-IPK-014: aclrtFree while B has the key open: 0; C's import 507899; B's close 0.
