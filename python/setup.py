@@ -1,7 +1,8 @@
 """Builds the vmmkit wheel: the Python package plus, in ``vmmkit/_bin/``,
 the ``vmmkit`` command and the drop-in libraries ``libascendcl.so`` and
-``libamdhip64.so`` from the Rust workspace one directory up, and the ACL
-headers in ``vmmkit/include/``.
+``libamdhip64.so`` from the Rust workspace one directory up, the stand-ins
+for companion libraries (``vmmkit/_bin/stand-ins/``, for ``vmmkit run
+--stand-ins``), and the ACL headers in ``vmmkit/include/``.
 
 ``cargo build --release`` builds the three (set ``VMMKIT_PREBUILT=DIR`` to
 take them from DIR instead); each is copied with its debug information
@@ -34,6 +35,7 @@ WORKSPACE = HERE.parent
 PRODUCTS = ("vmmkit", "libascendcl.so", "libamdhip64.so")
 PACKAGES = ("vmmkit-conformance", "vmmkit-shim-ascendcl", "vmmkit-shim-amdhip64")
 HEADERS = WORKSPACE / "emulator" / "shims" / "ascendcl" / "include"
+STAND_INS = "stand-ins"  # vmmkit_standins::DIR, beside the command
 
 
 def built_products() -> Path:
@@ -81,6 +83,13 @@ class BuildPyWithCargo(build_py):
             shutil.copyfile(src / name, dst)
             subprocess.run(["strip", "--strip-debug", str(dst)], check=True)
             dst.chmod(0o755)
+        stand_ins = out / STAND_INS
+        if stand_ins.exists():
+            shutil.rmtree(stand_ins)
+        stand_ins.mkdir()
+        for lib in sorted((src / STAND_INS).glob("lib*.so*")):
+            shutil.copyfile(lib, stand_ins / lib.name)
+            (stand_ins / lib.name).chmod(0o755)
         inc = pkg / "include"
         if inc.exists():
             shutil.rmtree(inc)
@@ -100,6 +109,7 @@ class ManylinuxWheel(bdist_wheel):
     def get_tag(self) -> tuple[str, str, str]:
         bin_dir = Path(self.bdist_dir) / "vmmkit" / "_bin"
         files = [bin_dir / n for n in PRODUCTS if (bin_dir / n).exists()]
+        files += sorted((bin_dir / STAND_INS).glob("lib*.so*"))
         plat = f"manylinux_2_{glibc_minor(files)}_{platform.machine()}"
         return "py3", "none", plat
 

@@ -721,3 +721,40 @@ fn soc_chooses_the_chip_the_program_sees() {
     assert_eq!(exit.code(), Some(2), "{out}");
     assert!(out.contains("--soc"), "{out}");
 }
+
+/// A program linked against ROCm's companion libraries (as CuPy for ROCm
+/// is: `librocfft.so.0`, `libroctracer64.so.4`, the latter's symbols in
+/// its version nodes) does not start on a plain machine, and starts under
+/// `--stand-ins`: each call returns its library's failure status, and each
+/// library says once on stderr that it is a stand-in (not under
+/// `VMMKIT_QUIET=1`).
+#[test]
+fn stand_ins_let_a_program_linked_against_companion_libraries_start() {
+    let s = Scratch::new();
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_vmmkit"));
+    let stand_ins = exe.parent().expect("profile directory").join(vmmkit_standins::DIR);
+    let src = repo().join("conformance/tests/c/companions.c");
+    let out = s.path().join("companions");
+    let mut cmd = Command::new(c_compiler());
+    cmd.args(["-std=c11", "-Wall", "-Werror", "-o"]).arg(&out).arg(&src).arg("-L").arg(&stand_ins);
+    cmd.args(["-l:librocfft.so.0", "-l:libroctracer64.so.4"]);
+    run_compiler(&mut cmd, &src);
+    let needs = Command::new("readelf").arg("-V").arg(&out).output().expect("readelf runs");
+    let needs = String::from_utf8_lossy(&needs.stdout);
+    assert!(needs.contains("ROCTRACER_4.0"), "the program asks for roctracer's version node: {needs}");
+
+    let (exit, text) = s.run(&["--", "./companions"]);
+    assert_ne!(exit.code(), Some(0), "no stand-ins without --stand-ins: {text}");
+    assert!(text.contains("librocfft.so.0") || text.contains("libroctracer64.so.4"), "{text}");
+
+    let (exit, text) = s.run(&["--stand-ins", "--", "./companions"]);
+    assert_eq!(exit.code(), Some(0), "{text}");
+    assert!(text.contains("rocfft_setup 1 roctracer_open_pool_expl -8"), "{text}");
+    assert!(text.contains("vmmkit run: stand-ins for librocfft.so.0, libroctracer64.so.4"), "{text}");
+    assert_eq!(text.matches("is a stand-in").count(), 2, "one note per library: {text}");
+    assert!(text.contains("vmmkit: libroctracer64.so.4 is a stand-in (vmmkit run --stand-ins): roctracer_start"));
+
+    let (exit, text) = s.run(&["--stand-ins", "--", "sh", "-c", "VMMKIT_QUIET=1 ./companions"]);
+    assert_eq!(exit.code(), Some(0), "{text}");
+    assert_eq!(text.matches("is a stand-in").count(), 0, "quiet: {text}");
+}

@@ -215,3 +215,19 @@ def test_both(machine):
     assert sum(1 for e in events if e["name"] == "exit") == 1
     calls = {e["name"] for e in events if e["ph"] == "X"}
     assert {"aclrtMalloc", "hipMalloc"} <= calls
+
+
+def test_stand_ins_only_when_asked(pytester: pytest.Pytester) -> None:
+    body = """
+LOAD = "import ctypes; print(ctypes.CDLL('libroctracer64.so.4').roctracer_open_pool_expl(None, None))"
+
+def test_load(machine):
+    r = machine.run([PY, "-c", LOAD], capture_output=True, text=True)
+    print(r.stdout, r.stderr)
+    assert r.returncode == 0 and r.stdout.strip() == "-8"
+    assert "libroctracer64.so.4 is a stand-in" in r.stderr
+"""
+    inner(pytester, body).assert_outcomes(failed=1)
+    inner(pytester, body, "--vmmkit-stand-ins").assert_outcomes(passed=1)
+    marked = body.replace("def test_load", "@pytest.mark.vmmkit(stand_ins=True)\ndef test_load")
+    inner(pytester, marked).assert_outcomes(passed=1)

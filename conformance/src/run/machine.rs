@@ -32,13 +32,17 @@ pub struct Machine {
     path: PathBuf,
     /// Drop-ins that were not found (a program that needs one cannot start).
     pub missing: Vec<&'static str>,
+    /// Stand-ins linked (`--stand-ins`), by soname.
+    pub stand_ins: Vec<&'static str>,
 }
 
 impl Machine {
     /// Makes the directory in `base` (default: `/dev/shm` where there is
     /// one, as for the default root, else the temporary directory) and links
     /// the drop-ins found in `drop_ins`.
-    pub fn new(base: Option<&Path>, drop_ins: &[PathBuf]) -> anyhow::Result<Self> {
+    /// With `stand_ins`, also links the companion libraries' stand-ins
+    /// found in a `stand-ins/` directory of `drop_ins`.
+    pub fn new(base: Option<&Path>, drop_ins: &[PathBuf], stand_ins: bool) -> anyhow::Result<Self> {
         let shm = Path::new("/dev/shm");
         let base = match base {
             Some(b) => b.to_path_buf(),
@@ -50,11 +54,24 @@ impl Machine {
             .tempdir_in(&base)
             .with_context(|| format!("making a private machine in {}", base.display()))?;
         let path = dir.path().to_path_buf();
-        let m = Self { dir: Some(dir), path, missing: Vec::new() };
+        let m = Self { dir: Some(dir), path, missing: Vec::new(), stand_ins: Vec::new() };
         for sub in [m.root(), m.lib(), m.journal()] {
             std::fs::create_dir(&sub).with_context(|| format!("making {}", sub.display()))?;
         }
-        m.link(drop_ins)
+        let m = m.link(drop_ins)?;
+        if stand_ins { m.link_stand_ins(drop_ins) } else { Ok(m) }
+    }
+
+    /// Links each stand-in found in the first `<dir>/stand-ins/` of `dirs` that has it.
+    fn link_stand_ins(mut self, dirs: &[PathBuf]) -> anyhow::Result<Self> {
+        for s in vmmkit_standins::LIBRARIES {
+            let found = dirs.iter().map(|d| d.join(vmmkit_standins::DIR).join(s.soname)).find(|p| p.is_file());
+            let Some(to) = found else { continue };
+            let link = self.lib().join(s.soname);
+            std::os::unix::fs::symlink(&to, &link).with_context(|| format!("linking {}", link.display()))?;
+            self.stand_ins.push(s.soname);
+        }
+        Ok(self)
     }
 
     /// Links each drop-in, found in the first of `dirs` that has it, under all its names.
@@ -116,7 +133,8 @@ impl Machine {
 
 /// Where the drop-ins are looked for: beside the running `vmmkit` (where
 /// `cargo build` leaves them, in `target/<profile>/`), then in its `deps/`
-/// (where a `cargo test` that built them as dependencies leaves them).
+/// (where a `cargo test` that built them as dependencies leaves them). The
+/// stand-ins are in `stand-ins/` of the first.
 pub fn default_drop_ins() -> Vec<PathBuf> {
     let dir = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf));
     let dir = dir.unwrap_or_else(|| PathBuf::from("."));
@@ -133,7 +151,7 @@ mod tests {
     fn links_the_drop_ins_found_and_cleans_up() {
         let libs = tempfile::tempdir().unwrap();
         std::fs::write(libs.path().join("libascendcl.so"), b"").unwrap();
-        let m = Machine::new(Some(libs.path()), &[libs.path().join("none"), libs.path().to_path_buf()]).unwrap();
+        let m = Machine::new(Some(libs.path()), &[libs.path().join("none"), libs.path().to_path_buf()], false).unwrap();
         assert!(m.path().starts_with(libs.path()));
         assert_eq!(m.missing, ["libamdhip64.so"]);
         let names: Vec<String> = std::fs::read_dir(m.lib())
@@ -149,5 +167,19 @@ mod tests {
         assert!(m.root().is_dir() && m.journal().is_dir());
         drop(m);
         assert!(!path.exists(), "removed with the machine");
+    }
+
+    /// Stand-ins are linked only when asked for, from `stand-ins/`.
+    #[test]
+    fn links_stand_ins_only_when_asked() {
+        let libs = tempfile::tempdir().unwrap();
+        let dir = libs.path().join(vmmkit_standins::DIR);
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("librocfft.so.0"), b"").unwrap();
+        let plain = Machine::new(Some(libs.path()), &[libs.path().to_path_buf()], false).unwrap();
+        assert!(plain.stand_ins.is_empty() && !plain.lib().join("librocfft.so.0").exists());
+        let with = Machine::new(Some(libs.path()), &[libs.path().to_path_buf()], true).unwrap();
+        assert_eq!(with.stand_ins, ["librocfft.so.0"]);
+        assert_eq!(std::fs::read_link(with.lib().join("librocfft.so.0")).unwrap(), dir.join("librocfft.so.0"));
     }
 }

@@ -111,6 +111,13 @@ pub struct Args {
     /// Make the private machine in DIR (default: /dev/shm, else the temporary directory).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Also give the program stand-ins for the vendors' companion libraries
+    /// (`librocfft.so.0`, `libroctracer64.so.4`): each exports what the
+    /// vendor's headers declare and returns the library's own failure
+    /// status, saying once that it is a stand-in. For programs that load
+    /// them at start but need them only with a device.
+    #[arg(long)]
+    pub stand_ins: bool,
     /// Where the drop-in libraries are (default: beside this `vmmkit`, else in its `deps/`).
     #[arg(long, value_name = "DIR")]
     pub drop_ins: Option<PathBuf>,
@@ -234,7 +241,19 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let env = |k: &str| settings.iter().find(|(n, _)| *n == k).map(|(_, v)| v.into()).or_else(|| std::env::var_os(k));
     eprintln!("vmmkit run: {}", vmmkit_emulator::profiles_in_force(env));
     let drop_ins = args.drop_ins.clone().map_or_else(machine::default_drop_ins, |d| vec![d]);
-    let mut machine = Machine::new(args.dir.as_deref(), &drop_ins)?;
+    let mut machine = Machine::new(args.dir.as_deref(), &drop_ins, args.stand_ins)?;
+    if args.stand_ins {
+        let all: Vec<&str> = vmmkit_standins::LIBRARIES.iter().map(|s| s.soname).collect();
+        let absent: Vec<&&str> = all.iter().filter(|s| !machine.stand_ins.contains(s)).collect();
+        eprintln!("vmmkit run: stand-ins for {}", machine.stand_ins.join(", "));
+        if !absent.is_empty() {
+            eprintln!(
+                "vmmkit run: no stand-in {absent:?} in {}/{} (`cargo build --release` builds them)",
+                drop_ins[0].display(),
+                vmmkit_standins::DIR
+            );
+        }
+    }
     for m in &machine.missing {
         eprintln!(
             "vmmkit run: no {m} in {} (`cargo build --release` builds it); programs that need it will not start",

@@ -44,6 +44,9 @@ class Machine:
     :param timeout: seconds each process may run before it is killed.
     :param dir: where to make the machine (default: ``/dev/shm``).
     :param name: what the machine is for (a test's id), in the report's command.
+    :param stand_ins: give the processes vmmkit's stand-ins for the vendors'
+        companion libraries (``librocfft.so.0``, ``libroctracer64.so.4``;
+        ``vmmkit run --stand-ins``).
     """
 
     def __init__(
@@ -57,6 +60,7 @@ class Machine:
         timeout: float = 120.0,
         dir: Optional[PathLike] = None,
         name: str = "",
+        stand_ins: bool = False,
     ) -> None:
         self.devices = devices
         self.memory = memory
@@ -67,6 +71,7 @@ class Machine:
         self.timeout = timeout
         self.dir = dir
         self.name = name
+        self.stand_ins = stand_ins
         self.env: dict[str, str] = {}
         """The environment of a process on this machine (this process's, with the machine's settings)."""
         self.report: Optional[Report] = None
@@ -97,6 +102,8 @@ class Machine:
             cmd += ["--trace", str(self.trace)]
         if self.dir is not None:
             cmd += ["--dir", os.fspath(self.dir)]
+        if self.stand_ins:
+            cmd += ["--stand-ins"]
         cmd += ["--", sys.executable, "-m", "vmmkit._holder", *([self.name] if self.name else [])]
         # This process's environment, less what `vmmkit run` sets itself.
         base = {k: v for k, v in os.environ.items() if k not in _RUN_SETS}

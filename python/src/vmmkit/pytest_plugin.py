@@ -6,14 +6,16 @@ the test ends.
 Settings per test, with the ``vmmkit`` marker::
 
     @pytest.mark.vmmkit(devices=2, memory="1G", faults=None, streams="adversarial",
-                        leaks_ok=False, timeout=120)
+                        leaks_ok=False, timeout=120, stand_ins=False)
 
 ``leaks_ok=True`` (or the marker ``vmmkit_leaks_ok``) lets a test leave
 memory unreleased. The report is ``machine.report`` once the test has run
 and is printed with the test's other output when it fails.
 
 Options: ``--vmmkit-trace DIR`` writes one Chrome trace-event file per test
-(``DIR/<test id>.json``).
+(``DIR/<test id>.json``); ``--vmmkit-stand-ins`` gives every test's machine
+the stand-ins for the vendors' companion libraries (``vmmkit run
+--stand-ins``), as ``stand_ins=True`` does for one test.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from ._machine import Machine
 _KEY = pytest.StashKey[Machine]()
 # Set when the leak check failed the test (its message has the report).
 _FAILED = pytest.StashKey[bool]()
-_SETTINGS = ("devices", "memory", "faults", "streams", "timeout", "env")
+_SETTINGS = ("devices", "memory", "faults", "streams", "timeout", "env", "stand_ins")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -40,12 +42,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="write every call of each test's processes to DIR/<test id>.json (Chrome trace-event JSON)",
     )
+    group.addoption(
+        "--vmmkit-stand-ins",
+        action="store_true",
+        default=False,
+        help="give each test's machine stand-ins for the vendors' companion libraries (librocfft.so.0, "
+        "libroctracer64.so.4), as `vmmkit run --stand-ins`",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "vmmkit(devices=None, memory=None, faults=None, streams=None, leaks_ok=False, timeout=120, env=None): "
+        "vmmkit(devices=None, memory=None, faults=None, streams=None, leaks_ok=False, timeout=120, env=None, "
+        "stand_ins=False): "
         "settings of the test's emulated machine",
     )
     config.addinivalue_line("markers", "vmmkit_leaks_ok: the test's processes may leave memory unreleased")
@@ -71,6 +81,8 @@ def vmmkit_machine(request: pytest.FixtureRequest) -> Generator[Machine, None, N
     ``machine.ls()``; ``machine.report`` after the test."""
     marker = request.node.get_closest_marker("vmmkit")
     kwargs: dict[str, Any] = {k: v for k, v in (marker.kwargs if marker else {}).items() if k in _SETTINGS}
+    if request.config.getoption("--vmmkit-stand-ins"):
+        kwargs.setdefault("stand_ins", True)
     m = Machine(
         trace=_trace_file(request.config, request.node.nodeid),
         name=request.node.nodeid,
