@@ -6,6 +6,8 @@
 //! row, no row names an unknown id, verdicts are `agree`, `undetermined` or
 //! `differ`, no ACL or HIP row is left at `differ`, and an `agree` row cites
 //! at least one `path:line`. CUDA rows are optional but must name real ids.
+//! Every `repo@commit` in these files is one of the commits that the
+//! README's "Vendor sources" table names (each vendor release once).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -109,8 +111,8 @@ fn audit_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/audit")
 }
 
-/// The rows of every `docs/audit/*.md`, in file-name order.
-fn audit_rows() -> Vec<Row> {
+/// Every `docs/audit/*.md` as (`docs/audit/NAME`, text), in file-name order.
+fn audit_files() -> Vec<(String, String)> {
     let dir = audit_dir();
     let entries = fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let mut files: Vec<PathBuf> = entries
@@ -120,12 +122,100 @@ fn audit_rows() -> Vec<Row> {
     files.sort();
     files
         .iter()
-        .flat_map(|path| {
+        .map(|path| {
             let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-            rows(&format!("docs/audit/{name}"), &text)
+            (format!("docs/audit/{name}"), text)
         })
         .collect()
+}
+
+/// The rows of every `docs/audit/*.md`, in file-name order.
+fn audit_rows() -> Vec<Row> {
+    audit_files().iter().flat_map(|(name, text)| rows(name, text)).collect()
+}
+
+// ---- the vendor commits the citations may name ---------------------------------
+
+/// The section of the README that names the vendor sources.
+const SOURCES: &str = "## Vendor sources";
+
+/// The (`repository`, `commit`) pairs of the first table under [`SOURCES`] in
+/// `readme`, in its `Repository` and `Commit` columns, with the README line
+/// of each; an empty list when the section or its columns are missing.
+fn source_commits(readme: &str) -> Vec<(String, String, usize)> {
+    let mut lines = readme.lines().enumerate().skip_while(|(_, l)| l.trim() != SOURCES).skip(1);
+    let cells =
+        |l: &str| -> Vec<String> { l.trim().trim_matches('|').split('|').map(|c| c.trim().to_owned()).collect() };
+    let Some((_, header)) = lines.by_ref().find(|(_, l)| l.trim_start().starts_with('|')) else { return Vec::new() };
+    let header = cells(header);
+    let column = |name: &str| header.iter().position(|c| c == name);
+    let (Some(repo), Some(commit)) = (column("Repository"), column("Commit")) else { return Vec::new() };
+    lines
+        .skip(1)
+        .take_while(|(_, l)| l.trim_start().starts_with('|'))
+        .map(|(n, l)| {
+            let row = cells(l);
+            let cell = |i: usize| row.get(i).cloned().unwrap_or_default();
+            (cell(repo), cell(commit), n + 1)
+        })
+        .collect()
+}
+
+/// Every `owner/name@commit` in `text` (a commit of at least 6 hex digits),
+/// with its line.
+fn citations(text: &str) -> Vec<(String, String, usize)> {
+    let repo_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/');
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        for (at, _) in line.match_indices('@') {
+            let repo: String = line[..at].chars().rev().take_while(|c| repo_char(*c)).collect();
+            let repo: String = repo.chars().rev().collect::<String>().trim_start_matches(['.', '/']).to_owned();
+            let commit: String = line[at + 1..].chars().take_while(char::is_ascii_hexdigit).collect();
+            if repo.matches('/').count() == 1 && !repo.starts_with('/') && !repo.ends_with('/') && commit.len() >= 6 {
+                out.push((repo, commit, n + 1));
+            }
+        }
+    }
+    out
+}
+
+/// Everything wrong with the commits `files` cite against the README's
+/// sources table: a citation of a commit the table does not name for its
+/// repository, a table that names no commit, or a commit named twice.
+fn commit_problems(readme: &str, files: &[(String, String)]) -> Vec<String> {
+    let table = source_commits(readme);
+    let mut found = Vec::new();
+    if table.is_empty() {
+        found.push(format!("README.md: no table with Repository and Commit columns under {SOURCES:?}"));
+    }
+    let mut named: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    for (repo, commit, line) in &table {
+        if let Some(first) = named.insert((repo.as_str(), commit.as_str()), *line) {
+            found.push(format!("README.md:{line}: {repo}@{commit} is named again (first at :{first})"));
+        }
+    }
+    for (name, text) in files {
+        for (repo, commit, line) in citations(text) {
+            if !named.contains_key(&(repo.as_str(), commit.as_str())) {
+                found.push(format!("{name}:{line}: {repo}@{commit} is not a commit of the vendor sources table"));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_cited_commit_is_one_the_sources_table_names() {
+    let files = audit_files();
+    let readme = files
+        .iter()
+        .find(|(name, _)| name.ends_with("/README.md"))
+        .map(|(_, text)| text.as_str())
+        .unwrap_or_else(|| panic!("no README.md under {}", audit_dir().display()));
+    assert!(files.iter().any(|(_, text)| !citations(text).is_empty()), "no repo@commit in the audit files");
+    let found = commit_problems(readme, &files);
+    assert!(found.is_empty(), "the audit cites commits the sources table does not name:\n{}", found.join("\n"));
 }
 
 #[test]
@@ -205,6 +295,46 @@ fn agree_needs_a_path_and_line() {
     assert!(!cites_line("https://example.com:443"));
     assert!(!cites_line("memory.cpp:"));
     assert!(!cites_line("ACL-MAP-003:12"));
+}
+
+const README: &str = "# r\n\n## Vendor sources\n\n| Vendor | Repository | Tag | Commit |\n| --- | --- | --- | --- |\n\
+                      | ACL | hicann/runtime | `v9.1.0` | 0b4af8a |\n| HIP | ROCm/clr | `rocm-6.3.0` | fa1d09c |\n\nafter\n";
+
+#[test]
+fn the_sources_table_is_read_by_its_columns() {
+    let table = source_commits(README);
+    let pairs: Vec<(&str, &str)> = table.iter().map(|(r, c, _)| (r.as_str(), c.as_str())).collect();
+    assert_eq!(pairs, [("hicann/runtime", "0b4af8a"), ("ROCm/clr", "fa1d09c")]);
+    assert!(source_commits("# no table\n").is_empty());
+}
+
+#[test]
+fn a_stray_commit_is_named_and_a_listed_one_passes() {
+    let good =
+        ("t.md".to_owned(), "| X | hicann/runtime@0b4af8a a.cc:1; ROCm/clr@fa1d09c b.cpp:2 | agree | y |".to_owned());
+    assert!(commit_problems(README, std::slice::from_ref(&good)).is_empty());
+    let stray = ("u.md".to_owned(), "read at `ROCm/rocm-systems@804ae76` and hicann/runtime@681ef76\n".to_owned());
+    let found = commit_problems(README, &[good, stray]);
+    assert_eq!(
+        found,
+        [
+            "u.md:1: ROCm/rocm-systems@804ae76 is not a commit of the vendor sources table",
+            "u.md:1: hicann/runtime@681ef76 is not a commit of the vendor sources table",
+        ]
+    );
+    // A listed commit under another repository is stray too.
+    let moved = ("v.md".to_owned(), "hicann/driver@0b4af8a".to_owned());
+    assert_eq!(commit_problems(README, &[moved]).len(), 1);
+}
+
+#[test]
+fn a_commit_named_twice_or_a_missing_table_is_named() {
+    let twice = README.replace("| HIP | ROCm/clr |", "| ACL | hicann/runtime | x | 0b4af8a |\n| HIP | ROCm/clr |");
+    let found = commit_problems(&twice, &[]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("hicann/runtime@0b4af8a is named again"), "{found:?}");
+    assert_eq!(commit_problems("# r\n", &[]).len(), 1);
+    assert_eq!(citations("mail a@b.c, x/y@zz, `o/n@abcdef1`"), [("o/n".to_owned(), "abcdef1".to_owned(), 1)]);
 }
 
 /// The ids whose confidence tag and audit verdict disagree: a rule tagged

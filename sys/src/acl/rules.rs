@@ -49,8 +49,8 @@ const EVENT: &str = "acl.event";
 
 const ACL_CPP: Source = Runtime("src/acl/aclrt_impl/acl.cpp");
 const MEMORY_CPP: Source = Runtime("src/acl/aclrt_impl/memory.cpp");
-const API_ERROR: Source = Runtime("src/runtime/api/impl/api_error.cc");
-const API_IMPL: Source = Runtime("src/runtime/api/impl/api_impl.cc");
+const API_ERROR: Source = Runtime("src/runtime/core/src/api_impl/api_error.cc");
+const API_IMPL: Source = Runtime("src/runtime/core/src/api_impl/api_impl.cc");
 const API_C_DEVICE: Source = Runtime("src/runtime/api/api_c_device.cc");
 const NPU_DRIVER: Source = Runtime("src/runtime/driver/npu_driver.cc");
 const RUNTIME: Source = Runtime("runtime core");
@@ -60,7 +60,7 @@ const MEM_CREATE: Source = Driver("src/sdk_driver/svm/v2/master/comm/svm_master_
 const MEM_MAP: Source = Driver("src/sdk_driver/svm/v2/master/comm/svm_master_mem_map.c");
 const MEM_SHARE: Source = Driver("src/sdk_driver/svm/v2/master/comm/svm_master_mem_share.c");
 const KERNEL: Source = Driver("kernel SVM module");
-const API_IMPL_SOC: Source = Runtime("src/runtime/api/impl/api_impl_standard_soc.cc");
+const API_IMPL_SOC: Source = Runtime("src/runtime/core/src/api_impl/api_impl_standard_soc.cc");
 const ERRCODE: Source = Runtime("src/runtime/core/src/common/errcode_manage.cc");
 const IPC_KMOD: Source = Driver("src/sdk_driver/svm/v2/master/pmaster/svm_shmem_interprocess.c");
 const IPC_NODE: Source = Driver("src/sdk_driver/svm/v2/master/pmaster/svm_shmem_node.c");
@@ -98,7 +98,7 @@ const NO_UC: Need = Need::Symbol("aclrtReserveMemAddressNoUCMemory");
 const DYNAMIC_WINDOW: Need = Need::Profile(PROFILE_A3);
 const DYN_ADDR: Source = Driver("src/ascend_hal/svm/v2/devmm/devmm_dynamic_addr.c");
 const SVM_DEFINE: Source = Driver("src/sdk_driver/svm/v2/command/ioctl/svm_define.h");
-const NO_UC_PAGE: Source = Runtime("docs/zh/api_ref/11-04_virtual_memory_management.md");
+const NO_UC_PAGE: Source = Runtime("docs/03_api_ref/11-04_虚拟内存管理.md");
 
 const V2: &str = "acl.share.v2";
 const QUERY: &str = "acl.vmm.query";
@@ -259,7 +259,7 @@ rules! {
         apis: &["aclrtMemGetAllocationGranularity"],
         sources: &[DEVMM],
         confidence: &[Src],
-        note: Some("devmm_svm.c:6959 (option) before 6968 (devmm_mem_prop_check)"),
+        note: Some("devmm_svm.c:6383 (option) before 6392 (devmm_mem_prop_check)"),
         expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
     }
 
@@ -410,7 +410,7 @@ rules! {
         sources: &[DEVMM],
         confidence: &[Src],
         note: Some("doc-vs-source (D8): the doc says the id is ignored; emulator follows source \
-                    (devmm_svm.c:4905-4916 id >= 64 invalid value, 4969-4972 HOST id != 0 not supported)"),
+                    (devmm_svm.c:4420-4431 id >= 64 invalid value, 4484-4487 HOST id != 0 not supported)"),
         expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT), acl!(RT_PARAM_INVALID)]),
     }
 
@@ -576,8 +576,8 @@ rules! {
         apis: &["aclrtReserveMemAddress"],
         sources: &[Page("aclrtReserveMemAddress page"), ALLOCATOR, Driver("src/ascend_hal/svm/v2/devmm/devmm_virt_interface.c")],
         confidence: &[Doc, Src],
-        note: Some("a fixed address with no free heap is DRV_ERROR_BUSY (devmm_virt_interface.c:1491), unmapped by the \
-                    runtime's table: 507899 (errcode_manage.cc:599)"),
+        note: Some("a fixed address with no free heap is DRV_ERROR_BUSY (devmm_virt_interface.c:1335), unmapped by the \
+                    runtime's table: 507899 (errcode_manage.cc:580)"),
         expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
     }
 
@@ -627,10 +627,10 @@ rules! {
         apis: &["aclrtReserveMemAddressNoUCMemory"],
         sources: &[MEMORY_CPP, DEVMM, DYN_ADDR, SVM_DEFINE, NO_UC_PAGE],
         confidence: &[Doc, Src],
-        note: Some("A3: memory.cpp:2040-2053 sets flag bit 9 (MEM_RSV_TYPE_REMOTE_MAP, ascend_hal_define.h:827-828); \
-                    halMemAddressReserve devmm_svm.c:5630-5632 reserves in the dynamic window \
-                    (svm_define.h:122-124) at the fixed address (devmm_dynamic_addr.c:194-217, 292-299). 910B: \
-                    11-04_virtual_memory_management.md:294-299 (A3 supported, A2 not)"),
+        note: Some("A3: memory.cpp:1908-1919 sets flag bit 9 (MEM_RSV_TYPE_REMOTE_MAP, ascend_hal_define.h:749-750); \
+                    halMemAddressReserve devmm_svm.c:5132-5134 reserves in the dynamic window \
+                    (svm_define.h:106-108) at the fixed address (devmm_dynamic_addr.c:194-217, 292-299). 910B: \
+                    11-04_虚拟内存管理.md:217-219 (A3 supported, A2 not)"),
         expect: Codes(&[acl!(SUCCESS)]),
         profiles: &[ProfileExpect::new(PROFILE_910B, Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]))
             .note("unsupported on 910B: a fixed address outside [16 TiB, 24 TiB) is refused as ACL-RSV-006")],
@@ -644,9 +644,9 @@ rules! {
         apis: &["aclrtReserveMemAddressNoUCMemory"],
         sources: &[MEMORY_CPP, DEVMM, NPU_DRIVER_MEM, NO_UC_PAGE],
         confidence: &[Doc, Src],
-        note: Some("devmm_svm.c:5532-5535 (REMOTE_MAP with addr 0: DRV_ERROR_NOT_SUPPORT), npu_driver_mem.cc:339-341 \
-                    (RT_ERROR_FEATURE_NOT_SUPPORT), memory.cpp:2052 (ACL_REQUIRES_RTS_OK_WARN_NOT_SUPPORT); the page \
-                    (11-04_virtual_memory_management.md:320): the start address cannot be chosen by the system. \
+        note: Some("devmm_svm.c:5033-5037 (REMOTE_MAP with addr 0: DRV_ERROR_NOT_SUPPORT), npu_driver_mem.cc:320-321 \
+                    (RT_ERROR_FEATURE_NOT_SUPPORT), memory.cpp:1919 (ACL_REQUIRES_RTS_OK_WARN_NOT_SUPPORT); the page \
+                    (11-04_虚拟内存管理.md:228): the start address cannot be chosen by the system. \
                     910B (no dynamic window): the emulator reserves as aclrtReserveMemAddress"),
         expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
         requires: &[NO_UC, DYNAMIC_WINDOW],
@@ -659,8 +659,8 @@ rules! {
         apis: &["aclrtReserveMemAddressNoUCMemory"],
         sources: &[DYN_ADDR, NO_UC_PAGE],
         confidence: &[Doc, Src],
-        note: Some("svm_da_alloc devmm_dynamic_addr.c:336-340 (size not DEVMM_HEAP_SIZE-aligned: \
-                    DRV_ERROR_INVALID_VALUE, 107000 as ACL-RSV-005); the page (11-04_virtual_memory_management.md:327): size only whole GiB, at least 1 GiB"),
+        note: Some("svm_da_alloc devmm_dynamic_addr.c:336-339 (size not DEVMM_HEAP_SIZE-aligned: \
+                    DRV_ERROR_INVALID_VALUE, 107000 as ACL-RSV-005); the page (11-04_虚拟内存管理.md:236): size only whole GiB, at least 1 GiB"),
         expect: Codes(&[acl!(RT_PARAM_INVALID)]),
         requires: &[NO_UC, DYNAMIC_WINDOW],
     }
@@ -1029,7 +1029,7 @@ rules! {
         apis: &["aclrtMemExportToShareableHandleV2"],
         sources: &[Page("aclrtMemExportToShareableHandleV2 page"), API_IMPL, NPU_DRIVER],
         confidence: &[Doc, Src],
-        note: Some("api_impl.cc:7385-7396 (context, then GetServerId), npu_driver.cc:1470-1478 (no server id: \
+        note: Some("api_impl.cc:7095-7108 (context, then GetServerId), npu_driver.cc:1415-1423 (no server id: \
                     RT_ERROR_DRV_NOT_SUPPORT, 207000)"),
         expect: Codes(&[acl!(RT_CONTEXT_NULL), acl!(SUCCESS)]),
         profiles: &[ProfileExpect::new(PROFILE_910B, Codes(&[acl!(RT_CONTEXT_NULL), acl!(RT_FEATURE_NOT_SUPPORT)]))],
@@ -1154,7 +1154,7 @@ rules! {
         apis: &["aclrtMemSetPidToShareableHandle"],
         sources: &[MEM_SHARE, DEVMM],
         confidence: &[Src],
-        note: Some("devmm_get_share_id / devmm_get_share_devid devmm_svm.c:6309-6317 mask bits 0-31 and 32-39"),
+        note: Some("devmm_get_share_id / devmm_get_share_devid devmm_svm.c:5810-5818 mask bits 0-31 and 32-39"),
         expect: Codes(&[acl!(RT_INVALID_HANDLE)]),
     }
 
@@ -1286,8 +1286,8 @@ rules! {
         apis: &["aclrtMemImportFromShareableHandleV2"],
         sources: &[API_IMPL, NPU_DRIVER],
         confidence: &[Src],
-        note: Some("api_impl.cc:7444-7450 (GetServerId first), 7456-7472 (same server: local import); \
-                    npu_driver.cc:1470-1478"),
+        note: Some("api_impl.cc:7156-7164 (GetServerId first), 7170-7186 (same server: local import); \
+                    npu_driver.cc:1415-1423"),
         expect: Codes(&[acl!(SUCCESS)]),
         profiles: &[ProfileExpect::new(PROFILE_910B, Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]))],
         requires: &[EXPORT_V2, IMPORT_V2, Need::Peers],
@@ -1640,7 +1640,7 @@ rules! {
         sources: &[
             Page("aclrtMemcpy page (kind: the system decides from the addresses)"),
             Runtime("src/runtime/driver/npu_driver_mem.cc (drvMemcpy is given no kind)"),
-            Runtime("src/runtime/api/impl/api_error.cc (MemcpyKindAutoCorrect: async kinds are corrected)"),
+            Runtime("src/runtime/core/src/api_impl/api_error.cc (MemcpyKindAutoCorrect: async kinds are corrected)"),
         ],
         confidence: &[Src],
         note: Some(
@@ -1675,8 +1675,8 @@ rules! {
         apis: &["aclrtMemRetainAllocationHandle"],
         sources: &[Page("aclrtMemRetainAllocationHandle page"), DEVMM, NPU_DRIVER],
         confidence: &[Doc, Src],
-        note: Some("devmm_svm.c:6088-6120 (attribute, then the record keyed by the exact VA, 5986-6003: NOT_EXIST); \
-                    devmm_svm.c:2564 (no side: INVALID_HANDLE); npu_driver.cc:1581-1596; a driver without the call: \
+        note: Some("devmm_svm.c:5590-5621 (attribute, then the record keyed by the exact VA, 5986-6003: NOT_EXIST); \
+                    devmm_svm.c:2157 (no side: INVALID_HANDLE); npu_driver.cc:1516-1527; a driver without the call: \
                     207000"),
         expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR), acl!(RT_INVALID_HANDLE), acl!(SUCCESS)]),
     }
@@ -1824,8 +1824,8 @@ rules! {
         apis: &["aclrtIpcMemGetExportKey", "aclrtIpcMemImportByKey"],
         sources: &[IPC_KMOD, ERRCODE],
         confidence: &[Src],
-        note: Some("the kernel checks the page flags of every page of the range (svm_shmem_interprocess.c:170-231) \
-                    and counts a VMM reservation's use (:233-251); the emulator's page is the memory's granule (2 MiB \
+        note: Some("the kernel checks the page flags of every page of the range (svm_shmem_interprocess.c:169-225) \
+                    and counts a VMM reservation's use (:227-246); the emulator's page is the memory's granule (2 MiB \
                     for aclrtMalloc), and a VMM range must lie inside one mapping"),
         expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
         requires: PEERS,
@@ -1991,8 +1991,8 @@ rules! {
         apis: &["aclrtMemExportToShareableHandleV2", "aclrtMemImportFromShareableHandle"],
         sources: &[DEVMM, HAL_TYPES, ACL_RT_H],
         confidence: &[Src],
-        note: Some("struct devmm_share_handle devmm_svm.c:6350-6356, filled 6393-6397; u64 packing 6299-6317 and \
-                    halMemTransShareableHandle 6457-6486; drv_mem_handle_type common_pkg.h:147-152"),
+        note: Some("struct devmm_share_handle devmm_svm.c:5851-5857, filled 5894-5898; u64 packing 5800-5818 and \
+                    halMemTransShareableHandle 5958-5987; drv_mem_handle_type common_pkg.h:147-152"),
         expect: Codes(&[acl!(SUCCESS)]),
         requires: FABRIC_PEERS,
     }
@@ -2004,7 +2004,7 @@ rules! {
         apis: &["aclrtMemExportToShareableHandleV2", "aclrtMemImportFromShareableHandleV2"],
         sources: &[NPU_DRIVER_MEM],
         confidence: &[Src],
-        note: Some("npu_driver_mem.cc:580-583 (export DEFAULT is V1 through a uint64_t*), 628-631 (import DEFAULT \
+        note: Some("npu_driver_mem.cc:534-537 (export DEFAULT is V1 through a uint64_t*), 582-585 (import DEFAULT \
                     reads a uint64_t)"),
         expect: Codes(&[acl!(SUCCESS)]),
         requires: V2_PEERS,
@@ -2017,8 +2017,8 @@ rules! {
         apis: &["aclrtMemImportFromShareableHandleV2", "aclrtMemSetPidToShareableHandleV2"],
         sources: &[DEVMM, NPU_DRIVER_MEM, ERRCODE],
         confidence: &[Src],
-        note: Some("halMemTransShareableHandle devmm_svm.c:6468-6473 (DRV_ERROR_INVALID_VALUE), reached from \
-                    GetServerIdAndshareableHandle npu_driver_mem.cc:680-695; errcode_manage.cc:565 and :86 map it to \
+        note: Some("halMemTransShareableHandle devmm_svm.c:5969-5974 (DRV_ERROR_INVALID_VALUE), reached from \
+                    GetServerIdAndshareableHandle npu_driver_mem.cc:634-650; errcode_manage.cc:546 and :84 map it to \
                     107000"),
         expect: Codes(&[acl!(RT_PARAM_INVALID)]),
         requires: &[EXPORT_V2, IMPORT_V2, FABRIC],
@@ -2035,8 +2035,8 @@ rules! {
         ],
         sources: &[API_IMPL, MEM_SHARE],
         confidence: &[Src, Inferred],
-        note: Some("api_impl.cc:7381-7408 (driver export with flags 0; DISABLE_PID_VALIDATION applied only for flag \
-                    1), 7481-7492 (SetPid V2 translates to the u64 form); the kernel's trustlist as ACL-IMP-011"),
+        note: Some("api_impl.cc:7091-7120 (driver export with flags 0; DISABLE_PID_VALIDATION applied only for flag \
+                    1), 7195-7206 (SetPid V2 translates to the u64 form); the kernel's trustlist as ACL-IMP-011"),
         expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR), acl!(SUCCESS)]),
         enforced_by: &[&IMP_011],
         requires: FABRIC_PEERS,
@@ -2049,7 +2049,7 @@ rules! {
         apis: &["aclrtMemImportFromShareableHandleV2", "aclrtMemGetAllocationPropertiesFromHandle"],
         sources: &[API_IMPL, MEM_SHARE],
         confidence: &[Src],
-        note: Some("api_impl.cc:7435-7472 (same server: local import onto the current device, P2P enabled toward \
+        note: Some("api_impl.cc:7148-7186 (same server: local import onto the current device, P2P enabled toward \
                     the exporter), then as ACL-IMP-009 and ACL-MAP-016"),
         expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR), acl!(SUCCESS)]),
         enforced_by: &[&IMP_009],
@@ -2064,7 +2064,7 @@ rules! {
         apis: &["aclrtMemExportToShareableHandleV2", "aclrtMemImportFromShareableHandleV2", "aclrtMapMem"],
         sources: &[API_IMPL, Reference("acl.md §7.3, sample 12_cross_server_physical_memory_sharing_withoutpid")],
         confidence: &[Doc, Src, Undetermined],
-        note: Some("api_impl.cc:7452-7471: another server id skips the local conversion and imports the fabric \
+        note: Some("api_impl.cc:7166-7185: another server id skips the local conversion and imports the fabric \
                     handle itself; the emulator names a server by its network namespace"),
         expect: Codes(&[acl!(SUCCESS)]),
         requires: FABRIC_PEERS,
@@ -2079,7 +2079,7 @@ rules! {
         apis: &["aclrtMemRetainAllocationHandle", "aclrtFreePhysical", "aclrtGetMemInfo"],
         sources: &[Page("aclrtMemRetainAllocationHandle page"), DEVMM],
         confidence: &[Doc, Src],
-        note: Some("devmm_svm.c:6113 (devmm_vmm_handle_ref_inc per retain), :6546 (per import); halMemRelease drops one"),
+        note: Some("devmm_svm.c:5615 (devmm_vmm_handle_ref_inc per retain), :6047 (per import); halMemRelease drops one"),
         expect: Codes(&[acl!(SUCCESS)]),
     }
 
@@ -2102,8 +2102,8 @@ rules! {
         apis: &["aclrtMemRetainAllocationHandle", "aclrtUnmapMem"],
         sources: &[DEVMM, ERRCODE],
         confidence: &[Src],
-        note: Some("halMemUnmap destroys the record (devmm_svm.c:6081); lookup misses with NOT_EXIST (5986-6003), \
-                    unmapped by errcode_manage.cc:599: 507899"),
+        note: Some("halMemUnmap destroys the record (devmm_svm.c:5583); lookup misses with NOT_EXIST (5488-5506), \
+                    unmapped by errcode_manage.cc:580: 507899"),
         expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
     }
 
@@ -2113,8 +2113,8 @@ rules! {
         apis: &["aclrtMemRetainAllocationHandle", "aclrtMalloc"],
         sources: &[DEVMM, ERRCODE],
         confidence: &[Src],
-        note: Some("drvMemGetAttribute succeeds on the SVM heap (devmm_svm.c:2601-2650), the record lookup does not \
-                    (6107)"),
+        note: Some("drvMemGetAttribute succeeds on the SVM heap (devmm_svm.c:2188-2226), the record lookup does not \
+                    (5609)"),
         expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
     }
 
@@ -2127,7 +2127,7 @@ rules! {
         apis: &["aclrtMemGetAddressRange"],
         sources: &[DEVMM, NPU_DRIVER],
         confidence: &[Src],
-        note: Some("halMemGetAddressRange devmm_svm.c:7033-7036 (DRV_ERROR_INVALID_VALUE); npu_driver.cc:1618-1633"),
+        note: Some("halMemGetAddressRange devmm_svm.c:6456-6459 (DRV_ERROR_INVALID_VALUE); npu_driver.cc:1544-1556"),
         expect: Codes(&[acl!(RT_PARAM_INVALID)]),
         requires: &[Need::Symbol("aclrtMemGetAddressRange")],
     }
@@ -2140,8 +2140,8 @@ rules! {
         apis: &["aclrtPointerGetAttributes"],
         sources: &[NPU_DRIVER_MEM, DEVMM],
         confidence: &[Src],
-        note: Some("PtrGetAttributes npu_driver_mem.cc:2040-2083 (memType to location; id only for device); \
-                    drvMemGetAttribute devmm_svm.c:2601-2650"),
+        note: Some("PtrGetAttributes npu_driver_mem.cc:2091-2134 (memType to location; id only for device); \
+                    drvMemGetAttribute devmm_svm.c:2188-2226"),
         expect: Codes(&[acl!(SUCCESS)]),
         requires: &[Need::Devices(2)],
     }
@@ -2153,8 +2153,8 @@ rules! {
         apis: &["aclrtPointerGetAttributes"],
         sources: &[DEVMM],
         confidence: &[Src],
-        note: Some("devmm_get_reserve_addr_attr devmm_svm.c:2551-2566 (DRV_ERROR_INVALID_HANDLE); reservations over \
-                    DEVMM_LARGE_MEM_THRESHOLD_SIZE (devmm_svm.h:46) are heaps of their own. Under 512 MiB: \
+        note: Some("devmm_get_reserve_addr_attr devmm_svm.c:2144-2159 (DRV_ERROR_INVALID_HANDLE); reservations over \
+                    DEVMM_LARGE_MEM_THRESHOLD_SIZE (devmm_svm.h:47) are heaps of their own. Under 512 MiB: \
                     undetermined (the node's initial side)"),
         expect: Codes(&[acl!(RT_INVALID_HANDLE)]),
     }
@@ -2168,7 +2168,7 @@ rules! {
         apis: &["aclrtCreateStream", "aclrtDestroyStream", "aclrtStreamQuery"],
         sources: &[STREAM_CPP],
         confidence: &[Src],
-        note: Some("ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT stream.cpp:43 (create), :99 (destroy), :170 (query status)"),
+        note: Some("ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT stream.cpp:42 (create), :98 (destroy), :169 (query status)"),
         expect: Codes(&[acl!(INVALID_PARAM)]),
     }
 
@@ -2179,9 +2179,9 @@ rules! {
         apis: &["aclrtSynchronizeStreamWithTimeout", "aclrtSynchronizeDeviceWithTimeout"],
         sources: &[STREAM_CPP, DEVICE_CPP, API_ERROR],
         confidence: &[Src],
-        note: Some("stream.cpp:139-149 and device.cpp:172-174 (timeout < -1); ApiErrorDecorator::StreamSynchronize \
-                    api_error.cc:1441-1443 and DeviceSynchronize :3479-3481 refuse 0 (RT_ERROR_INVALID_VALUE, \
-                    107000), although acl_rt.h:2815-2822 calls 0 an immediate check: doc-vs-source, source followed"),
+        note: Some("stream.cpp:139-149 and device.cpp:167-168 (timeout < -1); ApiErrorDecorator::StreamSynchronize \
+                    api_error.cc:1074-1075 and DeviceSynchronize :2813-2814 refuse 0 (RT_ERROR_INVALID_VALUE, \
+                    107000), although acl_rt.h:2762-2769 calls 0 an immediate check: doc-vs-source, source followed"),
         expect: Codes(&[acl!(RT_PARAM_INVALID)]),
         requires: &[Need::Symbol("aclrtSynchronizeStreamWithTimeout")],
     }
@@ -2193,7 +2193,7 @@ rules! {
         apis: &["aclrtSynchronizeStreamWithTimeout", "aclrtMemcpyAsync"],
         sources: &[STREAM_CPP, ERRCODE],
         confidence: &[Src],
-        note: Some("stream.cpp:151-153 returns the runtime's timeout as is; errcode_manage.cc:140"),
+        note: Some("stream.cpp:151-153 returns the runtime's timeout as is; errcode_manage.cc:132"),
         expect: Codes(&[acl!(RT_STREAM_SYNC_TIMEOUT)]),
         requires: &[Need::Symbol("aclrtSynchronizeStreamWithTimeout")],
     }
@@ -2205,7 +2205,7 @@ rules! {
         apis: &["aclrtMemcpyAsync", "aclrtSynchronizeStream"],
         sources: &[ACL_RT_H],
         confidence: &[Doc],
-        note: Some("acl_rt.h:2288-2311: call aclrtSynchronizeStream to ensure the copy has completed"),
+        note: Some("acl_rt.h:2226-2249: call aclrtSynchronizeStream to ensure the copy has completed"),
         expect: Behaviour,
     }
 
@@ -2215,9 +2215,9 @@ rules! {
         apis: &["aclrtDestroyStream", "aclrtMemcpyAsync"],
         sources: &[STREAM_CC],
         confidence: &[Src],
-        note: Some("rtStreamDestroy passes force=false (api_c_stream.cc:102); Stream::TearDown submits the \
-                    recycle and waits for pendingNum_ (stream.cc:1409-1470); aclrtDestroyStreamForce passes \
-                    true (api_c_stream.cc:117): pending tasks are force-recycled"),
+        note: Some("rtStreamDestroy passes force=false (api_c_stream.cc:98); Stream::TearDown submits the \
+                    recycle and waits for pendingNum_ (stream.cc:1441-1493); aclrtDestroyStreamForce passes \
+                    true (api_c_stream.cc:113): pending tasks are force-recycled"),
         expect: Behaviour,
     }
 
@@ -2227,7 +2227,7 @@ rules! {
         apis: &["aclrtStreamQuery"],
         sources: &[STREAM_CPP],
         confidence: &[Src],
-        note: Some("stream.cpp:172-177: RT_ERROR_NONE -> COMPLETE, ACL_ERROR_RT_STREAM_NOT_COMPLETE -> NOT_READY"),
+        note: Some("stream.cpp:171-176: RT_ERROR_NONE -> COMPLETE, ACL_ERROR_RT_STREAM_NOT_COMPLETE -> NOT_READY"),
         expect: Codes(&[acl!(SUCCESS)]),
         requires: &[Need::Symbol("aclrtStreamQuery")],
     }
@@ -2240,9 +2240,9 @@ rules! {
         apis: &["aclrtResetDevice", "aclrtMemcpyAsync"],
         sources: &[CONTEXT_CC, STREAM_CC],
         confidence: &[Src],
-        note: Some("Context::TearDownForFinalRelease context.cc:718 -> TearDownOwnedStreamsForPrimaryRelease \
-                    (:789-811) -> TearDownStreamForPrimaryRelease, flag defaulting to true (context.hpp:506): \
-                    force recycle as aclrtDestroyStreamForce (stream.cc:1409-1470)"),
+        note: Some("Context::TearDown context.cc:529-564 -> TearDownStream, flag defaulting to true \
+                    (context.hpp:542), passed to Stream::TearDown (context.cc:588): force recycle as \
+                    aclrtDestroyStreamForce (stream.cc:1441-1493)"),
         expect: Behaviour,
     }
 
@@ -2255,12 +2255,12 @@ rules! {
         apis: &["aclrtStreamAbort", "aclrtDestroyStreamForce", "aclrtRecordEvent", "aclrtStreamWaitEvent"],
         sources: &[STREAM_CC, EVENT_CC, EVENT_TASK_CC, CONTEXT_CC],
         confidence: &[Src],
-        note: Some("Stream::StreamAbort stream.cc:1192-1230 and Context::StreamAbort context.cc:2781-2870 kill the \
-                    task queue and reclaim every pending task (ResClear stream.cc:4619-4660, TaskReclaim); a reclaimed \
-                    record task completes (DoCompleteSuccessForEventRecordTask event_task.cc:204-233 -> \
-                    Event::RecordComplete event.cc:831-835: RECORDED) and under abort clears the record status \
-                    (ClearRecordStatus event.cc:1312-1324: INIT), either of which a query or synchronize reads as \
-                    complete (event.cc:1180-1182); force destroy reclaims the same way (stream.cc:1454-1500)"),
+        note: Some("Stream::StreamAbort stream.cc:1184-1227 and Context::StreamAbort context.cc:2217-2309 kill the \
+                    task queue and reclaim every pending task (ResClear stream.cc:4451-4488, TaskReclaim); a reclaimed \
+                    record task completes (DoCompleteSuccessForEventRecordTask event_task.cc:197-224 -> \
+                    Event::RecordComplete event.cc:635-639: RECORDED) and under abort clears the record status \
+                    (ClearRecordStatus event.cc:1104-1116: INIT), either of which a query or synchronize reads as \
+                    complete (event.cc:972-974); force destroy reclaims the same way (stream.cc:1478-1517)"),
         expect: Behaviour,
         requires: &[Need::Symbol("aclrtStreamAbort")],
     }
@@ -2272,7 +2272,7 @@ rules! {
         apis: &["aclrtCreateEvent", "aclrtCreateEventWithFlag", "aclrtDestroyEvent", "aclrtRecordEvent"],
         sources: &[EVENT_CPP],
         confidence: &[Src],
-        note: Some("ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT event.cpp:33, :49, :77, :89, :177"),
+        note: Some("ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT event.cpp:31, :47, :75, :87, :177"),
         expect: Codes(&[acl!(INVALID_PARAM)]),
         requires: &[Need::Symbol("aclrtCreateEvent")],
     }
@@ -2284,8 +2284,8 @@ rules! {
         apis: &["aclrtCreateEventWithFlag"],
         sources: &[API_ERROR],
         confidence: &[Src],
-        note: Some("ApiErrorDecorator::EventCreate api_error.cc:1632-1644 (RT_ERROR_INVALID_VALUE, \
-                    errcode_manage.cc:314: 107000); RT_EVENT_FLAG_MAX event.hpp:37"),
+        note: Some("ApiErrorDecorator::EventCreate api_error.cc:1246-1257 (RT_ERROR_INVALID_VALUE, \
+                    errcode_manage.cc:301: 107000); RT_EVENT_FLAG_MAX event.hpp:37"),
         expect: Codes(&[acl!(RT_PARAM_INVALID)]),
         requires: &[Need::Symbol("aclrtCreateEventWithFlag")],
     }
@@ -2297,8 +2297,8 @@ rules! {
         apis: &["aclrtSynchronizeEventWithTimeout"],
         sources: &[EVENT_CPP, API_ERROR],
         confidence: &[Src],
-        note: Some("event.cpp:187-190; ApiErrorDecorator::EventSynchronize api_error.cc:1771-1774 (timeout 0: \
-                    RT_ERROR_INVALID_VALUE) although acl_rt.h:1843 calls 0 an immediate check"),
+        note: Some("event.cpp:168-170; ApiErrorDecorator::EventSynchronize api_error.cc:1355-1357 (timeout 0: \
+                    RT_ERROR_INVALID_VALUE) although acl_rt.h:1763 calls 0 an immediate check"),
         expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(INVALID_PARAM)]),
         requires: &[Need::Symbol("aclrtSynchronizeEventWithTimeout")],
     }
@@ -2311,8 +2311,8 @@ rules! {
         apis: &["aclrtQueryEventStatus", "aclrtRecordEvent"],
         sources: &[EVENT_CPP],
         confidence: &[Src],
-        note: Some("event.cpp:144-153: only RT_EVENT_RECORDED gives COMPLETE; Event::QueryEventStatus \
-                    event.cc:1193-1198: no record gives RT_EVENT_RECORDED in the new mode, RT_EVENT_INIT in the old"),
+        note: Some("event.cpp:125-134: only RT_EVENT_RECORDED gives COMPLETE; Event::QueryEventStatus \
+                    event.cc:984-989: no record gives RT_EVENT_RECORDED in the new mode, RT_EVENT_INIT in the old"),
         expect: Codes(&[acl!(INVALID_PARAM)]),
         requires: &[Need::Symbol("aclrtQueryEventStatus")],
     }
@@ -2323,8 +2323,8 @@ rules! {
         apis: &["aclrtEventElapsedTime"],
         sources: &[EVENT_CPP, EVENT_CC, ERRCODE],
         confidence: &[Src],
-        note: Some("event.cpp:205-207; Event::ElapsedTime event.cc:1249-1251 (RT_ERROR_EVENT_RECORDER_NULL, \
-                    errcode_manage.cc:197: 507000)"),
+        note: Some("event.cpp:185-187; Event::ElapsedTime event.cc:1035-1037 (RT_ERROR_EVENT_RECORDER_NULL, \
+                    errcode_manage.cc:187: 507000)"),
         expect: Codes(&[acl!(INVALID_PARAM), acl!(RT_INTERNAL_ERROR)]),
         requires: &[Need::Symbol("aclrtEventElapsedTime")],
     }
@@ -2336,9 +2336,9 @@ rules! {
         apis: &["aclrtEventElapsedTime", "aclrtCreateEventWithFlag"],
         sources: &[EVENT_CC, ERRCODE],
         confidence: &[Src, Inferred, Undetermined],
-        note: Some("RT_EVENT_DEFAULT event.h:63; timestamps kept only with RT_EVENT_TIME_LINE (event.cc:901, \
-                    :963); UINT64_MAX stamps give RT_ERROR_EVENT_TIMESTAMP_INVALID (event.cc:1264-1269, \
-                    errcode_manage.cc:198)"),
+        note: Some("RT_EVENT_DEFAULT event.h:61; timestamps kept only with RT_EVENT_TIME_LINE (event.cc:699, \
+                    :757); UINT64_MAX stamps give RT_ERROR_EVENT_TIMESTAMP_INVALID (event.cc:1050-1054, \
+                    errcode_manage.cc:188)"),
         expect: Codes(&[acl!(RT_EVENT_TIMESTAMP_INVALID)]),
         requires: &[Need::Symbol("aclrtEventElapsedTime")],
     }
@@ -2350,7 +2350,7 @@ rules! {
         apis: &["aclrtRecordEvent", "aclrtStreamWaitEvent", "aclrtMemcpyAsync"],
         sources: &[ACL_RT_H, API_IMPL],
         confidence: &[Doc],
-        note: Some("acl_rt.h:1759 (aclrtRecordEvent), :2872 (aclrtStreamWaitEvent)"),
+        note: Some("acl_rt.h:1693 (aclrtRecordEvent), :2819 (aclrtStreamWaitEvent)"),
         expect: Behaviour,
         requires: &[Need::Symbol("aclrtStreamWaitEvent")],
     }
@@ -2363,9 +2363,9 @@ rules! {
         apis: &["aclrtQueryEvent", "aclrtQueryEventWaitStatus", "aclrtCreateEventExWithFlag"],
         sources: &[API_ERROR, API_IMPL],
         confidence: &[Src],
-        note: Some("ApiErrorDecorator::EventQuery api_error.cc:1791-1793 and EventQueryWaitStatus :1823-1825 \
-                    (IsNewMode: RT_ERROR_FEATURE_NOT_SUPPORT, errcode_manage.cc:327: 207000); EventCreateEx makes \
-                    new-mode events (api_impl.cc:2085); Event::Query event.cc:1181-1182 (only RECORDING is not complete)"),
+        note: Some("ApiErrorDecorator::EventQuery api_error.cc:1371-1372 and EventQueryWaitStatus :1397-1398 \
+                    (IsNewMode: RT_ERROR_FEATURE_NOT_SUPPORT, errcode_manage.cc:314: 207000); EventCreateEx makes \
+                    new-mode events (api_impl.cc:1983); Event::Query event.cc:973-974 (only RECORDING is not complete)"),
         expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
         requires: &[Need::Symbol("aclrtCreateEventExWithFlag"), Need::Symbol("aclrtQueryEvent")],
     }
@@ -2384,7 +2384,7 @@ rules! {
         apis: &["aclrtCreateNotify"],
         sources: &[NOTIFY_CPP, API_C_EVENT],
         confidence: &[Src],
-        note: Some("notify.cpp:25-35 (ACL_REQUIRES_NOT_NULL); api_c_event.cc:119-126 (rtsNotifyCreate's flag check)"),
+        note: Some("notify.cpp:25-35 (ACL_REQUIRES_NOT_NULL); api_c_event.cc:140-147 (rtsNotifyCreate's flag check)"),
         expect: Codes(&[acl!(INVALID_PARAM), acl!(RT_PARAM_INVALID)]),
         requires: &[Need::Symbol("aclrtCreateNotify")],
     }
@@ -2418,7 +2418,7 @@ rules! {
         apis: &["aclrtNotifyGetExportKey"],
         sources: &[API_ERROR, NPU_DRIVER],
         confidence: &[Src, Undetermined],
-        note: Some("api_error.cc:4464-4485 (len 0, flags); the name's length is the driver's (halShrIdCreate, beyond \
+        note: Some("api_error.cc:3679-3698 (len 0, flags); the name's length is the driver's (halShrIdCreate, beyond \
                     the source): the emulator writes 64 characters and a NUL, as its IPC memory keys"),
         expect: Codes(&[acl!(RT_PARAM_INVALID)]),
         requires: &[Need::Symbol("aclrtNotifyGetExportKey")],
@@ -2431,8 +2431,8 @@ rules! {
         apis: &["aclrtNotifyGetExportKey", "aclrtNotifyImportByKey"],
         sources: &[NOTIFY_CC, ERRCODE],
         confidence: &[Src],
-        note: Some("Notify::CreateIpcNotify notify.cc:383-386 (isIpcNotify_: RT_ERROR_NOTIFY_TYPE), \
-                    errcode_manage.cc:213 (507000)"),
+        note: Some("Notify::CreateIpcNotify notify.cc:351-353 (isIpcNotify_: RT_ERROR_NOTIFY_TYPE), \
+                    errcode_manage.cc:202 (507000)"),
         expect: Codes(&[acl!(RT_INTERNAL_ERROR)]),
         requires: &[Need::Symbol("aclrtNotifyGetExportKey")],
     }
@@ -2444,7 +2444,7 @@ rules! {
         apis: &["aclrtNotifyImportByKey"],
         sources: &[API_ERROR, NOTIFY_CC],
         confidence: &[Src, Undetermined],
-        note: Some("api_error.cc:4488-4496; the unknown name is refused by halShrIdOpen (beyond the source): the \
+        note: Some("api_error.cc:3701-3709; the unknown name is refused by halShrIdOpen (beyond the source): the \
                     emulator gives 507899, as for IPC memory keys (ACL-IPK-006)"),
         expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR)]),
         requires: &[Need::Symbol("aclrtNotifyImportByKey")],
@@ -2457,10 +2457,10 @@ rules! {
         apis: &["aclrtNotifySetImportPid"],
         sources: &[API_ERROR, API_C_SOC, SHR_ID_USER, ERRCODE],
         confidence: &[Src],
-        note: Some("api_error.cc:3797-3807 (num <= 0 after the int32 cast); api_c_standard_soc.cc:1822-1840 passes \
+        note: Some("api_error.cc:3115-3122 (num <= 0 after the int32 cast); api_c_standard_soc.cc:1733-1752 passes \
                     the notify's empty IPC name to halShrIdSetPid, which refuses an empty name with \
-                    DRV_ERROR_INVALID_VALUE (trs_shr_id_user.c:313-316; devdrv_hccl.c:435-438 likewise), \
-                    RT_ERROR_DRV_INPUT (errcode_manage.cc:565), 107000"),
+                    DRV_ERROR_INVALID_VALUE (trs_shr_id_user.c:313-316; devdrv_hccl.c:431-434 likewise), \
+                    RT_ERROR_DRV_INPUT (errcode_manage.cc:546), 107000"),
         expect: Codes(&[acl!(RT_PARAM_INVALID)]),
         requires: &[Need::Symbol("aclrtNotifySetImportPid")],
     }
@@ -2471,12 +2471,13 @@ rules! {
                aclrtNotifySetImportPid lists it, it can; with DISABLE_PID_VALIDATION any process imports. The creating \
                process may import its own notify: it is the list's first entry.",
         apis: &["aclrtNotifySetImportPid", "aclrtNotifyImportByKey", "aclrtNotifyGetExportKey"],
-        sources: &[API_IMPL, NPU_DRIVER, SHR_ID_NODE],
-        confidence: &[Src, Undetermined],
-        note: Some("ApiImpl::IpcSetNotifyName api_impl.cc:4972-4986 turns the list off only with the flag \
+        sources: &[API_IMPL, NPU_DRIVER, SHR_ID_NODE, SHR_ID_USER, ERRCODE],
+        confidence: &[Src],
+        note: Some("ApiImpl::IpcSetNotifyName api_impl.cc:4686-4699 turns the list off only with the flag \
                     (SetIpcNotifyDisablePidVerify); the driver puts the creator in wlist[0] \
-                    (trs_shr_id_node.c:85) and open finds it there (:612-617); an unlisted open is -EACCES \
-                    (:620), whose ACL code is modelled as IPC memory keys' 507899 (ACL-IPK-007, ACL-IPK-009)"),
+                    (trs_shr_id_node.c:86) and open finds it there (:611-616); an unlisted open is -EBUSY (:617-619), \
+                    and halShrIdOpen turns any failed ioctl into DRV_ERROR_IOCRL_FAIL (trs_shr_id_user.c:62-64): \
+                    RT_ERROR_DRV_IOCTRL, 507899 (errcode_manage.cc:569, :81)"),
         expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
         requires: &[Need::Peers, Need::Symbol("aclrtNotifyImportByKey")],
     }
@@ -2489,7 +2490,7 @@ rules! {
         apis: &["aclrtRecordNotify", "aclrtWaitAndResetNotify", "aclrtMemcpyAsync"],
         sources: &[ACL_RT_H, API_IMPL],
         confidence: &[Doc],
-        note: Some("acl_rt.h:3894-3912 (record; wait with timeout, then reset)"),
+        note: Some("acl_rt.h:3832-3850 (record; wait with timeout, then reset)"),
         expect: Behaviour,
         requires: &[Need::Peers, Need::Symbol("aclrtWaitAndResetNotify")],
     }
@@ -2502,7 +2503,7 @@ rules! {
         apis: &["aclrtNotifySetImportPidInterServer", "aclrtNotifyImportByKey"],
         sources: &[API_C_SOC],
         confidence: &[Src],
-        note: Some("api_c_standard_soc.cc:1357-1375 (PARAM_NULL_RETURN for notify and serverPids, num == 0, then per \
+        note: Some("api_c_standard_soc.cc:1302-1316 (PARAM_NULL_RETURN for notify and serverPids, num == 0, then per \
                     entry pid == nullptr and num != 1, all RT_ERROR_INVALID_VALUE); notify.cpp:133-140 passes through"),
         expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR)]),
         requires: &[Need::Peers, Need::Symbol("aclrtNotifySetImportPidInterServer")],
@@ -2515,7 +2516,7 @@ rules! {
         apis: &["aclrtIpcGetEventHandle", "aclrtIpcOpenEventHandle"],
         sources: &[EVENT_CPP],
         confidence: &[Src],
-        note: Some("event.cpp:455-478"),
+        note: Some("event.cpp:424-444"),
         expect: Codes(&[acl!(INVALID_PARAM)]),
         requires: &[Need::Symbol("aclrtIpcGetEventHandle")],
     }
@@ -2524,9 +2525,9 @@ rules! {
         group: IPC_EVENT,
         text: "aclrtIpcGetEventHandle of an event made without ACL_EVENT_IPC is 107000.",
         apis: &["aclrtIpcGetEventHandle", "aclrtCreateEventExWithFlag"],
-        sources: &[API_IMPL_EVENT],
+        sources: &[API_ERROR_SOC],
         confidence: &[Src],
-        note: Some("ApiImplEvent::IpcGetEventHandle api_impl_event.cc:67-73 (eventFlag_ != RT_EVENT_IPC)"),
+        note: Some("ApiErrorDecorator::IpcGetEventHandle api_error_standard_soc.cc:473-475 (eventFlag_ != RT_EVENT_IPC)"),
         expect: Codes(&[acl!(RT_PARAM_INVALID)]),
         requires: &[Need::Symbol("aclrtIpcGetEventHandle")],
     }
@@ -2538,8 +2539,8 @@ rules! {
         apis: &["aclrtIpcGetEventHandle", "aclrtIpcOpenEventHandle"],
         sources: &[IPC_EVENT_CC],
         confidence: &[Src, Inferred, Undetermined],
-        note: Some("IpcEvent::IpcGetEventHandle copies the event's shareable handle (ipc_event.cc:196-203); \
-                    IpcHandleAllocAndImport imports it (ipc_event.cc:214-226), as ACL-IMP-007 an unknown one"),
+        note: Some("IpcEvent::IpcGetEventHandle copies the event's shareable handle (ipc_event.cc:164-171); \
+                    IpcHandleAllocAndImport imports it (ipc_event.cc:181-192), as ACL-IMP-007 an unknown one"),
         expect: Codes(&[acl!(RT_INVALID_HANDLE)]),
         requires: &[Need::Symbol("aclrtIpcOpenEventHandle")],
     }
@@ -2551,7 +2552,7 @@ rules! {
         apis: &["aclrtIpcGetEventHandle", "aclrtIpcOpenEventHandle", "aclrtStreamWaitEvent", "aclrtRecordEvent"],
         sources: &[ACL_RT_H, IPC_EVENT_CC],
         confidence: &[Doc],
-        note: Some("acl_rt.h:5800-5822"),
+        note: Some("acl_rt.h:5625-5648"),
         expect: Behaviour,
         requires: &[Need::Peers, Need::Symbol("aclrtIpcOpenEventHandle")],
     }
@@ -2565,7 +2566,7 @@ rules! {
         apis: &["aclrtIpcOpenEventHandle", "aclrtRecordEvent", "aclrtSynchronizeEventWithTimeout"],
         sources: &[IPC_EVENT_CC, Reference("§3, 507899: the driver-side failure")],
         confidence: &[Src, Undetermined],
-        note: Some("IpcEvent::IpcEventSync ipc_event.cc:495-529 polls the event's host byte until it is set or the \
+        note: Some("IpcEvent::IpcEventSync ipc_event.cc:443-474 polls the event's host byte until it is set or the \
                     timeout passes, with no check of the recorder: without a timeout CANN waits for good. The code is \
                     the emulator's choice: 507899, the driver-side failure (acl.md §3), as for the other work a dead \
                     peer leaves undone"),
@@ -2581,7 +2582,7 @@ rules! {
         apis: &["aclrtValueWrite", "aclrtValueWait"],
         sources: &[API_ERROR],
         confidence: &[Src],
-        note: Some("ApiErrorDecorator::MemWriteValue api_error.cc:7253-7254 (flag != 0), MemWaitValue :7277-7280 \
+        note: Some("ApiErrorDecorator::MemWriteValue api_error.cc:6153 (flag != 0), MemWaitValue :6170-6171 \
                     (flag >= MEM_WAIT_VALUE_TYPE_MAX): RT_ERROR_INVALID_VALUE"),
         expect: Codes(&[acl!(RT_PARAM_INVALID)]),
         requires: &[Need::Symbol("aclrtValueWrite"), Need::Symbol("aclrtValueWait")],
@@ -2594,7 +2595,7 @@ rules! {
         apis: &["aclrtValueWrite", "aclrtValueWait"],
         sources: &[API_ERROR],
         confidence: &[Src],
-        note: Some("api_error.cc:7257-7266 and :7282-7293: PtrGetAttributes, location type must be \
+        note: Some("api_error.cc:6156-6162 and :7282-7293: PtrGetAttributes, location type must be \
                     RT_MEMORY_LOC_DEVICE, else RT_ERROR_INVALID_VALUE"),
         expect: Codes(&[acl!(RT_PARAM_INVALID)]),
         requires: &[Need::Symbol("aclrtValueWrite"), Need::Symbol("aclrtValueWait")],
@@ -2611,7 +2612,7 @@ rules! {
         apis: &["aclrtIpcMemSetAttr", "aclrtIpcMemImportPidInterServer"],
         sources: &[API_ERROR, API_C_SOC],
         confidence: &[Src, Inferred],
-        note: Some("api_error.cc:3768-3779 (IpcSetMemoryAttr), api_c_standard_soc.cc:1009-1027 \
+        note: Some("api_error.cc:3089-3097 (IpcSetMemoryAttr), api_c_standard_soc.cc:956-973 \
                     (rtIpcMemImportPidInterServer, then rtSetIpcMemorySuperPodPid per entry); the emulator's servers \
                     share one pid space, so the sdid names no separate list (inferred)"),
         expect: Codes(&[acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR)]),
@@ -2625,9 +2626,9 @@ rules! {
         apis: &["aclrtHostRegister", "aclrtHostRegisterV2"],
         sources: &[REGISTER_MEMORY, API_ERROR, ERRCODE],
         confidence: &[Src],
-        note: Some("CheckMemoryRangeRegistered register_memory.cc:61-77 (FindOverlappingMemory), \
-                    api_error.cc:2024-2027, errcode_manage.cc:553-554 (507910); the driver's DRV_ERROR_BUSY is the \
-                    same code (npu_driver_mem.cc:242)"),
+        note: Some("CheckMemoryRangeRegistered register_memory.cc:62-78 (FindOverlappingMemory), called by \
+                    ApiErrorDecorator::HostRegisterV2 before the driver (api_error.cc:1572-1573), \
+                    errcode_manage.cc:535-536 (507910)"),
         expect: Codes(&[acl!(HOST_MEMORY_ALREADY_REGISTERED)]),
         requires: &[Need::Symbol("aclrtHostRegisterV2")],
     }
@@ -2639,8 +2640,8 @@ rules! {
         apis: &["aclrtHostUnregister"],
         sources: &[API_IMPL, API_ERROR, ERRCODE],
         confidence: &[Src],
-        note: Some("ApiImpl::HostUnregister api_impl.cc:2614-2641 (IsMappedMemoryBase / IsPinnedMemoryBase: the start \
-                    only), api_error.cc:2032-2041, errcode_manage.cc:555-556 (507911)"),
+        note: Some("ApiImpl::HostUnregister api_impl.cc:2448-2465 (IsMappedMemoryBase / IsPinnedMemoryBase: the start \
+                    only), api_error.cc:1580-1586, errcode_manage.cc:537-538 (507911)"),
         expect: Codes(&[acl!(HOST_MEMORY_NOT_REGISTERED)]),
         requires: &[Need::Symbol("aclrtHostUnregister")],
     }
@@ -2653,7 +2654,7 @@ rules! {
         apis: &["aclrtMemsetD32", "aclrtMemsetD32Async"],
         sources: &[MEMORY_CPP],
         confidence: &[Src],
-        note: Some("aclrtMemsetD32Impl memory.cpp:772-824 (alignment, memSize, IsAclPinnedMemory)"),
+        note: Some("aclrtMemsetD32Impl memory.cpp:698-751 (alignment, memSize, IsAclPinnedMemory)"),
         expect: Codes(&[acl!(INVALID_PARAM)]),
         requires: &[Need::Symbol("aclrtMemsetD32")],
     }
@@ -2671,7 +2672,7 @@ const NOTIFY_CPP: Source = Runtime("src/acl/aclrt_impl/notify.cpp");
 const API_C_EVENT: Source = Runtime("src/runtime/api/api_c_event.cc");
 const API_C_SOC: Source = Runtime("src/runtime/api/api_c_standard_soc.cc");
 const NOTIFY_CC: Source = Runtime("src/runtime/core/src/notify/notify.cc");
-const API_IMPL_EVENT: Source = Runtime("src/runtime/api/impl/api_impl_event.cc");
+const API_ERROR_SOC: Source = Runtime("src/runtime/core/src/api_impl/api_error_standard_soc.cc");
 const IPC_EVENT_CC: Source = Runtime("src/runtime/core/src/event/ipc_event.cc");
 
 // ---- groups and sources of the memory rules (issue 18) ------------------------

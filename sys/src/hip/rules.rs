@@ -51,7 +51,7 @@ const HIP_523: Source = Project("Debian libamdhip64-5 5.2.3, no device");
 
 const PEERS: &[Need] = &[Need::Peers];
 
-// Streams and events (issue 17): clr release/rocm-rel-6.3.0.1 (fe70c0d); rows in docs/audit/hip-stream.md.
+// Streams and events (issue 17): clr rocm-6.3.0 (fa1d09c); rows in docs/audit/hip-stream.md.
 const CLR_STREAM: Source = Rocm("ROCm/clr hipamd/src/hip_stream.cpp");
 const CLR_EVENT: Source = Rocm("ROCm/clr hipamd/src/hip_event.cpp");
 const CLR_EVENT_IPC: Source = Rocm("ROCm/clr hipamd/src/hip_event_ipc.cpp");
@@ -73,7 +73,7 @@ pub const PROFILE_7: &str = "7";
 pub const PROFILES: &[&str] = &[PROFILE_6, PROFILE_7];
 
 const CLR_VM_7: Source = Rocm("ROCm/rocm-systems projects/clr/hipamd/src/hip_vm.cpp (7.x)");
-const ROCR: Source = Rocm("ROCm/rocm-systems projects/rocr-runtime runtime.cpp (ROCr)");
+const ROCR: Source = Rocm("ROCm/ROCR-Runtime src/core/runtime/runtime.cpp (ROCr)");
 
 rules! {
     prefix: "HIP", dialect: Dialect::Hip;
@@ -521,7 +521,7 @@ rules! {
         confidence: &[Src],
         note: Some(
             "clr reserves one range for all devices and has no device check in hipMemMap; 6.x returns 0 even \
-             when the backend map fails (clr 6.x hip_vm.cpp:262-271, rocvirtual.cpp:2617-2625), which the rule \
+             when the backend map fails (clr 6.x hip_vm.cpp:263-271, rocvirtual.cpp:2636-2644), which the rule \
              records as the vendor's failure mode; 7.x returns 2 there (rocm-systems 804ae76 hip_vm.cpp:296-299)",
         ),
         expect: Codes(&[hip!(INVALID_VALUE)]),
@@ -530,7 +530,7 @@ rules! {
                 PROFILE_6,
                 Codes(&[hip!(INVALID_VALUE)]),
                 "6.x: a refused map returns 0 with nothing mapped (the map command's status is dropped, \
-                 hip_vm.cpp:262-271, rocvirtual.cpp:2617-2625): the program goes on with an unmapped range; the \
+                 hip_vm.cpp:263-271, rocvirtual.cpp:2636-2644): the program goes on with an unmapped range; the \
                  emulator answers 1 instead",
             ),
             ProfileExpect::new(PROFILE_7, Codes(&[hip!(OUT_OF_MEMORY)]))
@@ -1231,7 +1231,7 @@ rules! {
         apis: &["hipHostRegister"],
         sources: &[HipDoc("hipErrorHostMemoryAlreadyRegistered: produced when trying to lock page-locked memory"), UNSETTLED],
         confidence: &[DocTag, Undetermined],
-        note: Some("clr (hip_memory.cpp:1305-1338) makes a second buffer over the same pages; 712 is the code the \
+        note: Some("clr (hip_memory.cpp:1245-1278) makes a second buffer over the same pages; 712 is the code the \
                     header's hipError_t names for the case (hip_runtime_api.h 7.2.4:374), the emulator's choice"),
         expect: Codes(&[hip!(HOST_MEMORY_ALREADY_REGISTERED)]),
     }
@@ -1243,7 +1243,7 @@ rules! {
         apis: &["hipHostUnregister"],
         sources: &[CLR_MEM],
         confidence: &[Src],
-        note: Some("clr hip_memory.cpp:1371-1372 (ihipHostUnregister returns 713 when no memory object holds it)"),
+        note: Some("clr hip_memory.cpp:1311-1312 (ihipHostUnregister returns 713 when no memory object holds it)"),
         expect: Codes(&[hip!(HOST_MEMORY_NOT_REGISTERED)]),
     }
 
@@ -1255,9 +1255,9 @@ rules! {
         apis: &["hipFree", "hipHostFree", "hipFreeArray"],
         sources: &[CLR_MEM, T_FREE],
         confidence: &[Src],
-        note: Some("clr hip_memory.cpp:70-93 (ihipFree: SyncAllStreams of the allocation's device at :80, before \
-                    FreeMemory; hipFree :744-748 and hipHostFree :808-819 call it), :821-845 (ihipArrayDestroy: \
-                    SyncAllStreams at :840; hipFreeArray :847-851); hip-tests Unit_hipFreeImplicitSyncDev and \
+        note: Some("clr hip_memory.cpp:69-92 (ihipFree: SyncAllStreams of the allocation's device at :79, before \
+                    FreeMemory; hipFree :689-693 and hipHostFree :753-764 call it), :766-790 (ihipArrayDestroy: \
+                    SyncAllStreams at :785; hipFreeArray :792-796); hip-tests Unit_hipFreeImplicitSyncDev and \
                     Unit_hipFreeImplicitSyncHost. vmmkit does not record the device of a hipHostMalloc buffer: \
                     hipHostFree and hipFreeArray wait for every device's streams"),
         expect: Behaviour,
