@@ -204,6 +204,17 @@ macro_rules! out_values {
 out_values!(i8, u8, i16, u16, i32, u32, i64, u64, isize, usize);
 impl<T> OutValue for *mut T {}
 impl<T> OutValue for *const T {}
+// The opaque handles a call writes (their `Debug` is the bytes in hex).
+out_values!(
+    vmmkit_sys::hip::hipIpcMemHandle_t,
+    vmmkit_sys::hip::hipIpcEventHandle_t,
+    vmmkit_sys::hip::hipMemPoolPtrExportData,
+    vmmkit_sys::cuda::CUipcMemHandle,
+    vmmkit_sys::cuda::CUipcEventHandle,
+    vmmkit_sys::cuda::CUmemPoolPtrExportData,
+    vmmkit_sys::acl::aclrtMemFabricHandle,
+    vmmkit_sys::acl::aclrtIpcEventHandle
+);
 
 /// Shows an out-parameter with the value written through it.
 pub trait ShowOut {
@@ -341,6 +352,11 @@ mod tests {
         let plain: *mut std::ffi::c_void = std::ptr::null_mut();
         assert_eq!((&Arg(&plain)).show(true), "0x0");
         assert_eq!((&Arg(&42i32)).show(true), "42");
+        let mut ipc = vmmkit_sys::hip::hipIpcMemHandle_t::default();
+        ipc.reserved[0] = 0x2a;
+        let pi: *mut vmmkit_sys::hip::hipIpcMemHandle_t = &mut ipc;
+        let shown = (&Arg(&pi)).show(true);
+        assert!(shown.ends_with(" \u{2192} hipIpcMemHandle_t(2a +63 zero bytes)"), "{shown}");
         assert!(succeeded(&0i32) && !succeeded(&801i32) && succeeded(&()));
     }
 }

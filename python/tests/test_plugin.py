@@ -198,6 +198,10 @@ def test_pair(machine, tmp_path):
     assert " \u2192 0x" in calls["hipIpcOpenMemHandle"]["args"]["devPtr"], calls["hipIpcOpenMemHandle"]
     # hipFree's argument is the same pointer the exporter's hipMalloc wrote.
     assert calls["hipFree"]["args"]["ptr"] == value
+    # The IPC handle the exporter got is shown by its bytes, and the importer passed the same ones.
+    _, arrow, written = calls["hipIpcGetMemHandle"]["args"]["handle"].partition(" \u2192 ")
+    assert arrow and written.startswith("hipIpcMemHandle_t(") and "zero bytes" in written, calls["hipIpcGetMemHandle"]
+    assert calls["hipIpcOpenMemHandle"]["args"]["handle"] == written, calls["hipIpcOpenMemHandle"]
     names = sorted(e["args"]["name"] for e in events if e["name"] == "process_name")
     assert len(names) == 2, names
 

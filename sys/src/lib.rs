@@ -19,6 +19,7 @@
 
 mod code;
 mod loader;
+mod opaque;
 mod table;
 
 pub mod acl;

@@ -144,7 +144,7 @@ pub struct aclrtMemAccessDesc {
 
 /// `aclrtMemFabricHandle`: 128 bytes, align 1.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct aclrtMemFabricHandle {
     pub data: [u8; 128],
 }
@@ -349,7 +349,7 @@ pub const ACL_IPC_EVENT_HANDLE_SIZE: usize = 64;
 
 /// `aclrtIpcEventHandle`: 64 bytes, passed by value (acl_rt.h:1011-1013).
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct aclrtIpcEventHandle {
     pub reserved: [std::ffi::c_char; ACL_IPC_EVENT_HANDLE_SIZE],
 }
@@ -825,3 +825,5 @@ const _: () = {
     assert!(size_of::<aclrtBarrierTaskInfo>() == 56 && offset_of!(aclrtBarrierTaskInfo, cmoInfo) == 8);
     assert!(size_of::<aclrtMemUceInfo>() == 128 && offset_of!(aclrtMemUceInfo, reserved) == 16);
 };
+
+crate::opaque::opaque_debug!(aclrtMemFabricHandle.data, aclrtIpcEventHandle.reserved);

@@ -65,7 +65,7 @@ pub const CU_IPC_HANDLE_SIZE: usize = 64;
 
 /// `CUipcMemHandle`: 64 opaque bytes, passed **by value** to `cuIpcOpenMemHandle_v2`.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CUipcMemHandle {
     pub reserved: [c_char; CU_IPC_HANDLE_SIZE],
 }
@@ -179,7 +179,7 @@ impl Default for CUmemPoolProps {
 
 /// `CUmemPoolPtrExportData` (`_v1`): 64 opaque bytes.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CUmemPoolPtrExportData {
     pub reserved: [u8; 64],
 }
@@ -257,7 +257,7 @@ pub const CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER: u32 = 1;
 
 /// `CUipcEventHandle`: 64 opaque bytes, passed **by value** to `cuIpcOpenEventHandle`.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CUipcEventHandle {
     pub reserved: [c_char; CU_IPC_HANDLE_SIZE],
 }
@@ -273,3 +273,5 @@ const _: () = {
     assert!(size_of::<CUipcEventHandle>() == 64 && align_of::<CUipcEventHandle>() == 1);
     assert!(size_of::<CUevent>() == 8 && size_of::<CUstreamCallback>() == 8 && size_of::<CUhostFn>() == 8);
 };
+
+crate::opaque::opaque_debug!(CUipcMemHandle.reserved, CUmemPoolPtrExportData.reserved, CUipcEventHandle.reserved);

@@ -141,7 +141,7 @@ pub const hipMemAllocationGranularityRecommended: hipMemAllocationGranularity_fl
 
 /// `hipIpcMemHandle_t`: 64 opaque bytes, align 1, passed **by value** to `hipIpcOpenMemHandle`.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct hipIpcMemHandle_t {
     pub reserved: [c_char; HIP_IPC_HANDLE_SIZE],
 }
@@ -347,7 +347,7 @@ impl Default for hipMemPoolProps {
 
 /// `hipMemPoolPtrExportData`: 64 opaque bytes (clr fills 48: offset, size, a 32-byte IPC handle).
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct hipMemPoolPtrExportData {
     pub reserved: [u8; 64],
 }
@@ -390,7 +390,7 @@ pub const hipEventReleaseToSystem: u32 = 0x8000_0000;
 
 /// `hipIpcEventHandle_t`: 64 opaque bytes, align 1, passed **by value** to `hipIpcOpenEventHandle`.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct hipIpcEventHandle_t {
     pub reserved: [c_char; HIP_IPC_HANDLE_SIZE],
 }
@@ -549,3 +549,9 @@ const _: () = {
     assert!(size_of::<hipStreamAttrValue>() == 64 && align_of::<hipStreamAttrValue>() == 8);
     assert!(size_of::<hipStreamBatchMemOpParams>() == 48);
 };
+
+crate::opaque::opaque_debug!(
+    hipIpcMemHandle_t.reserved,
+    hipMemPoolPtrExportData.reserved,
+    hipIpcEventHandle_t.reserved
+);
