@@ -5,7 +5,7 @@
 //! The ACL list is the reference's rule ids (shared/reference/acl.md §4,
 //! 151 ids), the combined cases of §5 (`ACL-ORD-*`) and the sample flows of
 //! §7 (`ACL-FLOW-*`), then the rules later waves took from the vendors'
-//! source (issue 19: IPC by key, V2, retain, queries); the CUDA list is
+//! source (IPC by key, V2, retain, queries); the CUDA list is
 //! cuda.md §3 and the later waves' rules (copies, fork, pools). Both are checked in
 //! because shared/ is not beside every checkout. A test asserts that the
 //! catalog holds each exactly once (or says why not), and nothing else.
@@ -169,7 +169,7 @@ const ACL_REFERENCE_IDS: &[&str] = &[
     "ACL-CPY-003",
     "ACL-CPY-004",
     "ACL-CPY-005",
-    // Issue 20 (copies check their kind): the emulator's rules, not acl.md's.
+    // Copies check their kind: the emulator's rules, not acl.md's.
     "ACL-CPY-006",
     "ACL-CPY-007",
     "ACL-FORK-001",
@@ -182,7 +182,7 @@ const ACL_REFERENCE_IDS: &[&str] = &[
     "ACL-FLOW-001",
     "ACL-FLOW-002",
     "ACL-FLOW-003",
-    // Issue 19 (IPC by key): rules from the vendor's source, docs/audit/acl-ipc-key.md.
+    // IPC by key: rules from the vendor's source, docs/audit/acl-ipc-key.md.
     "ACL-IPK-001",
     "ACL-IPK-002",
     "ACL-IPK-003",
@@ -199,7 +199,7 @@ const ACL_REFERENCE_IDS: &[&str] = &[
     "ACL-IPK-014",
     "ACL-IPK-015",
     "ACL-IPK-016",
-    // Issue 19: V2 and fabric handles, retain, address queries.
+    // V2 and fabric handles, retain, address queries.
     "ACL-SHV-001",
     "ACL-SHV-002",
     "ACL-SHV-003",
@@ -245,7 +245,7 @@ const ACL_REFERENCE_IDS: &[&str] = &[
     "ACL-IEV-005",
     "ACL-VAL-001",
     "ACL-VAL-002",
-    // Issue 18: memory.
+    // Memory.
     "ACL-IPK-017",
     "ACL-REG-001",
     "ACL-REG-002",
@@ -288,10 +288,10 @@ const CUDA_REFERENCE_IDS: &[&str] = &[
     "CUDA-VMM-018",
     "CUDA-VMM-019",
     "CUDA-VMM-020",
-    // Issue 20 (copies check their kind): the emulator's rule, not cuda.md's.
+    // Copies check their kind: the emulator's rule, not cuda.md's.
     "CUDA-CPY-001",
     "CUDA-FORK-001",
-    // Issue 19: memory-pool rules from the CUDA driver API docs (docs/cuda.md, "Memory pools").
+    // Memory-pool rules from the CUDA driver API docs (docs/cuda.md, "Memory pools").
     "CUDA-POOL-001",
     "CUDA-POOL-002",
     "CUDA-POOL-003",
@@ -305,7 +305,7 @@ const CUDA_REFERENCE_IDS: &[&str] = &[
     "CUDA-POOL-011",
     "CUDA-POOL-012",
     "CUDA-POOL-013",
-    // Streams, events and IPC events (issue 17).
+    // Streams, events and IPC events.
     "CUDA-STM-001",
     "CUDA-STM-002",
     "CUDA-STM-003",
@@ -477,7 +477,7 @@ fn every_cuda_rule_is_complete_and_names_valid_equivalents() {
 }
 
 /// Whether a table function shares memory between processes: an export, an
-/// import, legacy IPC, the share trustlist or a retain (issue 19: each such
+/// import, legacy IPC, the share trustlist or a retain (each such
 /// function is exercised by at least one rule).
 fn shares(name: &str) -> bool {
     ["Ipc", "Export", "Import", "RetainAllocationHandle", "SetPidToShareableHandle"]

@@ -1,5 +1,5 @@
 //! `vmmkit ls` and `vmmkit gc` on a registry made by real processes, with
-//! fault injection making an importer's open fail (issue 11's example).
+//! fault injection making an importer's open fail.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;

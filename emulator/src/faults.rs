@@ -341,7 +341,7 @@ mod tests {
             ("aclrt MapMem=1", "FUNCTION"),
             ("=1", "FUNCTION"),
             ("aclrtMemImportFromShareableHandle@zz=1", "KEY"),
-            // Issue 20 item 14: rules that could never do what they say.
+            // Rules that could never do what they say.
             ("aclrtMapMem=0", "code 0"),
             ("aclrtMapMem=ACL_SUCCESS", "code 0"),
             ("hipMalloc#2=hipSuccess", "code 0"),

@@ -1,4 +1,4 @@
-//! Processes forked after the emulator started (issue 20, item 1).
+//! Processes forked after the emulator started.
 //!
 //! A child made by `fork` without `exec` has a copy of its parent's memory,
 //! so of the parent's emulator: its tables, and its identity in the registry

@@ -1,4 +1,4 @@
-//! Issue 18, the ACL memory surface, over the emulator's table
+//! The ACL memory surface, over the emulator's table
 //! (`vmmkit_emulator::acl::api()`): every memory function of the vendor's
 //! runtime headers is in the table unless it needs device code; refused
 //! calls change nothing; what the new functions allocate is released. Each

@@ -1,4 +1,4 @@
-//! Issue 18 over `vmmkit_emulator::acl::api()`: the device, context, stream
+//! Over `vmmkit_emulator::acl::api()`: the device, context, stream
 //! and event functions beyond the core set (run mode, device attributes and
 //! id conversions, limits, system parameters, streams with a configuration,
 //! the default stream's handle, abort, ids and counts), each with its

@@ -1,4 +1,4 @@
-//! Issue 20 item 13: copies check their kind. The issue's exact calls (and
+//! Copies check their kind. The exact calls of the report (and
 //! their HIP and CUDA counterparts) return the vendor's code with the rule
 //! in the thread's message, and do not crash: each runs in a child process,
 //! so a fault fails the test instead of passing it by accident.

@@ -1,7 +1,7 @@
 //! CUDA streams, events and IPC events through the emulator's CUDA table,
 //! under each `VMMKIT_STREAMS` schedule: ordering within a stream, events
 //! and value waits between streams, the legacy stream, host functions,
-//! the codes of CUDA-STM/-EVT/-IEV; and the two-process program of issue 17
+//! the codes of CUDA-STM/-EVT/-IEV; and the two-process program
 //! ("Must show"): A copies to the device with cuMemcpyHtoDAsync on a stream
 //! and records an interprocess event, B opens the memory and the event,
 //! waits on it and reads A's data; without the wait, B reads stale data

@@ -1,4 +1,4 @@
-//! Issue 18 through the emulator's HIP table: the rest of Device Management
+//! Through the emulator's HIP table: the rest of Device Management
 //! and Initialization and Version, every `hipDeviceAttribute_t`, contexts,
 //! the rest of Stream Management, Stream Memory Operations, events and error
 //! texts, with clr's codes. Each test runs in its own process and `VMMKIT_ROOT`.

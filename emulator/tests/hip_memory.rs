@@ -1,4 +1,4 @@
-//! Issue 18, the HIP memory surface through the emulator's table: the
+//! The HIP memory surface through the emulator's table: the
 //! allocation variants (hipExtMallocWithFlags, hipMallocHost, hipHostAlloc),
 //! host registration, the driver-style pointer queries, managed memory with
 //! advice and prefetch, pitched memory with its 2-D and 3-D copies and fills,

@@ -161,7 +161,7 @@ fn malformed_fault_spec_is_a_clear_error() {
     assert!(text.contains("VMMKIT_FAULTS") && text.contains("aclrtMapMem#two=1") && text.contains("CALLS"), "{text}");
 }
 
-/// Issue 20 item 14: rules that could never do what they say are refused
+/// Rules that could never do what they say are refused
 /// from the environment as a malformed list is: 207004 at the first call,
 /// the message naming VMMKIT_FAULTS, the rule and what is wrong.
 #[test]

@@ -1,4 +1,4 @@
-//! Processes forked after the emulator started (issue 20, item 1): the
+//! Processes forked after the emulator started: the
 //! child never acts with its parent's identity. A worker allocates, maps,
 //! fills and exports with the trustlist on, then forks; its child's import,
 //! allocation and free return ACL-FORK-001's code with a message naming the

@@ -1,6 +1,6 @@
 //! Who a process is, and what happens when one stops, forks, lives in
-//! another pid namespace, or the root's `state` is lost: issue 20's items
-//! 1, 2, 3, 6, 9, 10 and 12, each in real processes with its own root.
+//! another pid namespace, or the root's `state` is lost, each in real
+//! processes with its own root.
 //!
 //! The capacity ledger takes no lock and knows a process by the lock of its
 //! slot, not by its pid (emulator/src/registry/state.rs); these tests are

@@ -127,7 +127,7 @@ fn capacity_exhausted() {
 }
 
 /// Physical memory at the host location counts against `VMMKIT_HOST_MEMORY`
-/// (issue 20 item 11): 2^62 bytes is 207001, not a success whose first
+/// (a size past every limit): 2^62 bytes is 207001, not a success whose first
 /// write raises SIGBUS; what fits is written and read back; what does not
 /// is 207001 with nothing changed.
 #[test]

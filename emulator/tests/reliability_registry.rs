@@ -1,4 +1,4 @@
-//! Damaged registry files (issue 20: items 4, 5, 8, 12 and `umask 277`).
+//! Damaged registry files (truncated, overwritten, of another format, unwritable under `umask 277`).
 //!
 //! - `registry_files_survive_any_damage`: a proptest fuzzer of `state` and of
 //!   `shared/`. Each case makes a fresh root with real state (two emulators
@@ -40,7 +40,7 @@ const META_LEN: u64 = 4096 + TRUST_CAP as u64 * 16;
 const ROUNDS: usize = 100;
 /// Cases of the default run (`VMMKIT_FUZZ_CASES` changes it).
 const CASES: u32 = 40;
-/// Corruptions the default run must make at least (issue 20, "Must show").
+/// Corruptions the default run must make at least.
 const AT_LEAST: usize = 10_000;
 
 /// The peers: this binary run as a driver.

@@ -1,7 +1,7 @@
 //! Rules broken on purpose return the reference's code and leave state
 //! unchanged; bad input through the C ABI gets a code, never a crash.
 //! (The conformance suite checks every rule; these are the emulator's own
-//! regression tests for issue 4's list.)
+//! regression tests for bad input.)
 
 // The `call!` helper wraps deliberate bad arguments in its unsafe block.
 #![allow(clippy::macro_metavars_in_unsafe)]

@@ -1,5 +1,5 @@
 //! The report: criterion's results read back, each operation beside its
-//! floor with the ratio and the target of issue 9, as a terminal table or
+//! floor with the ratio and the target, as a terminal table or
 //! as BENCHMARKS.md (`bench-report --markdown`).
 
 pub mod render;

@@ -1,5 +1,5 @@
 //! From measurements to report lines: each operation beside its floor, the
-//! ratio, and the target it is held to (issue 16's: control operations at
+//! ratio, and the target it is held to (control operations at
 //! most 1.5× their floor, a repeated import 2×, copies 95 % from 64 MiB).
 
 use std::collections::BTreeSet;

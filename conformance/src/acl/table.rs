@@ -108,7 +108,7 @@ impl Acl {
         call!(self.aclrtFree(ptr))
     }
 
-    // ---- Issue 18: memory ----
+    // ---- Memory ----
     pub(crate) fn ipc_mem_set_attr(&self, key: *const c_char, type_: i32, attr: u64) -> Result<AclError, Failure> {
         call_opt!(self.aclrtIpcMemSetAttr(key, type_, attr))
     }
@@ -343,7 +343,7 @@ impl Acl {
         call_opt!(self.aclrtDevicePeerAccessStatus(device, peer, status))
     }
 
-    // ---- Streams and events (issue 17) ----
+    // ---- Streams and events ----
     pub(crate) fn reset_device(&self, device: i32) -> AclError {
         call!(self.aclrtResetDevice(device))
     }

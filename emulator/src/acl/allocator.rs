@@ -1,4 +1,4 @@
-//! Issue 18, memory: external allocators (`acl/acl_rt_allocator.h`). A
+//! External allocators (`acl/acl_rt_allocator.h`). A
 //! description holds the user's allocator object and its four callbacks;
 //! registering it on a stream keeps a copy, which aclrtAllocatorGetByStream
 //! hands back so that the caller (an operator library, as in CANN) calls

@@ -1,4 +1,4 @@
-//! Issue 18, callbacks: `aclrtLaunchCallback` runs a host function in stream
+//! `aclrtLaunchCallback` runs a host function in stream
 //! order on the report thread the program subscribed to the stream
 //! (`aclrtSubscribeReport`), which runs it inside `aclrtProcessReport`;
 //! `aclrtLaunchHostFunc` runs one in stream order without a subscription,

@@ -1,4 +1,4 @@
-//! Issue 18: the queries and settings of devices, contexts and streams that
+//! The queries and settings of devices, contexts and streams that
 //! CANN's runtime header declares beyond those of `device.rs`: run mode,
 //! device attributes and id conversions, limits, system parameters,
 //! streams with a configuration, the current context's default stream,

@@ -1,4 +1,4 @@
-//! Issue 18, continued: device capabilities and UUID, the task scheduler
+//! Device capabilities and UUID, the task scheduler
 //! choice, compute groups (an emulated device has none) and exception-info
 //! callbacks (an emulated device raises no device exception, so none is
 //! ever called and no `aclrtExceptionInfo` exists).

@@ -1,4 +1,4 @@
-//! Issue 18, what host code does alone: data buffers (`aclCreateDataBuffer`
+//! Data buffers (`aclCreateDataBuffer`
 //! …), data type sizes, half-precision conversions, and the thread's last
 //! runtime error (`aclrtGetLastError`, `aclrtPeekAtLastError`).
 //!

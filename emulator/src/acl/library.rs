@@ -1,4 +1,4 @@
-//! Issue 18, the library family: callbacks run by aclInit and aclFinalize
+//! Callbacks run by aclInit and aclFinalize
 //! (`aclInitCallbackRegister` …), and `aclFinalizeReference`, over the
 //! process's aclInit reference count.
 //!

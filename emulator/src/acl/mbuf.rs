@@ -1,4 +1,4 @@
-//! Issue 18, memory: mbufs (`aclrtAllocBuf` and the `aclrt*Buf*`
+//! Mbufs (`aclrtAllocBuf` and the `aclrt*Buf*`
 //! functions): a data buffer of host memory every device reaches, its data
 //! length, a 96-byte private (user data) area, and a chain of further
 //! mbufs. aclrtCopyBufRef makes a second handle on the same data; the data

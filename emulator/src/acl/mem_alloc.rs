@@ -1,4 +1,4 @@
-//! Issue 18, memory: the allocation variants (Align32, Cached, WithCfg,
+//! The allocation variants (Align32, Cached, WithCfg,
 //! ForTaskScheduler, HostWithCfg), the frees that synchronize the device
 //! first, host registration, managed memory, and the usage, type, UCE and
 //! link queries. Behaviour and codes follow hicann/runtime@681ef76
@@ -20,7 +20,7 @@ use super::codes::Op;
 use super::state::{lock, state};
 use crate::core::{Emulator, Side};
 
-/// What ACL keeps for the functions of issue 18, per process (in [`super::state::State`]).
+/// What ACL keeps for the functions, per process (in [`super::state::State`]).
 #[derive(Debug, Default)]
 pub(super) struct MemState {
     /// Registered host ranges by start: (length, mapped to the device, pinned).

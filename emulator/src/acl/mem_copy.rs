@@ -1,9 +1,9 @@
-//! Issue 18, memory: 32-bit fills, batch copies, copies with a condition,
+//! Memory: 32-bit fills, batch copies, copies with a condition,
 //! an offset or a descriptor, and the cache-maintenance operations (which
 //! host memory, being coherent, needs none of). Facts from
 //! hicann/runtime@681ef76 `src/acl/aclrt_impl/memory.cpp` and
 //! `src/runtime/api/api_c_standard_soc.cc`, with lines in docs/emulator.md
-//! "ACL memory surface (issue 18)".
+//! "ACL memory surface".
 #![allow(non_snake_case)]
 
 use std::ffi::c_void;

@@ -328,7 +328,7 @@ pub unsafe extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
 }
 
 /// aclrtFree's body (also aclrtFreeWithDevSync's, after its wait): managed
-/// memory (issue 18) or a plain allocation.
+/// memory or a plain allocation.
 pub(super) fn free(devPtr: *mut c_void) -> Result<(), Fail> {
     if devPtr.is_null() {
         return Err(Fail::plain(AclError::INVALID_PARAM, "devPtr is NULL".into()));
@@ -384,12 +384,12 @@ pub unsafe extern "C" fn aclrtPointerGetAttributes(
                     rsv: [0; 4],
                 }
             }
-            // Managed memory (aclrtMemAllocManaged, issue 18) is MANAGED.
+            // Managed memory (aclrtMemAllocManaged) is MANAGED.
             None if super::mem_alloc::is_managed(e, ptr as usize) => host(ACL_MEM_LOCATION_TYPE_MANAGED),
             // ACL-QRY-002: pinned host memory is HOST; memory the driver never
             // saw is USER_MALLOC, unregistered (npu_driver_mem.cc:2073-2074).
             None if e.host_at(ptr as usize).is_some() => host(ACL_MEM_LOCATION_TYPE_HOST),
-            // Registered host memory (aclrtHostRegister, issue 18) is pinned: HOST.
+            // Registered host memory (aclrtHostRegister) is pinned: HOST.
             None if super::mem_alloc::is_registered(e, ptr as usize, false) => host(ACL_MEM_LOCATION_TYPE_HOST),
             None => host(ACL_MEM_LOCATION_TYPE_UNREGISTERED),
         };

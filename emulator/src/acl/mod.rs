@@ -40,6 +40,6 @@ crate::dialect_api! {
     types: vmmkit_sys::acl,
     table: AclApi,
     modules: callback, config, device, device_ext, event, host, ipc, library, ipc_event, memory, notify, share, stream_ext, vmm,
-    // Issue 18: memory
+    // Memory
     allocator, mbuf, mem_alloc, mem_copy,
 }

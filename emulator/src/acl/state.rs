@@ -27,7 +27,7 @@ pub(super) struct State {
     /// the core's event number), each with whether it is of the "new mode"
     /// (made by aclrtCreateEventExWithFlag, or opened from another process).
     pub events: Mutex<HashMap<usize, bool>>,
-    /// Issue 18, memory: registered host ranges, managed memory, allocators, mbufs.
+    /// Registered host ranges, managed memory, allocators, mbufs.
     pub memory: super::mem_alloc::MemState,
     /// Per stream handle (created ones and default streams handed out by
     /// aclrtCtxGetCurrentDefaultStream), what it was made with and set to.

@@ -1,4 +1,4 @@
-//! Issue 18, continued: stream-ordered value writes and waits, event records
+//! Stream-ordered value writes and waits, event records
 //! and waits with a flag or a timeout, event timestamps, device task abort,
 //! PCI bus ids and topology, float-overflow status (never set: no kernel
 //! runs), and the stream whose resource limits a thread uses.

@@ -1,4 +1,4 @@
-//! Issue 18: HIP arrays, in linear memory. An array is hipMalloc memory of
+//! HIP arrays, in linear memory. An array is hipMalloc memory of
 //! its rows packed one after the other (`Width × element size` bytes each,
 //! `max(Height, 1)` rows a slice, `max(Depth, 1)` slices), behind an opaque
 //! handle that is looked up, never dereferenced (`ranges.rs`). No texture

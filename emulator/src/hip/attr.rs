@@ -1,4 +1,4 @@
-//! Issue 18: the driver-style pointer queries hipPointerGetAttribute,
+//! The driver-style pointer queries hipPointerGetAttribute,
 //! hipDrvPointerGetAttributes and hipPointerSetAttribute, as clr answers
 //! them (hipamd/src/hip_memory.cpp:3823-4050, `ihipPointerGetAttributes`).
 #![allow(non_snake_case)]

@@ -298,7 +298,7 @@ pub unsafe extern "C" fn hipDeviceDisablePeerAccess(peerDeviceId: i32) -> hipErr
     })
 }
 
-// ---- Issue 18: the rest of Device Management and Initialization and
+// ---- The rest of Device Management and Initialization and
 // Version (clr 6.3 hip_device.cpp, hip_device_runtime.cpp, hip_peer.cpp) ----
 
 /// clr `hip::Device`'s `flags_(hipDeviceScheduleSpin)`, rocclr's

@@ -1,4 +1,4 @@
-//! Issue 18: the allocation variants (hipExtMallocWithFlags, hipMallocHost,
+//! The allocation variants (hipExtMallocWithFlags, hipMallocHost,
 //! hipHostAlloc …), host registration, and the size queries
 //! (clr hipamd/src/hip_memory.cpp; docs/hip.md "Memory management").
 #![allow(non_snake_case)]

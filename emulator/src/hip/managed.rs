@@ -1,4 +1,4 @@
-//! Issue 18: managed memory (clr hipamd/src/hip_hmm.cpp).
+//! Managed memory (clr hipamd/src/hip_hmm.cpp).
 //!
 //! vmmkit has no page migration: hipMallocManaged memory is host memory
 //! (zeroed, page-aligned), which the program and every copy reach at one

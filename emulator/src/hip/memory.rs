@@ -503,7 +503,7 @@ pub unsafe extern "C" fn hipMemGetAddressRange(
     })
 }
 
-// ---- stream-ordered copies and fills (issue 17; clr hip_memory.cpp, hip_peer.cpp) ----
+// ---- stream-ordered copies and fills (clr hip_memory.cpp, hip_peer.cpp) ----
 
 /// `hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)`:
 /// bad kind → 21; a dead stream → 709 (HIP-STM-009); then as hipMemcpy. The

@@ -51,6 +51,6 @@ crate::dialect_api! {
     types: vmmkit_sys::hip,
     table: HipApi,
     modules: capture, context, device, error, event, ipc, memory, pool, register, share, stream, stream_ops, vmm,
-    // Issue 18: memory.
+    // Memory.
     array, attr, host, managed, pitched, proc,
 }

@@ -1,4 +1,4 @@
-//! Issue 18: pitched allocations, 2-D and 3-D copies and fills of linear
+//! Pitched allocations, 2-D and 3-D copies and fills of linear
 //! memory, and the per-thread-default-stream (`_spt`) forms of the copies and
 //! fills (clr hipamd/src/hip_memory.cpp). A side that is an array is its
 //! memory (`array.rs`), with the array's pitch and rows.

@@ -1,4 +1,4 @@
-//! What the memory functions of issue 18 keep for the process: host ranges
+//! What the memory functions keep for the process: host ranges
 //! registered by hipHostRegister, managed allocations (hipMallocManaged, in
 //! host memory) with their advice, the flags each allocation was made with
 //! and the allocations with SYNC_MEMOPS set. Part of the HIP `State`.

@@ -27,7 +27,7 @@ pub(super) struct State {
     /// Per stream: its CU mask (hipExtStreamCreateWithCUMask) and the
     /// attributes set on it (hipStreamSetAttribute), raw 64-byte values.
     stream_extras: Mutex<HashMap<StreamId, StreamExtras>>,
-    /// Registered and managed ranges, allocation flags (issue 18: memory).
+    /// Registered and managed ranges, allocation flags (memory).
     pub mem: super::ranges::MemState,
 }
 

@@ -311,7 +311,7 @@ pub unsafe extern "C" fn hipLaunchHostFunc(stream: hipStream_t, fn_: hipHostFn_t
     })
 }
 
-// ---- Issue 18: the rest of Stream Management (clr 6.3 hip_stream.cpp,
+// ---- The rest of Stream Management (clr 6.3 hip_stream.cpp,
 // hip_intercept.cpp; 7.1/7.2 stream attributes) ----
 
 /// The stream an `_spt` variant means: NULL is the thread's default stream

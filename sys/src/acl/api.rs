@@ -97,7 +97,7 @@ macro_rules! acl_functions {
                 aclrtMemImportFromShareableHandleV2: fn(shareableHandle: *mut c_void, shareType: aclrtMemSharedHandleType, flags: u64, handle: *mut aclrtDrvMemHandle) -> aclError;
                 aclrtDevicePeerAccessStatus: fn(deviceId: i32, peerDeviceId: i32, status: *mut i32) -> aclError;
 
-                // ---- Streams and events (issue 17) ----
+                // ---- Streams and events ----
                 aclrtSynchronizeStreamWithTimeout: fn(stream: aclrtStream, timeout: i32) -> aclError;
                 aclrtStreamQuery: fn(stream: aclrtStream, status: *mut aclrtStreamStatus) -> aclError;
                 aclrtSynchronizeDeviceWithTimeout: fn(timeout: i32) -> aclError;
@@ -118,7 +118,7 @@ macro_rules! acl_functions {
                 aclrtMemcpy2d: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: aclrtMemcpyKind) -> aclError;
                 aclrtMemcpy2dAsync: fn(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: aclrtMemcpyKind, stream: aclrtStream) -> aclError;
 
-                // ---- Shared events and notifies (issue 17, ipc) ----
+                // ---- Shared events and notifies (ipc) ----
                 aclrtCreateNotify: fn(notify: *mut aclrtNotify, flag: u64) -> aclError;
                 aclrtDestroyNotify: fn(notify: aclrtNotify) -> aclError;
                 aclrtRecordNotify: fn(notify: aclrtNotify, stream: aclrtStream) -> aclError;
@@ -131,7 +131,7 @@ macro_rules! acl_functions {
                 aclrtIpcGetEventHandle: fn(event: aclrtEvent, handle: *mut aclrtIpcEventHandle) -> aclError;
                 aclrtIpcOpenEventHandle: fn(handle: aclrtIpcEventHandle, event: *mut aclrtEvent) -> aclError;
 
-                // Issue 18: devices, contexts, streams, events
+                // Devices, contexts, streams, events
                 aclrtGetRunMode: fn(runMode: *mut aclrtRunMode) -> aclError;
                 aclrtGetDeviceInfo: fn(deviceId: u32, attr: aclrtDevAttr, value: *mut i64) -> aclError;
                 aclrtGetLogicDevIdByPhyDevId: fn(phyDevId: i32, logicDevId: *mut i32) -> aclError;
@@ -242,7 +242,7 @@ macro_rules! acl_functions {
                 aclrtGetThreadLastTaskId: fn(taskId: *mut u32) -> aclError;
                 aclrtNotifyBatchReset: fn(notifies: *mut aclrtNotify, num: usize) -> aclError;
                 aclrtCtxGetFloatOverflowAddr: fn(overflowAddr: *mut *mut c_void) -> aclError;
-                // ---- Issue 18: memory (acl_rt.h, acl_rt_allocator.h of hicann/runtime@681ef76) ----
+                // ---- Memory (acl_rt.h, acl_rt_allocator.h of hicann/runtime@681ef76) ----
                 aclrtMallocAlign32: fn(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> aclError;
                 aclrtMallocCached: fn(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> aclError;
                 aclrtMallocWithCfg: fn(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy, cfg: *mut aclrtMallocConfig) -> aclError;

@@ -63,7 +63,7 @@ crate::codes! {
     RT_STREAM_SYNC_TIMEOUT = 507_046 => "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT", "stream sync timeout";
     RT_EVENT_SYNC_TIMEOUT = 507_047 => "ACL_ERROR_RT_EVENT_SYNC_TIMEOUT", "event sync timeout";
     RT_DRV_INTERNAL_ERROR = 507_899 => "ACL_ERROR_RT_DRV_INTERNAL_ERROR", "driver internal error (kernel rejection)";
-    // Issue 18: memory (hicann/runtime@681ef76 include/external/acl/error_codes/rt_error_codes.h:161-162).
+    // Memory (hicann/runtime@681ef76 include/external/acl/error_codes/rt_error_codes.h:161-162).
     HOST_MEMORY_ALREADY_REGISTERED = 507_910 => "ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED", "host memory range already registered";
     HOST_MEMORY_NOT_REGISTERED = 507_911 => "ACL_ERROR_HOST_MEMORY_NOT_REGISTERED", "host memory has not been registered";
 }

@@ -1644,7 +1644,7 @@ rules! {
         ],
         confidence: &[Src],
         note: Some(
-            "wave 1 refused the mismatch with 107000 (issue 20); the runtime's source decides from the addresses, so \
+            "wave 1 refused the mismatch with 107000; the runtime's source decides from the addresses, so \
              the emulator copies. A stray address outside the SVM range is host memory to the driver and faults \
              there; the emulator refuses the addresses no process can map (ACL-CPY-007)",
         ),
@@ -1775,7 +1775,7 @@ rules! {
         requires: FABRIC_PEERS,
     }
 
-    // ==== Processes forked after initialisation (issue 20) ===========================
+    // ==== Processes forked after initialisation ===========================
 
     FORK_001 {
         group: "acl.fork",
@@ -1790,7 +1790,7 @@ rules! {
         requires: PEERS,
     }
 
-    // ==== IPC by key (issue 19): aclrtIpcMem* on aclrtMalloc memory (ACL-IPK) =========
+    // ==== IPC by key: aclrtIpcMem* on aclrtMalloc memory (ACL-IPK) =========
     // Sources: the runtime's ACL and rts layers, the driver's user library
     // (devmm v2) and kernel module (svm v2 shmem); see docs/audit/acl-ipc-key.md.
 
@@ -1980,7 +1980,7 @@ rules! {
         expect: Codes(&[acl!(INVALID_PARAM), acl!(RT_PARAM_INVALID), acl!(RT_DRV_INTERNAL_ERROR)]),
     }
 
-    // ==== V2 export and import, FABRIC handles (issue 19) =============================
+    // ==== V2 export and import, FABRIC handles =============================
 
     SHV_001 {
         group: V2,
@@ -2070,7 +2070,7 @@ rules! {
         requires: FABRIC_PEERS,
     }
 
-    // ==== Retain (issue 19) =============================================================
+    // ==== Retain =============================================================
 
     RET_003 {
         group: RETAIN,
@@ -2118,7 +2118,7 @@ rules! {
         expect: Codes(&[acl!(RT_DRV_INTERNAL_ERROR)]),
     }
 
-    // ==== Address queries (issue 19) ======================================================
+    // ==== Address queries ======================================================
 
     QRY_001 {
         group: QUERY,
@@ -2159,7 +2159,7 @@ rules! {
         expect: Codes(&[acl!(RT_INVALID_HANDLE)]),
     }
 
-    // ==== Streams and events (issue 17) ===================================================
+    // ==== Streams and events ===================================================
 
     STM_001 {
         group: STREAM,
@@ -2370,7 +2370,7 @@ rules! {
         requires: &[Need::Symbol("aclrtCreateEventExWithFlag"), Need::Symbol("aclrtQueryEvent")],
     }
 
-    // ==== Notifies and IPC events (issue 17, ipc): ACL-NTF, ACL-IEV =================
+    // ==== Notifies and IPC events : ACL-NTF, ACL-IEV =================
     // Sources: the ACL layer (notify.cpp, event.cpp), the rts layer
     // (api_c_event.cc, api_c_standard_soc.cc), the error decorator and
     // implementation (api_error.cc, api_impl.cc, api_impl_event.cc), the
@@ -2574,7 +2574,7 @@ rules! {
         requires: &[Need::Peers, Need::Symbol("aclrtIpcOpenEventHandle")],
     }
 
-    // ==== Issue 18: stream-ordered value writes and waits (ACL-VAL) ===============
+    // ==== Stream-ordered value writes and waits (ACL-VAL) ===============
     VAL_001 {
         group: VALUE,
         text: "aclrtValueWrite takes flag 0 only, aclrtValueWait a flag below 4 (ACL_STREAM_WAIT_VALUE_GEQ, _EQ, \
@@ -2601,7 +2601,7 @@ rules! {
         requires: &[Need::Symbol("aclrtValueWrite"), Need::Symbol("aclrtValueWait")],
     }
 
-    // ---- Issue 18: memory --------------------------------------------------
+    // ---- Memory --------------------------------------------------
 
     IPK_017 {
         group: IPC_KEY,
@@ -2660,11 +2660,11 @@ rules! {
     }
 }
 
-// ---- group of the value rules (issue 18) ---------------------------------------
+// ---- group of the value rules ---------------------------------------
 
 const VALUE: &str = "acl.value";
 
-// ---- groups and sources of the notify and IPC event rules (issue 17, ipc) -----
+// ---- groups and sources of the notify and IPC event rules -----
 
 const NOTIFY: &str = "acl.notify";
 const IPC_EVENT: &str = "acl.ipc.event";
@@ -2675,7 +2675,7 @@ const NOTIFY_CC: Source = Runtime("src/runtime/core/src/notify/notify.cc");
 const API_ERROR_SOC: Source = Runtime("src/runtime/core/src/api_impl/api_error_standard_soc.cc");
 const IPC_EVENT_CC: Source = Runtime("src/runtime/core/src/event/ipc_event.cc");
 
-// ---- groups and sources of the memory rules (issue 18) ------------------------
+// ---- groups and sources of the memory rules ------------------------
 
 const HOST_REGISTER: &str = "acl.memory.register";
 const REGISTER_MEMORY: Source = Runtime("src/runtime/core/src/common/register_memory.cc");

@@ -259,7 +259,7 @@ const _: () = {
     assert!(offset_of!(aclrtServerPid, pid) == 8 && offset_of!(aclrtServerPid, num) == 16);
 };
 
-// ---- Streams and events (issue 17; include/external/acl/acl_rt.h) -----------
+// ---- Streams and events (include/external/acl/acl_rt.h) -----------
 
 /// `aclrtCreateEventWithFlag` flag: host waits block (acl_rt.h:28).
 pub const ACL_EVENT_SYNC: u32 = 0x0000_0001;
@@ -328,7 +328,7 @@ mod fabric_tests {
     }
 }
 
-// ---- Shared events and notifies (issue 17; include/external/acl/acl_rt.h) ----
+// ---- Shared events and notifies (include/external/acl/acl_rt.h) ----
 
 /// `aclrtNotify`: an opaque pointer.
 pub type aclrtNotify = *mut c_void;
@@ -362,7 +362,7 @@ impl Default for aclrtIpcEventHandle {
 
 const _: () = assert!(std::mem::size_of::<aclrtIpcEventHandle>() == 64);
 
-// ---- Issue 18: devices, contexts, streams, events (acl_rt.h, acl_base_rt.h of hicann/runtime@681ef76) ----
+// ---- Devices, contexts, streams, events (acl_rt.h, acl_base_rt.h of hicann/runtime@681ef76) ----
 
 /// `aclrtRunMode` (acl_rt.h:105-108): where the program runs.
 pub type aclrtRunMode = i32;
@@ -628,7 +628,7 @@ pub type aclrtCondition = i32;
 /// `aclrtCompareDataType` (acl_rt.h): `ACL_RT_SWITCH_INT32` 0, `ACL_RT_SWITCH_INT64` 1.
 pub type aclrtCompareDataType = i32;
 
-// ---- Issue 18: memory (hicann/runtime@681ef76 include/external/acl/) ----
+// ---- Memory (hicann/runtime@681ef76 include/external/acl/) ----
 
 /// `aclrtHostRegister` flags of aclrtHostRegisterV2 (acl_rt.h:75-78).
 pub const ACL_HOST_REG_MAPPED: u32 = 0x2;
@@ -810,7 +810,7 @@ pub type aclrtAllocatorAllocAdviseFunc =
 /// `void *(*)(aclrtAllocatorBlock)` (acl_rt_allocator.h:31).
 pub type aclrtAllocatorGetAddrFromBlockFunc = Option<unsafe extern "C" fn(aclrtAllocatorBlock) -> *mut c_void>;
 
-// Issue 18 layouts, checked at compile time (and in tests/c/layout.c).
+// Layouts, checked at compile time (and in tests/c/layout.c).
 const _: () = {
     use std::mem::{align_of, offset_of, size_of};
     assert!(size_of::<aclrtMallocAttrValue>() == 8 && align_of::<aclrtMallocAttrValue>() == 4);

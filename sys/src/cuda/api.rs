@@ -109,7 +109,7 @@ macro_rules! cuda_functions {
                 /// An unknown code → 1 (CUDA-GEN-003).
                 cuGetErrorName: fn(error: CUresult, pStr: *mut *const c_char) -> CUresult;
                 cuGetErrorString: fn(error: CUresult, pStr: *mut *const c_char) -> CUresult;
-                // Streams, events, IPC events and async copies (issue 17), cuda.h 12.x
+                // Streams, events, IPC events and async copies, cuda.h 12.x
                 // signatures; `_v2` where cuda.h maps the name to one.
                 cuStreamCreate: fn(phStream: *mut CUstream, Flags: u32) -> CUresult;
                 cuStreamCreateWithPriority: fn(phStream: *mut CUstream, flags: u32, priority: i32) -> CUresult;

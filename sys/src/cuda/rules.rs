@@ -426,7 +426,7 @@ rules! {
         requires: PEERS,
     }
 
-    // ==== Copies (issue 20) =============================================================
+    // ==== Copies =============================================================
     CPY_001 {
         group: CPY,
         text: "cuMemcpyHtoD, cuMemcpyDtoH: a host pointer taken for no memory (the low 64 KiB, such as 0x1000, or \
@@ -438,7 +438,7 @@ rules! {
         expect: Codes(&[cuda!(INVALID_VALUE)]),
     }
 
-    // ==== Processes forked after initialisation (issue 20) ===========================
+    // ==== Processes forked after initialisation ===========================
 
     FORK_001 {
         group: "cuda.fork",
@@ -457,7 +457,7 @@ rules! {
         requires: PEERS,
     }
 
-    // ==== Stream-ordered memory pools (issue 19) =========================================
+    // ==== Stream-ordered memory pools =========================================
     POOL_001 {
         group: POOL,
         text: "cuMemPoolCreate: NULL arguments, an allocType other than PINNED and a location that is not a device \
@@ -595,7 +595,7 @@ rules! {
         requires: PEERS,
     }
 
-    // ==== Streams, events and IPC events (issue 17) ==================================
+    // ==== Streams, events and IPC events ==================================
     // Sources: the CUDA driver API docs, §6.15 Stream Management (S_*), §6.16
     // Event Management (E_*), §6.9 Memory Management for the IPC event
     // functions and async copies (M_*). Pages cited by URL in the constants below.
@@ -834,7 +834,7 @@ rules! {
     }
 }
 
-// ---- streams and events (issue 17): groups and sources ------------------------------
+// ---- streams and events: groups and sources ------------------------------
 
 const STM: &str = "cuda.stm";
 const EVT: &str = "cuda.evt";

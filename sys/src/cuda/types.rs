@@ -221,7 +221,7 @@ const _: () = {
     assert!(size_of::<CUmemoryPool>() == 8 && size_of::<CUstream>() == 8);
 };
 
-// ---- Streams and events (issue 17; cuda.h 12.x, the driver API's stream and event sections) ----
+// ---- Streams and events (cuda.h 12.x, the driver API's stream and event sections) ----
 
 /// `CUevent`: an opaque event pointer (`struct CUevent_st*`).
 pub type CUevent = *mut c_void;

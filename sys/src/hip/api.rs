@@ -113,7 +113,7 @@ macro_rules! hip_functions {
                 hipMemPoolExportPointer: fn(export_data: *mut hipMemPoolPtrExportData, dev_ptr: *mut c_void) -> hipError_t;
                 hipMemPoolImportPointer: fn(dev_ptr: *mut *mut c_void, mem_pool: hipMemPool_t, export_data: *mut hipMemPoolPtrExportData) -> hipError_t;
 
-                // Streams, events, IPC events and stream-ordered copies (issue 17), all `@hip_4.2`
+                // Streams, events, IPC events and stream-ordered copies, all `@hip_4.2`
                 // (clr hip_hcc.map.in).
                 hipStreamCreate: fn(stream: *mut hipStream_t) -> hipError_t;
                 hipStreamCreateWithFlags: fn(stream: *mut hipStream_t, flags: u32) -> hipError_t;
@@ -149,7 +149,7 @@ macro_rules! hip_functions {
                 hipMemsetD16Async: fn(dest: hipDeviceptr_t, value: u16, count: usize, stream: hipStream_t) -> hipError_t;
                 hipMemsetD32: fn(dest: hipDeviceptr_t, value: i32, count: usize) -> hipError_t;
                 hipMemsetD32Async: fn(dst: hipDeviceptr_t, value: i32, count: usize, stream: hipStream_t) -> hipError_t;
-                // Issue 18: devices, contexts, streams, events. `@hip_4.2` but
+                // Devices, contexts, streams, events. `@hip_4.2` but
                 // hipDeviceGetUuid (`@hip_5.1`), as Debian's libamdhip64.so.7 (7.2.4) has them.
                 hipDeviceReset: fn() -> hipError_t;
                 hipDeviceGetPCIBusId: fn(pciBusId: *mut c_char, len: i32, device: i32) -> hipError_t;
@@ -203,7 +203,7 @@ macro_rules! hip_functions {
                 __hipRegisterVar: fn(modules: *mut *mut c_void, var: *mut c_void, hostVar: *mut c_char, deviceVar: *mut c_char, ext: i32, size: usize, constant: i32, global: i32) -> ();
                 __hipUnregisterFatBinary: fn(modules: *mut *mut c_void) -> ();
                 hipProfilerStop: fn() -> hipError_t;
-                // Issue 18: memory. All `@hip_4.2` (nm -D of Debian's libamdhip64.so.7, 7.2.4).
+                // Memory. All `@hip_4.2` (nm -D of Debian's libamdhip64.so.7, 7.2.4).
                 /// `flags` is one of `hipDeviceMalloc*` / `hipMallocSignalMemory`, not a mask.
                 hipExtMallocWithFlags: fn(ptr: *mut *mut c_void, sizeBytes: usize, flags: u32) -> hipError_t;
                 hipMallocHost: fn(ptr: *mut *mut c_void, size: usize) -> hipError_t;
@@ -264,7 +264,7 @@ macro_rules! hip_functions {
                 /// `@hip_5.3` (clr hip_hcc.map.in): a host function on a stream.
                 hipLaunchHostFunc: fn(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t;
 
-                // Issue 18: devices, contexts, streams, events, in their later nodes
+                // Devices, contexts, streams, events, in their later nodes
                 // (`nm -D` of Debian's libamdhip64.so.7, 7.2.4).
                 /// `@hip_4.2` in 7.x, absent from 5.2.3.
                 hipDeviceGetTexture1DLinearMaxWidth: fn(max_width: *mut usize, desc: *const hipChannelFormatDesc, device: i32) -> hipError_t;
@@ -321,7 +321,7 @@ macro_rules! hip_functions {
                 hipStreamGetCaptureInfo_v2: fn(stream: hipStream_t, captureStatus_out: *mut hipStreamCaptureStatus, id_out: *mut u64, graph_out: *mut hipGraph_t, dependencies_out: *mut *const hipGraphNode_t, numDependencies_out: *mut usize) -> hipError_t;
                 hipStreamGetCaptureInfo_v2_spt: fn(stream: hipStream_t, captureStatus_out: *mut hipStreamCaptureStatus, id_out: *mut u64, graph_out: *mut hipGraph_t, dependencies_out: *mut *const hipGraphNode_t, numDependencies_out: *mut usize) -> hipError_t;
                 hipThreadExchangeStreamCaptureMode: fn(mode: *mut hipStreamCaptureMode) -> hipError_t;
-                // Issue 18: memory. `@hip_4.2` in 7.2.4, but absent from Debian's 5.2.3 library.
+                // Memory. `@hip_4.2` in 7.2.4, but absent from Debian's 5.2.3 library.
                 hipPointerSetAttribute: fn(value: *const c_void, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t;
                 // `@hip_5.0`: the driver-style pointer queries.
                 hipPointerGetAttribute: fn(data: *mut c_void, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t;

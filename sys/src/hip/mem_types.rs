@@ -1,4 +1,4 @@
-//! HIP memory-management types and constants of issue 18 (pitched and 3-D
+//! HIP memory-management types and constants (pitched and 3-D
 //! memory, managed memory, host registration, pointer attributes), x86-64
 //! layout, from Debian's HIP 7.2.4 headers (`hip/driver_types.h`,
 //! `hip/hip_runtime_api.h`); the values are the same in 6.x.

@@ -51,13 +51,13 @@ const HIP_523: Source = Project("Debian libamdhip64-5 5.2.3, no device");
 
 const PEERS: &[Need] = &[Need::Peers];
 
-// Streams and events (issue 17): clr rocm-6.3.0 (fa1d09c); rows in docs/audit/hip-stream.md.
+// Streams and events: clr rocm-6.3.0 (fa1d09c); rows in docs/audit/hip-stream.md.
 const CLR_STREAM: Source = Rocm("ROCm/clr hipamd/src/hip_stream.cpp");
 const CLR_EVENT: Source = Rocm("ROCm/clr hipamd/src/hip_event.cpp");
 const CLR_EVENT_IPC: Source = Rocm("ROCm/clr hipamd/src/hip_event_ipc.cpp");
 const CLR_DEVICE: Source = Rocm("ROCm/clr hipamd/src/hip_device.cpp");
 const T_EVENT: Source = Rocm("ROCm/hip-tests catch/unit/event, catch/multiproc/hipIpcEventHandle.cc");
-// Issue 18: devices, contexts, stream memory operations.
+// Devices, contexts, stream memory operations.
 const CLR_CONTEXT: Source = Rocm("ROCm/clr hipamd/src/hip_context.cpp");
 const CLR_DEVICE_RT: Source = Rocm("ROCm/clr hipamd/src/hip_device_runtime.cpp");
 const CLR_STREAM_OPS: Source = Rocm("ROCm/clr hipamd/src/hip_stream_ops.cpp");
@@ -98,7 +98,7 @@ rules! {
         expect: Behaviour,
     }
 
-    // ==== Issue 18: contexts, device settings, device reset ==========================
+    // ==== Contexts, device settings, device reset ==========================
 
     INIT_004 {
         group: INIT,
@@ -723,7 +723,7 @@ rules! {
         equivalents: &[&crate::acl::rules::RET_001],
     }
 
-    // ==== Copies (issue 20) =============================================================
+    // ==== Copies =============================================================
     CPY_001 {
         group: CPY,
         text: "hipMemcpy, hipMemcpyHtoD, hipMemcpyDtoH: a kind other than HostToHost and Default needs at least one \
@@ -750,7 +750,7 @@ rules! {
         expect: Codes(&[hip!(INVALID_VALUE)]),
     }
 
-    // ==== Processes forked after initialisation (issue 20) ===========================
+    // ==== Processes forked after initialisation ===========================
 
     FORK_001 {
         group: "hip.fork",
@@ -769,7 +769,7 @@ rules! {
         requires: PEERS,
     }
 
-    // ==== Stream-ordered memory pools (issue 19), profile 6.x: clr 6.3 ================
+    // ==== Stream-ordered memory pools, profile 6.x: clr 6.3 ================
     POOL_001 {
         group: POOL,
         text: "hipMemPoolCreate: `mem_pool` and `pool_props` non-NULL, `allocType` Pinned, `location` a device \
@@ -975,7 +975,7 @@ rules! {
         expect: Behaviour,
     }
 
-    // ==== Streams, events and IPC events (issue 17) ====================================
+    // ==== Streams, events and IPC events ====================================
     STM_001 {
         group: STM,
         text: "hipStreamCreate, hipStreamCreateWithFlags and hipStreamCreateWithPriority: a NULL stream pointer is 1; \
@@ -1221,7 +1221,7 @@ rules! {
         requires: PEERS,
     }
 
-    // ==== Host registration (issue 18: memory) ========================================
+    // ==== Host registration (memory) ========================================
 
     MEM_001 {
         group: MEM,

@@ -358,7 +358,7 @@ impl Default for hipMemPoolPtrExportData {
     }
 }
 
-// ---- streams and events (issue 17; values read off the 6.3 and Debian 5.2.3
+// ---- streams and events (values read off the 6.3 and Debian 5.2.3
 // headers, hip_runtime_api.h, which agree) ----------------------------------
 
 /// `hipEvent_t`: a pointer to an opaque struct (`struct ihipEvent_t*`).
@@ -401,7 +401,7 @@ impl Default for hipIpcEventHandle_t {
     }
 }
 
-// ---- devices, contexts, streams, events (issue 18; values read off Debian's
+// ---- devices, contexts, streams, events (values read off Debian's
 // 7.2.4 hip_runtime_api.h and driver_types.h, offsets checked with g++) -----
 
 /// `hipCtx_t`: a pointer to an opaque struct (`struct ihipCtx_t*`); clr's is its `hip::Device`.

@@ -1,4 +1,4 @@
-//! ACL-EVT: events (issue 17).
+//! ACL-EVT: events.
 
 use std::ptr;
 

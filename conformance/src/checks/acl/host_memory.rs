@@ -1,4 +1,4 @@
-//! Issue 18, memory: host registration (`aclrtHostRegister`, `V2`,
+//! Host registration (`aclrtHostRegister`, `V2`,
 //! `aclrtHostUnregister`) and 32-bit fills (`aclrtMemsetD32`).
 
 use std::ffi::c_void;

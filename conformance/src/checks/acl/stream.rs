@@ -1,4 +1,4 @@
-//! ACL-STM: streams, and async copies on them (issue 17).
+//! ACL-STM: streams, and async copies on them.
 
 use std::ffi::c_void;
 use std::ptr;

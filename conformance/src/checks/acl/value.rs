@@ -1,4 +1,4 @@
-//! ACL-VAL: stream-ordered value writes and waits (issue 18).
+//! ACL-VAL: stream-ordered value writes and waits.
 
 use std::ffi::c_void;
 

@@ -1,4 +1,4 @@
-//! CUDA-CPY: the host side of a copy (issue 20).
+//! CUDA-CPY: the host side of a copy.
 
 use std::ffi::c_void;
 

@@ -1,4 +1,4 @@
-//! HIP-CPY: what a copy's kind names each pointer (issue 20).
+//! HIP-CPY: what a copy's kind names each pointer.
 
 use std::ffi::c_void;
 

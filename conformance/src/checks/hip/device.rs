@@ -1,4 +1,4 @@
-//! HIP-INIT-004 … 007 (issue 18): contexts, device limits and flags,
+//! HIP-INIT-004 … 007: contexts, device limits and flags,
 //! hipDeviceReset, hipSetValidDevices.
 
 use std::ptr;

@@ -1,4 +1,4 @@
-//! HIP-MEM: host registration (issue 18).
+//! HIP-MEM: host registration.
 
 use std::ffi::c_void;
 

@@ -33,7 +33,7 @@ vmmkit_emulator::export_shim! {
     info: "vmmkit emulator libamdhip64, HIP 6.x profile",
 }
 
-// Issue 18: the exports that are not emulated. Device code: Module
+// The exports that are not emulated. Device code: Module
 // Management, kernel launch incl. the `__hip*` triple-chevron support,
 // Occupancy, Texture / Surface, Graphics interop, Execution Control and the
 // kernel-name queries. Not yet: Graph Management, External Resource

@@ -92,7 +92,7 @@ const NODES: &[(&str, &[&str])] = &[
     ),
     ("hip_6.0", &["hipGetDevicePropertiesR0600", "hipExtGetLastError"]),
     ("hip_6.3", &["hipExtHostAlloc"]),
-    // Streams, events, IPC events and stream-ordered copies (issue 17; clr hip_hcc.map.in).
+    // Streams, events, IPC events and stream-ordered copies (clr hip_hcc.map.in).
     (
         "hip_4.2",
         &[
@@ -132,7 +132,7 @@ const NODES: &[(&str, &[&str])] = &[
         ],
     ),
     ("hip_5.3", &["hipLaunchHostFunc"]),
-    // Issue 18: memory (nm -D of Debian's libamdhip64.so.7, 7.2.4).
+    // Memory (nm -D of Debian's libamdhip64.so.7, 7.2.4).
     (
         "hip_4.2",
         &[
@@ -196,7 +196,7 @@ const NODES: &[(&str, &[&str])] = &[
         ],
     ),
     ("hip_6.1", &["hipGetProcAddress"]),
-    // Issue 18: arrays, in linear memory.
+    // Arrays, in linear memory.
     (
         "hip_4.2",
         &[
@@ -232,7 +232,7 @@ const NODES: &[(&str, &[&str])] = &[
     ("VMMKIT_0.1", &[vmmkit_sys::SHIM_MARKER]),
 ];
 
-/// Issue 18: devices, contexts, streams, events, and the exports that are not
+/// Devices, contexts, streams, events, and the exports that are not
 /// emulated (`DEVICE_CODE`, `NOT_YET`), each in its node of Debian's
 /// libamdhip64.so.7 (7.2.4, `nm -D`), which agrees with clr's `hip_hcc.map.in`.
 const ISSUE_18: &[(&str, &[&str])] = &[

@@ -1,8 +1,8 @@
 //! ROCm's hip-tests, their kernel-free event, IPC-event and stream cases
-//! (issue 17, "Must show") and their kernel-free VMM, IPC-memory and
-//! memory-pool cases (issue 18, the multi-GPU maps and a multiprocess pool
+//! and their kernel-free VMM, IPC-memory and
+//! memory-pool cases (the multi-GPU maps and a multiprocess pool
 //! case included), against vmmkit's `libamdhip64.so`;
-//! and the functions hip-tests' own main calls, all exported (issue 18).
+//! and the functions hip-tests' own main calls, all exported.
 //!
 //! The cases are read at run time from a hip-tests copy that is never
 //! committed here: `VMMKIT_HIP_TESTS` (a checkout, or a bare git directory
@@ -99,7 +99,7 @@ const CASES: &[(&str, &[&str])] = &[
     ("unit/stream/hipLaunchHostFunc.cc", &["Unit_hipLaunchHostFunc_Negative"]),
 ];
 
-/// Issue 18: the kernel-free VMM (the multi-GPU ones included), IPC-memory
+/// The kernel-free VMM (the multi-GPU ones included), IPC-memory
 /// and memory-pool cases. Their files' `#define` and `constexpr` lines
 /// before the first case are taken too, each file in its own namespace.
 const MEMORY_CASES: &[(&str, &[&str])] = &[
@@ -454,7 +454,7 @@ fn hip_tests_event_and_stream_cases_pass_on_our_library() {
     run_cases("hip_tests_event_and_stream_cases_pass_on_our_library", "hip_tests_events", CASES, false, "1G");
 }
 
-/// Issue 18, "Must show": hip-tests' kernel-free VMM (incl. the multi-GPU
+/// hip-tests' kernel-free VMM (incl. the multi-GPU
 /// `hipMemMap_VMMMemoryReuse_MultiGPU` and `hipMemSetAccess_MapPhysChksFromMulDev`),
 /// IPC-memory and memory-pool cases, built against Debian's headers and
 /// linked directly against our library, pass on it.
@@ -562,7 +562,7 @@ const MAIN_FILES: &[&str] = &[
     "catch/include/hip_test_context.hh",
 ];
 
-/// Issue 18: hip-tests' own main references hipModuleUnload and hipCtxCreate
+/// hip-tests' own main references hipModuleUnload and hipCtxCreate
 /// (and graphs, arrays, stream capture): every HIP runtime function its main
 /// and common header call is exported by our library, so a hip-tests binary
 /// links against the drop-in directly. The memory-family names (arrays) are
@@ -599,7 +599,7 @@ fn hip_tests_main_references_are_exported() {
         missing.into_iter().partition(|n| family[n.as_str()].starts_with("Memory Management"));
     println!("hip-tests {}: its main calls {} runtime functions: {called:?}", copy.revision(), called.len());
     if !memory.is_empty() {
-        println!("not exported yet, memory family (the memory branch of issue 18): {memory:?}");
+        println!("not exported yet, memory family: {memory:?}");
     }
     assert!(called.contains("hipModuleUnload") && called.contains("hipCtxCreate"), "{called:?}");
     assert!(other.is_empty(), "hip-tests' main calls functions our library does not export: {other:?}");

@@ -5,7 +5,7 @@
 //! 1. the real library loads through `vmmkit_sys::hip::HipApi::load` and
 //!    `hipGetDeviceCount` answers `hipErrorNoDevice` (100) with a count of 0,
 //!    without crashing, on a machine without an AMD GPU;
-//! 2. our own kernel-free C++ IPC, VMM and memory (issue 18) programs, compiled with g++ against
+//! 2. our own kernel-free C++ IPC, VMM and memory programs, compiled with g++ against
 //!    the real headers, run as two processes each on vmmkit's
 //!    `libamdhip64.so` and pass; built once against our library and once
 //!    against the real one (so they record the real soname and symbol
@@ -183,7 +183,7 @@ fn readme_example_ipc_pair_runs_on_our_library() {
     run_pair(&scratch, &exe, library_dir());
 }
 
-/// Issue 17, "Must show": `tests/cpp/ipc_event.cpp` (an async copy on a
+/// `tests/cpp/ipc_event.cpp` (an async copy on a
 /// stream and an interprocess event recorded after it; a second process
 /// waits on the event and reads), built against the real headers, passes on
 /// our library in every `VMMKIT_STREAMS` mode; the same program with the
@@ -227,7 +227,7 @@ fn ipc_event_program_passes_in_every_mode_and_fails_without_the_wait_under_adver
     assert_eq!(scratch.collect(), Vec::<String>::new(), "gc left shared objects behind");
 }
 
-/// Issue 18: `tests/cpp/devices.cpp` (devices, contexts, streams, stream
+/// `tests/cpp/devices.cpp` (devices, contexts, streams, stream
 /// memory operations, events, error texts, and unsupported exports), built
 /// against the real 7.2.4 headers, passes on our library: linked against
 /// ours, and linked against the real library (so it asks for the real

@@ -70,7 +70,7 @@ vmmkit_emulator::export_unsupported! {
         aclrtProfTrace, aclrtRandomNumAsync, aclrtReduceAsync, aclrtRegisterCpuFunc, aclrtSetLabel,
         aclrtSetOpExecuteTimeOut, aclrtSetOpExecuteTimeOutV2, aclrtSetOpExecuteTimeOutWithMs,
         aclrtSetOpWaitTimeout, aclrtSwitchLabelByIndex, aclrtTaskUpdateAsync,
-        // Issue 18: memory. A symbol is a variable of a loaded device binary
+        // Memory. A symbol is a variable of a loaded device binary
         // (aclrtGetSymbolAddress, kernel.cpp); the cached task info belongs
         // to the last kernel task (aclrtCacheLastTaskOpInfo, kernel.cpp:692-714).
         aclrtMemcpyFromSymbol, aclrtMemcpyFromSymbolAsync, aclrtMemcpyToSymbol, aclrtMemcpyToSymbolAsync,

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use vmmkit_testkit::coverage::{self, Coverage, Status};
 
-/// The families whose every function vmmkit emulates (issue 18), but for
+/// The families whose every function vmmkit emulates, but for
 /// [`DEVICE_CODE_EXCEPTIONS`] and [`NOT_YET_EXCEPTIONS`].
 const EMULATED_FAMILIES: &[&str] = &["memory", "device", "context", "stream", "event"];
 

@@ -1,4 +1,4 @@
-//! Issue 18: the memory functions of `libascendcl.so`, family by family,
+//! The memory functions of `libascendcl.so`, family by family,
 //! from a C program built against our headers (`tests/c/memory18.c`): each
 //! family checks the documented results and codes through the drop-in and
 //! prints `[PASS] <family>`.
@@ -130,7 +130,7 @@ fn vendor_headers_build_and_run_every_family() {
     scratch.assert_nothing_shared();
 }
 
-/// Issue 18: an LD_PRELOAD hook of aclrtMallocAlign32 written in C++
+/// An LD_PRELOAD hook of aclrtMallocAlign32 written in C++
 /// (`tests/c/hook_align32.cc`, as sglang's torch_memory_saver) exports the
 /// unmangled name, because our header declares it with C linkage, and
 /// intercepts the calls of the malloc family, which still passes.

@@ -1,4 +1,4 @@
-//! Issue 18 through the drop-in: `tests/c/runtime.c`, built against our
+//! Through the drop-in: `tests/c/runtime.c`, built against our
 //! headers and linked with `-lascendcl`, calls each family vmmkit emulates
 //! beyond memory sharing (devices, contexts, streams, events, callbacks,
 //! host data) and two unsupported exports, checking every documented result

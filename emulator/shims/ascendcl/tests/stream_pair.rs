@@ -1,4 +1,4 @@
-//! Issue 17's two-process C program for ACL (`tests/c/stream_pair.c`): A
+//! The two-process C program for ACL (`tests/c/stream_pair.c`): A
 //! writes device memory with `aclrtMemcpyAsync` on a stream and records a
 //! notify or an IPC event after it without synchronising; B waits on it on
 //! its own stream and reads the memory back. It must read A's data in every

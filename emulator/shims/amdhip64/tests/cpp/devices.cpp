@@ -1,4 +1,4 @@
-// Issue 18 through the drop-in, compiled with g++ against Debian's HIP 7.2.4
+// Devices, contexts, streams and events through the drop-in, compiled with g++ against Debian's HIP 7.2.4
 // headers: each new family (devices, contexts, streams, stream memory
 // operations, events, error texts) with clr's documented results, and the
 // exports that are not emulated (device code, not yet) failing with

@@ -1,4 +1,4 @@
-// Kernel-free HIP IPC event test (issue 17, "Must show"): the parent writes
+// Kernel-free HIP IPC event test: the parent writes
 // a device buffer with hipMemcpyAsync on a stream (from pinned memory, so the
 // copy is asynchronous) and records an interprocess event after it, without
 // synchronizing; it sends the memory and event handles to a re-executed

@@ -1,4 +1,4 @@
-// Kernel-free HIP memory program (issue 18), built against the real HIP 7.x
+// Kernel-free HIP memory program, built against the real HIP 7.x
 // headers: each new memory family through the drop-in with its documented
 // results, and an hipExtMallocWithFlags buffer (as RCCL, rocSHMEM and DeepEP
 // allocate their IPC buffers) exported by IPC to a re-executed child, which

@@ -24,7 +24,7 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
 /* De-initialise ACL. */
 ACL_FUNC_VISIBILITY aclError aclFinalize(void);
 
-/* ---- Issue 18: init/finalize callbacks and references (include/external/acl/acl_rt.h) ---- */
+/* ---- Init/finalize callbacks and references (include/external/acl/acl_rt.h) ---- */
 
 typedef enum aclRegisterCallbackType {
     ACL_REG_TYPE_ACL_MODEL,

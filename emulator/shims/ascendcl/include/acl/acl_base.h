@@ -28,7 +28,7 @@ typedef void *aclrtStream;
 typedef void *aclrtContext;
 typedef void *aclrtEvent;
 
-/* Issue 18: memory (acl_base_rt.h:54-61 of hicann/runtime). */
+/* Memory (acl_base_rt.h:54-61 of hicann/runtime). */
 typedef void *aclrtMbuf;
 typedef void *aclrtAllocatorDesc;
 typedef void *aclrtAllocator;
@@ -63,7 +63,7 @@ static const int ACL_ERROR_DRV_FAILURE = 500004;
  */
 ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void);
 
-/* ---- Issue 18: host data (include/external/acl/acl_base_rt.h of hicann/runtime@681ef76) ---- */
+/* ---- Host data (include/external/acl/acl_base_rt.h of hicann/runtime@681ef76) ---- */
 
 typedef uint16_t aclFloat16;
 typedef struct aclDataBuffer aclDataBuffer;

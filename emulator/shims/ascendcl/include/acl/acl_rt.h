@@ -251,7 +251,7 @@ ACL_FUNC_VISIBILITY aclError aclrtIpcMemImportByKey(void **devPtr, const char *k
 ACL_FUNC_VISIBILITY aclError aclrtIpcMemClose(const char *key);
 
 
-/* Streams and events (issue 17): values as CANN's acl_rt.h. */
+/* Streams and events: values as CANN's acl_rt.h. */
 #define ACL_EVENT_SYNC 0x00000001U
 #define ACL_EVENT_CAPTURE_STREAM_PROGRESS 0x00000002U
 #define ACL_EVENT_TIME_LINE 0x00000008U
@@ -306,7 +306,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const 
                                                 size_t width, size_t height, aclrtMemcpyKind kind,
                                                 aclrtStream stream);
 
-/* ---- Shared events and notifies (issue 17, ipc; include/external/acl/acl_rt.h) ---- */
+/* ---- Shared events and notifies (ipc; include/external/acl/acl_rt.h) ---- */
 
 typedef void *aclrtNotify;
 
@@ -336,7 +336,7 @@ ACL_FUNC_VISIBILITY aclError aclrtNotifySetImportPidInterServer(aclrtNotify noti
 ACL_FUNC_VISIBILITY aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle *handle);
 ACL_FUNC_VISIBILITY aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event);
 
-/* ---- Issue 18: devices, contexts, streams, events (include/external/acl/acl_rt.h,
+/* ---- Devices, contexts, streams, events (include/external/acl/acl_rt.h,
  * acl_base_rt.h of hicann/runtime@681ef76) ---- */
 
 /* Flags of aclrtCreateStreamWithConfig. */
@@ -678,7 +678,7 @@ ACL_FUNC_VISIBILITY aclError aclrtSwitchStream(void *leftValue, aclrtCondition c
 ACL_FUNC_VISIBILITY aclError aclrtStreamStop(aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
 
-/* ---- Issue 18: memory (hicann/runtime@681ef76 include/external/acl/acl_rt.h) ---- */
+/* ---- Memory (hicann/runtime@681ef76 include/external/acl/acl_rt.h) ---- */
 
 #define ACL_HOST_REG_MAPPED 0x2UL        /* map host memory to the device */
 #define ACL_HOST_REG_IOMEMORY 0x4UL      /* register as I/O memory */
@@ -935,7 +935,7 @@ ACL_FUNC_VISIBILITY aclError aclrtGetBufFromChain(aclrtMbuf headBuf, uint32_t in
 /* What libascendcl.so exports without emulating it. */
 #include "acl_rt_unsupported.h"
 
-/* Issue 18: the allocator interface, which the vendor's acl_rt.h includes too. */
+/* The allocator interface, which the vendor's acl_rt.h includes too. */
 #include "acl_rt_allocator.h"
 
 #endif /* VMMKIT_ACL_ACL_RT_H_ */

@@ -1,5 +1,5 @@
 /*
- * vmmkit: external allocators of the ACL runtime (issue 18): a description
+ * vmmkit: external allocators of the ACL runtime: a description
  * of the user's allocator and its callbacks, registered per stream. The
  * declarations follow hicann/runtime@681ef76
  * include/external/acl/acl_rt_allocator.h:28-156 (names, signatures);

@@ -105,7 +105,7 @@ _Static_assert(offsetof(aclrtServerPid, sdid) == 0, "sdid");
 _Static_assert(offsetof(aclrtServerPid, pid) == 8, "pid");
 _Static_assert(offsetof(aclrtServerPid, num) == 16, "num");
 
-/* Issue 18: the structures of acl_rt.h:293-298, 580-587, 885-887 (x86-64). */
+/* The structures of acl_rt.h:293-298, 580-587, 885-887 (x86-64). */
 _Static_assert(sizeof(aclrtStreamConfigHandle) == 32 && _Alignof(aclrtStreamConfigHandle) == 8, "config size");
 _Static_assert(offsetof(aclrtStreamConfigHandle, workptr) == 0, "workptr");
 _Static_assert(offsetof(aclrtStreamConfigHandle, workSize) == 8, "workSize");
@@ -118,7 +118,7 @@ _Static_assert(ACL_DEV_ATTR_SUPER_POD_ID == 405 && ACL_DEV_ATTR_TOTAL_GLOBAL_MEM
 _Static_assert(ACL_CALLBACK_BLOCK == 1 && ACL_BF16 == 27 && ACL_OPT_ENABLE_KERNEL_EARLY_START == 3, "enum values");
 _Static_assert(sizeof(aclrtUtilizationInfo) == 24 && offsetof(aclrtUtilizationInfo, utilizationExtend) == 16,
                "aclrtUtilizationInfo");
-/* Issue 18: memory (acl_rt.h of hicann/runtime@681ef76). */
+/* Memory (acl_rt.h of hicann/runtime@681ef76). */
 _Static_assert(sizeof(aclrtMallocAttrValue) == 8 && _Alignof(aclrtMallocAttrValue) == 4, "aclrtMallocAttrValue");
 _Static_assert(sizeof(aclrtMallocAttribute) == 12 && offsetof(aclrtMallocAttribute, value) == 4, "aclrtMallocAttribute");
 _Static_assert(sizeof(aclrtMallocConfig) == 16 && offsetof(aclrtMallocConfig, numAttrs) == 8, "aclrtMallocConfig");

@@ -1,5 +1,5 @@
 /*
- * Issue 18: the memory functions of the drop-in, one family per
+ * The memory functions of the drop-in, one family per
  * command-line argument, through libascendcl.so and our headers. Each
  * family checks the documented results (success paths and the codes for
  * NULL or bad input), prints "[PASS] <family>" and exits 0; the first

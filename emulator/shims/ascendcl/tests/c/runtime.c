@@ -1,5 +1,5 @@
 /*
- * Issue 18 through the drop-in: each family of the runtime header that
+ * Through the drop-in: each family of the runtime header that
  * vmmkit emulates, called as a CANN program calls it, with the documented
  * results (docs/acl-runtime.md). One family per command-line argument:
  *

@@ -1,5 +1,5 @@
 /*
- * Two processes ordered by a notify or an IPC event (issue 17, "Must show"):
+ * Two processes ordered by a notify or an IPC event:
  *
  *   stream_pair a <notify|event>         A: aclrtMalloc, IPC key of it; writes
  *                                        123s into it with aclrtMemcpyAsync on a

@@ -53,7 +53,7 @@ static const int32_t ACL_ERROR_RT_EVENT_NOT_COMPLETE = 507006;
 static const int32_t ACL_ERROR_RT_STREAM_SYNC_TIMEOUT = 507046;
 static const int32_t ACL_ERROR_RT_EVENT_SYNC_TIMEOUT = 507047;
 static const int32_t ACL_ERROR_RT_DRV_INTERNAL_ERROR = 507899;
-/* Issue 18: memory (rt_error_codes.h:161-162 of hicann/runtime). */
+/* Memory (rt_error_codes.h:161-162 of hicann/runtime). */
 static const int32_t ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 507910;
 static const int32_t ACL_ERROR_HOST_MEMORY_NOT_REGISTERED = 507911;
 
