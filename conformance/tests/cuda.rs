@@ -34,11 +34,9 @@ fn vmmkit(args: &[&str]) -> (Value, Option<i32>, String) {
     (v, o.status.code(), text)
 }
 
-#[test]
 fn cuda_backend_without_the_driver_is_not_supported_with_the_reason() {
     if libcuda_present() {
-        eprintln!("skipped: libcuda.so.1 is present; the catalog tests run the real driver");
-        return;
+        vmmkit_testkit::harness::skip("libcuda.so.1 is present; the catalog tests run the real driver");
     }
     let (_, code, text) = vmmkit(&["conformance", "--backend", "cuda", "--format", "json"]);
     assert_eq!(code, Some(2), "a named backend without its driver ends the run: {text}");
@@ -53,7 +51,6 @@ fn cuda_backend_without_the_driver_is_not_supported_with_the_reason() {
     }
 }
 
-#[test]
 fn fidelity_of_the_emulator_against_itself_agrees_everywhere() {
     let (v, code, text) =
         vmmkit(&["fidelity", "--backend", "emulator", "--filter", "CUDA-*", "--format", "json", "--timeout", "120"]);
@@ -68,11 +65,9 @@ fn fidelity_of_the_emulator_against_itself_agrees_everywhere() {
     assert!(rows.iter().any(|r| r["equivalents"].as_array().is_some_and(|e| !e.is_empty())));
 }
 
-#[test]
 fn fidelity_against_cuda_without_the_driver_has_no_data_and_says_why() {
     if libcuda_present() {
-        eprintln!("skipped: libcuda.so.1 is present");
-        return;
+        vmmkit_testkit::harness::skip("libcuda.so.1 is present; the fidelity run has data");
     }
     let (_, code, text) = vmmkit(&["fidelity", "--backend", "cuda", "--timeout", "120"]);
     assert_eq!(code, Some(2), "a real backend without its driver ends the comparison: {text}");
@@ -91,7 +86,6 @@ fn fidelity_against_cuda_without_the_driver_has_no_data_and_says_why() {
     }
 }
 
-#[test]
 fn fidelity_refuses_auto_and_bad_baselines() {
     let (_, code, _) = vmmkit(&["fidelity", "--backend", "auto"]);
     assert_eq!(code, Some(2), "an error of the command");
@@ -103,3 +97,10 @@ fn fidelity_refuses_auto_and_bad_baselines() {
     let (_, code, _) = vmmkit(&["fidelity", "--backend", "emulator", "--filter", "NOPE-*"]);
     assert_eq!(code, Some(2), "a filter that matches no rule");
 }
+
+vmmkit_testkit::harness!(
+    cuda_backend_without_the_driver_is_not_supported_with_the_reason,
+    fidelity_of_the_emulator_against_itself_agrees_everywhere,
+    fidelity_against_cuda_without_the_driver_has_no_data_and_says_why,
+    fidelity_refuses_auto_and_bad_baselines,
+);

@@ -88,7 +88,6 @@ impl Scratch {
 /// `file/`), both processes started by one shell: both pass, nothing is
 /// left, and the trace has a track per process and a flow from the export
 /// to the import.
-#[test]
 fn cann_sample7_pair_runs_clean_and_traces_the_share() {
     let s = Scratch::new();
     let c = repo().join("emulator/shims/ascendcl/tests/c");
@@ -147,7 +146,6 @@ fn cann_sample7_pair_runs_clean_and_traces_the_share() {
 /// The leaky pair: each process's leftovers are reported with kind, size
 /// and creating call, the share with who held it to the end, and
 /// `--fail-on-leak` turns the program's 0 into 3.
-#[test]
 fn leaky_pair_is_reported_and_fails_on_leak() {
     let s = Scratch::new();
     s.compile_acl(&repo().join("conformance/tests/c/leaky_pair.c"));
@@ -203,7 +201,6 @@ fn leaky_pair_is_reported_and_fails_on_leak() {
 
 /// The exit status is the program's own, a signal is 128 + N, a missing
 /// program 127.
-#[test]
 fn the_exit_status_is_the_programs() {
     let s = Scratch::new();
     assert_eq!(s.run(&["--", "sh", "-c", "exit 7"]).0.code(), Some(7));
@@ -216,7 +213,6 @@ fn the_exit_status_is_the_programs() {
 /// The whole process tree is waited for: here the program exits at once,
 /// leaving a background child that only then runs the leaky pair; its two
 /// processes are in the report, and their leak fails the run.
-#[test]
 fn orphans_of_the_program_are_waited_for() {
     let s = Scratch::new();
     s.compile_acl(&repo().join("conformance/tests/c/leaky_pair.c"));
@@ -227,7 +223,6 @@ fn orphans_of_the_program_are_waited_for() {
 }
 
 /// `--keep-root` keeps the machine, with the root and the journals, and says where.
-#[test]
 fn keep_root_keeps_the_machine() {
     let s = Scratch::new();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_vmmkit"));
@@ -250,7 +245,6 @@ fn keep_root_keeps_the_machine() {
 /// The README's HIP IPC example, built against Debian's HIP headers, runs
 /// as two processes on the drop-in found beside `vmmkit` under the soname
 /// the program recorded.
-#[test]
 fn hip_ipc_example_runs() {
     let headers = match vmmkit_testkit::hip::fetch(&repo(), "headers") {
         Ok(h) => h,
@@ -275,8 +269,7 @@ fn hip_ipc_example_runs() {
 
 /// On a terminal, a run longer than two seconds shows a progress line, and
 /// clears it before the report. The terminal is `script(1)`'s pseudo-terminal;
-/// skipped, saying so, where util-linux's `script` is absent.
-#[test]
+/// ignored, saying so, where util-linux's `script` is absent.
 fn progress_on_a_terminal() {
     let s = Scratch::new();
     let vmmkit =
@@ -285,7 +278,7 @@ fn progress_on_a_terminal() {
     cmd.args(["-q", "-e", "-c", &vmmkit, "/dev/null"]);
     let (exit, out) = match vmmkit_testkit::process::run(&mut cmd, DEADLINE) {
         Ok(r) => r,
-        Err(e) => return println!("SKIPPED progress_on_a_terminal: cannot run script(1): {e}"),
+        Err(e) => vmmkit_testkit::harness::skip(format!("cannot run script(1) (util-linux): {e}")),
     };
     assert!(exit.success(), "{out}");
     assert!(out.contains("\rvmmkit run: 2 s, 0 process(es) used the emulator so far"), "{out:?}");
@@ -355,7 +348,6 @@ fn ended(s: &Scratch, p: &mut vmmkit_testkit::process::Process, pids: &[i32]) ->
 /// `timeout -s TERM` (a CI job's cancel): the program's tree gets the
 /// SIGTERM, the report is printed with the exporter's memory collected, the
 /// status is the program's (143), and nothing is left.
-#[test]
 fn sigterm_from_timeout_is_passed_on_and_reported() {
     let s = Scratch::new();
     s.compile_acl(&repo().join("conformance/tests/c/held_export.c"));
@@ -381,7 +373,6 @@ fn sigterm_from_timeout_is_passed_on_and_reported() {
 }
 
 /// `kill -HUP` of `vmmkit run` (its terminal hung up): passed on, 129.
-#[test]
 fn sighup_is_passed_on_and_reported() {
     let s = Scratch::new();
     let mut p = start(&s, &["--", "sh", "-c", "sleep 60 & echo $$ $! | tr ' ' '\\n' > tree.pid; wait"]);
@@ -394,7 +385,6 @@ fn sighup_is_passed_on_and_reported() {
 
 /// A program that signals its own process group (`kill 0`) reaches its
 /// tree, not `vmmkit run`, which reports how it ended.
-#[test]
 fn the_programs_kill_0_does_not_reach_vmmkit() {
     let s = Scratch::new();
     let mut p = start(&s, &["--", "sh", "-c", "sleep 60 & echo $! > sleep.pid; kill 0; sleep 60"]);
@@ -407,7 +397,6 @@ fn the_programs_kill_0_does_not_reach_vmmkit() {
 
 /// A program that ignores SIGTERM is SIGKILLed, with all its tree, when the
 /// grace period has passed (1 s here); a second signal does it at once.
-#[test]
 fn a_tree_that_ignores_sigterm_is_killed_after_the_grace_period_or_a_second_signal() {
     let script = "trap '' TERM; sleep 60 & echo $$ $! | tr ' ' '\\n' > tree.pid; wait";
     let s = Scratch::new();
@@ -437,7 +426,6 @@ fn a_tree_that_ignores_sigterm_is_killed_after_the_grace_period_or_a_second_sign
 /// A grandchild that left the program's group and session (`setsid`) and
 /// ignores SIGTERM is found and killed too: it gets the SIGTERM, then the
 /// SIGKILL after the grace period. The status is the program's.
-#[test]
 fn a_setsid_grandchild_is_killed_too() {
     let s = Scratch::new();
     let script = "setsid sh -c 'trap \"\" TERM; echo $$ > grandchild.pid; sleep 60; echo slept' & \
@@ -453,7 +441,6 @@ fn a_setsid_grandchild_is_killed_too() {
 
 /// `--report` and `--trace` paths that cannot be written stop the run
 /// before the program starts (status 2, saying which and why).
-#[test]
 fn output_paths_are_checked_before_the_program_starts() {
     let s = Scratch::new();
     for flag in ["--report", "--trace"] {
@@ -471,7 +458,6 @@ fn output_paths_are_checked_before_the_program_starts() {
 /// Writing `--report` fails after the run (`/dev/full`): the trace is still
 /// written, the report still printed, and the status stays the program's 7;
 /// and the other way round.
-#[test]
 fn a_failed_report_file_keeps_the_trace_and_the_status() {
     let s = Scratch::new();
     let (exit, out) = s.run(&["--report", "/dev/full", "--trace", "trace.json", "--", "sh", "-c", "exit 7"]);
@@ -490,7 +476,6 @@ fn a_failed_report_file_keeps_the_trace_and_the_status() {
 /// A program that removes `$VMMKIT_JOURNAL` is still reported on, with its
 /// status, and the report says what is missing; one that renames it loses
 /// nothing (the directory is read through a descriptor opened before).
-#[test]
 fn a_removed_or_renamed_journal_directory_still_gets_a_report() {
     let s = Scratch::new();
     s.compile_acl(&repo().join("conformance/tests/c/leaky_pair.c"));
@@ -587,7 +572,6 @@ fn trace_peak_rss(s: &Scratch, calls: u64) -> (u64, String) {
 /// calls takes no more than one of 10^5 plus 16 MiB (the old trace held
 /// ~3.8 KB a call: 380 MB and 3.8 GB), under 64 MiB in all; both traces are
 /// valid JSON with every call in them.
-#[test]
 fn trace_of_a_million_calls_in_bounded_memory() {
     let s = Scratch::new();
     let (small, out) = trace_peak_rss(&s, 100_000);
@@ -611,7 +595,6 @@ fn trace_of_a_million_calls_in_bounded_memory() {
 /// foreground job: it reads the terminal, and Ctrl-C reaches it (not
 /// `vmmkit run`, which reports its status). Skipped, saying so, where
 /// util-linux's `script` is absent.
-#[test]
 fn on_a_terminal_the_program_reads_it_and_gets_ctrl_c() {
     use std::io::Write;
     let s = Scratch::new();
@@ -629,9 +612,7 @@ fn on_a_terminal_the_program_reads_it_and_gets_ctrl_c() {
     cmd.env_remove("VMMKIT_ROOT").env_remove("LD_LIBRARY_PATH").process_group(0);
     let mut child = match cmd.spawn() {
         Ok(c) => c,
-        Err(e) => {
-            return println!("SKIPPED on_a_terminal_the_program_reads_it_and_gets_ctrl_c: cannot run script(1): {e}");
-        }
+        Err(e) => vmmkit_testkit::harness::skip(format!("cannot run script(1) (util-linux): {e}")),
     };
     let output = || {
         use std::io::{Read, Seek};
@@ -668,7 +649,6 @@ fn on_a_terminal_the_program_reads_it_and_gets_ctrl_c() {
 /// the run reports the unsynchronised accesses, naming both sides, and the
 /// trace marks each on the tracks of its two streams; under
 /// `VMMKIT_HAZARDS=error` the racing call fails.
-#[test]
 fn ordered_copies_are_silent_and_the_race_is_reported() {
     let s = Scratch::new();
     let c = repo().join("emulator/shims/ascendcl/tests/c");
@@ -711,7 +691,6 @@ fn ordered_copies_are_silent_and_the_race_is_reported() {
 
 /// `--soc` sets `VMMKIT_SOC` for the program; a chip vmmkit does not play is
 /// refused before anything starts (status 2).
-#[test]
 fn soc_chooses_the_chip_the_program_sees() {
     let s = Scratch::new();
     let (exit, out) = s.run(&["--soc", "Ascend910B3", "--", "sh", "-c", "echo soc=$VMMKIT_SOC"]);
@@ -728,7 +707,6 @@ fn soc_chooses_the_chip_the_program_sees() {
 /// `--stand-ins`: each call returns its library's failure status, and each
 /// library says once on stderr that it is a stand-in (not under
 /// `VMMKIT_QUIET=1`).
-#[test]
 fn stand_ins_let_a_program_linked_against_companion_libraries_start() {
     let s = Scratch::new();
     let exe = PathBuf::from(env!("CARGO_BIN_EXE_vmmkit"));
@@ -758,3 +736,26 @@ fn stand_ins_let_a_program_linked_against_companion_libraries_start() {
     assert_eq!(exit.code(), Some(0), "{text}");
     assert_eq!(text.matches("is a stand-in").count(), 0, "quiet: {text}");
 }
+
+vmmkit_testkit::harness!(
+    cann_sample7_pair_runs_clean_and_traces_the_share,
+    leaky_pair_is_reported_and_fails_on_leak,
+    the_exit_status_is_the_programs,
+    orphans_of_the_program_are_waited_for,
+    keep_root_keeps_the_machine,
+    hip_ipc_example_runs,
+    progress_on_a_terminal,
+    sigterm_from_timeout_is_passed_on_and_reported,
+    sighup_is_passed_on_and_reported,
+    the_programs_kill_0_does_not_reach_vmmkit,
+    a_tree_that_ignores_sigterm_is_killed_after_the_grace_period_or_a_second_signal,
+    a_setsid_grandchild_is_killed_too,
+    output_paths_are_checked_before_the_program_starts,
+    a_failed_report_file_keeps_the_trace_and_the_status,
+    a_removed_or_renamed_journal_directory_still_gets_a_report,
+    trace_of_a_million_calls_in_bounded_memory,
+    on_a_terminal_the_program_reads_it_and_gets_ctrl_c,
+    ordered_copies_are_silent_and_the_race_is_reported,
+    soc_chooses_the_chip_the_program_sees,
+    stand_ins_let_a_program_linked_against_companion_libraries_start,
+);

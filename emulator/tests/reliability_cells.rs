@@ -23,7 +23,6 @@ use vmmkit_sys::acl::*;
 use vmmkit_testkit::TestRoot;
 
 /// The peers: shared-cell workers, the racers, and the small-tmpfs scenario.
-#[test]
 fn worker() {
     match common::worker::role().as_deref() {
         None => {}
@@ -130,7 +129,6 @@ fn race_serve() {
 /// all have exited normally `shared/` is empty (the last one out removed
 /// every file, even when an open took its hold after the creator's destroy
 /// looked for holders).
-#[test]
 fn an_open_racing_the_creators_destroy_leaves_no_file() {
     let cycles: u64 = if long() { 30_000 } else { 1_000 };
     let opener_count = if long() { 2 } else { 1 };
@@ -168,7 +166,6 @@ fn an_open_racing_the_creators_destroy_leaves_no_file() {
 /// it; ACL imports it where the list is off) is a holder like any other:
 /// destroying it does not withdraw the notify, which a trusted process can
 /// still open. The creator's own destroy does.
-#[test]
 fn an_open_in_the_creating_process_does_not_withdraw_on_destroy() {
     let root = TestRoot::new("vmmkit-cells-").expect("root").checked();
     let mut a = Worker::start("creator", common::cells::ROLE, root.path(), &[]);
@@ -195,17 +192,13 @@ const SMALL_TMPFS: &str = "size=16m,nr_inodes=64,mode=0700";
 /// `vmmkit gc` run: the creation collects what the dead left and tries once
 /// more. Skipped, with the reason printed, where no mount namespace with a
 /// tmpfs can be made.
-#[test]
 fn cells_of_the_dead_are_collected_when_the_root_runs_out_of_inodes() {
     let dir = tempfile::tempdir().unwrap();
     let mnt = dir.path().join("mnt");
     std::fs::create_dir(&mnt).unwrap();
     match common::namespace::run_scenario("inodes", &mnt, SMALL_TMPFS, &[]) {
         Ok(report) => println!("64-inode tmpfs:\n  {}", report.join("\n  ")),
-        Err(reason) => {
-            println!("cells_of_the_dead_are_collected_when_the_root_runs_out_of_inodes skipped: {reason}");
-            return;
-        }
+        Err(reason) => vmmkit_testkit::harness::skip(reason),
     }
     assert_eq!(audit::listing(&mnt), Vec::<String>::new(), "the tmpfs went with its namespace");
 }
@@ -309,3 +302,10 @@ fn inodes_scenario() {
     audit::assert_clean(&root, "after the scenario");
     common::reply("end");
 }
+
+vmmkit_testkit::harness!(
+    worker,
+    an_open_racing_the_creators_destroy_leaves_no_file,
+    an_open_in_the_creating_process_does_not_withdraw_on_destroy,
+    cells_of_the_dead_are_collected_when_the_root_runs_out_of_inodes,
+);

@@ -79,7 +79,6 @@ fn ask(p: &mut vmmkit_testkit::Peer, line: &str) -> String {
 }
 
 /// The peers: this binary, run in a role.
-#[test]
 fn peer() {
     let Some(role) = common::peer_role() else { return };
     let api = acl();
@@ -151,7 +150,6 @@ fn peer() {
 /// Item 1: a child forked from a process that allocated device memory holds
 /// that memory (its mappings are the parent's); while it lives, gc must not
 /// give the capacity back, and nobody may over-commit it.
-#[test]
 fn a_forked_child_keeps_its_memory_charged() {
     isolated("a_forked_child_keeps_its_memory_charged", &[("VMMKIT_DEVICE_MEMORY", "64m")], |root| {
         // The orphaned child comes to us, so that we can reap it.
@@ -186,7 +184,6 @@ fn a_forked_child_keeps_its_memory_charged() {
 /// a charge, an export, a removal — delays no other process's allocation,
 /// export or free by more than [`STOP_BOUND`], nor gc; once continued, it
 /// finishes, and the ledger is exact.
-#[test]
 fn a_stopped_process_delays_nobody() {
     isolated("a_stopped_process_delays_nobody", &[], |root| {
         let api = acl();
@@ -229,7 +226,6 @@ fn a_stopped_process_delays_nobody() {
 /// another process's open by the stated bound (5 s), which then fails
 /// (`TimedOut`, the dialects' init code) instead of hanging; once the holder
 /// is killed, the kernel drops its lock and the open succeeds at once.
-#[test]
 fn a_stopped_holder_of_the_setup_lock_delays_an_open_by_its_bound_only() {
     isolated("a_stopped_holder_of_the_setup_lock_delays_an_open_by_its_bound_only", &[], |root| {
         let cfg = vmmkit_emulator::Config::from_env().expect("config");
@@ -269,7 +265,6 @@ fn wait_stopped(pid: u32) {
 /// next process sets the ledger up from what is linked: new share ids do
 /// not collide with the entry's, its capacity is counted, gc gives back
 /// only what was really left, and no byte of `state` makes anyone panic.
-#[test]
 fn a_lost_state_is_rebuilt_from_the_entries() {
     isolated("a_lost_state_is_rebuilt_from_the_entries", &[("VMMKIT_DEVICE_MEMORY", "64m")], |root| {
         let mut p = spawn("exporter", &[], &[]);
@@ -307,7 +302,6 @@ fn a_lost_state_is_rebuilt_from_the_entries() {
 
 /// Item 10: new device figures are taken once every process that used the
 /// old ones has exited, without a manual gc; what they left is collected.
-#[test]
 fn new_device_figures_once_everyone_exited() {
     isolated("new_device_figures_once_everyone_exited", &[("VMMKIT_DEVICE_MEMORY", "128m")], |root| {
         let mut p = spawn("old", &[("VMMKIT_DEVICE_MEMORY", "64m")], &[]);
@@ -325,7 +319,6 @@ fn new_device_figures_once_everyone_exited() {
 /// Item 6: an untrusted importer retrying while the exporter frees must not
 /// leave the entry behind: its refused import held the entry for a moment,
 /// and if that was the last hold, it removes the entry (no gc needed).
-#[test]
 fn a_refused_import_racing_a_free_leaves_nothing() {
     isolated("a_refused_import_racing_a_free_leaves_nothing", &[], |root| {
         let api = acl();
@@ -351,14 +344,12 @@ fn a_refused_import_racing_a_free_leaves_nothing() {
 /// Item 2: processes in another pid namespace share the root. Nobody looks
 /// a pid up in the wrong /proc: a live process in a container keeps its
 /// memory charged, whatever its pid means here.
-#[test]
 fn another_pid_namespace_shares_the_root() {
     isolated("another_pid_namespace_shares_the_root", &[("VMMKIT_DEVICE_MEMORY", "64m")], |root| {
         let wrap = ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child"];
         let probe = Command::new(wrap[0]).args(&wrap[1..]).arg("true").output();
         if !probe.as_ref().is_ok_and(|o| o.status.success()) {
-            println!("skipped: `unshare --user --pid` is not available here ({probe:?})");
-            return;
+            vmmkit_testkit::harness::skip(format!("`unshare --user --pid` is not available here ({probe:?})"));
         }
         let mut p = spawn("contained", &[], &wrap);
         assert_eq!(ask(&mut p, "pid"), "1", "pid 1 of its own namespace");
@@ -383,3 +374,14 @@ fn another_pid_namespace_shares_the_root() {
         ok!(api, aclrtFreePhysical(alloc(&api, 56 * MIB).expect("fits now")));
     });
 }
+
+vmmkit_testkit::harness!(
+    peer,
+    a_forked_child_keeps_its_memory_charged,
+    a_stopped_process_delays_nobody,
+    a_stopped_holder_of_the_setup_lock_delays_an_open_by_its_bound_only,
+    a_lost_state_is_rebuilt_from_the_entries,
+    new_device_figures_once_everyone_exited,
+    a_refused_import_racing_a_free_leaves_nothing,
+    another_pid_namespace_shares_the_root,
+);

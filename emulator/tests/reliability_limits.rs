@@ -31,7 +31,6 @@ fn long() -> bool {
 }
 
 /// The peers: this binary run as a driver, a bulk exporter, or the tmpfs scenario.
-#[test]
 fn worker() {
     match common::worker::role().as_deref() {
         None => {}
@@ -80,7 +79,6 @@ fn alloc_expect(api: &AclApi, root: &Path, device: u32, size: usize, want: AclEr
 
 /// Capacity used up: 207001 and nothing changed; the other device and
 /// imports are unaffected; a crashed process's capacity comes back lazily.
-#[test]
 fn capacity_exhausted() {
     let env = [("VMMKIT_DEVICE_MEMORY", "16M"), ("VMMKIT_DEVICES", "2")];
     isolated("capacity_exhausted", &env, |root| {
@@ -130,7 +128,6 @@ fn capacity_exhausted() {
 /// (a size past every limit): 2^62 bytes is 207001, not a success whose first
 /// write raises SIGBUS; what fits is written and read back; what does not
 /// is 207001 with nothing changed.
-#[test]
 fn host_location_has_a_capacity() {
     let env = [("VMMKIT_HOST_MEMORY", "16M")];
     isolated("host_location_has_a_capacity", &env, |root| {
@@ -166,7 +163,6 @@ fn host_location_has_a_capacity() {
 /// A trustlist filled to its limit in one call (65,535 distinct pids,
 /// ACL-PID-003/004): accepted, one more pid refused with 507899, the list
 /// unchanged by the refusal; the time of each call is printed.
-#[test]
 fn full_trustlist() {
     isolated("full_trustlist", &[("VMMKIT_DEVICES", "2")], |root| {
         let api = acl();
@@ -199,7 +195,6 @@ fn full_trustlist() {
 /// file system. Allocation succeeds (the arena was sized at the first);
 /// export, which gives the memory a file of its own, fails with 207001 and
 /// no partial state, and works again once the limit is lifted.
-#[test]
 fn file_size_limit() {
     isolated("file_size_limit", &[("VMMKIT_DEVICES", "2")], |root| {
         let api = acl();
@@ -258,7 +253,6 @@ fn open_fds() -> usize {
 /// file: a range of the process's arena); and a full device that collects dead
 /// processes while /proc cannot be read does not take a live process's
 /// capacity away.
-#[test]
 fn file_descriptors_exhausted() {
     let env = [("VMMKIT_DEVICE_MEMORY", "16M"), ("VMMKIT_DEVICES", "2")];
     isolated("file_descriptors_exhausted", &env, |root| {
@@ -301,7 +295,6 @@ fn file_descriptors_exhausted() {
 /// it is not lowered; the process makes mappings until the kernel refuses
 /// more): every call gets a code or succeeds, nothing crashes, and after the
 /// mappings are given back everything is released cleanly.
-#[test]
 fn map_count_exhausted() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
@@ -526,7 +519,6 @@ fn bulk_exporter() {
 /// exported handle (its hold), so they are spread over processes of at
 /// most `RLIMIT_NOFILE` (hard) handles each. Lookup and import of the last
 /// one stay O(1); the exporters need no mapping per handle.
-#[test]
 fn many_exported_handles() {
     let total: usize = if long() { 100_000 } else { 10_000 };
     let (_, hard) = rlimit(libc::RLIMIT_NOFILE);
@@ -615,7 +607,6 @@ fn many_exported_handles() {
 /// where unprivileged user namespaces are allowed), runs out of inodes and
 /// of space under the emulator. Skipped, with the reason printed, where no
 /// such namespace can be made.
-#[test]
 fn full_tmpfs() {
     let dir = tempfile::tempdir().unwrap();
     let mnt = dir.path().join("mnt");
@@ -627,10 +618,7 @@ fn full_tmpfs() {
         &[("VMMKIT_DEVICES", "2")],
     ) {
         Ok(report) => report,
-        Err(reason) => {
-            println!("full_tmpfs skipped: {reason}");
-            return;
-        }
+        Err(reason) => vmmkit_testkit::harness::skip(reason),
     };
     println!("full tmpfs (16 MiB, 48 inodes, private mount namespace):\n  {}", report.join("\n  "));
     assert_eq!(audit::listing(&mnt), Vec::<String>::new(), "the tmpfs went with its namespace");
@@ -773,3 +761,15 @@ fn enospc_scenario() {
     common::reply("after space is freed: export works; everything released; root clean");
     common::reply("end");
 }
+
+vmmkit_testkit::harness!(
+    worker,
+    capacity_exhausted,
+    host_location_has_a_capacity,
+    full_trustlist,
+    file_size_limit,
+    file_descriptors_exhausted,
+    map_count_exhausted,
+    many_exported_handles,
+    full_tmpfs,
+);

@@ -42,8 +42,8 @@ fn example(name: &str) -> PathBuf {
 }
 
 /// Runs example `name` over `which` with an emulator root of its own;
-/// returns its output (`None`: the shim case is skipped).
-fn run_example(name: &str, which: Which) -> Option<String> {
+/// returns its output.
+fn run_example(name: &str, which: Which) -> String {
     let root = TestRoot::new("vmmkit-runtime-example-").expect("a temporary root").checked();
     let mut cmd = Command::new(example(name));
     root.apply(&mut cmd).env_remove("VMMKIT_ACL_LIBRARY").env_remove("VMMKIT_HIP_LIBRARY");
@@ -51,23 +51,17 @@ fn run_example(name: &str, which: Which) -> Option<String> {
         Which::Emulator(v) => {
             cmd.env("VMMKIT_BACKEND", vmmkit_runtime::Backend::emulator(v).name());
         }
-        Which::Shim(v) => match common::shim_env(v) {
-            Ok(shim) => {
-                let (backend, var) =
-                    if v == Vendor::Acl { ("ascend", "VMMKIT_ACL_LIBRARY") } else { ("hip", "VMMKIT_HIP_LIBRARY") };
-                cmd.env("VMMKIT_BACKEND", backend).env(var, shim);
-            }
-            Err(common::Skip(reason)) => {
-                eprintln!("SKIPPED (shim case): {reason}");
-                return None;
-            }
-        },
+        Which::Shim(v) => {
+            let (backend, var) =
+                if v == Vendor::Acl { ("ascend", "VMMKIT_ACL_LIBRARY") } else { ("hip", "VMMKIT_HIP_LIBRARY") };
+            cmd.env("VMMKIT_BACKEND", backend).env(var, common::shim_env(v));
+        }
     }
     let (status, out) = run_bounded(cmd, common::DEADLINE);
     println!("---- {name} over {which:?} ----\n{out}");
     assert!(status.success(), "{name} failed ({status}):\n{out}");
     root.check_clean().unwrap_or_else(|e| panic!("{name}: {e}"));
-    Some(out)
+    out
 }
 
 /// Fails unless every line of `lines` is in `out`.
@@ -78,7 +72,7 @@ fn assert_lines(out: &str, lines: &[&str]) {
 }
 
 per_backend!(one_process => |which: Which| {
-    let Some(out) = run_example("one_process", which) else { return };
+    let out = run_example("one_process", which);
     let backend = match which {
         Which::Emulator(v) => format!("backend: {}", vmmkit_runtime::Backend::emulator(v).name()),
         Which::Shim(Vendor::Acl) => "backend: ascend".to_owned(),
@@ -95,7 +89,7 @@ per_backend!(one_process => |which: Which| {
 });
 
 per_backend!(two_process => |which: Which| {
-    let Some(out) = run_example("two_process", which) else { return };
+    let out = run_example("two_process", which);
     assert_lines(&out, &[
         "[importer] read 0x",
         "bytes: the exporter's pattern",
@@ -119,7 +113,7 @@ per_backend!(two_process => |which: Which| {
 });
 
 per_backend!(legacy_ipc => |which: Which| {
-    let Some(out) = run_example("legacy_ipc", which) else { return };
+    let out = run_example("legacy_ipc", which);
     if which.vendor() == Vendor::Acl {
         assert_lines(&out, &["[exporter] legacy IPC is not supported on ACL: Device::malloc: 207000"]);
         return;

@@ -42,6 +42,7 @@ pub mod call;
 pub mod channel;
 pub mod coverage;
 pub mod exit;
+pub mod harness;
 pub mod hip;
 pub mod libtest;
 pub mod peer;

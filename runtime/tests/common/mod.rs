@@ -57,20 +57,14 @@ impl Which {
 }
 
 /// Runs `body` over `which` in a process of its own (see [`isolated`]). A
-/// shim case is skipped, saying why, while its drop-in library lacks
-/// symbols (it is being written alongside).
+/// shim case fails when its drop-in library is not vmmkit's or lacks
+/// symbols: the workspace builds both drop-ins whole.
 pub fn run(which: Which, body: impl FnOnce(Backend)) {
     let mut env = Vec::new();
     if let Which::Shim(v) = which
         && std::env::var_os(CHILD).is_none()
     {
-        match shim_library(v) {
-            Ok(p) => env.push((SHIM, p.display().to_string())),
-            Err(Skip(reason)) => {
-                eprintln!("SKIPPED (shim case): {reason}");
-                return;
-            }
-        }
+        env.push((SHIM, shim_env(v)));
     }
     isolated(&env, || body(which.backend()));
 }
@@ -113,8 +107,8 @@ pub fn isolated(env: &[(&str, String)], body: impl FnOnce()) {
 }
 
 /// Path of `vendor`'s shim for a child, or why the shim case is skipped.
-pub fn shim_env(vendor: Vendor) -> Result<String, Skip> {
-    shim_library(vendor).map(|p| p.display().to_string())
+pub fn shim_env(vendor: Vendor) -> String {
+    shim_library(vendor).display().to_string()
 }
 
 /// Runs `cmd`, waiting at most `deadline`; a child past it is killed and
@@ -124,15 +118,15 @@ pub fn run_bounded(mut cmd: Command, deadline: Duration) -> (vmmkit_testkit::Exi
         .unwrap_or_else(|e| panic!("{:?}: {e}", cmd.get_program()))
 }
 
-/// Why a shim case does not run.
+/// Why a drop-in library of this build cannot be tested (a failure).
 #[derive(Debug, Clone)]
-pub struct Skip(pub String);
+struct Unusable(String);
 
 /// `vendor`'s drop-in library of this build, built if needed, checked to
 /// load with every symbol.
-pub fn shim_library(vendor: Vendor) -> Result<PathBuf, Skip> {
-    static ACL: OnceLock<Result<PathBuf, Skip>> = OnceLock::new();
-    static HIP: OnceLock<Result<PathBuf, Skip>> = OnceLock::new();
+pub fn shim_library(vendor: Vendor) -> PathBuf {
+    static ACL: OnceLock<Result<PathBuf, Unusable>> = OnceLock::new();
+    static HIP: OnceLock<Result<PathBuf, Unusable>> = OnceLock::new();
     match vendor {
         Vendor::Acl => ACL.get_or_init(|| {
             build_shim("vmmkit-shim-ascendcl", "libascendcl.so", |p| {
@@ -144,9 +138,10 @@ pub fn shim_library(vendor: Vendor) -> Result<PathBuf, Skip> {
                 HipApi::load(Some(p)).map(|l| l.is_vmmkit_shim).map_err(|e| e.to_string())
             })
         }),
-        Vendor::Cuda => return Err(Skip("vmmkit has no CUDA drop-in library".into())),
+        Vendor::Cuda => panic!("vmmkit has no CUDA drop-in library"),
     }
     .clone()
+    .unwrap_or_else(|Unusable(why)| panic!("the {vendor:?} drop-in cannot be tested: {why}"))
 }
 
 /// `<target>/<profile>`, from this executable's place: `<target>/<profile>/deps/<test>`.
@@ -157,7 +152,7 @@ pub fn profile_dir() -> PathBuf {
 
 /// Builds `package` (a cdylib `file`) into this build's target and checks
 /// that it loads (`load` says whether it is vmmkit's drop-in).
-fn build_shim(package: &str, file: &str, load: impl Fn(&Path) -> Result<bool, String>) -> Result<PathBuf, Skip> {
+fn build_shim(package: &str, file: &str, load: impl Fn(&Path) -> Result<bool, String>) -> Result<PathBuf, Unusable> {
     let profile_dir = profile_dir();
     let target = profile_dir.parent().expect("<target>/<profile>");
     let profile = profile_dir.file_name().and_then(|n| n.to_str()).expect("a profile name");
@@ -180,8 +175,8 @@ fn build_shim(package: &str, file: &str, load: impl Fn(&Path) -> Result<bool, St
     assert!(lib.exists(), "the build left no {}", lib.display());
     match load(&lib) {
         Ok(true) => Ok(lib),
-        Ok(false) => Err(Skip(format!("{} does not export vmmkit_shim_info: not vmmkit's drop-in", lib.display()))),
-        Err(e) => Err(Skip(format!("the drop-in library is not complete yet: {e}"))),
+        Ok(false) => Err(Unusable(format!("{} does not export vmmkit_shim_info: not vmmkit's drop-in", lib.display()))),
+        Err(e) => Err(Unusable(format!("the drop-in library does not load whole: {e}"))),
     }
 }
 

@@ -10,12 +10,10 @@ use std::process::Command;
 
 use common::{Scratch, crate_dir, finish, library_dir};
 
-#[test]
 fn vllm_style_ctypes_wrapper_binds_every_function_and_shares_memory() {
     let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
     if Command::new(&python).arg("--version").output().is_err() {
-        eprintln!("vllm_style_ctypes_wrapper_binds_every_function_and_shares_memory: skipped: no {python}");
-        return;
+        vmmkit_testkit::harness::skip(format!("no {python} (set PYTHON)"));
     }
     let scratch = Scratch::new();
     let script = crate_dir().join("tests/python/vllm_style.py");
@@ -28,3 +26,5 @@ fn vllm_style_ctypes_wrapper_binds_every_function_and_shares_memory() {
     assert!(out.contains("child: ok") && out.contains("parent: ok"), "the round trip did not finish:\n{out}");
     assert_eq!(scratch.shared_left(), Vec::<String>::new(), "left shared memory behind");
 }
+
+vmmkit_testkit::harness!(vllm_style_ctypes_wrapper_binds_every_function_and_shares_memory,);

@@ -55,23 +55,21 @@ fn build(scratch: &Scratch, tree: &Path, name: &str, sources: &[&str], includes:
     exe
 }
 
-/// A scratch directory and the vendor tree, or the reason to skip.
-fn setup(test: &str) -> Option<(Scratch, PathBuf)> {
+/// A scratch directory and the vendor tree; the test is ignored, saying
+/// why, without the tree.
+fn setup() -> (Scratch, PathBuf) {
     let scratch = Scratch::new();
     match vendor_tree(scratch.path()) {
-        Ok(tree) => Some((scratch, tree)),
-        Err(why) => {
-            println!("{test}: skipped (ignored): {why}");
-            None
-        }
+        Ok(tree) => (scratch, tree),
+        Err(why) => vmmkit_testkit::harness::skip(why),
     }
 }
 
 /// Notify sample `dir`: proc_a waits on the notify, then reads what
 /// proc_b wrote before recording it; `run.sh` passes when proc_b's
 /// `Source data` equals proc_a's `Destination data`.
-fn notify_sample(test: &str, dir: &str) {
-    let Some((scratch, tree)) = setup(test) else { return };
+fn notify_sample(dir: &str) {
+    let (scratch, tree) = setup();
     let d = format!("example/2_advanced_features/notify/{dir}");
     let inc = ["example", "example/1_basic_features/memory"];
     let file_ops = "example/1_basic_features/memory/file_ops.cpp";
@@ -98,22 +96,19 @@ fn notify_sample(test: &str, dir: &str) {
     scratch.assert_nothing_shared();
 }
 
-#[test]
 fn cann_notify_sample_0_with_pid() {
-    notify_sample("cann_notify_sample_0_with_pid", "0_ipc_notify_withpid");
+    notify_sample("0_ipc_notify_withpid");
 }
 
-#[test]
 fn cann_notify_sample_1_without_pid() {
-    notify_sample("cann_notify_sample_1_without_pid", "1_ipc_notify_withoutpid");
+    notify_sample("1_ipc_notify_withoutpid");
 }
 
 /// ipcevent/1: the producer on device 0, one consumer on device 1, as
 /// `run.sh` starts them (after its device-count precheck); it passes when
 /// the producer says `finished successfully`.
-#[test]
 fn cann_ipcevent_sample_1_multi_device() {
-    let Some((scratch, tree)) = setup("cann_ipcevent_sample_1_multi_device") else { return };
+    let (scratch, tree) = setup();
     let d = "example/2_advanced_features/ipcevent/1_ipcevent_multi_device";
     let inc = ["example"];
     let pre = build(&scratch, &tree, "precheck", &[&format!("{d}/precheck.cpp")], &inc);
@@ -138,9 +133,8 @@ fn cann_ipcevent_sample_1_multi_device() {
 /// stream/2: a long task on one stream, an event, a short task on the
 /// other; each synchronisation mode (stream, event, notify) must give
 /// (0 + 1) * 2 = 2.
-#[test]
 fn cann_stream_sample_2_multi_stream() {
-    let Some((scratch, tree)) = setup("cann_stream_sample_2_multi_stream") else { return };
+    let (scratch, tree) = setup();
     let d = "example/1_basic_features/stream/2_multi_stream";
     let exe = build(&scratch, &tree, "main", &[&format!("{d}/main.cpp")], &["example"]);
     let out = finish(&mut [scratch.start("main", scratch.command(&exe))]).remove(0);
@@ -149,3 +143,10 @@ fn cann_stream_sample_2_multi_stream() {
     assert_eq!(answers.len(), 3, "one answer per mode (stream, event, notify synchronize):\n{out}");
     assert!(answers.iter().all(|l| l.contains("The answer is 2.")), "in stream order the answer is 2:\n{out}");
 }
+
+vmmkit_testkit::harness!(
+    cann_notify_sample_0_with_pid,
+    cann_notify_sample_1_without_pid,
+    cann_ipcevent_sample_1_multi_device,
+    cann_stream_sample_2_multi_stream,
+);

@@ -26,32 +26,26 @@ fn family_with(name: &str, env: &[(&str, &str)]) {
     scratch.assert_nothing_shared();
 }
 
-#[test]
 fn malloc_variants_and_devsync_frees() {
     family("malloc");
 }
 
-#[test]
 fn host_register_v2_device_pointer_unregister() {
     family("host");
 }
 
-#[test]
 fn managed_memory_advise_attrs_prefetch() {
     family("managed");
 }
 
-#[test]
 fn allocators_register_and_are_called() {
     family("allocator");
 }
 
-#[test]
 fn d32_fills_batch_offset_condition_and_desc_copies() {
     family("copy");
 }
 
-#[test]
 fn usage_type_uce_cache_and_link_queries() {
     family("query");
 }
@@ -59,19 +53,16 @@ fn usage_type_uce_cache_and_link_queries() {
 /// The families with stream work (fills, batch, offset and descriptor
 /// copies, prefetches, allocators) also pass when streams run late and out
 /// of step (`VMMKIT_STREAMS=adversarial`): each reads only after its synchronize.
-#[test]
 fn stream_families_pass_under_adversarial_streams() {
     for name in ["copy", "managed", "allocator"] {
         family_with(name, &[("VMMKIT_STREAMS", "adversarial:7")]);
     }
 }
 
-#[test]
 fn mbufs_data_user_data_refs_and_chains() {
     family("mbuf");
 }
 
-#[test]
 fn device_code_functions_fail_with_207000_and_say_so() {
     family("device");
 }
@@ -99,12 +90,10 @@ fn vendor_include(dir: &std::path::Path) -> Option<std::path::PathBuf> {
 /// fetched hicann/runtime at run time, never kept in the repository) runs
 /// every family through the drop-in: our exports have the vendor's names,
 /// types and values. Skipped, with the reason, where no copy is at hand.
-#[test]
 fn vendor_headers_build_and_run_every_family() {
     let scratch = Scratch::new();
     let Some(inc) = vendor_include(scratch.path()) else {
-        println!("skipped: no hicann/runtime headers (set VMMKIT_CANN_INCLUDE or VMMKIT_CANN_RUNTIME_GIT)");
-        return;
+        vmmkit_testkit::harness::skip("no hicann/runtime headers (set VMMKIT_CANN_INCLUDE or VMMKIT_CANN_RUNTIME_GIT)");
     };
     let src = common::c_dir().join("memory18.c");
     let exe = scratch.path().join("bin/memory18_vendor");
@@ -134,12 +123,10 @@ fn vendor_headers_build_and_run_every_family() {
 /// (`tests/c/hook_align32.cc`, as sglang's torch_memory_saver) exports the
 /// unmangled name, because our header declares it with C linkage, and
 /// intercepts the calls of the malloc family, which still passes.
-#[test]
 fn a_cxx_ld_preload_hook_of_align32_intercepts_it() {
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
     if std::process::Command::new(&cxx).arg("--version").output().is_err() {
-        println!("skipped: no C++ compiler `{cxx}` (set CXX)");
-        return;
+        vmmkit_testkit::harness::skip(format!("no C++ compiler `{cxx}` (set CXX)"));
     }
     let scratch = Scratch::new();
     let src = common::c_dir().join("hook_align32.cc");
@@ -166,3 +153,17 @@ fn a_cxx_ld_preload_hook_of_align32_intercepts_it() {
     assert!(out[0].lines().any(|l| l == "[INFO]  [PASS] malloc"), "{}", out[0]);
     println!("the C++ hook intercepted {hooked} aclrtMallocAlign32 calls; the malloc family passed");
 }
+
+vmmkit_testkit::harness!(
+    malloc_variants_and_devsync_frees,
+    host_register_v2_device_pointer_unregister,
+    managed_memory_advise_attrs_prefetch,
+    allocators_register_and_are_called,
+    d32_fills_batch_offset_condition_and_desc_copies,
+    usage_type_uce_cache_and_link_queries,
+    stream_families_pass_under_adversarial_streams,
+    mbufs_data_user_data_refs_and_chains,
+    device_code_functions_fail_with_207000_and_say_so,
+    vendor_headers_build_and_run_every_family,
+    a_cxx_ld_preload_hook_of_align32_intercepts_it,
+);
