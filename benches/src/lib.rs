@@ -36,15 +36,21 @@
 //! # Ok(()) }
 //! ```
 
+#![deny(unsafe_code)]
+
 pub mod backend;
 pub mod cases;
 mod error;
+// The floor: the raw system calls the operations are compared with.
+#[allow(unsafe_code)]
 pub mod floor;
 pub mod peer;
 pub mod plan;
 pub mod record;
 pub mod report;
 pub mod root;
+// Counting system calls: ptrace of a forked child.
+#[allow(unsafe_code)]
 pub mod syscalls;
 
 pub use error::{BenchError, Result};

@@ -29,6 +29,8 @@ use crate::backend::BackendKind;
 
 mod emulator;
 mod render;
+// Probes of the vendor libraries through their C tables.
+#[allow(unsafe_code)]
 mod vendor;
 
 /// Options of `vmmkit doctor`.

@@ -18,6 +18,8 @@
 //! assert!(matches!(map_003.expect, Expect::Codes(_)));
 //! ```
 
+#![deny(unsafe_code)]
+
 pub mod acl;
 pub mod backend;
 pub mod baseline;
@@ -29,6 +31,8 @@ pub mod ctx;
 pub mod cuda;
 pub mod doctor;
 pub mod fidelity;
+// fork(2) and waitpid of a check that runs in a child.
+#[allow(unsafe_code)]
 pub mod forked;
 pub mod hip;
 pub mod ops;

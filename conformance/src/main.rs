@@ -1,5 +1,7 @@
 //! `vmmkit`: the conformance suite, the doctor, and the emulator's operator tools.
 
+#![deny(unsafe_code)]
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};

@@ -387,6 +387,7 @@ fn write_exit_at_exit() {
     }
     // SAFETY: `at_exit` is a plain function with no arguments; registering
     // it has no other effect.
+    #[allow(unsafe_code)] // the exit handler
     let _ = unsafe { libc::atexit(at_exit) };
 }
 

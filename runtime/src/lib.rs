@@ -129,19 +129,36 @@
 //! # Ok(()) }
 //! ```
 
+#![deny(unsafe_code)]
+
+// `unsafe` is allowed where the runtime calls the vendor's C table (the
+// per-vendor call layers and `driver`), and in the owners of what those
+// calls hand out (buffer, device, export, mapping, physical memory,
+// reservation), which call the table's functions with the handles they own.
+// Every other module is safe code.
+#[allow(unsafe_code)]
 pub mod acl;
 mod backend;
+#[allow(unsafe_code)]
 mod buffer;
+#[allow(unsafe_code)]
 pub mod cuda;
+#[allow(unsafe_code)]
 mod device;
+#[allow(unsafe_code)]
 mod driver;
 mod error;
+#[allow(unsafe_code)]
 mod export;
 pub mod fd;
+#[allow(unsafe_code)]
 pub mod hip;
 mod import;
+#[allow(unsafe_code)]
 mod mapping;
+#[allow(unsafe_code)]
 mod physical;
+#[allow(unsafe_code)]
 mod reservation;
 mod runtime;
 

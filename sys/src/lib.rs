@@ -17,7 +17,11 @@
 //! assert_eq!(AclError::RT_INVALID_HANDLE.name(), Some("ACL_ERROR_RT_INVALID_HANDLE"));
 //! ```
 
+#![deny(unsafe_code)]
+
 mod code;
+// dlopen and symbol lookup: the boundary with the vendor libraries.
+#[allow(unsafe_code)]
 mod loader;
 mod opaque;
 mod table;

@@ -55,6 +55,7 @@ macro_rules! api_table {
             /// `lib` must be the vendor's library (or one exporting the same C
             /// signatures under these names), and must stay loaded for as long
             /// as the table is used.
+            #[allow(unsafe_code)] // symbol lookup: the boundary with the vendor library
             pub unsafe fn from_library(lib: &::libloading::Library) -> Result<Self, Vec<&'static str>> {
                 let mut missing = Vec::new();
                 $(

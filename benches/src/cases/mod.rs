@@ -11,11 +11,14 @@
 //! size or a count.
 
 pub mod alloc;
+#[allow(unsafe_code)] // calls the vendor tables directly, as a program does
 pub mod calls;
 pub mod copy;
+#[allow(unsafe_code)] // calls the CUDA table directly, as a program does
 pub mod cuda_streams;
 pub mod export;
 pub mod handoff;
+#[allow(unsafe_code)] // calls the vendor tables directly, as a program does
 pub mod ipc_event;
 pub mod lookup;
 pub mod map;

@@ -39,6 +39,8 @@ pub mod journals;
 pub mod machine;
 pub mod report;
 pub mod trace;
+// Signals and process groups of the program's tree.
+#[allow(unsafe_code)]
 pub mod tree;
 
 use std::ffi::OsString;

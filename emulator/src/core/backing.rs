@@ -190,6 +190,7 @@ pub(super) fn own_file(
 }
 
 #[cfg(test)]
+#[allow(unsafe_code)] // reads and writes device memory through its mappings
 mod tests {
     use crate::config::Config;
     use crate::core::{DEVICE_WINDOW, Emulator};

@@ -7,27 +7,35 @@
 
 mod access;
 mod backing;
+#[allow(unsafe_code)] // shared words in a mapping of the root
 pub mod cell;
+#[allow(unsafe_code)] // device memory through its mappings
 mod copy;
 mod dialect;
 mod error;
+#[allow(unsafe_code)] // enqueues work on device memory
 mod event;
 mod extent;
 mod fasthash;
+#[allow(unsafe_code)] // file descriptors passed in from C
 mod fd;
 pub mod hazard;
+#[allow(unsafe_code)] // host allocations handed to C
 mod host;
 mod ipc;
+#[allow(unsafe_code)] // enqueues work on device memory
 mod ipc_event;
 mod ipc_token;
 mod leak;
 mod peer;
 mod physical;
 mod pool;
+#[allow(unsafe_code)] // the exit handler
 mod process;
 mod quick;
 mod share;
 mod space;
+#[allow(unsafe_code)] // runs work on device memory through its mappings
 mod stream;
 mod tag;
 pub mod thread;

@@ -1,5 +1,7 @@
-//! The operating-system layer: the only module of the core with `unsafe`
-//! code (mmap, file objects, process identity).
+//! The operating-system layer: mappings, file objects, process identity.
+//! The crate denies `unsafe` at its root and allows it here and in the few
+//! other modules that meet C or the kernel (`lib.rs`, `core/mod.rs` list
+//! them).
 
 pub mod arena;
 pub mod lock;

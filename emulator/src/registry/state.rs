@@ -90,6 +90,7 @@ pub struct Slot {
 }
 
 // SAFETY: `#[repr(C)]`, all fields atomics, all-zero is the empty state.
+#[allow(unsafe_code)] // shared words in a mapping of the root
 unsafe impl SharedPod for Layout {}
 
 /// The state file, open and mapped.

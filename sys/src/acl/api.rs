@@ -329,6 +329,7 @@ impl AclApi {
     ///
     /// # Errors
     /// A [`LoadError`] naming every path tried, or every missing symbol.
+    #[allow(unsafe_code)] // the table from the loaded library
     pub fn load(explicit: Option<&Path>) -> Result<Loaded<Self>, LoadError> {
         crate::loader::load(&LIBRARY, explicit, |lib| {
             // SAFETY: a library found under the ACL names exports the ACL C ABI;

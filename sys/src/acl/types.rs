@@ -584,6 +584,7 @@ pub union aclrtStreamAttrValue {
     pub streamPriority: u32,
     pub reserve: [u32; 4],
 }
+#[allow(unsafe_code)] // a union read: every field is plain bits
 impl std::fmt::Debug for aclrtStreamAttrValue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // SAFETY: every field is plain bits; `reserve` covers the whole union.

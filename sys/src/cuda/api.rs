@@ -169,6 +169,7 @@ impl CudaApi {
     /// # Errors
     /// A [`LoadError`] naming every path tried, or every missing symbol;
     /// [`LoadError::Refused`] for a file named `libcuda.so`.
+    #[allow(unsafe_code)] // the table from the loaded library
     pub fn load(explicit: Option<&Path>) -> Result<Loaded<Self>, LoadError> {
         crate::loader::load(&LIBRARY, explicit, |lib| {
             // SAFETY: a library found under the CUDA driver's soname exports the

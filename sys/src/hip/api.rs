@@ -393,6 +393,7 @@ impl HipApi {
     ///
     /// # Errors
     /// A [`LoadError`] naming every path tried, or every missing symbol.
+    #[allow(unsafe_code)] // the table from the loaded library
     pub fn load(explicit: Option<&Path>) -> Result<Loaded<Self>, LoadError> {
         crate::loader::load(&LIBRARY, explicit, |lib| {
             // SAFETY: a library found under the HIP names exports the HIP C ABI;

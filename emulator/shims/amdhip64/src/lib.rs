@@ -22,6 +22,8 @@
 //! `libamdhip64.so.6`. `build.rs` says how, and why rustc alone cannot
 //! (hip.md §1.3).
 
+#![deny(unsafe_code)]
+
 vmmkit_emulator::export_shim! {
     functions: vmmkit_sys::hip_functions,
     types: vmmkit_sys::hip,

@@ -33,6 +33,8 @@
 //! `LD_LIBRARY_PATH` pointing at the directory of this library; see the
 //! README section "Running a CANN program on the emulator".
 
+#![deny(unsafe_code)]
+
 vmmkit_emulator::export_shim! {
     functions: vmmkit_sys::acl_functions,
     types: vmmkit_sys::acl,

@@ -11,6 +11,8 @@
 //! the headers declare, in the version node the real library exports it in,
 //! returning the library's own failure status. This crate names them.
 
+#![deny(unsafe_code)]
+
 /// One stand-in library.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StandIn {
