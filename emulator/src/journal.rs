@@ -385,9 +385,9 @@ fn write_exit_at_exit() {
             Some(Record::Exit { ts: now(), leaks })
         });
     }
+    #[allow(unsafe_code)] // the exit handler
     // SAFETY: `at_exit` is a plain function with no arguments; registering
     // it has no other effect.
-    #[allow(unsafe_code)] // the exit handler
     let _ = unsafe { libc::atexit(at_exit) };
 }
 

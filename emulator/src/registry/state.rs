@@ -89,8 +89,8 @@ pub struct Slot {
     charges: [AtomicU64; ROWS],
 }
 
-// SAFETY: `#[repr(C)]`, all fields atomics, all-zero is the empty state.
 #[allow(unsafe_code)] // shared words in a mapping of the root
+// SAFETY: `#[repr(C)]`, all fields atomics, all-zero is the empty state.
 unsafe impl SharedPod for Layout {}
 
 /// The state file, open and mapped.
