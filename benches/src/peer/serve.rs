@@ -159,6 +159,7 @@ struct Mesh {
     received: Vec<OwnedFd>,
     floor_own: Option<OwnedFd>,
     floor_maps: Vec<(Range, OwnedFd)>,
+    held: Vec<Imported>,
 }
 
 fn arg(args: &[u64], i: usize) -> Result<u64> {
@@ -230,6 +231,16 @@ impl State<'_> {
                 }
                 Ok(vec![n as u64])
             }
+            Op::ImportHold => {
+                let size = usize_arg(args, 0)?;
+                let keys = &args[1..];
+                raise_nofile(self.mesh.held.len() + keys.len())?;
+                let d = self.b.dev(0);
+                for &key in keys {
+                    self.mesh.held.push(d.import(key, size)?);
+                }
+                Ok(vec![keys.len() as u64])
+            }
             Op::MeshRelease => self.release_mesh().map(|()| vec![]),
             Op::Hello | Op::Grow | Op::Quit | Op::MeshExport | Op::MeshFloorExport => {
                 Err(BenchError::Peer(format!("{op:?} is not a plain request")))
@@ -300,6 +311,9 @@ impl State<'_> {
             mem.free()?;
         }
         drop(m.received);
+        for mem in m.held {
+            mem.free()?;
+        }
         if let Some((ex, mem)) = m.own {
             drop(ex);
             mem.free()?;

@@ -60,6 +60,10 @@ pub enum Op {
     /// `[size]`, the fds beside it: the floor's import side: map each shared;
     /// reply `[OK, count]`.
     MeshFloorMap = 13,
+    /// `[size, keys...]`: import each key onto device 0 and hold it (no
+    /// mapping), for the memory an importer of many handles takes; reply
+    /// `[OK, count]`. Held until [`Op::MeshRelease`].
+    ImportHold = 14,
 }
 
 impl Op {
@@ -79,6 +83,7 @@ impl Op {
             11 => Self::MeshRelease,
             12 => Self::MeshFloorExport,
             13 => Self::MeshFloorMap,
+            14 => Self::ImportHold,
             _ => return None,
         })
     }
