@@ -389,7 +389,8 @@ impl Registry {
         index: &mut TrustIndex,
         pids: &[i32],
     ) -> io::Result<bool> {
-        header.add_trusted(object, index, pids, proc::boot_time_ns(), proc::holder_stamp)
+        let stamps = proc::Stamps::for_pids(pids);
+        header.add_trusted(object, index, pids, proc::boot_time_ns(), |pid| stamps.get(pid))
     }
 
     /// Collects what dead processes left: their slots' charges, and entries
