@@ -3,7 +3,7 @@
 //! then 10^6 `aclrtGetDevice`, built against our ACL headers and the
 //! drop-in `libascendcl.so`) run to its end, one process per iteration:
 //!
-//! - `direct` (the reference): the program on the drop-in library
+//! - `floor`: the program alone, on the drop-in library
 //!   (`LD_LIBRARY_PATH`), on the bench root;
 //! - `vmmkit_run`: `vmmkit run -- PROGRAM`: a private machine made and
 //!   removed, the program's journal written and read back into the report;
@@ -66,7 +66,7 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
     let calls = env.plan.run_overhead_calls();
     let setup: Rc<OnceCell<Setup>> = Rc::new(OnceCell::new());
     let mut out = Vec::new();
-    for (function, how) in [("direct", How::Direct), ("vmmkit_run", How::Run), ("vmmkit_run_trace", How::RunTrace)] {
+    for (function, how) in [("floor", How::Direct), ("vmmkit_run", How::Run), ("vmmkit_run_trace", How::RunTrace)] {
         let (setup, parts) = (setup.clone(), parts.clone());
         out.push(
             Entry::new(GROUP, function, calls.to_string(), move |iters| {
