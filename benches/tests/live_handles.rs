@@ -165,11 +165,7 @@ fn run() -> Res<()> {
     drop(importer);
     drop(exporters);
     root.remove()?;
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(failures.join("; ").into())
-    }
+    if failures.is_empty() { Ok(()) } else { Err(failures.join("; ").into()) }
 }
 
 /// Import + free of three of `keys` (the first, the middle, the last), each

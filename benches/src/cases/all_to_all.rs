@@ -134,8 +134,12 @@ impl Mesh {
             }
         }
         for (i, p) in self.peers.iter().enumerate() {
-            let others: Vec<BorrowedFd<'_>> =
-                fds.iter().enumerate().filter(|&(j, _)| j != i).filter_map(|(_, f)| f.as_ref().map(AsFd::as_fd)).collect();
+            let others: Vec<BorrowedFd<'_>> = fds
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .filter_map(|(_, f)| f.as_ref().map(AsFd::as_fd))
+                .collect();
             let mut args = vec![size];
             if floor {
                 p.post(Op::MeshFloorMap, &args, &others)?;

@@ -22,8 +22,8 @@
 
 use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::process::{Command, Stdio};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use super::{Entry, Env};

@@ -133,7 +133,14 @@ pub(super) fn handle(acl: Acl, maps: &[(*mut c_void, usize)], req: &Request) -> 
                 Err(f) => return Some(missing(f)),
             }
             let mut data = vec![0u8; size].into_boxed_slice();
-            let r = acl.ipc_memcpy_async(data.as_mut_ptr().cast(), size, va.cast_const(), size, ACL_MEMCPY_DEVICE_TO_HOST, s);
+            let r = acl.ipc_memcpy_async(
+                data.as_mut_ptr().cast(),
+                size,
+                va.cast_const(),
+                size,
+                ACL_MEMCPY_DEVICE_TO_HOST,
+                s,
+            );
             if !r.is_success() {
                 return Some(reply(r, "aclrtMemcpyAsync(device to host)"));
             }
