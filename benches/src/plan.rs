@@ -67,6 +67,19 @@ impl Plan {
         self.pick(&[10, 1_000, 100_000], &[10, 1_000, 10_000], &[10, 100])
     }
 
+    /// Processes of the all-to-all start-up.
+    pub fn all_to_all_counts(&self) -> &'static [usize] {
+        self.pick(&[2, 8, 32, 64], &[2, 8, 32, 64], &[2, 3])
+    }
+
+    /// Control calls of the program that `vmmkit run`'s overhead is measured on.
+    pub fn run_overhead_calls(&self) -> usize {
+        match self {
+            Self::Full | Self::Quick => 1_000_000,
+            Self::Smoke => 1_000,
+        }
+    }
+
     /// Criterion's warm-up time.
     pub fn warm_up(&self) -> Duration {
         if *self == Self::Full { Duration::from_secs(2) } else { Duration::from_millis(200) }

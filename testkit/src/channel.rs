@@ -20,8 +20,10 @@ use crate::wait::{Readable, wait_readable};
 
 /// Largest message accepted.
 pub const MAX_MESSAGE: usize = 256 * 1024;
-/// Most fds one message carries.
-pub const MAX_FDS: usize = 8;
+/// Most fds one message carries: the kernel's own limit (`SCM_MAX_FD`),
+/// so that one message hands a process all its peers' fds (64 processes,
+/// all to all).
+pub const MAX_FDS: usize = 253;
 
 /// Why a receive gave no message.
 #[derive(Debug, thiserror::Error)]

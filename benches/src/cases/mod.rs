@@ -10,6 +10,7 @@
 //! `floor` (or `floor_*`, `direct`: references beside it), the parameter a
 //! size or a count.
 
+pub mod all_to_all;
 pub mod alloc;
 #[allow(unsafe_code)] // calls the vendor tables directly, as a program does
 pub mod calls;
@@ -24,6 +25,7 @@ pub mod lookup;
 pub mod map;
 pub mod reimport;
 pub mod reserve;
+pub mod run_overhead;
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -222,6 +224,8 @@ pub const ALL: &[(&str, Builder)] = &[
     ("calls", calls::entries),
     ("ipc_event", ipc_event::entries),
     ("cuda_streams", cuda_streams::entries),
+    ("all_to_all", all_to_all::entries),
+    ("run_overhead", run_overhead::entries),
 ];
 
 /// Times `iters` runs of `f` as one stretch (for bodies with nothing to

@@ -14,7 +14,7 @@ pub mod serve;
 pub mod wire;
 
 use std::cell::RefCell;
-use std::os::fd::BorrowedFd;
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -107,6 +107,25 @@ impl Peer {
         let mut words = vec![op as u64];
         words.extend_from_slice(args);
         self.peer.borrow_mut().send(&wire::encode(&words), fds).map_err(|e| BenchError::Peer(e.to_string()))
+    }
+
+    /// Sends `op` with `args` and `fds` beside it, without waiting for the
+    /// reply (see [`Peer::collect`]): requests to many peers at once.
+    ///
+    /// # Errors
+    /// The peer is gone.
+    pub fn post(&self, op: Op, args: &[u64], fds: &[BorrowedFd<'_>]) -> Result<()> {
+        self.send_with(op, args, fds)
+    }
+
+    /// The reply of a request sent with [`Peer::post`]: its values and the
+    /// descriptors that came with it.
+    ///
+    /// # Errors
+    /// As [`Peer::call`].
+    pub fn collect(&self) -> Result<(Vec<u64>, Vec<OwnedFd>)> {
+        let (bytes, fds) = self.peer.borrow_mut().recv(DEADLINE).map_err(|e| BenchError::Peer(e.to_string()))?;
+        Ok((wire::reply(&bytes).map_err(BenchError::Peer)?, fds))
     }
 
     /// Collects the replies of a [`Op::Grow`] sent with [`Peer::send`].

@@ -1,7 +1,7 @@
 //! The peer's side: answers requests until it is asked to quit or its
 //! parent goes away (the socket reads end-of-file).
 
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -14,7 +14,7 @@ use super::wire::{self, Op};
 use crate::backend::Bk;
 use crate::error::{BenchError, Result};
 use crate::floor::{self, Range};
-use vmmkit_runtime::{Access, Imported, Location, Mapping, PhysicalMemory, Reservation, Sharing};
+use vmmkit_runtime::{Access, Exported, Imported, Location, Mapping, PhysicalMemory, Reservation, Sharing};
 
 /// How long the peer waits for the next request: a bench group may run for
 /// long between two (it dies with its bench process in any case).
@@ -53,7 +53,15 @@ fn run(sock: &Channel, floor_dir: &Path, mut labels: Option<&mut Labels>) -> Res
     let b = Bk::open(vmmkit_runtime::Backend::auto().map_err(|e| BenchError::Unsupported(e.to_string()))?)?;
     let pid = b.rt().host_pid()?;
     reply(sock, &[pid as u64])?;
-    let mut st = State { b: &b, floor_dir, import: None, received: Vec::new(), floor: None, held: Vec::new() };
+    let mut st = State {
+        b: &b,
+        floor_dir,
+        import: None,
+        received: Vec::new(),
+        floor: None,
+        held: Vec::new(),
+        mesh: Mesh::default(),
+    };
     loop {
         let (bytes, fds) = match sock.recv(IDLE) {
             Ok(got) => got,
@@ -68,6 +76,8 @@ fn run(sock: &Channel, floor_dir: &Path, mut labels: Option<&mut Labels>) -> Res
         let op = Op::from_word(op);
         let r = match op {
             Some(Op::Grow) => st.grow(sock, args),
+            Some(Op::MeshExport) => st.mesh_export(sock, args),
+            Some(Op::MeshFloorExport) => st.mesh_floor_export(sock, args),
             Some(Op::Quit) => st.clear().map(|()| vec![]),
             Some(op) => match measured(op, b.name()) {
                 // The measured part of a handoff: from the request to the reply.
@@ -88,7 +98,7 @@ fn run(sock: &Channel, floor_dir: &Path, mut labels: Option<&mut Labels>) -> Res
             None => Err(BenchError::Peer(format!("unknown request {op:?}"))),
         };
         match r {
-            Ok(values) if op != Some(Op::Grow) => reply(sock, &values)?,
+            Ok(values) if !replies_itself(op) => reply(sock, &values)?,
             Ok(_) => {}
             Err(e) => send(sock, &wire::error(&e.to_string()))?,
         }
@@ -96,6 +106,11 @@ fn run(sock: &Channel, floor_dir: &Path, mut labels: Option<&mut Labels>) -> Res
             return Ok(());
         }
     }
+}
+
+/// The requests whose handlers send their own replies (with descriptors, or in parts).
+fn replies_itself(op: Option<Op>) -> bool {
+    matches!(op, Some(Op::Grow | Op::MeshExport | Op::MeshFloorExport))
 }
 
 /// The bench row a measured request belongs to: the backend's import, or
@@ -131,6 +146,20 @@ struct State<'a> {
     received: Vec<OwnedFd>,
     floor: Option<(OwnedFd, Range)>,
     held: Vec<PhysicalMemory>,
+    mesh: Mesh,
+}
+
+/// What the all-to-all requests keep: the own export, the others' imports
+/// (mappings first: unmapped before the rest goes), the descriptors
+/// received with them; or the floor's file and mappings.
+#[derive(Default)]
+struct Mesh {
+    own: Option<(Exported, PhysicalMemory)>,
+    imports: Vec<(Mapping, Reservation, Imported)>,
+    received: Vec<OwnedFd>,
+    floor_own: Option<OwnedFd>,
+    floor_maps: Vec<(Range, OwnedFd)>,
+    held: Vec<Imported>,
 }
 
 fn arg(args: &[u64], i: usize) -> Result<u64> {
@@ -173,7 +202,49 @@ impl State<'_> {
                 self.floor = None;
                 Ok(vec![])
             }
-            Op::Hello | Op::Grow | Op::Quit => Err(BenchError::Peer(format!("{op:?} is not a plain request"))),
+            Op::MeshImport => {
+                let size = usize_arg(args, 0)?;
+                let d = self.b.dev(0);
+                let keys = &args[1..];
+                if !fds.is_empty() && fds.len() != keys.len() {
+                    return Err(BenchError::Peer(format!("{} keys and {} descriptors", keys.len(), fds.len())));
+                }
+                for (i, &key) in keys.iter().enumerate() {
+                    let mem = match fds.get(i) {
+                        Some(fd) => d.import(fd, size)?,
+                        None => d.import(key, size)?,
+                    };
+                    let va = d.reserve(size)?;
+                    let m = va.map(0, &mem)?;
+                    m.set_access(Location::Device(0), Access::ReadWrite)?;
+                    self.mesh.imports.push((m, va, mem));
+                }
+                self.mesh.received.extend(fds);
+                Ok(vec![keys.len() as u64])
+            }
+            Op::MeshFloorMap => {
+                let size = usize_arg(args, 0)?;
+                let n = fds.len();
+                for fd in fds {
+                    let map = Range::map_file(&fd, size)?;
+                    self.mesh.floor_maps.push((map, fd));
+                }
+                Ok(vec![n as u64])
+            }
+            Op::ImportHold => {
+                let size = usize_arg(args, 0)?;
+                let keys = &args[1..];
+                raise_nofile(self.mesh.held.len() + keys.len())?;
+                let d = self.b.dev(0);
+                for &key in keys {
+                    self.mesh.held.push(d.import(key, size)?);
+                }
+                Ok(vec![keys.len() as u64])
+            }
+            Op::MeshRelease => self.release_mesh().map(|()| vec![]),
+            Op::Hello | Op::Grow | Op::Quit | Op::MeshExport | Op::MeshFloorExport => {
+                Err(BenchError::Peer(format!("{op:?} is not a plain request")))
+            }
         }
     }
 
@@ -200,6 +271,51 @@ impl State<'_> {
         if let Some((m, va, mem)) = self.import.take() {
             m.unmap()?;
             va.free()?;
+            mem.free()?;
+        }
+        Ok(())
+    }
+
+    /// All-to-all, export side: allocates and exports, trusting the other
+    /// peers (ACL); replies with the key, the fd beside it (HIP, CUDA).
+    fn mesh_export(&mut self, sock: &Channel, args: &[u64]) -> Result<Vec<u64>> {
+        self.release_mesh()?;
+        let size = usize_arg(args, 0)?;
+        let pids: Vec<i32> = args[1..].iter().map(|&p| p as i32).collect();
+        let mem = self.b.dev(0).alloc_physical(size)?;
+        let ex = mem.export(self.b.sharing())?;
+        if self.b.shares_by_key() && !pids.is_empty() {
+            ex.set_pids(&pids)?;
+        }
+        let words = wire::encode(&[wire::OK, ex.key().unwrap_or(0)]);
+        let fds: Vec<_> = ex.fd().into_iter().collect();
+        sock.send(&words, &fds).map_err(|e| BenchError::io("send", e))?;
+        self.mesh.own = Some((ex, mem));
+        Ok(vec![])
+    }
+
+    /// The floor's export side: an unnamed file, its fd sent with the reply.
+    fn mesh_floor_export(&mut self, sock: &Channel, args: &[u64]) -> Result<Vec<u64>> {
+        self.release_mesh()?;
+        let fd = floor::tmpfile(self.floor_dir, usize_arg(args, 0)?)?;
+        sock.send(&wire::encode(&[wire::OK, 0]), &[fd.as_fd()]).map_err(|e| BenchError::io("send", e))?;
+        self.mesh.floor_own = Some(fd);
+        Ok(vec![])
+    }
+
+    fn release_mesh(&mut self) -> Result<()> {
+        let m = std::mem::take(&mut self.mesh);
+        for (map, va, mem) in m.imports {
+            map.unmap()?;
+            va.free()?;
+            mem.free()?;
+        }
+        drop(m.received);
+        for mem in m.held {
+            mem.free()?;
+        }
+        if let Some((ex, mem)) = m.own {
+            drop(ex);
             mem.free()?;
         }
         Ok(())
@@ -234,6 +350,7 @@ impl State<'_> {
     /// Gives back everything kept.
     fn clear(&mut self) -> Result<()> {
         self.floor = None;
+        self.release_mesh()?;
         self.release_import()?;
         for mem in self.held.drain(..) {
             mem.free()?;

@@ -42,6 +42,28 @@ pub enum Op {
     /// vendors that share by fd: map the received descriptor shared, read
     /// the first byte; reply `[OK, byte]`. Kept until [`Op::CloseFloor`].
     MapReadFd = 8,
+    /// `[size, pids...]`: all-to-all, export side: allocate `size` bytes on
+    /// device 0 and export them (ACL: trusting the host `pids`, the other
+    /// peers); reply `[OK, key]`, the exported fd beside it (HIP, CUDA).
+    /// Kept until [`Op::MeshRelease`].
+    MeshExport = 9,
+    /// `[size, keys...]`, the fds beside it (HIP, CUDA): all-to-all, import
+    /// side: import each of the others' handles onto device 0, reserve, map,
+    /// grant access; reply `[OK, count]`. Kept until [`Op::MeshRelease`].
+    MeshImport = 10,
+    /// Unmap, release and free what the all-to-all ops kept (theirs and the floor's).
+    MeshRelease = 11,
+    /// `[size]`: the all-to-all floor's export side: an unnamed tmpfs file
+    /// of `size` bytes in the floor directory (`open(O_TMPFILE)` +
+    /// `ftruncate`); reply `[OK, 0]`, its fd beside it.
+    MeshFloorExport = 12,
+    /// `[size]`, the fds beside it: the floor's import side: map each shared;
+    /// reply `[OK, count]`.
+    MeshFloorMap = 13,
+    /// `[size, keys...]`: import each key onto device 0 and hold it (no
+    /// mapping), for the memory an importer of many handles takes; reply
+    /// `[OK, count]`. Held until [`Op::MeshRelease`].
+    ImportHold = 14,
 }
 
 impl Op {
@@ -56,6 +78,12 @@ impl Op {
             6 => Self::Grow,
             7 => Self::Quit,
             8 => Self::MapReadFd,
+            9 => Self::MeshExport,
+            10 => Self::MeshImport,
+            11 => Self::MeshRelease,
+            12 => Self::MeshFloorExport,
+            13 => Self::MeshFloorMap,
+            14 => Self::ImportHold,
             _ => return None,
         })
     }

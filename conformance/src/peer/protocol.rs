@@ -203,6 +203,24 @@ pub enum Request {
         /// The wait's timeout (seconds; 0: none).
         timeout: u32,
     },
+    /// On the peer's stream: `aclrtWaitAndResetNotify(notify, 0)` (no
+    /// timeout), `aclrtMemcpyAsync` of mapping slot `map` into a host buffer
+    /// the peer keeps, then `aclrtSynchronizeStreamWithTimeout(1 ms)`:
+    /// `code` is that synchronize's (507046 while the wait holds the
+    /// stream). [`Request::ReadHeld`] ends it.
+    NotifyWaitHeld {
+        /// Notify slot.
+        notify: usize,
+        /// Mapping slot.
+        map: usize,
+    },
+    /// `aclrtSynchronizeStream` of the peer's stream, then the buffer of the
+    /// last [`Request::NotifyWaitHeld`] compared with pattern `seed`:
+    /// `value` is 1 when it is the pattern.
+    ReadHeld {
+        /// Pattern seed.
+        seed: u8,
+    },
     /// `aclrtIpcOpenEventHandle(handle)`: `slot` is the event's slot.
     EventOpen {
         /// The 64 bytes of the handle.

@@ -22,6 +22,8 @@ struct Cells {
     notifies: Vec<usize>,
     events: Vec<usize>,
     stream: Option<usize>,
+    /// The host buffer of a read held behind a wait ([`Request::NotifyWaitHeld`]).
+    held: Option<Box<[u8]>>,
 }
 
 fn reply(code: AclError, text: &str) -> Reply {
@@ -115,6 +117,59 @@ pub(super) fn handle(acl: Acl, maps: &[(*mut c_void, usize)], req: &Request) -> 
             wait_then_read(acl, m, *seed, "aclrtWaitAndResetNotify", |s| {
                 acl.wait_and_reset_notify(n as aclrtNotify, s, *timeout)
             })
+        }
+        Request::NotifyWaitHeld { notify, map } => {
+            let Some(n) = CELLS.with_borrow(|c| c.notifies.get(*notify).copied()) else {
+                return Some(no_slot("notify", *notify));
+            };
+            let Some(&(va, size)) = maps.get(*map) else { return Some(no_slot("mapping", *map)) };
+            let s = match stream(acl) {
+                Ok(s) => s,
+                Err(r) => return Some(r),
+            };
+            match acl.wait_and_reset_notify(n as aclrtNotify, s, 0) {
+                Ok(r) if r.is_success() => {}
+                Ok(r) => return Some(reply(r, "aclrtWaitAndResetNotify")),
+                Err(f) => return Some(missing(f)),
+            }
+            let mut data = vec![0u8; size].into_boxed_slice();
+            let r = acl.ipc_memcpy_async(
+                data.as_mut_ptr().cast(),
+                size,
+                va.cast_const(),
+                size,
+                ACL_MEMCPY_DEVICE_TO_HOST,
+                s,
+            );
+            if !r.is_success() {
+                return Some(reply(r, "aclrtMemcpyAsync(device to host)"));
+            }
+            // The buffer lives (its heap block does not move) until the read ends.
+            CELLS.with_borrow_mut(|c| c.held = Some(data));
+            match acl.synchronize_stream_with_timeout(s, 1) {
+                Ok(r) => reply(r, "aclrtSynchronizeStreamWithTimeout(1 ms)"),
+                Err(f) => missing(f),
+            }
+        }
+        Request::ReadHeld { seed } => {
+            let s = match stream(acl) {
+                Ok(s) => s,
+                Err(r) => return Some(r),
+            };
+            let r = acl.ipc_synchronize_stream(s);
+            let Some(data) = CELLS.with_borrow_mut(|c| c.held.take()) else {
+                return Some(reply(AclError::INVALID_PARAM, "peer: no read held"));
+            };
+            if !r.is_success() {
+                return Some(reply(r, "aclrtSynchronizeStream"));
+            }
+            match pattern::first_mismatch(*seed, &data) {
+                None => Reply { value: 1, ..reply(r, "") },
+                Some((at, want, got)) => Reply {
+                    value: 0,
+                    ..reply(r, &format!("byte {at} is {got:#04x}, not {want:#04x} (pattern {seed})"))
+                },
+            }
         }
         Request::EventOpen { handle } => {
             let mut h = aclrtIpcEventHandle::default();

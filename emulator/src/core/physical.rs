@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::os::object::Object;
 use crate::os::vm::HostView;
-use crate::registry::{Header, Place, Registry};
+use crate::registry::{Header, Place, Registry, TrustIndex};
 
 use super::backing::Backing;
 use super::quick::Spare;
@@ -43,6 +43,9 @@ pub struct Physical {
     pub retains: u32,
     /// The registry entry, for exported or imported memory.
     pub(super) entry: Option<Header>,
+    /// For an entry this process exported and listed pids for: where each
+    /// listed pid sits in its trustlist (made at the first list call).
+    pub(super) trust_index: Option<Box<TrustIndex>>,
     /// Whether this handle was imported.
     pub imported: bool,
     /// For an fd import: the handle type the dialect passed with it, which
@@ -100,6 +103,7 @@ impl Physical {
             map_refs: 0,
             retains: 0,
             entry: Some(header),
+            trust_index: None,
             imported: true,
             import_kind,
             charged: false,
@@ -279,6 +283,7 @@ impl Emulator {
             map_refs: 0,
             retains: 0,
             entry: None,
+            trust_index: None,
             imported: false,
             import_kind: None,
             charged: true,

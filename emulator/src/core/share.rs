@@ -54,6 +54,7 @@ impl Emulator {
         let key = header.key;
         let p = t.handles.get_mut(&id).expect("checked above");
         p.entry = Some(header);
+        p.trust_index = None;
         p.set_uncharged();
         journal::share(ShareOp::Export, key, p.size, p.place, None);
         t.exports.insert(key, id);
@@ -75,6 +76,7 @@ impl Emulator {
             return Err(CoreError::NotExporter(key));
         };
         let p = t.handles.get_mut(&id).ok_or(CoreError::UnknownShareable(key))?;
+        let object = p.backing.own().ok_or(CoreError::UnknownShareable(key))?;
         let header = p.entry.as_mut().ok_or(CoreError::UnknownShareable(key))?;
         if header.trust == Trust::AnyProcess {
             return Err(CoreError::TrustlistDisabled(key));
@@ -82,7 +84,8 @@ impl Emulator {
         if pids.iter().all(|&p| p == 0) {
             return Err(CoreError::NoPids);
         }
-        let fits = self.registry.set_trusted(p.backing.own().ok_or(CoreError::UnknownShareable(key))?, header, pids)?;
+        let index = p.trust_index.get_or_insert_default();
+        let fits = self.registry.set_trusted(object, header, index, pids)?;
         if !fits {
             return Err(CoreError::TrustlistFull(key));
         }

@@ -349,30 +349,27 @@ impl Header {
     /// process writes, and its callers serialise the writes; readers may read
     /// concurrently, and see the new length only after the entries (written
     /// first).
+    ///
+    /// `index` is the exporter's record of where each listed pid sits: each
+    /// pid asked for is looked up there, so a call costs what it adds, not
+    /// the length of the list (a list of 32,768 pids filled 31 at a time was
+    /// a read of the whole list per call). It is read from the file once,
+    /// when it does not describe this list's length (the first add).
     pub fn add_trusted(
         &mut self,
         object: &Object,
+        index: &mut TrustIndex,
         pids: &[i32],
         now_ns: u64,
         holder: impl Fn(i32) -> u32,
     ) -> io::Result<bool> {
-        // One pass over the listed entries, looking up each in the (short)
-        // set of pids asked for: a call adds a few pids to a list that may
-        // hold tens of thousands, so no index of the whole list is built.
-        let mut found: HashMap<i32, Option<usize>> = pids.iter().filter(|&&p| p != 0).map(|&p| (p, None)).collect();
-        let n = (self.trust_len as usize).min(TRUST_CAP);
-        let mut buf = vec![0u8; n * TRUST_ENTRY as usize];
-        let got = object.read_upto(&mut buf, self.trust_offset(0))?;
-        for (i, c) in buf[..got - got % TRUST_ENTRY as usize].chunks_exact(TRUST_ENTRY as usize).enumerate() {
-            let pid = i32::from_le_bytes(c[0..4].try_into().expect("4 bytes"));
-            if let Some(slot @ None) = found.get_mut(&pid) {
-                *slot = Some(i);
-            }
+        if index.len != self.trust_len {
+            *index = TrustIndex::read(self, object)?;
         }
         // New pids in call order, each once.
         let mut seen = HashSet::new();
         let fresh: Vec<i32> =
-            pids.iter().copied().filter(|&p| p != 0 && found.get(&p) == Some(&None) && seen.insert(p)).collect();
+            pids.iter().copied().filter(|&p| p != 0 && !index.slots.contains_key(&p) && seen.insert(p)).collect();
         if self.trust_len as usize + fresh.len() > TRUST_CAP {
             return Ok(false);
         }
@@ -385,8 +382,8 @@ impl Header {
         };
         // Refresh the listed ones in place (ACL-PID-009).
         for &p in pids.iter().filter(|&&p| p != 0) {
-            if let Some(&Some(i)) = found.get(&p) {
-                object.write_at(&entry(p), self.trust_offset(i))?;
+            if let Some(&i) = index.slots.get(&p) {
+                object.write_at(&entry(p), self.trust_offset(i as usize))?;
             }
         }
         if !fresh.is_empty() {
@@ -395,10 +392,41 @@ impl Header {
                 buf.extend_from_slice(&entry(*p));
             }
             object.write_at(&buf, self.trust_offset(self.trust_len as usize))?;
+            for (i, &p) in fresh.iter().enumerate() {
+                index.slots.insert(p, self.trust_len + i as u32);
+            }
             self.trust_len += fresh.len() as u32;
+            index.len = self.trust_len;
             self.store(object)?;
         }
         Ok(true)
+    }
+}
+
+/// Where each pid on an entry's trustlist sits, as its exporter knows it:
+/// the first slot of each pid, for the list of [`TrustIndex::len`] entries.
+/// Only the exporter writes the list, so its index stays true while it
+/// keeps it; an index of another length is read again from the file.
+#[derive(Debug, Default)]
+pub struct TrustIndex {
+    slots: HashMap<i32, u32>,
+    len: u32,
+}
+
+impl TrustIndex {
+    /// The index of `header`'s list as the file holds it (one read).
+    fn read(header: &Header, object: &Object) -> io::Result<Self> {
+        let n = (header.trust_len as usize).min(TRUST_CAP);
+        let mut buf = vec![0u8; n * TRUST_ENTRY as usize];
+        let got = object.read_upto(&mut buf, header.trust_offset(0))?;
+        let mut slots = HashMap::new();
+        for (i, c) in buf[..got - got % TRUST_ENTRY as usize].chunks_exact(TRUST_ENTRY as usize).enumerate() {
+            let pid = i32::from_le_bytes(c[0..4].try_into().expect("4 bytes"));
+            if pid != 0 {
+                slots.entry(pid).or_insert(i as u32);
+            }
+        }
+        Ok(Self { slots, len: header.trust_len })
     }
 }
 
@@ -431,9 +459,9 @@ mod tests {
         h.write_new(&obj).unwrap();
         assert_eq!(Header::read(&obj, Some(2 << 20)).unwrap().unwrap(), h);
         assert_eq!(Header::read(&obj, None).unwrap().unwrap(), h);
-        assert!(h.add_trusted(&obj, &[10, 0, 11, 10], 5, |pid| pid as u32 + 100).unwrap());
+        assert!(h.add_trusted(&obj, &mut TrustIndex::default(), &[10, 0, 11, 10], 5, |pid| pid as u32 + 100).unwrap());
         assert_eq!(pairs(&h, &obj), vec![(10, 5), (11, 5)]);
-        assert!(h.add_trusted(&obj, &[11], 9, |pid| pid as u32 + 100).unwrap());
+        assert!(h.add_trusted(&obj, &mut TrustIndex::default(), &[11], 9, |pid| pid as u32 + 100).unwrap());
         let back = Header::read(&obj, None).unwrap().unwrap();
         assert_eq!(back.trust_len, 2);
         assert_eq!(pairs(&back, &obj), vec![(10, 5), (11, 9)]);
@@ -515,7 +543,7 @@ mod tests {
             trust_len: 0,
         };
         h.write_new(&obj).unwrap();
-        assert!(h.add_trusted(&obj, &[7, 8], 2, |pid| pid as u32 + 100).unwrap());
+        assert!(h.add_trusted(&obj, &mut TrustIndex::default(), &[7, 8], 2, |pid| pid as u32 + 100).unwrap());
         assert_eq!(Header::read(&obj, None).unwrap().as_ref(), Some(&h));
         (obj, h)
     }
@@ -619,6 +647,25 @@ mod tests {
         assert_eq!(pairs(&h, &obj), vec![(7, 2)], "only whole entries inside the file");
         obj.set_len(LEN).unwrap();
         assert_eq!(pairs(&h, &obj), vec![]);
-        assert!(!h.add_trusted(&obj, &[9], 3, |pid| pid as u32 + 100).unwrap(), "no room past TRUST_CAP");
+        let full = h.add_trusted(&obj, &mut TrustIndex::default(), &[9], 3, |pid| pid as u32 + 100).unwrap();
+        assert!(!full, "no room past TRUST_CAP");
+    }
+
+    /// The exporter's index answers which pids are listed: a pid listed
+    /// before is refreshed in place even where the file's copy of the list
+    /// no longer shows it, and the list's file is not read again while the
+    /// index describes its length.
+    #[test]
+    fn kept_index_answers_without_reading_the_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let (obj, mut h) = entry(dir.path());
+        let mut index = TrustIndex::default();
+        assert!(h.add_trusted(&obj, &mut index, &[9], 3, |pid| pid as u32 + 100).unwrap());
+        assert_eq!(h.trust_len, 3, "7 and 8 read from the file, 9 added");
+        // Blank pid 7's entry in the file: only the index still knows it.
+        obj.write_at(&[0u8; TRUST_ENTRY as usize], h.trust_offset(0)).unwrap();
+        assert!(h.add_trusted(&obj, &mut index, &[7, 10], 4, |pid| pid as u32 + 100).unwrap());
+        assert_eq!(h.trust_len, 4, "7 is listed (refreshed in slot 0), 10 is new");
+        assert_eq!(pairs(&h, &obj), vec![(7, 4), (8, 2), (9, 3), (10, 4)]);
     }
 }

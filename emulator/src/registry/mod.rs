@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 pub use cells::{CELL_KEY_BIT, CELL_TRUST_CAP, CellHeader, CellKind, HeldCell};
-pub use entry::{FLAG_WITHDRAWN, Grant, HEADER_XATTR, Header, Place, TRUST_CAP, Trust};
+pub use entry::{FLAG_WITHDRAWN, Grant, HEADER_XATTR, Header, Place, TRUST_CAP, Trust, TrustIndex};
 pub use gc::GcReport;
 pub use list::{CellInfo, EntryInfo, ProcessInfo, flock_holders};
 pub use root::RootError;
@@ -381,8 +381,16 @@ impl Registry {
     }
 
     /// Adds `pids` to the trustlist of an entry this process exported.
-    pub fn set_trusted(&self, object: &Object, header: &mut Header, pids: &[i32]) -> io::Result<bool> {
-        header.add_trusted(object, pids, proc::boot_time_ns(), proc::holder_stamp)
+    /// `index` is the exporter's index of the list ([`TrustIndex`]).
+    pub fn set_trusted(
+        &self,
+        object: &Object,
+        header: &mut Header,
+        index: &mut TrustIndex,
+        pids: &[i32],
+    ) -> io::Result<bool> {
+        let stamps = proc::Stamps::for_pids(pids);
+        header.add_trusted(object, index, pids, proc::boot_time_ns(), |pid| stamps.get(pid))
     }
 
     /// Collects what dead processes left: their slots' charges, and entries

@@ -2190,12 +2190,12 @@ rules! {
         group: STREAM,
         text: "aclrtSynchronizeStreamWithTimeout whose stream's work outlasts the timeout fails with 507046 \
                (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT); the work still completes.",
-        apis: &["aclrtSynchronizeStreamWithTimeout", "aclrtMemcpyAsync"],
+        apis: &["aclrtSynchronizeStreamWithTimeout", "aclrtMemcpyAsync", "aclrtValueWait", "aclrtValueWrite"],
         sources: &[STREAM_CPP, ERRCODE],
         confidence: &[Src],
         note: Some("stream.cpp:151-153 returns the runtime's timeout as is; errcode_manage.cc:132"),
         expect: Codes(&[acl!(RT_STREAM_SYNC_TIMEOUT)]),
-        requires: &[Need::Symbol("aclrtSynchronizeStreamWithTimeout")],
+        requires: &[Need::Symbol("aclrtSynchronizeStreamWithTimeout"), Need::Symbol("aclrtValueWait")],
     }
 
     STM_004 {
@@ -2492,7 +2492,11 @@ rules! {
         confidence: &[Doc],
         note: Some("acl_rt.h:3832-3850 (record; wait with timeout, then reset)"),
         expect: Behaviour,
-        requires: &[Need::Peers, Need::Symbol("aclrtWaitAndResetNotify")],
+        requires: &[
+            Need::Peers,
+            Need::Symbol("aclrtWaitAndResetNotify"),
+            Need::Symbol("aclrtSynchronizeStreamWithTimeout"),
+        ],
     }
 
     NTF_009 {

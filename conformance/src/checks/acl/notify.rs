@@ -244,7 +244,9 @@ pub(super) fn write_async(
 }
 
 /// ACL-NTF-008: B waits on its stream, A's async copy and record come after;
-/// B's read sees A's data; a second wait (reset) times out at B's synchronize.
+/// B's read sees A's data. The wait reset the notify: a second wait, with no
+/// timeout, holds B's stream (its synchronize with 1 ms is 507046) until A
+/// copies again and records again, and B's held read then sees the new data.
 pub fn ordering_across_processes(cx: &mut Ctx) -> Result<(), Failure> {
     let (n, key) = exported(cx, ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION)?;
     let mut b = cx.peer("B")?;
@@ -256,11 +258,18 @@ pub fn ordering_across_processes(cx: &mut Ctx) -> Result<(), Failure> {
     let got = b.call(&Request::NotifyWaitRead { notify: slot, map, seed: 21, timeout: 0 })?;
     cx.ensure_code(&format!("peer B waits and reads ({})", got.text), AclError::SUCCESS, AclError(got.code))?;
     cx.ensure("peer B reads A's data after the wait", got.value == 1, "pattern 21", &got.text)?;
-    let again = b.call(&Request::NotifyWaitRead { notify: slot, map, seed: 21, timeout: 1 })?;
-    cx.ensure("a second wait after the reset (no new record)", again.code != 0, "a timeout", "success")?;
+    let held = b.call(&Request::NotifyWaitHeld { notify: slot, map })?;
+    let step = format!("a second wait after the reset (no new record) holds peer B's stream ({})", held.text);
+    cx.ensure_code(&step, AclError::RT_STREAM_SYNC_TIMEOUT, AclError(held.code))?;
+    let (s2, _data2) = write_async(cx, va, 22, |s| acl.record_notify(n, s))?;
+    let got = b.call(&Request::ReadHeld { seed: 22 })?;
+    cx.ensure_code(&format!("peer B's held read ends ({})", got.text), AclError::SUCCESS, AclError(got.code))?;
+    cx.ensure("peer B's held read sees A's data of the new record", got.value == 1, "pattern 22", &got.text)?;
     b.exit()?;
-    setup("aclrtSynchronizeStream", acl.ipc_synchronize_stream(s))?;
-    setup("aclrtDestroyStream", acl.ipc_destroy_stream(s))?;
+    for s in [s, s2] {
+        setup("aclrtSynchronizeStream", acl.ipc_synchronize_stream(s))?;
+        setup("aclrtDestroyStream", acl.ipc_destroy_stream(s))?;
+    }
     free_block(cx, va, &mem_key)?;
     cx.expect_ok("aclrtDestroyNotify", acl.destroy_notify(n)?)
 }

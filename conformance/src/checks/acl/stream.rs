@@ -48,31 +48,35 @@ pub fn timeout_below_minus_one(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s))
 }
 
-/// ACL-STM-003: 256 MiB copied host to device cannot be done in 1 ms: 507046,
-/// and the copy still completes. A success is wrong only while the stream
-/// still has the copy pending (an immediate aclrtStreamQuery says so);
-/// where the copy was already done, the case cannot be provoked.
+/// ACL-STM-003: a stream whose copy waits behind aclrtValueWait on a device
+/// word nobody has written yet: its work cannot be done in 1 ms whatever the
+/// copy's size or the schedule, so aclrtSynchronizeStreamWithTimeout(1 ms)
+/// is 507046 at once. Then the word is written on another stream: the wait
+/// ends and the copy still completes (its bytes are there).
 pub fn timeout_expires(cx: &mut Ctx) -> Result<(), Failure> {
-    const LEN: usize = 256 << 20;
-    let s = stream(cx)?;
+    const LEN: usize = 1 << 20;
+    let (s, other) = (stream(cx)?, stream(cx)?);
+    let word = device_buffer(cx, 8)?;
     let dev = device_buffer(cx, LEN)?;
     let acl = cx.acl();
-    let src = vec![0x3cu8; LEN];
-    let r = acl.memcpy_async(dev, LEN, src.as_ptr().cast(), LEN, ACL_MEMCPY_HOST_TO_DEVICE, s);
-    setup("aclrtMemcpyAsync(256 MiB)", r)?;
+    setup("aclrtMemset(word, 0)", acl.memset(word, 8, 0, 8))?;
+    setup("aclrtValueWait(word >= 1)", acl.value_wait(word, 1, ACL_STREAM_WAIT_VALUE_GEQ, s)?)?;
+    let src = write_async(cx, s, dev, LEN, 0x3c)?;
     let got = acl.synchronize_stream_with_timeout(s, 1)?;
-    let mut status: aclrtStreamStatus = -1;
-    let queried = acl.stream_query(s, &mut status)?;
-    // The source must outlive the copy whatever the answer was.
+    // Whatever the answer, the word is written and the copy waited for: the
+    // source must outlive the copy.
+    setup("aclrtValueWrite(word, 1) on another stream", acl.value_write(word, 1, 0, other)?)?;
+    // The write first: a schedule may hold it until its own stream is waited for.
+    setup("aclrtSynchronizeStream (the other)", acl.synchronize_stream(other))?;
     setup("aclrtSynchronizeStream", acl.synchronize_stream(s))?;
-    if got == AclError::SUCCESS && queried == AclError::SUCCESS && status == ACL_STREAM_STATUS_COMPLETE {
-        // Done within the timeout (an eager schedule, or a device that fast):
-        // success is right, and the timeout cannot be provoked this way.
-        return Err(Failure::NotSupported("the 256 MiB copy completed within 1 ms: no timeout to provoke".into()));
+    cx.expect_code("aclrtSynchronizeStreamWithTimeout(1 ms) of a copy held behind a wait", got)?;
+    drop(src);
+    expect_bytes(cx, "bytes of the copy after the wait ended", &cx.read(dev, LEN)?, 0x3c)?;
+    for (what, stream) in [("aclrtDestroyStream", s), ("aclrtDestroyStream (the other)", other)] {
+        setup(what, acl.destroy_stream(stream))?;
     }
-    cx.expect_code("aclrtSynchronizeStreamWithTimeout(1 ms) of a 256 MiB copy", got)?;
-    setup("aclrtFree", acl.free(dev))?;
-    cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s))
+    setup("aclrtFree(word)", acl.free(word))?;
+    cx.expect_ok("aclrtFree", acl.free(dev))
 }
 
 /// Every byte of `data` must be `seed`.
