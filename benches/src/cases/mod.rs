@@ -25,6 +25,7 @@ pub mod lookup;
 pub mod map;
 pub mod reimport;
 pub mod reserve;
+#[allow(unsafe_code)] // ptrace and waitpid of the measured program
 pub mod run_overhead;
 
 use std::cell::RefCell;
