@@ -6,6 +6,7 @@
 //! operations after their own argument checks, in their vendor's order.
 
 mod access;
+pub mod access_history;
 mod backing;
 pub mod cell;
 mod copy;
