@@ -1068,3 +1068,71 @@ fn the_two_process_scenario_table() {
     print!("{rows}");
     assert_eq!(rows.lines().count(), 3 * MODES.len() * pair_scenarios().len());
 }
+
+/// Under `VMMKIT_HAZARDS=off` the check keeps nothing: the racy programs
+/// run as under `report`, and nothing is reported or fails.
+fn hazards_off<V: Vendor>() {
+    let v = V::open();
+    let e = emulator().expect("emulator");
+    let s = v.stream();
+    let x = v.alloc();
+    let src = filled(&v, 0x5a);
+    v.copy_d2d(x, src, s);
+    let mut out = vec![0u8; N];
+    assert_eq!(v.try_read(&mut out, x), 0, "{}: the racing read is made", V::NAME);
+    let (s1, s2, y) = (v.stream(), v.stream(), v.alloc());
+    v.copy_d2d(x, src, s1);
+    v.copy_d2d(y, x, s2);
+    assert_eq!(v.try_sync_device(), 0);
+    assert!(e.take_hazards().is_empty(), "{}: nothing reported", V::NAME);
+}
+
+#[test]
+fn hazards_off_reports_nothing() {
+    for (vendor, body) in
+        [("ACL", hazards_off::<Acl> as fn()), ("HIP", hazards_off::<Hip>), ("CUDA", hazards_off::<Cuda>)]
+    {
+        if std::env::var("VMMKIT_TEST_CHILD").is_ok() && std::env::var(VENDOR_ENV).ok().as_deref() != Some(vendor) {
+            continue;
+        }
+        let env = [("VMMKIT_STREAMS", "adversarial:3"), ("VMMKIT_HAZARDS", "off"), (VENDOR_ENV, vendor)];
+        isolated("hazards_off_reports_nothing", &env, |_| body());
+    }
+}
+
+/// A process that wrote shared memory and died before anyone synchronised
+/// with it raises no alarm in the process that uses the memory after it
+/// (its access is done; only a message could have ordered it); the same
+/// access of a live process that never synchronised is reported.
+#[test]
+fn a_dead_process_s_accesses_raise_no_false_alarm() {
+    for killed in [true, false] {
+        let root = vmmkit_testkit::TestRoot::new("vmmkit-pair-").expect("root");
+        let env = [("VMMKIT_STREAMS", "eager"), ("VMMKIT_DEVICES", "1"), (VENDOR_ENV, "ACL")];
+        let mut a = Worker::start("A", PAIR_ROLE, root.path(), &env);
+        let mut b = Worker::start("B", PAIR_ROLE, root.path(), &env);
+        a.ok("stream sa");
+        a.ok("alloc x 0");
+        a.ok("alloc one 1");
+        let key = a.ok("export x");
+        b.ok("stream sb");
+        b.ok(&format!("import x {key}"));
+        b.ok("alloc two 2");
+        // Run at once (eager) and never synchronised.
+        a.ok("copy x one sa");
+        if killed {
+            a.kill();
+        }
+        b.ok("copy x two sb");
+        b.ok("sync sb");
+        let reply = b.ok("hazards");
+        let n: usize = reply.split_whitespace().next().expect("count").parse().expect("a count");
+        assert_eq!(n, usize::from(!killed), "killed {killed}: {reply}");
+        b.ok(&format!("close x {key} imported"));
+        if !killed {
+            a.ok("sync sa");
+            a.finish();
+        }
+        b.finish();
+    }
+}

@@ -6,6 +6,12 @@
 //!   non-blocking stream + `cuStreamSynchronize`.
 //! - `cuda_event_query`: `cuEventRecord` on a non-blocking stream +
 //!   `cuEventQuery` until it answers 0.
+//! - `cuda_stream_copy`: `cuMemcpyDtoDAsync` of 4 KiB on a non-blocking
+//!   stream + `cuStreamSynchronize`, into memory of this process only
+//!   (`local`) or into memory shared by `cuIpcGetMemHandle` (`shared`),
+//!   whose accesses the unsynchronised-access check also writes into and
+//!   reads from the memory's shared access history (docs/streams.md). The
+//!   first copy, before the measurement, maps that history.
 //!
 //! Both run under the process's `VMMKIT_STREAMS` schedule (default
 //! `async`): the work runs on the stream's worker thread, so each iteration
@@ -35,6 +41,10 @@ use crate::error::{BenchError, Result};
 pub const STREAM_GROUP: &str = "cuda_stream_sync";
 /// See the module's text.
 pub const EVENT_GROUP: &str = "cuda_event_query";
+/// See the module's text.
+pub const COPY_GROUP: &str = "cuda_stream_copy";
+/// Bytes of each copy of [`COPY_GROUP`].
+const COPY_BYTES: usize = 4096;
 
 fn check(rc: CUresult, call: &str) -> Result<()> {
     if rc == 0 { Ok(()) } else { Err(BenchError::Check(format!("{call} returned {}", CuResult(rc)))) }
@@ -75,6 +85,55 @@ impl Drop for Cuda {
 }
 
 extern "C" fn nothing(_data: *mut c_void) {}
+
+/// Two buffers of [`COPY_BYTES`] on a stream; the destination shared with
+/// other processes or not.
+struct Copies {
+    cu: Cuda,
+    src: CUdeviceptr,
+    dst: CUdeviceptr,
+}
+
+impl Copies {
+    fn open(shared: bool) -> Result<Self> {
+        let cu = Cuda::open()?;
+        let (mut src, mut dst) = (0, 0);
+        // SAFETY: live out-pointers; the memory this value frees.
+        unsafe {
+            check((cu.api.cuMemAlloc)(&mut src, COPY_BYTES), "cuMemAlloc")?;
+            check((cu.api.cuMemAlloc)(&mut dst, COPY_BYTES), "cuMemAlloc")?;
+            if shared {
+                let mut h = CUipcMemHandle { reserved: [0; CU_IPC_HANDLE_SIZE] };
+                check((cu.api.cuIpcGetMemHandle)(&mut h, dst), "cuIpcGetMemHandle")?;
+            }
+        }
+        let c = Self { cu, src, dst };
+        c.copies(1)?;
+        Ok(c)
+    }
+
+    /// A copy + a synchronize, `iters` times.
+    fn copies(&self, iters: u64) -> Result<Duration> {
+        super::timed(iters, |_| {
+            // SAFETY: device memory of COPY_BYTES each; the stream is live.
+            unsafe {
+                check((self.cu.api.cuMemcpyDtoDAsync)(self.dst, self.src, COPY_BYTES, self.cu.stream), "copy")?;
+                check((self.cu.api.cuStreamSynchronize)(self.cu.stream), "cuStreamSynchronize")
+            }
+        })
+    }
+}
+
+impl Drop for Copies {
+    fn drop(&mut self) {
+        // SAFETY: the memory this value allocated, its copies synchronised.
+        unsafe {
+            let _ = (self.cu.api.cuStreamSynchronize)(self.cu.stream);
+            let _ = (self.cu.api.cuMemFree)(self.src);
+            let _ = (self.cu.api.cuMemFree)(self.dst);
+        }
+    }
+}
 
 /// A host function + a synchronize, `iters` times.
 fn stream_sync(cu: &Cuda, iters: u64) -> Result<Duration> {
@@ -184,7 +243,9 @@ impl Drop for PingPong {
 /// None; the calls happen when the entries run.
 pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
     let Some(name) = env.backends().iter().find(|b| b.rt().backend().is_emulator()).map(|_| "emulator-cuda") else {
-        env.note(format!("{STREAM_GROUP}, {EVENT_GROUP}: skipped, the CUDA table is the emulator's only"));
+        env.note(format!(
+            "{STREAM_GROUP}, {EVENT_GROUP}, {COPY_GROUP}: skipped, the CUDA table is the emulator's only"
+        ));
         return Ok(vec![]);
     };
     let schedule = format!("{:?}", vmmkit_emulator::core::emulator().map(|e| e.schedule()).ok());
@@ -193,6 +254,8 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
     let mut floor_a: Option<PingPong> = None;
     let mut cu2: Option<(Cuda, CUevent)> = None;
     let mut floor_b: Option<PingPong> = None;
+    let mut local: Option<Copies> = None;
+    let mut shared: Option<Copies> = None;
     Ok(vec![
         Entry::new(STREAM_GROUP, name, "host_func", move |n| {
             if cu.is_none() {
@@ -216,6 +279,18 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
         }),
         Entry::new(EVENT_GROUP, "floor", "record_query", move |n| {
             Ok(floor_b.get_or_insert_with(|| PingPong::start(true)).round_trips(n))
+        }),
+        Entry::new(COPY_GROUP, name, "local", move |n| {
+            if local.is_none() {
+                local = Some(Copies::open(false)?);
+            }
+            local.as_ref().expect("opened").copies(n)
+        }),
+        Entry::new(COPY_GROUP, name, "shared", move |n| {
+            if shared.is_none() {
+                shared = Some(Copies::open(true)?);
+            }
+            shared.as_ref().expect("opened").copies(n)
         }),
     ])
 }

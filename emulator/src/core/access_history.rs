@@ -18,8 +18,11 @@
 //! died or stopped there) is passed over, for at most 8 slots. A reader
 //! skips odd slots and slots whose version moved while it read. So a dead
 //! or stopped process never blocks anyone, and costs at most the slots it
-//! left half written. Accesses of dead processes are skipped when reported
-//! (looked at only then, so the steady state makes no system call).
+//! left half written. An access of a process that is dead, made before the
+//! access that finds it was enqueued, is not reported: it is done, and only
+//! a message the emulator cannot see could have ordered it (liveness is
+//! looked at only then, so the steady state makes no system call). One made
+//! after is reported: the two were in flight together.
 //!
 //! `synced_ns`: the time the access's own process learnt it done (its host
 //! synchronised the stream, the device or an event after it); the host's
@@ -58,6 +61,7 @@ struct Slot {
     start: AtomicU64,
     end: AtomicU64,
     synced_ns: AtomicU64,
+    at_ns: AtomicU64,
     call: [AtomicU64; NAME_WORDS],
 }
 
@@ -97,6 +101,8 @@ pub(super) struct SharedAccess {
     pub(super) call: &'static str,
     /// When its process learnt it done (0: not yet).
     pub(super) synced_ns: u64,
+    /// When it was made (written into the ring, right before the bytes move).
+    pub(super) at_ns: u64,
 }
 
 /// Where an access lies in the ring, to mark it done later.
@@ -142,6 +148,7 @@ impl History {
             s.start.store(a.start, Ordering::Relaxed);
             s.end.store(a.end, Ordering::Relaxed);
             s.synced_ns.store(a.synced_ns, Ordering::Relaxed);
+            s.at_ns.store(a.at_ns, Ordering::Relaxed);
             let mut name = [0u8; NAME_WORDS * 8];
             let n = a.call.len().min(name.len());
             name[..n].copy_from_slice(&a.call.as_bytes()[..n]);
@@ -185,6 +192,7 @@ impl History {
                 what: WHATS.get(((flags >> 8) & 0xff) as usize).copied().unwrap_or("access"),
                 call: "",
                 synced_ns: s.synced_ns.load(Ordering::Relaxed),
+                at_ns: s.at_ns.load(Ordering::Relaxed),
             };
             let mut name = [0u8; NAME_WORDS * 8];
             for (w, chunk) in s.call.iter().zip(name.chunks_exact_mut(8)) {
@@ -266,5 +274,78 @@ impl super::Emulator {
             at = upto;
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn history(dir: &std::path::Path) -> Arc<History> {
+        let object = Object::create(dir, Header::entry_len(4096), true).expect("object");
+        Arc::new(History::map(&object, 4096).expect("map"))
+    }
+
+    fn access(pid: u32, start: u64, write: bool) -> SharedAccess {
+        SharedAccess {
+            pid,
+            stamp: 1,
+            agent: 2,
+            epoch: 3,
+            start,
+            end: start + 16,
+            write,
+            what: "copy",
+            call: "cuMemcpyDtoDAsync",
+            synced_ns: 0,
+            at_ns: 5,
+        }
+    }
+
+    /// Another process's conflicting access is seen, with its entry point;
+    /// one's own, reads against reads and other bytes are not.
+    #[test]
+    fn other_processes_see_conflicting_accesses() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let h = history(dir.path());
+        let p = h.publish(&access(10, 0, true)).expect("published");
+        h.publish(&access(11, 100, false)).expect("published");
+        assert!(h.others(10, 0, 8, false).is_empty(), "its own");
+        assert_eq!(h.others(11, 8, 9, false), vec![access(10, 0, true)], "a read of a write");
+        assert!(h.others(12, 100, 101, false).is_empty(), "a read of a read");
+        assert_eq!(h.others(12, 100, 101, true).len(), 1, "a write of a read");
+        assert!(h.others(12, 16, 100, true).is_empty(), "other bytes");
+        p.mark_synced(77);
+        assert_eq!(h.others(11, 0, 1, true)[0].synced_ns, 77);
+    }
+
+    /// A slot left half written (its writer died or stopped there) is
+    /// passed over by writers and readers alike: nobody waits for it.
+    #[test]
+    fn a_slot_left_half_written_blocks_nobody() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let h = history(dir.path());
+        h.ring.slots[0].version.store(1, Ordering::Release);
+        h.ring.slots[0].pid.store(10, Ordering::Release);
+        let p = h.publish(&access(10, 0, true)).expect("published past it");
+        assert_eq!(p.slot, 1);
+        assert_eq!(h.others(11, 0, 16, true).len(), 1, "only the whole one");
+        for s in &h.ring.slots {
+            s.version.store(1, Ordering::Release);
+        }
+        assert!(h.publish(&access(10, 0, true)).is_none(), "gives up after a few slots");
+    }
+
+    /// The ring keeps the last SLOTS accesses: memory is bounded, the oldest go.
+    #[test]
+    fn the_ring_keeps_the_last_accesses() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let h = history(dir.path());
+        for i in 0..(SLOTS as u64 + 10) {
+            h.publish(&access(10, i * 16, true)).expect("published");
+        }
+        let seen = h.others(11, 0, u64::MAX, true);
+        assert_eq!(seen.len(), SLOTS);
+        assert!(seen.iter().all(|a| a.start >= 10 * 16), "the first ten were overwritten");
     }
 }

@@ -72,6 +72,8 @@ pub struct RecordClock {
     pub version: AtomicU32,
     /// Triples in use (at most [`RECORD_CLOCK_ROOM`]).
     pub len: AtomicU32,
+    /// The pid of the process that wrote them.
+    pub writer: AtomicU32,
     /// `(pid, agent, counter)`: agent 0 is the host, n stream n.
     pub triples: [[AtomicU32; 3]; RECORD_CLOCK_ROOM],
 }
@@ -97,8 +99,8 @@ unsafe impl SharedPod for CellPage {}
 const _: () = assert!(size_of::<CellPage>() <= 512);
 
 impl RecordClock {
-    /// Stores `triples` (the first [`RECORD_CLOCK_ROOM`] of them).
-    pub fn store(&self, triples: &[(u32, u32, u32)]) {
+    /// Stores `triples` (the first [`RECORD_CLOCK_ROOM`] of them), written by process `writer`.
+    pub fn store(&self, writer: u32, triples: &[(u32, u32, u32)]) {
         let deadline = Instant::now() + Duration::from_millis(1);
         let mut v = self.version.load(Ordering::Acquire);
         let mine = loop {
@@ -120,12 +122,14 @@ impl RecordClock {
             slot[2].store(t.2, Ordering::Relaxed);
         }
         self.len.store(n as u32, Ordering::Relaxed);
+        self.writer.store(writer, Ordering::Relaxed);
         // Another writer that overtook this one moved the version on: leave it.
         let _ = self.version.compare_exchange(mine, mine.wrapping_add(1), Ordering::Release, Ordering::Relaxed);
     }
 
-    /// The stored triples, or `None` when no stable copy was seen in a few tries.
-    pub fn load(&self) -> Option<Vec<(u32, u32, u32)>> {
+    /// The stored triples and the pid of their writer, or `None` when no
+    /// stable copy was seen in a few tries.
+    pub fn load(&self) -> Option<(u32, Vec<(u32, u32, u32)>)> {
         for _ in 0..64 {
             let v = self.version.load(Ordering::Acquire);
             if v % 2 == 1 {
@@ -137,9 +141,10 @@ impl RecordClock {
                 .iter()
                 .map(|t| (t[0].load(Ordering::Relaxed), t[1].load(Ordering::Relaxed), t[2].load(Ordering::Relaxed)))
                 .collect();
+            let writer = self.writer.load(Ordering::Relaxed);
             std::sync::atomic::fence(Ordering::Acquire);
             if self.version.load(Ordering::Relaxed) == v {
-                return Some(out);
+                return Some((writer, out));
             }
         }
         None

@@ -213,10 +213,12 @@ impl Clock {
         }
     }
 
-    /// As a shared cell carries it: this process's components under `me`.
-    fn triples(&self, me: u32) -> Vec<(u32, u32, u32)> {
+    /// As a shared cell carries it to other processes: this process's
+    /// components under `me`, of the agents in `shared` only (those that
+    /// accessed shared memory: no other process can race the others).
+    fn triples(&self, me: u32, shared: &HashSet<u32>) -> Vec<(u32, u32, u32)> {
         let mut out: Vec<(u32, u32, u32)> = (self.local.iter().enumerate())
-            .filter(|(_, v)| **v != 0)
+            .filter(|(i, v)| **v != 0 && u32::try_from(*i).is_ok_and(|i| shared.contains(&i)))
             .map(|(i, &v)| (me, u32::try_from(i).unwrap_or(u32::MAX), v))
             .collect();
         out.extend(self.remote.iter().copied());
@@ -321,6 +323,9 @@ struct State {
     /// Accesses to shared memory not yet known done by the host: marked in
     /// their history when a synchronize learns they are.
     published: VecDeque<Published>,
+    /// The agents of this process that accessed shared memory: those whose
+    /// components a shared cell carries to other processes.
+    shared_agents: HashSet<u32>,
 }
 
 impl State {
@@ -418,13 +423,17 @@ pub(super) struct Hazards {
     sharing: AtomicBool,
     /// This process's pid and start stamp, as the shared histories sign accesses.
     me: OnceLock<(u32, u32)>,
+    /// The clock handed to work while the check is off.
+    nil: Snapshot,
 }
 
 /// `VMMKIT_HAZARDS`: `report` (the default) prints and keeps hazards;
-/// `error` also makes the racing call (or work) fail.
+/// `error` also makes the racing call (or work) fail; `off` keeps no clock
+/// and no access (to measure what the check costs, or to do without it).
 pub const HAZARDS_ENV: &str = "VMMKIT_HAZARDS";
 const REPORT: u8 = 1;
 const FAIL: u8 = 2;
+const OFF: u8 = 3;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -462,6 +471,9 @@ impl Hazards {
         ranges: Option<Ranges>,
         after: &[StreamId],
     ) -> (Snapshot, u64) {
+        if self.is_off() {
+            return (self.nil.clone(), 0);
+        }
         let mut st = self.locked();
         let mut snap = match running_stream().and_then(|r| st.streams.get(&r)) {
             Some(c) => Arc::new(c.clone()),
@@ -499,6 +511,9 @@ impl Hazards {
     /// against this process's, and the `shared` pieces (read, or written)
     /// against the other processes' in their histories. Returns the races found.
     pub(super) fn run(&self, s: StreamId, snap: &Snapshot, id: u64, join: Join<'_>, shared: &[(Piece, bool)]) -> Found {
+        if self.is_off() {
+            return Vec::new();
+        }
         let me = if shared.is_empty() && !join.is_shared() { 0 } else { self.me().0 };
         let mut st = self.locked();
         let mut c = st.streams.remove(&s).unwrap_or_default();
@@ -512,7 +527,7 @@ impl Hazards {
                 }
                 st.records.insert(Arc::as_ptr(cell) as usize, (Arc::downgrade(cell), c.clone()));
                 if let Some(shared) = cell.record_clock() {
-                    shared.store(&c.triples(me));
+                    shared.store(me, &c.triples(me, &st.shared_agents));
                 }
             }
             Join::Acquire(cell) => {
@@ -567,9 +582,9 @@ impl Hazards {
         })
     }
 
-    /// Whether this process maps memory with a registry entry.
+    /// Whether this process maps memory with a registry entry (and the check is on).
     pub(super) fn sharing(&self) -> bool {
-        self.sharing.load(Ordering::Relaxed)
+        self.sharing.load(Ordering::Relaxed) && !self.is_off()
     }
 
     /// This process maps memory with a registry entry (from now on, for good).
@@ -581,12 +596,14 @@ impl Hazards {
     /// returns the races with other processes' accesses found there: those
     /// neither ordered before it by the clock `c` (an interprocess event or
     /// a notify waited for), nor known done by their process before
-    /// `side.since_ns` (a synchronize, then a message), of a process still alive.
+    /// `side.since_ns` (a synchronize, then a message), nor made before it
+    /// by a process now dead.
     fn cross(&self, c: &Clock, side: &Side, pieces: &[(Piece, bool)]) -> Found {
         let (me, stamp) = self.me();
         let agent = u32::try_from(side.agent.index()).unwrap_or(u32::MAX);
         let mut published = Vec::new();
         let mut found = Vec::new();
+        let now = now_ns();
         for (piece, write) in pieces {
             let mine = SharedAccess {
                 pid: me,
@@ -599,6 +616,7 @@ impl Hazards {
                 what: side.what,
                 call: side.call,
                 synced_ns: side.synced_ns,
+                at_ns: now,
             };
             if let Some(p) = piece.history.publish(&mine)
                 && side.synced_ns == 0
@@ -610,7 +628,9 @@ impl Hazards {
                 if done_before || c.remote_get(o.pid, o.agent) >= o.epoch {
                     continue;
                 }
-                if !(Recorder { pid: o.pid, stamp: Some(o.stamp) }).is_alive() {
+                // A dead process's access made before this one was
+                // enqueued is done: only a message could have ordered it.
+                if o.at_ns <= side.since_ns && !(Recorder { pid: o.pid, stamp: Some(o.stamp) }).is_alive() {
                     continue;
                 }
                 let at = |off: u64| (piece.va as u64).wrapping_add(off.wrapping_sub(piece.start)) as usize;
@@ -636,8 +656,9 @@ impl Hazards {
                 found.push(self.report(h));
             }
         }
-        if !published.is_empty() {
+        if !published.is_empty() || !pieces.is_empty() {
             let mut st = self.locked();
+            st.shared_agents.insert(agent);
             st.published.extend(published);
             while st.published.len() > PUBLISHED {
                 st.published.pop_front();
@@ -648,6 +669,9 @@ impl Hazards {
 
     /// The host (or a host function) learnt that `cell`'s last record ran.
     pub(super) fn host_acquire(&self, cell: &Cell) {
+        if self.is_off() {
+            return;
+        }
         let me = if cell.is_shared() { self.me().0 } else { 0 };
         let mut st = self.locked();
         if let Some(o) = acquired(&st, cell, me) {
@@ -660,6 +684,9 @@ impl Hazards {
     /// The host (or a host function) learnt that stream `s` has run all its
     /// work enqueued so far.
     pub(super) fn host_join_streams(&self, streams: &[StreamId]) {
+        if self.is_off() {
+            return;
+        }
         let mut st = self.locked();
         for s in streams {
             if let Some(o) = st.streams.get(s).cloned() {
@@ -692,7 +719,7 @@ impl Hazards {
         unordered: impl Fn(StreamId, u32) -> bool,
         shared: &[Piece],
     ) -> Found {
-        if len == 0 || (self.live.load(Ordering::Acquire) == 0 && shared.is_empty()) {
+        if len == 0 || (self.live.load(Ordering::Acquire) == 0 && shared.is_empty()) || self.is_off() {
             return Vec::new();
         }
         let end = addr.saturating_add(len);
@@ -803,15 +830,29 @@ impl Hazards {
         h
     }
 
-    /// Whether a hazard makes the racing call fail (`VMMKIT_HAZARDS=error`).
-    pub(super) fn fails(&self) -> bool {
+    /// What a hazard does ([`REPORT`], [`FAIL`]), or [`OFF`]: read from
+    /// `VMMKIT_HAZARDS` at the first call.
+    fn mode(&self) -> u8 {
         let mut m = self.mode.load(Ordering::Relaxed);
         if m == 0 {
-            let error = std::env::var(HAZARDS_ENV).is_ok_and(|v| v.trim() == "error");
-            m = if error { FAIL } else { REPORT };
+            m = match std::env::var(HAZARDS_ENV).as_deref().map(str::trim) {
+                Ok("error") => FAIL,
+                Ok("off") => OFF,
+                _ => REPORT,
+            };
             self.mode.store(m, Ordering::Relaxed);
         }
-        m == FAIL
+        m
+    }
+
+    /// Whether the check is off (`VMMKIT_HAZARDS=off`).
+    pub(super) fn is_off(&self) -> bool {
+        self.mode() == OFF
+    }
+
+    /// Whether a hazard makes the racing call fail (`VMMKIT_HAZARDS=error`).
+    pub(super) fn fails(&self) -> bool {
+        self.mode() == FAIL
     }
 
     /// Sets whether a hazard makes the racing call fail (tests; programs use `VMMKIT_HAZARDS`).
@@ -857,7 +898,14 @@ fn acquired(st: &State, cell: &Cell, me: u32) -> Option<Clock> {
         return st.streams.get(s).cloned();
     }
     if let Some(shared) = cell.record_clock() {
-        return shared.load().map(|t| Clock::from_triples(me, &t));
+        let (writer, triples) = shared.load()?;
+        // Recorded here: the whole clock, as kept beside the record.
+        if writer == me
+            && let Some((_, c)) = st.records.get(&key)
+        {
+            return Some(c.clone());
+        }
+        return Some(Clock::from_triples(me, &triples));
     }
     st.records.get(&key).filter(|(w, _)| w.strong_count() > 0).map(|(_, c)| c.clone())
 }
