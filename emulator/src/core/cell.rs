@@ -88,7 +88,7 @@ pub struct CellPage {
     pub words: Words,
     /// The registry's header (bytes 64..128): not used through the map.
     pub header: [AtomicU64; 8],
-    /// The last record's vector clock (bytes 128..496).
+    /// The last record's vector clock (bytes 128..500).
     pub clock: RecordClock,
 }
 
