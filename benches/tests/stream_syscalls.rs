@@ -2,8 +2,9 @@
 //! `cuMemcpyDtoDAsync` + `cuStreamSynchronize`), counted with `ptrace`
 //! under `VMMKIT_STREAMS=eager`, where the copy runs on the calling thread
 //! (the only one counted): into memory shared with other processes
-//! (`shared`) it makes exactly the calls it makes into memory of this
-//! process only (`local`). The unsynchronised-access check writes each
+//! (`shared`, and `shared_peer`, where a peer process has accessed it too)
+//! it makes exactly the calls it makes into memory of this process only
+//! (`local`). The unsynchronised-access check writes each
 //! access into the memory's shared history and reads the other processes'
 //! from it through a mapping made once, at the first copy (left out of the
 //! count). A test without libtest's harness: the process has one thread
@@ -38,22 +39,28 @@ fn main() -> ExitCode {
     for t in &tallies {
         println!("{:<50} {:>5.2}  {}", t.label, t.per_window(), t.breakdown());
     }
-    let find = |param: &str| tallies.iter().find(|t| t.label.starts_with("cuda_stream_copy/") && t.label.ends_with(param));
-    let (Some(local), Some(shared)) = (find("/local"), find("/shared")) else {
-        eprintln!("stream_syscalls: no cuda_stream_copy entries were counted");
+    let find =
+        |param: &str| tallies.iter().find(|t| t.label.starts_with("cuda_stream_copy/") && t.label.ends_with(param));
+    let (Some(local), Some(shared), Some(peer)) = (find("/local"), find("/shared"), find("/shared_peer")) else {
+        eprintln!("stream_syscalls: the cuda_stream_copy entries were not all counted");
         return ExitCode::FAILURE;
     };
     let mut failures = Vec::new();
-    for t in [local, shared] {
+    for t in [local, shared, peer] {
         if t.windows != syscalls::ITERS || t.min != t.max {
             failures.push(format!("{}: {} windows, {} to {} calls each", t.label, t.windows, t.min, t.max));
         }
     }
-    if shared.calls != local.calls {
-        failures.push(format!("shared copies make {} where local ones make {}", shared.breakdown(), local.breakdown()));
+    for t in [shared, peer] {
+        if t.calls != local.calls {
+            failures.push(format!("{} makes {} where local copies make {}", t.label, t.breakdown(), local.breakdown()));
+        }
     }
     if failures.is_empty() {
-        println!("stream_syscalls: a copy into shared memory makes the calls of a local one ({:.0})", local.per_window());
+        println!(
+            "stream_syscalls: a copy into shared memory makes the calls of a local one ({:.0})",
+            local.per_window()
+        );
         ExitCode::SUCCESS
     } else {
         for f in &failures {

@@ -9,9 +9,12 @@
 //! - `cuda_stream_copy`: `cuMemcpyDtoDAsync` of 4 KiB on a non-blocking
 //!   stream + `cuStreamSynchronize`, into memory of this process only
 //!   (`local`) or into memory shared by `cuIpcGetMemHandle` (`shared`),
-//!   whose accesses the unsynchronised-access check also writes into and
-//!   reads from the memory's shared access history (docs/streams.md). The
-//!   first copy, before the measurement, maps that history.
+//!   whose accesses the unsynchronised-access check also writes into the
+//!   memory's shared access history (docs/streams.md); alone in it, it
+//!   reads none of it. `shared_peer`: the same once a peer process has
+//!   imported the memory and read it (`vmmkit-bench-peer`), so that each
+//!   copy also reads the history for the peer's accesses. The first copy,
+//!   before the measurement, maps the history.
 //!
 //! Both run under the process's `VMMKIT_STREAMS` schedule (default
 //! `async`): the work runs on the stream's worker thread, so each iteration
@@ -45,6 +48,10 @@ pub const EVENT_GROUP: &str = "cuda_event_query";
 pub const COPY_GROUP: &str = "cuda_stream_copy";
 /// Bytes of each copy of [`COPY_GROUP`].
 const COPY_BYTES: usize = 4096;
+/// Bytes of its destination: a granule, which the peer imports and maps whole.
+const COPY_ALLOC: usize = 2 << 20;
+/// The CUDA IPC handle's tag (`emulator/src/cuda/profile.rs`).
+const CUDA_IPC_MAGIC: [u8; 8] = *b"VMMKCUD1";
 
 fn check(rc: CUresult, call: &str) -> Result<()> {
     if rc == 0 { Ok(()) } else { Err(BenchError::Check(format!("{call} returned {}", CuResult(rc)))) }
@@ -92,22 +99,29 @@ struct Copies {
     cu: Cuda,
     src: CUdeviceptr,
     dst: CUdeviceptr,
+    /// The registry key of the destination, when shared.
+    key: Option<u64>,
 }
 
 impl Copies {
     fn open(shared: bool) -> Result<Self> {
         let cu = Cuda::open()?;
         let (mut src, mut dst) = (0, 0);
+        let mut key = None;
         // SAFETY: live out-pointers; the memory this value frees.
         unsafe {
             check((cu.api.cuMemAlloc)(&mut src, COPY_BYTES), "cuMemAlloc")?;
-            check((cu.api.cuMemAlloc)(&mut dst, COPY_BYTES), "cuMemAlloc")?;
+            check((cu.api.cuMemAlloc)(&mut dst, COPY_ALLOC), "cuMemAlloc")?;
             if shared {
                 let mut h = CUipcMemHandle { reserved: [0; CU_IPC_HANDLE_SIZE] };
                 check((cu.api.cuIpcGetMemHandle)(&mut h, dst), "cuIpcGetMemHandle")?;
+                let bytes = h.reserved.map(|c| c as u8);
+                let token = vmmkit_emulator::core::IpcToken::decode(CUDA_IPC_MAGIC, &bytes)
+                    .ok_or_else(|| BenchError::Check("an IPC handle the emulator did not make".into()))?;
+                key = Some(token.key);
             }
         }
-        let c = Self { cu, src, dst };
+        let c = Self { cu, src, dst, key };
         c.copies(1)?;
         Ok(c)
     }
@@ -256,6 +270,8 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
     let mut floor_b: Option<PingPong> = None;
     let mut local: Option<Copies> = None;
     let mut shared: Option<Copies> = None;
+    let mut peered: Option<(Copies, crate::peer::Peer)> = None;
+    let backend = env.backends().iter().find(|b| b.rt().backend().is_emulator()).map(|b| b.name());
     Ok(vec![
         Entry::new(STREAM_GROUP, name, "host_func", move |n| {
             if cu.is_none() {
@@ -291,6 +307,17 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
                 shared = Some(Copies::open(true)?);
             }
             shared.as_ref().expect("opened").copies(n)
+        }),
+        Entry::new(COPY_GROUP, name, "shared_peer", move |n| {
+            if peered.is_none() {
+                let c = Copies::open(true)?;
+                let b = backend.ok_or_else(|| BenchError::Check("no emulator backend for the peer".into()))?;
+                let peer = crate::peer::Peer::spawn(env.peer_exe(), b, env.root(), env.floor_dir())?;
+                let key = c.key.expect("shared");
+                peer.call(crate::peer::wire::Op::ImportMapRead, &[key, COPY_ALLOC as u64])?;
+                peered = Some((c, peer));
+            }
+            peered.as_ref().expect("opened").0.copies(n)
         }),
     ])
 }

@@ -65,13 +65,22 @@ struct Slot {
     call: [AtomicU64; NAME_WORDS],
 }
 
+/// Processes the ring names before it stops naming them.
+const WRITERS: usize = 13;
+
 /// The ring.
 #[repr(C, align(64))]
 #[derive(Debug)]
 struct Ring {
     /// The number of slots ever taken (the next is this modulo [`SLOTS`]).
     next: AtomicU64,
-    _spare: [AtomicU64; 7],
+    /// The pids of the processes that wrote into the ring (0: free), each
+    /// named before its first access is written: a process that finds only
+    /// itself here has nobody to race and reads no slot.
+    writers: [AtomicU32; WRITERS],
+    /// Nonzero once more processes wrote than `writers` holds: every
+    /// access then reads the slots.
+    crowded: AtomicU32,
     slots: [Slot; SLOTS],
 }
 
@@ -80,6 +89,7 @@ struct Ring {
 unsafe impl SharedPod for Ring {}
 
 const _: () = assert!(size_of::<Slot>() == 128);
+const _: () = assert!(std::mem::offset_of!(Ring, slots) == 64);
 const _: () = assert!(size_of::<Ring>() as u64 <= crate::registry::HISTORY_LEN);
 
 /// What an access did, by its code in the ring.
@@ -119,17 +129,49 @@ pub(super) struct Published {
 #[derive(Debug)]
 pub struct History {
     ring: SharedView<Ring>,
+    /// This process is named in the ring's `writers` (or the ring is crowded).
+    named: std::sync::atomic::AtomicBool,
 }
 
 impl History {
     /// Maps the history of the entry whose memory is `data_len` bytes.
     pub(super) fn map(object: &Object, data_len: u64) -> std::io::Result<Self> {
-        Ok(Self { ring: SharedView::map(object.fd(), Header::history_offset(data_len))? })
+        Ok(Self { ring: SharedView::map(object.fd(), Header::history_offset(data_len))?, named: Default::default() })
+    }
+
+    /// Names process `me` among the ring's writers, once.
+    fn name(&self, me: u32) {
+        if self.named.load(Ordering::Relaxed) {
+            return;
+        }
+        let known = self.ring.writers.iter().any(|w| match w.load(Ordering::Acquire) {
+            0 => match w.compare_exchange(0, me, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => true,
+                Err(now) => now == me,
+            },
+            pid => pid == me,
+        });
+        if !known {
+            self.ring.crowded.store(1, Ordering::Release);
+        }
+        // Before the first access is written (see `others`).
+        fence(Ordering::SeqCst);
+        self.named.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a process other than `me` ever wrote into the ring.
+    fn shared_with_others(&self, me: u32) -> bool {
+        self.ring.crowded.load(Ordering::Acquire) != 0
+            || self.ring.writers.iter().any(|w| {
+                let pid = w.load(Ordering::Acquire);
+                pid != 0 && pid != me
+            })
     }
 
     /// Writes `a` into the next slot; `None` when the slots it tried were
     /// all being written.
     pub(super) fn publish(self: &Arc<Self>, a: &SharedAccess) -> Option<Published> {
+        self.name(a.pid);
         for _ in 0..TRIES {
             let i = (self.ring.next.fetch_add(1, Ordering::Relaxed) % SLOTS as u64) as usize;
             let s = &self.ring.slots[i];
@@ -166,9 +208,13 @@ impl History {
     /// where one of the two writes.
     pub(super) fn others(&self, me: u32, start: u64, end: u64, write: bool) -> Vec<SharedAccess> {
         // The caller's own access is written: what is read now was written
-        // before it, or sees it.
+        // before it, or sees it. A process names itself before it writes
+        // its first access, so one not named yet will see this access.
         fence(Ordering::SeqCst);
         let mut out = Vec::new();
+        if !self.shared_with_others(me) {
+            return out;
+        }
         for s in &self.ring.slots {
             let v = s.version.load(Ordering::Acquire);
             if v == 0 || v % 2 == 1 {
@@ -334,6 +380,30 @@ mod tests {
             s.version.store(1, Ordering::Release);
         }
         assert!(h.publish(&access(10, 0, true)).is_none(), "gives up after a few slots");
+    }
+
+    /// A process alone in the ring reads no slot; once another names
+    /// itself (before its first access) it reads them; past 13 processes
+    /// every access reads them.
+    #[test]
+    fn a_process_alone_in_the_ring_reads_no_slot() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let h = history(dir.path());
+        h.publish(&access(10, 0, true)).expect("published");
+        assert!(!h.shared_with_others(10));
+        assert!(h.shared_with_others(11), "another process reads it");
+        h.publish(&access(11, 0, true)).expect("published");
+        assert!(h.shared_with_others(10));
+        assert_eq!(h.others(10, 0, 16, true).len(), 1);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let h = history(dir.path());
+        for pid in 100..(100 + WRITERS as u32) {
+            h.publish(&access(pid, 0, false)).expect("published");
+        }
+        assert_eq!(h.ring.crowded.load(Ordering::Acquire), 0, "13 are named");
+        h.publish(&access(7, 0, false)).expect("published");
+        assert_ne!(h.ring.crowded.load(Ordering::Acquire), 0, "the 14th is not");
+        assert!(h.shared_with_others(100));
     }
 
     /// The ring keeps the last SLOTS accesses: memory is bounded, the oldest go.

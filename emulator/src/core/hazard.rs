@@ -23,6 +23,17 @@
 //! and for the host at its access against work enqueued and not yet run, so
 //! the report does not depend on which of the two ran first: under `async`
 //! and `adversarial` alike, a race is reported and an ordered program never.
+//!
+//! Across processes: an access to memory with a registry entry (exported,
+//! imported, IPC memory) is also written into that memory's shared access
+//! history and checked against the other processes' accesses there
+//! (`access_history.rs`). Components of other processes' agents live in a
+//! clock beside this process's, keyed by pid: a record on a shared cell (an
+//! IPC event, a notify) stores the components of the agents that touched
+//! shared memory in the cell's file (`cell.rs` `RecordClock`), and a wait in
+//! any process joins them. A host synchronize marks its process's accesses
+//! in the histories as done; an access another process enqueues after that
+//! is taken as ordered after them (the message that told it so is not seen).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
