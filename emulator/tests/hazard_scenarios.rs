@@ -276,10 +276,11 @@ impl Vendor for Acl {
         n as H
     }
     fn destroy(&self, e: H, notify: bool) {
-        // SAFETY: an event or notify of this table.
         if notify {
+            // SAFETY: a notify of this table.
             acl_ok("destroy notify", unsafe { f(self.0.aclrtDestroyNotify)(e as _) });
         } else {
+            // SAFETY: an event of this table.
             acl_ok("destroy event", unsafe { f(self.0.aclrtDestroyEvent)(e as _) });
         }
     }
@@ -404,10 +405,11 @@ impl Vendor for Hip {
         p as usize
     }
     fn close(&self, _key: &str, x: usize, imported: bool) {
-        // SAFETY: memory of this table.
         if imported {
+            // SAFETY: memory this table opened.
             hip_ok("ipc close", unsafe { (self.0.hipIpcCloseMemHandle)(x as _) });
         } else {
+            // SAFETY: memory this table allocated.
             hip_ok("free", unsafe { (self.0.hipFree)(x as _) });
         }
     }
@@ -546,10 +548,11 @@ impl Vendor for Cuda {
         p as usize
     }
     fn close(&self, _key: &str, x: usize, imported: bool) {
-        // SAFETY: memory of this table.
         if imported {
+            // SAFETY: memory this table opened.
             cu_ok("ipc close", unsafe { (self.0.cuIpcCloseMemHandle)(x as _) });
         } else {
+            // SAFETY: memory this table allocated.
             cu_ok("free", unsafe { (self.0.cuMemFree)(x as _) });
         }
     }

@@ -78,6 +78,10 @@ pub struct RecordClock {
     pub triples: [[AtomicU32; 3]; RECORD_CLOCK_ROOM],
 }
 
+/// A component of a vector clock as it travels between processes: pid,
+/// agent (0: the host, n: stream n), counter.
+pub type Triple = (u32, u32, u32);
+
 /// The first 512 bytes of a shared cell's file (registry/cells.rs): the
 /// words, the header the registry reads and writes with `pread`/`pwrite`
 /// (never touched through this view), and the last record's clock.
@@ -100,7 +104,7 @@ const _: () = assert!(size_of::<CellPage>() <= 512);
 
 impl RecordClock {
     /// Stores `triples` (the first [`RECORD_CLOCK_ROOM`] of them), written by process `writer`.
-    pub fn store(&self, writer: u32, triples: &[(u32, u32, u32)]) {
+    pub fn store(&self, writer: u32, triples: &[Triple]) {
         let deadline = Instant::now() + Duration::from_millis(1);
         let mut v = self.version.load(Ordering::Acquire);
         let mine = loop {
@@ -129,7 +133,7 @@ impl RecordClock {
 
     /// The stored triples and the pid of their writer, or `None` when no
     /// stable copy was seen in a few tries.
-    pub fn load(&self) -> Option<(u32, Vec<(u32, u32, u32)>)> {
+    pub fn load(&self) -> Option<(u32, Vec<Triple>)> {
         for _ in 0..64 {
             let v = self.version.load(Ordering::Acquire);
             if v % 2 == 1 {
@@ -137,7 +141,7 @@ impl RecordClock {
                 continue;
             }
             let n = (self.len.load(Ordering::Relaxed) as usize).min(RECORD_CLOCK_ROOM);
-            let out: Vec<(u32, u32, u32)> = self.triples[..n]
+            let out: Vec<Triple> = self.triples[..n]
                 .iter()
                 .map(|t| (t[0].load(Ordering::Relaxed), t[1].load(Ordering::Relaxed), t[2].load(Ordering::Relaxed)))
                 .collect();
