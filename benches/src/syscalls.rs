@@ -495,6 +495,15 @@ pub const EXTRA: &[(&str, &str, &str, u64, &str)] = &[
     ),
     (
         "handoff_peer",
+        "*",
+        "mmap",
+        1,
+        "the imported memory's access history (docs/streams.md, \"Across processes\"), mapped once per \
+         handle at its first checked access, here the peer's read: the unsynchronised-access check then \
+         writes and reads it with no call per access",
+    ),
+    (
+        "handoff_peer",
         "key",
         "flock",
         2,

@@ -332,6 +332,13 @@ mod tests {
         Arc::new(History::map(&object, 4096).expect("map"))
     }
 
+    /// The history of one memory as two processes map it.
+    fn two_views(dir: &std::path::Path) -> (Arc<History>, Arc<History>) {
+        let object = Object::create(dir, Header::entry_len(4096), true).expect("object");
+        let view = || Arc::new(History::map(&object, 4096).expect("map"));
+        (view(), view())
+    }
+
     fn access(pid: u32, start: u64, write: bool) -> SharedAccess {
         SharedAccess {
             pid,
@@ -388,18 +395,20 @@ mod tests {
     #[test]
     fn a_process_alone_in_the_ring_reads_no_slot() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let h = history(dir.path());
-        h.publish(&access(10, 0, true)).expect("published");
-        assert!(!h.shared_with_others(10));
-        assert!(h.shared_with_others(11), "another process reads it");
-        h.publish(&access(11, 0, true)).expect("published");
-        assert!(h.shared_with_others(10));
-        assert_eq!(h.others(10, 0, 16, true).len(), 1);
+        let (a, b) = two_views(dir.path());
+        a.publish(&access(10, 0, true)).expect("published");
+        assert!(!a.shared_with_others(10));
+        assert!(b.shared_with_others(11), "another process reads it");
+        b.publish(&access(11, 0, true)).expect("published");
+        assert!(a.shared_with_others(10));
+        assert_eq!(a.others(10, 0, 16, true).len(), 1);
         let dir = tempfile::tempdir().expect("tempdir");
-        let h = history(dir.path());
+        let object = Object::create(dir.path(), Header::entry_len(4096), true).expect("object");
+        let view = || Arc::new(History::map(&object, 4096).expect("map"));
         for pid in 100..(100 + WRITERS as u32) {
-            h.publish(&access(pid, 0, false)).expect("published");
+            view().publish(&access(pid, 0, false)).expect("published");
         }
+        let h = view();
         assert_eq!(h.ring.crowded.load(Ordering::Acquire), 0, "13 are named");
         h.publish(&access(7, 0, false)).expect("published");
         assert_ne!(h.ring.crowded.load(Ordering::Acquire), 0, "the 14th is not");
