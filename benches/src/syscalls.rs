@@ -495,6 +495,15 @@ pub const EXTRA: &[(&str, &str, &str, u64, &str)] = &[
     ),
     (
         "handoff_peer",
+        "*",
+        "mmap",
+        1,
+        "the imported memory's access history (docs/streams.md, \"Across processes\"), mapped once per \
+         handle at its first checked access, here the peer's read: the unsynchronised-access check then \
+         writes and reads it with no call per access",
+    ),
+    (
+        "handoff_peer",
         "key",
         "flock",
         2,
@@ -675,6 +684,14 @@ fn peer_tallies(dir: &std::path::Path) -> Result<Vec<Tally>> {
 /// # Errors
 /// As [`count`]; the child's errors are printed on its stderr.
 pub fn count_benches(peer_exe: std::path::PathBuf) -> Result<Vec<Tally>> {
+    count_benches_of(peer_exe, TARGETS)
+}
+
+/// As [`count_benches`], for the bench targets `targets` (of `cases::ALL`).
+///
+/// # Errors
+/// As [`count`]; the child's errors are printed on its stderr.
+pub fn count_benches_of(peer_exe: std::path::PathBuf, targets: &[&str]) -> Result<Vec<Tally>> {
     use crate::cases::{ALL, Env};
     let peers = tempfile::Builder::new()
         .prefix("vmmkit-peer-count-")
@@ -686,7 +703,7 @@ pub fn count_benches(peer_exe: std::path::PathBuf) -> Result<Vec<Tally>> {
     let mut out = count(|labels| {
         let root = crate::root::BenchRoot::install()?;
         let env = Env::new(root, crate::plan::Plan::Smoke, peer_exe)?;
-        for (_, build) in ALL.iter().filter(|(t, _)| TARGETS.contains(t)) {
+        for (_, build) in ALL.iter().filter(|(t, _)| targets.contains(t)) {
             for mut e in build(&env)? {
                 COUNTING.store(false, Ordering::Relaxed);
                 let warm = e.case.run(1);

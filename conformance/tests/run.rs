@@ -689,6 +689,56 @@ fn ordered_copies_are_silent_and_the_race_is_reported() {
     assert!(out.contains("507004"), "the racing call fails with ACL_ERROR_RT_STREAM_NOT_COMPLETE: {out}");
 }
 
+/// Two processes under one `vmmkit run` (the IPC-event pair of
+/// `stream_pair.c`): A copies into memory it shares and records an IPC
+/// event; B reads the memory on its own stream. With B's wait on the event
+/// the run is silent; without it the run's report names the race with both
+/// processes, and the trace marks it on a stream track of each.
+#[test]
+fn a_race_between_two_processes_names_both_in_the_report_and_the_trace() {
+    let s = Scratch::new();
+    let c = repo().join("emulator/shims/ascendcl/tests/c");
+    s.compile_acl(&c.join("stream_pair.c"));
+    let run = |b_args: &str| {
+        let _ = std::fs::remove_dir_all(s.path().join("file"));
+        std::fs::create_dir_all(s.path().join("file")).expect("exchange dir");
+        let script = format!("./stream_pair a event & ./stream_pair b event {b_args}; wait");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_vmmkit"));
+        cmd.arg("run").arg("--dir").arg(s.path().join("machines")).arg("--trace").arg("trace.json").arg("--");
+        cmd.args(["sh", "-c", &script]).current_dir(s.path());
+        cmd.env_remove("VMMKIT_ROOT").env_remove("LD_LIBRARY_PATH").env("VMMKIT_STREAMS", "adversarial:5");
+        let (exit, out) = vmmkit_testkit::process::run(&mut cmd, DEADLINE).expect("vmmkit run ended in time");
+        println!("{out}");
+        (exit, out, s.json("trace.json"))
+    };
+    let (exit, out, _) = run("");
+    assert_eq!(exit.code(), Some(0), "{out}");
+    assert!(out.contains("Consistent: yes"), "{out}");
+    assert!(!out.contains("unsynchronised"), "an ordered pair is reported: {out}");
+
+    let (exit, out, trace) = run("nowait");
+    assert_eq!(exit.code(), Some(0), "{out}");
+    assert!(out.contains("unsynchronised access(es):"), "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.contains(" with process "))
+        .unwrap_or_else(|| panic!("no line names two processes:\n{out}"));
+    assert!(line.contains("enqueued by aclrtMemcpyAsync") && line.contains("across the processes"), "{line}");
+    let events = trace["traceEvents"].as_array().expect("traceEvents");
+    let pids: std::collections::BTreeSet<u64> =
+        events.iter().filter(|e| e["cat"] == "hazard" && e["ph"] == "i").filter_map(|e| e["pid"].as_u64()).collect();
+    assert_eq!(pids.len(), 2, "a mark in each process: {pids:?}");
+    for pid in &pids {
+        let named = events.iter().any(|e| {
+            e["ph"] == "M"
+                && e["name"] == "thread_name"
+                && e["pid"].as_u64() == Some(*pid)
+                && e["args"]["name"].as_str().is_some_and(|n| n.starts_with("stream "))
+        });
+        assert!(named, "process {pid}'s stream track is named");
+    }
+}
+
 /// `--soc` sets `VMMKIT_SOC` for the program; a chip vmmkit does not play is
 /// refused before anything starts (status 2).
 fn soc_chooses_the_chip_the_program_sees() {

@@ -10,7 +10,7 @@
 //! | `VMMKIT_HOST_MEMORY` | bytes of memory at the HOST location, as `VMMKIT_DEVICE_MEMORY` | `MemAvailable` of `/proc/meminfo` when first read (64 GiB if unreadable) |
 //! | `VMMKIT_HOST_ACCESS` | `1`: host code may dereference device addresses; `0`: as on hardware, it faults | 1 |
 //! | `VMMKIT_STREAMS` | how stream work is scheduled: `eager` (done before the enqueuing call returns), `async` (in order, apart from the caller, as on a device), `adversarial[:SEED]` (each piece of work at the latest moment the vendor's ordering allows; independent streams reordered, seeded) | `async` |
-//! | `VMMKIT_HAZARDS` | what an unsynchronised access does: `report` (printed, kept for `take_hazards` and `vmmkit run`), `error` (also fails the racing call, for CI; docs/streams.md) | `report` |
+//! | `VMMKIT_HAZARDS` | what an unsynchronised access does: `report` (printed, kept for `take_hazards` and `vmmkit run`), `error` (also fails the racing call, for CI; docs/streams.md), `off` (no check: no clocks, no accesses kept) | `report` |
 //! | `VMMKIT_SOC` | the Ascend chip the ACL dialect plays: a SoC name (`Ascend910B1` … `Ascend910B4-1`, `Ascend910_9391` … `Ascend910_9362`) or a family (`910B`, `A3`); it decides `aclrtGetSocName`, the address windows, FABRIC handles and the default device count ([`AscendSoc`]) | `Ascend910_9391` (A3) |
 //! | `VMMKIT_HIP_VERSION` | the HIP release the HIP dialect answers as: `6` (6.3), `7` (7.0), or `MAJOR.MINOR` of 6.x or 7.x | `6` |
 //!

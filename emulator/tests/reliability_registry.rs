@@ -29,13 +29,11 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config as RunConfig, RngAlgorithm, TestRng, TestRunner};
 use vmmkit_emulator::Config;
 use vmmkit_emulator::core::Emulator;
-use vmmkit_emulator::registry::{HEADER_XATTR, Place, Registry, TRUST_CAP, Trust};
+use vmmkit_emulator::registry::{HEADER_XATTR, META_LEN, Place, Registry, Trust};
 use vmmkit_testkit::TestRoot;
 
 const G: u64 = 2 << 20;
 const DEVICES: u32 = 2;
-/// Bytes of an entry's metadata tail (header page and trustlist, see registry/entry.rs).
-const META_LEN: u64 = 4096 + TRUST_CAP as u64 * 16;
 /// Rounds of damage per case.
 const ROUNDS: usize = 100;
 /// Cases of the default run (`VMMKIT_FUZZ_CASES` changes it).

@@ -6,6 +6,15 @@
 //!   non-blocking stream + `cuStreamSynchronize`.
 //! - `cuda_event_query`: `cuEventRecord` on a non-blocking stream +
 //!   `cuEventQuery` until it answers 0.
+//! - `cuda_stream_copy`: `cuMemcpyDtoDAsync` of 4 KiB on a non-blocking
+//!   stream + `cuStreamSynchronize`, into memory of this process only
+//!   (`local`) or into memory shared by `cuIpcGetMemHandle` (`shared`),
+//!   whose accesses the unsynchronised-access check also writes into the
+//!   memory's shared access history (docs/streams.md); alone in it, it
+//!   reads none of it. `shared_peer`: the same once a peer process has
+//!   imported the memory and read it (`vmmkit-bench-peer`), so that each
+//!   copy also reads the history for the peer's accesses. The first copy,
+//!   before the measurement, maps the history.
 //!
 //! Both run under the process's `VMMKIT_STREAMS` schedule (default
 //! `async`): the work runs on the stream's worker thread, so each iteration
@@ -35,6 +44,14 @@ use crate::error::{BenchError, Result};
 pub const STREAM_GROUP: &str = "cuda_stream_sync";
 /// See the module's text.
 pub const EVENT_GROUP: &str = "cuda_event_query";
+/// See the module's text.
+pub const COPY_GROUP: &str = "cuda_stream_copy";
+/// Bytes of each copy of [`COPY_GROUP`].
+const COPY_BYTES: usize = 4096;
+/// Bytes of its destination: a granule, which the peer imports and maps whole.
+const COPY_ALLOC: usize = 2 << 20;
+/// The CUDA IPC handle's tag (`emulator/src/cuda/profile.rs`).
+const CUDA_IPC_MAGIC: [u8; 8] = *b"VMMKCUD1";
 
 fn check(rc: CUresult, call: &str) -> Result<()> {
     if rc == 0 { Ok(()) } else { Err(BenchError::Check(format!("{call} returned {}", CuResult(rc)))) }
@@ -75,6 +92,62 @@ impl Drop for Cuda {
 }
 
 extern "C" fn nothing(_data: *mut c_void) {}
+
+/// Two buffers of [`COPY_BYTES`] on a stream; the destination shared with
+/// other processes or not.
+struct Copies {
+    cu: Cuda,
+    src: CUdeviceptr,
+    dst: CUdeviceptr,
+    /// The registry key of the destination, when shared.
+    key: Option<u64>,
+}
+
+impl Copies {
+    fn open(shared: bool) -> Result<Self> {
+        let cu = Cuda::open()?;
+        let (mut src, mut dst) = (0, 0);
+        let mut key = None;
+        // SAFETY: live out-pointers; the memory this value frees.
+        unsafe {
+            check((cu.api.cuMemAlloc)(&mut src, COPY_BYTES), "cuMemAlloc")?;
+            check((cu.api.cuMemAlloc)(&mut dst, COPY_ALLOC), "cuMemAlloc")?;
+            if shared {
+                let mut h = CUipcMemHandle { reserved: [0; CU_IPC_HANDLE_SIZE] };
+                check((cu.api.cuIpcGetMemHandle)(&mut h, dst), "cuIpcGetMemHandle")?;
+                let bytes = h.reserved.map(|c| c as u8);
+                let token = vmmkit_emulator::core::IpcToken::decode(CUDA_IPC_MAGIC, &bytes)
+                    .ok_or_else(|| BenchError::Check("an IPC handle the emulator did not make".into()))?;
+                key = Some(token.key);
+            }
+        }
+        let c = Self { cu, src, dst, key };
+        c.copies(1)?;
+        Ok(c)
+    }
+
+    /// A copy + a synchronize, `iters` times.
+    fn copies(&self, iters: u64) -> Result<Duration> {
+        super::timed(iters, |_| {
+            // SAFETY: device memory of COPY_BYTES each; the stream is live.
+            unsafe {
+                check((self.cu.api.cuMemcpyDtoDAsync)(self.dst, self.src, COPY_BYTES, self.cu.stream), "copy")?;
+                check((self.cu.api.cuStreamSynchronize)(self.cu.stream), "cuStreamSynchronize")
+            }
+        })
+    }
+}
+
+impl Drop for Copies {
+    fn drop(&mut self) {
+        // SAFETY: the memory this value allocated, its copies synchronised.
+        unsafe {
+            let _ = (self.cu.api.cuStreamSynchronize)(self.cu.stream);
+            let _ = (self.cu.api.cuMemFree)(self.src);
+            let _ = (self.cu.api.cuMemFree)(self.dst);
+        }
+    }
+}
 
 /// A host function + a synchronize, `iters` times.
 fn stream_sync(cu: &Cuda, iters: u64) -> Result<Duration> {
@@ -184,7 +257,9 @@ impl Drop for PingPong {
 /// None; the calls happen when the entries run.
 pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
     let Some(name) = env.backends().iter().find(|b| b.rt().backend().is_emulator()).map(|_| "emulator-cuda") else {
-        env.note(format!("{STREAM_GROUP}, {EVENT_GROUP}: skipped, the CUDA table is the emulator's only"));
+        env.note(format!(
+            "{STREAM_GROUP}, {EVENT_GROUP}, {COPY_GROUP}: skipped, the CUDA table is the emulator's only"
+        ));
         return Ok(vec![]);
     };
     let schedule = format!("{:?}", vmmkit_emulator::core::emulator().map(|e| e.schedule()).ok());
@@ -193,6 +268,10 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
     let mut floor_a: Option<PingPong> = None;
     let mut cu2: Option<(Cuda, CUevent)> = None;
     let mut floor_b: Option<PingPong> = None;
+    let mut local: Option<Copies> = None;
+    let mut shared: Option<Copies> = None;
+    let mut peered: Option<(Copies, crate::peer::Peer)> = None;
+    let backend = env.backends().iter().find(|b| b.rt().backend().is_emulator()).map(|b| b.name());
     Ok(vec![
         Entry::new(STREAM_GROUP, name, "host_func", move |n| {
             if cu.is_none() {
@@ -216,6 +295,29 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
         }),
         Entry::new(EVENT_GROUP, "floor", "record_query", move |n| {
             Ok(floor_b.get_or_insert_with(|| PingPong::start(true)).round_trips(n))
+        }),
+        Entry::new(COPY_GROUP, name, "local", move |n| {
+            if local.is_none() {
+                local = Some(Copies::open(false)?);
+            }
+            local.as_ref().expect("opened").copies(n)
+        }),
+        Entry::new(COPY_GROUP, name, "shared", move |n| {
+            if shared.is_none() {
+                shared = Some(Copies::open(true)?);
+            }
+            shared.as_ref().expect("opened").copies(n)
+        }),
+        Entry::new(COPY_GROUP, name, "shared_peer", move |n| {
+            if peered.is_none() {
+                let c = Copies::open(true)?;
+                let b = backend.ok_or_else(|| BenchError::Check("no emulator backend for the peer".into()))?;
+                let peer = crate::peer::Peer::spawn(env.peer_exe(), b, env.root(), env.floor_dir())?;
+                let key = c.key.expect("shared");
+                peer.call(crate::peer::wire::Op::ImportMapRead, &[key, COPY_ALLOC as u64])?;
+                peered = Some((c, peer));
+            }
+            peered.as_ref().expect("opened").0.copies(n)
         }),
     ])
 }

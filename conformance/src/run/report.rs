@@ -115,6 +115,10 @@ pub struct RunHazard {
     pub kind: String,
     /// Both sides and what would order them, as the process printed it.
     pub text: String,
+    /// The other process, when the other side was another process's
+    /// access to shared memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub with: Option<u32>,
 }
 
 /// The file name of a process's executable (else of its `argv[0]`).
@@ -204,8 +208,9 @@ impl Builder {
                 *holds.entry(at).or_default() += if *op == ShareOp::Release { -1 } else { 1 };
             }
             Record::Call { .. } => {}
-            Record::Hazard { kind, text, .. } => {
-                self.hazards.push(RunHazard { pid: p.pid, kind: kind.clone(), text: text.clone() });
+            Record::Hazard { kind, text, first, second, .. } => {
+                let with = [first.pid, second.pid].into_iter().find(|&o| o != 0 && o != p.pid);
+                self.hazards.push(RunHazard { pid: p.pid, kind: kind.clone(), text: text.clone(), with });
             }
             Record::Exit { leaks, .. } => {
                 p.exited = true;
@@ -311,7 +316,15 @@ impl Report {
             let _ = writeln!(o, "  {} unsynchronised access(es):", self.hazards.len());
         }
         for h in &self.hazards {
-            let _ = writeln!(o, "    process {}: {}", self.name_of(h.pid), h.text);
+            match h.with {
+                Some(w) => {
+                    let _ =
+                        writeln!(o, "    process {} with process {}: {}", self.name_of(h.pid), self.name_of(w), h.text);
+                }
+                None => {
+                    let _ = writeln!(o, "    process {}: {}", self.name_of(h.pid), h.text);
+                }
+            }
         }
         let verdict = if self.leaked { "something was left unreleased" } else { "nothing leaked" };
         let _ = writeln!(o, "vmmkit run: {verdict}");

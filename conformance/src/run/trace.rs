@@ -251,19 +251,33 @@ impl<W: Write> Writer<W> {
             Record::Hazard { tid, ts, kind, first, second, text, .. } => {
                 // Marked on the track of each side (a stream's own track,
                 // or for the host the thread that found it), with an arrow
-                // from the first to the second.
+                // from the first to the second. A side in another process
+                // (shared memory) is marked on that process's stream track,
+                // or on its main thread for its host.
                 self.flow += 1;
                 let id = self.flow;
                 for (i, side) in [first, second].into_iter().enumerate() {
-                    let track = if side.stream == 0 { *tid } else { STREAM_TRACK + side.stream as u32 };
-                    self.threads.insert(track);
+                    let side_pid = if side.pid == 0 { pid } else { side.pid };
+                    let track = match (side.stream, side_pid == pid) {
+                        (0, true) => *tid,
+                        (0, false) => side_pid,
+                        (s, _) => STREAM_TRACK + s as u32,
+                    };
+                    if side_pid == pid {
+                        self.threads.insert(track);
+                    } else {
+                        let name =
+                            if side.stream == 0 { "main".to_string() } else { format!("stream {}", side.stream) };
+                        self.event(&json!({"ph": "M", "name": "thread_name", "pid": side_pid, "tid": track,
+                            "args": {"name": name}}))?;
+                    }
                     self.event(
                         &json!({"ph": "i", "s": "t", "cat": "hazard", "name": format!("unsynchronised {kind}"),
-                        "pid": pid, "tid": track, "ts": us(*ts, base),
-                        "args": {"call": side.call, "what": side.what, "text": text}}),
+                        "pid": side_pid, "tid": track, "ts": us(*ts, base),
+                        "args": {"call": side.call, "what": side.what, "pid": side_pid, "text": text}}),
                     )?;
                     self.event(&json!({"ph": if i == 0 { "s" } else { "f" }, "bp": "e", "cat": "hazard",
-                        "name": "unsynchronised", "id": id, "pid": pid, "tid": track, "ts": us(*ts, base)}))?;
+                        "name": "unsynchronised", "id": id, "pid": side_pid, "tid": track, "ts": us(*ts, base)}))?;
                 }
             }
             Record::Exit { ts, leaks } => {

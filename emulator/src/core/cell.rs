@@ -53,11 +53,113 @@ unsafe impl SharedPod for Words {}
 
 const _: () = assert!(size_of::<Words>() == 64);
 
+/// Components of a vector clock a shared cell carries with its last record.
+pub const RECORD_CLOCK_ROOM: usize = 30;
+
+/// The vector clock of a shared cell's last record (`core/hazard.rs`), as it
+/// lies in the cell's file after the header: `(pid, agent, counter)`
+/// triples. Written by each recorder before its record completes, read by
+/// whoever waits on the record, in any process.
+///
+/// No lock: `version` is odd while a recorder writes, and a reader that saw
+/// it change reads again. A recorder that finds it odd for more than a
+/// millisecond (the writer died or stopped halfway) writes over it; a
+/// reader gives up after a few tries and joins nothing.
+#[repr(C)]
+#[derive(Debug, Default)]
+pub struct RecordClock {
+    /// Even when stable; odd while written.
+    pub version: AtomicU32,
+    /// Triples in use (at most [`RECORD_CLOCK_ROOM`]).
+    pub len: AtomicU32,
+    /// The pid of the process that wrote them.
+    pub writer: AtomicU32,
+    /// `(pid, agent, counter)`: agent 0 is the host, n stream n.
+    pub triples: [[AtomicU32; 3]; RECORD_CLOCK_ROOM],
+}
+
+/// A component of a vector clock as it travels between processes: pid,
+/// agent (0: the host, n: stream n), counter.
+pub type Triple = (u32, u32, u32);
+
+/// The first 512 bytes of a shared cell's file (registry/cells.rs): the
+/// words, the header the registry reads and writes with `pread`/`pwrite`
+/// (never touched through this view), and the last record's clock.
+#[repr(C, align(64))]
+#[derive(Debug, Default)]
+pub struct CellPage {
+    /// The cell's words.
+    pub words: Words,
+    /// The registry's header (bytes 64..128): not used through the map.
+    pub header: [AtomicU64; 8],
+    /// The last record's vector clock (bytes 128..500).
+    pub clock: RecordClock,
+}
+
+// SAFETY: `#[repr(C)]`, every field an atomic integer or a struct or array
+// of them, valid for any bit pattern including all zeros.
+unsafe impl SharedPod for CellPage {}
+
+const _: () = assert!(size_of::<CellPage>() <= 512);
+
+impl RecordClock {
+    /// Stores `triples` (the first [`RECORD_CLOCK_ROOM`] of them), written by process `writer`.
+    pub fn store(&self, writer: u32, triples: &[Triple]) {
+        let deadline = Instant::now() + Duration::from_millis(1);
+        let mut v = self.version.load(Ordering::Acquire);
+        let mine = loop {
+            let to = if v % 2 == 0 || Instant::now() >= deadline { v.wrapping_add(1) | 1 } else { v };
+            if to != v {
+                match self.version.compare_exchange_weak(v, to, Ordering::AcqRel, Ordering::Acquire) {
+                    Ok(_) => break to,
+                    Err(now) => v = now,
+                }
+            } else {
+                std::hint::spin_loop();
+                v = self.version.load(Ordering::Acquire);
+            }
+        };
+        let n = triples.len().min(RECORD_CLOCK_ROOM);
+        for (slot, t) in self.triples.iter().zip(&triples[..n]) {
+            slot[0].store(t.0, Ordering::Relaxed);
+            slot[1].store(t.1, Ordering::Relaxed);
+            slot[2].store(t.2, Ordering::Relaxed);
+        }
+        self.len.store(n as u32, Ordering::Relaxed);
+        self.writer.store(writer, Ordering::Relaxed);
+        // Another writer that overtook this one moved the version on: leave it.
+        let _ = self.version.compare_exchange(mine, mine.wrapping_add(1), Ordering::Release, Ordering::Relaxed);
+    }
+
+    /// The stored triples and the pid of their writer, or `None` when no
+    /// stable copy was seen in a few tries.
+    pub fn load(&self) -> Option<(u32, Vec<Triple>)> {
+        for _ in 0..64 {
+            let v = self.version.load(Ordering::Acquire);
+            if v % 2 == 1 {
+                std::thread::yield_now();
+                continue;
+            }
+            let n = (self.len.load(Ordering::Relaxed) as usize).min(RECORD_CLOCK_ROOM);
+            let out: Vec<Triple> = self.triples[..n]
+                .iter()
+                .map(|t| (t[0].load(Ordering::Relaxed), t[1].load(Ordering::Relaxed), t[2].load(Ordering::Relaxed)))
+                .collect();
+            let writer = self.writer.load(Ordering::Relaxed);
+            std::sync::atomic::fence(Ordering::Acquire);
+            if self.version.load(Ordering::Relaxed) == v {
+                return Some((writer, out));
+            }
+        }
+        None
+    }
+}
+
 /// Where a cell's words live.
 #[derive(Debug)]
 enum Backing {
     Local(Box<Words>),
-    Shared(SharedView<Words>),
+    Shared(SharedView<CellPage>),
 }
 
 /// Whether the one who would record a shared cell is still there (its
@@ -178,7 +280,7 @@ impl Cell {
     /// A wait on it ends when the process that took the number waited for
     /// is dead; `creator_alive` says, for a number nobody has taken yet,
     /// whether the one expected to take it (the creator) still lives.
-    pub fn shared(view: SharedView<Words>, creator_alive: Alive) -> Self {
+    pub fn shared(view: SharedView<CellPage>, creator_alive: Alive) -> Self {
         Self { words: Backing::Shared(view), sharing: Some(Sharing { me: Recorder::current(), creator_alive }) }
     }
 
@@ -186,7 +288,15 @@ impl Cell {
     pub fn words(&self) -> &Words {
         match &self.words {
             Backing::Local(w) => w,
-            Backing::Shared(v) => v,
+            Backing::Shared(v) => &v.words,
+        }
+    }
+
+    /// For a shared cell, the clock its last record carries (`core/hazard.rs`).
+    pub fn record_clock(&self) -> Option<&RecordClock> {
+        match &self.words {
+            Backing::Local(_) => None,
+            Backing::Shared(v) => Some(&v.clock),
         }
     }
 

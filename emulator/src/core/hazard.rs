@@ -23,12 +23,24 @@
 //! and for the host at its access against work enqueued and not yet run, so
 //! the report does not depend on which of the two ran first: under `async`
 //! and `adversarial` alike, a race is reported and an ordered program never.
+//!
+//! Across processes: an access to memory with a registry entry (exported,
+//! imported, IPC memory) is also written into that memory's shared access
+//! history and checked against the other processes' accesses there
+//! (`access_history.rs`). Components of other processes' agents live in a
+//! clock beside this process's, keyed by pid: a record on a shared cell (an
+//! IPC event, a notify) stores the components of the agents that touched
+//! shared memory in the cell's file (`cell.rs` `RecordClock`), and a wait in
+//! any process joins them. A host synchronize marks its process's accesses
+//! in the histories as done; an access another process enqueues after that
+//! is taken as ordered after them (the message that told it so is not seen).
 
-use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 
-use super::cell::Cell;
+use super::access_history::{Piece, Published, SharedAccess};
+use super::cell::{Cell, Recorder, now_ns};
 use super::stream::StreamId;
 
 /// Who made an access.
@@ -116,6 +128,16 @@ impl Hazard {
 
     /// What would order the two.
     pub fn remedy(&self) -> String {
+        let (a, b) = (&self.first, &self.second);
+        if a.pid != b.pid {
+            return format!(
+                "order them across the processes: record an interprocess event (or a notify) after the access of \
+                 {} in process {} and make {} in process {} wait on it (a stream wait, or the host's synchronize \
+                 of the event) before its own; or synchronise in process {} before telling process {} (or the \
+                 other way round)",
+                a.agent, a.pid, b.agent, b.pid, a.pid, b.pid
+            );
+        }
         match (self.first.agent, self.second.agent) {
             (Agent::Stream(a), Agent::Host) | (Agent::Host, Agent::Stream(a)) => format!(
                 "synchronise stream {} (or an event recorded on it after its access) before the host's access, \
@@ -152,31 +174,83 @@ const PRINTED: u64 = 16;
 const KEPT: usize = 4096;
 /// Record clocks kept before those of dead cells are dropped.
 const RECORDS: usize = 1024;
+/// Accesses to shared memory kept to be marked done at the next synchronize.
+const PUBLISHED: usize = 4096;
 
-/// A vector clock: index 0 the host, index n stream n.
+/// A vector clock: index 0 the host, index n stream n; and the components
+/// of other processes' agents learnt through shared cells, as
+/// `(pid, agent, counter)` sorted by pid and agent (empty unless this
+/// process waited on another's record).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct Clock(Vec<u32>);
+pub(super) struct Clock {
+    local: Vec<u32>,
+    remote: Vec<(u32, u32, u32)>,
+}
 
 impl Clock {
     fn get(&self, i: usize) -> u32 {
-        self.0.get(i).copied().unwrap_or(0)
+        self.local.get(i).copied().unwrap_or(0)
     }
 
     fn tick(&mut self, i: usize) -> u32 {
-        if self.0.len() <= i {
-            self.0.resize(i + 1, 0);
+        if self.local.len() <= i {
+            self.local.resize(i + 1, 0);
         }
-        self.0[i] += 1;
-        self.0[i]
+        self.local[i] += 1;
+        self.local[i]
     }
 
     fn join(&mut self, o: &Clock) {
-        if self.0.len() < o.0.len() {
-            self.0.resize(o.0.len(), 0);
+        if self.local.len() < o.local.len() {
+            self.local.resize(o.local.len(), 0);
         }
-        for (a, b) in self.0.iter_mut().zip(&o.0) {
+        for (a, b) in self.local.iter_mut().zip(&o.local) {
             *a = (*a).max(*b);
         }
+        for &(pid, agent, v) in &o.remote {
+            self.raise_remote(pid, agent, v);
+        }
+    }
+
+    /// The component of `agent` of process `pid`.
+    fn remote_get(&self, pid: u32, agent: u32) -> u32 {
+        self.remote.binary_search_by_key(&(pid, agent), |r| (r.0, r.1)).map_or(0, |i| self.remote[i].2)
+    }
+
+    fn raise_remote(&mut self, pid: u32, agent: u32, v: u32) {
+        match self.remote.binary_search_by_key(&(pid, agent), |r| (r.0, r.1)) {
+            Ok(i) => self.remote[i].2 = self.remote[i].2.max(v),
+            Err(i) => self.remote.insert(i, (pid, agent, v)),
+        }
+    }
+
+    /// As a shared cell carries it to other processes: this process's
+    /// components under `me`, of the agents in `shared` only (those that
+    /// accessed shared memory: no other process can race the others).
+    fn triples(&self, me: u32, shared: &HashSet<u32>) -> Vec<(u32, u32, u32)> {
+        let mut out: Vec<(u32, u32, u32)> = (self.local.iter().enumerate())
+            .filter(|(i, v)| **v != 0 && u32::try_from(*i).is_ok_and(|i| shared.contains(&i)))
+            .map(|(i, &v)| (me, u32::try_from(i).unwrap_or(u32::MAX), v))
+            .collect();
+        out.extend(self.remote.iter().copied());
+        out
+    }
+
+    /// Read back from a shared cell by process `me`.
+    fn from_triples(me: u32, triples: &[(u32, u32, u32)]) -> Self {
+        let mut c = Clock::default();
+        for &(pid, agent, v) in triples {
+            if pid == me {
+                let i = agent as usize;
+                if c.local.len() <= i {
+                    c.local.resize(i + 1, 0);
+                }
+                c.local[i] = c.local[i].max(v);
+            } else {
+                c.raise_remote(pid, agent, v);
+            }
+        }
+        c
     }
 }
 
@@ -236,6 +310,9 @@ struct Pending {
     seq: u32,
     ranges: Ranges,
     call: &'static str,
+    /// When it was enqueued (`CLOCK_MONOTONIC` ns; 0 when this process
+    /// mapped no shared memory then).
+    at_ns: u64,
 }
 
 #[derive(Debug, Default)]
@@ -254,6 +331,12 @@ struct State {
     /// Pairs of works already reported (by the host's check at its access).
     reported: HashSet<(u64, u64)>,
     next_id: u64,
+    /// Accesses to shared memory not yet known done by the host: marked in
+    /// their history when a synchronize learns they are.
+    published: VecDeque<Published>,
+    /// The agents of this process that accessed shared memory: those whose
+    /// components a shared cell carries to other processes.
+    shared_agents: HashSet<u32>,
 }
 
 impl State {
@@ -305,6 +388,17 @@ impl State {
         if idle {
             self.reported.clear();
         }
+        if !self.published.is_empty() {
+            let now = now_ns();
+            let host = &self.host;
+            self.published.retain(|p| {
+                let done = host.get(p.agent as usize) >= p.epoch;
+                if done {
+                    p.mark_synced(now);
+                }
+                !done
+            });
+        }
     }
 
     fn host_mut(&mut self) -> &mut Clock {
@@ -335,13 +429,22 @@ pub(super) struct Hazards {
     seen: AtomicU64,
     /// What a hazard does: 0 not read yet, [`REPORT`] or [`FAIL`].
     mode: AtomicU8,
+    /// This process maps memory with a registry entry: accesses are looked
+    /// up in the shared histories.
+    sharing: AtomicBool,
+    /// This process's pid and start stamp, as the shared histories sign accesses.
+    me: OnceLock<(u32, u32)>,
+    /// The clock handed to work while the check is off.
+    nil: Snapshot,
 }
 
 /// `VMMKIT_HAZARDS`: `report` (the default) prints and keeps hazards;
-/// `error` also makes the racing call (or work) fail.
+/// `error` also makes the racing call (or work) fail; `off` keeps no clock
+/// and no access (to measure what the check costs, or to do without it).
 pub const HAZARDS_ENV: &str = "VMMKIT_HAZARDS";
 const REPORT: u8 = 1;
 const FAIL: u8 = 2;
+const OFF: u8 = 3;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -379,6 +482,9 @@ impl Hazards {
         ranges: Option<Ranges>,
         after: &[StreamId],
     ) -> (Snapshot, u64) {
+        if self.is_off() {
+            return (self.nil.clone(), 0);
+        }
         let mut st = self.locked();
         let mut snap = match running_stream().and_then(|r| st.streams.get(&r)) {
             Some(c) => Arc::new(c.clone()),
@@ -395,7 +501,8 @@ impl Hazards {
         let Some(ranges) = ranges else { return (snap, 0) };
         st.next_id += 1;
         let id = st.next_id;
-        st.pending.push(Pending { id, stream: s, seq, ranges, call: crate::instrument::current_call() });
+        let at_ns = if self.sharing() { now_ns() } else { 0 };
+        st.pending.push(Pending { id, stream: s, seq, ranges, call: crate::instrument::current_call(), at_ns });
         self.settle(&st);
         (snap, id)
     }
@@ -411,9 +518,14 @@ impl Hazards {
     }
 
     /// Work `id` of stream `s` runs: the stream joins `snap` and ticks,
-    /// then joins or stores what `join` says, and its accesses are checked.
-    /// Returns the races found.
-    pub(super) fn run(&self, s: StreamId, snap: &Snapshot, id: u64, join: Join<'_>) -> Found {
+    /// then joins or stores what `join` says, and its accesses are checked:
+    /// against this process's, and the `shared` pieces (read, or written)
+    /// against the other processes' in their histories. Returns the races found.
+    pub(super) fn run(&self, s: StreamId, snap: &Snapshot, id: u64, join: Join<'_>, shared: &[(Piece, bool)]) -> Found {
+        if self.is_off() {
+            return Vec::new();
+        }
+        let me = if shared.is_empty() && !join.is_shared() { 0 } else { self.me().0 };
         let mut st = self.locked();
         let mut c = st.streams.remove(&s).unwrap_or_default();
         c.join(snap);
@@ -425,20 +537,28 @@ impl Hazards {
                     st.records.retain(|_, (w, _)| w.strong_count() > 0);
                 }
                 st.records.insert(Arc::as_ptr(cell) as usize, (Arc::downgrade(cell), c.clone()));
+                if let Some(shared) = cell.record_clock() {
+                    shared.store(me, &c.triples(me, &st.shared_agents));
+                }
             }
             Join::Acquire(cell) => {
-                if let Some(o) = acquired(&st, cell) {
+                if let Some(o) = acquired(&st, cell, me) {
                     c.join(&o);
                 }
             }
         }
         let mut found = Vec::new();
+        let mut cross = None;
         if id != 0
             && let Some(i) = st.pending.iter().position(|p| p.id == id)
         {
             let p = st.pending.swap_remove(i);
             let epoch = c.get(Agent::Stream(s).index());
             let agent = Agent::Stream(s);
+            if !shared.is_empty() {
+                let since = if p.at_ns == 0 { now_ns() } else { p.at_ns };
+                cross = Some((c.clone(), epoch, p.call, p.ranges.what, since));
+            }
             for (range, write) in [(p.ranges.read, false), (p.ranges.write, true)] {
                 let Some((start, len)) = range.filter(|r| r.1 != 0) else { continue };
                 let e = Entry {
@@ -457,13 +577,115 @@ impl Hazards {
         st.streams.insert(s, c);
         self.settle(&st);
         drop(st);
-        found.into_iter().map(|(a, b)| self.hazard(&a, &b)).collect()
+        let mut out: Found = found.into_iter().map(|(a, b)| self.hazard(&a, &b)).collect();
+        if let Some((c, epoch, call, what, since)) = cross {
+            let side = Side { agent: Agent::Stream(s), epoch, call, what, since_ns: since, synced_ns: 0 };
+            out.extend(self.cross(&c, &side, shared));
+        }
+        out
+    }
+
+    /// This process's pid and start stamp.
+    fn me(&self) -> (u32, u32) {
+        *self.me.get_or_init(|| {
+            let r = Recorder::current();
+            (r.pid, r.stamp.unwrap_or(0))
+        })
+    }
+
+    /// Whether this process maps memory with a registry entry (and the check is on).
+    pub(super) fn sharing(&self) -> bool {
+        self.sharing.load(Ordering::Relaxed) && !self.is_off()
+    }
+
+    /// This process maps memory with a registry entry (from now on, for good).
+    pub(super) fn set_sharing(&self) {
+        self.sharing.store(true, Ordering::Relaxed);
+    }
+
+    /// Writes an access to shared memory into the pieces' histories, and
+    /// returns the races with other processes' accesses found there: those
+    /// neither ordered before it by the clock `c` (an interprocess event or
+    /// a notify waited for), nor known done by their process before
+    /// `side.since_ns` (a synchronize, then a message), nor made before it
+    /// by a process now dead.
+    fn cross(&self, c: &Clock, side: &Side, pieces: &[(Piece, bool)]) -> Found {
+        let (me, stamp) = self.me();
+        let agent = u32::try_from(side.agent.index()).unwrap_or(u32::MAX);
+        let mut published = Vec::new();
+        let mut found = Vec::new();
+        let now = now_ns();
+        for (piece, write) in pieces {
+            let mine = SharedAccess {
+                pid: me,
+                stamp,
+                agent,
+                epoch: side.epoch,
+                start: piece.start,
+                end: piece.end,
+                write: *write,
+                what: side.what,
+                call: side.call,
+                synced_ns: side.synced_ns,
+                at_ns: now,
+            };
+            if let Some(p) = piece.history.publish(&mine)
+                && side.synced_ns == 0
+            {
+                published.push(p);
+            }
+            for o in piece.history.others(me, piece.start, piece.end, *write) {
+                let done_before = o.synced_ns != 0 && o.synced_ns <= side.since_ns;
+                if done_before || c.remote_get(o.pid, o.agent) >= o.epoch {
+                    continue;
+                }
+                // A dead process's access made before this one was
+                // enqueued is done: only a message could have ordered it.
+                if o.at_ns <= side.since_ns && !(Recorder { pid: o.pid, stamp: Some(o.stamp) }).is_alive() {
+                    continue;
+                }
+                let at = |off: u64| (piece.va as u64).wrapping_add(off.wrapping_sub(piece.start)) as usize;
+                let theirs = Access {
+                    agent: if o.agent == 0 { Agent::Host } else { Agent::Stream(StreamId(u64::from(o.agent))) },
+                    pid: o.pid,
+                    write: o.write,
+                    addr: at(o.start),
+                    len: (o.end - o.start) as usize,
+                    call: o.call,
+                    what: o.what,
+                };
+                let ours = Access {
+                    agent: side.agent,
+                    pid: me,
+                    write: *write,
+                    addr: piece.va,
+                    len: (piece.end - piece.start) as usize,
+                    call: side.call,
+                    what: side.what,
+                };
+                let h = Hazard { first: theirs, second: ours, addr: at(o.start.max(piece.start)) };
+                found.push(self.report(h));
+            }
+        }
+        if !published.is_empty() || !pieces.is_empty() {
+            let mut st = self.locked();
+            st.shared_agents.insert(agent);
+            st.published.extend(published);
+            while st.published.len() > PUBLISHED {
+                st.published.pop_front();
+            }
+        }
+        found
     }
 
     /// The host (or a host function) learnt that `cell`'s last record ran.
     pub(super) fn host_acquire(&self, cell: &Cell) {
+        if self.is_off() {
+            return;
+        }
+        let me = if cell.is_shared() { self.me().0 } else { 0 };
         let mut st = self.locked();
-        if let Some(o) = acquired(&st, cell) {
+        if let Some(o) = acquired(&st, cell, me) {
             join_caller(&mut st, &o);
             st.prune();
             self.settle(&st);
@@ -473,6 +695,9 @@ impl Hazards {
     /// The host (or a host function) learnt that stream `s` has run all its
     /// work enqueued so far.
     pub(super) fn host_join_streams(&self, streams: &[StreamId]) {
+        if self.is_off() {
+            return;
+        }
         let mut st = self.locked();
         for s in streams {
             if let Some(o) = st.streams.get(s).cloned() {
@@ -494,15 +719,18 @@ impl Hazards {
 
     /// A host access (a synchronous copy or fill) of `addr..addr+len`:
     /// checked against what streams ran and against their pending work
-    /// that `unordered` says nothing can order after it. Returns the races.
+    /// that `unordered` says nothing can order after it, and, for the
+    /// `shared` pieces of it, against other processes' accesses in their
+    /// histories. Returns the races.
     pub(super) fn host_access(
         &self,
         addr: usize,
         len: usize,
         write: bool,
         unordered: impl Fn(StreamId, u32) -> bool,
+        shared: &[Piece],
     ) -> Found {
-        if len == 0 || self.live.load(Ordering::Acquire) == 0 {
+        if len == 0 || (self.live.load(Ordering::Acquire) == 0 && shared.is_empty()) || self.is_off() {
             return Vec::new();
         }
         let end = addr.saturating_add(len);
@@ -565,6 +793,7 @@ impl Hazards {
                 }
             }
         }
+        let epoch = e.epoch;
         st.access(agent, &c, e, &mut found);
         if st.pending.is_empty() && agent == Agent::Host {
             // Nothing enqueued before it can still run: no later work can race it.
@@ -572,7 +801,18 @@ impl Hazards {
         }
         self.settle(&st);
         drop(st);
-        found.into_iter().map(|(a, b)| self.hazard(&a, &b)).collect()
+        let mut out: Found = found.into_iter().map(|(a, b)| self.hazard(&a, &b)).collect();
+        if !shared.is_empty() {
+            let now = now_ns();
+            // The host's own access is done when made; a host function's
+            // once its stream is known done.
+            let synced_ns = if agent == Agent::Host { now } else { 0 };
+            let what = if write { "host write" } else { "host read" };
+            let side = Side { agent, epoch, call, what, since_ns: now, synced_ns };
+            let pieces: Vec<(Piece, bool)> = shared.iter().map(|p| (p.clone(), write)).collect();
+            out.extend(self.cross(&c, &side, &pieces));
+        }
+        out
     }
 
     /// Makes a [`Hazard`] of two entries, records it and prints it on
@@ -580,7 +820,15 @@ impl Hazards {
     /// one screen, not one line per turn).
     fn hazard(&self, first: &Entry, second: &Entry) -> Hazard {
         let pid = std::process::id();
-        let h = Hazard { first: first.access(pid), second: second.access(pid), addr: first.start.max(second.start) };
+        self.report(Hazard {
+            first: first.access(pid),
+            second: second.access(pid),
+            addr: first.start.max(second.start),
+        })
+    }
+
+    /// Records a [`Hazard`] and prints it (see [`Self::hazard`]).
+    fn report(&self, h: Hazard) -> Hazard {
         tracing::warn!("{h}");
         let n = self.seen.fetch_add(1, Ordering::Relaxed);
         if n < PRINTED {
@@ -593,15 +841,29 @@ impl Hazards {
         h
     }
 
-    /// Whether a hazard makes the racing call fail (`VMMKIT_HAZARDS=error`).
-    pub(super) fn fails(&self) -> bool {
+    /// What a hazard does ([`REPORT`], [`FAIL`]), or [`OFF`]: read from
+    /// `VMMKIT_HAZARDS` at the first call.
+    fn mode(&self) -> u8 {
         let mut m = self.mode.load(Ordering::Relaxed);
         if m == 0 {
-            let error = std::env::var(HAZARDS_ENV).is_ok_and(|v| v.trim() == "error");
-            m = if error { FAIL } else { REPORT };
+            m = match std::env::var(HAZARDS_ENV).as_deref().map(str::trim) {
+                Ok("error") => FAIL,
+                Ok("off") => OFF,
+                _ => REPORT,
+            };
             self.mode.store(m, Ordering::Relaxed);
         }
-        m == FAIL
+        m
+    }
+
+    /// Whether the check is off (`VMMKIT_HAZARDS=off`).
+    pub(super) fn is_off(&self) -> bool {
+        self.mode() == OFF
+    }
+
+    /// Whether a hazard makes the racing call fail (`VMMKIT_HAZARDS=error`).
+    pub(super) fn fails(&self) -> bool {
+        self.mode() == FAIL
     }
 
     /// Sets whether a hazard makes the racing call fail (tests; programs use `VMMKIT_HAZARDS`).
@@ -615,12 +877,46 @@ impl Hazards {
     }
 }
 
-/// The clock a wait on `cell` acquires: its last record's, or the stream's
-/// whose progress it is.
-fn acquired(st: &State, cell: &Cell) -> Option<Clock> {
+/// One side of an access to shared memory, as [`Hazards::cross`] checks it.
+struct Side {
+    agent: Agent,
+    /// Its agent's component at the access.
+    epoch: u32,
+    call: &'static str,
+    what: &'static str,
+    /// When it was enqueued (or made, by the host).
+    since_ns: u64,
+    /// When it is known done (the host's own access: now), else 0.
+    synced_ns: u64,
+}
+
+impl Join<'_> {
+    fn is_shared(&self) -> bool {
+        match self {
+            Join::None => false,
+            Join::Record(c) => c.is_shared(),
+            Join::Acquire(c) => c.is_shared(),
+        }
+    }
+}
+
+/// The clock a wait on `cell` acquires: its last record's (for a shared
+/// cell, as the cell carries it, `me` being this process's pid), or the
+/// stream's whose progress it is.
+fn acquired(st: &State, cell: &Cell, me: u32) -> Option<Clock> {
     let key = std::ptr::from_ref(cell) as usize;
     if let Some(s) = st.progress.get(&key) {
         return st.streams.get(s).cloned();
+    }
+    if let Some(shared) = cell.record_clock() {
+        let (writer, triples) = shared.load()?;
+        // Recorded here: the whole clock, as kept beside the record.
+        if writer == me
+            && let Some((_, c)) = st.records.get(&key)
+        {
+            return Some(c.clone());
+        }
+        return Some(Clock::from_triples(me, &triples));
     }
     st.records.get(&key).filter(|(w, _)| w.strong_count() > 0).map(|(_, c)| c.clone())
 }
@@ -683,15 +979,15 @@ mod tests {
         let (rsnap, _) = h.enqueued(s1, 2, None, &[]);
         let (wsnap, _) = h.enqueued(s2, 1, None, &[]);
         let (bsnap, b) = h.enqueued(s2, 2, copy_into(0x1000, 0x10), &[]);
-        assert!(h.run(s1, &snap, a, Join::None).is_empty());
-        assert!(h.run(s1, &rsnap, 0, Join::Record(&ev)).is_empty());
-        assert!(h.run(s2, &wsnap, 0, Join::Acquire(&ev)).is_empty());
-        assert!(h.run(s2, &bsnap, b, Join::None).is_empty());
+        assert!(h.run(s1, &snap, a, Join::None, &[]).is_empty());
+        assert!(h.run(s1, &rsnap, 0, Join::Record(&ev), &[]).is_empty());
+        assert!(h.run(s2, &wsnap, 0, Join::Acquire(&ev), &[]).is_empty());
+        assert!(h.run(s2, &bsnap, b, Join::None, &[]).is_empty());
         // Without the wait: a write-after-write, whichever runs first.
         let (snap, a) = h.enqueued(s2, 3, copy_into(0x2000, 0x10), &[]);
         let (bsnap, b) = h.enqueued(s1, 3, copy_into(0x2008, 0x10), &[]);
-        assert!(h.run(s2, &snap, a, Join::None).is_empty());
-        let found = h.run(s1, &bsnap, b, Join::None);
+        assert!(h.run(s2, &snap, a, Join::None, &[]).is_empty());
+        let found = h.run(s1, &bsnap, b, Join::None, &[]);
         assert_eq!(found.len(), 1);
         assert_eq!(
             (found[0].first.agent, found[0].second.agent, found[0].addr),
@@ -708,20 +1004,20 @@ mod tests {
         let c = Cell::local();
         h.stream_created(s, &c);
         let (snap, a) = h.enqueued(s, 1, copy_into(0x1000, 0x100), &[]);
-        assert_eq!(h.host_access(0x1000, 4, false, |_, _| true).len(), 1, "a read of a pending write");
-        assert!(h.run(s, &snap, a, Join::None).is_empty(), "reported once, not again when it runs");
+        assert_eq!(h.host_access(0x1000, 4, false, |_, _| true, &[]).len(), 1, "a read of a pending write");
+        assert!(h.run(s, &snap, a, Join::None, &[]).is_empty(), "reported once, not again when it runs");
         h.host_join_streams(&[s]);
-        assert!(h.host_access(0x1000, 4, false, |_, _| true).is_empty(), "after the synchronize");
+        assert!(h.host_access(0x1000, 4, false, |_, _| true, &[]).is_empty(), "after the synchronize");
         // Work enqueued after a host write is ordered after it.
-        assert!(h.host_access(0x3000, 4, true, |_, _| true).is_empty());
+        assert!(h.host_access(0x3000, 4, true, |_, _| true, &[]).is_empty());
         let (snap, a) = h.enqueued(s, 2, Some(Ranges { read: Some((0x3000, 4)), write: None, what: "copy" }), &[]);
-        assert!(h.run(s, &snap, a, Join::None).is_empty());
+        assert!(h.run(s, &snap, a, Join::None, &[]).is_empty());
         h.host_join_streams(&[s]);
         // A host write after the enqueue of a read it overwrites: write-after-read.
         let (snap, a) = h.enqueued(s, 3, Some(Ranges { read: Some((0x3000, 4)), write: None, what: "copy" }), &[]);
-        let found = h.host_access(0x3000, 4, true, |_, _| false);
+        let found = h.host_access(0x3000, 4, true, |_, _| false, &[]);
         assert!(found.is_empty(), "not yet: the work might be ordered after it");
-        let found = h.run(s, &snap, a, Join::None);
+        let found = h.run(s, &snap, a, Join::None, &[]);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].kind(), "read-after-write", "found when the read ran, after the host's write");
     }

@@ -25,7 +25,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::cell::{Cell, Words};
+use super::cell::{Cell, CellPage};
 use super::event::{Event, EventFlags, EventId};
 use super::stream::{StreamId, Work};
 use super::{CoreError, Emulator};
@@ -91,8 +91,8 @@ impl Emulator {
     /// The words and hold of a new shared cell of `kind`, made by this process.
     pub(super) fn shared_cell(&self, kind: CellKind, flags: EventFlags) -> Result<(Cell, Share), CoreError> {
         let held = self.registry.cell_create(kind, flag_bits(flags))?;
-        let view = SharedView::<Words>::map(&held.object, 0)?;
-        view.flags.store(flag_bits(flags), Ordering::Release);
+        let view = SharedView::<CellPage>::map(&held.object, 0)?;
+        view.words.flags.store(flag_bits(flags), Ordering::Release);
         let share = Share { key: held.header.key, kind, created_here: true, held: Mutex::new(Some(held)) };
         // Its numbers not taken yet are the creator's, this process's: alive.
         Ok((Cell::shared(view, Box::new(|| true)), share))
@@ -118,7 +118,7 @@ impl Emulator {
     }
 
     /// Whether this process may open `held` as a cell of `kind`: its words, mapped, if so.
-    fn admit_cell(&self, held: &HeldCell, kind: CellKind) -> Result<SharedView<Words>, CoreError> {
+    fn admit_cell(&self, held: &HeldCell, kind: CellKind) -> Result<SharedView<CellPage>, CoreError> {
         let key = held.header.key;
         if held.header.kind != kind {
             return Err(CoreError::UnknownSharedCell(key));
@@ -126,7 +126,7 @@ impl Emulator {
         if kind == CellKind::Notify && !held.header.admits(&held.object, self.registry.me())? {
             return Err(CoreError::NotTrusted { key, pid: self.registry.me().pid, stale: false });
         }
-        Ok(SharedView::<Words>::map(&held.object, 0)?)
+        Ok(SharedView::<CellPage>::map(&held.object, 0)?)
     }
 
     /// Lets go of this process's hold on a shared cell (on destroy).

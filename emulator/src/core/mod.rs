@@ -6,6 +6,8 @@
 //! operations after their own argument checks, in their vendor's order.
 
 mod access;
+#[allow(unsafe_code)] // accesses in a shared mapping of the root
+pub mod access_history;
 mod backing;
 #[allow(unsafe_code)] // shared words in a mapping of the root
 pub mod cell;

@@ -6,6 +6,7 @@ use crate::os::object::Object;
 use crate::os::vm::HostView;
 use crate::registry::{Header, Place, Registry, TrustIndex};
 
+use super::access_history::History;
 use super::backing::Backing;
 use super::quick::Spare;
 use super::{CoreError, Emulator, FileId, HandleId, Tables};
@@ -58,6 +59,9 @@ pub struct Physical {
     pub(super) view: Option<HostView>,
     /// The entry point that created this handle.
     pub created_by: &'static str,
+    /// The access history of its entry (`access_history.rs`), mapped at the
+    /// first checked access once it has one (`Some(None)`: it could not be).
+    pub(super) history: Option<Option<Arc<History>>>,
 }
 
 impl Physical {
@@ -108,6 +112,7 @@ impl Physical {
             import_kind,
             charged: false,
             view: None,
+            history: None,
             created_by: crate::instrument::current_call(),
         }
     }
@@ -125,6 +130,13 @@ impl Physical {
     /// The registry key, if exported or imported.
     pub fn key(&self) -> Option<u64> {
         self.entry.as_ref().map(|h| h.key)
+    }
+
+    /// The access history of its entry, mapped at the first call (`None`:
+    /// memory with no entry, or whose history cannot be mapped).
+    pub(super) fn history(&mut self) -> Option<Arc<History>> {
+        let (Some(entry), Some(object)) = (&self.entry, self.backing.own()) else { return None };
+        self.history.get_or_insert_with(|| History::map(object, entry.data_len).ok().map(Arc::new)).clone()
     }
 
     /// The first byte of the memory in the emulator's own view, for copies.
@@ -288,6 +300,7 @@ impl Emulator {
             import_kind: None,
             charged: true,
             view: None,
+            history: None,
             created_by: crate::instrument::current_call(),
         };
         Ok(insert(&mut t, p))

@@ -57,7 +57,11 @@ impl Emulator {
         p.trust_index = None;
         p.set_uncharged();
         journal::share(ShareOp::Export, key, p.size, p.place, None);
+        let mapped = p.map_refs != 0;
         t.exports.insert(key, id);
+        if mapped {
+            self.set_sharing();
+        }
         Ok(key)
     }
 

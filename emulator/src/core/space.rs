@@ -284,6 +284,9 @@ impl Emulator {
         let p = t.handles.get_mut(&handle).expect("checked above");
         p.refs += 1;
         p.map_refs += 1;
+        if p.key().is_some() {
+            self.set_sharing();
+        }
         Ok(())
     }
 

@@ -30,6 +30,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use super::access_history::Piece;
 use super::cell::{Cell, WaitError, after};
 use super::hazard::{Hazard, Hazards, InStream, Join, Ranges, Snapshot};
 use super::{CoreError, Emulator};
@@ -614,7 +615,8 @@ impl Emulator {
             Work::Record { cell, .. } => Join::Record(cell),
             _ => Join::None,
         };
-        let found = hz.run(s.id, &snap, access, join);
+        let shared = if access != 0 && hz.sharing() { self.shared_ranges(work.ranges()) } else { Vec::new() };
+        let found = hz.run(s.id, &snap, access, join, &shared);
         if !found.is_empty() && self.streams.hazards.fails() {
             // The racing work fails instead of running; the stream's next
             // synchronize reports it.
@@ -639,7 +641,7 @@ impl Emulator {
             Work::Wait { cell, seq } => {
                 unless_stopped(self.wait_cell_or(&cell, seq, None, &stopped))?;
                 if cell.is_reached(seq) {
-                    hz.run(s.id, &snap, 0, Join::Acquire(&cell));
+                    hz.run(s.id, &snap, 0, Join::Acquire(&cell), &[]);
                 }
                 Ok(())
             }
@@ -658,7 +660,7 @@ impl Emulator {
             }
             Work::WaitReset { cell, timeout } => {
                 unless_stopped(self.run_wait_reset(&cell, timeout, &stopped))?;
-                hz.run(s.id, &snap, 0, Join::Acquire(&cell));
+                hz.run(s.id, &snap, 0, Join::Acquire(&cell), &[]);
                 Ok(())
             }
         }
@@ -925,11 +927,39 @@ impl Emulator {
     /// # Errors
     /// [`CoreError::Unsynchronised`] under `VMMKIT_HAZARDS=error`.
     pub(crate) fn check_host_access(&self, addr: usize, len: usize, write: bool) -> Result<(), CoreError> {
-        let found = self.streams.hazards.host_access(addr, len, write, |id, seq| self.runs_unordered(id, seq));
+        if self.streams.hazards.is_off() {
+            return Ok(());
+        }
+        let shared = self.shared_pieces(addr, len);
+        let found = self.streams.hazards.host_access(addr, len, write, |id, seq| self.runs_unordered(id, seq), &shared);
         match found.into_iter().next() {
             Some(h) if self.streams.hazards.fails() => Err(CoreError::Unsynchronised(Box::new(h))),
             _ => Ok(()),
         }
+    }
+
+    /// The pieces of a work's ranges that lie in shared memory, each with
+    /// whether the work writes it.
+    fn shared_ranges(&self, ranges: Option<Ranges>) -> Vec<(Piece, bool)> {
+        let Some(r) = ranges else { return Vec::new() };
+        let mut out = Vec::new();
+        for (range, write) in [(r.read, false), (r.write, true)] {
+            if let Some((start, len)) = range {
+                out.extend(self.shared_pieces(start, len).into_iter().map(|p| (p, write)));
+            }
+        }
+        out
+    }
+
+    /// This process maps memory with a registry entry: its accesses are
+    /// checked against other processes' from now on.
+    pub(super) fn set_sharing(&self) {
+        self.streams.hazards.set_sharing();
+    }
+
+    /// Whether this process maps memory with a registry entry.
+    pub(super) fn sharing(&self) -> bool {
+        self.streams.hazards.sharing()
     }
 
     /// Whether work `seq` of stream `id`, not yet run, could run now with

@@ -5,6 +5,7 @@
 //! ```text
 //! [0, 64)       the cell's words (core/cell.rs `Words`), mapped by every holder
 //! [64, 128)     CellHeader (little-endian u64 words)
+//! [128, 500)    the last record's vector clock (core/cell.rs `RecordClock`)
 //! [512, 4096)   a notify's trustlist: TRUST_CAP entries of (pid i32, holder stamp u32)
 //! ```
 //!

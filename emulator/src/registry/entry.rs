@@ -9,6 +9,7 @@
 //! [0, data_len)                    the memory
 //! [meta, meta + HEADER_LEN)        Header (little-endian fields), where extended attributes are not supported
 //! [meta + HEADER_LEN, ...)         trustlist: TRUST_CAP entries of (pid i32, holder u32, set time ns u64)
+//! [meta + HISTORY_AT, +HISTORY_LEN) the accesses the holders' streams and hosts made (core/access_history.rs)
 //! xattr user.vmmkit.entry          Header, where the file system has user extended attributes
 //! ```
 //!
@@ -48,8 +49,12 @@ pub const HEADER_LEN: u64 = 4096;
 /// Most trustlist entries (reference acl.md §2.6: 65,535 pids per shareable handle).
 pub const TRUST_CAP: usize = 65_535;
 const TRUST_ENTRY: u64 = 16;
+/// Where the access history starts in the metadata tail (page-aligned, after the trustlist).
+pub const HISTORY_AT: u64 = HEADER_LEN + (TRUST_CAP as u64 * TRUST_ENTRY).next_multiple_of(HEADER_LEN);
+/// Bytes of the access history (a sparse region: pages only once written).
+pub const HISTORY_LEN: u64 = 64 << 10;
 /// Bytes of the metadata tail.
-pub const META_LEN: u64 = HEADER_LEN + TRUST_CAP as u64 * TRUST_ENTRY;
+pub const META_LEN: u64 = HISTORY_AT + HISTORY_LEN;
 
 /// Header flag bit on disk: any process may import (the trustlist is off).
 /// In memory this is [`Header::trust`]; `to_bytes`/`from_bytes` convert.
@@ -227,6 +232,11 @@ impl Header {
     /// Offset of the metadata tail for memory of `data_len` bytes.
     pub fn meta_offset(data_len: u64) -> u64 {
         data_len.next_multiple_of(HEADER_LEN)
+    }
+
+    /// Offset of the access history for memory of `data_len` bytes.
+    pub fn history_offset(data_len: u64) -> u64 {
+        Self::meta_offset(data_len) + HISTORY_AT
     }
 
     /// Length of the file of an entry whose memory is `data_len` bytes: the

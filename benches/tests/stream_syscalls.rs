@@ -1,0 +1,71 @@
+//! The system calls of `cuda_stream_copy` per iteration (a 4 KiB
+//! `cuMemcpyDtoDAsync` + `cuStreamSynchronize`), counted with `ptrace`
+//! under `VMMKIT_STREAMS=eager`, where the copy runs on the calling thread
+//! (the only one counted): into memory shared with other processes
+//! (`shared`, and `shared_peer`, where a peer process has accessed it too)
+//! it makes exactly the calls it makes into memory of this process only
+//! (`local`). The unsynchronised-access check writes each
+//! access into the memory's shared history and reads the other processes'
+//! from it through a mapping made once, at the first copy (left out of the
+//! count). A test without libtest's harness: the process has one thread
+//! when it forks the counted child.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use vmmkit_benches::syscalls;
+
+const SCHEDULE: &str = "VMMKIT_STREAMS";
+
+fn main() -> ExitCode {
+    if std::env::var(SCHEDULE).ok().as_deref() != Some("eager") {
+        // Again, with the schedule that runs the copy on this thread.
+        let exe = std::env::current_exe().expect("this test's executable");
+        let status = std::process::Command::new(exe).env(SCHEDULE, "eager").status().expect("run again");
+        return if status.success() { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+    }
+    if let Some(why) = syscalls::available() {
+        println!("stream_syscalls: skipped: this process may not trace its child: {why}");
+        return ExitCode::SUCCESS;
+    }
+    let peer = PathBuf::from(env!("CARGO_BIN_EXE_vmmkit-bench-peer"));
+    let tallies = match syscalls::count_benches_of(peer, &["cuda_streams"]) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("stream_syscalls: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    for t in &tallies {
+        println!("{:<50} {:>5.2}  {}", t.label, t.per_window(), t.breakdown());
+    }
+    let find =
+        |param: &str| tallies.iter().find(|t| t.label.starts_with("cuda_stream_copy/") && t.label.ends_with(param));
+    let (Some(local), Some(shared), Some(peer)) = (find("/local"), find("/shared"), find("/shared_peer")) else {
+        eprintln!("stream_syscalls: the cuda_stream_copy entries were not all counted");
+        return ExitCode::FAILURE;
+    };
+    let mut failures = Vec::new();
+    for t in [local, shared, peer] {
+        if t.windows != syscalls::ITERS || t.min != t.max {
+            failures.push(format!("{}: {} windows, {} to {} calls each", t.label, t.windows, t.min, t.max));
+        }
+    }
+    for t in [shared, peer] {
+        if t.calls != local.calls {
+            failures.push(format!("{} makes {} where local copies make {}", t.label, t.breakdown(), local.breakdown()));
+        }
+    }
+    if failures.is_empty() {
+        println!(
+            "stream_syscalls: a copy into shared memory makes the calls of a local one ({:.0})",
+            local.per_window()
+        );
+        ExitCode::SUCCESS
+    } else {
+        for f in &failures {
+            eprintln!("stream_syscalls: {f}");
+        }
+        ExitCode::FAILURE
+    }
+}
