@@ -15,6 +15,7 @@ mod event;
 mod extent;
 mod fasthash;
 mod fd;
+mod graph;
 pub mod hazard;
 mod host;
 mod ipc;
@@ -42,6 +43,7 @@ pub use error::{CoreError, HandleId};
 pub use event::{Event, EventFlags, EventId};
 pub use extent::{Extent, ExtentKind};
 pub use fd::fd_is_open;
+pub use graph::{AllocHold, CaptureMode, CaptureStatus, ExecId, GraphError, GraphId, NodeId, NodeType, Op as GraphOp, exchange_capture_mode};
 pub use hazard::{Access as HazardAccess, Agent as HazardAgent, Hazard};
 pub use ipc::{Opened, PlainExport};
 pub use ipc_event::SharedCellInfo;
@@ -71,6 +73,7 @@ pub struct Emulator {
     streams: stream::Streams,
     /// Events (`event.rs`).
     events: event::Events,
+    graphs: graph::Graphs,
     /// The per-thread import caches' view of this emulator (`quick.rs`).
     quick: quick::Quick,
 }
@@ -118,6 +121,7 @@ impl Emulator {
             dialects: dialect::DialectStates::default(),
             streams: stream::Streams::default(),
             events: event::Events::default(),
+            graphs: graph::Graphs::default(),
             quick: quick::Quick::default(),
         })
     }
