@@ -406,7 +406,11 @@ impl Emulator {
     pub fn graph_add(&self, graph: GraphId, op: Op, deps: &[NodeId]) -> Result<NodeId, GraphError> {
         let mut t = self.graphs.lock();
         if let Op::Free { addr } = op {
-            let known = t.graphs.values().flat_map(|g| g.nodes.values()).any(|n| matches!(n.op, Op::Alloc { addr: a, .. } if a == addr));
+            let known = t
+                .graphs
+                .values()
+                .flat_map(|g| g.nodes.values())
+                .any(|n| matches!(n.op, Op::Alloc { addr: a, .. } if a == addr));
             if !known {
                 return Err(GraphError::NotGraphMemory(addr));
             }
@@ -574,8 +578,10 @@ impl Emulator {
         t.graphs.insert(graph, Graph { device, nodes: BTreeMap::new(), instantiated: false });
         t.captured.insert(id, HashSet::new());
         let thread = std::thread::current().id();
-        t.capturing
-            .insert(stream, Capturing { id, graph, mode, thread, origin: stream, invalidated: false, leaves: Vec::new() });
+        t.capturing.insert(
+            stream,
+            Capturing { id, graph, mode, thread, origin: stream, invalidated: false, leaves: Vec::new() },
+        );
         Ok(())
     }
 

@@ -43,7 +43,10 @@ pub use error::{CoreError, HandleId};
 pub use event::{Event, EventFlags, EventId};
 pub use extent::{Extent, ExtentKind};
 pub use fd::fd_is_open;
-pub use graph::{AllocHold, CaptureMode, CaptureStatus, ExecId, GraphError, GraphId, NodeId, NodeType, Op as GraphOp, exchange_capture_mode};
+pub use graph::{
+    AllocHold, CaptureMode, CaptureStatus, ExecId, GraphError, GraphId, NodeId, NodeType, Op as GraphOp,
+    exchange_capture_mode,
+};
 pub use hazard::{Access as HazardAccess, Agent as HazardAgent, Hazard};
 pub use ipc::{Opened, PlainExport};
 pub use ipc_event::SharedCellInfo;
