@@ -7,6 +7,7 @@ pub mod cuda;
 pub mod dialect;
 pub mod faults;
 pub mod fork;
+mod graph_values;
 pub mod hip;
 pub mod instrument;
 pub mod journal;

@@ -4,7 +4,7 @@
 //! nodes), instantiate, launch and destroy (HIP-GRF-001 … 007, 014, 015),
 //! on the core's graphs. Kernel nodes stay refused (801, not emulated).
 //!
-//! Graph, node and exec values are tagged [`HandleTag`] values, looked up,
+//! Graph, node and exec values are tagged values (`graph_values.rs`), looked up,
 //! never dereferenced: where clr dereferences a destroyed graph or exec,
 //! vmmkit answers 1.
 #![allow(non_snake_case, non_upper_case_globals)]
@@ -19,28 +19,15 @@ use super::call::{Fail, emu, ensure, put, run};
 use super::event;
 use super::memory::{self, On, Shape, collect};
 use super::stream::{refuse, resolve as resolve_stream, spt, work_failed};
-use crate::core::{
-    AllocHold, CoreError, Emulator, ExecId, GraphError, GraphId, GraphOp, HandleId, HandleTag, NodeId, Work,
-};
-
-const GRAPH: HandleTag = HandleTag::new(0x6867);
-const NODE: HandleTag = HandleTag::new(0x686e);
-const EXEC: HandleTag = HandleTag::new(0x6878);
+use crate::core::{AllocHold, CoreError, Emulator, GraphError, GraphId, GraphOp, NodeId, Work};
+use crate::graph_values::{deps_of, exec_of, exec_value, graph_of, graph_value, node_value};
 
 pub(super) fn to_graph(id: GraphId) -> hipGraph_t {
-    GRAPH.value(HandleId(id.0)) as hipGraph_t
+    graph_value(id)
 }
 
 pub(super) fn to_node(id: NodeId) -> hipGraphNode_t {
-    NODE.value(HandleId(id.0)) as hipGraphNode_t
-}
-
-fn graph_of(e: &Emulator, g: hipGraph_t) -> Option<GraphId> {
-    GRAPH.id(g as usize).map(|h| GraphId(h.0)).filter(|&id| e.graph_exists(id))
-}
-
-fn exec_of(e: &Emulator, x: hipGraphExec_t) -> Option<ExecId> {
-    EXEC.id(x as usize).map(|h| ExecId(h.0)).filter(|&id| e.exec_exists(id))
+    node_value(id)
 }
 
 /// A graph or capture error as HIP's code, under the rule it breaks.
@@ -64,19 +51,6 @@ pub(super) fn graph_fail(g: GraphError) -> Fail {
         GraphError::Unjoined => refuse(&rules::GRF_013, HipError::STREAM_CAPTURE_UNJOINED, msg),
         GraphError::NotCapturable(_) => Fail::plain(HipError::STREAM_CAPTURE_UNSUPPORTED, msg),
     }
-}
-
-/// The dependencies a node add names (values that are no node name none of the graph's).
-///
-/// # Safety
-/// `deps` holds `n` values when not NULL.
-unsafe fn deps_of(deps: *const hipGraphNode_t, n: usize) -> Vec<NodeId> {
-    if deps.is_null() || n == 0 {
-        return Vec::new();
-    }
-    // SAFETY: the caller's promise.
-    let values = unsafe { std::slice::from_raw_parts(deps, n) };
-    values.iter().map(|v| NODE.id(*v as usize).map_or(NodeId(u64::MAX), |h| NodeId(h.0))).collect()
 }
 
 /// The common part of the node adds: HIP-GRF-002's NULL checks (with the
@@ -402,7 +376,7 @@ fn instantiate(exec: *mut hipGraphExec_t, graph: hipGraph_t, flags: u64) -> Resu
     };
     let x = e.graph_instantiate(g).map_err(graph_fail)?;
     // SAFETY: checked non-null.
-    unsafe { put(exec, EXEC.value(HandleId(x.0)) as hipGraphExec_t) };
+    unsafe { put(exec, exec_value(x)) };
     Ok(())
 }
 
