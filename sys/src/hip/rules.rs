@@ -1350,9 +1350,9 @@ rules! {
         text: "hipGraphLaunch: a NULL or destroyed instantiated graph is 1; a stream that is not live is 709.",
         apis: &["hipGraphLaunch"],
         sources: &[CLR_GRAPH],
-        confidence: &[Src, Undetermined],
+        confidence: &[Src],
         note: Some("clr hip_graph.cpp:1429-1437 (hipGraphLaunch_common: NULL or !isGraphExecValid → 1, !isValid → \
-                    709); a destroyed exec is found in no set by clr's check only while it is not reused"),
+                    709)"),
         expect: Codes(&[hip!(INVALID_VALUE), hip!(CONTEXT_IS_DESTROYED)]),
     }
 
