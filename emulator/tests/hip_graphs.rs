@@ -102,7 +102,10 @@ fn build(api: &HipApi, g: hipGraph_t, b: &mut Bufs) -> [hipGraphNode_t; 4] {
     gok!(api, hipGraphAddHostNode(&mut n[1], g, &n[0], 1, &host));
     let set = memset_params(b.dev, 0x5a, N / 2);
     gok!(api, hipGraphAddMemsetNode(&mut n[2], g, &n[1], 1, &set));
-    gok!(api, hipGraphAddMemcpyNode1D(&mut n[3], g, &n[2], 1, b.dst.as_mut_ptr().cast(), b.dev, N, hipMemcpyDeviceToHost));
+    gok!(
+        api,
+        hipGraphAddMemcpyNode1D(&mut n[3], g, &n[2], 1, b.dst.as_mut_ptr().cast(), b.dev, N, hipMemcpyDeviceToHost)
+    );
     n
 }
 
@@ -241,7 +244,11 @@ fn bad_graph_input_gets_clrs_codes() {
         let mut dev = null_mut();
         hok!(api, hipMalloc(&mut dev, N));
         let host_buf = vec![0u8; N];
-        gexpect!(api, hipGraphAddMemcpyNode1D(&mut n, g, null(), 0, dev, host_buf.as_ptr().cast(), 0, hipMemcpyHostToDevice), HipError::INVALID_VALUE);
+        gexpect!(
+            api,
+            hipGraphAddMemcpyNode1D(&mut n, g, null(), 0, dev, host_buf.as_ptr().cast(), 0, hipMemcpyHostToDevice),
+            HipError::INVALID_VALUE
+        );
         let mut set = memset_params(dev, 1, N);
         set.elementSize = 3;
         gexpect!(api, hipGraphAddMemsetNode(&mut n, g, null(), 0, &set), HipError::INVALID_VALUE);
@@ -265,7 +272,11 @@ fn bad_graph_input_gets_clrs_codes() {
         gok!(api, hipGraphExecDestroy(x));
         gexpect!(api, hipGraphLaunch(x, s), HipError::INVALID_VALUE);
         // Capture on the legacy stream, a bad mode, twice, an end without a begin.
-        gexpect!(api, hipStreamBeginCapture(null_mut(), hipStreamCaptureModeGlobal), HipError::STREAM_CAPTURE_UNSUPPORTED);
+        gexpect!(
+            api,
+            hipStreamBeginCapture(null_mut(), hipStreamCaptureModeGlobal),
+            HipError::STREAM_CAPTURE_UNSUPPORTED
+        );
         gexpect!(api, hipStreamBeginCapture(s, 7), HipError::INVALID_VALUE);
         let mut out = null_mut();
         gexpect!(api, hipStreamEndCapture(s, &mut out), HipError::ILLEGAL_STATE);
@@ -313,7 +324,11 @@ fn synchronous_copies_and_allocations_break_a_global_capture() {
         let b = bufs(&api);
         let mut g = null_mut();
         gok!(api, hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
-        hexpect!(api, hipMemcpy(b.dev, b.src.as_ptr().cast(), N, hipMemcpyHostToDevice), HipError::STREAM_CAPTURE_IMPLICIT);
+        hexpect!(
+            api,
+            hipMemcpy(b.dev, b.src.as_ptr().cast(), N, hipMemcpyHostToDevice),
+            HipError::STREAM_CAPTURE_IMPLICIT
+        );
         gexpect!(api, hipStreamEndCapture(s, &mut g), HipError::STREAM_CAPTURE_INVALIDATED);
         gok!(api, hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
         let mut p = null_mut();
@@ -397,7 +412,19 @@ fn event_nodes_order_two_streams() {
         gok!(api, hipGraphAddMemsetNode(&mut fill, ga, null(), 0, &set));
         gok!(api, hipGraphAddEventRecordNode(&mut rec, ga, &fill, 1, ev));
         gok!(api, hipGraphAddEventWaitNode(&mut wait, gb, null(), 0, ev));
-        gok!(api, hipGraphAddMemcpyNode1D(&mut copy, gb, &wait, 1, b.dst.as_mut_ptr().cast(), b.dev, N, hipMemcpyDeviceToHost));
+        gok!(
+            api,
+            hipGraphAddMemcpyNode1D(
+                &mut copy,
+                gb,
+                &wait,
+                1,
+                b.dst.as_mut_ptr().cast(),
+                b.dev,
+                N,
+                hipMemcpyDeviceToHost
+            )
+        );
         let (xa, xb) = (exec(&api, ga), exec(&api, gb));
         gok!(api, hipGraphLaunch(xa, s));
         gok!(api, hipGraphLaunch(xb, t));
@@ -447,7 +474,19 @@ fn allocation_and_free_nodes() {
         gok!(api, hipGraphAddMemsetNode(&mut set, g, &a, 1, &fill));
         let mut dst = vec![0u8; N];
         let mut copy = null_mut();
-        gok!(api, hipGraphAddMemcpyNode1D(&mut copy, g, &set, 1, dst.as_mut_ptr().cast(), params.dptr, N, hipMemcpyDeviceToHost));
+        gok!(
+            api,
+            hipGraphAddMemcpyNode1D(
+                &mut copy,
+                g,
+                &set,
+                1,
+                dst.as_mut_ptr().cast(),
+                params.dptr,
+                N,
+                hipMemcpyDeviceToHost
+            )
+        );
         gexpect!(api, hipGraphAddMemFreeNode(&mut f, g, &copy, 1, null_mut()), HipError::INVALID_VALUE);
         let mut plain = null_mut();
         hok!(api, hipMalloc(&mut plain, 64));

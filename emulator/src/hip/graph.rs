@@ -309,7 +309,7 @@ pub unsafe extern "C" fn hipGraphAddMemFreeNode(
     dev_ptr: *mut c_void,
 ) -> hipError_t {
     run("hipGraphAddMemFreeNode", || {
-        let ok = !dev_ptr.is_null() && !(!pDependencies.is_null() && numDependencies == 0);
+        let ok = !dev_ptr.is_null() && (pDependencies.is_null() || numDependencies != 0);
         add(pGraphNode, graph, pDependencies, numDependencies, ok, |_, _| Ok(Some(GraphOp::Free { addr: dev_ptr as usize })))
     })
 }

@@ -32,7 +32,10 @@ fn graph(cx: &Ctx) -> Result<CUgraph, Failure> {
 
 fn exec(cx: &Ctx, g: CUgraph) -> Result<CUgraphExec, Failure> {
     let mut x = ptr::null_mut();
-    setup("cuGraphInstantiateWithFlags", opt("cuGraphInstantiateWithFlags", cx.cuda().cuGraphInstantiateWithFlags(&mut x, g, 0))?)?;
+    setup(
+        "cuGraphInstantiateWithFlags",
+        opt("cuGraphInstantiateWithFlags", cx.cuda().cuGraphInstantiateWithFlags(&mut x, g, 0))?,
+    )?;
     Ok(x)
 }
 
@@ -60,7 +63,9 @@ pub fn create_and_add_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("cuGraphCreate(flags 1)", opt("cuGraphCreate", cu.cuGraphCreate(&mut g, 1))?)?;
     let (g, other) = (graph(cx)?, graph(cx)?);
     let mut n = ptr::null_mut();
-    let add_empty = |n: *mut CUgraphNode, g: CUgraph, d: *const CUgraphNode, k: usize| opt("cuGraphAddEmptyNode", cu.cuGraphAddEmptyNode(n, g, d, k));
+    let add_empty = |n: *mut CUgraphNode, g: CUgraph, d: *const CUgraphNode, k: usize| {
+        opt("cuGraphAddEmptyNode", cu.cuGraphAddEmptyNode(n, g, d, k))
+    };
     cx.expect_code("cuGraphAddEmptyNode(NULL node)", add_empty(ptr::null_mut(), g, ptr::null(), 0)?)?;
     cx.expect_code("cuGraphAddEmptyNode(NULL graph)", add_empty(&mut n, ptr::null_mut(), ptr::null(), 0)?)?;
     cx.expect_code("cuGraphAddEmptyNode(NULL deps, 1)", add_empty(&mut n, g, ptr::null(), 1)?)?;
@@ -70,7 +75,8 @@ pub fn create_and_add_args(cx: &mut Ctx) -> Result<(), Failure> {
     let no_fn = CUDA_HOST_NODE_PARAMS { fn_: None, userData: ptr::null_mut() };
     let r = opt("cuGraphAddHostNode", cu.cuGraphAddHostNode(&mut n, g, ptr::null(), 0, &no_fn))?;
     cx.expect_code("cuGraphAddHostNode(NULL fn)", r)?;
-    let r = opt("cuGraphAddMemsetNode", cu.cuGraphAddMemsetNode(&mut n, g, ptr::null(), 0, ptr::null(), ptr::null_mut()))?;
+    let r =
+        opt("cuGraphAddMemsetNode", cu.cuGraphAddMemsetNode(&mut n, g, ptr::null(), 0, ptr::null(), ptr::null_mut()))?;
     cx.expect_code("cuGraphAddMemsetNode(NULL params)", r)?;
     let r = opt("cuGraphAddEventRecordNode", cu.cuGraphAddEventRecordNode(&mut n, g, ptr::null(), 0, ptr::null_mut()))?;
     cx.expect_code("cuGraphAddEventRecordNode(NULL event)", r)?;
@@ -90,12 +96,21 @@ pub fn launch_order(cx: &mut Ctx) -> Result<(), Failure> {
     setup("cuEventCreate", cu.cuEventCreate(&mut ev, 0))?;
     let mut n = [ptr::null_mut(); 4];
     let p = memset(dev, 1, N);
-    setup("cuGraphAddMemsetNode", opt("cuGraphAddMemsetNode", cu.cuGraphAddMemsetNode(&mut n[0], g, ptr::null(), 0, &p, ptr::null_mut()))?)?;
+    setup(
+        "cuGraphAddMemsetNode",
+        opt("cuGraphAddMemsetNode", cu.cuGraphAddMemsetNode(&mut n[0], g, ptr::null(), 0, &p, ptr::null_mut()))?,
+    )?;
     let host = CUDA_HOST_NODE_PARAMS { fn_: Some(count_run), userData: ptr::null_mut() };
     setup("cuGraphAddHostNode", opt("cuGraphAddHostNode", cu.cuGraphAddHostNode(&mut n[1], g, &n[0], 1, &host))?)?;
     let p2 = memset(dev, 2, N / 2);
-    setup("cuGraphAddMemsetNode", opt("cuGraphAddMemsetNode", cu.cuGraphAddMemsetNode(&mut n[2], g, &n[1], 1, &p2, ptr::null_mut()))?)?;
-    setup("cuGraphAddEventRecordNode", opt("cuGraphAddEventRecordNode", cu.cuGraphAddEventRecordNode(&mut n[3], g, &n[2], 1, ev))?)?;
+    setup(
+        "cuGraphAddMemsetNode",
+        opt("cuGraphAddMemsetNode", cu.cuGraphAddMemsetNode(&mut n[2], g, &n[1], 1, &p2, ptr::null_mut()))?,
+    )?;
+    setup(
+        "cuGraphAddEventRecordNode",
+        opt("cuGraphAddEventRecordNode", cu.cuGraphAddEventRecordNode(&mut n[3], g, &n[2], 1, ev))?,
+    )?;
     let x = exec(cx, g)?;
     let before = RUNS.load(Ordering::SeqCst);
     cx.expect_ok("cuGraphLaunch", opt("cuGraphLaunch", cu.cuGraphLaunch(x, s))?)?;
@@ -149,7 +164,11 @@ pub fn capture_args(cx: &mut Ctx) -> Result<(), Failure> {
     let mut g = ptr::null_mut();
     cx.expect("cuStreamEndCapture(not capturing)", CuResult::ILLEGAL_STATE, end(cx, s, &mut g)?)?;
     cx.expect_ok("cuStreamBeginCapture", begin(cx, s, CU_STREAM_CAPTURE_MODE_GLOBAL)?)?;
-    cx.expect("cuStreamBeginCapture(capturing)", CuResult::ILLEGAL_STATE, begin(cx, s, CU_STREAM_CAPTURE_MODE_GLOBAL)?)?;
+    cx.expect(
+        "cuStreamBeginCapture(capturing)",
+        CuResult::ILLEGAL_STATE,
+        begin(cx, s, CU_STREAM_CAPTURE_MODE_GLOBAL)?,
+    )?;
     cx.expect("cuStreamEndCapture(NULL graph)", CuResult::INVALID_VALUE, end(cx, s, ptr::null_mut())?)?;
     cx.expect_ok("cuStreamEndCapture", end(cx, s, &mut g)?)?;
     setup("cuGraphDestroy", opt("cuGraphDestroy", cx.cuda().cuGraphDestroy(g))?)?;
@@ -185,7 +204,12 @@ pub fn capture_runs_at_launch(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, s)?;
     cx.free(dev)?;
     let want: Vec<u8> = (0..N).map(|i| if i < N / 2 { 0x5a } else { 4 }).collect();
-    cx.ensure("the launch did the captured work", dst == want && ran == 1, "0x5a then 4, one host run", format!("{:?}, {ran} runs", &dst[N / 2 - 1..N / 2 + 1]))
+    cx.ensure(
+        "the launch did the captured work",
+        dst == want && ran == 1,
+        "0x5a then 4, one host run",
+        format!("{:?}, {ran} runs", &dst[N / 2 - 1..N / 2 + 1]),
+    )
 }
 
 /// CUDA-GRF-006.

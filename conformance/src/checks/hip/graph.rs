@@ -71,7 +71,10 @@ pub fn create_destroy(cx: &mut Ctx) -> Result<(), Failure> {
     let mut n = ptr::null_mut();
     let dev = cx.malloc(N)?;
     let p = fill(3, dev, N);
-    setup("hipGraphAddMemsetNode", opt("hipGraphAddMemsetNode", hip.hipGraphAddMemsetNode(&mut n, g, ptr::null(), 0, &p))?)?;
+    setup(
+        "hipGraphAddMemsetNode",
+        opt("hipGraphAddMemsetNode", hip.hipGraphAddMemsetNode(&mut n, g, ptr::null(), 0, &p))?,
+    )?;
     let x = exec(cx, g)?;
     cx.expect_ok("hipGraphDestroy(graph with an exec)", opt("hipGraphDestroy", hip.hipGraphDestroy(g))?)?;
     cx.expect("hipGraphDestroy(destroyed)", HipError::ILLEGAL_STATE, opt("hipGraphDestroy", hip.hipGraphDestroy(g))?)?;
@@ -92,11 +95,23 @@ pub fn add_null_args(cx: &mut Ctx) -> Result<(), Failure> {
     let g = graph(cx)?;
     let mut n = ptr::null_mut();
     let null = ptr::null_mut();
-    cx.expect_code("hipGraphAddEmptyNode(NULL node)", opt("hipGraphAddEmptyNode", hip.hipGraphAddEmptyNode(ptr::null_mut(), g, ptr::null(), 0))?)?;
-    cx.expect_code("hipGraphAddEmptyNode(NULL graph)", opt("hipGraphAddEmptyNode", hip.hipGraphAddEmptyNode(&mut n, null, ptr::null(), 0))?)?;
-    cx.expect_code("hipGraphAddEmptyNode(NULL deps, 1)", opt("hipGraphAddEmptyNode", hip.hipGraphAddEmptyNode(&mut n, g, ptr::null(), 1))?)?;
+    cx.expect_code(
+        "hipGraphAddEmptyNode(NULL node)",
+        opt("hipGraphAddEmptyNode", hip.hipGraphAddEmptyNode(ptr::null_mut(), g, ptr::null(), 0))?,
+    )?;
+    cx.expect_code(
+        "hipGraphAddEmptyNode(NULL graph)",
+        opt("hipGraphAddEmptyNode", hip.hipGraphAddEmptyNode(&mut n, null, ptr::null(), 0))?,
+    )?;
+    cx.expect_code(
+        "hipGraphAddEmptyNode(NULL deps, 1)",
+        opt("hipGraphAddEmptyNode", hip.hipGraphAddEmptyNode(&mut n, g, ptr::null(), 1))?,
+    )?;
     let no_fn = hipHostNodeParams { fn_: None, userData: ptr::null_mut() };
-    cx.expect_code("hipGraphAddHostNode(NULL fn)", opt("hipGraphAddHostNode", hip.hipGraphAddHostNode(&mut n, g, ptr::null(), 0, &no_fn))?)?;
+    cx.expect_code(
+        "hipGraphAddHostNode(NULL fn)",
+        opt("hipGraphAddHostNode", hip.hipGraphAddHostNode(&mut n, g, ptr::null(), 0, &no_fn))?,
+    )?;
     cx.expect_code(
         "hipGraphAddMemsetNode(NULL params)",
         opt("hipGraphAddMemsetNode", hip.hipGraphAddMemsetNode(&mut n, g, ptr::null(), 0, ptr::null()))?,
@@ -109,7 +124,10 @@ pub fn add_null_args(cx: &mut Ctx) -> Result<(), Failure> {
         "hipGraphAddEventWaitNode(NULL event)",
         opt("hipGraphAddEventWaitNode", hip.hipGraphAddEventWaitNode(&mut n, g, ptr::null(), 0, null))?,
     )?;
-    cx.expect_ok("hipGraphAddEmptyNode(valid)", opt("hipGraphAddEmptyNode", hip.hipGraphAddEmptyNode(&mut n, g, ptr::null(), 0))?)?;
+    cx.expect_ok(
+        "hipGraphAddEmptyNode(valid)",
+        opt("hipGraphAddEmptyNode", hip.hipGraphAddEmptyNode(&mut n, g, ptr::null(), 0))?,
+    )?;
     drop_graph(cx, g)
 }
 
@@ -143,14 +161,23 @@ pub fn copy_fill_params(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("hipGraphAddMemcpyNode1D(count 0)", opt("hipGraphAddMemcpyNode1D", r)?)?;
     let mut p = fill(1, dev, N);
     p.elementSize = 3;
-    cx.expect_code("hipGraphAddMemsetNode(element size 3)", opt("hipGraphAddMemsetNode", hip.hipGraphAddMemsetNode(&mut n, g, ptr::null(), 0, &p))?)?;
+    cx.expect_code(
+        "hipGraphAddMemsetNode(element size 3)",
+        opt("hipGraphAddMemsetNode", hip.hipGraphAddMemsetNode(&mut n, g, ptr::null(), 0, &p))?,
+    )?;
     p.elementSize = 1;
     p.height = 0;
-    cx.expect_code("hipGraphAddMemsetNode(height 0)", opt("hipGraphAddMemsetNode", hip.hipGraphAddMemsetNode(&mut n, g, ptr::null(), 0, &p))?)?;
+    cx.expect_code(
+        "hipGraphAddMemsetNode(height 0)",
+        opt("hipGraphAddMemsetNode", hip.hipGraphAddMemsetNode(&mut n, g, ptr::null(), 0, &p))?,
+    )?;
     p.height = 2;
     p.pitch = N / 4;
     p.width = N / 2;
-    cx.expect_code("hipGraphAddMemsetNode(pitch < width)", opt("hipGraphAddMemsetNode", hip.hipGraphAddMemsetNode(&mut n, g, ptr::null(), 0, &p))?)?;
+    cx.expect_code(
+        "hipGraphAddMemsetNode(pitch < width)",
+        opt("hipGraphAddMemsetNode", hip.hipGraphAddMemsetNode(&mut n, g, ptr::null(), 0, &p))?,
+    )?;
     let r = hip.hipGraphAddMemcpyNode1D(&mut n, g, ptr::null(), 0, dev, host.as_ptr().cast(), N, hipMemcpyHostToDevice);
     cx.expect_ok("hipGraphAddMemcpyNode1D(valid)", opt("hipGraphAddMemcpyNode1D", r)?)?;
     drop_graph(cx, g)?;
@@ -161,12 +188,16 @@ pub fn copy_fill_params(cx: &mut Ctx) -> Result<(), Failure> {
 fn chain(cx: &Ctx, g: hipGraph_t, dev: Va, src: &[u8], dst: &mut [u8]) -> Result<(), Failure> {
     let hip = cx.hip();
     let mut n = [ptr::null_mut(); 4];
-    let r = hip.hipGraphAddMemcpyNode1D(&mut n[0], g, ptr::null(), 0, dev, src.as_ptr().cast(), N, hipMemcpyHostToDevice);
+    let r =
+        hip.hipGraphAddMemcpyNode1D(&mut n[0], g, ptr::null(), 0, dev, src.as_ptr().cast(), N, hipMemcpyHostToDevice);
     setup("hipGraphAddMemcpyNode1D", opt("hipGraphAddMemcpyNode1D", r)?)?;
     let host = hipHostNodeParams { fn_: Some(count_run), userData: ptr::null_mut() };
     setup("hipGraphAddHostNode", opt("hipGraphAddHostNode", hip.hipGraphAddHostNode(&mut n[1], g, &n[0], 1, &host))?)?;
     let p = fill(0x5a, dev, N / 2);
-    setup("hipGraphAddMemsetNode", opt("hipGraphAddMemsetNode", hip.hipGraphAddMemsetNode(&mut n[2], g, &n[1], 1, &p))?)?;
+    setup(
+        "hipGraphAddMemsetNode",
+        opt("hipGraphAddMemsetNode", hip.hipGraphAddMemsetNode(&mut n[2], g, &n[1], 1, &p))?,
+    )?;
     let r = hip.hipGraphAddMemcpyNode1D(&mut n[3], g, &n[2], 1, dst.as_mut_ptr().cast(), dev, N, hipMemcpyDeviceToHost);
     setup("hipGraphAddMemcpyNode1D", opt("hipGraphAddMemcpyNode1D", r)?)
 }
@@ -227,7 +258,11 @@ pub fn launch_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
     let s = stream(cx, hipStreamNonBlocking)?;
-    cx.expect("hipGraphLaunch(NULL exec)", INVALID_VALUE, opt("hipGraphLaunch", hip.hipGraphLaunch(ptr::null_mut(), s))?)?;
+    cx.expect(
+        "hipGraphLaunch(NULL exec)",
+        INVALID_VALUE,
+        opt("hipGraphLaunch", hip.hipGraphLaunch(ptr::null_mut(), s))?,
+    )?;
     let g = graph(cx)?;
     empty(cx, g, &[])?;
     let x = exec(cx, g)?;
@@ -260,7 +295,11 @@ fn status(cx: &Ctx, s: hipStream_t) -> Result<hipStreamCaptureStatus, Failure> {
 pub fn capture_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let s = stream(cx, hipStreamNonBlocking)?;
-    cx.expect("hipStreamBeginCapture(NULL stream)", HipError::STREAM_CAPTURE_UNSUPPORTED, begin(cx, ptr::null_mut(), 0)?)?;
+    cx.expect(
+        "hipStreamBeginCapture(NULL stream)",
+        HipError::STREAM_CAPTURE_UNSUPPORTED,
+        begin(cx, ptr::null_mut(), 0)?,
+    )?;
     cx.expect("hipStreamBeginCapture(mode 7)", INVALID_VALUE, begin(cx, s, 7)?)?;
     let mut g = ptr::null_mut();
     cx.expect("hipStreamEndCapture(not capturing)", HipError::ILLEGAL_STATE, end(cx, s, &mut g)?)?;
@@ -303,7 +342,12 @@ pub fn capture_runs_at_launch(cx: &mut Ctx) -> Result<(), Failure> {
     drop_graph(cx, g)?;
     destroy(cx, s)?;
     cx.free(dev)?;
-    cx.ensure("the launch did the captured work", dst == wanted(4) && ran == 1, "0x5a then 4, one host run", format!("{:?}, {ran} runs", &dst[N / 2 - 1..N / 2 + 1]))
+    cx.ensure(
+        "the launch did the captured work",
+        dst == wanted(4) && ran == 1,
+        "0x5a then 4, one host run",
+        format!("{:?}, {ran} runs", &dst[N / 2 - 1..N / 2 + 1]),
+    )
 }
 
 /// HIP-GRF-010.
@@ -346,7 +390,11 @@ pub fn sync_calls_while_capturing(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect("hipMemset while capturing", HipError::STREAM_CAPTURE_IMPLICIT, hip.hipMemset(dev, 0, N))?;
     cx.ensure_code("hipStreamEndCapture(invalidated)", HipError::STREAM_CAPTURE_INVALIDATED, end(cx, s, &mut g)?)?;
     setup("hipStreamBeginCapture", begin(cx, s, hipStreamCaptureModeGlobal)?)?;
-    cx.expect("hipDeviceSynchronize while capturing", HipError::STREAM_CAPTURE_UNSUPPORTED, hip.hipDeviceSynchronize())?;
+    cx.expect(
+        "hipDeviceSynchronize while capturing",
+        HipError::STREAM_CAPTURE_UNSUPPORTED,
+        hip.hipDeviceSynchronize(),
+    )?;
     cx.ensure_code("hipStreamEndCapture(invalidated)", HipError::STREAM_CAPTURE_INVALIDATED, end(cx, s, &mut g)?)?;
     cx.expect_ok("hipMemcpy after the capture", hip.hipMemcpy(dev, host.as_ptr().cast(), N, hipMemcpyHostToDevice))?;
     destroy(cx, s)?;
@@ -369,7 +417,9 @@ pub fn allocation_while_capturing(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("hipMalloc during a global capture", r)?;
     cx.ensure_code("hipStreamEndCapture(invalidated)", HipError::STREAM_CAPTURE_INVALIDATED, e)?;
     let mut mode = hipStreamCaptureModeRelaxed;
-    let xchg = |m: &mut hipStreamCaptureMode| opt("hipThreadExchangeStreamCaptureMode", hip.hipThreadExchangeStreamCaptureMode(m));
+    let xchg = |m: &mut hipStreamCaptureMode| {
+        opt("hipThreadExchangeStreamCaptureMode", hip.hipThreadExchangeStreamCaptureMode(m))
+    };
     setup("hipStreamBeginCapture", begin(cx, s, hipStreamCaptureModeGlobal)?)?;
     setup("hipThreadExchangeStreamCaptureMode", xchg(&mut mode)?)?;
     let r = hip.hipMalloc(&mut p, 64);
@@ -483,13 +533,19 @@ pub fn node_queries(cx: &mut Ctx) -> Result<(), Failure> {
     let r = opt("hipGraphGetNodes", hip.hipGraphGetNodes(ptr::null_mut(), ptr::null_mut(), &mut count))?;
     cx.expect_code("hipGraphGetNodes(NULL graph)", r)?;
     let g = graph(cx)?;
-    cx.expect_code("hipGraphGetNodes(NULL count)", opt("hipGraphGetNodes", hip.hipGraphGetNodes(g, ptr::null_mut(), ptr::null_mut()))?)?;
+    cx.expect_code(
+        "hipGraphGetNodes(NULL count)",
+        opt("hipGraphGetNodes", hip.hipGraphGetNodes(g, ptr::null_mut(), ptr::null_mut()))?,
+    )?;
     let r = opt("hipGraphGetRootNodes", hip.hipGraphGetRootNodes(g, ptr::null_mut(), ptr::null_mut()))?;
     cx.expect_code("hipGraphGetRootNodes(NULL count)", r)?;
     let a = empty(cx, g, &[])?;
     let b = empty(cx, g, &[a])?;
     let c = empty(cx, g, &[])?;
-    cx.expect_ok("hipGraphGetNodes(count)", opt("hipGraphGetNodes", hip.hipGraphGetNodes(g, ptr::null_mut(), &mut count))?)?;
+    cx.expect_ok(
+        "hipGraphGetNodes(count)",
+        opt("hipGraphGetNodes", hip.hipGraphGetNodes(g, ptr::null_mut(), &mut count))?,
+    )?;
     cx.ensure("nodes", count == 3, 3, count)?;
     let mut nodes = [ptr::null_mut(); 3];
     setup("hipGraphGetNodes", opt("hipGraphGetNodes", hip.hipGraphGetNodes(g, nodes.as_mut_ptr(), &mut count))?)?;
