@@ -956,7 +956,7 @@ pub const CUDA_DRIVER_API_DOCS: &str = "https://docs.nvidia.com/cuda/cuda-driver
 
 // ---- graphs and stream capture: group and sources ------------------------
 
-const GRF: &str = "cuda.graph";
+const GRF: &str = "cuda.grf";
 const G_CREATE: Source = CudaDoc("§6.24 Graph Management, cuGraphCreate: group__CUDA__GRAPH.html");
 const G_ADD_EMPTY: Source = CudaDoc("§6.24 Graph Management, cuGraphAddEmptyNode: group__CUDA__GRAPH.html");
 const G_INSTANTIATE: Source = CudaDoc("§6.24 Graph Management, cuGraphInstantiateWithFlags: group__CUDA__GRAPH.html");

@@ -32,7 +32,7 @@ const STM: &str = "hip.stm";
 const EVT: &str = "hip.evt";
 const IEV: &str = "hip.iev";
 const MEM: &str = "hip.mem";
-const GRF: &str = "hip.graph";
+const GRF: &str = "hip.grf";
 
 // ---- sources, as the reference tags them -------------------------------------
 
