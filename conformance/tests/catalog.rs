@@ -328,6 +328,13 @@ const CUDA_REFERENCE_IDS: &[&str] = &[
     "CUDA-IEV-001",
     "CUDA-IEV-002",
     "CUDA-IEV-003",
+    // Graphs and stream capture.
+    "CUDA-GRF-001",
+    "CUDA-GRF-002",
+    "CUDA-GRF-003",
+    "CUDA-GRF-004",
+    "CUDA-GRF-005",
+    "CUDA-GRF-006",
 ];
 
 /// Rules of cuda.md §3 the catalog does not hold, with why (a word of it is

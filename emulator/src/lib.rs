@@ -19,6 +19,8 @@ pub mod dialect;
 pub mod faults;
 #[allow(unsafe_code)]
 pub mod fork;
+#[allow(unsafe_code)] // dependency arrays passed in from C
+mod graph_values;
 #[allow(unsafe_code)]
 pub mod hip;
 #[allow(unsafe_code)]

@@ -341,8 +341,8 @@ mod tests {
             "vmmkit: hipModuleLoadData is not supported: needs device code"
         );
         assert_eq!(
-            super::unsupported_note("hipGraphCreate", super::Unsupported::NotYet),
-            "vmmkit: hipGraphCreate is not supported: not emulated by vmmkit yet"
+            super::unsupported_note("hipGraphClone", super::Unsupported::NotYet),
+            "vmmkit: hipGraphClone is not supported: not emulated by vmmkit yet"
         );
     }
 }

@@ -476,8 +476,8 @@ fn driver_error_texts() {
     });
 }
 
-/// Nothing captures (hipStreamBeginCapture is not emulated): the capture
-/// queries answer None after clr's checks, and the capture mode swaps.
+/// A stream that was never made to capture: the capture queries answer
+/// None after clr's checks, and the capture mode swaps.
 #[test]
 fn capture_queries_answer_not_capturing() {
     isolated("capture_queries_answer_not_capturing", ENV, |_| {

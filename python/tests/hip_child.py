@@ -7,7 +7,7 @@ library), run by the plugin's tests on an emulated machine:
                                     IPC handle to FILE, wait for FILE.done, free
     hip_child.py import FILE        open FILE's handle, print the first byte,
                                     close it, write FILE.done
-    hip_child.py unsupported        hipModuleLoadData (twice) and hipGraphCreate
+    hip_child.py unsupported        hipModuleLoadData (twice) and hipGraphClone
     hip_child.py both               hipMalloc and aclrtMalloc in one process
 """
 
@@ -74,7 +74,7 @@ def main(cmd: str, arg: str = "") -> None:
         print(hip.hipModuleLoadData(ctypes.byref(module), b"\x7fELF"))
         print(hip.hipModuleLoadData(ctypes.byref(module), b"\x7fELF"))
         graph = ctypes.c_void_p()
-        print(hip.hipGraphCreate(ctypes.byref(graph), 0))
+        print(hip.hipGraphClone(ctypes.byref(graph), None))
     elif cmd == "both":
         acl = ctypes.CDLL("libascendcl.so")
         check(acl.aclInit(None), "aclInit")

@@ -164,7 +164,7 @@ def test_unsupported(machine):
     assert out.stdout.split() == ["801", "801", "801"], out.stdout
     notes = [l for l in out.stderr.splitlines() if l.startswith("vmmkit: ")]
     assert notes == ["vmmkit: hipModuleLoadData is not supported: needs device code",
-                     "vmmkit: hipGraphCreate is not supported: not emulated by vmmkit yet"], out.stderr
+                     "vmmkit: hipGraphClone is not supported: not emulated by vmmkit yet"], out.stderr
     quiet = machine.run([PY, CHILD, "unsupported"], capture_output=True, text=True, check=True,
                         env={"VMMKIT_QUIET": "1"})
     assert "not supported" not in quiet.stderr, quiet.stderr

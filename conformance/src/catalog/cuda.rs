@@ -77,4 +77,10 @@ crate::bind! {
     IEV_001 => event::get_handle_args,
     IEV_002 => event::open_own,
     IEV_003 => event::across_processes,
+    GRF_001 => graph::create_and_add_args,
+    GRF_002 => graph::launch_order,
+    GRF_003 => graph::instantiate_launch_args,
+    GRF_004 => graph::capture_args,
+    GRF_005 => graph::capture_runs_at_launch,
+    GRF_006 => graph::synchronize_invalidates,
 }

@@ -201,6 +201,9 @@ pub enum CoreError {
     /// Not a live stream of this process.
     #[error("stream {0} is not a live stream of this process")]
     UnknownStream(u64),
+    /// A graph or capture call that broke a rule.
+    #[error(transparent)]
+    Graph(#[from] super::graph::GraphError),
     /// Not a live event of this process.
     #[error("event {0} is not a live event of this process")]
     UnknownEvent(u64),

@@ -119,6 +119,9 @@ impl Emulator {
         if !self.stream_exists(stream) {
             return Err(CoreError::UnknownStream(stream.0));
         }
+        if self.capture_record(stream, id)? {
+            return Ok(());
+        }
         let seq = ev.cell.next();
         // SAFETY: a record touches no memory.
         unsafe { self.enqueue(stream, Work::Record { cell: ev.cell.clone(), seq }) }
@@ -166,6 +169,9 @@ impl Emulator {
         let ev = self.events.get(id)?;
         if !self.stream_exists(stream) {
             return Err(CoreError::UnknownStream(stream.0));
+        }
+        if self.capture_wait(stream, id)? {
+            return Ok(());
         }
         let seq = ev.cell.last();
         if seq == 0 {

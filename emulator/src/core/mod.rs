@@ -21,6 +21,8 @@ mod extent;
 mod fasthash;
 #[allow(unsafe_code)] // file descriptors passed in from C
 mod fd;
+#[allow(unsafe_code)] // runs work on device memory through its mappings
+mod graph;
 pub mod hazard;
 #[allow(unsafe_code)] // host allocations handed to C
 mod host;
@@ -52,6 +54,10 @@ pub use error::{CoreError, HandleId};
 pub use event::{Event, EventFlags, EventId};
 pub use extent::{Extent, ExtentKind};
 pub use fd::fd_is_open;
+pub use graph::{
+    AllocHold, CaptureMode, CaptureStatus, ExecId, GraphError, GraphId, NodeId, NodeType, Op as GraphOp,
+    exchange_capture_mode,
+};
 pub use hazard::{Access as HazardAccess, Agent as HazardAgent, Hazard};
 pub use ipc::{Opened, PlainExport};
 pub use ipc_event::SharedCellInfo;
@@ -81,6 +87,7 @@ pub struct Emulator {
     streams: stream::Streams,
     /// Events (`event.rs`).
     events: event::Events,
+    graphs: graph::Graphs,
     /// The per-thread import caches' view of this emulator (`quick.rs`).
     quick: quick::Quick,
 }
@@ -128,6 +135,7 @@ impl Emulator {
             dialects: dialect::DialectStates::default(),
             streams: stream::Streams::default(),
             events: event::Events::default(),
+            graphs: graph::Graphs::default(),
             quick: quick::Quick::default(),
         })
     }

@@ -128,8 +128,11 @@ pub enum Work {
         /// How.
         cmp: ValueCmp,
     },
-    /// Run a host function (callbacks, stream-ordered frees).
+    /// Run a host function (stream-ordered frees, notify resets).
     Host(Box<dyn FnOnce() + Send>),
+    /// Run a host function that can run again (the programs' callbacks
+    /// and host functions: a capture makes it a graph's host node).
+    Call(Arc<dyn Fn() + Send + Sync>),
     /// Wait until `cell` (a notify's) is set, a record completed since the
     /// last reset, then reset it; fail the stream after `timeout`.
     WaitReset {
@@ -151,7 +154,7 @@ impl std::fmt::Debug for Work {
             Work::Wait { seq, .. } => write!(f, "wait for {seq}"),
             Work::WriteValue { addr, value, .. } => write!(f, "write {value:#x} at {addr:#x}"),
             Work::WaitValue { addr, value, cmp, .. } => write!(f, "wait until {addr:#x} {cmp:?} {value:#x}"),
-            Work::Host(_) => f.write_str("host function"),
+            Work::Host(_) | Work::Call(_) => f.write_str("host function"),
             Work::WaitReset { .. } => f.write_str("wait for a notify and reset it"),
         }
     }
@@ -453,6 +456,17 @@ impl Emulator {
     /// Host memory that `work` reads or writes must stay valid until it has
     /// run (as the vendors require of async copies).
     pub unsafe fn enqueue(&self, id: StreamId, work: Work) -> Result<(), CoreError> {
+        self.streams.get(id)?;
+        let Some(work) = self.capture_work(id, work)? else { return Ok(()) };
+        // SAFETY: the caller's promise.
+        unsafe { self.enqueue_uncaptured(id, work) }
+    }
+
+    /// [`Emulator::enqueue`] on a stream whether it captures or not (a graph's launch).
+    ///
+    /// # Safety
+    /// As [`Emulator::enqueue`].
+    pub(super) unsafe fn enqueue_uncaptured(&self, id: StreamId, work: Work) -> Result<(), CoreError> {
         let s = self.streams.get(id)?;
         let ordered = self.implicitly_ordered(&s);
         for (cell, seq) in implicit_waits(&ordered) {
@@ -524,7 +538,7 @@ impl Emulator {
             Work::WaitValue { .. } => false,
             // A host function may wait for what its caller does next
             // (a callback that waits on the host): never on the caller's thread.
-            Work::Host(_) => false,
+            Work::Host(_) | Work::Call(_) => false,
             _ => true,
         }
     }
@@ -654,6 +668,11 @@ impl Emulator {
                 unless_stopped(self.wait_value(addr, value, mask, width, cmp, &stopped))
             }
             Work::Host(f) => {
+                let _in = InStream::enter(s.id);
+                f();
+                Ok(())
+            }
+            Work::Call(f) => {
                 let _in = InStream::enter(s.id);
                 f();
                 Ok(())
@@ -865,6 +884,7 @@ impl Emulator {
     /// [`Emulator::stream_synchronize`] reports (the stream is destroyed anyway).
     pub fn stream_destroy(&self, id: StreamId, how: Ending) -> Result<(), CoreError> {
         let s = self.streams.get(id)?;
+        self.capture_forget(id);
         let drained = if how == Ending::Drain { self.stream_synchronize(id, None) } else { Ok(()) };
         lock(&self.streams.map).remove(&id);
         lock(&self.streams.legacy).retain(|_, l| *l != id);

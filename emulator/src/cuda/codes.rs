@@ -52,6 +52,11 @@ impl Dialect for Cuda {
             // with CUDA_ERROR_ILLEGAL_STATE (401). vmmkit's own behaviour, no vendor's (docs/streams.md;
             // emulator choice, no catalog id).
             (_, Unsynchronised(_)) => (CuResult::ILLEGAL_STATE, None),
+            // Work on a stream whose capture a call broke: CUDA-GRF-006.
+            (_, Graph(crate::core::GraphError::Invalidated)) => {
+                by_rule_code(&rules::GRF_006, CuResult::STREAM_CAPTURE_INVALIDATED)
+            }
+            (_, Graph(_)) => (CuResult::STREAM_CAPTURE_UNSUPPORTED, None),
             // cuMemAlloc: too big → 2 (the documented code; no catalog id).
             (Alloc, OutOfMemory { .. } | HostExhausted(_) | SizeNotAligned { .. }) => (CuResult::OUT_OF_MEMORY, None),
             (Free, NotReservationStart(_) | NotMapped(_)) => (CuResult::INVALID_VALUE, None),

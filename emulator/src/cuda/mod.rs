@@ -57,5 +57,5 @@ crate::dialect_api! {
     functions: vmmkit_sys::cuda_functions,
     types: vmmkit_sys::cuda,
     table: CudaApi,
-    modules: context, error, ipc, memory, pool, proc, share, vmm, stream, event,
+    modules: context, error, graph, ipc, memory, pool, proc, share, vmm, stream, event,
 }

@@ -116,8 +116,20 @@ pub unsafe extern "C" fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
         let d = current()?;
         let e = emu()?;
         let id = stream_of(e, hStream, d)?;
+        not_while_capturing(e, hStream, id)?;
         e.stream_synchronize(id, None).map_err(|er| Fail::core(Op::Stream, er))
     })
+}
+
+/// cuStreamSynchronize's and cuStreamQuery's check of a stream other than
+/// the legacy one: a capture the call breaks is invalidated and the call is
+/// 900 (CUDA-GRF-006).
+fn not_while_capturing(e: &Emulator, h: CUstream, id: StreamId) -> Result<(), Fail> {
+    if (h as usize) > 1 && e.capturing_any() {
+        let broke = e.capture_ongoing(id);
+        ensure!(!broke, rules::GRF_006 => CuResult::STREAM_CAPTURE_UNSUPPORTED, "a capture is in progress that this call is not permitted in");
+    }
+    Ok(())
 }
 
 /// `CUresult cuStreamQuery(CUstream hStream)`: 0 when all its work has
@@ -127,6 +139,7 @@ pub unsafe extern "C" fn cuStreamQuery(hStream: CUstream) -> CUresult {
         let d = current()?;
         let e = emu()?;
         let id = stream_of(e, hStream, d)?;
+        not_while_capturing(e, hStream, id)?;
         let done = e.stream_query(id).map_err(|er| Fail::core(Op::Stream, er))?;
         ensure!(done, rules::STM_003, "work enqueued on {hStream:p} has not completed");
         Ok(())
@@ -184,13 +197,13 @@ pub unsafe extern "C" fn cuStreamGetPriority(hStream: CUstream, priority: *mut i
 struct UserData(usize);
 
 /// Enqueues host function `f` (`None`: the NULL function, CUDA-STM-011) on the stream `h` names.
-fn host(h: CUstream, f: Option<Box<dyn FnOnce() + Send>>, flags: u32) -> Result<(), Fail> {
+fn host(h: CUstream, f: Option<std::sync::Arc<dyn Fn() + Send + Sync>>, flags: u32) -> Result<(), Fail> {
     // SAFETY: a host function touches what its caller promised stays valid.
     unsafe {
         enqueue(h, |_, _| {
             ensure!(f.is_some(), rules::STM_011, "the function is NULL");
             ensure!(flags == 0, rules::STM_011, "flags must be 0, got {flags}");
-            Ok(f.map(Work::Host))
+            Ok(f.map(Work::Call))
         })
     }
 }
@@ -204,8 +217,8 @@ pub unsafe extern "C" fn cuStreamAddCallback(
     flags: u32,
 ) -> CUresult {
     let (data, stream) = (UserData(userData as usize), UserData(hStream as usize));
-    let f = callback.map(|f| -> Box<dyn FnOnce() + Send> {
-        Box::new(move || {
+    let f = callback.map(|f| -> std::sync::Arc<dyn Fn() + Send + Sync> {
+        std::sync::Arc::new(move || {
             let (s, u) = (stream, data);
             // SAFETY: the program's callback, with the arguments it was registered with.
             unsafe { f(s.0 as CUstream, CuResult::SUCCESS.0, u.0 as *mut c_void) }
@@ -217,8 +230,8 @@ pub unsafe extern "C" fn cuStreamAddCallback(
 /// `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)`: CUDA-STM-011.
 pub unsafe extern "C" fn cuLaunchHostFunc(hStream: CUstream, fn_: CUhostFn, userData: *mut c_void) -> CUresult {
     let data = UserData(userData as usize);
-    let f = fn_.map(|f| -> Box<dyn FnOnce() + Send> {
-        Box::new(move || {
+    let f = fn_.map(|f| -> std::sync::Arc<dyn Fn() + Send + Sync> {
+        std::sync::Arc::new(move || {
             let u = data;
             // SAFETY: the program's function, with its argument.
             unsafe { f(u.0 as *mut c_void) }

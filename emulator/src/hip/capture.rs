@@ -1,91 +1,164 @@
-//! The stream-capture queries (clr 6.3 `hipamd/src/hip_graph.cpp:851-895`,
-//! `1787-1885`). Graphs are not emulated, so hipStreamBeginCapture fails
-//! (801) and no stream is ever capturing: these answer
-//! `hipStreamCaptureStatusNone` after clr's checks (NULL status → 1, a dead
-//! stream → 709), and hipThreadExchangeStreamCaptureMode swaps the thread's
-//! mode as clr does. Programs that ask before allocating (PyTorch's caching
-//! allocator does) run.
-#![allow(non_snake_case)]
+//! Stream capture (clr 6.3 `hipamd/src/hip_graph.cpp:851-1079`,
+//! `1787-1885`): hipStreamBeginCapture and EndCapture (HIP-GRF-008), the
+//! status queries (HIP-GRF-009) and hipThreadExchangeStreamCaptureMode, on
+//! the core's captures. The work a capturing stream is given becomes nodes
+//! in the core (`core/graph.rs`); the calls a capture forbids are checked
+//! where they are made (streams, copies, allocations, events).
+#![allow(non_snake_case, non_upper_case_globals)]
 
-use std::cell::Cell;
+use std::cell::RefCell;
 
+use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, emu, put, run};
+use super::call::{Fail, emu, ensure, put, run};
+use super::graph::{graph_fail, to_graph, to_node};
 use super::stream::{live, spt};
+use crate::core::{CaptureMode, CaptureStatus, exchange_capture_mode};
 
 thread_local! {
-    /// The calling thread's capture mode (clr `tls.stream_capture_mode_`).
-    static MODE: Cell<hipStreamCaptureMode> = const { Cell::new(hipStreamCaptureModeGlobal) };
+    /// The dependencies hipStreamGetCaptureInfo_v2 last returned (valid until the thread's next call, as clr's).
+    static DEPS: RefCell<Vec<hipGraphNode_t>> = const { RefCell::new(Vec::new()) };
 }
 
-/// clr's checks of the three queries: NULL status → 1, a dead stream → 709;
-/// then the status, None.
-fn not_capturing(stream: hipStream_t, status: *mut hipStreamCaptureStatus) -> Result<(), Fail> {
+fn mode_of(m: hipStreamCaptureMode) -> Option<CaptureMode> {
+    match m {
+        hipStreamCaptureModeGlobal => Some(CaptureMode::Global),
+        hipStreamCaptureModeThreadLocal => Some(CaptureMode::ThreadLocal),
+        hipStreamCaptureModeRelaxed => Some(CaptureMode::Relaxed),
+        _ => None,
+    }
+}
+
+fn mode_value(m: CaptureMode) -> hipStreamCaptureMode {
+    match m {
+        CaptureMode::Global => hipStreamCaptureModeGlobal,
+        CaptureMode::ThreadLocal => hipStreamCaptureModeThreadLocal,
+        CaptureMode::Relaxed => hipStreamCaptureModeRelaxed,
+    }
+}
+
+fn status_value(s: CaptureStatus) -> hipStreamCaptureStatus {
+    match s {
+        CaptureStatus::None => hipStreamCaptureStatusNone,
+        CaptureStatus::Active => hipStreamCaptureStatusActive,
+        CaptureStatus::Invalidated => hipStreamCaptureStatusInvalidated,
+    }
+}
+
+/// What the queries write besides the status.
+#[derive(Clone, Copy)]
+struct InfoOut {
+    id: *mut u64,
+    graph: *mut hipGraph_t,
+    deps: *mut *const hipGraphNode_t,
+    count: *mut usize,
+}
+
+impl InfoOut {
+    const NONE: Self = Self {
+        id: std::ptr::null_mut(),
+        graph: std::ptr::null_mut(),
+        deps: std::ptr::null_mut(),
+        count: std::ptr::null_mut(),
+    };
+}
+
+/// clr's checks of the queries: NULL status → 1, a dead stream → 709; the
+/// legacy stream never captures; an active capture's id, graph and
+/// dependencies are written where asked.
+fn query(stream: hipStream_t, status: *mut hipStreamCaptureStatus, out: InfoOut) -> Result<(), Fail> {
     if status.is_null() {
         return Err(Fail::plain(HipError::INVALID_VALUE, "the capture status pointer is NULL".into()));
     }
     let e = emu()?;
-    if live(e, stream)?.is_none() {
-        return Ok(());
-    }
+    let Some(id) = live(e, stream)? else { return Ok(()) };
+    let (st, cid, graph, leaves) =
+        if (stream as usize) <= 1 { (CaptureStatus::None, 0, None, Vec::new()) } else { e.capture_info(id) };
     // SAFETY: checked non-null.
-    unsafe { put(status, hipStreamCaptureStatusNone) };
+    unsafe { put(status, status_value(st)) };
+    if st == CaptureStatus::Active {
+        // SAFETY: each written only when non-null (the C contract: valid if given).
+        unsafe {
+            if !out.id.is_null() {
+                put(out.id, cid);
+            }
+            if let (false, Some(g)) = (out.graph.is_null(), graph) {
+                put(out.graph, to_graph(g));
+            }
+            if !out.deps.is_null() || !out.count.is_null() {
+                let nodes: Vec<hipGraphNode_t> = leaves.into_iter().map(to_node).collect();
+                let n = nodes.len();
+                let p = DEPS.with(|d| {
+                    *d.borrow_mut() = nodes;
+                    d.borrow().as_ptr()
+                });
+                if !out.deps.is_null() {
+                    put(out.deps, p);
+                }
+                if !out.count.is_null() {
+                    put(out.count, n);
+                }
+            }
+        }
+    }
     Ok(())
 }
 
-/// `hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)`.
+/// `hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)`: HIP-GRF-009.
 pub unsafe extern "C" fn hipStreamIsCapturing(stream: hipStream_t, pCaptureStatus: *mut hipStreamCaptureStatus) -> hipError_t {
-    run("hipStreamIsCapturing", || not_capturing(stream, pCaptureStatus))
+    run("hipStreamIsCapturing", || query(stream, pCaptureStatus, InfoOut::NONE))
 }
 
 /// `hipError_t hipStreamIsCapturing_spt(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)`.
 pub unsafe extern "C" fn hipStreamIsCapturing_spt(stream: hipStream_t, pCaptureStatus: *mut hipStreamCaptureStatus) -> hipError_t {
-    run("hipStreamIsCapturing_spt", || not_capturing(spt(stream), pCaptureStatus))
+    run("hipStreamIsCapturing_spt", || query(spt(stream), pCaptureStatus, InfoOut::NONE))
 }
 
 /// `hipError_t hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus, unsigned long long *pId)`:
-/// `pId` is written only while capturing, so never.
+/// `pId` is written only while capturing.
 pub unsafe extern "C" fn hipStreamGetCaptureInfo(
     stream: hipStream_t,
     pCaptureStatus: *mut hipStreamCaptureStatus,
-    _pId: *mut u64,
+    pId: *mut u64,
 ) -> hipError_t {
-    run("hipStreamGetCaptureInfo", || not_capturing(stream, pCaptureStatus))
+    run("hipStreamGetCaptureInfo", || query(stream, pCaptureStatus, InfoOut { id: pId, ..InfoOut::NONE }))
 }
 
 /// `hipError_t hipStreamGetCaptureInfo_spt(…)`.
 pub unsafe extern "C" fn hipStreamGetCaptureInfo_spt(
     stream: hipStream_t,
     pCaptureStatus: *mut hipStreamCaptureStatus,
-    _pId: *mut u64,
+    pId: *mut u64,
 ) -> hipError_t {
-    run("hipStreamGetCaptureInfo_spt", || not_capturing(spt(stream), pCaptureStatus))
+    run("hipStreamGetCaptureInfo_spt", || query(spt(stream), pCaptureStatus, InfoOut { id: pId, ..InfoOut::NONE }))
 }
 
 /// `hipError_t hipStreamGetCaptureInfo_v2(hipStream_t stream, hipStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, hipGraph_t *graph_out, const hipGraphNode_t **dependencies_out, size_t *numDependencies_out)`:
-/// the other outputs are written only while capturing, so never.
+/// the other outputs are written only while capturing.
 pub unsafe extern "C" fn hipStreamGetCaptureInfo_v2(
     stream: hipStream_t,
     captureStatus_out: *mut hipStreamCaptureStatus,
-    _id_out: *mut u64,
-    _graph_out: *mut hipGraph_t,
-    _dependencies_out: *mut *const hipGraphNode_t,
-    _numDependencies_out: *mut usize,
+    id_out: *mut u64,
+    graph_out: *mut hipGraph_t,
+    dependencies_out: *mut *const hipGraphNode_t,
+    numDependencies_out: *mut usize,
 ) -> hipError_t {
-    run("hipStreamGetCaptureInfo_v2", || not_capturing(stream, captureStatus_out))
+    let out = InfoOut { id: id_out, graph: graph_out, deps: dependencies_out, count: numDependencies_out };
+    run("hipStreamGetCaptureInfo_v2", || query(stream, captureStatus_out, out))
 }
 
 /// `hipError_t hipStreamGetCaptureInfo_v2_spt(…)`.
 pub unsafe extern "C" fn hipStreamGetCaptureInfo_v2_spt(
     stream: hipStream_t,
     captureStatus_out: *mut hipStreamCaptureStatus,
-    _id_out: *mut u64,
-    _graph_out: *mut hipGraph_t,
-    _dependencies_out: *mut *const hipGraphNode_t,
-    _numDependencies_out: *mut usize,
+    id_out: *mut u64,
+    graph_out: *mut hipGraph_t,
+    dependencies_out: *mut *const hipGraphNode_t,
+    numDependencies_out: *mut usize,
 ) -> hipError_t {
-    run("hipStreamGetCaptureInfo_v2_spt", || not_capturing(spt(stream), captureStatus_out))
+    let out = InfoOut { id: id_out, graph: graph_out, deps: dependencies_out, count: numDependencies_out };
+    run("hipStreamGetCaptureInfo_v2_spt", || query(spt(stream), captureStatus_out, out))
 }
 
 /// `hipError_t hipThreadExchangeStreamCaptureMode(hipStreamCaptureMode *mode)`:
@@ -93,14 +166,79 @@ pub unsafe extern "C" fn hipStreamGetCaptureInfo_v2_spt(
 pub unsafe extern "C" fn hipThreadExchangeStreamCaptureMode(mode: *mut hipStreamCaptureMode) -> hipError_t {
     run("hipThreadExchangeStreamCaptureMode", || {
         // SAFETY: read only when non-null.
-        let m = if mode.is_null() { None } else { Some(unsafe { *mode }) };
-        let Some(m) = m.filter(|m| (hipStreamCaptureModeGlobal..=hipStreamCaptureModeRelaxed).contains(m)) else {
+        let m = if mode.is_null() { None } else { mode_of(unsafe { *mode }) };
+        let Some(m) = m else {
             return Err(Fail::plain(HipError::INVALID_VALUE, "mode is NULL or not a hipStreamCaptureMode".into()));
         };
         emu()?;
-        let old = MODE.with(|c| c.replace(m));
+        let old = exchange_capture_mode(m);
         // SAFETY: checked non-null.
-        unsafe { put(mode, old) };
+        unsafe { put(mode, mode_value(old)) };
         Ok(())
     })
+}
+
+/// hipStreamBeginCapture's checks in clr's order: a dead stream → 709, the
+/// legacy stream → 900, a bad mode → 1, already capturing → 401.
+fn begin(stream: hipStream_t, mode: hipStreamCaptureMode) -> Result<(), Fail> {
+    let e = emu()?;
+    let Some(id) = live(e, stream)? else { return Ok(()) };
+    ensure!(
+        (stream as usize) > 1,
+        rules::GRF_008 => HipError::STREAM_CAPTURE_UNSUPPORTED,
+        "a capture cannot begin on the legacy stream"
+    );
+    let m = mode_of(mode);
+    ensure!(m.is_some(), rules::GRF_008 => HipError::INVALID_VALUE, "mode {mode} is not a hipStreamCaptureMode");
+    let (Some(m), true) = (m, (stream as usize) > 1) else { return Ok(()) };
+    let (device, _) = e.stream_info(id).map_err(super::stream::work_failed)?;
+    e.capture_begin(id, device, m).map_err(graph_fail)
+}
+
+/// `hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)`: HIP-GRF-008.
+pub unsafe extern "C" fn hipStreamBeginCapture(stream: hipStream_t, mode: hipStreamCaptureMode) -> hipError_t {
+    run("hipStreamBeginCapture", || begin(stream, mode))
+}
+
+/// `hipError_t hipStreamBeginCapture_spt(hipStream_t stream, hipStreamCaptureMode mode)`: NULL is the thread's default stream.
+pub unsafe extern "C" fn hipStreamBeginCapture_spt(stream: hipStream_t, mode: hipStreamCaptureMode) -> hipError_t {
+    run("hipStreamBeginCapture_spt", || begin(spt(stream), mode))
+}
+
+/// hipStreamEndCapture's checks in clr's order: NULL graph pointer → 1, the
+/// legacy stream → 401, a dead stream → 709, then the core's (not capturing
+/// 401, a joined stream 903, another thread 908, invalidated 901 with a
+/// NULL graph, unjoined work 904).
+fn end(stream: hipStream_t, graph: *mut hipGraph_t) -> Result<(), Fail> {
+    ensure!(!graph.is_null(), rules::GRF_008 => HipError::INVALID_VALUE, "pGraph is NULL");
+    ensure!((stream as usize) > 1, rules::GRF_008 => HipError::ILLEGAL_STATE, "the legacy stream never captures");
+    if graph.is_null() || (stream as usize) <= 1 {
+        return Ok(());
+    }
+    let e = emu()?;
+    let Some(id) = live(e, stream)? else { return Ok(()) };
+    match e.capture_end(id) {
+        Ok(g) => {
+            // SAFETY: checked non-null.
+            unsafe { put(graph, to_graph(g)) };
+            Ok(())
+        }
+        Err(er) => {
+            if matches!(er, crate::core::GraphError::Invalidated | crate::core::GraphError::Unjoined) {
+                // SAFETY: checked non-null.
+                unsafe { put(graph, std::ptr::null_mut()) };
+            }
+            Err(graph_fail(er))
+        }
+    }
+}
+
+/// `hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)`: HIP-GRF-008, HIP-GRF-010, HIP-GRF-013.
+pub unsafe extern "C" fn hipStreamEndCapture(stream: hipStream_t, pGraph: *mut hipGraph_t) -> hipError_t {
+    run("hipStreamEndCapture", || end(stream, pGraph))
+}
+
+/// `hipError_t hipStreamEndCapture_spt(hipStream_t stream, hipGraph_t *pGraph)`: NULL is the thread's default stream.
+pub unsafe extern "C" fn hipStreamEndCapture_spt(stream: hipStream_t, pGraph: *mut hipGraph_t) -> hipError_t {
+    run("hipStreamEndCapture_spt", || end(spt(stream), pGraph))
 }

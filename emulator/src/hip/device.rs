@@ -77,7 +77,11 @@ pub unsafe extern "C" fn hipGetDevice(deviceId: *mut i32) -> hipError_t {
 /// stream of the current device; reports the first failure of a work.
 pub unsafe extern "C" fn hipDeviceSynchronize() -> hipError_t {
     run("hipDeviceSynchronize", || {
-        emu()?.device_synchronize(Some(current_device()), None).map_err(super::stream::work_failed)
+        let e = emu()?;
+        // HIP-GRF-011: clr's CHECK_SUPPORTED_DURING_CAPTURE (every capture invalidated, 900).
+        let broke = e.capturing_any() && e.capture_forbids_any();
+        ensure!(!broke, rules::GRF_011 => HipError::STREAM_CAPTURE_UNSUPPORTED, "a stream is capturing");
+        e.device_synchronize(Some(current_device()), None).map_err(super::stream::work_failed)
     })
 }
 

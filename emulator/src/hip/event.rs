@@ -156,6 +156,8 @@ pub unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
     run("hipEventQuery", || {
         let e = emu()?;
         let Some(id) = named(e, event, &rules::EVT_004)? else { return Ok(()) };
+        let captured = e.capture_holds_event(id);
+        ensure!(!captured, rules::GRF_013 => HipError::CAPTURED_EVENT, "the event was last recorded in an active capture");
         let done = e.event_query(id).map_err(recorder_gone)?;
         ensure!(done, rules::EVT_004 => HipError::NOT_READY, "the event's last record has not completed");
         Ok(())
@@ -168,6 +170,8 @@ pub unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
     run("hipEventSynchronize", || {
         let e = emu()?;
         let Some(id) = named(e, event, &rules::EVT_005)? else { return Ok(()) };
+        let captured = e.capture_holds_event(id);
+        ensure!(!captured, rules::GRF_013 => HipError::CAPTURED_EVENT, "the event was last recorded in an active capture");
         e.event_synchronize(id, None).map_err(recorder_gone)
     })
 }

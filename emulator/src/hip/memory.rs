@@ -11,13 +11,37 @@ use super::pointer::{KIND_MALLOC, Kind, extent, is_known_rows};
 use super::profile::{GRANULARITY, WINDOW};
 use super::state::state;
 use super::stream;
-use crate::core::{Emulator, StreamId, Work, new_generation};
+use crate::core::{CaptureStatus, Emulator, StreamId, Work, new_generation};
 use crate::registry::Place;
 
 /// `hipError_t hipMalloc(void **ptr, size_t size)`: shareable device memory on
 /// the current device. Size 0 → 0 with `*ptr = NULL`; too big → 2.
 pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipError_t {
-    run("hipMalloc", || malloc(ptr, size))
+    run("hipMalloc", || {
+        unsafe_while_capturing()?;
+        malloc(ptr, size)
+    })
+}
+
+/// hipMalloc's and hipFree's check: while a capture this thread's mode
+/// forbids them runs, they are 900 and invalidate it (HIP-GRF-012, clr
+/// `CHECK_STREAM_CAPTURE_SUPPORTED`).
+fn unsafe_while_capturing() -> Result<(), Fail> {
+    let e = emu()?;
+    if e.capturing_any() {
+        let broke = e.capture_forbids_unsafe();
+        ensure!(!broke, rules::GRF_012, "a stream is capturing in a mode that does not permit allocations and frees");
+    }
+    Ok(())
+}
+
+/// Plain device memory of `size` bytes on `device` (hipMalloc's; graph allocation nodes').
+pub(super) fn alloc_on(e: &Emulator, device: u32, size: usize) -> Result<usize, Fail> {
+    let rounded = (size as u64)
+        .checked_next_multiple_of(GRANULARITY)
+        .ok_or_else(|| Fail::plain(HipError::OUT_OF_MEMORY, format!("{size} bytes cannot be allocated")))?;
+    let props = [KIND_MALLOC, GRANULARITY, size as u64, new_generation()];
+    e.alloc_plain(Place::Device(device), rounded, GRANULARITY, props, &WINDOW).map_err(|e| Fail::core(Op::Malloc, e))
 }
 
 /// hipMalloc's allocation, shared with hipExtMallocWithFlags.
@@ -31,14 +55,7 @@ pub(super) fn malloc(ptr: *mut *mut c_void, size: usize) -> Result<(), Fail> {
         return Ok(());
     }
     let e = emu()?;
-    let d = current_device();
-    let rounded = (size as u64)
-        .checked_next_multiple_of(GRANULARITY)
-        .ok_or_else(|| Fail::plain(HipError::OUT_OF_MEMORY, format!("{size} bytes cannot be allocated")))?;
-    let props = [KIND_MALLOC, GRANULARITY, size as u64, new_generation()];
-    let va = e
-        .alloc_plain(Place::Device(d), rounded, GRANULARITY, props, &WINDOW)
-        .map_err(|e| Fail::core(Op::Malloc, e))?;
+    let va = alloc_on(e, current_device(), size)?;
     // SAFETY: checked non-null.
     unsafe { put(ptr, va as *mut c_void) };
     Ok(())
@@ -96,6 +113,7 @@ fn sync_for_free(e: &Emulator, device: Option<Place>) {
 /// pointer frees the whole allocation.
 pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
     run("hipFree", || {
+        unsafe_while_capturing()?;
         if ptr.is_null() {
             return Ok(());
         }
@@ -124,6 +142,31 @@ pub(super) enum On {
     Sync,
     /// The `*Async` calls, with their stream.
     Stream(hipStream_t),
+    /// A graph node: the checked work is handed to [`collect`]'s caller.
+    Node,
+}
+
+thread_local! {
+    /// The work of the node being made ([`On::Node`]).
+    static COLLECTED: std::cell::RefCell<Vec<Work>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `make` (a copy or fill with [`On::Node`]) and returns the work it checked.
+pub(super) fn collect(make: impl FnOnce() -> Result<(), Fail>) -> Result<Vec<Work>, Fail> {
+    COLLECTED.with(|c| c.borrow_mut().clear());
+    let r = make();
+    let works = COLLECTED.with(|c| std::mem::take(&mut *c.borrow_mut()));
+    r.map(|()| works)
+}
+
+/// The synchronous calls' check: while a stream captures they are 906 and
+/// invalidate every capture (HIP-GRF-011, clr `CHECK_STREAM_CAPTURING`).
+fn sync_while_capturing(e: &Emulator, on: On) -> Result<(), Fail> {
+    if matches!(on, On::Sync) && e.capturing_any() {
+        let broke = e.capture_forbids_any();
+        ensure!(!broke, rules::GRF_011 => HipError::STREAM_CAPTURE_IMPLICIT, "a stream is capturing; a synchronous copy or fill is not permitted");
+    }
+    Ok(())
 }
 
 /// The stream of an `*Async` call: a dead one is 709 (HIP-STM-009, clr's
@@ -143,6 +186,10 @@ pub(super) fn submit(e: &Emulator, on: On, work: Work, host_side: bool) -> Resul
 /// fence, or one stream lookup and one wait, for all of them, in order.
 pub(super) fn submit_all(e: &Emulator, on: On, mut works: impl Iterator<Item = Work>, host_side: bool) -> Result<(), Fail> {
     match on {
+        On::Node => {
+            COLLECTED.with(|c| c.borrow_mut().extend(works));
+            Ok(())
+        }
         On::Sync => {
             e.legacy_fence(current_device(), None).map_err(stream::work_failed)?;
             // SAFETY: the ranges were checked by the caller as the C contract asks (see `memcpy`, `memset`).
@@ -156,7 +203,7 @@ pub(super) fn submit_all(e: &Emulator, on: On, mut works: impl Iterator<Item = W
                 // copy has run (a pageable one is waited for below).
                 unsafe { e.enqueue(id, work) }.map_err(stream::work_failed)?;
             }
-            if host_side && crate::mutation::enforced(&rules::STM_011) {
+            if host_side && crate::mutation::enforced(&rules::STM_011) && e.capture_status(id) == CaptureStatus::None {
                 e.stream_synchronize(id, None).map_err(|e| Fail::core(Op::Copy, e))?;
             }
             Ok(())
@@ -251,6 +298,7 @@ pub(super) fn memcpy(dst: *mut c_void, src: *const c_void, n: usize, kind: hipMe
 /// 3-D copies of linear memory), with hipMemcpy's checks over the whole
 /// span of each side.
 pub(super) fn copy_shape(dst: *mut c_void, src: *const c_void, shape: Shape, kind: hipMemcpyKind, on: On) -> Result<(), Fail> {
+    sync_while_capturing(emu()?, on)?;
     if let On::Stream(s) = on {
         // clr's hipMemcpyAsync: the kind (21), then the stream (709), then ihipMemcpy.
         copy_kind(kind)?;
@@ -346,6 +394,7 @@ pub(super) fn memset(dst: *mut c_void, value: u64, width: u8, count: usize, on: 
 /// Fills the rows of `shape` (its destination side) at `dst` with `value`
 /// in elements of `width` bytes: hipMemset and the 2-D and 3-D fills.
 pub(super) fn fill_rows(dst: *mut c_void, value: u64, width: u8, shape: Shape, on: On) -> Result<(), Fail> {
+    sync_while_capturing(emu()?, on)?;
     if shape.is_empty() {
         return Ok(());
     }

@@ -50,7 +50,7 @@ crate::dialect_api! {
     functions: vmmkit_sys::hip_functions,
     types: vmmkit_sys::hip,
     table: HipApi,
-    modules: capture, context, device, error, event, ipc, memory, pool, register, share, stream, stream_ops, vmm,
+    modules: capture, context, device, error, event, graph, ipc, memory, pool, register, share, stream, stream_ops, vmm,
     // Memory.
     array, attr, host, managed, pitched, proc,
 }

@@ -24,7 +24,7 @@ use super::call::{Fail, emu, ensure, get, put, run};
 use super::pointer::{KIND_MALLOC, Kind, extent};
 use super::profile::{GRANULARITY, WINDOW};
 use crate::core::{Emulator, HandleId, HandleTag, HighReset, IPC_HANDLE_SIZE, IpcToken, PoolAttr, PoolId, PoolProps, Work};
-use crate::core::new_generation;
+use crate::core::{CaptureStatus, GraphOp, new_generation};
 
 const TAG: HandleTag = HandleTag::new(0x6870);
 /// The magic of a pool pointer's export data (`core::IpcToken`'s layout).
@@ -118,6 +118,24 @@ fn alloc(e: &Emulator, id: PoolId, size: usize) -> Result<usize, Fail> {
         .map_err(|er| Fail::plain(HipError::OUT_OF_MEMORY, er.to_string()))
 }
 
+/// The stream `stream` names if it captures.
+fn capturing(e: &Emulator, stream: hipStream_t) -> Option<crate::core::StreamId> {
+    super::stream::lookup(e, stream).filter(|&id| (stream as usize) > 1 && e.capture_status(id) != CaptureStatus::None)
+}
+
+/// hipMallocAsync on a capturing stream: an allocation node whose memory
+/// exists from now on (clr capturehipMallocAsync, HIP-GRF-014); `false`
+/// when the stream does not capture.
+fn capture_alloc(e: &Emulator, dev_ptr: *mut *mut c_void, size: usize, stream: hipStream_t) -> Result<bool, Fail> {
+    let Some(sid) = capturing(e, stream).filter(|_| size != 0 && !dev_ptr.is_null()) else { return Ok(false) };
+    let (device, _) = e.stream_info(sid).map_err(super::stream::work_failed)?;
+    let (addr, op) = super::graph::alloc_op(e, device, size)?;
+    e.capture_add(sid, op).map_err(super::graph::graph_fail)?;
+    // SAFETY: checked non-null.
+    unsafe { put(dev_ptr, addr as *mut c_void) };
+    Ok(true)
+}
+
 /// The common tail of hipMallocAsync and hipMallocFromPoolAsync: size 0 is
 /// success with NULL (clr checks it before the pool), else an allocation
 /// from the pool `pool` names (`None`: a check was switched off).
@@ -144,6 +162,9 @@ pub unsafe extern "C" fn hipMallocAsync(dev_ptr: *mut *mut c_void, size: usize, 
         ensure!(!dev_ptr.is_null(), rules::POOL_006, "dev_ptr is NULL");
         let e = emu()?;
         ensure!(stream_ok(e, stream), rules::POOL_006 => HipError::INVALID_HANDLE, "{stream:p} is not a stream");
+        if capture_alloc(e, dev_ptr, size, stream)? {
+            return Ok(());
+        }
         alloc_into(dev_ptr, size, || Ok(Some(e.pool_current(super::call::current_device()))))
     })
 }
@@ -160,6 +181,9 @@ pub unsafe extern "C" fn hipMallocFromPoolAsync(
         ensure!(!dev_ptr.is_null() && !mem_pool.is_null(), rules::POOL_006, "dev_ptr or mem_pool is NULL");
         let e = emu()?;
         ensure!(stream_ok(e, stream), rules::POOL_006 => HipError::INVALID_HANDLE, "{stream:p} is not a stream");
+        if pool_of(e, mem_pool).is_some() && capture_alloc(e, dev_ptr, size, stream)? {
+            return Ok(());
+        }
         alloc_into(dev_ptr, size, || {
             let id = pool_of(e, mem_pool);
             ensure!(id.is_some(), rules::POOL_006, "{mem_pool:p} is not a live memory pool");
@@ -178,6 +202,10 @@ pub unsafe extern "C" fn hipFreeAsync(dev_ptr: *mut c_void, stream: hipStream_t)
         let e = emu()?;
         ensure!(stream_ok(e, stream), rules::POOL_007 => HipError::INVALID_HANDLE, "{stream:p} is not a stream");
         let p = dev_ptr as usize;
+        // On a capturing stream: a free node (clr capturehipFreeAsync, HIP-GRF-014).
+        if let Some(sid) = capturing(e, stream) {
+            return e.capture_add(sid, GraphOp::Free { addr: p }).map(drop).map_err(super::graph::graph_fail);
+        }
         // Pool memory and pointers imported into a pool: clr's FreeMemory
         // moves the block to the pool's free heap on the calling thread (the
         // counters drop at once); the block stays mapped, so work still

@@ -73,6 +73,7 @@ pub(super) fn work_failed(e: CoreError) -> Fail {
         CoreError::Unavailable(_) => Fail::rule(&rules::INIT_001, e.to_string()),
         // VMMKIT_HAZARDS=error (vmmkit's own, docs/streams.md): the code of codes.rs.
         CoreError::Unsynchronised(_) => Fail::plain(HipError::ILLEGAL_STATE, e.to_string()),
+        CoreError::Graph(g) => super::graph::graph_fail(g),
         e => Fail::plain(HipError::UNKNOWN, format!("a work of the stream failed: {e}")),
     }
 }
@@ -171,8 +172,21 @@ pub unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t
     run("hipStreamSynchronize", || {
         let e = emu()?;
         let Some(id) = live(e, stream)? else { return Ok(()) };
+        not_while_capturing(e, stream, id)?;
         synchronize(e, stream, id)
     })
+}
+
+/// hipStreamSynchronize's and hipStreamQuery's check of a stream other than
+/// the legacy one: a capture the call breaks (the stream's own, or as the
+/// thread's mode says) is invalidated and the call is 900 (HIP-GRF-010,
+/// clr `Stream::StreamCaptureOngoing`).
+fn not_while_capturing(e: &Emulator, stream: hipStream_t, id: StreamId) -> Result<(), Fail> {
+    if (stream as usize) > 1 && e.capturing_any() {
+        let broke = e.capture_ongoing(id);
+        ensure!(!broke, rules::GRF_010, "a capture is in progress that this call is not permitted in");
+    }
+    Ok(())
 }
 
 /// The stream of a call whose only stream rule is HIP-STM-004 (709).
@@ -186,6 +200,7 @@ pub unsafe extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
     run("hipStreamQuery", || {
         let e = emu()?;
         let Some(id) = live(e, stream)? else { return Ok(()) };
+        not_while_capturing(e, stream, id)?;
         let done = e.stream_query(id).map_err(work_failed)?;
         ensure!(done, rules::STM_005, "the stream has work that has not run yet");
         Ok(())
@@ -258,9 +273,9 @@ struct StreamCall {
     user: usize,
 }
 
-fn enqueue_host(e: &Emulator, id: StreamId, call: Box<dyn FnOnce() + Send>) -> Result<(), Fail> {
+fn enqueue_host(e: &Emulator, id: StreamId, call: std::sync::Arc<dyn Fn() + Send + Sync>) -> Result<(), Fail> {
     // SAFETY: a host function touches no memory the core copies.
-    unsafe { e.enqueue(id, Work::Host(call)) }.map_err(work_failed)
+    unsafe { e.enqueue(id, Work::Call(call)) }.map_err(work_failed)
 }
 
 /// `hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void *userData, unsigned int flags)`:
@@ -277,12 +292,11 @@ pub unsafe extern "C" fn hipStreamAddCallback(
         let e = emu()?;
         let Some(id) = live(e, stream)? else { return Ok(()) };
         let Some(f) = callback else { return Ok(()) };
-        let call = StreamCall { f, stream: stream as usize, user: userData as usize };
+        let c = StreamCall { f, stream: stream as usize, user: userData as usize };
         enqueue_host(
             e,
             id,
-            Box::new(move || {
-                let c = call;
+            std::sync::Arc::new(move || {
                 // SAFETY: the caller's callback and argument, called as hipStreamAddCallback promises.
                 unsafe { (c.f)(c.stream as hipStream_t, 0, c.user as *mut c_void) }
             }),
@@ -298,12 +312,11 @@ pub unsafe extern "C" fn hipLaunchHostFunc(stream: hipStream_t, fn_: hipHostFn_t
         let e = emu()?;
         let Some(id) = live(e, stream)? else { return Ok(()) };
         let Some(f) = fn_ else { return Ok(()) };
-        let call = HostCall { f, user: userData as usize };
+        let c = HostCall { f, user: userData as usize };
         enqueue_host(
             e,
             id,
-            Box::new(move || {
-                let c = call;
+            std::sync::Arc::new(move || {
                 // SAFETY: the caller's function and argument, called as hipLaunchHostFunc promises.
                 unsafe { (c.f)(c.user as *mut c_void) }
             }),

@@ -150,6 +150,21 @@ macro_rules! cuda_functions {
                 /// 12.0+. `status`: 0 found, 1 not found, 2 version not sufficient. cuda.md gives
                 /// the parameters; the `CUresult` return is cuda.h's.
                 cuGetProcAddress = "cuGetProcAddress_v2": fn(symbol: *const c_char, pfn: *mut *mut c_void, cudaVersion: i32, flags: u64, symbolStatus: *mut i32) -> CUresult;
+                // Stream capture and graphs of copies, memsets, host functions and events (10.0+).
+                cuStreamBeginCapture = "cuStreamBeginCapture_v2": fn(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult;
+                cuStreamEndCapture: fn(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult;
+                cuStreamIsCapturing: fn(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult;
+                cuThreadExchangeStreamCaptureMode: fn(mode: *mut CUstreamCaptureMode) -> CUresult;
+                cuGraphCreate: fn(phGraph: *mut CUgraph, flags: u32) -> CUresult;
+                cuGraphDestroy: fn(hGraph: CUgraph) -> CUresult;
+                cuGraphAddMemsetNode: fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult;
+                cuGraphAddHostNode: fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult;
+                cuGraphAddEventRecordNode: fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult;
+                cuGraphAddEventWaitNode: fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult;
+                cuGraphAddEmptyNode: fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize) -> CUresult;
+                cuGraphInstantiateWithFlags: fn(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: u64) -> CUresult;
+                cuGraphLaunch: fn(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult;
+                cuGraphExecDestroy: fn(hGraphExec: CUgraphExec) -> CUresult;
             }
         }
     };

@@ -36,5 +36,13 @@ crate::codes! {
     NOT_PERMITTED = 800 => "CUDA_ERROR_NOT_PERMITTED", "operation not permitted";
     NOT_SUPPORTED = 801 => "CUDA_ERROR_NOT_SUPPORTED", "operation not supported";
     SYSTEM_DRIVER_MISMATCH = 803 => "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "the driver and the kernel module do not match";
+    STREAM_CAPTURE_UNSUPPORTED = 900 => "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", "operation not permitted when stream is capturing";
+    STREAM_CAPTURE_INVALIDATED = 901 => "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", "operation failed due to a previous error during capture";
+    STREAM_CAPTURE_UNMATCHED = 903 => "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED", "capture was not ended in the same stream as it began";
+    STREAM_CAPTURE_UNJOINED = 904 => "CUDA_ERROR_STREAM_CAPTURE_UNJOINED", "capturing stream has unjoined work";
+    STREAM_CAPTURE_ISOLATION = 905 => "CUDA_ERROR_STREAM_CAPTURE_ISOLATION", "dependency created on uncaptured work in another stream";
+    STREAM_CAPTURE_IMPLICIT = 906 => "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT", "operation would make the legacy stream depend on a capturing blocking stream";
+    CAPTURED_EVENT = 907 => "CUDA_ERROR_CAPTURED_EVENT", "operation not permitted on an event last recorded in a capturing stream";
+    STREAM_CAPTURE_WRONG_THREAD = 908 => "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD", "a capture sequence not initiated with the relaxed mode was ended by another thread";
     UNKNOWN = 999 => "CUDA_ERROR_UNKNOWN", "unknown error";
 }

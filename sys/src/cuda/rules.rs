@@ -832,6 +832,91 @@ rules! {
         expect: Behaviour,
         requires: PEERS,
     }
+
+    // ==== Graphs and stream capture ==========================================
+
+    GRF_001 {
+        group: GRF,
+        text: "cuGraphCreate: a NULL graph pointer or flags other than 0 is 1. The node adds (cuGraphAddMemsetNode, \
+               cuGraphAddHostNode, cuGraphAddEventRecordNode, cuGraphAddEventWaitNode, cuGraphAddEmptyNode): a NULL \
+               node pointer, graph, parameters, host function or event, dependencies NULL with a count, or a \
+               dependency that is no node of the graph, is 1. cuGraphDestroy(NULL) is 1.",
+        apis: &["cuGraphCreate", "cuGraphAddEmptyNode", "cuGraphAddHostNode", "cuGraphAddMemsetNode", "cuGraphDestroy"],
+        sources: &[G_CREATE, G_ADD_EMPTY],
+        confidence: &[Doc],
+        note: Some("the driver API: cuGraphCreate \"flags - Graph creation flags, must be 0\"; each add returns \
+                    CUDA_ERROR_INVALID_VALUE; \"dependencies may not have any duplicate entries\""),
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    GRF_002 {
+        group: GRF,
+        text: "cuGraphLaunch runs the graph's nodes in an order that respects every dependency, behind the work \
+               enqueued on the stream before it and behind the graph's earlier launches; the graph runs again at each \
+               launch.",
+        apis: &["cuGraphLaunch", "cuGraphInstantiateWithFlags"],
+        sources: &[G_LAUNCH],
+        confidence: &[Doc],
+        note: Some("cuGraphLaunch: \"Each launch is ordered behind both any previous work in hStream and any previous \
+                    launches of hGraphExec\""),
+        expect: Behaviour,
+    }
+
+    GRF_003 {
+        group: GRF,
+        text: "cuGraphInstantiateWithFlags with a NULL exec pointer or graph, cuGraphLaunch of a NULL or destroyed \
+               instantiated graph, and cuGraphExecDestroy(NULL) are 1.",
+        apis: &["cuGraphInstantiateWithFlags", "cuGraphLaunch", "cuGraphExecDestroy"],
+        sources: &[G_INSTANTIATE, G_LAUNCH],
+        confidence: &[Doc, Inferred],
+        note: Some("each documents CUDA_ERROR_INVALID_VALUE; that a destroyed exec is refused rather than used is \
+                    the emulator's choice (it looks values up)"),
+        expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    GRF_004 {
+        group: GRF,
+        text: "cuStreamBeginCapture: the legacy stream or a mode outside Global … Relaxed is 1; a stream already \
+               capturing is 401. cuStreamEndCapture: a NULL graph pointer is 1, a stream not capturing is 401, a \
+               thread other than the one that began a capture not in relaxed mode is 908.",
+        apis: &["cuStreamBeginCapture", "cuStreamEndCapture"],
+        sources: &[G_BEGIN, G_END],
+        confidence: &[Doc, Inferred],
+        note: Some("cuStreamBeginCapture: \"Capture may not be initiated if stream is CU_STREAM_LEGACY\" with \
+                    CUDA_ERROR_INVALID_VALUE the only argument code; cuStreamEndCapture documents \
+                    CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD. 401 for a stream already capturing, or not capturing, is \
+                    CUDA_ERROR_ILLEGAL_STATE's \"the operation cannot be performed in the present state\", inferred"),
+        expect: Codes(&[cuda!(INVALID_VALUE), cuda!(ILLEGAL_STATE), cuda!(STREAM_CAPTURE_WRONG_THREAD)]),
+    }
+
+    GRF_005 {
+        group: GRF,
+        text: "While a stream captures, the copies, memsets and host functions enqueued on it are not run but become \
+               nodes of the capture's graph; cuStreamIsCapturing says Active until cuStreamEndCapture returns the \
+               graph, which, instantiated and launched, does the work.",
+        apis: &["cuStreamBeginCapture", "cuStreamEndCapture", "cuStreamIsCapturing", "cuMemcpyHtoDAsync",
+                "cuMemsetD8Async", "cuLaunchHostFunc"],
+        sources: &[G_BEGIN, G_IS_CAPTURING],
+        confidence: &[Doc],
+        note: Some("cuStreamBeginCapture: \"When a stream is in capture mode, all operations pushed into the stream will \
+                    not be executed, but will instead be captured into a graph\""),
+        expect: Behaviour,
+    }
+
+    GRF_006 {
+        group: GRF,
+        text: "cuStreamSynchronize and cuStreamQuery of a capturing stream are 900 \
+               (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) and invalidate the capture: work enqueued on the stream is then \
+               901 (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED), and cuStreamEndCapture is 901 with a NULL graph.",
+        apis: &["cuStreamSynchronize", "cuStreamQuery", "cuStreamEndCapture"],
+        sources: &[G_END, G_ERRORS],
+        confidence: &[Doc],
+        note: Some("CUresult: STREAM_CAPTURE_UNSUPPORTED \"the operation is not permitted when the stream is capturing\", \
+                    STREAM_CAPTURE_INVALIDATED \"the current capture sequence on the stream has been invalidated due \
+                    to a previous error\"; cuStreamEndCapture: \"If capture was invalidated ... a NULL graph will be \
+                    returned\""),
+        expect: Codes(&[cuda!(STREAM_CAPTURE_UNSUPPORTED), cuda!(STREAM_CAPTURE_INVALIDATED)]),
+    }
 }
 
 // ---- streams and events: groups and sources ------------------------------
@@ -868,3 +953,15 @@ const HIP_2882: Source = Project("ROCm/hip PR #2882 (hip-tests hipIpcEventHandle
 /// The base URL of the pages the sources above name (`group__CUDA__STREAM.html` is
 /// `https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html`).
 pub const CUDA_DRIVER_API_DOCS: &str = "https://docs.nvidia.com/cuda/cuda-driver-api/";
+
+// ---- graphs and stream capture: group and sources ------------------------
+
+const GRF: &str = "cuda.grf";
+const G_CREATE: Source = CudaDoc("§6.24 Graph Management, cuGraphCreate: group__CUDA__GRAPH.html");
+const G_ADD_EMPTY: Source = CudaDoc("§6.24 Graph Management, cuGraphAddEmptyNode: group__CUDA__GRAPH.html");
+const G_INSTANTIATE: Source = CudaDoc("§6.24 Graph Management, cuGraphInstantiateWithFlags: group__CUDA__GRAPH.html");
+const G_LAUNCH: Source = CudaDoc("§6.24 Graph Management, cuGraphLaunch: group__CUDA__GRAPH.html");
+const G_BEGIN: Source = CudaDoc("§6.15 Stream Management, cuStreamBeginCapture: group__CUDA__STREAM.html");
+const G_END: Source = CudaDoc("§6.15 Stream Management, cuStreamEndCapture: group__CUDA__STREAM.html");
+const G_IS_CAPTURING: Source = CudaDoc("§6.15 Stream Management, cuStreamIsCapturing: group__CUDA__STREAM.html");
+const G_ERRORS: Source = CudaDoc("§6.1 Data types, CUresult: group__CUDA__TYPES.html");

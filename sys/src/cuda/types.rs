@@ -230,6 +230,43 @@ pub type CUstreamCallback = Option<unsafe extern "C" fn(hStream: CUstream, statu
 /// `CUhostFn`: `void (*)(void *userData)`.
 pub type CUhostFn = Option<unsafe extern "C" fn(userData: *mut c_void)>;
 
+/// `CUgraph`, `CUgraphNode`, `CUgraphExec`: opaque pointers.
+pub type CUgraph = *mut c_void;
+pub type CUgraphNode = *mut c_void;
+pub type CUgraphExec = *mut c_void;
+/// `CUstreamCaptureStatus`: None 0, Active 1, Invalidated 2.
+pub type CUstreamCaptureStatus = u32;
+pub const CU_STREAM_CAPTURE_STATUS_NONE: CUstreamCaptureStatus = 0;
+pub const CU_STREAM_CAPTURE_STATUS_ACTIVE: CUstreamCaptureStatus = 1;
+pub const CU_STREAM_CAPTURE_STATUS_INVALIDATED: CUstreamCaptureStatus = 2;
+/// `CUstreamCaptureMode`: Global 0, ThreadLocal 1, Relaxed 2.
+pub type CUstreamCaptureMode = u32;
+pub const CU_STREAM_CAPTURE_MODE_GLOBAL: CUstreamCaptureMode = 0;
+pub const CU_STREAM_CAPTURE_MODE_THREAD_LOCAL: CUstreamCaptureMode = 1;
+pub const CU_STREAM_CAPTURE_MODE_RELAXED: CUstreamCaptureMode = 2;
+
+/// `CUDA_MEMSET_NODE_PARAMS`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CUDA_MEMSET_NODE_PARAMS {
+    pub dst: CUdeviceptr,
+    pub pitch: usize,
+    pub value: u32,
+    pub elementSize: u32,
+    pub width: usize,
+    pub height: usize,
+}
+
+/// `CUDA_HOST_NODE_PARAMS`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CUDA_HOST_NODE_PARAMS {
+    pub fn_: CUhostFn,
+    pub userData: *mut c_void,
+}
+
+const _: () = assert!(size_of::<CUDA_MEMSET_NODE_PARAMS>() == 40 && size_of::<CUDA_HOST_NODE_PARAMS>() == 16);
+
 /// `CU_STREAM_LEGACY`: the legacy default stream, as a handle (same as NULL).
 pub const CU_STREAM_LEGACY: CUstream = 0x1 as CUstream;
 /// `CU_STREAM_PER_THREAD`: the calling thread's default stream.

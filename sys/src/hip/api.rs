@@ -310,10 +310,31 @@ macro_rules! hip_functions {
                 hipEventRecord_spt: fn(event: hipEvent_t, stream: hipStream_t) -> hipError_t;
                 hipStreamAddCallback_spt: fn(stream: hipStream_t, callback: hipStreamCallback_t, userData: *mut c_void, flags: u32) -> hipError_t;
                 hipLaunchHostFunc_spt: fn(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t;
-                // Capture queries (Graph Management in the header): no stream ever
-                // captures here (hipStreamBeginCapture is not emulated), so they
-                // answer "not capturing" with clr's checks. `@hip_4.3`, `@hip_4.5`,
-                // `@hip_5.0`, the `_spt` ones `@hip_5.3`.
+                // Stream capture and graphs (Graph Management in the header) of the
+                // work vmmkit runs: copies, fills, host functions, event records
+                // and waits, allocations and frees; kernel nodes are refused.
+                // `@hip_4.3` … `@hip_5.5`, the `_spt` ones `@hip_5.3`.
+                hipStreamBeginCapture: fn(stream: hipStream_t, mode: hipStreamCaptureMode) -> hipError_t;
+                hipStreamBeginCapture_spt: fn(stream: hipStream_t, mode: hipStreamCaptureMode) -> hipError_t;
+                hipStreamEndCapture: fn(stream: hipStream_t, pGraph: *mut hipGraph_t) -> hipError_t;
+                hipStreamEndCapture_spt: fn(stream: hipStream_t, pGraph: *mut hipGraph_t) -> hipError_t;
+                hipGraphCreate: fn(pGraph: *mut hipGraph_t, flags: u32) -> hipError_t;
+                hipGraphDestroy: fn(graph: hipGraph_t) -> hipError_t;
+                hipGraphAddMemcpyNode1D: fn(pGraphNode: *mut hipGraphNode_t, graph: hipGraph_t, pDependencies: *const hipGraphNode_t, numDependencies: usize, dst: *mut c_void, src: *const c_void, count: usize, kind: hipMemcpyKind) -> hipError_t;
+                hipGraphAddMemsetNode: fn(pGraphNode: *mut hipGraphNode_t, graph: hipGraph_t, pDependencies: *const hipGraphNode_t, numDependencies: usize, pMemsetParams: *const hipMemsetParams) -> hipError_t;
+                hipGraphAddHostNode: fn(pGraphNode: *mut hipGraphNode_t, graph: hipGraph_t, pDependencies: *const hipGraphNode_t, numDependencies: usize, pNodeParams: *const hipHostNodeParams) -> hipError_t;
+                hipGraphAddEventRecordNode: fn(pGraphNode: *mut hipGraphNode_t, graph: hipGraph_t, pDependencies: *const hipGraphNode_t, numDependencies: usize, event: hipEvent_t) -> hipError_t;
+                hipGraphAddEventWaitNode: fn(pGraphNode: *mut hipGraphNode_t, graph: hipGraph_t, pDependencies: *const hipGraphNode_t, numDependencies: usize, event: hipEvent_t) -> hipError_t;
+                hipGraphAddEmptyNode: fn(pGraphNode: *mut hipGraphNode_t, graph: hipGraph_t, pDependencies: *const hipGraphNode_t, numDependencies: usize) -> hipError_t;
+                hipGraphAddMemAllocNode: fn(pGraphNode: *mut hipGraphNode_t, graph: hipGraph_t, pDependencies: *const hipGraphNode_t, numDependencies: usize, pNodeParams: *mut hipMemAllocNodeParams) -> hipError_t;
+                hipGraphAddMemFreeNode: fn(pGraphNode: *mut hipGraphNode_t, graph: hipGraph_t, pDependencies: *const hipGraphNode_t, numDependencies: usize, dev_ptr: *mut c_void) -> hipError_t;
+                hipGraphGetNodes: fn(graph: hipGraph_t, nodes: *mut hipGraphNode_t, numNodes: *mut usize) -> hipError_t;
+                hipGraphGetRootNodes: fn(graph: hipGraph_t, pRootNodes: *mut hipGraphNode_t, pNumRootNodes: *mut usize) -> hipError_t;
+                hipGraphInstantiate: fn(pGraphExec: *mut hipGraphExec_t, graph: hipGraph_t, pErrorNode: *mut hipGraphNode_t, pLogBuffer: *mut c_char, bufferSize: usize) -> hipError_t;
+                hipGraphInstantiateWithFlags: fn(pGraphExec: *mut hipGraphExec_t, graph: hipGraph_t, flags: u64) -> hipError_t;
+                hipGraphLaunch: fn(graphExec: hipGraphExec_t, stream: hipStream_t) -> hipError_t;
+                hipGraphLaunch_spt: fn(graphExec: hipGraphExec_t, stream: hipStream_t) -> hipError_t;
+                hipGraphExecDestroy: fn(graphExec: hipGraphExec_t) -> hipError_t;
                 hipStreamIsCapturing: fn(stream: hipStream_t, pCaptureStatus: *mut hipStreamCaptureStatus) -> hipError_t;
                 hipStreamIsCapturing_spt: fn(stream: hipStream_t, pCaptureStatus: *mut hipStreamCaptureStatus) -> hipError_t;
                 hipStreamGetCaptureInfo: fn(stream: hipStream_t, pCaptureStatus: *mut hipStreamCaptureStatus, pId: *mut u64) -> hipError_t;

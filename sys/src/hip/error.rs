@@ -44,6 +44,15 @@ crate::codes! {
     HOST_MEMORY_ALREADY_REGISTERED = 712 => "hipErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped";
     HOST_MEMORY_NOT_REGISTERED = 713 => "hipErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region";
     NOT_SUPPORTED = 801 => "hipErrorNotSupported", "operation not supported";
+    STREAM_CAPTURE_UNSUPPORTED = 900 => "hipErrorStreamCaptureUnsupported", "operation not permitted when stream is capturing";
+    STREAM_CAPTURE_INVALIDATED = 901 => "hipErrorStreamCaptureInvalidated", "operation failed due to a previous error during capture";
+    STREAM_CAPTURE_MERGE = 902 => "hipErrorStreamCaptureMerge", "operation would result in a merge of separate capture sequences";
+    STREAM_CAPTURE_UNMATCHED = 903 => "hipErrorStreamCaptureUnmatched", "capture was not ended in the same stream as it began";
+    STREAM_CAPTURE_UNJOINED = 904 => "hipErrorStreamCaptureUnjoined", "capturing stream has unjoined work";
+    STREAM_CAPTURE_ISOLATION = 905 => "hipErrorStreamCaptureIsolation", "dependency created on uncaptured work in another stream";
+    STREAM_CAPTURE_IMPLICIT = 906 => "hipErrorStreamCaptureImplicit", "operation would make the legacy stream depend on a capturing blocking stream";
+    CAPTURED_EVENT = 907 => "hipErrorCapturedEvent", "operation not permitted on an event last recorded in a capturing stream";
+    STREAM_CAPTURE_WRONG_THREAD = 908 => "hipErrorStreamCaptureWrongThread", "a stream capture sequence not initiated with the relaxed mode was ended by another thread";
     UNKNOWN = 999 => "hipErrorUnknown", "unknown error";
     TBD = 1054 => "hipErrorTbd", "marker for errors not yet defined";
 }

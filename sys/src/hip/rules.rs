@@ -32,6 +32,7 @@ const STM: &str = "hip.stm";
 const EVT: &str = "hip.evt";
 const IEV: &str = "hip.iev";
 const MEM: &str = "hip.mem";
+const GRF: &str = "hip.grf";
 
 // ---- sources, as the reference tags them -------------------------------------
 
@@ -53,6 +54,9 @@ const PEERS: &[Need] = &[Need::Peers];
 
 // Streams and events: clr rocm-6.3.0 (fa1d09c); rows in docs/audit/hip-stream.md.
 const CLR_STREAM: Source = Rocm("ROCm/clr hipamd/src/hip_stream.cpp");
+// Graphs and stream capture: clr rocm-6.3.0 (fa1d09c); rows in docs/audit/hip-graph.md.
+const CLR_GRAPH: Source = Rocm("ROCm/clr hipamd/src/hip_graph.cpp");
+const CLR_GRAPH_INT: Source = Rocm("ROCm/clr hipamd/src/hip_graph_internal.cpp");
 const CLR_EVENT: Source = Rocm("ROCm/clr hipamd/src/hip_event.cpp");
 const CLR_EVENT_IPC: Source = Rocm("ROCm/clr hipamd/src/hip_event_ipc.cpp");
 const CLR_DEVICE: Source = Rocm("ROCm/clr hipamd/src/hip_device.cpp");
@@ -1261,5 +1265,208 @@ rules! {
                     Unit_hipFreeImplicitSyncHost. vmmkit does not record the device of a hipHostMalloc buffer: \
                     hipHostFree and hipFreeArray wait for every device's streams"),
         expect: Behaviour,
+    }
+
+    // ==== Graphs and stream capture ==========================================
+
+    GRF_001 {
+        group: GRF,
+        text: "hipGraphCreate: a NULL graph pointer or flags other than 0 is 1. hipGraphDestroy: NULL is 1, a graph \
+               already destroyed is 401 (hipErrorIllegalState); destroying a graph leaves its instantiated graphs \
+               usable (each holds its own copy of the nodes).",
+        apis: &["hipGraphCreate", "hipGraphDestroy", "hipGraphLaunch"],
+        sources: &[CLR_GRAPH],
+        confidence: &[Src],
+        note: Some("clr hip_graph.cpp:1081-1088 (hipGraphCreate), :1090-1102 (hipGraphDestroy: isGraphValid false → \
+                    401), :1283-1300 (ihipGraphInstantiate clones the graph)"),
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(ILLEGAL_STATE)]),
+    }
+
+    GRF_002 {
+        group: GRF,
+        text: "hipGraphAdd{MemcpyNode1D,MemsetNode,HostNode,EventRecordNode,EventWaitNode,EmptyNode,MemAllocNode,\
+               MemFreeNode}: a NULL node pointer, a NULL graph, dependencies NULL with a count, NULL parameters, a \
+               NULL event or a NULL host function is 1.",
+        apis: &["hipGraphAddMemcpyNode1D", "hipGraphAddMemsetNode", "hipGraphAddHostNode", "hipGraphAddEventRecordNode",
+                "hipGraphAddEventWaitNode", "hipGraphAddEmptyNode"],
+        sources: &[CLR_GRAPH],
+        confidence: &[Src],
+        note: Some("clr hip_graph.cpp:1158-1166, :1209-1217, :1252-1258, :2253-2261, :2307-2315, :2362-2368, \
+                    :2500-2507, :2573-2580"),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    GRF_003 {
+        group: GRF,
+        text: "A dependency that is not a node of the graph (a node of another graph), or the same node named twice, \
+               is 1 in every hipGraphAdd*Node.",
+        apis: &["hipGraphAddEmptyNode", "hipGraphAddMemcpyNode1D"],
+        sources: &[CLR_GRAPH],
+        confidence: &[Src],
+        note: Some("clr hip_graph.cpp:54-68 (ihipGraphAddNode: not a valid node or another parent graph → 1, a \
+                    duplicate → 1). clr has already added the node to the graph when it refuses; vmmkit adds nothing"),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    GRF_004 {
+        group: GRF,
+        text: "hipGraphAddMemcpyNode1D: a count of 0 is 1, then the copy's checks (NULL, a bad kind, memory HIP does \
+               not know for a device kind). hipGraphAddMemsetNode: an element size other than 1, 2 or 4, a height of \
+               0, or a pitch below width × element size is 1, then hipMemset's checks.",
+        apis: &["hipGraphAddMemcpyNode1D", "hipGraphAddMemsetNode"],
+        sources: &[CLR_GRAPH],
+        confidence: &[Src],
+        note: Some("clr hip_graph.cpp:155-170 (count == 0 → 1, GraphMemcpyNode1D::ValidateParams), :172-214 \
+                    (ihipGraphAddMemsetNode)"),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    GRF_005 {
+        group: GRF,
+        text: "hipGraphLaunch runs the graph's nodes in an order that respects every dependency, on the stream, after \
+               the work enqueued before it and before the work enqueued after it; an instantiated graph runs again at \
+               each launch (copies, fills, host functions, event records and waits).",
+        apis: &["hipGraphLaunch", "hipGraphInstantiate"],
+        sources: &[CLR_GRAPH_INT],
+        confidence: &[Src],
+        note: Some("clr hip_graph_internal.cpp:820-889 (GraphExec::Run: the topological order enqueued on the launch \
+                    stream)"),
+        expect: Behaviour,
+    }
+
+    GRF_006 {
+        group: GRF,
+        text: "hipGraphInstantiate and hipGraphInstantiateWithFlags: a NULL exec pointer or a NULL graph is 1; \
+               flags other than 0, AutoFreeOnLaunch or UseNodePriority are 1. hipGraphExecDestroy(NULL) is 1.",
+        apis: &["hipGraphInstantiate", "hipGraphInstantiateWithFlags", "hipGraphExecDestroy"],
+        sources: &[CLR_GRAPH],
+        confidence: &[Src],
+        note: Some("clr hip_graph.cpp:1335-1347, :1349-1366, :1404-1408"),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    GRF_007 {
+        group: GRF,
+        text: "hipGraphLaunch: a NULL or destroyed instantiated graph is 1; a stream that is not live is 709.",
+        apis: &["hipGraphLaunch"],
+        sources: &[CLR_GRAPH],
+        confidence: &[Src],
+        note: Some("clr hip_graph.cpp:1429-1437 (hipGraphLaunch_common: NULL or !isGraphExecValid → 1, !isValid → \
+                    709)"),
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(CONTEXT_IS_DESTROYED)]),
+    }
+
+    GRF_008 {
+        group: GRF,
+        text: "hipStreamBeginCapture: the NULL or legacy stream is 900 (hipErrorStreamCaptureUnsupported), a mode \
+               outside Global … Relaxed is 1, a stream already capturing is 401. hipStreamEndCapture: a NULL graph \
+               pointer is 1, the NULL stream or a stream not capturing is 401, a stream that joined the capture but \
+               did not begin it is 903, a thread other than the one that began a capture not in relaxed mode is 908.",
+        apis: &["hipStreamBeginCapture", "hipStreamEndCapture"],
+        sources: &[CLR_GRAPH],
+        confidence: &[Src],
+        note: Some("clr hip_graph.cpp:896-933 (hipStreamBeginCapture_common), :977-1003 (hipStreamEndCapture_common), \
+                    :1064-1073"),
+        expect: Codes(&[
+            hip!(STREAM_CAPTURE_UNSUPPORTED),
+            hip!(INVALID_VALUE),
+            hip!(ILLEGAL_STATE),
+            hip!(STREAM_CAPTURE_UNMATCHED),
+            hip!(STREAM_CAPTURE_WRONG_THREAD),
+        ]),
+    }
+
+    GRF_009 {
+        group: GRF,
+        text: "While a stream captures, the copies, fills and host functions enqueued on it become nodes of the \
+               capture's graph, each after the one before, and do not run; hipStreamIsCapturing and \
+               hipStreamGetCaptureInfo say Active (with a capture id) until hipStreamEndCapture, which returns the \
+               graph; instantiated and launched, it does the captured work.",
+        apis: &["hipStreamBeginCapture", "hipStreamEndCapture", "hipStreamIsCapturing", "hipMemcpyAsync",
+                "hipMemsetAsync", "hipLaunchHostFunc"],
+        sources: &[CLR_GRAPH, CLR_INT],
+        confidence: &[Src],
+        note: Some("clr hip_internal.hpp:231-242 (STREAM_CAPTURE), hip_graph.cpp:581-617, :694-718, :772-795 (the \
+                    capture of copies, fills and host functions), :851-870, :1790-1813 (the status queries)"),
+        expect: Behaviour,
+    }
+
+    GRF_010 {
+        group: GRF,
+        text: "hipStreamSynchronize and hipStreamQuery of a capturing stream are 900 and invalidate its capture: the \
+               stream then says Invalidated, work enqueued on it is 901 (hipErrorStreamCaptureInvalidated), and \
+               hipStreamEndCapture is 901 with a NULL graph.",
+        apis: &["hipStreamSynchronize", "hipStreamQuery", "hipStreamEndCapture", "hipMemsetAsync"],
+        sources: &[CLR_STREAM, CLR_INT, CLR_GRAPH],
+        confidence: &[Src],
+        note: Some("clr hip_stream.cpp:132-166 (StreamCaptureOngoing invalidates), :335-346, :506-515; \
+                    hip_internal.hpp:237-242 (an invalidated stream → 901); hip_graph.cpp:1010-1014"),
+        expect: Codes(&[hip!(STREAM_CAPTURE_UNSUPPORTED), hip!(STREAM_CAPTURE_INVALIDATED)]),
+    }
+
+    GRF_011 {
+        group: GRF,
+        text: "While any stream captures, in any mode, a synchronous copy or fill (hipMemcpy, hipMemset) is 906 \
+               (hipErrorStreamCaptureImplicit) and hipDeviceSynchronize is 900; both invalidate every capture.",
+        apis: &["hipMemcpy", "hipMemset", "hipDeviceSynchronize"],
+        sources: &[CLR_INT, CLR_MEM],
+        confidence: &[Src],
+        note: Some("clr hip_internal.hpp:211-229 (CHECK_SUPPORTED_DURING_CAPTURE, CHECK_STREAM_CAPTURING), \
+                    hip_memory.cpp:697, :3271; hip_device_runtime.cpp:619"),
+        expect: Codes(&[hip!(STREAM_CAPTURE_IMPLICIT), hip!(STREAM_CAPTURE_UNSUPPORTED)]),
+    }
+
+    GRF_012 {
+        group: GRF,
+        text: "hipMalloc and hipFree during a capture in global mode are 900 and invalidate the capture; a thread \
+               whose mode is relaxed (hipThreadExchangeStreamCaptureMode) may call them and the capture goes on.",
+        apis: &["hipMalloc", "hipFree", "hipThreadExchangeStreamCaptureMode"],
+        sources: &[CLR_INT, CLR_MEM],
+        confidence: &[Src],
+        note: Some("clr hip_internal.hpp:186-209 (CHECK_STREAM_CAPTURE_SUPPORTED), hip_memory.cpp:673-693"),
+        expect: Codes(&[hip!(STREAM_CAPTURE_UNSUPPORTED)]),
+    }
+
+    GRF_013 {
+        group: GRF,
+        text: "An event recorded on a capturing stream records nothing: another stream that waits for it joins the \
+               capture, and the origin stream waits for the joined stream's work through an event recorded there; \
+               ending the capture with joined work the origin does not wait for is 904. hipEventSynchronize and \
+               hipEventQuery of an event recorded in an active capture are 907 (hipErrorCapturedEvent).",
+        apis: &["hipEventRecord", "hipStreamWaitEvent", "hipStreamEndCapture", "hipEventQuery"],
+        sources: &[CLR_EVENT, CLR_STREAM, CLR_GRAPH],
+        confidence: &[Src],
+        note: Some("clr hip_event.cpp:405-412, :436-447, :458-467; hip_stream.cpp:456-473 (the wait joins); \
+                    hip_graph.cpp:1015-1056 (the unjoined check)"),
+        expect: Codes(&[hip!(STREAM_CAPTURE_UNJOINED), hip!(CAPTURED_EVENT)]),
+    }
+
+    GRF_014 {
+        group: GRF,
+        text: "hipGraphAddMemAllocNode: NULL parameters, a size of 0, or pool properties other than pinned device \
+               memory of a device that exists are 1; the node's address is written at once. hipGraphAddMemFreeNode: \
+               a NULL pointer, or memory no allocation node made or that already has a free node, is 1. A graph \
+               with allocation or free nodes instantiated a second time is 801; an instantiated graph whose \
+               allocations it does not free cannot be launched again (1). hipMallocAsync and hipFreeAsync on a \
+               capturing stream add allocation and free nodes.",
+        apis: &["hipGraphAddMemAllocNode", "hipGraphAddMemFreeNode", "hipGraphInstantiate", "hipGraphLaunch",
+                "hipMallocAsync", "hipFreeAsync"],
+        sources: &[CLR_GRAPH, CLR_GRAPH_INT],
+        confidence: &[Src],
+        note: Some("clr hip_graph.cpp:2500-2531, :2573-2609 (memory of no graph's allocation node → 1), :1285-1292 \
+                    (instantiated before with memory nodes → 801), :797-849 (capturehipMallocAsync, \
+                    capturehipFreeAsync); hip_graph_internal.cpp:831-838 (a repeat launch with active memory → 1)"),
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(NOT_SUPPORTED)]),
+    }
+
+    GRF_015 {
+        group: GRF,
+        text: "hipGraphGetNodes and hipGraphGetRootNodes: a NULL graph or NULL count is 1; a NULL array gives the \
+               count; nodes come in a dependency order, roots are the nodes that wait for none.",
+        apis: &["hipGraphGetNodes", "hipGraphGetRootNodes"],
+        sources: &[CLR_GRAPH],
+        confidence: &[Src],
+        note: Some("clr hip_graph.cpp:1450-1476, :1478-1500"),
+        expect: Codes(&[hip!(INVALID_VALUE)]),
     }
 }

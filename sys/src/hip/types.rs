@@ -498,16 +498,61 @@ impl hipStreamBatchMemOpParams {
 /// `hipStreamCaptureStatus` (C enum): None 0, Active 1, Invalidated 2.
 pub type hipStreamCaptureStatus = i32;
 pub const hipStreamCaptureStatusNone: hipStreamCaptureStatus = 0;
+pub const hipStreamCaptureStatusActive: hipStreamCaptureStatus = 1;
+pub const hipStreamCaptureStatusInvalidated: hipStreamCaptureStatus = 2;
 /// `hipStreamCaptureMode` (C enum): Global 0, ThreadLocal 1, Relaxed 2.
 pub type hipStreamCaptureMode = i32;
 pub const hipStreamCaptureModeGlobal: hipStreamCaptureMode = 0;
+pub const hipStreamCaptureModeThreadLocal: hipStreamCaptureMode = 1;
 pub const hipStreamCaptureModeRelaxed: hipStreamCaptureMode = 2;
 /// `hipGraph_t`, `hipGraphNode_t`: opaque pointers.
 pub type hipGraph_t = *mut c_void;
 pub type hipGraphNode_t = *mut c_void;
+/// `hipGraphExec_t`: an opaque pointer.
+pub type hipGraphExec_t = *mut c_void;
+/// `hipGraphInstantiateFlags`: the flags hipGraphInstantiateWithFlags takes.
+pub const hipGraphInstantiateFlagAutoFreeOnLaunch: u64 = 1;
+pub const hipGraphInstantiateFlagUpload: u64 = 2;
+pub const hipGraphInstantiateFlagDeviceLaunch: u64 = 4;
+pub const hipGraphInstantiateFlagUseNodePriority: u64 = 8;
+
+/// `hipHostNodeParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct hipHostNodeParams {
+    pub fn_: hipHostFn_t,
+    pub userData: *mut c_void,
+}
+
+/// `hipMemsetParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct hipMemsetParams {
+    pub dst: *mut c_void,
+    pub elementSize: u32,
+    pub height: usize,
+    pub pitch: usize,
+    pub value: u32,
+    pub width: usize,
+}
+
+/// `hipMemAllocNodeParams`: `dptr` is written by hipGraphAddMemAllocNode.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct hipMemAllocNodeParams {
+    pub poolProps: hipMemPoolProps,
+    pub accessDescs: *const hipMemAccessDesc,
+    pub accessDescCount: usize,
+    pub bytesize: usize,
+    pub dptr: *mut c_void,
+}
 
 // Layouts of reference hip.md §2.1 and §3, checked at compile time.
 const _: () = {
+    assert!(std::mem::size_of::<hipMemsetParams>() == 48);
+    assert!(std::mem::offset_of!(hipMemsetParams, value) == 32);
+    assert!(std::mem::size_of::<hipHostNodeParams>() == 16);
+    assert!(std::mem::offset_of!(hipMemAllocNodeParams, bytesize) == std::mem::size_of::<hipMemPoolProps>() + 16);
     use std::mem::{align_of, offset_of, size_of};
     assert!(size_of::<hipIpcEventHandle_t>() == 64 && align_of::<hipIpcEventHandle_t>() == 1);
     assert!(size_of::<hipEvent_t>() == 8 && size_of::<hipStreamCallback_t>() == 8 && size_of::<hipHostFn_t>() == 8);

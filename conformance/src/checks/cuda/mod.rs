@@ -13,6 +13,7 @@ pub mod copy;
 pub mod event;
 pub mod fork;
 pub mod general;
+pub mod graph;
 pub mod ipc;
 pub mod pool;
 pub mod share;

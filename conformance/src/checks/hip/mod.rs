@@ -14,6 +14,7 @@ pub mod device;
 pub mod errors;
 pub mod event;
 pub mod fork;
+pub mod graph;
 pub mod ipc;
 pub mod mem;
 pub mod pool;

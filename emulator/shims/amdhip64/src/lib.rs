@@ -38,9 +38,10 @@ vmmkit_emulator::export_shim! {
 // The exports that are not emulated. Device code: Module
 // Management, kernel launch incl. the `__hip*` triple-chevron support,
 // Occupancy, Texture / Surface, Graphics interop, Execution Control and the
-// kernel-name queries. Not yet: Graph Management, External Resource
-// Interoperability (but the capture queries, emulated: nothing captures), graph
-// batch-memop nodes, hipApiName, and four that host
+// kernel-name queries. Not yet: the Graph Management functions beyond
+// capture, create, the copy, fill, host, event, empty and memory node adds,
+// instantiate, launch and destroy (emulated), External Resource
+// Interoperability, graph batch-memop nodes, hipApiName, and four that host
 // memory could do (hipDrvMemcpy2DUnaligned, hipMemGetHandleForAddressRange,
 // hipGetDriverEntryPoint[_spt]). Of the memory families: the symbol copies
 // and queries (device code: a symbol is a variable of a loaded code object)
@@ -91,16 +92,12 @@ vmmkit_emulator::export_unsupported! {
         hipDrvGraphExecMemcpyNodeSetParams, hipDrvGraphExecMemsetNodeSetParams,
         hipDrvGraphMemcpyNodeGetParams, hipDrvGraphMemcpyNodeSetParams, hipDrvMemcpy2DUnaligned,
         hipExternalMemoryGetMappedBuffer, hipGetDriverEntryPoint, hipGetDriverEntryPoint_spt,
-        hipGraphAddBatchMemOpNode, hipGraphAddChildGraphNode, hipGraphAddDependencies, hipGraphAddEmptyNode,
-        hipGraphAddEventRecordNode, hipGraphAddEventWaitNode, hipGraphAddExternalSemaphoresSignalNode,
-        hipGraphAddExternalSemaphoresWaitNode, hipGraphAddHostNode, hipGraphAddKernelNode,
-        hipGraphAddMemAllocNode, hipGraphAddMemFreeNode, hipGraphAddMemcpyNode, hipGraphAddMemcpyNode1D,
-        hipGraphAddMemcpyNodeFromSymbol, hipGraphAddMemcpyNodeToSymbol, hipGraphAddMemsetNode,
-        hipGraphAddNode, hipGraphBatchMemOpNodeGetParams, hipGraphBatchMemOpNodeSetParams,
-        hipGraphChildGraphNodeGetGraph, hipGraphClone, hipGraphCreate, hipGraphDebugDotPrint, hipGraphDestroy,
-        hipGraphDestroyNode, hipGraphEventRecordNodeGetEvent, hipGraphEventRecordNodeSetEvent,
+        hipGraphAddBatchMemOpNode, hipGraphAddChildGraphNode, hipGraphAddDependencies, hipGraphAddExternalSemaphoresSignalNode,
+        hipGraphAddExternalSemaphoresWaitNode, hipGraphAddKernelNode,
+        hipGraphAddMemcpyNode, hipGraphAddMemcpyNodeFromSymbol, hipGraphAddMemcpyNodeToSymbol, hipGraphAddNode, hipGraphBatchMemOpNodeGetParams, hipGraphBatchMemOpNodeSetParams,
+        hipGraphChildGraphNodeGetGraph, hipGraphClone, hipGraphDebugDotPrint, hipGraphDestroyNode, hipGraphEventRecordNodeGetEvent, hipGraphEventRecordNodeSetEvent,
         hipGraphEventWaitNodeGetEvent, hipGraphEventWaitNodeSetEvent, hipGraphExecBatchMemOpNodeSetParams,
-        hipGraphExecChildGraphNodeSetParams, hipGraphExecDestroy, hipGraphExecEventRecordNodeSetEvent,
+        hipGraphExecChildGraphNodeSetParams, hipGraphExecEventRecordNodeSetEvent,
         hipGraphExecEventWaitNodeSetEvent, hipGraphExecExternalSemaphoresSignalNodeSetParams,
         hipGraphExecExternalSemaphoresWaitNodeSetParams, hipGraphExecGetFlags, hipGraphExecHostNodeSetParams,
         hipGraphExecKernelNodeSetParams, hipGraphExecMemcpyNodeSetParams, hipGraphExecMemcpyNodeSetParams1D,
@@ -108,11 +105,10 @@ vmmkit_emulator::export_unsupported! {
         hipGraphExecMemsetNodeSetParams, hipGraphExecNodeSetParams, hipGraphExecUpdate,
         hipGraphExternalSemaphoresSignalNodeGetParams, hipGraphExternalSemaphoresSignalNodeSetParams,
         hipGraphExternalSemaphoresWaitNodeGetParams, hipGraphExternalSemaphoresWaitNodeSetParams,
-        hipGraphGetEdges, hipGraphGetNodes, hipGraphGetRootNodes, hipGraphHostNodeGetParams,
-        hipGraphHostNodeSetParams, hipGraphInstantiate, hipGraphInstantiateWithFlags,
-        hipGraphInstantiateWithParams, hipGraphKernelNodeCopyAttributes, hipGraphKernelNodeGetAttribute,
+        hipGraphGetEdges, hipGraphHostNodeGetParams,
+        hipGraphHostNodeSetParams, hipGraphInstantiateWithParams, hipGraphKernelNodeCopyAttributes, hipGraphKernelNodeGetAttribute,
         hipGraphKernelNodeGetParams, hipGraphKernelNodeSetAttribute, hipGraphKernelNodeSetParams,
-        hipGraphLaunch, hipGraphLaunch_spt, hipGraphMemAllocNodeGetParams, hipGraphMemFreeNodeGetParams,
+        hipGraphMemAllocNodeGetParams, hipGraphMemFreeNodeGetParams,
         hipGraphMemcpyNodeGetParams, hipGraphMemcpyNodeSetParams, hipGraphMemcpyNodeSetParams1D,
         hipGraphMemcpyNodeSetParamsFromSymbol, hipGraphMemcpyNodeSetParamsToSymbol,
         hipGraphMemsetNodeGetParams, hipGraphMemsetNodeSetParams, hipGraphNodeFindInClone,
@@ -120,8 +116,7 @@ vmmkit_emulator::export_unsupported! {
         hipGraphNodeGetType, hipGraphNodeSetEnabled, hipGraphNodeSetParams, hipGraphReleaseUserObject,
         hipGraphRemoveDependencies, hipGraphRetainUserObject, hipGraphUpload, hipImportExternalMemory,
         hipImportExternalSemaphore, hipMemGetHandleForAddressRange, hipMemcpy3DBatchAsync, hipMemcpyBatchAsync, hipSignalExternalSemaphoresAsync,
-        hipStreamBeginCapture, hipStreamBeginCaptureToGraph, hipStreamBeginCapture_spt, hipStreamEndCapture,
-        hipStreamEndCapture_spt, hipStreamUpdateCaptureDependencies,
+        hipStreamBeginCaptureToGraph, hipStreamUpdateCaptureDependencies,
         hipUserObjectCreate, hipUserObjectRelease, hipUserObjectRetain, hipWaitExternalSemaphoresAsync,
     }
 }

@@ -211,7 +211,7 @@ static void errors_and_unsupported() {
            hipErrorNotSupported);
     __hipUnregisterFatBinary(modules);
     hipGraph_t graph = nullptr;
-    EXPECT(hipGraphCreate(&graph, 0), hipErrorNotSupported);
+    EXPECT(hipGraphClone(&graph, nullptr), hipErrorNotSupported);
     REQUIRE(hipKernelNameRef(nullptr) == nullptr, "a pointer-returning export returns NULL");
 }
 

@@ -1,0 +1,318 @@
+//! Graphs and stream capture (the driver API's Graph Management and
+//! cuStream*Capture): cuGraphCreate, the memset, host, event and empty node
+//! adds, cuGraphInstantiateWithFlags, cuGraphLaunch, the destroys, and
+//! cuStreamBeginCapture / EndCapture / IsCapturing (CUDA-GRF-001 … 006), on
+//! the core's graphs and captures (`core/graph.rs`), the same model HIP
+//! uses. Copies reach a graph by capture (cuMemcpy*Async on a capturing
+//! stream); kernel nodes are not emulated.
+#![allow(non_snake_case)]
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use vmmkit_sys::cuda::rules;
+use vmmkit_sys::cuda::*;
+
+use super::call::{Fail, emu, ensure, put, run};
+use super::context::current;
+use super::event::event_of;
+use super::pointer::{Use, check_device_range};
+use super::stream::stream_of;
+use crate::core::{CaptureMode, CaptureStatus, CoreError, Emulator, GraphError, GraphId, GraphOp, exchange_capture_mode};
+use crate::graph_values::{deps_of, exec_of, exec_value, graph_of, graph_value, node_value};
+
+/// A graph or capture error as a CUresult, under the rule it breaks.
+fn graph_fail(g: GraphError) -> Fail {
+    let msg = g.to_string();
+    let (rule, code) = match g {
+        GraphError::ForeignDependency(_) | GraphError::DuplicateDependency(_) => (&rules::GRF_001, CuResult::INVALID_VALUE),
+        GraphError::AlreadyCapturing(_) | GraphError::NotCapturing(_) => (&rules::GRF_004, CuResult::ILLEGAL_STATE),
+        GraphError::WrongThread => (&rules::GRF_004, CuResult::STREAM_CAPTURE_WRONG_THREAD),
+        GraphError::Invalidated => (&rules::GRF_006, CuResult::STREAM_CAPTURE_INVALIDATED),
+        GraphError::Unmatched(_) => return Fail::plain(CuResult::STREAM_CAPTURE_UNMATCHED, msg),
+        GraphError::Unjoined => return Fail::plain(CuResult::STREAM_CAPTURE_UNJOINED, msg),
+        GraphError::NotCapturable(_) => return Fail::plain(CuResult::STREAM_CAPTURE_UNSUPPORTED, msg),
+        _ => return Fail::plain(CuResult::INVALID_VALUE, msg),
+    };
+    if crate::mutation::enforced(rule) { Fail::rule_code(rule, code, msg) } else { Fail::plain(CuResult::SUCCESS, String::new()) }
+}
+
+/// The node adds: CUDA-GRF-001's NULL checks (with the add's own
+/// `args_ok`), the current context, the graph, then the node `make` builds.
+fn add(
+    node_out: *mut CUgraphNode,
+    graph: CUgraph,
+    deps: *const CUgraphNode,
+    n: usize,
+    args_ok: bool,
+    make: impl FnOnce(&'static Emulator, u32) -> Result<Option<GraphOp>, Fail>,
+) -> Result<(), Fail> {
+    let bad = node_out.is_null() || graph.is_null() || (n > 0 && deps.is_null());
+    ensure!(!bad && args_ok, rules::GRF_001, "a NULL node pointer, graph, dependency list or parameter");
+    if bad {
+        return Ok(());
+    }
+    let d = current()?;
+    let e = emu()?;
+    let Some(g) = graph_of(e, graph) else {
+        return Err(Fail::plain(CuResult::INVALID_VALUE, format!("{graph:p} is not a live graph")));
+    };
+    // SAFETY: `deps` holds `n` values (the C contract).
+    let deps = unsafe { deps_of(deps, n) };
+    let Some(op) = make(e, d)? else { return Ok(()) };
+    let id = e.graph_add(g, op, &deps).map_err(graph_fail)?;
+    // SAFETY: checked non-null.
+    unsafe { put(node_out, node_value(id)) };
+    Ok(())
+}
+
+/// `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)`: CUDA-GRF-001.
+pub unsafe extern "C" fn cuGraphCreate(phGraph: *mut CUgraph, flags: u32) -> CUresult {
+    run("cuGraphCreate", || {
+        ensure!(!phGraph.is_null() && flags == 0, rules::GRF_001, "phGraph is NULL or flags {flags:#x} is not 0");
+        if phGraph.is_null() {
+            return Ok(());
+        }
+        let d = current()?;
+        let g: GraphId = emu()?.graph_create(d);
+        // SAFETY: checked non-null.
+        unsafe { put(phGraph, graph_value(g)) };
+        Ok(())
+    })
+}
+
+/// `CUresult cuGraphDestroy(CUgraph hGraph)`: CUDA-GRF-001 (NULL → 1); its execs stay usable.
+pub unsafe extern "C" fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
+    run("cuGraphDestroy", || {
+        ensure!(!hGraph.is_null(), rules::GRF_001, "hGraph is NULL");
+        let e = emu()?;
+        let Some(g) = graph_of(e, hGraph).filter(|_| !hGraph.is_null()) else {
+            return Err(Fail::plain(CuResult::INVALID_VALUE, format!("{hGraph:p} is not a live graph")));
+        };
+        e.graph_destroy(g).map_err(graph_fail)
+    })
+}
+
+/// `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)`:
+/// CUDA-GRF-001; an element size other than 1, 2 or 4, a height of 0, a
+/// pitch below the row, or rows outside device memory are 1.
+pub unsafe extern "C" fn cuGraphAddMemsetNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    memsetParams: *const CUDA_MEMSET_NODE_PARAMS,
+    _ctx: CUcontext,
+) -> CUresult {
+    run("cuGraphAddMemsetNode", || {
+        add(phGraphNode, hGraph, dependencies, numDependencies, !memsetParams.is_null(), |e, d| {
+            // SAFETY: checked non-null by `add`.
+            let p = unsafe { *memsetParams };
+            let elem = p.elementSize as usize;
+            let row = p.width.saturating_mul(elem);
+            let ok = matches!(elem, 1 | 2 | 4) && p.height != 0 && p.width != 0 && (p.height == 1 || p.pitch >= row);
+            if !ok {
+                return Err(Fail::plain(CuResult::INVALID_VALUE, format!("element size {elem}, width {}, height {}, pitch {}", p.width, p.height, p.pitch)));
+            }
+            let span = (p.height - 1).saturating_mul(p.pitch).saturating_add(row);
+            check_device_range(e, p.dst as usize, span, d, Use::Write, "dst")?;
+            let pattern = u64::from(p.value) & ((1u64 << (8 * elem)) - 1);
+            let pitch = if p.height == 1 { row } else { p.pitch };
+            Ok(Some(GraphOp::Fill { dst: p.dst as usize, pitch, pattern, width: elem as u8, count: p.width, rows: p.height }))
+        })
+    })
+}
+
+/// `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)`:
+/// CUDA-GRF-001 (NULL parameters or function → 1).
+pub unsafe extern "C" fn cuGraphAddHostNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *const CUDA_HOST_NODE_PARAMS,
+) -> CUresult {
+    run("cuGraphAddHostNode", || {
+        // SAFETY: read only when non-null.
+        let params = (!nodeParams.is_null()).then(|| unsafe { *nodeParams });
+        let f = params.and_then(|p| p.fn_);
+        add(phGraphNode, hGraph, dependencies, numDependencies, f.is_some(), |_, _| {
+            let (Some(f), Some(p)) = (f, params) else { return Ok(None) };
+            let user = p.userData as usize;
+            // SAFETY: the program's function and argument, called as a host node promises.
+            Ok(Some(GraphOp::Host(Arc::new(move || unsafe { f(user as *mut c_void) }))))
+        })
+    })
+}
+
+fn event_node(node: *mut CUgraphNode, g: CUgraph, deps: *const CUgraphNode, n: usize, ev: CUevent, op: fn(crate::core::EventId) -> GraphOp) -> Result<(), Fail> {
+    add(node, g, deps, n, !ev.is_null(), |e, _| Ok(event_of(e, ev)?.map(op)))
+}
+
+/// `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: CUDA-GRF-001.
+pub unsafe extern "C" fn cuGraphAddEventRecordNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    event: CUevent,
+) -> CUresult {
+    run("cuGraphAddEventRecordNode", || event_node(phGraphNode, hGraph, dependencies, numDependencies, event, GraphOp::Record))
+}
+
+/// `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: CUDA-GRF-001.
+pub unsafe extern "C" fn cuGraphAddEventWaitNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    event: CUevent,
+) -> CUresult {
+    run("cuGraphAddEventWaitNode", || event_node(phGraphNode, hGraph, dependencies, numDependencies, event, GraphOp::Wait))
+}
+
+/// `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)`: CUDA-GRF-001.
+pub unsafe extern "C" fn cuGraphAddEmptyNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+) -> CUresult {
+    run("cuGraphAddEmptyNode", || add(phGraphNode, hGraph, dependencies, numDependencies, true, |_, _| Ok(Some(GraphOp::Empty))))
+}
+
+/// `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)`: CUDA-GRF-003.
+pub unsafe extern "C" fn cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: u64) -> CUresult {
+    run("cuGraphInstantiateWithFlags", || {
+        ensure!(!phGraphExec.is_null() && !hGraph.is_null(), rules::GRF_003, "phGraphExec or hGraph is NULL");
+        if phGraphExec.is_null() || hGraph.is_null() {
+            return Ok(());
+        }
+        let _ = flags;
+        current()?;
+        let e = emu()?;
+        let Some(g) = graph_of(e, hGraph) else {
+            return Err(Fail::plain(CuResult::INVALID_VALUE, format!("{hGraph:p} is not a live graph")));
+        };
+        let x = e.graph_instantiate(g).map_err(graph_fail)?;
+        // SAFETY: checked non-null.
+        unsafe { put(phGraphExec, exec_value(x)) };
+        Ok(())
+    })
+}
+
+/// `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)`: CUDA-GRF-003, CUDA-GRF-002.
+pub unsafe extern "C" fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
+    run("cuGraphLaunch", || {
+        let d = current()?;
+        let e = emu()?;
+        let x = exec_of(e, hGraphExec);
+        ensure!(x.is_some(), rules::GRF_003, "{hGraphExec:p} is not a live instantiated graph");
+        let Some(x) = x else { return Ok(()) };
+        let s = stream_of(e, hStream, d)?;
+        e.graph_launch(x, s).map_err(|er| match er {
+            CoreError::Graph(g) => graph_fail(g),
+            other => Fail::plain(CuResult::INVALID_HANDLE, other.to_string()),
+        })
+    })
+}
+
+/// `CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)`: CUDA-GRF-003 (NULL → 1).
+pub unsafe extern "C" fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult {
+    run("cuGraphExecDestroy", || {
+        ensure!(!hGraphExec.is_null(), rules::GRF_003, "hGraphExec is NULL");
+        let e = emu()?;
+        let Some(x) = exec_of(e, hGraphExec).filter(|_| !hGraphExec.is_null()) else {
+            return Err(Fail::plain(CuResult::INVALID_VALUE, format!("{hGraphExec:p} is not a live instantiated graph")));
+        };
+        e.exec_destroy(x).map_err(graph_fail)
+    })
+}
+
+fn mode_of(m: CUstreamCaptureMode) -> Option<CaptureMode> {
+    match m {
+        CU_STREAM_CAPTURE_MODE_GLOBAL => Some(CaptureMode::Global),
+        CU_STREAM_CAPTURE_MODE_THREAD_LOCAL => Some(CaptureMode::ThreadLocal),
+        CU_STREAM_CAPTURE_MODE_RELAXED => Some(CaptureMode::Relaxed),
+        _ => None,
+    }
+}
+
+/// `CUresult cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode)` (`_v2`): CUDA-GRF-004.
+pub unsafe extern "C" fn cuStreamBeginCapture(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
+    run("cuStreamBeginCapture", || {
+        let d = current()?;
+        let e = emu()?;
+        let s = stream_of(e, hStream, d)?;
+        let m = mode_of(mode).filter(|_| (hStream as usize) > 1);
+        ensure!(m.is_some(), rules::GRF_004, "the legacy stream, or mode {mode} that is not a CUstreamCaptureMode");
+        let Some(m) = m else { return Ok(()) };
+        e.capture_begin(s, d, m).map_err(graph_fail)
+    })
+}
+
+/// `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)`: CUDA-GRF-004, CUDA-GRF-006.
+pub unsafe extern "C" fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult {
+    run("cuStreamEndCapture", || {
+        ensure!(!phGraph.is_null(), rules::GRF_004, "phGraph is NULL");
+        if phGraph.is_null() {
+            return Ok(());
+        }
+        let d = current()?;
+        let e = emu()?;
+        let s = stream_of(e, hStream, d)?;
+        match e.capture_end(s) {
+            Ok(g) => {
+                // SAFETY: checked non-null.
+                unsafe { put(phGraph, graph_value(g)) };
+                Ok(())
+            }
+            Err(er) => {
+                if matches!(er, GraphError::Invalidated | GraphError::Unjoined) {
+                    // SAFETY: checked non-null.
+                    unsafe { put(phGraph, std::ptr::null_mut()) };
+                }
+                Err(graph_fail(er))
+            }
+        }
+    })
+}
+
+/// `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)`: CUDA-GRF-005.
+pub unsafe extern "C" fn cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult {
+    run("cuStreamIsCapturing", || {
+        if captureStatus.is_null() {
+            return Err(Fail::plain(CuResult::INVALID_VALUE, "captureStatus is NULL".into()));
+        }
+        let d = current()?;
+        let e = emu()?;
+        let s = stream_of(e, hStream, d)?;
+        let st = match e.capture_status(s) {
+            CaptureStatus::None => CU_STREAM_CAPTURE_STATUS_NONE,
+            CaptureStatus::Active => CU_STREAM_CAPTURE_STATUS_ACTIVE,
+            CaptureStatus::Invalidated => CU_STREAM_CAPTURE_STATUS_INVALIDATED,
+        };
+        // SAFETY: checked non-null.
+        unsafe { put(captureStatus, st) };
+        Ok(())
+    })
+}
+
+/// `CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)`: NULL or an unknown mode → 1.
+pub unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCaptureMode) -> CUresult {
+    run("cuThreadExchangeStreamCaptureMode", || {
+        // SAFETY: read only when non-null.
+        let m = if mode.is_null() { None } else { mode_of(unsafe { *mode }) };
+        let Some(m) = m else {
+            return Err(Fail::plain(CuResult::INVALID_VALUE, "mode is NULL or not a CUstreamCaptureMode".into()));
+        };
+        let old = match exchange_capture_mode(m) {
+            CaptureMode::Global => CU_STREAM_CAPTURE_MODE_GLOBAL,
+            CaptureMode::ThreadLocal => CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+            CaptureMode::Relaxed => CU_STREAM_CAPTURE_MODE_RELAXED,
+        };
+        // SAFETY: checked non-null.
+        unsafe { put(mode, old) };
+        Ok(())
+    })
+}

@@ -1,0 +1,437 @@
+//! Graphs (clr 6.3 `hipamd/src/hip_graph.cpp`, `hip_graph_internal.cpp`):
+//! hipGraphCreate, the node adds of the work vmmkit runs (copies, fills,
+//! host functions, event records and waits, empty, allocation and free
+//! nodes), instantiate, launch and destroy (HIP-GRF-001 … 007, 014, 015),
+//! on the core's graphs. Kernel nodes stay refused (801, not emulated).
+//!
+//! Graph, node and exec values are tagged values (`graph_values.rs`), looked up,
+//! never dereferenced: where clr dereferences a destroyed graph or exec,
+//! vmmkit answers 1.
+#![allow(non_snake_case, non_upper_case_globals)]
+
+use std::ffi::{c_char, c_void};
+use std::sync::Arc;
+
+use vmmkit_sys::hip::rules;
+use vmmkit_sys::hip::*;
+
+use super::call::{Fail, emu, ensure, put, run};
+use super::event;
+use super::memory::{self, On, Shape, collect};
+use super::stream::{refuse, resolve as resolve_stream, spt, work_failed};
+use crate::core::{AllocHold, CoreError, Emulator, GraphError, GraphId, GraphOp, NodeId, Work};
+use crate::graph_values::{deps_of, exec_of, exec_value, graph_of, graph_value, node_value};
+
+pub(super) fn to_graph(id: GraphId) -> hipGraph_t {
+    graph_value(id)
+}
+
+pub(super) fn to_node(id: NodeId) -> hipGraphNode_t {
+    node_value(id)
+}
+
+/// A graph or capture error as HIP's code, under the rule it breaks.
+pub(super) fn graph_fail(g: GraphError) -> Fail {
+    let msg = g.to_string();
+    match g {
+        GraphError::UnknownGraph(_) | GraphError::UnknownExec(_) => Fail::plain(HipError::INVALID_VALUE, msg),
+        GraphError::ForeignDependency(_) | GraphError::DuplicateDependency(_) => {
+            refuse(&rules::GRF_003, HipError::INVALID_VALUE, msg)
+        }
+        GraphError::NotGraphMemory(_) | GraphError::FreedTwice(_) | GraphError::AllocStillLive => {
+            refuse(&rules::GRF_014, HipError::INVALID_VALUE, msg)
+        }
+        GraphError::ReinstantiatedAlloc => refuse(&rules::GRF_014, HipError::NOT_SUPPORTED, msg),
+        GraphError::AlreadyCapturing(_) | GraphError::NotCapturing(_) => {
+            refuse(&rules::GRF_008, HipError::ILLEGAL_STATE, msg)
+        }
+        GraphError::Unmatched(_) => refuse(&rules::GRF_008, HipError::STREAM_CAPTURE_UNMATCHED, msg),
+        GraphError::WrongThread => refuse(&rules::GRF_008, HipError::STREAM_CAPTURE_WRONG_THREAD, msg),
+        GraphError::Invalidated => refuse(&rules::GRF_010, HipError::STREAM_CAPTURE_INVALIDATED, msg),
+        GraphError::Unjoined => refuse(&rules::GRF_013, HipError::STREAM_CAPTURE_UNJOINED, msg),
+        GraphError::NotCapturable(_) => Fail::plain(HipError::STREAM_CAPTURE_UNSUPPORTED, msg),
+    }
+}
+
+/// The common part of the node adds: HIP-GRF-002's NULL checks (with the
+/// add's own `args_ok`), then the graph, then the node `make` builds.
+fn add(
+    node_out: *mut hipGraphNode_t,
+    graph: hipGraph_t,
+    deps: *const hipGraphNode_t,
+    n: usize,
+    args_ok: bool,
+    make: impl FnOnce(&'static Emulator, GraphId) -> Result<Option<GraphOp>, Fail>,
+) -> Result<(), Fail> {
+    let bad = node_out.is_null() || graph.is_null() || (n > 0 && deps.is_null());
+    ensure!(!bad && args_ok, rules::GRF_002, "a NULL node pointer, graph, dependency list or parameter");
+    if bad {
+        return Ok(());
+    }
+    let e = emu()?;
+    let Some(g) = graph_of(e, graph) else {
+        return Err(Fail::plain(HipError::INVALID_VALUE, format!("{graph:p} is not a live graph")));
+    };
+    // SAFETY: `deps` holds `n` values (the C contract).
+    let deps = unsafe { deps_of(deps, n) };
+    let Some(op) = make(e, g)? else { return Ok(()) };
+    let id = e.graph_add(g, op, &deps).map_err(graph_fail)?;
+    // SAFETY: checked non-null.
+    unsafe { put(node_out, to_node(id)) };
+    Ok(())
+}
+
+/// The checked work of a copy or fill as one node.
+fn node_of(works: Vec<Work>) -> Option<GraphOp> {
+    let ops: Vec<GraphOp> = works
+        .into_iter()
+        .filter_map(|w| match w {
+            Work::Copy { dst, src, len } => Some(GraphOp::Copy { dst, src, len }),
+            Work::Fill { dst, pattern, width, count } => {
+                Some(GraphOp::Fill { dst, pitch: 0, pattern, width, count, rows: 1 })
+            }
+            _ => None,
+        })
+        .collect();
+    match ops.as_slice() {
+        [] => Some(GraphOp::Empty),
+        [one] => Some(one.clone()),
+        [GraphOp::Fill { dst, pattern, width, count, .. }, GraphOp::Fill { dst: second, .. }, ..] => {
+            Some(GraphOp::Fill { dst: *dst, pitch: second - dst, pattern: *pattern, width: *width, count: *count, rows: ops.len() })
+        }
+        _ => None,
+    }
+}
+
+/// `hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)`: HIP-GRF-001.
+pub unsafe extern "C" fn hipGraphCreate(pGraph: *mut hipGraph_t, flags: u32) -> hipError_t {
+    run("hipGraphCreate", || {
+        ensure!(!pGraph.is_null() && flags == 0, rules::GRF_001, "pGraph is NULL or flags {flags:#x} is not 0");
+        if pGraph.is_null() {
+            return Ok(());
+        }
+        let e = emu()?;
+        let id = e.graph_create(super::call::current_device());
+        // SAFETY: checked non-null.
+        unsafe { put(pGraph, to_graph(id)) };
+        Ok(())
+    })
+}
+
+/// `hipError_t hipGraphDestroy(hipGraph_t graph)`: HIP-GRF-001 (NULL → 1, destroyed → 401).
+pub unsafe extern "C" fn hipGraphDestroy(graph: hipGraph_t) -> hipError_t {
+    run("hipGraphDestroy", || {
+        ensure!(!graph.is_null(), rules::GRF_001, "graph is NULL");
+        let e = emu()?;
+        let id = graph_of(e, graph);
+        ensure!(id.is_some(), rules::GRF_001 => HipError::ILLEGAL_STATE, "{graph:p} is not a live graph");
+        let Some(id) = id else { return Ok(()) };
+        e.graph_destroy(id).map_err(graph_fail)
+    })
+}
+
+/// `hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, hipMemcpyKind kind)`:
+/// HIP-GRF-002, HIP-GRF-003, HIP-GRF-004, then hipMemcpy's checks.
+pub unsafe extern "C" fn hipGraphAddMemcpyNode1D(
+    pGraphNode: *mut hipGraphNode_t,
+    graph: hipGraph_t,
+    pDependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+    dst: *mut c_void,
+    src: *const c_void,
+    count: usize,
+    kind: hipMemcpyKind,
+) -> hipError_t {
+    run("hipGraphAddMemcpyNode1D", || {
+        add(pGraphNode, graph, pDependencies, numDependencies, true, |_, _| {
+            ensure!(count != 0, rules::GRF_004, "count is 0");
+            let works = collect(|| memory::memcpy(dst, src, count, kind, On::Node))?;
+            Ok(node_of(works))
+        })
+    })
+}
+
+/// `hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemsetParams *pMemsetParams)`:
+/// HIP-GRF-002, HIP-GRF-003, HIP-GRF-004, then hipMemset's checks.
+pub unsafe extern "C" fn hipGraphAddMemsetNode(
+    pGraphNode: *mut hipGraphNode_t,
+    graph: hipGraph_t,
+    pDependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+    pMemsetParams: *const hipMemsetParams,
+) -> hipError_t {
+    run("hipGraphAddMemsetNode", || {
+        add(pGraphNode, graph, pDependencies, numDependencies, !pMemsetParams.is_null(), |_, _| {
+            // SAFETY: checked non-null by `add`.
+            let p = unsafe { *pMemsetParams };
+            let elem = p.elementSize as usize;
+            let row = p.width.saturating_mul(elem);
+            let ok = matches!(elem, 1 | 2 | 4) && p.height != 0 && (p.height == 1 || p.pitch >= row);
+            ensure!(ok, rules::GRF_004, "element size {elem}, height {}, pitch {} for rows of {row} bytes", p.height, p.pitch);
+            if !ok {
+                return Ok(None);
+            }
+            let value = u64::from(p.value) & ((1u64 << (8 * elem)) - 1);
+            let shape = if p.height == 1 { Shape::line(row) } else { super::pitched::rows_2d(p.pitch, p.pitch, row, p.height) };
+            let works = collect(|| memory::fill_rows(p.dst, value, elem as u8, shape, On::Node))?;
+            Ok(node_of(works))
+        })
+    })
+}
+
+/// `hipError_t hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipHostNodeParams *pNodeParams)`:
+/// HIP-GRF-002 (NULL parameters or function → 1), HIP-GRF-003.
+pub unsafe extern "C" fn hipGraphAddHostNode(
+    pGraphNode: *mut hipGraphNode_t,
+    graph: hipGraph_t,
+    pDependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+    pNodeParams: *const hipHostNodeParams,
+) -> hipError_t {
+    run("hipGraphAddHostNode", || {
+        // SAFETY: read only when non-null.
+        let params = (!pNodeParams.is_null()).then(|| unsafe { *pNodeParams });
+        let f = params.and_then(|p| p.fn_);
+        add(pGraphNode, graph, pDependencies, numDependencies, f.is_some(), |_, _| {
+            let (Some(f), Some(p)) = (f, params) else { return Ok(None) };
+            let user = p.userData as usize;
+            // SAFETY: the caller's function and argument, called as a host node promises.
+            Ok(Some(GraphOp::Host(Arc::new(move || unsafe { f(user as *mut c_void) }))))
+        })
+    })
+}
+
+/// The event of an event node (NULL: HIP-GRF-002; dead: HIP-EVT-007).
+fn event_node(
+    node_out: *mut hipGraphNode_t,
+    graph: hipGraph_t,
+    deps: *const hipGraphNode_t,
+    n: usize,
+    ev: hipEvent_t,
+    op: fn(crate::core::EventId) -> GraphOp,
+) -> Result<(), Fail> {
+    add(node_out, graph, deps, n, !ev.is_null(), |e, _| Ok(event::resolve(e, ev)?.map(op)))
+}
+
+/// `hipError_t hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)`:
+/// HIP-GRF-002, HIP-GRF-003.
+pub unsafe extern "C" fn hipGraphAddEventRecordNode(
+    pGraphNode: *mut hipGraphNode_t,
+    graph: hipGraph_t,
+    pDependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+    event: hipEvent_t,
+) -> hipError_t {
+    run("hipGraphAddEventRecordNode", || {
+        event_node(pGraphNode, graph, pDependencies, numDependencies, event, GraphOp::Record)
+    })
+}
+
+/// `hipError_t hipGraphAddEventWaitNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)`:
+/// HIP-GRF-002, HIP-GRF-003.
+pub unsafe extern "C" fn hipGraphAddEventWaitNode(
+    pGraphNode: *mut hipGraphNode_t,
+    graph: hipGraph_t,
+    pDependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+    event: hipEvent_t,
+) -> hipError_t {
+    run("hipGraphAddEventWaitNode", || {
+        event_node(pGraphNode, graph, pDependencies, numDependencies, event, GraphOp::Wait)
+    })
+}
+
+/// `hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies)`:
+/// HIP-GRF-002, HIP-GRF-003.
+pub unsafe extern "C" fn hipGraphAddEmptyNode(
+    pGraphNode: *mut hipGraphNode_t,
+    graph: hipGraph_t,
+    pDependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+) -> hipError_t {
+    run("hipGraphAddEmptyNode", || add(pGraphNode, graph, pDependencies, numDependencies, true, |_, _| Ok(Some(GraphOp::Empty))))
+}
+
+/// An allocation node's memory: `size` bytes on `device`, given back when
+/// the last graph or exec holding the node is gone.
+pub(super) fn alloc_op(e: &Emulator, device: u32, size: usize) -> Result<(usize, GraphOp), Fail> {
+    let addr = memory::alloc_on(e, device, size)?;
+    let hold = AllocHold::new(Box::new(move || {
+        if let Some(e) = crate::core::running() {
+            let _ = memory::free(e, addr);
+        }
+    }));
+    Ok((addr, GraphOp::Alloc { addr, size, hold }))
+}
+
+/// `hipError_t hipGraphAddMemAllocNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipMemAllocNodeParams *pNodeParams)`:
+/// HIP-GRF-002, HIP-GRF-014 (size 0, not pinned device memory of a device → 1); writes `dptr`.
+pub unsafe extern "C" fn hipGraphAddMemAllocNode(
+    pGraphNode: *mut hipGraphNode_t,
+    graph: hipGraph_t,
+    pDependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+    pNodeParams: *mut hipMemAllocNodeParams,
+) -> hipError_t {
+    run("hipGraphAddMemAllocNode", || {
+        add(pGraphNode, graph, pDependencies, numDependencies, !pNodeParams.is_null(), |e, g| {
+            // SAFETY: checked non-null by `add`.
+            let p = unsafe { &mut *pNodeParams };
+            let props = p.poolProps;
+            let devices = crate::core::emulator().map(|e| e.device_count()).unwrap_or(0);
+            let ok = p.bytesize != 0
+                && props.allocType == hipMemAllocationTypePinned
+                && props.location.type_ == hipMemLocationTypeDevice
+                && props.location.id >= 0
+                && (props.location.id as u32) < devices;
+            if !ok {
+                p.dptr = std::ptr::null_mut();
+            }
+            ensure!(ok, rules::GRF_014, "size {} or pool properties that are not pinned memory of a device", p.bytesize);
+            if !ok {
+                return Ok(None);
+            }
+            let _ = g;
+            let (addr, op) = alloc_op(e, props.location.id as u32, p.bytesize)?;
+            p.dptr = addr as *mut c_void;
+            Ok(Some(op))
+        })
+    })
+}
+
+/// `hipError_t hipGraphAddMemFreeNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dev_ptr)`:
+/// HIP-GRF-002 (also dependencies given with a count of 0), HIP-GRF-014.
+pub unsafe extern "C" fn hipGraphAddMemFreeNode(
+    pGraphNode: *mut hipGraphNode_t,
+    graph: hipGraph_t,
+    pDependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+    dev_ptr: *mut c_void,
+) -> hipError_t {
+    run("hipGraphAddMemFreeNode", || {
+        let ok = !dev_ptr.is_null() && (pDependencies.is_null() || numDependencies != 0);
+        add(pGraphNode, graph, pDependencies, numDependencies, ok, |_, _| Ok(Some(GraphOp::Free { addr: dev_ptr as usize })))
+    })
+}
+
+/// Writes up to `*count` of `all` to `out` (NULL after the last), or the count when `out` is NULL (clr's copy-out).
+///
+/// # Safety
+/// `count` is valid; `out` holds `*count` values when not NULL.
+unsafe fn copy_out(all: &[NodeId], out: *mut hipGraphNode_t, count: *mut usize) {
+    // SAFETY: the caller's promise.
+    unsafe {
+        if out.is_null() {
+            *count = all.len();
+            return;
+        }
+        let room = *count;
+        for i in 0..room {
+            *out.add(i) = all.get(i).map_or(std::ptr::null_mut(), |n| to_node(*n));
+        }
+        if room > all.len() {
+            *count = all.len();
+        }
+    }
+}
+
+fn nodes_query(graph: hipGraph_t, out: *mut hipGraphNode_t, count: *mut usize, roots: bool) -> Result<(), Fail> {
+    ensure!(!graph.is_null() && !count.is_null(), rules::GRF_015, "graph or the count is NULL");
+    if graph.is_null() || count.is_null() {
+        return Ok(());
+    }
+    let e = emu()?;
+    let Some(g) = graph_of(e, graph) else {
+        return Err(Fail::plain(HipError::INVALID_VALUE, format!("{graph:p} is not a live graph")));
+    };
+    let all = if roots { e.graph_roots(g) } else { e.graph_nodes(g) }.map_err(graph_fail)?;
+    // SAFETY: `count` checked non-null; `out` holds `*count` values (the C contract).
+    unsafe { copy_out(&all, out, count) };
+    Ok(())
+}
+
+/// `hipError_t hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, size_t *numNodes)`: HIP-GRF-015.
+pub unsafe extern "C" fn hipGraphGetNodes(graph: hipGraph_t, nodes: *mut hipGraphNode_t, numNodes: *mut usize) -> hipError_t {
+    run("hipGraphGetNodes", || nodes_query(graph, nodes, numNodes, false))
+}
+
+/// `hipError_t hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *pRootNodes, size_t *pNumRootNodes)`: HIP-GRF-015.
+pub unsafe extern "C" fn hipGraphGetRootNodes(
+    graph: hipGraph_t,
+    pRootNodes: *mut hipGraphNode_t,
+    pNumRootNodes: *mut usize,
+) -> hipError_t {
+    run("hipGraphGetRootNodes", || nodes_query(graph, pRootNodes, pNumRootNodes, true))
+}
+
+fn instantiate(exec: *mut hipGraphExec_t, graph: hipGraph_t, flags: u64) -> Result<(), Fail> {
+    let flags_ok = matches!(flags, 0 | hipGraphInstantiateFlagAutoFreeOnLaunch | hipGraphInstantiateFlagUseNodePriority);
+    ensure!(!exec.is_null() && !graph.is_null() && flags_ok, rules::GRF_006, "pGraphExec or graph is NULL, or flags {flags:#x}");
+    if exec.is_null() || graph.is_null() {
+        return Ok(());
+    }
+    let e = emu()?;
+    let Some(g) = graph_of(e, graph) else {
+        return Err(Fail::plain(HipError::INVALID_VALUE, format!("{graph:p} is not a live graph")));
+    };
+    let x = e.graph_instantiate(g).map_err(graph_fail)?;
+    // SAFETY: checked non-null.
+    unsafe { put(exec, exec_value(x)) };
+    Ok(())
+}
+
+/// `hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph, hipGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)`:
+/// HIP-GRF-006, HIP-GRF-014 (a graph with memory nodes instantiated again → 801).
+pub unsafe extern "C" fn hipGraphInstantiate(
+    pGraphExec: *mut hipGraphExec_t,
+    graph: hipGraph_t,
+    _pErrorNode: *mut hipGraphNode_t,
+    _pLogBuffer: *mut c_char,
+    _bufferSize: usize,
+) -> hipError_t {
+    run("hipGraphInstantiate", || instantiate(pGraphExec, graph, 0))
+}
+
+/// `hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph, unsigned long long flags)`: HIP-GRF-006.
+pub unsafe extern "C" fn hipGraphInstantiateWithFlags(pGraphExec: *mut hipGraphExec_t, graph: hipGraph_t, flags: u64) -> hipError_t {
+    run("hipGraphInstantiateWithFlags", || instantiate(pGraphExec, graph, flags))
+}
+
+fn launch(exec: hipGraphExec_t, stream: hipStream_t) -> Result<(), Fail> {
+    let e = emu()?;
+    let x = exec_of(e, exec);
+    ensure!(x.is_some(), rules::GRF_007, "{exec:p} is not a live instantiated graph");
+    let Some(x) = x else { return Ok(()) };
+    let sid = resolve_stream(e, stream, &rules::GRF_007, HipError::CONTEXT_IS_DESTROYED)?;
+    e.graph_launch(x, sid).map_err(|er| match er {
+        CoreError::Graph(g) => graph_fail(g),
+        CoreError::UnknownEvent(_) => Fail::plain(HipError::INVALID_HANDLE, er.to_string()),
+        other => work_failed(other),
+    })
+}
+
+/// `hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)`: HIP-GRF-007, HIP-GRF-005.
+pub unsafe extern "C" fn hipGraphLaunch(graphExec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
+    run("hipGraphLaunch", || launch(graphExec, stream))
+}
+
+/// `hipError_t hipGraphLaunch_spt(hipGraphExec_t graphExec, hipStream_t stream)`: hipGraphLaunch on the thread's default stream for NULL.
+pub unsafe extern "C" fn hipGraphLaunch_spt(graphExec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
+    run("hipGraphLaunch_spt", || launch(graphExec, spt(stream)))
+}
+
+/// `hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)`: HIP-GRF-006 (NULL → 1); a launch
+/// already enqueued still runs.
+pub unsafe extern "C" fn hipGraphExecDestroy(graphExec: hipGraphExec_t) -> hipError_t {
+    run("hipGraphExecDestroy", || {
+        ensure!(!graphExec.is_null(), rules::GRF_006, "graphExec is NULL");
+        if graphExec.is_null() {
+            return Ok(());
+        }
+        let e = emu()?;
+        let Some(x) = exec_of(e, graphExec) else {
+            return Err(Fail::plain(HipError::INVALID_VALUE, format!("{graphExec:p} is not a live instantiated graph")));
+        };
+        e.exec_destroy(x).map_err(graph_fail)
+    })
+}
