@@ -17,6 +17,7 @@ pub mod panic;
 pub mod registry;
 pub mod shim;
 pub mod violations;
+pub mod visible;
 
 pub use config::{
     AscendSoc, Config, ConfigError, HipVersion, MAX_DEVICES, Schedule, default_root, parse_bytes, profiles_in_force,

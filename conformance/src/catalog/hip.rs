@@ -14,6 +14,7 @@ crate::bind! {
     INIT_005 => device::limits_and_flags,
     INIT_006 => device::device_reset,
     INIT_007 => device::set_valid_devices,
+    INIT_008 => device::visible_devices,
     IPC_001 => ipc::get_null,
     IPC_002 => ipc::get_not_hipmalloc,
     IPC_003 => ipc::get_interior,

@@ -166,7 +166,8 @@ pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
             }
             None => e.export(handle, trust_of(flags)).map_err(|e| refused(&rules::IPK_003, e.to_string()))?,
         };
-        let device = device_field(info.place);
+        // The machine's number: another process, seeing other devices, reads it.
+        let device = device_field(info.home);
         let k = Key { pid: e.registry().me().pid, serial: SERIAL.fetch_add(1, Ordering::Relaxed), device, entry };
         let text = k.text();
         // SAFETY: `key` has room for `len` >= 65 bytes: 64 characters and the NUL.
@@ -273,7 +274,11 @@ pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *
         ensure!(exporter_alive, rules::IPK_015 => AclError::RT_DRV_INTERNAL_ERROR,
             "the process that exported the key has exited");
         if flags == ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS {
-            note_peer(e, d, u32::from(k.device));
+            if let Place::Device(src) = e.local_place(Place::Device(u32::from(k.device)), place)
+                && src != d
+            {
+                note_peer(e, d, src);
+            }
         }
         let va = open(e, k, place, mine)?;
         lock(&KEYS).opened.insert(k, (va, place));

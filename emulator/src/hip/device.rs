@@ -10,6 +10,7 @@ use std::ffi::c_char;
 use super::state::{DeviceSettings, state};
 use super::{attributes, profile};
 use crate::core::{Ending, StreamKind, thread};
+use crate::core::Emulator;
 use crate::registry::Place;
 
 /// The device `id` as an index, or 101.
@@ -39,8 +40,12 @@ pub unsafe extern "C" fn hipGetDeviceCount(count: *mut i32) -> hipError_t {
             return Err(Fail::plain(HipError::INVALID_VALUE, "count is NULL".into()));
         }
         match crate::core::emulator() {
-            // SAFETY: checked non-null.
-            Ok(e) => unsafe { put(count, e.device_count() as i32) },
+            Ok(e) => {
+                // clr's HIP_INIT_API answers 100 before the count is written.
+                super::call::no_device_left(e)?;
+                // SAFETY: checked non-null.
+                unsafe { put(count, e.device_count() as i32) }
+            }
             Err(err) => {
                 // SAFETY: checked non-null.
                 unsafe { put(count, 0) };
@@ -151,7 +156,7 @@ fn fill(buf: &mut [u8], at: &Offsets, d: u32) -> Result<(), Fail> {
     put_i32(buf, at.major, major);
     put_i32(buf, at.minor, minor);
     put_i32(buf, at.cus, profile::COMPUTE_UNITS);
-    put_i32(buf, at.pci_bus, d as i32 + 1);
+    put_i32(buf, at.pci_bus, machine(e, d) as i32 + 1);
     put_str(buf, at.arch_name, profile::ARCH_NAME);
     Ok(())
 }
@@ -206,7 +211,7 @@ pub unsafe extern "C" fn hipGetDevicePropertiesR0600(prop: *mut hipDeviceProp_tR
         };
         attributes::fill_r0600(&mut p.bytes, &facts(d)?);
         fill(&mut p.bytes, &at, d)?;
-        p.bytes[P::uuid..P::uuid + 16].copy_from_slice(&uuid(d));
+        p.bytes[P::uuid..P::uuid + 16].copy_from_slice(&uuid(machine(emu()?, d)));
         // SAFETY: checked non-null; the caller passes a 1472-byte record.
         unsafe { put(prop, p) };
         Ok(())
@@ -322,7 +327,14 @@ pub(super) fn out<T>(p: *mut T, name: &str, v: T) -> Result<(), Fail> {
     Ok(())
 }
 
-/// The uuid of device `d`: "vmmkit", zeros, and the ordinal in the last byte.
+/// The machine's number of device ordinal `d` (HIP-INIT-008): a device's
+/// uuid and PCI address are those of the physical device, whatever the
+/// process's visible-device list.
+fn machine(e: &Emulator, d: u32) -> u32 {
+    e.visible().physical(d).unwrap_or(d)
+}
+
+/// The uuid of physical device `d`: "vmmkit", zeros, and its number in the last byte.
 fn uuid(d: u32) -> [u8; 16] {
     let mut u = [0u8; 16];
     u[..6].copy_from_slice(b"vmmkit");
@@ -331,7 +343,7 @@ fn uuid(d: u32) -> [u8; 16] {
 }
 
 /// The PCI address of device `d`, as clr prints it (`%04x:%02x:%02x.%01x`:
-/// domain, bus, device, function): bus = ordinal + 1, the rest 0.
+/// domain, bus, device, function): bus = the physical device + 1, the rest 0.
 fn pci_bus_id(d: u32) -> String {
     format!("{:04x}:{:02x}:{:02x}.{:01x}", 0, d + 1, 0, 0)
 }
@@ -391,7 +403,7 @@ pub unsafe extern "C" fn hipDeviceGetPCIBusId(pciBusId: *mut c_char, len: i32, d
             return Err(Fail::plain(HipError::INVALID_VALUE, "pciBusId is NULL".into()));
         }
         // SAFETY: the caller's buffer holds `len` bytes.
-        unsafe { put_c_str(pciBusId, len, &pci_bus_id(d)) };
+        unsafe { put_c_str(pciBusId, len, &pci_bus_id(machine(emu()?, d))) };
         if len <= 12 {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("len {len} is too short: 13 bytes are needed")));
         }
@@ -420,7 +432,7 @@ pub unsafe extern "C" fn hipDeviceGetByPCIBusId(device_: *mut i32, pciBusId: *co
             .and_then(|[domain, bus, dev, func]| {
                 (domain == 0 && dev == 0 && func == 0 && bus >= 1).then_some(bus - 1)
             })
-            .filter(|&d| e.is_device(i64::from(d)));
+            .and_then(|d| e.visible().ordinal(d));
         let Some(d) = found else {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("{text:?} is the PCI address of no device")));
         };
@@ -449,7 +461,7 @@ pub unsafe extern "C" fn hipDeviceGetName(name: *mut c_char, len: i32, device_: 
 pub unsafe extern "C" fn hipDeviceGetUuid(uuid_: *mut hipUUID, device_: hipDevice_t) -> hipError_t {
     run("hipDeviceGetUuid", || {
         let d = device(device_)?;
-        out(uuid_, "uuid", hipUUID { bytes: uuid(d).map(|b| b as c_char) })
+        out(uuid_, "uuid", hipUUID { bytes: uuid(machine(emu()?, d)).map(|b| b as c_char) })
     })
 }
 

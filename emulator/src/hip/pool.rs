@@ -474,9 +474,7 @@ pub unsafe extern "C" fn hipMemPoolExportPointer(export_data: *mut hipMemPoolPtr
         ensure!(x.is_some(), rules::POOL_015 => HipError::OUT_OF_MEMORY, "{dev_ptr:p} is not inside an allocation");
         let Some(x) = x else { return Ok(()) };
         let exported = e.export_plain(p).map_err(|er| Fail::core_under_code(&rules::POOL_015, HipError::OUT_OF_MEMORY, er))?;
-        let device = match x.device {
-            crate::registry::Place::Device(d) | crate::registry::Place::Host(d) => d as i32,
-        };
+        let device = e.token_device(x.device);
         let token = IpcToken {
             key: exported.key,
             generation: exported.props[3],

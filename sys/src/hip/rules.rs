@@ -74,6 +74,8 @@ pub const PROFILES: &[&str] = &[PROFILE_6, PROFILE_7];
 
 const CLR_VM_7: Source = Rocm("ROCm/rocm-systems projects/clr/hipamd/src/hip_vm.cpp (7.x)");
 const ROCR: Source = Rocm("ROCm/rocm-systems projects/rocr-runtime runtime.cpp (ROCr)");
+const CLR_ROCDEVICE: Source = Rocm("ROCm/clr rocclr/device/rocm/rocdevice.cpp");
+const ROCR_FILTER: Source = Rocm("ROCm/rocm-systems projects/rocr-runtime/runtime/hsa-runtime/core/runtime/amd_filter_device.cpp");
 
 rules! {
     prefix: "HIP", dialect: Dialect::Hip;
@@ -144,6 +146,28 @@ rules! {
         confidence: &[Src],
         expect: Codes(&[hip!(NOT_SUPPORTED)]),
         profiles: &[ProfileExpect::new(PROFILE_7, Codes(&[hip!(INVALID_VALUE), hip!(INVALID_DEVICE)]))],
+    }
+
+    INIT_008 {
+        group: INIT,
+        text: "ROCR_VISIBLE_DEVICES (ROCr) chooses and orders the devices first, then HIP_VISIBLE_DEVICES (or \
+               CUDA_VISIBLE_DEVICES when it is unset or empty) indexes what is left; the process numbers them from 0. \
+               ROCr: set and empty is no device; the first index out of range, repeated or malformed ends the list. \
+               clr: an entry that is not the plain decimal spelling of an index in range ends the list; a repeat is \
+               skipped. A device's uuid and PCI address stay those of the physical device, and memory shared between \
+               processes that see other lists stays on its physical device. With no device left every call is 100.",
+        apis: &["hipGetDeviceCount", "hipDeviceGetPCIBusId", "hipDeviceGetUuid", "hipIpcOpenMemHandle"],
+        sources: &[CLR_ROCDEVICE, ROCR_FILTER, CLR_INT],
+        confidence: &[Src],
+        note: Some("ROCm/clr@f9f995c rocclr/device/rocm/rocdevice.cpp:496-541 (the ordinals over the agents ROCr \
+                    reports; str_id != std::to_string(index) ends the list, a repeat is skipped); \
+                    ROCm/rocm-systems@1b1610fc2 projects/rocr-runtime/runtime/hsa-runtime/core/runtime/\
+                    amd_filter_device.cpp:74-92 (tokens, trimmed), :183-222 (strtol base 0; out of range or repeated \
+                    ends the list), core/inc/amd_filter_device.h:100-128 (empty: zero devices); hip_internal.hpp:161-164 \
+                    (HIP_INIT_API: no device, 100) and hip_device.cpp:385-397. `GPU-` uuids in either list match no \
+                    emulated device and end it"),
+        expect: Codes(&[hip!(NO_DEVICE)]),
+        requires: &[Need::Peers, Need::Devices(3)],
     }
 
     // ==== 4.2 IPC: hipIpcGetMemHandle ==================================================
