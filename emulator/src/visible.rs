@@ -144,7 +144,7 @@ impl Visible {
 }
 
 /// ROCr's `ROCR_VISIBLE_DEVICES` over `seen` (rocm-systems@1b1610fc2
-/// projects/rocr-runtime/runtime/hsa-runtime/core/runtime/amd_filter_device.cpp:74-92, 183-222):
+/// projects/rocr-runtime/runtime/hsa-runtime/core/runtime/amd_filter_device.cpp:73-89, 151-198):
 /// set and empty shows none; tokens split at commas and trimmed; each an
 /// index by `strtol(.., 0)` (decimal, `0x` hex, leading-0 octal) or a
 /// `GPU-` uuid; the first index out of range, repeated, malformed, or uuid

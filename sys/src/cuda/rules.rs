@@ -129,7 +129,7 @@ rules! {
         note: Some("CUDA C++ Programming Guide, \"CUDA Environment Variables\": \"only the devices whose index is \
                     present in the sequence are visible ... If one of the indices is invalid, only the devices whose \
                     index precedes the invalid index are visible\". A repeated index and the code of an empty list \
-                    are not documented: the emulator ends the list at a repeat, and cuInit answers 100"),
+                    are not documented (undetermined): the emulator ends the list at a repeat, and cuInit answers 100"),
         expect: Codes(&[cuda!(NO_DEVICE)]),
         equivalents: &[&crate::hip::rules::INIT_008],
         requires: &[Need::Peers, Need::Devices(3)],

@@ -162,8 +162,8 @@ rules! {
         note: Some("ROCm/clr@f9f995c rocclr/device/rocm/rocdevice.cpp:496-541 (the ordinals over the agents ROCr \
                     reports; str_id != std::to_string(index) ends the list, a repeat is skipped); \
                     ROCm/rocm-systems@1b1610fc2 projects/rocr-runtime/runtime/hsa-runtime/core/runtime/\
-                    amd_filter_device.cpp:74-92 (tokens, trimmed), :183-222 (strtol base 0; out of range or repeated \
-                    ends the list), core/inc/amd_filter_device.h:100-128 (empty: zero devices); hip_internal.hpp:161-164 \
+                    amd_filter_device.cpp:73-89 (tokens, trimmed), :151-198 (strtol base 0; out of range or repeated \
+                    ends the list), core/inc/amd_filter_device.h:85, :115-126 (empty: zero devices); hip_internal.hpp:161-164 \
                     (HIP_INIT_API: no device, 100) and hip_device.cpp:385-397. `GPU-` uuids in either list match no \
                     emulated device and end it"),
         expect: Codes(&[hip!(NO_DEVICE)]),
