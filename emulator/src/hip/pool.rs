@@ -516,8 +516,11 @@ pub unsafe extern "C" fn hipMemPoolImportPointer(
         let token = IpcToken::decode(MAGIC, &data);
         ensure!(token.is_some(), rules::POOL_016 => HipError::OUT_OF_MEMORY, "the export data names no allocation");
         let (Some(id), Some(token)) = (id, token) else { return Ok(()) };
+        // HIP-POOL-020: in the exporting process, clr's IpcAttach maps the
+        // memory again (no same-process check): the pointer is a second address.
+        let own_maps_again = crate::mutation::enforced(&rules::POOL_020);
         let base = e
-            .pool_import_pointer(id, token.key, token.pid, &WINDOW)
+            .pool_import_pointer(id, token.key, token.pid, &WINDOW, own_maps_again)
             .map_err(|er| Fail::core_under_code(&rules::POOL_016, HipError::OUT_OF_MEMORY, er))?;
         // SAFETY: checked non-null.
         unsafe { put(dev_ptr, (base + token.offset as usize) as *mut c_void) };

@@ -44,6 +44,7 @@ const CLR_POOL_IMPL: Source = Rocm("ROCm/clr hipamd/src/hip_mempool_impl.cpp");
 const T_IPC: Source = Rocm("ROCm/hip-tests catch/unit/device/hipIpc{Get,Open,Close}MemHandle.cc");
 const T_VMM: Source = Rocm("ROCm/hip-tests catch/unit/virtualMemoryManagement");
 const T_FREE: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipFree.cc");
+const T_POOL_SHARE: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMemPoolExportToShareableHandle.cc");
 const DEVELOP: Source = Rocm("ROCm/rocm-systems develop");
 /// hip.md gives no source for the point: the reference records it as undetermined.
 const UNSETTLED: Source = Reference("hip.md §4: no vendor source; the emulator's choice");
@@ -954,6 +955,23 @@ rules! {
         confidence: &[Src, Inferred, Undetermined],
         note: Some("a failed IpcAttach is hipErrorOutOfMemory; whether ROCr refuses a zero handle is ROCr's"),
         expect: Codes(&[hip!(INVALID_VALUE), hip!(OUT_OF_MEMORY)]),
+    }
+
+    POOL_020 {
+        group: POOL,
+        text: "hipMemPoolImportPointer in the process that exported the pointer (its pool imported from its own \
+               export) succeeds: the pointer maps the same memory at an address of its own (writes through either \
+               are seen through the other); a repeated import returns the same address; hipFreeAsync gives it back.",
+        apis: &["hipMemPoolImportPointer", "hipMemPoolImportFromShareableHandle", "hipMemPoolExportPointer"],
+        sources: &[CLR_POOL, CLR_DEV, T_POOL_SHARE],
+        confidence: &[Src, Inferred],
+        note: Some("ROCm/clr@f9f995c hipamd/src/hip_mempool.cpp:464-483 (IpcAttach on the pool's device, no check of \
+                    the exporting process), rocclr/device/device.cpp:986-1017 (Device::IpcAttach: a new IpcBuffer, or \
+                    the existing object when the attach lands on a known address); ROCm/rocm-systems@1b1610fc2 \
+                    projects/rocr-runtime/runtime/hsa-runtime/core/runtime/runtime.cpp:1382-1509 (IPCAttach imports \
+                    the dma-buf again: a new address). hip-tests Unit_hipMemPoolExportToShareableHandle_SameProc \
+                    (HIP_VERSION >= 6.2) expects success; that the address differs from the exporter's is inferred"),
+        expect: Behaviour,
     }
 
     POOL_017 {
