@@ -114,4 +114,5 @@ crate::bind! {
     MEM_001 => mem::register_overlap,
     MEM_002 => mem::unregister_unknown,
     MEM_003 => mem::free_synchronises,
+    MEM_004 => mem::buffer_ids,
 }

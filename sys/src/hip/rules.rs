@@ -44,6 +44,8 @@ const CLR_POOL_IMPL: Source = Rocm("ROCm/clr hipamd/src/hip_mempool_impl.cpp");
 const T_IPC: Source = Rocm("ROCm/hip-tests catch/unit/device/hipIpc{Get,Open,Close}MemHandle.cc");
 const T_VMM: Source = Rocm("ROCm/hip-tests catch/unit/virtualMemoryManagement");
 const T_FREE: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipFree.cc");
+const CLR_MEMORY_OBJ: Source = Rocm("ROCm/clr rocclr/platform/memory.cpp");
+const T_POINTER_ATTR: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipPointerGetAttribute.cc");
 const T_POOL_SHARE: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMemPoolExportToShareableHandle.cc");
 const DEVELOP: Source = Rocm("ROCm/rocm-systems develop");
 /// hip.md gives no source for the point: the reference records it as undetermined.
@@ -1302,6 +1304,22 @@ rules! {
                     SyncAllStreams at :840; hipFreeArray :847-851); hip-tests Unit_hipFreeImplicitSyncDev and \
                     Unit_hipFreeImplicitSyncHost. vmmkit does not record the device of a hipHostMalloc buffer: \
                     hipHostFree and hipFreeArray wait for every device's streams"),
+        expect: Behaviour,
+    }
+
+    MEM_004 {
+        group: MEM,
+        text: "hipPointerGetAttribute(HIP_POINTER_ATTRIBUTE_BUFFER_ID) gives each allocation an id of its own, never 0 \
+               for memory HIP knows: memory freed and allocated again at the same address gets another id, and a freed \
+               allocation's id is not given again.",
+        apis: &["hipPointerGetAttribute", "hipMalloc", "hipFree"],
+        sources: &[CLR_MEMORY_OBJ, CLR_MEM, T_POINTER_ATTR],
+        confidence: &[Src],
+        note: Some("ROCm/clr@f9f995c rocclr/platform/memory.cpp:34 (a process-wide std::atomic<uint32_t> numAllocs), \
+                    :324-325 (each memory object created takes ++numAllocs as its uniqueId_); hipamd/src/hip_memory.cpp:3939 \
+                    (HIP_POINTER_ATTRIBUTE_BUFFER_ID answers it); hip-tests Unit_hipPointerGetAttribute_BufferID. vmmkit \
+                    numbers an allocation at its first query rather than at its creation: ids differ, their order may not \
+                    be clr's"),
         expect: Behaviour,
     }
 }

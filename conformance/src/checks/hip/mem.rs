@@ -92,3 +92,37 @@ pub fn free_synchronises(cx: &mut Ctx) -> Result<(), Failure> {
     }
     Ok(())
 }
+
+/// The buffer id of the allocation holding `p`.
+fn buffer_id(cx: &Ctx, p: *mut std::ffi::c_void) -> Result<u32, Failure> {
+    let mut id = 0u32;
+    let r = cx.hip().hipPointerGetAttribute((&raw mut id).cast(), HIP_POINTER_ATTRIBUTE_BUFFER_ID, p);
+    let r = r.ok_or_else(|| Failure::NotSupported("the library has no hipPointerGetAttribute".into()))?;
+    setup("hipPointerGetAttribute(BUFFER_ID)", r)?;
+    Ok(id)
+}
+
+/// HIP-MEM-004 (hip-tests `Unit_hipPointerGetAttribute_BufferID`): an
+/// allocation's id is not 0 and the same at every query; memory freed and
+/// allocated again (at the same address or not) gets another id, as does a
+/// host buffer freed and allocated again; no id is given twice.
+pub fn buffer_ids(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let mut seen = std::collections::HashSet::new();
+    for round in 0..4 {
+        let mut p = std::ptr::null_mut();
+        setup("hipMalloc", hip.hipMalloc(&mut p, 4096))?;
+        let id = buffer_id(cx, p)?;
+        cx.ensure("the id of hipMalloc memory", id != 0, "not 0", id)?;
+        cx.ensure("the id asked again", buffer_id(cx, p)? == id, id, "another")?;
+        cx.ensure(&format!("allocation {round}'s id is new"), seen.insert(id), "an id not given before", id)?;
+        setup("hipFree", hip.hipFree(p))?;
+        let mut h = std::ptr::null_mut();
+        setup("hipHostMalloc", hip.hipHostMalloc(&mut h, 4096, 0))?;
+        let id = buffer_id(cx, h)?;
+        cx.ensure(&format!("host buffer {round}'s id is new"), seen.insert(id), "an id not given before", id)?;
+        setup("hipHostFree", hip.hipHostFree(h))?;
+    }
+    Ok(())
+}
