@@ -115,4 +115,5 @@ crate::bind! {
     MEM_002 => mem::unregister_unknown,
     MEM_003 => mem::free_synchronises,
     MEM_004 => mem::buffer_ids,
+    MEM_005 => mem::mipmapped_arrays,
 }

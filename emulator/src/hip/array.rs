@@ -30,7 +30,7 @@ fn format_size(f: hipArray_Format) -> Option<usize> {
 /// The format and channel count of a channel descriptor: 1, 2 or 4 channels
 /// of equal width (8, 16 or 32 bits; float 16 or 32), as clr's
 /// `CheckArrayFormat` asks.
-fn from_channels(d: &hipChannelFormatDesc) -> Option<(hipArray_Format, u32)> {
+pub(super) fn from_channels(d: &hipChannelFormatDesc) -> Option<(hipArray_Format, u32)> {
     let bits = [d.x, d.y, d.z, d.w];
     let n = bits.iter().take_while(|&&b| b != 0).count();
     if !matches!(n, 1 | 2 | 4) || bits[n..].iter().any(|&b| b != 0) || bits[..n].iter().any(|&b| b != d.x) {

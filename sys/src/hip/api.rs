@@ -255,6 +255,14 @@ macro_rules! hip_functions {
                 hipMemset3DAsync: fn(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent, stream: hipStream_t) -> hipError_t;
             }
             optional {
+                /// Mipmapped arrays (`hip_4.2`; optional in the table only because the real
+                /// library's may be absent from a build without image support).
+                hipMallocMipmappedArray: fn(mipmappedArray: *mut hipMipmappedArray_t, desc: *const hipChannelFormatDesc, extent: hipExtent, numLevels: u32, flags: u32) -> hipError_t;
+                hipFreeMipmappedArray: fn(mipmappedArray: hipMipmappedArray_t) -> hipError_t;
+                hipGetMipmappedArrayLevel: fn(levelArray: *mut hipArray_t, mipmappedArray: hipMipmappedArray_const_t, level: u32) -> hipError_t;
+                hipMipmappedArrayCreate: fn(pHandle: *mut hipMipmappedArray_t, pMipmappedArrayDesc: *mut HIP_ARRAY3D_DESCRIPTOR, numMipmapLevels: u32) -> hipError_t;
+                hipMipmappedArrayDestroy: fn(hMipmappedArray: hipMipmappedArray_t) -> hipError_t;
+                hipMipmappedArrayGetLevel: fn(pLevelArray: *mut hipArray_t, hMipMappedArray: hipMipmappedArray_t, level: u32) -> hipError_t;
                 /// `@hip_6.0`: the 1472-byte layout that 6.x/7.x headers redirect `hipGetDeviceProperties` to.
                 hipGetDevicePropertiesR0600: fn(prop: *mut hipDeviceProp_tR0600, deviceId: i32) -> hipError_t;
                 /// `@hip_6.0`: like `hipGetLastError`.

@@ -45,6 +45,7 @@ const T_IPC: Source = Rocm("ROCm/hip-tests catch/unit/device/hipIpc{Get,Open,Clo
 const T_VMM: Source = Rocm("ROCm/hip-tests catch/unit/virtualMemoryManagement");
 const T_FREE: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipFree.cc");
 const CLR_MEMORY_OBJ: Source = Rocm("ROCm/clr rocclr/platform/memory.cpp");
+const T_MIPMAP: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMallocMipmappedArray.cc, hipFreeMipmappedArray.cc");
 const T_POINTER_ATTR: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipPointerGetAttribute.cc");
 const T_POOL_SHARE: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMemPoolExportToShareableHandle.cc");
 const DEVELOP: Source = Rocm("ROCm/rocm-systems develop");
@@ -1321,5 +1322,25 @@ rules! {
                     numbers an allocation at its first query rather than at its creation: ids differ, their order may not \
                     be clr's"),
         expect: Behaviour,
+    }
+
+    MEM_005 {
+        group: MEM,
+        text: "Mipmapped arrays, on devices without mipmap image support (vmmkit's: ImageSupport 0): \
+               hipMallocMipmappedArray with a NULL array or desc, or a channel format clr refuses, is 1 (before the \
+               support check), otherwise 801; hipMipmappedArrayCreate is 801; hipFreeMipmappedArray and \
+               hipMipmappedArrayDestroy of NULL are 1; hipGetMipmappedArrayLevel and hipMipmappedArrayGetLevel with a \
+               NULL output are 1, with a NULL array 400. A handle that names no mipmapped array (every one, here) is 1.",
+        apis: &["hipMallocMipmappedArray", "hipFreeMipmappedArray", "hipGetMipmappedArrayLevel", "hipMipmappedArrayCreate"],
+        sources: &[CLR_MEM, T_MIPMAP],
+        confidence: &[Src, Undetermined],
+        note: Some("ROCm/clr@f9f995c hipamd/src/hip_memory.cpp:4567-4587 (hipMallocMipmappedArray: NULL → 1 and \
+                    CheckArrayFormat → 1 before ihipMipmapArrayCreate), :4384-4399 (no ClKhrMipMapImage → 801, before its \
+                    own NULL checks), :4463-4480 (ihipMipmappedArrayDestroy: NULL → 1, invalid memory object → 1), \
+                    :4482-4500 (ihipMipmappedArrayGetLevel: NULL output → 1, NULL array → 400); hip-tests \
+                    Unit_hipMallocMipmappedArray_Negative_NullArrayPtr, _NullDescPtr, Unit_hipFreeMipmappedArray_Negative_Nullptr, \
+                    Unit_hipGetMipmappedArrayLevel_Negative. A handle that names nothing is dereferenced by clr \
+                    (undetermined); vmmkit answers 1, as clr's invalid memory object"),
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(INVALID_HANDLE), hip!(NOT_SUPPORTED)]),
     }
 }

@@ -126,3 +126,41 @@ pub fn buffer_ids(cx: &mut Ctx) -> Result<(), Failure> {
     }
     Ok(())
 }
+
+/// The code of an optional entry point, or not supported when the library lacks it.
+fn entry(r: Option<hipError_t>, name: &str) -> Result<hipError_t, Failure> {
+    r.ok_or_else(|| Failure::NotSupported(format!("the library has no {name}")))
+}
+
+/// HIP-MEM-005 (hip-tests `Unit_hipMallocMipmappedArray_Negative_NullArrayPtr`,
+/// `_NullDescPtr`, `Unit_hipFreeMipmappedArray_Negative_Nullptr`,
+/// `Unit_hipGetMipmappedArrayLevel_Negative`): on a device without image
+/// support, NULL arguments get 1 (400 for a NULL array asked for a level),
+/// a well-formed request 801.
+pub fn mipmapped_arrays(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let mut images = -1;
+    setup("hipDeviceGetAttribute(ImageSupport)", hip.hipDeviceGetAttribute(&mut images, hipDeviceAttributeImageSupport, 0))?;
+    if images != 0 {
+        return Err(Failure::NotSupported("the device supports images: the rule is for devices without".into()));
+    }
+    let desc = hipChannelFormatDesc { x: 32, f: hipChannelFormatKindFloat, ..Default::default() };
+    let extent = hipExtent { width: 6, height: 6, depth: 0 };
+    let mut array: hipMipmappedArray_t = std::ptr::null_mut();
+    let mut out: hipArray_t = std::ptr::null_mut();
+    let malloc = "hipMallocMipmappedArray";
+    let r = entry(hip.hipMallocMipmappedArray(std::ptr::null_mut(), &desc, extent, 1, 0), malloc)?;
+    cx.expect("hipMallocMipmappedArray(NULL array)", HipError::INVALID_VALUE, r)?;
+    let r = entry(hip.hipMallocMipmappedArray(&mut array, std::ptr::null(), extent, 1, 0), malloc)?;
+    cx.expect("hipMallocMipmappedArray(NULL desc)", HipError::INVALID_VALUE, r)?;
+    let r = entry(hip.hipMallocMipmappedArray(&mut array, &desc, extent, 1, 0), malloc)?;
+    cx.expect("hipMallocMipmappedArray(well formed)", HipError::NOT_SUPPORTED, r)?;
+    let r = entry(hip.hipFreeMipmappedArray(std::ptr::null_mut()), "hipFreeMipmappedArray")?;
+    cx.expect("hipFreeMipmappedArray(NULL)", HipError::INVALID_VALUE, r)?;
+    let level = "hipGetMipmappedArrayLevel";
+    let r = entry(hip.hipGetMipmappedArrayLevel(std::ptr::null_mut(), std::ptr::null(), 0), level)?;
+    cx.expect("hipGetMipmappedArrayLevel(NULL out)", HipError::INVALID_VALUE, r)?;
+    let r = entry(hip.hipGetMipmappedArrayLevel(&mut out, std::ptr::null(), 0), level)?;
+    cx.expect("hipGetMipmappedArrayLevel(NULL array)", HipError::INVALID_HANDLE, r)
+}
