@@ -97,6 +97,13 @@ fn create(array: *mut hipArray_t, d: &HIP_ARRAY3D_DESCRIPTOR) -> Result<(), Fail
     Ok(())
 }
 
+/// `hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, hipChannelFormatKind f)`:
+/// the descriptor of those bits per channel and that kind, as given (clr
+/// hip_texture.cpp; no check).
+pub unsafe extern "C" fn hipCreateChannelDesc(x: i32, y: i32, z: i32, w: i32, f: i32) -> hipChannelFormatDesc {
+    hipChannelFormatDesc { x, y, z, w, f }
+}
+
 /// `hipError_t hipArrayCreate(hipArray_t *pHandle, const HIP_ARRAY_DESCRIPTOR *pAllocateArray)`: a 1-D or 2-D array.
 pub unsafe extern "C" fn hipArrayCreate(pHandle: *mut hipArray_t, pAllocateArray: *const HIP_ARRAY_DESCRIPTOR) -> hipError_t {
     run("hipArrayCreate", || {

@@ -164,7 +164,18 @@ fn fill(buf: &mut [u8], at: &Offsets, d: u32) -> Result<(), Fail> {
 /// `hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int deviceId)`
 /// (`@hip_4.2`): the old 792-byte layout, zero-filled, then the fields hip.md lists.
 pub unsafe extern "C" fn hipGetDeviceProperties(prop: *mut hipDeviceProp_t, deviceId: i32) -> hipError_t {
-    run("hipGetDeviceProperties", || {
+    run("hipGetDeviceProperties", || properties_r0000(prop, deviceId))
+}
+
+/// `hipError_t hipGetDevicePropertiesR0000(hipDeviceProp_tR0000 *prop, int deviceId)` (`@hip_4.2`):
+/// the old layout under its explicit name, as `hipGetDeviceProperties`.
+pub unsafe extern "C" fn hipGetDevicePropertiesR0000(prop: *mut hipDeviceProp_t, deviceId: i32) -> hipError_t {
+    run("hipGetDevicePropertiesR0000", || properties_r0000(prop, deviceId))
+}
+
+/// The old 792-byte layout, zero-filled, then the fields hip.md lists.
+fn properties_r0000(prop: *mut hipDeviceProp_t, deviceId: i32) -> Result<(), Fail> {
+    {
         if prop.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "prop is NULL".into()));
         }
@@ -186,7 +197,7 @@ pub unsafe extern "C" fn hipGetDeviceProperties(prop: *mut hipDeviceProp_t, devi
         // SAFETY: checked non-null; the caller passes a 792-byte record.
         unsafe { put(prop, p) };
         Ok(())
-    })
+    }
 }
 
 /// `hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600 *prop, int deviceId)`
@@ -676,6 +687,12 @@ fn choose(device_: *mut i32, prop_is_null: bool) -> Result<(), Fail> {
 /// (`@hip_4.2`, the old layout): see `choose`.
 pub unsafe extern "C" fn hipChooseDevice(device_: *mut i32, prop: *const hipDeviceProp_t) -> hipError_t {
     run("hipChooseDevice", || choose(device_, prop.is_null()))
+}
+
+/// `hipError_t hipChooseDeviceR0000(int *device, const hipDeviceProp_tR0000 *prop)` (`@hip_4.2`):
+/// the old layout under its explicit name, as `hipChooseDevice`.
+pub unsafe extern "C" fn hipChooseDeviceR0000(device_: *mut i32, prop: *const hipDeviceProp_t) -> hipError_t {
+    run("hipChooseDeviceR0000", || choose(device_, prop.is_null()))
 }
 
 /// `hipError_t hipChooseDeviceR0600(int *device, const hipDeviceProp_tR0600 *prop)` (`@hip_6.0`).

@@ -52,5 +52,5 @@ crate::dialect_api! {
     table: HipApi,
     modules: capture, context, device, error, event, ipc, memory, pool, register, share, stream, stream_ops, vmm,
     // Issue 18: memory.
-    array, attr, host, managed, mipmap, pitched, proc,
+    array, attr, host, managed, mipmap, pitched, proc, tooling,
 }

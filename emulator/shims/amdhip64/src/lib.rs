@@ -47,7 +47,11 @@ vmmkit_emulator::export_unsupported! {
     dialect: vmmkit_sys::vendor::Hip,
     code: vmmkit_sys::hip::HipError::NOT_SUPPORTED,
     device_code {
-        __hipGetPCH, __hipPopCallConfiguration, __hipPushCallConfiguration, hipBindTexture, hipBindTexture2D,
+        __hipGetPCH, __hipPopCallConfiguration, __hipPushCallConfiguration,
+        _Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j,
+        _Z24hipHccModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_,
+        hipExtModuleLaunchKernel, hipHccModuleLaunchKernel, hipGLGetDevices, hipGraphicsGLRegisterBuffer,
+        hipGraphicsGLRegisterImage, hipBindTexture, hipBindTexture2D,
         hipBindTextureToArray, hipBindTextureToMipmappedArray, hipConfigureCall, hipCreateSurfaceObject,
         hipCreateTextureObject, hipDestroySurfaceObject, hipDestroyTextureObject, hipDrvLaunchKernelEx,
         hipExtLaunchKernel, hipExtLaunchMultiKernelMultiDevice, hipFuncGetAttribute,
@@ -82,7 +86,7 @@ vmmkit_emulator::export_unsupported! {
         hipTexRefSetMipmapLevelClamp, hipTexRefSetMipmappedArray, hipUnbindTexture,
     }
     not_yet {
-        hipApiName -> null, hipDestroyExternalMemory, hipDestroyExternalSemaphore,
+        hipApiName -> null, hipGetCmdName -> null, hipDestroyExternalMemory, hipDestroyExternalSemaphore,
         hipDeviceGetGraphMemAttribute, hipDeviceGraphMemTrim, hipDeviceSetGraphMemAttribute,
         hipDrvGraphAddMemFreeNode, hipDrvGraphAddMemcpyNode, hipDrvGraphAddMemsetNode,
         hipDrvGraphExecMemcpyNodeSetParams, hipDrvGraphExecMemsetNodeSetParams,
@@ -122,3 +126,5 @@ vmmkit_emulator::export_unsupported! {
         hipUserObjectCreate, hipUserObjectRelease, hipUserObjectRetain, hipWaitExternalSemaphoresAsync,
     }
 }
+
+pub mod hiprtc;
