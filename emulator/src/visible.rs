@@ -128,7 +128,9 @@ impl Visible {
 
     /// Whether the process sees every device under its own number.
     pub fn is_all(&self) -> bool {
-        self.refused.is_none() && self.devices.len() == self.physical as usize && self.devices.iter().enumerate().all(|(i, &d)| i == d as usize)
+        self.refused.is_none()
+            && self.devices.len() == self.physical as usize
+            && self.devices.iter().enumerate().all(|(i, &d)| i == d as usize)
     }
 
     /// One line for `vmmkit doctor` and `vmmkit run`: the variables and the

@@ -22,7 +22,8 @@ use vmmkit_sys::hip::*;
 const SIZE: usize = 64 << 20;
 
 /// A machine of four devices; this process sees physical device 3 only.
-const HIP_ENV: &[(&str, &str)] = &[("VMMKIT_DEVICES", "4"), ("VMMKIT_DEVICE_MEMORY", "1G"), ("HIP_VISIBLE_DEVICES", "3")];
+const HIP_ENV: &[(&str, &str)] =
+    &[("VMMKIT_DEVICES", "4"), ("VMMKIT_DEVICE_MEMORY", "1G"), ("HIP_VISIBLE_DEVICES", "3")];
 const ACL_ENV: &[(&str, &str)] =
     &[("VMMKIT_DEVICES", "4"), ("VMMKIT_DEVICE_MEMORY", "1G"), ("ASCEND_RT_VISIBLE_DEVICES", "3")];
 
@@ -113,8 +114,8 @@ fn acl_importer() {
             }
             ["user_of", logic] => {
                 let mut user = -1;
-                // SAFETY: a live local.
                 let f = acl.aclrtGetUserDevIdByLogicDevId.expect("the emulator has it");
+                // SAFETY: a live local.
                 let rc = unsafe { f(logic.parse().expect("id"), &mut user) };
                 reply(if rc == 0 { user.to_string() } else { format!("err {rc}") });
             }

@@ -273,12 +273,11 @@ pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *
         let exporter_alive = mine || header.exporter.is_alive();
         ensure!(exporter_alive, rules::IPK_015 => AclError::RT_DRV_INTERNAL_ERROR,
             "the process that exported the key has exited");
-        if flags == ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS {
-            if let Place::Device(src) = e.local_place(Place::Device(u32::from(k.device)), place)
-                && src != d
-            {
-                note_peer(e, d, src);
-            }
+        if flags == ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS
+            && let Place::Device(src) = e.local_place(Place::Device(u32::from(k.device)), place)
+            && src != d
+        {
+            note_peer(e, d, src);
         }
         let va = open(e, k, place, mine)?;
         lock(&KEYS).opened.insert(k, (va, place));

@@ -191,7 +191,10 @@ impl Emulator {
             let mut t = self.lock();
             if let Some((object, header)) = t.fd_imports.get(&file).and_then(|(o, h)| Some((o.upgrade()?, h.clone()))) {
                 journal_import(&header);
-                return Ok(insert(&mut t, self.localized(Physical::imported_fd(object, header, device, Some(file), kind))));
+                return Ok(insert(
+                    &mut t,
+                    self.localized(Physical::imported_fd(object, header, device, Some(file), kind)),
+                ));
             }
         }
         let held = self.registry.hold_fd(fd)?;

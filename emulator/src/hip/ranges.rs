@@ -77,10 +77,13 @@ pub(super) struct MemState {
     arrays: Mutex<(HashMap<usize, ArrayRec>, usize)>,
     flags: Mutex<HashMap<usize, u32>>,
     sync_memops: Mutex<HashSet<usize>>,
-    /// Buffer ids (HIP-MEM-004) by allocation start: the allocation's
-    /// identity and its id, and the last id given.
-    buffer_ids: Mutex<(BTreeMap<usize, (u64, u32)>, u32)>,
+    /// Buffer ids (HIP-MEM-004).
+    buffer_ids: Mutex<BufferIds>,
 }
+
+/// Buffer ids by allocation start: the allocation's identity and its id;
+/// and the last id given.
+type BufferIds = (BTreeMap<usize, (u64, u32)>, u32);
 
 /// The top bits of every array handle: a non-canonical x86-64 address, so no
 /// handle is ever memory.

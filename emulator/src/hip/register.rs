@@ -64,28 +64,6 @@ pub unsafe extern "C" fn __hipUnregisterFatBinary(modules_: *mut *mut c_void) {
     modules().retain(|slot| !std::ptr::eq(&raw const **slot, modules_.cast::<usize>().cast_const()));
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn handles_are_distinct_and_unregister() {
-        // SAFETY: the data pointer is only stored.
-        let (a, b) = unsafe { (__hipRegisterFatBinary(std::ptr::null()), __hipRegisterFatBinary(8 as *const c_void)) };
-        assert!(!a.is_null() && a != b);
-        let before = modules().len();
-        // SAFETY: a handle from above.
-        unsafe { __hipUnregisterFatBinary(a) };
-        assert_eq!(modules().len(), before - 1);
-        // SAFETY: as above; unknown handles are ignored.
-        unsafe {
-            __hipUnregisterFatBinary(a);
-            __hipUnregisterFatBinary(b);
-        }
-        assert_eq!(modules().len(), before - 2);
-    }
-}
-
 /// `void __hipRegisterManagedVar(void *hipModule, void **pointer, void *init_value, const char *name,
 /// size_t size, unsigned align)`: a `__managed__` variable, as clr's (hip_platform.cpp:145-170):
 /// `size` bytes of managed memory, the initial value copied in, the address
@@ -141,4 +119,26 @@ pub unsafe extern "C" fn __hipRegisterTexture(
     _norm: i32,
     _ext: i32,
 ) {
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_are_distinct_and_unregister() {
+        // SAFETY: the data pointer is only stored.
+        let (a, b) = unsafe { (__hipRegisterFatBinary(std::ptr::null()), __hipRegisterFatBinary(8 as *const c_void)) };
+        assert!(!a.is_null() && a != b);
+        let before = modules().len();
+        // SAFETY: a handle from above.
+        unsafe { __hipUnregisterFatBinary(a) };
+        assert_eq!(modules().len(), before - 1);
+        // SAFETY: as above; unknown handles are ignored.
+        unsafe {
+            __hipUnregisterFatBinary(a);
+            __hipUnregisterFatBinary(b);
+        }
+        assert_eq!(modules().len(), before - 2);
+    }
 }

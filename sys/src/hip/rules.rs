@@ -79,7 +79,8 @@ pub const PROFILES: &[&str] = &[PROFILE_6, PROFILE_7];
 const CLR_VM_7: Source = Rocm("ROCm/rocm-systems projects/clr/hipamd/src/hip_vm.cpp (7.x)");
 const ROCR: Source = Rocm("ROCm/rocm-systems projects/rocr-runtime runtime.cpp (ROCr)");
 const CLR_ROCDEVICE: Source = Rocm("ROCm/clr rocclr/device/rocm/rocdevice.cpp");
-const ROCR_FILTER: Source = Rocm("ROCm/rocm-systems projects/rocr-runtime/runtime/hsa-runtime/core/runtime/amd_filter_device.cpp");
+const ROCR_FILTER: Source =
+    Rocm("ROCm/rocm-systems projects/rocr-runtime/runtime/hsa-runtime/core/runtime/amd_filter_device.cpp");
 
 rules! {
     prefix: "HIP", dialect: Dialect::Hip;

@@ -180,7 +180,12 @@ pub fn visible_devices(cx: &mut Ctx) -> Result<(), Failure> {
     let r = peer.call(&Request::Devices)?;
     cx.expect_ok("peer with 1,2,9,3: aclrtGetDeviceCount", AclError(r.code))?;
     let phys: Vec<i32> = r.bytes.chunks_exact(4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-    cx.ensure("peer with 1,2,9,3: its devices' physical ids", r.value == 2 && phys == [1, 2], "2 devices: [1, 2]", format!("{}: {phys:?}", r.value))?;
+    cx.ensure(
+        "peer with 1,2,9,3: its devices' physical ids",
+        r.value == 2 && phys == [1, 2],
+        "2 devices: [1, 2]",
+        format!("{}: {phys:?}", r.value),
+    )?;
     peer.start(Some(1))?;
     let (code, h) = peer.import(sh, 1)?;
     cx.expect_ok("peer with 1,2,9,3: aclrtMemImportFromShareableHandle onto its device 1", code)?;

@@ -62,7 +62,12 @@ pub fn visible_devices(cx: &mut Ctx) -> Result<(), Failure> {
         let mut peer = Peer::unstarted(&cx.launcher().with_env(&env), "masked")?;
         let r = peer.call(&Request::Devices { ptr: 0 })?;
         cx.expect_ok(&format!("peer with CUDA_VISIBLE_DEVICES={list}: cuDeviceGetCount"), r.vendor_code())?;
-        cx.ensure(&format!("peer with CUDA_VISIBLE_DEVICES={list}: its device count"), r.value == count, count, r.value)?;
+        cx.ensure(
+            &format!("peer with CUDA_VISIBLE_DEVICES={list}: its device count"),
+            r.value == count,
+            count,
+            r.value,
+        )?;
         if let Some(d) = open_on {
             peer.setup(&Request::Start { device: d })?;
             let flags = CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS;
@@ -70,7 +75,12 @@ pub fn visible_devices(cx: &mut Ctx) -> Result<(), Failure> {
             cx.expect_ok(&format!("peer with CUDA_VISIBLE_DEVICES={list}: cuIpcOpenMemHandle"), r.vendor_code())?;
             let ptr = r.value;
             let r = peer.setup(&Request::Verify { ptr, len: SIZE as u64, seed: 84 })?;
-            cx.ensure(&format!("peer with CUDA_VISIBLE_DEVICES={list} reads the memory"), r.value == 1, "pattern 84", &r.text)?;
+            cx.ensure(
+                &format!("peer with CUDA_VISIBLE_DEVICES={list} reads the memory"),
+                r.value == 1,
+                "pattern 84",
+                &r.text,
+            )?;
             peer.setup(&Request::IpcClose { ptr })?;
         }
         peer.exit()?;

@@ -159,7 +159,9 @@ pub fn visible_devices(cx: &mut Ctx) -> Result<(), Failure> {
     let mut h = hipIpcMemHandle_t::default();
     setup("hipIpcGetMemHandle", cx.hip().hipIpcGetMemHandle(&mut h, p))?;
     let handle = ipc_bytes(&h);
-    let lists: [(&[(&str, &str)], &[usize], i32); 2] = [
+    // (the peer's environment, the physical devices it sees, the device it opens on)
+    type List<'a> = (&'a [(&'a str, &'a str)], &'a [usize], i32);
+    let lists: [List<'_>; 2] = [
         (&[("HIP_VISIBLE_DEVICES", "2")], &[2], 0),
         (&[("ROCR_VISIBLE_DEVICES", "1,2"), ("HIP_VISIBLE_DEVICES", "0,1,0,9,1")], &[1, 2], 1),
     ];
@@ -169,7 +171,12 @@ pub fn visible_devices(cx: &mut Ctx) -> Result<(), Failure> {
         let r = peer.call(&Request::Devices { ptr: 0 })?;
         cx.expect_ok(&format!("peer with {env:?}: hipGetDeviceCount"), r.vendor_code())?;
         let want: Vec<&str> = seen.iter().map(|&d| buses[d].as_str()).collect();
-        cx.ensure(&format!("peer with {env:?}: its devices' PCI addresses"), r.text == want.join(","), want.join(","), &r.text)?;
+        cx.ensure(
+            &format!("peer with {env:?}: its devices' PCI addresses"),
+            r.text == want.join(","),
+            want.join(","),
+            &r.text,
+        )?;
         peer.setup(&Request::Start { device: on })?;
         let r = peer.call(&Request::IpcOpen { handle: handle.clone(), flags: hipIpcMemLazyEnablePeerAccess })?;
         cx.expect_ok(&format!("peer with {env:?}: hipIpcOpenMemHandle"), r.vendor_code())?;
@@ -178,7 +185,12 @@ pub fn visible_devices(cx: &mut Ctx) -> Result<(), Failure> {
         cx.ensure(&format!("peer with {env:?} reads the memory"), r.value == 1, "pattern 83", &r.text)?;
         let r = peer.setup(&Request::Devices { ptr })?;
         let at = r.text.rsplit('@').next().unwrap_or_default().to_owned();
-        cx.ensure(&format!("peer with {env:?}: the opened pointer's device"), at == on.to_string(), on.to_string(), at)?;
+        cx.ensure(
+            &format!("peer with {env:?}: the opened pointer's device"),
+            at == on.to_string(),
+            on.to_string(),
+            at,
+        )?;
         peer.setup(&Request::IpcClose { ptr })?;
         peer.exit()?;
     }

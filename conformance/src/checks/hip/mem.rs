@@ -141,7 +141,10 @@ pub fn mipmapped_arrays(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
     let mut images = -1;
-    setup("hipDeviceGetAttribute(ImageSupport)", hip.hipDeviceGetAttribute(&mut images, hipDeviceAttributeImageSupport, 0))?;
+    setup(
+        "hipDeviceGetAttribute(ImageSupport)",
+        hip.hipDeviceGetAttribute(&mut images, hipDeviceAttributeImageSupport, 0),
+    )?;
     if images != 0 {
         return Err(Failure::NotSupported("the device supports images: the rule is for devices without".into()));
     }

@@ -84,8 +84,13 @@ fn document_and_coverage() {
     );
     // Exports the header does not declare are those of the real library's
     // export list (`docs/api/hip-exports.tsv`, from Debian's packages).
-    let library = std::fs::read_to_string(common::repo_root().join("docs/api/hip-exports.tsv")).expect("hip-exports.tsv");
-    let library: Vec<&str> = library.lines().filter(|l| !l.starts_with('#')).filter_map(|l| l.split('\t').next()).collect();
+    let library =
+        std::fs::read_to_string(common::repo_root().join("docs/api/hip-exports.tsv")).expect("hip-exports.tsv");
+    let library: Vec<&str> =
+        library.lines().filter(|l| !l.starts_with('#')).filter_map(|l| l.split('\t').next()).collect();
     let undeclared: Vec<&String> = c.undeclared_unsupported.iter().filter(|n| !library.contains(&n.as_str())).collect();
-    assert!(undeclared.is_empty(), "unsupported exports neither the header nor the real library declares: {undeclared:?}");
+    assert!(
+        undeclared.is_empty(),
+        "unsupported exports neither the header nor the real library declares: {undeclared:?}"
+    );
 }

@@ -231,12 +231,57 @@ const NODES: &[(&str, &[&str])] = &[
     ),
     ("VMMKIT_0.1", &[vmmkit_sys::SHIM_MARKER]),
     // Exported by the real library beside the header's API (docs/hip.md "The export list").
-    ("hip_4.2", &["hipCreateChannelDesc", "hipGetDevicePropertiesR0000", "hipChooseDeviceR0000", "__hipRegisterManagedVar", "__hipRegisterSurface", "__hipRegisterTexture", "__gnu_h2f_ieee", "__gnu_f2h_ieee", "hipExtModuleLaunchKernel", "hipHccModuleLaunchKernel", "_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j", "_Z24hipHccModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_", "hipGetCmdName"]),
+    (
+        "hip_4.2",
+        &[
+            "hipCreateChannelDesc",
+            "hipGetDevicePropertiesR0000",
+            "hipChooseDeviceR0000",
+            "__hipRegisterManagedVar",
+            "__hipRegisterSurface",
+            "__hipRegisterTexture",
+            "__gnu_h2f_ieee",
+            "__gnu_f2h_ieee",
+            "hipExtModuleLaunchKernel",
+            "hipHccModuleLaunchKernel",
+            "_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j",
+            "_Z24hipHccModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_",
+            "hipGetCmdName",
+        ],
+    ),
     ("hip_4.3", &["hipGLGetDevices", "hipGraphicsGLRegisterBuffer"]),
-    ("hip_4.5", &["hipGraphicsGLRegisterImage", "amd_dbgapi_get_build_name", "amd_dbgapi_get_git_hash", "amd_dbgapi_get_build_id"]),
+    (
+        "hip_4.5",
+        &[
+            "hipGraphicsGLRegisterImage",
+            "amd_dbgapi_get_build_name",
+            "amd_dbgapi_get_git_hash",
+            "amd_dbgapi_get_build_id",
+        ],
+    ),
     ("hip_5.3", &["hipRegisterTracerCallback"]),
     // hiprtc, in Debian's 6.x library (`amdhip64::hiprtc`).
-    ("hip_4.2", &["hiprtcAddNameExpression", "hiprtcCompileProgram", "hiprtcCreateProgram", "hiprtcDestroyProgram", "hiprtcGetCode", "hiprtcGetCodeSize", "hiprtcGetErrorString", "hiprtcGetLoweredName", "hiprtcGetProgramLog", "hiprtcGetProgramLogSize", "hiprtcLinkAddData", "hiprtcLinkAddFile", "hiprtcLinkComplete", "hiprtcLinkCreate", "hiprtcLinkDestroy", "hiprtcVersion"]),
+    (
+        "hip_4.2",
+        &[
+            "hiprtcAddNameExpression",
+            "hiprtcCompileProgram",
+            "hiprtcCreateProgram",
+            "hiprtcDestroyProgram",
+            "hiprtcGetCode",
+            "hiprtcGetCodeSize",
+            "hiprtcGetErrorString",
+            "hiprtcGetLoweredName",
+            "hiprtcGetProgramLog",
+            "hiprtcGetProgramLogSize",
+            "hiprtcLinkAddData",
+            "hiprtcLinkAddFile",
+            "hiprtcLinkComplete",
+            "hiprtcLinkCreate",
+            "hiprtcLinkDestroy",
+            "hiprtcVersion",
+        ],
+    ),
     ("hip_5.3", &["hiprtcGetBitcode", "hiprtcGetBitcodeSize"]),
 ];
 
@@ -866,5 +911,8 @@ fn the_export_list_is_the_real_libraries() {
     let kept = real_export_list();
     let missing: Vec<_> = real.difference(&kept).collect();
     let stale: Vec<_> = kept.difference(&real).collect();
-    assert!(missing.is_empty() && stale.is_empty(), "docs/api/hip-exports.tsv is stale (scripts/hip-exports.sh): missing {missing:?}, not exported {stale:?}");
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "docs/api/hip-exports.tsv is stale (scripts/hip-exports.sh): missing {missing:?}, not exported {stale:?}"
+    );
 }
