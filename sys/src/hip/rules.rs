@@ -961,23 +961,6 @@ rules! {
         expect: Codes(&[hip!(INVALID_VALUE), hip!(OUT_OF_MEMORY)]),
     }
 
-    POOL_020 {
-        group: POOL,
-        text: "hipMemPoolImportPointer in the process that exported the pointer (its pool imported from its own \
-               export) succeeds: the pointer maps the same memory at an address of its own (writes through either \
-               are seen through the other); a repeated import returns the same address; hipFreeAsync gives it back.",
-        apis: &["hipMemPoolImportPointer", "hipMemPoolImportFromShareableHandle", "hipMemPoolExportPointer"],
-        sources: &[CLR_POOL, CLR_DEV, T_POOL_SHARE],
-        confidence: &[Src, Inferred],
-        note: Some("ROCm/clr@f9f995c hipamd/src/hip_mempool.cpp:464-483 (IpcAttach on the pool's device, no check of \
-                    the exporting process), rocclr/device/device.cpp:986-1017 (Device::IpcAttach: a new IpcBuffer, or \
-                    the existing object when the attach lands on a known address); ROCm/rocm-systems@1b1610fc2 \
-                    projects/rocr-runtime/runtime/hsa-runtime/core/runtime/runtime.cpp:1382-1509 (IPCAttach imports \
-                    the dma-buf again: a new address). hip-tests Unit_hipMemPoolExportToShareableHandle_SameProc \
-                    (HIP_VERSION >= 6.2) expects success; that the address differs from the exporter's is inferred"),
-        expect: Behaviour,
-    }
-
     POOL_017 {
         group: POOL,
         text: "Across processes: a pool exported as a POSIX fd is imported in another process, a pointer's export \
@@ -1018,6 +1001,23 @@ rules! {
         sources: &[Rocm("ROCm/clr hipamd/src/hip_device_runtime.cpp")],
         confidence: &[Src],
         note: Some("HIP_MEM_POOL_SUPPORT is 1 on Linux builds"),
+        expect: Behaviour,
+    }
+
+    POOL_020 {
+        group: POOL,
+        text: "hipMemPoolImportPointer in the process that exported the pointer (its pool imported from its own \
+               export) succeeds: the pointer maps the same memory at an address of its own (writes through either \
+               are seen through the other); a repeated import returns the same address; hipFreeAsync gives it back.",
+        apis: &["hipMemPoolImportPointer", "hipMemPoolImportFromShareableHandle", "hipMemPoolExportPointer"],
+        sources: &[CLR_POOL, CLR_DEV, T_POOL_SHARE],
+        confidence: &[Src, Inferred],
+        note: Some("ROCm/clr@f9f995c hipamd/src/hip_mempool.cpp:464-483 (IpcAttach on the pool's device, no check of \
+                    the exporting process), rocclr/device/device.cpp:986-1017 (Device::IpcAttach: a new IpcBuffer, or \
+                    the existing object when the attach lands on a known address); ROCm/rocm-systems@1b1610fc2 \
+                    projects/rocr-runtime/runtime/hsa-runtime/core/runtime/runtime.cpp:1382-1509 (IPCAttach imports \
+                    the dma-buf again: a new address). hip-tests Unit_hipMemPoolExportToShareableHandle_SameProc \
+                    (HIP_VERSION >= 6.2) expects success; that the address differs from the exporter's is inferred"),
         expect: Behaviour,
     }
 
