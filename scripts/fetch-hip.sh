@@ -5,10 +5,14 @@
 #
 #   scripts/fetch-hip.sh runtime   # the real libamdhip64 and what it needs
 #   scripts/fetch-hip.sh headers   # hip/hip_runtime_api.h and friends
+#   scripts/fetch-hip.sh libraries # the real libamdhip64 6.x and 7.x, for their export lists
 #
 # On success it prints KEY=VALUE lines (also kept in <cache>/<part>/env):
 #   runtime: HIP_RUNTIME_LIB (the real libamdhip64.so.N), HIP_RUNTIME_LD_PATH
 #            (directories for LD_LIBRARY_PATH), HIP_RUNTIME_VERSION
+#   libraries: HIP_LIB_6, HIP_LIB_7 (the real libamdhip64.so.6 and .so.7, not
+#            to be run here: their export lists only) and HIP_LIB_N_PACKAGE
+#            (the Debian package and version each comes from)
 #   headers: HIP_INCLUDE (for -I), HIP_HEADERS_VERSION, and the real library
 #            of the same release for linking only (HIP_LINK_LIB, its soname
 #            HIP_LINK_SONAME): a program linked against it records the real
@@ -29,7 +33,7 @@
 # Concurrent runs wait for each other (flock).
 set -eu
 part=${1:-}
-case "$part" in runtime|headers) ;; *) echo "usage: $0 runtime|headers" >&2; exit 1 ;; esac
+case "$part" in runtime|headers|libraries) ;; *) echo "usage: $0 runtime|headers|libraries" >&2; exit 1 ;; esac
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -119,6 +123,47 @@ if [ -z "$mirror" ] && [ -f /etc/apt/sources.list ]; then
 fi
 [ -n "$mirror" ] || unreachable "no Debian mirror for '$codename' in this system's apt sources"
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+
+# libraries: libamdhip64-6 (the newest suite that has it) and libamdhip64-7
+# (experimental first), each extracted alone: only its export list is read.
+if [ "$part" = libraries ]; then
+    work="$cache/libraries.tmp"
+    rm -rf "$work"
+    mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/parts"
+    out=""
+    for major in 6 7; do
+        got=""
+        reasons=""
+        for suite in experimental unstable testing "$codename"; do
+            echo "deb [signed-by=$keyring] $mirror $suite main" >"$work/sources.list"
+            opts="-o Dir::Etc::SourceList=$work/sources.list -o Dir::Etc::SourceParts=$work/parts
+                  -o Dir::State::Lists=$work/lists -o Dir::Cache=$work/cache -o APT::Get::List-Cleanup=0 $sandbox"
+            # shellcheck disable=SC2086
+            apt-get $opts update -qq >"$work/update.log" 2>&1 || { reasons="$reasons $suite: apt-get update failed;"; continue; }
+            rm -rf "$work/debs"
+            mkdir -p "$work/debs"
+            # shellcheck disable=SC2086
+            if (cd "$work/debs" && apt-get $opts download -qq "libamdhip64-$major") >"$work/download.log" 2>&1; then
+                got=$(ls "$work"/debs/*.deb)
+                break
+            fi
+            reasons="$reasons $suite: $(tail -n 1 "$work/download.log");"
+        done
+        [ -n "$got" ] || unreachable "no libamdhip64-$major could be downloaded:$reasons"
+        rm -rf "$cache/libraries/$major"
+        mkdir -p "$cache/libraries/$major"
+        dpkg-deb -x "$got" "$cache/libraries/$major/root"
+        lib=$(ls "$cache/libraries/$major"/root/usr/lib/*/libamdhip64.so.$major 2>/dev/null | head -n 1)
+        [ -n "$lib" ] || { echo "fetch-hip: libamdhip64-$major has no libamdhip64.so.$major" >&2; exit 1; }
+        out="${out}HIP_LIB_$major=$lib
+HIP_LIB_${major}_PACKAGE=$(dpkg-deb -f "$got" Package) $(dpkg-deb -f "$got" Version)
+"
+    done
+    rm -rf "$work"
+    printf '%s' "$out" >"$done_file"
+    cat "$done_file"
+    exit 0
+fi
 work="$cache/headers.tmp"
 rm -rf "$work"
 mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/debs" "$work/parts"

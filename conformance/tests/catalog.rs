@@ -27,6 +27,8 @@ const ACL_REFERENCE_IDS: &[&str] = &[
     "ACL-GEN-008",
     "ACL-GEN-009",
     "ACL-GEN-010",
+    "ACL-GEN-011",
+    "ACL-GEN-012",
     "ACL-GRAN-001",
     "ACL-GRAN-002",
     "ACL-GRAN-003",
@@ -257,6 +259,7 @@ const CUDA_REFERENCE_IDS: &[&str] = &[
     "CUDA-GEN-001",
     "CUDA-GEN-002",
     "CUDA-GEN-003",
+    "CUDA-GEN-004",
     "CUDA-IPC-001",
     "CUDA-IPC-002",
     "CUDA-IPC-003",
@@ -373,8 +376,8 @@ fn acl_catalog_holds_every_reference_id_exactly_once() {
     let reference: HashSet<&str> = ACL_REFERENCE_IDS.iter().copied().collect();
     let extra: Vec<&str> = rules.iter().map(|r| r.id.as_str()).filter(|id| !reference.contains(id)).collect();
     assert!(extra.is_empty(), "catalog rules that are not in the reference list: {extra:?}");
-    assert_eq!(ACL_REFERENCE_IDS.len(), 229);
-    assert_eq!(ACL_REFERENCE_IDS.iter().filter(|id| !id.contains("-ORD-") && !id.contains("-FLOW-")).count(), 222);
+    assert_eq!(ACL_REFERENCE_IDS.len(), 231);
+    assert_eq!(ACL_REFERENCE_IDS.iter().filter(|id| !id.contains("-ORD-") && !id.contains("-FLOW-")).count(), 224);
     assert_eq!(rules.len(), ACL_REFERENCE_IDS.len());
 }
 

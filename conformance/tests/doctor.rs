@@ -223,3 +223,21 @@ fn doctor_creates_no_state_and_says_the_root_is_not_created_yet() {
     assert!(text.contains("(exists, no emulator state yet"), "{text}");
     assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0, "doctor wrote into {}", root.display());
 }
+
+/// The visible-device lists in force are on the emulator's line, vendor by
+/// vendor, as the machine's devices each process sees (HIP-INIT-008,
+/// CUDA-GEN-004, ACL-GEN-011).
+#[test]
+fn doctor_shows_the_visible_device_lists_in_force() {
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let root = dir.path().join("root");
+    let masks = ["ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES"];
+    let none = stdout(&doctor(&[], &root, &[("VMMKIT_DEVICES", "4")]));
+    if masks.iter().all(|m| std::env::var_os(m).is_none()) {
+        assert!(none.contains("every vendor sees all 4 devices"), "{none}");
+    }
+    let vars = [("VMMKIT_DEVICES", "4"), ("HIP_VISIBLE_DEVICES", "3,1"), ("ASCEND_RT_VISIBLE_DEVICES", "2,1")];
+    let text = stdout(&doctor(&[], &root, &vars));
+    assert!(text.contains("HIP sees HIP_VISIBLE_DEVICES=\"3,1\" -> devices [3,1] of 4"), "{text}");
+    assert!(text.contains("ACL sees ASCEND_RT_VISIBLE_DEVICES=\"2,1\": refused"), "{text}");
+}

@@ -200,7 +200,25 @@ pub fn profiles_in_force(get: impl Fn(&str) -> Option<OsString>) -> String {
         Ok(soc) => format!("ACL chip {} ({} profile)", soc.name.to_string_lossy(), soc.chip.profile()),
         Err(e) => format!("ACL: {e}"),
     };
-    format!("{acl}; {}", HipVersion::rule_in_force(&get))
+    format!("{acl}; {}; {}", HipVersion::rule_in_force(&get), masks_in_force(&get))
+}
+
+/// The visible-device lists in force, vendor by vendor (`visible.rs`), for
+/// `vmmkit doctor` and `vmmkit run`: "all N devices" when none is set.
+fn masks_in_force(get: &impl Fn(&str) -> Option<OsString>) -> String {
+    use crate::visible::{MaskVendor, Visible};
+    let devices = Config::from_lookup(get).map_or(Config::DEFAULT_DEVICES, |c| c.devices);
+    let shown: Vec<String> = [("HIP", MaskVendor::Hip), ("CUDA", MaskVendor::Cuda), ("ACL", MaskVendor::Acl)]
+        .into_iter()
+        .map(|(name, v)| (name, Visible::from_lookup(v, devices, get)))
+        .filter(|(_, v)| !v.source.is_empty())
+        .map(|(name, v)| format!("{name} sees {}", v.describe()))
+        .collect();
+    if shown.is_empty() {
+        format!("every vendor sees all {devices} devices (no *_VISIBLE_DEVICES set)")
+    } else {
+        shown.join("; ")
+    }
 }
 
 /// How the work of streams is scheduled (`VMMKIT_STREAMS`), read from the

@@ -83,7 +83,7 @@ macro_rules! not_a_code {
         })*
     };
 }
-not_a_code!(usize, f32, u16);
+not_a_code!(usize, f32, u16, vmmkit_sys::hip::hipChannelFormatDesc);
 
 /// A pointer-returning function (a new object such as
 /// aclrtAllocatorCreateDesc's, an address) fails with NULL, as the vendor's.

@@ -35,6 +35,7 @@ pub mod registry;
 #[allow(unsafe_code)]
 pub mod shim;
 pub mod violations;
+pub mod visible;
 
 pub use config::{
     AscendSoc, Config, ConfigError, HipVersion, MAX_DEVICES, Schedule, default_root, parse_bytes, profiles_in_force,

@@ -77,6 +77,13 @@ macro_rules! zero_on_panic {
 }
 zero_on_panic!(usize, u16);
 
+/// A channel descriptor (`hipCreateChannelDesc`): all zero, no channel.
+impl OnPanic for vmmkit_sys::hip::hipChannelFormatDesc {
+    fn on_panic(_: &Backstop) -> Self {
+        Self::default()
+    }
+}
+
 impl OnPanic for f32 {
     fn on_panic(_: &Backstop) -> Self {
         f32::NAN

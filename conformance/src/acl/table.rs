@@ -79,6 +79,12 @@ impl Acl {
     pub(crate) fn get_device_count(&self, count: *mut u32) -> AclError {
         call!(self.aclrtGetDeviceCount(count))
     }
+    pub(crate) fn phy_of_user(&self, user: i32, phy: *mut i32) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtGetPhyDevIdByUserDevId(user, phy))
+    }
+    pub(crate) fn user_of_logic(&self, logic: i32, user: *mut i32) -> Result<AclError, Failure> {
+        call_opt!(self.aclrtGetUserDevIdByLogicDevId(logic, user))
+    }
     pub(crate) fn create_stream(&self, stream: *mut aclrtStream) -> AclError {
         call!(self.aclrtCreateStream(stream))
     }

@@ -18,6 +18,8 @@ crate::bind! {
     GEN_008 => general::vmm_before_init,
     GEN_009 => unreachable::compute_group_mode,
     GEN_010 => unreachable::chip_simulator,
+    GEN_011 => general::visible_devices,
+    GEN_012 => general::device_ids,
     GRAN_001 => granularity::null_pointers,
     GRAN_002 => granularity::ddr_on_device,
     GRAN_003 => granularity::unknown_attr,

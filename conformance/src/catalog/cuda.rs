@@ -11,6 +11,7 @@ crate::bind! {
     GEN_001 => general::init_flags,
     GEN_002 => general::needs_context,
     GEN_003 => general::error_strings,
+    GEN_004 => general::visible_devices,
     IPC_001 => ipc::get_vmm_memory,
     IPC_002 => ipc::get_interior,
     IPC_003 => ipc::get_repeat_and_realloc,

@@ -14,6 +14,7 @@ crate::bind! {
     INIT_005 => device::limits_and_flags,
     INIT_006 => device::device_reset,
     INIT_007 => device::set_valid_devices,
+    INIT_008 => device::visible_devices,
     IPC_001 => ipc::get_null,
     IPC_002 => ipc::get_not_hipmalloc,
     IPC_003 => ipc::get_interior,
@@ -86,6 +87,7 @@ crate::bind! {
     POOL_017 => pool::across_processes,
     POOL_018 => pool::exporter_frees_first,
     POOL_019 => pool::pools_supported,
+    POOL_020 => pool::import_own_pointer,
     STM_001 => stream::create_args,
     STM_002 => stream::priorities,
     STM_003 => stream::destroy_args,
@@ -127,4 +129,6 @@ crate::bind! {
     GRF_013 => graph::fork_join,
     GRF_014 => graph::memory_nodes,
     GRF_015 => graph::node_queries,
+    MEM_004 => mem::buffer_ids,
+    MEM_005 => mem::mipmapped_arrays,
 }

@@ -104,7 +104,7 @@ impl Ctx {
     /// The peer's start failures.
     pub fn peer(&self, name: &str, device: i32) -> Result<Peer, Failure> {
         let env = self.env();
-        let launcher = Launcher { exe: self.exe().to_path_buf(), backend: env.backend, library: env.library.clone() };
+        let launcher = Launcher::new(self.exe().to_path_buf(), env.backend, env.library.clone());
         Peer::start(&launcher, name, device)
     }
 

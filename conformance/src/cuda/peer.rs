@@ -120,6 +120,14 @@ fn serve_one(cuda: &Cuda, current: &mut i32, req: &Request, fds: Vec<OwnedFd>) -
         }
         Request::EventClose { event } => code(cuda.cuEventDestroy(*event as usize as CUevent), "cuEventDestroy"),
         Request::EventRecordStuck { event } => record_stuck(cuda, *event as usize as CUevent),
+        Request::Devices { .. } => {
+            let r = cuda.cuInit(0);
+            if r != 0 {
+                return code(r, "cuInit");
+            }
+            let mut n = 0;
+            code(cuda.cuDeviceGetCount(&mut n), "cuDeviceGetCount").with_value(n as u64)
+        }
     }
 }
 

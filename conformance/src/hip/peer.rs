@@ -122,7 +122,28 @@ fn serve_one(hip: &Hip, state: &mut State, req: &Request, fds: Vec<OwnedFd>) -> 
         }
         Request::EventClose { event } => code(hip.hipEventDestroy(*event as usize as hipEvent_t), "hipEventDestroy"),
         Request::EventRecordStuck { event } => record_stuck(hip, *event as usize as hipEvent_t),
+        Request::Devices { ptr } => devices(hip, *ptr),
     }
+}
+
+/// [`Request::Devices`].
+fn devices(hip: &Hip, ptr: u64) -> Reply {
+    let mut n = 0;
+    step!(hip.hipGetDeviceCount(&mut n), "hipGetDeviceCount");
+    let mut buses = Vec::new();
+    for d in 0..n {
+        let mut bus = [0 as std::ffi::c_char; 32];
+        step!(hip.hipDeviceGetPCIBusId(bus.as_mut_ptr(), bus.len() as i32, d), "hipDeviceGetPCIBusId");
+        let bytes: Vec<u8> = bus.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+        buses.push(String::from_utf8_lossy(&bytes).into_owned());
+    }
+    let mut text = buses.join(",");
+    if ptr != 0 {
+        let mut attr = hipPointerAttribute_t::default();
+        step!(hip.hipPointerGetAttributes(&mut attr, ptr as usize as *const _), "hipPointerGetAttributes");
+        text.push_str(&format!("@{}", attr.device));
+    }
+    Reply::default().with_text(text).with_value(n as u64)
 }
 
 /// [`Request::EventRecordStuck`]: the word and the stream are kept until the peer exits.

@@ -135,6 +135,15 @@ pub enum Request {
         /// The event EventOpen returned.
         event: u64,
     },
+    /// The devices the peer sees, asked first thing (no Start needed):
+    /// `value` is the count (`hipGetDeviceCount`; `cuInit`, then
+    /// `cuDeviceGetCount`), the code that of the first call that failed;
+    /// HIP's `text` lists the PCI address of each device (`hipDeviceGetPCIBusId`),
+    /// then, when `ptr` is not 0, `@` and the device `hipPointerGetAttributes` gives it.
+    Devices {
+        /// A pointer to ask about, or 0.
+        ptr: u64,
+    },
 }
 
 /// A vendor's result code, as its bits travel in a [`Reply`].

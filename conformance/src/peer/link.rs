@@ -32,12 +32,22 @@ pub struct Launcher {
     pub backend: BackendKind,
     /// The vendor library, for a real backend.
     pub library: Option<PathBuf>,
+    /// Variables set in the peers' environment (the visible-device lists).
+    pub env: Vec<(String, String)>,
 }
 
 impl Launcher {
     /// Peers run `exe <role> --backend <backend> [--library <library>]`.
     pub fn new(exe: PathBuf, backend: BackendKind, library: Option<PathBuf>) -> Self {
-        Self { exe, backend, library }
+        Self { exe, backend, library, env: Vec::new() }
+    }
+
+    /// This launcher with `vars` also set in its peers' environment.
+    #[must_use]
+    pub fn with_env(&self, vars: &[(&str, &str)]) -> Self {
+        let mut env = self.env.clone();
+        env.extend(vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+        Self { env, ..self.clone() }
     }
 
     /// The peer command run by `wrapper` (a program and its arguments, the
@@ -52,6 +62,7 @@ impl Launcher {
             None => Command::new(&self.exe),
         };
         cmd.arg(role).arg("--backend").arg(self.backend.name());
+        cmd.envs(self.env.iter().map(|(k, v)| (k, v)));
         if let Some(lib) = &self.library {
             cmd.arg("--library").arg(lib);
         }
@@ -107,9 +118,18 @@ impl<P: Protocol> Peer<P> {
     /// # Errors
     /// [`Failure::Peer`] when it cannot start; a setup failure when the device cannot be made current.
     pub fn start(launcher: &Launcher, name: &str, device: i32) -> Result<Self, Failure> {
-        let mut p = Self { link: Link::spawn(launcher, P::ROLE, name)?, protocol: std::marker::PhantomData };
+        let mut p = Self::unstarted(launcher, name)?;
         p.setup(&P::start(device))?;
         Ok(p)
+    }
+
+    /// Starts a peer named `name` with no device made current (one that may
+    /// see none).
+    ///
+    /// # Errors
+    /// [`Failure::Peer`] when it cannot start.
+    pub fn unstarted(launcher: &Launcher, name: &str) -> Result<Self, Failure> {
+        Ok(Self { link: Link::spawn(launcher, P::ROLE, name)?, protocol: std::marker::PhantomData })
     }
 
     /// Sends `req` and waits for the reply.

@@ -243,6 +243,15 @@ pub enum Request {
         /// Event slot.
         event: usize,
     },
+    /// `aclInit`, then `aclrtGetDeviceCount`: `value` is the count, `bytes`
+    /// the physical id of each of its devices (`aclrtGetPhyDevIdByUserDevId`,
+    /// little-endian `i32`s); the code is that of the first call that failed.
+    Devices,
+    /// `aclrtGetUserDevIdByLogicDevId(logic)`: `value` is the user id.
+    UserOf {
+        /// The logic (machine) id.
+        logic: i32,
+    },
 }
 
 /// The peer's answer.

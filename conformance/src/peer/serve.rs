@@ -186,6 +186,38 @@ impl State {
                 Reply { bytes, ..reply(r, "aclrtMemGetAllocationPropertiesFromHandle") }
             }
             Request::Exit => reply(AclError::SUCCESS, ""),
+            Request::Devices => {
+                let r = acl.init(ptr::null());
+                if !r.is_success() && r != AclError::REPEAT_INITIALIZE {
+                    return reply(r, "aclInit");
+                }
+                let mut n = 0u32;
+                let r = acl.get_device_count(&mut n);
+                if !r.is_success() {
+                    return reply(r, "aclrtGetDeviceCount");
+                }
+                let mut bytes = Vec::new();
+                for user in 0..n as i32 {
+                    let mut phy = -1;
+                    let r = match acl.phy_of_user(user, &mut phy) {
+                        Ok(r) => r,
+                        Err(f) => return reply(AclError::API_NOT_SUPPORT, &f.to_string()),
+                    };
+                    if !r.is_success() {
+                        return reply(r, "aclrtGetPhyDevIdByUserDevId");
+                    }
+                    bytes.extend_from_slice(&phy.to_le_bytes());
+                }
+                Reply { value: u64::from(n), bytes, ..Reply::default() }
+            }
+            Request::UserOf { logic } => {
+                let mut user = -1;
+                let r = match acl.user_of_logic(logic, &mut user) {
+                    Ok(r) => r,
+                    Err(f) => return reply(AclError::API_NOT_SUPPORT, &f.to_string()),
+                };
+                Reply { value: user as u64, ..reply(r, "aclrtGetUserDevIdByLogicDevId") }
+            }
             Request::IpcAlloc { size, seed } => {
                 let size = size as usize;
                 let mut va: *mut c_void = ptr::null_mut();

@@ -13,7 +13,9 @@ dialect::aliases!(Acl, aclError);
 
 /// The emulator, or the reason it cannot start (as a failure of every call).
 pub(super) fn emu() -> Result<&'static Emulator, Fail> {
-    crate::core::emulator().map_err(|e| Fail::plain(AclError::RT_NO_DEVICE, e.to_string()))
+    let e = crate::core::emulator().map_err(|e| Fail::plain(AclError::RT_NO_DEVICE, e.to_string()))?;
+    e.see_as(crate::visible::MaskVendor::Acl);
+    Ok(e)
 }
 
 /// The calling thread's current device, or ACL-GEN-005's failure.

@@ -17,7 +17,7 @@ use std::sync::atomic::Ordering;
 use vmmkit_sys::acl::*;
 
 use super::call::{non_null, Fail, current_device, emu, put, run};
-use super::device::{CONTEXT_BASE, STREAM_BASE, device_id, identity, server_id, stream_id, sync_fail};
+use super::device::{CONTEXT_BASE, IdKind, STREAM_BASE, device_id, server_id, stream_id, sync_fail, translate};
 use super::state::{StreamConf, lock, state};
 use crate::core::thread;
 
@@ -72,7 +72,7 @@ fn device_attribute(d: u32, attr: aclrtDevAttr) -> Result<Option<i64>, Fail> {
         ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE => e.mem_info(d).1 as i64,
         ACL_DEV_ATTR_L2_CACHE_SIZE => 192 << 20,
         ACL_DEV_ATTR_SMP_ID | ACL_DEV_ATTR_SUPER_POD_ID | ACL_DEV_ATTR_CUST_OP_PRIVILEGE => 0,
-        ACL_DEV_ATTR_PHY_CHIP_ID | ACL_DEV_ATTR_SUPER_POD_DEVICE_ID => i64::from(d),
+        ACL_DEV_ATTR_PHY_CHIP_ID | ACL_DEV_ATTR_SUPER_POD_DEVICE_ID => i64::from(e.visible().physical(d).unwrap_or(d)),
         ACL_DEV_ATTR_SUPER_POD_SERVER_ID => i64::from(server_id()),
         _ => return Ok(None),
     }))
@@ -92,24 +92,24 @@ pub unsafe extern "C" fn aclrtGetDeviceInfo(deviceId: u32, attr: aclrtDevAttr, v
     })
 }
 
-/// `aclError aclrtGetLogicDevIdByPhyDevId(int32_t phyDevId, int32_t *logicDevId)`: the identity.
+/// `aclError aclrtGetLogicDevIdByPhyDevId(int32_t phyDevId, int32_t *logicDevId)`: ACL-GEN-012.
 pub unsafe extern "C" fn aclrtGetLogicDevIdByPhyDevId(phyDevId: i32, logicDevId: *mut i32) -> aclError {
-    run("aclrtGetLogicDevIdByPhyDevId", || identity(phyDevId, logicDevId))
+    run("aclrtGetLogicDevIdByPhyDevId", || translate(phyDevId, IdKind::Machine, IdKind::Machine, logicDevId))
 }
 
-/// `aclError aclrtGetPhyDevIdByUserDevId(int32_t userDevId, int32_t *phyDevId)`: the identity.
+/// `aclError aclrtGetPhyDevIdByUserDevId(int32_t userDevId, int32_t *phyDevId)`: ACL-GEN-012.
 pub unsafe extern "C" fn aclrtGetPhyDevIdByUserDevId(userDevId: i32, phyDevId: *mut i32) -> aclError {
-    run("aclrtGetPhyDevIdByUserDevId", || identity(userDevId, phyDevId))
+    run("aclrtGetPhyDevIdByUserDevId", || translate(userDevId, IdKind::User, IdKind::Machine, phyDevId))
 }
 
-/// `aclError aclrtGetUserDevIdByLogicDevId(int32_t logicDevId, int32_t *userDevid)`: the identity.
+/// `aclError aclrtGetUserDevIdByLogicDevId(int32_t logicDevId, int32_t *userDevid)`: ACL-GEN-012.
 pub unsafe extern "C" fn aclrtGetUserDevIdByLogicDevId(logicDevId: i32, userDevid: *mut i32) -> aclError {
-    run("aclrtGetUserDevIdByLogicDevId", || identity(logicDevId, userDevid))
+    run("aclrtGetUserDevIdByLogicDevId", || translate(logicDevId, IdKind::Machine, IdKind::User, userDevid))
 }
 
-/// `aclError aclrtGetUserDevIdByPhyDevId(int32_t phyDevId, int32_t *userDevId)`: the identity.
+/// `aclError aclrtGetUserDevIdByPhyDevId(int32_t phyDevId, int32_t *userDevId)`: ACL-GEN-012.
 pub unsafe extern "C" fn aclrtGetUserDevIdByPhyDevId(phyDevId: i32, userDevId: *mut i32) -> aclError {
-    run("aclrtGetUserDevIdByPhyDevId", || identity(phyDevId, userDevId))
+    run("aclrtGetUserDevIdByPhyDevId", || translate(phyDevId, IdKind::Machine, IdKind::User, userDevId))
 }
 
 /// `aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority, int32_t *greatestPriority)`:

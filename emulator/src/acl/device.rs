@@ -131,7 +131,11 @@ pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
         if count.is_null() {
             return Err(Fail::plain(AclError::INVALID_PARAM, "count is NULL".into()));
         }
-        let n = emu()?.device_count();
+        let e = emu()?;
+        // ACL-GEN-011: a list the runtime refuses leaves no device, and the count fails.
+        let refused = e.visible().refused.clone();
+        ensure!(refused.is_none(), rules::GEN_011, "ASCEND_RT_VISIBLE_DEVICES: {}", refused.unwrap_or_default());
+        let n = e.device_count();
         // SAFETY: checked non-null.
         unsafe { put(count, n) };
         Ok(())
@@ -368,24 +372,53 @@ pub unsafe extern "C" fn aclrtGetVersion(
     })
 }
 
-pub(super) fn identity(from: i32, to: *mut i32) -> Result<(), Fail> {
+/// How one kind of device id becomes another (ACL-GEN-012): a user id is an
+/// ordinal of the process (a place in `ASCEND_RT_VISIBLE_DEVICES`), a
+/// logic id the driver's number of the device, which the emulator takes as
+/// its physical one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum IdKind {
+    /// The process's ordinal.
+    User,
+    /// The machine's number (logic and physical ids alike).
+    Machine,
+}
+
+/// Writes to `to` the id of kind `into` of the device whose id of kind
+/// `from_kind` is `from`: a negative id, or one naming no device the process
+/// sees, is 107001 (ChgUserDevIdToDeviceId and GetUserDevIdByDeviceId, runtime.cc:4799-4853;
+/// the checks of api_error.cc:6896-6926); a NULL output is 100000.
+pub(super) fn translate(from: i32, from_kind: IdKind, into: IdKind, to: *mut i32) -> Result<(), Fail> {
     if to.is_null() {
         return Err(Fail::plain(AclError::INVALID_PARAM, "output is NULL".into()));
     }
-    let d = device_id(from)?;
+    let e = emu()?;
+    let v = e.visible();
+    let id = u32::try_from(from).ok();
+    let machine = match from_kind {
+        IdKind::User => id.and_then(|u| v.physical(u)),
+        IdKind::Machine => id.filter(|&d| e.is_physical_device(i64::from(d)) && v.ordinal(d).is_some()),
+    };
+    let out = match into {
+        IdKind::Machine => machine,
+        IdKind::User => machine.and_then(|d| v.ordinal(d)),
+    };
+    ensure!(out.is_some(), rules::GEN_012, "device id {from} names no device this process sees ({})", v.describe());
+    let Some(out) = out else { return Ok(()) };
     // SAFETY: checked non-null.
-    unsafe { put(to, d as i32) };
+    unsafe { put(to, out as i32) };
     Ok(())
 }
 
-/// `aclError aclrtGetLogicDevIdByUserDevId(int32_t userDevid, int32_t *logicDevId)`: the identity.
+/// `aclError aclrtGetLogicDevIdByUserDevId(int32_t userDevid, int32_t *logicDevId)`: ACL-GEN-012.
 pub unsafe extern "C" fn aclrtGetLogicDevIdByUserDevId(userDevid: i32, logicDevId: *mut i32) -> aclError {
-    run("aclrtGetLogicDevIdByUserDevId", || identity(userDevid, logicDevId))
+    run("aclrtGetLogicDevIdByUserDevId", || translate(userDevid, IdKind::User, IdKind::Machine, logicDevId))
 }
 
-/// `aclError aclrtGetPhyDevIdByLogicDevId(int32_t logicDevId, int32_t *phyDevId)`: the identity.
+/// `aclError aclrtGetPhyDevIdByLogicDevId(int32_t logicDevId, int32_t *phyDevId)`: ACL-GEN-012 (logic and
+/// physical ids are one).
 pub unsafe extern "C" fn aclrtGetPhyDevIdByLogicDevId(logicDevId: i32, phyDevId: *mut i32) -> aclError {
-    run("aclrtGetPhyDevIdByLogicDevId", || identity(logicDevId, phyDevId))
+    run("aclrtGetPhyDevIdByLogicDevId", || translate(logicDevId, IdKind::Machine, IdKind::Machine, phyDevId))
 }
 
 /// `aclError aclrtDeviceGetBareTgid(int32_t *pid)`: ACL-TGID-001, ACL-TGID-002.

@@ -63,12 +63,14 @@ pub unsafe extern "C" fn aclrtGetDeviceCapability(
 }
 
 /// `aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid)`: `VMMKIT`,
-/// two zero bytes, the emulated server id and the device id (little-endian):
+/// two zero bytes, the emulated server id and the physical device id
+/// (little-endian; ACL-GEN-011: the same whatever the process's visible list):
 /// stable for a device of one emulated machine, different across them.
 pub unsafe extern "C" fn aclrtDeviceGetUuid(deviceId: i32, uuid: *mut aclrtUuid) -> aclError {
     run("aclrtDeviceGetUuid", || {
         non_null(uuid, "uuid")?;
         let d = device_id(deviceId)?;
+        let d = emu()?.visible().physical(d).unwrap_or(d);
         let mut bytes = [0u8; 16];
         bytes[..6].copy_from_slice(b"VMMKIT");
         bytes[8..12].copy_from_slice(&server_id().to_le_bytes());

@@ -171,7 +171,8 @@ pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
             }
             None => e.export(handle, trust_of(flags)).map_err(|e| refused(&rules::IPK_003, e.to_string()))?,
         };
-        let device = device_field(info.place);
+        // The machine's number: another process, seeing other devices, reads it.
+        let device = device_field(info.home);
         let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
         let k = Key { pid: e.registry().me().pid, serial, device, entry, offset: offset as u64 };
         let text = k.text();
@@ -315,8 +316,11 @@ pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *
         let exporter_alive = mine || header.exporter.is_alive();
         ensure!(exporter_alive, rules::IPK_015 => AclError::RT_DRV_INTERNAL_ERROR,
             "the process that exported the key has exited");
-        if flags == ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS {
-            note_peer(e, d, u32::from(k.device));
+        if flags == ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS
+            && let Place::Device(src) = e.local_place(Place::Device(u32::from(k.device)), place)
+            && src != d
+        {
+            note_peer(e, d, src);
         }
         let va = open(e, k, place, mine)? + k.offset as usize;
         lock(&KEYS).opened.insert(k, (va, place));

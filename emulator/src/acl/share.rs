@@ -144,7 +144,7 @@ fn set_pid(key: u64, pid: *mut i32, pidNum: usize) -> Result<(), Fail> {
     // bits 40-63 are ignored (devmm_share_handle_para_check, devmm_svm.c:6488-6499).
     let key = key & KEY_BITS;
     let dev = (key >> 32) & 0xff;
-    let well_formed = emu()?.is_device(dev as i64) || dev >= 64;
+    let well_formed = emu()?.is_physical_device(dev as i64) || dev >= 64;
     ensure!(well_formed, rules::PID_005, "{key:#x} is not a shareable handle");
     // SAFETY: the caller passes `pidNum` pids (checked non-null by the caller).
     let pids: Vec<i32> = (0..pidNum).map(|i| unsafe { get(pid.add(i)) }).collect();

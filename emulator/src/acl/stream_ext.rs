@@ -183,7 +183,7 @@ pub unsafe extern "C" fn aclrtDeviceTaskAbort(deviceId: i32, timeout: u32) -> ac
     })
 }
 
-/// The PCI bus id of emulated device `d`: `0000:<d+1 in hex>:00.0`.
+/// The PCI bus id of physical device `d`: `0000:<d+1 in hex>:00.0`.
 fn pci_bus_id(d: u32) -> String {
     format!("0000:{:02x}:00.0", d + 1)
 }
@@ -194,7 +194,9 @@ fn pci_bus_id(d: u32) -> String {
 pub unsafe extern "C" fn aclrtDeviceGetPCIBusId(deviceId: i32, pciBusId: *mut c_char, len: i32) -> aclError {
     run("aclrtDeviceGetPCIBusId", || {
         non_null(pciBusId, "pciBusId")?;
-        let id = pci_bus_id(device_id(deviceId)?);
+        // ACL-GEN-011: the physical device's, whatever the visible list.
+        let d = device_id(deviceId)?;
+        let id = pci_bus_id(emu()?.visible().physical(d).unwrap_or(d));
         let need = id.len() + 1;
         if usize::try_from(len).map_or(true, |l| l < need) {
             return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("len {len} is below {need}")));
@@ -217,8 +219,8 @@ pub unsafe extern "C" fn aclrtDeviceGetByPCIBusId(pciBusId: *const c_char, devic
         non_null(deviceId, "deviceId")?;
         // SAFETY: the caller passes a NUL-terminated string.
         let want = unsafe { CStr::from_ptr(pciBusId) }.to_string_lossy().to_ascii_lowercase();
-        let n = emu()?.device_count();
-        let Some(d) = (0..n).find(|&d| pci_bus_id(d) == want) else {
+        let e = emu()?;
+        let Some(d) = e.visible().devices().iter().position(|&p| pci_bus_id(p) == want) else {
             return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("no device has PCI bus id {want:?}")));
         };
         // SAFETY: checked non-null.

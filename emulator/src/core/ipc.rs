@@ -172,6 +172,22 @@ impl Emulator {
         if header.trust == Trust::Trustlist {
             return Err(CoreError::NotTrusted { key, pid: me.pid, stale: false });
         }
+        self.open_own(key, device, window)
+    }
+
+    /// Opens this process's own export `key` onto `device`: its handle
+    /// mapped a second time, at an address of its own (ACL's IPC by key, a
+    /// HIP pool pointer imported by its exporter). A later open of the same
+    /// key onto the same device returns that address and counts one more.
+    ///
+    /// # Errors
+    /// [`CoreError::UnknownShareable`] for a key this process did not
+    /// export, and the errors of reserving and mapping.
+    pub fn open_own(&self, key: u64, device: Place, window: &Window) -> Result<(usize, Opened), CoreError> {
+        if let Some(hit) = self.reopen(key, device, |_| true) {
+            return Ok(hit);
+        }
+        let me = self.registry.me();
         let (id, _) = self.exported_as(key).ok_or(CoreError::UnknownShareable(key))?;
         let info = self.describe(id)?;
         let len = info.size as usize;

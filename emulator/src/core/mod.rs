@@ -72,6 +72,7 @@ pub use tag::HandleTag;
 
 use crate::config::Config;
 use crate::registry::{Place, Registry};
+use crate::visible::{MaskVendor, Visible};
 
 /// The emulator of this process.
 #[derive(Debug)]
@@ -90,6 +91,10 @@ pub struct Emulator {
     graphs: graph::Graphs,
     /// The per-thread import caches' view of this emulator (`quick.rs`).
     quick: quick::Quick,
+    /// The devices this process sees and their physical numbers, chosen by
+    /// the first dialect's variables ([`Emulator::see_as`]); all of them
+    /// under their own numbers when none chose.
+    visible: std::sync::OnceLock<Visible>,
 }
 
 /// A file's identity: (`st_dev`, `st_ino`).
@@ -137,6 +142,7 @@ impl Emulator {
             events: event::Events::default(),
             graphs: graph::Graphs::default(),
             quick: quick::Quick::default(),
+            visible: std::sync::OnceLock::new(),
         })
     }
 
@@ -150,14 +156,49 @@ impl Emulator {
         &self.registry
     }
 
-    /// Number of devices.
+    /// Number of devices this process sees.
     pub fn device_count(&self) -> u32 {
-        self.config.devices
+        self.visible().count()
     }
 
-    /// Whether `d` is a device of this machine.
+    /// Whether `d` is a device ordinal of this process.
     pub fn is_device(&self, d: i64) -> bool {
+        (0..i64::from(self.device_count())).contains(&d)
+    }
+
+    /// Whether `d` is a physical device of the machine (the device field of
+    /// a key or token another process made).
+    pub fn is_physical_device(&self, d: i64) -> bool {
         (0..i64::from(self.config.devices)).contains(&d)
+    }
+
+    /// The devices this process sees: those `vendor`'s variables leave it
+    /// when it is the first to ask, else those the first chose (one process
+    /// plays one vendor's mask; see `visible.rs`).
+    pub fn see_as(&self, vendor: MaskVendor) -> &Visible {
+        self.visible.get_or_init(|| Visible::from_env(vendor, self.config.devices))
+    }
+
+    /// The devices this process sees (all, when no dialect chose).
+    pub fn visible(&self) -> &Visible {
+        self.visible.get_or_init(|| Visible::all(self.config.devices))
+    }
+
+    /// `place` with a device ordinal of this process as the machine numbers it.
+    pub fn physical_place(&self, place: Place) -> Place {
+        match place {
+            Place::Device(o) => Place::Device(self.visible().physical(o).unwrap_or(o)),
+            host => host,
+        }
+    }
+
+    /// `place` with a physical device as this process numbers it; `hidden`
+    /// when the process does not see that device.
+    pub fn local_place(&self, place: Place, hidden: Place) -> Place {
+        match place {
+            Place::Device(d) => self.visible().ordinal(d).map_or(hidden, Place::Device),
+            host => host,
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, Tables> {
@@ -166,9 +207,25 @@ impl Emulator {
         self.tables.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// The device field of an IPC token for memory at `place` (as this
+    /// process numbers devices): the machine's number, which the opening
+    /// process reads ([`Emulator::token_local`]); a host node as it is.
+    pub fn token_device(&self, place: Place) -> i32 {
+        match self.physical_place(place) {
+            Place::Device(d) | Place::Host(d) => d as i32,
+        }
+    }
+
+    /// The ordinal of this process for device field `d` of a token, if it
+    /// sees that device.
+    pub fn token_local(&self, d: i32) -> Option<u32> {
+        u32::try_from(d).ok().and_then(|d| self.visible().ordinal(d))
+    }
+
     /// Bytes free and in total on `device`.
     pub fn mem_info(&self, device: u32) -> (u64, u64) {
         let u = self.registry.usage();
+        let device = self.visible().physical(device).unwrap_or(device);
         let used = u.used.get(device as usize).copied().unwrap_or(0);
         (u.capacity.saturating_sub(used), u.capacity)
     }

@@ -25,8 +25,12 @@ pub struct Physical {
     pub(super) file: Option<FileId>,
     /// Bytes.
     pub size: u64,
-    /// Where the memory lives (and whose capacity it uses).
+    /// Where the memory lives, as this process numbers devices (for an
+    /// import from a device the process does not see: the importing device).
     pub place: Place,
+    /// Where the memory lives on the machine (physical devices: whose
+    /// capacity it uses, the place its registry entry records).
+    pub home: Place,
     /// The device this handle belongs to: `place` for local memory, the importing device for imports.
     pub owner: Place,
     /// Granularity: maps must be aligned to it.
@@ -98,7 +102,9 @@ impl Physical {
             backing: Backing::Own(object),
             file,
             size: header.data_len,
+            // Made local by `Emulator::localized`.
             place: header.place,
+            home: header.place,
             owner: device,
             granule: header.props[1].max(1),
             props: header.props,
@@ -187,7 +193,7 @@ pub(super) fn destroy(t: &mut Tables, reg: &Registry, id: HandleId) {
     if let Backing::Arena { arena, offset } = &p.backing {
         let _ = t.arena.give_back(arena, *offset);
     }
-    match (&p.entry, p.place) {
+    match (&p.entry, p.home) {
         (Some(header), _) => {
             crate::journal::share(crate::journal::ShareOp::Release, header.key, header.data_len, header.place, None);
             // Other handles of repeated fd imports may share this hold: only
@@ -201,8 +207,8 @@ pub(super) fn destroy(t: &mut Tables, reg: &Registry, id: HandleId) {
                 let _ = reg.release(object, header);
             }
         }
-        (None, place) if p.charged => {
-            let _ = reg.uncharge(place, p.size);
+        (None, _) if p.charged => {
+            let _ = reg.uncharge(p.home, p.size);
         }
         (None, _) => {}
     }
@@ -262,8 +268,9 @@ impl Emulator {
         // Device and host memory alike count against a capacity: host
         // memory without a limit would let 2^62 bytes succeed and the first
         // write raise SIGBUS.
-        self.registry.charge(place, size)?.map_err(|f| CoreError::OutOfMemory {
-            place: f.place,
+        let home = self.physical_place(place);
+        self.registry.charge(home, size)?.map_err(|f| CoreError::OutOfMemory {
+            place,
             requested: f.requested,
             used: f.used,
             capacity: f.capacity,
@@ -278,7 +285,7 @@ impl Emulator {
         let backing = match backing {
             Ok(b) => b,
             Err(e) => {
-                let _ = self.registry.uncharge(place, size);
+                let _ = self.registry.uncharge(home, size);
                 return Err(e.into());
             }
         };
@@ -287,6 +294,7 @@ impl Emulator {
             file: None,
             size,
             place,
+            home,
             owner: place,
             granule,
             props,
@@ -327,6 +335,13 @@ impl Emulator {
         Ok(())
     }
 
+    /// An imported handle (`p`, as made from its entry's header) with the
+    /// place of its memory as this process numbers devices.
+    pub(super) fn localized(&self, mut p: Physical) -> Physical {
+        p.place = self.local_place(p.home, p.owner);
+        p
+    }
+
     /// What a handle is: (size, place, owner, granule, props, imported).
     pub fn describe(&self, id: HandleId) -> Result<HandleInfo, CoreError> {
         let t = self.lock();
@@ -334,6 +349,7 @@ impl Emulator {
         Ok(HandleInfo {
             size: p.size,
             place: p.place,
+            home: p.home,
             owner: p.owner,
             granule: p.granule,
             props: p.props,
@@ -350,8 +366,10 @@ impl Emulator {
 pub struct HandleInfo {
     /// Bytes.
     pub size: u64,
-    /// Where the memory lives.
+    /// Where the memory lives, as this process numbers devices.
     pub place: Place,
+    /// Where the memory lives on the machine (physical device numbers).
+    pub home: Place,
     /// The device the handle belongs to.
     pub owner: Place,
     /// Map alignment.

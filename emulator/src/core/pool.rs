@@ -605,7 +605,9 @@ impl Emulator {
     /// pid the export data names, checked against the registry's record:
     /// [`Emulator::open_plain`]) into imported pool `id`, on the pool's
     /// device: the whole allocation, once per key (a repeated import counts
-    /// one more open). Returns its base here.
+    /// one more open). Returns its base here. With `own_maps_again`, the
+    /// exporter's own pointer is mapped a second time ([`Emulator::open_own`]);
+    /// without, it is refused as [`Emulator::open_plain`] refuses it.
     ///
     /// # Errors
     /// [`CoreError::UnknownPool`]; [`CoreError::UnknownShareable`] for a key
@@ -617,9 +619,18 @@ impl Emulator {
         key: u64,
         exporter: i32,
         window: &Window,
+        own_maps_again: bool,
     ) -> Result<usize, CoreError> {
-        let device = self.pools().live(id)?.props.device;
-        let (va, _) = self.open_plain(key, exporter, Place::Device(device), window)?;
+        let device = Place::Device(self.pools().live(id)?.props.device);
+        // With `own_maps_again`, the exporting process's own pointer (its
+        // pool imported from its own export) is mapped a second time.
+        let me = self.registry().me();
+        let own = i32::try_from(me.pid) == Ok(exporter) && self.live_header(key).is_some_and(|h| h.exporter == me);
+        let (va, _) = if own && own_maps_again {
+            self.open_own(key, device, window)?
+        } else {
+            self.open_plain(key, exporter, device, window)?
+        };
         match self.pools().live_mut(id) {
             Ok(pool) => {
                 *pool.imported_ptrs.entry(va).or_insert(0) += 1;

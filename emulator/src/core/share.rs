@@ -40,9 +40,9 @@ impl Emulator {
         super::backing::own_file(&mut t, &self.registry, id, self.config.host_access)?;
         let p = t.handles.get(&id).expect("checked above");
         let mut header = Header {
-            key: self.registry.new_key(p.place),
+            key: self.registry.new_key(p.home),
             data_len: p.size,
-            place: p.place,
+            place: p.home,
             props: p.props,
             trust,
             flags: 0,
@@ -167,7 +167,7 @@ impl Emulator {
             return Err(e);
         }
         journal_import(&held.header);
-        let id = insert(&mut t, imported(held, device));
+        let id = insert(&mut t, self.localized(imported(held, device)));
         t.imports.insert((key, device), id);
         Ok(id)
     }
@@ -177,7 +177,7 @@ impl Emulator {
         let Held { object, header } = self.registry.hold_fd(fd)?;
         journal_import(&header);
         let mut t = self.lock();
-        Ok(insert(&mut t, Physical::imported_fd(Arc::new(object), header, device, None, None)))
+        Ok(insert(&mut t, self.localized(Physical::imported_fd(Arc::new(object), header, device, None, None))))
     }
 
     /// [`Emulator::import_fd`] of the file `file` (its (dev, ino), from an
@@ -198,7 +198,10 @@ impl Emulator {
             let mut t = self.lock();
             if let Some((object, header)) = t.fd_imports.get(&file).and_then(|(o, h)| Some((o.upgrade()?, h.clone()))) {
                 journal_import(&header);
-                return Ok(insert(&mut t, Physical::imported_fd(object, header, device, Some(file), kind)));
+                return Ok(insert(
+                    &mut t,
+                    self.localized(Physical::imported_fd(object, header, device, Some(file), kind)),
+                ));
             }
         }
         let held = self.registry.hold_fd(fd)?;
@@ -224,7 +227,7 @@ impl Emulator {
             }
             t.fd_imports.insert(file, (Arc::downgrade(&object), header.clone()));
         }
-        Ok(insert(&mut t, Physical::imported_fd(object, header, device, record.then_some(file), kind)))
+        Ok(insert(&mut t, self.localized(Physical::imported_fd(object, header, device, record.then_some(file), kind))))
     }
 
     /// A file descriptor for the memory of an exported handle (HIP, CUDA).
@@ -237,7 +240,7 @@ impl Emulator {
     /// The kernel-side import rules (acl.md §5, Import V1, KMD steps).
     fn admit(&self, held: &Held, me: ProcessId, device: Place) -> Result<(), CoreError> {
         let h = &held.header;
-        if h.exporter == me && h.place == device {
+        if h.exporter == me && h.place == self.physical_place(device) {
             return Err(CoreError::SameProcessImport { key: h.key, place: h.place });
         }
         if h.trust == Trust::AnyProcess || h.exporter == me {

@@ -16,5 +16,7 @@ dialect::aliases!(Cuda, CUresult);
 /// (cuInit succeeded, so the emulator started) or is cuInit itself, which
 /// maps the failure on its own.
 pub(super) fn emu() -> Result<&'static Emulator, Fail> {
-    crate::core::emulator().map_err(|e| Fail::plain(CuResult::NOT_INITIALIZED, e.to_string()))
+    let e = crate::core::emulator().map_err(|e| Fail::plain(CuResult::NOT_INITIALIZED, e.to_string()))?;
+    e.see_as(crate::visible::MaskVendor::Cuda);
+    Ok(e)
 }

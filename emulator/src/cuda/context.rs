@@ -92,6 +92,9 @@ pub unsafe extern "C" fn cuInit(Flags: u32) -> CUresult {
     run("cuInit", || {
         ensure!(Flags == 0, rules::GEN_001, "Flags must be 0, got {Flags}");
         let e = crate::core::emulator().map_err(|e| Fail::plain(CuResult::NO_DEVICE, e.to_string()))?;
+        // CUDA-GEN-004: CUDA_VISIBLE_DEVICES may leave no device.
+        let seen = e.see_as(crate::visible::MaskVendor::Cuda);
+        ensure!(seen.count() > 0, rules::GEN_004, "no device is visible: {}", seen.describe());
         state(e).initialised.store(true, Ordering::Release);
         Ok(())
     })

@@ -67,7 +67,7 @@ pub unsafe extern "C" fn cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: C
             size: len as u64,
             offset: (p - base) as u64, // CUDA-IPC-002
             pid: std::process::id() as i32,
-            device: d as i32,
+            device: e.token_device(Place::Device(d)),
         };
         // SAFETY: checked non-null.
         unsafe { put(pHandle, handle(token.encode(IPC_MAGIC))) };
@@ -119,8 +119,10 @@ pub unsafe extern "C" fn cuIpcOpenMemHandle(pdptr: *mut CUdeviceptr, handle: CUi
             ));
         }
         // CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS: peer access between the devices, enabled as needed.
-        if token.device >= 0 && token.device as u32 != d {
-            e.enable_peer(d, token.device as u32);
+        if let Some(src) = e.token_local(token.device)
+            && src != d
+        {
+            e.enable_peer(d, src);
         }
         // SAFETY: checked non-null.
         unsafe { put(pdptr, va as CUdeviceptr) };

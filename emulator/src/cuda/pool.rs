@@ -452,7 +452,7 @@ pub unsafe extern "C" fn cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool:
             return Err(Fail::plain(CuResult::INVALID_VALUE, "the export data names no allocation".into()));
         };
         let base = e
-            .pool_import_pointer(id, token.key, token.pid, &WINDOW)
+            .pool_import_pointer(id, token.key, token.pid, &WINDOW, false)
             .map_err(|er| Fail::plain(CuResult::INVALID_VALUE, er.to_string()))?;
         // SAFETY: checked non-null.
         unsafe { put(ptr_out, (base + token.offset as usize) as CUdeviceptr) };

@@ -30,7 +30,7 @@ fn format_size(f: hipArray_Format) -> Option<usize> {
 /// The format and channel count of a channel descriptor: 1, 2 or 4 channels
 /// of equal width (8, 16 or 32 bits; float 16 or 32), as clr's
 /// `CheckArrayFormat` asks.
-fn from_channels(d: &hipChannelFormatDesc) -> Option<(hipArray_Format, u32)> {
+pub(super) fn from_channels(d: &hipChannelFormatDesc) -> Option<(hipArray_Format, u32)> {
     let bits = [d.x, d.y, d.z, d.w];
     let n = bits.iter().take_while(|&&b| b != 0).count();
     if !matches!(n, 1 | 2 | 4) || bits[n..].iter().any(|&b| b != 0) || bits[..n].iter().any(|&b| b != d.x) {
@@ -95,6 +95,13 @@ fn create(array: *mut hipArray_t, d: &HIP_ARRAY3D_DESCRIPTOR) -> Result<(), Fail
     // SAFETY: checked non-null.
     unsafe { put(array, handle as hipArray_t) };
     Ok(())
+}
+
+/// `hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, hipChannelFormatKind f)`:
+/// the descriptor of those bits per channel and that kind, as given (clr
+/// hip_texture.cpp; no check).
+pub unsafe extern "C" fn hipCreateChannelDesc(x: i32, y: i32, z: i32, w: i32, f: i32) -> hipChannelFormatDesc {
+    hipChannelFormatDesc { x, y, z, w, f }
 }
 
 /// `hipError_t hipArrayCreate(hipArray_t *pHandle, const HIP_ARRAY_DESCRIPTOR *pAllocateArray)`: a 1-D or 2-D array.

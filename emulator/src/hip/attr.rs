@@ -101,11 +101,22 @@ fn attribute(e: &Emulator, attribute: hipPointer_attribute, p: usize) -> Result<
             return Err((Some(Value::Ptr(0)), Fail::plain(HipError::INVALID_VALUE, why)));
         }
         HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS => Value::Bool(mem.sync_memops(x.base)),
-        // clr: the memory object's unique id; vmmkit: the allocation's page
-        // number folded to 32 bits (never 0, which clr gives unknown memory).
+        // HIP-MEM-004: clr's memory objects take `++numAllocs`; vmmkit gives
+        // each allocation the next of one count at its first query (never 0,
+        // which clr gives unknown memory), never reused after a free.
         HIP_POINTER_ATTRIBUTE_BUFFER_ID => {
-            let page = (x.base >> 12) as u64;
-            Value::U32(((page ^ (page >> 32)) as u32).max(1))
+            let identity = match x.kind {
+                // Allocations whose start a later one may reuse: their generation or handle.
+                Kind::Malloc(_) | Kind::Opened => x.props[3],
+                Kind::Vmm => e.mapping(x.base).map_or(0, |(_, m)| m.handle.0),
+                // Host buffers, registered and managed ranges: their free forgets the id.
+                Kind::Host | Kind::Registered | Kind::Managed => 0,
+            };
+            if crate::mutation::enforced(&rules::MEM_004) {
+                Value::U32(mem.buffer_id(x.base, identity))
+            } else {
+                Value::U32(((x.base >> 12) as u32).max(1))
+            }
         }
         HIP_POINTER_ATTRIBUTE_IS_MANAGED => Value::Bool(x.kind == Kind::Managed),
         HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL => Value::I32(device),

@@ -45,7 +45,18 @@ dialect::aliases!(Hip, hipError_t);
 /// The emulator, or the reason it cannot start: HIP-INIT-001, a runtime that
 /// cannot start answers 101 (hipGetDeviceCount answers 100 itself).
 pub(super) fn emu() -> Result<&'static Emulator, Fail> {
-    crate::core::emulator().map_err(|e| Fail::rule(&rules::INIT_001, e.to_string()))
+    let e = crate::core::emulator().map_err(|e| Fail::rule(&rules::INIT_001, e.to_string()))?;
+    no_device_left(e)?;
+    Ok(e)
+}
+
+/// HIP-INIT-008: the devices of this process are those ROCr's and clr's
+/// variables leave it; when they leave none, every call is 100, as clr's
+/// `HIP_INIT_API` answers with no device.
+pub(super) fn no_device_left(e: &Emulator) -> Result<(), Fail> {
+    let seen = e.see_as(crate::visible::MaskVendor::Hip);
+    ensure!(seen.count() > 0, rules::INIT_008, "no device is visible: {}", seen.describe());
+    Ok(())
 }
 
 /// The calling thread's current device: device 0 until hipSetDevice.

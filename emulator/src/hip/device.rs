@@ -10,6 +10,7 @@ use std::ffi::c_char;
 use super::state::{DeviceSettings, state};
 use super::{attributes, profile};
 use crate::core::{Ending, StreamKind, thread};
+use crate::core::Emulator;
 use crate::registry::Place;
 
 /// The device `id` as an index, or 101.
@@ -39,8 +40,12 @@ pub unsafe extern "C" fn hipGetDeviceCount(count: *mut i32) -> hipError_t {
             return Err(Fail::plain(HipError::INVALID_VALUE, "count is NULL".into()));
         }
         match crate::core::emulator() {
-            // SAFETY: checked non-null.
-            Ok(e) => unsafe { put(count, e.device_count() as i32) },
+            Ok(e) => {
+                // clr's HIP_INIT_API answers 100 before the count is written.
+                super::call::no_device_left(e)?;
+                // SAFETY: checked non-null.
+                unsafe { put(count, e.device_count() as i32) }
+            }
             Err(err) => {
                 // SAFETY: checked non-null.
                 unsafe { put(count, 0) };
@@ -155,7 +160,7 @@ fn fill(buf: &mut [u8], at: &Offsets, d: u32) -> Result<(), Fail> {
     put_i32(buf, at.major, major);
     put_i32(buf, at.minor, minor);
     put_i32(buf, at.cus, profile::COMPUTE_UNITS);
-    put_i32(buf, at.pci_bus, d as i32 + 1);
+    put_i32(buf, at.pci_bus, machine(e, d) as i32 + 1);
     put_str(buf, at.arch_name, profile::ARCH_NAME);
     Ok(())
 }
@@ -163,7 +168,18 @@ fn fill(buf: &mut [u8], at: &Offsets, d: u32) -> Result<(), Fail> {
 /// `hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int deviceId)`
 /// (`@hip_4.2`): the old 792-byte layout, zero-filled, then the fields hip.md lists.
 pub unsafe extern "C" fn hipGetDeviceProperties(prop: *mut hipDeviceProp_t, deviceId: i32) -> hipError_t {
-    run("hipGetDeviceProperties", || {
+    run("hipGetDeviceProperties", || properties_r0000(prop, deviceId))
+}
+
+/// `hipError_t hipGetDevicePropertiesR0000(hipDeviceProp_tR0000 *prop, int deviceId)` (`@hip_4.2`):
+/// the old layout under its explicit name, as `hipGetDeviceProperties`.
+pub unsafe extern "C" fn hipGetDevicePropertiesR0000(prop: *mut hipDeviceProp_t, deviceId: i32) -> hipError_t {
+    run("hipGetDevicePropertiesR0000", || properties_r0000(prop, deviceId))
+}
+
+/// The old 792-byte layout, zero-filled, then the fields hip.md lists.
+fn properties_r0000(prop: *mut hipDeviceProp_t, deviceId: i32) -> Result<(), Fail> {
+    {
         if prop.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "prop is NULL".into()));
         }
@@ -185,7 +201,7 @@ pub unsafe extern "C" fn hipGetDeviceProperties(prop: *mut hipDeviceProp_t, devi
         // SAFETY: checked non-null; the caller passes a 792-byte record.
         unsafe { put(prop, p) };
         Ok(())
-    })
+    }
 }
 
 /// `hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600 *prop, int deviceId)`
@@ -210,7 +226,7 @@ pub unsafe extern "C" fn hipGetDevicePropertiesR0600(prop: *mut hipDeviceProp_tR
         };
         attributes::fill_r0600(&mut p.bytes, &facts(d)?);
         fill(&mut p.bytes, &at, d)?;
-        p.bytes[P::uuid..P::uuid + 16].copy_from_slice(&uuid(d));
+        p.bytes[P::uuid..P::uuid + 16].copy_from_slice(&uuid(machine(emu()?, d)));
         // SAFETY: checked non-null; the caller passes a 1472-byte record.
         unsafe { put(prop, p) };
         Ok(())
@@ -326,7 +342,14 @@ pub(super) fn out<T>(p: *mut T, name: &str, v: T) -> Result<(), Fail> {
     Ok(())
 }
 
-/// The uuid of device `d`: "vmmkit", zeros, and the ordinal in the last byte.
+/// The machine's number of device ordinal `d` (HIP-INIT-008): a device's
+/// uuid and PCI address are those of the physical device, whatever the
+/// process's visible-device list.
+fn machine(e: &Emulator, d: u32) -> u32 {
+    e.visible().physical(d).unwrap_or(d)
+}
+
+/// The uuid of physical device `d`: "vmmkit", zeros, and its number in the last byte.
 fn uuid(d: u32) -> [u8; 16] {
     let mut u = [0u8; 16];
     u[..6].copy_from_slice(b"vmmkit");
@@ -335,7 +358,7 @@ fn uuid(d: u32) -> [u8; 16] {
 }
 
 /// The PCI address of device `d`, as clr prints it (`%04x:%02x:%02x.%01x`:
-/// domain, bus, device, function): bus = ordinal + 1, the rest 0.
+/// domain, bus, device, function): bus = the physical device + 1, the rest 0.
 fn pci_bus_id(d: u32) -> String {
     format!("{:04x}:{:02x}:{:02x}.{:01x}", 0, d + 1, 0, 0)
 }
@@ -395,7 +418,7 @@ pub unsafe extern "C" fn hipDeviceGetPCIBusId(pciBusId: *mut c_char, len: i32, d
             return Err(Fail::plain(HipError::INVALID_VALUE, "pciBusId is NULL".into()));
         }
         // SAFETY: the caller's buffer holds `len` bytes.
-        unsafe { put_c_str(pciBusId, len, &pci_bus_id(d)) };
+        unsafe { put_c_str(pciBusId, len, &pci_bus_id(machine(emu()?, d))) };
         if len <= 12 {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("len {len} is too short: 13 bytes are needed")));
         }
@@ -424,7 +447,7 @@ pub unsafe extern "C" fn hipDeviceGetByPCIBusId(device_: *mut i32, pciBusId: *co
             .and_then(|[domain, bus, dev, func]| {
                 (domain == 0 && dev == 0 && func == 0 && bus >= 1).then_some(bus - 1)
             })
-            .filter(|&d| e.is_device(i64::from(d)));
+            .and_then(|d| e.visible().ordinal(d));
         let Some(d) = found else {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("{text:?} is the PCI address of no device")));
         };
@@ -453,7 +476,7 @@ pub unsafe extern "C" fn hipDeviceGetName(name: *mut c_char, len: i32, device_: 
 pub unsafe extern "C" fn hipDeviceGetUuid(uuid_: *mut hipUUID, device_: hipDevice_t) -> hipError_t {
     run("hipDeviceGetUuid", || {
         let d = device(device_)?;
-        out(uuid_, "uuid", hipUUID { bytes: uuid(d).map(|b| b as c_char) })
+        out(uuid_, "uuid", hipUUID { bytes: uuid(machine(emu()?, d)).map(|b| b as c_char) })
     })
 }
 
@@ -668,6 +691,12 @@ fn choose(device_: *mut i32, prop_is_null: bool) -> Result<(), Fail> {
 /// (`@hip_4.2`, the old layout): see `choose`.
 pub unsafe extern "C" fn hipChooseDevice(device_: *mut i32, prop: *const hipDeviceProp_t) -> hipError_t {
     run("hipChooseDevice", || choose(device_, prop.is_null()))
+}
+
+/// `hipError_t hipChooseDeviceR0000(int *device, const hipDeviceProp_tR0000 *prop)` (`@hip_4.2`):
+/// the old layout under its explicit name, as `hipChooseDevice`.
+pub unsafe extern "C" fn hipChooseDeviceR0000(device_: *mut i32, prop: *const hipDeviceProp_t) -> hipError_t {
+    run("hipChooseDeviceR0000", || choose(device_, prop.is_null()))
 }
 
 /// `hipError_t hipChooseDeviceR0600(int *device, const hipDeviceProp_tR0600 *prop)` (`@hip_6.0`).

@@ -80,9 +80,7 @@ pub unsafe extern "C" fn hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_t, devP
             }
         };
         let Some(x) = x else { return Ok(()) }; // only when HIP-IPC-002 is switched off
-        let device = match x.device {
-            Place::Device(d) | Place::Host(d) => d as i32,
-        };
+        let device = e.token_device(x.device);
         let token = IpcToken {
             key,
             generation,
@@ -146,8 +144,10 @@ pub unsafe extern "C" fn hipIpcOpenMemHandle(
         }
         state(e).forget_closed(va);
         // HIP-IPC-031: peer access between the devices is enabled implicitly.
-        if token.device >= 0 && token.device as u32 != device {
-            e.enable_peer(device, token.device as u32);
+        if let Some(src) = e.token_local(token.device)
+            && src != device
+        {
+            e.enable_peer(device, src);
         }
         // SAFETY: checked non-null.
         unsafe { put(devPtr, va as *mut c_void) };

@@ -52,5 +52,5 @@ crate::dialect_api! {
     table: HipApi,
     modules: capture, context, device, error, event, graph, ipc, memory, pool, register, share, stream, stream_ops, vmm,
     // Memory.
-    array, attr, host, managed, pitched, proc,
+    array, attr, host, managed, mipmap, pitched, proc, tooling,
 }

@@ -502,9 +502,7 @@ pub unsafe extern "C" fn hipMemPoolExportPointer(export_data: *mut hipMemPoolPtr
         ensure!(x.is_some(), rules::POOL_015 => HipError::OUT_OF_MEMORY, "{dev_ptr:p} is not inside an allocation");
         let Some(x) = x else { return Ok(()) };
         let exported = e.export_plain(p).map_err(|er| Fail::core_under_code(&rules::POOL_015, HipError::OUT_OF_MEMORY, er))?;
-        let device = match x.device {
-            crate::registry::Place::Device(d) | crate::registry::Place::Host(d) => d as i32,
-        };
+        let device = e.token_device(x.device);
         let token = IpcToken {
             key: exported.key,
             generation: exported.props[3],
@@ -546,8 +544,11 @@ pub unsafe extern "C" fn hipMemPoolImportPointer(
         let token = IpcToken::decode(MAGIC, &data);
         ensure!(token.is_some(), rules::POOL_016 => HipError::OUT_OF_MEMORY, "the export data names no allocation");
         let (Some(id), Some(token)) = (id, token) else { return Ok(()) };
+        // HIP-POOL-020: in the exporting process, clr's IpcAttach maps the
+        // memory again (no same-process check): the pointer is a second address.
+        let own_maps_again = crate::mutation::enforced(&rules::POOL_020);
         let base = e
-            .pool_import_pointer(id, token.key, token.pid, &WINDOW)
+            .pool_import_pointer(id, token.key, token.pid, &WINDOW, own_maps_again)
             .map_err(|er| Fail::core_under_code(&rules::POOL_016, HipError::OUT_OF_MEMORY, er))?;
         // SAFETY: checked non-null.
         unsafe { put(dev_ptr, (base + token.offset as usize) as *mut c_void) };

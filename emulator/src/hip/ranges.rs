@@ -77,7 +77,13 @@ pub(super) struct MemState {
     arrays: Mutex<(HashMap<usize, ArrayRec>, usize)>,
     flags: Mutex<HashMap<usize, u32>>,
     sync_memops: Mutex<HashSet<usize>>,
+    /// Buffer ids (HIP-MEM-004).
+    buffer_ids: Mutex<BufferIds>,
 }
+
+/// Buffer ids by allocation start: the allocation's identity and its id;
+/// and the last id given.
+type BufferIds = (BTreeMap<usize, (u64, u32)>, u32);
 
 /// The top bits of every array handle: a non-canonical x86-64 address, so no
 /// handle is ever memory.
@@ -188,6 +194,7 @@ impl MemState {
     pub fn retain_live(&self, live: impl Fn(usize) -> bool) {
         lock(&self.flags).retain(|&base, _| live(base));
         lock(&self.sync_memops).retain(|&base| live(base));
+        lock(&self.buffer_ids).0.retain(|&base, _| live(base));
         lock(&self.arrays).0.retain(|_, a| live(a.mem));
     }
 
@@ -195,5 +202,25 @@ impl MemState {
     pub fn forget(&self, base: usize) {
         lock(&self.flags).remove(&base);
         lock(&self.sync_memops).remove(&base);
+        lock(&self.buffer_ids).0.remove(&base);
+    }
+
+    /// The buffer id of the allocation that starts at `base` and is known
+    /// by `identity` (what tells it from an earlier allocation at the same
+    /// address: its generation, its handle): the one it was given, or the
+    /// next of a process-wide count, as clr's `numAllocs` (HIP-MEM-004). An
+    /// id is never given twice: a freed allocation's goes with it. After
+    /// 2^32 − 1 ids the count stays at its last (clr's wraps).
+    pub fn buffer_id(&self, base: usize, identity: u64) -> u32 {
+        let mut g = lock(&self.buffer_ids);
+        let (ids, last) = &mut *g;
+        match ids.get(&base) {
+            Some(&(known, id)) if known == identity => id,
+            _ => {
+                *last = last.saturating_add(1);
+                ids.insert(base, (identity, *last));
+                *last
+            }
+        }
     }
 }

@@ -64,6 +64,63 @@ pub unsafe extern "C" fn __hipUnregisterFatBinary(modules_: *mut *mut c_void) {
     modules().retain(|slot| !std::ptr::eq(&raw const **slot, modules_.cast::<usize>().cast_const()));
 }
 
+/// `void __hipRegisterManagedVar(void *hipModule, void **pointer, void *init_value, const char *name,
+/// size_t size, unsigned align)`: a `__managed__` variable, as clr's (hip_platform.cpp:145-170):
+/// `size` bytes of managed memory, the initial value copied in, the address
+/// stored through `pointer`. Managed memory is host memory in vmmkit, so
+/// host code reads the variable. Nothing happens for a NULL pointer or a
+/// size of 0; an allocation that fails leaves `*pointer` as it was (clr stops
+/// the process there).
+pub unsafe extern "C" fn __hipRegisterManagedVar(
+    _hipModule: *mut c_void,
+    pointer: *mut *mut c_void,
+    init_value: *mut c_void,
+    _name: *const c_char,
+    size: usize,
+    _align: u32,
+) {
+    if pointer.is_null() || size == 0 {
+        return;
+    }
+    let mut p: *mut c_void = std::ptr::null_mut();
+    // SAFETY: a live local for the output.
+    let rc = unsafe { super::managed::hipMallocManaged(&mut p, size, vmmkit_sys::hip::hipMemAttachGlobal) };
+    if rc != 0 || p.is_null() {
+        return;
+    }
+    if !init_value.is_null() {
+        // SAFETY: `init_value` holds `size` bytes by the C contract; `p` was just allocated with `size` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(init_value.cast::<u8>(), p.cast::<u8>(), size) };
+    }
+    // SAFETY: checked non-null; a `void*` slot by the C contract.
+    unsafe { pointer.write(p) };
+}
+
+/// `void __hipRegisterSurface(void **modules, void *var, char *hostVar, char *deviceVar, int type, int ext)`:
+/// nothing to keep (surfaces are read by device code).
+pub unsafe extern "C" fn __hipRegisterSurface(
+    _modules: *mut *mut c_void,
+    _var: *mut c_void,
+    _hostVar: *mut c_char,
+    _deviceVar: *mut c_char,
+    _type: i32,
+    _ext: i32,
+) {
+}
+
+/// `void __hipRegisterTexture(void **modules, void *var, char *hostVar, char *deviceVar, int type, int norm,
+/// int ext)`: nothing to keep (textures are read by device code).
+pub unsafe extern "C" fn __hipRegisterTexture(
+    _modules: *mut *mut c_void,
+    _var: *mut c_void,
+    _hostVar: *mut c_char,
+    _deviceVar: *mut c_char,
+    _type: i32,
+    _norm: i32,
+    _ext: i32,
+) {
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

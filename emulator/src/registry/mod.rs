@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 pub use cells::{CELL_KEY_BIT, CELL_TRUST_CAP, CellHeader, CellKind, HeldCell};
-pub use entry::{FLAG_WITHDRAWN, Grant, HEADER_XATTR, HISTORY_LEN, Header, META_LEN, Place, TRUST_CAP, Trust, TrustIndex};
+pub use entry::{
+    FLAG_WITHDRAWN, Grant, HEADER_XATTR, HISTORY_LEN, Header, META_LEN, Place, TRUST_CAP, Trust, TrustIndex,
+};
 pub use gc::GcReport;
 pub use list::{CellInfo, EntryInfo, ProcessInfo, flock_holders};
 pub use root::RootError;

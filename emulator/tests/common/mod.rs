@@ -65,8 +65,14 @@ pub struct Peer {
 impl Peer {
     /// Starts the peer `role` in the same root as this process.
     pub fn start(role: &str) -> Self {
+        Self::start_with_env(role, &[])
+    }
+
+    /// Starts the peer `role` in the same root as this process, with `env` added to its environment.
+    pub fn start_with_env(role: &str, env: &[(&str, &str)]) -> Self {
         let mut cmd = libtest::rerun("peer").expect("test exe");
         cmd.env(PEER_ENV, role).env_remove(CHILD_ENV);
+        cmd.envs(env.iter().copied());
         Self { peer: vmmkit_testkit::Peer::spawn_logged(role, &mut cmd).expect("spawn peer") }
     }
 

@@ -51,6 +51,7 @@ const ACL_CPP: Source = Runtime("src/acl/aclrt_impl/acl.cpp");
 const MEMORY_CPP: Source = Runtime("src/acl/aclrt_impl/memory.cpp");
 const API_ERROR: Source = Runtime("src/runtime/core/src/api_impl/api_error.cc");
 const API_IMPL: Source = Runtime("src/runtime/core/src/api_impl/api_impl.cc");
+const RUNTIME_CC: Source = Runtime("src/runtime/core/src/runtime.cc");
 const API_C_DEVICE: Source = Runtime("src/runtime/api/api_c_device.cc");
 const NPU_DRIVER: Source = Runtime("src/runtime/driver/npu_driver.cc");
 const RUNTIME: Source = Runtime("runtime core");
@@ -212,6 +213,40 @@ rules! {
         sources: &[CMODEL],
         confidence: &[Src],
         expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
+    }
+
+    GEN_011 {
+        group: DEVICE,
+        text: "ASCEND_RT_VISIBLE_DEVICES chooses the devices a process sees, numbered from 0 in the list's order: \
+               the value must start with a digit; indexes are separated by single commas, and any other character, a \
+               second comma or an index beyond the devices ends the list. An index not above the one before it \
+               (out of ascending order, or repeated), or a list with no index, is refused: aclrtGetDeviceCount is \
+               207004 and no device can be set. Memory keeps its physical device across processes that see other lists.",
+        apis: &["aclrtGetDeviceCount", "aclrtSetDevice", "aclrtMemImportFromShareableHandle"],
+        sources: &[RUNTIME_CC, API_IMPL, ERRCODE],
+        confidence: &[Src],
+        note: Some("hicann/runtime@681ef76 src/runtime/core/src/runtime.cc:4725-4768 (SplitString), :4955-5061 \
+                    (GetVisibleDevices: stoi, beyond the devices ends it, :5021-5036 order and repeat refused, :5056-5060 \
+                    no index refused); src/runtime/api/impl/api_impl.cc:3403-3441 (GetDeviceCount: a refused list is \
+                    RT_ERROR_DRV_NO_DEVICE); src/runtime/core/src/common/errcode_manage.cc:84 (ACL_ERROR_RT_NO_DEVICE)"),
+        expect: Codes(&[acl!(RT_NO_DEVICE)]),
+        requires: &[Need::Peers, Need::Devices(3)],
+    }
+
+    GEN_012 {
+        group: DEVICE,
+        text: "aclrtGetLogicDevIdByUserDevId, aclrtGetUserDevIdByLogicDevId, aclrtGetPhyDevIdByUserDevId and \
+               aclrtGetUserDevIdByPhyDevId translate between the process's ids (places in ASCEND_RT_VISIBLE_DEVICES) \
+               and the machine's; logic and physical ids are one. An id that is negative or names no device the \
+               process sees is 107001.",
+        apis: &["aclrtGetLogicDevIdByUserDevId", "aclrtGetUserDevIdByLogicDevId", "aclrtGetPhyDevIdByLogicDevId"],
+        sources: &[RUNTIME_CC, API_ERROR, API_IMPL],
+        confidence: &[Src],
+        note: Some("hicann/runtime@681ef76 src/runtime/core/src/runtime.cc:4799-4853 (ChgUserDevIdToDeviceId, \
+                    GetUserDevIdByDeviceId: RT_ERROR_DEVICE_ID), src/runtime/api/impl/api_error.cc:6896-6926 (a \
+                    negative id), src/runtime/api/impl/api_impl.cc:8100-8121. The emulator's logic id is the physical one"),
+        expect: Codes(&[acl!(RT_INVALID_DEVICEID)]),
+        requires: &[Need::Peers, Need::Devices(3)],
     }
 
     // ==== 4.2 Granularity (ACL-GRAN) ================================================

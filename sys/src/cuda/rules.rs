@@ -45,6 +45,7 @@ const CPY: &str = "cuda.cpy";
 
 const DOCS: Source = CudaDoc("CUDA 12.6 driver API");
 const D_INIT: Source = CudaDoc("cuInit");
+const D_ENV: Source = CudaDoc("CUDA C++ Programming Guide, CUDA Environment Variables: CUDA_VISIBLE_DEVICES");
 const D_MEM_FREE: Source = CudaDoc("§6.13 Memory Management, cuMemFree: group__CUDA__MEM.html");
 const D_IPC_GET: Source = CudaDoc("cuIpcGetMemHandle");
 const D_IPC_OPEN: Source = CudaDoc("cuIpcOpenMemHandle");
@@ -114,6 +115,24 @@ rules! {
         sources: &[DOCS],
         confidence: &[Doc],
         expect: Codes(&[cuda!(INVALID_VALUE)]),
+    }
+
+    GEN_004 {
+        group: GEN,
+        text: "CUDA_VISIBLE_DEVICES chooses and orders the devices a process sees, numbered from 0; the list stops at \
+               its first entry that is not a device index (or repeats one); memory keeps its physical device across \
+               processes that see other lists (its PCI address follows it). A list that leaves no device makes cuInit \
+               100 (CUDA_ERROR_NO_DEVICE).",
+        apis: &["cuInit", "cuDeviceGetCount", "cuDeviceGetPCIBusId"],
+        sources: &[D_ENV],
+        confidence: &[Doc, Undetermined],
+        note: Some("CUDA C++ Programming Guide, \"CUDA Environment Variables\": \"only the devices whose index is \
+                    present in the sequence are visible ... If one of the indices is invalid, only the devices whose \
+                    index precedes the invalid index are visible\". A repeated index and the code of an empty list \
+                    are not documented (undetermined): the emulator ends the list at a repeat, and cuInit answers 100"),
+        expect: Codes(&[cuda!(NO_DEVICE)]),
+        equivalents: &[&crate::hip::rules::INIT_008],
+        requires: &[Need::Peers, Need::Devices(3)],
     }
 
     // ==== 3.2 Legacy IPC ============================================================

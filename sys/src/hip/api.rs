@@ -255,6 +255,32 @@ macro_rules! hip_functions {
                 hipMemset3DAsync: fn(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent, stream: hipStream_t) -> hipError_t;
             }
             optional {
+                /// What the real library exports besides the header's API (docs/hip.md "The export list"):
+                /// `@hip_4.2` unless said.
+                hipCreateChannelDesc: fn(x: i32, y: i32, z: i32, w: i32, f: i32) -> hipChannelFormatDesc;
+                hipGetDevicePropertiesR0000: fn(prop: *mut hipDeviceProp_t, deviceId: i32) -> hipError_t;
+                hipChooseDeviceR0000: fn(device: *mut i32, prop: *const hipDeviceProp_t) -> hipError_t;
+                __hipRegisterManagedVar: fn(hipModule: *mut c_void, pointer: *mut *mut c_void, init_value: *mut c_void, name: *const c_char, size: usize, align: u32) -> ();
+                __hipRegisterSurface: fn(modules: *mut *mut c_void, var: *mut c_void, hostVar: *mut c_char, deviceVar: *mut c_char, type_: i32, ext: i32) -> ();
+                __hipRegisterTexture: fn(modules: *mut *mut c_void, var: *mut c_void, hostVar: *mut c_char, deviceVar: *mut c_char, type_: i32, norm: i32, ext: i32) -> ();
+                __gnu_h2f_ieee: fn(h: u16) -> f32;
+                __gnu_f2h_ieee: fn(f: f32) -> u16;
+                /// `@hip_4.5`.
+                amd_dbgapi_get_build_name: fn() -> *const c_char;
+                /// `@hip_4.5`.
+                amd_dbgapi_get_git_hash: fn() -> *const c_char;
+                /// `@hip_4.5`.
+                amd_dbgapi_get_build_id: fn() -> usize;
+                /// `@hip_5.3`.
+                hipRegisterTracerCallback: fn(function: *const c_void) -> ();
+                /// Mipmapped arrays (`hip_4.2`; optional in the table only because the real
+                /// library's may be absent from a build without image support).
+                hipMallocMipmappedArray: fn(mipmappedArray: *mut hipMipmappedArray_t, desc: *const hipChannelFormatDesc, extent: hipExtent, numLevels: u32, flags: u32) -> hipError_t;
+                hipFreeMipmappedArray: fn(mipmappedArray: hipMipmappedArray_t) -> hipError_t;
+                hipGetMipmappedArrayLevel: fn(levelArray: *mut hipArray_t, mipmappedArray: hipMipmappedArray_const_t, level: u32) -> hipError_t;
+                hipMipmappedArrayCreate: fn(pHandle: *mut hipMipmappedArray_t, pMipmappedArrayDesc: *mut HIP_ARRAY3D_DESCRIPTOR, numMipmapLevels: u32) -> hipError_t;
+                hipMipmappedArrayDestroy: fn(hMipmappedArray: hipMipmappedArray_t) -> hipError_t;
+                hipMipmappedArrayGetLevel: fn(pLevelArray: *mut hipArray_t, hMipMappedArray: hipMipmappedArray_t, level: u32) -> hipError_t;
                 /// `@hip_6.0`: the 1472-byte layout that 6.x/7.x headers redirect `hipGetDeviceProperties` to.
                 hipGetDevicePropertiesR0600: fn(prop: *mut hipDeviceProp_tR0600, deviceId: i32) -> hipError_t;
                 /// `@hip_6.0`: like `hipGetLastError`.

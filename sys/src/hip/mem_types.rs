@@ -11,6 +11,11 @@ use super::types::{hipMemcpyKind, hipMemoryType};
 /// `hipArray_t`: an opaque pointer (`struct hipArray*`, opaque in 7.x); vmmkit's are tagged numbers, looked up.
 pub type hipArray_t = *mut c_void;
 
+/// `hipMipmappedArray_t`: an opaque pointer (`struct hipMipmappedArray*`).
+pub type hipMipmappedArray_t = *mut c_void;
+/// `hipMipmappedArray_const_t`.
+pub type hipMipmappedArray_const_t = *const c_void;
+
 /// `hipPitchedPtr` (driver_types.h): pitched linear memory.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]

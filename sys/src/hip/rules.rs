@@ -45,6 +45,10 @@ const CLR_POOL_IMPL: Source = Rocm("ROCm/clr hipamd/src/hip_mempool_impl.cpp");
 const T_IPC: Source = Rocm("ROCm/hip-tests catch/unit/device/hipIpc{Get,Open,Close}MemHandle.cc");
 const T_VMM: Source = Rocm("ROCm/hip-tests catch/unit/virtualMemoryManagement");
 const T_FREE: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipFree.cc");
+const CLR_MEMORY_OBJ: Source = Rocm("ROCm/clr rocclr/platform/memory.cpp");
+const T_MIPMAP: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMallocMipmappedArray.cc, hipFreeMipmappedArray.cc");
+const T_POINTER_ATTR: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipPointerGetAttribute.cc");
+const T_POOL_SHARE: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMemPoolExportToShareableHandle.cc");
 const DEVELOP: Source = Rocm("ROCm/rocm-systems develop");
 /// hip.md gives no source for the point: the reference records it as undetermined.
 const UNSETTLED: Source = Reference("hip.md §4: no vendor source; the emulator's choice");
@@ -78,6 +82,9 @@ pub const PROFILES: &[&str] = &[PROFILE_6, PROFILE_7];
 
 const CLR_VM_7: Source = Rocm("ROCm/rocm-systems projects/clr/hipamd/src/hip_vm.cpp (7.x)");
 const ROCR: Source = Rocm("ROCm/ROCR-Runtime src/core/runtime/runtime.cpp (ROCr)");
+const CLR_ROCDEVICE: Source = Rocm("ROCm/clr rocclr/device/rocm/rocdevice.cpp");
+const ROCR_FILTER: Source =
+    Rocm("ROCm/rocm-systems projects/rocr-runtime/runtime/hsa-runtime/core/runtime/amd_filter_device.cpp");
 
 rules! {
     prefix: "HIP", dialect: Dialect::Hip;
@@ -148,6 +155,28 @@ rules! {
         confidence: &[Src],
         expect: Codes(&[hip!(NOT_SUPPORTED)]),
         profiles: &[ProfileExpect::new(PROFILE_7, Codes(&[hip!(INVALID_VALUE), hip!(INVALID_DEVICE)]))],
+    }
+
+    INIT_008 {
+        group: INIT,
+        text: "ROCR_VISIBLE_DEVICES (ROCr) chooses and orders the devices first, then HIP_VISIBLE_DEVICES (or \
+               CUDA_VISIBLE_DEVICES when it is unset or empty) indexes what is left; the process numbers them from 0. \
+               ROCr: set and empty is no device; the first index out of range, repeated or malformed ends the list. \
+               clr: an entry that is not the plain decimal spelling of an index in range ends the list; a repeat is \
+               skipped. A device's uuid and PCI address stay those of the physical device, and memory shared between \
+               processes that see other lists stays on its physical device. With no device left every call is 100.",
+        apis: &["hipGetDeviceCount", "hipDeviceGetPCIBusId", "hipDeviceGetUuid", "hipIpcOpenMemHandle"],
+        sources: &[CLR_ROCDEVICE, ROCR_FILTER, CLR_INT],
+        confidence: &[Src],
+        note: Some("ROCm/clr@f9f995c rocclr/device/rocm/rocdevice.cpp:496-541 (the ordinals over the agents ROCr \
+                    reports; str_id != std::to_string(index) ends the list, a repeat is skipped); \
+                    ROCm/rocm-systems@1b1610fc2 projects/rocr-runtime/runtime/hsa-runtime/core/runtime/\
+                    amd_filter_device.cpp:73-89 (tokens, trimmed), :151-198 (strtol base 0; out of range or repeated \
+                    ends the list), core/inc/amd_filter_device.h:85, :115-126 (empty: zero devices); hip_internal.hpp:161-164 \
+                    (HIP_INIT_API: no device, 100) and hip_device.cpp:385-397. `GPU-` uuids in either list match no \
+                    emulated device and end it"),
+        expect: Codes(&[hip!(NO_DEVICE)]),
+        requires: &[Need::Peers, Need::Devices(3)],
     }
 
     // ==== 4.2 IPC: hipIpcGetMemHandle ==================================================
@@ -979,7 +1008,25 @@ rules! {
         expect: Behaviour,
     }
 
+    POOL_020 {
+        group: POOL,
+        text: "hipMemPoolImportPointer in the process that exported the pointer (its pool imported from its own \
+               export) succeeds: the pointer maps the same memory at an address of its own (writes through either \
+               are seen through the other); a repeated import returns the same address; hipFreeAsync gives it back.",
+        apis: &["hipMemPoolImportPointer", "hipMemPoolImportFromShareableHandle", "hipMemPoolExportPointer"],
+        sources: &[CLR_POOL, CLR_DEV, T_POOL_SHARE],
+        confidence: &[Src, Inferred],
+        note: Some("ROCm/clr@f9f995c hipamd/src/hip_mempool.cpp:464-483 (IpcAttach on the pool's device, no check of \
+                    the exporting process), rocclr/device/device.cpp:986-1017 (Device::IpcAttach: a new IpcBuffer, or \
+                    the existing object when the attach lands on a known address); ROCm/rocm-systems@1b1610fc2 \
+                    projects/rocr-runtime/runtime/hsa-runtime/core/runtime/runtime.cpp:1382-1509 (IPCAttach imports \
+                    the dma-buf again: a new address). hip-tests Unit_hipMemPoolExportToShareableHandle_SameProc \
+                    (HIP_VERSION >= 6.2) expects success; that the address differs from the exporter's is inferred"),
+        expect: Behaviour,
+    }
+
     // ==== Streams, events and IPC events ====================================
+
     STM_001 {
         group: STM,
         text: "hipStreamCreate, hipStreamCreateWithFlags and hipStreamCreateWithPriority: a NULL stream pointer is 1; \
@@ -1267,7 +1314,8 @@ rules! {
         expect: Behaviour,
     }
 
-    // ==== Graphs and stream capture ==========================================
+    // ==== Graphs and stream capture ===================================    }
+
 
     GRF_001 {
         group: GRF,
@@ -1468,5 +1516,41 @@ rules! {
         confidence: &[Src],
         note: Some("clr hip_graph.cpp:1450-1476, :1478-1500"),
         expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    MEM_004 {
+        group: MEM,
+        text: "hipPointerGetAttribute(HIP_POINTER_ATTRIBUTE_BUFFER_ID) gives each allocation an id of its own, never 0 \
+               for memory HIP knows: memory freed and allocated again at the same address gets another id, and a freed \
+               allocation's id is not given again.",
+        apis: &["hipPointerGetAttribute", "hipMalloc", "hipFree"],
+        sources: &[CLR_MEMORY_OBJ, CLR_MEM, T_POINTER_ATTR],
+        confidence: &[Src],
+        note: Some("ROCm/clr@f9f995c rocclr/platform/memory.cpp:34 (a process-wide std::atomic<uint32_t> numAllocs), \
+                    :324-325 (each memory object created takes ++numAllocs as its uniqueId_); hipamd/src/hip_memory.cpp:3939 \
+                    (HIP_POINTER_ATTRIBUTE_BUFFER_ID answers it); hip-tests Unit_hipPointerGetAttribute_BufferID. vmmkit \
+                    numbers an allocation at its first query rather than at its creation: ids differ, their order may not \
+                    be clr's"),
+        expect: Behaviour,
+    }
+
+    MEM_005 {
+        group: MEM,
+        text: "Mipmapped arrays, on devices without mipmap image support (vmmkit's: ImageSupport 0): \
+               hipMallocMipmappedArray with a NULL array or desc, or a channel format clr refuses, is 1 (before the \
+               support check), otherwise 801; hipMipmappedArrayCreate is 801; hipFreeMipmappedArray and \
+               hipMipmappedArrayDestroy of NULL are 1; hipGetMipmappedArrayLevel and hipMipmappedArrayGetLevel with a \
+               NULL output are 1, with a NULL array 400. A handle that names no mipmapped array (every one, here) is 1.",
+        apis: &["hipMallocMipmappedArray", "hipFreeMipmappedArray", "hipGetMipmappedArrayLevel", "hipMipmappedArrayCreate"],
+        sources: &[CLR_MEM, T_MIPMAP],
+        confidence: &[Src, Undetermined],
+        note: Some("ROCm/clr@f9f995c hipamd/src/hip_memory.cpp:4567-4587 (hipMallocMipmappedArray: NULL → 1 and \
+                    CheckArrayFormat → 1 before ihipMipmapArrayCreate), :4384-4399 (no ClKhrMipMapImage → 801, before its \
+                    own NULL checks), :4463-4480 (ihipMipmappedArrayDestroy: NULL → 1, invalid memory object → 1), \
+                    :4482-4500 (ihipMipmappedArrayGetLevel: NULL output → 1, NULL array → 400); hip-tests \
+                    Unit_hipMallocMipmappedArray_Negative_NullArrayPtr, _NullDescPtr, Unit_hipFreeMipmappedArray_Negative_Nullptr, \
+                    Unit_hipGetMipmappedArrayLevel_Negative. A handle that names nothing is dereferenced by clr \
+                    (undetermined); vmmkit answers 1, as clr's invalid memory object"),
+        expect: Codes(&[hip!(INVALID_VALUE), hip!(INVALID_HANDLE), hip!(NOT_SUPPORTED)]),
     }
 }

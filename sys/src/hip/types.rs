@@ -306,6 +306,8 @@ impl Default for hipDeviceProp_tR0600 {
 pub type hipMemPool_t = *mut c_void;
 /// `hipDeviceAttributeMemoryPoolSupportedHandleTypes`: a mask of `hipMemAllocationHandleType`.
 pub const hipDeviceAttributeMemoryPoolSupportedHandleTypes: hipDeviceAttribute_t = 91;
+/// `hipDeviceAttributeImageSupport` (`hipDeviceAttributeAmdSpecificBegin` + 14).
+pub const hipDeviceAttributeImageSupport: hipDeviceAttribute_t = 10014;
 
 /// `hipMemPoolAttr`: the int attributes (1–3) and the `uint64_t` ones (4–8).
 pub type hipMemPoolAttr = i32;

@@ -149,3 +149,77 @@ fn outermost_pid() -> Option<i32> {
     let line = status.lines().find(|l| l.starts_with("NSpid:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
+
+/// 2 MiB of device 2 of this process, mapped, filled with pattern `seed`
+/// and exported with flag 1 (no trustlist): the mapping and the shareable handle.
+fn exported_from_device_2(cx: &Ctx, seed: u8) -> Result<(crate::acl::Mapped, u64), Failure> {
+    cx.device(2)?;
+    let va = cx.reserve(TWO_MIB)?;
+    let handle = cx.malloc_with(&prop(2), TWO_MIB)?;
+    cx.map(va, TWO_MIB, handle)?;
+    cx.write(va, TWO_MIB, seed)?;
+    let sh = cx.export(handle, 1)?;
+    Ok((crate::acl::Mapped { va, handle, size: TWO_MIB }, sh))
+}
+
+/// A peer whose environment adds `env`, started without a device.
+fn masked_peer(cx: &Ctx, env: &[(&str, &str)]) -> Result<crate::peer::Peer, Failure> {
+    crate::peer::Peer::spawn(&cx.launcher().with_env(env), "masked")
+}
+
+/// ACL-GEN-011: this process (every device) exports 2 MiB of device 2. A
+/// peer that sees `ASCEND_RT_VISIBLE_DEVICES=1,2,9,3` (the list stops at 9)
+/// has two devices, physical 1 and 2; it imports the memory onto its device
+/// 1 (physical 2, where it lives) and reads it there. Lists the runtime
+/// refuses (`2,1` out of order, `1,2,2` repeated, `x`) make
+/// aclrtGetDeviceCount 207004.
+pub fn visible_devices(cx: &mut Ctx) -> Result<(), Failure> {
+    use crate::peer::Request;
+    let (m, sh) = exported_from_device_2(cx, 85)?;
+    let mut peer = masked_peer(cx, &[("ASCEND_RT_VISIBLE_DEVICES", "1,2,9,3")])?;
+    let r = peer.call(&Request::Devices)?;
+    cx.expect_ok("peer with 1,2,9,3: aclrtGetDeviceCount", AclError(r.code))?;
+    let phys: Vec<i32> = r.bytes.chunks_exact(4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    cx.ensure(
+        "peer with 1,2,9,3: its devices' physical ids",
+        r.value == 2 && phys == [1, 2],
+        "2 devices: [1, 2]",
+        format!("{}: {phys:?}", r.value),
+    )?;
+    peer.start(Some(1))?;
+    let (code, h) = peer.import(sh, 1)?;
+    cx.expect_ok("peer with 1,2,9,3: aclrtMemImportFromShareableHandle onto its device 1", code)?;
+    let map = peer.map(h, TWO_MIB)?;
+    let diff = peer.verify(map, 85)?;
+    cx.ensure("peer with 1,2,9,3 reads the memory", diff.is_none(), "pattern 85", diff.unwrap_or_default())?;
+    super::sharing::peer_teardown(&mut peer, map, h)?;
+    peer.exit()?;
+    for list in ["2,1", "1,2,2", "x"] {
+        let mut peer = masked_peer(cx, &[("ASCEND_RT_VISIBLE_DEVICES", list)])?;
+        let r = peer.call(&Request::Devices)?;
+        cx.expect_code(&format!("peer with ASCEND_RT_VISIBLE_DEVICES={list}: aclrtGetDeviceCount"), AclError(r.code))?;
+        peer.exit()?;
+    }
+    cx.teardown(m)
+}
+
+/// ACL-GEN-012: a peer that sees `ASCEND_RT_VISIBLE_DEVICES=1,2` finds the
+/// device of a handle exported from physical device 2 (the key's device
+/// field) as its user id 1; logic id 0 (not in its list) and a negative
+/// user id are 107001.
+pub fn device_ids(cx: &mut Ctx) -> Result<(), Failure> {
+    use crate::peer::Request;
+    let (m, sh) = exported_from_device_2(cx, 86)?;
+    let key_device = ((sh >> 32) & 0xff) as i32;
+    let mut peer = masked_peer(cx, &[("ASCEND_RT_VISIBLE_DEVICES", "1,2")])?;
+    peer.setup(&Request::Devices)?;
+    let r = peer.call(&Request::UserOf { logic: key_device })?;
+    cx.expect_ok(&format!("peer with 1,2: aclrtGetUserDevIdByLogicDevId({key_device})"), AclError(r.code))?;
+    cx.ensure("the user id of the exporting device", r.value == 1, 1, r.value as i32)?;
+    let r = peer.call(&Request::UserOf { logic: 0 })?;
+    cx.expect_code("peer with 1,2: aclrtGetUserDevIdByLogicDevId(0)", AclError(r.code))?;
+    peer.exit()?;
+    let mut logic = 0;
+    cx.expect_code("aclrtGetUserDevIdByLogicDevId(-1)", cx.acl().user_of_logic(-1, &mut logic)?)?;
+    cx.teardown(m)
+}

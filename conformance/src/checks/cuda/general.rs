@@ -42,3 +42,55 @@ pub fn error_strings(cx: &mut Ctx) -> Result<(), Failure> {
     cx.note(format!("cuGetErrorString(1) = {:?}", text.unwrap_or_default()));
     Ok(())
 }
+
+/// CUDA-GEN-004: this process (every device) shares 1 MiB of device 2
+/// through IPC. A peer that sees `CUDA_VISIBLE_DEVICES=1,2,7,0` (the list
+/// stops at 7) has two devices and reads the memory opened on its device
+/// 1; one that sees `2,2,0` (stops at the repeat) has one; lists that leave
+/// nothing (`-1`, set and empty) make cuInit 100.
+pub fn visible_devices(cx: &mut Ctx) -> Result<(), Failure> {
+    use crate::cuda::peer::{Peer, Request};
+    const SIZE: usize = 1 << 20;
+    cx.context(2)?;
+    let p = cx.alloc(SIZE)?;
+    cx.write(p, SIZE, 84)?;
+    let mut h = CUipcMemHandle::default();
+    crate::cuda::setup("cuIpcGetMemHandle", cx.cuda().cuIpcGetMemHandle(&mut h, p))?;
+    let handle: Vec<u8> = h.reserved.iter().map(|&c| c as u8).collect();
+    for (list, count, open_on) in [("1,2,7,0", 2, Some(1)), ("2,2,0", 1, None)] {
+        let env = [("CUDA_VISIBLE_DEVICES", list)];
+        let mut peer = Peer::unstarted(&cx.launcher().with_env(&env), "masked")?;
+        let r = peer.call(&Request::Devices { ptr: 0 })?;
+        cx.expect_ok(&format!("peer with CUDA_VISIBLE_DEVICES={list}: cuDeviceGetCount"), r.vendor_code())?;
+        cx.ensure(
+            &format!("peer with CUDA_VISIBLE_DEVICES={list}: its device count"),
+            r.value == count,
+            count,
+            r.value,
+        )?;
+        if let Some(d) = open_on {
+            peer.setup(&Request::Start { device: d })?;
+            let flags = CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS;
+            let r = peer.call(&Request::IpcOpen { handle: handle.clone(), flags })?;
+            cx.expect_ok(&format!("peer with CUDA_VISIBLE_DEVICES={list}: cuIpcOpenMemHandle"), r.vendor_code())?;
+            let ptr = r.value;
+            let r = peer.setup(&Request::Verify { ptr, len: SIZE as u64, seed: 84 })?;
+            cx.ensure(
+                &format!("peer with CUDA_VISIBLE_DEVICES={list} reads the memory"),
+                r.value == 1,
+                "pattern 84",
+                &r.text,
+            )?;
+            peer.setup(&Request::IpcClose { ptr })?;
+        }
+        peer.exit()?;
+    }
+    for list in ["-1", ""] {
+        let env = [("CUDA_VISIBLE_DEVICES", list)];
+        let mut peer = Peer::unstarted(&cx.launcher().with_env(&env), "no device")?;
+        let r = peer.call(&Request::Devices { ptr: 0 })?;
+        cx.expect_code(&format!("peer with CUDA_VISIBLE_DEVICES={list:?}: cuInit"), r.vendor_code())?;
+        peer.exit()?;
+    }
+    cx.free(p)
+}

@@ -132,3 +132,73 @@ pub fn set_valid_devices(cx: &mut Ctx) -> Result<(), Failure> {
         .unwrap_or_else(|_| Err(Failure::Setup("the thread panicked".into())))
     })
 }
+
+/// The PCI address of device `d` of this process.
+fn bus_of(cx: &Ctx, d: i32) -> Result<String, Failure> {
+    let mut bus = [0 as std::ffi::c_char; 32];
+    setup("hipDeviceGetPCIBusId", cx.hip().hipDeviceGetPCIBusId(bus.as_mut_ptr(), bus.len() as i32, d))?;
+    let bytes: Vec<u8> = bus.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// HIP-INIT-008: this process (every device) shares 1 MiB of device 2
+/// through IPC. A peer that sees `HIP_VISIBLE_DEVICES=2` has one device,
+/// device 2's PCI address, and reads the memory there; one that sees
+/// `ROCR_VISIBLE_DEVICES=1,2` and `HIP_VISIBLE_DEVICES=0,1,0,9,1` (ROCr
+/// keeps 1 and 2; clr takes 1, then 2, skips the repeat, stops at 9) sees
+/// devices 1 and 2, opens the memory on its device 1 (the physical device it
+/// lives on: the pointer's device is 1) and reads it; lists that leave nothing (`HIP_VISIBLE_DEVICES=01`,
+/// `ROCR_VISIBLE_DEVICES=` set and empty) make hipGetDeviceCount 100.
+pub fn visible_devices(cx: &mut Ctx) -> Result<(), Failure> {
+    use crate::hip::peer::{Peer, Request, ipc_bytes};
+    const SIZE: usize = 1 << 20;
+    let buses: Vec<String> = (0..3).map(|d| bus_of(cx, d)).collect::<Result<_, _>>()?;
+    cx.device(2)?;
+    let p = cx.malloc(SIZE)?;
+    cx.write(p, SIZE, 83)?;
+    let mut h = hipIpcMemHandle_t::default();
+    setup("hipIpcGetMemHandle", cx.hip().hipIpcGetMemHandle(&mut h, p))?;
+    let handle = ipc_bytes(&h);
+    // (the peer's environment, the physical devices it sees, the device it opens on)
+    type List<'a> = (&'a [(&'a str, &'a str)], &'a [usize], i32);
+    let lists: [List<'_>; 2] = [
+        (&[("HIP_VISIBLE_DEVICES", "2")], &[2], 0),
+        (&[("ROCR_VISIBLE_DEVICES", "1,2"), ("HIP_VISIBLE_DEVICES", "0,1,0,9,1")], &[1, 2], 1),
+    ];
+    for (env, seen, on) in lists {
+        let launcher = cx.launcher().with_env(env);
+        let mut peer = Peer::unstarted(&launcher, "masked")?;
+        let r = peer.call(&Request::Devices { ptr: 0 })?;
+        cx.expect_ok(&format!("peer with {env:?}: hipGetDeviceCount"), r.vendor_code())?;
+        let want: Vec<&str> = seen.iter().map(|&d| buses[d].as_str()).collect();
+        cx.ensure(
+            &format!("peer with {env:?}: its devices' PCI addresses"),
+            r.text == want.join(","),
+            want.join(","),
+            &r.text,
+        )?;
+        peer.setup(&Request::Start { device: on })?;
+        let r = peer.call(&Request::IpcOpen { handle: handle.clone(), flags: hipIpcMemLazyEnablePeerAccess })?;
+        cx.expect_ok(&format!("peer with {env:?}: hipIpcOpenMemHandle"), r.vendor_code())?;
+        let ptr = r.value;
+        let r = peer.setup(&Request::Verify { ptr, len: SIZE as u64, seed: 83 })?;
+        cx.ensure(&format!("peer with {env:?} reads the memory"), r.value == 1, "pattern 83", &r.text)?;
+        let r = peer.setup(&Request::Devices { ptr })?;
+        let at = r.text.rsplit('@').next().unwrap_or_default().to_owned();
+        cx.ensure(
+            &format!("peer with {env:?}: the opened pointer's device"),
+            at == on.to_string(),
+            on.to_string(),
+            at,
+        )?;
+        peer.setup(&Request::IpcClose { ptr })?;
+        peer.exit()?;
+    }
+    for env in [&[("HIP_VISIBLE_DEVICES", "01")][..], &[("ROCR_VISIBLE_DEVICES", "")][..]] {
+        let mut peer = Peer::unstarted(&cx.launcher().with_env(env), "no device")?;
+        let r = peer.call(&Request::Devices { ptr: 0 })?;
+        cx.expect_code(&format!("peer with {env:?}: hipGetDeviceCount"), r.vendor_code())?;
+        peer.exit()?;
+    }
+    cx.free(p)
+}

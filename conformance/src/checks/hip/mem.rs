@@ -94,3 +94,78 @@ pub fn free_synchronises(cx: &mut Ctx) -> Result<(), Failure> {
     }
     Ok(())
 }
+
+/// The buffer id of the allocation holding `p`.
+fn buffer_id(cx: &Ctx, p: *mut std::ffi::c_void) -> Result<u32, Failure> {
+    let mut id = 0u32;
+    let r = cx.hip().hipPointerGetAttribute((&raw mut id).cast(), HIP_POINTER_ATTRIBUTE_BUFFER_ID, p);
+    let r = r.ok_or_else(|| Failure::NotSupported("the library has no hipPointerGetAttribute".into()))?;
+    setup("hipPointerGetAttribute(BUFFER_ID)", r)?;
+    Ok(id)
+}
+
+/// HIP-MEM-004 (hip-tests `Unit_hipPointerGetAttribute_BufferID`): an
+/// allocation's id is not 0 and the same at every query; memory freed and
+/// allocated again (at the same address or not) gets another id, as does a
+/// host buffer freed and allocated again; no id is given twice.
+pub fn buffer_ids(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let mut seen = std::collections::HashSet::new();
+    for round in 0..4 {
+        let mut p = std::ptr::null_mut();
+        setup("hipMalloc", hip.hipMalloc(&mut p, 4096))?;
+        let id = buffer_id(cx, p)?;
+        cx.ensure("the id of hipMalloc memory", id != 0, "not 0", id)?;
+        cx.ensure("the id asked again", buffer_id(cx, p)? == id, id, "another")?;
+        cx.ensure(&format!("allocation {round}'s id is new"), seen.insert(id), "an id not given before", id)?;
+        setup("hipFree", hip.hipFree(p))?;
+        let mut h = std::ptr::null_mut();
+        setup("hipHostMalloc", hip.hipHostMalloc(&mut h, 4096, 0))?;
+        let id = buffer_id(cx, h)?;
+        cx.ensure(&format!("host buffer {round}'s id is new"), seen.insert(id), "an id not given before", id)?;
+        setup("hipHostFree", hip.hipHostFree(h))?;
+    }
+    Ok(())
+}
+
+/// The code of an optional entry point, or not supported when the library lacks it.
+fn entry(r: Option<hipError_t>, name: &str) -> Result<hipError_t, Failure> {
+    r.ok_or_else(|| Failure::NotSupported(format!("the library has no {name}")))
+}
+
+/// HIP-MEM-005 (hip-tests `Unit_hipMallocMipmappedArray_Negative_NullArrayPtr`,
+/// `_NullDescPtr`, `Unit_hipFreeMipmappedArray_Negative_Nullptr`,
+/// `Unit_hipGetMipmappedArrayLevel_Negative`): on a device without image
+/// support, NULL arguments get 1 (400 for a NULL array asked for a level),
+/// a well-formed request 801.
+pub fn mipmapped_arrays(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let mut images = -1;
+    setup(
+        "hipDeviceGetAttribute(ImageSupport)",
+        hip.hipDeviceGetAttribute(&mut images, hipDeviceAttributeImageSupport, 0),
+    )?;
+    if images != 0 {
+        return Err(Failure::NotSupported("the device supports images: the rule is for devices without".into()));
+    }
+    let desc = hipChannelFormatDesc { x: 32, f: hipChannelFormatKindFloat, ..Default::default() };
+    let extent = hipExtent { width: 6, height: 6, depth: 0 };
+    let mut array: hipMipmappedArray_t = std::ptr::null_mut();
+    let mut out: hipArray_t = std::ptr::null_mut();
+    let malloc = "hipMallocMipmappedArray";
+    let r = entry(hip.hipMallocMipmappedArray(std::ptr::null_mut(), &desc, extent, 1, 0), malloc)?;
+    cx.expect("hipMallocMipmappedArray(NULL array)", HipError::INVALID_VALUE, r)?;
+    let r = entry(hip.hipMallocMipmappedArray(&mut array, std::ptr::null(), extent, 1, 0), malloc)?;
+    cx.expect("hipMallocMipmappedArray(NULL desc)", HipError::INVALID_VALUE, r)?;
+    let r = entry(hip.hipMallocMipmappedArray(&mut array, &desc, extent, 1, 0), malloc)?;
+    cx.expect("hipMallocMipmappedArray(well formed)", HipError::NOT_SUPPORTED, r)?;
+    let r = entry(hip.hipFreeMipmappedArray(std::ptr::null_mut()), "hipFreeMipmappedArray")?;
+    cx.expect("hipFreeMipmappedArray(NULL)", HipError::INVALID_VALUE, r)?;
+    let level = "hipGetMipmappedArrayLevel";
+    let r = entry(hip.hipGetMipmappedArrayLevel(std::ptr::null_mut(), std::ptr::null(), 0), level)?;
+    cx.expect("hipGetMipmappedArrayLevel(NULL out)", HipError::INVALID_VALUE, r)?;
+    let r = entry(hip.hipGetMipmappedArrayLevel(&mut out, std::ptr::null(), 0), level)?;
+    cx.expect("hipGetMipmappedArrayLevel(NULL array)", HipError::INVALID_HANDLE, r)
+}

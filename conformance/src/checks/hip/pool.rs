@@ -435,6 +435,39 @@ pub fn across_processes(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, pool)
 }
 
+/// HIP-POOL-020 (hip-tests `Unit_hipMemPoolExportToShareableHandle_SameProc`):
+/// this process imports its own exported pool from the fd and its own
+/// pointer into it; the import succeeds, reads what was written through the
+/// original pointer, a write through it is seen through the original, and a
+/// repeated import gives the same address; hipFreeAsync gives it back.
+pub fn import_own_pointer(cx: &mut Ctx) -> Result<(), Failure> {
+    let size = 2 * MIB;
+    let (pool, p, fd, data) = shared_allocation(cx, size, 61)?;
+    let hip = cx.hip();
+    let mut imported = ptr::null_mut();
+    let raw = std::os::fd::AsRawFd::as_raw_fd(&fd) as usize as Va;
+    setup(
+        "hipMemPoolImportFromShareableHandle(own fd)",
+        hip.hipMemPoolImportFromShareableHandle(&mut imported, raw, hipMemHandleTypePosixFileDescriptor, 0),
+    )?;
+    let mut export = hipMemPoolPtrExportData::default();
+    export.reserved.copy_from_slice(&data);
+    let mut q = ptr::null_mut();
+    cx.expect_ok("hipMemPoolImportPointer(own pointer)", hip.hipMemPoolImportPointer(&mut q, imported, &mut export))?;
+    cx.verify("the imported pointer reads what the original wrote", q, size, 61)?;
+    cx.write(q, size, 62)?;
+    cx.verify("the original reads what the imported pointer wrote", p, size, 62)?;
+    let mut again = ptr::null_mut();
+    cx.expect_ok("hipMemPoolImportPointer(again)", hip.hipMemPoolImportPointer(&mut again, imported, &mut export))?;
+    cx.ensure("the repeated import's address", again == q, format!("{q:p}"), format!("{again:p}"))?;
+    cx.expect_ok("hipFreeAsync(imported pointer)", hip.hipFreeAsync(q, ptr::null_mut()))?;
+    cx.expect_ok("hipFreeAsync(imported pointer, second import)", hip.hipFreeAsync(again, ptr::null_mut()))?;
+    setup("hipStreamSynchronize", hip.hipStreamSynchronize(ptr::null_mut()))?;
+    setup("hipFreeAsync", hip.hipFreeAsync(p, ptr::null_mut()))?;
+    destroy(cx, imported)?;
+    destroy(cx, pool)
+}
+
 /// HIP-POOL-018 (undetermined; emulator: kept): the exporter frees and trims
 /// while the peer has the pointer open; the peer still reads it, then frees it.
 pub fn exporter_frees_first(cx: &mut Ctx) -> Result<(), Failure> {

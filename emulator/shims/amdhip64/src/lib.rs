@@ -50,12 +50,16 @@ vmmkit_emulator::export_unsupported! {
     dialect: vmmkit_sys::vendor::Hip,
     code: vmmkit_sys::hip::HipError::NOT_SUPPORTED,
     device_code {
-        __hipGetPCH, __hipPopCallConfiguration, __hipPushCallConfiguration, hipBindTexture, hipBindTexture2D,
+        __hipGetPCH, __hipPopCallConfiguration, __hipPushCallConfiguration,
+        _Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j,
+        _Z24hipHccModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_,
+        hipExtModuleLaunchKernel, hipHccModuleLaunchKernel, hipGLGetDevices, hipGraphicsGLRegisterBuffer,
+        hipGraphicsGLRegisterImage, hipBindTexture, hipBindTexture2D,
         hipBindTextureToArray, hipBindTextureToMipmappedArray, hipConfigureCall, hipCreateSurfaceObject,
         hipCreateTextureObject, hipDestroySurfaceObject, hipDestroyTextureObject, hipDrvLaunchKernelEx,
-        hipExtLaunchKernel, hipExtLaunchMultiKernelMultiDevice, hipFreeMipmappedArray, hipFuncGetAttribute,
+        hipExtLaunchKernel, hipExtLaunchMultiKernelMultiDevice, hipFuncGetAttribute,
         hipFuncGetAttributes, hipFuncSetAttribute, hipFuncSetCacheConfig, hipFuncSetSharedMemConfig,
-        hipGetChannelDesc, hipGetFuncBySymbol, hipGetMipmappedArrayLevel, hipGetTextureAlignmentOffset,
+        hipGetChannelDesc, hipGetFuncBySymbol, hipGetTextureAlignmentOffset,
         hipGetTextureObjectResourceDesc, hipGetTextureObjectResourceViewDesc, hipGetTextureObjectTextureDesc,
         hipGetSymbolAddress, hipGetSymbolSize, hipGetTextureReference, hipGraphicsMapResources, hipGraphicsResourceGetMappedPointer,
         hipGraphicsSubResourceGetMappedArray, hipGraphicsUnmapResources, hipGraphicsUnregisterResource,
@@ -64,10 +68,9 @@ vmmkit_emulator::export_unsupported! {
         hipLaunchCooperativeKernel_spt, hipLaunchKernel, hipLaunchKernelExC, hipLaunchKernel_spt,
         hipLibraryEnumerateKernels, hipLibraryGetKernel, hipLibraryGetKernelCount, hipLibraryLoadData,
         hipLibraryLoadFromFile, hipLibraryUnload, hipLinkAddData, hipLinkAddFile, hipLinkComplete,
-        hipLinkCreate, hipLinkDestroy, hipMallocMipmappedArray, hipMemcpyFromSymbol, hipMemcpyFromSymbolAsync, hipMemcpyFromSymbolAsync_spt,
+        hipLinkCreate, hipLinkDestroy, hipMemcpyFromSymbol, hipMemcpyFromSymbolAsync, hipMemcpyFromSymbolAsync_spt,
         hipMemcpyFromSymbol_spt, hipMemcpyToSymbol, hipMemcpyToSymbolAsync, hipMemcpyToSymbolAsync_spt,
-        hipMemcpyToSymbol_spt, hipMipmappedArrayCreate,
-        hipMipmappedArrayDestroy, hipMipmappedArrayGetLevel, hipModuleGetFunction, hipModuleGetFunctionCount, hipModuleGetGlobal,
+        hipMemcpyToSymbol_spt, hipModuleGetFunction, hipModuleGetFunctionCount, hipModuleGetGlobal,
         hipModuleGetTexRef, hipModuleLaunchCooperativeKernel, hipModuleLaunchCooperativeKernelMultiDevice,
         hipModuleLaunchKernel, hipModuleLoad, hipModuleLoadData, hipModuleLoadDataEx, hipModuleLoadFatBinary,
         hipModuleOccupancyMaxActiveBlocksPerMultiprocessor,
@@ -86,7 +89,7 @@ vmmkit_emulator::export_unsupported! {
         hipTexRefSetMipmapLevelClamp, hipTexRefSetMipmappedArray, hipUnbindTexture,
     }
     not_yet {
-        hipApiName -> null, hipDestroyExternalMemory, hipDestroyExternalSemaphore,
+        hipApiName -> null, hipGetCmdName -> null, hipDestroyExternalMemory, hipDestroyExternalSemaphore,
         hipDeviceGetGraphMemAttribute, hipDeviceGraphMemTrim, hipDeviceSetGraphMemAttribute,
         hipDrvGraphAddMemFreeNode, hipDrvGraphAddMemcpyNode, hipDrvGraphAddMemsetNode,
         hipDrvGraphExecMemcpyNodeSetParams, hipDrvGraphExecMemsetNodeSetParams,
@@ -120,3 +123,7 @@ vmmkit_emulator::export_unsupported! {
         hipUserObjectCreate, hipUserObjectRelease, hipUserObjectRetain, hipWaitExternalSemaphoresAsync,
     }
 }
+
+// C symbols of the hiprtc library that clr 6.x carries.
+#[allow(unsafe_code)]
+pub mod hiprtc;

@@ -230,6 +230,59 @@ const NODES: &[(&str, &[&str])] = &[
         ],
     ),
     ("VMMKIT_0.1", &[vmmkit_sys::SHIM_MARKER]),
+    // Exported by the real library beside the header's API (docs/hip.md "The export list").
+    (
+        "hip_4.2",
+        &[
+            "hipCreateChannelDesc",
+            "hipGetDevicePropertiesR0000",
+            "hipChooseDeviceR0000",
+            "__hipRegisterManagedVar",
+            "__hipRegisterSurface",
+            "__hipRegisterTexture",
+            "__gnu_h2f_ieee",
+            "__gnu_f2h_ieee",
+            "hipExtModuleLaunchKernel",
+            "hipHccModuleLaunchKernel",
+            "_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j",
+            "_Z24hipHccModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_",
+            "hipGetCmdName",
+        ],
+    ),
+    ("hip_4.3", &["hipGLGetDevices", "hipGraphicsGLRegisterBuffer"]),
+    (
+        "hip_4.5",
+        &[
+            "hipGraphicsGLRegisterImage",
+            "amd_dbgapi_get_build_name",
+            "amd_dbgapi_get_git_hash",
+            "amd_dbgapi_get_build_id",
+        ],
+    ),
+    ("hip_5.3", &["hipRegisterTracerCallback"]),
+    // hiprtc, in Debian's 6.x library (`amdhip64::hiprtc`).
+    (
+        "hip_4.2",
+        &[
+            "hiprtcAddNameExpression",
+            "hiprtcCompileProgram",
+            "hiprtcCreateProgram",
+            "hiprtcDestroyProgram",
+            "hiprtcGetCode",
+            "hiprtcGetCodeSize",
+            "hiprtcGetErrorString",
+            "hiprtcGetLoweredName",
+            "hiprtcGetProgramLog",
+            "hiprtcGetProgramLogSize",
+            "hiprtcLinkAddData",
+            "hiprtcLinkAddFile",
+            "hiprtcLinkComplete",
+            "hiprtcLinkCreate",
+            "hiprtcLinkDestroy",
+            "hiprtcVersion",
+        ],
+    ),
+    ("hip_5.3", &["hiprtcGetBitcode", "hiprtcGetBitcodeSize"]),
 ];
 
 /// Devices, contexts, streams, events, and the exports that are not
@@ -684,7 +737,12 @@ fn node_table_is_the_function_list() {
     let names: Vec<&str> = all_nodes().map(|(_, f)| f).filter(|f| *f != vmmkit_sys::SHIM_MARKER).collect();
     let table: BTreeSet<&str> = names.iter().copied().collect();
     assert_eq!(table.len(), names.len(), "a name is listed twice");
-    let unsupported: Vec<&str> = amdhip64::DEVICE_CODE.iter().chain(amdhip64::NOT_YET).copied().collect();
+    let unsupported: Vec<&str> = amdhip64::DEVICE_CODE
+        .iter()
+        .chain(amdhip64::NOT_YET)
+        .chain(amdhip64::hiprtc::RUNTIME_COMPILER)
+        .copied()
+        .collect();
     let list: BTreeSet<&str> = HipApi::REQUIRED.iter().chain(HipApi::OPTIONAL).chain(&unsupported).copied().collect();
     assert_eq!(
         list.len(),
@@ -784,4 +842,77 @@ fn dlvsym_and_the_loader() {
     }
     // SAFETY: drops the reference RTLD_NOLOAD took.
     unsafe { libc::dlclose(h) };
+}
+
+/// The kept export list of the real libraries, `docs/api/hip-exports.tsv`
+/// (written by `scripts/hip-exports.sh` from Debian's packages): (name, node).
+fn real_export_list() -> BTreeSet<(String, String)> {
+    let path = common::repo_root().join("docs/api/hip-exports.tsv");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let mut f = l.split('\t');
+            let (name, node) = (f.next().unwrap_or_default(), f.next().unwrap_or_default());
+            assert!(!name.is_empty() && node.starts_with("hip_"), "{}: bad line {l:?}", path.display());
+            (name.to_string(), node.to_string())
+        })
+        .collect()
+}
+
+/// Every function the real libamdhip64 (6.x and 7.x, as Debian packages
+/// them) exports is exported by ours, in the same version node: emulated or
+/// not supported.
+#[test]
+fn every_export_of_the_real_library_is_here_in_its_node() {
+    let got = versioned_functions();
+    let list = real_export_list();
+    assert!(list.len() > 500, "{} names in docs/api/hip-exports.tsv", list.len());
+    for (name, node) in &list {
+        match got.get(name) {
+            Some((n, true)) => assert_eq!(n, node, "{name} should be in {node}, as in the real library; it is in {n}"),
+            Some((n, false)) => panic!("{name}@{n} is not a function"),
+            None => panic!("{name}@{node}, exported by the real library, is not exported by ours"),
+        }
+    }
+}
+
+/// The functions a real library exports, with their nodes (`readelf --dyn-syms`:
+/// defined, global or weak).
+fn exports_of(lib: &Path) -> BTreeSet<(String, String)> {
+    common::binutils("readelf", &["--dyn-syms".as_ref(), "-W".as_ref(), lib.as_os_str()])
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let defined = f.len() >= 8 && f[3] == "FUNC" && matches!(f[4], "GLOBAL" | "WEAK") && f[6] != "UND";
+            let (name, node) = f.get(7).filter(|_| defined)?.split_once('@')?;
+            Some((name.to_string(), node.trim_start_matches('@').to_string()))
+        })
+        .collect()
+}
+
+/// The kept list is what the real libraries export: Debian's
+/// `libamdhip64-6` and `libamdhip64-7`, fetched by `scripts/fetch-hip.sh
+/// libraries` (no install). Skipped, with the reason, where the package
+/// registry cannot be reached (`VMMKIT_REQUIRE_REAL_HIP=1` makes that a failure).
+#[test]
+fn the_export_list_is_the_real_libraries() {
+    let env = match vmmkit_testkit::hip::fetch(&common::repo_root(), "libraries") {
+        Ok(env) => env,
+        Err(why) => return vmmkit_testkit::hip::skip("the_export_list_is_the_real_libraries", &why),
+    };
+    let mut real = BTreeSet::new();
+    for major in ["6", "7"] {
+        let lib = env.get(&format!("HIP_LIB_{major}")).unwrap_or_else(|| panic!("no HIP_LIB_{major} in {env:?}"));
+        let names = exports_of(Path::new(lib));
+        assert!(names.len() > 400, "{lib}: {} exports", names.len());
+        real.extend(names);
+    }
+    let kept = real_export_list();
+    let missing: Vec<_> = real.difference(&kept).collect();
+    let stale: Vec<_> = kept.difference(&real).collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "docs/api/hip-exports.tsv is stale (scripts/hip-exports.sh): missing {missing:?}, not exported {stale:?}"
+    );
 }

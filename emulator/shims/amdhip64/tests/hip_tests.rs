@@ -166,6 +166,9 @@ const MEMORY_CASES: &[(&str, &[&str])] = &[
     ("unit/virtualMemoryManagement/hipMemUnmap.cc", &["Unit_hipMemUnmap_negative"]),
     ("unit/virtualMemoryManagement/hipMemVmm_old.cc", &["Unit_hipMemVmm_Basic"]),
     ("multiproc/hipIpcMemAccessTest.cc", &["Unit_hipIpcMemAccess_ParameterValidation"]),
+    // Buffer ids (HIP-MEM-004) and the mipmapped-array NULL arguments (HIP-MEM-005).
+    ("unit/memory/hipPointerGetAttribute.cc", &["Unit_hipPointerGetAttribute_BufferID"]),
+    ("unit/memory/hipFreeMipmappedArray.cc", &["Unit_hipFreeMipmappedArray_Negative_Nullptr"]),
     // The memory-pool cases whose bodies launch no kernel (those with
     // `GENERATE` are further down); the helpers of mempool_common.hh they use are our own
     // host-only stand-ins (tests/cpp/hip_tests/mempool_support.hh).
@@ -254,6 +257,7 @@ const FILE_HELPERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("unit/memory/hipMemPoolApi.cc", &["kPoolProps", "initMemPoolProps"]),
+    ("unit/memory/hipPointerGetAttribute.cc", &["N"]),
     (
         "unit/memory/hipMemPoolSetGetAttribute.cc",
         &[
