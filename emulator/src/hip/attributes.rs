@@ -115,7 +115,9 @@ pub(super) const ATTRIBUTES: &[Attr] = &[
     a(55, "MaxThreadsDim", None, |_| 1024),
     a(56, "MaxThreadsPerBlock", i(320), |_| 1024),
     a(57, "MaxThreadsPerMultiProcessor", i(624), |_| 2048),
-    a(58, "MaxPitch", z(312), |f| f.memory as i64),
+    // memPitch: the largest allocation, capped at INT32_MAX in the property
+    // as in the attribute (clr hip_device.cpp:557, :741).
+    a(58, "MaxPitch", z(312), |f| (f.memory as i64).min(i64::from(i32::MAX))),
     a(59, "MemoryBusWidth", i(612), |_| 8192),
     a(60, "MemoryClockRate", i(608), |_| 1_300_000),
     a(61, "ComputeCapabilityMinor", i(364), |_| i64::from(profile::ARCH.1)),

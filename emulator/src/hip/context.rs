@@ -3,7 +3,7 @@
 //! context is a device. Here it is a tagged value naming the ordinal, looked
 //! up, never dereferenced; each thread has its context stack, as clr's
 //! `tls.ctxt_stack_`. clr leaves six functions unimplemented (GetApiVersion,
-//! GetCacheConfig, SetCacheConfig after its argument check,
+//! GetCacheConfig, SetCacheConfig (no check of its value first),
 //! SetSharedMemConfig, Synchronize, GetFlags): they answer 801 here too.
 //! HIP-INIT-004 holds the codes of the stack and of the primary context.
 #![allow(non_snake_case)]
@@ -14,7 +14,7 @@ use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
 use super::call::{Fail, current_device, emu, ensure, put, run};
-use super::device::{DEVICE_DEFAULTS, cache_config, clr_unimplemented, device, out};
+use super::device::{DEVICE_DEFAULTS, clr_unimplemented, device, out};
 use super::state::state;
 use crate::core::{HandleId, HandleTag, thread};
 
@@ -170,14 +170,10 @@ pub unsafe extern "C" fn hipCtxGetCacheConfig(_cacheConfig: *mut hipFuncCache_t)
     run("hipCtxGetCacheConfig", || emu().and_then(|_| Err(clr_unimplemented())))
 }
 
-/// `hipError_t hipCtxSetCacheConfig(hipFuncCache_t cacheConfig)`: not a
-/// `hipFuncCache_t` → 1, else 801 (clr).
-pub unsafe extern "C" fn hipCtxSetCacheConfig(cacheConfig: hipFuncCache_t) -> hipError_t {
-    run("hipCtxSetCacheConfig", || {
-        emu()?;
-        cache_config(cacheConfig)?;
-        Err(clr_unimplemented())
-    })
+/// `hipError_t hipCtxSetCacheConfig(hipFuncCache_t cacheConfig)`: 801 for
+/// any value (clr hip_context.cpp:309-315 checks nothing first).
+pub unsafe extern "C" fn hipCtxSetCacheConfig(_cacheConfig: hipFuncCache_t) -> hipError_t {
+    run("hipCtxSetCacheConfig", || emu().and_then(|_| Err(clr_unimplemented())))
 }
 
 /// `hipError_t hipCtxSetSharedMemConfig(hipSharedMemConfig config)`: 801 (clr).

@@ -640,19 +640,11 @@ pub unsafe extern "C" fn hipDeviceGetLimit(pValue: *mut usize, limit: hipLimit_t
     })
 }
 
-/// A `hipFuncCache_t`, or 1.
-pub(super) fn cache_config(c: hipFuncCache_t) -> Result<(), Fail> {
-    if !(hipFuncCachePreferNone..=hipFuncCachePreferEqual).contains(&c) {
-        return Err(Fail::plain(HipError::INVALID_VALUE, format!("{c} is not a hipFuncCache_t")));
-    }
-    Ok(())
-}
-
-/// `hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig)`: a value
-/// that is no `hipFuncCache_t` → 1; otherwise accepted and ignored (clr: "No
-/// way to set cache config yet").
-pub unsafe extern "C" fn hipDeviceSetCacheConfig(cacheConfig: hipFuncCache_t) -> hipError_t {
-    run("hipDeviceSetCacheConfig", || emu().and_then(|_| cache_config(cacheConfig)))
+/// `hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig)`: any
+/// value is accepted and ignored, as clr does (hip_device_runtime.cpp:574-580:
+/// "No way to set cache config yet", and no check of the value).
+pub unsafe extern "C" fn hipDeviceSetCacheConfig(_cacheConfig: hipFuncCache_t) -> hipError_t {
+    run("hipDeviceSetCacheConfig", || emu().map(drop))
 }
 
 /// `hipError_t hipDeviceGetCacheConfig(hipFuncCache_t *cacheConfig)`: NULL → 1; `hipFuncCachePreferNone`.
