@@ -248,7 +248,7 @@ fn keep_root_keeps_the_machine() {
 fn hip_ipc_example_runs() {
     let headers = match vmmkit_testkit::hip::fetch(&repo(), "headers") {
         Ok(h) => h,
-        Err(why) => return vmmkit_testkit::hip::skip("hip_ipc_example_runs", &why),
+        Err(why) => vmmkit_testkit::hip::ignore(&why),
     };
     let s = Scratch::new();
     let src = repo().join("examples/hip/ipc_pair.cpp");

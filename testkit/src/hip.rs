@@ -47,8 +47,21 @@ fn target_dir() -> Option<PathBuf> {
     Some(exe.parent()?.parent()?.parent()?.to_path_buf())
 }
 
+/// Ends a test run under [`crate::harness`] as ignored with `reason`, or
+/// fails it when [`REQUIRE_ENV`] is `1` (CI that has the packages).
+///
+/// # Panics
+/// Always: with [`crate::harness::Skip`], or with the reason when skips are
+/// not allowed.
+pub fn ignore(reason: &str) -> ! {
+    assert!(std::env::var(REQUIRE_ENV).as_deref() != Ok("1"), "{REQUIRE_ENV}=1, but: {reason}");
+    crate::harness::skip(reason)
+}
+
 /// Reports a skip where people see it (stderr, and the captured output), or
-/// fails the test when [`REQUIRE_ENV`] is `1`.
+/// fails the test when [`REQUIRE_ENV`] is `1`. For libtest's harness, which
+/// cannot report a test ignored once it runs; under [`crate::harness`] use
+/// [`ignore`].
 ///
 /// # Panics
 /// When skips are not allowed.

@@ -709,7 +709,6 @@ fn versioned_functions() -> BTreeMap<String, (String, bool)> {
         .collect()
 }
 
-#[test]
 fn every_function_in_its_vendor_node() {
     let got = versioned_functions();
     let want: BTreeMap<String, String> = all_nodes().map(|(node, f)| (f.to_string(), node.to_string())).collect();
@@ -732,7 +731,6 @@ fn every_function_in_its_vendor_node() {
 /// The node tables above are the list of `vmmkit_sys::hip_functions!` and
 /// the two lists of unsupported exports: nothing missing, nothing extra, no
 /// name twice.
-#[test]
 fn node_table_is_the_function_list() {
     let names: Vec<&str> = all_nodes().map(|(_, f)| f).filter(|f| *f != vmmkit_sys::SHIM_MARKER).collect();
     let table: BTreeSet<&str> = names.iter().copied().collect();
@@ -752,7 +750,6 @@ fn node_table_is_the_function_list() {
     assert_eq!(table, list);
 }
 
-#[test]
 fn version_chain() {
     let lib = common::library();
     let versions = common::binutils("readelf", &["-V".as_ref(), lib.as_os_str()]);
@@ -780,7 +777,6 @@ fn version_chain() {
 /// library in `<target>/<profile>/deps/` and `<target>/<profile>/`, so that
 /// programs linked with `-lamdhip64` (which then need `libamdhip64.so.6`)
 /// find it there.
-#[test]
 fn soname_and_its_link() {
     let lib = common::library();
     let dynamic = common::binutils("readelf", &["-d".as_ref(), lib.as_os_str()]);
@@ -802,7 +798,6 @@ fn soname_and_its_link() {
     );
 }
 
-#[test]
 fn no_rust_symbols_leak() {
     let lib = common::library();
     let out = common::binutils("nm", &["-D".as_ref(), "--defined-only".as_ref(), lib.as_os_str()]);
@@ -817,7 +812,6 @@ fn no_rust_symbols_leak() {
 /// `dlvsym` finds every function under its node (without build.rs they
 /// would be unversioned and `dlvsym` would return NULL, hip.md §1.3), and the loader
 /// of vmmkit-sys loads the library as a full table and sees the marker.
-#[test]
 fn dlvsym_and_the_loader() {
     let lib = common::library();
     let loaded = HipApi::load(Some(&lib)).expect("load libamdhip64.so by path");
@@ -863,7 +857,6 @@ fn real_export_list() -> BTreeSet<(String, String)> {
 /// Every function the real libamdhip64 (6.x and 7.x, as Debian packages
 /// them) exports is exported by ours, in the same version node: emulated or
 /// not supported.
-#[test]
 fn every_export_of_the_real_library_is_here_in_its_node() {
     let got = versioned_functions();
     let list = real_export_list();
@@ -895,11 +888,10 @@ fn exports_of(lib: &Path) -> BTreeSet<(String, String)> {
 /// `libamdhip64-6` and `libamdhip64-7`, fetched by `scripts/fetch-hip.sh
 /// libraries` (no install). Skipped, with the reason, where the package
 /// registry cannot be reached (`VMMKIT_REQUIRE_REAL_HIP=1` makes that a failure).
-#[test]
 fn the_export_list_is_the_real_libraries() {
     let env = match vmmkit_testkit::hip::fetch(&common::repo_root(), "libraries") {
         Ok(env) => env,
-        Err(why) => return vmmkit_testkit::hip::skip("the_export_list_is_the_real_libraries", &why),
+        Err(why) => vmmkit_testkit::hip::ignore(&why),
     };
     let mut real = BTreeSet::new();
     for major in ["6", "7"] {
@@ -916,3 +908,14 @@ fn the_export_list_is_the_real_libraries() {
         "docs/api/hip-exports.tsv is stale (scripts/hip-exports.sh): missing {missing:?}, not exported {stale:?}"
     );
 }
+
+vmmkit_testkit::harness!(
+    every_function_in_its_vendor_node,
+    node_table_is_the_function_list,
+    version_chain,
+    soname_and_its_link,
+    no_rust_symbols_leak,
+    dlvsym_and_the_loader,
+    every_export_of_the_real_library_is_here_in_its_node,
+    the_export_list_is_the_real_libraries,
+);

@@ -13,9 +13,9 @@
 //! 3. the README's example `examples/hip/ipc_pair.cpp`, built as the README
 //!    says, runs on ours.
 //!
-//! Where the package registry cannot be reached, each test prints why and
-//! passes as skipped (on stderr, which the test harness does not capture,
-//! so CI logs show it); `VMMKIT_REQUIRE_REAL_HIP=1` turns a skip into a failure.
+//! Where the package registry cannot be reached, each test is reported
+//! ignored with why (`vmmkit_testkit::harness`); `VMMKIT_REQUIRE_REAL_HIP=1`
+//! turns that into a failure.
 
 mod common;
 
@@ -24,7 +24,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{Scratch, binutils, finish, library_dir, repo_root, run_compiler};
-use vmmkit_testkit::hip::skip;
 
 /// Runs `scripts/fetch-hip.sh PART`: its KEY=VALUE lines, or why not.
 fn fetch(part: &str) -> Result<HashMap<String, String>, String> {
@@ -38,7 +37,6 @@ const CHILD_ENV: &str = "VMMKIT_REAL_HIP_LIB";
 /// The library is loaded in a child process (this test binary run again)
 /// whose `LD_LIBRARY_PATH` holds the fetched dependencies, which the dynamic
 /// loader reads only at process start.
-#[test]
 fn real_runtime_reports_no_device() {
     if let Ok(lib) = std::env::var(CHILD_ENV) {
         let loaded = vmmkit_sys::hip::HipApi::load(Some(Path::new(&lib))).expect("load the real libamdhip64");
@@ -54,7 +52,7 @@ fn real_runtime_reports_no_device() {
     }
     let env = match fetch("runtime") {
         Ok(env) => env,
-        Err(reason) => return skip("real_runtime_reports_no_device", &reason),
+        Err(reason) => vmmkit_testkit::hip::ignore(&reason),
     };
     let lib = &env["HIP_RUNTIME_LIB"];
     let out = Command::new(std::env::current_exe().expect("test exe"))
@@ -124,11 +122,10 @@ fn run_pair(scratch: &Scratch, exe: &Path, lib_dir: &Path) {
 }
 
 /// (3) Our C++ IPC and VMM programs against the real headers, on our library.
-#[test]
 fn cpp_programs_with_real_headers_run_on_our_library() {
     let env = match fetch("headers") {
         Ok(env) => env,
-        Err(reason) => return skip("cpp_programs_with_real_headers_run_on_our_library", &reason),
+        Err(reason) => vmmkit_testkit::hip::ignore(&reason),
     };
     let include = &env["HIP_INCLUDE"];
     println!("HIP headers {} from {include}", env["HIP_HEADERS_VERSION"]);
@@ -169,11 +166,10 @@ fn cpp_programs_with_real_headers_run_on_our_library() {
 /// (3) The README's example, `examples/hip/ipc_pair.cpp`, built as the README
 /// says (`-L target/<profile> -lamdhip64`) against the real headers, runs on
 /// our library on a fresh emulator root.
-#[test]
 fn readme_example_ipc_pair_runs_on_our_library() {
     let env = match fetch("headers") {
         Ok(env) => env,
-        Err(reason) => return skip("readme_example_ipc_pair_runs_on_our_library", &reason),
+        Err(reason) => vmmkit_testkit::hip::ignore(&reason),
     };
     let scratch = Scratch::new();
     let src = repo_root().join("examples/hip/ipc_pair.cpp");
@@ -189,15 +185,11 @@ fn readme_example_ipc_pair_runs_on_our_library() {
 /// our library in every `VMMKIT_STREAMS` mode; the same program with the
 /// child's wait left out (`IPC_EVENT_NO_WAIT=1`) reads stale data under
 /// `adversarial`, every time (several seeds).
-#[test]
 fn ipc_event_program_passes_in_every_mode_and_fails_without_the_wait_under_adversarial() {
     let env = match fetch("headers") {
         Ok(env) => env,
         Err(reason) => {
-            return skip(
-                "ipc_event_program_passes_in_every_mode_and_fails_without_the_wait_under_adversarial",
-                &reason,
-            );
+            vmmkit_testkit::hip::ignore(&reason);
         }
     };
     let scratch = Scratch::new();
@@ -233,11 +225,10 @@ fn ipc_event_program_passes_in_every_mode_and_fails_without_the_wait_under_adver
 /// ours, and linked against the real library (so it asks for the real
 /// soname and the 7.x version nodes, hip_7.1 for hipStreamGetId) and run on
 /// ours through a link of that name.
-#[test]
 fn devices_program_with_real_headers_runs_on_our_library() {
     let env = match fetch("headers") {
         Ok(env) => env,
-        Err(reason) => return skip("devices_program_with_real_headers_runs_on_our_library", &reason),
+        Err(reason) => vmmkit_testkit::hip::ignore(&reason),
     };
     let include = &env["HIP_INCLUDE"];
     let ours = library_dir();
@@ -265,3 +256,11 @@ fn devices_program_with_real_headers_runs_on_our_library() {
         assert_eq!(scratch.shared_left(), Vec::<String>::new(), "devices ({tag}) left shared memory behind");
     }
 }
+
+vmmkit_testkit::harness!(
+    real_runtime_reports_no_device,
+    cpp_programs_with_real_headers_run_on_our_library,
+    readme_example_ipc_pair_runs_on_our_library,
+    ipc_event_program_passes_in_every_mode_and_fails_without_the_wait_under_adversarial,
+    devices_program_with_real_headers_runs_on_our_library,
+);
