@@ -19,7 +19,6 @@
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use vmmkit_benches::BenchError;
@@ -48,14 +47,16 @@ const IMPORTER_RSS: f64 = 4096.0;
 /// System calls of one import + free, at most (measured: 8).
 const IMPORT_CALLS: u64 = 12;
 
-fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("live_handles: {e}");
-            ExitCode::FAILURE
-        }
-    }
+// One thread when the counted children are forked.
+fn main() {
+    vmmkit_testkit::harness::main_single_thread(&[(
+        "each_live_handle_costs_at_most_its_bound",
+        each_live_handle_costs_at_most_its_bound,
+    )])
+}
+
+fn each_live_handle_costs_at_most_its_bound() {
+    run().unwrap_or_else(|e| panic!("live_handles: {e}"));
 }
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
@@ -71,8 +72,7 @@ fn run() -> Res<()> {
     let hard = rustix::process::getrlimit(rustix::process::Resource::Nofile).maximum.unwrap_or(u64::MAX);
     let per = PER_EXPORTER.min(usize::try_from(hard.saturating_sub(512)).unwrap_or(usize::MAX));
     if per < 1000 {
-        println!("live_handles: skipped: the hard limit of open files ({hard}) is too low");
-        return Ok(());
+        vmmkit_testkit::harness::skip(format!("the hard limit of open files ({hard}) is too low"));
     }
     let devices = 16u32;
 

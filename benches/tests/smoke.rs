@@ -4,7 +4,6 @@
 //! before any other thread exists.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Instant;
 
 use vmmkit_benches::cases::{ALL, Env, calls};
@@ -15,16 +14,15 @@ use vmmkit_benches::root::BenchRoot;
 /// (`run_overhead` has none where the `vmmkit` executable was not built.)
 const ONE_VENDORS: &[&str] = &["reimport", "lookup", "calls", "run_overhead"];
 
-fn main() -> ExitCode {
+// One thread when the root is set in the environment.
+fn main() {
+    vmmkit_testkit::harness::main_single_thread(&[("every_bench_body_runs_once", every_bench_body_runs_once)])
+}
+
+fn every_bench_body_runs_once() {
     match run() {
-        Ok(n) => {
-            println!("smoke: {n} bench bodies ran once each");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("smoke: {e}");
-            ExitCode::FAILURE
-        }
+        Ok(n) => println!("smoke: {n} bench bodies ran once each"),
+        Err(e) => panic!("smoke: {e}"),
     }
 }
 
@@ -35,10 +33,7 @@ fn run() -> Result<usize, Box<dyn std::error::Error>> {
     let env = match Env::new(root, Plan::Smoke, peer) {
         Ok(env) => env,
         // As the benches do: a forced backend that is not there is skipped.
-        Err(vmmkit_benches::BenchError::Unsupported(why)) => {
-            println!("smoke: skipped: {why}");
-            return Ok(0);
-        }
+        Err(vmmkit_benches::BenchError::Unsupported(why)) => vmmkit_testkit::harness::skip(why),
         Err(e) => return Err(e.into()),
     };
     let t = Instant::now();

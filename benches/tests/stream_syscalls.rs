@@ -11,39 +11,40 @@
 //! when it forks the counted child.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use vmmkit_benches::syscalls;
 
 const SCHEDULE: &str = "VMMKIT_STREAMS";
 
-fn main() -> ExitCode {
+// One thread when the counted child is forked.
+fn main() {
+    vmmkit_testkit::harness::main_single_thread(&[(
+        "a_copy_into_shared_memory_makes_the_calls_of_a_local_one",
+        a_copy_into_shared_memory_makes_the_calls_of_a_local_one,
+    )])
+}
+
+fn a_copy_into_shared_memory_makes_the_calls_of_a_local_one() {
+    if let Some(why) = syscalls::available() {
+        vmmkit_testkit::harness::skip(format!("this process may not trace its child: {why}"));
+    }
     if std::env::var(SCHEDULE).ok().as_deref() != Some("eager") {
         // Again, with the schedule that runs the copy on this thread.
         let exe = std::env::current_exe().expect("this test's executable");
         let status = std::process::Command::new(exe).env(SCHEDULE, "eager").status().expect("run again");
-        return if status.success() { ExitCode::SUCCESS } else { ExitCode::FAILURE };
-    }
-    if let Some(why) = syscalls::available() {
-        println!("stream_syscalls: skipped: this process may not trace its child: {why}");
-        return ExitCode::SUCCESS;
+        assert!(status.success(), "stream_syscalls under the eager schedule: {status}");
+        return;
     }
     let peer = PathBuf::from(env!("CARGO_BIN_EXE_vmmkit-bench-peer"));
-    let tallies = match syscalls::count_benches_of(peer, &["cuda_streams"]) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("stream_syscalls: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let tallies =
+        syscalls::count_benches_of(peer, &["cuda_streams"]).unwrap_or_else(|e| panic!("stream_syscalls: {e}"));
     for t in &tallies {
         println!("{:<50} {:>5.2}  {}", t.label, t.per_window(), t.breakdown());
     }
     let find =
         |param: &str| tallies.iter().find(|t| t.label.starts_with("cuda_stream_copy/") && t.label.ends_with(param));
     let (Some(local), Some(shared), Some(peer)) = (find("/local"), find("/shared"), find("/shared_peer")) else {
-        eprintln!("stream_syscalls: the cuda_stream_copy entries were not all counted");
-        return ExitCode::FAILURE;
+        panic!("stream_syscalls: the cuda_stream_copy entries were not all counted");
     };
     let mut failures = Vec::new();
     for t in [local, shared, peer] {
@@ -56,16 +57,6 @@ fn main() -> ExitCode {
             failures.push(format!("{} makes {} where local copies make {}", t.label, t.breakdown(), local.breakdown()));
         }
     }
-    if failures.is_empty() {
-        println!(
-            "stream_syscalls: a copy into shared memory makes the calls of a local one ({:.0})",
-            local.per_window()
-        );
-        ExitCode::SUCCESS
-    } else {
-        for f in &failures {
-            eprintln!("stream_syscalls: {f}");
-        }
-        ExitCode::FAILURE
-    }
+    assert!(failures.is_empty(), "stream_syscalls:\n{}", failures.join("\n"));
+    println!("stream_syscalls: a copy into shared memory makes the calls of a local one ({:.0})", local.per_window());
 }

@@ -7,23 +7,15 @@
 //! child.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use vmmkit_benches::syscalls::{self, Tally};
 
-fn main() -> ExitCode {
+fn every_operation_makes_its_references_calls() {
     if let Some(why) = syscalls::available() {
-        println!("syscalls: skipped: this process may not trace its child: {why}");
-        return ExitCode::SUCCESS;
+        vmmkit_testkit::harness::skip(format!("this process may not trace its child: {why}"));
     }
     let peer = PathBuf::from(env!("CARGO_BIN_EXE_vmmkit-bench-peer"));
-    let tallies = match syscalls::count_benches(peer) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("syscalls: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let tallies = syscalls::count_benches(peer).unwrap_or_else(|e| panic!("syscalls: {e}"));
     let mut failures = Vec::new();
     for t in &tallies {
         println!("{:<50} {:>5.2}  {}", t.label, t.per_window(), t.breakdown());
@@ -33,15 +25,8 @@ fn main() -> ExitCode {
     if ops < syscalls::TARGETS.len() - 1 {
         failures.push(format!("only {ops} operations had a reference to compare with"));
     }
-    if failures.is_empty() {
-        println!("syscalls: {} bench bodies counted, {ops} beside their reference", tallies.len());
-        ExitCode::SUCCESS
-    } else {
-        for f in &failures {
-            eprintln!("syscalls: {f}");
-        }
-        ExitCode::FAILURE
-    }
+    assert!(failures.is_empty(), "syscalls:\n{}", failures.join("\n"));
+    println!("syscalls: {} bench bodies counted, {ops} beside their reference", tallies.len());
 }
 
 /// The entry an operation is compared with: `group/floor/param`, else
@@ -91,4 +76,12 @@ fn check(t: &Tally, all: &[Tally]) -> Vec<String> {
         }
     }
     out
+}
+
+// One thread when the counted child is forked.
+fn main() {
+    vmmkit_testkit::harness::main_single_thread(&[(
+        "every_operation_makes_its_references_calls",
+        every_operation_makes_its_references_calls,
+    )])
 }

@@ -41,10 +41,34 @@ pub fn main(tests: &[(&'static str, fn())]) -> ! {
     libtest_mimic::run(&args, trials).exit()
 }
 
+/// As [`main`], each test on the main thread, one after the other: for a
+/// test file whose process must have one thread (it forks a child to trace,
+/// or sets the environment for the emulator it starts).
+pub fn main_single_thread(tests: &[(&'static str, fn())]) -> ! {
+    quiet_skips();
+    let mut args = Arguments::from_args();
+    args.test_threads = Some(1);
+    let trials = tests
+        .iter()
+        .map(|&(name, body)| {
+            Trial::ignorable_test(name, move || {
+                let ran = std::panic::catch_unwind(body);
+                verdict(ran.map_err(|p| p as Box<dyn Any + Send>))
+            })
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit()
+}
+
 /// One test on a thread of its name: completed, ignored by [`skip`], or failed.
 fn run(name: &'static str, body: fn()) -> Result<Completion, Failed> {
     let thread = std::thread::Builder::new().name(name.into()).spawn(body).map_err(|e| Failed::from(e.to_string()))?;
-    match thread.join() {
+    verdict(thread.join())
+}
+
+/// How a test body ended: completed, ignored by [`skip`], or failed.
+fn verdict(ended: Result<(), Box<dyn Any + Send>>) -> Result<Completion, Failed> {
+    match ended {
         Ok(()) => Ok(Completion::Completed),
         Err(payload) => match payload.downcast::<Skip>() {
             Ok(skip) => Ok(Completion::ignored_with(skip.0)),
