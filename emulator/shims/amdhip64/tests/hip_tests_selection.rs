@@ -634,6 +634,44 @@ fn code_only_blanks_comments_and_literals() {
     assert_eq!(code_only(src), "a(\"\"); \n\n  b(''); c;");
 }
 
+/// The shim header runs nested SECTIONs as Catch does: one pass per leaf,
+/// outer code each time, in order.
+fn nested_sections_run_each_leaf_once() {
+    let env = vmmkit_testkit::hip::fetch(&repo_root(), "headers")
+        .unwrap_or_else(|reason| vmmkit_testkit::harness::skip(reason));
+    let scratch = Scratch::new();
+    let src = scratch.path().join("sections.cpp");
+    std::fs::write(
+        &src,
+        "#include \"hip_test_common.hh\"\n\
+         TEST_CASE(\"Nested\") {\n  std::printf(\"body\\n\");\n\
+           SECTION(\"a\") {\n    SECTION(\"a1\") { std::printf(\"leaf a1\\n\"); }\n\
+             SECTION(\"a2\") { std::printf(\"leaf a2\\n\"); }\n    std::printf(\"after a\\n\");\n  }\n\
+           SECTION(\"b\") { std::printf(\"leaf b\\n\"); }\n}\n",
+    )
+    .expect("write the program");
+    let exe = scratch.path().join("bin/sections");
+    let mut cmd = Command::new(std::env::var("CXX").unwrap_or_else(|_| "g++".into()));
+    cmd.args(["-std=c++17", "-D__HIP_PLATFORM_AMD__", "-I"])
+        .arg(crate_dir().join("tests/cpp/hip_tests"))
+        .arg("-I")
+        .arg(&env["HIP_INCLUDE"])
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .arg("-L")
+        .arg(library_dir())
+        .arg("-lamdhip64");
+    common::run_compiler(&mut cmd, &src);
+    let out = common::finish(&mut [scratch.start("sections", scratch.command(&exe, library_dir()))]).remove(0);
+    let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with("  ")).collect();
+    assert_eq!(
+        lines,
+        ["body", "leaf a1", "after a", "body", "leaf a2", "after a", "body", "leaf b", "CASE Nested: PASS"],
+        "{out}"
+    );
+}
+
 /// The built program's path and line leave a failure line.
 fn failure_lines_lose_the_program_path() {
     assert_eq!(without_program_path("/tmp/.t/a_cc.cpp:8: REQUIRE(x) failed"), "REQUIRE(x) failed");
@@ -654,4 +692,5 @@ vmmkit_testkit::harness!(
     defines_take_continuations,
     code_only_blanks_comments_and_literals,
     failure_lines_lose_the_program_path,
+    nested_sections_run_each_leaf_once,
 );
