@@ -24,11 +24,12 @@
 //! the test prints why and passes as skipped.
 
 mod common;
+mod hip_tests_source;
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use common::{Scratch, finish, library_dir, repo_root, run_compiler};
+use hip_tests_source::{Copy, extract, extract_decl, preamble, undefines};
 use vmmkit_testkit::hip::skip;
 
 /// The kernel-free cases: (file under `catch/`, case names).
@@ -277,152 +278,6 @@ const FILE_HELPERS: &[(&str, &[&str])] = &[
 /// Cases whose result on clr differs from hip-tests' expectation, with the
 /// source that says so (none so far).
 const KNOWN: &[(&str, &str)] = &[];
-
-/// Where hip-tests is: a checkout, or a git directory to read `HEAD` from.
-enum Copy {
-    Checkout(PathBuf),
-    Git(PathBuf),
-}
-
-impl Copy {
-    fn find() -> Result<Self, String> {
-        let dir = std::env::var_os("VMMKIT_HIP_TESTS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| repo_root().join("target/hip-tests"));
-        if dir.join("catch").is_dir() {
-            Ok(Self::Checkout(dir))
-        } else if dir.join("HEAD").is_file() && dir.join("objects").is_dir() {
-            Ok(Self::Git(dir))
-        } else {
-            Err(format!(
-                "no hip-tests copy at {} (set VMMKIT_HIP_TESTS to a checkout or a git directory of \
-                 ROCm/hip-tests, or clone it into target/hip-tests)",
-                dir.display()
-            ))
-        }
-    }
-
-    fn read(&self, path: &str) -> Result<String, String> {
-        match self {
-            Self::Checkout(d) => std::fs::read_to_string(d.join(path)).map_err(|e| format!("{path}: {e}")),
-            Self::Git(d) => {
-                let out = Command::new("git")
-                    .arg("--git-dir")
-                    .arg(d)
-                    .args(["show", &format!("HEAD:{path}")])
-                    .output()
-                    .map_err(|e| format!("git: {e}"))?;
-                if !out.status.success() {
-                    return Err(format!("git show HEAD:{path}: {}", String::from_utf8_lossy(&out.stderr)));
-                }
-                Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-            }
-        }
-    }
-
-    fn revision(&self) -> String {
-        let mut cmd = Command::new("git");
-        match self {
-            Self::Checkout(d) => cmd.arg("-C").arg(d),
-            Self::Git(d) => cmd.arg("--git-dir").arg(d),
-        };
-        cmd.args(["rev-parse", "--short", "HEAD"])
-            .output()
-            .ok()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| "unknown".into())
-    }
-}
-
-/// The text of `TEST_CASE("name" …) { … }` in `src`, braces matched.
-fn extract(src: &str, name: &str) -> Option<String> {
-    let start = src.find(&format!("TEST_CASE(\"{name}\""))?;
-    let open = start + src[start..].find('{')?;
-    let mut depth = 0usize;
-    for (i, c) in src[open..].char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(src[start..=open + i].to_string());
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// The `#define` and `constexpr` lines of `src` before its first case (the
-/// constants its cases use; kernels and includes are left out).
-fn preamble(src: &str) -> String {
-    let head = src.find("TEST_CASE(").map_or(src, |i| &src[..i]);
-    head.lines()
-        .filter(|l| l.starts_with("#define ") || l.starts_with("constexpr "))
-        .map(|l| format!("{l}\n"))
-        .collect()
-}
-
-/// The file-level definition of `name` in `src`: a line at column 0 that
-/// declares it (`… name(`, `… name;`, `… name =` or `… name {`), with its
-/// body, braces matched, for a function or a struct, the `;` that may
-/// follow it and the `template <…>` line that may precede it.
-fn extract_decl(src: &str, name: &str) -> Option<String> {
-    let mut at = 0;
-    let start = loop {
-        let line_end = src[at..].find('\n').map_or(src.len(), |i| at + i);
-        let line = &src[at..line_end];
-        let starts = line.starts_with(|c: char| c.is_ascii_alphabetic()) && !line.starts_with("TEST_CASE");
-        if starts
-            && [" {name}(", " {name};", " {name} =", " {name} {"]
-                .iter()
-                .any(|f| line.contains(&f.replace("{name}", name)))
-        {
-            break at;
-        }
-        if line_end >= src.len() {
-            return None;
-        }
-        at = line_end + 1;
-    };
-    let line_end = src[start..].find('\n').map_or(src.len(), |i| start + i);
-    if src[start..line_end].trim_end().ends_with(';') {
-        return Some(src[start..line_end].to_string());
-    }
-    // A template's `template <…>` line comes with it.
-    let before = src[..start.saturating_sub(1)].rfind('\n').map_or(0, |i| i + 1);
-    let start = if start > 0 && src[before..start].starts_with("template") { before } else { start };
-    let open = start + src[start..].find('{')?;
-    let mut depth = 0usize;
-    for (i, c) in src[open..].char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    let end = open + i + 1;
-                    let end = if src[end..].starts_with(';') { end + 1 } else { end };
-                    return Some(src[start..end].to_string());
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// `#undef` lines for the macros of a file's [`preamble`]: a macro ignores
-/// namespaces, and another file may declare the same name (`DATA_SIZE`).
-fn undefines(preamble: &str) -> String {
-    preamble
-        .lines()
-        .filter_map(|l| l.strip_prefix("#define "))
-        .filter_map(|l| l.split(|c: char| c.is_whitespace() || c == '(').next())
-        .map(|name| format!("#undef {name}\n"))
-        .collect()
-}
 
 /// Builds the runner: our shim, then each case, with the file it came from;
 /// with `constants`, each file's [`preamble`] too, each file in its own namespace.

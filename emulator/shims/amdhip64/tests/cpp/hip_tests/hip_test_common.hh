@@ -1,12 +1,12 @@
 // A tiny Catch2-compatible shim of vmmkit's own, enough to build the
-// kernel-free case bodies of ROCm's hip-tests (TEST_CASE, flat SECTIONs, GENERATE,
+// kernel-free case bodies of ROCm's hip-tests (TEST_CASE, SECTIONs nested or not, GENERATE,
 // REQUIRE, INFO, WARN and hip-tests' HIP_CHECK family) with g++ against the
 // HIP headers, with no device compiler. tests/hip_tests.rs extracts the
 // cases from a fetched hip-tests copy and appends them to a file that
 // includes this one; nothing of hip-tests is kept in this repository.
 //
 // A failed REQUIRE ends its case (an exception, as Catch does); each case
-// runs once per top-level SECTION, as Catch runs each leaf section once.
+// runs once per leaf SECTION, as Catch does.
 // The runner prints "CASE <name>: PASS" or "CASE <name>: FAIL <why>"; its
 // arguments, if any, name the cases to run, or with a leading '-' one to skip.
 #pragma once
@@ -48,21 +48,66 @@ inline std::vector<Case>& cases() {
     return all;
 }
 
-// The section to run in this pass (by order of appearance) and how many were seen.
-inline int& target() {
-    static int t = 0;
-    return t;
+// SECTIONs, nested or not, as Catch runs them: each pass of a case takes one
+// path of sections from the outermost to a leaf, every leaf once, in order.
+// The path to take (the index of the section at each depth among those its
+// parent holds); a pass that reaches a depth the path does not name yet takes
+// the first section there and names it.
+inline std::vector<int>& path() {
+    static std::vector<int> p;
+    return p;
 }
-inline int& seen() {
-    static int s = 0;
-    return s;
+// The sections met at each depth in this pass (all inside the path's parent).
+inline std::vector<int>& met() {
+    static std::vector<int> m;
+    return m;
+}
+inline size_t& depth() {
+    static size_t d = 0;
+    return d;
 }
 
 inline bool enter_section(const char* name) {
-    bool run = seen()++ == target();
-    if (run) std::printf("  section: %s\n", name);
+    size_t d = depth();
+    if (met().size() <= d) met().resize(d + 1, 0);
+    int at = met()[d]++;
+    bool run = false;
+    if (d < path().size()) {
+        run = at == path()[d];
+    } else if (d == path().size()) {
+        path().push_back(at);
+        run = true;
+    }
+    if (run) {
+        std::printf("  section: %s\n", name);
+        depth()++;
+    }
     return run;
 }
+
+// The next path after a pass: the deepest section on it with a sibling after
+// it takes that sibling, deeper ones to be found; false when none is left.
+inline bool next_path() {
+    auto& p = path();
+    for (size_t d = p.size(); d-- > 0;) {
+        if (d < met().size() && p[d] + 1 < met()[d]) {
+            p.resize(d + 1);
+            p[d]++;
+            return true;
+        }
+    }
+    return false;
+}
+
+// A SECTION's scope: the depth goes back when its body ends, however it ends.
+struct Section {
+    bool entered;
+    bool once;
+    explicit Section(const char* name) : entered(enter_section(name)), once(entered) {}
+    ~Section() {
+        if (entered) depth()--;
+    }
+};
 
 [[noreturn]] void fail(const char* file, int line, const std::string& what);
 
@@ -164,17 +209,17 @@ inline int run_all(int argc, char** argv) {
         std::string why;
         generators().clear();
         do {
-            target() = 0;
+            path().clear();
             do {
-                seen() = 0;
+                met().clear();
+                depth() = 0;
                 generated() = 0;
                 try {
                     c.body();
                 } catch (const Failed& f) {
                     why = f.what();
                 }
-                target()++;
-            } while (why.empty() && target() < seen());
+            } while (why.empty() && next_path());
         } while (why.empty() && next_generation());
         if (why.empty()) {
             std::printf("CASE %s: PASS\n", c.name);
@@ -196,7 +241,8 @@ inline int run_all(int argc, char** argv) {
     static vmmkit_catch::Register VMMKIT_CAT(fn, _reg)(name, &fn);          \
     static void fn()
 #define TEST_CASE(name, ...) VMMKIT_CASE(VMMKIT_CAT(vmmkit_case_, __COUNTER__), name)
-#define SECTION(name, ...) if (vmmkit_catch::enter_section(name))
+#define SECTION(name, ...) \
+    for (vmmkit_catch::Section vmmkit_section(name); vmmkit_section.once; vmmkit_section.once = false)
 #define GENERATE(...)                                                                            \
     ([&] {                                                                                       \
         using namespace vmmkit_catch::gen;                                                       \
