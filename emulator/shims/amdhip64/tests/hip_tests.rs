@@ -26,7 +26,7 @@
 mod common;
 mod hip_tests_source;
 
-use std::process::Command;
+use std::path::Path;
 
 use common::{Scratch, finish, library_dir, repo_root, run_compiler};
 use hip_tests_source::{Copy, extract, extract_decl, preamble, undefines};
@@ -346,18 +346,7 @@ fn run_cases(name: &str, exe_name: &str, cases: &[(&str, &[&str])], constants: b
     let src = scratch.path().join(format!("{exe_name}.cpp"));
     std::fs::write(&src, text).expect("write the runner");
     let exe = scratch.path().join("bin").join(exe_name);
-    let shim = common::crate_dir().join("tests/cpp/hip_tests");
-    let mut cmd = Command::new(std::env::var("CXX").unwrap_or_else(|_| "g++".into()));
-    cmd.args(["-std=c++17", "-D__HIP_PLATFORM_AMD__", "-I"])
-        .arg(&shim)
-        .arg("-I")
-        .arg(&env["HIP_INCLUDE"])
-        .arg("-o")
-        .arg(&exe)
-        .arg(&src)
-        .arg("-L")
-        .arg(library_dir())
-        .arg("-lamdhip64");
+    let mut cmd = hip_tests_source::compiler(&src, &exe, Path::new(&env["HIP_INCLUDE"]));
     run_compiler(&mut cmd, &src);
     let want: usize = cases.iter().map(|(_, n)| n.len()).sum();
     println!("hip-tests {} ({} cases, headers {})", copy.revision(), want, env["HIP_HEADERS_VERSION"]);

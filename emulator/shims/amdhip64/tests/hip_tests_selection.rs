@@ -30,7 +30,6 @@ mod hip_tests_source;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -326,17 +325,8 @@ fn build(
         let refs: Vec<&Buildable> = cases.iter().collect();
         let (text, spans) = program(path, src, &refs);
         std::fs::write(&file, text).expect("write the program");
-        let out = Command::new(std::env::var("CXX").unwrap_or_else(|_| "g++".into()))
-            .args(["-std=c++17", "-w", "-D__HIP_PLATFORM_AMD__", "-I"])
-            .arg(crate_dir().join("tests/cpp/hip_tests"))
-            .arg("-I")
-            .arg(include)
-            .arg("-o")
-            .arg(&exe)
-            .arg(&file)
-            .arg("-L")
-            .arg(library_dir())
-            .arg("-lamdhip64")
+        let out = hip_tests_source::compiler(&file, &exe, Path::new(include))
+            .arg("-w")
             .output()
             .expect("run the C++ compiler");
         if out.status.success() {
@@ -651,17 +641,7 @@ fn nested_sections_run_each_leaf_once() {
     )
     .expect("write the program");
     let exe = scratch.path().join("bin/sections");
-    let mut cmd = Command::new(std::env::var("CXX").unwrap_or_else(|_| "g++".into()));
-    cmd.args(["-std=c++17", "-D__HIP_PLATFORM_AMD__", "-I"])
-        .arg(crate_dir().join("tests/cpp/hip_tests"))
-        .arg("-I")
-        .arg(&env["HIP_INCLUDE"])
-        .arg("-o")
-        .arg(&exe)
-        .arg(&src)
-        .arg("-L")
-        .arg(library_dir())
-        .arg("-lamdhip64");
+    let mut cmd = hip_tests_source::compiler(&src, &exe, Path::new(&env["HIP_INCLUDE"]));
     common::run_compiler(&mut cmd, &src);
     let out = common::finish(&mut [scratch.start("sections", scratch.command(&exe, library_dir()))]).remove(0);
     let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with("  ")).collect();

@@ -4,10 +4,10 @@
 //! (hip_tests.rs) and the whole-selection runner (hip_tests_selection.rs).
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::common::repo_root;
+use super::common::{crate_dir, library_dir, repo_root};
 
 /// Where hip-tests is: a checkout, or a git directory to read `HEAD` from.
 pub enum Copy {
@@ -106,7 +106,13 @@ impl Copy {
 /// The text of `TEST_CASE("name" …) { … }` in `src`, braces matched.
 pub fn extract(src: &str, name: &str) -> Option<String> {
     let start = src.find(&format!("TEST_CASE(\"{name}\""))?;
-    let open = start + src[start..].find('{')?;
+    let end = block_end(src, start)?;
+    Some(src[start..end].to_string())
+}
+
+/// One past the `}` that closes the first `{` at or after `from`, braces matched.
+fn block_end(src: &str, from: usize) -> Option<usize> {
+    let open = from + src[from..].find('{')?;
     let mut depth = 0usize;
     for (i, c) in src[open..].char_indices() {
         match c {
@@ -114,7 +120,7 @@ pub fn extract(src: &str, name: &str) -> Option<String> {
             '}' => {
                 depth -= 1;
                 if depth == 0 {
-                    return Some(src[start..=open + i].to_string());
+                    return Some(open + i + 1);
                 }
             }
             _ => {}
@@ -162,23 +168,27 @@ pub fn extract_decl(src: &str, name: &str) -> Option<String> {
     // A template's `template <…>` line comes with it.
     let before = src[..start.saturating_sub(1)].rfind('\n').map_or(0, |i| i + 1);
     let start = if start > 0 && src[before..start].starts_with("template") { before } else { start };
-    let open = start + src[start..].find('{')?;
-    let mut depth = 0usize;
-    for (i, c) in src[open..].char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    let end = open + i + 1;
-                    let end = if src[end..].starts_with(';') { end + 1 } else { end };
-                    return Some(src[start..end].to_string());
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    let end = block_end(src, start)?;
+    let end = if src[end..].starts_with(';') { end + 1 } else { end };
+    Some(src[start..end].to_string())
+}
+
+/// The C++ compiler, set to build `src` into `exe` as a hip-tests program:
+/// the Catch2-compatible shim header, the HIP headers in `hip_include`, and
+/// our library.
+pub fn compiler(src: &Path, exe: &Path, hip_include: &Path) -> Command {
+    let mut cmd = Command::new(std::env::var("CXX").unwrap_or_else(|_| "g++".into()));
+    cmd.args(["-std=c++17", "-D__HIP_PLATFORM_AMD__", "-I"])
+        .arg(crate_dir().join("tests/cpp/hip_tests"))
+        .arg("-I")
+        .arg(hip_include)
+        .arg("-o")
+        .arg(exe)
+        .arg(src)
+        .arg("-L")
+        .arg(library_dir())
+        .arg("-lamdhip64");
+    cmd
 }
 
 /// `#undef` lines for the macros of a file's [`preamble`]: a macro ignores
