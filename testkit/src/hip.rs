@@ -4,7 +4,6 @@
 //! be had, so a test can skip saying why.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -56,18 +55,4 @@ fn target_dir() -> Option<PathBuf> {
 pub fn ignore(reason: &str) -> ! {
     assert!(std::env::var(REQUIRE_ENV).as_deref() != Ok("1"), "{REQUIRE_ENV}=1, but: {reason}");
     crate::harness::skip(reason)
-}
-
-/// Reports a skip where people see it (stderr, and the captured output), or
-/// fails the test when [`REQUIRE_ENV`] is `1`. For libtest's harness, which
-/// cannot report a test ignored once it runs; under [`crate::harness`] use
-/// [`ignore`].
-///
-/// # Panics
-/// When skips are not allowed.
-pub fn skip(test: &str, reason: &str) {
-    let line = format!("SKIPPED {test}: {reason}\n");
-    assert!(std::env::var(REQUIRE_ENV).as_deref() != Ok("1"), "{line}");
-    let _ = std::io::stderr().write_all(line.as_bytes());
-    println!("{line}");
 }

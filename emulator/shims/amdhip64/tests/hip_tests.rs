@@ -21,7 +21,7 @@
 //!
 //! Every case must pass; a case that differs from clr would be listed in
 //! [`KNOWN`] with its source. Where the copy or the headers are absent,
-//! the test prints why and passes as skipped.
+//! the test is reported ignored with why (`vmmkit_testkit::harness`).
 
 mod common;
 mod hip_tests_source;
@@ -30,7 +30,7 @@ use std::path::Path;
 
 use common::{Scratch, finish, library_dir, repo_root, run_compiler};
 use hip_tests_source::{Copy, extract, extract_decl, preamble, undefines};
-use vmmkit_testkit::hip::skip;
+use vmmkit_testkit::hip::ignore;
 
 /// The kernel-free cases: (file under `catch/`, case names).
 const CASES: &[(&str, &[&str])] = &[
@@ -308,16 +308,14 @@ fn source(copy: &Copy, cases: &[(&str, &[&str])], constants: bool) -> Result<Str
     Ok(out)
 }
 
-#[test]
 fn hip_tests_event_and_stream_cases_pass_on_our_library() {
-    run_cases("hip_tests_event_and_stream_cases_pass_on_our_library", "hip_tests_events", CASES, false, "1G");
+    run_cases("hip_tests_events", CASES, false, "1G");
 }
 
 /// hip-tests' kernel-free VMM (incl. the multi-GPU
 /// `hipMemMap_VMMMemoryReuse_MultiGPU` and `hipMemSetAccess_MapPhysChksFromMulDev`),
 /// IPC-memory and memory-pool cases, built against Debian's headers and
 /// linked directly against our library, pass on it.
-#[test]
 fn hip_tests_vmm_ipc_and_pool_cases_pass_on_our_library() {
     // Unit_hipMemPoolCreate_With_maxSize and _Without_maxSize never free
     // what they allocate (512 MiB, then 1025 MiB) before destroying their
@@ -327,19 +325,19 @@ fn hip_tests_vmm_ipc_and_pool_cases_pass_on_our_library() {
     // retains it, :306 releases it at the free),
     // as the emulator does: a GPU's memory holds that; 1 GiB would not.
     let memory = "4G";
-    run_cases("hip_tests_vmm_ipc_and_pool_cases_pass_on_our_library", "hip_tests_memory", MEMORY_CASES, true, memory);
+    run_cases("hip_tests_memory", MEMORY_CASES, true, memory);
 }
 
 /// Builds `cases` into `bin/<exe>` and runs them on a fresh root in each
 /// streams mode, with `device_memory` bytes per device (`VMMKIT_DEVICE_MEMORY`).
-fn run_cases(name: &str, exe_name: &str, cases: &[(&str, &[&str])], constants: bool, device_memory: &str) {
+fn run_cases(exe_name: &str, cases: &[(&str, &[&str])], constants: bool, device_memory: &str) {
     let copy = match Copy::find() {
         Ok(c) => c,
-        Err(reason) => return skip(name, &reason),
+        Err(reason) => ignore(&reason),
     };
     let env = match vmmkit_testkit::hip::fetch(&repo_root(), "headers") {
         Ok(env) => env,
-        Err(reason) => return skip(name, &reason),
+        Err(reason) => ignore(&reason),
     };
     let text = source(&copy, cases, constants).unwrap_or_else(|e| panic!("hip-tests at {}: {e}", copy.revision()));
     let scratch = Scratch::new();
@@ -389,7 +387,6 @@ fn run_cases(name: &str, exe_name: &str, cases: &[(&str, &[&str])], constants: b
 }
 
 /// `extract` matches braces, not the first `}`.
-#[test]
 fn extract_takes_the_whole_case() {
     let src = "x\nTEST_CASE(\"A\") {\n  if (1) { f(); }\n  SECTION(\"s\") { g(); }\n}\nTEST_CASE(\"B\") { h(); }\n";
     assert_eq!(
@@ -416,12 +413,10 @@ const MAIN_FILES: &[&str] = &[
 /// links against the drop-in directly. The memory-family names (arrays) are
 /// the memory branch's and only reported here; the coverage test requires
 /// every declared function.
-#[test]
 fn hip_tests_main_references_are_exported() {
-    const NAME: &str = "hip_tests_main_references_are_exported";
     let copy = match Copy::find() {
         Ok(c) => c,
-        Err(reason) => return skip(NAME, &reason),
+        Err(reason) => ignore(&reason),
     };
     let list = vmmkit_testkit::coverage::read_list(&repo_root().join("docs/api/hip.tsv")).expect("hip.tsv");
     let family: std::collections::HashMap<&str, &str> = list.iter().map(|(n, f, _)| (n.as_str(), f.as_str())).collect();
@@ -454,14 +449,12 @@ fn hip_tests_main_references_are_exported() {
 }
 
 /// `undefines` names each macro of a preamble once, function-like ones too.
-#[test]
 fn undefines_names_each_macro() {
     let pre = "#define DATA_SIZE 1024\nconstexpr int N = 4;\n#define SQ(x) ((x) * (x))\n";
     assert_eq!(undefines(pre), "#undef DATA_SIZE\n#undef SQ\n");
 }
 
 /// `extract_decl` takes a function with its body, or a variable's line, at file level only.
-#[test]
 fn extract_decl_takes_file_level_definitions() {
     let src = "static int kN;\n  int inner(int a) { return a; }\nvoid init() {\n  if (1) { kN = 1; }\n};\nTEST_CASE(\"A\") { init(); }\n";
     assert_eq!(extract_decl(src, "kN").as_deref(), Some("static int kN;"));
@@ -473,3 +466,12 @@ fn extract_decl_takes_file_level_definitions() {
     let src = "int x;\ntemplate <typename T>\nstatic void f(T t) {\n  g(t);\n}\n";
     assert_eq!(extract_decl(src, "f").as_deref(), Some("template <typename T>\nstatic void f(T t) {\n  g(t);\n}"));
 }
+
+vmmkit_testkit::harness!(
+    hip_tests_event_and_stream_cases_pass_on_our_library,
+    hip_tests_vmm_ipc_and_pool_cases_pass_on_our_library,
+    extract_takes_the_whole_case,
+    hip_tests_main_references_are_exported,
+    undefines_names_each_macro,
+    extract_decl_takes_file_level_definitions,
+);
