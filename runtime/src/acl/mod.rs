@@ -14,6 +14,7 @@
 //! read on the same thread right after the failing call.
 
 mod device;
+mod driver;
 mod memory;
 mod share;
 mod vmm;

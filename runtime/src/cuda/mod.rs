@@ -7,6 +7,8 @@
 //! `unsafe`. Rules come from the in-process emulator's thread message, as
 //! for [`crate::hip`]; a loaded library's failures carry the code alone.
 
+mod driver;
+
 use std::ffi::c_void;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::ptr;

@@ -12,6 +12,8 @@
 //! loaded library (a real one, or vmmkit's drop-in with its own copy of the
 //! emulator) it carries the code alone.
 
+mod driver;
+
 use std::ffi::c_void;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::ptr;
