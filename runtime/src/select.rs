@@ -180,6 +180,7 @@ impl Runtime {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::driver::Vendor;
 
     fn found(b: &Backend, devices: u32) -> Probe {
         Probe { backend: b.clone(), outcome: Ok(Found { library: format!("/lib/{}.so", b.name()).into(), devices }) }
@@ -217,6 +218,11 @@ mod tests {
             "VMMKIT_BACKEND=\"npu\": not a backend; expected one of emulator (= emulator-acl), emulator-hip, \
              emulator-cuda, ascend, hip, cuda, or auto (the default)"
         );
+        // The message lists every name of the vendor list.
+        for b in Backend::EMULATED.into_iter().chain(Backend::REAL) {
+            let listed = e.to_string().split([' ', ',', '(', ')']).any(|w| w == b.name());
+            assert!(listed, "{} is not listed", b.name());
+        }
     }
 
     #[test]
@@ -227,6 +233,11 @@ mod tests {
             if b.is_emulator() {
                 assert_eq!(Backend::emulator(b.vendor()), b);
             }
+        }
+        for &v in Vendor::ALL {
+            assert_eq!(Backend::emulator(v).vendor(), v);
+            assert_eq!(Backend::real(v, None).vendor(), v);
+            assert!(Backend::REAL.contains(&Backend::real(v, None)));
         }
         assert_eq!(Backend::Hip(None).vendor(), Vendor::Hip);
         assert_eq!(Backend::EmulatorCuda.vendor(), Vendor::Cuda);
