@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use vmmkit_sys::vendor::VendorCode;
+
 /// A vendor return code, whichever vendor's table the call went to: the
 /// one type of `vmmkit-sys`, shared with the conformance suite.
 ///
@@ -59,6 +61,20 @@ impl Error {
         Self { call, code, rule, unsupported: None }
     }
 
+    /// `Ok(())` when `code` is the vendor's success, else the error of
+    /// `call`, with the rule that `message` (the library's last-error text,
+    /// read only on failure) names: the one check of every result layer.
+    pub(crate) fn check<C: VendorCode>(
+        call: &'static str,
+        code: C,
+        message: impl FnOnce() -> Option<String>,
+    ) -> Result<(), Self> {
+        if code.is_ok() {
+            return Ok(());
+        }
+        Err(Self::new(call, code, message().as_deref()))
+    }
+
     /// An operation this backend does not have: `call` is the runtime's
     /// method, `code` the vendor's not-supported code, `why` the reason.
     pub(crate) fn unsupported(call: &'static str, code: impl Into<Code>, why: &'static str) -> Self {
@@ -74,6 +90,14 @@ impl Error {
     pub fn rule_id(&self) -> Option<&str> {
         self.rule.as_deref().and_then(|r| r.split(':').next())
     }
+}
+
+/// Calls `call` with an output slot that starts as `slot` (a C function's
+/// out-parameter), and returns what the slot holds after it succeeded.
+pub(crate) fn out<T>(slot: T, call: impl FnOnce(&mut T) -> Result<(), Error>) -> Result<T, Error> {
+    let mut slot = slot;
+    call(&mut slot)?;
+    Ok(slot)
 }
 
 /// Whether `s` looks like a rule id of the catalog: at least three

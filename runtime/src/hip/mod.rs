@@ -24,7 +24,7 @@ use vmmkit_sys::hip::{
     hipMemAllocationProp, hipMemGenericAllocationHandle_t, hipMemLocation, hipMemcpyKind,
 };
 
-use crate::error::Error;
+use crate::error::{Error, out};
 
 /// Whether `api` is the in-process emulator's table (whose thread message names rules).
 fn emulated(api: &HipApi) -> bool {
@@ -33,12 +33,7 @@ fn emulated(api: &HipApi) -> bool {
 
 /// `Ok(())` for `hipSuccess`, else the error of `call` (with the emulator's rule, see the module docs).
 pub(crate) fn check(api: &HipApi, call: &'static str, rc: hipError_t) -> Result<(), Error> {
-    let code = HipError(rc);
-    if code.is_success() {
-        return Ok(());
-    }
-    let message = emulated(api).then(vmmkit_emulator::core::thread::message);
-    Err(Error::new(call, code, message.as_deref()))
+    Error::check(call, HipError(rc), || emulated(api).then(vmmkit_emulator::core::thread::message))
 }
 
 /// `hipInit(flags)`.
@@ -49,10 +44,8 @@ pub fn init(api: &HipApi, flags: u32) -> Result<(), Error> {
 
 /// `hipGetDeviceCount(&count)`: fails with 100 (`hipErrorNoDevice`) when there is none.
 pub fn get_device_count(api: &HipApi) -> Result<i32, Error> {
-    let mut n = 0;
     // SAFETY: `n` is a writable int.
-    check(api, "hipGetDeviceCount", unsafe { (api.hipGetDeviceCount)(&mut n) })?;
-    Ok(n)
+    out(0, |n| check(api, "hipGetDeviceCount", unsafe { (api.hipGetDeviceCount)(n) }))
 }
 
 /// `hipSetDevice(id)`: makes `id` the calling thread's device.
@@ -63,10 +56,8 @@ pub fn set_device(api: &HipApi, id: i32) -> Result<(), Error> {
 
 /// `hipGetDevice(&id)`: the calling thread's device.
 pub fn get_device(api: &HipApi) -> Result<i32, Error> {
-    let mut id = 0;
     // SAFETY: `id` is a writable int.
-    check(api, "hipGetDevice", unsafe { (api.hipGetDevice)(&mut id) })?;
-    Ok(id)
+    out(0, |id| check(api, "hipGetDevice", unsafe { (api.hipGetDevice)(id) }))
 }
 
 /// `hipMemGetAllocationGranularity(&g, prop, option)`.
@@ -75,12 +66,10 @@ pub fn mem_get_allocation_granularity(
     prop: &hipMemAllocationProp,
     option: hipMemAllocationGranularity_flags,
 ) -> Result<usize, Error> {
-    let mut g = 0;
-    // SAFETY: `g` is a writable size_t, `prop` a live property record.
-    check(api, "hipMemGetAllocationGranularity", unsafe {
-        (api.hipMemGetAllocationGranularity)(&mut g, prop, option)
-    })?;
-    Ok(g)
+    out(0, |g| {
+        // SAFETY: `g` is a writable size_t, `prop` a live property record.
+        check(api, "hipMemGetAllocationGranularity", unsafe { (api.hipMemGetAllocationGranularity)(g, prop, option) })
+    })
 }
 
 /// `hipMemCreate(&handle, size, prop, flags)`: a new allocation handle, given back with [`mem_release`].
@@ -90,10 +79,8 @@ pub fn mem_create(
     prop: &hipMemAllocationProp,
     flags: u64,
 ) -> Result<hipMemGenericAllocationHandle_t, Error> {
-    let mut h = ptr::null_mut();
     // SAFETY: `h` is a writable handle slot, `prop` a live property record.
-    check(api, "hipMemCreate", unsafe { (api.hipMemCreate)(&mut h, size, prop, flags) })?;
-    Ok(h)
+    out(ptr::null_mut(), |h| check(api, "hipMemCreate", unsafe { (api.hipMemCreate)(h, size, prop, flags) }))
 }
 
 /// `hipMemRelease(handle)`.
@@ -175,10 +162,8 @@ pub unsafe fn mem_set_access(
 /// # Safety
 /// `ptr` must be a device address of this process.
 pub unsafe fn mem_get_access(api: &HipApi, ptr: *mut c_void, location: &hipMemLocation) -> Result<u64, Error> {
-    let mut f = 0;
     // SAFETY: `f` is writable, `location` live; `ptr` is the caller's contract.
-    check(api, "hipMemGetAccess", unsafe { (api.hipMemGetAccess)(&mut f, location, ptr) })?;
-    Ok(f)
+    out(0, |f| check(api, "hipMemGetAccess", unsafe { (api.hipMemGetAccess)(f, location, ptr) }))
 }
 
 /// `hipMemcpy(dst, src, size, kind)`: a synchronous copy.
@@ -233,10 +218,8 @@ pub fn mem_import_from_fd(
 
 /// `hipMalloc(&ptr, size)`: linear device memory, given back with [`free`].
 pub fn malloc(api: &HipApi, size: usize) -> Result<*mut c_void, Error> {
-    let mut p = ptr::null_mut();
     // SAFETY: `p` is a writable pointer slot.
-    check(api, "hipMalloc", unsafe { (api.hipMalloc)(&mut p, size) })?;
-    Ok(p)
+    out(ptr::null_mut(), |p| check(api, "hipMalloc", unsafe { (api.hipMalloc)(p, size) }))
 }
 
 /// `hipFree(ptr)`.
@@ -253,19 +236,15 @@ pub unsafe fn free(api: &HipApi, ptr: *mut c_void) -> Result<(), Error> {
 /// # Safety
 /// `ptr` must be a device address of this process.
 pub unsafe fn ipc_get_mem_handle(api: &HipApi, ptr: *mut c_void) -> Result<hipIpcMemHandle_t, Error> {
-    let mut h = hipIpcMemHandle_t::default();
     // SAFETY: `h` is a writable 64-byte record; `ptr` is the caller's contract.
-    check(api, "hipIpcGetMemHandle", unsafe { (api.hipIpcGetMemHandle)(&mut h, ptr) })?;
-    Ok(h)
+    out(hipIpcMemHandle_t::default(), |h| check(api, "hipIpcGetMemHandle", unsafe { (api.hipIpcGetMemHandle)(h, ptr) }))
 }
 
 /// `hipIpcOpenMemHandle(&ptr, handle, flags)`: another process's allocation,
 /// mapped here on the calling thread's device until [`ipc_close_mem_handle`].
 pub fn ipc_open_mem_handle(api: &HipApi, handle: hipIpcMemHandle_t, flags: u32) -> Result<*mut c_void, Error> {
-    let mut p = ptr::null_mut();
     // SAFETY: `p` is a writable pointer slot; the handle is passed by value.
-    check(api, "hipIpcOpenMemHandle", unsafe { (api.hipIpcOpenMemHandle)(&mut p, handle, flags) })?;
-    Ok(p)
+    out(ptr::null_mut(), |p| check(api, "hipIpcOpenMemHandle", unsafe { (api.hipIpcOpenMemHandle)(p, handle, flags) }))
 }
 
 /// `hipIpcCloseMemHandle(ptr)`.
