@@ -85,6 +85,13 @@ macro_rules! backend_enum {
                 matches!(self, $(Self::$emu)|*)
             }
 
+            /// The names `VMMKIT_BACKEND` takes, in words.
+            const EXPECTED: &str = concat!(
+                $($emu_name, $(" (= ", $alias, ")",)* ", ",)*
+                $($lib_name, ", ",)*
+                "or auto (the default)"
+            );
+
             /// The emulated dialects, in the order of [`Vendor::ALL`].
             pub const EMULATED: [Self; Vendor::ALL.len()] = [$(Self::$emu),*];
 
@@ -97,9 +104,7 @@ vendors!(backend_enum);
 
 /// `VMMKIT_BACKEND` holds a value that names no backend.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{var}={value:?}: not a backend; expected one of emulator (= emulator-acl), emulator-hip, emulator-cuda, ascend, hip, cuda, or auto (the default)"
-)]
+#[error("{var}={value:?}: not a backend; expected one of {expected}", expected = Backend::EXPECTED)]
 pub struct SelectError {
     /// The variable (`VMMKIT_BACKEND`).
     pub var: &'static str,

@@ -269,7 +269,7 @@ macro_rules! vendor_enum {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum Vendor {
             $(
-                #[doc = concat!("`", $soname, "`.")]
+                #[doc = concat!("The ", stringify!($v), " C API (`", $soname, "`).")]
                 $v,
             )*
         }

@@ -92,14 +92,6 @@ impl Error {
     }
 }
 
-/// Calls `call` with an output slot that starts as `slot` (a C function's
-/// out-parameter), and returns what the slot holds after it succeeded.
-pub(crate) fn out<T>(slot: T, call: impl FnOnce(&mut T) -> Result<(), Error>) -> Result<T, Error> {
-    let mut slot = slot;
-    call(&mut slot)?;
-    Ok(slot)
-}
-
 /// Whether `s` looks like a rule id of the catalog: at least three
 /// dash-separated upper-case parts, the last one digits (`ACL-MAP-003`).
 fn is_rule_id(s: &str) -> bool {

@@ -184,6 +184,8 @@ mod mapping;
 mod physical;
 #[allow(unsafe_code)]
 mod reservation;
+#[allow(unsafe_code)]
+mod result;
 mod runtime;
 mod select;
 mod types;

@@ -6,7 +6,8 @@ use std::ptr;
 use vmmkit_sys::acl::{AclApi, aclrtContext, aclrtMemAttr};
 
 use super::check;
-use crate::error::{Error, out};
+use crate::error::Error;
+use crate::result::out;
 
 /// `aclInit(configPath)`: initialises ACL for the process. A second call
 /// fails with 100002 (ACL-GEN-001).

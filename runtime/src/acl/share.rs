@@ -5,7 +5,8 @@ use std::ptr;
 use vmmkit_sys::acl::{AclApi, aclrtDrvMemHandle, aclrtMemHandleType};
 
 use super::check;
-use crate::error::{Error, out};
+use crate::error::Error;
+use crate::result::out;
 
 /// `aclrtMemExportToShareableHandle(handle, handleType, flags, &shareableHandle)`
 /// (ACL-EXP-*): the 64-bit shareable handle of acl.md §2.5.

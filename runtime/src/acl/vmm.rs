@@ -9,7 +9,8 @@ use vmmkit_sys::acl::{
 };
 
 use super::check;
-use crate::error::{Error, out};
+use crate::error::Error;
+use crate::result::out;
 
 /// `aclrtMemGetAllocationGranularity(prop, option, &granularity)` (ACL-GRAN-*).
 pub fn mem_get_allocation_granularity(

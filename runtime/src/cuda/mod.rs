@@ -10,7 +10,7 @@
 mod driver;
 
 use std::ffi::c_void;
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::ptr;
 
 use vmmkit_sys::cuda::{
@@ -19,7 +19,8 @@ use vmmkit_sys::cuda::{
 };
 pub use vmmkit_sys::cuda::{CuResult, CudaApi};
 
-use crate::error::{Error, out};
+use crate::error::Error;
+use crate::result::{exported_fd, out};
 
 /// Whether `api` is the in-process emulator's table (whose thread message names rules).
 fn emulated(api: &CudaApi) -> bool {
@@ -208,12 +209,13 @@ pub unsafe fn mem_export_to_fd(
     handle_type: CUmemAllocationHandleType,
     flags: u64,
 ) -> Result<OwnedFd, Error> {
-    let mut fd: i32 = -1;
-    // SAFETY: `fd` is a writable int, where the driver writes the descriptor; the handle is the caller's.
-    let rc = unsafe { (api.cuMemExportToShareableHandle)((&raw mut fd).cast(), handle, handle_type, flags) };
-    check(api, "cuMemExportToShareableHandle", rc)?;
-    // SAFETY: on success the driver wrote a new descriptor that the caller owns.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    let export = |fd: *mut c_void| {
+        // SAFETY: `fd` points to a writable int; the handle is the caller's.
+        let rc = unsafe { (api.cuMemExportToShareableHandle)(fd, handle, handle_type, flags) };
+        check(api, "cuMemExportToShareableHandle", rc)
+    };
+    // SAFETY: on success the driver wrote a new descriptor, which the caller owns.
+    unsafe { exported_fd(export) }
 }
 
 /// `cuMemImportFromShareableHandle(&handle, (void*)(uintptr_t)fd, POSIX_FILE_DESCRIPTOR)`:
@@ -224,12 +226,12 @@ pub fn mem_import_from_fd(
     fd: BorrowedFd<'_>,
     handle_type: CUmemAllocationHandleType,
 ) -> Result<CUmemGenericAllocationHandle, Error> {
-    let mut h = 0;
     let value = fd.as_raw_fd() as usize as *mut c_void;
-    // SAFETY: `h` is a writable handle slot; the fd is passed by value, not dereferenced.
-    let rc = unsafe { (api.cuMemImportFromShareableHandle)(&mut h, value, handle_type) };
-    check(api, "cuMemImportFromShareableHandle", rc)?;
-    Ok(h)
+    out(0, |h| {
+        // SAFETY: `h` is a writable handle slot; the fd is passed by value, not dereferenced.
+        let rc = unsafe { (api.cuMemImportFromShareableHandle)(h, value, handle_type) };
+        check(api, "cuMemImportFromShareableHandle", rc)
+    })
 }
 
 /// `cuMemAlloc(&ptr, size)`: linear device memory in the current context, given back with [`mem_free`].

@@ -15,7 +15,7 @@
 mod driver;
 
 use std::ffi::c_void;
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::ptr;
 
 pub use vmmkit_sys::hip::{HipApi, HipError};
@@ -24,7 +24,8 @@ use vmmkit_sys::hip::{
     hipMemAllocationProp, hipMemGenericAllocationHandle_t, hipMemLocation, hipMemcpyKind,
 };
 
-use crate::error::{Error, out};
+use crate::error::Error;
+use crate::result::{exported_fd, out};
 
 /// Whether `api` is the in-process emulator's table (whose thread message names rules).
 fn emulated(api: &HipApi) -> bool {
@@ -192,12 +193,13 @@ pub unsafe fn mem_export_to_fd(
     handle_type: hipMemAllocationHandleType,
     flags: u64,
 ) -> Result<OwnedFd, Error> {
-    let mut fd: i32 = -1;
-    // SAFETY: `fd` is a writable int, where HIP writes a POSIX fd (HIP-VMM-025); the handle is the caller's.
-    let rc = unsafe { (api.hipMemExportToShareableHandle)((&raw mut fd).cast(), handle, handle_type, flags) };
-    check(api, "hipMemExportToShareableHandle", rc)?;
-    // SAFETY: on success the library wrote a new descriptor that the caller owns.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    let export = |fd: *mut c_void| {
+        // SAFETY: `fd` points to a writable int; the handle is the caller's.
+        let rc = unsafe { (api.hipMemExportToShareableHandle)(fd, handle, handle_type, flags) };
+        check(api, "hipMemExportToShareableHandle", rc)
+    };
+    // SAFETY: on success HIP wrote a new descriptor (HIP-VMM-025), which the caller owns.
+    unsafe { exported_fd(export) }
 }
 
 /// `hipMemImportFromShareableHandle(&handle, &fd, handleType)`: the fd is
@@ -208,12 +210,12 @@ pub fn mem_import_from_fd(
     fd: BorrowedFd<'_>,
     handle_type: hipMemAllocationHandleType,
 ) -> Result<hipMemGenericAllocationHandle_t, Error> {
-    let mut h = ptr::null_mut();
     let mut raw = fd.as_raw_fd();
-    // SAFETY: `h` is a writable handle slot, `raw` a readable int holding an open fd.
-    let rc = unsafe { (api.hipMemImportFromShareableHandle)(&mut h, (&raw mut raw).cast(), handle_type) };
-    check(api, "hipMemImportFromShareableHandle", rc)?;
-    Ok(h)
+    out(ptr::null_mut(), |h| {
+        // SAFETY: `h` is a writable handle slot, `raw` a readable int holding an open fd.
+        let rc = unsafe { (api.hipMemImportFromShareableHandle)(h, (&raw mut raw).cast(), handle_type) };
+        check(api, "hipMemImportFromShareableHandle", rc)
+    })
 }
 
 /// `hipMalloc(&ptr, size)`: linear device memory, given back with [`free`].
