@@ -17,6 +17,16 @@ pub enum Granularity {
     Recommended,
 }
 
+impl Granularity {
+    /// The vendor's option for this granularity: `minimum` or `recommended`.
+    pub(crate) fn pick<T>(self, minimum: T, recommended: T) -> T {
+        match self {
+            Self::Minimum => minimum,
+            Self::Recommended => recommended,
+        }
+    }
+}
+
 /// Free and total device memory, in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct MemInfo {
@@ -68,6 +78,16 @@ pub enum Location {
     Device(u32),
 }
 
+impl Location {
+    /// The vendor's location type (`host` or `device`) and id (0 for the host).
+    pub(crate) fn parts<T>(self, host: T, device: T) -> (T, u32) {
+        match self {
+            Self::Host => (host, 0),
+            Self::Device(id) => (device, id),
+        }
+    }
+}
+
 /// What to allocate: where, and (vendor-specific) what kind of memory.
 /// Each vendor's module converts it to its record (`to_acl`, `to_hip`, `to_cuda`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -87,6 +107,12 @@ impl PhysicalProps {
     /// torch_npu allocate it; pinned and fd-exportable on HIP and CUDA.
     pub fn device(id: u32) -> Self {
         Self { location: Location::Device(id), acl_mem_attr: ACL_HBM_MEM_HUGE, fd_exportable: true }
+    }
+
+    /// The vendor's requested handle type: `fd` (POSIX fd) when
+    /// [`fd_exportable`](Self::fd_exportable), else `none`.
+    pub(crate) fn handle_type<T>(&self, fd: T, none: T) -> T {
+        if self.fd_exportable { fd } else { none }
     }
 }
 
@@ -154,4 +180,15 @@ pub(crate) enum Dir {
     HostToDevice,
     DeviceToHost,
     DeviceToDevice,
+}
+
+impl Dir {
+    /// The vendor's copy kind for this direction.
+    pub(crate) fn pick<T>(self, host_to_device: T, device_to_host: T, device_to_device: T) -> T {
+        match self {
+            Self::HostToDevice => host_to_device,
+            Self::DeviceToHost => device_to_host,
+            Self::DeviceToDevice => device_to_device,
+        }
+    }
 }

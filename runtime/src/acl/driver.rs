@@ -20,10 +20,8 @@ use crate::types::{Access, Dir, Granularity, Location, PhysicalProps, Sharing};
 
 impl Location {
     pub(crate) fn to_acl(self) -> aclrtMemLocation {
-        match self {
-            Self::Host => aclrtMemLocation { id: 0, type_: ACL_MEM_LOCATION_TYPE_HOST },
-            Self::Device(id) => aclrtMemLocation { id, type_: ACL_MEM_LOCATION_TYPE_DEVICE },
-        }
+        let (type_, id) = self.parts(ACL_MEM_LOCATION_TYPE_HOST, ACL_MEM_LOCATION_TYPE_DEVICE);
+        aclrtMemLocation { id, type_ }
     }
 }
 
@@ -95,10 +93,7 @@ impl Driver for AclApi {
     }
 
     fn granularity(&self, props: &PhysicalProps, which: Granularity) -> Result<usize, Error> {
-        let option = match which {
-            Granularity::Minimum => ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM,
-            Granularity::Recommended => ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
-        };
+        let option = which.pick(ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED);
         super::mem_get_allocation_granularity(self, &props.to_acl(), option)
     }
 
@@ -146,11 +141,7 @@ impl Driver for AclApi {
     }
 
     unsafe fn copy(&self, dst: u64, src: u64, len: usize, dir: Dir) -> Result<(), Error> {
-        let kind = match dir {
-            Dir::HostToDevice => ACL_MEMCPY_HOST_TO_DEVICE,
-            Dir::DeviceToHost => ACL_MEMCPY_DEVICE_TO_HOST,
-            Dir::DeviceToDevice => ACL_MEMCPY_DEVICE_TO_DEVICE,
-        };
+        let kind = dir.pick(ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_DEVICE_TO_DEVICE);
         // SAFETY: the caller's contract.
         unsafe { super::memcpy(self, ptr(dst), len, ptr(src), len, kind) }
     }

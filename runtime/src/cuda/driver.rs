@@ -19,10 +19,8 @@ use crate::types::{Access, Dir, Granularity, Location, PhysicalProps, Sharing};
 
 impl Location {
     pub(crate) fn to_cuda(self) -> CUmemLocation {
-        match self {
-            Self::Host => CUmemLocation { type_: CU_MEM_LOCATION_TYPE_HOST, id: 0 },
-            Self::Device(id) => CUmemLocation { type_: CU_MEM_LOCATION_TYPE_DEVICE, id: id as i32 },
-        }
+        let (type_, id) = self.parts(CU_MEM_LOCATION_TYPE_HOST, CU_MEM_LOCATION_TYPE_DEVICE);
+        CUmemLocation { type_, id: id as i32 }
     }
 }
 
@@ -31,11 +29,7 @@ impl PhysicalProps {
     pub fn to_cuda(&self) -> CUmemAllocationProp {
         CUmemAllocationProp {
             type_: CU_MEM_ALLOCATION_TYPE_PINNED,
-            requestedHandleTypes: if self.fd_exportable {
-                CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
-            } else {
-                CU_MEM_HANDLE_TYPE_NONE
-            },
+            requestedHandleTypes: self.handle_type(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, CU_MEM_HANDLE_TYPE_NONE),
             location: self.location.to_cuda(),
             ..Default::default()
         }
@@ -91,10 +85,7 @@ impl Driver for CudaApi {
     }
 
     fn granularity(&self, props: &PhysicalProps, which: Granularity) -> Result<usize, Error> {
-        let option = match which {
-            Granularity::Minimum => CU_MEM_ALLOC_GRANULARITY_MINIMUM,
-            Granularity::Recommended => CU_MEM_ALLOC_GRANULARITY_RECOMMENDED,
-        };
+        let option = which.pick(CU_MEM_ALLOC_GRANULARITY_MINIMUM, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
         super::mem_get_allocation_granularity(self, &props.to_cuda(), option)
     }
 

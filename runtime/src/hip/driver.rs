@@ -19,10 +19,8 @@ use crate::types::{Access, Dir, Granularity, Location, PhysicalProps, Sharing};
 
 impl Location {
     pub(crate) fn to_hip(self) -> hipMemLocation {
-        match self {
-            Self::Host => hipMemLocation { type_: hipMemLocationTypeHost, id: 0 },
-            Self::Device(id) => hipMemLocation { type_: hipMemLocationTypeDevice, id: id as i32 },
-        }
+        let (type_, id) = self.parts(hipMemLocationTypeHost, hipMemLocationTypeDevice);
+        hipMemLocation { type_, id: id as i32 }
     }
 }
 
@@ -31,11 +29,7 @@ impl PhysicalProps {
     pub fn to_hip(&self) -> hipMemAllocationProp {
         hipMemAllocationProp {
             type_: hipMemAllocationTypePinned,
-            requestedHandleType: if self.fd_exportable {
-                hipMemHandleTypePosixFileDescriptor
-            } else {
-                hipMemHandleTypeNone
-            },
+            requestedHandleType: self.handle_type(hipMemHandleTypePosixFileDescriptor, hipMemHandleTypeNone),
             location: self.location.to_hip(),
             ..Default::default()
         }
@@ -80,10 +74,7 @@ impl Driver for HipApi {
     }
 
     fn granularity(&self, props: &PhysicalProps, which: Granularity) -> Result<usize, Error> {
-        let option = match which {
-            Granularity::Minimum => hipMemAllocationGranularityMinimum,
-            Granularity::Recommended => hipMemAllocationGranularityRecommended,
-        };
+        let option = which.pick(hipMemAllocationGranularityMinimum, hipMemAllocationGranularityRecommended);
         super::mem_get_allocation_granularity(self, &props.to_hip(), option)
     }
 
@@ -127,11 +118,7 @@ impl Driver for HipApi {
     }
 
     unsafe fn copy(&self, dst: u64, src: u64, len: usize, dir: Dir) -> Result<(), Error> {
-        let kind = match dir {
-            Dir::HostToDevice => hipMemcpyHostToDevice,
-            Dir::DeviceToHost => hipMemcpyDeviceToHost,
-            Dir::DeviceToDevice => hipMemcpyDeviceToDevice,
-        };
+        let kind = dir.pick(hipMemcpyHostToDevice, hipMemcpyDeviceToHost, hipMemcpyDeviceToDevice);
         // SAFETY: the caller's contract.
         unsafe { super::memcpy(self, ptr(dst), ptr(src), len, kind) }
     }
