@@ -226,19 +226,16 @@ pub(crate) fn ptr(v: u64) -> *mut c_void {
 /// [`Driver::init`] keeps until the runtime goes (nothing for a library
 /// without finalisation).
 #[derive(Debug)]
-pub(crate) struct InitGuard(#[allow(dead_code, reason = "held for its Drop")] Option<Box<dyn Held>>);
-
-/// What an [`InitGuard`] holds: anything whose `Drop` gives the share back.
-pub(crate) trait Held: Send + Sync + fmt::Debug {}
-
-impl<T: Send + Sync + fmt::Debug> Held for T {}
+pub(crate) struct InitGuard(
+    #[allow(dead_code, reason = "held for its Drop")] Option<Box<dyn fmt::Debug + Send + Sync>>,
+);
 
 impl InitGuard {
     /// Nothing to give back (`hipInit`, `cuInit`).
     pub(crate) const NONE: Self = Self(None);
 
-    /// Holds `share` until the runtime is dropped.
-    pub(crate) fn new(share: impl Held + 'static) -> Self {
+    /// Holds `share`, whose `Drop` gives it back, until the runtime is dropped.
+    pub(crate) fn new(share: impl fmt::Debug + Send + Sync + 'static) -> Self {
         Self(Some(Box::new(share)))
     }
 }

@@ -44,7 +44,7 @@ impl Drop for RsvInner {
 ///
 /// Mappings inside it keep it: dropping (or [`free`](Self::free)ing) it while
 /// they live defers the release to the last of them, so a release never
-/// unmaps a [`Mapping`] behind its back (which ACL does not promise to
+/// unmaps a [`crate::Mapping`] behind its back (which ACL does not promise to
 /// tolerate: acl.md ACL-REL-004 is undetermined).
 #[derive(Debug)]
 pub struct Reservation {

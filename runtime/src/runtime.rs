@@ -11,8 +11,7 @@ use vmmkit_sys::hip::HipApi;
 
 use crate::backend::{Backend, SelectError};
 use crate::driver::{AsAny, Driver, InitGuard, Vendor, lock};
-use crate::error::{Code, Error};
-use crate::types::Sharing;
+use crate::error::Error;
 
 /// Why a [`Runtime`] could not be opened.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -109,18 +108,6 @@ impl Runtime {
     /// The vendor whose C API the table speaks.
     pub fn vendor(&self) -> Vendor {
         self.shared.api.vendor()
-    }
-
-    /// The vendor's code for an operation it does not support
-    /// (`self.vendor().not_supported()`).
-    pub fn not_supported(&self) -> Code {
-        self.vendor().not_supported()
-    }
-
-    /// How memory is shared between processes over this backend
-    /// (`self.vendor().vmm_sharing()`).
-    pub fn vmm_sharing(&self) -> &'static [Sharing] {
-        self.vendor().vmm_sharing()
     }
 
     /// The raw ACL table, for calls this crate does not wrap (see
