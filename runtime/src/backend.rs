@@ -12,116 +12,104 @@
 //! to use it.
 #![forbid(unsafe_code)]
 
-use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use vmmkit_sys::LoadError;
-
 use crate::driver::Vendor;
-use crate::error::Error;
-use crate::runtime::{OpenError, Runtime};
 
-/// A backend: where the vendor table comes from.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Backend {
-    /// The in-process emulator's ACL dialect (`vmmkit_emulator::acl::api()`).
-    Emulator,
-    /// The in-process emulator's HIP dialect (`vmmkit_emulator::hip::api()`).
-    EmulatorHip,
-    /// The in-process emulator's CUDA dialect (`vmmkit_emulator::cuda::api()`).
-    EmulatorCuda,
-    /// `libascendcl.so`: this file, or the default search of vmmkit-sys (`VMMKIT_ACL_LIBRARY`,
-    /// `ASCEND_HOME_PATH`, the loader's path, the CANN prefix).
-    Ascend(Option<PathBuf>),
-    /// `libamdhip64.so`: this file, or the default search.
-    Hip(Option<PathBuf>),
-    /// `libcuda.so.1`: this file, or the default search.
-    Cuda(Option<PathBuf>),
+/// Declares [`Backend`] from the crate's list of vendors: per vendor an
+/// emulated variant and a library variant.
+macro_rules! backend_enum {
+    ([] $($v:ident $lower:ident $soname:literal:
+        $emu:ident [$emu_name:literal $(, $alias:literal)*], $lib:ident $lib_name:literal $(, drop_in $pkg:literal)?;)*) => {
+        /// A backend: where the vendor table comes from.
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        pub enum Backend {
+            $(
+                #[doc = concat!("The in-process emulator's ", stringify!($v), " dialect (`vmmkit_emulator::", stringify!($lower), "::api()`).")]
+                $emu,
+            )*
+            $(
+                #[doc = concat!("`", $soname, "`: this file, or vmmkit-sys's default search (its `VMMKIT_*_LIBRARY` variable, the loader's path, the vendor's install prefix).")]
+                $lib(Option<PathBuf>),
+            )*
+        }
+
+        impl Backend {
+            /// The name used by `VMMKIT_BACKEND`: `emulator` (the ACL dialect),
+            /// `emulator-hip`, `emulator-cuda`, `ascend`, `hip` or `cuda`.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(Self::$emu => $emu_name, Self::$lib(_) => $lib_name,)*
+                }
+            }
+
+            /// The vendor whose C API the backend's table speaks.
+            pub fn vendor(&self) -> Vendor {
+                match self {
+                    $(Self::$emu | Self::$lib(_) => Vendor::$v,)*
+                }
+            }
+
+            /// The library file given for a real backend (`None` for the emulator).
+            pub fn library(&self) -> Option<&Path> {
+                match self {
+                    $(Self::$emu => None, Self::$lib(p) => p.as_deref(),)*
+                }
+            }
+
+            /// The in-process emulator's dialect of `vendor`.
+            pub fn emulator(vendor: Vendor) -> Self {
+                match vendor {
+                    $(Vendor::$v => Self::$emu,)*
+                }
+            }
+
+            /// The library backend of `vendor`: `library`, or the default search.
+            pub fn real(vendor: Vendor, library: Option<PathBuf>) -> Self {
+                match vendor {
+                    $(Vendor::$v => Self::$lib(library),)*
+                }
+            }
+
+            /// The backend named `name` (as in `VMMKIT_BACKEND`), with the default library search.
+            pub fn from_name(name: &str) -> Option<Self> {
+                match name {
+                    $($emu_name $(| $alias)* => Some(Self::$emu), $lib_name => Some(Self::$lib(None)),)*
+                    _ => None,
+                }
+            }
+
+            /// Whether the table is the in-process emulator's (of any dialect).
+            pub fn is_emulator(&self) -> bool {
+                matches!(self, $(Self::$emu)|*)
+            }
+
+            /// The names `VMMKIT_BACKEND` takes, in words.
+            const EXPECTED: &str = concat!(
+                $($emu_name, $(" (= ", $alias, ")",)* ", ",)*
+                $($lib_name, ", ",)*
+                "or auto (the default)"
+            );
+
+            /// The emulated dialects, in the order of [`Vendor::ALL`].
+            pub const EMULATED: [Self; Vendor::ALL.len()] = [$(Self::$emu),*];
+
+            /// The real backends, in the order selection tries them.
+            pub const REAL: [Self; Vendor::ALL.len()] = [$(Self::$lib(None)),*];
+        }
+    };
 }
+vendors!(backend_enum);
 
 /// `VMMKIT_BACKEND` holds a value that names no backend.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{var}={value:?}: not a backend; expected one of emulator (= emulator-acl), emulator-hip, emulator-cuda, ascend, hip, cuda, or auto (the default)"
-)]
+#[error("{var}={value:?}: not a backend; expected one of {expected}", expected = Backend::EXPECTED)]
 pub struct SelectError {
     /// The variable (`VMMKIT_BACKEND`).
     pub var: &'static str,
     /// Its value.
     pub value: String,
-}
-
-/// What was found when a real backend was tried.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Probe {
-    /// The backend tried.
-    pub backend: Backend,
-    /// The library that loaded and its device count, or why it is not usable.
-    pub outcome: Result<Found, ProbeError>,
-}
-
-/// Why a backend is not usable.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ProbeError {
-    /// The library could not be loaded.
-    #[error(transparent)]
-    Load(#[from] LoadError),
-    /// The library loaded but could not be opened as a runtime.
-    #[error(transparent)]
-    Open(OpenError),
-    /// A call that counts devices failed.
-    #[error("{}: {error}", .library.display())]
-    Call {
-        /// The library.
-        library: PathBuf,
-        /// The failure (e.g. `hipErrorNoDevice`).
-        error: Error,
-    },
-}
-
-impl ProbeError {
-    /// A short form: `not found` when no library was there (or only
-    /// vmmkit's own drop-in, which the default search passes over), else the
-    /// whole error.
-    pub fn summary(&self) -> String {
-        match self {
-            Self::Load(LoadError::NotFound { tried, .. })
-            | Self::Open(OpenError::Load(LoadError::NotFound { tried, .. })) => {
-                match tried.iter().find(|a| a.error == vmmkit_sys::SHIM_SKIPPED) {
-                    Some(a) => format!("not found (passed over vmmkit's drop-in {})", a.candidate),
-                    None => "not found".into(),
-                }
-            }
-            e => e.to_string(),
-        }
-    }
-}
-
-/// A real library that loaded.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
-    /// The file (or soname) that opened.
-    pub library: PathBuf,
-    /// Devices it reports.
-    pub devices: u32,
-}
-
-/// The chosen backend, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Selection {
-    /// The backend to use.
-    pub backend: Backend,
-    /// Why it was chosen, in words.
-    pub reason: String,
-    /// The real backends tried, in order (empty when `VMMKIT_BACKEND` forced one).
-    pub probes: Vec<Probe>,
-}
-
-impl fmt::Display for Selection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.backend, self.reason)
-    }
 }
 
 impl fmt::Display for Backend {
@@ -139,243 +127,7 @@ impl Backend {
     /// The environment variable that forces a backend.
     pub const ENV: &'static str = "VMMKIT_BACKEND";
 
-    /// The name used by `VMMKIT_BACKEND`: `emulator` (the ACL dialect),
-    /// `emulator-hip`, `emulator-cuda`, `ascend`, `hip` or `cuda`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Self::Emulator => "emulator",
-            Self::EmulatorHip => "emulator-hip",
-            Self::EmulatorCuda => "emulator-cuda",
-            Self::Ascend(_) => "ascend",
-            Self::Hip(_) => "hip",
-            Self::Cuda(_) => "cuda",
-        }
-    }
-
-    /// The vendor whose C API the backend's table speaks.
-    pub fn vendor(&self) -> Vendor {
-        match self {
-            Self::Emulator | Self::Ascend(_) => Vendor::Acl,
-            Self::EmulatorHip | Self::Hip(_) => Vendor::Hip,
-            Self::EmulatorCuda | Self::Cuda(_) => Vendor::Cuda,
-        }
-    }
-
-    /// Whether the table is the in-process emulator's (of any dialect).
-    pub fn is_emulator(&self) -> bool {
-        matches!(self, Self::Emulator | Self::EmulatorHip | Self::EmulatorCuda)
-    }
-
-    /// The in-process emulator's dialect of `vendor`.
-    pub fn emulator(vendor: Vendor) -> Self {
-        match vendor {
-            Vendor::Acl => Self::Emulator,
-            Vendor::Hip => Self::EmulatorHip,
-            Vendor::Cuda => Self::EmulatorCuda,
-        }
-    }
-
-    /// The emulated dialects, ACL, HIP, CUDA.
-    pub const EMULATED: [Self; 3] = [Self::Emulator, Self::EmulatorHip, Self::EmulatorCuda];
-
-    /// The library file given for a real backend.
-    pub fn library(&self) -> Option<&Path> {
-        match self {
-            Self::Emulator | Self::EmulatorHip | Self::EmulatorCuda => None,
-            Self::Ascend(p) | Self::Hip(p) | Self::Cuda(p) => p.as_deref(),
-        }
-    }
-
-    /// The backend named `name` (as in `VMMKIT_BACKEND`), with the default library search.
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "emulator" | "emulator-acl" => Some(Self::Emulator),
-            "emulator-hip" => Some(Self::EmulatorHip),
-            "emulator-cuda" => Some(Self::EmulatorCuda),
-            "ascend" => Some(Self::Ascend(None)),
-            "hip" => Some(Self::Hip(None)),
-            "cuda" => Some(Self::Cuda(None)),
-            _ => None,
-        }
-    }
-
-    /// `VMMKIT_BACKEND` if set, else a real library that loads and has a
-    /// device, else the emulator.
-    ///
-    /// # Errors
-    /// `VMMKIT_BACKEND` names no backend.
-    pub fn auto() -> Result<Self, SelectError> {
-        Self::select().map(|s| s.backend)
-    }
-
-    /// As [`Backend::auto`], with the reason and what was tried.
-    ///
-    /// # Errors
-    /// `VMMKIT_BACKEND` names no backend.
-    pub fn select() -> Result<Selection, SelectError> {
-        Self::select_with(std::env::var_os(Self::ENV), &Self::REAL, Self::probe)
-    }
-
-    /// The real backends, in the order selection tries them.
-    pub const REAL: [Self; 3] = [Self::Ascend(None), Self::Hip(None), Self::Cuda(None)];
-
     /// The real backends whose tables drive the safe API (all of them:
-    /// Ascend, HIP, CUDA); what [`Runtime::auto`] chooses among.
-    pub const DRIVEN: [Self; 3] = Self::REAL;
-
-    /// Selection with the value of `VMMKIT_BACKEND` given, trying `real` in
-    /// order with `probe`.
-    ///
-    /// # Errors
-    /// `var` names no backend.
-    pub fn select_with(
-        var: Option<OsString>,
-        real: &[Self],
-        probe: impl Fn(&Self) -> Probe,
-    ) -> Result<Selection, SelectError> {
-        let value = var.map(|v| v.to_string_lossy().trim().to_owned()).unwrap_or_default();
-        if !value.is_empty() && value != "auto" {
-            let backend = Self::from_name(&value).ok_or(SelectError { var: Self::ENV, value: value.clone() })?;
-            return Ok(Selection { backend, reason: format!("forced by {}={value}", Self::ENV), probes: Vec::new() });
-        }
-        let mut probes = Vec::new();
-        for b in real {
-            let b = b.clone();
-            let p = probe(&b);
-            if let Ok(found) = &p.outcome
-                && found.devices > 0
-            {
-                let reason = format!("{} loads with {} device(s)", found.library.display(), found.devices);
-                probes.push(p);
-                return Ok(Selection { backend: b, reason, probes });
-            }
-            probes.push(p);
-        }
-        let why: Vec<String> = probes
-            .iter()
-            .map(|p| match &p.outcome {
-                Ok(f) => format!("{}: {} has no device", p.backend.name(), f.library.display()),
-                Err(e) => format!("{}: {}", p.backend.name(), e.summary()),
-            })
-            .collect();
-        Ok(Selection {
-            backend: Self::Emulator,
-            reason: format!("no real library with a device; {}", why.join("; ")),
-            probes,
-        })
-    }
-
-    /// Opens this backend and counts its devices.
-    pub fn probe(&self) -> Probe {
-        let outcome = Runtime::new(self.clone()).map_err(ProbeError::Open).and_then(|rt| {
-            let library = rt.library().map_or_else(|| PathBuf::from("(in-process emulator)"), Path::to_path_buf);
-            match rt.device_count() {
-                Ok(devices) => Ok(Found { library, devices }),
-                Err(error) => Err(ProbeError::Call { library, error }),
-            }
-        });
-        Probe { backend: self.clone(), outcome }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn found(b: &Backend, devices: u32) -> Probe {
-        Probe { backend: b.clone(), outcome: Ok(Found { library: format!("/lib/{}.so", b.name()).into(), devices }) }
-    }
-
-    fn missing(b: &Backend) -> Probe {
-        let e = LoadError::NotFound { vendor: "TEST", tried: vec![] };
-        Probe { backend: b.clone(), outcome: Err(e.into()) }
-    }
-
-    #[test]
-    fn forced_by_the_variable() {
-        for (v, b) in [
-            ("emulator", Backend::Emulator),
-            ("emulator-acl", Backend::Emulator),
-            ("emulator-hip", Backend::EmulatorHip),
-            ("emulator-cuda", Backend::EmulatorCuda),
-            ("ascend", Backend::Ascend(None)),
-            ("hip", Backend::Hip(None)),
-            ("cuda", Backend::Cuda(None)),
-        ] {
-            let s = Backend::select_with(Some(v.into()), &Backend::REAL, |_| panic!("a forced backend is not probed"))
-                .unwrap();
-            assert_eq!(s.backend, b);
-            assert_eq!(s.reason, format!("forced by VMMKIT_BACKEND={v}"));
-        }
-    }
-
-    #[test]
-    fn an_invalid_value_is_an_error_that_says_what_is_valid() {
-        let e = Backend::select_with(Some("npu".into()), &Backend::REAL, missing).unwrap_err();
-        assert_eq!(e.value, "npu");
-        assert_eq!(
-            e.to_string(),
-            "VMMKIT_BACKEND=\"npu\": not a backend; expected one of emulator (= emulator-acl), emulator-hip, \
-             emulator-cuda, ascend, hip, cuda, or auto (the default)"
-        );
-    }
-
-    #[test]
-    fn names_and_vendors_round_trip() {
-        for b in Backend::EMULATED.into_iter().chain(Backend::REAL) {
-            assert_eq!(Backend::from_name(b.name()), Some(b.clone()));
-            assert_eq!(b.is_emulator(), b.library().is_none() && Backend::EMULATED.contains(&b));
-            if b.is_emulator() {
-                assert_eq!(Backend::emulator(b.vendor()), b);
-            }
-        }
-        assert_eq!(Backend::Hip(None).vendor(), Vendor::Hip);
-        assert_eq!(Backend::EmulatorCuda.vendor(), Vendor::Cuda);
-    }
-
-    #[test]
-    fn a_real_library_needs_a_device() {
-        // Ascend loads without a device, HIP has one: HIP wins.
-        let s = Backend::select_with(None, &Backend::REAL, |b| match b {
-            Backend::Ascend(_) => found(b, 0),
-            Backend::Hip(_) => found(b, 2),
-            _ => missing(b),
-        })
-        .unwrap();
-        assert_eq!(s.backend, Backend::Hip(None));
-        assert_eq!(s.probes.len(), 2);
-        assert_eq!(s.reason, "/lib/hip.so loads with 2 device(s)");
-    }
-
-    #[test]
-    fn only_the_candidates_are_tried() {
-        let s =
-            Backend::select_with(None, &Backend::DRIVEN[..1], |b| found(b, if b.name() == "ascend" { 0 } else { 4 }))
-                .unwrap();
-        assert_eq!(s.backend, Backend::Emulator);
-        assert_eq!(s.probes.len(), 1);
-        // Every real library drives the safe API: a CUDA device is chosen.
-        let s = Backend::select_with(None, &Backend::DRIVEN, |b| found(b, u32::from(b.name() == "cuda"))).unwrap();
-        assert_eq!(s.backend, Backend::Cuda(None));
-        assert_eq!(s.probes.len(), 3);
-    }
-
-    #[test]
-    fn the_emulator_when_nothing_real_has_a_device() {
-        for var in [None, Some("auto".into()), Some("".into())] {
-            let s =
-                Backend::select_with(
-                    var,
-                    &Backend::REAL,
-                    |b| if b.name() == "cuda" { found(b, 0) } else { missing(b) },
-                )
-                .unwrap();
-            assert_eq!(s.backend, Backend::Emulator);
-            assert_eq!(s.probes.len(), 3);
-            assert_eq!(
-                s.reason,
-                "no real library with a device; ascend: not found; hip: not found; cuda: /lib/cuda.so has no device"
-            );
-        }
-    }
+    /// Ascend, HIP, CUDA); what [`crate::Runtime::auto`] chooses among.
+    pub const DRIVEN: [Self; Vendor::ALL.len()] = Self::REAL;
 }

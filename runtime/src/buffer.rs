@@ -6,12 +6,7 @@
 use crate::device::Device;
 use crate::error::Error;
 use crate::mapping::{read_at, write_at};
-
-/// A legacy IPC handle: 64 opaque bytes (`hipIpcMemHandle_t`,
-/// `CUipcMemHandle`), sent to the importer by any means (they are plain
-/// bytes, unlike an fd). IPC-only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct IpcHandle(pub [u8; 64]);
+use crate::types::IpcHandle;
 
 /// Linear device memory (`hipMalloc`, `cuMemAlloc`), freed (`hipFree`,
 /// `cuMemFree`) on drop. IPC-only: it exists here to be shared with
@@ -172,5 +167,27 @@ impl Drop for IpcMemory {
         if let Err(e) = self.close_once() {
             self.dev.shared().record(e);
         }
+    }
+}
+
+impl Device {
+    /// IPC-only (HIP, CUDA): `size` bytes of linear device memory
+    /// (`hipMalloc`, `cuMemAlloc`), to share with a legacy IPC handle.
+    ///
+    /// # Errors
+    /// The vendor's code; on ACL [`Error::is_unsupported`].
+    pub fn malloc(&self, size: usize) -> Result<DeviceBuffer, Error> {
+        DeviceBuffer::new(self, size)
+    }
+
+    /// IPC-only (HIP, CUDA): opens another process's buffer of `size`
+    /// bytes from its legacy IPC handle (`hipIpcOpenMemHandle`,
+    /// `cuIpcOpenMemHandle`).
+    ///
+    /// # Errors
+    /// The vendor's code (e.g. a handle of this very process); on ACL
+    /// [`Error::is_unsupported`].
+    pub fn open_ipc(&self, handle: &IpcHandle, size: usize) -> Result<IpcMemory, Error> {
+        IpcMemory::open(self, handle, size)
     }
 }

@@ -4,32 +4,10 @@ use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::buffer::{DeviceBuffer, IpcHandle, IpcMemory};
-use crate::driver::Api;
+use crate::driver::Driver;
 use crate::error::Error;
-use crate::export::Shareable;
-use crate::import::Imported;
-use crate::physical::{PhysicalMemory, PhysicalProps};
-use crate::reservation::Reservation;
 use crate::runtime::{Runtime, Shared};
-
-/// Which granularity to ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Granularity {
-    /// The smallest size and alignment the driver accepts.
-    Minimum,
-    /// The one it recommends for performance.
-    Recommended,
-}
-
-/// Free and total device memory, in bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct MemInfo {
-    /// Bytes free.
-    pub free: usize,
-    /// Bytes in all.
-    pub total: usize,
-}
+use crate::types::{Granularity, MemInfo, PhysicalProps};
 
 /// An opened device.
 ///
@@ -89,8 +67,8 @@ impl Device {
         Ok(Self { inner: Arc::new(DeviceInner { rt: rt.shared.clone(), id, ctx, serial }) })
     }
 
-    pub(crate) fn api(&self) -> &Api {
-        &self.inner.rt.api
+    pub(crate) fn api(&self) -> &dyn Driver {
+        self.inner.rt.api.as_ref()
     }
 
     /// The device id.
@@ -143,24 +121,22 @@ impl Device {
         call()
     }
 
-    /// CUDA needs a current context for every VMM call (CUDA-GEN-002), also
-    /// on a thread that only drops an owner: makes this device's current
-    /// there. ACL and HIP take the device from their arguments, and need
-    /// nothing (their copies and imports bind by themselves).
+    /// A vendor whose every VMM call needs a current context (CUDA,
+    /// CUDA-GEN-002), also on a thread that only drops an owner: makes this
+    /// device's current there. ACL and HIP take the device from their
+    /// arguments, and need nothing (their copies and imports bind by
+    /// themselves).
     pub(crate) fn ready(&self) -> Result<(), Error> {
-        if let Api::Cuda(_) = self.api() { self.bind() } else { Ok(()) }
+        if self.api().needs_context() { self.bind() } else { Ok(()) }
     }
 
     /// Runs `call`, a call on an object that names its device itself (a
-    /// release of physical memory), after [`Device::ready`] or, on CUDA,
-    /// with [`Device::with_some_context`]: any current context serves
+    /// release of physical memory), after [`Device::ready`]: where every
+    /// call needs a context (CUDA), with [`Device::with_some_context`]: any current context serves
     /// (CUDA-GEN-002 asks for one), so a thread this device is bound to
     /// makes no `cuCtxSetCurrent`.
     pub(crate) fn with_ready<T>(&self, call: impl Fn() -> Result<T, Error>) -> Result<T, Error> {
-        match self.api() {
-            Api::Cuda(_) => self.with_some_context(|e| vmmkit_sys::cuda::rules::GEN_002.lists(e.code), call),
-            _ => call(),
-        }
+        if self.api().needs_context() { self.with_some_context(|e| self.api().lacks_context(e), call) } else { call() }
     }
 
     /// The granularity of physical memory on this device (ACL: 2 MiB for
@@ -193,71 +169,16 @@ impl Device {
         let (free, total) = self.api().mem_info()?;
         Ok(MemInfo { free, total })
     }
+}
 
-    /// Allocates `size` bytes of physical memory on this device
-    /// (`aclrtMallocPhysical`, HBM with huge pages; `hipMemCreate`,
-    /// `cuMemCreate`, pinned, exportable as a POSIX fd). `size` must be a
-    /// multiple of the granularity.
+impl Runtime {
+    /// Opens device `id` (ACL: `aclrtSetDevice`, reset when the last owner
+    /// made from it is dropped; CUDA: its primary context, retained and
+    /// released likewise; HIP: `hipSetDevice`).
     ///
     /// # Errors
-    /// The vendor's code: on ACL 507899 for a size that is not a multiple of 2 MiB
-    /// (ACL-MP-013), 207001 when the device is full (ACL-MP-015).
-    pub fn alloc_physical(&self, size: usize) -> Result<PhysicalMemory, Error> {
-        self.alloc_physical_with(size, &PhysicalProps::device(self.id()))
-    }
-
-    /// Allocates physical memory with other properties (e.g. on the host).
-    ///
-    /// # Errors
-    /// The vendor's code.
-    pub fn alloc_physical_with(&self, size: usize, props: &PhysicalProps) -> Result<PhysicalMemory, Error> {
-        PhysicalMemory::alloc(self, size, props)
-    }
-
-    /// Reserves `size` bytes of device addresses (`aclrtReserveMemAddress`,
-    /// `hipMemAddressReserve`, `cuMemAddressReserve`); on ACL, requests
-    /// below the granularity reserve one granule (ACL-RSV-007).
-    ///
-    /// # Errors
-    /// The vendor's code, e.g. 207001 when the address window is exhausted.
-    pub fn reserve(&self, size: usize) -> Result<Reservation, Error> {
-        Reservation::new(self, size)
-    }
-
-    /// Imports the `size` bytes that a process exported as `shareable` onto
-    /// this device: an ACL key (`aclrtMemImportFromShareableHandle`; a `u64`
-    /// converts) or a HIP or CUDA POSIX fd (`hipMemImportFromShareableHandle`,
-    /// `cuMemImportFromShareableHandle`; a `BorrowedFd` converts, and is
-    /// only borrowed). No vendor tells an importer the size; the exporter
-    /// sends it with the handle ([`crate::Exported::size`]).
-    ///
-    /// # Errors
-    /// The vendor's code: on ACL 107017 for a handle that never existed or
-    /// was released (ACL-IMP-007), 507899 when this process is not in the
-    /// trustlist (ACL-IMP-011) or exported the memory from this device
-    /// itself (ACL-IMP-009). A key on HIP or CUDA, or an fd on ACL, is
-    /// [`Error::is_unsupported`].
-    pub fn import<'a>(&self, shareable: impl Into<Shareable<'a>>, size: usize) -> Result<Imported, Error> {
-        Imported::new(self, shareable.into(), size)
-    }
-
-    /// IPC-only (HIP, CUDA): `size` bytes of linear device memory
-    /// (`hipMalloc`, `cuMemAlloc`), to share with a legacy IPC handle.
-    ///
-    /// # Errors
-    /// The vendor's code; on ACL [`Error::is_unsupported`].
-    pub fn malloc(&self, size: usize) -> Result<DeviceBuffer, Error> {
-        DeviceBuffer::new(self, size)
-    }
-
-    /// IPC-only (HIP, CUDA): opens another process's buffer of `size`
-    /// bytes from its legacy IPC handle (`hipIpcOpenMemHandle`,
-    /// `cuIpcOpenMemHandle`).
-    ///
-    /// # Errors
-    /// The vendor's code (e.g. a handle of this very process); on ACL
-    /// [`Error::is_unsupported`].
-    pub fn open_ipc(&self, handle: &IpcHandle, size: usize) -> Result<IpcMemory, Error> {
-        IpcMemory::open(self, handle, size)
+    /// The vendor's code, e.g. 107001 for a device that does not exist.
+    pub fn device(&self, id: u32) -> Result<Device, Error> {
+        Device::open(self, id)
     }
 }

@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use vmmkit_sys::vendor::VendorCode;
+
 /// A vendor return code, whichever vendor's table the call went to: the
 /// one type of `vmmkit-sys`, shared with the conformance suite.
 ///
@@ -57,6 +59,20 @@ impl Error {
         let code = code.into();
         let rule = message.and_then(|m| rule_of(call, code, m));
         Self { call, code, rule, unsupported: None }
+    }
+
+    /// `Ok(())` when `code` is the vendor's success, else the error of
+    /// `call`, with the rule that `message` (the library's last-error text,
+    /// read only on failure) names: the one check of every result layer.
+    pub(crate) fn check<C: VendorCode>(
+        call: &'static str,
+        code: C,
+        message: impl FnOnce() -> Option<String>,
+    ) -> Result<(), Self> {
+        if code.is_ok() {
+            return Ok(());
+        }
+        Err(Self::new(call, code, message().as_deref()))
     }
 
     /// An operation this backend does not have: `call` is the runtime's

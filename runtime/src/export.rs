@@ -6,58 +6,7 @@ use std::sync::Arc;
 
 use crate::error::Error;
 use crate::physical::{PhysInner, PhysicalMemory};
-
-/// Who may import exported memory, and how it travels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Sharing {
-    /// ACL-only: a 64-bit key that only processes added with
-    /// [`Exported::set_pids`] may import (ACL export flag 0, ACL-EXP-012),
-    /// and only once they were running when added (ACL-PID-010).
-    Trustlist,
-    /// ACL-only: a 64-bit key that any process may import (ACL
-    /// `DISABLE_PID_VALIDATION`, ACL-IMP-013).
-    AnyProcess,
-    /// HIP and CUDA only: a POSIX file descriptor
-    /// (`POSIX_FILE_DESCRIPTOR`); whoever holds a copy may import, so it
-    /// is sent to the importer with `SCM_RIGHTS` ([`crate::fd::send`]).
-    PosixFd,
-}
-
-impl Sharing {
-    /// Whether the handle is a POSIX fd (HIP, CUDA) rather than an ACL key.
-    pub fn is_fd(self) -> bool {
-        self == Self::PosixFd
-    }
-}
-
-/// A shareable handle as an importer receives it: what
-/// [`crate::Device::import`] takes.
-#[derive(Debug, Clone, Copy)]
-pub enum Shareable<'a> {
-    /// ACL's 64-bit key (acl.md §2.5: share id in bits 0–31, exporting
-    /// device in bits 32–39).
-    Key(u64),
-    /// HIP's or CUDA's POSIX fd, borrowed for the import.
-    Fd(BorrowedFd<'a>),
-}
-
-impl From<u64> for Shareable<'_> {
-    fn from(key: u64) -> Self {
-        Self::Key(key)
-    }
-}
-
-impl<'a> From<BorrowedFd<'a>> for Shareable<'a> {
-    fn from(fd: BorrowedFd<'a>) -> Self {
-        Self::Fd(fd)
-    }
-}
-
-impl<'a> From<&'a OwnedFd> for Shareable<'a> {
-    fn from(fd: &'a OwnedFd) -> Self {
-        Self::Fd(fd.as_fd())
-    }
-}
+use crate::types::{Shareable, Sharing};
 
 /// The exported handle this owner keeps.
 #[derive(Debug)]
@@ -149,5 +98,22 @@ impl Exported {
                 Err(api.unsupported("Exported::set_pids", "an fd export has no trustlist: the fd is the permission"))
             }
         }
+    }
+}
+
+impl PhysicalMemory {
+    /// Exports the memory for other processes (or other devices of this
+    /// one) to import: ACL to a 64-bit key (`aclrtMemExportToShareableHandle`,
+    /// [`Sharing::Trustlist`] or [`Sharing::AnyProcess`]), HIP and CUDA to a
+    /// POSIX fd (`hipMemExportToShareableHandle`, `cuMemExportToShareableHandle`,
+    /// [`Sharing::PosixFd`]; [`crate::Vendor::vmm_sharing`] says which). On
+    /// ACL an allocation can be exported once (ACL-EXP-008), and imported
+    /// memory not at all (ACL-EXP-007).
+    ///
+    /// # Errors
+    /// The vendor's code: on ACL 507899 for a second export or an imported
+    /// handle. A sharing this vendor lacks is [`Error::is_unsupported`].
+    pub fn export(&self, sharing: Sharing) -> Result<Exported, Error> {
+        Exported::new(self, sharing)
     }
 }

@@ -2,12 +2,10 @@
 
 use std::ops::Deref;
 
-use vmmkit_sys::acl::rules;
-
 use crate::device::Device;
 use crate::error::Error;
-use crate::export::Shareable;
 use crate::physical::PhysicalMemory;
+use crate::types::Shareable;
 
 /// Memory imported onto a device (`aclrtMemImportFromShareableHandle`,
 /// `hipMemImportFromShareableHandle`, `cuMemImportFromShareableHandle`):
@@ -30,11 +28,11 @@ pub struct Imported {
 impl Imported {
     pub(crate) fn new(dev: &Device, shareable: Shareable<'_>, size: usize) -> Result<Self, Error> {
         let (h, key) = match shareable {
-            // ACL-IMP-008: the import needs a current context, though it
-            // names its device: any context will do.
+            // A key import needs a current context, though it names its
+            // device: any context will do (ACL-IMP-008).
             Shareable::Key(k) => {
                 let import = || dev.api().import_key(k, dev.id() as i32);
-                (dev.with_some_context(|e| rules::IMP_008.lists(e.code), import)?, Some(k))
+                (dev.with_some_context(|e| dev.api().lacks_context(e), import)?, Some(k))
             }
             // HIP and CUDA import onto the current device: it must be this one.
             Shareable::Fd(fd) => {
@@ -69,5 +67,24 @@ impl Deref for Imported {
 
     fn deref(&self) -> &PhysicalMemory {
         &self.mem
+    }
+}
+
+impl Device {
+    /// Imports the `size` bytes that a process exported as `shareable` onto
+    /// this device: an ACL key (`aclrtMemImportFromShareableHandle`; a `u64`
+    /// converts) or a HIP or CUDA POSIX fd (`hipMemImportFromShareableHandle`,
+    /// `cuMemImportFromShareableHandle`; a `BorrowedFd` converts, and is
+    /// only borrowed). No vendor tells an importer the size; the exporter
+    /// sends it with the handle ([`crate::Exported::size`]).
+    ///
+    /// # Errors
+    /// The vendor's code: on ACL 107017 for a handle that never existed or
+    /// was released (ACL-IMP-007), 507899 when this process is not in the
+    /// trustlist (ACL-IMP-011) or exported the memory from this device
+    /// itself (ACL-IMP-009). A key on HIP or CUDA, or an fd on ACL, is
+    /// [`Error::is_unsupported`].
+    pub fn import<'a>(&self, shareable: impl Into<Shareable<'a>>, size: usize) -> Result<Imported, Error> {
+        Imported::new(self, shareable.into(), size)
     }
 }

@@ -12,8 +12,8 @@
 //! Which table: [`Backend::auto`] takes a real library that loads and has a
 //! device (Ascend, HIP, CUDA, in that order), else the emulator's ACL
 //! dialect; `VMMKIT_BACKEND=emulator|emulator-acl|emulator-hip|emulator-cuda|ascend|hip|cuda`
-//! forces one. Every owner is written once against an internal dispatch
-//! over the three tables, so one vocabulary (granularity, reserve, map,
+//! forces one. Every owner is written once against an internal trait
+//! that each vendor implements once, so one vocabulary (granularity, reserve, map,
 //! access, copies, export, import, [`Location`], [`Access`]) drives them all;
 //! [`Runtime::vendor`] says which C API is underneath.
 //!
@@ -131,11 +131,35 @@
 
 #![deny(unsafe_code)]
 
+/// The vendors the runtime drives, one line each, in selection order:
+/// everything that is a closed set of vendors ([`Vendor`], [`Backend`] and
+/// its `VMMKIT_BACKEND` names, the tests' `per_backend!`) is generated from
+/// this list. A line reads
+///
+/// `Variant module "soname": EmulatedBackend ["name", "alias"…], LibraryBackend "name"[, drop_in "package"];`
+///
+/// where `Variant` names the vendor's marker in `vmmkit_sys::vendor` too,
+/// and `drop_in` the workspace's drop-in library of that soname, if any.
+///
+/// `vendors!(then)` calls `then! { [] line… }`; `vendors!(then, args…)`
+/// calls `then! { [args…] line… }`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! vendors {
+    ($then:path $(, $($args:tt)*)?) => {
+        $then! { [$($($args)*)?]
+            Acl acl "libascendcl.so": Emulator ["emulator", "emulator-acl"], Ascend "ascend", drop_in "vmmkit-shim-ascendcl";
+            Hip hip "libamdhip64.so": EmulatorHip ["emulator-hip"], Hip "hip", drop_in "vmmkit-shim-amdhip64";
+            Cuda cuda "libcuda.so.1": EmulatorCuda ["emulator-cuda"], Cuda "cuda";
+        }
+    };
+}
+
 // `unsafe` is allowed where the runtime calls the vendor's C table (the
-// per-vendor call layers and `driver`), and in the owners of what those
-// calls hand out (buffer, device, export, mapping, physical memory,
-// reservation), which call the table's functions with the handles they own.
-// Every other module is safe code.
+// per-vendor modules, with their result layers and drivers), and in the
+// owners of what those calls hand out (buffer, device, export, mapping,
+// physical memory, reservation), which call the driver's `unsafe`
+// operations with the handles they own. Every other module is safe code.
 #[allow(unsafe_code)]
 pub mod acl;
 mod backend;
@@ -160,19 +184,25 @@ mod mapping;
 mod physical;
 #[allow(unsafe_code)]
 mod reservation;
+#[allow(unsafe_code)]
+mod result;
 mod runtime;
+mod select;
+mod types;
 
-pub use backend::{Backend, Found, Probe, ProbeError, SelectError, Selection};
-pub use buffer::{DeviceBuffer, IpcHandle, IpcMemory};
-pub use device::{Device, Granularity, MemInfo};
+pub use backend::{Backend, SelectError};
+pub use buffer::{DeviceBuffer, IpcMemory};
+pub use device::Device;
 pub use driver::Vendor;
 pub use error::{Code, Error};
-pub use export::{Exported, Shareable, Sharing};
+pub use export::Exported;
 pub use import::Imported;
-pub use mapping::{Access, Mapping};
-pub use physical::{Location, PhysicalMemory, PhysicalProps};
+pub use mapping::Mapping;
+pub use physical::PhysicalMemory;
 pub use reservation::Reservation;
 pub use runtime::{OpenError, Runtime};
+pub use select::{Found, Probe, ProbeError, Selection};
+pub use types::{Access, Granularity, IpcHandle, Location, MemInfo, PhysicalProps, Shareable, Sharing};
 
 // Every owner may move to and be shared with other threads; each type's
 // documentation (or its inner record's `unsafe impl`) says why that is sound.

@@ -5,43 +5,11 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use crate::device::Device;
-use crate::driver::{Api, Dir};
+use crate::driver::Driver;
 use crate::error::Error;
-use crate::physical::{Location, PhysInner, PhysicalMemory};
+use crate::physical::{PhysInner, PhysicalMemory};
 use crate::reservation::{Reservation, RsvInner};
-
-/// Access rights of a location on a mapping.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Access {
-    /// None.
-    None,
-    /// Read only (ACL reports it unsupported: 207000, ACL-ACC-003).
-    Read,
-    /// Read and write.
-    ReadWrite,
-}
-
-impl Access {
-    /// The flags value, the same for the three vendors (ACL
-    /// `ACL_RT_MEM_ACCESS_FLAGS_*`, HIP `hipMemAccessFlagsProt*`, CUDA
-    /// `CU_MEM_ACCESS_FLAGS_PROT_*`: 0, 1, 3).
-    pub(crate) fn flags(self) -> u64 {
-        match self {
-            Self::None => 0,
-            Self::Read => 1,
-            Self::ReadWrite => 3,
-        }
-    }
-
-    fn from_flags(flags: u64) -> Option<Self> {
-        match flags {
-            0 => Some(Self::None),
-            1 => Some(Self::Read),
-            3 => Some(Self::ReadWrite),
-            _ => None,
-        }
-    }
-}
+use crate::types::{Access, Dir, Location};
 
 /// Physical memory mapped into a reservation (`aclrtMapMem`, `hipMemMap`,
 /// `cuMemMap`), unmapped with `aclrtUnmapMem`, `hipMemUnmap`, `cuMemUnmap` on drop.
@@ -85,7 +53,7 @@ impl Mapping {
         self.size
     }
 
-    fn api(&self) -> &Api {
+    fn api(&self) -> &dyn Driver {
         self.mem.dev.api()
     }
 
@@ -181,6 +149,21 @@ impl Drop for Mapping {
         if let Err(e) = self.unmap_once() {
             self.mem.dev.shared().record(e);
         }
+    }
+}
+
+impl Reservation {
+    /// Maps all of `mem` at `base() + offset` (`aclrtMapMem`, `hipMemMap`,
+    /// `cuMemMap`). The offset must be a multiple of the granularity and the
+    /// memory must fit; on ACL a reservation holds memory of one device
+    /// only, from its first map on (ACL-MAP-010).
+    ///
+    /// # Errors
+    /// The vendor's code: on ACL 507899 for a misaligned offset
+    /// (ACL-MAP-007), a range past the end (ACL-MAP-008), an overlap
+    /// (ACL-MAP-009) or another device's memory (ACL-MAP-010).
+    pub fn map(&self, offset: usize, mem: &PhysicalMemory) -> Result<Mapping, Error> {
+        Mapping::new(self, offset, mem)
     }
 }
 

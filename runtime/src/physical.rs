@@ -2,114 +2,9 @@
 
 use std::sync::{Arc, OnceLock};
 
-use vmmkit_sys::acl::{
-    ACL_HBM_MEM_HUGE, ACL_MEM_ALLOCATION_TYPE_PINNED, ACL_MEM_HANDLE_TYPE_NONE, ACL_MEM_LOCATION_TYPE_DEVICE,
-    ACL_MEM_LOCATION_TYPE_HOST, aclrtMemAttr, aclrtMemLocation, aclrtPhysicalMemProp,
-};
-use vmmkit_sys::cuda::{
-    CU_MEM_ALLOCATION_TYPE_PINNED, CU_MEM_HANDLE_TYPE_NONE, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
-    CU_MEM_LOCATION_TYPE_DEVICE, CU_MEM_LOCATION_TYPE_HOST, CUmemAllocationProp, CUmemLocation,
-};
-use vmmkit_sys::hip::{
-    hipMemAllocationProp, hipMemAllocationTypePinned, hipMemHandleTypeNone, hipMemHandleTypePosixFileDescriptor,
-    hipMemLocation, hipMemLocationTypeDevice, hipMemLocationTypeHost,
-};
-
 use crate::device::Device;
 use crate::error::Error;
-use crate::export::{Exported, Sharing};
-
-/// Where memory lives, or who is granted access to it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Location {
-    /// Host memory (ACL location HOST, id 0).
-    Host,
-    /// A device.
-    Device(u32),
-}
-
-impl Location {
-    pub(crate) fn to_acl(self) -> aclrtMemLocation {
-        match self {
-            Self::Host => aclrtMemLocation { id: 0, type_: ACL_MEM_LOCATION_TYPE_HOST },
-            Self::Device(id) => aclrtMemLocation { id, type_: ACL_MEM_LOCATION_TYPE_DEVICE },
-        }
-    }
-
-    pub(crate) fn to_hip(self) -> hipMemLocation {
-        match self {
-            Self::Host => hipMemLocation { type_: hipMemLocationTypeHost, id: 0 },
-            Self::Device(id) => hipMemLocation { type_: hipMemLocationTypeDevice, id: id as i32 },
-        }
-    }
-
-    pub(crate) fn to_cuda(self) -> CUmemLocation {
-        match self {
-            Self::Host => CUmemLocation { type_: CU_MEM_LOCATION_TYPE_HOST, id: 0 },
-            Self::Device(id) => CUmemLocation { type_: CU_MEM_LOCATION_TYPE_DEVICE, id: id as i32 },
-        }
-    }
-}
-
-/// What to allocate: where, and (vendor-specific) what kind of memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct PhysicalProps {
-    /// Where the memory lives.
-    pub location: Location,
-    /// ACL's `memAttr` (acl.md §2.3); `ACL_HBM_MEM_HUGE` by default. ACL-only.
-    pub acl_mem_attr: aclrtMemAttr,
-    /// Whether the memory may be exported as a POSIX fd (HIP's and CUDA's
-    /// `requestedHandleType(s)` = POSIX_FILE_DESCRIPTOR, which export
-    /// requires); `true` by default. Fd-only: ACL exports any allocation.
-    pub fd_exportable: bool,
-}
-
-impl PhysicalProps {
-    /// Memory on device `id`: huge-page HBM on ACL, as vllm-ascend and
-    /// torch_npu allocate it; pinned and fd-exportable on HIP and CUDA.
-    pub fn device(id: u32) -> Self {
-        Self { location: Location::Device(id), acl_mem_attr: ACL_HBM_MEM_HUGE, fd_exportable: true }
-    }
-
-    /// The ACL property record (handle type NONE, PINNED, reserve 0).
-    pub fn to_acl(&self) -> aclrtPhysicalMemProp {
-        aclrtPhysicalMemProp {
-            handleType: ACL_MEM_HANDLE_TYPE_NONE,
-            allocationType: ACL_MEM_ALLOCATION_TYPE_PINNED,
-            memAttr: self.acl_mem_attr,
-            location: self.location.to_acl(),
-            reserve: 0,
-        }
-    }
-
-    /// The HIP property record (pinned; POSIX fd or no handle type).
-    pub fn to_hip(&self) -> hipMemAllocationProp {
-        hipMemAllocationProp {
-            type_: hipMemAllocationTypePinned,
-            requestedHandleType: if self.fd_exportable {
-                hipMemHandleTypePosixFileDescriptor
-            } else {
-                hipMemHandleTypeNone
-            },
-            location: self.location.to_hip(),
-            ..Default::default()
-        }
-    }
-
-    /// The CUDA property record (pinned; POSIX fd or no handle type).
-    pub fn to_cuda(&self) -> CUmemAllocationProp {
-        CUmemAllocationProp {
-            type_: CU_MEM_ALLOCATION_TYPE_PINNED,
-            requestedHandleTypes: if self.fd_exportable {
-                CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
-            } else {
-                CU_MEM_HANDLE_TYPE_NONE
-            },
-            location: self.location.to_cuda(),
-            ..Default::default()
-        }
-    }
-}
+use crate::types::PhysicalProps;
 
 /// A reference to physical memory shared with mappings and exports: one
 /// `aclrtFreePhysical` (`hipMemRelease`, `cuMemRelease`) is owed for it.
@@ -222,21 +117,6 @@ impl PhysicalMemory {
         self.handle
     }
 
-    /// Exports the memory for other processes (or other devices of this
-    /// one) to import: ACL to a 64-bit key (`aclrtMemExportToShareableHandle`,
-    /// [`Sharing::Trustlist`] or [`Sharing::AnyProcess`]), HIP and CUDA to a
-    /// POSIX fd (`hipMemExportToShareableHandle`, `cuMemExportToShareableHandle`,
-    /// [`Sharing::PosixFd`]; [`crate::Vendor::vmm_sharing`] says which). On
-    /// ACL an allocation can be exported once (ACL-EXP-008), and imported
-    /// memory not at all (ACL-EXP-007).
-    ///
-    /// # Errors
-    /// The vendor's code: on ACL 507899 for a second export or an imported
-    /// handle. A sharing this vendor lacks is [`Error::is_unsupported`].
-    pub fn export(&self, sharing: Sharing) -> Result<Exported, Error> {
-        Exported::new(self, sharing)
-    }
-
     /// Gives the memory back now, with the driver's code. If mappings or
     /// exports of it are alive, the free happens when the last of them is
     /// dropped (and an error then is kept by [`crate::Runtime::take_drop_errors`]).
@@ -268,5 +148,27 @@ impl Drop for PhysicalMemory {
         if let Err(e) = unsafe { give_back(&self.dev, self.handle) } {
             self.dev.shared().record(e);
         }
+    }
+}
+
+impl Device {
+    /// Allocates `size` bytes of physical memory on this device
+    /// (`aclrtMallocPhysical`, HBM with huge pages; `hipMemCreate`,
+    /// `cuMemCreate`, pinned, exportable as a POSIX fd). `size` must be a
+    /// multiple of the granularity.
+    ///
+    /// # Errors
+    /// The vendor's code: on ACL 507899 for a size that is not a multiple of 2 MiB
+    /// (ACL-MP-013), 207001 when the device is full (ACL-MP-015).
+    pub fn alloc_physical(&self, size: usize) -> Result<PhysicalMemory, Error> {
+        self.alloc_physical_with(size, &PhysicalProps::device(self.id()))
+    }
+
+    /// Allocates physical memory with other properties (e.g. on the host).
+    ///
+    /// # Errors
+    /// The vendor's code.
+    pub fn alloc_physical_with(&self, size: usize, props: &PhysicalProps) -> Result<PhysicalMemory, Error> {
+        PhysicalMemory::alloc(self, size, props)
     }
 }

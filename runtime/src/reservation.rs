@@ -5,8 +5,6 @@ use std::sync::Arc;
 
 use crate::device::Device;
 use crate::error::Error;
-use crate::mapping::Mapping;
-use crate::physical::PhysicalMemory;
 
 /// A reserved range: one `aclrtReleaseMemAddress` (`hipMemAddressFree`,
 /// `cuMemAddressFree`) is owed for it. `base` is a device address kept as an
@@ -46,7 +44,7 @@ impl Drop for RsvInner {
 ///
 /// Mappings inside it keep it: dropping (or [`free`](Self::free)ing) it while
 /// they live defers the release to the last of them, so a release never
-/// unmaps a [`Mapping`] behind its back (which ACL does not promise to
+/// unmaps a [`crate::Mapping`] behind its back (which ACL does not promise to
 /// tolerate: acl.md ACL-REL-004 is undetermined).
 #[derive(Debug)]
 pub struct Reservation {
@@ -70,19 +68,6 @@ impl Reservation {
         self.inner.size
     }
 
-    /// Maps all of `mem` at `base() + offset` (`aclrtMapMem`, `hipMemMap`,
-    /// `cuMemMap`). The offset must be a multiple of the granularity and the
-    /// memory must fit; on ACL a reservation holds memory of one device
-    /// only, from its first map on (ACL-MAP-010).
-    ///
-    /// # Errors
-    /// The vendor's code: on ACL 507899 for a misaligned offset
-    /// (ACL-MAP-007), a range past the end (ACL-MAP-008), an overlap
-    /// (ACL-MAP-009) or another device's memory (ACL-MAP-010).
-    pub fn map(&self, offset: usize, mem: &PhysicalMemory) -> Result<Mapping, Error> {
-        Mapping::new(self, offset, mem)
-    }
-
     /// Releases the range now, with the driver's code. If mappings inside it
     /// are alive, the release happens when the last of them is dropped (and
     /// an error then is kept by [`crate::Runtime::take_drop_errors`]).
@@ -94,5 +79,17 @@ impl Reservation {
             Ok(mut inner) => inner.release(),
             Err(_still_used) => Ok(()),
         }
+    }
+}
+
+impl Device {
+    /// Reserves `size` bytes of device addresses (`aclrtReserveMemAddress`,
+    /// `hipMemAddressReserve`, `cuMemAddressReserve`); on ACL, requests
+    /// below the granularity reserve one granule (ACL-RSV-007).
+    ///
+    /// # Errors
+    /// The vendor's code, e.g. 207001 when the address window is exhausted.
+    pub fn reserve(&self, size: usize) -> Result<Reservation, Error> {
+        Reservation::new(self, size)
     }
 }

@@ -1,5 +1,6 @@
 //! `Runtime`: one vendor table, initialised, with the errors that `Drop`s met.
 
+use std::any::Any;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -8,9 +9,8 @@ use vmmkit_sys::acl::AclApi;
 use vmmkit_sys::cuda::CudaApi;
 use vmmkit_sys::hip::HipApi;
 
-use crate::backend::{Backend, SelectError, Selection};
-use crate::device::Device;
-use crate::driver::{Api, InitGuard, Vendor, lock};
+use crate::backend::{Backend, SelectError};
+use crate::driver::{AsAny, Driver, InitGuard, Vendor, lock};
 use crate::error::Error;
 
 /// Why a [`Runtime`] could not be opened.
@@ -41,7 +41,7 @@ const DROP_ERRORS_KEPT: usize = 1024;
 /// What every owner of the crate shares: the table and its initialisation.
 #[derive(Debug)]
 pub(crate) struct Shared {
-    pub(crate) api: Api,
+    pub(crate) api: Box<dyn Driver>,
     backend: Backend,
     library: Option<PathBuf>,
     drop_errors: Mutex<Vec<Error>>,
@@ -57,6 +57,11 @@ impl Shared {
             v.push(e);
         }
     }
+
+    /// The vendor's own table, if it is a `T`.
+    fn table<T: Any>(&self) -> Option<&T> {
+        <dyn Driver as AsAny>::as_any(self.api.as_ref()).downcast_ref()
+    }
 }
 
 /// A vendor library (or the emulator), initialised for this process.
@@ -67,7 +72,7 @@ impl Shared {
 ///
 /// `Send` and `Sync`: the table is plain function pointers into a library
 /// whose runtime API is callable from any thread (the per-thread state, the
-/// current context, is set by each call that needs it, see [`Device::bind`]).
+/// current context, is set by each call that needs it, see [`crate::Device::bind`]).
 #[derive(Debug, Clone)]
 pub struct Runtime {
     pub(crate) shared: Arc<Shared>,
@@ -81,58 +86,13 @@ impl Runtime {
     /// # Errors
     /// The library cannot be loaded or initialised.
     pub fn new(backend: Backend) -> Result<Self, OpenError> {
-        let (api, library) = match &backend {
-            Backend::Emulator => (Api::Acl(Box::new(vmmkit_emulator::acl::api())), None),
-            Backend::EmulatorHip => (Api::Hip(Box::new(vmmkit_emulator::hip::api())), None),
-            Backend::EmulatorCuda => (Api::Cuda(Box::new(vmmkit_emulator::cuda::api())), None),
-            Backend::Ascend(path) => {
-                let l = AclApi::load(path.as_deref())?;
-                (Api::Acl(Box::new(l.api)), Some(l.path.to_path_buf()))
-            }
-            Backend::Hip(path) => {
-                let l = HipApi::load(path.as_deref())?;
-                (Api::Hip(Box::new(l.api)), Some(l.path.to_path_buf()))
-            }
-            Backend::Cuda(path) => {
-                let l = CudaApi::load(path.as_deref())?;
-                (Api::Cuda(Box::new(l.api)), Some(l.path.to_path_buf()))
-            }
-        };
-        let init = match api.init() {
-            Ok(g) => g,
-            Err(source) => {
-                // The emulator's text repeats the call and the code; keep the reason.
-                let Api::Acl(acl) = &api else {
-                    return Err(OpenError::Init { backend, source, message: None });
-                };
-                let message = crate::acl::get_recent_err_msg(acl).map(|m| {
-                    let suffix = format!(" ({})", source.code);
-                    let m = m.strip_prefix("aclInit: ").unwrap_or(&m);
-                    m.strip_suffix(suffix.as_str()).unwrap_or(m).to_owned()
-                });
-                return Err(OpenError::Init { backend, source, message });
-            }
-        };
+        let (api, library) = backend.vendor().table(backend.is_emulator(), backend.library())?;
+        let init = api.init().map_err(|source| {
+            let message = api.init_message(&source);
+            OpenError::Init { backend: backend.clone(), source, message }
+        })?;
         let shared = Shared { api, backend, library, drop_errors: Mutex::new(Vec::new()), _init: init };
         Ok(Self { shared: Arc::new(shared) })
-    }
-
-    /// Opens the backend `VMMKIT_BACKEND` names, else a real library that
-    /// loads and has a device ([`Backend::DRIVEN`]: Ascend, HIP, CUDA, in
-    /// that order), else the emulator's ACL dialect. [`Runtime::select`] says why.
-    ///
-    /// # Errors
-    /// As [`Backend::auto`] and [`Runtime::new`].
-    pub fn auto() -> Result<Self, OpenError> {
-        Self::new(Self::select()?.backend)
-    }
-
-    /// The selection [`Runtime::auto`] makes, with its reason.
-    ///
-    /// # Errors
-    /// `VMMKIT_BACKEND` names no backend.
-    pub fn select() -> Result<Selection, SelectError> {
-        Backend::select_with(std::env::var_os(Backend::ENV), &Backend::DRIVEN, Backend::probe)
     }
 
     /// The backend.
@@ -153,26 +113,17 @@ impl Runtime {
     /// The raw ACL table, for calls this crate does not wrap (see
     /// [`crate::acl`]); `None` on HIP and CUDA. ACL-only.
     pub fn acl_api(&self) -> Option<&AclApi> {
-        match &self.shared.api {
-            Api::Acl(a) => Some(a.as_ref()),
-            _ => None,
-        }
+        self.shared.table()
     }
 
     /// The raw HIP table (see [`crate::hip`]); `None` on ACL and CUDA. HIP-only.
     pub fn hip_api(&self) -> Option<&HipApi> {
-        match &self.shared.api {
-            Api::Hip(a) => Some(a.as_ref()),
-            _ => None,
-        }
+        self.shared.table()
     }
 
     /// The raw CUDA table (see [`crate::cuda`]); `None` on ACL and HIP. CUDA-only.
     pub fn cuda_api(&self) -> Option<&CudaApi> {
-        match &self.shared.api {
-            Api::Cuda(a) => Some(a.as_ref()),
-            _ => None,
-        }
+        self.shared.table()
     }
 
     /// Number of devices (`aclrtGetDeviceCount`, `hipGetDeviceCount`, `cuDeviceGetCount`).
@@ -181,16 +132,6 @@ impl Runtime {
     /// The vendor's code.
     pub fn device_count(&self) -> Result<u32, Error> {
         self.shared.api.device_count()
-    }
-
-    /// Opens device `id` (ACL: `aclrtSetDevice`, reset when the last owner
-    /// made from it is dropped; CUDA: its primary context, retained and
-    /// released likewise; HIP: `hipSetDevice`).
-    ///
-    /// # Errors
-    /// The vendor's code, e.g. 107001 for a device that does not exist.
-    pub fn device(&self, id: u32) -> Result<Device, Error> {
-        Device::open(self, id)
     }
 
     /// The host pid that other processes put in a trustlist for this one

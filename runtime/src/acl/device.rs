@@ -7,6 +7,7 @@ use vmmkit_sys::acl::{AclApi, aclrtContext, aclrtMemAttr};
 
 use super::check;
 use crate::error::Error;
+use crate::result::out;
 
 /// `aclInit(configPath)`: initialises ACL for the process. A second call
 /// fails with 100002 (ACL-GEN-001).
@@ -38,26 +39,20 @@ pub fn reset_device(api: &AclApi, device: i32) -> Result<(), Error> {
 
 /// `aclrtGetDevice(&deviceId)`: the calling thread's current device (ACL-GEN-004).
 pub fn get_device(api: &AclApi) -> Result<i32, Error> {
-    let mut d = -1;
     // SAFETY: `d` is a writable int32_t.
-    check(api, "aclrtGetDevice", unsafe { (api.aclrtGetDevice)(&mut d) })?;
-    Ok(d)
+    out(-1, |d| check(api, "aclrtGetDevice", unsafe { (api.aclrtGetDevice)(d) }))
 }
 
 /// `aclrtGetDeviceCount(&count)`.
 pub fn get_device_count(api: &AclApi) -> Result<u32, Error> {
-    let mut n = 0;
     // SAFETY: `n` is a writable uint32_t.
-    check(api, "aclrtGetDeviceCount", unsafe { (api.aclrtGetDeviceCount)(&mut n) })?;
-    Ok(n)
+    out(0, |n| check(api, "aclrtGetDeviceCount", unsafe { (api.aclrtGetDeviceCount)(n) }))
 }
 
 /// `aclrtGetCurrentContext(&ctx)`: the calling thread's context.
 pub fn get_current_context(api: &AclApi) -> Result<aclrtContext, Error> {
-    let mut c = ptr::null_mut();
     // SAFETY: `c` is a writable aclrtContext.
-    check(api, "aclrtGetCurrentContext", unsafe { (api.aclrtGetCurrentContext)(&mut c) })?;
-    Ok(c)
+    out(ptr::null_mut(), |c| check(api, "aclrtGetCurrentContext", unsafe { (api.aclrtGetCurrentContext)(c) }))
 }
 
 /// `aclrtSetCurrentContext(ctx)`: makes `ctx` the calling thread's context.
@@ -73,10 +68,8 @@ pub unsafe fn set_current_context(api: &AclApi, ctx: aclrtContext) -> Result<(),
 
 /// `aclrtDeviceGetBareTgid(&pid)`: the host pid to put in trustlists (ACL-TGID-002).
 pub fn device_get_bare_tgid(api: &AclApi) -> Result<i32, Error> {
-    let mut pid = 0;
     // SAFETY: `pid` is a writable int32_t.
-    check(api, "aclrtDeviceGetBareTgid", unsafe { (api.aclrtDeviceGetBareTgid)(&mut pid) })?;
-    Ok(pid)
+    out(0, |pid| check(api, "aclrtDeviceGetBareTgid", unsafe { (api.aclrtDeviceGetBareTgid)(pid) }))
 }
 
 /// `aclrtGetMemInfo(attr, &free, &total)` for the current device: (free, total) bytes.

@@ -14,6 +14,7 @@
 //! read on the same thread right after the failing call.
 
 mod device;
+mod driver;
 mod memory;
 mod share;
 mod vmm;
@@ -33,11 +34,7 @@ use crate::error::Error;
 /// `Ok(())` for 0, else the error of `call` with the library's last message.
 #[inline]
 pub(crate) fn check(api: &AclApi, call: &'static str, rc: aclError) -> Result<(), Error> {
-    let code = AclError(rc);
-    if code.is_success() {
-        return Ok(());
-    }
-    Err(Error::new(call, code, get_recent_err_msg(api).as_deref()))
+    Error::check(call, AclError(rc), || get_recent_err_msg(api))
 }
 
 /// `const char *aclGetRecentErrMsg(void)`: the calling thread's last error

@@ -6,6 +6,7 @@ use vmmkit_sys::acl::{AclApi, aclrtDrvMemHandle, aclrtMemHandleType};
 
 use super::check;
 use crate::error::Error;
+use crate::result::out;
 
 /// `aclrtMemExportToShareableHandle(handle, handleType, flags, &shareableHandle)`
 /// (ACL-EXP-*): the 64-bit shareable handle of acl.md §2.5.
@@ -18,11 +19,12 @@ pub unsafe fn mem_export_to_shareable_handle(
     handle_type: aclrtMemHandleType,
     flags: u64,
 ) -> Result<u64, Error> {
-    let mut key = 0;
-    // SAFETY: `key` is a writable uint64_t; the handle is the caller's contract.
-    let rc = unsafe { (api.aclrtMemExportToShareableHandle)(handle, handle_type, flags, &mut key) };
-    check(api, "aclrtMemExportToShareableHandle", rc)?;
-    Ok(key)
+    out(0, |key| {
+        // SAFETY: `key` is a writable uint64_t; the handle is the caller's contract.
+        check(api, "aclrtMemExportToShareableHandle", unsafe {
+            (api.aclrtMemExportToShareableHandle)(handle, handle_type, flags, key)
+        })
+    })
 }
 
 /// `aclrtMemSetPidToShareableHandle(shareableHandle, pid, pidNum)` (ACL-PID-*).
@@ -39,9 +41,10 @@ pub fn mem_set_pid_to_shareable_handle(api: &AclApi, shareable: u64, pids: &[i32
 /// (ACL-IMP-*): a handle of this process for shared memory, bound to
 /// `device`, to be given back with [`super::free_physical`].
 pub fn mem_import_from_shareable_handle(api: &AclApi, shareable: u64, device: i32) -> Result<aclrtDrvMemHandle, Error> {
-    let mut h = ptr::null_mut();
-    // SAFETY: `h` is a writable handle slot; the other arguments are values.
-    let rc = unsafe { (api.aclrtMemImportFromShareableHandle)(shareable, device, &mut h) };
-    check(api, "aclrtMemImportFromShareableHandle", rc)?;
-    Ok(h)
+    out(ptr::null_mut(), |h| {
+        // SAFETY: `h` is a writable handle slot; the other arguments are values.
+        check(api, "aclrtMemImportFromShareableHandle", unsafe {
+            (api.aclrtMemImportFromShareableHandle)(shareable, device, h)
+        })
+    })
 }

@@ -10,6 +10,7 @@ use vmmkit_sys::acl::{
 
 use super::check;
 use crate::error::Error;
+use crate::result::out;
 
 /// `aclrtMemGetAllocationGranularity(prop, option, &granularity)` (ACL-GRAN-*).
 pub fn mem_get_allocation_granularity(
@@ -19,11 +20,12 @@ pub fn mem_get_allocation_granularity(
 ) -> Result<usize, Error> {
     // The C signature takes a non-const pointer; the library only reads it.
     let mut p = *prop;
-    let mut g = 0;
-    // SAFETY: `p` is a property record and `g` a writable size_t, both live for the call.
-    let rc = unsafe { (api.aclrtMemGetAllocationGranularity)(&mut p, option, &mut g) };
-    check(api, "aclrtMemGetAllocationGranularity", rc)?;
-    Ok(g)
+    out(0, |g| {
+        // SAFETY: `p` is a property record and `g` a writable size_t, both live for the call.
+        check(api, "aclrtMemGetAllocationGranularity", unsafe {
+            (api.aclrtMemGetAllocationGranularity)(&mut p, option, g)
+        })
+    })
 }
 
 /// `aclrtMallocPhysical(&handle, size, prop, flags)` (ACL-MP-*): a new
@@ -34,10 +36,10 @@ pub fn malloc_physical(
     prop: &aclrtPhysicalMemProp,
     flags: u64,
 ) -> Result<aclrtDrvMemHandle, Error> {
-    let mut h = ptr::null_mut();
-    // SAFETY: `h` is a writable handle slot, `prop` a live property record.
-    check(api, "aclrtMallocPhysical", unsafe { (api.aclrtMallocPhysical)(&mut h, size, prop, flags) })?;
-    Ok(h)
+    out(ptr::null_mut(), |h| {
+        // SAFETY: `h` is a writable handle slot, `prop` a live property record.
+        check(api, "aclrtMallocPhysical", unsafe { (api.aclrtMallocPhysical)(h, size, prop, flags) })
+    })
 }
 
 /// `aclrtFreePhysical(handle)` (ACL-FP-*): drops one reference.
@@ -132,10 +134,8 @@ pub unsafe fn mem_set_access(
 /// `va` must lie in a mapping of this process.
 pub unsafe fn mem_get_access(api: &AclApi, va: *mut c_void, location: aclrtMemLocation) -> Result<u64, Error> {
     let mut loc = location;
-    let mut flag = 0;
     // SAFETY: both pointers are to locals; the address is the caller's contract.
-    check(api, "aclrtMemGetAccess", unsafe { (api.aclrtMemGetAccess)(va, &mut loc, &mut flag) })?;
-    Ok(flag)
+    out(0, |flag| check(api, "aclrtMemGetAccess", unsafe { (api.aclrtMemGetAccess)(va, &mut loc, flag) }))
 }
 
 /// `aclrtMemRetainAllocationHandle(virPtr, &handle)` (ACL-RET-001): the
@@ -144,10 +144,10 @@ pub unsafe fn mem_get_access(api: &AclApi, va: *mut c_void, location: aclrtMemLo
 /// # Safety
 /// `va` must lie in a mapping of this process.
 pub unsafe fn mem_retain_allocation_handle(api: &AclApi, va: *mut c_void) -> Result<aclrtDrvMemHandle, Error> {
-    let mut h = ptr::null_mut();
-    // SAFETY: `h` is a writable handle slot; the address is the caller's contract.
-    check(api, "aclrtMemRetainAllocationHandle", unsafe { (api.aclrtMemRetainAllocationHandle)(va, &mut h) })?;
-    Ok(h)
+    out(ptr::null_mut(), |h| {
+        // SAFETY: `h` is a writable handle slot; the address is the caller's contract.
+        check(api, "aclrtMemRetainAllocationHandle", unsafe { (api.aclrtMemRetainAllocationHandle)(va, h) })
+    })
 }
 
 /// `aclrtMemGetAllocationPropertiesFromHandle(handle, &prop)`.
@@ -158,9 +158,10 @@ pub unsafe fn mem_get_allocation_properties_from_handle(
     api: &AclApi,
     handle: aclrtDrvMemHandle,
 ) -> Result<aclrtPhysicalMemProp, Error> {
-    let mut p = aclrtPhysicalMemProp::default();
-    // SAFETY: `p` is a writable property record; the handle is the caller's contract.
-    let rc = unsafe { (api.aclrtMemGetAllocationPropertiesFromHandle)(handle, &mut p) };
-    check(api, "aclrtMemGetAllocationPropertiesFromHandle", rc)?;
-    Ok(p)
+    out(aclrtPhysicalMemProp::default(), |p| {
+        // SAFETY: `p` is a writable property record; the handle is the caller's contract.
+        check(api, "aclrtMemGetAllocationPropertiesFromHandle", unsafe {
+            (api.aclrtMemGetAllocationPropertiesFromHandle)(handle, p)
+        })
+    })
 }

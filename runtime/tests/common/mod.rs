@@ -10,8 +10,6 @@ use std::time::Duration;
 use vmmkit_testkit::{TestRoot, libtest};
 
 use vmmkit_runtime::{Backend, Runtime, Vendor};
-use vmmkit_sys::acl::AclApi;
-use vmmkit_sys::hip::HipApi;
 
 /// Set in a child to the name of the test it runs.
 const CHILD: &str = "VMMKIT_RUNTIME_TEST_CHILD";
@@ -46,11 +44,7 @@ impl Which {
             Self::Emulator(v) => Backend::emulator(v),
             Self::Shim(v) => {
                 let p: PathBuf = std::env::var_os(SHIM).expect("the parent passes the drop-in's path").into();
-                match v {
-                    Vendor::Acl => Backend::Ascend(Some(p)),
-                    Vendor::Hip => Backend::Hip(Some(p)),
-                    Vendor::Cuda => panic!("vmmkit has no CUDA drop-in library"),
-                }
+                Backend::real(v, Some(p))
             }
         }
     }
@@ -122,26 +116,48 @@ pub fn run_bounded(mut cmd: Command, deadline: Duration) -> (vmmkit_testkit::Exi
 #[derive(Debug, Clone)]
 struct Unusable(String);
 
+/// A drop-in library of the workspace: its package, its file, and how to
+/// load it (whether it is vmmkit's drop-in, or why it does not load whole).
+#[derive(Debug, Clone, Copy)]
+pub struct DropIn {
+    pub package: &'static str,
+    pub file: &'static str,
+    pub load: fn(&Path) -> Result<bool, String>,
+}
+
+fn load_as<V: vmmkit_sys::vendor::Vendor>(p: &Path) -> Result<bool, String> {
+    V::load(Some(p)).map(|l| l.is_vmmkit_shim).map_err(|e| e.to_string())
+}
+
+/// Declares [`drop_in`] from the runtime's list of vendors.
+macro_rules! drop_ins {
+    ([] $($v:ident $lower:ident $soname:literal:
+        $emu:ident [$($emu_name:literal),+], $lib:ident $lib_name:literal $(, drop_in $pkg:literal)?;)*) => {
+        /// `vendor`'s drop-in library in this workspace, if it has one.
+        pub fn drop_in(vendor: Vendor) -> Option<DropIn> {
+            match vendor {
+                $(Vendor::$v => None$(.or(Some(DropIn {
+                    package: $pkg,
+                    file: $soname,
+                    load: load_as::<vmmkit_sys::vendor::$v>,
+                })))?,)*
+            }
+        }
+    };
+}
+vmmkit_runtime::vendors!(drop_ins);
+
 /// `vendor`'s drop-in library of this build, built if needed, checked to
 /// load with every symbol.
 pub fn shim_library(vendor: Vendor) -> PathBuf {
-    static ACL: OnceLock<Result<PathBuf, Unusable>> = OnceLock::new();
-    static HIP: OnceLock<Result<PathBuf, Unusable>> = OnceLock::new();
-    match vendor {
-        Vendor::Acl => ACL.get_or_init(|| {
-            build_shim("vmmkit-shim-ascendcl", "libascendcl.so", |p| {
-                AclApi::load(Some(p)).map(|l| l.is_vmmkit_shim).map_err(|e| e.to_string())
-            })
-        }),
-        Vendor::Hip => HIP.get_or_init(|| {
-            build_shim("vmmkit-shim-amdhip64", "libamdhip64.so", |p| {
-                HipApi::load(Some(p)).map(|l| l.is_vmmkit_shim).map_err(|e| e.to_string())
-            })
-        }),
-        Vendor::Cuda => panic!("vmmkit has no CUDA drop-in library"),
-    }
-    .clone()
-    .unwrap_or_else(|Unusable(why)| panic!("the {vendor:?} drop-in cannot be tested: {why}"))
+    static BUILT: [OnceLock<Result<PathBuf, Unusable>>; Vendor::ALL.len()] =
+        [const { OnceLock::new() }; Vendor::ALL.len()];
+    let d = drop_in(vendor).unwrap_or_else(|| panic!("vmmkit has no {vendor} drop-in library"));
+    let at = Vendor::ALL.iter().position(|&v| v == vendor).expect("every vendor is listed");
+    BUILT[at]
+        .get_or_init(|| build_shim(d.package, d.file, d.load))
+        .clone()
+        .unwrap_or_else(|Unusable(why)| panic!("the {vendor:?} drop-in cannot be tested: {why}"))
 }
 
 /// `<target>/<profile>`, from this executable's place: `<target>/<profile>/deps/<test>`.
@@ -227,36 +243,50 @@ pub fn assert_fails<T: std::fmt::Debug>(
     println!("as expected: {e}");
 }
 
-/// One test body per backend, as wgpu runs its tests: a module `$name` with
-/// a test per emulated dialect and per drop-in library, each calling
-/// `$body(which)`.
+/// One test body per backend, as wgpu runs its tests: a module `$name`
+/// with a test per emulated dialect (`$name::emulator::acl`, …) and per
+/// drop-in library (`$name::shim::acl`, …), each calling `$body(which)`.
+/// The vendors come from the runtime's list (`vmmkit_runtime::vendors!`).
 #[macro_export]
 macro_rules! per_backend {
     ($(#[$m:meta])* $name:ident => $body:expr) => {
+        vmmkit_runtime::vendors!($crate::per_backend_cases, $(#[$m])* $name => $body);
+    };
+}
+
+/// The expansion of [`per_backend!`] over the list of vendors.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! per_backend_cases {
+    ([$(#[$m:meta])* $name:ident => $body:expr]
+        $($v:ident $lower:ident $soname:literal:
+            $emu:ident [$($emu_name:literal),+], $lib:ident $lib_name:literal $(, drop_in $pkg:literal)?;)*) => {
         $(#[$m])*
         mod $name {
             use super::*;
             use $crate::common::Which;
-            use vmmkit_runtime::Vendor;
-            #[test]
-            fn emulator_acl() {
-                ($body)(Which::Emulator(Vendor::Acl));
+
+            /// Over the in-process emulator's dialects.
+            mod emulator {
+                use super::*;
+                $(
+                    #[test]
+                    fn $lower() {
+                        ($body)($crate::common::Which::Emulator(vmmkit_runtime::Vendor::$v));
+                    }
+                )*
             }
-            #[test]
-            fn emulator_hip() {
-                ($body)(Which::Emulator(Vendor::Hip));
-            }
-            #[test]
-            fn emulator_cuda() {
-                ($body)(Which::Emulator(Vendor::Cuda));
-            }
-            #[test]
-            fn shim_acl() {
-                ($body)(Which::Shim(Vendor::Acl));
-            }
-            #[test]
-            fn shim_hip() {
-                ($body)(Which::Shim(Vendor::Hip));
+
+            /// Over the workspace's drop-in libraries, loaded as a real one would be.
+            mod shim {
+                use super::*;
+                $($(
+                    #[doc = concat!("Over `", $soname, "` (", $pkg, ").")]
+                    #[test]
+                    fn $lower() {
+                        ($body)($crate::common::Which::Shim(vmmkit_runtime::Vendor::$v));
+                    }
+                )?)*
             }
         }
     };

@@ -7,8 +7,10 @@
 //! `unsafe`. Rules come from the in-process emulator's thread message, as
 //! for [`crate::hip`]; a loaded library's failures carry the code alone.
 
+mod driver;
+
 use std::ffi::c_void;
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::ptr;
 
 use vmmkit_sys::cuda::{
@@ -18,6 +20,7 @@ use vmmkit_sys::cuda::{
 pub use vmmkit_sys::cuda::{CuResult, CudaApi};
 
 use crate::error::Error;
+use crate::result::{exported_fd, out};
 
 /// Whether `api` is the in-process emulator's table (whose thread message names rules).
 fn emulated(api: &CudaApi) -> bool {
@@ -26,12 +29,7 @@ fn emulated(api: &CudaApi) -> bool {
 
 /// `Ok(())` for `CUDA_SUCCESS`, else the error of `call` (with the emulator's rule, see the module docs).
 pub(crate) fn check(api: &CudaApi, call: &'static str, rc: CUresult) -> Result<(), Error> {
-    let code = CuResult(rc);
-    if code.is_success() {
-        return Ok(());
-    }
-    let message = emulated(api).then(vmmkit_emulator::core::thread::message);
-    Err(Error::new(call, code, message.as_deref()))
+    Error::check(call, CuResult(rc), || emulated(api).then(vmmkit_emulator::core::thread::message))
 }
 
 /// `cuInit(flags)`: flags must be 0.
@@ -42,27 +40,23 @@ pub fn init(api: &CudaApi, flags: u32) -> Result<(), Error> {
 
 /// `cuDeviceGetCount(&count)`.
 pub fn device_get_count(api: &CudaApi) -> Result<i32, Error> {
-    let mut n = 0;
     // SAFETY: `n` is a writable int.
-    check(api, "cuDeviceGetCount", unsafe { (api.cuDeviceGetCount)(&mut n) })?;
-    Ok(n)
+    out(0, |n| check(api, "cuDeviceGetCount", unsafe { (api.cuDeviceGetCount)(n) }))
 }
 
 /// `cuDeviceGet(&device, ordinal)`.
 pub fn device_get(api: &CudaApi, ordinal: i32) -> Result<CUdevice, Error> {
-    let mut d = 0;
     // SAFETY: `d` is a writable int.
-    check(api, "cuDeviceGet", unsafe { (api.cuDeviceGet)(&mut d, ordinal) })?;
-    Ok(d)
+    out(0, |d| check(api, "cuDeviceGet", unsafe { (api.cuDeviceGet)(d, ordinal) }))
 }
 
 /// `cuDevicePrimaryCtxRetain(&ctx, device)`: one reference of the device's
 /// primary context, given back with [`device_primary_ctx_release`].
 pub fn device_primary_ctx_retain(api: &CudaApi, device: CUdevice) -> Result<CUcontext, Error> {
-    let mut c = ptr::null_mut();
-    // SAFETY: `c` is a writable context slot.
-    check(api, "cuDevicePrimaryCtxRetain", unsafe { (api.cuDevicePrimaryCtxRetain)(&mut c, device) })?;
-    Ok(c)
+    out(ptr::null_mut(), |c| {
+        // SAFETY: `c` is a writable context slot.
+        check(api, "cuDevicePrimaryCtxRetain", unsafe { (api.cuDevicePrimaryCtxRetain)(c, device) })
+    })
 }
 
 /// `cuDevicePrimaryCtxRelease(device)` (the `_v2` entry point).
@@ -86,10 +80,10 @@ pub fn mem_get_allocation_granularity(
     prop: &CUmemAllocationProp,
     option: CUmemAllocationGranularity_flags,
 ) -> Result<usize, Error> {
-    let mut g = 0;
-    // SAFETY: `g` is a writable size_t, `prop` a live property record.
-    check(api, "cuMemGetAllocationGranularity", unsafe { (api.cuMemGetAllocationGranularity)(&mut g, prop, option) })?;
-    Ok(g)
+    out(0, |g| {
+        // SAFETY: `g` is a writable size_t, `prop` a live property record.
+        check(api, "cuMemGetAllocationGranularity", unsafe { (api.cuMemGetAllocationGranularity)(g, prop, option) })
+    })
 }
 
 /// `cuMemCreate(&handle, size, prop, flags)`: a new allocation handle, given back with [`mem_release`].
@@ -99,10 +93,8 @@ pub fn mem_create(
     prop: &CUmemAllocationProp,
     flags: u64,
 ) -> Result<CUmemGenericAllocationHandle, Error> {
-    let mut h = 0;
     // SAFETY: `h` is a writable handle slot, `prop` a live property record.
-    check(api, "cuMemCreate", unsafe { (api.cuMemCreate)(&mut h, size, prop, flags) })?;
-    Ok(h)
+    out(0, |h| check(api, "cuMemCreate", unsafe { (api.cuMemCreate)(h, size, prop, flags) }))
 }
 
 /// `cuMemRelease(handle)`.
@@ -122,10 +114,8 @@ pub fn mem_address_reserve(
     addr: CUdeviceptr,
     flags: u64,
 ) -> Result<CUdeviceptr, Error> {
-    let mut p = 0;
     // SAFETY: `p` is a writable slot; the other arguments are values.
-    check(api, "cuMemAddressReserve", unsafe { (api.cuMemAddressReserve)(&mut p, size, alignment, addr, flags) })?;
-    Ok(p)
+    out(0, |p| check(api, "cuMemAddressReserve", unsafe { (api.cuMemAddressReserve)(p, size, alignment, addr, flags) }))
 }
 
 /// `cuMemAddressFree(ptr, size)`.
@@ -178,10 +168,8 @@ pub unsafe fn mem_set_access(
 
 /// `cuMemGetAccess(&flags, location, ptr)`.
 pub fn mem_get_access(api: &CudaApi, ptr: CUdeviceptr, location: &CUmemLocation) -> Result<u64, Error> {
-    let mut f = 0;
     // SAFETY: `f` is writable, `location` live; the address is a value the driver looks up.
-    check(api, "cuMemGetAccess", unsafe { (api.cuMemGetAccess)(&mut f, location, ptr) })?;
-    Ok(f)
+    out(0, |f| check(api, "cuMemGetAccess", unsafe { (api.cuMemGetAccess)(f, location, ptr) }))
 }
 
 /// `cuMemcpyHtoD(dst, src, size)`.
@@ -221,12 +209,13 @@ pub unsafe fn mem_export_to_fd(
     handle_type: CUmemAllocationHandleType,
     flags: u64,
 ) -> Result<OwnedFd, Error> {
-    let mut fd: i32 = -1;
-    // SAFETY: `fd` is a writable int, where the driver writes the descriptor; the handle is the caller's.
-    let rc = unsafe { (api.cuMemExportToShareableHandle)((&raw mut fd).cast(), handle, handle_type, flags) };
-    check(api, "cuMemExportToShareableHandle", rc)?;
-    // SAFETY: on success the driver wrote a new descriptor that the caller owns.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    let export = |fd: *mut c_void| {
+        // SAFETY: `fd` points to a writable int; the handle is the caller's.
+        let rc = unsafe { (api.cuMemExportToShareableHandle)(fd, handle, handle_type, flags) };
+        check(api, "cuMemExportToShareableHandle", rc)
+    };
+    // SAFETY: on success the driver wrote a new descriptor, which the caller owns.
+    unsafe { exported_fd(export) }
 }
 
 /// `cuMemImportFromShareableHandle(&handle, (void*)(uintptr_t)fd, POSIX_FILE_DESCRIPTOR)`:
@@ -237,20 +226,18 @@ pub fn mem_import_from_fd(
     fd: BorrowedFd<'_>,
     handle_type: CUmemAllocationHandleType,
 ) -> Result<CUmemGenericAllocationHandle, Error> {
-    let mut h = 0;
     let value = fd.as_raw_fd() as usize as *mut c_void;
-    // SAFETY: `h` is a writable handle slot; the fd is passed by value, not dereferenced.
-    let rc = unsafe { (api.cuMemImportFromShareableHandle)(&mut h, value, handle_type) };
-    check(api, "cuMemImportFromShareableHandle", rc)?;
-    Ok(h)
+    out(0, |h| {
+        // SAFETY: `h` is a writable handle slot; the fd is passed by value, not dereferenced.
+        let rc = unsafe { (api.cuMemImportFromShareableHandle)(h, value, handle_type) };
+        check(api, "cuMemImportFromShareableHandle", rc)
+    })
 }
 
 /// `cuMemAlloc(&ptr, size)`: linear device memory in the current context, given back with [`mem_free`].
 pub fn mem_alloc(api: &CudaApi, size: usize) -> Result<CUdeviceptr, Error> {
-    let mut p = 0;
     // SAFETY: `p` is a writable slot.
-    check(api, "cuMemAlloc", unsafe { (api.cuMemAlloc)(&mut p, size) })?;
-    Ok(p)
+    out(0, |p| check(api, "cuMemAlloc", unsafe { (api.cuMemAlloc)(p, size) }))
 }
 
 /// `cuMemFree(ptr)`.
@@ -264,18 +251,14 @@ pub unsafe fn mem_free(api: &CudaApi, ptr: CUdeviceptr) -> Result<(), Error> {
 
 /// `cuIpcGetMemHandle(&handle, ptr)`: the legacy IPC handle of a `cuMemAlloc` allocation.
 pub fn ipc_get_mem_handle(api: &CudaApi, ptr: CUdeviceptr) -> Result<CUipcMemHandle, Error> {
-    let mut h = CUipcMemHandle::default();
     // SAFETY: `h` is a writable 64-byte record; the address is a value the driver looks up.
-    check(api, "cuIpcGetMemHandle", unsafe { (api.cuIpcGetMemHandle)(&mut h, ptr) })?;
-    Ok(h)
+    out(CUipcMemHandle::default(), |h| check(api, "cuIpcGetMemHandle", unsafe { (api.cuIpcGetMemHandle)(h, ptr) }))
 }
 
 /// `cuIpcOpenMemHandle(&ptr, handle, flags)` (the `_v2` entry point).
 pub fn ipc_open_mem_handle(api: &CudaApi, handle: CUipcMemHandle, flags: u32) -> Result<CUdeviceptr, Error> {
-    let mut p = 0;
     // SAFETY: `p` is a writable slot; the handle is passed by value.
-    check(api, "cuIpcOpenMemHandle", unsafe { (api.cuIpcOpenMemHandle)(&mut p, handle, flags) })?;
-    Ok(p)
+    out(0, |p| check(api, "cuIpcOpenMemHandle", unsafe { (api.cuIpcOpenMemHandle)(p, handle, flags) }))
 }
 
 /// `cuIpcCloseMemHandle(ptr)`.

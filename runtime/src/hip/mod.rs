@@ -12,8 +12,10 @@
 //! loaded library (a real one, or vmmkit's drop-in with its own copy of the
 //! emulator) it carries the code alone.
 
+mod driver;
+
 use std::ffi::c_void;
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::ptr;
 
 pub use vmmkit_sys::hip::{HipApi, HipError};
@@ -23,6 +25,7 @@ use vmmkit_sys::hip::{
 };
 
 use crate::error::Error;
+use crate::result::{exported_fd, out};
 
 /// Whether `api` is the in-process emulator's table (whose thread message names rules).
 fn emulated(api: &HipApi) -> bool {
@@ -31,12 +34,7 @@ fn emulated(api: &HipApi) -> bool {
 
 /// `Ok(())` for `hipSuccess`, else the error of `call` (with the emulator's rule, see the module docs).
 pub(crate) fn check(api: &HipApi, call: &'static str, rc: hipError_t) -> Result<(), Error> {
-    let code = HipError(rc);
-    if code.is_success() {
-        return Ok(());
-    }
-    let message = emulated(api).then(vmmkit_emulator::core::thread::message);
-    Err(Error::new(call, code, message.as_deref()))
+    Error::check(call, HipError(rc), || emulated(api).then(vmmkit_emulator::core::thread::message))
 }
 
 /// `hipInit(flags)`.
@@ -47,10 +45,8 @@ pub fn init(api: &HipApi, flags: u32) -> Result<(), Error> {
 
 /// `hipGetDeviceCount(&count)`: fails with 100 (`hipErrorNoDevice`) when there is none.
 pub fn get_device_count(api: &HipApi) -> Result<i32, Error> {
-    let mut n = 0;
     // SAFETY: `n` is a writable int.
-    check(api, "hipGetDeviceCount", unsafe { (api.hipGetDeviceCount)(&mut n) })?;
-    Ok(n)
+    out(0, |n| check(api, "hipGetDeviceCount", unsafe { (api.hipGetDeviceCount)(n) }))
 }
 
 /// `hipSetDevice(id)`: makes `id` the calling thread's device.
@@ -61,10 +57,8 @@ pub fn set_device(api: &HipApi, id: i32) -> Result<(), Error> {
 
 /// `hipGetDevice(&id)`: the calling thread's device.
 pub fn get_device(api: &HipApi) -> Result<i32, Error> {
-    let mut id = 0;
     // SAFETY: `id` is a writable int.
-    check(api, "hipGetDevice", unsafe { (api.hipGetDevice)(&mut id) })?;
-    Ok(id)
+    out(0, |id| check(api, "hipGetDevice", unsafe { (api.hipGetDevice)(id) }))
 }
 
 /// `hipMemGetAllocationGranularity(&g, prop, option)`.
@@ -73,12 +67,10 @@ pub fn mem_get_allocation_granularity(
     prop: &hipMemAllocationProp,
     option: hipMemAllocationGranularity_flags,
 ) -> Result<usize, Error> {
-    let mut g = 0;
-    // SAFETY: `g` is a writable size_t, `prop` a live property record.
-    check(api, "hipMemGetAllocationGranularity", unsafe {
-        (api.hipMemGetAllocationGranularity)(&mut g, prop, option)
-    })?;
-    Ok(g)
+    out(0, |g| {
+        // SAFETY: `g` is a writable size_t, `prop` a live property record.
+        check(api, "hipMemGetAllocationGranularity", unsafe { (api.hipMemGetAllocationGranularity)(g, prop, option) })
+    })
 }
 
 /// `hipMemCreate(&handle, size, prop, flags)`: a new allocation handle, given back with [`mem_release`].
@@ -88,10 +80,8 @@ pub fn mem_create(
     prop: &hipMemAllocationProp,
     flags: u64,
 ) -> Result<hipMemGenericAllocationHandle_t, Error> {
-    let mut h = ptr::null_mut();
     // SAFETY: `h` is a writable handle slot, `prop` a live property record.
-    check(api, "hipMemCreate", unsafe { (api.hipMemCreate)(&mut h, size, prop, flags) })?;
-    Ok(h)
+    out(ptr::null_mut(), |h| check(api, "hipMemCreate", unsafe { (api.hipMemCreate)(h, size, prop, flags) }))
 }
 
 /// `hipMemRelease(handle)`.
@@ -173,10 +163,8 @@ pub unsafe fn mem_set_access(
 /// # Safety
 /// `ptr` must be a device address of this process.
 pub unsafe fn mem_get_access(api: &HipApi, ptr: *mut c_void, location: &hipMemLocation) -> Result<u64, Error> {
-    let mut f = 0;
     // SAFETY: `f` is writable, `location` live; `ptr` is the caller's contract.
-    check(api, "hipMemGetAccess", unsafe { (api.hipMemGetAccess)(&mut f, location, ptr) })?;
-    Ok(f)
+    out(0, |f| check(api, "hipMemGetAccess", unsafe { (api.hipMemGetAccess)(f, location, ptr) }))
 }
 
 /// `hipMemcpy(dst, src, size, kind)`: a synchronous copy.
@@ -205,12 +193,13 @@ pub unsafe fn mem_export_to_fd(
     handle_type: hipMemAllocationHandleType,
     flags: u64,
 ) -> Result<OwnedFd, Error> {
-    let mut fd: i32 = -1;
-    // SAFETY: `fd` is a writable int, where HIP writes a POSIX fd (HIP-VMM-025); the handle is the caller's.
-    let rc = unsafe { (api.hipMemExportToShareableHandle)((&raw mut fd).cast(), handle, handle_type, flags) };
-    check(api, "hipMemExportToShareableHandle", rc)?;
-    // SAFETY: on success the library wrote a new descriptor that the caller owns.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    let export = |fd: *mut c_void| {
+        // SAFETY: `fd` points to a writable int; the handle is the caller's.
+        let rc = unsafe { (api.hipMemExportToShareableHandle)(fd, handle, handle_type, flags) };
+        check(api, "hipMemExportToShareableHandle", rc)
+    };
+    // SAFETY: on success HIP wrote a new descriptor (HIP-VMM-025), which the caller owns.
+    unsafe { exported_fd(export) }
 }
 
 /// `hipMemImportFromShareableHandle(&handle, &fd, handleType)`: the fd is
@@ -221,20 +210,18 @@ pub fn mem_import_from_fd(
     fd: BorrowedFd<'_>,
     handle_type: hipMemAllocationHandleType,
 ) -> Result<hipMemGenericAllocationHandle_t, Error> {
-    let mut h = ptr::null_mut();
     let mut raw = fd.as_raw_fd();
-    // SAFETY: `h` is a writable handle slot, `raw` a readable int holding an open fd.
-    let rc = unsafe { (api.hipMemImportFromShareableHandle)(&mut h, (&raw mut raw).cast(), handle_type) };
-    check(api, "hipMemImportFromShareableHandle", rc)?;
-    Ok(h)
+    out(ptr::null_mut(), |h| {
+        // SAFETY: `h` is a writable handle slot, `raw` a readable int holding an open fd.
+        let rc = unsafe { (api.hipMemImportFromShareableHandle)(h, (&raw mut raw).cast(), handle_type) };
+        check(api, "hipMemImportFromShareableHandle", rc)
+    })
 }
 
 /// `hipMalloc(&ptr, size)`: linear device memory, given back with [`free`].
 pub fn malloc(api: &HipApi, size: usize) -> Result<*mut c_void, Error> {
-    let mut p = ptr::null_mut();
     // SAFETY: `p` is a writable pointer slot.
-    check(api, "hipMalloc", unsafe { (api.hipMalloc)(&mut p, size) })?;
-    Ok(p)
+    out(ptr::null_mut(), |p| check(api, "hipMalloc", unsafe { (api.hipMalloc)(p, size) }))
 }
 
 /// `hipFree(ptr)`.
@@ -251,19 +238,15 @@ pub unsafe fn free(api: &HipApi, ptr: *mut c_void) -> Result<(), Error> {
 /// # Safety
 /// `ptr` must be a device address of this process.
 pub unsafe fn ipc_get_mem_handle(api: &HipApi, ptr: *mut c_void) -> Result<hipIpcMemHandle_t, Error> {
-    let mut h = hipIpcMemHandle_t::default();
     // SAFETY: `h` is a writable 64-byte record; `ptr` is the caller's contract.
-    check(api, "hipIpcGetMemHandle", unsafe { (api.hipIpcGetMemHandle)(&mut h, ptr) })?;
-    Ok(h)
+    out(hipIpcMemHandle_t::default(), |h| check(api, "hipIpcGetMemHandle", unsafe { (api.hipIpcGetMemHandle)(h, ptr) }))
 }
 
 /// `hipIpcOpenMemHandle(&ptr, handle, flags)`: another process's allocation,
 /// mapped here on the calling thread's device until [`ipc_close_mem_handle`].
 pub fn ipc_open_mem_handle(api: &HipApi, handle: hipIpcMemHandle_t, flags: u32) -> Result<*mut c_void, Error> {
-    let mut p = ptr::null_mut();
     // SAFETY: `p` is a writable pointer slot; the handle is passed by value.
-    check(api, "hipIpcOpenMemHandle", unsafe { (api.hipIpcOpenMemHandle)(&mut p, handle, flags) })?;
-    Ok(p)
+    out(ptr::null_mut(), |p| check(api, "hipIpcOpenMemHandle", unsafe { (api.hipIpcOpenMemHandle)(p, handle, flags) }))
 }
 
 /// `hipIpcCloseMemHandle(ptr)`.
