@@ -81,7 +81,7 @@ impl Suite for vendor::Acl {
     /// process.
     fn probe_real_device(cx: &Ctx) -> Result<(), Failure> {
         let mut n = 0u32;
-        let r = cx.acl().get_device_count(&mut n);
+        let r = cx.acl().aclrtGetDeviceCount(&mut n);
         if r == AclError::COMPILING_STUB_MODE {
             return Err(Failure::NotSupported(format!("the library is the CANN stub: aclrtGetDeviceCount gave {r}")));
         }
@@ -117,7 +117,7 @@ impl Ctx {
 
     /// `aclInit(NULL)`; 100002 (already initialised) is fine.
     pub fn init(&self) -> Result<(), Failure> {
-        let r = self.acl().init(ptr::null());
+        let r = self.acl().aclInit(ptr::null());
         if r.is_success() || r == AclError::REPEAT_INITIALIZE {
             Ok(())
         } else {
@@ -128,21 +128,21 @@ impl Ctx {
     /// `aclInit` then `aclrtSetDevice(device)`.
     pub fn device(&self, device: i32) -> Result<(), Failure> {
         self.init()?;
-        setup(&format!("aclrtSetDevice({device})"), self.acl().set_device(device))
+        setup(&format!("aclrtSetDevice({device})"), self.acl().aclrtSetDevice(device))
     }
 
     /// `aclrtGetDeviceCount`, after `aclInit`.
     pub fn device_count(&self) -> Result<u32, Failure> {
         self.init()?;
         let mut n = 0u32;
-        setup("aclrtGetDeviceCount", self.acl().get_device_count(&mut n))?;
+        setup("aclrtGetDeviceCount", self.acl().aclrtGetDeviceCount(&mut n))?;
         Ok(n)
     }
 
     /// Free and total bytes of the current device (`aclrtGetMemInfo(ACL_HBM_MEM)`).
     pub fn mem_info(&self) -> Result<(usize, usize), Failure> {
         let (mut free, mut total) = (0usize, 0usize);
-        setup("aclrtGetMemInfo(ACL_HBM_MEM)", self.acl().get_mem_info(ACL_HBM_MEM, &mut free, &mut total))?;
+        setup("aclrtGetMemInfo(ACL_HBM_MEM)", self.acl().aclrtGetMemInfo(ACL_HBM_MEM, &mut free, &mut total))?;
         Ok((free, total))
     }
 
@@ -153,7 +153,7 @@ impl Ctx {
         let mut g = 0usize;
         setup(
             "aclrtMemGetAllocationGranularity",
-            self.acl().mem_get_allocation_granularity(&mut p, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &mut g),
+            self.acl().aclrtMemGetAllocationGranularity(&mut p, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &mut g),
         )?;
         if g == 0 {
             return Err(Failure::Setup("setup: aclrtMemGetAllocationGranularity gave 0".into()));
@@ -170,7 +170,7 @@ impl Ctx {
     pub fn malloc_with(&self, p: &aclrtPhysicalMemProp, size: usize) -> Result<Handle, Failure> {
         let mut h: Handle = ptr::null_mut();
         let step = format!("aclrtMallocPhysical({} MiB, attr {}, location {:?})", size >> 20, p.memAttr, p.location);
-        setup(&step, self.acl().malloc_physical(&mut h, size, p, 0))?;
+        setup(&step, self.acl().aclrtMallocPhysical(&mut h, size, p, 0))?;
         Ok(h)
     }
 
@@ -179,14 +179,14 @@ impl Ctx {
         let mut va: Va = ptr::null_mut();
         setup(
             &format!("aclrtReserveMemAddress({} MiB)", size >> 20),
-            self.acl().reserve_mem_address(&mut va, size, 0, ptr::null_mut(), 0),
+            self.acl().aclrtReserveMemAddress(&mut va, size, 0, ptr::null_mut(), 0),
         )?;
         Ok(va)
     }
 
     /// `aclrtMapMem(va, size, 0, h, 0)`.
     pub fn map(&self, va: Va, size: usize, h: Handle) -> Result<(), Failure> {
-        setup(&format!("aclrtMapMem({} MiB)", size >> 20), self.acl().map_mem(va, size, 0, h, 0))
+        setup(&format!("aclrtMapMem({} MiB)", size >> 20), self.acl().aclrtMapMem(va, size, 0, h, 0))
     }
 
     /// Device 0, then reserve, allocate and map `size` bytes.
@@ -201,14 +201,14 @@ impl Ctx {
     /// Writes `len` bytes of the pattern `seed` at `va` (`aclrtMemcpy` host to device).
     pub fn write(&self, va: Va, len: usize, seed: u8) -> Result<(), Failure> {
         let data = pattern::fill(seed, len);
-        let r = self.acl().memcpy(va, len, data.as_ptr().cast(), len, ACL_MEMCPY_HOST_TO_DEVICE);
+        let r = self.acl().aclrtMemcpy(va, len, data.as_ptr().cast(), len, ACL_MEMCPY_HOST_TO_DEVICE);
         setup("aclrtMemcpy(host to device)", r)
     }
 
     /// Reads `len` bytes at `va` (`aclrtMemcpy` device to host).
     pub fn read(&self, va: Va, len: usize) -> Result<Vec<u8>, Failure> {
         let mut data = vec![0u8; len];
-        let r = self.acl().memcpy(data.as_mut_ptr().cast(), len, va.cast_const(), len, ACL_MEMCPY_DEVICE_TO_HOST);
+        let r = self.acl().aclrtMemcpy(data.as_mut_ptr().cast(), len, va.cast_const(), len, ACL_MEMCPY_DEVICE_TO_HOST);
         setup("aclrtMemcpy(device to host)", r)?;
         Ok(data)
     }
@@ -234,7 +234,7 @@ impl Ctx {
         let mut sh = 0u64;
         setup(
             &format!("aclrtMemExportToShareableHandle(flags {flags})"),
-            self.acl().mem_export_to_shareable_handle(h, ACL_MEM_HANDLE_TYPE_NONE, flags, &mut sh),
+            self.acl().aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, flags, &mut sh),
         )?;
         Ok(sh)
     }
@@ -244,15 +244,15 @@ impl Ctx {
         let mut p = pids.to_vec();
         setup(
             &format!("aclrtMemSetPidToShareableHandle({pids:?})"),
-            self.acl().mem_set_pid_to_shareable_handle(sh, p.as_mut_ptr(), p.len()),
+            self.acl().aclrtMemSetPidToShareableHandle(sh, p.as_mut_ptr(), p.len()),
         )
     }
 
     /// `aclrtUnmapMem`, `aclrtReleaseMemAddress` and `aclrtFreePhysical` of `m`.
     pub fn teardown(&self, m: Mapped) -> Result<(), Failure> {
-        setup("aclrtUnmapMem", self.acl().unmap_mem(m.va))?;
-        setup("aclrtReleaseMemAddress", self.acl().release_mem_address(m.va))?;
-        setup("aclrtFreePhysical", self.acl().free_physical(m.handle))
+        setup("aclrtUnmapMem", self.acl().aclrtUnmapMem(m.va))?;
+        setup("aclrtReleaseMemAddress", self.acl().aclrtReleaseMemAddress(m.va))?;
+        setup("aclrtFreePhysical", self.acl().aclrtFreePhysical(m.handle))
     }
 
     /// A peer process, started on device 0 (`aclInit`, `aclrtSetDevice(0)`).
