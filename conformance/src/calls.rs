@@ -21,6 +21,16 @@
 
 use crate::outcome::Failure;
 
+/// What every generated call table is: a wrapper of the vendor's C table.
+pub trait Table: Copy + std::fmt::Debug {
+    /// The vendor's C table.
+    type Api;
+    /// Wraps a table.
+    fn new(api: Self::Api) -> Self;
+    /// The optional symbols the table lacks.
+    fn missing_optional(&self) -> Vec<&'static str>;
+}
+
 /// How a vendor's call table gives back a C function's result `R`.
 pub trait Returns<R> {
     /// What a required function's method returns.
@@ -73,14 +83,12 @@ macro_rules! calls {
             api: $api,
         }
 
-        impl $name {
-            /// Wraps a table.
-            pub fn new(api: $api) -> Self {
+        impl $crate::calls::Table for $name {
+            type Api = $api;
+            fn new(api: $api) -> Self {
                 Self { api }
             }
-
-            /// The optional symbols the table lacks.
-            pub fn missing_optional(&self) -> Vec<&'static str> {
+            fn missing_optional(&self) -> Vec<&'static str> {
                 self.api.missing_optional()
             }
         }

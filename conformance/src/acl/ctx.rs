@@ -4,14 +4,12 @@
 #![forbid(unsafe_code)]
 
 use std::ffi::c_void;
-use std::path::Path;
 use std::ptr;
 
 use vmmkit_sys::acl::*;
 use vmmkit_sys::vendor;
 
 use super::table::Acl;
-use crate::backend::{self, BackendKind};
 use crate::ctx::Suite;
 use crate::outcome::Failure;
 use crate::pattern;
@@ -72,21 +70,17 @@ pub type Ctx = crate::ctx::Ctx<vendor::Acl>;
 impl Suite for vendor::Acl {
     type Table = Acl;
 
-    fn table(backend: BackendKind, library: Option<&Path>) -> Result<Acl, String> {
-        backend::acl_table(backend, library).map(Acl::new)
-    }
-
     /// Not the CANN stub (every call 100039), and some device. Asked
     /// without `aclInit`, so rules about initialisation still see a fresh
     /// process.
-    fn probe_real_device(cx: &Ctx) -> Result<(), Failure> {
+    fn probe(acl: &Acl) -> Result<(), String> {
         let mut n = 0u32;
-        let r = cx.acl().aclrtGetDeviceCount(&mut n);
+        let r = acl.aclrtGetDeviceCount(&mut n);
         if r == AclError::COMPILING_STUB_MODE {
-            return Err(Failure::NotSupported(format!("the library is the CANN stub: aclrtGetDeviceCount gave {r}")));
+            return Err(format!("the library is the CANN stub: aclrtGetDeviceCount gave {r}"));
         }
         if r == AclError::RT_NO_DEVICE || (r.is_success() && n == 0) {
-            return Err(Failure::NotSupported(format!("no device: aclrtGetDeviceCount gave {r}, {n} devices")));
+            return Err(format!("no device: aclrtGetDeviceCount gave {r}, {n} devices"));
         }
         Ok(())
     }
@@ -95,15 +89,11 @@ impl Suite for vendor::Acl {
         cx.device_count()
     }
 
-    fn missing_optional(table: &Acl) -> Vec<&'static str> {
-        table.missing_optional()
-    }
-
     /// The chip family of the SoC name `aclrtGetSocName` reports
     /// ([`Chip::of_soc`](vmmkit_sys::acl::Chip::of_soc)): `"A3"` or
     /// `"910B"`; `None` (the default expectations) for other chips.
-    fn profile(table: &Acl) -> Option<&'static str> {
-        table.soc_name().as_deref().and_then(Chip::of_soc).map(Chip::profile)
+    fn profile(acl: &Acl) -> Option<&'static str> {
+        acl.soc_name().as_deref().and_then(Chip::of_soc).map(Chip::profile)
     }
 }
 

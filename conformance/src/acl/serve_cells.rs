@@ -8,9 +8,9 @@ use std::ptr;
 
 use vmmkit_sys::acl::*;
 
-use super::protocol::{Reply, Request};
-use crate::acl::Acl;
+use super::Acl;
 use crate::pattern;
+use crate::peer::{Reply, Request};
 
 thread_local! {
     /// Opened notifies and events (as addresses), and the peer's stream.

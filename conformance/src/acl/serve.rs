@@ -9,13 +9,12 @@ use std::ptr;
 
 use vmmkit_sys::acl::*;
 
-use super::ROLE;
-pub use super::link::Args;
-use super::link::{Step, serve};
-use super::protocol::{Reply, Request};
-use crate::acl::{Acl, prop_with, rw_desc};
-use crate::backend;
+use super::{Acl, prop_with, rw_desc};
+use crate::ctx::Suite;
 use crate::pattern;
+pub use crate::peer::link::Args;
+use crate::peer::link::{Step, serve};
+use crate::peer::{ROLE, Reply, Request};
 
 /// Runs the peer until its channel closes or it is told to exit.
 pub fn run(args: &Args) -> ExitCode {
@@ -24,8 +23,8 @@ pub fn run(args: &Args) -> ExitCode {
     let mut state: Option<State> = None;
     serve(ROLE, |req: Request, _fds| {
         if state.is_none() {
-            match backend::acl_table(args.backend, args.library.as_deref()) {
-                Ok(api) => state = Some(State { acl: Acl::new(api), handles: Vec::new(), maps: Vec::new() }),
+            match vmmkit_sys::vendor::Acl::table(args.backend, args.library.as_deref()) {
+                Ok(acl) => state = Some(State { acl, handles: Vec::new(), maps: Vec::new() }),
                 Err(reason) => {
                     eprintln!("vmmkit {ROLE} (pid {}): no ACL table: {reason}", std::process::id());
                     return Step::Stop(ExitCode::from(3));
