@@ -117,3 +117,28 @@ pub struct Env {
     /// The vendor library, for a real backend.
     pub library: Option<PathBuf>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_vendor_is_a_backend_named_on_the_command_line() {
+        for &kind in BackendKind::VENDORS {
+            assert!(kind.is_vendor());
+            assert_eq!(<BackendKind as clap::ValueEnum>::from_str(kind.name(), false), Ok(kind));
+            assert_eq!(kind.dialects().len(), 1, "{}", kind.name());
+            assert!(BackendKind::Emulator.dialects().contains(&kind.dialects()[0]));
+        }
+        assert_eq!(BackendKind::ALL.len(), BackendKind::VENDORS.len() + 1);
+        assert_eq!(BackendKind::Emulator.dialects().len(), BackendKind::VENDORS.len());
+        assert!(!BackendKind::ALL.contains(&BackendKind::Auto));
+    }
+
+    #[test]
+    fn a_backend_has_only_its_own_vendors_table() {
+        assert!(<vendor::Hip as Backed>::api(BackendKind::Emulator, None).is_ok());
+        let err = <vendor::Hip as Backed>::api(BackendKind::Cuda, None).unwrap_err();
+        assert_eq!(err, "backend cuda has no HIP table");
+    }
+}
