@@ -202,6 +202,19 @@ impl<V: Suite> Ctx<V> {
         }
     }
 
+    /// `data` must be the pattern `seed` (`crate::pattern`); a mismatch
+    /// names the first differing byte.
+    pub fn expect_pattern(&self, step: &str, seed: u8, data: &[u8]) -> Result<(), Failure> {
+        match crate::pattern::first_mismatch(seed, data) {
+            None => Ok(()),
+            Some((at, want, got)) => Err(Failure::Mismatch {
+                step: step.into(),
+                expected: format!("pattern {seed} ({} bytes)", data.len()),
+                got: format!("byte {at} is {got:#04x}, not {want:#04x}"),
+            }),
+        }
+    }
+
     /// A failure that says the check itself is wrong.
     pub fn defect(&self, what: &str) -> Failure {
         Failure::Mismatch {
@@ -217,4 +230,11 @@ impl<V: Suite> Ctx<V> {
 pub fn setup<C: VendorCode>(call: &str, r: impl Into<C>) -> Result<(), Failure> {
     let r = r.into();
     if r.is_ok() { Ok(()) } else { Err(Failure::setup(call, r)) }
+}
+
+/// `value` as `call` gave it, after [`setup`]; a setup failure when it is 0
+/// (a granularity or size the call must make positive).
+pub fn nonzero<C: VendorCode>(call: &str, r: impl Into<C>, value: usize) -> Result<usize, Failure> {
+    setup::<C>(call, r)?;
+    if value == 0 { Err(Failure::Setup(format!("setup: {call} gave 0"))) } else { Ok(value) }
 }

@@ -10,7 +10,7 @@ use vmmkit_sys::acl::*;
 use vmmkit_sys::vendor;
 
 use super::table::Acl;
-use crate::ctx::Suite;
+use crate::ctx::{Suite, nonzero};
 use crate::outcome::Failure;
 use crate::pattern;
 use crate::peer::Peer;
@@ -141,14 +141,8 @@ impl Ctx {
         self.device(0)?;
         let mut p = prop(0);
         let mut g = 0usize;
-        setup(
-            "aclrtMemGetAllocationGranularity",
-            self.acl().aclrtMemGetAllocationGranularity(&mut p, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &mut g),
-        )?;
-        if g == 0 {
-            return Err(Failure::Setup("setup: aclrtMemGetAllocationGranularity gave 0".into()));
-        }
-        Ok(g)
+        let r = self.acl().aclrtMemGetAllocationGranularity(&mut p, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &mut g);
+        nonzero::<AclError>("aclrtMemGetAllocationGranularity", r, g)
     }
 
     /// `aclrtMallocPhysical(size)` with [`prop`]`(0)`.
@@ -209,14 +203,7 @@ impl Ctx {
     /// A mismatch names the first differing byte.
     pub fn verify(&self, step: &str, va: Va, len: usize, seed: u8) -> Result<(), Failure> {
         let data = self.read(va, len)?;
-        match pattern::first_mismatch(seed, &data) {
-            None => Ok(()),
-            Some((at, want, got)) => Err(Failure::Mismatch {
-                step: step.into(),
-                expected: format!("pattern {seed} ({len} bytes)"),
-                got: format!("byte {at} is {got:#04x}, not {want:#04x}"),
-            }),
-        }
+        self.expect_pattern(step, seed, &data)
     }
 
     /// `aclrtMemExportToShareableHandle(h, NONE, flags)`.

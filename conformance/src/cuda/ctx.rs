@@ -15,7 +15,7 @@ use vmmkit_sys::vendor;
 
 use super::peer::{Launcher, Peer};
 use super::table::Cuda;
-use crate::ctx::Suite;
+use crate::ctx::{Suite, nonzero};
 use crate::outcome::Failure;
 use crate::pattern;
 
@@ -131,14 +131,8 @@ impl Ctx {
     pub fn granule(&self) -> Result<usize, Failure> {
         self.context(0)?;
         let mut g = 0usize;
-        setup(
-            "cuMemGetAllocationGranularity(MINIMUM)",
-            self.cuda().cuMemGetAllocationGranularity(&mut g, &posix_prop(), CU_MEM_ALLOC_GRANULARITY_MINIMUM),
-        )?;
-        if g == 0 {
-            return Err(Failure::Setup("setup: cuMemGetAllocationGranularity gave 0".into()));
-        }
-        Ok(g)
+        let r = self.cuda().cuMemGetAllocationGranularity(&mut g, &posix_prop(), CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+        nonzero::<CuResult>("cuMemGetAllocationGranularity(MINIMUM)", r, g)
     }
 
     /// `cuMemAlloc_v2(size)`.
@@ -225,14 +219,7 @@ impl Ctx {
     pub fn verify(&self, step: &str, va: CUdeviceptr, len: usize, seed: u8) -> Result<(), Failure> {
         let mut data = vec![0u8; len];
         setup("cuMemcpyDtoH", self.cuda().cuMemcpyDtoH(data.as_mut_ptr().cast(), va, len))?;
-        match pattern::first_mismatch(seed, &data) {
-            None => Ok(()),
-            Some((at, want, got)) => Err(Failure::Mismatch {
-                step: step.into(),
-                expected: format!("pattern {seed} ({len} bytes)"),
-                got: format!("byte {at} is {got:#04x}, not {want:#04x}"),
-            }),
-        }
+        self.expect_pattern(step, seed, &data)
     }
 
     // ---- judging --------------------------------------------------------

@@ -10,7 +10,7 @@ use vmmkit_sys::hip::*;
 use vmmkit_sys::vendor;
 
 use super::table::Hip;
-use crate::ctx::Suite;
+use crate::ctx::{Suite, nonzero};
 use crate::outcome::Failure;
 use crate::pattern;
 use crate::vendors::BackendKind;
@@ -111,14 +111,8 @@ impl Ctx {
     pub fn granule(&self) -> Result<usize, Failure> {
         self.device(0)?;
         let mut g = 0usize;
-        setup(
-            "hipMemGetAllocationGranularity",
-            self.hip().hipMemGetAllocationGranularity(&mut g, &posix_prop(), hipMemAllocationGranularityMinimum),
-        )?;
-        if g == 0 {
-            return Err(Failure::Setup("setup: hipMemGetAllocationGranularity gave 0".into()));
-        }
-        Ok(g)
+        let r = self.hip().hipMemGetAllocationGranularity(&mut g, &posix_prop(), hipMemAllocationGranularityMinimum);
+        nonzero::<HipError>("hipMemGetAllocationGranularity", r, g)
     }
 
     /// `hipMalloc(size)`.
@@ -195,14 +189,7 @@ impl Ctx {
             "hipMemcpy(device to host)",
             self.hip().hipMemcpy(data.as_mut_ptr().cast(), va, len, hipMemcpyDeviceToHost),
         )?;
-        match pattern::first_mismatch(seed, &data) {
-            None => Ok(()),
-            Some((at, want, got)) => Err(Failure::Mismatch {
-                step: step.into(),
-                expected: format!("pattern {seed} ({len} bytes)"),
-                got: format!("byte {at} is {got:#04x}, not {want:#04x}"),
-            }),
-        }
+        self.expect_pattern(step, seed, &data)
     }
 
     // ---- judging --------------------------------------------------------
