@@ -9,9 +9,9 @@
 use std::path::Path;
 use std::ptr;
 
-use vmmkit_sys::acl::{AclApi, AclError};
-use vmmkit_sys::cuda::{CuResult, CudaApi};
-use vmmkit_sys::hip::{HipApi, HipError, hip_version_parts};
+use vmmkit_sys::acl::AclError;
+use vmmkit_sys::cuda::CuResult;
+use vmmkit_sys::hip::{HipError, hip_version_parts};
 use vmmkit_sys::{LoadError, Loaded};
 
 use vmmkit_sys::vendor;
@@ -124,6 +124,18 @@ impl Findings {
     }
 }
 
+/// The vendor's library loaded, with its findings begun; else the row
+/// saying why it did not load.
+fn load<V: Backed>(library: Option<&Path>) -> Result<(Loaded<V::Api>, Findings), Box<Row>> {
+    match V::load(library) {
+        Ok(loaded) => {
+            let f = Findings::new(V::BACKEND.name(), &loaded);
+            Ok((loaded, f))
+        }
+        Err(e) => Err(Box::new(not_loaded(V::BACKEND.name(), &e))),
+    }
+}
+
 /// A library that did not load: the loader's message says where it looked or what is missing.
 fn not_loaded(backend: &'static str, err: &LoadError) -> Row {
     let library = match err {
@@ -148,12 +160,11 @@ impl Probe for vendor::Acl {
     /// `aclInit(NULL)`, `aclrtGetDeviceCount`, and `aclFinalize` if this call
     /// initialised. `library` is an explicit file, else the default search.
     fn row(library: Option<&Path>) -> Row {
-        let loaded = match AclApi::load(library) {
-            Ok(l) => l,
-            Err(e) => return not_loaded(Self::BACKEND.name(), &e),
+        let (loaded, mut f) = match load::<Self>(library) {
+            Ok(found) => found,
+            Err(row) => return *row,
         };
         let api = &loaded.api;
-        let mut f = Findings::new(Self::BACKEND.name(), &loaded);
         match api.aclrtGetVersion {
             Some(get_version) => {
                 let (mut major, mut minor, mut patch) = (0, 0, 0);
@@ -197,12 +208,11 @@ impl Probe for vendor::Hip {
     /// AMD ROCm through `libamdhip64`: `hipRuntimeGetVersion`, `hipDriverGetVersion`,
     /// `hipGetDeviceCount` (every HIP call initialises the runtime by itself).
     fn row(library: Option<&Path>) -> Row {
-        let loaded = match HipApi::load(library) {
-            Ok(l) => l,
-            Err(e) => return not_loaded(Self::BACKEND.name(), &e),
+        let (loaded, mut f) = match load::<Self>(library) {
+            Ok(found) => found,
+            Err(row) => return *row,
         };
         let api = &loaded.api;
-        let mut f = Findings::new(Self::BACKEND.name(), &loaded);
         let mut runtime = 0;
         // SAFETY: the table came from a library exporting the HIP C ABI; the
         // out-pointer is a live local.
@@ -244,12 +254,11 @@ impl Probe for vendor::Cuda {
     /// `cuDeviceGetCount`. `cuInit` returning 100 (no GPU) or 34 (the stub) makes
     /// the backend unusable, as cuda.md §1.1 says.
     fn row(library: Option<&Path>) -> Row {
-        let loaded = match CudaApi::load(library) {
-            Ok(l) => l,
-            Err(e) => return not_loaded(Self::BACKEND.name(), &e),
+        let (loaded, mut f) = match load::<Self>(library) {
+            Ok(found) => found,
+            Err(row) => return *row,
         };
         let api = &loaded.api;
-        let mut f = Findings::new(Self::BACKEND.name(), &loaded);
         // SAFETY: the table came from a library exporting the CUDA driver C ABI; 0 is the only valid flag.
         let init = CuResult(unsafe { (api.cuInit)(0) });
         let mut version = 0;
