@@ -163,7 +163,7 @@ pub fn fd_in_peer(cx: &mut Ctx) -> Result<(), Failure> {
     peer.setup(&Request::Fill { ptr: vb, len: size as u64, seed: 22 })?;
     cx.verify("the exporter reads the peer's pattern", va, size, 22)?;
     peer.setup(&Request::UnmapFree { ptr: vb, size: size as u64 })?;
-    if cx.env().backend == crate::backend::BackendKind::Emulator {
+    if cx.env().backend == crate::vendors::BackendKind::Emulator {
         let vc = import_in(cx, &mut peer, &fd, size, 22, !by_value)?;
         peer.setup(&Request::UnmapFree { ptr: vc, size: size as u64 })?;
     }

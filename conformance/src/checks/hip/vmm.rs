@@ -6,9 +6,9 @@ use std::ptr;
 
 use vmmkit_sys::hip::*;
 
-use crate::backend::BackendKind;
 use crate::hip::{Ctx, Va, posix_prop, prop, rw_desc, setup};
 use crate::outcome::Failure;
+use crate::vendors::BackendKind;
 
 const MIN: hipMemAllocationGranularity_flags = hipMemAllocationGranularityMinimum;
 
