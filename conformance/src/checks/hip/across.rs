@@ -194,14 +194,23 @@ pub fn exporter_lets_go(cx: &mut Ctx) -> Result<(), Failure> {
 }
 
 /// `len` bytes of hipMalloc memory on device 0 holding the pattern `seed`,
-/// and the bytes of the IPC handle made from `at` bytes past its base.
+/// and the bytes of the IPC handle made from `at` bytes past its base (the
+/// get judged: it is the rule's step).
 fn exported_at(cx: &Ctx, len: usize, at: usize, seed: u8) -> Result<(Va, Vec<u8>), Failure> {
     cx.device(0)?;
     let p = cx.malloc(len)?;
     cx.write(p, len, seed)?;
     let mut h = hipIpcMemHandle_t::default();
-    setup("hipIpcGetMemHandle", cx.hip().hipIpcGetMemHandle(&mut h, p.cast::<u8>().wrapping_add(at).cast()))?;
+    let r = cx.hip().hipIpcGetMemHandle(&mut h, p.cast::<u8>().wrapping_add(at).cast());
+    cx.expect_ok(&format!("hipIpcGetMemHandle({len} bytes, base + {at})"), r)?;
     Ok((p, ipc_bytes(&h)))
+}
+
+/// The peer reads `len` bytes at `ptr`, judged: the copy works and finds the pattern `seed`.
+fn peer_reads(cx: &Ctx, peer: &mut Peer, step: &str, ptr: u64, len: usize, seed: u8) -> Result<(), Failure> {
+    let r = peer.call(&Request::Verify { ptr, len: len as u64, seed })?;
+    cx.expect_ok(&format!("{step}: hipMemcpy(device to host)"), r.vendor_code())?;
+    cx.ensure(step, r.value == 1, format!("pattern {seed} ({len} bytes)"), r.text)
 }
 
 /// HIP-IPC-010: allocations of 1 and 257 bytes export; the peer opens
@@ -212,9 +221,9 @@ pub fn any_size(cx: &mut Ctx) -> Result<(), Failure> {
     for (len, seed) in [(1usize, 51u8), (257, 52)] {
         let (p, handle) = exported_at(cx, len, 0, seed)?;
         let a = open_in(cx, &mut peer, &handle, &format!("peer: hipIpcOpenMemHandle ({len} bytes)"))?;
-        let r = peer.setup(&Request::Verify { ptr: a, len: len as u64, seed })?;
-        cx.ensure(&format!("peer reads the {len} bytes"), r.value == 1, format!("pattern {seed}"), r.text)?;
-        peer.setup(&Request::Fill { ptr: a, len: len as u64, seed: seed + 10 })?;
+        peer_reads(cx, &mut peer, &format!("peer reads the {len} bytes"), a, len, seed)?;
+        let r = peer.call(&Request::Fill { ptr: a, len: len as u64, seed: seed + 10 })?;
+        cx.expect_ok(&format!("peer: hipMemcpy(host to device, {len} bytes)"), r.vendor_code())?;
         cx.verify(&format!("the exporter reads the peer's {len} bytes"), p, len, seed + 10)?;
         cx.expect_ok(&format!("peer: hipIpcCloseMemHandle ({len} bytes)"), close_in(&mut peer, a)?)?;
         cx.free(p)?;
@@ -228,7 +237,7 @@ pub fn open_gives_base(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, handle) = exported_at(cx, SIZE, 128, 53)?;
     let mut peer = cx.peer("importer", 0)?;
     let a = open_in(cx, &mut peer, &handle, "peer: hipIpcOpenMemHandle (handle of base + 128)")?;
-    peer_sees(cx, &mut peer, "peer reads the allocation from element 0 at the opened pointer", a, 53)?;
+    peer_reads(cx, &mut peer, "peer reads the allocation from element 0 at the opened pointer", a, SIZE, 53)?;
     cx.expect_ok("peer: hipIpcCloseMemHandle", close_in(&mut peer, a)?)?;
     peer.exit()?;
     cx.free(p)
