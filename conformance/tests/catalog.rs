@@ -6,9 +6,13 @@
 //! 151 ids), the combined cases of §5 (`ACL-ORD-*`) and the sample flows of
 //! §7 (`ACL-FLOW-*`), then the rules later waves took from the vendors'
 //! source (IPC by key, V2, retain, queries); the CUDA list is
-//! cuda.md §3 and the later waves' rules (copies, fork, pools). Both are checked in
-//! because shared/ is not beside every checkout. A test asserts that the
-//! catalog holds each exactly once (or says why not), and nothing else.
+//! cuda.md §3 and the later waves' rules (copies, fork, pools); the HIP list
+//! is hip.md §4. All are checked in because shared/ is not beside every
+//! checkout. A test asserts that the catalog holds each exactly once (or
+//! says why not); for ACL and CUDA, also nothing else.
+//!
+//! The HIP check is by id: the catalog's HIP-INIT-004 states contexts, not
+//! the reference's HIP-INIT-004 (forks before initialisation and exec).
 
 use std::collections::HashSet;
 
