@@ -475,8 +475,8 @@ rules! {
         apis: &["hipIpcCloseMemHandle"],
         sources: &[CLR_DEV],
         confidence: &[Src],
-        note: Some("IpcDetach finds the memory object by range (FindMemObj); the emulator's strict mode wants the \
-                    exact pointer"),
+        note: Some("IpcDetach finds the memory object by range (FindMemObj); the strict mode the reference \
+                    mentions (the exact pointer only) is not built"),
         expect: Behaviour,
         requires: PEERS,
     }
