@@ -24,6 +24,14 @@ pub trait Dialect: Vendor {
     /// The code an entry point returns when it panicked.
     const PANIC: Self::Code;
 
+    /// The rule every call breaks in a process forked after the emulator
+    /// started there ([`crate::fork`]).
+    const FORK_RULE: &'static Rule;
+
+    /// The entry points such a forked child may still call: they map a code
+    /// to its name or give a version, and read no state of the parent's.
+    const STATELESS: &'static [&'static str];
+
     /// The code and rule of core error `err` in operation `op`. A rule's
     /// code is the one its record lists ([`by_rule`]).
     fn code_for(op: Self::Op, err: &CoreError) -> (Self::Code, Option<&'static Rule>);
@@ -163,7 +171,7 @@ pub(crate) use aliases;
 /// in the body is caught: the hook of [`crate::panic`] prints one line, and
 /// the call returns the vendor's panic code with that line as its message.
 pub fn run<V: Dialect>(name: &'static str, body: impl FnOnce() -> Result<(), Fail<V>>) -> <V::Code as VendorCode>::Raw {
-    let outcome = match crate::fork::refusal::<V>(name) {
+    let outcome = match crate::fork::refusal(V::FORK_RULE, V::STATELESS, name) {
         Some((rule, msg)) => Ok(Err(Fail::rule(rule, msg))),
         None => {
             let _inside = crate::panic::Inside::enter(name);

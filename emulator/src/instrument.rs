@@ -112,7 +112,7 @@ fn init() {
     // A tracing subscriber is process-wide; this installs it at most once.
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        crate::fork::watch();
+        crate::core::watch_forks();
         crate::panic::install();
         crate::journal::init();
         let Some(filter) = std::env::var("VMMKIT_LOG").ok().filter(|v| !v.is_empty()) else { return };

@@ -366,7 +366,7 @@ fn write_exit_at_exit() {
         // it made was refused, crate::fork). One that never called an entry
         // point itself is not a user of the emulator.
         let me = std::process::id();
-        let own = crate::core::running().is_some() && !crate::fork::is_fork_of_started();
+        let own = crate::core::running().is_some() && !crate::core::is_fork_of_started();
         if !own && !lock().as_ref().is_some_and(|s| matches!(&s.file, Some((p, _)) if *p == me)) {
             return;
         }

@@ -33,6 +33,8 @@ pub enum Op {
 impl Dialect for Acl {
     type Op = Op;
     const PANIC: AclError = AclError::RT_DRV_INTERNAL_ERROR;
+    const FORK_RULE: &'static Rule = &rules::FORK_001;
+    const STATELESS: &'static [&'static str] = &["aclrtGetVersion"];
 
     /// The code and rule of a core error in `op`.
     fn code_for(op: Op, err: &CoreError) -> (AclError, Option<&'static Rule>) {

@@ -39,6 +39,8 @@ pub enum Op {
 impl Dialect for Cuda {
     type Op = Op;
     const PANIC: CuResult = CuResult::UNKNOWN;
+    const FORK_RULE: &'static Rule = &rules::FORK_001;
+    const STATELESS: &'static [&'static str] = &["cuGetErrorName", "cuGetErrorString", "cuDriverGetVersion"];
 
     /// The code and rule of a core error in `op`.
     fn code_for(op: Op, err: &CoreError) -> (CuResult, Option<&'static Rule>) {

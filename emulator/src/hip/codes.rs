@@ -41,6 +41,8 @@ pub enum Op {
 impl Dialect for Hip {
     type Op = Op;
     const PANIC: HipError = HipError::UNKNOWN;
+    const FORK_RULE: &'static Rule = &rules::FORK_001;
+    const STATELESS: &'static [&'static str] = &["hipDriverGetVersion", "hipRuntimeGetVersion"];
 
     /// The code and rule of a core error in `op`.
     fn code_for(op: Op, err: &CoreError) -> (HipError, Option<&'static Rule>) {
