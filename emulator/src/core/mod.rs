@@ -36,7 +36,7 @@ mod observe;
 mod peer;
 mod physical;
 mod pool;
-#[allow(unsafe_code)] // the exit handler
+#[allow(unsafe_code)] // the exit handler and the fork handler
 mod process;
 mod share;
 mod space;
