@@ -28,8 +28,9 @@ pub enum OpenError {
     Init {
         /// The backend.
         backend: Backend,
-        /// What `aclInit`, `hipInit` or `cuInit` returned.
-        source: Error,
+        /// What `aclInit`, `hipInit` or `cuInit` returned (boxed: it keeps
+        /// every `Result<_, OpenError>` small).
+        source: Box<Error>,
         /// The library's explanation (ACL's `aclGetRecentErrMsg`), if any.
         message: Option<String>,
     },
@@ -103,14 +104,14 @@ impl Runtime {
             Err(source) => {
                 // The emulator's text repeats the call and the code; keep the reason.
                 let Api::Acl(acl) = &api else {
-                    return Err(OpenError::Init { backend, source, message: None });
+                    return Err(OpenError::Init { backend, source: Box::new(source), message: None });
                 };
                 let message = crate::acl::get_recent_err_msg(acl).map(|m| {
                     let suffix = format!(" ({})", source.code);
                     let m = m.strip_prefix("aclInit: ").unwrap_or(&m);
                     m.strip_suffix(suffix.as_str()).unwrap_or(m).to_owned()
                 });
-                return Err(OpenError::Init { backend, source, message });
+                return Err(OpenError::Init { backend, source: Box::new(source), message });
             }
         };
         let shared = Shared { api, backend, library, drop_errors: Mutex::new(Vec::new()), _init: init };
