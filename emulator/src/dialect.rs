@@ -257,6 +257,12 @@ pub(crate) enum Want<C> {
     Both(C, &'static Rule),
 }
 
+/// An out-of-memory error, for the tables of [`assert_codes`].
+#[cfg(test)]
+pub(crate) fn out_of_memory() -> CoreError {
+    CoreError::OutOfMemory { place: crate::registry::Place::Device(0), requested: 1, used: 0, capacity: 0 }
+}
+
 /// A case of [`assert_codes`]: an operation, a core error, and what it must give.
 #[cfg(test)]
 pub(crate) type Case<D> = (<D as Dialect>::Op, CoreError, Want<<D as Vendor>::Code>);
@@ -275,6 +281,26 @@ pub(crate) fn assert_codes<D: Dialect>(cases: &[Case<D>]) {
         assert!(ok, "{:?} {op:?} {err:?}: got {code} under {:?}, want {want:?}", D::DIALECT, rule.map(|r| r.id));
     }
 }
+
+/// A dialect's test of its table of core errors, one [`assert_codes`] case
+/// a row: `code_table_test!(Acl, (Op::Release, err, Code(code)), …)`.
+macro_rules! code_table_test {
+    ($dialect:ty, $($case:expr),* $(,)?) => {
+        #[cfg(test)]
+        mod tests {
+            use super::*;
+            use crate::dialect::Want::*;
+            use crate::dialect::out_of_memory;
+            use crate::registry::Place;
+
+            #[test]
+            fn one_meaning_different_codes() {
+                crate::dialect::assert_codes::<$dialect>(&[$($case),*]);
+            }
+        }
+    };
+}
+pub(crate) use code_table_test;
 
 #[cfg(test)]
 mod tests {

@@ -33,8 +33,6 @@ pub enum Op {
 impl Dialect for Acl {
     type Op = Op;
     const PANIC: AclError = AclError::RT_DRV_INTERNAL_ERROR;
-    const FORK_RULE: &'static Rule = &rules::FORK_001;
-    const STATELESS: &'static [&'static str] = &["aclrtGetVersion"];
 
     /// The code and rule of a core error in `op`.
     fn code_for(op: Op, err: &CoreError) -> (AclError, Option<&'static Rule>) {
@@ -94,27 +92,24 @@ impl Dialect for Acl {
     fn returned(code: AclError) {
         super::call::note_code(code);
     }
+
+    // A forked child ([`crate::fork`]).
+    const FORK_RULE: &'static Rule = &rules::FORK_001;
+    const STATELESS: &'static [&'static str] = &["aclrtGetVersion"];
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::dialect::{Want::*, assert_codes};
-    use crate::registry::Place;
-
-    #[test]
-    fn one_meaning_different_codes() {
-        assert_codes::<Acl>(&[
-            // Not a reservation start: 107000 from release, "not mapped" 507899 from unmap.
-            (Op::Release, CoreError::NotReservationStart(1), Code(AclError::RT_PARAM_INVALID)),
-            (Op::UnmapMem, CoreError::NotMapped(1), Code(AclError::RT_DRV_INTERNAL_ERROR)),
-            (Op::Retain, CoreError::NotMapped(1), Code(AclError::RT_DRV_INTERNAL_ERROR)),
-            (
-                Op::Import,
-                CoreError::NotTrusted { key: 1, pid: 2, stale: true },
-                Both(AclError::RT_DRV_INTERNAL_ERROR, &rules::IMP_012),
-            ),
-            (Op::Import, CoreError::SameProcessImport { key: 1, place: Place::Device(0) }, Rule(&rules::IMP_009)),
-        ]);
-    }
-}
+crate::dialect::code_table_test!(
+    Acl,
+    // Not a reservation start: 107000 from release, "not mapped" 507899 from unmap.
+    (Op::Release, CoreError::NotReservationStart(1), Code(AclError::RT_PARAM_INVALID)),
+    (Op::UnmapMem, CoreError::NotMapped(1), Code(AclError::RT_DRV_INTERNAL_ERROR)),
+    (Op::Retain, CoreError::NotMapped(1), Code(AclError::RT_DRV_INTERNAL_ERROR)),
+    (
+        Op::Import,
+        CoreError::NotTrusted { key: 1, pid: 2, stale: true },
+        Both(AclError::RT_DRV_INTERNAL_ERROR, &rules::IMP_012),
+    ),
+    (Op::Import, CoreError::SameProcessImport { key: 1, place: Place::Device(0) }, Rule(&rules::IMP_009)),
+    // Out of memory in an allocation: ACL-MP-015.
+    (Op::MallocPhysical, out_of_memory(), Rule(&rules::MP_015)),
+);

@@ -39,8 +39,6 @@ pub enum Op {
 impl Dialect for Cuda {
     type Op = Op;
     const PANIC: CuResult = CuResult::UNKNOWN;
-    const FORK_RULE: &'static Rule = &rules::FORK_001;
-    const STATELESS: &'static [&'static str] = &["cuGetErrorName", "cuGetErrorString", "cuDriverGetVersion"];
 
     /// The code and rule of a core error in `op`.
     fn code_for(op: Op, err: &CoreError) -> (CuResult, Option<&'static Rule>) {
@@ -109,40 +107,30 @@ impl Dialect for Cuda {
             _ => (CuResult::UNKNOWN, None),
         }
     }
+
+    // A forked child ([`crate::fork`]).
+    const FORK_RULE: &'static Rule = &rules::FORK_001;
+    const STATELESS: &'static [&'static str] = &["cuGetErrorName", "cuGetErrorString", "cuDriverGetVersion"];
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::dialect::{Want::*, assert_codes};
-    use crate::registry::Place;
-
-    #[test]
-    fn one_meaning_different_codes() {
-        let oom = || CoreError::OutOfMemory { place: Place::Device(0), requested: 1, used: 0, capacity: 0 };
-        assert_codes::<Cuda>(&[
-            // Not mapped: 1 everywhere, under the rule of the call.
-            (Op::Unmap, CoreError::NotMapped(1), Both(CuResult::INVALID_VALUE, &rules::VMM_011)),
-            (Op::IpcClose, CoreError::NotMapped(1), Rule(&rules::IPC_009)),
-            // An unknown key: 400 from an IPC open, 1 from a VMM import.
-            (Op::IpcOpen, CoreError::UnknownShareable(5), Code(CuResult::INVALID_HANDLE)),
-            (Op::Import, CoreError::UnknownShareable(5), Code(CuResult::INVALID_VALUE)),
-            (
-                Op::IpcOpen,
-                CoreError::SameProcessImport { key: 1, place: Place::Device(0) },
-                Both(CuResult::INVALID_CONTEXT, &rules::IPC_005),
-            ),
-            // A size off the granularity: 1 from cuMemCreate, 2 never.
-            (
-                Op::Create,
-                CoreError::SizeNotAligned { size: 1, granule: 2 },
-                Both(CuResult::INVALID_VALUE, &rules::VMM_002),
-            ),
-            // Out of memory is 2 everywhere.
-            (Op::Alloc, oom(), Code(CuResult::OUT_OF_MEMORY)),
-            (Op::Create, oom(), Code(CuResult::OUT_OF_MEMORY)),
-            // Mapping over a mapping is its own (undetermined) rule.
-            (Op::Map, CoreError::AlreadyMapped { addr: 0, size: 1, existing: 0 }, Rule(&rules::VMM_010)),
-        ]);
-    }
-}
+crate::dialect::code_table_test!(
+    Cuda,
+    // Not mapped: 1 everywhere, under the rule of the call.
+    (Op::Unmap, CoreError::NotMapped(1), Both(CuResult::INVALID_VALUE, &rules::VMM_011)),
+    (Op::IpcClose, CoreError::NotMapped(1), Rule(&rules::IPC_009)),
+    // An unknown key: 400 from an IPC open, 1 from a VMM import.
+    (Op::IpcOpen, CoreError::UnknownShareable(5), Code(CuResult::INVALID_HANDLE)),
+    (Op::Import, CoreError::UnknownShareable(5), Code(CuResult::INVALID_VALUE)),
+    (
+        Op::IpcOpen,
+        CoreError::SameProcessImport { key: 1, place: Place::Device(0) },
+        Both(CuResult::INVALID_CONTEXT, &rules::IPC_005),
+    ),
+    // A size off the granularity: 1 from cuMemCreate, 2 never.
+    (Op::Create, CoreError::SizeNotAligned { size: 1, granule: 2 }, Both(CuResult::INVALID_VALUE, &rules::VMM_002),),
+    // Out of memory is 2 everywhere.
+    (Op::Alloc, out_of_memory(), Code(CuResult::OUT_OF_MEMORY)),
+    (Op::Create, out_of_memory(), Code(CuResult::OUT_OF_MEMORY)),
+    // Mapping over a mapping is its own (undetermined) rule.
+    (Op::Map, CoreError::AlreadyMapped { addr: 0, size: 1, existing: 0 }, Rule(&rules::VMM_010)),
+);

@@ -41,8 +41,6 @@ pub enum Op {
 impl Dialect for Hip {
     type Op = Op;
     const PANIC: HipError = HipError::UNKNOWN;
-    const FORK_RULE: &'static Rule = &rules::FORK_001;
-    const STATELESS: &'static [&'static str] = &["hipDriverGetVersion", "hipRuntimeGetVersion"];
 
     /// The code and rule of a core error in `op`.
     fn code_for(op: Op, err: &CoreError) -> (HipError, Option<&'static Rule>) {
@@ -104,32 +102,26 @@ impl Dialect for Hip {
     fn returned(code: HipError) {
         super::call::set_last_error(code);
     }
+
+    // A forked child ([`crate::fork`]).
+    const FORK_RULE: &'static Rule = &rules::FORK_001;
+    const STATELESS: &'static [&'static str] = &["hipDriverGetVersion", "hipRuntimeGetVersion"];
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::dialect::{Want::*, assert_codes};
-    use crate::registry::Place;
-
-    #[test]
-    fn one_meaning_different_codes() {
-        let oom = || CoreError::OutOfMemory { place: Place::Device(0), requested: 1, used: 0, capacity: 0 };
-        assert_codes::<Hip>(&[
-            // Not mapped: 1 from Unmap (HIP-VMM-019), 1 from Close but under HIP-IPC-041.
-            (Op::Unmap, CoreError::NotMapped(1), Both(HipError::INVALID_VALUE, &rules::VMM_019)),
-            (Op::IpcClose, CoreError::NotMapped(1), Rule(&rules::IPC_041)),
-            // An unknown key: 17 from an IPC open, 1 from a VMM import.
-            (Op::IpcOpen, CoreError::UnknownShareable(5), Code(HipError::INVALID_DEVICE_POINTER)),
-            (Op::Import, CoreError::UnknownShareable(5), Code(HipError::INVALID_VALUE)),
-            (
-                Op::IpcOpen,
-                CoreError::SameProcessImport { key: 1, place: Place::Device(0) },
-                Both(HipError::INVALID_CONTEXT, &rules::IPC_024),
-            ),
-            // Out of memory is 2 everywhere.
-            (Op::Malloc, oom(), Code(HipError::OUT_OF_MEMORY)),
-            (Op::Create, oom(), Both(HipError::OUT_OF_MEMORY, &rules::VMM_005)),
-        ]);
-    }
-}
+crate::dialect::code_table_test!(
+    Hip,
+    // Not mapped: 1 from Unmap (HIP-VMM-019), 1 from Close but under HIP-IPC-041.
+    (Op::Unmap, CoreError::NotMapped(1), Both(HipError::INVALID_VALUE, &rules::VMM_019)),
+    (Op::IpcClose, CoreError::NotMapped(1), Rule(&rules::IPC_041)),
+    // An unknown key: 17 from an IPC open, 1 from a VMM import.
+    (Op::IpcOpen, CoreError::UnknownShareable(5), Code(HipError::INVALID_DEVICE_POINTER)),
+    (Op::Import, CoreError::UnknownShareable(5), Code(HipError::INVALID_VALUE)),
+    (
+        Op::IpcOpen,
+        CoreError::SameProcessImport { key: 1, place: Place::Device(0) },
+        Both(HipError::INVALID_CONTEXT, &rules::IPC_024),
+    ),
+    // Out of memory is 2 everywhere.
+    (Op::Malloc, out_of_memory(), Code(HipError::OUT_OF_MEMORY)),
+    (Op::Create, out_of_memory(), Both(HipError::OUT_OF_MEMORY, &rules::VMM_005)),
+);
