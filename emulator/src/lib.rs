@@ -17,7 +17,6 @@ pub mod cuda;
 #[allow(unsafe_code)]
 pub mod dialect;
 pub mod faults;
-#[allow(unsafe_code)]
 pub mod fork;
 #[allow(unsafe_code)] // dependency arrays passed in from C
 mod graph_values;
