@@ -101,11 +101,19 @@ pub fn flock_holders(dir: &Path, pids: Option<&[u32]>) -> HashMap<(u64, u64), BT
 }
 
 /// Reads the small file `path` into `buf` (`open`, `read` until the end,
-/// `close`: no `stat` for a size hint, which a `/proc` file does not have).
+/// `close`: not `std::fs`'s `read_to_end`, which first asks for the file's
+/// size and position, two calls that a `/proc` file answers with nothing).
 fn read_small(path: &str, buf: &mut Vec<u8>) -> std::io::Result<()> {
-    use std::io::Read;
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
     buf.clear();
-    std::fs::File::open(path)?.read_to_end(buf).map(|_| ())
+    let mut chunk = [0u8; 1024];
+    loop {
+        match rustix::io::read(&fd, &mut chunk)? {
+            0 => return Ok(()),
+            n => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
 }
 
 /// The pids holding the file of `dirent` (on `dev`), from [`flock_holders`]'
