@@ -10,8 +10,13 @@
 //! [meta, meta + HEADER_LEN)        Header (little-endian fields), where extended attributes are not supported
 //! [meta + HEADER_LEN, ...)         trustlist: TRUST_CAP entries of (pid i32, holder u32, set time ns u64)
 //! [meta + HISTORY_AT, +HISTORY_LEN) the accesses the holders' streams and hosts made (core/access_history.rs)
-//! xattr user.vmmkit.entry          Header, where the file system has user extended attributes
+//! xattr user.vmmkit.entry          Header, where the file system has user extended attributes,
+//!                                  then a trustlist of at most INLINE_CAP entries (FLAG_TRUST_INLINE)
 //! ```
+//!
+//! A short trustlist lies in the attribute after the header, so that an
+//! import reads both in one `fgetxattr` and the exporter writes both in one
+//! `fsetxattr`; a list that outgrows [`INLINE_CAP`] moves to the tail whole.
 //!
 //! The header is the file's extended attribute [`HEADER_XATTR`] wherever the
 //! root's file system allows (tmpfs since Linux 6.6, ext4, xfs, btrfs): the
