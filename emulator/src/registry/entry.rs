@@ -282,8 +282,9 @@ impl Header {
     /// runs first (a collection of what dead processes left); when it says
     /// it ran, the attribute is tried once more before the tail is used.
     pub fn store_or(&self, object: &Object, make_room: impl FnOnce() -> bool) -> io::Result<()> {
-        // A list in the attribute is written with the header, by `add_trusted`.
-        debug_assert!(!self.inline(), "the header alone, over a list in the attribute");
+        if self.inline() {
+            return self.store_keeping_list(object);
+        }
         let bytes = self.to_bytes();
         let first = object.set_attr(HEADER_XATTR, &bytes);
         let tried = match first {
@@ -304,6 +305,22 @@ impl Header {
             }
             r => r,
         }
+    }
+
+    /// Writes this header, whose list lies in the attribute, with the list
+    /// the attribute holds now (a change of the header alone, such as
+    /// [`FLAG_WITHDRAWN`]: only the exporter writes its entry's attribute,
+    /// under its tables' lock). The attribute is replaced whole.
+    fn store_keeping_list(&self, object: &Object) -> io::Result<()> {
+        let mut b = [0u8; ATTR_MAX];
+        let n = object.get_attr(HEADER_XATTR, &mut b)?;
+        let list = b.get(FIELDS * 8..n).unwrap_or_default();
+        if list.len() != self.trust_len as usize * TRUST_ENTRY as usize {
+            return Err(io::Error::other("the trustlist in the header's attribute is not the header's"));
+        }
+        let mut bytes = self.to_bytes().to_vec();
+        bytes.extend_from_slice(list);
+        object.set_attr(HEADER_XATTR, &bytes)
     }
 
     /// Reads the header of an object whose memory is `data_len` bytes, or of
@@ -728,6 +745,12 @@ mod tests {
         assert_eq!(got.len(), 3 + INLINE_CAP);
         assert_eq!(got[..3], [(7, 2), (8, 3), (9, 3)], "the first entries kept their slots");
         assert!(Header::read_with_list(&obj, len, None).unwrap().unwrap().1.is_none());
+        // A change of the header alone (withdrawn) keeps a list in the attribute.
+        let (obj2, mut h2) = entry(dir.path());
+        h2.flags |= FLAG_WITHDRAWN;
+        h2.store(&obj2).unwrap();
+        assert_eq!(Header::read(&obj2, None).unwrap().as_ref(), Some(&h2));
+        assert_eq!(pairs(&h2, &obj2), vec![(7, 2), (8, 2)], "the list stayed");
         // An inline header whose list is one entry short is no header.
         let (obj, _) = entry(dir.path());
         let n = obj.get_attr(HEADER_XATTR, &mut b).unwrap();
