@@ -16,10 +16,11 @@ use std::sync::OnceLock;
 
 pub use cells::{CELL_KEY_BIT, CELL_TRUST_CAP, CellHeader, CellKind, HeldCell};
 pub use entry::{
-    FLAG_WITHDRAWN, Grant, HEADER_XATTR, HISTORY_LEN, Header, META_LEN, Place, TRUST_CAP, Trust, TrustIndex,
+    FLAG_TRUST_INLINE, FLAG_WITHDRAWN, Grant, HEADER_XATTR, HISTORY_LEN, Header, INLINE_CAP, META_LEN, Place,
+    TRUST_CAP, Trust, TrustIndex,
 };
 pub use gc::GcReport;
-pub use list::{CellInfo, EntryInfo, ProcessInfo, flock_holders};
+pub use list::{CellInfo, EntryInfo, Listing, ProcessInfo, flock_holders};
 pub use root::RootError;
 pub use state::{MAX_SLOTS, Mismatch, Usage};
 
@@ -98,6 +99,19 @@ pub struct Held {
     pub object: Object,
     /// Its metadata.
     pub header: Header,
+    /// Its trustlist, when it was read with the header (a short list lies
+    /// in the header's attribute: `entry.rs`, [`entry::FLAG_TRUST_INLINE`]).
+    pub list: Option<Vec<Grant>>,
+}
+
+impl Held {
+    /// The entry's trustlist: the one read with the header, or the tail's.
+    pub fn trustlist(&self) -> io::Result<Vec<Grant>> {
+        match &self.list {
+            Some(list) => Ok(list.iter().copied().filter(|g| g.pid != 0).collect()),
+            None => self.header.trustlist(&self.object),
+        }
+    }
 }
 
 /// A point inside a registry change where a test may stop this process:
@@ -349,8 +363,8 @@ impl Registry {
         if !linked {
             return Err(LookupError::Unknown(key));
         }
-        match Header::read_sized(&object, len, None).map_err(io)? {
-            Some(header) if key == 0 || header.key == key => Ok(Held { object, header }),
+        match Header::read_with_list(&object, len, None).map_err(io)? {
+            Some((header, list)) if key == 0 || header.key == key => Ok(Held { object, header, list }),
             _ => Err(LookupError::Unknown(key)),
         }
     }
