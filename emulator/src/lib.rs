@@ -12,11 +12,12 @@
 pub mod acl;
 mod config;
 pub mod core;
-#[allow(unsafe_code)]
 pub mod cuda;
 #[allow(unsafe_code)]
 pub mod dialect;
 pub mod faults;
+#[allow(unsafe_code, reason = "the C caller's pointers, dereferenced under its contract")]
+pub mod ffi;
 #[allow(unsafe_code)]
 pub mod fork;
 #[allow(unsafe_code)] // dependency arrays passed in from C

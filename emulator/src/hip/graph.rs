@@ -73,7 +73,7 @@ fn add(
         return Err(Fail::plain(HipError::INVALID_VALUE, format!("{graph:p} is not a live graph")));
     };
     // SAFETY: `deps` holds `n` values (the C contract).
-    let deps = unsafe { deps_of(deps, n) };
+    let deps = deps_of(unsafe { crate::ffi::FromC::from_c(deps) }, n);
     let Some(op) = make(e, g)? else { return Ok(()) };
     let id = e.graph_add(g, op, &deps).map_err(graph_fail)?;
     // SAFETY: checked non-null.
