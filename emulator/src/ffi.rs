@@ -37,7 +37,9 @@ pub trait FromC<R>: Sized {
     /// For a wrapper: `raw`, when not NULL, is valid for the whole call for
     /// every read and write that the vendor's C contract of the entry point
     /// allows through it: of the type that contract names, and for an array,
-    /// of the length it names (given with the pointer). Nothing for a value.
+    /// of the length it names (given with the pointer); so is every pointer
+    /// the contract says the argument holds (an array of out-pointers).
+    /// Nothing for a value.
     unsafe fn from_c(raw: R) -> Self;
 }
 
@@ -86,6 +88,15 @@ impl<'a> FromC<*const c_char> for CStrIn<'a> {
 }
 
 impl<'a, T> Out<'a, T> {
+    /// An out-parameter of Rust's own (a call of an entry point from
+    /// inside the emulator).
+    pub fn from_mut(v: &'a mut T) -> Self {
+        Self(v, PhantomData)
+    }
+
+    /// NULL: an out-parameter not given.
+    pub const NULL: Self = Self(std::ptr::null_mut(), PhantomData);
+
     /// Whether the caller passed NULL.
     pub fn is_null(&self) -> bool {
         self.0.is_null()
@@ -107,6 +118,31 @@ impl<'a, T> Out<'a, T> {
         // SAFETY: not NULL, and valid for a write of `T` for the call (the
         // promise of `from_c`, the only maker of an `Out`).
         unsafe { self.0.write_unaligned(v) };
+        Ok(())
+    }
+
+    /// Writes `vals` at the start of the array there, whose length the C
+    /// contract gives with the pointer and which holds at least
+    /// `vals.len()` values (checked by the caller against that length).
+    ///
+    /// # Errors
+    /// [`Null`] when the caller passed NULL for a non-empty `vals`.
+    pub fn write_slice(&self, vals: &[T]) -> Result<(), Null>
+    where
+        T: Copy,
+    {
+        if vals.is_empty() {
+            return Ok(());
+        }
+        if self.0.is_null() {
+            return Err(Null);
+        }
+        for (i, v) in vals.iter().enumerate() {
+            // SAFETY: not NULL, and valid for writes of the array's values
+            // for the call, `i` within the length the C contract gives with
+            // the pointer (the promise of `from_c`, the caller's check).
+            unsafe { self.0.add(i).write_unaligned(*v) };
+        }
         Ok(())
     }
 
@@ -142,6 +178,12 @@ impl<'a, T> Out<'a, T> {
 }
 
 impl<'a, T> In<'a, T> {
+    /// An input of Rust's own (a call of an entry point from inside the
+    /// emulator).
+    pub fn from_ref(v: &'a T) -> Self {
+        Self(v, PhantomData)
+    }
+
     /// Whether the caller passed NULL.
     pub fn is_null(&self) -> bool {
         self.0.is_null()
@@ -192,6 +234,18 @@ impl<'a, T> In<'a, T> {
         // call, `i` within the length the C contract gives with the pointer
         // (the promise of `from_c`).
         Ok(unsafe { self.0.add(i).read_unaligned() })
+    }
+
+    /// Value `i` of an array of out-pointers there (each valid for what
+    /// the C contract writes through it), `i` below the array's length.
+    ///
+    /// # Errors
+    /// [`Null`] when the caller passed NULL.
+    pub fn out_at<U>(&self, i: usize) -> Result<Out<'a, U>, Null>
+    where
+        T: Copy + Into<*mut U>,
+    {
+        Ok(Out(self.read_at(i)?.into(), PhantomData))
     }
 
     /// The `n` values of the array there, `n` the length the C contract

@@ -22,7 +22,6 @@ pub mod ffi;
 pub mod fork;
 #[allow(unsafe_code)] // dependency arrays passed in from C
 mod graph_values;
-#[allow(unsafe_code)]
 pub mod hip;
 #[allow(unsafe_code)]
 pub mod instrument;

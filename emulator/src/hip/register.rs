@@ -23,7 +23,7 @@ fn modules() -> std::sync::MutexGuard<'static, Vec<Box<usize>>> {
 }
 
 /// `void **__hipRegisterFatBinary(const void *data)`: a handle for the code object.
-pub unsafe extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mut c_void {
+pub fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mut c_void {
     let mut slot = Box::new(data as usize);
     let handle = (&raw mut *slot).cast::<*mut c_void>();
     modules().push(slot);
@@ -31,7 +31,7 @@ pub unsafe extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mu
 }
 
 /// `void __hipRegisterFunction(void **modules, const void *hostFunction, …)`: nothing to keep.
-pub unsafe extern "C" fn __hipRegisterFunction(
+pub fn __hipRegisterFunction(
     _modules: *mut *mut c_void,
     _hostFunction: *const c_void,
     _deviceFunction: *mut c_char,
@@ -47,7 +47,7 @@ pub unsafe extern "C" fn __hipRegisterFunction(
 
 /// `void __hipRegisterVar(void **modules, void *var, …)`: nothing to keep
 /// (hipMemcpyToSymbol and kin are not emulated).
-pub unsafe extern "C" fn __hipRegisterVar(
+pub fn __hipRegisterVar(
     _modules: *mut *mut c_void,
     _var: *mut c_void,
     _hostVar: *mut c_char,
@@ -60,7 +60,7 @@ pub unsafe extern "C" fn __hipRegisterVar(
 }
 
 /// `void __hipUnregisterFatBinary(void **modules)`: forgets the handle; an unknown one is ignored.
-pub unsafe extern "C" fn __hipUnregisterFatBinary(modules_: *mut *mut c_void) {
+pub fn __hipUnregisterFatBinary(modules_: *mut *mut c_void) {
     modules().retain(|slot| !std::ptr::eq(&raw const **slot, modules_.cast::<usize>().cast_const()));
 }
 
@@ -71,7 +71,7 @@ pub unsafe extern "C" fn __hipUnregisterFatBinary(modules_: *mut *mut c_void) {
 /// host code reads the variable. Nothing happens for a NULL pointer or a
 /// size of 0; an allocation that fails leaves `*pointer` as it was (clr stops
 /// the process there).
-pub unsafe extern "C" fn __hipRegisterManagedVar(
+pub fn __hipRegisterManagedVar(
     _hipModule: *mut c_void,
     pointer: *mut *mut c_void,
     init_value: *mut c_void,
@@ -83,8 +83,7 @@ pub unsafe extern "C" fn __hipRegisterManagedVar(
         return;
     }
     let mut p: *mut c_void = std::ptr::null_mut();
-    // SAFETY: a live local for the output.
-    let rc = unsafe { super::managed::hipMallocManaged(&mut p, size, vmmkit_sys::hip::hipMemAttachGlobal) };
+    let rc = super::managed::hipMallocManaged(crate::ffi::Out::from_mut(&mut p), size, vmmkit_sys::hip::hipMemAttachGlobal);
     if rc != 0 || p.is_null() {
         return;
     }
@@ -98,7 +97,7 @@ pub unsafe extern "C" fn __hipRegisterManagedVar(
 
 /// `void __hipRegisterSurface(void **modules, void *var, char *hostVar, char *deviceVar, int type, int ext)`:
 /// nothing to keep (surfaces are read by device code).
-pub unsafe extern "C" fn __hipRegisterSurface(
+pub fn __hipRegisterSurface(
     _modules: *mut *mut c_void,
     _var: *mut c_void,
     _hostVar: *mut c_char,
@@ -110,7 +109,7 @@ pub unsafe extern "C" fn __hipRegisterSurface(
 
 /// `void __hipRegisterTexture(void **modules, void *var, char *hostVar, char *deviceVar, int type, int norm,
 /// int ext)`: nothing to keep (textures are read by device code).
-pub unsafe extern "C" fn __hipRegisterTexture(
+pub fn __hipRegisterTexture(
     _modules: *mut *mut c_void,
     _var: *mut c_void,
     _hostVar: *mut c_char,
