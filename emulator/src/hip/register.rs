@@ -13,7 +13,10 @@ use std::sync::Mutex;
 
 /// The registered code objects: each a boxed slot whose address is the
 /// `void**` handle, kept until unregistered. Boxed so that the address stays
-/// put while the vector grows.
+/// put while the vector grows. Process-global, not in the HIP state of the
+/// emulator: the program's static constructors register its code objects
+/// before `main`, before anything could start the emulator (which may
+/// never start), and registering must not fail.
 #[allow(clippy::vec_box)]
 static MODULES: Mutex<Vec<Box<usize>>> = Mutex::new(Vec::new());
 

@@ -31,6 +31,9 @@ pub fn amd_dbgapi_get_build_id() -> usize {
 }
 
 /// The tracer callback last registered (its address; 0 for none).
+/// Process-global, not in the HIP state of the emulator: registering
+/// returns nothing, so it cannot fail for want of a root, and a tool
+/// registers before the program's first HIP call.
 static TRACER: AtomicUsize = AtomicUsize::new(0);
 
 /// `void hipRegisterTracerCallback(int (*function)(activity_domain_t, uint32_t, void *))`:
