@@ -89,7 +89,7 @@ fn device(ordinal: CUdevice) -> Result<u32, Fail> {
 
 /// `CUresult cuInit(unsigned int Flags)`: CUDA-GEN-001 (flags must be 0);
 /// no driver (the emulator cannot start) → 100 with the reason (cuda.md §1.1).
-pub fn cuInit(Flags: u32) -> CUresult {
+pub extern "C" fn cuInit(Flags: u32) -> CUresult {
     run("cuInit", || {
         ensure!(Flags == 0, rules::GEN_001, "Flags must be 0, got {Flags}");
         let e = crate::core::emulator().map_err(|e| Fail::plain(CuResult::NO_DEVICE, e.to_string()))?;
@@ -102,7 +102,7 @@ pub fn cuInit(Flags: u32) -> CUresult {
 }
 
 /// `CUresult cuDriverGetVersion(int *driverVersion)`: 12060; needs no cuInit.
-pub fn cuDriverGetVersion(driverVersion: Out<'_, i32>) -> CUresult {
+pub extern "C" fn cuDriverGetVersion(driverVersion: Out<'_, i32>) -> CUresult {
     run("cuDriverGetVersion", || {
         if driverVersion.is_null() {
             return Err(Fail::plain(CuResult::INVALID_VALUE, "driverVersion is NULL".into()));
@@ -113,7 +113,7 @@ pub fn cuDriverGetVersion(driverVersion: Out<'_, i32>) -> CUresult {
 }
 
 /// `CUresult cuDeviceGetCount(int *count)`.
-pub fn cuDeviceGetCount(count: Out<'_, i32>) -> CUresult {
+pub extern "C" fn cuDeviceGetCount(count: Out<'_, i32>) -> CUresult {
     run("cuDeviceGetCount", || {
         initialised()?;
         if count.is_null() {
@@ -126,7 +126,7 @@ pub fn cuDeviceGetCount(count: Out<'_, i32>) -> CUresult {
 }
 
 /// `CUresult cuDeviceGet(CUdevice *device, int ordinal)`: NULL → 1; bad ordinal → 101.
-pub fn cuDeviceGet(device_: Out<'_, CUdevice>, ordinal: i32) -> CUresult {
+pub extern "C" fn cuDeviceGet(device_: Out<'_, CUdevice>, ordinal: i32) -> CUresult {
     run("cuDeviceGet", || {
         initialised()?;
         if device_.is_null() {
@@ -142,7 +142,7 @@ pub fn cuDeviceGet(device_: Out<'_, CUdevice>, ordinal: i32) -> CUresult {
 /// the capabilities of cuda.md §1.3 step 4 (VMM, POSIX fds, compute mode
 /// DEFAULT, unified addressing, IPC events: yes; fabric handles: no); any
 /// other attribute → 1 (not emulated).
-pub fn cuDeviceGetAttribute(pi: Out<'_, i32>, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult {
+pub extern "C" fn cuDeviceGetAttribute(pi: Out<'_, i32>, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult {
     run("cuDeviceGetAttribute", || {
         initialised()?;
         if pi.is_null() {
@@ -172,7 +172,7 @@ pub fn cuDeviceGetAttribute(pi: Out<'_, i32>, attrib: CUdevice_attribute, dev: C
 
 /// `CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)`: one
 /// more reference to the device's primary context. Does not make it current.
-pub fn cuDevicePrimaryCtxRetain(pctx: Out<'_, CUcontext>, dev: CUdevice) -> CUresult {
+pub extern "C" fn cuDevicePrimaryCtxRetain(pctx: Out<'_, CUcontext>, dev: CUdevice) -> CUresult {
     run("cuDevicePrimaryCtxRetain", || {
         initialised()?;
         if pctx.is_null() {
@@ -190,7 +190,7 @@ pub fn cuDevicePrimaryCtxRetain(pctx: Out<'_, CUcontext>, dev: CUdevice) -> CUre
 /// will fail with CUDA_ERROR_INVALID_CONTEXT", and "the context is
 /// automatically reset once the last reference to it is released" (CUDA
 /// docs): everything of this process on the device goes.
-pub fn cuDevicePrimaryCtxRelease(dev: CUdevice) -> CUresult {
+pub extern "C" fn cuDevicePrimaryCtxRelease(dev: CUdevice) -> CUresult {
     run("cuDevicePrimaryCtxRelease", || {
         initialised()?;
         let d = device(dev)?;
@@ -208,7 +208,7 @@ pub fn cuDevicePrimaryCtxRelease(dev: CUdevice) -> CUresult {
 
 /// `CUresult cuCtxSetCurrent(CUcontext ctx)`: binds `ctx` to the calling
 /// thread; NULL unbinds. A value that is no context of ours → 201.
-pub fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
+pub extern "C" fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
     run("cuCtxSetCurrent", || {
         initialised()?;
         if ctx.is_null() {
@@ -224,7 +224,7 @@ pub fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
 }
 
 /// `CUresult cuCtxGetCurrent(CUcontext *pctx)`: the thread's context, or NULL.
-pub fn cuCtxGetCurrent(pctx: Out<'_, CUcontext>) -> CUresult {
+pub extern "C" fn cuCtxGetCurrent(pctx: Out<'_, CUcontext>) -> CUresult {
     run("cuCtxGetCurrent", || {
         initialised()?;
         if pctx.is_null() {

@@ -43,12 +43,12 @@ fn describe(error: CUresult, pStr: Out<'_, *const c_char>, name: bool) -> Result
 
 /// `CUresult cuGetErrorName(CUresult error, const char **pStr)`: the
 /// enumerator's name (`CUDA_ERROR_INVALID_VALUE`).
-pub fn cuGetErrorName(error: CUresult, pStr: Out<'_, *const c_char>) -> CUresult {
+pub extern "C" fn cuGetErrorName(error: CUresult, pStr: Out<'_, *const c_char>) -> CUresult {
     run("cuGetErrorName", || describe(error, pStr, true))
 }
 
 /// `CUresult cuGetErrorString(CUresult error, const char **pStr)`: a short
 /// description (vmmkit's wording; cuda.md does not give the driver's).
-pub fn cuGetErrorString(error: CUresult, pStr: Out<'_, *const c_char>) -> CUresult {
+pub extern "C" fn cuGetErrorString(error: CUresult, pStr: Out<'_, *const c_char>) -> CUresult {
     run("cuGetErrorString", || describe(error, pStr, false))
 }

@@ -51,7 +51,7 @@ fn live(h: CUevent) -> Result<Option<(&'static Emulator, u32, EventId)>, Fail> {
 }
 
 /// `CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)`: CUDA-EVT-001.
-pub fn cuEventCreate(phEvent: Out<'_, CUevent>, Flags: u32) -> CUresult {
+pub extern "C" fn cuEventCreate(phEvent: Out<'_, CUevent>, Flags: u32) -> CUresult {
     run("cuEventCreate", || {
         current()?;
         ensure!(!phEvent.is_null(), rules::EVT_001, "phEvent is NULL");
@@ -71,7 +71,7 @@ pub fn cuEventCreate(phEvent: Out<'_, CUevent>, Flags: u32) -> CUresult {
 
 /// `CUresult cuEventRecord(CUevent hEvent, CUstream hStream)`: the event
 /// completes when the work enqueued on the stream before it has.
-pub fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult {
+pub extern "C" fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult {
     run("cuEventRecord", || {
         let Some((e, d, id)) = live(hEvent)? else { return Ok(()) };
         let s = stream_of(e, hStream, d)?;
@@ -81,7 +81,7 @@ pub fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult {
 
 /// `CUresult cuEventQuery(CUevent hEvent)`: 0, or 600 while its last record
 /// is pending (CUDA-EVT-002).
-pub fn cuEventQuery(hEvent: CUevent) -> CUresult {
+pub extern "C" fn cuEventQuery(hEvent: CUevent) -> CUresult {
     run("cuEventQuery", || {
         let Some((e, _, id)) = live(hEvent)? else { return Ok(()) };
         let done = e.event_query(id).map_err(|er| Fail::core(Op::Event, er))?;
@@ -91,7 +91,7 @@ pub fn cuEventQuery(hEvent: CUevent) -> CUresult {
 }
 
 /// `CUresult cuEventSynchronize(CUevent hEvent)`: waits for its last record (CUDA-EVT-003).
-pub fn cuEventSynchronize(hEvent: CUevent) -> CUresult {
+pub extern "C" fn cuEventSynchronize(hEvent: CUevent) -> CUresult {
     run("cuEventSynchronize", || {
         let Some((e, _, id)) = live(hEvent)? else { return Ok(()) };
         e.event_synchronize(id, None).map_err(|er| Fail::core(Op::Event, er))
@@ -100,7 +100,7 @@ pub fn cuEventSynchronize(hEvent: CUevent) -> CUresult {
 
 /// `CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)`:
 /// CUDA-EVT-004 (NULL → 1; timing disabled or never recorded → 400), -005 (pending → 600).
-pub fn cuEventElapsedTime(pMilliseconds: Out<'_, f32>, hStart: CUevent, hEnd: CUevent) -> CUresult {
+pub extern "C" fn cuEventElapsedTime(pMilliseconds: Out<'_, f32>, hStart: CUevent, hEnd: CUevent) -> CUresult {
     run("cuEventElapsedTime", || {
         current()?;
         ensure!(!pMilliseconds.is_null(), rules::EVT_004 => CuResult::INVALID_VALUE, "pMilliseconds is NULL");
@@ -115,7 +115,7 @@ pub fn cuEventElapsedTime(pMilliseconds: Out<'_, f32>, hStart: CUevent, hEnd: CU
 }
 
 /// `CUresult cuEventDestroy_v2(CUevent hEvent)`: records already enqueued still complete.
-pub fn cuEventDestroy(hEvent: CUevent) -> CUresult {
+pub extern "C" fn cuEventDestroy(hEvent: CUevent) -> CUresult {
     run("cuEventDestroy", || {
         let Some((e, _, id)) = live(hEvent)? else { return Ok(()) };
         e.event_destroy(id).map_err(|er| Fail::core(Op::Event, er))
@@ -124,7 +124,7 @@ pub fn cuEventDestroy(hEvent: CUevent) -> CUresult {
 
 /// `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)`:
 /// CUDA-IEV-001 (NULL → 1; an event without CU_EVENT_INTERPROCESS → 400).
-pub fn cuIpcGetEventHandle(pHandle: Out<'_, CUipcEventHandle>, event: CUevent) -> CUresult {
+pub extern "C" fn cuIpcGetEventHandle(pHandle: Out<'_, CUipcEventHandle>, event: CUevent) -> CUresult {
     run("cuIpcGetEventHandle", || {
         let d = current()?;
         ensure!(!pHandle.is_null(), rules::IEV_001 => CuResult::INVALID_VALUE, "pHandle is NULL");
@@ -145,7 +145,7 @@ pub fn cuIpcGetEventHandle(pHandle: Out<'_, CUipcEventHandle>, event: CUevent) -
 
 /// `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)`:
 /// an event with timing disabled on the same words; in the exporting process 201 (CUDA-IEV-002).
-pub fn cuIpcOpenEventHandle(phEvent: Out<'_, CUevent>, handle: CUipcEventHandle) -> CUresult {
+pub extern "C" fn cuIpcOpenEventHandle(phEvent: Out<'_, CUevent>, handle: CUipcEventHandle) -> CUresult {
     run("cuIpcOpenEventHandle", || {
         current()?;
         if phEvent.is_null() {

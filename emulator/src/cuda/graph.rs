@@ -66,7 +66,7 @@ fn add(
 }
 
 /// `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)`: CUDA-GRF-001.
-pub fn cuGraphCreate(phGraph: Out<'_, CUgraph>, flags: u32) -> CUresult {
+pub extern "C" fn cuGraphCreate(phGraph: Out<'_, CUgraph>, flags: u32) -> CUresult {
     run("cuGraphCreate", || {
         ensure!(!phGraph.is_null() && flags == 0, rules::GRF_001, "phGraph is NULL or flags {flags:#x} is not 0");
         if phGraph.is_null() {
@@ -80,7 +80,7 @@ pub fn cuGraphCreate(phGraph: Out<'_, CUgraph>, flags: u32) -> CUresult {
 }
 
 /// `CUresult cuGraphDestroy(CUgraph hGraph)`: CUDA-GRF-001 (NULL → 1); its execs stay usable.
-pub fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
+pub extern "C" fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
     run("cuGraphDestroy", || {
         ensure!(!hGraph.is_null(), rules::GRF_001, "hGraph is NULL");
         let e = emu()?;
@@ -94,7 +94,7 @@ pub fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
 /// `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)`:
 /// CUDA-GRF-001; an element size other than 1, 2 or 4, a height of 0, a
 /// pitch below the row, or rows outside device memory are 1.
-pub fn cuGraphAddMemsetNode(
+pub extern "C" fn cuGraphAddMemsetNode(
     phGraphNode: Out<'_, CUgraphNode>,
     hGraph: CUgraph,
     dependencies: In<'_, CUgraphNode>,
@@ -122,7 +122,7 @@ pub fn cuGraphAddMemsetNode(
 
 /// `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)`:
 /// CUDA-GRF-001 (NULL parameters or function → 1).
-pub fn cuGraphAddHostNode(
+pub extern "C" fn cuGraphAddHostNode(
     phGraphNode: Out<'_, CUgraphNode>,
     hGraph: CUgraph,
     dependencies: In<'_, CUgraphNode>,
@@ -146,7 +146,7 @@ fn event_node(node: Out<'_, CUgraphNode>, g: CUgraph, deps: In<'_, CUgraphNode>,
 }
 
 /// `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: CUDA-GRF-001.
-pub fn cuGraphAddEventRecordNode(
+pub extern "C" fn cuGraphAddEventRecordNode(
     phGraphNode: Out<'_, CUgraphNode>,
     hGraph: CUgraph,
     dependencies: In<'_, CUgraphNode>,
@@ -157,7 +157,7 @@ pub fn cuGraphAddEventRecordNode(
 }
 
 /// `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: CUDA-GRF-001.
-pub fn cuGraphAddEventWaitNode(
+pub extern "C" fn cuGraphAddEventWaitNode(
     phGraphNode: Out<'_, CUgraphNode>,
     hGraph: CUgraph,
     dependencies: In<'_, CUgraphNode>,
@@ -168,7 +168,7 @@ pub fn cuGraphAddEventWaitNode(
 }
 
 /// `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)`: CUDA-GRF-001.
-pub fn cuGraphAddEmptyNode(
+pub extern "C" fn cuGraphAddEmptyNode(
     phGraphNode: Out<'_, CUgraphNode>,
     hGraph: CUgraph,
     dependencies: In<'_, CUgraphNode>,
@@ -178,7 +178,7 @@ pub fn cuGraphAddEmptyNode(
 }
 
 /// `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)`: CUDA-GRF-003.
-pub fn cuGraphInstantiateWithFlags(phGraphExec: Out<'_, CUgraphExec>, hGraph: CUgraph, flags: u64) -> CUresult {
+pub extern "C" fn cuGraphInstantiateWithFlags(phGraphExec: Out<'_, CUgraphExec>, hGraph: CUgraph, flags: u64) -> CUresult {
     run("cuGraphInstantiateWithFlags", || {
         ensure!(!phGraphExec.is_null() && !hGraph.is_null(), rules::GRF_003, "phGraphExec or hGraph is NULL");
         if phGraphExec.is_null() || hGraph.is_null() {
@@ -197,7 +197,7 @@ pub fn cuGraphInstantiateWithFlags(phGraphExec: Out<'_, CUgraphExec>, hGraph: CU
 }
 
 /// `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)`: CUDA-GRF-003, CUDA-GRF-002.
-pub fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
+pub extern "C" fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
     run("cuGraphLaunch", || {
         let d = current()?;
         let e = emu()?;
@@ -213,7 +213,7 @@ pub fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
 }
 
 /// `CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)`: CUDA-GRF-003 (NULL → 1).
-pub fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult {
+pub extern "C" fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult {
     run("cuGraphExecDestroy", || {
         ensure!(!hGraphExec.is_null(), rules::GRF_003, "hGraphExec is NULL");
         let e = emu()?;
@@ -234,7 +234,7 @@ fn mode_of(m: CUstreamCaptureMode) -> Option<CaptureMode> {
 }
 
 /// `CUresult cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode)` (`_v2`): CUDA-GRF-004.
-pub fn cuStreamBeginCapture(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
+pub extern "C" fn cuStreamBeginCapture(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
     run("cuStreamBeginCapture", || {
         let d = current()?;
         let e = emu()?;
@@ -247,7 +247,7 @@ pub fn cuStreamBeginCapture(hStream: CUstream, mode: CUstreamCaptureMode) -> CUr
 }
 
 /// `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)`: CUDA-GRF-004, CUDA-GRF-006.
-pub fn cuStreamEndCapture(hStream: CUstream, phGraph: Out<'_, CUgraph>) -> CUresult {
+pub extern "C" fn cuStreamEndCapture(hStream: CUstream, phGraph: Out<'_, CUgraph>) -> CUresult {
     run("cuStreamEndCapture", || {
         ensure!(!phGraph.is_null(), rules::GRF_004, "phGraph is NULL");
         if phGraph.is_null() {
@@ -272,7 +272,7 @@ pub fn cuStreamEndCapture(hStream: CUstream, phGraph: Out<'_, CUgraph>) -> CUres
 }
 
 /// `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)`: CUDA-GRF-005.
-pub fn cuStreamIsCapturing(hStream: CUstream, captureStatus: Out<'_, CUstreamCaptureStatus>) -> CUresult {
+pub extern "C" fn cuStreamIsCapturing(hStream: CUstream, captureStatus: Out<'_, CUstreamCaptureStatus>) -> CUresult {
     run("cuStreamIsCapturing", || {
         if captureStatus.is_null() {
             return Err(Fail::plain(CuResult::INVALID_VALUE, "captureStatus is NULL".into()));
@@ -291,7 +291,7 @@ pub fn cuStreamIsCapturing(hStream: CUstream, captureStatus: Out<'_, CUstreamCap
 }
 
 /// `CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)`: NULL or an unknown mode → 1.
-pub fn cuThreadExchangeStreamCaptureMode(mode: Out<'_, CUstreamCaptureMode>) -> CUresult {
+pub extern "C" fn cuThreadExchangeStreamCaptureMode(mode: Out<'_, CUstreamCaptureMode>) -> CUresult {
     run("cuThreadExchangeStreamCaptureMode", || {
         let m = if mode.is_null() { None } else { mode_of(mode.read()?) };
         let Some(m) = m else {

@@ -33,7 +33,7 @@ fn handle(b: [u8; IPC_HANDLE_SIZE]) -> CUipcMemHandle {
 /// pointer is accepted (emulator) and names its allocation; CUDA-IPC-003 a
 /// freed-and-reallocated address gets a different handle (the generation).
 /// A failure leaves the handle zeroed.
-pub fn cuIpcGetMemHandle(pHandle: Out<'_, CUipcMemHandle>, dptr: CUdeviceptr) -> CUresult {
+pub extern "C" fn cuIpcGetMemHandle(pHandle: Out<'_, CUipcMemHandle>, dptr: CUdeviceptr) -> CUresult {
     run("cuIpcGetMemHandle", || {
         let d = current()?;
         if pHandle.is_null() {
@@ -80,7 +80,7 @@ pub fn cuIpcGetMemHandle(pHandle: Out<'_, CUipcMemHandle>, dptr: CUdeviceptr) ->
 /// altered, forged or stale → 400; CUDA-IPC-006 a second open returns the
 /// same pointer, counted; CUDA-IPC-008 the address is this process's own.
 /// Returns the base of the exporter's allocation (as HIP-IPC-026).
-pub fn cuIpcOpenMemHandle(pdptr: Out<'_, CUdeviceptr>, handle: CUipcMemHandle, Flags: u32) -> CUresult {
+pub extern "C" fn cuIpcOpenMemHandle(pdptr: Out<'_, CUdeviceptr>, handle: CUipcMemHandle, Flags: u32) -> CUresult {
     run("cuIpcOpenMemHandle", || {
         let d = current()?;
         if pdptr.is_null() {
@@ -132,7 +132,7 @@ pub fn cuIpcOpenMemHandle(pdptr: Out<'_, CUdeviceptr>, handle: CUipcMemHandle, F
 /// last unmaps (the exporter and other importers are unaffected).
 /// CUDA-IPC-009: anything but a pointer cuIpcOpenMemHandle returned and not
 /// yet closed as often as opened → 1 (emulator; an interior pointer too).
-pub fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult {
+pub extern "C" fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult {
     run("cuIpcCloseMemHandle", || {
         current()?;
         let e = emu()?;

@@ -52,12 +52,12 @@ fn live(e: &Emulator, p: CUmemoryPool, rule: &'static Rule) -> Result<Option<Poo
 }
 
 /// `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)`: CUDA-POOL-003.
-pub fn cuDeviceGetDefaultMemPool(pool_out: Out<'_, CUmemoryPool>, dev: CUdevice) -> CUresult {
+pub extern "C" fn cuDeviceGetDefaultMemPool(pool_out: Out<'_, CUmemoryPool>, dev: CUdevice) -> CUresult {
     run("cuDeviceGetDefaultMemPool", || get_pool(pool_out, dev, true))
 }
 
 /// `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)`: CUDA-POOL-003.
-pub fn cuDeviceGetMemPool(pool: Out<'_, CUmemoryPool>, dev: CUdevice) -> CUresult {
+pub extern "C" fn cuDeviceGetMemPool(pool: Out<'_, CUmemoryPool>, dev: CUdevice) -> CUresult {
     run("cuDeviceGetMemPool", || get_pool(pool, dev, false))
 }
 
@@ -75,7 +75,7 @@ fn get_pool(out: Out<'_, CUmemoryPool>, dev: CUdevice, default: bool) -> Result<
 }
 
 /// `CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)`: CUDA-POOL-004.
-pub fn cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) -> CUresult {
+pub extern "C" fn cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) -> CUresult {
     run("cuDeviceSetMemPool", || {
         current()?;
         let e = emu()?;
@@ -104,7 +104,7 @@ fn alloc(e: &Emulator, id: PoolId, size: usize, rule: &'static Rule) -> Result<u
 
 /// `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)`: CUDA-POOL-005,
 /// from the current pool of the context's device.
-pub fn cuMemAllocAsync(dptr: Out<'_, CUdeviceptr>, bytesize: usize, hStream: CUstream) -> CUresult {
+pub extern "C" fn cuMemAllocAsync(dptr: Out<'_, CUdeviceptr>, bytesize: usize, hStream: CUstream) -> CUresult {
     run("cuMemAllocAsync", || {
         let d = current()?;
         ensure!(!dptr.is_null(), rules::POOL_005, "dptr is NULL");
@@ -124,7 +124,7 @@ pub fn cuMemAllocAsync(dptr: Out<'_, CUdeviceptr>, bytesize: usize, hStream: CUs
 
 /// `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)`:
 /// CUDA-POOL-005; an imported pool is 1.
-pub fn cuMemAllocFromPoolAsync(
+pub extern "C" fn cuMemAllocFromPoolAsync(
     dptr: Out<'_, CUdeviceptr>,
     bytesize: usize,
     pool: CUmemoryPool,
@@ -151,7 +151,7 @@ pub fn cuMemAllocFromPoolAsync(
 /// `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)`: CUDA-POOL-006. Pool memory goes
 /// back to its pool, an imported pointer is closed, cuMemAlloc memory is freed: after the stream's
 /// earlier work (a host function on the stream), at once when the stream has none pending.
-pub fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
+pub extern "C" fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
     run("cuMemFreeAsync", || {
         let d = current()?;
         ensure!(stream_ok(hStream), rules::POOL_006 => CuResult::INVALID_HANDLE, "{hStream:p} is not a stream");
@@ -198,7 +198,7 @@ fn free_now(e: &Emulator, p: usize) -> Result<(), Fail> {
 }
 
 /// `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)`: CUDA-POOL-001.
-pub fn cuMemPoolCreate(pool: Out<'_, CUmemoryPool>, poolProps: In<'_, CUmemPoolProps>) -> CUresult {
+pub extern "C" fn cuMemPoolCreate(pool: Out<'_, CUmemoryPool>, poolProps: In<'_, CUmemPoolProps>) -> CUresult {
     run("cuMemPoolCreate", || {
         current()?;
         ensure!(!pool.is_null() && !poolProps.is_null(), rules::POOL_001, "pool or poolProps is NULL");
@@ -224,7 +224,7 @@ pub fn cuMemPoolCreate(pool: Out<'_, CUmemoryPool>, poolProps: In<'_, CUmemPoolP
 }
 
 /// `CUresult cuMemPoolDestroy(CUmemoryPool pool)`: CUDA-POOL-002.
-pub fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
+pub extern "C" fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
     run("cuMemPoolDestroy", || {
         current()?;
         let e = emu()?;
@@ -255,7 +255,7 @@ fn attribute_call(
 }
 
 /// `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)`: CUDA-POOL-007.
-pub fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: In<'_, c_void>) -> CUresult {
+pub extern "C" fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: In<'_, c_void>) -> CUresult {
     run("cuMemPoolSetAttribute", || {
         current()?;
         let e = emu()?;
@@ -270,7 +270,7 @@ pub fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, valu
 }
 
 /// `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)`: CUDA-POOL-007.
-pub fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: Out<'_, c_void>) -> CUresult {
+pub extern "C" fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: Out<'_, c_void>) -> CUresult {
     run("cuMemPoolGetAttribute", || {
         current()?;
         let e = emu()?;
@@ -286,7 +286,7 @@ pub fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, valu
 }
 
 /// `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)`: CUDA-POOL-009.
-pub fn cuMemPoolSetAccess(pool: CUmemoryPool, map: In<'_, CUmemAccessDesc>, count: usize) -> CUresult {
+pub extern "C" fn cuMemPoolSetAccess(pool: CUmemoryPool, map: In<'_, CUmemAccessDesc>, count: usize) -> CUresult {
     run("cuMemPoolSetAccess", || {
         current()?;
         let e = emu()?;
@@ -308,7 +308,7 @@ pub fn cuMemPoolSetAccess(pool: CUmemoryPool, map: In<'_, CUmemAccessDesc>, coun
 
 /// `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)`:
 /// CUDA-POOL-009.
-pub fn cuMemPoolGetAccess(flags: Out<'_, CUmemAccess_flags>, memPool: CUmemoryPool, location: In<'_, CUmemLocation>) -> CUresult {
+pub extern "C" fn cuMemPoolGetAccess(flags: Out<'_, CUmemAccess_flags>, memPool: CUmemoryPool, location: In<'_, CUmemLocation>) -> CUresult {
     run("cuMemPoolGetAccess", || {
         current()?;
         ensure!(!flags.is_null() && !location.is_null(), rules::POOL_009, "flags or location is NULL");
@@ -330,7 +330,7 @@ pub fn cuMemPoolGetAccess(flags: Out<'_, CUmemAccess_flags>, memPool: CUmemoryPo
 }
 
 /// `CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)`.
-pub fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult {
+pub extern "C" fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult {
     run("cuMemPoolTrimTo", || {
         current()?;
         let e = emu()?;
@@ -343,7 +343,7 @@ pub fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult {
 
 /// `CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)`:
 /// CUDA-POOL-010; writes an `int` fd the caller owns.
-pub fn cuMemPoolExportToShareableHandle(
+pub extern "C" fn cuMemPoolExportToShareableHandle(
     handle_out: Out<'_, c_void>,
     pool: CUmemoryPool,
     handleType: CUmemAllocationHandleType,
@@ -371,7 +371,7 @@ pub fn cuMemPoolExportToShareableHandle(
 
 /// `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)`:
 /// CUDA-POOL-011: `handle` is the fd value; the pool is on the exporter's device.
-pub fn cuMemPoolImportFromShareableHandle(
+pub extern "C" fn cuMemPoolImportFromShareableHandle(
     pool_out: Out<'_, CUmemoryPool>,
     handle: *mut c_void,
     handleType: CUmemAllocationHandleType,
@@ -394,7 +394,7 @@ pub fn cuMemPoolImportFromShareableHandle(
 
 /// `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)`:
 /// CUDA-POOL-012: only an allocation of an exportable pool.
-pub fn cuMemPoolExportPointer(shareData_out: Out<'_, CUmemPoolPtrExportData>, ptr: CUdeviceptr) -> CUresult {
+pub extern "C" fn cuMemPoolExportPointer(shareData_out: Out<'_, CUmemPoolPtrExportData>, ptr: CUdeviceptr) -> CUresult {
     run("cuMemPoolExportPointer", || {
         let d = current()?;
         ensure!(!shareData_out.is_null(), rules::POOL_012, "shareData_out is NULL");
@@ -422,7 +422,7 @@ pub fn cuMemPoolExportPointer(shareData_out: Out<'_, CUmemPoolPtrExportData>, pt
 
 /// `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)`:
 /// the allocation mapped on the pool's device, plus the offset.
-pub fn cuMemPoolImportPointer(ptr_out: Out<'_, CUdeviceptr>, pool: CUmemoryPool, shareData: In<'_, CUmemPoolPtrExportData>) -> CUresult {
+pub extern "C" fn cuMemPoolImportPointer(ptr_out: Out<'_, CUdeviceptr>, pool: CUmemoryPool, shareData: In<'_, CUmemPoolPtrExportData>) -> CUresult {
     run("cuMemPoolImportPointer", || {
         current()?;
         if ptr_out.is_null() || shareData.is_null() {

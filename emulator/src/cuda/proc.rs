@@ -15,7 +15,7 @@ use crate::ffi::{CStrIn, Out};
 /// (per-thread stream) → 1; a base name the table holds → its entry point
 /// (the `_v2` semantics whatever `cudaVersion`), status 0; any other →
 /// `*pfn` NULL, status 1, 500. `symbolStatus` may be NULL. Needs no cuInit.
-pub fn cuGetProcAddress(
+pub extern "C" fn cuGetProcAddress(
     symbol: CStrIn<'_>,
     pfn: Out<'_, *mut c_void>,
     _cudaVersion: i32,

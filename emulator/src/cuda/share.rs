@@ -27,7 +27,7 @@ use crate::registry::Place;
 /// CUDA-VMM-015 the type must be POSIX_FILE_DESCRIPTOR and requested at
 /// cuMemCreate (emulator: 1); CUDA-VMM-016 writes a new `int` fd, owned by
 /// the caller, at every call.
-pub fn cuMemExportToShareableHandle(
+pub extern "C" fn cuMemExportToShareableHandle(
     shareableHandle: Out<'_, c_void>,
     handle: CUmemGenericAllocationHandle,
     handleType: CUmemAllocationHandleType,
@@ -63,7 +63,7 @@ pub fn cuMemExportToShareableHandle(
 /// import is a new handle with its own cuMemRelease; a number that is no
 /// open fd of an exported allocation → 1; CUDA-VMM-018 importing in the
 /// exporting process is allowed (emulator).
-pub fn cuMemImportFromShareableHandle(
+pub extern "C" fn cuMemImportFromShareableHandle(
     handle: Out<'_, CUmemGenericAllocationHandle>,
     osHandle: *mut c_void,
     shHandleType: CUmemAllocationHandleType,

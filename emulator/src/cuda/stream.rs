@@ -68,13 +68,13 @@ unsafe fn enqueue(h: CUstream, work: impl FnOnce(&Emulator, u32) -> Result<Optio
 }
 
 /// `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)`: CUDA-STM-001.
-pub fn cuStreamCreate(phStream: Out<'_, CUstream>, Flags: u32) -> CUresult {
+pub extern "C" fn cuStreamCreate(phStream: Out<'_, CUstream>, Flags: u32) -> CUresult {
     run("cuStreamCreate", || create(phStream, Flags, LEAST_PRIORITY))
 }
 
 /// `CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)`:
 /// CUDA-STM-001; the priority is clamped into [-5, 0] (CUDA-STM-009).
-pub fn cuStreamCreateWithPriority(phStream: Out<'_, CUstream>, flags: u32, priority: i32) -> CUresult {
+pub extern "C" fn cuStreamCreateWithPriority(phStream: Out<'_, CUstream>, flags: u32, priority: i32) -> CUresult {
     run("cuStreamCreateWithPriority", || create(phStream, flags, priority))
 }
 
@@ -95,7 +95,7 @@ fn create(out: Out<'_, CUstream>, flags: u32, priority: i32) -> Result<(), Fail>
 
 /// `CUresult cuStreamDestroy_v2(CUstream hStream)`: returns at once; work
 /// already enqueued still completes. The NULL and special streams are 400 (CUDA-STM-002).
-pub fn cuStreamDestroy(hStream: CUstream) -> CUresult {
+pub extern "C" fn cuStreamDestroy(hStream: CUstream) -> CUresult {
     run("cuStreamDestroy", || {
         let d = current()?;
         let e = emu()?;
@@ -111,7 +111,7 @@ pub fn cuStreamDestroy(hStream: CUstream) -> CUresult {
 
 /// `CUresult cuStreamSynchronize(CUstream hStream)`: waits for all work
 /// enqueued on the stream; reports the first failure of its work.
-pub fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
+pub extern "C" fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
     run("cuStreamSynchronize", || {
         let d = current()?;
         let e = emu()?;
@@ -134,7 +134,7 @@ fn not_while_capturing(e: &Emulator, h: CUstream, id: StreamId) -> Result<(), Fa
 
 /// `CUresult cuStreamQuery(CUstream hStream)`: 0 when all its work has
 /// completed, 600 otherwise (CUDA-STM-003).
-pub fn cuStreamQuery(hStream: CUstream) -> CUresult {
+pub extern "C" fn cuStreamQuery(hStream: CUstream) -> CUresult {
     run("cuStreamQuery", || {
         let d = current()?;
         let e = emu()?;
@@ -148,7 +148,7 @@ pub fn cuStreamQuery(hStream: CUstream) -> CUresult {
 
 /// `CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)`:
 /// CUDA-STM-006 (flags), -007 (order); a NULL event is 400 (CUDA-EVT-006).
-pub fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: u32) -> CUresult {
+pub extern "C" fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: u32) -> CUresult {
     run("cuStreamWaitEvent", || {
         let d = current()?;
         let e = emu()?;
@@ -160,7 +160,7 @@ pub fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: u32) -> CUre
 }
 
 /// `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)`: CUDA-STM-009.
-pub fn cuStreamGetFlags(hStream: CUstream, flags: Out<'_, u32>) -> CUresult {
+pub extern "C" fn cuStreamGetFlags(hStream: CUstream, flags: Out<'_, u32>) -> CUresult {
     run("cuStreamGetFlags", || {
         let d = current()?;
         let e = emu()?;
@@ -176,7 +176,7 @@ pub fn cuStreamGetFlags(hStream: CUstream, flags: Out<'_, u32>) -> CUresult {
 }
 
 /// `CUresult cuStreamGetPriority(CUstream hStream, int *priority)`: CUDA-STM-009.
-pub fn cuStreamGetPriority(hStream: CUstream, priority: Out<'_, i32>) -> CUresult {
+pub extern "C" fn cuStreamGetPriority(hStream: CUstream, priority: Out<'_, i32>) -> CUresult {
     run("cuStreamGetPriority", || {
         let d = current()?;
         let e = emu()?;
@@ -208,7 +208,7 @@ fn host(h: CUstream, f: Option<std::sync::Arc<dyn Fn() + Send + Sync>>, flags: u
 
 /// `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)`:
 /// CUDA-STM-011; the callback gets the stream and 0.
-pub fn cuStreamAddCallback(
+pub extern "C" fn cuStreamAddCallback(
     hStream: CUstream,
     callback: CUstreamCallback,
     userData: *mut c_void,
@@ -226,7 +226,7 @@ pub fn cuStreamAddCallback(
 }
 
 /// `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)`: CUDA-STM-011.
-pub fn cuLaunchHostFunc(hStream: CUstream, fn_: CUhostFn, userData: *mut c_void) -> CUresult {
+pub extern "C" fn cuLaunchHostFunc(hStream: CUstream, fn_: CUhostFn, userData: *mut c_void) -> CUresult {
     let data = UserData(userData as usize);
     let f = fn_.map(|f| -> std::sync::Arc<dyn Fn() + Send + Sync> {
         std::sync::Arc::new(move || {
@@ -274,22 +274,22 @@ fn wait_value(h: CUstream, addr: CUdeviceptr, value: u64, width: u8, flags: u32)
 }
 
 /// `CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)`.
-pub fn cuStreamWriteValue32(stream: CUstream, addr: CUdeviceptr, value: u32, flags: u32) -> CUresult {
+pub extern "C" fn cuStreamWriteValue32(stream: CUstream, addr: CUdeviceptr, value: u32, flags: u32) -> CUresult {
     run("cuStreamWriteValue32", || write_value(stream, addr, u64::from(value), 4, flags))
 }
 
 /// `CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)`.
-pub fn cuStreamWriteValue64(stream: CUstream, addr: CUdeviceptr, value: u64, flags: u32) -> CUresult {
+pub extern "C" fn cuStreamWriteValue64(stream: CUstream, addr: CUdeviceptr, value: u64, flags: u32) -> CUresult {
     run("cuStreamWriteValue64", || write_value(stream, addr, value, 8, flags))
 }
 
 /// `CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)`.
-pub fn cuStreamWaitValue32(stream: CUstream, addr: CUdeviceptr, value: u32, flags: u32) -> CUresult {
+pub extern "C" fn cuStreamWaitValue32(stream: CUstream, addr: CUdeviceptr, value: u32, flags: u32) -> CUresult {
     run("cuStreamWaitValue32", || wait_value(stream, addr, u64::from(value), 4, flags))
 }
 
 /// `CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)`.
-pub fn cuStreamWaitValue64(stream: CUstream, addr: CUdeviceptr, value: u64, flags: u32) -> CUresult {
+pub extern "C" fn cuStreamWaitValue64(stream: CUstream, addr: CUdeviceptr, value: u64, flags: u32) -> CUresult {
     run("cuStreamWaitValue64", || wait_value(stream, addr, value, 8, flags))
 }
 
@@ -304,7 +304,7 @@ fn copy_async(h: CUstream, dst: usize, src: usize, n: usize, device_dst: bool, d
 
 /// `CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)`:
 /// unified addressing; each side is checked as device memory when it is some.
-pub fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
     run("cuMemcpyAsync", || {
         let e = emu()?;
         let device = |p: CUdeviceptr| e.extent(p as usize).is_some_and(|x| x.kind != crate::core::ExtentKind::Host);
@@ -313,7 +313,7 @@ pub fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStre
 }
 
 /// `CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)`.
-pub fn cuMemcpyHtoDAsync(
+pub extern "C" fn cuMemcpyHtoDAsync(
     dstDevice: CUdeviceptr,
     srcHost: *const c_void,
     ByteCount: usize,
@@ -323,7 +323,7 @@ pub fn cuMemcpyHtoDAsync(
 }
 
 /// `CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)`.
-pub fn cuMemcpyDtoHAsync(
+pub extern "C" fn cuMemcpyDtoHAsync(
     dstHost: *mut c_void,
     srcDevice: CUdeviceptr,
     ByteCount: usize,
@@ -333,7 +333,7 @@ pub fn cuMemcpyDtoHAsync(
 }
 
 /// `CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)`.
-pub fn cuMemcpyDtoDAsync(
+pub extern "C" fn cuMemcpyDtoDAsync(
     dstDevice: CUdeviceptr,
     srcDevice: CUdeviceptr,
     ByteCount: usize,
@@ -358,18 +358,18 @@ fn fill_async(h: CUstream, dst: CUdeviceptr, pattern: u64, width: u8, count: usi
 }
 
 /// `CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)`.
-pub fn cuMemsetD8Async(dstDevice: CUdeviceptr, uc: u8, N: usize, hStream: CUstream) -> CUresult {
+pub extern "C" fn cuMemsetD8Async(dstDevice: CUdeviceptr, uc: u8, N: usize, hStream: CUstream) -> CUresult {
     run("cuMemsetD8Async", || fill_async(hStream, dstDevice, u64::from(uc), 1, N))
 }
 
 /// `CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)`.
-pub fn cuMemsetD32Async(dstDevice: CUdeviceptr, ui: u32, N: usize, hStream: CUstream) -> CUresult {
+pub extern "C" fn cuMemsetD32Async(dstDevice: CUdeviceptr, ui: u32, N: usize, hStream: CUstream) -> CUresult {
     run("cuMemsetD32Async", || fill_async(hStream, dstDevice, u64::from(ui), 4, N))
 }
 
 /// `CUresult cuCtxSynchronize(void)`: waits for the work of every stream of
 /// the current context's device; reports the first failure of its work.
-pub fn cuCtxSynchronize() -> CUresult {
+pub extern "C" fn cuCtxSynchronize() -> CUresult {
     run("cuCtxSynchronize", || {
         let d = current()?;
         emu()?.device_synchronize(Some(d), None).map_err(|er| Fail::core(Op::Stream, er))

@@ -61,7 +61,7 @@ fn access_location(e: &Emulator, l: CUmemLocation) -> Result<u32, Fail> {
 /// NULL pointers, an option other than MINIMUM/RECOMMENDED, a type other
 /// than PINNED or a location other than a device → 1. CUDA-VMM-001: 2 MiB
 /// for both options.
-pub fn cuMemGetAllocationGranularity(
+pub extern "C" fn cuMemGetAllocationGranularity(
     granularity: Out<'_, usize>,
     prop: In<'_, CUmemAllocationProp>,
     option: CUmemAllocationGranularity_flags,
@@ -94,7 +94,7 @@ pub fn cuMemGetAllocationGranularity(
 /// HOST_NUMA_CURRENT → 1 (HOST_NUMA: not emulated, 801), a bad device id →
 /// 101, FABRIC requested → 800 (no IMEX channel); Windows handle types → 1;
 /// too big → 2.
-pub fn cuMemCreate(
+pub extern "C" fn cuMemCreate(
     handle: Out<'_, CUmemGenericAllocationHandle>,
     size: usize,
     prop: In<'_, CUmemAllocationProp>,
@@ -170,7 +170,7 @@ pub fn cuMemCreate(
 /// `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)`: CUDA-VMM-005
 /// release while mapped is allowed (the memory goes with the last mapping);
 /// an unknown handle is undefined in CUDA, 1 here.
-pub fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult {
+pub extern "C" fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult {
     run("cuMemRelease", || {
         current()?;
         emu()?.free(from_handle(handle)).map_err(|e| Fail::core(Op::Release, e))
@@ -181,7 +181,7 @@ pub fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult {
 /// ptr NULL → 1; CUDA-VMM-003 flags; size 0 or not a multiple of the host
 /// page → 1; CUDA-VMM-006 alignment 0 or a power of two, `addr` a hint
 /// (page-aligned); no room → 2.
-pub fn cuMemAddressReserve(
+pub extern "C" fn cuMemAddressReserve(
     ptr: Out<'_, CUdeviceptr>,
     size: usize,
     alignment: usize,
@@ -225,7 +225,7 @@ pub fn cuMemAddressReserve(
 /// `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)`: CUDA-VMM-007
 /// `ptr` and `size` must be exactly a reservation's; emulator (probe P5): a
 /// reservation that still holds mappings → 1.
-pub fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult {
+pub extern "C" fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult {
     run("cuMemAddressFree", || {
         current()?;
         let e = emu()?;
@@ -248,7 +248,7 @@ pub fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult {
 /// reservation of the program, `ptr` and `size` multiples of the
 /// granularity, size within the allocation; CUDA-VMM-010 over a mapping →
 /// 1; CUDA-VMM-009 a partial map maps the first `size` bytes.
-pub fn cuMemMap(
+pub extern "C" fn cuMemMap(
     ptr: CUdeviceptr,
     size: usize,
     offset: usize,
@@ -275,7 +275,7 @@ pub fn cuMemMap(
 /// `CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)`: CUDA-VMM-011 the
 /// range must be whole mappings exactly (no sub-range); it reverts to a
 /// reservation, and a later map starts with no access.
-pub fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
+pub extern "C" fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
     run("cuMemUnmap", || {
         current()?;
         let e = emu()?;
@@ -298,7 +298,7 @@ pub fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
 /// CUDA-VMM-013 in this order: ptr, size, desc, count; each location (a
 /// device; host → 801; bad id → 101) and its flags (0, 1 or 3); the range
 /// wholly cuMemMap'ed. A later grant for a device replaces an earlier one.
-pub fn cuMemSetAccess(
+pub extern "C" fn cuMemSetAccess(
     ptr: CUdeviceptr,
     size: usize,
     desc: In<'_, CUmemAccessDesc>,
@@ -337,7 +337,7 @@ pub fn cuMemSetAccess(
 /// `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)`:
 /// NULL → 1; the location as for cuMemSetAccess; `ptr` inside a cuMemMap'ed
 /// mapping. A device never granted access reads 0, the owner included.
-pub fn cuMemGetAccess(flags: Out<'_, u64>, location: In<'_, CUmemLocation>, ptr: CUdeviceptr) -> CUresult {
+pub extern "C" fn cuMemGetAccess(flags: Out<'_, u64>, location: In<'_, CUmemLocation>, ptr: CUdeviceptr) -> CUresult {
     run("cuMemGetAccess", || {
         current()?;
         if flags.is_null() || location.is_null() {
@@ -358,7 +358,7 @@ pub fn cuMemGetAccess(flags: Out<'_, u64>, location: In<'_, CUmemLocation>, ptr:
 /// `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)`:
 /// CUDA-VMM-019 any address inside a cuMemMap'ed mapping gives the handle
 /// that was mapped, with one more reference (one more cuMemRelease).
-pub fn cuMemRetainAllocationHandle(
+pub extern "C" fn cuMemRetainAllocationHandle(
     handle: Out<'_, CUmemGenericAllocationHandle>,
     addr: *mut c_void,
 ) -> CUresult {
@@ -379,7 +379,7 @@ pub fn cuMemRetainAllocationHandle(
 /// `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)`:
 /// the creation properties (an imported handle: the exporter's, on the
 /// device where the memory lives).
-pub fn cuMemGetAllocationPropertiesFromHandle(
+pub extern "C" fn cuMemGetAllocationPropertiesFromHandle(
     prop: Out<'_, CUmemAllocationProp>,
     handle: CUmemGenericAllocationHandle,
 ) -> CUresult {

@@ -100,12 +100,12 @@ fn create(array: Out<'_, hipArray_t>, d: &HIP_ARRAY3D_DESCRIPTOR) -> Result<(), 
 /// `hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, hipChannelFormatKind f)`:
 /// the descriptor of those bits per channel and that kind, as given (clr
 /// hip_texture.cpp; no check).
-pub fn hipCreateChannelDesc(x: i32, y: i32, z: i32, w: i32, f: i32) -> hipChannelFormatDesc {
+pub extern "C" fn hipCreateChannelDesc(x: i32, y: i32, z: i32, w: i32, f: i32) -> hipChannelFormatDesc {
     hipChannelFormatDesc { x, y, z, w, f }
 }
 
 /// `hipError_t hipArrayCreate(hipArray_t *pHandle, const HIP_ARRAY_DESCRIPTOR *pAllocateArray)`: a 1-D or 2-D array.
-pub fn hipArrayCreate(pHandle: Out<'_, hipArray_t>, pAllocateArray: In<'_, HIP_ARRAY_DESCRIPTOR>) -> hipError_t {
+pub extern "C" fn hipArrayCreate(pHandle: Out<'_, hipArray_t>, pAllocateArray: In<'_, HIP_ARRAY_DESCRIPTOR>) -> hipError_t {
     run("hipArrayCreate", || {
         if pAllocateArray.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "pAllocateArray is NULL".into()));
@@ -117,7 +117,7 @@ pub fn hipArrayCreate(pHandle: Out<'_, hipArray_t>, pAllocateArray: In<'_, HIP_A
 }
 
 /// `hipError_t hipArray3DCreate(hipArray_t *array, const HIP_ARRAY3D_DESCRIPTOR *pAllocateArray)`.
-pub fn hipArray3DCreate(array: Out<'_, hipArray_t>, pAllocateArray: In<'_, HIP_ARRAY3D_DESCRIPTOR>) -> hipError_t {
+pub extern "C" fn hipArray3DCreate(array: Out<'_, hipArray_t>, pAllocateArray: In<'_, HIP_ARRAY3D_DESCRIPTOR>) -> hipError_t {
     run("hipArray3DCreate", || {
         if pAllocateArray.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "pAllocateArray is NULL".into()));
@@ -139,12 +139,12 @@ fn create_from_channels(array: Out<'_, hipArray_t>, desc: In<'_, hipChannelForma
 }
 
 /// `hipError_t hipMallocArray(hipArray_t *array, const hipChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)`.
-pub fn hipMallocArray(array: Out<'_, hipArray_t>, desc: In<'_, hipChannelFormatDesc>, width: usize, height: usize, flags: u32) -> hipError_t {
+pub extern "C" fn hipMallocArray(array: Out<'_, hipArray_t>, desc: In<'_, hipChannelFormatDesc>, width: usize, height: usize, flags: u32) -> hipError_t {
     run("hipMallocArray", || create_from_channels(array, desc, hipExtent { width, height, depth: 0 }, flags))
 }
 
 /// `hipError_t hipMalloc3DArray(hipArray_t *array, const hipChannelFormatDesc *desc, hipExtent extent, unsigned int flags)`.
-pub fn hipMalloc3DArray(array: Out<'_, hipArray_t>, desc: In<'_, hipChannelFormatDesc>, extent: hipExtent, flags: u32) -> hipError_t {
+pub extern "C" fn hipMalloc3DArray(array: Out<'_, hipArray_t>, desc: In<'_, hipChannelFormatDesc>, extent: hipExtent, flags: u32) -> hipError_t {
     run("hipMalloc3DArray", || create_from_channels(array, desc, extent, flags))
 }
 
@@ -164,12 +164,12 @@ fn destroy(array: hipArray_t) -> Result<(), Fail> {
 }
 
 /// `hipError_t hipFreeArray(hipArray_t array)`.
-pub fn hipFreeArray(array: hipArray_t) -> hipError_t {
+pub extern "C" fn hipFreeArray(array: hipArray_t) -> hipError_t {
     run("hipFreeArray", || destroy(array))
 }
 
 /// `hipError_t hipArrayDestroy(hipArray_t array)`.
-pub fn hipArrayDestroy(array: hipArray_t) -> hipError_t {
+pub extern "C" fn hipArrayDestroy(array: hipArray_t) -> hipError_t {
     run("hipArrayDestroy", || destroy(array))
 }
 
@@ -193,7 +193,7 @@ fn descriptor(array: hipArray_t) -> Result<HIP_ARRAY3D_DESCRIPTOR, Fail> {
 
 /// `hipError_t hipArrayGetInfo(hipChannelFormatDesc *desc, hipExtent *extent, unsigned int *flags, hipArray_t array)`:
 /// NULL array → 400; all outputs NULL → 0; else as the descriptor (hip_memory.cpp:4117-4153).
-pub fn hipArrayGetInfo(desc: Out<'_, hipChannelFormatDesc>, extent: Out<'_, hipExtent>, flags: Out<'_, u32>, array: hipArray_t) -> hipError_t {
+pub extern "C" fn hipArrayGetInfo(desc: Out<'_, hipChannelFormatDesc>, extent: Out<'_, hipExtent>, flags: Out<'_, u32>, array: hipArray_t) -> hipError_t {
     run("hipArrayGetInfo", || {
         if array.is_null() {
             return Err(Fail::plain(HipError::INVALID_HANDLE, "array is NULL".into()));
@@ -210,7 +210,7 @@ pub fn hipArrayGetInfo(desc: Out<'_, hipChannelFormatDesc>, extent: Out<'_, hipE
 }
 
 /// `hipError_t hipArrayGetDescriptor(HIP_ARRAY_DESCRIPTOR *pArrayDescriptor, hipArray_t array)`.
-pub fn hipArrayGetDescriptor(pArrayDescriptor: Out<'_, HIP_ARRAY_DESCRIPTOR>, array: hipArray_t) -> hipError_t {
+pub extern "C" fn hipArrayGetDescriptor(pArrayDescriptor: Out<'_, HIP_ARRAY_DESCRIPTOR>, array: hipArray_t) -> hipError_t {
     run("hipArrayGetDescriptor", || {
         if pArrayDescriptor.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "pArrayDescriptor is NULL".into()));
@@ -223,7 +223,7 @@ pub fn hipArrayGetDescriptor(pArrayDescriptor: Out<'_, HIP_ARRAY_DESCRIPTOR>, ar
 }
 
 /// `hipError_t hipArray3DGetDescriptor(HIP_ARRAY3D_DESCRIPTOR *pArrayDescriptor, hipArray_t array)`.
-pub fn hipArray3DGetDescriptor(pArrayDescriptor: Out<'_, HIP_ARRAY3D_DESCRIPTOR>, array: hipArray_t) -> hipError_t {
+pub extern "C" fn hipArray3DGetDescriptor(pArrayDescriptor: Out<'_, HIP_ARRAY3D_DESCRIPTOR>, array: hipArray_t) -> hipError_t {
     run("hipArray3DGetDescriptor", || {
         if pArrayDescriptor.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "pArrayDescriptor is NULL".into()));
@@ -261,37 +261,37 @@ fn linear(array: hipArray_t, offset: usize, other: *mut c_void, n: usize, kind: 
 }
 
 /// `hipError_t hipMemcpyHtoA(hipArray_t dstArray, size_t dstOffset, const void *srcHost, size_t count)`.
-pub fn hipMemcpyHtoA(dstArray: hipArray_t, dstOffset: usize, srcHost: *const c_void, count: usize) -> hipError_t {
+pub extern "C" fn hipMemcpyHtoA(dstArray: hipArray_t, dstOffset: usize, srcHost: *const c_void, count: usize) -> hipError_t {
     run("hipMemcpyHtoA", || linear(dstArray, dstOffset, srcHost.cast_mut(), count, hipMemcpyHostToDevice, true, On::Sync))
 }
 
 /// `hipError_t hipMemcpyHtoAAsync(hipArray_t dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, hipStream_t stream)`.
-pub fn hipMemcpyHtoAAsync(dstArray: hipArray_t, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpyHtoAAsync(dstArray: hipArray_t, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, stream: hipStream_t) -> hipError_t {
     run("hipMemcpyHtoAAsync", || linear(dstArray, dstOffset, srcHost.cast_mut(), ByteCount, hipMemcpyHostToDevice, true, On::Stream(stream)))
 }
 
 /// `hipError_t hipMemcpyAtoH(void *dst, hipArray_t srcArray, size_t srcOffset, size_t count)`.
-pub fn hipMemcpyAtoH(dst: *mut c_void, srcArray: hipArray_t, srcOffset: usize, count: usize) -> hipError_t {
+pub extern "C" fn hipMemcpyAtoH(dst: *mut c_void, srcArray: hipArray_t, srcOffset: usize, count: usize) -> hipError_t {
     run("hipMemcpyAtoH", || linear(srcArray, srcOffset, dst, count, hipMemcpyDeviceToHost, false, On::Sync))
 }
 
 /// `hipError_t hipMemcpyAtoHAsync(void *dstHost, hipArray_t srcArray, size_t srcOffset, size_t ByteCount, hipStream_t stream)`.
-pub fn hipMemcpyAtoHAsync(dstHost: *mut c_void, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpyAtoHAsync(dstHost: *mut c_void, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize, stream: hipStream_t) -> hipError_t {
     run("hipMemcpyAtoHAsync", || linear(srcArray, srcOffset, dstHost, ByteCount, hipMemcpyDeviceToHost, false, On::Stream(stream)))
 }
 
 /// `hipError_t hipMemcpyAtoD(hipDeviceptr_t dstDevice, hipArray_t srcArray, size_t srcOffset, size_t ByteCount)`.
-pub fn hipMemcpyAtoD(dstDevice: hipDeviceptr_t, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize) -> hipError_t {
+pub extern "C" fn hipMemcpyAtoD(dstDevice: hipDeviceptr_t, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize) -> hipError_t {
     run("hipMemcpyAtoD", || linear(srcArray, srcOffset, dstDevice, ByteCount, hipMemcpyDeviceToDevice, false, On::Sync))
 }
 
 /// `hipError_t hipMemcpyDtoA(hipArray_t dstArray, size_t dstOffset, hipDeviceptr_t srcDevice, size_t ByteCount)`.
-pub fn hipMemcpyDtoA(dstArray: hipArray_t, dstOffset: usize, srcDevice: hipDeviceptr_t, ByteCount: usize) -> hipError_t {
+pub extern "C" fn hipMemcpyDtoA(dstArray: hipArray_t, dstOffset: usize, srcDevice: hipDeviceptr_t, ByteCount: usize) -> hipError_t {
     run("hipMemcpyDtoA", || linear(dstArray, dstOffset, srcDevice, ByteCount, hipMemcpyDeviceToDevice, true, On::Sync))
 }
 
 /// `hipError_t hipMemcpyAtoA(hipArray_t dstArray, size_t dstOffset, hipArray_t srcArray, size_t srcOffset, size_t ByteCount)`.
-pub fn hipMemcpyAtoA(dstArray: hipArray_t, dstOffset: usize, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize) -> hipError_t {
+pub extern "C" fn hipMemcpyAtoA(dstArray: hipArray_t, dstOffset: usize, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize) -> hipError_t {
     run("hipMemcpyAtoA", || {
         let src = at(&lookup(emu()?, srcArray, HipError::INVALID_VALUE)?, srcOffset)?;
         linear(dstArray, dstOffset, src, ByteCount, hipMemcpyDeviceToDevice, true, On::Sync)
@@ -300,7 +300,7 @@ pub fn hipMemcpyAtoA(dstArray: hipArray_t, dstOffset: usize, srcArray: hipArray_
 
 /// `hipError_t hipMemcpyToArray(hipArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, hipMemcpyKind kind)` (deprecated):
 /// `count` bytes from byte `wOffset` of row `hOffset`.
-pub fn hipMemcpyToArray(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, count: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpyToArray(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, count: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpyToArray", || {
         let rec = lookup(emu()?, dst, HipError::INVALID_VALUE)?;
         memcpy(at_row(&rec, wOffset, hOffset, 0)?, src, count, kind, On::Sync)
@@ -308,12 +308,12 @@ pub fn hipMemcpyToArray(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *c
 }
 
 /// `hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t srcArray, size_t wOffset, size_t hOffset, size_t count, hipMemcpyKind kind)` (deprecated).
-pub fn hipMemcpyFromArray(dst: *mut c_void, srcArray: hipArray_t, wOffset: usize, hOffset: usize, count: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpyFromArray(dst: *mut c_void, srcArray: hipArray_t, wOffset: usize, hOffset: usize, count: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpyFromArray", || from_array(dst, srcArray, wOffset, hOffset, count, kind, On::Sync))
 }
 
 /// `hipMemcpyFromArray` on the calling thread's default stream.
-pub fn hipMemcpyFromArray_spt(dst: *mut c_void, srcArray: hipArray_t, wOffset: usize, hOffset: usize, count: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpyFromArray_spt(dst: *mut c_void, srcArray: hipArray_t, wOffset: usize, hOffset: usize, count: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpyFromArray_spt", || super::pitched::on_per_thread(|on| from_array(dst, srcArray, wOffset, hOffset, count, kind, on)))
 }
 
@@ -339,49 +339,49 @@ fn from_array_2d(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usiz
 }
 
 /// `hipError_t hipMemcpy2DToArray(hipArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)`.
-pub fn hipMemcpy2DToArray(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpy2DToArray(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpy2DToArray", || to_array_2d(dst, wOffset, hOffset, src, spitch, width, height, kind, On::Sync))
 }
 
 /// `hipMemcpy2DToArray` on a stream.
-pub fn hipMemcpy2DToArrayAsync(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpy2DToArrayAsync(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
     run("hipMemcpy2DToArrayAsync", || to_array_2d(dst, wOffset, hOffset, src, spitch, width, height, kind, On::Stream(stream)))
 }
 
 /// `hipMemcpy2DToArray` on the calling thread's default stream.
-pub fn hipMemcpy2DToArray_spt(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpy2DToArray_spt(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpy2DToArray_spt", || super::pitched::on_per_thread(|on| to_array_2d(dst, wOffset, hOffset, src, spitch, width, height, kind, on)))
 }
 
 /// `hipMemcpy2DToArrayAsync` with NULL meaning the calling thread's default stream.
-pub fn hipMemcpy2DToArrayAsync_spt(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpy2DToArrayAsync_spt(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
     let on = On::Stream(super::stream::spt(stream));
     run("hipMemcpy2DToArrayAsync_spt", || to_array_2d(dst, wOffset, hOffset, src, spitch, width, height, kind, on))
 }
 
 /// `hipError_t hipMemcpy2DFromArray(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)`.
-pub fn hipMemcpy2DFromArray(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpy2DFromArray(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpy2DFromArray", || from_array_2d(dst, dpitch, src, wOffset, hOffset, width, height, kind, On::Sync))
 }
 
 /// `hipMemcpy2DFromArray` on a stream.
-pub fn hipMemcpy2DFromArrayAsync(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpy2DFromArrayAsync(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
     run("hipMemcpy2DFromArrayAsync", || from_array_2d(dst, dpitch, src, wOffset, hOffset, width, height, kind, On::Stream(stream)))
 }
 
 /// `hipMemcpy2DFromArray` on the calling thread's default stream.
-pub fn hipMemcpy2DFromArray_spt(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpy2DFromArray_spt(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpy2DFromArray_spt", || super::pitched::on_per_thread(|on| from_array_2d(dst, dpitch, src, wOffset, hOffset, width, height, kind, on)))
 }
 
 /// `hipMemcpy2DFromArrayAsync` with NULL meaning the calling thread's default stream.
-pub fn hipMemcpy2DFromArrayAsync_spt(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpy2DFromArrayAsync_spt(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
     let on = On::Stream(super::stream::spt(stream));
     run("hipMemcpy2DFromArrayAsync_spt", || from_array_2d(dst, dpitch, src, wOffset, hOffset, width, height, kind, on))
 }
 
 /// `hipError_t hipMemcpy2DArrayToArray(hipArray_t dst, size_t wOffsetDst, size_t hOffsetDst, hipArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, hipMemcpyKind kind)`.
-pub fn hipMemcpy2DArrayToArray(dst: hipArray_t, wOffsetDst: usize, hOffsetDst: usize, src: hipArray_t, wOffsetSrc: usize, hOffsetSrc: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpy2DArrayToArray(dst: hipArray_t, wOffsetDst: usize, hOffsetDst: usize, src: hipArray_t, wOffsetSrc: usize, hOffsetSrc: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpy2DArrayToArray", || {
         let e = emu()?;
         let (d, s) = (lookup(e, dst, HipError::INVALID_HANDLE)?, lookup(e, src, HipError::INVALID_HANDLE)?);

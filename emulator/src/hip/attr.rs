@@ -144,7 +144,7 @@ fn get_into(e: &Emulator, data: Out<'_, c_void>, attr: hipPointer_attribute, p: 
 /// data or ptr NULL → 1; the attributes clr does not support → 801; memory
 /// HIP does not know → 1 with clr's default value written (0, NULL, false,
 /// −2), except ACCESS_FLAGS (0 and success); an unknown attribute → 1.
-pub fn hipPointerGetAttribute(data: Out<'_, c_void>, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t {
+pub extern "C" fn hipPointerGetAttribute(data: Out<'_, c_void>, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t {
     run("hipPointerGetAttribute", || {
         if data.is_null() || ptr.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "data or ptr is NULL".into()));
@@ -157,7 +157,7 @@ pub fn hipPointerGetAttribute(data: Out<'_, c_void>, attribute: hipPointer_attri
 /// any argument NULL or 0 → 1; else each attribute as hipPointerGetAttribute
 /// into `data[i]`, and success whatever each one answered (clr
 /// hip_memory.cpp:4075-4090).
-pub fn hipDrvPointerGetAttributes(
+pub extern "C" fn hipDrvPointerGetAttributes(
     numAttributes: u32,
     attributes: In<'_, hipPointer_attribute>,
     data: In<'_, *mut c_void>,
@@ -182,7 +182,7 @@ pub fn hipDrvPointerGetAttributes(
 /// `hipError_t hipPointerSetAttribute(const void *value, hipPointer_attribute attribute, hipDeviceptr_t ptr)`:
 /// value or ptr NULL → 1; any attribute but SYNC_MEMOPS → 1; a value other
 /// than 0 or 1 → 1; memory HIP does not know → 17 (clr hip_memory.cpp:3823-3842).
-pub fn hipPointerSetAttribute(value: In<'_, c_void>, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t {
+pub extern "C" fn hipPointerSetAttribute(value: In<'_, c_void>, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t {
     run("hipPointerSetAttribute", || {
         if value.is_null() || ptr.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "value or ptr is NULL".into()));

@@ -92,18 +92,18 @@ fn query(stream: hipStream_t, status: Out<'_, hipStreamCaptureStatus>, out: Info
 }
 
 /// `hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)`: HIP-GRF-009.
-pub fn hipStreamIsCapturing(stream: hipStream_t, pCaptureStatus: Out<'_, hipStreamCaptureStatus>) -> hipError_t {
+pub extern "C" fn hipStreamIsCapturing(stream: hipStream_t, pCaptureStatus: Out<'_, hipStreamCaptureStatus>) -> hipError_t {
     run("hipStreamIsCapturing", || query(stream, pCaptureStatus, InfoOut::NONE))
 }
 
 /// `hipError_t hipStreamIsCapturing_spt(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)`.
-pub fn hipStreamIsCapturing_spt(stream: hipStream_t, pCaptureStatus: Out<'_, hipStreamCaptureStatus>) -> hipError_t {
+pub extern "C" fn hipStreamIsCapturing_spt(stream: hipStream_t, pCaptureStatus: Out<'_, hipStreamCaptureStatus>) -> hipError_t {
     run("hipStreamIsCapturing_spt", || query(spt(stream), pCaptureStatus, InfoOut::NONE))
 }
 
 /// `hipError_t hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus, unsigned long long *pId)`:
 /// `pId` is written only while capturing.
-pub fn hipStreamGetCaptureInfo(
+pub extern "C" fn hipStreamGetCaptureInfo(
     stream: hipStream_t,
     pCaptureStatus: Out<'_, hipStreamCaptureStatus>,
     pId: Out<'_, u64>,
@@ -112,7 +112,7 @@ pub fn hipStreamGetCaptureInfo(
 }
 
 /// `hipError_t hipStreamGetCaptureInfo_spt(…)`.
-pub fn hipStreamGetCaptureInfo_spt(
+pub extern "C" fn hipStreamGetCaptureInfo_spt(
     stream: hipStream_t,
     pCaptureStatus: Out<'_, hipStreamCaptureStatus>,
     pId: Out<'_, u64>,
@@ -122,7 +122,7 @@ pub fn hipStreamGetCaptureInfo_spt(
 
 /// `hipError_t hipStreamGetCaptureInfo_v2(hipStream_t stream, hipStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, hipGraph_t *graph_out, const hipGraphNode_t **dependencies_out, size_t *numDependencies_out)`:
 /// the other outputs are written only while capturing.
-pub fn hipStreamGetCaptureInfo_v2(
+pub extern "C" fn hipStreamGetCaptureInfo_v2(
     stream: hipStream_t,
     captureStatus_out: Out<'_, hipStreamCaptureStatus>,
     id_out: Out<'_, u64>,
@@ -135,7 +135,7 @@ pub fn hipStreamGetCaptureInfo_v2(
 }
 
 /// `hipError_t hipStreamGetCaptureInfo_v2_spt(…)`.
-pub fn hipStreamGetCaptureInfo_v2_spt(
+pub extern "C" fn hipStreamGetCaptureInfo_v2_spt(
     stream: hipStream_t,
     captureStatus_out: Out<'_, hipStreamCaptureStatus>,
     id_out: Out<'_, u64>,
@@ -149,7 +149,7 @@ pub fn hipStreamGetCaptureInfo_v2_spt(
 
 /// `hipError_t hipThreadExchangeStreamCaptureMode(hipStreamCaptureMode *mode)`:
 /// NULL or a mode outside Global … Relaxed → 1; swaps it with the thread's.
-pub fn hipThreadExchangeStreamCaptureMode(mode: Out<'_, hipStreamCaptureMode>) -> hipError_t {
+pub extern "C" fn hipThreadExchangeStreamCaptureMode(mode: Out<'_, hipStreamCaptureMode>) -> hipError_t {
     run("hipThreadExchangeStreamCaptureMode", || {
         let m = if mode.is_null() { None } else { mode_of(mode.read()?) };
         let Some(m) = m else {
@@ -180,12 +180,12 @@ fn begin(stream: hipStream_t, mode: hipStreamCaptureMode) -> Result<(), Fail> {
 }
 
 /// `hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)`: HIP-GRF-008.
-pub fn hipStreamBeginCapture(stream: hipStream_t, mode: hipStreamCaptureMode) -> hipError_t {
+pub extern "C" fn hipStreamBeginCapture(stream: hipStream_t, mode: hipStreamCaptureMode) -> hipError_t {
     run("hipStreamBeginCapture", || begin(stream, mode))
 }
 
 /// `hipError_t hipStreamBeginCapture_spt(hipStream_t stream, hipStreamCaptureMode mode)`: NULL is the thread's default stream.
-pub fn hipStreamBeginCapture_spt(stream: hipStream_t, mode: hipStreamCaptureMode) -> hipError_t {
+pub extern "C" fn hipStreamBeginCapture_spt(stream: hipStream_t, mode: hipStreamCaptureMode) -> hipError_t {
     run("hipStreamBeginCapture_spt", || begin(spt(stream), mode))
 }
 
@@ -216,11 +216,11 @@ fn end(stream: hipStream_t, graph: Out<'_, hipGraph_t>) -> Result<(), Fail> {
 }
 
 /// `hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)`: HIP-GRF-008, HIP-GRF-010, HIP-GRF-013.
-pub fn hipStreamEndCapture(stream: hipStream_t, pGraph: Out<'_, hipGraph_t>) -> hipError_t {
+pub extern "C" fn hipStreamEndCapture(stream: hipStream_t, pGraph: Out<'_, hipGraph_t>) -> hipError_t {
     run("hipStreamEndCapture", || end(stream, pGraph))
 }
 
 /// `hipError_t hipStreamEndCapture_spt(hipStream_t stream, hipGraph_t *pGraph)`: NULL is the thread's default stream.
-pub fn hipStreamEndCapture_spt(stream: hipStream_t, pGraph: Out<'_, hipGraph_t>) -> hipError_t {
+pub extern "C" fn hipStreamEndCapture_spt(stream: hipStream_t, pGraph: Out<'_, hipGraph_t>) -> hipError_t {
     run("hipStreamEndCapture_spt", || end(spt(stream), pGraph))
 }

@@ -24,7 +24,7 @@ pub(super) fn device(id: i32) -> Result<u32, Fail> {
 }
 
 /// `hipError_t hipInit(unsigned flags)`: flags must be 0.
-pub fn hipInit(flags: u32) -> hipError_t {
+pub extern "C" fn hipInit(flags: u32) -> hipError_t {
     run("hipInit", || {
         if flags != 0 {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("flags must be 0, got {flags}")));
@@ -35,7 +35,7 @@ pub fn hipInit(flags: u32) -> hipError_t {
 
 /// `hipError_t hipGetDeviceCount(int *count)`: HIP-INIT-001, a runtime that
 /// cannot start answers 100 with `*count = 0`.
-pub fn hipGetDeviceCount(count: Out<'_, i32>) -> hipError_t {
+pub extern "C" fn hipGetDeviceCount(count: Out<'_, i32>) -> hipError_t {
     run("hipGetDeviceCount", || {
         if count.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "count is NULL".into()));
@@ -56,7 +56,7 @@ pub fn hipGetDeviceCount(count: Out<'_, i32>) -> hipError_t {
 }
 
 /// `hipError_t hipSetDevice(int deviceId)`: out of range → 101.
-pub fn hipSetDevice(deviceId: i32) -> hipError_t {
+pub extern "C" fn hipSetDevice(deviceId: i32) -> hipError_t {
     run("hipSetDevice", || {
         let d = device(deviceId)?;
         thread::set_current_device(Some(d));
@@ -65,7 +65,7 @@ pub fn hipSetDevice(deviceId: i32) -> hipError_t {
 }
 
 /// `hipError_t hipGetDevice(int *deviceId)`: the thread's device, 0 by default.
-pub fn hipGetDevice(deviceId: Out<'_, i32>) -> hipError_t {
+pub extern "C" fn hipGetDevice(deviceId: Out<'_, i32>) -> hipError_t {
     run("hipGetDevice", || {
         if deviceId.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "deviceId is NULL".into()));
@@ -78,7 +78,7 @@ pub fn hipGetDevice(deviceId: Out<'_, i32>) -> hipError_t {
 
 /// `hipError_t hipDeviceSynchronize(void)`: waits for the work of every
 /// stream of the current device; reports the first failure of a work.
-pub fn hipDeviceSynchronize() -> hipError_t {
+pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
     run("hipDeviceSynchronize", || {
         let e = emu()?;
         // HIP-GRF-011: clr's CHECK_SUPPORTED_DURING_CAPTURE (every capture invalidated, 900).
@@ -89,7 +89,7 @@ pub fn hipDeviceSynchronize() -> hipError_t {
 }
 
 /// `hipError_t hipDeviceGet(hipDevice_t *device, int ordinal)`.
-pub fn hipDeviceGet(device_: Out<'_, hipDevice_t>, ordinal: i32) -> hipError_t {
+pub extern "C" fn hipDeviceGet(device_: Out<'_, hipDevice_t>, ordinal: i32) -> hipError_t {
     run("hipDeviceGet", || {
         if device_.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "device is NULL".into()));
@@ -109,7 +109,7 @@ fn facts(d: u32) -> Result<attributes::Facts, Fail> {
 /// `hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceId)`:
 /// every attribute of the 7.x enum (`attributes.rs`, the same values as
 /// hipGetDeviceProperties); a placeholder or an unknown value → 1, as clr's `default:`.
-pub fn hipDeviceGetAttribute(pi: Out<'_, i32>, attr: hipDeviceAttribute_t, deviceId: i32) -> hipError_t {
+pub extern "C" fn hipDeviceGetAttribute(pi: Out<'_, i32>, attr: hipDeviceAttribute_t, deviceId: i32) -> hipError_t {
     run("hipDeviceGetAttribute", || {
         if pi.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "pi is NULL".into()));
@@ -163,13 +163,13 @@ fn fill(buf: &mut [u8], at: &Offsets, d: u32) -> Result<(), Fail> {
 
 /// `hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int deviceId)`
 /// (`@hip_4.2`): the old 792-byte layout, zero-filled, then the fields hip.md lists.
-pub fn hipGetDeviceProperties(prop: Out<'_, hipDeviceProp_t>, deviceId: i32) -> hipError_t {
+pub extern "C" fn hipGetDeviceProperties(prop: Out<'_, hipDeviceProp_t>, deviceId: i32) -> hipError_t {
     run("hipGetDeviceProperties", || properties_r0000(prop, deviceId))
 }
 
 /// `hipError_t hipGetDevicePropertiesR0000(hipDeviceProp_tR0000 *prop, int deviceId)` (`@hip_4.2`):
 /// the old layout under its explicit name, as `hipGetDeviceProperties`.
-pub fn hipGetDevicePropertiesR0000(prop: Out<'_, hipDeviceProp_t>, deviceId: i32) -> hipError_t {
+pub extern "C" fn hipGetDevicePropertiesR0000(prop: Out<'_, hipDeviceProp_t>, deviceId: i32) -> hipError_t {
     run("hipGetDevicePropertiesR0000", || properties_r0000(prop, deviceId))
 }
 
@@ -201,7 +201,7 @@ fn properties_r0000(prop: Out<'_, hipDeviceProp_t>, deviceId: i32) -> Result<(),
 
 /// `hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600 *prop, int deviceId)`
 /// (`@hip_6.0`): the 1472-byte layout.
-pub fn hipGetDevicePropertiesR0600(prop: Out<'_, hipDeviceProp_tR0600>, deviceId: i32) -> hipError_t {
+pub extern "C" fn hipGetDevicePropertiesR0600(prop: Out<'_, hipDeviceProp_tR0600>, deviceId: i32) -> hipError_t {
     run("hipGetDevicePropertiesR0600", || {
         if prop.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "prop is NULL".into()));
@@ -240,19 +240,19 @@ fn version(out: Out<'_, i32>) -> Result<(), Fail> {
 /// `HIP_VERSION` (`VMMKIT_HIP_VERSION`: 60300000 by default, 70000000 for
 /// `7`); works even when the emulator cannot start, but not with a bad
 /// `VMMKIT_HIP_VERSION` (101, naming it).
-pub fn hipRuntimeGetVersion(runtimeVersion: Out<'_, i32>) -> hipError_t {
+pub extern "C" fn hipRuntimeGetVersion(runtimeVersion: Out<'_, i32>) -> hipError_t {
     run("hipRuntimeGetVersion", || version(runtimeVersion))
 }
 
 /// `hipError_t hipDriverGetVersion(int *driverVersion)`: as hipRuntimeGetVersion.
-pub fn hipDriverGetVersion(driverVersion: Out<'_, i32>) -> hipError_t {
+pub extern "C" fn hipDriverGetVersion(driverVersion: Out<'_, i32>) -> hipError_t {
     run("hipDriverGetVersion", || version(driverVersion))
 }
 
 /// `hipError_t hipDeviceCanAccessPeer(int *canAccessPeer, int deviceId, int peerDeviceId)`:
 /// a device and itself → 0 with 0, before the range check; any two distinct
 /// emulated devices can reach each other.
-pub fn hipDeviceCanAccessPeer(
+pub extern "C" fn hipDeviceCanAccessPeer(
     canAccessPeer: Out<'_, i32>,
     deviceId: i32,
     peerDeviceId: i32,
@@ -274,7 +274,7 @@ pub fn hipDeviceCanAccessPeer(
 
 /// `hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned flags)`:
 /// flags ≠ 0 → 1; the current device itself or out of range → 101; twice → 704.
-pub fn hipDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> hipError_t {
+pub extern "C" fn hipDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> hipError_t {
     run("hipDeviceEnablePeerAccess", || {
         if flags != 0 {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("flags must be 0, got {flags}")));
@@ -295,7 +295,7 @@ pub fn hipDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> hipError_t {
 }
 
 /// `hipError_t hipDeviceDisablePeerAccess(int peerDeviceId)`: out of range → 101; never enabled → 705.
-pub fn hipDeviceDisablePeerAccess(peerDeviceId: i32) -> hipError_t {
+pub extern "C" fn hipDeviceDisablePeerAccess(peerDeviceId: i32) -> hipError_t {
     run("hipDeviceDisablePeerAccess", || {
         let cur = current_device();
         let peer = device(peerDeviceId)?;
@@ -371,7 +371,7 @@ fn put_c_str(buf: Out<'_, c_char>, len: i32, s: &str) -> Result<(), crate::ffi::
 /// memory the process holds there (allocations, VMM handles and mappings,
 /// opened IPC memory) and sets its flags back to `hipDeviceScheduleSpin`
 /// (its limits stay, as rocclr keeps them).
-pub fn hipDeviceReset() -> hipError_t {
+pub extern "C" fn hipDeviceReset() -> hipError_t {
     run("hipDeviceReset", || {
         let e = emu()?;
         let d = current_device();
@@ -396,7 +396,7 @@ pub fn hipDeviceReset() -> hipError_t {
 /// `hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device)`:
 /// bad device → 101, NULL → 1, then the address is written (truncated) and
 /// `len` ≤ 12 → 1, as clr does.
-pub fn hipDeviceGetPCIBusId(pciBusId: Out<'_, c_char>, len: i32, device_: i32) -> hipError_t {
+pub extern "C" fn hipDeviceGetPCIBusId(pciBusId: Out<'_, c_char>, len: i32, device_: i32) -> hipError_t {
     run("hipDeviceGetPCIBusId", || {
         let d = device(device_)?;
         if pciBusId.is_null() {
@@ -412,7 +412,7 @@ pub fn hipDeviceGetPCIBusId(pciBusId: Out<'_, c_char>, len: i32, device_: i32) -
 
 /// `hipError_t hipDeviceGetByPCIBusId(int *device, const char *pciBusId)`:
 /// NULL → 1; an address that is not `dddd:bb:dd.f` of an emulated device → 1.
-pub fn hipDeviceGetByPCIBusId(device_: Out<'_, i32>, pciBusId: CStrIn<'_>) -> hipError_t {
+pub extern "C" fn hipDeviceGetByPCIBusId(device_: Out<'_, i32>, pciBusId: CStrIn<'_>) -> hipError_t {
     run("hipDeviceGetByPCIBusId", || {
         if device_.is_null() || pciBusId.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "device or pciBusId is NULL".into()));
@@ -441,7 +441,7 @@ pub fn hipDeviceGetByPCIBusId(device_: Out<'_, i32>, pciBusId: CStrIn<'_>) -> hi
 
 /// `hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device)`:
 /// bad device → 101; NULL or `len` ≤ 0 → 1; the name, truncated to `len − 1`.
-pub fn hipDeviceGetName(name: Out<'_, c_char>, len: i32, device_: hipDevice_t) -> hipError_t {
+pub extern "C" fn hipDeviceGetName(name: Out<'_, c_char>, len: i32, device_: hipDevice_t) -> hipError_t {
     run("hipDeviceGetName", || {
         device(device_)?;
         if name.is_null() || len <= 0 {
@@ -454,7 +454,7 @@ pub fn hipDeviceGetName(name: Out<'_, c_char>, len: i32, device_: hipDevice_t) -
 
 /// `hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device)`: bad
 /// device → 101, NULL → 1; the `uuid` of hipGetDeviceProperties.
-pub fn hipDeviceGetUuid(uuid_: Out<'_, hipUUID>, device_: hipDevice_t) -> hipError_t {
+pub extern "C" fn hipDeviceGetUuid(uuid_: Out<'_, hipUUID>, device_: hipDevice_t) -> hipError_t {
     run("hipDeviceGetUuid", || {
         let d = device(device_)?;
         out(uuid_, "uuid", hipUUID { bytes: uuid(machine(emu()?, d)).map(|b| b as c_char) })
@@ -463,7 +463,7 @@ pub fn hipDeviceGetUuid(uuid_: Out<'_, hipUUID>, device_: hipDevice_t) -> hipErr
 
 /// `hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t device)`: bad
 /// device → 101, NULL → 1; `VMMKIT_DEVICE_MEMORY`.
-pub fn hipDeviceTotalMem(bytes: Out<'_, usize>, device_: hipDevice_t) -> hipError_t {
+pub extern "C" fn hipDeviceTotalMem(bytes: Out<'_, usize>, device_: hipDevice_t) -> hipError_t {
     run("hipDeviceTotalMem", || {
         device(device_)?;
         out(bytes, "bytes", emu()?.config().device_memory as usize)
@@ -472,7 +472,7 @@ pub fn hipDeviceTotalMem(bytes: Out<'_, usize>, device_: hipDevice_t) -> hipErro
 
 /// `hipError_t hipDeviceComputeCapability(int *major, int *minor, hipDevice_t device)`:
 /// bad device → 101, either NULL → 1.
-pub fn hipDeviceComputeCapability(major: Out<'_, i32>, minor: Out<'_, i32>, device_: hipDevice_t) -> hipError_t {
+pub extern "C" fn hipDeviceComputeCapability(major: Out<'_, i32>, minor: Out<'_, i32>, device_: hipDevice_t) -> hipError_t {
     run("hipDeviceComputeCapability", || {
         device(device_)?;
         if minor.is_null() {
@@ -497,7 +497,7 @@ fn pair(a: i32, b: i32) -> Result<(), Fail> {
 /// NULL → 1; the same device or one out of range → 101; PerformanceRank is
 /// the link type (clr reads `kLinkLinkType` for it: XGMI, 4), access, atomics
 /// and array access are 1; another attribute → 1.
-pub fn hipDeviceGetP2PAttribute(
+pub extern "C" fn hipDeviceGetP2PAttribute(
     value: Out<'_, i32>,
     attr: hipDeviceP2PAttr,
     srcDevice: i32,
@@ -519,7 +519,7 @@ pub fn hipDeviceGetP2PAttribute(
 
 /// `hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t *linktype, uint32_t *hopcount)`:
 /// NULL, the same device or a negative one → 1; out of range → 101; XGMI, one hop.
-pub fn hipExtGetLinkTypeAndHopCount(
+pub extern "C" fn hipExtGetLinkTypeAndHopCount(
     device1: i32,
     device2: i32,
     linktype: Out<'_, u32>,
@@ -542,7 +542,7 @@ pub fn hipExtGetLinkTypeAndHopCount(
 /// flag, nothing beyond `hipDeviceScheduleMask | hipDeviceMapHost |
 /// hipDeviceLmemResizeToMax` (else 1); the current device keeps the
 /// scheduling part (clr `setFlags(flags & hipDeviceScheduleMask)`).
-pub fn hipSetDeviceFlags(flags: u32) -> hipError_t {
+pub extern "C" fn hipSetDeviceFlags(flags: u32) -> hipError_t {
     run("hipSetDeviceFlags", || {
         let e = emu()?;
         let schedule = flags & hipDeviceScheduleMask;
@@ -559,7 +559,7 @@ pub fn hipSetDeviceFlags(flags: u32) -> hipError_t {
 
 /// `hipError_t hipGetDeviceFlags(unsigned int *flags)`: NULL → 1; the
 /// current device's scheduling flags (`hipDeviceScheduleSpin` until set).
-pub fn hipGetDeviceFlags(flags: Out<'_, u32>) -> hipError_t {
+pub extern "C" fn hipGetDeviceFlags(flags: Out<'_, u32>) -> hipError_t {
     run("hipGetDeviceFlags", || {
         let e = emu()?;
         out(flags, "flags", state(e).device(current_device(), DEVICE_DEFAULTS).flags)
@@ -570,7 +570,7 @@ pub fn hipGetDeviceFlags(flags: Out<'_, u32>) -> hipError_t {
 /// value ≥ `hipLimitRange` → 1; the stack (≤ 128 KiB − 16, rounded up to
 /// 16) and the heap (< the device's memory) of the current device, else 1;
 /// any other limit → 215 (hipErrorUnsupportedLimit).
-pub fn hipDeviceSetLimit(limit: hipLimit_t, value: usize) -> hipError_t {
+pub extern "C" fn hipDeviceSetLimit(limit: hipLimit_t, value: usize) -> hipError_t {
     run("hipDeviceSetLimit", || {
         let e = emu()?;
         let d = current_device();
@@ -606,7 +606,7 @@ fn unsupported_limit(limit: hipLimit_t) -> Result<(), Fail> {
 /// `hipError_t hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit)`:
 /// NULL or ≥ `hipLimitRange` → 1; stack and heap of the current device; any
 /// other → 215.
-pub fn hipDeviceGetLimit(pValue: Out<'_, usize>, limit: hipLimit_t) -> hipError_t {
+pub extern "C" fn hipDeviceGetLimit(pValue: Out<'_, usize>, limit: hipLimit_t) -> hipError_t {
     run("hipDeviceGetLimit", || {
         if pValue.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "pValue is NULL".into()));
@@ -624,18 +624,18 @@ pub fn hipDeviceGetLimit(pValue: Out<'_, usize>, limit: hipLimit_t) -> hipError_
 /// `hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig)`: any
 /// value is accepted and ignored, as clr does (hip_device_runtime.cpp:574-580:
 /// "No way to set cache config yet", and no check of the value).
-pub fn hipDeviceSetCacheConfig(_cacheConfig: hipFuncCache_t) -> hipError_t {
+pub extern "C" fn hipDeviceSetCacheConfig(_cacheConfig: hipFuncCache_t) -> hipError_t {
     run("hipDeviceSetCacheConfig", || emu().map(drop))
 }
 
 /// `hipError_t hipDeviceGetCacheConfig(hipFuncCache_t *cacheConfig)`: NULL → 1; `hipFuncCachePreferNone`.
-pub fn hipDeviceGetCacheConfig(cacheConfig: Out<'_, hipFuncCache_t>) -> hipError_t {
+pub extern "C" fn hipDeviceGetCacheConfig(cacheConfig: Out<'_, hipFuncCache_t>) -> hipError_t {
     run("hipDeviceGetCacheConfig", || emu().and_then(|_| out(cacheConfig, "cacheConfig", hipFuncCachePreferNone)))
 }
 
 /// `hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config)`: a
 /// value that is no `hipSharedMemConfig` → 1; otherwise accepted and ignored.
-pub fn hipDeviceSetSharedMemConfig(config: hipSharedMemConfig) -> hipError_t {
+pub extern "C" fn hipDeviceSetSharedMemConfig(config: hipSharedMemConfig) -> hipError_t {
     run("hipDeviceSetSharedMemConfig", || {
         emu()?;
         if !(hipSharedMemBankSizeDefault..=hipSharedMemBankSizeEightByte).contains(&config) {
@@ -646,7 +646,7 @@ pub fn hipDeviceSetSharedMemConfig(config: hipSharedMemConfig) -> hipError_t {
 }
 
 /// `hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig *pConfig)`: NULL → 1; four-byte banks.
-pub fn hipDeviceGetSharedMemConfig(pConfig: Out<'_, hipSharedMemConfig>) -> hipError_t {
+pub extern "C" fn hipDeviceGetSharedMemConfig(pConfig: Out<'_, hipSharedMemConfig>) -> hipError_t {
     run("hipDeviceGetSharedMemConfig", || emu().and_then(|_| out(pConfig, "pConfig", hipSharedMemBankSizeFourByte)))
 }
 
@@ -662,25 +662,25 @@ fn choose(device_: Out<'_, i32>, prop_is_null: bool) -> Result<(), Fail> {
 
 /// `hipError_t hipChooseDevice(int *device, const hipDeviceProp_t *prop)`
 /// (`@hip_4.2`, the old layout): see `choose`.
-pub fn hipChooseDevice(device_: Out<'_, i32>, prop: *const hipDeviceProp_t) -> hipError_t {
+pub extern "C" fn hipChooseDevice(device_: Out<'_, i32>, prop: *const hipDeviceProp_t) -> hipError_t {
     run("hipChooseDevice", || choose(device_, prop.is_null()))
 }
 
 /// `hipError_t hipChooseDeviceR0000(int *device, const hipDeviceProp_tR0000 *prop)` (`@hip_4.2`):
 /// the old layout under its explicit name, as `hipChooseDevice`.
-pub fn hipChooseDeviceR0000(device_: Out<'_, i32>, prop: *const hipDeviceProp_t) -> hipError_t {
+pub extern "C" fn hipChooseDeviceR0000(device_: Out<'_, i32>, prop: *const hipDeviceProp_t) -> hipError_t {
     run("hipChooseDeviceR0000", || choose(device_, prop.is_null()))
 }
 
 /// `hipError_t hipChooseDeviceR0600(int *device, const hipDeviceProp_tR0600 *prop)` (`@hip_6.0`).
-pub fn hipChooseDeviceR0600(device_: Out<'_, i32>, prop: *const hipDeviceProp_tR0600) -> hipError_t {
+pub extern "C" fn hipChooseDeviceR0600(device_: Out<'_, i32>, prop: *const hipDeviceProp_tR0600) -> hipError_t {
     run("hipChooseDeviceR0600", || choose(device_, prop.is_null()))
 }
 
 /// `hipError_t hipDeviceGetTexture1DLinearMaxWidth(size_t *max_width, const hipChannelFormatDesc *desc, int device)`:
 /// either NULL → 1; bad device → 101; an element of 0 bits → 1; else
 /// MaxTexture1DLinear / the element's bytes (clr).
-pub fn hipDeviceGetTexture1DLinearMaxWidth(
+pub extern "C" fn hipDeviceGetTexture1DLinearMaxWidth(
     max_width: Out<'_, usize>,
     desc: In<'_, hipChannelFormatDesc>,
     device_: i32,
@@ -711,7 +711,7 @@ const LINEAR_1D: i32 = 41;
 /// 6.x: 801 (clr: "Unimplemented"). 7.x: len 0 → 0; NULL, len < 0 or >
 /// the count → 1; a device out of range → 101; the first device becomes
 /// current unless this thread has set one (clr `tls.isSetDeviceCalled`).
-pub fn hipSetValidDevices(device_arr: In<'_, i32>, len: i32) -> hipError_t {
+pub extern "C" fn hipSetValidDevices(device_arr: In<'_, i32>, len: i32) -> hipError_t {
     run("hipSetValidDevices", || {
         let e = emu()?;
         if !profile::is_v7() {
@@ -738,12 +738,12 @@ pub fn hipSetValidDevices(device_arr: In<'_, i32>, len: i32) -> hipError_t {
 }
 
 /// `hipError_t hipProfilerStart(void)`: 801, as clr (hip_profile.cpp).
-pub fn hipProfilerStart() -> hipError_t {
+pub extern "C" fn hipProfilerStart() -> hipError_t {
     run("hipProfilerStart", || emu().and_then(|_| Err(clr_unimplemented())))
 }
 
 /// `hipError_t hipProfilerStop(void)`: 801, as clr (hip_profile.cpp).
-pub fn hipProfilerStop() -> hipError_t {
+pub extern "C" fn hipProfilerStop() -> hipError_t {
     run("hipProfilerStop", || emu().and_then(|_| Err(clr_unimplemented())))
 }
 

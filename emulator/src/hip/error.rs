@@ -11,17 +11,17 @@ use crate::ffi::Out;
 
 /// `hipError_t hipGetLastError(void)`: the thread's last error, reset to 0.
 /// Profile 6.x: the last *returned* code, success included (hip.md §2.1).
-pub fn hipGetLastError() -> hipError_t {
+pub extern "C" fn hipGetLastError() -> hipError_t {
     last_error(true)
 }
 
 /// `hipError_t hipPeekAtLastError(void)`: the same value, not reset.
-pub fn hipPeekAtLastError() -> hipError_t {
+pub extern "C" fn hipPeekAtLastError() -> hipError_t {
     last_error(false)
 }
 
 /// `hipError_t hipExtGetLastError(void)` (`@hip_6.0`): like hipGetLastError.
-pub fn hipExtGetLastError() -> hipError_t {
+pub extern "C" fn hipExtGetLastError() -> hipError_t {
     last_error(true)
 }
 
@@ -44,13 +44,13 @@ fn table() -> &'static [(i32, CString, CString)] {
 
 /// `const char *hipGetErrorName(hipError_t)`: the enumerator's name;
 /// unknown → "hipErrorUnknown". Leaves the last error alone.
-pub fn hipGetErrorName(hipError: hipError_t) -> *const c_char {
+pub extern "C" fn hipGetErrorName(hipError: hipError_t) -> *const c_char {
     table().iter().find(|e| e.0 == hipError).map_or(c"hipErrorUnknown".as_ptr(), |e| e.1.as_ptr())
 }
 
 /// `const char *hipGetErrorString(hipError_t)`: the ≥5.3 lowercase
 /// description; unknown → "unknown error". Leaves the last error alone.
-pub fn hipGetErrorString(hipError: hipError_t) -> *const c_char {
+pub extern "C" fn hipGetErrorString(hipError: hipError_t) -> *const c_char {
     table().iter().find(|e| e.0 == hipError).map_or(c"unknown error".as_ptr(), |e| e.2.as_ptr())
 }
 
@@ -66,11 +66,11 @@ fn drv_text(code: hipError_t, out: Out<'_, *const c_char>, text: *const c_char) 
 }
 
 /// `hipError_t hipDrvGetErrorName(hipError_t hipError, const char **errorString)` (`@hip_5.3`).
-pub fn hipDrvGetErrorName(hipError: hipError_t, errorString: Out<'_, *const c_char>) -> hipError_t {
+pub extern "C" fn hipDrvGetErrorName(hipError: hipError_t, errorString: Out<'_, *const c_char>) -> hipError_t {
     drv_text(hipError, errorString, hipGetErrorName(hipError))
 }
 
 /// `hipError_t hipDrvGetErrorString(hipError_t hipError, const char **errorString)` (`@hip_5.3`).
-pub fn hipDrvGetErrorString(hipError: hipError_t, errorString: Out<'_, *const c_char>) -> hipError_t {
+pub extern "C" fn hipDrvGetErrorString(hipError: hipError_t, errorString: Out<'_, *const c_char>) -> hipError_t {
     drv_text(hipError, errorString, hipGetErrorString(hipError))
 }

@@ -103,7 +103,7 @@ fn node_of(works: Vec<Work>) -> Option<GraphOp> {
 }
 
 /// `hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)`: HIP-GRF-001.
-pub fn hipGraphCreate(pGraph: Out<'_, hipGraph_t>, flags: u32) -> hipError_t {
+pub extern "C" fn hipGraphCreate(pGraph: Out<'_, hipGraph_t>, flags: u32) -> hipError_t {
     run("hipGraphCreate", || {
         ensure!(!pGraph.is_null() && flags == 0, rules::GRF_001, "pGraph is NULL or flags {flags:#x} is not 0");
         if pGraph.is_null() {
@@ -117,7 +117,7 @@ pub fn hipGraphCreate(pGraph: Out<'_, hipGraph_t>, flags: u32) -> hipError_t {
 }
 
 /// `hipError_t hipGraphDestroy(hipGraph_t graph)`: HIP-GRF-001 (NULL → 1, destroyed → 401).
-pub fn hipGraphDestroy(graph: hipGraph_t) -> hipError_t {
+pub extern "C" fn hipGraphDestroy(graph: hipGraph_t) -> hipError_t {
     run("hipGraphDestroy", || {
         ensure!(!graph.is_null(), rules::GRF_001, "graph is NULL");
         let e = emu()?;
@@ -130,7 +130,7 @@ pub fn hipGraphDestroy(graph: hipGraph_t) -> hipError_t {
 
 /// `hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, hipMemcpyKind kind)`:
 /// HIP-GRF-002, HIP-GRF-003, HIP-GRF-004, then hipMemcpy's checks.
-pub fn hipGraphAddMemcpyNode1D(
+pub extern "C" fn hipGraphAddMemcpyNode1D(
     pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
     pDependencies: In<'_, hipGraphNode_t>,
@@ -151,7 +151,7 @@ pub fn hipGraphAddMemcpyNode1D(
 
 /// `hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemsetParams *pMemsetParams)`:
 /// HIP-GRF-002, HIP-GRF-003, HIP-GRF-004, then hipMemset's checks.
-pub fn hipGraphAddMemsetNode(
+pub extern "C" fn hipGraphAddMemsetNode(
     pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
     pDependencies: In<'_, hipGraphNode_t>,
@@ -178,7 +178,7 @@ pub fn hipGraphAddMemsetNode(
 
 /// `hipError_t hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipHostNodeParams *pNodeParams)`:
 /// HIP-GRF-002 (NULL parameters or function → 1), HIP-GRF-003.
-pub fn hipGraphAddHostNode(
+pub extern "C" fn hipGraphAddHostNode(
     pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
     pDependencies: In<'_, hipGraphNode_t>,
@@ -211,7 +211,7 @@ fn event_node(
 
 /// `hipError_t hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)`:
 /// HIP-GRF-002, HIP-GRF-003.
-pub fn hipGraphAddEventRecordNode(
+pub extern "C" fn hipGraphAddEventRecordNode(
     pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
     pDependencies: In<'_, hipGraphNode_t>,
@@ -225,7 +225,7 @@ pub fn hipGraphAddEventRecordNode(
 
 /// `hipError_t hipGraphAddEventWaitNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)`:
 /// HIP-GRF-002, HIP-GRF-003.
-pub fn hipGraphAddEventWaitNode(
+pub extern "C" fn hipGraphAddEventWaitNode(
     pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
     pDependencies: In<'_, hipGraphNode_t>,
@@ -239,7 +239,7 @@ pub fn hipGraphAddEventWaitNode(
 
 /// `hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies)`:
 /// HIP-GRF-002, HIP-GRF-003.
-pub fn hipGraphAddEmptyNode(
+pub extern "C" fn hipGraphAddEmptyNode(
     pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
     pDependencies: In<'_, hipGraphNode_t>,
@@ -262,7 +262,7 @@ pub(super) fn alloc_op(e: &Emulator, device: u32, size: usize) -> Result<(usize,
 
 /// `hipError_t hipGraphAddMemAllocNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipMemAllocNodeParams *pNodeParams)`:
 /// HIP-GRF-002, HIP-GRF-014 (size 0, not pinned device memory of a device → 1); writes `dptr`.
-pub fn hipGraphAddMemAllocNode(
+pub extern "C" fn hipGraphAddMemAllocNode(
     pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
     pDependencies: In<'_, hipGraphNode_t>,
@@ -298,7 +298,7 @@ pub fn hipGraphAddMemAllocNode(
 
 /// `hipError_t hipGraphAddMemFreeNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dev_ptr)`:
 /// HIP-GRF-002 (also dependencies given with a count of 0), HIP-GRF-014.
-pub fn hipGraphAddMemFreeNode(
+pub extern "C" fn hipGraphAddMemFreeNode(
     pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
     pDependencies: In<'_, hipGraphNode_t>,
@@ -342,12 +342,12 @@ fn nodes_query(graph: hipGraph_t, out: Out<'_, hipGraphNode_t>, count: Out<'_, u
 }
 
 /// `hipError_t hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, size_t *numNodes)`: HIP-GRF-015.
-pub fn hipGraphGetNodes(graph: hipGraph_t, nodes: Out<'_, hipGraphNode_t>, numNodes: Out<'_, usize>) -> hipError_t {
+pub extern "C" fn hipGraphGetNodes(graph: hipGraph_t, nodes: Out<'_, hipGraphNode_t>, numNodes: Out<'_, usize>) -> hipError_t {
     run("hipGraphGetNodes", || nodes_query(graph, nodes, numNodes, false))
 }
 
 /// `hipError_t hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *pRootNodes, size_t *pNumRootNodes)`: HIP-GRF-015.
-pub fn hipGraphGetRootNodes(
+pub extern "C" fn hipGraphGetRootNodes(
     graph: hipGraph_t,
     pRootNodes: Out<'_, hipGraphNode_t>,
     pNumRootNodes: Out<'_, usize>,
@@ -372,7 +372,7 @@ fn instantiate(exec: Out<'_, hipGraphExec_t>, graph: hipGraph_t, flags: u64) -> 
 
 /// `hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph, hipGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)`:
 /// HIP-GRF-006, HIP-GRF-014 (a graph with memory nodes instantiated again → 801).
-pub fn hipGraphInstantiate(
+pub extern "C" fn hipGraphInstantiate(
     pGraphExec: Out<'_, hipGraphExec_t>,
     graph: hipGraph_t,
     _pErrorNode: *mut hipGraphNode_t,
@@ -383,7 +383,7 @@ pub fn hipGraphInstantiate(
 }
 
 /// `hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph, unsigned long long flags)`: HIP-GRF-006.
-pub fn hipGraphInstantiateWithFlags(pGraphExec: Out<'_, hipGraphExec_t>, graph: hipGraph_t, flags: u64) -> hipError_t {
+pub extern "C" fn hipGraphInstantiateWithFlags(pGraphExec: Out<'_, hipGraphExec_t>, graph: hipGraph_t, flags: u64) -> hipError_t {
     run("hipGraphInstantiateWithFlags", || instantiate(pGraphExec, graph, flags))
 }
 
@@ -401,18 +401,18 @@ fn launch(exec: hipGraphExec_t, stream: hipStream_t) -> Result<(), Fail> {
 }
 
 /// `hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)`: HIP-GRF-007, HIP-GRF-005.
-pub fn hipGraphLaunch(graphExec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipGraphLaunch(graphExec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
     run("hipGraphLaunch", || launch(graphExec, stream))
 }
 
 /// `hipError_t hipGraphLaunch_spt(hipGraphExec_t graphExec, hipStream_t stream)`: hipGraphLaunch on the thread's default stream for NULL.
-pub fn hipGraphLaunch_spt(graphExec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipGraphLaunch_spt(graphExec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
     run("hipGraphLaunch_spt", || launch(graphExec, spt(stream)))
 }
 
 /// `hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)`: HIP-GRF-006 (NULL → 1); a launch
 /// already enqueued still runs.
-pub fn hipGraphExecDestroy(graphExec: hipGraphExec_t) -> hipError_t {
+pub extern "C" fn hipGraphExecDestroy(graphExec: hipGraphExec_t) -> hipError_t {
     run("hipGraphExecDestroy", || {
         ensure!(!graphExec.is_null(), rules::GRF_006, "graphExec is NULL");
         if graphExec.is_null() {

@@ -36,7 +36,7 @@ fn handle(b: [u8; IPC_HANDLE_SIZE]) -> hipIpcMemHandle_t {
 /// HIP-IPC-001, then HIP-IPC-008, -007, -002 (all 1); HIP-IPC-003 an
 /// interior pointer names its allocation; HIP-IPC-009 a failure leaves the
 /// handle zeroed.
-pub fn hipIpcGetMemHandle(handle: Out<'_, hipIpcMemHandle_t>, devPtr: *mut c_void) -> hipError_t {
+pub extern "C" fn hipIpcGetMemHandle(handle: Out<'_, hipIpcMemHandle_t>, devPtr: *mut c_void) -> hipError_t {
     run("hipIpcGetMemHandle", || {
         // HIP-IPC-009: zero-fill first, so a failure leaves no stale bytes.
         if !handle.is_null() {
@@ -98,7 +98,7 @@ pub fn hipIpcGetMemHandle(handle: Out<'_, hipIpcMemHandle_t>, devPtr: *mut c_voi
 /// HIP-IPC-020, 021, 022, 023, 024, 025 in that order; HIP-IPC-026 returns
 /// the base; HIP-IPC-027 a repeated open returns the same pointer, counted;
 /// HIP-IPC-031 onto the current device.
-pub fn hipIpcOpenMemHandle(
+pub extern "C" fn hipIpcOpenMemHandle(
     devPtr: Out<'_, *mut c_void>,
     handle: hipIpcMemHandle_t,
     flags: u32,
@@ -156,7 +156,7 @@ pub fn hipIpcOpenMemHandle(
 /// `hipError_t hipIpcCloseMemHandle(void *devPtr)`: HIP-IPC-040, 041 (and
 /// 042, one close too many); HIP-IPC-043 an interior pointer is accepted;
 /// the last close unmaps.
-pub fn hipIpcCloseMemHandle(devPtr: *mut c_void) -> hipError_t {
+pub extern "C" fn hipIpcCloseMemHandle(devPtr: *mut c_void) -> hipError_t {
     run("hipIpcCloseMemHandle", || {
         ensure!(!devPtr.is_null(), rules::IPC_040, "devPtr is NULL");
         let e = emu()?;

@@ -24,7 +24,7 @@ use crate::core::Emulator;
 /// `hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags)`:
 /// NULL, size 0, or flags other than AttachGlobal / AttachHost → 1 (clr
 /// hip_hmm.cpp:69-72). Freed by hipFree.
-pub fn hipMallocManaged(dev_ptr: Out<'_, *mut c_void>, size: usize, flags: u32) -> hipError_t {
+pub extern "C" fn hipMallocManaged(dev_ptr: Out<'_, *mut c_void>, size: usize, flags: u32) -> hipError_t {
     run("hipMallocManaged", || {
         if dev_ptr.is_null() || size == 0 || (flags != hipMemAttachGlobal && flags != hipMemAttachHost) {
             return Err(Fail::plain(
@@ -76,13 +76,13 @@ fn managed_range(e: &Emulator, p: *const c_void, count: usize) -> Result<usize, 
 /// read-mostly advice, which ignores it), first; NULL or 0 → 1; past the
 /// allocation → 1 (clr hip_hmm.cpp:138-158); an unknown advice → 1. Applies
 /// to the whole allocation.
-pub fn hipMemAdvise(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device: i32) -> hipError_t {
+pub extern "C" fn hipMemAdvise(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device: i32) -> hipError_t {
     run("hipMemAdvise", || advise(dev_ptr, count, advice, device))
 }
 
 /// `hipError_t hipMemAdvise_v2(const void *dev_ptr, size_t count, hipMemoryAdvise advice, hipMemLocation location)`
 /// (`@hip_7.1`): as hipMemAdvise with the location's device (see [`location_device`]).
-pub fn hipMemAdvise_v2(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, location: hipMemLocation) -> hipError_t {
+pub extern "C" fn hipMemAdvise_v2(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, location: hipMemLocation) -> hipError_t {
     run("hipMemAdvise_v2", || advise(dev_ptr, count, advice, location_device(location)?))
 }
 
@@ -131,7 +131,7 @@ fn advise(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device:
 /// that is neither a device nor hipCpuDeviceId → 101 (clr hip_hmm.cpp:78-98);
 /// memory HIP does not know → 801 (clr: no HMM access to system memory,
 /// hip_hmm.cpp:104-106). Managed memory records the location; nothing moves.
-pub fn hipMemPrefetchAsync(dev_ptr: *const c_void, count: usize, device: i32, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemPrefetchAsync(dev_ptr: *const c_void, count: usize, device: i32, stream: hipStream_t) -> hipError_t {
     run("hipMemPrefetchAsync", || prefetch(dev_ptr, count, device, stream))
 }
 
@@ -139,7 +139,7 @@ pub fn hipMemPrefetchAsync(dev_ptr: *const c_void, count: usize, device: i32, st
 /// (`@hip_7.1`): flags other than 0 → 1 (hip_runtime_api.h 7.2.4: "must be
 /// zero now"), a location that is neither a device nor the host → 1; then as
 /// hipMemPrefetchAsync with the location's device.
-pub fn hipMemPrefetchAsync_v2(
+pub extern "C" fn hipMemPrefetchAsync_v2(
     dev_ptr: *const c_void,
     count: usize,
     location: hipMemLocation,
@@ -217,7 +217,7 @@ fn range_attribute(e: &Emulator, data: Out<'_, c_void>, size: usize, attribute: 
 /// `hipError_t hipMemRangeGetAttribute(void *data, size_t data_size, hipMemRangeAttribute attribute, const void *dev_ptr, size_t count)`:
 /// NULL or 0 → 1 (clr hip_hmm.cpp:176-178); a range that is not managed
 /// memory, a size that does not fit the attribute, an unknown attribute → 1.
-pub fn hipMemRangeGetAttribute(
+pub extern "C" fn hipMemRangeGetAttribute(
     data: Out<'_, c_void>,
     data_size: usize,
     attribute: hipMemRangeAttribute,
@@ -237,7 +237,7 @@ pub fn hipMemRangeGetAttribute(
 /// `hipError_t hipMemRangeGetAttributes(void **data, size_t *data_sizes, hipMemRangeAttribute *attributes, size_t num_attributes, const void *dev_ptr, size_t count)`:
 /// any array NULL, or 0 attributes, or a NULL `data[i]` → 1 (clr
 /// hip_hmm.cpp:199-208); then each as hipMemRangeGetAttribute.
-pub fn hipMemRangeGetAttributes(
+pub extern "C" fn hipMemRangeGetAttributes(
     data: In<'_, *mut c_void>,
     data_sizes: In<'_, usize>,
     attributes: In<'_, hipMemRangeAttribute>,
@@ -266,7 +266,7 @@ pub fn hipMemRangeGetAttributes(
 /// Single, or Single on the NULL stream → 1; memory HIP does not know → 1
 /// (no HMM); for managed memory a length other than 0 or its size → 1 (clr
 /// hip_hmm.cpp:234-275). Attaching changes nothing in vmmkit.
-pub fn hipStreamAttachMemAsync(stream: hipStream_t, dev_ptr: *mut c_void, length: usize, flags: u32) -> hipError_t {
+pub extern "C" fn hipStreamAttachMemAsync(stream: hipStream_t, dev_ptr: *mut c_void, length: usize, flags: u32) -> hipError_t {
     run("hipStreamAttachMemAsync", || {
         if dev_ptr.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "dev_ptr is NULL".into()));

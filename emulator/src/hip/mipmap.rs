@@ -25,7 +25,7 @@ fn no_mipmap_support(what: &str) -> Fail {
 /// `hipError_t hipMallocMipmappedArray(hipMipmappedArray_t *mipmappedArray, const hipChannelFormatDesc *desc,
 /// hipExtent extent, unsigned int numLevels, unsigned int flags)`: NULL array or desc → 1, a format clr's
 /// `CheckArrayFormat` refuses → 1 (both before the support check), then 801.
-pub fn hipMallocMipmappedArray(
+pub extern "C" fn hipMallocMipmappedArray(
     mipmappedArray: *mut hipMipmappedArray_t,
     desc: In<'_, hipChannelFormatDesc>,
     _extent: hipExtent,
@@ -44,7 +44,7 @@ pub fn hipMallocMipmappedArray(
 
 /// `hipError_t hipMipmappedArrayCreate(hipMipmappedArray_t *pHandle, HIP_ARRAY3D_DESCRIPTOR *desc,
 /// unsigned int numMipmapLevels)`: 801 whatever the arguments (clr checks the support first).
-pub fn hipMipmappedArrayCreate(
+pub extern "C" fn hipMipmappedArrayCreate(
     _pHandle: *mut hipMipmappedArray_t,
     _pMipmappedArrayDesc: *mut HIP_ARRAY3D_DESCRIPTOR,
     _numMipmapLevels: u32,
@@ -61,12 +61,12 @@ fn destroy(handle: hipMipmappedArray_t) -> Result<(), Fail> {
 }
 
 /// `hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)`.
-pub fn hipFreeMipmappedArray(mipmappedArray: hipMipmappedArray_t) -> hipError_t {
+pub extern "C" fn hipFreeMipmappedArray(mipmappedArray: hipMipmappedArray_t) -> hipError_t {
     run("hipFreeMipmappedArray", || destroy(mipmappedArray))
 }
 
 /// `hipError_t hipMipmappedArrayDestroy(hipMipmappedArray_t hMipmappedArray)`.
-pub fn hipMipmappedArrayDestroy(hMipmappedArray: hipMipmappedArray_t) -> hipError_t {
+pub extern "C" fn hipMipmappedArrayDestroy(hMipmappedArray: hipMipmappedArray_t) -> hipError_t {
     run("hipMipmappedArrayDestroy", || destroy(hMipmappedArray))
 }
 
@@ -81,7 +81,7 @@ fn level(out: *mut hipArray_t, handle: *const std::ffi::c_void) -> Result<(), Fa
 
 /// `hipError_t hipGetMipmappedArrayLevel(hipArray_t *levelArray, hipMipmappedArray_const_t mipmappedArray,
 /// unsigned int level)`.
-pub fn hipGetMipmappedArrayLevel(
+pub extern "C" fn hipGetMipmappedArrayLevel(
     levelArray: *mut hipArray_t,
     mipmappedArray: hipMipmappedArray_const_t,
     _level: u32,
@@ -91,7 +91,7 @@ pub fn hipGetMipmappedArrayLevel(
 
 /// `hipError_t hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipmappedArray_t hMipMappedArray,
 /// unsigned int level)`.
-pub fn hipMipmappedArrayGetLevel(
+pub extern "C" fn hipMipmappedArrayGetLevel(
     pLevelArray: *mut hipArray_t,
     hMipMappedArray: hipMipmappedArray_t,
     _level: u32,

@@ -49,7 +49,7 @@ fn device_count(e: &Emulator) -> i64 {
 }
 
 /// `hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)`: HIP-POOL-003.
-pub fn hipDeviceGetDefaultMemPool(mem_pool: Out<'_, hipMemPool_t>, device: i32) -> hipError_t {
+pub extern "C" fn hipDeviceGetDefaultMemPool(mem_pool: Out<'_, hipMemPool_t>, device: i32) -> hipError_t {
     run("hipDeviceGetDefaultMemPool", || {
         ensure!(!mem_pool.is_null(), rules::POOL_003, "mem_pool is NULL");
         let e = emu()?;
@@ -67,7 +67,7 @@ pub fn hipDeviceGetDefaultMemPool(mem_pool: Out<'_, hipMemPool_t>, device: i32) 
 }
 
 /// `hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)`: HIP-POOL-004.
-pub fn hipDeviceSetMemPool(device: i32, mem_pool: hipMemPool_t) -> hipError_t {
+pub extern "C" fn hipDeviceSetMemPool(device: i32, mem_pool: hipMemPool_t) -> hipError_t {
     run("hipDeviceSetMemPool", || {
         let e = emu()?;
         // clr compares the int with the unsigned device count: a negative one passes there and crashes.
@@ -90,7 +90,7 @@ pub fn hipDeviceSetMemPool(device: i32, mem_pool: hipMemPool_t) -> hipError_t {
 }
 
 /// `hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)`: HIP-POOL-005.
-pub fn hipDeviceGetMemPool(mem_pool: Out<'_, hipMemPool_t>, device: i32) -> hipError_t {
+pub extern "C" fn hipDeviceGetMemPool(mem_pool: Out<'_, hipMemPool_t>, device: i32) -> hipError_t {
     run("hipDeviceGetMemPool", || {
         let e = emu()?;
         ensure!(
@@ -153,7 +153,7 @@ fn alloc_into(dev_ptr: Out<'_, *mut c_void>, size: usize, pool: impl FnOnce() ->
 
 /// `hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)`:
 /// HIP-POOL-006, from the current pool of the current device.
-pub fn hipMallocAsync(dev_ptr: Out<'_, *mut c_void>, size: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMallocAsync(dev_ptr: Out<'_, *mut c_void>, size: usize, stream: hipStream_t) -> hipError_t {
     run("hipMallocAsync", || {
         ensure!(!dev_ptr.is_null(), rules::POOL_006, "dev_ptr is NULL");
         let e = emu()?;
@@ -167,7 +167,7 @@ pub fn hipMallocAsync(dev_ptr: Out<'_, *mut c_void>, size: usize, stream: hipStr
 
 /// `hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream)`:
 /// HIP-POOL-006.
-pub fn hipMallocFromPoolAsync(
+pub extern "C" fn hipMallocFromPoolAsync(
     dev_ptr: Out<'_, *mut c_void>,
     size: usize,
     mem_pool: hipMemPool_t,
@@ -192,7 +192,7 @@ pub fn hipMallocFromPoolAsync(
 /// Pool memory goes back to its pool; a pointer imported into a pool is
 /// closed; other hipMalloc memory is freed as hipFree frees it (clr's
 /// fallback to `ihipFree`).
-pub fn hipFreeAsync(dev_ptr: *mut c_void, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipFreeAsync(dev_ptr: *mut c_void, stream: hipStream_t) -> hipError_t {
     run("hipFreeAsync", || {
         ensure!(!dev_ptr.is_null(), rules::POOL_007, "dev_ptr is NULL");
         let e = emu()?;
@@ -265,7 +265,7 @@ pub(super) fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
 }
 
 /// `hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold)`: HIP-POOL-012.
-pub fn hipMemPoolTrimTo(mem_pool: hipMemPool_t, min_bytes_to_hold: usize) -> hipError_t {
+pub extern "C" fn hipMemPoolTrimTo(mem_pool: hipMemPool_t, min_bytes_to_hold: usize) -> hipError_t {
     run("hipMemPoolTrimTo", || {
         ensure!(!mem_pool.is_null(), rules::POOL_012, "mem_pool is NULL");
         let e = emu()?;
@@ -287,7 +287,7 @@ fn attr_args(e: &Emulator, mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: 
 }
 
 /// `hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)`: HIP-POOL-008.
-pub fn hipMemPoolSetAttribute(mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: In<'_, c_void>) -> hipError_t {
+pub extern "C" fn hipMemPoolSetAttribute(mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: In<'_, c_void>) -> hipError_t {
     run("hipMemPoolSetAttribute", || {
         let e = emu()?;
         let Some((id, a)) = attr_args(e, mem_pool, attr, value.as_ptr())? else { return Ok(()) };
@@ -302,7 +302,7 @@ pub fn hipMemPoolSetAttribute(mem_pool: hipMemPool_t, attr: hipMemPoolAttr, valu
 }
 
 /// `hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)`: HIP-POOL-008.
-pub fn hipMemPoolGetAttribute(mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: Out<'_, c_void>) -> hipError_t {
+pub extern "C" fn hipMemPoolGetAttribute(mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: Out<'_, c_void>) -> hipError_t {
     run("hipMemPoolGetAttribute", || {
         let e = emu()?;
         let Some((id, a)) = attr_args(e, mem_pool, attr, value.as_ptr().cast_const())? else { return Ok(()) };
@@ -318,7 +318,7 @@ pub fn hipMemPoolGetAttribute(mem_pool: hipMemPool_t, attr: hipMemPoolAttr, valu
 
 /// `hipError_t hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccessDesc *desc_list, size_t count)`:
 /// HIP-POOL-010, checked per descriptor in clr's order.
-pub fn hipMemPoolSetAccess(mem_pool: hipMemPool_t, desc_list: In<'_, hipMemAccessDesc>, count: usize) -> hipError_t {
+pub extern "C" fn hipMemPoolSetAccess(mem_pool: hipMemPool_t, desc_list: In<'_, hipMemAccessDesc>, count: usize) -> hipError_t {
     run("hipMemPoolSetAccess", || {
         ensure!(!mem_pool.is_null() && !desc_list.is_null(), rules::POOL_010, "mem_pool or desc_list is NULL");
         let e = emu()?;
@@ -346,7 +346,7 @@ pub fn hipMemPoolSetAccess(mem_pool: hipMemPool_t, desc_list: In<'_, hipMemAcces
 
 /// `hipError_t hipMemPoolGetAccess(hipMemAccessFlags *flags, hipMemPool_t mem_pool, hipMemLocation *location)`:
 /// HIP-POOL-011.
-pub fn hipMemPoolGetAccess(flags: Out<'_, hipMemAccessFlags>, mem_pool: hipMemPool_t, location: In<'_, hipMemLocation>) -> hipError_t {
+pub extern "C" fn hipMemPoolGetAccess(flags: Out<'_, hipMemAccessFlags>, mem_pool: hipMemPool_t, location: In<'_, hipMemLocation>) -> hipError_t {
     run("hipMemPoolGetAccess", || {
         ensure!(!mem_pool.is_null() && !location.is_null() && !flags.is_null(), rules::POOL_011, "an argument is NULL");
         if location.is_null() || flags.is_null() {
@@ -369,7 +369,7 @@ pub fn hipMemPoolGetAccess(flags: Out<'_, hipMemAccessFlags>, mem_pool: hipMemPo
 }
 
 /// `hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props)`: HIP-POOL-001.
-pub fn hipMemPoolCreate(mem_pool: Out<'_, hipMemPool_t>, pool_props: In<'_, hipMemPoolProps>) -> hipError_t {
+pub extern "C" fn hipMemPoolCreate(mem_pool: Out<'_, hipMemPool_t>, pool_props: In<'_, hipMemPoolProps>) -> hipError_t {
     run("hipMemPoolCreate", || {
         ensure!(!mem_pool.is_null() && !pool_props.is_null(), rules::POOL_001, "mem_pool or pool_props is NULL");
         if mem_pool.is_null() || pool_props.is_null() {
@@ -394,7 +394,7 @@ pub fn hipMemPoolCreate(mem_pool: Out<'_, hipMemPool_t>, pool_props: In<'_, hipM
 }
 
 /// `hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)`: HIP-POOL-002.
-pub fn hipMemPoolDestroy(mem_pool: hipMemPool_t) -> hipError_t {
+pub extern "C" fn hipMemPoolDestroy(mem_pool: hipMemPool_t) -> hipError_t {
     run("hipMemPoolDestroy", || {
         ensure!(!mem_pool.is_null(), rules::POOL_002, "mem_pool is NULL");
         let e = emu()?;
@@ -414,7 +414,7 @@ fn pool_handle_type(exportable: bool) -> hipMemAllocationHandleType {
 
 /// `hipError_t hipMemPoolExportToShareableHandle(void *shared_handle, hipMemPool_t mem_pool, hipMemAllocationHandleType handle_type, unsigned int flags)`:
 /// HIP-POOL-013; writes an `int` fd the caller owns.
-pub fn hipMemPoolExportToShareableHandle(
+pub extern "C" fn hipMemPoolExportToShareableHandle(
     shared_handle: Out<'_, c_void>,
     mem_pool: hipMemPool_t,
     handle_type: hipMemAllocationHandleType,
@@ -448,7 +448,7 @@ pub fn hipMemPoolExportToShareableHandle(
 
 /// `hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle, hipMemAllocationHandleType handle_type, unsigned int flags)`:
 /// HIP-POOL-014: `shared_handle` is the fd value; clr puts the pool on device 0.
-pub fn hipMemPoolImportFromShareableHandle(
+pub extern "C" fn hipMemPoolImportFromShareableHandle(
     mem_pool: Out<'_, hipMemPool_t>,
     shared_handle: *mut c_void,
     handle_type: hipMemAllocationHandleType,
@@ -478,7 +478,7 @@ pub fn hipMemPoolImportFromShareableHandle(
 
 /// `hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr)`:
 /// HIP-POOL-015. Any hipMalloc allocation is exported, as clr's IpcCreate does.
-pub fn hipMemPoolExportPointer(export_data: Out<'_, hipMemPoolPtrExportData>, dev_ptr: *mut c_void) -> hipError_t {
+pub extern "C" fn hipMemPoolExportPointer(export_data: Out<'_, hipMemPoolPtrExportData>, dev_ptr: *mut c_void) -> hipError_t {
     run("hipMemPoolExportPointer", || {
         ensure!(!export_data.is_null() && !dev_ptr.is_null(), rules::POOL_015, "export_data or dev_ptr is NULL");
         let e = emu()?;
@@ -506,7 +506,7 @@ pub fn hipMemPoolExportPointer(export_data: Out<'_, hipMemPoolPtrExportData>, de
 
 /// `hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool, hipMemPoolPtrExportData *export_data)`:
 /// HIP-POOL-016: the allocation mapped on the pool's device, plus the offset.
-pub fn hipMemPoolImportPointer(
+pub extern "C" fn hipMemPoolImportPointer(
     dev_ptr: Out<'_, *mut c_void>,
     mem_pool: hipMemPool_t,
     export_data: In<'_, hipMemPoolPtrExportData>,

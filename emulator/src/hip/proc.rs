@@ -17,7 +17,7 @@ use crate::ffi::{CStrIn, Out};
 /// `hipGetDevicePropertiesR0600`; a name the table holds → its entry point,
 /// status 0; any other → `*pfn` NULL, status 1, and 1. `flags` is ignored,
 /// as clr ignores it; `symbolStatus` may be NULL.
-pub fn hipGetProcAddress(
+pub extern "C" fn hipGetProcAddress(
     symbol: CStrIn<'_>,
     pfn: Out<'_, *mut c_void>,
     hipVersion: i32,

@@ -26,7 +26,7 @@ fn modules() -> std::sync::MutexGuard<'static, Vec<Box<usize>>> {
 }
 
 /// `void **__hipRegisterFatBinary(const void *data)`: a handle for the code object.
-pub fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mut c_void {
+pub extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mut c_void {
     let mut slot = Box::new(data as usize);
     let handle = (&raw mut *slot).cast::<*mut c_void>();
     modules().push(slot);
@@ -34,7 +34,7 @@ pub fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mut c_void {
 }
 
 /// `void __hipRegisterFunction(void **modules, const void *hostFunction, …)`: nothing to keep.
-pub fn __hipRegisterFunction(
+pub extern "C" fn __hipRegisterFunction(
     _modules: *mut *mut c_void,
     _hostFunction: *const c_void,
     _deviceFunction: *mut c_char,
@@ -50,7 +50,7 @@ pub fn __hipRegisterFunction(
 
 /// `void __hipRegisterVar(void **modules, void *var, …)`: nothing to keep
 /// (hipMemcpyToSymbol and kin are not emulated).
-pub fn __hipRegisterVar(
+pub extern "C" fn __hipRegisterVar(
     _modules: *mut *mut c_void,
     _var: *mut c_void,
     _hostVar: *mut c_char,
@@ -63,7 +63,7 @@ pub fn __hipRegisterVar(
 }
 
 /// `void __hipUnregisterFatBinary(void **modules)`: forgets the handle; an unknown one is ignored.
-pub fn __hipUnregisterFatBinary(modules_: *mut *mut c_void) {
+pub extern "C" fn __hipUnregisterFatBinary(modules_: *mut *mut c_void) {
     modules().retain(|slot| !std::ptr::eq(&raw const **slot, modules_.cast::<usize>().cast_const()));
 }
 
@@ -74,10 +74,10 @@ pub fn __hipUnregisterFatBinary(modules_: *mut *mut c_void) {
 /// host code reads the variable. Nothing happens for a NULL pointer or a
 /// size of 0; an allocation that fails leaves `*pointer` as it was (clr stops
 /// the process there).
-pub fn __hipRegisterManagedVar(
+pub extern "C" fn __hipRegisterManagedVar(
     _hipModule: *mut c_void,
-    pointer: *mut *mut c_void,
-    init_value: *mut c_void,
+    pointer: crate::ffi::Out<'_, *mut c_void>,
+    init_value: crate::ffi::In<'_, c_void>,
     _name: *const c_char,
     size: usize,
     _align: u32,
@@ -90,17 +90,17 @@ pub fn __hipRegisterManagedVar(
     if rc != 0 || p.is_null() {
         return;
     }
-    if !init_value.is_null() {
-        // SAFETY: `init_value` holds `size` bytes by the C contract; `p` was just allocated with `size` bytes.
-        unsafe { std::ptr::copy_nonoverlapping(init_value.cast::<u8>(), p.cast::<u8>(), size) };
+    if let Ok(bytes) = init_value.cast::<u8>().to_vec(size) {
+        // SAFETY: `p` was just allocated with `size` bytes, host memory no
+        // other thread knows yet.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.cast::<u8>(), size) };
     }
-    // SAFETY: checked non-null; a `void*` slot by the C contract.
-    unsafe { pointer.write(p) };
+    pointer.write_if_given(p);
 }
 
 /// `void __hipRegisterSurface(void **modules, void *var, char *hostVar, char *deviceVar, int type, int ext)`:
 /// nothing to keep (surfaces are read by device code).
-pub fn __hipRegisterSurface(
+pub extern "C" fn __hipRegisterSurface(
     _modules: *mut *mut c_void,
     _var: *mut c_void,
     _hostVar: *mut c_char,
@@ -112,7 +112,7 @@ pub fn __hipRegisterSurface(
 
 /// `void __hipRegisterTexture(void **modules, void *var, char *hostVar, char *deviceVar, int type, int norm,
 /// int ext)`: nothing to keep (textures are read by device code).
-pub fn __hipRegisterTexture(
+pub extern "C" fn __hipRegisterTexture(
     _modules: *mut *mut c_void,
     _var: *mut c_void,
     _hostVar: *mut c_char,
@@ -129,18 +129,14 @@ mod tests {
 
     #[test]
     fn handles_are_distinct_and_unregister() {
-        // SAFETY: the data pointer is only stored.
-        let (a, b) = unsafe { (__hipRegisterFatBinary(std::ptr::null()), __hipRegisterFatBinary(8 as *const c_void)) };
+        let (a, b) = (__hipRegisterFatBinary(std::ptr::null()), __hipRegisterFatBinary(8 as *const c_void));
         assert!(!a.is_null() && a != b);
         let before = modules().len();
-        // SAFETY: a handle from above.
-        unsafe { __hipUnregisterFatBinary(a) };
+        __hipUnregisterFatBinary(a);
         assert_eq!(modules().len(), before - 1);
-        // SAFETY: as above; unknown handles are ignored.
-        unsafe {
-            __hipUnregisterFatBinary(a);
-            __hipUnregisterFatBinary(b);
-        }
+        // Unknown handles are ignored.
+        __hipUnregisterFatBinary(a);
+        __hipUnregisterFatBinary(b);
         assert_eq!(modules().len(), before - 2);
     }
 }

@@ -24,7 +24,7 @@ use crate::registry::Place;
 /// `hipError_t hipMemExportToShareableHandle(void *shareableHandle, hipMemGenericAllocationHandle_t handle, hipMemAllocationHandleType handleType, unsigned long long flags)`:
 /// HIP-VMM-024 (flags, handle, out-pointer, handle type, in that order);
 /// HIP-VMM-025 writes a new 4-byte `int` fd, which the caller owns.
-pub fn hipMemExportToShareableHandle(
+pub extern "C" fn hipMemExportToShareableHandle(
     shareableHandle: Out<'_, c_void>,
     handle: hipMemGenericAllocationHandle_t,
     handleType: hipMemAllocationHandleType,
@@ -56,7 +56,7 @@ pub fn hipMemExportToShareableHandle(
 /// HIP-VMM-027; HIP-VMM-026 `osHandle` is the fd value (below 2^20) or a
 /// pointer to an `int` fd; HIP-VMM-028 importing one's own fd is allowed;
 /// HIP-VMM-029 the handle belongs to the current device.
-pub fn hipMemImportFromShareableHandle(
+pub extern "C" fn hipMemImportFromShareableHandle(
     handle: Out<'_, hipMemGenericAllocationHandle_t>,
     osHandle: *mut c_void,
     shHandleType: hipMemAllocationHandleType,

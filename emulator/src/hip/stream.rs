@@ -109,24 +109,24 @@ fn create(stream: Out<'_, hipStream_t>, flags: u32, priority: i32) -> Result<(),
 }
 
 /// `hipError_t hipStreamCreate(hipStream_t *stream)`: HIP-STM-001.
-pub fn hipStreamCreate(stream: Out<'_, hipStream_t>) -> hipError_t {
+pub extern "C" fn hipStreamCreate(stream: Out<'_, hipStream_t>) -> hipError_t {
     run("hipStreamCreate", || create(stream, hipStreamDefault, 0))
 }
 
 /// `hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)`: HIP-STM-001.
-pub fn hipStreamCreateWithFlags(stream: Out<'_, hipStream_t>, flags: u32) -> hipError_t {
+pub extern "C" fn hipStreamCreateWithFlags(stream: Out<'_, hipStream_t>, flags: u32) -> hipError_t {
     run("hipStreamCreateWithFlags", || create(stream, flags, 0))
 }
 
 /// `hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags, int priority)`:
 /// HIP-STM-001, HIP-STM-002 (the priority is clamped to [−1, 1]).
-pub fn hipStreamCreateWithPriority(stream: Out<'_, hipStream_t>, flags: u32, priority: i32) -> hipError_t {
+pub extern "C" fn hipStreamCreateWithPriority(stream: Out<'_, hipStream_t>, flags: u32, priority: i32) -> hipError_t {
     run("hipStreamCreateWithPriority", || create(stream, flags, priority))
 }
 
 /// `hipError_t hipDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)`:
 /// HIP-STM-002: 1 and −1; either pointer may be NULL.
-pub fn hipDeviceGetStreamPriorityRange(leastPriority: Out<'_, i32>, greatestPriority: Out<'_, i32>) -> hipError_t {
+pub extern "C" fn hipDeviceGetStreamPriorityRange(leastPriority: Out<'_, i32>, greatestPriority: Out<'_, i32>) -> hipError_t {
     run("hipDeviceGetStreamPriorityRange", || {
         emu()?;
         leastPriority.write_if_given(PRIORITY_LEAST);
@@ -138,7 +138,7 @@ pub fn hipDeviceGetStreamPriorityRange(leastPriority: Out<'_, i32>, greatestPrio
 /// `hipError_t hipStreamDestroy(hipStream_t stream)`: HIP-STM-003. NULL →
 /// 400, `hipStreamPerThread` → 400, destroyed → 709. Pending work still
 /// runs (clr releases the queue, which drains).
-pub fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
     run("hipStreamDestroy", || {
         ensure!(!stream.is_null(), rules::STM_003 => HipError::INVALID_HANDLE, "stream is NULL");
         ensure!(
@@ -161,7 +161,7 @@ pub fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
 
 /// `hipError_t hipStreamSynchronize(hipStream_t stream)`: HIP-STM-004; the
 /// first failure of its work is reported.
-pub fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
     run("hipStreamSynchronize", || {
         let e = emu()?;
         let Some(id) = live(e, stream)? else { return Ok(()) };
@@ -189,7 +189,7 @@ pub(super) fn live(e: &Emulator, stream: hipStream_t) -> Result<Option<StreamId>
 
 /// `hipError_t hipStreamQuery(hipStream_t stream)`: HIP-STM-004, HIP-STM-005
 /// (600 while work is pending, 0 once it has all run).
-pub fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
     run("hipStreamQuery", || {
         let e = emu()?;
         let Some(id) = live(e, stream)? else { return Ok(()) };
@@ -203,7 +203,7 @@ pub fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
 /// `hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)`:
 /// HIP-STM-006: NULL event or a dead stream → 400; flags ≠ 0 → 1; an event
 /// never recorded is waited for at once.
-pub fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, flags: u32) -> hipError_t {
+pub extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, flags: u32) -> hipError_t {
     run("hipStreamWaitEvent", || {
         ensure!(!event.is_null(), rules::STM_006 => HipError::INVALID_HANDLE, "event is NULL");
         if event.is_null() {
@@ -222,7 +222,7 @@ pub fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, flags: u32) ->
 
 /// `hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags)`:
 /// HIP-STM-004; NULL stream or NULL flags → 1 (clr reads flags of a made stream only).
-pub fn hipStreamGetFlags(stream: hipStream_t, flags: Out<'_, u32>) -> hipError_t {
+pub extern "C" fn hipStreamGetFlags(stream: hipStream_t, flags: Out<'_, u32>) -> hipError_t {
     run("hipStreamGetFlags", || {
         ensure!(!flags.is_null() && !stream.is_null(), rules::STM_004 => HipError::INVALID_VALUE, "stream or flags is NULL");
         let e = emu()?;
@@ -238,7 +238,7 @@ pub fn hipStreamGetFlags(stream: hipStream_t, flags: Out<'_, u32>) -> hipError_t
 
 /// `hipError_t hipStreamGetPriority(hipStream_t stream, int *priority)`:
 /// HIP-STM-002 (the NULL stream's is 0), HIP-STM-004.
-pub fn hipStreamGetPriority(stream: hipStream_t, priority: Out<'_, i32>) -> hipError_t {
+pub extern "C" fn hipStreamGetPriority(stream: hipStream_t, priority: Out<'_, i32>) -> hipError_t {
     run("hipStreamGetPriority", || {
         ensure!(!priority.is_null(), rules::STM_004 => HipError::INVALID_VALUE, "priority is NULL");
         if priority.is_null() {
@@ -272,7 +272,7 @@ fn enqueue_host(e: &Emulator, id: StreamId, call: std::sync::Arc<dyn Fn() + Send
 /// `hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void *userData, unsigned int flags)`:
 /// HIP-STM-007: NULL callback or flags ≠ 0 → 1; HIP-STM-004. The callback
 /// runs after the work enqueued before it, with status 0, before later work.
-pub fn hipStreamAddCallback(
+pub extern "C" fn hipStreamAddCallback(
     stream: hipStream_t,
     callback: hipStreamCallback_t,
     userData: *mut c_void,
@@ -297,7 +297,7 @@ pub fn hipStreamAddCallback(
 
 /// `hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)`:
 /// HIP-STM-007 (NULL fn → 1), HIP-STM-004.
-pub fn hipLaunchHostFunc(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t {
+pub extern "C" fn hipLaunchHostFunc(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t {
     run("hipLaunchHostFunc", || {
         ensure!(fn_.is_some(), rules::STM_007, "fn is NULL");
         let e = emu()?;
@@ -325,32 +325,32 @@ pub(super) fn spt(stream: hipStream_t) -> hipStream_t {
 }
 
 /// `hipError_t hipStreamSynchronize_spt(hipStream_t stream)`: hipStreamSynchronize with [`spt`].
-pub fn hipStreamSynchronize_spt(stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipStreamSynchronize_spt(stream: hipStream_t) -> hipError_t {
     hipStreamSynchronize(spt(stream))
 }
 
 /// `hipError_t hipStreamQuery_spt(hipStream_t stream)`: hipStreamQuery with [`spt`].
-pub fn hipStreamQuery_spt(stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipStreamQuery_spt(stream: hipStream_t) -> hipError_t {
     hipStreamQuery(spt(stream))
 }
 
 /// `hipError_t hipStreamWaitEvent_spt(hipStream_t stream, hipEvent_t event, unsigned int flags)`.
-pub fn hipStreamWaitEvent_spt(stream: hipStream_t, event: hipEvent_t, flags: u32) -> hipError_t {
+pub extern "C" fn hipStreamWaitEvent_spt(stream: hipStream_t, event: hipEvent_t, flags: u32) -> hipError_t {
     hipStreamWaitEvent(spt(stream), event, flags)
 }
 
 /// `hipError_t hipStreamGetFlags_spt(hipStream_t stream, unsigned int *flags)`.
-pub fn hipStreamGetFlags_spt(stream: hipStream_t, flags: Out<'_, u32>) -> hipError_t {
+pub extern "C" fn hipStreamGetFlags_spt(stream: hipStream_t, flags: Out<'_, u32>) -> hipError_t {
     hipStreamGetFlags(spt(stream), flags)
 }
 
 /// `hipError_t hipStreamGetPriority_spt(hipStream_t stream, int *priority)`.
-pub fn hipStreamGetPriority_spt(stream: hipStream_t, priority: Out<'_, i32>) -> hipError_t {
+pub extern "C" fn hipStreamGetPriority_spt(stream: hipStream_t, priority: Out<'_, i32>) -> hipError_t {
     hipStreamGetPriority(spt(stream), priority)
 }
 
 /// `hipError_t hipStreamAddCallback_spt(hipStream_t stream, hipStreamCallback_t callback, void *userData, unsigned int flags)`.
-pub fn hipStreamAddCallback_spt(
+pub extern "C" fn hipStreamAddCallback_spt(
     stream: hipStream_t,
     callback: hipStreamCallback_t,
     userData: *mut c_void,
@@ -360,7 +360,7 @@ pub fn hipStreamAddCallback_spt(
 }
 
 /// `hipError_t hipLaunchHostFunc_spt(hipStream_t stream, hipHostFn_t fn, void *userData)`.
-pub fn hipLaunchHostFunc_spt(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t {
+pub extern "C" fn hipLaunchHostFunc_spt(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t {
     hipLaunchHostFunc(spt(stream), fn_, userData)
 }
 
@@ -372,7 +372,7 @@ fn device_of(e: &Emulator, s: hipStream_t) -> Result<Option<u32>, Fail> {
 
 /// `hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device)`:
 /// NULL `device` → 1; a dead stream → 709 (HIP-STM-004); the NULL stream's is the current device.
-pub fn hipStreamGetDevice(stream: hipStream_t, device: Out<'_, hipDevice_t>) -> hipError_t {
+pub extern "C" fn hipStreamGetDevice(stream: hipStream_t, device: Out<'_, hipDevice_t>) -> hipError_t {
     run("hipStreamGetDevice", || {
         ensure!(!device.is_null(), rules::STM_004 => HipError::INVALID_VALUE, "device is NULL");
         let e = emu()?;
@@ -386,7 +386,7 @@ pub fn hipStreamGetDevice(stream: hipStream_t, device: Out<'_, hipDevice_t>) -> 
 
 /// `int hipGetStreamDeviceId(hipStream_t stream)`: the stream's device, −1
 /// for a dead stream (clr hip_intercept.cpp). It sets no error.
-pub fn hipGetStreamDeviceId(stream: hipStream_t) -> i32 {
+pub extern "C" fn hipGetStreamDeviceId(stream: hipStream_t) -> i32 {
     let Ok(e) = emu() else { return -1 };
     lookup(e, stream).and_then(|id| e.stream_info(id).ok()).map_or(-1, |(d, _)| d as i32)
 }
@@ -399,7 +399,7 @@ fn default_cu_mask() -> Vec<u32> {
 
 /// `hipError_t hipExtStreamCreateWithCUMask(hipStream_t *stream, uint32_t cuMaskSize, const uint32_t *cuMask)`:
 /// NULL `stream` → 400; size 0 or NULL mask → 1; a blocking stream that keeps the mask.
-pub fn hipExtStreamCreateWithCUMask(stream: Out<'_, hipStream_t>, cuMaskSize: u32, cuMask: In<'_, u32>) -> hipError_t {
+pub extern "C" fn hipExtStreamCreateWithCUMask(stream: Out<'_, hipStream_t>, cuMaskSize: u32, cuMask: In<'_, u32>) -> hipError_t {
     run("hipExtStreamCreateWithCUMask", || {
         if stream.is_null() {
             return Err(Fail::plain(HipError::INVALID_HANDLE, "stream is NULL".into()));
@@ -422,7 +422,7 @@ pub fn hipExtStreamCreateWithCUMask(stream: Out<'_, hipStream_t>, cuMaskSize: u3
 /// NULL mask or fewer words than the device's compute units need → 1; the
 /// NULL and per-thread streams answer all units; a made stream its mask
 /// and-ed with all units, or all units when that is empty (clr).
-pub fn hipExtStreamGetCUMask(stream: hipStream_t, cuMaskSize: u32, cuMask: Out<'_, u32>) -> hipError_t {
+pub extern "C" fn hipExtStreamGetCUMask(stream: hipStream_t, cuMaskSize: u32, cuMask: Out<'_, u32>) -> hipError_t {
     run("hipExtStreamGetCUMask", || {
         let all = default_cu_mask();
         if cuMask.is_null() || (cuMaskSize as usize) < all.len() {
@@ -443,7 +443,7 @@ pub fn hipExtStreamGetCUMask(stream: hipStream_t, cuMaskSize: u32, cuMask: Out<'
 
 /// `hipError_t hipStreamGetId(hipStream_t stream, unsigned long long *streamId)` (7.1):
 /// NULL → 1, a dead stream → 709; an id unique in the process.
-pub fn hipStreamGetId(stream: hipStream_t, streamId: Out<'_, u64>) -> hipError_t {
+pub extern "C" fn hipStreamGetId(stream: hipStream_t, streamId: Out<'_, u64>) -> hipError_t {
     run("hipStreamGetId", || {
         ensure!(!streamId.is_null(), rules::STM_004 => HipError::INVALID_VALUE, "streamId is NULL");
         let e = emu()?;
@@ -471,7 +471,7 @@ fn stream_attr(attr: hipStreamAttrID) -> Result<(), Fail> {
 /// `hipError_t hipStreamGetAttribute(hipStream_t stream, hipStreamAttrID attr, hipStreamAttrValue *value_out)` (7.1):
 /// NULL → 1, not a stream attribute → 1, a dead stream → 709; Priority is
 /// the stream's, the others what was set (zero until then).
-pub fn hipStreamGetAttribute(stream: hipStream_t, attr: hipStreamAttrID, value_out: Out<'_, hipStreamAttrValue>) -> hipError_t {
+pub extern "C" fn hipStreamGetAttribute(stream: hipStream_t, attr: hipStreamAttrID, value_out: Out<'_, hipStreamAttrValue>) -> hipError_t {
     run("hipStreamGetAttribute", || {
         if value_out.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "value_out is NULL".into()));
@@ -492,7 +492,7 @@ pub fn hipStreamGetAttribute(stream: hipStream_t, attr: hipStreamAttrID, value_o
 
 /// `hipError_t hipStreamSetAttribute(hipStream_t stream, hipStreamAttrID attr, const hipStreamAttrValue *value)` (7.1):
 /// as hipStreamGetAttribute; a priority is clamped to [−1, 1] (HIP-STM-002).
-pub fn hipStreamSetAttribute(stream: hipStream_t, attr: hipStreamAttrID, value: In<'_, hipStreamAttrValue>) -> hipError_t {
+pub extern "C" fn hipStreamSetAttribute(stream: hipStream_t, attr: hipStreamAttrID, value: In<'_, hipStreamAttrValue>) -> hipError_t {
     run("hipStreamSetAttribute", || {
         if value.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "value is NULL".into()));
@@ -515,7 +515,7 @@ pub fn hipStreamSetAttribute(stream: hipStream_t, attr: hipStreamAttrID, value: 
 
 /// `hipError_t hipStreamCopyAttributes(hipStream_t dst, hipStream_t src)` (7.2):
 /// either dead → 709; `dst` gets `src`'s priority and attributes.
-pub fn hipStreamCopyAttributes(dst: hipStream_t, src: hipStream_t) -> hipError_t {
+pub extern "C" fn hipStreamCopyAttributes(dst: hipStream_t, src: hipStream_t) -> hipError_t {
     run("hipStreamCopyAttributes", || {
         let e = emu()?;
         let (Some(d), Some(s)) = (live(e, dst)?, live(e, src)?) else { return Ok(()) };

@@ -53,7 +53,7 @@ fn not_vmm_range(e: &Emulator, p: usize) -> bool {
 
 /// `hipError_t hipMemGetAllocationGranularity(size_t *granularity, const hipMemAllocationProp *prop, hipMemAllocationGranularity_flags option)`:
 /// HIP-VMM-001, then 4096 for both options (HIP-VMM-002).
-pub fn hipMemGetAllocationGranularity(
+pub extern "C" fn hipMemGetAllocationGranularity(
     granularity: Out<'_, usize>,
     prop: In<'_, hipMemAllocationProp>,
     option: hipMemAllocationGranularity_flags,
@@ -85,7 +85,7 @@ pub fn hipMemGetAllocationGranularity(
 /// HIP-VMM-003, 004, 005, 006 in that order. The backing is rounded up to a
 /// page. Profile 7.x: a bad device id is 101, and the memory is taken on the
 /// current device (`location.id` is kept for the properties).
-pub fn hipMemCreate(
+pub extern "C" fn hipMemCreate(
     handle: Out<'_, hipMemGenericAllocationHandle_t>,
     size: usize,
     prop: In<'_, hipMemAllocationProp>,
@@ -167,7 +167,7 @@ pub(super) fn location_of(props2: u64) -> i32 {
 /// `hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle)`:
 /// HIP-VMM-007; HIP-VMM-008 a mapped handle goes at its last unmap;
 /// HIP-VMM-009 (emulator) a handle already gone → 1.
-pub fn hipMemRelease(handle: hipMemGenericAllocationHandle_t) -> hipError_t {
+pub extern "C" fn hipMemRelease(handle: hipMemGenericAllocationHandle_t) -> hipError_t {
     run("hipMemRelease", || {
         ensure!(!handle.is_null(), rules::VMM_007, "handle is NULL");
         let id = from_handle(handle);
@@ -180,7 +180,7 @@ pub fn hipMemRelease(handle: hipMemGenericAllocationHandle_t) -> hipError_t {
 /// HIP-VMM-010, 011 (6.x: 2, 7.x: 1), 012 (`alignment` checked and then
 /// dropped, as clr's virtualAlloc does: the pointer is granule aligned;
 /// `addr` a hint).
-pub fn hipMemAddressReserve(
+pub extern "C" fn hipMemAddressReserve(
     ptr: Out<'_, *mut c_void>,
     size: usize,
     alignment: usize,
@@ -221,7 +221,7 @@ pub fn hipMemAddressReserve(
 /// Any address inside a reservation frees the whole reservation, with its
 /// mappings; `size` is not compared. An address in no reservation is 1
 /// (6.x crashes there; 7.x answers 1).
-pub fn hipMemAddressFree(devPtr: *mut c_void, size: usize) -> hipError_t {
+pub extern "C" fn hipMemAddressFree(devPtr: *mut c_void, size: usize) -> hipError_t {
     run("hipMemAddressFree", || {
         ensure!(!devPtr.is_null(), rules::VMM_013, "devPtr is NULL");
         ensure!(size != 0, rules::VMM_013, "size is 0");
@@ -237,7 +237,7 @@ pub fn hipMemAddressFree(devPtr: *mut c_void, size: usize) -> hipError_t {
 /// HIP-VMM-014, then 015 (emulator: 1); HIP-VMM-016 partial maps; HIP-VMM-017
 /// aliases. A reservation is not tied to a device (clr reserves one range
 /// for all devices): handles of several devices map side by side.
-pub fn hipMemMap(
+pub extern "C" fn hipMemMap(
     ptr: *mut c_void,
     size: usize,
     offset: usize,
@@ -262,7 +262,7 @@ pub fn hipMemMap(
 
 /// `hipError_t hipMemMapArrayAsync(hipArrayMapInfo *mapInfoList, unsigned count, hipStream_t stream)`:
 /// NULL or 0 → 1; otherwise 801, as on AMD.
-pub fn hipMemMapArrayAsync(
+pub extern "C" fn hipMemMapArrayAsync(
     mapInfoList: *mut hipArrayMapInfo,
     count: u32,
     _stream: hipStream_t,
@@ -279,7 +279,7 @@ pub fn hipMemMapArrayAsync(
 /// starts a mapping and `size` covers whole consecutive mappings: 1 in 7.x;
 /// 6.x answers 0 and unmaps nothing, as ROCr refuses and clr drops its
 /// status; an address in no mapping is 1, where 6.x crashes).
-pub fn hipMemUnmap(ptr: *mut c_void, size: usize) -> hipError_t {
+pub extern "C" fn hipMemUnmap(ptr: *mut c_void, size: usize) -> hipError_t {
     run("hipMemUnmap", || {
         ensure!(!ptr.is_null(), rules::VMM_018, "ptr is NULL");
         ensure!(size != 0, rules::VMM_018, "size is 0");
@@ -318,7 +318,7 @@ pub fn hipMemUnmap(ptr: *mut c_void, size: usize) -> hipError_t {
 /// HIP-VMM-021 in its order (pointers and counts, device ids, mapped range,
 /// flags: 0, 1, 3, and 2 (write-only) in 6.x, which passes it on). A later
 /// grant for a device replaces an earlier one.
-pub fn hipMemSetAccess(
+pub extern "C" fn hipMemSetAccess(
     ptr: *mut c_void,
     size: usize,
     desc: In<'_, hipMemAccessDesc>,
@@ -365,7 +365,7 @@ pub fn hipMemSetAccess(
 
 /// `hipError_t hipMemGetAccess(unsigned long long *flags, const hipMemLocation *location, void *ptr)`:
 /// HIP-VMM-022. A device never granted access reads 0.
-pub fn hipMemGetAccess(
+pub extern "C" fn hipMemGetAccess(
     flags: Out<'_, u64>,
     location: In<'_, hipMemLocation>,
     ptr: *mut c_void,
@@ -394,7 +394,7 @@ pub fn hipMemGetAccess(
 /// `hipError_t hipMemRetainAllocationHandle(hipMemGenericAllocationHandle_t *handle, void *addr)`:
 /// HIP-VMM-033: the handle mapped at `addr` (the same value); 7.x takes one
 /// more reference (release it with hipMemRelease), 6.x none.
-pub fn hipMemRetainAllocationHandle(
+pub extern "C" fn hipMemRetainAllocationHandle(
     handle: Out<'_, hipMemGenericAllocationHandle_t>,
     addr: *mut c_void,
 ) -> hipError_t {
@@ -420,7 +420,7 @@ pub fn hipMemRetainAllocationHandle(
 /// `hipError_t hipMemGetAllocationPropertiesFromHandle(hipMemAllocationProp *prop, hipMemGenericAllocationHandle_t handle)`:
 /// HIP-VMM-032 the creation properties; HIP-VMM-029 an imported handle
 /// reports the importing device and the import's handle type.
-pub fn hipMemGetAllocationPropertiesFromHandle(
+pub extern "C" fn hipMemGetAllocationPropertiesFromHandle(
     prop: Out<'_, hipMemAllocationProp>,
     handle: hipMemGenericAllocationHandle_t,
 ) -> hipError_t {
