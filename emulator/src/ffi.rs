@@ -161,12 +161,8 @@ impl<'a, T> Out<'a, T> {
     where
         T: Copy,
     {
-        if self.0.is_null() {
-            return Err(Null);
-        }
-        // SAFETY: not NULL, and valid for a read of an initialised `T` for
-        // the call: the C contract reads it (the promise of `from_c`).
-        Ok(unsafe { self.0.read_unaligned() })
+        // The C contract reads it: valid for a read too (the promise of `from_c`).
+        In(self.0.cast_const(), PhantomData).read()
     }
 
     /// The same pointer as one to `U`, where the C contract names the type
