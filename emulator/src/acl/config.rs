@@ -525,6 +525,9 @@ pub unsafe extern "C" fn aclrtResetStreamResLimit(stream: aclrtStream) -> aclErr
 }
 
 /// The stream configuration handles made and not yet destroyed.
+/// Process-global, not in the ACL state of the emulator: making, setting and
+/// destroying a handle needs no aclInit or root (as in CANN, stream.c), and
+/// aclrtCreateStreamConfigHandle returns a pointer, with no code to fail with.
 static CONFIG_HANDLES: super::boxes::Boxes<aclrtStreamConfigHandle> = super::boxes::Boxes::new();
 
 /// `aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void)`: a zeroed

@@ -158,6 +158,8 @@ pub unsafe extern "C" fn aclrtSetGroup(groupId: i32) -> aclError {
 
 /// The exception callbacks registered (aclrtExceptionInfoCallbackRegister
 /// and aclrtSetExceptionInfoCallback's), by address. Kept, never called.
+/// Process-global, not in the ACL state of the emulator: a program may
+/// register them before aclInit, and registering needs no root.
 static EXCEPTION_CALLBACKS: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
 
 /// `aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback)`:

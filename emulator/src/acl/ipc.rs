@@ -12,8 +12,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{c_char, c_void};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{LazyLock, Mutex};
+use std::sync::atomic::Ordering;
 
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
@@ -22,7 +21,7 @@ use vmmkit_sys::rule::Rule;
 use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::device::note_peer;
 use super::share::trust_of;
-use super::state::lock;
+use super::state::{lock, state};
 use super::vmm::WINDOW;
 use crate::core::{CoreError, Emulator, HandleId};
 use crate::registry::{Header, Place, Trust};
@@ -88,7 +87,7 @@ fn device_field(place: Place) -> u8 {
 
 /// The keys of this process.
 #[derive(Debug, Default)]
-struct Keys {
+pub(super) struct Keys {
     /// Keys this process created and has not closed, with the block's handle.
     created: HashMap<Key, HandleId>,
     /// Keys this process has open: address and device.
@@ -99,9 +98,11 @@ struct Keys {
     destroyed: HashSet<Key>,
 }
 
-/// Process-wide, as the driver's records are.
-static KEYS: LazyLock<Mutex<Keys>> = LazyLock::new(Mutex::default);
-static SERIAL: AtomicU64 = AtomicU64::new(1);
+/// The keys of this process, held in its ACL state (process-wide, as the
+/// driver's records are).
+fn keys(e: &Emulator) -> std::sync::MutexGuard<'_, Keys> {
+    lock(&state(e).ipc_keys)
+}
 
 /// The bytes of a key argument up to its NUL, reading at most 65 bytes.
 /// NULL is 100000 (the ACL layer); an empty key, or one with no NUL in its
@@ -173,7 +174,7 @@ pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
         };
         // The machine's number: another process, seeing other devices, reads it.
         let device = device_field(info.home);
-        let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
+        let serial = state(e).ipc_serial.fetch_add(1, Ordering::Relaxed) + 1;
         let k = Key { pid: e.registry().me().pid, serial, device, entry, offset: offset as u64 };
         let text = k.text();
         // SAFETY: `key` has room for `len` >= 65 bytes: 64 characters and the NUL.
@@ -181,7 +182,7 @@ pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
             std::ptr::copy_nonoverlapping(text.as_ptr(), key.cast::<u8>(), KEY_CHARS);
             key.add(KEY_CHARS).write(0);
         }
-        lock(&KEYS).created.insert(k, handle);
+        keys(e).created.insert(k, handle);
         Ok(())
     })
 }
@@ -215,7 +216,7 @@ fn exported_range(e: &Emulator, va: usize, size: usize) -> Result<(HandleId, usi
         return refuse(&format!("past the end of the {len}-byte range that holds it"));
     }
     if !plain {
-        let keyed = lock(&KEYS).created.values().any(|&h| h == handle);
+        let keyed = keys(e).created.values().any(|&h| h == handle);
         if info.imported || (info.key.is_some() && !keyed) {
             return refuse("VMM memory exported or imported as a shareable handle");
         }
@@ -255,7 +256,7 @@ unsafe fn own_export(key: *const c_char) -> Result<(Key, crate::registry::Header
     let bytes = unsafe { key_bytes(key, &rules::IPK_005) }?;
     let e = emu()?;
     let k = Key::parse(&bytes);
-    let created = k.and_then(|k| lock(&KEYS).created.get(&k).copied());
+    let created = k.and_then(|k| keys(e).created.get(&k).copied());
     let Some((k, _)) = k.zip(created) else {
         return Err(refused(&rules::IPK_006, "the key names no export of this process".into()));
     };
@@ -308,7 +309,7 @@ pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *
             return Err(refused(&rules::IPK_016, format!("{:?} names no live export", String::from_utf8_lossy(&bytes))));
         };
         let place = Place::Device(d);
-        let held = lock(&KEYS).opened.get(&k).copied();
+        let held = keys(e).opened.get(&k).copied();
         if let Some((_, other)) = held.filter(|&(_, p)| p != place) {
             return Err(refused(&rules::IPK_010, format!("the key is open on {other:?} in this process")));
         }
@@ -323,7 +324,7 @@ pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *
             note_peer(e, d, src);
         }
         let va = open(e, k, place, mine)? + k.offset as usize;
-        lock(&KEYS).opened.insert(k, (va, place));
+        keys(e).opened.insert(k, (va, place));
         // SAFETY: checked non-null.
         unsafe { put(devPtr, va as *mut c_void) };
         Ok(())
@@ -355,7 +356,7 @@ pub unsafe extern "C" fn aclrtIpcMemClose(key: *const c_char) -> aclError {
         let Some(k) = Key::parse(&bytes) else {
             return Err(refused(&rules::IPK_013, "not a key of this emulator".into()));
         };
-        let mut keys = lock(&KEYS);
+        let mut keys = keys(e);
         if let Some(&(va, _)) = keys.opened.get(&k) {
             let left = e.close_plain(va).map_err(|e| Fail::plain(AclError::RT_DRV_INTERNAL_ERROR, e.to_string()))?;
             if left == 0 {
@@ -389,7 +390,7 @@ pub unsafe extern "C" fn aclrtIpcMemClose(key: *const c_char) -> aclError {
 /// Before aclrtFree of the block at `va`: its keys stop importing (ACL-IPK-014).
 pub(super) fn freeing(e: &Emulator, va: usize) {
     let Some((_, m)) = e.mapping(va) else { return };
-    let exported = lock(&KEYS).created.values().any(|&h| h == m.handle);
+    let exported = keys(e).created.values().any(|&h| h == m.handle);
     if exported && crate::mutation::enforced(&rules::IPK_014) {
         let _ = e.set_withdrawn(m.handle, true);
     }

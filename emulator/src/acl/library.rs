@@ -30,9 +30,16 @@ struct Entry<F> {
 type InitFn = unsafe extern "C" fn(*const c_char, usize, *mut c_void) -> aclError;
 type FinalizeFn = unsafe extern "C" fn(*mut c_void) -> aclError;
 
+// Process-global, not in the ACL state of the emulator: a program registers
+// these callbacks before aclInit, which is what starts the emulator (and a
+// registration must not fail for want of a root), and they outlive
+// aclFinalize, as CANN keeps them.
+/// The init callbacks registered.
 static INIT: Mutex<Vec<Entry<InitFn>>> = Mutex::new(Vec::new());
+/// The finalize callbacks registered.
 static FINALIZE: Mutex<Vec<Entry<FinalizeFn>>> = Mutex::new(Vec::new());
-/// The config file's text of the first aclInit (what later init callbacks get).
+/// The config file's text of the first aclInit (what later init callbacks
+/// get); process-global with the callbacks it is handed to.
 static CONFIG: Mutex<String> = Mutex::new(String::new());
 
 /// The types aclInit notifies, in its order (acl.cpp:438, 455, 505, 526).

@@ -9,9 +9,7 @@
 //! core's key in 64 hex digits and a NUL, as the emulator's IPC memory keys.
 #![allow(non_snake_case)]
 
-use std::collections::HashSet;
 use std::ffi::c_char;
-use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
 use vmmkit_sys::acl::rules;
@@ -19,29 +17,27 @@ use vmmkit_sys::acl::*;
 
 use super::call::{Fail, current_device, emu, ensure, non_null, put, run};
 use super::device::stream_id;
-use super::state::lock;
+use super::state::{lock, state};
 use crate::core::{CoreError, EventId};
 
 const NOTIFY_BASE: usize = 0x00e7_f000_0000_0000;
 /// Characters of a key, without its NUL.
 pub(super) const KEY_CHARS: usize = 64;
 
-/// The notifies of this process (made or imported here), by handle.
-static NOTIFIES: LazyLock<Mutex<HashSet<usize>>> = LazyLock::new(Mutex::default);
 
 /// The core event of `n`, which must be a notify of this process (107000 otherwise).
 fn notify_id(n: aclrtNotify) -> Result<EventId, Fail> {
     let e = emu()?;
     let id = EventId((n as usize).wrapping_sub(NOTIFY_BASE) as u64);
-    if !lock(&NOTIFIES).contains(&(n as usize)) || !e.notify_exists(id) {
+    if !lock(&state(e).notifies).contains(&(n as usize)) || !e.notify_exists(id) {
         return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("{n:p} is not a notify of this process")));
     }
     Ok(id)
 }
 
-fn handle_of(id: EventId) -> aclrtNotify {
+fn handle_of(e: &crate::core::Emulator, id: EventId) -> aclrtNotify {
     let h = NOTIFY_BASE + id.0 as usize;
-    lock(&NOTIFIES).insert(h);
+    lock(&state(e).notifies).insert(h);
     h as aclrtNotify
 }
 
@@ -105,7 +101,7 @@ pub unsafe extern "C" fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) 
         current_device()?;
         let id = emu()?.notify_create().map_err(core_fail)?;
         // SAFETY: checked non-null.
-        unsafe { put(notify, handle_of(id)) };
+        unsafe { put(notify, handle_of(emu()?, id)) };
         Ok(())
     })
 }
@@ -117,7 +113,7 @@ pub unsafe extern "C" fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError {
     run("aclrtDestroyNotify", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
         let id = notify_id(notify)?;
-        lock(&NOTIFIES).remove(&(notify as usize));
+        lock(&state(emu()?).notifies).remove(&(notify as usize));
         emu()?.event_destroy(id).map_err(core_fail)
     })
 }
@@ -193,12 +189,12 @@ pub unsafe extern "C" fn aclrtNotifyGetExportKey(notify: aclrtNotify, key: *mut 
         ensure!(len > KEY_CHARS, rules::NTF_003, "key buffer of {len} bytes; the key takes 65 with its NUL");
         let id = notify_id(notify)?;
         let e = emu()?;
-        let state = lock(&EXPORTED).contains(&id);
-        if (state || e.shared_origin(id).map_err(core_fail)? == Some(false)) && crate::mutation::enforced(&rules::NTF_004) {
+        let exported = lock(&state(e).exported_notifies).contains(&id);
+        if (exported || e.shared_origin(id).map_err(core_fail)? == Some(false)) && crate::mutation::enforced(&rules::NTF_004) {
             return Err(Fail::rule(&rules::NTF_004, "the notify is an IPC notify already (exported or imported)".into()));
         }
         let k = e.notify_export(id, flags == none).map_err(core_fail)?;
-        lock(&EXPORTED).insert(id);
+        lock(&state(e).exported_notifies).insert(id);
         let text = key_text(k);
         let out = text.as_bytes().iter().chain(&[0]).map(|&b| b as c_char).collect::<Vec<_>>();
         // SAFETY: `key` has room for `len` > 64 bytes: 64 characters and the NUL.
@@ -207,8 +203,6 @@ pub unsafe extern "C" fn aclrtNotifyGetExportKey(notify: aclrtNotify, key: *mut 
     })
 }
 
-/// Notifies exported by this process (a second export is ACL-NTF-004's).
-static EXPORTED: LazyLock<Mutex<HashSet<EventId>>> = LazyLock::new(Mutex::default);
 
 /// `aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags)`:
 /// ACL-NTF-002, ACL-NTF-005, ACL-NTF-007.
@@ -238,7 +232,7 @@ pub unsafe extern "C" fn aclrtNotifyImportByKey(notify: *mut aclrtNotify, key: *
         };
         // The creator is the list's first entry (ACL-NTF-007, trs_shr_id_node.c:85): it imports its own notify.
         // SAFETY: checked non-null.
-        unsafe { put(notify, handle_of(id)) };
+        unsafe { put(notify, handle_of(emu()?, id)) };
         Ok(())
     })
 }
@@ -250,7 +244,7 @@ fn exported_notify(notify: aclrtNotify, num: usize) -> Result<EventId, Fail> {
     ensure!(num as i32 > 0, rules::NTF_006 => AclError::RT_PARAM_INVALID, "num {num} is not in (0, INT32_MAX]");
     let id = notify_id(notify)?;
     ensure!(
-        lock(&EXPORTED).contains(&id),
+        lock(&state(emu()?).exported_notifies).contains(&id),
         rules::NTF_006 => AclError::RT_PARAM_INVALID,
         "the notify was never exported: the driver refuses its empty name"
     );
@@ -301,7 +295,7 @@ pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
             pids.push(unsafe { *s.pid });
         }
         ensure!(
-            lock(&EXPORTED).contains(&id),
+            lock(&state(emu()?).exported_notifies).contains(&id),
             rules::NTF_006 => AclError::RT_PARAM_INVALID,
             "the notify was never exported: the driver refuses its empty name"
         );

@@ -10,6 +10,7 @@ use vmmkit_sys::rule::Rule;
 
 use super::call::{Fail, emu, ensure, get, put, run};
 use super::codes::Op;
+use crate::ffi::Out;
 use crate::core::{HandleId, HandleTag, MapSize, Window, natural_align};
 use crate::registry::Place;
 
@@ -568,23 +569,16 @@ pub unsafe extern "C" fn aclrtMemGetAllocationPropertiesFromHandle(
 /// `aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize)`: ACL-RET-002, ACL-QRY-001.
 pub unsafe extern "C" fn aclrtMemGetAddressRange(
     ptr: *mut c_void,
-    pbase: *mut *mut c_void,
-    psize: *mut usize,
+    pbase: Out<'_, *mut c_void>,
+    psize: Out<'_, usize>,
 ) -> aclError {
     run("aclrtMemGetAddressRange", || {
         if ptr.is_null() || (pbase.is_null() && psize.is_null()) {
             return Err(Fail::plain(AclError::INVALID_PARAM, "ptr is NULL, or both outputs are".into()));
         }
         let (base, len) = emu()?.address_range(ptr as usize).map_err(|e| Fail::core(Op::Query, e))?;
-        // SAFETY: each output is written only when non-null.
-        unsafe {
-            if !pbase.is_null() {
-                put(pbase, base as *mut c_void);
-            }
-            if !psize.is_null() {
-                put(psize, len);
-            }
-        }
+        pbase.write_if_given(base as *mut c_void);
+        psize.write_if_given(len);
         Ok(())
     })
 }

@@ -10,11 +10,12 @@
 use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
 
-use super::call::{Fail, emu, ensure, put, run};
+use super::call::{Fail, emu, ensure, run};
 use super::codes::Op;
 use super::context::current;
 use super::pointer::extent;
 use super::profile::{IPC_FLAGS, IPC_MAGIC, WINDOW};
+use crate::ffi::Out;
 use crate::core::{Extent, ExtentKind, IPC_HANDLE_SIZE, IpcToken};
 use crate::registry::Place;
 
@@ -32,14 +33,13 @@ fn handle(b: [u8; IPC_HANDLE_SIZE]) -> CUipcMemHandle {
 /// pointer is accepted (emulator) and names its allocation; CUDA-IPC-003 a
 /// freed-and-reallocated address gets a different handle (the generation).
 /// A failure leaves the handle zeroed.
-pub unsafe extern "C" fn cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult {
+pub extern "C" fn cuIpcGetMemHandle(pHandle: Out<'_, CUipcMemHandle>, dptr: CUdeviceptr) -> CUresult {
     run("cuIpcGetMemHandle", || {
         let d = current()?;
         if pHandle.is_null() {
             return Err(Fail::plain(CuResult::INVALID_VALUE, "pHandle is NULL".into()));
         }
-        // SAFETY: non-null; the caller passes a 64-byte handle.
-        unsafe { put(pHandle, CUipcMemHandle::default()) };
+        pHandle.write(CUipcMemHandle::default())?;
         let e = emu()?;
         let p = dptr as usize;
         let x = extent(e, p);
@@ -69,8 +69,7 @@ pub unsafe extern "C" fn cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: C
             pid: std::process::id() as i32,
             device: e.token_device(Place::Device(d)),
         };
-        // SAFETY: checked non-null.
-        unsafe { put(pHandle, handle(token.encode(IPC_MAGIC))) };
+        pHandle.write(handle(token.encode(IPC_MAGIC)))?;
         Ok(())
     })
 }
@@ -81,7 +80,7 @@ pub unsafe extern "C" fn cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: C
 /// altered, forged or stale → 400; CUDA-IPC-006 a second open returns the
 /// same pointer, counted; CUDA-IPC-008 the address is this process's own.
 /// Returns the base of the exporter's allocation (as HIP-IPC-026).
-pub unsafe extern "C" fn cuIpcOpenMemHandle(pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, Flags: u32) -> CUresult {
+pub extern "C" fn cuIpcOpenMemHandle(pdptr: Out<'_, CUdeviceptr>, handle: CUipcMemHandle, Flags: u32) -> CUresult {
     run("cuIpcOpenMemHandle", || {
         let d = current()?;
         if pdptr.is_null() {
@@ -124,8 +123,7 @@ pub unsafe extern "C" fn cuIpcOpenMemHandle(pdptr: *mut CUdeviceptr, handle: CUi
         {
             e.enable_peer(d, src);
         }
-        // SAFETY: checked non-null.
-        unsafe { put(pdptr, va as CUdeviceptr) };
+        pdptr.write(va as CUdeviceptr)?;
         Ok(())
     })
 }
@@ -134,7 +132,7 @@ pub unsafe extern "C" fn cuIpcOpenMemHandle(pdptr: *mut CUdeviceptr, handle: CUi
 /// last unmaps (the exporter and other importers are unaffected).
 /// CUDA-IPC-009: anything but a pointer cuIpcOpenMemHandle returned and not
 /// yet closed as often as opened → 1 (emulator; an interior pointer too).
-pub unsafe extern "C" fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult {
+pub extern "C" fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult {
     run("cuIpcCloseMemHandle", || {
         current()?;
         let e = emu()?;

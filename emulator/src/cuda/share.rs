@@ -14,11 +14,12 @@ use std::os::fd::IntoRawFd;
 use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
 
-use super::call::{Fail, emu, ensure, put, run};
+use super::call::{Fail, emu, ensure, run};
 use super::codes::Op;
 use super::context::current;
 use super::profile::KIND_VMM;
 use super::vmm::{from_handle, to_handle};
+use crate::ffi::Out;
 use crate::registry::Place;
 
 /// `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)`:
@@ -26,8 +27,8 @@ use crate::registry::Place;
 /// CUDA-VMM-015 the type must be POSIX_FILE_DESCRIPTOR and requested at
 /// cuMemCreate (emulator: 1); CUDA-VMM-016 writes a new `int` fd, owned by
 /// the caller, at every call.
-pub unsafe extern "C" fn cuMemExportToShareableHandle(
-    shareableHandle: *mut c_void,
+pub extern "C" fn cuMemExportToShareableHandle(
+    shareableHandle: Out<'_, c_void>,
     handle: CUmemGenericAllocationHandle,
     handleType: CUmemAllocationHandleType,
     flags: u64,
@@ -50,8 +51,7 @@ pub unsafe extern "C" fn cuMemExportToShareableHandle(
         let fd = e.share_fd(id).map_err(|e| Fail::core(Op::Export, e))?;
         // CUDA-VMM-016: an `int`, which the caller owns from here on.
         let raw = fd.into_raw_fd();
-        // SAFETY: checked non-null; the caller passes room for an int.
-        unsafe { put(shareableHandle.cast::<i32>(), raw) };
+        shareableHandle.cast::<i32>().write(raw)?;
         Ok(())
     })
 }
@@ -63,8 +63,8 @@ pub unsafe extern "C" fn cuMemExportToShareableHandle(
 /// import is a new handle with its own cuMemRelease; a number that is no
 /// open fd of an exported allocation → 1; CUDA-VMM-018 importing in the
 /// exporting process is allowed (emulator).
-pub unsafe extern "C" fn cuMemImportFromShareableHandle(
-    handle: *mut CUmemGenericAllocationHandle,
+pub extern "C" fn cuMemImportFromShareableHandle(
+    handle: Out<'_, CUmemGenericAllocationHandle>,
     osHandle: *mut c_void,
     shHandleType: CUmemAllocationHandleType,
 ) -> CUresult {
@@ -90,8 +90,7 @@ pub unsafe extern "C" fn cuMemImportFromShareableHandle(
         })?;
         let e = emu()?;
         let id = e.import_fd_value(fd, Place::Device(d), None).map_err(|e| Fail::core(Op::Import, e))?;
-        // SAFETY: checked non-null.
-        unsafe { put(handle, to_handle(id)) };
+        handle.write(to_handle(id))?;
         Ok(())
     })
 }

@@ -17,13 +17,14 @@ use std::ffi::c_void;
 use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
 
-use super::call::{Fail, emu, ensure, put, run};
+use super::call::{Fail, emu, ensure, run};
 use super::codes::Op;
 use super::context::current;
 use super::event::event_of;
 use super::memory::check_copy;
 use super::pointer::{Use, check_device_range};
 use super::state::state;
+use crate::ffi::Out;
 use crate::core::{Emulator, Ending, HandleId, HandleTag, StreamId, StreamKind, ValueCmp, Work};
 
 const TAG: HandleTag = HandleTag::new(0x6373);
@@ -67,17 +68,17 @@ unsafe fn enqueue(h: CUstream, work: impl FnOnce(&Emulator, u32) -> Result<Optio
 }
 
 /// `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)`: CUDA-STM-001.
-pub unsafe extern "C" fn cuStreamCreate(phStream: *mut CUstream, Flags: u32) -> CUresult {
+pub extern "C" fn cuStreamCreate(phStream: Out<'_, CUstream>, Flags: u32) -> CUresult {
     run("cuStreamCreate", || create(phStream, Flags, LEAST_PRIORITY))
 }
 
 /// `CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)`:
 /// CUDA-STM-001; the priority is clamped into [-5, 0] (CUDA-STM-009).
-pub unsafe extern "C" fn cuStreamCreateWithPriority(phStream: *mut CUstream, flags: u32, priority: i32) -> CUresult {
+pub extern "C" fn cuStreamCreateWithPriority(phStream: Out<'_, CUstream>, flags: u32, priority: i32) -> CUresult {
     run("cuStreamCreateWithPriority", || create(phStream, flags, priority))
 }
 
-fn create(out: *mut CUstream, flags: u32, priority: i32) -> Result<(), Fail> {
+fn create(out: Out<'_, CUstream>, flags: u32, priority: i32) -> Result<(), Fail> {
     let d = current()?;
     ensure!(!out.is_null(), rules::STM_001, "phStream is NULL");
     ensure!(flags <= CU_STREAM_NON_BLOCKING, rules::STM_001, "Flags {flags:#x} is not CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING");
@@ -88,14 +89,13 @@ fn create(out: *mut CUstream, flags: u32, priority: i32) -> Result<(), Fail> {
     let kind = if flags & CU_STREAM_NON_BLOCKING != 0 { StreamKind::NonBlocking } else { StreamKind::Blocking };
     let id = e.stream_create(d, kind);
     state(e).priorities().insert(id, priority.clamp(GREATEST_PRIORITY, LEAST_PRIORITY));
-    // SAFETY: checked non-null.
-    unsafe { put(out, to_stream(id)) };
+    out.write(to_stream(id))?;
     Ok(())
 }
 
 /// `CUresult cuStreamDestroy_v2(CUstream hStream)`: returns at once; work
 /// already enqueued still completes. The NULL and special streams are 400 (CUDA-STM-002).
-pub unsafe extern "C" fn cuStreamDestroy(hStream: CUstream) -> CUresult {
+pub extern "C" fn cuStreamDestroy(hStream: CUstream) -> CUresult {
     run("cuStreamDestroy", || {
         let d = current()?;
         let e = emu()?;
@@ -111,7 +111,7 @@ pub unsafe extern "C" fn cuStreamDestroy(hStream: CUstream) -> CUresult {
 
 /// `CUresult cuStreamSynchronize(CUstream hStream)`: waits for all work
 /// enqueued on the stream; reports the first failure of its work.
-pub unsafe extern "C" fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
+pub extern "C" fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
     run("cuStreamSynchronize", || {
         let d = current()?;
         let e = emu()?;
@@ -134,7 +134,7 @@ fn not_while_capturing(e: &Emulator, h: CUstream, id: StreamId) -> Result<(), Fa
 
 /// `CUresult cuStreamQuery(CUstream hStream)`: 0 when all its work has
 /// completed, 600 otherwise (CUDA-STM-003).
-pub unsafe extern "C" fn cuStreamQuery(hStream: CUstream) -> CUresult {
+pub extern "C" fn cuStreamQuery(hStream: CUstream) -> CUresult {
     run("cuStreamQuery", || {
         let d = current()?;
         let e = emu()?;
@@ -148,7 +148,7 @@ pub unsafe extern "C" fn cuStreamQuery(hStream: CUstream) -> CUresult {
 
 /// `CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)`:
 /// CUDA-STM-006 (flags), -007 (order); a NULL event is 400 (CUDA-EVT-006).
-pub unsafe extern "C" fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: u32) -> CUresult {
+pub extern "C" fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: u32) -> CUresult {
     run("cuStreamWaitEvent", || {
         let d = current()?;
         let e = emu()?;
@@ -160,7 +160,7 @@ pub unsafe extern "C" fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, F
 }
 
 /// `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)`: CUDA-STM-009.
-pub unsafe extern "C" fn cuStreamGetFlags(hStream: CUstream, flags: *mut u32) -> CUresult {
+pub extern "C" fn cuStreamGetFlags(hStream: CUstream, flags: Out<'_, u32>) -> CUresult {
     run("cuStreamGetFlags", || {
         let d = current()?;
         let e = emu()?;
@@ -170,14 +170,13 @@ pub unsafe extern "C" fn cuStreamGetFlags(hStream: CUstream, flags: *mut u32) ->
         }
         let (_, kind) = e.stream_info(id).map_err(|er| Fail::core(Op::Stream, er))?;
         let v = if kind == StreamKind::NonBlocking { CU_STREAM_NON_BLOCKING } else { CU_STREAM_DEFAULT };
-        // SAFETY: checked non-null.
-        unsafe { put(flags, v) };
+        flags.write(v)?;
         Ok(())
     })
 }
 
 /// `CUresult cuStreamGetPriority(CUstream hStream, int *priority)`: CUDA-STM-009.
-pub unsafe extern "C" fn cuStreamGetPriority(hStream: CUstream, priority: *mut i32) -> CUresult {
+pub extern "C" fn cuStreamGetPriority(hStream: CUstream, priority: Out<'_, i32>) -> CUresult {
     run("cuStreamGetPriority", || {
         let d = current()?;
         let e = emu()?;
@@ -186,8 +185,7 @@ pub unsafe extern "C" fn cuStreamGetPriority(hStream: CUstream, priority: *mut i
             return Err(Fail::plain(CuResult::INVALID_VALUE, "priority is NULL".into()));
         }
         let p = state(e).priorities().get(&id).copied().unwrap_or(LEAST_PRIORITY);
-        // SAFETY: checked non-null.
-        unsafe { put(priority, p) };
+        priority.write(p)?;
         Ok(())
     })
 }
@@ -210,7 +208,7 @@ fn host(h: CUstream, f: Option<std::sync::Arc<dyn Fn() + Send + Sync>>, flags: u
 
 /// `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)`:
 /// CUDA-STM-011; the callback gets the stream and 0.
-pub unsafe extern "C" fn cuStreamAddCallback(
+pub extern "C" fn cuStreamAddCallback(
     hStream: CUstream,
     callback: CUstreamCallback,
     userData: *mut c_void,
@@ -228,7 +226,7 @@ pub unsafe extern "C" fn cuStreamAddCallback(
 }
 
 /// `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)`: CUDA-STM-011.
-pub unsafe extern "C" fn cuLaunchHostFunc(hStream: CUstream, fn_: CUhostFn, userData: *mut c_void) -> CUresult {
+pub extern "C" fn cuLaunchHostFunc(hStream: CUstream, fn_: CUhostFn, userData: *mut c_void) -> CUresult {
     let data = UserData(userData as usize);
     let f = fn_.map(|f| -> std::sync::Arc<dyn Fn() + Send + Sync> {
         std::sync::Arc::new(move || {
@@ -276,22 +274,22 @@ fn wait_value(h: CUstream, addr: CUdeviceptr, value: u64, width: u8, flags: u32)
 }
 
 /// `CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)`.
-pub unsafe extern "C" fn cuStreamWriteValue32(stream: CUstream, addr: CUdeviceptr, value: u32, flags: u32) -> CUresult {
+pub extern "C" fn cuStreamWriteValue32(stream: CUstream, addr: CUdeviceptr, value: u32, flags: u32) -> CUresult {
     run("cuStreamWriteValue32", || write_value(stream, addr, u64::from(value), 4, flags))
 }
 
 /// `CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)`.
-pub unsafe extern "C" fn cuStreamWriteValue64(stream: CUstream, addr: CUdeviceptr, value: u64, flags: u32) -> CUresult {
+pub extern "C" fn cuStreamWriteValue64(stream: CUstream, addr: CUdeviceptr, value: u64, flags: u32) -> CUresult {
     run("cuStreamWriteValue64", || write_value(stream, addr, value, 8, flags))
 }
 
 /// `CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)`.
-pub unsafe extern "C" fn cuStreamWaitValue32(stream: CUstream, addr: CUdeviceptr, value: u32, flags: u32) -> CUresult {
+pub extern "C" fn cuStreamWaitValue32(stream: CUstream, addr: CUdeviceptr, value: u32, flags: u32) -> CUresult {
     run("cuStreamWaitValue32", || wait_value(stream, addr, u64::from(value), 4, flags))
 }
 
 /// `CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)`.
-pub unsafe extern "C" fn cuStreamWaitValue64(stream: CUstream, addr: CUdeviceptr, value: u64, flags: u32) -> CUresult {
+pub extern "C" fn cuStreamWaitValue64(stream: CUstream, addr: CUdeviceptr, value: u64, flags: u32) -> CUresult {
     run("cuStreamWaitValue64", || wait_value(stream, addr, value, 8, flags))
 }
 
@@ -306,7 +304,7 @@ fn copy_async(h: CUstream, dst: usize, src: usize, n: usize, device_dst: bool, d
 
 /// `CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)`:
 /// unified addressing; each side is checked as device memory when it is some.
-pub unsafe extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
     run("cuMemcpyAsync", || {
         let e = emu()?;
         let device = |p: CUdeviceptr| e.extent(p as usize).is_some_and(|x| x.kind != crate::core::ExtentKind::Host);
@@ -315,7 +313,7 @@ pub unsafe extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteC
 }
 
 /// `CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)`.
-pub unsafe extern "C" fn cuMemcpyHtoDAsync(
+pub extern "C" fn cuMemcpyHtoDAsync(
     dstDevice: CUdeviceptr,
     srcHost: *const c_void,
     ByteCount: usize,
@@ -325,7 +323,7 @@ pub unsafe extern "C" fn cuMemcpyHtoDAsync(
 }
 
 /// `CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)`.
-pub unsafe extern "C" fn cuMemcpyDtoHAsync(
+pub extern "C" fn cuMemcpyDtoHAsync(
     dstHost: *mut c_void,
     srcDevice: CUdeviceptr,
     ByteCount: usize,
@@ -335,7 +333,7 @@ pub unsafe extern "C" fn cuMemcpyDtoHAsync(
 }
 
 /// `CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)`.
-pub unsafe extern "C" fn cuMemcpyDtoDAsync(
+pub extern "C" fn cuMemcpyDtoDAsync(
     dstDevice: CUdeviceptr,
     srcDevice: CUdeviceptr,
     ByteCount: usize,
@@ -360,18 +358,18 @@ fn fill_async(h: CUstream, dst: CUdeviceptr, pattern: u64, width: u8, count: usi
 }
 
 /// `CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)`.
-pub unsafe extern "C" fn cuMemsetD8Async(dstDevice: CUdeviceptr, uc: u8, N: usize, hStream: CUstream) -> CUresult {
+pub extern "C" fn cuMemsetD8Async(dstDevice: CUdeviceptr, uc: u8, N: usize, hStream: CUstream) -> CUresult {
     run("cuMemsetD8Async", || fill_async(hStream, dstDevice, u64::from(uc), 1, N))
 }
 
 /// `CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)`.
-pub unsafe extern "C" fn cuMemsetD32Async(dstDevice: CUdeviceptr, ui: u32, N: usize, hStream: CUstream) -> CUresult {
+pub extern "C" fn cuMemsetD32Async(dstDevice: CUdeviceptr, ui: u32, N: usize, hStream: CUstream) -> CUresult {
     run("cuMemsetD32Async", || fill_async(hStream, dstDevice, u64::from(ui), 4, N))
 }
 
 /// `CUresult cuCtxSynchronize(void)`: waits for the work of every stream of
 /// the current context's device; reports the first failure of its work.
-pub unsafe extern "C" fn cuCtxSynchronize() -> CUresult {
+pub extern "C" fn cuCtxSynchronize() -> CUresult {
     run("cuCtxSynchronize", || {
         let d = current()?;
         emu()?.device_synchronize(Some(d), None).map_err(|er| Fail::core(Op::Stream, er))

@@ -9,7 +9,6 @@ use vmmkit_sys::vendor::Hip;
 
 use crate::core::{Emulator, thread};
 use crate::dialect;
-pub(super) use crate::dialect::{get, put};
 
 /// `ensure!(cond, rule, "msg {}", x)`: [`crate::dialect::ensure`] with the
 /// rule's main code under the process's version profile (`profile.rs`);
