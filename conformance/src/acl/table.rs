@@ -563,3 +563,6 @@ impl Acl {
         call_opt!(self.aclrtStreamWaitEvent(stream, event))
     }
 }
+
+// Model capture: aclmdlRI* and what its checks call besides.
+mod model;
