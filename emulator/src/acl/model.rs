@@ -94,7 +94,8 @@ fn model(modelRI: aclmdlRI) -> Result<(&'static Emulator, GraphId), Fail> {
     let e = emu()?;
     let g = graph_of(e, modelRI);
     ensure!(g.is_some(), rules::MRI_016, "{modelRI:p} is not a live model (destroyed, or never made)");
-    let Some(g) = g else { return Err(Fail::plain(AclError::RT_INVALID_HANDLE, format!("{modelRI:p} is not a model"))) };
+    // Mutated away (VMMKIT_MUTATE=ACL-MRI-016): the call reports success and does nothing.
+    let Some(g) = g else { return Err(Fail::plain(AclError::SUCCESS, String::new())) };
     ensure!(!e.capture_builds(g), rules::MRI_017, "the capture of model {modelRI:p} has not ended");
     Ok((e, g))
 }
@@ -115,15 +116,21 @@ pub unsafe extern "C" fn aclmdlRICaptureBegin(stream: aclrtStream, mode: aclmdlR
     })
 }
 
+/// A capture error the core found, under `rule`; success when
+/// `VMMKIT_MUTATE` names the rule (as [`Fail::core_under`]).
+fn under(rule: &'static vmmkit_sys::rule::Rule, msg: String) -> Fail {
+    if crate::mutation::enforced(rule) { Fail::rule(rule, msg) } else { Fail::plain(AclError::SUCCESS, String::new()) }
+}
+
 /// A capture error as ACL's code, under the rule it breaks.
 fn capture_fail(g: GraphError) -> Fail {
     let msg = g.to_string();
     match g {
-        GraphError::AlreadyCapturing(_) => Fail::rule(&rules::MRI_003, msg),
-        GraphError::NotCapturing(_) => Fail::rule(&rules::MRI_004, msg),
-        GraphError::Unmatched(_) => Fail::rule(&rules::MRI_006, msg),
-        GraphError::WrongThread => Fail::rule(&rules::MRI_007, msg),
-        GraphError::Unjoined => Fail::rule(&rules::MRI_008, msg),
+        GraphError::AlreadyCapturing(_) => under(&rules::MRI_003, msg),
+        GraphError::NotCapturing(_) => under(&rules::MRI_004, msg),
+        GraphError::Unmatched(_) => under(&rules::MRI_006, msg),
+        GraphError::WrongThread => under(&rules::MRI_007, msg),
+        GraphError::Unjoined => under(&rules::MRI_008, msg),
         GraphError::Invalidated => Fail::plain(AclError::RT_STREAM_CAPTURE_INVALIDATED, msg),
         other => Fail::plain(AclError::RT_PARAM_INVALID, other.to_string()),
     }
