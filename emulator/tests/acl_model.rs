@@ -9,18 +9,12 @@ use std::ffi::c_void;
 use std::ptr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use common::acl_calls::{code, ok};
 use common::isolated;
 use vmmkit_sys::acl::*;
 
+/// Bytes of each buffer.
 const N: usize = 4096;
-
-fn ok(what: &str, rc: aclError) {
-    assert_eq!(AclError(rc), AclError::SUCCESS, "{what}");
-}
-
-fn code(rc: aclError) -> AclError {
-    AclError(rc)
-}
 
 /// The optional function `$f` of the table.
 macro_rules! f {
