@@ -256,6 +256,25 @@ const ACL_REFERENCE_IDS: &[&str] = &[
     "ACL-REG-001",
     "ACL-REG-002",
     "ACL-FILL-001",
+    // Model capture (docs/audit/acl-model.md).
+    "ACL-MRI-001",
+    "ACL-MRI-002",
+    "ACL-MRI-003",
+    "ACL-MRI-004",
+    "ACL-MRI-005",
+    "ACL-MRI-006",
+    "ACL-MRI-007",
+    "ACL-MRI-008",
+    "ACL-MRI-009",
+    "ACL-MRI-010",
+    "ACL-MRI-011",
+    "ACL-MRI-012",
+    "ACL-MRI-013",
+    "ACL-MRI-014",
+    "ACL-MRI-015",
+    "ACL-MRI-016",
+    "ACL-MRI-017",
+    "ACL-MRI-018",
 ];
 
 /// Every id of cuda.md §3.
@@ -380,8 +399,8 @@ fn acl_catalog_holds_every_reference_id_exactly_once() {
     let reference: HashSet<&str> = ACL_REFERENCE_IDS.iter().copied().collect();
     let extra: Vec<&str> = rules.iter().map(|r| r.id.as_str()).filter(|id| !reference.contains(id)).collect();
     assert!(extra.is_empty(), "catalog rules that are not in the reference list: {extra:?}");
-    assert_eq!(ACL_REFERENCE_IDS.len(), 231);
-    assert_eq!(ACL_REFERENCE_IDS.iter().filter(|id| !id.contains("-ORD-") && !id.contains("-FLOW-")).count(), 224);
+    assert_eq!(ACL_REFERENCE_IDS.len(), 249);
+    assert_eq!(ACL_REFERENCE_IDS.iter().filter(|id| !id.contains("-ORD-") && !id.contains("-FLOW-")).count(), 242);
     assert_eq!(rules.len(), ACL_REFERENCE_IDS.len());
 }
 

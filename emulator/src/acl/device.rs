@@ -229,6 +229,7 @@ pub(super) fn stream_id(s: aclrtStream) -> Result<StreamId, Fail> {
 fn destroy_stream(stream: aclrtStream, how: Ending) -> Result<(), Fail> {
     ensure!(!stream.is_null(), rules::STM_001, "stream is NULL");
     let id = stream_id(stream)?;
+    super::model::refuse_capturing(id, "aclrtDestroyStream")?;
     let e = emu()?;
     lock(&state(e).streams).remove(&(stream as usize));
     lock(&state(e).stream_conf).remove(&(STREAM_BASE + id.0 as usize));
@@ -269,14 +270,20 @@ pub(super) fn timeout_ms(timeout: i32) -> Result<Option<std::time::Duration>, Fa
 
 /// `aclError aclrtSynchronizeStream(aclrtStream stream)`: waits for the stream's work (ACL-STM-004).
 pub unsafe extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
-    run("aclrtSynchronizeStream", || emu()?.stream_synchronize(stream_id(stream)?, None).map_err(sync_fail))
+    run("aclrtSynchronizeStream", || {
+        let id = stream_id(stream)?;
+        super::model::refuse_capturing(id, "aclrtSynchronizeStream")?;
+        emu()?.stream_synchronize(id, None).map_err(sync_fail)
+    })
 }
 
 /// `aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)`: ACL-STM-002, ACL-STM-003.
 pub unsafe extern "C" fn aclrtSynchronizeStreamWithTimeout(stream: aclrtStream, timeout: i32) -> aclError {
     run("aclrtSynchronizeStreamWithTimeout", || {
         let t = timeout_ms(timeout)?;
-        emu()?.stream_synchronize(stream_id(stream)?, t).map_err(sync_fail)
+        let id = stream_id(stream)?;
+        super::model::refuse_capturing(id, "aclrtSynchronizeStreamWithTimeout")?;
+        emu()?.stream_synchronize(id, t).map_err(sync_fail)
     })
 }
 
@@ -284,7 +291,9 @@ pub unsafe extern "C" fn aclrtSynchronizeStreamWithTimeout(stream: aclrtStream, 
 pub unsafe extern "C" fn aclrtStreamQuery(stream: aclrtStream, status: *mut aclrtStreamStatus) -> aclError {
     run("aclrtStreamQuery", || {
         ensure!(!status.is_null(), rules::STM_001, "status is NULL");
-        let done = emu()?.stream_query(stream_id(stream)?).map_err(sync_fail)?;
+        let id = stream_id(stream)?;
+        super::model::refuse_capturing(id, "aclrtStreamQuery")?;
+        let done = emu()?.stream_query(id).map_err(sync_fail)?;
         let v = if done { ACL_STREAM_STATUS_COMPLETE } else { ACL_STREAM_STATUS_NOT_READY };
         // SAFETY: checked non-null.
         unsafe { put(status, v) };

@@ -151,6 +151,7 @@ pub unsafe extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream)
 /// event.cc:1193-1198).
 fn recorded_done(event: aclrtEvent) -> Result<bool, Fail> {
     let id = event_id(event)?;
+    super::model::refuse_captured_event(id, "aclrtQueryEventStatus")?;
     let e = emu()?;
     if e.event(id).map_err(event_fail)?.cell.last() == 0 {
         return new_mode(event);
@@ -204,7 +205,9 @@ pub unsafe extern "C" fn aclrtQueryEventWaitStatus(event: aclrtEvent, status: *m
 pub unsafe extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
     run("aclrtSynchronizeEvent", || {
         ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
-        emu()?.event_synchronize(event_id(event)?, None).map_err(event_fail)
+        let id = event_id(event)?;
+        super::model::refuse_captured_event(id, "aclrtSynchronizeEvent")?;
+        emu()?.event_synchronize(id, None).map_err(event_fail)
     })
 }
 
@@ -216,7 +219,9 @@ pub unsafe extern "C" fn aclrtSynchronizeEventWithTimeout(event: aclrtEvent, tim
         ensure!(!event.is_null(), rules::EVT_003 => AclError::INVALID_PARAM, "event is NULL");
         ensure!(timeout != 0, rules::EVT_003 => AclError::RT_PARAM_INVALID, "timeout 0 is refused by the runtime");
         let t = (timeout > 0).then(|| std::time::Duration::from_millis(timeout as u64));
-        emu()?.event_synchronize(event_id(event)?, t).map_err(event_fail)
+        let id = event_id(event)?;
+        super::model::refuse_captured_event(id, "aclrtSynchronizeEventWithTimeout")?;
+        emu()?.event_synchronize(id, t).map_err(event_fail)
     })
 }
 

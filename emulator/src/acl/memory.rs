@@ -95,6 +95,7 @@ pub unsafe extern "C" fn aclrtMemcpy(
 ) -> aclError {
     run("aclrtMemcpy", || {
         let Some((d, s)) = memcpy_checks(dst, destMax, src, count, kind)? else { return Ok(()) };
+        super::model::refuse_unsafe("aclrtMemcpy")?;
         // SAFETY: host parts of both ranges are the caller's buffers of `count`
         // bytes (the C contract of aclrtMemcpy); device parts, and host addresses
         // no process can map, are checked by the core.
@@ -165,6 +166,7 @@ fn memset_checks(devPtr: *mut c_void, maxCount: usize, count: usize) -> Result<O
 pub unsafe extern "C" fn aclrtMemset(devPtr: *mut c_void, maxCount: usize, value: i32, count: usize) -> aclError {
     run("aclrtMemset", || {
         let Some(p) = memset_checks(devPtr, maxCount, count)? else { return Ok(()) };
+        super::model::refuse_unsafe("aclrtMemset")?;
         // SAFETY: a host range is the caller's buffer of `count` bytes; device parts are checked by the core.
         unsafe { emu()?.fill(p, value as u8, count) }.map_err(|e| Fail::core(Op::Copy, e))
     })
@@ -255,6 +257,7 @@ pub unsafe extern "C" fn aclrtMemcpy2d(
     run("aclrtMemcpy2d", || {
         let m = Matrix { dst, dpitch, src, spitch, width, height, kind };
         let Some(rows) = memcpy2d_rows(&m)? else { return Ok(()) };
+        super::model::refuse_unsafe("aclrtMemcpy2d")?;
         let e = emu()?;
         for w in rows {
             if let Work::Copy { dst, src, len } = w {

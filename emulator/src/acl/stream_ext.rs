@@ -82,8 +82,8 @@ pub unsafe extern "C" fn aclrtValueWait(devAddr: *mut c_void, value: u64, flag: 
 
 /// `aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream, uint32_t flag)`:
 /// `ACL_EVENT_RECORD_DEFAULT` is aclrtRecordEvent, `ACL_EVENT_RECORD_EXTERNAL`
-/// (an external record of an ACL graph; vmmkit captures no graph) records
-/// the same way; any other flag is 100000 (event.cpp:96-111).
+/// (an external record of an ACL graph, for task update, which vmmkit does
+/// not emulate) records the same way, in a capture too (model.rs); any other flag is 100000 (event.cpp:96-111).
 pub unsafe extern "C" fn aclrtRecordEventWithFlag(event: aclrtEvent, stream: aclrtStream, flag: u32) -> aclError {
     run("aclrtRecordEventWithFlag", || {
         non_null(event, "event")?;
@@ -344,9 +344,10 @@ pub unsafe extern "C" fn aclrtGetResInCurrentThread(type_: aclrtDevResLimitType,
 }
 
 /// The runtime's answer for a stream that is not bound to a model: the
-/// emulator runs no model (`aclmdlRI*` is not emulated), so none is.
+/// emulator binds no stream to a model (a captured model runs on the stream
+/// it is executed on; aclmdlRIBindStream is not emulated), so none is.
 fn not_a_model_stream(s: aclrtStream) -> Fail {
-    Fail::plain(AclError::RT_STREAM_MODEL, format!("stream {s:p} is not bound to a model (vmmkit runs no model)"))
+    Fail::plain(AclError::RT_STREAM_MODEL, format!("stream {s:p} is not bound to a model (vmmkit binds no stream to a model)"))
 }
 
 /// `aclError aclrtActiveStream(aclrtStream activeStream, aclrtStream stream)`:
