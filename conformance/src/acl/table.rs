@@ -65,6 +65,3 @@ impl Acl {
         (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
     }
 }
-
-// Model capture: aclmdlRI* and what its checks call besides.
-mod model;
