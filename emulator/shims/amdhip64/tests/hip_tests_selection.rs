@@ -104,6 +104,13 @@ const KNOWN_TEST_SIDE: &[(&str, bool, &str)] = &[
         "leaks a registration and registers the same byte again; clr leaves the second lock to ROCr \
          (ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:1244-1278); vmmkit answers 712 (HIP-MEM-001)",
     ),
+    (
+        "Unit_hipMemVmm_Basic",
+        false,
+        "passes a hipMemAllocationProp whose requestedHandleType it never sets (stack garbage); clr answers \
+         hipErrorNotSupported for any handle type but None and PosixFileDescriptor (ROCm/clr@fa1d09c \
+         hipamd/src/hip_vm.cpp:94-96), so it passes only when the garbage is 0 or 1",
+    ),
     ("Unit_hipMemAddressReserve_Negative", true, "expects 6.x's 2 for size 0; the 7.x profile answers 1 (HIP-VMM-011)"),
     (
         "Unit_hipMemCreate_Negative",
