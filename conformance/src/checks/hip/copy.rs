@@ -54,7 +54,7 @@ pub fn unmappable_host_address(cx: &mut Ctx) -> Result<(), Failure> {
 /// HIP-CPY-003 (hip-tests `Unit_hipDrvMemcpy2DUnaligned_FuncTst`, `_NegTst`):
 /// hipDrvMemcpy2DUnaligned answers each descriptor as hipMemcpyParam2D does
 /// (a 4 × 3 rectangle between device buffers, a NULL source, rows past the
-/// source), a row that starts at the source's end is 1, and the rectangle it
+/// source), a row that starts at the source's end is refused, and the rectangle it
 /// copies lands.
 pub fn unaligned_2d_is_param_2d(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -91,11 +91,16 @@ pub fn unaligned_2d_is_param_2d(cx: &mut Ctx) -> Result<(), Failure> {
         let unaligned = hip.hipDrvMemcpy2DUnaligned(&c);
         let unaligned =
             unaligned.ok_or_else(|| Failure::NotSupported("the library has no hipDrvMemcpy2DUnaligned".into()))?;
-        cx.expect(&format!("hipDrvMemcpy2DUnaligned({what}), as hipMemcpyParam2D"), param, unaligned)?;
+        cx.ensure(
+            &format!("hipDrvMemcpy2DUnaligned({what}), as hipMemcpyParam2D"),
+            param == unaligned,
+            param,
+            unaligned,
+        )?;
     }
     let past = hip_Memcpy2D { srcY: 4, Height: 1, ..rect };
     let r = hip.hipDrvMemcpy2DUnaligned(&past).unwrap_or(HipError::NOT_SUPPORTED.0);
-    cx.expect("hipDrvMemcpy2DUnaligned(a row from the source's end)", HipError::INVALID_VALUE, r)?;
+    cx.ensure("hipDrvMemcpy2DUnaligned(a row from the source's end) is refused", r != 0, "an error", HipError(r))?;
     let zero = [0u8; 64];
     crate::hip::setup(
         "hipMemcpy(clear the destination)",
