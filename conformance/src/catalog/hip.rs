@@ -79,6 +79,7 @@ crate::bind! {
     VMM_033 => vmm::retain,
     CPY_001 => copy::kind_names_device,
     CPY_002 => copy::unmappable_host_address,
+    CPY_003 => copy::unaligned_2d_is_param_2d,
     FORK_001 => fork::forked_child,
     POOL_001 => pool::create_args,
     POOL_002 => pool::destroy_args,
@@ -143,4 +144,7 @@ crate::bind! {
     GRF_015 => graph::node_queries,
     MEM_004 => mem::buffer_ids,
     MEM_005 => mem::mipmapped_arrays,
+    MEM_006 => mem::range_size_width,
+    MEM_007 => mem::free_host_buffer,
+    MEM_008 => mem::address_range_of_host_buffer,
 }

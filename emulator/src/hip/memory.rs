@@ -82,6 +82,9 @@ pub(super) fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
             e.free_host(x.base).map_err(|e| Fail::core(Op::Free, e))
         }
         Some(x) if x.kind == Kind::Opened => e.close_plain(p).map(drop).map_err(|e| Fail::core(Op::IpcClose, e)),
+        // HIP-MEM-007: a hipHostMalloc buffer is a memory object to clr's
+        // ihipFree, which frees it (hip_memory.cpp:69-92), as hipHostFree.
+        Some(x) if x.kind == Kind::Host => host_free(e, x.base),
         Some(x) => match x.kind {
             Kind::Malloc(handle) => {
                 e.withdraw(handle).map_err(|e| Fail::core(Op::Free, e))?;
@@ -532,9 +535,11 @@ pub extern "C" fn hipMemGetAddressRange(
     dptr: hipDeviceptr_t,
 ) -> hipError_t {
     run("hipMemGetAddressRange", || {
+        // HIP-MEM-008: clr answers any memory object's start and size,
+        // hipHostMalloc buffers included (hip_memory.cpp:798-813).
         let x = extent(emu()?, dptr as usize)
-            .filter(|x| !matches!(x.kind, Kind::Host | Kind::Registered))
-            .ok_or_else(|| Fail::plain(HipError::NOT_FOUND, format!("{dptr:p} is not device memory")))?;
+            .filter(|x| x.kind != Kind::Registered)
+            .ok_or_else(|| Fail::plain(HipError::NOT_FOUND, format!("{dptr:p} is not memory HIP allocated")))?;
         pbase.write_if_given(x.base as hipDeviceptr_t);
         psize.write_if_given(x.size);
         Ok(())

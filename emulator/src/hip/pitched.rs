@@ -181,6 +181,33 @@ impl Side {
         let at = off.ok_or_else(|| Fail::plain(HipError::INVALID_VALUE, format!("{what} offset overflows")))?;
         Ok((at, self.ty != hipMemoryTypeHost))
     }
+
+    /// A device side is the memory object at its pointer, and the copy's
+    /// rectangle from `at` (its first byte) must end within it; else 1, as
+    /// clr's ihipMemcpyDtoDValidate, DtoH and HtoD (hip_memory.cpp:1765-1804,
+    /// :1839, :1918): getMemoryObject of the pointer, then validateRegion.
+    fn within_its_memory(&self, at: usize, extent: hipExtent) -> Result<(), Fail> {
+        if self.ty != hipMemoryTypeDevice {
+            return Ok(());
+        }
+        let what = self.what;
+        let x = super::pointer::extent(emu()?, self.device as usize).ok_or_else(|| {
+            Fail::plain(HipError::INVALID_VALUE, format!("{what}Device {:p} is not memory HIP knows", self.device))
+        })?;
+        let slice = self.pitch.saturating_mul(self.height);
+        let span = (extent.depth - 1)
+            .checked_mul(slice)
+            .and_then(|o| o.checked_add((extent.height - 1).checked_mul(self.pitch)?))
+            .and_then(|o| o.checked_add(extent.width))
+            .and_then(|o| o.checked_add(at));
+        match span {
+            Some(end) if end <= x.base + x.size => Ok(()),
+            _ => Err(Fail::plain(
+                HipError::INVALID_VALUE,
+                format!("the copy runs past {what}Device's allocation ({:#x}, {} bytes)", x.base, x.size),
+            )),
+        }
+    }
 }
 
 /// The driver-style copies (`hipMemcpyParam2D`, `hipDrvMemcpy3D`): each side
@@ -193,6 +220,8 @@ fn copy_sides(src: Side, dst: Side, extent: hipExtent, on: On) -> Result<(), Fai
     let (mut src, mut dst) = (src, dst);
     let (s, s_dev) = src.start()?;
     let (d, d_dev) = dst.start()?;
+    src.within_its_memory(s, extent)?;
+    dst.within_its_memory(d, extent)?;
     let kind = match (s_dev, d_dev) {
         (false, false) => hipMemcpyHostToHost,
         (false, true) => hipMemcpyHostToDevice,
@@ -287,6 +316,13 @@ pub extern "C" fn hipDrvMemcpy3DAsync(pCopy: In<'_, HIP_MEMCPY3D>, stream: hipSt
 /// `hipError_t hipMemcpyParam2D(const hip_Memcpy2D *pCopy)`.
 pub extern "C" fn hipMemcpyParam2D(pCopy: In<'_, hip_Memcpy2D>) -> hipError_t {
     run("hipMemcpyParam2D", || copy_param_2d(pCopy, On::Sync))
+}
+
+/// `hipError_t hipDrvMemcpy2DUnaligned(const hip_Memcpy2D *pCopy)`: clr makes
+/// the 3-D descriptor of the 2-D one and copies as hipDrvMemcpy3D on the
+/// null stream (hip_memory.cpp:4251-4257), i.e. as hipMemcpyParam2D.
+pub extern "C" fn hipDrvMemcpy2DUnaligned(pCopy: In<'_, hip_Memcpy2D>) -> hipError_t {
+    run("hipDrvMemcpy2DUnaligned", || copy_param_2d(pCopy, On::Sync))
 }
 
 /// `hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)`.

@@ -21,7 +21,6 @@ enum Value {
     I32(i32),
     Bool(bool),
     Ptr(usize),
-    Size(usize),
 }
 
 impl Value {
@@ -33,7 +32,7 @@ impl Value {
             Value::U32(v) => data.cast::<u32>().write(v),
             Value::I32(v) => data.cast::<i32>().write(v),
             Value::Bool(v) => data.cast::<u8>().write(u8::from(v)),
-            Value::Ptr(v) | Value::Size(v) => data.cast::<usize>().write(v),
+            Value::Ptr(v) => data.cast::<usize>().write(v),
         }
     }
 }
@@ -76,7 +75,7 @@ fn attribute(e: &Emulator, attribute: hipPointer_attribute, p: usize) -> Result<
             HIP_POINTER_ATTRIBUTE_BUFFER_ID => Err(unknown(Some(Value::U32(0)))),
             HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL => Err(unknown(Some(Value::I32(hipInvalidDeviceId)))),
             HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR => Err(unknown(Some(Value::Ptr(0)))),
-            HIP_POINTER_ATTRIBUTE_RANGE_SIZE => Err(unknown(Some(Value::Size(0)))),
+            HIP_POINTER_ATTRIBUTE_RANGE_SIZE => Err(unknown(Some(Value::U32(0)))),
             // clr: 0 and success for memory it does not know.
             HIP_POINTER_ATTRIBUTE_ACCESS_FLAGS => Ok(Value::U32(0)),
             _ => Err((None, bad_attribute(attribute))),
@@ -117,7 +116,8 @@ fn attribute(e: &Emulator, attribute: hipPointer_attribute, p: usize) -> Result<
         HIP_POINTER_ATTRIBUTE_IS_MANAGED => Value::Bool(x.kind == Kind::Managed),
         HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL => Value::I32(device),
         HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR => Value::Ptr(x.base),
-        HIP_POINTER_ATTRIBUTE_RANGE_SIZE => Value::Size(x.size),
+        // HIP-MEM-006: clr writes the size as a `uint32_t` (hip_memory.cpp:3872-3879).
+        HIP_POINTER_ATTRIBUTE_RANGE_SIZE => Value::U32(x.size as u32),
         HIP_POINTER_ATTRIBUTE_MAPPED => Value::Bool(true),
         HIP_POINTER_ATTRIBUTE_ACCESS_FLAGS => Value::U32(mem.flags(x.base)),
         _ => return Err((None, bad_attribute(attribute))),

@@ -279,6 +279,8 @@ macro_rules! hip_functions {
                 hipFreeMipmappedArray: fn(mipmappedArray: hipMipmappedArray_t) -> hipError_t;
                 hipGetMipmappedArrayLevel: fn(levelArray: *mut hipArray_t, mipmappedArray: hipMipmappedArray_const_t, level: u32) -> hipError_t;
                 hipMipmappedArrayCreate: fn(pHandle: *mut hipMipmappedArray_t, pMipmappedArrayDesc: *mut HIP_ARRAY3D_DESCRIPTOR, numMipmapLevels: u32) -> hipError_t;
+                /// `@hip_4.3`: the 2-D driver copy, as hipMemcpyParam2D.
+                hipDrvMemcpy2DUnaligned: fn(pCopy: *const hip_Memcpy2D) -> hipError_t;
                 hipMipmappedArrayDestroy: fn(hMipmappedArray: hipMipmappedArray_t) -> hipError_t;
                 hipMipmappedArrayGetLevel: fn(pLevelArray: *mut hipArray_t, hMipMappedArray: hipMipmappedArray_t, level: u32) -> hipError_t;
                 /// `@hip_6.0`: the 1472-byte layout that 6.x/7.x headers redirect `hipGetDeviceProperties` to.

@@ -944,6 +944,22 @@ rules! {
         expect: Codes(&[hip!(INVALID_VALUE)]),
     }
 
+    CPY_003 {
+        group: CPY,
+        text: "hipDrvMemcpy2DUnaligned copies as hipMemcpyParam2D: the same answer for the same descriptor (a NULL \
+               side: 1), and the rectangle copied when it succeeds. A device side is the memory object at its \
+               pointer: the rectangle from its origin must end within it, else 1 (hipDrvMemcpy3D too).",
+        apis: &["hipDrvMemcpy2DUnaligned", "hipMemcpyParam2D"],
+        sources: &[CLR_MEM],
+        confidence: &[Src],
+        note: Some("ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:4251-4257 (the 3-D descriptor of the 2-D one, then \
+                    ihipMemcpyParam3D on the null stream, as hipMemcpyParam2D's ihipMemcpyParam2D, :2454-2460, :2494-2498); \
+                    :1765-1804 (ihipMemcpyDtoDValidate: getMemoryObject of the pointer, then validateRegion of the \
+                    rectangle from the origin; DtoH :1839, HtoD :1918 alike); hip-tests \
+                    Unit_hipDrvMemcpy2DUnaligned_FuncTst, _NegTst"),
+        expect: Behaviour,
+    }
+
     // ==== Processes forked after initialisation ===========================
 
     FORK_001 {
@@ -1713,5 +1729,45 @@ rules! {
                     Unit_hipGetMipmappedArrayLevel_Negative. A handle that names nothing is dereferenced by clr \
                     (undetermined); vmmkit answers 1, as clr's invalid memory object"),
         expect: Codes(&[hip!(INVALID_VALUE), hip!(INVALID_HANDLE), hip!(NOT_SUPPORTED)]),
+    }
+
+    MEM_006 {
+        group: MEM,
+        text: "hipPointerGetAttribute and hipDrvPointerGetAttributes write HIP_POINTER_ATTRIBUTE_RANGE_SIZE as an \
+               unsigned 32-bit value (the allocation's size; 0 for memory HIP does not know) and nothing after it.",
+        apis: &["hipPointerGetAttribute", "hipDrvPointerGetAttributes"],
+        sources: &[CLR_MEM, T_POINTER_ATTR],
+        confidence: &[Src],
+        note: Some("ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:3872-3879 (`*reinterpret_cast<uint32_t*>(data)`); \
+                    hip-tests Unit_hipDrvPtrGetAttributes_Functional and \
+                    Unit_hipGetProcAddress_MemoryApisSetAndGetAttributes read it into an `unsigned int` and an `int`"),
+        expect: Behaviour,
+    }
+
+    MEM_007 {
+        group: MEM,
+        text: "hipFree of a hipHostMalloc buffer frees it, as hipHostFree does (0; a second free is 1); hipFree of \
+               memory HIP does not know is 1.",
+        apis: &["hipFree", "hipHostMalloc", "hipHostFree"],
+        sources: &[CLR_MEM, T_FREE],
+        confidence: &[Src],
+        note: Some("ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:69-92 (ihipFree: any memory object is freed, \
+                    SvmBuffer::free at :88; none → 1 at :93), :689-693 (hipFree); hip-tests \
+                    Unit_hipDrvMemcpy2DUnaligned_NegTst frees its hipHostMalloc buffers with hipFree"),
+        expect: Behaviour,
+    }
+
+    MEM_008 {
+        group: MEM,
+        text: "hipMemGetAddressRange of an address in a hipMalloc, managed or hipHostMalloc allocation gives the \
+               allocation's start and size; of an address HIP did not allocate, hipErrorNotFound.",
+        apis: &["hipMemGetAddressRange", "hipHostMalloc"],
+        sources: &[CLR_MEM],
+        confidence: &[Src],
+        note: Some("ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:798-813 (getMemoryObject of the address: none → \
+                    hipErrorNotFound, else its SVM pointer and size); hip-tests Unit_hipMemGetAddressRange_Positive, \
+                    section \"Host address range\". A registered range (its memory object's SVM pointer is not \
+                    the user's) stays hipErrorNotFound in vmmkit"),
+        expect: Behaviour,
     }
 }

@@ -169,3 +169,73 @@ pub fn mipmapped_arrays(cx: &mut Ctx) -> Result<(), Failure> {
     let r = entry(hip.hipGetMipmappedArrayLevel(&mut out, std::ptr::null(), 0), level)?;
     cx.expect("hipGetMipmappedArrayLevel(NULL array)", HipError::INVALID_HANDLE, r)
 }
+
+/// HIP-MEM-006 (hip-tests `Unit_hipDrvPtrGetAttributes_Functional`,
+/// `Unit_hipGetProcAddress_MemoryApisSetAndGetAttributes`): RANGE_SIZE is
+/// written as 32 bits, by both queries: the next 4 bytes keep their value.
+pub fn range_size_width(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let p = cx.malloc(4096)?;
+    let inner = p.cast::<u8>().wrapping_add(100).cast::<c_void>();
+    let mut one = [0u32, 0xdead_beef];
+    let r = hip.hipPointerGetAttribute(one.as_mut_ptr().cast(), HIP_POINTER_ATTRIBUTE_RANGE_SIZE, inner);
+    let r = r.ok_or_else(|| Failure::NotSupported("the library has no hipPointerGetAttribute".into()))?;
+    setup("hipPointerGetAttribute(RANGE_SIZE)", r)?;
+    cx.ensure(
+        "hipPointerGetAttribute(RANGE_SIZE): the size and the word after it",
+        one == [4096, 0xdead_beef],
+        "[4096, 0xdeadbeef]",
+        format!("{one:x?}"),
+    )?;
+    let mut many = [0u32, 0xdead_beef];
+    let mut attrs = [HIP_POINTER_ATTRIBUTE_RANGE_SIZE];
+    let mut data = [many.as_mut_ptr().cast::<c_void>()];
+    let r = hip.hipDrvPointerGetAttributes(1, attrs.as_mut_ptr(), data.as_mut_ptr(), inner);
+    let r = r.ok_or_else(|| Failure::NotSupported("the library has no hipDrvPointerGetAttributes".into()))?;
+    setup("hipDrvPointerGetAttributes(RANGE_SIZE)", r)?;
+    cx.ensure(
+        "hipDrvPointerGetAttributes(RANGE_SIZE): the size and the word after it",
+        many == [4096, 0xdead_beef],
+        "[4096, 0xdeadbeef]",
+        format!("{many:x?}"),
+    )?;
+    cx.free(p)
+}
+
+/// HIP-MEM-007 (hip-tests `Unit_hipDrvMemcpy2DUnaligned_NegTst`): hipFree
+/// frees a hipHostMalloc buffer (0), after which hipFree and hipHostFree of
+/// it are refused.
+pub fn free_host_buffer(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let mut h = std::ptr::null_mut();
+    setup("hipHostMalloc", hip.hipHostMalloc(&mut h, 4096, 0))?;
+    cx.expect_ok("hipFree(a hipHostMalloc buffer)", hip.hipFree(h))?;
+    let again = HipError(hip.hipFree(h));
+    cx.ensure("hipFree(the buffer again) is refused", !again.is_success(), "an error", again)?;
+    let host = HipError(hip.hipHostFree(h));
+    cx.ensure("hipHostFree(the freed buffer) is refused", !host.is_success(), "an error", host)
+}
+
+/// HIP-MEM-008 (hip-tests `Unit_hipMemGetAddressRange_Positive`): an
+/// address inside a hipHostMalloc buffer gives the buffer's start and size.
+pub fn address_range_of_host_buffer(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let mut h = std::ptr::null_mut();
+    setup("hipHostMalloc", hip.hipHostMalloc(&mut h, 2048, 0))?;
+    let (mut base, mut size) = (std::ptr::null_mut(), 0usize);
+    let inner = h.cast::<u8>().wrapping_add(320).cast::<c_void>();
+    cx.expect_ok(
+        "hipMemGetAddressRange(inside a hipHostMalloc buffer)",
+        hip.hipMemGetAddressRange(&mut base, &mut size, inner),
+    )?;
+    cx.ensure(
+        "its start and size",
+        (base, size) == (h, 2048),
+        format!("({h:p}, 2048)"),
+        format!("({base:p}, {size})"),
+    )?;
+    setup("hipHostFree", hip.hipHostFree(h))
+}
