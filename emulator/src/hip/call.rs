@@ -49,12 +49,12 @@ pub(super) fn emu() -> Result<&'static Emulator, Fail> {
     Ok(e)
 }
 
-/// HIP-INIT-008: the devices of this process are those ROCr's and clr's
+/// HIP-INIT-009: the devices of this process are those ROCr's and clr's
 /// variables leave it; when they leave none, every call is 100, as clr's
 /// `HIP_INIT_API` answers with no device.
 pub(super) fn no_device_left(e: &Emulator) -> Result<(), Fail> {
     let seen = e.see_as(crate::visible::MaskVendor::Hip);
-    ensure!(seen.count() > 0, rules::INIT_008, "no device is visible: {}", seen.describe());
+    ensure!(seen.count() > 0, rules::INIT_009, "no device is visible: {}", seen.describe());
     Ok(())
 }
 

@@ -5,7 +5,7 @@
 //! `tls.ctxt_stack_`. clr leaves six functions unimplemented (GetApiVersion,
 //! GetCacheConfig, SetCacheConfig (no check of its value first),
 //! SetSharedMemConfig, Synchronize, GetFlags): they answer 801 here too.
-//! HIP-INIT-004 holds the codes of the stack and of the primary context.
+//! HIP-INIT-005 holds the codes of the stack and of the primary context.
 #![allow(non_snake_case)]
 
 use std::cell::RefCell;
@@ -60,7 +60,7 @@ pub extern "C" fn hipCtxCreate(ctx: Out<'_, hipCtx_t>, flags: u32, device_: hipD
         let known = e.is_device(i64::from(device_));
         ensure!(
             known,
-            rules::INIT_004 => HipError::INVALID_VALUE,
+            rules::INIT_005 => HipError::INVALID_VALUE,
             "device {device_} is not in [0, {})",
             e.device_count()
         );
@@ -99,7 +99,7 @@ pub extern "C" fn hipCtxDestroy(ctx: hipCtx_t) -> hipError_t {
 /// makes its device current and pushes it.
 pub extern "C" fn hipCtxPushCurrent(ctx: hipCtx_t) -> hipError_t {
     run("hipCtxPushCurrent", || {
-        ensure!(!ctx.is_null(), rules::INIT_004, "ctx is NULL");
+        ensure!(!ctx.is_null(), rules::INIT_005, "ctx is NULL");
         if ctx.is_null() {
             return Ok(());
         }
@@ -117,7 +117,7 @@ pub extern "C" fn hipCtxPopCurrent(ctx: Out<'_, hipCtx_t>) -> hipError_t {
     run("hipCtxPopCurrent", || {
         emu()?;
         let top = with_stack(Vec::pop);
-        ensure!(top.is_some(), rules::INIT_004, "the thread's context stack is empty");
+        ensure!(top.is_some(), rules::INIT_005, "the thread's context stack is empty");
         let Some(d) = top else { return Ok(()) };
         if !ctx.is_null() {
             ctx.write(to_ctx(d))?;
@@ -240,7 +240,7 @@ pub extern "C" fn hipDevicePrimaryCtxSetFlags(dev: hipDevice_t, flags: u32) -> h
         let d = device(dev)?;
         ensure!(
             false,
-            rules::INIT_004 => HipError::CONTEXT_ALREADY_IN_USE,
+            rules::INIT_005 => HipError::CONTEXT_ALREADY_IN_USE,
             "device {d}'s primary context is in use; flags {flags:#x} cannot be set"
         );
         Ok(())

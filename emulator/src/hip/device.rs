@@ -332,7 +332,7 @@ pub(super) fn out<T>(p: Out<'_, T>, name: &str, v: T) -> Result<(), Fail> {
     Ok(())
 }
 
-/// The machine's number of device ordinal `d` (HIP-INIT-008): a device's
+/// The machine's number of device ordinal `d` (HIP-INIT-009): a device's
 /// uuid and PCI address are those of the physical device, whatever the
 /// process's visible-device list.
 fn machine(e: &Emulator, d: u32) -> u32 {
@@ -366,7 +366,7 @@ fn put_c_str(buf: Out<'_, c_char>, len: i32, s: &str) -> Result<(), crate::ffi::
     buf.write_slice(&bytes)
 }
 
-/// `hipError_t hipDeviceReset(void)`: HIP-INIT-006, clr `Device::Reset` on the current
+/// `hipError_t hipDeviceReset(void)`: HIP-INIT-007, clr `Device::Reset` on the current
 /// device: waits for its work, destroys the streams made on it, releases the
 /// memory the process holds there (allocations, VMM handles and mappings,
 /// opened IPC memory) and sets its flags back to `hipDeviceScheduleSpin`
@@ -538,7 +538,7 @@ pub extern "C" fn hipExtGetLinkTypeAndHopCount(
     })
 }
 
-/// `hipError_t hipSetDeviceFlags(unsigned flags)`: HIP-INIT-005: at most one scheduling
+/// `hipError_t hipSetDeviceFlags(unsigned flags)`: HIP-INIT-006: at most one scheduling
 /// flag, nothing beyond `hipDeviceScheduleMask | hipDeviceMapHost |
 /// hipDeviceLmemResizeToMax` (else 1); the current device keeps the
 /// scheduling part (clr `setFlags(flags & hipDeviceScheduleMask)`).
@@ -548,7 +548,7 @@ pub extern "C" fn hipSetDeviceFlags(flags: u32) -> hipError_t {
         let schedule = flags & hipDeviceScheduleMask;
         let supported = hipDeviceScheduleMask | hipDeviceMapHost | hipDeviceLmemResizeToMax;
         let valid = schedule.count_ones() <= 1 && flags & !supported == 0;
-        ensure!(valid, rules::INIT_005, "flags {flags:#x}: more than one scheduling flag, or an unknown flag");
+        ensure!(valid, rules::INIT_006, "flags {flags:#x}: more than one scheduling flag, or an unknown flag");
         if !valid {
             return Ok(());
         }
@@ -566,7 +566,7 @@ pub extern "C" fn hipGetDeviceFlags(flags: Out<'_, u32>) -> hipError_t {
     })
 }
 
-/// `hipError_t hipDeviceSetLimit(enum hipLimit_t limit, size_t value)`: HIP-INIT-005: a
+/// `hipError_t hipDeviceSetLimit(enum hipLimit_t limit, size_t value)`: HIP-INIT-006: a
 /// value ≥ `hipLimitRange` → 1; the stack (≤ 128 KiB − 16, rounded up to
 /// 16) and the heap (< the device's memory) of the current device, else 1;
 /// any other limit → 215 (hipErrorUnsupportedLimit).
@@ -579,7 +579,7 @@ pub extern "C" fn hipDeviceSetLimit(limit: hipLimit_t, value: usize) -> hipError
             hipLimitMallocHeapSize => (value as u64) < e.config().device_memory,
             _ => return unsupported_limit(limit),
         };
-        ensure!(ok, rules::INIT_005, "{value} is out of range for limit {limit}");
+        ensure!(ok, rules::INIT_006, "{value} is out of range for limit {limit}");
         if !ok {
             return Ok(());
         }
@@ -594,12 +594,12 @@ pub extern "C" fn hipDeviceSetLimit(limit: hipLimit_t, value: usize) -> hipError
     })
 }
 
-/// A limit that hipDeviceSetLimit / GetLimit do not handle (HIP-INIT-005):
+/// A limit that hipDeviceSetLimit / GetLimit do not handle (HIP-INIT-006):
 /// 1 from `hipLimitRange` on, else 215; nothing happens when the rule is
 /// switched off.
 fn unsupported_limit(limit: hipLimit_t) -> Result<(), Fail> {
-    ensure!((0..hipLimitRange).contains(&limit), rules::INIT_005, "limit {limit} is not a hipLimit_t");
-    ensure!(false, rules::INIT_005 => HipError::UNSUPPORTED_LIMIT, "limit {limit} is not supported");
+    ensure!((0..hipLimitRange).contains(&limit), rules::INIT_006, "limit {limit} is not a hipLimit_t");
+    ensure!(false, rules::INIT_006 => HipError::UNSUPPORTED_LIMIT, "limit {limit} is not supported");
     Ok(())
 }
 
@@ -707,7 +707,7 @@ pub extern "C" fn hipDeviceGetTexture1DLinearMaxWidth(
 /// `hipDeviceAttributeMaxTexture1DLinear`.
 const LINEAR_1D: i32 = 41;
 
-/// `hipError_t hipSetValidDevices(int *device_arr, int len)`: HIP-INIT-007.
+/// `hipError_t hipSetValidDevices(int *device_arr, int len)`: HIP-INIT-008.
 /// 6.x: 801 (clr: "Unimplemented"). 7.x: len 0 → 0; NULL, len < 0 or >
 /// the count → 1; a device out of range → 101; the first device becomes
 /// current unless this thread has set one (clr `tls.isSetDeviceCalled`).
@@ -715,7 +715,7 @@ pub extern "C" fn hipSetValidDevices(device_arr: In<'_, i32>, len: i32) -> hipEr
     run("hipSetValidDevices", || {
         let e = emu()?;
         if !profile::is_v7() {
-            ensure!(false, rules::INIT_007, "clr 6.x does not implement it");
+            ensure!(false, rules::INIT_008, "clr 6.x does not implement it");
             return Ok(());
         }
         if len == 0 {
@@ -723,13 +723,13 @@ pub extern "C" fn hipSetValidDevices(device_arr: In<'_, i32>, len: i32) -> hipEr
         }
         let count = e.device_count() as i32;
         let listed = !device_arr.is_null() && len > 0 && len <= count;
-        ensure!(listed, rules::INIT_007, "device_arr is NULL or len {len} is not in [1, {count}]");
+        ensure!(listed, rules::INIT_008, "device_arr is NULL or len {len} is not in [1, {count}]");
         if !listed {
             return Ok(());
         }
         let ids = device_arr.to_vec(len as usize)?;
         let valid = ids.iter().all(|&d| e.is_device(i64::from(d)));
-        ensure!(valid, rules::INIT_007 => HipError::INVALID_DEVICE, "{ids:?} names a device out of [0, {count})");
+        ensure!(valid, rules::INIT_008 => HipError::INVALID_DEVICE, "{ids:?} names a device out of [0, {count})");
         if valid && thread::current_device().is_none() {
             thread::set_current_device(Some(ids[0] as u32));
         }

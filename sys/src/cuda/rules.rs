@@ -131,7 +131,7 @@ rules! {
                     index precedes the invalid index are visible\". A repeated index and the code of an empty list \
                     are not documented (undetermined): the emulator ends the list at a repeat, and cuInit answers 100"),
         expect: Codes(&[cuda!(NO_DEVICE)]),
-        equivalents: &[&crate::hip::rules::INIT_008],
+        equivalents: &[&crate::hip::rules::INIT_009],
         requires: &[Need::Peers, Need::Devices(3)],
     }
 

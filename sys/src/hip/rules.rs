@@ -15,6 +15,12 @@
 //! multi-process rules run in the suite with a HIP peer.
 //!
 //! Not here, and why (the rest of §4 is):
+//! * HIP-INIT-004: how hip-tests orders its processes (they fork before
+//!   HIP starts, and exec); the emulator's side of it is in other records:
+//!   a child forked after the start is refused (HIP-FORK-001), and every
+//!   peer rule runs a process forked and exec'd before it starts HIP. The
+//!   project's own INIT rules start at HIP-INIT-005, so an id keeps the
+//!   reference's meaning.
 //! * HIP-IPC-030: the importer's hipMemGetAddressRange, which the peers'
 //!   request vocabulary (`Request` in the suite's `peer::device`) does not
 //!   ask; emulator/tests/hip_ipc.rs checks it on the emulator.
@@ -123,10 +129,10 @@ rules! {
         sources: &[CLR_INT, T_NO_GPU],
         confidence: &[Src],
         note: Some("HIP_INIT_API returns 100 before any argument check when g_devices is empty; the emulator enforces \
-                    it as HIP-INIT-008's last sentence (a visibility list that leaves nothing)"),
+                    it as HIP-INIT-009's last sentence (a visibility list that leaves nothing)"),
         expect: Codes(&[hip!(NO_DEVICE)]),
         requires: PEERS,
-        enforced_by: &[&INIT_008],
+        enforced_by: &[&INIT_009],
     }
 
     INIT_003 {
@@ -140,7 +146,7 @@ rules! {
 
     // ==== Contexts, device settings, device reset ==========================
 
-    INIT_004 {
+    INIT_005 {
         group: INIT,
         text: "Contexts (deprecated) are devices, and each thread has a context stack: hipCtxPopCurrent on an empty \
                stack and hipCtxPushCurrent(NULL) are 201; hipDevicePrimaryCtxSetFlags on a device is 216 (its \
@@ -151,7 +157,7 @@ rules! {
         expect: Codes(&[hip!(INVALID_CONTEXT), hip!(CONTEXT_ALREADY_IN_USE), hip!(INVALID_VALUE)]),
     }
 
-    INIT_005 {
+    INIT_006 {
         group: INIT,
         text: "hipDeviceSetLimit: the stack at most 128 KiB − 16 (rounded up to 16) and the heap below the device's \
                memory, else 1; hipLimitPrintfFifoSize and the scratch limits are 215, a value from hipLimitRange on \
@@ -162,7 +168,7 @@ rules! {
         expect: Codes(&[hip!(INVALID_VALUE), hip!(UNSUPPORTED_LIMIT)]),
     }
 
-    INIT_006 {
+    INIT_007 {
         group: INIT,
         text: "hipDeviceReset releases what the process holds on the current device: its streams (709 afterwards), \
                its allocations and mappings, and the device's flags go back to hipDeviceScheduleSpin.",
@@ -174,7 +180,7 @@ rules! {
         expect: Behaviour,
     }
 
-    INIT_007 {
+    INIT_008 {
         group: INIT,
         text: "hipSetValidDevices: 6.x does not implement it (801). 7.x: len 0 is 0; a NULL list, len < 0 or len > \
                the device count is 1; a device out of range is 101; otherwise the first device becomes current, \
@@ -186,7 +192,7 @@ rules! {
         profiles: &[ProfileExpect::new(PROFILE_7, Codes(&[hip!(INVALID_VALUE), hip!(INVALID_DEVICE)]))],
     }
 
-    INIT_008 {
+    INIT_009 {
         group: INIT,
         text: "ROCR_VISIBLE_DEVICES (ROCr) chooses and orders the devices first, then HIP_VISIBLE_DEVICES (or \
                CUDA_VISIBLE_DEVICES when it is unset or empty) indexes what is left; the process numbers them from 0. \
