@@ -14,7 +14,7 @@
 //! bench's allocation is fresh), writing the header (`fsetxattr`), and the
 //! exporter's hold (`flock`).
 //!
-//! An allocation can be exported once (ACL-EXP-008), so each iteration
+//! An allocation can be exported once ([ACL-EXP-008](vmmkit_sys::acl::rules::EXP_008)), so each iteration
 //! exports a new one: the allocation before and the free after are not
 //! measured (nor are the floor's `open`, `unlink` and `close`). On HIP and
 //! CUDA the export also returns a POSIX fd (its `close` is not measured).

@@ -43,7 +43,7 @@ struct Key {
     /// The registry key of the memory.
     entry: u64,
     /// Where the exported range starts in that memory (a page-aligned
-    /// address inside an allocation or a mapping: ACL-IPK-003).
+    /// address inside an allocation or a mapping: [ACL-IPK-003](vmmkit_sys::acl::rules::IPK_003)).
     offset: u64,
 }
 
@@ -94,7 +94,7 @@ pub(super) struct Keys {
     opened: HashMap<Key, (usize, Place)>,
     /// Keys this process created and has closed once, while another process
     /// still had them open: the driver keeps such a node, no longer valid,
-    /// until its last importer lets go (ACL-IPK-013).
+    /// until its last importer lets go ([ACL-IPK-013](vmmkit_sys::acl::rules::IPK_013)).
     destroyed: HashSet<Key>,
 }
 
@@ -147,7 +147,7 @@ fn refused(rule: &'static Rule, msg: String) -> Fail {
 }
 
 /// `aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags)`:
-/// ACL-IPK-001 to 004.
+/// [ACL-IPK-001](vmmkit_sys::acl::rules::IPK_001) to 004.
 pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
     devPtr: *mut c_void,
     size: usize,
@@ -188,7 +188,7 @@ pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
 }
 
 /// The memory that `size` bytes at `va` export, and their offset in it
-/// (ACL-IPK-003): a range inside one aclrtMalloc device allocation, or inside
+/// ([ACL-IPK-003](vmmkit_sys::acl::rules::IPK_003)): a range inside one aclrtMalloc device allocation, or inside
 /// one VMM mapping whose physical memory was neither exported as a shareable
 /// handle nor imported, starting on a page of that memory (its granule).
 /// Host memory, an unaligned start, a range past the allocation or mapping,
@@ -224,7 +224,7 @@ fn exported_range(e: &Emulator, va: usize, size: usize) -> Result<(HandleId, usi
     Ok((handle, va - start))
 }
 
-/// `aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)`: ACL-IPK-005, 006.
+/// `aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)`: [ACL-IPK-005](vmmkit_sys::acl::rules::IPK_005), 006.
 pub unsafe extern "C" fn aclrtIpcMemSetImportPid(key: *const c_char, pid: *mut i32, num: usize) -> aclError {
     run("aclrtIpcMemSetImportPid", || {
         ensure!(!key.is_null() && !pid.is_null(), rules::IPK_005 => AclError::INVALID_PARAM, "key or pid is NULL");
@@ -238,7 +238,7 @@ pub unsafe extern "C" fn aclrtIpcMemSetImportPid(key: *const c_char, pid: *mut i
     })
 }
 
-/// Whether `key` names an export of this process (ACL-IPK-006's refusal if not).
+/// Whether `key` names an export of this process ([ACL-IPK-006](vmmkit_sys::acl::rules::IPK_006)'s refusal if not).
 ///
 /// # Safety
 /// `key` is a non-null C string.
@@ -247,7 +247,7 @@ pub(super) unsafe fn check_own_export(key: *const c_char) -> Result<(), Fail> {
     unsafe { own_export(key) }.map(drop)
 }
 
-/// The export of this process that `key` names, and its header (ACL-IPK-006).
+/// The export of this process that `key` names, and its header ([ACL-IPK-006](vmmkit_sys::acl::rules::IPK_006)).
 ///
 /// # Safety
 /// `key` is a non-null C string.
@@ -289,7 +289,7 @@ pub(super) unsafe fn set_import_pids(key: *const c_char, all: &[i32]) -> Result<
 }
 
 /// `aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags)`: maps the memory on the
-/// current device. ACL-IPK-007 to 011, 015, 016.
+/// current device. [ACL-IPK-007](vmmkit_sys::acl::rules::IPK_007) to 011, 015, 016.
 pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *const c_char, flags: u64) -> aclError {
     run("aclrtIpcMemImportByKey", || {
         ensure!(!devPtr.is_null() && !key.is_null(), rules::IPK_016 => AclError::INVALID_PARAM, "devPtr or key is NULL");
@@ -347,7 +347,7 @@ fn open(e: &Emulator, k: Key, place: Place, mine: bool) -> Result<usize, Fail> {
 
 /// `aclError aclrtIpcMemClose(const char *key)`: closes one import of the key
 /// in this process; in the process that created it (and has it not open), destroys it.
-/// ACL-IPK-012, 013.
+/// [ACL-IPK-012](vmmkit_sys::acl::rules::IPK_012), 013.
 pub unsafe extern "C" fn aclrtIpcMemClose(key: *const c_char) -> aclError {
     run("aclrtIpcMemClose", || {
         // SAFETY: a C string is the contract.
@@ -387,7 +387,7 @@ pub unsafe extern "C" fn aclrtIpcMemClose(key: *const c_char) -> aclError {
     })
 }
 
-/// Before aclrtFree of the block at `va`: its keys stop importing (ACL-IPK-014).
+/// Before aclrtFree of the block at `va`: its keys stop importing ([ACL-IPK-014](vmmkit_sys::acl::rules::IPK_014)).
 pub(super) fn freeing(e: &Emulator, va: usize) {
     let Some((_, m)) = e.mapping(va) else { return };
     let exported = keys(e).created.values().any(|&h| h == m.handle);

@@ -164,7 +164,7 @@ pub unsafe extern "C" fn aclFinalizeCallbackUnRegister(
 
 /// `aclError aclFinalizeReference(uint64_t *refCount)`: drops one aclInit
 /// reference; the last one finalizes as aclFinalize does. Without a
-/// reference it is 100037 (ACL-GEN-002's code). `refCount` (may be NULL)
+/// reference it is 100037 ([ACL-GEN-002](vmmkit_sys::acl::rules::GEN_002)'s code). `refCount` (may be NULL)
 /// gets the count left.
 pub unsafe extern "C" fn aclFinalizeReference(refCount: *mut u64) -> aclError {
     let refs = crate::core::running().map_or(0, |e| state(e).init_refs.load(Ordering::SeqCst));

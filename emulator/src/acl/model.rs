@@ -47,7 +47,7 @@ fn status_value(s: CaptureStatus) -> aclmdlRICaptureStatus {
     }
 }
 
-/// ACL-MRI-010: a stream that captures (the one that began it or one that
+/// [ACL-MRI-010](vmmkit_sys::acl::rules::MRI_010): a stream that captures (the one that began it or one that
 /// joined it) is not synchronized, queried or destroyed: 107027, and the
 /// capture goes on (ApiErrorDecorator::StreamSynchronize, StreamQuery,
 /// StreamDestroy).
@@ -57,7 +57,7 @@ pub(super) fn refuse_capturing(id: StreamId, what: &str) -> Result<(), Fail> {
     Ok(())
 }
 
-/// ACL-MRI-011: an event whose last record was made in a capture still
+/// [ACL-MRI-011](vmmkit_sys::acl::rules::MRI_011): an event whose last record was made in a capture still
 /// going on is not waited for or queried from the host: 107028.
 pub(super) fn refuse_captured_event(id: EventId, what: &str) -> Result<(), Fail> {
     let e = emu()?;
@@ -65,7 +65,7 @@ pub(super) fn refuse_captured_event(id: EventId, what: &str) -> Result<(), Fail>
     Ok(())
 }
 
-/// ACL-MRI-012: a synchronous copy or fill while a capture's mode forbids
+/// [ACL-MRI-012](vmmkit_sys::acl::rules::MRI_012): a synchronous copy or fill while a capture's mode forbids
 /// it for this thread: 107030, and the capture goes on
 /// (Context::IsCaptureModeSupport).
 pub(super) fn refuse_unsafe(what: &str) -> Result<(), Fail> {
@@ -79,7 +79,7 @@ pub(super) fn refuse_unsafe(what: &str) -> Result<(), Fail> {
     Ok(())
 }
 
-/// ACL-MRI-018: the default stream (a handle of
+/// [ACL-MRI-018](vmmkit_sys::acl::rules::MRI_018): the default stream (a handle of
 /// aclrtCtxGetCurrentDefaultStream) never captures: 207000.
 fn refuse_default(e: &Emulator, id: StreamId) -> Result<(), Fail> {
     let default = lock(&state(e).default_streams).values().any(|&d| d == id);
@@ -87,8 +87,8 @@ fn refuse_default(e: &Emulator, id: StreamId) -> Result<(), Fail> {
     Ok(())
 }
 
-/// The model `modelRI` names: ACL-MRI-001 (NULL, 100000), ACL-MRI-016 (not
-/// a live model, 107017), ACL-MRI-017 (its capture goes on, 107000).
+/// The model `modelRI` names: [ACL-MRI-001](vmmkit_sys::acl::rules::MRI_001) (NULL, 100000), [ACL-MRI-016](vmmkit_sys::acl::rules::MRI_016) (not
+/// a live model, 107017), [ACL-MRI-017](vmmkit_sys::acl::rules::MRI_017) (its capture goes on, 107000).
 fn model(modelRI: aclmdlRI) -> Result<(&'static Emulator, GraphId), Fail> {
     non_null(modelRI, "modelRI")?;
     let e = emu()?;
@@ -101,7 +101,7 @@ fn model(modelRI: aclmdlRI) -> Result<(&'static Emulator, GraphId), Fail> {
 }
 
 /// `aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)`:
-/// ACL-MRI-001, ACL-MRI-002, ACL-MRI-018, ACL-MRI-003, in that order.
+/// [ACL-MRI-001](vmmkit_sys::acl::rules::MRI_001), [ACL-MRI-002](vmmkit_sys::acl::rules::MRI_002), [ACL-MRI-018](vmmkit_sys::acl::rules::MRI_018), [ACL-MRI-003](vmmkit_sys::acl::rules::MRI_003), in that order.
 pub unsafe extern "C" fn aclmdlRICaptureBegin(stream: aclrtStream, mode: aclmdlRICaptureMode) -> aclError {
     run("aclmdlRICaptureBegin", || {
         non_null(stream, "stream")?;
@@ -137,7 +137,7 @@ fn capture_fail(g: GraphError) -> Fail {
 }
 
 /// `aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI)`:
-/// ACL-MRI-001, then ACL-MRI-009: the status, and the model while capturing (NULL otherwise).
+/// [ACL-MRI-001](vmmkit_sys::acl::rules::MRI_001), then [ACL-MRI-009](vmmkit_sys::acl::rules::MRI_009): the status, and the model while capturing (NULL otherwise).
 pub unsafe extern "C" fn aclmdlRICaptureGetInfo(
     stream: aclrtStream,
     status: *mut aclmdlRICaptureStatus,
@@ -167,10 +167,10 @@ pub unsafe extern "C" fn aclmdlRICaptureGetInfo(
 }
 
 /// `aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)`:
-/// ACL-MRI-001, ACL-MRI-005 (a NULL modelRI only while capturing),
-/// ACL-MRI-018, then the core's: not capturing ACL-MRI-004, a joined
-/// stream ACL-MRI-006, another thread ACL-MRI-007 (the stream leaves the
-/// capture), invalidated 507903, unjoined work ACL-MRI-008. Every failure
+/// [ACL-MRI-001](vmmkit_sys::acl::rules::MRI_001), [ACL-MRI-005](vmmkit_sys::acl::rules::MRI_005) (a NULL modelRI only while capturing),
+/// [ACL-MRI-018](vmmkit_sys::acl::rules::MRI_018), then the core's: not capturing [ACL-MRI-004](vmmkit_sys::acl::rules::MRI_004), a joined
+/// stream [ACL-MRI-006](vmmkit_sys::acl::rules::MRI_006), another thread [ACL-MRI-007](vmmkit_sys::acl::rules::MRI_007) (the stream leaves the
+/// capture), invalidated 507903, unjoined work [ACL-MRI-008](vmmkit_sys::acl::rules::MRI_008). Every failure
 /// of a capturing stream writes NULL to `modelRI` (ApiImpl::StreamEndCapture).
 pub unsafe extern "C" fn aclmdlRICaptureEnd(stream: aclrtStream, modelRI: *mut aclmdlRI) -> aclError {
     run("aclmdlRICaptureEnd", || {
@@ -195,7 +195,7 @@ pub unsafe extern "C" fn aclmdlRICaptureEnd(stream: aclrtStream, modelRI: *mut a
 }
 
 /// `aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode)`:
-/// ACL-MRI-001, ACL-MRI-002; swaps `*mode` with the thread's (GLOBAL at first).
+/// [ACL-MRI-001](vmmkit_sys::acl::rules::MRI_001), [ACL-MRI-002](vmmkit_sys::acl::rules::MRI_002); swaps `*mode` with the thread's (GLOBAL at first).
 pub unsafe extern "C" fn aclmdlRICaptureThreadExchangeMode(mode: *mut aclmdlRICaptureMode) -> aclError {
     run("aclmdlRICaptureThreadExchangeMode", || {
         non_null(mode, "mode")?;
@@ -213,8 +213,8 @@ pub unsafe extern "C" fn aclmdlRICaptureThreadExchangeMode(mode: *mut aclmdlRICa
 
 /// `aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)`:
 /// the model's work is enqueued on `stream` (NULL: the default stream) in
-/// capture order (ACL-MRI-013); ACL-MRI-001, ACL-MRI-016, ACL-MRI-017, then
-/// a capturing stream ACL-MRI-014.
+/// capture order ([ACL-MRI-013](vmmkit_sys::acl::rules::MRI_013)); [ACL-MRI-001](vmmkit_sys::acl::rules::MRI_001), [ACL-MRI-016](vmmkit_sys::acl::rules::MRI_016), [ACL-MRI-017](vmmkit_sys::acl::rules::MRI_017), then
+/// a capturing stream [ACL-MRI-014](vmmkit_sys::acl::rules::MRI_014).
 pub unsafe extern "C" fn aclmdlRIExecuteAsync(modelRI: aclmdlRI, stream: aclrtStream) -> aclError {
     run("aclmdlRIExecuteAsync", || {
         let (e, g) = model(modelRI)?;
@@ -233,7 +233,7 @@ pub unsafe extern "C" fn aclmdlRIExecuteAsync(modelRI: aclmdlRI, stream: aclrtSt
 }
 
 /// `aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout)`:
-/// ACL-MRI-001, ACL-MRI-016, then ACL-MRI-015: the runtime's synchronous
+/// [ACL-MRI-001](vmmkit_sys::acl::rules::MRI_001), [ACL-MRI-016](vmmkit_sys::acl::rules::MRI_016), then [ACL-MRI-015](vmmkit_sys::acl::rules::MRI_015): the runtime's synchronous
 /// execution refuses a captured model (107000) after checking the timeout.
 pub unsafe extern "C" fn aclmdlRIExecute(modelRI: aclmdlRI, timeout: i32) -> aclError {
     run("aclmdlRIExecute", || {
@@ -250,8 +250,8 @@ pub unsafe extern "C" fn aclmdlRIExecute(modelRI: aclmdlRI, timeout: i32) -> acl
     })
 }
 
-/// `aclError aclmdlRIDestroy(aclmdlRI modelRI)`: ACL-MRI-001, ACL-MRI-016,
-/// ACL-MRI-017. Executions already enqueued still run.
+/// `aclError aclmdlRIDestroy(aclmdlRI modelRI)`: [ACL-MRI-001](vmmkit_sys::acl::rules::MRI_001), [ACL-MRI-016](vmmkit_sys::acl::rules::MRI_016),
+/// [ACL-MRI-017](vmmkit_sys::acl::rules::MRI_017). Executions already enqueued still run.
 pub unsafe extern "C" fn aclmdlRIDestroy(modelRI: aclmdlRI) -> aclError {
     run("aclmdlRIDestroy", || {
         let (e, g) = model(modelRI)?;

@@ -92,7 +92,7 @@ fn core_fail(e: CoreError) -> Fail {
     }
 }
 
-/// `aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)`: ACL-NTF-001.
+/// `aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)`: [ACL-NTF-001](vmmkit_sys::acl::rules::NTF_001).
 pub unsafe extern "C" fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) -> aclError {
     run("aclrtCreateNotify", || {
         ensure!(!notify.is_null(), rules::NTF_001 => AclError::INVALID_PARAM, "notify is NULL");
@@ -106,7 +106,7 @@ pub unsafe extern "C" fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) 
     })
 }
 
-/// `aclError aclrtDestroyNotify(aclrtNotify notify)`: ACL-NTF-002. Records
+/// `aclError aclrtDestroyNotify(aclrtNotify notify)`: [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002). Records
 /// already enqueued still complete; the last holder's destroy removes the
 /// shared notify.
 pub unsafe extern "C" fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError {
@@ -119,7 +119,7 @@ pub unsafe extern "C" fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError {
 }
 
 /// `aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)`:
-/// ACL-NTF-002; sets the notify once the stream's earlier work has run.
+/// [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002); sets the notify once the stream's earlier work has run.
 pub unsafe extern "C" fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStream) -> aclError {
     run("aclrtRecordNotify", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
@@ -129,7 +129,7 @@ pub unsafe extern "C" fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStr
 }
 
 /// `aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout)`:
-/// ACL-NTF-002, ACL-NTF-008. The stream's later work waits until the notify
+/// [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002), [ACL-NTF-008](vmmkit_sys::acl::rules::NTF_008). The stream's later work waits until the notify
 /// is set, then it is reset. `timeout` is in seconds as the runtime passes it
 /// to the wait task (api_impl.cc:4909-4940 logs it as `%us`); 0 and
 /// `UINT32_MAX` wait without bound (api_c_event.cc:149-155).
@@ -165,7 +165,7 @@ pub unsafe extern "C" fn aclrtNotifyBatchReset(notifies: *mut aclrtNotify, num: 
     })
 }
 
-/// `aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId)`: ACL-NTF-002.
+/// `aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId)`: [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002).
 pub unsafe extern "C" fn aclrtGetNotifyId(notify: aclrtNotify, notifyId: *mut u32) -> aclError {
     run("aclrtGetNotifyId", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
@@ -178,7 +178,7 @@ pub unsafe extern "C" fn aclrtGetNotifyId(notify: aclrtNotify, notifyId: *mut u3
 }
 
 /// `aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags)`:
-/// ACL-NTF-002, ACL-NTF-003, ACL-NTF-004.
+/// [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002), [ACL-NTF-003](vmmkit_sys::acl::rules::NTF_003), [ACL-NTF-004](vmmkit_sys::acl::rules::NTF_004).
 pub unsafe extern "C" fn aclrtNotifyGetExportKey(notify: aclrtNotify, key: *mut c_char, len: usize, flags: u64) -> aclError {
     run("aclrtNotifyGetExportKey", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
@@ -205,7 +205,7 @@ pub unsafe extern "C" fn aclrtNotifyGetExportKey(notify: aclrtNotify, key: *mut 
 
 
 /// `aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags)`:
-/// ACL-NTF-002, ACL-NTF-005, ACL-NTF-007.
+/// [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002), [ACL-NTF-005](vmmkit_sys::acl::rules::NTF_005), [ACL-NTF-007](vmmkit_sys::acl::rules::NTF_007).
 pub unsafe extern "C" fn aclrtNotifyImportByKey(notify: *mut aclrtNotify, key: *const c_char, flags: u64) -> aclError {
     run("aclrtNotifyImportByKey", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
@@ -238,7 +238,7 @@ pub unsafe extern "C" fn aclrtNotifyImportByKey(notify: *mut aclrtNotify, key: *
 }
 
 /// The notify of a SetImportPid call with `num` entries: num in (0,
-/// INT32_MAX] after the runtime's int32 cast (ACL-NTF-006), a notify of this
+/// INT32_MAX] after the runtime's int32 cast ([ACL-NTF-006](vmmkit_sys::acl::rules::NTF_006)), a notify of this
 /// process that was exported (it has a name; otherwise the driver refuses).
 fn exported_notify(notify: aclrtNotify, num: usize) -> Result<EventId, Fail> {
     ensure!(num as i32 > 0, rules::NTF_006 => AclError::RT_PARAM_INVALID, "num {num} is not in (0, INT32_MAX]");
@@ -260,7 +260,7 @@ fn trust(id: EventId, pids: &[i32]) -> Result<(), Fail> {
 }
 
 /// `aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num)`:
-/// ACL-NTF-002, ACL-NTF-006.
+/// [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002), [ACL-NTF-006](vmmkit_sys::acl::rules::NTF_006).
 pub unsafe extern "C" fn aclrtNotifySetImportPid(notify: aclrtNotify, pid: *mut i32, num: usize) -> aclError {
     run("aclrtNotifySetImportPid", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
@@ -273,7 +273,7 @@ pub unsafe extern "C" fn aclrtNotifySetImportPid(notify: aclrtNotify, pid: *mut 
 }
 
 /// `aclError aclrtNotifySetImportPidInterServer(aclrtNotify notify, aclrtServerPid *serverPids, size_t num)`:
-/// ACL-NTF-009. The runtime checks every argument (the ACL layer none),
+/// [ACL-NTF-009](vmmkit_sys::acl::rules::NTF_009). The runtime checks every argument (the ACL layer none),
 /// then lists each entry's pid; the super-pod id is not told apart.
 pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
     notify: aclrtNotify,

@@ -34,7 +34,7 @@ unsafe fn enqueue(stream: aclrtStream, work: Work) -> Result<(), Fail> {
     unsafe { emu()?.enqueue(id, work) }.map_err(sync_fail)
 }
 
-/// ACL-VAL-002: `addr..addr+8` must be device memory.
+/// [ACL-VAL-002](vmmkit_sys::acl::rules::VAL_002): `addr..addr+8` must be device memory.
 fn device_word(addr: *mut c_void, api: &str) -> Result<usize, Fail> {
     non_null(addr, "devAddr")?;
     let a = addr as usize;
@@ -44,7 +44,7 @@ fn device_word(addr: *mut c_void, api: &str) -> Result<usize, Fail> {
 
 /// `aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)`:
 /// the stream writes the 8-byte `value` at `devAddr` when it gets there.
-/// ACL-VAL-001 (flag 0), ACL-VAL-002 (device memory),
+/// [ACL-VAL-001](vmmkit_sys::acl::rules::VAL_001) (flag 0), [ACL-VAL-002](vmmkit_sys::acl::rules::VAL_002) (device memory),
 /// ApiErrorDecorator::MemWriteValue, api_error.cc:7249-7269.
 pub unsafe extern "C" fn aclrtValueWrite(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError {
     run("aclrtValueWrite", || {
@@ -59,8 +59,8 @@ pub unsafe extern "C" fn aclrtValueWrite(devAddr: *mut c_void, value: u64, flag:
 /// `aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)`:
 /// the stream's later work waits until the 8-byte word at `devAddr`
 /// compares true with `value` as `flag` says (`ACL_STREAM_WAIT_VALUE_GEQ`,
-/// `_EQ`, `_AND`, `_NOR`). ACL-VAL-001 (a flag below 4), ACL-VAL-002;
-/// the wait itself holds the stream as ACL-STM-003's check shows;
+/// `_EQ`, `_AND`, `_NOR`). [ACL-VAL-001](vmmkit_sys::acl::rules::VAL_001) (a flag below 4), [ACL-VAL-002](vmmkit_sys::acl::rules::VAL_002);
+/// the wait itself holds the stream as [ACL-STM-003](vmmkit_sys::acl::rules::STM_003)'s check shows;
 /// ApiErrorDecorator::MemWaitValue, api_error.cc:7271-7295.
 pub unsafe extern "C" fn aclrtValueWait(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError {
     run("aclrtValueWait", || {
@@ -140,7 +140,7 @@ pub unsafe extern "C" fn aclrtStreamWaitEventWithTimeout(stream: aclrtStream, ev
 /// `aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)`:
 /// when the event's last record completed, in ns of `CLOCK_MONOTONIC`
 /// (vmmkit's system counter). NULL is 100000 (event.cpp:214-224); an event
-/// never recorded fails as aclrtEventElapsedTime does (ACL-EVT-005), one
+/// never recorded fails as aclrtEventElapsedTime does ([ACL-EVT-005](vmmkit_sys::acl::rules::EVT_005)), one
 /// not yet complete with 507006.
 pub unsafe extern "C" fn aclrtEventGetTimestamp(event: aclrtEvent, timestamp: *mut u64) -> aclError {
     run("aclrtEventGetTimestamp", || {

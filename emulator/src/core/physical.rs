@@ -54,7 +54,7 @@ pub struct Physical {
     /// Whether this handle was imported.
     pub imported: bool,
     /// For an fd import: the handle type the dialect passed with it, which
-    /// HIP reports back (HIP-VMM-029).
+    /// HIP reports back ([HIP-VMM-029](vmmkit_sys::hip::rules::VMM_029)).
     pub import_kind: Option<i32>,
     /// Charged to this process's slot (local device memory not yet exported).
     charged: bool,

@@ -107,7 +107,7 @@ impl Emulator {
     /// process holds `key` imported onto `device`, takes one more reference
     /// to that handle and returns it with the place of its memory; with
     /// `link_peers`, also enables peer access both ways between `device` and
-    /// that place's device (ACL-IMP-016), all under one lock and without a
+    /// that place's device ([ACL-IMP-016](vmmkit_sys::acl::rules::IMP_016)), all under one lock and without a
     /// system call. `None` (nothing changed) when the cache has no such
     /// import, or a fault is injected on the key: [`Emulator::import`] then
     /// does the whole import.

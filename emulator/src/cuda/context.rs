@@ -1,5 +1,5 @@
 //! Initialisation, devices, primary contexts and the calling thread's
-//! current context (cuda.md §1.3, CUDA-GEN-001, CUDA-GEN-002).
+//! current context (cuda.md §1.3, [CUDA-GEN-001](vmmkit_sys::cuda::rules::GEN_001), [CUDA-GEN-002](vmmkit_sys::cuda::rules::GEN_002)).
 //!
 //! Checking order of every call after cuInit (cuda.md does not give it;
 //! inferred from the codes each function documents and from Gdev, an open
@@ -55,7 +55,7 @@ pub(super) fn initialised() -> Result<&'static State, Fail> {
 }
 
 /// The device of the calling thread's current context: cuInit first (3),
-/// then CUDA-GEN-002, memory, VMM and IPC calls need a current context, and
+/// then [CUDA-GEN-002](vmmkit_sys::cuda::rules::GEN_002), memory, VMM and IPC calls need a current context, and
 /// an active one (201).
 pub(super) fn current() -> Result<u32, Fail> {
     let s = initialised()?;
@@ -87,7 +87,7 @@ fn device(ordinal: CUdevice) -> Result<u32, Fail> {
     Ok(ordinal as u32)
 }
 
-/// `CUresult cuInit(unsigned int Flags)`: CUDA-GEN-001 (flags must be 0);
+/// `CUresult cuInit(unsigned int Flags)`: [CUDA-GEN-001](vmmkit_sys::cuda::rules::GEN_001) (flags must be 0);
 /// no driver (the emulator cannot start) → 100 with the reason (cuda.md §1.1).
 pub extern "C" fn cuInit(Flags: u32) -> CUresult {
     run("cuInit", || {

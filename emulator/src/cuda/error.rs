@@ -1,4 +1,4 @@
-//! The names and descriptions of codes (CUDA-GEN-003).
+//! The names and descriptions of codes ([CUDA-GEN-003](vmmkit_sys::cuda::rules::GEN_003)).
 #![allow(non_snake_case)]
 
 use std::ffi::{CString, c_char};
@@ -28,7 +28,7 @@ fn table() -> &'static [(u32, CString, CString)] {
 }
 
 /// Writes the string of `error` (its name with `name`, else its
-/// description) at `pStr`. CUDA-GEN-003: an unknown code → 1 with `*pStr`
+/// description) at `pStr`. [CUDA-GEN-003](vmmkit_sys::cuda::rules::GEN_003): an unknown code → 1 with `*pStr`
 /// set to NULL. Needs no cuInit.
 fn describe(error: CUresult, pStr: Out<'_, *const c_char>, name: bool) -> Result<(), Fail> {
     if pStr.is_null() {

@@ -1,6 +1,6 @@
 //! Events (cuEvent*) and IPC events (cuIpcGetEventHandle,
 //! cuIpcOpenEventHandle) over the core's events (`core::event`):
-//! CUDA-EVT-001 … 006, CUDA-IEV-001 … 003.
+//! [CUDA-EVT-001](vmmkit_sys::cuda::rules::EVT_001) … 006, [CUDA-IEV-001](vmmkit_sys::cuda::rules::IEV_001) … 003.
 //!
 //! An event's queries, waits and elapsed time refer to its last record, as
 //! on the driver. An interprocess event (`CU_EVENT_INTERPROCESS`, which
@@ -29,7 +29,7 @@ fn to_event(id: EventId) -> CUevent {
     TAG.value(HandleId(id.0)) as CUevent
 }
 
-/// The live event `h` names: NULL is CUDA-EVT-006 (400; `None` when that
+/// The live event `h` names: NULL is [CUDA-EVT-006](vmmkit_sys::cuda::rules::EVT_006) (400; `None` when that
 /// rule is mutated away), any other value that names no live event 400.
 pub(super) fn event_of(e: &Emulator, h: CUevent) -> Result<Option<EventId>, Fail> {
     ensure!(!h.is_null(), rules::EVT_006, "the event is NULL");
@@ -50,7 +50,7 @@ fn live(h: CUevent) -> Result<Option<(&'static Emulator, u32, EventId)>, Fail> {
     Ok(event_of(e, h)?.map(|id| (e, d, id)))
 }
 
-/// `CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)`: CUDA-EVT-001.
+/// `CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)`: [CUDA-EVT-001](vmmkit_sys::cuda::rules::EVT_001).
 pub extern "C" fn cuEventCreate(phEvent: Out<'_, CUevent>, Flags: u32) -> CUresult {
     run("cuEventCreate", || {
         current()?;
@@ -80,7 +80,7 @@ pub extern "C" fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult 
 }
 
 /// `CUresult cuEventQuery(CUevent hEvent)`: 0, or 600 while its last record
-/// is pending (CUDA-EVT-002).
+/// is pending ([CUDA-EVT-002](vmmkit_sys::cuda::rules::EVT_002)).
 pub extern "C" fn cuEventQuery(hEvent: CUevent) -> CUresult {
     run("cuEventQuery", || {
         let Some((e, _, id)) = live(hEvent)? else { return Ok(()) };
@@ -90,7 +90,7 @@ pub extern "C" fn cuEventQuery(hEvent: CUevent) -> CUresult {
     })
 }
 
-/// `CUresult cuEventSynchronize(CUevent hEvent)`: waits for its last record (CUDA-EVT-003).
+/// `CUresult cuEventSynchronize(CUevent hEvent)`: waits for its last record ([CUDA-EVT-003](vmmkit_sys::cuda::rules::EVT_003)).
 pub extern "C" fn cuEventSynchronize(hEvent: CUevent) -> CUresult {
     run("cuEventSynchronize", || {
         let Some((e, _, id)) = live(hEvent)? else { return Ok(()) };
@@ -99,7 +99,7 @@ pub extern "C" fn cuEventSynchronize(hEvent: CUevent) -> CUresult {
 }
 
 /// `CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)`:
-/// CUDA-EVT-004 (NULL → 1; timing disabled or never recorded → 400), -005 (pending → 600).
+/// [CUDA-EVT-004](vmmkit_sys::cuda::rules::EVT_004) (NULL → 1; timing disabled or never recorded → 400), -005 (pending → 600).
 pub extern "C" fn cuEventElapsedTime(pMilliseconds: Out<'_, f32>, hStart: CUevent, hEnd: CUevent) -> CUresult {
     run("cuEventElapsedTime", || {
         current()?;
@@ -123,7 +123,7 @@ pub extern "C" fn cuEventDestroy(hEvent: CUevent) -> CUresult {
 }
 
 /// `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)`:
-/// CUDA-IEV-001 (NULL → 1; an event without CU_EVENT_INTERPROCESS → 400).
+/// [CUDA-IEV-001](vmmkit_sys::cuda::rules::IEV_001) (NULL → 1; an event without CU_EVENT_INTERPROCESS → 400).
 pub extern "C" fn cuIpcGetEventHandle(pHandle: Out<'_, CUipcEventHandle>, event: CUevent) -> CUresult {
     run("cuIpcGetEventHandle", || {
         let d = current()?;
@@ -144,7 +144,7 @@ pub extern "C" fn cuIpcGetEventHandle(pHandle: Out<'_, CUipcEventHandle>, event:
 }
 
 /// `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)`:
-/// an event with timing disabled on the same words; in the exporting process 201 (CUDA-IEV-002).
+/// an event with timing disabled on the same words; in the exporting process 201 ([CUDA-IEV-002](vmmkit_sys::cuda::rules::IEV_002)).
 pub extern "C" fn cuIpcOpenEventHandle(phEvent: Out<'_, CUevent>, handle: CUipcEventHandle) -> CUresult {
     run("cuIpcOpenEventHandle", || {
         current()?;

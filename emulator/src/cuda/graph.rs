@@ -1,7 +1,7 @@
 //! Graphs and stream capture (the driver API's Graph Management and
 //! cuStream*Capture): cuGraphCreate, the memset, host, event and empty node
 //! adds, cuGraphInstantiateWithFlags, cuGraphLaunch, the destroys, and
-//! cuStreamBeginCapture / EndCapture / IsCapturing (CUDA-GRF-001 … 006), on
+//! cuStreamBeginCapture / EndCapture / IsCapturing ([CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001) … 006), on
 //! the core's graphs and captures (`core/graph.rs`), the same model HIP
 //! uses. Copies reach a graph by capture (cuMemcpy*Async on a capturing
 //! stream); kernel nodes are not emulated.
@@ -38,7 +38,7 @@ fn graph_fail(g: GraphError) -> Fail {
     if crate::mutation::enforced(rule) { Fail::rule_code(rule, code, msg) } else { Fail::plain(CuResult::SUCCESS, String::new()) }
 }
 
-/// The node adds: CUDA-GRF-001's NULL checks (with the add's own
+/// The node adds: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001)'s NULL checks (with the add's own
 /// `args_ok`), the current context, the graph, then the node `make` builds.
 fn add(
     node_out: Out<'_, CUgraphNode>,
@@ -65,7 +65,7 @@ fn add(
     Ok(())
 }
 
-/// `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)`: CUDA-GRF-001.
+/// `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
 pub extern "C" fn cuGraphCreate(phGraph: Out<'_, CUgraph>, flags: u32) -> CUresult {
     run("cuGraphCreate", || {
         ensure!(!phGraph.is_null() && flags == 0, rules::GRF_001, "phGraph is NULL or flags {flags:#x} is not 0");
@@ -79,7 +79,7 @@ pub extern "C" fn cuGraphCreate(phGraph: Out<'_, CUgraph>, flags: u32) -> CUresu
     })
 }
 
-/// `CUresult cuGraphDestroy(CUgraph hGraph)`: CUDA-GRF-001 (NULL → 1); its execs stay usable.
+/// `CUresult cuGraphDestroy(CUgraph hGraph)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001) (NULL → 1); its execs stay usable.
 pub extern "C" fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
     run("cuGraphDestroy", || {
         ensure!(!hGraph.is_null(), rules::GRF_001, "hGraph is NULL");
@@ -92,7 +92,7 @@ pub extern "C" fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
 }
 
 /// `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)`:
-/// CUDA-GRF-001; an element size other than 1, 2 or 4, a height of 0, a
+/// [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001); an element size other than 1, 2 or 4, a height of 0, a
 /// pitch below the row, or rows outside device memory are 1.
 pub extern "C" fn cuGraphAddMemsetNode(
     phGraphNode: Out<'_, CUgraphNode>,
@@ -121,7 +121,7 @@ pub extern "C" fn cuGraphAddMemsetNode(
 }
 
 /// `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)`:
-/// CUDA-GRF-001 (NULL parameters or function → 1).
+/// [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001) (NULL parameters or function → 1).
 pub extern "C" fn cuGraphAddHostNode(
     phGraphNode: Out<'_, CUgraphNode>,
     hGraph: CUgraph,
@@ -145,7 +145,7 @@ fn event_node(node: Out<'_, CUgraphNode>, g: CUgraph, deps: In<'_, CUgraphNode>,
     add(node, g, deps, n, !ev.is_null(), |e, _| Ok(event_of(e, ev)?.map(op)))
 }
 
-/// `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: CUDA-GRF-001.
+/// `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
 pub extern "C" fn cuGraphAddEventRecordNode(
     phGraphNode: Out<'_, CUgraphNode>,
     hGraph: CUgraph,
@@ -156,7 +156,7 @@ pub extern "C" fn cuGraphAddEventRecordNode(
     run("cuGraphAddEventRecordNode", || event_node(phGraphNode, hGraph, dependencies, numDependencies, event, GraphOp::Record))
 }
 
-/// `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: CUDA-GRF-001.
+/// `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
 pub extern "C" fn cuGraphAddEventWaitNode(
     phGraphNode: Out<'_, CUgraphNode>,
     hGraph: CUgraph,
@@ -167,7 +167,7 @@ pub extern "C" fn cuGraphAddEventWaitNode(
     run("cuGraphAddEventWaitNode", || event_node(phGraphNode, hGraph, dependencies, numDependencies, event, GraphOp::Wait))
 }
 
-/// `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)`: CUDA-GRF-001.
+/// `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
 pub extern "C" fn cuGraphAddEmptyNode(
     phGraphNode: Out<'_, CUgraphNode>,
     hGraph: CUgraph,
@@ -177,7 +177,7 @@ pub extern "C" fn cuGraphAddEmptyNode(
     run("cuGraphAddEmptyNode", || add(phGraphNode, hGraph, dependencies, numDependencies, true, |_, _| Ok(Some(GraphOp::Empty))))
 }
 
-/// `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)`: CUDA-GRF-003.
+/// `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)`: [CUDA-GRF-003](vmmkit_sys::cuda::rules::GRF_003).
 pub extern "C" fn cuGraphInstantiateWithFlags(phGraphExec: Out<'_, CUgraphExec>, hGraph: CUgraph, flags: u64) -> CUresult {
     run("cuGraphInstantiateWithFlags", || {
         ensure!(!phGraphExec.is_null() && !hGraph.is_null(), rules::GRF_003, "phGraphExec or hGraph is NULL");
@@ -196,7 +196,7 @@ pub extern "C" fn cuGraphInstantiateWithFlags(phGraphExec: Out<'_, CUgraphExec>,
     })
 }
 
-/// `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)`: CUDA-GRF-003, CUDA-GRF-002.
+/// `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)`: [CUDA-GRF-003](vmmkit_sys::cuda::rules::GRF_003), [CUDA-GRF-002](vmmkit_sys::cuda::rules::GRF_002).
 pub extern "C" fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
     run("cuGraphLaunch", || {
         let d = current()?;
@@ -212,7 +212,7 @@ pub extern "C" fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> C
     })
 }
 
-/// `CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)`: CUDA-GRF-003 (NULL → 1).
+/// `CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)`: [CUDA-GRF-003](vmmkit_sys::cuda::rules::GRF_003) (NULL → 1).
 pub extern "C" fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult {
     run("cuGraphExecDestroy", || {
         ensure!(!hGraphExec.is_null(), rules::GRF_003, "hGraphExec is NULL");
@@ -233,7 +233,7 @@ fn mode_of(m: CUstreamCaptureMode) -> Option<CaptureMode> {
     }
 }
 
-/// `CUresult cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode)` (`_v2`): CUDA-GRF-004.
+/// `CUresult cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode)` (`_v2`): [CUDA-GRF-004](vmmkit_sys::cuda::rules::GRF_004).
 pub extern "C" fn cuStreamBeginCapture(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
     run("cuStreamBeginCapture", || {
         let d = current()?;
@@ -246,7 +246,7 @@ pub extern "C" fn cuStreamBeginCapture(hStream: CUstream, mode: CUstreamCaptureM
     })
 }
 
-/// `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)`: CUDA-GRF-004, CUDA-GRF-006.
+/// `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)`: [CUDA-GRF-004](vmmkit_sys::cuda::rules::GRF_004), [CUDA-GRF-006](vmmkit_sys::cuda::rules::GRF_006).
 pub extern "C" fn cuStreamEndCapture(hStream: CUstream, phGraph: Out<'_, CUgraph>) -> CUresult {
     run("cuStreamEndCapture", || {
         ensure!(!phGraph.is_null(), rules::GRF_004, "phGraph is NULL");
@@ -271,7 +271,7 @@ pub extern "C" fn cuStreamEndCapture(hStream: CUstream, phGraph: Out<'_, CUgraph
     })
 }
 
-/// `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)`: CUDA-GRF-005.
+/// `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)`: [CUDA-GRF-005](vmmkit_sys::cuda::rules::GRF_005).
 pub extern "C" fn cuStreamIsCapturing(hStream: CUstream, captureStatus: Out<'_, CUstreamCaptureStatus>) -> CUresult {
     run("cuStreamIsCapturing", || {
         if captureStatus.is_null() {

@@ -43,8 +43,8 @@ pub extern "C" fn cuMemAlloc(dptr: Out<'_, CUdeviceptr>, bytesize: usize) -> CUr
 /// `CUresult cuMemFree_v2(CUdeviceptr dptr)`: `dptr` must be what cuMemAlloc
 /// returned (emulator: an interior pointer, 0, or an IPC-opened pointer → 1;
 /// the latter is closed with cuIpcCloseMemHandle). Memory that another
-/// process has open stays theirs; new opens of it fail (CUDA-IPC-010,
-/// emulator as HIP-IPC-046).
+/// process has open stays theirs; new opens of it fail ([CUDA-IPC-010](vmmkit_sys::cuda::rules::IPC_010),
+/// emulator as [HIP-IPC-046](vmmkit_sys::hip::rules::IPC_046)).
 pub extern "C" fn cuMemFree(dptr: CUdeviceptr) -> CUresult {
     run("cuMemFree", || {
         current()?;
@@ -105,7 +105,7 @@ pub(super) fn check_copy(dst: usize, src: usize, n: usize, device_dst: bool, dev
 
 /// Orders a synchronous copy or memset on device `d` as the driver does:
 /// after the work of the legacy stream and of the device's blocking streams.
-/// CUDA-STM-012.
+/// [CUDA-STM-012](vmmkit_sys::cuda::rules::STM_012).
 pub(super) fn after_legacy(e: &crate::core::Emulator, d: u32) -> Result<(), Fail> {
     if !crate::mutation::enforced(&rules::STM_012) {
         return Ok(());
@@ -125,7 +125,7 @@ fn copy(dst: usize, src: usize, n: usize, device_dst: bool, device_src: bool) ->
 
 /// `CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)`:
 /// 0 bytes → 0; the destination must be device memory the current device
-/// may write (CUDA-VMM-012).
+/// may write ([CUDA-VMM-012](vmmkit_sys::cuda::rules::VMM_012)).
 pub extern "C" fn cuMemcpyHtoD(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult {
     run("cuMemcpyHtoD", || copy(dstDevice as usize, srcHost as usize, ByteCount, true, false))
 }

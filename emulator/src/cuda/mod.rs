@@ -13,7 +13,7 @@
 //!
 //! As on the driver: nothing works before `cuInit(0)` (3), and memory, VMM
 //! and IPC calls need a current context on the calling thread (201,
-//! CUDA-GEN-002): retain the device's primary context and make it current,
+//! [CUDA-GEN-002](vmmkit_sys::cuda::rules::GEN_002)): retain the device's primary context and make it current,
 //! on every thread that calls them. Device memory is the core's: cuMemAlloc
 //! is a plain allocation (exported to the registry on cuIpcGetMemHandle),
 //! cuMemCreate a physical handle, and IPC handles and POSIX fds name

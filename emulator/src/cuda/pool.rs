@@ -1,8 +1,8 @@
 //! Stream-ordered memory pools: cuMemPool*, cuMemAllocAsync,
 //! cuMemAllocFromPoolAsync, cuMemFreeAsync and the device's pools
-//! (CUDA-POOL-001 … 013), over the core's pools (`core::pool`).
+//! ([CUDA-POOL-001](vmmkit_sys::cuda::rules::POOL_001) … 013), over the core's pools (`core::pool`).
 //!
-//! Every call needs a current context (CUDA-GEN-002). A stream is NULL,
+//! Every call needs a current context ([CUDA-GEN-002](vmmkit_sys::cuda::rules::GEN_002)). A stream is NULL,
 //! `CU_STREAM_LEGACY` (1), `CU_STREAM_PER_THREAD` (2) or a live stream of
 //! cuStreamCreate; any other is 400. Allocation is at once (memory is ready
 //! for the stream's later work); cuMemFreeAsync frees after the stream's
@@ -51,12 +51,12 @@ fn live(e: &Emulator, p: CUmemoryPool, rule: &'static Rule) -> Result<Option<Poo
     Ok(id)
 }
 
-/// `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)`: CUDA-POOL-003.
+/// `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)`: [CUDA-POOL-003](vmmkit_sys::cuda::rules::POOL_003).
 pub extern "C" fn cuDeviceGetDefaultMemPool(pool_out: Out<'_, CUmemoryPool>, dev: CUdevice) -> CUresult {
     run("cuDeviceGetDefaultMemPool", || get_pool(pool_out, dev, true))
 }
 
-/// `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)`: CUDA-POOL-003.
+/// `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)`: [CUDA-POOL-003](vmmkit_sys::cuda::rules::POOL_003).
 pub extern "C" fn cuDeviceGetMemPool(pool: Out<'_, CUmemoryPool>, dev: CUdevice) -> CUresult {
     run("cuDeviceGetMemPool", || get_pool(pool, dev, false))
 }
@@ -74,7 +74,7 @@ fn get_pool(out: Out<'_, CUmemoryPool>, dev: CUdevice, default: bool) -> Result<
     Ok(())
 }
 
-/// `CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)`: CUDA-POOL-004.
+/// `CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)`: [CUDA-POOL-004](vmmkit_sys::cuda::rules::POOL_004).
 pub extern "C" fn cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) -> CUresult {
     run("cuDeviceSetMemPool", || {
         current()?;
@@ -102,7 +102,7 @@ fn alloc(e: &Emulator, id: PoolId, size: usize, rule: &'static Rule) -> Result<u
     })
 }
 
-/// `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)`: CUDA-POOL-005,
+/// `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)`: [CUDA-POOL-005](vmmkit_sys::cuda::rules::POOL_005),
 /// from the current pool of the context's device.
 pub extern "C" fn cuMemAllocAsync(dptr: Out<'_, CUdeviceptr>, bytesize: usize, hStream: CUstream) -> CUresult {
     run("cuMemAllocAsync", || {
@@ -123,7 +123,7 @@ pub extern "C" fn cuMemAllocAsync(dptr: Out<'_, CUdeviceptr>, bytesize: usize, h
 }
 
 /// `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)`:
-/// CUDA-POOL-005; an imported pool is 1.
+/// [CUDA-POOL-005](vmmkit_sys::cuda::rules::POOL_005); an imported pool is 1.
 pub extern "C" fn cuMemAllocFromPoolAsync(
     dptr: Out<'_, CUdeviceptr>,
     bytesize: usize,
@@ -148,7 +148,7 @@ pub extern "C" fn cuMemAllocFromPoolAsync(
     })
 }
 
-/// `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)`: CUDA-POOL-006. Pool memory goes
+/// `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)`: [CUDA-POOL-006](vmmkit_sys::cuda::rules::POOL_006). Pool memory goes
 /// back to its pool, an imported pointer is closed, cuMemAlloc memory is freed: after the stream's
 /// earlier work (a host function on the stream), at once when the stream has none pending.
 pub extern "C" fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
@@ -178,7 +178,7 @@ pub extern "C" fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresu
     })
 }
 
-/// Frees `p` now, as cuMemFreeAsync on an idle stream: CUDA-POOL-006.
+/// Frees `p` now, as cuMemFreeAsync on an idle stream: [CUDA-POOL-006](vmmkit_sys::cuda::rules::POOL_006).
 fn free_now(e: &Emulator, p: usize) -> Result<(), Fail> {
     if let Some(r) = e.pool_free(p) {
         return r.map(drop).map_err(|er| Fail::core_under(&rules::POOL_006, er));
@@ -197,7 +197,7 @@ fn free_now(e: &Emulator, p: usize) -> Result<(), Fail> {
     }
 }
 
-/// `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)`: CUDA-POOL-001.
+/// `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)`: [CUDA-POOL-001](vmmkit_sys::cuda::rules::POOL_001).
 pub extern "C" fn cuMemPoolCreate(pool: Out<'_, CUmemoryPool>, poolProps: In<'_, CUmemPoolProps>) -> CUresult {
     run("cuMemPoolCreate", || {
         current()?;
@@ -223,7 +223,7 @@ pub extern "C" fn cuMemPoolCreate(pool: Out<'_, CUmemoryPool>, poolProps: In<'_,
     })
 }
 
-/// `CUresult cuMemPoolDestroy(CUmemoryPool pool)`: CUDA-POOL-002.
+/// `CUresult cuMemPoolDestroy(CUmemoryPool pool)`: [CUDA-POOL-002](vmmkit_sys::cuda::rules::POOL_002).
 pub extern "C" fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
     run("cuMemPoolDestroy", || {
         current()?;
@@ -241,7 +241,7 @@ fn attr_of(attr: CUmemPool_attribute) -> Result<Option<PoolAttr>, Fail> {
 }
 
 /// The pool and attribute a Set/GetAttribute call names, checked in the
-/// driver's order (CUDA-POOL-007); `None` where a mutated check let a bad
+/// driver's order ([CUDA-POOL-007](vmmkit_sys::cuda::rules::POOL_007)); `None` where a mutated check let a bad
 /// argument through, so that nothing is read or written.
 fn attribute_call(
     e: &Emulator,
@@ -254,7 +254,7 @@ fn attribute_call(
     Ok((!value.is_null()).then_some((id, a)))
 }
 
-/// `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)`: CUDA-POOL-007.
+/// `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)`: [CUDA-POOL-007](vmmkit_sys::cuda::rules::POOL_007).
 pub extern "C" fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: In<'_, c_void>) -> CUresult {
     run("cuMemPoolSetAttribute", || {
         current()?;
@@ -269,7 +269,7 @@ pub extern "C" fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attr
     })
 }
 
-/// `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)`: CUDA-POOL-007.
+/// `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)`: [CUDA-POOL-007](vmmkit_sys::cuda::rules::POOL_007).
 pub extern "C" fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: Out<'_, c_void>) -> CUresult {
     run("cuMemPoolGetAttribute", || {
         current()?;
@@ -285,7 +285,7 @@ pub extern "C" fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attr
     })
 }
 
-/// `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)`: CUDA-POOL-009.
+/// `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)`: [CUDA-POOL-009](vmmkit_sys::cuda::rules::POOL_009).
 pub extern "C" fn cuMemPoolSetAccess(pool: CUmemoryPool, map: In<'_, CUmemAccessDesc>, count: usize) -> CUresult {
     run("cuMemPoolSetAccess", || {
         current()?;
@@ -307,7 +307,7 @@ pub extern "C" fn cuMemPoolSetAccess(pool: CUmemoryPool, map: In<'_, CUmemAccess
 }
 
 /// `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)`:
-/// CUDA-POOL-009.
+/// [CUDA-POOL-009](vmmkit_sys::cuda::rules::POOL_009).
 pub extern "C" fn cuMemPoolGetAccess(flags: Out<'_, CUmemAccess_flags>, memPool: CUmemoryPool, location: In<'_, CUmemLocation>) -> CUresult {
     run("cuMemPoolGetAccess", || {
         current()?;
@@ -342,7 +342,7 @@ pub extern "C" fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> 
 }
 
 /// `CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)`:
-/// CUDA-POOL-010; writes an `int` fd the caller owns.
+/// [CUDA-POOL-010](vmmkit_sys::cuda::rules::POOL_010); writes an `int` fd the caller owns.
 pub extern "C" fn cuMemPoolExportToShareableHandle(
     handle_out: Out<'_, c_void>,
     pool: CUmemoryPool,
@@ -370,7 +370,7 @@ pub extern "C" fn cuMemPoolExportToShareableHandle(
 }
 
 /// `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)`:
-/// CUDA-POOL-011: `handle` is the fd value; the pool is on the exporter's device.
+/// [CUDA-POOL-011](vmmkit_sys::cuda::rules::POOL_011): `handle` is the fd value; the pool is on the exporter's device.
 pub extern "C" fn cuMemPoolImportFromShareableHandle(
     pool_out: Out<'_, CUmemoryPool>,
     handle: *mut c_void,
@@ -393,7 +393,7 @@ pub extern "C" fn cuMemPoolImportFromShareableHandle(
 }
 
 /// `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)`:
-/// CUDA-POOL-012: only an allocation of an exportable pool.
+/// [CUDA-POOL-012](vmmkit_sys::cuda::rules::POOL_012): only an allocation of an exportable pool.
 pub extern "C" fn cuMemPoolExportPointer(shareData_out: Out<'_, CUmemPoolPtrExportData>, ptr: CUdeviceptr) -> CUresult {
     run("cuMemPoolExportPointer", || {
         let d = current()?;

@@ -1,11 +1,11 @@
 //! POSIX-fd shareable handles of VMM memory: export and import (cuda.md
-//! §2.1 "Export/import asymmetry", CUDA-VMM-015 … 018).
+//! §2.1 "Export/import asymmetry", [CUDA-VMM-015](vmmkit_sys::cuda::rules::VMM_015) … 018).
 //!
 //! An exported fd is a holder of the memory in the registry (see
 //! `core::fd`): the exporter may release its handle and close its fd right
 //! after sending, the receiver still finds the memory, and the device's
 //! capacity stays charged until every handle, mapping and fd is gone
-//! (CUDA-VMM-016, CUDA-VMM-020).
+//! ([CUDA-VMM-016](vmmkit_sys::cuda::rules::VMM_016), [CUDA-VMM-020](vmmkit_sys::cuda::rules::VMM_020)).
 #![allow(non_snake_case)]
 
 use std::ffi::c_void;
@@ -23,9 +23,9 @@ use crate::ffi::Out;
 use crate::registry::Place;
 
 /// `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)`:
-/// shareableHandle NULL → 1; CUDA-VMM-003 flags; an unknown handle → 1;
-/// CUDA-VMM-015 the type must be POSIX_FILE_DESCRIPTOR and requested at
-/// cuMemCreate (emulator: 1); CUDA-VMM-016 writes a new `int` fd, owned by
+/// shareableHandle NULL → 1; [CUDA-VMM-003](vmmkit_sys::cuda::rules::VMM_003) flags; an unknown handle → 1;
+/// [CUDA-VMM-015](vmmkit_sys::cuda::rules::VMM_015) the type must be POSIX_FILE_DESCRIPTOR and requested at
+/// cuMemCreate (emulator: 1); [CUDA-VMM-016](vmmkit_sys::cuda::rules::VMM_016) writes a new `int` fd, owned by
 /// the caller, at every call.
 pub extern "C" fn cuMemExportToShareableHandle(
     shareableHandle: Out<'_, c_void>,
@@ -58,10 +58,10 @@ pub extern "C" fn cuMemExportToShareableHandle(
 
 /// `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)`:
 /// handle NULL → 1; FABRIC → 800 (no IMEX channel), other types but
-/// POSIX_FILE_DESCRIPTOR → 1; CUDA-VMM-017 `osHandle` is the fd **value**
+/// POSIX_FILE_DESCRIPTOR → 1; [CUDA-VMM-017](vmmkit_sys::cuda::rules::VMM_017) `osHandle` is the fd **value**
 /// cast to a pointer, borrowed (the caller keeps and closes it), and every
 /// import is a new handle with its own cuMemRelease; a number that is no
-/// open fd of an exported allocation → 1; CUDA-VMM-018 importing in the
+/// open fd of an exported allocation → 1; [CUDA-VMM-018](vmmkit_sys::cuda::rules::VMM_018) importing in the
 /// exporting process is allowed (emulator).
 pub extern "C" fn cuMemImportFromShareableHandle(
     handle: Out<'_, CUmemGenericAllocationHandle>,

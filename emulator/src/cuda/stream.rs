@@ -1,12 +1,12 @@
 //! Streams (cuStream*), stream-ordered copies and memsets (cu*Async), host
 //! functions, value writes and waits, and cuCtxSynchronize, over the core's
-//! streams (`core::stream`): CUDA-STM-001 … 011.
+//! streams (`core::stream`): [CUDA-STM-001](vmmkit_sys::cuda::rules::STM_001) … 011.
 //!
 //! Stream values: NULL and `CU_STREAM_LEGACY` name the device's legacy
 //! stream (it waits for the blocking streams, and they for it),
 //! `CU_STREAM_PER_THREAD` the calling thread's default stream (a blocking
 //! stream made at its first use), anything else a stream of cuStreamCreate.
-//! Every call needs a current context (CUDA-GEN-002); its device is the
+//! Every call needs a current context ([CUDA-GEN-002](vmmkit_sys::cuda::rules::GEN_002)); its device is the
 //! device of the legacy and per-thread streams. Async copies read and write
 //! host memory when they run: the caller keeps it valid until then, as the
 //! driver requires of page-locked memory.
@@ -41,7 +41,7 @@ pub(super) fn is_stream(e: &Emulator, h: CUstream) -> bool {
     (h as usize) <= 2 || TAG.id(h as usize).is_some_and(|id| e.stream_exists(StreamId(id.0)))
 }
 
-/// The core stream `h` names for device `d`, or CUDA-STM-002 (400).
+/// The core stream `h` names for device `d`, or [CUDA-STM-002](vmmkit_sys::cuda::rules::STM_002) (400).
 pub(super) fn stream_of(e: &Emulator, h: CUstream, d: u32) -> Result<StreamId, Fail> {
     match h as usize {
         0 | 1 => Ok(e.legacy_stream(d)),
@@ -67,13 +67,13 @@ unsafe fn enqueue(h: CUstream, work: impl FnOnce(&Emulator, u32) -> Result<Optio
     unsafe { e.enqueue(s, w) }.map_err(|er| Fail::core(Op::Stream, er))
 }
 
-/// `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)`: CUDA-STM-001.
+/// `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)`: [CUDA-STM-001](vmmkit_sys::cuda::rules::STM_001).
 pub extern "C" fn cuStreamCreate(phStream: Out<'_, CUstream>, Flags: u32) -> CUresult {
     run("cuStreamCreate", || create(phStream, Flags, LEAST_PRIORITY))
 }
 
 /// `CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)`:
-/// CUDA-STM-001; the priority is clamped into [-5, 0] (CUDA-STM-009).
+/// [CUDA-STM-001](vmmkit_sys::cuda::rules::STM_001); the priority is clamped into [-5, 0] ([CUDA-STM-009](vmmkit_sys::cuda::rules::STM_009)).
 pub extern "C" fn cuStreamCreateWithPriority(phStream: Out<'_, CUstream>, flags: u32, priority: i32) -> CUresult {
     run("cuStreamCreateWithPriority", || create(phStream, flags, priority))
 }
@@ -94,7 +94,7 @@ fn create(out: Out<'_, CUstream>, flags: u32, priority: i32) -> Result<(), Fail>
 }
 
 /// `CUresult cuStreamDestroy_v2(CUstream hStream)`: returns at once; work
-/// already enqueued still completes. The NULL and special streams are 400 (CUDA-STM-002).
+/// already enqueued still completes. The NULL and special streams are 400 ([CUDA-STM-002](vmmkit_sys::cuda::rules::STM_002)).
 pub extern "C" fn cuStreamDestroy(hStream: CUstream) -> CUresult {
     run("cuStreamDestroy", || {
         let d = current()?;
@@ -123,7 +123,7 @@ pub extern "C" fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
 
 /// cuStreamSynchronize's and cuStreamQuery's check of a stream other than
 /// the legacy one: a capture the call breaks is invalidated and the call is
-/// 900 (CUDA-GRF-006).
+/// 900 ([CUDA-GRF-006](vmmkit_sys::cuda::rules::GRF_006)).
 fn not_while_capturing(e: &Emulator, h: CUstream, id: StreamId) -> Result<(), Fail> {
     if (h as usize) > 1 && e.capturing_any() {
         let broke = e.capture_ongoing(id);
@@ -133,7 +133,7 @@ fn not_while_capturing(e: &Emulator, h: CUstream, id: StreamId) -> Result<(), Fa
 }
 
 /// `CUresult cuStreamQuery(CUstream hStream)`: 0 when all its work has
-/// completed, 600 otherwise (CUDA-STM-003).
+/// completed, 600 otherwise ([CUDA-STM-003](vmmkit_sys::cuda::rules::STM_003)).
 pub extern "C" fn cuStreamQuery(hStream: CUstream) -> CUresult {
     run("cuStreamQuery", || {
         let d = current()?;
@@ -147,7 +147,7 @@ pub extern "C" fn cuStreamQuery(hStream: CUstream) -> CUresult {
 }
 
 /// `CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)`:
-/// CUDA-STM-006 (flags), -007 (order); a NULL event is 400 (CUDA-EVT-006).
+/// [CUDA-STM-006](vmmkit_sys::cuda::rules::STM_006) (flags), -007 (order); a NULL event is 400 ([CUDA-EVT-006](vmmkit_sys::cuda::rules::EVT_006)).
 pub extern "C" fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: u32) -> CUresult {
     run("cuStreamWaitEvent", || {
         let d = current()?;
@@ -159,7 +159,7 @@ pub extern "C" fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: u
     })
 }
 
-/// `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)`: CUDA-STM-009.
+/// `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)`: [CUDA-STM-009](vmmkit_sys::cuda::rules::STM_009).
 pub extern "C" fn cuStreamGetFlags(hStream: CUstream, flags: Out<'_, u32>) -> CUresult {
     run("cuStreamGetFlags", || {
         let d = current()?;
@@ -175,7 +175,7 @@ pub extern "C" fn cuStreamGetFlags(hStream: CUstream, flags: Out<'_, u32>) -> CU
     })
 }
 
-/// `CUresult cuStreamGetPriority(CUstream hStream, int *priority)`: CUDA-STM-009.
+/// `CUresult cuStreamGetPriority(CUstream hStream, int *priority)`: [CUDA-STM-009](vmmkit_sys::cuda::rules::STM_009).
 pub extern "C" fn cuStreamGetPriority(hStream: CUstream, priority: Out<'_, i32>) -> CUresult {
     run("cuStreamGetPriority", || {
         let d = current()?;
@@ -194,7 +194,7 @@ pub extern "C" fn cuStreamGetPriority(hStream: CUstream, priority: Out<'_, i32>)
 #[derive(Clone, Copy)]
 struct UserData(usize);
 
-/// Enqueues host function `f` (`None`: the NULL function, CUDA-STM-011) on the stream `h` names.
+/// Enqueues host function `f` (`None`: the NULL function, [CUDA-STM-011](vmmkit_sys::cuda::rules::STM_011)) on the stream `h` names.
 fn host(h: CUstream, f: Option<std::sync::Arc<dyn Fn() + Send + Sync>>, flags: u32) -> Result<(), Fail> {
     // SAFETY: a host function touches what its caller promised stays valid.
     unsafe {
@@ -207,7 +207,7 @@ fn host(h: CUstream, f: Option<std::sync::Arc<dyn Fn() + Send + Sync>>, flags: u
 }
 
 /// `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)`:
-/// CUDA-STM-011; the callback gets the stream and 0.
+/// [CUDA-STM-011](vmmkit_sys::cuda::rules::STM_011); the callback gets the stream and 0.
 pub extern "C" fn cuStreamAddCallback(
     hStream: CUstream,
     callback: CUstreamCallback,
@@ -225,7 +225,7 @@ pub extern "C" fn cuStreamAddCallback(
     run("cuStreamAddCallback", || host(hStream, f, flags))
 }
 
-/// `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)`: CUDA-STM-011.
+/// `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)`: [CUDA-STM-011](vmmkit_sys::cuda::rules::STM_011).
 pub extern "C" fn cuLaunchHostFunc(hStream: CUstream, fn_: CUhostFn, userData: *mut c_void) -> CUresult {
     let data = UserData(userData as usize);
     let f = fn_.map(|f| -> std::sync::Arc<dyn Fn() + Send + Sync> {
@@ -238,7 +238,7 @@ pub extern "C" fn cuLaunchHostFunc(hStream: CUstream, fn_: CUhostFn, userData: *
     run("cuLaunchHostFunc", || host(hStream, f, 0))
 }
 
-/// A value write of `width` bytes: CUDA-STM-010.
+/// A value write of `width` bytes: [CUDA-STM-010](vmmkit_sys::cuda::rules::STM_010).
 fn write_value(h: CUstream, addr: CUdeviceptr, value: u64, width: u8, flags: u32) -> Result<(), Fail> {
     // SAFETY: the address is checked device memory of this process.
     unsafe {
@@ -254,7 +254,7 @@ fn write_value(h: CUstream, addr: CUdeviceptr, value: u64, width: u8, flags: u32
     }
 }
 
-/// A value wait of `width` bytes: CUDA-STM-010.
+/// A value wait of `width` bytes: [CUDA-STM-010](vmmkit_sys::cuda::rules::STM_010).
 fn wait_value(h: CUstream, addr: CUdeviceptr, value: u64, width: u8, flags: u32) -> Result<(), Fail> {
     let cmp = match flags & !CU_STREAM_WAIT_VALUE_FLUSH {
         CU_STREAM_WAIT_VALUE_GEQ => Some(ValueCmp::Geq),

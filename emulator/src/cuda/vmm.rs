@@ -2,8 +2,8 @@
 //! maps, access, retain, properties (cuda.md §2.1, §3.3).
 //!
 //! A reservation is not tied to a device (maps use the core's
-//! `map_unbound`), maps may cover part of an allocation (CUDA-VMM-009), and
-//! a mapping grants no access until cuMemSetAccess (CUDA-VMM-012).
+//! `map_unbound`), maps may cover part of an allocation ([CUDA-VMM-009](vmmkit_sys::cuda::rules::VMM_009)), and
+//! a mapping grants no access until cuMemSetAccess ([CUDA-VMM-012](vmmkit_sys::cuda::rules::VMM_012)).
 #![allow(non_snake_case, non_upper_case_globals)]
 
 use std::ffi::c_void;
@@ -39,7 +39,7 @@ fn is_device(e: &Emulator, id: i32) -> bool {
 
 /// The device a `CUmemLocation` names, for Set/GetAccess: a device
 /// location with a valid id, 101 for a bad id, 801 for a host location on
-/// device memory (CUDA-VMM-013), 1 for anything else.
+/// device memory ([CUDA-VMM-013](vmmkit_sys::cuda::rules::VMM_013)), 1 for anything else.
 fn access_location(e: &Emulator, l: CUmemLocation) -> Result<u32, Fail> {
     match l.type_ {
         CU_MEM_LOCATION_TYPE_DEVICE if is_device(e, l.id) => Ok(l.id as u32),
@@ -59,7 +59,7 @@ fn access_location(e: &Emulator, l: CUmemLocation) -> Result<u32, Fail> {
 
 /// `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)`:
 /// NULL pointers, an option other than MINIMUM/RECOMMENDED, a type other
-/// than PINNED or a location other than a device → 1. CUDA-VMM-001: 2 MiB
+/// than PINNED or a location other than a device → 1. [CUDA-VMM-001](vmmkit_sys::cuda::rules::VMM_001): 2 MiB
 /// for both options.
 pub extern "C" fn cuMemGetAllocationGranularity(
     granularity: Out<'_, usize>,
@@ -89,8 +89,8 @@ pub extern "C" fn cuMemGetAllocationGranularity(
 }
 
 /// `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)`:
-/// handle, prop NULL → 1; CUDA-VMM-003 flags; CUDA-VMM-002 size 0 or not a
-/// multiple of the granularity; type PINNED; CUDA-VMM-004 location HOST or
+/// handle, prop NULL → 1; [CUDA-VMM-003](vmmkit_sys::cuda::rules::VMM_003) flags; [CUDA-VMM-002](vmmkit_sys::cuda::rules::VMM_002) size 0 or not a
+/// multiple of the granularity; type PINNED; [CUDA-VMM-004](vmmkit_sys::cuda::rules::VMM_004) location HOST or
 /// HOST_NUMA_CURRENT → 1 (HOST_NUMA: not emulated, 801), a bad device id →
 /// 101, FABRIC requested → 800 (no IMEX channel); Windows handle types → 1;
 /// too big → 2.
@@ -167,7 +167,7 @@ pub extern "C" fn cuMemCreate(
     })
 }
 
-/// `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)`: CUDA-VMM-005
+/// `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)`: [CUDA-VMM-005](vmmkit_sys::cuda::rules::VMM_005)
 /// release while mapped is allowed (the memory goes with the last mapping);
 /// an unknown handle is undefined in CUDA, 1 here.
 pub extern "C" fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult {
@@ -178,8 +178,8 @@ pub extern "C" fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult
 }
 
 /// `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)`:
-/// ptr NULL → 1; CUDA-VMM-003 flags; size 0 or not a multiple of the host
-/// page → 1; CUDA-VMM-006 alignment 0 or a power of two, `addr` a hint
+/// ptr NULL → 1; [CUDA-VMM-003](vmmkit_sys::cuda::rules::VMM_003) flags; size 0 or not a multiple of the host
+/// page → 1; [CUDA-VMM-006](vmmkit_sys::cuda::rules::VMM_006) alignment 0 or a power of two, `addr` a hint
 /// (page-aligned); no room → 2.
 pub extern "C" fn cuMemAddressReserve(
     ptr: Out<'_, CUdeviceptr>,
@@ -222,7 +222,7 @@ pub extern "C" fn cuMemAddressReserve(
     })
 }
 
-/// `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)`: CUDA-VMM-007
+/// `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)`: [CUDA-VMM-007](vmmkit_sys::cuda::rules::VMM_007)
 /// `ptr` and `size` must be exactly a reservation's; emulator (probe P5): a
 /// reservation that still holds mappings → 1.
 pub extern "C" fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult {
@@ -244,10 +244,10 @@ pub extern "C" fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult {
 }
 
 /// `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)`:
-/// CUDA-VMM-003 flags; CUDA-VMM-008 offset 0, size nonzero, inside a
+/// [CUDA-VMM-003](vmmkit_sys::cuda::rules::VMM_003) flags; [CUDA-VMM-008](vmmkit_sys::cuda::rules::VMM_008) offset 0, size nonzero, inside a
 /// reservation of the program, `ptr` and `size` multiples of the
-/// granularity, size within the allocation; CUDA-VMM-010 over a mapping →
-/// 1; CUDA-VMM-009 a partial map maps the first `size` bytes.
+/// granularity, size within the allocation; [CUDA-VMM-010](vmmkit_sys::cuda::rules::VMM_010) over a mapping →
+/// 1; [CUDA-VMM-009](vmmkit_sys::cuda::rules::VMM_009) a partial map maps the first `size` bytes.
 pub extern "C" fn cuMemMap(
     ptr: CUdeviceptr,
     size: usize,
@@ -272,7 +272,7 @@ pub extern "C" fn cuMemMap(
     })
 }
 
-/// `CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)`: CUDA-VMM-011 the
+/// `CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)`: [CUDA-VMM-011](vmmkit_sys::cuda::rules::VMM_011) the
 /// range must be whole mappings exactly (no sub-range); it reverts to a
 /// reservation, and a later map starts with no access.
 pub extern "C" fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
@@ -295,7 +295,7 @@ pub extern "C" fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
 }
 
 /// `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)`:
-/// CUDA-VMM-013 in this order: ptr, size, desc, count; each location (a
+/// [CUDA-VMM-013](vmmkit_sys::cuda::rules::VMM_013) in this order: ptr, size, desc, count; each location (a
 /// device; host → 801; bad id → 101) and its flags (0, 1 or 3); the range
 /// wholly cuMemMap'ed. A later grant for a device replaces an earlier one.
 pub extern "C" fn cuMemSetAccess(
@@ -356,7 +356,7 @@ pub extern "C" fn cuMemGetAccess(flags: Out<'_, u64>, location: In<'_, CUmemLoca
 }
 
 /// `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)`:
-/// CUDA-VMM-019 any address inside a cuMemMap'ed mapping gives the handle
+/// [CUDA-VMM-019](vmmkit_sys::cuda::rules::VMM_019) any address inside a cuMemMap'ed mapping gives the handle
 /// that was mapped, with one more reference (one more cuMemRelease).
 pub extern "C" fn cuMemRetainAllocationHandle(
     handle: Out<'_, CUmemGenericAllocationHandle>,

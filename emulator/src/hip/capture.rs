@@ -1,6 +1,6 @@
 //! Stream capture (clr 6.3 `hipamd/src/hip_graph.cpp:851-1079`,
-//! `1787-1885`): hipStreamBeginCapture and EndCapture (HIP-GRF-008), the
-//! status queries (HIP-GRF-009) and hipThreadExchangeStreamCaptureMode, on
+//! `1787-1885`): hipStreamBeginCapture and EndCapture ([HIP-GRF-008](vmmkit_sys::hip::rules::GRF_008)), the
+//! status queries ([HIP-GRF-009](vmmkit_sys::hip::rules::GRF_009)) and hipThreadExchangeStreamCaptureMode, on
 //! the core's captures. The work a capturing stream is given becomes nodes
 //! in the core (`core/graph.rs`); the calls a capture forbids are checked
 //! where they are made (streams, copies, allocations, events).
@@ -91,7 +91,7 @@ fn query(stream: hipStream_t, status: Out<'_, hipStreamCaptureStatus>, out: Info
     Ok(())
 }
 
-/// `hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)`: HIP-GRF-009.
+/// `hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)`: [HIP-GRF-009](vmmkit_sys::hip::rules::GRF_009).
 pub extern "C" fn hipStreamIsCapturing(stream: hipStream_t, pCaptureStatus: Out<'_, hipStreamCaptureStatus>) -> hipError_t {
     run("hipStreamIsCapturing", || query(stream, pCaptureStatus, InfoOut::NONE))
 }
@@ -179,7 +179,7 @@ fn begin(stream: hipStream_t, mode: hipStreamCaptureMode) -> Result<(), Fail> {
     e.capture_begin(id, device, m).map_err(graph_fail)
 }
 
-/// `hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)`: HIP-GRF-008.
+/// `hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)`: [HIP-GRF-008](vmmkit_sys::hip::rules::GRF_008).
 pub extern "C" fn hipStreamBeginCapture(stream: hipStream_t, mode: hipStreamCaptureMode) -> hipError_t {
     run("hipStreamBeginCapture", || begin(stream, mode))
 }
@@ -215,7 +215,7 @@ fn end(stream: hipStream_t, graph: Out<'_, hipGraph_t>) -> Result<(), Fail> {
     }
 }
 
-/// `hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)`: HIP-GRF-008, HIP-GRF-010, HIP-GRF-013.
+/// `hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)`: [HIP-GRF-008](vmmkit_sys::hip::rules::GRF_008), [HIP-GRF-010](vmmkit_sys::hip::rules::GRF_010), [HIP-GRF-013](vmmkit_sys::hip::rules::GRF_013).
 pub extern "C" fn hipStreamEndCapture(stream: hipStream_t, pGraph: Out<'_, hipGraph_t>) -> hipError_t {
     run("hipStreamEndCapture", || end(stream, pGraph))
 }

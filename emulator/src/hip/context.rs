@@ -5,7 +5,7 @@
 //! `tls.ctxt_stack_`. clr leaves six functions unimplemented (GetApiVersion,
 //! GetCacheConfig, SetCacheConfig (no check of its value first),
 //! SetSharedMemConfig, Synchronize, GetFlags): they answer 801 here too.
-//! HIP-INIT-005 holds the codes of the stack and of the primary context.
+//! [HIP-INIT-005](vmmkit_sys::hip::rules::INIT_005) holds the codes of the stack and of the primary context.
 #![allow(non_snake_case)]
 
 use std::cell::RefCell;

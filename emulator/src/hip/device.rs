@@ -33,7 +33,7 @@ pub extern "C" fn hipInit(flags: u32) -> hipError_t {
     })
 }
 
-/// `hipError_t hipGetDeviceCount(int *count)`: HIP-INIT-001, a runtime that
+/// `hipError_t hipGetDeviceCount(int *count)`: [HIP-INIT-001](vmmkit_sys::hip::rules::INIT_001), a runtime that
 /// cannot start answers 100 with `*count = 0`.
 pub extern "C" fn hipGetDeviceCount(count: Out<'_, i32>) -> hipError_t {
     run("hipGetDeviceCount", || {
@@ -332,7 +332,7 @@ pub(super) fn out<T>(p: Out<'_, T>, name: &str, v: T) -> Result<(), Fail> {
     Ok(())
 }
 
-/// The machine's number of device ordinal `d` (HIP-INIT-009): a device's
+/// The machine's number of device ordinal `d` ([HIP-INIT-009](vmmkit_sys::hip::rules::INIT_009)): a device's
 /// uuid and PCI address are those of the physical device, whatever the
 /// process's visible-device list.
 fn machine(e: &Emulator, d: u32) -> u32 {
@@ -366,7 +366,7 @@ fn put_c_str(buf: Out<'_, c_char>, len: i32, s: &str) -> Result<(), crate::ffi::
     buf.write_slice(&bytes)
 }
 
-/// `hipError_t hipDeviceReset(void)`: HIP-INIT-007, clr `Device::Reset` on the current
+/// `hipError_t hipDeviceReset(void)`: [HIP-INIT-007](vmmkit_sys::hip::rules::INIT_007), clr `Device::Reset` on the current
 /// device: waits for its work, destroys the streams made on it, releases the
 /// memory the process holds there (allocations, VMM handles and mappings,
 /// opened IPC memory) and sets its flags back to `hipDeviceScheduleSpin`
@@ -538,7 +538,7 @@ pub extern "C" fn hipExtGetLinkTypeAndHopCount(
     })
 }
 
-/// `hipError_t hipSetDeviceFlags(unsigned flags)`: HIP-INIT-006: at most one scheduling
+/// `hipError_t hipSetDeviceFlags(unsigned flags)`: [HIP-INIT-006](vmmkit_sys::hip::rules::INIT_006): at most one scheduling
 /// flag, nothing beyond `hipDeviceScheduleMask | hipDeviceMapHost |
 /// hipDeviceLmemResizeToMax` (else 1); the current device keeps the
 /// scheduling part (clr `setFlags(flags & hipDeviceScheduleMask)`).
@@ -566,7 +566,7 @@ pub extern "C" fn hipGetDeviceFlags(flags: Out<'_, u32>) -> hipError_t {
     })
 }
 
-/// `hipError_t hipDeviceSetLimit(enum hipLimit_t limit, size_t value)`: HIP-INIT-006: a
+/// `hipError_t hipDeviceSetLimit(enum hipLimit_t limit, size_t value)`: [HIP-INIT-006](vmmkit_sys::hip::rules::INIT_006): a
 /// value ≥ `hipLimitRange` → 1; the stack (≤ 128 KiB − 16, rounded up to
 /// 16) and the heap (< the device's memory) of the current device, else 1;
 /// any other limit → 215 (hipErrorUnsupportedLimit).
@@ -594,7 +594,7 @@ pub extern "C" fn hipDeviceSetLimit(limit: hipLimit_t, value: usize) -> hipError
     })
 }
 
-/// A limit that hipDeviceSetLimit / GetLimit do not handle (HIP-INIT-006):
+/// A limit that hipDeviceSetLimit / GetLimit do not handle ([HIP-INIT-006](vmmkit_sys::hip::rules::INIT_006)):
 /// 1 from `hipLimitRange` on, else 215; nothing happens when the rule is
 /// switched off.
 fn unsupported_limit(limit: hipLimit_t) -> Result<(), Fail> {
@@ -707,7 +707,7 @@ pub extern "C" fn hipDeviceGetTexture1DLinearMaxWidth(
 /// `hipDeviceAttributeMaxTexture1DLinear`.
 const LINEAR_1D: i32 = 41;
 
-/// `hipError_t hipSetValidDevices(int *device_arr, int len)`: HIP-INIT-008.
+/// `hipError_t hipSetValidDevices(int *device_arr, int len)`: [HIP-INIT-008](vmmkit_sys::hip::rules::INIT_008).
 /// 6.x: 801 (clr: "Unimplemented"). 7.x: len 0 → 0; NULL, len < 0 or >
 /// the count → 1; a device out of range → 101; the first device becomes
 /// current unless this thread has set one (clr `tls.isSetDeviceCalled`).

@@ -1,12 +1,12 @@
 //! Events (clr 6.3 `hipamd/src/hip_event.cpp`, `hip_event_ipc.cpp`):
 //! hipEventCreate*, Record, Query, Synchronize, ElapsedTime, Destroy and
-//! the IPC event handles (HIP-EVT-001 … 007, HIP-IEV-001 … 003), on the
+//! the IPC event handles ([HIP-EVT-001](vmmkit_sys::hip::rules::EVT_001) … 007, [HIP-IEV-001](vmmkit_sys::hip::rules::IEV_001) … 003), on the
 //! core's events.
 //!
 //! An event value is a tagged [`HandleTag`] value, looked up, never
 //! dereferenced: clr dereferences a destroyed event in every call but
 //! hipEventDestroy (which answers 709 from its set of events); the
-//! emulator answers 400 there (HIP-EVT-007, undetermined).
+//! emulator answers 400 there ([HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007), undetermined).
 #![allow(non_snake_case)]
 
 use vmmkit_sys::hip::rules;
@@ -38,7 +38,7 @@ fn to_event(id: EventId) -> hipEvent_t {
     TAG.value(HandleId(id.0)) as hipEvent_t
 }
 
-/// The event `ev` (not NULL) names: a dead one is HIP-EVT-007 (400); `None`
+/// The event `ev` (not NULL) names: a dead one is [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007) (400); `None`
 /// when that check was switched off.
 pub(super) fn resolve(e: &Emulator, ev: hipEvent_t) -> Result<Option<EventId>, Fail> {
     let id = TAG.id(ev as usize).map(|h| EventId(h.0)).filter(|&id| e.event_exists(id));
@@ -46,7 +46,7 @@ pub(super) fn resolve(e: &Emulator, ev: hipEvent_t) -> Result<Option<EventId>, F
 }
 
 /// The event of a call whose first check is `rule`'s NULL event (400),
-/// then HIP-EVT-007; `None` when a check was switched off.
+/// then [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007); `None` when a check was switched off.
 fn named(e: &Emulator, event: hipEvent_t, rule: &'static vmmkit_sys::rule::Rule) -> Result<Option<EventId>, Fail> {
     if event.is_null() {
         return or_none(Err(refuse(rule, HipError::INVALID_HANDLE, "event is NULL".into())));
@@ -79,17 +79,17 @@ fn create(event: Out<'_, hipEvent_t>, flags: u32) -> Result<(), Fail> {
     Ok(())
 }
 
-/// `hipError_t hipEventCreate(hipEvent_t *event)`: HIP-EVT-001.
+/// `hipError_t hipEventCreate(hipEvent_t *event)`: [HIP-EVT-001](vmmkit_sys::hip::rules::EVT_001).
 pub extern "C" fn hipEventCreate(event: Out<'_, hipEvent_t>) -> hipError_t {
     run("hipEventCreate", || create(event, hipEventDefault))
 }
 
-/// `hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags)`: HIP-EVT-001.
+/// `hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags)`: [HIP-EVT-001](vmmkit_sys::hip::rules::EVT_001).
 pub extern "C" fn hipEventCreateWithFlags(event: Out<'_, hipEvent_t>, flags: u32) -> hipError_t {
     run("hipEventCreateWithFlags", || create(event, flags))
 }
 
-/// `hipError_t hipEventDestroy(hipEvent_t event)`: HIP-EVT-002: NULL → 400,
+/// `hipError_t hipEventDestroy(hipEvent_t event)`: [HIP-EVT-002](vmmkit_sys::hip::rules::EVT_002): NULL → 400,
 /// destroyed → 709. Records already enqueued still complete.
 pub extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
     run("hipEventDestroy", || {
@@ -104,8 +104,8 @@ pub extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
 }
 
 /// `hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)`:
-/// HIP-EVT-003: NULL event → 400; a dead stream → 709; a stream of another
-/// device → 400; HIP-EVT-007.
+/// [HIP-EVT-003](vmmkit_sys::hip::rules::EVT_003): NULL event → 400; a dead stream → 709; a stream of another
+/// device → 400; [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007).
 pub extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
     run("hipEventRecord", || record(event, stream))
 }
@@ -149,9 +149,9 @@ fn record(event: hipEvent_t, stream: hipStream_t) -> Result<(), Fail> {
     e.event_record(id, sid).map_err(work_failed)
 }
 
-/// `hipError_t hipEventQuery(hipEvent_t event)`: HIP-EVT-004: NULL → 400;
+/// `hipError_t hipEventQuery(hipEvent_t event)`: [HIP-EVT-004](vmmkit_sys::hip::rules::EVT_004): NULL → 400;
 /// 600 while its last record has not completed; 0 when it has, or when it
-/// was never recorded; HIP-EVT-007.
+/// was never recorded; [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007).
 pub extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
     run("hipEventQuery", || {
         let e = emu()?;
@@ -164,8 +164,8 @@ pub extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
     })
 }
 
-/// `hipError_t hipEventSynchronize(hipEvent_t event)`: HIP-EVT-005: NULL →
-/// 400; waits for its last record (at once if never recorded); HIP-EVT-007.
+/// `hipError_t hipEventSynchronize(hipEvent_t event)`: [HIP-EVT-005](vmmkit_sys::hip::rules::EVT_005): NULL →
+/// 400; waits for its last record (at once if never recorded); [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007).
 pub extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
     run("hipEventSynchronize", || {
         let e = emu()?;
@@ -178,7 +178,7 @@ pub extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
 
 /// A wait or query of an event whose pending record's process died: clr
 /// would wait for a signal that never comes; the emulator ends it under
-/// HIP-IEV-004. Any other error is the stream work's.
+/// [HIP-IEV-004](vmmkit_sys::hip::rules::IEV_004). Any other error is the stream work's.
 fn recorder_gone(e: CoreError) -> Fail {
     match e {
         CoreError::Abandoned => Fail::core_under(&rules::IEV_004, e),
@@ -205,7 +205,7 @@ fn elapsed_checks(e: &Emulator, ids: &[EventId]) -> Result<bool, Fail> {
 }
 
 /// `hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)`:
-/// HIP-EVT-006: NULL ms → 1; a NULL event → 400; events of two devices →
+/// [HIP-EVT-006](vmmkit_sys::hip::rules::EVT_006): NULL ms → 1; a NULL event → 400; events of two devices →
 /// 400; then, as clr's `Event::elapsedTime`: never recorded → 400, timing
 /// disabled → 400, not complete → 600; the same event twice → 0 ms.
 pub extern "C" fn hipEventElapsedTime(ms: Out<'_, f32>, start: hipEvent_t, stop: hipEvent_t) -> hipError_t {
@@ -234,8 +234,8 @@ pub extern "C" fn hipEventElapsedTime(ms: Out<'_, f32>, start: hipEvent_t, stop:
 }
 
 /// `hipError_t hipIpcGetEventHandle(hipIpcEventHandle_t *handle, hipEvent_t event)`:
-/// HIP-IEV-001: NULL → 1; an event made without hipEventInterprocess → 9
-/// (hipErrorInvalidConfiguration, clr's `Event::GetHandle`); HIP-EVT-007.
+/// [HIP-IEV-001](vmmkit_sys::hip::rules::IEV_001): NULL → 1; an event made without hipEventInterprocess → 9
+/// (hipErrorInvalidConfiguration, clr's `Event::GetHandle`); [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007).
 pub extern "C" fn hipIpcGetEventHandle(handle: Out<'_, hipIpcEventHandle_t>, event: hipEvent_t) -> hipError_t {
     run("hipIpcGetEventHandle", || {
         ensure!(!handle.is_null() && !event.is_null(), rules::IEV_001, "handle or event is NULL");
@@ -269,7 +269,7 @@ pub extern "C" fn hipIpcGetEventHandle(handle: Out<'_, hipIpcEventHandle_t>, eve
 }
 
 /// `hipError_t hipIpcOpenEventHandle(hipEvent_t *event, hipIpcEventHandle_t handle)`:
-/// HIP-IEV-002: NULL event → 1; a handle that names no event → 1; a handle
+/// [HIP-IEV-002](vmmkit_sys::hip::rules::IEV_002): NULL event → 1; a handle that names no event → 1; a handle
 /// of this process → 201 (hipErrorInvalidContext). The event opened is
 /// interprocess with timing disabled, as clr makes it.
 pub extern "C" fn hipIpcOpenEventHandle(event: Out<'_, hipEvent_t>, handle: hipIpcEventHandle_t) -> hipError_t {

@@ -1,7 +1,7 @@
 //! Graphs (clr 6.3 `hipamd/src/hip_graph.cpp`, `hip_graph_internal.cpp`):
 //! hipGraphCreate, the node adds of the work vmmkit runs (copies, fills,
 //! host functions, event records and waits, empty, allocation and free
-//! nodes), instantiate, launch and destroy (HIP-GRF-001 … 007, 014, 015),
+//! nodes), instantiate, launch and destroy ([HIP-GRF-001](vmmkit_sys::hip::rules::GRF_001) … 007, 014, 015),
 //! on the core's graphs. Kernel nodes stay refused (801, not emulated).
 //!
 //! Graph, node and exec values are tagged values (`graph_values.rs`), looked up,
@@ -54,7 +54,7 @@ pub(super) fn graph_fail(g: GraphError) -> Fail {
     }
 }
 
-/// The common part of the node adds: HIP-GRF-002's NULL checks (with the
+/// The common part of the node adds: [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002)'s NULL checks (with the
 /// add's own `args_ok`), then the graph, then the node `make` builds.
 fn add(
     node_out: Out<'_, hipGraphNode_t>,
@@ -102,7 +102,7 @@ fn node_of(works: Vec<Work>) -> Option<GraphOp> {
     }
 }
 
-/// `hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)`: HIP-GRF-001.
+/// `hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)`: [HIP-GRF-001](vmmkit_sys::hip::rules::GRF_001).
 pub extern "C" fn hipGraphCreate(pGraph: Out<'_, hipGraph_t>, flags: u32) -> hipError_t {
     run("hipGraphCreate", || {
         ensure!(!pGraph.is_null() && flags == 0, rules::GRF_001, "pGraph is NULL or flags {flags:#x} is not 0");
@@ -116,7 +116,7 @@ pub extern "C" fn hipGraphCreate(pGraph: Out<'_, hipGraph_t>, flags: u32) -> hip
     })
 }
 
-/// `hipError_t hipGraphDestroy(hipGraph_t graph)`: HIP-GRF-001 (NULL → 1, destroyed → 401).
+/// `hipError_t hipGraphDestroy(hipGraph_t graph)`: [HIP-GRF-001](vmmkit_sys::hip::rules::GRF_001) (NULL → 1, destroyed → 401).
 pub extern "C" fn hipGraphDestroy(graph: hipGraph_t) -> hipError_t {
     run("hipGraphDestroy", || {
         ensure!(!graph.is_null(), rules::GRF_001, "graph is NULL");
@@ -129,7 +129,7 @@ pub extern "C" fn hipGraphDestroy(graph: hipGraph_t) -> hipError_t {
 }
 
 /// `hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, hipMemcpyKind kind)`:
-/// HIP-GRF-002, HIP-GRF-003, HIP-GRF-004, then hipMemcpy's checks.
+/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003), [HIP-GRF-004](vmmkit_sys::hip::rules::GRF_004), then hipMemcpy's checks.
 pub extern "C" fn hipGraphAddMemcpyNode1D(
     pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
@@ -150,7 +150,7 @@ pub extern "C" fn hipGraphAddMemcpyNode1D(
 }
 
 /// `hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemsetParams *pMemsetParams)`:
-/// HIP-GRF-002, HIP-GRF-003, HIP-GRF-004, then hipMemset's checks.
+/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003), [HIP-GRF-004](vmmkit_sys::hip::rules::GRF_004), then hipMemset's checks.
 pub extern "C" fn hipGraphAddMemsetNode(
     pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
@@ -177,7 +177,7 @@ pub extern "C" fn hipGraphAddMemsetNode(
 }
 
 /// `hipError_t hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipHostNodeParams *pNodeParams)`:
-/// HIP-GRF-002 (NULL parameters or function → 1), HIP-GRF-003.
+/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002) (NULL parameters or function → 1), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
 pub extern "C" fn hipGraphAddHostNode(
     pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
@@ -197,7 +197,7 @@ pub extern "C" fn hipGraphAddHostNode(
     })
 }
 
-/// The event of an event node (NULL: HIP-GRF-002; dead: HIP-EVT-007).
+/// The event of an event node (NULL: [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002); dead: [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007)).
 fn event_node(
     node_out: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
@@ -210,7 +210,7 @@ fn event_node(
 }
 
 /// `hipError_t hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)`:
-/// HIP-GRF-002, HIP-GRF-003.
+/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
 pub extern "C" fn hipGraphAddEventRecordNode(
     pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
@@ -224,7 +224,7 @@ pub extern "C" fn hipGraphAddEventRecordNode(
 }
 
 /// `hipError_t hipGraphAddEventWaitNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)`:
-/// HIP-GRF-002, HIP-GRF-003.
+/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
 pub extern "C" fn hipGraphAddEventWaitNode(
     pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
@@ -238,7 +238,7 @@ pub extern "C" fn hipGraphAddEventWaitNode(
 }
 
 /// `hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies)`:
-/// HIP-GRF-002, HIP-GRF-003.
+/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
 pub extern "C" fn hipGraphAddEmptyNode(
     pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
@@ -261,7 +261,7 @@ pub(super) fn alloc_op(e: &Emulator, device: u32, size: usize) -> Result<(usize,
 }
 
 /// `hipError_t hipGraphAddMemAllocNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipMemAllocNodeParams *pNodeParams)`:
-/// HIP-GRF-002, HIP-GRF-014 (size 0, not pinned device memory of a device → 1); writes `dptr`.
+/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-014](vmmkit_sys::hip::rules::GRF_014) (size 0, not pinned device memory of a device → 1); writes `dptr`.
 pub extern "C" fn hipGraphAddMemAllocNode(
     pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
@@ -297,7 +297,7 @@ pub extern "C" fn hipGraphAddMemAllocNode(
 }
 
 /// `hipError_t hipGraphAddMemFreeNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dev_ptr)`:
-/// HIP-GRF-002 (also dependencies given with a count of 0), HIP-GRF-014.
+/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002) (also dependencies given with a count of 0), [HIP-GRF-014](vmmkit_sys::hip::rules::GRF_014).
 pub extern "C" fn hipGraphAddMemFreeNode(
     pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
@@ -341,12 +341,12 @@ fn nodes_query(graph: hipGraph_t, out: Out<'_, hipGraphNode_t>, count: Out<'_, u
     Ok(())
 }
 
-/// `hipError_t hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, size_t *numNodes)`: HIP-GRF-015.
+/// `hipError_t hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, size_t *numNodes)`: [HIP-GRF-015](vmmkit_sys::hip::rules::GRF_015).
 pub extern "C" fn hipGraphGetNodes(graph: hipGraph_t, nodes: Out<'_, hipGraphNode_t>, numNodes: Out<'_, usize>) -> hipError_t {
     run("hipGraphGetNodes", || nodes_query(graph, nodes, numNodes, false))
 }
 
-/// `hipError_t hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *pRootNodes, size_t *pNumRootNodes)`: HIP-GRF-015.
+/// `hipError_t hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *pRootNodes, size_t *pNumRootNodes)`: [HIP-GRF-015](vmmkit_sys::hip::rules::GRF_015).
 pub extern "C" fn hipGraphGetRootNodes(
     graph: hipGraph_t,
     pRootNodes: Out<'_, hipGraphNode_t>,
@@ -371,7 +371,7 @@ fn instantiate(exec: Out<'_, hipGraphExec_t>, graph: hipGraph_t, flags: u64) -> 
 }
 
 /// `hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph, hipGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)`:
-/// HIP-GRF-006, HIP-GRF-014 (a graph with memory nodes instantiated again → 801).
+/// [HIP-GRF-006](vmmkit_sys::hip::rules::GRF_006), [HIP-GRF-014](vmmkit_sys::hip::rules::GRF_014) (a graph with memory nodes instantiated again → 801).
 pub extern "C" fn hipGraphInstantiate(
     pGraphExec: Out<'_, hipGraphExec_t>,
     graph: hipGraph_t,
@@ -382,7 +382,7 @@ pub extern "C" fn hipGraphInstantiate(
     run("hipGraphInstantiate", || instantiate(pGraphExec, graph, 0))
 }
 
-/// `hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph, unsigned long long flags)`: HIP-GRF-006.
+/// `hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph, unsigned long long flags)`: [HIP-GRF-006](vmmkit_sys::hip::rules::GRF_006).
 pub extern "C" fn hipGraphInstantiateWithFlags(pGraphExec: Out<'_, hipGraphExec_t>, graph: hipGraph_t, flags: u64) -> hipError_t {
     run("hipGraphInstantiateWithFlags", || instantiate(pGraphExec, graph, flags))
 }
@@ -400,7 +400,7 @@ fn launch(exec: hipGraphExec_t, stream: hipStream_t) -> Result<(), Fail> {
     })
 }
 
-/// `hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)`: HIP-GRF-007, HIP-GRF-005.
+/// `hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)`: [HIP-GRF-007](vmmkit_sys::hip::rules::GRF_007), [HIP-GRF-005](vmmkit_sys::hip::rules::GRF_005).
 pub extern "C" fn hipGraphLaunch(graphExec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
     run("hipGraphLaunch", || launch(graphExec, stream))
 }
@@ -410,7 +410,7 @@ pub extern "C" fn hipGraphLaunch_spt(graphExec: hipGraphExec_t, stream: hipStrea
     run("hipGraphLaunch_spt", || launch(graphExec, spt(stream)))
 }
 
-/// `hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)`: HIP-GRF-006 (NULL → 1); a launch
+/// `hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)`: [HIP-GRF-006](vmmkit_sys::hip::rules::GRF_006) (NULL → 1); a launch
 /// already enqueued still runs.
 pub extern "C" fn hipGraphExecDestroy(graphExec: hipGraphExec_t) -> hipError_t {
     run("hipGraphExecDestroy", || {

@@ -72,7 +72,7 @@ pub extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
 /// NULL, size 0 or flags beyond the four of 6.x (clr hip_memory.cpp:1305:
 /// `flags > 15`) and 7.x's hipExtHostRegisterUncached → 1; device memory →
 /// 1; host memory HIP already knows (registered, hipHostMalloc, managed) →
-/// 712 (HIP-MEM-001); a range that is not mapped host memory → 1. The range
+/// 712 ([HIP-MEM-001](vmmkit_sys::hip::rules::MEM_001)); a range that is not mapped host memory → 1. The range
 /// stays the program's; HIP knows it until hipHostUnregister.
 pub extern "C" fn hipHostRegister(hostPtr: *mut c_void, sizeBytes: usize, flags: u32) -> hipError_t {
     run("hipHostRegister", || {
@@ -112,7 +112,7 @@ pub extern "C" fn hipHostRegister(hostPtr: *mut c_void, sizeBytes: usize, flags:
 }
 
 /// `hipError_t hipHostUnregister(void *hostPtr)`: NULL → 1; not the start of
-/// a registered range → 713 (clr hip_memory.cpp:1372, HIP-MEM-002). Waits for
+/// a registered range → 713 (clr hip_memory.cpp:1372, [HIP-MEM-002](vmmkit_sys::hip::rules::MEM_002)). Waits for
 /// the device's streams first, as clr does.
 pub extern "C" fn hipHostUnregister(hostPtr: *mut c_void) -> hipError_t {
     run("hipHostUnregister", || {

@@ -33,8 +33,8 @@ fn handle(b: [u8; IPC_HANDLE_SIZE]) -> hipIpcMemHandle_t {
 }
 
 /// `hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr)`:
-/// HIP-IPC-001, then HIP-IPC-008, -007, -002 (all 1); HIP-IPC-003 an
-/// interior pointer names its allocation; HIP-IPC-009 a failure leaves the
+/// [HIP-IPC-001](vmmkit_sys::hip::rules::IPC_001), then [HIP-IPC-008](vmmkit_sys::hip::rules::IPC_008), -007, -002 (all 1); [HIP-IPC-003](vmmkit_sys::hip::rules::IPC_003) an
+/// interior pointer names its allocation; [HIP-IPC-009](vmmkit_sys::hip::rules::IPC_009) a failure leaves the
 /// handle zeroed.
 pub extern "C" fn hipIpcGetMemHandle(handle: Out<'_, hipIpcMemHandle_t>, devPtr: *mut c_void) -> hipError_t {
     run("hipIpcGetMemHandle", || {
@@ -95,9 +95,9 @@ pub extern "C" fn hipIpcGetMemHandle(handle: Out<'_, hipIpcMemHandle_t>, devPtr:
 }
 
 /// `hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned flags)`:
-/// HIP-IPC-020, 021, 022, 023, 024, 025 in that order; HIP-IPC-026 returns
-/// the base; HIP-IPC-027 a repeated open returns the same pointer, counted;
-/// HIP-IPC-031 onto the current device.
+/// [HIP-IPC-020](vmmkit_sys::hip::rules::IPC_020), 021, 022, 023, 024, 025 in that order; [HIP-IPC-026](vmmkit_sys::hip::rules::IPC_026) returns
+/// the base; [HIP-IPC-027](vmmkit_sys::hip::rules::IPC_027) a repeated open returns the same pointer, counted;
+/// [HIP-IPC-031](vmmkit_sys::hip::rules::IPC_031) onto the current device.
 pub extern "C" fn hipIpcOpenMemHandle(
     devPtr: Out<'_, *mut c_void>,
     handle: hipIpcMemHandle_t,
@@ -153,8 +153,8 @@ pub extern "C" fn hipIpcOpenMemHandle(
     })
 }
 
-/// `hipError_t hipIpcCloseMemHandle(void *devPtr)`: HIP-IPC-040, 041 (and
-/// 042, one close too many); HIP-IPC-043 an interior pointer is accepted;
+/// `hipError_t hipIpcCloseMemHandle(void *devPtr)`: [HIP-IPC-040](vmmkit_sys::hip::rules::IPC_040), 041 (and
+/// 042, one close too many); [HIP-IPC-043](vmmkit_sys::hip::rules::IPC_043) an interior pointer is accepted;
 /// the last close unmaps.
 pub extern "C" fn hipIpcCloseMemHandle(devPtr: *mut c_void) -> hipError_t {
     run("hipIpcCloseMemHandle", || {

@@ -25,7 +25,7 @@ pub extern "C" fn hipMalloc(ptr: Out<'_, *mut c_void>, size: usize) -> hipError_
 }
 
 /// hipMalloc's and hipFree's check: while a capture this thread's mode
-/// forbids them runs, they are 900 and invalidate it (HIP-GRF-012, clr
+/// forbids them runs, they are 900 and invalidate it ([HIP-GRF-012](vmmkit_sys::hip::rules::GRF_012), clr
 /// `CHECK_STREAM_CAPTURE_SUPPORTED`).
 fn unsafe_while_capturing() -> Result<(), Fail> {
     let e = emu()?;
@@ -63,7 +63,7 @@ pub(super) fn malloc(ptr: Out<'_, *mut c_void>, size: usize) -> Result<(), Fail>
 /// Frees the hipMalloc allocation holding `p` (any address inside it), or
 /// closes one open of an IPC-opened range (HIP-IPC-047, emulator choice).
 /// Memory that another process has open stays theirs; new opens of it fail
-/// (HIP-IPC-046).
+/// ([HIP-IPC-046](vmmkit_sys::hip::rules::IPC_046)).
 pub(super) fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
     // Memory HIP knows: the work of its device's streams ends first
     // (HIP-MEM-003; clr's ihipFree calls SyncAllStreams before freeing).
@@ -162,7 +162,7 @@ pub(super) fn collect(make: impl FnOnce() -> Result<(), Fail>) -> Result<Vec<Wor
 }
 
 /// The synchronous calls' check: while a stream captures they are 906 and
-/// invalidate every capture (HIP-GRF-011, clr `CHECK_STREAM_CAPTURING`).
+/// invalidate every capture ([HIP-GRF-011](vmmkit_sys::hip::rules::GRF_011), clr `CHECK_STREAM_CAPTURING`).
 fn sync_while_capturing(e: &Emulator, on: On) -> Result<(), Fail> {
     if matches!(on, On::Sync) && e.capturing_any() {
         let broke = e.capture_forbids_any();
@@ -171,7 +171,7 @@ fn sync_while_capturing(e: &Emulator, on: On) -> Result<(), Fail> {
     Ok(())
 }
 
-/// The stream of an `*Async` call: a dead one is 709 (HIP-STM-009, clr's
+/// The stream of an `*Async` call: a dead one is 709 ([HIP-STM-009](vmmkit_sys::hip::rules::STM_009), clr's
 /// `isValid` in hipMemcpyAsync); `None` when that check was switched off.
 pub(super) fn stream_of(e: &Emulator, stream: hipStream_t) -> Result<Option<StreamId>, Fail> {
     stream::or_none(stream::resolve(e, stream, &rules::STM_009, HipError::CONTEXT_IS_DESTROYED))
@@ -179,7 +179,7 @@ pub(super) fn stream_of(e: &Emulator, stream: hipStream_t) -> Result<Option<Stre
 
 /// Runs a checked copy or fill `work` as `on` says. A copy with a host
 /// side HIP does not know (pageable memory) waits for its stream before
-/// returning, as clr's `ihipMemcpy` does (`isHostAsync = false`): HIP-STM-011.
+/// returning, as clr's `ihipMemcpy` does (`isHostAsync = false`): [HIP-STM-011](vmmkit_sys::hip::rules::STM_011).
 pub(super) fn submit(e: &Emulator, on: On, work: Work, host_side: bool) -> Result<(), Fail> {
     submit_all(e, on, std::iter::once(work), host_side)
 }
@@ -366,8 +366,8 @@ pub(super) fn copy_shape(dst: *mut c_void, src: *const c_void, shape: Shape, kin
 
 /// `hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)`:
 /// n = 0 → 0 first; NULL → 1; bad kind → 21; past the end of an allocation → 1;
-/// a device kind with neither pointer HIP memory → 1 (HIP-CPY-001); a host
-/// address no process can map → 1 (HIP-CPY-002). Synchronous.
+/// a device kind with neither pointer HIP memory → 1 ([HIP-CPY-001](vmmkit_sys::hip::rules::CPY_001)); a host
+/// address no process can map → 1 ([HIP-CPY-002](vmmkit_sys::hip::rules::CPY_002)). Synchronous.
 pub extern "C" fn hipMemcpy(
     dst: *mut c_void,
     src: *const c_void,
@@ -549,7 +549,7 @@ pub extern "C" fn hipMemGetAddressRange(
 // ---- stream-ordered copies and fills (clr hip_memory.cpp, hip_peer.cpp) ----
 
 /// `hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)`:
-/// bad kind → 21; a dead stream → 709 (HIP-STM-009); then as hipMemcpy. The
+/// bad kind → 21; a dead stream → 709 ([HIP-STM-009](vmmkit_sys::hip::rules::STM_009)); then as hipMemcpy. The
 /// copy runs on the stream; one with a pageable host side is waited for.
 pub extern "C" fn hipMemcpyAsync(
     dst: *mut c_void,
@@ -614,7 +614,7 @@ pub extern "C" fn hipMemcpyPeerAsync(
 
 /// `hipError_t hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipStream_t stream)`:
 /// as hipMemset, on the stream. clr's ihipMemset does not check the stream;
-/// the emulator answers a dead one 709 as the copies do (HIP-STM-009).
+/// the emulator answers a dead one 709 as the copies do ([HIP-STM-009](vmmkit_sys::hip::rules::STM_009)).
 pub extern "C" fn hipMemsetAsync(dst: *mut c_void, value: i32, sizeBytes: usize, stream: hipStream_t) -> hipError_t {
     run("hipMemsetAsync", || memset(dst, u64::from(value as u8), 1, sizeBytes, On::Stream(stream)))
 }

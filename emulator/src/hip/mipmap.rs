@@ -1,7 +1,7 @@
 //! Mipmapped arrays. An emulated device has no image support (the
 //! `ImageSupport` attribute is 0), so none can be made: clr answers 801 from
 //! `ihipMipmapArrayCreate` when a device lacks mipmap images. What clr checks
-//! before that is emulated with its codes (HIP-MEM-005): NULL arguments of
+//! before that is emulated with its codes ([HIP-MEM-005](vmmkit_sys::hip::rules::MEM_005)): NULL arguments of
 //! the runtime forms, the channel format, and the handles of the free and
 //! level queries, none of which can name a mipmapped array here
 //! (ROCm/clr@f9f995c hipamd/src/hip_memory.cpp:4384-4399, 4463-4500, 4543-4603).

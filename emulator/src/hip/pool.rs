@@ -1,7 +1,7 @@
 //! Stream-ordered memory pools: hipMemPool*, hipMallocAsync,
 //! hipMallocFromPoolAsync, hipFreeAsync and the device's pools, with the
 //! checks of clr 6.3 (`hipamd/src/hip_mempool.cpp`) in its order
-//! (HIP-POOL-001 … 019). The pools are the core's (`core::pool`).
+//! ([HIP-POOL-001](vmmkit_sys::hip::rules::POOL_001) … 019). The pools are the core's (`core::pool`).
 //!
 //! The stream may be NULL, `hipStreamLegacy` (1), `hipStreamPerThread` (2)
 //! or a live stream; any other value is 400. hipMallocAsync allocates at
@@ -48,7 +48,7 @@ fn device_count(e: &Emulator) -> i64 {
     i64::from(e.device_count())
 }
 
-/// `hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)`: HIP-POOL-003.
+/// `hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)`: [HIP-POOL-003](vmmkit_sys::hip::rules::POOL_003).
 pub extern "C" fn hipDeviceGetDefaultMemPool(mem_pool: Out<'_, hipMemPool_t>, device: i32) -> hipError_t {
     run("hipDeviceGetDefaultMemPool", || {
         ensure!(!mem_pool.is_null(), rules::POOL_003, "mem_pool is NULL");
@@ -66,7 +66,7 @@ pub extern "C" fn hipDeviceGetDefaultMemPool(mem_pool: Out<'_, hipMemPool_t>, de
     })
 }
 
-/// `hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)`: HIP-POOL-004.
+/// `hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)`: [HIP-POOL-004](vmmkit_sys::hip::rules::POOL_004).
 pub extern "C" fn hipDeviceSetMemPool(device: i32, mem_pool: hipMemPool_t) -> hipError_t {
     run("hipDeviceSetMemPool", || {
         let e = emu()?;
@@ -89,7 +89,7 @@ pub extern "C" fn hipDeviceSetMemPool(device: i32, mem_pool: hipMemPool_t) -> hi
     })
 }
 
-/// `hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)`: HIP-POOL-005.
+/// `hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)`: [HIP-POOL-005](vmmkit_sys::hip::rules::POOL_005).
 pub extern "C" fn hipDeviceGetMemPool(mem_pool: Out<'_, hipMemPool_t>, device: i32) -> hipError_t {
     run("hipDeviceGetMemPool", || {
         let e = emu()?;
@@ -123,7 +123,7 @@ fn capturing(e: &Emulator, stream: hipStream_t) -> Option<crate::core::StreamId>
 }
 
 /// hipMallocAsync on a capturing stream: an allocation node whose memory
-/// exists from now on (clr capturehipMallocAsync, HIP-GRF-014); `false`
+/// exists from now on (clr capturehipMallocAsync, [HIP-GRF-014](vmmkit_sys::hip::rules::GRF_014)); `false`
 /// when the stream does not capture.
 fn capture_alloc(e: &Emulator, dev_ptr: Out<'_, *mut c_void>, size: usize, stream: hipStream_t) -> Result<bool, Fail> {
     let Some(sid) = capturing(e, stream).filter(|_| size != 0 && !dev_ptr.is_null()) else { return Ok(false) };
@@ -152,7 +152,7 @@ fn alloc_into(dev_ptr: Out<'_, *mut c_void>, size: usize, pool: impl FnOnce() ->
 }
 
 /// `hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)`:
-/// HIP-POOL-006, from the current pool of the current device.
+/// [HIP-POOL-006](vmmkit_sys::hip::rules::POOL_006), from the current pool of the current device.
 pub extern "C" fn hipMallocAsync(dev_ptr: Out<'_, *mut c_void>, size: usize, stream: hipStream_t) -> hipError_t {
     run("hipMallocAsync", || {
         ensure!(!dev_ptr.is_null(), rules::POOL_006, "dev_ptr is NULL");
@@ -166,7 +166,7 @@ pub extern "C" fn hipMallocAsync(dev_ptr: Out<'_, *mut c_void>, size: usize, str
 }
 
 /// `hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream)`:
-/// HIP-POOL-006.
+/// [HIP-POOL-006](vmmkit_sys::hip::rules::POOL_006).
 pub extern "C" fn hipMallocFromPoolAsync(
     dev_ptr: Out<'_, *mut c_void>,
     size: usize,
@@ -188,7 +188,7 @@ pub extern "C" fn hipMallocFromPoolAsync(
     })
 }
 
-/// `hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)`: HIP-POOL-007.
+/// `hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)`: [HIP-POOL-007](vmmkit_sys::hip::rules::POOL_007).
 /// Pool memory goes back to its pool; a pointer imported into a pool is
 /// closed; other hipMalloc memory is freed as hipFree frees it (clr's
 /// fallback to `ihipFree`).
@@ -264,7 +264,7 @@ pub(super) fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
     }
 }
 
-/// `hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold)`: HIP-POOL-012.
+/// `hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold)`: [HIP-POOL-012](vmmkit_sys::hip::rules::POOL_012).
 pub extern "C" fn hipMemPoolTrimTo(mem_pool: hipMemPool_t, min_bytes_to_hold: usize) -> hipError_t {
     run("hipMemPoolTrimTo", || {
         ensure!(!mem_pool.is_null(), rules::POOL_012, "mem_pool is NULL");
@@ -276,7 +276,7 @@ pub extern "C" fn hipMemPoolTrimTo(mem_pool: hipMemPool_t, min_bytes_to_hold: us
     })
 }
 
-/// The pool and attribute of Set/GetAttribute, checked as clr does (HIP-POOL-008).
+/// The pool and attribute of Set/GetAttribute, checked as clr does ([HIP-POOL-008](vmmkit_sys::hip::rules::POOL_008)).
 fn attr_args(e: &Emulator, mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: *const c_void) -> Result<Option<(PoolId, PoolAttr)>, Fail> {
     ensure!(!mem_pool.is_null() && !value.is_null(), rules::POOL_008, "mem_pool or value is NULL");
     let id = pool_of(e, mem_pool);
@@ -286,7 +286,7 @@ fn attr_args(e: &Emulator, mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: 
     Ok(id.zip(a).filter(|_| !value.is_null()))
 }
 
-/// `hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)`: HIP-POOL-008.
+/// `hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)`: [HIP-POOL-008](vmmkit_sys::hip::rules::POOL_008).
 pub extern "C" fn hipMemPoolSetAttribute(mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: In<'_, c_void>) -> hipError_t {
     run("hipMemPoolSetAttribute", || {
         let e = emu()?;
@@ -301,7 +301,7 @@ pub extern "C" fn hipMemPoolSetAttribute(mem_pool: hipMemPool_t, attr: hipMemPoo
     })
 }
 
-/// `hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)`: HIP-POOL-008.
+/// `hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)`: [HIP-POOL-008](vmmkit_sys::hip::rules::POOL_008).
 pub extern "C" fn hipMemPoolGetAttribute(mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: Out<'_, c_void>) -> hipError_t {
     run("hipMemPoolGetAttribute", || {
         let e = emu()?;
@@ -317,7 +317,7 @@ pub extern "C" fn hipMemPoolGetAttribute(mem_pool: hipMemPool_t, attr: hipMemPoo
 }
 
 /// `hipError_t hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccessDesc *desc_list, size_t count)`:
-/// HIP-POOL-010, checked per descriptor in clr's order.
+/// [HIP-POOL-010](vmmkit_sys::hip::rules::POOL_010), checked per descriptor in clr's order.
 pub extern "C" fn hipMemPoolSetAccess(mem_pool: hipMemPool_t, desc_list: In<'_, hipMemAccessDesc>, count: usize) -> hipError_t {
     run("hipMemPoolSetAccess", || {
         ensure!(!mem_pool.is_null() && !desc_list.is_null(), rules::POOL_010, "mem_pool or desc_list is NULL");
@@ -345,7 +345,7 @@ pub extern "C" fn hipMemPoolSetAccess(mem_pool: hipMemPool_t, desc_list: In<'_, 
 }
 
 /// `hipError_t hipMemPoolGetAccess(hipMemAccessFlags *flags, hipMemPool_t mem_pool, hipMemLocation *location)`:
-/// HIP-POOL-011.
+/// [HIP-POOL-011](vmmkit_sys::hip::rules::POOL_011).
 pub extern "C" fn hipMemPoolGetAccess(flags: Out<'_, hipMemAccessFlags>, mem_pool: hipMemPool_t, location: In<'_, hipMemLocation>) -> hipError_t {
     run("hipMemPoolGetAccess", || {
         ensure!(!mem_pool.is_null() && !location.is_null() && !flags.is_null(), rules::POOL_011, "an argument is NULL");
@@ -368,7 +368,7 @@ pub extern "C" fn hipMemPoolGetAccess(flags: Out<'_, hipMemAccessFlags>, mem_poo
     })
 }
 
-/// `hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props)`: HIP-POOL-001.
+/// `hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props)`: [HIP-POOL-001](vmmkit_sys::hip::rules::POOL_001).
 pub extern "C" fn hipMemPoolCreate(mem_pool: Out<'_, hipMemPool_t>, pool_props: In<'_, hipMemPoolProps>) -> hipError_t {
     run("hipMemPoolCreate", || {
         ensure!(!mem_pool.is_null() && !pool_props.is_null(), rules::POOL_001, "mem_pool or pool_props is NULL");
@@ -393,7 +393,7 @@ pub extern "C" fn hipMemPoolCreate(mem_pool: Out<'_, hipMemPool_t>, pool_props: 
     })
 }
 
-/// `hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)`: HIP-POOL-002.
+/// `hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)`: [HIP-POOL-002](vmmkit_sys::hip::rules::POOL_002).
 pub extern "C" fn hipMemPoolDestroy(mem_pool: hipMemPool_t) -> hipError_t {
     run("hipMemPoolDestroy", || {
         ensure!(!mem_pool.is_null(), rules::POOL_002, "mem_pool is NULL");
@@ -413,7 +413,7 @@ fn pool_handle_type(exportable: bool) -> hipMemAllocationHandleType {
 }
 
 /// `hipError_t hipMemPoolExportToShareableHandle(void *shared_handle, hipMemPool_t mem_pool, hipMemAllocationHandleType handle_type, unsigned int flags)`:
-/// HIP-POOL-013; writes an `int` fd the caller owns.
+/// [HIP-POOL-013](vmmkit_sys::hip::rules::POOL_013); writes an `int` fd the caller owns.
 pub extern "C" fn hipMemPoolExportToShareableHandle(
     shared_handle: Out<'_, c_void>,
     mem_pool: hipMemPool_t,
@@ -447,7 +447,7 @@ pub extern "C" fn hipMemPoolExportToShareableHandle(
 }
 
 /// `hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle, hipMemAllocationHandleType handle_type, unsigned int flags)`:
-/// HIP-POOL-014: `shared_handle` is the fd value; clr puts the pool on device 0.
+/// [HIP-POOL-014](vmmkit_sys::hip::rules::POOL_014): `shared_handle` is the fd value; clr puts the pool on device 0.
 pub extern "C" fn hipMemPoolImportFromShareableHandle(
     mem_pool: Out<'_, hipMemPool_t>,
     shared_handle: *mut c_void,
@@ -477,7 +477,7 @@ pub extern "C" fn hipMemPoolImportFromShareableHandle(
 }
 
 /// `hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr)`:
-/// HIP-POOL-015. Any hipMalloc allocation is exported, as clr's IpcCreate does.
+/// [HIP-POOL-015](vmmkit_sys::hip::rules::POOL_015). Any hipMalloc allocation is exported, as clr's IpcCreate does.
 pub extern "C" fn hipMemPoolExportPointer(export_data: Out<'_, hipMemPoolPtrExportData>, dev_ptr: *mut c_void) -> hipError_t {
     run("hipMemPoolExportPointer", || {
         ensure!(!export_data.is_null() && !dev_ptr.is_null(), rules::POOL_015, "export_data or dev_ptr is NULL");
@@ -505,7 +505,7 @@ pub extern "C" fn hipMemPoolExportPointer(export_data: Out<'_, hipMemPoolPtrExpo
 }
 
 /// `hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool, hipMemPoolPtrExportData *export_data)`:
-/// HIP-POOL-016: the allocation mapped on the pool's device, plus the offset.
+/// [HIP-POOL-016](vmmkit_sys::hip::rules::POOL_016): the allocation mapped on the pool's device, plus the offset.
 pub extern "C" fn hipMemPoolImportPointer(
     dev_ptr: Out<'_, *mut c_void>,
     mem_pool: hipMemPool_t,

@@ -1,9 +1,9 @@
 //! POSIX-fd shareable handles of VMM memory: export and import (hip.md
-//! HIP-VMM-024 … 031).
+//! [HIP-VMM-024](vmmkit_sys::hip::rules::VMM_024) … 031).
 //!
 //! An exported fd is a holder of the memory in the registry (see
 //! `core::fd`): the exporter may release its handle and close its fd right
-//! after sending (HIP-VMM-030), the receiver still finds the memory, and the
+//! after sending ([HIP-VMM-030](vmmkit_sys::hip::rules::VMM_030)), the receiver still finds the memory, and the
 //! device's capacity stays charged until every handle, mapping and fd is gone
 //! (an fd closed without import is collected by `gc`).
 #![allow(non_snake_case)]
@@ -22,8 +22,8 @@ use crate::core::CoreError;
 use crate::registry::Place;
 
 /// `hipError_t hipMemExportToShareableHandle(void *shareableHandle, hipMemGenericAllocationHandle_t handle, hipMemAllocationHandleType handleType, unsigned long long flags)`:
-/// HIP-VMM-024 (flags, handle, out-pointer, handle type, in that order);
-/// HIP-VMM-025 writes a new 4-byte `int` fd, which the caller owns.
+/// [HIP-VMM-024](vmmkit_sys::hip::rules::VMM_024) (flags, handle, out-pointer, handle type, in that order);
+/// [HIP-VMM-025](vmmkit_sys::hip::rules::VMM_025) writes a new 4-byte `int` fd, which the caller owns.
 pub extern "C" fn hipMemExportToShareableHandle(
     shareableHandle: Out<'_, c_void>,
     handle: hipMemGenericAllocationHandle_t,
@@ -53,9 +53,9 @@ pub extern "C" fn hipMemExportToShareableHandle(
 }
 
 /// `hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t *handle, void *osHandle, hipMemAllocationHandleType shHandleType)`:
-/// HIP-VMM-027; HIP-VMM-026 `osHandle` is the fd value (below 2^20) or a
-/// pointer to an `int` fd; HIP-VMM-028 importing one's own fd is allowed;
-/// HIP-VMM-029 the handle belongs to the current device.
+/// [HIP-VMM-027](vmmkit_sys::hip::rules::VMM_027); [HIP-VMM-026](vmmkit_sys::hip::rules::VMM_026) `osHandle` is the fd value (below 2^20) or a
+/// pointer to an `int` fd; [HIP-VMM-028](vmmkit_sys::hip::rules::VMM_028) importing one's own fd is allowed;
+/// [HIP-VMM-029](vmmkit_sys::hip::rules::VMM_029) the handle belongs to the current device.
 pub extern "C" fn hipMemImportFromShareableHandle(
     handle: Out<'_, hipMemGenericAllocationHandle_t>,
     osHandle: *mut c_void,

@@ -1,7 +1,7 @@
 //! Streams (clr 6.3 `hipamd/src/hip_stream.cpp`): hipStreamCreate*,
 //! Destroy, Synchronize, Query, WaitEvent, GetFlags, GetPriority,
 //! AddCallback, hipLaunchHostFunc and the priority range, on the core's
-//! streams (HIP-STM-001 … 008). The dialect names and checks; the core
+//! streams ([HIP-STM-001](vmmkit_sys::hip::rules::STM_001) … 008). The dialect names and checks; the core
 //! orders the work.
 //!
 //! Stream values: NULL and `hipStreamLegacy` (1) name the device's legacy
@@ -108,24 +108,24 @@ fn create(stream: Out<'_, hipStream_t>, flags: u32, priority: i32) -> Result<(),
     Ok(())
 }
 
-/// `hipError_t hipStreamCreate(hipStream_t *stream)`: HIP-STM-001.
+/// `hipError_t hipStreamCreate(hipStream_t *stream)`: [HIP-STM-001](vmmkit_sys::hip::rules::STM_001).
 pub extern "C" fn hipStreamCreate(stream: Out<'_, hipStream_t>) -> hipError_t {
     run("hipStreamCreate", || create(stream, hipStreamDefault, 0))
 }
 
-/// `hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)`: HIP-STM-001.
+/// `hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)`: [HIP-STM-001](vmmkit_sys::hip::rules::STM_001).
 pub extern "C" fn hipStreamCreateWithFlags(stream: Out<'_, hipStream_t>, flags: u32) -> hipError_t {
     run("hipStreamCreateWithFlags", || create(stream, flags, 0))
 }
 
 /// `hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags, int priority)`:
-/// HIP-STM-001, HIP-STM-002 (the priority is clamped to [−1, 1]).
+/// [HIP-STM-001](vmmkit_sys::hip::rules::STM_001), [HIP-STM-002](vmmkit_sys::hip::rules::STM_002) (the priority is clamped to [−1, 1]).
 pub extern "C" fn hipStreamCreateWithPriority(stream: Out<'_, hipStream_t>, flags: u32, priority: i32) -> hipError_t {
     run("hipStreamCreateWithPriority", || create(stream, flags, priority))
 }
 
 /// `hipError_t hipDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)`:
-/// HIP-STM-002: 1 and −1; either pointer may be NULL.
+/// [HIP-STM-002](vmmkit_sys::hip::rules::STM_002): 1 and −1; either pointer may be NULL.
 pub extern "C" fn hipDeviceGetStreamPriorityRange(leastPriority: Out<'_, i32>, greatestPriority: Out<'_, i32>) -> hipError_t {
     run("hipDeviceGetStreamPriorityRange", || {
         emu()?;
@@ -135,7 +135,7 @@ pub extern "C" fn hipDeviceGetStreamPriorityRange(leastPriority: Out<'_, i32>, g
     })
 }
 
-/// `hipError_t hipStreamDestroy(hipStream_t stream)`: HIP-STM-003. NULL →
+/// `hipError_t hipStreamDestroy(hipStream_t stream)`: [HIP-STM-003](vmmkit_sys::hip::rules::STM_003). NULL →
 /// 400, `hipStreamPerThread` → 400, destroyed → 709. Pending work still
 /// runs (clr releases the queue, which drains).
 pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
@@ -159,7 +159,7 @@ pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
     })
 }
 
-/// `hipError_t hipStreamSynchronize(hipStream_t stream)`: HIP-STM-004; the
+/// `hipError_t hipStreamSynchronize(hipStream_t stream)`: [HIP-STM-004](vmmkit_sys::hip::rules::STM_004); the
 /// first failure of its work is reported.
 pub extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
     run("hipStreamSynchronize", || {
@@ -172,7 +172,7 @@ pub extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
 
 /// hipStreamSynchronize's and hipStreamQuery's check of a stream other than
 /// the legacy one: a capture the call breaks (the stream's own, or as the
-/// thread's mode says) is invalidated and the call is 900 (HIP-GRF-010,
+/// thread's mode says) is invalidated and the call is 900 ([HIP-GRF-010](vmmkit_sys::hip::rules::GRF_010),
 /// clr `Stream::StreamCaptureOngoing`).
 fn not_while_capturing(e: &Emulator, stream: hipStream_t, id: StreamId) -> Result<(), Fail> {
     if (stream as usize) > 1 && e.capturing_any() {
@@ -182,12 +182,12 @@ fn not_while_capturing(e: &Emulator, stream: hipStream_t, id: StreamId) -> Resul
     Ok(())
 }
 
-/// The stream of a call whose only stream rule is HIP-STM-004 (709).
+/// The stream of a call whose only stream rule is [HIP-STM-004](vmmkit_sys::hip::rules::STM_004) (709).
 pub(super) fn live(e: &Emulator, stream: hipStream_t) -> Result<Option<StreamId>, Fail> {
     or_none(resolve(e, stream, &rules::STM_004, HipError::CONTEXT_IS_DESTROYED))
 }
 
-/// `hipError_t hipStreamQuery(hipStream_t stream)`: HIP-STM-004, HIP-STM-005
+/// `hipError_t hipStreamQuery(hipStream_t stream)`: [HIP-STM-004](vmmkit_sys::hip::rules::STM_004), [HIP-STM-005](vmmkit_sys::hip::rules::STM_005)
 /// (600 while work is pending, 0 once it has all run).
 pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
     run("hipStreamQuery", || {
@@ -201,7 +201,7 @@ pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
 }
 
 /// `hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)`:
-/// HIP-STM-006: NULL event or a dead stream → 400; flags ≠ 0 → 1; an event
+/// [HIP-STM-006](vmmkit_sys::hip::rules::STM_006): NULL event or a dead stream → 400; flags ≠ 0 → 1; an event
 /// never recorded is waited for at once.
 pub extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, flags: u32) -> hipError_t {
     run("hipStreamWaitEvent", || {
@@ -221,7 +221,7 @@ pub extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, fla
 }
 
 /// `hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags)`:
-/// HIP-STM-004; NULL stream or NULL flags → 1 (clr reads flags of a made stream only).
+/// [HIP-STM-004](vmmkit_sys::hip::rules::STM_004); NULL stream or NULL flags → 1 (clr reads flags of a made stream only).
 pub extern "C" fn hipStreamGetFlags(stream: hipStream_t, flags: Out<'_, u32>) -> hipError_t {
     run("hipStreamGetFlags", || {
         ensure!(!flags.is_null() && !stream.is_null(), rules::STM_004 => HipError::INVALID_VALUE, "stream or flags is NULL");
@@ -237,7 +237,7 @@ pub extern "C" fn hipStreamGetFlags(stream: hipStream_t, flags: Out<'_, u32>) ->
 }
 
 /// `hipError_t hipStreamGetPriority(hipStream_t stream, int *priority)`:
-/// HIP-STM-002 (the NULL stream's is 0), HIP-STM-004.
+/// [HIP-STM-002](vmmkit_sys::hip::rules::STM_002) (the NULL stream's is 0), [HIP-STM-004](vmmkit_sys::hip::rules::STM_004).
 pub extern "C" fn hipStreamGetPriority(stream: hipStream_t, priority: Out<'_, i32>) -> hipError_t {
     run("hipStreamGetPriority", || {
         ensure!(!priority.is_null(), rules::STM_004 => HipError::INVALID_VALUE, "priority is NULL");
@@ -270,7 +270,7 @@ fn enqueue_host(e: &Emulator, id: StreamId, call: std::sync::Arc<dyn Fn() + Send
 }
 
 /// `hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void *userData, unsigned int flags)`:
-/// HIP-STM-007: NULL callback or flags ≠ 0 → 1; HIP-STM-004. The callback
+/// [HIP-STM-007](vmmkit_sys::hip::rules::STM_007): NULL callback or flags ≠ 0 → 1; [HIP-STM-004](vmmkit_sys::hip::rules::STM_004). The callback
 /// runs after the work enqueued before it, with status 0, before later work.
 pub extern "C" fn hipStreamAddCallback(
     stream: hipStream_t,
@@ -296,7 +296,7 @@ pub extern "C" fn hipStreamAddCallback(
 }
 
 /// `hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)`:
-/// HIP-STM-007 (NULL fn → 1), HIP-STM-004.
+/// [HIP-STM-007](vmmkit_sys::hip::rules::STM_007) (NULL fn → 1), [HIP-STM-004](vmmkit_sys::hip::rules::STM_004).
 pub extern "C" fn hipLaunchHostFunc(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t {
     run("hipLaunchHostFunc", || {
         ensure!(fn_.is_some(), rules::STM_007, "fn is NULL");
@@ -371,7 +371,7 @@ fn device_of(e: &Emulator, s: hipStream_t) -> Result<Option<u32>, Fail> {
 }
 
 /// `hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device)`:
-/// NULL `device` → 1; a dead stream → 709 (HIP-STM-004); the NULL stream's is the current device.
+/// NULL `device` → 1; a dead stream → 709 ([HIP-STM-004](vmmkit_sys::hip::rules::STM_004)); the NULL stream's is the current device.
 pub extern "C" fn hipStreamGetDevice(stream: hipStream_t, device: Out<'_, hipDevice_t>) -> hipError_t {
     run("hipStreamGetDevice", || {
         ensure!(!device.is_null(), rules::STM_004 => HipError::INVALID_VALUE, "device is NULL");
@@ -491,7 +491,7 @@ pub extern "C" fn hipStreamGetAttribute(stream: hipStream_t, attr: hipStreamAttr
 }
 
 /// `hipError_t hipStreamSetAttribute(hipStream_t stream, hipStreamAttrID attr, const hipStreamAttrValue *value)` (7.1):
-/// as hipStreamGetAttribute; a priority is clamped to [−1, 1] (HIP-STM-002).
+/// as hipStreamGetAttribute; a priority is clamped to [−1, 1] ([HIP-STM-002](vmmkit_sys::hip::rules::STM_002)).
 pub extern "C" fn hipStreamSetAttribute(stream: hipStream_t, attr: hipStreamAttrID, value: In<'_, hipStreamAttrValue>) -> hipError_t {
     run("hipStreamSetAttribute", || {
         if value.is_null() {

@@ -1,7 +1,7 @@
-//! Stream Memory Operations, HIP-STM-012 (clr 6.3 `hipamd/src/hip_stream_ops.cpp`):
+//! Stream Memory Operations, [HIP-STM-012](vmmkit_sys::hip::rules::STM_012) (clr 6.3 `hipamd/src/hip_stream_ops.cpp`):
 //! hipStreamWaitValue32/64, hipStreamWriteValue32/64 and (6.4+)
 //! hipStreamBatchMemOp, as works of the core's streams. clr's checks, in its
-//! order: a NULL `ptr` → 1; a dead stream → 709 (HIP-STM-004); an address
+//! order: a NULL `ptr` → 1; a dead stream → 709 ([HIP-STM-004](vmmkit_sys::hip::rules::STM_004)); an address
 //! that is no memory HIP knows → 1; a wait's `flags` that is no comparison → 1.
 //! The wait compares `*ptr & mask` with `value` as the header says
 //! (`hipStreamWaitValueGte`: `*ptr&mask >= value`, unsigned; `Nor`:
@@ -26,7 +26,7 @@ enum Op {
     Wait { flags: u32, mask: u64 },
 }
 
-/// The comparison of a wait's `flags`, or 1 (HIP-STM-012); `None` when
+/// The comparison of a wait's `flags`, or 1 ([HIP-STM-012](vmmkit_sys::hip::rules::STM_012)); `None` when
 /// that check is switched off (the wait is then left out).
 fn comparison(flags: u32) -> Result<Option<ValueCmp>, Fail> {
     let cmp = match flags {

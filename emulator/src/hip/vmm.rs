@@ -29,7 +29,7 @@ pub(super) fn to_handle(id: HandleId) -> hipMemGenericAllocationHandle_t {
 
 /// The core handle a value names: `HandleId(0)` for NULL and `HandleId(u64::MAX)`
 /// for other values without our tag (neither is ever live; the codes table
-/// tells NULL apart, e.g. HIP-VMM-007 from HIP-VMM-009).
+/// tells NULL apart, e.g. [HIP-VMM-007](vmmkit_sys::hip::rules::VMM_007) from [HIP-VMM-009](vmmkit_sys::hip::rules::VMM_009)).
 pub(super) fn from_handle(h: hipMemGenericAllocationHandle_t) -> HandleId {
     if h.is_null() {
         return HandleId(0);
@@ -52,7 +52,7 @@ fn not_vmm_range(e: &Emulator, p: usize) -> bool {
 }
 
 /// `hipError_t hipMemGetAllocationGranularity(size_t *granularity, const hipMemAllocationProp *prop, hipMemAllocationGranularity_flags option)`:
-/// HIP-VMM-001, then 4096 for both options (HIP-VMM-002).
+/// [HIP-VMM-001](vmmkit_sys::hip::rules::VMM_001), then 4096 for both options ([HIP-VMM-002](vmmkit_sys::hip::rules::VMM_002)).
 pub extern "C" fn hipMemGetAllocationGranularity(
     granularity: Out<'_, usize>,
     prop: In<'_, hipMemAllocationProp>,
@@ -82,7 +82,7 @@ pub extern "C" fn hipMemGetAllocationGranularity(
 }
 
 /// `hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size, const hipMemAllocationProp *prop, unsigned long long flags)`:
-/// HIP-VMM-003, 004, 005, 006 in that order. The backing is rounded up to a
+/// [HIP-VMM-003](vmmkit_sys::hip::rules::VMM_003), 004, 005, 006 in that order. The backing is rounded up to a
 /// page. Profile 7.x: a bad device id is 101, and the memory is taken on the
 /// current device (`location.id` is kept for the properties).
 pub extern "C" fn hipMemCreate(
@@ -165,8 +165,8 @@ pub(super) fn location_of(props2: u64) -> i32 {
 }
 
 /// `hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle)`:
-/// HIP-VMM-007; HIP-VMM-008 a mapped handle goes at its last unmap;
-/// HIP-VMM-009 (emulator) a handle already gone → 1.
+/// [HIP-VMM-007](vmmkit_sys::hip::rules::VMM_007); [HIP-VMM-008](vmmkit_sys::hip::rules::VMM_008) a mapped handle goes at its last unmap;
+/// [HIP-VMM-009](vmmkit_sys::hip::rules::VMM_009) (emulator) a handle already gone → 1.
 pub extern "C" fn hipMemRelease(handle: hipMemGenericAllocationHandle_t) -> hipError_t {
     run("hipMemRelease", || {
         ensure!(!handle.is_null(), rules::VMM_007, "handle is NULL");
@@ -177,7 +177,7 @@ pub extern "C" fn hipMemRelease(handle: hipMemGenericAllocationHandle_t) -> hipE
 }
 
 /// `hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr, unsigned long long flags)`:
-/// HIP-VMM-010, 011 (6.x: 2, 7.x: 1), 012 (`alignment` checked and then
+/// [HIP-VMM-010](vmmkit_sys::hip::rules::VMM_010), 011 (6.x: 2, 7.x: 1), 012 (`alignment` checked and then
 /// dropped, as clr's virtualAlloc does: the pointer is granule aligned;
 /// `addr` a hint).
 pub extern "C" fn hipMemAddressReserve(
@@ -217,7 +217,7 @@ pub extern "C" fn hipMemAddressReserve(
     })
 }
 
-/// `hipError_t hipMemAddressFree(void *devPtr, size_t size)`: HIP-VMM-013.
+/// `hipError_t hipMemAddressFree(void *devPtr, size_t size)`: [HIP-VMM-013](vmmkit_sys::hip::rules::VMM_013).
 /// Any address inside a reservation frees the whole reservation, with its
 /// mappings; `size` is not compared. An address in no reservation is 1
 /// (6.x crashes there; 7.x answers 1).
@@ -234,7 +234,7 @@ pub extern "C" fn hipMemAddressFree(devPtr: *mut c_void, size: usize) -> hipErro
 }
 
 /// `hipError_t hipMemMap(void *ptr, size_t size, size_t offset, hipMemGenericAllocationHandle_t handle, unsigned long long flags)`:
-/// HIP-VMM-014, then 015 (emulator: 1); HIP-VMM-016 partial maps; HIP-VMM-017
+/// [HIP-VMM-014](vmmkit_sys::hip::rules::VMM_014), then 015 (emulator: 1); [HIP-VMM-016](vmmkit_sys::hip::rules::VMM_016) partial maps; [HIP-VMM-017](vmmkit_sys::hip::rules::VMM_017)
 /// aliases. A reservation is not tied to a device (clr reserves one range
 /// for all devices): handles of several devices map side by side.
 pub extern "C" fn hipMemMap(
@@ -275,7 +275,7 @@ pub extern "C" fn hipMemMapArrayAsync(
     })
 }
 
-/// `hipError_t hipMemUnmap(void *ptr, size_t size)`: HIP-VMM-018, 019 (`ptr`
+/// `hipError_t hipMemUnmap(void *ptr, size_t size)`: [HIP-VMM-018](vmmkit_sys::hip::rules::VMM_018), 019 (`ptr`
 /// starts a mapping and `size` covers whole consecutive mappings: 1 in 7.x;
 /// 6.x answers 0 and unmaps nothing, as ROCr refuses and clr drops its
 /// status; an address in no mapping is 1, where 6.x crashes).
@@ -315,7 +315,7 @@ pub extern "C" fn hipMemUnmap(ptr: *mut c_void, size: usize) -> hipError_t {
 }
 
 /// `hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessDesc *desc, size_t count)`:
-/// HIP-VMM-021 in its order (pointers and counts, device ids, mapped range,
+/// [HIP-VMM-021](vmmkit_sys::hip::rules::VMM_021) in its order (pointers and counts, device ids, mapped range,
 /// flags: 0, 1, 3, and 2 (write-only) in 6.x, which passes it on). A later
 /// grant for a device replaces an earlier one.
 pub extern "C" fn hipMemSetAccess(
@@ -364,7 +364,7 @@ pub extern "C" fn hipMemSetAccess(
 }
 
 /// `hipError_t hipMemGetAccess(unsigned long long *flags, const hipMemLocation *location, void *ptr)`:
-/// HIP-VMM-022. A device never granted access reads 0.
+/// [HIP-VMM-022](vmmkit_sys::hip::rules::VMM_022). A device never granted access reads 0.
 pub extern "C" fn hipMemGetAccess(
     flags: Out<'_, u64>,
     location: In<'_, hipMemLocation>,
@@ -392,7 +392,7 @@ pub extern "C" fn hipMemGetAccess(
 }
 
 /// `hipError_t hipMemRetainAllocationHandle(hipMemGenericAllocationHandle_t *handle, void *addr)`:
-/// HIP-VMM-033: the handle mapped at `addr` (the same value); 7.x takes one
+/// [HIP-VMM-033](vmmkit_sys::hip::rules::VMM_033): the handle mapped at `addr` (the same value); 7.x takes one
 /// more reference (release it with hipMemRelease), 6.x none.
 pub extern "C" fn hipMemRetainAllocationHandle(
     handle: Out<'_, hipMemGenericAllocationHandle_t>,
@@ -418,7 +418,7 @@ pub extern "C" fn hipMemRetainAllocationHandle(
 }
 
 /// `hipError_t hipMemGetAllocationPropertiesFromHandle(hipMemAllocationProp *prop, hipMemGenericAllocationHandle_t handle)`:
-/// HIP-VMM-032 the creation properties; HIP-VMM-029 an imported handle
+/// [HIP-VMM-032](vmmkit_sys::hip::rules::VMM_032) the creation properties; [HIP-VMM-029](vmmkit_sys::hip::rules::VMM_029) an imported handle
 /// reports the importing device and the import's handle type.
 pub extern "C" fn hipMemGetAllocationPropertiesFromHandle(
     prop: Out<'_, hipMemAllocationProp>,

@@ -326,7 +326,7 @@ impl Registry {
     /// An entry that nobody holds was left by processes that all died (a
     /// live exporter or importer always holds its entry): it is collected
     /// here, as `gc` would, and the key is unknown, as on a device, where
-    /// process exit releases the memory (ACL-LIFE-003, ACL-LIFE-004).
+    /// process exit releases the memory ([ACL-LIFE-003](vmmkit_sys::acl::rules::LIFE_003), [ACL-LIFE-004](vmmkit_sys::acl::rules::LIFE_004)).
     pub fn lookup(&self, key: u64) -> Result<Held, LookupError> {
         let io = |source| LookupError::Io { key, source };
         let path = self.entry_path(key);
@@ -541,7 +541,7 @@ mod tests {
 
     /// An entry whose holders all died (here: whose only hold was dropped
     /// without a release) is not importable: the lookup collects it and gives
-    /// its capacity back (ACL-LIFE-003/004: 107017 on a device).
+    /// its capacity back ([ACL-LIFE-003](vmmkit_sys::acl::rules::LIFE_003)/004: 107017 on a device).
     #[test]
     fn lookup_collects_an_entry_nobody_holds() {
         let dir = tempfile::tempdir().unwrap();

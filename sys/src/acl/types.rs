@@ -316,7 +316,7 @@ mod fabric_tests {
 
     use super::*;
 
-    /// ACL-SHV-001: the head's words sit at 0, 4, 8, 12, 16 and its u64 form
+    /// [ACL-SHV-001](crate::acl::rules::SHV_001): the head's words sit at 0, 4, 8, 12, 16 and its u64 form
     /// is share id | device << 32, as the driver packs it.
     #[test]
     fn fabric_head_round_trip_and_layout() {

@@ -16,7 +16,7 @@
 //! `equivalents` name the HIP and ACL rules the reference pairs with each
 //! (codes and sometimes behaviour differ by vendor).
 //!
-//! Rules about a second process (CUDA-IPC-006, -008, -010, -011, CUDA-VMM-017,
+//! Rules about a second process ([CUDA-IPC-006](crate::cuda::rules::IPC_006), -008, -010, -011, [CUDA-VMM-017](crate::cuda::rules::VMM_017),
 //! -020) run a CUDA peer that opens the handle or receives the fd
 //! (`Need::Peers`).
 //!

@@ -87,7 +87,7 @@ macro_rules! hip_functions {
                 hipMemGetAccess: fn(flags: *mut u64, location: *const hipMemLocation, ptr: *mut c_void) -> hipError_t;
                 /// For a POSIX fd, writes a 4-byte `int` at `shareableHandle`.
                 hipMemExportToShareableHandle: fn(shareableHandle: *mut c_void, handle: hipMemGenericAllocationHandle_t, handleType: hipMemAllocationHandleType, flags: u64) -> hipError_t;
-                /// `osHandle` is an `int*` in 6.2–7.x and the fd value itself in develop (HIP-VMM-026).
+                /// `osHandle` is an `int*` in 6.2–7.x and the fd value itself in develop ([HIP-VMM-026](crate::hip::rules::VMM_026)).
                 hipMemImportFromShareableHandle: fn(handle: *mut hipMemGenericAllocationHandle_t, osHandle: *mut c_void, shHandleType: hipMemAllocationHandleType) -> hipError_t;
                 hipMemRetainAllocationHandle: fn(handle: *mut hipMemGenericAllocationHandle_t, addr: *mut c_void) -> hipError_t;
                 hipMemGetAllocationPropertiesFromHandle: fn(prop: *mut hipMemAllocationProp, handle: hipMemGenericAllocationHandle_t) -> hipError_t;

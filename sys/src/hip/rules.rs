@@ -17,9 +17,9 @@
 //! Not here, and why (the rest of §4 is):
 //! * HIP-INIT-004: how hip-tests orders its processes (they fork before
 //!   HIP starts, and exec); the emulator's side of it is in other records:
-//!   a child forked after the start is refused (HIP-FORK-001), and every
+//!   a child forked after the start is refused ([HIP-FORK-001](crate::hip::rules::FORK_001)), and every
 //!   peer rule runs a process forked and exec'd before it starts HIP. The
-//!   project's own INIT rules start at HIP-INIT-005, so an id keeps the
+//!   project's own INIT rules start at [HIP-INIT-005](crate::hip::rules::INIT_005), so an id keeps the
 //!   reference's meaning.
 //! * HIP-IPC-030: the importer's hipMemGetAddressRange, which the peers'
 //!   request vocabulary (`Request` in the suite's `peer::device`) does not
@@ -31,7 +31,7 @@
 //! * HIP-IPC-048: it needs an exporter that is not the rule's process (the
 //!   peers only import); emulator/tests/hip_ipc.rs runs it on the emulator.
 //! * HIP-VMM-031: a rule for test writers (only the fd crosses, by
-//!   SCM_RIGHTS or fork), with nothing to provoke; HIP-VMM-026's check
+//!   SCM_RIGHTS or fork), with nothing to provoke; [HIP-VMM-026](crate::hip::rules::VMM_026)'s check
 //!   sends the fd so.
 #![forbid(unsafe_code)]
 

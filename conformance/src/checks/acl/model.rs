@@ -59,7 +59,7 @@ fn event(cx: &Ctx) -> Result<aclrtEvent, Failure> {
     Ok(e)
 }
 
-/// ACL-MRI-001: the front end's NULL checks.
+/// [ACL-MRI-001](vmmkit_sys::acl::rules::MRI_001): the front end's NULL checks.
 pub fn null_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let acl = cx.acl();
@@ -80,7 +80,7 @@ pub fn null_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-MRI-002: modes 3 and -1, to begin and to exchange; the stream does not capture.
+/// [ACL-MRI-002](vmmkit_sys::acl::rules::MRI_002): modes 3 and -1, to begin and to exchange; the stream does not capture.
 pub fn bad_mode(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let acl = cx.acl();
@@ -97,7 +97,7 @@ pub fn bad_mode(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-MRI-003: a second begin on a capturing stream; the first capture still ends well.
+/// [ACL-MRI-003](vmmkit_sys::acl::rules::MRI_003): a second begin on a capturing stream; the first capture still ends well.
 pub fn begin_twice(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let acl = cx.acl();
@@ -108,7 +108,7 @@ pub fn begin_twice(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-MRI-004: an end without a begin; modelRI is left as it was.
+/// [ACL-MRI-004](vmmkit_sys::acl::rules::MRI_004): an end without a begin; modelRI is left as it was.
 pub fn end_without_begin(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let acl = cx.acl();
@@ -119,7 +119,7 @@ pub fn end_without_begin(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-MRI-005: a NULL modelRI to end a capture; the capture goes on.
+/// [ACL-MRI-005](vmmkit_sys::acl::rules::MRI_005): a NULL modelRI to end a capture; the capture goes on.
 pub fn end_null_model(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let acl = cx.acl();
@@ -132,7 +132,7 @@ pub fn end_null_model(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-MRI-006: a stream that joined the capture cannot end it; joined
+/// [ACL-MRI-006](vmmkit_sys::acl::rules::MRI_006): a stream that joined the capture cannot end it; joined
 /// back, the origin stream ends it.
 pub fn end_on_joined_stream(cx: &mut Ctx) -> Result<(), Failure> {
     let (s1, s2) = (stream(cx)?, stream(cx)?);
@@ -154,7 +154,7 @@ pub fn end_on_joined_stream(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s1))
 }
 
-/// ACL-MRI-007: another thread ends a GLOBAL capture: 107038, and the
+/// [ACL-MRI-007](vmmkit_sys::acl::rules::MRI_007): another thread ends a GLOBAL capture: 107038, and the
 /// stream no longer captures (the begin thread's end is 107029).
 pub fn end_on_other_thread(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
@@ -182,7 +182,7 @@ pub fn end_on_other_thread(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-MRI-008: work on a joined stream that the origin never waits for.
+/// [ACL-MRI-008](vmmkit_sys::acl::rules::MRI_008): work on a joined stream that the origin never waits for.
 pub fn unjoined_work(cx: &mut Ctx) -> Result<(), Failure> {
     let (s1, s2) = (stream(cx)?, stream(cx)?);
     let fork = event(cx)?;
@@ -205,7 +205,7 @@ pub fn unjoined_work(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s1))
 }
 
-/// ACL-MRI-009: the status and model before, during and after a capture.
+/// [ACL-MRI-009](vmmkit_sys::acl::rules::MRI_009): the status and model before, during and after a capture.
 pub fn capture_info(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let acl = cx.acl();
@@ -227,7 +227,7 @@ pub fn capture_info(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-MRI-010: synchronize, query and destroy of a capturing stream; it still captures.
+/// [ACL-MRI-010](vmmkit_sys::acl::rules::MRI_010): synchronize, query and destroy of a capturing stream; it still captures.
 pub fn capturing_stream_calls(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let acl = cx.acl();
@@ -244,7 +244,7 @@ pub fn capturing_stream_calls(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream after the end", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-MRI-011: host waits and queries of an event recorded in the capture.
+/// [ACL-MRI-011](vmmkit_sys::acl::rules::MRI_011): host waits and queries of an event recorded in the capture.
 pub fn captured_event_calls(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let e = event(cx)?;
@@ -262,7 +262,7 @@ pub fn captured_event_calls(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-MRI-012: synchronous copies and fills during a GLOBAL capture; the
+/// [ACL-MRI-012](vmmkit_sys::acl::rules::MRI_012): synchronous copies and fills during a GLOBAL capture; the
 /// thread's RELAXED mode lets them run; a RELAXED capture refuses none.
 pub fn unsafe_calls_by_mode(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
@@ -290,7 +290,7 @@ pub fn unsafe_calls_by_mode(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-MRI-013: a captured copy, fill (of the first half, after the copy)
+/// [ACL-MRI-013](vmmkit_sys::acl::rules::MRI_013): a captured copy, fill (of the first half, after the copy)
 /// and host function run at neither capture nor end, and at each execution
 /// in that order.
 pub fn replay_in_order(cx: &mut Ctx) -> Result<(), Failure> {
@@ -330,7 +330,7 @@ pub fn replay_in_order(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-MRI-014: a model executed on a stream that captures.
+/// [ACL-MRI-014](vmmkit_sys::acl::rules::MRI_014): a model executed on a stream that captures.
 pub fn execute_on_capturing_stream(cx: &mut Ctx) -> Result<(), Failure> {
     let (s1, s2) = (stream(cx)?, stream(cx)?);
     let dev = device_buffer(cx, 8)?;
@@ -347,7 +347,7 @@ pub fn execute_on_capturing_stream(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s1))
 }
 
-/// ACL-MRI-015: aclmdlRIExecute of a captured model, with a bad and a good timeout.
+/// [ACL-MRI-015](vmmkit_sys::acl::rules::MRI_015): aclmdlRIExecute of a captured model, with a bad and a good timeout.
 pub fn execute_synchronously(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let dev = device_buffer(cx, 8)?;
@@ -362,7 +362,7 @@ pub fn execute_synchronously(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-MRI-016: a destroyed model executed and destroyed again.
+/// [ACL-MRI-016](vmmkit_sys::acl::rules::MRI_016): a destroyed model executed and destroyed again.
 pub fn destroyed_model(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let dev = device_buffer(cx, 8)?;
@@ -376,7 +376,7 @@ pub fn destroyed_model(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-MRI-017: the model of a capture that goes on, executed and destroyed.
+/// [ACL-MRI-017](vmmkit_sys::acl::rules::MRI_017): the model of a capture that goes on, executed and destroyed.
 pub fn model_still_capturing(cx: &mut Ctx) -> Result<(), Failure> {
     let (s1, s2) = (stream(cx)?, stream(cx)?);
     let acl = cx.acl();
@@ -390,7 +390,7 @@ pub fn model_still_capturing(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s1))
 }
 
-/// ACL-MRI-018: the default stream's own handle neither begins nor ends a capture.
+/// [ACL-MRI-018](vmmkit_sys::acl::rules::MRI_018): the default stream's own handle neither begins nor ends a capture.
 pub fn default_stream(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();

@@ -7,7 +7,7 @@ use vmmkit_sys::hip::*;
 use crate::hip::Ctx;
 use crate::outcome::Failure;
 
-/// HIP-CPY-001: two host buffers under HostToDevice, DeviceToHost and
+/// [HIP-CPY-001](vmmkit_sys::hip::rules::CPY_001): two host buffers under HostToDevice, DeviceToHost and
 /// DeviceToDevice are refused (1) and left unchanged; Default and
 /// HostToHost copy them; HostToDevice into hipMalloc memory copies.
 pub fn kind_names_device(cx: &mut Ctx) -> Result<(), Failure> {
@@ -36,7 +36,7 @@ pub fn kind_names_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(dev)
 }
 
-/// HIP-CPY-002: host-side addresses no process can map (0x1000 and 2^60)
+/// [HIP-CPY-002](vmmkit_sys::hip::rules::CPY_002): host-side addresses no process can map (0x1000 and 2^60)
 /// are refused (1) by hipMemcpy of kinds HostToHost and Default.
 pub fn unmappable_host_address(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -51,7 +51,7 @@ pub fn unmappable_host_address(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("host buffer after refused copies", buf == [0; 16], "all 0", format!("{buf:?}"))
 }
 
-/// HIP-CPY-003 (hip-tests `Unit_hipDrvMemcpy2DUnaligned_FuncTst`, `_NegTst`):
+/// [HIP-CPY-003](vmmkit_sys::hip::rules::CPY_003) (hip-tests `Unit_hipDrvMemcpy2DUnaligned_FuncTst`, `_NegTst`):
 /// hipDrvMemcpy2DUnaligned answers each descriptor as hipMemcpyParam2D does
 /// (a 4 × 3 rectangle between device buffers, a NULL source, rows past the
 /// source), a row that starts at the source's end is refused, and the rectangle it
