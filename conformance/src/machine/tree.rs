@@ -275,7 +275,7 @@ impl Guard {
 fn take(timeout: Option<Duration>) -> Option<i32> {
     let ts = timeout.map(|t| libc::timespec {
         tv_sec: libc::time_t::try_from(t.as_secs()).unwrap_or(libc::time_t::MAX),
-        tv_nsec: libc::c_long::try_from(t.subsec_nanos()).unwrap_or(0),
+        tv_nsec: t.subsec_nanos().into(),
     });
     let ts_ptr = ts.as_ref().map_or(std::ptr::null(), std::ptr::from_ref);
     let set = blocked_set();
