@@ -7,14 +7,29 @@
 
 use vmmkit_sys::rule::Rule;
 
+/// The rule `VMMKIT_MUTATE` names, read once: the environment of a process
+/// does not change under it.
+#[cfg(feature = "mutation")]
+fn mutated() -> Option<&'static str> {
+    use std::sync::OnceLock;
+    static MUTATED: OnceLock<Option<String>> = OnceLock::new();
+    MUTATED.get_or_init(|| std::env::var("VMMKIT_MUTATE").ok().filter(|s| !s.is_empty())).as_deref()
+}
+
 /// Whether `rule` is enforced.
 #[cfg(feature = "mutation")]
 pub fn enforced(rule: &Rule) -> bool {
-    use std::sync::OnceLock;
-    // Read once: the environment of a process does not change under it.
-    static MUTATED: OnceLock<Option<String>> = OnceLock::new();
-    MUTATED.get_or_init(|| std::env::var("VMMKIT_MUTATE").ok().filter(|s| !s.is_empty())).as_deref()
-        != Some(rule.id.as_str())
+    mutated() != Some(rule.id.as_str())
+}
+
+/// Whether some rule's enforcement is switched off in this process. A NULL
+/// pointer that gets past the checks then answers the dialect's panic code,
+/// not its invalid-argument code ([`crate::ffi::Null`]): with the rule's own
+/// check off, the safety net must not answer the rule's code for it, or the
+/// mutation would go unnoticed.
+#[cfg(feature = "mutation")]
+pub fn any_mutated() -> bool {
+    mutated().is_some()
 }
 
 /// Whether `rule` is enforced: always, in a build without `mutation`.
@@ -22,4 +37,12 @@ pub fn enforced(rule: &Rule) -> bool {
 #[inline(always)]
 pub fn enforced(_rule: &Rule) -> bool {
     true
+}
+
+/// Whether some rule's enforcement is switched off: never, in a build
+/// without `mutation`.
+#[cfg(not(feature = "mutation"))]
+#[inline(always)]
+pub fn any_mutated() -> bool {
+    false
 }
