@@ -43,6 +43,9 @@ impl BackendKind {
     /// The dialects whose rules this backend runs.
     pub fn dialects(self) -> &'static [Dialect] {
         match self {
+            #[cfg(feature = "example-vendor")]
+            Self::Emulator => &[Dialect::Acl, Dialect::Hip, Dialect::Cuda, Dialect::Example],
+            #[cfg(not(feature = "example-vendor"))]
             Self::Emulator => &[Dialect::Acl, Dialect::Hip, Dialect::Cuda],
             Self::Ascend => &[Dialect::Acl],
             Self::Hip => &[Dialect::Hip],
@@ -104,6 +107,18 @@ pub fn cuda_table(kind: BackendKind, library: Option<&Path>) -> Result<CudaApi, 
         BackendKind::Ascend | BackendKind::Hip | BackendKind::Auto => {
             Err(format!("backend {} has no CUDA table", kind.name()))
         }
+    }
+}
+
+/// The example vendor's table of `kind`: the emulator's (no real library exists).
+///
+/// # Errors
+/// Why there is none (a backend other than the emulator).
+#[cfg(feature = "example-vendor")]
+pub fn example_table(kind: BackendKind, library: Option<&Path>) -> Result<vmmkit_sys::example::ExampleApi, String> {
+    match kind {
+        BackendKind::Emulator => Ok(vmmkit_emulator::example::api()),
+        _ => vmmkit_sys::example::ExampleApi::load(library).map(|l| l.api).map_err(|e| e.to_string()),
     }
 }
 

@@ -112,6 +112,8 @@ fn rule_of(d: Dialect) -> Option<&'static Rule> {
         Dialect::Acl => Some(&vmmkit_sys::acl::rules::FORK_001),
         Dialect::Hip => Some(&vmmkit_sys::hip::rules::FORK_001),
         Dialect::Cuda => Some(&vmmkit_sys::cuda::rules::FORK_001),
+        #[cfg(feature = "example-vendor")]
+        Dialect::Example => Some(&vmmkit_sys::example::rules::FORK_001),
         Dialect::Selftest => None,
     }
 }

@@ -16,6 +16,9 @@ pub mod core;
 pub mod cuda;
 #[allow(unsafe_code)]
 pub mod dialect;
+#[cfg(feature = "example-vendor")]
+#[allow(unsafe_code)]
+pub mod example;
 pub mod faults;
 #[allow(unsafe_code)]
 pub mod fork;

@@ -21,6 +21,8 @@ use std::fmt;
 
 use crate::acl::AclError;
 use crate::cuda::CuResult;
+#[cfg(feature = "example-vendor")]
+use crate::example::ExResult;
 use crate::hip::HipError;
 
 /// A rule id such as `ACL-MAP-003`: stable, never renumbered, never reused.
@@ -153,6 +155,9 @@ pub enum Dialect {
     Hip,
     /// CUDA driver API (reference cuda.md).
     Cuda,
+    /// The example vendor (docs/adding-a-vendor.md).
+    #[cfg(feature = "example-vendor")]
+    Example,
     /// The conformance suite's own synthetic rules, used to test its runner
     /// and reports without any backend.
     Selftest,
@@ -165,6 +170,8 @@ impl Dialect {
             Self::Acl => "acl",
             Self::Hip => "hip",
             Self::Cuda => "cuda",
+            #[cfg(feature = "example-vendor")]
+            Self::Example => "example",
             Self::Selftest => "selftest",
         }
     }
@@ -175,6 +182,8 @@ impl Dialect {
             Self::Acl => "ACL",
             Self::Hip => "HIP",
             Self::Cuda => "CUDA",
+            #[cfg(feature = "example-vendor")]
+            Self::Example => "EX",
             Self::Selftest => "SELF",
         }
     }
@@ -261,6 +270,9 @@ pub enum Code {
     Hip(HipError),
     /// A `CUresult`.
     Cuda(CuResult),
+    /// An `exResult` (the example vendor).
+    #[cfg(feature = "example-vendor")]
+    Example(ExResult),
 }
 
 /// Applies `$e` to the vendor code inside a [`Code`], whichever it is.
@@ -270,6 +282,8 @@ macro_rules! each {
             Code::Acl($c) => $e,
             Code::Hip($c) => $e,
             Code::Cuda($c) => $e,
+            #[cfg(feature = "example-vendor")]
+            Code::Example($c) => $e,
         }
     };
 }
@@ -281,6 +295,8 @@ impl Code {
             Self::Acl(_) => Dialect::Acl,
             Self::Hip(_) => Dialect::Hip,
             Self::Cuda(_) => Dialect::Cuda,
+            #[cfg(feature = "example-vendor")]
+            Self::Example(_) => Dialect::Example,
         }
     }
 
@@ -307,9 +323,13 @@ impl Code {
     /// The code with the vendor's name `name` (`ACL_ERROR_RT_PARAM_INVALID`,
     /// `hipErrorInvalidValue`, `CUDA_ERROR_INVALID_VALUE`), of any vendor.
     pub fn from_name(name: &str) -> Option<Self> {
-        None.or_else(|| AclError::from_name(name).map(Self::Acl))
+        let found = None
+            .or_else(|| AclError::from_name(name).map(Self::Acl))
             .or_else(|| HipError::from_name(name).map(Self::Hip))
-            .or_else(|| CuResult::from_name(name).map(Self::Cuda))
+            .or_else(|| CuResult::from_name(name).map(Self::Cuda));
+        #[cfg(feature = "example-vendor")]
+        let found = found.or_else(|| ExResult::from_name(name).map(Self::Example));
+        found
     }
 
     /// The ACL code, if this is one.
@@ -355,6 +375,8 @@ macro_rules! vendor_code {
     )*};
 }
 vendor_code!(Acl(AclError), Hip(HipError), Cuda(CuResult));
+#[cfg(feature = "example-vendor")]
+vendor_code!(Example(ExResult));
 
 /// `acl!(RT_INVALID_HANDLE)`: the [`Code`] of an ACL constant, for rule records.
 #[macro_export]
@@ -377,6 +399,15 @@ macro_rules! hip {
 macro_rules! cuda {
     ($name:ident) => {
         $crate::rule::Code::Cuda($crate::cuda::CuResult::$name)
+    };
+}
+
+/// `example!(INVALID_VALUE)`: the [`Code`] of an example-vendor constant, for rule records.
+#[cfg(feature = "example-vendor")]
+#[macro_export]
+macro_rules! example {
+    ($name:ident) => {
+        $crate::rule::Code::Example($crate::example::ExResult::$name)
     };
 }
 

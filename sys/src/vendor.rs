@@ -17,6 +17,8 @@ use std::path::Path;
 
 use crate::acl::{self, AclApi, AclError};
 use crate::cuda::{self, CuResult, CudaApi};
+#[cfg(feature = "example-vendor")]
+use crate::example::{self, ExResult, ExampleApi};
 use crate::hip::{self, HipApi, HipError};
 use crate::loader::{LoadError, Loaded};
 use crate::rule::{Code, Dialect, Rule};
@@ -91,6 +93,8 @@ macro_rules! vendor_code {
 }
 
 vendor_code!(AclError: i32, HipError: i32, CuResult: u32);
+#[cfg(feature = "example-vendor")]
+vendor_code!(ExResult: i32);
 
 vendor!(
     /// Ascend CANN's runtime (`libascendcl.so`, reference acl.md).
@@ -103,4 +107,9 @@ vendor!(
 vendor!(
     /// The CUDA driver API (`libcuda.so.1`, reference cuda.md).
     Cuda: Cuda, CudaApi, CuResult, cuda::rules
+);
+#[cfg(feature = "example-vendor")]
+vendor!(
+    /// The example vendor (`libexample.so`, docs/adding-a-vendor.md): made up, to prove the seam.
+    Example: Example, ExampleApi, ExResult, example::rules
 );

@@ -1,0 +1,46 @@
+//! Where a core error becomes an example-vendor code and a rule (feature
+//! `example-vendor`): the only place its core errors get numbers.
+
+use vmmkit_sys::example::{ExResult, rules};
+use vmmkit_sys::rule::Rule;
+use vmmkit_sys::vendor::Example;
+
+use crate::core::CoreError;
+use crate::dialect::{Dialect, by_rule};
+
+/// The example operations that reach the core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Alloc,
+    Free,
+}
+
+impl Dialect for Example {
+    type Op = Op;
+    const PANIC: ExResult = ExResult::UNKNOWN;
+
+    fn code_for(op: Op, err: &CoreError) -> (ExResult, Option<&'static Rule>) {
+        use CoreError::*;
+        match (op, err) {
+            (_, Injected(c)) => (ExResult(*c as i32), None),
+            (_, Unavailable(_)) => (ExResult::NOT_INITIALIZED, None),
+            (Op::Alloc, SizeNotAligned { .. }) => by_rule(&rules::MEM_001),
+            (Op::Alloc, OutOfMemory { .. } | HostExhausted(_)) => (ExResult::OUT_OF_MEMORY, None),
+            (Op::Free, NotReservationStart(_) | NotMapped(_) | UnknownHandle(_)) => by_rule(&rules::MEM_003),
+            _ => (ExResult::UNKNOWN, None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn core_errors_name_the_rules() {
+        let misaligned = CoreError::SizeNotAligned { size: 1, granule: 2 };
+        assert_eq!(Example::code_for(Op::Alloc, &misaligned), (ExResult::INVALID_VALUE, Some(&rules::MEM_001)));
+        let gone = CoreError::NotReservationStart(0x1000);
+        assert_eq!(Example::code_for(Op::Free, &gone), (ExResult::INVALID_HANDLE, Some(&rules::MEM_003)));
+    }
+}
