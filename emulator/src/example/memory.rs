@@ -21,7 +21,7 @@ pub unsafe extern "C" fn exMemAlloc(ptr: *mut *mut c_void, size: usize) -> exRes
         let e = emu()?;
         ensure!(!ptr.is_null(), rules::MEM_002, "ptr is NULL");
         ensure!(
-            size != 0 && size.is_multiple_of(EX_MEM_GRANULE),
+            size != 0 && size % EX_MEM_GRANULE == 0,
             rules::MEM_001,
             "size {size:#x} is not a non-zero multiple of {EX_MEM_GRANULE:#x}"
         );
