@@ -1,59 +1,24 @@
-//! Backends: where the vendor tables come from, and which rules a backend runs.
-//!
-//! This is the one place that obtains the emulator's table; checks see only
-//! the table.
+//! Backends: which rules a backend runs, and the backend a run resolves to,
+//! with what is known of it before any rule runs. The backends themselves
+//! come from the one list of vendors ([`crate::vendors`]); checks obtain
+//! their tables through [`Backed::api`](crate::vendors::Backed::api) and see
+//! only the table.
 #![forbid(unsafe_code)]
 
-use std::path::{Path, PathBuf};
-
-use vmmkit_sys::acl::AclApi;
-use vmmkit_sys::cuda::CudaApi;
-use vmmkit_sys::hip::HipApi;
+use std::path::PathBuf;
 
 use crate::outcome::Outcome;
+use crate::probe;
 use crate::rule::{Dialect, Rule};
+use crate::run_dir::RunDir;
+pub use crate::vendors::BackendKind;
 
-/// A backend as named on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
-pub enum BackendKind {
-    /// The in-process emulator (every dialect it has).
-    Emulator,
-    /// A real `libascendcl.so`.
-    Ascend,
-    /// A real `libamdhip64.so` (HIP rules).
-    Hip,
-    /// A real `libcuda.so.1` (CUDA rules).
-    Cuda,
-    /// A real library when one loads and has a device, else the emulator.
-    Auto,
-}
+/// Emulated devices a rule gets unless it needs more.
+pub const DEFAULT_DEVICES: u32 = 2;
+/// Emulated device capacity unless a rule needs a small device.
+pub const DEFAULT_DEVICE_MEMORY: u64 = 4 << 30;
 
 impl BackendKind {
-    /// The name as on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Emulator => "emulator",
-            Self::Ascend => "ascend",
-            Self::Hip => "hip",
-            Self::Cuda => "cuda",
-            Self::Auto => "auto",
-        }
-    }
-
-    /// The dialects whose rules this backend runs.
-    pub fn dialects(self) -> &'static [Dialect] {
-        match self {
-            #[cfg(feature = "example-vendor")]
-            Self::Emulator => &[Dialect::Acl, Dialect::Hip, Dialect::Cuda, Dialect::Example],
-            #[cfg(not(feature = "example-vendor"))]
-            Self::Emulator => &[Dialect::Acl, Dialect::Hip, Dialect::Cuda],
-            Self::Ascend => &[Dialect::Acl],
-            Self::Hip => &[Dialect::Hip],
-            Self::Cuda => &[Dialect::Cuda],
-            Self::Auto => &[],
-        }
-    }
-
     /// Whether this backend runs `rule`: a rule of one of its dialects (the
     /// self-test catalog's rules run everywhere). A vendor backend runs,
     /// counts and reports only its own vendor's rules.
@@ -71,68 +36,6 @@ impl BackendKind {
     /// The rules of `rules` this backend runs, in order.
     pub fn select(self, rules: Vec<&'static Rule>) -> Vec<&'static Rule> {
         rules.into_iter().filter(|r| self.runs(r)).collect()
-    }
-}
-
-/// The emulator's ACL table.
-///
-/// # Errors
-/// Why the emulator cannot provide one, as a not-supported reason.
-pub fn emulator_acl() -> Result<AclApi, String> {
-    Ok(vmmkit_emulator::acl::api())
-}
-
-/// The HIP table of `kind`: the emulator's, or a real `libamdhip64`'s.
-///
-/// # Errors
-/// Why there is none (load error, or a backend that has no HIP table).
-pub fn hip_table(kind: BackendKind, library: Option<&Path>) -> Result<HipApi, String> {
-    match kind {
-        BackendKind::Emulator => Ok(vmmkit_emulator::hip::api()),
-        BackendKind::Hip => HipApi::load(library).map(|l| l.api).map_err(|e| e.to_string()),
-        BackendKind::Ascend | BackendKind::Cuda | BackendKind::Auto => {
-            Err(format!("backend {} has no HIP table", kind.name()))
-        }
-    }
-}
-
-/// The CUDA table of `kind`: the emulator's, or a real `libcuda.so.1`'s.
-///
-/// # Errors
-/// Why there is none (load error, or a backend that has no CUDA table).
-pub fn cuda_table(kind: BackendKind, library: Option<&Path>) -> Result<CudaApi, String> {
-    match kind {
-        BackendKind::Emulator => Ok(vmmkit_emulator::cuda::api()),
-        BackendKind::Cuda => CudaApi::load(library).map(|l| l.api).map_err(|e| e.to_string()),
-        BackendKind::Ascend | BackendKind::Hip | BackendKind::Auto => {
-            Err(format!("backend {} has no CUDA table", kind.name()))
-        }
-    }
-}
-
-/// The example vendor's table of `kind`: the emulator's (no real library exists).
-///
-/// # Errors
-/// Why there is none (a backend other than the emulator).
-#[cfg(feature = "example-vendor")]
-pub fn example_table(kind: BackendKind, library: Option<&Path>) -> Result<vmmkit_sys::example::ExampleApi, String> {
-    match kind {
-        BackendKind::Emulator => Ok(vmmkit_emulator::example::api()),
-        _ => vmmkit_sys::example::ExampleApi::load(library).map(|l| l.api).map_err(|e| e.to_string()),
-    }
-}
-
-/// The ACL table of `kind`: the emulator's, or a real library's.
-///
-/// # Errors
-/// Why there is none (load error, or a backend that has no ACL table).
-pub fn acl_table(kind: BackendKind, library: Option<&Path>) -> Result<AclApi, String> {
-    match kind {
-        BackendKind::Emulator => emulator_acl(),
-        BackendKind::Ascend => AclApi::load(library).map(|l| l.api).map_err(|e| e.to_string()),
-        BackendKind::Hip | BackendKind::Cuda | BackendKind::Auto => {
-            Err(format!("backend {} has no ACL table", kind.name()))
-        }
     }
 }
 
@@ -164,36 +67,40 @@ impl Backend {
     pub fn resolve(kind: BackendKind, library: Option<PathBuf>) -> Self {
         match kind {
             BackendKind::Emulator => Self::emulator(),
-            BackendKind::Ascend | BackendKind::Hip | BackendKind::Cuda => Self::real(kind, library),
             BackendKind::Auto => {
-                // A real library counts when it loads and has a device (one
-                // of vmmkit's own drop-ins, named on purpose, always counts).
-                let real = Self::real(BackendKind::Ascend, library);
-                match &real.unavailable {
-                    None => Self { detail: format!("auto: {}", real.detail), ..real },
-                    Some(why) => {
-                        let emulator = Self::emulator();
-                        Self { detail: format!("auto: {} (no real ACL library: {why})", emulator.detail), ..emulator }
+                // Each vendor's library in the list's order; one counts when
+                // it loads and has a device (one of vmmkit's own drop-ins,
+                // named on purpose, always counts).
+                let mut why = Vec::new();
+                for &vendor in BackendKind::VENDORS {
+                    let real = Self::real(vendor, library.clone());
+                    match &real.unavailable {
+                        None => return Self { detail: format!("auto: {}", real.detail), ..real },
+                        Some(reason) => why.push(format!("{}: {reason}", vendor.name())),
                     }
                 }
+                let emulator = Self::emulator();
+                let detail = format!("auto: {} (no real library with a device; {})", emulator.detail, why.join("; "));
+                Self { detail, ..emulator }
             }
+            _ => Self::real(kind, library),
         }
     }
 
     /// The emulator: every dialect, a fresh root per rule.
     fn emulator() -> Self {
         let dialects: Vec<&str> = BackendKind::Emulator.dialects().iter().map(|d| d.label()).collect();
-        let base = crate::runner::root::RunDir::base();
+        let base = RunDir::base();
         Self {
             kind: BackendKind::Emulator,
             library: None,
             version: Some(format!("vmmkit {}", env!("CARGO_PKG_VERSION"))),
             device: format!(
                 "{} emulated devices × {} GiB per rule (more where a rule needs them)",
-                crate::runner::DEFAULT_DEVICES,
-                crate::runner::DEFAULT_DEVICE_MEMORY >> 30
+                DEFAULT_DEVICES,
+                DEFAULT_DEVICE_MEMORY >> 30
             ),
-            unavailable: emulator_acl().err(),
+            unavailable: None,
             detail: format!(
                 "emulator (dialects {}; a fresh root per rule under {})",
                 dialects.join(", "),
@@ -204,7 +111,7 @@ impl Backend {
 
     /// A real vendor library, probed as the doctor probes it.
     fn real(kind: BackendKind, library: Option<PathBuf>) -> Self {
-        let row = crate::doctor::probe(kind, library.as_deref());
+        let row = probe::probe(kind, library.as_deref());
         let device = match (row.usable, row.devices) {
             (true, Some(n)) => format!("device 0 of {n}"),
             _ => "none".into(),

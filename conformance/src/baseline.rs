@@ -31,8 +31,8 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::outcome::Outcome;
-use crate::report::Entry;
+use crate::outcome::{Outcome, RuleResult};
+use crate::rule::Rule;
 
 /// What a baseline entry says was observed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +83,24 @@ impl Known {
             (Observed::NotSupported(Some(t)), Outcome::NotSupported(reason)) => has_word(reason, t),
             _ => false,
         }
+    }
+}
+
+/// One rule's line of the report.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// The rule.
+    pub rule: &'static Rule,
+    /// What happened.
+    pub result: RuleResult,
+    /// For a failure the baseline excuses: the baseline's reason.
+    pub known: Option<String>,
+}
+
+impl Entry {
+    /// A failure the baseline does not excuse.
+    pub fn is_unexcused_failure(&self) -> bool {
+        self.result.outcome.is_fail() && self.known.is_none()
     }
 }
 

@@ -24,15 +24,16 @@ Exit status:
      stderr; --allow-unavailable reports its rules not-supported and exits 0)
 
 A vendor backend (ascend, hip, cuda) runs and reports only its own vendor's
-rules; the emulator runs every vendor's. `auto` falls back to the emulator
-when no real ACL library with a device is found, and is never an error.";
+rules; the emulator runs every vendor's. `auto` tries each vendor's real
+library in that order, falls back to the emulator when none loads with a
+device, and is never an error.";
 
 /// Options of `vmmkit conformance`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = EXIT_STATUSES)]
 pub struct Args {
-    /// The backend: the emulator, a real vendor library, or `auto` (a real
-    /// ACL library when one loads, else the emulator). Default:
+    /// The backend: the emulator, a real vendor library, or `auto` (the
+    /// first vendor library that loads with a device, else the emulator). Default:
     /// `$VMMKIT_BACKEND`, else `auto`.
     #[arg(long, value_enum)]
     pub backend: Option<BackendKind>,
@@ -174,12 +175,11 @@ pub fn select(catalog: Catalog, kind: BackendKind, filter: Option<&str>) -> Resu
     let rules = catalog::filter(mine.clone(), filter)?;
     match filter {
         Some(glob) if rules.is_empty() => {
-            let scope = match kind {
-                BackendKind::Ascend | BackendKind::Hip | BackendKind::Cuda => {
-                    let labels: Vec<&str> = kind.dialects().iter().map(|d| d.label()).collect();
-                    format!(" of backend {} (it runs only {} rules)", kind.name(), labels.join("/"))
-                }
-                BackendKind::Emulator | BackendKind::Auto => String::new(),
+            let scope = if kind.is_vendor() {
+                let labels: Vec<&str> = kind.dialects().iter().map(|d| d.label()).collect();
+                format!(" of backend {} (it runs only {} rules)", kind.name(), labels.join("/"))
+            } else {
+                String::new()
             };
             Err(Error::NoMatch { filter: glob.into(), scope, prefixes: catalog::prefixes(&mine).join(", ") })
         }

@@ -9,40 +9,41 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use vmmkit_sys::{Vendor, VendorCode};
+use vmmkit_sys::VendorCode;
 
-use crate::backend::BackendKind;
-use crate::check::Env;
+use crate::calls::Table;
 use crate::outcome::Failure;
 use crate::peer::Launcher;
 use crate::rule::{Need, Record};
+use crate::vendors::{Backed, BackendKind, Env};
 
-/// What the suite needs of a vendor beyond its description: a table to
-/// call through, and how to ask a backend about its devices.
-pub trait Suite: Vendor + Sized {
-    /// The calls of the vendor's table, one method per C function.
-    type Table: Copy + fmt::Debug;
+/// What the suite needs of a vendor beyond its description: the table the
+/// checks call through, and how to ask a real backend about its devices.
+/// Written once here; each vendor states only its facts (`impl Suite for
+/// vendor::Acl` in `acl/ctx.rs`, ...).
+pub trait Suite: Backed + Sized {
+    /// The calls of the vendor's table, one method per C function ([`crate::calls`]).
+    type Table: Table<Api = Self::Api>;
 
     /// The table of `backend` (the emulator's, or the real library's).
     ///
     /// # Errors
     /// Why the backend cannot run this vendor's rules.
-    fn table(backend: BackendKind, library: Option<&Path>) -> Result<Self::Table, String>;
+    fn table(backend: BackendKind, library: Option<&Path>) -> Result<Self::Table, String> {
+        Self::api(backend, library).map(Self::Table::new)
+    }
 
     /// Whether a real library can run anything here (a device, not a stub).
     ///
     /// # Errors
-    /// [`Failure::NotSupported`] saying why not.
-    fn probe_real_device(cx: &Ctx<Self>) -> Result<(), Failure>;
+    /// Why not: the check is not-supported with this.
+    fn probe(table: &Self::Table) -> Result<(), String>;
 
     /// The number of devices, for [`Need::Devices`].
     ///
     /// # Errors
     /// A setup failure of the counting call.
     fn devices(cx: &Ctx<Self>) -> Result<u32, Failure>;
-
-    /// The optional entry points the table lacks.
-    fn missing_optional(table: &Self::Table) -> Vec<&'static str>;
 
     /// The vendor version profile the backend reports (HIP: `"6"`, `"7"`),
     /// whose expectations the checks judge by (`Rule::expect_in`); `None`:
@@ -128,7 +129,7 @@ impl<V: Suite> Ctx<V> {
         for need in self.rule.requires {
             match *need {
                 Need::Symbol(sym) => {
-                    if V::missing_optional(&self.table).contains(&sym) {
+                    if self.table.missing_optional().contains(&sym) {
                         return Err(Failure::NotSupported(format!("the backend lacks the optional symbol {sym}")));
                     }
                 }
@@ -201,6 +202,19 @@ impl<V: Suite> Ctx<V> {
         }
     }
 
+    /// `data` must be the pattern `seed` (`crate::pattern`); a mismatch
+    /// names the first differing byte.
+    pub fn expect_pattern(&self, step: &str, seed: u8, data: &[u8]) -> Result<(), Failure> {
+        match crate::pattern::first_mismatch(seed, data) {
+            None => Ok(()),
+            Some((at, want, got)) => Err(Failure::Mismatch {
+                step: step.into(),
+                expected: format!("pattern {seed} ({} bytes)", data.len()),
+                got: format!("byte {at} is {got:#04x}, not {want:#04x}"),
+            }),
+        }
+    }
+
     /// A failure that says the check itself is wrong.
     pub fn defect(&self, what: &str) -> Failure {
         Failure::Mismatch {
@@ -216,4 +230,11 @@ impl<V: Suite> Ctx<V> {
 pub fn setup<C: VendorCode>(call: &str, r: impl Into<C>) -> Result<(), Failure> {
     let r = r.into();
     if r.is_ok() { Ok(()) } else { Err(Failure::setup(call, r)) }
+}
+
+/// `value` as `call` gave it, after [`setup`]; a setup failure when it is 0
+/// (a granularity or size the call must make positive).
+pub fn nonzero<C: VendorCode>(call: &str, r: impl Into<C>, value: usize) -> Result<usize, Failure> {
+    setup::<C>(call, r)?;
+    if value == 0 { Err(Failure::Setup(format!("setup: {call} gave 0"))) } else { Ok(value) }
 }

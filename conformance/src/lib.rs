@@ -23,8 +23,10 @@
 pub mod acl;
 pub mod backend;
 pub mod baseline;
+// The generator of the checks' call tables (expanded at each vendor's C boundary).
+pub mod calls;
 pub mod catalog;
-pub mod check;
+pub mod checked;
 pub mod checks;
 pub mod command;
 pub mod ctx;
@@ -37,11 +39,14 @@ pub mod fidelity;
 #[allow(unsafe_code)]
 pub mod forked;
 pub mod hip;
+pub mod machine;
 pub mod ops;
 pub mod outcome;
 pub mod pattern;
 pub mod peer;
+pub mod probe;
 pub mod report;
 pub mod rule;
-pub mod run;
+pub mod run_dir;
 pub mod runner;
+pub mod vendors;

@@ -22,7 +22,7 @@ enum Command {
     /// Collect what dead processes left in an emulator root, and say what was freed.
     Gc(vmmkit_conformance::ops::Args),
     /// Run a program, and every process it starts, on a private emulated machine; report what each left unreleased.
-    Run(vmmkit_conformance::run::Args),
+    Run(vmmkit_conformance::machine::Args),
     /// Run the conformance suite against a backend, rule by rule.
     Conformance(vmmkit_conformance::command::Args),
     /// Run the suite on the emulator and on a real backend, and compare them rule by rule.
@@ -32,7 +32,7 @@ enum Command {
     Rule(vmmkit_conformance::runner::child::Args),
     /// Serve as a peer process of a multi-process check (used by `__rule`).
     #[command(name = "__peer", hide = true)]
-    Peer(vmmkit_conformance::peer::serve::Args),
+    Peer(vmmkit_conformance::acl::serve::Args),
     /// Serve as the CUDA peer process of a multi-process CUDA check (used by `__rule`).
     #[command(name = "__cuda_peer", hide = true)]
     CudaPeer(vmmkit_conformance::cuda::peer::Args),
@@ -47,11 +47,11 @@ fn main() -> ExitCode {
         Command::Doctor(args) => vmmkit_conformance::doctor::run(&args),
         Command::Ls(args) => vmmkit_conformance::ops::ls(&args),
         Command::Gc(args) => vmmkit_conformance::ops::gc(&args),
-        Command::Run(args) => vmmkit_conformance::run::run(&args),
+        Command::Run(args) => vmmkit_conformance::machine::run(&args),
         Command::Conformance(args) => vmmkit_conformance::command::run(&args).map_err(Into::into),
         Command::Fidelity(args) => vmmkit_conformance::fidelity::run(&args).map_err(Into::into),
         Command::Rule(args) => Ok(vmmkit_conformance::runner::child::run(&args)),
-        Command::Peer(args) => Ok(vmmkit_conformance::peer::serve::run(&args)),
+        Command::Peer(args) => Ok(vmmkit_conformance::acl::serve::run(&args)),
         Command::CudaPeer(args) => Ok(vmmkit_conformance::cuda::peer::run(&args)),
         Command::HipPeer(args) => Ok(vmmkit_conformance::hip::peer::run(&args)),
     };

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::rule::{Expect, Record};
+use vmmkit_sys::rule::{Expect, Rule as Record};
 
 /// The result kinds (Vulkan CTS's `qpTestResult`, reduced). A crashed or
 /// hung process is a `Fail` whose `got` says so.

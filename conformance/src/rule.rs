@@ -15,7 +15,15 @@ use std::ops::Deref;
 pub use vmmkit_sys::rule::Rule as Record;
 pub use vmmkit_sys::rule::{Code, Confidence, Dialect, Expect, Need, RuleId, Source, is_valid_id};
 
-use crate::check::Check;
+use crate::outcome::Outcome;
+use crate::vendors::Env;
+
+/// A check, whatever it runs against (see [`crate::checked`]).
+pub trait Check: Sync {
+    /// Runs the check of `rule` on `env`: the outcome, and the failing step
+    /// or the observations made.
+    fn run(&self, rule: &'static Record, env: &Env) -> (Outcome, Option<String>);
+}
 
 /// One rule of a catalog: its record and its check.
 #[derive(Clone, Copy)]
@@ -38,31 +46,4 @@ impl fmt::Debug for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Rule").field("id", &self.record.id).finish_non_exhaustive()
     }
-}
-
-/// Binds each rule of a vendor's table to its check, in the table's order:
-/// `bind! { ACL_RULES: Acl, vmmkit_sys::acl::rules; MAP_003 => mapping::nonzero_flags, }`
-/// defines `ACL_RULES`, whose checks run against `Ctx<vendor::Acl>`. With
-/// `plain` for the vendor, checks take no table (the self-test catalog).
-#[macro_export]
-macro_rules! bind {
-    ($list:ident : plain, $rules:path; $($name:ident => $check:expr,)*) => {
-        /// Every rule of the table, bound to its check.
-        pub static $list: &[$crate::rule::Rule] = {
-            use $rules as rules;
-            &[$($crate::rule::Rule { record: &rules::$name, check: &$crate::check::Plain($check) },)*]
-        };
-    };
-    ($list:ident : $vendor:ident, $rules:path; $($name:ident => $check:expr,)*) => {
-        /// Every rule of the table, bound to its check.
-        pub static $list: &[$crate::rule::Rule] = {
-            use $rules as rules;
-            &[$(
-                $crate::rule::Rule {
-                    record: &rules::$name,
-                    check: &$crate::check::Checked::<::vmmkit_sys::vendor::$vendor>($check),
-                },
-            )*]
-        };
-    };
 }

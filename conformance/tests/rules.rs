@@ -30,9 +30,6 @@ use vmmkit_conformance::catalog::Catalog;
 use vmmkit_conformance::outcome::Outcome;
 use vmmkit_conformance::rule::Rule;
 
-/// Every backend, in report order.
-const BACKENDS: [BackendKind; 4] = [BackendKind::Emulator, BackendKind::Ascend, BackendKind::Hip, BackendKind::Cuda];
-
 /// Where pid steering writes; rules that need it are not-supported where it
 /// cannot (not root of the pid namespace), on every backend.
 const NS_LAST_PID: &str = "/proc/sys/kernel/ns_last_pid";
@@ -73,7 +70,8 @@ fn main() -> ExitCode {
         .map(|e| format!("no write access to {NS_LAST_PID}: {e}"));
     let rules = Catalog::Suite.rules();
     let mut trials = Vec::new();
-    for kind in BACKENDS {
+    // Every backend, in report order: the emulator, then the vendor list's.
+    for &kind in BackendKind::ALL {
         let plan = Arc::new(Plan {
             kind,
             unavailable: Backend::resolve(kind, None).unavailable,

@@ -4,15 +4,13 @@
 #![forbid(unsafe_code)]
 
 use std::ffi::c_void;
-use std::path::Path;
 use std::ptr;
 
 use vmmkit_sys::acl::*;
 use vmmkit_sys::vendor;
 
 use super::table::Acl;
-use crate::backend::{self, BackendKind};
-use crate::ctx::Suite;
+use crate::ctx::{Suite, nonzero};
 use crate::outcome::Failure;
 use crate::pattern;
 use crate::peer::Peer;
@@ -72,21 +70,17 @@ pub type Ctx = crate::ctx::Ctx<vendor::Acl>;
 impl Suite for vendor::Acl {
     type Table = Acl;
 
-    fn table(backend: BackendKind, library: Option<&Path>) -> Result<Acl, String> {
-        backend::acl_table(backend, library).map(Acl::new)
-    }
-
     /// Not the CANN stub (every call 100039), and some device. Asked
     /// without `aclInit`, so rules about initialisation still see a fresh
     /// process.
-    fn probe_real_device(cx: &Ctx) -> Result<(), Failure> {
+    fn probe(acl: &Acl) -> Result<(), String> {
         let mut n = 0u32;
-        let r = cx.acl().get_device_count(&mut n);
+        let r = acl.aclrtGetDeviceCount(&mut n);
         if r == AclError::COMPILING_STUB_MODE {
-            return Err(Failure::NotSupported(format!("the library is the CANN stub: aclrtGetDeviceCount gave {r}")));
+            return Err(format!("the library is the CANN stub: aclrtGetDeviceCount gave {r}"));
         }
         if r == AclError::RT_NO_DEVICE || (r.is_success() && n == 0) {
-            return Err(Failure::NotSupported(format!("no device: aclrtGetDeviceCount gave {r}, {n} devices")));
+            return Err(format!("no device: aclrtGetDeviceCount gave {r}, {n} devices"));
         }
         Ok(())
     }
@@ -95,15 +89,11 @@ impl Suite for vendor::Acl {
         cx.device_count()
     }
 
-    fn missing_optional(table: &Acl) -> Vec<&'static str> {
-        table.missing_optional()
-    }
-
     /// The chip family of the SoC name `aclrtGetSocName` reports
     /// ([`Chip::of_soc`](vmmkit_sys::acl::Chip::of_soc)): `"A3"` or
     /// `"910B"`; `None` (the default expectations) for other chips.
-    fn profile(table: &Acl) -> Option<&'static str> {
-        table.soc_name().as_deref().and_then(Chip::of_soc).map(Chip::profile)
+    fn profile(acl: &Acl) -> Option<&'static str> {
+        acl.soc_name().as_deref().and_then(Chip::of_soc).map(Chip::profile)
     }
 }
 
@@ -117,7 +107,7 @@ impl Ctx {
 
     /// `aclInit(NULL)`; 100002 (already initialised) is fine.
     pub fn init(&self) -> Result<(), Failure> {
-        let r = self.acl().init(ptr::null());
+        let r = self.acl().aclInit(ptr::null());
         if r.is_success() || r == AclError::REPEAT_INITIALIZE {
             Ok(())
         } else {
@@ -128,21 +118,21 @@ impl Ctx {
     /// `aclInit` then `aclrtSetDevice(device)`.
     pub fn device(&self, device: i32) -> Result<(), Failure> {
         self.init()?;
-        setup(&format!("aclrtSetDevice({device})"), self.acl().set_device(device))
+        setup(&format!("aclrtSetDevice({device})"), self.acl().aclrtSetDevice(device))
     }
 
     /// `aclrtGetDeviceCount`, after `aclInit`.
     pub fn device_count(&self) -> Result<u32, Failure> {
         self.init()?;
         let mut n = 0u32;
-        setup("aclrtGetDeviceCount", self.acl().get_device_count(&mut n))?;
+        setup("aclrtGetDeviceCount", self.acl().aclrtGetDeviceCount(&mut n))?;
         Ok(n)
     }
 
     /// Free and total bytes of the current device (`aclrtGetMemInfo(ACL_HBM_MEM)`).
     pub fn mem_info(&self) -> Result<(usize, usize), Failure> {
         let (mut free, mut total) = (0usize, 0usize);
-        setup("aclrtGetMemInfo(ACL_HBM_MEM)", self.acl().get_mem_info(ACL_HBM_MEM, &mut free, &mut total))?;
+        setup("aclrtGetMemInfo(ACL_HBM_MEM)", self.acl().aclrtGetMemInfo(ACL_HBM_MEM, &mut free, &mut total))?;
         Ok((free, total))
     }
 
@@ -151,14 +141,8 @@ impl Ctx {
         self.device(0)?;
         let mut p = prop(0);
         let mut g = 0usize;
-        setup(
-            "aclrtMemGetAllocationGranularity",
-            self.acl().mem_get_allocation_granularity(&mut p, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &mut g),
-        )?;
-        if g == 0 {
-            return Err(Failure::Setup("setup: aclrtMemGetAllocationGranularity gave 0".into()));
-        }
-        Ok(g)
+        let r = self.acl().aclrtMemGetAllocationGranularity(&mut p, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &mut g);
+        nonzero::<AclError>("aclrtMemGetAllocationGranularity", r, g)
     }
 
     /// `aclrtMallocPhysical(size)` with [`prop`]`(0)`.
@@ -170,7 +154,7 @@ impl Ctx {
     pub fn malloc_with(&self, p: &aclrtPhysicalMemProp, size: usize) -> Result<Handle, Failure> {
         let mut h: Handle = ptr::null_mut();
         let step = format!("aclrtMallocPhysical({} MiB, attr {}, location {:?})", size >> 20, p.memAttr, p.location);
-        setup(&step, self.acl().malloc_physical(&mut h, size, p, 0))?;
+        setup(&step, self.acl().aclrtMallocPhysical(&mut h, size, p, 0))?;
         Ok(h)
     }
 
@@ -179,14 +163,14 @@ impl Ctx {
         let mut va: Va = ptr::null_mut();
         setup(
             &format!("aclrtReserveMemAddress({} MiB)", size >> 20),
-            self.acl().reserve_mem_address(&mut va, size, 0, ptr::null_mut(), 0),
+            self.acl().aclrtReserveMemAddress(&mut va, size, 0, ptr::null_mut(), 0),
         )?;
         Ok(va)
     }
 
     /// `aclrtMapMem(va, size, 0, h, 0)`.
     pub fn map(&self, va: Va, size: usize, h: Handle) -> Result<(), Failure> {
-        setup(&format!("aclrtMapMem({} MiB)", size >> 20), self.acl().map_mem(va, size, 0, h, 0))
+        setup(&format!("aclrtMapMem({} MiB)", size >> 20), self.acl().aclrtMapMem(va, size, 0, h, 0))
     }
 
     /// Device 0, then reserve, allocate and map `size` bytes.
@@ -201,14 +185,14 @@ impl Ctx {
     /// Writes `len` bytes of the pattern `seed` at `va` (`aclrtMemcpy` host to device).
     pub fn write(&self, va: Va, len: usize, seed: u8) -> Result<(), Failure> {
         let data = pattern::fill(seed, len);
-        let r = self.acl().memcpy(va, len, data.as_ptr().cast(), len, ACL_MEMCPY_HOST_TO_DEVICE);
+        let r = self.acl().aclrtMemcpy(va, len, data.as_ptr().cast(), len, ACL_MEMCPY_HOST_TO_DEVICE);
         setup("aclrtMemcpy(host to device)", r)
     }
 
     /// Reads `len` bytes at `va` (`aclrtMemcpy` device to host).
     pub fn read(&self, va: Va, len: usize) -> Result<Vec<u8>, Failure> {
         let mut data = vec![0u8; len];
-        let r = self.acl().memcpy(data.as_mut_ptr().cast(), len, va.cast_const(), len, ACL_MEMCPY_DEVICE_TO_HOST);
+        let r = self.acl().aclrtMemcpy(data.as_mut_ptr().cast(), len, va.cast_const(), len, ACL_MEMCPY_DEVICE_TO_HOST);
         setup("aclrtMemcpy(device to host)", r)?;
         Ok(data)
     }
@@ -219,14 +203,7 @@ impl Ctx {
     /// A mismatch names the first differing byte.
     pub fn verify(&self, step: &str, va: Va, len: usize, seed: u8) -> Result<(), Failure> {
         let data = self.read(va, len)?;
-        match pattern::first_mismatch(seed, &data) {
-            None => Ok(()),
-            Some((at, want, got)) => Err(Failure::Mismatch {
-                step: step.into(),
-                expected: format!("pattern {seed} ({len} bytes)"),
-                got: format!("byte {at} is {got:#04x}, not {want:#04x}"),
-            }),
-        }
+        self.expect_pattern(step, seed, &data)
     }
 
     /// `aclrtMemExportToShareableHandle(h, NONE, flags)`.
@@ -234,7 +211,7 @@ impl Ctx {
         let mut sh = 0u64;
         setup(
             &format!("aclrtMemExportToShareableHandle(flags {flags})"),
-            self.acl().mem_export_to_shareable_handle(h, ACL_MEM_HANDLE_TYPE_NONE, flags, &mut sh),
+            self.acl().aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, flags, &mut sh),
         )?;
         Ok(sh)
     }
@@ -244,15 +221,15 @@ impl Ctx {
         let mut p = pids.to_vec();
         setup(
             &format!("aclrtMemSetPidToShareableHandle({pids:?})"),
-            self.acl().mem_set_pid_to_shareable_handle(sh, p.as_mut_ptr(), p.len()),
+            self.acl().aclrtMemSetPidToShareableHandle(sh, p.as_mut_ptr(), p.len()),
         )
     }
 
     /// `aclrtUnmapMem`, `aclrtReleaseMemAddress` and `aclrtFreePhysical` of `m`.
     pub fn teardown(&self, m: Mapped) -> Result<(), Failure> {
-        setup("aclrtUnmapMem", self.acl().unmap_mem(m.va))?;
-        setup("aclrtReleaseMemAddress", self.acl().release_mem_address(m.va))?;
-        setup("aclrtFreePhysical", self.acl().free_physical(m.handle))
+        setup("aclrtUnmapMem", self.acl().aclrtUnmapMem(m.va))?;
+        setup("aclrtReleaseMemAddress", self.acl().aclrtReleaseMemAddress(m.va))?;
+        setup("aclrtFreePhysical", self.acl().aclrtFreePhysical(m.handle))
     }
 
     /// A peer process, started on device 0 (`aclInit`, `aclrtSetDevice(0)`).

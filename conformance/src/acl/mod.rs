@@ -1,7 +1,9 @@
 //! What ACL checks are written against: the table's calls ([`Acl`]) and the
-//! check context ([`Ctx`]).
+//! check context ([`Ctx`]), and the ACL peer process ([`serve`]).
 
 mod ctx;
+pub mod serve;
+mod serve_cells;
 // The checks' calls into the vendor table: the C boundary.
 #[allow(unsafe_code)]
 mod table;

@@ -1,6 +1,33 @@
 //! The catalogs: the suite (every vendor's rules) and the self-test set.
 #![forbid(unsafe_code)]
 
+/// Binds each rule of a vendor's table to its check, in the table's order:
+/// `bind! { ACL_RULES: Acl, vmmkit_sys::acl::rules; MAP_003 => mapping::nonzero_flags, }`
+/// defines `ACL_RULES`, whose checks run against `Ctx<vendor::Acl>`. With
+/// `plain` for the vendor, checks take no table (the self-test catalog).
+#[macro_export]
+macro_rules! bind {
+    ($list:ident : plain, $rules:path; $($name:ident => $check:expr,)*) => {
+        /// Every rule of the table, bound to its check.
+        pub static $list: &[$crate::rule::Rule] = {
+            use $rules as rules;
+            &[$($crate::rule::Rule { record: &rules::$name, check: &$crate::checked::Plain($check) },)*]
+        };
+    };
+    ($list:ident : $vendor:ident, $rules:path; $($name:ident => $check:expr,)*) => {
+        /// Every rule of the table, bound to its check.
+        pub static $list: &[$crate::rule::Rule] = {
+            use $rules as rules;
+            &[$(
+                $crate::rule::Rule {
+                    record: &rules::$name,
+                    check: &$crate::checked::Checked::<::vmmkit_sys::vendor::$vendor>($check),
+                },
+            )*]
+        };
+    };
+}
+
 pub mod acl;
 pub mod cuda;
 #[cfg(feature = "example-vendor")]
@@ -15,7 +42,7 @@ use crate::rule::Rule;
 /// Which catalog a run uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Catalog {
-    /// Every vendor's rules (ACL and HIP now; CUDA joins with its issue).
+    /// Every vendor's rules.
     Suite,
     /// Synthetic rules that pass, fail, crash, hang or are not-supported on
     /// purpose, to test the runner and the reports without a backend.

@@ -4,9 +4,9 @@
 //! `vmmkit conformance --catalog selftest`.
 #![forbid(unsafe_code)]
 
-use crate::backend::BackendKind;
 use crate::outcome::Failure;
 use crate::peer::{Launcher, Peer};
+use crate::vendors::BackendKind;
 
 /// The self-test records: the suite's own rule table.
 pub mod records {

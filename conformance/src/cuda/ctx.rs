@@ -8,7 +8,6 @@
 //! that runs the check ([`Ctx::context`]).
 #![forbid(unsafe_code)]
 
-use std::path::Path;
 use std::ptr;
 
 use vmmkit_sys::cuda::*;
@@ -16,8 +15,7 @@ use vmmkit_sys::vendor;
 
 use super::peer::{Launcher, Peer};
 use super::table::Cuda;
-use crate::backend::{self, BackendKind};
-use crate::ctx::Suite;
+use crate::ctx::{Suite, nonzero};
 use crate::outcome::Failure;
 use crate::pattern;
 
@@ -46,49 +44,35 @@ pub fn setup(call: &str, r: CUresult) -> Result<(), Failure> {
     crate::ctx::setup::<CuResult>(call, r)
 }
 
-/// `Ok` when the driver is usable here; else why not, as cuda.md §1.1
-/// says: `cuInit(0)` answering 100 (no GPU) or 34 (the toolkit's stub
-/// library), or no device counted.
-pub fn probe(cuda: &Cuda) -> Result<(), String> {
-    let r = CuResult(cuda.cuInit(0));
-    if r == CuResult::NO_DEVICE {
-        return Err(format!("no device: cuInit(0) gave {r}"));
-    }
-    if r == CuResult::STUB_LIBRARY {
-        return Err(format!("the library is the CUDA toolkit's stub: cuInit(0) gave {r}"));
-    }
-    if !r.is_success() {
-        return Err(format!("cuInit(0) gave {r}"));
-    }
-    let mut n = 0;
-    let r = CuResult(cuda.cuDeviceGetCount(&mut n));
-    if !r.is_success() || n <= 0 {
-        return Err(format!("no device: cuDeviceGetCount gave {r}, {n} devices"));
-    }
-    Ok(())
-}
-
 /// The context of one CUDA check.
 pub type Ctx = crate::ctx::Ctx<vendor::Cuda>;
 
 impl Suite for vendor::Cuda {
     type Table = Cuda;
 
-    fn table(backend: BackendKind, library: Option<&Path>) -> Result<Cuda, String> {
-        backend::cuda_table(backend, library).map(Cuda::new)
-    }
-
-    /// `cuInit(0)` answering 100 (no GPU) or 34 (the stub), or no device counted (cuda.md §1.1).
-    fn probe_real_device(cx: &Ctx) -> Result<(), Failure> {
-        probe(&cx.cuda()).map_err(Failure::NotSupported)
+    /// `cuInit(0)` answering 100 (no GPU) or 34 (the toolkit's stub
+    /// library), or no device counted (cuda.md §1.1).
+    fn probe(cuda: &Cuda) -> Result<(), String> {
+        let r = CuResult(cuda.cuInit(0));
+        if r == CuResult::NO_DEVICE {
+            return Err(format!("no device: cuInit(0) gave {r}"));
+        }
+        if r == CuResult::STUB_LIBRARY {
+            return Err(format!("the library is the CUDA toolkit's stub: cuInit(0) gave {r}"));
+        }
+        if !r.is_success() {
+            return Err(format!("cuInit(0) gave {r}"));
+        }
+        let mut n = 0;
+        let r = CuResult(cuda.cuDeviceGetCount(&mut n));
+        if !r.is_success() || n <= 0 {
+            return Err(format!("no device: cuDeviceGetCount gave {r}, {n} devices"));
+        }
+        Ok(())
     }
 
     fn devices(cx: &Ctx) -> Result<u32, Failure> {
         Ok(u32::try_from(cx.device_count()?).unwrap_or(0))
-    }
-
-    fn missing_optional(table: &Cuda) -> Vec<&'static str> {
-        table.missing_optional()
     }
 }
 
@@ -147,14 +131,8 @@ impl Ctx {
     pub fn granule(&self) -> Result<usize, Failure> {
         self.context(0)?;
         let mut g = 0usize;
-        setup(
-            "cuMemGetAllocationGranularity(MINIMUM)",
-            self.cuda().cuMemGetAllocationGranularity(&mut g, &posix_prop(), CU_MEM_ALLOC_GRANULARITY_MINIMUM),
-        )?;
-        if g == 0 {
-            return Err(Failure::Setup("setup: cuMemGetAllocationGranularity gave 0".into()));
-        }
-        Ok(g)
+        let r = self.cuda().cuMemGetAllocationGranularity(&mut g, &posix_prop(), CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+        nonzero::<CuResult>("cuMemGetAllocationGranularity(MINIMUM)", r, g)
     }
 
     /// `cuMemAlloc_v2(size)`.
@@ -241,14 +219,7 @@ impl Ctx {
     pub fn verify(&self, step: &str, va: CUdeviceptr, len: usize, seed: u8) -> Result<(), Failure> {
         let mut data = vec![0u8; len];
         setup("cuMemcpyDtoH", self.cuda().cuMemcpyDtoH(data.as_mut_ptr().cast(), va, len))?;
-        match pattern::first_mismatch(seed, &data) {
-            None => Ok(()),
-            Some((at, want, got)) => Err(Failure::Mismatch {
-                step: step.into(),
-                expected: format!("pattern {seed} ({len} bytes)"),
-                got: format!("byte {at} is {got:#04x}, not {want:#04x}"),
-            }),
-        }
+        self.expect_pattern(step, seed, &data)
     }
 
     // ---- judging --------------------------------------------------------

@@ -7,5 +7,5 @@ pub mod peer;
 #[allow(unsafe_code)]
 mod table;
 
-pub use ctx::{Ctx, desc, posix_prop, probe, prop, setup};
+pub use ctx::{Ctx, desc, posix_prop, prop, setup};
 pub use table::Cuda;

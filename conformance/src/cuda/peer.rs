@@ -12,9 +12,10 @@ use std::process::ExitCode;
 use std::ptr;
 
 use vmmkit_sys::cuda::*;
+use vmmkit_sys::vendor;
 
 use super::Cuda;
-use crate::backend;
+use crate::ctx::Suite;
 use crate::pattern;
 pub use crate::peer::Launcher;
 pub use crate::peer::device::Request;
@@ -41,8 +42,8 @@ impl Code for CuResult {
 
 /// Runs the peer until its channel closes or it is told to exit.
 pub fn run(args: &Args) -> ExitCode {
-    let cuda = match backend::cuda_table(args.backend, args.library.as_deref()) {
-        Ok(api) => Cuda::new(api),
+    let cuda = match vendor::Cuda::table(args.backend, args.library.as_deref()) {
+        Ok(t) => t,
         Err(reason) => {
             eprintln!("vmmkit {ROLE}: {reason}");
             return ExitCode::from(3);

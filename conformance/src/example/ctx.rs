@@ -1,16 +1,15 @@
 //! `Ctx`: what an example-vendor check gets (feature `example-vendor`):
-//! `impl Suite for vendor::Example` and the setup helpers, whose failures
+//! `impl Suite for vendor::Example` (only facts: how to probe a real
+//! library, how many devices) and the setup helpers, whose failures
 //! read "setup: <call> returned <code>".
 #![forbid(unsafe_code)]
 
 use std::ffi::c_void;
-use std::path::Path;
 
 use vmmkit_sys::example::*;
 use vmmkit_sys::vendor;
 
 use super::table::Example;
-use crate::backend::{self, BackendKind};
 use crate::ctx::Suite;
 use crate::outcome::Failure;
 
@@ -25,23 +24,15 @@ pub type Ctx = crate::ctx::Ctx<vendor::Example>;
 impl Suite for vendor::Example {
     type Table = Example;
 
-    fn table(backend: BackendKind, library: Option<&Path>) -> Result<Example, String> {
-        backend::example_table(backend, library).map(Example::new)
-    }
-
     /// A real library would answer `exInit(0)`.
-    fn probe_real_device(cx: &Ctx) -> Result<(), Failure> {
-        let r = ExResult(cx.example().exInit(0));
-        if r.is_success() { Ok(()) } else { Err(Failure::NotSupported(format!("exInit(0) gave {r}"))) }
+    fn probe(ex: &Example) -> Result<(), String> {
+        let r = ExResult(ex.exInit(0));
+        if r.is_success() { Ok(()) } else { Err(format!("exInit(0) gave {r}")) }
     }
 
     /// The example has one device.
     fn devices(_cx: &Ctx) -> Result<u32, Failure> {
         Ok(1)
-    }
-
-    fn missing_optional(_table: &Example) -> Vec<&'static str> {
-        Vec::new()
     }
 }
 

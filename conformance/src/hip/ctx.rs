@@ -4,17 +4,16 @@
 #![forbid(unsafe_code)]
 
 use std::ffi::c_void;
-use std::path::Path;
 use std::ptr;
 
 use vmmkit_sys::hip::*;
 use vmmkit_sys::vendor;
 
 use super::table::Hip;
-use crate::backend::{self, BackendKind};
-use crate::ctx::Suite;
+use crate::ctx::{Suite, nonzero};
 use crate::outcome::Failure;
 use crate::pattern;
+use crate::vendors::BackendKind;
 
 /// A device address as the checks handle it.
 pub type Va = *mut c_void;
@@ -53,35 +52,31 @@ pub type Ctx = crate::ctx::Ctx<vendor::Hip>;
 impl Suite for vendor::Hip {
     type Table = Hip;
 
-    fn table(backend: BackendKind, library: Option<&Path>) -> Result<Hip, String> {
-        backend::hip_table(backend, library).map(Hip::new)
-    }
-
-    /// A runtime that cannot start answers 101 or 100 to the first device query (hip.md §1.4): not-supported, never a failure.
-    fn probe_real_device(cx: &Ctx) -> Result<(), Failure> {
-        probe(&cx.hip()).map_err(Failure::NotSupported)
+    /// A runtime that cannot start answers 101 or 100 to the first device
+    /// query (hip.md §1.4), as does one without a device; so does a count of 0.
+    fn probe(hip: &Hip) -> Result<(), String> {
+        let mut n = 0;
+        let r = HipError(hip.hipGetDeviceCount(&mut n));
+        if r == HipError::NO_DEVICE || r == HipError::INVALID_DEVICE || (r.is_success() && n == 0) {
+            return Err(format!("no device: hipGetDeviceCount gave {r}, {n} devices"));
+        }
+        if !r.is_success() {
+            return Err(format!("hipGetDeviceCount gave {r}"));
+        }
+        Ok(())
     }
 
     fn devices(cx: &Ctx) -> Result<u32, Failure> {
         Ok(u32::try_from(cx.device_count()?).unwrap_or(0))
     }
 
-    fn missing_optional(table: &Hip) -> Vec<&'static str> {
-        table.missing_optional()
-    }
-
     /// The profile of the major version hipRuntimeGetVersion reports: 7.x
     /// from 7 on, else 6.x (also when the query fails).
-    fn profile(table: &Hip) -> Option<&'static str> {
-        Some(profile_of(table))
+    fn profile(hip: &Hip) -> Option<&'static str> {
+        let mut v = 0;
+        let ok = HipError(hip.hipRuntimeGetVersion(&mut v)).is_success();
+        Some(if ok && hip_version_parts(v).0 >= 7 { rules::PROFILE_7 } else { rules::PROFILE_6 })
     }
-}
-
-/// The HIP profile (`rules::PROFILE_6` / `PROFILE_7`) of the backend behind `table`.
-pub fn profile_of(table: &Hip) -> &'static str {
-    let mut v = 0;
-    let ok = HipError(table.hipRuntimeGetVersion(&mut v)).is_success();
-    if ok && hip_version_parts(v).0 >= 7 { rules::PROFILE_7 } else { rules::PROFILE_6 }
 }
 
 impl Ctx {
@@ -116,14 +111,8 @@ impl Ctx {
     pub fn granule(&self) -> Result<usize, Failure> {
         self.device(0)?;
         let mut g = 0usize;
-        setup(
-            "hipMemGetAllocationGranularity",
-            self.hip().hipMemGetAllocationGranularity(&mut g, &posix_prop(), hipMemAllocationGranularityMinimum),
-        )?;
-        if g == 0 {
-            return Err(Failure::Setup("setup: hipMemGetAllocationGranularity gave 0".into()));
-        }
-        Ok(g)
+        let r = self.hip().hipMemGetAllocationGranularity(&mut g, &posix_prop(), hipMemAllocationGranularityMinimum);
+        nonzero::<HipError>("hipMemGetAllocationGranularity", r, g)
     }
 
     /// `hipMalloc(size)`.
@@ -200,14 +189,7 @@ impl Ctx {
             "hipMemcpy(device to host)",
             self.hip().hipMemcpy(data.as_mut_ptr().cast(), va, len, hipMemcpyDeviceToHost),
         )?;
-        match pattern::first_mismatch(seed, &data) {
-            None => Ok(()),
-            Some((at, want, got)) => Err(Failure::Mismatch {
-                step: step.into(),
-                expected: format!("pattern {seed} ({len} bytes)"),
-                got: format!("byte {at} is {got:#04x}, not {want:#04x}"),
-            }),
-        }
+        self.expect_pattern(step, seed, &data)
     }
 
     // ---- judging --------------------------------------------------------
@@ -231,18 +213,4 @@ impl Ctx {
     pub fn is_v7(&self) -> bool {
         self.is_profile(rules::PROFILE_7)
     }
-}
-
-/// `Ok` when `hip` reports a device; else why not (hip.md §1.4: 100 or 101
-/// from the first device query, or a count of 0).
-pub fn probe(hip: &Hip) -> Result<(), String> {
-    let mut n = 0;
-    let r = HipError(hip.hipGetDeviceCount(&mut n));
-    if r == HipError::NO_DEVICE || r == HipError::INVALID_DEVICE || (r.is_success() && n == 0) {
-        return Err(format!("no device: hipGetDeviceCount gave {r}, {n} devices"));
-    }
-    if !r.is_success() {
-        return Err(format!("hipGetDeviceCount gave {r}"));
-    }
-    Ok(())
 }

@@ -7,5 +7,5 @@ pub mod peer;
 #[allow(unsafe_code)]
 mod table;
 
-pub use ctx::{Ctx, Va, posix_prop, probe, profile_of, prop, rw_desc, setup};
+pub use ctx::{Ctx, Va, posix_prop, prop, rw_desc, setup};
 pub use table::Hip;

@@ -21,9 +21,10 @@ use std::process::ExitCode;
 use std::ptr;
 
 use vmmkit_sys::hip::*;
+use vmmkit_sys::vendor;
 
 use super::Hip;
-use crate::backend;
+use crate::ctx::Suite;
 use crate::pattern;
 pub use crate::peer::Launcher;
 pub use crate::peer::device::Request;
@@ -57,8 +58,8 @@ pub struct State {
 
 /// Runs the peer until its channel closes or it is told to exit.
 pub fn run(args: &Args) -> ExitCode {
-    let hip = match backend::hip_table(args.backend, args.library.as_deref()) {
-        Ok(api) => Hip::new(api),
+    let hip = match vendor::Hip::table(args.backend, args.library.as_deref()) {
+        Ok(t) => t,
         Err(reason) => {
             eprintln!("vmmkit {ROLE}: {reason}");
             return ExitCode::from(3);

@@ -13,8 +13,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use vmmkit_testkit::{Exit, PeerError, RecvError};
 
-use crate::backend::BackendKind;
 use crate::outcome::Failure;
+use crate::vendors::BackendKind;
 
 /// How long a peer may take to answer one request.
 pub const REPLY_TIMEOUT: Duration = Duration::from_secs(10);

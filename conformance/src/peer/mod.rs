@@ -13,8 +13,6 @@
 pub mod device;
 pub mod link;
 pub mod protocol;
-pub mod serve;
-mod serve_cells;
 pub mod steer;
 
 use std::os::fd::{BorrowedFd, OwnedFd};

@@ -8,9 +8,8 @@ pub mod table;
 
 use std::time::Duration;
 
-use crate::baseline::Stale;
-use crate::outcome::{Outcome, RuleResult};
-use crate::rule::Rule;
+pub use crate::baseline::{Entry, Stale};
+use crate::outcome::Outcome;
 
 /// Output format of `vmmkit conformance`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -21,24 +20,6 @@ pub enum Format {
     Json,
     /// JUnit XML (one testsuite per group).
     Junit,
-}
-
-/// One rule's line of the report.
-#[derive(Debug, Clone)]
-pub struct Entry {
-    /// The rule.
-    pub rule: &'static Rule,
-    /// What happened.
-    pub result: RuleResult,
-    /// For a failure the baseline excuses: the baseline's reason.
-    pub known: Option<String>,
-}
-
-impl Entry {
-    /// A failure the baseline does not excuse.
-    pub fn is_unexcused_failure(&self) -> bool {
-        self.result.outcome.is_fail() && self.known.is_none()
-    }
 }
 
 /// The backend of a run, for the report header and summary.

@@ -11,11 +11,11 @@ use std::process::ExitCode;
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::BackendKind;
 use crate::catalog::Catalog;
-use crate::check::Env;
 use crate::outcome::Outcome;
 use crate::rule::{Code, Need, Record, Rule};
+use crate::vendors::BackendKind;
+use crate::vendors::Env;
 
 /// Marks the result line among whatever else a check prints.
 pub const RESULT_PREFIX: &str = "vmmkit-rule-result ";
@@ -96,7 +96,7 @@ pub fn run(args: &Args) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Runs the rule's check (its needs decided first, see [`crate::check`])
+/// Runs the rule's check (its needs decided first, see [`crate::checked`])
 /// and turns what happened into an outcome; a panic in the check is a
 /// failure that quotes it.
 pub fn execute(rule: &'static Rule, args: &Args) -> (Outcome, Option<String>) {

@@ -8,7 +8,6 @@
 #![forbid(unsafe_code)]
 
 pub mod child;
-pub mod root;
 
 use std::collections::HashMap;
 use std::io::{IsTerminal, Read, Write};
@@ -23,19 +22,15 @@ use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::process::{Pid, PidfdFlags, Signal, kill_process_group, pidfd_open};
 
 use self::child::ChildReport;
-use self::root::RunDir;
-use crate::backend::{Backend, BackendKind};
+use crate::backend::{Backend, BackendKind, DEFAULT_DEVICE_MEMORY, DEFAULT_DEVICES};
 use crate::catalog::Catalog;
 use crate::outcome::{Outcome, RuleResult};
 use crate::peer::describe_exit;
 use crate::rule::{Need, Rule};
+use crate::run_dir::RunDir;
 
 /// Default deadline of one rule.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
-/// Emulated devices a rule gets unless it needs more.
-pub const DEFAULT_DEVICES: u32 = 2;
-/// Emulated device capacity unless a rule needs a small device.
-pub const DEFAULT_DEVICE_MEMORY: u64 = 4 << 30;
 /// How much of a failed rule process's stderr the report keeps.
 const STDERR_TAIL: usize = 2000;
 

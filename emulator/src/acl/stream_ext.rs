@@ -59,7 +59,8 @@ pub unsafe extern "C" fn aclrtValueWrite(devAddr: *mut c_void, value: u64, flag:
 /// `aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)`:
 /// the stream's later work waits until the 8-byte word at `devAddr`
 /// compares true with `value` as `flag` says (`ACL_STREAM_WAIT_VALUE_GEQ`,
-/// `_EQ`, `_AND`, `_NOR`). ACL-VAL-001, ACL-VAL-002, ACL-VAL-003;
+/// `_EQ`, `_AND`, `_NOR`). ACL-VAL-001 (a flag below 4), ACL-VAL-002;
+/// the wait itself holds the stream as ACL-STM-003's check shows;
 /// ApiErrorDecorator::MemWaitValue, api_error.cc:7271-7295.
 pub unsafe extern "C" fn aclrtValueWait(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError {
     run("aclrtValueWait", || {

@@ -13,6 +13,20 @@
 //! sources per profile in docs/audit/hip.md). `equivalents` name the ACL
 //! rules that state the same rule (codes differ by vendor). The
 //! multi-process rules run in the suite with a HIP peer.
+//!
+//! Not here, and why (the rest of §4 is):
+//! * HIP-IPC-030: the importer's hipMemGetAddressRange, which the peers'
+//!   request vocabulary (`Request` in the suite's `peer::device`) does not
+//!   ask; emulator/tests/hip_ipc.rs checks it on the emulator.
+//! * HIP-IPC-032: it needs a second context in the importer (hipCtxCreate),
+//!   which the peers cannot make; the hip-tests case never checks its child.
+//! * HIP-IPC-047: not asserted: the docs require a close, the 6.3 path is
+//!   undetermined, and the emulator's choice (one close) is no vendor rule.
+//! * HIP-IPC-048: it needs an exporter that is not the rule's process (the
+//!   peers only import); emulator/tests/hip_ipc.rs runs it on the emulator.
+//! * HIP-VMM-031: a rule for test writers (only the fd crosses, by
+//!   SCM_RIGHTS or fork), with nothing to provoke; HIP-VMM-026's check
+//!   sends the fd so.
 #![forbid(unsafe_code)]
 
 use crate::rule::Confidence::{Doc as DocTag, Inferred, Source as Src, Undetermined};
@@ -44,6 +58,7 @@ const CLR_POOL: Source = Rocm("ROCm/clr hipamd/src/hip_mempool.cpp");
 const CLR_POOL_IMPL: Source = Rocm("ROCm/clr hipamd/src/hip_mempool_impl.cpp");
 const T_IPC: Source = Rocm("ROCm/hip-tests catch/unit/device/hipIpc{Get,Open,Close}MemHandle.cc");
 const T_VMM: Source = Rocm("ROCm/hip-tests catch/unit/virtualMemoryManagement");
+const T_NO_GPU: Source = Rocm("ROCm/hip-tests catch/multiproc/hipNoGpuTsts.cc");
 const T_FREE: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipFree.cc");
 const CLR_MEMORY_OBJ: Source = Rocm("ROCm/clr rocclr/platform/memory.cpp");
 const T_MIPMAP: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMallocMipmappedArray.cc, hipFreeMipmappedArray.cc");
@@ -98,6 +113,20 @@ rules! {
         confidence: &[Src],
         note: Some("observed on the 5.2.3 library with no device"),
         expect: Codes(&[hip!(INVALID_DEVICE), hip!(NO_DEVICE)]),
+    }
+
+    INIT_002 {
+        group: INIT,
+        text: "With no device visible every call answers 100 (hipErrorNoDevice): hipGetDeviceCount, hipSetDevice, \
+               hipIpcOpenMemHandle, hipMemcpy, hipIpcCloseMemHandle alike.",
+        apis: &["hipGetDeviceCount", "hipSetDevice", "hipIpcOpenMemHandle", "hipMemcpy", "hipIpcCloseMemHandle"],
+        sources: &[CLR_INT, T_NO_GPU],
+        confidence: &[Src],
+        note: Some("HIP_INIT_API returns 100 before any argument check when g_devices is empty; the emulator enforces \
+                    it as HIP-INIT-008's last sentence (a visibility list that leaves nothing)"),
+        expect: Codes(&[hip!(NO_DEVICE)]),
+        requires: PEERS,
+        enforced_by: &[&INIT_008],
     }
 
     INIT_003 {
@@ -219,6 +248,18 @@ rules! {
         expect: Codes(&[hip!(SUCCESS)]),
     }
 
+    IPC_005 {
+        group: IPC,
+        text: "Two hipIpcGetMemHandle calls on the same pointer give byte-identical handles in the emulator; on a \
+               real runtime the kernel driver decides.",
+        apis: &["hipIpcGetMemHandle"],
+        sources: &[UNSETTLED],
+        confidence: &[Undetermined],
+        note: Some("undetermined: the handle holds ROCr's export of the memory object (device.cpp IpcCreate), whose \
+                    bytes the kernel driver chooses; the check judges the emulator and notes what another backend gives"),
+        expect: Behaviour,
+    }
+
     IPC_006 {
         group: IPC,
         text: "Freeing and allocating again at the same address gives a different IPC handle.",
@@ -251,6 +292,30 @@ rules! {
         confidence: &[Undetermined],
         note: Some("tests do not assert it"),
         expect: Observed,
+    }
+
+    IPC_009 {
+        group: IPC,
+        text: "A failed hipIpcGetMemHandle leaves the handle zeroed in the emulator; the real runtime may leave part \
+               of it written.",
+        apis: &["hipIpcGetMemHandle"],
+        sources: &[CLR_MEM, CLR_DEV],
+        confidence: &[Src],
+        note: Some("IpcCreate writes the size and offset fields before ROCr's export can fail; tests do not read the \
+                    handle after a failure, so the check judges the emulator and notes what another backend leaves"),
+        expect: Behaviour,
+    }
+
+    IPC_010 {
+        group: IPC,
+        text: "Any allocation size shares: 1 byte and 257 bytes of hipMalloc memory export, open in another \
+               process and carry their bytes both ways.",
+        apis: &["hipIpcGetMemHandle", "hipIpcOpenMemHandle"],
+        sources: &[CLR_DEV, Project("HIP issue #2257 (fixed); ROCm/hrx-system tests")],
+        confidence: &[Inferred],
+        note: Some("IpcCreate exports the memory object's size as allocated; nothing rounds or refuses a small size"),
+        expect: Behaviour,
+        requires: PEERS,
     }
 
     // ==== 4.3 IPC: hipIpcOpenMemHandle =================================================
@@ -315,6 +380,19 @@ rules! {
         expect: Codes(&[hip!(INVALID_DEVICE_POINTER)]),
     }
 
+    IPC_026 {
+        group: IPC,
+        text: "hipIpcOpenMemHandle returns the base of the exporter's allocation, not base plus the offset the handle \
+               records: a handle made from ptr+128 opens at element 0.",
+        apis: &["hipIpcOpenMemHandle", "hipIpcGetMemHandle"],
+        sources: &[CLR_DEV, Project("ROCm/HIP tests/src/ipc/hipMultiProcIpcMem.cpp")],
+        confidence: &[Src],
+        note: Some("IpcAttach hands back the attached buffer's own address; programs that export interior pointers \
+                    send the offset themselves"),
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
 
     IPC_027 {
         group: IPC,
@@ -335,6 +413,30 @@ rules! {
         confidence: &[DocTag],
         expect: Behaviour,
         requires: PEERS,
+    }
+
+    IPC_029 {
+        group: IPC,
+        text: "Exporter and importer see the same bytes: what either side copies in after the open is what the \
+               other reads once the copy has returned.",
+        apis: &["hipIpcOpenMemHandle", "hipMemcpy"],
+        sources: &[T_IPC],
+        confidence: &[Inferred],
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    IPC_031 {
+        group: IPC,
+        text: "The opened memory belongs to the importer's current device (hipPointerGetAttributes.device), which \
+               may differ from the exporter's; the importer reads it there.",
+        apis: &["hipIpcOpenMemHandle", "hipPointerGetAttributes"],
+        sources: &[CLR_MEM],
+        confidence: &[Src],
+        note: Some("hipIpcOpenMemHandle sets the attached object's device to the current one; peer access is enabled \
+                    implicitly (the lazy flag)"),
+        expect: Behaviour,
+        requires: &[Need::Peers, Need::Devices(2)],
     }
 
     // ==== 4.4 IPC: close ===============================================================
@@ -364,6 +466,41 @@ rules! {
         sources: &[CLR_DEV, T_IPC],
         confidence: &[Src],
         expect: Codes(&[hip!(INVALID_VALUE)]),
+        requires: PEERS,
+    }
+
+    IPC_043 {
+        group: IPC,
+        text: "hipIpcCloseMemHandle also takes an interior pointer of an opened mapping and closes that mapping.",
+        apis: &["hipIpcCloseMemHandle"],
+        sources: &[CLR_DEV],
+        confidence: &[Src],
+        note: Some("IpcDetach finds the memory object by range (FindMemObj); the strict mode the reference \
+                    mentions (the exact pointer only) is not built"),
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    IPC_044 {
+        group: IPC,
+        text: "After the last close the pointer is unknown to its process: hipPointerGetAttributes answers 0 with \
+               device −2 (hipInvalidDeviceId).",
+        apis: &["hipIpcCloseMemHandle", "hipPointerGetAttributes"],
+        sources: &[CLR_MEM],
+        confidence: &[Src],
+        note: Some("6.0 on; ≤5.7 answered 1. The hip-tests assertion of 1 is stale"),
+        expect: Behaviour,
+        requires: PEERS,
+    }
+
+    IPC_045 {
+        group: IPC,
+        text: "hipIpcCloseMemHandle touches only the caller's mapping: the exporter and other importers keep \
+               reading and writing the memory.",
+        apis: &["hipIpcCloseMemHandle"],
+        sources: &[HipDoc("hipIpcCloseMemHandle"), CLR_DEV],
+        confidence: &[DocTag],
+        expect: Behaviour,
         requires: PEERS,
     }
 
@@ -624,6 +761,17 @@ rules! {
         equivalents: &[&crate::acl::rules::UNMAP_002],
     }
 
+    VMM_020 {
+        group: VMM,
+        text: "After hipMemUnmap the range is a plain reservation: it maps again, and its access must be set again \
+               (hipMemGetAccess reads 0 until then).",
+        apis: &["hipMemUnmap", "hipMemMap", "hipMemGetAccess", "hipMemSetAccess"],
+        sources: &[HipDoc("hipMemUnmap"), CLR_VM],
+        confidence: &[DocTag],
+        note: Some("clr unmaps through ROCr (hsa_amd_vmem_unmap), which drops the range's access with the mapping"),
+        expect: Behaviour,
+    }
+
     VMM_021 {
         group: VMM,
         text: "hipMemSetAccess: ptr, size, desc and count set, device ids in range, the range mapped; 7.x also \
@@ -713,6 +861,19 @@ rules! {
         sources: &[T_VMM],
         confidence: &[Src],
         expect: Behaviour,
+    }
+
+    VMM_029 {
+        group: VMM,
+        text: "An imported handle works like a created one; its properties are Pinned on {Device, the importer's \
+               current device}.",
+        apis: &["hipMemImportFromShareableHandle", "hipMemGetAllocationPropertiesFromHandle"],
+        sources: &[CLR_VM, T_VMM],
+        confidence: &[Src],
+        note: Some("6.3 leaves the imported handle's requestedHandleType 0; the emulator reports the import's type, \
+                    which the check does not judge"),
+        expect: Behaviour,
+        requires: &[Need::Devices(2)],
     }
 
     VMM_030 {

@@ -13,7 +13,7 @@ fn desc(flags: aclrtMemAccessFlags, type_: aclrtMemLocationType, id: u32) -> acl
 
 /// `aclrtMemSetAccess(va, size, [d])`.
 fn set(cx: &Ctx, va: Va, size: usize, mut d: aclrtMemAccessDesc) -> AclError {
-    cx.acl().mem_set_access(va, size, &mut d, 1)
+    cx.acl().aclrtMemSetAccess(va, size, &mut d, 1)
 }
 
 /// ACL-ACC-001: NULL `virPtr`, then NULL `desc`.
@@ -21,15 +21,15 @@ pub fn null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     let acl = cx.acl();
     let mut d = rw_desc(0);
-    cx.expect_code("aclrtMemSetAccess(virPtr NULL)", acl.mem_set_access(ptr::null_mut(), m.size, &mut d, 1))?;
-    cx.expect_code("aclrtMemSetAccess(desc NULL)", acl.mem_set_access(m.va, m.size, ptr::null_mut(), 1))
+    cx.expect_code("aclrtMemSetAccess(virPtr NULL)", acl.aclrtMemSetAccess(ptr::null_mut(), m.size, &mut d, 1))?;
+    cx.expect_code("aclrtMemSetAccess(desc NULL)", acl.aclrtMemSetAccess(m.va, m.size, ptr::null_mut(), 1))
 }
 
 /// ACL-ACC-002: count 0.
 pub fn zero_count(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     let mut d = rw_desc(0);
-    cx.expect_code("aclrtMemSetAccess(count 0)", cx.acl().mem_set_access(m.va, m.size, &mut d, 0))?;
+    cx.expect_code("aclrtMemSetAccess(count 0)", cx.acl().aclrtMemSetAccess(m.va, m.size, &mut d, 0))?;
     cx.expect_ok("state unchanged: count 1", set(cx, m.va, m.size, rw_desc(0)))
 }
 
@@ -110,10 +110,10 @@ pub fn several_descriptors(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     let acl = cx.acl();
     let mut ds = [rw_desc(0), rw_desc(1)];
-    let r = acl.mem_set_access(m.va, m.size, ds.as_mut_ptr(), 2);
+    let r = acl.aclrtMemSetAccess(m.va, m.size, ds.as_mut_ptr(), 2);
     let mut loc = aclrtMemLocation { id: 1, type_: ACL_MEM_LOCATION_TYPE_DEVICE };
     let mut flag = 0u64;
-    let g = acl.mem_get_access(m.va, &mut loc, &mut flag);
+    let g = acl.aclrtMemGetAccess(m.va, &mut loc, &mut flag);
     cx.note(format!("aclrtMemSetAccess(count 2) returned {r}; device 1's access: {g}, flags {flag}"));
     Ok(())
 }
@@ -124,9 +124,9 @@ pub fn get_null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let mut loc = aclrtMemLocation { id: 0, type_: ACL_MEM_LOCATION_TYPE_DEVICE };
     let mut flag = 0u64;
-    cx.expect_code("aclrtMemGetAccess(virPtr NULL)", acl.mem_get_access(ptr::null_mut(), &mut loc, &mut flag))?;
-    cx.expect_code("aclrtMemGetAccess(location NULL)", acl.mem_get_access(m.va, ptr::null_mut(), &mut flag))?;
-    cx.expect_code("aclrtMemGetAccess(flag NULL)", acl.mem_get_access(m.va, &mut loc, ptr::null_mut()))
+    cx.expect_code("aclrtMemGetAccess(virPtr NULL)", acl.aclrtMemGetAccess(ptr::null_mut(), &mut loc, &mut flag))?;
+    cx.expect_code("aclrtMemGetAccess(location NULL)", acl.aclrtMemGetAccess(m.va, ptr::null_mut(), &mut flag))?;
+    cx.expect_code("aclrtMemGetAccess(flag NULL)", acl.aclrtMemGetAccess(m.va, &mut loc, ptr::null_mut()))
 }
 
 /// ACL-ACC-010: the owner device has READWRITE; an unmapped VA is refused.
@@ -135,12 +135,12 @@ pub fn get_flags(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let mut loc = aclrtMemLocation { id: 0, type_: ACL_MEM_LOCATION_TYPE_DEVICE };
     let mut flag = 0u64;
-    cx.expect_ok("aclrtMemGetAccess(owner device 0)", acl.mem_get_access(m.va, &mut loc, &mut flag))?;
+    cx.expect_ok("aclrtMemGetAccess(owner device 0)", acl.aclrtMemGetAccess(m.va, &mut loc, &mut flag))?;
     cx.ensure("access flags of the owner device", flag == 3, "3 (READWRITE)", flag)?;
     let empty = cx.reserve(TWO_MIB)?;
     cx.expect(
         "aclrtMemGetAccess on a reserved, unmapped VA",
         AclError::RT_DRV_INTERNAL_ERROR,
-        acl.mem_get_access(empty, &mut loc, &mut flag),
+        acl.aclrtMemGetAccess(empty, &mut loc, &mut flag),
     )
 }

@@ -12,7 +12,7 @@ use crate::outcome::Failure;
 /// `aclrtMemExportToShareableHandle(h, NONE, flags)`: the code and the handle.
 fn export(cx: &Ctx, h: Handle, flags: u64) -> (AclError, u64) {
     let mut sh = 0u64;
-    let r = cx.acl().mem_export_to_shareable_handle(h, ACL_MEM_HANDLE_TYPE_NONE, flags, &mut sh);
+    let r = cx.acl().aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, flags, &mut sh);
     (r, sh)
 }
 
@@ -21,10 +21,10 @@ pub fn v1_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     let acl = cx.acl();
     let mut sh = 0u64;
-    cx.expect_code("export V1(handle NULL)", acl.mem_export_to_shareable_handle(ptr::null_mut(), 0, 0, &mut sh))?;
-    cx.expect_code("export V1(handleType POSIX)", acl.mem_export_to_shareable_handle(m.handle, 2, 0, &mut sh))?;
-    cx.expect_code("export V1(handleType 1)", acl.mem_export_to_shareable_handle(m.handle, 1, 0, &mut sh))?;
-    cx.expect_code("export V1(out NULL)", acl.mem_export_to_shareable_handle(m.handle, 0, 0, ptr::null_mut()))?;
+    cx.expect_code("export V1(handle NULL)", acl.aclrtMemExportToShareableHandle(ptr::null_mut(), 0, 0, &mut sh))?;
+    cx.expect_code("export V1(handleType POSIX)", acl.aclrtMemExportToShareableHandle(m.handle, 2, 0, &mut sh))?;
+    cx.expect_code("export V1(handleType 1)", acl.aclrtMemExportToShareableHandle(m.handle, 1, 0, &mut sh))?;
+    cx.expect_code("export V1(out NULL)", acl.aclrtMemExportToShareableHandle(m.handle, 0, 0, ptr::null_mut()))?;
     cx.expect_ok("state unchanged: export V1 with valid arguments", export(cx, m.handle, 0).0)
 }
 
@@ -37,7 +37,7 @@ pub fn flags(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("state unchanged: export V1(flags 0)", export(cx, m.handle, 0).0)?;
     let h2 = cx.malloc(TWO_MIB)?;
     let mut out = 0u64;
-    match cx.acl().mem_export_to_shareable_handle_v2(h2, 2, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, (&raw mut out).cast()) {
+    match cx.acl().aclrtMemExportToShareableHandleV2(h2, 2, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, (&raw mut out).cast()) {
         Ok(r) => cx.expect_code("export V2(flags 2, DEFAULT)", r),
         Err(_) => {
             cx.note("the backend has no export V2: only V1 was checked");
@@ -54,9 +54,9 @@ pub fn v2_null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     let default = ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT;
     cx.expect_code(
         "export V2(handle NULL)",
-        acl.mem_export_to_shareable_handle_v2(ptr::null_mut(), 0, default, out.as_mut_ptr().cast())?,
+        acl.aclrtMemExportToShareableHandleV2(ptr::null_mut(), 0, default, out.as_mut_ptr().cast())?,
     )?;
-    cx.expect_code("export V2(out NULL)", acl.mem_export_to_shareable_handle_v2(m.handle, 0, default, ptr::null_mut())?)
+    cx.expect_code("export V2(out NULL)", acl.aclrtMemExportToShareableHandleV2(m.handle, 0, default, ptr::null_mut())?)
 }
 
 /// ACL-EXP-004: V2 share types 0 and 3.
@@ -64,7 +64,7 @@ pub fn v2_share_type(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     let mut out = [0u8; 128];
     for t in [0, 3] {
-        let r = cx.acl().mem_export_to_shareable_handle_v2(m.handle, 0, t, out.as_mut_ptr().cast())?;
+        let r = cx.acl().aclrtMemExportToShareableHandleV2(m.handle, 0, t, out.as_mut_ptr().cast())?;
         cx.expect_code(&format!("export V2(shareType {t})"), r)?;
     }
     Ok(())
@@ -81,14 +81,14 @@ pub fn v2_fabric(cx: &mut Ctx) -> Result<(), Failure> {
     let r = std::thread::scope(|s| {
         s.spawn(|| {
             let mut out = [0u8; 128];
-            acl.mem_export_to_shareable_handle_v2(handle as Handle, 1, fabric, out.as_mut_ptr().cast())
+            acl.aclrtMemExportToShareableHandleV2(handle as Handle, 1, fabric, out.as_mut_ptr().cast())
         })
         .join()
     })
     .map_err(|_| Failure::Setup("setup: the thread without a current device panicked".into()))??;
     cx.expect("export V2 FABRIC from a thread with no current device", AclError::RT_CONTEXT_NULL, r)?;
     let mut out = [0u8; 128];
-    let r = acl.mem_export_to_shareable_handle_v2(m.handle, 1, fabric, out.as_mut_ptr().cast())?;
+    let r = acl.aclrtMemExportToShareableHandleV2(m.handle, 1, fabric, out.as_mut_ptr().cast())?;
     // A3 has a server id and exports; 910B has none (207000).
     let want = if cx.is_profile(chips::PROFILE_910B) { AclError::RT_FEATURE_NOT_SUPPORT } else { AclError::SUCCESS };
     cx.expect("export V2 FABRIC with device 0 current", want, r)
@@ -99,7 +99,7 @@ pub fn dead_handle(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let keep = cx.malloc(TWO_MIB)?;
     let h = cx.malloc(TWO_MIB)?;
-    setup("aclrtFreePhysical", cx.acl().free_physical(h))?;
+    setup("aclrtFreePhysical", cx.acl().aclrtFreePhysical(h))?;
     cx.expect_code("export V1 of a freed handle", export(cx, h, 0).0)?;
     cx.expect_ok("state unchanged: export of a live handle", export(cx, keep, 0).0)
 }
@@ -112,11 +112,11 @@ pub fn imported_handle(cx: &mut Ctx) -> Result<(), Failure> {
     let sh = peer_exported(&mut b, 3)?;
     cx.device(0)?;
     let mut imported: Handle = ptr::null_mut();
-    setup("aclrtMemImportFromShareableHandle", acl.mem_import_from_shareable_handle(sh, 0, &mut imported))?;
+    setup("aclrtMemImportFromShareableHandle", acl.aclrtMemImportFromShareableHandle(sh, 0, &mut imported))?;
     cx.expect_code("export V1 of an imported handle", export(cx, imported, 1).0)?;
     let m = cx.alloc_mapped(TWO_MIB)?;
     let mut alias: Handle = ptr::null_mut();
-    setup("aclrtMemRetainAllocationHandle", acl.mem_retain_allocation_handle(m.va, &mut alias))?;
+    setup("aclrtMemRetainAllocationHandle", acl.aclrtMemRetainAllocationHandle(m.va, &mut alias))?;
     cx.expect_ok("export V1 of a retained handle of a local allocation", export(cx, alias, 1).0)?;
     b.exit()
 }
@@ -130,7 +130,7 @@ pub fn twice(cx: &mut Ctx) -> Result<(), Failure> {
         cx.expect_code(&format!("second export (flags {f})"), export(cx, m.handle, f).0)?;
     }
     let mut alias: Handle = ptr::null_mut();
-    setup("aclrtMemRetainAllocationHandle", acl.mem_retain_allocation_handle(m.va, &mut alias))?;
+    setup("aclrtMemRetainAllocationHandle", acl.aclrtMemRetainAllocationHandle(m.va, &mut alias))?;
     cx.expect_code("export of a retained alias of an exported allocation", export(cx, alias, 1).0)
 }
 
@@ -158,7 +158,7 @@ pub fn handle_layout(cx: &mut Ctx) -> Result<(), Failure> {
     let h = cx.malloc(TWO_MIB)?;
     let mut out = 0u64;
     let default = ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT;
-    let Ok(r) = acl.mem_export_to_shareable_handle_v2(h, 0, default, (&raw mut out).cast::<c_void>()) else {
+    let Ok(r) = acl.aclrtMemExportToShareableHandleV2(h, 0, default, (&raw mut out).cast::<c_void>()) else {
         cx.note("no export V2 in this backend: V1 only");
         return Ok(());
     };
@@ -166,7 +166,7 @@ pub fn handle_layout(cx: &mut Ctx) -> Result<(), Failure> {
     layout(cx, "export V2 DEFAULT", out, 0)?;
     let h = cx.malloc(TWO_MIB)?;
     let mut fab = [0u8; 128];
-    let r = acl.mem_export_to_shareable_handle_v2(h, 1, ACL_MEM_SHARE_HANDLE_TYPE_FABRIC, fab.as_mut_ptr().cast())?;
+    let r = acl.aclrtMemExportToShareableHandleV2(h, 1, ACL_MEM_SHARE_HANDLE_TYPE_FABRIC, fab.as_mut_ptr().cast())?;
     if r == AclError::RT_FEATURE_NOT_SUPPORT {
         cx.note("FABRIC export unsupported (no server id): its layout was not checked");
         return Ok(());

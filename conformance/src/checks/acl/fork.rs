@@ -23,16 +23,16 @@ pub fn forked_child(cx: &mut Ctx) -> Result<(), Failure> {
     let calls = in_child(|| {
         let mut out: Vec<Call> = Vec::new();
         let mut got: Handle = ptr::null_mut();
-        let r = acl.mem_import_from_shareable_handle(key, 0, &mut got);
+        let r = acl.aclrtMemImportFromShareableHandle(key, 0, &mut got);
         out.push(("aclrtMemImportFromShareableHandle(the parent's export) in the child".into(), r.0.into()));
-        let r = acl.malloc_physical(&mut got, g, &prop(0), 0);
+        let r = acl.aclrtMallocPhysical(&mut got, g, &prop(0), 0);
         out.push(("aclrtMallocPhysical in the child".into(), r.0.into()));
-        let r = acl.free_physical(h);
+        let r = acl.aclrtFreePhysical(h);
         out.push(("aclrtFreePhysical(the parent's handle) in the child".into(), r.0.into()));
         out
     })?;
     for (step, code) in calls {
         cx.expect_code(&step, AclError(code as i32))?;
     }
-    cx.expect_ok("aclrtFreePhysical in the parent after the child", acl.free_physical(h))
+    cx.expect_ok("aclrtFreePhysical in the parent after the child", acl.aclrtFreePhysical(h))
 }

@@ -11,9 +11,9 @@ use crate::outcome::Failure;
 /// ACL-GEN-001: a second `aclInit` returns 100002; ACL stays initialised.
 pub fn init_twice(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
-    cx.expect_ok("first aclInit(NULL) in a fresh process", acl.init(ptr::null()))?;
-    cx.expect_code("second aclInit(NULL)", acl.init(ptr::null()))?;
-    cx.expect_ok("aclrtSetDevice(0) after the refused aclInit", acl.set_device(0))
+    cx.expect_ok("first aclInit(NULL) in a fresh process", acl.aclInit(ptr::null()))?;
+    cx.expect_code("second aclInit(NULL)", acl.aclInit(ptr::null()))?;
+    cx.expect_ok("aclrtSetDevice(0) after the refused aclInit", acl.aclrtSetDevice(0))
 }
 
 /// ACL-GEN-002: `aclFinalize` ends ACL even after two `aclInit`; a second
@@ -22,17 +22,17 @@ pub fn finalize_twice(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     cx.init()?;
     cx.init()?; // a second reference, which aclFinalize ignores
-    cx.expect_ok("aclFinalize after two aclInit", acl.finalize())?;
-    cx.expect_code("second aclFinalize", acl.finalize())
+    cx.expect_ok("aclFinalize after two aclInit", acl.aclFinalize())?;
+    cx.expect_code("second aclFinalize", acl.aclFinalize())
 }
 
 /// ACL-GEN-003: `aclrtSetDevice` of the device count and of -1.
 pub fn set_device_out_of_range(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let n = cx.device_count()? as i32;
-    cx.expect_code(&format!("aclrtSetDevice({n}) with {n} devices"), acl.set_device(n))?;
-    cx.expect_code("aclrtSetDevice(-1)", acl.set_device(-1))?;
-    cx.expect_ok("aclrtSetDevice(0) afterwards", acl.set_device(0))
+    cx.expect_code(&format!("aclrtSetDevice({n}) with {n} devices"), acl.aclrtSetDevice(n))?;
+    cx.expect_code("aclrtSetDevice(-1)", acl.aclrtSetDevice(-1))?;
+    cx.expect_ok("aclrtSetDevice(0) afterwards", acl.aclrtSetDevice(0))
 }
 
 /// ACL-GEN-004: `aclrtGetDevice` before any `aclrtSetDevice`.
@@ -40,9 +40,9 @@ pub fn get_device_without_current(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     cx.init()?;
     let mut d = -1;
-    cx.expect_code("aclrtGetDevice with no current device", acl.get_device(&mut d))?;
-    setup("aclrtSetDevice(0)", acl.set_device(0))?;
-    cx.expect_ok("aclrtGetDevice after aclrtSetDevice(0)", acl.get_device(&mut d))?;
+    cx.expect_code("aclrtGetDevice with no current device", acl.aclrtGetDevice(&mut d))?;
+    setup("aclrtSetDevice(0)", acl.aclrtSetDevice(0))?;
+    cx.expect_ok("aclrtGetDevice after aclrtSetDevice(0)", acl.aclrtGetDevice(&mut d))?;
     cx.ensure("aclrtGetDevice after aclrtSetDevice(0)", d == 0, "device 0", format!("device {d}"))
 }
 
@@ -51,18 +51,18 @@ pub fn current_device_required(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     cx.init()?;
     let mut stream: aclrtStream = ptr::null_mut();
-    cx.expect_code("aclrtCreateStream", acl.create_stream(&mut stream))?;
+    cx.expect_code("aclrtCreateStream", acl.aclrtCreateStream(&mut stream))?;
     let src = [7u8; 16];
     let mut dst = [0u8; 16];
     cx.expect_code(
         "aclrtMemcpy(16 bytes host to host)",
-        acl.memcpy(dst.as_mut_ptr().cast(), 16, src.as_ptr().cast(), 16, ACL_MEMCPY_HOST_TO_HOST),
+        acl.aclrtMemcpy(dst.as_mut_ptr().cast(), 16, src.as_ptr().cast(), 16, ACL_MEMCPY_HOST_TO_HOST),
     )?;
-    cx.expect_code("aclrtDeviceEnablePeerAccess(1, 0)", acl.device_enable_peer_access(1, 0))?;
-    cx.expect_code("aclrtDeviceDisablePeerAccess(1)", acl.device_disable_peer_access(1))?;
+    cx.expect_code("aclrtDeviceEnablePeerAccess(1, 0)", acl.aclrtDeviceEnablePeerAccess(1, 0))?;
+    cx.expect_code("aclrtDeviceDisablePeerAccess(1)", acl.aclrtDeviceDisablePeerAccess(1))?;
     let numa = prop_with(ACL_HBM_MEM_HUGE, ACL_MEM_LOCATION_TYPE_HOST_NUMA, 0);
     let mut h: Handle = ptr::null_mut();
-    cx.expect_code("aclrtMallocPhysical(HOST_NUMA 0)", acl.malloc_physical(&mut h, TWO_MIB, &numa, 0))
+    cx.expect_code("aclrtMallocPhysical(HOST_NUMA 0)", acl.aclrtMallocPhysical(&mut h, TWO_MIB, &numa, 0))
 }
 
 /// ACL-GEN-006: a DEVICE location and an import device id equal to the
@@ -73,15 +73,15 @@ pub fn vmm_device_ids(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let mut h: Handle = ptr::null_mut();
     let p = prop(n);
-    cx.expect_code(&format!("aclrtMallocPhysical(DEVICE {n})"), acl.malloc_physical(&mut h, TWO_MIB, &p, 0))?;
+    cx.expect_code(&format!("aclrtMallocPhysical(DEVICE {n})"), acl.aclrtMallocPhysical(&mut h, TWO_MIB, &p, 0))?;
     let sh = 1u64;
     cx.expect_code(
         &format!("aclrtMemImportFromShareableHandle(deviceId {n})"),
-        acl.mem_import_from_shareable_handle(sh, n as i32, &mut h),
+        acl.aclrtMemImportFromShareableHandle(sh, n as i32, &mut h),
     )?;
     cx.expect_code(
         "aclrtMemImportFromShareableHandle(deviceId -1)",
-        acl.mem_import_from_shareable_handle(sh, -1, &mut h),
+        acl.aclrtMemImportFromShareableHandle(sh, -1, &mut h),
     )
 }
 
@@ -92,18 +92,18 @@ fn vmm_calls(cx: &Ctx, export: bool) -> Result<(), Failure> {
     let mut g = 0usize;
     cx.expect_code(
         "aclrtMemGetAllocationGranularity",
-        acl.mem_get_allocation_granularity(&mut p, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &mut g),
+        acl.aclrtMemGetAllocationGranularity(&mut p, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &mut g),
     )?;
     let mut h: Handle = ptr::null_mut();
-    cx.expect_code("aclrtMallocPhysical(DEVICE 0)", acl.malloc_physical(&mut h, TWO_MIB, &p, 0))?;
+    cx.expect_code("aclrtMallocPhysical(DEVICE 0)", acl.aclrtMallocPhysical(&mut h, TWO_MIB, &p, 0))?;
     let mut va: Va = ptr::null_mut();
-    cx.expect_code("aclrtReserveMemAddress", acl.reserve_mem_address(&mut va, TWO_MIB, 0, ptr::null_mut(), 0))?;
-    cx.expect_code("aclrtMapMem", acl.map_mem(va, TWO_MIB, 0, h, 0))?;
+    cx.expect_code("aclrtReserveMemAddress", acl.aclrtReserveMemAddress(&mut va, TWO_MIB, 0, ptr::null_mut(), 0))?;
+    cx.expect_code("aclrtMapMem", acl.aclrtMapMem(va, TWO_MIB, 0, h, 0))?;
     if export {
         let mut sh = 0u64;
         cx.expect_code(
             "aclrtMemExportToShareableHandle",
-            acl.mem_export_to_shareable_handle(h, ACL_MEM_HANDLE_TYPE_NONE, 1, &mut sh),
+            acl.aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, 1, &mut sh),
         )?;
     }
     Ok(())
@@ -123,7 +123,7 @@ pub fn vmm_before_init(cx: &mut Ctx) -> Result<(), Failure> {
 /// ACL-TGID-001: `aclrtDeviceGetBareTgid(NULL)`.
 pub fn bare_tgid_null(cx: &mut Ctx) -> Result<(), Failure> {
     cx.init()?;
-    cx.expect_code("aclrtDeviceGetBareTgid(NULL)", cx.acl().device_get_bare_tgid(ptr::null_mut()))
+    cx.expect_code("aclrtDeviceGetBareTgid(NULL)", cx.acl().aclrtDeviceGetBareTgid(ptr::null_mut()))
 }
 
 /// ACL-TGID-002: the bare tgid is this process's pid (outside a container;
@@ -131,7 +131,7 @@ pub fn bare_tgid_null(cx: &mut Ctx) -> Result<(), Failure> {
 pub fn bare_tgid_is_host_pid(cx: &mut Ctx) -> Result<(), Failure> {
     cx.init()?;
     let mut pid = 0i32;
-    cx.expect_code("aclrtDeviceGetBareTgid", cx.acl().device_get_bare_tgid(&mut pid))?;
+    cx.expect_code("aclrtDeviceGetBareTgid", cx.acl().aclrtDeviceGetBareTgid(&mut pid))?;
     let own = std::process::id() as i32;
     let outer = outermost_pid().unwrap_or(own);
     cx.ensure(
@@ -220,6 +220,6 @@ pub fn device_ids(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("peer with 1,2: aclrtGetUserDevIdByLogicDevId(0)", AclError(r.code))?;
     peer.exit()?;
     let mut logic = 0;
-    cx.expect_code("aclrtGetUserDevIdByLogicDevId(-1)", cx.acl().user_of_logic(-1, &mut logic)?)?;
+    cx.expect_code("aclrtGetUserDevIdByLogicDevId(-1)", cx.acl().aclrtGetUserDevIdByLogicDevId(-1, &mut logic)?)?;
     cx.teardown(m)
 }

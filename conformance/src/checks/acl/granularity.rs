@@ -28,7 +28,7 @@ const BAD_ATTRS: &[aclrtMemAttr] = &[
 /// The granularity of `p` for `option`, and the code.
 fn query(cx: &Ctx, mut p: aclrtPhysicalMemProp, option: aclrtMemGranularityOptions) -> (AclError, usize) {
     let mut g = 0usize;
-    let r = cx.acl().mem_get_allocation_granularity(&mut p, option, &mut g);
+    let r = cx.acl().aclrtMemGetAllocationGranularity(&mut p, option, &mut g);
     (r, g)
 }
 
@@ -40,9 +40,9 @@ pub fn null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
     let mut g = 0usize;
-    cx.expect_code("granularity with prop NULL", acl.mem_get_allocation_granularity(ptr::null_mut(), MIN, &mut g))?;
+    cx.expect_code("granularity with prop NULL", acl.aclrtMemGetAllocationGranularity(ptr::null_mut(), MIN, &mut g))?;
     let mut p = prop(0);
-    cx.expect_code("granularity with out NULL", acl.mem_get_allocation_granularity(&mut p, MIN, ptr::null_mut()))
+    cx.expect_code("granularity with out NULL", acl.aclrtMemGetAllocationGranularity(&mut p, MIN, ptr::null_mut()))
 }
 
 /// ACL-GRAN-002: each DDR attribute at DEVICE 0.

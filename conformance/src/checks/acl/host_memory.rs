@@ -31,14 +31,14 @@ pub fn register_overlap(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let mut buf = pages(2);
     let p = page_start(&mut buf);
-    setup("aclrtHostRegisterV2(4096, MAPPED)", acl.host_register_v2(p, 4096, ACL_HOST_REG_MAPPED)?)?;
+    setup("aclrtHostRegisterV2(4096, MAPPED)", acl.aclrtHostRegisterV2(p, 4096, ACL_HOST_REG_MAPPED)?)?;
     let mut dev = ptr::null_mut();
-    let inside = acl.host_register(at(p, 1024), 16, ACL_HOST_REGISTER_MAPPED, &mut dev)?;
-    let straddle = acl.host_register_v2(at(p, 4000), 4096, ACL_HOST_REG_PINNED)?;
+    let inside = acl.aclrtHostRegister(at(p, 1024), 16, ACL_HOST_REGISTER_MAPPED, &mut dev)?;
+    let straddle = acl.aclrtHostRegisterV2(at(p, 4000), 4096, ACL_HOST_REG_PINNED)?;
     // Undo what a mutated emulator let through, so the next call sees one registration.
     for (r, q) in [(inside, at(p, 1024)), (straddle, at(p, 4000))] {
         if r == AclError::SUCCESS {
-            let _ = acl.host_unregister(q)?;
+            let _ = acl.aclrtHostUnregister(q)?;
         }
     }
     cx.expect("aclrtHostRegister inside a registered range", AclError::HOST_MEMORY_ALREADY_REGISTERED, inside)?;
@@ -47,9 +47,9 @@ pub fn register_overlap(cx: &mut Ctx) -> Result<(), Failure> {
         AclError::HOST_MEMORY_ALREADY_REGISTERED,
         straddle,
     )?;
-    cx.expect_ok("aclrtHostUnregister of the first registration", acl.host_unregister(p)?)?;
-    cx.expect_ok("aclrtHostRegisterV2 of the range again", acl.host_register_v2(p, 4096, ACL_HOST_REG_MAPPED)?)?;
-    setup("aclrtHostUnregister", acl.host_unregister(p)?)
+    cx.expect_ok("aclrtHostUnregister of the first registration", acl.aclrtHostUnregister(p)?)?;
+    cx.expect_ok("aclrtHostRegisterV2 of the range again", acl.aclrtHostRegisterV2(p, 4096, ACL_HOST_REG_MAPPED)?)?;
+    setup("aclrtHostUnregister", acl.aclrtHostUnregister(p)?)
 }
 
 /// ACL-REG-002: never registered, inside a registration, and already
@@ -60,11 +60,11 @@ pub fn unregister_unknown(cx: &mut Ctx) -> Result<(), Failure> {
     let mut buf = pages(2);
     let p = page_start(&mut buf);
     let want = AclError::HOST_MEMORY_NOT_REGISTERED;
-    cx.expect("aclrtHostUnregister of a never registered buffer", want, acl.host_unregister(p)?)?;
-    setup("aclrtHostRegisterV2(8192, PINNED)", acl.host_register_v2(p, 8192, ACL_HOST_REG_PINNED)?)?;
-    cx.expect("aclrtHostUnregister inside the registration", want, acl.host_unregister(at(p, 4096))?)?;
-    cx.expect_ok("aclrtHostUnregister of its start", acl.host_unregister(p)?)?;
-    cx.expect("aclrtHostUnregister again", want, acl.host_unregister(p)?)
+    cx.expect("aclrtHostUnregister of a never registered buffer", want, acl.aclrtHostUnregister(p)?)?;
+    setup("aclrtHostRegisterV2(8192, PINNED)", acl.aclrtHostRegisterV2(p, 8192, ACL_HOST_REG_PINNED)?)?;
+    cx.expect("aclrtHostUnregister inside the registration", want, acl.aclrtHostUnregister(at(p, 4096))?)?;
+    cx.expect_ok("aclrtHostUnregister of its start", acl.aclrtHostUnregister(p)?)?;
+    cx.expect("aclrtHostUnregister again", want, acl.aclrtHostUnregister(p)?)
 }
 
 /// ACL-FILL-001: N 0 with NULL succeeds; misaligned, N * 4 over memSize and
@@ -74,27 +74,27 @@ pub fn memset_d32(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
     let mut d = ptr::null_mut();
-    setup("aclrtMalloc(4096)", acl.malloc(&mut d, 4096, ACL_MEM_MALLOC_HUGE_FIRST))?;
+    setup("aclrtMalloc(4096)", acl.aclrtMalloc(&mut d, 4096, ACL_MEM_MALLOC_HUGE_FIRST))?;
     let p = AclError::INVALID_PARAM;
     let mut pageable = [0u32; 8];
     let checks = (|| {
-        cx.expect_ok("aclrtMemsetD32(NULL, N 0)", acl.memset_d32(ptr::null_mut(), 0, 1, 0)?)?;
-        cx.expect("aclrtMemsetD32 at an address 1 byte past alignment", p, acl.memset_d32(at(d, 1), 64, 1, 4)?)?;
-        cx.expect("aclrtMemsetD32 with N * 4 over memSize", p, acl.memset_d32(d, 15, 1, 4)?)?;
+        cx.expect_ok("aclrtMemsetD32(NULL, N 0)", acl.aclrtMemsetD32(ptr::null_mut(), 0, 1, 0)?)?;
+        cx.expect("aclrtMemsetD32 at an address 1 byte past alignment", p, acl.aclrtMemsetD32(at(d, 1), 64, 1, 4)?)?;
+        cx.expect("aclrtMemsetD32 with N * 4 over memSize", p, acl.aclrtMemsetD32(d, 15, 1, 4)?)?;
         cx.expect(
             "aclrtMemsetD32 of a pageable host buffer",
             p,
-            acl.memset_d32(pageable.as_mut_ptr().cast(), 32, 1, 8)?,
+            acl.aclrtMemsetD32(pageable.as_mut_ptr().cast(), 32, 1, 8)?,
         )?;
         cx.ensure("the pageable buffer after the refusal", pageable == [0; 8], "all 0", format!("{pageable:?}"))?;
         cx.expect(
             "aclrtMemsetD32Async with N * 4 over memSize",
             p,
-            acl.memset_d32_async(d, 15, 1, 4, ptr::null_mut())?,
+            acl.aclrtMemsetD32Async(d, 15, 1, 4, ptr::null_mut())?,
         )?;
-        cx.expect_ok("aclrtMemsetD32 of 16 words", acl.memset_d32(d, 4096, 0xdead_beef, 16)?)?;
+        cx.expect_ok("aclrtMemsetD32 of 16 words", acl.aclrtMemsetD32(d, 4096, 0xdead_beef, 16)?)?;
         let mut back = [0u32; 17];
-        let r = acl.memcpy(back.as_mut_ptr().cast(), 68, d, 68, ACL_MEMCPY_DEVICE_TO_HOST);
+        let r = acl.aclrtMemcpy(back.as_mut_ptr().cast(), 68, d, 68, ACL_MEMCPY_DEVICE_TO_HOST);
         setup("aclrtMemcpy back", r)?;
         cx.ensure(
             "words after the fill",
@@ -103,6 +103,6 @@ pub fn memset_d32(cx: &mut Ctx) -> Result<(), Failure> {
             format!("{back:x?}"),
         )
     })();
-    setup("aclrtFree", acl.free(d))?;
+    setup("aclrtFree", acl.aclrtFree(d))?;
     checks
 }

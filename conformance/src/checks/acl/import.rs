@@ -13,14 +13,14 @@ use crate::peer::Request;
 /// V1 import: the code and the handle.
 fn import(cx: &Ctx, sh: u64, device: i32) -> (AclError, Handle) {
     let mut h: Handle = ptr::null_mut();
-    let r = cx.acl().mem_import_from_shareable_handle(sh, device, &mut h);
+    let r = cx.acl().aclrtMemImportFromShareableHandle(sh, device, &mut h);
     (r, h)
 }
 
 /// ACL-IMP-001: NULL handle output.
 pub fn v1_null_out(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 1, 1)?;
-    cx.expect_code("import V1(handle NULL)", cx.acl().mem_import_from_shareable_handle(sh, 0, ptr::null_mut()))
+    cx.expect_code("import V1(handle NULL)", cx.acl().aclrtMemImportFromShareableHandle(sh, 0, ptr::null_mut()))
 }
 
 /// ACL-IMP-002: device ids -1 and the device count.
@@ -40,13 +40,13 @@ pub fn v2_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let mut h: Handle = ptr::null_mut();
     cx.expect_code(
         "import V2(shareableHandle NULL)",
-        acl.mem_import_from_shareable_handle_v2(ptr::null_mut(), default, 0, &mut h)?,
+        acl.aclrtMemImportFromShareableHandleV2(ptr::null_mut(), default, 0, &mut h)?,
     )?;
     cx.expect_code(
         "import V2(handle NULL)",
-        acl.mem_import_from_shareable_handle_v2(shp, default, 0, ptr::null_mut())?,
+        acl.aclrtMemImportFromShareableHandleV2(shp, default, 0, ptr::null_mut())?,
     )?;
-    cx.expect_code("import V2(flags 1)", acl.mem_import_from_shareable_handle_v2(shp, default, 1, &mut h)?)
+    cx.expect_code("import V2(flags 1)", acl.aclrtMemImportFromShareableHandleV2(shp, default, 1, &mut h)?)
 }
 
 /// ACL-IMP-004: V2 with no current device.
@@ -54,7 +54,7 @@ pub fn v2_needs_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.init()?;
     let mut sh = UNKNOWN_SHAREABLE;
     let mut h: Handle = ptr::null_mut();
-    let r = cx.acl().mem_import_from_shareable_handle_v2(
+    let r = cx.acl().aclrtMemImportFromShareableHandleV2(
         (&raw mut sh).cast(),
         ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT,
         0,
@@ -68,7 +68,7 @@ pub fn v2_share_type(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, mut sh) = exported(cx, 1, 5)?;
     let mut h: Handle = ptr::null_mut();
     for t in [0, 3] {
-        let r = cx.acl().mem_import_from_shareable_handle_v2((&raw mut sh).cast(), t, 0, &mut h)?;
+        let r = cx.acl().aclrtMemImportFromShareableHandleV2((&raw mut sh).cast(), t, 0, &mut h)?;
         cx.expect_code(&format!("import V2(shareType {t})"), r)?;
     }
     Ok(())
@@ -93,7 +93,7 @@ pub fn v2_fabric(cx: &mut Ctx) -> Result<(), Failure> {
         let mut fab = [0u8; 128];
         fab[0] = 1;
         fab[16] = 1;
-        let r = acl.mem_import_from_shareable_handle_v2(fab.as_mut_ptr().cast(), fabric, 0, &mut imported)?;
+        let r = acl.aclrtMemImportFromShareableHandleV2(fab.as_mut_ptr().cast(), fabric, 0, &mut imported)?;
         cx.expect_code("import V2 FABRIC without a server id", r)?;
         return b.exit();
     }
@@ -102,7 +102,7 @@ pub fn v2_fabric(cx: &mut Ctx) -> Result<(), Failure> {
     }
     let mut bytes = r.bytes;
     bytes.resize(128, 0);
-    let r = acl.mem_import_from_shareable_handle_v2(bytes.as_mut_ptr().cast(), fabric, 0, &mut imported)?;
+    let r = acl.aclrtMemImportFromShareableHandleV2(bytes.as_mut_ptr().cast(), fabric, 0, &mut imported)?;
     cx.expect_ok("import V2 FABRIC of a same-server handle", r)?;
     let va = cx.reserve(TWO_MIB)?;
     cx.map(va, TWO_MIB, imported)?;
@@ -239,7 +239,7 @@ pub fn inherits_properties(cx: &mut Ctx) -> Result<(), Failure> {
     cx.map(va, 4 * MIB, h)?;
     cx.write(va, 4 * MIB, 17)?;
     let mut own = aclrtPhysicalMemProp::default();
-    setup("aclrtMemGetAllocationPropertiesFromHandle", acl.mem_get_allocation_properties_from_handle(h, &mut own))?;
+    setup("aclrtMemGetAllocationPropertiesFromHandle", acl.aclrtMemGetAllocationPropertiesFromHandle(h, &mut own))?;
     let sh = cx.export(h, 1)?;
     let mut b = cx.peer("B")?;
     let (r, slot) = b.import(sh, 0)?;

@@ -14,13 +14,13 @@ use crate::peer::Request;
 fn event(cx: &Ctx, flag: u32) -> Result<aclrtEvent, Failure> {
     cx.device(0)?;
     let mut e: aclrtEvent = ptr::null_mut();
-    setup(&format!("aclrtCreateEventExWithFlag({flag:#x})"), cx.acl().ipc_create_event_ex(&mut e, flag)?)?;
+    setup(&format!("aclrtCreateEventExWithFlag({flag:#x})"), cx.acl().aclrtCreateEventExWithFlag(&mut e, flag)?)?;
     Ok(e)
 }
 
 fn handle(cx: &Ctx, e: aclrtEvent) -> Result<(AclError, aclrtIpcEventHandle), Failure> {
     let mut h = aclrtIpcEventHandle::default();
-    let r = cx.acl().ipc_get_event_handle(e, &mut h)?;
+    let r = cx.acl().aclrtIpcGetEventHandle(e, &mut h)?;
     Ok((r, h))
 }
 
@@ -37,13 +37,13 @@ pub fn null_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect(
         "GetEventHandle(NULL event, NULL handle)",
         p,
-        acl.ipc_get_event_handle(ptr::null_mut(), ptr::null_mut())?,
+        acl.aclrtIpcGetEventHandle(ptr::null_mut(), ptr::null_mut())?,
     )?;
-    cx.expect("GetEventHandle(event, NULL handle)", p, acl.ipc_get_event_handle(e, ptr::null_mut())?)?;
-    cx.expect("GetEventHandle(NULL event)", p, acl.ipc_get_event_handle(ptr::null_mut(), &mut h)?)?;
-    cx.expect("OpenEventHandle(handle, NULL)", p, acl.ipc_open_event_handle(h, ptr::null_mut())?)?;
-    cx.expect_ok("state unchanged: GetEventHandle", acl.ipc_get_event_handle(e, &mut h)?)?;
-    cx.expect_ok("aclrtDestroyEvent", acl.ipc_destroy_event(e)?)
+    cx.expect("GetEventHandle(event, NULL handle)", p, acl.aclrtIpcGetEventHandle(e, ptr::null_mut())?)?;
+    cx.expect("GetEventHandle(NULL event)", p, acl.aclrtIpcGetEventHandle(ptr::null_mut(), &mut h)?)?;
+    cx.expect("OpenEventHandle(handle, NULL)", p, acl.aclrtIpcOpenEventHandle(h, ptr::null_mut())?)?;
+    cx.expect_ok("state unchanged: GetEventHandle", acl.aclrtIpcGetEventHandle(e, &mut h)?)?;
+    cx.expect_ok("aclrtDestroyEvent", acl.aclrtDestroyEvent(e)?)
 }
 
 /// ACL-IEV-002: an event made without ACL_EVENT_IPC has no handle (107000).
@@ -51,7 +51,7 @@ pub fn needs_ipc_flag(cx: &mut Ctx) -> Result<(), Failure> {
     let e = event(cx, ACL_EVENT_SYNC)?;
     let (r, _) = handle(cx, e)?;
     cx.expect_code("GetEventHandle of an ACL_EVENT_SYNC event", r)?;
-    cx.expect_ok("aclrtDestroyEvent", cx.acl().ipc_destroy_event(e)?)
+    cx.expect_ok("aclrtDestroyEvent", cx.acl().aclrtDestroyEvent(e)?)
 }
 
 /// ACL-IEV-003: the same handle twice; an all-zero handle and one of a
@@ -64,10 +64,10 @@ pub fn handles(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("the second handle", h1 == h2, "the first", "another")?;
     let acl = cx.acl();
     let mut opened: aclrtEvent = ptr::null_mut();
-    let zero = acl.ipc_open_event_handle(aclrtIpcEventHandle::default(), &mut opened)?;
+    let zero = acl.aclrtIpcOpenEventHandle(aclrtIpcEventHandle::default(), &mut opened)?;
     cx.expect_code("OpenEventHandle of an all-zero handle", zero)?;
-    cx.expect_ok("aclrtDestroyEvent", acl.ipc_destroy_event(e)?)?;
-    let gone = acl.ipc_open_event_handle(h1, &mut opened)?;
+    cx.expect_ok("aclrtDestroyEvent", acl.aclrtDestroyEvent(e)?)?;
+    let gone = acl.aclrtIpcOpenEventHandle(h1, &mut opened)?;
     cx.expect_code("OpenEventHandle of the handle of a destroyed event", gone)
 }
 
@@ -78,7 +78,7 @@ pub fn ordering_across_processes(cx: &mut Ctx) -> Result<(), Failure> {
     let mut b = cx.peer("B")?;
     let (va, map, mem_key) = shared_block(cx, &mut b)?;
     let acl = cx.acl();
-    let (s, _data) = write_async(cx, va, 31, |s| acl.ipc_record_event(e, s))?;
+    let (s, _data) = write_async(cx, va, 31, |s| acl.aclrtRecordEvent(e, s))?;
     let (r, h) = handle(cx, e)?;
     setup("aclrtIpcGetEventHandle", r)?;
     let opened = b.call(&Request::EventOpen { handle: bytes(&h) })?;
@@ -87,10 +87,10 @@ pub fn ordering_across_processes(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure_code(&format!("peer B waits and reads ({})", got.text), AclError::SUCCESS, AclError(got.code))?;
     cx.ensure("peer B reads A's data after the wait", got.value == 1, "pattern 31", &got.text)?;
     b.exit()?;
-    setup("aclrtSynchronizeStream", acl.ipc_synchronize_stream(s))?;
-    setup("aclrtDestroyStream", acl.ipc_destroy_stream(s))?;
+    setup("aclrtSynchronizeStream", acl.aclrtSynchronizeStream(s))?;
+    setup("aclrtDestroyStream", acl.aclrtDestroyStream(s))?;
     free_block(cx, va, &mem_key)?;
-    cx.expect_ok("aclrtDestroyEvent", acl.ipc_destroy_event(e)?)
+    cx.expect_ok("aclrtDestroyEvent", acl.aclrtDestroyEvent(e)?)
 }
 
 /// ACL-IEV-005: the creator A lives, peer B opens A's IPC event and records
@@ -107,12 +107,12 @@ pub fn dead_recorder(cx: &mut Ctx) -> Result<(), Failure> {
     let stuck = b.call(&Request::EventRecordStuck { event: opened.slot })?;
     cx.ensure_code(&format!("peer B records behind a wait ({})", stuck.text), AclError::SUCCESS, AclError(stuck.code))?;
     let acl = cx.acl();
-    let pending = acl.synchronize_event_with_timeout(e, 100)?;
+    let pending = acl.aclrtSynchronizeEventWithTimeout(e, 100)?;
     cx.ensure_code("the record is pending while B lives", AclError::RT_EVENT_SYNC_TIMEOUT, pending)?;
     b.kill()?;
     cx.expect_code(
         "aclrtSynchronizeEventWithTimeout after the recorder died",
-        acl.synchronize_event_with_timeout(e, 10_000)?,
+        acl.aclrtSynchronizeEventWithTimeout(e, 10_000)?,
     )?;
-    cx.expect_ok("aclrtDestroyEvent", acl.ipc_destroy_event(e)?)
+    cx.expect_ok("aclrtDestroyEvent", acl.aclrtDestroyEvent(e)?)
 }

@@ -24,7 +24,7 @@ fn c_key(bytes: &[u8]) -> Vec<c_char> {
 fn block(cx: &Ctx, seed: u8) -> Result<Va, Failure> {
     cx.device(0)?;
     let mut va: Va = ptr::null_mut();
-    setup("aclrtMalloc(2 MiB)", cx.acl().malloc(&mut va, TWO_MIB, ACL_MEM_MALLOC_HUGE_FIRST))?;
+    setup("aclrtMalloc(2 MiB)", cx.acl().aclrtMalloc(&mut va, TWO_MIB, ACL_MEM_MALLOC_HUGE_FIRST))?;
     cx.write(va, TWO_MIB, seed)?;
     Ok(va)
 }
@@ -32,7 +32,7 @@ fn block(cx: &Ctx, seed: u8) -> Result<Va, Failure> {
 /// `aclrtIpcMemGetExportKey(va, 2 MiB, key[65], 65, flags)`: the code and the key.
 fn get_key(cx: &Ctx, va: Va, flags: u64) -> (AclError, Vec<u8>) {
     let mut key = [0u8; ACL_IPC_KEY_MIN_LEN];
-    let r = cx.acl().ipc_mem_get_export_key(va, TWO_MIB, key.as_mut_ptr().cast(), key.len(), flags);
+    let r = cx.acl().aclrtIpcMemGetExportKey(va, TWO_MIB, key.as_mut_ptr().cast(), key.len(), flags);
     let end = key.iter().position(|&b| b == 0).unwrap_or(key.len());
     (r, key[..end].to_vec())
 }
@@ -47,17 +47,17 @@ fn exported(cx: &Ctx, flags: u64, seed: u8) -> Result<(Va, Vec<u8>), Failure> {
 
 fn import(cx: &Ctx, key: &[u8], flags: u64) -> (AclError, Va) {
     let mut va: Va = ptr::null_mut();
-    let r = cx.acl().ipc_mem_import_by_key(&mut va, c_key(key).as_ptr(), flags);
+    let r = cx.acl().aclrtIpcMemImportByKey(&mut va, c_key(key).as_ptr(), flags);
     (r, va)
 }
 
 fn close(cx: &Ctx, key: &[u8]) -> AclError {
-    cx.acl().ipc_mem_close(c_key(key).as_ptr())
+    cx.acl().aclrtIpcMemClose(c_key(key).as_ptr())
 }
 
 fn set_pid(cx: &Ctx, key: &[u8], pids: &[i32]) -> AclError {
     let mut p = pids.to_vec();
-    cx.acl().ipc_mem_set_import_pid(c_key(key).as_ptr(), p.as_mut_ptr(), p.len())
+    cx.acl().aclrtIpcMemSetImportPid(c_key(key).as_ptr(), p.as_mut_ptr(), p.len())
 }
 
 /// `peer` imports `key` with `flags`: the code and, on success, the mapping slot and address.
@@ -92,7 +92,7 @@ fn peer_close(peer: &mut Peer, key: &[u8]) -> Result<AclError, Failure> {
 pub fn key_format(cx: &mut Ctx) -> Result<(), Failure> {
     let va = block(cx, 1)?;
     let mut buf = [0xaau8; 128];
-    let r = cx.acl().ipc_mem_get_export_key(va, TWO_MIB, buf.as_mut_ptr().cast(), buf.len(), 1);
+    let r = cx.acl().aclrtIpcMemGetExportKey(va, TWO_MIB, buf.as_mut_ptr().cast(), buf.len(), 1);
     cx.ensure_code("aclrtIpcMemGetExportKey into 128 bytes", AclError::SUCCESS, r)?;
     let len = buf.iter().position(|&b| b == 0);
     cx.ensure("key length (to its NUL)", len == Some(64), 64, format!("{len:?}"))?;
@@ -108,13 +108,13 @@ pub fn get_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let mut key = [0u8; ACL_IPC_KEY_MIN_LEN];
     let k: *mut c_char = key.as_mut_ptr().cast();
     let (p, rt) = (AclError::INVALID_PARAM, AclError::RT_PARAM_INVALID);
-    cx.expect("GetExportKey(devPtr NULL)", p, acl.ipc_mem_get_export_key(ptr::null_mut(), TWO_MIB, k, 65, 0))?;
-    cx.expect("GetExportKey(key NULL)", p, acl.ipc_mem_get_export_key(va, TWO_MIB, ptr::null_mut(), 65, 0))?;
-    cx.expect("GetExportKey(size 0)", rt, acl.ipc_mem_get_export_key(va, 0, k, 65, 0))?;
-    cx.expect("GetExportKey(len 0)", rt, acl.ipc_mem_get_export_key(va, TWO_MIB, k, 0, 0))?;
-    cx.expect("GetExportKey(flags 2)", rt, acl.ipc_mem_get_export_key(va, TWO_MIB, k, 65, 2))?;
-    cx.expect("GetExportKey(len 64)", rt, acl.ipc_mem_get_export_key(va, TWO_MIB, k, 64, 0))?;
-    cx.expect_ok("state unchanged: GetExportKey(len 65)", acl.ipc_mem_get_export_key(va, TWO_MIB, k, 65, 0))
+    cx.expect("GetExportKey(devPtr NULL)", p, acl.aclrtIpcMemGetExportKey(ptr::null_mut(), TWO_MIB, k, 65, 0))?;
+    cx.expect("GetExportKey(key NULL)", p, acl.aclrtIpcMemGetExportKey(va, TWO_MIB, ptr::null_mut(), 65, 0))?;
+    cx.expect("GetExportKey(size 0)", rt, acl.aclrtIpcMemGetExportKey(va, 0, k, 65, 0))?;
+    cx.expect("GetExportKey(len 0)", rt, acl.aclrtIpcMemGetExportKey(va, TWO_MIB, k, 0, 0))?;
+    cx.expect("GetExportKey(flags 2)", rt, acl.aclrtIpcMemGetExportKey(va, TWO_MIB, k, 65, 2))?;
+    cx.expect("GetExportKey(len 64)", rt, acl.aclrtIpcMemGetExportKey(va, TWO_MIB, k, 64, 0))?;
+    cx.expect_ok("state unchanged: GetExportKey(len 65)", acl.aclrtIpcMemGetExportKey(va, TWO_MIB, k, 65, 0))
 }
 
 /// ACL-IPK-003: host memory, an address off the memory's pages, a size past
@@ -126,27 +126,27 @@ pub fn get_memory_kind(cx: &mut Ctx) -> Result<(), Failure> {
     let mut key = [0u8; ACL_IPC_KEY_MIN_LEN];
     let k: *mut c_char = key.as_mut_ptr().cast();
     let mut host: Va = ptr::null_mut();
-    setup("aclrtMallocHost(2 MiB)", acl.malloc_host(&mut host, TWO_MIB))?;
-    let r = acl.ipc_mem_get_export_key(host, TWO_MIB, k, 65, 1);
-    let _ = acl.free_host(host);
+    setup("aclrtMallocHost(2 MiB)", acl.aclrtMallocHost(&mut host, TWO_MIB))?;
+    let r = acl.aclrtIpcMemGetExportKey(host, TWO_MIB, k, 65, 1);
+    let _ = acl.aclrtFreeHost(host);
     cx.expect_code("GetExportKey of aclrtMallocHost memory", r)?;
     let shared = cx.alloc_mapped(TWO_MIB)?;
     let mut sh = 0u64;
-    let r = acl.mem_export_to_shareable_handle(shared.handle, ACL_MEM_HANDLE_TYPE_NONE, 0, &mut sh);
+    let r = acl.aclrtMemExportToShareableHandle(shared.handle, ACL_MEM_HANDLE_TYPE_NONE, 0, &mut sh);
     setup("aclrtMemExportToShareableHandle", r)?;
-    let r = acl.ipc_mem_get_export_key(shared.va, TWO_MIB, k, 65, 1);
+    let r = acl.aclrtIpcMemGetExportKey(shared.va, TWO_MIB, k, 65, 1);
     cx.expect_code("GetExportKey of a VMM mapping exported as a shareable handle", r)?;
     cx.teardown(shared)?;
     cx.device(0)?;
     let mut va: Va = ptr::null_mut();
-    setup("aclrtMalloc(4 MiB)", acl.malloc(&mut va, 2 * TWO_MIB, ACL_MEM_MALLOC_HUGE_FIRST))?;
+    setup("aclrtMalloc(4 MiB)", acl.aclrtMalloc(&mut va, 2 * TWO_MIB, ACL_MEM_MALLOC_HUGE_FIRST))?;
     let inner = va.wrapping_byte_add(TWO_MIB);
     cx.write(va, TWO_MIB, 3)?;
     cx.write(inner, TWO_MIB, 30)?;
     let off_page = va.wrapping_byte_add(4096);
-    cx.expect_code("GetExportKey of base + 4 KiB", acl.ipc_mem_get_export_key(off_page, TWO_MIB, k, 65, 1))?;
-    cx.expect_code("GetExportKey of 6 MiB of 4", acl.ipc_mem_get_export_key(va, 3 * TWO_MIB, k, 65, 1))?;
-    let r = acl.ipc_mem_get_export_key(inner, 2 * TWO_MIB, k, 65, 1);
+    cx.expect_code("GetExportKey of base + 4 KiB", acl.aclrtIpcMemGetExportKey(off_page, TWO_MIB, k, 65, 1))?;
+    cx.expect_code("GetExportKey of 6 MiB of 4", acl.aclrtIpcMemGetExportKey(va, 3 * TWO_MIB, k, 65, 1))?;
+    let r = acl.aclrtIpcMemGetExportKey(inner, 2 * TWO_MIB, k, 65, 1);
     cx.expect_code("GetExportKey of 4 MiB at base + 2 MiB", r)?;
     let (r, inner_key) = get_key(cx, inner, 1);
     cx.ensure_code("GetExportKey of 2 MiB at base + 2 MiB (a page inside)", AclError::SUCCESS, r)?;
@@ -186,14 +186,14 @@ pub fn set_pid_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let mut pids: Vec<i32> = (4242..4242 + 32).collect();
     let pp = pids.as_mut_ptr();
     let (p, rt) = (AclError::INVALID_PARAM, AclError::RT_PARAM_INVALID);
-    cx.expect("SetImportPid(key NULL)", p, acl.ipc_mem_set_import_pid(ptr::null(), pp, 1))?;
-    cx.expect("SetImportPid(pid NULL)", p, acl.ipc_mem_set_import_pid(k.as_ptr(), ptr::null_mut(), 1))?;
-    cx.expect("SetImportPid(num 0)", rt, acl.ipc_mem_set_import_pid(k.as_ptr(), pp, 0))?;
-    cx.expect("SetImportPid(num 32)", rt, acl.ipc_mem_set_import_pid(k.as_ptr(), pp, 32))?;
-    cx.expect("SetImportPid(key \"\")", rt, acl.ipc_mem_set_import_pid(c_key(b"").as_ptr(), pp, 1))?;
+    cx.expect("SetImportPid(key NULL)", p, acl.aclrtIpcMemSetImportPid(ptr::null(), pp, 1))?;
+    cx.expect("SetImportPid(pid NULL)", p, acl.aclrtIpcMemSetImportPid(k.as_ptr(), ptr::null_mut(), 1))?;
+    cx.expect("SetImportPid(num 0)", rt, acl.aclrtIpcMemSetImportPid(k.as_ptr(), pp, 0))?;
+    cx.expect("SetImportPid(num 32)", rt, acl.aclrtIpcMemSetImportPid(k.as_ptr(), pp, 32))?;
+    cx.expect("SetImportPid(key \"\")", rt, acl.aclrtIpcMemSetImportPid(c_key(b"").as_ptr(), pp, 1))?;
     let long = c_key(&[b'1'; 80]);
-    cx.expect("SetImportPid(key of 80 characters)", rt, acl.ipc_mem_set_import_pid(long.as_ptr(), pp, 1))?;
-    cx.expect_ok("state unchanged: SetImportPid of 31 pids", acl.ipc_mem_set_import_pid(k.as_ptr(), pp, 31))
+    cx.expect("SetImportPid(key of 80 characters)", rt, acl.aclrtIpcMemSetImportPid(long.as_ptr(), pp, 1))?;
+    cx.expect_ok("state unchanged: SetImportPid of 31 pids", acl.aclrtIpcMemSetImportPid(k.as_ptr(), pp, 31))
 }
 
 /// ACL-IPK-006: an unknown key, a peer that did not create the key, only
@@ -292,7 +292,7 @@ pub fn cross_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure_code("the creator imports onto device 1 with ENABLE_PEER_ACCESS", AclError::SUCCESS, r)?;
     cx.verify("device 1 reads the key", va, TWO_MIB, 11)?;
     let mut status = 0i32;
-    let r = cx.acl().device_peer_access_status(1, 0, &mut status)?;
+    let r = cx.acl().aclrtDevicePeerAccessStatus(1, 0, &mut status)?;
     cx.ensure_code("aclrtDevicePeerAccessStatus(1, 0)", AclError::SUCCESS, r)?;
     cx.ensure("peer access from device 1 to 0", status == 1, 1, status)?;
     cx.ensure_code("close the import", AclError::SUCCESS, close(cx, &key))?;
@@ -324,7 +324,7 @@ pub fn close_order(cx: &mut Ctx) -> Result<(), Failure> {
 pub fn close_errors(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let drv = AclError::RT_DRV_INTERNAL_ERROR;
-    cx.expect("Close(NULL)", AclError::INVALID_PARAM, acl.ipc_mem_close(ptr::null()))?;
+    cx.expect("Close(NULL)", AclError::INVALID_PARAM, acl.aclrtIpcMemClose(ptr::null()))?;
     cx.expect("Close(\"\")", AclError::RT_PARAM_INVALID, close(cx, b""))?;
     cx.expect("Close of a key nobody created", drv, close(cx, UNKNOWN_KEY))?;
     let mut b = cx.peer("B")?;
@@ -347,7 +347,7 @@ pub fn free_while_open(cx: &mut Ctx) -> Result<(), Failure> {
     let mut b = cx.peer("B")?;
     let mut c = cx.peer("C")?;
     peer_reads(cx, &mut b, "before the free", &key, 15)?;
-    cx.ensure_code("aclrtFree of the exported block", AclError::SUCCESS, cx.acl().free(va))?;
+    cx.ensure_code("aclrtFree of the exported block", AclError::SUCCESS, cx.acl().aclrtFree(va))?;
     let (r, _, _) = peer_import(&mut c, &key, 0)?;
     cx.expect_code("peer C imports after the free", r)?;
     cx.expect_ok("peer B closes after the free", peer_close(&mut b, &key)?)?;
@@ -384,9 +384,9 @@ pub fn import_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let k = c_key(&key);
     let mut va: Va = ptr::null_mut();
     let (p, rt) = (AclError::INVALID_PARAM, AclError::RT_PARAM_INVALID);
-    cx.expect("ImportByKey(devPtr NULL)", p, acl.ipc_mem_import_by_key(ptr::null_mut(), k.as_ptr(), 0))?;
-    cx.expect("ImportByKey(key NULL)", p, acl.ipc_mem_import_by_key(&mut va, ptr::null(), 0))?;
-    cx.expect("ImportByKey(flags 2)", rt, acl.ipc_mem_import_by_key(&mut va, k.as_ptr(), 2))?;
+    cx.expect("ImportByKey(devPtr NULL)", p, acl.aclrtIpcMemImportByKey(ptr::null_mut(), k.as_ptr(), 0))?;
+    cx.expect("ImportByKey(key NULL)", p, acl.aclrtIpcMemImportByKey(&mut va, ptr::null(), 0))?;
+    cx.expect("ImportByKey(flags 2)", rt, acl.aclrtIpcMemImportByKey(&mut va, k.as_ptr(), 2))?;
     cx.expect("ImportByKey(\"\")", rt, import(cx, b"", 0).0)?;
     cx.expect("ImportByKey of a key nobody created", AclError::RT_DRV_INTERNAL_ERROR, import(cx, UNKNOWN_KEY, 0).0)?;
     cx.expect_ok("state unchanged: ImportByKey of a live key", import(cx, &key, 0).0)?;
@@ -408,31 +408,31 @@ pub fn set_attr_and_inter_server(cx: &mut Ctx) -> Result<(), Failure> {
     let p = AclError::RT_PARAM_INVALID;
     let link = ACL_RT_IPC_MEM_ATTR_ACCESS_LINK;
     let checks = (|| {
-        cx.expect("SetAttr(NULL key)", p, acl.ipc_mem_set_attr(ptr::null(), link, 0)?)?;
-        cx.expect("SetAttr(type 1)", p, acl.ipc_mem_set_attr(k.as_ptr(), 1, 0)?)?;
-        cx.expect("SetAttr(link 4)", p, acl.ipc_mem_set_attr(k.as_ptr(), link, 4)?)?;
+        cx.expect("SetAttr(NULL key)", p, acl.aclrtIpcMemSetAttr(ptr::null(), link, 0)?)?;
+        cx.expect("SetAttr(type 1)", p, acl.aclrtIpcMemSetAttr(k.as_ptr(), 1, 0)?)?;
+        cx.expect("SetAttr(link 4)", p, acl.aclrtIpcMemSetAttr(k.as_ptr(), link, 4)?)?;
         let unknown = c_key(UNKNOWN_KEY);
         cx.expect(
             "SetAttr(unknown key)",
             AclError::RT_DRV_INTERNAL_ERROR,
-            acl.ipc_mem_set_attr(unknown.as_ptr(), link, 1)?,
+            acl.aclrtIpcMemSetAttr(unknown.as_ptr(), link, 1)?,
         )?;
-        cx.expect_ok("SetAttr(HCCS)", acl.ipc_mem_set_attr(k.as_ptr(), link, 1)?)?;
+        cx.expect_ok("SetAttr(HCCS)", acl.aclrtIpcMemSetAttr(k.as_ptr(), link, 1)?)?;
         let mut pid = std::process::id() as i32 + 1;
         let mut sp = aclrtServerPid { sdid: this_server(), pid: &mut pid, num: 1 };
         cx.expect(
             "InterServer(NULL serverPids)",
             p,
-            acl.ipc_mem_import_pid_inter_server(k.as_ptr(), ptr::null_mut(), 1)?,
+            acl.aclrtIpcMemImportPidInterServer(k.as_ptr(), ptr::null_mut(), 1)?,
         )?;
-        cx.expect("InterServer(num 0)", p, acl.ipc_mem_import_pid_inter_server(k.as_ptr(), &mut sp, 0)?)?;
-        cx.expect_ok("InterServer(this server)", acl.ipc_mem_import_pid_inter_server(k.as_ptr(), &mut sp, 1)?)?;
+        cx.expect("InterServer(num 0)", p, acl.aclrtIpcMemImportPidInterServer(k.as_ptr(), &mut sp, 0)?)?;
+        cx.expect_ok("InterServer(this server)", acl.aclrtIpcMemImportPidInterServer(k.as_ptr(), &mut sp, 1)?)?;
         sp.sdid = this_server().wrapping_add(1);
-        cx.expect_ok("InterServer(another server)", acl.ipc_mem_import_pid_inter_server(k.as_ptr(), &mut sp, 1)?)?;
+        cx.expect_ok("InterServer(another server)", acl.aclrtIpcMemImportPidInterServer(k.as_ptr(), &mut sp, 1)?)?;
         sp.pid = ptr::null_mut();
-        cx.expect("InterServer(NULL pid)", p, acl.ipc_mem_import_pid_inter_server(k.as_ptr(), &mut sp, 1)?)
+        cx.expect("InterServer(NULL pid)", p, acl.aclrtIpcMemImportPidInterServer(k.as_ptr(), &mut sp, 1)?)
     })();
     setup("aclrtIpcMemClose", close(cx, &key))?;
-    setup("aclrtFree", acl.free(va))?;
+    setup("aclrtFree", acl.aclrtFree(va))?;
     checks
 }

@@ -58,7 +58,7 @@ pub fn handle_invalid_after_last(cx: &mut Ctx) -> Result<(), Failure> {
     let mut p = [pid];
     cx.expect_code(
         "SetPid by the exporter after every holder released",
-        cx.acl().mem_set_pid_to_shareable_handle(sh, p.as_mut_ptr(), 1),
+        cx.acl().aclrtMemSetPidToShareableHandle(sh, p.as_mut_ptr(), 1),
     )?;
     let mut c = cx.peer("C")?;
     let (r, _) = c.import(sh, 0)?;
@@ -80,11 +80,11 @@ pub fn process_exit_releases(cx: &mut Ctx) -> Result<(), Failure> {
     p2.kill()?;
     cx.device(0)?;
     let mut h: Handle = ptr::null_mut();
-    let r = cx.acl().mem_import_from_shareable_handle(sh, 0, &mut h);
+    let r = cx.acl().aclrtMemImportFromShareableHandle(sh, 0, &mut h);
     cx.ensure_code("import after exporter and importer were killed", AclError::RT_INVALID_HANDLE, r)?;
     let (_, total) = cx.mem_info()?;
     let all = cx.malloc(total)?;
-    setup("aclrtFreePhysical", cx.acl().free_physical(all))
+    setup("aclrtFreePhysical", cx.acl().aclrtFreePhysical(all))
 }
 
 /// ACL-LIFE-005: mapping a handle whose memory was released; the code is
@@ -93,7 +93,7 @@ pub fn use_after_release(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     cx.teardown(m)?;
     let va = cx.reserve(TWO_MIB)?;
-    let r = cx.acl().map_mem(va, TWO_MIB, 0, m.handle, 0);
+    let r = cx.acl().aclrtMapMem(va, TWO_MIB, 0, m.handle, 0);
     cx.note(format!("aclrtMapMem with a released handle returned {r}"));
     Ok(())
 }

@@ -21,22 +21,22 @@ fn reserved_and_allocated(cx: &Ctx) -> Result<(Va, Handle), Failure> {
 
 /// After a refused map: the valid map at the same place works.
 fn still_maps(cx: &Ctx, va: Va, h: Handle) -> Result<(), Failure> {
-    cx.expect_ok("state unchanged: a valid aclrtMapMem at the same VA", cx.acl().map_mem(va, TWO_MIB, 0, h, 0))
+    cx.expect_ok("state unchanged: a valid aclrtMapMem at the same VA", cx.acl().aclrtMapMem(va, TWO_MIB, 0, h, 0))
 }
 
 /// ACL-MAP-001: NULL `virPtr`, then NULL `handle`.
 pub fn null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h) = reserved_and_allocated(cx)?;
     let acl = cx.acl();
-    cx.expect_code("aclrtMapMem(virPtr NULL)", acl.map_mem(ptr::null_mut(), TWO_MIB, 0, h, 0))?;
-    cx.expect_code("aclrtMapMem(handle NULL)", acl.map_mem(va, TWO_MIB, 0, ptr::null_mut(), 0))?;
+    cx.expect_code("aclrtMapMem(virPtr NULL)", acl.aclrtMapMem(ptr::null_mut(), TWO_MIB, 0, h, 0))?;
+    cx.expect_code("aclrtMapMem(handle NULL)", acl.aclrtMapMem(va, TWO_MIB, 0, ptr::null_mut(), 0))?;
     still_maps(cx, va, h)
 }
 
 /// ACL-MAP-002: size 0.
 pub fn zero_size(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h) = reserved_and_allocated(cx)?;
-    cx.expect_code("aclrtMapMem(size 0)", cx.acl().map_mem(va, 0, 0, h, 0))?;
+    cx.expect_code("aclrtMapMem(size 0)", cx.acl().aclrtMapMem(va, 0, 0, h, 0))?;
     still_maps(cx, va, h)
 }
 
@@ -44,7 +44,7 @@ pub fn zero_size(cx: &mut Ctx) -> Result<(), Failure> {
 pub fn nonzero_flags(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h) = reserved_and_allocated(cx)?;
     for flags in [1, 2] {
-        cx.expect_code(&format!("aclrtMapMem(flags {flags})"), cx.acl().map_mem(va, TWO_MIB, 0, h, flags))?;
+        cx.expect_code(&format!("aclrtMapMem(flags {flags})"), cx.acl().aclrtMapMem(va, TWO_MIB, 0, h, flags))?;
     }
     still_maps(cx, va, h)
 }
@@ -53,7 +53,7 @@ pub fn nonzero_flags(cx: &mut Ctx) -> Result<(), Failure> {
 pub fn nonzero_offset(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h) = reserved_and_allocated(cx)?;
     for off in [TWO_MIB, 4096] {
-        cx.expect_code(&format!("aclrtMapMem(offset {off})"), cx.acl().map_mem(va, TWO_MIB, off, h, 0))?;
+        cx.expect_code(&format!("aclrtMapMem(offset {off})"), cx.acl().aclrtMapMem(va, TWO_MIB, off, h, 0))?;
     }
     still_maps(cx, va, h)
 }
@@ -62,8 +62,8 @@ pub fn nonzero_offset(cx: &mut Ctx) -> Result<(), Failure> {
 pub fn dead_handle(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h) = reserved_and_allocated(cx)?;
     let dead = cx.malloc(TWO_MIB)?;
-    setup("aclrtFreePhysical", cx.acl().free_physical(dead))?;
-    cx.expect_code("aclrtMapMem of a freed handle", cx.acl().map_mem(va, TWO_MIB, 0, dead, 0))?;
+    setup("aclrtFreePhysical", cx.acl().aclrtFreePhysical(dead))?;
+    cx.expect_code("aclrtMapMem of a freed handle", cx.acl().aclrtMapMem(va, TWO_MIB, 0, dead, 0))?;
     still_maps(cx, va, h)
 }
 
@@ -72,12 +72,12 @@ pub fn outside_reservation(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h) = reserved_and_allocated(cx)?;
     let acl = cx.acl();
     let mut plain: Va = ptr::null_mut();
-    setup("aclrtMalloc(2 MiB)", acl.malloc(&mut plain, TWO_MIB, ACL_MEM_MALLOC_HUGE_FIRST))?;
-    cx.expect_code("aclrtMapMem at aclrtMalloc memory", acl.map_mem(plain, TWO_MIB, 0, h, 0))?;
-    setup("aclrtFree", acl.free(plain))?;
+    setup("aclrtMalloc(2 MiB)", acl.aclrtMalloc(&mut plain, TWO_MIB, ACL_MEM_MALLOC_HUGE_FIRST))?;
+    cx.expect_code("aclrtMapMem at aclrtMalloc memory", acl.aclrtMapMem(plain, TWO_MIB, 0, h, 0))?;
+    setup("aclrtFree", acl.aclrtFree(plain))?;
     let gone = cx.reserve(TWO_MIB)?;
-    setup("aclrtReleaseMemAddress", acl.release_mem_address(gone))?;
-    cx.expect_code("aclrtMapMem at a released reservation", acl.map_mem(gone, TWO_MIB, 0, h, 0))?;
+    setup("aclrtReleaseMemAddress", acl.aclrtReleaseMemAddress(gone))?;
+    cx.expect_code("aclrtMapMem at a released reservation", acl.aclrtMapMem(gone, TWO_MIB, 0, h, 0))?;
     still_maps(cx, va, h)
 }
 
@@ -87,8 +87,8 @@ pub fn misaligned(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let va = cx.reserve(4 * MIB)?;
     let h = cx.malloc(TWO_MIB)?;
-    cx.expect_code("aclrtMapMem at start + 4 KiB", acl.map_mem(at(va, 4096), TWO_MIB, 0, h, 0))?;
-    cx.expect_code("aclrtMapMem of 2 MiB + 4 KiB", acl.map_mem(va, TWO_MIB + 4096, 0, h, 0))?;
+    cx.expect_code("aclrtMapMem at start + 4 KiB", acl.aclrtMapMem(at(va, 4096), TWO_MIB, 0, h, 0))?;
+    cx.expect_code("aclrtMapMem of 2 MiB + 4 KiB", acl.aclrtMapMem(va, TWO_MIB + 4096, 0, h, 0))?;
     still_maps(cx, va, h)
 }
 
@@ -98,8 +98,11 @@ pub fn past_end(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let va = cx.reserve(4 * MIB)?;
     let h = cx.malloc(4 * MIB)?;
-    cx.expect_code("aclrtMapMem of 4 MiB at start + 2 MiB of 4 MiB", acl.map_mem(at(va, TWO_MIB), 4 * MIB, 0, h, 0))?;
-    cx.expect_ok("state unchanged: the 4 MiB at the start", acl.map_mem(va, 4 * MIB, 0, h, 0))
+    cx.expect_code(
+        "aclrtMapMem of 4 MiB at start + 2 MiB of 4 MiB",
+        acl.aclrtMapMem(at(va, TWO_MIB), 4 * MIB, 0, h, 0),
+    )?;
+    cx.expect_ok("state unchanged: the 4 MiB at the start", acl.aclrtMapMem(va, 4 * MIB, 0, h, 0))
 }
 
 /// ACL-MAP-009: the same range, and overlapping ranges; the first mapping
@@ -113,11 +116,14 @@ pub fn already_mapped(cx: &mut Ctx) -> Result<(), Failure> {
     cx.write(at(va, TWO_MIB), TWO_MIB, 9)?;
     let other = cx.malloc(TWO_MIB)?;
     let big = cx.malloc(4 * MIB)?;
-    cx.expect_code("aclrtMapMem over the same 2 MiB", acl.map_mem(at(va, TWO_MIB), TWO_MIB, 0, other, 0))?;
-    cx.expect_code("aclrtMapMem of 4 MiB overlapping from below", acl.map_mem(va, 4 * MIB, 0, big, 0))?;
-    cx.expect_code("aclrtMapMem of 4 MiB overlapping from inside", acl.map_mem(at(va, TWO_MIB), 4 * MIB, 0, big, 0))?;
+    cx.expect_code("aclrtMapMem over the same 2 MiB", acl.aclrtMapMem(at(va, TWO_MIB), TWO_MIB, 0, other, 0))?;
+    cx.expect_code("aclrtMapMem of 4 MiB overlapping from below", acl.aclrtMapMem(va, 4 * MIB, 0, big, 0))?;
+    cx.expect_code(
+        "aclrtMapMem of 4 MiB overlapping from inside",
+        acl.aclrtMapMem(at(va, TWO_MIB), 4 * MIB, 0, big, 0),
+    )?;
     cx.verify("the first mapping's data afterwards", at(va, TWO_MIB), TWO_MIB, 9)?;
-    cx.expect_ok("state unchanged: mapping the free 2 MiB at the start", acl.map_mem(va, TWO_MIB, 0, other, 0))
+    cx.expect_ok("state unchanged: mapping the free 2 MiB at the start", acl.aclrtMapMem(va, TWO_MIB, 0, other, 0))
 }
 
 /// ACL-MAP-010: device 1's memory next to device 0's, and again after the
@@ -129,10 +135,10 @@ pub fn one_device_per_reservation(cx: &mut Ctx) -> Result<(), Failure> {
     let h0 = cx.malloc(TWO_MIB)?;
     let h1 = cx.malloc_with(&prop(1), TWO_MIB)?;
     cx.map(va, TWO_MIB, h0)?;
-    cx.expect_code("aclrtMapMem of device 1 next to device 0", acl.map_mem(at(va, TWO_MIB), TWO_MIB, 0, h1, 0))?;
-    setup("aclrtUnmapMem", acl.unmap_mem(va))?;
-    cx.expect_code("aclrtMapMem of device 1 after unmapping device 0", acl.map_mem(va, TWO_MIB, 0, h1, 0))?;
-    cx.expect_ok("state unchanged: device 0 maps again", acl.map_mem(at(va, TWO_MIB), TWO_MIB, 0, h0, 0))
+    cx.expect_code("aclrtMapMem of device 1 next to device 0", acl.aclrtMapMem(at(va, TWO_MIB), TWO_MIB, 0, h1, 0))?;
+    setup("aclrtUnmapMem", acl.aclrtUnmapMem(va))?;
+    cx.expect_code("aclrtMapMem of device 1 after unmapping device 0", acl.aclrtMapMem(va, TWO_MIB, 0, h1, 0))?;
+    cx.expect_ok("state unchanged: device 0 maps again", acl.aclrtMapMem(at(va, TWO_MIB), TWO_MIB, 0, h0, 0))
 }
 
 /// ACL-MAP-011: three handles at +0, +2 and +4 MiB of one reservation,
@@ -144,7 +150,7 @@ pub fn side_by_side(cx: &mut Ctx) -> Result<(), Failure> {
     for i in 0..3u8 {
         let h = cx.malloc(TWO_MIB)?;
         let place = at(va, usize::from(i) * TWO_MIB);
-        cx.expect_code(&format!("aclrtMapMem at start + {} MiB", 2 * i), acl.map_mem(place, TWO_MIB, 0, h, 0))?;
+        cx.expect_code(&format!("aclrtMapMem at start + {} MiB", 2 * i), acl.aclrtMapMem(place, TWO_MIB, 0, h, 0))?;
         cx.write(place, TWO_MIB, 20 + i)?;
     }
     for i in 0..3u8 {
@@ -161,9 +167,9 @@ pub fn size_differs(cx: &mut Ctx) -> Result<(), Failure> {
     let va = cx.reserve(4 * MIB)?;
     let h4 = cx.malloc(4 * MIB)?;
     let h2 = cx.malloc(TWO_MIB)?;
-    cx.expect_code("aclrtMapMem of 2 MiB of a 4 MiB handle", acl.map_mem(va, TWO_MIB, 0, h4, 0))?;
-    cx.expect_code("aclrtMapMem of 4 MiB of a 2 MiB handle", acl.map_mem(va, 4 * MIB, 0, h2, 0))?;
-    cx.expect_ok("state unchanged: 4 MiB of the 4 MiB handle", acl.map_mem(va, 4 * MIB, 0, h4, 0))
+    cx.expect_code("aclrtMapMem of 2 MiB of a 4 MiB handle", acl.aclrtMapMem(va, TWO_MIB, 0, h4, 0))?;
+    cx.expect_code("aclrtMapMem of 4 MiB of a 2 MiB handle", acl.aclrtMapMem(va, 4 * MIB, 0, h2, 0))?;
+    cx.expect_ok("state unchanged: 4 MiB of the 4 MiB handle", acl.aclrtMapMem(va, 4 * MIB, 0, h4, 0))
 }
 
 /// ACL-MAP-013: a local and an imported handle side by side in one reservation.
@@ -173,13 +179,13 @@ pub fn mixed_local_imported(cx: &mut Ctx) -> Result<(), Failure> {
     let sh = peer_exported(&mut b, 7)?;
     cx.device(0)?;
     let mut imported: Handle = ptr::null_mut();
-    setup("aclrtMemImportFromShareableHandle", acl.mem_import_from_shareable_handle(sh, 0, &mut imported))?;
+    setup("aclrtMemImportFromShareableHandle", acl.aclrtMemImportFromShareableHandle(sh, 0, &mut imported))?;
     let local = cx.malloc(TWO_MIB)?;
     let va = cx.reserve(4 * MIB)?;
-    cx.expect_code("aclrtMapMem of the local handle at +0", acl.map_mem(va, TWO_MIB, 0, local, 0))?;
+    cx.expect_code("aclrtMapMem of the local handle at +0", acl.aclrtMapMem(va, TWO_MIB, 0, local, 0))?;
     cx.expect_code(
         "aclrtMapMem of the imported handle at +2 MiB",
-        acl.map_mem(at(va, TWO_MIB), TWO_MIB, 0, imported, 0),
+        acl.aclrtMapMem(at(va, TWO_MIB), TWO_MIB, 0, imported, 0),
     )?;
     cx.verify("the imported half holds B's data", at(va, TWO_MIB), TWO_MIB, 7)?;
     b.exit()
@@ -192,8 +198,8 @@ pub fn same_handle_twice(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let h = cx.malloc(TWO_MIB)?;
     let (va1, va2) = (cx.reserve(TWO_MIB)?, cx.reserve(TWO_MIB)?);
-    cx.expect_code("aclrtMapMem at the first VA", acl.map_mem(va1, TWO_MIB, 0, h, 0))?;
-    cx.expect_code("aclrtMapMem of the same handle at a second VA", acl.map_mem(va2, TWO_MIB, 0, h, 0))?;
+    cx.expect_code("aclrtMapMem at the first VA", acl.aclrtMapMem(va1, TWO_MIB, 0, h, 0))?;
+    cx.expect_code("aclrtMapMem of the same handle at a second VA", acl.aclrtMapMem(va2, TWO_MIB, 0, h, 0))?;
     cx.write(va1, TWO_MIB, 14)?;
     cx.verify("read through the second VA", va2, TWO_MIB, 14)
 }
@@ -204,13 +210,13 @@ pub fn remap_same_va(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let m = cx.alloc_mapped(TWO_MIB)?;
     cx.write(m.va, TWO_MIB, 15)?;
-    setup("aclrtUnmapMem", acl.unmap_mem(m.va))?;
-    cx.expect_code("aclrtMapMem of the same handle at the same VA", acl.map_mem(m.va, TWO_MIB, 0, m.handle, 0))?;
+    setup("aclrtUnmapMem", acl.aclrtUnmapMem(m.va))?;
+    cx.expect_code("aclrtMapMem of the same handle at the same VA", acl.aclrtMapMem(m.va, TWO_MIB, 0, m.handle, 0))?;
     cx.verify("data after the remap", m.va, TWO_MIB, 15)?;
-    setup("aclrtUnmapMem", acl.unmap_mem(m.va))?;
-    setup("aclrtFreePhysical", acl.free_physical(m.handle))?;
+    setup("aclrtUnmapMem", acl.aclrtUnmapMem(m.va))?;
+    setup("aclrtFreePhysical", acl.aclrtFreePhysical(m.handle))?;
     let fresh = cx.malloc(TWO_MIB)?;
-    cx.expect_code("aclrtMapMem of a new handle at the same VA", acl.map_mem(m.va, TWO_MIB, 0, fresh, 0))?;
+    cx.expect_code("aclrtMapMem of a new handle at the same VA", acl.aclrtMapMem(m.va, TWO_MIB, 0, fresh, 0))?;
     cx.write(m.va, TWO_MIB, 16)?;
     cx.verify("the new handle's data", m.va, TWO_MIB, 16)
 }
@@ -223,9 +229,9 @@ pub fn imported_handle_device(cx: &mut Ctx) -> Result<(), Failure> {
     let sh = peer_exported(&mut b, 16)?;
     cx.device(0)?;
     let mut h: Handle = ptr::null_mut();
-    setup("aclrtMemImportFromShareableHandle(deviceId 1)", acl.mem_import_from_shareable_handle(sh, 1, &mut h))?;
+    setup("aclrtMemImportFromShareableHandle(deviceId 1)", acl.aclrtMemImportFromShareableHandle(sh, 1, &mut h))?;
     let mut p = aclrtPhysicalMemProp::default();
-    setup("aclrtMemGetAllocationPropertiesFromHandle", acl.mem_get_allocation_properties_from_handle(h, &mut p))?;
+    setup("aclrtMemGetAllocationPropertiesFromHandle", acl.aclrtMemGetAllocationPropertiesFromHandle(h, &mut p))?;
     cx.ensure(
         "location of the handle imported onto device 1",
         p.location == aclrtMemLocation { id: 1, type_: ACL_MEM_LOCATION_TYPE_DEVICE },
@@ -238,13 +244,13 @@ pub fn imported_handle_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure_code(
         "aclrtMapMem of the imported handle into a reservation bound to device 0",
         AclError::RT_DRV_INTERNAL_ERROR,
-        acl.map_mem(at(va, TWO_MIB), TWO_MIB, 0, h, 0),
+        acl.aclrtMapMem(at(va, TWO_MIB), TWO_MIB, 0, h, 0),
     )?;
     let own = cx.reserve(TWO_MIB)?;
     cx.ensure_code(
         "aclrtMapMem of the imported handle into a fresh reservation",
         AclError::SUCCESS,
-        acl.map_mem(own, TWO_MIB, 0, h, 0),
+        acl.aclrtMapMem(own, TWO_MIB, 0, h, 0),
     )?;
     cx.verify("B's data through device 1", own, TWO_MIB, 16)?;
     b.exit()
@@ -253,7 +259,7 @@ pub fn imported_handle_device(cx: &mut Ctx) -> Result<(), Failure> {
 /// ACL-UNMAP-001: `aclrtUnmapMem(NULL)`.
 pub fn unmap_null(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
-    cx.expect_code("aclrtUnmapMem(NULL)", cx.acl().unmap_mem(ptr::null_mut()))
+    cx.expect_code("aclrtUnmapMem(NULL)", cx.acl().aclrtUnmapMem(ptr::null_mut()))
 }
 
 /// ACL-UNMAP-002: the middle of a mapping, and a reserved but unmapped VA;
@@ -264,12 +270,12 @@ pub fn unmap_not_start(cx: &mut Ctx) -> Result<(), Failure> {
     let va = cx.reserve(4 * MIB)?;
     let h = cx.malloc(4 * MIB)?;
     cx.map(va, 4 * MIB, h)?;
-    cx.expect_code("aclrtUnmapMem(start + 2 MiB)", acl.unmap_mem(at(va, TWO_MIB)))?;
+    cx.expect_code("aclrtUnmapMem(start + 2 MiB)", acl.aclrtUnmapMem(at(va, TWO_MIB)))?;
     let empty = cx.reserve(TWO_MIB)?;
-    cx.expect_code("aclrtUnmapMem of a reserved, unmapped VA", acl.unmap_mem(empty))?;
+    cx.expect_code("aclrtUnmapMem of a reserved, unmapped VA", acl.aclrtUnmapMem(empty))?;
     cx.write(va, 4 * MIB, 2)?;
     cx.verify("state unchanged: the mapping's data", va, 4 * MIB, 2)?;
-    cx.expect_ok("aclrtUnmapMem of the start", acl.unmap_mem(va))
+    cx.expect_ok("aclrtUnmapMem of the start", acl.aclrtUnmapMem(va))
 }
 
 /// ACL-UNMAP-003: free, then the last unmap returns the device memory.
@@ -278,10 +284,10 @@ pub fn unmap_last_releases(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let (free0, _) = cx.mem_info()?;
     let m = cx.alloc_mapped(TWO_MIB)?;
-    setup("aclrtFreePhysical", acl.free_physical(m.handle))?;
+    setup("aclrtFreePhysical", acl.aclrtFreePhysical(m.handle))?;
     let (held, _) = cx.mem_info()?;
     cx.ensure("free device memory before the last unmap", held + TWO_MIB == free0, free0 - TWO_MIB, held)?;
-    cx.expect_code("aclrtUnmapMem of the last mapping of a freed handle", acl.unmap_mem(m.va))?;
+    cx.expect_code("aclrtUnmapMem of the last mapping of a freed handle", acl.aclrtUnmapMem(m.va))?;
     let (free1, _) = cx.mem_info()?;
     cx.ensure("free device memory after the last unmap", free1 == free0, free0, free1)?;
     Ok(())

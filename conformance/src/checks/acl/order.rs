@@ -18,11 +18,11 @@ pub fn import_unknown_without_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect(
         "import V1 of an unknown handle, no current device",
         AclError::RT_INVALID_HANDLE,
-        acl.mem_import_from_shareable_handle(UNKNOWN_SHAREABLE, 0, &mut h),
+        acl.aclrtMemImportFromShareableHandle(UNKNOWN_SHAREABLE, 0, &mut h),
     )?;
     let mut sh = UNKNOWN_SHAREABLE;
     let r =
-        acl.mem_import_from_shareable_handle_v2((&raw mut sh).cast(), ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, 0, &mut h)?;
+        acl.aclrtMemImportFromShareableHandleV2((&raw mut sh).cast(), ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, 0, &mut h)?;
     cx.expect("import V2 of an unknown handle, no current device", AclError::RT_CONTEXT_NULL, r)
 }
 
@@ -30,7 +30,7 @@ pub fn import_unknown_without_device(cx: &mut Ctx) -> Result<(), Failure> {
 pub fn export_null_and_flags(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let mut sh = 0u64;
-    let r = cx.acl().mem_export_to_shareable_handle(ptr::null_mut(), ACL_MEM_HANDLE_TYPE_NONE, 5, &mut sh);
+    let r = cx.acl().aclrtMemExportToShareableHandle(ptr::null_mut(), ACL_MEM_HANDLE_TYPE_NONE, 5, &mut sh);
     cx.expect_code("export V1(handle NULL, flags 5)", r)
 }
 
@@ -39,7 +39,7 @@ pub fn map_offset_and_flags(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let va = cx.reserve(TWO_MIB)?;
     let h = cx.malloc(TWO_MIB)?;
-    cx.expect_code("aclrtMapMem(offset 2 MiB, flags 2)", cx.acl().map_mem(va, TWO_MIB, TWO_MIB, h, 2))
+    cx.expect_code("aclrtMapMem(offset 2 MiB, flags 2)", cx.acl().aclrtMapMem(va, TWO_MIB, TWO_MIB, h, 2))
 }
 
 /// ACL-ORD-004: offset 2 MiB (107000) at a released reservation (507899).
@@ -48,6 +48,6 @@ pub fn map_offset_outside(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let h = cx.malloc(TWO_MIB)?;
     let gone = cx.reserve(TWO_MIB)?;
-    setup("aclrtReleaseMemAddress", acl.release_mem_address(gone))?;
-    cx.expect_code("aclrtMapMem(offset 2 MiB) outside any reservation", acl.map_mem(gone, TWO_MIB, TWO_MIB, h, 0))
+    setup("aclrtReleaseMemAddress", acl.aclrtReleaseMemAddress(gone))?;
+    cx.expect_code("aclrtMapMem(offset 2 MiB) outside any reservation", acl.aclrtMapMem(gone, TWO_MIB, TWO_MIB, h, 0))
 }

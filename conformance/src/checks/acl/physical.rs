@@ -12,9 +12,9 @@ use crate::peer::Request;
 /// worked (freed at once so later steps start clean).
 fn try_malloc(cx: &Ctx, p: &aclrtPhysicalMemProp, size: usize, flags: u64) -> AclError {
     let mut h: Handle = ptr::null_mut();
-    let r = cx.acl().malloc_physical(&mut h, size, p, flags);
+    let r = cx.acl().aclrtMallocPhysical(&mut h, size, p, flags);
     if r.is_success() {
-        let _ = cx.acl().free_physical(h);
+        let _ = cx.acl().aclrtFreePhysical(h);
     }
     r
 }
@@ -24,9 +24,9 @@ pub fn null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
     let p = prop(0);
-    cx.expect_code("aclrtMallocPhysical(handle NULL)", acl.malloc_physical(ptr::null_mut(), TWO_MIB, &p, 0))?;
+    cx.expect_code("aclrtMallocPhysical(handle NULL)", acl.aclrtMallocPhysical(ptr::null_mut(), TWO_MIB, &p, 0))?;
     let mut h: Handle = ptr::null_mut();
-    cx.expect_code("aclrtMallocPhysical(prop NULL)", acl.malloc_physical(&mut h, TWO_MIB, ptr::null(), 0))
+    cx.expect_code("aclrtMallocPhysical(prop NULL)", acl.aclrtMallocPhysical(&mut h, TWO_MIB, ptr::null(), 0))
 }
 
 /// ACL-MP-002: size 0.
@@ -113,7 +113,7 @@ pub fn giant_pages_unsupported(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let mut p = prop_with(ACL_HBM_MEM_HUGE1G, ACL_MEM_LOCATION_TYPE_DEVICE, 0);
     let mut g = 0usize;
-    let r = cx.acl().mem_get_allocation_granularity(&mut p, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &mut g);
+    let r = cx.acl().aclrtMemGetAllocationGranularity(&mut p, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &mut g);
     if r.is_success() {
         return Err(Failure::NotSupported(format!(
             "device 0 supports 1 GiB pages (granularity of attr 10 is {g}); the rule needs a chip or driver without them"
@@ -170,18 +170,18 @@ pub fn giant_size_rounded(cx: &mut Ctx) -> Result<(), Failure> {
     let p = prop_with(ACL_HBM_MEM_HUGE1G, ACL_MEM_LOCATION_TYPE_DEVICE, 0);
     let mut q = p;
     let mut g = 0usize;
-    let r = acl.mem_get_allocation_granularity(&mut q, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &mut g);
+    let r = acl.aclrtMemGetAllocationGranularity(&mut q, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &mut g);
     if !r.is_success() {
         return Err(Failure::NotSupported(format!(
             "device 0 has no 1 GiB pages (granularity of attr 10 returned {r})"
         )));
     }
     let mut h: Handle = ptr::null_mut();
-    cx.expect_code("aclrtMallocPhysical(4096 bytes, attr 10)", acl.malloc_physical(&mut h, 4096, &p, 0))?;
+    cx.expect_code("aclrtMallocPhysical(4096 bytes, attr 10)", acl.aclrtMallocPhysical(&mut h, 4096, &p, 0))?;
     let va = cx.reserve(GIB)?;
-    cx.expect_ok("aclrtMapMem of the whole 1 GiB", acl.map_mem(va, GIB, 0, h, 0))?;
-    setup("aclrtUnmapMem", acl.unmap_mem(va))?;
-    setup("aclrtFreePhysical", acl.free_physical(h))
+    cx.expect_ok("aclrtMapMem of the whole 1 GiB", acl.aclrtMapMem(va, GIB, 0, h, 0))?;
+    setup("aclrtUnmapMem", acl.aclrtUnmapMem(va))?;
+    setup("aclrtFreePhysical", acl.aclrtFreePhysical(h))
 }
 
 /// ACL-MP-015: one allocation larger than the device, then (on a small
@@ -203,7 +203,7 @@ pub fn out_of_memory(cx: &mut Ctx) -> Result<(), Failure> {
     let mut held = Vec::new();
     let last = loop {
         let mut h: Handle = ptr::null_mut();
-        let r = acl.malloc_physical(&mut h, TWO_MIB, &prop(0), 0);
+        let r = acl.aclrtMallocPhysical(&mut h, TWO_MIB, &prop(0), 0);
         if !r.is_success() || held.len() > total / TWO_MIB {
             break r;
         }
@@ -217,7 +217,7 @@ pub fn out_of_memory(cx: &mut Ctx) -> Result<(), Failure> {
         held.len(),
     )?;
     let Some(&first) = held.first() else { return Ok(()) };
-    setup("aclrtFreePhysical", acl.free_physical(first))?;
+    setup("aclrtFreePhysical", acl.aclrtFreePhysical(first))?;
     cx.expect_ok("aclrtMallocPhysical(2 MiB) after freeing one", try_malloc(cx, &prop(0), TWO_MIB, 0))
 }
 
@@ -230,14 +230,14 @@ pub fn normal_attrs_2mib_pages(cx: &mut Ctx) -> Result<(), Failure> {
         let mut p = prop_with(attr, ACL_MEM_LOCATION_TYPE_DEVICE, 0);
         let mut g = 0usize;
         let step = format!("granularity of normal attr {attr}");
-        cx.ensure_code(&step, AclError::SUCCESS, acl.mem_get_allocation_granularity(&mut p, 0, &mut g))?;
+        cx.ensure_code(&step, AclError::SUCCESS, acl.aclrtMemGetAllocationGranularity(&mut p, 0, &mut g))?;
         cx.ensure(&step, g == TWO_MIB, TWO_MIB, g)?;
         let h = cx.malloc_with(&p, TWO_MIB)?;
         let va = cx.reserve(TWO_MIB)?;
         cx.ensure_code(
             &format!("aclrtMapMem of 2 MiB of attr {attr}"),
             AclError::SUCCESS,
-            acl.map_mem(va, TWO_MIB, 0, h, 0),
+            acl.aclrtMapMem(va, TWO_MIB, 0, h, 0),
         )?;
         cx.write(va, TWO_MIB, attr as u8)?;
         cx.verify(&format!("read back 2 MiB of attr {attr}"), va, TWO_MIB, attr as u8)?;
@@ -265,7 +265,7 @@ pub fn handle_is_process_local(cx: &mut Ctx) -> Result<(), Failure> {
 /// ACL-FP-001: `aclrtFreePhysical(NULL)`.
 pub fn free_null(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
-    cx.expect_code("aclrtFreePhysical(NULL)", cx.acl().free_physical(ptr::null_mut()))
+    cx.expect_code("aclrtFreePhysical(NULL)", cx.acl().aclrtFreePhysical(ptr::null_mut()))
 }
 
 /// ACL-FP-002: free while mapped succeeds, the data stays readable, and
@@ -276,11 +276,11 @@ pub fn free_while_mapped(cx: &mut Ctx) -> Result<(), Failure> {
     let (free0, _) = cx.mem_info()?;
     let m = cx.alloc_mapped(TWO_MIB)?;
     cx.write(m.va, m.size, 11)?;
-    cx.expect_code("aclrtFreePhysical of a mapped handle", acl.free_physical(m.handle))?;
+    cx.expect_code("aclrtFreePhysical of a mapped handle", acl.aclrtFreePhysical(m.handle))?;
     cx.verify("read through the mapping after the free", m.va, m.size, 11)?;
     let (free1, _) = cx.mem_info()?;
     cx.ensure("free device memory after the free, before the unmap", free1 + TWO_MIB == free0, free0 - TWO_MIB, free1)?;
-    cx.expect_ok("aclrtUnmapMem (the last mapping)", acl.unmap_mem(m.va))?;
+    cx.expect_ok("aclrtUnmapMem (the last mapping)", acl.aclrtUnmapMem(m.va))?;
     let (free2, _) = cx.mem_info()?;
     cx.ensure("free device memory after the unmap", free2 == free0, free0, free2)
 }
@@ -289,10 +289,10 @@ pub fn free_while_mapped(cx: &mut Ctx) -> Result<(), Failure> {
 pub fn free_beyond_references(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let m = cx.alloc_mapped(TWO_MIB)?;
-    setup("aclrtFreePhysical", acl.free_physical(m.handle))?;
-    cx.expect_code("second aclrtFreePhysical while only the mapping holds it", acl.free_physical(m.handle))?;
-    cx.expect_ok("aclrtUnmapMem afterwards", acl.unmap_mem(m.va))?;
-    cx.expect_ok("aclrtReleaseMemAddress afterwards", acl.release_mem_address(m.va))
+    setup("aclrtFreePhysical", acl.aclrtFreePhysical(m.handle))?;
+    cx.expect_code("second aclrtFreePhysical while only the mapping holds it", acl.aclrtFreePhysical(m.handle))?;
+    cx.expect_ok("aclrtUnmapMem afterwards", acl.aclrtUnmapMem(m.va))?;
+    cx.expect_ok("aclrtReleaseMemAddress afterwards", acl.aclrtReleaseMemAddress(m.va))
 }
 
 /// ACL-FP-004: a freed handle, and a value that never was a handle.
@@ -301,12 +301,12 @@ pub fn free_stale(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let keep = cx.malloc(TWO_MIB)?;
     let h = cx.malloc(TWO_MIB)?;
-    setup("aclrtFreePhysical", acl.free_physical(h))?;
-    cx.expect_code("aclrtFreePhysical of a freed handle", acl.free_physical(h))?;
+    setup("aclrtFreePhysical", acl.aclrtFreePhysical(h))?;
+    cx.expect_code("aclrtFreePhysical of a freed handle", acl.aclrtFreePhysical(h))?;
     let mut local = 0u64;
     let never: Handle = (&raw mut local).cast();
-    cx.expect_code("aclrtFreePhysical of a host stack address", acl.free_physical(never))?;
-    cx.expect_ok("aclrtFreePhysical of a live handle afterwards", acl.free_physical(keep))
+    cx.expect_code("aclrtFreePhysical of a host stack address", acl.aclrtFreePhysical(never))?;
+    cx.expect_ok("aclrtFreePhysical of a live handle afterwards", acl.aclrtFreePhysical(keep))
 }
 
 /// ACL-FP-005: malloc + retain need two frees: the memory comes back after
@@ -317,14 +317,14 @@ pub fn one_free_per_reference(cx: &mut Ctx) -> Result<(), Failure> {
     let (free0, _) = cx.mem_info()?;
     let m = cx.alloc_mapped(TWO_MIB)?;
     let mut retained: Handle = ptr::null_mut();
-    setup("aclrtMemRetainAllocationHandle", acl.mem_retain_allocation_handle(m.va, &mut retained))?;
-    setup("aclrtUnmapMem", acl.unmap_mem(m.va))?;
-    cx.ensure_code("aclrtFreePhysical (malloc's reference)", AclError::SUCCESS, acl.free_physical(m.handle))?;
+    setup("aclrtMemRetainAllocationHandle", acl.aclrtMemRetainAllocationHandle(m.va, &mut retained))?;
+    setup("aclrtUnmapMem", acl.aclrtUnmapMem(m.va))?;
+    cx.ensure_code("aclrtFreePhysical (malloc's reference)", AclError::SUCCESS, acl.aclrtFreePhysical(m.handle))?;
     let (free1, _) = cx.mem_info()?;
     cx.ensure("free device memory with the retained reference left", free1 + TWO_MIB == free0, free0 - TWO_MIB, free1)?;
-    cx.ensure_code("aclrtFreePhysical (retain's reference)", AclError::SUCCESS, acl.free_physical(retained))?;
+    cx.ensure_code("aclrtFreePhysical (retain's reference)", AclError::SUCCESS, acl.aclrtFreePhysical(retained))?;
     let (free2, _) = cx.mem_info()?;
     cx.ensure("free device memory after both frees", free2 == free0, free0, free2)?;
     let va: Va = m.va;
-    setup("aclrtReleaseMemAddress", acl.release_mem_address(va))
+    setup("aclrtReleaseMemAddress", acl.aclrtReleaseMemAddress(va))
 }

@@ -14,16 +14,16 @@ pub fn address_range_host(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let mut host = vec![0u8; 4096];
     let (mut base, mut size) = (ptr::null_mut::<c_void>(), 0usize);
-    let r = cx.acl().mem_get_address_range(host.as_mut_ptr().cast(), &mut base, &mut size)?;
+    let r = cx.acl().aclrtMemGetAddressRange(host.as_mut_ptr().cast(), &mut base, &mut size)?;
     cx.expect_code("aclrtMemGetAddressRange of a host buffer", r)?;
     let m = cx.alloc_mapped(TWO_MIB)?;
-    let r = cx.acl().mem_get_address_range(m.va, &mut base, &mut size)?;
+    let r = cx.acl().aclrtMemGetAddressRange(m.va, &mut base, &mut size)?;
     cx.expect_ok("aclrtMemGetAddressRange of a mapping (state unchanged)", r)
 }
 
 fn attributes(cx: &Ctx, p: *const c_void) -> Result<(AclError, aclrtPtrAttributes), Failure> {
     let mut a = aclrtPtrAttributes::default();
-    let r = cx.acl().pointer_get_attributes(p, &mut a);
+    let r = cx.acl().aclrtPointerGetAttributes(p, &mut a);
     Ok((r, a))
 }
 
@@ -49,17 +49,17 @@ pub fn pointer_attributes(cx: &mut Ctx) -> Result<(), Failure> {
     expect_attr(cx, "a VMM mapping", m.va, device, 0, page)?;
     expect_attr(cx, "an address inside a VMM mapping", (m.va as usize + 4096) as Va, device, 0, page)?;
     let mut plain: Va = ptr::null_mut();
-    setup("aclrtMalloc(2 MiB)", acl.malloc(&mut plain, TWO_MIB, 0))?;
+    setup("aclrtMalloc(2 MiB)", acl.aclrtMalloc(&mut plain, TWO_MIB, 0))?;
     expect_attr(cx, "aclrtMalloc memory", plain, device, 0, page)?;
     let mut pinned: Va = ptr::null_mut();
-    setup("aclrtMallocHost(4 KiB)", acl.malloc_host(&mut pinned, 4096))?;
+    setup("aclrtMallocHost(4 KiB)", acl.aclrtMallocHost(&mut pinned, 4096))?;
     expect_attr(cx, "aclrtMallocHost memory", pinned, ACL_MEM_LOCATION_TYPE_HOST, 0, 4096)?;
     let host = vec![0u8; 4096];
     expect_attr(cx, "an ordinary host buffer", host.as_ptr().cast(), ACL_MEM_LOCATION_TYPE_UNREGISTERED, 0, 4096)?;
     let sh = cx.export(m.handle, 1)?;
     cx.device(1)?;
     let mut h: Handle = ptr::null_mut();
-    setup("aclrtMemImportFromShareableHandle(device 1)", acl.mem_import_from_shareable_handle(sh, 1, &mut h))?;
+    setup("aclrtMemImportFromShareableHandle(device 1)", acl.aclrtMemImportFromShareableHandle(sh, 1, &mut h))?;
     let va = cx.reserve(TWO_MIB)?;
     cx.map(va, TWO_MIB, h)?;
     expect_attr(cx, "the device-1 import's mapping", va, device, 1, page)

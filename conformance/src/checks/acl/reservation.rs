@@ -18,14 +18,14 @@ const HIGH: usize = 0x1700_0000_0000;
 /// the address.
 fn try_reserve(cx: &Ctx, size: usize, alignment: usize, expect: usize, flags: u64) -> (AclError, Va) {
     let mut va: Va = ptr::null_mut();
-    let r = cx.acl().reserve_mem_address(&mut va, size, alignment, expect as Va, flags);
+    let r = cx.acl().aclrtReserveMemAddress(&mut va, size, alignment, expect as Va, flags);
     (r, va)
 }
 
 /// Releases `va` when `r` says it was reserved.
 fn release_if(cx: &Ctx, (r, va): (AclError, Va)) -> Result<AclError, Failure> {
     if r.is_success() {
-        setup("aclrtReleaseMemAddress", cx.acl().release_mem_address(va))?;
+        setup("aclrtReleaseMemAddress", cx.acl().aclrtReleaseMemAddress(va))?;
     }
     Ok(r)
 }
@@ -33,7 +33,7 @@ fn release_if(cx: &Ctx, (r, va): (AclError, Va)) -> Result<AclError, Failure> {
 /// ACL-RSV-001: `virPtr` NULL.
 pub fn null_out(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
-    let r = cx.acl().reserve_mem_address(ptr::null_mut(), TWO_MIB, 0, ptr::null_mut(), 0);
+    let r = cx.acl().aclrtReserveMemAddress(ptr::null_mut(), TWO_MIB, 0, ptr::null_mut(), 0);
     cx.expect_code("aclrtReserveMemAddress(virPtr NULL)", r)
 }
 
@@ -109,7 +109,7 @@ pub fn expect_ptr_placement(cx: &mut Ctx) -> Result<(), Failure> {
             r,
         )?;
     }
-    cx.expect_ok("aclrtReleaseMemAddress of the first reservation", cx.acl().release_mem_address(taken))
+    cx.expect_ok("aclrtReleaseMemAddress of the first reservation", cx.acl().aclrtReleaseMemAddress(taken))
 }
 
 /// ACL-RSV-007: 512 bytes with flags 1 (torch's probe); the range holds a
@@ -120,9 +120,9 @@ pub fn small_request(cx: &mut Ctx) -> Result<(), Failure> {
     let (r, va) = try_reserve(cx, 512, 0, 0, 1);
     cx.expect_code("aclrtReserveMemAddress(512 bytes, flags 1)", r)?;
     let h = cx.malloc(TWO_MIB)?;
-    cx.expect_ok("aclrtMapMem of 2 MiB into the 512-byte reservation", acl.map_mem(va, TWO_MIB, 0, h, 0))?;
-    setup("aclrtUnmapMem", acl.unmap_mem(va))?;
-    cx.expect_ok("aclrtReleaseMemAddress", acl.release_mem_address(va))
+    cx.expect_ok("aclrtMapMem of 2 MiB into the 512-byte reservation", acl.aclrtMapMem(va, TWO_MIB, 0, h, 0))?;
+    setup("aclrtUnmapMem", acl.aclrtUnmapMem(va))?;
+    cx.expect_ok("aclrtReleaseMemAddress", acl.aclrtReleaseMemAddress(va))
 }
 
 /// ACL-RSV-008: reservations of several sizes land in the window, 2 MiB aligned.
@@ -141,7 +141,7 @@ pub fn address_window(cx: &mut Ctx) -> Result<(), Failure> {
         )?;
     }
     for va in held {
-        setup("aclrtReleaseMemAddress", cx.acl().release_mem_address(va))?;
+        setup("aclrtReleaseMemAddress", cx.acl().aclrtReleaseMemAddress(va))?;
     }
     Ok(())
 }
@@ -165,13 +165,13 @@ pub fn unbound_until_mapped(cx: &mut Ctx) -> Result<(), Failure> {
     let va = cx.reserve(4 * MIB)?;
     let h0 = cx.malloc(TWO_MIB)?;
     let misplaced = (va as usize + 0x1000) as Va;
-    let r = acl.map_mem(misplaced, TWO_MIB, 0, h0, 0);
+    let r = acl.aclrtMapMem(misplaced, TWO_MIB, 0, h0, 0);
     cx.ensure("aclrtMapMem at a misaligned address (setup: must fail)", !r.is_success(), "a refusal", r)?;
     let h1 = cx.malloc_with(&prop(1), TWO_MIB)?;
     cx.ensure_code(
         "aclrtMapMem of device 1's memory into the unbound reservation",
         AclError::SUCCESS,
-        acl.map_mem(va, TWO_MIB, 0, h1, 0),
+        acl.aclrtMapMem(va, TWO_MIB, 0, h1, 0),
     )?;
     cx.write(va, TWO_MIB, 5)?;
     cx.verify("read back device 1's memory", va, TWO_MIB, 5)
@@ -180,7 +180,7 @@ pub fn unbound_until_mapped(cx: &mut Ctx) -> Result<(), Failure> {
 /// ACL-REL-001: `aclrtReleaseMemAddress(NULL)`.
 pub fn release_null(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
-    cx.expect_code("aclrtReleaseMemAddress(NULL)", cx.acl().release_mem_address(ptr::null_mut()))
+    cx.expect_code("aclrtReleaseMemAddress(NULL)", cx.acl().aclrtReleaseMemAddress(ptr::null_mut()))
 }
 
 /// ACL-REL-002: an interior address, a released one, and aclrtMalloc
@@ -190,15 +190,15 @@ pub fn release_not_start(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let va = cx.reserve(4 * MIB)?;
     let interior = (va as usize + TWO_MIB) as Va;
-    cx.expect_code("aclrtReleaseMemAddress(start + 2 MiB)", acl.release_mem_address(interior))?;
+    cx.expect_code("aclrtReleaseMemAddress(start + 2 MiB)", acl.aclrtReleaseMemAddress(interior))?;
     let gone = cx.reserve(TWO_MIB)?;
-    setup("aclrtReleaseMemAddress", acl.release_mem_address(gone))?;
-    cx.expect_code("aclrtReleaseMemAddress of a released reservation", acl.release_mem_address(gone))?;
+    setup("aclrtReleaseMemAddress", acl.aclrtReleaseMemAddress(gone))?;
+    cx.expect_code("aclrtReleaseMemAddress of a released reservation", acl.aclrtReleaseMemAddress(gone))?;
     let mut plain: Va = ptr::null_mut();
-    setup("aclrtMalloc(2 MiB)", acl.malloc(&mut plain, TWO_MIB, ACL_MEM_MALLOC_HUGE_FIRST))?;
-    cx.expect_code("aclrtReleaseMemAddress of aclrtMalloc memory", acl.release_mem_address(plain))?;
-    setup("aclrtFree", acl.free(plain))?;
-    cx.expect_ok("aclrtReleaseMemAddress of the start afterwards", acl.release_mem_address(va))
+    setup("aclrtMalloc(2 MiB)", acl.aclrtMalloc(&mut plain, TWO_MIB, ACL_MEM_MALLOC_HUGE_FIRST))?;
+    cx.expect_code("aclrtReleaseMemAddress of aclrtMalloc memory", acl.aclrtReleaseMemAddress(plain))?;
+    setup("aclrtFree", acl.aclrtFree(plain))?;
+    cx.expect_ok("aclrtReleaseMemAddress of the start afterwards", acl.aclrtReleaseMemAddress(va))
 }
 
 /// ACL-REL-003: `aclrtFree` of a reservation; the reservation then releases.
@@ -206,8 +206,8 @@ pub fn free_on_reservation(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
     let va = cx.reserve(TWO_MIB)?;
-    cx.expect_code("aclrtFree of a reserved address", acl.free(va))?;
-    cx.expect_ok("aclrtReleaseMemAddress afterwards", acl.release_mem_address(va))
+    cx.expect_code("aclrtFree of a reserved address", acl.aclrtFree(va))?;
+    cx.expect_ok("aclrtReleaseMemAddress afterwards", acl.aclrtReleaseMemAddress(va))
 }
 
 /// ACL-REL-004: releasing a mapped reservation succeeds; the mapping's
@@ -217,8 +217,8 @@ pub fn release_with_mappings(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let (free0, _) = cx.mem_info()?;
     let m = cx.alloc_mapped(TWO_MIB)?;
-    cx.expect_code("aclrtReleaseMemAddress of a mapped reservation", acl.release_mem_address(m.va))?;
-    cx.expect_ok("aclrtFreePhysical afterwards", acl.free_physical(m.handle))?;
+    cx.expect_code("aclrtReleaseMemAddress of a mapped reservation", acl.aclrtReleaseMemAddress(m.va))?;
+    cx.expect_ok("aclrtFreePhysical afterwards", acl.aclrtFreePhysical(m.handle))?;
     let (free1, _) = cx.mem_info()?;
     cx.ensure("free device memory after release and free (implicit unmap)", free1 == free0, free0, free1)
 }
@@ -230,7 +230,7 @@ pub const MOONCAKE_A3: usize = 78 << 40;
 /// `aclrtReserveMemAddressNoUCMemory(size, alignment 0, expect, flags)`.
 fn try_reserve_no_uc(cx: &Ctx, size: usize, expect: usize, flags: u64) -> Result<(AclError, Va), Failure> {
     let mut va: Va = ptr::null_mut();
-    let r = cx.acl().reserve_mem_address_no_uc(&mut va, size, 0, expect as Va, flags)?;
+    let r = cx.acl().aclrtReserveMemAddressNoUCMemory(&mut va, size, 0, expect as Va, flags)?;
     Ok((r, va))
 }
 
@@ -247,11 +247,11 @@ pub fn no_uc_fixed_address(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     cx.ensure("the reservation's address", va as usize == MOONCAKE_A3, "78 TiB (0x4e0000000000)", format!("{va:p}"))?;
     let h = cx.malloc(TWO_MIB)?;
-    cx.expect_ok("aclrtMapMem of 2 MiB at 78 TiB", acl.map_mem(va, TWO_MIB, 0, h, 0))?;
+    cx.expect_ok("aclrtMapMem of 2 MiB at 78 TiB", acl.aclrtMapMem(va, TWO_MIB, 0, h, 0))?;
     cx.write(va, TWO_MIB, 11)?;
     cx.verify("bytes written at 78 TiB", va, TWO_MIB, 11)?;
-    setup("aclrtUnmapMem", acl.unmap_mem(va))?;
-    cx.expect_ok("aclrtReleaseMemAddress of the 78 TiB reservation", acl.release_mem_address(va))
+    setup("aclrtUnmapMem", acl.aclrtUnmapMem(va))?;
+    cx.expect_ok("aclrtReleaseMemAddress of the 78 TiB reservation", acl.aclrtReleaseMemAddress(va))
 }
 
 /// ACL-RSV-012: no chosen address.

@@ -22,37 +22,40 @@ pub fn retain(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect(
         "aclrtMemRetainAllocationHandle on a mapped VA",
         AclError::SUCCESS,
-        acl.mem_retain_allocation_handle(m.va, &mut h),
+        acl.aclrtMemRetainAllocationHandle(m.va, &mut h),
     )?;
     let mut inner: Handle = ptr::null_mut();
     cx.expect(
         "aclrtMemRetainAllocationHandle 1 MiB into the mapping",
         AclError::RT_DRV_INTERNAL_ERROR,
-        acl.mem_retain_allocation_handle((m.va as usize + MIB) as Va, &mut inner),
+        acl.aclrtMemRetainAllocationHandle((m.va as usize + MIB) as Va, &mut inner),
     )?;
     let (mut a, mut b) = (aclrtPhysicalMemProp::default(), aclrtPhysicalMemProp::default());
     setup(
         "aclrtMemGetAllocationPropertiesFromHandle",
-        acl.mem_get_allocation_properties_from_handle(m.handle, &mut a),
+        acl.aclrtMemGetAllocationPropertiesFromHandle(m.handle, &mut a),
     )?;
-    setup("aclrtMemGetAllocationPropertiesFromHandle", acl.mem_get_allocation_properties_from_handle(h, &mut b))?;
+    setup("aclrtMemGetAllocationPropertiesFromHandle", acl.aclrtMemGetAllocationPropertiesFromHandle(h, &mut b))?;
     cx.ensure("properties of the retained handle", a == b, format!("{a:?}"), format!("{b:?}"))?;
-    setup("aclrtUnmapMem", acl.unmap_mem(m.va))?;
-    setup("aclrtFreePhysical (malloc's reference)", acl.free_physical(m.handle))?;
-    cx.expect_ok("aclrtMapMem of the retained handle after the malloc's free", acl.map_mem(m.va, TWO_MIB, 0, h, 0))?;
+    setup("aclrtUnmapMem", acl.aclrtUnmapMem(m.va))?;
+    setup("aclrtFreePhysical (malloc's reference)", acl.aclrtFreePhysical(m.handle))?;
+    cx.expect_ok(
+        "aclrtMapMem of the retained handle after the malloc's free",
+        acl.aclrtMapMem(m.va, TWO_MIB, 0, h, 0),
+    )?;
     cx.verify("data through the retained handle", m.va, TWO_MIB, 31)?;
     let empty = cx.reserve(TWO_MIB)?;
     let mut none: Handle = ptr::null_mut();
     cx.expect(
         "aclrtMemRetainAllocationHandle on a reserved, never-mapped VA",
         AclError::RT_DRV_INTERNAL_ERROR,
-        acl.mem_retain_allocation_handle(empty, &mut none),
+        acl.aclrtMemRetainAllocationHandle(empty, &mut none),
     )?;
     let large = cx.reserve(GIB)?;
     cx.expect(
         "aclrtMemRetainAllocationHandle on a never-mapped 1 GiB reservation",
         AclError::RT_INVALID_HANDLE,
-        acl.mem_retain_allocation_handle(large, &mut none),
+        acl.aclrtMemRetainAllocationHandle(large, &mut none),
     )
 }
 
@@ -70,7 +73,7 @@ pub fn address_range(cx: &mut Ctx) -> Result<(), Failure> {
     let inside = (block as usize + 100) as Va;
     cx.expect_code(
         "aclrtMemGetAddressRange inside the block",
-        acl.mem_get_address_range(inside, &mut base, &mut size)?,
+        acl.aclrtMemGetAddressRange(inside, &mut base, &mut size)?,
     )?;
     cx.ensure(
         "block base and size",
@@ -98,14 +101,14 @@ pub fn one_reference_per_retain(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(4 * MIB)?;
     let acl = cx.acl();
     let (mut h1, mut h2): (Handle, Handle) = (ptr::null_mut(), ptr::null_mut());
-    cx.expect_ok("first retain", acl.mem_retain_allocation_handle(m.va, &mut h1))?;
-    cx.expect_ok("second retain", acl.mem_retain_allocation_handle(m.va, &mut h2))?;
-    setup("aclrtUnmapMem", acl.unmap_mem(m.va))?;
-    setup("aclrtReleaseMemAddress", acl.release_mem_address(m.va))?;
-    cx.expect_ok("FreePhysical 1 (the malloc's reference)", acl.free_physical(m.handle))?;
-    cx.expect_ok("FreePhysical 2 (the first retain)", acl.free_physical(h1))?;
+    cx.expect_ok("first retain", acl.aclrtMemRetainAllocationHandle(m.va, &mut h1))?;
+    cx.expect_ok("second retain", acl.aclrtMemRetainAllocationHandle(m.va, &mut h2))?;
+    setup("aclrtUnmapMem", acl.aclrtUnmapMem(m.va))?;
+    setup("aclrtReleaseMemAddress", acl.aclrtReleaseMemAddress(m.va))?;
+    cx.expect_ok("FreePhysical 1 (the malloc's reference)", acl.aclrtFreePhysical(m.handle))?;
+    cx.expect_ok("FreePhysical 2 (the first retain)", acl.aclrtFreePhysical(h1))?;
     expect_free(cx, "after two of three frees the 4 MiB are still held", before - 4 * MIB)?;
-    cx.expect_ok("FreePhysical 3 (the second retain)", acl.free_physical(h2))?;
+    cx.expect_ok("FreePhysical 3 (the second retain)", acl.aclrtFreePhysical(h2))?;
     expect_free(cx, "after the third free the 4 MiB are back", before)
 }
 
@@ -118,13 +121,13 @@ pub fn retain_once_free_once(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(4 * MIB)?;
     let acl = cx.acl();
     let mut kept: Handle = ptr::null_mut();
-    setup("exporter: aclrtMemRetainAllocationHandle", acl.mem_retain_allocation_handle(m.va, &mut kept))?;
+    setup("exporter: aclrtMemRetainAllocationHandle", acl.aclrtMemRetainAllocationHandle(m.va, &mut kept))?;
     let mut fab = aclrtMemFabricHandle::default();
-    let r = acl.mem_export_to_shareable_handle_v2(kept, 1, ACL_MEM_SHARE_HANDLE_TYPE_FABRIC, (&raw mut fab).cast())?;
+    let r = acl.aclrtMemExportToShareableHandleV2(kept, 1, ACL_MEM_SHARE_HANDLE_TYPE_FABRIC, (&raw mut fab).cast())?;
     setup("exporter: export V2 FABRIC of the retained handle", r)?;
-    setup("exporter: aclrtUnmapMem", acl.unmap_mem(m.va))?;
-    setup("exporter: aclrtReleaseMemAddress", acl.release_mem_address(m.va))?;
-    setup("exporter: its one aclrtFreePhysical", acl.free_physical(kept))?;
+    setup("exporter: aclrtUnmapMem", acl.aclrtUnmapMem(m.va))?;
+    setup("exporter: aclrtReleaseMemAddress", acl.aclrtReleaseMemAddress(m.va))?;
+    setup("exporter: its one aclrtFreePhysical", acl.aclrtFreePhysical(kept))?;
     expect_free(cx, "exporter freed once after one retain: 4 MiB still held", before - 4 * MIB)?;
     let mut b = cx.peer("B")?;
     let shareable = fab.data.to_vec();
@@ -134,7 +137,7 @@ pub fn retain_once_free_once(cx: &mut Ctx) -> Result<(), Failure> {
     let retained = b.setup(&Request::Retain { map })?.slot;
     b.setup(&Request::Unmap { map })?;
     b.setup(&Request::Release { map })?;
-    setup("exporter: its second aclrtFreePhysical", acl.free_physical(m.handle))?;
+    setup("exporter: its second aclrtFreePhysical", acl.aclrtFreePhysical(m.handle))?;
     b.setup(&Request::Free { handle: retained })?;
     expect_free(cx, "importer freed once after one retain: 4 MiB still held", before - 4 * MIB)?;
     b.setup(&Request::Free { handle: slot })?;
@@ -146,14 +149,14 @@ pub fn retain_once_free_once(cx: &mut Ctx) -> Result<(), Failure> {
 pub fn after_unmap(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     let acl = cx.acl();
-    setup("aclrtUnmapMem", acl.unmap_mem(m.va))?;
+    setup("aclrtUnmapMem", acl.aclrtUnmapMem(m.va))?;
     let mut h: Handle = ptr::null_mut();
-    cx.expect_code("retain at the unmapped VA", acl.mem_retain_allocation_handle(m.va, &mut h))?;
+    cx.expect_code("retain at the unmapped VA", acl.aclrtMemRetainAllocationHandle(m.va, &mut h))?;
     cx.map(m.va, TWO_MIB, m.handle)?;
-    cx.expect_ok("retain at the VA mapped again", acl.mem_retain_allocation_handle(m.va, &mut h))?;
+    cx.expect_ok("retain at the VA mapped again", acl.aclrtMemRetainAllocationHandle(m.va, &mut h))?;
     let (mut a, mut b) = (aclrtPhysicalMemProp::default(), aclrtPhysicalMemProp::default());
-    setup("properties of the handle", acl.mem_get_allocation_properties_from_handle(m.handle, &mut a))?;
-    setup("properties of the retained handle", acl.mem_get_allocation_properties_from_handle(h, &mut b))?;
+    setup("properties of the handle", acl.aclrtMemGetAllocationPropertiesFromHandle(m.handle, &mut a))?;
+    setup("properties of the retained handle", acl.aclrtMemGetAllocationPropertiesFromHandle(h, &mut b))?;
     cx.ensure("the retained handle is the new mapping's", a == b, format!("{a:?}"), format!("{b:?}"))
 }
 
@@ -162,7 +165,7 @@ pub fn on_malloc(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
     let mut p: Va = ptr::null_mut();
-    setup("aclrtMalloc(2 MiB)", acl.malloc(&mut p, TWO_MIB, 0))?;
+    setup("aclrtMalloc(2 MiB)", acl.aclrtMalloc(&mut p, TWO_MIB, 0))?;
     let mut h: Handle = ptr::null_mut();
-    cx.expect_code("retain on aclrtMalloc memory", acl.mem_retain_allocation_handle(p, &mut h))
+    cx.expect_code("retain on aclrtMalloc memory", acl.aclrtMemRetainAllocationHandle(p, &mut h))
 }

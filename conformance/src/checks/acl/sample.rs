@@ -20,7 +20,7 @@ fn a_allocates(cx: &Ctx) -> Result<Mapped, Failure> {
     let size = 4096usize.div_ceil(g) * g;
     let m = cx.alloc_mapped(size)?;
     let mut d = rw_desc(0);
-    setup("aclrtMemSetAccess(READWRITE, device 0)", cx.acl().mem_set_access(m.va, m.size, &mut d, 1))?;
+    setup("aclrtMemSetAccess(READWRITE, device 0)", cx.acl().aclrtMemSetAccess(m.va, m.size, &mut d, 1))?;
     cx.write(m.va, m.size, SOURCE_DATA)?;
     Ok(m)
 }
@@ -47,9 +47,9 @@ fn release_concurrently(cx: &Ctx, mut b: Peer, m: Mapped, map: usize, slot: usiz
             b.exit()
         });
         let a_side = (|| -> Result<(), Failure> {
-            setup("process A: aclrtUnmapMem", acl.unmap_mem(va as *mut _))?;
-            setup("process A: aclrtReleaseMemAddress", acl.release_mem_address(va as *mut _))?;
-            setup("process A: aclrtFreePhysical", acl.free_physical(handle as *mut _))
+            setup("process A: aclrtUnmapMem", acl.aclrtUnmapMem(va as *mut _))?;
+            setup("process A: aclrtReleaseMemAddress", acl.aclrtReleaseMemAddress(va as *mut _))?;
+            setup("process A: aclrtFreePhysical", acl.aclrtFreePhysical(handle as *mut _))
         })();
         (b_side.join(), a_side)
     });
@@ -88,7 +88,7 @@ pub fn without_trustlist(cx: &mut Ctx) -> Result<(), Failure> {
 pub fn fabric_loopback(cx: &mut Ctx) -> Result<(), Failure> {
     let m = a_allocates(cx)?;
     let mut fab = [0u8; 128];
-    let r = cx.acl().mem_export_to_shareable_handle_v2(
+    let r = cx.acl().aclrtMemExportToShareableHandleV2(
         m.handle,
         1,
         ACL_MEM_SHARE_HANDLE_TYPE_FABRIC,

@@ -13,7 +13,7 @@ use crate::peer::{Request, steer};
 /// `aclrtMemSetPidToShareableHandle(sh, pids)`.
 fn set(cx: &Ctx, sh: u64, pids: &[i32]) -> AclError {
     let mut p = pids.to_vec();
-    cx.acl().mem_set_pid_to_shareable_handle(sh, p.as_mut_ptr(), p.len())
+    cx.acl().aclrtMemSetPidToShareableHandle(sh, p.as_mut_ptr(), p.len())
 }
 
 /// ACL-PID-001: NULL `pid`, then `pidNum` 0; one pid then works.
@@ -21,8 +21,8 @@ pub fn v1_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 0, 1)?;
     let acl = cx.acl();
     let mut pid = 4242i32;
-    cx.expect_code("SetPid V1(pid NULL)", acl.mem_set_pid_to_shareable_handle(sh, ptr::null_mut(), 1))?;
-    cx.expect_code("SetPid V1(pidNum 0)", acl.mem_set_pid_to_shareable_handle(sh, &mut pid, 0))?;
+    cx.expect_code("SetPid V1(pid NULL)", acl.aclrtMemSetPidToShareableHandle(sh, ptr::null_mut(), 1))?;
+    cx.expect_code("SetPid V1(pidNum 0)", acl.aclrtMemSetPidToShareableHandle(sh, &mut pid, 0))?;
     cx.expect_ok("state unchanged: SetPid V1 of one pid", set(cx, sh, &[pid]))
 }
 
@@ -38,17 +38,17 @@ pub fn v2_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect(
         "SetPid V2(handle NULL)",
         param,
-        acl.mem_set_pid_to_shareable_handle_v2(ptr::null_mut(), default, &mut pid, 1)?,
+        acl.aclrtMemSetPidToShareableHandleV2(ptr::null_mut(), default, &mut pid, 1)?,
     )?;
-    cx.expect("SetPid V2(pid NULL)", param, acl.mem_set_pid_to_shareable_handle_v2(shp, default, ptr::null_mut(), 1)?)?;
-    cx.expect("SetPid V2(pidNum 0)", param, acl.mem_set_pid_to_shareable_handle_v2(shp, default, &mut pid, 0)?)?;
+    cx.expect("SetPid V2(pid NULL)", param, acl.aclrtMemSetPidToShareableHandleV2(shp, default, ptr::null_mut(), 1)?)?;
+    cx.expect("SetPid V2(pidNum 0)", param, acl.aclrtMemSetPidToShareableHandleV2(shp, default, &mut pid, 0)?)?;
     for t in [0, 3] {
-        let r = acl.mem_set_pid_to_shareable_handle_v2(shp, t, &mut pid, 1)?;
+        let r = acl.aclrtMemSetPidToShareableHandleV2(shp, t, &mut pid, 1)?;
         cx.expect(&format!("SetPid V2(shareType {t})"), AclError::RT_PARAM_INVALID, r)?;
     }
     cx.expect_ok(
         "state unchanged: SetPid V2 DEFAULT of one pid",
-        acl.mem_set_pid_to_shareable_handle_v2(shp, default, &mut pid, 1)?,
+        acl.aclrtMemSetPidToShareableHandleV2(shp, default, &mut pid, 1)?,
     )
 }
 

@@ -19,7 +19,7 @@ fn fabric_exported(cx: &Ctx, flags: u64, seed: u8) -> Result<(Mapped, aclrtMemFa
     let m = cx.alloc_mapped(TWO_MIB)?;
     cx.write(m.va, m.size, seed)?;
     let mut fab = aclrtMemFabricHandle::default();
-    let r = cx.acl().mem_export_to_shareable_handle_v2(m.handle, flags, FABRIC, (&raw mut fab).cast())?;
+    let r = cx.acl().aclrtMemExportToShareableHandleV2(m.handle, flags, FABRIC, (&raw mut fab).cast())?;
     if r == AclError::RT_FEATURE_NOT_SUPPORT {
         return Err(Failure::NotSupported("FABRIC export returned 207000: the platform has no server id (A2)".into()));
     }
@@ -56,7 +56,7 @@ pub fn default_form(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     cx.write(m.va, m.size, 42)?;
     let mut buf = [0xa5u8; 128];
-    let r = cx.acl().mem_export_to_shareable_handle_v2(m.handle, 1, DEFAULT, buf.as_mut_ptr().cast())?;
+    let r = cx.acl().aclrtMemExportToShareableHandleV2(m.handle, 1, DEFAULT, buf.as_mut_ptr().cast())?;
     cx.expect_ok("export V2 DEFAULT into a 128-byte buffer of 0xa5", r)?;
     cx.ensure(
         "export V2 DEFAULT leaves bytes 8-127 alone",
@@ -91,15 +91,15 @@ pub fn type_word(cx: &mut Ctx) -> Result<(), Failure> {
         let mut bad = fab;
         bad.data[..4].copy_from_slice(&t.to_le_bytes());
         let mut h: Handle = ptr::null_mut();
-        let r = acl.mem_import_from_shareable_handle_v2((&raw mut bad).cast(), FABRIC, 0, &mut h)?;
+        let r = acl.aclrtMemImportFromShareableHandleV2((&raw mut bad).cast(), FABRIC, 0, &mut h)?;
         cx.expect_code(&format!("import V2 FABRIC of a handle with type word {t}"), r)?;
         let mut pid = [4242i32];
-        let r = acl.mem_set_pid_to_shareable_handle_v2((&raw mut bad).cast(), FABRIC, pid.as_mut_ptr(), 1)?;
+        let r = acl.aclrtMemSetPidToShareableHandleV2((&raw mut bad).cast(), FABRIC, pid.as_mut_ptr(), 1)?;
         cx.expect_code(&format!("SetPid V2 FABRIC of a handle with type word {t}"), r)?;
     }
     let mut good = fab;
     let mut pid = [4242i32];
-    let r = acl.mem_set_pid_to_shareable_handle_v2((&raw mut good).cast(), FABRIC, pid.as_mut_ptr(), 1)?;
+    let r = acl.aclrtMemSetPidToShareableHandleV2((&raw mut good).cast(), FABRIC, pid.as_mut_ptr(), 1)?;
     cx.expect_ok("SetPid V2 FABRIC of the handle as exported", r)
 }
 
@@ -110,7 +110,7 @@ pub fn fabric_trustlist(cx: &mut Ctx) -> Result<(), Failure> {
     let mut b = cx.peer("B")?;
     let mut c = cx.peer("C")?;
     let mut pid = [b.bare_tgid()?];
-    let r = cx.acl().mem_set_pid_to_shareable_handle_v2((&raw mut fab).cast(), FABRIC, pid.as_mut_ptr(), 1)?;
+    let r = cx.acl().aclrtMemSetPidToShareableHandleV2((&raw mut fab).cast(), FABRIC, pid.as_mut_ptr(), 1)?;
     setup("aclrtMemSetPidToShareableHandleV2(FABRIC, [B])", r)?;
     let (r, _) = peer_import_v2(&mut c, &fab.data, FABRIC)?;
     cx.expect("peer C (not listed) imports the fabric handle", AclError::RT_DRV_INTERNAL_ERROR, r)?;
@@ -128,13 +128,13 @@ pub fn cross_device(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, mut fab) = fabric_exported(cx, 1, 45)?;
     let acl = cx.acl();
     let mut h: Handle = ptr::null_mut();
-    let r = acl.mem_import_from_shareable_handle_v2((&raw mut fab).cast(), FABRIC, 0, &mut h)?;
+    let r = acl.aclrtMemImportFromShareableHandleV2((&raw mut fab).cast(), FABRIC, 0, &mut h)?;
     cx.expect("the exporter imports onto device 0, where the memory lives", AclError::RT_DRV_INTERNAL_ERROR, r)?;
     cx.device(1)?;
-    let r = acl.mem_import_from_shareable_handle_v2((&raw mut fab).cast(), FABRIC, 0, &mut h)?;
+    let r = acl.aclrtMemImportFromShareableHandleV2((&raw mut fab).cast(), FABRIC, 0, &mut h)?;
     cx.expect_ok("the exporter imports onto device 1 (current)", r)?;
     let mut p = aclrtPhysicalMemProp::default();
-    setup("aclrtMemGetAllocationPropertiesFromHandle", acl.mem_get_allocation_properties_from_handle(h, &mut p))?;
+    setup("aclrtMemGetAllocationPropertiesFromHandle", acl.aclrtMemGetAllocationPropertiesFromHandle(h, &mut p))?;
     cx.ensure("the imported handle's device", p.location.id == 1, "device 1", format!("{:?}", p.location))?;
     let va = cx.reserve(TWO_MIB)?;
     cx.map(va, TWO_MIB, h)?;

@@ -19,15 +19,15 @@ pub fn bad_flags(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let dev = device_buffer(cx, 64)?;
     let acl = cx.acl();
-    cx.expect_ok("aclrtValueWrite(7, flag 0)", acl.value_write(dev, 7, 0, s)?)?;
-    cx.expect_code("aclrtValueWrite(9, flag 1)", acl.value_write(dev, 9, 1, s)?)?;
+    cx.expect_ok("aclrtValueWrite(7, flag 0)", acl.aclrtValueWrite(dev, 7, 0, s)?)?;
+    cx.expect_code("aclrtValueWrite(9, flag 1)", acl.aclrtValueWrite(dev, 9, 1, s)?)?;
     // Compared with 0, a wait that slipped through would not hold the stream.
-    cx.expect_code("aclrtValueWait(0, flag 4)", acl.value_wait(dev, 0, 4, s)?)?;
-    setup("aclrtSynchronizeStream", acl.synchronize_stream(s))?;
+    cx.expect_code("aclrtValueWait(0, flag 4)", acl.aclrtValueWait(dev, 0, 4, s)?)?;
+    setup("aclrtSynchronizeStream", acl.aclrtSynchronizeStream(s))?;
     let got = word(cx, dev)?;
     cx.ensure("the word after a refused write of 9", got == 7, 7, got)?;
-    setup("aclrtFree", acl.free(dev))?;
-    cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s))
+    setup("aclrtFree", acl.aclrtFree(dev))?;
+    cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
 /// ACL-VAL-002: a host address is refused by aclrtValueWrite and
@@ -37,10 +37,10 @@ pub fn host_address(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let mut host = vec![0u64; 1];
     let h = host.as_mut_ptr().cast::<c_void>();
-    cx.expect_code("aclrtValueWrite(host address)", acl.value_write(h, 5, 0, s)?)?;
-    cx.expect_code("aclrtValueWait(host address)", acl.value_wait(h, 0, 0, s)?)?;
+    cx.expect_code("aclrtValueWrite(host address)", acl.aclrtValueWrite(h, 5, 0, s)?)?;
+    cx.expect_code("aclrtValueWait(host address)", acl.aclrtValueWait(h, 0, 0, s)?)?;
     // The host word must outlive anything that slipped through.
-    setup("aclrtSynchronizeStream", acl.synchronize_stream(s))?;
+    setup("aclrtSynchronizeStream", acl.aclrtSynchronizeStream(s))?;
     cx.ensure("the host word after the refused write", host[0] == 0, 0, host[0])?;
-    cx.expect_ok("aclrtDestroyStream", acl.destroy_stream(s))
+    cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }

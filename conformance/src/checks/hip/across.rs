@@ -1,7 +1,7 @@
 //! HIP rules across real processes: this process exports, HIP peers
 //! (`vmmkit __hip_peer`, [`crate::hip::peer`]) import. The IPC trio
 //! (hipIpcGetMemHandle here, hipIpcOpenMemHandle and hipIpcCloseMemHandle
-//! there: HIP-IPC-027, 028, 042, 046, 049) and the POSIX-fd VMM sharing,
+//! there: HIP-IPC-010, 026 … 029, 031, 042 … 046, 049) and the POSIX-fd VMM sharing,
 //! the fd sent with `SCM_RIGHTS` (HIP-VMM-026, 030).
 
 use std::os::fd::{AsFd, OwnedFd};
@@ -163,7 +163,7 @@ pub fn fd_in_peer(cx: &mut Ctx) -> Result<(), Failure> {
     peer.setup(&Request::Fill { ptr: vb, len: size as u64, seed: 22 })?;
     cx.verify("the exporter reads the peer's pattern", va, size, 22)?;
     peer.setup(&Request::UnmapFree { ptr: vb, size: size as u64 })?;
-    if cx.env().backend == crate::backend::BackendKind::Emulator {
+    if cx.env().backend == crate::vendors::BackendKind::Emulator {
         let vc = import_in(cx, &mut peer, &fd, size, 22, !by_value)?;
         peer.setup(&Request::UnmapFree { ptr: vc, size: size as u64 })?;
     }
@@ -191,4 +191,136 @@ pub fn exporter_lets_go(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("peer reads its own writes", v.value == 1, "pattern 34", v.text)?;
     peer.setup(&Request::UnmapFree { ptr: r.value, size: size as u64 })?;
     peer.exit()
+}
+
+/// `len` bytes of hipMalloc memory on device 0 holding the pattern `seed`,
+/// and the bytes of the IPC handle made from `at` bytes past its base (the
+/// get judged: it is the rule's step).
+fn exported_at(cx: &Ctx, len: usize, at: usize, seed: u8) -> Result<(Va, Vec<u8>), Failure> {
+    cx.device(0)?;
+    let p = cx.malloc(len)?;
+    cx.write(p, len, seed)?;
+    let mut h = hipIpcMemHandle_t::default();
+    let r = cx.hip().hipIpcGetMemHandle(&mut h, p.cast::<u8>().wrapping_add(at).cast());
+    cx.expect_ok(&format!("hipIpcGetMemHandle({len} bytes, base + {at})"), r)?;
+    Ok((p, ipc_bytes(&h)))
+}
+
+/// The peer reads `len` bytes at `ptr`, judged: the copy works and finds the pattern `seed`.
+fn peer_reads(cx: &Ctx, peer: &mut Peer, step: &str, ptr: u64, len: usize, seed: u8) -> Result<(), Failure> {
+    let r = peer.call(&Request::Verify { ptr, len: len as u64, seed })?;
+    cx.expect_ok(&format!("{step}: hipMemcpy(device to host)"), r.vendor_code())?;
+    cx.ensure(step, r.value == 1, format!("pattern {seed} ({len} bytes)"), r.text)
+}
+
+/// HIP-IPC-010: allocations of 1 and 257 bytes export; the peer opens
+/// each, reads the exporter's bytes and writes its own, which the exporter
+/// reads back.
+pub fn any_size(cx: &mut Ctx) -> Result<(), Failure> {
+    let mut peer = cx.peer("importer", 0)?;
+    for (len, seed) in [(1usize, 51u8), (257, 52)] {
+        let (p, handle) = exported_at(cx, len, 0, seed)?;
+        let a = open_in(cx, &mut peer, &handle, &format!("peer: hipIpcOpenMemHandle ({len} bytes)"))?;
+        peer_reads(cx, &mut peer, &format!("peer reads the {len} bytes"), a, len, seed)?;
+        let r = peer.call(&Request::Fill { ptr: a, len: len as u64, seed: seed + 10 })?;
+        cx.expect_ok(&format!("peer: hipMemcpy(host to device, {len} bytes)"), r.vendor_code())?;
+        cx.verify(&format!("the exporter reads the peer's {len} bytes"), p, len, seed + 10)?;
+        cx.expect_ok(&format!("peer: hipIpcCloseMemHandle ({len} bytes)"), close_in(&mut peer, a)?)?;
+        cx.free(p)?;
+    }
+    peer.exit()
+}
+
+/// HIP-IPC-026: a handle made from base + 128 opens at the base: the peer
+/// finds the whole allocation, element 0 first, at the pointer it got.
+pub fn open_gives_base(cx: &mut Ctx) -> Result<(), Failure> {
+    let (p, handle) = exported_at(cx, SIZE, 128, 53)?;
+    let mut peer = cx.peer("importer", 0)?;
+    let a = open_in(cx, &mut peer, &handle, "peer: hipIpcOpenMemHandle (handle of base + 128)")?;
+    peer_reads(cx, &mut peer, "peer reads the allocation from element 0 at the opened pointer", a, SIZE, 53)?;
+    cx.expect_ok("peer: hipIpcCloseMemHandle", close_in(&mut peer, a)?)?;
+    peer.exit()?;
+    cx.free(p)
+}
+
+/// HIP-IPC-029: bytes either side copies in after the open are the other's
+/// at once: the exporter writes, the peer reads; the peer writes, the
+/// exporter reads; the exporter writes again, the peer reads again.
+pub fn same_bytes(cx: &mut Ctx) -> Result<(), Failure> {
+    let (p, handle) = exported(cx, 54)?;
+    let mut peer = cx.peer("importer", 0)?;
+    let a = open_in(cx, &mut peer, &handle, "peer: hipIpcOpenMemHandle")?;
+    cx.write(p, SIZE, 55)?;
+    peer_sees(cx, &mut peer, "peer reads what the exporter copied in after the open", a, 55)?;
+    peer.setup(&Request::Fill { ptr: a, len: SIZE as u64, seed: 56 })?;
+    cx.verify("the exporter reads what the peer copied in", p, SIZE, 56)?;
+    cx.write(p, SIZE, 57)?;
+    peer_sees(cx, &mut peer, "peer reads the exporter's second copy", a, 57)?;
+    cx.expect_ok("peer: hipIpcCloseMemHandle", close_in(&mut peer, a)?)?;
+    peer.exit()?;
+    cx.free(p)
+}
+
+/// HIP-IPC-031: a peer whose current device is 1 opens memory of device 0:
+/// hipPointerGetAttributes there names device 1, and the peer reads it.
+pub fn open_on_current_device(cx: &mut Ctx) -> Result<(), Failure> {
+    let (p, handle) = exported(cx, 58)?;
+    let mut peer = cx.peer("importer on device 1", 1)?;
+    let a = open_in(cx, &mut peer, &handle, "peer on device 1: hipIpcOpenMemHandle")?;
+    let r = peer.setup(&Request::Devices { ptr: a })?;
+    let at = r.text.rsplit('@').next().unwrap_or_default().to_owned();
+    cx.ensure("the opened pointer's device (hipPointerGetAttributes)", at == "1", "1", at)?;
+    peer_sees(cx, &mut peer, "peer on device 1 reads device 0's memory", a, 58)?;
+    cx.expect_ok("peer: hipIpcCloseMemHandle", close_in(&mut peer, a)?)?;
+    peer.exit()?;
+    cx.free(p)
+}
+
+/// HIP-IPC-043: the peer closes its one open through base + 128: the
+/// mapping is closed (a close of the base after it fails).
+pub fn close_interior(cx: &mut Ctx) -> Result<(), Failure> {
+    let (p, handle) = exported(cx, 59)?;
+    let mut peer = cx.peer("importer", 0)?;
+    let a = open_in(cx, &mut peer, &handle, "peer: hipIpcOpenMemHandle")?;
+    cx.expect_ok("peer: hipIpcCloseMemHandle(opened + 128)", close_in(&mut peer, a + 128)?)?;
+    let again = close_in(&mut peer, a)?;
+    cx.ensure_code("peer: hipIpcCloseMemHandle(opened) after the interior close", HipError::INVALID_VALUE, again)?;
+    peer.exit()?;
+    cx.free(p)
+}
+
+/// HIP-IPC-044: after the peer's last close, hipPointerGetAttributes of the
+/// pointer answers 0 there with device −2.
+pub fn closed_pointer_unknown(cx: &mut Ctx) -> Result<(), Failure> {
+    let (p, handle) = exported(cx, 60)?;
+    let mut peer = cx.peer("importer", 0)?;
+    let a = open_in(cx, &mut peer, &handle, "peer: hipIpcOpenMemHandle")?;
+    cx.expect_ok("peer: hipIpcCloseMemHandle", close_in(&mut peer, a)?)?;
+    let r = peer.call(&Request::Devices { ptr: a })?;
+    cx.ensure_code("peer: hipPointerGetAttributes(closed pointer)", HipError::SUCCESS, r.vendor_code())?;
+    let at = r.text.rsplit('@').next().unwrap_or_default().to_owned();
+    cx.ensure("the closed pointer's device", at == "-2", "-2 (hipInvalidDeviceId)", at)?;
+    peer.exit()?;
+    cx.free(p)
+}
+
+/// HIP-IPC-045: of two importers one closes; the other and the exporter
+/// still read and write the memory.
+pub fn close_is_local(cx: &mut Ctx) -> Result<(), Failure> {
+    let (p, handle) = exported(cx, 61)?;
+    let mut one = cx.peer("importer 1", 0)?;
+    let mut two = cx.peer("importer 2", 0)?;
+    let a = open_in(cx, &mut one, &handle, "peer 1: hipIpcOpenMemHandle")?;
+    let b = open_in(cx, &mut two, &handle, "peer 2: hipIpcOpenMemHandle")?;
+    cx.expect_ok("peer 1: hipIpcCloseMemHandle", close_in(&mut one, a)?)?;
+    peer_sees(cx, &mut two, "peer 2 reads after peer 1's close", b, 61)?;
+    cx.verify("the exporter reads after peer 1's close", p, SIZE, 61)?;
+    two.setup(&Request::Fill { ptr: b, len: SIZE as u64, seed: 62 })?;
+    cx.verify("the exporter reads peer 2's write", p, SIZE, 62)?;
+    cx.write(p, SIZE, 63)?;
+    peer_sees(cx, &mut two, "peer 2 reads the exporter's write", b, 63)?;
+    cx.expect_ok("peer 2: hipIpcCloseMemHandle", close_in(&mut two, b)?)?;
+    one.exit()?;
+    two.exit()?;
+    cx.free(p)
 }

@@ -202,3 +202,34 @@ pub fn visible_devices(cx: &mut Ctx) -> Result<(), Failure> {
     }
     cx.free(p)
 }
+
+/// HIP-INIT-002: a peer that sees no device (`ROCR_VISIBLE_DEVICES` set and
+/// empty) gets 100 from every call, before any argument is looked at:
+/// hipGetDeviceCount, hipSetDevice, hipIpcOpenMemHandle of a live handle,
+/// hipMemcpy and hipIpcCloseMemHandle.
+pub fn no_device(cx: &mut Ctx) -> Result<(), Failure> {
+    use crate::hip::peer::{Peer, Request, ipc_bytes};
+    cx.device(0)?;
+    let p = cx.malloc(4096)?;
+    let mut h = hipIpcMemHandle_t::default();
+    setup("hipIpcGetMemHandle", cx.hip().hipIpcGetMemHandle(&mut h, p))?;
+    let launcher = cx.launcher().with_env(&[("ROCR_VISIBLE_DEVICES", "")]);
+    let mut peer = Peer::unstarted(&launcher, "no device")?;
+    let at = p as usize as u64;
+    let calls = [
+        ("hipGetDeviceCount", Request::Devices { ptr: 0 }),
+        ("hipSetDevice(0)", Request::Start { device: 0 }),
+        (
+            "hipIpcOpenMemHandle(a live handle)",
+            Request::IpcOpen { handle: ipc_bytes(&h), flags: hipIpcMemLazyEnablePeerAccess },
+        ),
+        ("hipMemcpy(device to host)", Request::Verify { ptr: at, len: 8, seed: 0 }),
+        ("hipIpcCloseMemHandle", Request::IpcClose { ptr: at }),
+    ];
+    for (what, req) in calls {
+        let r = peer.call(&req)?;
+        cx.expect_code(&format!("peer with no device: {what}"), r.vendor_code())?;
+    }
+    peer.exit()?;
+    cx.free(p)
+}

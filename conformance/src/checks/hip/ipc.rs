@@ -5,6 +5,7 @@ use std::ptr;
 
 use vmmkit_sys::hip::*;
 
+use crate::backend::BackendKind;
 use crate::hip::{Ctx, Va};
 use crate::outcome::Failure;
 
@@ -177,4 +178,44 @@ pub fn get_host_memory(cx: &mut Ctx) -> Result<(), Failure> {
     let r = HipError(hip.hipIpcGetMemHandle(&mut h, host));
     cx.note(format!("hipIpcGetMemHandle(hipHostMalloc memory) gave {r}"));
     crate::hip::setup("hipHostFree", hip.hipHostFree(host))
+}
+
+/// HIP-IPC-005 (undetermined; the emulator's choice): two gets of the same
+/// pointer give the same bytes. Judged on the emulator; another backend's
+/// answer is noted.
+pub fn get_identical(cx: &mut Ctx) -> Result<(), Failure> {
+    let (p, first) = exported(cx)?;
+    let mut again = hipIpcMemHandle_t::default();
+    crate::hip::setup("hipIpcGetMemHandle(p) again", cx.hip().hipIpcGetMemHandle(&mut again, p))?;
+    let same = first.reserved == again.reserved;
+    if cx.env().backend == BackendKind::Emulator {
+        cx.ensure("the second handle of the same pointer", same, "the same 64 bytes", "different bytes")?;
+    } else {
+        cx.note(format!("two gets of one pointer gave {} handles", if same { "identical" } else { "different" }));
+    }
+    cx.free(p)
+}
+
+/// HIP-IPC-009: a get that fails (a host address, then NULL devPtr) over
+/// a handle full of 0x5a leaves it zeroed on the emulator; what another
+/// backend leaves is noted.
+pub fn get_failure_zeroes(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let mut local = [0u8; 64];
+    let cases: [(&str, Va); 2] = [("a host address", local.as_mut_ptr().cast()), ("NULL devPtr", ptr::null_mut())];
+    for (what, dev) in cases {
+        let mut h = hipIpcMemHandle_t { reserved: [0x5a; 64] };
+        let r = hip.hipIpcGetMemHandle(&mut h, dev);
+        cx.ensure_code(&format!("hipIpcGetMemHandle({what})"), HipError::INVALID_VALUE, r)?;
+        let written = h.reserved.iter().filter(|&&b| b != 0x5a).count();
+        let zero = h.reserved.iter().all(|&b| b == 0);
+        if cx.env().backend == BackendKind::Emulator {
+            let got = format!("{written} of 64 bytes written, {}", if zero { "all zero" } else { "not all zero" });
+            cx.ensure(&format!("the handle after the failed get ({what})"), zero, "64 zero bytes", got)?;
+        } else {
+            cx.note(format!("a failed get ({what}) wrote {written} of the handle's 64 bytes"));
+        }
+    }
+    Ok(())
 }

@@ -75,3 +75,36 @@ pub fn import_own(cx: &mut Ctx) -> Result<(), Failure> {
     cx.unmapped(va2, own, size)?;
     cx.unmapped(va, h, size)
 }
+
+/// HIP-VMM-029: memory of device 0 exported and imported by this process
+/// with device 1 current: the imported handle's properties are Pinned on
+/// {Device, 1}, and it maps and carries the exporter's bytes.
+pub fn imported_properties(cx: &mut Ctx) -> Result<(), Failure> {
+    let (va, h, size) = cx.mapped(1)?;
+    cx.write(va, size, 73)?;
+    let mut fd = export(cx, h)?;
+    cx.device(1)?;
+    let hip = cx.hip();
+    let mut imported = ptr::null_mut();
+    let t = hipMemHandleTypePosixFileDescriptor;
+    let os_handle: Va = if cx.is_v7() { fd as usize as Va } else { (&raw mut fd).cast() };
+    let r = hip.hipMemImportFromShareableHandle(&mut imported, os_handle, t);
+    crate::hip::Hip::close_exported_fd(fd);
+    cx.expect_ok("hipMemImportFromShareableHandle with device 1 current", r)?;
+    let mut p = hipMemAllocationProp::default();
+    cx.expect_ok(
+        "hipMemGetAllocationPropertiesFromHandle",
+        hip.hipMemGetAllocationPropertiesFromHandle(&mut p, imported),
+    )?;
+    cx.ensure("the imported handle's type", p.type_ == hipMemAllocationTypePinned, "Pinned", p.type_)?;
+    let at = (p.location.type_, p.location.id);
+    cx.ensure("the imported handle's location", at == (hipMemLocationTypeDevice, 1), "Device 1", format!("{at:?}"))?;
+    cx.note(format!("requestedHandleType reads {}", p.requestedHandleType));
+    let va2 = cx.reserve(size)?;
+    cx.map(va2, size, imported)?;
+    crate::hip::setup("hipMemSetAccess(device 1)", hip.hipMemSetAccess(va2, size, &crate::hip::rw_desc(1), 1))?;
+    cx.verify("the imported mapping", va2, size, 73)?;
+    cx.unmapped(va2, imported, size)?;
+    cx.device(0)?;
+    cx.unmapped(va, h, size)
+}

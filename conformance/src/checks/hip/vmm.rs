@@ -6,9 +6,9 @@ use std::ptr;
 
 use vmmkit_sys::hip::*;
 
-use crate::backend::BackendKind;
 use crate::hip::{Ctx, Va, posix_prop, prop, rw_desc, setup};
 use crate::outcome::Failure;
+use crate::vendors::BackendKind;
 
 const MIN: hipMemAllocationGranularity_flags = hipMemAllocationGranularityMinimum;
 
@@ -404,4 +404,23 @@ pub fn copy_without_access(cx: &mut Ctx) -> Result<(), Failure> {
     let r = cx.hip().hipMemcpy(va, data.as_ptr().cast(), data.len(), hipMemcpyHostToDevice);
     cx.expect_ok("hipMemcpy(host to device, no access set)", r)?;
     cx.unmapped(va, h, g)
+}
+
+/// HIP-VMM-020: a mapping made read-write is unmapped; the reservation maps
+/// the handle again, hipMemGetAccess reads 0 (no access) until hipMemSetAccess
+/// grants it again, and then the range is written and read.
+pub fn remap_after_unmap(cx: &mut Ctx) -> Result<(), Failure> {
+    let (va, h, size) = cx.mapped(1)?;
+    let hip = cx.hip();
+    let dev0 = rw_desc(0).location;
+    cx.write(va, size, 71)?;
+    cx.expect_ok("hipMemUnmap", hip.hipMemUnmap(va, size))?;
+    cx.expect_ok("hipMemMap(the same reservation, again)", hip.hipMemMap(va, size, 0, h, 0))?;
+    let mut flags = u64::MAX;
+    cx.expect_ok("hipMemGetAccess after the map again", hip.hipMemGetAccess(&mut flags, &dev0, va))?;
+    cx.ensure("access after the map again", flags == 0, "0 (set again before use)", flags)?;
+    cx.expect_ok("hipMemSetAccess(ReadWrite) again", hip.hipMemSetAccess(va, size, &rw_desc(0), 1))?;
+    cx.write(va, size, 72)?;
+    cx.verify("the range mapped again", va, size, 72)?;
+    cx.unmapped(va, h, size)
 }

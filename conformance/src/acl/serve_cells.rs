@@ -8,9 +8,9 @@ use std::ptr;
 
 use vmmkit_sys::acl::*;
 
-use super::protocol::{Reply, Request};
-use crate::acl::Acl;
+use super::Acl;
 use crate::pattern;
+use crate::peer::{Reply, Request};
 
 thread_local! {
     /// Opened notifies and events (as addresses), and the peer's stream.
@@ -41,7 +41,7 @@ fn stream(acl: Acl) -> Result<aclrtStream, Reply> {
             return Ok(s as aclrtStream);
         }
         let mut s: aclrtStream = ptr::null_mut();
-        let r = acl.create_stream(&mut s);
+        let r = acl.aclrtCreateStream(&mut s);
         if !r.is_success() {
             return Err(reply(r, "aclrtCreateStream"));
         }
@@ -53,11 +53,11 @@ fn stream(acl: Acl) -> Result<aclrtStream, Reply> {
 /// Copies mapping `map` to the host on `s`, synchronizes, compares with `seed`.
 fn read_back(acl: Acl, s: aclrtStream, (va, size): (*mut c_void, usize), seed: u8) -> Reply {
     let mut data = vec![0u8; size];
-    let r = acl.ipc_memcpy_async(data.as_mut_ptr().cast(), size, va.cast_const(), size, ACL_MEMCPY_DEVICE_TO_HOST, s);
+    let r = acl.aclrtMemcpyAsync(data.as_mut_ptr().cast(), size, va.cast_const(), size, ACL_MEMCPY_DEVICE_TO_HOST, s);
     if !r.is_success() {
         return reply(r, "aclrtMemcpyAsync(device to host)");
     }
-    let r = acl.ipc_synchronize_stream(s);
+    let r = acl.aclrtSynchronizeStream(s);
     if !r.is_success() {
         return reply(r, "aclrtSynchronizeStream");
     }
@@ -100,7 +100,7 @@ pub(super) fn handle(acl: Acl, maps: &[(*mut c_void, usize)], req: &Request) -> 
             let mut k: Vec<std::ffi::c_char> = key.iter().map(|&b| b as std::ffi::c_char).collect();
             k.push(0);
             let mut n: aclrtNotify = ptr::null_mut();
-            match acl.notify_import_by_key(&mut n, k.as_ptr(), *flags) {
+            match acl.aclrtNotifyImportByKey(&mut n, k.as_ptr(), *flags) {
                 Ok(r) if r.is_success() => CELLS.with_borrow_mut(|c| {
                     c.notifies.push(n as usize);
                     Reply { slot: c.notifies.len() - 1, ..reply(r, "aclrtNotifyImportByKey") }
@@ -115,7 +115,7 @@ pub(super) fn handle(acl: Acl, maps: &[(*mut c_void, usize)], req: &Request) -> 
             };
             let Some(&m) = maps.get(*map) else { return Some(no_slot("mapping", *map)) };
             wait_then_read(acl, m, *seed, "aclrtWaitAndResetNotify", |s| {
-                acl.wait_and_reset_notify(n as aclrtNotify, s, *timeout)
+                acl.aclrtWaitAndResetNotify(n as aclrtNotify, s, *timeout)
             })
         }
         Request::NotifyWaitHeld { notify, map } => {
@@ -127,13 +127,13 @@ pub(super) fn handle(acl: Acl, maps: &[(*mut c_void, usize)], req: &Request) -> 
                 Ok(s) => s,
                 Err(r) => return Some(r),
             };
-            match acl.wait_and_reset_notify(n as aclrtNotify, s, 0) {
+            match acl.aclrtWaitAndResetNotify(n as aclrtNotify, s, 0) {
                 Ok(r) if r.is_success() => {}
                 Ok(r) => return Some(reply(r, "aclrtWaitAndResetNotify")),
                 Err(f) => return Some(missing(f)),
             }
             let mut data = vec![0u8; size].into_boxed_slice();
-            let r = acl.ipc_memcpy_async(
+            let r = acl.aclrtMemcpyAsync(
                 data.as_mut_ptr().cast(),
                 size,
                 va.cast_const(),
@@ -146,7 +146,7 @@ pub(super) fn handle(acl: Acl, maps: &[(*mut c_void, usize)], req: &Request) -> 
             }
             // The buffer lives (its heap block does not move) until the read ends.
             CELLS.with_borrow_mut(|c| c.held = Some(data));
-            match acl.synchronize_stream_with_timeout(s, 1) {
+            match acl.aclrtSynchronizeStreamWithTimeout(s, 1) {
                 Ok(r) => reply(r, "aclrtSynchronizeStreamWithTimeout(1 ms)"),
                 Err(f) => missing(f),
             }
@@ -156,7 +156,7 @@ pub(super) fn handle(acl: Acl, maps: &[(*mut c_void, usize)], req: &Request) -> 
                 Ok(s) => s,
                 Err(r) => return Some(r),
             };
-            let r = acl.ipc_synchronize_stream(s);
+            let r = acl.aclrtSynchronizeStream(s);
             let Some(data) = CELLS.with_borrow_mut(|c| c.held.take()) else {
                 return Some(reply(AclError::INVALID_PARAM, "peer: no read held"));
             };
@@ -177,7 +177,7 @@ pub(super) fn handle(acl: Acl, maps: &[(*mut c_void, usize)], req: &Request) -> 
                 *d = b as std::ffi::c_char;
             }
             let mut e: aclrtEvent = ptr::null_mut();
-            match acl.ipc_open_event_handle(h, &mut e) {
+            match acl.aclrtIpcOpenEventHandle(h, &mut e) {
                 Ok(r) if r.is_success() => CELLS.with_borrow_mut(|c| {
                     c.events.push(e as usize);
                     Reply { slot: c.events.len() - 1, ..reply(r, "aclrtIpcOpenEventHandle") }
@@ -191,7 +191,7 @@ pub(super) fn handle(acl: Acl, maps: &[(*mut c_void, usize)], req: &Request) -> 
                 return Some(no_slot("event", *event));
             };
             let Some(&m) = maps.get(*map) else { return Some(no_slot("mapping", *map)) };
-            wait_then_read(acl, m, *seed, "aclrtStreamWaitEvent", |s| acl.ipc_stream_wait_event(s, e as aclrtEvent))
+            wait_then_read(acl, m, *seed, "aclrtStreamWaitEvent", |s| acl.aclrtStreamWaitEvent(s, e as aclrtEvent))
         }
         Request::EventRecordStuck { event } => {
             let Some(e) = CELLS.with_borrow(|c| c.events.get(*event).copied()) else {
@@ -202,18 +202,18 @@ pub(super) fn handle(acl: Acl, maps: &[(*mut c_void, usize)], req: &Request) -> 
                 Err(r) => return Some(r),
             };
             let mut word: *mut c_void = ptr::null_mut();
-            let r = acl.malloc(&mut word, 8, ACL_MEM_MALLOC_HUGE_FIRST);
+            let r = acl.aclrtMalloc(&mut word, 8, ACL_MEM_MALLOC_HUGE_FIRST);
             if !r.is_success() {
                 return Some(reply(r, "aclrtMalloc"));
             }
-            let r = acl.memset(word, 8, 0, 8);
+            let r = acl.aclrtMemset(word, 8, 0, 8);
             if !r.is_success() {
                 return Some(reply(r, "aclrtMemset"));
             }
             // The word stays 0: a wait for 1 never ends. Kept until the peer dies.
             match acl
-                .value_wait(word, 1, ACL_STREAM_WAIT_VALUE_GEQ, s)
-                .and_then(|r| if r.is_success() { acl.record_event(e as aclrtEvent, s) } else { Ok(r) })
+                .aclrtValueWait(word, 1, ACL_STREAM_WAIT_VALUE_GEQ, s)
+                .and_then(|r| if r.is_success() { acl.aclrtRecordEvent(e as aclrtEvent, s) } else { Ok(r) })
             {
                 Ok(r) => reply(r, "aclrtValueWait, aclrtRecordEvent"),
                 Err(f) => missing(f),

@@ -3,28 +3,10 @@
 //! `checkSupport`), then the check, and what happened as an [`Outcome`].
 #![forbid(unsafe_code)]
 
-use std::path::PathBuf;
-
-use crate::backend::BackendKind;
 use crate::ctx::{Ctx, Suite};
 use crate::outcome::{Failure, Outcome};
-use crate::rule::Record;
-
-/// Where a check runs: the backend and, for a real one, its library.
-#[derive(Debug, Clone)]
-pub struct Env {
-    /// The backend.
-    pub backend: BackendKind,
-    /// The vendor library, for a real backend.
-    pub library: Option<PathBuf>,
-}
-
-/// A check, whatever it runs against.
-pub trait Check: Sync {
-    /// Runs the check of `rule` on `env`: the outcome, and the failing step
-    /// or the observations made.
-    fn run(&self, rule: &'static Record, env: &Env) -> (Outcome, Option<String>);
-}
+use crate::rule::{Check, Record};
+use crate::vendors::{BackendKind, Env};
 
 /// A check written against vendor `V`'s table.
 #[derive(Debug)]
@@ -37,7 +19,11 @@ impl<V: Suite> Check for Checked<V> {
             Err(reason) => return (Outcome::NotSupported(reason), None),
         };
         let mut cx = Ctx::<V>::new(table, rule, env.clone());
-        let ready = if env.backend == BackendKind::Emulator { Ok(()) } else { V::probe_real_device(&cx) };
+        let ready = if env.backend == BackendKind::Emulator {
+            Ok(())
+        } else {
+            V::probe(&cx.table()).map_err(Failure::NotSupported)
+        };
         if let Err(f) = ready.and_then(|()| cx.check_needs()) {
             return f.into_outcome(rule);
         }

@@ -9,13 +9,12 @@ use std::ptr;
 
 use vmmkit_sys::acl::*;
 
-use super::ROLE;
-pub use super::link::Args;
-use super::link::{Step, serve};
-use super::protocol::{Reply, Request};
-use crate::acl::{Acl, prop_with, rw_desc};
-use crate::backend;
+use super::{Acl, prop_with, rw_desc};
+use crate::ctx::Suite;
 use crate::pattern;
+pub use crate::peer::link::Args;
+use crate::peer::link::{Step, serve};
+use crate::peer::{ROLE, Reply, Request};
 
 /// Runs the peer until its channel closes or it is told to exit.
 pub fn run(args: &Args) -> ExitCode {
@@ -24,8 +23,8 @@ pub fn run(args: &Args) -> ExitCode {
     let mut state: Option<State> = None;
     serve(ROLE, |req: Request, _fds| {
         if state.is_none() {
-            match backend::acl_table(args.backend, args.library.as_deref()) {
-                Ok(api) => state = Some(State { acl: Acl::new(api), handles: Vec::new(), maps: Vec::new() }),
+            match vmmkit_sys::vendor::Acl::table(args.backend, args.library.as_deref()) {
+                Ok(acl) => state = Some(State { acl, handles: Vec::new(), maps: Vec::new() }),
                 Err(reason) => {
                     eprintln!("vmmkit {ROLE} (pid {}): no ACL table: {reason}", std::process::id());
                     return Step::Stop(ExitCode::from(3));
@@ -64,18 +63,18 @@ impl State {
         let acl = self.acl;
         match req {
             Request::Start { device } => {
-                let r = acl.init(ptr::null());
+                let r = acl.aclInit(ptr::null());
                 if !r.is_success() && r != AclError::REPEAT_INITIALIZE {
                     return reply(r, "aclInit");
                 }
                 match device {
-                    Some(d) => reply(acl.set_device(d), &format!("aclrtSetDevice({d})")),
+                    Some(d) => reply(acl.aclrtSetDevice(d), &format!("aclrtSetDevice({d})")),
                     None => reply(AclError::SUCCESS, ""),
                 }
             }
             Request::Pid => {
                 let mut pid = 0i32;
-                let r = acl.device_get_bare_tgid(&mut pid);
+                let r = acl.aclrtDeviceGetBareTgid(&mut pid);
                 Reply {
                     code: r.0,
                     value: u64::try_from(pid).unwrap_or(0),
@@ -87,7 +86,7 @@ impl State {
             Request::Alloc { device, size, attr } => {
                 let mut h: aclrtDrvMemHandle = ptr::null_mut();
                 let p = prop_with(attr, ACL_MEM_LOCATION_TYPE_DEVICE, device);
-                let r = acl.malloc_physical(&mut h, size as usize, &p, 0);
+                let r = acl.aclrtMallocPhysical(&mut h, size as usize, &p, 0);
                 if r.is_success() {
                     self.handles.push(h);
                 }
@@ -103,20 +102,21 @@ impl State {
             Request::SetAccess { map, device } => {
                 let Some(&(va, size)) = self.maps.get(map) else { return no_slot("mapping", map) };
                 let mut d = rw_desc(device);
-                reply(acl.mem_set_access(va, size, &mut d, 1), "aclrtMemSetAccess")
+                reply(acl.aclrtMemSetAccess(va, size, &mut d, 1), "aclrtMemSetAccess")
             }
             Request::Write { map, seed } => {
                 let Some(&(va, size)) = self.maps.get(map) else { return no_slot("mapping", map) };
                 let data = pattern::fill(seed, size);
                 reply(
-                    acl.memcpy(va, size, data.as_ptr().cast(), size, ACL_MEMCPY_HOST_TO_DEVICE),
+                    acl.aclrtMemcpy(va, size, data.as_ptr().cast(), size, ACL_MEMCPY_HOST_TO_DEVICE),
                     "aclrtMemcpy(host to device)",
                 )
             }
             Request::Verify { map, seed } => {
                 let Some(&(va, size)) = self.maps.get(map) else { return no_slot("mapping", map) };
                 let mut data = vec![0u8; size];
-                let r = acl.memcpy(data.as_mut_ptr().cast(), size, va.cast_const(), size, ACL_MEMCPY_DEVICE_TO_HOST);
+                let r =
+                    acl.aclrtMemcpy(data.as_mut_ptr().cast(), size, va.cast_const(), size, ACL_MEMCPY_DEVICE_TO_HOST);
                 if !r.is_success() {
                     return reply(r, "aclrtMemcpy(device to host)");
                 }
@@ -130,26 +130,26 @@ impl State {
             }
             Request::Unmap { map } => {
                 let Some(&(va, _)) = self.maps.get(map) else { return no_slot("mapping", map) };
-                reply(acl.unmap_mem(va), "aclrtUnmapMem")
+                reply(acl.aclrtUnmapMem(va), "aclrtUnmapMem")
             }
             Request::Release { map } => {
                 let Some(&(va, _)) = self.maps.get(map) else { return no_slot("mapping", map) };
-                reply(acl.release_mem_address(va), "aclrtReleaseMemAddress")
+                reply(acl.aclrtReleaseMemAddress(va), "aclrtReleaseMemAddress")
             }
             Request::Free { handle } => {
                 let Some(&h) = self.handles.get(handle) else { return no_slot("handle", handle) };
-                reply(acl.free_physical(h), "aclrtFreePhysical")
+                reply(acl.aclrtFreePhysical(h), "aclrtFreePhysical")
             }
             Request::Export { handle, flags } => {
                 let Some(&h) = self.handles.get(handle) else { return no_slot("handle", handle) };
                 let mut sh = 0u64;
-                let r = acl.mem_export_to_shareable_handle(h, ACL_MEM_HANDLE_TYPE_NONE, flags, &mut sh);
+                let r = acl.aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, flags, &mut sh);
                 Reply { value: sh, ..reply(r, "aclrtMemExportToShareableHandle") }
             }
             Request::ExportV2 { handle, flags, share_type } => {
                 let Some(&h) = self.handles.get(handle) else { return no_slot("handle", handle) };
                 let mut out = [0u8; 128];
-                match acl.mem_export_to_shareable_handle_v2(h, flags, share_type, out.as_mut_ptr().cast()) {
+                match acl.aclrtMemExportToShareableHandleV2(h, flags, share_type, out.as_mut_ptr().cast()) {
                     Ok(r) => {
                         let len = if share_type == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC { 128 } else { 8 };
                         Reply { bytes: out[..len].to_vec(), ..reply(r, "aclrtMemExportToShareableHandleV2") }
@@ -158,18 +158,18 @@ impl State {
                 }
             }
             Request::SetPid { shareable, mut pids } => reply(
-                acl.mem_set_pid_to_shareable_handle(shareable, pids.as_mut_ptr(), pids.len()),
+                acl.aclrtMemSetPidToShareableHandle(shareable, pids.as_mut_ptr(), pids.len()),
                 "aclrtMemSetPidToShareableHandle",
             ),
             Request::Import { shareable, device } => {
                 let mut h: aclrtDrvMemHandle = ptr::null_mut();
-                let r = acl.mem_import_from_shareable_handle(shareable, device, &mut h);
+                let r = acl.aclrtMemImportFromShareableHandle(shareable, device, &mut h);
                 self.imported(r, h, "aclrtMemImportFromShareableHandle")
             }
             Request::ImportV2 { mut shareable, share_type, flags } => {
                 shareable.resize(128, 0);
                 let mut h: aclrtDrvMemHandle = ptr::null_mut();
-                match acl.mem_import_from_shareable_handle_v2(shareable.as_mut_ptr().cast(), share_type, flags, &mut h)
+                match acl.aclrtMemImportFromShareableHandleV2(shareable.as_mut_ptr().cast(), share_type, flags, &mut h)
                 {
                     Ok(r) => self.imported(r, h, "aclrtMemImportFromShareableHandleV2"),
                     Err(f) => reply(AclError::API_NOT_SUPPORT, &f.to_string()),
@@ -178,7 +178,7 @@ impl State {
             Request::Props { handle } => {
                 let Some(&h) = self.handles.get(handle) else { return no_slot("handle", handle) };
                 let mut p = aclrtPhysicalMemProp::default();
-                let r = acl.mem_get_allocation_properties_from_handle(h, &mut p);
+                let r = acl.aclrtMemGetAllocationPropertiesFromHandle(h, &mut p);
                 let mut bytes = Vec::with_capacity(12);
                 for v in [p.memAttr, p.location.type_, p.location.id as i32] {
                     bytes.extend_from_slice(&v.to_le_bytes());
@@ -187,19 +187,19 @@ impl State {
             }
             Request::Exit => reply(AclError::SUCCESS, ""),
             Request::Devices => {
-                let r = acl.init(ptr::null());
+                let r = acl.aclInit(ptr::null());
                 if !r.is_success() && r != AclError::REPEAT_INITIALIZE {
                     return reply(r, "aclInit");
                 }
                 let mut n = 0u32;
-                let r = acl.get_device_count(&mut n);
+                let r = acl.aclrtGetDeviceCount(&mut n);
                 if !r.is_success() {
                     return reply(r, "aclrtGetDeviceCount");
                 }
                 let mut bytes = Vec::new();
                 for user in 0..n as i32 {
-                    let mut phy = -1;
-                    let r = match acl.phy_of_user(user, &mut phy) {
+                    let mut phy = -1i32;
+                    let r = match acl.aclrtGetPhyDevIdByUserDevId(user, &mut phy) {
                         Ok(r) => r,
                         Err(f) => return reply(AclError::API_NOT_SUPPORT, &f.to_string()),
                     };
@@ -211,8 +211,8 @@ impl State {
                 Reply { value: u64::from(n), bytes, ..Reply::default() }
             }
             Request::UserOf { logic } => {
-                let mut user = -1;
-                let r = match acl.user_of_logic(logic, &mut user) {
+                let mut user = -1i32;
+                let r = match acl.aclrtGetUserDevIdByLogicDevId(logic, &mut user) {
                     Ok(r) => r,
                     Err(f) => return reply(AclError::API_NOT_SUPPORT, &f.to_string()),
                 };
@@ -221,48 +221,48 @@ impl State {
             Request::IpcAlloc { size, seed } => {
                 let size = size as usize;
                 let mut va: *mut c_void = ptr::null_mut();
-                let r = acl.malloc(&mut va, size, ACL_MEM_MALLOC_HUGE_FIRST);
+                let r = acl.aclrtMalloc(&mut va, size, ACL_MEM_MALLOC_HUGE_FIRST);
                 if !r.is_success() {
                     return reply(r, "aclrtMalloc");
                 }
                 let data = pattern::fill(seed, size);
-                let r = acl.memcpy(va, size, data.as_ptr().cast(), size, ACL_MEMCPY_HOST_TO_DEVICE);
+                let r = acl.aclrtMemcpy(va, size, data.as_ptr().cast(), size, ACL_MEMCPY_HOST_TO_DEVICE);
                 self.maps.push((va, size));
                 Reply { slot: self.maps.len() - 1, value: va as u64, ..reply(r, "aclrtMemcpy(host to device)") }
             }
             Request::IpcGetKey { map, flags } => {
                 let Some(&(va, size)) = self.maps.get(map) else { return no_slot("mapping", map) };
                 let mut key = [0u8; ACL_IPC_KEY_MIN_LEN];
-                let r = acl.ipc_mem_get_export_key(va, size, key.as_mut_ptr().cast(), key.len(), flags);
+                let r = acl.aclrtIpcMemGetExportKey(va, size, key.as_mut_ptr().cast(), key.len(), flags);
                 let end = key.iter().position(|&b| b == 0).unwrap_or(key.len());
                 Reply { bytes: key[..end].to_vec(), ..reply(r, "aclrtIpcMemGetExportKey") }
             }
             Request::IpcSetPid { key, mut pids } => {
                 let key = c_key(key);
                 reply(
-                    acl.ipc_mem_set_import_pid(key.as_ptr(), pids.as_mut_ptr(), pids.len()),
+                    acl.aclrtIpcMemSetImportPid(key.as_ptr(), pids.as_mut_ptr(), pids.len()),
                     "aclrtIpcMemSetImportPid",
                 )
             }
             Request::IpcImport { key, flags, size } => {
                 let key = c_key(key);
                 let mut va: *mut c_void = ptr::null_mut();
-                let r = acl.ipc_mem_import_by_key(&mut va, key.as_ptr(), flags);
+                let r = acl.aclrtIpcMemImportByKey(&mut va, key.as_ptr(), flags);
                 if !r.is_success() {
                     return reply(r, "aclrtIpcMemImportByKey");
                 }
                 self.maps.push((va, size as usize));
                 Reply { slot: self.maps.len() - 1, value: va as u64, ..reply(r, "aclrtIpcMemImportByKey") }
             }
-            Request::IpcClose { key } => reply(acl.ipc_mem_close(c_key(key).as_ptr()), "aclrtIpcMemClose"),
+            Request::IpcClose { key } => reply(acl.aclrtIpcMemClose(c_key(key).as_ptr()), "aclrtIpcMemClose"),
             Request::IpcFree { map } => {
                 let Some(&(va, _)) = self.maps.get(map) else { return no_slot("mapping", map) };
-                reply(acl.free(va), "aclrtFree")
+                reply(acl.aclrtFree(va), "aclrtFree")
             }
             Request::Retain { map } => {
                 let Some(&(va, _)) = self.maps.get(map) else { return no_slot("mapping", map) };
                 let mut h: aclrtDrvMemHandle = ptr::null_mut();
-                let r = acl.mem_retain_allocation_handle(va, &mut h);
+                let r = acl.aclrtMemRetainAllocationHandle(va, &mut h);
                 self.imported(r, h, "aclrtMemRetainAllocationHandle")
             }
             ref cells => super::serve_cells::handle(acl, &self.maps, cells)
@@ -273,13 +273,13 @@ impl State {
     fn map(&mut self, h: aclrtDrvMemHandle, size: usize) -> Reply {
         let acl = self.acl;
         let mut va: *mut c_void = ptr::null_mut();
-        let r = acl.reserve_mem_address(&mut va, size, 0, ptr::null_mut(), 0);
+        let r = acl.aclrtReserveMemAddress(&mut va, size, 0, ptr::null_mut(), 0);
         if !r.is_success() {
             return reply(r, "aclrtReserveMemAddress");
         }
-        let r = acl.map_mem(va, size, 0, h, 0);
+        let r = acl.aclrtMapMem(va, size, 0, h, 0);
         if !r.is_success() {
-            let _ = acl.release_mem_address(va);
+            let _ = acl.aclrtReleaseMemAddress(va);
             return reply(r, "aclrtMapMem");
         }
         self.maps.push((va, size));

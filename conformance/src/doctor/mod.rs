@@ -19,19 +19,13 @@
 //! ```
 
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use serde::Serialize;
 
-use crate::backend::BackendKind;
+pub use crate::probe::{Row, probe, report};
 
-mod emulator;
 mod render;
-// Probes of the vendor libraries through their C tables.
-#[allow(unsafe_code)]
-mod vendor;
 
 /// Options of `vmmkit doctor`.
 #[derive(Debug, clap::Args)]
@@ -48,48 +42,6 @@ pub enum Format {
     Table,
     /// A JSON array of objects with the keys of [`Row`], for scripts.
     Json,
-}
-
-/// What the doctor found for one backend. The JSON keys are these field
-/// names, and are stable.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Row {
-    /// `emulator`, `ascend`, `hip` or `cuda`.
-    pub backend: &'static str,
-    /// Whether the backend can run the suite here: it loaded and has at least one device.
-    pub usable: bool,
-    /// The library file (or soname) that was opened, if one was.
-    pub library: Option<String>,
-    /// The version the library reports (ACL `major.minor.patch`, HIP's and CUDA's integer).
-    pub version: Option<String>,
-    /// The version as `detail` shows it (`HIP 50422803 (5.4.22803)`); not in the JSON.
-    #[serde(skip)]
-    pub shown_version: Option<String>,
-    /// The device count, when the count query succeeded.
-    pub devices: Option<u32>,
-    /// The vendor code of the call that made the backend unusable.
-    pub error_code: Option<i64>,
-    /// The vendor's name for `error_code`, if it is a known one.
-    pub error_name: Option<String>,
-    /// Everything above as one human-readable line, with the reason when not usable.
-    pub detail: String,
-}
-
-/// Checks every backend, in the order they are printed.
-pub fn report() -> Vec<Row> {
-    vec![emulator::row(), vendor::ascend(None), vendor::hip(None), vendor::cuda(None)]
-}
-
-/// The doctor's row for `kind` with `library` (an explicit file, else the
-/// default search): what `vmmkit conformance` knows of a backend before it
-/// runs a rule.
-pub fn probe(kind: BackendKind, library: Option<&Path>) -> Row {
-    match kind {
-        BackendKind::Emulator | BackendKind::Auto => emulator::row(),
-        BackendKind::Ascend => vendor::ascend(library),
-        BackendKind::Hip => vendor::hip(library),
-        BackendKind::Cuda => vendor::cuda(library),
-    }
 }
 
 /// Runs `vmmkit doctor`.

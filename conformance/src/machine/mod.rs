@@ -2,7 +2,7 @@
 //! emulated machine, then reports what each process left unreleased and
 //! what was shared between them.
 //!
-//! The machine ([`machine`]) is a fresh directory with its own emulator
+//! The machine ([`dir`]) is a fresh directory with its own emulator
 //! root and the drop-in libraries under every name programs link against;
 //! the program runs with it on `LD_LIBRARY_PATH` and in `VMMKIT_ROOT`. Each
 //! process that uses the emulator writes a journal
@@ -35,8 +35,8 @@ macro_rules! say_part {
     }};
 }
 
+pub mod dir;
 pub mod journals;
-pub mod machine;
 pub mod report;
 pub mod trace;
 // Signals and process groups of the program's tree.
@@ -57,7 +57,7 @@ use anyhow::{Context, bail};
 use rustix::process::{Pid, WaitOptions};
 use vmmkit_emulator::registry::Registry;
 
-use machine::Machine;
+use dir::Machine;
 use report::Collected;
 
 /// The exit status of `vmmkit run --fail-on-leak` when the program
@@ -242,7 +242,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let (report_out, trace_out) = open_outputs(args)?;
     let env = |k: &str| settings.iter().find(|(n, _)| *n == k).map(|(_, v)| v.into()).or_else(|| std::env::var_os(k));
     eprintln!("vmmkit run: {}", vmmkit_emulator::profiles_in_force(env));
-    let drop_ins = args.drop_ins.clone().map_or_else(machine::default_drop_ins, |d| vec![d]);
+    let drop_ins = args.drop_ins.clone().map_or_else(dir::default_drop_ins, |d| vec![d]);
     let mut machine = Machine::new(args.dir.as_deref(), &drop_ins, args.stand_ins)?;
     if args.stand_ins {
         let all: Vec<&str> = vmmkit_standins::LIBRARIES.iter().map(|s| s.soname).collect();
