@@ -24,6 +24,14 @@ pub trait Dialect: Vendor {
     /// The code an entry point returns when it panicked.
     const PANIC: Self::Code;
 
+    /// The rule every call breaks in a process forked after the emulator
+    /// started there ([`crate::fork`]).
+    const FORK_RULE: &'static Rule;
+
+    /// The entry points such a forked child may still call: they map a code
+    /// to its name or give a version, and read no state of the parent's.
+    const STATELESS: &'static [&'static str];
+
     /// The code and rule of core error `err` in operation `op`. A rule's
     /// code is the one its record lists ([`by_rule`]).
     fn code_for(op: Self::Op, err: &CoreError) -> (Self::Code, Option<&'static Rule>);
@@ -163,7 +171,7 @@ pub(crate) use aliases;
 /// in the body is caught: the hook of [`crate::panic`] prints one line, and
 /// the call returns the vendor's panic code with that line as its message.
 pub fn run<V: Dialect>(name: &'static str, body: impl FnOnce() -> Result<(), Fail<V>>) -> <V::Code as VendorCode>::Raw {
-    let outcome = match crate::fork::refusal::<V>(name) {
+    let outcome = match crate::fork::refusal(V::FORK_RULE, V::STATELESS, name) {
         Some((rule, msg)) => Ok(Err(Fail::rule(rule, msg))),
         None => {
             let _inside = crate::panic::Inside::enter(name);
@@ -235,4 +243,109 @@ pub unsafe fn answer_proc_query(
 pub unsafe fn get<T>(p: *const T) -> T {
     // SAFETY: the caller's contract; unaligned reads are tolerated.
     unsafe { p.read_unaligned() }
+}
+
+/// What a case of [`assert_codes`] must give: its code, its rule, or both.
+#[cfg(test)]
+#[derive(Debug)]
+pub(crate) enum Want<C> {
+    /// The code (whatever the rule).
+    Code(C),
+    /// The rule (whatever the code).
+    Rule(&'static Rule),
+    /// The code and the rule.
+    Both(C, &'static Rule),
+}
+
+/// An out-of-memory error, for the tables of [`assert_codes`].
+#[cfg(test)]
+pub(crate) fn out_of_memory() -> CoreError {
+    CoreError::OutOfMemory { place: crate::registry::Place::Device(0), requested: 1, used: 0, capacity: 0 }
+}
+
+/// A case of [`assert_codes`]: an operation, a core error, and what it must give.
+#[cfg(test)]
+pub(crate) type Case<D> = (<D as Dialect>::Op, CoreError, Want<<D as Vendor>::Code>);
+
+/// Checks a dialect's table of core errors ([`Dialect::code_for`]), case by
+/// case. One body for every dialect's table test.
+#[cfg(test)]
+pub(crate) fn assert_codes<D: Dialect>(cases: &[Case<D>]) {
+    for (op, err, want) in cases {
+        let (code, rule) = D::code_for(*op, err);
+        let ok = match want {
+            Want::Code(c) => code == *c,
+            Want::Rule(r) => rule.is_some_and(|x| std::ptr::eq(x, *r)),
+            Want::Both(c, r) => code == *c && rule.is_some_and(|x| std::ptr::eq(x, *r)),
+        };
+        assert!(ok, "{:?} {op:?} {err:?}: got {code} under {:?}, want {want:?}", D::DIALECT, rule.map(|r| r.id));
+    }
+}
+
+/// A dialect's test of its table of core errors, one [`assert_codes`] case
+/// a row: `code_table_test!(Acl, (Op::Release, err, Code(code)), …)`.
+macro_rules! code_table_test {
+    ($dialect:ty, $($case:expr),* $(,)?) => {
+        #[cfg(test)]
+        mod tests {
+            use super::*;
+            use crate::dialect::Want::*;
+            use crate::dialect::out_of_memory;
+            use crate::registry::Place;
+
+            #[test]
+            fn one_meaning_different_codes() {
+                crate::dialect::assert_codes::<$dialect>(&[$($case),*]);
+            }
+        }
+    };
+}
+pub(crate) use code_table_test;
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use vmmkit_sys::acl::AclError;
+    use vmmkit_sys::vendor::Acl;
+
+    const ROLE_ENV: &str = "VMMKIT_PANIC_TEST_CHILD";
+
+    /// In a child with `RUST_BACKTRACE=1` whose host program has a hook of
+    /// its own: a panic inside an entry point prints exactly one line and no
+    /// backtrace, the call returns ACL's panic code with that line as the
+    /// thread's message; a panic outside any entry point still reaches the
+    /// host's hook.
+    #[test]
+    fn a_panic_at_the_boundary_prints_one_line() {
+        if std::env::var_os(ROLE_ENV).is_some() {
+            std::panic::set_hook(Box::new(|info| {
+                eprintln!("HOST HOOK: {}", crate::panic::message(info.payload()));
+            }));
+            crate::panic::install();
+            let code = super::run::<Acl>("aclTestPanic", || panic!("forced for the test"));
+            println!("code {code}");
+            println!("message {}", crate::core::thread::message());
+            let _ = std::panic::catch_unwind(|| panic!("outside any entry point"));
+            return;
+        }
+        let mut cmd = vmmkit_testkit::libtest::rerun("dialect::tests::a_panic_at_the_boundary_prints_one_line")
+            .expect("test exe");
+        cmd.env(ROLE_ENV, "1").env("RUST_BACKTRACE", "1");
+        let (exit, out) = vmmkit_testkit::process::run(&mut cmd, Duration::from_secs(60)).expect("child");
+        assert!(exit.success(), "child {exit}:\n{out}");
+        let lines: Vec<&str> = out.lines().filter(|l| l.contains("forced for the test")).collect();
+        assert_eq!(lines.len(), 2, "the hook's line and the message, nothing else:\n{out}");
+        // libtest's "test NAME ... " may precede the hook's line.
+        let hook = lines[0].find("vmmkit: ").map_or(lines[0], |i| &lines[0][i..]);
+        assert!(
+            hook.starts_with("vmmkit: internal error in aclTestPanic: forced for the test at emulator/src/dialect.rs:")
+                && hook.ends_with("; please report it"),
+            "{out}"
+        );
+        assert_eq!(lines[1], format!("message {hook}"), "{out}");
+        assert!(!out.contains("stack backtrace") && !out.contains("HOST HOOK: forced"), "{out}");
+        assert!(out.contains("HOST HOOK: outside any entry point"), "{out}");
+        assert!(out.contains(&format!("code {}", AclError::RT_DRV_INTERNAL_ERROR.0)), "{out}");
+    }
 }

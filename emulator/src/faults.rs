@@ -36,10 +36,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use vmmkit_sys::acl::AclApi;
-use vmmkit_sys::cuda::CudaApi;
-use vmmkit_sys::hip::HipApi;
 use vmmkit_sys::rule::Code;
+use vmmkit_sys::vendor::VENDORS;
 
 /// The entry points whose calls carry a shareable handle that `@KEY`
 /// matches: those that import by key (they reach the core's import).
@@ -49,16 +47,15 @@ pub const KEYED: &[&str] =
 /// Every entry point of every vendor table, with its return type as the
 /// table writes it: the names `VMMKIT_FAULTS` accepts.
 fn functions() -> impl Iterator<Item = (&'static str, &'static str)> {
-    AclApi::FUNCTIONS.iter().chain(HipApi::FUNCTIONS).chain(CudaApi::FUNCTIONS).copied()
+    VENDORS.iter().flat_map(|v| v.functions.iter().copied())
 }
 
 /// Why `code` cannot be returned by a function returning `ret`, if it cannot.
 fn unfit(code: i64, ret: &str) -> Option<String> {
-    let range = match ret {
-        "aclError" | "hipError_t" => i64::from(i32::MIN)..=i64::from(i32::MAX),
-        "CUresult" => 0..=i64::from(u32::MAX),
-        other => return Some(format!("the function returns {other}, not a code; use kill or abort")),
+    let Some(&(low, high)) = VENDORS.iter().find(|v| v.code_type == ret).map(|v| &v.code_range) else {
+        return Some(format!("the function returns {ret}, not a code; use kill or abort"));
     };
+    let range = low..=high;
     if code == 0 {
         return Some("code 0 would skip the call and report success, leaving its out-pointers unset".into());
     }

@@ -7,20 +7,10 @@
 //! It is generated from a vendor's function list by [`instrumented!`], so each
 //! function is written once in its dialect and wrapped here without copies.
 
-use std::cell::Cell;
 use std::ffi::c_char;
 use std::sync::Once;
 
-thread_local! {
-    /// The entry point the calling thread is in (leak reports name it as the
-    /// creator; fault injection counts by it). Per thread: calls nest per thread.
-    static CURRENT: Cell<&'static str> = const { Cell::new("") };
-}
-
-/// The entry point the calling thread is in (`""` outside any).
-pub fn current_call() -> &'static str {
-    CURRENT.with(Cell::get)
-}
+pub use crate::core::thread::current_call;
 
 /// Marks the calling thread as inside `name` until dropped.
 #[derive(Debug)]
@@ -32,13 +22,13 @@ impl Enter {
     /// Enters `name`; also starts the log and the journal the first time.
     pub fn new(name: &'static str) -> Self {
         init();
-        Self { outer: CURRENT.with(|c| c.replace(name)) }
+        Self { outer: crate::core::thread::enter_call(name) }
     }
 }
 
 impl Drop for Enter {
     fn drop(&mut self) {
-        CURRENT.with(|c| c.set(self.outer));
+        crate::core::thread::leave_call(self.outer);
     }
 }
 
@@ -112,7 +102,7 @@ fn init() {
     // A tracing subscriber is process-wide; this installs it at most once.
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        crate::fork::watch();
+        crate::core::watch_forks();
         crate::panic::install();
         crate::journal::init();
         let Some(filter) = std::env::var("VMMKIT_LOG").ok().filter(|v| !v.is_empty()) else { return };

@@ -163,8 +163,21 @@ impl HazardSide {
     }
 }
 
+/// The journal as the core's observer: registered by [`init`].
+struct Journal;
+
+impl crate::core::Observer for Journal {
+    fn share(&self, op: ShareOp, key: u64, bytes: u64, place: Place, exporter: Option<u32>) {
+        share(op, key, bytes, place, exporter);
+    }
+
+    fn hazard(&self, h: &crate::core::Hazard) {
+        hazard(h);
+    }
+}
+
 /// Records an unsynchronised access.
-pub(crate) fn hazard(h: &crate::core::Hazard) {
+fn hazard(h: &crate::core::Hazard) {
     write(|| {
         Some(Record::Hazard {
             tid: tid(),
@@ -178,17 +191,7 @@ pub(crate) fn hazard(h: &crate::core::Hazard) {
     });
 }
 
-/// What happened to shared memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ShareOp {
-    /// This process exported memory it allocated.
-    Export,
-    /// This process took a hold on memory another process (or itself, on another device) exported.
-    Import,
-    /// This process gave up its export or import.
-    Release,
-}
+pub use crate::core::ShareOp;
 
 /// One object a process left unreleased, in a journal.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -232,6 +235,7 @@ pub(crate) fn init() {
     *lock() = Some(Sink { dir: dir.into(), file: None });
     CALLS.store(std::env::var(CALLS_ENV).is_ok_and(|v| v == "1"), Ordering::Relaxed);
     ON.store(true, Ordering::Release);
+    crate::core::observe(&Journal);
     write_exit_at_exit();
     write(|| None);
 }
@@ -298,7 +302,7 @@ fn start(pid: u32, forked: bool) -> Record {
 }
 
 /// Records a share operation on `key`.
-pub(crate) fn share(op: ShareOp, key: u64, bytes: u64, place: Place, exporter: Option<u32>) {
+fn share(op: ShareOp, key: u64, bytes: u64, place: Place, exporter: Option<u32>) {
     write(|| {
         Some(Record::Share {
             tid: tid(),
@@ -308,7 +312,7 @@ pub(crate) fn share(op: ShareOp, key: u64, bytes: u64, place: Place, exporter: O
             bytes,
             place: place.to_string(),
             exporter,
-            call: crate::instrument::current_call().into(),
+            call: crate::core::thread::current_call().into(),
             root: crate::core::running().map(|e| e.config().root.display().to_string()).unwrap_or_default(),
         })
     });
@@ -366,7 +370,7 @@ fn write_exit_at_exit() {
         // it made was refused, crate::fork). One that never called an entry
         // point itself is not a user of the emulator.
         let me = std::process::id();
-        let own = crate::core::running().is_some() && !crate::fork::is_fork_of_started();
+        let own = crate::core::running().is_some() && !crate::core::is_fork_of_started();
         if !own && !lock().as_ref().is_some_and(|s| matches!(&s.file, Some((p, _)) if *p == me)) {
             return;
         }

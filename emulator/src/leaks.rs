@@ -8,7 +8,7 @@ pub use crate::core::{Leak, LeakKind as Kind};
 /// a process forked after it started: the tables it inherited hold its
 /// parent's objects, which are the parent's to release ([`crate::fork`]).
 pub fn report() -> Vec<Leak> {
-    if crate::fork::is_fork_of_started() {
+    if crate::core::is_fork_of_started() {
         return Vec::new();
     }
     crate::core::running().and_then(crate::core::Emulator::leaks).unwrap_or_default()

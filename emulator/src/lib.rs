@@ -20,7 +20,6 @@ pub mod dialect;
 #[allow(unsafe_code)]
 pub mod example;
 pub mod faults;
-#[allow(unsafe_code)]
 pub mod fork;
 #[allow(unsafe_code)] // dependency arrays passed in from C
 mod graph_values;

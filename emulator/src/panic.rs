@@ -1,5 +1,5 @@
-//! Panics caught at the C boundary ([`crate::dialect::run`],
-//! [`crate::shim::guard`]): one line on the host program's stderr, never a
+//! Panics caught at the C boundary (by `dialect::run` and `shim::guard`,
+//! which use this module): one line on the host program's stderr, never a
 //! backtrace, whatever `RUST_BACKTRACE` says.
 //!
 //! A panic hook is process-wide, and the host program may be Rust with a
@@ -64,7 +64,7 @@ fn report(name: &str, info: &PanicHookInfo<'_>) {
 }
 
 /// The text of a panic's payload (`payload_as_str` needs Rust 1.91; the MSRV is 1.85).
-fn message(payload: &(dyn std::any::Any + Send)) -> &str {
+pub(crate) fn message(payload: &(dyn std::any::Any + Send)) -> &str {
     payload
         .downcast_ref::<&str>()
         .copied()
@@ -75,52 +75,4 @@ fn message(payload: &(dyn std::any::Any + Send)) -> &str {
 /// The line printed for the thread's last caught panic (taken), if the hook printed one.
 pub fn take_last() -> Option<String> {
     LAST.try_with(|l| l.borrow_mut().take()).ok().flatten()
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use vmmkit_sys::acl::AclError;
-    use vmmkit_sys::vendor::Acl;
-
-    const ROLE_ENV: &str = "VMMKIT_PANIC_TEST_CHILD";
-
-    /// In a child with `RUST_BACKTRACE=1` whose host program has a hook of
-    /// its own: a panic inside an entry point prints exactly one line and no
-    /// backtrace, the call returns ACL's panic code with that line as the
-    /// thread's message; a panic outside any entry point still reaches the
-    /// host's hook.
-    #[test]
-    fn a_panic_at_the_boundary_prints_one_line() {
-        if std::env::var_os(ROLE_ENV).is_some() {
-            std::panic::set_hook(Box::new(|info| {
-                eprintln!("HOST HOOK: {}", super::message(info.payload()));
-            }));
-            super::install();
-            let code = crate::dialect::run::<Acl>("aclTestPanic", || panic!("forced for the test"));
-            println!("code {code}");
-            println!("message {}", crate::core::thread::message());
-            let _ = std::panic::catch_unwind(|| panic!("outside any entry point"));
-            return;
-        }
-        let mut cmd =
-            vmmkit_testkit::libtest::rerun("panic::tests::a_panic_at_the_boundary_prints_one_line").expect("test exe");
-        cmd.env(ROLE_ENV, "1").env("RUST_BACKTRACE", "1");
-        let (exit, out) = vmmkit_testkit::process::run(&mut cmd, Duration::from_secs(60)).expect("child");
-        assert!(exit.success(), "child {exit}:\n{out}");
-        let lines: Vec<&str> = out.lines().filter(|l| l.contains("forced for the test")).collect();
-        assert_eq!(lines.len(), 2, "the hook's line and the message, nothing else:\n{out}");
-        // libtest's "test NAME ... " may precede the hook's line.
-        let hook = lines[0].find("vmmkit: ").map_or(lines[0], |i| &lines[0][i..]);
-        assert!(
-            hook.starts_with("vmmkit: internal error in aclTestPanic: forced for the test at emulator/src/panic.rs:")
-                && hook.ends_with("; please report it"),
-            "{out}"
-        );
-        assert_eq!(lines[1], format!("message {hook}"), "{out}");
-        assert!(!out.contains("stack backtrace") && !out.contains("HOST HOOK: forced"), "{out}");
-        assert!(out.contains("HOST HOOK: outside any entry point"), "{out}");
-        assert!(out.contains(&format!("code {}", AclError::RT_DRV_INTERNAL_ERROR.0)), "{out}");
-    }
 }

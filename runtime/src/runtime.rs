@@ -28,8 +28,9 @@ pub enum OpenError {
     Init {
         /// The backend.
         backend: Backend,
-        /// What `aclInit`, `hipInit` or `cuInit` returned.
-        source: Error,
+        /// What `aclInit`, `hipInit` or `cuInit` returned (boxed: it keeps
+        /// every `Result<_, OpenError>` small).
+        source: Box<Error>,
         /// The library's explanation (ACL's `aclGetRecentErrMsg`), if any.
         message: Option<String>,
     },
@@ -89,7 +90,7 @@ impl Runtime {
         let (api, library) = backend.vendor().table(backend.is_emulator(), backend.library())?;
         let init = api.init().map_err(|source| {
             let message = api.init_message(&source);
-            OpenError::Init { backend: backend.clone(), source, message }
+            OpenError::Init { backend: backend.clone(), source: Box::new(source), message }
         })?;
         let shared = Shared { api, backend, library, drop_errors: Mutex::new(Vec::new()), _init: init };
         Ok(Self { shared: Arc::new(shared) })

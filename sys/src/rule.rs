@@ -19,11 +19,7 @@
 
 use std::fmt;
 
-use crate::acl::AclError;
-use crate::cuda::CuResult;
-#[cfg(feature = "example-vendor")]
-use crate::example::ExResult;
-use crate::hip::HipError;
+pub use crate::code::{Code, CodeFamily, Dialect};
 
 /// A rule id such as `ACL-MAP-003`: stable, never renumbered, never reused.
 ///
@@ -145,50 +141,6 @@ macro_rules! rule_id {
     }};
 }
 
-/// The vendor API family a rule belongs to. A backend runs the rules of the
-/// family it speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Dialect {
-    /// Ascend CANN `aclrt*` (reference acl.md).
-    Acl,
-    /// AMD HIP (reference hip.md).
-    Hip,
-    /// CUDA driver API (reference cuda.md).
-    Cuda,
-    /// The example vendor (docs/adding-a-vendor.md).
-    #[cfg(feature = "example-vendor")]
-    Example,
-    /// The conformance suite's own synthetic rules, used to test its runner
-    /// and reports without any backend.
-    Selftest,
-}
-
-impl Dialect {
-    /// Lower-case name, as in `--backend`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::Acl => "acl",
-            Self::Hip => "hip",
-            Self::Cuda => "cuda",
-            #[cfg(feature = "example-vendor")]
-            Self::Example => "example",
-            Self::Selftest => "selftest",
-        }
-    }
-
-    /// Upper-case name, as in the rule ids.
-    pub const fn label(self) -> &'static str {
-        match self {
-            Self::Acl => "ACL",
-            Self::Hip => "HIP",
-            Self::Cuda => "CUDA",
-            #[cfg(feature = "example-vendor")]
-            Self::Example => "EX",
-            Self::Selftest => "SELF",
-        }
-    }
-}
-
 /// Where the reference found a rule (its "Source" column).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -250,165 +202,6 @@ impl Confidence {
             Self::Undetermined => "undetermined",
         }
     }
-}
-
-/// A vendor return code, whichever vendor's table the call went to.
-///
-/// ```
-/// use vmmkit_sys::rule::Code;
-/// use vmmkit_sys::acl::AclError;
-/// let c = Code::Acl(AclError::RT_INVALID_HANDLE);
-/// assert_eq!(c, AclError::RT_INVALID_HANDLE);
-/// assert_eq!(c.to_string(), "107017 ACL_ERROR_RT_INVALID_HANDLE");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Code {
-    /// An `aclError`.
-    Acl(AclError),
-    /// A `hipError_t`.
-    Hip(HipError),
-    /// A `CUresult`.
-    Cuda(CuResult),
-    /// An `exResult` (the example vendor).
-    #[cfg(feature = "example-vendor")]
-    Example(ExResult),
-}
-
-/// Applies `$e` to the vendor code inside a [`Code`], whichever it is.
-macro_rules! each {
-    ($code:expr, $c:ident => $e:expr) => {
-        match $code {
-            Code::Acl($c) => $e,
-            Code::Hip($c) => $e,
-            Code::Cuda($c) => $e,
-            #[cfg(feature = "example-vendor")]
-            Code::Example($c) => $e,
-        }
-    };
-}
-
-impl Code {
-    /// The family whose code this is.
-    pub fn dialect(self) -> Dialect {
-        match self {
-            Self::Acl(_) => Dialect::Acl,
-            Self::Hip(_) => Dialect::Hip,
-            Self::Cuda(_) => Dialect::Cuda,
-            #[cfg(feature = "example-vendor")]
-            Self::Example(_) => Dialect::Example,
-        }
-    }
-
-    /// The vendor whose code this is: `"ACL"`, `"HIP"` or `"CUDA"`.
-    pub fn vendor(self) -> &'static str {
-        self.dialect().label()
-    }
-
-    /// Whether this is the vendor's success value.
-    pub fn is_success(self) -> bool {
-        each!(self, c => c.is_success())
-    }
-
-    /// The vendor's name for the code (`ACL_ERROR_RT_PARAM_INVALID`), if it is a known one.
-    pub fn name(self) -> Option<&'static str> {
-        each!(self, c => c.name())
-    }
-
-    /// The number the C function returned.
-    pub fn raw(self) -> i64 {
-        each!(self, c => i64::from(c.0))
-    }
-
-    /// The code with the vendor's name `name` (`ACL_ERROR_RT_PARAM_INVALID`,
-    /// `hipErrorInvalidValue`, `CUDA_ERROR_INVALID_VALUE`), of any vendor.
-    pub fn from_name(name: &str) -> Option<Self> {
-        let found = None
-            .or_else(|| AclError::from_name(name).map(Self::Acl))
-            .or_else(|| HipError::from_name(name).map(Self::Hip))
-            .or_else(|| CuResult::from_name(name).map(Self::Cuda));
-        #[cfg(feature = "example-vendor")]
-        let found = found.or_else(|| ExResult::from_name(name).map(Self::Example));
-        found
-    }
-
-    /// The ACL code, if this is one.
-    pub fn acl(self) -> Option<AclError> {
-        match self {
-            Self::Acl(c) => Some(c),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Code {
-    /// The vendor code's own form, e.g. `107000 ACL_ERROR_RT_PARAM_INVALID`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        each!(self, c => c.fmt(f))
-    }
-}
-
-/// `From`, `TryFrom` and `PartialEq` between [`Code`] and each vendor's code type.
-macro_rules! vendor_code {
-    ($($variant:ident($ty:ty)),*) => {$(
-        impl From<$ty> for Code {
-            fn from(c: $ty) -> Self {
-                Self::$variant(c)
-            }
-        }
-
-        impl TryFrom<Code> for $ty {
-            type Error = Code;
-            fn try_from(c: Code) -> Result<Self, Code> {
-                match c {
-                    Code::$variant(c) => Ok(c),
-                    other => Err(other),
-                }
-            }
-        }
-
-        impl PartialEq<$ty> for Code {
-            fn eq(&self, other: &$ty) -> bool {
-                *self == Self::$variant(*other)
-            }
-        }
-    )*};
-}
-vendor_code!(Acl(AclError), Hip(HipError), Cuda(CuResult));
-#[cfg(feature = "example-vendor")]
-vendor_code!(Example(ExResult));
-
-/// `acl!(RT_INVALID_HANDLE)`: the [`Code`] of an ACL constant, for rule records.
-#[macro_export]
-macro_rules! acl {
-    ($name:ident) => {
-        $crate::rule::Code::Acl($crate::acl::AclError::$name)
-    };
-}
-
-/// `hip!(INVALID_VALUE)`: the [`Code`] of a HIP constant, for rule records.
-#[macro_export]
-macro_rules! hip {
-    ($name:ident) => {
-        $crate::rule::Code::Hip($crate::hip::HipError::$name)
-    };
-}
-
-/// `cuda!(INVALID_VALUE)`: the [`Code`] of a CUDA constant, for rule records.
-#[macro_export]
-macro_rules! cuda {
-    ($name:ident) => {
-        $crate::rule::Code::Cuda($crate::cuda::CuResult::$name)
-    };
-}
-
-/// `example!(INVALID_VALUE)`: the [`Code`] of an example-vendor constant, for rule records.
-#[cfg(feature = "example-vendor")]
-#[macro_export]
-macro_rules! example {
-    ($name:ident) => {
-        $crate::rule::Code::Example($crate::example::ExResult::$name)
-    };
 }
 
 /// What the backend must answer when the rule is provoked.
@@ -749,22 +542,5 @@ mod tests {
             assert!(!is_valid_id(bad), "{bad}");
         }
         assert_eq!(rule_id!("HIP", IPC_VMM_012).as_str(), "HIP-IPC-VMM-012");
-    }
-
-    #[test]
-    fn expect_display_lists_codes_with_names() {
-        let e = Expect::Codes(&[acl!(RT_CONTEXT_NULL), acl!(RT_FEATURE_NOT_SUPPORT)]);
-        assert_eq!(e.to_string(), "107002 ACL_ERROR_RT_CONTEXT_NULL / 207000 ACL_ERROR_RT_FEATURE_NOT_SUPPORT");
-        assert!(e.has_error_code());
-        assert!(!Expect::Codes(&[acl!(SUCCESS)]).has_error_code());
-    }
-
-    #[test]
-    fn code_converts_both_ways() {
-        let c = Code::from(HipError::INVALID_VALUE);
-        assert_eq!(HipError::try_from(c), Ok(HipError::INVALID_VALUE));
-        assert_eq!(AclError::try_from(c), Err(c));
-        assert_eq!(c.raw(), 1);
-        assert_eq!(c.vendor(), "HIP");
     }
 }

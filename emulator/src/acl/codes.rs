@@ -92,22 +92,24 @@ impl Dialect for Acl {
     fn returned(code: AclError) {
         super::call::note_code(code);
     }
+
+    // A forked child ([`crate::fork`]).
+    const FORK_RULE: &'static Rule = &rules::FORK_001;
+    const STATELESS: &'static [&'static str] = &["aclrtGetVersion"];
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::registry::Place;
-
-    #[test]
-    fn one_meaning_different_codes() {
-        // Not a reservation start: 107000 from release, "not mapped" 507899 from unmap.
-        assert_eq!(Acl::code_for(Op::Release, &CoreError::NotReservationStart(1)).0, AclError::RT_PARAM_INVALID);
-        assert_eq!(Acl::code_for(Op::UnmapMem, &CoreError::NotMapped(1)).0, AclError::RT_DRV_INTERNAL_ERROR);
-        assert_eq!(Acl::code_for(Op::Retain, &CoreError::NotMapped(1)).0, AclError::RT_DRV_INTERNAL_ERROR);
-        let stale = CoreError::NotTrusted { key: 1, pid: 2, stale: true };
-        assert_eq!(Acl::code_for(Op::Import, &stale), (AclError::RT_DRV_INTERNAL_ERROR, Some(&rules::IMP_012)));
-        let same = CoreError::SameProcessImport { key: 1, place: Place::Device(0) };
-        assert_eq!(Acl::code_for(Op::Import, &same).1, Some(&rules::IMP_009));
-    }
-}
+crate::dialect::code_table_test!(
+    Acl,
+    // Not a reservation start: 107000 from release, "not mapped" 507899 from unmap.
+    (Op::Release, CoreError::NotReservationStart(1), Code(AclError::RT_PARAM_INVALID)),
+    (Op::UnmapMem, CoreError::NotMapped(1), Code(AclError::RT_DRV_INTERNAL_ERROR)),
+    (Op::Retain, CoreError::NotMapped(1), Code(AclError::RT_DRV_INTERNAL_ERROR)),
+    (
+        Op::Import,
+        CoreError::NotTrusted { key: 1, pid: 2, stale: true },
+        Both(AclError::RT_DRV_INTERNAL_ERROR, &rules::IMP_012),
+    ),
+    (Op::Import, CoreError::SameProcessImport { key: 1, place: Place::Device(0) }, Rule(&rules::IMP_009)),
+    // Out of memory in an allocation: ACL-MP-015.
+    (Op::MallocPhysical, out_of_memory(), Rule(&rules::MP_015)),
+);

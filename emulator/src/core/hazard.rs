@@ -502,7 +502,7 @@ impl Hazards {
         st.next_id += 1;
         let id = st.next_id;
         let at_ns = if self.sharing() { now_ns() } else { 0 };
-        st.pending.push(Pending { id, stream: s, seq, ranges, call: crate::instrument::current_call(), at_ns });
+        st.pending.push(Pending { id, stream: s, seq, ranges, call: super::thread::current_call(), at_ns });
         self.settle(&st);
         (snap, id)
     }
@@ -734,7 +734,7 @@ impl Hazards {
             return Vec::new();
         }
         let end = addr.saturating_add(len);
-        let call = crate::instrument::current_call();
+        let call = super::thread::current_call();
         let mut st = self.locked();
         let agent = running_stream().map_or(Agent::Host, Agent::Stream);
         if agent == Agent::Host && st.handed_out {
@@ -836,7 +836,7 @@ impl Hazards {
         } else if n == PRINTED {
             eprintln!("vmmkit: more unsynchronised accesses follow; not printed");
         }
-        crate::journal::hazard(&h);
+        super::observe::hazard(&h);
         lock(&self.found).push(h.clone());
         h
     }

@@ -26,17 +26,18 @@ mod graph;
 pub mod hazard;
 #[allow(unsafe_code)] // host allocations handed to C
 mod host;
+mod import_cache;
 mod ipc;
 #[allow(unsafe_code)] // enqueues work on device memory
 mod ipc_event;
 mod ipc_token;
 mod leak;
+mod observe;
 mod peer;
 mod physical;
 mod pool;
-#[allow(unsafe_code)] // the exit handler
+#[allow(unsafe_code)] // the exit handler and the fork handler
 mod process;
-mod quick;
 mod share;
 mod space;
 #[allow(unsafe_code)] // runs work on device memory through its mappings
@@ -63,9 +64,11 @@ pub use ipc::{Opened, PlainExport};
 pub use ipc_event::SharedCellInfo;
 pub use ipc_token::{IPC_HANDLE_SIZE, IpcToken, new_generation};
 pub use leak::{Kind as LeakKind, Leak};
+pub use observe::{Observer, ShareOp, observe};
 pub use physical::{HandleInfo, Physical};
 pub use pool::{Freed, HighReset, PoolAttr, PoolId, PoolProps};
-pub use process::{InstallError, emulator, install, running};
+pub use process::{InstallError, emulator, forked_from, install, running};
+pub(crate) use process::{is_fork_of_started, watch_forks};
 pub use space::{DEVICE_WINDOW, MapSize, Mapping, ReservationInfo, WINDOW_ANCHOR, Window, natural_align};
 pub use stream::{Ending, Kind as StreamKind, StreamId, ValueCmp, Work};
 pub use tag::HandleTag;
@@ -89,8 +92,8 @@ pub struct Emulator {
     /// Events (`event.rs`).
     events: event::Events,
     graphs: graph::Graphs,
-    /// The per-thread import caches' view of this emulator (`quick.rs`).
-    quick: quick::Quick,
+    /// The per-thread import caches' view of this emulator (`import_cache.rs`).
+    import_cache: import_cache::ImportCache,
     /// The devices this process sees and their physical numbers, chosen by
     /// the first dialect's variables ([`Emulator::see_as`]); all of them
     /// under their own numbers when none chose.
@@ -141,7 +144,7 @@ impl Emulator {
             streams: stream::Streams::default(),
             events: event::Events::default(),
             graphs: graph::Graphs::default(),
-            quick: quick::Quick::default(),
+            import_cache: import_cache::ImportCache::default(),
             visible: std::sync::OnceLock::new(),
         })
     }

@@ -14,7 +14,7 @@ impl Emulator {
         let removed = t.peers.remove(&(device, peer));
         if removed {
             // Cached repeated imports enable theirs again (ACL-IMP-016).
-            self.quick.peers_changed();
+            self.import_cache.peers_changed();
         }
         removed
     }

@@ -8,7 +8,7 @@ use crate::registry::{Header, Place, Registry, TrustIndex};
 
 use super::access_history::History;
 use super::backing::Backing;
-use super::quick::Spare;
+use super::import_cache::Spare;
 use super::{CoreError, Emulator, FileId, HandleId, Tables};
 
 /// Physical memory known to this process under one handle.
@@ -40,7 +40,7 @@ pub struct Physical {
     /// References: creation, each map, each retain, each repeated import
     /// made under the lock ([`Physical::total_refs`] adds the quick ones).
     pub refs: u32,
-    /// Imports: the references repeated imports took without the lock (`quick.rs`).
+    /// Imports: the references repeated imports took without the lock (`import_cache.rs`).
     pub(super) spare: Option<Arc<Spare>>,
     /// References held by mappings.
     pub map_refs: u32,
@@ -119,7 +119,7 @@ impl Physical {
             charged: false,
             view: None,
             history: None,
-            created_by: crate::instrument::current_call(),
+            created_by: super::thread::current_call(),
         }
     }
 
@@ -195,7 +195,7 @@ pub(super) fn destroy(t: &mut Tables, reg: &Registry, id: HandleId) {
     }
     match (&p.entry, p.home) {
         (Some(header), _) => {
-            crate::journal::share(crate::journal::ShareOp::Release, header.key, header.data_len, header.place, None);
+            super::observe::share(super::ShareOp::Release, header.key, header.data_len, header.place, None);
             // Other handles of repeated fd imports may share this hold: only
             // the last one gives it up (and drops the file's record).
             if let Backing::Own(object) = p.backing
@@ -309,7 +309,7 @@ impl Emulator {
             charged: true,
             view: None,
             history: None,
-            created_by: crate::instrument::current_call(),
+            created_by: super::thread::current_call(),
         };
         Ok(insert(&mut t, p))
     }
@@ -323,7 +323,7 @@ impl Emulator {
     pub fn free(&self, id: HandleId) -> Result<(), CoreError> {
         // A reference a quick import took: the handle lives, and holds more
         // than its mappings' references.
-        if self.quick.free(id) {
+        if self.import_cache.free(id) {
             return Ok(());
         }
         let mut t = self.lock();

@@ -7,7 +7,8 @@
 //! `VMMKIT_FAULTS` (in code: [`crate::faults::set`]) and the leak report at
 //! exit, `VMMKIT_LEAK_REPORT=1` (in code: [`crate::leaks::report`]).
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Once, OnceLock};
 
 use crate::config::{Config, ConfigError};
 use crate::faults::Spec;
@@ -126,7 +127,7 @@ fn report_leaks_at_exit() {
     extern "C" fn at_exit() {
         // A child forked after the emulator started inherits this handler
         // and the parent's tables; what they hold is the parent's to report.
-        if crate::fork::is_fork_of_started() {
+        if is_fork_of_started() {
             return;
         }
         let leaks = running().and_then(Emulator::leaks).unwrap_or_default();
@@ -142,4 +143,63 @@ fn report_leaks_at_exit() {
     // SAFETY: `at_exit` is a plain function with no arguments that touches no
     // thread-local state; registering it has no other effect.
     let _ = unsafe { libc::atexit(at_exit) };
+}
+
+// ==== Processes forked after the emulator started (crate::fork) ==========
+// A `pthread_atfork` child handler, registered at the first call, marks the
+// child when the emulator had started in the parent; a process whose first
+// call comes after it was forked from an emulator started without any call
+// ([`install`]) finds out at that first call.
+
+/// The pid of the process where the emulator this one inherited started;
+/// 0 when this process is not such a fork. Written in the child only: by
+/// the atfork handler, or at its first call ([`watch_forks`]).
+static PARENT: AtomicU32 = AtomicU32::new(0);
+
+/// When this process was forked (without `exec`) from a process whose
+/// emulator had started: the pid of that process. One relaxed load.
+#[inline]
+pub fn forked_from() -> Option<u32> {
+    match PARENT.load(Ordering::Relaxed) {
+        0 => None,
+        pid => Some(pid),
+    }
+}
+
+/// Registers the fork handler, once per process, and notes an emulator
+/// inherited by a fork that happened before any handler was registered.
+/// Called at a process's first entry point.
+pub(crate) fn watch_forks() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: `on_fork_child` is a plain function that only loads from a
+        // OnceLock and stores to an atomic, both fine in a forked child;
+        // registering it has no other effect.
+        let _ = unsafe { libc::pthread_atfork(None, None, Some(on_fork_child)) };
+        if let Some(started) = started_in()
+            && started != std::process::id()
+        {
+            PARENT.store(started, Ordering::Relaxed);
+        }
+    });
+}
+
+/// The pid of the process that started the emulator this process holds, if
+/// it holds a running one.
+fn started_in() -> Option<u32> {
+    running().map(|e| e.registry().me().pid)
+}
+
+/// Runs in the child of every `fork` once registered.
+extern "C" fn on_fork_child() {
+    if let Some(started) = started_in() {
+        PARENT.store(started, Ordering::Relaxed);
+    }
+}
+
+/// Whether this process is a fork of one whose emulator had started, found
+/// without the handler (at exit, where a system call is cheap): the
+/// registry's identity is not this process's.
+pub(crate) fn is_fork_of_started() -> bool {
+    forked_from().is_some() || started_in().is_some_and(|p| p != std::process::id())
 }

@@ -3,10 +3,10 @@
 use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::Arc;
 
-use crate::journal::{self, ShareOp};
 use crate::os::proc::{self, ProcessId};
 use crate::registry::{Header, Held, LookupError, Place, Trust};
 
+use super::observe::{self, ShareOp};
 use super::physical::{Physical, insert};
 use super::{CoreError, Emulator, HandleId};
 
@@ -20,8 +20,8 @@ impl From<LookupError> for CoreError {
     }
 }
 
-fn journal_import(h: &Header) {
-    journal::share(ShareOp::Import, h.key, h.data_len, h.place, Some(h.exporter.pid));
+fn observe_import(h: &Header) {
+    observe::share(ShareOp::Import, h.key, h.data_len, h.place, Some(h.exporter.pid));
 }
 
 impl Emulator {
@@ -56,7 +56,7 @@ impl Emulator {
         p.entry = Some(header);
         p.trust_index = None;
         p.set_uncharged();
-        journal::share(ShareOp::Export, key, p.size, p.place, None);
+        observe::share(ShareOp::Export, key, p.size, p.place, None);
         let mapped = p.map_refs != 0;
         t.exports.insert(key, id);
         if mapped {
@@ -112,11 +112,11 @@ impl Emulator {
     /// import, or a fault is injected on the key: [`Emulator::import`] then
     /// does the whole import.
     pub fn import_again(&self, key: u64, device: Place, link_peers: bool) -> Option<(HandleId, Place)> {
-        if crate::faults::on_key(crate::instrument::current_call(), key).is_some() {
+        if crate::faults::on_key(super::thread::current_call(), key).is_some() {
             return None;
         }
-        // This thread's cache first: no lock (`quick.rs`).
-        if let Some(hit) = self.quick.import(key, device, link_peers) {
+        // This thread's cache first: no lock (`import_cache.rs`).
+        if let Some(hit) = self.import_cache.import(key, device, link_peers) {
             return Some(hit);
         }
         let mut guard = self.lock();
@@ -134,11 +134,11 @@ impl Emulator {
             if link_peers {
                 t.peers.insert((a, b));
                 t.peers.insert((b, a));
-                peers_at = Some(self.quick.peer_generation());
+                peers_at = Some(self.import_cache.peer_generation());
             }
         }
         if let Some(spare) = &p.spare {
-            self.quick.remember(key, device, id, place, spare, peers_at);
+            self.import_cache.remember(key, device, id, place, spare, peers_at);
         }
         Some((id, place))
     }
@@ -146,7 +146,7 @@ impl Emulator {
     /// Imports the memory exported as `key` onto `device`. A repeated import
     /// onto the same device returns the same handle with one more reference.
     pub fn import(&self, key: u64, device: Place) -> Result<HandleId, CoreError> {
-        if let Some(a) = crate::faults::on_key(crate::instrument::current_call(), key) {
+        if let Some(a) = crate::faults::on_key(super::thread::current_call(), key) {
             return Err(CoreError::Injected(crate::faults::act(a)));
         }
         let mut t = self.lock();
@@ -166,7 +166,7 @@ impl Emulator {
             let _ = self.registry.release(object, &header);
             return Err(e);
         }
-        journal_import(&held.header);
+        observe_import(&held.header);
         let id = insert(&mut t, self.localized(imported(held, device)));
         t.imports.insert((key, device), id);
         Ok(id)
@@ -175,7 +175,7 @@ impl Emulator {
     /// Imports memory received as a file descriptor onto `device` (HIP, CUDA).
     pub fn import_fd(&self, fd: BorrowedFd<'_>, device: Place) -> Result<HandleId, CoreError> {
         let Held { object, header } = self.registry.hold_fd(fd)?;
-        journal_import(&header);
+        observe_import(&header);
         let mut t = self.lock();
         Ok(insert(&mut t, self.localized(Physical::imported_fd(Arc::new(object), header, device, None, None))))
     }
@@ -197,7 +197,7 @@ impl Emulator {
         {
             let mut t = self.lock();
             if let Some((object, header)) = t.fd_imports.get(&file).and_then(|(o, h)| Some((o.upgrade()?, h.clone()))) {
-                journal_import(&header);
+                observe_import(&header);
                 return Ok(insert(
                     &mut t,
                     self.localized(Physical::imported_fd(object, header, device, Some(file), kind)),
@@ -205,7 +205,7 @@ impl Emulator {
             }
         }
         let held = self.registry.hold_fd(fd)?;
-        journal_import(&held.header);
+        observe_import(&held.header);
         let Held { object, header } = held;
         let mut object = Arc::new(object);
         let mut t = self.lock();

@@ -169,7 +169,7 @@ impl Emulator {
         };
         let base = range.base();
         t.reservations
-            .insert(base, Rsv { range, bound: None, plain: false, created_by: crate::instrument::current_call() });
+            .insert(base, Rsv { range, bound: None, plain: false, created_by: super::thread::current_call() });
         // Past the reservations that now follow on from the floor without a gap.
         let mut floor = t.window_floor.max(DEVICE_WINDOW.0.start);
         while let Some((b, r)) = reservation_at(&t.reservations, floor) {
@@ -279,7 +279,7 @@ impl Emulator {
         }
         t.maps.insert(
             va,
-            Mapping { len, handle, rsv: rsv_base, access: Vec::new(), created_by: crate::instrument::current_call() },
+            Mapping { len, handle, rsv: rsv_base, access: Vec::new(), created_by: super::thread::current_call() },
         );
         let p = t.handles.get_mut(&handle).expect("checked above");
         p.refs += 1;

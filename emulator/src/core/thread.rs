@@ -1,5 +1,6 @@
 //! Per-thread state, as the vendor runtimes keep it: the current device and
-//! the last error message.
+//! the last error message; and the entry point the thread is in, which the
+//! core records as the creator of what it makes (set by `crate::instrument`).
 
 use std::cell::{Cell, RefCell};
 use std::ffi::{CString, c_char};
@@ -12,6 +13,24 @@ thread_local! {
     /// The number, on its stream, of the last work this thread enqueued
     /// (ACL's aclrtGetThreadLastTaskId): 0 before any.
     static LAST_TASK: Cell<u32> = const { Cell::new(0) };
+    /// The entry point the calling thread is in (leak reports name it as the
+    /// creator; fault injection counts by it). Per thread: calls nest per thread.
+    static CALL: Cell<&'static str> = const { Cell::new("") };
+}
+
+/// The entry point the calling thread is in (`""` outside any).
+pub fn current_call() -> &'static str {
+    CALL.with(Cell::get)
+}
+
+/// Makes `name` the calling thread's entry point; returns the one it was in.
+pub fn enter_call(name: &'static str) -> &'static str {
+    CALL.with(|c| c.replace(name))
+}
+
+/// Puts back the entry point `outer` that [`enter_call`] returned.
+pub fn leave_call(outer: &'static str) {
+    CALL.with(|c| c.set(outer));
 }
 
 /// The number, on its stream, of the last work the calling thread enqueued.

@@ -107,36 +107,30 @@ impl Dialect for Cuda {
             _ => (CuResult::UNKNOWN, None),
         }
     }
+
+    // A forked child ([`crate::fork`]).
+    const FORK_RULE: &'static Rule = &rules::FORK_001;
+    const STATELESS: &'static [&'static str] = &["cuGetErrorName", "cuGetErrorString", "cuDriverGetVersion"];
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::registry::Place;
-
-    #[test]
-    fn one_meaning_different_codes() {
-        // Not mapped: 1 everywhere, under the rule of the call.
-        assert_eq!(
-            Cuda::code_for(Op::Unmap, &CoreError::NotMapped(1)),
-            (CuResult::INVALID_VALUE, Some(&rules::VMM_011))
-        );
-        assert_eq!(Cuda::code_for(Op::IpcClose, &CoreError::NotMapped(1)).1, Some(&rules::IPC_009));
-        // An unknown key: 400 from an IPC open, 1 from a VMM import.
-        let unknown = CoreError::UnknownShareable(5);
-        assert_eq!(Cuda::code_for(Op::IpcOpen, &unknown).0, CuResult::INVALID_HANDLE);
-        assert_eq!(Cuda::code_for(Op::Import, &unknown).0, CuResult::INVALID_VALUE);
-        let same = CoreError::SameProcessImport { key: 1, place: Place::Device(0) };
-        assert_eq!(Cuda::code_for(Op::IpcOpen, &same), (CuResult::INVALID_CONTEXT, Some(&rules::IPC_005)));
-        // A size off the granularity: 1 from cuMemCreate, 2 never.
-        let misaligned = CoreError::SizeNotAligned { size: 1, granule: 2 };
-        assert_eq!(Cuda::code_for(Op::Create, &misaligned), (CuResult::INVALID_VALUE, Some(&rules::VMM_002)));
-        // Out of memory is 2 everywhere.
-        let oom = CoreError::OutOfMemory { place: Place::Device(0), requested: 1, used: 0, capacity: 0 };
-        assert_eq!(Cuda::code_for(Op::Alloc, &oom).0, CuResult::OUT_OF_MEMORY);
-        assert_eq!(Cuda::code_for(Op::Create, &oom).0, CuResult::OUT_OF_MEMORY);
-        // Mapping over a mapping is its own (undetermined) rule.
-        let over = CoreError::AlreadyMapped { addr: 0, size: 1, existing: 0 };
-        assert_eq!(Cuda::code_for(Op::Map, &over).1, Some(&rules::VMM_010));
-    }
-}
+crate::dialect::code_table_test!(
+    Cuda,
+    // Not mapped: 1 everywhere, under the rule of the call.
+    (Op::Unmap, CoreError::NotMapped(1), Both(CuResult::INVALID_VALUE, &rules::VMM_011)),
+    (Op::IpcClose, CoreError::NotMapped(1), Rule(&rules::IPC_009)),
+    // An unknown key: 400 from an IPC open, 1 from a VMM import.
+    (Op::IpcOpen, CoreError::UnknownShareable(5), Code(CuResult::INVALID_HANDLE)),
+    (Op::Import, CoreError::UnknownShareable(5), Code(CuResult::INVALID_VALUE)),
+    (
+        Op::IpcOpen,
+        CoreError::SameProcessImport { key: 1, place: Place::Device(0) },
+        Both(CuResult::INVALID_CONTEXT, &rules::IPC_005),
+    ),
+    // A size off the granularity: 1 from cuMemCreate, 2 never.
+    (Op::Create, CoreError::SizeNotAligned { size: 1, granule: 2 }, Both(CuResult::INVALID_VALUE, &rules::VMM_002),),
+    // Out of memory is 2 everywhere.
+    (Op::Alloc, out_of_memory(), Code(CuResult::OUT_OF_MEMORY)),
+    (Op::Create, out_of_memory(), Code(CuResult::OUT_OF_MEMORY)),
+    // Mapping over a mapping is its own (undetermined) rule.
+    (Op::Map, CoreError::AlreadyMapped { addr: 0, size: 1, existing: 0 }, Rule(&rules::VMM_010)),
+);

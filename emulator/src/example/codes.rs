@@ -30,17 +30,15 @@ impl Dialect for Example {
             _ => (ExResult::UNKNOWN, None),
         }
     }
+
+    // A forked child ([`crate::fork`]).
+    const FORK_RULE: &'static Rule = &rules::FORK_001;
+    const STATELESS: &'static [&'static str] = &[];
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn core_errors_name_the_rules() {
-        let misaligned = CoreError::SizeNotAligned { size: 1, granule: 2 };
-        assert_eq!(Example::code_for(Op::Alloc, &misaligned), (ExResult::INVALID_VALUE, Some(&rules::MEM_001)));
-        let gone = CoreError::NotReservationStart(0x1000);
-        assert_eq!(Example::code_for(Op::Free, &gone), (ExResult::INVALID_HANDLE, Some(&rules::MEM_003)));
-    }
-}
+crate::dialect::code_table_test!(
+    Example,
+    (Op::Alloc, CoreError::SizeNotAligned { size: 1, granule: 2 }, Both(ExResult::INVALID_VALUE, &rules::MEM_001)),
+    (Op::Alloc, out_of_memory(), Code(ExResult::OUT_OF_MEMORY)),
+    (Op::Free, CoreError::NotReservationStart(0x1000), Both(ExResult::INVALID_HANDLE, &rules::MEM_003)),
+);

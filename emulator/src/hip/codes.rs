@@ -102,30 +102,26 @@ impl Dialect for Hip {
     fn returned(code: HipError) {
         super::call::set_last_error(code);
     }
+
+    // A forked child ([`crate::fork`]).
+    const FORK_RULE: &'static Rule = &rules::FORK_001;
+    const STATELESS: &'static [&'static str] = &["hipDriverGetVersion", "hipRuntimeGetVersion"];
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::registry::Place;
-
-    #[test]
-    fn one_meaning_different_codes() {
-        // Not mapped: 1 from Unmap (HIP-VMM-019), 1 from Close but under HIP-IPC-041.
-        assert_eq!(
-            Hip::code_for(Op::Unmap, &CoreError::NotMapped(1)),
-            (HipError::INVALID_VALUE, Some(&rules::VMM_019))
-        );
-        assert_eq!(Hip::code_for(Op::IpcClose, &CoreError::NotMapped(1)).1, Some(&rules::IPC_041));
-        // An unknown key: 17 from an IPC open, 1 from a VMM import.
-        let unknown = CoreError::UnknownShareable(5);
-        assert_eq!(Hip::code_for(Op::IpcOpen, &unknown).0, HipError::INVALID_DEVICE_POINTER);
-        assert_eq!(Hip::code_for(Op::Import, &unknown).0, HipError::INVALID_VALUE);
-        let same = CoreError::SameProcessImport { key: 1, place: Place::Device(0) };
-        assert_eq!(Hip::code_for(Op::IpcOpen, &same), (HipError::INVALID_CONTEXT, Some(&rules::IPC_024)));
-        // Out of memory is 2 everywhere.
-        let oom = CoreError::OutOfMemory { place: Place::Device(0), requested: 1, used: 0, capacity: 0 };
-        assert_eq!(Hip::code_for(Op::Malloc, &oom).0, HipError::OUT_OF_MEMORY);
-        assert_eq!(Hip::code_for(Op::Create, &oom), (HipError::OUT_OF_MEMORY, Some(&rules::VMM_005)));
-    }
-}
+crate::dialect::code_table_test!(
+    Hip,
+    // Not mapped: 1 from Unmap (HIP-VMM-019), 1 from Close but under HIP-IPC-041.
+    (Op::Unmap, CoreError::NotMapped(1), Both(HipError::INVALID_VALUE, &rules::VMM_019)),
+    (Op::IpcClose, CoreError::NotMapped(1), Rule(&rules::IPC_041)),
+    // An unknown key: 17 from an IPC open, 1 from a VMM import.
+    (Op::IpcOpen, CoreError::UnknownShareable(5), Code(HipError::INVALID_DEVICE_POINTER)),
+    (Op::Import, CoreError::UnknownShareable(5), Code(HipError::INVALID_VALUE)),
+    (
+        Op::IpcOpen,
+        CoreError::SameProcessImport { key: 1, place: Place::Device(0) },
+        Both(HipError::INVALID_CONTEXT, &rules::IPC_024),
+    ),
+    // Out of memory is 2 everywhere.
+    (Op::Malloc, out_of_memory(), Code(HipError::OUT_OF_MEMORY)),
+    (Op::Create, out_of_memory(), Both(HipError::OUT_OF_MEMORY, &rules::VMM_005)),
+);

@@ -8,7 +8,7 @@ use super::call::{Fail, current_device, emu, ensure, put, run};
 use std::ffi::c_char;
 
 use super::state::{DeviceSettings, state};
-use super::{attributes, profile};
+use super::{device_attributes, profile};
 use crate::core::{Ending, StreamKind, thread};
 use crate::core::Emulator;
 use crate::registry::Place;
@@ -104,13 +104,13 @@ pub unsafe extern "C" fn hipDeviceGet(device_: *mut hipDevice_t, ordinal: i32) -
 }
 
 /// What the attributes of device `d` depend on.
-fn facts(d: u32) -> Result<attributes::Facts, Fail> {
+fn facts(d: u32) -> Result<device_attributes::Facts, Fail> {
     let c = emu()?.config();
-    Ok(attributes::Facts { device: d, memory: c.device_memory, host_access: c.host_access })
+    Ok(device_attributes::Facts { device: d, memory: c.device_memory, host_access: c.host_access })
 }
 
 /// `hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceId)`:
-/// every attribute of the 7.x enum (`attributes.rs`, the same values as
+/// every attribute of the 7.x enum (`device_attributes.rs`, the same values as
 /// hipGetDeviceProperties); a placeholder or an unknown value → 1, as clr's `default:`.
 pub unsafe extern "C" fn hipDeviceGetAttribute(pi: *mut i32, attr: hipDeviceAttribute_t, deviceId: i32) -> hipError_t {
     run("hipDeviceGetAttribute", || {
@@ -118,10 +118,10 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(pi: *mut i32, attr: hipDeviceAttr
             return Err(Fail::plain(HipError::INVALID_VALUE, "pi is NULL".into()));
         }
         let d = device(deviceId)?;
-        let Some(a) = attributes::find(attr) else {
+        let Some(a) = device_attributes::find(attr) else {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("attribute {attr} is not a hipDeviceAttribute_t")));
         };
-        let v = attributes::answer(a, &facts(d)?);
+        let v = device_attributes::answer(a, &facts(d)?);
         ::tracing::debug!(target: "vmmkit", attribute = a.name, value = v);
         // SAFETY: checked non-null.
         unsafe { put(pi, v) };
@@ -224,7 +224,7 @@ pub unsafe extern "C" fn hipGetDevicePropertiesR0600(prop: *mut hipDeviceProp_tR
             pci_bus: P::pciBusID,
             arch_name: P::gcnArchName,
         };
-        attributes::fill_r0600(&mut p.bytes, &facts(d)?);
+        device_attributes::fill_r0600(&mut p.bytes, &facts(d)?);
         fill(&mut p.bytes, &at, d)?;
         p.bytes[P::uuid..P::uuid + 16].copy_from_slice(&uuid(machine(emu()?, d)));
         // SAFETY: checked non-null; the caller passes a 1472-byte record.
@@ -716,8 +716,8 @@ pub unsafe extern "C" fn hipDeviceGetTexture1DLinearMaxWidth(
         if element == 0 {
             return Err(Fail::plain(HipError::INVALID_VALUE, "the channel format has no bytes".into()));
         }
-        let linear = match attributes::find(LINEAR_1D) {
-            Some(a) => attributes::answer(a, &facts(d)?) as usize,
+        let linear = match device_attributes::find(LINEAR_1D) {
+            Some(a) => device_attributes::answer(a, &facts(d)?) as usize,
             None => 0,
         };
         out(max_width, "max_width", linear / element)

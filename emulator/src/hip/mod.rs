@@ -30,9 +30,9 @@
 //! assert_eq!(HipError(unsafe { (hip.hipGetLastError)() }), HipError::SUCCESS);
 //! ```
 
-mod attributes;
 mod call;
 mod codes;
+mod device_attributes;
 mod pointer;
 mod profile;
 mod ranges;
@@ -52,5 +52,5 @@ crate::dialect_api! {
     table: HipApi,
     modules: capture, context, device, error, event, graph, ipc, memory, pool, register, share, stream, stream_ops, vmm,
     // Memory.
-    array, attr, host, managed, mipmap, pitched, proc, tooling,
+    array, pointer_attributes, host, managed, mipmap, pitched, proc, tooling,
 }

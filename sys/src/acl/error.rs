@@ -8,7 +8,7 @@ crate::codes! {
     /// assert_eq!(AclError::RT_DRV_INTERNAL_ERROR.to_string(), "507899 ACL_ERROR_RT_DRV_INTERNAL_ERROR");
     /// assert_eq!(AclError(123).to_string(), "123 (unknown code)");
     /// ```
-    pub struct AclError(i32);
+    pub struct AclError(i32): Acl;
 
     SUCCESS = 0 => "ACL_SUCCESS", "success";
     INVALID_PARAM = 100_000 => "ACL_ERROR_INVALID_PARAM", "invalid parameter (ACL front-end check)";
@@ -66,4 +66,19 @@ crate::codes! {
     // Memory (hicann/runtime@681ef76 include/external/acl/error_codes/rt_error_codes.h:161-162).
     HOST_MEMORY_ALREADY_REGISTERED = 507_910 => "ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED", "host memory range already registered";
     HOST_MEMORY_NOT_REGISTERED = 507_911 => "ACL_ERROR_HOST_MEMORY_NOT_REGISTERED", "host memory has not been registered";
+}
+
+/// `acl!(NAME)`: the [`Code`](crate::rule::Code) of a `AclError` constant, for rule records.
+#[macro_export]
+macro_rules! acl {
+    ($name:ident) => {
+        const { $crate::acl::AclError::$name.code() }
+    };
+}
+
+impl crate::rule::Code {
+    /// The ACL code, if this is one.
+    pub fn acl(self) -> Option<AclError> {
+        AclError::try_from(self).ok()
+    }
 }

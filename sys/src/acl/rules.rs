@@ -12,7 +12,9 @@
 //!
 //! One `const` per rule, in the reference's order; [`ACL_RULES`] lists them.
 //! Fields left out take the defaults of [`ACL`]: dialect ACL, no note, no
-//! equivalents yet, no requirements. Expected codes are the reference's;
+//! equivalents, no requirements. ACL, the first vendor, names no other
+//! vendor's rule: the HIP and CUDA tables name their ACL equivalents, so
+//! the tables depend one way (`cuda` → `hip` → `acl`). Expected codes are the reference's;
 //! where it marks a point undetermined, the expected value is its
 //! recommended emulator behaviour and the confidence says `undetermined`.
 #![forbid(unsafe_code)]
@@ -1821,7 +1823,6 @@ rules! {
         confidence: &[Doc, Undetermined],
         note: Some("the documentation says unsupported (errors or hangs), no code: the code is the emulator's choice"),
         expect: Codes(&[acl!(UNINITIALIZE)]),
-        equivalents: &[&crate::hip::rules::FORK_001, &crate::cuda::rules::FORK_001],
         requires: PEERS,
     }
 

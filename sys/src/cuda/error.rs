@@ -12,7 +12,7 @@ crate::codes! {
     /// assert_eq!(CuResult::STUB_LIBRARY.to_string(), "34 CUDA_ERROR_STUB_LIBRARY");
     /// assert_eq!(CuResult(4242).name(), None);
     /// ```
-    pub struct CuResult(u32);
+    pub struct CuResult(u32): Cuda;
 
     SUCCESS = 0 => "CUDA_SUCCESS", "no error";
     INVALID_VALUE = 1 => "CUDA_ERROR_INVALID_VALUE", "invalid argument";
@@ -45,4 +45,12 @@ crate::codes! {
     CAPTURED_EVENT = 907 => "CUDA_ERROR_CAPTURED_EVENT", "operation not permitted on an event last recorded in a capturing stream";
     STREAM_CAPTURE_WRONG_THREAD = 908 => "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD", "a capture sequence not initiated with the relaxed mode was ended by another thread";
     UNKNOWN = 999 => "CUDA_ERROR_UNKNOWN", "unknown error";
+}
+
+/// `cuda!(NAME)`: the [`Code`](crate::rule::Code) of a `CuResult` constant, for rule records.
+#[macro_export]
+macro_rules! cuda {
+    ($name:ident) => {
+        const { $crate::cuda::CuResult::$name.code() }
+    };
 }

@@ -13,7 +13,7 @@ crate::codes! {
     /// assert_eq!(HipError::INVALID_VALUE.description(), Some("invalid argument"));
     /// assert_eq!(HipError(4242).to_string(), "4242 (unknown code)");
     /// ```
-    pub struct HipError(i32);
+    pub struct HipError(i32): Hip;
 
     SUCCESS = 0 => "hipSuccess", "no error";
     INVALID_VALUE = 1 => "hipErrorInvalidValue", "invalid argument";
@@ -62,4 +62,12 @@ impl HipError {
     pub const MEMORY_ALLOCATION: Self = Self::OUT_OF_MEMORY;
     /// `hipErrorInvalidResourceHandle`, the older name of [`HipError::INVALID_HANDLE`] (same value, 400).
     pub const INVALID_RESOURCE_HANDLE: Self = Self::INVALID_HANDLE;
+}
+
+/// `hip!(NAME)`: the [`Code`](crate::rule::Code) of a `HipError` constant, for rule records.
+#[macro_export]
+macro_rules! hip {
+    ($name:ident) => {
+        const { $crate::hip::HipError::$name.code() }
+    };
 }

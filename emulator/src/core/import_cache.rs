@@ -62,12 +62,12 @@ impl Spare {
 /// table, moved on by every disable, so a cached import knows whether the
 /// peer access it enabled (ACL-IMP-016) may have gone.
 #[derive(Debug)]
-pub(super) struct Quick {
+pub(super) struct ImportCache {
     emu: u64,
     peers: AtomicU64,
 }
 
-impl Default for Quick {
+impl Default for ImportCache {
     fn default() -> Self {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         Self { emu: NEXT.fetch_add(1, Ordering::Relaxed), peers: AtomicU64::new(0) }
@@ -96,7 +96,7 @@ thread_local! {
     static CACHE: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
 }
 
-impl Quick {
+impl ImportCache {
     /// A disable of peer access: cached imports enable theirs again under the lock.
     pub(super) fn peers_changed(&self) {
         self.peers.fetch_add(1, Ordering::AcqRel);
