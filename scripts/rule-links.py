@@ -25,9 +25,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VENDORS = {"ACL": "acl", "HIP": "hip", "CUDA": "cuda"}
 ID = re.compile(r"\b(ACL|HIP|CUDA)-([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*-\d{3}[a-z]?)\b")
-# Reference ids with no record, each named in the rule table's "Not here,
-# and why" list; a comment may cite them as plain text.
-NOT_RECORDS = {"CUDA-IPC-007", "CUDA-VMM-014"}
+# Reference ids with no record: each rule table's module docs list them
+# under "Not here, and why" (`//! * CUDA-IPC-007: …`); a comment may cite
+# them as plain text.
+NOT_RECORDS = {
+    m.group(1)
+    for folder in VENDORS.values()
+    for m in re.finditer(
+        r"^//! \* ((?:ACL|HIP|CUDA)-[A-Z0-9-]+):", (ROOT / "sys" / "src" / folder / "rules.rs").read_text(), flags=re.M
+    )
+}
 # An id already inside a link: `[ACL-MAP-003](…)` or `[`ACL-MAP-003`](…)`.
 LINKED = re.compile(r"\[`?(?:ACL|HIP|CUDA)-[A-Z0-9-]+`?\]\(([^)]*)\)")
 

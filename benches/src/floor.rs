@@ -261,6 +261,10 @@ impl Drop for Range {
     }
 }
 
+/// The handoff floor's file, in the floor directory: the exporter (the
+/// handoff case) writes it, the peer maps it.
+pub const HANDOFF_FILE: &str = "handoff";
+
 /// `open(path, O_RDWR)` + `mmap(len, MAP_SHARED)` + a read of the first byte:
 /// the importing side of the handoff floor. The file and the mapping stay
 /// open until the result is dropped.

@@ -434,18 +434,18 @@ pub const EXTRA: &[(&str, &str, &str, u64, &str)] = &[
         1,
         "memory not shared lives in the process's arena, with no file of its own (no open file per \
          allocation: `RLIMIT_NOFILE` does not bound live allocations); an entry is a file, so the first \
-         export makes one (`open(O_TMPFILE)`), where the floor's file exists already",
+         export makes one (`open(O_TMPFILE)`): the call the floor's allocation made, deferred to the \
+         export (the floor's file exists already). Memory never mapped nor copied to is all holes in \
+         the arena: no `lseek(SEEK_DATA)` and copy, no punch of its range (`core/backing.rs`)",
     ),
-    ("export", "*", "ftruncate", 1, "that file sized for the entry (the memory and the trustlist's tail)"),
     (
         "export",
         "*",
-        "lseek",
+        "ftruncate",
         1,
-        "`SEEK_DATA` over the memory's range of the arena: only written pages are copied into the new \
-         file (`copy_file_range`, none here: the exported memory was never written)",
+        "that file sized for the entry (the memory and the metadata tail): the floor's allocation's \
+         `ftruncate`, deferred with the `open`",
     ),
-    ("export", "*", "fallocate", 1, "the arena's range given back (`FALLOC_FL_PUNCH_HOLE`) once the memory moved"),
     (
         "export",
         "*",
@@ -523,14 +523,9 @@ pub const EXTRA: &[(&str, &str, &str, u64, &str)] = &[
         "*",
         "fgetxattr",
         1,
-        "the entry's header (size, place, properties, trust, exporter), the file's extended attribute",
-    ),
-    (
-        "handoff_peer",
-        "key",
-        "pread64",
-        1,
-        "the trustlist (ACL-IMP-011/012): the handoff's exporter trusts the peer by pid",
+        "the entry's header (size, place, properties, trust, exporter), the file's extended attribute, \
+         with the trustlist when it lists at most 64 pids (ACL-IMP-011/012: the handoff's exporter \
+         trusts the peer by pid; a longer list is the tail's, one `pread` more)",
     ),
     (
         "handoff_peer",
@@ -579,8 +574,10 @@ pub const INSTEAD: &[(&str, &str, &str, &str)] = &[
         "alloc_free",
         "fallocate",
         "close",
-        "the memory is a range of the process's arena, not a file: the free gives its pages back \
-         (`FALLOC_FL_PUNCH_HOLE`) where the floor closes its file (and the allocation opens and sizes none)",
+        "the memory is a range of the process's arena, not a file: the free of memory that was mapped \
+         or copied to gives its pages back (`FALLOC_FL_PUNCH_HOLE`) where the floor closes its file \
+         (and the allocation opens and sizes none); memory never written has no pages: no call at all \
+         (the bench's case)",
     ),
 ];
 

@@ -10,7 +10,12 @@
 //!   importing up to 10,000 of them, no mapping);
 //! - the system calls of an import + free among them, counted with
 //!   `ptrace`: exactly those of the same import when 10 handles were live,
-//!   and at most [`IMPORT_CALLS`].
+//!   and at most [`IMPORT_CALLS`];
+//! - the system calls of `vmmkit ls` (the registry's listing) and of
+//!   `vmmkit gc` (a collection that finds every entry held) per handle:
+//!   those among N handles less those among 10, over N − 10, at most
+//!   [`LS_CALLS`] and [`GC_CALLS`] (linear: no work per pair of handles);
+//!   their times are printed (see `docs/reliability.md`).
 //!
 //! The bounds are in `docs/reliability.md` ("Many live handles"), with the
 //! figures measured; each is a few times the measured figure. A test
@@ -46,6 +51,14 @@ const EXPORTER_RSS: f64 = 4096.0;
 const IMPORTER_RSS: f64 = 4096.0;
 /// System calls of one import + free, at most (measured: 8).
 const IMPORT_CALLS: u64 = 12;
+/// System calls of `vmmkit ls` per live handle, at most (measured: see the
+/// docs): the entry's file (`open`, `fstat`, header, `close`) and its
+/// holder's descriptor in `/proc` (`readlink`, the fdinfo's `open`, `read`
+/// ×2, `close`).
+const LS_CALLS: f64 = 12.0;
+/// System calls of `vmmkit gc` per live handle, at most (measured: see the
+/// docs): `open`, `flock` (held: refused), `fstat`, header, `close`.
+const GC_CALLS: f64 = 8.0;
 
 // One thread when the counted children are forked.
 fn main() {
@@ -82,6 +95,7 @@ fn run() -> Res<()> {
     let rss0 = vm_rss(first.host_pid())?;
     let mut keys = first.grow(10, 0, SIZE, Duration::from_secs(60))?;
     let small = count_import(root.path(), &keys, "import + free among 10")?;
+    let tools_small = count_tools(root.path())?;
 
     // The rest, spread over exporters and devices (capacity: 64 GiB each).
     let t = Instant::now();
@@ -107,6 +121,7 @@ fn run() -> Res<()> {
         exporter_gain += vm_rss(p.host_pid())?.saturating_sub(*before);
     }
     let large = count_import(root.path(), &keys, &format!("import + free among {total}"))?;
+    let tools_large = count_tools(root.path())?;
 
     // One importer holding up to IMPORTS of them, a stride through all.
     let importer = spawn()?;
@@ -123,6 +138,8 @@ fn run() -> Res<()> {
         }
     }
     let importer_gain = vm_rss(importer.host_pid())?.saturating_sub(before);
+    // Timed here, untraced, after the last counted fork.
+    let (ls_time, gc_time, listed) = time_tools(root.path())?;
 
     let n = total as f64;
     let bytes = (full.0 - empty.0) as f64 / n;
@@ -141,7 +158,27 @@ fn run() -> Res<()> {
         large.per_window(),
         large.breakdown(),
     );
+    let extra = (total - 10) as f64;
+    let ls_per = (tools_large[0].total() as f64 - tools_small[0].total() as f64) / extra;
+    let gc_per = (tools_large[1].total() as f64 - tools_small[1].total() as f64) / extra;
+    println!(
+        "live_handles: vmmkit ls among {total}: {:.0} calls ({}), {ls_per:.2} per handle beyond those among 10 \
+         ({:.0}: {}), {:.3} s untraced ({listed} entries listed); vmmkit gc among {total}: {:.0} calls ({}), \
+         {gc_per:.2} per handle beyond those among 10 ({:.0}), {:.3} s untraced",
+        tools_large[0].per_window(),
+        tools_large[0].breakdown(),
+        tools_small[0].per_window(),
+        tools_small[0].breakdown(),
+        ls_time.as_secs_f64(),
+        tools_large[1].per_window(),
+        tools_large[1].breakdown(),
+        tools_small[1].per_window(),
+        gc_time.as_secs_f64(),
+    );
     let mut failures = Vec::new();
+    if listed != total {
+        failures.push(format!("vmmkit ls listed {listed} of {total} entries"));
+    }
     let mut bound = |what: &str, got: f64, max: f64| {
         if got > max {
             failures.push(format!("{what}: {got:.2} per handle, over the bound {max}"));
@@ -152,6 +189,8 @@ fn run() -> Res<()> {
     bound("exporter RSS bytes", exporter, EXPORTER_RSS);
     bound("importer RSS bytes", importer_per, IMPORTER_RSS);
     bound("import + free system calls", large.per_window(), IMPORT_CALLS as f64);
+    bound("vmmkit ls system calls", ls_per, LS_CALLS);
+    bound("vmmkit gc system calls", gc_per, GC_CALLS);
     if large.calls != small.calls || large.min != large.max {
         failures.push(format!(
             "an import among {total} makes other calls than among 10: {} / {}",
@@ -190,6 +229,47 @@ fn count_import(root: &Path, keys: &[u64], label: &str) -> Res<Tally> {
         labels.label(label)
     })?;
     tallies.into_iter().next().ok_or_else(|| "nothing counted".into())
+}
+
+/// The system calls of `vmmkit ls` (opening the root as it does, and the
+/// listing of its entries and cells) and of `vmmkit gc` on `root`, one
+/// counted window each, in a traced child.
+fn count_tools(root: &Path) -> Res<Vec<Tally>> {
+    let tallies = syscalls::count(|labels| {
+        let check = |e: String| BenchError::Check(e);
+        syscalls::begin();
+        let reg = vmmkit_emulator::registry::Registry::open_existing(root).map_err(|e| check(e.to_string()))?;
+        let listing = reg.listing();
+        syscalls::end();
+        labels.label("ls")?;
+        syscalls::begin();
+        let r = reg.gc();
+        syscalls::end();
+        labels.label("gc")?;
+        r.map_err(|e| check(e.to_string()))?;
+        drop(listing);
+        Ok(())
+    })?;
+    if tallies.len() != 2 {
+        return Err(format!("{} tallies of ls and gc", tallies.len()).into());
+    }
+    Ok(tallies)
+}
+
+/// The times of `vmmkit ls` (open and list) and `vmmkit gc` on `root`, in
+/// this process, and how many entries the listing found.
+fn time_tools(root: &Path) -> Res<(Duration, Duration, usize)> {
+    let t = Instant::now();
+    let reg = vmmkit_emulator::registry::Registry::open_existing(root)?;
+    let listed = reg.listing().entries.len();
+    let ls = t.elapsed();
+    let t = Instant::now();
+    let r = reg.gc()?;
+    let gc = t.elapsed();
+    if r.entries != 0 {
+        return Err(format!("gc removed {} held entries", r.entries).into());
+    }
+    Ok((ls, gc, listed))
 }
 
 /// Bytes (allocated blocks, and each file's header attribute) and inodes

@@ -121,6 +121,8 @@ fn entry(e: EntryInfo) -> Entry {
 
 fn listing(reg: &Registry) -> Listing {
     let usage = reg.usage();
+    // One look at the holders for both lists.
+    let shared = reg.listing();
     Listing {
         root: reg.root().display().to_string(),
         in_use: true,
@@ -131,8 +133,8 @@ fn listing(reg: &Registry) -> Listing {
             .map(|(device, &used)| Device { device, capacity: usage.capacity, used })
             .collect(),
         processes: reg.processes().into_iter().map(|p| Process { pid: p.process.pid, alive: p.alive }).collect(),
-        exported: reg.entries().into_iter().map(entry).collect(),
-        shared_events: reg.cells().into_iter().map(shared_cell).collect(),
+        exported: shared.entries.into_iter().map(entry).collect(),
+        shared_events: shared.cells.into_iter().map(shared_cell).collect(),
     }
 }
 

@@ -231,7 +231,7 @@ fn doctor_creates_no_state_and_says_the_root_is_not_created_yet() {
 }
 
 /// The visible-device lists in force are on the emulator's line, vendor by
-/// vendor, as the machine's devices each process sees (HIP-INIT-008,
+/// vendor, as the machine's devices each process sees (HIP-INIT-009,
 /// CUDA-GEN-004, ACL-GEN-011).
 #[test]
 fn doctor_shows_the_visible_device_lists_in_force() {

@@ -32,6 +32,11 @@ pub trait Dialect: Vendor {
     /// to its name or give a version, and read no state of the parent's.
     const STATELESS: &'static [&'static str];
 
+    /// The code of a read or write through a NULL pointer that the entry
+    /// point's checks let through ([`crate::ffi::Null`]): the vendor's code
+    /// for an invalid argument.
+    const NULL: Self::Code;
+
     /// The code and rule of core error `err` in operation `op`. A rule's
     /// code is the one its record lists ([`by_rule`]).
     fn code_for(op: Self::Op, err: &CoreError) -> (Self::Code, Option<&'static Rule>);
@@ -127,6 +132,14 @@ impl<V: Dialect> Fail<V> {
     }
 }
 
+/// A NULL pointer past the checks fails the call with the dialect's
+/// [`Dialect::NULL`] code (`out.write(v)?` in a body).
+impl<V: Dialect> From<crate::ffi::Null> for Fail<V> {
+    fn from(_: crate::ffi::Null) -> Self {
+        Self::plain(V::NULL, "a NULL pointer reached a read or a write".to_owned())
+    }
+}
+
 /// Checks a caller-side rule: fails with the rule's code (or, after `=>`,
 /// one of its other codes, a full path) unless `$cond` holds or the rule is mutated away.
 /// The dialect's `Fail` alias is used where it is invoked.
@@ -219,21 +232,16 @@ pub unsafe fn put<T>(p: *mut T, v: T) {
 /// 7.2.4:607-611, and `CUdriverProcAddressQueryResult`, cuda.md §1.2).
 /// Whether it was found.
 ///
-/// # Safety
-/// `pfn` must be valid for a write; `status` NULL or valid for a write.
-pub unsafe fn answer_proc_query(
-    pfn: *mut *mut std::ffi::c_void,
-    status: *mut i32,
+/// # Errors
+/// [`Null`](crate::ffi::Null) when `pfn` is NULL.
+pub fn answer_proc_query(
+    pfn: crate::ffi::Out<'_, *mut std::ffi::c_void>,
+    status: crate::ffi::Out<'_, i32>,
     found: Option<*mut std::ffi::c_void>,
-) -> bool {
-    // SAFETY: the caller's contract; `status` is written only when given.
-    unsafe {
-        put(pfn, found.unwrap_or(std::ptr::null_mut()));
-        if !status.is_null() {
-            put(status, if found.is_some() { 0 } else { 1 });
-        }
-    }
-    found.is_some()
+) -> Result<bool, crate::ffi::Null> {
+    pfn.write(found.unwrap_or(std::ptr::null_mut()))?;
+    status.write_if_given(if found.is_some() { 0 } else { 1 });
+    Ok(found.is_some())
 }
 
 /// Reads a caller's in-pointer (already checked non-null).

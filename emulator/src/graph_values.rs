@@ -37,14 +37,8 @@ pub(crate) fn exec_of(e: &Emulator, v: *mut c_void) -> Option<ExecId> {
 
 /// The nodes a dependency list names; a value that is no node names none
 /// of any graph's (the core refuses it as a foreign dependency).
-///
-/// # Safety
-/// `deps` holds `n` values when not NULL.
-pub(crate) unsafe fn deps_of(deps: *const *mut c_void, n: usize) -> Vec<NodeId> {
-    if deps.is_null() || n == 0 {
-        return Vec::new();
-    }
-    // SAFETY: the caller's promise.
-    let values = unsafe { std::slice::from_raw_parts(deps, n) };
+/// `deps` holds `n` values when not NULL (NULL names none).
+pub(crate) fn deps_of(deps: crate::ffi::In<'_, *mut c_void>, n: usize) -> Vec<NodeId> {
+    let values = deps.to_vec(n).unwrap_or_default();
     values.iter().map(|v| NODE.id(*v as usize).map_or(NodeId(u64::MAX), |h| NodeId(h.0))).collect()
 }

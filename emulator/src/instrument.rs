@@ -149,8 +149,11 @@ macro_rules! instrumented {
                 None => {
                     let span = ::tracing::debug_span!(target: "vmmkit", stringify!($name), $($a = ?$a),*);
                     let _span = span.enter();
-                    // SAFETY: forwarded with the caller's arguments under the same contract.
-                    let ret = unsafe { target::$name($($a),*) };
+                    // SAFETY: forwarded with the caller's arguments under the same
+                    // contract; each pointer the target takes wrapped
+                    // (`crate::ffi`) is valid for what that contract allows.
+                    #[allow(unused_unsafe)]
+                    let ret = unsafe { target::$name($($crate::ffi::FromC::from_c($a)),*) };
                     ::tracing::debug!(target: "vmmkit", returned = ?ret);
                     ret
                 }
@@ -271,10 +274,11 @@ macro_rules! dialect_api {
         functions: $list:path,
         types: $($types:ident)::+,
         table: $table:ident,
-        modules: $($module:ident),+ $(,)?
+        modules: $($(#[$attr:meta])* $module:ident),+ $(,)?
     ) => {
         $(
             #[allow(clippy::missing_safety_doc)]
+            $(#[$attr])*
             pub mod $module;
         )+
 
@@ -288,6 +292,7 @@ macro_rules! dialect_api {
         /// Every entry point through the instrumentation layer (fault
         /// injection, logs, leak tracking), under its C name: what [`api`]
         /// and the drop-in libraries hand out.
+        #[allow(unsafe_code, reason = "the C entry points: the one place the caller's pointers are taken on trust")]
         pub mod entry {
             #[allow(unused_imports)]
             use ::std::ffi::{c_char, c_void};

@@ -233,7 +233,7 @@ pub fn cuda(physical: u32, value: &str) -> Vec<u32> {
 /// it; the first index beyond the devices ends the list; an index not above
 /// the one before it refuses the whole list ("configured in ascending
 /// order", "cannot be duplicated"), as does a list with no index left;
-/// `aclrtGetDeviceCount` then fails (ACL-GEN-011).
+/// `aclrtGetDeviceCount` then fails ([ACL-GEN-011](vmmkit_sys::acl::rules::GEN_011)).
 ///
 /// # Errors
 /// The reason the runtime logs when it refuses the list.

@@ -2,7 +2,7 @@
 //! physical device 3 (as its device 0), the importer sees "2,3"; the shared
 //! buffer is on the importer's device 1, its capacity is charged to
 //! physical device 3 whoever looks, and a device's PCI address is the
-//! physical one (HIP-INIT-008, ACL-GEN-011, ACL-GEN-012). Each test runs in
+//! physical one (HIP-INIT-009, ACL-GEN-011, ACL-GEN-012). Each test runs in
 //! its own process and `VMMKIT_ROOT`.
 
 // The `hcall!` helper wraps deliberate bad arguments in its unsafe block.
@@ -156,7 +156,7 @@ fn acl_importer() {
     }
 }
 
-/// HIP-INIT-008: exported from the only device of a process that sees "3",
+/// HIP-INIT-009: exported from the only device of a process that sees "3",
 /// the buffer is on device 1 of a process that sees "2,3": opened there it
 /// is device 1's, device 1's memory use holds it and device 0's does not,
 /// and the root charges physical device 3.

@@ -21,7 +21,7 @@ use crate::types::{Granularity, MemInfo, PhysicalProps};
 /// Cloning is cheap. Calls that need a current context or device (copies,
 /// imports) make this device current on the calling thread first, so a
 /// device may be used from any thread. An ACL import, which names its
-/// device and needs only some context (ACL-IMP-008), skips that when the
+/// device and needs only some context ([ACL-IMP-008](vmmkit_sys::acl::rules::IMP_008)), skips that when the
 /// runtime's last bind on the thread was this device's, and leaves a
 /// context the program set since then current, unless the thread has none.
 #[derive(Debug, Clone)]
@@ -122,7 +122,7 @@ impl Device {
     }
 
     /// A vendor whose every VMM call needs a current context (CUDA,
-    /// CUDA-GEN-002), also on a thread that only drops an owner: makes this
+    /// [CUDA-GEN-002](vmmkit_sys::cuda::rules::GEN_002)), also on a thread that only drops an owner: makes this
     /// device's current there. ACL and HIP take the device from their
     /// arguments, and need nothing (their copies and imports bind by
     /// themselves).
@@ -133,14 +133,14 @@ impl Device {
     /// Runs `call`, a call on an object that names its device itself (a
     /// release of physical memory), after [`Device::ready`]: where every
     /// call needs a context (CUDA), with [`Device::with_some_context`]: any current context serves
-    /// (CUDA-GEN-002 asks for one), so a thread this device is bound to
+    /// ([CUDA-GEN-002](vmmkit_sys::cuda::rules::GEN_002) asks for one), so a thread this device is bound to
     /// makes no `cuCtxSetCurrent`.
     pub(crate) fn with_ready<T>(&self, call: impl Fn() -> Result<T, Error>) -> Result<T, Error> {
         if self.api().needs_context() { self.with_some_context(|e| self.api().lacks_context(e), call) } else { call() }
     }
 
     /// The granularity of physical memory on this device (ACL: 2 MiB for
-    /// the default properties, ACL-GRAN-009; HIP and CUDA: what the driver
+    /// the default properties, [ACL-GRAN-009](vmmkit_sys::acl::rules::GRAN_009); HIP and CUDA: what the driver
     /// says). Sizes and addresses of maps must be multiples of it.
     ///
     /// # Errors

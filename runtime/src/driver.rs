@@ -83,15 +83,15 @@ pub(crate) trait Driver: AsAny + Send + Sync + fmt::Debug + 'static {
     }
 
     /// Whether every VMM call needs a current context on the calling thread
-    /// (CUDA-GEN-002); otherwise calls take the device from their
+    /// ([CUDA-GEN-002](vmmkit_sys::cuda::rules::GEN_002)); otherwise calls take the device from their
     /// arguments, and only copies and imports bind.
     fn needs_context(&self) -> bool {
         false
     }
 
     /// Whether `e` is how a call that needs some current context (any one)
-    /// fails on a thread without one, changing nothing (ACL-IMP-008,
-    /// CUDA-GEN-002).
+    /// fails on a thread without one, changing nothing ([ACL-IMP-008](vmmkit_sys::acl::rules::IMP_008),
+    /// [CUDA-GEN-002](vmmkit_sys::cuda::rules::GEN_002)).
     fn lacks_context(&self, _e: &Error) -> bool {
         false
     }

@@ -20,7 +20,7 @@ pub use vmmkit_sys::rule::Code;
 
 /// A vendor call that failed.
 ///
-/// Shown as `aclrtMapMem: 100000 ACL_ERROR_INVALID_PARAM (ACL-MAP-003: flags
+/// Shown as `aclrtMapMem: 100000 ACL_ERROR_INVALID_PARAM ([ACL-MAP-003](vmmkit_sys::acl::rules::MAP_003): flags
 /// must be 0, got 2)`. The part in parentheses comes from the library's
 /// last-error message when that message names a rule, as the emulator's do;
 /// a real driver's messages name none, and then there is no such part.
@@ -86,14 +86,14 @@ impl Error {
         self.unsupported.is_some()
     }
 
-    /// The rule id alone, e.g. `ACL-MAP-003`.
+    /// The rule id alone, e.g. [`ACL-MAP-003`](vmmkit_sys::acl::rules::MAP_003).
     pub fn rule_id(&self) -> Option<&str> {
         self.rule.as_deref().and_then(|r| r.split(':').next())
     }
 }
 
 /// Whether `s` looks like a rule id of the catalog: at least three
-/// dash-separated upper-case parts, the last one digits (`ACL-MAP-003`).
+/// dash-separated upper-case parts, the last one digits ([`ACL-MAP-003`](vmmkit_sys::acl::rules::MAP_003)).
 fn is_rule_id(s: &str) -> bool {
     let parts: Vec<&str> = s.split('-').collect();
     parts.len() >= 3

@@ -20,7 +20,7 @@ enum Handle {
 ///
 /// It keeps the exporter's memory. ACL has no call that withdraws an
 /// export: the key stays valid until the exporter and every importer have
-/// released the memory (ACL-LIFE-001), so dropping this only drops its hold
+/// released the memory ([ACL-LIFE-001](vmmkit_sys::acl::rules::LIFE_001)), so dropping this only drops its hold
 /// on the memory. On HIP and CUDA dropping it closes the exporter's fd
 /// (copies already sent stay valid).
 #[derive(Debug)]
@@ -84,11 +84,11 @@ impl Exported {
     /// ACL-only: adds host pids (see [`crate::Runtime::host_pid`]) to the
     /// trustlist (`aclrtMemSetPidToShareableHandle`). Set them after the
     /// importer started: an entry older than the process is not honoured
-    /// (ACL-PID-010).
+    /// ([ACL-PID-010](vmmkit_sys::acl::rules::PID_010)).
     ///
     /// # Errors
     /// The vendor's code: 207006 when exported with [`Sharing::AnyProcess`]
-    /// (ACL-PID-007). An fd export has no trustlist:
+    /// ([ACL-PID-007](vmmkit_sys::acl::rules::PID_007)). An fd export has no trustlist:
     /// [`Error::is_unsupported`].
     pub fn set_pids(&self, pids: &[i32]) -> Result<(), Error> {
         let api = self.mem.dev.api();
@@ -107,8 +107,8 @@ impl PhysicalMemory {
     /// [`Sharing::Trustlist`] or [`Sharing::AnyProcess`]), HIP and CUDA to a
     /// POSIX fd (`hipMemExportToShareableHandle`, `cuMemExportToShareableHandle`,
     /// [`Sharing::PosixFd`]; [`crate::Vendor::vmm_sharing`] says which). On
-    /// ACL an allocation can be exported once (ACL-EXP-008), and imported
-    /// memory not at all (ACL-EXP-007).
+    /// ACL an allocation can be exported once ([ACL-EXP-008](vmmkit_sys::acl::rules::EXP_008)), and imported
+    /// memory not at all ([ACL-EXP-007](vmmkit_sys::acl::rules::EXP_007)).
     ///
     /// # Errors
     /// The vendor's code: on ACL 507899 for a second export or an imported

@@ -13,12 +13,12 @@ use crate::types::Shareable;
 ///
 /// No vendor gives an importer a call that tells the size: the exporter
 /// sends it along with the handle ([`crate::Exported::size`]), and on ACL
-/// maps must cover exactly that size (ACL-MAP-012).
+/// maps must cover exactly that size ([ACL-MAP-012](vmmkit_sys::acl::rules::MAP_012)).
 ///
 /// It is a [`PhysicalMemory`] (through `Deref`); on ACL it cannot be
-/// exported again (ACL-EXP-007). Importing the same ACL key onto the same
+/// exported again ([ACL-EXP-007](vmmkit_sys::acl::rules::EXP_007)). Importing the same ACL key onto the same
 /// device twice gives the same driver handle with one more reference
-/// (ACL-IMP-014); each `Imported` gives back its own.
+/// ([ACL-IMP-014](vmmkit_sys::acl::rules::IMP_014)); each `Imported` gives back its own.
 #[derive(Debug)]
 pub struct Imported {
     mem: PhysicalMemory,
@@ -80,9 +80,9 @@ impl Device {
     ///
     /// # Errors
     /// The vendor's code: on ACL 107017 for a handle that never existed or
-    /// was released (ACL-IMP-007), 507899 when this process is not in the
-    /// trustlist (ACL-IMP-011) or exported the memory from this device
-    /// itself (ACL-IMP-009). A key on HIP or CUDA, or an fd on ACL, is
+    /// was released ([ACL-IMP-007](vmmkit_sys::acl::rules::IMP_007)), 507899 when this process is not in the
+    /// trustlist ([ACL-IMP-011](vmmkit_sys::acl::rules::IMP_011)) or exported the memory from this device
+    /// itself ([ACL-IMP-009](vmmkit_sys::acl::rules::IMP_009)). A key on HIP or CUDA, or an fd on ACL, is
     /// [`Error::is_unsupported`].
     pub fn import<'a>(&self, shareable: impl Into<Shareable<'a>>, size: usize) -> Result<Imported, Error> {
         Imported::new(self, shareable.into(), size)

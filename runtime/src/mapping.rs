@@ -60,7 +60,7 @@ impl Mapping {
     /// Grants `access` to `location` over the whole mapping
     /// (`aclrtMemSetAccess`, `hipMemSetAccess`, `cuMemSetAccess`). Granting
     /// the owning device read-write is what the vendor samples do; ACL
-    /// supports only read-write (ACL-ACC-003).
+    /// supports only read-write ([ACL-ACC-003](vmmkit_sys::acl::rules::ACC_003)).
     ///
     /// # Errors
     /// The vendor's code: 207000 for [`Access::None`] or [`Access::Read`] on ACL.
@@ -156,12 +156,12 @@ impl Reservation {
     /// Maps all of `mem` at `base() + offset` (`aclrtMapMem`, `hipMemMap`,
     /// `cuMemMap`). The offset must be a multiple of the granularity and the
     /// memory must fit; on ACL a reservation holds memory of one device
-    /// only, from its first map on (ACL-MAP-010).
+    /// only, from its first map on ([ACL-MAP-010](vmmkit_sys::acl::rules::MAP_010)).
     ///
     /// # Errors
     /// The vendor's code: on ACL 507899 for a misaligned offset
-    /// (ACL-MAP-007), a range past the end (ACL-MAP-008), an overlap
-    /// (ACL-MAP-009) or another device's memory (ACL-MAP-010).
+    /// ([ACL-MAP-007](vmmkit_sys::acl::rules::MAP_007)), a range past the end ([ACL-MAP-008](vmmkit_sys::acl::rules::MAP_008)), an overlap
+    /// ([ACL-MAP-009](vmmkit_sys::acl::rules::MAP_009)) or another device's memory ([ACL-MAP-010](vmmkit_sys::acl::rules::MAP_010)).
     pub fn map(&self, offset: usize, mem: &PhysicalMemory) -> Result<Mapping, Error> {
         Mapping::new(self, offset, mem)
     }

@@ -60,7 +60,7 @@ unsafe fn give_back(dev: &Device, handle: u64) -> Result<(), Error> {
 /// it while they live defers the free to the last of them, so the driver
 /// sees unmap before free whatever order the owners are dropped in (acl.md
 /// §2.5 would accept the other order too: a freed handle lives while mapped,
-/// ACL-FP-002).
+/// [ACL-FP-002](vmmkit_sys::acl::rules::FP_002)).
 ///
 /// Until its first mapping or export, the owner holds the reference by
 /// itself, without a shared record: memory imported and given back again
@@ -159,7 +159,7 @@ impl Device {
     ///
     /// # Errors
     /// The vendor's code: on ACL 507899 for a size that is not a multiple of 2 MiB
-    /// (ACL-MP-013), 207001 when the device is full (ACL-MP-015).
+    /// ([ACL-MP-013](vmmkit_sys::acl::rules::MP_013)), 207001 when the device is full ([ACL-MP-015](vmmkit_sys::acl::rules::MP_015)).
     pub fn alloc_physical(&self, size: usize) -> Result<PhysicalMemory, Error> {
         self.alloc_physical_with(size, &PhysicalProps::device(self.id()))
     }

@@ -45,7 +45,7 @@ impl Drop for RsvInner {
 /// Mappings inside it keep it: dropping (or [`free`](Self::free)ing) it while
 /// they live defers the release to the last of them, so a release never
 /// unmaps a [`crate::Mapping`] behind its back (which ACL does not promise to
-/// tolerate: acl.md ACL-REL-004 is undetermined).
+/// tolerate: acl.md [ACL-REL-004](vmmkit_sys::acl::rules::REL_004) is undetermined).
 #[derive(Debug)]
 pub struct Reservation {
     pub(crate) inner: Arc<RsvInner>,
@@ -85,7 +85,7 @@ impl Reservation {
 impl Device {
     /// Reserves `size` bytes of device addresses (`aclrtReserveMemAddress`,
     /// `hipMemAddressReserve`, `cuMemAddressReserve`); on ACL, requests
-    /// below the granularity reserve one granule (ACL-RSV-007).
+    /// below the granularity reserve one granule ([ACL-RSV-007](vmmkit_sys::acl::rules::RSV_007)).
     ///
     /// # Errors
     /// The vendor's code, e.g. 207001 when the address window is exhausted.

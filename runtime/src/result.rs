@@ -16,7 +16,7 @@ pub(crate) fn out<T>(slot: T, call: impl FnOnce(&mut T) -> Result<(), Error>) ->
 }
 
 /// An export that writes a new POSIX fd into its `int` out-parameter
-/// (HIP-VMM-025; CUDA's likewise), passed to `call` as the `void*` the C
+/// ([HIP-VMM-025](vmmkit_sys::hip::rules::VMM_025); CUDA's likewise), passed to `call` as the `void*` the C
 /// function takes; the fd it wrote, owned by the caller.
 ///
 /// # Safety

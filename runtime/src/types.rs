@@ -41,7 +41,7 @@ pub struct MemInfo {
 pub enum Access {
     /// None.
     None,
-    /// Read only (ACL reports it unsupported: 207000, ACL-ACC-003).
+    /// Read only (ACL reports it unsupported: 207000, [ACL-ACC-003](vmmkit_sys::acl::rules::ACC_003)).
     Read,
     /// Read and write.
     ReadWrite,
@@ -120,11 +120,11 @@ impl PhysicalProps {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Sharing {
     /// ACL-only: a 64-bit key that only processes added with
-    /// [`crate::Exported::set_pids`] may import (ACL export flag 0, ACL-EXP-012),
-    /// and only once they were running when added (ACL-PID-010).
+    /// [`crate::Exported::set_pids`] may import (ACL export flag 0, [ACL-EXP-012](vmmkit_sys::acl::rules::EXP_012)),
+    /// and only once they were running when added ([ACL-PID-010](vmmkit_sys::acl::rules::PID_010)).
     Trustlist,
     /// ACL-only: a 64-bit key that any process may import (ACL
-    /// `DISABLE_PID_VALIDATION`, ACL-IMP-013).
+    /// `DISABLE_PID_VALIDATION`, [ACL-IMP-013](vmmkit_sys::acl::rules::IMP_013)).
     AnyProcess,
     /// HIP and CUDA only: a POSIX file descriptor
     /// (`POSIX_FILE_DESCRIPTOR`); whoever holds a copy may import, so it

@@ -5,7 +5,7 @@
 //! record), the conformance suite checks it, the reports and docs show it.
 //! Each rule is written once, in its vendor's `rules.rs`, with [`rules!`];
 //! its id is derived from the name of its `static`, so the id string is
-//! never typed anywhere (`MAP_003` in `acl::rules` is `ACL-MAP-003`).
+//! never typed anywhere (`MAP_003` in `acl::rules` is [`ACL-MAP-003`](crate::acl::rules::MAP_003)).
 //!
 //! ```
 //! use vmmkit_sys::acl::rules;
@@ -21,7 +21,7 @@ use std::fmt;
 
 pub use crate::code::{Code, CodeFamily, Dialect};
 
-/// A rule id such as `ACL-MAP-003`: stable, never renumbered, never reused.
+/// A rule id such as [`ACL-MAP-003`](crate::acl::rules::MAP_003): stable, never renumbered, never reused.
 ///
 /// Made by [`rules!`] from the name of the rule's `static` (or, for a
 /// catalog of the suite's own, by [`rule_id!`](crate::rule_id)); the format
@@ -105,7 +105,7 @@ pub const fn is_valid_id(s: &str) -> bool {
 }
 
 /// `s` with every `_` made `-`, as an array of `N` (= `s.len()`) bytes: the
-/// id of a rule from the name of its `static` (`ACL-MAP_003` → `ACL-MAP-003`).
+/// id of a rule from the name of its `static` (`ACL-MAP_003` → [`ACL-MAP-003`](crate::acl::rules::MAP_003)).
 #[doc(hidden)]
 pub const fn dashed<const N: usize>(s: &str) -> [u8; N] {
     let b = s.as_bytes();
@@ -120,7 +120,7 @@ pub const fn dashed<const N: usize>(s: &str) -> [u8; N] {
 }
 
 /// The [`RuleId`] `PREFIX-NAME` of a rule named `NAME`, checked when the
-/// crate compiles: `rule_id!("ACL", MAP_003)` is `ACL-MAP-003`.
+/// crate compiles: `rule_id!("ACL", MAP_003)` is [`ACL-MAP-003`](crate::acl::rules::MAP_003).
 ///
 /// ```
 /// use vmmkit_sys::rule_id;

@@ -7,12 +7,14 @@
 //! keeps half-made objects invisible, so one `linkat` is the least any
 //! implementation pays. Everything else the emulator does on export is its
 //! own choice, counted against it: giving the memory a file of its own
-//! (it lived in the process's arena: `open(O_TMPFILE)`, `ftruncate`, one
-//! `lseek(SEEK_DATA)` for its written pages, the arena's range punched out
-//! with `fallocate`), writing the header (`fsetxattr`), and the exporter's
-//! hold (`flock`).
+//! (it lived in the process's arena: `open(O_TMPFILE)` and `ftruncate`,
+//! the floor's allocation's calls, deferred to here; memory that was
+//! mapped or copied to would also make one `lseek(SEEK_DATA)` for its
+//! written pages and punch the arena's range with `fallocate`, but this
+//! bench's allocation is fresh), writing the header (`fsetxattr`), and the
+//! exporter's hold (`flock`).
 //!
-//! An allocation can be exported once (ACL-EXP-008), so each iteration
+//! An allocation can be exported once ([ACL-EXP-008](vmmkit_sys::acl::rules::EXP_008)), so each iteration
 //! exports a new one: the allocation before and the free after are not
 //! measured (nor are the floor's `open`, `unlink` and `close`). On HIP and
 //! CUDA the export also returns a POSIX fd (its `close` is not measured).

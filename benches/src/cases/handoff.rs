@@ -38,7 +38,7 @@ use vmmkit_runtime::{Access, Exported, Location, Mapping, PhysicalMemory, Reserv
 /// The group.
 pub const GROUP: &str = "handoff";
 /// The floor's file, in the floor directory.
-pub const FLOOR_FILE: &str = "handoff";
+pub use crate::floor::HANDOFF_FILE as FLOOR_FILE;
 /// The byte the exporter writes first, and the peer must read.
 const FIRST: u8 = 0xa5;
 /// The size handed off: 2 MiB, a granule of every backend.

@@ -1,5 +1,5 @@
 //! A repeated import, by the same process onto the same device, of memory
-//! it has imported already (ACL-IMP-014: the same handle comes back with
+//! it has imported already ([ACL-IMP-014](vmmkit_sys::acl::rules::IMP_014): the same handle comes back with
 //! one more reference), and the free that drops that reference.
 //!
 //! Floor: two calls through the same table that do nothing (the device

@@ -49,6 +49,8 @@ struct Setup {
     vmmkit: PathBuf,
     lib_dir: PathBuf,
     root: PathBuf,
+    /// Where `vmmkit run` makes its machines (`--dir`).
+    machines: PathBuf,
 }
 
 /// The entries, or none (with a note) where something they need is missing.
@@ -123,7 +125,12 @@ fn build(env: &Env, (vmmkit, lib_dir): Parts) -> Result<Setup> {
         .prefix("vmmkit-run-overhead-")
         .tempdir()
         .map_err(|e| BenchError::io("making a scratch directory", e))?;
-    std::fs::create_dir(dir.path().join("machines")).map_err(|e| BenchError::io("mkdir machines", e))?;
+    // The machines go on the file system of the floor's root (tmpfs, as
+    // `vmmkit run`'s default `/dev/shm`), not in the scratch directory (the
+    // temporary directory may be a disk, where each directory removed at
+    // the end of a run waits for its journal).
+    let machines = env.floor_dir().join("machines");
+    std::fs::create_dir(&machines).map_err(|e| BenchError::io("mkdir machines", e))?;
     let program = dir.path().join("get_device_loop");
     let out = Command::new(vmmkit_testkit::tools::c_compiler())
         .args(["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-I"])
@@ -146,7 +153,7 @@ fn build(env: &Env, (vmmkit, lib_dir): Parts) -> Result<Setup> {
             String::from_utf8_lossy(&out.stderr)
         )));
     }
-    Ok(Setup { dir, program, vmmkit, lib_dir, root: env.root().to_path_buf() })
+    Ok(Setup { dir, program, vmmkit, lib_dir, root: env.root().to_path_buf(), machines })
 }
 
 /// The command of one run of the program as `how` says.
@@ -160,7 +167,7 @@ fn command(s: &Setup, how: How, calls: usize) -> Command {
         }
         How::Run | How::RunTrace => {
             let mut c = Command::new(&s.vmmkit);
-            c.arg("run").arg("--dir").arg(s.dir.path().join("machines"));
+            c.arg("run").arg("--dir").arg(&s.machines);
             if how == How::RunTrace {
                 c.arg("--trace").arg(s.dir.path().join("trace.json"));
             }

@@ -184,7 +184,7 @@ impl State<'_> {
             Op::OpenMapRead => {
                 self.floor = None;
                 let size = usize_arg(args, 0)?;
-                let (fd, map, b) = floor::open_map_read(&self.floor_dir.join(crate::cases::handoff::FLOOR_FILE), size)?;
+                let (fd, map, b) = floor::open_map_read(&self.floor_dir.join(floor::HANDOFF_FILE), size)?;
                 self.floor = Some((fd, map));
                 Ok(vec![u64::from(b)])
             }

@@ -17,7 +17,7 @@ crate::calls::returns_as_is!(Cuda);
 
 impl Cuda {
     /// Takes ownership of an fd that `cuMemExportToShareableHandle` gave the
-    /// caller (CUDA-VMM-016); `None` for a negative value.
+    /// caller ([CUDA-VMM-016](vmmkit_sys::cuda::rules::VMM_016)); `None` for a negative value.
     pub fn own_exported_fd(fd: i32) -> Option<OwnedFd> {
         // SAFETY: the export made this descriptor for the caller, who owns it
         // from here on; nothing else in the suite holds it.

@@ -15,13 +15,13 @@ crate::calls::returns_as_is!(Hip);
 
 impl Hip {
     /// Closes an fd that `hipMemExportToShareableHandle` gave the caller,
-    /// who owns it (HIP-VMM-025). Negative values are ignored.
+    /// who owns it ([HIP-VMM-025](vmmkit_sys::hip::rules::VMM_025)). Negative values are ignored.
     pub fn close_exported_fd(fd: i32) {
         drop(Self::own_exported_fd(fd));
     }
 
     /// Takes ownership of an fd that `hipMemExportToShareableHandle` gave
-    /// the caller (HIP-VMM-025); `None` for a negative value.
+    /// the caller ([HIP-VMM-025](vmmkit_sys::hip::rules::VMM_025)); `None` for a negative value.
     pub fn own_exported_fd(fd: i32) -> Option<std::os::fd::OwnedFd> {
         use std::os::fd::{FromRawFd, OwnedFd};
         // SAFETY: the export made this descriptor for the caller, who owns

@@ -76,13 +76,20 @@ impl Machine {
 
     /// Links each drop-in, found in the first of `dirs` that has it, under all its names.
     fn link(mut self, dirs: &[PathBuf]) -> anyhow::Result<Self> {
-        let find = |d: &str| dirs.iter().map(|dir| dir.join(d)).find(|p| p.is_file());
-        self.missing = DROP_INS.iter().copied().filter(|d| find(d).is_none()).collect();
+        // Each drop-in looked for and resolved once, not once per name.
+        let found: Vec<(&str, Option<PathBuf>)> = DROP_INS
+            .iter()
+            .map(|&d| {
+                let path = dirs.iter().map(|dir| dir.join(d)).find(|p| p.is_file());
+                (d, path.map(|p| p.canonicalize().unwrap_or(p)))
+            })
+            .collect();
+        self.missing = found.iter().filter(|(_, p)| p.is_none()).map(|&(d, _)| d).collect();
+        let lib = self.lib();
         for (name, target) in LINKS {
-            let Some(to) = find(target) else { continue };
-            let to = to.canonicalize().unwrap_or(to);
-            let link = self.lib().join(name);
-            std::os::unix::fs::symlink(&to, &link).with_context(|| format!("linking {}", link.display()))?;
+            let Some(to) = found.iter().find(|(d, _)| d == target).and_then(|(_, p)| p.as_ref()) else { continue };
+            let link = lib.join(name);
+            std::os::unix::fs::symlink(to, &link).with_context(|| format!("linking {}", link.display()))?;
         }
         Ok(self)
     }

@@ -278,7 +278,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             let main = Pid::from_raw(child.id() as i32).context("the child's pid")?;
             guard.started(main);
             let progress = Progress::start(machine.journal(), started);
-            let ended = wait_all(main, &guard);
+            let ended = wait_all(main, &mut guard);
             progress.stop();
             ended
         }
@@ -372,15 +372,19 @@ fn quoted(arg: &str) -> String {
 }
 
 /// Waits until the program (`main`) and every process left of its tree
-/// have ended; returns how `main` ended. A stop of `main` by job control
-/// goes to [`tree::Guard::stopped`].
-fn wait_all(main: Pid, guard: &tree::Guard) -> (u8, String) {
+/// have ended; returns how `main` ended. Between reaps it waits in
+/// [`tree::Guard::pause`] (for `SIGCHLD` or a signal to pass on), in this
+/// thread: no other thread is woken on the way. A stop of `main` by job
+/// control goes to [`tree::Guard::stopped`].
+fn wait_all(main: Pid, guard: &mut tree::Guard) -> (u8, String) {
     let mut main_ended = None;
     loop {
-        match rustix::process::wait(WaitOptions::UNTRACED) {
+        match rustix::process::wait(WaitOptions::UNTRACED | WaitOptions::NOHANG) {
             Ok(Some((pid, status))) if pid == main && status.stopped() => guard.stopped(),
             Ok(Some((pid, status))) if pid == main => main_ended = Some(ended(status)),
-            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            Ok(Some(_)) | Err(rustix::io::Errno::INTR) => {}
+            // Children left, none changed state yet.
+            Ok(None) => guard.pause(),
             Err(rustix::io::Errno::CHILD) => break,
             Err(e) => {
                 // Not expected (wait fails only without children); the tree
@@ -420,7 +424,8 @@ impl Progress {
             std::thread::spawn(move || {
                 let mut shown = false;
                 while !stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(250));
+                    // Unparked by `stop`, so the run's end does not wait out the interval.
+                    std::thread::park_timeout(Duration::from_millis(250));
                     let secs = started.elapsed().as_secs();
                     if secs < 2 || stop.load(Ordering::Relaxed) {
                         continue;
@@ -441,6 +446,7 @@ impl Progress {
     fn stop(self) {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(t) = self.thread {
+            t.thread().unpark();
             let _ = t.join();
         }
     }

@@ -23,23 +23,26 @@
 //!   every 20 ms until the last is reaped, so that a process forked in the
 //!   meantime goes too.
 //!
-//! Signals are caught by `signal-hook` (its handler only writes to a pipe)
-//! and acted on in a thread of their own; the main thread only waits for
-//! the tree.
+//! Signals are not caught by a handler or a thread: [`Guard::install`]
+//! blocks [`FORWARDED`] and `SIGCHLD` in the calling thread (before any
+//! other is started, so every thread of `vmmkit run` has them blocked), and
+//! the one thread that waits for the tree takes them with `sigtimedwait`
+//! ([`Guard::pause`]) between its `waitpid`s. A signal that comes before the
+//! program has started stays pending and is passed on once it has; one that
+//! comes after the tree has ended stays pending until `vmmkit run` exits, so
+//! that the report, gc and the removal of the machine are not cut short.
+//! The program starts with none blocked ([`Guard::prepare`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::IsTerminal;
 use std::os::fd::{AsFd, AsRawFd};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
-use std::sync::mpsc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use libc::{SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM};
 use rustix::process::{Pid, Signal};
-use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
-use signal_hook::iterator::{Handle, Signals};
 
 /// The signals `vmmkit run` passes on to the program's tree.
 pub const FORWARDED: [i32; 4] = [SIGTERM, SIGHUP, SIGINT, SIGQUIT];
@@ -90,84 +93,143 @@ impl Outcome {
     }
 }
 
-enum Msg {
-    Signal(i32),
-    Started(Pid),
-    Done,
+/// The set of [`FORWARDED`] and `SIGCHLD`.
+fn blocked_set() -> libc::sigset_t {
+    // SAFETY: sigemptyset initialises the set on the stack before sigaddset
+    // adds to it; both only write to it.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for sig in FORWARDED.into_iter().chain([SIGCHLD]) {
+            libc::sigaddset(&mut set, sig);
+        }
+        set
+    }
 }
 
-/// Signals caught and passed on, from before the program starts until
-/// its tree has ended.
+/// Signals taken and passed on, from before the program starts until its
+/// tree has ended, in the thread that waits for the tree.
 #[derive(Debug)]
 pub struct Guard {
-    tx: mpsc::Sender<Msg>,
-    handle: Handle,
-    catcher: Option<JoinHandle<()>>,
-    controller: Option<JoinHandle<Outcome>>,
+    grace: Duration,
     terminal: Option<Terminal>,
     group: Option<Pid>,
+    out: Outcome,
+    /// When the tree is SIGKILLed, once a first signal came.
+    deadline: Option<Instant>,
+    /// Why the tree is being SIGKILLed, and the processes killed so far.
+    killing: Option<(String, BTreeSet<i32>)>,
 }
 
 impl Guard {
-    /// Catches [`FORWARDED`]; `grace`: how long the tree is given after the
-    /// first signal before it is SIGKILLed.
+    /// Blocks [`FORWARDED`] and `SIGCHLD` in the calling thread, to be
+    /// taken by [`Guard::pause`]; `grace`: how long the tree is given after
+    /// the first signal before it is SIGKILLed. Call it before starting any
+    /// other thread (they inherit the mask).
     pub fn install(grace: Duration) -> anyhow::Result<Self> {
-        let mut signals = Signals::new(FORWARDED).context("catching SIGTERM, SIGHUP, SIGINT and SIGQUIT")?;
-        let handle = signals.handle();
-        let (tx, rx) = mpsc::channel();
-        let catcher = {
-            let tx = tx.clone();
-            std::thread::Builder::new()
-                .name("vmmkit-run-signals".into())
-                .spawn(move || {
-                    for sig in signals.forever() {
-                        if tx.send(Msg::Signal(sig)).is_err() {
-                            break;
-                        }
-                    }
-                })
-                .context("starting the signal thread")?
-        };
-        let controller = std::thread::Builder::new()
-            .name("vmmkit-run-tree".into())
-            .spawn(move || control(&rx, grace))
-            .context("starting the signal thread")?;
+        let set = blocked_set();
+        // SAFETY: blocks signals in this thread; `set` is initialised.
+        let rc = unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
+        if rc != 0 {
+            return Err(std::io::Error::from_raw_os_error(rc))
+                .context("blocking SIGTERM, SIGHUP, SIGINT, SIGQUIT and SIGCHLD");
+        }
         Ok(Self {
-            tx,
-            handle,
-            catcher: Some(catcher),
-            controller: Some(controller),
+            grace,
             terminal: Terminal::on_stdin(),
             group: None,
+            out: Outcome::default(),
+            deadline: None,
+            killing: None,
         })
     }
-
     /// Makes `cmd` start the program in a process group of its own (the
-    /// terminal's foreground group, when `vmmkit run` has the terminal).
+    /// terminal's foreground group, when `vmmkit run` has the terminal),
+    /// with no signal blocked (`vmmkit run` blocks those it takes; a spawned
+    /// process would inherit the mask).
     pub fn prepare(&self, cmd: &mut Command) {
         cmd.process_group(0);
-        if let Some(t) = self.terminal.as_ref().filter(|t| t.foreground) {
-            let fd = t.fd;
-            // SAFETY: the closure runs in the child between fork and exec,
-            // and calls only async-signal-safe functions (sigprocmask,
-            // getpid, tcsetpgrp) on plain stack values.
-            unsafe {
-                cmd.pre_exec(move || {
+        let terminal = self.terminal.as_ref().filter(|t| t.foreground).map(|t| t.fd);
+        // SAFETY: the closure runs in the child between fork and exec, and
+        // calls only async-signal-safe functions (sigemptyset,
+        // pthread_sigmask, getpid, tcsetpgrp) on plain stack values.
+        unsafe {
+            cmd.pre_exec(move || {
+                let mut none: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut none);
+                libc::pthread_sigmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+                if let Some(fd) = terminal {
                     take_terminal(fd, libc::getpid());
-                    Ok(())
-                });
-            }
+                }
+                Ok(())
+            });
         }
     }
 
-    /// The program started as `pid` (the leader of its group): signals
-    /// caught before are passed on now.
+    /// The program started as `pid` (the leader of its group): a signal
+    /// that came before is passed on at the first [`Guard::pause`].
     pub fn started(&mut self, pid: Pid) {
         self.group = Some(pid);
         if let Some(t) = self.terminal.as_ref().filter(|t| t.foreground) {
             take_terminal(t.fd, pid.as_raw_nonzero().get());
         }
-        let _ = self.tx.send(Msg::Started(pid));
+    }
+
+    /// Waits until a child may have changed state (`SIGCHLD`), a signal to
+    /// pass on comes, or it is time to SIGKILL the tree (again), and acts on
+    /// it: passes the first signal on, ends the tree at a second one or when
+    /// the grace period has passed, and SIGKILLs it again every
+    /// [`KILL_AGAIN`] until the caller has reaped its last process.
+    pub fn pause(&mut self) {
+        let timeout = if self.killing.is_some() {
+            Some(KILL_AGAIN)
+        } else {
+            self.deadline.map(|d| d.saturating_duration_since(Instant::now()))
+        };
+        match take(timeout) {
+            Some(SIGCHLD) => {}
+            Some(sig) if self.out.signal.is_none() => {
+                self.out.signal = Some(sig);
+                self.deadline = Some(Instant::now() + self.grace);
+                let whom = self
+                    .group
+                    .map_or_else(|| "it starts".to_string(), |g: Pid| format!("group {}", g.as_raw_nonzero()));
+                say!(
+                    "vmmkit run: got {}: passed to the program ({whom}); the tree is SIGKILLed in {} s or at a second signal",
+                    name(sig),
+                    self.grace.as_secs_f64()
+                );
+                forward(self.group, signal(sig));
+            }
+            Some(sig) => {
+                if self.killing.is_none() {
+                    say!("vmmkit run: got {} again: SIGKILLing the program's tree", name(sig));
+                    self.killing = Some((format!("at a second {}", name(sig)), BTreeSet::new()));
+                }
+            }
+            None => {
+                let due = self.deadline.is_some_and(|d| Instant::now() >= d);
+                if self.killing.is_none() && due {
+                    say!(
+                        "vmmkit run: the program's tree did not end within {} s of the signal: SIGKILLing it",
+                        self.grace.as_secs_f64()
+                    );
+                    self.killing =
+                        Some((format!("after the {} s grace period", self.grace.as_secs_f64()), BTreeSet::new()));
+                }
+            }
+        }
+        if let Some((_, killed)) = &mut self.killing {
+            if let Some(g) = self.group {
+                let _ = rustix::process::kill_process_group(g, Signal::KILL);
+            }
+            let tree = descendants();
+            for &pid in &tree {
+                if signal_descendant(pid, Signal::KILL, &tree) {
+                    killed.insert(pid);
+                }
+            }
+        }
     }
 
     /// The program was stopped by job control (Ctrl-Z, or reading the
@@ -193,33 +255,34 @@ impl Guard {
         }
     }
 
-    /// The tree has ended: stops catching signals, gives the terminal back
-    /// and says what the signals did.
-    pub fn finish(mut self) -> Outcome {
-        self.end()
-    }
-
-    fn end(&mut self) -> Outcome {
-        let _ = self.tx.send(Msg::Done);
-        self.handle.close();
-        if let Some(t) = self.catcher.take() {
-            let _ = t.join();
-        }
+    /// The tree has ended: gives the terminal back and says what the
+    /// signals did. The signals stay blocked (see the module's note).
+    pub fn finish(self) -> Outcome {
         if let (Some(t), Some(group)) = (&self.terminal, self.group)
             && t.foreground_group() == Some(group.as_raw_nonzero().get())
         {
             take_terminal(t.fd, t.own);
         }
-        self.controller.take().and_then(|t| t.join().ok()).unwrap_or_default()
+        let mut out = self.out;
+        out.killed = self.killing.map(|(why, killed)| (why, killed.len()));
+        out
     }
 }
 
-impl Drop for Guard {
-    fn drop(&mut self) {
-        if self.controller.is_some() {
-            let _ = self.end();
-        }
-    }
+/// Takes one of the blocked signals, waiting at most `timeout` (no
+/// limit: `None`); `None` when none came in time (or the wait was
+/// interrupted by another signal, e.g. after a stop).
+fn take(timeout: Option<Duration>) -> Option<i32> {
+    let ts = timeout.map(|t| libc::timespec {
+        tv_sec: libc::time_t::try_from(t.as_secs()).unwrap_or(libc::time_t::MAX),
+        tv_nsec: t.subsec_nanos().into(),
+    });
+    let ts_ptr = ts.as_ref().map_or(std::ptr::null(), std::ptr::from_ref);
+    let set = blocked_set();
+    // SAFETY: `set` is an initialised sigset; `ts_ptr` is null or points
+    // to a timespec that lives across the call; no siginfo is asked for.
+    let sig = unsafe { libc::sigtimedwait(&set, std::ptr::null_mut(), ts_ptr) };
+    (sig > 0).then_some(sig)
 }
 
 /// The terminal on standard input.
@@ -270,73 +333,6 @@ fn take_terminal(fd: i32, group: i32) {
         libc::tcsetpgrp(fd, group);
         libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
     }
-}
-
-/// The signal thread: passes the first signal on, and ends the tree at a
-/// second one or when the grace period has passed; returns what it did.
-fn control(rx: &mpsc::Receiver<Msg>, grace: Duration) -> Outcome {
-    let mut out = Outcome::default();
-    let mut group = None;
-    let mut deadline: Option<Instant> = None;
-    let mut killing: Option<(String, BTreeSet<i32>)> = None;
-    loop {
-        let msg = if killing.is_some() {
-            rx.recv_timeout(KILL_AGAIN)
-        } else if let Some(d) = deadline {
-            rx.recv_timeout(d.saturating_duration_since(Instant::now()))
-        } else {
-            rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected)
-        };
-        match msg {
-            Ok(Msg::Signal(sig)) if out.signal.is_none() => {
-                out.signal = Some(sig);
-                deadline = Some(Instant::now() + grace);
-                let whom =
-                    group.map_or_else(|| "it starts".to_string(), |g: Pid| format!("group {}", g.as_raw_nonzero()));
-                say!(
-                    "vmmkit run: got {}: passed to the program ({whom}); the tree is SIGKILLed in {} s or at a second signal",
-                    name(sig),
-                    grace.as_secs_f64()
-                );
-                forward(group, signal(sig));
-            }
-            Ok(Msg::Signal(sig)) => {
-                if killing.is_none() {
-                    say!("vmmkit run: got {} again: SIGKILLing the program's tree", name(sig));
-                    killing = Some((format!("at a second {}", name(sig)), BTreeSet::new()));
-                }
-            }
-            Ok(Msg::Started(pid)) => {
-                group = Some(pid);
-                if let Some(sig) = out.signal {
-                    forward(group, signal(sig));
-                }
-            }
-            Ok(Msg::Done) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                if killing.is_none() {
-                    say!(
-                        "vmmkit run: the program's tree did not end within {} s of the signal: SIGKILLing it",
-                        grace.as_secs_f64()
-                    );
-                    killing = Some((format!("after the {} s grace period", grace.as_secs_f64()), BTreeSet::new()));
-                }
-            }
-        }
-        if let Some((_, killed)) = &mut killing {
-            if let Some(g) = group {
-                let _ = rustix::process::kill_process_group(g, Signal::KILL);
-            }
-            let tree = descendants();
-            for &pid in &tree {
-                if signal_descendant(pid, Signal::KILL, &tree) {
-                    killed.insert(pid);
-                }
-            }
-        }
-    }
-    out.killed = killing.map(|(why, killed)| (why, killed.len()));
-    out
 }
 
 /// Passes `sig` to the program's group and to every descendant outside it.

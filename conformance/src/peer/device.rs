@@ -60,7 +60,7 @@ pub enum Request {
     /// The fd that comes with the request (`SCM_RIGHTS`) imported as a VMM
     /// handle (`hipMemImportFromShareableHandle`, `cuMemImportFromShareableHandle`)
     /// — as the fd's value cast to a pointer with `by_value`, else as an
-    /// `int*` (HIP-VMM-026) — then closed; the handle reserved, mapped,
+    /// `int*` ([HIP-VMM-026](vmmkit_sys::hip::rules::VMM_026)) — then closed; the handle reserved, mapped,
     /// released (the mapping holds it), made read-write for the current
     /// device; then `size` bytes read: `value` is the address, and `text`
     /// names a differing byte when they are not the pattern `seed`.
@@ -82,7 +82,7 @@ pub enum Request {
     /// Replies, then exits with status 0.
     Exit,
     /// The pool fd that comes with the request (`SCM_RIGHTS`) imported (the
-    /// fd's value cast to a pointer: HIP-POOL-014, cuda.md §2.1), then the
+    /// fd's value cast to a pointer: [HIP-POOL-014](vmmkit_sys::hip::rules::POOL_014), cuda.md §2.1), then the
     /// pointer export data `data` imported into that pool: `value` is the
     /// pointer. The pool is kept until the peer exits (its pointers need it).
     PoolImport {

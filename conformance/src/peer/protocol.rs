@@ -3,7 +3,7 @@
 //!
 //! The peer keeps the handles and mappings it makes in numbered slots; a
 //! request names them by slot, since a handle's value means nothing in
-//! another process (ACL-MP-017).
+//! another process ([ACL-MP-017](vmmkit_sys::acl::rules::MP_017)).
 #![forbid(unsafe_code)]
 
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,6 @@
 //! Pid steering: starting a peer under a pid that an exited process had, so
 //! that a trustlist entry made for the old process meets a new one
-//! (ACL-PID-010, ACL-IMP-012).
+//! ([ACL-PID-010](vmmkit_sys::acl::rules::PID_010), [ACL-IMP-012](vmmkit_sys::acl::rules::IMP_012)).
 //!
 //! Linux gives the next process `ns_last_pid + 1` when that pid is free;
 //! `/proc/sys/kernel/ns_last_pid` is writable by root of the pid namespace.

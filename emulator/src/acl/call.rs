@@ -18,7 +18,7 @@ pub(super) fn emu() -> Result<&'static Emulator, Fail> {
     Ok(e)
 }
 
-/// The calling thread's current device, or ACL-GEN-005's failure.
+/// The calling thread's current device, or [ACL-GEN-005](vmmkit_sys::acl::rules::GEN_005)'s failure.
 /// With the rule mutated away, calls proceed on device 0.
 pub(super) fn current_device() -> Result<u32, Fail> {
     match thread::current_device() {

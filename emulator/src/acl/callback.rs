@@ -115,12 +115,15 @@ pub unsafe extern "C" fn aclrtLaunchCallback(
                 format!("{stream:p} is not bound to a thread: call aclrtSubscribeReport first"),
             ));
         };
-        let done = (blockType == ACL_CALLBACK_BLOCK).then(|| Arc::new((Mutex::new(false), Condvar::new())));
+        let block = blockType == ACL_CALLBACK_BLOCK;
         let data = userData as usize;
         let sub = STREAM_BASE + id.0 as usize;
-        let work = Work::Host(Box::new(move || {
+        // A `Call`, not a one-shot `Host`: a capture makes it a node of its
+        // model, and each execution queues the callback again (ACL-MRI-013).
+        let work = Work::Call(Arc::new(move || {
             let Ok(e) = crate::core::emulator() else { return };
             let r = &state(e).reports;
+            let done = block.then(|| Arc::new((Mutex::new(false), Condvar::new())));
             lock(&r.queues).entry(thread).or_default().push_back(Job { f, data, stream: id, done: done.clone() });
             r.arrived.notify_all();
             if let Some(d) = done {
@@ -238,8 +241,9 @@ pub unsafe extern "C" fn aclrtLaunchHostFunc(stream: aclrtStream, fn_: aclrtHost
         };
         let id = stream_id(stream)?;
         let data = args as usize;
+        // A `Call`: a capture makes it a node its model runs at every execution (ACL-MRI-013).
         // SAFETY: the program passed `f` for `args` (its C contract).
-        let work = Work::Host(Box::new(move || unsafe { f(data as *mut c_void) }));
+        let work = Work::Call(Arc::new(move || unsafe { f(data as *mut c_void) }));
         // SAFETY: a host function touches no device memory of its own.
         unsafe { emu()?.enqueue(id, work) }.map_err(sync_fail)
     })

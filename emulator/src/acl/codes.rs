@@ -33,6 +33,7 @@ pub enum Op {
 impl Dialect for Acl {
     type Op = Op;
     const PANIC: AclError = AclError::RT_DRV_INTERNAL_ERROR;
+    const NULL: AclError = AclError::INVALID_PARAM;
 
     /// The code and rule of a core error in `op`.
     fn code_for(op: Op, err: &CoreError) -> (AclError, Option<&'static Rule>) {

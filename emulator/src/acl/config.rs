@@ -8,7 +8,7 @@
 //! lines are cited on each function and in docs/acl-runtime.md). NULL
 //! outputs fail with 100000 `ACL_ERROR_INVALID_PARAM`, as
 //! `ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT` of the ACL front end does; a
-//! device id out of range is ACL-GEN-003.
+//! device id out of range is [ACL-GEN-003](vmmkit_sys::acl::rules::GEN_003).
 #![allow(non_snake_case)]
 
 use std::ffi::c_void;
@@ -92,22 +92,22 @@ pub unsafe extern "C" fn aclrtGetDeviceInfo(deviceId: u32, attr: aclrtDevAttr, v
     })
 }
 
-/// `aclError aclrtGetLogicDevIdByPhyDevId(int32_t phyDevId, int32_t *logicDevId)`: ACL-GEN-012.
+/// `aclError aclrtGetLogicDevIdByPhyDevId(int32_t phyDevId, int32_t *logicDevId)`: [ACL-GEN-012](vmmkit_sys::acl::rules::GEN_012).
 pub unsafe extern "C" fn aclrtGetLogicDevIdByPhyDevId(phyDevId: i32, logicDevId: *mut i32) -> aclError {
     run("aclrtGetLogicDevIdByPhyDevId", || translate(phyDevId, IdKind::Machine, IdKind::Machine, logicDevId))
 }
 
-/// `aclError aclrtGetPhyDevIdByUserDevId(int32_t userDevId, int32_t *phyDevId)`: ACL-GEN-012.
+/// `aclError aclrtGetPhyDevIdByUserDevId(int32_t userDevId, int32_t *phyDevId)`: [ACL-GEN-012](vmmkit_sys::acl::rules::GEN_012).
 pub unsafe extern "C" fn aclrtGetPhyDevIdByUserDevId(userDevId: i32, phyDevId: *mut i32) -> aclError {
     run("aclrtGetPhyDevIdByUserDevId", || translate(userDevId, IdKind::User, IdKind::Machine, phyDevId))
 }
 
-/// `aclError aclrtGetUserDevIdByLogicDevId(int32_t logicDevId, int32_t *userDevid)`: ACL-GEN-012.
+/// `aclError aclrtGetUserDevIdByLogicDevId(int32_t logicDevId, int32_t *userDevid)`: [ACL-GEN-012](vmmkit_sys::acl::rules::GEN_012).
 pub unsafe extern "C" fn aclrtGetUserDevIdByLogicDevId(logicDevId: i32, userDevid: *mut i32) -> aclError {
     run("aclrtGetUserDevIdByLogicDevId", || translate(logicDevId, IdKind::Machine, IdKind::User, userDevid))
 }
 
-/// `aclError aclrtGetUserDevIdByPhyDevId(int32_t phyDevId, int32_t *userDevId)`: ACL-GEN-012.
+/// `aclError aclrtGetUserDevIdByPhyDevId(int32_t phyDevId, int32_t *userDevId)`: [ACL-GEN-012](vmmkit_sys::acl::rules::GEN_012).
 pub unsafe extern "C" fn aclrtGetUserDevIdByPhyDevId(phyDevId: i32, userDevId: *mut i32) -> aclError {
     run("aclrtGetUserDevIdByPhyDevId", || translate(phyDevId, IdKind::Machine, IdKind::User, userDevId))
 }
@@ -392,7 +392,7 @@ fn set_conf(stream: aclrtStream, f: impl FnOnce(&mut StreamConf)) -> Result<(), 
 }
 
 /// `aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag)`:
-/// as aclrtCreateStream (ACL-STM-001, ACL-GEN-005), with a priority and
+/// as aclrtCreateStream ([ACL-STM-001](vmmkit_sys::acl::rules::STM_001), [ACL-GEN-005](vmmkit_sys::acl::rules::GEN_005)), with a priority and
 /// flags the stream reports back. A priority above 7 becomes 7
 /// (ApiErrorDecorator::StreamCreate, api_error.cc:1336-1349); flags outside
 /// `ACL_STREAM_*` are dropped, as the ACL front end maps only those
@@ -525,6 +525,9 @@ pub unsafe extern "C" fn aclrtResetStreamResLimit(stream: aclrtStream) -> aclErr
 }
 
 /// The stream configuration handles made and not yet destroyed.
+/// Process-global, not in the ACL state of the emulator: making, setting and
+/// destroying a handle needs no aclInit or root (as in CANN, stream.c), and
+/// aclrtCreateStreamConfigHandle returns a pointer, with no code to fail with.
 static CONFIG_HANDLES: super::boxes::Boxes<aclrtStreamConfigHandle> = super::boxes::Boxes::new();
 
 /// `aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void)`: a zeroed

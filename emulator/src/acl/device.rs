@@ -18,7 +18,7 @@ pub(super) const STREAM_BASE: usize = 0x00c5_7000_0000_0000;
 /// into fabric handles (acl.md §2.5). A server is a network namespace: the
 /// inode of `/proc/self/ns/net` (unique among live namespaces of one host),
 /// so a peer started in another network namespace over the same root plays
-/// another server (ACL-SHV-006). 1 where `/proc` cannot tell.
+/// another server ([ACL-SHV-006](vmmkit_sys::acl::rules::SHV_006)). 1 where `/proc` cannot tell.
 pub(super) fn server_id() -> u32 {
     use std::os::unix::fs::MetadataExt;
     use std::sync::OnceLock;
@@ -34,14 +34,14 @@ pub(super) fn device_id(id: i32) -> Result<u32, Fail> {
 }
 
 /// Records that `device` can reach `peer`: EnablePeerAccess, and
-/// cross-device imports (ACL-IMP-016, implicitly enabled P2P).
+/// cross-device imports ([ACL-IMP-016](vmmkit_sys::acl::rules::IMP_016), implicitly enabled P2P).
 pub(super) fn note_peer(e: &Emulator, device: u32, peer: u32) {
     if device != peer {
         e.enable_peer(device, peer);
     }
 }
 
-/// `aclError aclInit(const char *configPath)`: ACL-GEN-001. Each call counts
+/// `aclError aclInit(const char *configPath)`: [ACL-GEN-001](vmmkit_sys::acl::rules::GEN_001). Each call counts
 /// a reference (aclFinalizeReference); the first runs the init callbacks
 /// (`library.rs`) with the config file's text.
 pub unsafe extern "C" fn aclInit(configPath: *const c_char) -> aclError {
@@ -53,7 +53,7 @@ pub unsafe extern "C" fn aclInit(configPath: *const c_char) -> aclError {
     })
 }
 
-/// `aclError aclFinalize(void)`: ACL-GEN-002. Tears down everything of this process.
+/// `aclError aclFinalize(void)`: [ACL-GEN-002](vmmkit_sys::acl::rules::GEN_002). Tears down everything of this process.
 pub unsafe extern "C" fn aclFinalize() -> aclError {
     run("aclFinalize", || {
         let e = crate::core::running();
@@ -70,7 +70,7 @@ pub unsafe extern "C" fn aclFinalize() -> aclError {
     })
 }
 
-/// `aclError aclrtSetDevice(int32_t deviceId)`: ACL-GEN-003.
+/// `aclError aclrtSetDevice(int32_t deviceId)`: [ACL-GEN-003](vmmkit_sys::acl::rules::GEN_003).
 pub unsafe extern "C" fn aclrtSetDevice(deviceId: i32) -> aclError {
     run("aclrtSetDevice", || {
         let d = device_id(deviceId)?;
@@ -111,7 +111,7 @@ pub unsafe extern "C" fn aclrtResetDeviceForce(deviceId: i32) -> aclError {
     run("aclrtResetDeviceForce", || reset(deviceId, true))
 }
 
-/// `aclError aclrtGetDevice(int32_t *deviceId)`: ACL-GEN-004.
+/// `aclError aclrtGetDevice(int32_t *deviceId)`: [ACL-GEN-004](vmmkit_sys::acl::rules::GEN_004).
 pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
     run("aclrtGetDevice", || {
         if deviceId.is_null() {
@@ -182,7 +182,7 @@ pub unsafe extern "C" fn aclrtGetCurrentContext(context: *mut aclrtContext) -> a
     })
 }
 
-/// `aclError aclrtCreateStream(aclrtStream *stream)`: ACL-STM-001, ACL-GEN-005.
+/// `aclError aclrtCreateStream(aclrtStream *stream)`: [ACL-STM-001](vmmkit_sys::acl::rules::STM_001), [ACL-GEN-005](vmmkit_sys::acl::rules::GEN_005).
 /// A stream of the core, ordered with no other stream of its device (CANN
 /// has no legacy-stream barrier: streams are ordered only by events).
 pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError {
@@ -229,6 +229,7 @@ pub(super) fn stream_id(s: aclrtStream) -> Result<StreamId, Fail> {
 fn destroy_stream(stream: aclrtStream, how: Ending) -> Result<(), Fail> {
     ensure!(!stream.is_null(), rules::STM_001, "stream is NULL");
     let id = stream_id(stream)?;
+    super::model::refuse_capturing(id, "aclrtDestroyStream")?;
     let e = emu()?;
     lock(&state(e).streams).remove(&(stream as usize));
     lock(&state(e).stream_conf).remove(&(STREAM_BASE + id.0 as usize));
@@ -247,18 +248,18 @@ pub(super) fn sync_fail(e: crate::core::CoreError) -> Fail {
     }
 }
 
-/// `aclError aclrtDestroyStream(aclrtStream stream)`: ACL-STM-001, ACL-STM-005 (waits for pending work).
+/// `aclError aclrtDestroyStream(aclrtStream stream)`: [ACL-STM-001](vmmkit_sys::acl::rules::STM_001), [ACL-STM-005](vmmkit_sys::acl::rules::STM_005) (waits for pending work).
 pub unsafe extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
     run("aclrtDestroyStream", || destroy_stream(stream, Ending::Drain))
 }
 
 /// `aclError aclrtDestroyStreamForce(aclrtStream stream)`: pending work not yet started is dropped
-/// (force recycle, ACL-STM-005's note).
+/// (force recycle, [ACL-STM-005](vmmkit_sys::acl::rules::STM_005)'s note).
 pub unsafe extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclError {
     run("aclrtDestroyStreamForce", || destroy_stream(stream, Ending::Discard))
 }
 
-/// A timeout in ms (-1: none) as the core takes it. ACL-STM-002: below -1
+/// A timeout in ms (-1: none) as the core takes it. [ACL-STM-002](vmmkit_sys::acl::rules::STM_002): below -1
 /// the ACL front end refuses it, 0 the runtime (ApiErrorDecorator), although
 /// the header calls 0 "check at once".
 pub(super) fn timeout_ms(timeout: i32) -> Result<Option<std::time::Duration>, Fail> {
@@ -267,24 +268,32 @@ pub(super) fn timeout_ms(timeout: i32) -> Result<Option<std::time::Duration>, Fa
     Ok((timeout > 0).then(|| std::time::Duration::from_millis(timeout as u64)))
 }
 
-/// `aclError aclrtSynchronizeStream(aclrtStream stream)`: waits for the stream's work (ACL-STM-004).
+/// `aclError aclrtSynchronizeStream(aclrtStream stream)`: waits for the stream's work ([ACL-STM-004](vmmkit_sys::acl::rules::STM_004)).
 pub unsafe extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
-    run("aclrtSynchronizeStream", || emu()?.stream_synchronize(stream_id(stream)?, None).map_err(sync_fail))
-}
-
-/// `aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)`: ACL-STM-002, ACL-STM-003.
-pub unsafe extern "C" fn aclrtSynchronizeStreamWithTimeout(stream: aclrtStream, timeout: i32) -> aclError {
-    run("aclrtSynchronizeStreamWithTimeout", || {
-        let t = timeout_ms(timeout)?;
-        emu()?.stream_synchronize(stream_id(stream)?, t).map_err(sync_fail)
+    run("aclrtSynchronizeStream", || {
+        let id = stream_id(stream)?;
+        super::model::refuse_capturing(id, "aclrtSynchronizeStream")?;
+        emu()?.stream_synchronize(id, None).map_err(sync_fail)
     })
 }
 
-/// `aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)`: ACL-STM-001, ACL-STM-006.
+/// `aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)`: [ACL-STM-002](vmmkit_sys::acl::rules::STM_002), [ACL-STM-003](vmmkit_sys::acl::rules::STM_003).
+pub unsafe extern "C" fn aclrtSynchronizeStreamWithTimeout(stream: aclrtStream, timeout: i32) -> aclError {
+    run("aclrtSynchronizeStreamWithTimeout", || {
+        let t = timeout_ms(timeout)?;
+        let id = stream_id(stream)?;
+        super::model::refuse_capturing(id, "aclrtSynchronizeStreamWithTimeout")?;
+        emu()?.stream_synchronize(id, t).map_err(sync_fail)
+    })
+}
+
+/// `aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)`: [ACL-STM-001](vmmkit_sys::acl::rules::STM_001), [ACL-STM-006](vmmkit_sys::acl::rules::STM_006).
 pub unsafe extern "C" fn aclrtStreamQuery(stream: aclrtStream, status: *mut aclrtStreamStatus) -> aclError {
     run("aclrtStreamQuery", || {
         ensure!(!status.is_null(), rules::STM_001, "status is NULL");
-        let done = emu()?.stream_query(stream_id(stream)?).map_err(sync_fail)?;
+        let id = stream_id(stream)?;
+        super::model::refuse_capturing(id, "aclrtStreamQuery")?;
+        let done = emu()?.stream_query(id).map_err(sync_fail)?;
         let v = if done { ACL_STREAM_STATUS_COMPLETE } else { ACL_STREAM_STATUS_NOT_READY };
         // SAFETY: checked non-null.
         unsafe { put(status, v) };
@@ -293,7 +302,7 @@ pub unsafe extern "C" fn aclrtStreamQuery(stream: aclrtStream, status: *mut aclr
 }
 
 /// `aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)`: the
-/// stream's later work waits for the event's last record (ACL-EVT-007).
+/// stream's later work waits for the event's last record ([ACL-EVT-007](vmmkit_sys::acl::rules::EVT_007)).
 pub unsafe extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError {
     run("aclrtStreamWaitEvent", || {
         ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
@@ -320,7 +329,7 @@ pub unsafe extern "C" fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclE
 
 /// Ends this process's ACL streams on `device` (all devices: `None`) as
 /// the final release of a context does: with force, so work not yet started
-/// is dropped (ACL-STM-007).
+/// is dropped ([ACL-STM-007](vmmkit_sys::acl::rules::STM_007)).
 fn end_streams(e: &Emulator, device: Option<u32>) {
     let on = |d: u32| device.is_none_or(|x| x == d);
     let st = state(e);
@@ -372,7 +381,7 @@ pub unsafe extern "C" fn aclrtGetVersion(
     })
 }
 
-/// How one kind of device id becomes another (ACL-GEN-012): a user id is an
+/// How one kind of device id becomes another ([ACL-GEN-012](vmmkit_sys::acl::rules::GEN_012)): a user id is an
 /// ordinal of the process (a place in `ASCEND_RT_VISIBLE_DEVICES`), a
 /// logic id the driver's number of the device, which the emulator takes as
 /// its physical one.
@@ -410,18 +419,18 @@ pub(super) fn translate(from: i32, from_kind: IdKind, into: IdKind, to: *mut i32
     Ok(())
 }
 
-/// `aclError aclrtGetLogicDevIdByUserDevId(int32_t userDevid, int32_t *logicDevId)`: ACL-GEN-012.
+/// `aclError aclrtGetLogicDevIdByUserDevId(int32_t userDevid, int32_t *logicDevId)`: [ACL-GEN-012](vmmkit_sys::acl::rules::GEN_012).
 pub unsafe extern "C" fn aclrtGetLogicDevIdByUserDevId(userDevid: i32, logicDevId: *mut i32) -> aclError {
     run("aclrtGetLogicDevIdByUserDevId", || translate(userDevid, IdKind::User, IdKind::Machine, logicDevId))
 }
 
-/// `aclError aclrtGetPhyDevIdByLogicDevId(int32_t logicDevId, int32_t *phyDevId)`: ACL-GEN-012 (logic and
+/// `aclError aclrtGetPhyDevIdByLogicDevId(int32_t logicDevId, int32_t *phyDevId)`: [ACL-GEN-012](vmmkit_sys::acl::rules::GEN_012) (logic and
 /// physical ids are one).
 pub unsafe extern "C" fn aclrtGetPhyDevIdByLogicDevId(logicDevId: i32, phyDevId: *mut i32) -> aclError {
     run("aclrtGetPhyDevIdByLogicDevId", || translate(logicDevId, IdKind::Machine, IdKind::Machine, phyDevId))
 }
 
-/// `aclError aclrtDeviceGetBareTgid(int32_t *pid)`: ACL-TGID-001, ACL-TGID-002.
+/// `aclError aclrtDeviceGetBareTgid(int32_t *pid)`: [ACL-TGID-001](vmmkit_sys::acl::rules::TGID_001), [ACL-TGID-002](vmmkit_sys::acl::rules::TGID_002).
 pub unsafe extern "C" fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError {
     run("aclrtDeviceGetBareTgid", || {
         ensure!(!pid.is_null(), rules::TGID_001, "pid is NULL");
@@ -432,7 +441,7 @@ pub unsafe extern "C" fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError {
 }
 
 /// `aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId)`:
-/// ACL-PEER-001, ACL-PEER-002. Every pair of emulated devices can reach each other.
+/// [ACL-PEER-001](vmmkit_sys::acl::rules::PEER_001), [ACL-PEER-002](vmmkit_sys::acl::rules::PEER_002). Every pair of emulated devices can reach each other.
 pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
     canAccessPeer: *mut i32,
     deviceId: i32,
@@ -452,7 +461,7 @@ pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
 }
 
 /// `aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags)`:
-/// ACL-PEER-003, ACL-PEER-004, ACL-PEER-005, ACL-PEER-007 (twice: 0).
+/// [ACL-PEER-003](vmmkit_sys::acl::rules::PEER_003), [ACL-PEER-004](vmmkit_sys::acl::rules::PEER_004), [ACL-PEER-005](vmmkit_sys::acl::rules::PEER_005), [ACL-PEER-007](vmmkit_sys::acl::rules::PEER_007) (twice: 0).
 pub unsafe extern "C" fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError {
     run("aclrtDeviceEnablePeerAccess", || {
         ensure!(flags == 0, rules::PEER_003, "flags must be 0, got {flags}");
@@ -470,7 +479,7 @@ pub unsafe extern "C" fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u
     })
 }
 
-/// `aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)`: ACL-PEER-004.
+/// `aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)`: [ACL-PEER-004](vmmkit_sys::acl::rules::PEER_004).
 pub unsafe extern "C" fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError {
     run("aclrtDeviceDisablePeerAccess", || {
         let cur = thread::current_device();

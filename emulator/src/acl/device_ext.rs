@@ -64,7 +64,7 @@ pub unsafe extern "C" fn aclrtGetDeviceCapability(
 
 /// `aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid)`: `VMMKIT`,
 /// two zero bytes, the emulated server id and the physical device id
-/// (little-endian; ACL-GEN-011: the same whatever the process's visible list):
+/// (little-endian; [ACL-GEN-011](vmmkit_sys::acl::rules::GEN_011): the same whatever the process's visible list):
 /// stable for a device of one emulated machine, different across them.
 pub unsafe extern "C" fn aclrtDeviceGetUuid(deviceId: i32, uuid: *mut aclrtUuid) -> aclError {
     run("aclrtDeviceGetUuid", || {
@@ -158,6 +158,8 @@ pub unsafe extern "C" fn aclrtSetGroup(groupId: i32) -> aclError {
 
 /// The exception callbacks registered (aclrtExceptionInfoCallbackRegister
 /// and aclrtSetExceptionInfoCallback's), by address. Kept, never called.
+/// Process-global, not in the ACL state of the emulator: a program may
+/// register them before aclInit, and registering needs no root.
 static EXCEPTION_CALLBACKS: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
 
 /// `aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback)`:

@@ -66,7 +66,7 @@ fn flags_of(flag: u32) -> EventFlags {
     }
 }
 
-/// `aclError aclrtCreateEvent(aclrtEvent *event)`: ACL-EVT-001. RT_EVENT_DEFAULT
+/// `aclError aclrtCreateEvent(aclrtEvent *event)`: [ACL-EVT-001](vmmkit_sys::acl::rules::EVT_001). RT_EVENT_DEFAULT
 /// includes RT_EVENT_TIME_LINE (event.h:63): the event keeps time.
 pub unsafe extern "C" fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError {
     run("aclrtCreateEvent", || {
@@ -75,7 +75,7 @@ pub unsafe extern "C" fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError {
     })
 }
 
-/// `aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)`: ACL-EVT-001, ACL-EVT-002.
+/// `aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)`: [ACL-EVT-001](vmmkit_sys::acl::rules::EVT_001), [ACL-EVT-002](vmmkit_sys::acl::rules::EVT_002).
 pub unsafe extern "C" fn aclrtCreateEventWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError {
     run("aclrtCreateEventWithFlag", || {
         ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
@@ -88,7 +88,7 @@ pub unsafe extern "C" fn aclrtCreateEventWithFlag(event: *mut aclrtEvent, flag: 
 }
 
 /// `aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)`:
-/// ACL-EVT-001; ACL_EVENT_IPC (0x40) alone makes an interprocess event
+/// [ACL-EVT-001](vmmkit_sys::acl::rules::EVT_001); ACL_EVENT_IPC (0x40) alone makes an interprocess event
 /// (ApiErrorDecorator::EventCreateEx, api_error.cc:1653-1679).
 pub unsafe extern "C" fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError {
     run("aclrtCreateEventExWithFlag", || {
@@ -102,7 +102,7 @@ pub unsafe extern "C" fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag
     })
 }
 
-/// `aclError aclrtDestroyEvent(aclrtEvent event)`: ACL-EVT-001. Records already enqueued still complete.
+/// `aclError aclrtDestroyEvent(aclrtEvent event)`: [ACL-EVT-001](vmmkit_sys::acl::rules::EVT_001). Records already enqueued still complete.
 pub unsafe extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
     run("aclrtDestroyEvent", || {
         ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
@@ -125,7 +125,7 @@ pub(super) fn event_fail(e: CoreError) -> Fail {
     }
 }
 
-/// `aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)`: ACL-EVT-001.
+/// `aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)`: [ACL-EVT-001](vmmkit_sys::acl::rules::EVT_001).
 pub unsafe extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
     run("aclrtRecordEvent", || {
         ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
@@ -151,6 +151,7 @@ pub unsafe extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream)
 /// event.cc:1193-1198).
 fn recorded_done(event: aclrtEvent) -> Result<bool, Fail> {
     let id = event_id(event)?;
+    super::model::refuse_captured_event(id, "aclrtQueryEventStatus")?;
     let e = emu()?;
     if e.event(id).map_err(event_fail)?.cell.last() == 0 {
         return new_mode(event);
@@ -158,7 +159,7 @@ fn recorded_done(event: aclrtEvent) -> Result<bool, Fail> {
     e.event_query(id).map_err(event_fail)
 }
 
-/// ACL-EVT-008: the old queries refuse new-mode events (207000).
+/// [ACL-EVT-008](vmmkit_sys::acl::rules::EVT_008): the old queries refuse new-mode events (207000).
 fn old_query(event: aclrtEvent) -> Result<bool, Fail> {
     let id = event_id(event)?;
     ensure!(!new_mode(event)?, rules::EVT_008, "the event was made by aclrtCreateEventExWithFlag (or is an IPC event)");
@@ -178,14 +179,14 @@ fn query(event: aclrtEvent, status: *mut i32, done: fn(aclrtEvent) -> Result<boo
 
 /// `aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)`:
 /// COMPLETE (0) or NOT_READY (1) (event.cpp:124-139; an event never recorded
-/// is complete, as rtEventQuery finds nothing pending); ACL-EVT-008.
+/// is complete, as rtEventQuery finds nothing pending); [ACL-EVT-008](vmmkit_sys::acl::rules::EVT_008).
 pub unsafe extern "C" fn aclrtQueryEvent(event: aclrtEvent, status: *mut aclrtEventStatus) -> aclError {
     run("aclrtQueryEvent", || {
         query(event, status, old_query, ACL_EVENT_STATUS_COMPLETE, ACL_EVENT_STATUS_NOT_READY)
     })
 }
 
-/// `aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)`: ACL-EVT-004.
+/// `aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)`: [ACL-EVT-004](vmmkit_sys::acl::rules::EVT_004).
 pub unsafe extern "C" fn aclrtQueryEventStatus(event: aclrtEvent, status: *mut aclrtEventRecordedStatus) -> aclError {
     run("aclrtQueryEventStatus", || {
         query(event, status, recorded_done, ACL_EVENT_RECORDED_STATUS_COMPLETE, ACL_EVENT_RECORDED_STATUS_NOT_READY)
@@ -193,34 +194,38 @@ pub unsafe extern "C" fn aclrtQueryEventStatus(event: aclrtEvent, status: *mut a
 }
 
 /// `aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)`:
-/// whether a wait on the event would return now; ACL-EVT-008.
+/// whether a wait on the event would return now; [ACL-EVT-008](vmmkit_sys::acl::rules::EVT_008).
 pub unsafe extern "C" fn aclrtQueryEventWaitStatus(event: aclrtEvent, status: *mut aclrtEventWaitStatus) -> aclError {
     run("aclrtQueryEventWaitStatus", || {
         query(event, status, old_query, ACL_EVENT_WAIT_STATUS_COMPLETE, ACL_EVENT_WAIT_STATUS_NOT_READY)
     })
 }
 
-/// `aclError aclrtSynchronizeEvent(aclrtEvent event)`: ACL-EVT-001.
+/// `aclError aclrtSynchronizeEvent(aclrtEvent event)`: [ACL-EVT-001](vmmkit_sys::acl::rules::EVT_001).
 pub unsafe extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
     run("aclrtSynchronizeEvent", || {
         ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
-        emu()?.event_synchronize(event_id(event)?, None).map_err(event_fail)
+        let id = event_id(event)?;
+        super::model::refuse_captured_event(id, "aclrtSynchronizeEvent")?;
+        emu()?.event_synchronize(id, None).map_err(event_fail)
     })
 }
 
 /// `aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)`:
-/// ACL-EVT-003 (the timeout is checked first); 507047 on timeout.
+/// [ACL-EVT-003](vmmkit_sys::acl::rules::EVT_003) (the timeout is checked first); 507047 on timeout.
 pub unsafe extern "C" fn aclrtSynchronizeEventWithTimeout(event: aclrtEvent, timeout: i32) -> aclError {
     run("aclrtSynchronizeEventWithTimeout", || {
         ensure!(timeout >= -1, rules::EVT_003 => AclError::RT_PARAM_INVALID, "timeout {timeout} is below -1");
         ensure!(!event.is_null(), rules::EVT_003 => AclError::INVALID_PARAM, "event is NULL");
         ensure!(timeout != 0, rules::EVT_003 => AclError::RT_PARAM_INVALID, "timeout 0 is refused by the runtime");
         let t = (timeout > 0).then(|| std::time::Duration::from_millis(timeout as u64));
-        emu()?.event_synchronize(event_id(event)?, t).map_err(event_fail)
+        let id = event_id(event)?;
+        super::model::refuse_captured_event(id, "aclrtSynchronizeEventWithTimeout")?;
+        emu()?.event_synchronize(id, t).map_err(event_fail)
     })
 }
 
-/// `aclError aclrtEventElapsedTime(float *ms, aclrtEvent start, aclrtEvent end)`: ACL-EVT-005, ACL-EVT-006.
+/// `aclError aclrtEventElapsedTime(float *ms, aclrtEvent start, aclrtEvent end)`: [ACL-EVT-005](vmmkit_sys::acl::rules::EVT_005), [ACL-EVT-006](vmmkit_sys::acl::rules::EVT_006).
 pub unsafe extern "C" fn aclrtEventElapsedTime(ms: *mut f32, startEvent: aclrtEvent, endEvent: aclrtEvent) -> aclError {
     run("aclrtEventElapsedTime", || {
         ensure!(!ms.is_null(), rules::EVT_005 => AclError::INVALID_PARAM, "ms is NULL");

@@ -24,7 +24,9 @@ pub struct DataBuffer {
     size: usize,
 }
 
-/// The data buffers made and not yet destroyed.
+/// The data buffers made and not yet destroyed. Process-global, not in the
+/// ACL state of the emulator: these calls need no aclInit, device or root
+/// (see above), so a buffer exists before and without the emulator.
 static BUFFERS: Boxes<DataBuffer> = Boxes::new();
 
 /// The buffer `b` points to, if it is live; otherwise the thread's message says why.

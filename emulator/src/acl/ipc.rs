@@ -12,8 +12,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{c_char, c_void};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{LazyLock, Mutex};
+use std::sync::atomic::Ordering;
 
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
@@ -22,7 +21,7 @@ use vmmkit_sys::rule::Rule;
 use super::call::{Fail, current_device, emu, ensure, put, run};
 use super::device::note_peer;
 use super::share::trust_of;
-use super::state::lock;
+use super::state::{lock, state};
 use super::vmm::WINDOW;
 use crate::core::{CoreError, Emulator, HandleId};
 use crate::registry::{Header, Place, Trust};
@@ -44,7 +43,7 @@ struct Key {
     /// The registry key of the memory.
     entry: u64,
     /// Where the exported range starts in that memory (a page-aligned
-    /// address inside an allocation or a mapping: ACL-IPK-003).
+    /// address inside an allocation or a mapping: [ACL-IPK-003](vmmkit_sys::acl::rules::IPK_003)).
     offset: u64,
 }
 
@@ -88,20 +87,22 @@ fn device_field(place: Place) -> u8 {
 
 /// The keys of this process.
 #[derive(Debug, Default)]
-struct Keys {
+pub(super) struct Keys {
     /// Keys this process created and has not closed, with the block's handle.
     created: HashMap<Key, HandleId>,
     /// Keys this process has open: address and device.
     opened: HashMap<Key, (usize, Place)>,
     /// Keys this process created and has closed once, while another process
     /// still had them open: the driver keeps such a node, no longer valid,
-    /// until its last importer lets go (ACL-IPK-013).
+    /// until its last importer lets go ([ACL-IPK-013](vmmkit_sys::acl::rules::IPK_013)).
     destroyed: HashSet<Key>,
 }
 
-/// Process-wide, as the driver's records are.
-static KEYS: LazyLock<Mutex<Keys>> = LazyLock::new(Mutex::default);
-static SERIAL: AtomicU64 = AtomicU64::new(1);
+/// The keys of this process, held in its ACL state (process-wide, as the
+/// driver's records are).
+fn keys(e: &Emulator) -> std::sync::MutexGuard<'_, Keys> {
+    lock(&state(e).ipc_keys)
+}
 
 /// The bytes of a key argument up to its NUL, reading at most 65 bytes.
 /// NULL is 100000 (the ACL layer); an empty key, or one with no NUL in its
@@ -146,7 +147,7 @@ fn refused(rule: &'static Rule, msg: String) -> Fail {
 }
 
 /// `aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags)`:
-/// ACL-IPK-001 to 004.
+/// [ACL-IPK-001](vmmkit_sys::acl::rules::IPK_001) to 004.
 pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
     devPtr: *mut c_void,
     size: usize,
@@ -173,7 +174,7 @@ pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
         };
         // The machine's number: another process, seeing other devices, reads it.
         let device = device_field(info.home);
-        let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
+        let serial = state(e).ipc_serial.fetch_add(1, Ordering::Relaxed) + 1;
         let k = Key { pid: e.registry().me().pid, serial, device, entry, offset: offset as u64 };
         let text = k.text();
         // SAFETY: `key` has room for `len` >= 65 bytes: 64 characters and the NUL.
@@ -181,13 +182,13 @@ pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
             std::ptr::copy_nonoverlapping(text.as_ptr(), key.cast::<u8>(), KEY_CHARS);
             key.add(KEY_CHARS).write(0);
         }
-        lock(&KEYS).created.insert(k, handle);
+        keys(e).created.insert(k, handle);
         Ok(())
     })
 }
 
 /// The memory that `size` bytes at `va` export, and their offset in it
-/// (ACL-IPK-003): a range inside one aclrtMalloc device allocation, or inside
+/// ([ACL-IPK-003](vmmkit_sys::acl::rules::IPK_003)): a range inside one aclrtMalloc device allocation, or inside
 /// one VMM mapping whose physical memory was neither exported as a shareable
 /// handle nor imported, starting on a page of that memory (its granule).
 /// Host memory, an unaligned start, a range past the allocation or mapping,
@@ -215,7 +216,7 @@ fn exported_range(e: &Emulator, va: usize, size: usize) -> Result<(HandleId, usi
         return refuse(&format!("past the end of the {len}-byte range that holds it"));
     }
     if !plain {
-        let keyed = lock(&KEYS).created.values().any(|&h| h == handle);
+        let keyed = keys(e).created.values().any(|&h| h == handle);
         if info.imported || (info.key.is_some() && !keyed) {
             return refuse("VMM memory exported or imported as a shareable handle");
         }
@@ -223,7 +224,7 @@ fn exported_range(e: &Emulator, va: usize, size: usize) -> Result<(HandleId, usi
     Ok((handle, va - start))
 }
 
-/// `aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)`: ACL-IPK-005, 006.
+/// `aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)`: [ACL-IPK-005](vmmkit_sys::acl::rules::IPK_005), 006.
 pub unsafe extern "C" fn aclrtIpcMemSetImportPid(key: *const c_char, pid: *mut i32, num: usize) -> aclError {
     run("aclrtIpcMemSetImportPid", || {
         ensure!(!key.is_null() && !pid.is_null(), rules::IPK_005 => AclError::INVALID_PARAM, "key or pid is NULL");
@@ -237,7 +238,7 @@ pub unsafe extern "C" fn aclrtIpcMemSetImportPid(key: *const c_char, pid: *mut i
     })
 }
 
-/// Whether `key` names an export of this process (ACL-IPK-006's refusal if not).
+/// Whether `key` names an export of this process ([ACL-IPK-006](vmmkit_sys::acl::rules::IPK_006)'s refusal if not).
 ///
 /// # Safety
 /// `key` is a non-null C string.
@@ -246,7 +247,7 @@ pub(super) unsafe fn check_own_export(key: *const c_char) -> Result<(), Fail> {
     unsafe { own_export(key) }.map(drop)
 }
 
-/// The export of this process that `key` names, and its header (ACL-IPK-006).
+/// The export of this process that `key` names, and its header ([ACL-IPK-006](vmmkit_sys::acl::rules::IPK_006)).
 ///
 /// # Safety
 /// `key` is a non-null C string.
@@ -255,7 +256,7 @@ unsafe fn own_export(key: *const c_char) -> Result<(Key, crate::registry::Header
     let bytes = unsafe { key_bytes(key, &rules::IPK_005) }?;
     let e = emu()?;
     let k = Key::parse(&bytes);
-    let created = k.and_then(|k| lock(&KEYS).created.get(&k).copied());
+    let created = k.and_then(|k| keys(e).created.get(&k).copied());
     let Some((k, _)) = k.zip(created) else {
         return Err(refused(&rules::IPK_006, "the key names no export of this process".into()));
     };
@@ -288,7 +289,7 @@ pub(super) unsafe fn set_import_pids(key: *const c_char, all: &[i32]) -> Result<
 }
 
 /// `aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags)`: maps the memory on the
-/// current device. ACL-IPK-007 to 011, 015, 016.
+/// current device. [ACL-IPK-007](vmmkit_sys::acl::rules::IPK_007) to 011, 015, 016.
 pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *const c_char, flags: u64) -> aclError {
     run("aclrtIpcMemImportByKey", || {
         ensure!(!devPtr.is_null() && !key.is_null(), rules::IPK_016 => AclError::INVALID_PARAM, "devPtr or key is NULL");
@@ -308,7 +309,7 @@ pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *
             return Err(refused(&rules::IPK_016, format!("{:?} names no live export", String::from_utf8_lossy(&bytes))));
         };
         let place = Place::Device(d);
-        let held = lock(&KEYS).opened.get(&k).copied();
+        let held = keys(e).opened.get(&k).copied();
         if let Some((_, other)) = held.filter(|&(_, p)| p != place) {
             return Err(refused(&rules::IPK_010, format!("the key is open on {other:?} in this process")));
         }
@@ -323,7 +324,7 @@ pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *
             note_peer(e, d, src);
         }
         let va = open(e, k, place, mine)? + k.offset as usize;
-        lock(&KEYS).opened.insert(k, (va, place));
+        keys(e).opened.insert(k, (va, place));
         // SAFETY: checked non-null.
         unsafe { put(devPtr, va as *mut c_void) };
         Ok(())
@@ -346,7 +347,7 @@ fn open(e: &Emulator, k: Key, place: Place, mine: bool) -> Result<usize, Fail> {
 
 /// `aclError aclrtIpcMemClose(const char *key)`: closes one import of the key
 /// in this process; in the process that created it (and has it not open), destroys it.
-/// ACL-IPK-012, 013.
+/// [ACL-IPK-012](vmmkit_sys::acl::rules::IPK_012), 013.
 pub unsafe extern "C" fn aclrtIpcMemClose(key: *const c_char) -> aclError {
     run("aclrtIpcMemClose", || {
         // SAFETY: a C string is the contract.
@@ -355,7 +356,7 @@ pub unsafe extern "C" fn aclrtIpcMemClose(key: *const c_char) -> aclError {
         let Some(k) = Key::parse(&bytes) else {
             return Err(refused(&rules::IPK_013, "not a key of this emulator".into()));
         };
-        let mut keys = lock(&KEYS);
+        let mut keys = keys(e);
         if let Some(&(va, _)) = keys.opened.get(&k) {
             let left = e.close_plain(va).map_err(|e| Fail::plain(AclError::RT_DRV_INTERNAL_ERROR, e.to_string()))?;
             if left == 0 {
@@ -386,10 +387,10 @@ pub unsafe extern "C" fn aclrtIpcMemClose(key: *const c_char) -> aclError {
     })
 }
 
-/// Before aclrtFree of the block at `va`: its keys stop importing (ACL-IPK-014).
+/// Before aclrtFree of the block at `va`: its keys stop importing ([ACL-IPK-014](vmmkit_sys::acl::rules::IPK_014)).
 pub(super) fn freeing(e: &Emulator, va: usize) {
     let Some((_, m)) = e.mapping(va) else { return };
-    let exported = lock(&KEYS).created.values().any(|&h| h == m.handle);
+    let exported = keys(e).created.values().any(|&h| h == m.handle);
     if exported && crate::mutation::enforced(&rules::IPK_014) {
         let _ = e.set_withdrawn(m.handle, true);
     }

@@ -12,7 +12,7 @@ use super::event::{event_id, handle_of};
 use crate::core::CoreError;
 
 /// `aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle *handle)`:
-/// ACL-IEV-001 (handle checked first), ACL-IEV-002, ACL-IEV-003 (the same handle each time).
+/// [ACL-IEV-001](vmmkit_sys::acl::rules::IEV_001) (handle checked first), [ACL-IEV-002](vmmkit_sys::acl::rules::IEV_002), [ACL-IEV-003](vmmkit_sys::acl::rules::IEV_003) (the same handle each time).
 pub unsafe extern "C" fn aclrtIpcGetEventHandle(event: aclrtEvent, handle: *mut aclrtIpcEventHandle) -> aclError {
     run("aclrtIpcGetEventHandle", || {
         ensure!(!handle.is_null(), rules::IEV_001, "handle is NULL");
@@ -34,7 +34,7 @@ pub unsafe extern "C" fn aclrtIpcGetEventHandle(event: aclrtEvent, handle: *mut 
 }
 
 /// `aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event)`:
-/// ACL-IEV-001, ACL-IEV-003 (a handle naming no IPC event: 107017). Waits on
+/// [ACL-IEV-001](vmmkit_sys::acl::rules::IEV_001), [ACL-IEV-003](vmmkit_sys::acl::rules::IEV_003) (a handle naming no IPC event: 107017). Waits on
 /// the opened event end (507899 at the waiting call) once its creator is dead.
 pub unsafe extern "C" fn aclrtIpcOpenEventHandle(handle: aclrtIpcEventHandle, event: *mut aclrtEvent) -> aclError {
     run("aclrtIpcOpenEventHandle", || {

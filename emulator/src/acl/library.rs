@@ -30,9 +30,16 @@ struct Entry<F> {
 type InitFn = unsafe extern "C" fn(*const c_char, usize, *mut c_void) -> aclError;
 type FinalizeFn = unsafe extern "C" fn(*mut c_void) -> aclError;
 
+// Process-global, not in the ACL state of the emulator: a program registers
+// these callbacks before aclInit, which is what starts the emulator (and a
+// registration must not fail for want of a root), and they outlive
+// aclFinalize, as CANN keeps them.
+/// The init callbacks registered.
 static INIT: Mutex<Vec<Entry<InitFn>>> = Mutex::new(Vec::new());
+/// The finalize callbacks registered.
 static FINALIZE: Mutex<Vec<Entry<FinalizeFn>>> = Mutex::new(Vec::new());
-/// The config file's text of the first aclInit (what later init callbacks get).
+/// The config file's text of the first aclInit (what later init callbacks
+/// get); process-global with the callbacks it is handed to.
 static CONFIG: Mutex<String> = Mutex::new(String::new());
 
 /// The types aclInit notifies, in its order (acl.cpp:438, 455, 505, 526).
@@ -157,7 +164,7 @@ pub unsafe extern "C" fn aclFinalizeCallbackUnRegister(
 
 /// `aclError aclFinalizeReference(uint64_t *refCount)`: drops one aclInit
 /// reference; the last one finalizes as aclFinalize does. Without a
-/// reference it is 100037 (ACL-GEN-002's code). `refCount` (may be NULL)
+/// reference it is 100037 ([ACL-GEN-002](vmmkit_sys::acl::rules::GEN_002)'s code). `refCount` (may be NULL)
 /// gets the count left.
 pub unsafe extern "C" fn aclFinalizeReference(refCount: *mut u64) -> aclError {
     let refs = crate::core::running().map_or(0, |e| state(e).init_refs.load(Ordering::SeqCst));

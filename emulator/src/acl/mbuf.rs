@@ -10,13 +10,13 @@
 
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
 use vmmkit_sys::acl::*;
 
 use super::call::{Fail, emu, non_null, put, run};
 use super::mem_alloc::{bad, mem, positive};
-use super::state::lock;
+use super::state::{lock, state};
 use crate::core::Emulator;
 
 /// Bytes of an mbuf's private area (MEM_SIZE_MAX, memory.cpp:1535).
@@ -33,11 +33,10 @@ pub(super) struct Mbuf {
 }
 
 /// Handle values: a tag in the high bits and a counter (never 0, never an address).
-static NEXT: AtomicUsize = AtomicUsize::new(1);
 const TAG: usize = 0xacb0 << 48;
 
-fn new_handle() -> usize {
-    TAG | NEXT.fetch_add(1, Ordering::Relaxed)
+fn new_handle(e: &Emulator) -> usize {
+    TAG | (state(e).mbufs_made.fetch_add(1, Ordering::Relaxed) + 1)
 }
 
 /// Runs `f` on the mbuf `buf` names (checked non-null by the caller), or 107000.
@@ -58,7 +57,7 @@ pub unsafe extern "C" fn aclrtAllocBuf(buf: *mut aclrtMbuf, size: usize) -> aclE
         positive(size as u64, "size")?;
         let e = emu()?;
         let data = e.alloc_host(size).map_err(|err| bad(AclError::RT_MEMORY_ALLOCATION, err.to_string()))?;
-        let h = new_handle();
+        let h = new_handle(e);
         lock(&mem(e).mbufs).insert(h, Mbuf { data, size, len: 0, user: [0; USER_DATA], chain: Vec::new() });
         // SAFETY: checked non-null.
         unsafe { put(buf, h as aclrtMbuf) };
@@ -164,7 +163,7 @@ pub unsafe extern "C" fn aclrtCopyBufRef(buf: aclrtMbuf, newBuf: *mut aclrtMbuf)
     run("aclrtCopyBufRef", || {
         non_null(buf, "buf")?;
         non_null(newBuf, "newBuf")?;
-        let h = new_handle();
+        let h = new_handle(emu()?);
         with(emu()?, buf, |m, all| {
             all.insert(h, Mbuf { chain: Vec::new(), ..m.clone() });
             Ok(())

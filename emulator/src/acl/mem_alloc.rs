@@ -211,7 +211,7 @@ pub unsafe extern "C" fn aclrtFreeHostWithDevSync(hostPtr: *mut c_void) -> aclEr
 }
 
 /// Records `ptr..ptr+size` as registered, refusing an overlap with 507910
-/// (ACL-REG-001: register_memory.cc:61-77; the driver's DRV_ERROR_BUSY is
+/// ([ACL-REG-001](vmmkit_sys::acl::rules::REG_001): register_memory.cc:61-77; the driver's DRV_ERROR_BUSY is
 /// the same code, npu_driver_mem.cc:242).
 fn register(ptr: *mut c_void, size: u64, mapped: bool) -> Result<(), Fail> {
     current_device()?;
@@ -299,7 +299,7 @@ pub unsafe extern "C" fn aclrtHostGetDevicePointer(pHost: *mut c_void, pDevice: 
 }
 
 /// `aclError aclrtHostUnregister(void *ptr)`: NULL is 100000; an address
-/// that starts no registration is 507911 (ACL-REG-002, api_impl.cc:2614-2641).
+/// that starts no registration is 507911 ([ACL-REG-002](vmmkit_sys::acl::rules::REG_002), api_impl.cc:2614-2641).
 pub unsafe extern "C" fn aclrtHostUnregister(ptr: *mut c_void) -> aclError {
     run("aclrtHostUnregister", || {
         non_null(ptr, "ptr")?;
@@ -774,7 +774,7 @@ pub unsafe extern "C" fn aclrtMemMapSetLink(handle: aclrtDrvMemHandle, adviceLin
 /// `aclError aclrtIpcMemSetAttr(const char *key, aclrtIpcMemAttrType type, uint64_t attr)`:
 /// the runtime's checks in its order (api_error.cc:3768-3779): key NULL,
 /// a type other than ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, a link over 3 are
-/// 107000; then the key must name an export of this process (ACL-IPK-006, 507899).
+/// 107000; then the key must name an export of this process ([ACL-IPK-006](vmmkit_sys::acl::rules::IPK_006), 507899).
 pub unsafe extern "C" fn aclrtIpcMemSetAttr(key: *const c_char, type_: aclrtIpcMemAttrType, attr: u64) -> aclError {
     run("aclrtIpcMemSetAttr", || {
         if key.is_null() {

@@ -17,7 +17,7 @@ use super::mem_alloc::{bad, positive};
 use super::memory::{enqueue, memcpy_checks, noop_stream};
 use crate::core::{Side, Work};
 
-/// The checks of aclrtMemsetD32 and its async form (ACL-FILL-001, memory.cpp:772-824):
+/// The checks of aclrtMemsetD32 and its async form ([ACL-FILL-001](vmmkit_sys::acl::rules::FILL_001), memory.cpp:772-824):
 /// N 0 is a no-op; NULL, an address not 4-aligned, N * 4 over memSize, and
 /// memory that is neither device memory nor pinned host memory (aclrtMallocHost's,
 /// or registered: HOST to aclrtPointerGetAttributes) are 100000.

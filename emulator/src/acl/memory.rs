@@ -12,7 +12,7 @@ use super::vmm::{GRANULE, WINDOW};
 use crate::core::{Side, Work};
 use crate::registry::Place;
 
-/// `aclError aclrtMallocHost(void **hostPtr, size_t size)`: ACL-CPY-005.
+/// `aclError aclrtMallocHost(void **hostPtr, size_t size)`: [ACL-CPY-005](vmmkit_sys::acl::rules::CPY_005).
 pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize) -> aclError {
     run("aclrtMallocHost", || {
         ensure!(!hostPtr.is_null(), rules::CPY_005, "hostPtr is NULL");
@@ -24,7 +24,7 @@ pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize)
     })
 }
 
-/// `aclError aclrtFreeHost(void *hostPtr)`: ACL-CPY-005. An address that
+/// `aclError aclrtFreeHost(void *hostPtr)`: [ACL-CPY-005](vmmkit_sys::acl::rules::CPY_005). An address that
 /// aclrtMallocHost did not return is refused, not freed.
 pub unsafe extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
     run("aclrtFreeHost", || free_host(hostPtr))
@@ -83,8 +83,8 @@ pub(super) fn memcpy_checks(
 }
 
 /// `aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)`:
-/// ACL-CPY-001, ACL-CPY-002, ACL-CPY-003, ACL-GEN-005, ACL-CPY-006 (the
-/// kind is advisory: each pointer is what its address is), ACL-CPY-007.
+/// [ACL-CPY-001](vmmkit_sys::acl::rules::CPY_001), [ACL-CPY-002](vmmkit_sys::acl::rules::CPY_002), [ACL-CPY-003](vmmkit_sys::acl::rules::CPY_003), [ACL-GEN-005](vmmkit_sys::acl::rules::GEN_005), [ACL-CPY-006](vmmkit_sys::acl::rules::CPY_006) (the
+/// kind is advisory: each pointer is what its address is), [ACL-CPY-007](vmmkit_sys::acl::rules::CPY_007).
 /// Synchronous.
 pub unsafe extern "C" fn aclrtMemcpy(
     dst: *mut c_void,
@@ -95,6 +95,7 @@ pub unsafe extern "C" fn aclrtMemcpy(
 ) -> aclError {
     run("aclrtMemcpy", || {
         let Some((d, s)) = memcpy_checks(dst, destMax, src, count, kind)? else { return Ok(()) };
+        super::model::refuse_unsafe("aclrtMemcpy")?;
         // SAFETY: host parts of both ranges are the caller's buffers of `count`
         // bytes (the C contract of aclrtMemcpy); device parts, and host addresses
         // no process can map, are checked by the core.
@@ -128,7 +129,7 @@ pub(super) fn enqueue(stream: aclrtStream, ranges: &[(usize, usize)], work: Vec<
 
 /// `aclError aclrtMemcpyAsync(..., aclrtStream stream)`: the checks of
 /// aclrtMemcpy in its order, then the copy is enqueued on the stream
-/// (ACL-STM-004): it has run only after a synchronize (or an event wait).
+/// ([ACL-STM-004](vmmkit_sys::acl::rules::STM_004)): it has run only after a synchronize (or an event wait).
 /// Host buffers must stay valid until then.
 pub unsafe extern "C" fn aclrtMemcpyAsync(
     dst: *mut c_void,
@@ -160,11 +161,12 @@ fn memset_checks(devPtr: *mut c_void, maxCount: usize, count: usize) -> Result<O
 }
 
 /// `aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)`:
-/// ACL-CPY-004. Works on host pointers too (sample 12 zeroes a sockaddr with it),
-/// but not on an address no process can map (ACL-CPY-007).
+/// [ACL-CPY-004](vmmkit_sys::acl::rules::CPY_004). Works on host pointers too (sample 12 zeroes a sockaddr with it),
+/// but not on an address no process can map ([ACL-CPY-007](vmmkit_sys::acl::rules::CPY_007)).
 pub unsafe extern "C" fn aclrtMemset(devPtr: *mut c_void, maxCount: usize, value: i32, count: usize) -> aclError {
     run("aclrtMemset", || {
         let Some(p) = memset_checks(devPtr, maxCount, count)? else { return Ok(()) };
+        super::model::refuse_unsafe("aclrtMemset")?;
         // SAFETY: a host range is the caller's buffer of `count` bytes; device parts are checked by the core.
         unsafe { emu()?.fill(p, value as u8, count) }.map_err(|e| Fail::core(Op::Copy, e))
     })
@@ -255,6 +257,7 @@ pub unsafe extern "C" fn aclrtMemcpy2d(
     run("aclrtMemcpy2d", || {
         let m = Matrix { dst, dpitch, src, spitch, width, height, kind };
         let Some(rows) = memcpy2d_rows(&m)? else { return Ok(()) };
+        super::model::refuse_unsafe("aclrtMemcpy2d")?;
         let e = emu()?;
         for w in rows {
             if let Work::Copy { dst, src, len } = w {
@@ -322,7 +325,7 @@ pub(super) fn device_malloc(
     Ok(())
 }
 
-/// `aclError aclrtFree(void *devPtr)`: ACL-REL-003 (a reserved address is refused).
+/// `aclError aclrtFree(void *devPtr)`: [ACL-REL-003](vmmkit_sys::acl::rules::REL_003) (a reserved address is refused).
 pub unsafe extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
     run("aclrtFree", || free(devPtr))
 }
@@ -359,7 +362,7 @@ pub unsafe extern "C" fn aclrtGetMemInfo(attr: aclrtMemAttr, free: *mut usize, t
 }
 
 /// `aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes)`:
-/// ACL-QRY-003, ACL-QRY-002.
+/// [ACL-QRY-003](vmmkit_sys::acl::rules::QRY_003), [ACL-QRY-002](vmmkit_sys::acl::rules::QRY_002).
 pub unsafe extern "C" fn aclrtPointerGetAttributes(
     ptr: *const c_void,
     attributes: *mut aclrtPtrAttributes,

@@ -39,7 +39,7 @@ crate::dialect_api! {
     functions: vmmkit_sys::acl_functions,
     types: vmmkit_sys::acl,
     table: AclApi,
-    modules: callback, config, device, device_ext, event, host, ipc, library, ipc_event, memory, notify, share, stream_ext, vmm,
+    modules: callback, config, device, device_ext, event, host, ipc, library, ipc_event, memory, model, notify, share, stream_ext, vmm,
     // Memory
     allocator, mbuf, mem_alloc, mem_copy,
 }

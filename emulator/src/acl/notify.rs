@@ -9,9 +9,7 @@
 //! core's key in 64 hex digits and a NUL, as the emulator's IPC memory keys.
 #![allow(non_snake_case)]
 
-use std::collections::HashSet;
 use std::ffi::c_char;
-use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
 use vmmkit_sys::acl::rules;
@@ -19,29 +17,27 @@ use vmmkit_sys::acl::*;
 
 use super::call::{Fail, current_device, emu, ensure, non_null, put, run};
 use super::device::stream_id;
-use super::state::lock;
+use super::state::{lock, state};
 use crate::core::{CoreError, EventId};
 
 const NOTIFY_BASE: usize = 0x00e7_f000_0000_0000;
 /// Characters of a key, without its NUL.
 pub(super) const KEY_CHARS: usize = 64;
 
-/// The notifies of this process (made or imported here), by handle.
-static NOTIFIES: LazyLock<Mutex<HashSet<usize>>> = LazyLock::new(Mutex::default);
 
 /// The core event of `n`, which must be a notify of this process (107000 otherwise).
 fn notify_id(n: aclrtNotify) -> Result<EventId, Fail> {
     let e = emu()?;
     let id = EventId((n as usize).wrapping_sub(NOTIFY_BASE) as u64);
-    if !lock(&NOTIFIES).contains(&(n as usize)) || !e.notify_exists(id) {
+    if !lock(&state(e).notifies).contains(&(n as usize)) || !e.notify_exists(id) {
         return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("{n:p} is not a notify of this process")));
     }
     Ok(id)
 }
 
-fn handle_of(id: EventId) -> aclrtNotify {
+fn handle_of(e: &crate::core::Emulator, id: EventId) -> aclrtNotify {
     let h = NOTIFY_BASE + id.0 as usize;
-    lock(&NOTIFIES).insert(h);
+    lock(&state(e).notifies).insert(h);
     h as aclrtNotify
 }
 
@@ -96,7 +92,7 @@ fn core_fail(e: CoreError) -> Fail {
     }
 }
 
-/// `aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)`: ACL-NTF-001.
+/// `aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)`: [ACL-NTF-001](vmmkit_sys::acl::rules::NTF_001).
 pub unsafe extern "C" fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) -> aclError {
     run("aclrtCreateNotify", || {
         ensure!(!notify.is_null(), rules::NTF_001 => AclError::INVALID_PARAM, "notify is NULL");
@@ -105,25 +101,25 @@ pub unsafe extern "C" fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) 
         current_device()?;
         let id = emu()?.notify_create().map_err(core_fail)?;
         // SAFETY: checked non-null.
-        unsafe { put(notify, handle_of(id)) };
+        unsafe { put(notify, handle_of(emu()?, id)) };
         Ok(())
     })
 }
 
-/// `aclError aclrtDestroyNotify(aclrtNotify notify)`: ACL-NTF-002. Records
+/// `aclError aclrtDestroyNotify(aclrtNotify notify)`: [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002). Records
 /// already enqueued still complete; the last holder's destroy removes the
 /// shared notify.
 pub unsafe extern "C" fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError {
     run("aclrtDestroyNotify", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
         let id = notify_id(notify)?;
-        lock(&NOTIFIES).remove(&(notify as usize));
+        lock(&state(emu()?).notifies).remove(&(notify as usize));
         emu()?.event_destroy(id).map_err(core_fail)
     })
 }
 
 /// `aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)`:
-/// ACL-NTF-002; sets the notify once the stream's earlier work has run.
+/// [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002); sets the notify once the stream's earlier work has run.
 pub unsafe extern "C" fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStream) -> aclError {
     run("aclrtRecordNotify", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
@@ -133,7 +129,7 @@ pub unsafe extern "C" fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStr
 }
 
 /// `aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout)`:
-/// ACL-NTF-002, ACL-NTF-008. The stream's later work waits until the notify
+/// [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002), [ACL-NTF-008](vmmkit_sys::acl::rules::NTF_008). The stream's later work waits until the notify
 /// is set, then it is reset. `timeout` is in seconds as the runtime passes it
 /// to the wait task (api_impl.cc:4909-4940 logs it as `%us`); 0 and
 /// `UINT32_MAX` wait without bound (api_c_event.cc:149-155).
@@ -169,7 +165,7 @@ pub unsafe extern "C" fn aclrtNotifyBatchReset(notifies: *mut aclrtNotify, num: 
     })
 }
 
-/// `aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId)`: ACL-NTF-002.
+/// `aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId)`: [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002).
 pub unsafe extern "C" fn aclrtGetNotifyId(notify: aclrtNotify, notifyId: *mut u32) -> aclError {
     run("aclrtGetNotifyId", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
@@ -182,7 +178,7 @@ pub unsafe extern "C" fn aclrtGetNotifyId(notify: aclrtNotify, notifyId: *mut u3
 }
 
 /// `aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags)`:
-/// ACL-NTF-002, ACL-NTF-003, ACL-NTF-004.
+/// [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002), [ACL-NTF-003](vmmkit_sys::acl::rules::NTF_003), [ACL-NTF-004](vmmkit_sys::acl::rules::NTF_004).
 pub unsafe extern "C" fn aclrtNotifyGetExportKey(notify: aclrtNotify, key: *mut c_char, len: usize, flags: u64) -> aclError {
     run("aclrtNotifyGetExportKey", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
@@ -193,12 +189,12 @@ pub unsafe extern "C" fn aclrtNotifyGetExportKey(notify: aclrtNotify, key: *mut 
         ensure!(len > KEY_CHARS, rules::NTF_003, "key buffer of {len} bytes; the key takes 65 with its NUL");
         let id = notify_id(notify)?;
         let e = emu()?;
-        let state = lock(&EXPORTED).contains(&id);
-        if (state || e.shared_origin(id).map_err(core_fail)? == Some(false)) && crate::mutation::enforced(&rules::NTF_004) {
+        let exported = lock(&state(e).exported_notifies).contains(&id);
+        if (exported || e.shared_origin(id).map_err(core_fail)? == Some(false)) && crate::mutation::enforced(&rules::NTF_004) {
             return Err(Fail::rule(&rules::NTF_004, "the notify is an IPC notify already (exported or imported)".into()));
         }
         let k = e.notify_export(id, flags == none).map_err(core_fail)?;
-        lock(&EXPORTED).insert(id);
+        lock(&state(e).exported_notifies).insert(id);
         let text = key_text(k);
         let out = text.as_bytes().iter().chain(&[0]).map(|&b| b as c_char).collect::<Vec<_>>();
         // SAFETY: `key` has room for `len` > 64 bytes: 64 characters and the NUL.
@@ -207,11 +203,9 @@ pub unsafe extern "C" fn aclrtNotifyGetExportKey(notify: aclrtNotify, key: *mut 
     })
 }
 
-/// Notifies exported by this process (a second export is ACL-NTF-004's).
-static EXPORTED: LazyLock<Mutex<HashSet<EventId>>> = LazyLock::new(Mutex::default);
 
 /// `aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags)`:
-/// ACL-NTF-002, ACL-NTF-005, ACL-NTF-007.
+/// [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002), [ACL-NTF-005](vmmkit_sys::acl::rules::NTF_005), [ACL-NTF-007](vmmkit_sys::acl::rules::NTF_007).
 pub unsafe extern "C" fn aclrtNotifyImportByKey(notify: *mut aclrtNotify, key: *const c_char, flags: u64) -> aclError {
     run("aclrtNotifyImportByKey", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
@@ -238,19 +232,19 @@ pub unsafe extern "C" fn aclrtNotifyImportByKey(notify: *mut aclrtNotify, key: *
         };
         // The creator is the list's first entry (ACL-NTF-007, trs_shr_id_node.c:85): it imports its own notify.
         // SAFETY: checked non-null.
-        unsafe { put(notify, handle_of(id)) };
+        unsafe { put(notify, handle_of(emu()?, id)) };
         Ok(())
     })
 }
 
 /// The notify of a SetImportPid call with `num` entries: num in (0,
-/// INT32_MAX] after the runtime's int32 cast (ACL-NTF-006), a notify of this
+/// INT32_MAX] after the runtime's int32 cast ([ACL-NTF-006](vmmkit_sys::acl::rules::NTF_006)), a notify of this
 /// process that was exported (it has a name; otherwise the driver refuses).
 fn exported_notify(notify: aclrtNotify, num: usize) -> Result<EventId, Fail> {
     ensure!(num as i32 > 0, rules::NTF_006 => AclError::RT_PARAM_INVALID, "num {num} is not in (0, INT32_MAX]");
     let id = notify_id(notify)?;
     ensure!(
-        lock(&EXPORTED).contains(&id),
+        lock(&state(emu()?).exported_notifies).contains(&id),
         rules::NTF_006 => AclError::RT_PARAM_INVALID,
         "the notify was never exported: the driver refuses its empty name"
     );
@@ -266,7 +260,7 @@ fn trust(id: EventId, pids: &[i32]) -> Result<(), Fail> {
 }
 
 /// `aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num)`:
-/// ACL-NTF-002, ACL-NTF-006.
+/// [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002), [ACL-NTF-006](vmmkit_sys::acl::rules::NTF_006).
 pub unsafe extern "C" fn aclrtNotifySetImportPid(notify: aclrtNotify, pid: *mut i32, num: usize) -> aclError {
     run("aclrtNotifySetImportPid", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
@@ -279,7 +273,7 @@ pub unsafe extern "C" fn aclrtNotifySetImportPid(notify: aclrtNotify, pid: *mut 
 }
 
 /// `aclError aclrtNotifySetImportPidInterServer(aclrtNotify notify, aclrtServerPid *serverPids, size_t num)`:
-/// ACL-NTF-009. The runtime checks every argument (the ACL layer none),
+/// [ACL-NTF-009](vmmkit_sys::acl::rules::NTF_009). The runtime checks every argument (the ACL layer none),
 /// then lists each entry's pid; the super-pod id is not told apart.
 pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
     notify: aclrtNotify,
@@ -301,7 +295,7 @@ pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
             pids.push(unsafe { *s.pid });
         }
         ensure!(
-            lock(&EXPORTED).contains(&id),
+            lock(&state(emu()?).exported_notifies).contains(&id),
             rules::NTF_006 => AclError::RT_PARAM_INVALID,
             "the notify was never exported: the driver refuses its empty name"
         );

@@ -18,7 +18,7 @@ use crate::registry::{Place, Trust};
 /// devmm_svm.c:6309-6317), so bits 40-63 are ignored.
 const KEY_BITS: u64 = (1 << 40) - 1;
 
-/// The 128-byte fabric form of a key (acl.md §2.5, ACL-SHV-001): type FABRIC,
+/// The 128-byte fabric form of a key (acl.md §2.5, [ACL-SHV-001](vmmkit_sys::acl::rules::SHV_001)): type FABRIC,
 /// this server's sdid, device, physical device, share id, zeros.
 fn fabric_of(key: u64) -> aclrtMemFabricHandle {
     let dev = ((key >> 32) & 0xff) as u32;
@@ -31,9 +31,9 @@ fn fabric_of(key: u64) -> aclrtMemFabricHandle {
     })
 }
 
-/// The key of a fabric handle (ACL-SHV-003: its type word must be FABRIC).
-/// A handle of this server is imported like a DEFAULT one (ACL-IMP-006); one
-/// of another server is a fabric import (ACL-SHV-006), which the emulator
+/// The key of a fabric handle ([ACL-SHV-003](vmmkit_sys::acl::rules::SHV_003): its type word must be FABRIC).
+/// A handle of this server is imported like a DEFAULT one ([ACL-IMP-006](vmmkit_sys::acl::rules::IMP_006)); one
+/// of another server is a fabric import ([ACL-SHV-006](vmmkit_sys::acl::rules::SHV_006)), which the emulator
 /// resolves in the same root.
 fn key_of_fabric(h: &aclrtMemFabricHandle) -> Result<u64, Fail> {
     let head = h.head();
@@ -72,7 +72,7 @@ fn export(handle: aclrtDrvMemHandle, flags: u64) -> Result<u64, Fail> {
 }
 
 /// `aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType, uint64_t flags, uint64_t *shareableHandle)`:
-/// ACL-EXP-001, 002, 006, 007, 008.
+/// [ACL-EXP-001](vmmkit_sys::acl::rules::EXP_001), 002, 006, 007, 008.
 pub unsafe extern "C" fn aclrtMemExportToShareableHandle(
     handle: aclrtDrvMemHandle,
     handleType: aclrtMemHandleType,
@@ -95,7 +95,7 @@ pub unsafe extern "C" fn aclrtMemExportToShareableHandle(
 }
 
 /// `aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags, aclrtMemSharedHandleType shareType, void *shareableHandle)`:
-/// ACL-EXP-003, 004, 002, 005, then as V1. FABRIC writes 128 bytes (ACL-EXP-010).
+/// [ACL-EXP-003](vmmkit_sys::acl::rules::EXP_003), 004, 002, 005, then as V1. FABRIC writes 128 bytes ([ACL-EXP-010](vmmkit_sys::acl::rules::EXP_010)).
 pub unsafe extern "C" fn aclrtMemExportToShareableHandleV2(
     handle: aclrtDrvMemHandle,
     flags: u64,
@@ -152,7 +152,7 @@ fn set_pid(key: u64, pid: *mut i32, pidNum: usize) -> Result<(), Fail> {
 }
 
 /// `aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum)`:
-/// ACL-PID-001, 003, 005, 006, 007, 008, 004 (and 009, 012: refresh, no liveness check).
+/// [ACL-PID-001](vmmkit_sys::acl::rules::PID_001), 003, 005, 006, 007, 008, 004 (and 009, 012: refresh, no liveness check).
 pub unsafe extern "C" fn aclrtMemSetPidToShareableHandle(
     shareableHandle: u64,
     pid: *mut i32,
@@ -166,7 +166,7 @@ pub unsafe extern "C" fn aclrtMemSetPidToShareableHandle(
 }
 
 /// `aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle, aclrtMemSharedHandleType shareType, int32_t *pid, size_t pidNum)`:
-/// ACL-PID-002, then as V1.
+/// [ACL-PID-002](vmmkit_sys::acl::rules::PID_002), then as V1.
 pub unsafe extern "C" fn aclrtMemSetPidToShareableHandleV2(
     shareableHandle: *mut c_void,
     shareType: aclrtMemSharedHandleType,
@@ -226,7 +226,7 @@ fn import(key: u64, device: u32, v1: bool) -> Result<aclrtDrvMemHandle, Fail> {
 }
 
 /// `aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId, aclrtDrvMemHandle *handle)`:
-/// ACL-IMP-001, 002, 007, 008, then 009, 018, 011, 012 (cache hit: ACL-IMP-014).
+/// [ACL-IMP-001](vmmkit_sys::acl::rules::IMP_001), 002, 007, 008, then 009, 018, 011, 012 (cache hit: [ACL-IMP-014](vmmkit_sys::acl::rules::IMP_014)).
 pub unsafe extern "C" fn aclrtMemImportFromShareableHandle(
     shareableHandle: u64,
     deviceId: i32,
@@ -245,7 +245,7 @@ pub unsafe extern "C" fn aclrtMemImportFromShareableHandle(
 }
 
 /// `aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle, aclrtMemSharedHandleType shareType, uint64_t flags, aclrtDrvMemHandle *handle)`:
-/// ACL-IMP-003, 004, 005, 006, then as V1 onto the current device.
+/// [ACL-IMP-003](vmmkit_sys::acl::rules::IMP_003), 004, 005, 006, then as V1 onto the current device.
 pub unsafe extern "C" fn aclrtMemImportFromShareableHandleV2(
     shareableHandle: *mut c_void,
     shareType: aclrtMemSharedHandleType,

@@ -13,7 +13,7 @@ use crate::core::Emulator;
 pub(super) struct State {
     /// Whether aclInit has run (and aclFinalize not since). Process-wide, as in CANN.
     pub initialised: AtomicBool,
-    /// aclInit's reference count (every aclInit counts, ACL-GEN-001), for aclFinalizeReference.
+    /// aclInit's reference count (every aclInit counts, [ACL-GEN-001](vmmkit_sys::acl::rules::GEN_001)), for aclFinalizeReference.
     pub init_refs: std::sync::atomic::AtomicU64,
     /// Per device, how many aclrtSetDevice calls of this process are not yet
     /// matched by aclrtResetDevice (the runtime's reference-counted reset).
@@ -47,6 +47,18 @@ pub(super) struct State {
     /// aclrtCtxGetFloatOverflowAddr hands out: a device allocation, freed
     /// with the device's other resources by its last reset.
     pub overflow_addrs: Mutex<HashMap<u32, usize>>,
+    /// IPC memory keys created, opened and closed here (`ipc.rs`).
+    pub ipc_keys: Mutex<super::ipc::Keys>,
+    /// How many IPC memory keys this process has made: the next key's
+    /// serial is one more.
+    pub ipc_serial: std::sync::atomic::AtomicU64,
+    /// How many mbuf handles this process has made (a handle is a tag and
+    /// one more than this, never 0, never an address).
+    pub mbufs_made: std::sync::atomic::AtomicUsize,
+    /// The notifies of this process (made or imported here), by handle.
+    pub notifies: Mutex<HashSet<usize>>,
+    /// Notifies exported by this process (a second export is [ACL-NTF-004](vmmkit_sys::acl::rules::NTF_004)'s).
+    pub exported_notifies: Mutex<HashSet<crate::core::EventId>>,
 }
 
 /// What one stream was created with (aclrtCreateStreamWithConfig) and set to.

@@ -34,7 +34,7 @@ unsafe fn enqueue(stream: aclrtStream, work: Work) -> Result<(), Fail> {
     unsafe { emu()?.enqueue(id, work) }.map_err(sync_fail)
 }
 
-/// ACL-VAL-002: `addr..addr+8` must be device memory.
+/// [ACL-VAL-002](vmmkit_sys::acl::rules::VAL_002): `addr..addr+8` must be device memory.
 fn device_word(addr: *mut c_void, api: &str) -> Result<usize, Fail> {
     non_null(addr, "devAddr")?;
     let a = addr as usize;
@@ -44,7 +44,7 @@ fn device_word(addr: *mut c_void, api: &str) -> Result<usize, Fail> {
 
 /// `aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)`:
 /// the stream writes the 8-byte `value` at `devAddr` when it gets there.
-/// ACL-VAL-001 (flag 0), ACL-VAL-002 (device memory),
+/// [ACL-VAL-001](vmmkit_sys::acl::rules::VAL_001) (flag 0), [ACL-VAL-002](vmmkit_sys::acl::rules::VAL_002) (device memory),
 /// ApiErrorDecorator::MemWriteValue, api_error.cc:7249-7269.
 pub unsafe extern "C" fn aclrtValueWrite(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError {
     run("aclrtValueWrite", || {
@@ -59,8 +59,8 @@ pub unsafe extern "C" fn aclrtValueWrite(devAddr: *mut c_void, value: u64, flag:
 /// `aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)`:
 /// the stream's later work waits until the 8-byte word at `devAddr`
 /// compares true with `value` as `flag` says (`ACL_STREAM_WAIT_VALUE_GEQ`,
-/// `_EQ`, `_AND`, `_NOR`). ACL-VAL-001 (a flag below 4), ACL-VAL-002;
-/// the wait itself holds the stream as ACL-STM-003's check shows;
+/// `_EQ`, `_AND`, `_NOR`). [ACL-VAL-001](vmmkit_sys::acl::rules::VAL_001) (a flag below 4), [ACL-VAL-002](vmmkit_sys::acl::rules::VAL_002);
+/// the wait itself holds the stream as [ACL-STM-003](vmmkit_sys::acl::rules::STM_003)'s check shows;
 /// ApiErrorDecorator::MemWaitValue, api_error.cc:7271-7295.
 pub unsafe extern "C" fn aclrtValueWait(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError {
     run("aclrtValueWait", || {
@@ -82,8 +82,8 @@ pub unsafe extern "C" fn aclrtValueWait(devAddr: *mut c_void, value: u64, flag: 
 
 /// `aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream, uint32_t flag)`:
 /// `ACL_EVENT_RECORD_DEFAULT` is aclrtRecordEvent, `ACL_EVENT_RECORD_EXTERNAL`
-/// (an external record of an ACL graph; vmmkit captures no graph) records
-/// the same way; any other flag is 100000 (event.cpp:96-111).
+/// (an external record of an ACL graph, for task update, which vmmkit does
+/// not emulate) records the same way, in a capture too (model.rs); any other flag is 100000 (event.cpp:96-111).
 pub unsafe extern "C" fn aclrtRecordEventWithFlag(event: aclrtEvent, stream: aclrtStream, flag: u32) -> aclError {
     run("aclrtRecordEventWithFlag", || {
         non_null(event, "event")?;
@@ -140,7 +140,7 @@ pub unsafe extern "C" fn aclrtStreamWaitEventWithTimeout(stream: aclrtStream, ev
 /// `aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)`:
 /// when the event's last record completed, in ns of `CLOCK_MONOTONIC`
 /// (vmmkit's system counter). NULL is 100000 (event.cpp:214-224); an event
-/// never recorded fails as aclrtEventElapsedTime does (ACL-EVT-005), one
+/// never recorded fails as aclrtEventElapsedTime does ([ACL-EVT-005](vmmkit_sys::acl::rules::EVT_005)), one
 /// not yet complete with 507006.
 pub unsafe extern "C" fn aclrtEventGetTimestamp(event: aclrtEvent, timestamp: *mut u64) -> aclError {
     run("aclrtEventGetTimestamp", || {
@@ -344,9 +344,10 @@ pub unsafe extern "C" fn aclrtGetResInCurrentThread(type_: aclrtDevResLimitType,
 }
 
 /// The runtime's answer for a stream that is not bound to a model: the
-/// emulator runs no model (`aclmdlRI*` is not emulated), so none is.
+/// emulator binds no stream to a model (a captured model runs on the stream
+/// it is executed on; aclmdlRIBindStream is not emulated), so none is.
 fn not_a_model_stream(s: aclrtStream) -> Fail {
-    Fail::plain(AclError::RT_STREAM_MODEL, format!("stream {s:p} is not bound to a model (vmmkit runs no model)"))
+    Fail::plain(AclError::RT_STREAM_MODEL, format!("stream {s:p} is not bound to a model (vmmkit binds no stream to a model)"))
 }
 
 /// `aclError aclrtActiveStream(aclrtStream activeStream, aclrtStream stream)`:

@@ -10,6 +10,7 @@ use vmmkit_sys::rule::Rule;
 
 use super::call::{Fail, emu, ensure, get, put, run};
 use super::codes::Op;
+use crate::ffi::Out;
 use crate::core::{HandleId, HandleTag, MapSize, Window, natural_align};
 use crate::registry::Place;
 
@@ -17,7 +18,7 @@ use crate::registry::Place;
 pub(super) const GRANULE: u64 = 2 << 20;
 /// Granularity of the 1G attributes (10, 14, 17).
 pub(super) const GRANULE_1G: u64 = 1 << 30;
-/// Device addresses: [16 TiB, 24 TiB) (acl.md §2.6, ACL-RSV-008).
+/// Device addresses: [16 TiB, 24 TiB) (acl.md §2.6, [ACL-RSV-008](vmmkit_sys::acl::rules::RSV_008)).
 pub(super) const WINDOW: Window = crate::core::DEVICE_WINDOW;
 
 /// ACL handles: the core's handle tag with ACL's prefix (0xacd0).
@@ -40,7 +41,7 @@ fn is_ddr(attr: aclrtMemAttr) -> bool {
     matches!(attr, ACL_DDR_MEM_HUGE | ACL_DDR_MEM_NORMAL | ACL_DDR_MEM_P2P_HUGE | ACL_DDR_MEM_P2P_NORMAL)
 }
 
-/// ACL-GRAN-003: the attributes accepted by MallocPhysical and the granularity query.
+/// [ACL-GRAN-003](vmmkit_sys::acl::rules::GRAN_003): the attributes accepted by MallocPhysical and the granularity query.
 fn attr_known(attr: aclrtMemAttr) -> bool {
     matches!(attr, 2..=7 | 10 | 12..=17)
 }
@@ -158,7 +159,7 @@ fn check_prop(
 }
 
 /// `aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option, size_t *granularity)`:
-/// ACL-GRAN-001, 002, 003, 004, 005, 006, 008, 007, 009, 010.
+/// [ACL-GRAN-001](vmmkit_sys::acl::rules::GRAN_001), 002, 003, 004, 005, 006, 008, 007, 009, 010.
 pub unsafe extern "C" fn aclrtMemGetAllocationGranularity(
     prop: *mut aclrtPhysicalMemProp,
     option: aclrtMemGranularityOptions,
@@ -177,7 +178,7 @@ pub unsafe extern "C" fn aclrtMemGetAllocationGranularity(
 }
 
 /// `aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop, uint64_t flags)`:
-/// ACL-MP-001 … ACL-MP-015 in the order of acl.md §5.
+/// [ACL-MP-001](vmmkit_sys::acl::rules::MP_001) … [ACL-MP-015](vmmkit_sys::acl::rules::MP_015) in the order of acl.md §5.
 pub unsafe extern "C" fn aclrtMallocPhysical(
     handle: *mut aclrtDrvMemHandle,
     size: usize,
@@ -208,7 +209,7 @@ pub unsafe extern "C" fn aclrtMallocPhysical(
     })
 }
 
-/// `aclError aclrtFreePhysical(aclrtDrvMemHandle handle)`: ACL-FP-001, ACL-FP-004, ACL-FP-003.
+/// `aclError aclrtFreePhysical(aclrtDrvMemHandle handle)`: [ACL-FP-001](vmmkit_sys::acl::rules::FP_001), [ACL-FP-004](vmmkit_sys::acl::rules::FP_004), [ACL-FP-003](vmmkit_sys::acl::rules::FP_003).
 pub unsafe extern "C" fn aclrtFreePhysical(handle: aclrtDrvMemHandle) -> aclError {
     run("aclrtFreePhysical", || {
         ensure!(!handle.is_null(), rules::FP_001, "handle is NULL");
@@ -262,7 +263,7 @@ fn reserve(
 }
 
 /// `aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags)`:
-/// ACL-RSV-001 … ACL-RSV-009.
+/// [ACL-RSV-001](vmmkit_sys::acl::rules::RSV_001) … [ACL-RSV-009](vmmkit_sys::acl::rules::RSV_009).
 pub unsafe extern "C" fn aclrtReserveMemAddress(
     virPtr: *mut *mut c_void,
     size: usize,
@@ -275,7 +276,7 @@ pub unsafe extern "C" fn aclrtReserveMemAddress(
 
 /// `aclrtReserveMemAddressNoUCMemory`: on a chip with the dynamic window
 /// (A3, `VMMKIT_SOC`), a reservation at the chosen address there
-/// (ACL-RSV-011, 012, 013); on 910B, as aclrtReserveMemAddress (ACL-RSV-011).
+/// ([ACL-RSV-011](vmmkit_sys::acl::rules::RSV_011), 012, 013); on 910B, as aclrtReserveMemAddress ([ACL-RSV-011](vmmkit_sys::acl::rules::RSV_011)).
 pub unsafe extern "C" fn aclrtReserveMemAddressNoUCMemory(
     virPtr: *mut *mut c_void,
     size: usize,
@@ -300,7 +301,7 @@ pub unsafe extern "C" fn aclrtReserveMemAddressNoUCMemory(
 
 /// The A3 path of aclrtReserveMemAddressNoUCMemory, in the vendor's order:
 /// ACL's checks (memory.cpp:2043-2049), the driver's parameter checks
-/// (devmm_svm.c:5503-5536: alignment, the address alignment of ACL-RSV-005,
+/// (devmm_svm.c:5503-5536: alignment, the address alignment of [ACL-RSV-005](vmmkit_sys::acl::rules::RSV_005),
 /// a fixed address required), then the dynamic allocator's
 /// (devmm_dynamic_addr.c:336 whole GiB, :198 GiB-aligned address) and its
 /// fixed mapping (:194-217), which fails where the range is in use.
@@ -346,8 +347,8 @@ fn soc_name() -> std::borrow::Cow<'static, str> {
     super::profile::soc().name.to_string_lossy()
 }
 
-/// `aclError aclrtReleaseMemAddress(void *virPtr)`: ACL-REL-001, ACL-REL-002; live
-/// mappings are unmapped (ACL-REL-004, emulator choice).
+/// `aclError aclrtReleaseMemAddress(void *virPtr)`: [ACL-REL-001](vmmkit_sys::acl::rules::REL_001), [ACL-REL-002](vmmkit_sys::acl::rules::REL_002); live
+/// mappings are unmapped ([ACL-REL-004](vmmkit_sys::acl::rules::REL_004), emulator choice).
 pub unsafe extern "C" fn aclrtReleaseMemAddress(virPtr: *mut c_void) -> aclError {
     run("aclrtReleaseMemAddress", || {
         ensure!(!virPtr.is_null(), rules::REL_001, "virPtr is NULL");
@@ -368,7 +369,7 @@ fn map(virPtr: *mut c_void, size: usize, offset: usize, handle: aclrtDrvMemHandl
 }
 
 /// `aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags)`:
-/// ACL-MAP-001, 002, 003, 004, 005, then 006, 007, 008, 009, 012, 010.
+/// [ACL-MAP-001](vmmkit_sys::acl::rules::MAP_001), 002, 003, 004, 005, then 006, 007, 008, 009, 012, 010.
 pub unsafe extern "C" fn aclrtMapMem(
     virPtr: *mut c_void,
     size: usize,
@@ -390,7 +391,7 @@ pub unsafe extern "C" fn aclrtMemMapNoAccess(
     run("aclrtMemMapNoAccess", || map(virPtr, size, offset, handle, flags))
 }
 
-/// `aclError aclrtUnmapMem(void *virPtr)`: ACL-UNMAP-001, ACL-UNMAP-002.
+/// `aclError aclrtUnmapMem(void *virPtr)`: [ACL-UNMAP-001](vmmkit_sys::acl::rules::UNMAP_001), [ACL-UNMAP-002](vmmkit_sys::acl::rules::UNMAP_002).
 pub unsafe extern "C" fn aclrtUnmapMem(virPtr: *mut c_void) -> aclError {
     run("aclrtUnmapMem", || {
         ensure!(!virPtr.is_null(), rules::UNMAP_001, "virPtr is NULL");
@@ -399,8 +400,8 @@ pub unsafe extern "C" fn aclrtUnmapMem(virPtr: *mut c_void) -> aclError {
 }
 
 /// `aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc, size_t count)`:
-/// ACL-ACC-001, 002, 003, 004, then 005, 007. Descriptors are read at their
-/// true 24-byte stride (ACL-ACC-008: the real runtime misreads entries after the first).
+/// [ACL-ACC-001](vmmkit_sys::acl::rules::ACC_001), 002, 003, 004, then 005, 007. Descriptors are read at their
+/// true 24-byte stride ([ACL-ACC-008](vmmkit_sys::acl::rules::ACC_008): the real runtime misreads entries after the first).
 pub unsafe extern "C" fn aclrtMemSetAccess(
     virPtr: *mut c_void,
     size: usize,
@@ -449,7 +450,7 @@ pub unsafe extern "C" fn aclrtMemSetAccess(
 }
 
 /// `aclError aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location, uint64_t *flag)`:
-/// ACL-ACC-009, ACL-ACC-010. The owner device has READWRITE.
+/// [ACL-ACC-009](vmmkit_sys::acl::rules::ACC_009), [ACL-ACC-010](vmmkit_sys::acl::rules::ACC_010). The owner device has READWRITE.
 pub unsafe extern "C" fn aclrtMemGetAccess(
     virPtr: *mut c_void,
     location: *mut aclrtMemLocation,
@@ -473,7 +474,7 @@ pub unsafe extern "C" fn aclrtMemGetAccess(
 /// (DEVMM_LARGE_MEM_THRESHOLD_SIZE, devmm_svm.h:46).
 const LARGE_RESERVATION: usize = 512 << 20;
 
-/// ACL-RET-001: the driver finds a mapping by the exact VA it was mapped at
+/// [ACL-RET-001](vmmkit_sys::acl::rules::RET_001): the driver finds a mapping by the exact VA it was mapped at
 /// (the map record's key, devmm_svm.c:5986), after the address attribute
 /// (devmm_svm.c:2601). A never-mapped reservation over 512 MiB has no side in
 /// its heap yet: INVALID_HANDLE (107017, devmm_svm.c:2564); every other miss
@@ -499,7 +500,7 @@ fn retain_start(e: &crate::core::Emulator, va: usize) -> Result<bool, Fail> {
     Ok(false)
 }
 
-/// ACL-RET-001, ACL-QRY-003: a never-mapped reservation over 512 MiB is a heap
+/// [ACL-RET-001](vmmkit_sys::acl::rules::RET_001), [ACL-QRY-003](vmmkit_sys::acl::rules::QRY_003): a never-mapped reservation over 512 MiB is a heap
 /// with no side yet; the address attribute query fails with INVALID_HANDLE
 /// (devmm_svm.c:2564).
 pub(super) fn unmapped_large(rsv: Option<&crate::core::ReservationInfo>, rule: &'static Rule) -> Result<(), Fail> {
@@ -514,7 +515,7 @@ pub(super) fn unmapped_large(rsv: Option<&crate::core::ReservationInfo>, rule: &
     Ok(())
 }
 
-/// `aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle)`: ACL-RET-001.
+/// `aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle)`: [ACL-RET-001](vmmkit_sys::acl::rules::RET_001).
 pub unsafe extern "C" fn aclrtMemRetainAllocationHandle(
     virPtr: *mut c_void,
     handle: *mut aclrtDrvMemHandle,
@@ -535,7 +536,7 @@ pub unsafe extern "C" fn aclrtMemRetainAllocationHandle(
 }
 
 /// `aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHandle handle, aclrtPhysicalMemProp *prop)`:
-/// an imported handle reports the exporter's attribute and the importing device (ACL-IMP-017).
+/// an imported handle reports the exporter's attribute and the importing device ([ACL-IMP-017](vmmkit_sys::acl::rules::IMP_017)).
 pub unsafe extern "C" fn aclrtMemGetAllocationPropertiesFromHandle(
     handle: aclrtDrvMemHandle,
     prop: *mut aclrtPhysicalMemProp,
@@ -565,26 +566,19 @@ pub unsafe extern "C" fn aclrtMemGetAllocationPropertiesFromHandle(
     })
 }
 
-/// `aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize)`: ACL-RET-002, ACL-QRY-001.
+/// `aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize)`: [ACL-RET-002](vmmkit_sys::acl::rules::RET_002), [ACL-QRY-001](vmmkit_sys::acl::rules::QRY_001).
 pub unsafe extern "C" fn aclrtMemGetAddressRange(
     ptr: *mut c_void,
-    pbase: *mut *mut c_void,
-    psize: *mut usize,
+    pbase: Out<'_, *mut c_void>,
+    psize: Out<'_, usize>,
 ) -> aclError {
     run("aclrtMemGetAddressRange", || {
         if ptr.is_null() || (pbase.is_null() && psize.is_null()) {
             return Err(Fail::plain(AclError::INVALID_PARAM, "ptr is NULL, or both outputs are".into()));
         }
         let (base, len) = emu()?.address_range(ptr as usize).map_err(|e| Fail::core(Op::Query, e))?;
-        // SAFETY: each output is written only when non-null.
-        unsafe {
-            if !pbase.is_null() {
-                put(pbase, base as *mut c_void);
-            }
-            if !psize.is_null() {
-                put(psize, len);
-            }
-        }
+        pbase.write_if_given(base as *mut c_void);
+        psize.write_if_given(len);
         Ok(())
     })
 }

@@ -94,7 +94,7 @@ impl Emulator {
     /// in the range grants it, combined with `&`. Plain and opened
     /// allocations have no grants and count as `plain_flags`; a mapping
     /// grants nothing to a location it was not granted to, its owner
-    /// included (CUDA-VMM-012). `None` when some byte is not mapped.
+    /// included ([CUDA-VMM-012](vmmkit_sys::cuda::rules::VMM_012)). `None` when some byte is not mapped.
     pub fn access_over(&self, va: usize, n: usize, loc: Place, plain_flags: u32) -> Option<u32> {
         let t = self.lock();
         let end = va.checked_add(n)?;

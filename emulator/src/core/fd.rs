@@ -87,7 +87,7 @@ impl Emulator {
     /// descriptor is only borrowed: the caller keeps it and may close it.
     /// One `fstat` both finds a closed number and names the file. `kind`
     /// is the handle type the dialect passed with the import (HIP's
-    /// `shHandleType`, reported back by HIP-VMM-029), kept on the handle.
+    /// `shHandleType`, reported back by [HIP-VMM-029](vmmkit_sys::hip::rules::VMM_029)), kept on the handle.
     ///
     /// # Errors
     /// [`CoreError::Os`] for a negative or closed number; the errors of

@@ -688,12 +688,39 @@ impl Emulator {
         let mut t = self.graphs.lock();
         match mode {
             CaptureMode::Relaxed => false,
-            CaptureMode::ThreadLocal => invalidate(&mut t, |c| c.mode != CaptureMode::Relaxed && c.thread == me),
+            CaptureMode::ThreadLocal => invalidate(&mut t, |c| own_unsafe(c, me)),
             CaptureMode::Global => {
-                invalidate(&mut t, |c| c.mode != CaptureMode::Relaxed && c.thread == me)
-                    || invalidate(&mut t, |c| c.mode == CaptureMode::Global)
+                invalidate(&mut t, |c| own_unsafe(c, me)) || invalidate(&mut t, |c| c.mode == CaptureMode::Global)
             }
         }
+    }
+
+    /// Whether a call that is unsafe while capturing (a synchronous copy or
+    /// fill) is refused by a capture, as the calling thread's mode says (the
+    /// same captures [`Emulator::capture_forbids_unsafe`] would break), but
+    /// without breaking any: CANN refuses the call and the capture goes on
+    /// (`Context::IsCaptureModeSupport`).
+    pub fn capture_refuses_unsafe(&self) -> bool {
+        let mode = MODE.with(|m| m.get());
+        let me = std::thread::current().id();
+        let t = self.graphs.lock();
+        t.capturing.values().any(|c| match mode {
+            CaptureMode::Relaxed => false,
+            CaptureMode::ThreadLocal => own_unsafe(c, me),
+            CaptureMode::Global => own_unsafe(c, me) || c.mode == CaptureMode::Global,
+        })
+    }
+
+    /// Whether `event`'s last record was made in a capture that is still
+    /// going on; nothing is invalidated (CANN's `Event::IsCapturing`).
+    pub fn capture_has_event(&self, event: EventId) -> bool {
+        let t = self.graphs.lock();
+        t.recorded.get(&event).is_some_and(|(id, _)| t.capturing.values().any(|c| c.id == *id))
+    }
+
+    /// Whether a capture still going on is building `graph`.
+    pub fn capture_builds(&self, graph: GraphId) -> bool {
+        self.graphs.lock().capturing.values().any(|c| c.graph == graph)
     }
 
     /// A call not permitted while any stream captures (a synchronous copy,
@@ -818,6 +845,12 @@ impl Emulator {
         }
         Ok(true)
     }
+}
+
+/// Whether `c` is a capture of thread `me` that its unsafe calls break
+/// (begun by it, not in relaxed mode).
+fn own_unsafe(c: &Capturing, me: ThreadId) -> bool {
+    c.mode != CaptureMode::Relaxed && c.thread == me
 }
 
 /// Invalidates the captures `which` picks; whether there was any.

@@ -1,4 +1,4 @@
-//! The per-thread import cache: a repeated import (ACL-IMP-014) of a key
+//! The per-thread import cache: a repeated import ([ACL-IMP-014](vmmkit_sys::acl::rules::IMP_014)) of a key
 //! this thread has seen imported, and the free of such a reference, without
 //! the table lock.
 //!
@@ -60,7 +60,7 @@ impl Spare {
 /// What an emulator keeps for the per-thread caches: its own number (tests
 /// run several emulators in one process) and the generation of its peer
 /// table, moved on by every disable, so a cached import knows whether the
-/// peer access it enabled (ACL-IMP-016) may have gone.
+/// peer access it enabled ([ACL-IMP-016](vmmkit_sys::acl::rules::IMP_016)) may have gone.
 #[derive(Debug)]
 pub(super) struct ImportCache {
     emu: u64,
@@ -170,7 +170,7 @@ mod tests {
     const G: u64 = 2 << 20;
 
     /// An emulator with device 0's memory exported and imported onto device
-    /// 1 once (ACL-IMP-016's cross-device import), the import's handle.
+    /// 1 once ([ACL-IMP-016](vmmkit_sys::acl::rules::IMP_016)'s cross-device import), the import's handle.
     fn imported(dir: &std::path::Path) -> (Emulator, u64, HandleId) {
         let e = Emulator::new(Config::new(dir).with_devices(2)).expect("emulator");
         let h = e.create(Place::Device(0), G, G, [0; 4]).expect("create");

@@ -109,7 +109,7 @@ impl IpcToken {
 /// A generation for a new allocation: never repeated in this process, and
 /// unlikely to be guessed from another (it mixes in the pid and the clock).
 /// It makes a handle of freed memory differ from one of memory later
-/// allocated at the same address (HIP-IPC-006, CUDA-IPC-003).
+/// allocated at the same address ([HIP-IPC-006](vmmkit_sys::hip::rules::IPC_006), [CUDA-IPC-003](vmmkit_sys::cuda::rules::IPC_003)).
 pub fn new_generation() -> u64 {
     // Process-wide by nature: HIP and CUDA allocations draw from one sequence,
     // so no two allocations of the process share a generation.

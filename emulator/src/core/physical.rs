@@ -54,7 +54,7 @@ pub struct Physical {
     /// Whether this handle was imported.
     pub imported: bool,
     /// For an fd import: the handle type the dialect passed with it, which
-    /// HIP reports back (HIP-VMM-029).
+    /// HIP reports back ([HIP-VMM-029](vmmkit_sys::hip::rules::VMM_029)).
     pub import_kind: Option<i32>,
     /// Charged to this process's slot (local device memory not yet exported).
     charged: bool,
@@ -148,7 +148,10 @@ impl Physical {
     /// The first byte of the memory in the emulator's own view, for copies.
     pub(super) fn view(&mut self) -> Result<*mut u8, CoreError> {
         let object = match &self.backing {
-            Backing::Arena { arena, offset } => return Ok(arena.ptr(*offset)),
+            Backing::Arena { arena, offset, written } => {
+                written.store(true, std::sync::atomic::Ordering::Relaxed);
+                return Ok(arena.ptr(*offset));
+            }
             Backing::Own(o) => o,
         };
         if self.view.is_none() {
@@ -190,8 +193,8 @@ pub(super) fn destroy(t: &mut Tables, reg: &Registry, id: HandleId) {
         }
     }
     drop(p.view);
-    if let Backing::Arena { arena, offset } = &p.backing {
-        let _ = t.arena.give_back(arena, *offset);
+    if let Backing::Arena { arena, offset, written } = &p.backing {
+        let _ = t.arena.give_back(arena, *offset, written.load(std::sync::atomic::Ordering::Relaxed));
     }
     match (&p.entry, p.home) {
         (Some(header), _) => {

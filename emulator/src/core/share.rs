@@ -107,7 +107,7 @@ impl Emulator {
     /// process holds `key` imported onto `device`, takes one more reference
     /// to that handle and returns it with the place of its memory; with
     /// `link_peers`, also enables peer access both ways between `device` and
-    /// that place's device (ACL-IMP-016), all under one lock and without a
+    /// that place's device ([ACL-IMP-016](vmmkit_sys::acl::rules::IMP_016)), all under one lock and without a
     /// system call. `None` (nothing changed) when the cache has no such
     /// import, or a fault is injected on the key: [`Emulator::import`] then
     /// does the whole import.
@@ -162,7 +162,7 @@ impl Emulator {
             // A refused import held the entry for a moment: if its exporter
             // let go meanwhile, this hold was the last, and the entry (with
             // its capacity) must go now, not stay charged with nobody.
-            let Held { object, header } = held;
+            let Held { object, header, .. } = held;
             let _ = self.registry.release(object, &header);
             return Err(e);
         }
@@ -174,7 +174,7 @@ impl Emulator {
 
     /// Imports memory received as a file descriptor onto `device` (HIP, CUDA).
     pub fn import_fd(&self, fd: BorrowedFd<'_>, device: Place) -> Result<HandleId, CoreError> {
-        let Held { object, header } = self.registry.hold_fd(fd)?;
+        let Held { object, header, .. } = self.registry.hold_fd(fd)?;
         observe_import(&header);
         let mut t = self.lock();
         Ok(insert(&mut t, self.localized(Physical::imported_fd(Arc::new(object), header, device, None, None))))
@@ -206,7 +206,7 @@ impl Emulator {
         }
         let held = self.registry.hold_fd(fd)?;
         observe_import(&held.header);
-        let Held { object, header } = held;
+        let Held { object, header, .. } = held;
         let mut object = Arc::new(object);
         let mut t = self.lock();
         // Another thread may have recorded the file meanwhile: this hold is
@@ -246,7 +246,8 @@ impl Emulator {
         if h.trust == Trust::AnyProcess || h.exporter == me {
             return Ok(());
         }
-        let list = h.trustlist(&held.object)?;
+        // A short list came with the header (no read of its own).
+        let list = held.trustlist()?;
         match list.iter().filter(|g| g.pid as u32 == me.pid).max_by_key(|g| g.set_ns) {
             None => Err(CoreError::NotTrusted { key: h.key, pid: me.pid, stale: false }),
             Some(g) if !proc::granted_to(g.holder, g.set_ns, &me) => {
@@ -258,6 +259,6 @@ impl Emulator {
 }
 
 fn imported(held: Held, device: Place) -> Physical {
-    let Held { object, header } = held;
+    let Held { object, header, .. } = held;
     Physical::imported(Arc::new(object), header, device)
 }

@@ -14,7 +14,7 @@ use super::{CoreError, Emulator, HandleId, Tables};
 pub struct Window(pub Range<usize>);
 
 /// Where every device address lies: [16 TiB, 24 TiB), ACL's window (acl.md
-/// §2.6, ACL-RSV-008), used by every dialect. Host heaps and libraries are
+/// §2.6, [ACL-RSV-008](vmmkit_sys::acl::rules::RSV_008)), used by every dialect. Host heaps and libraries are
 /// never placed there by the kernel (it maps from the top of the 128 TiB
 /// user space down), so an address in it is a device address, mapped or not.
 pub const DEVICE_WINDOW: Window = Window(0x1000_0000_0000..0x1800_0000_0000);
@@ -50,7 +50,7 @@ fn anchor_window() {
 #[derive(Debug)]
 pub(super) struct Rsv {
     pub(super) range: Reservation,
-    /// The device whose memory it holds, fixed by the first map (ACL-MAP-010).
+    /// The device whose memory it holds, fixed by the first map ([ACL-MAP-010](vmmkit_sys::acl::rules::MAP_010)).
     pub(super) bound: Option<Place>,
     /// Made for a plain allocation (aclrtMalloc, hipMalloc): not releasable as a reservation.
     pub(super) plain: bool,

@@ -8,7 +8,7 @@ use vmmkit_sys::vendor::Cuda;
 
 use crate::core::Emulator;
 use crate::dialect;
-pub(super) use crate::dialect::{ensure, get, put};
+pub(super) use crate::dialect::ensure;
 
 dialect::aliases!(Cuda, CUresult);
 

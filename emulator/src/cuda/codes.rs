@@ -39,6 +39,7 @@ pub enum Op {
 impl Dialect for Cuda {
     type Op = Op;
     const PANIC: CuResult = CuResult::UNKNOWN;
+    const NULL: CuResult = CuResult::INVALID_VALUE;
 
     /// The code and rule of a core error in `op`.
     fn code_for(op: Op, err: &CoreError) -> (CuResult, Option<&'static Rule>) {

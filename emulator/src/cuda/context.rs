@@ -1,5 +1,5 @@
 //! Initialisation, devices, primary contexts and the calling thread's
-//! current context (cuda.md §1.3, CUDA-GEN-001, CUDA-GEN-002).
+//! current context (cuda.md §1.3, [CUDA-GEN-001](vmmkit_sys::cuda::rules::GEN_001), [CUDA-GEN-002](vmmkit_sys::cuda::rules::GEN_002)).
 //!
 //! Checking order of every call after cuInit (cuda.md does not give it;
 //! inferred from the codes each function documents and from Gdev, an open
@@ -14,9 +14,10 @@ use std::sync::atomic::Ordering;
 use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
 
-use super::call::{Fail, emu, ensure, put, run};
+use super::call::{Fail, emu, ensure, run};
 use super::profile::DRIVER_VERSION;
 use super::state::{State, state};
+use crate::ffi::Out;
 use crate::registry::Place;
 
 thread_local! {
@@ -54,7 +55,7 @@ pub(super) fn initialised() -> Result<&'static State, Fail> {
 }
 
 /// The device of the calling thread's current context: cuInit first (3),
-/// then CUDA-GEN-002, memory, VMM and IPC calls need a current context, and
+/// then [CUDA-GEN-002](vmmkit_sys::cuda::rules::GEN_002), memory, VMM and IPC calls need a current context, and
 /// an active one (201).
 pub(super) fn current() -> Result<u32, Fail> {
     let s = initialised()?;
@@ -86,9 +87,9 @@ fn device(ordinal: CUdevice) -> Result<u32, Fail> {
     Ok(ordinal as u32)
 }
 
-/// `CUresult cuInit(unsigned int Flags)`: CUDA-GEN-001 (flags must be 0);
+/// `CUresult cuInit(unsigned int Flags)`: [CUDA-GEN-001](vmmkit_sys::cuda::rules::GEN_001) (flags must be 0);
 /// no driver (the emulator cannot start) → 100 with the reason (cuda.md §1.1).
-pub unsafe extern "C" fn cuInit(Flags: u32) -> CUresult {
+pub extern "C" fn cuInit(Flags: u32) -> CUresult {
     run("cuInit", || {
         ensure!(Flags == 0, rules::GEN_001, "Flags must be 0, got {Flags}");
         let e = crate::core::emulator().map_err(|e| Fail::plain(CuResult::NO_DEVICE, e.to_string()))?;
@@ -101,41 +102,38 @@ pub unsafe extern "C" fn cuInit(Flags: u32) -> CUresult {
 }
 
 /// `CUresult cuDriverGetVersion(int *driverVersion)`: 12060; needs no cuInit.
-pub unsafe extern "C" fn cuDriverGetVersion(driverVersion: *mut i32) -> CUresult {
+pub extern "C" fn cuDriverGetVersion(driverVersion: Out<'_, i32>) -> CUresult {
     run("cuDriverGetVersion", || {
         if driverVersion.is_null() {
             return Err(Fail::plain(CuResult::INVALID_VALUE, "driverVersion is NULL".into()));
         }
-        // SAFETY: checked non-null.
-        unsafe { put(driverVersion, DRIVER_VERSION) };
+        driverVersion.write(DRIVER_VERSION)?;
         Ok(())
     })
 }
 
 /// `CUresult cuDeviceGetCount(int *count)`.
-pub unsafe extern "C" fn cuDeviceGetCount(count: *mut i32) -> CUresult {
+pub extern "C" fn cuDeviceGetCount(count: Out<'_, i32>) -> CUresult {
     run("cuDeviceGetCount", || {
         initialised()?;
         if count.is_null() {
             return Err(Fail::plain(CuResult::INVALID_VALUE, "count is NULL".into()));
         }
         let n = emu()?.device_count();
-        // SAFETY: checked non-null.
-        unsafe { put(count, n as i32) };
+        count.write(n as i32)?;
         Ok(())
     })
 }
 
 /// `CUresult cuDeviceGet(CUdevice *device, int ordinal)`: NULL → 1; bad ordinal → 101.
-pub unsafe extern "C" fn cuDeviceGet(device_: *mut CUdevice, ordinal: i32) -> CUresult {
+pub extern "C" fn cuDeviceGet(device_: Out<'_, CUdevice>, ordinal: i32) -> CUresult {
     run("cuDeviceGet", || {
         initialised()?;
         if device_.is_null() {
             return Err(Fail::plain(CuResult::INVALID_VALUE, "device is NULL".into()));
         }
         let d = device(ordinal)?;
-        // SAFETY: checked non-null.
-        unsafe { put(device_, d as CUdevice) };
+        device_.write(d as CUdevice)?;
         Ok(())
     })
 }
@@ -144,7 +142,7 @@ pub unsafe extern "C" fn cuDeviceGet(device_: *mut CUdevice, ordinal: i32) -> CU
 /// the capabilities of cuda.md §1.3 step 4 (VMM, POSIX fds, compute mode
 /// DEFAULT, unified addressing, IPC events: yes; fabric handles: no); any
 /// other attribute → 1 (not emulated).
-pub unsafe extern "C" fn cuDeviceGetAttribute(pi: *mut i32, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult {
+pub extern "C" fn cuDeviceGetAttribute(pi: Out<'_, i32>, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult {
     run("cuDeviceGetAttribute", || {
         initialised()?;
         if pi.is_null() {
@@ -167,15 +165,14 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(pi: *mut i32, attrib: CUdevice_att
                 ));
             }
         };
-        // SAFETY: checked non-null.
-        unsafe { put(pi, v) };
+        pi.write(v)?;
         Ok(())
     })
 }
 
 /// `CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)`: one
 /// more reference to the device's primary context. Does not make it current.
-pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUdevice) -> CUresult {
+pub extern "C" fn cuDevicePrimaryCtxRetain(pctx: Out<'_, CUcontext>, dev: CUdevice) -> CUresult {
     run("cuDevicePrimaryCtxRetain", || {
         initialised()?;
         if pctx.is_null() {
@@ -183,8 +180,7 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUd
         }
         let d = device(dev)?;
         state(emu()?).retain(d);
-        // SAFETY: checked non-null.
-        unsafe { put(pctx, ctx_value(d)) };
+        pctx.write(ctx_value(d))?;
         Ok(())
     })
 }
@@ -194,7 +190,7 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUd
 /// will fail with CUDA_ERROR_INVALID_CONTEXT", and "the context is
 /// automatically reset once the last reference to it is released" (CUDA
 /// docs): everything of this process on the device goes.
-pub unsafe extern "C" fn cuDevicePrimaryCtxRelease(dev: CUdevice) -> CUresult {
+pub extern "C" fn cuDevicePrimaryCtxRelease(dev: CUdevice) -> CUresult {
     run("cuDevicePrimaryCtxRelease", || {
         initialised()?;
         let d = device(dev)?;
@@ -212,7 +208,7 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxRelease(dev: CUdevice) -> CUresult {
 
 /// `CUresult cuCtxSetCurrent(CUcontext ctx)`: binds `ctx` to the calling
 /// thread; NULL unbinds. A value that is no context of ours → 201.
-pub unsafe extern "C" fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
+pub extern "C" fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
     run("cuCtxSetCurrent", || {
         initialised()?;
         if ctx.is_null() {
@@ -228,15 +224,14 @@ pub unsafe extern "C" fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
 }
 
 /// `CUresult cuCtxGetCurrent(CUcontext *pctx)`: the thread's context, or NULL.
-pub unsafe extern "C" fn cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult {
+pub extern "C" fn cuCtxGetCurrent(pctx: Out<'_, CUcontext>) -> CUresult {
     run("cuCtxGetCurrent", || {
         initialised()?;
         if pctx.is_null() {
             return Err(Fail::plain(CuResult::INVALID_VALUE, "pctx is NULL".into()));
         }
         let v = CURRENT.with(Cell::get).map_or(std::ptr::null_mut::<c_void>(), ctx_value);
-        // SAFETY: checked non-null.
-        unsafe { put(pctx, v) };
+        pctx.write(v)?;
         Ok(())
     })
 }

@@ -1,4 +1,4 @@
-//! The names and descriptions of codes (CUDA-GEN-003).
+//! The names and descriptions of codes ([CUDA-GEN-003](vmmkit_sys::cuda::rules::GEN_003)).
 #![allow(non_snake_case)]
 
 use std::ffi::{CString, c_char};
@@ -7,7 +7,8 @@ use std::sync::OnceLock;
 use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
 
-use super::call::{Fail, ensure, put, run};
+use super::call::{Fail, ensure, run};
+use crate::ffi::Out;
 
 /// Every named code with its name and description, as C strings that live for the process.
 fn table() -> &'static [(u32, CString, CString)] {
@@ -27,28 +28,27 @@ fn table() -> &'static [(u32, CString, CString)] {
 }
 
 /// Writes the string of `error` (its name with `name`, else its
-/// description) at `pStr`. CUDA-GEN-003: an unknown code → 1 with `*pStr`
+/// description) at `pStr`. [CUDA-GEN-003](vmmkit_sys::cuda::rules::GEN_003): an unknown code → 1 with `*pStr`
 /// set to NULL. Needs no cuInit.
-fn describe(error: CUresult, pStr: *mut *const c_char, name: bool) -> Result<(), Fail> {
+fn describe(error: CUresult, pStr: Out<'_, *const c_char>, name: bool) -> Result<(), Fail> {
     if pStr.is_null() {
         return Err(Fail::plain(CuResult::INVALID_VALUE, "pStr is NULL".into()));
     }
     let hit = table().iter().find(|e| e.0 == error);
     let s = hit.map_or(std::ptr::null(), |e| if name { e.1.as_ptr() } else { e.2.as_ptr() });
-    // SAFETY: checked non-null.
-    unsafe { put(pStr, s) };
+    pStr.write(s)?;
     ensure!(hit.is_some(), rules::GEN_003, "{error} is not a CUresult this driver knows");
     Ok(())
 }
 
 /// `CUresult cuGetErrorName(CUresult error, const char **pStr)`: the
 /// enumerator's name (`CUDA_ERROR_INVALID_VALUE`).
-pub unsafe extern "C" fn cuGetErrorName(error: CUresult, pStr: *mut *const c_char) -> CUresult {
+pub extern "C" fn cuGetErrorName(error: CUresult, pStr: Out<'_, *const c_char>) -> CUresult {
     run("cuGetErrorName", || describe(error, pStr, true))
 }
 
 /// `CUresult cuGetErrorString(CUresult error, const char **pStr)`: a short
 /// description (vmmkit's wording; cuda.md does not give the driver's).
-pub unsafe extern "C" fn cuGetErrorString(error: CUresult, pStr: *mut *const c_char) -> CUresult {
+pub extern "C" fn cuGetErrorString(error: CUresult, pStr: Out<'_, *const c_char>) -> CUresult {
     run("cuGetErrorString", || describe(error, pStr, false))
 }

@@ -1,6 +1,6 @@
 //! Events (cuEvent*) and IPC events (cuIpcGetEventHandle,
 //! cuIpcOpenEventHandle) over the core's events (`core::event`):
-//! CUDA-EVT-001 … 006, CUDA-IEV-001 … 003.
+//! [CUDA-EVT-001](vmmkit_sys::cuda::rules::EVT_001) … 006, [CUDA-IEV-001](vmmkit_sys::cuda::rules::IEV_001) … 003.
 //!
 //! An event's queries, waits and elapsed time refer to its last record, as
 //! on the driver. An interprocess event (`CU_EVENT_INTERPROCESS`, which
@@ -13,10 +13,11 @@
 use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
 
-use super::call::{Fail, emu, ensure, put, run};
+use super::call::{Fail, emu, ensure, run};
 use super::codes::Op;
 use super::context::current;
 use super::stream::stream_of;
+use crate::ffi::Out;
 use crate::core::{Emulator, EventFlags, EventId, HandleId, HandleTag, IPC_HANDLE_SIZE, IpcToken};
 
 const TAG: HandleTag = HandleTag::new(0x6365);
@@ -28,7 +29,7 @@ fn to_event(id: EventId) -> CUevent {
     TAG.value(HandleId(id.0)) as CUevent
 }
 
-/// The live event `h` names: NULL is CUDA-EVT-006 (400; `None` when that
+/// The live event `h` names: NULL is [CUDA-EVT-006](vmmkit_sys::cuda::rules::EVT_006) (400; `None` when that
 /// rule is mutated away), any other value that names no live event 400.
 pub(super) fn event_of(e: &Emulator, h: CUevent) -> Result<Option<EventId>, Fail> {
     ensure!(!h.is_null(), rules::EVT_006, "the event is NULL");
@@ -49,8 +50,8 @@ fn live(h: CUevent) -> Result<Option<(&'static Emulator, u32, EventId)>, Fail> {
     Ok(event_of(e, h)?.map(|id| (e, d, id)))
 }
 
-/// `CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)`: CUDA-EVT-001.
-pub unsafe extern "C" fn cuEventCreate(phEvent: *mut CUevent, Flags: u32) -> CUresult {
+/// `CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)`: [CUDA-EVT-001](vmmkit_sys::cuda::rules::EVT_001).
+pub extern "C" fn cuEventCreate(phEvent: Out<'_, CUevent>, Flags: u32) -> CUresult {
     run("cuEventCreate", || {
         current()?;
         ensure!(!phEvent.is_null(), rules::EVT_001, "phEvent is NULL");
@@ -63,15 +64,14 @@ pub unsafe extern "C" fn cuEventCreate(phEvent: *mut CUevent, Flags: u32) -> CUr
         }
         let flags = EventFlags { timing, blocking_sync: Flags & CU_EVENT_BLOCKING_SYNC != 0, interprocess: ipc };
         let id = emu()?.event_create(flags).map_err(|er| Fail::core(Op::Event, er))?;
-        // SAFETY: checked non-null.
-        unsafe { put(phEvent, to_event(id)) };
+        phEvent.write(to_event(id))?;
         Ok(())
     })
 }
 
 /// `CUresult cuEventRecord(CUevent hEvent, CUstream hStream)`: the event
 /// completes when the work enqueued on the stream before it has.
-pub unsafe extern "C" fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult {
+pub extern "C" fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult {
     run("cuEventRecord", || {
         let Some((e, d, id)) = live(hEvent)? else { return Ok(()) };
         let s = stream_of(e, hStream, d)?;
@@ -80,8 +80,8 @@ pub unsafe extern "C" fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CU
 }
 
 /// `CUresult cuEventQuery(CUevent hEvent)`: 0, or 600 while its last record
-/// is pending (CUDA-EVT-002).
-pub unsafe extern "C" fn cuEventQuery(hEvent: CUevent) -> CUresult {
+/// is pending ([CUDA-EVT-002](vmmkit_sys::cuda::rules::EVT_002)).
+pub extern "C" fn cuEventQuery(hEvent: CUevent) -> CUresult {
     run("cuEventQuery", || {
         let Some((e, _, id)) = live(hEvent)? else { return Ok(()) };
         let done = e.event_query(id).map_err(|er| Fail::core(Op::Event, er))?;
@@ -90,8 +90,8 @@ pub unsafe extern "C" fn cuEventQuery(hEvent: CUevent) -> CUresult {
     })
 }
 
-/// `CUresult cuEventSynchronize(CUevent hEvent)`: waits for its last record (CUDA-EVT-003).
-pub unsafe extern "C" fn cuEventSynchronize(hEvent: CUevent) -> CUresult {
+/// `CUresult cuEventSynchronize(CUevent hEvent)`: waits for its last record ([CUDA-EVT-003](vmmkit_sys::cuda::rules::EVT_003)).
+pub extern "C" fn cuEventSynchronize(hEvent: CUevent) -> CUresult {
     run("cuEventSynchronize", || {
         let Some((e, _, id)) = live(hEvent)? else { return Ok(()) };
         e.event_synchronize(id, None).map_err(|er| Fail::core(Op::Event, er))
@@ -99,8 +99,8 @@ pub unsafe extern "C" fn cuEventSynchronize(hEvent: CUevent) -> CUresult {
 }
 
 /// `CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)`:
-/// CUDA-EVT-004 (NULL → 1; timing disabled or never recorded → 400), -005 (pending → 600).
-pub unsafe extern "C" fn cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult {
+/// [CUDA-EVT-004](vmmkit_sys::cuda::rules::EVT_004) (NULL → 1; timing disabled or never recorded → 400), -005 (pending → 600).
+pub extern "C" fn cuEventElapsedTime(pMilliseconds: Out<'_, f32>, hStart: CUevent, hEnd: CUevent) -> CUresult {
     run("cuEventElapsedTime", || {
         current()?;
         ensure!(!pMilliseconds.is_null(), rules::EVT_004 => CuResult::INVALID_VALUE, "pMilliseconds is NULL");
@@ -108,15 +108,14 @@ pub unsafe extern "C" fn cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CUe
         let (Some(a), Some(b)) = (event_of(e, hStart)?, event_of(e, hEnd)?) else { return Ok(()) };
         let ms = e.event_elapsed(a, b).map_err(|er| Fail::core(Op::Elapsed, er))?;
         if !pMilliseconds.is_null() {
-            // SAFETY: checked non-null.
-            unsafe { put(pMilliseconds, ms) };
+            pMilliseconds.write(ms)?;
         }
         Ok(())
     })
 }
 
 /// `CUresult cuEventDestroy_v2(CUevent hEvent)`: records already enqueued still complete.
-pub unsafe extern "C" fn cuEventDestroy(hEvent: CUevent) -> CUresult {
+pub extern "C" fn cuEventDestroy(hEvent: CUevent) -> CUresult {
     run("cuEventDestroy", || {
         let Some((e, _, id)) = live(hEvent)? else { return Ok(()) };
         e.event_destroy(id).map_err(|er| Fail::core(Op::Event, er))
@@ -124,8 +123,8 @@ pub unsafe extern "C" fn cuEventDestroy(hEvent: CUevent) -> CUresult {
 }
 
 /// `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)`:
-/// CUDA-IEV-001 (NULL → 1; an event without CU_EVENT_INTERPROCESS → 400).
-pub unsafe extern "C" fn cuIpcGetEventHandle(pHandle: *mut CUipcEventHandle, event: CUevent) -> CUresult {
+/// [CUDA-IEV-001](vmmkit_sys::cuda::rules::IEV_001) (NULL → 1; an event without CU_EVENT_INTERPROCESS → 400).
+pub extern "C" fn cuIpcGetEventHandle(pHandle: Out<'_, CUipcEventHandle>, event: CUevent) -> CUresult {
     run("cuIpcGetEventHandle", || {
         let d = current()?;
         ensure!(!pHandle.is_null(), rules::IEV_001 => CuResult::INVALID_VALUE, "pHandle is NULL");
@@ -139,15 +138,14 @@ pub unsafe extern "C" fn cuIpcGetEventHandle(pHandle: *mut CUipcEventHandle, eve
         let key = e.event_export(id).map_err(|er| Fail::core(Op::IpcEvent, er))?;
         let token = IpcToken { key, generation: 0, size: 0, offset: 0, pid: std::process::id() as i32, device: d as i32 };
         let bytes = token.encode(MAGIC).map(|b| b as std::ffi::c_char);
-        // SAFETY: checked non-null; 64 bytes.
-        unsafe { put(pHandle, CUipcEventHandle { reserved: bytes }) };
+        pHandle.write(CUipcEventHandle { reserved: bytes })?;
         Ok(())
     })
 }
 
 /// `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)`:
-/// an event with timing disabled on the same words; in the exporting process 201 (CUDA-IEV-002).
-pub unsafe extern "C" fn cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CUipcEventHandle) -> CUresult {
+/// an event with timing disabled on the same words; in the exporting process 201 ([CUDA-IEV-002](vmmkit_sys::cuda::rules::IEV_002)).
+pub extern "C" fn cuIpcOpenEventHandle(phEvent: Out<'_, CUevent>, handle: CUipcEventHandle) -> CUresult {
     run("cuIpcOpenEventHandle", || {
         current()?;
         if phEvent.is_null() {
@@ -165,8 +163,7 @@ pub unsafe extern "C" fn cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CUi
         }
         ensure!(!info.created_here, rules::IEV_002, "the event was made by this process; open it in another");
         let id = e.event_open(token.key).map_err(|er| Fail::core(Op::IpcEvent, er))?;
-        // SAFETY: checked non-null.
-        unsafe { put(phEvent, to_event(id)) };
+        phEvent.write(to_event(id))?;
         Ok(())
     })
 }

@@ -1,7 +1,7 @@
 //! Graphs and stream capture (the driver API's Graph Management and
 //! cuStream*Capture): cuGraphCreate, the memset, host, event and empty node
 //! adds, cuGraphInstantiateWithFlags, cuGraphLaunch, the destroys, and
-//! cuStreamBeginCapture / EndCapture / IsCapturing (CUDA-GRF-001 … 006), on
+//! cuStreamBeginCapture / EndCapture / IsCapturing ([CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001) … 006), on
 //! the core's graphs and captures (`core/graph.rs`), the same model HIP
 //! uses. Copies reach a graph by capture (cuMemcpy*Async on a capturing
 //! stream); kernel nodes are not emulated.
@@ -13,11 +13,12 @@ use std::sync::Arc;
 use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
 
-use super::call::{Fail, emu, ensure, put, run};
+use super::call::{Fail, emu, ensure, run};
 use super::context::current;
 use super::event::event_of;
 use super::pointer::{Use, check_device_range};
 use super::stream::stream_of;
+use crate::ffi::{In, Out};
 use crate::core::{CaptureMode, CaptureStatus, CoreError, Emulator, GraphError, GraphId, GraphOp, exchange_capture_mode};
 use crate::graph_values::{deps_of, exec_of, exec_value, graph_of, graph_value, node_value};
 
@@ -37,12 +38,12 @@ fn graph_fail(g: GraphError) -> Fail {
     if crate::mutation::enforced(rule) { Fail::rule_code(rule, code, msg) } else { Fail::plain(CuResult::SUCCESS, String::new()) }
 }
 
-/// The node adds: CUDA-GRF-001's NULL checks (with the add's own
+/// The node adds: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001)'s NULL checks (with the add's own
 /// `args_ok`), the current context, the graph, then the node `make` builds.
 fn add(
-    node_out: *mut CUgraphNode,
+    node_out: Out<'_, CUgraphNode>,
     graph: CUgraph,
-    deps: *const CUgraphNode,
+    deps: In<'_, CUgraphNode>,
     n: usize,
     args_ok: bool,
     make: impl FnOnce(&'static Emulator, u32) -> Result<Option<GraphOp>, Fail>,
@@ -57,17 +58,15 @@ fn add(
     let Some(g) = graph_of(e, graph) else {
         return Err(Fail::plain(CuResult::INVALID_VALUE, format!("{graph:p} is not a live graph")));
     };
-    // SAFETY: `deps` holds `n` values (the C contract).
-    let deps = unsafe { deps_of(deps, n) };
+    let deps = deps_of(deps, n);
     let Some(op) = make(e, d)? else { return Ok(()) };
     let id = e.graph_add(g, op, &deps).map_err(graph_fail)?;
-    // SAFETY: checked non-null.
-    unsafe { put(node_out, node_value(id)) };
+    node_out.write(node_value(id))?;
     Ok(())
 }
 
-/// `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)`: CUDA-GRF-001.
-pub unsafe extern "C" fn cuGraphCreate(phGraph: *mut CUgraph, flags: u32) -> CUresult {
+/// `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
+pub extern "C" fn cuGraphCreate(phGraph: Out<'_, CUgraph>, flags: u32) -> CUresult {
     run("cuGraphCreate", || {
         ensure!(!phGraph.is_null() && flags == 0, rules::GRF_001, "phGraph is NULL or flags {flags:#x} is not 0");
         if phGraph.is_null() {
@@ -75,14 +74,13 @@ pub unsafe extern "C" fn cuGraphCreate(phGraph: *mut CUgraph, flags: u32) -> CUr
         }
         let d = current()?;
         let g: GraphId = emu()?.graph_create(d);
-        // SAFETY: checked non-null.
-        unsafe { put(phGraph, graph_value(g)) };
+        phGraph.write(graph_value(g))?;
         Ok(())
     })
 }
 
-/// `CUresult cuGraphDestroy(CUgraph hGraph)`: CUDA-GRF-001 (NULL → 1); its execs stay usable.
-pub unsafe extern "C" fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
+/// `CUresult cuGraphDestroy(CUgraph hGraph)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001) (NULL → 1); its execs stay usable.
+pub extern "C" fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
     run("cuGraphDestroy", || {
         ensure!(!hGraph.is_null(), rules::GRF_001, "hGraph is NULL");
         let e = emu()?;
@@ -94,20 +92,19 @@ pub unsafe extern "C" fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
 }
 
 /// `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)`:
-/// CUDA-GRF-001; an element size other than 1, 2 or 4, a height of 0, a
+/// [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001); an element size other than 1, 2 or 4, a height of 0, a
 /// pitch below the row, or rows outside device memory are 1.
-pub unsafe extern "C" fn cuGraphAddMemsetNode(
-    phGraphNode: *mut CUgraphNode,
+pub extern "C" fn cuGraphAddMemsetNode(
+    phGraphNode: Out<'_, CUgraphNode>,
     hGraph: CUgraph,
-    dependencies: *const CUgraphNode,
+    dependencies: In<'_, CUgraphNode>,
     numDependencies: usize,
-    memsetParams: *const CUDA_MEMSET_NODE_PARAMS,
+    memsetParams: In<'_, CUDA_MEMSET_NODE_PARAMS>,
     _ctx: CUcontext,
 ) -> CUresult {
     run("cuGraphAddMemsetNode", || {
         add(phGraphNode, hGraph, dependencies, numDependencies, !memsetParams.is_null(), |e, d| {
-            // SAFETY: checked non-null by `add`.
-            let p = unsafe { *memsetParams };
+            let p = memsetParams.read()?;
             let elem = p.elementSize as usize;
             let row = p.width.saturating_mul(elem);
             let ok = matches!(elem, 1 | 2 | 4) && p.height != 0 && p.width != 0 && (p.height == 1 || p.pitch >= row);
@@ -124,17 +121,16 @@ pub unsafe extern "C" fn cuGraphAddMemsetNode(
 }
 
 /// `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)`:
-/// CUDA-GRF-001 (NULL parameters or function → 1).
-pub unsafe extern "C" fn cuGraphAddHostNode(
-    phGraphNode: *mut CUgraphNode,
+/// [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001) (NULL parameters or function → 1).
+pub extern "C" fn cuGraphAddHostNode(
+    phGraphNode: Out<'_, CUgraphNode>,
     hGraph: CUgraph,
-    dependencies: *const CUgraphNode,
+    dependencies: In<'_, CUgraphNode>,
     numDependencies: usize,
-    nodeParams: *const CUDA_HOST_NODE_PARAMS,
+    nodeParams: In<'_, CUDA_HOST_NODE_PARAMS>,
 ) -> CUresult {
     run("cuGraphAddHostNode", || {
-        // SAFETY: read only when non-null.
-        let params = (!nodeParams.is_null()).then(|| unsafe { *nodeParams });
+        let params = nodeParams.read_if_given();
         let f = params.and_then(|p| p.fn_);
         add(phGraphNode, hGraph, dependencies, numDependencies, f.is_some(), |_, _| {
             let (Some(f), Some(p)) = (f, params) else { return Ok(None) };
@@ -145,44 +141,44 @@ pub unsafe extern "C" fn cuGraphAddHostNode(
     })
 }
 
-fn event_node(node: *mut CUgraphNode, g: CUgraph, deps: *const CUgraphNode, n: usize, ev: CUevent, op: fn(crate::core::EventId) -> GraphOp) -> Result<(), Fail> {
+fn event_node(node: Out<'_, CUgraphNode>, g: CUgraph, deps: In<'_, CUgraphNode>, n: usize, ev: CUevent, op: fn(crate::core::EventId) -> GraphOp) -> Result<(), Fail> {
     add(node, g, deps, n, !ev.is_null(), |e, _| Ok(event_of(e, ev)?.map(op)))
 }
 
-/// `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: CUDA-GRF-001.
-pub unsafe extern "C" fn cuGraphAddEventRecordNode(
-    phGraphNode: *mut CUgraphNode,
+/// `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
+pub extern "C" fn cuGraphAddEventRecordNode(
+    phGraphNode: Out<'_, CUgraphNode>,
     hGraph: CUgraph,
-    dependencies: *const CUgraphNode,
+    dependencies: In<'_, CUgraphNode>,
     numDependencies: usize,
     event: CUevent,
 ) -> CUresult {
     run("cuGraphAddEventRecordNode", || event_node(phGraphNode, hGraph, dependencies, numDependencies, event, GraphOp::Record))
 }
 
-/// `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: CUDA-GRF-001.
-pub unsafe extern "C" fn cuGraphAddEventWaitNode(
-    phGraphNode: *mut CUgraphNode,
+/// `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
+pub extern "C" fn cuGraphAddEventWaitNode(
+    phGraphNode: Out<'_, CUgraphNode>,
     hGraph: CUgraph,
-    dependencies: *const CUgraphNode,
+    dependencies: In<'_, CUgraphNode>,
     numDependencies: usize,
     event: CUevent,
 ) -> CUresult {
     run("cuGraphAddEventWaitNode", || event_node(phGraphNode, hGraph, dependencies, numDependencies, event, GraphOp::Wait))
 }
 
-/// `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)`: CUDA-GRF-001.
-pub unsafe extern "C" fn cuGraphAddEmptyNode(
-    phGraphNode: *mut CUgraphNode,
+/// `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
+pub extern "C" fn cuGraphAddEmptyNode(
+    phGraphNode: Out<'_, CUgraphNode>,
     hGraph: CUgraph,
-    dependencies: *const CUgraphNode,
+    dependencies: In<'_, CUgraphNode>,
     numDependencies: usize,
 ) -> CUresult {
     run("cuGraphAddEmptyNode", || add(phGraphNode, hGraph, dependencies, numDependencies, true, |_, _| Ok(Some(GraphOp::Empty))))
 }
 
-/// `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)`: CUDA-GRF-003.
-pub unsafe extern "C" fn cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: u64) -> CUresult {
+/// `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)`: [CUDA-GRF-003](vmmkit_sys::cuda::rules::GRF_003).
+pub extern "C" fn cuGraphInstantiateWithFlags(phGraphExec: Out<'_, CUgraphExec>, hGraph: CUgraph, flags: u64) -> CUresult {
     run("cuGraphInstantiateWithFlags", || {
         ensure!(!phGraphExec.is_null() && !hGraph.is_null(), rules::GRF_003, "phGraphExec or hGraph is NULL");
         if phGraphExec.is_null() || hGraph.is_null() {
@@ -195,14 +191,13 @@ pub unsafe extern "C" fn cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphEx
             return Err(Fail::plain(CuResult::INVALID_VALUE, format!("{hGraph:p} is not a live graph")));
         };
         let x = e.graph_instantiate(g).map_err(graph_fail)?;
-        // SAFETY: checked non-null.
-        unsafe { put(phGraphExec, exec_value(x)) };
+        phGraphExec.write(exec_value(x))?;
         Ok(())
     })
 }
 
-/// `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)`: CUDA-GRF-003, CUDA-GRF-002.
-pub unsafe extern "C" fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
+/// `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)`: [CUDA-GRF-003](vmmkit_sys::cuda::rules::GRF_003), [CUDA-GRF-002](vmmkit_sys::cuda::rules::GRF_002).
+pub extern "C" fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
     run("cuGraphLaunch", || {
         let d = current()?;
         let e = emu()?;
@@ -217,8 +212,8 @@ pub unsafe extern "C" fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstrea
     })
 }
 
-/// `CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)`: CUDA-GRF-003 (NULL → 1).
-pub unsafe extern "C" fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult {
+/// `CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)`: [CUDA-GRF-003](vmmkit_sys::cuda::rules::GRF_003) (NULL → 1).
+pub extern "C" fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult {
     run("cuGraphExecDestroy", || {
         ensure!(!hGraphExec.is_null(), rules::GRF_003, "hGraphExec is NULL");
         let e = emu()?;
@@ -238,8 +233,8 @@ fn mode_of(m: CUstreamCaptureMode) -> Option<CaptureMode> {
     }
 }
 
-/// `CUresult cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode)` (`_v2`): CUDA-GRF-004.
-pub unsafe extern "C" fn cuStreamBeginCapture(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
+/// `CUresult cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode)` (`_v2`): [CUDA-GRF-004](vmmkit_sys::cuda::rules::GRF_004).
+pub extern "C" fn cuStreamBeginCapture(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
     run("cuStreamBeginCapture", || {
         let d = current()?;
         let e = emu()?;
@@ -251,8 +246,8 @@ pub unsafe extern "C" fn cuStreamBeginCapture(hStream: CUstream, mode: CUstreamC
     })
 }
 
-/// `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)`: CUDA-GRF-004, CUDA-GRF-006.
-pub unsafe extern "C" fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult {
+/// `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)`: [CUDA-GRF-004](vmmkit_sys::cuda::rules::GRF_004), [CUDA-GRF-006](vmmkit_sys::cuda::rules::GRF_006).
+pub extern "C" fn cuStreamEndCapture(hStream: CUstream, phGraph: Out<'_, CUgraph>) -> CUresult {
     run("cuStreamEndCapture", || {
         ensure!(!phGraph.is_null(), rules::GRF_004, "phGraph is NULL");
         if phGraph.is_null() {
@@ -263,14 +258,12 @@ pub unsafe extern "C" fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUg
         let s = stream_of(e, hStream, d)?;
         match e.capture_end(s) {
             Ok(g) => {
-                // SAFETY: checked non-null.
-                unsafe { put(phGraph, graph_value(g)) };
+                phGraph.write(graph_value(g))?;
                 Ok(())
             }
             Err(er) => {
                 if matches!(er, GraphError::Invalidated | GraphError::Unjoined) {
-                    // SAFETY: checked non-null.
-                    unsafe { put(phGraph, std::ptr::null_mut()) };
+                    phGraph.write(std::ptr::null_mut())?;
                 }
                 Err(graph_fail(er))
             }
@@ -278,8 +271,8 @@ pub unsafe extern "C" fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUg
     })
 }
 
-/// `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)`: CUDA-GRF-005.
-pub unsafe extern "C" fn cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult {
+/// `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)`: [CUDA-GRF-005](vmmkit_sys::cuda::rules::GRF_005).
+pub extern "C" fn cuStreamIsCapturing(hStream: CUstream, captureStatus: Out<'_, CUstreamCaptureStatus>) -> CUresult {
     run("cuStreamIsCapturing", || {
         if captureStatus.is_null() {
             return Err(Fail::plain(CuResult::INVALID_VALUE, "captureStatus is NULL".into()));
@@ -292,17 +285,15 @@ pub unsafe extern "C" fn cuStreamIsCapturing(hStream: CUstream, captureStatus: *
             CaptureStatus::Active => CU_STREAM_CAPTURE_STATUS_ACTIVE,
             CaptureStatus::Invalidated => CU_STREAM_CAPTURE_STATUS_INVALIDATED,
         };
-        // SAFETY: checked non-null.
-        unsafe { put(captureStatus, st) };
+        captureStatus.write(st)?;
         Ok(())
     })
 }
 
 /// `CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)`: NULL or an unknown mode → 1.
-pub unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCaptureMode) -> CUresult {
+pub extern "C" fn cuThreadExchangeStreamCaptureMode(mode: Out<'_, CUstreamCaptureMode>) -> CUresult {
     run("cuThreadExchangeStreamCaptureMode", || {
-        // SAFETY: read only when non-null.
-        let m = if mode.is_null() { None } else { mode_of(unsafe { *mode }) };
+        let m = if mode.is_null() { None } else { mode_of(mode.read()?) };
         let Some(m) = m else {
             return Err(Fail::plain(CuResult::INVALID_VALUE, "mode is NULL or not a CUstreamCaptureMode".into()));
         };
@@ -311,8 +302,7 @@ pub unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCa
             CaptureMode::ThreadLocal => CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
             CaptureMode::Relaxed => CU_STREAM_CAPTURE_MODE_RELAXED,
         };
-        // SAFETY: checked non-null.
-        unsafe { put(mode, old) };
+        mode.write(old)?;
         Ok(())
     })
 }

@@ -10,11 +10,12 @@
 use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
 
-use super::call::{Fail, emu, ensure, put, run};
+use super::call::{Fail, emu, ensure, run};
 use super::codes::Op;
 use super::context::current;
 use super::pointer::extent;
 use super::profile::{IPC_FLAGS, IPC_MAGIC, WINDOW};
+use crate::ffi::Out;
 use crate::core::{Extent, ExtentKind, IPC_HANDLE_SIZE, IpcToken};
 use crate::registry::Place;
 
@@ -27,19 +28,18 @@ fn handle(b: [u8; IPC_HANDLE_SIZE]) -> CUipcMemHandle {
 }
 
 /// `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)`:
-/// CUDA-IPC-001, only cuMemAlloc memory (not cuMemMap'ed memory, not
-/// pool memory, not memory opened from another process) → 1; CUDA-IPC-002 an interior
-/// pointer is accepted (emulator) and names its allocation; CUDA-IPC-003 a
+/// [CUDA-IPC-001](vmmkit_sys::cuda::rules::IPC_001), only cuMemAlloc memory (not cuMemMap'ed memory, not
+/// pool memory, not memory opened from another process) → 1; [CUDA-IPC-002](vmmkit_sys::cuda::rules::IPC_002) an interior
+/// pointer is accepted (emulator) and names its allocation; [CUDA-IPC-003](vmmkit_sys::cuda::rules::IPC_003) a
 /// freed-and-reallocated address gets a different handle (the generation).
 /// A failure leaves the handle zeroed.
-pub unsafe extern "C" fn cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult {
+pub extern "C" fn cuIpcGetMemHandle(pHandle: Out<'_, CUipcMemHandle>, dptr: CUdeviceptr) -> CUresult {
     run("cuIpcGetMemHandle", || {
         let d = current()?;
         if pHandle.is_null() {
             return Err(Fail::plain(CuResult::INVALID_VALUE, "pHandle is NULL".into()));
         }
-        // SAFETY: non-null; the caller passes a 64-byte handle.
-        unsafe { put(pHandle, CUipcMemHandle::default()) };
+        pHandle.write(CUipcMemHandle::default())?;
         let e = emu()?;
         let p = dptr as usize;
         let x = extent(e, p);
@@ -69,19 +69,18 @@ pub unsafe extern "C" fn cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: C
             pid: std::process::id() as i32,
             device: e.token_device(Place::Device(d)),
         };
-        // SAFETY: checked non-null.
-        unsafe { put(pHandle, handle(token.encode(IPC_MAGIC))) };
+        pHandle.write(handle(token.encode(IPC_MAGIC)))?;
         Ok(())
     })
 }
 
 /// `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)`:
-/// pdptr NULL → 1; CUDA-IPC-004 flags outside {0, 1} → 1; a handle that is
-/// not one (size 0, no magic) → 1; CUDA-IPC-005 the exporting process → 201;
-/// altered, forged or stale → 400; CUDA-IPC-006 a second open returns the
-/// same pointer, counted; CUDA-IPC-008 the address is this process's own.
-/// Returns the base of the exporter's allocation (as HIP-IPC-026).
-pub unsafe extern "C" fn cuIpcOpenMemHandle(pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, Flags: u32) -> CUresult {
+/// pdptr NULL → 1; [CUDA-IPC-004](vmmkit_sys::cuda::rules::IPC_004) flags outside {0, 1} → 1; a handle that is
+/// not one (size 0, no magic) → 1; [CUDA-IPC-005](vmmkit_sys::cuda::rules::IPC_005) the exporting process → 201;
+/// altered, forged or stale → 400; [CUDA-IPC-006](vmmkit_sys::cuda::rules::IPC_006) a second open returns the
+/// same pointer, counted; [CUDA-IPC-008](vmmkit_sys::cuda::rules::IPC_008) the address is this process's own.
+/// Returns the base of the exporter's allocation (as [HIP-IPC-026](vmmkit_sys::hip::rules::IPC_026)).
+pub extern "C" fn cuIpcOpenMemHandle(pdptr: Out<'_, CUdeviceptr>, handle: CUipcMemHandle, Flags: u32) -> CUresult {
     run("cuIpcOpenMemHandle", || {
         let d = current()?;
         if pdptr.is_null() {
@@ -124,17 +123,16 @@ pub unsafe extern "C" fn cuIpcOpenMemHandle(pdptr: *mut CUdeviceptr, handle: CUi
         {
             e.enable_peer(d, src);
         }
-        // SAFETY: checked non-null.
-        unsafe { put(pdptr, va as CUdeviceptr) };
+        pdptr.write(va as CUdeviceptr)?;
         Ok(())
     })
 }
 
 /// `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)`: drops one open; the
 /// last unmaps (the exporter and other importers are unaffected).
-/// CUDA-IPC-009: anything but a pointer cuIpcOpenMemHandle returned and not
+/// [CUDA-IPC-009](vmmkit_sys::cuda::rules::IPC_009): anything but a pointer cuIpcOpenMemHandle returned and not
 /// yet closed as often as opened → 1 (emulator; an interior pointer too).
-pub unsafe extern "C" fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult {
+pub extern "C" fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult {
     run("cuIpcCloseMemHandle", || {
         current()?;
         let e = emu()?;

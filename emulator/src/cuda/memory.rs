@@ -6,18 +6,19 @@ use std::ffi::c_void;
 
 use vmmkit_sys::cuda::*;
 
-use super::call::{Fail, emu, put, run};
+use super::call::{Fail, emu, run};
 use super::codes::Op;
 use super::context::current;
 use super::pointer::{Use, check_device_range, extent};
 use super::profile::{ALLOC_GRANULE, KIND_ALLOC, WINDOW};
+use crate::ffi::Out;
 use crate::core::{Extent, ExtentKind, new_generation};
 use crate::registry::Place;
 
 /// `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)`: on the
 /// current context's device. NULL → 1; "if bytesize is 0, cuMemAlloc()
 /// returns CUDA_ERROR_INVALID_VALUE" (CUDA docs); too big → 2.
-pub unsafe extern "C" fn cuMemAlloc(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult {
+pub extern "C" fn cuMemAlloc(dptr: Out<'_, CUdeviceptr>, bytesize: usize) -> CUresult {
     run("cuMemAlloc", || {
         let d = current()?;
         if dptr.is_null() {
@@ -34,8 +35,7 @@ pub unsafe extern "C" fn cuMemAlloc(dptr: *mut CUdeviceptr, bytesize: usize) -> 
         let va = e
             .alloc_plain(Place::Device(d), rounded, ALLOC_GRANULE, props, &WINDOW)
             .map_err(|e| Fail::core(Op::Alloc, e))?;
-        // SAFETY: checked non-null.
-        unsafe { put(dptr, va as CUdeviceptr) };
+        dptr.write(va as CUdeviceptr)?;
         Ok(())
     })
 }
@@ -43,9 +43,9 @@ pub unsafe extern "C" fn cuMemAlloc(dptr: *mut CUdeviceptr, bytesize: usize) -> 
 /// `CUresult cuMemFree_v2(CUdeviceptr dptr)`: `dptr` must be what cuMemAlloc
 /// returned (emulator: an interior pointer, 0, or an IPC-opened pointer → 1;
 /// the latter is closed with cuIpcCloseMemHandle). Memory that another
-/// process has open stays theirs; new opens of it fail (CUDA-IPC-010,
-/// emulator as HIP-IPC-046).
-pub unsafe extern "C" fn cuMemFree(dptr: CUdeviceptr) -> CUresult {
+/// process has open stays theirs; new opens of it fail ([CUDA-IPC-010](vmmkit_sys::cuda::rules::IPC_010),
+/// emulator as [HIP-IPC-046](vmmkit_sys::hip::rules::IPC_046)).
+pub extern "C" fn cuMemFree(dptr: CUdeviceptr) -> CUresult {
     run("cuMemFree", || {
         current()?;
         let e = emu()?;
@@ -105,7 +105,7 @@ pub(super) fn check_copy(dst: usize, src: usize, n: usize, device_dst: bool, dev
 
 /// Orders a synchronous copy or memset on device `d` as the driver does:
 /// after the work of the legacy stream and of the device's blocking streams.
-/// CUDA-STM-012.
+/// [CUDA-STM-012](vmmkit_sys::cuda::rules::STM_012).
 pub(super) fn after_legacy(e: &crate::core::Emulator, d: u32) -> Result<(), Fail> {
     if !crate::mutation::enforced(&rules::STM_012) {
         return Ok(());
@@ -125,25 +125,25 @@ fn copy(dst: usize, src: usize, n: usize, device_dst: bool, device_src: bool) ->
 
 /// `CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)`:
 /// 0 bytes → 0; the destination must be device memory the current device
-/// may write (CUDA-VMM-012).
-pub unsafe extern "C" fn cuMemcpyHtoD(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult {
+/// may write ([CUDA-VMM-012](vmmkit_sys::cuda::rules::VMM_012)).
+pub extern "C" fn cuMemcpyHtoD(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult {
     run("cuMemcpyHtoD", || copy(dstDevice as usize, srcHost as usize, ByteCount, true, false))
 }
 
 /// `CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)`:
 /// the source must be device memory the current device may read.
-pub unsafe extern "C" fn cuMemcpyDtoH(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
+pub extern "C" fn cuMemcpyDtoH(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
     run("cuMemcpyDtoH", || copy(dstHost as usize, srcDevice as usize, ByteCount, false, true))
 }
 
 /// `CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)`.
-pub unsafe extern "C" fn cuMemcpyDtoD(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
+pub extern "C" fn cuMemcpyDtoD(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
     run("cuMemcpyDtoD", || copy(dstDevice as usize, srcDevice as usize, ByteCount, true, true))
 }
 
 /// `CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)`:
 /// 0 bytes → 0; the range must be device memory the current device may write.
-pub unsafe extern "C" fn cuMemsetD8(dstDevice: CUdeviceptr, uc: u8, N: usize) -> CUresult {
+pub extern "C" fn cuMemsetD8(dstDevice: CUdeviceptr, uc: u8, N: usize) -> CUresult {
     run("cuMemsetD8", || {
         let d = current()?;
         if N == 0 {
@@ -162,9 +162,9 @@ pub unsafe extern "C" fn cuMemsetD8(dstDevice: CUdeviceptr, uc: u8, N: usize) ->
 /// the allocation (or mapping) that holds `dptr`, with the size asked of
 /// cuMemAlloc; "both parameters pbase and psize are optional; if one of them
 /// is NULL, it is ignored" (CUDA docs). Not device memory → 500.
-pub unsafe extern "C" fn cuMemGetAddressRange(
-    pbase: *mut CUdeviceptr,
-    psize: *mut usize,
+pub extern "C" fn cuMemGetAddressRange(
+    pbase: Out<'_, CUdeviceptr>,
+    psize: Out<'_, usize>,
     dptr: CUdeviceptr,
 ) -> CUresult {
     run("cuMemGetAddressRange", || {
@@ -172,15 +172,8 @@ pub unsafe extern "C" fn cuMemGetAddressRange(
         let x = extent(emu()?, dptr as usize)
             .filter(|x| x.kind != ExtentKind::Host)
             .ok_or_else(|| Fail::plain(CuResult::NOT_FOUND, format!("{dptr:#x} is not device memory")))?;
-        // SAFETY: each output is written only when non-null.
-        unsafe {
-            if !pbase.is_null() {
-                put(pbase, x.base as CUdeviceptr);
-            }
-            if !psize.is_null() {
-                put(psize, x.len);
-            }
-        }
+        pbase.write_if_given(x.base as CUdeviceptr);
+        psize.write_if_given(x.len);
         Ok(())
     })
 }

@@ -2,8 +2,9 @@
 //! 12.6 driver API, `_v2` entry points), with its checks in its order and
 //! its codes.
 //!
-//! Every entry point is an `unsafe extern "C" fn` with the exact C
-//! signature; [`api`] hands them out as a [`CudaApi`] table, whose fields
+//! Every entry point is a safe function of the C arguments, its pointers
+//! wrapped ([`crate::ffi`]); [`entry`] makes each an `unsafe extern "C" fn`
+//! with the exact C signature, and [`api`] hands those out as a [`CudaApi`] table, whose fields
 //! are named without the `_v2` suffix of the symbols they stand for
 //! (`cuMemAlloc` is `cuMemAlloc_v2`). On failure each sets the thread's
 //! message naming the rule, e.g.
@@ -12,7 +13,7 @@
 //!
 //! As on the driver: nothing works before `cuInit(0)` (3), and memory, VMM
 //! and IPC calls need a current context on the calling thread (201,
-//! CUDA-GEN-002): retain the device's primary context and make it current,
+//! [CUDA-GEN-002](vmmkit_sys::cuda::rules::GEN_002)): retain the device's primary context and make it current,
 //! on every thread that calls them. Device memory is the core's: cuMemAlloc
 //! is a plain allocation (exported to the registry on cuIpcGetMemHandle),
 //! cuMemCreate a physical handle, and IPC handles and POSIX fds name
@@ -57,5 +58,13 @@ crate::dialect_api! {
     functions: vmmkit_sys::cuda_functions,
     types: vmmkit_sys::cuda,
     table: CudaApi,
-    modules: context, error, graph, ipc, memory, pool, proc, share, vmm, stream, event,
+    modules: context, error, ipc, proc, share, vmm, event,
+    #[allow(unsafe_code, reason = "calls the program's host functions")]
+    graph,
+    #[allow(unsafe_code, reason = "copies and fills device memory, and host memory the program passes")]
+    memory,
+    #[allow(unsafe_code, reason = "enqueues frees of device memory on streams")]
+    pool,
+    #[allow(unsafe_code, reason = "enqueues work on device memory and calls the program's host functions")]
+    stream,
 }

@@ -39,7 +39,7 @@ pub(super) enum Use {
 /// Checks that `p..p+n` is device memory that the device `d` (the current
 /// context's) may read or write: wholly inside one allocation (within the
 /// size asked for), or wholly mapped; and, for cuMemMap'ed memory, granted
-/// to `d` by cuMemSetAccess (CUDA-VMM-012: a mapping grants no access).
+/// to `d` by cuMemSetAccess ([CUDA-VMM-012](vmmkit_sys::cuda::rules::VMM_012): a mapping grants no access).
 pub(super) fn check_device_range(e: &Emulator, p: usize, n: usize, d: u32, how: Use, what: &str) -> Result<(), Fail> {
     let x = extent(e, p)
         .filter(|x| x.kind != ExtentKind::Host)

@@ -1,8 +1,8 @@
 //! Stream-ordered memory pools: cuMemPool*, cuMemAllocAsync,
 //! cuMemAllocFromPoolAsync, cuMemFreeAsync and the device's pools
-//! (CUDA-POOL-001 … 013), over the core's pools (`core::pool`).
+//! ([CUDA-POOL-001](vmmkit_sys::cuda::rules::POOL_001) … 013), over the core's pools (`core::pool`).
 //!
-//! Every call needs a current context (CUDA-GEN-002). A stream is NULL,
+//! Every call needs a current context ([CUDA-GEN-002](vmmkit_sys::cuda::rules::GEN_002)). A stream is NULL,
 //! `CU_STREAM_LEGACY` (1), `CU_STREAM_PER_THREAD` (2) or a live stream of
 //! cuStreamCreate; any other is 400. Allocation is at once (memory is ready
 //! for the stream's later work); cuMemFreeAsync frees after the stream's
@@ -17,9 +17,10 @@ use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
 use vmmkit_sys::rule::Rule;
 
-use super::call::{Fail, emu, ensure, get, put, run};
+use super::call::{Fail, emu, ensure, run};
 use super::context::current;
 use super::profile::{ALLOC_GRANULE, KIND_ALLOC, WINDOW};
+use crate::ffi::{In, Out};
 use crate::core::{
     CoreError, Emulator, ExtentKind, HandleId, HandleTag, HighReset, IPC_HANDLE_SIZE, IpcToken, PoolAttr, PoolId, PoolProps, Work,
     new_generation,
@@ -50,17 +51,17 @@ fn live(e: &Emulator, p: CUmemoryPool, rule: &'static Rule) -> Result<Option<Poo
     Ok(id)
 }
 
-/// `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)`: CUDA-POOL-003.
-pub unsafe extern "C" fn cuDeviceGetDefaultMemPool(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult {
+/// `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)`: [CUDA-POOL-003](vmmkit_sys::cuda::rules::POOL_003).
+pub extern "C" fn cuDeviceGetDefaultMemPool(pool_out: Out<'_, CUmemoryPool>, dev: CUdevice) -> CUresult {
     run("cuDeviceGetDefaultMemPool", || get_pool(pool_out, dev, true))
 }
 
-/// `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)`: CUDA-POOL-003.
-pub unsafe extern "C" fn cuDeviceGetMemPool(pool: *mut CUmemoryPool, dev: CUdevice) -> CUresult {
+/// `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)`: [CUDA-POOL-003](vmmkit_sys::cuda::rules::POOL_003).
+pub extern "C" fn cuDeviceGetMemPool(pool: Out<'_, CUmemoryPool>, dev: CUdevice) -> CUresult {
     run("cuDeviceGetMemPool", || get_pool(pool, dev, false))
 }
 
-fn get_pool(out: *mut CUmemoryPool, dev: CUdevice, default: bool) -> Result<(), Fail> {
+fn get_pool(out: Out<'_, CUmemoryPool>, dev: CUdevice, default: bool) -> Result<(), Fail> {
     current()?;
     ensure!(!out.is_null(), rules::POOL_003, "the out-pointer is NULL");
     let e = emu()?;
@@ -69,13 +70,12 @@ fn get_pool(out: *mut CUmemoryPool, dev: CUdevice, default: bool) -> Result<(), 
         return Ok(());
     }
     let id = if default { e.pool_default(dev as u32) } else { e.pool_current(dev as u32) };
-    // SAFETY: checked non-null.
-    unsafe { put(out, to_pool(id)) };
+    out.write(to_pool(id))?;
     Ok(())
 }
 
-/// `CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)`: CUDA-POOL-004.
-pub unsafe extern "C" fn cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) -> CUresult {
+/// `CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)`: [CUDA-POOL-004](vmmkit_sys::cuda::rules::POOL_004).
+pub extern "C" fn cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) -> CUresult {
     run("cuDeviceSetMemPool", || {
         current()?;
         let e = emu()?;
@@ -102,9 +102,9 @@ fn alloc(e: &Emulator, id: PoolId, size: usize, rule: &'static Rule) -> Result<u
     })
 }
 
-/// `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)`: CUDA-POOL-005,
+/// `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)`: [CUDA-POOL-005](vmmkit_sys::cuda::rules::POOL_005),
 /// from the current pool of the context's device.
-pub unsafe extern "C" fn cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult {
+pub extern "C" fn cuMemAllocAsync(dptr: Out<'_, CUdeviceptr>, bytesize: usize, hStream: CUstream) -> CUresult {
     run("cuMemAllocAsync", || {
         let d = current()?;
         ensure!(!dptr.is_null(), rules::POOL_005, "dptr is NULL");
@@ -117,16 +117,15 @@ pub unsafe extern "C" fn cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize
         }
         let e = emu()?;
         let va = alloc(e, e.pool_current(d), bytesize, &rules::POOL_005)?;
-        // SAFETY: checked non-null.
-        unsafe { put(dptr, va as CUdeviceptr) };
+        dptr.write(va as CUdeviceptr)?;
         Ok(())
     })
 }
 
 /// `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)`:
-/// CUDA-POOL-005; an imported pool is 1.
-pub unsafe extern "C" fn cuMemAllocFromPoolAsync(
-    dptr: *mut CUdeviceptr,
+/// [CUDA-POOL-005](vmmkit_sys::cuda::rules::POOL_005); an imported pool is 1.
+pub extern "C" fn cuMemAllocFromPoolAsync(
+    dptr: Out<'_, CUdeviceptr>,
     bytesize: usize,
     pool: CUmemoryPool,
     hStream: CUstream,
@@ -144,16 +143,15 @@ pub unsafe extern "C" fn cuMemAllocFromPoolAsync(
             return Err(Fail::plain(CuResult::INVALID_VALUE, "bytesize is 0".into()));
         }
         let va = alloc(e, id, bytesize, &rules::POOL_005)?;
-        // SAFETY: checked non-null.
-        unsafe { put(dptr, va as CUdeviceptr) };
+        dptr.write(va as CUdeviceptr)?;
         Ok(())
     })
 }
 
-/// `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)`: CUDA-POOL-006. Pool memory goes
+/// `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)`: [CUDA-POOL-006](vmmkit_sys::cuda::rules::POOL_006). Pool memory goes
 /// back to its pool, an imported pointer is closed, cuMemAlloc memory is freed: after the stream's
 /// earlier work (a host function on the stream), at once when the stream has none pending.
-pub unsafe extern "C" fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
+pub extern "C" fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
     run("cuMemFreeAsync", || {
         let d = current()?;
         ensure!(stream_ok(hStream), rules::POOL_006 => CuResult::INVALID_HANDLE, "{hStream:p} is not a stream");
@@ -180,7 +178,7 @@ pub unsafe extern "C" fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) ->
     })
 }
 
-/// Frees `p` now, as cuMemFreeAsync on an idle stream: CUDA-POOL-006.
+/// Frees `p` now, as cuMemFreeAsync on an idle stream: [CUDA-POOL-006](vmmkit_sys::cuda::rules::POOL_006).
 fn free_now(e: &Emulator, p: usize) -> Result<(), Fail> {
     if let Some(r) = e.pool_free(p) {
         return r.map(drop).map_err(|er| Fail::core_under(&rules::POOL_006, er));
@@ -199,16 +197,15 @@ fn free_now(e: &Emulator, p: usize) -> Result<(), Fail> {
     }
 }
 
-/// `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)`: CUDA-POOL-001.
-pub unsafe extern "C" fn cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult {
+/// `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)`: [CUDA-POOL-001](vmmkit_sys::cuda::rules::POOL_001).
+pub extern "C" fn cuMemPoolCreate(pool: Out<'_, CUmemoryPool>, poolProps: In<'_, CUmemPoolProps>) -> CUresult {
     run("cuMemPoolCreate", || {
         current()?;
         ensure!(!pool.is_null() && !poolProps.is_null(), rules::POOL_001, "pool or poolProps is NULL");
         if pool.is_null() || poolProps.is_null() {
             return Ok(());
         }
-        // SAFETY: checked non-null.
-        let p = unsafe { get(poolProps) };
+        let p = poolProps.read()?;
         ensure!(p.allocType == CU_MEM_ALLOCATION_TYPE_PINNED, rules::POOL_001, "allocType {} is not PINNED", p.allocType);
         let e = emu()?;
         ensure!(
@@ -221,14 +218,13 @@ pub unsafe extern "C" fn cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *co
             exportable: p.handleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR != 0,
             max_size: p.maxSize as u64,
         };
-        // SAFETY: checked non-null.
-        unsafe { put(pool, to_pool(e.pool_create(props))) };
+        pool.write(to_pool(e.pool_create(props)))?;
         Ok(())
     })
 }
 
-/// `CUresult cuMemPoolDestroy(CUmemoryPool pool)`: CUDA-POOL-002.
-pub unsafe extern "C" fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
+/// `CUresult cuMemPoolDestroy(CUmemoryPool pool)`: [CUDA-POOL-002](vmmkit_sys::cuda::rules::POOL_002).
+pub extern "C" fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
     run("cuMemPoolDestroy", || {
         current()?;
         let e = emu()?;
@@ -245,64 +241,59 @@ fn attr_of(attr: CUmemPool_attribute) -> Result<Option<PoolAttr>, Fail> {
 }
 
 /// The pool and attribute a Set/GetAttribute call names, checked in the
-/// driver's order (CUDA-POOL-007); `None` where a mutated check let a bad
+/// driver's order ([CUDA-POOL-007](vmmkit_sys::cuda::rules::POOL_007)); `None` where a mutated check let a bad
 /// argument through, so that nothing is read or written.
 fn attribute_call(
     e: &Emulator,
     pool: CUmemoryPool,
     attr: CUmemPool_attribute,
-    value: *mut c_void,
+    value: *const c_void,
 ) -> Result<Option<(PoolId, PoolAttr)>, Fail> {
     ensure!(!value.is_null(), rules::POOL_007, "value is NULL");
     let (Some(id), Some(a)) = (live(e, pool, &rules::POOL_007)?, attr_of(attr)?) else { return Ok(None) };
     Ok((!value.is_null()).then_some((id, a)))
 }
 
-/// `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)`: CUDA-POOL-007.
-pub unsafe extern "C" fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult {
+/// `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)`: [CUDA-POOL-007](vmmkit_sys::cuda::rules::POOL_007).
+pub extern "C" fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: In<'_, c_void>) -> CUresult {
     run("cuMemPoolSetAttribute", || {
         current()?;
         let e = emu()?;
-        let Some((id, a)) = attribute_call(e, pool, attr, value)? else { return Ok(()) };
+        let Some((id, a)) = attribute_call(e, pool, attr, value.as_ptr())? else { return Ok(()) };
         let v = if a.is_int() {
-            // SAFETY: checked non-null; an int attribute's value is an int.
-            u64::from(unsafe { get(value.cast::<i32>()) } != 0)
+            u64::from(value.cast::<i32>().read()? != 0)
         } else {
-            // SAFETY: checked non-null; the others are cuuint64_t.
-            unsafe { get(value.cast::<u64>()) }
+            value.cast::<u64>().read()?
         };
         e.pool_set(id, a, v, HighReset::ToCurrent).map_err(|er| Fail::core_under(&rules::POOL_007, er))
     })
 }
 
-/// `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)`: CUDA-POOL-007.
-pub unsafe extern "C" fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult {
+/// `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)`: [CUDA-POOL-007](vmmkit_sys::cuda::rules::POOL_007).
+pub extern "C" fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: Out<'_, c_void>) -> CUresult {
     run("cuMemPoolGetAttribute", || {
         current()?;
         let e = emu()?;
-        let Some((id, a)) = attribute_call(e, pool, attr, value)? else { return Ok(()) };
+        let Some((id, a)) = attribute_call(e, pool, attr, value.as_ptr().cast_const())? else { return Ok(()) };
         let v = e.pool_get(id, a).map_err(|er| Fail::core_under(&rules::POOL_007, er))?;
         if a.is_int() {
-            // SAFETY: checked non-null.
-            unsafe { put(value.cast::<i32>(), v as i32) };
+            value.cast::<i32>().write(v as i32)?;
         } else {
-            // SAFETY: checked non-null.
-            unsafe { put(value.cast::<u64>(), v) };
+            value.cast::<u64>().write(v)?;
         }
         Ok(())
     })
 }
 
-/// `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)`: CUDA-POOL-009.
-pub unsafe extern "C" fn cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) -> CUresult {
+/// `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)`: [CUDA-POOL-009](vmmkit_sys::cuda::rules::POOL_009).
+pub extern "C" fn cuMemPoolSetAccess(pool: CUmemoryPool, map: In<'_, CUmemAccessDesc>, count: usize) -> CUresult {
     run("cuMemPoolSetAccess", || {
         current()?;
         let e = emu()?;
         ensure!(!map.is_null() || count == 0, rules::POOL_009, "map is NULL");
         let Some(id) = live(e, pool, &rules::POOL_009)? else { return Ok(()) };
         for i in 0..if map.is_null() { 0 } else { count } {
-            // SAFETY: the caller passes `count` descriptors.
-            let d = unsafe { get(map.add(i)) };
+            let d = map.read_at(i)?;
             let ok = d.location.type_ == CU_MEM_LOCATION_TYPE_DEVICE
                 && e.is_device(i64::from(d.location.id))
                 && matches!(d.flags, 0 | 1 | 3);
@@ -316,8 +307,8 @@ pub unsafe extern "C" fn cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUme
 }
 
 /// `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)`:
-/// CUDA-POOL-009.
-pub unsafe extern "C" fn cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPool: CUmemoryPool, location: *mut CUmemLocation) -> CUresult {
+/// [CUDA-POOL-009](vmmkit_sys::cuda::rules::POOL_009).
+pub extern "C" fn cuMemPoolGetAccess(flags: Out<'_, CUmemAccess_flags>, memPool: CUmemoryPool, location: In<'_, CUmemLocation>) -> CUresult {
     run("cuMemPoolGetAccess", || {
         current()?;
         ensure!(!flags.is_null() && !location.is_null(), rules::POOL_009, "flags or location is NULL");
@@ -326,22 +317,20 @@ pub unsafe extern "C" fn cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPo
         }
         let e = emu()?;
         let Some(id) = live(e, memPool, &rules::POOL_009)? else { return Ok(()) };
-        // SAFETY: checked non-null.
-        let loc = unsafe { get(location) };
+        let loc = location.read()?;
         let ok = loc.type_ == CU_MEM_LOCATION_TYPE_DEVICE && e.is_device(i64::from(loc.id));
         ensure!(ok, rules::POOL_009, "location (type {}, id {}) is not a device", loc.type_, loc.id);
         if !ok {
             return Ok(());
         }
         let f = e.pool_get_access(id, loc.id as u32).map_err(|er| Fail::core_under(&rules::POOL_009, er))?;
-        // SAFETY: checked non-null.
-        unsafe { put(flags, f) };
+        flags.write(f)?;
         Ok(())
     })
 }
 
 /// `CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)`.
-pub unsafe extern "C" fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult {
+pub extern "C" fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult {
     run("cuMemPoolTrimTo", || {
         current()?;
         let e = emu()?;
@@ -353,9 +342,9 @@ pub unsafe extern "C" fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usi
 }
 
 /// `CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)`:
-/// CUDA-POOL-010; writes an `int` fd the caller owns.
-pub unsafe extern "C" fn cuMemPoolExportToShareableHandle(
-    handle_out: *mut c_void,
+/// [CUDA-POOL-010](vmmkit_sys::cuda::rules::POOL_010); writes an `int` fd the caller owns.
+pub extern "C" fn cuMemPoolExportToShareableHandle(
+    handle_out: Out<'_, c_void>,
     pool: CUmemoryPool,
     handleType: CUmemAllocationHandleType,
     flags: u64,
@@ -375,16 +364,15 @@ pub unsafe extern "C" fn cuMemPoolExportToShareableHandle(
         if handle_out.is_null() {
             return Ok(());
         }
-        // SAFETY: checked non-null; room for an int.
-        unsafe { put(handle_out.cast::<i32>(), std::os::fd::IntoRawFd::into_raw_fd(fd)) };
+        handle_out.cast::<i32>().write(std::os::fd::IntoRawFd::into_raw_fd(fd))?;
         Ok(())
     })
 }
 
 /// `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)`:
-/// CUDA-POOL-011: `handle` is the fd value; the pool is on the exporter's device.
-pub unsafe extern "C" fn cuMemPoolImportFromShareableHandle(
-    pool_out: *mut CUmemoryPool,
+/// [CUDA-POOL-011](vmmkit_sys::cuda::rules::POOL_011): `handle` is the fd value; the pool is on the exporter's device.
+pub extern "C" fn cuMemPoolImportFromShareableHandle(
+    pool_out: Out<'_, CUmemoryPool>,
     handle: *mut c_void,
     handleType: CUmemAllocationHandleType,
     flags: u64,
@@ -399,15 +387,14 @@ pub unsafe extern "C" fn cuMemPoolImportFromShareableHandle(
         let e = emu()?;
         let fd = i32::try_from(handle as usize).unwrap_or(-1);
         let id = e.pool_import(fd, None).map_err(|er| Fail::core_under(&rules::POOL_011, er))?;
-        // SAFETY: checked non-null.
-        unsafe { put(pool_out, to_pool(id)) };
+        pool_out.write(to_pool(id))?;
         Ok(())
     })
 }
 
 /// `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)`:
-/// CUDA-POOL-012: only an allocation of an exportable pool.
-pub unsafe extern "C" fn cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult {
+/// [CUDA-POOL-012](vmmkit_sys::cuda::rules::POOL_012): only an allocation of an exportable pool.
+pub extern "C" fn cuMemPoolExportPointer(shareData_out: Out<'_, CUmemPoolPtrExportData>, ptr: CUdeviceptr) -> CUresult {
     run("cuMemPoolExportPointer", || {
         let d = current()?;
         ensure!(!shareData_out.is_null(), rules::POOL_012, "shareData_out is NULL");
@@ -428,15 +415,14 @@ pub unsafe extern "C" fn cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtr
             pid: std::process::id() as i32,
             device: d as i32,
         };
-        // SAFETY: checked non-null; 64 bytes.
-        unsafe { put(shareData_out, CUmemPoolPtrExportData { reserved: token.encode(MAGIC) }) };
+        shareData_out.write(CUmemPoolPtrExportData { reserved: token.encode(MAGIC) })?;
         Ok(())
     })
 }
 
 /// `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)`:
 /// the allocation mapped on the pool's device, plus the offset.
-pub unsafe extern "C" fn cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult {
+pub extern "C" fn cuMemPoolImportPointer(ptr_out: Out<'_, CUdeviceptr>, pool: CUmemoryPool, shareData: In<'_, CUmemPoolPtrExportData>) -> CUresult {
     run("cuMemPoolImportPointer", || {
         current()?;
         if ptr_out.is_null() || shareData.is_null() {
@@ -446,16 +432,14 @@ pub unsafe extern "C" fn cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool:
         let Some(id) = pool_of(e, pool) else {
             return Err(Fail::plain(CuResult::INVALID_VALUE, format!("{pool:p} is not a live memory pool")));
         };
-        // SAFETY: checked non-null; 64 bytes.
-        let data: [u8; IPC_HANDLE_SIZE] = unsafe { get(shareData) }.reserved;
+        let data: [u8; IPC_HANDLE_SIZE] = shareData.read()?.reserved;
         let Some(token) = IpcToken::decode(MAGIC, &data) else {
             return Err(Fail::plain(CuResult::INVALID_VALUE, "the export data names no allocation".into()));
         };
         let base = e
             .pool_import_pointer(id, token.key, token.pid, &WINDOW, false)
             .map_err(|er| Fail::plain(CuResult::INVALID_VALUE, er.to_string()))?;
-        // SAFETY: checked non-null.
-        unsafe { put(ptr_out, (base + token.offset as usize) as CUdeviceptr) };
+        ptr_out.write((base + token.offset as usize) as CUdeviceptr)?;
         Ok(())
     })
 }

@@ -3,23 +3,24 @@
 //! base name.
 #![allow(non_snake_case)]
 
-use std::ffi::{CStr, c_char, c_void};
+use std::ffi::c_void;
 
 use vmmkit_sys::cuda::*;
 
 use super::call::{Fail, run};
+use crate::ffi::{CStrIn, Out};
 
 /// `CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)`:
 /// symbol or pfn NULL, or flags other than 0, 1 (legacy stream) or 2
 /// (per-thread stream) → 1; a base name the table holds → its entry point
 /// (the `_v2` semantics whatever `cudaVersion`), status 0; any other →
 /// `*pfn` NULL, status 1, 500. `symbolStatus` may be NULL. Needs no cuInit.
-pub unsafe extern "C" fn cuGetProcAddress(
-    symbol: *const c_char,
-    pfn: *mut *mut c_void,
+pub extern "C" fn cuGetProcAddress(
+    symbol: CStrIn<'_>,
+    pfn: Out<'_, *mut c_void>,
     _cudaVersion: i32,
     flags: u64,
-    symbolStatus: *mut i32,
+    symbolStatus: Out<'_, i32>,
 ) -> CUresult {
     run("cuGetProcAddress", || {
         if symbol.is_null() || pfn.is_null() || flags > 2 {
@@ -28,11 +29,9 @@ pub unsafe extern "C" fn cuGetProcAddress(
                 "symbol or pfn is NULL, or flags is not 0, 1 or 2".into(),
             ));
         }
-        // SAFETY: checked non-null; the caller passes a NUL-terminated name.
-        let name = unsafe { CStr::from_ptr(symbol) };
+        let name = symbol.get()?;
         let found = super::entry_point(name.to_bytes());
-        // SAFETY: `pfn` checked non-null; `symbolStatus` may be NULL.
-        if unsafe { crate::dialect::answer_proc_query(pfn, symbolStatus, found) } {
+        if crate::dialect::answer_proc_query(pfn, symbolStatus, found)? {
             return Ok(());
         }
         Err(Fail::plain(

@@ -6,7 +6,7 @@ use crate::core::{DEVICE_WINDOW, Window};
 /// `cuDriverGetVersion`: 12.6 reports 12060 (cuda.md §1.3).
 pub(super) const DRIVER_VERSION: i32 = 12060;
 
-/// CUDA-VMM-001: NVIDIA datacenter GPUs report 2 MiB, for both options.
+/// [CUDA-VMM-001](vmmkit_sys::cuda::rules::VMM_001): NVIDIA datacenter GPUs report 2 MiB, for both options.
 pub(super) const GRANULARITY: u64 = 2 << 20;
 
 /// cuMemAlloc memory is rounded up to whole pages (the real driver
@@ -17,7 +17,7 @@ pub(super) const ALLOC_GRANULE: u64 = 4096;
 /// of the host page size" (CUDA driver API docs, cuMemAddressReserve).
 pub(super) const HOST_PAGE: usize = 4096;
 
-/// CUDA-IPC-004: the emulator accepts 0 and `CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS` (1).
+/// [CUDA-IPC-004](vmmkit_sys::cuda::rules::IPC_004): the emulator accepts 0 and `CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS` (1).
 pub(super) const IPC_FLAGS: [u32; 2] = [0, vmmkit_sys::cuda::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS];
 
 /// Device addresses: the window every dialect shares.

@@ -20,7 +20,7 @@ pub(super) struct State {
     /// primary context. Atomics, not a locked map: every call that needs a
     /// context reads its device's (`context::current`).
     primary: Retains,
-    /// The priority of each stream of cuStreamCreateWithPriority (CUDA-STM-009).
+    /// The priority of each stream of cuStreamCreateWithPriority ([CUDA-STM-009](vmmkit_sys::cuda::rules::STM_009)).
     priorities: Mutex<HashMap<StreamId, i32>>,
 }
 

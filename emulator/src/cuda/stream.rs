@@ -1,12 +1,12 @@
 //! Streams (cuStream*), stream-ordered copies and memsets (cu*Async), host
 //! functions, value writes and waits, and cuCtxSynchronize, over the core's
-//! streams (`core::stream`): CUDA-STM-001 … 011.
+//! streams (`core::stream`): [CUDA-STM-001](vmmkit_sys::cuda::rules::STM_001) … 011.
 //!
 //! Stream values: NULL and `CU_STREAM_LEGACY` name the device's legacy
 //! stream (it waits for the blocking streams, and they for it),
 //! `CU_STREAM_PER_THREAD` the calling thread's default stream (a blocking
 //! stream made at its first use), anything else a stream of cuStreamCreate.
-//! Every call needs a current context (CUDA-GEN-002); its device is the
+//! Every call needs a current context ([CUDA-GEN-002](vmmkit_sys::cuda::rules::GEN_002)); its device is the
 //! device of the legacy and per-thread streams. Async copies read and write
 //! host memory when they run: the caller keeps it valid until then, as the
 //! driver requires of page-locked memory.
@@ -17,13 +17,14 @@ use std::ffi::c_void;
 use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
 
-use super::call::{Fail, emu, ensure, put, run};
+use super::call::{Fail, emu, ensure, run};
 use super::codes::Op;
 use super::context::current;
 use super::event::event_of;
 use super::memory::check_copy;
 use super::pointer::{Use, check_device_range};
 use super::state::state;
+use crate::ffi::Out;
 use crate::core::{Emulator, Ending, HandleId, HandleTag, StreamId, StreamKind, ValueCmp, Work};
 
 const TAG: HandleTag = HandleTag::new(0x6373);
@@ -40,7 +41,7 @@ pub(super) fn is_stream(e: &Emulator, h: CUstream) -> bool {
     (h as usize) <= 2 || TAG.id(h as usize).is_some_and(|id| e.stream_exists(StreamId(id.0)))
 }
 
-/// The core stream `h` names for device `d`, or CUDA-STM-002 (400).
+/// The core stream `h` names for device `d`, or [CUDA-STM-002](vmmkit_sys::cuda::rules::STM_002) (400).
 pub(super) fn stream_of(e: &Emulator, h: CUstream, d: u32) -> Result<StreamId, Fail> {
     match h as usize {
         0 | 1 => Ok(e.legacy_stream(d)),
@@ -66,18 +67,18 @@ unsafe fn enqueue(h: CUstream, work: impl FnOnce(&Emulator, u32) -> Result<Optio
     unsafe { e.enqueue(s, w) }.map_err(|er| Fail::core(Op::Stream, er))
 }
 
-/// `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)`: CUDA-STM-001.
-pub unsafe extern "C" fn cuStreamCreate(phStream: *mut CUstream, Flags: u32) -> CUresult {
+/// `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)`: [CUDA-STM-001](vmmkit_sys::cuda::rules::STM_001).
+pub extern "C" fn cuStreamCreate(phStream: Out<'_, CUstream>, Flags: u32) -> CUresult {
     run("cuStreamCreate", || create(phStream, Flags, LEAST_PRIORITY))
 }
 
 /// `CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)`:
-/// CUDA-STM-001; the priority is clamped into [-5, 0] (CUDA-STM-009).
-pub unsafe extern "C" fn cuStreamCreateWithPriority(phStream: *mut CUstream, flags: u32, priority: i32) -> CUresult {
+/// [CUDA-STM-001](vmmkit_sys::cuda::rules::STM_001); the priority is clamped into [-5, 0] ([CUDA-STM-009](vmmkit_sys::cuda::rules::STM_009)).
+pub extern "C" fn cuStreamCreateWithPriority(phStream: Out<'_, CUstream>, flags: u32, priority: i32) -> CUresult {
     run("cuStreamCreateWithPriority", || create(phStream, flags, priority))
 }
 
-fn create(out: *mut CUstream, flags: u32, priority: i32) -> Result<(), Fail> {
+fn create(out: Out<'_, CUstream>, flags: u32, priority: i32) -> Result<(), Fail> {
     let d = current()?;
     ensure!(!out.is_null(), rules::STM_001, "phStream is NULL");
     ensure!(flags <= CU_STREAM_NON_BLOCKING, rules::STM_001, "Flags {flags:#x} is not CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING");
@@ -88,14 +89,13 @@ fn create(out: *mut CUstream, flags: u32, priority: i32) -> Result<(), Fail> {
     let kind = if flags & CU_STREAM_NON_BLOCKING != 0 { StreamKind::NonBlocking } else { StreamKind::Blocking };
     let id = e.stream_create(d, kind);
     state(e).priorities().insert(id, priority.clamp(GREATEST_PRIORITY, LEAST_PRIORITY));
-    // SAFETY: checked non-null.
-    unsafe { put(out, to_stream(id)) };
+    out.write(to_stream(id))?;
     Ok(())
 }
 
 /// `CUresult cuStreamDestroy_v2(CUstream hStream)`: returns at once; work
-/// already enqueued still completes. The NULL and special streams are 400 (CUDA-STM-002).
-pub unsafe extern "C" fn cuStreamDestroy(hStream: CUstream) -> CUresult {
+/// already enqueued still completes. The NULL and special streams are 400 ([CUDA-STM-002](vmmkit_sys::cuda::rules::STM_002)).
+pub extern "C" fn cuStreamDestroy(hStream: CUstream) -> CUresult {
     run("cuStreamDestroy", || {
         let d = current()?;
         let e = emu()?;
@@ -111,7 +111,7 @@ pub unsafe extern "C" fn cuStreamDestroy(hStream: CUstream) -> CUresult {
 
 /// `CUresult cuStreamSynchronize(CUstream hStream)`: waits for all work
 /// enqueued on the stream; reports the first failure of its work.
-pub unsafe extern "C" fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
+pub extern "C" fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
     run("cuStreamSynchronize", || {
         let d = current()?;
         let e = emu()?;
@@ -123,7 +123,7 @@ pub unsafe extern "C" fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
 
 /// cuStreamSynchronize's and cuStreamQuery's check of a stream other than
 /// the legacy one: a capture the call breaks is invalidated and the call is
-/// 900 (CUDA-GRF-006).
+/// 900 ([CUDA-GRF-006](vmmkit_sys::cuda::rules::GRF_006)).
 fn not_while_capturing(e: &Emulator, h: CUstream, id: StreamId) -> Result<(), Fail> {
     if (h as usize) > 1 && e.capturing_any() {
         let broke = e.capture_ongoing(id);
@@ -133,8 +133,8 @@ fn not_while_capturing(e: &Emulator, h: CUstream, id: StreamId) -> Result<(), Fa
 }
 
 /// `CUresult cuStreamQuery(CUstream hStream)`: 0 when all its work has
-/// completed, 600 otherwise (CUDA-STM-003).
-pub unsafe extern "C" fn cuStreamQuery(hStream: CUstream) -> CUresult {
+/// completed, 600 otherwise ([CUDA-STM-003](vmmkit_sys::cuda::rules::STM_003)).
+pub extern "C" fn cuStreamQuery(hStream: CUstream) -> CUresult {
     run("cuStreamQuery", || {
         let d = current()?;
         let e = emu()?;
@@ -147,8 +147,8 @@ pub unsafe extern "C" fn cuStreamQuery(hStream: CUstream) -> CUresult {
 }
 
 /// `CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)`:
-/// CUDA-STM-006 (flags), -007 (order); a NULL event is 400 (CUDA-EVT-006).
-pub unsafe extern "C" fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: u32) -> CUresult {
+/// [CUDA-STM-006](vmmkit_sys::cuda::rules::STM_006) (flags), -007 (order); a NULL event is 400 ([CUDA-EVT-006](vmmkit_sys::cuda::rules::EVT_006)).
+pub extern "C" fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: u32) -> CUresult {
     run("cuStreamWaitEvent", || {
         let d = current()?;
         let e = emu()?;
@@ -159,8 +159,8 @@ pub unsafe extern "C" fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, F
     })
 }
 
-/// `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)`: CUDA-STM-009.
-pub unsafe extern "C" fn cuStreamGetFlags(hStream: CUstream, flags: *mut u32) -> CUresult {
+/// `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)`: [CUDA-STM-009](vmmkit_sys::cuda::rules::STM_009).
+pub extern "C" fn cuStreamGetFlags(hStream: CUstream, flags: Out<'_, u32>) -> CUresult {
     run("cuStreamGetFlags", || {
         let d = current()?;
         let e = emu()?;
@@ -170,14 +170,13 @@ pub unsafe extern "C" fn cuStreamGetFlags(hStream: CUstream, flags: *mut u32) ->
         }
         let (_, kind) = e.stream_info(id).map_err(|er| Fail::core(Op::Stream, er))?;
         let v = if kind == StreamKind::NonBlocking { CU_STREAM_NON_BLOCKING } else { CU_STREAM_DEFAULT };
-        // SAFETY: checked non-null.
-        unsafe { put(flags, v) };
+        flags.write(v)?;
         Ok(())
     })
 }
 
-/// `CUresult cuStreamGetPriority(CUstream hStream, int *priority)`: CUDA-STM-009.
-pub unsafe extern "C" fn cuStreamGetPriority(hStream: CUstream, priority: *mut i32) -> CUresult {
+/// `CUresult cuStreamGetPriority(CUstream hStream, int *priority)`: [CUDA-STM-009](vmmkit_sys::cuda::rules::STM_009).
+pub extern "C" fn cuStreamGetPriority(hStream: CUstream, priority: Out<'_, i32>) -> CUresult {
     run("cuStreamGetPriority", || {
         let d = current()?;
         let e = emu()?;
@@ -186,8 +185,7 @@ pub unsafe extern "C" fn cuStreamGetPriority(hStream: CUstream, priority: *mut i
             return Err(Fail::plain(CuResult::INVALID_VALUE, "priority is NULL".into()));
         }
         let p = state(e).priorities().get(&id).copied().unwrap_or(LEAST_PRIORITY);
-        // SAFETY: checked non-null.
-        unsafe { put(priority, p) };
+        priority.write(p)?;
         Ok(())
     })
 }
@@ -196,7 +194,7 @@ pub unsafe extern "C" fn cuStreamGetPriority(hStream: CUstream, priority: *mut i
 #[derive(Clone, Copy)]
 struct UserData(usize);
 
-/// Enqueues host function `f` (`None`: the NULL function, CUDA-STM-011) on the stream `h` names.
+/// Enqueues host function `f` (`None`: the NULL function, [CUDA-STM-011](vmmkit_sys::cuda::rules::STM_011)) on the stream `h` names.
 fn host(h: CUstream, f: Option<std::sync::Arc<dyn Fn() + Send + Sync>>, flags: u32) -> Result<(), Fail> {
     // SAFETY: a host function touches what its caller promised stays valid.
     unsafe {
@@ -209,8 +207,8 @@ fn host(h: CUstream, f: Option<std::sync::Arc<dyn Fn() + Send + Sync>>, flags: u
 }
 
 /// `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)`:
-/// CUDA-STM-011; the callback gets the stream and 0.
-pub unsafe extern "C" fn cuStreamAddCallback(
+/// [CUDA-STM-011](vmmkit_sys::cuda::rules::STM_011); the callback gets the stream and 0.
+pub extern "C" fn cuStreamAddCallback(
     hStream: CUstream,
     callback: CUstreamCallback,
     userData: *mut c_void,
@@ -227,8 +225,8 @@ pub unsafe extern "C" fn cuStreamAddCallback(
     run("cuStreamAddCallback", || host(hStream, f, flags))
 }
 
-/// `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)`: CUDA-STM-011.
-pub unsafe extern "C" fn cuLaunchHostFunc(hStream: CUstream, fn_: CUhostFn, userData: *mut c_void) -> CUresult {
+/// `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)`: [CUDA-STM-011](vmmkit_sys::cuda::rules::STM_011).
+pub extern "C" fn cuLaunchHostFunc(hStream: CUstream, fn_: CUhostFn, userData: *mut c_void) -> CUresult {
     let data = UserData(userData as usize);
     let f = fn_.map(|f| -> std::sync::Arc<dyn Fn() + Send + Sync> {
         std::sync::Arc::new(move || {
@@ -240,7 +238,7 @@ pub unsafe extern "C" fn cuLaunchHostFunc(hStream: CUstream, fn_: CUhostFn, user
     run("cuLaunchHostFunc", || host(hStream, f, 0))
 }
 
-/// A value write of `width` bytes: CUDA-STM-010.
+/// A value write of `width` bytes: [CUDA-STM-010](vmmkit_sys::cuda::rules::STM_010).
 fn write_value(h: CUstream, addr: CUdeviceptr, value: u64, width: u8, flags: u32) -> Result<(), Fail> {
     // SAFETY: the address is checked device memory of this process.
     unsafe {
@@ -256,7 +254,7 @@ fn write_value(h: CUstream, addr: CUdeviceptr, value: u64, width: u8, flags: u32
     }
 }
 
-/// A value wait of `width` bytes: CUDA-STM-010.
+/// A value wait of `width` bytes: [CUDA-STM-010](vmmkit_sys::cuda::rules::STM_010).
 fn wait_value(h: CUstream, addr: CUdeviceptr, value: u64, width: u8, flags: u32) -> Result<(), Fail> {
     let cmp = match flags & !CU_STREAM_WAIT_VALUE_FLUSH {
         CU_STREAM_WAIT_VALUE_GEQ => Some(ValueCmp::Geq),
@@ -276,22 +274,22 @@ fn wait_value(h: CUstream, addr: CUdeviceptr, value: u64, width: u8, flags: u32)
 }
 
 /// `CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)`.
-pub unsafe extern "C" fn cuStreamWriteValue32(stream: CUstream, addr: CUdeviceptr, value: u32, flags: u32) -> CUresult {
+pub extern "C" fn cuStreamWriteValue32(stream: CUstream, addr: CUdeviceptr, value: u32, flags: u32) -> CUresult {
     run("cuStreamWriteValue32", || write_value(stream, addr, u64::from(value), 4, flags))
 }
 
 /// `CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)`.
-pub unsafe extern "C" fn cuStreamWriteValue64(stream: CUstream, addr: CUdeviceptr, value: u64, flags: u32) -> CUresult {
+pub extern "C" fn cuStreamWriteValue64(stream: CUstream, addr: CUdeviceptr, value: u64, flags: u32) -> CUresult {
     run("cuStreamWriteValue64", || write_value(stream, addr, value, 8, flags))
 }
 
 /// `CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)`.
-pub unsafe extern "C" fn cuStreamWaitValue32(stream: CUstream, addr: CUdeviceptr, value: u32, flags: u32) -> CUresult {
+pub extern "C" fn cuStreamWaitValue32(stream: CUstream, addr: CUdeviceptr, value: u32, flags: u32) -> CUresult {
     run("cuStreamWaitValue32", || wait_value(stream, addr, u64::from(value), 4, flags))
 }
 
 /// `CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)`.
-pub unsafe extern "C" fn cuStreamWaitValue64(stream: CUstream, addr: CUdeviceptr, value: u64, flags: u32) -> CUresult {
+pub extern "C" fn cuStreamWaitValue64(stream: CUstream, addr: CUdeviceptr, value: u64, flags: u32) -> CUresult {
     run("cuStreamWaitValue64", || wait_value(stream, addr, value, 8, flags))
 }
 
@@ -306,7 +304,7 @@ fn copy_async(h: CUstream, dst: usize, src: usize, n: usize, device_dst: bool, d
 
 /// `CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)`:
 /// unified addressing; each side is checked as device memory when it is some.
-pub unsafe extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
     run("cuMemcpyAsync", || {
         let e = emu()?;
         let device = |p: CUdeviceptr| e.extent(p as usize).is_some_and(|x| x.kind != crate::core::ExtentKind::Host);
@@ -315,7 +313,7 @@ pub unsafe extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteC
 }
 
 /// `CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)`.
-pub unsafe extern "C" fn cuMemcpyHtoDAsync(
+pub extern "C" fn cuMemcpyHtoDAsync(
     dstDevice: CUdeviceptr,
     srcHost: *const c_void,
     ByteCount: usize,
@@ -325,7 +323,7 @@ pub unsafe extern "C" fn cuMemcpyHtoDAsync(
 }
 
 /// `CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)`.
-pub unsafe extern "C" fn cuMemcpyDtoHAsync(
+pub extern "C" fn cuMemcpyDtoHAsync(
     dstHost: *mut c_void,
     srcDevice: CUdeviceptr,
     ByteCount: usize,
@@ -335,7 +333,7 @@ pub unsafe extern "C" fn cuMemcpyDtoHAsync(
 }
 
 /// `CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)`.
-pub unsafe extern "C" fn cuMemcpyDtoDAsync(
+pub extern "C" fn cuMemcpyDtoDAsync(
     dstDevice: CUdeviceptr,
     srcDevice: CUdeviceptr,
     ByteCount: usize,
@@ -360,18 +358,18 @@ fn fill_async(h: CUstream, dst: CUdeviceptr, pattern: u64, width: u8, count: usi
 }
 
 /// `CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)`.
-pub unsafe extern "C" fn cuMemsetD8Async(dstDevice: CUdeviceptr, uc: u8, N: usize, hStream: CUstream) -> CUresult {
+pub extern "C" fn cuMemsetD8Async(dstDevice: CUdeviceptr, uc: u8, N: usize, hStream: CUstream) -> CUresult {
     run("cuMemsetD8Async", || fill_async(hStream, dstDevice, u64::from(uc), 1, N))
 }
 
 /// `CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)`.
-pub unsafe extern "C" fn cuMemsetD32Async(dstDevice: CUdeviceptr, ui: u32, N: usize, hStream: CUstream) -> CUresult {
+pub extern "C" fn cuMemsetD32Async(dstDevice: CUdeviceptr, ui: u32, N: usize, hStream: CUstream) -> CUresult {
     run("cuMemsetD32Async", || fill_async(hStream, dstDevice, u64::from(ui), 4, N))
 }
 
 /// `CUresult cuCtxSynchronize(void)`: waits for the work of every stream of
 /// the current context's device; reports the first failure of its work.
-pub unsafe extern "C" fn cuCtxSynchronize() -> CUresult {
+pub extern "C" fn cuCtxSynchronize() -> CUresult {
     run("cuCtxSynchronize", || {
         let d = current()?;
         emu()?.device_synchronize(Some(d), None).map_err(|er| Fail::core(Op::Stream, er))

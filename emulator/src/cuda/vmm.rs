@@ -2,8 +2,8 @@
 //! maps, access, retain, properties (cuda.md §2.1, §3.3).
 //!
 //! A reservation is not tied to a device (maps use the core's
-//! `map_unbound`), maps may cover part of an allocation (CUDA-VMM-009), and
-//! a mapping grants no access until cuMemSetAccess (CUDA-VMM-012).
+//! `map_unbound`), maps may cover part of an allocation ([CUDA-VMM-009](vmmkit_sys::cuda::rules::VMM_009)), and
+//! a mapping grants no access until cuMemSetAccess ([CUDA-VMM-012](vmmkit_sys::cuda::rules::VMM_012)).
 #![allow(non_snake_case, non_upper_case_globals)]
 
 use std::ffi::c_void;
@@ -11,11 +11,12 @@ use std::ffi::c_void;
 use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
 
-use super::call::{Fail, emu, ensure, get, put, run};
+use super::call::{Fail, emu, ensure, run};
 use super::codes::Op;
 use super::context::current;
 use super::pointer::{extent, is_vmm};
 use super::profile::{GRANULARITY, HOST_PAGE, KIND_VMM, WINDOW};
+use crate::ffi::{In, Out};
 use crate::core::{Emulator, ExtentKind, HandleId, HandleTag, natural_align};
 use crate::registry::Place;
 
@@ -38,7 +39,7 @@ fn is_device(e: &Emulator, id: i32) -> bool {
 
 /// The device a `CUmemLocation` names, for Set/GetAccess: a device
 /// location with a valid id, 101 for a bad id, 801 for a host location on
-/// device memory (CUDA-VMM-013), 1 for anything else.
+/// device memory ([CUDA-VMM-013](vmmkit_sys::cuda::rules::VMM_013)), 1 for anything else.
 fn access_location(e: &Emulator, l: CUmemLocation) -> Result<u32, Fail> {
     match l.type_ {
         CU_MEM_LOCATION_TYPE_DEVICE if is_device(e, l.id) => Ok(l.id as u32),
@@ -58,11 +59,11 @@ fn access_location(e: &Emulator, l: CUmemLocation) -> Result<u32, Fail> {
 
 /// `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)`:
 /// NULL pointers, an option other than MINIMUM/RECOMMENDED, a type other
-/// than PINNED or a location other than a device → 1. CUDA-VMM-001: 2 MiB
+/// than PINNED or a location other than a device → 1. [CUDA-VMM-001](vmmkit_sys::cuda::rules::VMM_001): 2 MiB
 /// for both options.
-pub unsafe extern "C" fn cuMemGetAllocationGranularity(
-    granularity: *mut usize,
-    prop: *const CUmemAllocationProp,
+pub extern "C" fn cuMemGetAllocationGranularity(
+    granularity: Out<'_, usize>,
+    prop: In<'_, CUmemAllocationProp>,
     option: CUmemAllocationGranularity_flags,
 ) -> CUresult {
     run("cuMemGetAllocationGranularity", || {
@@ -74,8 +75,7 @@ pub unsafe extern "C" fn cuMemGetAllocationGranularity(
         if option != CU_MEM_ALLOC_GRANULARITY_MINIMUM && option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED {
             return bad(format!("option must be 0 or 1, got {option}"));
         }
-        // SAFETY: checked non-null; the caller passes a 32-byte property record.
-        let p = unsafe { get(prop) };
+        let p = prop.read()?;
         if p.type_ != CU_MEM_ALLOCATION_TYPE_PINNED {
             return bad(format!("type must be CU_MEM_ALLOCATION_TYPE_PINNED (1), got {}", p.type_));
         }
@@ -83,22 +83,21 @@ pub unsafe extern "C" fn cuMemGetAllocationGranularity(
         if p.location.type_ != CU_MEM_LOCATION_TYPE_DEVICE || !is_device(e, p.location.id) {
             return bad(format!("location (type {}, id {}) is not a device", p.location.type_, p.location.id));
         }
-        // SAFETY: checked non-null.
-        unsafe { put(granularity, GRANULARITY as usize) };
+        granularity.write(GRANULARITY as usize)?;
         Ok(())
     })
 }
 
 /// `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)`:
-/// handle, prop NULL → 1; CUDA-VMM-003 flags; CUDA-VMM-002 size 0 or not a
-/// multiple of the granularity; type PINNED; CUDA-VMM-004 location HOST or
+/// handle, prop NULL → 1; [CUDA-VMM-003](vmmkit_sys::cuda::rules::VMM_003) flags; [CUDA-VMM-002](vmmkit_sys::cuda::rules::VMM_002) size 0 or not a
+/// multiple of the granularity; type PINNED; [CUDA-VMM-004](vmmkit_sys::cuda::rules::VMM_004) location HOST or
 /// HOST_NUMA_CURRENT → 1 (HOST_NUMA: not emulated, 801), a bad device id →
 /// 101, FABRIC requested → 800 (no IMEX channel); Windows handle types → 1;
 /// too big → 2.
-pub unsafe extern "C" fn cuMemCreate(
-    handle: *mut CUmemGenericAllocationHandle,
+pub extern "C" fn cuMemCreate(
+    handle: Out<'_, CUmemGenericAllocationHandle>,
     size: usize,
-    prop: *const CUmemAllocationProp,
+    prop: In<'_, CUmemAllocationProp>,
     flags: u64,
 ) -> CUresult {
     run("cuMemCreate", || {
@@ -112,8 +111,7 @@ pub unsafe extern "C" fn cuMemCreate(
             rules::VMM_002,
             "size {size:#x} is not a nonzero multiple of the minimum granularity {GRANULARITY:#x}"
         );
-        // SAFETY: checked non-null; the caller passes a 32-byte property record.
-        let p = unsafe { get(prop) };
+        let p = prop.read()?;
         if p.type_ != CU_MEM_ALLOCATION_TYPE_PINNED {
             return Err(Fail::plain(
                 CuResult::INVALID_VALUE,
@@ -164,16 +162,15 @@ pub unsafe extern "C" fn cuMemCreate(
         let id = e
             .create(Place::Device(l.id as u32), size as u64, GRANULARITY, props)
             .map_err(|e| Fail::core(Op::Create, e))?;
-        // SAFETY: checked non-null.
-        unsafe { put(handle, to_handle(id)) };
+        handle.write(to_handle(id))?;
         Ok(())
     })
 }
 
-/// `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)`: CUDA-VMM-005
+/// `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)`: [CUDA-VMM-005](vmmkit_sys::cuda::rules::VMM_005)
 /// release while mapped is allowed (the memory goes with the last mapping);
 /// an unknown handle is undefined in CUDA, 1 here.
-pub unsafe extern "C" fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult {
+pub extern "C" fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult {
     run("cuMemRelease", || {
         current()?;
         emu()?.free(from_handle(handle)).map_err(|e| Fail::core(Op::Release, e))
@@ -181,11 +178,11 @@ pub unsafe extern "C" fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> C
 }
 
 /// `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)`:
-/// ptr NULL → 1; CUDA-VMM-003 flags; size 0 or not a multiple of the host
-/// page → 1; CUDA-VMM-006 alignment 0 or a power of two, `addr` a hint
+/// ptr NULL → 1; [CUDA-VMM-003](vmmkit_sys::cuda::rules::VMM_003) flags; size 0 or not a multiple of the host
+/// page → 1; [CUDA-VMM-006](vmmkit_sys::cuda::rules::VMM_006) alignment 0 or a power of two, `addr` a hint
 /// (page-aligned); no room → 2.
-pub unsafe extern "C" fn cuMemAddressReserve(
-    ptr: *mut CUdeviceptr,
+pub extern "C" fn cuMemAddressReserve(
+    ptr: Out<'_, CUdeviceptr>,
     size: usize,
     alignment: usize,
     addr: CUdeviceptr,
@@ -220,16 +217,15 @@ pub unsafe extern "C" fn cuMemAddressReserve(
         let align = natural_align(size, GRANULARITY as usize).max(alignment);
         // CUDA-VMM-006: `addr` is only a hint; where it cannot be had, elsewhere will do.
         let base = e.reserve_near(size, align, addr as usize, &WINDOW).map_err(|e| Fail::core(Op::Reserve, e))?;
-        // SAFETY: checked non-null.
-        unsafe { put(ptr, base as CUdeviceptr) };
+        ptr.write(base as CUdeviceptr)?;
         Ok(())
     })
 }
 
-/// `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)`: CUDA-VMM-007
+/// `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)`: [CUDA-VMM-007](vmmkit_sys::cuda::rules::VMM_007)
 /// `ptr` and `size` must be exactly a reservation's; emulator (probe P5): a
 /// reservation that still holds mappings → 1.
-pub unsafe extern "C" fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult {
+pub extern "C" fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult {
     run("cuMemAddressFree", || {
         current()?;
         let e = emu()?;
@@ -248,11 +244,11 @@ pub unsafe extern "C" fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUre
 }
 
 /// `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)`:
-/// CUDA-VMM-003 flags; CUDA-VMM-008 offset 0, size nonzero, inside a
+/// [CUDA-VMM-003](vmmkit_sys::cuda::rules::VMM_003) flags; [CUDA-VMM-008](vmmkit_sys::cuda::rules::VMM_008) offset 0, size nonzero, inside a
 /// reservation of the program, `ptr` and `size` multiples of the
-/// granularity, size within the allocation; CUDA-VMM-010 over a mapping →
-/// 1; CUDA-VMM-009 a partial map maps the first `size` bytes.
-pub unsafe extern "C" fn cuMemMap(
+/// granularity, size within the allocation; [CUDA-VMM-010](vmmkit_sys::cuda::rules::VMM_010) over a mapping →
+/// 1; [CUDA-VMM-009](vmmkit_sys::cuda::rules::VMM_009) a partial map maps the first `size` bytes.
+pub extern "C" fn cuMemMap(
     ptr: CUdeviceptr,
     size: usize,
     offset: usize,
@@ -276,10 +272,10 @@ pub unsafe extern "C" fn cuMemMap(
     })
 }
 
-/// `CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)`: CUDA-VMM-011 the
+/// `CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)`: [CUDA-VMM-011](vmmkit_sys::cuda::rules::VMM_011) the
 /// range must be whole mappings exactly (no sub-range); it reverts to a
 /// reservation, and a later map starts with no access.
-pub unsafe extern "C" fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
+pub extern "C" fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
     run("cuMemUnmap", || {
         current()?;
         let e = emu()?;
@@ -299,13 +295,13 @@ pub unsafe extern "C" fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
 }
 
 /// `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)`:
-/// CUDA-VMM-013 in this order: ptr, size, desc, count; each location (a
+/// [CUDA-VMM-013](vmmkit_sys::cuda::rules::VMM_013) in this order: ptr, size, desc, count; each location (a
 /// device; host → 801; bad id → 101) and its flags (0, 1 or 3); the range
 /// wholly cuMemMap'ed. A later grant for a device replaces an earlier one.
-pub unsafe extern "C" fn cuMemSetAccess(
+pub extern "C" fn cuMemSetAccess(
     ptr: CUdeviceptr,
     size: usize,
-    desc: *const CUmemAccessDesc,
+    desc: In<'_, CUmemAccessDesc>,
     count: usize,
 ) -> CUresult {
     run("cuMemSetAccess", || {
@@ -316,8 +312,7 @@ pub unsafe extern "C" fn cuMemSetAccess(
             "ptr, size, desc and count must all be nonzero"
         );
         let e = emu()?;
-        // SAFETY: checked non-null; the caller passes `count` descriptors.
-        let descs: Vec<CUmemAccessDesc> = (0..count).map(|i| unsafe { get(desc.add(i)) }).collect();
+        let descs: Vec<CUmemAccessDesc> = desc.to_vec(count)?;
         let mut grants = Vec::with_capacity(descs.len());
         for d in &descs {
             let device = access_location(e, d.location)?;
@@ -342,31 +337,29 @@ pub unsafe extern "C" fn cuMemSetAccess(
 /// `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)`:
 /// NULL → 1; the location as for cuMemSetAccess; `ptr` inside a cuMemMap'ed
 /// mapping. A device never granted access reads 0, the owner included.
-pub unsafe extern "C" fn cuMemGetAccess(flags: *mut u64, location: *const CUmemLocation, ptr: CUdeviceptr) -> CUresult {
+pub extern "C" fn cuMemGetAccess(flags: Out<'_, u64>, location: In<'_, CUmemLocation>, ptr: CUdeviceptr) -> CUresult {
     run("cuMemGetAccess", || {
         current()?;
         if flags.is_null() || location.is_null() {
             return Err(Fail::plain(CuResult::INVALID_VALUE, "flags or location is NULL".into()));
         }
         let e = emu()?;
-        // SAFETY: checked non-null.
-        let device = access_location(e, unsafe { get(location) })?;
+        let device = access_location(e, location.read()?)?;
         let p = ptr as usize;
         if !is_vmm(e, p) {
             return Err(Fail::plain(CuResult::INVALID_VALUE, format!("{p:#x} is not cuMemMap'ed memory")));
         }
         let f = e.get_access(p, Place::Device(device), 0).map_err(|e| Fail::core(Op::GetAccess, e))?;
-        // SAFETY: checked non-null.
-        unsafe { put(flags, u64::from(f)) };
+        flags.write(u64::from(f))?;
         Ok(())
     })
 }
 
 /// `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)`:
-/// CUDA-VMM-019 any address inside a cuMemMap'ed mapping gives the handle
+/// [CUDA-VMM-019](vmmkit_sys::cuda::rules::VMM_019) any address inside a cuMemMap'ed mapping gives the handle
 /// that was mapped, with one more reference (one more cuMemRelease).
-pub unsafe extern "C" fn cuMemRetainAllocationHandle(
-    handle: *mut CUmemGenericAllocationHandle,
+pub extern "C" fn cuMemRetainAllocationHandle(
+    handle: Out<'_, CUmemGenericAllocationHandle>,
     addr: *mut c_void,
 ) -> CUresult {
     run("cuMemRetainAllocationHandle", || {
@@ -378,8 +371,7 @@ pub unsafe extern "C" fn cuMemRetainAllocationHandle(
         let p = addr as usize;
         ensure!(is_vmm(e, p), rules::VMM_019 => CuResult::INVALID_VALUE, "{addr:p} is not inside a cuMemMap'ed mapping");
         let id = e.retain(p).map_err(|e| Fail::core(Op::Retain, e))?;
-        // SAFETY: checked non-null.
-        unsafe { put(handle, to_handle(id)) };
+        handle.write(to_handle(id))?;
         Ok(())
     })
 }
@@ -387,8 +379,8 @@ pub unsafe extern "C" fn cuMemRetainAllocationHandle(
 /// `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)`:
 /// the creation properties (an imported handle: the exporter's, on the
 /// device where the memory lives).
-pub unsafe extern "C" fn cuMemGetAllocationPropertiesFromHandle(
-    prop: *mut CUmemAllocationProp,
+pub extern "C" fn cuMemGetAllocationPropertiesFromHandle(
+    prop: Out<'_, CUmemAllocationProp>,
     handle: CUmemGenericAllocationHandle,
 ) -> CUresult {
     run("cuMemGetAllocationPropertiesFromHandle", || {
@@ -407,8 +399,7 @@ pub unsafe extern "C" fn cuMemGetAllocationPropertiesFromHandle(
             location: CUmemLocation { type_: CU_MEM_LOCATION_TYPE_DEVICE, id },
             ..Default::default()
         };
-        // SAFETY: checked non-null.
-        unsafe { put(prop, p) };
+        prop.write(p)?;
         Ok(())
     })
 }

@@ -10,11 +10,12 @@ use std::ffi::c_void;
 
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, emu, put, run};
+use super::call::{Fail, emu, run};
 use super::memory::{On, free, malloc, memcpy};
 use super::pitched::{copy_2d, rows_2d};
 use super::ranges::ArrayRec;
 use super::state::state;
+use crate::ffi::{In, Out};
 use crate::core::Emulator;
 
 /// Bytes per channel of an array format.
@@ -67,7 +68,7 @@ fn to_channels(format: hipArray_Format, channels: u32) -> hipChannelFormatDesc {
 /// TextureGather (cubemaps are not supported) → 1; TextureGather on other
 /// than a 2-D array → 1. vmmkit also refuses an unknown format and a width
 /// of 0 (1), and answers memory it cannot allocate with 2.
-fn create(array: *mut hipArray_t, d: &HIP_ARRAY3D_DESCRIPTOR) -> Result<(), Fail> {
+fn create(array: Out<'_, hipArray_t>, d: &HIP_ARRAY3D_DESCRIPTOR) -> Result<(), Fail> {
     let bad = |m: String| Err(Fail::plain(HipError::INVALID_VALUE, m));
     if array.is_null() {
         return bad("array is NULL".into());
@@ -90,64 +91,60 @@ fn create(array: *mut hipArray_t, d: &HIP_ARRAY3D_DESCRIPTOR) -> Result<(), Fail
     let bytes = d.Width.checked_mul(elem).and_then(|n| n.checked_mul(d.Height.max(1))).and_then(|n| n.checked_mul(d.Depth.max(1)));
     let bytes = bytes.ok_or_else(|| Fail::plain(HipError::OUT_OF_MEMORY, format!("{d:?} overflows")))?;
     let mut mem = std::ptr::null_mut();
-    malloc(&mut mem, bytes)?;
+    malloc(Out::from_mut(&mut mem), bytes)?;
     let handle = state(emu()?).mem.add_array(ArrayRec { mem: mem as usize, elem, desc: *d });
-    // SAFETY: checked non-null.
-    unsafe { put(array, handle as hipArray_t) };
+    array.write(handle as hipArray_t)?;
     Ok(())
 }
 
 /// `hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, hipChannelFormatKind f)`:
 /// the descriptor of those bits per channel and that kind, as given (clr
 /// hip_texture.cpp; no check).
-pub unsafe extern "C" fn hipCreateChannelDesc(x: i32, y: i32, z: i32, w: i32, f: i32) -> hipChannelFormatDesc {
+pub extern "C" fn hipCreateChannelDesc(x: i32, y: i32, z: i32, w: i32, f: i32) -> hipChannelFormatDesc {
     hipChannelFormatDesc { x, y, z, w, f }
 }
 
 /// `hipError_t hipArrayCreate(hipArray_t *pHandle, const HIP_ARRAY_DESCRIPTOR *pAllocateArray)`: a 1-D or 2-D array.
-pub unsafe extern "C" fn hipArrayCreate(pHandle: *mut hipArray_t, pAllocateArray: *const HIP_ARRAY_DESCRIPTOR) -> hipError_t {
+pub extern "C" fn hipArrayCreate(pHandle: Out<'_, hipArray_t>, pAllocateArray: In<'_, HIP_ARRAY_DESCRIPTOR>) -> hipError_t {
     run("hipArrayCreate", || {
         if pAllocateArray.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "pAllocateArray is NULL".into()));
         }
-        // SAFETY: non-null; a descriptor by the C contract.
-        let d = unsafe { pAllocateArray.read_unaligned() };
+        let d = pAllocateArray.read()?;
         let d3 = HIP_ARRAY3D_DESCRIPTOR { Width: d.Width, Height: d.Height, Depth: 0, Format: d.Format, NumChannels: d.NumChannels, Flags: 0 };
         create(pHandle, &d3)
     })
 }
 
 /// `hipError_t hipArray3DCreate(hipArray_t *array, const HIP_ARRAY3D_DESCRIPTOR *pAllocateArray)`.
-pub unsafe extern "C" fn hipArray3DCreate(array: *mut hipArray_t, pAllocateArray: *const HIP_ARRAY3D_DESCRIPTOR) -> hipError_t {
+pub extern "C" fn hipArray3DCreate(array: Out<'_, hipArray_t>, pAllocateArray: In<'_, HIP_ARRAY3D_DESCRIPTOR>) -> hipError_t {
     run("hipArray3DCreate", || {
         if pAllocateArray.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "pAllocateArray is NULL".into()));
         }
-        // SAFETY: non-null; a descriptor by the C contract.
-        create(array, &unsafe { pAllocateArray.read_unaligned() })
+        create(array, &pAllocateArray.read()?)
     })
 }
 
 /// The runtime forms: array or desc NULL → 1; a channel descriptor clr's
 /// `CheckArrayFormat` refuses → 1 (hip_memory.cpp:1224-1245, 1256-1276).
-fn create_from_channels(array: *mut hipArray_t, desc: *const hipChannelFormatDesc, x: hipExtent, flags: u32) -> Result<(), Fail> {
+fn create_from_channels(array: Out<'_, hipArray_t>, desc: In<'_, hipChannelFormatDesc>, x: hipExtent, flags: u32) -> Result<(), Fail> {
     if array.is_null() || desc.is_null() {
         return Err(Fail::plain(HipError::INVALID_VALUE, "array or desc is NULL".into()));
     }
-    // SAFETY: non-null; a descriptor by the C contract.
-    let c = unsafe { desc.read_unaligned() };
+    let c = desc.read()?;
     let (Format, NumChannels) = from_channels(&c)
         .ok_or_else(|| Fail::plain(HipError::INVALID_VALUE, format!("{c:?} is not an array format")))?;
     create(array, &HIP_ARRAY3D_DESCRIPTOR { Width: x.width, Height: x.height, Depth: x.depth, Format, NumChannels, Flags: flags })
 }
 
 /// `hipError_t hipMallocArray(hipArray_t *array, const hipChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)`.
-pub unsafe extern "C" fn hipMallocArray(array: *mut hipArray_t, desc: *const hipChannelFormatDesc, width: usize, height: usize, flags: u32) -> hipError_t {
+pub extern "C" fn hipMallocArray(array: Out<'_, hipArray_t>, desc: In<'_, hipChannelFormatDesc>, width: usize, height: usize, flags: u32) -> hipError_t {
     run("hipMallocArray", || create_from_channels(array, desc, hipExtent { width, height, depth: 0 }, flags))
 }
 
 /// `hipError_t hipMalloc3DArray(hipArray_t *array, const hipChannelFormatDesc *desc, hipExtent extent, unsigned int flags)`.
-pub unsafe extern "C" fn hipMalloc3DArray(array: *mut hipArray_t, desc: *const hipChannelFormatDesc, extent: hipExtent, flags: u32) -> hipError_t {
+pub extern "C" fn hipMalloc3DArray(array: Out<'_, hipArray_t>, desc: In<'_, hipChannelFormatDesc>, extent: hipExtent, flags: u32) -> hipError_t {
     run("hipMalloc3DArray", || create_from_channels(array, desc, extent, flags))
 }
 
@@ -167,12 +164,12 @@ fn destroy(array: hipArray_t) -> Result<(), Fail> {
 }
 
 /// `hipError_t hipFreeArray(hipArray_t array)`.
-pub unsafe extern "C" fn hipFreeArray(array: hipArray_t) -> hipError_t {
+pub extern "C" fn hipFreeArray(array: hipArray_t) -> hipError_t {
     run("hipFreeArray", || destroy(array))
 }
 
 /// `hipError_t hipArrayDestroy(hipArray_t array)`.
-pub unsafe extern "C" fn hipArrayDestroy(array: hipArray_t) -> hipError_t {
+pub extern "C" fn hipArrayDestroy(array: hipArray_t) -> hipError_t {
     run("hipArrayDestroy", || destroy(array))
 }
 
@@ -196,7 +193,7 @@ fn descriptor(array: hipArray_t) -> Result<HIP_ARRAY3D_DESCRIPTOR, Fail> {
 
 /// `hipError_t hipArrayGetInfo(hipChannelFormatDesc *desc, hipExtent *extent, unsigned int *flags, hipArray_t array)`:
 /// NULL array → 400; all outputs NULL → 0; else as the descriptor (hip_memory.cpp:4117-4153).
-pub unsafe extern "C" fn hipArrayGetInfo(desc: *mut hipChannelFormatDesc, extent: *mut hipExtent, flags: *mut u32, array: hipArray_t) -> hipError_t {
+pub extern "C" fn hipArrayGetInfo(desc: Out<'_, hipChannelFormatDesc>, extent: Out<'_, hipExtent>, flags: Out<'_, u32>, array: hipArray_t) -> hipError_t {
     run("hipArrayGetInfo", || {
         if array.is_null() {
             return Err(Fail::plain(HipError::INVALID_HANDLE, "array is NULL".into()));
@@ -205,45 +202,34 @@ pub unsafe extern "C" fn hipArrayGetInfo(desc: *mut hipChannelFormatDesc, extent
             return Ok(());
         }
         let d = descriptor(array)?;
-        // SAFETY: each output is written only when non-null.
-        unsafe {
-            if !desc.is_null() {
-                put(desc, to_channels(d.Format, d.NumChannels));
-            }
-            if !extent.is_null() {
-                put(extent, hipExtent { width: d.Width, height: d.Height, depth: d.Depth });
-            }
-            if !flags.is_null() {
-                put(flags, d.Flags);
-            }
-        }
+        desc.write_if_given(to_channels(d.Format, d.NumChannels));
+        extent.write_if_given(hipExtent { width: d.Width, height: d.Height, depth: d.Depth });
+        flags.write_if_given(d.Flags);
         Ok(())
     })
 }
 
 /// `hipError_t hipArrayGetDescriptor(HIP_ARRAY_DESCRIPTOR *pArrayDescriptor, hipArray_t array)`.
-pub unsafe extern "C" fn hipArrayGetDescriptor(pArrayDescriptor: *mut HIP_ARRAY_DESCRIPTOR, array: hipArray_t) -> hipError_t {
+pub extern "C" fn hipArrayGetDescriptor(pArrayDescriptor: Out<'_, HIP_ARRAY_DESCRIPTOR>, array: hipArray_t) -> hipError_t {
     run("hipArrayGetDescriptor", || {
         if pArrayDescriptor.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "pArrayDescriptor is NULL".into()));
         }
         let d = descriptor(array)?;
         let out = HIP_ARRAY_DESCRIPTOR { Width: d.Width, Height: d.Height, Format: d.Format, NumChannels: d.NumChannels };
-        // SAFETY: checked non-null.
-        unsafe { put(pArrayDescriptor, out) };
+        pArrayDescriptor.write(out)?;
         Ok(())
     })
 }
 
 /// `hipError_t hipArray3DGetDescriptor(HIP_ARRAY3D_DESCRIPTOR *pArrayDescriptor, hipArray_t array)`.
-pub unsafe extern "C" fn hipArray3DGetDescriptor(pArrayDescriptor: *mut HIP_ARRAY3D_DESCRIPTOR, array: hipArray_t) -> hipError_t {
+pub extern "C" fn hipArray3DGetDescriptor(pArrayDescriptor: Out<'_, HIP_ARRAY3D_DESCRIPTOR>, array: hipArray_t) -> hipError_t {
     run("hipArray3DGetDescriptor", || {
         if pArrayDescriptor.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "pArrayDescriptor is NULL".into()));
         }
         let d = descriptor(array)?;
-        // SAFETY: checked non-null.
-        unsafe { put(pArrayDescriptor, d) };
+        pArrayDescriptor.write(d)?;
         Ok(())
     })
 }
@@ -275,37 +261,37 @@ fn linear(array: hipArray_t, offset: usize, other: *mut c_void, n: usize, kind: 
 }
 
 /// `hipError_t hipMemcpyHtoA(hipArray_t dstArray, size_t dstOffset, const void *srcHost, size_t count)`.
-pub unsafe extern "C" fn hipMemcpyHtoA(dstArray: hipArray_t, dstOffset: usize, srcHost: *const c_void, count: usize) -> hipError_t {
+pub extern "C" fn hipMemcpyHtoA(dstArray: hipArray_t, dstOffset: usize, srcHost: *const c_void, count: usize) -> hipError_t {
     run("hipMemcpyHtoA", || linear(dstArray, dstOffset, srcHost.cast_mut(), count, hipMemcpyHostToDevice, true, On::Sync))
 }
 
 /// `hipError_t hipMemcpyHtoAAsync(hipArray_t dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, hipStream_t stream)`.
-pub unsafe extern "C" fn hipMemcpyHtoAAsync(dstArray: hipArray_t, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpyHtoAAsync(dstArray: hipArray_t, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, stream: hipStream_t) -> hipError_t {
     run("hipMemcpyHtoAAsync", || linear(dstArray, dstOffset, srcHost.cast_mut(), ByteCount, hipMemcpyHostToDevice, true, On::Stream(stream)))
 }
 
 /// `hipError_t hipMemcpyAtoH(void *dst, hipArray_t srcArray, size_t srcOffset, size_t count)`.
-pub unsafe extern "C" fn hipMemcpyAtoH(dst: *mut c_void, srcArray: hipArray_t, srcOffset: usize, count: usize) -> hipError_t {
+pub extern "C" fn hipMemcpyAtoH(dst: *mut c_void, srcArray: hipArray_t, srcOffset: usize, count: usize) -> hipError_t {
     run("hipMemcpyAtoH", || linear(srcArray, srcOffset, dst, count, hipMemcpyDeviceToHost, false, On::Sync))
 }
 
 /// `hipError_t hipMemcpyAtoHAsync(void *dstHost, hipArray_t srcArray, size_t srcOffset, size_t ByteCount, hipStream_t stream)`.
-pub unsafe extern "C" fn hipMemcpyAtoHAsync(dstHost: *mut c_void, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpyAtoHAsync(dstHost: *mut c_void, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize, stream: hipStream_t) -> hipError_t {
     run("hipMemcpyAtoHAsync", || linear(srcArray, srcOffset, dstHost, ByteCount, hipMemcpyDeviceToHost, false, On::Stream(stream)))
 }
 
 /// `hipError_t hipMemcpyAtoD(hipDeviceptr_t dstDevice, hipArray_t srcArray, size_t srcOffset, size_t ByteCount)`.
-pub unsafe extern "C" fn hipMemcpyAtoD(dstDevice: hipDeviceptr_t, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize) -> hipError_t {
+pub extern "C" fn hipMemcpyAtoD(dstDevice: hipDeviceptr_t, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize) -> hipError_t {
     run("hipMemcpyAtoD", || linear(srcArray, srcOffset, dstDevice, ByteCount, hipMemcpyDeviceToDevice, false, On::Sync))
 }
 
 /// `hipError_t hipMemcpyDtoA(hipArray_t dstArray, size_t dstOffset, hipDeviceptr_t srcDevice, size_t ByteCount)`.
-pub unsafe extern "C" fn hipMemcpyDtoA(dstArray: hipArray_t, dstOffset: usize, srcDevice: hipDeviceptr_t, ByteCount: usize) -> hipError_t {
+pub extern "C" fn hipMemcpyDtoA(dstArray: hipArray_t, dstOffset: usize, srcDevice: hipDeviceptr_t, ByteCount: usize) -> hipError_t {
     run("hipMemcpyDtoA", || linear(dstArray, dstOffset, srcDevice, ByteCount, hipMemcpyDeviceToDevice, true, On::Sync))
 }
 
 /// `hipError_t hipMemcpyAtoA(hipArray_t dstArray, size_t dstOffset, hipArray_t srcArray, size_t srcOffset, size_t ByteCount)`.
-pub unsafe extern "C" fn hipMemcpyAtoA(dstArray: hipArray_t, dstOffset: usize, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize) -> hipError_t {
+pub extern "C" fn hipMemcpyAtoA(dstArray: hipArray_t, dstOffset: usize, srcArray: hipArray_t, srcOffset: usize, ByteCount: usize) -> hipError_t {
     run("hipMemcpyAtoA", || {
         let src = at(&lookup(emu()?, srcArray, HipError::INVALID_VALUE)?, srcOffset)?;
         linear(dstArray, dstOffset, src, ByteCount, hipMemcpyDeviceToDevice, true, On::Sync)
@@ -314,7 +300,7 @@ pub unsafe extern "C" fn hipMemcpyAtoA(dstArray: hipArray_t, dstOffset: usize, s
 
 /// `hipError_t hipMemcpyToArray(hipArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, hipMemcpyKind kind)` (deprecated):
 /// `count` bytes from byte `wOffset` of row `hOffset`.
-pub unsafe extern "C" fn hipMemcpyToArray(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, count: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpyToArray(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, count: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpyToArray", || {
         let rec = lookup(emu()?, dst, HipError::INVALID_VALUE)?;
         memcpy(at_row(&rec, wOffset, hOffset, 0)?, src, count, kind, On::Sync)
@@ -322,12 +308,12 @@ pub unsafe extern "C" fn hipMemcpyToArray(dst: hipArray_t, wOffset: usize, hOffs
 }
 
 /// `hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t srcArray, size_t wOffset, size_t hOffset, size_t count, hipMemcpyKind kind)` (deprecated).
-pub unsafe extern "C" fn hipMemcpyFromArray(dst: *mut c_void, srcArray: hipArray_t, wOffset: usize, hOffset: usize, count: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpyFromArray(dst: *mut c_void, srcArray: hipArray_t, wOffset: usize, hOffset: usize, count: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpyFromArray", || from_array(dst, srcArray, wOffset, hOffset, count, kind, On::Sync))
 }
 
 /// `hipMemcpyFromArray` on the calling thread's default stream.
-pub unsafe extern "C" fn hipMemcpyFromArray_spt(dst: *mut c_void, srcArray: hipArray_t, wOffset: usize, hOffset: usize, count: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpyFromArray_spt(dst: *mut c_void, srcArray: hipArray_t, wOffset: usize, hOffset: usize, count: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpyFromArray_spt", || super::pitched::on_per_thread(|on| from_array(dst, srcArray, wOffset, hOffset, count, kind, on)))
 }
 
@@ -353,49 +339,49 @@ fn from_array_2d(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usiz
 }
 
 /// `hipError_t hipMemcpy2DToArray(hipArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)`.
-pub unsafe extern "C" fn hipMemcpy2DToArray(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpy2DToArray(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpy2DToArray", || to_array_2d(dst, wOffset, hOffset, src, spitch, width, height, kind, On::Sync))
 }
 
 /// `hipMemcpy2DToArray` on a stream.
-pub unsafe extern "C" fn hipMemcpy2DToArrayAsync(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpy2DToArrayAsync(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
     run("hipMemcpy2DToArrayAsync", || to_array_2d(dst, wOffset, hOffset, src, spitch, width, height, kind, On::Stream(stream)))
 }
 
 /// `hipMemcpy2DToArray` on the calling thread's default stream.
-pub unsafe extern "C" fn hipMemcpy2DToArray_spt(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpy2DToArray_spt(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpy2DToArray_spt", || super::pitched::on_per_thread(|on| to_array_2d(dst, wOffset, hOffset, src, spitch, width, height, kind, on)))
 }
 
 /// `hipMemcpy2DToArrayAsync` with NULL meaning the calling thread's default stream.
-pub unsafe extern "C" fn hipMemcpy2DToArrayAsync_spt(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpy2DToArrayAsync_spt(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
     let on = On::Stream(super::stream::spt(stream));
     run("hipMemcpy2DToArrayAsync_spt", || to_array_2d(dst, wOffset, hOffset, src, spitch, width, height, kind, on))
 }
 
 /// `hipError_t hipMemcpy2DFromArray(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)`.
-pub unsafe extern "C" fn hipMemcpy2DFromArray(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpy2DFromArray(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpy2DFromArray", || from_array_2d(dst, dpitch, src, wOffset, hOffset, width, height, kind, On::Sync))
 }
 
 /// `hipMemcpy2DFromArray` on a stream.
-pub unsafe extern "C" fn hipMemcpy2DFromArrayAsync(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpy2DFromArrayAsync(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
     run("hipMemcpy2DFromArrayAsync", || from_array_2d(dst, dpitch, src, wOffset, hOffset, width, height, kind, On::Stream(stream)))
 }
 
 /// `hipMemcpy2DFromArray` on the calling thread's default stream.
-pub unsafe extern "C" fn hipMemcpy2DFromArray_spt(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpy2DFromArray_spt(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpy2DFromArray_spt", || super::pitched::on_per_thread(|on| from_array_2d(dst, dpitch, src, wOffset, hOffset, width, height, kind, on)))
 }
 
 /// `hipMemcpy2DFromArrayAsync` with NULL meaning the calling thread's default stream.
-pub unsafe extern "C" fn hipMemcpy2DFromArrayAsync_spt(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpy2DFromArrayAsync_spt(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
     let on = On::Stream(super::stream::spt(stream));
     run("hipMemcpy2DFromArrayAsync_spt", || from_array_2d(dst, dpitch, src, wOffset, hOffset, width, height, kind, on))
 }
 
 /// `hipError_t hipMemcpy2DArrayToArray(hipArray_t dst, size_t wOffsetDst, size_t hOffsetDst, hipArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, hipMemcpyKind kind)`.
-pub unsafe extern "C" fn hipMemcpy2DArrayToArray(dst: hipArray_t, wOffsetDst: usize, hOffsetDst: usize, src: hipArray_t, wOffsetSrc: usize, hOffsetSrc: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpy2DArrayToArray(dst: hipArray_t, wOffsetDst: usize, hOffsetDst: usize, src: hipArray_t, wOffsetSrc: usize, hOffsetSrc: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpy2DArrayToArray", || {
         let e = emu()?;
         let (d, s) = (lookup(e, dst, HipError::INVALID_HANDLE)?, lookup(e, src, HipError::INVALID_HANDLE)?);

@@ -1,6 +1,6 @@
 //! The HIP side of the call path of [`crate::dialect`]: its `Fail` and `run`,
 //! and the thread's last error
-//! (hip.md §2.1, HIP-INIT-003), which every call sets.
+//! (hip.md §2.1, [HIP-INIT-003](vmmkit_sys::hip::rules::INIT_003)), which every call sets.
 
 use std::cell::Cell;
 
@@ -9,7 +9,6 @@ use vmmkit_sys::vendor::Hip;
 
 use crate::core::{Emulator, thread};
 use crate::dialect;
-pub(super) use crate::dialect::{get, put};
 
 /// `ensure!(cond, rule, "msg {}", x)`: [`crate::dialect::ensure`] with the
 /// rule's main code under the process's version profile (`profile.rs`);
@@ -25,7 +24,7 @@ macro_rules! ensure {
 pub(super) use ensure;
 
 thread_local! {
-    /// The calling thread's last error (HIP-INIT-003: per thread). HIP keeps
+    /// The calling thread's last error ([HIP-INIT-003](vmmkit_sys::hip::rules::INIT_003): per thread). HIP keeps
     /// it per thread, so this is a thread-local as the vendor's is.
     static LAST: Cell<i32> = const { Cell::new(0) };
 }
@@ -42,7 +41,7 @@ pub(super) fn set_last_error(code: HipError) {
 
 dialect::aliases!(Hip, hipError_t);
 
-/// The emulator, or the reason it cannot start: HIP-INIT-001, a runtime that
+/// The emulator, or the reason it cannot start: [HIP-INIT-001](vmmkit_sys::hip::rules::INIT_001), a runtime that
 /// cannot start answers 101 (hipGetDeviceCount answers 100 itself).
 pub(super) fn emu() -> Result<&'static Emulator, Fail> {
     let e = crate::core::emulator().map_err(|e| Fail::rule(&rules::INIT_001, e.to_string()))?;
@@ -50,12 +49,12 @@ pub(super) fn emu() -> Result<&'static Emulator, Fail> {
     Ok(e)
 }
 
-/// HIP-INIT-008: the devices of this process are those ROCr's and clr's
+/// [HIP-INIT-009](vmmkit_sys::hip::rules::INIT_009): the devices of this process are those ROCr's and clr's
 /// variables leave it; when they leave none, every call is 100, as clr's
 /// `HIP_INIT_API` answers with no device.
 pub(super) fn no_device_left(e: &Emulator) -> Result<(), Fail> {
     let seen = e.see_as(crate::visible::MaskVendor::Hip);
-    ensure!(seen.count() > 0, rules::INIT_008, "no device is visible: {}", seen.describe());
+    ensure!(seen.count() > 0, rules::INIT_009, "no device is visible: {}", seen.describe());
     Ok(())
 }
 

@@ -1,6 +1,6 @@
 //! Stream capture (clr 6.3 `hipamd/src/hip_graph.cpp:851-1079`,
-//! `1787-1885`): hipStreamBeginCapture and EndCapture (HIP-GRF-008), the
-//! status queries (HIP-GRF-009) and hipThreadExchangeStreamCaptureMode, on
+//! `1787-1885`): hipStreamBeginCapture and EndCapture ([HIP-GRF-008](vmmkit_sys::hip::rules::GRF_008)), the
+//! status queries ([HIP-GRF-009](vmmkit_sys::hip::rules::GRF_009)) and hipThreadExchangeStreamCaptureMode, on
 //! the core's captures. The work a capturing stream is given becomes nodes
 //! in the core (`core/graph.rs`); the calls a capture forbids are checked
 //! where they are made (streams, copies, allocations, events).
@@ -11,9 +11,10 @@ use std::cell::RefCell;
 use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, emu, ensure, put, run};
+use super::call::{Fail, emu, ensure, run};
 use super::graph::{graph_fail, to_graph, to_node};
 use super::stream::{live, spt};
+use crate::ffi::Out;
 use crate::core::{CaptureMode, CaptureStatus, exchange_capture_mode};
 
 thread_local! {
@@ -48,26 +49,21 @@ fn status_value(s: CaptureStatus) -> hipStreamCaptureStatus {
 
 /// What the queries write besides the status.
 #[derive(Clone, Copy)]
-struct InfoOut {
-    id: *mut u64,
-    graph: *mut hipGraph_t,
-    deps: *mut *const hipGraphNode_t,
-    count: *mut usize,
+struct InfoOut<'a> {
+    id: Out<'a, u64>,
+    graph: Out<'a, hipGraph_t>,
+    deps: Out<'a, *const hipGraphNode_t>,
+    count: Out<'a, usize>,
 }
 
-impl InfoOut {
-    const NONE: Self = Self {
-        id: std::ptr::null_mut(),
-        graph: std::ptr::null_mut(),
-        deps: std::ptr::null_mut(),
-        count: std::ptr::null_mut(),
-    };
+impl InfoOut<'_> {
+    const NONE: Self = Self { id: Out::NULL, graph: Out::NULL, deps: Out::NULL, count: Out::NULL };
 }
 
 /// clr's checks of the queries: NULL status → 1, a dead stream → 709; the
 /// legacy stream never captures; an active capture's id, graph and
 /// dependencies are written where asked.
-fn query(stream: hipStream_t, status: *mut hipStreamCaptureStatus, out: InfoOut) -> Result<(), Fail> {
+fn query(stream: hipStream_t, status: Out<'_, hipStreamCaptureStatus>, out: InfoOut<'_>) -> Result<(), Fail> {
     if status.is_null() {
         return Err(Fail::plain(HipError::INVALID_VALUE, "the capture status pointer is NULL".into()));
     }
@@ -75,87 +71,77 @@ fn query(stream: hipStream_t, status: *mut hipStreamCaptureStatus, out: InfoOut)
     let Some(id) = live(e, stream)? else { return Ok(()) };
     let (st, cid, graph, leaves) =
         if (stream as usize) <= 1 { (CaptureStatus::None, 0, None, Vec::new()) } else { e.capture_info(id) };
-    // SAFETY: checked non-null.
-    unsafe { put(status, status_value(st)) };
+    status.write(status_value(st))?;
     if st == CaptureStatus::Active {
-        // SAFETY: each written only when non-null (the C contract: valid if given).
-        unsafe {
-            if !out.id.is_null() {
-                put(out.id, cid);
-            }
-            if let (false, Some(g)) = (out.graph.is_null(), graph) {
-                put(out.graph, to_graph(g));
-            }
-            if !out.deps.is_null() || !out.count.is_null() {
-                let nodes: Vec<hipGraphNode_t> = leaves.into_iter().map(to_node).collect();
-                let n = nodes.len();
-                let p = DEPS.with(|d| {
-                    *d.borrow_mut() = nodes;
-                    d.borrow().as_ptr()
-                });
-                if !out.deps.is_null() {
-                    put(out.deps, p);
-                }
-                if !out.count.is_null() {
-                    put(out.count, n);
-                }
-            }
+        out.id.write_if_given(cid);
+        if let Some(g) = graph {
+            out.graph.write_if_given(to_graph(g));
+        }
+        if !out.deps.is_null() || !out.count.is_null() {
+            let nodes: Vec<hipGraphNode_t> = leaves.into_iter().map(to_node).collect();
+            let n = nodes.len();
+            let p = DEPS.with(|d| {
+                *d.borrow_mut() = nodes;
+                d.borrow().as_ptr()
+            });
+            out.deps.write_if_given(p);
+            out.count.write_if_given(n);
         }
     }
     Ok(())
 }
 
-/// `hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)`: HIP-GRF-009.
-pub unsafe extern "C" fn hipStreamIsCapturing(stream: hipStream_t, pCaptureStatus: *mut hipStreamCaptureStatus) -> hipError_t {
+/// `hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)`: [HIP-GRF-009](vmmkit_sys::hip::rules::GRF_009).
+pub extern "C" fn hipStreamIsCapturing(stream: hipStream_t, pCaptureStatus: Out<'_, hipStreamCaptureStatus>) -> hipError_t {
     run("hipStreamIsCapturing", || query(stream, pCaptureStatus, InfoOut::NONE))
 }
 
 /// `hipError_t hipStreamIsCapturing_spt(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)`.
-pub unsafe extern "C" fn hipStreamIsCapturing_spt(stream: hipStream_t, pCaptureStatus: *mut hipStreamCaptureStatus) -> hipError_t {
+pub extern "C" fn hipStreamIsCapturing_spt(stream: hipStream_t, pCaptureStatus: Out<'_, hipStreamCaptureStatus>) -> hipError_t {
     run("hipStreamIsCapturing_spt", || query(spt(stream), pCaptureStatus, InfoOut::NONE))
 }
 
 /// `hipError_t hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus, unsigned long long *pId)`:
 /// `pId` is written only while capturing.
-pub unsafe extern "C" fn hipStreamGetCaptureInfo(
+pub extern "C" fn hipStreamGetCaptureInfo(
     stream: hipStream_t,
-    pCaptureStatus: *mut hipStreamCaptureStatus,
-    pId: *mut u64,
+    pCaptureStatus: Out<'_, hipStreamCaptureStatus>,
+    pId: Out<'_, u64>,
 ) -> hipError_t {
     run("hipStreamGetCaptureInfo", || query(stream, pCaptureStatus, InfoOut { id: pId, ..InfoOut::NONE }))
 }
 
 /// `hipError_t hipStreamGetCaptureInfo_spt(…)`.
-pub unsafe extern "C" fn hipStreamGetCaptureInfo_spt(
+pub extern "C" fn hipStreamGetCaptureInfo_spt(
     stream: hipStream_t,
-    pCaptureStatus: *mut hipStreamCaptureStatus,
-    pId: *mut u64,
+    pCaptureStatus: Out<'_, hipStreamCaptureStatus>,
+    pId: Out<'_, u64>,
 ) -> hipError_t {
     run("hipStreamGetCaptureInfo_spt", || query(spt(stream), pCaptureStatus, InfoOut { id: pId, ..InfoOut::NONE }))
 }
 
 /// `hipError_t hipStreamGetCaptureInfo_v2(hipStream_t stream, hipStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, hipGraph_t *graph_out, const hipGraphNode_t **dependencies_out, size_t *numDependencies_out)`:
 /// the other outputs are written only while capturing.
-pub unsafe extern "C" fn hipStreamGetCaptureInfo_v2(
+pub extern "C" fn hipStreamGetCaptureInfo_v2(
     stream: hipStream_t,
-    captureStatus_out: *mut hipStreamCaptureStatus,
-    id_out: *mut u64,
-    graph_out: *mut hipGraph_t,
-    dependencies_out: *mut *const hipGraphNode_t,
-    numDependencies_out: *mut usize,
+    captureStatus_out: Out<'_, hipStreamCaptureStatus>,
+    id_out: Out<'_, u64>,
+    graph_out: Out<'_, hipGraph_t>,
+    dependencies_out: Out<'_, *const hipGraphNode_t>,
+    numDependencies_out: Out<'_, usize>,
 ) -> hipError_t {
     let out = InfoOut { id: id_out, graph: graph_out, deps: dependencies_out, count: numDependencies_out };
     run("hipStreamGetCaptureInfo_v2", || query(stream, captureStatus_out, out))
 }
 
 /// `hipError_t hipStreamGetCaptureInfo_v2_spt(…)`.
-pub unsafe extern "C" fn hipStreamGetCaptureInfo_v2_spt(
+pub extern "C" fn hipStreamGetCaptureInfo_v2_spt(
     stream: hipStream_t,
-    captureStatus_out: *mut hipStreamCaptureStatus,
-    id_out: *mut u64,
-    graph_out: *mut hipGraph_t,
-    dependencies_out: *mut *const hipGraphNode_t,
-    numDependencies_out: *mut usize,
+    captureStatus_out: Out<'_, hipStreamCaptureStatus>,
+    id_out: Out<'_, u64>,
+    graph_out: Out<'_, hipGraph_t>,
+    dependencies_out: Out<'_, *const hipGraphNode_t>,
+    numDependencies_out: Out<'_, usize>,
 ) -> hipError_t {
     let out = InfoOut { id: id_out, graph: graph_out, deps: dependencies_out, count: numDependencies_out };
     run("hipStreamGetCaptureInfo_v2_spt", || query(spt(stream), captureStatus_out, out))
@@ -163,17 +149,15 @@ pub unsafe extern "C" fn hipStreamGetCaptureInfo_v2_spt(
 
 /// `hipError_t hipThreadExchangeStreamCaptureMode(hipStreamCaptureMode *mode)`:
 /// NULL or a mode outside Global … Relaxed → 1; swaps it with the thread's.
-pub unsafe extern "C" fn hipThreadExchangeStreamCaptureMode(mode: *mut hipStreamCaptureMode) -> hipError_t {
+pub extern "C" fn hipThreadExchangeStreamCaptureMode(mode: Out<'_, hipStreamCaptureMode>) -> hipError_t {
     run("hipThreadExchangeStreamCaptureMode", || {
-        // SAFETY: read only when non-null.
-        let m = if mode.is_null() { None } else { mode_of(unsafe { *mode }) };
+        let m = if mode.is_null() { None } else { mode_of(mode.read()?) };
         let Some(m) = m else {
             return Err(Fail::plain(HipError::INVALID_VALUE, "mode is NULL or not a hipStreamCaptureMode".into()));
         };
         emu()?;
         let old = exchange_capture_mode(m);
-        // SAFETY: checked non-null.
-        unsafe { put(mode, mode_value(old)) };
+        mode.write(mode_value(old))?;
         Ok(())
     })
 }
@@ -195,13 +179,13 @@ fn begin(stream: hipStream_t, mode: hipStreamCaptureMode) -> Result<(), Fail> {
     e.capture_begin(id, device, m).map_err(graph_fail)
 }
 
-/// `hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)`: HIP-GRF-008.
-pub unsafe extern "C" fn hipStreamBeginCapture(stream: hipStream_t, mode: hipStreamCaptureMode) -> hipError_t {
+/// `hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)`: [HIP-GRF-008](vmmkit_sys::hip::rules::GRF_008).
+pub extern "C" fn hipStreamBeginCapture(stream: hipStream_t, mode: hipStreamCaptureMode) -> hipError_t {
     run("hipStreamBeginCapture", || begin(stream, mode))
 }
 
 /// `hipError_t hipStreamBeginCapture_spt(hipStream_t stream, hipStreamCaptureMode mode)`: NULL is the thread's default stream.
-pub unsafe extern "C" fn hipStreamBeginCapture_spt(stream: hipStream_t, mode: hipStreamCaptureMode) -> hipError_t {
+pub extern "C" fn hipStreamBeginCapture_spt(stream: hipStream_t, mode: hipStreamCaptureMode) -> hipError_t {
     run("hipStreamBeginCapture_spt", || begin(spt(stream), mode))
 }
 
@@ -209,7 +193,7 @@ pub unsafe extern "C" fn hipStreamBeginCapture_spt(stream: hipStream_t, mode: hi
 /// legacy stream → 401, a dead stream → 709, then the core's (not capturing
 /// 401, a joined stream 903, another thread 908, invalidated 901 with a
 /// NULL graph, unjoined work 904).
-fn end(stream: hipStream_t, graph: *mut hipGraph_t) -> Result<(), Fail> {
+fn end(stream: hipStream_t, graph: Out<'_, hipGraph_t>) -> Result<(), Fail> {
     ensure!(!graph.is_null(), rules::GRF_008 => HipError::INVALID_VALUE, "pGraph is NULL");
     ensure!((stream as usize) > 1, rules::GRF_008 => HipError::ILLEGAL_STATE, "the legacy stream never captures");
     if graph.is_null() || (stream as usize) <= 1 {
@@ -219,26 +203,24 @@ fn end(stream: hipStream_t, graph: *mut hipGraph_t) -> Result<(), Fail> {
     let Some(id) = live(e, stream)? else { return Ok(()) };
     match e.capture_end(id) {
         Ok(g) => {
-            // SAFETY: checked non-null.
-            unsafe { put(graph, to_graph(g)) };
+            graph.write(to_graph(g))?;
             Ok(())
         }
         Err(er) => {
             if matches!(er, crate::core::GraphError::Invalidated | crate::core::GraphError::Unjoined) {
-                // SAFETY: checked non-null.
-                unsafe { put(graph, std::ptr::null_mut()) };
+                graph.write(std::ptr::null_mut())?;
             }
             Err(graph_fail(er))
         }
     }
 }
 
-/// `hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)`: HIP-GRF-008, HIP-GRF-010, HIP-GRF-013.
-pub unsafe extern "C" fn hipStreamEndCapture(stream: hipStream_t, pGraph: *mut hipGraph_t) -> hipError_t {
+/// `hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)`: [HIP-GRF-008](vmmkit_sys::hip::rules::GRF_008), [HIP-GRF-010](vmmkit_sys::hip::rules::GRF_010), [HIP-GRF-013](vmmkit_sys::hip::rules::GRF_013).
+pub extern "C" fn hipStreamEndCapture(stream: hipStream_t, pGraph: Out<'_, hipGraph_t>) -> hipError_t {
     run("hipStreamEndCapture", || end(stream, pGraph))
 }
 
 /// `hipError_t hipStreamEndCapture_spt(hipStream_t stream, hipGraph_t *pGraph)`: NULL is the thread's default stream.
-pub unsafe extern "C" fn hipStreamEndCapture_spt(stream: hipStream_t, pGraph: *mut hipGraph_t) -> hipError_t {
+pub extern "C" fn hipStreamEndCapture_spt(stream: hipStream_t, pGraph: Out<'_, hipGraph_t>) -> hipError_t {
     run("hipStreamEndCapture_spt", || end(spt(stream), pGraph))
 }

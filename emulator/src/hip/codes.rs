@@ -41,6 +41,7 @@ pub enum Op {
 impl Dialect for Hip {
     type Op = Op;
     const PANIC: HipError = HipError::UNKNOWN;
+    const NULL: HipError = HipError::INVALID_VALUE;
 
     /// The code and rule of a core error in `op`.
     fn code_for(op: Op, err: &CoreError) -> (HipError, Option<&'static Rule>) {

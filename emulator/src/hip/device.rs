@@ -4,11 +4,12 @@
 use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::call::{Fail, current_device, emu, ensure, run};
 use std::ffi::c_char;
 
 use super::state::{DeviceSettings, state};
 use super::{device_attributes, profile};
+use crate::ffi::{CStrIn, In, Out};
 use crate::core::{Ending, StreamKind, thread};
 use crate::core::Emulator;
 use crate::registry::Place;
@@ -23,7 +24,7 @@ pub(super) fn device(id: i32) -> Result<u32, Fail> {
 }
 
 /// `hipError_t hipInit(unsigned flags)`: flags must be 0.
-pub unsafe extern "C" fn hipInit(flags: u32) -> hipError_t {
+pub extern "C" fn hipInit(flags: u32) -> hipError_t {
     run("hipInit", || {
         if flags != 0 {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("flags must be 0, got {flags}")));
@@ -32,9 +33,9 @@ pub unsafe extern "C" fn hipInit(flags: u32) -> hipError_t {
     })
 }
 
-/// `hipError_t hipGetDeviceCount(int *count)`: HIP-INIT-001, a runtime that
+/// `hipError_t hipGetDeviceCount(int *count)`: [HIP-INIT-001](vmmkit_sys::hip::rules::INIT_001), a runtime that
 /// cannot start answers 100 with `*count = 0`.
-pub unsafe extern "C" fn hipGetDeviceCount(count: *mut i32) -> hipError_t {
+pub extern "C" fn hipGetDeviceCount(count: Out<'_, i32>) -> hipError_t {
     run("hipGetDeviceCount", || {
         if count.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "count is NULL".into()));
@@ -43,12 +44,10 @@ pub unsafe extern "C" fn hipGetDeviceCount(count: *mut i32) -> hipError_t {
             Ok(e) => {
                 // clr's HIP_INIT_API answers 100 before the count is written.
                 super::call::no_device_left(e)?;
-                // SAFETY: checked non-null.
-                unsafe { put(count, e.device_count() as i32) }
+                count.write(e.device_count() as i32)?;
             }
             Err(err) => {
-                // SAFETY: checked non-null.
-                unsafe { put(count, 0) };
+                count.write(0)?;
                 return Err(Fail::rule_code(&rules::INIT_001, HipError::NO_DEVICE, err.to_string()));
             }
         }
@@ -57,7 +56,7 @@ pub unsafe extern "C" fn hipGetDeviceCount(count: *mut i32) -> hipError_t {
 }
 
 /// `hipError_t hipSetDevice(int deviceId)`: out of range → 101.
-pub unsafe extern "C" fn hipSetDevice(deviceId: i32) -> hipError_t {
+pub extern "C" fn hipSetDevice(deviceId: i32) -> hipError_t {
     run("hipSetDevice", || {
         let d = device(deviceId)?;
         thread::set_current_device(Some(d));
@@ -66,21 +65,20 @@ pub unsafe extern "C" fn hipSetDevice(deviceId: i32) -> hipError_t {
 }
 
 /// `hipError_t hipGetDevice(int *deviceId)`: the thread's device, 0 by default.
-pub unsafe extern "C" fn hipGetDevice(deviceId: *mut i32) -> hipError_t {
+pub extern "C" fn hipGetDevice(deviceId: Out<'_, i32>) -> hipError_t {
     run("hipGetDevice", || {
         if deviceId.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "deviceId is NULL".into()));
         }
         emu()?;
-        // SAFETY: checked non-null.
-        unsafe { put(deviceId, current_device() as i32) };
+        deviceId.write(current_device() as i32)?;
         Ok(())
     })
 }
 
 /// `hipError_t hipDeviceSynchronize(void)`: waits for the work of every
 /// stream of the current device; reports the first failure of a work.
-pub unsafe extern "C" fn hipDeviceSynchronize() -> hipError_t {
+pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
     run("hipDeviceSynchronize", || {
         let e = emu()?;
         // HIP-GRF-011: clr's CHECK_SUPPORTED_DURING_CAPTURE (every capture invalidated, 900).
@@ -91,14 +89,13 @@ pub unsafe extern "C" fn hipDeviceSynchronize() -> hipError_t {
 }
 
 /// `hipError_t hipDeviceGet(hipDevice_t *device, int ordinal)`.
-pub unsafe extern "C" fn hipDeviceGet(device_: *mut hipDevice_t, ordinal: i32) -> hipError_t {
+pub extern "C" fn hipDeviceGet(device_: Out<'_, hipDevice_t>, ordinal: i32) -> hipError_t {
     run("hipDeviceGet", || {
         if device_.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "device is NULL".into()));
         }
         let d = device(ordinal)?;
-        // SAFETY: checked non-null.
-        unsafe { put(device_, d as i32) };
+        device_.write(d as i32)?;
         Ok(())
     })
 }
@@ -112,7 +109,7 @@ fn facts(d: u32) -> Result<device_attributes::Facts, Fail> {
 /// `hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceId)`:
 /// every attribute of the 7.x enum (`device_attributes.rs`, the same values as
 /// hipGetDeviceProperties); a placeholder or an unknown value → 1, as clr's `default:`.
-pub unsafe extern "C" fn hipDeviceGetAttribute(pi: *mut i32, attr: hipDeviceAttribute_t, deviceId: i32) -> hipError_t {
+pub extern "C" fn hipDeviceGetAttribute(pi: Out<'_, i32>, attr: hipDeviceAttribute_t, deviceId: i32) -> hipError_t {
     run("hipDeviceGetAttribute", || {
         if pi.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "pi is NULL".into()));
@@ -123,8 +120,7 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(pi: *mut i32, attr: hipDeviceAttr
         };
         let v = device_attributes::answer(a, &facts(d)?);
         ::tracing::debug!(target: "vmmkit", attribute = a.name, value = v);
-        // SAFETY: checked non-null.
-        unsafe { put(pi, v) };
+        pi.write(v)?;
         Ok(())
     })
 }
@@ -167,18 +163,18 @@ fn fill(buf: &mut [u8], at: &Offsets, d: u32) -> Result<(), Fail> {
 
 /// `hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int deviceId)`
 /// (`@hip_4.2`): the old 792-byte layout, zero-filled, then the fields hip.md lists.
-pub unsafe extern "C" fn hipGetDeviceProperties(prop: *mut hipDeviceProp_t, deviceId: i32) -> hipError_t {
+pub extern "C" fn hipGetDeviceProperties(prop: Out<'_, hipDeviceProp_t>, deviceId: i32) -> hipError_t {
     run("hipGetDeviceProperties", || properties_r0000(prop, deviceId))
 }
 
 /// `hipError_t hipGetDevicePropertiesR0000(hipDeviceProp_tR0000 *prop, int deviceId)` (`@hip_4.2`):
 /// the old layout under its explicit name, as `hipGetDeviceProperties`.
-pub unsafe extern "C" fn hipGetDevicePropertiesR0000(prop: *mut hipDeviceProp_t, deviceId: i32) -> hipError_t {
+pub extern "C" fn hipGetDevicePropertiesR0000(prop: Out<'_, hipDeviceProp_t>, deviceId: i32) -> hipError_t {
     run("hipGetDevicePropertiesR0000", || properties_r0000(prop, deviceId))
 }
 
 /// The old 792-byte layout, zero-filled, then the fields hip.md lists.
-fn properties_r0000(prop: *mut hipDeviceProp_t, deviceId: i32) -> Result<(), Fail> {
+fn properties_r0000(prop: Out<'_, hipDeviceProp_t>, deviceId: i32) -> Result<(), Fail> {
     {
         if prop.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "prop is NULL".into()));
@@ -198,15 +194,14 @@ fn properties_r0000(prop: *mut hipDeviceProp_t, deviceId: i32) -> Result<(), Fai
         };
         fill(&mut p.bytes, &at, d)?;
         put_i32(&mut p.bytes, P::gcnArch, profile::ARCH.2);
-        // SAFETY: checked non-null; the caller passes a 792-byte record.
-        unsafe { put(prop, p) };
+        prop.write(p)?;
         Ok(())
     }
 }
 
 /// `hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600 *prop, int deviceId)`
 /// (`@hip_6.0`): the 1472-byte layout.
-pub unsafe extern "C" fn hipGetDevicePropertiesR0600(prop: *mut hipDeviceProp_tR0600, deviceId: i32) -> hipError_t {
+pub extern "C" fn hipGetDevicePropertiesR0600(prop: Out<'_, hipDeviceProp_tR0600>, deviceId: i32) -> hipError_t {
     run("hipGetDevicePropertiesR0600", || {
         if prop.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "prop is NULL".into()));
@@ -227,19 +222,17 @@ pub unsafe extern "C" fn hipGetDevicePropertiesR0600(prop: *mut hipDeviceProp_tR
         device_attributes::fill_r0600(&mut p.bytes, &facts(d)?);
         fill(&mut p.bytes, &at, d)?;
         p.bytes[P::uuid..P::uuid + 16].copy_from_slice(&uuid(machine(emu()?, d)));
-        // SAFETY: checked non-null; the caller passes a 1472-byte record.
-        unsafe { put(prop, p) };
+        prop.write(p)?;
         Ok(())
     })
 }
 
-fn version(out: *mut i32) -> Result<(), Fail> {
+fn version(out: Out<'_, i32>) -> Result<(), Fail> {
     if out.is_null() {
         return Err(Fail::plain(HipError::INVALID_VALUE, "version pointer is NULL".into()));
     }
     let v = profile::hip_version_value().map_err(|e| Fail::rule(&rules::INIT_001, e.to_string()))?;
-    // SAFETY: checked non-null.
-    unsafe { put(out, v) };
+    out.write(v)?;
     Ok(())
 }
 
@@ -247,20 +240,20 @@ fn version(out: *mut i32) -> Result<(), Fail> {
 /// `HIP_VERSION` (`VMMKIT_HIP_VERSION`: 60300000 by default, 70000000 for
 /// `7`); works even when the emulator cannot start, but not with a bad
 /// `VMMKIT_HIP_VERSION` (101, naming it).
-pub unsafe extern "C" fn hipRuntimeGetVersion(runtimeVersion: *mut i32) -> hipError_t {
+pub extern "C" fn hipRuntimeGetVersion(runtimeVersion: Out<'_, i32>) -> hipError_t {
     run("hipRuntimeGetVersion", || version(runtimeVersion))
 }
 
 /// `hipError_t hipDriverGetVersion(int *driverVersion)`: as hipRuntimeGetVersion.
-pub unsafe extern "C" fn hipDriverGetVersion(driverVersion: *mut i32) -> hipError_t {
+pub extern "C" fn hipDriverGetVersion(driverVersion: Out<'_, i32>) -> hipError_t {
     run("hipDriverGetVersion", || version(driverVersion))
 }
 
 /// `hipError_t hipDeviceCanAccessPeer(int *canAccessPeer, int deviceId, int peerDeviceId)`:
 /// a device and itself → 0 with 0, before the range check; any two distinct
 /// emulated devices can reach each other.
-pub unsafe extern "C" fn hipDeviceCanAccessPeer(
-    canAccessPeer: *mut i32,
+pub extern "C" fn hipDeviceCanAccessPeer(
+    canAccessPeer: Out<'_, i32>,
     deviceId: i32,
     peerDeviceId: i32,
 ) -> hipError_t {
@@ -269,21 +262,19 @@ pub unsafe extern "C" fn hipDeviceCanAccessPeer(
             return Err(Fail::plain(HipError::INVALID_VALUE, "canAccessPeer is NULL".into()));
         }
         if deviceId == peerDeviceId {
-            // SAFETY: checked non-null.
-            unsafe { put(canAccessPeer, 0) };
+            canAccessPeer.write(0)?;
             return Ok(());
         }
         device(deviceId)?;
         device(peerDeviceId)?;
-        // SAFETY: checked non-null.
-        unsafe { put(canAccessPeer, 1) };
+        canAccessPeer.write(1)?;
         Ok(())
     })
 }
 
 /// `hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned flags)`:
 /// flags ≠ 0 → 1; the current device itself or out of range → 101; twice → 704.
-pub unsafe extern "C" fn hipDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> hipError_t {
+pub extern "C" fn hipDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> hipError_t {
     run("hipDeviceEnablePeerAccess", || {
         if flags != 0 {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("flags must be 0, got {flags}")));
@@ -304,7 +295,7 @@ pub unsafe extern "C" fn hipDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32
 }
 
 /// `hipError_t hipDeviceDisablePeerAccess(int peerDeviceId)`: out of range → 101; never enabled → 705.
-pub unsafe extern "C" fn hipDeviceDisablePeerAccess(peerDeviceId: i32) -> hipError_t {
+pub extern "C" fn hipDeviceDisablePeerAccess(peerDeviceId: i32) -> hipError_t {
     run("hipDeviceDisablePeerAccess", || {
         let cur = current_device();
         let peer = device(peerDeviceId)?;
@@ -333,16 +324,15 @@ const STACK_MAX: usize = (128 << 10) - 16;
 const LINK_XGMI: u32 = 4;
 
 /// `int` to `*mut T` writes with one NULL check: `name` is NULL → 1.
-pub(super) fn out<T>(p: *mut T, name: &str, v: T) -> Result<(), Fail> {
+pub(super) fn out<T>(p: Out<'_, T>, name: &str, v: T) -> Result<(), Fail> {
     if p.is_null() {
         return Err(Fail::plain(HipError::INVALID_VALUE, format!("{name} is NULL")));
     }
-    // SAFETY: checked non-null; the caller passes room for a `T`.
-    unsafe { put(p, v) };
+    p.write(v)?;
     Ok(())
 }
 
-/// The machine's number of device ordinal `d` (HIP-INIT-008): a device's
+/// The machine's number of device ordinal `d` ([HIP-INIT-009](vmmkit_sys::hip::rules::INIT_009)): a device's
 /// uuid and PCI address are those of the physical device, whatever the
 /// process's visible-device list.
 fn machine(e: &Emulator, d: u32) -> u32 {
@@ -365,28 +355,23 @@ fn pci_bus_id(d: u32) -> String {
 
 /// Copies `s` into the C buffer `buf` of `len` bytes as snprintf would:
 /// truncated to `len − 1` bytes and NUL-terminated; nothing when `len` ≤ 0.
-///
-/// # Safety
-/// `buf` is valid for `len` bytes.
-unsafe fn put_c_str(buf: *mut c_char, len: i32, s: &str) {
-    let Ok(len) = usize::try_from(len) else { return };
+/// `buf` holds `len` bytes (the C contract).
+fn put_c_str(buf: Out<'_, c_char>, len: i32, s: &str) -> Result<(), crate::ffi::Null> {
+    let Ok(len) = usize::try_from(len) else { return Ok(()) };
     if len == 0 {
-        return;
+        return Ok(());
     }
     let n = s.len().min(len - 1);
-    // SAFETY: the caller's buffer holds `len` > `n` bytes.
-    unsafe {
-        std::ptr::copy_nonoverlapping(s.as_ptr(), buf.cast::<u8>(), n);
-        *buf.add(n) = 0;
-    }
+    let bytes: Vec<c_char> = s.as_bytes()[..n].iter().map(|&b| b as c_char).chain([0]).collect();
+    buf.write_slice(&bytes)
 }
 
-/// `hipError_t hipDeviceReset(void)`: HIP-INIT-006, clr `Device::Reset` on the current
+/// `hipError_t hipDeviceReset(void)`: [HIP-INIT-007](vmmkit_sys::hip::rules::INIT_007), clr `Device::Reset` on the current
 /// device: waits for its work, destroys the streams made on it, releases the
 /// memory the process holds there (allocations, VMM handles and mappings,
 /// opened IPC memory) and sets its flags back to `hipDeviceScheduleSpin`
 /// (its limits stay, as rocclr keeps them).
-pub unsafe extern "C" fn hipDeviceReset() -> hipError_t {
+pub extern "C" fn hipDeviceReset() -> hipError_t {
     run("hipDeviceReset", || {
         let e = emu()?;
         let d = current_device();
@@ -411,14 +396,13 @@ pub unsafe extern "C" fn hipDeviceReset() -> hipError_t {
 /// `hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device)`:
 /// bad device → 101, NULL → 1, then the address is written (truncated) and
 /// `len` ≤ 12 → 1, as clr does.
-pub unsafe extern "C" fn hipDeviceGetPCIBusId(pciBusId: *mut c_char, len: i32, device_: i32) -> hipError_t {
+pub extern "C" fn hipDeviceGetPCIBusId(pciBusId: Out<'_, c_char>, len: i32, device_: i32) -> hipError_t {
     run("hipDeviceGetPCIBusId", || {
         let d = device(device_)?;
         if pciBusId.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "pciBusId is NULL".into()));
         }
-        // SAFETY: the caller's buffer holds `len` bytes.
-        unsafe { put_c_str(pciBusId, len, &pci_bus_id(machine(emu()?, d))) };
+        put_c_str(pciBusId, len, &pci_bus_id(machine(emu()?, d)))?;
         if len <= 12 {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("len {len} is too short: 13 bytes are needed")));
         }
@@ -428,13 +412,12 @@ pub unsafe extern "C" fn hipDeviceGetPCIBusId(pciBusId: *mut c_char, len: i32, d
 
 /// `hipError_t hipDeviceGetByPCIBusId(int *device, const char *pciBusId)`:
 /// NULL → 1; an address that is not `dddd:bb:dd.f` of an emulated device → 1.
-pub unsafe extern "C" fn hipDeviceGetByPCIBusId(device_: *mut i32, pciBusId: *const c_char) -> hipError_t {
+pub extern "C" fn hipDeviceGetByPCIBusId(device_: Out<'_, i32>, pciBusId: CStrIn<'_>) -> hipError_t {
     run("hipDeviceGetByPCIBusId", || {
         if device_.is_null() || pciBusId.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "device or pciBusId is NULL".into()));
         }
-        // SAFETY: a NUL-terminated string, as the C contract says.
-        let text = unsafe { std::ffi::CStr::from_ptr(pciBusId) }.to_string_lossy();
+        let text = pciBusId.get()?.to_string_lossy();
         let e = emu()?;
         let parse = |s: &str| -> Option<[u32; 4]> {
             let (domain, rest) = s.split_once(':')?;
@@ -451,29 +434,27 @@ pub unsafe extern "C" fn hipDeviceGetByPCIBusId(device_: *mut i32, pciBusId: *co
         let Some(d) = found else {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("{text:?} is the PCI address of no device")));
         };
-        // SAFETY: checked non-null.
-        unsafe { put(device_, d as i32) };
+        device_.write(d as i32)?;
         Ok(())
     })
 }
 
 /// `hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device)`:
 /// bad device → 101; NULL or `len` ≤ 0 → 1; the name, truncated to `len − 1`.
-pub unsafe extern "C" fn hipDeviceGetName(name: *mut c_char, len: i32, device_: hipDevice_t) -> hipError_t {
+pub extern "C" fn hipDeviceGetName(name: Out<'_, c_char>, len: i32, device_: hipDevice_t) -> hipError_t {
     run("hipDeviceGetName", || {
         device(device_)?;
         if name.is_null() || len <= 0 {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("name is NULL or len {len} is not positive")));
         }
-        // SAFETY: the caller's buffer holds `len` bytes.
-        unsafe { put_c_str(name, len, profile::DEVICE_NAME) };
+        put_c_str(name, len, profile::DEVICE_NAME)?;
         Ok(())
     })
 }
 
 /// `hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device)`: bad
 /// device → 101, NULL → 1; the `uuid` of hipGetDeviceProperties.
-pub unsafe extern "C" fn hipDeviceGetUuid(uuid_: *mut hipUUID, device_: hipDevice_t) -> hipError_t {
+pub extern "C" fn hipDeviceGetUuid(uuid_: Out<'_, hipUUID>, device_: hipDevice_t) -> hipError_t {
     run("hipDeviceGetUuid", || {
         let d = device(device_)?;
         out(uuid_, "uuid", hipUUID { bytes: uuid(machine(emu()?, d)).map(|b| b as c_char) })
@@ -482,7 +463,7 @@ pub unsafe extern "C" fn hipDeviceGetUuid(uuid_: *mut hipUUID, device_: hipDevic
 
 /// `hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t device)`: bad
 /// device → 101, NULL → 1; `VMMKIT_DEVICE_MEMORY`.
-pub unsafe extern "C" fn hipDeviceTotalMem(bytes: *mut usize, device_: hipDevice_t) -> hipError_t {
+pub extern "C" fn hipDeviceTotalMem(bytes: Out<'_, usize>, device_: hipDevice_t) -> hipError_t {
     run("hipDeviceTotalMem", || {
         device(device_)?;
         out(bytes, "bytes", emu()?.config().device_memory as usize)
@@ -491,7 +472,7 @@ pub unsafe extern "C" fn hipDeviceTotalMem(bytes: *mut usize, device_: hipDevice
 
 /// `hipError_t hipDeviceComputeCapability(int *major, int *minor, hipDevice_t device)`:
 /// bad device → 101, either NULL → 1.
-pub unsafe extern "C" fn hipDeviceComputeCapability(major: *mut i32, minor: *mut i32, device_: hipDevice_t) -> hipError_t {
+pub extern "C" fn hipDeviceComputeCapability(major: Out<'_, i32>, minor: Out<'_, i32>, device_: hipDevice_t) -> hipError_t {
     run("hipDeviceComputeCapability", || {
         device(device_)?;
         if minor.is_null() {
@@ -516,8 +497,8 @@ fn pair(a: i32, b: i32) -> Result<(), Fail> {
 /// NULL → 1; the same device or one out of range → 101; PerformanceRank is
 /// the link type (clr reads `kLinkLinkType` for it: XGMI, 4), access, atomics
 /// and array access are 1; another attribute → 1.
-pub unsafe extern "C" fn hipDeviceGetP2PAttribute(
-    value: *mut i32,
+pub extern "C" fn hipDeviceGetP2PAttribute(
+    value: Out<'_, i32>,
     attr: hipDeviceP2PAttr,
     srcDevice: i32,
     dstDevice: i32,
@@ -538,11 +519,11 @@ pub unsafe extern "C" fn hipDeviceGetP2PAttribute(
 
 /// `hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t *linktype, uint32_t *hopcount)`:
 /// NULL, the same device or a negative one → 1; out of range → 101; XGMI, one hop.
-pub unsafe extern "C" fn hipExtGetLinkTypeAndHopCount(
+pub extern "C" fn hipExtGetLinkTypeAndHopCount(
     device1: i32,
     device2: i32,
-    linktype: *mut u32,
-    hopcount: *mut u32,
+    linktype: Out<'_, u32>,
+    hopcount: Out<'_, u32>,
 ) -> hipError_t {
     run("hipExtGetLinkTypeAndHopCount", || {
         if linktype.is_null() || hopcount.is_null() || device1 == device2 || device1 < 0 || device2 < 0 {
@@ -557,17 +538,17 @@ pub unsafe extern "C" fn hipExtGetLinkTypeAndHopCount(
     })
 }
 
-/// `hipError_t hipSetDeviceFlags(unsigned flags)`: HIP-INIT-005: at most one scheduling
+/// `hipError_t hipSetDeviceFlags(unsigned flags)`: [HIP-INIT-006](vmmkit_sys::hip::rules::INIT_006): at most one scheduling
 /// flag, nothing beyond `hipDeviceScheduleMask | hipDeviceMapHost |
 /// hipDeviceLmemResizeToMax` (else 1); the current device keeps the
 /// scheduling part (clr `setFlags(flags & hipDeviceScheduleMask)`).
-pub unsafe extern "C" fn hipSetDeviceFlags(flags: u32) -> hipError_t {
+pub extern "C" fn hipSetDeviceFlags(flags: u32) -> hipError_t {
     run("hipSetDeviceFlags", || {
         let e = emu()?;
         let schedule = flags & hipDeviceScheduleMask;
         let supported = hipDeviceScheduleMask | hipDeviceMapHost | hipDeviceLmemResizeToMax;
         let valid = schedule.count_ones() <= 1 && flags & !supported == 0;
-        ensure!(valid, rules::INIT_005, "flags {flags:#x}: more than one scheduling flag, or an unknown flag");
+        ensure!(valid, rules::INIT_006, "flags {flags:#x}: more than one scheduling flag, or an unknown flag");
         if !valid {
             return Ok(());
         }
@@ -578,18 +559,18 @@ pub unsafe extern "C" fn hipSetDeviceFlags(flags: u32) -> hipError_t {
 
 /// `hipError_t hipGetDeviceFlags(unsigned int *flags)`: NULL → 1; the
 /// current device's scheduling flags (`hipDeviceScheduleSpin` until set).
-pub unsafe extern "C" fn hipGetDeviceFlags(flags: *mut u32) -> hipError_t {
+pub extern "C" fn hipGetDeviceFlags(flags: Out<'_, u32>) -> hipError_t {
     run("hipGetDeviceFlags", || {
         let e = emu()?;
         out(flags, "flags", state(e).device(current_device(), DEVICE_DEFAULTS).flags)
     })
 }
 
-/// `hipError_t hipDeviceSetLimit(enum hipLimit_t limit, size_t value)`: HIP-INIT-005: a
+/// `hipError_t hipDeviceSetLimit(enum hipLimit_t limit, size_t value)`: [HIP-INIT-006](vmmkit_sys::hip::rules::INIT_006): a
 /// value ≥ `hipLimitRange` → 1; the stack (≤ 128 KiB − 16, rounded up to
 /// 16) and the heap (< the device's memory) of the current device, else 1;
 /// any other limit → 215 (hipErrorUnsupportedLimit).
-pub unsafe extern "C" fn hipDeviceSetLimit(limit: hipLimit_t, value: usize) -> hipError_t {
+pub extern "C" fn hipDeviceSetLimit(limit: hipLimit_t, value: usize) -> hipError_t {
     run("hipDeviceSetLimit", || {
         let e = emu()?;
         let d = current_device();
@@ -598,7 +579,7 @@ pub unsafe extern "C" fn hipDeviceSetLimit(limit: hipLimit_t, value: usize) -> h
             hipLimitMallocHeapSize => (value as u64) < e.config().device_memory,
             _ => return unsupported_limit(limit),
         };
-        ensure!(ok, rules::INIT_005, "{value} is out of range for limit {limit}");
+        ensure!(ok, rules::INIT_006, "{value} is out of range for limit {limit}");
         if !ok {
             return Ok(());
         }
@@ -613,19 +594,19 @@ pub unsafe extern "C" fn hipDeviceSetLimit(limit: hipLimit_t, value: usize) -> h
     })
 }
 
-/// A limit that hipDeviceSetLimit / GetLimit do not handle (HIP-INIT-005):
+/// A limit that hipDeviceSetLimit / GetLimit do not handle ([HIP-INIT-006](vmmkit_sys::hip::rules::INIT_006)):
 /// 1 from `hipLimitRange` on, else 215; nothing happens when the rule is
 /// switched off.
 fn unsupported_limit(limit: hipLimit_t) -> Result<(), Fail> {
-    ensure!((0..hipLimitRange).contains(&limit), rules::INIT_005, "limit {limit} is not a hipLimit_t");
-    ensure!(false, rules::INIT_005 => HipError::UNSUPPORTED_LIMIT, "limit {limit} is not supported");
+    ensure!((0..hipLimitRange).contains(&limit), rules::INIT_006, "limit {limit} is not a hipLimit_t");
+    ensure!(false, rules::INIT_006 => HipError::UNSUPPORTED_LIMIT, "limit {limit} is not supported");
     Ok(())
 }
 
 /// `hipError_t hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit)`:
 /// NULL or ≥ `hipLimitRange` → 1; stack and heap of the current device; any
 /// other → 215.
-pub unsafe extern "C" fn hipDeviceGetLimit(pValue: *mut usize, limit: hipLimit_t) -> hipError_t {
+pub extern "C" fn hipDeviceGetLimit(pValue: Out<'_, usize>, limit: hipLimit_t) -> hipError_t {
     run("hipDeviceGetLimit", || {
         if pValue.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "pValue is NULL".into()));
@@ -643,18 +624,18 @@ pub unsafe extern "C" fn hipDeviceGetLimit(pValue: *mut usize, limit: hipLimit_t
 /// `hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig)`: any
 /// value is accepted and ignored, as clr does (hip_device_runtime.cpp:574-580:
 /// "No way to set cache config yet", and no check of the value).
-pub unsafe extern "C" fn hipDeviceSetCacheConfig(_cacheConfig: hipFuncCache_t) -> hipError_t {
+pub extern "C" fn hipDeviceSetCacheConfig(_cacheConfig: hipFuncCache_t) -> hipError_t {
     run("hipDeviceSetCacheConfig", || emu().map(drop))
 }
 
 /// `hipError_t hipDeviceGetCacheConfig(hipFuncCache_t *cacheConfig)`: NULL → 1; `hipFuncCachePreferNone`.
-pub unsafe extern "C" fn hipDeviceGetCacheConfig(cacheConfig: *mut hipFuncCache_t) -> hipError_t {
+pub extern "C" fn hipDeviceGetCacheConfig(cacheConfig: Out<'_, hipFuncCache_t>) -> hipError_t {
     run("hipDeviceGetCacheConfig", || emu().and_then(|_| out(cacheConfig, "cacheConfig", hipFuncCachePreferNone)))
 }
 
 /// `hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config)`: a
 /// value that is no `hipSharedMemConfig` → 1; otherwise accepted and ignored.
-pub unsafe extern "C" fn hipDeviceSetSharedMemConfig(config: hipSharedMemConfig) -> hipError_t {
+pub extern "C" fn hipDeviceSetSharedMemConfig(config: hipSharedMemConfig) -> hipError_t {
     run("hipDeviceSetSharedMemConfig", || {
         emu()?;
         if !(hipSharedMemBankSizeDefault..=hipSharedMemBankSizeEightByte).contains(&config) {
@@ -665,13 +646,13 @@ pub unsafe extern "C" fn hipDeviceSetSharedMemConfig(config: hipSharedMemConfig)
 }
 
 /// `hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig *pConfig)`: NULL → 1; four-byte banks.
-pub unsafe extern "C" fn hipDeviceGetSharedMemConfig(pConfig: *mut hipSharedMemConfig) -> hipError_t {
+pub extern "C" fn hipDeviceGetSharedMemConfig(pConfig: Out<'_, hipSharedMemConfig>) -> hipError_t {
     run("hipDeviceGetSharedMemConfig", || emu().and_then(|_| out(pConfig, "pConfig", hipSharedMemBankSizeFourByte)))
 }
 
 /// hipChooseDevice in both layouts: either NULL → 1; every emulated device
 /// is the same, so clr's best match is device 0.
-fn choose(device_: *mut i32, prop_is_null: bool) -> Result<(), Fail> {
+fn choose(device_: Out<'_, i32>, prop_is_null: bool) -> Result<(), Fail> {
     if prop_is_null {
         return Err(Fail::plain(HipError::INVALID_VALUE, "prop is NULL".into()));
     }
@@ -681,27 +662,27 @@ fn choose(device_: *mut i32, prop_is_null: bool) -> Result<(), Fail> {
 
 /// `hipError_t hipChooseDevice(int *device, const hipDeviceProp_t *prop)`
 /// (`@hip_4.2`, the old layout): see `choose`.
-pub unsafe extern "C" fn hipChooseDevice(device_: *mut i32, prop: *const hipDeviceProp_t) -> hipError_t {
+pub extern "C" fn hipChooseDevice(device_: Out<'_, i32>, prop: *const hipDeviceProp_t) -> hipError_t {
     run("hipChooseDevice", || choose(device_, prop.is_null()))
 }
 
 /// `hipError_t hipChooseDeviceR0000(int *device, const hipDeviceProp_tR0000 *prop)` (`@hip_4.2`):
 /// the old layout under its explicit name, as `hipChooseDevice`.
-pub unsafe extern "C" fn hipChooseDeviceR0000(device_: *mut i32, prop: *const hipDeviceProp_t) -> hipError_t {
+pub extern "C" fn hipChooseDeviceR0000(device_: Out<'_, i32>, prop: *const hipDeviceProp_t) -> hipError_t {
     run("hipChooseDeviceR0000", || choose(device_, prop.is_null()))
 }
 
 /// `hipError_t hipChooseDeviceR0600(int *device, const hipDeviceProp_tR0600 *prop)` (`@hip_6.0`).
-pub unsafe extern "C" fn hipChooseDeviceR0600(device_: *mut i32, prop: *const hipDeviceProp_tR0600) -> hipError_t {
+pub extern "C" fn hipChooseDeviceR0600(device_: Out<'_, i32>, prop: *const hipDeviceProp_tR0600) -> hipError_t {
     run("hipChooseDeviceR0600", || choose(device_, prop.is_null()))
 }
 
 /// `hipError_t hipDeviceGetTexture1DLinearMaxWidth(size_t *max_width, const hipChannelFormatDesc *desc, int device)`:
 /// either NULL → 1; bad device → 101; an element of 0 bits → 1; else
 /// MaxTexture1DLinear / the element's bytes (clr).
-pub unsafe extern "C" fn hipDeviceGetTexture1DLinearMaxWidth(
-    max_width: *mut usize,
-    desc: *const hipChannelFormatDesc,
+pub extern "C" fn hipDeviceGetTexture1DLinearMaxWidth(
+    max_width: Out<'_, usize>,
+    desc: In<'_, hipChannelFormatDesc>,
     device_: i32,
 ) -> hipError_t {
     run("hipDeviceGetTexture1DLinearMaxWidth", || {
@@ -709,8 +690,7 @@ pub unsafe extern "C" fn hipDeviceGetTexture1DLinearMaxWidth(
             return Err(Fail::plain(HipError::INVALID_VALUE, "max_width or desc is NULL".into()));
         }
         let d = device(device_)?;
-        // SAFETY: checked non-null; the caller's descriptor.
-        let c = unsafe { *desc };
+        let c = desc.read()?;
         let bits: i64 = [c.x, c.y, c.z, c.w].iter().map(|&b| i64::from(b.max(0))).sum();
         let element = (bits / 8) as usize;
         if element == 0 {
@@ -727,15 +707,15 @@ pub unsafe extern "C" fn hipDeviceGetTexture1DLinearMaxWidth(
 /// `hipDeviceAttributeMaxTexture1DLinear`.
 const LINEAR_1D: i32 = 41;
 
-/// `hipError_t hipSetValidDevices(int *device_arr, int len)`: HIP-INIT-007.
+/// `hipError_t hipSetValidDevices(int *device_arr, int len)`: [HIP-INIT-008](vmmkit_sys::hip::rules::INIT_008).
 /// 6.x: 801 (clr: "Unimplemented"). 7.x: len 0 → 0; NULL, len < 0 or >
 /// the count → 1; a device out of range → 101; the first device becomes
 /// current unless this thread has set one (clr `tls.isSetDeviceCalled`).
-pub unsafe extern "C" fn hipSetValidDevices(device_arr: *mut i32, len: i32) -> hipError_t {
+pub extern "C" fn hipSetValidDevices(device_arr: In<'_, i32>, len: i32) -> hipError_t {
     run("hipSetValidDevices", || {
         let e = emu()?;
         if !profile::is_v7() {
-            ensure!(false, rules::INIT_007, "clr 6.x does not implement it");
+            ensure!(false, rules::INIT_008, "clr 6.x does not implement it");
             return Ok(());
         }
         if len == 0 {
@@ -743,14 +723,13 @@ pub unsafe extern "C" fn hipSetValidDevices(device_arr: *mut i32, len: i32) -> h
         }
         let count = e.device_count() as i32;
         let listed = !device_arr.is_null() && len > 0 && len <= count;
-        ensure!(listed, rules::INIT_007, "device_arr is NULL or len {len} is not in [1, {count}]");
+        ensure!(listed, rules::INIT_008, "device_arr is NULL or len {len} is not in [1, {count}]");
         if !listed {
             return Ok(());
         }
-        // SAFETY: the caller's array of `len` ints, checked non-NULL.
-        let ids = unsafe { std::slice::from_raw_parts(device_arr, len as usize) };
+        let ids = device_arr.to_vec(len as usize)?;
         let valid = ids.iter().all(|&d| e.is_device(i64::from(d)));
-        ensure!(valid, rules::INIT_007 => HipError::INVALID_DEVICE, "{ids:?} names a device out of [0, {count})");
+        ensure!(valid, rules::INIT_008 => HipError::INVALID_DEVICE, "{ids:?} names a device out of [0, {count})");
         if valid && thread::current_device().is_none() {
             thread::set_current_device(Some(ids[0] as u32));
         }
@@ -759,12 +738,12 @@ pub unsafe extern "C" fn hipSetValidDevices(device_arr: *mut i32, len: i32) -> h
 }
 
 /// `hipError_t hipProfilerStart(void)`: 801, as clr (hip_profile.cpp).
-pub unsafe extern "C" fn hipProfilerStart() -> hipError_t {
+pub extern "C" fn hipProfilerStart() -> hipError_t {
     run("hipProfilerStart", || emu().and_then(|_| Err(clr_unimplemented())))
 }
 
 /// `hipError_t hipProfilerStop(void)`: 801, as clr (hip_profile.cpp).
-pub unsafe extern "C" fn hipProfilerStop() -> hipError_t {
+pub extern "C" fn hipProfilerStop() -> hipError_t {
     run("hipProfilerStop", || emu().and_then(|_| Err(clr_unimplemented())))
 }
 

@@ -7,20 +7,21 @@ use std::sync::OnceLock;
 use vmmkit_sys::hip::*;
 
 use super::call::last_error;
+use crate::ffi::Out;
 
 /// `hipError_t hipGetLastError(void)`: the thread's last error, reset to 0.
 /// Profile 6.x: the last *returned* code, success included (hip.md §2.1).
-pub unsafe extern "C" fn hipGetLastError() -> hipError_t {
+pub extern "C" fn hipGetLastError() -> hipError_t {
     last_error(true)
 }
 
 /// `hipError_t hipPeekAtLastError(void)`: the same value, not reset.
-pub unsafe extern "C" fn hipPeekAtLastError() -> hipError_t {
+pub extern "C" fn hipPeekAtLastError() -> hipError_t {
     last_error(false)
 }
 
 /// `hipError_t hipExtGetLastError(void)` (`@hip_6.0`): like hipGetLastError.
-pub unsafe extern "C" fn hipExtGetLastError() -> hipError_t {
+pub extern "C" fn hipExtGetLastError() -> hipError_t {
     last_error(true)
 }
 
@@ -43,37 +44,33 @@ fn table() -> &'static [(i32, CString, CString)] {
 
 /// `const char *hipGetErrorName(hipError_t)`: the enumerator's name;
 /// unknown → "hipErrorUnknown". Leaves the last error alone.
-pub unsafe extern "C" fn hipGetErrorName(hipError: hipError_t) -> *const c_char {
+pub extern "C" fn hipGetErrorName(hipError: hipError_t) -> *const c_char {
     table().iter().find(|e| e.0 == hipError).map_or(c"hipErrorUnknown".as_ptr(), |e| e.1.as_ptr())
 }
 
 /// `const char *hipGetErrorString(hipError_t)`: the ≥5.3 lowercase
 /// description; unknown → "unknown error". Leaves the last error alone.
-pub unsafe extern "C" fn hipGetErrorString(hipError: hipError_t) -> *const c_char {
+pub extern "C" fn hipGetErrorString(hipError: hipError_t) -> *const c_char {
     table().iter().find(|e| e.0 == hipError).map_or(c"unknown error".as_ptr(), |e| e.2.as_ptr())
 }
 
 /// hipDrvGetErrorName / String (clr hip_error.cpp): NULL → 1; writes the
 /// text; a code that is not a `hipError_t` → 1 (with the "unknown" text
 /// written). Like clr, they leave the last error alone.
-fn drv_text(code: hipError_t, out: *mut *const c_char, text: *const c_char) -> hipError_t {
-    if out.is_null() {
+fn drv_text(code: hipError_t, out: Out<'_, *const c_char>, text: *const c_char) -> hipError_t {
+    if !out.write_if_given(text) {
         return HipError::INVALID_VALUE.0;
     }
-    // SAFETY: checked non-null.
-    unsafe { *out = text };
     let known = code == HipError::UNKNOWN.0 || table().iter().any(|e| e.0 == code);
     if known { HipError::SUCCESS.0 } else { HipError::INVALID_VALUE.0 }
 }
 
 /// `hipError_t hipDrvGetErrorName(hipError_t hipError, const char **errorString)` (`@hip_5.3`).
-pub unsafe extern "C" fn hipDrvGetErrorName(hipError: hipError_t, errorString: *mut *const c_char) -> hipError_t {
-    // SAFETY: no pointer is read.
-    drv_text(hipError, errorString, unsafe { hipGetErrorName(hipError) })
+pub extern "C" fn hipDrvGetErrorName(hipError: hipError_t, errorString: Out<'_, *const c_char>) -> hipError_t {
+    drv_text(hipError, errorString, hipGetErrorName(hipError))
 }
 
 /// `hipError_t hipDrvGetErrorString(hipError_t hipError, const char **errorString)` (`@hip_5.3`).
-pub unsafe extern "C" fn hipDrvGetErrorString(hipError: hipError_t, errorString: *mut *const c_char) -> hipError_t {
-    // SAFETY: no pointer is read.
-    drv_text(hipError, errorString, unsafe { hipGetErrorString(hipError) })
+pub extern "C" fn hipDrvGetErrorString(hipError: hipError_t, errorString: Out<'_, *const c_char>) -> hipError_t {
+    drv_text(hipError, errorString, hipGetErrorString(hipError))
 }

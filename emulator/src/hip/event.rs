@@ -1,20 +1,21 @@
 //! Events (clr 6.3 `hipamd/src/hip_event.cpp`, `hip_event_ipc.cpp`):
 //! hipEventCreate*, Record, Query, Synchronize, ElapsedTime, Destroy and
-//! the IPC event handles (HIP-EVT-001 … 007, HIP-IEV-001 … 003), on the
+//! the IPC event handles ([HIP-EVT-001](vmmkit_sys::hip::rules::EVT_001) … 007, [HIP-IEV-001](vmmkit_sys::hip::rules::IEV_001) … 003), on the
 //! core's events.
 //!
 //! An event value is a tagged [`HandleTag`] value, looked up, never
 //! dereferenced: clr dereferences a destroyed event in every call but
 //! hipEventDestroy (which answers 709 from its set of events); the
-//! emulator answers 400 there (HIP-EVT-007, undetermined).
+//! emulator answers 400 there ([HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007), undetermined).
 #![allow(non_snake_case)]
 
 use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::call::{Fail, current_device, emu, ensure, run};
 use super::state::state;
 use super::stream::{or_none, refuse, resolve as resolve_stream, work_failed};
+use crate::ffi::Out;
 use crate::core::{CoreError, Emulator, EventFlags, EventId, HandleId, HandleTag, IpcToken, SharedCellInfo};
 use crate::registry::CellKind;
 
@@ -37,7 +38,7 @@ fn to_event(id: EventId) -> hipEvent_t {
     TAG.value(HandleId(id.0)) as hipEvent_t
 }
 
-/// The event `ev` (not NULL) names: a dead one is HIP-EVT-007 (400); `None`
+/// The event `ev` (not NULL) names: a dead one is [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007) (400); `None`
 /// when that check was switched off.
 pub(super) fn resolve(e: &Emulator, ev: hipEvent_t) -> Result<Option<EventId>, Fail> {
     let id = TAG.id(ev as usize).map(|h| EventId(h.0)).filter(|&id| e.event_exists(id));
@@ -45,7 +46,7 @@ pub(super) fn resolve(e: &Emulator, ev: hipEvent_t) -> Result<Option<EventId>, F
 }
 
 /// The event of a call whose first check is `rule`'s NULL event (400),
-/// then HIP-EVT-007; `None` when a check was switched off.
+/// then [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007); `None` when a check was switched off.
 fn named(e: &Emulator, event: hipEvent_t, rule: &'static vmmkit_sys::rule::Rule) -> Result<Option<EventId>, Fail> {
     if event.is_null() {
         return or_none(Err(refuse(rule, HipError::INVALID_HANDLE, "event is NULL".into())));
@@ -53,7 +54,7 @@ fn named(e: &Emulator, event: hipEvent_t, rule: &'static vmmkit_sys::rule::Rule)
     resolve(e, event)
 }
 
-fn create(event: *mut hipEvent_t, flags: u32) -> Result<(), Fail> {
+fn create(event: Out<'_, hipEvent_t>, flags: u32) -> Result<(), Fail> {
     ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
     ensure!(flags & !SUPPORTED == 0, rules::EVT_001, "flags {flags:#x} has bits no event flag names");
     ensure!((flags & RELEASE).count_ones() <= 1, rules::EVT_001, "flags {flags:#x} has more than one release flag");
@@ -74,24 +75,23 @@ fn create(event: *mut hipEvent_t, flags: u32) -> Result<(), Fail> {
         })
         .map_err(|er| Fail::plain(HipError::OUT_OF_MEMORY, er.to_string()))?;
     state(e).note_event(id, current_device());
-    // SAFETY: checked non-null.
-    unsafe { put(event, to_event(id)) };
+    event.write(to_event(id))?;
     Ok(())
 }
 
-/// `hipError_t hipEventCreate(hipEvent_t *event)`: HIP-EVT-001.
-pub unsafe extern "C" fn hipEventCreate(event: *mut hipEvent_t) -> hipError_t {
+/// `hipError_t hipEventCreate(hipEvent_t *event)`: [HIP-EVT-001](vmmkit_sys::hip::rules::EVT_001).
+pub extern "C" fn hipEventCreate(event: Out<'_, hipEvent_t>) -> hipError_t {
     run("hipEventCreate", || create(event, hipEventDefault))
 }
 
-/// `hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags)`: HIP-EVT-001.
-pub unsafe extern "C" fn hipEventCreateWithFlags(event: *mut hipEvent_t, flags: u32) -> hipError_t {
+/// `hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags)`: [HIP-EVT-001](vmmkit_sys::hip::rules::EVT_001).
+pub extern "C" fn hipEventCreateWithFlags(event: Out<'_, hipEvent_t>, flags: u32) -> hipError_t {
     run("hipEventCreateWithFlags", || create(event, flags))
 }
 
-/// `hipError_t hipEventDestroy(hipEvent_t event)`: HIP-EVT-002: NULL → 400,
+/// `hipError_t hipEventDestroy(hipEvent_t event)`: [HIP-EVT-002](vmmkit_sys::hip::rules::EVT_002): NULL → 400,
 /// destroyed → 709. Records already enqueued still complete.
-pub unsafe extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
+pub extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
     run("hipEventDestroy", || {
         ensure!(!event.is_null(), rules::EVT_002 => HipError::INVALID_HANDLE, "event is NULL");
         let e = emu()?;
@@ -104,22 +104,22 @@ pub unsafe extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
 }
 
 /// `hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)`:
-/// HIP-EVT-003: NULL event → 400; a dead stream → 709; a stream of another
-/// device → 400; HIP-EVT-007.
-pub unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
+/// [HIP-EVT-003](vmmkit_sys::hip::rules::EVT_003): NULL event → 400; a dead stream → 709; a stream of another
+/// device → 400; [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007).
+pub extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
     run("hipEventRecord", || record(event, stream))
 }
 
 /// `hipError_t hipEventRecord_spt(hipEvent_t event, hipStream_t stream)`:
 /// hipEventRecord where NULL is the thread's default stream.
-pub unsafe extern "C" fn hipEventRecord_spt(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipEventRecord_spt(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
     run("hipEventRecord_spt", || record(event, super::stream::spt(stream)))
 }
 
 /// `hipError_t hipEventRecordWithFlags(hipEvent_t event, hipStream_t stream, unsigned int flags)` (6.4):
 /// `flags` other than `hipEventRecordDefault` or `hipEventRecordExternal` → 1
 /// (the external kind only matters inside graphs); then as hipEventRecord.
-pub unsafe extern "C" fn hipEventRecordWithFlags(event: hipEvent_t, stream: hipStream_t, flags: u32) -> hipError_t {
+pub extern "C" fn hipEventRecordWithFlags(event: hipEvent_t, stream: hipStream_t, flags: u32) -> hipError_t {
     run("hipEventRecordWithFlags", || {
         if flags != hipEventRecordDefault && flags != hipEventRecordExternal {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("flags {flags:#x} is not a hipEventRecord flag")));
@@ -149,10 +149,10 @@ fn record(event: hipEvent_t, stream: hipStream_t) -> Result<(), Fail> {
     e.event_record(id, sid).map_err(work_failed)
 }
 
-/// `hipError_t hipEventQuery(hipEvent_t event)`: HIP-EVT-004: NULL → 400;
+/// `hipError_t hipEventQuery(hipEvent_t event)`: [HIP-EVT-004](vmmkit_sys::hip::rules::EVT_004): NULL → 400;
 /// 600 while its last record has not completed; 0 when it has, or when it
-/// was never recorded; HIP-EVT-007.
-pub unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
+/// was never recorded; [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007).
+pub extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
     run("hipEventQuery", || {
         let e = emu()?;
         let Some(id) = named(e, event, &rules::EVT_004)? else { return Ok(()) };
@@ -164,9 +164,9 @@ pub unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
     })
 }
 
-/// `hipError_t hipEventSynchronize(hipEvent_t event)`: HIP-EVT-005: NULL →
-/// 400; waits for its last record (at once if never recorded); HIP-EVT-007.
-pub unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
+/// `hipError_t hipEventSynchronize(hipEvent_t event)`: [HIP-EVT-005](vmmkit_sys::hip::rules::EVT_005): NULL →
+/// 400; waits for its last record (at once if never recorded); [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007).
+pub extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
     run("hipEventSynchronize", || {
         let e = emu()?;
         let Some(id) = named(e, event, &rules::EVT_005)? else { return Ok(()) };
@@ -178,7 +178,7 @@ pub unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
 
 /// A wait or query of an event whose pending record's process died: clr
 /// would wait for a signal that never comes; the emulator ends it under
-/// HIP-IEV-004. Any other error is the stream work's.
+/// [HIP-IEV-004](vmmkit_sys::hip::rules::IEV_004). Any other error is the stream work's.
 fn recorder_gone(e: CoreError) -> Fail {
     match e {
         CoreError::Abandoned => Fail::core_under(&rules::IEV_004, e),
@@ -205,10 +205,10 @@ fn elapsed_checks(e: &Emulator, ids: &[EventId]) -> Result<bool, Fail> {
 }
 
 /// `hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)`:
-/// HIP-EVT-006: NULL ms → 1; a NULL event → 400; events of two devices →
+/// [HIP-EVT-006](vmmkit_sys::hip::rules::EVT_006): NULL ms → 1; a NULL event → 400; events of two devices →
 /// 400; then, as clr's `Event::elapsedTime`: never recorded → 400, timing
 /// disabled → 400, not complete → 600; the same event twice → 0 ms.
-pub unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: hipEvent_t, stop: hipEvent_t) -> hipError_t {
+pub extern "C" fn hipEventElapsedTime(ms: Out<'_, f32>, start: hipEvent_t, stop: hipEvent_t) -> hipError_t {
     run("hipEventElapsedTime", || {
         ensure!(!ms.is_null(), rules::EVT_006, "ms is NULL");
         ensure!(
@@ -228,16 +228,15 @@ pub unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: hipEvent_t, st
             return Ok(());
         }
         let v = if a == b { 0.0 } else { e.event_elapsed(a, b).map_err(work_failed)? };
-        // SAFETY: checked non-null.
-        unsafe { put(ms, v) };
+        ms.write(v)?;
         Ok(())
     })
 }
 
 /// `hipError_t hipIpcGetEventHandle(hipIpcEventHandle_t *handle, hipEvent_t event)`:
-/// HIP-IEV-001: NULL → 1; an event made without hipEventInterprocess → 9
-/// (hipErrorInvalidConfiguration, clr's `Event::GetHandle`); HIP-EVT-007.
-pub unsafe extern "C" fn hipIpcGetEventHandle(handle: *mut hipIpcEventHandle_t, event: hipEvent_t) -> hipError_t {
+/// [HIP-IEV-001](vmmkit_sys::hip::rules::IEV_001): NULL → 1; an event made without hipEventInterprocess → 9
+/// (hipErrorInvalidConfiguration, clr's `Event::GetHandle`); [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007).
+pub extern "C" fn hipIpcGetEventHandle(handle: Out<'_, hipIpcEventHandle_t>, event: hipEvent_t) -> hipError_t {
     run("hipIpcGetEventHandle", || {
         ensure!(!handle.is_null() && !event.is_null(), rules::IEV_001, "handle or event is NULL");
         if event.is_null() {
@@ -264,17 +263,16 @@ pub unsafe extern "C" fn hipIpcGetEventHandle(handle: *mut hipIpcEventHandle_t, 
             return Ok(());
         }
         let bytes = token.encode(MAGIC).map(|b| b as std::ffi::c_char);
-        // SAFETY: checked non-null; 64 bytes.
-        unsafe { put(handle, hipIpcEventHandle_t { reserved: bytes }) };
+        handle.write(hipIpcEventHandle_t { reserved: bytes })?;
         Ok(())
     })
 }
 
 /// `hipError_t hipIpcOpenEventHandle(hipEvent_t *event, hipIpcEventHandle_t handle)`:
-/// HIP-IEV-002: NULL event → 1; a handle that names no event → 1; a handle
+/// [HIP-IEV-002](vmmkit_sys::hip::rules::IEV_002): NULL event → 1; a handle that names no event → 1; a handle
 /// of this process → 201 (hipErrorInvalidContext). The event opened is
 /// interprocess with timing disabled, as clr makes it.
-pub unsafe extern "C" fn hipIpcOpenEventHandle(event: *mut hipEvent_t, handle: hipIpcEventHandle_t) -> hipError_t {
+pub extern "C" fn hipIpcOpenEventHandle(event: Out<'_, hipEvent_t>, handle: hipIpcEventHandle_t) -> hipError_t {
     run("hipIpcOpenEventHandle", || {
         ensure!(!event.is_null(), rules::IEV_002, "event is NULL");
         let e = emu()?;
@@ -298,8 +296,7 @@ pub unsafe extern "C" fn hipIpcOpenEventHandle(event: *mut hipEvent_t, handle: h
         if event.is_null() {
             return Ok(());
         }
-        // SAFETY: checked non-null.
-        unsafe { put(event, to_event(id)) };
+        event.write(to_event(id))?;
         Ok(())
     })
 }

@@ -1,7 +1,7 @@
 //! Graphs (clr 6.3 `hipamd/src/hip_graph.cpp`, `hip_graph_internal.cpp`):
 //! hipGraphCreate, the node adds of the work vmmkit runs (copies, fills,
 //! host functions, event records and waits, empty, allocation and free
-//! nodes), instantiate, launch and destroy (HIP-GRF-001 … 007, 014, 015),
+//! nodes), instantiate, launch and destroy ([HIP-GRF-001](vmmkit_sys::hip::rules::GRF_001) … 007, 014, 015),
 //! on the core's graphs. Kernel nodes stay refused (801, not emulated).
 //!
 //! Graph, node and exec values are tagged values (`graph_values.rs`), looked up,
@@ -15,10 +15,11 @@ use std::sync::Arc;
 use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, emu, ensure, put, run};
+use super::call::{Fail, emu, ensure, run};
 use super::event;
 use super::memory::{self, On, Shape, collect};
 use super::stream::{refuse, resolve as resolve_stream, spt, work_failed};
+use crate::ffi::{In, Out};
 use crate::core::{AllocHold, CoreError, Emulator, GraphError, GraphId, GraphOp, NodeId, Work};
 use crate::graph_values::{deps_of, exec_of, exec_value, graph_of, graph_value, node_value};
 
@@ -53,12 +54,12 @@ pub(super) fn graph_fail(g: GraphError) -> Fail {
     }
 }
 
-/// The common part of the node adds: HIP-GRF-002's NULL checks (with the
+/// The common part of the node adds: [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002)'s NULL checks (with the
 /// add's own `args_ok`), then the graph, then the node `make` builds.
 fn add(
-    node_out: *mut hipGraphNode_t,
+    node_out: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
-    deps: *const hipGraphNode_t,
+    deps: In<'_, hipGraphNode_t>,
     n: usize,
     args_ok: bool,
     make: impl FnOnce(&'static Emulator, GraphId) -> Result<Option<GraphOp>, Fail>,
@@ -72,12 +73,10 @@ fn add(
     let Some(g) = graph_of(e, graph) else {
         return Err(Fail::plain(HipError::INVALID_VALUE, format!("{graph:p} is not a live graph")));
     };
-    // SAFETY: `deps` holds `n` values (the C contract).
-    let deps = unsafe { deps_of(deps, n) };
+    let deps = deps_of(deps, n);
     let Some(op) = make(e, g)? else { return Ok(()) };
     let id = e.graph_add(g, op, &deps).map_err(graph_fail)?;
-    // SAFETY: checked non-null.
-    unsafe { put(node_out, to_node(id)) };
+    node_out.write(to_node(id))?;
     Ok(())
 }
 
@@ -103,8 +102,8 @@ fn node_of(works: Vec<Work>) -> Option<GraphOp> {
     }
 }
 
-/// `hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)`: HIP-GRF-001.
-pub unsafe extern "C" fn hipGraphCreate(pGraph: *mut hipGraph_t, flags: u32) -> hipError_t {
+/// `hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)`: [HIP-GRF-001](vmmkit_sys::hip::rules::GRF_001).
+pub extern "C" fn hipGraphCreate(pGraph: Out<'_, hipGraph_t>, flags: u32) -> hipError_t {
     run("hipGraphCreate", || {
         ensure!(!pGraph.is_null() && flags == 0, rules::GRF_001, "pGraph is NULL or flags {flags:#x} is not 0");
         if pGraph.is_null() {
@@ -112,14 +111,13 @@ pub unsafe extern "C" fn hipGraphCreate(pGraph: *mut hipGraph_t, flags: u32) -> 
         }
         let e = emu()?;
         let id = e.graph_create(super::call::current_device());
-        // SAFETY: checked non-null.
-        unsafe { put(pGraph, to_graph(id)) };
+        pGraph.write(to_graph(id))?;
         Ok(())
     })
 }
 
-/// `hipError_t hipGraphDestroy(hipGraph_t graph)`: HIP-GRF-001 (NULL → 1, destroyed → 401).
-pub unsafe extern "C" fn hipGraphDestroy(graph: hipGraph_t) -> hipError_t {
+/// `hipError_t hipGraphDestroy(hipGraph_t graph)`: [HIP-GRF-001](vmmkit_sys::hip::rules::GRF_001) (NULL → 1, destroyed → 401).
+pub extern "C" fn hipGraphDestroy(graph: hipGraph_t) -> hipError_t {
     run("hipGraphDestroy", || {
         ensure!(!graph.is_null(), rules::GRF_001, "graph is NULL");
         let e = emu()?;
@@ -131,11 +129,11 @@ pub unsafe extern "C" fn hipGraphDestroy(graph: hipGraph_t) -> hipError_t {
 }
 
 /// `hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, hipMemcpyKind kind)`:
-/// HIP-GRF-002, HIP-GRF-003, HIP-GRF-004, then hipMemcpy's checks.
-pub unsafe extern "C" fn hipGraphAddMemcpyNode1D(
-    pGraphNode: *mut hipGraphNode_t,
+/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003), [HIP-GRF-004](vmmkit_sys::hip::rules::GRF_004), then hipMemcpy's checks.
+pub extern "C" fn hipGraphAddMemcpyNode1D(
+    pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
-    pDependencies: *const hipGraphNode_t,
+    pDependencies: In<'_, hipGraphNode_t>,
     numDependencies: usize,
     dst: *mut c_void,
     src: *const c_void,
@@ -152,18 +150,17 @@ pub unsafe extern "C" fn hipGraphAddMemcpyNode1D(
 }
 
 /// `hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemsetParams *pMemsetParams)`:
-/// HIP-GRF-002, HIP-GRF-003, HIP-GRF-004, then hipMemset's checks.
-pub unsafe extern "C" fn hipGraphAddMemsetNode(
-    pGraphNode: *mut hipGraphNode_t,
+/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003), [HIP-GRF-004](vmmkit_sys::hip::rules::GRF_004), then hipMemset's checks.
+pub extern "C" fn hipGraphAddMemsetNode(
+    pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
-    pDependencies: *const hipGraphNode_t,
+    pDependencies: In<'_, hipGraphNode_t>,
     numDependencies: usize,
-    pMemsetParams: *const hipMemsetParams,
+    pMemsetParams: In<'_, hipMemsetParams>,
 ) -> hipError_t {
     run("hipGraphAddMemsetNode", || {
         add(pGraphNode, graph, pDependencies, numDependencies, !pMemsetParams.is_null(), |_, _| {
-            // SAFETY: checked non-null by `add`.
-            let p = unsafe { *pMemsetParams };
+            let p = pMemsetParams.read()?;
             let elem = p.elementSize as usize;
             let row = p.width.saturating_mul(elem);
             let ok = matches!(elem, 1 | 2 | 4) && p.height != 0 && (p.height == 1 || p.pitch >= row);
@@ -180,17 +177,16 @@ pub unsafe extern "C" fn hipGraphAddMemsetNode(
 }
 
 /// `hipError_t hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipHostNodeParams *pNodeParams)`:
-/// HIP-GRF-002 (NULL parameters or function → 1), HIP-GRF-003.
-pub unsafe extern "C" fn hipGraphAddHostNode(
-    pGraphNode: *mut hipGraphNode_t,
+/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002) (NULL parameters or function → 1), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
+pub extern "C" fn hipGraphAddHostNode(
+    pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
-    pDependencies: *const hipGraphNode_t,
+    pDependencies: In<'_, hipGraphNode_t>,
     numDependencies: usize,
-    pNodeParams: *const hipHostNodeParams,
+    pNodeParams: In<'_, hipHostNodeParams>,
 ) -> hipError_t {
     run("hipGraphAddHostNode", || {
-        // SAFETY: read only when non-null.
-        let params = (!pNodeParams.is_null()).then(|| unsafe { *pNodeParams });
+        let params = pNodeParams.read_if_given();
         let f = params.and_then(|p| p.fn_);
         add(pGraphNode, graph, pDependencies, numDependencies, f.is_some(), |_, _| {
             let (Some(f), Some(p)) = (f, params) else { return Ok(None) };
@@ -201,11 +197,11 @@ pub unsafe extern "C" fn hipGraphAddHostNode(
     })
 }
 
-/// The event of an event node (NULL: HIP-GRF-002; dead: HIP-EVT-007).
+/// The event of an event node (NULL: [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002); dead: [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007)).
 fn event_node(
-    node_out: *mut hipGraphNode_t,
+    node_out: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
-    deps: *const hipGraphNode_t,
+    deps: In<'_, hipGraphNode_t>,
     n: usize,
     ev: hipEvent_t,
     op: fn(crate::core::EventId) -> GraphOp,
@@ -214,11 +210,11 @@ fn event_node(
 }
 
 /// `hipError_t hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)`:
-/// HIP-GRF-002, HIP-GRF-003.
-pub unsafe extern "C" fn hipGraphAddEventRecordNode(
-    pGraphNode: *mut hipGraphNode_t,
+/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
+pub extern "C" fn hipGraphAddEventRecordNode(
+    pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
-    pDependencies: *const hipGraphNode_t,
+    pDependencies: In<'_, hipGraphNode_t>,
     numDependencies: usize,
     event: hipEvent_t,
 ) -> hipError_t {
@@ -228,11 +224,11 @@ pub unsafe extern "C" fn hipGraphAddEventRecordNode(
 }
 
 /// `hipError_t hipGraphAddEventWaitNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)`:
-/// HIP-GRF-002, HIP-GRF-003.
-pub unsafe extern "C" fn hipGraphAddEventWaitNode(
-    pGraphNode: *mut hipGraphNode_t,
+/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
+pub extern "C" fn hipGraphAddEventWaitNode(
+    pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
-    pDependencies: *const hipGraphNode_t,
+    pDependencies: In<'_, hipGraphNode_t>,
     numDependencies: usize,
     event: hipEvent_t,
 ) -> hipError_t {
@@ -242,11 +238,11 @@ pub unsafe extern "C" fn hipGraphAddEventWaitNode(
 }
 
 /// `hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies)`:
-/// HIP-GRF-002, HIP-GRF-003.
-pub unsafe extern "C" fn hipGraphAddEmptyNode(
-    pGraphNode: *mut hipGraphNode_t,
+/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
+pub extern "C" fn hipGraphAddEmptyNode(
+    pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
-    pDependencies: *const hipGraphNode_t,
+    pDependencies: In<'_, hipGraphNode_t>,
     numDependencies: usize,
 ) -> hipError_t {
     run("hipGraphAddEmptyNode", || add(pGraphNode, graph, pDependencies, numDependencies, true, |_, _| Ok(Some(GraphOp::Empty))))
@@ -265,18 +261,17 @@ pub(super) fn alloc_op(e: &Emulator, device: u32, size: usize) -> Result<(usize,
 }
 
 /// `hipError_t hipGraphAddMemAllocNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipMemAllocNodeParams *pNodeParams)`:
-/// HIP-GRF-002, HIP-GRF-014 (size 0, not pinned device memory of a device → 1); writes `dptr`.
-pub unsafe extern "C" fn hipGraphAddMemAllocNode(
-    pGraphNode: *mut hipGraphNode_t,
+/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-014](vmmkit_sys::hip::rules::GRF_014) (size 0, not pinned device memory of a device → 1); writes `dptr`.
+pub extern "C" fn hipGraphAddMemAllocNode(
+    pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
-    pDependencies: *const hipGraphNode_t,
+    pDependencies: In<'_, hipGraphNode_t>,
     numDependencies: usize,
-    pNodeParams: *mut hipMemAllocNodeParams,
+    pNodeParams: Out<'_, hipMemAllocNodeParams>,
 ) -> hipError_t {
     run("hipGraphAddMemAllocNode", || {
         add(pGraphNode, graph, pDependencies, numDependencies, !pNodeParams.is_null(), |e, g| {
-            // SAFETY: checked non-null by `add`.
-            let p = unsafe { &mut *pNodeParams };
+            let mut p = pNodeParams.read()?;
             let props = p.poolProps;
             let devices = crate::core::emulator().map(|e| e.device_count()).unwrap_or(0);
             let ok = p.bytesize != 0
@@ -286,6 +281,7 @@ pub unsafe extern "C" fn hipGraphAddMemAllocNode(
                 && (props.location.id as u32) < devices;
             if !ok {
                 p.dptr = std::ptr::null_mut();
+                pNodeParams.write(p)?;
             }
             ensure!(ok, rules::GRF_014, "size {} or pool properties that are not pinned memory of a device", p.bytesize);
             if !ok {
@@ -294,17 +290,18 @@ pub unsafe extern "C" fn hipGraphAddMemAllocNode(
             let _ = g;
             let (addr, op) = alloc_op(e, props.location.id as u32, p.bytesize)?;
             p.dptr = addr as *mut c_void;
+            pNodeParams.write(p)?;
             Ok(Some(op))
         })
     })
 }
 
 /// `hipError_t hipGraphAddMemFreeNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dev_ptr)`:
-/// HIP-GRF-002 (also dependencies given with a count of 0), HIP-GRF-014.
-pub unsafe extern "C" fn hipGraphAddMemFreeNode(
-    pGraphNode: *mut hipGraphNode_t,
+/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002) (also dependencies given with a count of 0), [HIP-GRF-014](vmmkit_sys::hip::rules::GRF_014).
+pub extern "C" fn hipGraphAddMemFreeNode(
+    pGraphNode: Out<'_, hipGraphNode_t>,
     graph: hipGraph_t,
-    pDependencies: *const hipGraphNode_t,
+    pDependencies: In<'_, hipGraphNode_t>,
     numDependencies: usize,
     dev_ptr: *mut c_void,
 ) -> hipError_t {
@@ -314,28 +311,23 @@ pub unsafe extern "C" fn hipGraphAddMemFreeNode(
     })
 }
 
-/// Writes up to `*count` of `all` to `out` (NULL after the last), or the count when `out` is NULL (clr's copy-out).
-///
-/// # Safety
-/// `count` is valid; `out` holds `*count` values when not NULL.
-unsafe fn copy_out(all: &[NodeId], out: *mut hipGraphNode_t, count: *mut usize) {
-    // SAFETY: the caller's promise.
-    unsafe {
-        if out.is_null() {
-            *count = all.len();
-            return;
-        }
-        let room = *count;
-        for i in 0..room {
-            *out.add(i) = all.get(i).map_or(std::ptr::null_mut(), |n| to_node(*n));
-        }
-        if room > all.len() {
-            *count = all.len();
-        }
+/// Writes up to `*count` of `all` to `out` (NULL after the last), or the
+/// count when `out` is NULL (clr's copy-out); `out` holds `*count` values
+/// when not NULL (the C contract).
+fn copy_out(all: &[NodeId], out: Out<'_, hipGraphNode_t>, count: Out<'_, usize>) -> Result<(), crate::ffi::Null> {
+    if out.is_null() {
+        return count.write(all.len());
     }
+    let room = count.read()?;
+    let vals: Vec<hipGraphNode_t> = (0..room).map(|i| all.get(i).map_or(std::ptr::null_mut(), |n| to_node(*n))).collect();
+    out.write_slice(&vals)?;
+    if room > all.len() {
+        count.write(all.len())?;
+    }
+    Ok(())
 }
 
-fn nodes_query(graph: hipGraph_t, out: *mut hipGraphNode_t, count: *mut usize, roots: bool) -> Result<(), Fail> {
+fn nodes_query(graph: hipGraph_t, out: Out<'_, hipGraphNode_t>, count: Out<'_, usize>, roots: bool) -> Result<(), Fail> {
     ensure!(!graph.is_null() && !count.is_null(), rules::GRF_015, "graph or the count is NULL");
     if graph.is_null() || count.is_null() {
         return Ok(());
@@ -345,26 +337,25 @@ fn nodes_query(graph: hipGraph_t, out: *mut hipGraphNode_t, count: *mut usize, r
         return Err(Fail::plain(HipError::INVALID_VALUE, format!("{graph:p} is not a live graph")));
     };
     let all = if roots { e.graph_roots(g) } else { e.graph_nodes(g) }.map_err(graph_fail)?;
-    // SAFETY: `count` checked non-null; `out` holds `*count` values (the C contract).
-    unsafe { copy_out(&all, out, count) };
+    copy_out(&all, out, count)?;
     Ok(())
 }
 
-/// `hipError_t hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, size_t *numNodes)`: HIP-GRF-015.
-pub unsafe extern "C" fn hipGraphGetNodes(graph: hipGraph_t, nodes: *mut hipGraphNode_t, numNodes: *mut usize) -> hipError_t {
+/// `hipError_t hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, size_t *numNodes)`: [HIP-GRF-015](vmmkit_sys::hip::rules::GRF_015).
+pub extern "C" fn hipGraphGetNodes(graph: hipGraph_t, nodes: Out<'_, hipGraphNode_t>, numNodes: Out<'_, usize>) -> hipError_t {
     run("hipGraphGetNodes", || nodes_query(graph, nodes, numNodes, false))
 }
 
-/// `hipError_t hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *pRootNodes, size_t *pNumRootNodes)`: HIP-GRF-015.
-pub unsafe extern "C" fn hipGraphGetRootNodes(
+/// `hipError_t hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *pRootNodes, size_t *pNumRootNodes)`: [HIP-GRF-015](vmmkit_sys::hip::rules::GRF_015).
+pub extern "C" fn hipGraphGetRootNodes(
     graph: hipGraph_t,
-    pRootNodes: *mut hipGraphNode_t,
-    pNumRootNodes: *mut usize,
+    pRootNodes: Out<'_, hipGraphNode_t>,
+    pNumRootNodes: Out<'_, usize>,
 ) -> hipError_t {
     run("hipGraphGetRootNodes", || nodes_query(graph, pRootNodes, pNumRootNodes, true))
 }
 
-fn instantiate(exec: *mut hipGraphExec_t, graph: hipGraph_t, flags: u64) -> Result<(), Fail> {
+fn instantiate(exec: Out<'_, hipGraphExec_t>, graph: hipGraph_t, flags: u64) -> Result<(), Fail> {
     let flags_ok = matches!(flags, 0 | hipGraphInstantiateFlagAutoFreeOnLaunch | hipGraphInstantiateFlagUseNodePriority);
     ensure!(!exec.is_null() && !graph.is_null() && flags_ok, rules::GRF_006, "pGraphExec or graph is NULL, or flags {flags:#x}");
     if exec.is_null() || graph.is_null() {
@@ -375,15 +366,14 @@ fn instantiate(exec: *mut hipGraphExec_t, graph: hipGraph_t, flags: u64) -> Resu
         return Err(Fail::plain(HipError::INVALID_VALUE, format!("{graph:p} is not a live graph")));
     };
     let x = e.graph_instantiate(g).map_err(graph_fail)?;
-    // SAFETY: checked non-null.
-    unsafe { put(exec, exec_value(x)) };
+    exec.write(exec_value(x))?;
     Ok(())
 }
 
 /// `hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph, hipGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)`:
-/// HIP-GRF-006, HIP-GRF-014 (a graph with memory nodes instantiated again → 801).
-pub unsafe extern "C" fn hipGraphInstantiate(
-    pGraphExec: *mut hipGraphExec_t,
+/// [HIP-GRF-006](vmmkit_sys::hip::rules::GRF_006), [HIP-GRF-014](vmmkit_sys::hip::rules::GRF_014) (a graph with memory nodes instantiated again → 801).
+pub extern "C" fn hipGraphInstantiate(
+    pGraphExec: Out<'_, hipGraphExec_t>,
     graph: hipGraph_t,
     _pErrorNode: *mut hipGraphNode_t,
     _pLogBuffer: *mut c_char,
@@ -392,8 +382,8 @@ pub unsafe extern "C" fn hipGraphInstantiate(
     run("hipGraphInstantiate", || instantiate(pGraphExec, graph, 0))
 }
 
-/// `hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph, unsigned long long flags)`: HIP-GRF-006.
-pub unsafe extern "C" fn hipGraphInstantiateWithFlags(pGraphExec: *mut hipGraphExec_t, graph: hipGraph_t, flags: u64) -> hipError_t {
+/// `hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph, unsigned long long flags)`: [HIP-GRF-006](vmmkit_sys::hip::rules::GRF_006).
+pub extern "C" fn hipGraphInstantiateWithFlags(pGraphExec: Out<'_, hipGraphExec_t>, graph: hipGraph_t, flags: u64) -> hipError_t {
     run("hipGraphInstantiateWithFlags", || instantiate(pGraphExec, graph, flags))
 }
 
@@ -410,19 +400,19 @@ fn launch(exec: hipGraphExec_t, stream: hipStream_t) -> Result<(), Fail> {
     })
 }
 
-/// `hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)`: HIP-GRF-007, HIP-GRF-005.
-pub unsafe extern "C" fn hipGraphLaunch(graphExec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
+/// `hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)`: [HIP-GRF-007](vmmkit_sys::hip::rules::GRF_007), [HIP-GRF-005](vmmkit_sys::hip::rules::GRF_005).
+pub extern "C" fn hipGraphLaunch(graphExec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
     run("hipGraphLaunch", || launch(graphExec, stream))
 }
 
 /// `hipError_t hipGraphLaunch_spt(hipGraphExec_t graphExec, hipStream_t stream)`: hipGraphLaunch on the thread's default stream for NULL.
-pub unsafe extern "C" fn hipGraphLaunch_spt(graphExec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipGraphLaunch_spt(graphExec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
     run("hipGraphLaunch_spt", || launch(graphExec, spt(stream)))
 }
 
-/// `hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)`: HIP-GRF-006 (NULL → 1); a launch
+/// `hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)`: [HIP-GRF-006](vmmkit_sys::hip::rules::GRF_006) (NULL → 1); a launch
 /// already enqueued still runs.
-pub unsafe extern "C" fn hipGraphExecDestroy(graphExec: hipGraphExec_t) -> hipError_t {
+pub extern "C" fn hipGraphExecDestroy(graphExec: hipGraphExec_t) -> hipError_t {
     run("hipGraphExecDestroy", || {
         ensure!(!graphExec.is_null(), rules::GRF_006, "graphExec is NULL");
         if graphExec.is_null() {

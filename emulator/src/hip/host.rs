@@ -7,11 +7,12 @@ use std::ffi::c_void;
 
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::call::{Fail, current_device, emu, ensure, run};
 use super::memory::{On, host_free, host_malloc, malloc, memcpy, stream_of};
 use super::pointer::{Kind, extent};
 use super::ranges::HostRange;
 use super::state::state;
+use crate::ffi::Out;
 use crate::core::{Emulator, Side};
 
 /// `hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags)`:
@@ -19,7 +20,7 @@ use crate::core::{Emulator, Side};
 /// DeepEP use it. `flags` is one of Default, Finegrained, Uncached,
 /// Contiguous, SignalMemory (8 bytes only), else 1 (clr hip_memory.cpp:686-705).
 /// The flags are kept (hipPointerGetAttributes' allocationFlags).
-pub unsafe extern "C" fn hipExtMallocWithFlags(ptr: *mut *mut c_void, sizeBytes: usize, flags: u32) -> hipError_t {
+pub extern "C" fn hipExtMallocWithFlags(ptr: Out<'_, *mut c_void>, sizeBytes: usize, flags: u32) -> hipError_t {
     run("hipExtMallocWithFlags", || {
         if flags > hipDeviceMallocContiguous {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("flags {flags:#x} is not a hipDeviceMalloc* value")));
@@ -28,8 +29,7 @@ pub unsafe extern "C" fn hipExtMallocWithFlags(ptr: *mut *mut c_void, sizeBytes:
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("signal memory is 8 bytes, not {sizeBytes}")));
         }
         malloc(ptr, sizeBytes)?;
-        // SAFETY: `malloc` checked it non-null and wrote it.
-        let p = unsafe { ptr.read() } as usize;
+        let p = ptr.read()? as usize;
         if p != 0 {
             state(emu()?).mem.note_flags(p, flags);
         }
@@ -38,19 +38,19 @@ pub unsafe extern "C" fn hipExtMallocWithFlags(ptr: *mut *mut c_void, sizeBytes:
 }
 
 /// `hipError_t hipMallocHost(void **ptr, size_t size)` (deprecated): a pinned host buffer, flags 0.
-pub unsafe extern "C" fn hipMallocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
+pub extern "C" fn hipMallocHost(ptr: Out<'_, *mut c_void>, size: usize) -> hipError_t {
     run("hipMallocHost", || host_malloc(ptr, size, hipHostMallocDefault))
 }
 
 /// `hipError_t hipMemAllocHost(void **ptr, size_t size)` (deprecated): hipHostMalloc with flags 0.
-pub unsafe extern "C" fn hipMemAllocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
+pub extern "C" fn hipMemAllocHost(ptr: Out<'_, *mut c_void>, size: usize) -> hipError_t {
     run("hipMemAllocHost", || host_malloc(ptr, size, hipHostMallocDefault))
 }
 
 /// `hipError_t hipHostAlloc(void **ptr, size_t size, unsigned int flags)`: as
 /// hipHostMalloc, but flags beyond Portable|Mapped|WriteCombined → 1
 /// (clr hip_memory.cpp:1382-1393).
-pub unsafe extern "C" fn hipHostAlloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t {
+pub extern "C" fn hipHostAlloc(ptr: Out<'_, *mut c_void>, size: usize, flags: u32) -> hipError_t {
     run("hipHostAlloc", || {
         if ptr.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "ptr is NULL".into()));
@@ -64,7 +64,7 @@ pub unsafe extern "C" fn hipHostAlloc(ptr: *mut *mut c_void, size: usize, flags:
 }
 
 /// `hipError_t hipFreeHost(void *ptr)` (deprecated): as hipHostFree.
-pub unsafe extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
+pub extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
     run("hipFreeHost", || if ptr.is_null() { Ok(()) } else { host_free(emu()?, ptr as usize) })
 }
 
@@ -72,9 +72,9 @@ pub unsafe extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
 /// NULL, size 0 or flags beyond the four of 6.x (clr hip_memory.cpp:1305:
 /// `flags > 15`) and 7.x's hipExtHostRegisterUncached → 1; device memory →
 /// 1; host memory HIP already knows (registered, hipHostMalloc, managed) →
-/// 712 (HIP-MEM-001); a range that is not mapped host memory → 1. The range
+/// 712 ([HIP-MEM-001](vmmkit_sys::hip::rules::MEM_001)); a range that is not mapped host memory → 1. The range
 /// stays the program's; HIP knows it until hipHostUnregister.
-pub unsafe extern "C" fn hipHostRegister(hostPtr: *mut c_void, sizeBytes: usize, flags: u32) -> hipError_t {
+pub extern "C" fn hipHostRegister(hostPtr: *mut c_void, sizeBytes: usize, flags: u32) -> hipError_t {
     run("hipHostRegister", || {
         let known = hipHostRegisterPortable
             | hipHostRegisterMapped
@@ -112,9 +112,9 @@ pub unsafe extern "C" fn hipHostRegister(hostPtr: *mut c_void, sizeBytes: usize,
 }
 
 /// `hipError_t hipHostUnregister(void *hostPtr)`: NULL → 1; not the start of
-/// a registered range → 713 (clr hip_memory.cpp:1372, HIP-MEM-002). Waits for
+/// a registered range → 713 (clr hip_memory.cpp:1372, [HIP-MEM-002](vmmkit_sys::hip::rules::MEM_002)). Waits for
 /// the device's streams first, as clr does.
-pub unsafe extern "C" fn hipHostUnregister(hostPtr: *mut c_void) -> hipError_t {
+pub extern "C" fn hipHostUnregister(hostPtr: *mut c_void) -> hipError_t {
     run("hipHostUnregister", || {
         if hostPtr.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "hostPtr is NULL".into()));
@@ -135,7 +135,7 @@ pub unsafe extern "C" fn hipHostUnregister(hostPtr: *mut c_void) -> hipError_t {
 /// devPtr NULL or flags ≠ 0 → 1; memory HIP does not know → 1 (clr
 /// hip_memory.cpp:3748-3757). The device address of host memory is its host
 /// address in vmmkit (one address space, as SVM gives on AMD).
-pub unsafe extern "C" fn hipHostGetDevicePointer(devPtr: *mut *mut c_void, hstPtr: *mut c_void, flags: u32) -> hipError_t {
+pub extern "C" fn hipHostGetDevicePointer(devPtr: Out<'_, *mut c_void>, hstPtr: *mut c_void, flags: u32) -> hipError_t {
     run("hipHostGetDevicePointer", || {
         if devPtr.is_null() || flags != 0 {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("devPtr is NULL or flags {flags} is not 0")));
@@ -143,8 +143,7 @@ pub unsafe extern "C" fn hipHostGetDevicePointer(devPtr: *mut *mut c_void, hstPt
         if extent(emu()?, hstPtr as usize).is_none() {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("{hstPtr:p} is not memory HIP knows")));
         }
-        // SAFETY: checked non-null.
-        unsafe { put(devPtr, hstPtr) };
+        devPtr.write(hstPtr)?;
         Ok(())
     })
 }
@@ -153,7 +152,7 @@ pub unsafe extern "C" fn hipHostGetDevicePointer(devPtr: *mut *mut c_void, hstPt
 /// flags of a hipHostMalloc buffer or registered range (managed memory, which
 /// clr also makes fine-grained, has none: 0); NULL, unknown or device memory
 /// → 1 (clr hip_memory.cpp:1278-1300).
-pub unsafe extern "C" fn hipHostGetFlags(flagsPtr: *mut u32, hostPtr: *mut c_void) -> hipError_t {
+pub extern "C" fn hipHostGetFlags(flagsPtr: Out<'_, u32>, hostPtr: *mut c_void) -> hipError_t {
     run("hipHostGetFlags", || {
         if flagsPtr.is_null() || hostPtr.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "flagsPtr or hostPtr is NULL".into()));
@@ -162,8 +161,7 @@ pub unsafe extern "C" fn hipHostGetFlags(flagsPtr: *mut u32, hostPtr: *mut c_voi
         let x = extent(e, hostPtr as usize)
             .filter(|x| matches!(x.kind, Kind::Host | Kind::Registered | Kind::Managed))
             .ok_or_else(|| Fail::plain(HipError::INVALID_VALUE, format!("{hostPtr:p} is not host memory of HIP's")))?;
-        // SAFETY: checked non-null.
-        unsafe { put(flagsPtr, state(e).mem.flags(x.base)) };
+        flagsPtr.write(state(e).mem.flags(x.base))?;
         Ok(())
     })
 }
@@ -171,21 +169,14 @@ pub unsafe extern "C" fn hipHostGetFlags(flagsPtr: *mut u32, hostPtr: *mut c_voi
 /// `hipError_t hipMemGetInfo(size_t *free, size_t *total)`: the current
 /// device's free and total bytes (shared by every process of the root);
 /// both NULL → 0 (clr hip_memory.cpp:870-895).
-pub unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> hipError_t {
+pub extern "C" fn hipMemGetInfo(free: Out<'_, usize>, total: Out<'_, usize>) -> hipError_t {
     run("hipMemGetInfo", || {
         if free.is_null() && total.is_null() {
             return Ok(());
         }
         let (f, t) = emu()?.mem_info(current_device());
-        // SAFETY: each output is written only when non-null.
-        unsafe {
-            if !free.is_null() {
-                put(free, f as usize);
-            }
-            if !total.is_null() {
-                put(total, t as usize);
-            }
-        }
+        free.write_if_given(f as usize);
+        total.write_if_given(t as usize);
         Ok(())
     })
 }
@@ -193,15 +184,14 @@ pub unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> h
 /// `hipError_t hipMemPtrGetInfo(void *ptr, size_t *size)`: the size of the
 /// allocation holding `ptr`; unknown → 1 (clr hip_memory.cpp:793-806). clr
 /// does not check `size`; the emulator answers NULL with 1.
-pub unsafe extern "C" fn hipMemPtrGetInfo(ptr: *mut c_void, size: *mut usize) -> hipError_t {
+pub extern "C" fn hipMemPtrGetInfo(ptr: *mut c_void, size: Out<'_, usize>) -> hipError_t {
     run("hipMemPtrGetInfo", || {
         let x = extent(emu()?, ptr as usize)
             .ok_or_else(|| Fail::plain(HipError::INVALID_VALUE, format!("{ptr:p} is not memory HIP knows")))?;
         if size.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "size is NULL".into()));
         }
-        // SAFETY: checked non-null.
-        unsafe { put(size, x.size) };
+        size.write(x.size)?;
         Ok(())
     })
 }
@@ -209,7 +199,7 @@ pub unsafe extern "C" fn hipMemPtrGetInfo(ptr: *mut c_void, size: *mut usize) ->
 /// `hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)`:
 /// a dead stream → 709 (clr hip_memory.cpp:781); then hipMemcpyAsync on the
 /// stream, waited for before returning.
-pub unsafe extern "C" fn hipMemcpyWithStream(
+pub extern "C" fn hipMemcpyWithStream(
     dst: *mut c_void,
     src: *const c_void,
     sizeBytes: usize,

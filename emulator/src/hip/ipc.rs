@@ -13,11 +13,12 @@ use std::ffi::c_void;
 use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::call::{Fail, current_device, emu, ensure, run};
 use super::codes::Op;
 use super::pointer::{Kind, extent};
 use super::profile::{LAZY_FLAGS, WINDOW};
 use super::state::state;
+use crate::ffi::Out;
 use crate::core::{CoreError, IPC_HANDLE_SIZE, IpcToken};
 use crate::registry::{Place, Trust};
 
@@ -32,15 +33,14 @@ fn handle(b: [u8; IPC_HANDLE_SIZE]) -> hipIpcMemHandle_t {
 }
 
 /// `hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr)`:
-/// HIP-IPC-001, then HIP-IPC-008, -007, -002 (all 1); HIP-IPC-003 an
-/// interior pointer names its allocation; HIP-IPC-009 a failure leaves the
+/// [HIP-IPC-001](vmmkit_sys::hip::rules::IPC_001), then [HIP-IPC-008](vmmkit_sys::hip::rules::IPC_008), -007, -002 (all 1); [HIP-IPC-003](vmmkit_sys::hip::rules::IPC_003) an
+/// interior pointer names its allocation; [HIP-IPC-009](vmmkit_sys::hip::rules::IPC_009) a failure leaves the
 /// handle zeroed.
-pub unsafe extern "C" fn hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_t, devPtr: *mut c_void) -> hipError_t {
+pub extern "C" fn hipIpcGetMemHandle(handle: Out<'_, hipIpcMemHandle_t>, devPtr: *mut c_void) -> hipError_t {
     run("hipIpcGetMemHandle", || {
         // HIP-IPC-009: zero-fill first, so a failure leaves no stale bytes.
         if !handle.is_null() {
-            // SAFETY: non-null; the caller passes a 64-byte handle.
-            unsafe { put(handle, hipIpcMemHandle_t::default()) };
+            handle.write(hipIpcMemHandle_t::default())?;
         }
         ensure!(!handle.is_null(), rules::IPC_001, "handle is NULL");
         ensure!(!devPtr.is_null(), rules::IPC_001, "devPtr is NULL");
@@ -89,18 +89,17 @@ pub unsafe extern "C" fn hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_t, devP
             pid: std::process::id() as i32,
             device,
         };
-        // SAFETY: checked non-null.
-        unsafe { put(handle, self::handle(token.encode(MAGIC))) };
+        handle.write(self::handle(token.encode(MAGIC)))?;
         Ok(())
     })
 }
 
 /// `hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned flags)`:
-/// HIP-IPC-020, 021, 022, 023, 024, 025 in that order; HIP-IPC-026 returns
-/// the base; HIP-IPC-027 a repeated open returns the same pointer, counted;
-/// HIP-IPC-031 onto the current device.
-pub unsafe extern "C" fn hipIpcOpenMemHandle(
-    devPtr: *mut *mut c_void,
+/// [HIP-IPC-020](vmmkit_sys::hip::rules::IPC_020), 021, 022, 023, 024, 025 in that order; [HIP-IPC-026](vmmkit_sys::hip::rules::IPC_026) returns
+/// the base; [HIP-IPC-027](vmmkit_sys::hip::rules::IPC_027) a repeated open returns the same pointer, counted;
+/// [HIP-IPC-031](vmmkit_sys::hip::rules::IPC_031) onto the current device.
+pub extern "C" fn hipIpcOpenMemHandle(
+    devPtr: Out<'_, *mut c_void>,
     handle: hipIpcMemHandle_t,
     flags: u32,
 ) -> hipError_t {
@@ -149,16 +148,15 @@ pub unsafe extern "C" fn hipIpcOpenMemHandle(
         {
             e.enable_peer(device, src);
         }
-        // SAFETY: checked non-null.
-        unsafe { put(devPtr, va as *mut c_void) };
+        devPtr.write(va as *mut c_void)?;
         Ok(())
     })
 }
 
-/// `hipError_t hipIpcCloseMemHandle(void *devPtr)`: HIP-IPC-040, 041 (and
-/// 042, one close too many); HIP-IPC-043 an interior pointer is accepted;
+/// `hipError_t hipIpcCloseMemHandle(void *devPtr)`: [HIP-IPC-040](vmmkit_sys::hip::rules::IPC_040), 041 (and
+/// 042, one close too many); [HIP-IPC-043](vmmkit_sys::hip::rules::IPC_043) an interior pointer is accepted;
 /// the last close unmaps.
-pub unsafe extern "C" fn hipIpcCloseMemHandle(devPtr: *mut c_void) -> hipError_t {
+pub extern "C" fn hipIpcCloseMemHandle(devPtr: *mut c_void) -> hipError_t {
     run("hipIpcCloseMemHandle", || {
         ensure!(!devPtr.is_null(), rules::IPC_040, "devPtr is NULL");
         let e = emu()?;

@@ -12,18 +12,19 @@ use std::ffi::c_void;
 
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, current_device, emu, put, run};
+use super::call::{Fail, current_device, emu, run};
 use super::codes::Op;
 use super::memory::stream_of;
 use super::pointer::{Kind, extent};
 use super::ranges::{Advice, HostRange};
 use super::state::state;
+use crate::ffi::{In, Out};
 use crate::core::Emulator;
 
 /// `hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags)`:
 /// NULL, size 0, or flags other than AttachGlobal / AttachHost → 1 (clr
 /// hip_hmm.cpp:69-72). Freed by hipFree.
-pub unsafe extern "C" fn hipMallocManaged(dev_ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t {
+pub extern "C" fn hipMallocManaged(dev_ptr: Out<'_, *mut c_void>, size: usize, flags: u32) -> hipError_t {
     run("hipMallocManaged", || {
         if dev_ptr.is_null() || size == 0 || (flags != hipMemAttachGlobal && flags != hipMemAttachHost) {
             return Err(Fail::plain(
@@ -35,8 +36,7 @@ pub unsafe extern "C" fn hipMallocManaged(dev_ptr: *mut *mut c_void, size: usize
         let p = e.alloc_host(size).map_err(|e| Fail::core(Op::Malloc, e))?;
         let range = HostRange { len: size, flags, device: current_device(), managed: Some(Advice::default()) };
         state(e).mem.insert(p, range);
-        // SAFETY: checked non-null.
-        unsafe { put(dev_ptr, p as *mut c_void) };
+        dev_ptr.write(p as *mut c_void)?;
         Ok(())
     })
 }
@@ -76,13 +76,13 @@ fn managed_range(e: &Emulator, p: *const c_void, count: usize) -> Result<usize, 
 /// read-mostly advice, which ignores it), first; NULL or 0 → 1; past the
 /// allocation → 1 (clr hip_hmm.cpp:138-158); an unknown advice → 1. Applies
 /// to the whole allocation.
-pub unsafe extern "C" fn hipMemAdvise(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device: i32) -> hipError_t {
+pub extern "C" fn hipMemAdvise(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device: i32) -> hipError_t {
     run("hipMemAdvise", || advise(dev_ptr, count, advice, device))
 }
 
 /// `hipError_t hipMemAdvise_v2(const void *dev_ptr, size_t count, hipMemoryAdvise advice, hipMemLocation location)`
 /// (`@hip_7.1`): as hipMemAdvise with the location's device (see [`location_device`]).
-pub unsafe extern "C" fn hipMemAdvise_v2(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, location: hipMemLocation) -> hipError_t {
+pub extern "C" fn hipMemAdvise_v2(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, location: hipMemLocation) -> hipError_t {
     run("hipMemAdvise_v2", || advise(dev_ptr, count, advice, location_device(location)?))
 }
 
@@ -131,7 +131,7 @@ fn advise(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device:
 /// that is neither a device nor hipCpuDeviceId → 101 (clr hip_hmm.cpp:78-98);
 /// memory HIP does not know → 801 (clr: no HMM access to system memory,
 /// hip_hmm.cpp:104-106). Managed memory records the location; nothing moves.
-pub unsafe extern "C" fn hipMemPrefetchAsync(dev_ptr: *const c_void, count: usize, device: i32, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemPrefetchAsync(dev_ptr: *const c_void, count: usize, device: i32, stream: hipStream_t) -> hipError_t {
     run("hipMemPrefetchAsync", || prefetch(dev_ptr, count, device, stream))
 }
 
@@ -139,7 +139,7 @@ pub unsafe extern "C" fn hipMemPrefetchAsync(dev_ptr: *const c_void, count: usiz
 /// (`@hip_7.1`): flags other than 0 → 1 (hip_runtime_api.h 7.2.4: "must be
 /// zero now"), a location that is neither a device nor the host → 1; then as
 /// hipMemPrefetchAsync with the location's device.
-pub unsafe extern "C" fn hipMemPrefetchAsync_v2(
+pub extern "C" fn hipMemPrefetchAsync_v2(
     dev_ptr: *const c_void,
     count: usize,
     location: hipMemLocation,
@@ -189,7 +189,7 @@ fn prefetch(dev_ptr: *const c_void, count: usize, device: i32, stream: hipStream
 /// Writes the value of `attribute` for the managed allocation at `base` into
 /// `data` of `size` bytes: 4 bytes (an `int`) for all but AccessedBy, which
 /// takes a multiple of 4 and fills the rest with hipInvalidDeviceId.
-fn range_attribute(e: &Emulator, data: *mut c_void, size: usize, attribute: hipMemRangeAttribute, base: usize) -> Result<(), Fail> {
+fn range_attribute(e: &Emulator, data: Out<'_, c_void>, size: usize, attribute: hipMemRangeAttribute, base: usize) -> Result<(), Fail> {
     let a = state(e)
         .mem
         .range_at(base)
@@ -209,18 +209,16 @@ fn range_attribute(e: &Emulator, data: *mut c_void, size: usize, attribute: hipM
     }
     // AccessedBy: the devices, then hipInvalidDeviceId to the end of `data`.
     let all = values.into_iter().chain(std::iter::repeat(hipInvalidDeviceId));
-    for (i, v) in all.take(size / 4).enumerate() {
-        // SAFETY: `data` is non-null (checked by the callers) and holds `size` bytes (the C contract).
-        unsafe { data.cast::<i32>().add(i).write_unaligned(v) };
-    }
+    let all: Vec<i32> = all.take(size / 4).collect();
+    data.cast::<i32>().write_slice(&all)?;
     Ok(())
 }
 
 /// `hipError_t hipMemRangeGetAttribute(void *data, size_t data_size, hipMemRangeAttribute attribute, const void *dev_ptr, size_t count)`:
 /// NULL or 0 → 1 (clr hip_hmm.cpp:176-178); a range that is not managed
 /// memory, a size that does not fit the attribute, an unknown attribute → 1.
-pub unsafe extern "C" fn hipMemRangeGetAttribute(
-    data: *mut c_void,
+pub extern "C" fn hipMemRangeGetAttribute(
+    data: Out<'_, c_void>,
     data_size: usize,
     attribute: hipMemRangeAttribute,
     dev_ptr: *const c_void,
@@ -239,10 +237,10 @@ pub unsafe extern "C" fn hipMemRangeGetAttribute(
 /// `hipError_t hipMemRangeGetAttributes(void **data, size_t *data_sizes, hipMemRangeAttribute *attributes, size_t num_attributes, const void *dev_ptr, size_t count)`:
 /// any array NULL, or 0 attributes, or a NULL `data[i]` → 1 (clr
 /// hip_hmm.cpp:199-208); then each as hipMemRangeGetAttribute.
-pub unsafe extern "C" fn hipMemRangeGetAttributes(
-    data: *mut *mut c_void,
-    data_sizes: *mut usize,
-    attributes: *mut hipMemRangeAttribute,
+pub extern "C" fn hipMemRangeGetAttributes(
+    data: In<'_, *mut c_void>,
+    data_sizes: In<'_, usize>,
+    attributes: In<'_, hipMemRangeAttribute>,
     num_attributes: usize,
     dev_ptr: *const c_void,
     count: usize,
@@ -251,10 +249,9 @@ pub unsafe extern "C" fn hipMemRangeGetAttributes(
         if data.is_null() || data_sizes.is_null() || attributes.is_null() || num_attributes == 0 {
             return Err(Fail::plain(HipError::INVALID_VALUE, "an array is NULL or num_attributes is 0".into()));
         }
-        // SAFETY: the caller passes `num_attributes` of each (the C contract).
-        let items: Vec<(*mut c_void, usize, i32)> = (0..num_attributes)
-            .map(|i| unsafe { (data.add(i).read(), data_sizes.add(i).read(), attributes.add(i).read()) })
-            .collect();
+        let items: Vec<(Out<'_, c_void>, usize, i32)> = (0..num_attributes)
+            .map(|i| Ok((data.out_at(i)?, data_sizes.read_at(i)?, attributes.read_at(i)?)))
+            .collect::<Result<_, crate::ffi::Null>>()?;
         if items.iter().any(|(d, n, _)| d.is_null() || *n == 0) {
             return Err(Fail::plain(HipError::INVALID_VALUE, "a data[i] is NULL or its size is 0".into()));
         }
@@ -269,7 +266,7 @@ pub unsafe extern "C" fn hipMemRangeGetAttributes(
 /// Single, or Single on the NULL stream → 1; memory HIP does not know → 1
 /// (no HMM); for managed memory a length other than 0 or its size → 1 (clr
 /// hip_hmm.cpp:234-275). Attaching changes nothing in vmmkit.
-pub unsafe extern "C" fn hipStreamAttachMemAsync(stream: hipStream_t, dev_ptr: *mut c_void, length: usize, flags: u32) -> hipError_t {
+pub extern "C" fn hipStreamAttachMemAsync(stream: hipStream_t, dev_ptr: *mut c_void, length: usize, flags: u32) -> hipError_t {
     run("hipStreamAttachMemAsync", || {
         if dev_ptr.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "dev_ptr is NULL".into()));

@@ -5,18 +5,19 @@ use std::ffi::c_void;
 
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::call::{Fail, current_device, emu, ensure, run};
 use super::codes::Op;
 use super::pointer::{KIND_MALLOC, Kind, extent, is_known_rows};
 use super::profile::{GRANULARITY, WINDOW};
 use super::state::state;
 use super::stream;
+use crate::ffi::Out;
 use crate::core::{CaptureStatus, Emulator, StreamId, Work, new_generation};
 use crate::registry::Place;
 
 /// `hipError_t hipMalloc(void **ptr, size_t size)`: shareable device memory on
 /// the current device. Size 0 → 0 with `*ptr = NULL`; too big → 2.
-pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipError_t {
+pub extern "C" fn hipMalloc(ptr: Out<'_, *mut c_void>, size: usize) -> hipError_t {
     run("hipMalloc", || {
         unsafe_while_capturing()?;
         malloc(ptr, size)
@@ -24,7 +25,7 @@ pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipErr
 }
 
 /// hipMalloc's and hipFree's check: while a capture this thread's mode
-/// forbids them runs, they are 900 and invalidate it (HIP-GRF-012, clr
+/// forbids them runs, they are 900 and invalidate it ([HIP-GRF-012](vmmkit_sys::hip::rules::GRF_012), clr
 /// `CHECK_STREAM_CAPTURE_SUPPORTED`).
 fn unsafe_while_capturing() -> Result<(), Fail> {
     let e = emu()?;
@@ -45,26 +46,24 @@ pub(super) fn alloc_on(e: &Emulator, device: u32, size: usize) -> Result<usize, 
 }
 
 /// hipMalloc's allocation, shared with hipExtMallocWithFlags.
-pub(super) fn malloc(ptr: *mut *mut c_void, size: usize) -> Result<(), Fail> {
+pub(super) fn malloc(ptr: Out<'_, *mut c_void>, size: usize) -> Result<(), Fail> {
     if ptr.is_null() {
         return Err(Fail::plain(HipError::INVALID_VALUE, "ptr is NULL".into()));
     }
     if size == 0 {
-        // SAFETY: checked non-null.
-        unsafe { put(ptr, std::ptr::null_mut()) };
+        ptr.write(std::ptr::null_mut())?;
         return Ok(());
     }
     let e = emu()?;
     let va = alloc_on(e, current_device(), size)?;
-    // SAFETY: checked non-null.
-    unsafe { put(ptr, va as *mut c_void) };
+    ptr.write(va as *mut c_void)?;
     Ok(())
 }
 
 /// Frees the hipMalloc allocation holding `p` (any address inside it), or
 /// closes one open of an IPC-opened range (HIP-IPC-047, emulator choice).
 /// Memory that another process has open stays theirs; new opens of it fail
-/// (HIP-IPC-046).
+/// ([HIP-IPC-046](vmmkit_sys::hip::rules::IPC_046)).
 pub(super) fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
     // Memory HIP knows: the work of its device's streams ends first
     // (HIP-MEM-003; clr's ihipFree calls SyncAllStreams before freeing).
@@ -83,6 +82,9 @@ pub(super) fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
             e.free_host(x.base).map_err(|e| Fail::core(Op::Free, e))
         }
         Some(x) if x.kind == Kind::Opened => e.close_plain(p).map(drop).map_err(|e| Fail::core(Op::IpcClose, e)),
+        // HIP-MEM-007: a hipHostMalloc buffer is a memory object to clr's
+        // ihipFree, which frees it (hip_memory.cpp:69-92), as hipHostFree.
+        Some(x) if x.kind == Kind::Host => host_free(e, x.base),
         Some(x) => match x.kind {
             Kind::Malloc(handle) => {
                 e.withdraw(handle).map_err(|e| Fail::core(Op::Free, e))?;
@@ -111,7 +113,7 @@ fn sync_for_free(e: &Emulator, device: Option<Place>) {
 
 /// `hipError_t hipFree(void *ptr)`: NULL → 0; unknown → 1; an interior
 /// pointer frees the whole allocation.
-pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
+pub extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
     run("hipFree", || {
         unsafe_while_capturing()?;
         if ptr.is_null() {
@@ -160,7 +162,7 @@ pub(super) fn collect(make: impl FnOnce() -> Result<(), Fail>) -> Result<Vec<Wor
 }
 
 /// The synchronous calls' check: while a stream captures they are 906 and
-/// invalidate every capture (HIP-GRF-011, clr `CHECK_STREAM_CAPTURING`).
+/// invalidate every capture ([HIP-GRF-011](vmmkit_sys::hip::rules::GRF_011), clr `CHECK_STREAM_CAPTURING`).
 fn sync_while_capturing(e: &Emulator, on: On) -> Result<(), Fail> {
     if matches!(on, On::Sync) && e.capturing_any() {
         let broke = e.capture_forbids_any();
@@ -169,7 +171,7 @@ fn sync_while_capturing(e: &Emulator, on: On) -> Result<(), Fail> {
     Ok(())
 }
 
-/// The stream of an `*Async` call: a dead one is 709 (HIP-STM-009, clr's
+/// The stream of an `*Async` call: a dead one is 709 ([HIP-STM-009](vmmkit_sys::hip::rules::STM_009), clr's
 /// `isValid` in hipMemcpyAsync); `None` when that check was switched off.
 pub(super) fn stream_of(e: &Emulator, stream: hipStream_t) -> Result<Option<StreamId>, Fail> {
     stream::or_none(stream::resolve(e, stream, &rules::STM_009, HipError::CONTEXT_IS_DESTROYED))
@@ -177,7 +179,7 @@ pub(super) fn stream_of(e: &Emulator, stream: hipStream_t) -> Result<Option<Stre
 
 /// Runs a checked copy or fill `work` as `on` says. A copy with a host
 /// side HIP does not know (pageable memory) waits for its stream before
-/// returning, as clr's `ihipMemcpy` does (`isHostAsync = false`): HIP-STM-011.
+/// returning, as clr's `ihipMemcpy` does (`isHostAsync = false`): [HIP-STM-011](vmmkit_sys::hip::rules::STM_011).
 pub(super) fn submit(e: &Emulator, on: On, work: Work, host_side: bool) -> Result<(), Fail> {
     submit_all(e, on, std::iter::once(work), host_side)
 }
@@ -364,9 +366,9 @@ pub(super) fn copy_shape(dst: *mut c_void, src: *const c_void, shape: Shape, kin
 
 /// `hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)`:
 /// n = 0 → 0 first; NULL → 1; bad kind → 21; past the end of an allocation → 1;
-/// a device kind with neither pointer HIP memory → 1 (HIP-CPY-001); a host
-/// address no process can map → 1 (HIP-CPY-002). Synchronous.
-pub unsafe extern "C" fn hipMemcpy(
+/// a device kind with neither pointer HIP memory → 1 ([HIP-CPY-001](vmmkit_sys::hip::rules::CPY_001)); a host
+/// address no process can map → 1 ([HIP-CPY-002](vmmkit_sys::hip::rules::CPY_002)). Synchronous.
+pub extern "C" fn hipMemcpy(
     dst: *mut c_void,
     src: *const c_void,
     sizeBytes: usize,
@@ -376,12 +378,12 @@ pub unsafe extern "C" fn hipMemcpy(
 }
 
 /// `hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t sizeBytes)`.
-pub unsafe extern "C" fn hipMemcpyHtoD(dst: hipDeviceptr_t, src: *mut c_void, sizeBytes: usize) -> hipError_t {
+pub extern "C" fn hipMemcpyHtoD(dst: hipDeviceptr_t, src: *mut c_void, sizeBytes: usize) -> hipError_t {
     run("hipMemcpyHtoD", || memcpy(dst, src, sizeBytes, hipMemcpyHostToDevice, On::Sync))
 }
 
 /// `hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t sizeBytes)`.
-pub unsafe extern "C" fn hipMemcpyDtoH(dst: *mut c_void, src: hipDeviceptr_t, sizeBytes: usize) -> hipError_t {
+pub extern "C" fn hipMemcpyDtoH(dst: *mut c_void, src: hipDeviceptr_t, sizeBytes: usize) -> hipError_t {
     run("hipMemcpyDtoH", || memcpy(dst, src, sizeBytes, hipMemcpyDeviceToHost, On::Sync))
 }
 
@@ -421,22 +423,21 @@ pub(super) fn fill_rows(dst: *mut c_void, value: u64, width: u8, shape: Shape, o
 
 /// `hipError_t hipMemset(void *dst, int value, size_t sizeBytes)`: n = 0 → 0;
 /// NULL, unknown or overrun → 1.
-pub unsafe extern "C" fn hipMemset(dst: *mut c_void, value: i32, sizeBytes: usize) -> hipError_t {
+pub extern "C" fn hipMemset(dst: *mut c_void, value: i32, sizeBytes: usize) -> hipError_t {
     run("hipMemset", || memset(dst, u64::from(value as u8), 1, sizeBytes, On::Sync))
 }
 
 /// `hipError_t hipMemsetD8(hipDeviceptr_t dest, unsigned char value, size_t count)`: as hipMemset.
-pub unsafe extern "C" fn hipMemsetD8(dest: hipDeviceptr_t, value: u8, count: usize) -> hipError_t {
+pub extern "C" fn hipMemsetD8(dest: hipDeviceptr_t, value: u8, count: usize) -> hipError_t {
     run("hipMemsetD8", || memset(dest, u64::from(value), 1, count, On::Sync))
 }
 
-pub(super) fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> Result<(), Fail> {
+pub(super) fn host_malloc(ptr: Out<'_, *mut c_void>, size: usize, flags: u32) -> Result<(), Fail> {
     if ptr.is_null() {
         return Err(Fail::plain(HipError::INVALID_VALUE, "ptr is NULL".into()));
     }
     if size == 0 {
-        // SAFETY: checked non-null.
-        unsafe { put(ptr, std::ptr::null_mut()) };
+        ptr.write(std::ptr::null_mut())?;
         return Ok(());
     }
     let both = hipHostMallocCoherent | hipHostMallocNonCoherent;
@@ -446,25 +447,24 @@ pub(super) fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> Res
     let e = emu()?;
     let p = e.alloc_host(size).map_err(|e| Fail::core(Op::HostMalloc, e))?;
     state(e).mem.note_flags(p, flags);
-    // SAFETY: checked non-null.
-    unsafe { put(ptr, p as *mut c_void) };
+    ptr.write(p as *mut c_void)?;
     Ok(())
 }
 
 /// `hipError_t hipHostMalloc(void **ptr, size_t size, unsigned flags)`: NULL → 1;
 /// size 0 → 0 with NULL; Coherent with NonCoherent → 1; other bits ignored.
-pub unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t {
+pub extern "C" fn hipHostMalloc(ptr: Out<'_, *mut c_void>, size: usize, flags: u32) -> hipError_t {
     run("hipHostMalloc", || host_malloc(ptr, size, flags))
 }
 
 /// `hipError_t hipExtHostAlloc(void **ptr, size_t size, unsigned flags)` (6.3+): as hipHostMalloc.
-pub unsafe extern "C" fn hipExtHostAlloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t {
+pub extern "C" fn hipExtHostAlloc(ptr: Out<'_, *mut c_void>, size: usize, flags: u32) -> hipError_t {
     run("hipExtHostAlloc", || host_malloc(ptr, size, flags))
 }
 
 /// `hipError_t hipHostFree(void *ptr)`: NULL → 0; anything but the start of a
 /// host buffer → 1 (a hipMalloc pointer too: the documented code, hip.md §2.1).
-pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
+pub extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
     run("hipHostFree", || {
         if ptr.is_null() {
             return Ok(());
@@ -489,8 +489,8 @@ pub(super) fn host_free(e: &Emulator, p: usize) -> Result<(), Fail> {
 
 /// `hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr)`,
 /// profile 6.x: NULL → 1; an unknown pointer → 0 with type Unregistered and device −2.
-pub unsafe extern "C" fn hipPointerGetAttributes(
-    attributes: *mut hipPointerAttribute_t,
+pub extern "C" fn hipPointerGetAttributes(
+    attributes: Out<'_, hipPointerAttribute_t>,
     ptr: *const c_void,
 ) -> hipError_t {
     run("hipPointerGetAttributes", || {
@@ -520,8 +520,7 @@ pub unsafe extern "C" fn hipPointerGetAttributes(
                 _ => a.type_ = hipMemoryTypeDevice,
             }
         }
-        // SAFETY: checked non-null.
-        unsafe { put(attributes, a) };
+        attributes.write(a)?;
         Ok(())
     })
 }
@@ -530,24 +529,19 @@ pub unsafe extern "C" fn hipPointerGetAttributes(
 /// the allocation's base and size for any address inside it; unknown → 500.
 /// The real runtime does not check the out-pointers (it crashes); the
 /// emulator writes only those that are not NULL.
-pub unsafe extern "C" fn hipMemGetAddressRange(
-    pbase: *mut hipDeviceptr_t,
-    psize: *mut usize,
+pub extern "C" fn hipMemGetAddressRange(
+    pbase: Out<'_, hipDeviceptr_t>,
+    psize: Out<'_, usize>,
     dptr: hipDeviceptr_t,
 ) -> hipError_t {
     run("hipMemGetAddressRange", || {
+        // HIP-MEM-008: clr answers any memory object's start and size,
+        // hipHostMalloc buffers included (hip_memory.cpp:798-813).
         let x = extent(emu()?, dptr as usize)
-            .filter(|x| !matches!(x.kind, Kind::Host | Kind::Registered))
-            .ok_or_else(|| Fail::plain(HipError::NOT_FOUND, format!("{dptr:p} is not device memory")))?;
-        // SAFETY: each output is written only when non-null.
-        unsafe {
-            if !pbase.is_null() {
-                put(pbase, x.base as hipDeviceptr_t);
-            }
-            if !psize.is_null() {
-                put(psize, x.size);
-            }
-        }
+            .filter(|x| x.kind != Kind::Registered)
+            .ok_or_else(|| Fail::plain(HipError::NOT_FOUND, format!("{dptr:p} is not memory HIP allocated")))?;
+        pbase.write_if_given(x.base as hipDeviceptr_t);
+        psize.write_if_given(x.size);
         Ok(())
     })
 }
@@ -555,9 +549,9 @@ pub unsafe extern "C" fn hipMemGetAddressRange(
 // ---- stream-ordered copies and fills (clr hip_memory.cpp, hip_peer.cpp) ----
 
 /// `hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)`:
-/// bad kind → 21; a dead stream → 709 (HIP-STM-009); then as hipMemcpy. The
+/// bad kind → 21; a dead stream → 709 ([HIP-STM-009](vmmkit_sys::hip::rules::STM_009)); then as hipMemcpy. The
 /// copy runs on the stream; one with a pageable host side is waited for.
-pub unsafe extern "C" fn hipMemcpyAsync(
+pub extern "C" fn hipMemcpyAsync(
     dst: *mut c_void,
     src: *const c_void,
     sizeBytes: usize,
@@ -568,22 +562,22 @@ pub unsafe extern "C" fn hipMemcpyAsync(
 }
 
 /// `hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t sizeBytes, hipStream_t stream)`.
-pub unsafe extern "C" fn hipMemcpyHtoDAsync(dst: hipDeviceptr_t, src: *mut c_void, sizeBytes: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpyHtoDAsync(dst: hipDeviceptr_t, src: *mut c_void, sizeBytes: usize, stream: hipStream_t) -> hipError_t {
     run("hipMemcpyHtoDAsync", || memcpy(dst, src, sizeBytes, hipMemcpyHostToDevice, On::Stream(stream)))
 }
 
 /// `hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)`.
-pub unsafe extern "C" fn hipMemcpyDtoHAsync(dst: *mut c_void, src: hipDeviceptr_t, sizeBytes: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpyDtoHAsync(dst: *mut c_void, src: hipDeviceptr_t, sizeBytes: usize, stream: hipStream_t) -> hipError_t {
     run("hipMemcpyDtoHAsync", || memcpy(dst, src, sizeBytes, hipMemcpyDeviceToHost, On::Stream(stream)))
 }
 
 /// `hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)`.
-pub unsafe extern "C" fn hipMemcpyDtoDAsync(dst: hipDeviceptr_t, src: hipDeviceptr_t, sizeBytes: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpyDtoDAsync(dst: hipDeviceptr_t, src: hipDeviceptr_t, sizeBytes: usize, stream: hipStream_t) -> hipError_t {
     run("hipMemcpyDtoDAsync", || memcpy(dst, src, sizeBytes, hipMemcpyDeviceToDevice, On::Stream(stream)))
 }
 
 /// `hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes)`: as hipMemcpy.
-pub unsafe extern "C" fn hipMemcpyDtoD(dst: hipDeviceptr_t, src: hipDeviceptr_t, sizeBytes: usize) -> hipError_t {
+pub extern "C" fn hipMemcpyDtoD(dst: hipDeviceptr_t, src: hipDeviceptr_t, sizeBytes: usize) -> hipError_t {
     run("hipMemcpyDtoD", || memcpy(dst, src, sizeBytes, hipMemcpyDeviceToDevice, On::Sync))
 }
 
@@ -595,7 +589,7 @@ pub(super) fn peer_devices(dst: i32, src: i32) -> Result<(), Fail> {
 
 /// `hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes)`:
 /// a device out of range → 101; then a device-to-device hipMemcpy.
-pub unsafe extern "C" fn hipMemcpyPeer(dst: *mut c_void, dstDeviceId: i32, src: *const c_void, srcDeviceId: i32, sizeBytes: usize) -> hipError_t {
+pub extern "C" fn hipMemcpyPeer(dst: *mut c_void, dstDeviceId: i32, src: *const c_void, srcDeviceId: i32, sizeBytes: usize) -> hipError_t {
     run("hipMemcpyPeer", || {
         peer_devices(dstDeviceId, srcDeviceId)?;
         memcpy(dst, src, sizeBytes, hipMemcpyDeviceToDevice, On::Sync)
@@ -604,7 +598,7 @@ pub unsafe extern "C" fn hipMemcpyPeer(dst: *mut c_void, dstDeviceId: i32, src: 
 
 /// `hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice, size_t sizeBytes, hipStream_t stream)`:
 /// a device out of range → 101; a dead stream → 709; then as hipMemcpyDtoDAsync.
-pub unsafe extern "C" fn hipMemcpyPeerAsync(
+pub extern "C" fn hipMemcpyPeerAsync(
     dst: *mut c_void,
     dstDeviceId: i32,
     src: *const c_void,
@@ -620,32 +614,32 @@ pub unsafe extern "C" fn hipMemcpyPeerAsync(
 
 /// `hipError_t hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipStream_t stream)`:
 /// as hipMemset, on the stream. clr's ihipMemset does not check the stream;
-/// the emulator answers a dead one 709 as the copies do (HIP-STM-009).
-pub unsafe extern "C" fn hipMemsetAsync(dst: *mut c_void, value: i32, sizeBytes: usize, stream: hipStream_t) -> hipError_t {
+/// the emulator answers a dead one 709 as the copies do ([HIP-STM-009](vmmkit_sys::hip::rules::STM_009)).
+pub extern "C" fn hipMemsetAsync(dst: *mut c_void, value: i32, sizeBytes: usize, stream: hipStream_t) -> hipError_t {
     run("hipMemsetAsync", || memset(dst, u64::from(value as u8), 1, sizeBytes, On::Stream(stream)))
 }
 
 /// `hipError_t hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value, size_t count, hipStream_t stream)`.
-pub unsafe extern "C" fn hipMemsetD8Async(dest: hipDeviceptr_t, value: u8, count: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemsetD8Async(dest: hipDeviceptr_t, value: u8, count: usize, stream: hipStream_t) -> hipError_t {
     run("hipMemsetD8Async", || memset(dest, u64::from(value), 1, count, On::Stream(stream)))
 }
 
 /// `hipError_t hipMemsetD16(hipDeviceptr_t dest, unsigned short value, size_t count)`: `count` 2-byte elements.
-pub unsafe extern "C" fn hipMemsetD16(dest: hipDeviceptr_t, value: u16, count: usize) -> hipError_t {
+pub extern "C" fn hipMemsetD16(dest: hipDeviceptr_t, value: u16, count: usize) -> hipError_t {
     run("hipMemsetD16", || memset(dest, u64::from(value), 2, count, On::Sync))
 }
 
 /// `hipError_t hipMemsetD16Async(hipDeviceptr_t dest, unsigned short value, size_t count, hipStream_t stream)`.
-pub unsafe extern "C" fn hipMemsetD16Async(dest: hipDeviceptr_t, value: u16, count: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemsetD16Async(dest: hipDeviceptr_t, value: u16, count: usize, stream: hipStream_t) -> hipError_t {
     run("hipMemsetD16Async", || memset(dest, u64::from(value), 2, count, On::Stream(stream)))
 }
 
 /// `hipError_t hipMemsetD32(hipDeviceptr_t dest, int value, size_t count)`: `count` 4-byte elements.
-pub unsafe extern "C" fn hipMemsetD32(dest: hipDeviceptr_t, value: i32, count: usize) -> hipError_t {
+pub extern "C" fn hipMemsetD32(dest: hipDeviceptr_t, value: i32, count: usize) -> hipError_t {
     run("hipMemsetD32", || memset(dest, u64::from(value as u32), 4, count, On::Sync))
 }
 
 /// `hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStream_t stream)`.
-pub unsafe extern "C" fn hipMemsetD32Async(dst: hipDeviceptr_t, value: i32, count: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemsetD32Async(dst: hipDeviceptr_t, value: i32, count: usize, stream: hipStream_t) -> hipError_t {
     run("hipMemsetD32Async", || memset(dst, u64::from(value as u32), 4, count, On::Stream(stream)))
 }

@@ -1,7 +1,8 @@
 //! The HIP dialect: the HIP functions of reference hip.md (profile 6.x, its
 //! default), with its checks in its order and its codes.
 //!
-//! Every entry point is an `unsafe extern "C" fn` with the exact C signature
+//! Every entry point is a safe function of the C arguments, its pointers
+//! wrapped ([`crate::ffi`]); [`entry`] makes each an `unsafe extern "C" fn` with the exact C signature
 //! and name; [`api`] hands them out as a [`HipApi`] table, and the drop-in
 //! `libamdhip64.so` exports them by name with the vendor's symbol versions.
 //! Every call stores its code as the thread's last error (hip.md §2.1,
@@ -34,6 +35,7 @@ mod call;
 mod codes;
 mod device_attributes;
 mod pointer;
+#[allow(unsafe_code, reason = "asks the dynamic loader which library holds the emulator")]
 mod profile;
 mod ranges;
 mod state;
@@ -50,7 +52,19 @@ crate::dialect_api! {
     functions: vmmkit_sys::hip_functions,
     types: vmmkit_sys::hip,
     table: HipApi,
-    modules: capture, context, device, error, event, graph, ipc, memory, pool, register, share, stream, stream_ops, vmm,
+    modules: capture, context, device, error, event, ipc, share, vmm,
+    #[allow(unsafe_code, reason = "calls the program's host functions")]
+    graph,
+    #[allow(unsafe_code, reason = "copies and fills device memory, and host memory the program passes")]
+    memory,
+    #[allow(unsafe_code, reason = "enqueues frees of device memory on streams")]
+    pool,
+    #[allow(unsafe_code, reason = "copies a managed variable's initial value into device memory")]
+    register,
+    #[allow(unsafe_code, reason = "enqueues work on device memory and calls the program's host functions")]
+    stream,
+    #[allow(unsafe_code, reason = "enqueues waits and writes on device memory")]
+    stream_ops,
     // Memory.
     array, pointer_attributes, host, managed, mipmap, pitched, proc, tooling,
 }

@@ -8,12 +8,13 @@ use std::ffi::c_void;
 
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, emu, put, run};
+use super::call::{Fail, emu, run};
 use super::host::sync;
 use super::memory::{On, Shape, copy_shape, fill_rows, malloc, memcpy, memset, peer_devices, stream_of};
 use super::ranges::ArrayRec;
 use super::state::state;
 use super::stream::spt;
+use crate::ffi::{In, Out};
 
 /// Row alignment of pitched allocations: clr's `imagePitchAlignment_`
 /// (rocclr/device/rocm/rocdevice.cpp:1640).
@@ -21,36 +22,34 @@ const PITCH_ALIGN: usize = 256;
 
 /// `ihipMallocPitch`: NULL → 1; any dimension 0 → 0 with NULL; the pitch is
 /// the width rounded up to 256 (clr hip_memory.cpp:898-941).
-fn malloc_pitch(ptr: *mut *mut c_void, pitch: *mut usize, width: usize, height: usize, depth: usize) -> Result<(), Fail> {
+fn malloc_pitch(ptr: Out<'_, *mut c_void>, pitch: Out<'_, usize>, width: usize, height: usize, depth: usize) -> Result<(), Fail> {
     if ptr.is_null() || pitch.is_null() {
         return Err(Fail::plain(HipError::INVALID_VALUE, "ptr or pitch is NULL".into()));
     }
     if width == 0 || height == 0 || depth == 0 {
-        // SAFETY: checked non-null.
-        unsafe { put(ptr, std::ptr::null_mut()) };
+        ptr.write(std::ptr::null_mut())?;
         return Ok(());
     }
     let too_big = || Fail::plain(HipError::INVALID_VALUE, format!("{width} x {height} x {depth} bytes overflow"));
     let p = width.checked_next_multiple_of(PITCH_ALIGN).ok_or_else(too_big)?;
     let size = p.checked_mul(height).and_then(|n| n.checked_mul(depth)).ok_or_else(too_big)?;
     malloc(ptr, size)?;
-    // SAFETY: checked non-null.
-    unsafe { put(pitch, p) };
+    pitch.write(p)?;
     Ok(())
 }
 
 /// `hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)`:
 /// hipMalloc memory of `pitch × height` bytes.
-pub unsafe extern "C" fn hipMallocPitch(ptr: *mut *mut c_void, pitch: *mut usize, width: usize, height: usize) -> hipError_t {
+pub extern "C" fn hipMallocPitch(ptr: Out<'_, *mut c_void>, pitch: Out<'_, usize>, width: usize, height: usize) -> hipError_t {
     run("hipMallocPitch", || malloc_pitch(ptr, pitch, width, height, 1))
 }
 
 /// `hipError_t hipMemAllocPitch(hipDeviceptr_t *dptr, size_t *pitch, size_t widthInBytes, size_t height, unsigned int elementSizeBytes)`:
 /// a width or height of 0, or an element size other than 4, 8, 16 → 1 (clr
 /// hip_memory.cpp:3634-3645); then hipMallocPitch.
-pub unsafe extern "C" fn hipMemAllocPitch(
-    dptr: *mut hipDeviceptr_t,
-    pitch: *mut usize,
+pub extern "C" fn hipMemAllocPitch(
+    dptr: Out<'_, hipDeviceptr_t>,
+    pitch: Out<'_, usize>,
     widthInBytes: usize,
     height: usize,
     elementSizeBytes: u32,
@@ -68,17 +67,16 @@ pub unsafe extern "C" fn hipMemAllocPitch(
 
 /// `hipError_t hipMalloc3D(hipPitchedPtr *pitchedDevPtr, hipExtent extent)`:
 /// NULL → 1; `extent.width` bytes per row, rows of `height` per slice.
-pub unsafe extern "C" fn hipMalloc3D(pitchedDevPtr: *mut hipPitchedPtr, extent: hipExtent) -> hipError_t {
+pub extern "C" fn hipMalloc3D(pitchedDevPtr: Out<'_, hipPitchedPtr>, extent: hipExtent) -> hipError_t {
     run("hipMalloc3D", || {
         if pitchedDevPtr.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "pitchedDevPtr is NULL".into()));
         }
         let mut out = hipPitchedPtr::default();
-        malloc_pitch(&mut out.ptr, &mut out.pitch, extent.width, extent.height, extent.depth)?;
+        malloc_pitch(Out::from_mut(&mut out.ptr), Out::from_mut(&mut out.pitch), extent.width, extent.height, extent.depth)?;
         out.xsize = extent.width;
         out.ysize = extent.height;
-        // SAFETY: checked non-null.
-        unsafe { put(pitchedDevPtr, out) };
+        pitchedDevPtr.write(out)?;
         Ok(())
     })
 }
@@ -118,22 +116,22 @@ pub(super) fn copy_2d(dst: *mut c_void, src: *const c_void, shape: Shape, kind: 
 }
 
 /// `hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)`.
-pub unsafe extern "C" fn hipMemcpy2D(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpy2D(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpy2D", || copy_2d(dst, src, rows_2d(dpitch, spitch, width, height), kind, On::Sync))
 }
 
 /// `hipError_t hipMemcpy2DAsync(…, hipMemcpyKind kind, hipStream_t stream)`: as hipMemcpy2D, on the stream.
-pub unsafe extern "C" fn hipMemcpy2DAsync(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpy2DAsync(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
     run("hipMemcpy2DAsync", || copy_2d(dst, src, rows_2d(dpitch, spitch, width, height), kind, On::Stream(stream)))
 }
 
 /// `hipMemcpy2D` on the calling thread's default stream.
-pub unsafe extern "C" fn hipMemcpy2D_spt(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpy2D_spt(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpy2D_spt", || on_per_thread(|on| copy_2d(dst, src, rows_2d(dpitch, spitch, width, height), kind, on)))
 }
 
 /// `hipMemcpy2DAsync` with NULL meaning the calling thread's default stream.
-pub unsafe extern "C" fn hipMemcpy2DAsync_spt(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpy2DAsync_spt(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
     run("hipMemcpy2DAsync_spt", || copy_2d(dst, src, rows_2d(dpitch, spitch, width, height), kind, On::Stream(spt(stream))))
 }
 
@@ -183,6 +181,33 @@ impl Side {
         let at = off.ok_or_else(|| Fail::plain(HipError::INVALID_VALUE, format!("{what} offset overflows")))?;
         Ok((at, self.ty != hipMemoryTypeHost))
     }
+
+    /// A device side is the memory object at its pointer, and the copy's
+    /// rectangle from `at` (its first byte) must end within it; else 1, as
+    /// clr's ihipMemcpyDtoDValidate, DtoH and HtoD (hip_memory.cpp:1765-1804,
+    /// :1839, :1918): getMemoryObject of the pointer, then validateRegion.
+    fn within_its_memory(&self, at: usize, extent: hipExtent) -> Result<(), Fail> {
+        if self.ty != hipMemoryTypeDevice {
+            return Ok(());
+        }
+        let what = self.what;
+        let x = super::pointer::extent(emu()?, self.device as usize).ok_or_else(|| {
+            Fail::plain(HipError::INVALID_VALUE, format!("{what}Device {:p} is not memory HIP knows", self.device))
+        })?;
+        let slice = self.pitch.saturating_mul(self.height);
+        let span = (extent.depth - 1)
+            .checked_mul(slice)
+            .and_then(|o| o.checked_add((extent.height - 1).checked_mul(self.pitch)?))
+            .and_then(|o| o.checked_add(extent.width))
+            .and_then(|o| o.checked_add(at));
+        match span {
+            Some(end) if end <= x.base + x.size => Ok(()),
+            _ => Err(Fail::plain(
+                HipError::INVALID_VALUE,
+                format!("the copy runs past {what}Device's allocation ({:#x}, {} bytes)", x.base, x.size),
+            )),
+        }
+    }
 }
 
 /// The driver-style copies (`hipMemcpyParam2D`, `hipDrvMemcpy3D`): each side
@@ -195,6 +220,8 @@ fn copy_sides(src: Side, dst: Side, extent: hipExtent, on: On) -> Result<(), Fai
     let (mut src, mut dst) = (src, dst);
     let (s, s_dev) = src.start()?;
     let (d, d_dev) = dst.start()?;
+    src.within_its_memory(s, extent)?;
+    dst.within_its_memory(d, extent)?;
     let kind = match (s_dev, d_dev) {
         (false, false) => hipMemcpyHostToHost,
         (false, true) => hipMemcpyHostToDevice,
@@ -216,12 +243,11 @@ fn copy_sides(src: Side, dst: Side, extent: hipExtent, on: On) -> Result<(), Fai
 }
 
 /// `hipMemcpyParam2D(Async)`: NULL → 1, then [`copy_sides`].
-fn copy_param_2d(p: *const hip_Memcpy2D, on: On) -> Result<(), Fail> {
+fn copy_param_2d(p: In<'_, hip_Memcpy2D>, on: On) -> Result<(), Fail> {
     if p.is_null() {
         return Err(Fail::plain(HipError::INVALID_VALUE, "pCopy is NULL".into()));
     }
-    // SAFETY: non-null; a `hip_Memcpy2D` by the C contract.
-    let c = unsafe { p.read_unaligned() };
+    let c = p.read()?;
     let at = |x, y| hipPos { x, y, z: 0 };
     let src = Side {
         what: "src",
@@ -249,12 +275,11 @@ fn copy_param_2d(p: *const hip_Memcpy2D, on: On) -> Result<(), Fail> {
 /// `hipDrvMemcpy3D(Async)`: NULL → 1 (clr ihipMemcpyParam3D,
 /// hip_memory.cpp:2510-2522), then [`copy_sides`]; the level of detail is
 /// ignored (linear memory has one).
-fn copy_param_3d(p: *const HIP_MEMCPY3D, on: On) -> Result<(), Fail> {
+fn copy_param_3d(p: In<'_, HIP_MEMCPY3D>, on: On) -> Result<(), Fail> {
     if p.is_null() {
         return Err(Fail::plain(HipError::INVALID_VALUE, "pCopy is NULL".into()));
     }
-    // SAFETY: non-null; a `HIP_MEMCPY3D` by the C contract.
-    let c = unsafe { p.read_unaligned() };
+    let c = p.read()?;
     let src = Side {
         what: "src",
         ty: c.srcMemoryType,
@@ -279,22 +304,29 @@ fn copy_param_3d(p: *const HIP_MEMCPY3D, on: On) -> Result<(), Fail> {
 }
 
 /// `hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D *pCopy)`: pitched linear memory.
-pub unsafe extern "C" fn hipDrvMemcpy3D(pCopy: *const HIP_MEMCPY3D) -> hipError_t {
+pub extern "C" fn hipDrvMemcpy3D(pCopy: In<'_, HIP_MEMCPY3D>) -> hipError_t {
     run("hipDrvMemcpy3D", || copy_param_3d(pCopy, On::Sync))
 }
 
 /// `hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t stream)`.
-pub unsafe extern "C" fn hipDrvMemcpy3DAsync(pCopy: *const HIP_MEMCPY3D, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipDrvMemcpy3DAsync(pCopy: In<'_, HIP_MEMCPY3D>, stream: hipStream_t) -> hipError_t {
     run("hipDrvMemcpy3DAsync", || copy_param_3d(pCopy, On::Stream(stream)))
 }
 
 /// `hipError_t hipMemcpyParam2D(const hip_Memcpy2D *pCopy)`.
-pub unsafe extern "C" fn hipMemcpyParam2D(pCopy: *const hip_Memcpy2D) -> hipError_t {
+pub extern "C" fn hipMemcpyParam2D(pCopy: In<'_, hip_Memcpy2D>) -> hipError_t {
     run("hipMemcpyParam2D", || copy_param_2d(pCopy, On::Sync))
 }
 
+/// `hipError_t hipDrvMemcpy2DUnaligned(const hip_Memcpy2D *pCopy)`: clr makes
+/// the 3-D descriptor of the 2-D one and copies as hipDrvMemcpy3D on the
+/// null stream (hip_memory.cpp:4251-4257), i.e. as hipMemcpyParam2D.
+pub extern "C" fn hipDrvMemcpy2DUnaligned(pCopy: In<'_, hip_Memcpy2D>) -> hipError_t {
+    run("hipDrvMemcpy2DUnaligned", || copy_param_2d(pCopy, On::Sync))
+}
+
 /// `hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)`.
-pub unsafe extern "C" fn hipMemcpyParam2DAsync(pCopy: *const hip_Memcpy2D, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpyParam2DAsync(pCopy: In<'_, hip_Memcpy2D>, stream: hipStream_t) -> hipError_t {
     run("hipMemcpyParam2DAsync", || copy_param_2d(pCopy, On::Stream(stream)))
 }
 
@@ -304,12 +336,11 @@ pub unsafe extern "C" fn hipMemcpyParam2DAsync(pCopy: *const hip_Memcpy2D, strea
 /// different element sizes → 1; a pitch below `xsize` → 12; a
 /// pitch of 2^31 − 1 or more → 1; a row past its pitch → 1; more rows than a
 /// slice holds (`ysize`) with more than one slice → 1 (emulator).
-fn copy_3d(p: *const hipMemcpy3DParms, on: On) -> Result<(), Fail> {
+fn copy_3d(p: In<'_, hipMemcpy3DParms>, on: On) -> Result<(), Fail> {
     if p.is_null() {
         return Err(Fail::plain(HipError::INVALID_VALUE, "p is NULL".into()));
     }
-    // SAFETY: non-null; a `hipMemcpy3DParms` by the C contract.
-    copy_3d_parms(unsafe { p.read_unaligned() }, on)
+    copy_3d_parms(p.read()?, on)
 }
 
 /// [`copy_3d`] of parameters already read.
@@ -373,22 +404,22 @@ fn copy_3d_parms(c: hipMemcpy3DParms, on: On) -> Result<(), Fail> {
 }
 
 /// `hipError_t hipMemcpy3D(const hipMemcpy3DParms *p)`: pitched linear memory.
-pub unsafe extern "C" fn hipMemcpy3D(p: *const hipMemcpy3DParms) -> hipError_t {
+pub extern "C" fn hipMemcpy3D(p: In<'_, hipMemcpy3DParms>) -> hipError_t {
     run("hipMemcpy3D", || copy_3d(p, On::Sync))
 }
 
 /// `hipError_t hipMemcpy3DAsync(const hipMemcpy3DParms *p, hipStream_t stream)`.
-pub unsafe extern "C" fn hipMemcpy3DAsync(p: *const hipMemcpy3DParms, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpy3DAsync(p: In<'_, hipMemcpy3DParms>, stream: hipStream_t) -> hipError_t {
     run("hipMemcpy3DAsync", || copy_3d(p, On::Stream(stream)))
 }
 
 /// `hipMemcpy3D` on the calling thread's default stream.
-pub unsafe extern "C" fn hipMemcpy3D_spt(p: *const hipMemcpy3DParms) -> hipError_t {
+pub extern "C" fn hipMemcpy3D_spt(p: In<'_, hipMemcpy3DParms>) -> hipError_t {
     run("hipMemcpy3D_spt", || on_per_thread(|on| copy_3d(p, on)))
 }
 
 /// `hipMemcpy3DAsync` with NULL meaning the calling thread's default stream.
-pub unsafe extern "C" fn hipMemcpy3DAsync_spt(p: *const hipMemcpy3DParms, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpy3DAsync_spt(p: In<'_, hipMemcpy3DParms>, stream: hipStream_t) -> hipError_t {
     run("hipMemcpy3DAsync_spt", || copy_3d(p, On::Stream(spt(stream))))
 }
 
@@ -396,12 +427,11 @@ pub unsafe extern "C" fn hipMemcpy3DAsync_spt(p: *const hipMemcpy3DParms, stream
 /// → 101 (as hipMemcpyPeer); then the 3-D copy of `p`'s sides, device to
 /// device (driver_types.h 7.2.4: a `hipMemcpy3DParms` without the kind, with
 /// each side's device).
-fn copy_3d_peer(p: *const hipMemcpy3DPeerParms, on: On) -> Result<(), Fail> {
+fn copy_3d_peer(p: In<'_, hipMemcpy3DPeerParms>, on: On) -> Result<(), Fail> {
     if p.is_null() {
         return Err(Fail::plain(HipError::INVALID_VALUE, "p is NULL".into()));
     }
-    // SAFETY: non-null; a `hipMemcpy3DPeerParms` by the C contract.
-    let c = unsafe { p.read_unaligned() };
+    let c = p.read()?;
     peer_devices(c.dstDevice, c.srcDevice)?;
     let parms = hipMemcpy3DParms {
         srcArray: c.srcArray,
@@ -417,12 +447,12 @@ fn copy_3d_peer(p: *const hipMemcpy3DPeerParms, on: On) -> Result<(), Fail> {
 }
 
 /// `hipError_t hipMemcpy3DPeer(hipMemcpy3DPeerParms *p)`.
-pub unsafe extern "C" fn hipMemcpy3DPeer(p: *mut hipMemcpy3DPeerParms) -> hipError_t {
+pub extern "C" fn hipMemcpy3DPeer(p: In<'_, hipMemcpy3DPeerParms>) -> hipError_t {
     run("hipMemcpy3DPeer", || copy_3d_peer(p, On::Sync))
 }
 
 /// `hipError_t hipMemcpy3DPeerAsync(hipMemcpy3DPeerParms *p, hipStream_t stream)`.
-pub unsafe extern "C" fn hipMemcpy3DPeerAsync(p: *mut hipMemcpy3DPeerParms, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpy3DPeerAsync(p: In<'_, hipMemcpy3DPeerParms>, stream: hipStream_t) -> hipError_t {
     run("hipMemcpy3DPeerAsync", || copy_3d_peer(p, On::Stream(stream)))
 }
 
@@ -465,95 +495,95 @@ fn pitched(dst: *mut c_void, pitch: usize, width: usize, height: usize) -> (hipP
 }
 
 /// `hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)`.
-pub unsafe extern "C" fn hipMemset2D(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize) -> hipError_t {
+pub extern "C" fn hipMemset2D(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize) -> hipError_t {
     let (p, x) = pitched(dst, pitch, width, height);
     run("hipMemset2D", || fill_3d(p, value, x, On::Sync))
 }
 
 /// `hipError_t hipMemset2DAsync(…, hipStream_t stream)`.
-pub unsafe extern "C" fn hipMemset2DAsync(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemset2DAsync(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize, stream: hipStream_t) -> hipError_t {
     let (p, x) = pitched(dst, pitch, width, height);
     run("hipMemset2DAsync", || fill_3d(p, value, x, On::Stream(stream)))
 }
 
 /// `hipMemset2D` on the calling thread's default stream.
-pub unsafe extern "C" fn hipMemset2D_spt(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize) -> hipError_t {
+pub extern "C" fn hipMemset2D_spt(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize) -> hipError_t {
     let (p, x) = pitched(dst, pitch, width, height);
     run("hipMemset2D_spt", || on_per_thread(|on| fill_3d(p, value, x, on)))
 }
 
 /// `hipMemset2DAsync` with NULL meaning the calling thread's default stream.
-pub unsafe extern "C" fn hipMemset2DAsync_spt(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemset2DAsync_spt(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize, stream: hipStream_t) -> hipError_t {
     let (p, x) = pitched(dst, pitch, width, height);
     run("hipMemset2DAsync_spt", || fill_3d(p, value, x, On::Stream(spt(stream))))
 }
 
 /// `hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)`.
-pub unsafe extern "C" fn hipMemset3D(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent) -> hipError_t {
+pub extern "C" fn hipMemset3D(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent) -> hipError_t {
     run("hipMemset3D", || fill_3d(pitchedDevPtr, value, extent, On::Sync))
 }
 
 /// `hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent, hipStream_t stream)`.
-pub unsafe extern "C" fn hipMemset3DAsync(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemset3DAsync(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent, stream: hipStream_t) -> hipError_t {
     run("hipMemset3DAsync", || fill_3d(pitchedDevPtr, value, extent, On::Stream(stream)))
 }
 
 /// `hipMemset3D` on the calling thread's default stream.
-pub unsafe extern "C" fn hipMemset3D_spt(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent) -> hipError_t {
+pub extern "C" fn hipMemset3D_spt(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent) -> hipError_t {
     run("hipMemset3D_spt", || on_per_thread(|on| fill_3d(pitchedDevPtr, value, extent, on)))
 }
 
 /// `hipMemset3DAsync` with NULL meaning the calling thread's default stream.
-pub unsafe extern "C" fn hipMemset3DAsync_spt(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemset3DAsync_spt(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent, stream: hipStream_t) -> hipError_t {
     run("hipMemset3DAsync_spt", || fill_3d(pitchedDevPtr, value, extent, On::Stream(spt(stream))))
 }
 
 /// `hipError_t hipMemsetD2D8(hipDeviceptr_t dst, size_t dstPitch, unsigned char value, size_t width, size_t height)`.
-pub unsafe extern "C" fn hipMemsetD2D8(dst: hipDeviceptr_t, dstPitch: usize, value: u8, width: usize, height: usize) -> hipError_t {
+pub extern "C" fn hipMemsetD2D8(dst: hipDeviceptr_t, dstPitch: usize, value: u8, width: usize, height: usize) -> hipError_t {
     run("hipMemsetD2D8", || fill_d2d(dst, dstPitch, u64::from(value), 1, width, height, On::Sync))
 }
 
 /// `hipMemsetD2D8` on `stream`.
-pub unsafe extern "C" fn hipMemsetD2D8Async(dst: hipDeviceptr_t, dstPitch: usize, value: u8, width: usize, height: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemsetD2D8Async(dst: hipDeviceptr_t, dstPitch: usize, value: u8, width: usize, height: usize, stream: hipStream_t) -> hipError_t {
     run("hipMemsetD2D8Async", || fill_d2d(dst, dstPitch, u64::from(value), 1, width, height, On::Stream(stream)))
 }
 
 /// `hipError_t hipMemsetD2D16(hipDeviceptr_t dst, size_t dstPitch, unsigned short value, size_t width, size_t height)`.
-pub unsafe extern "C" fn hipMemsetD2D16(dst: hipDeviceptr_t, dstPitch: usize, value: u16, width: usize, height: usize) -> hipError_t {
+pub extern "C" fn hipMemsetD2D16(dst: hipDeviceptr_t, dstPitch: usize, value: u16, width: usize, height: usize) -> hipError_t {
     run("hipMemsetD2D16", || fill_d2d(dst, dstPitch, u64::from(value), 2, width, height, On::Sync))
 }
 
 /// `hipMemsetD2D16` on `stream`.
-pub unsafe extern "C" fn hipMemsetD2D16Async(dst: hipDeviceptr_t, dstPitch: usize, value: u16, width: usize, height: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemsetD2D16Async(dst: hipDeviceptr_t, dstPitch: usize, value: u16, width: usize, height: usize, stream: hipStream_t) -> hipError_t {
     run("hipMemsetD2D16Async", || fill_d2d(dst, dstPitch, u64::from(value), 2, width, height, On::Stream(stream)))
 }
 
 /// `hipError_t hipMemsetD2D32(hipDeviceptr_t dst, size_t dstPitch, unsigned int value, size_t width, size_t height)`.
-pub unsafe extern "C" fn hipMemsetD2D32(dst: hipDeviceptr_t, dstPitch: usize, value: u32, width: usize, height: usize) -> hipError_t {
+pub extern "C" fn hipMemsetD2D32(dst: hipDeviceptr_t, dstPitch: usize, value: u32, width: usize, height: usize) -> hipError_t {
     run("hipMemsetD2D32", || fill_d2d(dst, dstPitch, u64::from(value), 4, width, height, On::Sync))
 }
 
 /// `hipMemsetD2D32` on `stream`.
-pub unsafe extern "C" fn hipMemsetD2D32Async(dst: hipDeviceptr_t, dstPitch: usize, value: u32, width: usize, height: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemsetD2D32Async(dst: hipDeviceptr_t, dstPitch: usize, value: u32, width: usize, height: usize, stream: hipStream_t) -> hipError_t {
     run("hipMemsetD2D32Async", || fill_d2d(dst, dstPitch, u64::from(value), 4, width, height, On::Stream(stream)))
 }
 
 /// `hipMemcpy` on the calling thread's default stream.
-pub unsafe extern "C" fn hipMemcpy_spt(dst: *mut c_void, src: *const c_void, sizeBytes: usize, kind: hipMemcpyKind) -> hipError_t {
+pub extern "C" fn hipMemcpy_spt(dst: *mut c_void, src: *const c_void, sizeBytes: usize, kind: hipMemcpyKind) -> hipError_t {
     run("hipMemcpy_spt", || on_per_thread(|on| memcpy(dst, src, sizeBytes, kind, on)))
 }
 
 /// `hipMemcpyAsync` with NULL meaning the calling thread's default stream.
-pub unsafe extern "C" fn hipMemcpyAsync_spt(dst: *mut c_void, src: *const c_void, sizeBytes: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemcpyAsync_spt(dst: *mut c_void, src: *const c_void, sizeBytes: usize, kind: hipMemcpyKind, stream: hipStream_t) -> hipError_t {
     run("hipMemcpyAsync_spt", || memcpy(dst, src, sizeBytes, kind, On::Stream(spt(stream))))
 }
 
 /// `hipMemset` on the calling thread's default stream.
-pub unsafe extern "C" fn hipMemset_spt(dst: *mut c_void, value: i32, sizeBytes: usize) -> hipError_t {
+pub extern "C" fn hipMemset_spt(dst: *mut c_void, value: i32, sizeBytes: usize) -> hipError_t {
     run("hipMemset_spt", || on_per_thread(|on| memset(dst, u64::from(value as u8), 1, sizeBytes, on)))
 }
 
 /// `hipMemsetAsync` with NULL meaning the calling thread's default stream.
-pub unsafe extern "C" fn hipMemsetAsync_spt(dst: *mut c_void, value: i32, sizeBytes: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemsetAsync_spt(dst: *mut c_void, value: i32, sizeBytes: usize, stream: hipStream_t) -> hipError_t {
     run("hipMemsetAsync_spt", || memset(dst, u64::from(value as u8), 1, sizeBytes, On::Stream(spt(stream))))
 }

@@ -4,7 +4,7 @@
 //! hipMalloc memory is a plain allocation of the core, rounded up to whole
 //! pages; the size the program asked for is kept in the allocation's
 //! properties so that bounds, hipMemGetAddressRange and an importer's view
-//! use it (HIP-IPC-002 half-open bounds, HIP-IPC-030 exact sizes).
+//! use it ([HIP-IPC-002](vmmkit_sys::hip::rules::IPC_002) half-open bounds, HIP-IPC-030 exact sizes).
 
 use crate::core::{Emulator, HandleId};
 use crate::registry::Place;

@@ -10,6 +10,7 @@ use vmmkit_sys::hip::*;
 use super::call::{Fail, emu, run};
 use super::pointer::{Extent, Kind, extent};
 use super::state::state;
+use crate::ffi::{In, Out};
 use crate::core::Emulator;
 use crate::registry::Place;
 
@@ -20,24 +21,18 @@ enum Value {
     I32(i32),
     Bool(bool),
     Ptr(usize),
-    Size(usize),
 }
 
 impl Value {
-    /// Writes the value at `data`.
-    ///
-    /// # Safety
-    /// `data` must be valid for a write of the value's width (the C contract).
-    unsafe fn write(self, data: *mut c_void) {
-        // SAFETY: the caller's promise; unaligned writes, as the caller's
-        // buffer has no alignment promise beyond the C type's.
-        unsafe {
-            match self {
-                Value::U32(v) => data.cast::<u32>().write_unaligned(v),
-                Value::I32(v) => data.cast::<i32>().write_unaligned(v),
-                Value::Bool(v) => data.cast::<u8>().write(u8::from(v)),
-                Value::Ptr(v) | Value::Size(v) => data.cast::<usize>().write_unaligned(v),
-            }
+    /// Writes the value at `data`, sized for the attribute by the C
+    /// contract (unaligned writes, as the caller's buffer has no alignment
+    /// promise beyond the C type's).
+    fn write(self, data: Out<'_, c_void>) -> Result<(), crate::ffi::Null> {
+        match self {
+            Value::U32(v) => data.cast::<u32>().write(v),
+            Value::I32(v) => data.cast::<i32>().write(v),
+            Value::Bool(v) => data.cast::<u8>().write(u8::from(v)),
+            Value::Ptr(v) => data.cast::<usize>().write(v),
         }
     }
 }
@@ -80,7 +75,7 @@ fn attribute(e: &Emulator, attribute: hipPointer_attribute, p: usize) -> Result<
             HIP_POINTER_ATTRIBUTE_BUFFER_ID => Err(unknown(Some(Value::U32(0)))),
             HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL => Err(unknown(Some(Value::I32(hipInvalidDeviceId)))),
             HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR => Err(unknown(Some(Value::Ptr(0)))),
-            HIP_POINTER_ATTRIBUTE_RANGE_SIZE => Err(unknown(Some(Value::Size(0)))),
+            HIP_POINTER_ATTRIBUTE_RANGE_SIZE => Err(unknown(Some(Value::U32(0)))),
             // clr: 0 and success for memory it does not know.
             HIP_POINTER_ATTRIBUTE_ACCESS_FLAGS => Ok(Value::U32(0)),
             _ => Err((None, bad_attribute(attribute))),
@@ -121,7 +116,8 @@ fn attribute(e: &Emulator, attribute: hipPointer_attribute, p: usize) -> Result<
         HIP_POINTER_ATTRIBUTE_IS_MANAGED => Value::Bool(x.kind == Kind::Managed),
         HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL => Value::I32(device),
         HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR => Value::Ptr(x.base),
-        HIP_POINTER_ATTRIBUTE_RANGE_SIZE => Value::Size(x.size),
+        // HIP-MEM-006: clr writes the size as a `uint32_t` (hip_memory.cpp:3872-3879).
+        HIP_POINTER_ATTRIBUTE_RANGE_SIZE => Value::U32(x.size as u32),
         HIP_POINTER_ATTRIBUTE_MAPPED => Value::Bool(true),
         HIP_POINTER_ATTRIBUTE_ACCESS_FLAGS => Value::U32(mem.flags(x.base)),
         _ => return Err((None, bad_attribute(attribute))),
@@ -133,14 +129,13 @@ fn bad_attribute(attribute: hipPointer_attribute) -> Fail {
 }
 
 /// Answers one attribute into `data` (non-null), as `ihipPointerGetAttributes`.
-fn get_into(e: &Emulator, data: *mut c_void, attr: hipPointer_attribute, p: usize) -> Result<(), Fail> {
+fn get_into(e: &Emulator, data: Out<'_, c_void>, attr: hipPointer_attribute, p: usize) -> Result<(), Fail> {
     let (value, failure) = match attribute(e, attr, p) {
         Ok(v) => (Some(v), None),
         Err((v, f)) => (v, Some(f)),
     };
     if let Some(v) = value {
-        // SAFETY: non-null (checked by the callers); sized for the attribute by the C contract.
-        unsafe { v.write(data) };
+        v.write(data)?;
     }
     failure.map_or(Ok(()), Err)
 }
@@ -149,7 +144,7 @@ fn get_into(e: &Emulator, data: *mut c_void, attr: hipPointer_attribute, p: usiz
 /// data or ptr NULL → 1; the attributes clr does not support → 801; memory
 /// HIP does not know → 1 with clr's default value written (0, NULL, false,
 /// −2), except ACCESS_FLAGS (0 and success); an unknown attribute → 1.
-pub unsafe extern "C" fn hipPointerGetAttribute(data: *mut c_void, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t {
+pub extern "C" fn hipPointerGetAttribute(data: Out<'_, c_void>, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t {
     run("hipPointerGetAttribute", || {
         if data.is_null() || ptr.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "data or ptr is NULL".into()));
@@ -162,10 +157,10 @@ pub unsafe extern "C" fn hipPointerGetAttribute(data: *mut c_void, attribute: hi
 /// any argument NULL or 0 → 1; else each attribute as hipPointerGetAttribute
 /// into `data[i]`, and success whatever each one answered (clr
 /// hip_memory.cpp:4075-4090).
-pub unsafe extern "C" fn hipDrvPointerGetAttributes(
+pub extern "C" fn hipDrvPointerGetAttributes(
     numAttributes: u32,
-    attributes: *mut hipPointer_attribute,
-    data: *mut *mut c_void,
+    attributes: In<'_, hipPointer_attribute>,
+    data: In<'_, *mut c_void>,
     ptr: hipDeviceptr_t,
 ) -> hipError_t {
     run("hipDrvPointerGetAttributes", || {
@@ -174,8 +169,7 @@ pub unsafe extern "C" fn hipDrvPointerGetAttributes(
         }
         let e = emu()?;
         for i in 0..numAttributes as usize {
-            // SAFETY: the caller passes `numAttributes` of each (the C contract).
-            let (a, d) = unsafe { (attributes.add(i).read(), data.add(i).read()) };
+            let (a, d) = (attributes.read_at(i)?, data.out_at(i)?);
             if !d.is_null() {
                 // Ignored, as clr ignores it.
                 let _ = get_into(e, d, a, ptr as usize);
@@ -188,7 +182,7 @@ pub unsafe extern "C" fn hipDrvPointerGetAttributes(
 /// `hipError_t hipPointerSetAttribute(const void *value, hipPointer_attribute attribute, hipDeviceptr_t ptr)`:
 /// value or ptr NULL → 1; any attribute but SYNC_MEMOPS → 1; a value other
 /// than 0 or 1 → 1; memory HIP does not know → 17 (clr hip_memory.cpp:3823-3842).
-pub unsafe extern "C" fn hipPointerSetAttribute(value: *const c_void, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t {
+pub extern "C" fn hipPointerSetAttribute(value: In<'_, c_void>, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t {
     run("hipPointerSetAttribute", || {
         if value.is_null() || ptr.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "value or ptr is NULL".into()));
@@ -196,8 +190,7 @@ pub unsafe extern "C" fn hipPointerSetAttribute(value: *const c_void, attribute:
         if attribute != HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("only SYNC_MEMOPS can be set, not {attribute}")));
         }
-        // SAFETY: non-null; an `unsigned int` by the C contract.
-        let v = unsafe { value.cast::<u32>().read_unaligned() };
+        let v = value.cast::<u32>().read()?;
         if v > 1 {
             return Err(Fail::plain(HipError::INVALID_VALUE, format!("SYNC_MEMOPS is 0 or 1, not {v}")));
         }

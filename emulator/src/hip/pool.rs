@@ -1,7 +1,7 @@
 //! Stream-ordered memory pools: hipMemPool*, hipMallocAsync,
 //! hipMallocFromPoolAsync, hipFreeAsync and the device's pools, with the
 //! checks of clr 6.3 (`hipamd/src/hip_mempool.cpp`) in its order
-//! (HIP-POOL-001 … 019). The pools are the core's (`core::pool`).
+//! ([HIP-POOL-001](vmmkit_sys::hip::rules::POOL_001) … 019). The pools are the core's (`core::pool`).
 //!
 //! The stream may be NULL, `hipStreamLegacy` (1), `hipStreamPerThread` (2)
 //! or a live stream; any other value is 400. hipMallocAsync allocates at
@@ -20,9 +20,10 @@ use std::ffi::c_void;
 use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, emu, ensure, get, put, run};
+use super::call::{Fail, emu, ensure, run};
 use super::pointer::{KIND_MALLOC, Kind, extent};
 use super::profile::{GRANULARITY, WINDOW};
+use crate::ffi::{In, Out};
 use crate::core::{Emulator, HandleId, HandleTag, HighReset, IPC_HANDLE_SIZE, IpcToken, PoolAttr, PoolId, PoolProps, Work};
 use crate::core::{CaptureStatus, GraphOp, new_generation};
 
@@ -47,8 +48,8 @@ fn device_count(e: &Emulator) -> i64 {
     i64::from(e.device_count())
 }
 
-/// `hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)`: HIP-POOL-003.
-pub unsafe extern "C" fn hipDeviceGetDefaultMemPool(mem_pool: *mut hipMemPool_t, device: i32) -> hipError_t {
+/// `hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)`: [HIP-POOL-003](vmmkit_sys::hip::rules::POOL_003).
+pub extern "C" fn hipDeviceGetDefaultMemPool(mem_pool: Out<'_, hipMemPool_t>, device: i32) -> hipError_t {
     run("hipDeviceGetDefaultMemPool", || {
         ensure!(!mem_pool.is_null(), rules::POOL_003, "mem_pool is NULL");
         let e = emu()?;
@@ -60,14 +61,13 @@ pub unsafe extern "C" fn hipDeviceGetDefaultMemPool(mem_pool: *mut hipMemPool_t,
         if mem_pool.is_null() || !e.is_device(i64::from(device)) {
             return Ok(());
         }
-        // SAFETY: checked non-null.
-        unsafe { put(mem_pool, to_pool(e.pool_default(device as u32))) };
+        mem_pool.write(to_pool(e.pool_default(device as u32)))?;
         Ok(())
     })
 }
 
-/// `hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)`: HIP-POOL-004.
-pub unsafe extern "C" fn hipDeviceSetMemPool(device: i32, mem_pool: hipMemPool_t) -> hipError_t {
+/// `hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)`: [HIP-POOL-004](vmmkit_sys::hip::rules::POOL_004).
+pub extern "C" fn hipDeviceSetMemPool(device: i32, mem_pool: hipMemPool_t) -> hipError_t {
     run("hipDeviceSetMemPool", || {
         let e = emu()?;
         // clr compares the int with the unsigned device count: a negative one passes there and crashes.
@@ -89,8 +89,8 @@ pub unsafe extern "C" fn hipDeviceSetMemPool(device: i32, mem_pool: hipMemPool_t
     })
 }
 
-/// `hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)`: HIP-POOL-005.
-pub unsafe extern "C" fn hipDeviceGetMemPool(mem_pool: *mut hipMemPool_t, device: i32) -> hipError_t {
+/// `hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)`: [HIP-POOL-005](vmmkit_sys::hip::rules::POOL_005).
+pub extern "C" fn hipDeviceGetMemPool(mem_pool: Out<'_, hipMemPool_t>, device: i32) -> hipError_t {
     run("hipDeviceGetMemPool", || {
         let e = emu()?;
         ensure!(
@@ -101,8 +101,7 @@ pub unsafe extern "C" fn hipDeviceGetMemPool(mem_pool: *mut hipMemPool_t, device
         if mem_pool.is_null() || !e.is_device(i64::from(device)) {
             return Ok(());
         }
-        // SAFETY: checked non-null.
-        unsafe { put(mem_pool, to_pool(e.pool_current(device as u32))) };
+        mem_pool.write(to_pool(e.pool_current(device as u32)))?;
         Ok(())
     })
 }
@@ -124,40 +123,37 @@ fn capturing(e: &Emulator, stream: hipStream_t) -> Option<crate::core::StreamId>
 }
 
 /// hipMallocAsync on a capturing stream: an allocation node whose memory
-/// exists from now on (clr capturehipMallocAsync, HIP-GRF-014); `false`
+/// exists from now on (clr capturehipMallocAsync, [HIP-GRF-014](vmmkit_sys::hip::rules::GRF_014)); `false`
 /// when the stream does not capture.
-fn capture_alloc(e: &Emulator, dev_ptr: *mut *mut c_void, size: usize, stream: hipStream_t) -> Result<bool, Fail> {
+fn capture_alloc(e: &Emulator, dev_ptr: Out<'_, *mut c_void>, size: usize, stream: hipStream_t) -> Result<bool, Fail> {
     let Some(sid) = capturing(e, stream).filter(|_| size != 0 && !dev_ptr.is_null()) else { return Ok(false) };
     let (device, _) = e.stream_info(sid).map_err(super::stream::work_failed)?;
     let (addr, op) = super::graph::alloc_op(e, device, size)?;
     e.capture_add(sid, op).map_err(super::graph::graph_fail)?;
-    // SAFETY: checked non-null.
-    unsafe { put(dev_ptr, addr as *mut c_void) };
+    dev_ptr.write(addr as *mut c_void)?;
     Ok(true)
 }
 
 /// The common tail of hipMallocAsync and hipMallocFromPoolAsync: size 0 is
 /// success with NULL (clr checks it before the pool), else an allocation
 /// from the pool `pool` names (`None`: a check was switched off).
-fn alloc_into(dev_ptr: *mut *mut c_void, size: usize, pool: impl FnOnce() -> Result<Option<PoolId>, Fail>) -> Result<(), Fail> {
+fn alloc_into(dev_ptr: Out<'_, *mut c_void>, size: usize, pool: impl FnOnce() -> Result<Option<PoolId>, Fail>) -> Result<(), Fail> {
     if dev_ptr.is_null() {
         return Ok(());
     }
     if size == 0 {
-        // SAFETY: checked non-null.
-        unsafe { put(dev_ptr, std::ptr::null_mut()) };
+        dev_ptr.write(std::ptr::null_mut())?;
         return Ok(());
     }
     let Some(id) = pool()? else { return Ok(()) };
     let va = alloc(emu()?, id, size)?;
-    // SAFETY: checked non-null.
-    unsafe { put(dev_ptr, va as *mut c_void) };
+    dev_ptr.write(va as *mut c_void)?;
     Ok(())
 }
 
 /// `hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)`:
-/// HIP-POOL-006, from the current pool of the current device.
-pub unsafe extern "C" fn hipMallocAsync(dev_ptr: *mut *mut c_void, size: usize, stream: hipStream_t) -> hipError_t {
+/// [HIP-POOL-006](vmmkit_sys::hip::rules::POOL_006), from the current pool of the current device.
+pub extern "C" fn hipMallocAsync(dev_ptr: Out<'_, *mut c_void>, size: usize, stream: hipStream_t) -> hipError_t {
     run("hipMallocAsync", || {
         ensure!(!dev_ptr.is_null(), rules::POOL_006, "dev_ptr is NULL");
         let e = emu()?;
@@ -170,9 +166,9 @@ pub unsafe extern "C" fn hipMallocAsync(dev_ptr: *mut *mut c_void, size: usize, 
 }
 
 /// `hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream)`:
-/// HIP-POOL-006.
-pub unsafe extern "C" fn hipMallocFromPoolAsync(
-    dev_ptr: *mut *mut c_void,
+/// [HIP-POOL-006](vmmkit_sys::hip::rules::POOL_006).
+pub extern "C" fn hipMallocFromPoolAsync(
+    dev_ptr: Out<'_, *mut c_void>,
     size: usize,
     mem_pool: hipMemPool_t,
     stream: hipStream_t,
@@ -192,11 +188,11 @@ pub unsafe extern "C" fn hipMallocFromPoolAsync(
     })
 }
 
-/// `hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)`: HIP-POOL-007.
+/// `hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)`: [HIP-POOL-007](vmmkit_sys::hip::rules::POOL_007).
 /// Pool memory goes back to its pool; a pointer imported into a pool is
 /// closed; other hipMalloc memory is freed as hipFree frees it (clr's
 /// fallback to `ihipFree`).
-pub unsafe extern "C" fn hipFreeAsync(dev_ptr: *mut c_void, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipFreeAsync(dev_ptr: *mut c_void, stream: hipStream_t) -> hipError_t {
     run("hipFreeAsync", || {
         ensure!(!dev_ptr.is_null(), rules::POOL_007, "dev_ptr is NULL");
         let e = emu()?;
@@ -268,8 +264,8 @@ pub(super) fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
     }
 }
 
-/// `hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold)`: HIP-POOL-012.
-pub unsafe extern "C" fn hipMemPoolTrimTo(mem_pool: hipMemPool_t, min_bytes_to_hold: usize) -> hipError_t {
+/// `hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold)`: [HIP-POOL-012](vmmkit_sys::hip::rules::POOL_012).
+pub extern "C" fn hipMemPoolTrimTo(mem_pool: hipMemPool_t, min_bytes_to_hold: usize) -> hipError_t {
     run("hipMemPoolTrimTo", || {
         ensure!(!mem_pool.is_null(), rules::POOL_012, "mem_pool is NULL");
         let e = emu()?;
@@ -280,8 +276,8 @@ pub unsafe extern "C" fn hipMemPoolTrimTo(mem_pool: hipMemPool_t, min_bytes_to_h
     })
 }
 
-/// The pool and attribute of Set/GetAttribute, checked as clr does (HIP-POOL-008).
-fn attr_args(e: &Emulator, mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: *mut c_void) -> Result<Option<(PoolId, PoolAttr)>, Fail> {
+/// The pool and attribute of Set/GetAttribute, checked as clr does ([HIP-POOL-008](vmmkit_sys::hip::rules::POOL_008)).
+fn attr_args(e: &Emulator, mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: *const c_void) -> Result<Option<(PoolId, PoolAttr)>, Fail> {
     ensure!(!mem_pool.is_null() && !value.is_null(), rules::POOL_008, "mem_pool or value is NULL");
     let id = pool_of(e, mem_pool);
     ensure!(id.is_some(), rules::POOL_008, "{mem_pool:p} is not a live memory pool");
@@ -290,43 +286,39 @@ fn attr_args(e: &Emulator, mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: 
     Ok(id.zip(a).filter(|_| !value.is_null()))
 }
 
-/// `hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)`: HIP-POOL-008.
-pub unsafe extern "C" fn hipMemPoolSetAttribute(mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: *mut c_void) -> hipError_t {
+/// `hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)`: [HIP-POOL-008](vmmkit_sys::hip::rules::POOL_008).
+pub extern "C" fn hipMemPoolSetAttribute(mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: In<'_, c_void>) -> hipError_t {
     run("hipMemPoolSetAttribute", || {
         let e = emu()?;
-        let Some((id, a)) = attr_args(e, mem_pool, attr, value)? else { return Ok(()) };
+        let Some((id, a)) = attr_args(e, mem_pool, attr, value.as_ptr())? else { return Ok(()) };
         let v = if a.is_int() {
-            // SAFETY: checked non-null; an int attribute's value is an int.
-            u64::from(unsafe { get(value.cast::<i32>()) } != 0)
+            u64::from(value.cast::<i32>().read()? != 0)
         } else {
-            // SAFETY: checked non-null; the others are uint64_t.
-            unsafe { get(value.cast::<u64>()) }
+            value.cast::<u64>().read()?
         };
         // clr leaves a reset high-water mark at 0, not at the current value.
         e.pool_set(id, a, v, HighReset::ToZero).map_err(|er| Fail::core_under(&rules::POOL_008, er))
     })
 }
 
-/// `hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)`: HIP-POOL-008.
-pub unsafe extern "C" fn hipMemPoolGetAttribute(mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: *mut c_void) -> hipError_t {
+/// `hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)`: [HIP-POOL-008](vmmkit_sys::hip::rules::POOL_008).
+pub extern "C" fn hipMemPoolGetAttribute(mem_pool: hipMemPool_t, attr: hipMemPoolAttr, value: Out<'_, c_void>) -> hipError_t {
     run("hipMemPoolGetAttribute", || {
         let e = emu()?;
-        let Some((id, a)) = attr_args(e, mem_pool, attr, value)? else { return Ok(()) };
+        let Some((id, a)) = attr_args(e, mem_pool, attr, value.as_ptr().cast_const())? else { return Ok(()) };
         let v = e.pool_get(id, a).map_err(|er| Fail::core_under(&rules::POOL_008, er))?;
         if a.is_int() {
-            // SAFETY: checked non-null; an int attribute's value is an int.
-            unsafe { put(value.cast::<i32>(), v as i32) };
+            value.cast::<i32>().write(v as i32)?;
         } else {
-            // SAFETY: checked non-null; the others are uint64_t.
-            unsafe { put(value.cast::<u64>(), v) };
+            value.cast::<u64>().write(v)?;
         }
         Ok(())
     })
 }
 
 /// `hipError_t hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccessDesc *desc_list, size_t count)`:
-/// HIP-POOL-010, checked per descriptor in clr's order.
-pub unsafe extern "C" fn hipMemPoolSetAccess(mem_pool: hipMemPool_t, desc_list: *const hipMemAccessDesc, count: usize) -> hipError_t {
+/// [HIP-POOL-010](vmmkit_sys::hip::rules::POOL_010), checked per descriptor in clr's order.
+pub extern "C" fn hipMemPoolSetAccess(mem_pool: hipMemPool_t, desc_list: In<'_, hipMemAccessDesc>, count: usize) -> hipError_t {
     run("hipMemPoolSetAccess", || {
         ensure!(!mem_pool.is_null() && !desc_list.is_null(), rules::POOL_010, "mem_pool or desc_list is NULL");
         let e = emu()?;
@@ -339,8 +331,7 @@ pub unsafe extern "C" fn hipMemPoolSetAccess(mem_pool: hipMemPool_t, desc_list: 
         ensure!(id.is_some(), rules::POOL_010, "{mem_pool:p} is not a live memory pool");
         let (Some(id), false) = (id, desc_list.is_null()) else { return Ok(()) };
         for i in 0..count.min(e.device_count() as usize) {
-            // SAFETY: the caller passes `count` descriptors.
-            let d = unsafe { get(desc_list.add(i)) };
+            let d = desc_list.read_at(i)?;
             ensure!(d.location.type_ == hipMemLocationTypeDevice, rules::POOL_010, "descriptor {i}: location type {} is not Device", d.location.type_);
             ensure!(e.is_device(i64::from(d.location.id)), rules::POOL_010 => HipError::INVALID_DEVICE, "descriptor {i}: device {} is not one", d.location.id);
             ensure!(d.flags != hipMemAccessFlagsProtNone, rules::POOL_010 => HipError::INVALID_DEVICE, "descriptor {i}: flags ProtNone");
@@ -354,8 +345,8 @@ pub unsafe extern "C" fn hipMemPoolSetAccess(mem_pool: hipMemPool_t, desc_list: 
 }
 
 /// `hipError_t hipMemPoolGetAccess(hipMemAccessFlags *flags, hipMemPool_t mem_pool, hipMemLocation *location)`:
-/// HIP-POOL-011.
-pub unsafe extern "C" fn hipMemPoolGetAccess(flags: *mut hipMemAccessFlags, mem_pool: hipMemPool_t, location: *mut hipMemLocation) -> hipError_t {
+/// [HIP-POOL-011](vmmkit_sys::hip::rules::POOL_011).
+pub extern "C" fn hipMemPoolGetAccess(flags: Out<'_, hipMemAccessFlags>, mem_pool: hipMemPool_t, location: In<'_, hipMemLocation>) -> hipError_t {
     run("hipMemPoolGetAccess", || {
         ensure!(!mem_pool.is_null() && !location.is_null() && !flags.is_null(), rules::POOL_011, "an argument is NULL");
         if location.is_null() || flags.is_null() {
@@ -364,8 +355,7 @@ pub unsafe extern "C" fn hipMemPoolGetAccess(flags: *mut hipMemAccessFlags, mem_
         let e = emu()?;
         let id = pool_of(e, mem_pool);
         ensure!(id.is_some(), rules::POOL_011, "{mem_pool:p} is not a live memory pool");
-        // SAFETY: checked non-null.
-        let loc = unsafe { get(location) };
+        let loc = location.read()?;
         ensure!(
             loc.type_ == hipMemLocationTypeDevice && e.is_device(i64::from(loc.id)),
             rules::POOL_011,
@@ -373,21 +363,19 @@ pub unsafe extern "C" fn hipMemPoolGetAccess(flags: *mut hipMemAccessFlags, mem_
         );
         let Some(id) = id else { return Ok(()) };
         let f = e.pool_get_access(id, loc.id.max(0) as u32).map_err(|er| Fail::core_under(&rules::POOL_011, er))?;
-        // SAFETY: checked non-null.
-        unsafe { put(flags, f as hipMemAccessFlags) };
+        flags.write(f as hipMemAccessFlags)?;
         Ok(())
     })
 }
 
-/// `hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props)`: HIP-POOL-001.
-pub unsafe extern "C" fn hipMemPoolCreate(mem_pool: *mut hipMemPool_t, pool_props: *const hipMemPoolProps) -> hipError_t {
+/// `hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props)`: [HIP-POOL-001](vmmkit_sys::hip::rules::POOL_001).
+pub extern "C" fn hipMemPoolCreate(mem_pool: Out<'_, hipMemPool_t>, pool_props: In<'_, hipMemPoolProps>) -> hipError_t {
     run("hipMemPoolCreate", || {
         ensure!(!mem_pool.is_null() && !pool_props.is_null(), rules::POOL_001, "mem_pool or pool_props is NULL");
         if mem_pool.is_null() || pool_props.is_null() {
             return Ok(());
         }
-        // SAFETY: checked non-null.
-        let p = unsafe { get(pool_props) };
+        let p = pool_props.read()?;
         ensure!(p.allocType == hipMemAllocationTypePinned, rules::POOL_001, "allocType {} is not Pinned", p.allocType);
         let e = emu()?;
         ensure!(
@@ -400,14 +388,13 @@ pub unsafe extern "C" fn hipMemPoolCreate(mem_pool: *mut hipMemPool_t, pool_prop
             exportable: p.handleTypes != hipMemHandleTypeNone,
             max_size: p.maxSize as u64,
         };
-        // SAFETY: checked non-null.
-        unsafe { put(mem_pool, to_pool(e.pool_create(props))) };
+        mem_pool.write(to_pool(e.pool_create(props)))?;
         Ok(())
     })
 }
 
-/// `hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)`: HIP-POOL-002.
-pub unsafe extern "C" fn hipMemPoolDestroy(mem_pool: hipMemPool_t) -> hipError_t {
+/// `hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)`: [HIP-POOL-002](vmmkit_sys::hip::rules::POOL_002).
+pub extern "C" fn hipMemPoolDestroy(mem_pool: hipMemPool_t) -> hipError_t {
     run("hipMemPoolDestroy", || {
         ensure!(!mem_pool.is_null(), rules::POOL_002, "mem_pool is NULL");
         let e = emu()?;
@@ -426,9 +413,9 @@ fn pool_handle_type(exportable: bool) -> hipMemAllocationHandleType {
 }
 
 /// `hipError_t hipMemPoolExportToShareableHandle(void *shared_handle, hipMemPool_t mem_pool, hipMemAllocationHandleType handle_type, unsigned int flags)`:
-/// HIP-POOL-013; writes an `int` fd the caller owns.
-pub unsafe extern "C" fn hipMemPoolExportToShareableHandle(
-    shared_handle: *mut c_void,
+/// [HIP-POOL-013](vmmkit_sys::hip::rules::POOL_013); writes an `int` fd the caller owns.
+pub extern "C" fn hipMemPoolExportToShareableHandle(
+    shared_handle: Out<'_, c_void>,
     mem_pool: hipMemPool_t,
     handle_type: hipMemAllocationHandleType,
     flags: u32,
@@ -454,16 +441,15 @@ pub unsafe extern "C" fn hipMemPoolExportToShareableHandle(
         if shared_handle.is_null() {
             return Ok(());
         }
-        // SAFETY: checked non-null; the caller passes room for an int.
-        unsafe { put(shared_handle.cast::<i32>(), std::os::fd::IntoRawFd::into_raw_fd(fd)) };
+        shared_handle.cast::<i32>().write(std::os::fd::IntoRawFd::into_raw_fd(fd))?;
         Ok(())
     })
 }
 
 /// `hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle, hipMemAllocationHandleType handle_type, unsigned int flags)`:
-/// HIP-POOL-014: `shared_handle` is the fd value; clr puts the pool on device 0.
-pub unsafe extern "C" fn hipMemPoolImportFromShareableHandle(
-    mem_pool: *mut hipMemPool_t,
+/// [HIP-POOL-014](vmmkit_sys::hip::rules::POOL_014): `shared_handle` is the fd value; clr puts the pool on device 0.
+pub extern "C" fn hipMemPoolImportFromShareableHandle(
+    mem_pool: Out<'_, hipMemPool_t>,
     shared_handle: *mut c_void,
     handle_type: hipMemAllocationHandleType,
     flags: u32,
@@ -485,15 +471,14 @@ pub unsafe extern "C" fn hipMemPoolImportFromShareableHandle(
         // only 4 bytes of, the rest left as it was.
         let fd = shared_handle as usize as u32 as i32;
         let id = e.pool_import(fd, Some(0)).map_err(|er| Fail::core_under_code(&rules::POOL_014, HipError::OUT_OF_MEMORY, er))?;
-        // SAFETY: checked non-null.
-        unsafe { put(mem_pool, to_pool(id)) };
+        mem_pool.write(to_pool(id))?;
         Ok(())
     })
 }
 
 /// `hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr)`:
-/// HIP-POOL-015. Any hipMalloc allocation is exported, as clr's IpcCreate does.
-pub unsafe extern "C" fn hipMemPoolExportPointer(export_data: *mut hipMemPoolPtrExportData, dev_ptr: *mut c_void) -> hipError_t {
+/// [HIP-POOL-015](vmmkit_sys::hip::rules::POOL_015). Any hipMalloc allocation is exported, as clr's IpcCreate does.
+pub extern "C" fn hipMemPoolExportPointer(export_data: Out<'_, hipMemPoolPtrExportData>, dev_ptr: *mut c_void) -> hipError_t {
     run("hipMemPoolExportPointer", || {
         ensure!(!export_data.is_null() && !dev_ptr.is_null(), rules::POOL_015, "export_data or dev_ptr is NULL");
         let e = emu()?;
@@ -514,18 +499,17 @@ pub unsafe extern "C" fn hipMemPoolExportPointer(export_data: *mut hipMemPoolPtr
         if export_data.is_null() {
             return Ok(());
         }
-        // SAFETY: checked non-null; 64 bytes.
-        unsafe { put(export_data, hipMemPoolPtrExportData { reserved: token.encode(MAGIC) }) };
+        export_data.write(hipMemPoolPtrExportData { reserved: token.encode(MAGIC) })?;
         Ok(())
     })
 }
 
 /// `hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool, hipMemPoolPtrExportData *export_data)`:
-/// HIP-POOL-016: the allocation mapped on the pool's device, plus the offset.
-pub unsafe extern "C" fn hipMemPoolImportPointer(
-    dev_ptr: *mut *mut c_void,
+/// [HIP-POOL-016](vmmkit_sys::hip::rules::POOL_016): the allocation mapped on the pool's device, plus the offset.
+pub extern "C" fn hipMemPoolImportPointer(
+    dev_ptr: Out<'_, *mut c_void>,
     mem_pool: hipMemPool_t,
-    export_data: *mut hipMemPoolPtrExportData,
+    export_data: In<'_, hipMemPoolPtrExportData>,
 ) -> hipError_t {
     run("hipMemPoolImportPointer", || {
         ensure!(
@@ -539,8 +523,7 @@ pub unsafe extern "C" fn hipMemPoolImportPointer(
         let e = emu()?;
         let id = pool_of(e, mem_pool);
         ensure!(id.is_some(), rules::POOL_016, "{mem_pool:p} is not a live memory pool");
-        // SAFETY: checked non-null; 64 bytes.
-        let data: [u8; IPC_HANDLE_SIZE] = unsafe { get(export_data) }.reserved;
+        let data: [u8; IPC_HANDLE_SIZE] = export_data.read()?.reserved;
         let token = IpcToken::decode(MAGIC, &data);
         ensure!(token.is_some(), rules::POOL_016 => HipError::OUT_OF_MEMORY, "the export data names no allocation");
         let (Some(id), Some(token)) = (id, token) else { return Ok(()) };
@@ -550,8 +533,7 @@ pub unsafe extern "C" fn hipMemPoolImportPointer(
         let base = e
             .pool_import_pointer(id, token.key, token.pid, &WINDOW, own_maps_again)
             .map_err(|er| Fail::core_under_code(&rules::POOL_016, HipError::OUT_OF_MEMORY, er))?;
-        // SAFETY: checked non-null.
-        unsafe { put(dev_ptr, (base + token.offset as usize) as *mut c_void) };
+        dev_ptr.write((base + token.offset as usize) as *mut c_void)?;
         Ok(())
     })
 }

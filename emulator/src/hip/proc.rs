@@ -3,11 +3,12 @@
 //! clr's hipamd/src/hip_device.cpp:748-786 resolves them from its own library.
 #![allow(non_snake_case)]
 
-use std::ffi::{CStr, c_char, c_void};
+use std::ffi::c_void;
 
 use vmmkit_sys::hip::*;
 
 use super::call::{Fail, run};
+use crate::ffi::{CStrIn, Out};
 
 /// `hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion, uint64_t flags, hipDriverProcAddressQueryResult *symbolStatus)`:
 /// symbol NULL or empty, or pfn NULL → 1 (clr builds a `std::string` from
@@ -16,27 +17,25 @@ use super::call::{Fail, run};
 /// `hipGetDevicePropertiesR0600`; a name the table holds → its entry point,
 /// status 0; any other → `*pfn` NULL, status 1, and 1. `flags` is ignored,
 /// as clr ignores it; `symbolStatus` may be NULL.
-pub unsafe extern "C" fn hipGetProcAddress(
-    symbol: *const c_char,
-    pfn: *mut *mut c_void,
+pub extern "C" fn hipGetProcAddress(
+    symbol: CStrIn<'_>,
+    pfn: Out<'_, *mut c_void>,
     hipVersion: i32,
     _flags: u64,
-    symbolStatus: *mut i32,
+    symbolStatus: Out<'_, i32>,
 ) -> hipError_t {
     run("hipGetProcAddress", || {
         if symbol.is_null() || pfn.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "symbol or pfn is NULL".into()));
         }
-        // SAFETY: checked non-null; the caller passes a NUL-terminated name.
-        let asked = unsafe { CStr::from_ptr(symbol) }.to_bytes();
+        let asked = symbol.get()?.to_bytes();
         if asked.is_empty() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "symbol is empty".into()));
         }
         let name: &[u8] =
             if asked == b"hipGetDeviceProperties" && hipVersion >= 600 { b"hipGetDevicePropertiesR0600" } else { asked };
         let found = super::entry_point(name);
-        // SAFETY: `pfn` checked non-null; `symbolStatus` may be NULL.
-        if unsafe { crate::dialect::answer_proc_query(pfn, symbolStatus, found) } {
+        if crate::dialect::answer_proc_query(pfn, symbolStatus, found)? {
             return Ok(());
         }
         Err(Fail::plain(

@@ -96,10 +96,10 @@ pub(super) fn main_code(rule: &'static Rule) -> HipError {
     }
 }
 
-/// HIP-VMM-002: both granularity options give 4096 on AMD GPUs (6.x, 7.x).
+/// [HIP-VMM-002](vmmkit_sys::hip::rules::VMM_002): both granularity options give 4096 on AMD GPUs (6.x, 7.x).
 pub(super) const GRANULARITY: u64 = 4096;
 
-/// HIP-VMM-006: hipMemCreate sizes are multiples of 2048 (the base-address alignment).
+/// [HIP-VMM-006](vmmkit_sys::hip::rules::VMM_006): hipMemCreate sizes are multiples of 2048 (the base-address alignment).
 pub(super) const CREATE_MULTIPLE: usize = 2048;
 
 /// §3.2: `hipIpcMemLazyEnablePeerAccess` is 0 in ≤5.7 and 1 from 6.0; the
@@ -107,7 +107,7 @@ pub(super) const CREATE_MULTIPLE: usize = 2048;
 pub(super) const LAZY_FLAGS: [u32; 2] =
     [vmmkit_sys::hip::hipIpcMemLazyEnablePeerAccess_R0500, vmmkit_sys::hip::hipIpcMemLazyEnablePeerAccess_R0600];
 
-/// HIP-VMM-026: an `osHandle` below this is an fd value, anything else an `int*`.
+/// [HIP-VMM-026](vmmkit_sys::hip::rules::VMM_026): an `osHandle` below this is an fd value, anything else an `int*`.
 pub(super) const FD_VALUE_LIMIT: usize = 1 << 20;
 
 /// Device addresses: the window every dialect shares.

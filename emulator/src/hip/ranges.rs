@@ -77,7 +77,7 @@ pub(super) struct MemState {
     arrays: Mutex<(HashMap<usize, ArrayRec>, usize)>,
     flags: Mutex<HashMap<usize, u32>>,
     sync_memops: Mutex<HashSet<usize>>,
-    /// Buffer ids (HIP-MEM-004).
+    /// Buffer ids ([HIP-MEM-004](vmmkit_sys::hip::rules::MEM_004)).
     buffer_ids: Mutex<BufferIds>,
 }
 
@@ -208,7 +208,7 @@ impl MemState {
     /// The buffer id of the allocation that starts at `base` and is known
     /// by `identity` (what tells it from an earlier allocation at the same
     /// address: its generation, its handle): the one it was given, or the
-    /// next of a process-wide count, as clr's `numAllocs` (HIP-MEM-004). An
+    /// next of a process-wide count, as clr's `numAllocs` ([HIP-MEM-004](vmmkit_sys::hip::rules::MEM_004)). An
     /// id is never given twice: a freed allocation's goes with it. After
     /// 2^32 − 1 ids the count stays at its last (clr's wraps).
     pub fn buffer_id(&self, base: usize, identity: u64) -> u32 {

@@ -13,7 +13,10 @@ use std::sync::Mutex;
 
 /// The registered code objects: each a boxed slot whose address is the
 /// `void**` handle, kept until unregistered. Boxed so that the address stays
-/// put while the vector grows.
+/// put while the vector grows. Process-global, not in the HIP state of the
+/// emulator: the program's static constructors register its code objects
+/// before `main`, before anything could start the emulator (which may
+/// never start), and registering must not fail.
 #[allow(clippy::vec_box)]
 static MODULES: Mutex<Vec<Box<usize>>> = Mutex::new(Vec::new());
 
@@ -23,7 +26,7 @@ fn modules() -> std::sync::MutexGuard<'static, Vec<Box<usize>>> {
 }
 
 /// `void **__hipRegisterFatBinary(const void *data)`: a handle for the code object.
-pub unsafe extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mut c_void {
+pub extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mut c_void {
     let mut slot = Box::new(data as usize);
     let handle = (&raw mut *slot).cast::<*mut c_void>();
     modules().push(slot);
@@ -31,7 +34,7 @@ pub unsafe extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mu
 }
 
 /// `void __hipRegisterFunction(void **modules, const void *hostFunction, …)`: nothing to keep.
-pub unsafe extern "C" fn __hipRegisterFunction(
+pub extern "C" fn __hipRegisterFunction(
     _modules: *mut *mut c_void,
     _hostFunction: *const c_void,
     _deviceFunction: *mut c_char,
@@ -47,7 +50,7 @@ pub unsafe extern "C" fn __hipRegisterFunction(
 
 /// `void __hipRegisterVar(void **modules, void *var, …)`: nothing to keep
 /// (hipMemcpyToSymbol and kin are not emulated).
-pub unsafe extern "C" fn __hipRegisterVar(
+pub extern "C" fn __hipRegisterVar(
     _modules: *mut *mut c_void,
     _var: *mut c_void,
     _hostVar: *mut c_char,
@@ -60,7 +63,7 @@ pub unsafe extern "C" fn __hipRegisterVar(
 }
 
 /// `void __hipUnregisterFatBinary(void **modules)`: forgets the handle; an unknown one is ignored.
-pub unsafe extern "C" fn __hipUnregisterFatBinary(modules_: *mut *mut c_void) {
+pub extern "C" fn __hipUnregisterFatBinary(modules_: *mut *mut c_void) {
     modules().retain(|slot| !std::ptr::eq(&raw const **slot, modules_.cast::<usize>().cast_const()));
 }
 
@@ -71,10 +74,10 @@ pub unsafe extern "C" fn __hipUnregisterFatBinary(modules_: *mut *mut c_void) {
 /// host code reads the variable. Nothing happens for a NULL pointer or a
 /// size of 0; an allocation that fails leaves `*pointer` as it was (clr stops
 /// the process there).
-pub unsafe extern "C" fn __hipRegisterManagedVar(
+pub extern "C" fn __hipRegisterManagedVar(
     _hipModule: *mut c_void,
-    pointer: *mut *mut c_void,
-    init_value: *mut c_void,
+    pointer: crate::ffi::Out<'_, *mut c_void>,
+    init_value: crate::ffi::In<'_, c_void>,
     _name: *const c_char,
     size: usize,
     _align: u32,
@@ -83,22 +86,21 @@ pub unsafe extern "C" fn __hipRegisterManagedVar(
         return;
     }
     let mut p: *mut c_void = std::ptr::null_mut();
-    // SAFETY: a live local for the output.
-    let rc = unsafe { super::managed::hipMallocManaged(&mut p, size, vmmkit_sys::hip::hipMemAttachGlobal) };
+    let rc = super::managed::hipMallocManaged(crate::ffi::Out::from_mut(&mut p), size, vmmkit_sys::hip::hipMemAttachGlobal);
     if rc != 0 || p.is_null() {
         return;
     }
-    if !init_value.is_null() {
-        // SAFETY: `init_value` holds `size` bytes by the C contract; `p` was just allocated with `size` bytes.
-        unsafe { std::ptr::copy_nonoverlapping(init_value.cast::<u8>(), p.cast::<u8>(), size) };
+    if let Ok(bytes) = init_value.cast::<u8>().to_vec(size) {
+        // SAFETY: `p` was just allocated with `size` bytes, host memory no
+        // other thread knows yet.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.cast::<u8>(), size) };
     }
-    // SAFETY: checked non-null; a `void*` slot by the C contract.
-    unsafe { pointer.write(p) };
+    pointer.write_if_given(p);
 }
 
 /// `void __hipRegisterSurface(void **modules, void *var, char *hostVar, char *deviceVar, int type, int ext)`:
 /// nothing to keep (surfaces are read by device code).
-pub unsafe extern "C" fn __hipRegisterSurface(
+pub extern "C" fn __hipRegisterSurface(
     _modules: *mut *mut c_void,
     _var: *mut c_void,
     _hostVar: *mut c_char,
@@ -110,7 +112,7 @@ pub unsafe extern "C" fn __hipRegisterSurface(
 
 /// `void __hipRegisterTexture(void **modules, void *var, char *hostVar, char *deviceVar, int type, int norm,
 /// int ext)`: nothing to keep (textures are read by device code).
-pub unsafe extern "C" fn __hipRegisterTexture(
+pub extern "C" fn __hipRegisterTexture(
     _modules: *mut *mut c_void,
     _var: *mut c_void,
     _hostVar: *mut c_char,
@@ -127,18 +129,14 @@ mod tests {
 
     #[test]
     fn handles_are_distinct_and_unregister() {
-        // SAFETY: the data pointer is only stored.
-        let (a, b) = unsafe { (__hipRegisterFatBinary(std::ptr::null()), __hipRegisterFatBinary(8 as *const c_void)) };
+        let (a, b) = (__hipRegisterFatBinary(std::ptr::null()), __hipRegisterFatBinary(8 as *const c_void));
         assert!(!a.is_null() && a != b);
         let before = modules().len();
-        // SAFETY: a handle from above.
-        unsafe { __hipUnregisterFatBinary(a) };
+        __hipUnregisterFatBinary(a);
         assert_eq!(modules().len(), before - 1);
-        // SAFETY: as above; unknown handles are ignored.
-        unsafe {
-            __hipUnregisterFatBinary(a);
-            __hipUnregisterFatBinary(b);
-        }
+        // Unknown handles are ignored.
+        __hipUnregisterFatBinary(a);
+        __hipUnregisterFatBinary(b);
         assert_eq!(modules().len(), before - 2);
     }
 }

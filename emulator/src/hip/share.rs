@@ -1,9 +1,9 @@
 //! POSIX-fd shareable handles of VMM memory: export and import (hip.md
-//! HIP-VMM-024 … 031).
+//! [HIP-VMM-024](vmmkit_sys::hip::rules::VMM_024) … 031).
 //!
 //! An exported fd is a holder of the memory in the registry (see
 //! `core::fd`): the exporter may release its handle and close its fd right
-//! after sending (HIP-VMM-030), the receiver still finds the memory, and the
+//! after sending ([HIP-VMM-030](vmmkit_sys::hip::rules::VMM_030)), the receiver still finds the memory, and the
 //! device's capacity stays charged until every handle, mapping and fd is gone
 //! (an fd closed without import is collected by `gc`).
 #![allow(non_snake_case)]
@@ -13,18 +13,19 @@ use std::ffi::c_void;
 use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::call::{Fail, current_device, emu, ensure, run};
 use super::codes::Op;
 use super::profile::FD_VALUE_LIMIT;
 use super::vmm::{from_handle, to_handle};
+use crate::ffi::Out;
 use crate::core::CoreError;
 use crate::registry::Place;
 
 /// `hipError_t hipMemExportToShareableHandle(void *shareableHandle, hipMemGenericAllocationHandle_t handle, hipMemAllocationHandleType handleType, unsigned long long flags)`:
-/// HIP-VMM-024 (flags, handle, out-pointer, handle type, in that order);
-/// HIP-VMM-025 writes a new 4-byte `int` fd, which the caller owns.
-pub unsafe extern "C" fn hipMemExportToShareableHandle(
-    shareableHandle: *mut c_void,
+/// [HIP-VMM-024](vmmkit_sys::hip::rules::VMM_024) (flags, handle, out-pointer, handle type, in that order);
+/// [HIP-VMM-025](vmmkit_sys::hip::rules::VMM_025) writes a new 4-byte `int` fd, which the caller owns.
+pub extern "C" fn hipMemExportToShareableHandle(
+    shareableHandle: Out<'_, c_void>,
     handle: hipMemGenericAllocationHandle_t,
     handleType: hipMemAllocationHandleType,
     flags: u64,
@@ -46,18 +47,17 @@ pub unsafe extern "C" fn hipMemExportToShareableHandle(
         let fd = e.share_fd(id).map_err(|e| Fail::core(Op::Export, e))?;
         // HIP-VMM-025: only the low 4 bytes are written; the caller owns the fd.
         let raw = std::os::fd::IntoRawFd::into_raw_fd(fd);
-        // SAFETY: checked non-null; the caller passes room for an int.
-        unsafe { put(shareableHandle.cast::<i32>(), raw) };
+        shareableHandle.cast::<i32>().write(raw)?;
         Ok(())
     })
 }
 
 /// `hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t *handle, void *osHandle, hipMemAllocationHandleType shHandleType)`:
-/// HIP-VMM-027; HIP-VMM-026 `osHandle` is the fd value (below 2^20) or a
-/// pointer to an `int` fd; HIP-VMM-028 importing one's own fd is allowed;
-/// HIP-VMM-029 the handle belongs to the current device.
-pub unsafe extern "C" fn hipMemImportFromShareableHandle(
-    handle: *mut hipMemGenericAllocationHandle_t,
+/// [HIP-VMM-027](vmmkit_sys::hip::rules::VMM_027); [HIP-VMM-026](vmmkit_sys::hip::rules::VMM_026) `osHandle` is the fd value (below 2^20) or a
+/// pointer to an `int` fd; [HIP-VMM-028](vmmkit_sys::hip::rules::VMM_028) importing one's own fd is allowed;
+/// [HIP-VMM-029](vmmkit_sys::hip::rules::VMM_029) the handle belongs to the current device.
+pub extern "C" fn hipMemImportFromShareableHandle(
+    handle: Out<'_, hipMemGenericAllocationHandle_t>,
     osHandle: *mut c_void,
     shHandleType: hipMemAllocationHandleType,
 ) -> hipError_t {
@@ -79,8 +79,7 @@ pub unsafe extern "C" fn hipMemImportFromShareableHandle(
             return Ok(());
         }
         let id = imported.map_err(|e| Fail::core(Op::Import, e))?;
-        // SAFETY: checked non-null.
-        unsafe { put(handle, to_handle(id)) };
+        handle.write(to_handle(id))?;
         Ok(())
     })
 }

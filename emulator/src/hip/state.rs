@@ -14,7 +14,7 @@ const CLOSED_KEPT: usize = 64;
 #[derive(Debug, Default)]
 pub(super) struct State {
     /// IPC ranges whose last open was closed, so that one close too many is
-    /// told apart from a pointer that was never opened (HIP-IPC-042 vs -041).
+    /// told apart from a pointer that was never opened ([HIP-IPC-042](vmmkit_sys::hip::rules::IPC_042) vs -041).
     /// Only for the message and the rule id; both are 1. The last `CLOSED_KEPT`.
     closed: Mutex<VecDeque<(usize, usize)>>,
     /// The priority each stream was made with (hipStreamGetPriority).

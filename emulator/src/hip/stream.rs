@@ -1,7 +1,7 @@
 //! Streams (clr 6.3 `hipamd/src/hip_stream.cpp`): hipStreamCreate*,
 //! Destroy, Synchronize, Query, WaitEvent, GetFlags, GetPriority,
 //! AddCallback, hipLaunchHostFunc and the priority range, on the core's
-//! streams (HIP-STM-001 … 008). The dialect names and checks; the core
+//! streams ([HIP-STM-001](vmmkit_sys::hip::rules::STM_001) … 008). The dialect names and checks; the core
 //! orders the work.
 //!
 //! Stream values: NULL and `hipStreamLegacy` (1) name the device's legacy
@@ -18,9 +18,10 @@ use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 use vmmkit_sys::rule::Rule;
 
-use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::call::{Fail, current_device, emu, ensure, run};
 use super::event;
 use super::state::state;
+use crate::ffi::{In, Out};
 use crate::core::{CoreError, Emulator, Ending, HandleId, HandleTag, StreamId, StreamKind, Work};
 
 const TAG: HandleTag = HandleTag::new(0x6873);
@@ -89,7 +90,7 @@ pub(super) fn synchronize(e: &Emulator, s: hipStream_t, id: StreamId) -> Result<
     .map_err(work_failed)
 }
 
-fn create(stream: *mut hipStream_t, flags: u32, priority: i32) -> Result<(), Fail> {
+fn create(stream: Out<'_, hipStream_t>, flags: u32, priority: i32) -> Result<(), Fail> {
     ensure!(!stream.is_null(), rules::STM_001, "stream is NULL");
     ensure!(
         flags == hipStreamDefault || flags == hipStreamNonBlocking,
@@ -103,49 +104,41 @@ fn create(stream: *mut hipStream_t, flags: u32, priority: i32) -> Result<(), Fai
     let kind = if flags == hipStreamNonBlocking { StreamKind::NonBlocking } else { StreamKind::Blocking };
     let id = e.stream_create(current_device(), kind);
     state(e).note_stream(id, priority.clamp(PRIORITY_GREATEST, PRIORITY_LEAST));
-    // SAFETY: checked non-null.
-    unsafe { put(stream, to_stream(id)) };
+    stream.write(to_stream(id))?;
     Ok(())
 }
 
-/// `hipError_t hipStreamCreate(hipStream_t *stream)`: HIP-STM-001.
-pub unsafe extern "C" fn hipStreamCreate(stream: *mut hipStream_t) -> hipError_t {
+/// `hipError_t hipStreamCreate(hipStream_t *stream)`: [HIP-STM-001](vmmkit_sys::hip::rules::STM_001).
+pub extern "C" fn hipStreamCreate(stream: Out<'_, hipStream_t>) -> hipError_t {
     run("hipStreamCreate", || create(stream, hipStreamDefault, 0))
 }
 
-/// `hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)`: HIP-STM-001.
-pub unsafe extern "C" fn hipStreamCreateWithFlags(stream: *mut hipStream_t, flags: u32) -> hipError_t {
+/// `hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)`: [HIP-STM-001](vmmkit_sys::hip::rules::STM_001).
+pub extern "C" fn hipStreamCreateWithFlags(stream: Out<'_, hipStream_t>, flags: u32) -> hipError_t {
     run("hipStreamCreateWithFlags", || create(stream, flags, 0))
 }
 
 /// `hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags, int priority)`:
-/// HIP-STM-001, HIP-STM-002 (the priority is clamped to [−1, 1]).
-pub unsafe extern "C" fn hipStreamCreateWithPriority(stream: *mut hipStream_t, flags: u32, priority: i32) -> hipError_t {
+/// [HIP-STM-001](vmmkit_sys::hip::rules::STM_001), [HIP-STM-002](vmmkit_sys::hip::rules::STM_002) (the priority is clamped to [−1, 1]).
+pub extern "C" fn hipStreamCreateWithPriority(stream: Out<'_, hipStream_t>, flags: u32, priority: i32) -> hipError_t {
     run("hipStreamCreateWithPriority", || create(stream, flags, priority))
 }
 
 /// `hipError_t hipDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)`:
-/// HIP-STM-002: 1 and −1; either pointer may be NULL.
-pub unsafe extern "C" fn hipDeviceGetStreamPriorityRange(leastPriority: *mut i32, greatestPriority: *mut i32) -> hipError_t {
+/// [HIP-STM-002](vmmkit_sys::hip::rules::STM_002): 1 and −1; either pointer may be NULL.
+pub extern "C" fn hipDeviceGetStreamPriorityRange(leastPriority: Out<'_, i32>, greatestPriority: Out<'_, i32>) -> hipError_t {
     run("hipDeviceGetStreamPriorityRange", || {
         emu()?;
-        // SAFETY: each is written only when non-null.
-        unsafe {
-            if !leastPriority.is_null() {
-                put(leastPriority, PRIORITY_LEAST);
-            }
-            if !greatestPriority.is_null() {
-                put(greatestPriority, PRIORITY_GREATEST);
-            }
-        }
+        leastPriority.write_if_given(PRIORITY_LEAST);
+        greatestPriority.write_if_given(PRIORITY_GREATEST);
         Ok(())
     })
 }
 
-/// `hipError_t hipStreamDestroy(hipStream_t stream)`: HIP-STM-003. NULL →
+/// `hipError_t hipStreamDestroy(hipStream_t stream)`: [HIP-STM-003](vmmkit_sys::hip::rules::STM_003). NULL →
 /// 400, `hipStreamPerThread` → 400, destroyed → 709. Pending work still
 /// runs (clr releases the queue, which drains).
-pub unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
     run("hipStreamDestroy", || {
         ensure!(!stream.is_null(), rules::STM_003 => HipError::INVALID_HANDLE, "stream is NULL");
         ensure!(
@@ -166,9 +159,9 @@ pub unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
     })
 }
 
-/// `hipError_t hipStreamSynchronize(hipStream_t stream)`: HIP-STM-004; the
+/// `hipError_t hipStreamSynchronize(hipStream_t stream)`: [HIP-STM-004](vmmkit_sys::hip::rules::STM_004); the
 /// first failure of its work is reported.
-pub unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
     run("hipStreamSynchronize", || {
         let e = emu()?;
         let Some(id) = live(e, stream)? else { return Ok(()) };
@@ -179,7 +172,7 @@ pub unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t
 
 /// hipStreamSynchronize's and hipStreamQuery's check of a stream other than
 /// the legacy one: a capture the call breaks (the stream's own, or as the
-/// thread's mode says) is invalidated and the call is 900 (HIP-GRF-010,
+/// thread's mode says) is invalidated and the call is 900 ([HIP-GRF-010](vmmkit_sys::hip::rules::GRF_010),
 /// clr `Stream::StreamCaptureOngoing`).
 fn not_while_capturing(e: &Emulator, stream: hipStream_t, id: StreamId) -> Result<(), Fail> {
     if (stream as usize) > 1 && e.capturing_any() {
@@ -189,14 +182,14 @@ fn not_while_capturing(e: &Emulator, stream: hipStream_t, id: StreamId) -> Resul
     Ok(())
 }
 
-/// The stream of a call whose only stream rule is HIP-STM-004 (709).
+/// The stream of a call whose only stream rule is [HIP-STM-004](vmmkit_sys::hip::rules::STM_004) (709).
 pub(super) fn live(e: &Emulator, stream: hipStream_t) -> Result<Option<StreamId>, Fail> {
     or_none(resolve(e, stream, &rules::STM_004, HipError::CONTEXT_IS_DESTROYED))
 }
 
-/// `hipError_t hipStreamQuery(hipStream_t stream)`: HIP-STM-004, HIP-STM-005
+/// `hipError_t hipStreamQuery(hipStream_t stream)`: [HIP-STM-004](vmmkit_sys::hip::rules::STM_004), [HIP-STM-005](vmmkit_sys::hip::rules::STM_005)
 /// (600 while work is pending, 0 once it has all run).
-pub unsafe extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
     run("hipStreamQuery", || {
         let e = emu()?;
         let Some(id) = live(e, stream)? else { return Ok(()) };
@@ -208,9 +201,9 @@ pub unsafe extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
 }
 
 /// `hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)`:
-/// HIP-STM-006: NULL event or a dead stream → 400; flags ≠ 0 → 1; an event
+/// [HIP-STM-006](vmmkit_sys::hip::rules::STM_006): NULL event or a dead stream → 400; flags ≠ 0 → 1; an event
 /// never recorded is waited for at once.
-pub unsafe extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, flags: u32) -> hipError_t {
+pub extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, flags: u32) -> hipError_t {
     run("hipStreamWaitEvent", || {
         ensure!(!event.is_null(), rules::STM_006 => HipError::INVALID_HANDLE, "event is NULL");
         if event.is_null() {
@@ -228,8 +221,8 @@ pub unsafe extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent
 }
 
 /// `hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags)`:
-/// HIP-STM-004; NULL stream or NULL flags → 1 (clr reads flags of a made stream only).
-pub unsafe extern "C" fn hipStreamGetFlags(stream: hipStream_t, flags: *mut u32) -> hipError_t {
+/// [HIP-STM-004](vmmkit_sys::hip::rules::STM_004); NULL stream or NULL flags → 1 (clr reads flags of a made stream only).
+pub extern "C" fn hipStreamGetFlags(stream: hipStream_t, flags: Out<'_, u32>) -> hipError_t {
     run("hipStreamGetFlags", || {
         ensure!(!flags.is_null() && !stream.is_null(), rules::STM_004 => HipError::INVALID_VALUE, "stream or flags is NULL");
         let e = emu()?;
@@ -237,16 +230,15 @@ pub unsafe extern "C" fn hipStreamGetFlags(stream: hipStream_t, flags: *mut u32)
         let (_, kind) = e.stream_info(id).map_err(work_failed)?;
         let v = if kind == StreamKind::NonBlocking { hipStreamNonBlocking } else { hipStreamDefault };
         if !flags.is_null() {
-            // SAFETY: checked non-null.
-            unsafe { put(flags, v) };
+            flags.write(v)?;
         }
         Ok(())
     })
 }
 
 /// `hipError_t hipStreamGetPriority(hipStream_t stream, int *priority)`:
-/// HIP-STM-002 (the NULL stream's is 0), HIP-STM-004.
-pub unsafe extern "C" fn hipStreamGetPriority(stream: hipStream_t, priority: *mut i32) -> hipError_t {
+/// [HIP-STM-002](vmmkit_sys::hip::rules::STM_002) (the NULL stream's is 0), [HIP-STM-004](vmmkit_sys::hip::rules::STM_004).
+pub extern "C" fn hipStreamGetPriority(stream: hipStream_t, priority: Out<'_, i32>) -> hipError_t {
     run("hipStreamGetPriority", || {
         ensure!(!priority.is_null(), rules::STM_004 => HipError::INVALID_VALUE, "priority is NULL");
         if priority.is_null() {
@@ -254,8 +246,7 @@ pub unsafe extern "C" fn hipStreamGetPriority(stream: hipStream_t, priority: *mu
         }
         let e = emu()?;
         let Some(id) = live(e, stream)? else { return Ok(()) };
-        // SAFETY: checked non-null.
-        unsafe { put(priority, state(e).priority(id)) };
+        priority.write(state(e).priority(id))?;
         Ok(())
     })
 }
@@ -279,9 +270,9 @@ fn enqueue_host(e: &Emulator, id: StreamId, call: std::sync::Arc<dyn Fn() + Send
 }
 
 /// `hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void *userData, unsigned int flags)`:
-/// HIP-STM-007: NULL callback or flags ≠ 0 → 1; HIP-STM-004. The callback
+/// [HIP-STM-007](vmmkit_sys::hip::rules::STM_007): NULL callback or flags ≠ 0 → 1; [HIP-STM-004](vmmkit_sys::hip::rules::STM_004). The callback
 /// runs after the work enqueued before it, with status 0, before later work.
-pub unsafe extern "C" fn hipStreamAddCallback(
+pub extern "C" fn hipStreamAddCallback(
     stream: hipStream_t,
     callback: hipStreamCallback_t,
     userData: *mut c_void,
@@ -305,8 +296,8 @@ pub unsafe extern "C" fn hipStreamAddCallback(
 }
 
 /// `hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)`:
-/// HIP-STM-007 (NULL fn → 1), HIP-STM-004.
-pub unsafe extern "C" fn hipLaunchHostFunc(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t {
+/// [HIP-STM-007](vmmkit_sys::hip::rules::STM_007) (NULL fn → 1), [HIP-STM-004](vmmkit_sys::hip::rules::STM_004).
+pub extern "C" fn hipLaunchHostFunc(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t {
     run("hipLaunchHostFunc", || {
         ensure!(fn_.is_some(), rules::STM_007, "fn is NULL");
         let e = emu()?;
@@ -334,50 +325,43 @@ pub(super) fn spt(stream: hipStream_t) -> hipStream_t {
 }
 
 /// `hipError_t hipStreamSynchronize_spt(hipStream_t stream)`: hipStreamSynchronize with [`spt`].
-pub unsafe extern "C" fn hipStreamSynchronize_spt(stream: hipStream_t) -> hipError_t {
-    // SAFETY: the same contract, with the stream translated.
-    unsafe { hipStreamSynchronize(spt(stream)) }
+pub extern "C" fn hipStreamSynchronize_spt(stream: hipStream_t) -> hipError_t {
+    hipStreamSynchronize(spt(stream))
 }
 
 /// `hipError_t hipStreamQuery_spt(hipStream_t stream)`: hipStreamQuery with [`spt`].
-pub unsafe extern "C" fn hipStreamQuery_spt(stream: hipStream_t) -> hipError_t {
-    // SAFETY: the same contract, with the stream translated.
-    unsafe { hipStreamQuery(spt(stream)) }
+pub extern "C" fn hipStreamQuery_spt(stream: hipStream_t) -> hipError_t {
+    hipStreamQuery(spt(stream))
 }
 
 /// `hipError_t hipStreamWaitEvent_spt(hipStream_t stream, hipEvent_t event, unsigned int flags)`.
-pub unsafe extern "C" fn hipStreamWaitEvent_spt(stream: hipStream_t, event: hipEvent_t, flags: u32) -> hipError_t {
-    // SAFETY: the same contract, with the stream translated.
-    unsafe { hipStreamWaitEvent(spt(stream), event, flags) }
+pub extern "C" fn hipStreamWaitEvent_spt(stream: hipStream_t, event: hipEvent_t, flags: u32) -> hipError_t {
+    hipStreamWaitEvent(spt(stream), event, flags)
 }
 
 /// `hipError_t hipStreamGetFlags_spt(hipStream_t stream, unsigned int *flags)`.
-pub unsafe extern "C" fn hipStreamGetFlags_spt(stream: hipStream_t, flags: *mut u32) -> hipError_t {
-    // SAFETY: the same contract, with the stream translated.
-    unsafe { hipStreamGetFlags(spt(stream), flags) }
+pub extern "C" fn hipStreamGetFlags_spt(stream: hipStream_t, flags: Out<'_, u32>) -> hipError_t {
+    hipStreamGetFlags(spt(stream), flags)
 }
 
 /// `hipError_t hipStreamGetPriority_spt(hipStream_t stream, int *priority)`.
-pub unsafe extern "C" fn hipStreamGetPriority_spt(stream: hipStream_t, priority: *mut i32) -> hipError_t {
-    // SAFETY: the same contract, with the stream translated.
-    unsafe { hipStreamGetPriority(spt(stream), priority) }
+pub extern "C" fn hipStreamGetPriority_spt(stream: hipStream_t, priority: Out<'_, i32>) -> hipError_t {
+    hipStreamGetPriority(spt(stream), priority)
 }
 
 /// `hipError_t hipStreamAddCallback_spt(hipStream_t stream, hipStreamCallback_t callback, void *userData, unsigned int flags)`.
-pub unsafe extern "C" fn hipStreamAddCallback_spt(
+pub extern "C" fn hipStreamAddCallback_spt(
     stream: hipStream_t,
     callback: hipStreamCallback_t,
     userData: *mut c_void,
     flags: u32,
 ) -> hipError_t {
-    // SAFETY: the same contract, with the stream translated.
-    unsafe { hipStreamAddCallback(spt(stream), callback, userData, flags) }
+    hipStreamAddCallback(spt(stream), callback, userData, flags)
 }
 
 /// `hipError_t hipLaunchHostFunc_spt(hipStream_t stream, hipHostFn_t fn, void *userData)`.
-pub unsafe extern "C" fn hipLaunchHostFunc_spt(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t {
-    // SAFETY: the same contract, with the stream translated.
-    unsafe { hipLaunchHostFunc(spt(stream), fn_, userData) }
+pub extern "C" fn hipLaunchHostFunc_spt(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t {
+    hipLaunchHostFunc(spt(stream), fn_, userData)
 }
 
 /// The device of a live stream `s` (NULL: the current device).
@@ -387,15 +371,14 @@ fn device_of(e: &Emulator, s: hipStream_t) -> Result<Option<u32>, Fail> {
 }
 
 /// `hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device)`:
-/// NULL `device` → 1; a dead stream → 709 (HIP-STM-004); the NULL stream's is the current device.
-pub unsafe extern "C" fn hipStreamGetDevice(stream: hipStream_t, device: *mut hipDevice_t) -> hipError_t {
+/// NULL `device` → 1; a dead stream → 709 ([HIP-STM-004](vmmkit_sys::hip::rules::STM_004)); the NULL stream's is the current device.
+pub extern "C" fn hipStreamGetDevice(stream: hipStream_t, device: Out<'_, hipDevice_t>) -> hipError_t {
     run("hipStreamGetDevice", || {
         ensure!(!device.is_null(), rules::STM_004 => HipError::INVALID_VALUE, "device is NULL");
         let e = emu()?;
         let Some(d) = device_of(e, stream)? else { return Ok(()) };
         if !device.is_null() {
-            // SAFETY: checked non-null.
-            unsafe { put(device, d as i32) };
+            device.write(d as i32)?;
         }
         Ok(())
     })
@@ -403,7 +386,7 @@ pub unsafe extern "C" fn hipStreamGetDevice(stream: hipStream_t, device: *mut hi
 
 /// `int hipGetStreamDeviceId(hipStream_t stream)`: the stream's device, −1
 /// for a dead stream (clr hip_intercept.cpp). It sets no error.
-pub unsafe extern "C" fn hipGetStreamDeviceId(stream: hipStream_t) -> i32 {
+pub extern "C" fn hipGetStreamDeviceId(stream: hipStream_t) -> i32 {
     let Ok(e) = emu() else { return -1 };
     lookup(e, stream).and_then(|id| e.stream_info(id).ok()).map_or(-1, |(d, _)| d as i32)
 }
@@ -416,7 +399,7 @@ fn default_cu_mask() -> Vec<u32> {
 
 /// `hipError_t hipExtStreamCreateWithCUMask(hipStream_t *stream, uint32_t cuMaskSize, const uint32_t *cuMask)`:
 /// NULL `stream` → 400; size 0 or NULL mask → 1; a blocking stream that keeps the mask.
-pub unsafe extern "C" fn hipExtStreamCreateWithCUMask(stream: *mut hipStream_t, cuMaskSize: u32, cuMask: *const u32) -> hipError_t {
+pub extern "C" fn hipExtStreamCreateWithCUMask(stream: Out<'_, hipStream_t>, cuMaskSize: u32, cuMask: In<'_, u32>) -> hipError_t {
     run("hipExtStreamCreateWithCUMask", || {
         if stream.is_null() {
             return Err(Fail::plain(HipError::INVALID_HANDLE, "stream is NULL".into()));
@@ -424,12 +407,10 @@ pub unsafe extern "C" fn hipExtStreamCreateWithCUMask(stream: *mut hipStream_t, 
         if cuMaskSize == 0 || cuMask.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "cuMaskSize is 0 or cuMask is NULL".into()));
         }
-        // SAFETY: the caller's array of `cuMaskSize` words, checked non-null.
-        let mask = unsafe { std::slice::from_raw_parts(cuMask, cuMaskSize as usize) }.to_vec();
+        let mask = cuMask.to_vec(cuMaskSize as usize)?;
         create(stream, hipStreamDefault, 0)?;
         let e = emu()?;
-        // SAFETY: `create` wrote the new stream there.
-        let made = unsafe { *stream };
+        let made = stream.read()?;
         if let Some(id) = lookup(e, made) {
             state(e).set_extras(id, |x| x.cu_mask = mask);
         }
@@ -441,7 +422,7 @@ pub unsafe extern "C" fn hipExtStreamCreateWithCUMask(stream: *mut hipStream_t, 
 /// NULL mask or fewer words than the device's compute units need → 1; the
 /// NULL and per-thread streams answer all units; a made stream its mask
 /// and-ed with all units, or all units when that is empty (clr).
-pub unsafe extern "C" fn hipExtStreamGetCUMask(stream: hipStream_t, cuMaskSize: u32, cuMask: *mut u32) -> hipError_t {
+pub extern "C" fn hipExtStreamGetCUMask(stream: hipStream_t, cuMaskSize: u32, cuMask: Out<'_, u32>) -> hipError_t {
     run("hipExtStreamGetCUMask", || {
         let all = default_cu_mask();
         if cuMask.is_null() || (cuMaskSize as usize) < all.len() {
@@ -455,22 +436,20 @@ pub unsafe extern "C" fn hipExtStreamGetCUMask(stream: hipStream_t, cuMaskSize: 
         let mine = if (stream as usize) <= 2 { Vec::new() } else { state(e).extras(id).cu_mask };
         let anded: Vec<u32> = mine.iter().zip(&all).map(|(m, a)| m & a).collect();
         let mask = if anded.iter().all(|&w| w == 0) { all } else { anded };
-        // SAFETY: the caller's array holds `cuMaskSize` ≥ `mask.len()` words.
-        unsafe { std::ptr::copy_nonoverlapping(mask.as_ptr(), cuMask, mask.len()) };
+        cuMask.write_slice(&mask)?;
         Ok(())
     })
 }
 
 /// `hipError_t hipStreamGetId(hipStream_t stream, unsigned long long *streamId)` (7.1):
 /// NULL → 1, a dead stream → 709; an id unique in the process.
-pub unsafe extern "C" fn hipStreamGetId(stream: hipStream_t, streamId: *mut u64) -> hipError_t {
+pub extern "C" fn hipStreamGetId(stream: hipStream_t, streamId: Out<'_, u64>) -> hipError_t {
     run("hipStreamGetId", || {
         ensure!(!streamId.is_null(), rules::STM_004 => HipError::INVALID_VALUE, "streamId is NULL");
         let e = emu()?;
         let Some(id) = live(e, stream)? else { return Ok(()) };
         if !streamId.is_null() {
-            // SAFETY: checked non-null.
-            unsafe { put(streamId, id.0) };
+            streamId.write(id.0)?;
         }
         Ok(())
     })
@@ -492,7 +471,7 @@ fn stream_attr(attr: hipStreamAttrID) -> Result<(), Fail> {
 /// `hipError_t hipStreamGetAttribute(hipStream_t stream, hipStreamAttrID attr, hipStreamAttrValue *value_out)` (7.1):
 /// NULL → 1, not a stream attribute → 1, a dead stream → 709; Priority is
 /// the stream's, the others what was set (zero until then).
-pub unsafe extern "C" fn hipStreamGetAttribute(stream: hipStream_t, attr: hipStreamAttrID, value_out: *mut hipStreamAttrValue) -> hipError_t {
+pub extern "C" fn hipStreamGetAttribute(stream: hipStream_t, attr: hipStreamAttrID, value_out: Out<'_, hipStreamAttrValue>) -> hipError_t {
     run("hipStreamGetAttribute", || {
         if value_out.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "value_out is NULL".into()));
@@ -506,15 +485,14 @@ pub unsafe extern "C" fn hipStreamGetAttribute(stream: hipStream_t, attr: hipStr
         } else if let Some(b) = state(e).extras(id).attributes.get(&attr) {
             v.bytes = *b;
         }
-        // SAFETY: checked non-null.
-        unsafe { put(value_out, v) };
+        value_out.write(v)?;
         Ok(())
     })
 }
 
 /// `hipError_t hipStreamSetAttribute(hipStream_t stream, hipStreamAttrID attr, const hipStreamAttrValue *value)` (7.1):
-/// as hipStreamGetAttribute; a priority is clamped to [−1, 1] (HIP-STM-002).
-pub unsafe extern "C" fn hipStreamSetAttribute(stream: hipStream_t, attr: hipStreamAttrID, value: *const hipStreamAttrValue) -> hipError_t {
+/// as hipStreamGetAttribute; a priority is clamped to [−1, 1] ([HIP-STM-002](vmmkit_sys::hip::rules::STM_002)).
+pub extern "C" fn hipStreamSetAttribute(stream: hipStream_t, attr: hipStreamAttrID, value: In<'_, hipStreamAttrValue>) -> hipError_t {
     run("hipStreamSetAttribute", || {
         if value.is_null() {
             return Err(Fail::plain(HipError::INVALID_VALUE, "value is NULL".into()));
@@ -522,8 +500,7 @@ pub unsafe extern "C" fn hipStreamSetAttribute(stream: hipStream_t, attr: hipStr
         stream_attr(attr)?;
         let e = emu()?;
         let Some(id) = live(e, stream)? else { return Ok(()) };
-        // SAFETY: checked non-null; the caller's 64-byte value.
-        let v = unsafe { *value };
+        let v = value.read()?;
         if attr == hipLaunchAttributePriority {
             let p = i32::from_le_bytes([v.bytes[0], v.bytes[1], v.bytes[2], v.bytes[3]]);
             state(e).set_priority(id, p.clamp(PRIORITY_GREATEST, PRIORITY_LEAST));
@@ -538,7 +515,7 @@ pub unsafe extern "C" fn hipStreamSetAttribute(stream: hipStream_t, attr: hipStr
 
 /// `hipError_t hipStreamCopyAttributes(hipStream_t dst, hipStream_t src)` (7.2):
 /// either dead → 709; `dst` gets `src`'s priority and attributes.
-pub unsafe extern "C" fn hipStreamCopyAttributes(dst: hipStream_t, src: hipStream_t) -> hipError_t {
+pub extern "C" fn hipStreamCopyAttributes(dst: hipStream_t, src: hipStream_t) -> hipError_t {
     run("hipStreamCopyAttributes", || {
         let e = emu()?;
         let (Some(d), Some(s)) = (live(e, dst)?, live(e, src)?) else { return Ok(()) };

@@ -1,7 +1,7 @@
-//! Stream Memory Operations, HIP-STM-012 (clr 6.3 `hipamd/src/hip_stream_ops.cpp`):
+//! Stream Memory Operations, [HIP-STM-012](vmmkit_sys::hip::rules::STM_012) (clr 6.3 `hipamd/src/hip_stream_ops.cpp`):
 //! hipStreamWaitValue32/64, hipStreamWriteValue32/64 and (6.4+)
 //! hipStreamBatchMemOp, as works of the core's streams. clr's checks, in its
-//! order: a NULL `ptr` → 1; a dead stream → 709 (HIP-STM-004); an address
+//! order: a NULL `ptr` → 1; a dead stream → 709 ([HIP-STM-004](vmmkit_sys::hip::rules::STM_004)); an address
 //! that is no memory HIP knows → 1; a wait's `flags` that is no comparison → 1.
 //! The wait compares `*ptr & mask` with `value` as the header says
 //! (`hipStreamWaitValueGte`: `*ptr&mask >= value`, unsigned; `Nor`:
@@ -16,6 +16,7 @@ use vmmkit_sys::hip::*;
 use super::call::{Fail, emu, ensure, run};
 use super::pointer::is_known_range;
 use super::stream::{live, work_failed};
+use crate::ffi::In;
 use crate::core::{ValueCmp, Work};
 
 /// One memory operation: a write, or a wait with its comparison and mask.
@@ -25,7 +26,7 @@ enum Op {
     Wait { flags: u32, mask: u64 },
 }
 
-/// The comparison of a wait's `flags`, or 1 (HIP-STM-012); `None` when
+/// The comparison of a wait's `flags`, or 1 ([HIP-STM-012](vmmkit_sys::hip::rules::STM_012)); `None` when
 /// that check is switched off (the wait is then left out).
 fn comparison(flags: u32) -> Result<Option<ValueCmp>, Fail> {
     let cmp = match flags {
@@ -62,25 +63,25 @@ fn enqueue(stream: hipStream_t, ptr: *mut c_void, value: u64, width: u8, op: Op)
 }
 
 /// `hipError_t hipStreamWaitValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags, uint32_t mask)`.
-pub unsafe extern "C" fn hipStreamWaitValue32(stream: hipStream_t, ptr: *mut c_void, value: u32, flags: u32, mask: u32) -> hipError_t {
+pub extern "C" fn hipStreamWaitValue32(stream: hipStream_t, ptr: *mut c_void, value: u32, flags: u32, mask: u32) -> hipError_t {
     run("hipStreamWaitValue32", || {
         enqueue(stream, ptr, u64::from(value), 4, Op::Wait { flags, mask: u64::from(mask) })
     })
 }
 
 /// `hipError_t hipStreamWaitValue64(hipStream_t stream, void *ptr, uint64_t value, unsigned int flags, uint64_t mask)`.
-pub unsafe extern "C" fn hipStreamWaitValue64(stream: hipStream_t, ptr: *mut c_void, value: u64, flags: u32, mask: u64) -> hipError_t {
+pub extern "C" fn hipStreamWaitValue64(stream: hipStream_t, ptr: *mut c_void, value: u64, flags: u32, mask: u64) -> hipError_t {
     run("hipStreamWaitValue64", || enqueue(stream, ptr, value, 8, Op::Wait { flags, mask }))
 }
 
 /// `hipError_t hipStreamWriteValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags)`:
 /// `flags` is unused (clr passes 0 on).
-pub unsafe extern "C" fn hipStreamWriteValue32(stream: hipStream_t, ptr: *mut c_void, value: u32, _flags: u32) -> hipError_t {
+pub extern "C" fn hipStreamWriteValue32(stream: hipStream_t, ptr: *mut c_void, value: u32, _flags: u32) -> hipError_t {
     run("hipStreamWriteValue32", || enqueue(stream, ptr, u64::from(value), 4, Op::Write))
 }
 
 /// `hipError_t hipStreamWriteValue64(hipStream_t stream, void *ptr, uint64_t value, unsigned int flags)`.
-pub unsafe extern "C" fn hipStreamWriteValue64(stream: hipStream_t, ptr: *mut c_void, value: u64, _flags: u32) -> hipError_t {
+pub extern "C" fn hipStreamWriteValue64(stream: hipStream_t, ptr: *mut c_void, value: u64, _flags: u32) -> hipError_t {
     run("hipStreamWriteValue64", || enqueue(stream, ptr, value, 8, Op::Write))
 }
 
@@ -101,10 +102,10 @@ fn batch_op(p: &hipStreamBatchMemOpParams) -> Result<(u32, *mut c_void, u64, u32
 /// calls (a 32-bit one reads `value`, a 64-bit one `value64`); barriers and
 /// remote-write flushes, which AMD does not support (header) → 801. The
 /// whole batch is checked before any of it is enqueued.
-pub unsafe extern "C" fn hipStreamBatchMemOp(
+pub extern "C" fn hipStreamBatchMemOp(
     stream: hipStream_t,
     count: u32,
-    paramArray: *mut hipStreamBatchMemOpParams,
+    paramArray: In<'_, hipStreamBatchMemOpParams>,
     flags: u32,
 ) -> hipError_t {
     run("hipStreamBatchMemOp", || {
@@ -114,8 +115,7 @@ pub unsafe extern "C" fn hipStreamBatchMemOp(
                 format!("count {count}, paramArray {paramArray:p}, flags {flags:#x}: need a non-empty array and flags 0"),
             ));
         }
-        // SAFETY: the caller's array of `count` elements, checked non-null.
-        let ops = unsafe { std::slice::from_raw_parts(paramArray, count as usize) };
+        let ops = paramArray.to_vec(count as usize)?;
         let mut plan = Vec::with_capacity(ops.len());
         for (i, p) in ops.iter().enumerate() {
             let (operation, address, value, op_flags) = batch_op(p)?;

@@ -16,36 +16,39 @@ const BUILD_NAME: &CStr = c"vmmkit";
 const GIT_HASH: &CStr = c"0";
 
 /// `const char *amd_dbgapi_get_build_name(void)`.
-pub unsafe extern "C" fn amd_dbgapi_get_build_name() -> *const c_char {
+pub extern "C" fn amd_dbgapi_get_build_name() -> *const c_char {
     BUILD_NAME.as_ptr()
 }
 
 /// `const char *amd_dbgapi_get_git_hash(void)`.
-pub unsafe extern "C" fn amd_dbgapi_get_git_hash() -> *const c_char {
+pub extern "C" fn amd_dbgapi_get_git_hash() -> *const c_char {
     GIT_HASH.as_ptr()
 }
 
 /// `size_t amd_dbgapi_get_build_id(void)`: 0 (no clr build).
-pub unsafe extern "C" fn amd_dbgapi_get_build_id() -> usize {
+pub extern "C" fn amd_dbgapi_get_build_id() -> usize {
     0
 }
 
 /// The tracer callback last registered (its address; 0 for none).
+/// Process-global, not in the HIP state of the emulator: registering
+/// returns nothing, so it cannot fail for want of a root, and a tool
+/// registers before the program's first HIP call.
 static TRACER: AtomicUsize = AtomicUsize::new(0);
 
 /// `void hipRegisterTracerCallback(int (*function)(activity_domain_t, uint32_t, void *))`:
 /// kept, never called (no device activity is reported).
-pub unsafe extern "C" fn hipRegisterTracerCallback(function: *const c_void) {
+pub extern "C" fn hipRegisterTracerCallback(function: *const c_void) {
     TRACER.store(function as usize, Ordering::Relaxed);
 }
 
 /// `float __gnu_h2f_ieee(unsigned short h)`: an IEEE binary16 value as a float, exactly.
-pub unsafe extern "C" fn __gnu_h2f_ieee(h: u16) -> f32 {
+pub extern "C" fn __gnu_h2f_ieee(h: u16) -> f32 {
     half_to_float(h)
 }
 
 /// `unsigned short __gnu_f2h_ieee(float f)`: a float as IEEE binary16, rounded to nearest even.
-pub unsafe extern "C" fn __gnu_f2h_ieee(f: f32) -> u16 {
+pub extern "C" fn __gnu_f2h_ieee(f: f32) -> u16 {
     float_to_half(f)
 }
 

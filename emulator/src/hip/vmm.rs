@@ -8,10 +8,11 @@ use std::ffi::c_void;
 use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
-use super::call::{Fail, current_device, emu, ensure, get, put, run};
+use super::call::{Fail, current_device, emu, ensure, run};
 use super::codes::Op;
 use super::pointer::{KIND_VMM, Kind, extent};
 use super::profile::{self, CREATE_MULTIPLE, GRANULARITY, WINDOW};
+use crate::ffi::{In, Out};
 use crate::core::{Emulator, HandleId, HandleTag, natural_align};
 use crate::registry::Place;
 
@@ -28,7 +29,7 @@ pub(super) fn to_handle(id: HandleId) -> hipMemGenericAllocationHandle_t {
 
 /// The core handle a value names: `HandleId(0)` for NULL and `HandleId(u64::MAX)`
 /// for other values without our tag (neither is ever live; the codes table
-/// tells NULL apart, e.g. HIP-VMM-007 from HIP-VMM-009).
+/// tells NULL apart, e.g. [HIP-VMM-007](vmmkit_sys::hip::rules::VMM_007) from [HIP-VMM-009](vmmkit_sys::hip::rules::VMM_009)).
 pub(super) fn from_handle(h: hipMemGenericAllocationHandle_t) -> HandleId {
     if h.is_null() {
         return HandleId(0);
@@ -51,17 +52,16 @@ fn not_vmm_range(e: &Emulator, p: usize) -> bool {
 }
 
 /// `hipError_t hipMemGetAllocationGranularity(size_t *granularity, const hipMemAllocationProp *prop, hipMemAllocationGranularity_flags option)`:
-/// HIP-VMM-001, then 4096 for both options (HIP-VMM-002).
-pub unsafe extern "C" fn hipMemGetAllocationGranularity(
-    granularity: *mut usize,
-    prop: *const hipMemAllocationProp,
+/// [HIP-VMM-001](vmmkit_sys::hip::rules::VMM_001), then 4096 for both options ([HIP-VMM-002](vmmkit_sys::hip::rules::VMM_002)).
+pub extern "C" fn hipMemGetAllocationGranularity(
+    granularity: Out<'_, usize>,
+    prop: In<'_, hipMemAllocationProp>,
     option: hipMemAllocationGranularity_flags,
 ) -> hipError_t {
     run("hipMemGetAllocationGranularity", || {
         ensure!(!granularity.is_null(), rules::VMM_001, "granularity is NULL");
         ensure!(!prop.is_null(), rules::VMM_001, "prop is NULL");
-        // SAFETY: checked non-null; the caller passes a 32-byte property record.
-        let p = unsafe { get(prop) };
+        let p = prop.read()?;
         ensure!(p.type_ == hipMemAllocationTypePinned, rules::VMM_001, "type must be Pinned (1), got {}", p.type_);
         ensure!(
             p.location.type_ == hipMemLocationTypeDevice,
@@ -76,20 +76,19 @@ pub unsafe extern "C" fn hipMemGetAllocationGranularity(
             rules::VMM_001,
             "option must be 0 or 1, got {option}"
         );
-        // SAFETY: checked non-null.
-        unsafe { put(granularity, GRANULARITY as usize) };
+        granularity.write(GRANULARITY as usize)?;
         Ok(())
     })
 }
 
 /// `hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size, const hipMemAllocationProp *prop, unsigned long long flags)`:
-/// HIP-VMM-003, 004, 005, 006 in that order. The backing is rounded up to a
+/// [HIP-VMM-003](vmmkit_sys::hip::rules::VMM_003), 004, 005, 006 in that order. The backing is rounded up to a
 /// page. Profile 7.x: a bad device id is 101, and the memory is taken on the
 /// current device (`location.id` is kept for the properties).
-pub unsafe extern "C" fn hipMemCreate(
-    handle: *mut hipMemGenericAllocationHandle_t,
+pub extern "C" fn hipMemCreate(
+    handle: Out<'_, hipMemGenericAllocationHandle_t>,
     size: usize,
-    prop: *const hipMemAllocationProp,
+    prop: In<'_, hipMemAllocationProp>,
     flags: u64,
 ) -> hipError_t {
     run("hipMemCreate", || {
@@ -97,8 +96,7 @@ pub unsafe extern "C" fn hipMemCreate(
         ensure!(size != 0, rules::VMM_003, "size is 0");
         ensure!(flags == 0, rules::VMM_003, "flags must be 0, got {flags}");
         ensure!(!prop.is_null(), rules::VMM_003, "prop is NULL");
-        // SAFETY: checked non-null; the caller passes a 32-byte property record.
-        let p = unsafe { get(prop) };
+        let p = prop.read()?;
         // HIP-VMM-003: 7.x also takes type Uncached and location Host
         // (rocm-systems hip_vm.cpp:75-80); 6.x Pinned on a Device only.
         let v7 = profile::is_v7();
@@ -139,8 +137,7 @@ pub unsafe extern "C" fn hipMemCreate(
         let id = e
             .create(on, backing, GRANULARITY, props)
             .map_err(|e| Fail::core(Op::Create, e))?;
-        // SAFETY: checked non-null.
-        unsafe { put(handle, to_handle(id)) };
+        handle.write(to_handle(id))?;
         Ok(())
     })
 }
@@ -168,9 +165,9 @@ pub(super) fn location_of(props2: u64) -> i32 {
 }
 
 /// `hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle)`:
-/// HIP-VMM-007; HIP-VMM-008 a mapped handle goes at its last unmap;
-/// HIP-VMM-009 (emulator) a handle already gone → 1.
-pub unsafe extern "C" fn hipMemRelease(handle: hipMemGenericAllocationHandle_t) -> hipError_t {
+/// [HIP-VMM-007](vmmkit_sys::hip::rules::VMM_007); [HIP-VMM-008](vmmkit_sys::hip::rules::VMM_008) a mapped handle goes at its last unmap;
+/// [HIP-VMM-009](vmmkit_sys::hip::rules::VMM_009) (emulator) a handle already gone → 1.
+pub extern "C" fn hipMemRelease(handle: hipMemGenericAllocationHandle_t) -> hipError_t {
     run("hipMemRelease", || {
         ensure!(!handle.is_null(), rules::VMM_007, "handle is NULL");
         let id = from_handle(handle);
@@ -180,11 +177,11 @@ pub unsafe extern "C" fn hipMemRelease(handle: hipMemGenericAllocationHandle_t) 
 }
 
 /// `hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr, unsigned long long flags)`:
-/// HIP-VMM-010, 011 (6.x: 2, 7.x: 1), 012 (`alignment` checked and then
+/// [HIP-VMM-010](vmmkit_sys::hip::rules::VMM_010), 011 (6.x: 2, 7.x: 1), 012 (`alignment` checked and then
 /// dropped, as clr's virtualAlloc does: the pointer is granule aligned;
 /// `addr` a hint).
-pub unsafe extern "C" fn hipMemAddressReserve(
-    ptr: *mut *mut c_void,
+pub extern "C" fn hipMemAddressReserve(
+    ptr: Out<'_, *mut c_void>,
     size: usize,
     alignment: usize,
     addr: *mut c_void,
@@ -215,17 +212,16 @@ pub unsafe extern "C" fn hipMemAddressReserve(
         let align = natural_align(size, GRANULARITY as usize);
         // HIP-VMM-012: `addr` is only a hint; where it cannot be had, elsewhere will do.
         let base = e.reserve_near(size, align, addr as usize, &WINDOW).map_err(|e| Fail::core(Op::Reserve, e))?;
-        // SAFETY: checked non-null.
-        unsafe { put(ptr, base as *mut c_void) };
+        ptr.write(base as *mut c_void)?;
         Ok(())
     })
 }
 
-/// `hipError_t hipMemAddressFree(void *devPtr, size_t size)`: HIP-VMM-013.
+/// `hipError_t hipMemAddressFree(void *devPtr, size_t size)`: [HIP-VMM-013](vmmkit_sys::hip::rules::VMM_013).
 /// Any address inside a reservation frees the whole reservation, with its
 /// mappings; `size` is not compared. An address in no reservation is 1
 /// (6.x crashes there; 7.x answers 1).
-pub unsafe extern "C" fn hipMemAddressFree(devPtr: *mut c_void, size: usize) -> hipError_t {
+pub extern "C" fn hipMemAddressFree(devPtr: *mut c_void, size: usize) -> hipError_t {
     run("hipMemAddressFree", || {
         ensure!(!devPtr.is_null(), rules::VMM_013, "devPtr is NULL");
         ensure!(size != 0, rules::VMM_013, "size is 0");
@@ -238,10 +234,10 @@ pub unsafe extern "C" fn hipMemAddressFree(devPtr: *mut c_void, size: usize) -> 
 }
 
 /// `hipError_t hipMemMap(void *ptr, size_t size, size_t offset, hipMemGenericAllocationHandle_t handle, unsigned long long flags)`:
-/// HIP-VMM-014, then 015 (emulator: 1); HIP-VMM-016 partial maps; HIP-VMM-017
+/// [HIP-VMM-014](vmmkit_sys::hip::rules::VMM_014), then 015 (emulator: 1); [HIP-VMM-016](vmmkit_sys::hip::rules::VMM_016) partial maps; [HIP-VMM-017](vmmkit_sys::hip::rules::VMM_017)
 /// aliases. A reservation is not tied to a device (clr reserves one range
 /// for all devices): handles of several devices map side by side.
-pub unsafe extern "C" fn hipMemMap(
+pub extern "C" fn hipMemMap(
     ptr: *mut c_void,
     size: usize,
     offset: usize,
@@ -266,7 +262,7 @@ pub unsafe extern "C" fn hipMemMap(
 
 /// `hipError_t hipMemMapArrayAsync(hipArrayMapInfo *mapInfoList, unsigned count, hipStream_t stream)`:
 /// NULL or 0 → 1; otherwise 801, as on AMD.
-pub unsafe extern "C" fn hipMemMapArrayAsync(
+pub extern "C" fn hipMemMapArrayAsync(
     mapInfoList: *mut hipArrayMapInfo,
     count: u32,
     _stream: hipStream_t,
@@ -279,11 +275,11 @@ pub unsafe extern "C" fn hipMemMapArrayAsync(
     })
 }
 
-/// `hipError_t hipMemUnmap(void *ptr, size_t size)`: HIP-VMM-018, 019 (`ptr`
+/// `hipError_t hipMemUnmap(void *ptr, size_t size)`: [HIP-VMM-018](vmmkit_sys::hip::rules::VMM_018), 019 (`ptr`
 /// starts a mapping and `size` covers whole consecutive mappings: 1 in 7.x;
 /// 6.x answers 0 and unmaps nothing, as ROCr refuses and clr drops its
 /// status; an address in no mapping is 1, where 6.x crashes).
-pub unsafe extern "C" fn hipMemUnmap(ptr: *mut c_void, size: usize) -> hipError_t {
+pub extern "C" fn hipMemUnmap(ptr: *mut c_void, size: usize) -> hipError_t {
     run("hipMemUnmap", || {
         ensure!(!ptr.is_null(), rules::VMM_018, "ptr is NULL");
         ensure!(size != 0, rules::VMM_018, "size is 0");
@@ -319,13 +315,13 @@ pub unsafe extern "C" fn hipMemUnmap(ptr: *mut c_void, size: usize) -> hipError_
 }
 
 /// `hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessDesc *desc, size_t count)`:
-/// HIP-VMM-021 in its order (pointers and counts, device ids, mapped range,
+/// [HIP-VMM-021](vmmkit_sys::hip::rules::VMM_021) in its order (pointers and counts, device ids, mapped range,
 /// flags: 0, 1, 3, and 2 (write-only) in 6.x, which passes it on). A later
 /// grant for a device replaces an earlier one.
-pub unsafe extern "C" fn hipMemSetAccess(
+pub extern "C" fn hipMemSetAccess(
     ptr: *mut c_void,
     size: usize,
-    desc: *const hipMemAccessDesc,
+    desc: In<'_, hipMemAccessDesc>,
     count: usize,
 ) -> hipError_t {
     run("hipMemSetAccess", || {
@@ -334,8 +330,7 @@ pub unsafe extern "C" fn hipMemSetAccess(
         ensure!(!desc.is_null(), rules::VMM_021, "desc is NULL");
         ensure!(count != 0, rules::VMM_021, "count is 0");
         let e = emu()?;
-        // SAFETY: checked non-null; the caller passes `count` descriptors.
-        let descs: Vec<hipMemAccessDesc> = (0..count).map(|i| unsafe { get(desc.add(i)) }).collect();
+        let descs: Vec<hipMemAccessDesc> = desc.to_vec(count)?;
         for d in &descs {
             let l = d.location;
             ensure!(
@@ -369,18 +364,17 @@ pub unsafe extern "C" fn hipMemSetAccess(
 }
 
 /// `hipError_t hipMemGetAccess(unsigned long long *flags, const hipMemLocation *location, void *ptr)`:
-/// HIP-VMM-022. A device never granted access reads 0.
-pub unsafe extern "C" fn hipMemGetAccess(
-    flags: *mut u64,
-    location: *const hipMemLocation,
+/// [HIP-VMM-022](vmmkit_sys::hip::rules::VMM_022). A device never granted access reads 0.
+pub extern "C" fn hipMemGetAccess(
+    flags: Out<'_, u64>,
+    location: In<'_, hipMemLocation>,
     ptr: *mut c_void,
 ) -> hipError_t {
     run("hipMemGetAccess", || {
         ensure!(!flags.is_null(), rules::VMM_022, "flags is NULL");
         ensure!(!location.is_null(), rules::VMM_022, "location is NULL");
         ensure!(!ptr.is_null(), rules::VMM_022, "ptr is NULL");
-        // SAFETY: checked non-null.
-        let l = unsafe { get(location) };
+        let l = location.read()?;
         ensure!(
             l.type_ == hipMemLocationTypeDevice,
             rules::VMM_022,
@@ -392,17 +386,16 @@ pub unsafe extern "C" fn hipMemGetAccess(
         let p = ptr as usize;
         ensure!(!not_vmm_range(e, p), rules::VMM_022, "{ptr:p} is not hipMemMap'ed memory");
         let f = e.get_access(p, Place::Device(l.id as u32), 0).map_err(|e| Fail::core(Op::GetAccess, e))?;
-        // SAFETY: checked non-null.
-        unsafe { put(flags, u64::from(f)) };
+        flags.write(u64::from(f))?;
         Ok(())
     })
 }
 
 /// `hipError_t hipMemRetainAllocationHandle(hipMemGenericAllocationHandle_t *handle, void *addr)`:
-/// HIP-VMM-033: the handle mapped at `addr` (the same value); 7.x takes one
+/// [HIP-VMM-033](vmmkit_sys::hip::rules::VMM_033): the handle mapped at `addr` (the same value); 7.x takes one
 /// more reference (release it with hipMemRelease), 6.x none.
-pub unsafe extern "C" fn hipMemRetainAllocationHandle(
-    handle: *mut hipMemGenericAllocationHandle_t,
+pub extern "C" fn hipMemRetainAllocationHandle(
+    handle: Out<'_, hipMemGenericAllocationHandle_t>,
     addr: *mut c_void,
 ) -> hipError_t {
     run("hipMemRetainAllocationHandle", || {
@@ -419,17 +412,16 @@ pub unsafe extern "C" fn hipMemRetainAllocationHandle(
                 None => return Err(Fail::core(Op::Retain, crate::core::CoreError::NotMapped(p))),
             }
         };
-        // SAFETY: checked non-null.
-        unsafe { put(handle, to_handle(id)) };
+        handle.write(to_handle(id))?;
         Ok(())
     })
 }
 
 /// `hipError_t hipMemGetAllocationPropertiesFromHandle(hipMemAllocationProp *prop, hipMemGenericAllocationHandle_t handle)`:
-/// HIP-VMM-032 the creation properties; HIP-VMM-029 an imported handle
+/// [HIP-VMM-032](vmmkit_sys::hip::rules::VMM_032) the creation properties; [HIP-VMM-029](vmmkit_sys::hip::rules::VMM_029) an imported handle
 /// reports the importing device and the import's handle type.
-pub unsafe extern "C" fn hipMemGetAllocationPropertiesFromHandle(
-    prop: *mut hipMemAllocationProp,
+pub extern "C" fn hipMemGetAllocationPropertiesFromHandle(
+    prop: Out<'_, hipMemAllocationProp>,
     handle: hipMemGenericAllocationHandle_t,
 ) -> hipError_t {
     run("hipMemGetAllocationPropertiesFromHandle", || {
@@ -455,8 +447,7 @@ pub unsafe extern "C" fn hipMemGetAllocationPropertiesFromHandle(
             },
             ..Default::default()
         };
-        // SAFETY: checked non-null.
-        unsafe { put(prop, p) };
+        prop.write(p)?;
         Ok(())
     })
 }

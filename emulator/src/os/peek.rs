@@ -1,5 +1,5 @@
 //! Reading a caller's pointer that may be bad without faulting on it (HIP's
-//! `int *` `osHandle`, HIP-VMM-026): a bad pointer must be an error code,
+//! `int *` `osHandle`, [HIP-VMM-026](vmmkit_sys::hip::rules::VMM_026)): a bad pointer must be an error code,
 //! never a crash.
 //!
 //! A pointer into the calling thread's own stack, between the current stack

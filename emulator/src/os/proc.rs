@@ -87,7 +87,7 @@ pub fn holder_stamp(pid: i32) -> u32 {
 const LISTED_FROM: usize = 64;
 
 /// [`holder_stamp`] for a batch of pids. A trustlist call may name up to
-/// 65,535 pids (ACL-PID-003/004), nearly all with no process: one `open` of
+/// 65,535 pids ([ACL-PID-003](vmmkit_sys::acl::rules::PID_003)/004), nearly all with no process: one `open` of
 /// `/proc/<pid>/stat` each took 0.3 s. For a batch of more than
 /// [`LISTED_FROM`], `/proc` is listed once and only the pids it lists are
 /// looked up; any other has no process ([`STAMP_NOBODY`]), as a lookup
@@ -147,7 +147,7 @@ pub fn holds(pid: u32, stamp: Option<u32>) -> bool {
 
 /// Whether a trustlist entry with `holder` set at `set_ns` trusts `me`: it
 /// was set while `me` had the pid (the stamp), or, when that could not be
-/// looked up then, not before `me` started (ACL-PID-010, ACL-IMP-012).
+/// looked up then, not before `me` started ([ACL-PID-010](vmmkit_sys::acl::rules::PID_010), [ACL-IMP-012](vmmkit_sys::acl::rules::IMP_012)).
 pub fn granted_to(holder: u32, set_ns: u64, me: &ProcessId) -> bool {
     match holder {
         STAMP_UNKNOWN => set_ns >= start_ns(me),

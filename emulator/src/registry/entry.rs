@@ -10,8 +10,13 @@
 //! [meta, meta + HEADER_LEN)        Header (little-endian fields), where extended attributes are not supported
 //! [meta + HEADER_LEN, ...)         trustlist: TRUST_CAP entries of (pid i32, holder u32, set time ns u64)
 //! [meta + HISTORY_AT, +HISTORY_LEN) the accesses the holders' streams and hosts made (core/access_history.rs)
-//! xattr user.vmmkit.entry          Header, where the file system has user extended attributes
+//! xattr user.vmmkit.entry          Header, where the file system has user extended attributes,
+//!                                  then a trustlist of at most INLINE_CAP entries (FLAG_TRUST_INLINE)
 //! ```
+//!
+//! A short trustlist lies in the attribute after the header, so that an
+//! import reads both in one `fgetxattr` and the exporter writes both in one
+//! `fsetxattr`; a list that outgrows [`INLINE_CAP`] moves to the tail whole.
 //!
 //! The header is the file's extended attribute [`HEADER_XATTR`] wherever the
 //! root's file system allows (tmpfs since Linux 6.6, ext4, xfs, btrfs): the
@@ -48,7 +53,8 @@ pub const HEADER_XATTR: &str = "user.vmmkit.entry";
 pub const HEADER_LEN: u64 = 4096;
 /// Most trustlist entries (reference acl.md §2.6: 65,535 pids per shareable handle).
 pub const TRUST_CAP: usize = 65_535;
-const TRUST_ENTRY: u64 = 16;
+/// Bytes of one trustlist entry.
+pub const TRUST_ENTRY: u64 = 16;
 /// Where the access history starts in the metadata tail (page-aligned, after the trustlist).
 pub const HISTORY_AT: u64 = HEADER_LEN + (TRUST_CAP as u64 * TRUST_ENTRY).next_multiple_of(HEADER_LEN);
 /// Bytes of the access history (a sparse region: pages only once written).
@@ -62,6 +68,17 @@ const FLAG_NO_TRUSTLIST: u64 = 1;
 /// Header flag: the exporter let go of the memory while others held it; the
 /// holders keep it, and no new import may find it.
 pub const FLAG_WITHDRAWN: u64 = 2;
+/// Header flag: the trustlist is the header attribute's bytes after the
+/// header ([`Header::trust_len`] entries of [`TRUST_ENTRY`] bytes), not the
+/// tail's: a list of up to [`INLINE_CAP`] pids, written with the header in
+/// one `fsetxattr` and read with it in one `fgetxattr`.
+pub const FLAG_TRUST_INLINE: u64 = 4;
+/// Most trustlist entries kept in the header's attribute: an import of an
+/// entry trusting at most this many pids reads its list with its header
+/// (one system call fewer), and listing them writes no page of the tail.
+pub const INLINE_CAP: usize = 64;
+/// Bytes of the header attribute at most: the header and an inline list.
+const ATTR_MAX: usize = FIELDS * 8 + INLINE_CAP * TRUST_ENTRY as usize;
 
 /// Who may import an exported entry. Parsed once from the vendor's export
 /// flag by the dialect and kept in this form down to the entry's header.
@@ -214,7 +231,9 @@ impl Header {
         if key != 0 && key >> 32 != place.key_device() {
             return None;
         }
-        let trust_len = u32::try_from(w(12)).ok().filter(|&n| n as usize <= TRUST_CAP)?;
+        let inline = w(8) & FLAG_TRUST_INLINE != 0;
+        let cap = if inline { INLINE_CAP } else { TRUST_CAP };
+        let trust_len = u32::try_from(w(12)).ok().filter(|&n| n as usize <= cap)?;
         let pid = u32::try_from(w(9)).ok()?;
         Some(Self {
             key,
@@ -263,6 +282,9 @@ impl Header {
     /// runs first (a collection of what dead processes left); when it says
     /// it ran, the attribute is tried once more before the tail is used.
     pub fn store_or(&self, object: &Object, make_room: impl FnOnce() -> bool) -> io::Result<()> {
+        if self.inline() {
+            return self.store_keeping_list(object);
+        }
         let bytes = self.to_bytes();
         let first = object.set_attr(HEADER_XATTR, &bytes);
         let tried = match first {
@@ -285,6 +307,22 @@ impl Header {
         }
     }
 
+    /// Writes this header, whose list lies in the attribute, with the list
+    /// the attribute holds now (a change of the header alone, such as
+    /// [`FLAG_WITHDRAWN`]: only the exporter writes its entry's attribute,
+    /// under its tables' lock). The attribute is replaced whole.
+    fn store_keeping_list(&self, object: &Object) -> io::Result<()> {
+        let mut b = [0u8; ATTR_MAX];
+        let n = object.get_attr(HEADER_XATTR, &mut b)?;
+        let list = b.get(FIELDS * 8..n).unwrap_or_default();
+        if list.len() != self.trust_len as usize * TRUST_ENTRY as usize {
+            return Err(io::Error::other("the trustlist in the header's attribute is not the header's"));
+        }
+        let mut bytes = self.to_bytes().to_vec();
+        bytes.extend_from_slice(list);
+        object.set_attr(HEADER_XATTR, &bytes)
+    }
+
     /// Reads the header of an object whose memory is `data_len` bytes, or of
     /// any entry when `data_len` is unknown (`None`: found from the file size).
     ///
@@ -299,25 +337,59 @@ impl Header {
     /// [`Header::read`] of an object whose file is `file_len` bytes (from an
     /// `fstat` the caller made anyway).
     pub fn read_sized(object: &Object, file_len: u64, data_len: Option<u64>) -> io::Result<Option<Self>> {
+        Ok(Self::read_with_list(object, file_len, data_len)?.map(|(h, _)| h))
+    }
+
+    /// [`Header::read_sized`], and the trustlist when it lies in the
+    /// attribute with the header ([`FLAG_TRUST_INLINE`]): read in the same
+    /// `fgetxattr` (`None`: the list is the tail's, [`Header::trustlist`]).
+    pub fn read_with_list(
+        object: &Object,
+        file_len: u64,
+        data_len: Option<u64>,
+    ) -> io::Result<Option<(Self, Option<Vec<Grant>>)>> {
         let Some(meta) = file_len.checked_sub(META_LEN) else { return Ok(None) };
         if data_len.is_some_and(|n| n != meta) {
             return Ok(None);
         }
-        let mut b = [0u8; FIELDS * 8];
+        let mut b = [0u8; ATTR_MAX];
         match object.get_attr(HEADER_XATTR, &mut b) {
-            Ok(n) if n == b.len() => return Ok(Self::from_bytes(&b).filter(|h| h.data_len == meta)),
-            // Another length (shorter, or longer: ERANGE) is not our header.
-            Ok(_) => return Ok(None),
+            Ok(n) => return Ok(Self::from_attr(&b[..n]).filter(|(h, _)| h.data_len == meta)),
+            // Longer than any header with its list: not our header.
             Err(e) if e.raw_os_error() == Some(libc::ERANGE) => return Ok(None),
             // None here, or none on this file system: the tail's.
             Err(e) if matches!(e.raw_os_error(), Some(libc::ENODATA | libc::EOPNOTSUPP)) => {}
             Err(e) => return Err(e),
         }
+        let mut b = [0u8; FIELDS * 8];
         match object.read_at(&mut b, meta) {
-            Ok(()) => Ok(Self::from_bytes(&b).filter(|h| h.data_len == meta)),
+            // The tail's header never has its list inline.
+            Ok(()) => Ok(Self::from_bytes(&b).filter(|h| h.data_len == meta && !h.inline()).map(|h| (h, None))),
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
             Err(e) => Err(e),
         }
+    }
+
+    /// The header in the attribute's bytes `b`, and its inline list: the
+    /// header alone, or (with [`FLAG_TRUST_INLINE`]) followed by exactly
+    /// [`Header::trust_len`] entries. Any other length is not our header.
+    fn from_attr(b: &[u8]) -> Option<(Self, Option<Vec<Grant>>)> {
+        let head: &[u8; FIELDS * 8] = b.get(..FIELDS * 8)?.try_into().ok()?;
+        let h = Self::from_bytes(head)?;
+        let rest = &b[FIELDS * 8..];
+        if !h.inline() {
+            return rest.is_empty().then_some((h, None));
+        }
+        if rest.len() != h.trust_len as usize * TRUST_ENTRY as usize {
+            return None;
+        }
+        let list = grants(rest);
+        Some((h, Some(list)))
+    }
+
+    /// Whether the trustlist lies in the attribute ([`FLAG_TRUST_INLINE`]).
+    fn inline(&self) -> bool {
+        self.flags & FLAG_TRUST_INLINE != 0
     }
 
     /// Reads the header of the file named `name` in `shared/`: as
@@ -334,23 +406,36 @@ impl Header {
 
     /// The trustlist. Reads at most [`TRUST_CAP`] entries, and none past the
     /// end of the file (one that was cut short after its header was read
-    /// lists fewer: nobody gains trust).
+    /// lists fewer: nobody gains trust). A list in the attribute
+    /// ([`FLAG_TRUST_INLINE`]) is read from the attribute as it is now (or
+    /// from the tail, when it has moved there since).
     pub fn trustlist(&self, object: &Object) -> io::Result<Vec<Grant>> {
-        let n = (self.trust_len as usize).min(TRUST_CAP);
+        Ok(self.raw_list(object)?.into_iter().filter(|g| g.pid != 0).collect())
+    }
+
+    /// Every slot of the list, blank ones (pid 0) included.
+    fn raw_list(&self, object: &Object) -> io::Result<Vec<Grant>> {
+        let mut h = self.clone();
+        if self.inline() {
+            let mut b = [0u8; ATTR_MAX];
+            let n = match object.get_attr(HEADER_XATTR, &mut b) {
+                Ok(n) => n,
+                Err(e) if matches!(e.raw_os_error(), Some(libc::ERANGE | libc::ENODATA)) => return Ok(Vec::new()),
+                Err(e) => return Err(e),
+            };
+            match Self::from_attr(&b[..n]) {
+                Some((_, Some(list))) => return Ok(list),
+                Some((now, None)) => h = now,
+                None => return Ok(Vec::new()),
+            }
+        }
+        let n = (h.trust_len as usize).min(TRUST_CAP);
         let mut buf = vec![0u8; n * TRUST_ENTRY as usize];
         // The read stops at the end of the file: no `fstat` for its length
         // first (one system call fewer per import of a trustlisted entry).
-        let got = object.read_upto(&mut buf, self.trust_offset(0))?;
+        let got = object.read_upto(&mut buf, h.trust_offset(0))?;
         buf.truncate(got - got % TRUST_ENTRY as usize);
-        Ok(buf
-            .chunks_exact(TRUST_ENTRY as usize)
-            .map(|c| Grant {
-                pid: i32::from_le_bytes(c[0..4].try_into().expect("4 bytes")),
-                holder: u32::from_le_bytes(c[4..8].try_into().expect("4 bytes")),
-                set_ns: u64::from_le_bytes(c[8..16].try_into().expect("8 bytes")),
-            })
-            .filter(|g| g.pid != 0)
-            .collect())
+        Ok(grants(&buf))
     }
 
     /// Adds `pids` (refreshing those already listed), if the list has room
@@ -383,34 +468,91 @@ impl Header {
         if self.trust_len as usize + fresh.len() > TRUST_CAP {
             return Ok(false);
         }
-        let entry = |pid: i32| {
-            let mut e = [0u8; TRUST_ENTRY as usize];
-            e[0..4].copy_from_slice(&pid.to_le_bytes());
-            e[4..8].copy_from_slice(&holder(pid).to_le_bytes());
-            e[8..16].copy_from_slice(&now_ns.to_le_bytes());
-            e
-        };
+        let entry = |pid: i32| Grant { pid, holder: holder(pid), set_ns: now_ns };
+        let len = self.trust_len as usize + fresh.len();
+        // A short list (or none yet) stays in the attribute: the header and
+        // the whole list in one `fsetxattr`, replaced at once.
+        if len <= INLINE_CAP && (self.inline() || self.trust_len == 0) {
+            let mut list = index.inline.clone();
+            for &p in pids.iter().filter(|&&p| p != 0) {
+                if let Some(&i) = index.slots.get(&p) {
+                    list[i as usize] = entry(p);
+                }
+            }
+            list.extend(fresh.iter().map(|&p| entry(p)));
+            let mut h = self.clone();
+            h.flags |= FLAG_TRUST_INLINE;
+            h.trust_len = len as u32;
+            let mut bytes = h.to_bytes().to_vec();
+            for g in &list {
+                bytes.extend_from_slice(&g.to_bytes());
+            }
+            // Where the attribute cannot hold it (no user attributes, no
+            // room), the list goes to the tail below.
+            if object.set_attr(HEADER_XATTR, &bytes).is_ok() {
+                for (i, &p) in fresh.iter().enumerate() {
+                    index.slots.insert(p, self.trust_len + i as u32);
+                }
+                *self = h;
+                index.len = self.trust_len;
+                index.inline = list;
+                return Ok(true);
+            }
+        }
+        if self.inline() {
+            // The list moves to the tail (its entries first, then the
+            // header that says so), in its slots.
+            let mut buf = Vec::with_capacity(index.inline.len() * TRUST_ENTRY as usize);
+            for g in &index.inline {
+                buf.extend_from_slice(&g.to_bytes());
+            }
+            object.write_at(&buf, self.trust_offset(0))?;
+        }
         // Refresh the listed ones in place (ACL-PID-009).
         for &p in pids.iter().filter(|&&p| p != 0) {
             if let Some(&i) = index.slots.get(&p) {
-                object.write_at(&entry(p), self.trust_offset(i as usize))?;
+                object.write_at(&entry(p).to_bytes(), self.trust_offset(i as usize))?;
             }
         }
-        if !fresh.is_empty() {
+        let was_inline = self.inline();
+        if !fresh.is_empty() || was_inline {
             let mut buf = Vec::with_capacity(fresh.len() * TRUST_ENTRY as usize);
             for p in &fresh {
-                buf.extend_from_slice(&entry(*p));
+                buf.extend_from_slice(&entry(*p).to_bytes());
             }
             object.write_at(&buf, self.trust_offset(self.trust_len as usize))?;
             for (i, &p) in fresh.iter().enumerate() {
                 index.slots.insert(p, self.trust_len + i as u32);
             }
             self.trust_len += fresh.len() as u32;
+            self.flags &= !FLAG_TRUST_INLINE;
             index.len = self.trust_len;
+            index.inline = Vec::new();
             self.store(object)?;
         }
         Ok(true)
     }
+}
+
+impl Grant {
+    fn to_bytes(self) -> [u8; TRUST_ENTRY as usize] {
+        let mut e = [0u8; TRUST_ENTRY as usize];
+        e[0..4].copy_from_slice(&self.pid.to_le_bytes());
+        e[4..8].copy_from_slice(&self.holder.to_le_bytes());
+        e[8..16].copy_from_slice(&self.set_ns.to_le_bytes());
+        e
+    }
+}
+
+/// The entries in `b` (whole entries only), blank ones included.
+fn grants(b: &[u8]) -> Vec<Grant> {
+    b.chunks_exact(TRUST_ENTRY as usize)
+        .map(|c| Grant {
+            pid: i32::from_le_bytes(c[0..4].try_into().expect("4 bytes")),
+            holder: u32::from_le_bytes(c[4..8].try_into().expect("4 bytes")),
+            set_ns: u64::from_le_bytes(c[8..16].try_into().expect("8 bytes")),
+        })
+        .collect()
 }
 
 /// Where each pid on an entry's trustlist sits, as its exporter knows it:
@@ -421,22 +563,22 @@ impl Header {
 pub struct TrustIndex {
     slots: HashMap<i32, u32>,
     len: u32,
+    /// The list itself while it lies in the attribute: written whole.
+    inline: Vec<Grant>,
 }
 
 impl TrustIndex {
     /// The index of `header`'s list as the file holds it (one read).
     fn read(header: &Header, object: &Object) -> io::Result<Self> {
-        let n = (header.trust_len as usize).min(TRUST_CAP);
-        let mut buf = vec![0u8; n * TRUST_ENTRY as usize];
-        let got = object.read_upto(&mut buf, header.trust_offset(0))?;
+        let list = header.raw_list(object)?;
         let mut slots = HashMap::new();
-        for (i, c) in buf[..got - got % TRUST_ENTRY as usize].chunks_exact(TRUST_ENTRY as usize).enumerate() {
-            let pid = i32::from_le_bytes(c[0..4].try_into().expect("4 bytes"));
-            if pid != 0 {
-                slots.entry(pid).or_insert(i as u32);
+        for (i, g) in list.iter().enumerate() {
+            if g.pid != 0 {
+                slots.entry(g.pid).or_insert(i as u32);
             }
         }
-        Ok(Self { slots, len: header.trust_len })
+        let inline = if header.inline() { list } else { Vec::new() };
+        Ok(Self { slots, len: header.trust_len, inline })
     }
 }
 
@@ -558,14 +700,72 @@ mod tests {
         (obj, h)
     }
 
+    /// [`entry`] with its list in the tail, as a list longer than
+    /// [`INLINE_CAP`] (or one on a file system without attributes) lies.
+    fn entry_in_tail(dir: &std::path::Path) -> (Object, Header) {
+        let (obj, mut h) = entry(dir);
+        assert!(h.inline(), "a short list lies in the attribute");
+        let mut buf = Vec::new();
+        for g in h.raw_list(&obj).unwrap() {
+            buf.extend_from_slice(&g.to_bytes());
+        }
+        obj.write_at(&buf, h.trust_offset(0)).unwrap();
+        h.flags &= !FLAG_TRUST_INLINE;
+        h.store(&obj).unwrap();
+        assert_eq!(Header::read(&obj, None).unwrap().as_ref(), Some(&h));
+        (obj, h)
+    }
+
+    /// A short list lies in the header's attribute and is read with it; a
+    /// list that outgrows [`INLINE_CAP`] moves to the tail, whole; an
+    /// attribute whose length disagrees with its list is no header.
+    #[test]
+    fn a_short_list_lies_in_the_attribute() {
+        let dir = tempfile::tempdir().unwrap();
+        let (obj, mut h) = entry(dir.path());
+        let mut b = [0u8; ATTR_MAX];
+        if obj.get_attr(HEADER_XATTR, &mut b).is_err() {
+            eprintln!("no user attributes here: every list lies in the tail");
+            return;
+        }
+        let len = Header::entry_len(LEN);
+        let (read, list) = Header::read_with_list(&obj, len, None).unwrap().unwrap();
+        assert_eq!(read, h);
+        let pids: Vec<(i32, u64)> = list.unwrap().iter().map(|g| (g.pid, g.set_ns)).collect();
+        assert_eq!(pids, vec![(7, 2), (8, 2)], "the list came with the header");
+        let mut index = TrustIndex::default();
+        assert!(h.add_trusted(&obj, &mut index, &[8, 9], 3, |pid| pid as u32 + 100).unwrap());
+        assert!(h.inline());
+        assert_eq!(pairs(&h, &obj), vec![(7, 2), (8, 3), (9, 3)], "8 refreshed in place, 9 added");
+        let more: Vec<i32> = (100..100 + INLINE_CAP as i32).collect();
+        assert!(h.add_trusted(&obj, &mut index, &more, 4, |pid| pid as u32 + 100).unwrap());
+        assert!(!h.inline(), "past INLINE_CAP the list lies in the tail");
+        assert_eq!(Header::read(&obj, None).unwrap().as_ref(), Some(&h));
+        let got = pairs(&h, &obj);
+        assert_eq!(got.len(), 3 + INLINE_CAP);
+        assert_eq!(got[..3], [(7, 2), (8, 3), (9, 3)], "the first entries kept their slots");
+        assert!(Header::read_with_list(&obj, len, None).unwrap().unwrap().1.is_none());
+        // A change of the header alone (withdrawn) keeps a list in the attribute.
+        let (obj2, mut h2) = entry(dir.path());
+        h2.flags |= FLAG_WITHDRAWN;
+        h2.store(&obj2).unwrap();
+        assert_eq!(Header::read(&obj2, None).unwrap().as_ref(), Some(&h2));
+        assert_eq!(pairs(&h2, &obj2), vec![(7, 2), (8, 2)], "the list stayed");
+        // An inline header whose list is one entry short is no header.
+        let (obj, _) = entry(dir.path());
+        let n = obj.get_attr(HEADER_XATTR, &mut b).unwrap();
+        obj.set_attr(HEADER_XATTR, &b[..n - TRUST_ENTRY as usize]).unwrap();
+        assert_eq!(Header::read(&obj, None).unwrap(), None);
+    }
+
     /// Overwrites header word `i` (see `to_bytes`) of the entry in `obj`,
     /// where its header is (the attribute, or the tail).
     fn set_word(obj: &Object, i: u64, value: u64) {
         let at = i as usize * 8;
-        let mut b = [0u8; FIELDS * 8];
-        if obj.get_attr(HEADER_XATTR, &mut b).is_ok() {
+        let mut b = [0u8; ATTR_MAX];
+        if let Ok(n) = obj.get_attr(HEADER_XATTR, &mut b) {
             b[at..at + 8].copy_from_slice(&value.to_le_bytes());
-            obj.set_attr(HEADER_XATTR, &b).unwrap();
+            obj.set_attr(HEADER_XATTR, &b[..n]).unwrap();
         } else {
             obj.write_at(&value.to_le_bytes(), LEN + i * 8).unwrap();
         }
@@ -628,7 +828,7 @@ mod tests {
     #[test]
     fn well_formed_variants_are_entries() {
         let dir = tempfile::tempdir().unwrap();
-        let (obj, h) = entry(dir.path());
+        let (obj, h) = entry_in_tail(dir.path());
         assert_eq!(Header::read(&obj, Some(LEN - 4096)).unwrap(), None, "another size asked for");
         set_word(&obj, 1, 0);
         assert_eq!(Header::read(&obj, None).unwrap().map(|h| h.key), Some(0), "key 0 is not checked");
@@ -650,7 +850,7 @@ mod tests {
     #[test]
     fn trustlist_never_reads_past_the_file() {
         let dir = tempfile::tempdir().unwrap();
-        let (obj, mut h) = entry(dir.path());
+        let (obj, mut h) = entry_in_tail(dir.path());
         h.trust_len = u32::MAX; // a header held in memory, as read before damage
         assert_eq!(pairs(&h, &obj), vec![(7, 2), (8, 2)], "blank entries up to TRUST_CAP are skipped");
         obj.set_len(LEN + HEADER_LEN + TRUST_ENTRY + 3).unwrap(); // cut after the header was read

@@ -42,33 +42,55 @@ pub(super) fn truth(shared: &Path) -> Truth {
     for e in std::fs::read_dir(shared).into_iter().flatten().flatten() {
         let Ok(o) = Object::open(&e.path()) else { continue };
         let Ok(Some(h)) = Header::read_named(&o, &e.file_name()) else { continue };
-        if let Some(u) = t.entry_used.get_mut(row(h.place)) {
-            *u = u.saturating_add(h.data_len);
-        }
-        t.max_share_id = t.max_share_id.max(h.key as u32);
+        t.add(&h);
     }
     t
 }
 
+impl Truth {
+    /// Counts the linked entry `h`.
+    fn add(&mut self, h: &Header) {
+        if let Some(u) = self.entry_used.get_mut(row(h.place)) {
+            *u = u.saturating_add(h.data_len);
+        }
+        self.max_share_id = self.max_share_id.max(h.key as u32);
+    }
+}
+
+/// One pass over `shared/`: each file opened and tried with an exclusive
+/// lock; one nobody holds is removed, one held is counted for the recount
+/// (its `fstat` and header), so that the recount needs no second pass
+/// unless another process changed the entries meanwhile. Per entry:
+/// `open`, `flock`, then `fstat` + `fgetxattr` (held) or the removal, and
+/// `close`: linear in the entries.
 pub(super) fn collect(reg: &Registry) -> io::Result<GcReport> {
     let mut report = GcReport::default();
     reg.state.refresh();
     (report.processes, report.bytes) = reg.state.collect_dead();
+    let start = reg.state.recount_start();
+    let mut held = Truth::default();
+    let mut own = 0u64;
     for dirent in std::fs::read_dir(&reg.shared)? {
-        let path = dirent?.path();
+        let dirent = dirent?;
+        let path = dirent.path();
         let Ok(object) = Object::open(&path) else { continue };
+        let cell = path.file_name().and_then(|n| n.to_str()).and_then(|n| u64::from_str_radix(n, 16).ok());
+        let is_cell = cell.is_some_and(|k| k & super::CELL_KEY_BIT != 0);
         // Nobody holds it if we can lock it exclusively.
         if !lock::try_exclusive(&object)? {
+            if !is_cell && let Ok(Some(h)) = Header::read_named(&object, &dirent.file_name()) {
+                held.add(&h);
+            }
             continue;
         }
-        let cell = path.file_name().and_then(|n| n.to_str()).and_then(|n| u64::from_str_radix(n, 16).ok());
-        if cell.is_some_and(|k| k & super::CELL_KEY_BIT != 0) {
+        if is_cell {
             // A shared cell's file charges nothing: removed whatever it says.
             if object.is_linked()? && std::fs::remove_file(&path).is_ok() {
                 report.cells += 1;
             }
             continue;
         }
+        own += 1;
         if let Some(bytes) = remove_unheld(reg, &object, &path)? {
             report.entries += 1;
             report.bytes = report.bytes.saturating_add(bytes);
@@ -77,7 +99,7 @@ pub(super) fn collect(reg: &Registry) -> io::Result<GcReport> {
     // Sums of a damaged ledger may be anything: they saturate.
     let total = || (0..ROWS).fold(0u64, |n, r| n.saturating_add(reg.state.used(r)));
     let before = total();
-    if reg.state.recount(|| truth(&reg.shared)) {
+    if reg.state.recount_from(start, own, held) || reg.state.recount(|| truth(&reg.shared)) {
         report.recounted = before.abs_diff(total());
     }
     Ok(report)

@@ -62,65 +62,146 @@ pub fn flock_holders(dir: &Path, pids: Option<&[u32]>) -> HashMap<(u64, u64), BT
             .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
             .collect(),
     };
+    // Files under `dir` are on its file system (the root is a private
+    // directory the emulator made): an fd's `ino:` line names the file
+    // without a `stat` through the fd's link.
+    let dir_dev = std::fs::metadata(&dir).ok().map(|m| m.dev());
     let mut out: HashMap<(u64, u64), BTreeSet<u32>> = HashMap::new();
+    let mut info = Vec::with_capacity(512);
     for pid in all {
         let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { continue };
         for fd in fds.flatten() {
             if !std::fs::read_link(fd.path()).is_ok_and(|t| t.starts_with(&dir)) {
                 continue;
             }
-            let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{}", fd.file_name().to_string_lossy()));
+            let fdinfo = format!("/proc/{pid}/fdinfo/{}", fd.file_name().to_string_lossy());
+            if read_small(&fdinfo, &mut info).is_err() {
+                continue;
+            }
+            let text = String::from_utf8_lossy(&info);
             // "lock:\t1: FLOCK  ADVISORY  READ  1234 00:1a:5678 0 EOF"
-            let owner = info.ok().and_then(|i| {
-                i.lines().find(|l| l.starts_with("lock:") && l.contains("FLOCK")).and_then(|l| {
-                    let f: Vec<&str> = l.split_whitespace().collect();
-                    let at = f.iter().position(|w| *w == "FLOCK")?;
-                    f.get(at + 3)?.parse::<u32>().ok()
-                })
+            let owner = text.lines().find(|l| l.starts_with("lock:") && l.contains("FLOCK")).and_then(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                let at = f.iter().position(|w| *w == "FLOCK")?;
+                f.get(at + 3)?.parse::<u32>().ok()
             });
-            if let (Some(owner), Ok(m)) = (owner, std::fs::metadata(fd.path())) {
-                out.entry((m.dev(), m.ino())).or_default().insert(owner);
+            let Some(owner) = owner else { continue };
+            let ino = text.lines().find_map(|l| l.strip_prefix("ino:")).and_then(|v| v.trim().parse::<u64>().ok());
+            let file = match (dir_dev, ino) {
+                (Some(dev), Some(ino)) => Some((dev, ino)),
+                // Kernels before 5.14 write no `ino:` line.
+                _ => std::fs::metadata(fd.path()).ok().map(|m| (m.dev(), m.ino())),
+            };
+            if let Some(file) = file {
+                out.entry(file).or_default().insert(owner);
             }
         }
     }
     out
 }
 
-/// The pids holding the file of `dirent`, from [`flock_holders`]' map.
-fn holders_of(dirent: &std::fs::DirEntry, holders: &HashMap<(u64, u64), BTreeSet<u32>>) -> Vec<u32> {
-    dirent
-        .metadata()
-        .ok()
-        .and_then(|m| holders.get(&(m.dev(), m.ino())))
-        .map(|h| h.iter().copied().collect())
-        .unwrap_or_default()
+/// Reads the small file `path` into `buf` (`open`, `read` until the end,
+/// `close`: not `std::fs`'s `read_to_end`, which first asks for the file's
+/// size and position, two calls that a `/proc` file answers with nothing).
+fn read_small(path: &str, buf: &mut Vec<u8>) -> std::io::Result<()> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
+    buf.clear();
+    let mut chunk = [0u8; 1024];
+    loop {
+        match rustix::io::read(&fd, &mut chunk)? {
+            0 => return Ok(()),
+            n => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+/// The pids holding the file of `dirent` (on `dev`), from [`flock_holders`]'
+/// map: its inode from the directory listing, no `stat` per entry.
+fn holders_of(dev: u64, dirent: &std::fs::DirEntry, holders: &HashMap<(u64, u64), BTreeSet<u32>>) -> Vec<u32> {
+    use std::os::unix::fs::DirEntryExt;
+    holders.get(&(dev, dirent.ino())).map(|h| h.iter().copied().collect()).unwrap_or_default()
+}
+
+/// Whether each exporter or creator is alive, asked once per process: a
+/// root of 100,000 entries from a few processes reads `/proc` a few times.
+#[derive(Default)]
+struct Alive(HashMap<ProcessId, bool>);
+
+impl Alive {
+    fn of(&mut self, p: ProcessId) -> bool {
+        *self.0.entry(p).or_insert_with(|| p.is_alive())
+    }
+}
+
+/// What `vmmkit ls` shows of a root's shared directory: its exported entries
+/// and its shared cells, each ordered by key, from one look at the holders.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Listing {
+    /// The exported entries.
+    pub entries: Vec<EntryInfo>,
+    /// The shared events and notifies.
+    pub cells: Vec<CellInfo>,
 }
 
 impl Registry {
     /// Every exported entry of the root, ordered by key.
     pub fn entries(&self) -> Vec<EntryInfo> {
+        self.listing().entries
+    }
+
+    /// Every exported entry and shared cell of the root: one listing of
+    /// `shared/` and one look at every process's descriptors for the
+    /// holders, then per entry its file's `open`, `fstat`, header
+    /// (`fgetxattr`), trustlist (a `pread`, only when it lists pids) and
+    /// `close`; whether an exporter is alive is asked once per process.
+    /// Linear in the entries and the descriptors open on the machine.
+    pub fn listing(&self) -> Listing {
         // The exporter's fd names the object by its first, unnamed path in the
         // root (`#INODE (deleted)`), so look under the whole root; the match is
         // by (device, inode).
         let holders = flock_holders(&self.root, None);
-        let mut out = Vec::new();
+        let mut alive = Alive::default();
+        let mut out = Listing::default();
         for dirent in std::fs::read_dir(&self.shared).into_iter().flatten().flatten() {
+            let Some(key) = dirent.file_name().to_str().and_then(|n| u64::from_str_radix(n, 16).ok()) else { continue };
             let Ok(object) = Object::open(&dirent.path()) else { continue };
-            let Ok(Some(h)) = Header::read_named(&object, &dirent.file_name()) else { continue };
-            let trustlist = h.trustlist(&object).map(|l| l.into_iter().map(|g| g.pid).collect()).unwrap_or_default();
-            let hold = holders_of(&dirent, &holders);
-            out.push(EntryInfo {
+            let Ok(st) = rustix::fs::fstat(object.fd()) else { continue };
+            let hold = || holders_of(st.st_dev, &dirent, &holders);
+            if key & super::CELL_KEY_BIT != 0 {
+                let Ok(Some(h)) = super::CellHeader::read(&object, key) else { continue };
+                out.cells.push(CellInfo {
+                    key,
+                    kind: h.kind,
+                    creator: h.creator,
+                    creator_alive: alive.of(h.creator),
+                    withdrawn: h.withdrawn,
+                    holders: hold(),
+                });
+                continue;
+            }
+            let Ok(Some(h)) = Header::read_sized(&object, st.st_size as u64, None) else { continue };
+            // A copy of an entry under another name is not an entry.
+            if h.key != key || dirent.file_name().to_str() != Some(&format!("{key:016x}")) {
+                continue;
+            }
+            let trustlist = match h.trust_len {
+                0 => Vec::new(),
+                _ => h.trustlist(&object).map(|l| l.into_iter().map(|g| g.pid).collect()).unwrap_or_default(),
+            };
+            out.entries.push(EntryInfo {
                 key: h.key,
                 size: h.data_len,
                 place: h.place,
-                exporter_alive: h.exporter.is_alive(),
+                exporter_alive: alive.of(h.exporter),
                 exporter: h.exporter,
                 trustlist_disabled: h.trust == Trust::AnyProcess,
                 trustlist,
-                holders: hold,
+                holders: hold(),
             });
         }
-        out.sort_by_key(|e| e.key);
+        out.entries.sort_by_key(|e| e.key);
+        out.cells.sort_by_key(|c| c.key);
         out
     }
 
@@ -166,26 +247,6 @@ pub struct CellInfo {
 impl Registry {
     /// Every shared event and notify of the root, ordered by key.
     pub fn cells(&self) -> Vec<CellInfo> {
-        let holders = flock_holders(&self.root, None);
-        let mut out = Vec::new();
-        for dirent in std::fs::read_dir(&self.shared).into_iter().flatten().flatten() {
-            let Some(key) = dirent.file_name().to_str().and_then(|n| u64::from_str_radix(n, 16).ok()) else { continue };
-            if key & super::CELL_KEY_BIT == 0 {
-                continue;
-            }
-            let Ok(object) = Object::open(&dirent.path()) else { continue };
-            let Ok(Some(h)) = super::CellHeader::read(&object, key) else { continue };
-            let hold = holders_of(&dirent, &holders);
-            out.push(CellInfo {
-                key,
-                kind: h.kind,
-                creator: h.creator,
-                creator_alive: h.creator.is_alive(),
-                withdrawn: h.withdrawn,
-                holders: hold,
-            });
-        }
-        out.sort_by_key(|c| c.key);
-        out
+        self.listing().cells
     }
 }

@@ -16,10 +16,11 @@ use std::sync::OnceLock;
 
 pub use cells::{CELL_KEY_BIT, CELL_TRUST_CAP, CellHeader, CellKind, HeldCell};
 pub use entry::{
-    FLAG_WITHDRAWN, Grant, HEADER_XATTR, HISTORY_LEN, Header, META_LEN, Place, TRUST_CAP, Trust, TrustIndex,
+    FLAG_TRUST_INLINE, FLAG_WITHDRAWN, Grant, HEADER_XATTR, HISTORY_LEN, Header, INLINE_CAP, META_LEN, Place,
+    TRUST_CAP, Trust, TrustIndex,
 };
 pub use gc::GcReport;
-pub use list::{CellInfo, EntryInfo, ProcessInfo, flock_holders};
+pub use list::{CellInfo, EntryInfo, Listing, ProcessInfo, flock_holders};
 pub use root::RootError;
 pub use state::{MAX_SLOTS, Mismatch, Usage};
 
@@ -98,6 +99,19 @@ pub struct Held {
     pub object: Object,
     /// Its metadata.
     pub header: Header,
+    /// Its trustlist, when it was read with the header (a short list lies
+    /// in the header's attribute: `entry.rs`, [`entry::FLAG_TRUST_INLINE`]).
+    pub list: Option<Vec<Grant>>,
+}
+
+impl Held {
+    /// The entry's trustlist: the one read with the header, or the tail's.
+    pub fn trustlist(&self) -> io::Result<Vec<Grant>> {
+        match &self.list {
+            Some(list) => Ok(list.iter().copied().filter(|g| g.pid != 0).collect()),
+            None => self.header.trustlist(&self.object),
+        }
+    }
 }
 
 /// A point inside a registry change where a test may stop this process:
@@ -312,7 +326,7 @@ impl Registry {
     /// An entry that nobody holds was left by processes that all died (a
     /// live exporter or importer always holds its entry): it is collected
     /// here, as `gc` would, and the key is unknown, as on a device, where
-    /// process exit releases the memory (ACL-LIFE-003, ACL-LIFE-004).
+    /// process exit releases the memory ([ACL-LIFE-003](vmmkit_sys::acl::rules::LIFE_003), [ACL-LIFE-004](vmmkit_sys::acl::rules::LIFE_004)).
     pub fn lookup(&self, key: u64) -> Result<Held, LookupError> {
         let io = |source| LookupError::Io { key, source };
         let path = self.entry_path(key);
@@ -349,8 +363,8 @@ impl Registry {
         if !linked {
             return Err(LookupError::Unknown(key));
         }
-        match Header::read_sized(&object, len, None).map_err(io)? {
-            Some(header) if key == 0 || header.key == key => Ok(Held { object, header }),
+        match Header::read_with_list(&object, len, None).map_err(io)? {
+            Some((header, list)) if key == 0 || header.key == key => Ok(Held { object, header, list }),
             _ => Err(LookupError::Unknown(key)),
         }
     }
@@ -527,7 +541,7 @@ mod tests {
 
     /// An entry whose holders all died (here: whose only hold was dropped
     /// without a release) is not importable: the lookup collects it and gives
-    /// its capacity back (ACL-LIFE-003/004: 107017 on a device).
+    /// its capacity back ([ACL-LIFE-003](vmmkit_sys::acl::rules::LIFE_003)/004: 107017 on a device).
     #[test]
     fn lookup_collects_an_entry_nobody_holds() {
         let dir = tempfile::tempdir().unwrap();

@@ -567,13 +567,35 @@ impl State {
     /// process that died half-way through a change left at most an
     /// over-count; this is what gives it back.
     pub fn recount(&self, truth: impl FnOnce() -> Truth) -> bool {
+        let Some(generation) = self.recount_start() else { return false };
+        let truth = truth();
+        self.recount_from(Some(generation), 0, truth)
+    }
+
+    /// The entries' generation, when no change of them is in flight: where
+    /// a pass that finds the truth itself begins ([`State::recount_from`]).
+    pub fn recount_start(&self) -> Option<u64> {
+        if self.entry_changes_in_flight() {
+            return None;
+        }
+        Some(self.view.entry_gen.load(SeqCst))
+    }
+
+    /// [`State::recount`] with a truth found by a pass that began at
+    /// `start` ([`State::recount_start`]) and made `own` entry changes of
+    /// its own (each moves the generation by two): stored only when nobody
+    /// else changed the entries meanwhile, and none is in flight.
+    pub fn recount_from(&self, start: Option<u64>, own: u64, truth: Truth) -> bool {
         let l = &*self.view;
+        let Some(start) = start else { return false };
         if self.entry_changes_in_flight() {
             return false;
         }
         let generation = l.entry_gen.load(SeqCst);
+        if generation != start.wrapping_add(own.wrapping_mul(2)) {
+            return false;
+        }
         let before: Vec<u64> = l.entry_used.iter().map(|u| u.load(SeqCst)).collect();
-        let truth = truth();
         if self.entry_changes_in_flight() || l.entry_gen.load(SeqCst) != generation {
             return false;
         }

@@ -15,6 +15,7 @@ use std::time::Duration;
 use vmmkit_sys::acl::{AclApi, AclError};
 use vmmkit_testkit::{Channel, PeerError, RecvError, TestRoot, libtest};
 
+pub mod acl_calls;
 pub mod audit;
 pub mod broker;
 pub mod cells;

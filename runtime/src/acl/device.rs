@@ -10,21 +10,21 @@ use crate::error::Error;
 use crate::result::out;
 
 /// `aclInit(configPath)`: initialises ACL for the process. A second call
-/// fails with 100002 (ACL-GEN-001).
+/// fails with 100002 ([ACL-GEN-001](vmmkit_sys::acl::rules::GEN_001)).
 pub fn init(api: &AclApi, config_path: Option<&CStr>) -> Result<(), Error> {
     let p = config_path.map_or(ptr::null(), CStr::as_ptr);
     // SAFETY: `p` is NULL or a NUL-terminated string that outlives the call.
     check(api, "aclInit", unsafe { (api.aclInit)(p) })
 }
 
-/// `aclFinalize()`: tears down everything of the process (ACL-GEN-002).
+/// `aclFinalize()`: tears down everything of the process ([ACL-GEN-002](vmmkit_sys::acl::rules::GEN_002)).
 pub fn finalize(api: &AclApi) -> Result<(), Error> {
     // SAFETY: no arguments.
     check(api, "aclFinalize", unsafe { (api.aclFinalize)() })
 }
 
 /// `aclrtSetDevice(deviceId)`: makes the device current for the calling
-/// thread, with its default context (ACL-GEN-003).
+/// thread, with its default context ([ACL-GEN-003](vmmkit_sys::acl::rules::GEN_003)).
 pub fn set_device(api: &AclApi, device: i32) -> Result<(), Error> {
     // SAFETY: a value argument.
     check(api, "aclrtSetDevice", unsafe { (api.aclrtSetDevice)(device) })
@@ -37,7 +37,7 @@ pub fn reset_device(api: &AclApi, device: i32) -> Result<(), Error> {
     check(api, "aclrtResetDevice", unsafe { (api.aclrtResetDevice)(device) })
 }
 
-/// `aclrtGetDevice(&deviceId)`: the calling thread's current device (ACL-GEN-004).
+/// `aclrtGetDevice(&deviceId)`: the calling thread's current device ([ACL-GEN-004](vmmkit_sys::acl::rules::GEN_004)).
 pub fn get_device(api: &AclApi) -> Result<i32, Error> {
     // SAFETY: `d` is a writable int32_t.
     out(-1, |d| check(api, "aclrtGetDevice", unsafe { (api.aclrtGetDevice)(d) }))
@@ -66,7 +66,7 @@ pub unsafe fn set_current_context(api: &AclApi, ctx: aclrtContext) -> Result<(),
     check(api, "aclrtSetCurrentContext", unsafe { (api.aclrtSetCurrentContext)(ctx) })
 }
 
-/// `aclrtDeviceGetBareTgid(&pid)`: the host pid to put in trustlists (ACL-TGID-002).
+/// `aclrtDeviceGetBareTgid(&pid)`: the host pid to put in trustlists ([ACL-TGID-002](vmmkit_sys::acl::rules::TGID_002)).
 pub fn device_get_bare_tgid(api: &AclApi) -> Result<i32, Error> {
     // SAFETY: `pid` is a writable int32_t.
     out(0, |pid| check(api, "aclrtDeviceGetBareTgid", unsafe { (api.aclrtDeviceGetBareTgid)(pid) }))

@@ -66,7 +66,7 @@ impl Driver for AclApi {
         })
     }
 
-    /// ACL's import names its device and needs only some context (ACL-IMP-008).
+    /// ACL's import names its device and needs only some context ([ACL-IMP-008](vmmkit_sys::acl::rules::IMP_008)).
     fn lacks_context(&self, e: &Error) -> bool {
         rules::IMP_008.lists(e.code)
     }
@@ -187,7 +187,7 @@ struct Inited {
 /// The ACL libraries that runtimes of this process have initialised.
 ///
 /// Why a global: `aclInit` and `aclFinalize` act on the whole process
-/// (ACL-GEN-001: a second `aclInit` fails; ACL-GEN-002: `aclFinalize` tears
+/// ([ACL-GEN-001](vmmkit_sys::acl::rules::GEN_001): a second `aclInit` fails; [ACL-GEN-002](vmmkit_sys::acl::rules::GEN_002): `aclFinalize` tears
 /// down everything), so two runtimes over one library must share one
 /// initialisation and finalise once, after the last of them. Only
 /// [`Init::share`] and its `Drop` take this lock. (`hipInit` and `cuInit`

@@ -5,7 +5,7 @@
 //! Functions whose arguments are only values (sizes, device ids, shareable
 //! handles) are safe: the library checks them. Functions that take a
 //! physical-memory handle or a device address are `unsafe`: a real driver
-//! dereferences a handle it is given (acl.md ACL-FP-004: freeing an unknown
+//! dereferences a handle it is given (acl.md [ACL-FP-004](vmmkit_sys::acl::rules::FP_004): freeing an unknown
 //! handle is a use-after-free in the real library), and copies write through
 //! addresses. The emulator validates both, which is what the misuse tests
 //! rely on; the safe owners of the crate root never pass a stale one.

@@ -56,7 +56,7 @@ pub unsafe fn free_physical(api: &AclApi, handle: aclrtDrvMemHandle) -> Result<(
 /// (ACL-RSV-*): a range of device addresses with no backing.
 ///
 /// `expect` (C `expectPtr`, `None` for NULL) is a wish, not a place to
-/// write: the library refuses a range that is taken (ACL-RSV-006).
+/// write: the library refuses a range that is taken ([ACL-RSV-006](vmmkit_sys::acl::rules::RSV_006)).
 pub fn reserve_mem_address(
     api: &AclApi,
     size: usize,
@@ -109,7 +109,7 @@ pub unsafe fn unmap_mem(api: &AclApi, va: *mut c_void) -> Result<(), Error> {
     check(api, "aclrtUnmapMem", unsafe { (api.aclrtUnmapMem)(va) })
 }
 
-/// `aclrtMemSetAccess(virPtr, size, desc, count)` (ACL-ACC-001 … 008).
+/// `aclrtMemSetAccess(virPtr, size, desc, count)` ([ACL-ACC-001](vmmkit_sys::acl::rules::ACC_001) … 008).
 ///
 /// # Safety
 /// `va..va+size` must be mapped by this process.
@@ -127,7 +127,7 @@ pub unsafe fn mem_set_access(
     check(api, "aclrtMemSetAccess", unsafe { (api.aclrtMemSetAccess)(va, size, p, d.len()) })
 }
 
-/// `aclrtMemGetAccess(virPtr, &location, &flag)` (ACL-ACC-009, 010): the
+/// `aclrtMemGetAccess(virPtr, &location, &flag)` ([ACL-ACC-009](vmmkit_sys::acl::rules::ACC_009), 010): the
 /// access flags `location` has on the mapping at `va`.
 ///
 /// # Safety
@@ -138,7 +138,7 @@ pub unsafe fn mem_get_access(api: &AclApi, va: *mut c_void, location: aclrtMemLo
     out(0, |flag| check(api, "aclrtMemGetAccess", unsafe { (api.aclrtMemGetAccess)(va, &mut loc, flag) }))
 }
 
-/// `aclrtMemRetainAllocationHandle(virPtr, &handle)` (ACL-RET-001): the
+/// `aclrtMemRetainAllocationHandle(virPtr, &handle)` ([ACL-RET-001](vmmkit_sys::acl::rules::RET_001)): the
 /// handle mapped at `va`, with one more reference.
 ///
 /// # Safety

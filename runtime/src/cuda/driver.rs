@@ -55,12 +55,12 @@ impl Driver for CudaApi {
         super::init(self, 0).map(|()| InitGuard::NONE)
     }
 
-    /// Every VMM call needs a current context (CUDA-GEN-002).
+    /// Every VMM call needs a current context ([CUDA-GEN-002](vmmkit_sys::cuda::rules::GEN_002)).
     fn needs_context(&self) -> bool {
         true
     }
 
-    /// Any context serves a call that names its object (CUDA-GEN-002).
+    /// Any context serves a call that names its object ([CUDA-GEN-002](vmmkit_sys::cuda::rules::GEN_002)).
     fn lacks_context(&self, e: &Error) -> bool {
         rules::GEN_002.lists(e.code)
     }

@@ -203,7 +203,7 @@ pub unsafe fn mem_export_to_fd(
 }
 
 /// `hipMemImportFromShareableHandle(&handle, &fd, handleType)`: the fd is
-/// passed as an `int*`, as HIP 6.2–7.x read it (HIP-VMM-026), and only
+/// passed as an `int*`, as HIP 6.2–7.x read it ([HIP-VMM-026](vmmkit_sys::hip::rules::VMM_026)), and only
 /// borrowed. The handle is bound to the calling thread's device.
 pub fn mem_import_from_fd(
     api: &HipApi,

@@ -242,6 +242,14 @@ macro_rules! acl_functions {
                 aclrtGetThreadLastTaskId: fn(taskId: *mut u32) -> aclError;
                 aclrtNotifyBatchReset: fn(notifies: *mut aclrtNotify, num: usize) -> aclError;
                 aclrtCtxGetFloatOverflowAddr: fn(overflowAddr: *mut *mut c_void) -> aclError;
+                // ---- Model capture (acl_rt.h:4585-4670 of hicann/runtime@0b4af8a) ----
+                aclmdlRICaptureBegin: fn(stream: aclrtStream, mode: aclmdlRICaptureMode) -> aclError;
+                aclmdlRICaptureGetInfo: fn(stream: aclrtStream, status: *mut aclmdlRICaptureStatus, modelRI: *mut aclmdlRI) -> aclError;
+                aclmdlRICaptureEnd: fn(stream: aclrtStream, modelRI: *mut aclmdlRI) -> aclError;
+                aclmdlRICaptureThreadExchangeMode: fn(mode: *mut aclmdlRICaptureMode) -> aclError;
+                aclmdlRIExecuteAsync: fn(modelRI: aclmdlRI, stream: aclrtStream) -> aclError;
+                aclmdlRIExecute: fn(modelRI: aclmdlRI, timeout: i32) -> aclError;
+                aclmdlRIDestroy: fn(modelRI: aclmdlRI) -> aclError;
                 // ---- Memory (acl_rt.h, acl_rt_allocator.h of hicann/runtime@681ef76) ----
                 aclrtMallocAlign32: fn(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> aclError;
                 aclrtMallocCached: fn(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> aclError;

@@ -66,6 +66,15 @@ crate::codes! {
     // Memory (hicann/runtime@681ef76 include/external/acl/error_codes/rt_error_codes.h:161-162).
     HOST_MEMORY_ALREADY_REGISTERED = 507_910 => "ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED", "host memory range already registered";
     HOST_MEMORY_NOT_REGISTERED = 507_911 => "ACL_ERROR_HOST_MEMORY_NOT_REGISTERED", "host memory has not been registered";
+    // Model capture (hicann/runtime@0b4af8a include/external/acl/error_codes/rt_error_codes.h:46-52, 57, 59, 152).
+    RT_STREAM_UNJOINED = 107_025 => "ACL_ERROR_RT_STREAM_UNJOINED", "a stream that joined the capture was not joined back";
+    RT_STREAM_CAPTURED = 107_027 => "ACL_ERROR_RT_STREAM_CAPTURED", "stream is captured";
+    RT_EVENT_CAPTURED = 107_028 => "ACL_ERROR_RT_EVENT_CAPTURED", "event is captured";
+    RT_STREAM_NOT_CAPTURED = 107_029 => "ACL_ERROR_RT_STREAM_NOT_CAPTURED", "stream is not in capture status";
+    RT_CAPTURE_MODE_NOT_SUPPORT = 107_030 => "ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT", "not permitted while a capture's mode forbids it";
+    RT_STREAM_CAPTURE_UNMATCHED = 107_036 => "ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED", "the capture was not begun on this stream";
+    RT_STREAM_CAPTURE_WRONG_THREAD = 107_038 => "ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD", "capture ended by a thread other than the one that began it";
+    RT_STREAM_CAPTURE_INVALIDATED = 507_903 => "ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED", "the capture was invalidated";
 }
 
 /// `acl!(NAME)`: the [`Code`](crate::rule::Code) of a `AclError` constant, for rule records.

@@ -2698,6 +2698,241 @@ rules! {
         expect: Codes(&[acl!(INVALID_PARAM)]),
         requires: &[Need::Symbol("aclrtMemsetD32")],
     }
+    // ==== Model capture (ACL-MRI), hicann/runtime@0b4af8a ============================
+    MRI_001 {
+        group: MODEL,
+        text: "Model capture's NULL arguments are 100000 at the ACL front end: the stream of aclmdlRICaptureBegin, \
+               aclmdlRICaptureGetInfo and aclmdlRICaptureEnd, the modelRI of aclmdlRIExecuteAsync, aclmdlRIDestroy \
+               and aclmdlRIExecute, the mode of aclmdlRICaptureThreadExchangeMode, and aclmdlRICaptureGetInfo's \
+               status and modelRI when both are NULL.",
+        apis: &["aclmdlRICaptureBegin", "aclmdlRICaptureGetInfo", "aclmdlRICaptureEnd", "aclmdlRIExecuteAsync",
+                "aclmdlRIDestroy", "aclmdlRIExecute", "aclmdlRICaptureThreadExchangeMode"],
+        sources: &[MODEL_RI_CPP],
+        confidence: &[Src],
+        note: Some("model_ri.cpp:29, 40, 51, 62-69, 93, 134, 256 (ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT)"),
+        expect: Codes(&[acl!(INVALID_PARAM)]),
+        requires: &[Need::Symbol("aclmdlRICaptureBegin")],
+    }
+
+    MRI_002 {
+        group: MODEL,
+        text: "A capture mode outside GLOBAL (0), THREAD_LOCAL (1) and RELAXED (2) is 107000, from \
+               aclmdlRICaptureBegin and from aclmdlRICaptureThreadExchangeMode.",
+        apis: &["aclmdlRICaptureBegin", "aclmdlRICaptureThreadExchangeMode"],
+        sources: &[API_ERROR_ACLGRAPH],
+        confidence: &[Src],
+        note: Some("ApiErrorDecorator::StreamBeginCapture api_error_aclgraph.cc:39-42, ThreadExchangeCaptureMode \
+                    :141-143: RT_ERROR_INVALID_VALUE, errcode_manage.cc:301"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclmdlRICaptureBegin")],
+    }
+
+    MRI_003 {
+        group: MODEL,
+        text: "aclmdlRICaptureBegin on a stream that already captures is 107027; the capture goes on.",
+        apis: &["aclmdlRICaptureBegin"],
+        sources: &[CONTEXT_ACLGRAPH],
+        confidence: &[Src],
+        note: Some("Context::StreamBeginCapture context_aclgraph.cc:275 (RT_ERROR_STREAM_CAPTURED), errcode_manage.cc:141"),
+        expect: Codes(&[acl!(RT_STREAM_CAPTURED)]),
+        requires: &[Need::Symbol("aclmdlRICaptureBegin")],
+    }
+
+    MRI_004 {
+        group: MODEL,
+        text: "aclmdlRICaptureEnd on a stream that does not capture is 107029 (modelRI untouched).",
+        apis: &["aclmdlRICaptureEnd"],
+        sources: &[CONTEXT_ACLGRAPH],
+        confidence: &[Src],
+        note: Some("Context::StreamEndCapture context_aclgraph.cc:477 (RT_ERROR_STREAM_NOT_CAPTURED), errcode_manage.cc:144"),
+        expect: Codes(&[acl!(RT_STREAM_NOT_CAPTURED)]),
+        requires: &[Need::Symbol("aclmdlRICaptureEnd")],
+    }
+
+    MRI_005 {
+        group: MODEL,
+        text: "aclmdlRICaptureEnd with a NULL modelRI on a capturing stream is 107000 (not the front end's \
+               100000: the ACL layer passes it through), and the capture goes on.",
+        apis: &["aclmdlRICaptureEnd"],
+        sources: &[API_IMPL_ACLGRAPH],
+        confidence: &[Src],
+        note: Some("ApiImpl::StreamEndCapture api_impl_aclgraph.cc:39-46: checked only when the stream's capture \
+                    model is not a sub-model; model_ri.cpp:89-98 checks only the stream"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclmdlRICaptureEnd")],
+    }
+
+    MRI_006 {
+        group: MODEL,
+        text: "aclmdlRICaptureEnd on a stream that joined the capture (by waiting for an event recorded in it), \
+               not the one that began it, is 107036.",
+        apis: &["aclmdlRICaptureEnd", "aclrtStreamWaitEvent"],
+        sources: &[CONTEXT_ACLGRAPH],
+        confidence: &[Src],
+        note: Some("Context::StreamEndCapture context_aclgraph.cc:484-488 (!IsOrigCaptureStream), errcode_manage.cc:159"),
+        expect: Codes(&[acl!(RT_STREAM_CAPTURE_UNMATCHED)]),
+        requires: &[Need::Symbol("aclmdlRICaptureEnd")],
+    }
+
+    MRI_007 {
+        group: MODEL,
+        text: "aclmdlRICaptureEnd by a thread other than the one that began a capture not in RELAXED mode is \
+               107038, and the stream leaves the capture (a later end is 107029).",
+        apis: &["aclmdlRICaptureEnd"],
+        sources: &[CONTEXT_ACLGRAPH, CAPTURE_UTILS],
+        confidence: &[Src],
+        note: Some("CheckCaptureStreamThreadIsMatch capture_model_utils.cc:58-70; context_aclgraph.cc:490-493 \
+                    (CaptureModeExit, ClearCaptureModel: ExitCapture), errcode_manage.cc:161"),
+        expect: Codes(&[acl!(RT_STREAM_CAPTURE_WRONG_THREAD)]),
+        requires: &[Need::Symbol("aclmdlRICaptureEnd")],
+    }
+
+    MRI_008 {
+        group: MODEL,
+        text: "aclmdlRICaptureEnd while a stream that joined the capture has work the origin stream does not \
+               wait for (no event recorded after it and waited for) is 107025; the capture ends with no model.",
+        apis: &["aclmdlRICaptureEnd", "aclrtRecordEvent", "aclrtStreamWaitEvent"],
+        sources: &[CONTEXT_ACLGRAPH],
+        confidence: &[Src],
+        note: Some("Context::CheckCaptureModelValidity context_aclgraph.cc:322-373 (RT_ERROR_STREAM_UNJOINED), \
+                    called at :521 with ClearCaptureModel; errcode_manage.cc:244"),
+        expect: Codes(&[acl!(RT_STREAM_UNJOINED)]),
+        requires: &[Need::Symbol("aclmdlRICaptureEnd")],
+    }
+
+    MRI_009 {
+        group: MODEL,
+        text: "aclmdlRICaptureGetInfo: NONE (0) and a NULL model for a stream that does not capture; ACTIVE (1) \
+               and the model aclmdlRICaptureEnd will return while it captures; NONE again after the end.",
+        apis: &["aclmdlRICaptureGetInfo", "aclmdlRICaptureEnd"],
+        sources: &[CONTEXT_ACLGRAPH, API_IMPL_ACLGRAPH],
+        confidence: &[Src],
+        note: Some("Context::StreamGetCaptureInfo context_aclgraph.cc:590-620 (the capture stream's model while \
+                    the status is not NONE), model_ri.cpp:71-84"),
+        expect: Behaviour,
+        requires: &[Need::Symbol("aclmdlRICaptureGetInfo")],
+    }
+
+    MRI_010 {
+        group: MODEL,
+        text: "aclrtSynchronizeStream, aclrtSynchronizeStreamWithTimeout, aclrtStreamQuery and aclrtDestroyStream \
+               of a capturing stream are 107027; the capture goes on (still ACTIVE).",
+        apis: &["aclrtSynchronizeStream", "aclrtStreamQuery", "aclrtDestroyStream"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        note: Some("ApiErrorDecorator::StreamDestroy api_error.cc:1049, StreamSynchronize :1078 (after the timeout \
+                    check), StreamQuery :1113: IsCapturing, RT_ERROR_STREAM_CAPTURED"),
+        expect: Codes(&[acl!(RT_STREAM_CAPTURED)]),
+        requires: &[Need::Symbol("aclmdlRICaptureBegin")],
+    }
+
+    MRI_011 {
+        group: MODEL,
+        text: "aclrtSynchronizeEvent, aclrtSynchronizeEventWithTimeout and aclrtQueryEventStatus of an event \
+               recorded in a capture that goes on are 107028.",
+        apis: &["aclrtSynchronizeEvent", "aclrtQueryEventStatus", "aclrtRecordEvent"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        note: Some("ApiErrorDecorator::EventSynchronize api_error.cc:1361, EventQueryStatus :1388 (Event::IsCapturing, \
+                    event.cc:1142-1149), errcode_manage.cc:193"),
+        expect: Codes(&[acl!(RT_EVENT_CAPTURED)]),
+        requires: &[Need::Symbol("aclmdlRICaptureBegin")],
+    }
+
+    MRI_012 {
+        group: MODEL,
+        text: "aclrtMemcpy, aclrtMemset and aclrtMemcpy2d (synchronous) while a GLOBAL capture goes on are 107030 \
+               and the capture goes on; after aclmdlRICaptureThreadExchangeMode(RELAXED) (the thread's mode is \
+               GLOBAL at first, and the old mode is handed back) they run; a RELAXED capture refuses none.",
+        apis: &["aclrtMemcpy", "aclrtMemset", "aclmdlRICaptureThreadExchangeMode"],
+        sources: &[API_IMPL, CONTEXT_ACLGRAPH],
+        confidence: &[Src],
+        note: Some("ApiImpl::MemCopySync api_impl.cc:2598, MemSetSync :3008, MemCopy2DSync :6529 \
+                    (CHECK_CAPTURE_MODE_SUPPORT_AND_RETURN, error_message_manage.hpp:247-252); \
+                    Context::IsCaptureModeSupport context_aclgraph.cc:216-245; inner_thread_local.cpp:22; \
+                    errcode_manage.cc:145"),
+        expect: Codes(&[acl!(RT_CAPTURE_MODE_NOT_SUPPORT)]),
+        requires: &[Need::Symbol("aclmdlRICaptureBegin")],
+    }
+
+    MRI_013 {
+        group: MODEL,
+        text: "Work given to a capturing stream (async copies and fills, host functions) does not run; each \
+               aclmdlRIExecuteAsync of the model runs it again, in the order it was given, on the stream named.",
+        apis: &["aclmdlRICaptureBegin", "aclmdlRICaptureEnd", "aclmdlRIExecuteAsync", "aclrtMemcpyAsync",
+                "aclrtMemsetAsync", "aclrtLaunchHostFunc"],
+        sources: &[Page("docs/02_dev_guide/04-01 (single-stream capture)")],
+        confidence: &[Doc],
+        note: Some("docs/02_dev_guide/04-01_单流捕获.md:5: tasks issued between aclmdlRICaptureBegin and \
+                    aclmdlRICaptureEnd are not executed but kept in the model, and run by aclmdlRIExecuteAsync, \
+                    as many times as it is called"),
+        expect: Behaviour,
+        requires: &[Need::Symbol("aclmdlRIExecuteAsync")],
+    }
+
+    MRI_014 {
+        group: MODEL,
+        text: "aclmdlRIExecuteAsync on a stream that captures is 107027.",
+        apis: &["aclmdlRIExecuteAsync"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        note: Some("ApiErrorDecorator::ModelExecute api_error.cc:3269-3279 (rtModelExecute, api_c.cc:1672): \
+                    IsCapturing, RT_ERROR_STREAM_CAPTURED"),
+        expect: Codes(&[acl!(RT_STREAM_CAPTURED)]),
+        requires: &[Need::Symbol("aclmdlRIExecuteAsync")],
+    }
+
+    MRI_015 {
+        group: MODEL,
+        text: "aclmdlRIExecute (synchronous) of a captured model is 107000: a timeout below -1 or 0 first, then \
+               the model itself (the runtime runs no ACL graph synchronously).",
+        apis: &["aclmdlRIExecute"],
+        sources: &[API_ERROR],
+        confidence: &[Src],
+        note: Some("rtsModelExecute api_c_model.cc:133-143 -> ApiErrorDecorator::ModelExecuteSync api_error.cc:3304-3313 \
+                    (RT_MODEL_CAPTURE_MODEL: RT_ERROR_INVALID_VALUE)"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclmdlRIExecute")],
+    }
+
+    MRI_016 {
+        group: MODEL,
+        text: "aclmdlRIExecuteAsync, aclmdlRIExecute and aclmdlRIDestroy of a model already destroyed are 107017.",
+        apis: &["aclmdlRIExecuteAsync", "aclmdlRIExecute", "aclmdlRIDestroy"],
+        sources: &[API_C_CC, HANDLE_GUARD],
+        confidence: &[Src],
+        note: Some("RT_VALIDATE_AND_UNWRAP_OBJECT (api_c.cc:1626, 1677; api_c_model.cc:138): ValidateInnerObject \
+                    runtime_handle_guard.cc:57-74 (magic cleared: RT_ERROR_INVALID_HANDLE), errcode_manage.cc:320. \
+                    The emulator keeps a table of live models and never dereferences the value"),
+        expect: Codes(&[acl!(RT_INVALID_HANDLE)]),
+        requires: &[Need::Symbol("aclmdlRIDestroy")],
+    }
+
+    MRI_017 {
+        group: MODEL,
+        text: "aclmdlRIExecuteAsync and aclmdlRIDestroy of a model whose capture has not ended (from \
+               aclmdlRICaptureGetInfo) (emulator: 107000, the capture goes on).",
+        apis: &["aclmdlRIExecuteAsync", "aclmdlRIDestroy", "aclmdlRICaptureGetInfo"],
+        sources: &[],
+        confidence: &[Undetermined],
+        note: Some("ModelExecute and ModelDestroy of a capture model that is still capturing go into the model \
+                    object's state (capture_model.cc), not read to the end"),
+        expect: Codes(&[acl!(RT_PARAM_INVALID)]),
+        requires: &[Need::Symbol("aclmdlRIExecuteAsync")],
+    }
+
+    MRI_018 {
+        group: MODEL,
+        text: "aclmdlRICaptureBegin and aclmdlRICaptureEnd on the default stream (the handle of \
+               aclrtCtxGetCurrentDefaultStream) are 207000.",
+        apis: &["aclmdlRICaptureBegin", "aclmdlRICaptureEnd", "aclrtCtxGetCurrentDefaultStream"],
+        sources: &[API_IMPL_ACLGRAPH],
+        confidence: &[Src],
+        note: Some("ApiImpl::StreamBeginCapture api_impl_aclgraph.cc:33, StreamEndCapture :54 \
+                    (RT_ERROR_FEATURE_NOT_SUPPORT), errcode_manage.cc:314"),
+        expect: Codes(&[acl!(RT_FEATURE_NOT_SUPPORT)]),
+        requires: &[Need::Symbol("aclrtCtxGetCurrentDefaultStream")],
+    }
 }
 
 // ---- group of the value rules ---------------------------------------
@@ -2719,3 +2954,14 @@ const IPC_EVENT_CC: Source = Runtime("src/runtime/core/src/event/ipc_event.cc");
 
 const HOST_REGISTER: &str = "acl.memory.register";
 const REGISTER_MEMORY: Source = Runtime("src/runtime/core/src/common/register_memory.cc");
+
+// ---- group and sources of the model capture rules ------------------
+
+const MODEL: &str = "acl.model";
+const MODEL_RI_CPP: Source = Runtime("src/acl/aclrt_impl/model_ri.cpp");
+const API_ERROR_ACLGRAPH: Source = Runtime("src/runtime/feature/aclgraph/api_error_aclgraph.cc");
+const API_IMPL_ACLGRAPH: Source = Runtime("src/runtime/feature/aclgraph/v100/api_impl_aclgraph.cc");
+const CONTEXT_ACLGRAPH: Source = Runtime("src/runtime/feature/aclgraph/context_aclgraph.cc");
+const CAPTURE_UTILS: Source = Runtime("src/runtime/feature/aclgraph/capture_model_utils.cc");
+const API_C_CC: Source = Runtime("src/runtime/api/api_c.cc");
+const HANDLE_GUARD: Source = Runtime("src/runtime/core/src/common/runtime_handle_guard.cc");

@@ -291,6 +291,19 @@ pub const ACL_EVENT_WAIT_STATUS_COMPLETE: aclrtEventWaitStatus = 0;
 pub const ACL_EVENT_WAIT_STATUS_NOT_READY: aclrtEventWaitStatus = 1;
 pub const ACL_EVENT_WAIT_STATUS_RESERVED: aclrtEventWaitStatus = 0xFFFF;
 
+/// `aclmdlRI`: a model run instance, here a captured model (acl_rt.h:405 of hicann/runtime@0b4af8a).
+pub type aclmdlRI = *mut c_void;
+/// `aclmdlRICaptureMode` (acl_rt.h:407-411 of hicann/runtime@0b4af8a).
+pub type aclmdlRICaptureMode = i32;
+pub const ACL_MODEL_RI_CAPTURE_MODE_GLOBAL: aclmdlRICaptureMode = 0;
+pub const ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL: aclmdlRICaptureMode = 1;
+pub const ACL_MODEL_RI_CAPTURE_MODE_RELAXED: aclmdlRICaptureMode = 2;
+/// `aclmdlRICaptureStatus` (acl_rt.h:413-417 of hicann/runtime@0b4af8a).
+pub type aclmdlRICaptureStatus = i32;
+pub const ACL_MODEL_RI_CAPTURE_STATUS_NONE: aclmdlRICaptureStatus = 0;
+pub const ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE: aclmdlRICaptureStatus = 1;
+pub const ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED: aclmdlRICaptureStatus = 2;
+
 /// `aclrtStreamStatus` (acl_rt.h:133-137).
 pub type aclrtStreamStatus = i32;
 pub const ACL_STREAM_STATUS_COMPLETE: aclrtStreamStatus = 0;
@@ -303,7 +316,7 @@ mod fabric_tests {
 
     use super::*;
 
-    /// ACL-SHV-001: the head's words sit at 0, 4, 8, 12, 16 and its u64 form
+    /// [ACL-SHV-001](crate::acl::rules::SHV_001): the head's words sit at 0, 4, 8, 12, 16 and its u64 form
     /// is share id | device << 32, as the driver packs it.
     #[test]
     fn fabric_head_round_trip_and_layout() {

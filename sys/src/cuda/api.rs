@@ -38,7 +38,7 @@ macro_rules! cuda_functions {
         $cb! {
             $($pre)*
             required {
-                /// flags must be 0 (CUDA-GEN-001).
+                /// flags must be 0 ([CUDA-GEN-001](crate::cuda::rules::GEN_001)).
                 cuInit: fn(Flags: u32) -> CUresult;
                 /// cuda.h signature.
                 cuDriverGetVersion: fn(driverVersion: *mut i32) -> CUresult;
@@ -106,7 +106,7 @@ macro_rules! cuda_functions {
                 cuMemPoolExportPointer: fn(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult;
                 cuMemPoolImportPointer: fn(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult;
 
-                /// An unknown code → 1 (CUDA-GEN-003).
+                /// An unknown code → 1 ([CUDA-GEN-003](crate::cuda::rules::GEN_003)).
                 cuGetErrorName: fn(error: CUresult, pStr: *mut *const c_char) -> CUresult;
                 cuGetErrorString: fn(error: CUresult, pStr: *mut *const c_char) -> CUresult;
                 // Streams, events, IPC events and async copies, cuda.h 12.x

@@ -16,7 +16,7 @@
 //! `equivalents` name the HIP and ACL rules the reference pairs with each
 //! (codes and sometimes behaviour differ by vendor).
 //!
-//! Rules about a second process (CUDA-IPC-006, -008, -010, -011, CUDA-VMM-017,
+//! Rules about a second process ([CUDA-IPC-006](crate::cuda::rules::IPC_006), -008, -010, -011, [CUDA-VMM-017](crate::cuda::rules::VMM_017),
 //! -020) run a CUDA peer that opens the handle or receives the fd
 //! (`Need::Peers`).
 //!
@@ -131,7 +131,7 @@ rules! {
                     index precedes the invalid index are visible\". A repeated index and the code of an empty list \
                     are not documented (undetermined): the emulator ends the list at a repeat, and cuInit answers 100"),
         expect: Codes(&[cuda!(NO_DEVICE)]),
-        equivalents: &[&crate::hip::rules::INIT_008],
+        equivalents: &[&crate::hip::rules::INIT_009],
         requires: &[Need::Peers, Need::Devices(3)],
     }
 

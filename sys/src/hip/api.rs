@@ -87,7 +87,7 @@ macro_rules! hip_functions {
                 hipMemGetAccess: fn(flags: *mut u64, location: *const hipMemLocation, ptr: *mut c_void) -> hipError_t;
                 /// For a POSIX fd, writes a 4-byte `int` at `shareableHandle`.
                 hipMemExportToShareableHandle: fn(shareableHandle: *mut c_void, handle: hipMemGenericAllocationHandle_t, handleType: hipMemAllocationHandleType, flags: u64) -> hipError_t;
-                /// `osHandle` is an `int*` in 6.2–7.x and the fd value itself in develop (HIP-VMM-026).
+                /// `osHandle` is an `int*` in 6.2–7.x and the fd value itself in develop ([HIP-VMM-026](crate::hip::rules::VMM_026)).
                 hipMemImportFromShareableHandle: fn(handle: *mut hipMemGenericAllocationHandle_t, osHandle: *mut c_void, shHandleType: hipMemAllocationHandleType) -> hipError_t;
                 hipMemRetainAllocationHandle: fn(handle: *mut hipMemGenericAllocationHandle_t, addr: *mut c_void) -> hipError_t;
                 hipMemGetAllocationPropertiesFromHandle: fn(prop: *mut hipMemAllocationProp, handle: hipMemGenericAllocationHandle_t) -> hipError_t;
@@ -279,6 +279,8 @@ macro_rules! hip_functions {
                 hipFreeMipmappedArray: fn(mipmappedArray: hipMipmappedArray_t) -> hipError_t;
                 hipGetMipmappedArrayLevel: fn(levelArray: *mut hipArray_t, mipmappedArray: hipMipmappedArray_const_t, level: u32) -> hipError_t;
                 hipMipmappedArrayCreate: fn(pHandle: *mut hipMipmappedArray_t, pMipmappedArrayDesc: *mut HIP_ARRAY3D_DESCRIPTOR, numMipmapLevels: u32) -> hipError_t;
+                /// `@hip_4.3`: the 2-D driver copy, as hipMemcpyParam2D.
+                hipDrvMemcpy2DUnaligned: fn(pCopy: *const hip_Memcpy2D) -> hipError_t;
                 hipMipmappedArrayDestroy: fn(hMipmappedArray: hipMipmappedArray_t) -> hipError_t;
                 hipMipmappedArrayGetLevel: fn(pLevelArray: *mut hipArray_t, hMipMappedArray: hipMipmappedArray_t, level: u32) -> hipError_t;
                 /// `@hip_6.0`: the 1472-byte layout that 6.x/7.x headers redirect `hipGetDeviceProperties` to.

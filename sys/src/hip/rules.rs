@@ -15,6 +15,12 @@
 //! multi-process rules run in the suite with a HIP peer.
 //!
 //! Not here, and why (the rest of §4 is):
+//! * HIP-INIT-004: how hip-tests orders its processes (they fork before
+//!   HIP starts, and exec); the emulator's side of it is in other records:
+//!   a child forked after the start is refused ([HIP-FORK-001](crate::hip::rules::FORK_001)), and every
+//!   peer rule runs a process forked and exec'd before it starts HIP. The
+//!   project's own INIT rules start at [HIP-INIT-005](crate::hip::rules::INIT_005), so an id keeps the
+//!   reference's meaning.
 //! * HIP-IPC-030: the importer's hipMemGetAddressRange, which the peers'
 //!   request vocabulary (`Request` in the suite's `peer::device`) does not
 //!   ask; emulator/tests/hip_ipc.rs checks it on the emulator.
@@ -25,7 +31,7 @@
 //! * HIP-IPC-048: it needs an exporter that is not the rule's process (the
 //!   peers only import); emulator/tests/hip_ipc.rs runs it on the emulator.
 //! * HIP-VMM-031: a rule for test writers (only the fd crosses, by
-//!   SCM_RIGHTS or fork), with nothing to provoke; HIP-VMM-026's check
+//!   SCM_RIGHTS or fork), with nothing to provoke; [HIP-VMM-026](crate::hip::rules::VMM_026)'s check
 //!   sends the fd so.
 #![forbid(unsafe_code)]
 
@@ -123,10 +129,10 @@ rules! {
         sources: &[CLR_INT, T_NO_GPU],
         confidence: &[Src],
         note: Some("HIP_INIT_API returns 100 before any argument check when g_devices is empty; the emulator enforces \
-                    it as HIP-INIT-008's last sentence (a visibility list that leaves nothing)"),
+                    it as HIP-INIT-009's last sentence (a visibility list that leaves nothing)"),
         expect: Codes(&[hip!(NO_DEVICE)]),
         requires: PEERS,
-        enforced_by: &[&INIT_008],
+        enforced_by: &[&INIT_009],
     }
 
     INIT_003 {
@@ -140,7 +146,7 @@ rules! {
 
     // ==== Contexts, device settings, device reset ==========================
 
-    INIT_004 {
+    INIT_005 {
         group: INIT,
         text: "Contexts (deprecated) are devices, and each thread has a context stack: hipCtxPopCurrent on an empty \
                stack and hipCtxPushCurrent(NULL) are 201; hipDevicePrimaryCtxSetFlags on a device is 216 (its \
@@ -151,7 +157,7 @@ rules! {
         expect: Codes(&[hip!(INVALID_CONTEXT), hip!(CONTEXT_ALREADY_IN_USE), hip!(INVALID_VALUE)]),
     }
 
-    INIT_005 {
+    INIT_006 {
         group: INIT,
         text: "hipDeviceSetLimit: the stack at most 128 KiB − 16 (rounded up to 16) and the heap below the device's \
                memory, else 1; hipLimitPrintfFifoSize and the scratch limits are 215, a value from hipLimitRange on \
@@ -162,7 +168,7 @@ rules! {
         expect: Codes(&[hip!(INVALID_VALUE), hip!(UNSUPPORTED_LIMIT)]),
     }
 
-    INIT_006 {
+    INIT_007 {
         group: INIT,
         text: "hipDeviceReset releases what the process holds on the current device: its streams (709 afterwards), \
                its allocations and mappings, and the device's flags go back to hipDeviceScheduleSpin.",
@@ -174,7 +180,7 @@ rules! {
         expect: Behaviour,
     }
 
-    INIT_007 {
+    INIT_008 {
         group: INIT,
         text: "hipSetValidDevices: 6.x does not implement it (801). 7.x: len 0 is 0; a NULL list, len < 0 or len > \
                the device count is 1; a device out of range is 101; otherwise the first device becomes current, \
@@ -186,7 +192,7 @@ rules! {
         profiles: &[ProfileExpect::new(PROFILE_7, Codes(&[hip!(INVALID_VALUE), hip!(INVALID_DEVICE)]))],
     }
 
-    INIT_008 {
+    INIT_009 {
         group: INIT,
         text: "ROCR_VISIBLE_DEVICES (ROCr) chooses and orders the devices first, then HIP_VISIBLE_DEVICES (or \
                CUDA_VISIBLE_DEVICES when it is unset or empty) indexes what is left; the process numbers them from 0. \
@@ -942,6 +948,22 @@ rules! {
         confidence: &[Undetermined],
         note: Some("clr copies host to host with memcpy, which faults; the emulator answers 1"),
         expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    CPY_003 {
+        group: CPY,
+        text: "hipDrvMemcpy2DUnaligned copies as hipMemcpyParam2D: the same answer for the same descriptor (a NULL \
+               side: 1), and the rectangle copied when it succeeds. A device side is the memory object at its \
+               pointer: the rectangle from its origin must end within it, else 1 (hipDrvMemcpy3D too).",
+        apis: &["hipDrvMemcpy2DUnaligned", "hipMemcpyParam2D"],
+        sources: &[CLR_MEM],
+        confidence: &[Src],
+        note: Some("ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:4251-4257 (the 3-D descriptor of the 2-D one, then \
+                    ihipMemcpyParam3D on the null stream, as hipMemcpyParam2D's ihipMemcpyParam2D, :2454-2460, :2494-2498); \
+                    :1765-1804 (ihipMemcpyDtoDValidate: getMemoryObject of the pointer, then validateRegion of the \
+                    rectangle from the origin; DtoH :1839, HtoD :1918 alike); hip-tests \
+                    Unit_hipDrvMemcpy2DUnaligned_FuncTst, _NegTst"),
+        expect: Behaviour,
     }
 
     // ==== Processes forked after initialisation ===========================
@@ -1713,5 +1735,45 @@ rules! {
                     Unit_hipGetMipmappedArrayLevel_Negative. A handle that names nothing is dereferenced by clr \
                     (undetermined); vmmkit answers 1, as clr's invalid memory object"),
         expect: Codes(&[hip!(INVALID_VALUE), hip!(INVALID_HANDLE), hip!(NOT_SUPPORTED)]),
+    }
+
+    MEM_006 {
+        group: MEM,
+        text: "hipPointerGetAttribute and hipDrvPointerGetAttributes write HIP_POINTER_ATTRIBUTE_RANGE_SIZE as an \
+               unsigned 32-bit value (the allocation's size; 0 for memory HIP does not know) and nothing after it.",
+        apis: &["hipPointerGetAttribute", "hipDrvPointerGetAttributes"],
+        sources: &[CLR_MEM, T_POINTER_ATTR],
+        confidence: &[Src],
+        note: Some("ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:3872-3879 (`*reinterpret_cast<uint32_t*>(data)`); \
+                    hip-tests Unit_hipDrvPtrGetAttributes_Functional and \
+                    Unit_hipGetProcAddress_MemoryApisSetAndGetAttributes read it into an `unsigned int` and an `int`"),
+        expect: Behaviour,
+    }
+
+    MEM_007 {
+        group: MEM,
+        text: "hipFree of a hipHostMalloc buffer frees it, as hipHostFree does (0; a second free is 1); hipFree of \
+               memory HIP does not know is 1.",
+        apis: &["hipFree", "hipHostMalloc", "hipHostFree"],
+        sources: &[CLR_MEM, T_FREE],
+        confidence: &[Src],
+        note: Some("ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:69-92 (ihipFree: any memory object is freed, \
+                    SvmBuffer::free at :88; none → 1 at :93), :689-693 (hipFree); hip-tests \
+                    Unit_hipDrvMemcpy2DUnaligned_NegTst frees its hipHostMalloc buffers with hipFree"),
+        expect: Behaviour,
+    }
+
+    MEM_008 {
+        group: MEM,
+        text: "hipMemGetAddressRange of an address in a hipMalloc, managed or hipHostMalloc allocation gives the \
+               allocation's start and size; of an address HIP did not allocate, hipErrorNotFound.",
+        apis: &["hipMemGetAddressRange", "hipHostMalloc"],
+        sources: &[CLR_MEM],
+        confidence: &[Src],
+        note: Some("ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:798-813 (getMemoryObject of the address: none → \
+                    hipErrorNotFound, else its SVM pointer and size); hip-tests Unit_hipMemGetAddressRange_Positive, \
+                    section \"Host address range\". A registered range (its memory object's SVM pointer is not \
+                    the user's) stays hipErrorNotFound in vmmkit"),
+        expect: Behaviour,
     }
 }

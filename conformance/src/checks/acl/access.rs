@@ -16,7 +16,7 @@ fn set(cx: &Ctx, va: Va, size: usize, mut d: aclrtMemAccessDesc) -> AclError {
     cx.acl().aclrtMemSetAccess(va, size, &mut d, 1)
 }
 
-/// ACL-ACC-001: NULL `virPtr`, then NULL `desc`.
+/// [ACL-ACC-001](vmmkit_sys::acl::rules::ACC_001): NULL `virPtr`, then NULL `desc`.
 pub fn null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     let acl = cx.acl();
@@ -25,7 +25,7 @@ pub fn null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("aclrtMemSetAccess(desc NULL)", acl.aclrtMemSetAccess(m.va, m.size, ptr::null_mut(), 1))
 }
 
-/// ACL-ACC-002: count 0.
+/// [ACL-ACC-002](vmmkit_sys::acl::rules::ACC_002): count 0.
 pub fn zero_count(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     let mut d = rw_desc(0);
@@ -33,7 +33,7 @@ pub fn zero_count(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("state unchanged: count 1", set(cx, m.va, m.size, rw_desc(0)))
 }
 
-/// ACL-ACC-003: NONE and READ (207000), 2 and 7 (107000); READWRITE works.
+/// [ACL-ACC-003](vmmkit_sys::acl::rules::ACC_003): NONE and READ (207000), 2 and 7 (107000); READWRITE works.
 pub fn flags(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     for f in [ACL_RT_MEM_ACCESS_FLAGS_NONE, ACL_RT_MEM_ACCESS_FLAGS_READ] {
@@ -51,7 +51,7 @@ pub fn flags(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtMemSetAccess(READWRITE)", set(cx, m.va, m.size, rw_desc(0)))
 }
 
-/// ACL-ACC-004: HOST 1, DEVICE 64, MANAGED and type 5.
+/// [ACL-ACC-004](vmmkit_sys::acl::rules::ACC_004): HOST 1, DEVICE 64, MANAGED and type 5.
 pub fn location(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     let rw = ACL_RT_MEM_ACCESS_FLAGS_READWRITE;
@@ -69,7 +69,7 @@ pub fn location(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("state unchanged: DEVICE 0", set(cx, m.va, m.size, rw_desc(0)))
 }
 
-/// ACL-ACC-005: a reserved but unmapped range, and a range running past the
+/// [ACL-ACC-005](vmmkit_sys::acl::rules::ACC_005): a reserved but unmapped range, and a range running past the
 /// mapping.
 pub fn unmapped_range(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -82,7 +82,7 @@ pub fn unmapped_range(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("state unchanged: the mapped 2 MiB", set(cx, va, TWO_MIB, rw_desc(0)))
 }
 
-/// ACL-ACC-006: READWRITE for the owning device succeeds and changes nothing.
+/// [ACL-ACC-006](vmmkit_sys::acl::rules::ACC_006): READWRITE for the owning device succeeds and changes nothing.
 pub fn owner_device(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     cx.write(m.va, m.size, 6)?;
@@ -92,7 +92,7 @@ pub fn owner_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.verify("a write after the grant", m.va, m.size, 7)
 }
 
-/// ACL-ACC-007: a grant to device 1 repeated (0), then for another size (507899).
+/// [ACL-ACC-007](vmmkit_sys::acl::rules::ACC_007): a grant to device 1 repeated (0), then for another size (507899).
 pub fn repeat_grant(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(4 * MIB)?;
     cx.expect_ok("aclrtMemSetAccess(READWRITE, device 1)", set(cx, m.va, m.size, rw_desc(1)))?;
@@ -104,7 +104,7 @@ pub fn repeat_grant(cx: &mut Ctx) -> Result<(), Failure> {
     )
 }
 
-/// ACL-ACC-008: two proper 24-byte descriptors; the code and the access
+/// [ACL-ACC-008](vmmkit_sys::acl::rules::ACC_008): two proper 24-byte descriptors; the code and the access
 /// device 1 then has are recorded.
 pub fn several_descriptors(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
@@ -118,7 +118,7 @@ pub fn several_descriptors(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-ACC-009: each NULL pointer of `aclrtMemGetAccess`.
+/// [ACL-ACC-009](vmmkit_sys::acl::rules::ACC_009): each NULL pointer of `aclrtMemGetAccess`.
 pub fn get_null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     let acl = cx.acl();
@@ -129,7 +129,7 @@ pub fn get_null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("aclrtMemGetAccess(flag NULL)", acl.aclrtMemGetAccess(m.va, &mut loc, ptr::null_mut()))
 }
 
-/// ACL-ACC-010: the owner device has READWRITE; an unmapped VA is refused.
+/// [ACL-ACC-010](vmmkit_sys::acl::rules::ACC_010): the owner device has READWRITE; an unmapped VA is refused.
 pub fn get_flags(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     let acl = cx.acl();

@@ -8,14 +8,14 @@ use vmmkit_sys::acl::*;
 use crate::acl::{Ctx, setup};
 use crate::outcome::Failure;
 
-/// ACL-CPY-001: count 0 with NULL pointers and kind 99, before any device.
+/// [ACL-CPY-001](vmmkit_sys::acl::rules::CPY_001): count 0 with NULL pointers and kind 99, before any device.
 pub fn memcpy_zero(cx: &mut Ctx) -> Result<(), Failure> {
     cx.init()?;
     let r = cx.acl().aclrtMemcpy(ptr::null_mut(), 0, ptr::null(), 0, 99);
     cx.expect_code("aclrtMemcpy(count 0, NULL, NULL, kind 99) with no current device", r)
 }
 
-/// ACL-CPY-002: NULL dst, NULL src, kinds 6, 7 and -1.
+/// [ACL-CPY-002](vmmkit_sys::acl::rules::CPY_002): NULL dst, NULL src, kinds 6, 7 and -1.
 pub fn memcpy_null_or_kind(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
@@ -30,7 +30,7 @@ pub fn memcpy_null_or_kind(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-CPY-003: destMax 0 and count > destMax (107000); dst == src is a
+/// [ACL-CPY-003](vmmkit_sys::acl::rules::CPY_003): destMax 0 and count > destMax (107000); dst == src is a
 /// no-op (0); a valid copy copies.
 pub fn memcpy_dest_max(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -46,7 +46,7 @@ pub fn memcpy_dest_max(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("bytes after the copy", dst == src, format!("{src:?}"), format!("{dst:?}"))
 }
 
-/// ACL-CPY-004: count 0 (even with NULL), NULL, count > maxCount, and a
+/// [ACL-CPY-004](vmmkit_sys::acl::rules::CPY_004): count 0 (even with NULL), NULL, count > maxCount, and a
 /// plain memset of a host buffer.
 pub fn memset(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -67,7 +67,7 @@ pub fn memset(cx: &mut Ctx) -> Result<(), Failure> {
     )
 }
 
-/// ACL-CPY-006: the kind is advisory. Host buffers under each device kind
+/// [ACL-CPY-006](vmmkit_sys::acl::rules::CPY_006): the kind is advisory. Host buffers under each device kind
 /// are copied (aclrtMemcpy returns 0), and a device mapping is written and
 /// read under its own kinds.
 pub fn memcpy_kind(cx: &mut Ctx) -> Result<(), Failure> {
@@ -102,7 +102,7 @@ pub fn memcpy_kind(cx: &mut Ctx) -> Result<(), Failure> {
     cx.teardown(m)
 }
 
-/// ACL-CPY-007: host-side addresses no process can map (0x1000, below
+/// [ACL-CPY-007](vmmkit_sys::acl::rules::CPY_007): host-side addresses no process can map (0x1000, below
 /// 64 KiB, and 2^60, past the user address space) are refused by
 /// aclrtMemset and by aclrtMemcpy of kinds HOST_TO_HOST and DEFAULT; a host
 /// address with nothing mapped, under a kind that names it device memory,
@@ -134,7 +134,7 @@ pub fn unmappable_host_address(cx: &mut Ctx) -> Result<(), Failure> {
 /// The first address past ACL's device window [16 TiB, 24 TiB) (acl.md §2.6).
 const PAST_WINDOW: usize = 0x1800_0000_0000;
 
-/// ACL-CPY-005: NULL output and size 0 for MallocHost; FreeHost(NULL).
+/// [ACL-CPY-005](vmmkit_sys::acl::rules::CPY_005): NULL output and size 0 for MallocHost; FreeHost(NULL).
 pub fn host_alloc(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();

@@ -18,7 +18,7 @@ fn event(cx: &Ctx, flag: Option<u32>) -> Result<aclrtEvent, Failure> {
     Ok(e)
 }
 
-/// ACL-EVT-001: NULL event pointers and events.
+/// [ACL-EVT-001](vmmkit_sys::acl::rules::EVT_001): NULL event pointers and events.
 pub fn null_event(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let acl = cx.acl();
@@ -33,7 +33,7 @@ pub fn null_event(cx: &mut Ctx) -> Result<(), Failure> {
     setup("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-EVT-002: flags 0, 0x40 (IPC: aclrtCreateEventExWithFlag's), 0x21 are refused; 0x1 and 0x8 are made.
+/// [ACL-EVT-002](vmmkit_sys::acl::rules::EVT_002): flags 0, 0x40 (IPC: aclrtCreateEventExWithFlag's), 0x21 are refused; 0x1 and 0x8 are made.
 pub fn bad_flags(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
@@ -54,7 +54,7 @@ pub fn bad_flags(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-EVT-003: timeout -2 with a NULL event is 107000 (the timeout first); timeout 0 with NULL is 100000
+/// [ACL-EVT-003](vmmkit_sys::acl::rules::EVT_003): timeout -2 with a NULL event is 107000 (the timeout first); timeout 0 with NULL is 100000
 /// (the event next); timeout 0 with an event is 107000 (the runtime).
 pub fn synchronize_timeout_order(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -70,7 +70,7 @@ pub fn synchronize_timeout_order(cx: &mut Ctx) -> Result<(), Failure> {
     setup("aclrtDestroyEvent", acl.aclrtDestroyEvent(e)?)
 }
 
-/// ACL-EVT-004: never recorded: NOT_READY (0); recorded and synchronized: COMPLETE (1); NULL status: 100000.
+/// [ACL-EVT-004](vmmkit_sys::acl::rules::EVT_004): never recorded: NOT_READY (0); recorded and synchronized: COMPLETE (1); NULL status: 100000.
 pub fn query_status(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let e = event(cx, None)?;
@@ -100,7 +100,7 @@ fn event_ex(cx: &Ctx) -> Result<aclrtEvent, Failure> {
     Ok(e)
 }
 
-/// ACL-EVT-008: aclrtQueryEvent and aclrtQueryEventWaitStatus refuse a new-mode event; an old one is answered.
+/// [ACL-EVT-008](vmmkit_sys::acl::rules::EVT_008): aclrtQueryEvent and aclrtQueryEventWaitStatus refuse a new-mode event; an old one is answered.
 pub fn old_queries_refuse_new_mode(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let (ex, old) = (event_ex(cx)?, event(cx, None)?);
@@ -116,7 +116,7 @@ pub fn old_queries_refuse_new_mode(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-EVT-005: NULL ms is 100000; an event never recorded is 507000.
+/// [ACL-EVT-005](vmmkit_sys::acl::rules::EVT_005): NULL ms is 100000; an event never recorded is 507000.
 pub fn elapsed_unrecorded(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let (a, b) = (event(cx, None)?, event(cx, None)?);
@@ -130,7 +130,7 @@ pub fn elapsed_unrecorded(cx: &mut Ctx) -> Result<(), Failure> {
     setup("aclrtDestroyEvent", acl.aclrtDestroyEvent(b)?)
 }
 
-/// ACL-EVT-006: elapsed time of an ACL_EVENT_SYNC event is 107006; of aclrtCreateEvent's it is given.
+/// [ACL-EVT-006](vmmkit_sys::acl::rules::EVT_006): elapsed time of an ACL_EVENT_SYNC event is 107006; of aclrtCreateEvent's it is given.
 pub fn elapsed_needs_timing(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let (timed, untimed) = (event(cx, None)?, event(cx, Some(ACL_EVENT_SYNC))?);
@@ -149,7 +149,7 @@ pub fn elapsed_needs_timing(cx: &mut Ctx) -> Result<(), Failure> {
     setup("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-EVT-007: stream 1 copies host to device and records; stream 2 waits and copies device to host.
+/// [ACL-EVT-007](vmmkit_sys::acl::rules::EVT_007): stream 1 copies host to device and records; stream 2 waits and copies device to host.
 pub fn orders_streams(cx: &mut Ctx) -> Result<(), Failure> {
     const LEN: usize = 4 << 20;
     let (s1, s2) = (stream(cx)?, stream(cx)?);

@@ -16,7 +16,7 @@ fn export(cx: &Ctx, h: Handle, flags: u64) -> (AclError, u64) {
     (r, sh)
 }
 
-/// ACL-EXP-001: NULL handle, POSIX handle type, NULL output; then it works.
+/// [ACL-EXP-001](vmmkit_sys::acl::rules::EXP_001): NULL handle, POSIX handle type, NULL output; then it works.
 pub fn v1_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     let acl = cx.acl();
@@ -28,7 +28,7 @@ pub fn v1_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("state unchanged: export V1 with valid arguments", export(cx, m.handle, 0).0)
 }
 
-/// ACL-EXP-002: flags 2 and 3 on V1, and 2 on V2 where it exists.
+/// [ACL-EXP-002](vmmkit_sys::acl::rules::EXP_002): flags 2 and 3 on V1, and 2 on V2 where it exists.
 pub fn flags(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     for f in [2, 3] {
@@ -46,7 +46,7 @@ pub fn flags(cx: &mut Ctx) -> Result<(), Failure> {
     }
 }
 
-/// ACL-EXP-003: V2 with NULL handle, then NULL output.
+/// [ACL-EXP-003](vmmkit_sys::acl::rules::EXP_003): V2 with NULL handle, then NULL output.
 pub fn v2_null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     let acl = cx.acl();
@@ -59,7 +59,7 @@ pub fn v2_null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("export V2(out NULL)", acl.aclrtMemExportToShareableHandleV2(m.handle, 0, default, ptr::null_mut())?)
 }
 
-/// ACL-EXP-004: V2 share types 0 and 3.
+/// [ACL-EXP-004](vmmkit_sys::acl::rules::EXP_004): V2 share types 0 and 3.
 pub fn v2_share_type(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     let mut out = [0u8; 128];
@@ -70,7 +70,7 @@ pub fn v2_share_type(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-EXP-005: V2 FABRIC from a thread with no current device (107002),
+/// [ACL-EXP-005](vmmkit_sys::acl::rules::EXP_005): V2 FABRIC from a thread with no current device (107002),
 /// then with device 0 current (0 on A3, 207000 on 910B: no server id).
 pub fn v2_fabric(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
@@ -94,7 +94,7 @@ pub fn v2_fabric(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect("export V2 FABRIC with device 0 current", want, r)
 }
 
-/// ACL-EXP-006: a freed handle.
+/// [ACL-EXP-006](vmmkit_sys::acl::rules::EXP_006): a freed handle.
 pub fn dead_handle(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let keep = cx.malloc(TWO_MIB)?;
@@ -104,7 +104,7 @@ pub fn dead_handle(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("state unchanged: export of a live handle", export(cx, keep, 0).0)
 }
 
-/// ACL-EXP-007: exporting an imported handle is refused; a retained alias
+/// [ACL-EXP-007](vmmkit_sys::acl::rules::EXP_007): exporting an imported handle is refused; a retained alias
 /// of this process's allocation exports.
 pub fn imported_handle(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
@@ -121,7 +121,7 @@ pub fn imported_handle(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-EXP-008: a second export with flags 0 and 1, and through a retained
+/// [ACL-EXP-008](vmmkit_sys::acl::rules::EXP_008): a second export with flags 0 and 1, and through a retained
 /// alias, are refused; the first handle still serves an importer.
 pub fn twice(cx: &mut Ctx) -> Result<(), Failure> {
     let (m, _) = exported(cx, 1, 8)?;
@@ -144,7 +144,7 @@ fn layout(cx: &Ctx, step: &str, sh: u64, device: u64) -> Result<(), Failure> {
     )
 }
 
-/// ACL-EXP-010: V1 handles on each device, V2 DEFAULT and V2 FABRIC.
+/// [ACL-EXP-010](vmmkit_sys::acl::rules::EXP_010): V1 handles on each device, V2 DEFAULT and V2 FABRIC.
 pub fn handle_layout(cx: &mut Ctx) -> Result<(), Failure> {
     let n = cx.device_count()?.min(2);
     cx.device(0)?;
@@ -181,7 +181,7 @@ pub fn handle_layout(cx: &mut Ctx) -> Result<(), Failure> {
     )
 }
 
-/// ACL-EXP-011: HOST-located physical memory exports.
+/// [ACL-EXP-011](vmmkit_sys::acl::rules::EXP_011): HOST-located physical memory exports.
 pub fn host_memory(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let p = crate::acl::prop_with(ACL_HBM_MEM_HUGE, ACL_MEM_LOCATION_TYPE_HOST, 0);
@@ -189,7 +189,7 @@ pub fn host_memory(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("export V1 of HOST memory", export(cx, h, 1).0)
 }
 
-/// ACL-EXP-012: with flag 0 an unlisted peer is refused; once listed it imports.
+/// [ACL-EXP-012](vmmkit_sys::acl::rules::EXP_012): with flag 0 an unlisted peer is refused; once listed it imports.
 pub fn trustlist_starts_empty(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 0, 12)?;
     let mut b = cx.peer("B")?;

@@ -9,7 +9,7 @@ use crate::acl::{Ctx, Handle, prop};
 use crate::forked::{Call, in_child};
 use crate::outcome::Failure;
 
-/// ACL-FORK-001: after the parent allocated and exported with the
+/// [ACL-FORK-001](vmmkit_sys::acl::rules::FORK_001): after the parent allocated and exported with the
 /// trustlist on, a child forked without exec gets the rule's code from an
 /// import of the parent's handle, an allocation and a free of the parent's
 /// handle; the parent's handle is still its own to free afterwards.

@@ -8,7 +8,7 @@ use vmmkit_sys::acl::*;
 use crate::acl::{Ctx, Handle, TWO_MIB, Va, prop, prop_with, setup};
 use crate::outcome::Failure;
 
-/// ACL-GEN-001: a second `aclInit` returns 100002; ACL stays initialised.
+/// [ACL-GEN-001](vmmkit_sys::acl::rules::GEN_001): a second `aclInit` returns 100002; ACL stays initialised.
 pub fn init_twice(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     cx.expect_ok("first aclInit(NULL) in a fresh process", acl.aclInit(ptr::null()))?;
@@ -16,7 +16,7 @@ pub fn init_twice(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtSetDevice(0) after the refused aclInit", acl.aclrtSetDevice(0))
 }
 
-/// ACL-GEN-002: `aclFinalize` ends ACL even after two `aclInit`; a second
+/// [ACL-GEN-002](vmmkit_sys::acl::rules::GEN_002): `aclFinalize` ends ACL even after two `aclInit`; a second
 /// `aclFinalize` returns 100037.
 pub fn finalize_twice(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
@@ -26,7 +26,7 @@ pub fn finalize_twice(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("second aclFinalize", acl.aclFinalize())
 }
 
-/// ACL-GEN-003: `aclrtSetDevice` of the device count and of -1.
+/// [ACL-GEN-003](vmmkit_sys::acl::rules::GEN_003): `aclrtSetDevice` of the device count and of -1.
 pub fn set_device_out_of_range(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let n = cx.device_count()? as i32;
@@ -35,7 +35,7 @@ pub fn set_device_out_of_range(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtSetDevice(0) afterwards", acl.aclrtSetDevice(0))
 }
 
-/// ACL-GEN-004: `aclrtGetDevice` before any `aclrtSetDevice`.
+/// [ACL-GEN-004](vmmkit_sys::acl::rules::GEN_004): `aclrtGetDevice` before any `aclrtSetDevice`.
 pub fn get_device_without_current(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     cx.init()?;
@@ -46,7 +46,7 @@ pub fn get_device_without_current(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("aclrtGetDevice after aclrtSetDevice(0)", d == 0, "device 0", format!("device {d}"))
 }
 
-/// ACL-GEN-005: each listed call, made before any `aclrtSetDevice`.
+/// [ACL-GEN-005](vmmkit_sys::acl::rules::GEN_005): each listed call, made before any `aclrtSetDevice`.
 pub fn current_device_required(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     cx.init()?;
@@ -65,7 +65,7 @@ pub fn current_device_required(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("aclrtMallocPhysical(HOST_NUMA 0)", acl.aclrtMallocPhysical(&mut h, TWO_MIB, &numa, 0))
 }
 
-/// ACL-GEN-006: a DEVICE location and an import device id equal to the
+/// [ACL-GEN-006](vmmkit_sys::acl::rules::GEN_006): a DEVICE location and an import device id equal to the
 /// device count, and -1 for the import.
 pub fn vmm_device_ids(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
@@ -85,7 +85,7 @@ pub fn vmm_device_ids(cx: &mut Ctx) -> Result<(), Failure> {
     )
 }
 
-/// The VMM calls of ACL-GEN-007 and ACL-GEN-008, made in that state.
+/// The VMM calls of [ACL-GEN-007](vmmkit_sys::acl::rules::GEN_007) and [ACL-GEN-008](vmmkit_sys::acl::rules::GEN_008), made in that state.
 fn vmm_calls(cx: &Ctx, export: bool) -> Result<(), Failure> {
     let acl = cx.acl();
     let mut p = prop(0);
@@ -109,24 +109,24 @@ fn vmm_calls(cx: &Ctx, export: bool) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-GEN-007: VMM calls after `aclInit` but before any `aclrtSetDevice`.
+/// [ACL-GEN-007](vmmkit_sys::acl::rules::GEN_007): VMM calls after `aclInit` but before any `aclrtSetDevice`.
 pub fn vmm_before_set_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.init()?;
     vmm_calls(cx, true)
 }
 
-/// ACL-GEN-008: VMM calls before `aclInit`.
+/// [ACL-GEN-008](vmmkit_sys::acl::rules::GEN_008): VMM calls before `aclInit`.
 pub fn vmm_before_init(cx: &mut Ctx) -> Result<(), Failure> {
     vmm_calls(cx, false)
 }
 
-/// ACL-TGID-001: `aclrtDeviceGetBareTgid(NULL)`.
+/// [ACL-TGID-001](vmmkit_sys::acl::rules::TGID_001): `aclrtDeviceGetBareTgid(NULL)`.
 pub fn bare_tgid_null(cx: &mut Ctx) -> Result<(), Failure> {
     cx.init()?;
     cx.expect_code("aclrtDeviceGetBareTgid(NULL)", cx.acl().aclrtDeviceGetBareTgid(ptr::null_mut()))
 }
 
-/// ACL-TGID-002: the bare tgid is this process's pid (outside a container;
+/// [ACL-TGID-002](vmmkit_sys::acl::rules::TGID_002): the bare tgid is this process's pid (outside a container;
 /// inside one, the outermost pid `/proc/self/status` shows).
 pub fn bare_tgid_is_host_pid(cx: &mut Ctx) -> Result<(), Failure> {
     cx.init()?;
@@ -167,7 +167,7 @@ fn masked_peer(cx: &Ctx, env: &[(&str, &str)]) -> Result<crate::peer::Peer, Fail
     crate::peer::Peer::spawn(&cx.launcher().with_env(env), "masked")
 }
 
-/// ACL-GEN-011: this process (every device) exports 2 MiB of device 2. A
+/// [ACL-GEN-011](vmmkit_sys::acl::rules::GEN_011): this process (every device) exports 2 MiB of device 2. A
 /// peer that sees `ASCEND_RT_VISIBLE_DEVICES=1,2,9,3` (the list stops at 9)
 /// has two devices, physical 1 and 2; it imports the memory onto its device
 /// 1 (physical 2, where it lives) and reads it there. Lists the runtime
@@ -203,7 +203,7 @@ pub fn visible_devices(cx: &mut Ctx) -> Result<(), Failure> {
     cx.teardown(m)
 }
 
-/// ACL-GEN-012: a peer that sees `ASCEND_RT_VISIBLE_DEVICES=1,2` finds the
+/// [ACL-GEN-012](vmmkit_sys::acl::rules::GEN_012): a peer that sees `ASCEND_RT_VISIBLE_DEVICES=1,2` finds the
 /// device of a handle exported from physical device 2 (the key's device
 /// field) as its user id 1; logic id 0 (not in its list) and a negative
 /// user id are 107001.

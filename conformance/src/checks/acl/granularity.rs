@@ -35,7 +35,7 @@ fn query(cx: &Ctx, mut p: aclrtPhysicalMemProp, option: aclrtMemGranularityOptio
 const MIN: aclrtMemGranularityOptions = ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM;
 const REC: aclrtMemGranularityOptions = ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED;
 
-/// ACL-GRAN-001: NULL `prop`, then NULL `granularity`.
+/// [ACL-GRAN-001](vmmkit_sys::acl::rules::GRAN_001): NULL `prop`, then NULL `granularity`.
 pub fn null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
@@ -45,7 +45,7 @@ pub fn null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("granularity with out NULL", acl.aclrtMemGetAllocationGranularity(&mut p, MIN, ptr::null_mut()))
 }
 
-/// ACL-GRAN-002: each DDR attribute at DEVICE 0.
+/// [ACL-GRAN-002](vmmkit_sys::acl::rules::GRAN_002): each DDR attribute at DEVICE 0.
 pub fn ddr_on_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     for &attr in DDR_ATTRS {
@@ -55,7 +55,7 @@ pub fn ddr_on_device(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-GRAN-003: attributes 0, 1, 8, 9, 11 and out-of-range values.
+/// [ACL-GRAN-003](vmmkit_sys::acl::rules::GRAN_003): attributes 0, 1, 8, 9, 11 and out-of-range values.
 pub fn unknown_attr(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     for &attr in BAD_ATTRS {
@@ -65,14 +65,14 @@ pub fn unknown_attr(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-GRAN-004: DEVICE location id equal to the device count.
+/// [ACL-GRAN-004](vmmkit_sys::acl::rules::GRAN_004): DEVICE location id equal to the device count.
 pub fn bad_device(cx: &mut Ctx) -> Result<(), Failure> {
     let n = cx.device_count()?;
     cx.device(0)?;
     cx.expect_code(&format!("granularity at DEVICE {n} of {n}"), query(cx, prop(n), MIN).0)
 }
 
-/// ACL-GRAN-005: option UNDEF and 2; RECOMMENDED still works.
+/// [ACL-GRAN-005](vmmkit_sys::acl::rules::GRAN_005): option UNDEF and 2; RECOMMENDED still works.
 pub fn bad_option(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     cx.expect_code("granularity with option UNDEF (0xFFFF)", query(cx, prop(0), ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF).0)?;
@@ -83,7 +83,7 @@ pub fn bad_option(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("granularity with option RECOMMENDED", query(cx, prop(0), REC).0)
 }
 
-/// ACL-GRAN-006: location types MANAGED and 5.
+/// [ACL-GRAN-006](vmmkit_sys::acl::rules::GRAN_006): location types MANAGED and 5.
 pub fn bad_location_type(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     for kind in [ACL_MEM_LOCATION_TYPE_MANAGED, 5] {
@@ -93,14 +93,14 @@ pub fn bad_location_type(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-GRAN-007: `prop.reserve` = 1.
+/// [ACL-GRAN-007](vmmkit_sys::acl::rules::GRAN_007): `prop.reserve` = 1.
 pub fn reserve_nonzero(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let p = aclrtPhysicalMemProp { reserve: 1, ..prop(0) };
     cx.expect_code("granularity with reserve 1", query(cx, p, MIN).0)
 }
 
-/// ACL-GRAN-008: 1G attributes 10 and 14 at HOST 0 are refused whatever
+/// [ACL-GRAN-008](vmmkit_sys::acl::rules::GRAN_008): 1G attributes 10 and 14 at HOST 0 are refused whatever
 /// the device; attribute 10 on device 0 is refused when the device has no
 /// giant pages.
 pub fn giant_pages(cx: &mut Ctx) -> Result<(), Failure> {
@@ -118,7 +118,7 @@ pub fn giant_pages(cx: &mut Ctx) -> Result<(), Failure> {
     }
 }
 
-/// ACL-GRAN-009: 2 MiB for every accepted non-1G attribute on device and
+/// [ACL-GRAN-009](vmmkit_sys::acl::rules::GRAN_009): 2 MiB for every accepted non-1G attribute on device and
 /// host, with both options; 1 GiB for the 1G attributes a device supports.
 pub fn values(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -146,7 +146,7 @@ pub fn values(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-GRAN-010: HBM attributes at HOST 0.
+/// [ACL-GRAN-010](vmmkit_sys::acl::rules::GRAN_010): HBM attributes at HOST 0.
 pub fn hbm_on_host(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     for attr in [ACL_HBM_MEM_HUGE, ACL_HBM_MEM_NORMAL] {

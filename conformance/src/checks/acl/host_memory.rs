@@ -24,7 +24,7 @@ fn at(p: *mut c_void, off: usize) -> *mut c_void {
     p.cast::<u8>().wrapping_add(off).cast()
 }
 
-/// ACL-REG-001: a range overlapping a registered one, by either call, is
+/// [ACL-REG-001](vmmkit_sys::acl::rules::REG_001): a range overlapping a registered one, by either call, is
 /// 507910; the first registration stays (it unregisters once).
 pub fn register_overlap(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -52,7 +52,7 @@ pub fn register_overlap(cx: &mut Ctx) -> Result<(), Failure> {
     setup("aclrtHostUnregister", acl.aclrtHostUnregister(p)?)
 }
 
-/// ACL-REG-002: never registered, inside a registration, and already
+/// [ACL-REG-002](vmmkit_sys::acl::rules::REG_002): never registered, inside a registration, and already
 /// unregistered are 507911.
 pub fn unregister_unknown(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -67,7 +67,7 @@ pub fn unregister_unknown(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect("aclrtHostUnregister again", want, acl.aclrtHostUnregister(p)?)
 }
 
-/// ACL-FILL-001: N 0 with NULL succeeds; misaligned, N * 4 over memSize and
+/// [ACL-FILL-001](vmmkit_sys::acl::rules::FILL_001): N 0 with NULL succeeds; misaligned, N * 4 over memSize and
 /// a pageable host buffer are 100000 and write nothing; a valid fill writes
 /// the words (read back through aclrtMemcpy).
 pub fn memset_d32(cx: &mut Ctx) -> Result<(), Failure> {

@@ -17,13 +17,13 @@ fn import(cx: &Ctx, sh: u64, device: i32) -> (AclError, Handle) {
     (r, h)
 }
 
-/// ACL-IMP-001: NULL handle output.
+/// [ACL-IMP-001](vmmkit_sys::acl::rules::IMP_001): NULL handle output.
 pub fn v1_null_out(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 1, 1)?;
     cx.expect_code("import V1(handle NULL)", cx.acl().aclrtMemImportFromShareableHandle(sh, 0, ptr::null_mut()))
 }
 
-/// ACL-IMP-002: device ids -1 and the device count.
+/// [ACL-IMP-002](vmmkit_sys::acl::rules::IMP_002): device ids -1 and the device count.
 pub fn v1_bad_device(cx: &mut Ctx) -> Result<(), Failure> {
     let n = cx.device_count()? as i32;
     let (_m, sh) = exported(cx, 1, 2)?;
@@ -31,7 +31,7 @@ pub fn v1_bad_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("import V1(deviceId -1)", import(cx, sh, -1).0)
 }
 
-/// ACL-IMP-003: V2 with NULL handle, NULL output, flags 1.
+/// [ACL-IMP-003](vmmkit_sys::acl::rules::IMP_003): V2 with NULL handle, NULL output, flags 1.
 pub fn v2_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, mut sh) = exported(cx, 1, 3)?;
     let acl = cx.acl();
@@ -49,7 +49,7 @@ pub fn v2_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("import V2(flags 1)", acl.aclrtMemImportFromShareableHandleV2(shp, default, 1, &mut h)?)
 }
 
-/// ACL-IMP-004: V2 with no current device.
+/// [ACL-IMP-004](vmmkit_sys::acl::rules::IMP_004): V2 with no current device.
 pub fn v2_needs_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.init()?;
     let mut sh = UNKNOWN_SHAREABLE;
@@ -63,7 +63,7 @@ pub fn v2_needs_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("import V2 with no current device", r)
 }
 
-/// ACL-IMP-005: V2 share types 0 and 3.
+/// [ACL-IMP-005](vmmkit_sys::acl::rules::IMP_005): V2 share types 0 and 3.
 pub fn v2_share_type(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, mut sh) = exported(cx, 1, 5)?;
     let mut h: Handle = ptr::null_mut();
@@ -74,7 +74,7 @@ pub fn v2_share_type(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-IMP-006: a peer exports FABRIC. Without a server id that fails, and
+/// [ACL-IMP-006](vmmkit_sys::acl::rules::IMP_006): a peer exports FABRIC. Without a server id that fails, and
 /// importing a fabric handle fails too (207000); with one, the fabric
 /// handle imports like a DEFAULT one and shows the peer's data.
 pub fn v2_fabric(cx: &mut Ctx) -> Result<(), Failure> {
@@ -110,7 +110,7 @@ pub fn v2_fabric(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-IMP-007: a share id never exported, and a handle every holder released.
+/// [ACL-IMP-007](vmmkit_sys::acl::rules::IMP_007): a share id never exported, and a handle every holder released.
 pub fn unknown_handle(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     cx.expect_code("import V1 of a never-exported share id", import(cx, UNKNOWN_SHAREABLE, 0).0)?;
@@ -119,7 +119,7 @@ pub fn unknown_handle(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("import V1 after every holder released", import(cx, sh, 0).0)
 }
 
-/// ACL-IMP-008: a peer with no current device imports a live handle
+/// [ACL-IMP-008](vmmkit_sys::acl::rules::IMP_008): a peer with no current device imports a live handle
 /// (107002), and an unknown one (107017: the lookup comes first).
 pub fn v1_needs_context_after_lookup(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 1, 8)?;
@@ -132,13 +132,13 @@ pub fn v1_needs_context_after_lookup(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-IMP-009: the exporter imports its own handle onto device 0.
+/// [ACL-IMP-009](vmmkit_sys::acl::rules::IMP_009): the exporter imports its own handle onto device 0.
 pub fn exporter_same_device(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 1, 9)?;
     cx.expect_code("the exporter imports onto the memory's device", import(cx, sh, 0).0)
 }
 
-/// ACL-IMP-010: the exporter imports onto device 1 and reads its data there.
+/// [ACL-IMP-010](vmmkit_sys::acl::rules::IMP_010): the exporter imports onto device 1 and reads its data there.
 pub fn exporter_other_device(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 1, 10)?;
     let (r, h) = import(cx, sh, 1);
@@ -148,7 +148,7 @@ pub fn exporter_other_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.verify("the exporter's data through device 1", va, TWO_MIB, 10)
 }
 
-/// ACL-IMP-011: three processes: listed B imports, unlisted C is refused.
+/// [ACL-IMP-011](vmmkit_sys::acl::rules::IMP_011): three processes: listed B imports, unlisted C is refused.
 pub fn not_listed(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 0, 11)?;
     let mut b = cx.peer("B")?;
@@ -162,7 +162,7 @@ pub fn not_listed(cx: &mut Ctx) -> Result<(), Failure> {
     c.exit()
 }
 
-/// ACL-IMP-013: with flag 1, an unlisted peer imports and reads.
+/// [ACL-IMP-013](vmmkit_sys::acl::rules::IMP_013): with flag 1, an unlisted peer imports and reads.
 pub fn validation_disabled(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 1, 13)?;
     let mut b = cx.peer("B")?;
@@ -173,7 +173,7 @@ pub fn validation_disabled(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-IMP-014: a peer imports twice onto device 0: the same handle value;
+/// [ACL-IMP-014](vmmkit_sys::acl::rules::IMP_014): a peer imports twice onto device 0: the same handle value;
 /// after one free the handle still maps; the second free succeeds.
 pub fn repeat_same_device(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 1, 14)?;
@@ -196,7 +196,7 @@ pub fn repeat_same_device(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-IMP-015: a peer imports onto devices 0 and 1: two handles.
+/// [ACL-IMP-015](vmmkit_sys::acl::rules::IMP_015): a peer imports onto devices 0 and 1: two handles.
 pub fn other_device_new_handle(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 1, 15)?;
     let mut b = cx.peer("B")?;
@@ -215,7 +215,7 @@ pub fn other_device_new_handle(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-IMP-016: a peer on device 1 imports device 0's memory without
+/// [ACL-IMP-016](vmmkit_sys::acl::rules::IMP_016): a peer on device 1 imports device 0's memory without
 /// enabling peer access, and reads it.
 pub fn cross_device_without_peer_enable(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 1, 16)?;
@@ -228,7 +228,7 @@ pub fn cross_device_without_peer_enable(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-IMP-017: 4 MiB of `ACL_HBM_MEM_NORMAL`: the import reports the
+/// [ACL-IMP-017](vmmkit_sys::acl::rules::IMP_017): 4 MiB of `ACL_HBM_MEM_NORMAL`: the import reports the
 /// exporter's memory type, the importing device, and maps as 4 MiB.
 pub fn inherits_properties(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -260,7 +260,7 @@ pub fn inherits_properties(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-IMP-019: A exports, B imports, A frees everything, then C imports
+/// [ACL-IMP-019](vmmkit_sys::acl::rules::IMP_019): A exports, B imports, A frees everything, then C imports
 /// and reads.
 pub fn after_exporter_free(cx: &mut Ctx) -> Result<(), Failure> {
     let (m, sh) = exported(cx, 1, 19)?;

@@ -28,7 +28,7 @@ fn bytes(h: &aclrtIpcEventHandle) -> Vec<u8> {
     h.reserved.iter().map(|&c| c as u8).collect()
 }
 
-/// ACL-IEV-001: NULL handle (checked before the event), NULL event: 100000.
+/// [ACL-IEV-001](vmmkit_sys::acl::rules::IEV_001): NULL handle (checked before the event), NULL event: 100000.
 pub fn null_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let e = event(cx, ACL_EVENT_IPC)?;
     let acl = cx.acl();
@@ -46,7 +46,7 @@ pub fn null_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyEvent", acl.aclrtDestroyEvent(e)?)
 }
 
-/// ACL-IEV-002: an event made without ACL_EVENT_IPC has no handle (107000).
+/// [ACL-IEV-002](vmmkit_sys::acl::rules::IEV_002): an event made without ACL_EVENT_IPC has no handle (107000).
 pub fn needs_ipc_flag(cx: &mut Ctx) -> Result<(), Failure> {
     let e = event(cx, ACL_EVENT_SYNC)?;
     let (r, _) = handle(cx, e)?;
@@ -54,7 +54,7 @@ pub fn needs_ipc_flag(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyEvent", cx.acl().aclrtDestroyEvent(e)?)
 }
 
-/// ACL-IEV-003: the same handle twice; an all-zero handle and one of a
+/// [ACL-IEV-003](vmmkit_sys::acl::rules::IEV_003): the same handle twice; an all-zero handle and one of a
 /// destroyed event are 107017 to open.
 pub fn handles(cx: &mut Ctx) -> Result<(), Failure> {
     let e = event(cx, ACL_EVENT_IPC)?;
@@ -71,7 +71,7 @@ pub fn handles(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("OpenEventHandle of the handle of a destroyed event", gone)
 }
 
-/// ACL-IEV-004: A copies asynchronously and records; B opens the handle,
+/// [ACL-IEV-004](vmmkit_sys::acl::rules::IEV_004): A copies asynchronously and records; B opens the handle,
 /// makes its stream wait on the event and reads A's data.
 pub fn ordering_across_processes(cx: &mut Ctx) -> Result<(), Failure> {
     let e = event(cx, ACL_EVENT_IPC)?;
@@ -93,7 +93,7 @@ pub fn ordering_across_processes(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyEvent", acl.aclrtDestroyEvent(e)?)
 }
 
-/// ACL-IEV-005: the creator A lives, peer B opens A's IPC event and records
+/// [ACL-IEV-005](vmmkit_sys::acl::rules::IEV_005): the creator A lives, peer B opens A's IPC event and records
 /// it behind a wait that never ends, and B is killed: A's wait on its own
 /// event ends with 507899 instead of waiting for a record nobody will make
 /// (bounded by a timeout, so a wait that does not end reads 507047).

@@ -88,7 +88,7 @@ fn peer_close(peer: &mut Peer, key: &[u8]) -> Result<AclError, Failure> {
     peer.code(&Request::IpcClose { key: key.to_vec() })
 }
 
-/// ACL-IPK-001: 64 printable characters and a NUL, in a buffer of 128.
+/// [ACL-IPK-001](vmmkit_sys::acl::rules::IPK_001): 64 printable characters and a NUL, in a buffer of 128.
 pub fn key_format(cx: &mut Ctx) -> Result<(), Failure> {
     let va = block(cx, 1)?;
     let mut buf = [0xaau8; 128];
@@ -101,7 +101,7 @@ pub fn key_format(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure_code("close the key", AclError::SUCCESS, close(cx, &buf[..64]))
 }
 
-/// ACL-IPK-002: NULL pointers 100000; size 0, len 0, flags 2, len 64 107000.
+/// [ACL-IPK-002](vmmkit_sys::acl::rules::IPK_002): NULL pointers 100000; size 0, len 0, flags 2, len 64 107000.
 pub fn get_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let va = block(cx, 2)?;
     let acl = cx.acl();
@@ -117,7 +117,7 @@ pub fn get_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("state unchanged: GetExportKey(len 65)", acl.aclrtIpcMemGetExportKey(va, TWO_MIB, k, 65, 0))
 }
 
-/// ACL-IPK-003: host memory, an address off the memory's pages, a size past
+/// [ACL-IPK-003](vmmkit_sys::acl::rules::IPK_003): host memory, an address off the memory's pages, a size past
 /// the allocation and VMM memory exported as a shareable handle are 507899;
 /// a page inside an allocation and a VMM mapping of memory never shared the
 /// VMM way export, and a peer reads each through its key.
@@ -163,7 +163,7 @@ pub fn get_memory_kind(cx: &mut Ctx) -> Result<(), Failure> {
     cx.teardown(m)
 }
 
-/// ACL-IPK-004: two keys of one block differ, and a peer reads through both.
+/// [ACL-IPK-004](vmmkit_sys::acl::rules::IPK_004): two keys of one block differ, and a peer reads through both.
 pub fn repeated_get(cx: &mut Ctx) -> Result<(), Failure> {
     let va = block(cx, 4)?;
     let (r1, k1) = get_key(cx, va, 1);
@@ -177,7 +177,7 @@ pub fn repeated_get(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-IPK-005: NULL key or pid 100000; num 0, num 32, an empty key and a
+/// [ACL-IPK-005](vmmkit_sys::acl::rules::IPK_005): NULL key or pid 100000; num 0, num 32, an empty key and a
 /// key without a NUL in 65 bytes 107000; one pid then works.
 pub fn set_pid_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let (_va, key) = exported(cx, 0, 5)?;
@@ -196,7 +196,7 @@ pub fn set_pid_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("state unchanged: SetImportPid of 31 pids", acl.aclrtIpcMemSetImportPid(k.as_ptr(), pp, 31))
 }
 
-/// ACL-IPK-006: an unknown key, a peer that did not create the key, only
+/// [ACL-IPK-006](vmmkit_sys::acl::rules::IPK_006): an unknown key, a peer that did not create the key, only
 /// zeros or the own pid, and a 32,769th pid are 507899.
 pub fn set_pid_refusals(cx: &mut Ctx) -> Result<(), Failure> {
     let (_va, key) = exported(cx, 0, 6)?;
@@ -218,7 +218,7 @@ pub fn set_pid_refusals(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("SetImportPid of a 32,769th pid", set_pid(cx, &key, &[1_000_000]))
 }
 
-/// ACL-IPK-007: three processes: C is listed and imports, B is not and is
+/// [ACL-IPK-007](vmmkit_sys::acl::rules::IPK_007): three processes: C is listed and imports, B is not and is
 /// refused; B listed after its refusal then imports (the list is read at import).
 pub fn trustlist_at_import(cx: &mut Ctx) -> Result<(), Failure> {
     let (_va, key) = exported(cx, 0, 7)?;
@@ -235,7 +235,7 @@ pub fn trustlist_at_import(cx: &mut Ctx) -> Result<(), Failure> {
     c.exit()
 }
 
-/// ACL-IPK-008: flag 1: a peer on no list imports and reads.
+/// [ACL-IPK-008](vmmkit_sys::acl::rules::IPK_008): flag 1: a peer on no list imports and reads.
 pub fn validation_disabled(cx: &mut Ctx) -> Result<(), Failure> {
     let (_va, key) = exported(cx, 1, 8)?;
     let mut b = cx.peer("B")?;
@@ -243,7 +243,7 @@ pub fn validation_disabled(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-IPK-009: the creator imports its flag-0 key (507899) and its flag-1
+/// [ACL-IPK-009](vmmkit_sys::acl::rules::IPK_009): the creator imports its flag-0 key (507899) and its flag-1
 /// key (0, a second address with the same data).
 pub fn creator_imports(cx: &mut Ctx) -> Result<(), Failure> {
     let (_va, key0) = exported(cx, 0, 9)?;
@@ -257,7 +257,7 @@ pub fn creator_imports(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("close the import", close(cx, &key1))
 }
 
-/// ACL-IPK-010: a repeated import gives the same address and needs its own
+/// [ACL-IPK-010](vmmkit_sys::acl::rules::IPK_010): a repeated import gives the same address and needs its own
 /// close; after the last, a further close is 507899; an import onto device 1
 /// while open on device 0 is 507899.
 pub fn repeated_import(cx: &mut Ctx) -> Result<(), Failure> {
@@ -278,7 +278,7 @@ pub fn repeated_import(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-IPK-011: a peer on device 1 imports a device-0 key without peer
+/// [ACL-IPK-011](vmmkit_sys::acl::rules::IPK_011): a peer on device 1 imports a device-0 key without peer
 /// access; the creator imports its key onto device 1 with ENABLE_PEER_ACCESS
 /// and device 1 then has access to device 0.
 pub fn cross_device(cx: &mut Ctx) -> Result<(), Failure> {
@@ -299,7 +299,7 @@ pub fn cross_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)
 }
 
-/// ACL-IPK-012: importers close first (all 0); the creator closes while B
+/// [ACL-IPK-012](vmmkit_sys::acl::rules::IPK_012): importers close first (all 0); the creator closes while B
 /// has it open: C's import is 507899, B still reads and closes with 0.
 pub fn close_order(cx: &mut Ctx) -> Result<(), Failure> {
     let mut b = cx.peer("B")?;
@@ -319,7 +319,7 @@ pub fn close_order(cx: &mut Ctx) -> Result<(), Failure> {
     c.exit()
 }
 
-/// ACL-IPK-013: NULL 100000, "" 107000; an unknown key, another process's
+/// [ACL-IPK-013](vmmkit_sys::acl::rules::IPK_013): NULL 100000, "" 107000; an unknown key, another process's
 /// key and a second close by the creator 507899.
 pub fn close_errors(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
@@ -341,7 +341,7 @@ pub fn close_errors(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect("the creator closes it again once no importer holds it", drv, close(cx, &key))
 }
 
-/// ACL-IPK-014: aclrtFree while B has the key open: 0; C's import 507899; B's close 0.
+/// [ACL-IPK-014](vmmkit_sys::acl::rules::IPK_014): aclrtFree while B has the key open: 0; C's import 507899; B's close 0.
 pub fn free_while_open(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, key) = exported(cx, 1, 15)?;
     let mut b = cx.peer("B")?;
@@ -355,7 +355,7 @@ pub fn free_while_open(cx: &mut Ctx) -> Result<(), Failure> {
     c.exit()
 }
 
-/// ACL-IPK-015: B exports and exits while C has its key open: the import here is 507899 (and of the key
+/// [ACL-IPK-015](vmmkit_sys::acl::rules::IPK_015): B exports and exits while C has its key open: the import here is 507899 (and of the key
 /// with this process's pid written in it), C's close 0.
 pub fn exporter_exited(cx: &mut Ctx) -> Result<(), Failure> {
     let mut b = cx.peer("B")?;
@@ -377,7 +377,7 @@ pub fn exporter_exited(cx: &mut Ctx) -> Result<(), Failure> {
     c.exit()
 }
 
-/// ACL-IPK-016: NULL devPtr or key 100000; flags 2 and "" 107000; an unknown key 507899.
+/// [ACL-IPK-016](vmmkit_sys::acl::rules::IPK_016): NULL devPtr or key 100000; flags 2 and "" 107000; an unknown key 507899.
 pub fn import_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let (_va, key) = exported(cx, 1, 17)?;
     let acl = cx.acl();
@@ -399,7 +399,7 @@ fn this_server() -> u32 {
     std::fs::metadata("/proc/self/ns/net").map_or(1, |m| m.ino() as u32)
 }
 
-/// ACL-IPK-017: aclrtIpcMemSetAttr's checks in the runtime's order, and
+/// [ACL-IPK-017](vmmkit_sys::acl::rules::IPK_017): aclrtIpcMemSetAttr's checks in the runtime's order, and
 /// aclrtIpcMemImportPidInterServer's; this server's pid is listed.
 pub fn set_attr_and_inter_server(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, key) = exported(cx, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT, 0x17)?;

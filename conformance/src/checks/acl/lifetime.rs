@@ -9,7 +9,7 @@ use crate::acl::{Ctx, Handle, TWO_MIB, setup};
 use crate::outcome::Failure;
 use crate::peer::Request;
 
-/// ACL-LIFE-001: A exports and frees everything while B holds: the device
+/// [ACL-LIFE-001](vmmkit_sys::acl::rules::LIFE_001): A exports and frees everything while B holds: the device
 /// memory stays used and B reads; when B releases, the memory comes back
 /// and the handle is gone.
 pub fn lives_until_last_holder(cx: &mut Ctx) -> Result<(), Failure> {
@@ -32,7 +32,7 @@ pub fn lives_until_last_holder(cx: &mut Ctx) -> Result<(), Failure> {
     c.exit()
 }
 
-/// ACL-LIFE-002: after the exporter's free, B's mapping keeps the data and
+/// [ACL-LIFE-002](vmmkit_sys::acl::rules::LIFE_002): after the exporter's free, B's mapping keeps the data and
 /// takes writes.
 pub fn exporter_free_keeps_importers(cx: &mut Ctx) -> Result<(), Failure> {
     let (m, sh) = exported(cx, 1, 22)?;
@@ -45,7 +45,7 @@ pub fn exporter_free_keeps_importers(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-LIFE-003: after every holder released, SetPid by the exporter and
+/// [ACL-LIFE-003](vmmkit_sys::acl::rules::LIFE_003): after every holder released, SetPid by the exporter and
 /// an import by a new process fail with 107017.
 pub fn handle_invalid_after_last(cx: &mut Ctx) -> Result<(), Failure> {
     let (m, sh) = exported(cx, 0, 24)?;
@@ -67,7 +67,7 @@ pub fn handle_invalid_after_last(cx: &mut Ctx) -> Result<(), Failure> {
     c.exit()
 }
 
-/// ACL-LIFE-004: exporter P1 and importer P2 are killed; P2 reads until it
+/// [ACL-LIFE-004](vmmkit_sys::acl::rules::LIFE_004): exporter P1 and importer P2 are killed; P2 reads until it
 /// dies; afterwards the handle is gone, and the whole (4 MiB) device can be
 /// allocated again.
 pub fn process_exit_releases(cx: &mut Ctx) -> Result<(), Failure> {
@@ -87,7 +87,7 @@ pub fn process_exit_releases(cx: &mut Ctx) -> Result<(), Failure> {
     setup("aclrtFreePhysical", cx.acl().aclrtFreePhysical(all))
 }
 
-/// ACL-LIFE-005: mapping a handle whose memory was released; the code is
+/// [ACL-LIFE-005](vmmkit_sys::acl::rules::LIFE_005): mapping a handle whose memory was released; the code is
 /// recorded (undefined on hardware; the process must survive).
 pub fn use_after_release(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;

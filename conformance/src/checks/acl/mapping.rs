@@ -24,7 +24,7 @@ fn still_maps(cx: &Ctx, va: Va, h: Handle) -> Result<(), Failure> {
     cx.expect_ok("state unchanged: a valid aclrtMapMem at the same VA", cx.acl().aclrtMapMem(va, TWO_MIB, 0, h, 0))
 }
 
-/// ACL-MAP-001: NULL `virPtr`, then NULL `handle`.
+/// [ACL-MAP-001](vmmkit_sys::acl::rules::MAP_001): NULL `virPtr`, then NULL `handle`.
 pub fn null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h) = reserved_and_allocated(cx)?;
     let acl = cx.acl();
@@ -33,14 +33,14 @@ pub fn null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     still_maps(cx, va, h)
 }
 
-/// ACL-MAP-002: size 0.
+/// [ACL-MAP-002](vmmkit_sys::acl::rules::MAP_002): size 0.
 pub fn zero_size(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h) = reserved_and_allocated(cx)?;
     cx.expect_code("aclrtMapMem(size 0)", cx.acl().aclrtMapMem(va, 0, 0, h, 0))?;
     still_maps(cx, va, h)
 }
 
-/// ACL-MAP-003: flags 1 and 2.
+/// [ACL-MAP-003](vmmkit_sys::acl::rules::MAP_003): flags 1 and 2.
 pub fn nonzero_flags(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h) = reserved_and_allocated(cx)?;
     for flags in [1, 2] {
@@ -49,7 +49,7 @@ pub fn nonzero_flags(cx: &mut Ctx) -> Result<(), Failure> {
     still_maps(cx, va, h)
 }
 
-/// ACL-MAP-004: offset 2 MiB and 4 KiB.
+/// [ACL-MAP-004](vmmkit_sys::acl::rules::MAP_004): offset 2 MiB and 4 KiB.
 pub fn nonzero_offset(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h) = reserved_and_allocated(cx)?;
     for off in [TWO_MIB, 4096] {
@@ -58,7 +58,7 @@ pub fn nonzero_offset(cx: &mut Ctx) -> Result<(), Failure> {
     still_maps(cx, va, h)
 }
 
-/// ACL-MAP-005: a freed handle.
+/// [ACL-MAP-005](vmmkit_sys::acl::rules::MAP_005): a freed handle.
 pub fn dead_handle(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h) = reserved_and_allocated(cx)?;
     let dead = cx.malloc(TWO_MIB)?;
@@ -67,7 +67,7 @@ pub fn dead_handle(cx: &mut Ctx) -> Result<(), Failure> {
     still_maps(cx, va, h)
 }
 
-/// ACL-MAP-006: aclrtMalloc memory, and a released reservation.
+/// [ACL-MAP-006](vmmkit_sys::acl::rules::MAP_006): aclrtMalloc memory, and a released reservation.
 pub fn outside_reservation(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h) = reserved_and_allocated(cx)?;
     let acl = cx.acl();
@@ -81,7 +81,7 @@ pub fn outside_reservation(cx: &mut Ctx) -> Result<(), Failure> {
     still_maps(cx, va, h)
 }
 
-/// ACL-MAP-007: a VA 4 KiB past a 2 MiB boundary, and a size of 2 MiB + 4 KiB.
+/// [ACL-MAP-007](vmmkit_sys::acl::rules::MAP_007): a VA 4 KiB past a 2 MiB boundary, and a size of 2 MiB + 4 KiB.
 pub fn misaligned(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
@@ -92,7 +92,7 @@ pub fn misaligned(cx: &mut Ctx) -> Result<(), Failure> {
     still_maps(cx, va, h)
 }
 
-/// ACL-MAP-008: a 4 MiB handle at 2 MiB into a 4 MiB reservation.
+/// [ACL-MAP-008](vmmkit_sys::acl::rules::MAP_008): a 4 MiB handle at 2 MiB into a 4 MiB reservation.
 pub fn past_end(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
@@ -105,7 +105,7 @@ pub fn past_end(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("state unchanged: the 4 MiB at the start", acl.aclrtMapMem(va, 4 * MIB, 0, h, 0))
 }
 
-/// ACL-MAP-009: the same range, and overlapping ranges; the first mapping
+/// [ACL-MAP-009](vmmkit_sys::acl::rules::MAP_009): the same range, and overlapping ranges; the first mapping
 /// keeps its data, and the free range still maps.
 pub fn already_mapped(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -126,7 +126,7 @@ pub fn already_mapped(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("state unchanged: mapping the free 2 MiB at the start", acl.aclrtMapMem(va, TWO_MIB, 0, other, 0))
 }
 
-/// ACL-MAP-010: device 1's memory next to device 0's, and again after the
+/// [ACL-MAP-010](vmmkit_sys::acl::rules::MAP_010): device 1's memory next to device 0's, and again after the
 /// device 0 mapping is gone (the binding is sticky).
 pub fn one_device_per_reservation(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -141,7 +141,7 @@ pub fn one_device_per_reservation(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("state unchanged: device 0 maps again", acl.aclrtMapMem(at(va, TWO_MIB), TWO_MIB, 0, h0, 0))
 }
 
-/// ACL-MAP-011: three handles at +0, +2 and +4 MiB of one reservation,
+/// [ACL-MAP-011](vmmkit_sys::acl::rules::MAP_011): three handles at +0, +2 and +4 MiB of one reservation,
 /// each with its own data.
 pub fn side_by_side(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -160,7 +160,7 @@ pub fn side_by_side(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-MAP-012: 2 MiB of a 4 MiB handle, and 4 MiB of a 2 MiB handle.
+/// [ACL-MAP-012](vmmkit_sys::acl::rules::MAP_012): 2 MiB of a 4 MiB handle, and 4 MiB of a 2 MiB handle.
 pub fn size_differs(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
@@ -172,7 +172,7 @@ pub fn size_differs(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("state unchanged: 4 MiB of the 4 MiB handle", acl.aclrtMapMem(va, 4 * MIB, 0, h4, 0))
 }
 
-/// ACL-MAP-013: a local and an imported handle side by side in one reservation.
+/// [ACL-MAP-013](vmmkit_sys::acl::rules::MAP_013): a local and an imported handle side by side in one reservation.
 pub fn mixed_local_imported(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let mut b = cx.peer("B")?;
@@ -191,7 +191,7 @@ pub fn mixed_local_imported(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-MAP-014: one handle at two VAs; a write through one is read through
+/// [ACL-MAP-014](vmmkit_sys::acl::rules::MAP_014): one handle at two VAs; a write through one is read through
 /// the other.
 pub fn same_handle_twice(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -204,7 +204,7 @@ pub fn same_handle_twice(cx: &mut Ctx) -> Result<(), Failure> {
     cx.verify("read through the second VA", va2, TWO_MIB, 14)
 }
 
-/// ACL-MAP-015: unmap, map the same handle again at the same VA, then a new
+/// [ACL-MAP-015](vmmkit_sys::acl::rules::MAP_015): unmap, map the same handle again at the same VA, then a new
 /// handle there.
 pub fn remap_same_va(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
@@ -221,7 +221,7 @@ pub fn remap_same_va(cx: &mut Ctx) -> Result<(), Failure> {
     cx.verify("the new handle's data", m.va, TWO_MIB, 16)
 }
 
-/// ACL-MAP-016: B's device-0 memory imported onto device 1 is device 1's:
+/// [ACL-MAP-016](vmmkit_sys::acl::rules::MAP_016): B's device-0 memory imported onto device 1 is device 1's:
 /// its properties say so, and a reservation bound to device 0 refuses it.
 pub fn imported_handle_device(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
@@ -256,13 +256,13 @@ pub fn imported_handle_device(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-UNMAP-001: `aclrtUnmapMem(NULL)`.
+/// [ACL-UNMAP-001](vmmkit_sys::acl::rules::UNMAP_001): `aclrtUnmapMem(NULL)`.
 pub fn unmap_null(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     cx.expect_code("aclrtUnmapMem(NULL)", cx.acl().aclrtUnmapMem(ptr::null_mut()))
 }
 
-/// ACL-UNMAP-002: the middle of a mapping, and a reserved but unmapped VA;
+/// [ACL-UNMAP-002](vmmkit_sys::acl::rules::UNMAP_002): the middle of a mapping, and a reserved but unmapped VA;
 /// the start then unmaps.
 pub fn unmap_not_start(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -278,7 +278,7 @@ pub fn unmap_not_start(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtUnmapMem of the start", acl.aclrtUnmapMem(va))
 }
 
-/// ACL-UNMAP-003: free, then the last unmap returns the device memory.
+/// [ACL-UNMAP-003](vmmkit_sys::acl::rules::UNMAP_003): free, then the last unmap returns the device memory.
 pub fn unmap_last_releases(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();

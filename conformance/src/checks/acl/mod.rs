@@ -19,6 +19,7 @@ pub mod ipc_event;
 pub mod ipc_key;
 pub mod lifetime;
 pub mod mapping;
+pub mod model;
 pub mod notify;
 pub mod order;
 pub mod peer_access;

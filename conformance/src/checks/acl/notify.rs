@@ -54,7 +54,7 @@ fn peer_import(peer: &mut Peer, key: &[u8], flags: u64) -> Result<(AclError, usi
     Ok((AclError(r.code), r.slot))
 }
 
-/// ACL-NTF-001: NULL notify 100000; flag 2 and 4 107000; flags 0 and 1 make notifies.
+/// [ACL-NTF-001](vmmkit_sys::acl::rules::NTF_001): NULL notify 100000; flag 2 and 4 107000; flags 0 and 1 make notifies.
 pub fn create_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
@@ -69,7 +69,7 @@ pub fn create_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-NTF-002: every NULL argument is 100000.
+/// [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002): every NULL argument is 100000.
 pub fn null_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let n = notify(cx)?;
     let acl = cx.acl();
@@ -95,7 +95,7 @@ pub fn null_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyNotify", acl.aclrtDestroyNotify(n)?)
 }
 
-/// ACL-NTF-003: len 0, flags 1 and 3, a 64-byte buffer are 107000; 65 bytes work.
+/// [ACL-NTF-003](vmmkit_sys::acl::rules::NTF_003): len 0, flags 1 and 3, a 64-byte buffer are 107000; 65 bytes work.
 pub fn export_key_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let n = notify(cx)?;
     let acl = cx.acl();
@@ -112,7 +112,7 @@ pub fn export_key_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyNotify", acl.aclrtDestroyNotify(n)?)
 }
 
-/// ACL-NTF-004: a second export of the same notify is 507000.
+/// [ACL-NTF-004](vmmkit_sys::acl::rules::NTF_004): a second export of the same notify is 507000.
 pub fn export_twice(cx: &mut Ctx) -> Result<(), Failure> {
     let (n, _key) = exported(cx, 0)?;
     let (r, _) = get_key(cx, n, 0)?;
@@ -120,7 +120,7 @@ pub fn export_twice(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyNotify", cx.acl().aclrtDestroyNotify(n)?)
 }
 
-/// ACL-NTF-005: import flags 4 is 107000; a key that names no notify, and
+/// [ACL-NTF-005](vmmkit_sys::acl::rules::NTF_005): import flags 4 is 107000; a key that names no notify, and
 /// one that is not a key at all, are 507899.
 pub fn import_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let (n, key) = exported(cx, ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION)?;
@@ -137,7 +137,7 @@ pub fn import_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyNotify", cx.acl().aclrtDestroyNotify(n)?)
 }
 
-/// ACL-NTF-006: SetImportPid with num 0 is 107000; on a notify never exported, 507899.
+/// [ACL-NTF-006](vmmkit_sys::acl::rules::NTF_006): SetImportPid with num 0 is 107000; on a notify never exported, 507899.
 pub fn set_pid_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let n = notify(cx)?;
     let acl = cx.acl();
@@ -151,7 +151,7 @@ pub fn set_pid_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyNotify", acl.aclrtDestroyNotify(n)?)
 }
 
-/// ACL-NTF-009: each bad argument is 107000 and lists nobody; then a list
+/// [ACL-NTF-009](vmmkit_sys::acl::rules::NTF_009): each bad argument is 107000 and lists nobody; then a list
 /// of one entry lets peer B import.
 pub fn inter_server_list(cx: &mut Ctx) -> Result<(), Failure> {
     let (n, key) = exported(cx, 0)?;
@@ -179,7 +179,7 @@ pub fn inter_server_list(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyNotify", cx.acl().aclrtDestroyNotify(n)?)
 }
 
-/// ACL-NTF-007: B (not listed) is refused, then listed and imports; the
+/// [ACL-NTF-007](vmmkit_sys::acl::rules::NTF_007): B (not listed) is refused, then listed and imports; the
 /// creator imports its own notify; with DISABLE_PID_VALIDATION C imports unlisted.
 pub fn trustlist(cx: &mut Ctx) -> Result<(), Failure> {
     let (n, key) = exported(cx, 0)?;
@@ -243,7 +243,7 @@ pub(super) fn write_async(
     Ok((s, data))
 }
 
-/// ACL-NTF-008: B waits on its stream, A's async copy and record come after;
+/// [ACL-NTF-008](vmmkit_sys::acl::rules::NTF_008): B waits on its stream, A's async copy and record come after;
 /// B's read sees A's data. The wait reset the notify: a second wait, with no
 /// timeout, holds B's stream (its synchronize with 1 ms is 507046) until A
 /// copies again and records again, and B's held read then sees the new data.

@@ -8,14 +8,14 @@ use vmmkit_sys::acl::AclError;
 use crate::acl::{Ctx, setup};
 use crate::outcome::Failure;
 
-/// ACL-PEER-001: device and peer equal.
+/// [ACL-PEER-001](vmmkit_sys::acl::rules::PEER_001): device and peer equal.
 pub fn can_access_same(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let mut can = -1;
     cx.expect_code("aclrtDeviceCanAccessPeer(0, 0)", cx.acl().aclrtDeviceCanAccessPeer(&mut can, 0, 0))
 }
 
-/// ACL-PEER-002: ids 64, a NULL output, and a peer below 64 that is no device.
+/// [ACL-PEER-002](vmmkit_sys::acl::rules::PEER_002): ids 64, a NULL output, and a peer below 64 that is no device.
 pub fn can_access_bad_id(cx: &mut Ctx) -> Result<(), Failure> {
     let n = cx.device_count()? as i32;
     cx.device(0)?;
@@ -33,13 +33,13 @@ pub fn can_access_bad_id(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-PEER-003: flags 1.
+/// [ACL-PEER-003](vmmkit_sys::acl::rules::PEER_003): flags 1.
 pub fn enable_flags(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     cx.expect_code("aclrtDeviceEnablePeerAccess(1, flags 1)", cx.acl().aclrtDeviceEnablePeerAccess(1, 1))
 }
 
-/// ACL-PEER-004: enable and disable with no current device.
+/// [ACL-PEER-004](vmmkit_sys::acl::rules::PEER_004): enable and disable with no current device.
 pub fn needs_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.init()?;
     let acl = cx.acl();
@@ -47,13 +47,13 @@ pub fn needs_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("aclrtDeviceDisablePeerAccess(1) with no current device", acl.aclrtDeviceDisablePeerAccess(1))
 }
 
-/// ACL-PEER-005: peer equal to the current device.
+/// [ACL-PEER-005](vmmkit_sys::acl::rules::PEER_005): peer equal to the current device.
 pub fn enable_self(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     cx.expect_code("aclrtDeviceEnablePeerAccess(0) on device 0", cx.acl().aclrtDeviceEnablePeerAccess(0, 0))
 }
 
-/// ACL-PEER-006: on devices that cannot reach each other, enabling fails.
+/// [ACL-PEER-006](vmmkit_sys::acl::rules::PEER_006): on devices that cannot reach each other, enabling fails.
 pub fn no_p2p(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
@@ -69,7 +69,7 @@ pub fn no_p2p(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("aclrtDeviceEnablePeerAccess(1) without P2P", acl.aclrtDeviceEnablePeerAccess(1, 0))
 }
 
-/// ACL-PEER-007: enabling access to device 1 twice.
+/// [ACL-PEER-007](vmmkit_sys::acl::rules::PEER_007): enabling access to device 1 twice.
 pub fn enable_twice(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();

@@ -19,7 +19,7 @@ fn try_malloc(cx: &Ctx, p: &aclrtPhysicalMemProp, size: usize, flags: u64) -> Ac
     r
 }
 
-/// ACL-MP-001: NULL `handle`, then NULL `prop`.
+/// [ACL-MP-001](vmmkit_sys::acl::rules::MP_001): NULL `handle`, then NULL `prop`.
 pub fn null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
@@ -29,13 +29,13 @@ pub fn null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("aclrtMallocPhysical(prop NULL)", acl.aclrtMallocPhysical(&mut h, TWO_MIB, ptr::null(), 0))
 }
 
-/// ACL-MP-002: size 0.
+/// [ACL-MP-002](vmmkit_sys::acl::rules::MP_002): size 0.
 pub fn zero_size(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     cx.expect_code("aclrtMallocPhysical(size 0)", try_malloc(cx, &prop(0), 0, 0))
 }
 
-/// ACL-MP-003: flags 1 and 2; flags 0 then works.
+/// [ACL-MP-003](vmmkit_sys::acl::rules::MP_003): flags 1 and 2; flags 0 then works.
 pub fn nonzero_flags(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     for flags in [1, 2] {
@@ -44,7 +44,7 @@ pub fn nonzero_flags(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtMallocPhysical(flags 0) afterwards", try_malloc(cx, &prop(0), TWO_MIB, 0))
 }
 
-/// ACL-MP-004: handleType POSIX (2) and 1.
+/// [ACL-MP-004](vmmkit_sys::acl::rules::MP_004): handleType POSIX (2) and 1.
 pub fn handle_type(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     for t in [ACL_MEM_HANDLE_TYPE_POSIX, 1] {
@@ -54,14 +54,14 @@ pub fn handle_type(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-MP-005: allocationType 1.
+/// [ACL-MP-005](vmmkit_sys::acl::rules::MP_005): allocationType 1.
 pub fn allocation_type(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let p = aclrtPhysicalMemProp { allocationType: 1, ..prop(0) };
     cx.expect_code("aclrtMallocPhysical(allocationType 1)", try_malloc(cx, &p, TWO_MIB, 0))
 }
 
-/// ACL-MP-006: UNREGISTERED and MANAGED locations.
+/// [ACL-MP-006](vmmkit_sys::acl::rules::MP_006): UNREGISTERED and MANAGED locations.
 pub fn unsupported_location(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     for kind in [ACL_MEM_LOCATION_TYPE_UNREGISTERED, ACL_MEM_LOCATION_TYPE_MANAGED] {
@@ -71,7 +71,7 @@ pub fn unsupported_location(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-MP-007: a DDR attribute at DEVICE 0, and the attributes never accepted.
+/// [ACL-MP-007](vmmkit_sys::acl::rules::MP_007): a DDR attribute at DEVICE 0, and the attributes never accepted.
 pub fn bad_attr(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     for attr in [ACL_DDR_MEM_HUGE, ACL_DDR_MEM, ACL_HBM_MEM, ACL_HBM_MEM_P2P_HUGE, ACL_HBM_MEM_P2P_NORMAL, 11, 18] {
@@ -81,14 +81,14 @@ pub fn bad_attr(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-MP-008: DEVICE location id equal to the device count.
+/// [ACL-MP-008](vmmkit_sys::acl::rules::MP_008): DEVICE location id equal to the device count.
 pub fn bad_device(cx: &mut Ctx) -> Result<(), Failure> {
     let n = cx.device_count()?;
     cx.device(0)?;
     cx.expect_code(&format!("aclrtMallocPhysical(DEVICE {n} of {n})"), try_malloc(cx, &prop(n), TWO_MIB, 0))
 }
 
-/// ACL-MP-009: HOST_NUMA without a current device (107002); with one, it
+/// [ACL-MP-009](vmmkit_sys::acl::rules::MP_009): HOST_NUMA without a current device (107002); with one, it
 /// works or the driver lacks it (207000).
 pub fn host_numa(cx: &mut Ctx) -> Result<(), Failure> {
     cx.init()?;
@@ -108,7 +108,7 @@ pub fn host_numa(cx: &mut Ctx) -> Result<(), Failure> {
     }
 }
 
-/// ACL-MP-010: attr 10 (1 GiB pages) on a device without giant pages.
+/// [ACL-MP-010](vmmkit_sys::acl::rules::MP_010): attr 10 (1 GiB pages) on a device without giant pages.
 pub fn giant_pages_unsupported(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let mut p = prop_with(ACL_HBM_MEM_HUGE1G, ACL_MEM_LOCATION_TYPE_DEVICE, 0);
@@ -122,7 +122,7 @@ pub fn giant_pages_unsupported(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("aclrtMallocPhysical(1 GiB, attr 10) without giant pages", try_malloc(cx, &p, GIB, 0))
 }
 
-/// ACL-MP-011: HOST location id 1 (207000), then id 64 (past the device
+/// [ACL-MP-011](vmmkit_sys::acl::rules::MP_011): HOST location id 1 (207000), then id 64 (past the device
 /// ids: 107000), then id 1 with `reserve` 1 (the reserve check comes first).
 pub fn host_id_nonzero(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -136,7 +136,7 @@ pub fn host_id_nonzero(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtMallocPhysical(HOST 0)", try_malloc(cx, &p, TWO_MIB, 0))
 }
 
-/// ACL-MP-012: location type 5, then `reserve` 1; then `reserve` 1 with a
+/// [ACL-MP-012](vmmkit_sys::acl::rules::MP_012): location type 5, then `reserve` 1; then `reserve` 1 with a
 /// 1G attribute at HOST 0, where the giant-page check wins (207000).
 pub fn location_type_or_reserve(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -153,7 +153,7 @@ pub fn location_type_or_reserve(cx: &mut Ctx) -> Result<(), Failure> {
     )
 }
 
-/// ACL-MP-013: 4 KiB and 3 MiB; 2 MiB then works.
+/// [ACL-MP-013](vmmkit_sys::acl::rules::MP_013): 4 KiB and 3 MiB; 2 MiB then works.
 pub fn size_not_2mib_multiple(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     for size in [4096, 3 * MIB, TWO_MIB + 4096] {
@@ -162,7 +162,7 @@ pub fn size_not_2mib_multiple(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtMallocPhysical(2 MiB) afterwards", try_malloc(cx, &prop(0), TWO_MIB, 0))
 }
 
-/// ACL-MP-014: 4 KiB of attr 10 is accepted and is a whole 1 GiB: it maps
+/// [ACL-MP-014](vmmkit_sys::acl::rules::MP_014): 4 KiB of attr 10 is accepted and is a whole 1 GiB: it maps
 /// as 1 GiB.
 pub fn giant_size_rounded(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -184,7 +184,7 @@ pub fn giant_size_rounded(cx: &mut Ctx) -> Result<(), Failure> {
     setup("aclrtFreePhysical", acl.aclrtFreePhysical(h))
 }
 
-/// ACL-MP-015: one allocation larger than the device, then (on a small
+/// [ACL-MP-015](vmmkit_sys::acl::rules::MP_015): one allocation larger than the device, then (on a small
 /// device) allocations until memory runs out: the count must match the
 /// free memory, and freeing one makes room again.
 pub fn out_of_memory(cx: &mut Ctx) -> Result<(), Failure> {
@@ -221,7 +221,7 @@ pub fn out_of_memory(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtMallocPhysical(2 MiB) after freeing one", try_malloc(cx, &prop(0), TWO_MIB, 0))
 }
 
-/// ACL-MP-016: attrs 5, 12, 15 have 2 MiB granularity, allocate in 2 MiB and
+/// [ACL-MP-016](vmmkit_sys::acl::rules::MP_016): attrs 5, 12, 15 have 2 MiB granularity, allocate in 2 MiB and
 /// map and hold data at 2 MiB.
 pub fn normal_attrs_2mib_pages(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -245,8 +245,8 @@ pub fn normal_attrs_2mib_pages(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-MP-017: a peer that owns no handle maps this process's handle value:
-/// the value means nothing there (107000, as ACL-MAP-005).
+/// [ACL-MP-017](vmmkit_sys::acl::rules::MP_017): a peer that owns no handle maps this process's handle value:
+/// the value means nothing there (107000, as [ACL-MAP-005](vmmkit_sys::acl::rules::MAP_005)).
 pub fn handle_is_process_local(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     let mut b = cx.peer("B")?;
@@ -262,13 +262,13 @@ pub fn handle_is_process_local(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-FP-001: `aclrtFreePhysical(NULL)`.
+/// [ACL-FP-001](vmmkit_sys::acl::rules::FP_001): `aclrtFreePhysical(NULL)`.
 pub fn free_null(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     cx.expect_code("aclrtFreePhysical(NULL)", cx.acl().aclrtFreePhysical(ptr::null_mut()))
 }
 
-/// ACL-FP-002: free while mapped succeeds, the data stays readable, and
+/// [ACL-FP-002](vmmkit_sys::acl::rules::FP_002): free while mapped succeeds, the data stays readable, and
 /// the device memory comes back at the unmap, not before.
 pub fn free_while_mapped(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -285,7 +285,7 @@ pub fn free_while_mapped(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("free device memory after the unmap", free2 == free0, free0, free2)
 }
 
-/// ACL-FP-003: a second free of a freed but mapped handle; the unmap still works.
+/// [ACL-FP-003](vmmkit_sys::acl::rules::FP_003): a second free of a freed but mapped handle; the unmap still works.
 pub fn free_beyond_references(cx: &mut Ctx) -> Result<(), Failure> {
     let acl = cx.acl();
     let m = cx.alloc_mapped(TWO_MIB)?;
@@ -295,7 +295,7 @@ pub fn free_beyond_references(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtReleaseMemAddress afterwards", acl.aclrtReleaseMemAddress(m.va))
 }
 
-/// ACL-FP-004: a freed handle, and a value that never was a handle.
+/// [ACL-FP-004](vmmkit_sys::acl::rules::FP_004): a freed handle, and a value that never was a handle.
 pub fn free_stale(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
@@ -309,7 +309,7 @@ pub fn free_stale(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtFreePhysical of a live handle afterwards", acl.aclrtFreePhysical(keep))
 }
 
-/// ACL-FP-005: malloc + retain need two frees: the memory comes back after
+/// [ACL-FP-005](vmmkit_sys::acl::rules::FP_005): malloc + retain need two frees: the memory comes back after
 /// the second, not the first.
 pub fn one_free_per_reference(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;

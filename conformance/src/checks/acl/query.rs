@@ -9,7 +9,7 @@ use vmmkit_sys::acl::*;
 use crate::acl::{Ctx, GIB, Handle, TWO_MIB, Va, setup};
 use crate::outcome::Failure;
 
-/// ACL-QRY-001: host memory has no device range.
+/// [ACL-QRY-001](vmmkit_sys::acl::rules::QRY_001): host memory has no device range.
 pub fn address_range_host(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let mut host = vec![0u8; 4096];
@@ -39,7 +39,7 @@ fn expect_attr(cx: &Ctx, what: &str, p: *const c_void, kind: i32, id: u32, page:
     )
 }
 
-/// ACL-QRY-002: VMM mapping (start, interior), a device-1 import, aclrtMalloc,
+/// [ACL-QRY-002](vmmkit_sys::acl::rules::QRY_002): VMM mapping (start, interior), a device-1 import, aclrtMalloc,
 /// aclrtMallocHost and an ordinary host buffer.
 pub fn pointer_attributes(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
@@ -65,7 +65,7 @@ pub fn pointer_attributes(cx: &mut Ctx) -> Result<(), Failure> {
     expect_attr(cx, "the device-1 import's mapping", va, device, 1, page)
 }
 
-/// ACL-QRY-003: a never-mapped 1 GiB reservation.
+/// [ACL-QRY-003](vmmkit_sys::acl::rules::QRY_003): a never-mapped 1 GiB reservation.
 pub fn pointer_attributes_unmapped_large(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let va = cx.reserve(GIB)?;

@@ -30,21 +30,21 @@ fn release_if(cx: &Ctx, (r, va): (AclError, Va)) -> Result<AclError, Failure> {
     Ok(r)
 }
 
-/// ACL-RSV-001: `virPtr` NULL.
+/// [ACL-RSV-001](vmmkit_sys::acl::rules::RSV_001): `virPtr` NULL.
 pub fn null_out(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let r = cx.acl().aclrtReserveMemAddress(ptr::null_mut(), TWO_MIB, 0, ptr::null_mut(), 0);
     cx.expect_code("aclrtReserveMemAddress(virPtr NULL)", r)
 }
 
-/// ACL-RSV-002: size 0.
+/// [ACL-RSV-002](vmmkit_sys::acl::rules::RSV_002): size 0.
 pub fn zero_size(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let r = release_if(cx, try_reserve(cx, 0, 0, 0, 0))?;
     cx.expect_code("aclrtReserveMemAddress(size 0)", r)
 }
 
-/// ACL-RSV-003: flags 2 and 3 are refused; 0 and 1 work.
+/// [ACL-RSV-003](vmmkit_sys::acl::rules::RSV_003): flags 2 and 3 are refused; 0 and 1 work.
 pub fn flags(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     for flags in [2, 3, 0x100] {
@@ -58,7 +58,7 @@ pub fn flags(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-RSV-004: alignment 2 MiB (what hcomm passes) and 1; 0 works.
+/// [ACL-RSV-004](vmmkit_sys::acl::rules::RSV_004): alignment 2 MiB (what hcomm passes) and 1; 0 works.
 pub fn alignment(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     for a in [TWO_MIB, 1] {
@@ -69,7 +69,7 @@ pub fn alignment(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtReserveMemAddress(alignment 0)", r)
 }
 
-/// ACL-RSV-005: misaligned `expectPtr` for 4 KiB (D4's discriminating
+/// [ACL-RSV-005](vmmkit_sys::acl::rules::RSV_005): misaligned `expectPtr` for 4 KiB (D4's discriminating
 /// case), 4 MiB and 600 MiB; a 4 MiB request at a 4 MiB-aligned address is
 /// granted exactly there.
 pub fn expect_ptr_alignment(cx: &mut Ctx) -> Result<(), Failure> {
@@ -94,7 +94,7 @@ pub fn expect_ptr_alignment(cx: &mut Ctx) -> Result<(), Failure> {
     release_if(cx, (r, va)).map(drop)
 }
 
-/// ACL-RSV-006: `expectPtr` on an existing reservation (507899), and
+/// [ACL-RSV-006](vmmkit_sys::acl::rules::RSV_006): `expectPtr` on an existing reservation (507899), and
 /// outside the window (107000, emulator choice).
 pub fn expect_ptr_placement(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -112,7 +112,7 @@ pub fn expect_ptr_placement(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtReleaseMemAddress of the first reservation", cx.acl().aclrtReleaseMemAddress(taken))
 }
 
-/// ACL-RSV-007: 512 bytes with flags 1 (torch's probe); the range holds a
+/// [ACL-RSV-007](vmmkit_sys::acl::rules::RSV_007): 512 bytes with flags 1 (torch's probe); the range holds a
 /// 2 MiB mapping.
 pub fn small_request(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -125,7 +125,7 @@ pub fn small_request(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtReleaseMemAddress", acl.aclrtReleaseMemAddress(va))
 }
 
-/// ACL-RSV-008: reservations of several sizes land in the window, 2 MiB aligned.
+/// [ACL-RSV-008](vmmkit_sys::acl::rules::RSV_008): reservations of several sizes land in the window, 2 MiB aligned.
 pub fn address_window(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let mut held = Vec::new();
@@ -146,7 +146,7 @@ pub fn address_window(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// ACL-RSV-009: 9 TiB, and 8 TiB + 2 MiB, exceed the 8 TiB window.
+/// [ACL-RSV-009](vmmkit_sys::acl::rules::RSV_009): 9 TiB, and 8 TiB + 2 MiB, exceed the 8 TiB window.
 pub fn too_large(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     for size in [9usize << 40, (8usize << 40) + TWO_MIB] {
@@ -157,7 +157,7 @@ pub fn too_large(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtReserveMemAddress(2 MiB) afterwards", r)
 }
 
-/// ACL-RSV-010: with device 0 current, a failed map of a device-0 handle
+/// [ACL-RSV-010](vmmkit_sys::acl::rules::RSV_010): with device 0 current, a failed map of a device-0 handle
 /// leaves the reservation unbound, and device 1's memory maps there.
 pub fn unbound_until_mapped(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -177,13 +177,13 @@ pub fn unbound_until_mapped(cx: &mut Ctx) -> Result<(), Failure> {
     cx.verify("read back device 1's memory", va, TWO_MIB, 5)
 }
 
-/// ACL-REL-001: `aclrtReleaseMemAddress(NULL)`.
+/// [ACL-REL-001](vmmkit_sys::acl::rules::REL_001): `aclrtReleaseMemAddress(NULL)`.
 pub fn release_null(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     cx.expect_code("aclrtReleaseMemAddress(NULL)", cx.acl().aclrtReleaseMemAddress(ptr::null_mut()))
 }
 
-/// ACL-REL-002: an interior address, a released one, and aclrtMalloc
+/// [ACL-REL-002](vmmkit_sys::acl::rules::REL_002): an interior address, a released one, and aclrtMalloc
 /// memory; the start then releases.
 pub fn release_not_start(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -201,7 +201,7 @@ pub fn release_not_start(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtReleaseMemAddress of the start afterwards", acl.aclrtReleaseMemAddress(va))
 }
 
-/// ACL-REL-003: `aclrtFree` of a reservation; the reservation then releases.
+/// [ACL-REL-003](vmmkit_sys::acl::rules::REL_003): `aclrtFree` of a reservation; the reservation then releases.
 pub fn free_on_reservation(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();
@@ -210,7 +210,7 @@ pub fn free_on_reservation(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtReleaseMemAddress afterwards", acl.aclrtReleaseMemAddress(va))
 }
 
-/// ACL-REL-004: releasing a mapped reservation succeeds; the mapping's
+/// [ACL-REL-004](vmmkit_sys::acl::rules::REL_004): releasing a mapped reservation succeeds; the mapping's
 /// reference goes with it, so freeing the handle returns the memory.
 pub fn release_with_mappings(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -234,7 +234,7 @@ fn try_reserve_no_uc(cx: &Ctx, size: usize, expect: usize, flags: u64) -> Result
     Ok((r, va))
 }
 
-/// ACL-RSV-011: Mooncake's call, 1 GiB at 78 TiB with flags 1. Where it
+/// [ACL-RSV-011](vmmkit_sys::acl::rules::RSV_011): Mooncake's call, 1 GiB at 78 TiB with flags 1. Where it
 /// succeeds (A3) the reservation is exactly there and takes a mapping
 /// whose bytes read back.
 pub fn no_uc_fixed_address(cx: &mut Ctx) -> Result<(), Failure> {
@@ -254,7 +254,7 @@ pub fn no_uc_fixed_address(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtReleaseMemAddress of the 78 TiB reservation", acl.aclrtReleaseMemAddress(va))
 }
 
-/// ACL-RSV-012: no chosen address.
+/// [ACL-RSV-012](vmmkit_sys::acl::rules::RSV_012): no chosen address.
 pub fn no_uc_without_address(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let (r, va) = try_reserve_no_uc(cx, GIB, 0, 1)?;
@@ -262,7 +262,7 @@ pub fn no_uc_without_address(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("aclrtReserveMemAddressNoUCMemory(1 GiB, expectPtr NULL)", r)
 }
 
-/// ACL-RSV-013: 2 MiB at 78 TiB.
+/// [ACL-RSV-013](vmmkit_sys::acl::rules::RSV_013): 2 MiB at 78 TiB.
 pub fn no_uc_partial_gib(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let (r, va) = try_reserve_no_uc(cx, TWO_MIB, MOONCAKE_A3, 1)?;

@@ -10,7 +10,7 @@ use crate::acl::{Ctx, GIB, Handle, MIB, TWO_MIB, Va, setup};
 use crate::outcome::Failure;
 use crate::peer::Request;
 
-/// ACL-RET-001: retain at the start of a mapping gives a handle of the
+/// [ACL-RET-001](vmmkit_sys::acl::rules::RET_001): retain at the start of a mapping gives a handle of the
 /// same memory with its own reference (the memory outlives the malloc's
 /// free); an interior address and a reserved, never-mapped VA are refused
 /// (507899), and so is a never-mapped reservation over 512 MiB (107017).
@@ -59,7 +59,7 @@ pub fn retain(cx: &mut Ctx) -> Result<(), Failure> {
     )
 }
 
-/// ACL-RET-002: an address 100 bytes into a 4 MiB block mapped at +2 MiB of
+/// [ACL-RET-002](vmmkit_sys::acl::rules::RET_002): an address 100 bytes into a 4 MiB block mapped at +2 MiB of
 /// a 6 MiB reservation gives that block.
 pub fn address_range(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -94,7 +94,7 @@ fn expect_free(cx: &Ctx, step: &str, want: usize) -> Result<(), Failure> {
     cx.ensure(step, got == want, format!("{want} bytes free"), format!("{got} bytes free"))
 }
 
-/// ACL-RET-003: retained twice, 4 MiB come back only at the third free.
+/// [ACL-RET-003](vmmkit_sys::acl::rules::RET_003): retained twice, 4 MiB come back only at the third free.
 pub fn one_reference_per_retain(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let before = free_bytes(cx)?;
@@ -112,7 +112,7 @@ pub fn one_reference_per_retain(cx: &mut Ctx) -> Result<(), Failure> {
     expect_free(cx, "after the third free the 4 MiB are back", before)
 }
 
-/// ACL-RET-004: Mooncake's path, retain once and free once, on the exporting
+/// [ACL-RET-004](vmmkit_sys::acl::rules::RET_004): Mooncake's path, retain once and free once, on the exporting
 /// side (this process) and the importing side (peer B, FABRIC V2): 4 MiB
 /// stay charged after each side's single free, until its second free.
 pub fn retain_once_free_once(cx: &mut Ctx) -> Result<(), Failure> {
@@ -145,7 +145,7 @@ pub fn retain_once_free_once(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-RET-005: retain after unmap is refused; mapped again, it works.
+/// [ACL-RET-005](vmmkit_sys::acl::rules::RET_005): retain after unmap is refused; mapped again, it works.
 pub fn after_unmap(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     let acl = cx.acl();
@@ -160,7 +160,7 @@ pub fn after_unmap(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("the retained handle is the new mapping's", a == b, format!("{a:?}"), format!("{b:?}"))
 }
 
-/// ACL-RET-006: retain on aclrtMalloc memory.
+/// [ACL-RET-006](vmmkit_sys::acl::rules::RET_006): retain on aclrtMalloc memory.
 pub fn on_malloc(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let acl = cx.acl();

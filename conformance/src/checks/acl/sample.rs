@@ -57,7 +57,7 @@ fn release_concurrently(cx: &Ctx, mut b: Peer, m: Mapped, map: usize, slot: usiz
     b_done.map_err(|_| Failure::Peer("the thread driving peer B panicked".into()))?
 }
 
-/// ACL-FLOW-001: sample 7, with a trustlist.
+/// [ACL-FLOW-001](vmmkit_sys::acl::rules::FLOW_001): sample 7, with a trustlist.
 pub fn with_trustlist(cx: &mut Ctx) -> Result<(), Failure> {
     let mut b = cx.peer("B")?;
     let pid = b.bare_tgid()?;
@@ -71,7 +71,7 @@ pub fn with_trustlist(cx: &mut Ctx) -> Result<(), Failure> {
     release_concurrently(cx, b, m, map, slot)
 }
 
-/// ACL-FLOW-002: sample 8, without a trustlist.
+/// [ACL-FLOW-002](vmmkit_sys::acl::rules::FLOW_002): sample 8, without a trustlist.
 pub fn without_trustlist(cx: &mut Ctx) -> Result<(), Failure> {
     let mut b = cx.peer("B")?;
     let m = a_allocates(cx)?;
@@ -83,7 +83,7 @@ pub fn without_trustlist(cx: &mut Ctx) -> Result<(), Failure> {
     release_concurrently(cx, b, m, map, slot)
 }
 
-/// ACL-FLOW-003: sample 12 on one host: FABRIC export with flag 1, V2
+/// [ACL-FLOW-003](vmmkit_sys::acl::rules::FLOW_003): sample 12 on one host: FABRIC export with flag 1, V2
 /// import on the client's current device, map, grant, release.
 pub fn fabric_loopback(cx: &mut Ctx) -> Result<(), Failure> {
     let m = a_allocates(cx)?;

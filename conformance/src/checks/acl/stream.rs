@@ -23,7 +23,7 @@ pub(super) fn device_buffer(cx: &Ctx, len: usize) -> Result<*mut c_void, Failure
     Ok(p)
 }
 
-/// ACL-STM-001: NULL out-pointer of create, NULL stream of destroy, NULL status of query.
+/// [ACL-STM-001](vmmkit_sys::acl::rules::STM_001): NULL out-pointer of create, NULL stream of destroy, NULL status of query.
 pub fn null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let acl = cx.acl();
@@ -33,7 +33,7 @@ pub fn null_pointers(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream of a live stream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-STM-002: timeouts -2 and 0 are refused, for a stream and for the device; -1 waits.
+/// [ACL-STM-002](vmmkit_sys::acl::rules::STM_002): timeouts -2 and 0 are refused, for a stream and for the device; -1 waits.
 pub fn timeout_below_minus_one(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let acl = cx.acl();
@@ -48,7 +48,7 @@ pub fn timeout_below_minus_one(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-STM-003: a stream whose copy waits behind aclrtValueWait on a device
+/// [ACL-STM-003](vmmkit_sys::acl::rules::STM_003): a stream whose copy waits behind aclrtValueWait on a device
 /// word nobody has written yet: its work cannot be done in 1 ms whatever the
 /// copy's size or the schedule, so aclrtSynchronizeStreamWithTimeout(1 ms)
 /// is 507046 at once. Then the word is written on another stream: the wait
@@ -94,7 +94,7 @@ fn write_async(cx: &Ctx, s: aclrtStream, dev: *mut c_void, len: usize, seed: u8)
     Ok(src)
 }
 
-/// ACL-STM-004: aclrtMemcpyAsync then aclrtSynchronizeStream: the bytes are there.
+/// [ACL-STM-004](vmmkit_sys::acl::rules::STM_004): aclrtMemcpyAsync then aclrtSynchronizeStream: the bytes are there.
 pub fn async_copy_then_synchronize(cx: &mut Ctx) -> Result<(), Failure> {
     const LEN: usize = 1 << 20;
     let s = stream(cx)?;
@@ -108,7 +108,7 @@ pub fn async_copy_then_synchronize(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-STM-005: aclrtDestroyStream right after an async copy: the copy completes first.
+/// [ACL-STM-005](vmmkit_sys::acl::rules::STM_005): aclrtDestroyStream right after an async copy: the copy completes first.
 pub fn destroy_waits(cx: &mut Ctx) -> Result<(), Failure> {
     const LEN: usize = 8 << 20;
     let s = stream(cx)?;
@@ -121,7 +121,7 @@ pub fn destroy_waits(cx: &mut Ctx) -> Result<(), Failure> {
     setup("aclrtFree", acl.aclrtFree(dev))
 }
 
-/// ACL-STM-006: a stream with nothing pending is COMPLETE (0).
+/// [ACL-STM-006](vmmkit_sys::acl::rules::STM_006): a stream with nothing pending is COMPLETE (0).
 pub fn query_idle(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
     let acl = cx.acl();
@@ -131,7 +131,7 @@ pub fn query_idle(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-STM-007: aclrtResetDevice with a copy pending returns 0, and device 0
+/// [ACL-STM-007](vmmkit_sys::acl::rules::STM_007): aclrtResetDevice with a copy pending returns 0, and device 0
 /// works again after aclrtSetDevice (a new stream copies).
 pub fn reset_with_pending_work(cx: &mut Ctx) -> Result<(), Failure> {
     const LEN: usize = 4 << 20;
@@ -151,7 +151,7 @@ pub fn reset_with_pending_work(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s2))
 }
 
-/// ACL-STM-008: a record held behind a wait that never ends (a device word
+/// [ACL-STM-008](vmmkit_sys::acl::rules::STM_008): a record held behind a wait that never ends (a device word
 /// nobody writes), then the stream aborted or force-destroyed: the event
 /// completes and a stream waiting on it runs (each wait bounded, so a record
 /// left pending reads 507047 / 507046 instead of hanging); the aborted

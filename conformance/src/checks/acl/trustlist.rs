@@ -16,7 +16,7 @@ fn set(cx: &Ctx, sh: u64, pids: &[i32]) -> AclError {
     cx.acl().aclrtMemSetPidToShareableHandle(sh, p.as_mut_ptr(), p.len())
 }
 
-/// ACL-PID-001: NULL `pid`, then `pidNum` 0; one pid then works.
+/// [ACL-PID-001](vmmkit_sys::acl::rules::PID_001): NULL `pid`, then `pidNum` 0; one pid then works.
 pub fn v1_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 0, 1)?;
     let acl = cx.acl();
@@ -26,7 +26,7 @@ pub fn v1_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("state unchanged: SetPid V1 of one pid", set(cx, sh, &[pid]))
 }
 
-/// ACL-PID-002: V2 with NULL handle, NULL pid, pidNum 0 (100000), share
+/// [ACL-PID-002](vmmkit_sys::acl::rules::PID_002): V2 with NULL handle, NULL pid, pidNum 0 (100000), share
 /// types 0 and 3 (107000); then it works.
 pub fn v2_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, mut sh) = exported(cx, 0, 2)?;
@@ -52,7 +52,7 @@ pub fn v2_arguments(cx: &mut Ctx) -> Result<(), Failure> {
     )
 }
 
-/// ACL-PID-003: 65,536 pids in one call.
+/// [ACL-PID-003](vmmkit_sys::acl::rules::PID_003): 65,536 pids in one call.
 pub fn too_many_in_call(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 0, 3)?;
     let pids: Vec<i32> = (1..=65_536).collect();
@@ -60,7 +60,7 @@ pub fn too_many_in_call(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("state unchanged: SetPid of 65,535 pids", set(cx, sh, &pids[..65_535]))
 }
 
-/// ACL-PID-004: 65,535 distinct pids fill the list; one more is refused.
+/// [ACL-PID-004](vmmkit_sys::acl::rules::PID_004): 65,535 distinct pids fill the list; one more is refused.
 pub fn list_full(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 0, 4)?;
     let pids: Vec<i32> = (1..=65_535).collect();
@@ -68,7 +68,7 @@ pub fn list_full(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("SetPid of a 65,536th distinct pid", set(cx, sh, &[65_536]))
 }
 
-/// ACL-PID-005: a share id never exported, a bad device field, and a
+/// [ACL-PID-005](vmmkit_sys::acl::rules::PID_005): a share id never exported, a bad device field, and a
 /// handle every holder released.
 pub fn unknown_handle(cx: &mut Ctx) -> Result<(), Failure> {
     let (m, sh) = exported(cx, 0, 5)?;
@@ -80,7 +80,7 @@ pub fn unknown_handle(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("SetPid after every holder released", set(cx, sh, &[4242]))
 }
 
-/// ACL-PID-006: a peer that did not export sets a pid; the exporter can.
+/// [ACL-PID-006](vmmkit_sys::acl::rules::PID_006): a peer that did not export sets a pid; the exporter can.
 pub fn not_exporter(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 0, 6)?;
     let mut b = cx.peer("B")?;
@@ -91,13 +91,13 @@ pub fn not_exporter(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-PID-007: SetPid after export with DISABLE_PID_VALIDATION.
+/// [ACL-PID-007](vmmkit_sys::acl::rules::PID_007): SetPid after export with DISABLE_PID_VALIDATION.
 pub fn validation_disabled(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 1, 7)?;
     cx.expect_code("SetPid on a handle exported with flag 1", set(cx, sh, &[4242]))
 }
 
-/// ACL-PID-008: all-zero lists are refused; zeros beside a real pid are
+/// [ACL-PID-008](vmmkit_sys::acl::rules::PID_008): all-zero lists are refused; zeros beside a real pid are
 /// skipped and the pid is listed.
 pub fn zero_pids(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 0, 8)?;
@@ -110,7 +110,7 @@ pub fn zero_pids(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-PID-009: listing a pid again succeeds; and (with pid steering) the
+/// [ACL-PID-009](vmmkit_sys::acl::rules::PID_009): listing a pid again succeeds; and (with pid steering) the
 /// repeat refreshes an entry older than its process, which then imports.
 pub fn repeat_pid(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 0, 9)?;
@@ -138,7 +138,7 @@ pub fn repeat_pid(cx: &mut Ctx) -> Result<(), Failure> {
     c.exit()
 }
 
-/// ACL-PID-010 and ACL-IMP-012: an entry set for a pid before the process
+/// [ACL-PID-010](vmmkit_sys::acl::rules::PID_010) and [ACL-IMP-012](vmmkit_sys::acl::rules::IMP_012): an entry set for a pid before the process
 /// that now has it started is refused (507899); set again, it works.
 pub fn entry_before_start(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 0, 10)?;
@@ -163,7 +163,7 @@ pub fn entry_before_start(cx: &mut Ctx) -> Result<(), Failure> {
     c.exit()
 }
 
-/// ACL-PID-011: the pid aclrtDeviceGetBareTgid gives is the one to list.
+/// [ACL-PID-011](vmmkit_sys::acl::rules::PID_011): the pid aclrtDeviceGetBareTgid gives is the one to list.
 pub fn bare_tgid_pids(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 0, 11)?;
     let mut b = cx.peer("B")?;
@@ -177,7 +177,7 @@ pub fn bare_tgid_pids(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-PID-012: a pid no process can have (above any pid_max) is accepted.
+/// [ACL-PID-012](vmmkit_sys::acl::rules::PID_012): a pid no process can have (above any pid_max) is accepted.
 pub fn dead_pid_accepted(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, sh) = exported(cx, 0, 12)?;
     cx.expect_code("SetPid of pid 2147483646 (no such process)", set(cx, sh, &[i32::MAX - 1]))

@@ -33,7 +33,7 @@ fn peer_import_v2(peer: &mut Peer, bytes: &[u8], share_type: i32) -> Result<(Acl
     Ok((code(r.code), r.slot))
 }
 
-/// ACL-SHV-001: the FABRIC handle's head; its u64 form imports with V1 in a peer.
+/// [ACL-SHV-001](vmmkit_sys::acl::rules::SHV_001): the FABRIC handle's head; its u64 form imports with V1 in a peer.
 pub fn fabric_layout(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, fab) = fabric_exported(cx, 1, 41)?;
     let head = fab.head();
@@ -51,7 +51,7 @@ pub fn fabric_layout(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-SHV-002: V2 DEFAULT writes 8 bytes; a V1 handle imports with V2 DEFAULT.
+/// [ACL-SHV-002](vmmkit_sys::acl::rules::SHV_002): V2 DEFAULT writes 8 bytes; a V1 handle imports with V2 DEFAULT.
 pub fn default_form(cx: &mut Ctx) -> Result<(), Failure> {
     let m = cx.alloc_mapped(TWO_MIB)?;
     cx.write(m.va, m.size, 42)?;
@@ -82,7 +82,7 @@ pub fn default_form(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-SHV-003: type words NONE and POSIX in a fabric handle, for import V2
+/// [ACL-SHV-003](vmmkit_sys::acl::rules::SHV_003): type words NONE and POSIX in a fabric handle, for import V2
 /// and SetPid V2; the true handle's SetPid V2 then works.
 pub fn type_word(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, fab) = fabric_exported(cx, 0, 3)?;
@@ -103,7 +103,7 @@ pub fn type_word(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("SetPid V2 FABRIC of the handle as exported", r)
 }
 
-/// ACL-SHV-004: three processes: the exporter lists B through SetPid V2 with
+/// [ACL-SHV-004](vmmkit_sys::acl::rules::SHV_004): three processes: the exporter lists B through SetPid V2 with
 /// the fabric handle; C, not listed, is refused; B imports and reads.
 pub fn fabric_trustlist(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, mut fab) = fabric_exported(cx, 0, 44)?;
@@ -122,7 +122,7 @@ pub fn fabric_trustlist(cx: &mut Ctx) -> Result<(), Failure> {
     b.exit()
 }
 
-/// ACL-SHV-005: the exporter imports its own fabric handle onto device 0
+/// [ACL-SHV-005](vmmkit_sys::acl::rules::SHV_005): the exporter imports its own fabric handle onto device 0
 /// (refused) and onto device 1 (a device-1 handle of the same memory).
 pub fn cross_device(cx: &mut Ctx) -> Result<(), Failure> {
     let (_m, mut fab) = fabric_exported(cx, 1, 45)?;
@@ -141,7 +141,7 @@ pub fn cross_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.verify("the data through the device-1 handle", va, TWO_MIB, 45)
 }
 
-/// ACL-SHV-006: sample 12 across two servers. The server (this process)
+/// [ACL-SHV-006](vmmkit_sys::acl::rules::SHV_006): sample 12 across two servers. The server (this process)
 /// exports FABRIC with flag 1; the client, in a network namespace of its
 /// own, exports a handle of its own (another sdid), imports the server's
 /// with V2, maps it, reads 123 and releases.

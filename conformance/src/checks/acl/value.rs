@@ -12,7 +12,7 @@ fn word(cx: &Ctx, dev: *mut c_void) -> Result<u64, Failure> {
     Ok(u64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8])))
 }
 
-/// ACL-VAL-001: aclrtValueWrite with flag 1 and aclrtValueWait with flag 4
+/// [ACL-VAL-001](vmmkit_sys::acl::rules::VAL_001): aclrtValueWrite with flag 1 and aclrtValueWait with flag 4
 /// are refused and enqueue nothing: the word keeps the value of the valid
 /// write before them.
 pub fn bad_flags(cx: &mut Ctx) -> Result<(), Failure> {
@@ -30,7 +30,7 @@ pub fn bad_flags(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// ACL-VAL-002: a host address is refused by aclrtValueWrite and
+/// [ACL-VAL-002](vmmkit_sys::acl::rules::VAL_002): a host address is refused by aclrtValueWrite and
 /// aclrtValueWait; the host word is not written.
 pub fn host_address(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;

@@ -5,7 +5,7 @@ use std::ffi::c_void;
 use crate::cuda::Ctx;
 use crate::outcome::Failure;
 
-/// CUDA-CPY-001: a host pointer no process can map (0x1000 and 2^60) is
+/// [CUDA-CPY-001](vmmkit_sys::cuda::rules::CPY_001): a host pointer no process can map (0x1000 and 2^60) is
 /// refused (1) by cuMemcpyHtoD and cuMemcpyDtoH; the device memory is
 /// unchanged and a copy from a real buffer still works.
 pub fn unmappable_host_address(cx: &mut Ctx) -> Result<(), Failure> {

@@ -23,7 +23,7 @@ fn drop_event(cx: &Ctx, e: CUevent) -> Result<(), Failure> {
     setup("cuEventDestroy", cx.cuda().cuEventDestroy(e))
 }
 
-/// CUDA-EVT-001.
+/// [CUDA-EVT-001](vmmkit_sys::cuda::rules::EVT_001).
 pub fn create_flags(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cuda = cx.cuda();
@@ -38,7 +38,7 @@ pub fn create_flags(cx: &mut Ctx) -> Result<(), Failure> {
     drop_event(cx, e)
 }
 
-/// CUDA-EVT-002.
+/// [CUDA-EVT-002](vmmkit_sys::cuda::rules::EVT_002).
 pub fn query_pending(cx: &mut Ctx) -> Result<(), Failure> {
     let h = held(cx, CU_STREAM_NON_BLOCKING)?;
     let cuda = cx.cuda();
@@ -53,7 +53,7 @@ pub fn query_pending(cx: &mut Ctx) -> Result<(), Failure> {
     h.finish(cx)
 }
 
-/// CUDA-EVT-003.
+/// [CUDA-EVT-003](vmmkit_sys::cuda::rules::EVT_003).
 pub fn synchronize_waits(cx: &mut Ctx) -> Result<(), Failure> {
     let h = held(cx, CU_STREAM_NON_BLOCKING)?;
     let cuda = cx.cuda();
@@ -74,7 +74,7 @@ pub fn synchronize_waits(cx: &mut Ctx) -> Result<(), Failure> {
     h.finish(cx)
 }
 
-/// CUDA-EVT-004.
+/// [CUDA-EVT-004](vmmkit_sys::cuda::rules::EVT_004).
 pub fn elapsed_codes(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cuda = cx.cuda();
@@ -96,7 +96,7 @@ pub fn elapsed_codes(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, s)
 }
 
-/// CUDA-EVT-005.
+/// [CUDA-EVT-005](vmmkit_sys::cuda::rules::EVT_005).
 pub fn elapsed_pending(cx: &mut Ctx) -> Result<(), Failure> {
     let h = held(cx, CU_STREAM_NON_BLOCKING)?;
     let cuda = cx.cuda();
@@ -113,7 +113,7 @@ pub fn elapsed_pending(cx: &mut Ctx) -> Result<(), Failure> {
     h.finish(cx)
 }
 
-/// CUDA-EVT-006.
+/// [CUDA-EVT-006](vmmkit_sys::cuda::rules::EVT_006).
 pub fn null_event(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cuda = cx.cuda();
@@ -127,7 +127,7 @@ pub fn null_event(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, s)
 }
 
-/// CUDA-IEV-001.
+/// [CUDA-IEV-001](vmmkit_sys::cuda::rules::IEV_001).
 pub fn get_handle_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cuda = cx.cuda();
@@ -148,7 +148,7 @@ fn exported(cx: &Ctx) -> Result<(CUevent, Vec<u8>), Failure> {
     Ok((e, h.reserved.iter().map(|&c| c as u8).collect()))
 }
 
-/// CUDA-IEV-002.
+/// [CUDA-IEV-002](vmmkit_sys::cuda::rules::IEV_002).
 pub fn open_own(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let (e, bytes) = exported(cx)?;
@@ -168,7 +168,7 @@ fn mem_handle(cx: &Ctx, p: CUdeviceptr) -> Result<Vec<u8>, Failure> {
     Ok(h.reserved.iter().map(|&c| c as u8).collect())
 }
 
-/// CUDA-IEV-003: this process copies behind a held wait on a stream and
+/// [CUDA-IEV-003](vmmkit_sys::cuda::rules::IEV_003): this process copies behind a held wait on a stream and
 /// records an interprocess event after the copy; the peer opens the event
 /// and finds its record pending, releases the wait by writing the word
 /// through IPC memory, then waits on the event on a stream of its own,

@@ -9,7 +9,7 @@ use crate::cuda::{Ctx, posix_prop};
 use crate::forked::{Call, in_child};
 use crate::outcome::Failure;
 
-/// CUDA-FORK-001: after the parent made and exported physical memory, a
+/// [CUDA-FORK-001](vmmkit_sys::cuda::rules::FORK_001): after the parent made and exported physical memory, a
 /// child forked without exec gets the rule's code from cuInit, cuMemCreate,
 /// an import of the parent's fd and a cuMemRelease of the parent's handle;
 /// the parent still releases it.

@@ -5,14 +5,14 @@ use vmmkit_sys::cuda::*;
 use crate::cuda::Ctx;
 use crate::outcome::Failure;
 
-/// CUDA-GEN-001: `cuInit` flags must be 0; `cuInit(0)` then works.
+/// [CUDA-GEN-001](vmmkit_sys::cuda::rules::GEN_001): `cuInit` flags must be 0; `cuInit(0)` then works.
 pub fn init_flags(cx: &mut Ctx) -> Result<(), Failure> {
     let cuda = cx.cuda();
     cx.expect_code("cuInit(1)", cuda.cuInit(1))?;
     cx.expect_ok("cuInit(0) after", cuda.cuInit(0))
 }
 
-/// CUDA-GEN-002: after cuInit, with no context current on the thread, a
+/// [CUDA-GEN-002](vmmkit_sys::cuda::rules::GEN_002): after cuInit, with no context current on the thread, a
 /// memory call is 201; with device 0's primary context current it works.
 pub fn needs_context(cx: &mut Ctx) -> Result<(), Failure> {
     cx.init()?;
@@ -25,7 +25,7 @@ pub fn needs_context(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// CUDA-GEN-003: cuGetErrorName and cuGetErrorString of an unknown code
+/// [CUDA-GEN-003](vmmkit_sys::cuda::rules::GEN_003): cuGetErrorName and cuGetErrorString of an unknown code
 /// are 1; of a known one, its name (`CUDA_ERROR_INVALID_VALUE`).
 pub fn error_strings(cx: &mut Ctx) -> Result<(), Failure> {
     let cuda = cx.cuda();
@@ -43,7 +43,7 @@ pub fn error_strings(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// CUDA-GEN-004: this process (every device) shares 1 MiB of device 2
+/// [CUDA-GEN-004](vmmkit_sys::cuda::rules::GEN_004): this process (every device) shares 1 MiB of device 2
 /// through IPC. A peer that sees `CUDA_VISIBLE_DEVICES=1,2,7,0` (the list
 /// stops at 7) has two devices and reads the memory opened on its device
 /// 1; one that sees `2,2,0` (stops at the repeat) has one; lists that leave

@@ -54,7 +54,7 @@ fn read(cx: &Ctx, p: CUdeviceptr) -> Result<Vec<u8>, Failure> {
     Ok(b)
 }
 
-/// CUDA-GRF-001.
+/// [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
 pub fn create_and_add_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cu = cx.cuda();
@@ -86,7 +86,7 @@ pub fn create_and_add_args(cx: &mut Ctx) -> Result<(), Failure> {
     setup("cuGraphDestroy", opt("cuGraphDestroy", cu.cuGraphDestroy(other))?)
 }
 
-/// CUDA-GRF-002.
+/// [CUDA-GRF-002](vmmkit_sys::cuda::rules::GRF_002).
 pub fn launch_order(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cu = cx.cuda();
@@ -127,7 +127,7 @@ pub fn launch_order(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("the host node ran at each launch", runs == 2, 2, runs)
 }
 
-/// CUDA-GRF-003.
+/// [CUDA-GRF-003](vmmkit_sys::cuda::rules::GRF_003).
 pub fn instantiate_launch_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cu = cx.cuda();
@@ -155,7 +155,7 @@ fn end(cx: &Ctx, s: CUstream, g: *mut CUgraph) -> Result<CUresult, Failure> {
     opt("cuStreamEndCapture", cx.cuda().cuStreamEndCapture(s, g))
 }
 
-/// CUDA-GRF-004.
+/// [CUDA-GRF-004](vmmkit_sys::cuda::rules::GRF_004).
 pub fn capture_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let s = stream(cx, CU_STREAM_NON_BLOCKING)?;
@@ -175,7 +175,7 @@ pub fn capture_args(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, s)
 }
 
-/// CUDA-GRF-005.
+/// [CUDA-GRF-005](vmmkit_sys::cuda::rules::GRF_005).
 pub fn capture_runs_at_launch(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cu = cx.cuda();
@@ -212,7 +212,7 @@ pub fn capture_runs_at_launch(cx: &mut Ctx) -> Result<(), Failure> {
     )
 }
 
-/// CUDA-GRF-006.
+/// [CUDA-GRF-006](vmmkit_sys::cuda::rules::GRF_006).
 pub fn synchronize_invalidates(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cu = cx.cuda();

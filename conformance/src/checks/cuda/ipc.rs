@@ -7,7 +7,7 @@ use crate::cuda::peer::{Peer, Request};
 use crate::cuda::{Ctx, setup};
 use crate::outcome::Failure;
 
-/// CUDA-IPC-001: VMM (cuMemMap'ed) memory and memory-pool memory are not
+/// [CUDA-IPC-001](vmmkit_sys::cuda::rules::IPC_001): VMM (cuMemMap'ed) memory and memory-pool memory are not
 /// eligible for cuIpcGetMemHandle; cuMemAlloc memory is.
 pub fn get_vmm_memory(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h, size) = cx.mapped(1)?;
@@ -25,7 +25,7 @@ pub fn get_vmm_memory(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// CUDA-IPC-002 (undetermined; emulator: accepted): cuIpcGetMemHandle on
+/// [CUDA-IPC-002](vmmkit_sys::cuda::rules::IPC_002) (undetermined; emulator: accepted): cuIpcGetMemHandle on
 /// an interior pointer of a cuMemAlloc allocation.
 pub fn get_interior(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
@@ -35,7 +35,7 @@ pub fn get_interior(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// CUDA-IPC-003: Get may be repeated; memory freed and allocated again at
+/// [CUDA-IPC-003](vmmkit_sys::cuda::rules::IPC_003): Get may be repeated; memory freed and allocated again at
 /// the same address gets a different handle (judged only when the address
 /// does come back).
 pub fn get_repeat_and_realloc(cx: &mut Ctx) -> Result<(), Failure> {
@@ -57,9 +57,9 @@ pub fn get_repeat_and_realloc(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(q)
 }
 
-/// CUDA-IPC-004 (undetermined; emulator: 1): cuIpcOpenMemHandle with flags
+/// [CUDA-IPC-004](vmmkit_sys::cuda::rules::IPC_004) (undetermined; emulator: 1): cuIpcOpenMemHandle with flags
 /// outside {0, 1}. In one process the handle is this process's own, so the
-/// emulator's order (flags before CUDA-IPC-005) is what is checked.
+/// emulator's order (flags before [CUDA-IPC-005](vmmkit_sys::cuda::rules::IPC_005)) is what is checked.
 pub fn open_flags(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cuda = cx.cuda();
@@ -71,7 +71,7 @@ pub fn open_flags(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// CUDA-IPC-005: a process cannot open a handle it made (201).
+/// [CUDA-IPC-005](vmmkit_sys::cuda::rules::IPC_005): a process cannot open a handle it made (201).
 pub fn open_own(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cuda = cx.cuda();
@@ -84,7 +84,7 @@ pub fn open_own(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// CUDA-IPC-009 (undetermined; emulator: 1): cuIpcCloseMemHandle of a
+/// [CUDA-IPC-009](vmmkit_sys::cuda::rules::IPC_009) (undetermined; emulator: 1): cuIpcCloseMemHandle of a
 /// pointer that was never opened (the exporter's own allocation).
 pub fn close_never_opened(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
@@ -96,7 +96,7 @@ pub fn close_never_opened(cx: &mut Ctx) -> Result<(), Failure> {
 // ---- two processes: this one exports, a peer (`vmmkit __cuda_peer`) opens ----
 
 /// `len` bytes of cuMemAlloc memory holding the pattern `seed`, and the 64
-/// bytes of its IPC handle, copied out as plain bytes (CUDA-IPC-011).
+/// bytes of its IPC handle, copied out as plain bytes ([CUDA-IPC-011](vmmkit_sys::cuda::rules::IPC_011)).
 fn exported(cx: &Ctx, len: usize, seed: u8) -> Result<(CUdeviceptr, Vec<u8>), Failure> {
     cx.context(0)?;
     let p = cx.alloc(len)?;
@@ -119,7 +119,7 @@ fn peer_sees(cx: &Ctx, peer: &mut Peer, step: &str, ptr: u64, len: usize, seed: 
     cx.ensure(step, r.value == 1, format!("pattern {seed} ({len} bytes)"), r.text)
 }
 
-/// CUDA-IPC-006: a second open of the same handle in the same context
+/// [CUDA-IPC-006](vmmkit_sys::cuda::rules::IPC_006): a second open of the same handle in the same context
 /// returns the same pointer and counts: after one close the memory is still
 /// there; the second close works.
 pub fn open_twice(cx: &mut Ctx) -> Result<(), Failure> {
@@ -137,7 +137,7 @@ pub fn open_twice(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// CUDA-IPC-008 (observed): the importer's address need not be the
+/// [CUDA-IPC-008](vmmkit_sys::cuda::rules::IPC_008) (observed): the importer's address need not be the
 /// exporter's; the note says which it was.
 pub fn importer_address(cx: &mut Ctx) -> Result<(), Failure> {
     let len = 1 << 20;
@@ -153,7 +153,7 @@ pub fn importer_address(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// CUDA-IPC-010 (observed; undefined in CUDA): the exporter frees while the
+/// [CUDA-IPC-010](vmmkit_sys::cuda::rules::IPC_010) (observed; undefined in CUDA): the exporter frees while the
 /// importer has the memory open. The codes of the exporter's cuMemFree and
 /// the importer's later close are recorded; nothing is read after the free.
 pub fn free_while_open(cx: &mut Ctx) -> Result<(), Failure> {
@@ -167,7 +167,7 @@ pub fn free_while_open(cx: &mut Ctx) -> Result<(), Failure> {
     peer.exit()
 }
 
-/// CUDA-IPC-011: the handle is a plain 64-byte blob: its bytes, carried
+/// [CUDA-IPC-011](vmmkit_sys::cuda::rules::IPC_011): the handle is a plain 64-byte blob: its bytes, carried
 /// over any channel, open the memory in another process, and writes go
 /// both ways.
 pub fn handle_is_bytes(cx: &mut Ctx) -> Result<(), Failure> {

@@ -41,7 +41,7 @@ fn attr(cx: &Ctx, pool: CUmemoryPool, a: CUmemPool_attribute) -> Result<u64, Fai
     Ok(v)
 }
 
-/// CUDA-POOL-001.
+/// [CUDA-POOL-001](vmmkit_sys::cuda::rules::POOL_001).
 pub fn create_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cuda = cx.cuda();
@@ -56,7 +56,7 @@ pub fn create_args(cx: &mut Ctx) -> Result<(), Failure> {
     setup("cuMemPoolDestroy", cuda.cuMemPoolDestroy(pool))
 }
 
-/// CUDA-POOL-002.
+/// [CUDA-POOL-002](vmmkit_sys::cuda::rules::POOL_002).
 pub fn destroy_default(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cuda = cx.cuda();
@@ -71,7 +71,7 @@ pub fn destroy_default(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("current after destroy", cur == default, format!("{default:p}"), format!("{cur:p}"))
 }
 
-/// CUDA-POOL-003.
+/// [CUDA-POOL-003](vmmkit_sys::cuda::rules::POOL_003).
 pub fn get_pool_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cuda = cx.cuda();
@@ -83,7 +83,7 @@ pub fn get_pool_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("get(0)", cuda.cuDeviceGetMemPool(&mut pool, 0))
 }
 
-/// CUDA-POOL-004.
+/// [CUDA-POOL-004](vmmkit_sys::cuda::rules::POOL_004).
 pub fn set_pool_other_device(cx: &mut Ctx) -> Result<(), Failure> {
     let pool = create(cx, CU_MEM_HANDLE_TYPE_NONE)?;
     let cuda = cx.cuda();
@@ -95,7 +95,7 @@ pub fn set_pool_other_device(cx: &mut Ctx) -> Result<(), Failure> {
     setup("cuMemPoolDestroy", cuda.cuMemPoolDestroy(pool))
 }
 
-/// CUDA-POOL-005.
+/// [CUDA-POOL-005](vmmkit_sys::cuda::rules::POOL_005).
 pub fn alloc_async_args(cx: &mut Ctx) -> Result<(), Failure> {
     let pool = create(cx, CU_MEM_HANDLE_TYPE_NONE)?;
     let cuda = cx.cuda();
@@ -116,7 +116,7 @@ pub fn alloc_async_args(cx: &mut Ctx) -> Result<(), Failure> {
     setup("cuMemPoolDestroy", cuda.cuMemPoolDestroy(pool))
 }
 
-/// CUDA-POOL-006.
+/// [CUDA-POOL-006](vmmkit_sys::cuda::rules::POOL_006).
 pub fn free_async_args(cx: &mut Ctx) -> Result<(), Failure> {
     let pool = create(cx, CU_MEM_HANDLE_TYPE_NONE)?;
     let cuda = cx.cuda();
@@ -127,7 +127,7 @@ pub fn free_async_args(cx: &mut Ctx) -> Result<(), Failure> {
     setup("cuMemPoolDestroy", cuda.cuMemPoolDestroy(pool))
 }
 
-/// CUDA-POOL-007.
+/// [CUDA-POOL-007](vmmkit_sys::cuda::rules::POOL_007).
 pub fn attribute_read_only(cx: &mut Ctx) -> Result<(), Failure> {
     let pool = create(cx, CU_MEM_HANDLE_TYPE_NONE)?;
     let cuda = cx.cuda();
@@ -146,7 +146,7 @@ pub fn attribute_read_only(cx: &mut Ctx) -> Result<(), Failure> {
     setup("cuMemPoolDestroy", cuda.cuMemPoolDestroy(pool))
 }
 
-/// CUDA-POOL-008.
+/// [CUDA-POOL-008](vmmkit_sys::cuda::rules::POOL_008).
 pub fn accounting(cx: &mut Ctx) -> Result<(), Failure> {
     let pool = create(cx, CU_MEM_HANDLE_TYPE_NONE)?;
     let cuda = cx.cuda();
@@ -165,7 +165,7 @@ pub fn accounting(cx: &mut Ctx) -> Result<(), Failure> {
     setup("cuMemPoolDestroy", cuda.cuMemPoolDestroy(pool))
 }
 
-/// CUDA-POOL-009.
+/// [CUDA-POOL-009](vmmkit_sys::cuda::rules::POOL_009).
 pub fn access(cx: &mut Ctx) -> Result<(), Failure> {
     let pool = create(cx, CU_MEM_HANDLE_TYPE_NONE)?;
     let cuda = cx.cuda();
@@ -178,7 +178,7 @@ pub fn access(cx: &mut Ctx) -> Result<(), Failure> {
     setup("cuMemPoolDestroy", cuda.cuMemPoolDestroy(pool))
 }
 
-/// CUDA-POOL-010.
+/// [CUDA-POOL-010](vmmkit_sys::cuda::rules::POOL_010).
 pub fn export_args(cx: &mut Ctx) -> Result<(), Failure> {
     let posix = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
     let plain = create(cx, CU_MEM_HANDLE_TYPE_NONE)?;
@@ -194,7 +194,7 @@ pub fn export_args(cx: &mut Ctx) -> Result<(), Failure> {
     setup("cuMemPoolDestroy", cuda.cuMemPoolDestroy(pool))
 }
 
-/// CUDA-POOL-011.
+/// [CUDA-POOL-011](vmmkit_sys::cuda::rules::POOL_011).
 pub fn import_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cuda = cx.cuda();
@@ -208,7 +208,7 @@ pub fn import_args(cx: &mut Ctx) -> Result<(), Failure> {
     )
 }
 
-/// CUDA-POOL-012.
+/// [CUDA-POOL-012](vmmkit_sys::cuda::rules::POOL_012).
 pub fn export_pointer_not_pool(cx: &mut Ctx) -> Result<(), Failure> {
     let plain = create(cx, CU_MEM_HANDLE_TYPE_NONE)?;
     let cuda = cx.cuda();
@@ -222,7 +222,7 @@ pub fn export_pointer_not_pool(cx: &mut Ctx) -> Result<(), Failure> {
     setup("cuMemPoolDestroy", cuda.cuMemPoolDestroy(plain))
 }
 
-/// CUDA-POOL-013: a peer imports the pool (fd by `SCM_RIGHTS`) and the
+/// [CUDA-POOL-013](vmmkit_sys::cuda::rules::POOL_013): a peer imports the pool (fd by `SCM_RIGHTS`) and the
 /// pointer, reads what this process wrote, writes back, and frees it.
 pub fn across_processes(cx: &mut Ctx) -> Result<(), Failure> {
     let posix = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;

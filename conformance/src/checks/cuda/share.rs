@@ -1,6 +1,6 @@
 //! CUDA-VMM export and import of POSIX fds, in one process and with a peer
 //! that receives the fd with `SCM_RIGHTS`, and the lifetime rules (cuda.md
-//! §3.3, CUDA-VMM-015 … 018, 020).
+//! §3.3, [CUDA-VMM-015](vmmkit_sys::cuda::rules::VMM_015) … 018, 020).
 
 use std::os::fd::{AsFd, AsRawFd};
 
@@ -17,7 +17,7 @@ fn os_handle(fd: &std::os::fd::OwnedFd) -> *mut std::ffi::c_void {
     fd.as_raw_fd() as usize as *mut std::ffi::c_void
 }
 
-/// CUDA-VMM-015 (undetermined code; emulator: 1): exporting a POSIX fd of
+/// [CUDA-VMM-015](vmmkit_sys::cuda::rules::VMM_015) (undetermined code; emulator: 1): exporting a POSIX fd of
 /// an allocation created without requesting that type.
 pub fn export_not_requested(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
@@ -29,7 +29,7 @@ pub fn export_not_requested(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// CUDA-VMM-016: export writes an `int` (the four bytes after it are left
+/// [CUDA-VMM-016](vmmkit_sys::cuda::rules::VMM_016): export writes an `int` (the four bytes after it are left
 /// alone) and every export is a new fd.
 pub fn export_writes_int(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
@@ -50,7 +50,7 @@ pub fn export_writes_int(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// CUDA-VMM-017, as cuda-samples memMapIPCDrv: this process creates a
+/// [CUDA-VMM-017](vmmkit_sys::cuda::rules::VMM_017), as cuda-samples memMapIPCDrv: this process creates a
 /// POSIX-fd allocation, maps it, writes a pattern, exports an fd and sends
 /// it with `SCM_RIGHTS`, then closes its fd and releases its handle; the peer
 /// imports the fd **value**, closes the fd, maps, releases, sets access and
@@ -73,7 +73,7 @@ pub fn import_in_peer(cx: &mut Ctx) -> Result<(), Failure> {
     cx.unmap_free(va, size)
 }
 
-/// CUDA-VMM-018 (undetermined; emulator: allowed): the exporting process
+/// [CUDA-VMM-018](vmmkit_sys::cuda::rules::VMM_018) (undetermined; emulator: allowed): the exporting process
 /// imports its own fd.
 pub fn import_in_exporter(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
@@ -86,7 +86,7 @@ pub fn import_in_exporter(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// CUDA-VMM-020: the data survives releasing every handle and closing every
+/// [CUDA-VMM-020](vmmkit_sys::cuda::rules::VMM_020): the data survives releasing every handle and closing every
 /// fd while a mapping remains, and a peer that mapped the memory exiting
 /// while this process still has it mapped.
 pub fn data_outlives_handles(cx: &mut Ctx) -> Result<(), Failure> {

@@ -91,7 +91,7 @@ pub(super) fn pending(cx: &Ctx, step: &str, got: CUresult) -> Result<(), Failure
     cx.ensure(step, got == CuResult::NOT_READY.0, CuResult::NOT_READY, CuResult(got))
 }
 
-/// CUDA-STM-001.
+/// [CUDA-STM-001](vmmkit_sys::cuda::rules::STM_001).
 pub fn create_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cuda = cx.cuda();
@@ -103,7 +103,7 @@ pub fn create_args(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, s)
 }
 
-/// CUDA-STM-002.
+/// [CUDA-STM-002](vmmkit_sys::cuda::rules::STM_002).
 pub fn bad_stream(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cuda = cx.cuda();
@@ -118,7 +118,7 @@ pub fn bad_stream(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// CUDA-STM-003.
+/// [CUDA-STM-003](vmmkit_sys::cuda::rules::STM_003).
 pub fn query_pending(cx: &mut Ctx) -> Result<(), Failure> {
     let h = held(cx, CU_STREAM_NON_BLOCKING)?;
     let cuda = cx.cuda();
@@ -129,7 +129,7 @@ pub fn query_pending(cx: &mut Ctx) -> Result<(), Failure> {
     h.finish(cx)
 }
 
-/// CUDA-STM-004.
+/// [CUDA-STM-004](vmmkit_sys::cuda::rules::STM_004).
 pub fn in_order(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cuda = cx.cuda();
@@ -154,7 +154,7 @@ pub fn in_order(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// CUDA-STM-005.
+/// [CUDA-STM-005](vmmkit_sys::cuda::rules::STM_005).
 pub fn destroy_pending(cx: &mut Ctx) -> Result<(), Failure> {
     let h = held(cx, CU_STREAM_NON_BLOCKING)?;
     let cuda = cx.cuda();
@@ -168,7 +168,7 @@ pub fn destroy_pending(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(h.word)
 }
 
-/// CUDA-STM-006.
+/// [CUDA-STM-006](vmmkit_sys::cuda::rules::STM_006).
 pub fn wait_event_flags(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cuda = cx.cuda();
@@ -182,7 +182,7 @@ pub fn wait_event_flags(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, s)
 }
 
-/// CUDA-STM-007.
+/// [CUDA-STM-007](vmmkit_sys::cuda::rules::STM_007).
 pub fn wait_event_orders(cx: &mut Ctx) -> Result<(), Failure> {
     let h = held(cx, CU_STREAM_NON_BLOCKING)?;
     let cuda = cx.cuda();
@@ -218,7 +218,7 @@ fn legacy_done(cx: &Ctx) -> bool {
     false
 }
 
-/// CUDA-STM-008.
+/// [CUDA-STM-008](vmmkit_sys::cuda::rules::STM_008).
 pub fn legacy_stream(cx: &mut Ctx) -> Result<(), Failure> {
     let blocking = held(cx, CU_STREAM_DEFAULT)?;
     let cuda = cx.cuda();
@@ -242,7 +242,7 @@ pub fn legacy_stream(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// CUDA-STM-009.
+/// [CUDA-STM-009](vmmkit_sys::cuda::rules::STM_009).
 pub fn flags_and_priority(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cuda = cx.cuda();
@@ -262,7 +262,7 @@ pub fn flags_and_priority(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, d)
 }
 
-/// CUDA-STM-010.
+/// [CUDA-STM-010](vmmkit_sys::cuda::rules::STM_010).
 pub fn value_ops(cx: &mut Ctx) -> Result<(), Failure> {
     cx.context(0)?;
     let cuda = cx.cuda();
@@ -289,7 +289,7 @@ extern "C" fn callback(_s: CUstream, _status: CUresult, _data: *mut std::ffi::c_
     CALLS.fetch_add(10, Ordering::SeqCst);
 }
 
-/// CUDA-STM-011.
+/// [CUDA-STM-011](vmmkit_sys::cuda::rules::STM_011).
 pub fn host_functions(cx: &mut Ctx) -> Result<(), Failure> {
     let h = held(cx, CU_STREAM_NON_BLOCKING)?;
     let cuda = cx.cuda();
@@ -314,7 +314,7 @@ extern "C" fn pause(_data: *mut std::ffi::c_void) {
     std::thread::sleep(Duration::from_millis(200));
 }
 
-/// CUDA-STM-012: a memset held on a blocking stream is released 200 ms
+/// [CUDA-STM-012](vmmkit_sys::cuda::rules::STM_012): a memset held on a blocking stream is released 200 ms
 /// later by a non-blocking stream (a host function that sleeps, then a value
 /// write); a synchronous cuMemcpyDtoH made meanwhile waits for it and reads
 /// it. Beside a held non-blocking stream, the synchronous read does not wait.
@@ -344,7 +344,7 @@ pub fn sync_copies_on_the_legacy_stream(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(q)
 }
 
-/// CUDA-STM-013: with a host function sleeping 200 ms on the NULL stream,
+/// [CUDA-STM-013](vmmkit_sys::cuda::rules::STM_013): with a host function sleeping 200 ms on the NULL stream,
 /// cuMemFree of cuMemAlloc memory returns once it ran: cuStreamQuery(NULL)
 /// right after the free is 0.
 pub fn free_synchronises(cx: &mut Ctx) -> Result<(), Failure> {

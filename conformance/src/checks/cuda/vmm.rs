@@ -8,7 +8,7 @@ use crate::outcome::Failure;
 
 const RW: CUmemAccess_flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
 
-/// CUDA-VMM-001: both granularity options give a value; the minimum is a
+/// [CUDA-VMM-001](vmmkit_sys::cuda::rules::VMM_001): both granularity options give a value; the minimum is a
 /// whole number of 4 KiB pages, divides the recommended one, and a
 /// cuMemCreate of that size works.
 pub fn granularity(cx: &mut Ctx) -> Result<(), Failure> {
@@ -23,7 +23,7 @@ pub fn granularity(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// CUDA-VMM-002: a cuMemCreate size that is not a multiple of the minimum
+/// [CUDA-VMM-002](vmmkit_sys::cuda::rules::VMM_002): a cuMemCreate size that is not a multiple of the minimum
 /// granularity → 1 (half a granule, one and a half).
 pub fn create_size(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
@@ -35,7 +35,7 @@ pub fn create_size(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// CUDA-VMM-003: flags ≠ 0 → 1 for cuMemCreate, cuMemAddressReserve,
+/// [CUDA-VMM-003](vmmkit_sys::cuda::rules::VMM_003): flags ≠ 0 → 1 for cuMemCreate, cuMemAddressReserve,
 /// cuMemMap and cuMemExportToShareableHandle.
 pub fn flags_nonzero(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
@@ -55,7 +55,7 @@ pub fn flags_nonzero(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// CUDA-VMM-004: cuMemCreate at location HOST or HOST_NUMA_CURRENT → 1;
+/// [CUDA-VMM-004](vmmkit_sys::cuda::rules::VMM_004): cuMemCreate at location HOST or HOST_NUMA_CURRENT → 1;
 /// requesting FABRIC handles without IMEX → 800 (judged only where device
 /// attribute 128 says fabric handles are not supported).
 pub fn create_location(cx: &mut Ctx) -> Result<(), Failure> {
@@ -76,7 +76,7 @@ pub fn create_location(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// CUDA-VMM-005: a handle released while mapped stays usable through its
+/// [CUDA-VMM-005](vmmkit_sys::cuda::rules::VMM_005): a handle released while mapped stays usable through its
 /// mapping until the unmap.
 pub fn release_while_mapped(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h, size) = cx.mapped(1)?;
@@ -86,7 +86,7 @@ pub fn release_while_mapped(cx: &mut Ctx) -> Result<(), Failure> {
     cx.unmap_free(va, size)
 }
 
-/// CUDA-VMM-006: a reservation alignment that is not a power of two → 1;
+/// [CUDA-VMM-006](vmmkit_sys::cuda::rules::VMM_006): a reservation alignment that is not a power of two → 1;
 /// a power of two is honoured.
 pub fn reserve_alignment(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
@@ -99,7 +99,7 @@ pub fn reserve_alignment(cx: &mut Ctx) -> Result<(), Failure> {
     setup("cuMemAddressFree", cuda.cuMemAddressFree(va, 2 * g))
 }
 
-/// CUDA-VMM-007: cuMemAddressFree must name a reservation exactly: a
+/// [CUDA-VMM-007](vmmkit_sys::cuda::rules::VMM_007): cuMemAddressFree must name a reservation exactly: a
 /// smaller size, or a pointer inside it → 1; the exact range works.
 pub fn address_free_exact(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
@@ -110,7 +110,7 @@ pub fn address_free_exact(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("cuMemAddressFree(exact)", cuda.cuMemAddressFree(va, 2 * g))
 }
 
-/// CUDA-VMM-008: cuMemMap with offset ≠ 0, a pointer or size off the
+/// [CUDA-VMM-008](vmmkit_sys::cuda::rules::VMM_008): cuMemMap with offset ≠ 0, a pointer or size off the
 /// granularity → 1; the plain map then works.
 pub fn map_args(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
@@ -126,7 +126,7 @@ pub fn map_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// CUDA-VMM-009 (undetermined; emulator: allowed): a map of the first
+/// [CUDA-VMM-009](vmmkit_sys::cuda::rules::VMM_009) (undetermined; emulator: allowed): a map of the first
 /// granule of a two-granule allocation, written and read back.
 pub fn partial_map(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
@@ -140,7 +140,7 @@ pub fn partial_map(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// CUDA-VMM-010 (undetermined; emulator: 1): cuMemMap over a mapped range.
+/// [CUDA-VMM-010](vmmkit_sys::cuda::rules::VMM_010) (undetermined; emulator: 1): cuMemMap over a mapped range.
 pub fn map_over_mapping(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h, size) = cx.mapped(1)?;
     let other = cx.create(size, &posix_prop())?;
@@ -150,7 +150,7 @@ pub fn map_over_mapping(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// CUDA-VMM-011: cuMemUnmap of a sub-range → 1; the whole range works and
+/// [CUDA-VMM-011](vmmkit_sys::cuda::rules::VMM_011): cuMemUnmap of a sub-range → 1; the whole range works and
 /// a re-map starts with no access (cuMemGetAccess reads 0).
 pub fn unmap_whole(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h, size) = cx.mapped(2)?;
@@ -166,7 +166,7 @@ pub fn unmap_whole(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// CUDA-VMM-012: a copy into mapped memory without access, or with read
+/// [CUDA-VMM-012](vmmkit_sys::cuda::rules::VMM_012): a copy into mapped memory without access, or with read
 /// access only → 1; reads work with read access; writes with read-write.
 pub fn access_required(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
@@ -186,7 +186,7 @@ pub fn access_required(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// CUDA-VMM-013: cuMemSetAccess over a range not wholly mapped → 1; a host
+/// [CUDA-VMM-013](vmmkit_sys::cuda::rules::VMM_013): cuMemSetAccess over a range not wholly mapped → 1; a host
 /// location on device memory → 801.
 pub fn set_access_rules(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
@@ -204,7 +204,7 @@ pub fn set_access_rules(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// CUDA-VMM-019: cuMemRetainAllocationHandle on an address inside a
+/// [CUDA-VMM-019](vmmkit_sys::cuda::rules::VMM_019): cuMemRetainAllocationHandle on an address inside a
 /// mapping gives the handle that was mapped; each retain needs a release.
 pub fn retain_inside(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h, size) = cx.mapped(2)?;

@@ -1,8 +1,8 @@
 //! HIP rules across real processes: this process exports, HIP peers
 //! (`vmmkit __hip_peer`, [`crate::hip::peer`]) import. The IPC trio
 //! (hipIpcGetMemHandle here, hipIpcOpenMemHandle and hipIpcCloseMemHandle
-//! there: HIP-IPC-010, 026 … 029, 031, 042 … 046, 049) and the POSIX-fd VMM sharing,
-//! the fd sent with `SCM_RIGHTS` (HIP-VMM-026, 030).
+//! there: [HIP-IPC-010](vmmkit_sys::hip::rules::IPC_010), 026 … 029, 031, 042 … 046, 049) and the POSIX-fd VMM sharing,
+//! the fd sent with `SCM_RIGHTS` ([HIP-VMM-026](vmmkit_sys::hip::rules::VMM_026), 030).
 
 use std::os::fd::{AsFd, OwnedFd};
 
@@ -44,7 +44,7 @@ fn close_in(peer: &mut Peer, ptr: u64) -> Result<HipError, Failure> {
     Ok(peer.call(&Request::IpcClose { ptr })?.vendor_code())
 }
 
-/// HIP-IPC-027: a second open in the same process returns the same pointer
+/// [HIP-IPC-027](vmmkit_sys::hip::rules::IPC_027): a second open in the same process returns the same pointer
 /// and counts: after one close the memory is still there, the second close works.
 pub fn open_twice(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, handle) = exported(cx, 41)?;
@@ -59,7 +59,7 @@ pub fn open_twice(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-IPC-028: two importers each get a working pointer; the note says
+/// [HIP-IPC-028](vmmkit_sys::hip::rules::IPC_028): two importers each get a working pointer; the note says
 /// whether they equal each other and the exporter's.
 pub fn importer_address(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, handle) = exported(cx, 42)?;
@@ -77,7 +77,7 @@ pub fn importer_address(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-IPC-042: two opens, two closes (the memory stays readable after the
+/// [HIP-IPC-042](vmmkit_sys::hip::rules::IPC_042): two opens, two closes (the memory stays readable after the
 /// first), and a third close fails.
 pub fn close_counts(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, handle) = exported(cx, 43)?;
@@ -92,7 +92,7 @@ pub fn close_counts(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-IPC-046: the exporter's hipFree while an importer has the memory
+/// [HIP-IPC-046](vmmkit_sys::hip::rules::IPC_046): the exporter's hipFree while an importer has the memory
 /// open returns 0; the importer still reads it, a new open in another
 /// process fails with 17, and the importer's close works.
 pub fn free_while_open(cx: &mut Ctx) -> Result<(), Failure> {
@@ -109,7 +109,7 @@ pub fn free_while_open(cx: &mut Ctx) -> Result<(), Failure> {
     holder.exit()
 }
 
-/// HIP-IPC-049: the handle's bytes, carried over the peer channel, open
+/// [HIP-IPC-049](vmmkit_sys::hip::rules::IPC_049): the handle's bytes, carried over the peer channel, open
 /// the memory in another process, and writes go both ways.
 pub fn handle_is_bytes(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, handle) = exported(cx, 45)?;
@@ -150,7 +150,7 @@ fn import_in(cx: &Ctx, peer: &mut Peer, fd: &OwnedFd, size: usize, seed: u8, by_
     Ok(r.value)
 }
 
-/// HIP-VMM-026: the fd reaches the peer with `SCM_RIGHTS` and imports as
+/// [HIP-VMM-026](vmmkit_sys::hip::rules::VMM_026): the fd reaches the peer with `SCM_RIGHTS` and imports as
 /// the profile takes it (6.x: an `int*`; 7.x: the value); the emulator takes
 /// both, so on it the other form is tried too. Writes go both ways.
 pub fn fd_in_peer(cx: &mut Ctx) -> Result<(), Failure> {
@@ -172,7 +172,7 @@ pub fn fd_in_peer(cx: &mut Ctx) -> Result<(), Failure> {
     cx.unmapped(va, h, size)
 }
 
-/// HIP-VMM-030: the exporter unmaps, releases and closes its fd right after
+/// [HIP-VMM-030](vmmkit_sys::hip::rules::VMM_030): the exporter unmaps, releases and closes its fd right after
 /// sending; the importer's mapping keeps the memory and its data, and the
 /// memory goes with the importer's unmap.
 pub fn exporter_lets_go(cx: &mut Ctx) -> Result<(), Failure> {
@@ -213,7 +213,7 @@ fn peer_reads(cx: &Ctx, peer: &mut Peer, step: &str, ptr: u64, len: usize, seed:
     cx.ensure(step, r.value == 1, format!("pattern {seed} ({len} bytes)"), r.text)
 }
 
-/// HIP-IPC-010: allocations of 1 and 257 bytes export; the peer opens
+/// [HIP-IPC-010](vmmkit_sys::hip::rules::IPC_010): allocations of 1 and 257 bytes export; the peer opens
 /// each, reads the exporter's bytes and writes its own, which the exporter
 /// reads back.
 pub fn any_size(cx: &mut Ctx) -> Result<(), Failure> {
@@ -231,7 +231,7 @@ pub fn any_size(cx: &mut Ctx) -> Result<(), Failure> {
     peer.exit()
 }
 
-/// HIP-IPC-026: a handle made from base + 128 opens at the base: the peer
+/// [HIP-IPC-026](vmmkit_sys::hip::rules::IPC_026): a handle made from base + 128 opens at the base: the peer
 /// finds the whole allocation, element 0 first, at the pointer it got.
 pub fn open_gives_base(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, handle) = exported_at(cx, SIZE, 128, 53)?;
@@ -243,7 +243,7 @@ pub fn open_gives_base(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-IPC-029: bytes either side copies in after the open are the other's
+/// [HIP-IPC-029](vmmkit_sys::hip::rules::IPC_029): bytes either side copies in after the open are the other's
 /// at once: the exporter writes, the peer reads; the peer writes, the
 /// exporter reads; the exporter writes again, the peer reads again.
 pub fn same_bytes(cx: &mut Ctx) -> Result<(), Failure> {
@@ -261,7 +261,7 @@ pub fn same_bytes(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-IPC-031: a peer whose current device is 1 opens memory of device 0:
+/// [HIP-IPC-031](vmmkit_sys::hip::rules::IPC_031): a peer whose current device is 1 opens memory of device 0:
 /// hipPointerGetAttributes there names device 1, and the peer reads it.
 pub fn open_on_current_device(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, handle) = exported(cx, 58)?;
@@ -276,7 +276,7 @@ pub fn open_on_current_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-IPC-043: the peer closes its one open through base + 128: the
+/// [HIP-IPC-043](vmmkit_sys::hip::rules::IPC_043): the peer closes its one open through base + 128: the
 /// mapping is closed (a close of the base after it fails).
 pub fn close_interior(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, handle) = exported(cx, 59)?;
@@ -289,7 +289,7 @@ pub fn close_interior(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-IPC-044: after the peer's last close, hipPointerGetAttributes of the
+/// [HIP-IPC-044](vmmkit_sys::hip::rules::IPC_044): after the peer's last close, hipPointerGetAttributes of the
 /// pointer answers 0 there with device −2.
 pub fn closed_pointer_unknown(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, handle) = exported(cx, 60)?;
@@ -304,7 +304,7 @@ pub fn closed_pointer_unknown(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-IPC-045: of two importers one closes; the other and the exporter
+/// [HIP-IPC-045](vmmkit_sys::hip::rules::IPC_045): of two importers one closes; the other and the exporter
 /// still read and write the memory.
 pub fn close_is_local(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, handle) = exported(cx, 61)?;

@@ -7,7 +7,7 @@ use vmmkit_sys::hip::*;
 use crate::hip::Ctx;
 use crate::outcome::Failure;
 
-/// HIP-CPY-001: two host buffers under HostToDevice, DeviceToHost and
+/// [HIP-CPY-001](vmmkit_sys::hip::rules::CPY_001): two host buffers under HostToDevice, DeviceToHost and
 /// DeviceToDevice are refused (1) and left unchanged; Default and
 /// HostToHost copy them; HostToDevice into hipMalloc memory copies.
 pub fn kind_names_device(cx: &mut Ctx) -> Result<(), Failure> {
@@ -36,7 +36,7 @@ pub fn kind_names_device(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(dev)
 }
 
-/// HIP-CPY-002: host-side addresses no process can map (0x1000 and 2^60)
+/// [HIP-CPY-002](vmmkit_sys::hip::rules::CPY_002): host-side addresses no process can map (0x1000 and 2^60)
 /// are refused (1) by hipMemcpy of kinds HostToHost and Default.
 pub fn unmappable_host_address(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -49,4 +49,71 @@ pub fn unmappable_host_address(cx: &mut Ctx) -> Result<(), Failure> {
         cx.expect_code(&format!("hipMemcpy(dst {bad:#x}, Default)"), hip.hipMemcpy(p, b, 16, hipMemcpyDefault))?;
     }
     cx.ensure("host buffer after refused copies", buf == [0; 16], "all 0", format!("{buf:?}"))
+}
+
+/// [HIP-CPY-003](vmmkit_sys::hip::rules::CPY_003) (hip-tests `Unit_hipDrvMemcpy2DUnaligned_FuncTst`, `_NegTst`):
+/// hipDrvMemcpy2DUnaligned answers each descriptor as hipMemcpyParam2D does
+/// (a 4 × 3 rectangle between device buffers, a NULL source, rows past the
+/// source), a row that starts at the source's end is refused, and the rectangle it
+/// copies lands.
+pub fn unaligned_2d_is_param_2d(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let (src, dst) = (cx.malloc(64)?, cx.malloc(64)?);
+    let bytes: Vec<u8> = (0..64).collect();
+    let r = hip.hipMemcpy(src, bytes.as_ptr().cast(), 64, hipMemcpyHostToDevice);
+    crate::hip::setup("hipMemcpy(fill the source)", r)?;
+    let rect = hip_Memcpy2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: hipMemoryTypeDevice,
+        srcHost: std::ptr::null(),
+        srcDevice: src,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: 16,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: hipMemoryTypeDevice,
+        dstHost: std::ptr::null_mut(),
+        dstDevice: dst,
+        dstArray: std::ptr::null_mut(),
+        dstPitch: 16,
+        WidthInBytes: 4,
+        Height: 3,
+    };
+    let cases = [
+        ("a 4 × 3 rectangle", rect),
+        ("a NULL source", hip_Memcpy2D { srcDevice: std::ptr::null_mut(), ..rect }),
+        ("rows past the source", hip_Memcpy2D { srcY: 4, Height: 1, ..rect }),
+    ];
+    for (what, c) in cases {
+        let param = hip.hipMemcpyParam2D(&c);
+        let unaligned = hip.hipDrvMemcpy2DUnaligned(&c);
+        let unaligned =
+            unaligned.ok_or_else(|| Failure::NotSupported("the library has no hipDrvMemcpy2DUnaligned".into()))?;
+        cx.ensure(
+            &format!("hipDrvMemcpy2DUnaligned({what}), as hipMemcpyParam2D"),
+            param == unaligned,
+            param,
+            unaligned,
+        )?;
+    }
+    let past = hip_Memcpy2D { srcY: 4, Height: 1, ..rect };
+    let r = hip.hipDrvMemcpy2DUnaligned(&past).unwrap_or(HipError::NOT_SUPPORTED.0);
+    cx.ensure("hipDrvMemcpy2DUnaligned(a row from the source's end) is refused", r != 0, "an error", HipError(r))?;
+    let zero = [0u8; 64];
+    crate::hip::setup(
+        "hipMemcpy(clear the destination)",
+        hip.hipMemcpy(dst, zero.as_ptr().cast(), 64, hipMemcpyHostToDevice),
+    )?;
+    cx.expect_ok(
+        "hipDrvMemcpy2DUnaligned(a 4 × 3 rectangle)",
+        hip.hipDrvMemcpy2DUnaligned(&rect).unwrap_or(HipError::NOT_SUPPORTED.0),
+    )?;
+    let mut back = [0u8; 64];
+    crate::hip::setup("hipMemcpy(read back)", hip.hipMemcpy(back.as_mut_ptr().cast(), dst, 64, hipMemcpyDeviceToHost))?;
+    let want: Vec<u8> = (0..64).map(|i: u8| if i % 16 < 4 && i < 48 { i } else { 0 }).collect();
+    cx.ensure("the rectangle copied", want == back, format!("{want:?}"), format!("{back:?}"))?;
+    cx.free(src)?;
+    cx.free(dst)
 }

@@ -1,4 +1,4 @@
-//! HIP-INIT-004 … 007: contexts, device limits and flags,
+//! [HIP-INIT-005](vmmkit_sys::hip::rules::INIT_005) … 007: contexts, device limits and flags,
 //! hipDeviceReset, hipSetValidDevices.
 
 use std::ptr;
@@ -13,7 +13,7 @@ fn missing(name: &str) -> Failure {
     Failure::NotSupported(format!("the library has no {name}"))
 }
 
-/// HIP-INIT-004: on a fresh thread (an empty context stack) hipCtxPopCurrent
+/// [HIP-INIT-005](vmmkit_sys::hip::rules::INIT_005): on a fresh thread (an empty context stack) hipCtxPopCurrent
 /// is 201, hipCtxPushCurrent(NULL) is 201; a pushed context pops back;
 /// hipDevicePrimaryCtxSetFlags is 216; hipCtxCreate with a device out of range is 1.
 pub fn contexts(cx: &mut Ctx) -> Result<(), Failure> {
@@ -43,7 +43,7 @@ pub fn contexts(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect("hipCtxCreate(device count)", HipError::INVALID_VALUE, hip.hipCtxCreate(&mut ctx, 0, n))
 }
 
-/// HIP-INIT-005: a stack over 128 KiB − 16 and a heap of the whole memory
+/// [HIP-INIT-006](vmmkit_sys::hip::rules::INIT_006): a stack over 128 KiB − 16 and a heap of the whole memory
 /// are 1, the printf FIFO is 215, a limit from hipLimitRange on is 1; two
 /// scheduling flags or an unknown flag are 1; what was accepted reads back.
 pub fn limits_and_flags(cx: &mut Ctx) -> Result<(), Failure> {
@@ -73,7 +73,7 @@ pub fn limits_and_flags(cx: &mut Ctx) -> Result<(), Failure> {
     setup("hipSetDeviceFlags(Spin)", hip.hipSetDeviceFlags(hipDeviceScheduleSpin))
 }
 
-/// HIP-INIT-006: on the last device, a stream and an allocation are gone
+/// [HIP-INIT-007](vmmkit_sys::hip::rules::INIT_007): on the last device, a stream and an allocation are gone
 /// after hipDeviceReset (the stream is 709), the flags are Spin again, and
 /// the device works.
 pub fn device_reset(cx: &mut Ctx) -> Result<(), Failure> {
@@ -101,7 +101,7 @@ pub fn device_reset(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)
 }
 
-/// HIP-INIT-007: 6.x answers 801; 7.x checks the list (len 0 is 0, NULL or
+/// [HIP-INIT-008](vmmkit_sys::hip::rules::INIT_008): 6.x answers 801; 7.x checks the list (len 0 is 0, NULL or
 /// too long is 1, a device out of range is 101) and, on a thread that has
 /// not called hipSetDevice, makes the first device current.
 pub fn set_valid_devices(cx: &mut Ctx) -> Result<(), Failure> {
@@ -141,7 +141,7 @@ fn bus_of(cx: &Ctx, d: i32) -> Result<String, Failure> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// HIP-INIT-008: this process (every device) shares 1 MiB of device 2
+/// [HIP-INIT-009](vmmkit_sys::hip::rules::INIT_009): this process (every device) shares 1 MiB of device 2
 /// through IPC. A peer that sees `HIP_VISIBLE_DEVICES=2` has one device,
 /// device 2's PCI address, and reads the memory there; one that sees
 /// `ROCR_VISIBLE_DEVICES=1,2` and `HIP_VISIBLE_DEVICES=0,1,0,9,1` (ROCr
@@ -203,7 +203,7 @@ pub fn visible_devices(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-INIT-002: a peer that sees no device (`ROCR_VISIBLE_DEVICES` set and
+/// [HIP-INIT-002](vmmkit_sys::hip::rules::INIT_002): a peer that sees no device (`ROCR_VISIBLE_DEVICES` set and
 /// empty) gets 100 from every call, before any argument is looked at:
 /// hipGetDeviceCount, hipSetDevice, hipIpcOpenMemHandle of a live handle,
 /// hipMemcpy and hipIpcCloseMemHandle.

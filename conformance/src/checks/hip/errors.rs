@@ -5,7 +5,7 @@ use vmmkit_sys::hip::*;
 use crate::hip::Ctx;
 use crate::outcome::Failure;
 
-/// HIP-INIT-003: a failure is the calling thread's last error, another
+/// [HIP-INIT-003](vmmkit_sys::hip::rules::INIT_003): a failure is the calling thread's last error, another
 /// thread does not see it, and hipGetLastError resets it (profile 6.x: a
 /// later success would too).
 pub fn last_error_per_thread(cx: &mut Ctx) -> Result<(), Failure> {

@@ -1,5 +1,5 @@
 //! HIP-EVT and HIP-IEV: events and IPC event handles (clr 6.3
-//! hip_event.cpp, hip_event_ipc.cpp), in one process; HIP-IEV-003 with a
+//! hip_event.cpp, hip_event_ipc.cpp), in one process; [HIP-IEV-003](vmmkit_sys::hip::rules::IEV_003) with a
 //! HIP peer that opens the handle ([`crate::hip::peer`]).
 
 use std::ptr;
@@ -33,7 +33,7 @@ fn dead_event(cx: &Ctx) -> Result<hipEvent_t, Failure> {
     Ok(e)
 }
 
-/// HIP-EVT-001.
+/// [HIP-EVT-001](vmmkit_sys::hip::rules::EVT_001).
 pub fn create_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -54,7 +54,7 @@ pub fn create_args(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// HIP-EVT-002.
+/// [HIP-EVT-002](vmmkit_sys::hip::rules::EVT_002).
 pub fn destroy_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -64,7 +64,7 @@ pub fn destroy_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect("hipEventDestroy(destroyed)", CONTEXT_IS_DESTROYED, hip.hipEventDestroy(e))
 }
 
-/// HIP-EVT-003.
+/// [HIP-EVT-003](vmmkit_sys::hip::rules::EVT_003).
 pub fn record_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -86,7 +86,7 @@ pub fn record_args(cx: &mut Ctx) -> Result<(), Failure> {
     drop_event(cx, e)
 }
 
-/// HIP-EVT-004.
+/// [HIP-EVT-004](vmmkit_sys::hip::rules::EVT_004).
 pub fn query(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -106,7 +106,7 @@ pub fn query(cx: &mut Ctx) -> Result<(), Failure> {
     drop_event(cx, e)
 }
 
-/// HIP-EVT-005.
+/// [HIP-EVT-005](vmmkit_sys::hip::rules::EVT_005).
 pub fn synchronize(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -133,7 +133,7 @@ pub fn synchronize(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("data before the record, after hipEventSynchronize", ok, "all 0x33", format!("{:?}", &host[..8]))
 }
 
-/// HIP-EVT-006.
+/// [HIP-EVT-006](vmmkit_sys::hip::rules::EVT_006).
 pub fn elapsed(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -168,7 +168,7 @@ pub fn elapsed(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("elapsed of an event with itself", same == 0.0, 0.0, same)
 }
 
-/// HIP-EVT-007.
+/// [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007).
 pub fn dead_event_calls(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -183,7 +183,7 @@ pub fn dead_event_calls(cx: &mut Ctx) -> Result<(), Failure> {
     drop_event(cx, live)
 }
 
-/// HIP-IEV-001.
+/// [HIP-IEV-001](vmmkit_sys::hip::rules::IEV_001).
 pub fn ipc_get_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -200,7 +200,7 @@ pub fn ipc_get_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("the handle", h != hipIpcEventHandle_t::default(), "not all zero", "all zero")
 }
 
-/// HIP-IEV-002.
+/// [HIP-IEV-002](vmmkit_sys::hip::rules::IEV_002).
 pub fn ipc_open_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -215,7 +215,7 @@ pub fn ipc_open_args(cx: &mut Ctx) -> Result<(), Failure> {
     drop_event(cx, shared)
 }
 
-/// HIP-IEV-003: this process writes device memory with an async copy on a
+/// [HIP-IEV-003](vmmkit_sys::hip::rules::IEV_003): this process writes device memory with an async copy on a
 /// stream from pinned memory and records an interprocess event after it,
 /// without synchronizing; a peer opens the memory and the event, waits for
 /// the record (through a stream of its own, then on the host, for a second
@@ -261,7 +261,7 @@ pub fn ipc_across(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(dev)
 }
 
-/// HIP-IEV-004: the exporter lives, a peer opens its IPC event and records
+/// [HIP-IEV-004](vmmkit_sys::hip::rules::IEV_004): the exporter lives, a peer opens its IPC event and records
 /// it behind a wait that never ends, and the peer is killed: the exporter's
 /// query ends "not ready" within 10 s (999), and so does its synchronize.
 /// The query loop is bounded, so an emulator that keeps waiting fails with

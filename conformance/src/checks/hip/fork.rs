@@ -9,7 +9,7 @@ use crate::forked::{Call, in_child};
 use crate::hip::{Ctx, posix_prop};
 use crate::outcome::Failure;
 
-/// HIP-FORK-001: after the parent made physical memory, a child forked
+/// [HIP-FORK-001](vmmkit_sys::hip::rules::FORK_001): after the parent made physical memory, a child forked
 /// without exec gets the rule's code from hipMalloc, hipMemCreate and a
 /// hipMemRelease of the parent's handle; the parent still releases it.
 pub fn forked_child(cx: &mut Ctx) -> Result<(), Failure> {

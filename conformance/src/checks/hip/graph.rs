@@ -59,7 +59,7 @@ fn read(cx: &Ctx, p: Va) -> Result<Vec<u8>, Failure> {
     super::stream::read(cx, p, N)
 }
 
-/// HIP-GRF-001.
+/// [HIP-GRF-001](vmmkit_sys::hip::rules::GRF_001).
 pub fn create_destroy(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -88,7 +88,7 @@ pub fn create_destroy(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("the exec's fill ran", got.iter().all(|&b| b == 3), "all 3", format!("{:?}", &got[..4]))
 }
 
-/// HIP-GRF-002.
+/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002).
 pub fn add_null_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -131,7 +131,7 @@ pub fn add_null_args(cx: &mut Ctx) -> Result<(), Failure> {
     drop_graph(cx, g)
 }
 
-/// HIP-GRF-003.
+/// [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
 pub fn foreign_dependencies(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -149,7 +149,7 @@ pub fn foreign_dependencies(cx: &mut Ctx) -> Result<(), Failure> {
     drop_graph(cx, other)
 }
 
-/// HIP-GRF-004.
+/// [HIP-GRF-004](vmmkit_sys::hip::rules::GRF_004).
 pub fn copy_fill_params(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -206,7 +206,7 @@ fn wanted(src: u8) -> Vec<u8> {
     (0..N).map(|i| if i < N / 2 { 0x5a } else { src }).collect()
 }
 
-/// HIP-GRF-005.
+/// [HIP-GRF-005](vmmkit_sys::hip::rules::GRF_005).
 pub fn launch_order(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -233,7 +233,7 @@ pub fn launch_order(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(dev)
 }
 
-/// HIP-GRF-006.
+/// [HIP-GRF-006](vmmkit_sys::hip::rules::GRF_006).
 pub fn instantiate_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -253,7 +253,7 @@ pub fn instantiate_args(cx: &mut Ctx) -> Result<(), Failure> {
     drop_graph(cx, g)
 }
 
-/// HIP-GRF-007.
+/// [HIP-GRF-007](vmmkit_sys::hip::rules::GRF_007).
 pub fn launch_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -291,7 +291,7 @@ fn status(cx: &Ctx, s: hipStream_t) -> Result<hipStreamCaptureStatus, Failure> {
     Ok(st)
 }
 
-/// HIP-GRF-008.
+/// [HIP-GRF-008](vmmkit_sys::hip::rules::GRF_008).
 pub fn capture_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let s = stream(cx, hipStreamNonBlocking)?;
@@ -312,7 +312,7 @@ pub fn capture_args(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, s)
 }
 
-/// HIP-GRF-009.
+/// [HIP-GRF-009](vmmkit_sys::hip::rules::GRF_009).
 pub fn capture_runs_at_launch(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -350,7 +350,7 @@ pub fn capture_runs_at_launch(cx: &mut Ctx) -> Result<(), Failure> {
     )
 }
 
-/// HIP-GRF-010.
+/// [HIP-GRF-010](vmmkit_sys::hip::rules::GRF_010).
 pub fn synchronize_invalidates(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -373,7 +373,7 @@ pub fn synchronize_invalidates(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(dev)
 }
 
-/// HIP-GRF-011.
+/// [HIP-GRF-011](vmmkit_sys::hip::rules::GRF_011).
 pub fn sync_calls_while_capturing(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -401,7 +401,7 @@ pub fn sync_calls_while_capturing(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(dev)
 }
 
-/// HIP-GRF-012.
+/// [HIP-GRF-012](vmmkit_sys::hip::rules::GRF_012).
 pub fn allocation_while_capturing(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -433,7 +433,7 @@ pub fn allocation_while_capturing(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, s)
 }
 
-/// HIP-GRF-013.
+/// [HIP-GRF-013](vmmkit_sys::hip::rules::GRF_013).
 pub fn fork_join(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -481,7 +481,7 @@ pub fn fork_join(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("the joined graph's result", dst == wanted(6), "0x5a then 6", format!("{:?}", &dst[N / 2 - 1..N / 2 + 1]))
 }
 
-/// HIP-GRF-014.
+/// [HIP-GRF-014](vmmkit_sys::hip::rules::GRF_014).
 pub fn memory_nodes(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -525,7 +525,7 @@ pub fn memory_nodes(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, s)
 }
 
-/// HIP-GRF-015.
+/// [HIP-GRF-015](vmmkit_sys::hip::rules::GRF_015).
 pub fn node_queries(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();

@@ -20,7 +20,7 @@ fn exported(cx: &Ctx) -> Result<(Va, hipIpcMemHandle_t), Failure> {
     Ok((p, h))
 }
 
-/// HIP-IPC-001: NULL handle, then NULL devPtr.
+/// [HIP-IPC-001](vmmkit_sys::hip::rules::IPC_001): NULL handle, then NULL devPtr.
 pub fn get_null(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let p = cx.malloc(SIZE)?;
@@ -31,7 +31,7 @@ pub fn get_null(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-IPC-002: freed memory, one past the end, a host address.
+/// [HIP-IPC-002](vmmkit_sys::hip::rules::IPC_002): freed memory, one past the end, a host address.
 pub fn get_not_hipmalloc(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -45,7 +45,7 @@ pub fn get_not_hipmalloc(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("hipIpcGetMemHandle(freed)", hip.hipIpcGetMemHandle(&mut h, p))
 }
 
-/// HIP-IPC-003: an interior pointer is accepted.
+/// [HIP-IPC-003](vmmkit_sys::hip::rules::IPC_003): an interior pointer is accepted.
 pub fn get_interior(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let p = cx.malloc(SIZE)?;
@@ -55,7 +55,7 @@ pub fn get_interior(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-IPC-007: a hipMemMap'ed address is not exportable.
+/// [HIP-IPC-007](vmmkit_sys::hip::rules::IPC_007): a hipMemMap'ed address is not exportable.
 pub fn get_vmm(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, handle, size) = cx.mapped(1)?;
     let mut h = hipIpcMemHandle_t::default();
@@ -63,7 +63,7 @@ pub fn get_vmm(cx: &mut Ctx) -> Result<(), Failure> {
     cx.unmapped(va, handle, size)
 }
 
-/// HIP-IPC-020: a NULL devPtr out-pointer.
+/// [HIP-IPC-020](vmmkit_sys::hip::rules::IPC_020): a NULL devPtr out-pointer.
 pub fn open_null(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, h) = exported(cx)?;
     let r = cx.hip().hipIpcOpenMemHandle(ptr::null_mut(), h, hipIpcMemLazyEnablePeerAccess);
@@ -71,7 +71,7 @@ pub fn open_null(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-IPC-021: flags 123 on one's own handle is 1 (flags first), not 201.
+/// [HIP-IPC-021](vmmkit_sys::hip::rules::IPC_021): flags 123 on one's own handle is 1 (flags first), not 201.
 pub fn open_bad_flags(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, h) = exported(cx)?;
     let mut q = ptr::null_mut();
@@ -79,8 +79,8 @@ pub fn open_bad_flags(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-IPC-022: an all-zero handle; one's own handle with its size field
-/// (bytes 32–39, hip.md §3.2) zeroed gives 1, not the 201 of HIP-IPC-024.
+/// [HIP-IPC-022](vmmkit_sys::hip::rules::IPC_022): an all-zero handle; one's own handle with its size field
+/// (bytes 32–39, hip.md §3.2) zeroed gives 1, not the 201 of [HIP-IPC-024](vmmkit_sys::hip::rules::IPC_024).
 pub fn open_zero(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, mut h) = exported(cx)?;
     let hip = cx.hip();
@@ -95,7 +95,7 @@ pub fn open_zero(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-IPC-023: a garbage handle with a size.
+/// [HIP-IPC-023](vmmkit_sys::hip::rules::IPC_023): a garbage handle with a size.
 pub fn open_garbage(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let mut q = ptr::null_mut();
@@ -106,7 +106,7 @@ pub fn open_garbage(cx: &mut Ctx) -> Result<(), Failure> {
     )
 }
 
-/// HIP-IPC-024: a process cannot open its own handle.
+/// [HIP-IPC-024](vmmkit_sys::hip::rules::IPC_024): a process cannot open its own handle.
 pub fn open_own(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, h) = exported(cx)?;
     let mut q = ptr::null_mut();
@@ -117,7 +117,7 @@ pub fn open_own(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-IPC-025: a handle whose pid bytes (48–51) were changed to another
+/// [HIP-IPC-025](vmmkit_sys::hip::rules::IPC_025): a handle whose pid bytes (48–51) were changed to another
 /// process's, so that the token no longer resolves.
 pub fn open_forged(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, mut h) = exported(cx)?;
@@ -130,20 +130,20 @@ pub fn open_forged(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-IPC-040: a NULL devPtr.
+/// [HIP-IPC-040](vmmkit_sys::hip::rules::IPC_040): a NULL devPtr.
 pub fn close_null(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     cx.expect_code("hipIpcCloseMemHandle(NULL)", cx.hip().hipIpcCloseMemHandle(ptr::null_mut()))
 }
 
-/// HIP-IPC-041: the exporter's own hipMalloc pointer was never opened.
+/// [HIP-IPC-041](vmmkit_sys::hip::rules::IPC_041): the exporter's own hipMalloc pointer was never opened.
 pub fn close_not_opened(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, _) = exported(cx)?;
     cx.expect_code("hipIpcCloseMemHandle(own allocation)", cx.hip().hipIpcCloseMemHandle(p))?;
     cx.free(p)
 }
 
-/// HIP-IPC-004: a second get of the same allocation succeeds too.
+/// [HIP-IPC-004](vmmkit_sys::hip::rules::IPC_004): a second get of the same allocation succeeds too.
 pub fn get_repeated(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, _) = exported(cx)?;
     let mut again = hipIpcMemHandle_t::default();
@@ -151,7 +151,7 @@ pub fn get_repeated(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-IPC-006: free, allocate the same size again, and where the new
+/// [HIP-IPC-006](vmmkit_sys::hip::rules::IPC_006): free, allocate the same size again, and where the new
 /// allocation lands at the same address its handle differs.
 pub fn realloc_new_handle(cx: &mut Ctx) -> Result<(), Failure> {
     let (p, first) = exported(cx)?;
@@ -168,7 +168,7 @@ pub fn realloc_new_handle(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(q)
 }
 
-/// HIP-IPC-008 (observed): what hipIpcGetMemHandle answers for hipHostMalloc memory.
+/// [HIP-IPC-008](vmmkit_sys::hip::rules::IPC_008) (observed): what hipIpcGetMemHandle answers for hipHostMalloc memory.
 pub fn get_host_memory(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -180,7 +180,7 @@ pub fn get_host_memory(cx: &mut Ctx) -> Result<(), Failure> {
     crate::hip::setup("hipHostFree", hip.hipHostFree(host))
 }
 
-/// HIP-IPC-005 (undetermined; the emulator's choice): two gets of the same
+/// [HIP-IPC-005](vmmkit_sys::hip::rules::IPC_005) (undetermined; the emulator's choice): two gets of the same
 /// pointer give the same bytes. Judged on the emulator; another backend's
 /// answer is noted.
 pub fn get_identical(cx: &mut Ctx) -> Result<(), Failure> {
@@ -196,7 +196,7 @@ pub fn get_identical(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(p)
 }
 
-/// HIP-IPC-009: a get that fails (a host address, then NULL devPtr) over
+/// [HIP-IPC-009](vmmkit_sys::hip::rules::IPC_009): a get that fails (a host address, then NULL devPtr) over
 /// a handle full of 0x5a leaves it zeroed on the emulator; what another
 /// backend leaves is noted.
 pub fn get_failure_zeroes(cx: &mut Ctx) -> Result<(), Failure> {

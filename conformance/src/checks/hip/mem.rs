@@ -8,7 +8,7 @@ use super::stream::Gate;
 use crate::hip::{Ctx, setup};
 use crate::outcome::Failure;
 
-/// HIP-MEM-001: a range that overlaps a registered one (the same range, or
+/// [HIP-MEM-001](vmmkit_sys::hip::rules::MEM_001): a range that overlaps a registered one (the same range, or
 /// part of it) and a hipHostMalloc buffer are 712; the first registration
 /// still works (a copy into it lands) and unregisters.
 pub fn register_overlap(cx: &mut Ctx) -> Result<(), Failure> {
@@ -37,7 +37,7 @@ pub fn register_overlap(cx: &mut Ctx) -> Result<(), Failure> {
     )
 }
 
-/// HIP-MEM-002: hipHostUnregister of an interior pointer of a registered
+/// [HIP-MEM-002](vmmkit_sys::hip::rules::MEM_002): hipHostUnregister of an interior pointer of a registered
 /// range, of a hipHostMalloc buffer, of a range unregistered already is 713.
 pub fn unregister_unknown(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -56,7 +56,7 @@ pub fn unregister_unknown(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("hipHostUnregister(a hipHostMalloc buffer)", r)
 }
 
-/// HIP-MEM-003: hipFree, hipHostFree and hipFreeArray wait for the work of
+/// [HIP-MEM-003](vmmkit_sys::hip::rules::MEM_003): hipFree, hipHostFree and hipFreeArray wait for the work of
 /// the device's streams first: with the NULL stream held by a callback that
 /// another thread lets go of 30 ms later, hipStreamQuery(NULL) right after
 /// each free is 0 (hip-tests `Unit_hipFreeImplicitSyncDev`, `…SyncHost`).
@@ -104,7 +104,7 @@ fn buffer_id(cx: &Ctx, p: *mut std::ffi::c_void) -> Result<u32, Failure> {
     Ok(id)
 }
 
-/// HIP-MEM-004 (hip-tests `Unit_hipPointerGetAttribute_BufferID`): an
+/// [HIP-MEM-004](vmmkit_sys::hip::rules::MEM_004) (hip-tests `Unit_hipPointerGetAttribute_BufferID`): an
 /// allocation's id is not 0 and the same at every query; memory freed and
 /// allocated again (at the same address or not) gets another id, as does a
 /// host buffer freed and allocated again; no id is given twice.
@@ -134,7 +134,7 @@ fn entry(r: Option<hipError_t>, name: &str) -> Result<hipError_t, Failure> {
     r.ok_or_else(|| Failure::NotSupported(format!("the library has no {name}")))
 }
 
-/// HIP-MEM-005 (hip-tests `Unit_hipMallocMipmappedArray_Negative_NullArrayPtr`,
+/// [HIP-MEM-005](vmmkit_sys::hip::rules::MEM_005) (hip-tests `Unit_hipMallocMipmappedArray_Negative_NullArrayPtr`,
 /// `_NullDescPtr`, `Unit_hipFreeMipmappedArray_Negative_Nullptr`,
 /// `Unit_hipGetMipmappedArrayLevel_Negative`): on a device without image
 /// support, NULL arguments get 1 (400 for a NULL array asked for a level),
@@ -168,4 +168,74 @@ pub fn mipmapped_arrays(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect("hipGetMipmappedArrayLevel(NULL out)", HipError::INVALID_VALUE, r)?;
     let r = entry(hip.hipGetMipmappedArrayLevel(&mut out, std::ptr::null(), 0), level)?;
     cx.expect("hipGetMipmappedArrayLevel(NULL array)", HipError::INVALID_HANDLE, r)
+}
+
+/// [HIP-MEM-006](vmmkit_sys::hip::rules::MEM_006) (hip-tests `Unit_hipDrvPtrGetAttributes_Functional`,
+/// `Unit_hipGetProcAddress_MemoryApisSetAndGetAttributes`): RANGE_SIZE is
+/// written as 32 bits, by both queries: the next 4 bytes keep their value.
+pub fn range_size_width(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let p = cx.malloc(4096)?;
+    let inner = p.cast::<u8>().wrapping_add(100).cast::<c_void>();
+    let mut one = [0u32, 0xdead_beef];
+    let r = hip.hipPointerGetAttribute(one.as_mut_ptr().cast(), HIP_POINTER_ATTRIBUTE_RANGE_SIZE, inner);
+    let r = r.ok_or_else(|| Failure::NotSupported("the library has no hipPointerGetAttribute".into()))?;
+    setup("hipPointerGetAttribute(RANGE_SIZE)", r)?;
+    cx.ensure(
+        "hipPointerGetAttribute(RANGE_SIZE): the size and the word after it",
+        one == [4096, 0xdead_beef],
+        "[4096, 0xdeadbeef]",
+        format!("{one:x?}"),
+    )?;
+    let mut many = [0u32, 0xdead_beef];
+    let mut attrs = [HIP_POINTER_ATTRIBUTE_RANGE_SIZE];
+    let mut data = [many.as_mut_ptr().cast::<c_void>()];
+    let r = hip.hipDrvPointerGetAttributes(1, attrs.as_mut_ptr(), data.as_mut_ptr(), inner);
+    let r = r.ok_or_else(|| Failure::NotSupported("the library has no hipDrvPointerGetAttributes".into()))?;
+    setup("hipDrvPointerGetAttributes(RANGE_SIZE)", r)?;
+    cx.ensure(
+        "hipDrvPointerGetAttributes(RANGE_SIZE): the size and the word after it",
+        many == [4096, 0xdead_beef],
+        "[4096, 0xdeadbeef]",
+        format!("{many:x?}"),
+    )?;
+    cx.free(p)
+}
+
+/// [HIP-MEM-007](vmmkit_sys::hip::rules::MEM_007) (hip-tests `Unit_hipDrvMemcpy2DUnaligned_NegTst`): hipFree
+/// frees a hipHostMalloc buffer (0), after which hipFree and hipHostFree of
+/// it are refused.
+pub fn free_host_buffer(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let mut h = std::ptr::null_mut();
+    setup("hipHostMalloc", hip.hipHostMalloc(&mut h, 4096, 0))?;
+    cx.expect_ok("hipFree(a hipHostMalloc buffer)", hip.hipFree(h))?;
+    let again = HipError(hip.hipFree(h));
+    cx.ensure("hipFree(the buffer again) is refused", !again.is_success(), "an error", again)?;
+    let host = HipError(hip.hipHostFree(h));
+    cx.ensure("hipHostFree(the freed buffer) is refused", !host.is_success(), "an error", host)
+}
+
+/// [HIP-MEM-008](vmmkit_sys::hip::rules::MEM_008) (hip-tests `Unit_hipMemGetAddressRange_Positive`): an
+/// address inside a hipHostMalloc buffer gives the buffer's start and size.
+pub fn address_range_of_host_buffer(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let mut h = std::ptr::null_mut();
+    setup("hipHostMalloc", hip.hipHostMalloc(&mut h, 2048, 0))?;
+    let (mut base, mut size) = (std::ptr::null_mut(), 0usize);
+    let inner = h.cast::<u8>().wrapping_add(320).cast::<c_void>();
+    cx.expect_ok(
+        "hipMemGetAddressRange(inside a hipHostMalloc buffer)",
+        hip.hipMemGetAddressRange(&mut base, &mut size, inner),
+    )?;
+    cx.ensure(
+        "its start and size",
+        (base, size) == (h, 2048),
+        format!("({h:p}, 2048)"),
+        format!("({base:p}, {size})"),
+    )?;
+    setup("hipHostFree", hip.hipHostFree(h))
 }

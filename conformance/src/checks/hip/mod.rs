@@ -25,7 +25,7 @@ pub mod vmm;
 use crate::hip::Ctx;
 use crate::outcome::Failure;
 
-/// HIP-INIT-001: provoked by a runtime that cannot start, which a running backend is not.
+/// [HIP-INIT-001](vmmkit_sys::hip::rules::INIT_001): provoked by a runtime that cannot start, which a running backend is not.
 pub fn runtime_cannot_start(_: &mut Ctx) -> Result<(), Failure> {
     Err(Failure::NotSupported(
         "needs a runtime that cannot start; the backend under test has started (emulator/tests/hip_errors.rs)".into(),

@@ -1,5 +1,5 @@
 //! HIP-POOL: stream-ordered memory pools (clr 6.3, hip_mempool.cpp), within
-//! one process and, for HIP-POOL-017 and 018, with a HIP peer
+//! one process and, for [HIP-POOL-017](vmmkit_sys::hip::rules::POOL_017) and 018, with a HIP peer
 //! ([`crate::hip::peer`]) that imports the pool and a pointer.
 
 use std::ffi::c_void;
@@ -51,7 +51,7 @@ fn attr(cx: &Ctx, pool: hipMemPool_t, a: hipMemPoolAttr) -> Result<u64, Failure>
     Ok(v)
 }
 
-/// HIP-POOL-001.
+/// [HIP-POOL-001](vmmkit_sys::hip::rules::POOL_001).
 pub fn create_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -69,7 +69,7 @@ pub fn create_args(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, pool)
 }
 
-/// HIP-POOL-002.
+/// [HIP-POOL-002](vmmkit_sys::hip::rules::POOL_002).
 pub fn destroy_args(cx: &mut Ctx) -> Result<(), Failure> {
     let hip = cx.hip();
     cx.expect_code("destroy(NULL)", hip.hipMemPoolDestroy(ptr::null_mut()))?;
@@ -81,7 +81,7 @@ pub fn destroy_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("destroy(destroyed)", hip.hipMemPoolDestroy(pool))
 }
 
-/// HIP-POOL-003.
+/// [HIP-POOL-003](vmmkit_sys::hip::rules::POOL_003).
 pub fn default_pool_args(cx: &mut Ctx) -> Result<(), Failure> {
     let hip = cx.hip();
     let mut pool = ptr::null_mut();
@@ -93,7 +93,7 @@ pub fn default_pool_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("the default pool", !pool.is_null(), "non-NULL", format!("{pool:p}"))
 }
 
-/// HIP-POOL-004.
+/// [HIP-POOL-004](vmmkit_sys::hip::rules::POOL_004).
 pub fn set_pool_args(cx: &mut Ctx) -> Result<(), Failure> {
     let hip = cx.hip();
     let pool = create(cx, hipMemHandleTypeNone)?;
@@ -107,7 +107,7 @@ pub fn set_pool_args(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, pool)
 }
 
-/// HIP-POOL-005.
+/// [HIP-POOL-005](vmmkit_sys::hip::rules::POOL_005).
 pub fn current_pool(cx: &mut Ctx) -> Result<(), Failure> {
     let hip = cx.hip();
     let n = cx.device_count()?;
@@ -127,7 +127,7 @@ pub fn current_pool(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("current after destroy", cur == default, format!("{default:p}"), format!("{cur:p}"))
 }
 
-/// HIP-POOL-006.
+/// [HIP-POOL-006](vmmkit_sys::hip::rules::POOL_006).
 pub fn malloc_async_args(cx: &mut Ctx) -> Result<(), Failure> {
     let hip = cx.hip();
     let pool = create(cx, hipMemHandleTypeNone)?;
@@ -151,7 +151,7 @@ pub fn malloc_async_args(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, pool)
 }
 
-/// HIP-POOL-007.
+/// [HIP-POOL-007](vmmkit_sys::hip::rules::POOL_007).
 pub fn free_async_args(cx: &mut Ctx) -> Result<(), Failure> {
     let hip = cx.hip();
     let pool = create(cx, hipMemHandleTypeNone)?;
@@ -168,7 +168,7 @@ pub fn free_async_args(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, pool)
 }
 
-/// HIP-POOL-008.
+/// [HIP-POOL-008](vmmkit_sys::hip::rules::POOL_008).
 pub fn attribute_args(cx: &mut Ctx) -> Result<(), Failure> {
     let hip = cx.hip();
     let pool = create(cx, hipMemHandleTypeNone)?;
@@ -190,7 +190,7 @@ pub fn attribute_args(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, pool)
 }
 
-/// HIP-POOL-009.
+/// [HIP-POOL-009](vmmkit_sys::hip::rules::POOL_009).
 pub fn accounting(cx: &mut Ctx) -> Result<(), Failure> {
     let hip = cx.hip();
     let pool = create(cx, hipMemHandleTypeNone)?;
@@ -243,7 +243,7 @@ fn dev_desc(id: i32, flags: hipMemAccessFlags) -> hipMemAccessDesc {
     hipMemAccessDesc { location: hipMemLocation { type_: hipMemLocationTypeDevice, id }, flags }
 }
 
-/// HIP-POOL-010.
+/// [HIP-POOL-010](vmmkit_sys::hip::rules::POOL_010).
 pub fn set_access_args(cx: &mut Ctx) -> Result<(), Failure> {
     let hip = cx.hip();
     let pool = create(cx, hipMemHandleTypeNone)?;
@@ -260,7 +260,7 @@ pub fn set_access_args(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, pool)
 }
 
-/// HIP-POOL-011.
+/// [HIP-POOL-011](vmmkit_sys::hip::rules::POOL_011).
 pub fn get_access(cx: &mut Ctx) -> Result<(), Failure> {
     let hip = cx.hip();
     let pool = create(cx, hipMemHandleTypeNone)?;
@@ -284,7 +284,7 @@ pub fn get_access(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, pool)
 }
 
-/// HIP-POOL-012.
+/// [HIP-POOL-012](vmmkit_sys::hip::rules::POOL_012).
 pub fn trim_null(cx: &mut Ctx) -> Result<(), Failure> {
     let pool = create(cx, hipMemHandleTypeNone)?;
     cx.expect_code("trimTo(NULL)", cx.hip().hipMemPoolTrimTo(ptr::null_mut(), 0))?;
@@ -292,7 +292,7 @@ pub fn trim_null(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, pool)
 }
 
-/// HIP-POOL-013.
+/// [HIP-POOL-013](vmmkit_sys::hip::rules::POOL_013).
 pub fn export_args(cx: &mut Ctx) -> Result<(), Failure> {
     let hip = cx.hip();
     let posix = hipMemHandleTypePosixFileDescriptor;
@@ -311,7 +311,7 @@ pub fn export_args(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, pool)
 }
 
-/// HIP-POOL-014.
+/// [HIP-POOL-014](vmmkit_sys::hip::rules::POOL_014).
 pub fn import_args(cx: &mut Ctx) -> Result<(), Failure> {
     let hip = cx.hip();
     let posix = hipMemHandleTypePosixFileDescriptor;
@@ -337,7 +337,7 @@ pub fn import_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect("import(closed fd)", OUT_OF_MEMORY, hip.hipMemPoolImportFromShareableHandle(&mut pool, closed, posix, 0))
 }
 
-/// HIP-POOL-015.
+/// [HIP-POOL-015](vmmkit_sys::hip::rules::POOL_015).
 pub fn export_pointer_args(cx: &mut Ctx) -> Result<(), Failure> {
     let hip = cx.hip();
     let pool = create(cx, hipMemHandleTypePosixFileDescriptor)?;
@@ -356,7 +356,7 @@ pub fn export_pointer_args(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, pool)
 }
 
-/// HIP-POOL-016.
+/// [HIP-POOL-016](vmmkit_sys::hip::rules::POOL_016).
 pub fn import_pointer_args(cx: &mut Ctx) -> Result<(), Failure> {
     let hip = cx.hip();
     let pool = create(cx, hipMemHandleTypePosixFileDescriptor)?;
@@ -373,7 +373,7 @@ pub fn import_pointer_args(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, pool)
 }
 
-/// HIP-POOL-019.
+/// [HIP-POOL-019](vmmkit_sys::hip::rules::POOL_019).
 pub fn pools_supported(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -418,7 +418,7 @@ fn peer_sees(cx: &Ctx, peer: &mut Peer, step: &str, ptr: u64, len: usize, seed: 
     cx.ensure(step, r.value == 1, format!("pattern {seed}"), r.text)
 }
 
-/// HIP-POOL-017: a peer imports the pool and the pointer, reads what this
+/// [HIP-POOL-017](vmmkit_sys::hip::rules::POOL_017): a peer imports the pool and the pointer, reads what this
 /// process wrote, writes back (seen here), and frees it with hipFreeAsync.
 pub fn across_processes(cx: &mut Ctx) -> Result<(), Failure> {
     let size = 2 * MIB;
@@ -435,7 +435,7 @@ pub fn across_processes(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, pool)
 }
 
-/// HIP-POOL-020 (hip-tests `Unit_hipMemPoolExportToShareableHandle_SameProc`):
+/// [HIP-POOL-020](vmmkit_sys::hip::rules::POOL_020) (hip-tests `Unit_hipMemPoolExportToShareableHandle_SameProc`):
 /// this process imports its own exported pool from the fd and its own
 /// pointer into it; the import succeeds, reads what was written through the
 /// original pointer, a write through it is seen through the original, and a
@@ -468,7 +468,7 @@ pub fn import_own_pointer(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, pool)
 }
 
-/// HIP-POOL-018 (undetermined; emulator: kept): the exporter frees and trims
+/// [HIP-POOL-018](vmmkit_sys::hip::rules::POOL_018) (undetermined; emulator: kept): the exporter frees and trims
 /// while the peer has the pointer open; the peer still reads it, then frees it.
 pub fn exporter_frees_first(cx: &mut Ctx) -> Result<(), Failure> {
     let size = 2 * MIB;

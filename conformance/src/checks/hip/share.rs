@@ -1,5 +1,5 @@
 //! HIP-VMM export and import of POSIX-fd shareable handles, as far as one
-//! process can provoke them (importing one's own fd is allowed, HIP-VMM-028).
+//! process can provoke them (importing one's own fd is allowed, [HIP-VMM-028](vmmkit_sys::hip::rules::VMM_028)).
 
 use std::ptr;
 
@@ -15,7 +15,7 @@ fn export(cx: &Ctx, h: hipMemGenericAllocationHandle_t) -> Result<i32, Failure> 
     Ok(fd)
 }
 
-/// HIP-VMM-024: flags ≠ 0, NULL handle, NULL out (6.2–6.4 crash: left out
+/// [HIP-VMM-024](vmmkit_sys::hip::rules::VMM_024): flags ≠ 0, NULL handle, NULL out (6.2–6.4 crash: left out
 /// on a real 6.x library), a handle type other than the allocation's.
 pub fn export_args(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h, size) = cx.mapped(1)?;
@@ -32,7 +32,7 @@ pub fn export_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.unmapped(va, h, size)
 }
 
-/// HIP-VMM-025: an int fd is written in the low 4 bytes of the out slot.
+/// [HIP-VMM-025](vmmkit_sys::hip::rules::VMM_025): an int fd is written in the low 4 bytes of the out slot.
 pub fn export_writes_fd(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h, size) = cx.mapped(1)?;
     let mut slot: u64 = u64::MAX;
@@ -45,7 +45,7 @@ pub fn export_writes_fd(cx: &mut Ctx) -> Result<(), Failure> {
     cx.unmapped(va, h, size)
 }
 
-/// HIP-VMM-027: NULL handle, NULL osHandle, an fd number that is not open.
+/// [HIP-VMM-027](vmmkit_sys::hip::rules::VMM_027): NULL handle, NULL osHandle, an fd number that is not open.
 pub fn import_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -57,8 +57,8 @@ pub fn import_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("import(&closed fd)", hip.hipMemImportFromShareableHandle(&mut h, (&raw mut closed).cast(), t))
 }
 
-/// HIP-VMM-028: a process imports its own fd (passed as `int*`, hip.md
-/// HIP-VMM-026), maps it, and sees the same memory.
+/// [HIP-VMM-028](vmmkit_sys::hip::rules::VMM_028): a process imports its own fd (passed as `int*`, hip.md
+/// [HIP-VMM-026](vmmkit_sys::hip::rules::VMM_026)), maps it, and sees the same memory.
 pub fn import_own(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h, size) = cx.mapped(1)?;
     cx.write(va, size, 33)?;
@@ -76,7 +76,7 @@ pub fn import_own(cx: &mut Ctx) -> Result<(), Failure> {
     cx.unmapped(va, h, size)
 }
 
-/// HIP-VMM-029: memory of device 0 exported and imported by this process
+/// [HIP-VMM-029](vmmkit_sys::hip::rules::VMM_029): memory of device 0 exported and imported by this process
 /// with device 1 current: the imported handle's properties are Pinned on
 /// {Device, 1}, and it maps and carries the exporter's bytes.
 pub fn imported_properties(cx: &mut Ctx) -> Result<(), Failure> {

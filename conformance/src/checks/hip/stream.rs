@@ -101,7 +101,7 @@ pub(crate) fn read(cx: &Ctx, p: Va, n: usize) -> Result<Vec<u8>, Failure> {
     Ok(b)
 }
 
-/// HIP-STM-001.
+/// [HIP-STM-001](vmmkit_sys::hip::rules::STM_001).
 pub fn create_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -114,7 +114,7 @@ pub fn create_args(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, s)
 }
 
-/// HIP-STM-002.
+/// [HIP-STM-002](vmmkit_sys::hip::rules::STM_002).
 pub fn priorities(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -139,7 +139,7 @@ pub fn priorities(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("priority of the NULL stream", got == 0, 0, got)
 }
 
-/// HIP-STM-003.
+/// [HIP-STM-003](vmmkit_sys::hip::rules::STM_003).
 pub fn destroy_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -150,7 +150,7 @@ pub fn destroy_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect("hipStreamDestroy(destroyed)", CONTEXT_IS_DESTROYED, hip.hipStreamDestroy(s))
 }
 
-/// HIP-STM-004.
+/// [HIP-STM-004](vmmkit_sys::hip::rules::STM_004).
 pub fn dead_stream_calls(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -172,7 +172,7 @@ pub fn dead_stream_calls(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("flags of a NonBlocking stream", flags == hipStreamNonBlocking, hipStreamNonBlocking, flags)
 }
 
-/// HIP-STM-005.
+/// [HIP-STM-005](vmmkit_sys::hip::rules::STM_005).
 pub fn query_pending(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -188,7 +188,7 @@ pub fn query_pending(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, s)
 }
 
-/// HIP-STM-006.
+/// [HIP-STM-006](vmmkit_sys::hip::rules::STM_006).
 pub fn wait_event(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -231,7 +231,7 @@ fn ran_from(base: usize) -> Vec<(usize, hipError_t)> {
     RAN.lock().unwrap_or_else(|p| p.into_inner()).iter().filter(|r| r.0 >= base && r.0 < base + 3).copied().collect()
 }
 
-/// HIP-STM-007.
+/// [HIP-STM-007](vmmkit_sys::hip::rules::STM_007).
 pub fn callbacks(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -260,7 +260,7 @@ pub fn callbacks(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("functions run, in order, with status 0", ran == want, format!("{want:?}"), format!("{ran:?}"))
 }
 
-/// HIP-STM-008.
+/// [HIP-STM-008](vmmkit_sys::hip::rules::STM_008).
 pub fn null_stream_order(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -283,7 +283,7 @@ pub fn null_stream_order(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("hipMemcpy after an unsynchronised copy on a blocking stream", ok, "all 0x5a", format!("{:?}", &got[..8]))
 }
 
-/// HIP-STM-009.
+/// [HIP-STM-009](vmmkit_sys::hip::rules::STM_009).
 pub fn async_copy_dead_stream(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -301,7 +301,7 @@ pub fn async_copy_dead_stream(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(other)
 }
 
-/// HIP-STM-010.
+/// [HIP-STM-010](vmmkit_sys::hip::rules::STM_010).
 pub fn async_copies_land(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     let hip = cx.hip();
@@ -333,7 +333,7 @@ pub fn async_copies_land(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("fills of 1, 2 and 4 bytes", ga == want, format!("{:?}", &want[..48]), format!("{:?}", &ga[..48]))
 }
 
-/// HIP-STM-011: behind a held stream, a copy from pinned memory returns with
+/// [HIP-STM-011](vmmkit_sys::hip::rules::STM_011): behind a held stream, a copy from pinned memory returns with
 /// the stream still busy, and one from pageable memory returns only once the
 /// stream has run it (a thread opens the gate after a while).
 pub fn pageable_copy_waits(cx: &mut Ctx) -> Result<(), Failure> {
@@ -372,7 +372,7 @@ pub fn pageable_copy_waits(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("the pageable copy has landed", got == pageable, "all 0x5a", format!("{:?}", &got[..8]))
 }
 
-/// HIP-STM-012: a wait on stream B holds B's later write until stream A
+/// [HIP-STM-012](vmmkit_sys::hip::rules::STM_012): a wait on stream B holds B's later write until stream A
 /// writes the flag; then the word is there. A NULL ptr, an address HIP did
 /// not allocate and a wait flag that is no comparison are 1.
 pub fn memory_operations(cx: &mut Ctx) -> Result<(), Failure> {

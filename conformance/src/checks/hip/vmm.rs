@@ -16,7 +16,7 @@ fn offset(va: Va, by: usize) -> Va {
     va.cast::<u8>().wrapping_add(by).cast()
 }
 
-/// HIP-VMM-001: NULL out, NULL prop, a non-Pinned type, a non-Device
+/// [HIP-VMM-001](vmmkit_sys::hip::rules::VMM_001): NULL out, NULL prop, a non-Pinned type, a non-Device
 /// location, a device out of range, option 2.
 pub fn granularity_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
@@ -35,7 +35,7 @@ pub fn granularity_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("granularity(option 2)", hip.hipMemGetAllocationGranularity(&mut g, &p, 2))
 }
 
-/// HIP-VMM-002: both options give a granularity; the minimum is a whole
+/// [HIP-VMM-002](vmmkit_sys::hip::rules::VMM_002): both options give a granularity; the minimum is a whole
 /// number of 4 KiB pages and divides the recommended one.
 pub fn granularity_value(cx: &mut Ctx) -> Result<(), Failure> {
     let min = cx.granule()?;
@@ -47,7 +47,7 @@ pub fn granularity_value(cx: &mut Ctx) -> Result<(), Failure> {
     cx.ensure("granularity values", ok, "4 KiB multiples, minimum divides recommended", format!("{min}, {rec}"))
 }
 
-/// HIP-VMM-003: NULL handle, size 0, flags 1, NULL prop, type Invalid,
+/// [HIP-VMM-003](vmmkit_sys::hip::rules::VMM_003): NULL handle, size 0, flags 1, NULL prop, type Invalid,
 /// location Invalid, a device out of range (6.x: 1, 7.x: 101).
 pub fn create_args(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
@@ -92,7 +92,7 @@ pub fn create_args(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// HIP-VMM-004: a Win32 handle type.
+/// [HIP-VMM-004](vmmkit_sys::hip::rules::VMM_004): a Win32 handle type.
 pub fn create_handle_type(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
     let mut h = ptr::null_mut();
@@ -100,7 +100,7 @@ pub fn create_handle_type(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("hipMemCreate(Win32)", cx.hip().hipMemCreate(&mut h, g, &p, 0))
 }
 
-/// HIP-VMM-005: more than the device holds.
+/// [HIP-VMM-005](vmmkit_sys::hip::rules::VMM_005): more than the device holds.
 pub fn create_too_big(cx: &mut Ctx) -> Result<(), Failure> {
     cx.granule()?;
     let mut h = ptr::null_mut();
@@ -108,7 +108,7 @@ pub fn create_too_big(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("hipMemCreate(4 PiB)", cx.hip().hipMemCreate(&mut h, huge, &posix_prop(), 0))
 }
 
-/// HIP-VMM-006: granularity − 1 fails, 2048 succeeds.
+/// [HIP-VMM-006](vmmkit_sys::hip::rules::VMM_006): granularity − 1 fails, 2048 succeeds.
 pub fn create_multiple_of_2048(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
     let hip = cx.hip();
@@ -118,13 +118,13 @@ pub fn create_multiple_of_2048(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// HIP-VMM-007: a NULL handle.
+/// [HIP-VMM-007](vmmkit_sys::hip::rules::VMM_007): a NULL handle.
 pub fn release_null(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;
     cx.expect_code("hipMemRelease(NULL)", cx.hip().hipMemRelease(ptr::null_mut()))
 }
 
-/// HIP-VMM-008: release right after the map; the memory stays usable until the unmap.
+/// [HIP-VMM-008](vmmkit_sys::hip::rules::VMM_008): release right after the map; the memory stays usable until the unmap.
 pub fn release_while_mapped(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h, size) = cx.mapped(2)?;
     cx.expect_ok("hipMemRelease while mapped", cx.hip().hipMemRelease(h))?;
@@ -134,7 +134,7 @@ pub fn release_while_mapped(cx: &mut Ctx) -> Result<(), Failure> {
     setup("hipMemAddressFree", cx.hip().hipMemAddressFree(va, size))
 }
 
-/// HIP-VMM-010: NULL ptr, then flags 1.
+/// [HIP-VMM-010](vmmkit_sys::hip::rules::VMM_010): NULL ptr, then flags 1.
 pub fn reserve_args(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
     let hip = cx.hip();
@@ -143,7 +143,7 @@ pub fn reserve_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("hipMemAddressReserve(flags 1)", hip.hipMemAddressReserve(&mut va, g, 0, ptr::null_mut(), 1))
 }
 
-/// HIP-VMM-011: size 0, size not a granule multiple, alignment 3 × granule (6.x: 2, 7.x: 1).
+/// [HIP-VMM-011](vmmkit_sys::hip::rules::VMM_011): size 0, size not a granule multiple, alignment 3 × granule (6.x: 2, 7.x: 1).
 pub fn reserve_size_alignment(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
     let hip = cx.hip();
@@ -153,7 +153,7 @@ pub fn reserve_size_alignment(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("hipMemAddressReserve(align 3g)", hip.hipMemAddressReserve(&mut va, g, 3 * g, ptr::null_mut(), 0))
 }
 
-/// HIP-VMM-012: a 1 GiB alignment is accepted and not promised: the
+/// [HIP-VMM-012](vmmkit_sys::hip::rules::VMM_012): a 1 GiB alignment is accepted and not promised: the
 /// pointer is a granule multiple, whatever `alignment` asked; `addr` is only a hint.
 pub fn reserve_alignment_dropped(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
@@ -166,7 +166,7 @@ pub fn reserve_alignment_dropped(cx: &mut Ctx) -> Result<(), Failure> {
     setup("hipMemAddressFree", cx.hip().hipMemAddressFree(va, 4 * g))
 }
 
-/// HIP-VMM-013: NULL, size 0; an interior address with a short size frees
+/// [HIP-VMM-013](vmmkit_sys::hip::rules::VMM_013): NULL, size 0; an interior address with a short size frees
 /// the whole reservation (mapped memory too); then its start is in no
 /// reservation and fails (6.x crashes there: left out on a real 6.x library).
 pub fn address_free_args(cx: &mut Ctx) -> Result<(), Failure> {
@@ -185,7 +185,7 @@ pub fn address_free_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("hipMemAddressFree(freed reservation)", hip.hipMemAddressFree(va, 2 * g))
 }
 
-/// HIP-VMM-014: NULL ptr, NULL handle, size 0, offset ≠ 0, flags ≠ 0.
+/// [HIP-VMM-014](vmmkit_sys::hip::rules::VMM_014): NULL ptr, NULL handle, size 0, offset ≠ 0, flags ≠ 0.
 pub fn map_args(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
     let hip = cx.hip();
@@ -200,7 +200,7 @@ pub fn map_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.unmapped(va, h, g)
 }
 
-/// HIP-VMM-015: outside a reservation, over a mapping, larger than the
+/// [HIP-VMM-015](vmmkit_sys::hip::rules::VMM_015): outside a reservation, over a mapping, larger than the
 /// allocation (6.x answers 0 there with nothing mapped: left out on a real
 /// 6.x library). With two devices: handles of both side by side in one
 /// reservation, and a range unmapped and mapped again from the other device.
@@ -232,7 +232,7 @@ pub fn map_misuse(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// HIP-VMM-016: the first granule of a two-granule allocation, into part of a larger reservation.
+/// [HIP-VMM-016](vmmkit_sys::hip::rules::VMM_016): the first granule of a two-granule allocation, into part of a larger reservation.
 pub fn map_partial(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
     let h = cx.create(2 * g, &posix_prop())?;
@@ -246,7 +246,7 @@ pub fn map_partial(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// HIP-VMM-017: one handle at two addresses; they alias.
+/// [HIP-VMM-017](vmmkit_sys::hip::rules::VMM_017): one handle at two addresses; they alias.
 pub fn map_alias(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
     let h = cx.create(g, &posix_prop())?;
@@ -261,7 +261,7 @@ pub fn map_alias(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// HIP-VMM-018: NULL ptr, size 0.
+/// [HIP-VMM-018](vmmkit_sys::hip::rules::VMM_018): NULL ptr, size 0.
 pub fn unmap_args(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h, size) = cx.mapped(1)?;
     let hip = cx.hip();
@@ -270,7 +270,7 @@ pub fn unmap_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.unmapped(va, h, size)
 }
 
-/// HIP-VMM-019: an address inside a mapping, then a size short of the
+/// [HIP-VMM-019](vmmkit_sys::hip::rules::VMM_019): an address inside a mapping, then a size short of the
 /// mapping: 1 in 7.x; 0 in 6.x, which unmaps nothing (the data stays). An
 /// address in the reservation that no mapping holds: 1 (6.x crashes there:
 /// left out on a real 6.x library).
@@ -295,7 +295,7 @@ pub fn unmap_misuse(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// HIP-VMM-021: NULL ptr, size 0, NULL desc, count 0, a device out of
+/// [HIP-VMM-021](vmmkit_sys::hip::rules::VMM_021): NULL ptr, size 0, NULL desc, count 0, a device out of
 /// range, an unmapped range; flags 2: 1 in 7.x, granted in 6.x (read back as 2).
 pub fn set_access_args(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h, size) = cx.mapped(1)?;
@@ -321,7 +321,7 @@ pub fn set_access_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.unmapped(va, h, size)
 }
 
-/// HIP-VMM-022: NULL pointers, a device out of range, an unmapped address.
+/// [HIP-VMM-022](vmmkit_sys::hip::rules::VMM_022): NULL pointers, a device out of range, an unmapped address.
 pub fn get_access_args(cx: &mut Ctx) -> Result<(), Failure> {
     let (va, h, size) = cx.mapped(1)?;
     let hip = cx.hip();
@@ -339,7 +339,7 @@ pub fn get_access_args(cx: &mut Ctx) -> Result<(), Failure> {
     cx.unmapped(va, h, size)
 }
 
-/// HIP-VMM-032: NULL prop, NULL handle; the creation properties read back.
+/// [HIP-VMM-032](vmmkit_sys::hip::rules::VMM_032): NULL prop, NULL handle; the creation properties read back.
 pub fn properties(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
     let hip = cx.hip();
@@ -355,7 +355,7 @@ pub fn properties(cx: &mut Ctx) -> Result<(), Failure> {
     cx.release(h)
 }
 
-/// HIP-VMM-033: NULL out, NULL addr, hipMalloc memory (6.x crashes: left
+/// [HIP-VMM-033](vmmkit_sys::hip::rules::VMM_033): NULL out, NULL addr, hipMalloc memory (6.x crashes: left
 /// out on a real 6.x library); on a mapping the same handle value comes
 /// back, with a reference to release in 7.x and none in 6.x.
 pub fn retain(cx: &mut Ctx) -> Result<(), Failure> {
@@ -382,7 +382,7 @@ pub fn retain(cx: &mut Ctx) -> Result<(), Failure> {
     Ok(())
 }
 
-/// HIP-VMM-009: releasing a handle twice. Undefined on hardware (a use
+/// [HIP-VMM-009](vmmkit_sys::hip::rules::VMM_009): releasing a handle twice. Undefined on hardware (a use
 /// after free in the runtime), so it runs on the emulator only.
 pub fn release_twice(cx: &mut Ctx) -> Result<(), Failure> {
     if cx.env().backend != BackendKind::Emulator {
@@ -394,7 +394,7 @@ pub fn release_twice(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_code("hipMemRelease(released handle)", cx.hip().hipMemRelease(h))
 }
 
-/// HIP-VMM-023: hipMemcpy into mapped memory with no access set succeeds on AMD.
+/// [HIP-VMM-023](vmmkit_sys::hip::rules::VMM_023): hipMemcpy into mapped memory with no access set succeeds on AMD.
 pub fn copy_without_access(cx: &mut Ctx) -> Result<(), Failure> {
     let g = cx.granule()?;
     let h = cx.create(g, &prop(0, hipMemHandleTypeNone))?;
@@ -406,7 +406,7 @@ pub fn copy_without_access(cx: &mut Ctx) -> Result<(), Failure> {
     cx.unmapped(va, h, g)
 }
 
-/// HIP-VMM-020: a mapping made read-write is unmapped; the reservation maps
+/// [HIP-VMM-020](vmmkit_sys::hip::rules::VMM_020): a mapping made read-write is unmapped; the reservation maps
 /// the handle again, hipMemGetAccess reads 0 (no access) until hipMemSetAccess
 /// grants it again, and then the range is written and read.
 pub fn remap_after_unmap(cx: &mut Ctx) -> Result<(), Failure> {

@@ -41,8 +41,8 @@ vmmkit_emulator::export_shim! {
 // kernel-name queries. Not yet: the Graph Management functions beyond
 // capture, create, the copy, fill, host, event, empty and memory node adds,
 // instantiate, launch and destroy (emulated), External Resource
-// Interoperability, graph batch-memop nodes, hipApiName, and four that host
-// memory could do (hipDrvMemcpy2DUnaligned, hipMemGetHandleForAddressRange,
+// Interoperability, graph batch-memop nodes, hipApiName, and three that host
+// memory could do (hipMemGetHandleForAddressRange,
 // hipGetDriverEntryPoint[_spt]). Of the memory families: the symbol copies
 // and queries (device code: a symbol is a variable of a loaded code object)
 // and the 7.1 batch copies (not yet).
@@ -93,7 +93,7 @@ vmmkit_emulator::export_unsupported! {
         hipDeviceGetGraphMemAttribute, hipDeviceGraphMemTrim, hipDeviceSetGraphMemAttribute,
         hipDrvGraphAddMemFreeNode, hipDrvGraphAddMemcpyNode, hipDrvGraphAddMemsetNode,
         hipDrvGraphExecMemcpyNodeSetParams, hipDrvGraphExecMemsetNodeSetParams,
-        hipDrvGraphMemcpyNodeGetParams, hipDrvGraphMemcpyNodeSetParams, hipDrvMemcpy2DUnaligned,
+        hipDrvGraphMemcpyNodeGetParams, hipDrvGraphMemcpyNodeSetParams,
         hipExternalMemoryGetMappedBuffer, hipGetDriverEntryPoint, hipGetDriverEntryPoint_spt,
         hipGraphAddBatchMemOpNode, hipGraphAddChildGraphNode, hipGraphAddDependencies, hipGraphAddExternalSemaphoresSignalNode,
         hipGraphAddExternalSemaphoresWaitNode, hipGraphAddKernelNode,

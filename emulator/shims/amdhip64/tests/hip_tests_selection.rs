@@ -60,6 +60,72 @@ const DEVICE_CODE: &[&str] = &[
     "hipGraphAddKernelNode",
 ];
 
+/// Cases that fail on the drop-in because the case, not the drop-in,
+/// differs from clr (or from the profile run): the case, whether only under
+/// `VMMKIT_HIP_VERSION=7`, and why, with clr's lines. docs/audit/hip-tests.md,
+/// "Test-side problems", has each in full. They stay failures in the counts
+/// and the record, marked known; one of them passing is printed as a note.
+const KNOWN_TEST_SIDE: &[(&str, bool, &str)] = &[
+    (
+        "Unit_hipDeviceSetCacheConfig_Negative_Parameters",
+        false,
+        "expects 1 for a bad config; clr accepts any (ROCm/clr@fa1d09c hipamd/src/hip_device_runtime.cpp:574-580); \
+         disabled upstream (catch/hipTestMain/config/config_amd_linux:27)",
+    ),
+    (
+        "Unit_hipDeviceGetCacheConfig_Positive_Basic",
+        false,
+        "expects each config set to read back; clr stores none and reads hipFuncCachePreferNone \
+         (ROCm/clr@fa1d09c hipamd/src/hip_device_runtime.cpp:496-506, :574-580); disabled upstream \
+         (catch/hipTestMain/config/config_amd_linux:19)",
+    ),
+    (
+        "Unit_hipDeviceGetCacheConfig_Positive_Threaded",
+        false,
+        "expects each config set to read back; clr stores none and reads hipFuncCachePreferNone \
+         (ROCm/clr@fa1d09c hipamd/src/hip_device_runtime.cpp:496-506, :574-580); disabled upstream \
+         (catch/hipTestMain/config/config_amd_linux:20)",
+    ),
+    (
+        "Unit_hipDeviceGetLimit_Negative_Parameters",
+        false,
+        "expects 215 for hipLimit_t(-1), which is 0xFFFFFFFF, from hipLimitRange on: clr answers 1 \
+         (ROCm/clr@fa1d09c hipamd/src/hip_device_runtime.cpp:511-513)",
+    ),
+    (
+        "Unit_hipDeviceSetLimit_Negative_Parameters",
+        false,
+        "expects 215 for hipLimit_t(-1), which is 0xFFFFFFFF, from hipLimitRange on: clr answers 1 \
+         (ROCm/clr@fa1d09c hipamd/src/hip_device_runtime.cpp:584-586)",
+    ),
+    (
+        "Unit_hipFreeNegativeHost",
+        false,
+        "leaks a registration and registers the same byte again; clr leaves the second lock to ROCr \
+         (ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:1244-1278); vmmkit answers 712 (HIP-MEM-001)",
+    ),
+    (
+        "Unit_hipMemVmm_Basic",
+        false,
+        "passes a hipMemAllocationProp whose requestedHandleType it never sets (stack garbage); clr answers \
+         hipErrorNotSupported for any handle type but None and PosixFileDescriptor (ROCm/clr@fa1d09c \
+         hipamd/src/hip_vm.cpp:94-96), so it passes only when the garbage is 0 or 1",
+    ),
+    ("Unit_hipMemAddressReserve_Negative", true, "expects 6.x's 2 for size 0; the 7.x profile answers 1 (HIP-VMM-011)"),
+    (
+        "Unit_hipMemCreate_Negative",
+        true,
+        "expects 6.x's refusals; the 7.x profile takes the Host/Uncached properties and answers a bad device with \
+         101 (HIP-VMM-003)",
+    ),
+];
+
+/// Whether `case` is a known test-side failure under this profile, and why.
+fn known_test_side(case: &str) -> Option<&'static str> {
+    let seven = std::env::var("VMMKIT_HIP_VERSION").is_ok_and(|v| v.starts_with('7'));
+    KNOWN_TEST_SIDE.iter().find(|(c, only7, _)| *c == case && (seven || !only7)).map(|(_, _, why)| *why)
+}
+
 /// How long one case may run.
 const CASE_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -69,6 +135,7 @@ const WORKERS: usize = 2;
 /// What became of one case.
 #[derive(Debug, Clone, PartialEq)]
 enum Verdict {
+    Nvidia,
     Kernel(String),
     Image(String),
     NotBuilt(String),
@@ -193,10 +260,55 @@ fn defines(src: &str) -> String {
     out
 }
 
-/// The cases of `src`: name, and whether it is a `TEMPLATE_TEST_CASE`.
-/// Cases in a line comment are left out.
+/// `src` with the lines that only an NVIDIA build compiles blanked (the
+/// branch of `#if HT_NVIDIA`, the `#else` of `#if HT_AMD`, at any depth of
+/// `#if`s; lines kept): what hip-tests builds for AMD.
+fn amd_only(src: &str) -> String {
+    // Per open `#if`: whether its current branch is NVIDIA's, and whether its `#else` would be.
+    let mut open: Vec<(bool, bool)> = Vec::new();
+    let mut out = String::with_capacity(src.len());
+    for line in src.split_inclusive('\n') {
+        let directive = line.trim_start().strip_prefix('#').map(str::trim_start);
+        let words: Vec<&str> = directive.map(|d| d.split_whitespace().collect()).unwrap_or_default();
+        match words.as_slice() {
+            ["if", "HT_NVIDIA", ..] => open.push((true, false)),
+            ["if", "HT_AMD", ..] => open.push((false, true)),
+            [w, ..] if w.starts_with("if") => open.push((false, false)),
+            ["else", ..] => {
+                if let Some(top) = open.last_mut() {
+                    *top = (top.1, top.0);
+                }
+            }
+            [w, ..] if w.starts_with("elif") => {
+                if let Some(top) = open.last_mut() {
+                    *top = (false, false);
+                }
+            }
+            ["endif", ..] => {
+                open.pop();
+            }
+            _ => {}
+        }
+        if directive.is_none() && open.iter().any(|(nvidia, _)| *nvidia) {
+            out.push_str(if line.ends_with('\n') { "\n" } else { "" });
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// The cases of `src` (`TEST_CASE` and `TEMPLATE_TEST_CASE`): name, and
+/// whether only an NVIDIA build has it (no case of that name is left in
+/// [`amd_only`]). Cases in a line comment are left out.
 fn case_names(src: &str) -> Vec<(String, bool)> {
-    let mut out: Vec<(String, bool)> = Vec::new();
+    let amd: Vec<String> = case_names_in(&amd_only(src));
+    case_names_in(src).into_iter().map(|n| (n.clone(), !amd.contains(&n))).collect()
+}
+
+/// The names of the cases of `src`, each once.
+fn case_names_in(src: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
     let mut at = 0;
     while let Some(i) = src[at..].find("TEST_CASE(\"") {
         let start = at + i;
@@ -208,9 +320,8 @@ fn case_names(src: &str) -> Vec<(String, bool)> {
         }
         let Some(len) = src[name_start..].find('"') else { break };
         let name = src[name_start..name_start + len].to_string();
-        let templated = src[..start].ends_with("TEMPLATE_");
-        if !out.iter().any(|(n, _)| *n == name) {
-            out.push((name, templated));
+        if !out.contains(&name) {
+            out.push(name);
         }
     }
     out
@@ -242,7 +353,7 @@ fn helpers_of(src: &str, body: &str) -> BTreeMap<usize, (String, String)> {
 }
 
 /// Sorts one case: not to build (with why), or to build.
-fn classify(src: &str, name: &str, templated: bool, kernels: &HashSet<String>) -> Result<Buildable, Verdict> {
+fn classify(src: &str, name: &str, kernels: &HashSet<String>) -> Result<Buildable, Verdict> {
     let body = extract(src, name).ok_or_else(|| Verdict::NotBuilt("its braces do not match".into()))?;
     let helpers = helpers_of(src, &body);
     let texts = std::iter::once(("the case", &body)).chain(helpers.values().map(|(n, t)| (n.as_str(), t)));
@@ -258,9 +369,6 @@ fn classify(src: &str, name: &str, templated: bool, kernels: &HashSet<String>) -
     if let Some((whose, _)) = texts.clone().find(|(_, t)| code_only(t).contains("CHECK_IMAGE_SUPPORT")) {
         return Err(Verdict::Image(format!("{whose} checks image support; the emulator has none")));
     }
-    if templated {
-        return Err(Verdict::NotBuilt("a TEMPLATE_TEST_CASE; the shim header has none".into()));
-    }
     let helpers = helpers.into_iter().map(|(at, (n, _))| (at, n)).collect();
     Ok(Buildable { name: name.to_string(), body, helpers })
 }
@@ -269,7 +377,8 @@ fn classify(src: &str, name: &str, templated: bool, kernels: &HashSet<String>) -
 /// and each helper in it.
 fn program(path: &str, src: &str, cases: &[&Buildable]) -> (String, Vec<(std::ops::Range<usize>, Owner)>) {
     let mut out = String::from(
-        "#include \"hip_test_common.hh\"\n#include \"mempool_support.hh\"\n#include <limits>\n#include <sys/wait.h>\n#include <unistd.h>\n",
+        "#include \"hip_test_common.hh\"\n#include \"hip_test_helpers.hh\"\n#include \"mempool_support.hh\"\n\
+         #include <limits>\n#include <sys/wait.h>\n#include <unistd.h>\n",
     );
     out.push_str(&format!("// hip-tests {path}\n{}", defines(src)));
     let mut spans = Vec::new();
@@ -419,6 +528,10 @@ fn selection(copy: &Copy, core: bool) -> Result<Vec<String>, String> {
     }
     files.extend(copy.list(MULTIPROC)?.into_iter().filter(|f| f.to_ascii_lowercase().contains("ipc")));
     files.retain(|f| f.ends_with(".cc"));
+    // `VMMKIT_HIP_TESTS_FILES=a,b`: only the files whose path has one of these.
+    if let Ok(only) = std::env::var("VMMKIT_HIP_TESTS_FILES") {
+        files.retain(|f| only.split(',').any(|part| !part.is_empty() && f.contains(part)));
+    }
     if core {
         files.retain(|f| {
             let name = f.rsplit('/').next().unwrap_or(f);
@@ -440,9 +553,10 @@ fn header_kernels(copy: &Copy) -> Result<HashSet<String>, String> {
     for file in copy.list("catch/include")? {
         kernels = launchers(&copy.read(&file)?, &kernels);
     }
-    let shim = std::fs::read_to_string(crate_dir().join("tests/cpp/hip_tests/hip_test_common.hh"))
-        .expect("shim header")
-        + &std::fs::read_to_string(crate_dir().join("tests/cpp/hip_tests/mempool_support.hh")).expect("pool header");
+    let shim: String = ["hip_test_common.hh", "hip_test_helpers.hh", "mempool_support.hh"]
+        .iter()
+        .map(|h| std::fs::read_to_string(crate_dir().join("tests/cpp/hip_tests").join(h)).expect("our header"))
+        .collect();
     kernels.retain(|k| !shim.contains(&format!(" {k}(")));
     Ok(kernels)
 }
@@ -454,11 +568,17 @@ fn run_file(copy: &Copy, path: &str, kernels: &HashSet<String>, dir: &Path, incl
         Ok(s) => s,
         Err(e) => panic!("hip-tests: {e}"),
     };
+    let names = case_names(&src);
+    let src = amd_only(&src);
     let kernels = launchers(&src, kernels);
     let mut out = Vec::new();
     let mut buildable = Vec::new();
-    for (name, templated) in case_names(&src) {
-        match classify(&src, &name, templated, &kernels) {
+    for (name, nvidia) in names {
+        if nvidia {
+            out.push(outcome(name, Verdict::Nvidia));
+            continue;
+        }
+        match classify(&src, &name, &kernels) {
             Ok(b) => buildable.push(b),
             Err(v) => out.push(outcome(name, v)),
         }
@@ -522,15 +642,19 @@ fn hip_tests_whole_selection() {
     results.sort_by(|a, b| (&a.file, &a.case).cmp(&(&b.file, &b.case)));
 
     let count = |f: fn(&Verdict) -> bool| results.iter().filter(|o| f(&o.verdict)).count();
+    let nvidia = count(|v| matches!(v, Verdict::Nvidia));
     let kernel = count(|v| matches!(v, Verdict::Kernel(_)));
     let image = count(|v| matches!(v, Verdict::Image(_)));
     let not_built = count(|v| matches!(v, Verdict::NotBuilt(_)));
     let passed = count(|v| matches!(v, Verdict::Pass));
     let failed = count(|v| matches!(v, Verdict::Fail(_)));
+    let known =
+        results.iter().filter(|o| matches!(o.verdict, Verdict::Fail(_)) && known_test_side(&o.case).is_some()).count();
     let profile = std::env::var("VMMKIT_HIP_VERSION").unwrap_or_else(|_| "default".into());
     let summary = format!(
-        "hip-tests {} ({} files{}), profile {profile}, VMMKIT_STREAMS=async: {} cases found, {kernel} need a kernel, \
-         {image} need images, {not_built} do not compile, {} run, {passed} passed, {failed} failed ({} s)",
+        "hip-tests {} ({} files{}), profile {profile}, VMMKIT_STREAMS=async: {} cases found, {nvidia} for NVIDIA only, \
+         {kernel} need a kernel, {image} need images, {not_built} do not compile, {} run, {passed} passed, {failed} \
+         failed ({known} of them known test-side) ({} s)",
         copy.revision(),
         files.len(),
         if core { ", IPC/VMM/pools/events only" } else { "" },
@@ -541,10 +665,12 @@ fn hip_tests_whole_selection() {
     println!("{summary}");
 
     // The record: the counts, each failure, and why each case was not built.
-    let mut md = format!("{summary}\n\n| File | Case | First failure line |\n|---|---|---|\n");
+    let mut md =
+        format!("{summary}\n\n| File | Case | First failure line | Known test-side failure |\n|---|---|---|---|\n");
     for o in &results {
         if let Verdict::Fail(why) = &o.verdict {
-            md.push_str(&format!("| {} | {} | {} |\n", cell(&o.file), o.case, cell(why)));
+            let known = known_test_side(&o.case).unwrap_or("no");
+            md.push_str(&format!("| {} | {} | {} | {} |\n", cell(&o.file), o.case, cell(why), cell(known)));
         }
     }
     md.push_str("\n| File | Cases not built | Why (the first compiler error) |\n|---|---|---|\n");
@@ -559,8 +685,10 @@ fn hip_tests_whole_selection() {
     }
     md.push_str("\n| Case | Not run: needs |\n|---|---|\n");
     for o in &results {
-        if let Verdict::Kernel(why) | Verdict::Image(why) = &o.verdict {
-            md.push_str(&format!("| {} | {} |\n", o.case, cell(why)));
+        match &o.verdict {
+            Verdict::Kernel(why) | Verdict::Image(why) => md.push_str(&format!("| {} | {} |\n", o.case, cell(why))),
+            Verdict::Nvidia => md.push_str(&format!("| {} | an NVIDIA build (`#if HT_NVIDIA`) |\n", o.case)),
+            _ => {}
         }
     }
     let record = profile_dir().join(format!("hip-tests-selection-{profile}.md"));
@@ -586,15 +714,32 @@ fn hip_tests_whole_selection() {
         if !list.contains(&(o.file.clone(), o.case.clone())) {
             println!("note: {} {} passes and is not in {}", o.file, o.case, list_path.display());
         }
+        if known_test_side(&o.case).is_some() {
+            println!("note: {} {} passes and is listed as a known test-side failure", o.file, o.case);
+        }
+    }
+    for o in results.iter().filter(|o| matches!(o.verdict, Verdict::Fail(_))) {
+        if let Some(why) = known_test_side(&o.case) {
+            println!("known test-side failure: {} {}: {why}", o.file, o.case);
+        }
     }
     assert!(regressed.is_empty(), "cases of {} no longer pass:\n{}", list_path.display(), regressed.join("\n"));
 }
 
-/// The case names of a file: templated ones marked, commented ones left out, each once.
+/// The case names of a file: templated ones too, commented ones left out,
+/// each once; those only an NVIDIA build compiles marked (a name in both
+/// branches is AMD's).
 fn case_names_are_found() {
-    let src =
-        "TEST_CASE(\"A\") {}\n// TEST_CASE(\"B\") {}\nTEMPLATE_TEST_CASE(\"C\", \"\", int) {}\nTEST_CASE(\"A\") {}\n";
-    assert_eq!(case_names(src), vec![("A".to_string(), false), ("C".to_string(), true)]);
+    let src = "TEST_CASE(\"A\") {}\n// TEST_CASE(\"B\") {}\nTEMPLATE_TEST_CASE(\"C\", \"\", int) {}\nTEST_CASE(\"A\") {}\n\
+               #if HT_NVIDIA\nTEST_CASE(\"N\") {}\n#else\nTEST_CASE(\"E\") {}\n#endif\n\
+               #if HT_AMD\n#ifdef X\n#endif\n#else\nTEST_CASE(\"M\") {}\nTEST_CASE(\"Z\") {}\n#endif\n\
+               TEST_CASE(\"Z\") {}\n";
+    assert!(amd_only(src).contains("#else\nTEST_CASE(\"E\") {}\n") && !amd_only(src).contains("\"M\""));
+    let names: Vec<(String, bool)> = [("A", false), ("C", false), ("N", true), ("E", false), ("M", true), ("Z", false)]
+        .iter()
+        .map(|(n, v)| (n.to_string(), *v))
+        .collect();
+    assert_eq!(case_names(src), names);
 }
 
 /// A function that launches a kernel, or calls one that does, is found; one that does not is not.
@@ -605,16 +750,16 @@ fn launchers_follow_calls() {
     assert!(!found.contains("host"), "{found:?}");
 }
 
-/// A case is sorted by its own text and its helpers': kernel, images, template, or built with its helpers.
+/// A case is sorted by its own text and its helpers': kernel, images, or built with its helpers (templates too).
 fn cases_are_sorted() {
     let src = "__global__ void k() {}\nvoid helper() {\n  g();\n}\nvoid img() {\n  CHECK_IMAGE_SUPPORT\n}\n\
                TEST_CASE(\"K\") { k<<<1, 1>>>(); }\nTEST_CASE(\"H\") { helper(); }\nTEST_CASE(\"I\") { img(); }\n\
                TEMPLATE_TEST_CASE(\"T\", \"\", int) { helper(); }\n";
     let kernels = launchers(src, &HashSet::new());
-    assert!(matches!(classify(src, "K", false, &kernels), Err(Verdict::Kernel(_))));
-    assert!(matches!(classify(src, "I", false, &kernels), Err(Verdict::Image(_))));
-    assert!(matches!(classify(src, "T", true, &kernels), Err(Verdict::NotBuilt(_))));
-    let built = classify(src, "H", false, &kernels).expect("H is built");
+    assert!(matches!(classify(src, "K", &kernels), Err(Verdict::Kernel(_))));
+    assert!(matches!(classify(src, "I", &kernels), Err(Verdict::Image(_))));
+    assert!(classify(src, "T", &kernels).is_ok());
+    let built = classify(src, "H", &kernels).expect("H is built");
     assert_eq!(built.helpers.iter().map(|(_, n)| n.as_str()).collect::<Vec<_>>(), vec!["helper"]);
 }
 

@@ -103,9 +103,11 @@ impl Copy {
     }
 }
 
-/// The text of `TEST_CASE("name" …) { … }` in `src`, braces matched.
+/// The text of `TEST_CASE("name" …) { … }` (or `TEMPLATE_TEST_CASE`) in
+/// `src`, braces matched.
 pub fn extract(src: &str, name: &str) -> Option<String> {
     let start = src.find(&format!("TEST_CASE(\"{name}\""))?;
+    let start = if src[..start].ends_with("TEMPLATE_") { start - "TEMPLATE_".len() } else { start };
     let end = block_end(src, start)?;
     Some(src[start..end].to_string())
 }
@@ -140,7 +142,8 @@ pub fn preamble(src: &str) -> String {
 }
 
 /// The file-level definition of `name` in `src`: a line at column 0 that
-/// declares it (`… name(`, `… name;`, `… name =` or `… name {`), with its
+/// declares it (`… name(`, `… name;`, `… name =`, `… name {`, `… name{…}`
+/// or `… name[…]`), with its
 /// body, braces matched, for a function or a struct, the `;` that may
 /// follow it and the `template <…>` line that may precede it.
 pub fn extract_decl(src: &str, name: &str) -> Option<String> {
@@ -150,7 +153,7 @@ pub fn extract_decl(src: &str, name: &str) -> Option<String> {
         let line = &src[at..line_end];
         let starts = line.starts_with(|c: char| c.is_ascii_alphabetic()) && !line.starts_with("TEST_CASE");
         if starts
-            && [" {name}(", " {name};", " {name} =", " {name} {"]
+            && [" {name}(", " {name};", " {name} =", " {name} {", " {name}{", " {name}["]
                 .iter()
                 .any(|f| line.contains(&f.replace("{name}", name)))
         {

@@ -1,6 +1,6 @@
 // A tiny Catch2-compatible shim of vmmkit's own, enough to build the
-// kernel-free case bodies of ROCm's hip-tests (TEST_CASE, SECTIONs nested or not, GENERATE,
-// REQUIRE, INFO, WARN and hip-tests' HIP_CHECK family) with g++ against the
+// kernel-free case bodies of ROCm's hip-tests (TEST_CASE, TEMPLATE_TEST_CASE, SECTIONs nested or
+// not, GENERATE, REQUIRE, INFO, WARN and hip-tests' HIP_CHECK family) with g++ against the
 // HIP headers, with no device compiler. tests/hip_tests.rs extracts the
 // cases from a fetched hip-tests copy and appends them to a file that
 // includes this one; nothing of hip-tests is kept in this repository.
@@ -16,16 +16,28 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <cassert>
+#include <cmath>
+#include <condition_variable>
 #include <chrono>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <iomanip>
 #include <iostream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #define HT_AMD 1
@@ -159,6 +171,28 @@ inline std::vector<int> values(Range r) {
     for (int i = r.from; i < r.to; i++) v.push_back(i);
     return v;
 }
+// from_range(begin, end): the values between two iterators, in order.
+template <typename T>
+struct FromRange {
+    std::vector<T> all;
+};
+template <typename It>
+FromRange<typename std::iterator_traits<It>::value_type> from_range(It begin, It end) {
+    return {std::vector<typename std::iterator_traits<It>::value_type>(begin, end)};
+}
+template <typename T>
+std::vector<T> values(FromRange<T> r) {
+    return r.all;
+}
+// table<A, B, …>(rows): each row a std::tuple<A, B, …>.
+template <typename... Columns, typename Rows>
+FromRange<std::tuple<Columns...>> table(const Rows& rows) {
+    return {std::vector<std::tuple<Columns...>>(std::begin(rows), std::end(rows))};
+}
+template <typename... Columns>
+FromRange<std::tuple<Columns...>> table(std::initializer_list<std::tuple<Columns...>> rows) {
+    return {std::vector<std::tuple<Columns...>>(rows)};
+}
 template <typename T, typename... Rest>
 std::vector<T> values(T first, Rest... rest) {
     return {first, static_cast<T>(rest)...};
@@ -168,6 +202,14 @@ std::vector<T> values(T first, Rest... rest) {
 struct Register {
     Register(const char* name, void (*body)()) { cases().push_back({name, body}); }
 };
+
+// A TEMPLATE_TEST_CASE: its body once per type, each registered under the case's name;
+// `instance` gives the body's function for a type, from a null pointer to it.
+template <typename... Types, typename Instance>
+bool register_types(const char* name, Instance instance) {
+    (cases().push_back({name, instance(static_cast<Types*>(nullptr))}), ...);
+    return true;
+}
 
 // The runner's pid: a case's forked child that fails a REQUIRE ends there
 // with status 1 (its parent's wait checks it) instead of running the next cases.
@@ -204,27 +246,34 @@ inline bool selected(const char* name, int argc, char** argv) {
 inline int run_all(int argc, char** argv) {
     runner() = getpid();
     int failed = 0;
-    for (const Case& c : cases()) {
-        if (!selected(c.name, argc, argv)) continue;
+    std::vector<std::string> done;
+    for (const Case& first : cases()) {
+        if (!selected(first.name, argc, argv)) continue;
+        if (std::find(done.begin(), done.end(), first.name) != done.end()) continue;
+        done.push_back(first.name);
+        // A TEMPLATE_TEST_CASE registers its name once per type: one result for all.
         std::string why;
-        generators().clear();
-        do {
-            path().clear();
+        for (const Case& c : cases()) {
+            if (!why.empty() || std::strcmp(c.name, first.name) != 0) continue;
+            generators().clear();
             do {
-                met().clear();
-                depth() = 0;
-                generated() = 0;
-                try {
-                    c.body();
-                } catch (const Failed& f) {
-                    why = f.what();
-                }
-            } while (why.empty() && next_path());
-        } while (why.empty() && next_generation());
+                path().clear();
+                do {
+                    met().clear();
+                    depth() = 0;
+                    generated() = 0;
+                    try {
+                        c.body();
+                    } catch (const Failed& f) {
+                        why = f.what();
+                    }
+                } while (why.empty() && next_path());
+            } while (why.empty() && next_generation());
+        }
         if (why.empty()) {
-            std::printf("CASE %s: PASS\n", c.name);
+            std::printf("CASE %s: PASS\n", first.name);
         } else {
-            std::printf("CASE %s: FAIL %s\n", c.name, why.c_str());
+            std::printf("CASE %s: FAIL %s\n", first.name, why.c_str());
             failed++;
         }
         std::fflush(stdout);
@@ -241,6 +290,15 @@ inline int run_all(int argc, char** argv) {
     static vmmkit_catch::Register VMMKIT_CAT(fn, _reg)(name, &fn);          \
     static void fn()
 #define TEST_CASE(name, ...) VMMKIT_CASE(VMMKIT_CAT(vmmkit_case_, __COUNTER__), name)
+#define VMMKIT_TEMPLATE_CASE(fn, name, tags, ...)                                                 \
+    template <typename TestType>                                                                  \
+    static void fn();                                                                             \
+    static bool VMMKIT_CAT(fn, _reg) = vmmkit_catch::register_types<__VA_ARGS__>(                 \
+        name, [](auto* type) -> void (*)() { return &fn<std::remove_pointer_t<decltype(type)>>; }); \
+    template <typename TestType>                                                                  \
+    static void fn()
+#define TEMPLATE_TEST_CASE(name, tags, ...) \
+    VMMKIT_TEMPLATE_CASE(VMMKIT_CAT(vmmkit_tcase_, __COUNTER__), name, tags, __VA_ARGS__)
 #define SECTION(name, ...) \
     for (vmmkit_catch::Section vmmkit_section(name); vmmkit_section.once; vmmkit_section.once = false)
 #define GENERATE(...)                                                                            \
@@ -248,6 +306,8 @@ inline int run_all(int argc, char** argv) {
         using namespace vmmkit_catch::gen;                                                       \
         return vmmkit_catch::pick(values(__VA_ARGS__));                                          \
     }())
+#define GENERATE_COPY(...) GENERATE(__VA_ARGS__)
+#define GENERATE_REF(...) GENERATE(__VA_ARGS__)
 
 #define REQUIRE(expr)                                                                        \
     do {                                                                                     \
@@ -255,9 +315,11 @@ inline int run_all(int argc, char** argv) {
     } while (0)
 #define REQUIRE_FALSE(expr) REQUIRE(!(expr))
 #define CHECK(expr) REQUIRE(expr)
+#define CHECK_FALSE(expr) REQUIRE(!(expr))
 #define HIP_ASSERT(expr) REQUIRE(expr)
 #define INFO(msg) (std::cout << "  info: " << msg << "\n")
 #define UNSCOPED_INFO(msg) INFO(msg)
+#define CAPTURE(...) INFO(#__VA_ARGS__)
 #define WARN(msg) (std::cout << "  warn: " << msg << "\n")
 #define SUCCEED(...) ((void)0)
 
@@ -277,6 +339,17 @@ inline int run_all(int argc, char** argv) {
             vmmkit_catch::fail(__FILE__, __LINE__,                                               \
                                std::string(#call " returned ") + hipGetErrorName(vmmkit_e) +     \
                                    ", not " + hipGetErrorName(want));                           \
+        }                                                                                        \
+    }
+
+#define HIP_CHECK_ERRORS(call, want, or_want)                                                    \
+    {                                                                                            \
+        hipError_t vmmkit_e = (call);                                                            \
+        if (vmmkit_e != (want) && vmmkit_e != (or_want)) {                                       \
+            vmmkit_catch::fail(__FILE__, __LINE__,                                               \
+                               std::string(#call " returned ") + hipGetErrorName(vmmkit_e) +     \
+                                   ", not " + hipGetErrorName(want) + " or " +                   \
+                                   hipGetErrorName(or_want));                                    \
         }                                                                                        \
     }
 

@@ -29,6 +29,14 @@ static const int32_t ACL_ERROR_RT_THREAD_SUBSCRIBE = 107012;
 static const int32_t ACL_ERROR_RT_GROUP_NOT_CREATE = 107014;
 static const int32_t ACL_ERROR_RT_STREAM_NO_CB_REG = 107015;
 static const int32_t ACL_ERROR_RT_SYSPARAMOPT_NOT_SET = 107021;
+/* Model capture (rt_error_codes.h:46-52, 57, 59 of hicann/runtime@0b4af8a). */
+static const int32_t ACL_ERROR_RT_STREAM_UNJOINED = 107025;
+static const int32_t ACL_ERROR_RT_STREAM_CAPTURED = 107027;
+static const int32_t ACL_ERROR_RT_EVENT_CAPTURED = 107028;
+static const int32_t ACL_ERROR_RT_STREAM_NOT_CAPTURED = 107029;
+static const int32_t ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT = 107030;
+static const int32_t ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED = 107036;
+static const int32_t ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD = 107038;
 
 static const int32_t ACL_ERROR_RT_FEATURE_NOT_SUPPORT = 207000;
 static const int32_t ACL_ERROR_RT_MEMORY_ALLOCATION = 207001;
@@ -53,6 +61,7 @@ static const int32_t ACL_ERROR_RT_EVENT_NOT_COMPLETE = 507006;
 static const int32_t ACL_ERROR_RT_STREAM_SYNC_TIMEOUT = 507046;
 static const int32_t ACL_ERROR_RT_EVENT_SYNC_TIMEOUT = 507047;
 static const int32_t ACL_ERROR_RT_DRV_INTERNAL_ERROR = 507899;
+static const int32_t ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED = 507903; /* rt_error_codes.h:152 */
 /* Memory (rt_error_codes.h:161-162 of hicann/runtime). */
 static const int32_t ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 507910;
 static const int32_t ACL_ERROR_HOST_MEMORY_NOT_REGISTERED = 507911;
