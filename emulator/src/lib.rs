@@ -22,7 +22,6 @@ pub mod cuda;
 #[allow(unsafe_code)]
 pub mod dialect;
 #[cfg(feature = "example-vendor")]
-#[allow(unsafe_code)]
 pub mod example;
 pub mod faults;
 #[allow(unsafe_code, reason = "the C caller's pointers, dereferenced under its contract")]

@@ -6,7 +6,7 @@ use vmmkit_sys::vendor::Example;
 
 use crate::core::Emulator;
 use crate::dialect;
-pub(super) use crate::dialect::{ensure, put};
+pub(super) use crate::dialect::ensure;
 
 dialect::aliases!(Example, exResult);
 

@@ -18,6 +18,7 @@ pub enum Op {
 impl Dialect for Example {
     type Op = Op;
     const PANIC: ExResult = ExResult::UNKNOWN;
+    const NULL: ExResult = ExResult::NULL_POINTER;
 
     fn code_for(op: Op, err: &CoreError) -> (ExResult, Option<&'static Rule>) {
         use CoreError::*;

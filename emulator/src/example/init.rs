@@ -7,7 +7,7 @@ use super::call::{Fail, run};
 
 /// `exResult exInit(unsigned int flags)`: flags must be 0 (1); starts the
 /// emulator (no emulator: 3, with the reason). May be called again.
-pub unsafe extern "C" fn exInit(flags: u32) -> exResult {
+pub extern "C" fn exInit(flags: u32) -> exResult {
     run("exInit", || {
         if flags != 0 {
             return Err(Fail::plain(ExResult::INVALID_VALUE, format!("flags must be 0, got {flags}")));

@@ -6,9 +6,10 @@ use std::ffi::c_void;
 
 use vmmkit_sys::example::*;
 
-use super::call::{Fail, emu, ensure, put, run};
+use super::call::{Fail, emu, ensure, run};
 use super::codes::Op;
 use crate::core::{DEVICE_WINDOW, ExtentKind, new_generation};
+use crate::ffi::Out;
 use crate::registry::Place;
 
 /// `props[0]` of exMemAlloc memory. `props` are `[kind, granule, size, generation]`.
@@ -16,7 +17,7 @@ const KIND: u64 = u64::from_le_bytes(*b"exMemAlc");
 
 /// `exResult exMemAlloc(void **ptr, size_t size)`: EX-MEM-002 (NULL `ptr`)
 /// first, then EX-MEM-001 (`size` a non-zero multiple of 2 MiB); too big → 4.
-pub unsafe extern "C" fn exMemAlloc(ptr: *mut *mut c_void, size: usize) -> exResult {
+pub extern "C" fn exMemAlloc(ptr: Out<'_, *mut c_void>, size: usize) -> exResult {
     run("exMemAlloc", || {
         let e = emu()?;
         ensure!(!ptr.is_null(), rules::MEM_002, "ptr is NULL");
@@ -30,15 +31,14 @@ pub unsafe extern "C" fn exMemAlloc(ptr: *mut *mut c_void, size: usize) -> exRes
         let va = e
             .alloc_plain(Place::Device(0), size as u64, granule, props, &DEVICE_WINDOW)
             .map_err(|e| Fail::core(Op::Alloc, e))?;
-        // SAFETY: checked non-null.
-        unsafe { put(ptr, va as *mut c_void) };
+        ptr.write(va as *mut c_void)?;
         Ok(())
     })
 }
 
 /// `exResult exMemFree(void *ptr)`: `ptr` must be what exMemAlloc returned
 /// and not freed yet (EX-MEM-003).
-pub unsafe extern "C" fn exMemFree(ptr: *mut c_void) -> exResult {
+pub extern "C" fn exMemFree(ptr: *mut c_void) -> exResult {
     run("exMemFree", || {
         let e = emu()?;
         let p = ptr as usize;

@@ -27,10 +27,9 @@ mod state;
 
 use vmmkit_sys::example::ExampleApi;
 
-// # Safety (every entry point of the `modules` below): the C contract of the
-// example vendor's function of the same name. Out-pointers are checked for
-// NULL (EX-MEM-002) and must otherwise be valid for a write; pointers passed
-// in are looked up, never dereferenced.
+// The entry points of the `modules` below take the caller's out-pointer as
+// `crate::ffi::Out` and check it for NULL (EX-MEM-002); pointers passed in
+// are looked up, never dereferenced. No `unsafe` here.
 crate::dialect_api! {
     vendor: "EX",
     functions: vmmkit_sys::example_functions,
