@@ -3,7 +3,7 @@
 //! observations made, the rule's needs, and the judging helpers that
 //! compare a code with the rule's record. Each vendor adds its own setup
 //! helpers (`impl Ctx<vendor::Acl>` in `acl/ctx.rs`, …), whose failures
-//! read "setup: <call> returned <code>".
+//! read "setup: `<call>` returned `<code>`".
 #![forbid(unsafe_code)]
 
 use std::fmt;

@@ -290,7 +290,7 @@ pub(crate) fn assert_codes<D: Dialect>(cases: &[Case<D>]) {
     }
 }
 
-/// A dialect's test of its table of core errors, one [`assert_codes`] case
+/// A dialect's test of its table of core errors, one `assert_codes` case
 /// a row: `code_table_test!(Acl, (Op::Release, err, Code(code)), …)`.
 macro_rules! code_table_test {
     ($dialect:ty, $($case:expr),* $(,)?) => {

@@ -4,7 +4,7 @@
 //! ([`crate::journal`]), and the name of the call in progress (so the leak
 //! report can say which API created what).
 //!
-//! It is generated from a vendor's function list by [`instrumented!`], so each
+//! It is generated from a vendor's function list by `instrumented!`, so each
 //! function is written once in its dialect and wrapped here without copies.
 
 use std::ffi::c_char;

@@ -3,7 +3,7 @@
 //! A rule is vendor fact, so it lives here beside the vendor's C table and
 //! codes: the emulator enforces it (and takes the code it returns from the
 //! record), the conformance suite checks it, the reports and docs show it.
-//! Each rule is written once, in its vendor's `rules.rs`, with [`rules!`];
+//! Each rule is written once, in its vendor's `rules.rs`, with [`rules!`](crate::rules);
 //! its id is derived from the name of its `static`, so the id string is
 //! never typed anywhere (`MAP_003` in `acl::rules` is [`ACL-MAP-003`](crate::acl::rules::MAP_003)).
 //!
@@ -23,7 +23,7 @@ pub use crate::code::{Code, CodeFamily, Dialect};
 
 /// A rule id such as [`ACL-MAP-003`](crate::acl::rules::MAP_003): stable, never renumbered, never reused.
 ///
-/// Made by [`rules!`] from the name of the rule's `static` (or, for a
+/// Made by [`rules!`](crate::rules) from the name of the rule's `static` (or, for a
 /// catalog of the suite's own, by [`rule_id!`](crate::rule_id)); the format
 /// is checked when the crate compiles: two or more upper-case words and a
 /// three-digit number, separated by `-`.
@@ -381,7 +381,7 @@ pub struct Rule {
 
 impl Rule {
     /// The defaults of a rule of `dialect`, for the struct-update syntax of
-    /// [`rules!`]: no text, no sources, behaviour, nothing required.
+    /// [`rules!`](crate::rules): no text, no sources, behaviour, nothing required.
     pub const fn defaults(dialect: Dialect) -> Self {
         Self {
             id: RuleId("BASE-RULE-000"),

@@ -46,7 +46,7 @@ fn target_dir() -> Option<PathBuf> {
     Some(exe.parent()?.parent()?.parent()?.to_path_buf())
 }
 
-/// Ends a test run under [`crate::harness`] as ignored with `reason`, or
+/// Ends a test run under [`crate::harness`](mod@crate::harness) as ignored with `reason`, or
 /// fails it when [`REQUIRE_ENV`] is `1` (CI that has the packages).
 ///
 /// # Panics

@@ -1,5 +1,5 @@
 //! `Ctx`: what an ACL check gets. The table, the rule being checked, setup
-//! helpers whose failures read "setup: <call> returned <code>", peers, and
+//! helpers whose failures read "setup: `<call>` returned `<code>`", peers, and
 //! the judging helpers that compare a code with the catalog's.
 #![forbid(unsafe_code)]
 

@@ -1,5 +1,5 @@
 //! `Ctx`: what a CUDA check gets. The table, the rule being checked, setup
-//! helpers whose failures read "setup: <call> returned <code>", and the
+//! helpers whose failures read "setup: `<call>` returned `<code>`", and the
 //! judging helpers that compare a code with the catalog's.
 //!
 //! The driver needs `cuInit(0)` first and, for every memory, VMM and IPC

@@ -1,5 +1,5 @@
 //! `Ctx`: what a HIP check gets. The table, the rule being checked, setup
-//! helpers whose failures read "setup: <call> returned <code>", and the
+//! helpers whose failures read "setup: `<call>` returned `<code>`", and the
 //! judging helpers that compare a code with the catalog's.
 #![forbid(unsafe_code)]
 

@@ -98,7 +98,7 @@ impl JournalDir {
 
     /// Reads every journal, by pid, one record at a time into `each`: an
     /// [`Item::Process`] before the records of each. Holds one record and
-    /// a buffer of [`BUFFER`] bytes at a time.
+    /// a buffer of `BUFFER` bytes (64 KiB) at a time.
     pub fn read(&self, mut each: impl FnMut(Item<'_>)) -> Reading {
         let mut reading =
             Reading { removed: rustix::fs::fstat(&self.fd).is_ok_and(|s| s.st_nlink == 0), ..Reading::default() };

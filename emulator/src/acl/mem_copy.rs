@@ -236,7 +236,7 @@ struct Batch {
 /// MemcpyBatchImpl and ValidateMemcpyBatchParams (memory.cpp:1690-1773):
 /// sizes NULL and numBatches 0 are 100000; a batch of only zero sizes is a
 /// no-op; then NULL arrays, a size over its destMax and a nonzero
-/// attrs[i].rsv are 100000. The attribute indexes must start at 0 and rise
+/// `attrs[i].rsv` are 100000. The attribute indexes must start at 0 and rise
 /// below numBatches (the runtime's check, 107000); each range must be memory a
 /// copy reaches, or the call fails with 107000 and `fail` is that index.
 fn batch_copies(b: &Batch, fail: &mut usize) -> Result<Vec<(usize, usize, usize)>, Fail> {

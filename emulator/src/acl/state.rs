@@ -37,7 +37,7 @@ pub(super) struct State {
     /// Per (device, `aclrtDevResLimitType`), what aclrtSetDeviceResLimit set.
     pub res_limits: Mutex<HashMap<(u32, i32), u32>>,
     /// Per (context's device, or `None` for the process, `aclSysParamOpt`),
-    /// what aclrt[Ctx]SetSysParamOpt set.
+    /// what aclrtSetSysParamOpt (or aclrtCtxSetSysParamOpt) set.
     pub sys_params: Mutex<HashMap<(Option<u32>, i32), i64>>,
     /// aclrtSetDeviceSatMode's mode (`aclrtFloatOverflowMode`), process-wide.
     pub sat_mode: std::sync::atomic::AtomicI32,

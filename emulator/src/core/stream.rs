@@ -53,7 +53,7 @@ pub enum Kind {
     NonBlocking,
 }
 
-/// How [`Emulator::stream_compare`]-style value waits compare.
+/// How value waits (a stream waiting for a word to compare true) compare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ValueCmp {
     /// `*addr >= value` (as unsigned, wrapping: the difference is non-negative).

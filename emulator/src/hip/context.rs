@@ -1,4 +1,4 @@
-//! Context Management [Deprecated] (clr 6.3 `hipamd/src/hip_context.cpp`,
+//! Context Management (deprecated) (clr 6.3 `hipamd/src/hip_context.cpp`,
 //! `hip_peer.cpp`): in clr a `hipCtx_t` is the device's `hip::Device`, so a
 //! context is a device. Here it is a tagged value naming the ordinal, looked
 //! up, never dereferenced; each thread has its context stack, as clr's

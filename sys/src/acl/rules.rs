@@ -10,8 +10,8 @@
 //! The ACL rules: every rule of reference acl.md §4 (ids kept), the combined
 //! cases of §5 (`ACL-ORD-*`) and the sample flows of §7 (`ACL-FLOW-*`).
 //!
-//! One `const` per rule, in the reference's order; [`ACL_RULES`] lists them.
-//! Fields left out take the defaults of [`ACL`]: dialect ACL, no note, no
+//! One `const` per rule, in the reference's order; [`ALL`] lists them.
+//! Fields left out take [`Rule::defaults`](crate::rule::Rule::defaults): dialect ACL, no note, no
 //! equivalents, no requirements. ACL, the first vendor, names no other
 //! vendor's rule: the HIP and CUDA tables name their ACL equivalents, so
 //! the tables depend one way (`cuda` → `hip` → `acl`). Expected codes are the reference's;

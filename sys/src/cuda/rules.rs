@@ -3,7 +3,7 @@
 //! The emulator enforces these (its code for a broken rule is the record's),
 //! the conformance suite binds each to the check that provokes it, and the
 //! reports and docs show them. Each `static` is named for its id without the
-//! `CUDA-` prefix: [`MAP_003`]-style names, derived into the id by
+//! `CUDA-` prefix: `MAP_003`-style names, derived into the id by
 //! [`rules!`](crate::rules). Fields left out take [`Rule::defaults`](crate::rule::Rule::defaults).
 //!
 //! From the conformance catalog of the first wave:
@@ -12,7 +12,7 @@
 //! undetermined (the probes of §3.4), the expected value is its emulator
 //! choice and the confidence says `undetermined`, so a run on a real driver
 //! answers the probe. One `const` per rule, in the reference's order;
-//! [`CUDA_RULES`] lists them. Fields left out take the defaults of [`CUDA`].
+//! [`ALL`] lists them. Fields left out take [`Rule::defaults`](crate::rule::Rule::defaults).
 //! `equivalents` name the HIP and ACL rules the reference pairs with each
 //! (codes and sometimes behaviour differ by vendor).
 //!

@@ -3,7 +3,7 @@
 //! The emulator enforces these (its code for a broken rule is the record's),
 //! the conformance suite binds each to the check that provokes it, and the
 //! reports and docs show them. Each `static` is named for its id without the
-//! `HIP-` prefix: [`MAP_003`]-style names, derived into the id by
+//! `HIP-` prefix: `MAP_003`-style names, derived into the id by
 //! [`rules!`](crate::rules). Fields left out take [`Rule::defaults`](crate::rule::Rule::defaults).
 //!
 //! The rules of reference hip.md §4 (ids kept), in the reference's order,

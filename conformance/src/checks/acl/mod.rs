@@ -1,7 +1,7 @@
 //! ACL checks, one module per API family (as the catalog's groups).
 //!
 //! Each check sets up what it needs through the table (setup failures read
-//! "setup: <call> returned <code>"), provokes exactly its rule, compares the
+//! "setup: `<call>` returned `<code>`"), provokes exactly its rule, compares the
 //! exact code with the catalog's, and where the reference says the state is
 //! unchanged, shows that a valid call still works.
 #![forbid(unsafe_code)]

@@ -1,6 +1,6 @@
 //! HIP-STM: streams, stream-ordered copies and host functions (clr 6.3
 //! hip_stream.cpp, hip_memory.cpp). Pending work is held with a host
-//! function that waits on a [`Gate`], so "not ready" is provoked on any
+//! function that waits on a `Gate`, so "not ready" is provoked on any
 //! backend, without a kernel.
 
 use std::collections::HashSet;
