@@ -32,6 +32,8 @@ pub mod command;
 pub mod ctx;
 pub mod cuda;
 pub mod doctor;
+#[cfg(feature = "example-vendor")]
+pub mod example;
 pub mod fidelity;
 // fork(2) and waitpid of a check that runs in a child.
 #[allow(unsafe_code)]

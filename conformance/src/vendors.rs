@@ -15,7 +15,7 @@ use vmmkit_sys::vendor::{self, Vendor};
 /// [`Vendor`] type, and the emulator's table of it.
 macro_rules! vendor_list {
     ($cb:path { $($pre:tt)* }) => {
-        $cb! {
+        $crate::vendors::with_example! { $cb {
             $($pre)*
             /// A real `libascendcl.so`.
             Ascend = "ascend": Acl, vmmkit_emulator::acl::api;
@@ -23,10 +23,31 @@ macro_rules! vendor_list {
             Hip = "hip": Hip, vmmkit_emulator::hip::api;
             /// A real `libcuda.so.1` (CUDA rules).
             Cuda = "cuda": Cuda, vmmkit_emulator::cuda::api;
-        }
+        } }
     };
 }
 pub(crate) use vendor_list;
+
+/// Passes the list to `$cb`, with the example vendor (docs/adding-a-vendor.md)
+/// last when the `example-vendor` feature is on.
+#[cfg(feature = "example-vendor")]
+macro_rules! with_example {
+    ($cb:path { $($list:tt)* }) => {
+        $cb! {
+            $($list)*
+            /// The example vendor's `libexample.so` (made up: no library exists; its rules run on the emulator).
+            Example = "example": Example, vmmkit_emulator::example::api;
+        }
+    };
+}
+/// Passes the list to `$cb` as it is (the `example-vendor` feature is off).
+#[cfg(not(feature = "example-vendor"))]
+macro_rules! with_example {
+    ($cb:path { $($list:tt)* }) => {
+        $cb! { $($list)* }
+    };
+}
+pub(crate) use with_example;
 
 /// What the suite adds to a vendor's description: the backend that runs its
 /// rules on the real library, and the emulator's table.

@@ -4,8 +4,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
+use vmmkit_conformance::backend::BackendKind;
 
-const BACKENDS: [&str; 4] = ["emulator", "ascend", "hip", "cuda"];
+/// Every backend, in the doctor's order: the emulator, then the vendor list's.
+fn backends() -> Vec<&'static str> {
+    BackendKind::ALL.iter().map(|b| b.name()).collect()
+}
 const KEYS: [&str; 8] = ["backend", "usable", "library", "version", "devices", "error_code", "error_name", "detail"];
 
 /// Runs `vmmkit doctor` with a private emulator root and the given library variables.
@@ -19,6 +23,8 @@ fn doctor(args: &[&str], root: &Path, vars: &[(&str, &str)]) -> Output {
     cmd.env("VMMKIT_ACL_LIBRARY", "/nonexistent/vmmkit-test/libascendcl.so");
     cmd.env("VMMKIT_HIP_LIBRARY", "/nonexistent/vmmkit-test/libamdhip64.so");
     cmd.env("VMMKIT_CUDA_LIBRARY", "/nonexistent/vmmkit-test/libcuda.so.1");
+    #[cfg(feature = "example-vendor")]
+    cmd.env("VMMKIT_EXAMPLE_LIBRARY", "/nonexistent/vmmkit-test/libexample.so");
     for (k, v) in vars {
         cmd.env(k, v);
     }
@@ -35,8 +41,8 @@ fn stdout(out: &Output) -> String {
 fn lines(out: &Output) -> Vec<String> {
     let text = stdout(out);
     let lines: Vec<String> = text.lines().map(str::to_owned).collect();
-    assert_eq!(lines.len(), BACKENDS.len(), "one line per backend:\n{text}");
-    for (line, backend) in lines.iter().zip(BACKENDS) {
+    assert_eq!(lines.len(), backends().len(), "one line per backend:\n{text}");
+    for (line, backend) in lines.iter().zip(backends()) {
         assert!(line.starts_with(&format!("{backend} ")), "{line:?} should start with {backend}");
     }
     lines
@@ -47,8 +53,8 @@ fn rows(out: &Output) -> Vec<Value> {
     let text = stdout(out);
     let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"));
     let rows = v.as_array().expect("a JSON array").clone();
-    assert_eq!(rows.len(), BACKENDS.len());
-    for (row, backend) in rows.iter().zip(BACKENDS) {
+    assert_eq!(rows.len(), backends().len());
+    for (row, backend) in rows.iter().zip(backends()) {
         let obj = row.as_object().expect("an object per backend");
         let mut keys: Vec<&str> = obj.keys().map(String::as_str).collect();
         keys.sort_unstable();

@@ -21,6 +21,8 @@ pub mod core;
 pub mod cuda;
 #[allow(unsafe_code)]
 pub mod dialect;
+#[cfg(feature = "example-vendor")]
+pub mod example;
 pub mod faults;
 #[allow(unsafe_code, reason = "the C caller's pointers, dereferenced under its contract")]
 pub mod ffi;

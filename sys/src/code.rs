@@ -23,6 +23,9 @@ pub enum Dialect {
     Hip,
     /// CUDA driver API (reference cuda.md).
     Cuda,
+    /// The example vendor (docs/adding-a-vendor.md).
+    #[cfg(feature = "example-vendor")]
+    Example,
     /// The conformance suite's own synthetic rules, used to test its runner
     /// and reports without any backend.
     Selftest,
@@ -35,6 +38,8 @@ impl Dialect {
             Self::Acl => "acl",
             Self::Hip => "hip",
             Self::Cuda => "cuda",
+            #[cfg(feature = "example-vendor")]
+            Self::Example => "example",
             Self::Selftest => "selftest",
         }
     }
@@ -45,6 +50,8 @@ impl Dialect {
             Self::Acl => "ACL",
             Self::Hip => "HIP",
             Self::Cuda => "CUDA",
+            #[cfg(feature = "example-vendor")]
+            Self::Example => "EX",
             Self::Selftest => "SELF",
         }
     }

@@ -28,6 +28,8 @@ mod table;
 
 pub mod acl;
 pub mod cuda;
+#[cfg(feature = "example-vendor")]
+pub mod example;
 pub mod hip;
 pub mod rule;
 pub mod vendor;

@@ -17,6 +17,8 @@ use std::path::Path;
 
 use crate::acl::{self, AclApi, AclError};
 use crate::cuda::{self, CuResult, CudaApi};
+#[cfg(feature = "example-vendor")]
+use crate::example::{self, ExResult, ExampleApi};
 use crate::hip::{self, HipApi, HipError};
 use crate::loader::{LoadError, Loaded};
 use crate::rule::{Code, Dialect, Rule};
@@ -78,7 +80,13 @@ pub struct Description {
 
 /// Every vendor, in one list: code that goes over the vendors at run time
 /// reads them here, so a new vendor is added once (below, with `vendor!`).
-pub static VENDORS: &[Description] = &[Acl::DESCRIPTION, Hip::DESCRIPTION, Cuda::DESCRIPTION];
+pub static VENDORS: &[Description] = &[
+    Acl::DESCRIPTION,
+    Hip::DESCRIPTION,
+    Cuda::DESCRIPTION,
+    #[cfg(feature = "example-vendor")]
+    Example::DESCRIPTION,
+];
 
 /// Declares a vendor's marker type and its [`Vendor`] and [`VendorCode`] impls.
 macro_rules! vendor {
@@ -129,6 +137,8 @@ macro_rules! vendor_code {
 }
 
 vendor_code!(AclError: i32 = "aclError", HipError: i32 = "hipError_t", CuResult: u32 = "CUresult");
+#[cfg(feature = "example-vendor")]
+vendor_code!(ExResult: i32 = "exResult");
 
 vendor!(
     /// Ascend CANN's runtime (`libascendcl.so`, reference acl.md).
@@ -141,6 +151,11 @@ vendor!(
 vendor!(
     /// The CUDA driver API (`libcuda.so.1`, reference cuda.md).
     Cuda: Cuda, CudaApi, CuResult, cuda::rules
+);
+#[cfg(feature = "example-vendor")]
+vendor!(
+    /// The example vendor (`libexample.so`, docs/adding-a-vendor.md): made up, to prove the seam.
+    Example: Example, ExampleApi, ExResult, example::rules
 );
 
 impl Code {
@@ -182,7 +197,9 @@ mod tests {
     #[test]
     fn every_vendor_is_listed_once() {
         let dialects: Vec<Dialect> = VENDORS.iter().map(|v| v.dialect).collect();
-        assert_eq!(dialects, [Dialect::Acl, Dialect::Hip, Dialect::Cuda]);
+        assert_eq!(dialects[..3], [Dialect::Acl, Dialect::Hip, Dialect::Cuda]);
+        #[cfg(feature = "example-vendor")]
+        assert_eq!(dialects[3..], [Dialect::Example]);
         for v in VENDORS {
             assert!(v.functions.iter().any(|(_, ret)| *ret == v.code_type), "{:?}", v.dialect);
             assert!((v.rules)().iter().all(|r| r.dialect == v.dialect), "{:?}", v.dialect);

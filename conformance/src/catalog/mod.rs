@@ -30,6 +30,8 @@ macro_rules! bind {
 
 pub mod acl;
 pub mod cuda;
+#[cfg(feature = "example-vendor")]
+pub mod example;
 pub mod hip;
 pub mod selftest;
 
@@ -59,7 +61,12 @@ impl Catalog {
     /// The rules, in catalog order.
     pub fn rules(self) -> Vec<&'static Rule> {
         match self {
-            Self::Suite => acl::ACL_RULES.iter().chain(hip::HIP_RULES).chain(cuda::CUDA_RULES).collect(),
+            Self::Suite => {
+                let rules = acl::ACL_RULES.iter().chain(hip::HIP_RULES).chain(cuda::CUDA_RULES);
+                #[cfg(feature = "example-vendor")]
+                let rules = rules.chain(example::EXAMPLE_RULES);
+                rules.collect()
+            }
             Self::Selftest => selftest::SELFTEST_RULES.iter().collect(),
         }
     }
@@ -115,6 +122,11 @@ mod tests {
         assert_eq!(ids(acl::ACL_RULES.iter().map(|r| r.record)), ids(Acl::rules().iter().copied()));
         assert_eq!(ids(hip::HIP_RULES.iter().map(|r| r.record)), ids(Hip::rules().iter().copied()));
         assert_eq!(ids(cuda::CUDA_RULES.iter().map(|r| r.record)), ids(Cuda::rules().iter().copied()));
+        #[cfg(feature = "example-vendor")]
+        assert_eq!(
+            ids(example::EXAMPLE_RULES.iter().map(|r| r.record)),
+            ids(<vmmkit_sys::vendor::Example as Vendor>::rules().iter().copied())
+        );
         let own = selftest::records::ALL.iter().copied();
         assert_eq!(ids(selftest::SELFTEST_RULES.iter().map(|r| r.record)), ids(own));
     }

@@ -3,4 +3,6 @@
 
 pub mod acl;
 pub mod cuda;
+#[cfg(feature = "example-vendor")]
+pub mod example;
 pub mod hip;

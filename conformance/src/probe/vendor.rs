@@ -11,6 +11,8 @@ use std::ptr;
 
 use vmmkit_sys::acl::AclError;
 use vmmkit_sys::cuda::CuResult;
+#[cfg(feature = "example-vendor")]
+use vmmkit_sys::example::ExResult;
 use vmmkit_sys::hip::{HipError, hip_version_parts};
 use vmmkit_sys::{LoadError, Loaded};
 
@@ -284,5 +286,25 @@ impl Probe for vendor::Cuda {
             return f.failed(&Failed::cuda("cuDeviceGetCount", rc), None);
         }
         f.counted("cuDeviceGetCount", u32::try_from(count).unwrap_or(0))
+    }
+}
+
+#[cfg(feature = "example-vendor")]
+impl Probe for vendor::Example {
+    /// The example vendor's `libexample.so` (docs/adding-a-vendor.md; made
+    /// up, so never found): `exInit(0)`, and its one device.
+    fn row(library: Option<&Path>) -> Row {
+        let (loaded, f) = match load::<Self>(library) {
+            Ok(found) => found,
+            Err(row) => return *row,
+        };
+        // SAFETY: the table came from a library exporting the example's C ABI; 0 is the only valid flag.
+        let init = ExResult(unsafe { (loaded.api.exInit)(0) });
+        if !init.is_success() {
+            let failed =
+                Failed { call: "exInit(0)", code: i64::from(init.0), name: init.name(), shown: init.to_string() };
+            return f.failed(&failed, None);
+        }
+        f.counted("exInit", 1)
     }
 }
