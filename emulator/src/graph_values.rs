@@ -122,6 +122,23 @@ pub(crate) fn add_event_node<V: GraphDialect>(
     add_node(node_out, graph, deps, n, !ev.is_null(), |e, _| Ok(resolve(e, ev)?.map(op)))
 }
 
+/// A host node: the program's function `fn_` called with `user` (no
+/// parameters or no function: the add's NULL rule).
+pub(crate) fn add_host_node<V: GraphDialect>(
+    node_out: Out<'_, *mut c_void>,
+    graph: *mut c_void,
+    deps: In<'_, *mut c_void>,
+    n: usize,
+    params: Option<(Option<unsafe extern "C" fn(*mut c_void)>, *mut c_void)>,
+) -> Result<(), Fail<V>> {
+    let host = params.and_then(|(f, user)| Some((f?, user as usize)));
+    add_node(node_out, graph, deps, n, host.is_some(), |_, _| {
+        let Some((f, user)) = host else { return Ok(None) };
+        // SAFETY: the program's function and argument, called as a host node promises.
+        Ok(Some(GraphOp::Host(std::sync::Arc::new(move || unsafe { f(user as *mut c_void) }))))
+    })
+}
+
 /// Instantiates live graph `graph` into `out` (both checked non-NULL).
 pub(crate) fn instantiate_into<V: GraphDialect>(out: Out<'_, *mut c_void>, graph: *mut c_void) -> Result<(), Fail<V>> {
     let e = V::emulator()?;

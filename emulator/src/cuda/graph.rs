@@ -7,8 +7,6 @@
 //! stream); kernel nodes are not emulated.
 #![allow(non_snake_case)]
 
-use std::ffi::c_void;
-use std::sync::Arc;
 
 use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
@@ -22,7 +20,7 @@ use super::pointer::{Use, check_device_range};
 use super::stream::stream_of;
 use crate::ffi::{In, Out};
 use crate::core::{CaptureMode, CaptureStatus, CoreError, Emulator, GraphError, GraphId, GraphOp, exchange_capture_mode};
-use crate::graph_values::{GraphDialect, add_event_node, add_node, destroy_exec, exec_of, graph_value, instantiate_into, live_graph};
+use crate::graph_values::{GraphDialect, add_event_node, add_host_node, add_node, destroy_exec, exec_of, graph_value, instantiate_into, live_graph};
 
 /// A graph or capture error as a CUresult, under the rule it breaks.
 fn graph_fail(g: GraphError) -> Fail {
@@ -121,14 +119,8 @@ pub extern "C" fn cuGraphAddHostNode(
     nodeParams: In<'_, CUDA_HOST_NODE_PARAMS>,
 ) -> CUresult {
     run("cuGraphAddHostNode", || {
-        let params = nodeParams.read_if_given();
-        let f = params.and_then(|p| p.fn_);
-        add_node(phGraphNode, hGraph, dependencies, numDependencies, f.is_some(), |_, _| {
-            let (Some(f), Some(p)) = (f, params) else { return Ok(None) };
-            let user = p.userData as usize;
-            // SAFETY: the program's function and argument, called as a host node promises.
-            Ok(Some(GraphOp::Host(Arc::new(move || unsafe { f(user as *mut c_void) }))))
-        })
+        let params = nodeParams.read_if_given().map(|p| (p.fn_, p.userData));
+        add_host_node(phGraphNode, hGraph, dependencies, numDependencies, params)
     })
 }
 

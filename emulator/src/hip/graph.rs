@@ -10,7 +10,6 @@
 #![allow(non_snake_case, non_upper_case_globals)]
 
 use std::ffi::{c_char, c_void};
-use std::sync::Arc;
 
 use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
@@ -23,7 +22,7 @@ use super::memory::{self, On, Shape, collect};
 use super::stream::{refuse, resolve as resolve_stream, spt, work_failed};
 use crate::ffi::{In, Out};
 use crate::core::{AllocHold, CoreError, Emulator, GraphError, GraphId, GraphOp, NodeId, Work};
-use crate::graph_values::{GraphDialect, add_event_node, add_node, destroy_exec, exec_of, graph_of, graph_value, instantiate_into, live_graph, node_value};
+use crate::graph_values::{GraphDialect, add_event_node, add_host_node, add_node, destroy_exec, exec_of, graph_of, graph_value, instantiate_into, live_graph, node_value};
 
 pub(super) fn to_graph(id: GraphId) -> hipGraph_t {
     graph_value(id)
@@ -180,14 +179,8 @@ pub extern "C" fn hipGraphAddHostNode(
     pNodeParams: In<'_, hipHostNodeParams>,
 ) -> hipError_t {
     run("hipGraphAddHostNode", || {
-        let params = pNodeParams.read_if_given();
-        let f = params.and_then(|p| p.fn_);
-        add_node(pGraphNode, graph, pDependencies, numDependencies, f.is_some(), |_, _| {
-            let (Some(f), Some(p)) = (f, params) else { return Ok(None) };
-            let user = p.userData as usize;
-            // SAFETY: the caller's function and argument, called as a host node promises.
-            Ok(Some(GraphOp::Host(Arc::new(move || unsafe { f(user as *mut c_void) }))))
-        })
+        let params = pNodeParams.read_if_given().map(|p| (p.fn_, p.userData));
+        add_host_node(pGraphNode, graph, pDependencies, numDependencies, params)
     })
 }
 
