@@ -66,6 +66,10 @@ pub(crate) trait GraphDialect: Dialect + Sized {
 
     /// A graph or capture error as the dialect's failure, under its rule.
     fn graph_fail(g: GraphError) -> Fail<Self>;
+
+    /// The live event `ev` names (none: the call succeeds without a node,
+    /// as after a mutated-away check), or the dialect's failure.
+    fn event(e: &Emulator, ev: *mut c_void) -> Result<Option<EventId>, Fail<Self>>;
 }
 
 /// The live graph `v` names, or the dialect's invalid-argument code.
@@ -108,18 +112,17 @@ pub(crate) fn add_node<V: GraphDialect>(
     Ok(())
 }
 
-/// An event record or wait node: the event `resolve` finds (NULL: the
-/// add's NULL rule), as the node `op` makes of it.
+/// An event record or wait node: the event [`GraphDialect::event`] finds
+/// (NULL: the add's NULL rule), as the node `op` makes of it.
 pub(crate) fn add_event_node<V: GraphDialect>(
     node_out: Out<'_, *mut c_void>,
     graph: *mut c_void,
     deps: In<'_, *mut c_void>,
     n: usize,
     ev: *mut c_void,
-    resolve: fn(&Emulator, *mut c_void) -> Result<Option<EventId>, Fail<V>>,
     op: fn(EventId) -> GraphOp,
 ) -> Result<(), Fail<V>> {
-    add_node(node_out, graph, deps, n, !ev.is_null(), |e, _| Ok(resolve(e, ev)?.map(op)))
+    add_node(node_out, graph, deps, n, !ev.is_null(), |e, _| Ok(V::event(e, ev)?.map(op)))
 }
 
 /// A host node: the program's function `fn_` called with `user` (no

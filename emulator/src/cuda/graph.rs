@@ -54,6 +54,10 @@ impl GraphDialect for Cuda {
     fn graph_fail(g: GraphError) -> Fail {
         graph_fail(g)
     }
+
+    fn event(e: &Emulator, ev: *mut std::ffi::c_void) -> Result<Option<crate::core::EventId>, Fail> {
+        event_of(e, ev)
+    }
 }
 
 /// `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
@@ -124,10 +128,6 @@ pub extern "C" fn cuGraphAddHostNode(
     })
 }
 
-fn event_node(node: Out<'_, CUgraphNode>, g: CUgraph, deps: In<'_, CUgraphNode>, n: usize, ev: CUevent, op: fn(crate::core::EventId) -> GraphOp) -> Result<(), Fail> {
-    add_event_node(node, g, deps, n, ev, event_of, op)
-}
-
 /// `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
 pub extern "C" fn cuGraphAddEventRecordNode(
     phGraphNode: Out<'_, CUgraphNode>,
@@ -136,7 +136,7 @@ pub extern "C" fn cuGraphAddEventRecordNode(
     numDependencies: usize,
     event: CUevent,
 ) -> CUresult {
-    run("cuGraphAddEventRecordNode", || event_node(phGraphNode, hGraph, dependencies, numDependencies, event, GraphOp::Record))
+    run("cuGraphAddEventRecordNode", || add_event_node(phGraphNode, hGraph, dependencies, numDependencies, event, GraphOp::Record))
 }
 
 /// `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
@@ -147,7 +147,7 @@ pub extern "C" fn cuGraphAddEventWaitNode(
     numDependencies: usize,
     event: CUevent,
 ) -> CUresult {
-    run("cuGraphAddEventWaitNode", || event_node(phGraphNode, hGraph, dependencies, numDependencies, event, GraphOp::Wait))
+    run("cuGraphAddEventWaitNode", || add_event_node(phGraphNode, hGraph, dependencies, numDependencies, event, GraphOp::Wait))
 }
 
 /// `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).

@@ -71,6 +71,11 @@ impl GraphDialect for Hip {
     fn graph_fail(g: GraphError) -> Fail {
         graph_fail(g)
     }
+
+    /// The event of an event node (dead: [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007)).
+    fn event(e: &Emulator, ev: *mut std::ffi::c_void) -> Result<Option<crate::core::EventId>, Fail> {
+        event::resolve(e, ev)
+    }
 }
 
 /// The checked work of a copy or fill as one node.
@@ -184,18 +189,6 @@ pub extern "C" fn hipGraphAddHostNode(
     })
 }
 
-/// The event of an event node (NULL: [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002); dead: [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007)).
-fn event_node(
-    node_out: Out<'_, hipGraphNode_t>,
-    graph: hipGraph_t,
-    deps: In<'_, hipGraphNode_t>,
-    n: usize,
-    ev: hipEvent_t,
-    op: fn(crate::core::EventId) -> GraphOp,
-) -> Result<(), Fail> {
-    add_event_node(node_out, graph, deps, n, ev, event::resolve, op)
-}
-
 /// `hipError_t hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)`:
 /// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
 pub extern "C" fn hipGraphAddEventRecordNode(
@@ -206,7 +199,7 @@ pub extern "C" fn hipGraphAddEventRecordNode(
     event: hipEvent_t,
 ) -> hipError_t {
     run("hipGraphAddEventRecordNode", || {
-        event_node(pGraphNode, graph, pDependencies, numDependencies, event, GraphOp::Record)
+        add_event_node(pGraphNode, graph, pDependencies, numDependencies, event, GraphOp::Record)
     })
 }
 
@@ -220,7 +213,7 @@ pub extern "C" fn hipGraphAddEventWaitNode(
     event: hipEvent_t,
 ) -> hipError_t {
     run("hipGraphAddEventWaitNode", || {
-        event_node(pGraphNode, graph, pDependencies, numDependencies, event, GraphOp::Wait)
+        add_event_node(pGraphNode, graph, pDependencies, numDependencies, event, GraphOp::Wait)
     })
 }
 
