@@ -231,22 +231,39 @@ pub unsafe fn put<T>(p: *mut T, v: T) {
 }
 
 /// Answers a query for an entry point by name (`hipGetProcAddress`,
-/// `cuGetProcAddress`): `*pfn` is the entry point `found`, or NULL, and
-/// `*status`, when given, its query result, 0 found or 1 not found (the same
-/// values in `hipDriverProcAddressQueryResult`, hip_runtime_api.h
-/// 7.2.4:607-611, and `CUdriverProcAddressQueryResult`, cuda.md §1.2).
-/// Whether it was found.
+/// `cuGetProcAddress`), one sequence for every dialect: `symbol` or `pfn`
+/// NULL, or `args_ok` false, fail with the dialect's invalid-argument code
+/// and `why`; `name` maps the symbol asked for to the name looked up in
+/// `table` (or refuses it); `*pfn` is the entry point found, or NULL, and
+/// `*status`, when given, its query result, 0 found or 1 not found (the
+/// same values in `hipDriverProcAddressQueryResult`, hip_runtime_api.h
+/// 7.2.4:607-611, and `CUdriverProcAddressQueryResult`, cuda.md §1.2). A
+/// name not found fails with `not_found`, the vendor's code for it.
 ///
 /// # Errors
-/// [`Null`](crate::ffi::Null) when `pfn` is NULL.
-pub fn answer_proc_query(
+/// As above.
+#[allow(clippy::too_many_arguments, reason = "the C call's arguments and the vendor's answers, each once")]
+pub fn answer_proc_query<V: Dialect>(
+    symbol: crate::ffi::CStrIn<'_>,
     pfn: crate::ffi::Out<'_, *mut std::ffi::c_void>,
     status: crate::ffi::Out<'_, i32>,
-    found: Option<*mut std::ffi::c_void>,
-) -> Result<bool, crate::ffi::Null> {
+    args_ok: bool,
+    why: &str,
+    name: impl for<'a> FnOnce(&'a [u8]) -> Result<&'a [u8], Fail<V>>,
+    table: fn(&[u8]) -> Option<*mut std::ffi::c_void>,
+    not_found: V::Code,
+) -> Result<(), Fail<V>> {
+    if symbol.is_null() || pfn.is_null() || !args_ok {
+        return Err(Fail::plain(V::NULL, why.to_owned()));
+    }
+    let name = name(symbol.get()?.to_bytes())?;
+    let found = table(name);
     pfn.write(found.unwrap_or(std::ptr::null_mut()))?;
     status.write_if_given(if found.is_some() { 0 } else { 1 });
-    Ok(found.is_some())
+    if found.is_some() {
+        return Ok(());
+    }
+    Err(Fail::plain(not_found, format!("{} is not an entry point of the emulator", String::from_utf8_lossy(name))))
 }
 
 /// Reads a caller's in-pointer (already checked non-null).

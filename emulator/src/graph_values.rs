@@ -4,7 +4,11 @@
 
 use std::ffi::c_void;
 
-use crate::core::{Emulator, ExecId, GraphId, HandleId, HandleTag, NodeId};
+use vmmkit_sys::rule::Rule;
+
+use crate::core::{Emulator, EventId, ExecId, GraphError, GraphId, GraphOp, HandleId, HandleTag, NodeId};
+use crate::dialect::{Dialect, Fail};
+use crate::ffi::{In, Out};
 
 const GRAPH: HandleTag = HandleTag::new(0x6867);
 const NODE: HandleTag = HandleTag::new(0x686e);
@@ -41,4 +45,115 @@ pub(crate) fn exec_of(e: &Emulator, v: *mut c_void) -> Option<ExecId> {
 pub(crate) fn deps_of(deps: crate::ffi::In<'_, *mut c_void>, n: usize) -> Vec<NodeId> {
     let values = deps.to_vec(n).unwrap_or_default();
     values.iter().map(|v| NODE.id(*v as usize).map_or(NodeId(u64::MAX), |h| NodeId(h.0))).collect()
+}
+
+/// What a dialect gives the graph calls written once below: the rule its
+/// node adds' NULL arguments break, how it reaches the emulator and the
+/// device a node works on, and its codes for graph errors. A vendor's
+/// differences (rules, codes, the order of its checks) stay its own; the
+/// sequence of a node add, an instantiate or an exec destroy is here.
+pub(crate) trait GraphDialect: Dialect + Sized {
+    /// The rule a NULL node pointer, graph, dependency list or parameter
+    /// of a node add breaks.
+    const NODE_ARGS: &'static Rule;
+
+    /// The emulator, as the dialect's entry points reach it.
+    fn emulator() -> Result<&'static Emulator, Fail<Self>>;
+
+    /// The device a node add works on, found before the graph is looked up
+    /// (CUDA: the current context's, which it needs).
+    fn add_device() -> Result<u32, Fail<Self>>;
+
+    /// A graph or capture error as the dialect's failure, under its rule.
+    fn graph_fail(g: GraphError) -> Fail<Self>;
+
+    /// The live event `ev` names (none: the call succeeds without a node,
+    /// as after a mutated-away check), or the dialect's failure.
+    fn event(e: &Emulator, ev: *mut c_void) -> Result<Option<EventId>, Fail<Self>>;
+}
+
+/// The live graph `v` names, or the dialect's invalid-argument code.
+pub(crate) fn live_graph<V: Dialect>(e: &Emulator, v: *mut c_void) -> Result<GraphId, Fail<V>> {
+    graph_of(e, v).ok_or_else(|| Fail::plain(V::NULL, format!("{v:p} is not a live graph")))
+}
+
+/// The live exec `v` names, or the dialect's invalid-argument code.
+pub(crate) fn live_exec<V: Dialect>(e: &Emulator, v: *mut c_void) -> Result<ExecId, Fail<V>> {
+    exec_of(e, v).ok_or_else(|| Fail::plain(V::NULL, format!("{v:p} is not a live instantiated graph")))
+}
+
+/// A node add of any dialect: the NULL checks under [`GraphDialect::NODE_ARGS`]
+/// (with the add's own `args_ok`), the device, the graph, then the node
+/// `make` builds (none: the add succeeds without a node, as after a
+/// mutated-away check), written to `node_out`.
+pub(crate) fn add_node<V: GraphDialect>(
+    node_out: Out<'_, *mut c_void>,
+    graph: *mut c_void,
+    deps: In<'_, *mut c_void>,
+    n: usize,
+    args_ok: bool,
+    make: impl FnOnce(&'static Emulator, u32) -> Result<Option<GraphOp>, Fail<V>>,
+) -> Result<(), Fail<V>> {
+    let bad = node_out.is_null() || graph.is_null() || (n > 0 && deps.is_null());
+    if (bad || !args_ok) && crate::mutation::enforced(V::NODE_ARGS) {
+        let msg = "a NULL node pointer, graph, dependency list or parameter";
+        return Err(Fail::rule(V::NODE_ARGS, msg.to_owned()));
+    }
+    if bad {
+        return Ok(());
+    }
+    let d = V::add_device()?;
+    let e = V::emulator()?;
+    let g = live_graph(e, graph)?;
+    let deps = deps_of(deps, n);
+    let Some(op) = make(e, d)? else { return Ok(()) };
+    let id = e.graph_add(g, op, &deps).map_err(V::graph_fail)?;
+    node_out.write(node_value(id))?;
+    Ok(())
+}
+
+/// An event record or wait node: the event [`GraphDialect::event`] finds
+/// (NULL: the add's NULL rule), as the node `op` makes of it.
+pub(crate) fn add_event_node<V: GraphDialect>(
+    node_out: Out<'_, *mut c_void>,
+    graph: *mut c_void,
+    deps: In<'_, *mut c_void>,
+    n: usize,
+    ev: *mut c_void,
+    op: fn(EventId) -> GraphOp,
+) -> Result<(), Fail<V>> {
+    add_node(node_out, graph, deps, n, !ev.is_null(), |e, _| Ok(V::event(e, ev)?.map(op)))
+}
+
+/// A host node: the program's function `fn_` called with `user` (no
+/// parameters or no function: the add's NULL rule).
+pub(crate) fn add_host_node<V: GraphDialect>(
+    node_out: Out<'_, *mut c_void>,
+    graph: *mut c_void,
+    deps: In<'_, *mut c_void>,
+    n: usize,
+    params: Option<(Option<unsafe extern "C" fn(*mut c_void)>, *mut c_void)>,
+) -> Result<(), Fail<V>> {
+    let host = params.and_then(|(f, user)| Some((f?, user as usize)));
+    add_node(node_out, graph, deps, n, host.is_some(), |_, _| {
+        let Some((f, user)) = host else { return Ok(None) };
+        // SAFETY: the program's function and argument, called as a host node promises.
+        Ok(Some(GraphOp::Host(std::sync::Arc::new(move || unsafe { f(user as *mut c_void) }))))
+    })
+}
+
+/// Instantiates live graph `graph` into `out` (both checked non-NULL).
+pub(crate) fn instantiate_into<V: GraphDialect>(out: Out<'_, *mut c_void>, graph: *mut c_void) -> Result<(), Fail<V>> {
+    let e = V::emulator()?;
+    let g = live_graph(e, graph)?;
+    let x = e.graph_instantiate(g).map_err(V::graph_fail)?;
+    out.write(exec_value(x))?;
+    Ok(())
+}
+
+/// Destroys live exec `exec`; a launch already enqueued still runs.
+pub(crate) fn destroy_exec<V: GraphDialect>(exec: *mut c_void) -> Result<(), Fail<V>> {
+    let e = V::emulator()?;
+    let x = live_exec(e, exec)?;
+    e.exec_destroy(x).map_err(V::graph_fail)
 }

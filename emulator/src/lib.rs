@@ -27,7 +27,7 @@ pub mod faults;
 #[allow(unsafe_code, reason = "the C caller's pointers, dereferenced under its contract")]
 pub mod ffi;
 pub mod fork;
-#[allow(unsafe_code)] // dependency arrays passed in from C
+#[allow(unsafe_code)] // dependency arrays passed in from C; graph host nodes call the program's functions
 mod graph_values;
 pub mod hip;
 #[allow(unsafe_code)]

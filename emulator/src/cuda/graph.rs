@@ -7,11 +7,11 @@
 //! stream); kernel nodes are not emulated.
 #![allow(non_snake_case)]
 
-use std::ffi::c_void;
-use std::sync::Arc;
 
 use vmmkit_sys::cuda::rules;
 use vmmkit_sys::cuda::*;
+use vmmkit_sys::rule::Rule;
+use vmmkit_sys::vendor::Cuda;
 
 use super::call::{Fail, emu, ensure, run};
 use super::context::current;
@@ -20,7 +20,7 @@ use super::pointer::{Use, check_device_range};
 use super::stream::stream_of;
 use crate::ffi::{In, Out};
 use crate::core::{CaptureMode, CaptureStatus, CoreError, Emulator, GraphError, GraphId, GraphOp, exchange_capture_mode};
-use crate::graph_values::{deps_of, exec_of, exec_value, graph_of, graph_value, node_value};
+use crate::graph_values::{GraphDialect, add_event_node, add_host_node, add_node, destroy_exec, exec_of, graph_value, instantiate_into, live_graph};
 
 /// A graph or capture error as a CUresult, under the rule it breaks.
 fn graph_fail(g: GraphError) -> Fail {
@@ -38,31 +38,26 @@ fn graph_fail(g: GraphError) -> Fail {
     if crate::mutation::enforced(rule) { Fail::rule_code(rule, code, msg) } else { Fail::plain(CuResult::SUCCESS, String::new()) }
 }
 
-/// The node adds: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001)'s NULL checks (with the add's own
-/// `args_ok`), the current context, the graph, then the node `make` builds.
-fn add(
-    node_out: Out<'_, CUgraphNode>,
-    graph: CUgraph,
-    deps: In<'_, CUgraphNode>,
-    n: usize,
-    args_ok: bool,
-    make: impl FnOnce(&'static Emulator, u32) -> Result<Option<GraphOp>, Fail>,
-) -> Result<(), Fail> {
-    let bad = node_out.is_null() || graph.is_null() || (n > 0 && deps.is_null());
-    ensure!(!bad && args_ok, rules::GRF_001, "a NULL node pointer, graph, dependency list or parameter");
-    if bad {
-        return Ok(());
+/// The node adds' NULL checks are [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001); a node works on
+/// the current context's device.
+impl GraphDialect for Cuda {
+    const NODE_ARGS: &'static Rule = &rules::GRF_001;
+
+    fn emulator() -> Result<&'static Emulator, Fail> {
+        emu()
     }
-    let d = current()?;
-    let e = emu()?;
-    let Some(g) = graph_of(e, graph) else {
-        return Err(Fail::plain(CuResult::INVALID_VALUE, format!("{graph:p} is not a live graph")));
-    };
-    let deps = deps_of(deps, n);
-    let Some(op) = make(e, d)? else { return Ok(()) };
-    let id = e.graph_add(g, op, &deps).map_err(graph_fail)?;
-    node_out.write(node_value(id))?;
-    Ok(())
+
+    fn add_device() -> Result<u32, Fail> {
+        current()
+    }
+
+    fn graph_fail(g: GraphError) -> Fail {
+        graph_fail(g)
+    }
+
+    fn event(e: &Emulator, ev: *mut std::ffi::c_void) -> Result<Option<crate::core::EventId>, Fail> {
+        event_of(e, ev)
+    }
 }
 
 /// `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
@@ -84,9 +79,7 @@ pub extern "C" fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
     run("cuGraphDestroy", || {
         ensure!(!hGraph.is_null(), rules::GRF_001, "hGraph is NULL");
         let e = emu()?;
-        let Some(g) = graph_of(e, hGraph).filter(|_| !hGraph.is_null()) else {
-            return Err(Fail::plain(CuResult::INVALID_VALUE, format!("{hGraph:p} is not a live graph")));
-        };
+        let g = live_graph(e, hGraph)?;
         e.graph_destroy(g).map_err(graph_fail)
     })
 }
@@ -103,7 +96,7 @@ pub extern "C" fn cuGraphAddMemsetNode(
     _ctx: CUcontext,
 ) -> CUresult {
     run("cuGraphAddMemsetNode", || {
-        add(phGraphNode, hGraph, dependencies, numDependencies, !memsetParams.is_null(), |e, d| {
+        add_node(phGraphNode, hGraph, dependencies, numDependencies, !memsetParams.is_null(), |e, d| {
             let p = memsetParams.read()?;
             let elem = p.elementSize as usize;
             let row = p.width.saturating_mul(elem);
@@ -130,19 +123,9 @@ pub extern "C" fn cuGraphAddHostNode(
     nodeParams: In<'_, CUDA_HOST_NODE_PARAMS>,
 ) -> CUresult {
     run("cuGraphAddHostNode", || {
-        let params = nodeParams.read_if_given();
-        let f = params.and_then(|p| p.fn_);
-        add(phGraphNode, hGraph, dependencies, numDependencies, f.is_some(), |_, _| {
-            let (Some(f), Some(p)) = (f, params) else { return Ok(None) };
-            let user = p.userData as usize;
-            // SAFETY: the program's function and argument, called as a host node promises.
-            Ok(Some(GraphOp::Host(Arc::new(move || unsafe { f(user as *mut c_void) }))))
-        })
+        let params = nodeParams.read_if_given().map(|p| (p.fn_, p.userData));
+        add_host_node(phGraphNode, hGraph, dependencies, numDependencies, params)
     })
-}
-
-fn event_node(node: Out<'_, CUgraphNode>, g: CUgraph, deps: In<'_, CUgraphNode>, n: usize, ev: CUevent, op: fn(crate::core::EventId) -> GraphOp) -> Result<(), Fail> {
-    add(node, g, deps, n, !ev.is_null(), |e, _| Ok(event_of(e, ev)?.map(op)))
 }
 
 /// `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
@@ -153,7 +136,7 @@ pub extern "C" fn cuGraphAddEventRecordNode(
     numDependencies: usize,
     event: CUevent,
 ) -> CUresult {
-    run("cuGraphAddEventRecordNode", || event_node(phGraphNode, hGraph, dependencies, numDependencies, event, GraphOp::Record))
+    run("cuGraphAddEventRecordNode", || add_event_node(phGraphNode, hGraph, dependencies, numDependencies, event, GraphOp::Record))
 }
 
 /// `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
@@ -164,7 +147,7 @@ pub extern "C" fn cuGraphAddEventWaitNode(
     numDependencies: usize,
     event: CUevent,
 ) -> CUresult {
-    run("cuGraphAddEventWaitNode", || event_node(phGraphNode, hGraph, dependencies, numDependencies, event, GraphOp::Wait))
+    run("cuGraphAddEventWaitNode", || add_event_node(phGraphNode, hGraph, dependencies, numDependencies, event, GraphOp::Wait))
 }
 
 /// `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
@@ -174,7 +157,7 @@ pub extern "C" fn cuGraphAddEmptyNode(
     dependencies: In<'_, CUgraphNode>,
     numDependencies: usize,
 ) -> CUresult {
-    run("cuGraphAddEmptyNode", || add(phGraphNode, hGraph, dependencies, numDependencies, true, |_, _| Ok(Some(GraphOp::Empty))))
+    run("cuGraphAddEmptyNode", || add_node(phGraphNode, hGraph, dependencies, numDependencies, true, |_, _| Ok(Some(GraphOp::Empty))))
 }
 
 /// `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)`: [CUDA-GRF-003](vmmkit_sys::cuda::rules::GRF_003).
@@ -186,13 +169,7 @@ pub extern "C" fn cuGraphInstantiateWithFlags(phGraphExec: Out<'_, CUgraphExec>,
         }
         let _ = flags;
         current()?;
-        let e = emu()?;
-        let Some(g) = graph_of(e, hGraph) else {
-            return Err(Fail::plain(CuResult::INVALID_VALUE, format!("{hGraph:p} is not a live graph")));
-        };
-        let x = e.graph_instantiate(g).map_err(graph_fail)?;
-        phGraphExec.write(exec_value(x))?;
-        Ok(())
+        instantiate_into(phGraphExec, hGraph)
     })
 }
 
@@ -216,11 +193,7 @@ pub extern "C" fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> C
 pub extern "C" fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult {
     run("cuGraphExecDestroy", || {
         ensure!(!hGraphExec.is_null(), rules::GRF_003, "hGraphExec is NULL");
-        let e = emu()?;
-        let Some(x) = exec_of(e, hGraphExec).filter(|_| !hGraphExec.is_null()) else {
-            return Err(Fail::plain(CuResult::INVALID_VALUE, format!("{hGraphExec:p} is not a live instantiated graph")));
-        };
-        e.exec_destroy(x).map_err(graph_fail)
+        destroy_exec(hGraphExec)
     })
 }
 

@@ -58,9 +58,7 @@ crate::dialect_api! {
     functions: vmmkit_sys::cuda_functions,
     types: vmmkit_sys::cuda,
     table: CudaApi,
-    modules: context, error, ipc, proc, share, vmm, event,
-    #[allow(unsafe_code, reason = "calls the program's host functions")]
-    graph,
+    modules: context, error, event, graph, ipc, proc, share, vmm,
     #[allow(unsafe_code, reason = "copies and fills device memory, and host memory the program passes")]
     memory,
     #[allow(unsafe_code, reason = "enqueues frees of device memory on streams")]

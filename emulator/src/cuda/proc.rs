@@ -7,7 +7,7 @@ use std::ffi::c_void;
 
 use vmmkit_sys::cuda::*;
 
-use super::call::{Fail, run};
+use super::call::run;
 use crate::ffi::{CStrIn, Out};
 
 /// `CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)`:
@@ -23,20 +23,15 @@ pub extern "C" fn cuGetProcAddress(
     symbolStatus: Out<'_, i32>,
 ) -> CUresult {
     run("cuGetProcAddress", || {
-        if symbol.is_null() || pfn.is_null() || flags > 2 {
-            return Err(Fail::plain(
-                CuResult::INVALID_VALUE,
-                "symbol or pfn is NULL, or flags is not 0, 1 or 2".into(),
-            ));
-        }
-        let name = symbol.get()?;
-        let found = super::entry_point(name.to_bytes());
-        if crate::dialect::answer_proc_query(pfn, symbolStatus, found)? {
-            return Ok(());
-        }
-        Err(Fail::plain(
+        crate::dialect::answer_proc_query(
+            symbol,
+            pfn,
+            symbolStatus,
+            flags <= 2,
+            "symbol or pfn is NULL, or flags is not 0, 1 or 2",
+            |asked| Ok(asked),
+            super::entry_point,
             CuResult::NOT_FOUND,
-            format!("{} is not an entry point of the emulator", name.to_string_lossy()),
-        ))
+        )
     })
 }

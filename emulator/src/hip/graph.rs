@@ -10,10 +10,11 @@
 #![allow(non_snake_case, non_upper_case_globals)]
 
 use std::ffi::{c_char, c_void};
-use std::sync::Arc;
 
 use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
+use vmmkit_sys::rule::Rule;
+use vmmkit_sys::vendor::Hip;
 
 use super::call::{Fail, emu, ensure, run};
 use super::event;
@@ -21,7 +22,7 @@ use super::memory::{self, On, Shape, collect};
 use super::stream::{refuse, resolve as resolve_stream, spt, work_failed};
 use crate::ffi::{In, Out};
 use crate::core::{AllocHold, CoreError, Emulator, GraphError, GraphId, GraphOp, NodeId, Work};
-use crate::graph_values::{deps_of, exec_of, exec_value, graph_of, graph_value, node_value};
+use crate::graph_values::{GraphDialect, add_event_node, add_host_node, add_node, destroy_exec, exec_of, graph_of, graph_value, instantiate_into, live_graph, node_value};
 
 pub(super) fn to_graph(id: GraphId) -> hipGraph_t {
     graph_value(id)
@@ -54,30 +55,27 @@ pub(super) fn graph_fail(g: GraphError) -> Fail {
     }
 }
 
-/// The common part of the node adds: [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002)'s NULL checks (with the
-/// add's own `args_ok`), then the graph, then the node `make` builds.
-fn add(
-    node_out: Out<'_, hipGraphNode_t>,
-    graph: hipGraph_t,
-    deps: In<'_, hipGraphNode_t>,
-    n: usize,
-    args_ok: bool,
-    make: impl FnOnce(&'static Emulator, GraphId) -> Result<Option<GraphOp>, Fail>,
-) -> Result<(), Fail> {
-    let bad = node_out.is_null() || graph.is_null() || (n > 0 && deps.is_null());
-    ensure!(!bad && args_ok, rules::GRF_002, "a NULL node pointer, graph, dependency list or parameter");
-    if bad {
-        return Ok(());
+/// The node adds' NULL checks are [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002); a node works on the
+/// thread's current device.
+impl GraphDialect for Hip {
+    const NODE_ARGS: &'static Rule = &rules::GRF_002;
+
+    fn emulator() -> Result<&'static Emulator, Fail> {
+        emu()
     }
-    let e = emu()?;
-    let Some(g) = graph_of(e, graph) else {
-        return Err(Fail::plain(HipError::INVALID_VALUE, format!("{graph:p} is not a live graph")));
-    };
-    let deps = deps_of(deps, n);
-    let Some(op) = make(e, g)? else { return Ok(()) };
-    let id = e.graph_add(g, op, &deps).map_err(graph_fail)?;
-    node_out.write(to_node(id))?;
-    Ok(())
+
+    fn add_device() -> Result<u32, Fail> {
+        Ok(super::call::current_device())
+    }
+
+    fn graph_fail(g: GraphError) -> Fail {
+        graph_fail(g)
+    }
+
+    /// The event of an event node (dead: [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007)).
+    fn event(e: &Emulator, ev: *mut std::ffi::c_void) -> Result<Option<crate::core::EventId>, Fail> {
+        event::resolve(e, ev)
+    }
 }
 
 /// The checked work of a copy or fill as one node.
@@ -141,7 +139,7 @@ pub extern "C" fn hipGraphAddMemcpyNode1D(
     kind: hipMemcpyKind,
 ) -> hipError_t {
     run("hipGraphAddMemcpyNode1D", || {
-        add(pGraphNode, graph, pDependencies, numDependencies, true, |_, _| {
+        add_node(pGraphNode, graph, pDependencies, numDependencies, true, |_, _| {
             ensure!(count != 0, rules::GRF_004, "count is 0");
             let works = collect(|| memory::memcpy(dst, src, count, kind, On::Node))?;
             Ok(node_of(works))
@@ -159,7 +157,7 @@ pub extern "C" fn hipGraphAddMemsetNode(
     pMemsetParams: In<'_, hipMemsetParams>,
 ) -> hipError_t {
     run("hipGraphAddMemsetNode", || {
-        add(pGraphNode, graph, pDependencies, numDependencies, !pMemsetParams.is_null(), |_, _| {
+        add_node(pGraphNode, graph, pDependencies, numDependencies, !pMemsetParams.is_null(), |_, _| {
             let p = pMemsetParams.read()?;
             let elem = p.elementSize as usize;
             let row = p.width.saturating_mul(elem);
@@ -186,27 +184,9 @@ pub extern "C" fn hipGraphAddHostNode(
     pNodeParams: In<'_, hipHostNodeParams>,
 ) -> hipError_t {
     run("hipGraphAddHostNode", || {
-        let params = pNodeParams.read_if_given();
-        let f = params.and_then(|p| p.fn_);
-        add(pGraphNode, graph, pDependencies, numDependencies, f.is_some(), |_, _| {
-            let (Some(f), Some(p)) = (f, params) else { return Ok(None) };
-            let user = p.userData as usize;
-            // SAFETY: the caller's function and argument, called as a host node promises.
-            Ok(Some(GraphOp::Host(Arc::new(move || unsafe { f(user as *mut c_void) }))))
-        })
+        let params = pNodeParams.read_if_given().map(|p| (p.fn_, p.userData));
+        add_host_node(pGraphNode, graph, pDependencies, numDependencies, params)
     })
-}
-
-/// The event of an event node (NULL: [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002); dead: [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007)).
-fn event_node(
-    node_out: Out<'_, hipGraphNode_t>,
-    graph: hipGraph_t,
-    deps: In<'_, hipGraphNode_t>,
-    n: usize,
-    ev: hipEvent_t,
-    op: fn(crate::core::EventId) -> GraphOp,
-) -> Result<(), Fail> {
-    add(node_out, graph, deps, n, !ev.is_null(), |e, _| Ok(event::resolve(e, ev)?.map(op)))
 }
 
 /// `hipError_t hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)`:
@@ -219,7 +199,7 @@ pub extern "C" fn hipGraphAddEventRecordNode(
     event: hipEvent_t,
 ) -> hipError_t {
     run("hipGraphAddEventRecordNode", || {
-        event_node(pGraphNode, graph, pDependencies, numDependencies, event, GraphOp::Record)
+        add_event_node(pGraphNode, graph, pDependencies, numDependencies, event, GraphOp::Record)
     })
 }
 
@@ -233,7 +213,7 @@ pub extern "C" fn hipGraphAddEventWaitNode(
     event: hipEvent_t,
 ) -> hipError_t {
     run("hipGraphAddEventWaitNode", || {
-        event_node(pGraphNode, graph, pDependencies, numDependencies, event, GraphOp::Wait)
+        add_event_node(pGraphNode, graph, pDependencies, numDependencies, event, GraphOp::Wait)
     })
 }
 
@@ -245,7 +225,7 @@ pub extern "C" fn hipGraphAddEmptyNode(
     pDependencies: In<'_, hipGraphNode_t>,
     numDependencies: usize,
 ) -> hipError_t {
-    run("hipGraphAddEmptyNode", || add(pGraphNode, graph, pDependencies, numDependencies, true, |_, _| Ok(Some(GraphOp::Empty))))
+    run("hipGraphAddEmptyNode", || add_node(pGraphNode, graph, pDependencies, numDependencies, true, |_, _| Ok(Some(GraphOp::Empty))))
 }
 
 /// An allocation node's memory: `size` bytes on `device`, given back when
@@ -270,7 +250,7 @@ pub extern "C" fn hipGraphAddMemAllocNode(
     pNodeParams: Out<'_, hipMemAllocNodeParams>,
 ) -> hipError_t {
     run("hipGraphAddMemAllocNode", || {
-        add(pGraphNode, graph, pDependencies, numDependencies, !pNodeParams.is_null(), |e, g| {
+        add_node(pGraphNode, graph, pDependencies, numDependencies, !pNodeParams.is_null(), |e, _| {
             let mut p = pNodeParams.read()?;
             let props = p.poolProps;
             let devices = crate::core::emulator().map(|e| e.device_count()).unwrap_or(0);
@@ -287,7 +267,6 @@ pub extern "C" fn hipGraphAddMemAllocNode(
             if !ok {
                 return Ok(None);
             }
-            let _ = g;
             let (addr, op) = alloc_op(e, props.location.id as u32, p.bytesize)?;
             p.dptr = addr as *mut c_void;
             pNodeParams.write(p)?;
@@ -307,7 +286,7 @@ pub extern "C" fn hipGraphAddMemFreeNode(
 ) -> hipError_t {
     run("hipGraphAddMemFreeNode", || {
         let ok = !dev_ptr.is_null() && (pDependencies.is_null() || numDependencies != 0);
-        add(pGraphNode, graph, pDependencies, numDependencies, ok, |_, _| Ok(Some(GraphOp::Free { addr: dev_ptr as usize })))
+        add_node(pGraphNode, graph, pDependencies, numDependencies, ok, |_, _| Ok(Some(GraphOp::Free { addr: dev_ptr as usize })))
     })
 }
 
@@ -333,9 +312,7 @@ fn nodes_query(graph: hipGraph_t, out: Out<'_, hipGraphNode_t>, count: Out<'_, u
         return Ok(());
     }
     let e = emu()?;
-    let Some(g) = graph_of(e, graph) else {
-        return Err(Fail::plain(HipError::INVALID_VALUE, format!("{graph:p} is not a live graph")));
-    };
+    let g = live_graph(e, graph)?;
     let all = if roots { e.graph_roots(g) } else { e.graph_nodes(g) }.map_err(graph_fail)?;
     copy_out(&all, out, count)?;
     Ok(())
@@ -361,13 +338,7 @@ fn instantiate(exec: Out<'_, hipGraphExec_t>, graph: hipGraph_t, flags: u64) -> 
     if exec.is_null() || graph.is_null() {
         return Ok(());
     }
-    let e = emu()?;
-    let Some(g) = graph_of(e, graph) else {
-        return Err(Fail::plain(HipError::INVALID_VALUE, format!("{graph:p} is not a live graph")));
-    };
-    let x = e.graph_instantiate(g).map_err(graph_fail)?;
-    exec.write(exec_value(x))?;
-    Ok(())
+    instantiate_into(exec, graph)
 }
 
 /// `hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph, hipGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)`:
@@ -418,10 +389,6 @@ pub extern "C" fn hipGraphExecDestroy(graphExec: hipGraphExec_t) -> hipError_t {
         if graphExec.is_null() {
             return Ok(());
         }
-        let e = emu()?;
-        let Some(x) = exec_of(e, graphExec) else {
-            return Err(Fail::plain(HipError::INVALID_VALUE, format!("{graphExec:p} is not a live instantiated graph")));
-        };
-        e.exec_destroy(x).map_err(graph_fail)
+        destroy_exec(graphExec)
     })
 }

@@ -52,9 +52,7 @@ crate::dialect_api! {
     functions: vmmkit_sys::hip_functions,
     types: vmmkit_sys::hip,
     table: HipApi,
-    modules: capture, context, device, error, event, ipc, share, vmm,
-    #[allow(unsafe_code, reason = "calls the program's host functions")]
-    graph,
+    modules: capture, context, device, error, event, graph, ipc, share, vmm,
     #[allow(unsafe_code, reason = "copies and fills device memory, and host memory the program passes")]
     memory,
     #[allow(unsafe_code, reason = "enqueues frees of device memory on streams")]

@@ -25,22 +25,14 @@ pub extern "C" fn hipGetProcAddress(
     symbolStatus: Out<'_, i32>,
 ) -> hipError_t {
     run("hipGetProcAddress", || {
-        if symbol.is_null() || pfn.is_null() {
-            return Err(Fail::plain(HipError::INVALID_VALUE, "symbol or pfn is NULL".into()));
-        }
-        let asked = symbol.get()?.to_bytes();
-        if asked.is_empty() {
-            return Err(Fail::plain(HipError::INVALID_VALUE, "symbol is empty".into()));
-        }
-        let name: &[u8] =
-            if asked == b"hipGetDeviceProperties" && hipVersion >= 600 { b"hipGetDevicePropertiesR0600" } else { asked };
-        let found = super::entry_point(name);
-        if crate::dialect::answer_proc_query(pfn, symbolStatus, found)? {
-            return Ok(());
-        }
-        Err(Fail::plain(
-            HipError::INVALID_VALUE,
-            format!("{} is not an entry point of the emulator", String::from_utf8_lossy(name)),
-        ))
+        let not_found = HipError::INVALID_VALUE;
+        let why = "symbol or pfn is NULL";
+        crate::dialect::answer_proc_query(symbol, pfn, symbolStatus, true, why, |asked| {
+            if asked.is_empty() {
+                return Err(Fail::plain(HipError::INVALID_VALUE, "symbol is empty".into()));
+            }
+            let r0600 = asked == b"hipGetDeviceProperties" && hipVersion >= 600;
+            Ok(if r0600 { b"hipGetDevicePropertiesR0600" } else { asked })
+        }, super::entry_point, not_found)
     })
 }
