@@ -405,3 +405,29 @@ pub fn memory_operations(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, b)?;
     cx.free(flag)
 }
+
+/// HIP-STM-013 (hip-tests `Unit_hipStreamCreateWithFlags_DefaultStreamInteraction`):
+/// with a blocking stream held, hipStreamQuery(NULL) is 600 and
+/// hipStreamQuery(hipStreamPerThread) is 0; with a non-blocking stream held,
+/// hipStreamQuery(NULL) is 0.
+pub fn null_query_waits_for_blocking_streams(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    for (flags, name, want) in
+        [(hipStreamDefault, "blocking", NOT_READY), (hipStreamNonBlocking, "non-blocking", HipError::SUCCESS)]
+    {
+        let s = stream(cx, flags)?;
+        let gate = Gate::new();
+        gate.hold(cx, s)?;
+        let null = hip.hipStreamQuery(ptr::null_mut());
+        // hipStreamPerThread is the handle 2 (hip_runtime_api.h).
+        let per_thread = hip.hipStreamQuery(ptr::without_provenance_mut(2));
+        gate.open();
+        setup("hipStreamSynchronize", hip.hipStreamSynchronize(s))?;
+        cx.expect(&format!("hipStreamQuery(NULL) with a {name} stream held"), want, null)?;
+        cx.expect_ok(&format!("hipStreamQuery(hipStreamPerThread) with a {name} stream held"), per_thread)?;
+        cx.expect_ok("hipStreamQuery(NULL) after it ran", hip.hipStreamQuery(ptr::null_mut()))?;
+        destroy(cx, s)?;
+    }
+    Ok(())
+}
