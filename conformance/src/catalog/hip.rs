@@ -151,4 +151,5 @@ crate::bind! {
     MEM_008 => mem::address_range_of_host_buffer,
     MEM_009 => mem::managed_advice_by_page,
     MEM_010 => mem::sync_fill_of_device_memory_is_queued,
+    MEM_011 => mem::malloc_coherency_mode,
 }

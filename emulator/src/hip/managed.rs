@@ -12,6 +12,7 @@
 
 use std::ffi::c_void;
 
+use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
 use super::call::{Fail, current_device, emu, run};
@@ -236,6 +237,20 @@ fn range_attribute(
     Ok(())
 }
 
+/// The coherency mode of hipMalloc memory that holds `p..p+count`, for a
+/// CoherencyMode query (HIP-MEM-011): clr answers it from ROCr's pointer
+/// info, the global flags of the allocation's pool, before any SVM query
+/// (rocdevice.cpp:2714-2731): coarse-grained, or fine-grained for
+/// hipExtMallocWithFlags(Finegrained). `None` for any other query or memory.
+fn malloc_coherency(e: &Emulator, attribute: hipMemRangeAttribute, p: *const c_void, count: usize) -> Option<i32> {
+    if attribute != hipMemRangeAttributeCoherencyMode || !crate::mutation::enforced(&rules::MEM_011) {
+        return None;
+    }
+    let x = extent(e, p as usize).filter(|x| matches!(x.kind, Kind::Malloc(_)) && x.holds(p as usize, count))?;
+    let fine = state(e).mem.flags(x.base) & hipDeviceMallocFinegrained != 0;
+    Some(if fine { hipMemRangeCoherencyModeFineGrain } else { hipMemRangeCoherencyModeCoarseGrain })
+}
+
 /// `hipError_t hipMemRangeGetAttribute(void *data, size_t data_size, hipMemRangeAttribute attribute, const void *dev_ptr, size_t count)`:
 /// NULL or 0 → 1 (clr hip_hmm.cpp:176-178); a range that is not managed
 /// memory, a size that does not fit the attribute, an unknown attribute → 1.
@@ -251,6 +266,12 @@ pub extern "C" fn hipMemRangeGetAttribute(
             return Err(Fail::plain(HipError::INVALID_VALUE, "data is NULL or data_size is 0".into()));
         }
         let e = emu()?;
+        if let Some(mode) = malloc_coherency(e, attribute, dev_ptr, count) {
+            if data_size != 4 {
+                return Err(Fail::plain(HipError::INVALID_VALUE, format!("data_size {data_size} is not 4")));
+            }
+            return Ok(data.cast::<i32>().write(mode)?);
+        }
         let (base, off) = managed_range(e, dev_ptr, count)?;
         range_attribute(e, data, data_size, attribute, (base, off, count))
     })

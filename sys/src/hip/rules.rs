@@ -61,6 +61,7 @@ const T_IPC: Source = Rocm("ROCm/hip-tests catch/unit/device/hipIpc{Get,Open,Clo
 const T_VMM: Source = Rocm("ROCm/hip-tests catch/unit/virtualMemoryManagement");
 const T_NO_GPU: Source = Rocm("ROCm/hip-tests catch/multiproc/hipNoGpuTsts.cc");
 const T_FREE: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipFree.cc");
+const T_COHERENCY: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMemCoherencyTst.cc");
 const T_MANAGED_RANGE: Source =
     Rocm("ROCm/hip-tests catch/unit/memory/hipMemRangeGetAttribute.cc, hipMemAdvise.cc, hipMemPrefetchAsync.cc");
 const T_MEMSET_SYNC: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMemsetSync.cc");
@@ -1842,6 +1843,22 @@ rules! {
                     :3412-3435 (ihipMemset3D, without the sync_mem_ops_ clause); hip-tests Unit_hipMemsetSync, \
                     Unit_hipMemsetDSync, Unit_hipMemset2DSync, Unit_hipMemset3DSync. vmmkit counts hipMalloc memory \
                     (hipExtMallocWithFlags without Finegrained) as device memory"),
+        expect: Behaviour,
+    }
+
+    MEM_011 {
+        group: MEM,
+        text: "hipMemRangeGetAttribute(hipMemRangeAttributeCoherencyMode) of hipMalloc memory is 0 with \
+               hipMemRangeCoherencyModeCoarseGrain (FineGrain for hipExtMallocWithFlags(hipDeviceMallocFinegrained)).",
+        apis: &["hipMemRangeGetAttribute", "hipMalloc"],
+        sources: &[CLR_ROCDEVICE, ROCR, T_COHERENCY],
+        confidence: &[Src],
+        note: Some("ROCm/clr@fa1d09c hipamd/src/hip_hmm.cpp:171-189 (no memory-object check), \
+                    rocclr/device/rocm/rocdevice.cpp:2703 (SVM tracking off by default, rocsettings.cpp:85), :2714-2731 \
+                    (a ROCr allocation's coherency from hsa_amd_pointer_info's global flags), :2763-2765 (no SVM \
+                    attribute asked for it), :2864-2871; ROCm/ROCR-Runtime@df75490 src/core/runtime/runtime.cpp:2671-2678 \
+                    (no attribute: no KFD query, success); hip-tests Unit_hipMalloc_CoherentTst. Device memory's pool \
+                    is coarse-grained"),
         expect: Behaviour,
     }
 }

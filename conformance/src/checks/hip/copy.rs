@@ -153,11 +153,8 @@ pub fn device_copy_does_not_wait(cx: &mut Ctx) -> Result<(), Failure> {
         crate::hip::setup("hipDeviceSynchronize", hip.hipDeviceSynchronize())?;
         cx.expect_ok(what, rc)?;
         let label = format!("hipStreamQuery(the held blocking stream) right after {what}");
-        if queued {
-            cx.expect(&label, HipError::NOT_READY, query)?;
-        } else {
-            cx.expect_ok(&label, query)?;
-        }
+        let want = if queued { HipError::NOT_READY } else { HipError::SUCCESS };
+        super::stream::ensure_query(cx, &label, want, query)?;
     }
     cx.ensure("the device copy landed", back == [0x6e; 256], "0x6e × 256", format!("{:#x}…", back[0]))?;
     destroy(cx, s)?;

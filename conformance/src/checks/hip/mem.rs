@@ -322,15 +322,35 @@ pub fn sync_fill_of_device_memory_is_queued(cx: &mut Ctx) -> Result<(), Failure>
         setup("hipDeviceSynchronize", hip.hipDeviceSynchronize())?;
         cx.expect_ok(what, rc)?;
         let label = format!("hipStreamQuery(NULL) right after {what}");
-        if queued {
-            cx.expect(&label, HipError::NOT_READY, query)?;
-        } else {
-            cx.expect_ok(&label, query)?;
-        }
+        let want = if queued { HipError::NOT_READY } else { HipError::SUCCESS };
+        super::stream::ensure_query(cx, &label, want, query)?;
     }
     let mut back = [0u8; 64];
     setup("hipMemcpy", hip.hipMemcpy(back.as_mut_ptr().cast(), dev, 64, hipMemcpyDeviceToHost))?;
     cx.ensure("the queued fills landed", back == [0x5b; 64], "0x5b × 64", format!("{:#x}…", back[0]))?;
     setup("hipHostFree", hip.hipHostFree(host))?;
+    cx.free(dev)
+}
+
+/// HIP-MEM-011 (hip-tests `Unit_hipMalloc_CoherentTst`): the coherency mode
+/// of hipMalloc memory is coarse-grained, of Finegrained memory fine-grained.
+pub fn malloc_coherency_mode(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let dev = cx.malloc(64)?;
+    let mut fine = std::ptr::null_mut();
+    setup("hipExtMallocWithFlags", hip.hipExtMallocWithFlags(&mut fine, 64, hipDeviceMallocFinegrained))?;
+    let got = (
+        range_int(cx, hipMemRangeAttributeCoherencyMode, dev, 4)?,
+        range_int(cx, hipMemRangeAttributeCoherencyMode, fine, 4)?,
+    );
+    let want = (hipMemRangeCoherencyModeCoarseGrain, hipMemRangeCoherencyModeFineGrain);
+    cx.ensure(
+        "the coherency of hipMalloc and Finegrained memory",
+        got == want,
+        format!("{want:?}"),
+        format!("{got:?}"),
+    )?;
+    setup("hipFree", hip.hipFree(fine))?;
     cx.free(dev)
 }
