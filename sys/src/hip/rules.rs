@@ -1819,7 +1819,7 @@ rules! {
                every page has it (else hipInvalidDeviceId), and the devices every page is accessed by.",
         apis: &["hipMemRangeGetAttribute", "hipMemRangeGetAttributes", "hipMemAdvise", "hipMemPrefetchAsync"],
         sources: &[CLR_ROCDEVICE, ROCR, T_MANAGED_RANGE],
-        confidence: &[Src, Inferred],
+        confidence: &[Src, Undetermined],
         note: Some("ROCm/clr@fa1d09c hipamd/src/hip_hmm.cpp:171-189 and rocclr/device/rocm/rocdevice.cpp:2701-2880 \
                     (the range goes to hsa_amd_svm_attributes_get as given); ROCm/ROCR-Runtime@df75490 \
                     src/core/runtime/runtime.cpp:2586, :2671 (set and get align the range to 4 KiB pages), :2719 \
