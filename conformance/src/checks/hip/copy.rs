@@ -124,7 +124,7 @@ pub fn unaligned_2d_is_param_2d(cx: &mut Ctx) -> Result<(), Failure> {
 /// the stream still held (its query 600) and the bytes land once it is let
 /// go; hipMemcpy into host memory waits for it (the query then 0).
 pub fn device_copy_does_not_wait(cx: &mut Ctx) -> Result<(), Failure> {
-    use super::stream::{Gate, destroy, stream};
+    use super::stream::{destroy, stream};
     cx.device(0)?;
     let hip = cx.hip();
     let (a, b) = (cx.malloc(256)?, cx.malloc(256)?);
@@ -138,19 +138,7 @@ pub fn device_copy_does_not_wait(cx: &mut Ctx) -> Result<(), Failure> {
         ("hipMemcpy(device to host)", &|| hip.hipMemcpy(out, b, 256, hipMemcpyDeviceToHost), false),
     ];
     for (what, copy, queued) in copies {
-        let gate = std::sync::Arc::new(Gate::new());
-        gate.hold(cx, s)?;
-        let opener = {
-            let gate = std::sync::Arc::clone(&gate);
-            std::thread::spawn(move || {
-                std::thread::sleep(std::time::Duration::from_millis(50));
-                gate.open();
-            })
-        };
-        let rc = copy();
-        let query = hip.hipStreamQuery(s);
-        let _ = opener.join();
-        crate::hip::setup("hipDeviceSynchronize", hip.hipDeviceSynchronize())?;
+        let (rc, query) = super::stream::call_while_held(cx, s, 50, copy, s)?;
         cx.expect_ok(what, rc)?;
         let label = format!("hipStreamQuery(the held blocking stream) right after {what}");
         let want = if queued { HipError::NOT_READY } else { HipError::SUCCESS };

@@ -4,7 +4,6 @@ use std::ffi::c_void;
 
 use vmmkit_sys::hip::*;
 
-use super::stream::Gate;
 use crate::hip::{Ctx, setup};
 use crate::outcome::Failure;
 
@@ -76,19 +75,7 @@ pub fn free_synchronises(cx: &mut Ctx) -> Result<(), Failure> {
         ("hipFreeArray", &|| hip.hipFreeArray(array)),
     ];
     for (what, free) in frees {
-        let gate = std::sync::Arc::new(Gate::new());
-        gate.hold(cx, std::ptr::null_mut())?;
-        let opener = {
-            let gate = std::sync::Arc::clone(&gate);
-            std::thread::spawn(move || {
-                std::thread::sleep(std::time::Duration::from_millis(30));
-                gate.open();
-            })
-        };
-        let rc = free();
-        let query = hip.hipStreamQuery(std::ptr::null_mut());
-        let _ = opener.join();
-        setup("hipDeviceSynchronize", hip.hipDeviceSynchronize())?;
+        let (rc, query) = super::stream::call_while_held(cx, std::ptr::null_mut(), 30, free, std::ptr::null_mut())?;
         cx.expect_ok(what, rc)?;
         cx.expect_ok(&format!("hipStreamQuery(NULL) right after {what}"), query)?;
     }
@@ -307,19 +294,7 @@ pub fn sync_fill_of_device_memory_is_queued(cx: &mut Ctx) -> Result<(), Failure>
         ("hipMemset(a hipHostMalloc buffer)", &|| hip.hipMemset(host, 0x5d, 64), false),
     ];
     for (what, fill, queued) in fills {
-        let gate = std::sync::Arc::new(Gate::new());
-        gate.hold(cx, std::ptr::null_mut())?;
-        let opener = {
-            let gate = std::sync::Arc::clone(&gate);
-            std::thread::spawn(move || {
-                std::thread::sleep(std::time::Duration::from_millis(50));
-                gate.open();
-            })
-        };
-        let rc = fill();
-        let query = hip.hipStreamQuery(std::ptr::null_mut());
-        let _ = opener.join();
-        setup("hipDeviceSynchronize", hip.hipDeviceSynchronize())?;
+        let (rc, query) = super::stream::call_while_held(cx, std::ptr::null_mut(), 50, fill, std::ptr::null_mut())?;
         cx.expect_ok(what, rc)?;
         let label = format!("hipStreamQuery(NULL) right after {what}");
         let want = if queued { HipError::NOT_READY } else { HipError::SUCCESS };

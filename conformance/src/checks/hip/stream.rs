@@ -69,6 +69,32 @@ extern "C" fn held(_: hipStream_t, _: hipError_t, user: *mut c_void) {
     }
 }
 
+/// Holds `held` with a [`Gate`] that another thread opens `ms` later, runs
+/// `call` and queries `queried` right after it; waits for the device, and
+/// returns the call's code and the query's.
+pub(crate) fn call_while_held(
+    cx: &Ctx,
+    held: hipStream_t,
+    ms: u64,
+    call: &dyn Fn() -> hipError_t,
+    queried: hipStream_t,
+) -> Result<(hipError_t, hipError_t), Failure> {
+    let gate = std::sync::Arc::new(Gate::new());
+    gate.hold(cx, held)?;
+    let opener = {
+        let gate = std::sync::Arc::clone(&gate);
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(ms));
+            gate.open();
+        })
+    };
+    let rc = call();
+    let query = cx.hip().hipStreamQuery(queried);
+    let _ = opener.join();
+    setup("hipDeviceSynchronize", cx.hip().hipDeviceSynchronize())?;
+    Ok((rc, query))
+}
+
 /// Checks that a query answered `want` (0 or 600) as a behaviour, not as
 /// a code the rule's emulator reports (the query's own rule, HIP-STM-005, does).
 pub(crate) fn ensure_query(cx: &Ctx, step: &str, want: HipError, got: hipError_t) -> Result<(), Failure> {
