@@ -435,6 +435,9 @@ fn stream_memory_operations_order_streams() {
         let mut flag = null_mut();
         hok!(api, hipMalloc(&mut flag, 64));
         hok!(api, hipMemset(flag, 0, 64));
+        // A fill of device memory at its start is queued on the NULL stream
+        // (HIP-MEM-010), which the non-blocking streams below do not wait for.
+        hok!(api, hipDeviceSynchronize());
         let (mut a, mut b) = (null_mut(), null_mut());
         hok!(api, hipStreamCreateWithFlags(&mut a, hipStreamNonBlocking));
         hok!(api, hipStreamCreateWithFlags(&mut b, hipStreamNonBlocking));

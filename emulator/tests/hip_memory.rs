@@ -359,9 +359,18 @@ fn managed_memory() {
         hok!(api, hipMemAdvise(m, 100, hipMemAdviseSetCoarseGrain, 0));
         attr(&mut v, hipMemRangeAttributePreferredLocation);
         assert_eq!(v, 1);
+        // Advice is kept per 4 KiB page (HIP-MEM-009): over the first page
+        // the read-mostly and coarse-grain advice hold, over all three pages not.
         attr(&mut v, hipMemRangeAttributeReadMostly);
-        assert_eq!(v, 1);
+        assert_eq!(v, 0);
         attr(&mut v, hipMemRangeAttributeCoherencyMode);
+        assert_eq!(v, hipMemRangeCoherencyModeIndeterminate);
+        let first = |v: &mut i32, a: hipMemRangeAttribute| {
+            hok!(api, hipMemRangeGetAttribute((v as *mut i32).cast(), 4, a, m, 100));
+        };
+        first(&mut v, hipMemRangeAttributeReadMostly);
+        assert_eq!(v, 1);
+        first(&mut v, hipMemRangeAttributeCoherencyMode);
         assert_eq!(v, hipMemRangeCoherencyModeCoarseGrain);
         let mut by = [7i32; 3];
         hok!(api, hipMemRangeGetAttribute(by.as_mut_ptr().cast(), 12, hipMemRangeAttributeAccessedBy, m, 10));
@@ -381,6 +390,8 @@ fn managed_memory() {
         assert_eq!(v, 1);
         hok!(api, hipMemPrefetchAsync(m, 10, hipCpuDeviceId, null_mut()));
         attr(&mut v, hipMemRangeAttributeLastPrefetchLocation);
+        assert_eq!(v, hipInvalidDeviceId); // the first page differs from the others
+        first(&mut v, hipMemRangeAttributeLastPrefetchLocation);
         assert_eq!(v, hipCpuDeviceId);
         hexpect!(api, hipMemPrefetchAsync(m, 10, 2, s), HipError::INVALID_DEVICE);
         hexpect!(api, hipMemPrefetchAsync(m, 10_001, 0, s), HipError::INVALID_VALUE);

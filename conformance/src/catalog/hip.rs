@@ -80,6 +80,7 @@ crate::bind! {
     CPY_001 => copy::kind_names_device,
     CPY_002 => copy::unmappable_host_address,
     CPY_003 => copy::unaligned_2d_is_param_2d,
+    CPY_004 => copy::device_copy_does_not_wait,
     FORK_001 => fork::forked_child,
     POOL_001 => pool::create_args,
     POOL_002 => pool::destroy_args,
@@ -113,6 +114,7 @@ crate::bind! {
     STM_010 => stream::async_copies_land,
     STM_011 => stream::pageable_copy_waits,
     STM_012 => stream::memory_operations,
+    STM_013 => stream::null_query_waits_for_blocking_streams,
     EVT_001 => event::create_args,
     EVT_002 => event::destroy_args,
     EVT_003 => event::record_args,
@@ -147,4 +149,7 @@ crate::bind! {
     MEM_006 => mem::range_size_width,
     MEM_007 => mem::free_host_buffer,
     MEM_008 => mem::address_range_of_host_buffer,
+    MEM_009 => mem::managed_advice_by_page,
+    MEM_010 => mem::sync_fill_of_device_memory_is_queued,
+    MEM_011 => mem::malloc_coherency_mode,
 }

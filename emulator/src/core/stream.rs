@@ -821,6 +821,24 @@ impl Emulator {
         Ok(done)
     }
 
+    /// Whether the legacy stream of `device` and the blocking streams its
+    /// work waits for have run all their work: a query of the legacy stream
+    /// that, like its next command, waits for them (HIP's hipStreamQuery(NULL)).
+    ///
+    /// # Errors
+    /// [`CoreError`] when the legacy stream cannot be found.
+    pub fn legacy_query(&self, device: u32) -> Result<bool, CoreError> {
+        let legacy = self.streams.get(self.legacy_stream(device))?;
+        let mut ordered = self.implicitly_ordered(&legacy);
+        ordered.push(legacy);
+        ordered.iter().for_each(|o| o.demand(o.progress.last()));
+        let done = ordered.iter().all(|o| o.progress.is_reached(o.progress.last()));
+        if done {
+            self.streams.hazards.host_join_streams(&ordered.iter().map(|o| o.id).collect::<Vec<_>>());
+        }
+        Ok(done)
+    }
+
     /// Waits for all work of the streams of `device` (every device: `None`),
     /// under `adversarial` one stream after another in a seeded order.
     ///

@@ -5,18 +5,21 @@
 //! address, as on an AMD system with XNACK where managed memory is system
 //! memory. It counts against no device's capacity. Advice and prefetches
 //! are kept per allocation and answered by the range queries; they move
-//! nothing.
+//! nothing. Both are kept per 4 KiB page run, as ROCr aligns the range
+//! of an advice and of a query to pages and KFD splits its SVM ranges there;
+//! a query over pages that differ answers as KFD combines them (HIP-MEM-009).
 #![allow(non_snake_case, non_upper_case_globals)]
 
 use std::ffi::c_void;
 
+use vmmkit_sys::hip::rules;
 use vmmkit_sys::hip::*;
 
 use super::call::{Fail, current_device, emu, run};
 use super::codes::Op;
 use super::memory::stream_of;
 use super::pointer::{Kind, extent};
-use super::ranges::{Advice, HostRange};
+use super::ranges::{Advice, HostRange, PagedAdvice};
 use super::state::state;
 use crate::ffi::{In, Out};
 use crate::core::Emulator;
@@ -34,7 +37,7 @@ pub extern "C" fn hipMallocManaged(dev_ptr: Out<'_, *mut c_void>, size: usize, f
         }
         let e = emu()?;
         let p = e.alloc_host(size).map_err(|e| Fail::core(Op::Malloc, e))?;
-        let range = HostRange { len: size, flags, device: current_device(), managed: Some(Advice::default()) };
+        let range = HostRange { len: size, flags, device: current_device(), managed: Some(PagedAdvice::default()) };
         state(e).mem.insert(p, range);
         dev_ptr.write(p as *mut c_void)?;
         Ok(())
@@ -50,10 +53,11 @@ fn device_or_cpu(e: &Emulator, device: i32) -> Result<(), Fail> {
     }
 }
 
-/// The managed allocation that holds all of `p..p+count`: its start. NULL or
+/// The managed allocation that holds all of `p..p+count`: its start and the
+/// offset of `p` in it. NULL or
 /// 0 → 1; a range past the end of HIP memory → 1; memory that is not
 /// managed → 1 (no HMM in vmmkit).
-fn managed_range(e: &Emulator, p: *const c_void, count: usize) -> Result<usize, Fail> {
+fn managed_range(e: &Emulator, p: *const c_void, count: usize) -> Result<(usize, usize), Fail> {
     if p.is_null() || count == 0 {
         return Err(Fail::plain(HipError::INVALID_VALUE, "dev_ptr is NULL or count is 0".into()));
     }
@@ -63,7 +67,7 @@ fn managed_range(e: &Emulator, p: *const c_void, count: usize) -> Result<usize, 
             HipError::INVALID_VALUE,
             format!("{p:#x}+{count:#x} runs past the end of its allocation ({:#x}+{:#x})", x.base, x.size),
         )),
-        Some(x) if x.kind == Kind::Managed => Ok(x.base),
+        Some(x) if x.kind == Kind::Managed => Ok((x.base, p - x.base)),
         _ => Err(Fail::plain(
             HipError::INVALID_VALUE,
             format!("{p:#x} is not hipMallocManaged memory (vmmkit has no HMM for other memory)"),
@@ -75,7 +79,7 @@ fn managed_range(e: &Emulator, p: *const c_void, count: usize) -> Result<usize, 
 /// a device that is neither a device nor hipCpuDeviceId → 101 (but for the
 /// read-mostly advice, which ignores it), first; NULL or 0 → 1; past the
 /// allocation → 1 (clr hip_hmm.cpp:138-158); an unknown advice → 1. Applies
-/// to the whole allocation.
+/// to the pages the range touches (ROCr aligns it to 4 KiB, HIP-MEM-009).
 pub extern "C" fn hipMemAdvise(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device: i32) -> hipError_t {
     run("hipMemAdvise", || advise(dev_ptr, count, advice, device))
 }
@@ -105,8 +109,8 @@ fn advise(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device:
         if !read_mostly {
             device_or_cpu(e, device)?;
         }
-        let base = managed_range(e, dev_ptr, count)?;
-        let change: Box<dyn FnOnce(&mut Advice)> = match advice {
+        let (base, off) = managed_range(e, dev_ptr, count)?;
+        let change: Box<dyn Fn(&mut Advice)> = match advice {
             hipMemAdviseSetReadMostly => Box::new(|a| a.read_mostly = true),
             hipMemAdviseUnsetReadMostly => Box::new(|a| a.read_mostly = false),
             hipMemAdviseSetPreferredLocation => Box::new(move |a| a.preferred = device),
@@ -121,7 +125,7 @@ fn advise(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device:
             hipMemAdviseUnsetCoarseGrain => Box::new(|a| a.coherency = hipMemRangeCoherencyModeFineGrain),
             _ => return Err(Fail::plain(HipError::INVALID_VALUE, format!("{advice} is not a hipMemoryAdvise"))),
         };
-        state(e).mem.advise(base, change);
+        state(e).mem.advise(base, off, count, change);
         Ok(())
     }
 }
@@ -179,28 +183,47 @@ fn prefetch(dev_ptr: *const c_void, count: usize, device: i32, stream: hipStream
                 format!("{p:#x} is not memory HIP knows, and devices cannot reach system memory (no HMM)"),
             )),
             Some(x) => {
-                state(e).mem.advise(x.base, |a| a.last_prefetch = device);
+                state(e).mem.advise(x.base, p - x.base, count, |a| a.last_prefetch = device);
                 Ok(())
             }
         }
     }
 }
 
-/// Writes the value of `attribute` for the managed allocation at `base` into
-/// `data` of `size` bytes: 4 bytes (an `int`) for all but AccessedBy, which
-/// takes a multiple of 4 and fills the rest with hipInvalidDeviceId.
-fn range_attribute(e: &Emulator, data: Out<'_, c_void>, size: usize, attribute: hipMemRangeAttribute, base: usize) -> Result<(), Fail> {
-    let a = state(e)
+/// Writes the value of `attribute` for the pages of `off..off+count` of the
+/// managed allocation at `base` into `data` of `size` bytes: 4 bytes (an
+/// `int`) for all but AccessedBy, which takes a multiple of 4 and fills the
+/// rest with hipInvalidDeviceId. Pages that differ combine as KFD's
+/// svm_range_get_attr combines ranges, read by ROCr (HIP-MEM-009): read-mostly
+/// only if every page is; a location only if every page has it, else
+/// hipInvalidDeviceId; the devices every page is accessed by; a coherency
+/// mode only if every page has it, else indeterminate.
+fn range_attribute(
+    e: &Emulator,
+    data: Out<'_, c_void>,
+    size: usize,
+    attribute: hipMemRangeAttribute,
+    (base, off, count): (usize, usize, usize),
+) -> Result<(), Fail> {
+    let paged = state(e)
         .mem
         .range_at(base)
         .and_then(|(_, r)| r.managed)
         .ok_or_else(|| Fail::plain(HipError::INVALID_VALUE, format!("{base:#x} is not managed memory")))?;
+    let runs = paged.runs(off, count);
+    let same = |f: fn(&Advice) -> i32, differ: i32| {
+        let first = runs.first().map_or(differ, |a| f(a));
+        if runs.iter().all(|a| f(a) == first) { first } else { differ }
+    };
     let values: Vec<i32> = match attribute {
-        hipMemRangeAttributeReadMostly => vec![i32::from(a.read_mostly)],
-        hipMemRangeAttributePreferredLocation => vec![a.preferred],
-        hipMemRangeAttributeLastPrefetchLocation => vec![a.last_prefetch],
-        hipMemRangeAttributeCoherencyMode => vec![a.coherency],
-        hipMemRangeAttributeAccessedBy => a.accessed_by,
+        hipMemRangeAttributeReadMostly => vec![i32::from(runs.iter().all(|a| a.read_mostly))],
+        hipMemRangeAttributePreferredLocation => vec![same(|a| a.preferred, hipInvalidDeviceId)],
+        hipMemRangeAttributeLastPrefetchLocation => vec![same(|a| a.last_prefetch, hipInvalidDeviceId)],
+        hipMemRangeAttributeCoherencyMode => vec![same(|a| a.coherency, hipMemRangeCoherencyModeIndeterminate)],
+        hipMemRangeAttributeAccessedBy => {
+            let first = runs.first().map(|a| a.accessed_by.clone()).unwrap_or_default();
+            first.into_iter().filter(|d| runs.iter().all(|a| a.accessed_by.contains(d))).collect()
+        }
         _ => return Err(Fail::plain(HipError::INVALID_VALUE, format!("{attribute} is not a hipMemRangeAttribute"))),
     };
     let fits = if attribute == hipMemRangeAttributeAccessedBy { size % 4 == 0 } else { size == 4 };
@@ -212,6 +235,20 @@ fn range_attribute(e: &Emulator, data: Out<'_, c_void>, size: usize, attribute: 
     let all: Vec<i32> = all.take(size / 4).collect();
     data.cast::<i32>().write_slice(&all)?;
     Ok(())
+}
+
+/// The coherency mode of hipMalloc memory that holds `p..p+count`, for a
+/// CoherencyMode query (HIP-MEM-011): clr answers it from ROCr's pointer
+/// info, the global flags of the allocation's pool, before any SVM query
+/// (rocdevice.cpp:2714-2731): coarse-grained, or fine-grained for
+/// hipExtMallocWithFlags(Finegrained). `None` for any other query or memory.
+fn malloc_coherency(e: &Emulator, attribute: hipMemRangeAttribute, p: *const c_void, count: usize) -> Option<i32> {
+    if attribute != hipMemRangeAttributeCoherencyMode || !crate::mutation::enforced(&rules::MEM_011) {
+        return None;
+    }
+    let x = extent(e, p as usize).filter(|x| matches!(x.kind, Kind::Malloc(_)) && x.holds(p as usize, count))?;
+    let fine = state(e).mem.flags(x.base) & hipDeviceMallocFinegrained != 0;
+    Some(if fine { hipMemRangeCoherencyModeFineGrain } else { hipMemRangeCoherencyModeCoarseGrain })
 }
 
 /// `hipError_t hipMemRangeGetAttribute(void *data, size_t data_size, hipMemRangeAttribute attribute, const void *dev_ptr, size_t count)`:
@@ -229,8 +266,14 @@ pub extern "C" fn hipMemRangeGetAttribute(
             return Err(Fail::plain(HipError::INVALID_VALUE, "data is NULL or data_size is 0".into()));
         }
         let e = emu()?;
-        let base = managed_range(e, dev_ptr, count)?;
-        range_attribute(e, data, data_size, attribute, base)
+        if let Some(mode) = malloc_coherency(e, attribute, dev_ptr, count) {
+            if data_size != 4 {
+                return Err(Fail::plain(HipError::INVALID_VALUE, format!("data_size {data_size} is not 4")));
+            }
+            return Ok(data.cast::<i32>().write(mode)?);
+        }
+        let (base, off) = managed_range(e, dev_ptr, count)?;
+        range_attribute(e, data, data_size, attribute, (base, off, count))
     })
 }
 
@@ -256,8 +299,8 @@ pub extern "C" fn hipMemRangeGetAttributes(
             return Err(Fail::plain(HipError::INVALID_VALUE, "a data[i] is NULL or its size is 0".into()));
         }
         let e = emu()?;
-        let base = managed_range(e, dev_ptr, count)?;
-        items.into_iter().try_for_each(|(d, n, a)| range_attribute(e, d, n, a, base))
+        let (base, off) = managed_range(e, dev_ptr, count)?;
+        items.into_iter().try_for_each(|(d, n, a)| range_attribute(e, d, n, a, (base, off, count)))
     })
 }
 

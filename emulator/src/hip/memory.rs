@@ -338,6 +338,7 @@ pub(super) fn copy_shape(dst: *mut c_void, src: *const c_void, shape: Shape, kin
     // can map, are checked by the core when the copy runs.
     let host_side = extent(e, d).is_none() || extent(e, s).is_none();
     if shape.is_line() {
+        let on = sync_copy_on(e, (d, s), on, false);
         return submit(e, on, Work::Copy { dst: d, src: s, len: dn }, host_side);
     }
     // Rows: the spans must not wrap, and a side HIP does not know must be
@@ -390,7 +391,56 @@ pub extern "C" fn hipMemcpyDtoH(dst: *mut c_void, src: hipDeviceptr_t, sizeBytes
 /// Fills `count` elements of `width` bytes at `dst` with `value`, as `on` says.
 pub(super) fn memset(dst: *mut c_void, value: u64, width: u8, count: usize, on: On) -> Result<(), Fail> {
     let n = count.saturating_mul(usize::from(width));
+    let on = sync_fill_on(dst, on, true)?;
     fill_rows(dst, value, width, Shape::line(n), on)
+}
+
+/// Whether HIP memory at `x` is device memory to clr's ihipMemcpy: neither
+/// fine-grained nor host memory (hipMalloc memory, or another process's
+/// opened here).
+fn is_device_memory(e: &Emulator, x: &super::pointer::Extent) -> bool {
+    match x.kind {
+        Kind::Malloc(_) => state(e).mem.flags(x.base) & hipDeviceMallocFinegrained == 0,
+        Kind::Opened => true,
+        _ => false,
+    }
+}
+
+/// Where a synchronous 1-D copy between `dst` and `src` runs (HIP-CPY-004):
+/// as clr's ihipMemcpy (hip_memory.cpp:586-601), a copy between device
+/// memory of one device does not wait on the host, and hipMemcpyPeer
+/// (`peer`, hip_peer.cpp:199-200) waits for none between memory HIP knows
+/// unless both sides are of one device and not both device memory; such a
+/// copy is queued on the NULL stream. Any other copy, and every copy while
+/// a stream captures, waits.
+pub(super) fn sync_copy_on(e: &Emulator, (dst, src): (usize, usize), on: On, peer: bool) -> On {
+    if !matches!(on, On::Sync) || !crate::mutation::enforced(&rules::CPY_004) || e.capturing_any() {
+        return on;
+    }
+    let (Some(xd), Some(xs)) = (extent(e, dst), extent(e, src)) else { return on };
+    let device = is_device_memory(e, &xd) && is_device_memory(e, &xs);
+    let queued = if xd.device == xs.device { device || peer } else { peer };
+    if queued { On::Stream(std::ptr::null_mut()) } else { on }
+}
+
+/// Where a fill runs. A synchronous fill of device memory at the start of
+/// its allocation is asynchronous to the host, queued on the NULL stream
+/// like hipMemsetAsync (clr ihipMemset, hip_memory.cpp:3238-3260, and
+/// ihipMemset3D, :3412-3435: not fine-grained, not host memory, offset 0);
+/// for the 1-D fills (`one_d`) so is one of memory with SYNC_MEMOPS set
+/// (:3242). Any other fill, and every fill while a stream captures, waits
+/// (HIP-MEM-010).
+pub(super) fn sync_fill_on(dst: *mut c_void, on: On, one_d: bool) -> Result<On, Fail> {
+    let e = emu()?;
+    if !matches!(on, On::Sync) || !crate::mutation::enforced(&rules::MEM_010) || e.capturing_any() {
+        return Ok(on);
+    }
+    let p = dst as usize;
+    let Some(x) = extent(e, p) else { return Ok(on) };
+    let mem = &state(e).mem;
+    let device = matches!(x.kind, Kind::Malloc(_)) && is_device_memory(e, &x);
+    let queued = (device && p == x.base) || (one_d && mem.sync_memops(x.base));
+    Ok(if queued { On::Stream(std::ptr::null_mut()) } else { on })
 }
 
 /// Fills the rows of `shape` (its destination side) at `dst` with `value`
@@ -592,7 +642,8 @@ pub(super) fn peer_devices(dst: i32, src: i32) -> Result<(), Fail> {
 pub extern "C" fn hipMemcpyPeer(dst: *mut c_void, dstDeviceId: i32, src: *const c_void, srcDeviceId: i32, sizeBytes: usize) -> hipError_t {
     run("hipMemcpyPeer", || {
         peer_devices(dstDeviceId, srcDeviceId)?;
-        memcpy(dst, src, sizeBytes, hipMemcpyDeviceToDevice, On::Sync)
+        let on = sync_copy_on(emu()?, (dst as usize, src as usize), On::Sync, true);
+        memcpy(dst, src, sizeBytes, hipMemcpyDeviceToDevice, on)
     })
 }
 

@@ -474,6 +474,7 @@ fn fill_elems(p: hipPitchedPtr, value: u64, elem: u8, x: hipExtent, on: On) -> R
     }
     let slice = p.pitch.saturating_mul(p.ysize);
     let shape = Shape { width: x.width, height: x.height, depth: x.depth, dst_pitch: p.pitch, dst_slice: slice, src_pitch: p.pitch, src_slice: slice };
+    let on = super::memory::sync_fill_on(p.ptr, on, false)?;
     fill_rows(p.ptr, value, elem, shape, on)
 }
 

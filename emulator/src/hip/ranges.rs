@@ -8,8 +8,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use vmmkit_sys::hip::{hipInvalidDeviceId, hipMemRangeCoherencyModeFineGrain};
 
-/// The advice given for a managed allocation (hipMemAdvise, hipMemPrefetchAsync),
-/// kept per allocation: vmmkit does not split a range by pages.
+/// The advice given for a page run of a managed allocation (hipMemAdvise,
+/// hipMemPrefetchAsync).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Advice {
     pub read_mostly: bool,
@@ -33,6 +33,54 @@ impl Default for Advice {
     }
 }
 
+/// The page size advice and range queries round to (ROCr aligns both to 4 KiB).
+pub(super) const ADVICE_PAGE: usize = 4096;
+
+/// The advice of a managed allocation, by page runs: each key is the offset
+/// of a run's first page, the run going on to the next key. Advice and
+/// prefetches apply to the pages they touch, as ROCr and KFD split an SVM
+/// range (HIP-MEM-009).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct PagedAdvice(BTreeMap<usize, Advice>);
+
+impl Default for PagedAdvice {
+    fn default() -> Self {
+        Self(BTreeMap::from([(0, Advice::default())]))
+    }
+}
+
+impl PagedAdvice {
+    /// Splits the run holding `off` so that a run starts there.
+    fn split(&mut self, off: usize) {
+        if !self.0.contains_key(&off)
+            && let Some((_, a)) = self.0.range(..off).next_back()
+        {
+            let a = a.clone();
+            self.0.insert(off, a);
+        }
+    }
+
+    /// The page-aligned bounds of `off..off+len`, rounded outwards.
+    fn pages(off: usize, len: usize) -> (usize, usize) {
+        (off - off % ADVICE_PAGE, (off + len).div_ceil(ADVICE_PAGE) * ADVICE_PAGE)
+    }
+
+    /// Applies `f` to the pages `off..off+len` touches.
+    pub fn apply(&mut self, off: usize, len: usize, f: impl Fn(&mut Advice)) {
+        let (start, end) = Self::pages(off, len);
+        self.split(start);
+        self.split(end);
+        self.0.range_mut(start..end).for_each(|(_, a)| f(a));
+    }
+
+    /// The advice of every run the pages of `off..off+len` touch.
+    pub fn runs(&self, off: usize, len: usize) -> Vec<&Advice> {
+        let (start, end) = Self::pages(off, len);
+        let first = self.0.range(..=start).next_back().map(|(&k, _)| k).unwrap_or(0);
+        self.0.range(first..end).map(|(_, a)| a).collect()
+    }
+}
+
 /// A host range HIP knows besides hipHostMalloc buffers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct HostRange {
@@ -42,7 +90,7 @@ pub(super) struct HostRange {
     /// The device current when it was made.
     pub device: u32,
     /// `Some` for managed memory.
-    pub managed: Option<Advice>,
+    pub managed: Option<PagedAdvice>,
 }
 
 /// A HIP array (`array.rs`): hipMalloc memory of `rows × slices` rows of
@@ -136,10 +184,11 @@ impl MemState {
         lock(&self.ranges).remove(&base)
     }
 
-    /// Changes the advice of the managed allocation that starts at `base`.
-    pub fn advise(&self, base: usize, f: impl FnOnce(&mut Advice)) {
+    /// Changes the advice of the pages that `off..off+len` of the managed
+    /// allocation starting at `base` touches.
+    pub fn advise(&self, base: usize, off: usize, len: usize, f: impl Fn(&mut Advice)) {
         if let Some(a) = lock(&self.ranges).get_mut(&base).and_then(|r| r.managed.as_mut()) {
-            f(a);
+            a.apply(off, len, f);
         }
     }
 

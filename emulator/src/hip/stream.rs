@@ -194,7 +194,11 @@ pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
         let e = emu()?;
         let Some(id) = live(e, stream)? else { return Ok(()) };
         not_while_capturing(e, stream, id)?;
-        let done = e.stream_query(id).map_err(work_failed)?;
+        // HIP-STM-013: the NULL stream's query waits, as its commands do, for
+        // the blocking streams of its device.
+        let legacy = stream.is_null() && crate::mutation::enforced(&rules::STM_013);
+        let done = if legacy { e.legacy_query(current_device()) } else { e.stream_query(id) };
+        let done = done.map_err(work_failed)?;
         ensure!(done, rules::STM_005, "the stream has work that has not run yet");
         Ok(())
     })

@@ -274,6 +274,7 @@ pub const hipMemRangeAttributeCoherencyMode: hipMemRangeAttribute = 100;
 /// `hipMemRangeCoherencyMode` (hip_runtime_api.h).
 pub const hipMemRangeCoherencyModeFineGrain: i32 = 0;
 pub const hipMemRangeCoherencyModeCoarseGrain: i32 = 1;
+pub const hipMemRangeCoherencyModeIndeterminate: i32 = 2;
 
 // Layouts of driver_types.h, checked at compile time.
 const _: () = {

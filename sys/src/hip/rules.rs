@@ -57,6 +57,7 @@ const GRF: &str = "hip.grf";
 // ---- sources, as the reference tags them -------------------------------------
 
 const CLR_MEM: Source = Rocm("ROCm/clr hipamd/src/hip_memory.cpp");
+const CLR_PEER: Source = Rocm("ROCm/clr hipamd/src/hip_peer.cpp");
 const CLR_VM: Source = Rocm("ROCm/clr hipamd/src/hip_vm.cpp");
 const CLR_DEV: Source = Rocm("ROCm/clr rocclr/device/device.cpp");
 const CLR_INT: Source = Rocm("ROCm/clr hipamd/src/hip_internal.hpp");
@@ -66,6 +67,12 @@ const T_IPC: Source = Rocm("ROCm/hip-tests catch/unit/device/hipIpc{Get,Open,Clo
 const T_VMM: Source = Rocm("ROCm/hip-tests catch/unit/virtualMemoryManagement");
 const T_NO_GPU: Source = Rocm("ROCm/hip-tests catch/multiproc/hipNoGpuTsts.cc");
 const T_FREE: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipFree.cc");
+const T_COHERENCY: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMemCoherencyTst.cc");
+const T_MANAGED_RANGE: Source =
+    Rocm("ROCm/hip-tests catch/unit/memory/hipMemRangeGetAttribute.cc, hipMemAdvise.cc, hipMemPrefetchAsync.cc");
+const T_MEMSET_SYNC: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMemsetSync.cc");
+const T_STREAM_FLAGS: Source = Rocm("ROCm/hip-tests catch/unit/stream/hipStreamCreateWithFlags.cc");
+const T_COPY_SYNC: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMemcpyPeer.cc, hipPointerSetAttribute.cc");
 const CLR_MEMORY_OBJ: Source = Rocm("ROCm/clr rocclr/platform/memory.cpp");
 const T_MIPMAP: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMallocMipmappedArray.cc, hipFreeMipmappedArray.cc");
 const T_POINTER_ATTR: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipPointerGetAttribute.cc");
@@ -966,6 +973,23 @@ rules! {
         expect: Behaviour,
     }
 
+    CPY_004 {
+        group: CPY,
+        text: "A synchronous hipMemcpy between device memory (not fine-grained) of one device does not wait for the \
+               copy: it is queued on the NULL stream, and a blocking stream's earlier work is not waited for on the \
+               host. hipMemcpyPeer between memory HIP knows does not wait either, but for two sides of one device \
+               that are not both device memory. A copy with a host side, or between devices by hipMemcpy, waits.",
+        apis: &["hipMemcpy", "hipMemcpyPeer", "hipStreamQuery"],
+        sources: &[CLR_MEM, CLR_PEER, T_COPY_SYNC],
+        confidence: &[Src],
+        note: Some("ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:586-601 (ihipMemcpy: one side unknown → isHostAsync \
+                    false; both on one device and both device memory → true), :608-610 (finish only when not \
+                    isHostAsync), hipamd/src/hip_peer.cpp:199-200 (hipMemcpyPeer passes isHostAsync true); hip-tests \
+                    Unit_hipMemcpyPeer_Positive_Synchronization_Behavior, Unit_hipPointerSetAttribute_Positive_SyncMemops \
+                    (its first half). ihipMemcpy does not read SYNC_MEMOPS"),
+        expect: Behaviour,
+    }
+
     // ==== Processes forked after initialisation ===========================
 
     FORK_001 {
@@ -1336,6 +1360,22 @@ rules! {
         sources: &[CLR_STREAM_OPS, HipDoc("hipStreamWaitValue32")],
         confidence: &[Src],
         expect: Codes(&[hip!(INVALID_VALUE)]),
+    }
+
+    STM_013 {
+        group: STM,
+        text: "hipStreamQuery(NULL) answers for the NULL stream and the blocking streams of the current device: while \
+               a blocking stream (hipStreamDefault) has work that has not run, it is hipErrorNotReady; a non-blocking \
+               stream's work, and hipStreamQuery(hipStreamPerThread), do not count.",
+        apis: &["hipStreamQuery", "hipStreamCreateWithFlags"],
+        sources: &[CLR_STREAM, CLR_DEVICE, T_STREAM_FLAGS],
+        confidence: &[Src],
+        note: Some("ROCm/clr@fa1d09c hipamd/src/hip_stream.cpp:516-517 (the NULL stream is got with wait = true), \
+                    hipamd/src/hip_device.cpp:34-46 (NullStream(wait) calls WaitActiveStreams), :158-200 (a marker on \
+                    the NULL stream that waits for the last command of every stream without hipStreamNonBlocking), \
+                    then hip_stream.cpp:525-543 query that marker; hip-tests \
+                    Unit_hipStreamCreateWithFlags_DefaultStreamInteraction"),
+        expect: Behaviour,
     }
 
     EVT_001 {
@@ -1774,6 +1814,57 @@ rules! {
                     hipErrorNotFound, else its SVM pointer and size); hip-tests Unit_hipMemGetAddressRange_Positive, \
                     section \"Host address range\". A registered range (its memory object's SVM pointer is not \
                     the user's) stays hipErrorNotFound in vmmkit"),
+        expect: Behaviour,
+    }
+
+    MEM_009 {
+        group: MEM,
+        text: "Managed memory's advice and prefetch location are kept per 4 KiB page: hipMemAdvise and \
+               hipMemPrefetchAsync apply to the pages their range touches, and hipMemRangeGetAttribute(s) over pages \
+               that differ answer read-mostly only if every page is, a preferred or last-prefetch location only if \
+               every page has it (else hipInvalidDeviceId), and the devices every page is accessed by.",
+        apis: &["hipMemRangeGetAttribute", "hipMemRangeGetAttributes", "hipMemAdvise", "hipMemPrefetchAsync"],
+        sources: &[CLR_ROCDEVICE, ROCR, T_MANAGED_RANGE],
+        confidence: &[Src, Undetermined],
+        note: Some("ROCm/clr@fa1d09c hipamd/src/hip_hmm.cpp:171-189 and rocclr/device/rocm/rocdevice.cpp:2701-2880 \
+                    (the range goes to hsa_amd_svm_attributes_get as given); ROCm/ROCR-Runtime@df75490 \
+                    src/core/runtime/runtime.cpp:2586, :2671 (set and get align the range to 4 KiB pages), :2719 \
+                    (read-mostly from the flags set on every page), :2904-2940 (mixed prefetch locations → no agent). \
+                    How KFD combines the preferred location and access of split ranges is the kernel's \
+                    (svm_range_get_attr); vmmkit follows what hip-tests' Partial_Range and Rounding cases expect"),
+        expect: Behaviour,
+    }
+
+    MEM_010 {
+        group: MEM,
+        text: "A synchronous hipMemset, hipMemsetD8/16/32, hipMemset2D or hipMemset3D of device memory (not \
+               fine-grained) at the start of its allocation does not wait for the fill: it is queued on the NULL stream \
+               as the Async form is, and hipStreamQuery there answers hipErrorNotReady while earlier work runs. So is a \
+               1-D fill of memory with SYNC_MEMOPS set. Any other synchronous fill returns after it has run.",
+        apis: &["hipMemset", "hipMemsetD32", "hipMemset2D", "hipMemset3D", "hipStreamQuery"],
+        sources: &[CLR_MEM, T_MEMSET_SYNC],
+        confidence: &[Src],
+        note: Some("ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:3238-3260 (ihipMemset: offset 0 and none of \
+                    SVM_FINE_GRAIN_BUFFER, SVM_ATOMICS, USE_HOST_PTR, or sync_mem_ops_ set → isAsync, no finish), \
+                    :3412-3435 (ihipMemset3D, without the sync_mem_ops_ clause); hip-tests Unit_hipMemsetSync, \
+                    Unit_hipMemsetDSync, Unit_hipMemset2DSync, Unit_hipMemset3DSync. vmmkit counts hipMalloc memory \
+                    (hipExtMallocWithFlags without Finegrained) as device memory"),
+        expect: Behaviour,
+    }
+
+    MEM_011 {
+        group: MEM,
+        text: "hipMemRangeGetAttribute(hipMemRangeAttributeCoherencyMode) of hipMalloc memory is 0 with \
+               hipMemRangeCoherencyModeCoarseGrain (FineGrain for hipExtMallocWithFlags(hipDeviceMallocFinegrained)).",
+        apis: &["hipMemRangeGetAttribute", "hipMalloc"],
+        sources: &[CLR_ROCDEVICE, ROCR, T_COHERENCY],
+        confidence: &[Src],
+        note: Some("ROCm/clr@fa1d09c hipamd/src/hip_hmm.cpp:171-189 (no memory-object check), \
+                    rocclr/device/rocm/rocdevice.cpp:2703 (SVM tracking off by default, rocsettings.cpp:85), :2714-2731 \
+                    (a ROCr allocation's coherency from hsa_amd_pointer_info's global flags), :2763-2765 (no SVM \
+                    attribute asked for it), :2864-2871; ROCm/ROCR-Runtime@df75490 src/core/runtime/runtime.cpp:2671-2678 \
+                    (no attribute: no KFD query, success); hip-tests Unit_hipMalloc_CoherentTst. Device memory's pool \
+                    is coarse-grained"),
         expect: Behaviour,
     }
 }

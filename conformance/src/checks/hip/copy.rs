@@ -117,3 +117,35 @@ pub fn unaligned_2d_is_param_2d(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(src)?;
     cx.free(dst)
 }
+
+/// HIP-CPY-004 (hip-tests `Unit_hipPointerSetAttribute_Positive_SyncMemops`,
+/// `Unit_hipMemcpyPeer_Positive_Synchronization_Behavior`): with a blocking
+/// stream held, hipMemcpy between two hipMalloc allocations returns with
+/// the stream still held (its query 600) and the bytes land once it is let
+/// go; hipMemcpy into host memory waits for it (the query then 0).
+pub fn device_copy_does_not_wait(cx: &mut Ctx) -> Result<(), Failure> {
+    use super::stream::{destroy, stream};
+    cx.device(0)?;
+    let hip = cx.hip();
+    let (a, b) = (cx.malloc(256)?, cx.malloc(256)?);
+    crate::hip::setup("hipMemset", hip.hipMemset(a, 0x6e, 256))?;
+    crate::hip::setup("hipDeviceSynchronize", hip.hipDeviceSynchronize())?;
+    let s = stream(cx, hipStreamDefault)?;
+    let mut back = [0u8; 256];
+    let out: *mut c_void = back.as_mut_ptr().cast();
+    let copies: [(&str, &dyn Fn() -> hipError_t, bool); 2] = [
+        ("hipMemcpy(device to device)", &|| hip.hipMemcpy(b, a, 256, hipMemcpyDeviceToDevice), true),
+        ("hipMemcpy(device to host)", &|| hip.hipMemcpy(out, b, 256, hipMemcpyDeviceToHost), false),
+    ];
+    for (what, copy, queued) in copies {
+        let (rc, query) = super::stream::call_while_held(cx, s, 50, copy, s)?;
+        cx.expect_ok(what, rc)?;
+        let label = format!("hipStreamQuery(the held blocking stream) right after {what}");
+        let want = if queued { HipError::NOT_READY } else { HipError::SUCCESS };
+        super::stream::ensure_query(cx, &label, want, query)?;
+    }
+    cx.ensure("the device copy landed", back == [0x6e; 256], "0x6e × 256", format!("{:#x}…", back[0]))?;
+    destroy(cx, s)?;
+    cx.free(a)?;
+    cx.free(b)
+}

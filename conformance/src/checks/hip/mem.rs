@@ -4,7 +4,6 @@ use std::ffi::c_void;
 
 use vmmkit_sys::hip::*;
 
-use super::stream::Gate;
 use crate::hip::{Ctx, setup};
 use crate::outcome::Failure;
 
@@ -76,19 +75,7 @@ pub fn free_synchronises(cx: &mut Ctx) -> Result<(), Failure> {
         ("hipFreeArray", &|| hip.hipFreeArray(array)),
     ];
     for (what, free) in frees {
-        let gate = std::sync::Arc::new(Gate::new());
-        gate.hold(cx, std::ptr::null_mut())?;
-        let opener = {
-            let gate = std::sync::Arc::clone(&gate);
-            std::thread::spawn(move || {
-                std::thread::sleep(std::time::Duration::from_millis(30));
-                gate.open();
-            })
-        };
-        let rc = free();
-        let query = hip.hipStreamQuery(std::ptr::null_mut());
-        let _ = opener.join();
-        setup("hipDeviceSynchronize", hip.hipDeviceSynchronize())?;
+        let (rc, query) = super::stream::call_while_held(cx, std::ptr::null_mut(), 30, free, std::ptr::null_mut())?;
         cx.expect_ok(what, rc)?;
         cx.expect_ok(&format!("hipStreamQuery(NULL) right after {what}"), query)?;
     }
@@ -238,4 +225,107 @@ pub fn address_range_of_host_buffer(cx: &mut Ctx) -> Result<(), Failure> {
         format!("({base:p}, {size})"),
     )?;
     setup("hipHostFree", hip.hipHostFree(h))
+}
+
+/// `hipMemRangeGetAttribute(attribute)` of `p..p+count` as an `int`.
+fn range_int(cx: &Ctx, attribute: hipMemRangeAttribute, p: *mut c_void, count: usize) -> Result<i32, Failure> {
+    let mut v = -7i32;
+    let r = cx.hip().hipMemRangeGetAttribute((&raw mut v).cast(), 4, attribute, p, count);
+    setup("hipMemRangeGetAttribute", r)?;
+    Ok(v)
+}
+
+/// HIP-MEM-009 (hip-tests `Unit_hipMemRangeGetAttribute_Positive_*_Partial_Range`,
+/// `Unit_hipMemAdvise_Rounding`): advice and a prefetch given for the first
+/// page of a two-page managed allocation (the advice for part of it) read
+/// back for that page, and over both pages as read-mostly 0, no preferred
+/// or prefetch location and no device; a query of the second page alone
+/// sees none of it.
+pub fn managed_advice_by_page(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    const PAGE: usize = 4096;
+    let mut m = std::ptr::null_mut();
+    setup("hipMallocManaged", hip.hipMallocManaged(&mut m, 2 * PAGE, hipMemAttachGlobal))?;
+    let second = m.cast::<u8>().wrapping_add(PAGE).cast::<c_void>();
+    let part = m.cast::<u8>().wrapping_add(PAGE / 4).cast::<c_void>();
+    setup("hipMemAdvise(ReadMostly)", hip.hipMemAdvise(m, PAGE, hipMemAdviseSetReadMostly, 0))?;
+    setup("hipMemAdvise(PreferredLocation)", hip.hipMemAdvise(m, PAGE, hipMemAdviseSetPreferredLocation, 0))?;
+    setup("hipMemAdvise(AccessedBy, part of a page)", hip.hipMemAdvise(part, PAGE / 2, hipMemAdviseSetAccessedBy, 0))?;
+    setup("hipMemPrefetchAsync", hip.hipMemPrefetchAsync(m, PAGE, 0, std::ptr::null_mut()))?;
+    setup("hipStreamSynchronize", hip.hipStreamSynchronize(std::ptr::null_mut()))?;
+    let attrs = [
+        ("ReadMostly", hipMemRangeAttributeReadMostly, 1, 0),
+        ("PreferredLocation", hipMemRangeAttributePreferredLocation, 0, hipInvalidDeviceId),
+        ("LastPrefetchLocation", hipMemRangeAttributeLastPrefetchLocation, 0, hipInvalidDeviceId),
+        ("AccessedBy", hipMemRangeAttributeAccessedBy, 0, hipInvalidDeviceId),
+    ];
+    for (name, a, first, both) in attrs {
+        let got = (range_int(cx, a, m, PAGE)?, range_int(cx, a, m, 2 * PAGE)?, range_int(cx, a, second, PAGE)?);
+        let none = if a == hipMemRangeAttributeReadMostly { 0 } else { hipInvalidDeviceId };
+        cx.ensure(
+            &format!("{name} of the first page, of both, of the second"),
+            got == (first, both, none),
+            format!("({first}, {both}, {none})"),
+            format!("{got:?}"),
+        )?;
+    }
+    setup("hipFree", hip.hipFree(m))
+}
+
+/// HIP-MEM-010 (hip-tests `Unit_hipMemsetSync`, `Unit_hipMemset3DSync`):
+/// with the NULL stream held, hipMemset and hipMemset3D of hipMalloc memory
+/// at its start return with the fill queued (hipStreamQuery(NULL) is 600,
+/// the bytes land after the hold); hipMemset at an offset and of a
+/// hipHostMalloc buffer wait (the query is 0).
+pub fn sync_fill_of_device_memory_is_queued(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let dev = cx.malloc(4096)?;
+    let mut host = std::ptr::null_mut();
+    setup("hipHostMalloc", hip.hipHostMalloc(&mut host, 64, 0))?;
+    let offset = dev.cast::<u8>().wrapping_add(64).cast::<c_void>();
+    let pitched = hipPitchedPtr { ptr: dev, pitch: 64, xsize: 64, ysize: 4 };
+    let extent = hipExtent { width: 64, height: 4, depth: 2 };
+    let fills: [(&str, &dyn Fn() -> hipError_t, bool); 4] = [
+        ("hipMemset(device memory)", &|| hip.hipMemset(dev, 0x5a, 4096), true),
+        ("hipMemset3D(device memory)", &|| hip.hipMemset3D(pitched, 0x5b, extent), true),
+        ("hipMemset(device memory at an offset)", &|| hip.hipMemset(offset, 0x5c, 64), false),
+        ("hipMemset(a hipHostMalloc buffer)", &|| hip.hipMemset(host, 0x5d, 64), false),
+    ];
+    for (what, fill, queued) in fills {
+        let (rc, query) = super::stream::call_while_held(cx, std::ptr::null_mut(), 50, fill, std::ptr::null_mut())?;
+        cx.expect_ok(what, rc)?;
+        let label = format!("hipStreamQuery(NULL) right after {what}");
+        let want = if queued { HipError::NOT_READY } else { HipError::SUCCESS };
+        super::stream::ensure_query(cx, &label, want, query)?;
+    }
+    let mut back = [0u8; 64];
+    setup("hipMemcpy", hip.hipMemcpy(back.as_mut_ptr().cast(), dev, 64, hipMemcpyDeviceToHost))?;
+    cx.ensure("the queued fills landed", back == [0x5b; 64], "0x5b × 64", format!("{:#x}…", back[0]))?;
+    setup("hipHostFree", hip.hipHostFree(host))?;
+    cx.free(dev)
+}
+
+/// HIP-MEM-011 (hip-tests `Unit_hipMalloc_CoherentTst`): the coherency mode
+/// of hipMalloc memory is coarse-grained, of Finegrained memory fine-grained.
+pub fn malloc_coherency_mode(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    let dev = cx.malloc(64)?;
+    let mut fine = std::ptr::null_mut();
+    setup("hipExtMallocWithFlags", hip.hipExtMallocWithFlags(&mut fine, 64, hipDeviceMallocFinegrained))?;
+    let got = (
+        range_int(cx, hipMemRangeAttributeCoherencyMode, dev, 4)?,
+        range_int(cx, hipMemRangeAttributeCoherencyMode, fine, 4)?,
+    );
+    let want = (hipMemRangeCoherencyModeCoarseGrain, hipMemRangeCoherencyModeFineGrain);
+    cx.ensure(
+        "the coherency of hipMalloc and Finegrained memory",
+        got == want,
+        format!("{want:?}"),
+        format!("{got:?}"),
+    )?;
+    setup("hipFree", hip.hipFree(fine))?;
+    cx.free(dev)
 }

@@ -69,6 +69,39 @@ extern "C" fn held(_: hipStream_t, _: hipError_t, user: *mut c_void) {
     }
 }
 
+/// Holds `held` with a [`Gate`] that another thread opens `ms` later, runs
+/// `call` and queries `queried` right after it; waits for the device, and
+/// returns the call's code and the query's.
+pub(crate) fn call_while_held(
+    cx: &Ctx,
+    held: hipStream_t,
+    ms: u64,
+    call: &dyn Fn() -> hipError_t,
+    queried: hipStream_t,
+) -> Result<(hipError_t, hipError_t), Failure> {
+    let gate = std::sync::Arc::new(Gate::new());
+    gate.hold(cx, held)?;
+    let opener = {
+        let gate = std::sync::Arc::clone(&gate);
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(ms));
+            gate.open();
+        })
+    };
+    let rc = call();
+    let query = cx.hip().hipStreamQuery(queried);
+    let _ = opener.join();
+    setup("hipDeviceSynchronize", cx.hip().hipDeviceSynchronize())?;
+    Ok((rc, query))
+}
+
+/// Checks that a query answered `want` (0 or 600) as a behaviour, not as
+/// a code the rule's emulator reports (the query's own rule, HIP-STM-005, does).
+pub(crate) fn ensure_query(cx: &Ctx, step: &str, want: HipError, got: hipError_t) -> Result<(), Failure> {
+    let got = HipError(got);
+    cx.ensure(step, got == want, want.to_string(), got.to_string())
+}
+
 /// `hipStreamCreateWithFlags(flags)`.
 pub(crate) fn stream(cx: &Ctx, flags: u32) -> Result<hipStream_t, Failure> {
     let mut s = ptr::null_mut();
@@ -404,4 +437,30 @@ pub fn memory_operations(cx: &mut Ctx) -> Result<(), Failure> {
     destroy(cx, a)?;
     destroy(cx, b)?;
     cx.free(flag)
+}
+
+/// HIP-STM-013 (hip-tests `Unit_hipStreamCreateWithFlags_DefaultStreamInteraction`):
+/// with a blocking stream held, hipStreamQuery(NULL) is 600 and
+/// hipStreamQuery(hipStreamPerThread) is 0; with a non-blocking stream held,
+/// hipStreamQuery(NULL) is 0.
+pub fn null_query_waits_for_blocking_streams(cx: &mut Ctx) -> Result<(), Failure> {
+    cx.device(0)?;
+    let hip = cx.hip();
+    for (flags, name, want) in
+        [(hipStreamDefault, "blocking", NOT_READY), (hipStreamNonBlocking, "non-blocking", HipError::SUCCESS)]
+    {
+        let s = stream(cx, flags)?;
+        let gate = Gate::new();
+        gate.hold(cx, s)?;
+        let null = hip.hipStreamQuery(ptr::null_mut());
+        // hipStreamPerThread is the handle 2 (hip_runtime_api.h).
+        let per_thread = hip.hipStreamQuery(ptr::without_provenance_mut(2));
+        gate.open();
+        setup("hipStreamSynchronize", hip.hipStreamSynchronize(s))?;
+        ensure_query(cx, &format!("hipStreamQuery(NULL) with a {name} stream held"), want, null)?;
+        cx.expect_ok(&format!("hipStreamQuery(hipStreamPerThread) with a {name} stream held"), per_thread)?;
+        cx.expect_ok("hipStreamQuery(NULL) after it ran", hip.hipStreamQuery(ptr::null_mut()))?;
+        destroy(cx, s)?;
+    }
+    Ok(())
 }

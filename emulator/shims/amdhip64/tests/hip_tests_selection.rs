@@ -111,6 +111,27 @@ const KNOWN_TEST_SIDE: &[(&str, bool, &str)] = &[
          hipErrorNotSupported for any handle type but None and PosixFileDescriptor (ROCm/clr@fa1d09c \
          hipamd/src/hip_vm.cpp:94-96), so it passes only when the garbage is 0 or 1",
     ),
+    (
+        "Unit_hipPointerSetAttribute_Positive_SyncMemops",
+        false,
+        "expects hipMemcpy between device memory to wait once SYNC_MEMOPS is set; clr's ihipMemcpy never reads \
+         sync_mem_ops_ (ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:586-610, read only by ihipMemset at :3246), \
+         so the copy stays asynchronous to the host (HIP-CPY-004)",
+    ),
+    (
+        "Unit_hipMallocMipmappedArray_DiffSizes",
+        false,
+        "platform: makes mipmapped arrays with no image-support check; on a device without mipmap images clr \
+         answers hipErrorNotSupported (ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:4263-4272), as the emulated \
+         device (ImageSupport 0, HIP-MEM-005)",
+    ),
+    (
+        "Unit_hipMallocMipmappedArray_MultiThread",
+        false,
+        "platform: makes mipmapped arrays with no image-support check; on a device without mipmap images clr \
+         answers hipErrorNotSupported (ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:4263-4272), as the emulated \
+         device (ImageSupport 0, HIP-MEM-005)",
+    ),
     ("Unit_hipMemAddressReserve_Negative", true, "expects 6.x's 2 for size 0; the 7.x profile answers 1 (HIP-VMM-011)"),
     (
         "Unit_hipMemCreate_Negative",
