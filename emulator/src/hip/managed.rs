@@ -7,7 +7,7 @@
 //! are kept per allocation and answered by the range queries; they move
 //! nothing. Both are kept per 4 KiB page run, as ROCr aligns the range
 //! of an advice and of a query to pages and KFD splits its SVM ranges there;
-//! a query over pages that differ answers as KFD combines them (HIP-MEM-009).
+//! a query over pages that differ answers as KFD combines them ([HIP-MEM-009](vmmkit_sys::hip::rules::MEM_009)).
 #![allow(non_snake_case, non_upper_case_globals)]
 
 use std::ffi::c_void;
@@ -79,7 +79,7 @@ fn managed_range(e: &Emulator, p: *const c_void, count: usize) -> Result<(usize,
 /// a device that is neither a device nor hipCpuDeviceId → 101 (but for the
 /// read-mostly advice, which ignores it), first; NULL or 0 → 1; past the
 /// allocation → 1 (clr hip_hmm.cpp:138-158); an unknown advice → 1. Applies
-/// to the pages the range touches (ROCr aligns it to 4 KiB, HIP-MEM-009).
+/// to the pages the range touches (ROCr aligns it to 4 KiB, [HIP-MEM-009](vmmkit_sys::hip::rules::MEM_009)).
 pub extern "C" fn hipMemAdvise(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device: i32) -> hipError_t {
     run("hipMemAdvise", || advise(dev_ptr, count, advice, device))
 }
@@ -194,7 +194,7 @@ fn prefetch(dev_ptr: *const c_void, count: usize, device: i32, stream: hipStream
 /// managed allocation at `base` into `data` of `size` bytes: 4 bytes (an
 /// `int`) for all but AccessedBy, which takes a multiple of 4 and fills the
 /// rest with hipInvalidDeviceId. Pages that differ combine as KFD's
-/// svm_range_get_attr combines ranges, read by ROCr (HIP-MEM-009): read-mostly
+/// svm_range_get_attr combines ranges, read by ROCr ([HIP-MEM-009](vmmkit_sys::hip::rules::MEM_009)): read-mostly
 /// only if every page is; a location only if every page has it, else
 /// hipInvalidDeviceId; the devices every page is accessed by; a coherency
 /// mode only if every page has it, else indeterminate.
@@ -238,7 +238,7 @@ fn range_attribute(
 }
 
 /// The coherency mode of hipMalloc memory that holds `p..p+count`, for a
-/// CoherencyMode query (HIP-MEM-011): clr answers it from ROCr's pointer
+/// CoherencyMode query ([HIP-MEM-011](vmmkit_sys::hip::rules::MEM_011)): clr answers it from ROCr's pointer
 /// info, the global flags of the allocation's pool, before any SVM query
 /// (rocdevice.cpp:2714-2731): coarse-grained, or fine-grained for
 /// hipExtMallocWithFlags(Finegrained). `None` for any other query or memory.

@@ -406,7 +406,7 @@ fn is_device_memory(e: &Emulator, x: &super::pointer::Extent) -> bool {
     }
 }
 
-/// Where a synchronous 1-D copy between `dst` and `src` runs (HIP-CPY-004):
+/// Where a synchronous 1-D copy between `dst` and `src` runs ([HIP-CPY-004](vmmkit_sys::hip::rules::CPY_004)):
 /// as clr's ihipMemcpy (hip_memory.cpp:586-601), a copy between device
 /// memory of one device does not wait on the host, and hipMemcpyPeer
 /// (`peer`, hip_peer.cpp:199-200) waits for none between memory HIP knows
@@ -429,7 +429,7 @@ pub(super) fn sync_copy_on(e: &Emulator, (dst, src): (usize, usize), on: On, pee
 /// ihipMemset3D, :3412-3435: not fine-grained, not host memory, offset 0);
 /// for the 1-D fills (`one_d`) so is one of memory with SYNC_MEMOPS set
 /// (:3242). Any other fill, and every fill while a stream captures, waits
-/// (HIP-MEM-010).
+/// ([HIP-MEM-010](vmmkit_sys::hip::rules::MEM_010)).
 pub(super) fn sync_fill_on(dst: *mut c_void, on: On, one_d: bool) -> Result<On, Fail> {
     let e = emu()?;
     if !matches!(on, On::Sync) || !crate::mutation::enforced(&rules::MEM_010) || e.capturing_any() {

@@ -39,7 +39,7 @@ pub(super) const ADVICE_PAGE: usize = 4096;
 /// The advice of a managed allocation, by page runs: each key is the offset
 /// of a run's first page, the run going on to the next key. Advice and
 /// prefetches apply to the pages they touch, as ROCr and KFD split an SVM
-/// range (HIP-MEM-009).
+/// range ([HIP-MEM-009](vmmkit_sys::hip::rules::MEM_009)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct PagedAdvice(BTreeMap<usize, Advice>);
 

@@ -118,7 +118,7 @@ pub fn unaligned_2d_is_param_2d(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(dst)
 }
 
-/// HIP-CPY-004 (hip-tests `Unit_hipPointerSetAttribute_Positive_SyncMemops`,
+/// [HIP-CPY-004](vmmkit_sys::hip::rules::CPY_004) (hip-tests `Unit_hipPointerSetAttribute_Positive_SyncMemops`,
 /// `Unit_hipMemcpyPeer_Positive_Synchronization_Behavior`): with a blocking
 /// stream held, hipMemcpy between two hipMalloc allocations returns with
 /// the stream still held (its query 600) and the bytes land once it is let

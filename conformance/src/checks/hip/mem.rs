@@ -235,7 +235,7 @@ fn range_int(cx: &Ctx, attribute: hipMemRangeAttribute, p: *mut c_void, count: u
     Ok(v)
 }
 
-/// HIP-MEM-009 (hip-tests `Unit_hipMemRangeGetAttribute_Positive_*_Partial_Range`,
+/// [HIP-MEM-009](vmmkit_sys::hip::rules::MEM_009) (hip-tests `Unit_hipMemRangeGetAttribute_Positive_*_Partial_Range`,
 /// `Unit_hipMemAdvise_Rounding`): advice and a prefetch given for the first
 /// page of a two-page managed allocation (the advice for part of it) read
 /// back for that page, and over both pages as read-mostly 0, no preferred
@@ -273,7 +273,7 @@ pub fn managed_advice_by_page(cx: &mut Ctx) -> Result<(), Failure> {
     setup("hipFree", hip.hipFree(m))
 }
 
-/// HIP-MEM-010 (hip-tests `Unit_hipMemsetSync`, `Unit_hipMemset3DSync`):
+/// [HIP-MEM-010](vmmkit_sys::hip::rules::MEM_010) (hip-tests `Unit_hipMemsetSync`, `Unit_hipMemset3DSync`):
 /// with the NULL stream held, hipMemset and hipMemset3D of hipMalloc memory
 /// at its start return with the fill queued (hipStreamQuery(NULL) is 600,
 /// the bytes land after the hold); hipMemset at an offset and of a
@@ -307,7 +307,7 @@ pub fn sync_fill_of_device_memory_is_queued(cx: &mut Ctx) -> Result<(), Failure>
     cx.free(dev)
 }
 
-/// HIP-MEM-011 (hip-tests `Unit_hipMalloc_CoherentTst`): the coherency mode
+/// [HIP-MEM-011](vmmkit_sys::hip::rules::MEM_011) (hip-tests `Unit_hipMalloc_CoherentTst`): the coherency mode
 /// of hipMalloc memory is coarse-grained, of Finegrained memory fine-grained.
 pub fn malloc_coherency_mode(cx: &mut Ctx) -> Result<(), Failure> {
     cx.device(0)?;

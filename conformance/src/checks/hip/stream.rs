@@ -96,7 +96,7 @@ pub(crate) fn call_while_held(
 }
 
 /// Checks that a query answered `want` (0 or 600) as a behaviour, not as
-/// a code the rule's emulator reports (the query's own rule, HIP-STM-005, does).
+/// a code the rule's emulator reports (the query's own rule, [HIP-STM-005](vmmkit_sys::hip::rules::STM_005), does).
 pub(crate) fn ensure_query(cx: &Ctx, step: &str, want: HipError, got: hipError_t) -> Result<(), Failure> {
     let got = HipError(got);
     cx.ensure(step, got == want, want.to_string(), got.to_string())
@@ -439,7 +439,7 @@ pub fn memory_operations(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(flag)
 }
 
-/// HIP-STM-013 (hip-tests `Unit_hipStreamCreateWithFlags_DefaultStreamInteraction`):
+/// [HIP-STM-013](vmmkit_sys::hip::rules::STM_013) (hip-tests `Unit_hipStreamCreateWithFlags_DefaultStreamInteraction`):
 /// with a blocking stream held, hipStreamQuery(NULL) is 600 and
 /// hipStreamQuery(hipStreamPerThread) is 0; with a non-blocking stream held,
 /// hipStreamQuery(NULL) is 0.
