@@ -244,6 +244,35 @@ impl<'a, T> In<'a, T> {
         Ok(Out(self.read_at(i)?.into(), PhantomData))
     }
 
+    /// A pointer that value `i` of the array there holds (a C struct's
+    /// field, which `field` picks: `|c| c.attrs`), as an input of its own,
+    /// `i` below the array's length. The C caller's struct's pointers are
+    /// valid for the call as the vendor's header documents them (of the
+    /// type and the length it names, often given by another field): the
+    /// promise of `from_c` for "every pointer the contract says the
+    /// argument holds".
+    ///
+    /// # Errors
+    /// [`Null`] when the caller passed NULL for the struct.
+    pub fn held_at<U>(&self, i: usize, field: fn(&T) -> *const U) -> Result<In<'a, U>, Null>
+    where
+        T: Copy,
+    {
+        Ok(In(field(&self.read_at(i)?), PhantomData))
+    }
+
+    /// As [`In::held_at`], for a pointer the struct holds through which
+    /// the call writes (an out-pointer field).
+    ///
+    /// # Errors
+    /// [`Null`] when the caller passed NULL for the struct.
+    pub fn held_out_at<U>(&self, i: usize, field: fn(&T) -> *mut U) -> Result<Out<'a, U>, Null>
+    where
+        T: Copy,
+    {
+        Ok(Out(field(&self.read_at(i)?), PhantomData))
+    }
+
     /// The `n` values of the array there, `n` the length the C contract
     /// gives with the pointer (unaligned reads are tolerated). An empty
     /// array may be NULL.
@@ -282,6 +311,29 @@ impl<'a> CStrIn<'a> {
     /// The address, for messages and comparisons (never dereferenced).
     pub fn as_ptr(&self) -> *const c_char {
         self.0
+    }
+
+    /// The bytes of the string before its NUL, reading at most `max`
+    /// bytes: all `max` when none of them is the NUL (a vendor that
+    /// checks a length reads no further than it).
+    ///
+    /// # Errors
+    /// [`Null`] when the caller passed NULL.
+    pub fn bytes_up_to(&self, max: usize) -> Result<Vec<u8>, Null> {
+        if self.0.is_null() {
+            return Err(Null);
+        }
+        let mut out = Vec::new();
+        for i in 0..max {
+            // SAFETY: not NULL, and a NUL-terminated string (the promise of
+            // `from_c`): readable up to its NUL, where the loop stops.
+            let b = unsafe { self.0.add(i).read() } as u8;
+            if b == 0 {
+                break;
+            }
+            out.push(b);
+        }
+        Ok(out)
     }
 
     /// The string.
