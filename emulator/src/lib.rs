@@ -11,10 +11,6 @@
 // system calls and mappings (`os`), the fork handlers, and the core's
 // modules that touch memory through its mappings (see `core/mod.rs`).
 // Every block has a `// SAFETY:` line.
-#[allow(
-    unsafe_code,
-    reason = "ACL's entry points read and write the C caller's pointers themselves (not yet through `ffi`)"
-)]
 pub mod acl;
 mod config;
 pub mod core;
