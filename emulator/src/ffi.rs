@@ -411,4 +411,29 @@ mod tests {
         assert_eq!(s.get().unwrap().to_bytes(), b"cuInit");
         assert_eq!(format!("{:p}", s), format!("{:p}", c"cuInit".as_ptr()));
     }
+
+    /// A pointer inside a struct the caller passed reads as an input of its
+    /// own; a key is read no further than its bound.
+    #[test]
+    fn held_pointers_and_bounded_strings() {
+        #[derive(Clone, Copy)]
+        struct List {
+            items: *const u32,
+            len: usize,
+        }
+        let items = [4u32, 5, 6];
+        let lists = [List { items: std::ptr::null(), len: 0 }, List { items: items.as_ptr(), len: 3 }];
+        // SAFETY: `lists` and `items` live for the test.
+        let arg: In<'_, List> = unsafe { FromC::from_c(lists.as_ptr()) };
+        let l = arg.read_at(1).unwrap();
+        assert_eq!(arg.held_at(1, |l| l.items).unwrap().to_vec(l.len), Ok(vec![4, 5, 6]));
+        assert_eq!(arg.held_at(0, |l| l.items).unwrap().read(), Err(Null));
+        // SAFETY: NULL is never dereferenced.
+        let none: In<'_, List> = unsafe { FromC::from_c(std::ptr::null::<List>()) };
+        assert!(none.held_at(0, |l| l.items).is_err());
+        // SAFETY: a literal, NUL-terminated.
+        let key: CStrIn<'_> = unsafe { FromC::from_c(c"abcdef".as_ptr()) };
+        assert_eq!(key.bytes_up_to(4), Ok(b"abcd".to_vec()));
+        assert_eq!(key.bytes_up_to(65), Ok(b"abcdef".to_vec()));
+    }
 }

@@ -4,7 +4,7 @@
 
 // `unsafe` is allowed only where the emulator meets C or the kernel: the
 // C caller's pointers (`ffi`, taken on trust once per argument by the
-// instrumented entry points, and ACL's entry points), the dialect modules
+// instrumented entry points), the dialect modules
 // that run work on device memory or call the program's functions (each
 // says why at its declaration in its dialect), the plumbing the dialects
 // share and the instrumentation that wraps them, the exported symbols, the

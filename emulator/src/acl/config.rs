@@ -562,6 +562,7 @@ fn read_sized<T: Copy>(value: In<'_, c_void>, size: usize) -> Result<T, Fail> {
 /// const void *attrValue, size_t valueSize)`: one field of the configuration,
 /// `valueSize` the size of its type, a priority at most 7; 100000 otherwise
 /// (stream.c:40-127).
+#[allow(clippy::not_unsafe_ptr_arg_deref)] // the handle is dereferenced only if this library made it and has not freed it
 pub extern "C" fn aclrtSetStreamConfigOpt(
     handle: *mut aclrtStreamConfigHandle,
     attr: aclrtStreamConfigAttr,

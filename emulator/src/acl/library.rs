@@ -122,6 +122,7 @@ pub(super) fn on_finalize() -> Result<(), Fail> {
 
 /// `aclError aclInitCallbackRegister(aclRegisterCallbackType type, aclInitCallbackFunc cbFunc, void *userData)`:
 /// run by aclInit; registered after it, run at once (its code ignored).
+#[allow(clippy::not_unsafe_ptr_arg_deref)] // userData goes to the program's callback, never dereferenced here
 pub extern "C" fn aclInitCallbackRegister(
     type_: aclRegisterCallbackType,
     cbFunc: aclInitCallbackFunc,

@@ -25,12 +25,11 @@ thread_local! {
     static RES_STREAM: Cell<usize> = const { Cell::new(0) };
 }
 
-/// Enqueues `work` on `stream` (NULL: the default stream).
+/// Enqueues `work` on stream `id` (of [`stream_id`]).
 ///
 /// # Safety
 /// `work` touches only memory the caller checked.
-unsafe fn enqueue(stream: aclrtStream, work: Work) -> Result<(), Fail> {
-    let id = stream_id(stream)?;
+unsafe fn enqueue(id: StreamId, work: Work) -> Result<(), Fail> {
     // SAFETY: the caller's promise.
     unsafe { emu()?.enqueue(id, work) }.map_err(sync_fail)
 }
@@ -52,8 +51,9 @@ pub extern "C" fn aclrtValueWrite(devAddr: *mut c_void, value: u64, flag: u32, s
         non_null(devAddr, "devAddr")?;
         ensure!(flag == 0, rules::VAL_001, "flag must be 0, got {flag}");
         let addr = device_word(devAddr, "aclrtValueWrite")?;
+        let id = stream_id(stream)?;
         // SAFETY: 8 bytes of device memory, checked.
-        unsafe { enqueue(stream, Work::WriteValue { addr, value, width: 8 }) }
+        unsafe { enqueue(id, Work::WriteValue { addr, value, width: 8 }) }
     })
 }
 
@@ -76,8 +76,9 @@ pub extern "C" fn aclrtValueWait(devAddr: *mut c_void, value: u64, flag: u32, st
         ensure!(cmp.is_some(), rules::VAL_001, "flag {flag} is not in [0, 4)");
         let addr = device_word(devAddr, "aclrtValueWait")?;
         let cmp = cmp.unwrap_or(ValueCmp::Geq);
+        let id = stream_id(stream)?;
         // SAFETY: 8 bytes of device memory, checked.
-        unsafe { enqueue(stream, Work::WaitValue { addr, value, mask: u64::MAX, width: 8, cmp }) }
+        unsafe { enqueue(id, Work::WaitValue { addr, value, mask: u64::MAX, width: 8, cmp }) }
     })
 }
 
@@ -251,8 +252,9 @@ fn zero_status(out: *mut c_void, size: u64, stream: aclrtStream) -> Result<(), F
     if n == 0 || !e.is_device_range(out as usize, n) {
         return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("{out:p} is not {size} bytes of device memory")));
     }
+    let id = stream_id(stream)?;
     // SAFETY: checked device memory of `n` bytes.
-    unsafe { enqueue(stream, Work::Fill { dst: out as usize, pattern: 0, width: 1, count: n }) }
+    unsafe { enqueue(id, Work::Fill { dst: out as usize, pattern: 0, width: 1, count: n }) }
 }
 
 /// `aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, aclrtStream stream)`:
