@@ -244,6 +244,35 @@ impl<'a, T> In<'a, T> {
         Ok(Out(self.read_at(i)?.into(), PhantomData))
     }
 
+    /// A pointer that value `i` of the array there holds (a C struct's
+    /// field, which `field` picks: `|c| c.attrs`), as an input of its own,
+    /// `i` below the array's length. The C caller's struct's pointers are
+    /// valid for the call as the vendor's header documents them (of the
+    /// type and the length it names, often given by another field): the
+    /// promise of `from_c` for "every pointer the contract says the
+    /// argument holds".
+    ///
+    /// # Errors
+    /// [`Null`] when the caller passed NULL for the struct.
+    pub fn held_at<U>(&self, i: usize, field: fn(&T) -> *const U) -> Result<In<'a, U>, Null>
+    where
+        T: Copy,
+    {
+        Ok(In(field(&self.read_at(i)?), PhantomData))
+    }
+
+    /// As [`In::held_at`], for a pointer the struct holds through which
+    /// the call writes (an out-pointer field).
+    ///
+    /// # Errors
+    /// [`Null`] when the caller passed NULL for the struct.
+    pub fn held_out_at<U>(&self, i: usize, field: fn(&T) -> *mut U) -> Result<Out<'a, U>, Null>
+    where
+        T: Copy,
+    {
+        Ok(Out(field(&self.read_at(i)?), PhantomData))
+    }
+
     /// The `n` values of the array there, `n` the length the C contract
     /// gives with the pointer (unaligned reads are tolerated). An empty
     /// array may be NULL.
@@ -282,6 +311,29 @@ impl<'a> CStrIn<'a> {
     /// The address, for messages and comparisons (never dereferenced).
     pub fn as_ptr(&self) -> *const c_char {
         self.0
+    }
+
+    /// The bytes of the string before its NUL, reading at most `max`
+    /// bytes: all `max` when none of them is the NUL (a vendor that
+    /// checks a length reads no further than it).
+    ///
+    /// # Errors
+    /// [`Null`] when the caller passed NULL.
+    pub fn bytes_up_to(&self, max: usize) -> Result<Vec<u8>, Null> {
+        if self.0.is_null() {
+            return Err(Null);
+        }
+        let mut out = Vec::new();
+        for i in 0..max {
+            // SAFETY: not NULL, and a NUL-terminated string (the promise of
+            // `from_c`): readable up to its NUL, where the loop stops.
+            let b = unsafe { self.0.add(i).read() } as u8;
+            if b == 0 {
+                break;
+            }
+            out.push(b);
+        }
+        Ok(out)
     }
 
     /// The string.
@@ -358,5 +410,30 @@ mod tests {
         let s: CStrIn<'_> = unsafe { FromC::from_c(c"cuInit".as_ptr()) };
         assert_eq!(s.get().unwrap().to_bytes(), b"cuInit");
         assert_eq!(format!("{:p}", s), format!("{:p}", c"cuInit".as_ptr()));
+    }
+
+    /// A pointer inside a struct the caller passed reads as an input of its
+    /// own; a key is read no further than its bound.
+    #[test]
+    fn held_pointers_and_bounded_strings() {
+        #[derive(Clone, Copy)]
+        struct List {
+            items: *const u32,
+            len: usize,
+        }
+        let items = [4u32, 5, 6];
+        let lists = [List { items: std::ptr::null(), len: 0 }, List { items: items.as_ptr(), len: 3 }];
+        // SAFETY: `lists` and `items` live for the test.
+        let arg: In<'_, List> = unsafe { FromC::from_c(lists.as_ptr()) };
+        let l = arg.read_at(1).unwrap();
+        assert_eq!(arg.held_at(1, |l| l.items).unwrap().to_vec(l.len), Ok(vec![4, 5, 6]));
+        assert_eq!(arg.held_at(0, |l| l.items).unwrap().read(), Err(Null));
+        // SAFETY: NULL is never dereferenced.
+        let none: In<'_, List> = unsafe { FromC::from_c(std::ptr::null::<List>()) };
+        assert!(none.held_at(0, |l| l.items).is_err());
+        // SAFETY: a literal, NUL-terminated.
+        let key: CStrIn<'_> = unsafe { FromC::from_c(c"abcdef".as_ptr()) };
+        assert_eq!(key.bytes_up_to(4), Ok(b"abcd".to_vec()));
+        assert_eq!(key.bytes_up_to(65), Ok(b"abcdef".to_vec()));
     }
 }

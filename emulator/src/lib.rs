@@ -4,17 +4,13 @@
 
 // `unsafe` is allowed only where the emulator meets C or the kernel: the
 // C caller's pointers (`ffi`, taken on trust once per argument by the
-// instrumented entry points, and ACL's entry points), the dialect modules
+// instrumented entry points), the dialect modules
 // that run work on device memory or call the program's functions (each
 // says why at its declaration in its dialect), the plumbing the dialects
 // share and the instrumentation that wraps them, the exported symbols, the
 // system calls and mappings (`os`), the fork handlers, and the core's
 // modules that touch memory through its mappings (see `core/mod.rs`).
 // Every block has a `// SAFETY:` line.
-#[allow(
-    unsafe_code,
-    reason = "ACL's entry points read and write the C caller's pointers themselves (not yet through `ffi`)"
-)]
 pub mod acl;
 mod config;
 pub mod core;

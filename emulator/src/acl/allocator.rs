@@ -14,7 +14,8 @@ use std::ffi::c_void;
 
 use vmmkit_sys::acl::*;
 
-use super::call::{Fail, emu, non_null, put, run};
+use super::call::{Fail, emu, non_null, run};
+use crate::ffi::Out;
 use super::mem_alloc::{bad, mem};
 use super::state::lock;
 
@@ -53,7 +54,7 @@ fn with_desc<R>(d: aclrtAllocatorDesc, f: impl FnOnce(&mut Desc) -> R) -> Result
 }
 
 /// `aclrtAllocatorDesc aclrtAllocatorCreateDesc(void)`: a new, empty description (NULL when the emulator cannot start).
-pub unsafe extern "C" fn aclrtAllocatorCreateDesc() -> aclrtAllocatorDesc {
+pub extern "C" fn aclrtAllocatorCreateDesc() -> aclrtAllocatorDesc {
     let mut out: aclrtAllocatorDesc = std::ptr::null_mut();
     let _ = run("aclrtAllocatorCreateDesc", || {
         let e = emu()?;
@@ -66,7 +67,7 @@ pub unsafe extern "C" fn aclrtAllocatorCreateDesc() -> aclrtAllocatorDesc {
 }
 
 /// `aclError aclrtAllocatorDestroyDesc(aclrtAllocatorDesc allocatorDesc)`.
-pub unsafe extern "C" fn aclrtAllocatorDestroyDesc(allocatorDesc: aclrtAllocatorDesc) -> aclError {
+pub extern "C" fn aclrtAllocatorDestroyDesc(allocatorDesc: aclrtAllocatorDesc) -> aclError {
     run("aclrtAllocatorDestroyDesc", || {
         non_null(allocatorDesc, "allocatorDesc")?;
         let e = emu()?;
@@ -80,7 +81,7 @@ pub unsafe extern "C" fn aclrtAllocatorDestroyDesc(allocatorDesc: aclrtAllocator
 }
 
 /// `aclError aclrtAllocatorSetObjToDesc(aclrtAllocatorDesc allocatorDesc, aclrtAllocator allocator)`.
-pub unsafe extern "C" fn aclrtAllocatorSetObjToDesc(allocatorDesc: aclrtAllocatorDesc, allocator: aclrtAllocator) -> aclError {
+pub extern "C" fn aclrtAllocatorSetObjToDesc(allocatorDesc: aclrtAllocatorDesc, allocator: aclrtAllocator) -> aclError {
     run("aclrtAllocatorSetObjToDesc", || {
         non_null(allocatorDesc, "allocatorDesc")?;
         non_null(allocator, "allocator")?;
@@ -92,7 +93,7 @@ pub unsafe extern "C" fn aclrtAllocatorSetObjToDesc(allocatorDesc: aclrtAllocato
 macro_rules! setter {
     ($(#[$doc:meta])* $name:ident, $ty:ty, $field:ident) => {
         $(#[$doc])*
-        pub unsafe extern "C" fn $name(allocatorDesc: aclrtAllocatorDesc, func: $ty) -> aclError {
+        pub extern "C" fn $name(allocatorDesc: aclrtAllocatorDesc, func: $ty) -> aclError {
             run(stringify!($name), || {
                 non_null(allocatorDesc, "allocatorDesc")?;
                 if func.is_none() {
@@ -125,7 +126,7 @@ setter!(
 /// stream and description NULL, and a description without its object, alloc,
 /// free or get-address function, are 100000 (allocator.cpp:119-139); a
 /// later registration on the same stream replaces the earlier.
-pub unsafe extern "C" fn aclrtAllocatorRegister(stream: aclrtStream, allocatorDesc: aclrtAllocatorDesc) -> aclError {
+pub extern "C" fn aclrtAllocatorRegister(stream: aclrtStream, allocatorDesc: aclrtAllocatorDesc) -> aclError {
     run("aclrtAllocatorRegister", || {
         non_null(stream, "stream")?;
         non_null(allocatorDesc, "allocatorDesc")?;
@@ -150,14 +151,14 @@ pub unsafe extern "C" fn aclrtAllocatorRegister(stream: aclrtStream, allocatorDe
 /// aclrtAllocator *allocator, aclrtAllocatorAllocFunc *allocFunc, aclrtAllocatorFreeFunc *freeFunc,
 /// aclrtAllocatorAllocAdviseFunc *allocAdviseFunc, aclrtAllocatorGetAddrFromBlockFunc *getAddrFromBlockFunc)`:
 /// what was registered; the outputs other than allocatorDesc may be NULL.
-pub unsafe extern "C" fn aclrtAllocatorGetByStream(
+pub extern "C" fn aclrtAllocatorGetByStream(
     stream: aclrtStream,
-    allocatorDesc: *mut aclrtAllocatorDesc,
-    allocator: *mut aclrtAllocator,
-    allocFunc: *mut aclrtAllocatorAllocFunc,
-    freeFunc: *mut aclrtAllocatorFreeFunc,
-    allocAdviseFunc: *mut aclrtAllocatorAllocAdviseFunc,
-    getAddrFromBlockFunc: *mut aclrtAllocatorGetAddrFromBlockFunc,
+    allocatorDesc: Out<'_, aclrtAllocatorDesc>,
+    allocator: Out<'_, aclrtAllocator>,
+    allocFunc: Out<'_, aclrtAllocatorAllocFunc>,
+    freeFunc: Out<'_, aclrtAllocatorFreeFunc>,
+    allocAdviseFunc: Out<'_, aclrtAllocatorAllocAdviseFunc>,
+    getAddrFromBlockFunc: Out<'_, aclrtAllocatorGetAddrFromBlockFunc>,
 ) -> aclError {
     run("aclrtAllocatorGetByStream", || {
         non_null(allocatorDesc, "allocatorDesc")?;
@@ -165,31 +166,18 @@ pub unsafe extern "C" fn aclrtAllocatorGetByStream(
         let Some((desc, d)) = lock(&mem(emu()?).allocators).get(&(stream as usize)).copied() else {
             return Err(bad(AclError::INVALID_PARAM, "the stream is not registered with any allocator"));
         };
-        // SAFETY: each checked non-null before it is written.
-        unsafe {
-            put(allocatorDesc, desc as *mut c_void);
-            if !allocator.is_null() {
-                put(allocator, d.obj);
-            }
-            if !allocFunc.is_null() {
-                put(allocFunc, d.alloc);
-            }
-            if !freeFunc.is_null() {
-                put(freeFunc, d.free);
-            }
-            if !allocAdviseFunc.is_null() {
-                put(allocAdviseFunc, d.advise);
-            }
-            if !getAddrFromBlockFunc.is_null() {
-                put(getAddrFromBlockFunc, d.get_addr);
-            }
-        }
+        allocatorDesc.write(desc as *mut c_void)?;
+        allocator.write_if_given(d.obj);
+        allocFunc.write_if_given(d.alloc);
+        freeFunc.write_if_given(d.free);
+        allocAdviseFunc.write_if_given(d.advise);
+        getAddrFromBlockFunc.write_if_given(d.get_addr);
         Ok(())
     })
 }
 
 /// `aclError aclrtAllocatorUnregister(aclrtStream stream)`: NULL is 100000; any other stream succeeds.
-pub unsafe extern "C" fn aclrtAllocatorUnregister(stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtAllocatorUnregister(stream: aclrtStream) -> aclError {
     run("aclrtAllocatorUnregister", || {
         non_null(stream, "stream")?;
         lock(&mem(emu()?).allocators).remove(&(stream as usize));

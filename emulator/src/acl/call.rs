@@ -7,7 +7,7 @@ use vmmkit_sys::vendor::Acl;
 
 use crate::core::{Emulator, thread};
 use crate::dialect;
-pub(super) use crate::dialect::{ensure, get, put};
+pub(super) use crate::dialect::ensure;
 
 dialect::aliases!(Acl, aclError);
 
@@ -46,10 +46,47 @@ pub(super) fn take_last_error(clear: bool) -> aclError {
     LAST_ERROR.with(|c| if clear { c.replace(0) } else { c.get() })
 }
 
+/// A pointer an entry point checks for NULL: raw (an address it does not
+/// dereference) or wrapped ([`crate::ffi`]).
+pub(super) trait MaybeNull {
+    /// Whether it is NULL.
+    fn null(&self) -> bool;
+}
+
+impl<T: ?Sized> MaybeNull for *const T {
+    fn null(&self) -> bool {
+        self.is_null()
+    }
+}
+
+impl<T: ?Sized> MaybeNull for *mut T {
+    fn null(&self) -> bool {
+        self.is_null()
+    }
+}
+
+impl<T> MaybeNull for crate::ffi::Out<'_, T> {
+    fn null(&self) -> bool {
+        self.is_null()
+    }
+}
+
+impl<T> MaybeNull for crate::ffi::In<'_, T> {
+    fn null(&self) -> bool {
+        self.is_null()
+    }
+}
+
+impl MaybeNull for crate::ffi::CStrIn<'_> {
+    fn null(&self) -> bool {
+        self.is_null()
+    }
+}
+
 /// 100000 naming `what` when `ptr` is NULL: the ACL front end's
 /// `ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT`.
-pub(super) fn non_null<T>(ptr: *const T, what: &str) -> Result<(), Fail> {
-    if ptr.is_null() {
+pub(super) fn non_null(ptr: impl MaybeNull, what: &str) -> Result<(), Fail> {
+    if ptr.null() {
         return Err(Fail::plain(vmmkit_sys::acl::AclError::INVALID_PARAM, format!("{what} is NULL")));
     }
     Ok(())

@@ -61,7 +61,7 @@ fn key(stream: aclrtStream) -> Result<usize, Fail> {
 /// `aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)`:
 /// callbacks launched on `stream` run on thread `threadId` (its
 /// `pthread_self()`); a stream already subscribed is 107011.
-pub unsafe extern "C" fn aclrtSubscribeReport(threadId: u64, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtSubscribeReport(threadId: u64, stream: aclrtStream) -> aclError {
     run("aclrtSubscribeReport", || {
         let k = key(stream)?;
         let mut subs = lock(&state(emu()?).reports.subs);
@@ -75,7 +75,7 @@ pub unsafe extern "C" fn aclrtSubscribeReport(threadId: u64, stream: aclrtStream
 
 /// `aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)`:
 /// ends the subscription; 107011 when `stream` is not subscribed to `threadId`.
-pub unsafe extern "C" fn aclrtUnSubscribeReport(threadId: u64, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtUnSubscribeReport(threadId: u64, stream: aclrtStream) -> aclError {
     run("aclrtUnSubscribeReport", || {
         let k = key(stream)?;
         let mut subs = lock(&state(emu()?).reports.subs);
@@ -94,7 +94,7 @@ pub unsafe extern "C" fn aclrtUnSubscribeReport(threadId: u64, stream: aclrtStre
 /// when the stream gets there, `fn(userData)` is handed to the stream's
 /// report thread; with `ACL_CALLBACK_BLOCK` the stream's later work waits
 /// until it has run.
-pub unsafe extern "C" fn aclrtLaunchCallback(
+pub extern "C" fn aclrtLaunchCallback(
     fn_: aclrtCallback,
     userData: *mut c_void,
     blockType: aclrtCallbackBlockType,
@@ -175,7 +175,7 @@ fn this_thread() -> u64 {
 /// `aclError aclrtProcessReport(int32_t timeout)`: runs, on the calling
 /// thread, the callbacks queued for it, waiting up to `timeout` ms (-1: no
 /// limit) for the first one.
-pub unsafe extern "C" fn aclrtProcessReport(timeout: i32) -> aclError {
+pub extern "C" fn aclrtProcessReport(timeout: i32) -> aclError {
     run("aclrtProcessReport", || {
         if timeout < -1 || timeout == 0 {
             return Err(Fail::plain(AclError::INVALID_PARAM, format!("timeout {timeout}: -1 or a positive value")));
@@ -234,7 +234,7 @@ pub unsafe extern "C" fn aclrtProcessReport(timeout: i32) -> aclError {
 /// `fn(args)` runs in stream order, the stream's later work after it
 /// (ApiImpl::LaunchHostFunc, api_impl.cc:9139-9170: the context's own
 /// callback thread, no subscription needed).
-pub unsafe extern "C" fn aclrtLaunchHostFunc(stream: aclrtStream, fn_: aclrtHostFunc, args: *mut c_void) -> aclError {
+pub extern "C" fn aclrtLaunchHostFunc(stream: aclrtStream, fn_: aclrtHostFunc, args: *mut c_void) -> aclError {
     run("aclrtLaunchHostFunc", || {
         let Some(f) = fn_ else {
             return Err(Fail::plain(AclError::RT_PARAM_INVALID, "fn is NULL".into()));

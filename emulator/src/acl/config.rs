@@ -16,16 +16,16 @@ use std::sync::atomic::Ordering;
 
 use vmmkit_sys::acl::*;
 
-use super::call::{non_null, Fail, current_device, emu, put, run};
+use super::call::{non_null, Fail, current_device, emu, run};
+use crate::ffi::{In, Out};
 use super::device::{CONTEXT_BASE, IdKind, STREAM_BASE, device_id, server_id, stream_id, sync_fail, translate};
 use super::state::{StreamConf, lock, state};
 use crate::core::thread;
 
 /// Writes `v` to `out` after its NULL check.
-fn write<T>(out: *mut T, what: &str, v: T) -> Result<(), Fail> {
+fn write<T>(out: Out<'_, T>, what: &str, v: T) -> Result<(), Fail> {
     non_null(out, what)?;
-    // SAFETY: checked non-null; the caller passes a writable T, as the C contract says.
-    unsafe { put(out, v) };
+    out.write(v)?;
     Ok(())
 }
 
@@ -52,7 +52,7 @@ const EVENTS_PER_DEVICE: u32 = 65_536;
 /// `aclError aclrtGetRunMode(aclrtRunMode *runMode)`: always `ACL_HOST`, a
 /// program on the host driving devices (device.cpp:144-156: RT_RUN_MODE_OFFLINE
 /// is the only one reported as ACL_DEVICE).
-pub unsafe extern "C" fn aclrtGetRunMode(runMode: *mut aclrtRunMode) -> aclError {
+pub extern "C" fn aclrtGetRunMode(runMode: Out<'_, aclrtRunMode>) -> aclError {
     run("aclrtGetRunMode", || write(runMode, "runMode", ACL_HOST))
 }
 
@@ -81,7 +81,7 @@ fn device_attribute(d: u32, attr: aclrtDevAttr) -> Result<Option<i64>, Fail> {
 /// `aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value)`:
 /// the emulated device's attribute (device.cpp:299-309); an attribute the
 /// header does not define is 107000 (the runtime's RT_ERROR_INVALID_VALUE).
-pub unsafe extern "C" fn aclrtGetDeviceInfo(deviceId: u32, attr: aclrtDevAttr, value: *mut i64) -> aclError {
+pub extern "C" fn aclrtGetDeviceInfo(deviceId: u32, attr: aclrtDevAttr, value: Out<'_, i64>) -> aclError {
     run("aclrtGetDeviceInfo", || {
         non_null(value, "value")?;
         let d = device_id(i32::try_from(deviceId).unwrap_or(-1))?;
@@ -93,37 +93,34 @@ pub unsafe extern "C" fn aclrtGetDeviceInfo(deviceId: u32, attr: aclrtDevAttr, v
 }
 
 /// `aclError aclrtGetLogicDevIdByPhyDevId(int32_t phyDevId, int32_t *logicDevId)`: [ACL-GEN-012](vmmkit_sys::acl::rules::GEN_012).
-pub unsafe extern "C" fn aclrtGetLogicDevIdByPhyDevId(phyDevId: i32, logicDevId: *mut i32) -> aclError {
+pub extern "C" fn aclrtGetLogicDevIdByPhyDevId(phyDevId: i32, logicDevId: Out<'_, i32>) -> aclError {
     run("aclrtGetLogicDevIdByPhyDevId", || translate(phyDevId, IdKind::Machine, IdKind::Machine, logicDevId))
 }
 
 /// `aclError aclrtGetPhyDevIdByUserDevId(int32_t userDevId, int32_t *phyDevId)`: [ACL-GEN-012](vmmkit_sys::acl::rules::GEN_012).
-pub unsafe extern "C" fn aclrtGetPhyDevIdByUserDevId(userDevId: i32, phyDevId: *mut i32) -> aclError {
+pub extern "C" fn aclrtGetPhyDevIdByUserDevId(userDevId: i32, phyDevId: Out<'_, i32>) -> aclError {
     run("aclrtGetPhyDevIdByUserDevId", || translate(userDevId, IdKind::User, IdKind::Machine, phyDevId))
 }
 
 /// `aclError aclrtGetUserDevIdByLogicDevId(int32_t logicDevId, int32_t *userDevid)`: [ACL-GEN-012](vmmkit_sys::acl::rules::GEN_012).
-pub unsafe extern "C" fn aclrtGetUserDevIdByLogicDevId(logicDevId: i32, userDevid: *mut i32) -> aclError {
+pub extern "C" fn aclrtGetUserDevIdByLogicDevId(logicDevId: i32, userDevid: Out<'_, i32>) -> aclError {
     run("aclrtGetUserDevIdByLogicDevId", || translate(logicDevId, IdKind::Machine, IdKind::User, userDevid))
 }
 
 /// `aclError aclrtGetUserDevIdByPhyDevId(int32_t phyDevId, int32_t *userDevId)`: [ACL-GEN-012](vmmkit_sys::acl::rules::GEN_012).
-pub unsafe extern "C" fn aclrtGetUserDevIdByPhyDevId(phyDevId: i32, userDevId: *mut i32) -> aclError {
+pub extern "C" fn aclrtGetUserDevIdByPhyDevId(phyDevId: i32, userDevId: Out<'_, i32>) -> aclError {
     run("aclrtGetUserDevIdByPhyDevId", || translate(phyDevId, IdKind::Machine, IdKind::User, userDevId))
 }
 
 /// `aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority, int32_t *greatestPriority)`:
 /// 7 and 0; either pointer may be NULL (ApiImpl::DeviceGetStreamPriorityRange, api_impl.cc:3828-3839).
-pub unsafe extern "C" fn aclrtDeviceGetStreamPriorityRange(
-    leastPriority: *mut i32,
-    greatestPriority: *mut i32,
+pub extern "C" fn aclrtDeviceGetStreamPriorityRange(
+    leastPriority: Out<'_, i32>,
+    greatestPriority: Out<'_, i32>,
 ) -> aclError {
     run("aclrtDeviceGetStreamPriorityRange", || {
         for (out, v) in [(leastPriority, PRIORITY_LEAST), (greatestPriority, PRIORITY_GREATEST)] {
-            if !out.is_null() {
-                // SAFETY: checked non-null.
-                unsafe { put(out, v as i32) };
-            }
+            out.write_if_given(v as i32);
         }
         Ok(())
     })
@@ -139,7 +136,7 @@ fn device_limit(limit: aclrtDeviceLimit) -> Result<(), Fail> {
 
 /// `aclError aclrtDeviceGetLimit(aclrtDeviceLimit limit, size_t *value)`: what
 /// aclrtDeviceSetLimit set on the current device, 0 before.
-pub unsafe extern "C" fn aclrtDeviceGetLimit(limit: aclrtDeviceLimit, value: *mut usize) -> aclError {
+pub extern "C" fn aclrtDeviceGetLimit(limit: aclrtDeviceLimit, value: Out<'_, usize>) -> aclError {
     run("aclrtDeviceGetLimit", || {
         non_null(value, "value")?;
         device_limit(limit)?;
@@ -151,7 +148,7 @@ pub unsafe extern "C" fn aclrtDeviceGetLimit(limit: aclrtDeviceLimit, value: *mu
 
 /// `aclError aclrtDeviceSetLimit(aclrtDeviceLimit limit, size_t value)`: kept
 /// per device (the emulator runs no kernel, so no stack or FIFO uses it).
-pub unsafe extern "C" fn aclrtDeviceSetLimit(limit: aclrtDeviceLimit, value: usize) -> aclError {
+pub extern "C" fn aclrtDeviceSetLimit(limit: aclrtDeviceLimit, value: usize) -> aclError {
     run("aclrtDeviceSetLimit", || {
         device_limit(limit)?;
         let d = current_device()?;
@@ -186,7 +183,7 @@ fn res_value(kind: aclrtDevResLimitType, value: u32) -> Result<u32, Fail> {
 
 /// `aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t *value)`:
 /// the limit set, the device's full count before.
-pub unsafe extern "C" fn aclrtGetDeviceResLimit(deviceId: i32, type_: aclrtDevResLimitType, value: *mut u32) -> aclError {
+pub extern "C" fn aclrtGetDeviceResLimit(deviceId: i32, type_: aclrtDevResLimitType, value: Out<'_, u32>) -> aclError {
     run("aclrtGetDeviceResLimit", || {
         non_null(value, "value")?;
         let d = device_id(deviceId)?;
@@ -195,7 +192,7 @@ pub unsafe extern "C" fn aclrtGetDeviceResLimit(deviceId: i32, type_: aclrtDevRe
 }
 
 /// `aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t value)`.
-pub unsafe extern "C" fn aclrtSetDeviceResLimit(deviceId: i32, type_: aclrtDevResLimitType, value: u32) -> aclError {
+pub extern "C" fn aclrtSetDeviceResLimit(deviceId: i32, type_: aclrtDevResLimitType, value: u32) -> aclError {
     run("aclrtSetDeviceResLimit", || {
         let d = device_id(deviceId)?;
         let v = res_value(type_, value)?;
@@ -205,7 +202,7 @@ pub unsafe extern "C" fn aclrtSetDeviceResLimit(deviceId: i32, type_: aclrtDevRe
 }
 
 /// `aclError aclrtResetDeviceResLimit(int32_t deviceId)`: back to the full counts.
-pub unsafe extern "C" fn aclrtResetDeviceResLimit(deviceId: i32) -> aclError {
+pub extern "C" fn aclrtResetDeviceResLimit(deviceId: i32) -> aclError {
     run("aclrtResetDeviceResLimit", || {
         let d = device_id(deviceId)?;
         lock(&state(emu()?).res_limits).retain(|(dev, _), _| *dev != d);
@@ -215,7 +212,7 @@ pub unsafe extern "C" fn aclrtResetDeviceResLimit(deviceId: i32) -> aclError {
 
 /// `aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus)`:
 /// an emulated device is always `ACL_RT_DEVICE_STATUS_NORMAL`.
-pub unsafe extern "C" fn aclrtQueryDeviceStatus(deviceId: i32, deviceStatus: *mut aclrtDeviceStatus) -> aclError {
+pub extern "C" fn aclrtQueryDeviceStatus(deviceId: i32, deviceStatus: Out<'_, aclrtDeviceStatus>) -> aclError {
     run("aclrtQueryDeviceStatus", || {
         non_null(deviceStatus, "deviceStatus")?;
         device_id(deviceId)?;
@@ -225,7 +222,7 @@ pub unsafe extern "C" fn aclrtQueryDeviceStatus(deviceId: i32, deviceStatus: *mu
 
 /// `aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode)`: kept for the
 /// process; SATURATION or INFNAN (100000 otherwise).
-pub unsafe extern "C" fn aclrtSetDeviceSatMode(mode: aclrtFloatOverflowMode) -> aclError {
+pub extern "C" fn aclrtSetDeviceSatMode(mode: aclrtFloatOverflowMode) -> aclError {
     run("aclrtSetDeviceSatMode", || {
         if !(ACL_RT_OVERFLOW_MODE_SATURATION..ACL_RT_OVERFLOW_MODE_UNDEF).contains(&mode) {
             return Err(Fail::plain(AclError::INVALID_PARAM, format!("mode {mode} is not SATURATION or INFNAN")));
@@ -237,7 +234,7 @@ pub unsafe extern "C" fn aclrtSetDeviceSatMode(mode: aclrtFloatOverflowMode) -> 
 }
 
 /// `aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode)`: SATURATION until set.
-pub unsafe extern "C" fn aclrtGetDeviceSatMode(mode: *mut aclrtFloatOverflowMode) -> aclError {
+pub extern "C" fn aclrtGetDeviceSatMode(mode: Out<'_, aclrtFloatOverflowMode>) -> aclError {
     run("aclrtGetDeviceSatMode", || {
         non_null(mode, "mode")?;
         current_device()?;
@@ -260,7 +257,7 @@ fn context_device(c: aclrtContext) -> Result<u32, Fail> {
 /// (context.cpp:50-61), an unknown one 107000. A context is its device's
 /// (there is one per device); destroying the calling thread's current one
 /// leaves the thread with none.
-pub unsafe extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError {
+pub extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError {
     run("aclrtDestroyContext", || {
         non_null(context, "context")?;
         let d = context_device(context)?;
@@ -282,7 +279,7 @@ const OVERFLOW_ADDR_SIZE: usize = 512;
 /// aclrtGetFloatOverflowStatus' output and zeroes on reset (api_impl.cc:
 /// 7091-7147). The emulator allocates it zeroed at the first call per
 /// device; no kernel runs, so it stays zero. The device's last reset frees it.
-pub unsafe extern "C" fn aclrtCtxGetFloatOverflowAddr(overflowAddr: *mut *mut c_void) -> aclError {
+pub extern "C" fn aclrtCtxGetFloatOverflowAddr(overflowAddr: Out<'_, *mut c_void>) -> aclError {
     run("aclrtCtxGetFloatOverflowAddr", || {
         if overflowAddr.is_null() {
             return Err(Fail::plain(AclError::RT_PARAM_INVALID, "overflowAddr is NULL".into()));
@@ -293,13 +290,12 @@ pub unsafe extern "C" fn aclrtCtxGetFloatOverflowAddr(overflowAddr: *mut *mut c_
             Some(&va) => va,
             None => {
                 let mut p: *mut c_void = std::ptr::null_mut();
-                super::memory::device_malloc(&mut p, OVERFLOW_ADDR_SIZE, ACL_MEM_MALLOC_HUGE_FIRST, d)?;
+                super::memory::device_malloc(crate::ffi::Out::from_mut(&mut p), OVERFLOW_ADDR_SIZE, ACL_MEM_MALLOC_HUGE_FIRST, d)?;
                 addrs.insert(d, p as usize);
                 p as usize
             }
         };
-        // SAFETY: checked non-null.
-        unsafe { put(overflowAddr, va as *mut c_void) };
+        overflowAddr.write(va as *mut c_void)?;
         Ok(())
     })
 }
@@ -308,7 +304,7 @@ pub unsafe extern "C" fn aclrtCtxGetFloatOverflowAddr(overflowAddr: *mut *mut c_
 /// `active` is 1 while this process has set the device (aclrtSetDevice not
 /// yet matched by a reset); `flags` is reserved and must be NULL, 100000
 /// otherwise (context.cpp:218-234).
-pub unsafe extern "C" fn aclrtGetPrimaryCtxState(deviceId: i32, flags: *mut u32, active: *mut i32) -> aclError {
+pub extern "C" fn aclrtGetPrimaryCtxState(deviceId: i32, flags: *mut u32, active: Out<'_, i32>) -> aclError {
     run("aclrtGetPrimaryCtxState", || {
         non_null(active, "active")?;
         if !flags.is_null() {
@@ -337,7 +333,7 @@ fn sys_key(opt: aclSysParamOpt, ctx: bool) -> Result<(Option<u32>, i32), Fail> {
     Ok((if ctx { Some(current_device()?) } else { None }, opt))
 }
 
-fn get_sys_param(opt: aclSysParamOpt, value: *mut i64, ctx: bool) -> Result<(), Fail> {
+fn get_sys_param(opt: aclSysParamOpt, value: Out<'_, i64>, ctx: bool) -> Result<(), Fail> {
     non_null(value, "value")?;
     let key = sys_key(opt, ctx)?;
     match lock(&state(emu()?).sys_params).get(&key) {
@@ -354,22 +350,22 @@ fn set_sys_param(opt: aclSysParamOpt, value: i64, ctx: bool) -> Result<(), Fail>
 
 /// `aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value)`: what the
 /// current context was set to; 107021 `ACL_ERROR_RT_SYSPARAMOPT_NOT_SET` before.
-pub unsafe extern "C" fn aclrtCtxGetSysParamOpt(opt: aclSysParamOpt, value: *mut i64) -> aclError {
+pub extern "C" fn aclrtCtxGetSysParamOpt(opt: aclSysParamOpt, value: Out<'_, i64>) -> aclError {
     run("aclrtCtxGetSysParamOpt", || get_sys_param(opt, value, true))
 }
 
 /// `aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value)`: kept for the current context.
-pub unsafe extern "C" fn aclrtCtxSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError {
+pub extern "C" fn aclrtCtxSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError {
     run("aclrtCtxSetSysParamOpt", || set_sys_param(opt, value, true))
 }
 
 /// `aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value)`: as the Ctx one, for the process.
-pub unsafe extern "C" fn aclrtGetSysParamOpt(opt: aclSysParamOpt, value: *mut i64) -> aclError {
+pub extern "C" fn aclrtGetSysParamOpt(opt: aclSysParamOpt, value: Out<'_, i64>) -> aclError {
     run("aclrtGetSysParamOpt", || get_sys_param(opt, value, false))
 }
 
 /// `aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value)`: kept for the process.
-pub unsafe extern "C" fn aclrtSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError {
+pub extern "C" fn aclrtSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError {
     run("aclrtSetSysParamOpt", || set_sys_param(opt, value, false))
 }
 
@@ -397,7 +393,7 @@ fn set_conf(stream: aclrtStream, f: impl FnOnce(&mut StreamConf)) -> Result<(), 
 /// (ApiErrorDecorator::StreamCreate, api_error.cc:1336-1349); flags outside
 /// `ACL_STREAM_*` are dropped, as the ACL front end maps only those
 /// (stream.cpp:60-78). The emulator runs every stream the same way.
-pub unsafe extern "C" fn aclrtCreateStreamWithConfig(stream: *mut aclrtStream, priority: u32, flag: u32) -> aclError {
+pub extern "C" fn aclrtCreateStreamWithConfig(stream: Out<'_, aclrtStream>, priority: u32, flag: u32) -> aclError {
     run("aclrtCreateStreamWithConfig", || {
         let h = super::device::create_stream(stream)?;
         let c = StreamConf { priority: priority.min(PRIORITY_LEAST), flags: flag & STREAM_FLAGS, ..StreamConf::default() };
@@ -409,7 +405,7 @@ pub unsafe extern "C" fn aclrtCreateStreamWithConfig(stream: *mut aclrtStream, p
 /// `aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream)`: the
 /// current context's default stream as a handle of its own, which every
 /// stream function takes as it takes NULL (context.cpp:188-204).
-pub unsafe extern "C" fn aclrtCtxGetCurrentDefaultStream(stream: *mut aclrtStream) -> aclError {
+pub extern "C" fn aclrtCtxGetCurrentDefaultStream(stream: Out<'_, aclrtStream>) -> aclError {
     run("aclrtCtxGetCurrentDefaultStream", || {
         non_null(stream, "stream")?;
         let id = stream_id(std::ptr::null_mut())?;
@@ -420,7 +416,7 @@ pub unsafe extern "C" fn aclrtCtxGetCurrentDefaultStream(stream: *mut aclrtStrea
 }
 
 /// `aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority)`: what it was created with.
-pub unsafe extern "C" fn aclrtStreamGetPriority(stream: aclrtStream, priority: *mut u32) -> aclError {
+pub extern "C" fn aclrtStreamGetPriority(stream: aclrtStream, priority: Out<'_, u32>) -> aclError {
     run("aclrtStreamGetPriority", || {
         non_null(priority, "priority")?;
         write(priority, "priority", conf(stream)?.priority)
@@ -429,7 +425,7 @@ pub unsafe extern "C" fn aclrtStreamGetPriority(stream: aclrtStream, priority: *
 
 /// `aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)`: the
 /// `ACL_STREAM_*` flags it was created with (stream.cpp:197-225).
-pub unsafe extern "C" fn aclrtStreamGetFlags(stream: aclrtStream, flags: *mut u32) -> aclError {
+pub extern "C" fn aclrtStreamGetFlags(stream: aclrtStream, flags: Out<'_, u32>) -> aclError {
     run("aclrtStreamGetFlags", || {
         non_null(flags, "flags")?;
         write(flags, "flags", conf(stream)?.flags)
@@ -437,7 +433,7 @@ pub unsafe extern "C" fn aclrtStreamGetFlags(stream: aclrtStream, flags: *mut u3
 }
 
 /// `aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)`: the core's stream number.
-pub unsafe extern "C" fn aclrtStreamGetId(stream: aclrtStream, streamId: *mut i32) -> aclError {
+pub extern "C" fn aclrtStreamGetId(stream: aclrtStream, streamId: Out<'_, i32>) -> aclError {
     run("aclrtStreamGetId", || {
         non_null(streamId, "streamId")?;
         let id = stream_id(stream)?;
@@ -448,17 +444,17 @@ pub unsafe extern "C" fn aclrtStreamGetId(stream: aclrtStream, streamId: *mut i3
 /// `aclError aclrtStreamAbort(aclrtStream stream)`: drops the stream's work
 /// that has not started; the stream stays usable (NULL: the default stream,
 /// ApiErrorDecorator::StreamAbort, api_error.cc:6600-6607).
-pub unsafe extern "C" fn aclrtStreamAbort(stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtStreamAbort(stream: aclrtStream) -> aclError {
     run("aclrtStreamAbort", || emu()?.stream_abort(stream_id(stream)?).map_err(sync_fail))
 }
 
 /// `aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)`: kept on the stream.
-pub unsafe extern "C" fn aclrtSetStreamFailureMode(stream: aclrtStream, mode: u64) -> aclError {
+pub extern "C" fn aclrtSetStreamFailureMode(stream: aclrtStream, mode: u64) -> aclError {
     run("aclrtSetStreamFailureMode", || set_conf(stream, |c| c.failure_mode = mode))
 }
 
 /// `aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag)`: 0 until set.
-pub unsafe extern "C" fn aclrtGetStreamOverflowSwitch(stream: aclrtStream, flag: *mut u32) -> aclError {
+pub extern "C" fn aclrtGetStreamOverflowSwitch(stream: aclrtStream, flag: Out<'_, u32>) -> aclError {
     run("aclrtGetStreamOverflowSwitch", || {
         non_null(flag, "flag")?;
         write(flag, "flag", conf(stream)?.overflow)
@@ -467,7 +463,7 @@ pub unsafe extern "C" fn aclrtGetStreamOverflowSwitch(stream: aclrtStream, flag:
 
 /// `aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag)`:
 /// 0 or 1, 100000 otherwise (stream.cpp:276-283).
-pub unsafe extern "C" fn aclrtSetStreamOverflowSwitch(stream: aclrtStream, flag: u32) -> aclError {
+pub extern "C" fn aclrtSetStreamOverflowSwitch(stream: aclrtStream, flag: u32) -> aclError {
     run("aclrtSetStreamOverflowSwitch", || {
         if flag > 1 {
             return Err(Fail::plain(AclError::INVALID_PARAM, format!("flag must be 0 or 1, got {flag}")));
@@ -482,7 +478,7 @@ fn held_on_device(handles: usize) -> u32 {
 }
 
 /// `aclError aclrtGetStreamAvailableNum(uint32_t *streamCount)`: room left on the current device.
-pub unsafe extern "C" fn aclrtGetStreamAvailableNum(streamCount: *mut u32) -> aclError {
+pub extern "C" fn aclrtGetStreamAvailableNum(streamCount: Out<'_, u32>) -> aclError {
     run("aclrtGetStreamAvailableNum", || {
         non_null(streamCount, "streamCount")?;
         let d = current_device()?;
@@ -504,7 +500,7 @@ fn stream_res(stream: aclrtStream, kind: aclrtDevResLimitType) -> Result<u32, Fa
 }
 
 /// `aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t *value)`.
-pub unsafe extern "C" fn aclrtGetStreamResLimit(stream: aclrtStream, type_: aclrtDevResLimitType, value: *mut u32) -> aclError {
+pub extern "C" fn aclrtGetStreamResLimit(stream: aclrtStream, type_: aclrtDevResLimitType, value: Out<'_, u32>) -> aclError {
     run("aclrtGetStreamResLimit", || {
         non_null(value, "value")?;
         write(value, "value", stream_res(stream, type_)?)
@@ -512,7 +508,7 @@ pub unsafe extern "C" fn aclrtGetStreamResLimit(stream: aclrtStream, type_: aclr
 }
 
 /// `aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t value)`.
-pub unsafe extern "C" fn aclrtSetStreamResLimit(stream: aclrtStream, type_: aclrtDevResLimitType, value: u32) -> aclError {
+pub extern "C" fn aclrtSetStreamResLimit(stream: aclrtStream, type_: aclrtDevResLimitType, value: u32) -> aclError {
     run("aclrtSetStreamResLimit", || {
         let v = res_value(type_, value)?;
         set_conf(stream, |c| c.res[type_ as usize] = Some(v))
@@ -520,7 +516,7 @@ pub unsafe extern "C" fn aclrtSetStreamResLimit(stream: aclrtStream, type_: aclr
 }
 
 /// `aclError aclrtResetStreamResLimit(aclrtStream stream)`: back to the device's.
-pub unsafe extern "C" fn aclrtResetStreamResLimit(stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtResetStreamResLimit(stream: aclrtStream) -> aclError {
     run("aclrtResetStreamResLimit", || set_conf(stream, |c| c.res = [None; 2]))
 }
 
@@ -532,7 +528,7 @@ static CONFIG_HANDLES: super::boxes::Boxes<aclrtStreamConfigHandle> = super::box
 
 /// `aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void)`: a zeroed
 /// configuration (src/acl/aclrt_c/runtime/stream.c:20-29).
-pub unsafe extern "C" fn aclrtCreateStreamConfigHandle() -> *mut aclrtStreamConfigHandle {
+pub extern "C" fn aclrtCreateStreamConfigHandle() -> *mut aclrtStreamConfigHandle {
     CONFIG_HANDLES.create(aclrtStreamConfigHandle {
         workptr: std::ptr::null_mut(),
         workSize: 0,
@@ -543,7 +539,7 @@ pub unsafe extern "C" fn aclrtCreateStreamConfigHandle() -> *mut aclrtStreamConf
 
 /// `aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle)`:
 /// NULL (stream.c:30-38), or a handle this library did not make, is 100000.
-pub unsafe extern "C" fn aclrtDestroyStreamConfigHandle(handle: *mut aclrtStreamConfigHandle) -> aclError {
+pub extern "C" fn aclrtDestroyStreamConfigHandle(handle: *mut aclrtStreamConfigHandle) -> aclError {
     run("aclrtDestroyStreamConfigHandle", || {
         if !CONFIG_HANDLES.destroy(handle) {
             return Err(Fail::plain(AclError::INVALID_PARAM, format!("{handle:p} is not a stream configuration")));
@@ -553,26 +549,24 @@ pub unsafe extern "C" fn aclrtDestroyStreamConfigHandle(handle: *mut aclrtStream
 }
 
 /// Reads a `T` of `size` bytes at `value` (100000 when the size is not `T`'s).
-///
-/// # Safety
-/// `value` is non-null and points to `size` readable bytes.
-unsafe fn read_sized<T: Copy>(value: *const c_void, size: usize) -> Result<T, Fail> {
+/// (`value` points to `size` readable bytes, the C contract).
+fn read_sized<T: Copy>(value: In<'_, c_void>, size: usize) -> Result<T, Fail> {
     if size != std::mem::size_of::<T>() {
         let want = std::mem::size_of::<T>();
         return Err(Fail::plain(AclError::INVALID_PARAM, format!("valueSize {size} is not {want}")));
     }
-    // SAFETY: the caller's promise, the size checked.
-    Ok(unsafe { value.cast::<T>().read_unaligned() })
+    Ok(value.cast::<T>().read()?)
 }
 
 /// `aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle, aclrtStreamConfigAttr attr,
 /// const void *attrValue, size_t valueSize)`: one field of the configuration,
 /// `valueSize` the size of its type, a priority at most 7; 100000 otherwise
 /// (stream.c:40-127).
-pub unsafe extern "C" fn aclrtSetStreamConfigOpt(
+#[allow(clippy::not_unsafe_ptr_arg_deref)] // the handle is dereferenced only if this library made it and has not freed it
+pub extern "C" fn aclrtSetStreamConfigOpt(
     handle: *mut aclrtStreamConfigHandle,
     attr: aclrtStreamConfigAttr,
-    attrValue: *const c_void,
+    attrValue: In<'_, c_void>,
     valueSize: usize,
 ) -> aclError {
     run("aclrtSetStreamConfigOpt", || {
@@ -581,22 +575,19 @@ pub unsafe extern "C" fn aclrtSetStreamConfigOpt(
         let Some(h) = (unsafe { CONFIG_HANDLES.get(handle) }) else {
             return Err(Fail::plain(AclError::INVALID_PARAM, format!("{handle:p} is not a stream configuration")));
         };
-        // SAFETY: `attrValue` is non-null and points to `valueSize` bytes (the C
-        // contract); each read checks that the size is its type's.
-        unsafe {
-            match attr {
-                ACL_RT_STREAM_WORK_ADDR_PTR => h.workptr = read_sized(attrValue, valueSize)?,
-                ACL_RT_STREAM_WORK_SIZE => h.workSize = read_sized(attrValue, valueSize)?,
-                ACL_RT_STREAM_FLAG => h.flag = read_sized(attrValue, valueSize)?,
-                ACL_RT_STREAM_PRIORITY => {
-                    let p: u32 = read_sized(attrValue, valueSize)?;
-                    if p > PRIORITY_LEAST {
-                        return Err(Fail::plain(AclError::INVALID_PARAM, format!("priority {p} is not in [0, 7]")));
-                    }
-                    h.priority = p;
+        // Each read checks that the size is its type's.
+        match attr {
+            ACL_RT_STREAM_WORK_ADDR_PTR => h.workptr = read_sized(attrValue, valueSize)?,
+            ACL_RT_STREAM_WORK_SIZE => h.workSize = read_sized(attrValue, valueSize)?,
+            ACL_RT_STREAM_FLAG => h.flag = read_sized(attrValue, valueSize)?,
+            ACL_RT_STREAM_PRIORITY => {
+                let p: u32 = read_sized(attrValue, valueSize)?;
+                if p > PRIORITY_LEAST {
+                    return Err(Fail::plain(AclError::INVALID_PARAM, format!("priority {p} is not in [0, 7]")));
                 }
-                other => return Err(Fail::plain(AclError::INVALID_PARAM, format!("attr {other} is not defined"))),
+                h.priority = p;
             }
+            other => return Err(Fail::plain(AclError::INVALID_PARAM, format!("attr {other} is not defined"))),
         }
         Ok(())
     })
@@ -606,11 +597,10 @@ pub unsafe extern "C" fn aclrtSetStreamConfigOpt(
 /// as aclrtCreateStreamWithConfig with the handle's priority and flags (a
 /// NULL handle: zeros), stream.c:130-150. The handle is read as the header
 /// lays it out, whether this library made it or the program did.
-pub unsafe extern "C" fn aclrtCreateStreamV2(stream: *mut aclrtStream, handle: *const aclrtStreamConfigHandle) -> aclError {
+pub extern "C" fn aclrtCreateStreamV2(stream: Out<'_, aclrtStream>, handle: In<'_, aclrtStreamConfigHandle>) -> aclError {
     run("aclrtCreateStreamV2", || {
         non_null(stream, "stream")?;
-        // SAFETY: a non-null handle points to an aclrtStreamConfigHandle (the C contract).
-        let (priority, flag) = if handle.is_null() { (0, 0) } else { unsafe { ((*handle).priority, (*handle).flag) } };
+        let (priority, flag) = handle.read_if_given().map_or((0, 0), |h| (h.priority, h.flag));
         let h = super::device::create_stream(stream)?;
         let c = StreamConf { priority: priority.min(PRIORITY_LEAST), flags: flag as u32 & STREAM_FLAGS, ..StreamConf::default() };
         lock(&state(emu()?).stream_conf).insert(h, c);
@@ -622,43 +612,41 @@ pub unsafe extern "C" fn aclrtCreateStreamV2(stream: *mut aclrtStream, handle: *
 /// failure mode, overflow switch (0 or 1), custom tag, cache-op switch or
 /// priority (at most 7) kept on the stream; NULL value 100000
 /// (stream.cpp:315-327), an undefined attribute 107000.
-pub unsafe extern "C" fn aclrtSetStreamAttribute(
+pub extern "C" fn aclrtSetStreamAttribute(
     stream: aclrtStream,
     stmAttrType: aclrtStreamAttr,
-    value: *mut aclrtStreamAttrValue,
+    value: In<'_, aclrtStreamAttrValue>,
 ) -> aclError {
     run("aclrtSetStreamAttribute", || {
         non_null(value, "value")?;
-        // SAFETY: checked non-null; copying a union copies its bytes as they are.
-        let v = unsafe { *value };
+        // Each arm reads only the field its attribute names (all at the
+        // union's start, plain integers), which the caller wrote (the C contract).
+        let wide = value.cast::<u64>().read()?;
+        let word = value.cast::<u32>().read()?;
         let bad = |what: String| Err(Fail::plain(AclError::RT_PARAM_INVALID, what));
-        // SAFETY: each arm reads only the field its attribute names, which the
-        // caller wrote (the C contract); all of them are plain integers.
-        unsafe {
-            match stmAttrType {
-                ACL_STREAM_ATTR_FAILURE_MODE => set_conf(stream, |c| c.failure_mode = v.failureMode),
-                ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK => match v.overflowSwitch {
-                    s @ (0 | 1) => set_conf(stream, |c| c.overflow = s),
-                    s => bad(format!("overflow switch {s} is not 0 or 1")),
-                },
-                ACL_STREAM_ATTR_USER_CUSTOM_TAG => set_conf(stream, |c| c.tag = v.userCustomTag),
-                ACL_STREAM_ATTR_CACHE_OP_INFO => set_conf(stream, |c| c.cache_op = v.cacheOpInfoSwitch),
-                ACL_STREAM_ATTR_PRIORITY => match v.streamPriority {
-                    p @ 0..=PRIORITY_LEAST => set_conf(stream, |c| c.priority = p),
-                    p => bad(format!("priority {p} is not in [0, 7]")),
-                },
-                other => bad(format!("attribute {other} is not defined")),
-            }
+        match stmAttrType {
+            ACL_STREAM_ATTR_FAILURE_MODE => set_conf(stream, |c| c.failure_mode = wide),
+            ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK => match word {
+                s @ (0 | 1) => set_conf(stream, |c| c.overflow = s),
+                s => bad(format!("overflow switch {s} is not 0 or 1")),
+            },
+            ACL_STREAM_ATTR_USER_CUSTOM_TAG => set_conf(stream, |c| c.tag = word),
+            ACL_STREAM_ATTR_CACHE_OP_INFO => set_conf(stream, |c| c.cache_op = word),
+            ACL_STREAM_ATTR_PRIORITY => match word {
+                p @ 0..=PRIORITY_LEAST => set_conf(stream, |c| c.priority = p),
+                p => bad(format!("priority {p} is not in [0, 7]")),
+            },
+            other => bad(format!("attribute {other} is not defined")),
         }
     })
 }
 
 /// `aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue *value)`:
 /// what was set (or created with); the rest of the union is zeroed.
-pub unsafe extern "C" fn aclrtGetStreamAttribute(
+pub extern "C" fn aclrtGetStreamAttribute(
     stream: aclrtStream,
     stmAttrType: aclrtStreamAttr,
-    value: *mut aclrtStreamAttrValue,
+    value: Out<'_, aclrtStreamAttrValue>,
 ) -> aclError {
     run("aclrtGetStreamAttribute", || {
         non_null(value, "value")?;
@@ -679,7 +667,7 @@ pub unsafe extern "C" fn aclrtGetStreamAttribute(
 // ---- Events ----
 
 /// `aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)`: the core's event number.
-pub unsafe extern "C" fn aclrtGetEventId(event: aclrtEvent, eventId: *mut u32) -> aclError {
+pub extern "C" fn aclrtGetEventId(event: aclrtEvent, eventId: Out<'_, u32>) -> aclError {
     run("aclrtGetEventId", || {
         non_null(eventId, "eventId")?;
         let id = super::event::event_id(event)?;
@@ -688,7 +676,7 @@ pub unsafe extern "C" fn aclrtGetEventId(event: aclrtEvent, eventId: *mut u32) -
 }
 
 /// `aclError aclrtGetEventAvailNum(uint32_t *eventCount)`: room left for events.
-pub unsafe extern "C" fn aclrtGetEventAvailNum(eventCount: *mut u32) -> aclError {
+pub extern "C" fn aclrtGetEventAvailNum(eventCount: Out<'_, u32>) -> aclError {
     run("aclrtGetEventAvailNum", || {
         non_null(eventCount, "eventCount")?;
         current_device()?;

@@ -7,7 +7,8 @@ use std::sync::atomic::Ordering;
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
-use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::call::{Fail, current_device, emu, ensure, run};
+use crate::ffi::{CStrIn, Out};
 use super::state::{lock, state};
 use crate::core::{Emulator, Ending, StreamId, StreamKind, thread};
 
@@ -44,7 +45,7 @@ pub(super) fn note_peer(e: &Emulator, device: u32, peer: u32) {
 /// `aclError aclInit(const char *configPath)`: [ACL-GEN-001](vmmkit_sys::acl::rules::GEN_001). Each call counts
 /// a reference (aclFinalizeReference); the first runs the init callbacks
 /// (`library.rs`) with the config file's text.
-pub unsafe extern "C" fn aclInit(configPath: *const c_char) -> aclError {
+pub extern "C" fn aclInit(configPath: CStrIn<'_>) -> aclError {
     run("aclInit", || {
         let first = !state(emu()?).initialised.swap(true, Ordering::SeqCst);
         super::library::on_init(configPath, first)?;
@@ -54,7 +55,7 @@ pub unsafe extern "C" fn aclInit(configPath: *const c_char) -> aclError {
 }
 
 /// `aclError aclFinalize(void)`: [ACL-GEN-002](vmmkit_sys::acl::rules::GEN_002). Tears down everything of this process.
-pub unsafe extern "C" fn aclFinalize() -> aclError {
+pub extern "C" fn aclFinalize() -> aclError {
     run("aclFinalize", || {
         let e = crate::core::running();
         let was = e.is_some_and(|e| state(e).initialised.swap(false, Ordering::SeqCst));
@@ -71,7 +72,7 @@ pub unsafe extern "C" fn aclFinalize() -> aclError {
 }
 
 /// `aclError aclrtSetDevice(int32_t deviceId)`: [ACL-GEN-003](vmmkit_sys::acl::rules::GEN_003).
-pub unsafe extern "C" fn aclrtSetDevice(deviceId: i32) -> aclError {
+pub extern "C" fn aclrtSetDevice(deviceId: i32) -> aclError {
     run("aclrtSetDevice", || {
         let d = device_id(deviceId)?;
         *lock(&state(emu()?).device_refs).entry(d).or_default() += 1;
@@ -102,31 +103,30 @@ fn reset(deviceId: i32, force: bool) -> Result<(), Fail> {
 
 /// `aclError aclrtResetDevice(int32_t deviceId)`: reference-counted reset;
 /// the last one frees this process's resources on the device.
-pub unsafe extern "C" fn aclrtResetDevice(deviceId: i32) -> aclError {
+pub extern "C" fn aclrtResetDevice(deviceId: i32) -> aclError {
     run("aclrtResetDevice", || reset(deviceId, false))
 }
 
 /// `aclError aclrtResetDeviceForce(int32_t deviceId)`: frees this process's resources on the device.
-pub unsafe extern "C" fn aclrtResetDeviceForce(deviceId: i32) -> aclError {
+pub extern "C" fn aclrtResetDeviceForce(deviceId: i32) -> aclError {
     run("aclrtResetDeviceForce", || reset(deviceId, true))
 }
 
 /// `aclError aclrtGetDevice(int32_t *deviceId)`: [ACL-GEN-004](vmmkit_sys::acl::rules::GEN_004).
-pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
+pub extern "C" fn aclrtGetDevice(deviceId: Out<'_, i32>) -> aclError {
     run("aclrtGetDevice", || {
         if deviceId.is_null() {
             return Err(Fail::plain(AclError::INVALID_PARAM, "deviceId is NULL".into()));
         }
         let d = thread::current_device();
         ensure!(d.is_some(), rules::GEN_004, "no current device: call aclrtSetDevice first");
-        // SAFETY: checked non-null; the caller passes a writable int32_t.
-        unsafe { put(deviceId, d.unwrap_or(0) as i32) };
+        deviceId.write(d.unwrap_or(0) as i32)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtGetDeviceCount(uint32_t *count)`.
-pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
+pub extern "C" fn aclrtGetDeviceCount(count: Out<'_, u32>) -> aclError {
     run("aclrtGetDeviceCount", || {
         if count.is_null() {
             return Err(Fail::plain(AclError::INVALID_PARAM, "count is NULL".into()));
@@ -136,28 +136,26 @@ pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
         let refused = e.visible().refused.clone();
         ensure!(refused.is_none(), rules::GEN_011, "ASCEND_RT_VISIBLE_DEVICES: {}", refused.unwrap_or_default());
         let n = e.device_count();
-        // SAFETY: checked non-null.
-        unsafe { put(count, n) };
+        count.write(n)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)`: the new context becomes current.
-pub unsafe extern "C" fn aclrtCreateContext(context: *mut aclrtContext, deviceId: i32) -> aclError {
+pub extern "C" fn aclrtCreateContext(context: Out<'_, aclrtContext>, deviceId: i32) -> aclError {
     run("aclrtCreateContext", || {
         if context.is_null() {
             return Err(Fail::plain(AclError::INVALID_PARAM, "context is NULL".into()));
         }
         let d = device_id(deviceId)?;
         thread::set_current_device(Some(d));
-        // SAFETY: checked non-null.
-        unsafe { put(context, (CONTEXT_BASE + d as usize) as aclrtContext) };
+        context.write((CONTEXT_BASE + d as usize) as aclrtContext)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtSetCurrentContext(aclrtContext context)`.
-pub unsafe extern "C" fn aclrtSetCurrentContext(context: aclrtContext) -> aclError {
+pub extern "C" fn aclrtSetCurrentContext(context: aclrtContext) -> aclError {
     run("aclrtSetCurrentContext", || {
         let v = (context as usize).wrapping_sub(CONTEXT_BASE);
         if context.is_null() || !emu()?.is_device(v as i64) {
@@ -170,14 +168,13 @@ pub unsafe extern "C" fn aclrtSetCurrentContext(context: aclrtContext) -> aclErr
 
 /// `aclError aclrtGetCurrentContext(aclrtContext *context)`: writes NULL and
 /// fails with 107002 when the thread has none (vllm then creates one).
-pub unsafe extern "C" fn aclrtGetCurrentContext(context: *mut aclrtContext) -> aclError {
+pub extern "C" fn aclrtGetCurrentContext(context: Out<'_, aclrtContext>) -> aclError {
     run("aclrtGetCurrentContext", || {
         if context.is_null() {
             return Err(Fail::plain(AclError::INVALID_PARAM, "context is NULL".into()));
         }
         let ctx = thread::current_device().map_or(std::ptr::null_mut(), |d| (CONTEXT_BASE + d as usize) as *mut c_void);
-        // SAFETY: checked non-null.
-        unsafe { put(context, ctx) };
+        context.write(ctx)?;
         current_device().map(drop)
     })
 }
@@ -185,21 +182,20 @@ pub unsafe extern "C" fn aclrtGetCurrentContext(context: *mut aclrtContext) -> a
 /// `aclError aclrtCreateStream(aclrtStream *stream)`: [ACL-STM-001](vmmkit_sys::acl::rules::STM_001), [ACL-GEN-005](vmmkit_sys::acl::rules::GEN_005).
 /// A stream of the core, ordered with no other stream of its device (CANN
 /// has no legacy-stream barrier: streams are ordered only by events).
-pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError {
+pub extern "C" fn aclrtCreateStream(stream: Out<'_, aclrtStream>) -> aclError {
     run("aclrtCreateStream", || create_stream(stream).map(drop))
 }
 
 /// aclrtCreateStream's body (also aclrtCreateStreamWithConfig's): the new
 /// stream's handle, written to `stream`.
-pub(super) fn create_stream(stream: *mut aclrtStream) -> Result<usize, Fail> {
+pub(super) fn create_stream(stream: Out<'_, aclrtStream>) -> Result<usize, Fail> {
     ensure!(!stream.is_null(), rules::STM_001, "stream is NULL");
     let d = current_device()?;
     let e = emu()?;
     let id = e.stream_create(d, StreamKind::NonBlocking);
     let s = STREAM_BASE + id.0 as usize;
     lock(&state(e).streams).insert(s);
-    // SAFETY: checked non-null.
-    unsafe { put(stream, s as aclrtStream) };
+    stream.write(s as aclrtStream)?;
     Ok(s)
 }
 
@@ -249,13 +245,13 @@ pub(super) fn sync_fail(e: crate::core::CoreError) -> Fail {
 }
 
 /// `aclError aclrtDestroyStream(aclrtStream stream)`: [ACL-STM-001](vmmkit_sys::acl::rules::STM_001), [ACL-STM-005](vmmkit_sys::acl::rules::STM_005) (waits for pending work).
-pub unsafe extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
     run("aclrtDestroyStream", || destroy_stream(stream, Ending::Drain))
 }
 
 /// `aclError aclrtDestroyStreamForce(aclrtStream stream)`: pending work not yet started is dropped
 /// (force recycle, [ACL-STM-005](vmmkit_sys::acl::rules::STM_005)'s note).
-pub unsafe extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclError {
     run("aclrtDestroyStreamForce", || destroy_stream(stream, Ending::Discard))
 }
 
@@ -269,7 +265,7 @@ pub(super) fn timeout_ms(timeout: i32) -> Result<Option<std::time::Duration>, Fa
 }
 
 /// `aclError aclrtSynchronizeStream(aclrtStream stream)`: waits for the stream's work ([ACL-STM-004](vmmkit_sys::acl::rules::STM_004)).
-pub unsafe extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
     run("aclrtSynchronizeStream", || {
         let id = stream_id(stream)?;
         super::model::refuse_capturing(id, "aclrtSynchronizeStream")?;
@@ -278,7 +274,7 @@ pub unsafe extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError
 }
 
 /// `aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)`: [ACL-STM-002](vmmkit_sys::acl::rules::STM_002), [ACL-STM-003](vmmkit_sys::acl::rules::STM_003).
-pub unsafe extern "C" fn aclrtSynchronizeStreamWithTimeout(stream: aclrtStream, timeout: i32) -> aclError {
+pub extern "C" fn aclrtSynchronizeStreamWithTimeout(stream: aclrtStream, timeout: i32) -> aclError {
     run("aclrtSynchronizeStreamWithTimeout", || {
         let t = timeout_ms(timeout)?;
         let id = stream_id(stream)?;
@@ -288,22 +284,21 @@ pub unsafe extern "C" fn aclrtSynchronizeStreamWithTimeout(stream: aclrtStream, 
 }
 
 /// `aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)`: [ACL-STM-001](vmmkit_sys::acl::rules::STM_001), [ACL-STM-006](vmmkit_sys::acl::rules::STM_006).
-pub unsafe extern "C" fn aclrtStreamQuery(stream: aclrtStream, status: *mut aclrtStreamStatus) -> aclError {
+pub extern "C" fn aclrtStreamQuery(stream: aclrtStream, status: Out<'_, aclrtStreamStatus>) -> aclError {
     run("aclrtStreamQuery", || {
         ensure!(!status.is_null(), rules::STM_001, "status is NULL");
         let id = stream_id(stream)?;
         super::model::refuse_capturing(id, "aclrtStreamQuery")?;
         let done = emu()?.stream_query(id).map_err(sync_fail)?;
         let v = if done { ACL_STREAM_STATUS_COMPLETE } else { ACL_STREAM_STATUS_NOT_READY };
-        // SAFETY: checked non-null.
-        unsafe { put(status, v) };
+        status.write(v)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)`: the
 /// stream's later work waits for the event's last record ([ACL-EVT-007](vmmkit_sys::acl::rules::EVT_007)).
-pub unsafe extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError {
+pub extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError {
     run("aclrtStreamWaitEvent", || {
         ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
         let ev = super::event::event_id(event)?;
@@ -318,12 +313,12 @@ fn synchronize_device(timeout: Option<std::time::Duration>) -> Result<(), Fail> 
 }
 
 /// `aclError aclrtSynchronizeDevice(void)`: waits for every stream of the current device.
-pub unsafe extern "C" fn aclrtSynchronizeDevice() -> aclError {
+pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
     run("aclrtSynchronizeDevice", || synchronize_device(None))
 }
 
 /// `aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)`: as aclrtSynchronizeDevice, bounded.
-pub unsafe extern "C" fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError {
+pub extern "C" fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError {
     run("aclrtSynchronizeDeviceWithTimeout", || synchronize_device(timeout_ms(timeout)?))
 }
 
@@ -352,31 +347,28 @@ fn end_streams(e: &Emulator, device: Option<u32>) {
 
 /// `const char *aclrtGetSocName(void)`: the SoC name of the chip played
 /// (`VMMKIT_SOC`; default `Ascend910_9391`, an A3, so FABRIC handles work, acl.md §7.3).
-pub unsafe extern "C" fn aclrtGetSocName() -> *const c_char {
+pub extern "C" fn aclrtGetSocName() -> *const c_char {
     super::profile::soc().name.as_ptr()
 }
 
 /// `const char *aclGetRecentErrMsg(void)`: the calling thread's last error message.
-pub unsafe extern "C" fn aclGetRecentErrMsg() -> *const c_char {
+pub extern "C" fn aclGetRecentErrMsg() -> *const c_char {
     thread::message_ptr()
 }
 
 /// `aclError aclrtGetVersion(int32_t *major, int32_t *minor, int32_t *patch)`: the header version emulated.
-pub unsafe extern "C" fn aclrtGetVersion(
-    majorVersion: *mut i32,
-    minorVersion: *mut i32,
-    patchVersion: *mut i32,
+pub extern "C" fn aclrtGetVersion(
+    majorVersion: Out<'_, i32>,
+    minorVersion: Out<'_, i32>,
+    patchVersion: Out<'_, i32>,
 ) -> aclError {
     run("aclrtGetVersion", || {
         if majorVersion.is_null() || minorVersion.is_null() || patchVersion.is_null() {
             return Err(Fail::plain(AclError::INVALID_PARAM, "a version pointer is NULL".into()));
         }
-        // SAFETY: all three checked non-null.
-        unsafe {
-            put(majorVersion, ACL_MAJOR_VERSION);
-            put(minorVersion, ACL_MINOR_VERSION);
-            put(patchVersion, ACL_PATCH_VERSION);
-        }
+        majorVersion.write(ACL_MAJOR_VERSION)?;
+        minorVersion.write(ACL_MINOR_VERSION)?;
+        patchVersion.write(ACL_PATCH_VERSION)?;
         Ok(())
     })
 }
@@ -397,7 +389,7 @@ pub(super) enum IdKind {
 /// `from_kind` is `from`: a negative id, or one naming no device the process
 /// sees, is 107001 (ChgUserDevIdToDeviceId and GetUserDevIdByDeviceId, runtime.cc:4799-4853;
 /// the checks of api_error.cc:6896-6926); a NULL output is 100000.
-pub(super) fn translate(from: i32, from_kind: IdKind, into: IdKind, to: *mut i32) -> Result<(), Fail> {
+pub(super) fn translate(from: i32, from_kind: IdKind, into: IdKind, to: Out<'_, i32>) -> Result<(), Fail> {
     if to.is_null() {
         return Err(Fail::plain(AclError::INVALID_PARAM, "output is NULL".into()));
     }
@@ -414,36 +406,34 @@ pub(super) fn translate(from: i32, from_kind: IdKind, into: IdKind, to: *mut i32
     };
     ensure!(out.is_some(), rules::GEN_012, "device id {from} names no device this process sees ({})", v.describe());
     let Some(out) = out else { return Ok(()) };
-    // SAFETY: checked non-null.
-    unsafe { put(to, out as i32) };
+    to.write(out as i32)?;
     Ok(())
 }
 
 /// `aclError aclrtGetLogicDevIdByUserDevId(int32_t userDevid, int32_t *logicDevId)`: [ACL-GEN-012](vmmkit_sys::acl::rules::GEN_012).
-pub unsafe extern "C" fn aclrtGetLogicDevIdByUserDevId(userDevid: i32, logicDevId: *mut i32) -> aclError {
+pub extern "C" fn aclrtGetLogicDevIdByUserDevId(userDevid: i32, logicDevId: Out<'_, i32>) -> aclError {
     run("aclrtGetLogicDevIdByUserDevId", || translate(userDevid, IdKind::User, IdKind::Machine, logicDevId))
 }
 
 /// `aclError aclrtGetPhyDevIdByLogicDevId(int32_t logicDevId, int32_t *phyDevId)`: [ACL-GEN-012](vmmkit_sys::acl::rules::GEN_012) (logic and
 /// physical ids are one).
-pub unsafe extern "C" fn aclrtGetPhyDevIdByLogicDevId(logicDevId: i32, phyDevId: *mut i32) -> aclError {
+pub extern "C" fn aclrtGetPhyDevIdByLogicDevId(logicDevId: i32, phyDevId: Out<'_, i32>) -> aclError {
     run("aclrtGetPhyDevIdByLogicDevId", || translate(logicDevId, IdKind::Machine, IdKind::Machine, phyDevId))
 }
 
 /// `aclError aclrtDeviceGetBareTgid(int32_t *pid)`: [ACL-TGID-001](vmmkit_sys::acl::rules::TGID_001), [ACL-TGID-002](vmmkit_sys::acl::rules::TGID_002).
-pub unsafe extern "C" fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError {
+pub extern "C" fn aclrtDeviceGetBareTgid(pid: Out<'_, i32>) -> aclError {
     run("aclrtDeviceGetBareTgid", || {
         ensure!(!pid.is_null(), rules::TGID_001, "pid is NULL");
-        // SAFETY: checked non-null.
-        unsafe { put(pid, std::process::id() as i32) };
+        pid.write(std::process::id() as i32)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId)`:
 /// [ACL-PEER-001](vmmkit_sys::acl::rules::PEER_001), [ACL-PEER-002](vmmkit_sys::acl::rules::PEER_002). Every pair of emulated devices can reach each other.
-pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
-    canAccessPeer: *mut i32,
+pub extern "C" fn aclrtDeviceCanAccessPeer(
+    canAccessPeer: Out<'_, i32>,
     deviceId: i32,
     peerDeviceId: i32,
 ) -> aclError {
@@ -454,15 +444,14 @@ pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
         for id in [deviceId, peerDeviceId] {
             ensure!(e.is_device(i64::from(id)), rules::PEER_002, "{id} is not a device");
         }
-        // SAFETY: checked non-null.
-        unsafe { put(canAccessPeer, 1) };
+        canAccessPeer.write(1)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags)`:
 /// [ACL-PEER-003](vmmkit_sys::acl::rules::PEER_003), [ACL-PEER-004](vmmkit_sys::acl::rules::PEER_004), [ACL-PEER-005](vmmkit_sys::acl::rules::PEER_005), [ACL-PEER-007](vmmkit_sys::acl::rules::PEER_007) (twice: 0).
-pub unsafe extern "C" fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError {
+pub extern "C" fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError {
     run("aclrtDeviceEnablePeerAccess", || {
         ensure!(flags == 0, rules::PEER_003, "flags must be 0, got {flags}");
         let cur = thread::current_device();
@@ -480,7 +469,7 @@ pub unsafe extern "C" fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u
 }
 
 /// `aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)`: [ACL-PEER-004](vmmkit_sys::acl::rules::PEER_004).
-pub unsafe extern "C" fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError {
+pub extern "C" fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError {
     run("aclrtDeviceDisablePeerAccess", || {
         let cur = thread::current_device();
         ensure!(cur.is_some(), rules::PEER_004, "no current device");
@@ -492,15 +481,14 @@ pub unsafe extern "C" fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclE
 
 /// `aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId, int32_t *status)`:
 /// 1 when enabled, explicitly or by a cross-device import.
-pub unsafe extern "C" fn aclrtDevicePeerAccessStatus(deviceId: i32, peerDeviceId: i32, status: *mut i32) -> aclError {
+pub extern "C" fn aclrtDevicePeerAccessStatus(deviceId: i32, peerDeviceId: i32, status: Out<'_, i32>) -> aclError {
     run("aclrtDevicePeerAccessStatus", || {
         if status.is_null() {
             return Err(Fail::plain(AclError::INVALID_PARAM, "status is NULL".into()));
         }
         let (d, p) = (device_id(deviceId)?, device_id(peerDeviceId)?);
         let e = emu()?;
-        // SAFETY: checked non-null.
-        unsafe { put(status, i32::from(e.peer_enabled(d, p) || e.peer_enabled(p, d))) };
+        status.write(i32::from(e.peer_enabled(d, p) || e.peer_enabled(p, d)))?;
         Ok(())
     })
 }

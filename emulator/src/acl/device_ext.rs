@@ -12,7 +12,8 @@ use std::sync::Mutex;
 
 use vmmkit_sys::acl::*;
 
-use super::call::{non_null, Fail, emu, put, run};
+use super::call::{non_null, Fail, emu, run};
+use crate::ffi::Out;
 use super::device::{device_id, server_id};
 use super::state::lock;
 
@@ -20,7 +21,7 @@ use super::state::lock;
 /// AI cores 24, vector cores 48, L2 192 MiB (as aclrtGetDeviceInfo). A
 /// device id out of range and an undefined kind are 100000: this front-end
 /// function checks both itself (acl.cpp:1355-1389).
-pub unsafe extern "C" fn aclGetDeviceCapability(deviceId: u32, deviceInfo: aclDeviceInfo, value: *mut i64) -> aclError {
+pub extern "C" fn aclGetDeviceCapability(deviceId: u32, deviceInfo: aclDeviceInfo, value: Out<'_, i64>) -> aclError {
     run("aclGetDeviceCapability", || {
         non_null(value, "value")?;
         let n = emu()?.device_count();
@@ -33,8 +34,7 @@ pub unsafe extern "C" fn aclGetDeviceCapability(deviceId: u32, deviceInfo: aclDe
             ACL_DEVICE_INFO_L2_SIZE => 192 << 20,
             other => return Err(Fail::plain(AclError::INVALID_PARAM, format!("deviceInfo {other} is not defined"))),
         };
-        // SAFETY: checked non-null.
-        unsafe { put(value, v) };
+        value.write(v)?;
         Ok(())
     })
 }
@@ -43,10 +43,10 @@ pub unsafe extern "C" fn aclGetDeviceCapability(deviceId: u32, deviceInfo: aclDe
 /// `ACL_DEV_FEATURE_NOT_SUPPORT` for both features (task update on the
 /// device's scheduler CPU, memory-queue events across devices: device-side
 /// features the emulator has not); an undefined feature is 107000.
-pub unsafe extern "C" fn aclrtGetDeviceCapability(
+pub extern "C" fn aclrtGetDeviceCapability(
     deviceId: i32,
     devFeatureType: aclrtDevFeatureType,
-    value: *mut i32,
+    value: Out<'_, i32>,
 ) -> aclError {
     run("aclrtGetDeviceCapability", || {
         non_null(value, "value")?;
@@ -56,8 +56,7 @@ pub unsafe extern "C" fn aclrtGetDeviceCapability(
         {
             return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("feature {devFeatureType} is not defined")));
         }
-        // SAFETY: checked non-null.
-        unsafe { put(value, ACL_DEV_FEATURE_NOT_SUPPORT) };
+        value.write(ACL_DEV_FEATURE_NOT_SUPPORT)?;
         Ok(())
     })
 }
@@ -66,7 +65,7 @@ pub unsafe extern "C" fn aclrtGetDeviceCapability(
 /// two zero bytes, the emulated server id and the physical device id
 /// (little-endian; [ACL-GEN-011](vmmkit_sys::acl::rules::GEN_011): the same whatever the process's visible list):
 /// stable for a device of one emulated machine, different across them.
-pub unsafe extern "C" fn aclrtDeviceGetUuid(deviceId: i32, uuid: *mut aclrtUuid) -> aclError {
+pub extern "C" fn aclrtDeviceGetUuid(deviceId: i32, uuid: Out<'_, aclrtUuid>) -> aclError {
     run("aclrtDeviceGetUuid", || {
         non_null(uuid, "uuid")?;
         let d = device_id(deviceId)?;
@@ -75,15 +74,14 @@ pub unsafe extern "C" fn aclrtDeviceGetUuid(deviceId: i32, uuid: *mut aclrtUuid)
         bytes[..6].copy_from_slice(b"VMMKIT");
         bytes[8..12].copy_from_slice(&server_id().to_le_bytes());
         bytes[12..].copy_from_slice(&d.to_le_bytes());
-        // SAFETY: checked non-null; aclrtUuid is 16 chars.
-        unsafe { put(uuid, aclrtUuid { bytes: bytes.map(|b| b as std::ffi::c_char) }) };
+        uuid.write(aclrtUuid { bytes: bytes.map(|b| b as std::ffi::c_char) })?;
         Ok(())
     })
 }
 
 /// `aclError aclrtSetTsDevice(aclrtTsId tsId)`: AICORE or AIVECTOR, 100000
 /// otherwise (device.cpp:186-200); the emulator schedules both alike.
-pub unsafe extern "C" fn aclrtSetTsDevice(tsId: aclrtTsId) -> aclError {
+pub extern "C" fn aclrtSetTsDevice(tsId: aclrtTsId) -> aclError {
     run("aclrtSetTsDevice", || {
         if tsId != ACL_TS_ID_AICORE && tsId != ACL_TS_ID_AIVECTOR {
             return Err(Fail::plain(AclError::INVALID_PARAM, format!("tsId {tsId} is not AICORE or AIVECTOR")));
@@ -96,26 +94,25 @@ pub unsafe extern "C" fn aclrtSetTsDevice(tsId: aclrtTsId) -> aclError {
 // ---- Compute groups: an emulated device has none ----
 
 /// `aclError aclrtGetGroupCount(uint32_t *count)`: 0 (group.cpp:77-86).
-pub unsafe extern "C" fn aclrtGetGroupCount(count: *mut u32) -> aclError {
+pub extern "C" fn aclrtGetGroupCount(count: Out<'_, u32>) -> aclError {
     run("aclrtGetGroupCount", || {
         non_null(count, "count")?;
         super::call::current_device()?;
-        // SAFETY: checked non-null.
-        unsafe { put(count, 0) };
+        count.write(0)?;
         Ok(())
     })
 }
 
 /// `aclrtGroupInfo *aclrtCreateGroupInfo(void)`: NULL, as CANN answers when
 /// the group count is 0 (group.cpp:88-105).
-pub unsafe extern "C" fn aclrtCreateGroupInfo() -> *mut aclrtGroupInfo {
+pub extern "C" fn aclrtCreateGroupInfo() -> *mut aclrtGroupInfo {
     crate::core::thread::set_message("aclrtCreateGroupInfo: the device has no compute group (count 0): NULL");
     std::ptr::null_mut()
 }
 
 /// `aclError aclrtDestroyGroupInfo(aclrtGroupInfo *groupInfo)`: none can
 /// exist, so any pointer is 100000 (NULL as in group.cpp:107-116).
-pub unsafe extern "C" fn aclrtDestroyGroupInfo(groupInfo: *mut aclrtGroupInfo) -> aclError {
+pub extern "C" fn aclrtDestroyGroupInfo(groupInfo: *mut aclrtGroupInfo) -> aclError {
     run("aclrtDestroyGroupInfo", || no_group_info(groupInfo))
 }
 
@@ -126,13 +123,13 @@ fn no_group_info(info: *const aclrtGroupInfo) -> Result<(), Fail> {
 }
 
 /// `aclError aclrtGetAllGroupInfo(aclrtGroupInfo *groupInfo)`: as aclrtDestroyGroupInfo.
-pub unsafe extern "C" fn aclrtGetAllGroupInfo(groupInfo: *mut aclrtGroupInfo) -> aclError {
+pub extern "C" fn aclrtGetAllGroupInfo(groupInfo: *mut aclrtGroupInfo) -> aclError {
     run("aclrtGetAllGroupInfo", || no_group_info(groupInfo))
 }
 
 /// `aclError aclrtGetGroupInfoDetail(const aclrtGroupInfo *groupInfo, int32_t groupIndex, aclrtGroupAttr attr,
 /// void *attrValue, size_t valueLen, size_t *paramRetSize)`: as aclrtDestroyGroupInfo.
-pub unsafe extern "C" fn aclrtGetGroupInfoDetail(
+pub extern "C" fn aclrtGetGroupInfoDetail(
     groupInfo: *const aclrtGroupInfo,
     groupIndex: i32,
     attr: aclrtGroupAttr,
@@ -147,7 +144,7 @@ pub unsafe extern "C" fn aclrtGetGroupInfoDetail(
 /// `aclError aclrtSetGroup(int32_t groupId)`: 107014
 /// `ACL_ERROR_RT_GROUP_NOT_CREATE`: no group exists (vmmkit's reading of the
 /// runtime's answer on a device without groups).
-pub unsafe extern "C" fn aclrtSetGroup(groupId: i32) -> aclError {
+pub extern "C" fn aclrtSetGroup(groupId: i32) -> aclError {
     run("aclrtSetGroup", || {
         super::call::current_device()?;
         Err(Fail::plain(AclError::RT_GROUP_NOT_CREATE, format!("group {groupId}: the device has no compute group")))
@@ -164,7 +161,7 @@ static EXCEPTION_CALLBACKS: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
 
 /// `aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback)`:
 /// the module's callback (NULL removes it) (callback.cpp:45-51).
-pub unsafe extern "C" fn aclrtSetExceptionInfoCallback(callback: aclrtExceptionInfoCallback) -> aclError {
+pub extern "C" fn aclrtSetExceptionInfoCallback(callback: aclrtExceptionInfoCallback) -> aclError {
     run("aclrtSetExceptionInfoCallback", || {
         let mut set = lock(&EXCEPTION_CALLBACKS);
         let set = set.get_or_insert_with(HashSet::new);
@@ -177,7 +174,7 @@ pub unsafe extern "C" fn aclrtSetExceptionInfoCallback(callback: aclrtExceptionI
 
 /// `aclError aclrtExceptionInfoCallbackRegister(aclrtExceptionInfoCallback callback)`:
 /// NULL is 107000 (callback.cpp:53-60).
-pub unsafe extern "C" fn aclrtExceptionInfoCallbackRegister(callback: aclrtExceptionInfoCallback) -> aclError {
+pub extern "C" fn aclrtExceptionInfoCallbackRegister(callback: aclrtExceptionInfoCallback) -> aclError {
     run("aclrtExceptionInfoCallbackRegister", || {
         let Some(cb) = callback else {
             return Err(Fail::plain(AclError::RT_PARAM_INVALID, "callback is NULL".into()));
@@ -189,7 +186,7 @@ pub unsafe extern "C" fn aclrtExceptionInfoCallbackRegister(callback: aclrtExcep
 
 /// `aclError aclrtExceptionInfoCallbackUnregister(aclrtExceptionInfoCallback callback)`:
 /// NULL is 107000 (callback.cpp:62-68).
-pub unsafe extern "C" fn aclrtExceptionInfoCallbackUnregister(callback: aclrtExceptionInfoCallback) -> aclError {
+pub extern "C" fn aclrtExceptionInfoCallbackUnregister(callback: aclrtExceptionInfoCallback) -> aclError {
     run("aclrtExceptionInfoCallbackUnregister", || {
         let Some(cb) = callback else {
             return Err(Fail::plain(AclError::RT_PARAM_INVALID, "callback is NULL".into()));
@@ -219,7 +216,7 @@ macro_rules! exception_getters {
     ($($name:ident),* $(,)?) => {
         $(
             #[doc = concat!("`uint32_t ", stringify!($name), "(const aclrtExceptionInfo *info)`: 0xFFFFFFFF, no info exists.")]
-            pub unsafe extern "C" fn $name(info: *const aclrtExceptionInfo) -> u32 {
+            pub extern "C" fn $name(info: *const aclrtExceptionInfo) -> u32 {
                 no_exception_info(stringify!($name), info)
             }
         )*
@@ -236,7 +233,7 @@ exception_getters!(
 
 /// `aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info, void **devArgsPtr, uint32_t *devArgsLen)`:
 /// `ACL_ERROR_INVALID_EXCEPTION_INFO` as an `aclError` (callback.cpp:106-110).
-pub unsafe extern "C" fn aclrtGetArgsFromExceptionInfo(
+pub extern "C" fn aclrtGetArgsFromExceptionInfo(
     info: *const aclrtExceptionInfo,
     devArgsPtr: *mut *mut c_void,
     devArgsLen: *mut u32,
@@ -249,16 +246,16 @@ pub unsafe extern "C" fn aclrtGetArgsFromExceptionInfo(
 /// cube, vector and AICPU 0 (no kernel runs on an emulated device), memory
 /// -1 (not supported, as CANN: device.cpp:26, 203-219); NULL, or a non-NULL
 /// reserved `utilizationExtend`, is 100000.
-pub unsafe extern "C" fn aclrtGetDeviceUtilizationRate(deviceId: i32, utilizationInfo: *mut aclrtUtilizationInfo) -> aclError {
+pub extern "C" fn aclrtGetDeviceUtilizationRate(deviceId: i32, utilizationInfo: Out<'_, aclrtUtilizationInfo>) -> aclError {
     run("aclrtGetDeviceUtilizationRate", || {
         non_null(utilizationInfo, "utilizationInfo")?;
-        // SAFETY: checked non-null; the caller passes an aclrtUtilizationInfo.
-        let info = unsafe { &mut *utilizationInfo };
+        let mut info = utilizationInfo.read()?;
         if !info.utilizationExtend.is_null() {
             return Err(Fail::plain(AclError::INVALID_PARAM, "utilizationExtend is reserved and must be NULL".into()));
         }
         device_id(deviceId)?;
         (info.cubeUtilization, info.vectorUtilization, info.aicpuUtilization, info.memoryUtilization) = (0, 0, 0, -1);
+        utilizationInfo.write(info)?;
         Ok(())
     })
 }
@@ -266,24 +263,22 @@ pub unsafe extern "C" fn aclrtGetDeviceUtilizationRate(deviceId: i32, utilizatio
 /// Writes 0 (no capability) for each of `count` operations: atomics are
 /// issued by device code, which the emulator does not run. NULL arrays with
 /// a count are 107000 (the runtime's check); the device ids are checked.
-fn no_atomics(capabilities: *mut u32, operations: *const aclrtAtomicOperation, count: u32, devices: &[i32]) -> Result<(), Fail> {
+fn no_atomics(capabilities: Out<'_, u32>, operations: *const aclrtAtomicOperation, count: u32, devices: &[i32]) -> Result<(), Fail> {
     if count > 0 && (capabilities.is_null() || operations.is_null()) {
         return Err(Fail::plain(AclError::RT_PARAM_INVALID, "capabilities or operations is NULL".into()));
     }
     for d in devices {
         device_id(*d)?;
     }
-    for i in 0..count as usize {
-        // SAFETY: the caller's array holds `count` entries (the C contract), checked non-null.
-        unsafe { put(capabilities.add(i), 0) };
-    }
+    // The caller's array holds `count` entries (the C contract).
+    capabilities.write_slice(&vec![0; count as usize])?;
     Ok(())
 }
 
 /// `aclError aclrtDeviceGetHostAtomicCapabilities(uint32_t *capabilities, const aclrtAtomicOperation *operations,
 /// const uint32_t count, int32_t deviceId)`: 0 for every operation (device.cpp:334-346).
-pub unsafe extern "C" fn aclrtDeviceGetHostAtomicCapabilities(
-    capabilities: *mut u32,
+pub extern "C" fn aclrtDeviceGetHostAtomicCapabilities(
+    capabilities: Out<'_, u32>,
     operations: *const aclrtAtomicOperation,
     count: u32,
     deviceId: i32,
@@ -293,8 +288,8 @@ pub unsafe extern "C" fn aclrtDeviceGetHostAtomicCapabilities(
 
 /// `aclError aclrtDeviceGetP2PAtomicCapabilities(uint32_t *capabilities, const aclrtAtomicOperation *operations,
 /// const uint32_t count, int32_t srcDeviceId, int32_t dstDeviceId)`: 0 for every operation (device.cpp:348-363).
-pub unsafe extern "C" fn aclrtDeviceGetP2PAtomicCapabilities(
-    capabilities: *mut u32,
+pub extern "C" fn aclrtDeviceGetP2PAtomicCapabilities(
+    capabilities: Out<'_, u32>,
     operations: *const aclrtAtomicOperation,
     count: u32,
     srcDeviceId: i32,

@@ -6,7 +6,8 @@
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
-use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::call::{Fail, current_device, emu, ensure, run};
+use crate::ffi::Out;
 use super::device::stream_id;
 use super::state::{lock, state};
 use crate::core::{CoreError, EventFlags, EventId};
@@ -48,12 +49,11 @@ fn new_mode(e: aclrtEvent) -> Result<bool, Fail> {
     Ok(lock(&state(emu()?).events).get(&(e as usize)).copied().unwrap_or(false))
 }
 
-fn create(event: *mut aclrtEvent, flags: EventFlags, new_mode: bool) -> Result<(), Fail> {
+fn create(event: Out<'_, aclrtEvent>, flags: EventFlags, new_mode: bool) -> Result<(), Fail> {
     current_device()?;
     let id = emu()?.event_create(flags).map_err(|e| Fail::plain(AclError::RT_DRV_INTERNAL_ERROR, e.to_string()))?;
     let h = handle_with(id, new_mode)?;
-    // SAFETY: the caller checked `event` non-null.
-    unsafe { put(event, h) };
+    event.write(h)?;
     Ok(())
 }
 
@@ -68,7 +68,7 @@ fn flags_of(flag: u32) -> EventFlags {
 
 /// `aclError aclrtCreateEvent(aclrtEvent *event)`: [ACL-EVT-001](vmmkit_sys::acl::rules::EVT_001). RT_EVENT_DEFAULT
 /// includes RT_EVENT_TIME_LINE (event.h:63): the event keeps time.
-pub unsafe extern "C" fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError {
+pub extern "C" fn aclrtCreateEvent(event: Out<'_, aclrtEvent>) -> aclError {
     run("aclrtCreateEvent", || {
         ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
         create(event, EventFlags { timing: true, ..EventFlags::default() }, false)
@@ -76,7 +76,7 @@ pub unsafe extern "C" fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError {
 }
 
 /// `aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)`: [ACL-EVT-001](vmmkit_sys::acl::rules::EVT_001), [ACL-EVT-002](vmmkit_sys::acl::rules::EVT_002).
-pub unsafe extern "C" fn aclrtCreateEventWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError {
+pub extern "C" fn aclrtCreateEventWithFlag(event: Out<'_, aclrtEvent>, flag: u32) -> aclError {
     run("aclrtCreateEventWithFlag", || {
         ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
         ensure!(flag != 0 && flag <= FLAG_MAX, rules::EVT_002, "flag {flag:#x} is not an OR of 0x1, 0x2, 0x4, 0x8");
@@ -90,7 +90,7 @@ pub unsafe extern "C" fn aclrtCreateEventWithFlag(event: *mut aclrtEvent, flag: 
 /// `aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)`:
 /// [ACL-EVT-001](vmmkit_sys::acl::rules::EVT_001); ACL_EVENT_IPC (0x40) alone makes an interprocess event
 /// (ApiErrorDecorator::EventCreateEx, api_error.cc:1653-1679).
-pub unsafe extern "C" fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError {
+pub extern "C" fn aclrtCreateEventExWithFlag(event: Out<'_, aclrtEvent>, flag: u32) -> aclError {
     run("aclrtCreateEventExWithFlag", || {
         ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
         let ipc = flag & ACL_EVENT_IPC != 0;
@@ -103,7 +103,7 @@ pub unsafe extern "C" fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag
 }
 
 /// `aclError aclrtDestroyEvent(aclrtEvent event)`: [ACL-EVT-001](vmmkit_sys::acl::rules::EVT_001). Records already enqueued still complete.
-pub unsafe extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
+pub extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
     run("aclrtDestroyEvent", || {
         ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
         let id = event_id(event)?;
@@ -126,7 +126,7 @@ pub(super) fn event_fail(e: CoreError) -> Fail {
 }
 
 /// `aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)`: [ACL-EVT-001](vmmkit_sys::acl::rules::EVT_001).
-pub unsafe extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
     run("aclrtRecordEvent", || {
         ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
         let id = event_id(event)?;
@@ -137,7 +137,7 @@ pub unsafe extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream
 /// `aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)`: the
 /// caller must have waited for the stream (acl_rt.h:1781-1789); the event's
 /// later waits refer to its later records, as the core's always do.
-pub unsafe extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
     run("aclrtResetEvent", || {
         ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
         event_id(event)?;
@@ -168,26 +168,25 @@ fn old_query(event: aclrtEvent) -> Result<bool, Fail> {
 
 /// The three queries: the NULL checks, then `yes` or `no` as `done` says.
 /// (The status enums are all C `int`s.)
-fn query(event: aclrtEvent, status: *mut i32, done: fn(aclrtEvent) -> Result<bool, Fail>, yes: i32, no: i32) -> Result<(), Fail> {
+fn query(event: aclrtEvent, status: Out<'_, i32>, done: fn(aclrtEvent) -> Result<bool, Fail>, yes: i32, no: i32) -> Result<(), Fail> {
     ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
     ensure!(!status.is_null(), rules::EVT_004, "status is NULL");
     let v = if done(event)? { yes } else { no };
-    // SAFETY: checked non-null; the caller passes a writable status.
-    unsafe { put(status, v) };
+    status.write(v)?;
     Ok(())
 }
 
 /// `aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)`:
 /// COMPLETE (0) or NOT_READY (1) (event.cpp:124-139; an event never recorded
 /// is complete, as rtEventQuery finds nothing pending); [ACL-EVT-008](vmmkit_sys::acl::rules::EVT_008).
-pub unsafe extern "C" fn aclrtQueryEvent(event: aclrtEvent, status: *mut aclrtEventStatus) -> aclError {
+pub extern "C" fn aclrtQueryEvent(event: aclrtEvent, status: Out<'_, aclrtEventStatus>) -> aclError {
     run("aclrtQueryEvent", || {
         query(event, status, old_query, ACL_EVENT_STATUS_COMPLETE, ACL_EVENT_STATUS_NOT_READY)
     })
 }
 
 /// `aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)`: [ACL-EVT-004](vmmkit_sys::acl::rules::EVT_004).
-pub unsafe extern "C" fn aclrtQueryEventStatus(event: aclrtEvent, status: *mut aclrtEventRecordedStatus) -> aclError {
+pub extern "C" fn aclrtQueryEventStatus(event: aclrtEvent, status: Out<'_, aclrtEventRecordedStatus>) -> aclError {
     run("aclrtQueryEventStatus", || {
         query(event, status, recorded_done, ACL_EVENT_RECORDED_STATUS_COMPLETE, ACL_EVENT_RECORDED_STATUS_NOT_READY)
     })
@@ -195,14 +194,14 @@ pub unsafe extern "C" fn aclrtQueryEventStatus(event: aclrtEvent, status: *mut a
 
 /// `aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)`:
 /// whether a wait on the event would return now; [ACL-EVT-008](vmmkit_sys::acl::rules::EVT_008).
-pub unsafe extern "C" fn aclrtQueryEventWaitStatus(event: aclrtEvent, status: *mut aclrtEventWaitStatus) -> aclError {
+pub extern "C" fn aclrtQueryEventWaitStatus(event: aclrtEvent, status: Out<'_, aclrtEventWaitStatus>) -> aclError {
     run("aclrtQueryEventWaitStatus", || {
         query(event, status, old_query, ACL_EVENT_WAIT_STATUS_COMPLETE, ACL_EVENT_WAIT_STATUS_NOT_READY)
     })
 }
 
 /// `aclError aclrtSynchronizeEvent(aclrtEvent event)`: [ACL-EVT-001](vmmkit_sys::acl::rules::EVT_001).
-pub unsafe extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
+pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
     run("aclrtSynchronizeEvent", || {
         ensure!(!event.is_null(), rules::EVT_001, "event is NULL");
         let id = event_id(event)?;
@@ -213,7 +212,7 @@ pub unsafe extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
 
 /// `aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)`:
 /// [ACL-EVT-003](vmmkit_sys::acl::rules::EVT_003) (the timeout is checked first); 507047 on timeout.
-pub unsafe extern "C" fn aclrtSynchronizeEventWithTimeout(event: aclrtEvent, timeout: i32) -> aclError {
+pub extern "C" fn aclrtSynchronizeEventWithTimeout(event: aclrtEvent, timeout: i32) -> aclError {
     run("aclrtSynchronizeEventWithTimeout", || {
         ensure!(timeout >= -1, rules::EVT_003 => AclError::RT_PARAM_INVALID, "timeout {timeout} is below -1");
         ensure!(!event.is_null(), rules::EVT_003 => AclError::INVALID_PARAM, "event is NULL");
@@ -226,7 +225,7 @@ pub unsafe extern "C" fn aclrtSynchronizeEventWithTimeout(event: aclrtEvent, tim
 }
 
 /// `aclError aclrtEventElapsedTime(float *ms, aclrtEvent start, aclrtEvent end)`: [ACL-EVT-005](vmmkit_sys::acl::rules::EVT_005), [ACL-EVT-006](vmmkit_sys::acl::rules::EVT_006).
-pub unsafe extern "C" fn aclrtEventElapsedTime(ms: *mut f32, startEvent: aclrtEvent, endEvent: aclrtEvent) -> aclError {
+pub extern "C" fn aclrtEventElapsedTime(ms: Out<'_, f32>, startEvent: aclrtEvent, endEvent: aclrtEvent) -> aclError {
     run("aclrtEventElapsedTime", || {
         ensure!(!ms.is_null(), rules::EVT_005 => AclError::INVALID_PARAM, "ms is NULL");
         ensure!(!startEvent.is_null(), rules::EVT_005 => AclError::INVALID_PARAM, "startEvent is NULL");
@@ -240,8 +239,7 @@ pub unsafe extern "C" fn aclrtEventElapsedTime(ms: *mut f32, startEvent: aclrtEv
             }
         }
         let v = e.event_elapsed(a, b).map_err(event_fail)?;
-        // SAFETY: checked non-null.
-        unsafe { put(ms, v) };
+        ms.write(v)?;
         Ok(())
     })
 }

@@ -41,13 +41,13 @@ fn buffer<'a>(b: *const aclDataBuffer, api: &str) -> Option<&'a mut DataBuffer> 
 
 /// `aclDataBuffer *aclCreateDataBuffer(void *data, size_t size)`: a buffer
 /// describing `size` bytes at `data` (either may be 0: an empty buffer).
-pub unsafe extern "C" fn aclCreateDataBuffer(data: *mut c_void, size: usize) -> *mut aclDataBuffer {
+pub extern "C" fn aclCreateDataBuffer(data: *mut c_void, size: usize) -> *mut aclDataBuffer {
     BUFFERS.create(DataBuffer { data, size }).cast()
 }
 
 /// `aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer)`: frees the
 /// description (not the data); NULL or an unknown buffer is 100000.
-pub unsafe extern "C" fn aclDestroyDataBuffer(dataBuffer: *const aclDataBuffer) -> aclError {
+pub extern "C" fn aclDestroyDataBuffer(dataBuffer: *const aclDataBuffer) -> aclError {
     run("aclDestroyDataBuffer", || {
         if !BUFFERS.destroy(dataBuffer.cast()) {
             return Err(Fail::plain(AclError::INVALID_PARAM, format!("{dataBuffer:p} is not a data buffer")));
@@ -57,7 +57,7 @@ pub unsafe extern "C" fn aclDestroyDataBuffer(dataBuffer: *const aclDataBuffer) 
 }
 
 /// `aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer, void *data, size_t size)`.
-pub unsafe extern "C" fn aclUpdateDataBuffer(dataBuffer: *mut aclDataBuffer, data: *mut c_void, size: usize) -> aclError {
+pub extern "C" fn aclUpdateDataBuffer(dataBuffer: *mut aclDataBuffer, data: *mut c_void, size: usize) -> aclError {
     run("aclUpdateDataBuffer", || {
         let Some(b) = buffer(dataBuffer, "aclUpdateDataBuffer") else {
             return Err(Fail::plain(AclError::INVALID_PARAM, format!("{dataBuffer:p} is not a data buffer")));
@@ -68,25 +68,25 @@ pub unsafe extern "C" fn aclUpdateDataBuffer(dataBuffer: *mut aclDataBuffer, dat
 }
 
 /// `void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer)`: NULL for NULL.
-pub unsafe extern "C" fn aclGetDataBufferAddr(dataBuffer: *const aclDataBuffer) -> *mut c_void {
+pub extern "C" fn aclGetDataBufferAddr(dataBuffer: *const aclDataBuffer) -> *mut c_void {
     buffer(dataBuffer, "aclGetDataBufferAddr").map_or(std::ptr::null_mut(), |b| b.data)
 }
 
 /// `uint32_t aclGetDataBufferSize(const aclDataBuffer *dataBuffer)`: the size
 /// truncated to 32 bits (data_buffer.cpp:95-102); 0 for NULL.
-pub unsafe extern "C" fn aclGetDataBufferSize(dataBuffer: *const aclDataBuffer) -> u32 {
+pub extern "C" fn aclGetDataBufferSize(dataBuffer: *const aclDataBuffer) -> u32 {
     buffer(dataBuffer, "aclGetDataBufferSize").map_or(0, |b| b.size as u32)
 }
 
 /// `size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer)`: 0 for NULL.
-pub unsafe extern "C" fn aclGetDataBufferSizeV2(dataBuffer: *const aclDataBuffer) -> usize {
+pub extern "C" fn aclGetDataBufferSizeV2(dataBuffer: *const aclDataBuffer) -> usize {
     buffer(dataBuffer, "aclGetDataBufferSizeV2").map_or(0, |b| b.size)
 }
 
 /// `size_t aclDataTypeSize(aclDataType dataType)`: bytes per element
 /// (data_buffer.cpp:22-57): 0 for STRING and UNDEFINED, 1 for the
 /// sub-byte INT4 and UINT1, 8 for what the table does not name.
-pub unsafe extern "C" fn aclDataTypeSize(dataType: aclDataType) -> usize {
+pub extern "C" fn aclDataTypeSize(dataType: aclDataType) -> usize {
     match dataType {
         ACL_STRING | ACL_DT_UNDEFINED => 0,
         ACL_UINT1 | ACL_INT4 | ACL_BOOL | ACL_INT8 | ACL_UINT8 | ACL_HIFLOAT8 | ACL_FLOAT8_E5M2
@@ -99,7 +99,7 @@ pub unsafe extern "C" fn aclDataTypeSize(dataType: aclDataType) -> usize {
 }
 
 /// `float aclFloat16ToFloat(aclFloat16 value)`: IEEE 754 binary16 to binary32, exactly.
-pub unsafe extern "C" fn aclFloat16ToFloat(value: aclFloat16) -> f32 {
+pub extern "C" fn aclFloat16ToFloat(value: aclFloat16) -> f32 {
     let sign = u32::from(value >> 15) << 31;
     let exp = u32::from((value >> 10) & 0x1f);
     let man = u32::from(value & 0x3ff);
@@ -119,7 +119,7 @@ pub unsafe extern "C" fn aclFloat16ToFloat(value: aclFloat16) -> f32 {
 
 /// `aclFloat16 aclFloatToFloat16(float value)`: binary32 to binary16,
 /// rounded to nearest, ties to even; overflow gives infinity, NaN stays NaN.
-pub unsafe extern "C" fn aclFloatToFloat16(value: f32) -> aclFloat16 {
+pub extern "C" fn aclFloatToFloat16(value: f32) -> aclFloat16 {
     let x = value.to_bits();
     let sign = ((x >> 16) & 0x8000) as u16;
     let exp = ((x >> 23) & 0xff) as i32;
@@ -148,7 +148,7 @@ pub unsafe extern "C" fn aclFloatToFloat16(value: f32) -> aclFloat16 {
 /// `aclError aclrtGetLastError(aclrtLastErrLevel level)`: the last error this
 /// thread got from an ACL call, then cleared; 0 if none. A level other than
 /// `ACL_RT_THREAD_LEVEL` is 100000 (context.cpp:172-186).
-pub unsafe extern "C" fn aclrtGetLastError(level: aclrtLastErrLevel) -> aclError {
+pub extern "C" fn aclrtGetLastError(level: aclrtLastErrLevel) -> aclError {
     if level != ACL_RT_THREAD_LEVEL {
         return run("aclrtGetLastError", || Err(bad_level(level)));
     }
@@ -156,7 +156,7 @@ pub unsafe extern "C" fn aclrtGetLastError(level: aclrtLastErrLevel) -> aclError
 }
 
 /// `aclError aclrtPeekAtLastError(aclrtLastErrLevel level)`: as aclrtGetLastError, without clearing.
-pub unsafe extern "C" fn aclrtPeekAtLastError(level: aclrtLastErrLevel) -> aclError {
+pub extern "C" fn aclrtPeekAtLastError(level: aclrtLastErrLevel) -> aclError {
     if level != ACL_RT_THREAD_LEVEL {
         return run("aclrtPeekAtLastError", || Err(bad_level(level)));
     }

@@ -18,12 +18,13 @@ use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 use vmmkit_sys::rule::Rule;
 
-use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::call::{Fail, current_device, emu, ensure, run};
 use super::device::note_peer;
 use super::share::trust_of;
 use super::state::{lock, state};
 use super::vmm::WINDOW;
 use crate::core::{CoreError, Emulator, HandleId};
+use crate::ffi::{CStrIn, In, Out};
 use crate::registry::{Header, Place, Trust};
 
 /// Characters of a key, without its NUL.
@@ -107,25 +108,14 @@ fn keys(e: &Emulator) -> std::sync::MutexGuard<'_, Keys> {
 /// The bytes of a key argument up to its NUL, reading at most 65 bytes.
 /// NULL is 100000 (the ACL layer); an empty key, or one with no NUL in its
 /// first 65 bytes, is 107000 (the driver library's length check).
-///
-/// # Safety
-/// `key` is NULL or readable up to its NUL or 65 bytes, whichever is first.
-unsafe fn key_bytes(key: *const c_char, rule: &'static Rule) -> Result<Vec<u8>, Fail> {
+fn key_bytes(key: CStrIn<'_>, rule: &'static Rule) -> Result<Vec<u8>, Fail> {
     if key.is_null() && crate::mutation::enforced(rule) {
         return Err(Fail::rule_code(rule, AclError::INVALID_PARAM, "key is NULL".into()));
     }
     if key.is_null() {
         return Err(Fail::plain(AclError::SUCCESS, String::new()));
     }
-    let mut out = Vec::with_capacity(KEY_CHARS);
-    for i in 0..ACL_IPC_KEY_MIN_LEN {
-        // SAFETY: the caller's contract; reading stops at the NUL.
-        let b = unsafe { key.add(i).read() } as u8;
-        if b == 0 {
-            break;
-        }
-        out.push(b);
-    }
+    let out = key.bytes_up_to(ACL_IPC_KEY_MIN_LEN)?;
     let len = out.len();
     if !(1..ACL_IPC_KEY_MIN_LEN).contains(&len) && crate::mutation::enforced(rule) {
         return Err(Fail::rule_code(
@@ -148,10 +138,10 @@ fn refused(rule: &'static Rule, msg: String) -> Fail {
 
 /// `aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags)`:
 /// [ACL-IPK-001](vmmkit_sys::acl::rules::IPK_001) to 004.
-pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
+pub extern "C" fn aclrtIpcMemGetExportKey(
     devPtr: *mut c_void,
     size: usize,
-    key: *mut c_char,
+    key: Out<'_, c_char>,
     len: usize,
     flags: u64,
 ) -> aclError {
@@ -177,11 +167,10 @@ pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
         let serial = state(e).ipc_serial.fetch_add(1, Ordering::Relaxed) + 1;
         let k = Key { pid: e.registry().me().pid, serial, device, entry, offset: offset as u64 };
         let text = k.text();
-        // SAFETY: `key` has room for `len` >= 65 bytes: 64 characters and the NUL.
-        unsafe {
-            std::ptr::copy_nonoverlapping(text.as_ptr(), key.cast::<u8>(), KEY_CHARS);
-            key.add(KEY_CHARS).write(0);
-        }
+        // `key` has room for `len` >= 65 bytes: 64 characters and the NUL.
+        let mut chars: Vec<c_char> = text.as_bytes()[..KEY_CHARS].iter().map(|&b| b as c_char).collect();
+        chars.push(0);
+        key.write_slice(&chars)?;
         keys(e).created.insert(k, handle);
         Ok(())
     })
@@ -225,35 +214,25 @@ fn exported_range(e: &Emulator, va: usize, size: usize) -> Result<(HandleId, usi
 }
 
 /// `aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)`: [ACL-IPK-005](vmmkit_sys::acl::rules::IPK_005), 006.
-pub unsafe extern "C" fn aclrtIpcMemSetImportPid(key: *const c_char, pid: *mut i32, num: usize) -> aclError {
+pub extern "C" fn aclrtIpcMemSetImportPid(key: CStrIn<'_>, pid: In<'_, i32>, num: usize) -> aclError {
     run("aclrtIpcMemSetImportPid", || {
         ensure!(!key.is_null() && !pid.is_null(), rules::IPK_005 => AclError::INVALID_PARAM, "key or pid is NULL");
         ensure!(num != 0, rules::IPK_005 => AclError::RT_PARAM_INVALID, "num is 0");
         ensure!(num <= ACL_IPC_MAX_PIDS_PER_CALL, rules::IPK_005 => AclError::RT_PARAM_INVALID,
             "{num} pids; one call takes at most 31");
-        // SAFETY: the caller passes `num` pids.
-        let all: Vec<i32> = (0..num).map(|i| unsafe { pid.add(i).read_unaligned() }).collect();
-        // SAFETY: checked non-null; a C string is the contract.
-        unsafe { set_import_pids(key, &all) }
+        let all = pid.to_vec(num)?;
+        set_import_pids(key, &all)
     })
 }
 
 /// Whether `key` names an export of this process ([ACL-IPK-006](vmmkit_sys::acl::rules::IPK_006)'s refusal if not).
-///
-/// # Safety
-/// `key` is a non-null C string.
-pub(super) unsafe fn check_own_export(key: *const c_char) -> Result<(), Fail> {
-    // SAFETY: the caller's promise.
-    unsafe { own_export(key) }.map(drop)
+pub(super) fn check_own_export(key: CStrIn<'_>) -> Result<(), Fail> {
+    own_export(key).map(drop)
 }
 
 /// The export of this process that `key` names, and its header ([ACL-IPK-006](vmmkit_sys::acl::rules::IPK_006)).
-///
-/// # Safety
-/// `key` is a non-null C string.
-unsafe fn own_export(key: *const c_char) -> Result<(Key, crate::registry::Header), Fail> {
-    // SAFETY: the caller's promise.
-    let bytes = unsafe { key_bytes(key, &rules::IPK_005) }?;
+fn own_export(key: CStrIn<'_>) -> Result<(Key, crate::registry::Header), Fail> {
+    let bytes = key_bytes(key, &rules::IPK_005)?;
     let e = emu()?;
     let k = Key::parse(&bytes);
     let created = k.and_then(|k| keys(e).created.get(&k).copied());
@@ -269,12 +248,8 @@ unsafe fn own_export(key: *const c_char) -> Result<(Key, crate::registry::Header
 /// Adds `all` (less zeros and this process) to the trustlist of the export
 /// `key` names: aclrtIpcMemSetImportPid after its argument checks, and
 /// aclrtIpcMemImportPidInterServer.
-///
-/// # Safety
-/// `key` is a non-null C string.
-pub(super) unsafe fn set_import_pids(key: *const c_char, all: &[i32]) -> Result<(), Fail> {
-    // SAFETY: the caller's promise.
-    let (k, header) = unsafe { own_export(key) }?;
+pub(super) fn set_import_pids(key: CStrIn<'_>, all: &[i32]) -> Result<(), Fail> {
+    let (k, header) = own_export(key)?;
     let num = all.len();
     ensure!(header.trust_len as usize + num <= LIST_CAP, rules::IPK_006 => AclError::RT_DRV_INTERNAL_ERROR,
         "{} pids listed and {num} more; a key lists at most 32,768", header.trust_len);
@@ -290,15 +265,14 @@ pub(super) unsafe fn set_import_pids(key: *const c_char, all: &[i32]) -> Result<
 
 /// `aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags)`: maps the memory on the
 /// current device. [ACL-IPK-007](vmmkit_sys::acl::rules::IPK_007) to 011, 015, 016.
-pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *const c_char, flags: u64) -> aclError {
+pub extern "C" fn aclrtIpcMemImportByKey(devPtr: Out<'_, *mut c_void>, key: CStrIn<'_>, flags: u64) -> aclError {
     run("aclrtIpcMemImportByKey", || {
         ensure!(!devPtr.is_null() && !key.is_null(), rules::IPK_016 => AclError::INVALID_PARAM, "devPtr or key is NULL");
         if devPtr.is_null() {
             return Ok(()); // the rule is mutated away: nowhere to write
         }
         ensure!(flags <= 1, rules::IPK_016 => AclError::RT_PARAM_INVALID, "flags must be 0 or 1, got {flags}");
-        // SAFETY: checked non-null; a C string is the contract.
-        let bytes = unsafe { key_bytes(key, &rules::IPK_016) }?;
+        let bytes = key_bytes(key, &rules::IPK_016)?;
         let d = current_device()?;
         let e = emu()?;
         // The key's creator is the one the registry recorded for its block,
@@ -325,8 +299,7 @@ pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *
         }
         let va = open(e, k, place, mine)? + k.offset as usize;
         keys(e).opened.insert(k, (va, place));
-        // SAFETY: checked non-null.
-        unsafe { put(devPtr, va as *mut c_void) };
+        devPtr.write(va as *mut c_void)?;
         Ok(())
     })
 }
@@ -348,10 +321,9 @@ fn open(e: &Emulator, k: Key, place: Place, mine: bool) -> Result<usize, Fail> {
 /// `aclError aclrtIpcMemClose(const char *key)`: closes one import of the key
 /// in this process; in the process that created it (and has it not open), destroys it.
 /// [ACL-IPK-012](vmmkit_sys::acl::rules::IPK_012), 013.
-pub unsafe extern "C" fn aclrtIpcMemClose(key: *const c_char) -> aclError {
+pub extern "C" fn aclrtIpcMemClose(key: CStrIn<'_>) -> aclError {
     run("aclrtIpcMemClose", || {
-        // SAFETY: a C string is the contract.
-        let bytes = unsafe { key_bytes(key, &rules::IPK_013) }?;
+        let bytes = key_bytes(key, &rules::IPK_013)?;
         let e = emu()?;
         let Some(k) = Key::parse(&bytes) else {
             return Err(refused(&rules::IPK_013, "not a key of this emulator".into()));

@@ -7,13 +7,14 @@
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
-use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::call::{Fail, current_device, emu, ensure, run};
+use crate::ffi::Out;
 use super::event::{event_id, handle_of};
 use crate::core::CoreError;
 
 /// `aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle *handle)`:
 /// [ACL-IEV-001](vmmkit_sys::acl::rules::IEV_001) (handle checked first), [ACL-IEV-002](vmmkit_sys::acl::rules::IEV_002), [ACL-IEV-003](vmmkit_sys::acl::rules::IEV_003) (the same handle each time).
-pub unsafe extern "C" fn aclrtIpcGetEventHandle(event: aclrtEvent, handle: *mut aclrtIpcEventHandle) -> aclError {
+pub extern "C" fn aclrtIpcGetEventHandle(event: aclrtEvent, handle: Out<'_, aclrtIpcEventHandle>) -> aclError {
     run("aclrtIpcGetEventHandle", || {
         ensure!(!handle.is_null(), rules::IEV_001, "handle is NULL");
         ensure!(!event.is_null(), rules::IEV_001, "event is NULL");
@@ -27,8 +28,7 @@ pub unsafe extern "C" fn aclrtIpcGetEventHandle(event: aclrtEvent, handle: *mut 
         for (d, b) in h.reserved.iter_mut().zip(key.to_le_bytes()) {
             *d = b as std::ffi::c_char;
         }
-        // SAFETY: checked non-null.
-        unsafe { put(handle, h) };
+        handle.write(h)?;
         Ok(())
     })
 }
@@ -36,7 +36,7 @@ pub unsafe extern "C" fn aclrtIpcGetEventHandle(event: aclrtEvent, handle: *mut 
 /// `aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event)`:
 /// [ACL-IEV-001](vmmkit_sys::acl::rules::IEV_001), [ACL-IEV-003](vmmkit_sys::acl::rules::IEV_003) (a handle naming no IPC event: 107017). Waits on
 /// the opened event end (507899 at the waiting call) once its creator is dead.
-pub unsafe extern "C" fn aclrtIpcOpenEventHandle(handle: aclrtIpcEventHandle, event: *mut aclrtEvent) -> aclError {
+pub extern "C" fn aclrtIpcOpenEventHandle(handle: aclrtIpcEventHandle, event: Out<'_, aclrtEvent>) -> aclError {
     run("aclrtIpcOpenEventHandle", || {
         ensure!(!event.is_null(), rules::IEV_001, "event is NULL");
         current_device()?;
@@ -56,8 +56,7 @@ pub unsafe extern "C" fn aclrtIpcOpenEventHandle(handle: aclrtIpcEventHandle, ev
             Err(e) => return Err(Fail::plain(AclError::RT_DRV_INTERNAL_ERROR, e.to_string())),
         };
         let h = handle_of(id)?;
-        // SAFETY: checked non-null.
-        unsafe { put(event, h) };
+        event.write(h)?;
         Ok(())
     })
 }

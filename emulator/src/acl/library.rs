@@ -11,13 +11,14 @@
 //! OTHER), acl.cpp:648-680 (aclFinalizeReference).
 #![allow(non_snake_case)]
 
-use std::ffi::{CStr, c_char, c_void};
+use std::ffi::{c_char, c_void};
 use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 
 use vmmkit_sys::acl::*;
 
 use super::call::{Fail, emu, run};
+use crate::ffi::{CStrIn, Out};
 use super::state::{lock, state};
 
 /// One registered callback: its type, function and user data.
@@ -92,7 +93,7 @@ fn notify<F: Copy>(list: &Mutex<Vec<Entry<F>>>, kinds: &[aclRegisterCallbackType
 /// aclInit's part: counts the reference, keeps the config file's text (empty
 /// without a path or a readable file), and on the first aclInit runs the
 /// init callbacks.
-pub(super) fn on_init(config_path: *const c_char, first: bool) -> Result<(), Fail> {
+pub(super) fn on_init(config_path: CStrIn<'_>, first: bool) -> Result<(), Fail> {
     state(emu()?).init_refs.fetch_add(1, Ordering::SeqCst);
     if !first {
         return Ok(());
@@ -100,8 +101,7 @@ pub(super) fn on_init(config_path: *const c_char, first: bool) -> Result<(), Fai
     let text = if config_path.is_null() {
         String::new()
     } else {
-        // SAFETY: a non-NULL configPath is a NUL-terminated path (aclInit's contract).
-        let path = unsafe { CStr::from_ptr(config_path) }.to_string_lossy().into_owned();
+        let path = config_path.get()?.to_string_lossy().into_owned();
         std::fs::read_to_string(path).unwrap_or_default()
     };
     *lock(&CONFIG) = text.clone();
@@ -122,7 +122,8 @@ pub(super) fn on_finalize() -> Result<(), Fail> {
 
 /// `aclError aclInitCallbackRegister(aclRegisterCallbackType type, aclInitCallbackFunc cbFunc, void *userData)`:
 /// run by aclInit; registered after it, run at once (its code ignored).
-pub unsafe extern "C" fn aclInitCallbackRegister(
+#[allow(clippy::not_unsafe_ptr_arg_deref)] // userData goes to the program's callback, never dereferenced here
+pub extern "C" fn aclInitCallbackRegister(
     type_: aclRegisterCallbackType,
     cbFunc: aclInitCallbackFunc,
     userData: *mut c_void,
@@ -140,13 +141,13 @@ pub unsafe extern "C" fn aclInitCallbackRegister(
 }
 
 /// `aclError aclInitCallbackUnRegister(aclRegisterCallbackType type, aclInitCallbackFunc cbFunc)`.
-pub unsafe extern "C" fn aclInitCallbackUnRegister(type_: aclRegisterCallbackType, cbFunc: aclInitCallbackFunc) -> aclError {
+pub extern "C" fn aclInitCallbackUnRegister(type_: aclRegisterCallbackType, cbFunc: aclInitCallbackFunc) -> aclError {
     run("aclInitCallbackUnRegister", || unregister(&INIT, type_, cbFunc.ok_or_else(null_callback)?))
 }
 
 /// `aclError aclFinalizeCallbackRegister(aclRegisterCallbackType type, aclFinalizeCallbackFunc cbFunc, void *userData)`:
 /// run by aclFinalize.
-pub unsafe extern "C" fn aclFinalizeCallbackRegister(
+pub extern "C" fn aclFinalizeCallbackRegister(
     type_: aclRegisterCallbackType,
     cbFunc: aclFinalizeCallbackFunc,
     userData: *mut c_void,
@@ -155,7 +156,7 @@ pub unsafe extern "C" fn aclFinalizeCallbackRegister(
 }
 
 /// `aclError aclFinalizeCallbackUnRegister(aclRegisterCallbackType type, aclFinalizeCallbackFunc cbFunc)`.
-pub unsafe extern "C" fn aclFinalizeCallbackUnRegister(
+pub extern "C" fn aclFinalizeCallbackUnRegister(
     type_: aclRegisterCallbackType,
     cbFunc: aclFinalizeCallbackFunc,
 ) -> aclError {
@@ -166,13 +167,10 @@ pub unsafe extern "C" fn aclFinalizeCallbackUnRegister(
 /// reference; the last one finalizes as aclFinalize does. Without a
 /// reference it is 100037 ([ACL-GEN-002](vmmkit_sys::acl::rules::GEN_002)'s code). `refCount` (may be NULL)
 /// gets the count left.
-pub unsafe extern "C" fn aclFinalizeReference(refCount: *mut u64) -> aclError {
+pub extern "C" fn aclFinalizeReference(refCount: Out<'_, u64>) -> aclError {
     let refs = crate::core::running().map_or(0, |e| state(e).init_refs.load(Ordering::SeqCst));
     let write = |n: u64| {
-        if !refCount.is_null() {
-            // SAFETY: checked non-null; the caller passes a writable uint64_t.
-            unsafe { super::call::put(refCount, n) };
-        }
+        refCount.write_if_given(n);
     };
     write(refs);
     if refs > 1 {
@@ -187,8 +185,7 @@ pub unsafe extern "C" fn aclFinalizeReference(refCount: *mut u64) -> aclError {
             Err(Fail::plain(AclError::REPEAT_FINALIZE, "no aclInit reference is left".into()))
         });
     }
-    // SAFETY: aclFinalize takes no argument.
-    let rc = unsafe { super::device::aclFinalize() };
+    let rc = super::device::aclFinalize();
     write(0);
     rc
 }

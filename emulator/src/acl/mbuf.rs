@@ -14,7 +14,8 @@ use std::sync::atomic::Ordering;
 
 use vmmkit_sys::acl::*;
 
-use super::call::{Fail, emu, non_null, put, run};
+use super::call::{Fail, emu, non_null, run};
+use crate::ffi::{In, Out};
 use super::mem_alloc::{bad, mem, positive};
 use super::state::{lock, state};
 use crate::core::Emulator;
@@ -51,7 +52,7 @@ fn with<R>(e: &Emulator, buf: aclrtMbuf, f: impl FnOnce(&mut Mbuf, &mut HashMap<
 }
 
 /// `aclError aclrtAllocBuf(aclrtMbuf *buf, size_t size)`.
-pub unsafe extern "C" fn aclrtAllocBuf(buf: *mut aclrtMbuf, size: usize) -> aclError {
+pub extern "C" fn aclrtAllocBuf(buf: Out<'_, aclrtMbuf>, size: usize) -> aclError {
     run("aclrtAllocBuf", || {
         non_null(buf, "buf")?;
         positive(size as u64, "size")?;
@@ -59,14 +60,13 @@ pub unsafe extern "C" fn aclrtAllocBuf(buf: *mut aclrtMbuf, size: usize) -> aclE
         let data = e.alloc_host(size).map_err(|err| bad(AclError::RT_MEMORY_ALLOCATION, err.to_string()))?;
         let h = new_handle(e);
         lock(&mem(e).mbufs).insert(h, Mbuf { data, size, len: 0, user: [0; USER_DATA], chain: Vec::new() });
-        // SAFETY: checked non-null.
-        unsafe { put(buf, h as aclrtMbuf) };
+        buf.write(h as aclrtMbuf)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtFreeBuf(aclrtMbuf buf)`: the handle goes; the data goes with its last handle.
-pub unsafe extern "C" fn aclrtFreeBuf(buf: aclrtMbuf) -> aclError {
+pub extern "C" fn aclrtFreeBuf(buf: aclrtMbuf) -> aclError {
     run("aclrtFreeBuf", || {
         non_null(buf, "buf")?;
         let e = emu()?;
@@ -82,35 +82,31 @@ pub unsafe extern "C" fn aclrtFreeBuf(buf: aclrtMbuf) -> aclError {
 }
 
 /// `aclError aclrtGetBufData(const aclrtMbuf buf, void **dataPtr, size_t *size)`: the data buffer and its size.
-pub unsafe extern "C" fn aclrtGetBufData(buf: aclrtMbuf, dataPtr: *mut *mut c_void, size: *mut usize) -> aclError {
+pub extern "C" fn aclrtGetBufData(buf: aclrtMbuf, dataPtr: Out<'_, *mut c_void>, size: Out<'_, usize>) -> aclError {
     run("aclrtGetBufData", || {
         non_null(buf, "buf")?;
         non_null(dataPtr, "dataPtr")?;
         non_null(size, "size")?;
         let (d, n) = with(emu()?, buf, |m, _| Ok((m.data, m.size)))?;
-        // SAFETY: both checked non-null.
-        unsafe {
-            put(dataPtr, d as *mut c_void);
-            put(size, n);
-        }
+        dataPtr.write(d as *mut c_void)?;
+        size.write(n)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtGetBufDataLen(aclrtMbuf buf, size_t *len)`.
-pub unsafe extern "C" fn aclrtGetBufDataLen(buf: aclrtMbuf, len: *mut usize) -> aclError {
+pub extern "C" fn aclrtGetBufDataLen(buf: aclrtMbuf, len: Out<'_, usize>) -> aclError {
     run("aclrtGetBufDataLen", || {
         non_null(buf, "buf")?;
         non_null(len, "len")?;
         let n = with(emu()?, buf, |m, _| Ok(m.len))?;
-        // SAFETY: checked non-null.
-        unsafe { put(len, n) };
+        len.write(n)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtSetBufDataLen(aclrtMbuf buf, size_t len)`: at most the buffer's size (107000).
-pub unsafe extern "C" fn aclrtSetBufDataLen(buf: aclrtMbuf, len: usize) -> aclError {
+pub extern "C" fn aclrtSetBufDataLen(buf: aclrtMbuf, len: usize) -> aclError {
     run("aclrtSetBufDataLen", || {
         non_null(buf, "buf")?;
         with(emu()?, buf, |m, _| {
@@ -135,31 +131,31 @@ fn user_range(buf: aclrtMbuf, dataPtr: *const c_void, size: usize, offset: usize
 }
 
 /// `aclError aclrtGetBufUserData(const aclrtMbuf buf, void *dataPtr, size_t size, size_t offset)`.
-pub unsafe extern "C" fn aclrtGetBufUserData(buf: aclrtMbuf, dataPtr: *mut c_void, size: usize, offset: usize) -> aclError {
+pub extern "C" fn aclrtGetBufUserData(buf: aclrtMbuf, dataPtr: Out<'_, c_void>, size: usize, offset: usize) -> aclError {
     run("aclrtGetBufUserData", || {
-        let r = user_range(buf, dataPtr, size, offset)?;
+        let r = user_range(buf, dataPtr.as_ptr().cast_const(), size, offset)?;
         let bytes = with(emu()?, buf, |m, _| Ok(m.user[r].to_vec()))?;
-        // SAFETY: `dataPtr` holds `size` bytes (the contract).
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dataPtr.cast::<u8>(), bytes.len()) };
+        // `dataPtr` holds `size` bytes (the contract).
+        dataPtr.cast::<u8>().write_slice(&bytes)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtSetBufUserData(aclrtMbuf buf, const void *dataPtr, size_t size, size_t offset)`.
-pub unsafe extern "C" fn aclrtSetBufUserData(buf: aclrtMbuf, dataPtr: *const c_void, size: usize, offset: usize) -> aclError {
+pub extern "C" fn aclrtSetBufUserData(buf: aclrtMbuf, dataPtr: In<'_, c_void>, size: usize, offset: usize) -> aclError {
     run("aclrtSetBufUserData", || {
-        let r = user_range(buf, dataPtr, size, offset)?;
-        // SAFETY: `dataPtr` holds `size` bytes (the contract).
-        let src = unsafe { std::slice::from_raw_parts(dataPtr.cast::<u8>(), size) };
+        let r = user_range(buf, dataPtr.as_ptr(), size, offset)?;
+        // `dataPtr` holds `size` bytes (the contract).
+        let src = dataPtr.cast::<u8>().to_vec(size)?;
         with(emu()?, buf, |m, _| {
-            m.user[r].copy_from_slice(src);
+            m.user[r].copy_from_slice(&src);
             Ok(())
         })
     })
 }
 
 /// `aclError aclrtCopyBufRef(const aclrtMbuf buf, aclrtMbuf *newBuf)`: a new handle on the same data.
-pub unsafe extern "C" fn aclrtCopyBufRef(buf: aclrtMbuf, newBuf: *mut aclrtMbuf) -> aclError {
+pub extern "C" fn aclrtCopyBufRef(buf: aclrtMbuf, newBuf: Out<'_, aclrtMbuf>) -> aclError {
     run("aclrtCopyBufRef", || {
         non_null(buf, "buf")?;
         non_null(newBuf, "newBuf")?;
@@ -168,14 +164,13 @@ pub unsafe extern "C" fn aclrtCopyBufRef(buf: aclrtMbuf, newBuf: *mut aclrtMbuf)
             all.insert(h, Mbuf { chain: Vec::new(), ..m.clone() });
             Ok(())
         })?;
-        // SAFETY: checked non-null.
-        unsafe { put(newBuf, h as aclrtMbuf) };
+        newBuf.write(h as aclrtMbuf)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtAppendBufChain(aclrtMbuf headBuf, aclrtMbuf buf)`: `buf` (an mbuf, not the head) joins the chain.
-pub unsafe extern "C" fn aclrtAppendBufChain(headBuf: aclrtMbuf, buf: aclrtMbuf) -> aclError {
+pub extern "C" fn aclrtAppendBufChain(headBuf: aclrtMbuf, buf: aclrtMbuf) -> aclError {
     run("aclrtAppendBufChain", || {
         non_null(headBuf, "headBuf")?;
         non_null(buf, "buf")?;
@@ -190,19 +185,18 @@ pub unsafe extern "C" fn aclrtAppendBufChain(headBuf: aclrtMbuf, buf: aclrtMbuf)
 }
 
 /// `aclError aclrtGetBufChainNum(aclrtMbuf headBuf, uint32_t *num)`: the head and what was appended.
-pub unsafe extern "C" fn aclrtGetBufChainNum(headBuf: aclrtMbuf, num: *mut u32) -> aclError {
+pub extern "C" fn aclrtGetBufChainNum(headBuf: aclrtMbuf, num: Out<'_, u32>) -> aclError {
     run("aclrtGetBufChainNum", || {
         non_null(headBuf, "headBuf")?;
         non_null(num, "num")?;
         let n = with(emu()?, headBuf, |m, _| Ok(1 + m.chain.len() as u32))?;
-        // SAFETY: checked non-null.
-        unsafe { put(num, n) };
+        num.write(n)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtGetBufFromChain(aclrtMbuf headBuf, uint32_t index, aclrtMbuf *buf)`: index 0 is the head.
-pub unsafe extern "C" fn aclrtGetBufFromChain(headBuf: aclrtMbuf, index: u32, buf: *mut aclrtMbuf) -> aclError {
+pub extern "C" fn aclrtGetBufFromChain(headBuf: aclrtMbuf, index: u32, buf: Out<'_, aclrtMbuf>) -> aclError {
     run("aclrtGetBufFromChain", || {
         non_null(headBuf, "headBuf")?;
         non_null(buf, "buf")?;
@@ -212,8 +206,7 @@ pub unsafe extern "C" fn aclrtGetBufFromChain(headBuf: aclrtMbuf, index: u32, bu
                 bad(AclError::RT_PARAM_INVALID, format!("index {i} is past the chain's {} mbufs", m.chain.len() + 1))
             }),
         })?;
-        // SAFETY: checked non-null.
-        unsafe { put(buf, h as aclrtMbuf) };
+        buf.write(h as aclrtMbuf)?;
         Ok(())
     })
 }

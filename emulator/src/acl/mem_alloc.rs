@@ -15,7 +15,8 @@ use std::sync::Mutex;
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
-use super::call::{Fail, current_device, emu, ensure, non_null, put, run};
+use super::call::{Fail, current_device, emu, ensure, non_null, run};
+use crate::ffi::{CStrIn, In, Out};
 use super::codes::Op;
 use super::state::{lock, state};
 use crate::core::{Emulator, Side};
@@ -79,20 +80,19 @@ pub(super) fn valid_device(e: &Emulator, d: i64) -> Result<u32, Fail> {
 /// The attributes of an `aclrtMallocConfig` (memory.cpp:353-363: attrs NULL
 /// with numAttrs > 0 is 100000); the device an ACL_RT_MEM_ATTR_DEVICE_ID
 /// names, if any. Unknown attribute kinds are 107000 (the runtime's check).
-fn config_device(cfg: *const aclrtMallocConfig) -> Result<Option<i64>, Fail> {
-    if cfg.is_null() {
+fn config_device(cfg: In<'_, aclrtMallocConfig>) -> Result<Option<i64>, Fail> {
+    let Some(c) = cfg.read_if_given() else {
         return Ok(None);
-    }
-    // SAFETY: checked non-null; the caller's config.
-    let c = unsafe { cfg.read_unaligned() };
+    };
     if c.numAttrs == 0 {
         return Ok(None);
     }
     non_null(c.attrs, "cfg->attrs (with cfg->numAttrs > 0)")?;
+    // The config holds numAttrs attributes.
+    let attrs = cfg.held_at(0, |c| c.attrs.cast_const())?;
     let mut device = None;
     for i in 0..c.numAttrs {
-        // SAFETY: the caller passes numAttrs attributes.
-        let a = unsafe { c.attrs.add(i).read_unaligned() };
+        let a = attrs.read_at(i)?;
         match a.attr {
             ACL_RT_MEM_ATTR_DEVICE_ID => device = Some(i64::from(a.value.rsv[0])),
             ACL_RT_MEM_ATTR_RSV | ACL_RT_MEM_ATTR_MODULE_ID | ACL_RT_MEM_ATTR_VA_FLAG => {}
@@ -106,15 +106,13 @@ fn config_device(cfg: *const aclrtMallocConfig) -> Result<Option<i64>, Fail> {
 /// the config's attrs, size; then the allocation on the configured device
 /// (or the current one).
 fn malloc_with_cfg(
-    devPtr: *mut *mut c_void,
+    devPtr: Out<'_, *mut c_void>,
     size: usize,
     policy: aclrtMemMallocPolicy,
-    cfg: *mut aclrtMallocConfig,
+    cfg: In<'_, aclrtMallocConfig>,
 ) -> Result<(), Fail> {
     non_null(devPtr, "devPtr")?;
-    if !cfg.is_null() {
-        // SAFETY: checked non-null.
-        let c = unsafe { cfg.read_unaligned() };
+    if let Some(c) = cfg.read_if_given() {
         if c.numAttrs != 0 && c.attrs.is_null() {
             return Err(bad(AclError::INVALID_PARAM, "cfg->attrs must not be NULL when cfg->numAttrs is not 0"));
         }
@@ -130,8 +128,8 @@ fn malloc_with_cfg(
 /// `aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy)`:
 /// aclrtMalloc without the padding (memory.cpp:383-387); the emulator's
 /// allocations are granule-rounded either way.
-pub unsafe extern "C" fn aclrtMallocAlign32(
-    devPtr: *mut *mut c_void,
+pub extern "C" fn aclrtMallocAlign32(
+    devPtr: Out<'_, *mut c_void>,
     size: usize,
     policy: aclrtMemMallocPolicy,
 ) -> aclError {
@@ -141,8 +139,8 @@ pub unsafe extern "C" fn aclrtMallocAlign32(
 /// `aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy)`:
 /// device memory the device caches (memory.cpp:389-416); host memory is
 /// coherent, so it is aclrtMalloc's.
-pub unsafe extern "C" fn aclrtMallocCached(
-    devPtr: *mut *mut c_void,
+pub extern "C" fn aclrtMallocCached(
+    devPtr: Out<'_, *mut c_void>,
     size: usize,
     policy: aclrtMemMallocPolicy,
 ) -> aclError {
@@ -150,37 +148,36 @@ pub unsafe extern "C" fn aclrtMallocCached(
 }
 
 /// `aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy, aclrtMallocConfig *cfg)`.
-pub unsafe extern "C" fn aclrtMallocWithCfg(
-    devPtr: *mut *mut c_void,
+pub extern "C" fn aclrtMallocWithCfg(
+    devPtr: Out<'_, *mut c_void>,
     size: usize,
     policy: aclrtMemMallocPolicy,
-    cfg: *mut aclrtMallocConfig,
+    cfg: In<'_, aclrtMallocConfig>,
 ) -> aclError {
     run("aclrtMallocWithCfg", || malloc_with_cfg(devPtr, size, policy, cfg))
 }
 
 /// `aclError aclrtMallocForTaskScheduler(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
 /// aclrtMallocConfig *cfg)`: aclrtMallocWithCfg with the task-scheduler advice (memory.cpp:426-432).
-pub unsafe extern "C" fn aclrtMallocForTaskScheduler(
-    devPtr: *mut *mut c_void,
+pub extern "C" fn aclrtMallocForTaskScheduler(
+    devPtr: Out<'_, *mut c_void>,
     size: usize,
     policy: aclrtMemMallocPolicy,
-    cfg: *mut aclrtMallocConfig,
+    cfg: In<'_, aclrtMallocConfig>,
 ) -> aclError {
     run("aclrtMallocForTaskScheduler", || malloc_with_cfg(devPtr, size, policy, cfg))
 }
 
 /// `aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg)`:
 /// ptr NULL and size 0 are 100000 (memory.cpp:434-444); the buffer is aclrtMallocHost's.
-pub unsafe extern "C" fn aclrtMallocHostWithCfg(ptr: *mut *mut c_void, size: u64, cfg: *mut aclrtMallocConfig) -> aclError {
+pub extern "C" fn aclrtMallocHostWithCfg(ptr: Out<'_, *mut c_void>, size: u64, cfg: In<'_, aclrtMallocConfig>) -> aclError {
     run("aclrtMallocHostWithCfg", || {
         non_null(ptr, "ptr")?;
         positive(size, "size")?;
         config_device(cfg)?;
         let size = usize::try_from(size).map_err(|_| bad(AclError::RT_MEMORY_ALLOCATION, "size too large"))?;
         let p = emu()?.alloc_host(size).map_err(|e| bad(AclError::RT_MEMORY_ALLOCATION, e.to_string()))?;
-        // SAFETY: checked non-null.
-        unsafe { put(ptr, p as *mut c_void) };
+        ptr.write(p as *mut c_void)?;
         Ok(())
     })
 }
@@ -193,7 +190,7 @@ fn sync_current_device() -> Result<(), Fail> {
 
 /// `aclError aclrtFreeWithDevSync(void *devPtr)`: the device's work is
 /// waited for, then aclrtFree (memory.cpp:627-637).
-pub unsafe extern "C" fn aclrtFreeWithDevSync(devPtr: *mut c_void) -> aclError {
+pub extern "C" fn aclrtFreeWithDevSync(devPtr: *mut c_void) -> aclError {
     run("aclrtFreeWithDevSync", || {
         non_null(devPtr, "devPtr")?;
         sync_current_device()?;
@@ -202,7 +199,7 @@ pub unsafe extern "C" fn aclrtFreeWithDevSync(devPtr: *mut c_void) -> aclError {
 }
 
 /// `aclError aclrtFreeHostWithDevSync(void *hostPtr)`: as aclrtFreeHost after a device synchronize.
-pub unsafe extern "C" fn aclrtFreeHostWithDevSync(hostPtr: *mut c_void) -> aclError {
+pub extern "C" fn aclrtFreeHostWithDevSync(hostPtr: *mut c_void) -> aclError {
     run("aclrtFreeHostWithDevSync", || {
         non_null(hostPtr, "hostPtr")?;
         sync_current_device()?;
@@ -237,11 +234,11 @@ fn register(ptr: *mut c_void, size: u64, mapped: bool) -> Result<(), Fail> {
 /// other than an OR of IOMEMORY and READONLY is 207000 (api_error.cc:1997-2003);
 /// the device address of the range is its host address (host memory is
 /// what the emulator's devices reach).
-pub unsafe extern "C" fn aclrtHostRegister(
+pub extern "C" fn aclrtHostRegister(
     ptr: *mut c_void,
     size: u64,
     type_: aclrtHostRegisterType,
-    devPtr: *mut *mut c_void,
+    devPtr: Out<'_, *mut c_void>,
 ) -> aclError {
     run("aclrtHostRegister", || {
         non_null(ptr, "ptr")?;
@@ -252,8 +249,7 @@ pub unsafe extern "C" fn aclrtHostRegister(
             return Err(bad(AclError::RT_FEATURE_NOT_SUPPORT, format!("type {type_:#x} is not an OR of 0x4 and 0x8")));
         }
         register(ptr, size, true)?;
-        // SAFETY: checked non-null.
-        unsafe { put(devPtr, ptr) };
+        devPtr.write(ptr)?;
         Ok(())
     })
 }
@@ -262,7 +258,7 @@ pub unsafe extern "C" fn aclrtHostRegister(
 /// ptr NULL and size 0 are 100000; flag must be a nonzero OR of
 /// ACL_HOST_REG_MAPPED, _IOMEMORY, _READONLY, _PINNED, else 107000
 /// (api_error.cc:2012-2023); an overlap is 507910.
-pub unsafe extern "C" fn aclrtHostRegisterV2(ptr: *mut c_void, size: u64, flag: u32) -> aclError {
+pub extern "C" fn aclrtHostRegisterV2(ptr: *mut c_void, size: u64, flag: u32) -> aclError {
     run("aclrtHostRegisterV2", || {
         non_null(ptr, "ptr")?;
         positive(size, "size")?;
@@ -279,7 +275,7 @@ pub unsafe extern "C" fn aclrtHostRegisterV2(ptr: *mut c_void, size: u64, flag: 
 /// NULLs and a nonzero flag are 100000 (memory.cpp:510-519); an address in
 /// a range registered as mapped, or in an aclrtMallocHost buffer, is its
 /// own device address; any other is 107000.
-pub unsafe extern "C" fn aclrtHostGetDevicePointer(pHost: *mut c_void, pDevice: *mut *mut c_void, flag: u32) -> aclError {
+pub extern "C" fn aclrtHostGetDevicePointer(pHost: *mut c_void, pDevice: Out<'_, *mut c_void>, flag: u32) -> aclError {
     run("aclrtHostGetDevicePointer", || {
         non_null(pHost, "pHost")?;
         non_null(pDevice, "pDevice")?;
@@ -292,15 +288,14 @@ pub unsafe extern "C" fn aclrtHostGetDevicePointer(pHost: *mut c_void, pDevice: 
         if !is_registered(e, p, true) && e.host_at(p).is_none() {
             return Err(bad(AclError::RT_PARAM_INVALID, format!("{pHost:p} is not registered (mapped) host memory")));
         }
-        // SAFETY: checked non-null.
-        unsafe { put(pDevice, pHost) };
+        pDevice.write(pHost)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtHostUnregister(void *ptr)`: NULL is 100000; an address
 /// that starts no registration is 507911 ([ACL-REG-002](vmmkit_sys::acl::rules::REG_002), api_impl.cc:2614-2641).
-pub unsafe extern "C" fn aclrtHostUnregister(ptr: *mut c_void) -> aclError {
+pub extern "C" fn aclrtHostUnregister(ptr: *mut c_void) -> aclError {
     run("aclrtHostUnregister", || {
         non_null(ptr, "ptr")?;
         current_device()?;
@@ -313,10 +308,10 @@ pub unsafe extern "C" fn aclrtHostUnregister(ptr: *mut c_void) -> aclError {
 /// `aclError aclrtHostMemMapCapabilities(uint32_t deviceId, aclrtHacType hacType,
 /// aclrtHostMemMapCapability *capabilities)`: every engine of every device
 /// reaches host memory in the emulator (SUPPORTED); NULL is 100000.
-pub unsafe extern "C" fn aclrtHostMemMapCapabilities(
+pub extern "C" fn aclrtHostMemMapCapabilities(
     deviceId: u32,
     hacType: aclrtHacType,
-    capabilities: *mut aclrtHostMemMapCapability,
+    capabilities: Out<'_, aclrtHostMemMapCapability>,
 ) -> aclError {
     run("aclrtHostMemMapCapabilities", || {
         non_null(capabilities, "capabilities")?;
@@ -324,8 +319,7 @@ pub unsafe extern "C" fn aclrtHostMemMapCapabilities(
         if !(ACL_RT_HAC_TYPE_STARS..=ACL_RT_HAC_TYPE_CCU).contains(&hacType) {
             return Err(bad(AclError::RT_PARAM_INVALID, format!("hacType {hacType} is not 0-9")));
         }
-        // SAFETY: checked non-null.
-        unsafe { put(capabilities, ACL_RT_HOST_MEM_MAP_SUPPORTED) };
+        capabilities.write(ACL_RT_HOST_MEM_MAP_SUPPORTED)?;
         Ok(())
     })
 }
@@ -341,12 +335,12 @@ fn cache_op(devPtr: *mut c_void, size: usize) -> Result<(), Fail> {
 }
 
 /// `aclError aclrtMemFlush(void *devPtr, size_t size)`.
-pub unsafe extern "C" fn aclrtMemFlush(devPtr: *mut c_void, size: usize) -> aclError {
+pub extern "C" fn aclrtMemFlush(devPtr: *mut c_void, size: usize) -> aclError {
     run("aclrtMemFlush", || cache_op(devPtr, size))
 }
 
 /// `aclError aclrtMemInvalidate(void *devPtr, size_t size)`.
-pub unsafe extern "C" fn aclrtMemInvalidate(devPtr: *mut c_void, size: usize) -> aclError {
+pub extern "C" fn aclrtMemInvalidate(devPtr: *mut c_void, size: usize) -> aclError {
     run("aclrtMemInvalidate", || cache_op(devPtr, size))
 }
 
@@ -354,7 +348,7 @@ pub unsafe extern "C" fn aclrtMemInvalidate(devPtr: *mut c_void, size: usize) ->
 /// ptr NULL and a flag other than ACL_RT_MEM_ATTACH_GLOBAL are 100000
 /// (memory.cpp:590-598); size 0 is the runtime's 107000. The memory is host
 /// memory every device reaches; aclrtFree frees it.
-pub unsafe extern "C" fn aclrtMemAllocManaged(ptr: *mut *mut c_void, size: u64, flag: u32) -> aclError {
+pub extern "C" fn aclrtMemAllocManaged(ptr: Out<'_, *mut c_void>, size: u64, flag: u32) -> aclError {
     run("aclrtMemAllocManaged", || {
         non_null(ptr, "ptr")?;
         if flag != ACL_RT_MEM_ATTACH_GLOBAL {
@@ -368,8 +362,7 @@ pub unsafe extern "C" fn aclrtMemAllocManaged(ptr: *mut *mut c_void, size: u64, 
         let e = emu()?;
         let p = e.alloc_host(len).map_err(|err| bad(AclError::RT_MEMORY_ALLOCATION, err.to_string()))?;
         lock(&mem(e).managed).insert(p, Managed { len, ..Managed::default() });
-        // SAFETY: checked non-null.
-        unsafe { put(ptr, p as *mut c_void) };
+        ptr.write(p as *mut c_void)?;
         Ok(())
     })
 }
@@ -418,7 +411,7 @@ fn check_location(loc: aclrtMemManagedLocation) -> Result<(), Fail> {
 /// `aclError aclrtMemManagedAdvise(const void *ptr, uint64_t size, aclrtMemManagedAdviseType advise,
 /// aclrtMemManagedLocation location)`: NULL and size 0 are 100000
 /// (memory.cpp:600-614); the advice is kept and read back by aclrtMemManagedGetAttr.
-pub unsafe extern "C" fn aclrtMemManagedAdvise(
+pub extern "C" fn aclrtMemManagedAdvise(
     ptr: *const c_void,
     size: u64,
     advise: aclrtMemManagedAdviseType,
@@ -451,7 +444,7 @@ pub unsafe extern "C" fn aclrtMemManagedAdvise(
 /// One attribute of `m` into `data` (`dataSize` bytes): 4-byte values, and
 /// ACCESSED_BY as an array of device ids (-1 past the end), as CUDA's
 /// cuMemRangeGetAttribute whose shape the runtime's follows.
-fn managed_attr(m: &Managed, attribute: aclrtMemManagedRangeAttribute, data: *mut c_void, dataSize: usize) -> Result<(), Fail> {
+fn managed_attr(m: &Managed, attribute: aclrtMemManagedRangeAttribute, data: Out<'_, c_void>, dataSize: usize) -> Result<(), Fail> {
     let loc_word = |l: Option<aclrtMemManagedLocation>, part: u8| -> i32 {
         match (l, part) {
             (None, 0) => -2, // no location: an invalid device, as CUDA reports it
@@ -484,20 +477,18 @@ fn managed_attr(m: &Managed, attribute: aclrtMemManagedRangeAttribute, data: *mu
     if attribute != ACL_MEM_RANGE_ATTRIBUTE_ACCESSED_BY && dataSize != 4 {
         return Err(bad(AclError::RT_PARAM_INVALID, format!("dataSize must be 4 for attribute {attribute}, got {dataSize}")));
     }
-    for (i, w) in words.iter().enumerate() {
-        // SAFETY: `data` holds `dataSize` bytes (the caller's contract), checked above to fit `words`.
-        unsafe { data.cast::<i32>().add(i).write_unaligned(*w) };
-    }
+    // `data` holds `dataSize` bytes (the caller's contract), checked above to fit `words`.
+    data.cast::<i32>().write_slice(&words)?;
     Ok(())
 }
 
 /// `aclError aclrtMemManagedGetAttr(aclrtMemManagedRangeAttribute attribute, const void *ptr, size_t size,
 /// void *data, size_t dataSize)`: ptr, data NULL and size 0 are 100000 (memory.cpp:456-468).
-pub unsafe extern "C" fn aclrtMemManagedGetAttr(
+pub extern "C" fn aclrtMemManagedGetAttr(
     attribute: aclrtMemManagedRangeAttribute,
     ptr: *const c_void,
     size: usize,
-    data: *mut c_void,
+    data: Out<'_, c_void>,
     dataSize: usize,
 ) -> aclError {
     run("aclrtMemManagedGetAttr", || {
@@ -511,13 +502,13 @@ pub unsafe extern "C" fn aclrtMemManagedGetAttr(
 
 /// `aclError aclrtMemManagedGetAttrs(aclrtMemManagedRangeAttribute *attributes, size_t numAttributes,
 /// const void *ptr, size_t size, void **data, size_t *dataSizes)`: each attribute as aclrtMemManagedGetAttr.
-pub unsafe extern "C" fn aclrtMemManagedGetAttrs(
-    attributes: *mut aclrtMemManagedRangeAttribute,
+pub extern "C" fn aclrtMemManagedGetAttrs(
+    attributes: In<'_, aclrtMemManagedRangeAttribute>,
     numAttributes: usize,
     ptr: *const c_void,
     size: usize,
-    data: *mut *mut c_void,
-    dataSizes: *mut usize,
+    data: In<'_, *mut c_void>,
+    dataSizes: In<'_, usize>,
 ) -> aclError {
     run("aclrtMemManagedGetAttrs", || {
         non_null(ptr, "ptr")?;
@@ -527,8 +518,8 @@ pub unsafe extern "C" fn aclrtMemManagedGetAttrs(
         positive(size as u64, "size")?;
         let m = with_managed(ptr, size as u64, |m| m.clone())?;
         for i in 0..numAttributes {
-            // SAFETY: the caller passes numAttributes of each array.
-            let (a, d, n) = unsafe { (attributes.add(i).read_unaligned(), data.add(i).read_unaligned(), dataSizes.add(i).read_unaligned()) };
+            // The caller passes numAttributes of each array.
+            let (a, d, n) = (attributes.read_at(i)?, data.out_at::<c_void>(i)?, dataSizes.read_at(i)?);
             non_null(d, &format!("data[{i}]"))?;
             managed_attr(&m, a, d, n)?;
         }
@@ -547,7 +538,7 @@ fn prefetch(ptr: *const c_void, size: usize, location: aclrtMemManagedLocation) 
 
 /// `aclError aclrtMemManagedPrefetchAsync(const void *ptr, size_t size, aclrtMemManagedLocation location,
 /// uint32_t flags, aclrtStream stream)`: flags must be 0 (107000).
-pub unsafe extern "C" fn aclrtMemManagedPrefetchAsync(
+pub extern "C" fn aclrtMemManagedPrefetchAsync(
     ptr: *const c_void,
     size: usize,
     location: aclrtMemManagedLocation,
@@ -567,12 +558,12 @@ pub unsafe extern "C" fn aclrtMemManagedPrefetchAsync(
 /// aclrtMemManagedLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs,
 /// uint64_t flags, aclrtStream stream)`: location `j` applies from range
 /// `prefetchLocIdxs[j]` on (the first index must be 0, the indexes rise).
-pub unsafe extern "C" fn aclrtMemManagedPrefetchBatchAsync(
-    ptrs: *mut *const c_void,
-    sizes: *mut usize,
+pub extern "C" fn aclrtMemManagedPrefetchBatchAsync(
+    ptrs: In<'_, *const c_void>,
+    sizes: In<'_, usize>,
     count: usize,
-    prefetchLocs: *mut aclrtMemManagedLocation,
-    prefetchLocIdxs: *mut usize,
+    prefetchLocs: In<'_, aclrtMemManagedLocation>,
+    prefetchLocIdxs: In<'_, usize>,
     numPrefetchLocs: usize,
     flags: u64,
     stream: aclrtStream,
@@ -590,16 +581,15 @@ pub unsafe extern "C" fn aclrtMemManagedPrefetchBatchAsync(
         if numPrefetchLocs == 0 || numPrefetchLocs > count {
             return Err(param(format!("numPrefetchLocs {numPrefetchLocs} is not 1-{count}")));
         }
-        // SAFETY: the caller passes numPrefetchLocs indexes and locations, count ptrs and sizes.
-        let idx: Vec<usize> = (0..numPrefetchLocs).map(|j| unsafe { prefetchLocIdxs.add(j).read_unaligned() }).collect();
+        // The caller passes numPrefetchLocs indexes and locations, count ptrs and sizes.
+        let idx = prefetchLocIdxs.to_vec(numPrefetchLocs)?;
         if idx[0] != 0 || idx.windows(2).any(|w| w[0] >= w[1]) || idx[numPrefetchLocs - 1] >= count {
             return Err(param(format!("prefetchLocIdxs {idx:?} must start at 0 and rise below {count}")));
         }
         super::device::stream_id(stream)?;
         for i in 0..count {
             let j = idx.partition_point(|&s| s <= i) - 1;
-            // SAFETY: as above.
-            let (p, n, loc) = unsafe { (ptrs.add(i).read_unaligned(), sizes.add(i).read_unaligned(), prefetchLocs.add(j).read_unaligned()) };
+            let (p, n, loc) = (ptrs.read_at(i)?, sizes.read_at(i)?, prefetchLocs.read_at(j)?);
             prefetch(p, n, loc)?;
         }
         Ok(())
@@ -609,11 +599,11 @@ pub unsafe extern "C" fn aclrtMemManagedPrefetchBatchAsync(
 /// `aclError aclrtGetMemUsageInfo(int32_t deviceId, aclrtMemUsageInfo *memUsageInfo, size_t inputNum,
 /// size_t *outputNum)`: NULLs are 100000 (memory.cpp:979-993). One entry,
 /// "app": the device's memory in use (its capacity less what is free).
-pub unsafe extern "C" fn aclrtGetMemUsageInfo(
+pub extern "C" fn aclrtGetMemUsageInfo(
     deviceId: i32,
-    memUsageInfo: *mut aclrtMemUsageInfo,
+    memUsageInfo: Out<'_, aclrtMemUsageInfo>,
     inputNum: usize,
-    outputNum: *mut usize,
+    outputNum: Out<'_, usize>,
 ) -> aclError {
     run("aclrtGetMemUsageInfo", || {
         non_null(memUsageInfo, "memUsageInfo")?;
@@ -628,11 +618,10 @@ pub unsafe extern "C" fn aclrtGetMemUsageInfo(
             for (i, b) in b"app".iter().enumerate() {
                 info.name[i] = *b as c_char;
             }
-            // SAFETY: the caller passes inputNum (>= 1) entries.
-            unsafe { memUsageInfo.write_unaligned(info) };
+            // The caller passes inputNum (>= 1) entries.
+            memUsageInfo.write(info)?;
         }
-        // SAFETY: checked non-null.
-        unsafe { put(outputNum, n) };
+        outputNum.write(n)?;
         Ok(())
     })
 }
@@ -642,11 +631,11 @@ pub unsafe extern "C" fn aclrtGetMemUsageInfo(
 /// reserve or a memType outside DEV|DVPP|RSVD is 107000. The result is 1
 /// when every address is device memory of this process (the emulator's
 /// device memory is all of one kind), else 0.
-pub unsafe extern "C" fn aclrtCheckMemType(
-    addrList: *mut *mut c_void,
+pub extern "C" fn aclrtCheckMemType(
+    addrList: In<'_, *mut c_void>,
     size: u32,
     memType: u32,
-    checkResult: *mut u32,
+    checkResult: Out<'_, u32>,
     reserve: u32,
 ) -> aclError {
     run("aclrtCheckMemType", || {
@@ -657,28 +646,26 @@ pub unsafe extern "C" fn aclrtCheckMemType(
             return Err(bad(AclError::RT_PARAM_INVALID, format!("size {size}, memType {memType:#x}, reserve {reserve}")));
         }
         let e = emu()?;
-        // SAFETY: the caller passes `size` addresses.
-        let all = (0..size as usize).all(|i| e.side(unsafe { addrList.add(i).read_unaligned() } as usize) == Side::Device);
-        // SAFETY: checked non-null.
-        unsafe { put(checkResult, u32::from(all && memType & ACL_RT_MEM_TYPE_DEV != 0)) };
+        // The caller passes `size` addresses.
+        let all = addrList.to_vec(size as usize)?.iter().all(|&a| e.side(a as usize) == Side::Device);
+        checkResult.write(u32::from(all && memType & ACL_RT_MEM_TYPE_DEV != 0))?;
         Ok(())
     })
 }
 
 /// `aclError aclrtGetMemUceInfo(int32_t deviceId, aclrtMemUceInfo *memUceInfoArray, size_t arraySize,
 /// size_t *retSize)`: host memory has no uncorrectable errors: 0 entries.
-pub unsafe extern "C" fn aclrtGetMemUceInfo(
+pub extern "C" fn aclrtGetMemUceInfo(
     deviceId: i32,
-    memUceInfoArray: *mut aclrtMemUceInfo,
+    memUceInfoArray: Out<'_, aclrtMemUceInfo>,
     _arraySize: usize,
-    retSize: *mut usize,
+    retSize: Out<'_, usize>,
 ) -> aclError {
     run("aclrtGetMemUceInfo", || {
         non_null(memUceInfoArray, "memUceInfoArray")?;
         non_null(retSize, "retSize")?;
         valid_device(emu()?, i64::from(deviceId))?;
-        // SAFETY: checked non-null.
-        unsafe { put(retSize, 0) };
+        retSize.write(0)?;
         Ok(())
     })
 }
@@ -686,7 +673,7 @@ pub unsafe extern "C" fn aclrtGetMemUceInfo(
 /// `aclError aclrtMemUceRepair(int32_t deviceId, aclrtMemUceInfo *memUceInfoArray, size_t arraySize)`:
 /// at most MAX_MEM_UCE_INFO_ARRAY_SIZE (128) entries, each device memory of
 /// this process; nothing is broken, so nothing is repaired.
-pub unsafe extern "C" fn aclrtMemUceRepair(deviceId: i32, memUceInfoArray: *mut aclrtMemUceInfo, arraySize: usize) -> aclError {
+pub extern "C" fn aclrtMemUceRepair(deviceId: i32, memUceInfoArray: In<'_, aclrtMemUceInfo>, arraySize: usize) -> aclError {
     run("aclrtMemUceRepair", || {
         non_null(memUceInfoArray, "memUceInfoArray")?;
         let e = emu()?;
@@ -695,8 +682,8 @@ pub unsafe extern "C" fn aclrtMemUceRepair(deviceId: i32, memUceInfoArray: *mut 
             return Err(bad(AclError::RT_PARAM_INVALID, format!("arraySize {arraySize} is not 1-128")));
         }
         for i in 0..arraySize {
-            // SAFETY: the caller passes arraySize entries.
-            let u = unsafe { memUceInfoArray.add(i).read_unaligned() };
+            // The caller passes arraySize entries.
+            let u = memUceInfoArray.read_at(i)?;
             if !e.is_device_range(u.addr as usize, u.len.max(1)) {
                 return Err(bad(AclError::RT_PARAM_INVALID, format!("entry {i}: {:p}+{:#x} is not device memory", u.addr, u.len)));
             }
@@ -708,7 +695,7 @@ pub unsafe extern "C" fn aclrtMemUceRepair(deviceId: i32, memUceInfoArray: *mut 
 /// `aclError aclrtMemP2PMap(void *devPtr, size_t size, int32_t dstDevId, uint64_t flags)`:
 /// every device of the emulator reaches every other's memory; the range
 /// must be device memory, the device must exist, flags must be 0.
-pub unsafe extern "C" fn aclrtMemP2PMap(devPtr: *mut c_void, size: usize, dstDevId: i32, flags: u64) -> aclError {
+pub extern "C" fn aclrtMemP2PMap(devPtr: *mut c_void, size: usize, dstDevId: i32, flags: u64) -> aclError {
     run("aclrtMemP2PMap", || {
         non_null(devPtr, "devPtr")?;
         positive(size as u64, "size")?;
@@ -733,7 +720,7 @@ fn device_range(e: &Emulator, addr: *mut c_void, n: usize) -> Result<(), Fail> {
 /// `aclError aclrtMemMapSelectedLink(void *virPtrDst, size_t size, void *virPtrSrc, uint32_t linkIdx)`:
 /// NULLs, size 0 and a link index over 1 are 100000 (memory.cpp:2452-2472);
 /// both ranges must be device memory (107000).
-pub unsafe extern "C" fn aclrtMemMapSelectedLink(virPtrDst: *mut c_void, size: usize, virPtrSrc: *mut c_void, linkIdx: u32) -> aclError {
+pub extern "C" fn aclrtMemMapSelectedLink(virPtrDst: *mut c_void, size: usize, virPtrSrc: *mut c_void, linkIdx: u32) -> aclError {
     run("aclrtMemMapSelectedLink", || {
         non_null(virPtrDst, "virPtrDst")?;
         non_null(virPtrSrc, "virPtrSrc")?;
@@ -759,7 +746,7 @@ fn link_type(t: u64) -> Result<(), Fail> {
 /// `aclError aclrtMemMapSetLink(aclrtDrvMemHandle handle, aclrtMemLinkType adviceLink)`:
 /// NULL is 100000 (memory.cpp:2480-2482); a link type over 3 is 107000; the
 /// handle must be a physical allocation of this process (107000).
-pub unsafe extern "C" fn aclrtMemMapSetLink(handle: aclrtDrvMemHandle, adviceLink: aclrtMemLinkType) -> aclError {
+pub extern "C" fn aclrtMemMapSetLink(handle: aclrtDrvMemHandle, adviceLink: aclrtMemLinkType) -> aclError {
     run("aclrtMemMapSetLink", || {
         non_null(handle, "handle")?;
         link_type(u64::from(adviceLink as u32))?;
@@ -775,7 +762,7 @@ pub unsafe extern "C" fn aclrtMemMapSetLink(handle: aclrtDrvMemHandle, adviceLin
 /// the runtime's checks in its order (api_error.cc:3768-3779): key NULL,
 /// a type other than ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, a link over 3 are
 /// 107000; then the key must name an export of this process ([ACL-IPK-006](vmmkit_sys::acl::rules::IPK_006), 507899).
-pub unsafe extern "C" fn aclrtIpcMemSetAttr(key: *const c_char, type_: aclrtIpcMemAttrType, attr: u64) -> aclError {
+pub extern "C" fn aclrtIpcMemSetAttr(key: CStrIn<'_>, type_: aclrtIpcMemAttrType, attr: u64) -> aclError {
     run("aclrtIpcMemSetAttr", || {
         if key.is_null() {
             return Err(bad(AclError::RT_PARAM_INVALID, "key is NULL"));
@@ -784,8 +771,7 @@ pub unsafe extern "C" fn aclrtIpcMemSetAttr(key: *const c_char, type_: aclrtIpcM
             "type {type_} is not ACL_RT_IPC_MEM_ATTR_ACCESS_LINK (0)");
         ensure!(attr <= ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH as u64, rules::IPK_017 => AclError::RT_PARAM_INVALID,
             "link {attr} is not 0-3");
-        // SAFETY: checked non-null; a C string is the contract.
-        unsafe { super::ipc::check_own_export(key) }
+        super::ipc::check_own_export(key)
     })
 }
 
@@ -796,7 +782,7 @@ pub unsafe extern "C" fn aclrtIpcMemSetAttr(key: *const c_char, type_: aclrtIpcM
 /// (rtSetIpcMemorySuperPodPid per entry). The emulator's servers share one
 /// pid space (a server is a network namespace, docs/emulator.md), so an
 /// entry's sdid names no separate list.
-pub unsafe extern "C" fn aclrtIpcMemImportPidInterServer(key: *const c_char, serverPids: *mut aclrtServerPid, num: usize) -> aclError {
+pub extern "C" fn aclrtIpcMemImportPidInterServer(key: CStrIn<'_>, serverPids: In<'_, aclrtServerPid>, num: usize) -> aclError {
     run("aclrtIpcMemImportPidInterServer", || {
         let param = |m: String| bad(AclError::RT_PARAM_INVALID, m);
         if key.is_null() || serverPids.is_null() || num == 0 {
@@ -804,15 +790,13 @@ pub unsafe extern "C" fn aclrtIpcMemImportPidInterServer(key: *const c_char, ser
         }
         let mut pids = Vec::new();
         for i in 0..num {
-            // SAFETY: the caller passes num entries.
-            let s = unsafe { serverPids.add(i).read_unaligned() };
+            // The caller passes num entries, each with its `num` pids.
+            let s = serverPids.read_at(i)?;
             if s.pid.is_null() {
                 return Err(param(format!("serverPids[{i}].pid is NULL")));
             }
-            // SAFETY: each entry holds `num` pids.
-            pids.extend((0..s.num).map(|j| unsafe { s.pid.add(j).read_unaligned() }));
+            pids.extend(serverPids.held_at(i, |s| s.pid.cast_const())?.to_vec(s.num)?);
         }
-        // SAFETY: checked non-null; a C string is the contract.
-        unsafe { super::ipc::set_import_pids(key, &pids) }
+        super::ipc::set_import_pids(key, &pids)
     })
 }

@@ -11,11 +11,12 @@ use std::ffi::c_void;
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
-use super::call::{Fail, current_device, emu, ensure, non_null, put, run};
+use super::call::{Fail, current_device, emu, ensure, non_null, run};
 use super::codes::Op;
 use super::mem_alloc::{bad, positive};
 use super::memory::{enqueue, memcpy_checks, noop_stream};
 use crate::core::{Side, Work};
+use crate::ffi::{In, Out};
 
 /// The checks of aclrtMemsetD32 and its async form ([ACL-FILL-001](vmmkit_sys::acl::rules::FILL_001), memory.cpp:772-824):
 /// N 0 is a no-op; NULL, an address not 4-aligned, N * 4 over memSize, and
@@ -44,7 +45,7 @@ fn d32_checks(ptr: *mut c_void, memSize: usize, N: usize) -> Result<Option<usize
 
 /// `aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t N)`:
 /// N 32-bit words of `value`.
-pub unsafe extern "C" fn aclrtMemsetD32(ptr: *mut c_void, memSize: usize, value: u32, N: usize) -> aclError {
+pub extern "C" fn aclrtMemsetD32(ptr: *mut c_void, memSize: usize, value: u32, N: usize) -> aclError {
     run("aclrtMemsetD32", || {
         let Some(p) = d32_checks(ptr, memSize, N)? else { return Ok(()) };
         // SAFETY: device memory or the caller's aclrtMallocHost buffer, checked to hold N words.
@@ -54,7 +55,7 @@ pub unsafe extern "C" fn aclrtMemsetD32(ptr: *mut c_void, memSize: usize, value:
 
 /// `aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t value, size_t N, aclrtStream stream)`:
 /// the checks of aclrtMemsetD32, then the fill is enqueued on the stream.
-pub unsafe extern "C" fn aclrtMemsetD32Async(
+pub extern "C" fn aclrtMemsetD32Async(
     ptr: *mut c_void,
     memSize: usize,
     value: u32,
@@ -81,7 +82,7 @@ fn page_locked(p: usize) -> Result<bool, Fail> {
 /// aclrtMemcpyKind kind, aclrtStream stream)`: aclrtMemcpyAsync with the
 /// runtime's page-locked check (memory.cpp:706-736, checkBitmap bit 1): a
 /// host side that is neither aclrtMallocHost memory nor registered is 107000.
-pub unsafe extern "C" fn aclrtMemcpyAsyncWithCondition(
+pub extern "C" fn aclrtMemcpyAsyncWithCondition(
     dst: *mut c_void,
     destMax: usize,
     src: *const c_void,
@@ -106,7 +107,7 @@ pub unsafe extern "C" fn aclrtMemcpyAsyncWithCondition(
 /// (107000, api_c_standard_soc.cc:957-970); `count` bytes go from
 /// `src + srcDataOffset` to `dst + dstDataOffset`, inside `destMax` bytes
 /// of the destination.
-pub unsafe extern "C" fn aclrtMemcpyAsyncWithOffset(
+pub extern "C" fn aclrtMemcpyAsyncWithOffset(
     dst: *mut *mut c_void,
     destMax: usize,
     dstDataOffset: usize,
@@ -166,12 +167,11 @@ fn desc_kind(kind: aclrtMemcpyKind) -> Result<(), Fail> {
 }
 
 /// `aclError aclrtGetMemcpyDescSize(aclrtMemcpyKind kind, size_t *descSize)`.
-pub unsafe extern "C" fn aclrtGetMemcpyDescSize(kind: aclrtMemcpyKind, descSize: *mut usize) -> aclError {
+pub extern "C" fn aclrtGetMemcpyDescSize(kind: aclrtMemcpyKind, descSize: Out<'_, usize>) -> aclError {
     run("aclrtGetMemcpyDescSize", || {
         non_null(descSize, "descSize")?;
         desc_kind(kind)?;
-        // SAFETY: checked non-null.
-        unsafe { put(descSize, std::mem::size_of::<CopyDesc>()) };
+        descSize.write(std::mem::size_of::<CopyDesc>())?;
         Ok(())
     })
 }
@@ -179,8 +179,8 @@ pub unsafe extern "C" fn aclrtGetMemcpyDescSize(kind: aclrtMemcpyKind, descSize:
 /// `aclError aclrtSetMemcpyDesc(void *desc, aclrtMemcpyKind kind, void *srcAddr, void *dstAddr,
 /// size_t count, void *config)`: desc, kind, srcAddr, dstAddr, count 0 and
 /// a non-NULL config are 100000, in that order (memory.cpp:1387-1405).
-pub unsafe extern "C" fn aclrtSetMemcpyDesc(
-    desc: *mut c_void,
+pub extern "C" fn aclrtSetMemcpyDesc(
+    desc: Out<'_, c_void>,
     kind: aclrtMemcpyKind,
     srcAddr: *mut c_void,
     dstAddr: *mut c_void,
@@ -197,8 +197,8 @@ pub unsafe extern "C" fn aclrtSetMemcpyDesc(
             return Err(bad(AclError::INVALID_PARAM, "config is reserved and must be NULL"));
         }
         let d = CopyDesc { magic: COPY_DESC_MAGIC, src: srcAddr as usize, dst: dstAddr as usize, count };
-        // SAFETY: `desc` holds aclrtGetMemcpyDescSize bytes (the contract).
-        unsafe { desc.cast::<CopyDesc>().write_unaligned(d) };
+        // `desc` holds aclrtGetMemcpyDescSize bytes (the contract).
+        desc.cast::<CopyDesc>().write(d)?;
         Ok(())
     })
 }
@@ -206,13 +206,13 @@ pub unsafe extern "C" fn aclrtSetMemcpyDesc(
 /// `aclError aclrtMemcpyAsyncWithDesc(void *desc, aclrtMemcpyKind kind, aclrtStream stream)`:
 /// desc NULL, a bad kind and a NULL stream are 100000 (memory.cpp:1407-1420);
 /// a buffer aclrtSetMemcpyDesc did not fill is 107000.
-pub unsafe extern "C" fn aclrtMemcpyAsyncWithDesc(desc: *mut c_void, kind: aclrtMemcpyKind, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtMemcpyAsyncWithDesc(desc: In<'_, c_void>, kind: aclrtMemcpyKind, stream: aclrtStream) -> aclError {
     run("aclrtMemcpyAsyncWithDesc", || {
         non_null(desc, "desc")?;
         desc_kind(kind)?;
         non_null(stream, "stream")?;
-        // SAFETY: `desc` holds aclrtGetMemcpyDescSize bytes (the contract).
-        let d = unsafe { desc.cast::<CopyDesc>().read_unaligned() };
+        // `desc` holds aclrtGetMemcpyDescSize bytes (the contract).
+        let d = desc.cast::<CopyDesc>().read()?;
         if d.magic != COPY_DESC_MAGIC {
             return Err(bad(AclError::RT_PARAM_INVALID, format!("{desc:p} was not filled by aclrtSetMemcpyDesc")));
         }
@@ -221,14 +221,14 @@ pub unsafe extern "C" fn aclrtMemcpyAsyncWithDesc(desc: *mut c_void, kind: aclrt
 }
 
 /// The arguments of the four batch copies.
-struct Batch {
-    dsts: *mut *mut c_void,
-    destMaxs: *mut usize,
-    srcs: *mut *mut c_void,
-    sizes: *mut usize,
+struct Batch<'a> {
+    dsts: In<'a, *mut c_void>,
+    destMaxs: In<'a, usize>,
+    srcs: In<'a, *mut c_void>,
+    sizes: In<'a, usize>,
     numBatches: usize,
-    attrs: *mut aclrtMemcpyBatchAttr,
-    attrsIndexes: *mut usize,
+    attrs: In<'a, aclrtMemcpyBatchAttr>,
+    attrsIndexes: In<'a, usize>,
     numAttrs: usize,
 }
 
@@ -239,11 +239,11 @@ struct Batch {
 /// `attrs[i].rsv` are 100000. The attribute indexes must start at 0 and rise
 /// below numBatches (the runtime's check, 107000); each range must be memory a
 /// copy reaches, or the call fails with 107000 and `fail` is that index.
-fn batch_copies(b: &Batch, fail: &mut usize) -> Result<Vec<(usize, usize, usize)>, Fail> {
+fn batch_copies(b: &Batch<'_>, fail: &mut usize) -> Result<Vec<(usize, usize, usize)>, Fail> {
     non_null(b.sizes, "sizes")?;
     positive(b.numBatches as u64, "numBatches")?;
-    // SAFETY: the caller passes numBatches sizes.
-    let sizes: Vec<usize> = (0..b.numBatches).map(|i| unsafe { b.sizes.add(i).read_unaligned() }).collect();
+    // The caller passes numBatches sizes.
+    let sizes = b.sizes.to_vec(b.numBatches)?;
     if sizes.iter().all(|&n| n == 0) {
         return Ok(Vec::new());
     }
@@ -254,22 +254,21 @@ fn batch_copies(b: &Batch, fail: &mut usize) -> Result<Vec<(usize, usize, usize)
     non_null(b.attrsIndexes, "attrsIndexes")?;
     let mut out = Vec::with_capacity(b.numBatches);
     for (i, &n) in sizes.iter().enumerate() {
-        // SAFETY: the caller passes numBatches of each array.
-        let (d, max, s) = unsafe { (b.dsts.add(i).read_unaligned(), b.destMaxs.add(i).read_unaligned(), b.srcs.add(i).read_unaligned()) };
+        // The caller passes numBatches of each array.
+        let (d, max, s) = (b.dsts.read_at(i)?, b.destMaxs.read_at(i)?, b.srcs.read_at(i)?);
         if max < n {
             return Err(bad(AclError::INVALID_PARAM, format!("sizes[{i}] {n} exceeds destMaxs[{i}] {max}")));
         }
         out.push((d as usize, s as usize, n));
     }
     for j in 0..b.numAttrs {
-        // SAFETY: the caller passes numAttrs attributes.
-        let a = unsafe { b.attrs.add(j).read_unaligned() };
+        // The caller passes numAttrs attributes.
+        let a = b.attrs.read_at(j)?;
         if a.rsv.iter().any(|&r| r != 0) {
             return Err(bad(AclError::INVALID_PARAM, format!("attrs[{j}].rsv must be 0")));
         }
     }
-    // SAFETY: as above.
-    let idx: Vec<usize> = (0..b.numAttrs).map(|j| unsafe { b.attrsIndexes.add(j).read_unaligned() }).collect();
+    let idx = b.attrsIndexes.to_vec(b.numAttrs)?;
     if b.numAttrs == 0 || idx[0] != 0 || idx.windows(2).any(|w| w[0] >= w[1]) || idx[b.numAttrs - 1] >= b.numBatches {
         return Err(bad(AclError::RT_PARAM_INVALID, format!("attrsIndexes {idx:?} must start at 0 and rise below numBatches {}", b.numBatches)));
     }
@@ -292,7 +291,7 @@ fn batch_copies(b: &Batch, fail: &mut usize) -> Result<Vec<(usize, usize, usize)
 
 /// Runs a batch: synchronously (`stream` None) or enqueued on a stream; the
 /// index of a failed entry, or SIZE_MAX, into `failIndex` when there is one.
-fn batch(b: &Batch, failIndex: *mut usize, stream: Option<aclrtStream>) -> Result<(), Fail> {
+fn batch(b: &Batch<'_>, failIndex: Out<'_, usize>, stream: Option<aclrtStream>) -> Result<(), Fail> {
     let mut fail = usize::MAX;
     let result = batch_copies(b, &mut fail).and_then(|copies| match stream {
         None => {
@@ -311,26 +310,23 @@ fn batch(b: &Batch, failIndex: *mut usize, stream: Option<aclrtStream>) -> Resul
             if copies.is_empty() { noop_stream(stream) } else { enqueue(stream, &[], work) }
         }
     });
-    if !failIndex.is_null() {
-        // SAFETY: checked non-null.
-        unsafe { put(failIndex, fail) };
-    }
+    failIndex.write_if_given(fail);
     result
 }
 
 /// `aclError aclrtMemcpyBatch(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches,
 /// aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs, size_t *failIndex)`:
 /// failIndex NULL is 100000 (memory.cpp:1814-1824), checked first.
-pub unsafe extern "C" fn aclrtMemcpyBatch(
-    dsts: *mut *mut c_void,
-    destMaxs: *mut usize,
-    srcs: *mut *mut c_void,
-    sizes: *mut usize,
+pub extern "C" fn aclrtMemcpyBatch(
+    dsts: In<'_, *mut c_void>,
+    destMaxs: In<'_, usize>,
+    srcs: In<'_, *mut c_void>,
+    sizes: In<'_, usize>,
     numBatches: usize,
-    attrs: *mut aclrtMemcpyBatchAttr,
-    attrsIndexes: *mut usize,
+    attrs: In<'_, aclrtMemcpyBatchAttr>,
+    attrsIndexes: In<'_, usize>,
     numAttrs: usize,
-    failIndex: *mut usize,
+    failIndex: Out<'_, usize>,
 ) -> aclError {
     run("aclrtMemcpyBatch", || {
         non_null(failIndex, "failIndex")?;
@@ -339,33 +335,33 @@ pub unsafe extern "C" fn aclrtMemcpyBatch(
 }
 
 /// `aclError aclrtMemcpyBatchV2(...)`: aclrtMemcpyBatch without failIndex.
-pub unsafe extern "C" fn aclrtMemcpyBatchV2(
-    dsts: *mut *mut c_void,
-    destMaxs: *mut usize,
-    srcs: *mut *mut c_void,
-    sizes: *mut usize,
+pub extern "C" fn aclrtMemcpyBatchV2(
+    dsts: In<'_, *mut c_void>,
+    destMaxs: In<'_, usize>,
+    srcs: In<'_, *mut c_void>,
+    sizes: In<'_, usize>,
     numBatches: usize,
-    attrs: *mut aclrtMemcpyBatchAttr,
-    attrsIndexes: *mut usize,
+    attrs: In<'_, aclrtMemcpyBatchAttr>,
+    attrsIndexes: In<'_, usize>,
     numAttrs: usize,
 ) -> aclError {
     run("aclrtMemcpyBatchV2", || {
-        batch(&Batch { dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs }, std::ptr::null_mut(), None)
+        batch(&Batch { dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs }, Out::NULL, None)
     })
 }
 
 /// `aclError aclrtMemcpyBatchAsync(..., size_t *failIndex, aclrtStream stream)`: the copies are
 /// enqueued on the stream, in order.
-pub unsafe extern "C" fn aclrtMemcpyBatchAsync(
-    dsts: *mut *mut c_void,
-    destMaxs: *mut usize,
-    srcs: *mut *mut c_void,
-    sizes: *mut usize,
+pub extern "C" fn aclrtMemcpyBatchAsync(
+    dsts: In<'_, *mut c_void>,
+    destMaxs: In<'_, usize>,
+    srcs: In<'_, *mut c_void>,
+    sizes: In<'_, usize>,
     numBatches: usize,
-    attrs: *mut aclrtMemcpyBatchAttr,
-    attrsIndexes: *mut usize,
+    attrs: In<'_, aclrtMemcpyBatchAttr>,
+    attrsIndexes: In<'_, usize>,
     numAttrs: usize,
-    failIndex: *mut usize,
+    failIndex: Out<'_, usize>,
     stream: aclrtStream,
 ) -> aclError {
     run("aclrtMemcpyBatchAsync", || {
@@ -375,20 +371,20 @@ pub unsafe extern "C" fn aclrtMemcpyBatchAsync(
 }
 
 /// `aclError aclrtMemcpyBatchAsyncV2(..., aclrtStream stream)`: aclrtMemcpyBatchAsync without failIndex.
-pub unsafe extern "C" fn aclrtMemcpyBatchAsyncV2(
-    dsts: *mut *mut c_void,
-    destMaxs: *mut usize,
-    srcs: *mut *mut c_void,
-    sizes: *mut usize,
+pub extern "C" fn aclrtMemcpyBatchAsyncV2(
+    dsts: In<'_, *mut c_void>,
+    destMaxs: In<'_, usize>,
+    srcs: In<'_, *mut c_void>,
+    sizes: In<'_, usize>,
     numBatches: usize,
-    attrs: *mut aclrtMemcpyBatchAttr,
-    attrsIndexes: *mut usize,
+    attrs: In<'_, aclrtMemcpyBatchAttr>,
+    attrsIndexes: In<'_, usize>,
     numAttrs: usize,
     stream: aclrtStream,
 ) -> aclError {
     run("aclrtMemcpyBatchAsyncV2", || {
         let b = Batch { dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs };
-        batch(&b, std::ptr::null_mut(), Some(stream))
+        batch(&b, Out::NULL, Some(stream))
     })
 }
 
@@ -412,7 +408,7 @@ fn cmo(src: *mut c_void, size: usize, t: aclrtCmoType, stream: aclrtStream) -> R
 
 /// `aclError aclrtCmoAsync(void *src, size_t size, aclrtCmoType cmoType, aclrtStream stream)`:
 /// NULL and size 0 are 100000 (memory.cpp:1363-1373).
-pub unsafe extern "C" fn aclrtCmoAsync(src: *mut c_void, size: usize, cmoType: aclrtCmoType, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtCmoAsync(src: *mut c_void, size: usize, cmoType: aclrtCmoType, stream: aclrtStream) -> aclError {
     run("aclrtCmoAsync", || {
         non_null(src, "src")?;
         positive(size as u64, "size")?;
@@ -422,7 +418,7 @@ pub unsafe extern "C" fn aclrtCmoAsync(src: *mut c_void, size: usize, cmoType: a
 
 /// `aclError aclrtCmoAsyncWithBarrier(void *src, size_t size, aclrtCmoType cmoType, uint32_t barrierId,
 /// aclrtStream stream)`: NULL is 100000 (memory.cpp:1677-1689).
-pub unsafe extern "C" fn aclrtCmoAsyncWithBarrier(
+pub extern "C" fn aclrtCmoAsyncWithBarrier(
     src: *mut c_void,
     size: usize,
     cmoType: aclrtCmoType,
@@ -437,11 +433,10 @@ pub unsafe extern "C" fn aclrtCmoAsyncWithBarrier(
 
 /// `aclError aclrtCmoWaitBarrier(aclrtBarrierTaskInfo *taskInfo, aclrtStream stream, uint32_t flag)`:
 /// 1 to ACL_RT_CMO_MAX_BARRIER_NUM (6) barriers; flag must be 0.
-pub unsafe extern "C" fn aclrtCmoWaitBarrier(taskInfo: *mut aclrtBarrierTaskInfo, stream: aclrtStream, flag: u32) -> aclError {
+pub extern "C" fn aclrtCmoWaitBarrier(taskInfo: In<'_, aclrtBarrierTaskInfo>, stream: aclrtStream, flag: u32) -> aclError {
     run("aclrtCmoWaitBarrier", || {
         non_null(taskInfo, "taskInfo")?;
-        // SAFETY: checked non-null.
-        let t = unsafe { taskInfo.read_unaligned() };
+        let t = taskInfo.read()?;
         if t.barrierNum == 0 || t.barrierNum > ACL_RT_CMO_MAX_BARRIER_NUM || flag != 0 {
             return Err(bad(AclError::RT_PARAM_INVALID, format!("barrierNum {} (1-6), flag {flag} (0)", t.barrierNum)));
         }
@@ -465,33 +460,32 @@ struct CmoDesc {
 const CMO_DESC_MAGIC: u64 = u64::from_le_bytes(*b"vmmkcmod");
 
 /// `aclError aclrtCmoGetDescSize(size_t *size)`: NULL is 107000 (the runtime's check).
-pub unsafe extern "C" fn aclrtCmoGetDescSize(size: *mut usize) -> aclError {
+pub extern "C" fn aclrtCmoGetDescSize(size: Out<'_, usize>) -> aclError {
     run("aclrtCmoGetDescSize", || {
         if size.is_null() {
             return Err(bad(AclError::RT_PARAM_INVALID, "size is NULL"));
         }
-        // SAFETY: checked non-null.
-        unsafe { put(size, std::mem::size_of::<CmoDesc>()) };
+        size.write(std::mem::size_of::<CmoDesc>())?;
         Ok(())
     })
 }
 
 /// `aclError aclrtCmoSetDesc(void *cmoDesc, void *src, size_t size)`.
-pub unsafe extern "C" fn aclrtCmoSetDesc(cmoDesc: *mut c_void, src: *mut c_void, size: usize) -> aclError {
+pub extern "C" fn aclrtCmoSetDesc(cmoDesc: Out<'_, c_void>, src: *mut c_void, size: usize) -> aclError {
     run("aclrtCmoSetDesc", || {
         if cmoDesc.is_null() || src.is_null() || size == 0 {
             return Err(bad(AclError::RT_PARAM_INVALID, "cmoDesc or src is NULL, or size is 0"));
         }
-        // SAFETY: `cmoDesc` holds aclrtCmoGetDescSize bytes (the contract).
-        unsafe { cmoDesc.cast::<CmoDesc>().write_unaligned(CmoDesc { magic: CMO_DESC_MAGIC, src: src as usize, size }) };
+        // `cmoDesc` holds aclrtCmoGetDescSize bytes (the contract).
+        cmoDesc.cast::<CmoDesc>().write(CmoDesc { magic: CMO_DESC_MAGIC, src: src as usize, size })?;
         Ok(())
     })
 }
 
 /// `aclError aclrtCmoAsyncWithDesc(void *cmoDesc, aclrtCmoType cmoType, aclrtStream stream, const void *reserve)`:
 /// the descriptor must be aclrtCmoSetDesc's, reserve NULL.
-pub unsafe extern "C" fn aclrtCmoAsyncWithDesc(
-    cmoDesc: *mut c_void,
+pub extern "C" fn aclrtCmoAsyncWithDesc(
+    cmoDesc: In<'_, c_void>,
     cmoType: aclrtCmoType,
     stream: aclrtStream,
     reserve: *const c_void,
@@ -500,8 +494,8 @@ pub unsafe extern "C" fn aclrtCmoAsyncWithDesc(
         if cmoDesc.is_null() || !reserve.is_null() {
             return Err(bad(AclError::RT_PARAM_INVALID, "cmoDesc is NULL or reserve is not NULL"));
         }
-        // SAFETY: `cmoDesc` holds aclrtCmoGetDescSize bytes (the contract).
-        let d = unsafe { cmoDesc.cast::<CmoDesc>().read_unaligned() };
+        // `cmoDesc` holds aclrtCmoGetDescSize bytes (the contract).
+        let d = cmoDesc.cast::<CmoDesc>().read()?;
         if d.magic != CMO_DESC_MAGIC {
             return Err(bad(AclError::RT_PARAM_INVALID, format!("{cmoDesc:p} was not filled by aclrtCmoSetDesc")));
         }
@@ -511,7 +505,7 @@ pub unsafe extern "C" fn aclrtCmoAsyncWithDesc(
 
 /// `aclError aclrtDeviceL2CacheFlush(void *rsv)`: rsv must be NULL; the
 /// current device's L2 is host memory, coherent: the device's work is waited for.
-pub unsafe extern "C" fn aclrtDeviceL2CacheFlush(rsv: *mut c_void) -> aclError {
+pub extern "C" fn aclrtDeviceL2CacheFlush(rsv: *mut c_void) -> aclError {
     run("aclrtDeviceL2CacheFlush", || {
         if !rsv.is_null() {
             return Err(bad(AclError::INVALID_PARAM, "rsv is reserved and must be NULL"));

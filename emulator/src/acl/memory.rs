@@ -6,27 +6,27 @@ use std::ffi::c_void;
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
-use super::call::{Fail, current_device, emu, ensure, put, run};
+use super::call::{Fail, current_device, emu, ensure, run};
 use super::codes::Op;
 use super::vmm::{GRANULE, WINDOW};
 use crate::core::{Side, Work};
+use crate::ffi::Out;
 use crate::registry::Place;
 
 /// `aclError aclrtMallocHost(void **hostPtr, size_t size)`: [ACL-CPY-005](vmmkit_sys::acl::rules::CPY_005).
-pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize) -> aclError {
+pub extern "C" fn aclrtMallocHost(hostPtr: Out<'_, *mut c_void>, size: usize) -> aclError {
     run("aclrtMallocHost", || {
         ensure!(!hostPtr.is_null(), rules::CPY_005, "hostPtr is NULL");
         ensure!(size != 0, rules::CPY_005, "size is 0");
         let p = emu()?.alloc_host(size).map_err(|e| Fail::plain(AclError::RT_MEMORY_ALLOCATION, e.to_string()))?;
-        // SAFETY: checked non-null.
-        unsafe { put(hostPtr, p as *mut c_void) };
+        hostPtr.write(p as *mut c_void)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtFreeHost(void *hostPtr)`: [ACL-CPY-005](vmmkit_sys::acl::rules::CPY_005). An address that
 /// aclrtMallocHost did not return is refused, not freed.
-pub unsafe extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
+pub extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
     run("aclrtFreeHost", || free_host(hostPtr))
 }
 
@@ -86,7 +86,7 @@ pub(super) fn memcpy_checks(
 /// [ACL-CPY-001](vmmkit_sys::acl::rules::CPY_001), [ACL-CPY-002](vmmkit_sys::acl::rules::CPY_002), [ACL-CPY-003](vmmkit_sys::acl::rules::CPY_003), [ACL-GEN-005](vmmkit_sys::acl::rules::GEN_005), [ACL-CPY-006](vmmkit_sys::acl::rules::CPY_006) (the
 /// kind is advisory: each pointer is what its address is), [ACL-CPY-007](vmmkit_sys::acl::rules::CPY_007).
 /// Synchronous.
-pub unsafe extern "C" fn aclrtMemcpy(
+pub extern "C" fn aclrtMemcpy(
     dst: *mut c_void,
     destMax: usize,
     src: *const c_void,
@@ -131,7 +131,7 @@ pub(super) fn enqueue(stream: aclrtStream, ranges: &[(usize, usize)], work: Vec<
 /// aclrtMemcpy in its order, then the copy is enqueued on the stream
 /// ([ACL-STM-004](vmmkit_sys::acl::rules::STM_004)): it has run only after a synchronize (or an event wait).
 /// Host buffers must stay valid until then.
-pub unsafe extern "C" fn aclrtMemcpyAsync(
+pub extern "C" fn aclrtMemcpyAsync(
     dst: *mut c_void,
     destMax: usize,
     src: *const c_void,
@@ -163,7 +163,7 @@ fn memset_checks(devPtr: *mut c_void, maxCount: usize, count: usize) -> Result<O
 /// `aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)`:
 /// [ACL-CPY-004](vmmkit_sys::acl::rules::CPY_004). Works on host pointers too (sample 12 zeroes a sockaddr with it),
 /// but not on an address no process can map ([ACL-CPY-007](vmmkit_sys::acl::rules::CPY_007)).
-pub unsafe extern "C" fn aclrtMemset(devPtr: *mut c_void, maxCount: usize, value: i32, count: usize) -> aclError {
+pub extern "C" fn aclrtMemset(devPtr: *mut c_void, maxCount: usize, value: i32, count: usize) -> aclError {
     run("aclrtMemset", || {
         let Some(p) = memset_checks(devPtr, maxCount, count)? else { return Ok(()) };
         super::model::refuse_unsafe("aclrtMemset")?;
@@ -174,7 +174,7 @@ pub unsafe extern "C" fn aclrtMemset(devPtr: *mut c_void, maxCount: usize, value
 
 /// `aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)`:
 /// the checks of aclrtMemset, then the fill is enqueued on the stream.
-pub unsafe extern "C" fn aclrtMemsetAsync(
+pub extern "C" fn aclrtMemsetAsync(
     devPtr: *mut c_void,
     maxCount: usize,
     value: i32,
@@ -245,7 +245,7 @@ fn memcpy2d_rows(m: &Matrix) -> Result<Option<Vec<Work>>, Fail> {
 
 /// `aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
 /// size_t height, aclrtMemcpyKind kind)`: `height` rows of `width` bytes. Synchronous.
-pub unsafe extern "C" fn aclrtMemcpy2d(
+pub extern "C" fn aclrtMemcpy2d(
     dst: *mut c_void,
     dpitch: usize,
     src: *const c_void,
@@ -270,7 +270,7 @@ pub unsafe extern "C" fn aclrtMemcpy2d(
 }
 
 /// `aclError aclrtMemcpy2dAsync(..., aclrtStream stream)`: as aclrtMemcpy2d, enqueued on the stream.
-pub unsafe extern "C" fn aclrtMemcpy2dAsync(
+pub extern "C" fn aclrtMemcpy2dAsync(
     dst: *mut c_void,
     dpitch: usize,
     src: *const c_void,
@@ -291,12 +291,12 @@ pub unsafe extern "C" fn aclrtMemcpy2dAsync(
 
 /// `aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)`: device memory
 /// on the current device, rounded up to 2 MiB (1 GiB for the HUGE1G policies).
-pub unsafe extern "C" fn aclrtMalloc(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> aclError {
+pub extern "C" fn aclrtMalloc(devPtr: Out<'_, *mut c_void>, size: usize, policy: aclrtMemMallocPolicy) -> aclError {
     run("aclrtMalloc", || malloc(devPtr, size, policy))
 }
 
 /// aclrtMalloc's body (also aclrtMallocAlign32's and aclrtMallocCached's).
-pub(super) fn malloc(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> Result<(), Fail> {
+pub(super) fn malloc(devPtr: Out<'_, *mut c_void>, size: usize, policy: aclrtMemMallocPolicy) -> Result<(), Fail> {
     if devPtr.is_null() || size == 0 {
         return Err(Fail::plain(AclError::INVALID_PARAM, "devPtr is NULL or size is 0".into()));
     }
@@ -306,7 +306,7 @@ pub(super) fn malloc(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMall
 /// `size` bytes of device memory on device `d` under `policy`, into `*devPtr`
 /// (checked non-null): aclrtMalloc's allocation, shared by its variants.
 pub(super) fn device_malloc(
-    devPtr: *mut *mut c_void,
+    devPtr: Out<'_, *mut c_void>,
     size: usize,
     policy: aclrtMemMallocPolicy,
     d: u32,
@@ -320,13 +320,12 @@ pub(super) fn device_malloc(
     let va = emu()?
         .alloc_plain(Place::Device(d), rounded, granule, props, &WINDOW)
         .map_err(|e| Fail::core(Op::Malloc, e))?;
-    // SAFETY: the caller checked it non-null.
-    unsafe { put(devPtr, va as *mut c_void) };
+    devPtr.write(va as *mut c_void)?;
     Ok(())
 }
 
 /// `aclError aclrtFree(void *devPtr)`: [ACL-REL-003](vmmkit_sys::acl::rules::REL_003) (a reserved address is refused).
-pub unsafe extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
+pub extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
     run("aclrtFree", || free(devPtr))
 }
 
@@ -345,27 +344,24 @@ pub(super) fn free(devPtr: *mut c_void) -> Result<(), Fail> {
 }
 
 /// `aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total)`: the current device's capacity.
-pub unsafe extern "C" fn aclrtGetMemInfo(attr: aclrtMemAttr, free: *mut usize, total: *mut usize) -> aclError {
+pub extern "C" fn aclrtGetMemInfo(attr: aclrtMemAttr, free: Out<'_, usize>, total: Out<'_, usize>) -> aclError {
     run("aclrtGetMemInfo", || {
         if free.is_null() || total.is_null() || !(0..=17).contains(&attr) {
             return Err(Fail::plain(AclError::INVALID_PARAM, format!("free/total NULL or attr {attr} unknown")));
         }
         let d = current_device()?;
         let (f, t) = emu()?.mem_info(d);
-        // SAFETY: both checked non-null.
-        unsafe {
-            put(free, f as usize);
-            put(total, t as usize);
-        }
+        free.write(f as usize)?;
+        total.write(t as usize)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes)`:
 /// [ACL-QRY-003](vmmkit_sys::acl::rules::QRY_003), [ACL-QRY-002](vmmkit_sys::acl::rules::QRY_002).
-pub unsafe extern "C" fn aclrtPointerGetAttributes(
+pub extern "C" fn aclrtPointerGetAttributes(
     ptr: *const c_void,
-    attributes: *mut aclrtPtrAttributes,
+    attributes: Out<'_, aclrtPtrAttributes>,
 ) -> aclError {
     run("aclrtPointerGetAttributes", || {
         if ptr.is_null() || attributes.is_null() {
@@ -396,8 +392,7 @@ pub unsafe extern "C" fn aclrtPointerGetAttributes(
             None if super::mem_alloc::is_registered(e, ptr as usize, false) => host(ACL_MEM_LOCATION_TYPE_HOST),
             None => host(ACL_MEM_LOCATION_TYPE_UNREGISTERED),
         };
-        // SAFETY: checked non-null.
-        unsafe { put(attributes, attr) };
+        attributes.write(attr)?;
         Ok(())
     })
 }

@@ -1,8 +1,10 @@
 //! The ACL dialect: the ACL functions of reference acl.md, with its checks in
 //! its order and its codes.
 //!
-//! Every entry point is an `unsafe extern "C" fn` with the exact C signature
-//! and name; [`api`] hands them out as an [`AclApi`] table, and the drop-in
+//! Every entry point is a safe function of the C arguments, its pointers
+//! wrapped ([`crate::ffi`]); [`entry`] makes each an `unsafe extern "C" fn`
+//! with the exact C signature and name; [`api`] hands them out as an
+//! [`AclApi`] table, and the drop-in
 //! `libascendcl.so` exports them by name. On failure each sets the thread's
 //! message (read by `aclGetRecentErrMsg`) naming the rule, e.g.
 //! `ACL-MAP-003: aclrtMapMem: flags must be 0, got 2 (100000 ACL_ERROR_INVALID_PARAM)`.
@@ -21,6 +23,7 @@
 //! assert_eq!(AclError(rc), AclError::INVALID_PARAM);
 //! ```
 
+#[allow(unsafe_code, reason = "frees and lends the objects it hands out by pointer")]
 mod boxes;
 mod call;
 mod codes;
@@ -39,7 +42,33 @@ crate::dialect_api! {
     functions: vmmkit_sys::acl_functions,
     types: vmmkit_sys::acl,
     table: AclApi,
-    modules: callback, config, device, device_ext, event, host, ipc, library, ipc_event, memory, model, notify, share, stream_ext, vmm,
+    modules:
+    #[allow(unsafe_code, reason = "calls the program's host functions, and enqueues them on streams")]
+    callback,
+    #[allow(unsafe_code, reason = "lends the stream configurations it hands out by pointer (one call at a time)")]
+    config,
+    device,
+    device_ext,
+    event,
+    #[allow(unsafe_code, reason = "lends the data buffers it hands out by pointer (one call at a time)")]
+    host,
+    ipc,
+    #[allow(unsafe_code, reason = "calls the program's init and finalize callbacks")]
+    library,
+    ipc_event,
+    #[allow(unsafe_code, reason = "copies and fills device memory, and host memory the program passes")]
+    memory,
+    model,
+    notify,
+    share,
+    #[allow(unsafe_code, reason = "enqueues writes, waits and fills on device memory")]
+    stream_ext,
+    vmm,
     // Memory
-    allocator, mbuf, mem_alloc, mem_copy,
+    #[allow(unsafe_code, reason = "owns the allocator descriptions it hands out by pointer")]
+    allocator,
+    mbuf,
+    mem_alloc,
+    #[allow(unsafe_code, reason = "copies and fills device memory, and host memory the program passes")]
+    mem_copy,
 }

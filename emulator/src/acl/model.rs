@@ -16,7 +16,8 @@
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
-use super::call::{Fail, emu, ensure, non_null, put, run};
+use super::call::{Fail, emu, ensure, non_null, run};
+use crate::ffi::Out;
 use super::device::stream_id;
 use super::state::{lock, state};
 use crate::core::{CaptureMode, CaptureStatus, Emulator, EventId, GraphError, GraphId, StreamId, exchange_capture_mode};
@@ -102,7 +103,7 @@ fn model(modelRI: aclmdlRI) -> Result<(&'static Emulator, GraphId), Fail> {
 
 /// `aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)`:
 /// [ACL-MRI-001](vmmkit_sys::acl::rules::MRI_001), [ACL-MRI-002](vmmkit_sys::acl::rules::MRI_002), [ACL-MRI-018](vmmkit_sys::acl::rules::MRI_018), [ACL-MRI-003](vmmkit_sys::acl::rules::MRI_003), in that order.
-pub unsafe extern "C" fn aclmdlRICaptureBegin(stream: aclrtStream, mode: aclmdlRICaptureMode) -> aclError {
+pub extern "C" fn aclmdlRICaptureBegin(stream: aclrtStream, mode: aclmdlRICaptureMode) -> aclError {
     run("aclmdlRICaptureBegin", || {
         non_null(stream, "stream")?;
         let id = stream_id(stream)?;
@@ -138,10 +139,10 @@ fn capture_fail(g: GraphError) -> Fail {
 
 /// `aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI)`:
 /// [ACL-MRI-001](vmmkit_sys::acl::rules::MRI_001), then [ACL-MRI-009](vmmkit_sys::acl::rules::MRI_009): the status, and the model while capturing (NULL otherwise).
-pub unsafe extern "C" fn aclmdlRICaptureGetInfo(
+pub extern "C" fn aclmdlRICaptureGetInfo(
     stream: aclrtStream,
-    status: *mut aclmdlRICaptureStatus,
-    modelRI: *mut aclmdlRI,
+    status: Out<'_, aclmdlRICaptureStatus>,
+    modelRI: Out<'_, aclmdlRI>,
 ) -> aclError {
     run("aclmdlRICaptureGetInfo", || {
         non_null(stream, "stream")?;
@@ -153,15 +154,8 @@ pub unsafe extern "C" fn aclmdlRICaptureGetInfo(
         let id = stream_id(stream)?;
         let (st, _, graph, _) = emu()?.capture_info(id);
         let model = if st == CaptureStatus::None { std::ptr::null_mut() } else { graph.map_or(std::ptr::null_mut(), graph_value) };
-        // SAFETY: each written only when non-null (the C contract: valid if given).
-        unsafe {
-            if !status.is_null() {
-                put(status, status_value(st));
-            }
-            if !modelRI.is_null() {
-                put(modelRI, model);
-            }
-        }
+        status.write_if_given(status_value(st));
+        modelRI.write_if_given(model);
         Ok(())
     })
 }
@@ -172,7 +166,7 @@ pub unsafe extern "C" fn aclmdlRICaptureGetInfo(
 /// stream [ACL-MRI-006](vmmkit_sys::acl::rules::MRI_006), another thread [ACL-MRI-007](vmmkit_sys::acl::rules::MRI_007) (the stream leaves the
 /// capture), invalidated 507903, unjoined work [ACL-MRI-008](vmmkit_sys::acl::rules::MRI_008). Every failure
 /// of a capturing stream writes NULL to `modelRI` (ApiImpl::StreamEndCapture).
-pub unsafe extern "C" fn aclmdlRICaptureEnd(stream: aclrtStream, modelRI: *mut aclmdlRI) -> aclError {
+pub extern "C" fn aclmdlRICaptureEnd(stream: aclrtStream, modelRI: Out<'_, aclmdlRI>) -> aclError {
     run("aclmdlRICaptureEnd", || {
         non_null(stream, "stream")?;
         let id = stream_id(stream)?;
@@ -187,8 +181,7 @@ pub unsafe extern "C" fn aclmdlRICaptureEnd(stream: aclrtStream, modelRI: *mut a
         }
         if !modelRI.is_null() && capturing {
             let v = outcome.as_ref().map_or(std::ptr::null_mut(), |g| graph_value(*g));
-            // SAFETY: checked non-null.
-            unsafe { put(modelRI, v) };
+            modelRI.write(v)?;
         }
         outcome.map(drop).map_err(capture_fail)
     })
@@ -196,17 +189,15 @@ pub unsafe extern "C" fn aclmdlRICaptureEnd(stream: aclrtStream, modelRI: *mut a
 
 /// `aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode)`:
 /// [ACL-MRI-001](vmmkit_sys::acl::rules::MRI_001), [ACL-MRI-002](vmmkit_sys::acl::rules::MRI_002); swaps `*mode` with the thread's (GLOBAL at first).
-pub unsafe extern "C" fn aclmdlRICaptureThreadExchangeMode(mode: *mut aclmdlRICaptureMode) -> aclError {
+pub extern "C" fn aclmdlRICaptureThreadExchangeMode(mode: Out<'_, aclmdlRICaptureMode>) -> aclError {
     run("aclmdlRICaptureThreadExchangeMode", || {
         non_null(mode, "mode")?;
-        // SAFETY: checked non-null; the caller passes a readable mode.
-        let v = unsafe { *mode };
+        let v = mode.read()?;
         let m = mode_of(v);
         ensure!(m.is_some(), rules::MRI_002, "mode {v} is not an aclmdlRICaptureMode");
         emu()?;
         let old = exchange_capture_mode(m.unwrap_or(CaptureMode::Global));
-        // SAFETY: checked non-null.
-        unsafe { put(mode, mode_value(old)) };
+        mode.write(mode_value(old))?;
         Ok(())
     })
 }
@@ -215,7 +206,7 @@ pub unsafe extern "C" fn aclmdlRICaptureThreadExchangeMode(mode: *mut aclmdlRICa
 /// the model's work is enqueued on `stream` (NULL: the default stream) in
 /// capture order ([ACL-MRI-013](vmmkit_sys::acl::rules::MRI_013)); [ACL-MRI-001](vmmkit_sys::acl::rules::MRI_001), [ACL-MRI-016](vmmkit_sys::acl::rules::MRI_016), [ACL-MRI-017](vmmkit_sys::acl::rules::MRI_017), then
 /// a capturing stream [ACL-MRI-014](vmmkit_sys::acl::rules::MRI_014).
-pub unsafe extern "C" fn aclmdlRIExecuteAsync(modelRI: aclmdlRI, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclmdlRIExecuteAsync(modelRI: aclmdlRI, stream: aclrtStream) -> aclError {
     run("aclmdlRIExecuteAsync", || {
         let (e, g) = model(modelRI)?;
         let id = stream_id(stream)?;
@@ -235,7 +226,7 @@ pub unsafe extern "C" fn aclmdlRIExecuteAsync(modelRI: aclmdlRI, stream: aclrtSt
 /// `aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout)`:
 /// [ACL-MRI-001](vmmkit_sys::acl::rules::MRI_001), [ACL-MRI-016](vmmkit_sys::acl::rules::MRI_016), then [ACL-MRI-015](vmmkit_sys::acl::rules::MRI_015): the runtime's synchronous
 /// execution refuses a captured model (107000) after checking the timeout.
-pub unsafe extern "C" fn aclmdlRIExecute(modelRI: aclmdlRI, timeout: i32) -> aclError {
+pub extern "C" fn aclmdlRIExecute(modelRI: aclmdlRI, timeout: i32) -> aclError {
     run("aclmdlRIExecute", || {
         non_null(modelRI, "modelRI")?;
         let e = emu()?;
@@ -252,7 +243,7 @@ pub unsafe extern "C" fn aclmdlRIExecute(modelRI: aclmdlRI, timeout: i32) -> acl
 
 /// `aclError aclmdlRIDestroy(aclmdlRI modelRI)`: [ACL-MRI-001](vmmkit_sys::acl::rules::MRI_001), [ACL-MRI-016](vmmkit_sys::acl::rules::MRI_016),
 /// [ACL-MRI-017](vmmkit_sys::acl::rules::MRI_017). Executions already enqueued still run.
-pub unsafe extern "C" fn aclmdlRIDestroy(modelRI: aclmdlRI) -> aclError {
+pub extern "C" fn aclmdlRIDestroy(modelRI: aclmdlRI) -> aclError {
     run("aclmdlRIDestroy", || {
         let (e, g) = model(modelRI)?;
         e.graph_destroy(g).map_err(capture_fail)

@@ -15,7 +15,8 @@ use std::time::Duration;
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
-use super::call::{Fail, current_device, emu, ensure, non_null, put, run};
+use super::call::{Fail, current_device, emu, ensure, non_null, run};
+use crate::ffi::{CStrIn, In, Out};
 use super::device::stream_id;
 use super::state::{lock, state};
 use crate::core::{CoreError, EventId};
@@ -58,20 +59,8 @@ pub(super) fn parse_key(text: &[u8]) -> Option<u64> {
 
 /// The bytes of a key argument up to its NUL, reading at most 65 bytes
 /// (`key` checked non-null).
-///
-/// # Safety
-/// `key` is readable up to its NUL or 65 bytes, whichever is first.
-pub(super) unsafe fn key_arg(key: *const c_char) -> Vec<u8> {
-    let mut out = Vec::with_capacity(KEY_CHARS);
-    for i in 0..=KEY_CHARS {
-        // SAFETY: the caller's contract; reading stops at the NUL.
-        let b = unsafe { key.add(i).read() } as u8;
-        if b == 0 {
-            break;
-        }
-        out.push(b);
-    }
-    out
+fn key_arg(key: CStrIn<'_>) -> Result<Vec<u8>, Fail> {
+    Ok(key.bytes_up_to(KEY_CHARS + 1)?)
 }
 
 /// A refusal of the driver (507899) under `rule`, or success when the rule is mutated away.
@@ -93,15 +82,14 @@ fn core_fail(e: CoreError) -> Fail {
 }
 
 /// `aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)`: [ACL-NTF-001](vmmkit_sys::acl::rules::NTF_001).
-pub unsafe extern "C" fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) -> aclError {
+pub extern "C" fn aclrtCreateNotify(notify: Out<'_, aclrtNotify>, flag: u64) -> aclError {
     run("aclrtCreateNotify", || {
         ensure!(!notify.is_null(), rules::NTF_001 => AclError::INVALID_PARAM, "notify is NULL");
         ensure!(flag == ACL_NOTIFY_DEFAULT || flag == ACL_NOTIFY_DEVICE_USE_ONLY, rules::NTF_001 => AclError::RT_PARAM_INVALID,
             "flag {flag:#x} is neither ACL_NOTIFY_DEFAULT nor ACL_NOTIFY_DEVICE_USE_ONLY");
         current_device()?;
         let id = emu()?.notify_create().map_err(core_fail)?;
-        // SAFETY: checked non-null.
-        unsafe { put(notify, handle_of(emu()?, id)) };
+        notify.write(handle_of(emu()?, id))?;
         Ok(())
     })
 }
@@ -109,7 +97,7 @@ pub unsafe extern "C" fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) 
 /// `aclError aclrtDestroyNotify(aclrtNotify notify)`: [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002). Records
 /// already enqueued still complete; the last holder's destroy removes the
 /// shared notify.
-pub unsafe extern "C" fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError {
+pub extern "C" fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError {
     run("aclrtDestroyNotify", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
         let id = notify_id(notify)?;
@@ -120,7 +108,7 @@ pub unsafe extern "C" fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError {
 
 /// `aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)`:
 /// [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002); sets the notify once the stream's earlier work has run.
-pub unsafe extern "C" fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStream) -> aclError {
     run("aclrtRecordNotify", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
         let id = notify_id(notify)?;
@@ -133,7 +121,7 @@ pub unsafe extern "C" fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStr
 /// is set, then it is reset. `timeout` is in seconds as the runtime passes it
 /// to the wait task (api_impl.cc:4909-4940 logs it as `%us`); 0 and
 /// `UINT32_MAX` wait without bound (api_c_event.cc:149-155).
-pub unsafe extern "C" fn aclrtWaitAndResetNotify(notify: aclrtNotify, stream: aclrtStream, timeout: u32) -> aclError {
+pub extern "C" fn aclrtWaitAndResetNotify(notify: aclrtNotify, stream: aclrtStream, timeout: u32) -> aclError {
     run("aclrtWaitAndResetNotify", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
         let id = notify_id(notify)?;
@@ -149,7 +137,7 @@ pub unsafe extern "C" fn aclrtWaitAndResetNotify(notify: aclrtNotify, stream: ac
 /// (ApiImpl::NotifyReset, api_impl.cc:4855-4885), the first one that is not a
 /// notify of this process (NULL included) ending the batch with 107000;
 /// those before it stay reset.
-pub unsafe extern "C" fn aclrtNotifyBatchReset(notifies: *mut aclrtNotify, num: usize) -> aclError {
+pub extern "C" fn aclrtNotifyBatchReset(notifies: In<'_, aclrtNotify>, num: usize) -> aclError {
     run("aclrtNotifyBatchReset", || {
         non_null(notifies, "notifies")?;
         if num == 0 || num > u32::MAX as usize {
@@ -157,8 +145,8 @@ pub unsafe extern "C" fn aclrtNotifyBatchReset(notifies: *mut aclrtNotify, num: 
         }
         let stream = stream_id(std::ptr::null_mut())?;
         for i in 0..num {
-            // SAFETY: the caller passes `num` notifies at `notifies` (acl_rt.h).
-            let n = unsafe { notifies.add(i).read() };
+            // The caller passes `num` notifies at `notifies` (acl_rt.h).
+            let n = notifies.read_at(i)?;
             emu()?.notify_reset(notify_id(n)?, stream).map_err(core_fail)?;
         }
         Ok(())
@@ -166,20 +154,19 @@ pub unsafe extern "C" fn aclrtNotifyBatchReset(notifies: *mut aclrtNotify, num: 
 }
 
 /// `aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId)`: [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002).
-pub unsafe extern "C" fn aclrtGetNotifyId(notify: aclrtNotify, notifyId: *mut u32) -> aclError {
+pub extern "C" fn aclrtGetNotifyId(notify: aclrtNotify, notifyId: Out<'_, u32>) -> aclError {
     run("aclrtGetNotifyId", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
         ensure!(!notifyId.is_null(), rules::NTF_002, "notifyId is NULL");
         let id = notify_id(notify)?;
-        // SAFETY: checked non-null.
-        unsafe { put(notifyId, id.0 as u32) };
+        notifyId.write(id.0 as u32)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags)`:
 /// [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002), [ACL-NTF-003](vmmkit_sys::acl::rules::NTF_003), [ACL-NTF-004](vmmkit_sys::acl::rules::NTF_004).
-pub unsafe extern "C" fn aclrtNotifyGetExportKey(notify: aclrtNotify, key: *mut c_char, len: usize, flags: u64) -> aclError {
+pub extern "C" fn aclrtNotifyGetExportKey(notify: aclrtNotify, key: Out<'_, c_char>, len: usize, flags: u64) -> aclError {
     run("aclrtNotifyGetExportKey", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
         ensure!(!key.is_null(), rules::NTF_002, "key is NULL");
@@ -197,8 +184,8 @@ pub unsafe extern "C" fn aclrtNotifyGetExportKey(notify: aclrtNotify, key: *mut 
         lock(&state(e).exported_notifies).insert(id);
         let text = key_text(k);
         let out = text.as_bytes().iter().chain(&[0]).map(|&b| b as c_char).collect::<Vec<_>>();
-        // SAFETY: `key` has room for `len` > 64 bytes: 64 characters and the NUL.
-        unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), key, out.len()) };
+        // `key` has room for `len` > 64 bytes: 64 characters and the NUL.
+        key.write_slice(&out)?;
         Ok(())
     })
 }
@@ -206,15 +193,14 @@ pub unsafe extern "C" fn aclrtNotifyGetExportKey(notify: aclrtNotify, key: *mut 
 
 /// `aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags)`:
 /// [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002), [ACL-NTF-005](vmmkit_sys::acl::rules::NTF_005), [ACL-NTF-007](vmmkit_sys::acl::rules::NTF_007).
-pub unsafe extern "C" fn aclrtNotifyImportByKey(notify: *mut aclrtNotify, key: *const c_char, flags: u64) -> aclError {
+pub extern "C" fn aclrtNotifyImportByKey(notify: Out<'_, aclrtNotify>, key: CStrIn<'_>, flags: u64) -> aclError {
     run("aclrtNotifyImportByKey", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
         ensure!(!key.is_null(), rules::NTF_002, "key is NULL");
         let max = ACL_NOTIFY_DEVICE_USE_ONLY | ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS;
         ensure!(flags <= max, rules::NTF_005 => AclError::RT_PARAM_INVALID, "flags {flags:#x} above {max:#x}");
         current_device()?;
-        // SAFETY: checked non-null; the caller's C string.
-        let text = unsafe { key_arg(key) };
+        let text = key_arg(key)?;
         let e = emu()?;
         let unknown = || refused(&rules::NTF_005, format!("no exported notify has key {}", String::from_utf8_lossy(&text)));
         let Some(k) = parse_key(&text) else { return Err(unknown()) };
@@ -231,8 +217,7 @@ pub unsafe extern "C" fn aclrtNotifyImportByKey(notify: *mut aclrtNotify, key: *
             Err(other) => return Err(core_fail(other)),
         };
         // The creator is the list's first entry (ACL-NTF-007, trs_shr_id_node.c:85): it imports its own notify.
-        // SAFETY: checked non-null.
-        unsafe { put(notify, handle_of(emu()?, id)) };
+        notify.write(handle_of(emu()?, id))?;
         Ok(())
     })
 }
@@ -261,23 +246,23 @@ fn trust(id: EventId, pids: &[i32]) -> Result<(), Fail> {
 
 /// `aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num)`:
 /// [ACL-NTF-002](vmmkit_sys::acl::rules::NTF_002), [ACL-NTF-006](vmmkit_sys::acl::rules::NTF_006).
-pub unsafe extern "C" fn aclrtNotifySetImportPid(notify: aclrtNotify, pid: *mut i32, num: usize) -> aclError {
+pub extern "C" fn aclrtNotifySetImportPid(notify: aclrtNotify, pid: In<'_, i32>, num: usize) -> aclError {
     run("aclrtNotifySetImportPid", || {
         ensure!(!notify.is_null(), rules::NTF_002, "notify is NULL");
         ensure!(!pid.is_null(), rules::NTF_002, "pid is NULL");
         let id = exported_notify(notify, num)?;
-        // SAFETY: the caller's array of `num` pids (num checked positive as an i32).
-        let pids = unsafe { std::slice::from_raw_parts(pid, num as i32 as usize) };
-        trust(id, pids)
+        // The caller's array of `num` pids (num checked positive as an i32).
+        let pids = pid.to_vec(num as i32 as usize)?;
+        trust(id, &pids)
     })
 }
 
 /// `aclError aclrtNotifySetImportPidInterServer(aclrtNotify notify, aclrtServerPid *serverPids, size_t num)`:
 /// [ACL-NTF-009](vmmkit_sys::acl::rules::NTF_009). The runtime checks every argument (the ACL layer none),
 /// then lists each entry's pid; the super-pod id is not told apart.
-pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
+pub extern "C" fn aclrtNotifySetImportPidInterServer(
     notify: aclrtNotify,
-    serverPids: *mut aclrtServerPid,
+    serverPids: In<'_, aclrtServerPid>,
     num: usize,
 ) -> aclError {
     run("aclrtNotifySetImportPidInterServer", || {
@@ -285,14 +270,14 @@ pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
         ensure!(!serverPids.is_null(), rules::NTF_009, "serverPids is NULL");
         ensure!(num != 0, rules::NTF_009, "num is 0");
         let id = notify_id(notify)?;
-        // SAFETY: the caller's array of `num` entries, as the runtime reads it.
-        let entries = unsafe { std::slice::from_raw_parts(serverPids, num) };
+        // The caller's array of `num` entries, as the runtime reads it.
+        let entries = serverPids.to_vec(num)?;
         let mut pids = Vec::with_capacity(entries.len());
         for (i, s) in entries.iter().enumerate() {
             ensure!(!s.pid.is_null(), rules::NTF_009, "serverPids[{i}].pid is NULL");
             ensure!(s.num == 1, rules::NTF_009, "serverPids[{i}].num is {}, not 1", s.num);
-            // SAFETY: a non-NULL pointer to the one pid the entry names.
-            pids.push(unsafe { *s.pid });
+            // The one pid the entry names.
+            pids.push(serverPids.held_at(i, |s| s.pid.cast_const())?.read()?);
         }
         ensure!(
             lock(&state(emu()?).exported_notifies).contains(&id),

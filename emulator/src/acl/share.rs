@@ -6,7 +6,8 @@ use std::ffi::c_void;
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
-use super::call::{Fail, emu, ensure, get, put, run};
+use super::call::{Fail, emu, ensure, run};
+use crate::ffi::{In, Out};
 use super::codes::Op;
 use super::device::{note_peer, server_id};
 use super::vmm::{from_handle, to_handle};
@@ -43,16 +44,12 @@ fn key_of_fabric(h: &aclrtMemFabricHandle) -> Result<u64, Fail> {
 }
 
 /// Reads the key a V2 call passes by pointer, for `shareType` (already checked to be 1 or 2).
-///
-/// # Safety
 /// `p` points to a `uint64_t` (DEFAULT) or an `aclrtMemFabricHandle` (FABRIC).
-unsafe fn read_key(p: *const c_void, shareType: aclrtMemSharedHandleType) -> Result<u64, Fail> {
+fn read_key(p: In<'_, c_void>, shareType: aclrtMemSharedHandleType) -> Result<u64, Fail> {
     if shareType == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC {
-        // SAFETY: the caller's contract.
-        key_of_fabric(&unsafe { get(p.cast::<aclrtMemFabricHandle>()) })
+        key_of_fabric(&p.cast::<aclrtMemFabricHandle>().read()?)
     } else {
-        // SAFETY: the caller's contract.
-        Ok(unsafe { get(p.cast::<u64>()) } & KEY_BITS)
+        Ok(p.cast::<u64>().read()? & KEY_BITS)
     }
 }
 
@@ -73,11 +70,11 @@ fn export(handle: aclrtDrvMemHandle, flags: u64) -> Result<u64, Fail> {
 
 /// `aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType, uint64_t flags, uint64_t *shareableHandle)`:
 /// [ACL-EXP-001](vmmkit_sys::acl::rules::EXP_001), 002, 006, 007, 008.
-pub unsafe extern "C" fn aclrtMemExportToShareableHandle(
+pub extern "C" fn aclrtMemExportToShareableHandle(
     handle: aclrtDrvMemHandle,
     handleType: aclrtMemHandleType,
     flags: u64,
-    shareableHandle: *mut u64,
+    shareableHandle: Out<'_, u64>,
 ) -> aclError {
     run("aclrtMemExportToShareableHandle", || {
         ensure!(!handle.is_null(), rules::EXP_001, "handle is NULL");
@@ -88,19 +85,18 @@ pub unsafe extern "C" fn aclrtMemExportToShareableHandle(
         );
         ensure!(!shareableHandle.is_null(), rules::EXP_001, "shareableHandle is NULL");
         let key = export(handle, flags)?;
-        // SAFETY: checked non-null.
-        unsafe { put(shareableHandle, key) };
+        shareableHandle.write(key)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags, aclrtMemSharedHandleType shareType, void *shareableHandle)`:
 /// [ACL-EXP-003](vmmkit_sys::acl::rules::EXP_003), 004, 002, 005, then as V1. FABRIC writes 128 bytes ([ACL-EXP-010](vmmkit_sys::acl::rules::EXP_010)).
-pub unsafe extern "C" fn aclrtMemExportToShareableHandleV2(
+pub extern "C" fn aclrtMemExportToShareableHandleV2(
     handle: aclrtDrvMemHandle,
     flags: u64,
     shareType: aclrtMemSharedHandleType,
-    shareableHandle: *mut c_void,
+    shareableHandle: Out<'_, c_void>,
 ) -> aclError {
     run("aclrtMemExportToShareableHandleV2", || {
         ensure!(!handle.is_null(), rules::EXP_003, "handle is NULL");
@@ -126,19 +122,17 @@ pub unsafe extern "C" fn aclrtMemExportToShareableHandleV2(
             );
         }
         let key = export(handle, flags)?;
-        // SAFETY: checked non-null; the caller passes room for the chosen form.
-        unsafe {
-            if fabric {
-                put(shareableHandle.cast::<aclrtMemFabricHandle>(), fabric_of(key));
-            } else {
-                put(shareableHandle.cast::<u64>(), key);
-            }
+        // The caller passes room for the chosen form.
+        if fabric {
+            shareableHandle.cast::<aclrtMemFabricHandle>().write(fabric_of(key))?;
+        } else {
+            shareableHandle.cast::<u64>().write(key)?;
         }
         Ok(())
     })
 }
 
-fn set_pid(key: u64, pid: *mut i32, pidNum: usize) -> Result<(), Fail> {
+fn set_pid(key: u64, pid: In<'_, i32>, pidNum: usize) -> Result<(), Fail> {
     ensure!(pidNum <= ACL_TRUSTLIST_MAX_PIDS, rules::PID_003, "pidNum {pidNum} exceeds 65535");
     // ACL-PID-005: the device field (bits 32-39) must name a device or the host;
     // bits 40-63 are ignored (devmm_share_handle_para_check, devmm_svm.c:6488-6499).
@@ -146,16 +140,15 @@ fn set_pid(key: u64, pid: *mut i32, pidNum: usize) -> Result<(), Fail> {
     let dev = (key >> 32) & 0xff;
     let well_formed = emu()?.is_physical_device(dev as i64) || dev >= 64;
     ensure!(well_formed, rules::PID_005, "{key:#x} is not a shareable handle");
-    // SAFETY: the caller passes `pidNum` pids (checked non-null by the caller).
-    let pids: Vec<i32> = (0..pidNum).map(|i| unsafe { get(pid.add(i)) }).collect();
+    let pids = pid.to_vec(pidNum)?;
     emu()?.set_trusted(key, &pids).map_err(|e| Fail::core(Op::SetPid, e))
 }
 
 /// `aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum)`:
 /// [ACL-PID-001](vmmkit_sys::acl::rules::PID_001), 003, 005, 006, 007, 008, 004 (and 009, 012: refresh, no liveness check).
-pub unsafe extern "C" fn aclrtMemSetPidToShareableHandle(
+pub extern "C" fn aclrtMemSetPidToShareableHandle(
     shareableHandle: u64,
-    pid: *mut i32,
+    pid: In<'_, i32>,
     pidNum: usize,
 ) -> aclError {
     run("aclrtMemSetPidToShareableHandle", || {
@@ -167,10 +160,10 @@ pub unsafe extern "C" fn aclrtMemSetPidToShareableHandle(
 
 /// `aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle, aclrtMemSharedHandleType shareType, int32_t *pid, size_t pidNum)`:
 /// [ACL-PID-002](vmmkit_sys::acl::rules::PID_002), then as V1.
-pub unsafe extern "C" fn aclrtMemSetPidToShareableHandleV2(
-    shareableHandle: *mut c_void,
+pub extern "C" fn aclrtMemSetPidToShareableHandleV2(
+    shareableHandle: In<'_, c_void>,
     shareType: aclrtMemSharedHandleType,
-    pid: *mut i32,
+    pid: In<'_, i32>,
     pidNum: usize,
 ) -> aclError {
     run("aclrtMemSetPidToShareableHandleV2", || {
@@ -182,8 +175,8 @@ pub unsafe extern "C" fn aclrtMemSetPidToShareableHandleV2(
             rules::PID_002 => AclError::RT_PARAM_INVALID,
             "shareType must be 1 or 2, got {shareType}"
         );
-        // SAFETY: checked non-null; points to the form `shareType` names.
-        let key = unsafe { read_key(shareableHandle, shareType)? };
+        // It points to the form `shareType` names.
+        let key = read_key(shareableHandle, shareType)?;
         set_pid(key, pid, pidNum)
     })
 }
@@ -227,10 +220,10 @@ fn import(key: u64, device: u32, v1: bool) -> Result<aclrtDrvMemHandle, Fail> {
 
 /// `aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId, aclrtDrvMemHandle *handle)`:
 /// [ACL-IMP-001](vmmkit_sys::acl::rules::IMP_001), 002, 007, 008, then 009, 018, 011, 012 (cache hit: [ACL-IMP-014](vmmkit_sys::acl::rules::IMP_014)).
-pub unsafe extern "C" fn aclrtMemImportFromShareableHandle(
+pub extern "C" fn aclrtMemImportFromShareableHandle(
     shareableHandle: u64,
     deviceId: i32,
-    handle: *mut aclrtDrvMemHandle,
+    handle: Out<'_, aclrtDrvMemHandle>,
 ) -> aclError {
     run("aclrtMemImportFromShareableHandle", || {
         ensure!(!handle.is_null(), rules::IMP_001, "handle is NULL");
@@ -238,19 +231,18 @@ pub unsafe extern "C" fn aclrtMemImportFromShareableHandle(
         ensure!(ok, rules::IMP_002, "device {deviceId} does not exist");
         // Bits 40-63 are ignored: the driver repacks share id and device (devmm_svm.c:6697-6701).
         let h = import(shareableHandle & KEY_BITS, deviceId.max(0) as u32, true)?;
-        // SAFETY: checked non-null.
-        unsafe { put(handle, h) };
+        handle.write(h)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle, aclrtMemSharedHandleType shareType, uint64_t flags, aclrtDrvMemHandle *handle)`:
 /// [ACL-IMP-003](vmmkit_sys::acl::rules::IMP_003), 004, 005, 006, then as V1 onto the current device.
-pub unsafe extern "C" fn aclrtMemImportFromShareableHandleV2(
-    shareableHandle: *mut c_void,
+pub extern "C" fn aclrtMemImportFromShareableHandleV2(
+    shareableHandle: In<'_, c_void>,
     shareType: aclrtMemSharedHandleType,
     flags: u64,
-    handle: *mut aclrtDrvMemHandle,
+    handle: Out<'_, aclrtDrvMemHandle>,
 ) -> aclError {
     run("aclrtMemImportFromShareableHandleV2", || {
         ensure!(!shareableHandle.is_null(), rules::IMP_003, "shareableHandle is NULL");
@@ -265,11 +257,10 @@ pub unsafe extern "C" fn aclrtMemImportFromShareableHandleV2(
             "FABRIC handles need a server id, which {} has not (VMMKIT_SOC)",
             super::profile::soc().name.to_string_lossy()
         );
-        // SAFETY: checked non-null; points to the form `shareType` names.
-        let key = unsafe { read_key(shareableHandle, shareType)? };
+        // It points to the form `shareType` names.
+        let key = read_key(shareableHandle, shareType)?;
         let h = import(key, cur.unwrap_or(0), false)?;
-        // SAFETY: checked non-null.
-        unsafe { put(handle, h) };
+        handle.write(h)?;
         Ok(())
     })
 }

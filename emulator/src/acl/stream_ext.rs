@@ -8,12 +8,13 @@
 #![allow(non_snake_case)]
 
 use std::cell::Cell;
-use std::ffi::{CStr, c_char, c_void};
+use std::ffi::{c_char, c_void};
 
 use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 
-use super::call::{non_null, Fail, current_device, emu, ensure, put, run};
+use super::call::{non_null, Fail, current_device, emu, ensure, run};
+use crate::ffi::{CStrIn, Out};
 use super::device::{STREAM_BASE, device_id, stream_id, sync_fail};
 use super::event::{event_fail, event_id};
 use super::state::{lock, state};
@@ -24,12 +25,11 @@ thread_local! {
     static RES_STREAM: Cell<usize> = const { Cell::new(0) };
 }
 
-/// Enqueues `work` on `stream` (NULL: the default stream).
+/// Enqueues `work` on stream `id` (of [`stream_id`]).
 ///
 /// # Safety
 /// `work` touches only memory the caller checked.
-unsafe fn enqueue(stream: aclrtStream, work: Work) -> Result<(), Fail> {
-    let id = stream_id(stream)?;
+unsafe fn enqueue(id: StreamId, work: Work) -> Result<(), Fail> {
     // SAFETY: the caller's promise.
     unsafe { emu()?.enqueue(id, work) }.map_err(sync_fail)
 }
@@ -46,13 +46,14 @@ fn device_word(addr: *mut c_void, api: &str) -> Result<usize, Fail> {
 /// the stream writes the 8-byte `value` at `devAddr` when it gets there.
 /// [ACL-VAL-001](vmmkit_sys::acl::rules::VAL_001) (flag 0), [ACL-VAL-002](vmmkit_sys::acl::rules::VAL_002) (device memory),
 /// ApiErrorDecorator::MemWriteValue, api_error.cc:7249-7269.
-pub unsafe extern "C" fn aclrtValueWrite(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtValueWrite(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError {
     run("aclrtValueWrite", || {
         non_null(devAddr, "devAddr")?;
         ensure!(flag == 0, rules::VAL_001, "flag must be 0, got {flag}");
         let addr = device_word(devAddr, "aclrtValueWrite")?;
+        let id = stream_id(stream)?;
         // SAFETY: 8 bytes of device memory, checked.
-        unsafe { enqueue(stream, Work::WriteValue { addr, value, width: 8 }) }
+        unsafe { enqueue(id, Work::WriteValue { addr, value, width: 8 }) }
     })
 }
 
@@ -62,7 +63,7 @@ pub unsafe extern "C" fn aclrtValueWrite(devAddr: *mut c_void, value: u64, flag:
 /// `_EQ`, `_AND`, `_NOR`). [ACL-VAL-001](vmmkit_sys::acl::rules::VAL_001) (a flag below 4), [ACL-VAL-002](vmmkit_sys::acl::rules::VAL_002);
 /// the wait itself holds the stream as [ACL-STM-003](vmmkit_sys::acl::rules::STM_003)'s check shows;
 /// ApiErrorDecorator::MemWaitValue, api_error.cc:7271-7295.
-pub unsafe extern "C" fn aclrtValueWait(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtValueWait(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError {
     run("aclrtValueWait", || {
         non_null(devAddr, "devAddr")?;
         let cmp = match flag {
@@ -75,8 +76,9 @@ pub unsafe extern "C" fn aclrtValueWait(devAddr: *mut c_void, value: u64, flag: 
         ensure!(cmp.is_some(), rules::VAL_001, "flag {flag} is not in [0, 4)");
         let addr = device_word(devAddr, "aclrtValueWait")?;
         let cmp = cmp.unwrap_or(ValueCmp::Geq);
+        let id = stream_id(stream)?;
         // SAFETY: 8 bytes of device memory, checked.
-        unsafe { enqueue(stream, Work::WaitValue { addr, value, mask: u64::MAX, width: 8, cmp }) }
+        unsafe { enqueue(id, Work::WaitValue { addr, value, mask: u64::MAX, width: 8, cmp }) }
     })
 }
 
@@ -84,7 +86,7 @@ pub unsafe extern "C" fn aclrtValueWait(devAddr: *mut c_void, value: u64, flag: 
 /// `ACL_EVENT_RECORD_DEFAULT` is aclrtRecordEvent, `ACL_EVENT_RECORD_EXTERNAL`
 /// (an external record of an ACL graph, for task update, which vmmkit does
 /// not emulate) records the same way, in a capture too (model.rs); any other flag is 100000 (event.cpp:96-111).
-pub unsafe extern "C" fn aclrtRecordEventWithFlag(event: aclrtEvent, stream: aclrtStream, flag: u32) -> aclError {
+pub extern "C" fn aclrtRecordEventWithFlag(event: aclrtEvent, stream: aclrtStream, flag: u32) -> aclError {
     run("aclrtRecordEventWithFlag", || {
         non_null(event, "event")?;
         if flag != ACL_EVENT_RECORD_DEFAULT && flag != ACL_EVENT_RECORD_EXTERNAL {
@@ -107,7 +109,7 @@ fn wait_event(stream: aclrtStream, event: aclrtEvent) -> Result<(), Fail> {
 /// flag `ACL_EVENT_WAIT_DEFAULT` or `ACL_EVENT_WAIT_EXTERNAL` (the latter
 /// with timeout 0), 100000 otherwise (stream.cpp:239-256), then as
 /// aclrtStreamWaitEvent. The emulated wait lasts until the record.
-pub unsafe extern "C" fn aclrtStreamWaitEventWithFlag(
+pub extern "C" fn aclrtStreamWaitEventWithFlag(
     stream: aclrtStream,
     event: aclrtEvent,
     timeout: u32,
@@ -128,7 +130,7 @@ pub unsafe extern "C" fn aclrtStreamWaitEventWithFlag(
 /// `aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)`:
 /// a negative timeout is 107000 (event.cpp:444-453), then as
 /// aclrtStreamWaitEvent. The emulated wait lasts until the record.
-pub unsafe extern "C" fn aclrtStreamWaitEventWithTimeout(stream: aclrtStream, event: aclrtEvent, timeout: i32) -> aclError {
+pub extern "C" fn aclrtStreamWaitEventWithTimeout(stream: aclrtStream, event: aclrtEvent, timeout: i32) -> aclError {
     run("aclrtStreamWaitEventWithTimeout", || {
         if timeout < 0 {
             return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("timeout {timeout} is not in [0, INT_MAX]")));
@@ -142,7 +144,7 @@ pub unsafe extern "C" fn aclrtStreamWaitEventWithTimeout(stream: aclrtStream, ev
 /// (vmmkit's system counter). NULL is 100000 (event.cpp:214-224); an event
 /// never recorded fails as aclrtEventElapsedTime does ([ACL-EVT-005](vmmkit_sys::acl::rules::EVT_005)), one
 /// not yet complete with 507006.
-pub unsafe extern "C" fn aclrtEventGetTimestamp(event: aclrtEvent, timestamp: *mut u64) -> aclError {
+pub extern "C" fn aclrtEventGetTimestamp(event: aclrtEvent, timestamp: Out<'_, u64>) -> aclError {
     run("aclrtEventGetTimestamp", || {
         non_null(timestamp, "timestamp")?;
         non_null(event, "event")?;
@@ -157,8 +159,7 @@ pub unsafe extern "C" fn aclrtEventGetTimestamp(event: aclrtEvent, timestamp: *m
         if !ev.cell.is_reached(last) {
             return Err(event_fail(crate::core::CoreError::NotReady));
         }
-        // SAFETY: checked non-null.
-        unsafe { put(timestamp, ev.cell.completed_at()) };
+        timestamp.write(ev.cell.completed_at())?;
         Ok(())
     })
 }
@@ -166,7 +167,7 @@ pub unsafe extern "C" fn aclrtEventGetTimestamp(event: aclrtEvent, timestamp: *m
 /// `aclError aclrtDeviceTaskAbort(int32_t deviceId, uint32_t timeout)`: every
 /// stream of this process on the device drops its work not yet started
 /// (aclrtStreamAbort of each); they stay usable.
-pub unsafe extern "C" fn aclrtDeviceTaskAbort(deviceId: i32, timeout: u32) -> aclError {
+pub extern "C" fn aclrtDeviceTaskAbort(deviceId: i32, timeout: u32) -> aclError {
     let _ = timeout; // the emulated abort is immediate
     run("aclrtDeviceTaskAbort", || {
         let d = device_id(deviceId)?;
@@ -192,7 +193,7 @@ fn pci_bus_id(d: u32) -> String {
 /// `aclError aclrtDeviceGetPCIBusId(int32_t deviceId, char *pciBusId, int32_t len)`:
 /// a NUL-terminated `domain:bus:device.function`; NULL is 100000
 /// (device.cpp:376-385), a buffer too short 107000.
-pub unsafe extern "C" fn aclrtDeviceGetPCIBusId(deviceId: i32, pciBusId: *mut c_char, len: i32) -> aclError {
+pub extern "C" fn aclrtDeviceGetPCIBusId(deviceId: i32, pciBusId: Out<'_, c_char>, len: i32) -> aclError {
     run("aclrtDeviceGetPCIBusId", || {
         non_null(pciBusId, "pciBusId")?;
         // ACL-GEN-011: the physical device's, whatever the visible list.
@@ -202,11 +203,9 @@ pub unsafe extern "C" fn aclrtDeviceGetPCIBusId(deviceId: i32, pciBusId: *mut c_
         if usize::try_from(len).map_or(true, |l| l < need) {
             return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("len {len} is below {need}")));
         }
-        // SAFETY: the caller's buffer holds `len` >= `need` bytes.
-        unsafe {
-            std::ptr::copy_nonoverlapping(id.as_ptr(), pciBusId.cast::<u8>(), id.len());
-            put(pciBusId.add(id.len()), 0);
-        }
+        // The caller's buffer holds `len` >= `need` bytes.
+        let text: Vec<c_char> = id.bytes().chain([0]).map(|b| b as c_char).collect();
+        pciBusId.write_slice(&text)?;
         Ok(())
     })
 }
@@ -214,18 +213,16 @@ pub unsafe extern "C" fn aclrtDeviceGetPCIBusId(deviceId: i32, pciBusId: *mut c_
 /// `aclError aclrtDeviceGetByPCIBusId(const char *pciBusId, int32_t *deviceId)`:
 /// the device whose aclrtDeviceGetPCIBusId is `pciBusId` (case-insensitive);
 /// NULLs are 100000 (device.cpp:387-397), an unknown id 107000.
-pub unsafe extern "C" fn aclrtDeviceGetByPCIBusId(pciBusId: *const c_char, deviceId: *mut i32) -> aclError {
+pub extern "C" fn aclrtDeviceGetByPCIBusId(pciBusId: CStrIn<'_>, deviceId: Out<'_, i32>) -> aclError {
     run("aclrtDeviceGetByPCIBusId", || {
         non_null(pciBusId, "pciBusId")?;
         non_null(deviceId, "deviceId")?;
-        // SAFETY: the caller passes a NUL-terminated string.
-        let want = unsafe { CStr::from_ptr(pciBusId) }.to_string_lossy().to_ascii_lowercase();
+        let want = pciBusId.get()?.to_string_lossy().to_ascii_lowercase();
         let e = emu()?;
         let Some(d) = e.visible().devices().iter().position(|&p| pci_bus_id(p) == want) else {
             return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("no device has PCI bus id {want:?}")));
         };
-        // SAFETY: checked non-null.
-        unsafe { put(deviceId, d as i32) };
+        deviceId.write(d as i32)?;
         Ok(())
     })
 }
@@ -235,14 +232,13 @@ const TOPOLOGY_HCCS: u64 = 0x01;
 
 /// `aclError aclrtGetDevicesTopo(uint32_t deviceId, uint32_t otherDeviceId, uint64_t *value)`:
 /// every pair of emulated devices is linked by HCCS (device.cpp:501-513).
-pub unsafe extern "C" fn aclrtGetDevicesTopo(deviceId: u32, otherDeviceId: u32, value: *mut u64) -> aclError {
+pub extern "C" fn aclrtGetDevicesTopo(deviceId: u32, otherDeviceId: u32, value: Out<'_, u64>) -> aclError {
     run("aclrtGetDevicesTopo", || {
         non_null(value, "value")?;
         for d in [deviceId, otherDeviceId] {
             device_id(i32::try_from(d).unwrap_or(-1))?;
         }
-        // SAFETY: checked non-null.
-        unsafe { put(value, TOPOLOGY_HCCS) };
+        value.write(TOPOLOGY_HCCS)?;
         Ok(())
     })
 }
@@ -256,24 +252,25 @@ fn zero_status(out: *mut c_void, size: u64, stream: aclrtStream) -> Result<(), F
     if n == 0 || !e.is_device_range(out as usize, n) {
         return Err(Fail::plain(AclError::RT_PARAM_INVALID, format!("{out:p} is not {size} bytes of device memory")));
     }
+    let id = stream_id(stream)?;
     // SAFETY: checked device memory of `n` bytes.
-    unsafe { enqueue(stream, Work::Fill { dst: out as usize, pattern: 0, width: 1, count: n }) }
+    unsafe { enqueue(id, Work::Fill { dst: out as usize, pattern: 0, width: 1, count: n }) }
 }
 
 /// `aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, aclrtStream stream)`:
 /// the stream writes a zero status (no overflow) to device memory.
-pub unsafe extern "C" fn aclrtGetOverflowStatus(outputAddr: *mut c_void, outputSize: usize, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtGetOverflowStatus(outputAddr: *mut c_void, outputSize: usize, stream: aclrtStream) -> aclError {
     run("aclrtGetOverflowStatus", || zero_status(outputAddr, outputSize as u64, stream))
 }
 
 /// `aclError aclrtGetFloatOverflowStatus(void *outputAddr, uint64_t outputSize, aclrtStream stream)`: as above.
-pub unsafe extern "C" fn aclrtGetFloatOverflowStatus(outputAddr: *mut c_void, outputSize: u64, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtGetFloatOverflowStatus(outputAddr: *mut c_void, outputSize: u64, stream: aclrtStream) -> aclError {
     run("aclrtGetFloatOverflowStatus", || zero_status(outputAddr, outputSize, stream))
 }
 
 /// `aclError aclrtNpuGetFloatOverFlowStatus(void *outputAddr, uint64_t outputSize, uint32_t checkMode, aclrtStream stream)`:
 /// as above, whatever the check mode.
-pub unsafe extern "C" fn aclrtNpuGetFloatOverFlowStatus(
+pub extern "C" fn aclrtNpuGetFloatOverFlowStatus(
     outputAddr: *mut c_void,
     outputSize: u64,
     checkMode: u32,
@@ -289,24 +286,24 @@ fn clear_status(stream: aclrtStream) -> Result<(), Fail> {
 }
 
 /// `aclError aclrtResetOverflowStatus(aclrtStream stream)`.
-pub unsafe extern "C" fn aclrtResetOverflowStatus(stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtResetOverflowStatus(stream: aclrtStream) -> aclError {
     run("aclrtResetOverflowStatus", || clear_status(stream))
 }
 
 /// `aclError aclrtResetFloatOverflowStatus(aclrtStream stream)`.
-pub unsafe extern "C" fn aclrtResetFloatOverflowStatus(stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtResetFloatOverflowStatus(stream: aclrtStream) -> aclError {
     run("aclrtResetFloatOverflowStatus", || clear_status(stream))
 }
 
 /// `aclError aclrtNpuClearFloatOverFlowStatus(uint32_t checkMode, aclrtStream stream)`.
-pub unsafe extern "C" fn aclrtNpuClearFloatOverFlowStatus(checkMode: u32, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtNpuClearFloatOverFlowStatus(checkMode: u32, stream: aclrtStream) -> aclError {
     let _ = checkMode; // one status for every mode
     run("aclrtNpuClearFloatOverFlowStatus", || clear_status(stream))
 }
 
 /// `aclError aclrtUseStreamResInCurrentThread(aclrtStream stream)`: this
 /// thread's work takes `stream`'s resource limits.
-pub unsafe extern "C" fn aclrtUseStreamResInCurrentThread(stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtUseStreamResInCurrentThread(stream: aclrtStream) -> aclError {
     run("aclrtUseStreamResInCurrentThread", || {
         let id = stream_id(stream)?;
         RES_STREAM.with(|s| s.set(STREAM_BASE + id.0 as usize));
@@ -315,7 +312,7 @@ pub unsafe extern "C" fn aclrtUseStreamResInCurrentThread(stream: aclrtStream) -
 }
 
 /// `aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream)`: back to the device's.
-pub unsafe extern "C" fn aclrtUnuseStreamResInCurrentThread(stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtUnuseStreamResInCurrentThread(stream: aclrtStream) -> aclError {
     run("aclrtUnuseStreamResInCurrentThread", || {
         stream_id(stream)?;
         RES_STREAM.with(|s| s.set(0));
@@ -325,7 +322,7 @@ pub unsafe extern "C" fn aclrtUnuseStreamResInCurrentThread(stream: aclrtStream)
 
 /// `aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value)`:
 /// the limit of the stream this thread uses, else the current device's.
-pub unsafe extern "C" fn aclrtGetResInCurrentThread(type_: aclrtDevResLimitType, value: *mut u32) -> aclError {
+pub extern "C" fn aclrtGetResInCurrentThread(type_: aclrtDevResLimitType, value: Out<'_, u32>) -> aclError {
     run("aclrtGetResInCurrentThread", || {
         non_null(value, "value")?;
         let s = RES_STREAM.with(Cell::get);
@@ -337,8 +334,7 @@ pub unsafe extern "C" fn aclrtGetResInCurrentThread(type_: aclrtDevResLimitType,
             Some(v) => v,
             None => super::config::device_res(d, type_)?,
         };
-        // SAFETY: checked non-null.
-        unsafe { put(value, v) };
+        value.write(v)?;
         Ok(())
     })
 }
@@ -354,7 +350,7 @@ fn not_a_model_stream(s: aclrtStream) -> Fail {
 /// NULL is 100000 (stream.cpp:341-352); both must be streams of this
 /// process (107000); neither is a model stream, so 107005
 /// `ACL_ERROR_RT_STREAM_MODEL` (ApiImpl::StreamActive, api_impl.cc:5082-5096).
-pub unsafe extern "C" fn aclrtActiveStream(activeStream: aclrtStream, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtActiveStream(activeStream: aclrtStream, stream: aclrtStream) -> aclError {
     run("aclrtActiveStream", || {
         non_null(activeStream, "activeStream")?;
         non_null(stream, "stream")?;
@@ -369,7 +365,7 @@ pub unsafe extern "C" fn aclrtActiveStream(activeStream: aclrtStream, stream: ac
 /// NULL values or streams are 100000, a non-NULL reserved `falseStream`
 /// 100000 (stream.cpp:354-375); then as aclrtActiveStream, 107005
 /// (ApiImpl::StreamSwitchEx, api_impl.cc:5028-5049).
-pub unsafe extern "C" fn aclrtSwitchStream(
+pub extern "C" fn aclrtSwitchStream(
     leftValue: *mut c_void,
     cond: aclrtCondition,
     rightValue: *mut c_void,
@@ -397,7 +393,7 @@ pub unsafe extern "C" fn aclrtSwitchStream(
 /// (api_error.cc:6593-6598); an emulated device has no MC2-enhanced task
 /// scheduler, so 207000 `ACL_ERROR_RT_FEATURE_NOT_SUPPORT`, as the runtime
 /// answers on such a device (ApiImpl::StreamClear, api_impl.cc:7578-7600).
-pub unsafe extern "C" fn aclrtStreamStop(stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtStreamStop(stream: aclrtStream) -> aclError {
     run("aclrtStreamStop", || {
         if stream.is_null() {
             return Err(Fail::plain(AclError::RT_PARAM_INVALID, "stream is NULL".into()));
@@ -413,11 +409,10 @@ pub unsafe extern "C" fn aclrtStreamStop(stream: aclrtStream) -> aclError {
 /// `aclError aclrtGetThreadLastTaskId(uint32_t *taskId)`: the number, on its
 /// stream, of the last work (copy, fill, record, wait, callback …) this
 /// thread enqueued, 0 before any; NULL is 100000 (kernel.cpp:389-396).
-pub unsafe extern "C" fn aclrtGetThreadLastTaskId(taskId: *mut u32) -> aclError {
+pub extern "C" fn aclrtGetThreadLastTaskId(taskId: Out<'_, u32>) -> aclError {
     run("aclrtGetThreadLastTaskId", || {
         non_null(taskId, "taskId")?;
-        // SAFETY: checked non-null.
-        unsafe { put(taskId, crate::core::thread::last_task()) };
+        taskId.write(crate::core::thread::last_task())?;
         Ok(())
     })
 }

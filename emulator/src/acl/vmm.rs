@@ -8,9 +8,9 @@ use vmmkit_sys::acl::rules;
 use vmmkit_sys::acl::*;
 use vmmkit_sys::rule::Rule;
 
-use super::call::{Fail, emu, ensure, get, put, run};
+use super::call::{Fail, emu, ensure, run};
 use super::codes::Op;
-use crate::ffi::Out;
+use crate::ffi::{In, Out};
 use crate::core::{HandleId, HandleTag, MapSize, Window, natural_align};
 use crate::registry::Place;
 
@@ -160,29 +160,27 @@ fn check_prop(
 
 /// `aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option, size_t *granularity)`:
 /// [ACL-GRAN-001](vmmkit_sys::acl::rules::GRAN_001), 002, 003, 004, 005, 006, 008, 007, 009, 010.
-pub unsafe extern "C" fn aclrtMemGetAllocationGranularity(
-    prop: *mut aclrtPhysicalMemProp,
+pub extern "C" fn aclrtMemGetAllocationGranularity(
+    prop: In<'_, aclrtPhysicalMemProp>,
     option: aclrtMemGranularityOptions,
-    granularity: *mut usize,
+    granularity: Out<'_, usize>,
 ) -> aclError {
     run("aclrtMemGetAllocationGranularity", || {
         ensure!(!prop.is_null(), rules::GRAN_001, "prop is NULL");
         ensure!(!granularity.is_null(), rules::GRAN_001, "granularity is NULL");
-        // SAFETY: checked non-null; the caller passes a property record.
-        let p = unsafe { get(prop) };
+        let p = prop.read()?;
         let (_, g) = check_prop(&p, true, Some(option))?;
-        // SAFETY: checked non-null.
-        unsafe { put(granularity, g as usize) };
+        granularity.write(g as usize)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop, uint64_t flags)`:
 /// [ACL-MP-001](vmmkit_sys::acl::rules::MP_001) … [ACL-MP-015](vmmkit_sys::acl::rules::MP_015) in the order of acl.md §5.
-pub unsafe extern "C" fn aclrtMallocPhysical(
-    handle: *mut aclrtDrvMemHandle,
+pub extern "C" fn aclrtMallocPhysical(
+    handle: Out<'_, aclrtDrvMemHandle>,
     size: usize,
-    prop: *const aclrtPhysicalMemProp,
+    prop: In<'_, aclrtPhysicalMemProp>,
     flags: u64,
 ) -> aclError {
     run("aclrtMallocPhysical", || {
@@ -190,8 +188,7 @@ pub unsafe extern "C" fn aclrtMallocPhysical(
         ensure!(!prop.is_null(), rules::MP_001, "prop is NULL");
         ensure!(size != 0, rules::MP_002, "size is 0");
         ensure!(flags == 0, rules::MP_003, "flags must be 0, got {flags}");
-        // SAFETY: checked non-null.
-        let p = unsafe { get(prop) };
+        let p = prop.read()?;
         let (place, granule) = check_prop(&p, false, None)?;
         // ACL-MP-014: 1G attributes round any size up to whole GiB.
         let size = if granule == GRANULE_1G {
@@ -203,14 +200,13 @@ pub unsafe extern "C" fn aclrtMallocPhysical(
         };
         let props = [p.memAttr as u64, granule, p.location.type_ as u64, u64::from(p.location.id)];
         let id = emu()?.create(place, size, granule, props).map_err(|e| Fail::core(Op::MallocPhysical, e))?;
-        // SAFETY: checked non-null.
-        unsafe { put(handle, to_handle(id)) };
+        handle.write(to_handle(id))?;
         Ok(())
     })
 }
 
 /// `aclError aclrtFreePhysical(aclrtDrvMemHandle handle)`: [ACL-FP-001](vmmkit_sys::acl::rules::FP_001), [ACL-FP-004](vmmkit_sys::acl::rules::FP_004), [ACL-FP-003](vmmkit_sys::acl::rules::FP_003).
-pub unsafe extern "C" fn aclrtFreePhysical(handle: aclrtDrvMemHandle) -> aclError {
+pub extern "C" fn aclrtFreePhysical(handle: aclrtDrvMemHandle) -> aclError {
     run("aclrtFreePhysical", || {
         ensure!(!handle.is_null(), rules::FP_001, "handle is NULL");
         let id = from_handle(handle).unwrap_or(HandleId(0));
@@ -219,7 +215,7 @@ pub unsafe extern "C" fn aclrtFreePhysical(handle: aclrtDrvMemHandle) -> aclErro
 }
 
 fn reserve(
-    virPtr: *mut *mut c_void,
+    virPtr: Out<'_, *mut c_void>,
     size: usize,
     alignment: usize,
     expectPtr: *mut c_void,
@@ -257,15 +253,14 @@ fn reserve(
     let base = emu()?
         .reserve(len, natural_align(len, GRANULE as usize), hint, &WINDOW)
         .map_err(|e| Fail::core(Op::Reserve, e))?;
-    // SAFETY: checked non-null.
-    unsafe { put(virPtr, base as *mut c_void) };
+    virPtr.write(base as *mut c_void)?;
     Ok(())
 }
 
 /// `aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags)`:
 /// [ACL-RSV-001](vmmkit_sys::acl::rules::RSV_001) … [ACL-RSV-009](vmmkit_sys::acl::rules::RSV_009).
-pub unsafe extern "C" fn aclrtReserveMemAddress(
-    virPtr: *mut *mut c_void,
+pub extern "C" fn aclrtReserveMemAddress(
+    virPtr: Out<'_, *mut c_void>,
     size: usize,
     alignment: usize,
     expectPtr: *mut c_void,
@@ -277,8 +272,8 @@ pub unsafe extern "C" fn aclrtReserveMemAddress(
 /// `aclrtReserveMemAddressNoUCMemory`: on a chip with the dynamic window
 /// (A3, `VMMKIT_SOC`), a reservation at the chosen address there
 /// ([ACL-RSV-011](vmmkit_sys::acl::rules::RSV_011), 012, 013); on 910B, as aclrtReserveMemAddress ([ACL-RSV-011](vmmkit_sys::acl::rules::RSV_011)).
-pub unsafe extern "C" fn aclrtReserveMemAddressNoUCMemory(
-    virPtr: *mut *mut c_void,
+pub extern "C" fn aclrtReserveMemAddressNoUCMemory(
+    virPtr: Out<'_, *mut c_void>,
     size: usize,
     alignment: usize,
     expectPtr: *mut c_void,
@@ -306,7 +301,7 @@ pub unsafe extern "C" fn aclrtReserveMemAddressNoUCMemory(
 /// (devmm_dynamic_addr.c:336 whole GiB, :198 GiB-aligned address) and its
 /// fixed mapping (:194-217), which fails where the range is in use.
 fn reserve_no_uc(
-    virPtr: *mut *mut c_void,
+    virPtr: Out<'_, *mut c_void>,
     size: usize,
     alignment: usize,
     expectPtr: *mut c_void,
@@ -338,8 +333,7 @@ fn reserve_no_uc(
         soc_name()
     );
     let base = emu()?.reserve(size, GRANULE_1G as usize, Some(addr), window).map_err(|e| Fail::core(Op::Reserve, e))?;
-    // SAFETY: checked non-null.
-    unsafe { put(virPtr, base as *mut c_void) };
+    virPtr.write(base as *mut c_void)?;
     Ok(())
 }
 
@@ -349,7 +343,7 @@ fn soc_name() -> std::borrow::Cow<'static, str> {
 
 /// `aclError aclrtReleaseMemAddress(void *virPtr)`: [ACL-REL-001](vmmkit_sys::acl::rules::REL_001), [ACL-REL-002](vmmkit_sys::acl::rules::REL_002); live
 /// mappings are unmapped ([ACL-REL-004](vmmkit_sys::acl::rules::REL_004), emulator choice).
-pub unsafe extern "C" fn aclrtReleaseMemAddress(virPtr: *mut c_void) -> aclError {
+pub extern "C" fn aclrtReleaseMemAddress(virPtr: *mut c_void) -> aclError {
     run("aclrtReleaseMemAddress", || {
         ensure!(!virPtr.is_null(), rules::REL_001, "virPtr is NULL");
         emu()?.release(virPtr as usize).map_err(|e| Fail::core(Op::Release, e))
@@ -370,7 +364,7 @@ fn map(virPtr: *mut c_void, size: usize, offset: usize, handle: aclrtDrvMemHandl
 
 /// `aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags)`:
 /// [ACL-MAP-001](vmmkit_sys::acl::rules::MAP_001), 002, 003, 004, 005, then 006, 007, 008, 009, 012, 010.
-pub unsafe extern "C" fn aclrtMapMem(
+pub extern "C" fn aclrtMapMem(
     virPtr: *mut c_void,
     size: usize,
     offset: usize,
@@ -381,7 +375,7 @@ pub unsafe extern "C" fn aclrtMapMem(
 }
 
 /// `aclrtMemMapNoAccess`: as aclrtMapMem (the emulator keeps no separate access state for it).
-pub unsafe extern "C" fn aclrtMemMapNoAccess(
+pub extern "C" fn aclrtMemMapNoAccess(
     virPtr: *mut c_void,
     size: usize,
     offset: usize,
@@ -392,7 +386,7 @@ pub unsafe extern "C" fn aclrtMemMapNoAccess(
 }
 
 /// `aclError aclrtUnmapMem(void *virPtr)`: [ACL-UNMAP-001](vmmkit_sys::acl::rules::UNMAP_001), [ACL-UNMAP-002](vmmkit_sys::acl::rules::UNMAP_002).
-pub unsafe extern "C" fn aclrtUnmapMem(virPtr: *mut c_void) -> aclError {
+pub extern "C" fn aclrtUnmapMem(virPtr: *mut c_void) -> aclError {
     run("aclrtUnmapMem", || {
         ensure!(!virPtr.is_null(), rules::UNMAP_001, "virPtr is NULL");
         emu()?.unmap(virPtr as usize).map_err(|e| Fail::core(Op::UnmapMem, e))
@@ -402,10 +396,10 @@ pub unsafe extern "C" fn aclrtUnmapMem(virPtr: *mut c_void) -> aclError {
 /// `aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc, size_t count)`:
 /// [ACL-ACC-001](vmmkit_sys::acl::rules::ACC_001), 002, 003, 004, then 005, 007. Descriptors are read at their
 /// true 24-byte stride ([ACL-ACC-008](vmmkit_sys::acl::rules::ACC_008): the real runtime misreads entries after the first).
-pub unsafe extern "C" fn aclrtMemSetAccess(
+pub extern "C" fn aclrtMemSetAccess(
     virPtr: *mut c_void,
     size: usize,
-    desc: *mut aclrtMemAccessDesc,
+    desc: In<'_, aclrtMemAccessDesc>,
     count: usize,
 ) -> aclError {
     run("aclrtMemSetAccess", || {
@@ -414,9 +408,7 @@ pub unsafe extern "C" fn aclrtMemSetAccess(
         ensure!(count >= 1, rules::ACC_002, "count must be at least 1");
         let mut grants = Vec::with_capacity(count.min(64));
         for i in 0..count.min(64) {
-            // SAFETY: the caller passes `count` descriptors; at most 64 are read
-            // (one per device id accepted by ACL-ACC-004).
-            let d = unsafe { get(desc.add(i)) };
+            let d = desc.read_at(i)?;
             let f = d.flags;
             ensure!(
                 f == ACL_RT_MEM_ACCESS_FLAGS_READWRITE
@@ -451,21 +443,19 @@ pub unsafe extern "C" fn aclrtMemSetAccess(
 
 /// `aclError aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location, uint64_t *flag)`:
 /// [ACL-ACC-009](vmmkit_sys::acl::rules::ACC_009), [ACL-ACC-010](vmmkit_sys::acl::rules::ACC_010). The owner device has READWRITE.
-pub unsafe extern "C" fn aclrtMemGetAccess(
+pub extern "C" fn aclrtMemGetAccess(
     virPtr: *mut c_void,
-    location: *mut aclrtMemLocation,
-    flag: *mut u64,
+    location: In<'_, aclrtMemLocation>,
+    flag: Out<'_, u64>,
 ) -> aclError {
     run("aclrtMemGetAccess", || {
         ensure!(!virPtr.is_null() && !location.is_null() && !flag.is_null(), rules::ACC_009, "a pointer is NULL");
-        // SAFETY: checked non-null.
-        let l = unsafe { get(location) };
+        let l = location.read()?;
         let place = if l.type_ == ACL_MEM_LOCATION_TYPE_DEVICE { Place::Device(l.id) } else { Place::Host(l.id) };
         let f = emu()?
             .get_access(virPtr as usize, place, ACL_RT_MEM_ACCESS_FLAGS_READWRITE as u32)
             .map_err(|e| Fail::core(Op::GetAccess, e))?;
-        // SAFETY: checked non-null.
-        unsafe { put(flag, u64::from(f)) };
+        flag.write(u64::from(f))?;
         Ok(())
     })
 }
@@ -516,9 +506,9 @@ pub(super) fn unmapped_large(rsv: Option<&crate::core::ReservationInfo>, rule: &
 }
 
 /// `aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle)`: [ACL-RET-001](vmmkit_sys::acl::rules::RET_001).
-pub unsafe extern "C" fn aclrtMemRetainAllocationHandle(
+pub extern "C" fn aclrtMemRetainAllocationHandle(
     virPtr: *mut c_void,
-    handle: *mut aclrtDrvMemHandle,
+    handle: Out<'_, aclrtDrvMemHandle>,
 ) -> aclError {
     run("aclrtMemRetainAllocationHandle", || {
         if virPtr.is_null() || handle.is_null() {
@@ -529,17 +519,16 @@ pub unsafe extern "C" fn aclrtMemRetainAllocationHandle(
             return Ok(());
         }
         let id = e.retain(virPtr as usize).map_err(|e| Fail::core(Op::Retain, e))?;
-        // SAFETY: checked non-null.
-        unsafe { put(handle, to_handle(id)) };
+        handle.write(to_handle(id))?;
         Ok(())
     })
 }
 
 /// `aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHandle handle, aclrtPhysicalMemProp *prop)`:
 /// an imported handle reports the exporter's attribute and the importing device ([ACL-IMP-017](vmmkit_sys::acl::rules::IMP_017)).
-pub unsafe extern "C" fn aclrtMemGetAllocationPropertiesFromHandle(
+pub extern "C" fn aclrtMemGetAllocationPropertiesFromHandle(
     handle: aclrtDrvMemHandle,
-    prop: *mut aclrtPhysicalMemProp,
+    prop: Out<'_, aclrtPhysicalMemProp>,
 ) -> aclError {
     run("aclrtMemGetAllocationPropertiesFromHandle", || {
         if handle.is_null() || prop.is_null() {
@@ -560,14 +549,13 @@ pub unsafe extern "C" fn aclrtMemGetAllocationPropertiesFromHandle(
             location: aclrtMemLocation { id: loc_id, type_ },
             reserve: 0,
         };
-        // SAFETY: checked non-null.
-        unsafe { put(prop, p) };
+        prop.write(p)?;
         Ok(())
     })
 }
 
 /// `aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize)`: [ACL-RET-002](vmmkit_sys::acl::rules::RET_002), [ACL-QRY-001](vmmkit_sys::acl::rules::QRY_001).
-pub unsafe extern "C" fn aclrtMemGetAddressRange(
+pub extern "C" fn aclrtMemGetAddressRange(
     ptr: *mut c_void,
     pbase: Out<'_, *mut c_void>,
     psize: Out<'_, usize>,
