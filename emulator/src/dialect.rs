@@ -221,15 +221,6 @@ pub fn run<V: Dialect>(name: &'static str, body: impl FnOnce() -> Result<(), Fai
     code.raw()
 }
 
-/// Writes `v` through a caller's out-pointer (already checked non-null).
-///
-/// # Safety
-/// `p` must be valid for writes of `T` (the C ABI contract of the call).
-pub unsafe fn put<T>(p: *mut T, v: T) {
-    // SAFETY: the caller's contract; unaligned writes are tolerated.
-    unsafe { p.write_unaligned(v) }
-}
-
 /// Answers a query for an entry point by name (`hipGetProcAddress`,
 /// `cuGetProcAddress`), one sequence for every dialect: `symbol` or `pfn`
 /// NULL, or `args_ok` false, fail with the dialect's invalid-argument code
@@ -264,15 +255,6 @@ pub fn answer_proc_query<V: Dialect>(
         return Ok(());
     }
     Err(Fail::plain(not_found, format!("{} is not an entry point of the emulator", String::from_utf8_lossy(name))))
-}
-
-/// Reads a caller's in-pointer (already checked non-null).
-///
-/// # Safety
-/// `p` must be valid for reads of `T`.
-pub unsafe fn get<T>(p: *const T) -> T {
-    // SAFETY: the caller's contract; unaligned reads are tolerated.
-    unsafe { p.read_unaligned() }
 }
 
 /// What a case of [`assert_codes`] must give: its code, its rule, or both.

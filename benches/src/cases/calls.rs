@@ -36,14 +36,12 @@ pub fn log_suffix() -> &'static str {
     }
 }
 
-type Call = unsafe extern "C" fn(*mut i32) -> aclError;
 type MapCall = unsafe extern "C" fn(*mut std::ffi::c_void, usize, usize, *mut std::ffi::c_void, u64) -> aclError;
 
-fn get_device(f: Call) -> Result<()> {
+/// `aclrtGetDevice` through `f`, which is given a writable `int32_t`.
+fn get_device(f: impl Fn(&mut i32) -> aclError) -> Result<()> {
     let mut d = -1;
-    // SAFETY: `d` is a writable int32_t, as aclrtGetDevice takes.
-    let rc = unsafe { f(&mut d) };
-    expect(rc, AclError::SUCCESS, "aclrtGetDevice")
+    expect(f(&mut d), AclError::SUCCESS, "aclrtGetDevice")
 }
 
 fn map_null(f: MapCall) -> Result<()> {
@@ -76,12 +74,15 @@ pub fn entries(env: &Env) -> Result<Vec<Entry<'_>>> {
         let api: AclApi = *api;
         let suffix = log_suffix();
         let table = format!("{}{suffix}", b.name());
-        out.push(Entry::new(GROUP, &table, "aclrtGetDevice", move |n| timed(n, |_| get_device(api.aclrtGetDevice))));
+        out.push(Entry::new(GROUP, &table, "aclrtGetDevice", move |n| {
+            // SAFETY: `d` is a writable int32_t, as aclrtGetDevice takes.
+            timed(n, |_| get_device(|d| unsafe { (api.aclrtGetDevice)(d) }))
+        }));
         out.push(Entry::new(GROUP, &table, "aclrtMapMem_null", move |n| timed(n, |_| map_null(api.aclrtMapMem))));
         if b.name() == "emulator" && suffix.is_empty() {
             use vmmkit_emulator::acl::{device, vmm};
             out.push(Entry::new(GROUP, "direct", "aclrtGetDevice", |n| {
-                timed(n, |_| get_device(device::aclrtGetDevice))
+                timed(n, |_| get_device(|d| device::aclrtGetDevice(vmmkit_emulator::ffi::Out::from_mut(d))))
             }));
             out.push(Entry::new(GROUP, "direct", "aclrtMapMem_null", |n| timed(n, |_| map_null(vmm::aclrtMapMem))));
         }
