@@ -1122,6 +1122,9 @@ fn memory_7_1() {
         hok!(api, hipStreamSynchronize(s));
         rows(&api, 40, &[0x5a]);
         assert_eq!(ocall!(api, hipMemsetD2D8(d, pitch, 0, 40, 3)), HipError::SUCCESS);
+        // That fill is queued on the NULL stream (HIP-MEM-010), which the
+        // non-blocking `s` does not wait for.
+        hok!(api, hipStreamSynchronize(null_mut()));
         assert_eq!(ocall!(api, hipMemsetD2D16Async(d, pitch, 0x0707, 20, 3, s)), HipError::SUCCESS);
         assert_eq!(ocall!(api, hipMemsetD2D32Async(d, pitch, 0x0707_0707, 10, 3, s)), HipError::SUCCESS);
         hok!(api, hipStreamSynchronize(s));

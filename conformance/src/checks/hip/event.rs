@@ -226,6 +226,9 @@ pub fn ipc_across(cx: &mut Ctx) -> Result<(), Failure> {
     const N: usize = 1 << 16;
     let dev = cx.malloc(N)?;
     setup("hipMemset", hip.hipMemset(dev, 0, N))?;
+    // The fill is queued on the NULL stream (HIP-MEM-010); the work below
+    // goes on a non-blocking stream, which does not wait for it.
+    setup("hipStreamSynchronize(NULL)", hip.hipStreamSynchronize(ptr::null_mut()))?;
     let src = pinned(cx, N)?;
     let mut mem = hipIpcMemHandle_t::default();
     setup("hipIpcGetMemHandle", hip.hipIpcGetMemHandle(&mut mem, dev))?;

@@ -418,6 +418,9 @@ pub fn memory_operations(cx: &mut Ctx) -> Result<(), Failure> {
     let write64 = |s, p, v| hip.hipStreamWriteValue64(s, p, v, 0).ok_or_else(|| missing("hipStreamWriteValue64"));
     let flag = cx.malloc(64)?;
     setup("hipMemset", hip.hipMemset(flag, 0, 64))?;
+    // The fill is queued on the NULL stream (HIP-MEM-010), which the
+    // non-blocking streams below do not wait for.
+    setup("hipStreamSynchronize(NULL)", hip.hipStreamSynchronize(ptr::null_mut()))?;
     let word = flag.cast::<u8>().wrapping_add(8).cast::<c_void>();
     let (a, b) = (stream(cx, hipStreamNonBlocking)?, stream(cx, hipStreamNonBlocking)?);
     cx.expect_ok("hipStreamWaitValue32(B, flag == 3)", wait32(b, flag, 3, hipStreamWaitValueEq)?)?;
