@@ -1145,6 +1145,9 @@ fn memory_7_1() {
         let (mut d1, mut pitch1) = (null_mut(), 0usize);
         hok!(api, hipMallocPitch(&mut d1, &mut pitch1, 40, 3));
         hok!(api, hipMemset(d1, 0, pitch1 * 3));
+        // The fill is queued on device 1's NULL stream (HIP-MEM-010); the
+        // copies below run from device 0 and do not wait for it.
+        hok!(api, hipDeviceSynchronize());
         hok!(api, hipSetDevice(0));
         write(&api, d, &pattern(pitch * 3, 3));
         let mut p = hipMemcpy3DPeerParms {
@@ -1170,6 +1173,7 @@ fn memory_7_1() {
         assert_eq!(ocall!(api, hipMemcpy3DPeer(&mut p)), HipError::SUCCESS);
         check(&api);
         hok!(api, hipMemset(d1, 0, pitch1 * 3));
+        hok!(api, hipStreamSynchronize(null_mut()));
         assert_eq!(ocall!(api, hipMemcpy3DPeerAsync(&mut p, s)), HipError::SUCCESS);
         hok!(api, hipStreamSynchronize(s));
         check(&api);
