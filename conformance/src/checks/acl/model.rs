@@ -262,7 +262,7 @@ pub fn captured_event_calls(cx: &mut Ctx) -> Result<(), Failure> {
     cx.expect_ok("aclrtDestroyStream", acl.aclrtDestroyStream(s))
 }
 
-/// [ACL-MRI-012](vmmkit_sys::acl::rules::MRI_012): synchronous copies and fills during a GLOBAL capture; the
+/// [ACL-MRI-012](vmmkit_sys::acl::rules::MRI_012): synchronous copies (1-D and 2-D) and fills during a GLOBAL capture; the
 /// thread's RELAXED mode lets them run; a RELAXED capture refuses none.
 pub fn unsafe_calls_by_mode(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx)?;
@@ -273,6 +273,8 @@ pub fn unsafe_calls_by_mode(cx: &mut Ctx) -> Result<(), Failure> {
     begin(cx, s)?;
     cx.expect_code("aclrtMemcpy during a GLOBAL capture", copy())?;
     cx.expect_code("aclrtMemset during a GLOBAL capture", acl.aclrtMemset(dev, 64, 0, 64))?;
+    let copy_2d = acl.aclrtMemcpy2d(dev, 64, host.as_ptr().cast(), 64, 64, 1, ACL_MEMCPY_HOST_TO_DEVICE);
+    cx.expect_code("aclrtMemcpy2d during a GLOBAL capture", copy_2d?)?;
     let mut mode = ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
     cx.expect_ok("aclmdlRICaptureThreadExchangeMode(RELAXED)", acl.aclmdlRICaptureThreadExchangeMode(&mut mode)?)?;
     cx.ensure("the old mode", mode == ACL_MODEL_RI_CAPTURE_MODE_GLOBAL, "GLOBAL (0)", mode)?;
