@@ -469,6 +469,36 @@ mod tests {
         assert!(matches!(Registry::open_existing(&file), Err(OpenError::Root(RootError::NotDirectory(_)))));
     }
 
+    /// Processes that start together on a root nobody made yet all open
+    /// it: one that looked for `shared/` before another made it, and then
+    /// found that other's `state` half set up (as long as the layout, the
+    /// magic not yet written), must not take the `state` for someone
+    /// else's file. Threads stand for the processes; each round is a fresh
+    /// root.
+    #[test]
+    fn processes_starting_together_on_a_fresh_root_all_open_it() {
+        let dir = tempfile::tempdir().unwrap();
+        for round in 0..500u64 {
+            let base = dir.path().join(round.to_string());
+            let go = &std::sync::Barrier::new(4);
+            let base = &base;
+            std::thread::scope(|s| {
+                let opened: Vec<_> = (0..4u64)
+                    .map(|i| {
+                        s.spawn(move || {
+                            go.wait();
+                            std::thread::sleep(std::time::Duration::from_micros((round * 37 + i * 101) % 300));
+                            registry(&base).root().to_path_buf()
+                        })
+                    })
+                    .collect();
+                for t in opened {
+                    t.join().expect("every process opens the root");
+                }
+            });
+        }
+    }
+
     /// `header_attrs` says what an attempt to set an attribute finds.
     #[test]
     fn header_attrs_agrees_with_a_write() {

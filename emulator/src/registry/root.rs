@@ -240,7 +240,17 @@ pub fn check(root: &Path) -> Result<(), RootError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => false,
         Err(source) => return Err(RootError::Io { path: shared, source }),
     };
-    check_state(&bare.join(STATE_FILE), is_root)
+    match check_state(&bare.join(STATE_FILE), is_root) {
+        // vmmkit makes `shared/` before `state`, and a process setting the
+        // root up gives `state` its length before its magic: a `state` read
+        // after `shared/` was found missing may be another process's, made
+        // in between. If `shared/` is there now, this is a root after all.
+        Err(RootError::ForeignState(state)) => match std::fs::symlink_metadata(&shared) {
+            Ok(_) => check_shared(&shared),
+            Err(_) => Err(RootError::ForeignState(state)),
+        },
+        other => other,
+    }
 }
 
 /// `shared/` must be a real directory, ours, that only we can use.
