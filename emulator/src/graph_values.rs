@@ -82,65 +82,136 @@ pub(crate) fn live_exec<V: Dialect>(e: &Emulator, v: *mut c_void) -> Result<Exec
     exec_of(e, v).ok_or_else(|| Fail::plain(V::NULL, format!("{v:p} is not a live instantiated graph")))
 }
 
-/// A node add of any dialect: the NULL checks under [`GraphDialect::NODE_ARGS`]
-/// (with the add's own `args_ok`), the device, the graph, then the node
-/// `make` builds (none: the add succeeds without a node, as after a
-/// mutated-away check), written to `node_out`.
-pub(crate) fn add_node<V: GraphDialect>(
-    node_out: Out<'_, *mut c_void>,
-    graph: *mut c_void,
-    deps: In<'_, *mut c_void>,
-    n: usize,
-    args_ok: bool,
-    make: impl FnOnce(&'static Emulator, u32) -> Result<Option<GraphOp>, Fail<V>>,
-) -> Result<(), Fail<V>> {
-    let bad = node_out.is_null() || graph.is_null() || (n > 0 && deps.is_null());
-    if (bad || !args_ok) && crate::mutation::enforced(V::NODE_ARGS) {
-        let msg = "a NULL node pointer, graph, dependency list or parameter";
-        return Err(Fail::rule(V::NODE_ARGS, msg.to_owned()));
-    }
-    if bad {
-        return Ok(());
-    }
-    let d = V::add_device()?;
-    let e = V::emulator()?;
-    let g = live_graph(e, graph)?;
-    let deps = deps_of(deps, n);
-    let Some(op) = make(e, d)? else { return Ok(()) };
-    let id = e.graph_add(g, op, &deps).map_err(V::graph_fail)?;
-    node_out.write(node_value(id))?;
-    Ok(())
+/// The four arguments every node add of both APIs starts with: the node
+/// it writes, the graph, the dependency list and its length. The entry
+/// points [`node_adds!`] makes hand them to their bodies as one value.
+pub(crate) struct NodeAdd<'a> {
+    /// Where the new node's value goes.
+    pub node: Out<'a, *mut c_void>,
+    /// The graph added to.
+    pub graph: *mut c_void,
+    /// The nodes the new one depends on (`n` values, or NULL for none).
+    pub deps: In<'a, *mut c_void>,
+    /// How many values `deps` holds.
+    pub n: usize,
 }
 
-/// An event record or wait node: the event [`GraphDialect::event`] finds
-/// (NULL: the add's NULL rule), as the node `op` makes of it.
-pub(crate) fn add_event_node<V: GraphDialect>(
-    node_out: Out<'_, *mut c_void>,
-    graph: *mut c_void,
-    deps: In<'_, *mut c_void>,
-    n: usize,
-    ev: *mut c_void,
-    op: fn(EventId) -> GraphOp,
-) -> Result<(), Fail<V>> {
-    add_node(node_out, graph, deps, n, !ev.is_null(), |e, _| Ok(V::event(e, ev)?.map(op)))
+impl NodeAdd<'_> {
+    /// A node add of any dialect: the NULL checks under
+    /// [`GraphDialect::NODE_ARGS`] (with the add's own `args_ok`), the
+    /// device, the graph, then the node `make` builds (none: the add
+    /// succeeds without a node, as after a mutated-away check), written to
+    /// the node pointer.
+    pub(crate) fn add<V: GraphDialect>(
+        self,
+        args_ok: bool,
+        make: impl FnOnce(&'static Emulator, u32) -> Result<Option<GraphOp>, Fail<V>>,
+    ) -> Result<(), Fail<V>> {
+        let Self { node, graph, deps, n } = self;
+        let bad = node.is_null() || graph.is_null() || (n > 0 && deps.is_null());
+        if (bad || !args_ok) && crate::mutation::enforced(V::NODE_ARGS) {
+            let msg = "a NULL node pointer, graph, dependency list or parameter";
+            return Err(Fail::rule(V::NODE_ARGS, msg.to_owned()));
+        }
+        if bad {
+            return Ok(());
+        }
+        let d = V::add_device()?;
+        let e = V::emulator()?;
+        let g = live_graph(e, graph)?;
+        let deps = deps_of(deps, n);
+        let Some(op) = make(e, d)? else { return Ok(()) };
+        let id = e.graph_add(g, op, &deps).map_err(V::graph_fail)?;
+        node.write(node_value(id))?;
+        Ok(())
+    }
+
+    /// An event record or wait node: the event [`GraphDialect::event`]
+    /// finds (NULL: the add's NULL rule), as the node `op` makes of it.
+    pub(crate) fn event<V: GraphDialect>(self, ev: *mut c_void, op: fn(EventId) -> GraphOp) -> Result<(), Fail<V>> {
+        self.add(!ev.is_null(), |e, _| Ok(V::event(e, ev)?.map(op)))
+    }
+
+    /// A host node: the program's function `fn_` called with `user` (no
+    /// parameters or no function: the add's NULL rule).
+    pub(crate) fn host<V: GraphDialect>(
+        self,
+        params: Option<(Option<unsafe extern "C" fn(*mut c_void)>, *mut c_void)>,
+    ) -> Result<(), Fail<V>> {
+        let host = params.and_then(|(f, user)| Some((f?, user as usize)));
+        self.add(host.is_some(), |_, _| {
+            let Some((f, user)) = host else { return Ok(None) };
+            // SAFETY: the program's function and argument, called as a host node promises.
+            Ok(Some(GraphOp::Host(std::sync::Arc::new(move || unsafe { f(user as *mut c_void) }))))
+        })
+    }
 }
 
-/// A host node: the program's function `fn_` called with `user` (no
-/// parameters or no function: the add's NULL rule).
-pub(crate) fn add_host_node<V: GraphDialect>(
-    node_out: Out<'_, *mut c_void>,
-    graph: *mut c_void,
-    deps: In<'_, *mut c_void>,
-    n: usize,
-    params: Option<(Option<unsafe extern "C" fn(*mut c_void)>, *mut c_void)>,
-) -> Result<(), Fail<V>> {
-    let host = params.and_then(|(f, user)| Some((f?, user as usize)));
-    add_node(node_out, graph, deps, n, host.is_some(), |_, _| {
-        let Some((f, user)) = host else { return Ok(None) };
-        // SAFETY: the program's function and argument, called as a host node promises.
-        Ok(Some(GraphOp::Host(std::sync::Arc::new(move || unsafe { f(user as *mut c_void) }))))
-    })
+/// The node adds of dialect `$V` (its code `$R`, its node, graph and
+/// event types): every node add of both APIs starts with the same four
+/// arguments (the node it writes, the graph, the dependency list and its
+/// length), which its body sees as one [`NodeAdd`]. The adds that are the
+/// same in both APIs are named by their kind alone:
+///
+/// - `host NAME(PARAMS);`: a host node from a record with `fn_` and `userData`;
+/// - `record NAME;`, `wait NAME;`: an event record or wait node;
+/// - `empty NAME;`: an empty node;
+///
+/// and a dialect's own is written as its own arguments and body, under a
+/// name for the [`NodeAdd`]: `fn hipGraphAddMemFreeNode(add, dev_ptr: *mut c_void) { … }`.
+/// Each entry's attributes (its docs) come first; each is the dialect's
+/// entry point of that name, with the vendor's C signature (sys's function
+/// lists).
+macro_rules! node_adds {
+    ($V:ty => $R:ty, node: $Node:ty, graph: $Graph:ty, event: $Event:ty; $($entries:tt)*) => {
+        $crate::graph_values::node_adds!(@each [$V, $R, $Node, $Graph, $Event] $($entries)*);
+    };
+    (@each $cx:tt) => {};
+    (@each $cx:tt $(#[$m:meta])* host $name:ident($P:ty); $($rest:tt)*) => {
+        $crate::graph_values::node_adds!(@one $cx $(#[$m])* $name(add, params: $crate::ffi::In<'_, $P>) {
+            add.host(params.read_if_given().map(|p| (p.fn_, p.userData)))
+        });
+        $crate::graph_values::node_adds!(@each $cx $($rest)*);
+    };
+    (@each [$V:ty, $R:ty, $Node:ty, $Graph:ty, $Event:ty] $(#[$m:meta])* record $name:ident; $($rest:tt)*) => {
+        $crate::graph_values::node_adds!(@one [$V, $R, $Node, $Graph, $Event] $(#[$m])* $name(add, event: $Event) {
+            add.event(event, $crate::core::GraphOp::Record)
+        });
+        $crate::graph_values::node_adds!(@each [$V, $R, $Node, $Graph, $Event] $($rest)*);
+    };
+    (@each [$V:ty, $R:ty, $Node:ty, $Graph:ty, $Event:ty] $(#[$m:meta])* wait $name:ident; $($rest:tt)*) => {
+        $crate::graph_values::node_adds!(@one [$V, $R, $Node, $Graph, $Event] $(#[$m])* $name(add, event: $Event) {
+            add.event(event, $crate::core::GraphOp::Wait)
+        });
+        $crate::graph_values::node_adds!(@each [$V, $R, $Node, $Graph, $Event] $($rest)*);
+    };
+    (@each $cx:tt $(#[$m:meta])* empty $name:ident; $($rest:tt)*) => {
+        $crate::graph_values::node_adds!(@one $cx $(#[$m])* $name(add) {
+            add.add(true, |_, _| Ok(Some($crate::core::GraphOp::Empty)))
+        });
+        $crate::graph_values::node_adds!(@each $cx $($rest)*);
+    };
+    (@each $cx:tt $(#[$m:meta])* fn $name:ident($add:ident $(, $a:ident: $t:ty)* $(,)?) $body:block $($rest:tt)*) => {
+        $crate::graph_values::node_adds!(@one $cx $(#[$m])* $name($add $(, $a: $t)*) $body);
+        $crate::graph_values::node_adds!(@each $cx $($rest)*);
+    };
+    (@one [$V:ty, $R:ty, $Node:ty, $Graph:ty, $Event:ty] $(#[$m:meta])* $name:ident($add:ident $(, $a:ident: $t:ty)*) $body:block) => {
+        $(#[$m])*
+        pub extern "C" fn $name(
+            node: $crate::ffi::Out<'_, $Node>,
+            graph: $Graph,
+            deps: $crate::ffi::In<'_, $Node>,
+            n: usize,
+            $($a: $t),*
+        ) -> $R {
+            $crate::dialect::run::<$V>(stringify!($name), || {
+                let $add = $crate::graph_values::NodeAdd { node, graph, deps, n };
+                $body
+            })
+        }
+    };
 }
+pub(crate) use node_adds;
 
 /// Instantiates live graph `graph` into `out` (both checked non-NULL).
 pub(crate) fn instantiate_into<V: GraphDialect>(out: Out<'_, *mut c_void>, graph: *mut c_void) -> Result<(), Fail<V>> {

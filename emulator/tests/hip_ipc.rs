@@ -1,7 +1,10 @@
-//! HIP IPC through the emulator's HIP table: the trio across real processes
-//! (parent exports hipMalloc memory, a child opens it, patterns round-trip
-//! both ways, closes are counted) and the rules of hip.md §4.2–§4.4 with
-//! their exact codes. Each test runs in its own process and `VMMKIT_ROOT`.
+//! HIP IPC through the emulator's HIP table: what outlives whom across real
+//! processes (an exporter that frees or exits while an importer holds the
+//! memory, a forged exporter pid, the leak report of an open never closed)
+//! and the rules of hip.md §4.2–§4.4 with their exact codes. The importer is
+//! `common::sharing`'s; the trio itself (export, open twice, patterns both
+//! ways, counted closes) is `ipc_sharing.rs`'s, run on HIP and CUDA. Each
+//! test runs in its own process and `VMMKIT_ROOT`.
 
 // The `hcall!` helper wraps deliberate bad arguments in its unsafe block.
 #![allow(clippy::macro_metavars_in_unsafe)]
@@ -12,81 +15,19 @@ mod hip_common;
 use std::ffi::c_void;
 use std::ptr::null_mut;
 
-use common::{Peer, isolated, next_command, reply};
-use hip_common::{checksum, handle_from_hex, handle_hex, hip, pattern, prop, read, shared_left_after_gc, write};
+use common::dialect::{Hip, checksum};
+use common::{Peer, isolated};
+use hip_common::{handle_hex, hip, pattern, prop, shared_left_after_gc, write};
 use vmmkit_sys::hip::*;
 
 const ENV: &[(&str, &str)] = &[("VMMKIT_DEVICES", "2"), ("VMMKIT_DEVICE_MEMORY", "1G")];
 
-/// The peers: this binary, run in a role by `Peer::start`.
+/// The peers: this binary, run in a role by `Peer::start` (the importer of
+/// `common::sharing`, whose vendor checks are HIP-IPC-027, 030, 031, 042 … 044).
 #[test]
 fn peer() {
     let Some(role) = common::peer_role() else { return };
-    assert_eq!(role, "ipc_importer");
-    let api = hip();
-    // HIP-IPC-031: the importer opens onto its own current device, here 1.
-    hok!(api, hipSetDevice(1));
-    let mut opened: Option<(*mut c_void, usize)> = None;
-    while let Some(cmd) = next_command() {
-        let words: Vec<&str> = cmd.split_whitespace().collect();
-        match words.as_slice() {
-            ["open", hex, size] => {
-                let h = handle_from_hex(hex);
-                let size: usize = size.parse().expect("size");
-                let mut q = null_mut();
-                let rc = hcall!(api, hipIpcOpenMemHandle(&mut q, h, hipIpcMemLazyEnablePeerAccess));
-                if rc != HipError::SUCCESS {
-                    reply(format!("err {}", rc.0));
-                    continue;
-                }
-                // HIP-IPC-027: a second open (with the ≤5.7 flag value, also accepted) gives the same pointer.
-                let mut q2 = null_mut();
-                hok!(api, hipIpcOpenMemHandle(&mut q2, h, hipIpcMemLazyEnablePeerAccess_R0500));
-                assert_eq!(q, q2, "HIP-IPC-027: a repeated open returns the same pointer");
-                // HIP-IPC-030: the local base and the exporter's size.
-                let (mut base, mut len) = (null_mut(), 0usize);
-                hok!(api, hipMemGetAddressRange(&mut base, &mut len, q.cast::<u8>().wrapping_add(100).cast()));
-                assert_eq!((base, len), (q, size), "HIP-IPC-030");
-                // HIP-IPC-031: the imported memory belongs to the current device.
-                let mut attr = hipPointerAttribute_t::default();
-                hok!(api, hipPointerGetAttributes(&mut attr, q));
-                assert_eq!((attr.type_, attr.device), (hipMemoryTypeDevice, 1), "HIP-IPC-031");
-                opened = Some((q, size));
-                // HIP-IPC-026: the handle was made from base+128; element 0 is at the returned pointer.
-                reply(format!("ok {} {len}", checksum(&read(&api, q, size))));
-            }
-            ["leaks"] => {
-                let leaks = vmmkit_emulator::leaks::report();
-                let words: Vec<String> =
-                    leaks.iter().map(|l| format!("{:?}:{}:{}:{}", l.kind, l.bytes, l.created_by, l.what)).collect();
-                // (An empty packet would read as a closed channel.)
-                reply(if words.is_empty() { "none".into() } else { words.join(" | ") });
-            }
-            ["sum"] => {
-                let (q, size) = opened.expect("opened");
-                reply(checksum(&read(&api, q, size)));
-            }
-            ["fill", byte] => {
-                let (q, size) = opened.expect("opened");
-                hok!(api, hipMemset(q, byte.parse::<i32>().expect("byte"), size));
-                reply("ok");
-            }
-            ["close"] => {
-                let (q, _) = opened.take().expect("opened");
-                // Two opens: two closes (the second by an interior pointer, HIP-IPC-043), then one too many.
-                let a = hcall!(api, hipIpcCloseMemHandle(q));
-                let b = hcall!(api, hipIpcCloseMemHandle(q.cast::<u8>().wrapping_add(64).cast()));
-                let c = hcall!(api, hipIpcCloseMemHandle(q));
-                let rule = hip_common::message();
-                // HIP-IPC-044 (6.0+): the pointer is unknown now: Unregistered, device −2.
-                let mut attr = hipPointerAttribute_t::default();
-                hok!(api, hipPointerGetAttributes(&mut attr, q));
-                assert_eq!((attr.type_, attr.device), (hipMemoryTypeUnregistered, -2), "HIP-IPC-044");
-                reply(format!("closed {} {} {} {}", a.0, b.0, c.0, rule.split(':').next().unwrap_or("")));
-            }
-            other => panic!("unknown command {other:?}"),
-        }
-    }
+    common::sharing::serve::<Hip>(&role);
 }
 
 /// Allocates `size` bytes with hipMalloc and fills them with `data`.
@@ -97,44 +38,21 @@ fn malloc_with(api: &HipApi, data: &[u8]) -> *mut c_void {
     p
 }
 
-/// The acceptance flow of hip.md §5 "IPC, several processes": an interior
-/// export, double open with the same pointer, data visible both ways, a third
-/// close → 1, the child's status checked; then HIP-IPC-046 (the exporter
-/// frees while another process has the memory open) and, at the end, nothing
-/// left in the root.
+/// HIP-IPC-046: the exporter frees while another process has the memory
+/// open; the importer keeps it, a new open fails, and once the importer
+/// closes nothing is left in the root. (The acceptance flow of hip.md §5
+/// "IPC, several processes" is `ipc_sharing.rs`'s, run on HIP and CUDA.)
 #[test]
-fn ipc_trio_across_processes() {
-    isolated("ipc_trio_across_processes", ENV, |root| {
+fn the_importer_keeps_memory_the_exporter_frees() {
+    isolated("the_importer_keeps_memory_the_exporter_frees", ENV, |root| {
         let api = hip();
         hok!(api, hipSetDevice(0));
-        let size = (1 << 20) + 257; // not a multiple of a page: exact sizes travel (HIP-IPC-010)
+        let size = (1 << 20) + 257;
         let data = pattern(size, 7);
         let p = malloc_with(&api, &data);
         let mut h = hipIpcMemHandle_t::default();
-        // HIP-IPC-003: an interior pointer names its allocation.
-        hok!(api, hipIpcGetMemHandle(&mut h, p.cast::<u8>().wrapping_add(128).cast()));
-        let mut q = null_mut();
-        // HIP-IPC-021 before the handle: one's own handle with flags 123 is 1, not 201.
-        hexpect!(api, hipIpcOpenMemHandle(&mut q, h, 123), HipError::INVALID_VALUE, "HIP-IPC-021");
-        hexpect!(api, hipIpcOpenMemHandle(&mut q, h, 1), HipError::INVALID_CONTEXT, "HIP-IPC-024");
-        // HIP-IPC-041: the exporter's own pointer was never opened.
-        hexpect!(api, hipIpcCloseMemHandle(p), HipError::INVALID_VALUE, "HIP-IPC-041");
-
+        hok!(api, hipIpcGetMemHandle(&mut h, p));
         let open = format!("open {} {size}", handle_hex(&h));
-        let mut child = Peer::start("ipc_importer");
-        child.send(&open);
-        assert_eq!(child.recv(), format!("ok {} {size}", checksum(&data)), "the child sees the pattern from element 0");
-        child.send("fill 99");
-        assert_eq!(child.recv(), "ok");
-        assert_eq!(read(&api, p, size), vec![99u8; size], "the child's writes are visible to the exporter");
-        write(&api, p, &data);
-        child.send("sum");
-        assert_eq!(child.recv(), checksum(&data).to_string(), "the exporter's writes are visible to the child");
-        child.send("close");
-        assert_eq!(child.recv(), "closed 0 0 1 HIP-IPC-042", "two closes, then one too many");
-        child.finish();
-
-        // HIP-IPC-046: the exporter frees while another process has it open.
         let mut holder = Peer::start("ipc_importer");
         holder.send(&open);
         assert_eq!(holder.recv(), format!("ok {} {size}", checksum(&data)));
@@ -146,7 +64,7 @@ fn ipc_trio_across_processes() {
         assert_eq!(late.recv(), format!("err {}", HipError::INVALID_DEVICE_POINTER.0), "a new open after the free");
         late.finish();
         holder.send("close");
-        assert_eq!(holder.recv(), "closed 0 0 1 HIP-IPC-042");
+        assert_eq!(holder.recv(), "closed");
         holder.finish();
         assert_eq!(shared_left_after_gc(root), Vec::<String>::new(), "nothing outlives the processes");
     });
@@ -170,7 +88,7 @@ fn leak_report_names_an_open_never_closed() {
         assert!(leaks.starts_with(&format!("IpcOpen:{}:hipIpcOpenMemHandle:", 3 << 20)), "{leaks}");
         assert!(leaks.contains("2 open(s)") && !leaks.contains(" | "), "one object, opened twice: {leaks}");
         holder.send("close");
-        assert_eq!(holder.recv(), "closed 0 0 1 HIP-IPC-042");
+        assert_eq!(holder.recv(), "closed");
         holder.send("leaks");
         assert_eq!(holder.recv(), "none", "closed: nothing left");
         holder.finish();
@@ -197,7 +115,7 @@ fn importer_outlives_exporter() {
         holder.send("sum");
         assert_eq!(holder.recv(), checksum(&data).to_string());
         holder.send("close");
-        assert_eq!(holder.recv(), "closed 0 0 1 HIP-IPC-042");
+        assert_eq!(holder.recv(), "closed");
         holder.finish();
         assert_eq!(shared_left_after_gc(root), Vec::<String>::new());
     });
@@ -244,7 +162,7 @@ fn a_handle_naming_another_exporter_opens_nothing() {
         child.send(&format!("open {} 4096", handle_hex(&h)));
         assert_eq!(child.recv(), format!("ok {} 4096", checksum(&data)), "the real handle opens");
         child.send("close");
-        assert_eq!(child.recv(), "closed 0 0 1 HIP-IPC-042");
+        assert_eq!(child.recv(), "closed");
         child.finish();
         hok!(api, hipFree(p));
         assert_eq!(shared_left_after_gc(root), Vec::<String>::new());

@@ -1,7 +1,8 @@
-//! HIP VMM through the emulator's HIP table: a POSIX-fd shareable handle sent
-//! with `SCM_RIGHTS` over the channel to a second process, imported with
-//! both `osHandle` conventions, and the rules of hip.md §4.5 with their exact
-//! codes (profile 6.x). Each test runs in its own process and `VMMKIT_ROOT`.
+//! HIP VMM through the emulator's HIP table: the rules of hip.md §4.5 with
+//! their exact codes (profile 6.x), in one process. (A POSIX-fd shareable
+//! handle sent with `SCM_RIGHTS` to a second process and imported with both
+//! `osHandle` conventions is `ipc_sharing.rs`'s, run on HIP and CUDA.) Each
+//! test runs in its own process and `VMMKIT_ROOT`.
 
 // The `hcall!` helper wraps deliberate bad arguments in its unsafe block.
 #![allow(clippy::macro_metavars_in_unsafe)]
@@ -10,11 +11,11 @@ mod common;
 mod hip_common;
 
 use std::ffi::c_void;
-use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::ptr::null_mut;
 
-use common::{Peer, isolated, next_command_fds, reply};
-use hip_common::{checksum, hip, pattern, prop, read, shared_left_after_gc, write};
+use common::isolated;
+use hip_common::{hip, pattern, prop, read, shared_left_after_gc, write};
 use vmmkit_sys::hip::*;
 
 const ENV: &[(&str, &str)] = &[("VMMKIT_DEVICES", "2"), ("VMMKIT_DEVICE_MEMORY", "1G")];
@@ -48,122 +49,6 @@ fn map_new(api: &HipApi, h: hipMemGenericAllocationHandle_t, size: usize, device
 fn unmap_free(api: &HipApi, va: *mut c_void, size: usize) {
     hok!(api, hipMemUnmap(va, size));
     hok!(api, hipMemAddressFree(va, size));
-}
-
-/// The peers: this binary, run in a role by `Peer::start`.
-#[test]
-fn peer() {
-    let Some(role) = common::peer_role() else { return };
-    assert_eq!(role, "vmm_importer", "unknown role");
-    let api = hip();
-    hok!(api, hipSetDevice(1));
-    let mut mapped: Option<(hipMemGenericAllocationHandle_t, *mut c_void, usize)> = None;
-    // The fd that came with `take`, until `import` uses it.
-    let mut held: Option<OwnedFd> = None;
-    while let Some((cmd, mut fds)) = next_command_fds() {
-        let words: Vec<&str> = cmd.split_whitespace().collect();
-        match words.as_slice() {
-            ["take"] => {
-                held = fds.pop();
-                reply(if held.is_some() { "ok" } else { "err no fd came with take" });
-            }
-            ["import", size] => {
-                let size: usize = size.parse().expect("size");
-                let received = held.take().expect("an fd taken before import");
-                let mut raw = received.as_raw_fd();
-                // HIP-VMM-026: the fd value cast to a pointer (develop, CUDA) ...
-                let mut by_value = null_mut();
-                hok!(
-                    api,
-                    hipMemImportFromShareableHandle(
-                        &mut by_value,
-                        raw as usize as *mut c_void,
-                        hipMemHandleTypePosixFileDescriptor
-                    )
-                );
-                // ... and a pointer to the int (6.2 to 7.x).
-                let mut by_pointer = null_mut();
-                hok!(
-                    api,
-                    hipMemImportFromShareableHandle(
-                        &mut by_pointer,
-                        (&raw mut raw).cast(),
-                        hipMemHandleTypePosixFileDescriptor
-                    )
-                );
-                drop(received); // the handles hold the memory now
-                hok!(api, hipMemRelease(by_pointer));
-                // HIP-VMM-029: the importer's current device and the import type.
-                let mut p = hipMemAllocationProp::default();
-                hok!(api, hipMemGetAllocationPropertiesFromHandle(&mut p, by_value));
-                assert_eq!(
-                    (p.type_, p.requestedHandleType, p.location.type_, p.location.id),
-                    (hipMemAllocationTypePinned, hipMemHandleTypePosixFileDescriptor, hipMemLocationTypeDevice, 1),
-                    "HIP-VMM-029"
-                );
-                let va = map_new(&api, by_value, size, 1);
-                mapped = Some((by_value, va, size));
-                reply(format!("ok {}", checksum(&read(&api, va, size))));
-            }
-            ["fill", byte] => {
-                let (_, va, size) = mapped.expect("mapped");
-                hok!(api, hipMemsetD8(va, byte.parse::<u8>().expect("byte"), size));
-                reply("ok");
-            }
-            ["release"] => {
-                let (h, va, size) = mapped.take().expect("mapped");
-                unmap_free(&api, va, size);
-                hok!(api, hipMemRelease(h));
-                reply("ok");
-            }
-            other => panic!("unknown command {other:?}"),
-        }
-    }
-}
-
-/// hip.md §5 "VMM, two or three processes": the parent creates a POSIX-FD
-/// allocation, maps it, writes a pattern, exports an fd and sends it with
-/// SCM_RIGHTS, then releases its handle and closes its fd (HIP-VMM-030); the
-/// child imports it with both conventions, maps it, reads the pattern and
-/// writes one back, which the parent sees. Nothing is left at the end.
-#[test]
-fn vmm_fd_over_scm_rights() {
-    isolated("vmm_fd_over_scm_rights", ENV, |root| {
-        let api = hip();
-        hok!(api, hipSetDevice(0));
-        let mut child = Peer::start("vmm_importer");
-
-        let size = 4 * granularity(&api);
-        let mut h = null_mut();
-        hok!(api, hipMemCreate(&mut h, size, &prop(0, hipMemHandleTypePosixFileDescriptor), 0));
-        let va = map_new(&api, h, size, 0);
-        let data = pattern(size, 11);
-        write(&api, va, &data);
-        // HIP-VMM-025: an int fd, written in 4 bytes of an 8-byte slot.
-        let mut slot: u64 = u64::MAX;
-        hok!(api, hipMemExportToShareableHandle((&raw mut slot).cast(), h, hipMemHandleTypePosixFileDescriptor, 0));
-        assert_eq!(slot >> 32, 0xffff_ffff, "only the low 4 bytes are written");
-        let fd = slot as u32 as i32;
-        assert!(fd > 2, "an fd: {fd}");
-        // SAFETY: the export made this fd for us to own.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        child.send_fds("take", &[fd.as_fd()]);
-        assert_eq!(child.recv(), "ok", "the child holds the fd");
-        // HIP-VMM-030: the exporter may let go right after sending; the mapping keeps its view.
-        drop(fd);
-        hok!(api, hipMemRelease(h));
-
-        child.send(&format!("import {size}"));
-        assert_eq!(child.recv(), format!("ok {}", checksum(&data)), "the child reads the parent's pattern");
-        child.send("fill 42");
-        assert_eq!(child.recv(), "ok");
-        assert_eq!(read(&api, va, size), vec![42u8; size], "the parent sees the child's writes");
-        child.send("release");
-        assert_eq!(child.recv(), "ok");
-        child.finish();
-        unmap_free(&api, va, size);
-        assert_eq!(shared_left_after_gc(root), Vec::<String>::new(), "nothing outlives the handles and fds");
-    });
 }
 
 /// The single-process VMM suite of hip.md §5 with the §4.5 codes: argument

@@ -20,7 +20,7 @@ use super::pointer::{Use, check_device_range};
 use super::stream::stream_of;
 use crate::ffi::{In, Out};
 use crate::core::{CaptureMode, CaptureStatus, CoreError, Emulator, GraphError, GraphId, GraphOp, exchange_capture_mode};
-use crate::graph_values::{GraphDialect, add_event_node, add_host_node, add_node, destroy_exec, exec_of, graph_value, instantiate_into, live_graph};
+use crate::graph_values::{GraphDialect, destroy_exec, exec_of, graph_value, instantiate_into, live_graph, node_adds};
 
 /// A graph or capture error as a CUresult, under the rule it breaks.
 fn graph_fail(g: GraphError) -> Fail {
@@ -84,25 +84,21 @@ pub extern "C" fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
     })
 }
 
-/// `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)`:
-/// [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001); an element size other than 1, 2 or 4, a height of 0, a
-/// pitch below the row, or rows outside device memory are 1.
-pub extern "C" fn cuGraphAddMemsetNode(
-    phGraphNode: Out<'_, CUgraphNode>,
-    hGraph: CUgraph,
-    dependencies: In<'_, CUgraphNode>,
-    numDependencies: usize,
-    memsetParams: In<'_, CUDA_MEMSET_NODE_PARAMS>,
-    _ctx: CUcontext,
-) -> CUresult {
-    run("cuGraphAddMemsetNode", || {
-        add_node(phGraphNode, hGraph, dependencies, numDependencies, !memsetParams.is_null(), |e, d| {
+node_adds! {
+    Cuda => CUresult, node: CUgraphNode, graph: CUgraph, event: CUevent;
+
+    /// `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)`:
+    /// [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001); an element size other than 1, 2 or 4, a height of 0, a
+    /// pitch below the row, or rows outside device memory are 1.
+    fn cuGraphAddMemsetNode(add, memsetParams: In<'_, CUDA_MEMSET_NODE_PARAMS>, _ctx: CUcontext) {
+        add.add(!memsetParams.is_null(), |e, d| {
             let p = memsetParams.read()?;
             let elem = p.elementSize as usize;
             let row = p.width.saturating_mul(elem);
             let ok = matches!(elem, 1 | 2 | 4) && p.height != 0 && p.width != 0 && (p.height == 1 || p.pitch >= row);
             if !ok {
-                return Err(Fail::plain(CuResult::INVALID_VALUE, format!("element size {elem}, width {}, height {}, pitch {}", p.width, p.height, p.pitch)));
+                let msg = format!("element size {elem}, width {}, height {}, pitch {}", p.width, p.height, p.pitch);
+                return Err(Fail::plain(CuResult::INVALID_VALUE, msg));
             }
             let span = (p.height - 1).saturating_mul(p.pitch).saturating_add(row);
             check_device_range(e, p.dst as usize, span, d, Use::Write, "dst")?;
@@ -110,54 +106,20 @@ pub extern "C" fn cuGraphAddMemsetNode(
             let pitch = if p.height == 1 { row } else { p.pitch };
             Ok(Some(GraphOp::Fill { dst: p.dst as usize, pitch, pattern, width: elem as u8, count: p.width, rows: p.height }))
         })
-    })
-}
+    }
 
-/// `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)`:
-/// [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001) (NULL parameters or function → 1).
-pub extern "C" fn cuGraphAddHostNode(
-    phGraphNode: Out<'_, CUgraphNode>,
-    hGraph: CUgraph,
-    dependencies: In<'_, CUgraphNode>,
-    numDependencies: usize,
-    nodeParams: In<'_, CUDA_HOST_NODE_PARAMS>,
-) -> CUresult {
-    run("cuGraphAddHostNode", || {
-        let params = nodeParams.read_if_given().map(|p| (p.fn_, p.userData));
-        add_host_node(phGraphNode, hGraph, dependencies, numDependencies, params)
-    })
-}
+    /// `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)`:
+    /// [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001) (NULL parameters or function → 1).
+    host cuGraphAddHostNode(CUDA_HOST_NODE_PARAMS);
 
-/// `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
-pub extern "C" fn cuGraphAddEventRecordNode(
-    phGraphNode: Out<'_, CUgraphNode>,
-    hGraph: CUgraph,
-    dependencies: In<'_, CUgraphNode>,
-    numDependencies: usize,
-    event: CUevent,
-) -> CUresult {
-    run("cuGraphAddEventRecordNode", || add_event_node(phGraphNode, hGraph, dependencies, numDependencies, event, GraphOp::Record))
-}
+    /// `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
+    record cuGraphAddEventRecordNode;
 
-/// `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
-pub extern "C" fn cuGraphAddEventWaitNode(
-    phGraphNode: Out<'_, CUgraphNode>,
-    hGraph: CUgraph,
-    dependencies: In<'_, CUgraphNode>,
-    numDependencies: usize,
-    event: CUevent,
-) -> CUresult {
-    run("cuGraphAddEventWaitNode", || add_event_node(phGraphNode, hGraph, dependencies, numDependencies, event, GraphOp::Wait))
-}
+    /// `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
+    wait cuGraphAddEventWaitNode;
 
-/// `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
-pub extern "C" fn cuGraphAddEmptyNode(
-    phGraphNode: Out<'_, CUgraphNode>,
-    hGraph: CUgraph,
-    dependencies: In<'_, CUgraphNode>,
-    numDependencies: usize,
-) -> CUresult {
-    run("cuGraphAddEmptyNode", || add_node(phGraphNode, hGraph, dependencies, numDependencies, true, |_, _| Ok(Some(GraphOp::Empty))))
+    /// `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)`: [CUDA-GRF-001](vmmkit_sys::cuda::rules::GRF_001).
+    empty cuGraphAddEmptyNode;
 }
 
 /// `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)`: [CUDA-GRF-003](vmmkit_sys::cuda::rules::GRF_003).

@@ -22,7 +22,7 @@ use super::memory::{self, On, Shape, collect};
 use super::stream::{refuse, resolve as resolve_stream, spt, work_failed};
 use crate::ffi::{In, Out};
 use crate::core::{AllocHold, CoreError, Emulator, GraphError, GraphId, GraphOp, NodeId, Work};
-use crate::graph_values::{GraphDialect, add_event_node, add_host_node, add_node, destroy_exec, exec_of, graph_of, graph_value, instantiate_into, live_graph, node_value};
+use crate::graph_values::{GraphDialect, destroy_exec, exec_of, graph_of, graph_value, instantiate_into, live_graph, node_adds, node_value};
 
 pub(super) fn to_graph(id: GraphId) -> hipGraph_t {
     graph_value(id)
@@ -126,38 +126,35 @@ pub extern "C" fn hipGraphDestroy(graph: hipGraph_t) -> hipError_t {
     })
 }
 
-/// `hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, hipMemcpyKind kind)`:
-/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003), [HIP-GRF-004](vmmkit_sys::hip::rules::GRF_004), then hipMemcpy's checks.
-pub extern "C" fn hipGraphAddMemcpyNode1D(
-    pGraphNode: Out<'_, hipGraphNode_t>,
-    graph: hipGraph_t,
-    pDependencies: In<'_, hipGraphNode_t>,
-    numDependencies: usize,
-    dst: *mut c_void,
-    src: *const c_void,
-    count: usize,
-    kind: hipMemcpyKind,
-) -> hipError_t {
-    run("hipGraphAddMemcpyNode1D", || {
-        add_node(pGraphNode, graph, pDependencies, numDependencies, true, |_, _| {
+/// An allocation node's memory: `size` bytes on `device`, given back when
+/// the last graph or exec holding the node is gone.
+pub(super) fn alloc_op(e: &Emulator, device: u32, size: usize) -> Result<(usize, GraphOp), Fail> {
+    let addr = memory::alloc_on(e, device, size)?;
+    let hold = AllocHold::new(Box::new(move || {
+        if let Some(e) = crate::core::running() {
+            let _ = memory::free(e, addr);
+        }
+    }));
+    Ok((addr, GraphOp::Alloc { addr, size, hold }))
+}
+
+node_adds! {
+    Hip => hipError_t, node: hipGraphNode_t, graph: hipGraph_t, event: hipEvent_t;
+
+    /// `hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, hipMemcpyKind kind)`:
+    /// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003), [HIP-GRF-004](vmmkit_sys::hip::rules::GRF_004), then hipMemcpy's checks.
+    fn hipGraphAddMemcpyNode1D(add, dst: *mut c_void, src: *const c_void, count: usize, kind: hipMemcpyKind) {
+        add.add(true, |_, _| {
             ensure!(count != 0, rules::GRF_004, "count is 0");
             let works = collect(|| memory::memcpy(dst, src, count, kind, On::Node))?;
             Ok(node_of(works))
         })
-    })
-}
+    }
 
-/// `hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemsetParams *pMemsetParams)`:
-/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003), [HIP-GRF-004](vmmkit_sys::hip::rules::GRF_004), then hipMemset's checks.
-pub extern "C" fn hipGraphAddMemsetNode(
-    pGraphNode: Out<'_, hipGraphNode_t>,
-    graph: hipGraph_t,
-    pDependencies: In<'_, hipGraphNode_t>,
-    numDependencies: usize,
-    pMemsetParams: In<'_, hipMemsetParams>,
-) -> hipError_t {
-    run("hipGraphAddMemsetNode", || {
-        add_node(pGraphNode, graph, pDependencies, numDependencies, !pMemsetParams.is_null(), |_, _| {
+    /// `hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemsetParams *pMemsetParams)`:
+    /// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003), [HIP-GRF-004](vmmkit_sys::hip::rules::GRF_004), then hipMemset's checks.
+    fn hipGraphAddMemsetNode(add, pMemsetParams: In<'_, hipMemsetParams>) {
+        add.add(!pMemsetParams.is_null(), |_, _| {
             let p = pMemsetParams.read()?;
             let elem = p.elementSize as usize;
             let row = p.width.saturating_mul(elem);
@@ -171,86 +168,28 @@ pub extern "C" fn hipGraphAddMemsetNode(
             let works = collect(|| memory::fill_rows(p.dst, value, elem as u8, shape, On::Node))?;
             Ok(node_of(works))
         })
-    })
-}
+    }
 
-/// `hipError_t hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipHostNodeParams *pNodeParams)`:
-/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002) (NULL parameters or function → 1), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
-pub extern "C" fn hipGraphAddHostNode(
-    pGraphNode: Out<'_, hipGraphNode_t>,
-    graph: hipGraph_t,
-    pDependencies: In<'_, hipGraphNode_t>,
-    numDependencies: usize,
-    pNodeParams: In<'_, hipHostNodeParams>,
-) -> hipError_t {
-    run("hipGraphAddHostNode", || {
-        let params = pNodeParams.read_if_given().map(|p| (p.fn_, p.userData));
-        add_host_node(pGraphNode, graph, pDependencies, numDependencies, params)
-    })
-}
+    /// `hipError_t hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipHostNodeParams *pNodeParams)`:
+    /// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002) (NULL parameters or function → 1), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
+    host hipGraphAddHostNode(hipHostNodeParams);
 
-/// `hipError_t hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)`:
-/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
-pub extern "C" fn hipGraphAddEventRecordNode(
-    pGraphNode: Out<'_, hipGraphNode_t>,
-    graph: hipGraph_t,
-    pDependencies: In<'_, hipGraphNode_t>,
-    numDependencies: usize,
-    event: hipEvent_t,
-) -> hipError_t {
-    run("hipGraphAddEventRecordNode", || {
-        add_event_node(pGraphNode, graph, pDependencies, numDependencies, event, GraphOp::Record)
-    })
-}
+    /// `hipError_t hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)`:
+    /// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
+    record hipGraphAddEventRecordNode;
 
-/// `hipError_t hipGraphAddEventWaitNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)`:
-/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
-pub extern "C" fn hipGraphAddEventWaitNode(
-    pGraphNode: Out<'_, hipGraphNode_t>,
-    graph: hipGraph_t,
-    pDependencies: In<'_, hipGraphNode_t>,
-    numDependencies: usize,
-    event: hipEvent_t,
-) -> hipError_t {
-    run("hipGraphAddEventWaitNode", || {
-        add_event_node(pGraphNode, graph, pDependencies, numDependencies, event, GraphOp::Wait)
-    })
-}
+    /// `hipError_t hipGraphAddEventWaitNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)`:
+    /// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
+    wait hipGraphAddEventWaitNode;
 
-/// `hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies)`:
-/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
-pub extern "C" fn hipGraphAddEmptyNode(
-    pGraphNode: Out<'_, hipGraphNode_t>,
-    graph: hipGraph_t,
-    pDependencies: In<'_, hipGraphNode_t>,
-    numDependencies: usize,
-) -> hipError_t {
-    run("hipGraphAddEmptyNode", || add_node(pGraphNode, graph, pDependencies, numDependencies, true, |_, _| Ok(Some(GraphOp::Empty))))
-}
+    /// `hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies)`:
+    /// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-003](vmmkit_sys::hip::rules::GRF_003).
+    empty hipGraphAddEmptyNode;
 
-/// An allocation node's memory: `size` bytes on `device`, given back when
-/// the last graph or exec holding the node is gone.
-pub(super) fn alloc_op(e: &Emulator, device: u32, size: usize) -> Result<(usize, GraphOp), Fail> {
-    let addr = memory::alloc_on(e, device, size)?;
-    let hold = AllocHold::new(Box::new(move || {
-        if let Some(e) = crate::core::running() {
-            let _ = memory::free(e, addr);
-        }
-    }));
-    Ok((addr, GraphOp::Alloc { addr, size, hold }))
-}
-
-/// `hipError_t hipGraphAddMemAllocNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipMemAllocNodeParams *pNodeParams)`:
-/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-014](vmmkit_sys::hip::rules::GRF_014) (size 0, not pinned device memory of a device → 1); writes `dptr`.
-pub extern "C" fn hipGraphAddMemAllocNode(
-    pGraphNode: Out<'_, hipGraphNode_t>,
-    graph: hipGraph_t,
-    pDependencies: In<'_, hipGraphNode_t>,
-    numDependencies: usize,
-    pNodeParams: Out<'_, hipMemAllocNodeParams>,
-) -> hipError_t {
-    run("hipGraphAddMemAllocNode", || {
-        add_node(pGraphNode, graph, pDependencies, numDependencies, !pNodeParams.is_null(), |e, _| {
+    /// `hipError_t hipGraphAddMemAllocNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipMemAllocNodeParams *pNodeParams)`:
+    /// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002), [HIP-GRF-014](vmmkit_sys::hip::rules::GRF_014) (size 0, not pinned device memory of a device → 1); writes `dptr`.
+    fn hipGraphAddMemAllocNode(add, pNodeParams: Out<'_, hipMemAllocNodeParams>) {
+        add.add(!pNodeParams.is_null(), |e, _| {
             let mut p = pNodeParams.read()?;
             let props = p.poolProps;
             let devices = crate::core::emulator().map(|e| e.device_count()).unwrap_or(0);
@@ -272,22 +211,14 @@ pub extern "C" fn hipGraphAddMemAllocNode(
             pNodeParams.write(p)?;
             Ok(Some(op))
         })
-    })
-}
+    }
 
-/// `hipError_t hipGraphAddMemFreeNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dev_ptr)`:
-/// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002) (also dependencies given with a count of 0), [HIP-GRF-014](vmmkit_sys::hip::rules::GRF_014).
-pub extern "C" fn hipGraphAddMemFreeNode(
-    pGraphNode: Out<'_, hipGraphNode_t>,
-    graph: hipGraph_t,
-    pDependencies: In<'_, hipGraphNode_t>,
-    numDependencies: usize,
-    dev_ptr: *mut c_void,
-) -> hipError_t {
-    run("hipGraphAddMemFreeNode", || {
-        let ok = !dev_ptr.is_null() && (pDependencies.is_null() || numDependencies != 0);
-        add_node(pGraphNode, graph, pDependencies, numDependencies, ok, |_, _| Ok(Some(GraphOp::Free { addr: dev_ptr as usize })))
-    })
+    /// `hipError_t hipGraphAddMemFreeNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dev_ptr)`:
+    /// [HIP-GRF-002](vmmkit_sys::hip::rules::GRF_002) (also dependencies given with a count of 0), [HIP-GRF-014](vmmkit_sys::hip::rules::GRF_014).
+    fn hipGraphAddMemFreeNode(add, dev_ptr: *mut c_void) {
+        let ok = !dev_ptr.is_null() && (add.deps.is_null() || add.n != 0);
+        add.add(ok, |_, _| Ok(Some(GraphOp::Free { addr: dev_ptr as usize })))
+    }
 }
 
 /// Writes up to `*count` of `all` to `out` (NULL after the last), or the

@@ -23,6 +23,7 @@ pub mod dialect;
 pub mod driver;
 pub mod fuzz_vmm;
 pub mod namespace;
+pub mod sharing;
 pub mod worker;
 
 /// How long any one wait may take.

@@ -46,18 +46,9 @@ pub fn checksum(d: &[u8]) -> u64 {
     d.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
-/// The bytes of an IPC handle (HIP's or CUDA's 64) as hex, for a command line.
-pub fn bytes_hex(bytes: &[std::ffi::c_char]) -> String {
-    bytes.iter().map(|&c| format!("{:02x}", c as u8)).collect()
-}
-
-/// Fills `out` from [`bytes_hex`] text of as many bytes.
-pub fn bytes_from_hex(s: &str, out: &mut [std::ffi::c_char]) {
-    assert_eq!(s.len(), 2 * out.len(), "a handle is {} bytes of hex: {s}", out.len());
-    for (i, c) in out.iter_mut().enumerate() {
-        *c = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex") as std::ffi::c_char;
-    }
-}
+/// IPC handle bytes as hex, and back (for command lines).
+#[allow(unused_imports)] // not every test binary uses them
+pub use crate::common::sharing::{bytes_from_hex, bytes_hex};
 
 /// The 64 bytes of an IPC handle as hex, for a command line.
 pub fn handle_hex(h: &hipIpcMemHandle_t) -> String {

@@ -23,7 +23,8 @@
 //!   reference's meaning.
 //! * HIP-IPC-030: the importer's hipMemGetAddressRange, which the peers'
 //!   request vocabulary (`Request` in the suite's `peer::device`) does not
-//!   ask; emulator/tests/hip_ipc.rs checks it on the emulator.
+//!   ask; the emulator tests' importer (emulator/tests/common/sharing/)
+//!   checks it on the emulator.
 //! * HIP-IPC-032: it needs a second context in the importer (hipCtxCreate),
 //!   which the peers cannot make; the hip-tests case never checks its child.
 //! * HIP-IPC-047: not asserted: the docs require a close, the 6.3 path is
