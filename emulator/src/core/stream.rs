@@ -173,6 +173,34 @@ impl Work {
     }
 }
 
+/// A point in a stream's work: everything enqueued on it up to a moment
+/// ([`Emulator::stream_mark`]). It is passed once that work has all run
+/// (or been dropped: an abort, a forced destroy).
+#[derive(Clone)]
+pub struct Mark {
+    progress: Arc<Cell>,
+    seq: u32,
+}
+
+impl Mark {
+    /// Whether the work enqueued before the mark has all run.
+    pub fn is_passed(&self) -> bool {
+        self.progress.is_reached(self.seq)
+    }
+
+    /// A mark on `cell`'s record `seq` (the core's tests).
+    #[cfg(test)]
+    pub(super) fn on(progress: Arc<Cell>, seq: u32) -> Self {
+        Self { progress, seq }
+    }
+}
+
+impl std::fmt::Debug for Mark {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "mark {} ({})", self.seq, if self.is_passed() { "passed" } else { "pending" })
+    }
+}
+
 /// How [`Emulator::stream_destroy`] ends a stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {
@@ -803,6 +831,17 @@ impl Emulator {
         self.wait_cell(&s.progress, last, timeout.map(|t| Instant::now() + t))?;
         self.streams.hazards.host_join_streams(&[s.id]);
         s.lock().error.take().map_or(Ok(()), Err)
+    }
+
+    /// A mark after the work enqueued on `id` so far (what a marker command
+    /// enqueued now would wait for, without enqueueing one).
+    ///
+    /// # Errors
+    /// [`CoreError::UnknownStream`].
+    pub fn stream_mark(&self, id: StreamId) -> Result<Mark, CoreError> {
+        let s = self.streams.get(id)?;
+        let seq = s.progress.last();
+        Ok(Mark { progress: s.progress.clone(), seq })
     }
 
     /// Whether all work enqueued on `id` has run. Under `adversarial` the

@@ -109,6 +109,8 @@ fn sync_for_free(e: &Emulator, device: Option<Place>) {
         _ => None,
     };
     let _ = e.device_synchronize(d, None);
+    // SyncAllStreams ends with ReleaseFreedMemory (HIP-POOL-021).
+    super::pool::release_freed(e, d);
 }
 
 /// `hipError_t hipFree(void *ptr)`: NULL → 0; unknown → 1; an interior
