@@ -573,6 +573,42 @@ fn pitched_2d() {
     });
 }
 
+/// A 3-D fill of fewer rows than a slice holds, on a stream (one work per
+/// slice), and one of whole slices of many rows (one work): the rows asked
+/// for are filled, the bytes past the width and the rows past the height are
+/// not.
+#[test]
+fn fill_3d_rows_and_slices() {
+    isolated("fill_3d_rows_and_slices", ENV, |_| {
+        let api = hip();
+        let ext = hipExtent { width: 40, height: 4, depth: 3 };
+        let mut a = hipPitchedPtr::default();
+        hok!(api, hipMalloc3D(&mut a, ext));
+        let total = a.pitch * 4 * 3;
+        let s = stream(&api);
+        hok!(api, hipMemset3DAsync(a, 0x21, hipExtent { width: 16, height: 2, depth: 3 }, s));
+        hok!(api, hipStreamSynchronize(s));
+        let dev = read(&api, a.ptr, total);
+        for (i, &b) in dev.iter().enumerate() {
+            let (x, y, z) = (i % 256, (i / 256) % 4, i / 1024);
+            assert_eq!(b, if x < 16 && y < 2 { 0x21 } else { 0 }, "({x}, {y}, {z})");
+        }
+        // 128-byte rows of a 256-byte pitch, 64 x 64 of them.
+        let big = hipExtent { width: 128, height: 64, depth: 64 };
+        let mut b = hipPitchedPtr::default();
+        hok!(api, hipMalloc3D(&mut b, big));
+        hok!(api, hipMemset3DAsync(b, 0x5a, big, s));
+        hok!(api, hipStreamSynchronize(s));
+        let dev = read(&api, b.ptr, b.pitch * 64 * 64);
+        for (i, &v) in dev.iter().enumerate() {
+            assert_eq!(v, if i % b.pitch < 128 { 0x5a } else { 0 }, "byte {i}");
+        }
+        hok!(api, hipStreamDestroy(s));
+        hok!(api, hipFree(a.ptr));
+        hok!(api, hipFree(b.ptr));
+    });
+}
+
 /// hipMalloc3D, hipMemset3D and hipMemcpy3D on pitched linear memory: a box
 /// at a position moves and nothing around it; a dead array is 1; the 3-D
 /// checks of clr; the Async and `_spt` forms.

@@ -102,6 +102,7 @@ crate::bind! {
     POOL_018 => pool::exporter_frees_first,
     POOL_019 => pool::pools_supported,
     POOL_020 => pool::import_own_pointer,
+    POOL_021 => pool::release_at_synchronize,
     STM_001 => stream::create_args,
     STM_002 => stream::priorities,
     STM_003 => stream::destroy_args,

@@ -244,6 +244,66 @@ impl Emulator {
         unsafe { self.fill_raw(dst, value, n) }
     }
 
+    /// Fills `rows` rows, `pitch` bytes apart from `dst`, each of `count`
+    /// elements of `width` bytes (1 to 8) with the low `width` bytes of
+    /// `pattern` (little-endian), without looking at pending stream writes:
+    /// every row is checked before any byte is written, then all are filled
+    /// under one hold of the tables (one pass over the memory, each piece
+    /// of a row written from a pattern buffer of at most 64 KiB).
+    ///
+    /// # Safety
+    /// Host parts of the rows must be valid for writes.
+    pub(crate) unsafe fn fill_rows_raw(
+        &self,
+        dst: usize,
+        pattern: u64,
+        width: u8,
+        count: usize,
+        pitch: usize,
+        rows: usize,
+    ) -> Result<(), CoreError> {
+        let width = usize::from(width).clamp(1, 8);
+        let bad = || CoreError::BadDeviceRange { addr: dst, size: count.saturating_mul(width) };
+        let len = count.checked_mul(width).ok_or_else(bad)?;
+        if len == 0 || rows == 0 {
+            return Ok(());
+        }
+        let row_at = |r: usize| r.checked_mul(pitch).and_then(|o| dst.checked_add(o)).ok_or_else(bad);
+        let (mut t, reach) = (self.lock(), self.reach());
+        for r in 0..rows {
+            check_range(&mut t, reach, row_at(r)?, len)?;
+        }
+        let unit = &pattern.to_le_bytes()[..width];
+        // Whole elements, plus one to start a piece at any byte of an element.
+        let per_chunk = ((64 << 10) / width).min(count);
+        let chunk: Vec<u8> = if width == 1 { Vec::new() } else { unit.repeat(per_chunk + 1) };
+        let step = per_chunk * width;
+        for r in 0..rows {
+            let row = row_at(r)?;
+            let mut done = 0;
+            while done < len {
+                let (d, dl) = resolve(&mut t, reach, row + done, len - done)?;
+                if width == 1 {
+                    // SAFETY: as in `copy`.
+                    unsafe { vm::fill(d, unit[0], dl) };
+                } else {
+                    let phase = done % width;
+                    let mut at = 0;
+                    while at < dl {
+                        let n = (dl - at).min(step);
+                        // SAFETY: `chunk[phase..]` holds `step` ≥ `n` bytes; `d + at`
+                        // is inside the piece `resolve` gave (as in `copy`). Each
+                        // copy but the last is whole elements, so the phase holds.
+                        unsafe { vm::copy(d.wrapping_add(at), chunk.as_ptr().wrapping_add(phase), n) };
+                        at += n;
+                    }
+                }
+                done += dl;
+            }
+        }
+        Ok(())
+    }
+
     /// [`Emulator::fill`] without looking at pending stream writes.
     ///
     /// # Safety
@@ -304,6 +364,38 @@ mod tests {
             // Without host access the mappings are PROT_NONE: the bytes went
             // through the arena's view, and the handle made none of its own.
             assert!(!has_view(&e, h), "host access {host_access}: arena memory has no view of its own");
+        }
+    }
+
+    /// A fill of rows writes each row's elements from its start, leaves the
+    /// bytes between rows, and keeps the pattern's phase where a row runs
+    /// from one mapping into the next.
+    #[test]
+    fn fill_rows_keep_the_pattern_across_mappings_and_skip_the_gaps() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (e, _h, va) = mapped_twice(dir.path(), true);
+        let pattern = 0x4433_2211u64;
+        let unit = [0x11u8, 0x22, 0x33, 0x44];
+        let mut back = vec![0u8; 96];
+        // SAFETY: the host buffer is 96 bytes; the rows are device memory.
+        unsafe {
+            e.fill_rows_raw(va, pattern, 4, 3, 32, 3).expect("rows");
+            e.copy(back.as_mut_ptr() as usize, va, 96).expect("read");
+        }
+        for (i, b) in back.iter().enumerate() {
+            let want = if i % 32 < 12 { unit[i % 4] } else { 0 };
+            assert_eq!(*b, want, "byte {i}");
+        }
+        // A row from 6 bytes before the second mapping's start into it: its
+        // bytes there are the handle's first (the two mappings alias).
+        let mut head = [0u8; 14];
+        // SAFETY: as above.
+        unsafe {
+            e.fill_rows_raw(va + G - 6, pattern, 4, 5, 0, 1).expect("across");
+            e.copy(head.as_mut_ptr() as usize, va, 14).expect("read");
+        }
+        for (k, b) in head.iter().enumerate() {
+            assert_eq!(*b, unit[(6 + k) % 4], "byte {k} past the boundary");
         }
     }
 

@@ -533,13 +533,9 @@ impl Emulator {
             let work = match op {
                 Op::Empty | Op::Alloc { .. } | Op::Free { .. } => continue,
                 Op::Copy { dst, src, len } => Work::Copy { dst, src, len },
+                Op::Fill { dst, pattern, width, count, rows: 1, .. } => Work::Fill { dst, pattern, width, count },
                 Op::Fill { dst, pitch, pattern, width, count, rows } => {
-                    for r in 1..rows {
-                        let row = Work::Fill { dst: dst + r * pitch, pattern, width, count };
-                        // SAFETY: the node's memory, as its maker promised for the graph's runs.
-                        unsafe { self.enqueue_uncaptured(stream, row)? };
-                    }
-                    Work::Fill { dst, pattern, width, count }
+                    Work::FillRows { dst, pattern, width, count, pitch, rows }
                 }
                 Op::WriteValue { addr, value, width } => Work::WriteValue { addr, value, width },
                 Op::Host(f) => Work::Call(f),
@@ -751,6 +747,9 @@ impl Emulator {
         let op = match work {
             Work::Copy { dst, src, len } => Op::Copy { dst, src, len },
             Work::Fill { dst, pattern, width, count } => Op::Fill { dst, pitch: 0, pattern, width, count, rows: 1 },
+            Work::FillRows { dst, pattern, width, count, pitch, rows } => {
+                Op::Fill { dst, pitch, pattern, width, count, rows }
+            }
             Work::WriteValue { addr, value, width } => Op::WriteValue { addr, value, width },
             Work::Call(f) => Op::Host(f),
             other => {

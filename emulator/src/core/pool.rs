@@ -9,9 +9,12 @@
 //!
 //! - An allocation is a plain allocation of the core (its own reservation
 //!   and physical memory), recorded in its pool as busy. A free moves it to
-//!   the pool's free list; it stays reserved (counted in
+//!   the pool's free list, with the point its stream had reached when the
+//!   free was made (a [`Mark`]); it stays reserved (counted in
 //!   `ReservedMemCurrent`) until a later allocation of at most its size
-//!   takes it again, until [`Emulator::pool_trim`] or until the pool goes.
+//!   takes it again, until [`Emulator::pool_trim`] or
+//!   [`Emulator::pool_release_freed`] (a dialect's synchronisation) gives it
+//!   back once its stream has passed the free, or until the pool goes.
 //!   A freed block that was ever exported is withdrawn (no new import finds
 //!   it) and never handed out again, so export data cannot name a new
 //!   allocation; importers that have it open keep the memory (the registry
@@ -31,7 +34,7 @@ use std::sync::MutexGuard;
 
 use crate::registry::Place;
 
-use super::{CoreError, Emulator, HandleId, Window};
+use super::{CoreError, Emulator, HandleId, Mark, Window};
 
 /// A pool of this process (never reused within it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -123,6 +126,25 @@ pub enum Freed {
     Closed(PoolId),
 }
 
+/// A freed block a pool keeps reserved.
+#[derive(Debug)]
+struct FreeBlock {
+    /// Bytes counted.
+    bytes: u64,
+    /// It may be handed out again (never exported).
+    reusable: bool,
+    /// The point its free's stream had reached when it was freed; `None`
+    /// for a free that waited for the device (always safe to release).
+    after: Option<Mark>,
+}
+
+impl FreeBlock {
+    /// Whether the work queued before its free has run: it may go back to the system.
+    fn releasable(&self) -> bool {
+        self.after.as_ref().is_none_or(Mark::is_passed)
+    }
+}
+
 #[derive(Debug)]
 struct Pool {
     props: PoolProps,
@@ -131,8 +153,8 @@ struct Pool {
     threshold: u64,
     /// Allocations in use: address → bytes counted.
     busy: BTreeMap<usize, u64>,
-    /// Freed blocks kept reserved: address → (bytes counted, reusable).
-    free: BTreeMap<usize, (u64, bool)>,
+    /// Freed blocks kept reserved, by address.
+    free: BTreeMap<usize, FreeBlock>,
     reserved_high: u64,
     used_high: u64,
     /// Access granted to other devices (the pool's own has read-write).
@@ -173,7 +195,34 @@ impl Pool {
     }
 
     fn reserved(&self) -> u64 {
-        self.used() + self.free.values().map(|(n, _)| n).sum::<u64>()
+        self.used() + self.held()
+    }
+
+    /// Bytes of its freed blocks.
+    fn held(&self) -> u64 {
+        self.free.values().map(|b| b.bytes).sum()
+    }
+
+    /// Takes freed blocks out, smallest first (clr's free heap is ordered
+    /// by size, then memory object), until at most `keep` freed bytes stay;
+    /// blocks whose free its stream has not passed stay whatever `keep`
+    /// says. Returns their addresses, to be released.
+    fn take_freed(&mut self, keep: u64) -> Vec<usize> {
+        let mut held = self.held();
+        let mut order: Vec<(u64, usize)> = self.free.iter().map(|(&va, b)| (b.bytes, va)).collect();
+        order.sort_unstable();
+        let mut gone = Vec::new();
+        for (bytes, va) in order {
+            if held <= keep {
+                break;
+            }
+            if self.free.get(&va).is_some_and(FreeBlock::releasable) {
+                self.free.remove(&va);
+                held -= bytes;
+                gone.push(va);
+            }
+        }
+        gone
     }
 
     fn note_highs(&mut self) {
@@ -359,8 +408,8 @@ impl Emulator {
                 return Err(CoreError::PoolImported(id.0));
             }
             // The smallest reusable free block that is big enough (clr: `lower_bound` on size).
-            let hit = pool.free.iter().filter(|(_, (n, ok))| *ok && *n >= size).min_by_key(|(_, (n, _))| *n);
-            if let Some((&va, &(n, _))) = hit {
+            let hit = pool.free.iter().filter(|(_, b)| b.reusable && b.bytes >= size).min_by_key(|(_, b)| b.bytes);
+            if let Some((&va, &FreeBlock { bytes: n, .. })) = hit {
                 pool.free.remove(&va);
                 pool.busy.insert(va, n);
                 pool.note_highs();
@@ -399,7 +448,16 @@ impl Emulator {
 
     /// Frees the pool allocation that starts at `va` (back to its pool), or
     /// closes a pointer imported into a pool. `None` when `va` is neither.
+    /// The block may be released at once ([`Emulator::pool_free_after`] for
+    /// a free ordered on a stream).
     pub fn pool_free(&self, va: usize) -> Option<Result<Freed, CoreError>> {
+        self.pool_free_after(va, None)
+    }
+
+    /// [`Emulator::pool_free`] for a free made on a stream: the block is not
+    /// given back to the system ([`Emulator::pool_trim`],
+    /// [`Emulator::pool_release_freed`]) before the stream passes `after`.
+    pub fn pool_free_after(&self, va: usize, after: Option<Mark>) -> Option<Result<Freed, CoreError>> {
         let mut p = self.pools();
         if let Some((&id, _)) = p.pools.iter().find(|(_, pool)| pool.imported_ptrs.contains_key(&va)) {
             drop(p);
@@ -423,7 +481,7 @@ impl Emulator {
             self.mapping(va).and_then(|(_, m)| self.describe(m.handle).ok()).is_some_and(|i| i.key.is_some());
         let destroyed = pool.destroyed;
         if !destroyed {
-            pool.free.insert(va, (n, !exported));
+            pool.free.insert(va, FreeBlock { bytes: n, reusable: !exported, after });
         }
         if destroyed && pool.busy.is_empty() {
             p.pools.remove(&id);
@@ -440,32 +498,39 @@ impl Emulator {
         Some(Ok(Freed::Returned(id)))
     }
 
-    /// Releases freed blocks of pool `id` until at most `keep` freed bytes
-    /// stay reserved (clr `TrimTo`: the free heap down to `keep`).
+    /// Releases freed blocks of pool `id`, smallest first, until at most
+    /// `keep` freed bytes stay reserved (clr `TrimTo`: the free heap down to
+    /// `keep`); a block whose free its stream has not passed stays.
     ///
     /// # Errors
     /// [`CoreError::UnknownPool`].
     pub fn pool_trim(&self, id: PoolId, keep: u64) -> Result<(), CoreError> {
-        let mut gone = Vec::new();
-        {
-            let mut p = self.pools();
-            let pool = p.live_mut(id)?;
-            let mut held: u64 = pool.free.values().map(|(n, _)| n).sum();
-            let order: Vec<usize> = pool.free.keys().copied().collect();
-            for va in order {
-                if held <= keep {
-                    break;
-                }
-                if let Some((n, _)) = pool.free.remove(&va) {
-                    held -= n;
-                    gone.push(va);
-                }
-            }
-        }
+        let gone = self.pools().live_mut(id)?.take_freed(keep);
         for va in gone {
             self.release_block(va);
         }
         Ok(())
+    }
+
+    /// Releases, in every pool of `device` (of every device: `None`), the
+    /// freed blocks whose free its stream has passed, smallest first, until
+    /// the pool's freed bytes are at most its release threshold: what clr
+    /// does at a synchronisation (`Device::ReleaseFreedMemory`).
+    pub fn pool_release_freed(&self, device: Option<u32>) {
+        let gone: Vec<usize> = {
+            let mut p = self.pools();
+            p.pools
+                .values_mut()
+                .filter(|pool| !pool.destroyed && device.is_none_or(|d| pool.props.device == d))
+                .flat_map(|pool| {
+                    let keep = pool.threshold;
+                    pool.take_freed(keep)
+                })
+                .collect()
+        };
+        for va in gone {
+            self.release_block(va);
+        }
     }
 
     /// Reads attribute `attr` of pool `id` (flags as 0 or 1).
@@ -710,6 +775,45 @@ mod tests {
             assert_eq!(e.pool_free(va), Some(Ok(Freed::Returned(id))));
         }
         e.pool_destroy(id).expect("destroy");
+    }
+
+    /// A synchronisation gives freed blocks back down to the release
+    /// threshold, smallest first, and neither it nor a trim takes a block
+    /// whose free its stream has not passed.
+    #[test]
+    fn release_freed_waits_for_the_free_and_keeps_the_threshold() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let e = emulator(dir.path());
+        let id = e.pool_create(PoolProps { device: 0, exportable: false, max_size: 0 });
+        let other = e.pool_create(PoolProps { device: 1, exportable: false, max_size: 0 });
+        let props = [1, PAGE, PAGE, 0];
+        let alloc = |pool, n| e.pool_alloc(pool, n, n, props, &DEVICE_WINDOW).expect("alloc");
+        let (small, big, elsewhere) = (alloc(id, PAGE), alloc(id, 2 * PAGE), alloc(other, PAGE));
+        let progress = std::sync::Arc::new(crate::core::cell::Cell::local());
+        let seq = progress.next();
+        let pending = Mark::on(progress.clone(), seq);
+        assert_eq!(e.pool_free_after(big, Some(pending)), Some(Ok(Freed::Returned(id))));
+        assert_eq!(e.pool_free(small), Some(Ok(Freed::Returned(id))));
+        assert_eq!(e.pool_free(elsewhere), Some(Ok(Freed::Returned(other))));
+        // Device 0's synchronisation: the small block goes, the pending one stays, device 1's is not touched.
+        e.pool_release_freed(Some(0));
+        assert_eq!(e.pool_get(id, PoolAttr::ReservedMemCurrent), Ok(2 * PAGE));
+        assert!(!e.is_plain(small) && e.is_plain(big));
+        assert_eq!(e.pool_get(other, PoolAttr::ReservedMemCurrent), Ok(PAGE));
+        e.pool_trim(id, 0).expect("trim");
+        assert!(e.is_plain(big), "a trim leaves a block whose free is pending");
+        progress.complete(seq);
+        // A threshold at what is held keeps it; below, it goes.
+        e.pool_set(id, PoolAttr::ReleaseThreshold, 2 * PAGE, HighReset::ToZero).expect("threshold");
+        e.pool_release_freed(None);
+        assert_eq!(e.pool_get(id, PoolAttr::ReservedMemCurrent), Ok(2 * PAGE));
+        e.pool_set(id, PoolAttr::ReleaseThreshold, PAGE, HighReset::ToZero).expect("threshold");
+        e.pool_release_freed(None);
+        assert_eq!(e.pool_get(id, PoolAttr::ReservedMemCurrent), Ok(0));
+        assert_eq!(e.pool_get(other, PoolAttr::ReservedMemCurrent), Ok(0));
+        assert!(!e.is_plain(big) && !e.is_plain(elsewhere));
+        e.pool_destroy(id).expect("destroy");
+        e.pool_destroy(other).expect("destroy");
     }
 
     #[test]

@@ -91,6 +91,23 @@ pub enum Work {
         /// Elements.
         count: usize,
     },
+    /// [`Work::Fill`] of `rows` rows, `pitch` bytes apart from `dst`, each
+    /// of `count` elements: a 2-D or 3-D fill queued as one command, as the
+    /// vendors queue one fill command per call.
+    FillRows {
+        /// The first row.
+        dst: usize,
+        /// The value, little-endian.
+        pattern: u64,
+        /// Bytes per element.
+        width: u8,
+        /// Elements per row.
+        count: usize,
+        /// Bytes from a row to the next.
+        pitch: usize,
+        /// Rows.
+        rows: usize,
+    },
     /// Complete record `seq` of `cell` (an event record, a notify record).
     Record {
         /// The cell.
@@ -150,6 +167,9 @@ impl std::fmt::Debug for Work {
             Work::Fill { dst, pattern, width, count } => {
                 write!(f, "fill {count} x {width} bytes at {dst:#x} with {pattern:#x}")
             }
+            Work::FillRows { dst, pattern, width, count, pitch, rows } => {
+                write!(f, "fill {rows} rows {pitch:#x} apart of {count} x {width} bytes at {dst:#x} with {pattern:#x}")
+            }
             Work::Record { seq, .. } => write!(f, "record {seq}"),
             Work::Wait { seq, .. } => write!(f, "wait for {seq}"),
             Work::WriteValue { addr, value, .. } => write!(f, "write {value:#x} at {addr:#x}"),
@@ -161,15 +181,58 @@ impl std::fmt::Debug for Work {
 }
 
 impl Work {
+    /// Bytes from the start of the first of `rows` rows of `len` bytes,
+    /// `pitch` apart, to the end of the last (saturating).
+    pub fn rows_span(len: usize, pitch: usize, rows: usize) -> usize {
+        if rows == 0 || len == 0 {
+            return 0;
+        }
+        (rows - 1).saturating_mul(pitch).saturating_add(len)
+    }
+
     /// The device or host ranges it reads and writes, if any.
     fn ranges(&self) -> Option<Ranges> {
         let (read, write, what) = match *self {
             Work::Copy { dst, src, len } => (Some((src, len)), (dst, len), "copy"),
             Work::Fill { dst, width, count, .. } => (None, (dst, usize::from(width).saturating_mul(count)), "fill"),
+            // The span from the first row's start to the last's end (the
+            // bytes between rows count as written: the check may then report
+            // a race there that is none, never miss one).
+            Work::FillRows { dst, width, count, pitch, rows, .. } => {
+                (None, (dst, Work::rows_span(usize::from(width).saturating_mul(count), pitch, rows)), "fill")
+            }
             Work::WriteValue { addr, width, .. } => (None, (addr, usize::from(width)), "write value"),
             _ => return None,
         };
         Some(Ranges { read, write: Some(write), what })
+    }
+}
+
+/// A point in a stream's work: everything enqueued on it up to a moment
+/// ([`Emulator::stream_mark`]). It is passed once that work has all run
+/// (or been dropped: an abort, a forced destroy).
+#[derive(Clone)]
+pub struct Mark {
+    progress: Arc<Cell>,
+    seq: u32,
+}
+
+impl Mark {
+    /// Whether the work enqueued before the mark has all run.
+    pub fn is_passed(&self) -> bool {
+        self.progress.is_reached(self.seq)
+    }
+
+    /// A mark on `cell`'s record `seq` (the core's tests).
+    #[cfg(test)]
+    pub(super) fn on(progress: Arc<Cell>, seq: u32) -> Self {
+        Self { progress, seq }
+    }
+}
+
+impl std::fmt::Debug for Mark {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "mark {} ({})", self.seq, if self.is_passed() { "passed" } else { "pending" })
     }
 }
 
@@ -648,6 +711,10 @@ impl Emulator {
                 // SAFETY: as for copies.
                 unsafe { self.fill_pattern(dst, pattern, width, count) }
             }
+            Work::FillRows { dst, pattern, width, count, pitch, rows } => {
+                // SAFETY: as for copies.
+                unsafe { self.fill_rows_raw(dst, pattern, width, count, pitch, rows) }
+            }
             Work::Record { cell, seq } => {
                 cell.complete(seq);
                 Ok(())
@@ -771,24 +838,8 @@ impl Emulator {
         width: u8,
         count: usize,
     ) -> Result<(), CoreError> {
-        let width = usize::from(width).clamp(1, 8);
-        if width == 1 {
-            // SAFETY: the caller's promise.
-            return unsafe { self.fill_raw(dst, pattern as u8, count) };
-        }
-        let unit = &pattern.to_le_bytes()[..width];
-        // At most 64 KiB of pattern, and no more than the fill needs (a small
-        // fill does not build the whole chunk).
-        let per_chunk = ((64 << 10) / width).min(count.max(1));
-        let chunk: Vec<u8> = unit.repeat(per_chunk);
-        let mut done = 0;
-        while done < count {
-            let n = (count - done).min(per_chunk);
-            // SAFETY: `chunk` holds `n * width` bytes; `dst` is the caller's promise.
-            unsafe { self.copy_raw(dst + done * width, chunk.as_ptr() as usize, n * width)? };
-            done += n;
-        }
-        Ok(())
+        // SAFETY: the caller's promise.
+        unsafe { self.fill_rows_raw(dst, pattern, width, count, 0, 1) }
     }
 
     /// Waits until all work enqueued on `id` so far has run, or `timeout`
@@ -803,6 +854,17 @@ impl Emulator {
         self.wait_cell(&s.progress, last, timeout.map(|t| Instant::now() + t))?;
         self.streams.hazards.host_join_streams(&[s.id]);
         s.lock().error.take().map_or(Ok(()), Err)
+    }
+
+    /// A mark after the work enqueued on `id` so far (what a marker command
+    /// enqueued now would wait for, without enqueueing one).
+    ///
+    /// # Errors
+    /// [`CoreError::UnknownStream`].
+    pub fn stream_mark(&self, id: StreamId) -> Result<Mark, CoreError> {
+        let s = self.streams.get(id)?;
+        let seq = s.progress.last();
+        Ok(Mark { progress: s.progress.clone(), seq })
     }
 
     /// Whether all work enqueued on `id` has run. Under `adversarial` the

@@ -77,14 +77,17 @@ pub extern "C" fn hipGetDevice(deviceId: Out<'_, i32>) -> hipError_t {
 }
 
 /// `hipError_t hipDeviceSynchronize(void)`: waits for the work of every
-/// stream of the current device; reports the first failure of a work.
+/// stream of the current device; reports the first failure of a work. Then
+/// the device's pools give back their freed blocks ([HIP-POOL-021](vmmkit_sys::hip::rules::POOL_021)).
 pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
     run("hipDeviceSynchronize", || {
         let e = emu()?;
         // HIP-GRF-011: clr's CHECK_SUPPORTED_DURING_CAPTURE (every capture invalidated, 900).
         let broke = e.capturing_any() && e.capture_forbids_any();
         ensure!(!broke, rules::GRF_011 => HipError::STREAM_CAPTURE_UNSUPPORTED, "a stream is capturing");
-        e.device_synchronize(Some(current_device()), None).map_err(super::stream::work_failed)
+        let r = e.device_synchronize(Some(current_device()), None).map_err(super::stream::work_failed);
+        super::pool::release_freed(e, Some(current_device()));
+        r
     })
 }
 

@@ -166,13 +166,17 @@ pub extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
 
 /// `hipError_t hipEventSynchronize(hipEvent_t event)`: [HIP-EVT-005](vmmkit_sys::hip::rules::EVT_005): NULL →
 /// 400; waits for its last record (at once if never recorded); [HIP-EVT-007](vmmkit_sys::hip::rules::EVT_007).
+/// Then the pools of the event's device give back the freed blocks whose
+/// frees have been passed ([HIP-POOL-021](vmmkit_sys::hip::rules::POOL_021)).
 pub extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
     run("hipEventSynchronize", || {
         let e = emu()?;
         let Some(id) = named(e, event, &rules::EVT_005)? else { return Ok(()) };
         let captured = e.capture_holds_event(id);
         ensure!(!captured, rules::GRF_013 => HipError::CAPTURED_EVENT, "the event was last recorded in an active capture");
-        e.event_synchronize(id, None).map_err(recorder_gone)
+        let r = e.event_synchronize(id, None).map_err(recorder_gone);
+        super::pool::release_freed(e, Some(state(e).event_device(id)));
+        r
     })
 }
 

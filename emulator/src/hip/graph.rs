@@ -87,13 +87,17 @@ fn node_of(works: Vec<Work>) -> Option<GraphOp> {
             Work::Fill { dst, pattern, width, count } => {
                 Some(GraphOp::Fill { dst, pitch: 0, pattern, width, count, rows: 1 })
             }
+            Work::FillRows { dst, pattern, width, count, pitch, rows } => {
+                Some(GraphOp::Fill { dst, pitch, pattern, width, count, rows })
+            }
             _ => None,
         })
         .collect();
+    let single_rows = ops.iter().all(|op| matches!(op, GraphOp::Fill { rows: 1, .. }));
     match ops.as_slice() {
         [] => Some(GraphOp::Empty),
         [one] => Some(one.clone()),
-        [GraphOp::Fill { dst, pattern, width, count, .. }, GraphOp::Fill { dst: second, .. }, ..] => {
+        [GraphOp::Fill { dst, pattern, width, count, .. }, GraphOp::Fill { dst: second, .. }, ..] if single_rows => {
             Some(GraphOp::Fill { dst: *dst, pitch: second - dst, pattern: *pattern, width: *width, count: *count, rows: ops.len() })
         }
         _ => None,

@@ -125,6 +125,8 @@ pub extern "C" fn hipHostUnregister(hostPtr: *mut c_void) -> hipError_t {
         ensure!(registered.is_some(), rules::MEM_002, "{p:#x} is not the start of a range registered by hipHostRegister");
         if let Some((_, r)) = registered {
             e.device_synchronize(Some(r.device), None).map_err(super::stream::work_failed)?;
+            // SyncAllStreams ends with ReleaseFreedMemory (HIP-POOL-021).
+            super::pool::release_freed(e, Some(r.device));
         }
         state(e).mem.remove(p);
         Ok(())

@@ -109,6 +109,8 @@ fn sync_for_free(e: &Emulator, device: Option<Place>) {
         _ => None,
     };
     let _ = e.device_synchronize(d, None);
+    // SyncAllStreams ends with ReleaseFreedMemory (HIP-POOL-021).
+    super::pool::release_freed(e, d);
 }
 
 /// `hipError_t hipFree(void *ptr)`: NULL → 0; unknown → 1; an interior
@@ -225,6 +227,11 @@ unsafe fn run_now(e: &Emulator, work: Work) -> Result<(), crate::core::CoreError
             e.check_host_access(dst, usize::from(width) * count, true)?;
             // SAFETY: the caller's promise.
             unsafe { e.fill_pattern(dst, pattern, width, count) }
+        }
+        Work::FillRows { dst, pattern, width, count, pitch, rows } => {
+            e.check_host_access(dst, Work::rows_span(usize::from(width) * count, pitch, rows), true)?;
+            // SAFETY: the caller's promise.
+            unsafe { e.fill_rows_raw(dst, pattern, width, count, pitch, rows) }
         }
         _ => Ok(()),
     }
@@ -466,9 +473,30 @@ pub(super) fn fill_rows(dst: *mut c_void, value: u64, width: u8, shape: Shape, o
         ));
     }
     // The range is device memory or a host buffer of ours, checked above.
+    submit_all(e, on, fill_works(p, value, width, shape).into_iter(), false)
+}
+
+/// The work of a fill of `shape`'s destination rows at `p`: one command,
+/// as clr queues one fill command per call (ihipMemset3D, ROCm/clr@fa1d09c
+/// hipamd/src/hip_memory.cpp:3412-3435) — a line, or rows of one pitch —
+/// or one per slice where the slices are not rows of one pitch (a height
+/// below the slice's).
+fn fill_works(p: usize, value: u64, width: u8, shape: Shape) -> Vec<Work> {
     let w = usize::from(width);
-    let works = shape.rows().map(|(dof, _, len)| Work::Fill { dst: p + dof, pattern: value, width, count: len / w });
-    submit_all(e, on, works, false)
+    if shape.is_line() {
+        let count = shape.width.saturating_mul(shape.height).saturating_mul(shape.depth) / w;
+        return vec![Work::Fill { dst: p, pattern: value, width, count }];
+    }
+    let count = shape.width / w;
+    let rows_of = |dst: usize, rows: usize| match rows {
+        1 => Work::Fill { dst, pattern: value, width, count },
+        _ => Work::FillRows { dst, pattern: value, width, count, pitch: shape.dst_pitch, rows },
+    };
+    let uniform = shape.depth == 1 || shape.height.checked_mul(shape.dst_pitch) == Some(shape.dst_slice);
+    if uniform {
+        return vec![rows_of(p, shape.height.saturating_mul(shape.depth))];
+    }
+    (0..shape.depth).map(|z| rows_of(p + z * shape.dst_slice, shape.height)).collect()
 }
 
 /// `hipError_t hipMemset(void *dst, int value, size_t sizeBytes)`: n = 0 → 0;

@@ -10,7 +10,10 @@
 //! other memory when the stream reaches the free (a host work on the stream;
 //! clr's fallback `ihipFree` waits for the device instead). clr also keeps a
 //! freed block from other streams until the free's stream passes it; the
-//! emulator's pool may hand it out at once (not modelled).
+//! emulator's pool may hand it out at once (not modelled). The device's
+//! synchronisations give freed blocks back to the system once the free's
+//! stream has passed them, down to each pool's release threshold
+//! ([`release_freed`], [HIP-POOL-021](vmmkit_sys::hip::rules::POOL_021)).
 //! Pool memory is hipMalloc memory to every other HIP call (clr allocates
 //! it as SVM memory), so hipFree, copies and IPC handles work on it.
 #![allow(non_snake_case)]
@@ -24,7 +27,7 @@ use super::call::{Fail, emu, ensure, run};
 use super::pointer::{KIND_MALLOC, Kind, extent};
 use super::profile::{GRANULARITY, WINDOW};
 use crate::ffi::{In, Out};
-use crate::core::{Emulator, HandleId, HandleTag, HighReset, IPC_HANDLE_SIZE, IpcToken, PoolAttr, PoolId, PoolProps, Work};
+use crate::core::{Emulator, HandleId, HandleTag, HighReset, IPC_HANDLE_SIZE, IpcToken, Mark, PoolAttr, PoolId, PoolProps, Work};
 use crate::core::{CaptureStatus, GraphOp, new_generation};
 
 const TAG: HandleTag = HandleTag::new(0x6870);
@@ -204,9 +207,11 @@ pub extern "C" fn hipFreeAsync(dev_ptr: *mut c_void, stream: hipStream_t) -> hip
         }
         // Pool memory and pointers imported into a pool: clr's FreeMemory
         // moves the block to the pool's free heap on the calling thread (the
-        // counters drop at once); the block stays mapped, so work still
-        // queued that reads it is safe.
-        if let Some(r) = free_pool(e, p) {
+        // counters drop at once), with a marker on the stream; the block
+        // stays mapped until a synchronisation or a trim finds the marker
+        // passed (HIP-POOL-021), so work still queued that reads it is safe.
+        let after = super::stream::lookup(e, stream).and_then(|id| e.stream_mark(id).ok());
+        if let Some(r) = free_pool(e, p, after) {
             return r;
         }
         let known = extent(e, p).is_some_and(|x| matches!(x.kind, Kind::Malloc(_) | Kind::Opened));
@@ -231,7 +236,7 @@ pub extern "C" fn hipFreeAsync(dev_ptr: *mut c_void, stream: hipStream_t) -> hip
 /// over busy heap: ROCm/clr@f9f995c hipamd/src/hip_mempool_impl.cpp:244-247),
 /// so the second hipFreeAsync finds no memory object (hip_mempool.cpp:167-176);
 /// freeing it as plain memory would pull it from under its pool.
-fn free_pool(e: &Emulator, p: usize) -> Option<Result<(), Fail>> {
+fn free_pool(e: &Emulator, p: usize, after: Option<Mark>) -> Option<Result<(), Fail>> {
     let base = extent(e, p).map_or(p, |x| x.base);
     if e.pool_block_is_free(base) {
         let refused = (|| {
@@ -242,12 +247,12 @@ fn free_pool(e: &Emulator, p: usize) -> Option<Result<(), Fail>> {
             return Some(refused);
         }
     }
-    e.pool_free(base).map(|r| r.map(drop).map_err(|er| Fail::core_under(&rules::POOL_007, er)))
+    e.pool_free_after(base, after).map(|r| r.map(drop).map_err(|er| Fail::core_under(&rules::POOL_007, er)))
 }
 
 /// The free of hipFreeAsync, and of hipFree for pool memory.
 pub(super) fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
-    if let Some(r) = free_pool(e, p) {
+    if let Some(r) = free_pool(e, p, None) {
         return r;
     }
     let base = extent(e, p).map_or(p, |x| x.base);
@@ -261,6 +266,22 @@ pub(super) fn free(e: &Emulator, p: usize) -> Result<(), Fail> {
             ensure!(false, rules::POOL_007, "{p:#x} is not memory HIP allocated");
             Ok(())
         }
+    }
+}
+
+/// What clr's `Device::ReleaseFreedMemory` does after a synchronisation of
+/// `device` (every device: `None`): each of its pools gives back the freed
+/// blocks whose free its stream has passed, smallest first, until what it
+/// holds freed is at most its release threshold (0 by default), so their
+/// addresses name no memory any more
+/// ([HIP-POOL-021](vmmkit_sys::hip::rules::POOL_021); ROCm/clr@fa1d09c
+/// hipamd/src/hip_mempool_impl.cpp:133-146, :319-323). clr calls it from
+/// hipStreamSynchronize (hip_stream.cpp:354, :367), hipEventSynchronize
+/// (hip_event.cpp:451) and `SyncAllStreams` (hip_device.cpp:285-286: hipDeviceSynchronize,
+/// and the waits of hipFree, hipHostUnregister and hipFreeArray).
+pub(super) fn release_freed(e: &Emulator, device: Option<u32>) {
+    if crate::mutation::enforced(&rules::POOL_021) {
+        e.pool_release_freed(device);
     }
 }
 

@@ -160,13 +160,17 @@ pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
 }
 
 /// `hipError_t hipStreamSynchronize(hipStream_t stream)`: [HIP-STM-004](vmmkit_sys::hip::rules::STM_004); the
-/// first failure of its work is reported.
+/// first failure of its work is reported. Then the pools of the stream's
+/// device give back the freed blocks it passed ([HIP-POOL-021](vmmkit_sys::hip::rules::POOL_021)).
 pub extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
     run("hipStreamSynchronize", || {
         let e = emu()?;
         let Some(id) = live(e, stream)? else { return Ok(()) };
         not_while_capturing(e, stream, id)?;
-        synchronize(e, stream, id)
+        let r = synchronize(e, stream, id);
+        let device = e.stream_info(id).map_or(current_device(), |(d, _)| d);
+        super::pool::release_freed(e, Some(device));
+        r
     })
 }
 

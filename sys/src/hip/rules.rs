@@ -78,6 +78,7 @@ const CLR_MEMORY_OBJ: Source = Rocm("ROCm/clr rocclr/platform/memory.cpp");
 const T_MIPMAP: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMallocMipmappedArray.cc, hipFreeMipmappedArray.cc");
 const T_POINTER_ATTR: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipPointerGetAttribute.cc");
 const T_POOL_SHARE: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMemPoolExportToShareableHandle.cc");
+const T_PROC_MEMORY: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipGetProcAddress_Memory_APIs.cc");
 const DEVELOP: Source = Rocm("ROCm/rocm-systems develop");
 /// hip.md gives no source for the point: the reference records it as undetermined.
 const UNSETTLED: Source = Reference("hip.md §4: no vendor source; the emulator's choice");
@@ -1093,13 +1094,14 @@ rules! {
     POOL_009 {
         group: POOL,
         text: "A pool counts what it holds: after an allocation of n bytes UsedMemCurrent and ReservedMemCurrent are n; \
-               after its free Used is 0 and Reserved stays n until hipMemPoolTrimTo(0); the high-water marks stay \
-               until set to 0, and then read 0, memory held or not, until the next allocation; the reuse flags read 1 and the release threshold 0 by default.",
+               after its free Used is 0 and Reserved stays n until hipMemPoolTrimTo(0) (or a synchronisation, \
+               HIP-POOL-021); the high-water marks stay until set to 0, and then read 0, memory held or not, until \
+               the next allocation; the reuse flags read 1 and the release threshold 0 by default.",
         apis: &["hipMallocFromPoolAsync", "hipFreeAsync", "hipMemPoolTrimTo", "hipMemPoolGetAttribute"],
         sources: &[CLR_POOL_IMPL],
         confidence: &[Src],
-        note: Some("clr counts the size asked for; a free goes to the free heap, released by TrimTo or a synchronize \
-                    (the emulator: TrimTo, reuse and destroy)"),
+        note: Some("clr counts the size asked for; a free goes to the free heap, released by TrimTo, a \
+                    synchronisation (HIP-POOL-021), reuse or the pool's destruction"),
         expect: Behaviour,
     }
 
@@ -1230,6 +1232,40 @@ rules! {
                     projects/rocr-runtime/runtime/hsa-runtime/core/runtime/runtime.cpp:1382-1509 (IPCAttach imports \
                     the dma-buf again: a new address). hip-tests Unit_hipMemPoolExportToShareableHandle_SameProc \
                     (HIP_VERSION >= 6.2) expects success; that the address differs from the exporter's is inferred"),
+        expect: Behaviour,
+    }
+
+    POOL_021 {
+        group: POOL,
+        text: "A synchronisation gives freed pool memory back: after hipStreamSynchronize (of any stream, or NULL), \
+               hipEventSynchronize or hipDeviceSynchronize, and the device waits of hipFree and hipHostUnregister, each \
+               pool of that device (of the stream, the event, the current device, the memory) releases its freed \
+               blocks whose free its stream has passed, smallest first, until it holds at most its release threshold \
+               (0 by default): ReservedMemCurrent drops by their size and their addresses name no memory \
+               (hipMemPtrGetInfo is 1). A block freed on a stream whose earlier work has not run stays, and so does \
+               what the threshold keeps; hipMemPoolTrimTo also leaves a block whose free has not been passed.",
+        apis: &[
+            "hipStreamSynchronize",
+            "hipEventSynchronize",
+            "hipDeviceSynchronize",
+            "hipFreeAsync",
+            "hipMemPoolTrimTo",
+            "hipMemPoolSetAttribute",
+        ],
+        sources: &[CLR_STREAM, CLR_EVENT, CLR_DEVICE, CLR_DEVICE_RT, CLR_POOL_IMPL, T_PROC_MEMORY],
+        confidence: &[Src],
+        note: Some("ROCm/clr@fa1d09c hipamd/src/hip_stream.cpp:351-354, :363-367 (hipStreamSynchronize: \
+                    ReleaseFreedMemory of the current device after NULL, of the stream's device otherwise), \
+                    hipamd/src/hip_event.cpp:449-451 (hipEventSynchronize, the event's device), \
+                    hipamd/src/hip_device.cpp:113-119, :255-286 (every pool of the device; SyncAllStreams ends with it), \
+                    hipamd/src/hip_device_runtime.cpp:617-622 (hipDeviceSynchronize), hipamd/src/hip_memory.cpp:77-79, \
+                    :1293-1295 (hipFree, hipHostUnregister wait with SyncAllStreams), \
+                    hipamd/src/hip_mempool_impl.cpp:133-146, :319-323 (the free heap, ordered by size, \
+                    hip_mempool_impl.hpp:102, down to the release threshold, skipping blocks whose marker has not \
+                    retired), :113-130, :333-337 (TrimTo skips them too), :280-294 (hipFreeAsync puts a marker on its \
+                    stream). hip-tests \
+                    Unit_hipGetProcAddress_MemoryApisStreamOrderedMemory (hipMemPtrGetInfo of a block freed with \
+                    hipFreeAsync is 1 after hipStreamSynchronize)"),
         expect: Behaviour,
     }
 

@@ -8,6 +8,7 @@ use std::ptr;
 
 use vmmkit_sys::hip::*;
 
+use super::stream::{Gate, destroy as destroy_stream, stream as new_stream};
 use crate::hip::peer::{Peer, Request};
 use crate::hip::{Ctx, Va, setup};
 use crate::outcome::Failure;
@@ -465,6 +466,95 @@ pub fn import_own_pointer(cx: &mut Ctx) -> Result<(), Failure> {
     setup("hipStreamSynchronize", hip.hipStreamSynchronize(ptr::null_mut()))?;
     setup("hipFreeAsync", hip.hipFreeAsync(p, ptr::null_mut()))?;
     destroy(cx, imported)?;
+    destroy(cx, pool)
+}
+
+/// `hipMemPtrGetInfo(p)`: the call's code, and the size it gave.
+fn ptr_info(cx: &Ctx, p: Va) -> (HipError, usize) {
+    let mut n = 0usize;
+    let rc = HipError(cx.hip().hipMemPtrGetInfo(p, &mut n));
+    (rc, n)
+}
+
+/// That `pool` holds `reserved` bytes and `p` is (or, `live` false, no
+/// longer is) memory, after `step`.
+fn held(cx: &Ctx, step: &str, pool: hipMemPool_t, reserved: usize, p: Va, live: bool) -> Result<(), Failure> {
+    let r = attr(cx, pool, hipMemPoolAttrReservedMemCurrent)?;
+    cx.ensure(&format!("ReservedMemCurrent after {step}"), r == reserved as u64, reserved, r)?;
+    let (rc, _) = ptr_info(cx, p);
+    let want = if live { HipError::SUCCESS } else { INVALID_VALUE };
+    cx.ensure(
+        &format!("hipMemPtrGetInfo of the freed block after {step}"),
+        rc == want,
+        want.to_string(),
+        rc.to_string(),
+    )
+}
+
+/// [HIP-POOL-021](vmmkit_sys::hip::rules::POOL_021) (hip-tests `Unit_hipGetProcAddress_MemoryApisStreamOrderedMemory`):
+/// a block freed with hipFreeAsync stays reserved until a synchronisation
+/// (a stream's, an event's, the device's), which gives it back: its address
+/// then names no memory; one freed behind held work stays through another
+/// stream's synchronisation and a trim, and goes once its stream has run;
+/// a release threshold keeps what it covers.
+pub fn release_at_synchronize(cx: &mut Ctx) -> Result<(), Failure> {
+    let hip = cx.hip();
+    let pool = create(cx, hipMemHandleTypeNone)?;
+    let n = 2 * MIB;
+    let (s, other) = (new_stream(cx, hipStreamDefault)?, new_stream(cx, hipStreamDefault)?);
+    let alloc_on = |stream: hipStream_t| -> Result<Va, Failure> {
+        let mut p = ptr::null_mut();
+        setup("hipMallocFromPoolAsync", hip.hipMallocFromPoolAsync(&mut p, n, pool, stream))?;
+        Ok(p)
+    };
+    // A stream's synchronisation.
+    let p = alloc_on(s)?;
+    setup("hipStreamSynchronize", hip.hipStreamSynchronize(s))?;
+    let (rc, size) = ptr_info(cx, p);
+    cx.ensure("hipMemPtrGetInfo of the allocation", (rc, size) == (HipError::SUCCESS, n), n, format!("{rc}, {size}"))?;
+    setup("hipFreeAsync", hip.hipFreeAsync(p, s))?;
+    held(cx, "hipFreeAsync", pool, n, p, true)?;
+    setup("hipStreamSynchronize", hip.hipStreamSynchronize(s))?;
+    held(cx, "hipStreamSynchronize", pool, 0, p, false)?;
+    // An event's, and the device's.
+    let mut ev = ptr::null_mut();
+    setup("hipEventCreate", hip.hipEventCreate(&mut ev))?;
+    let p = alloc_on(s)?;
+    setup("hipFreeAsync", hip.hipFreeAsync(p, s))?;
+    setup("hipEventRecord", hip.hipEventRecord(ev, s))?;
+    setup("hipEventSynchronize", hip.hipEventSynchronize(ev))?;
+    held(cx, "hipEventSynchronize", pool, 0, p, false)?;
+    setup("hipEventDestroy", hip.hipEventDestroy(ev))?;
+    let p = alloc_on(ptr::null_mut())?;
+    setup("hipFreeAsync", hip.hipFreeAsync(p, ptr::null_mut()))?;
+    setup("hipDeviceSynchronize", hip.hipDeviceSynchronize())?;
+    held(cx, "hipDeviceSynchronize", pool, 0, p, false)?;
+    // Freed behind held work: another stream's synchronisation and a trim leave it.
+    let gate = Gate::new();
+    let p = alloc_on(s)?;
+    gate.hold(cx, s)?;
+    setup("hipFreeAsync", hip.hipFreeAsync(p, s))?;
+    setup("hipStreamSynchronize(another stream)", hip.hipStreamSynchronize(other))?;
+    let kept = held(cx, "another stream's hipStreamSynchronize, its own held", pool, n, p, true);
+    setup("hipMemPoolTrimTo", hip.hipMemPoolTrimTo(pool, 0))?;
+    let trimmed = held(cx, "hipMemPoolTrimTo(0), the stream held", pool, n, p, true);
+    gate.open();
+    setup("hipStreamSynchronize", hip.hipStreamSynchronize(s))?;
+    kept.and(trimmed)?;
+    held(cx, "the held stream's hipStreamSynchronize", pool, 0, p, false)?;
+    // A threshold keeps what it covers.
+    let mut threshold = n as u64;
+    setup(
+        "hipMemPoolSetAttribute(ReleaseThreshold)",
+        hip.hipMemPoolSetAttribute(pool, hipMemPoolAttrReleaseThreshold, (&raw mut threshold).cast()),
+    )?;
+    let p = alloc_on(s)?;
+    setup("hipFreeAsync", hip.hipFreeAsync(p, s))?;
+    setup("hipStreamSynchronize", hip.hipStreamSynchronize(s))?;
+    held(cx, "hipStreamSynchronize, a threshold of the block's size", pool, n, p, true)?;
+    setup("hipMemPoolTrimTo", hip.hipMemPoolTrimTo(pool, 0))?;
+    destroy_stream(cx, s)?;
+    destroy_stream(cx, other)?;
     destroy(cx, pool)
 }
 
