@@ -168,9 +168,17 @@ pub fn extract_decl(src: &str, name: &str) -> Option<String> {
     if src[start..line_end].trim_end().ends_with(';') {
         return Some(src[start..line_end].to_string());
     }
-    // A template's `template <…>` line comes with it.
+    // A template's `template <…>` line (a line of its own) comes with it.
     let before = src[..start.saturating_sub(1)].rfind('\n').map_or(0, |i| i + 1);
-    let start = if start > 0 && src[before..start].starts_with("template") { before } else { start };
+    let header = &src[before..start];
+    let start =
+        if start > 0 && header.starts_with("template") && header.trim_end().ends_with('>') { before } else { start };
+    // A declaration over several lines with no body (`using f_t = int (*)(a,\n b);`) ends at its `;`.
+    let semicolon = src[start..].find(';').map(|i| start + i);
+    let brace = src[start..].find('{').map(|i| start + i);
+    if let Some(end) = semicolon.filter(|s| brace.is_none_or(|b| *s < b)) {
+        return Some(src[start..=end].to_string());
+    }
     let end = block_end(src, start)?;
     let end = if src[end..].starts_with(';') { end + 1 } else { end };
     Some(src[start..end].to_string())

@@ -1,11 +1,13 @@
 // vmmkit's host-side stand-ins for the kernel-free helpers of hip-tests'
 // headers that the whole-selection runner (tests/hip_tests_selection.rs)
 // builds cases against: the threaded checks and the zig-zag thread test of
-// hip_test_common.hh and threaded_zig_zag_test.hh, the attribute queries of
-// utils.hh, the array set-up of hip_test_checkers.hh and hip_test_helper.hh,
-// and the allocation guards of resource_guards.hh. Written for vmmkit from
-// the names and the documented behaviour the cases rely on; none of them
-// launches a kernel.
+// hip_test_common.hh and threaded_zig_zag_test.hh, the attribute queries and
+// array checks of utils.hh, the array set-up of hip_test_checkers.hh and
+// hip_test_helper.hh, the allocation guards of resource_guards.hh, the
+// process helper of hip_test_process.hh, the stream checks of the stream
+// tests' streamCommon.hh and the kernel-free copy checks of
+// memcpy1d_tests_common.hh. Written for vmmkit from the names and the
+// documented behaviour the cases rely on; none of them launches a kernel.
 #pragma once
 
 #include "hip_test_common.hh"
@@ -13,10 +15,13 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <utility>
 
@@ -142,6 +147,93 @@ inline bool DeviceAttributesSupport(const int device, Attributes... attributes) 
         all = all && GetDeviceAttribute(a, device) != 0;
     }
     return all;
+}
+
+// ---- Array checks (utils.hh) ---------------------------------------------
+// Each fails the case at the first element that differs, naming its index.
+template <typename T>
+void ArrayMismatch(T* const expected, T* const actual, const size_t num_elements) {
+    for (size_t i = 0; i < num_elements; i++) {
+        if (!(expected[i] == actual[i])) {
+            INFO("first mismatch at index " << i);
+            REQUIRE(expected[i] == actual[i]);
+        }
+    }
+}
+
+// Every element in [begin, end) equal to `expected_value`.
+template <typename It, typename T>
+void ArrayFindIfNot(It begin, It end, const T expected_value) {
+    size_t i = 0;
+    for (It at = begin; at != end; ++at, ++i) {
+        if (!(expected_value == *at)) {
+            INFO("first element unlike the expected value at index " << i);
+            REQUIRE(expected_value == *at);
+        }
+    }
+}
+
+template <typename T>
+void ArrayFindIfNot(T* const array, const T expected_value, const size_t num_elements) {
+    ArrayFindIfNot(array, array + num_elements, expected_value);
+}
+
+// `value_gen(i)` gives the value element i must have, or nothing for one not checked.
+template <typename T, typename F>
+inline void ArrayAllOf(const T* arr, uint32_t count, F value_gen) {
+    for (uint32_t i = 0; i < count; i++) {
+        const std::optional<T> want = value_gen(i);
+        if (want.has_value() && !(arr[i] == *want)) {
+            INFO("first mismatch at index " << i);
+            REQUIRE(arr[i] == *want);
+        }
+    }
+}
+
+// Every element within [minval, maxval].
+template <typename T>
+inline void ArrayInRange(const T* arr, uint32_t count, const T minval, const T maxval) {
+    for (uint32_t i = 0; i < count; i++) {
+        if (arr[i] < minval || arr[i] > maxval) {
+            INFO("element out of range at index " << i);
+            REQUIRE(arr[i] >= minval);
+            REQUIRE(arr[i] <= maxval);
+        }
+    }
+}
+
+// Pitched memory on the host: rows `pitch` bytes apart, slices `pitch * height` apart;
+// element (x, y, z) is T's x-th of its row. `value(x, y, z)` gives each element's value.
+template <typename T>
+inline T& vmmkit_pitched_at(T* const ptr, size_t pitch, size_t height, size_t x, size_t y, size_t z) {
+    auto* bytes = reinterpret_cast<unsigned char*>(ptr) + pitch * (height * z + y);
+    return reinterpret_cast<T*>(bytes)[x];
+}
+
+template <typename T, typename F>
+void PitchedMemoryVerify(T* const ptr, const size_t pitch, const size_t width, const size_t height,
+                         const size_t depth, F value) {
+    for (size_t z = 0; z < depth; z++) {
+        for (size_t y = 0; y < height; y++) {
+            for (size_t x = 0; x < width; x++) {
+                const T have = vmmkit_pitched_at(ptr, pitch, height, x, y, z);
+                if (!(have == value(x, y, z))) {
+                    INFO("first mismatch at x " << x << ", y " << y << ", z " << z);
+                    REQUIRE(have == value(x, y, z));
+                }
+            }
+        }
+    }
+}
+
+template <typename T, typename F>
+void PitchedMemorySet(T* const ptr, const size_t pitch, const size_t width, const size_t height,
+                      const size_t depth, F value) {
+    for (size_t z = 0; z < depth; z++) {
+        for (size_t y = 0; y < height; y++) {
+            for (size_t x = 0; x < width; x++) vmmkit_pitched_at(ptr, pitch, height, x, y, z) = value(x, y, z);
+        }
+    }
 }
 
 // ---- Arrays of the vector tests (hip_test_checkers.hh) -------------------
@@ -409,3 +501,216 @@ class LinearAllocGuard3D : public PitchedGuard<T> {
     LinearAllocGuard3D(const LinearAllocGuard3D&) = delete;
     size_t depth() const { return this->extent_.depth; }
 };
+
+// ---- A helper program run in a process of its own (hip_test_process.hh) --
+// SpawnProc("name") runs the program `name` that lies beside this one (the
+// runner builds it there from hip-tests' source of it) through the shell;
+// run(args) gives its exit status, and with `capture` its standard output is
+// kept for getOutput() (read through a pipe: no file is written).
+namespace hip {
+class SpawnProc {
+   public:
+    explicit SpawnProc(const std::string& name, bool capture = false) : capture_(capture) {
+        char self[4096] = {};
+        ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        REQUIRE(n > 0);
+        std::string dir(self, static_cast<size_t>(n));
+        exe_ = dir.substr(0, dir.rfind('/') + 1) + name;
+        INFO("the helper program " << exe_);
+        REQUIRE(access(exe_.c_str(), X_OK) == 0);
+    }
+
+    int run(const std::string& args = "") {
+        std::string command = exe_ + (args.empty() ? "" : " " + args);
+        if (!capture_) return status(std::system(command.c_str()));
+        output_.clear();
+        FILE* out = popen(command.c_str(), "r");
+        REQUIRE(out != nullptr);
+        char chunk[4096];
+        size_t got;
+        while ((got = std::fread(chunk, 1, sizeof(chunk), out)) > 0) output_.append(chunk, got);
+        return status(pclose(out));
+    }
+
+    void run_async(const std::string& args = "") {
+        pending_ = std::thread([this, args] { async_status_ = run(args); });
+    }
+
+    int wait() {
+        if (pending_.joinable()) pending_.join();
+        return async_status_;
+    }
+
+    std::string getOutput() const { return output_; }
+
+    ~SpawnProc() {
+        if (pending_.joinable()) pending_.join();
+    }
+
+   private:
+    static int status(int raw) { return raw == -1 ? -1 : WEXITSTATUS(raw); }
+
+    std::string exe_;
+    bool capture_;
+    std::string output_;
+    std::thread pending_;
+    int async_status_ = -1;
+};
+}  // namespace hip
+
+// ---- Stream checks (the stream tests' streamCommon.hh) -------------------
+namespace hip {
+inline namespace stream {
+const hipStream_t nullStream = nullptr;
+const hipStream_t streamPerThread = hipStreamPerThread;
+
+// The stream's flags are `flags`; its priority `priority`, or with
+// `any_priority` one within the device's range.
+inline bool vmmkit_stream_is(hipStream_t stream, unsigned int flags, bool any_priority, int priority) {
+    unsigned int have_flags = 0;
+    HIP_CHECK(hipStreamGetFlags(stream, &have_flags));
+    if (have_flags != flags) {
+        INFO("flags " << have_flags << ", not " << flags);
+        return false;
+    }
+    int have = 0;
+    HIP_CHECK(hipStreamGetPriority(stream, &have));
+    if (any_priority) {
+        int least = 0, greatest = 0;
+        HIP_CHECK(hipDeviceGetStreamPriorityRange(&least, &greatest));
+        // Lower numbers are higher priorities: greatest <= have <= least.
+        if (have > least || have < greatest) {
+            INFO("priority " << have << " outside " << greatest << " .. " << least);
+            return false;
+        }
+    } else if (have != priority) {
+        INFO("priority " << have << ", not " << priority);
+        return false;
+    }
+    return true;
+}
+
+// Default flags and a priority within the range.
+inline bool checkStream(hipStream_t stream) { return vmmkit_stream_is(stream, hipStreamDefault, true, 0); }
+
+inline bool checkStreamPriorityAndFlags(hipStream_t stream, int priority, unsigned int flags = hipStreamDefault) {
+    return vmmkit_stream_is(stream, flags, false, priority);
+}
+}  // namespace stream
+}  // namespace hip
+
+// ---- Kernel-free copy checks (memcpy1d_tests_common.hh) ------------------
+// The flag combinations a host allocation of `kind` is tried with: each
+// hipHostMalloc flag for hipHostMalloc (a GENERATE), none for the others.
+static inline unsigned int GenerateLinearAllocationFlagCombinations(const LinearAllocs kind) {
+    if (kind == LinearAllocs::hipHostMalloc) {
+        return GENERATE(hipHostMallocDefault, hipHostMallocPortable, hipHostMallocMapped, hipHostMallocWriteCombined);
+    }
+    if (kind == LinearAllocs::noAlloc) throw std::invalid_argument("no allocation kind");
+    return 0u;
+}
+
+// A copy of `copy(dst, src, bytes)` from host memory (malloc'd or each kind
+// of hipHostMalloc) to device memory, checked by copying it back; with
+// `should_synchronize`, `stream` is synchronised after the copy.
+template <bool should_synchronize, typename F>
+void MemcpyHostToDeviceShell(F copy, const hipStream_t stream = nullptr) {
+    const size_t bytes = GENERATE(kPageSize / 2, kPageSize, kPageSize * 2);
+    const LinearAllocs kind = GENERATE(LinearAllocs::malloc, LinearAllocs::hipHostMalloc);
+    const unsigned int flags = GenerateLinearAllocationFlagCombinations(kind);
+    LinearAllocGuard<int> src(kind, bytes, flags);
+    LinearAllocGuard<int> back(LinearAllocs::hipHostMalloc, bytes);
+    LinearAllocGuard<int> device(LinearAllocs::hipMalloc, bytes);
+    const size_t count = bytes / sizeof(int);
+    std::fill_n(src.host_ptr(), count, 42);
+    std::fill_n(back.host_ptr(), count, 0);
+    HIP_CHECK(copy(device.ptr(), src.host_ptr(), bytes));
+    if constexpr (should_synchronize) HIP_CHECK(hipStreamSynchronize(stream));
+    HIP_CHECK(hipMemcpy(back.host_ptr(), device.ptr(), bytes, hipMemcpyDeviceToHost));
+    ArrayFindIfNot(back.host_ptr(), 42, count);
+}
+
+// The same from host memory to host memory, each side malloc'd or hipHostMalloc'd.
+template <bool should_synchronize, typename F>
+void MemcpyHostToHostShell(F copy, const hipStream_t stream = nullptr) {
+    const size_t bytes = GENERATE(kPageSize / 2, kPageSize, kPageSize * 2);
+    const LinearAllocs src_kind = GENERATE(LinearAllocs::malloc, LinearAllocs::hipHostMalloc);
+    const LinearAllocs dst_kind = GENERATE(LinearAllocs::malloc, LinearAllocs::hipHostMalloc);
+    const unsigned int src_flags = GenerateLinearAllocationFlagCombinations(src_kind);
+    const unsigned int dst_flags = GenerateLinearAllocationFlagCombinations(dst_kind);
+    LinearAllocGuard<int> src(src_kind, bytes, src_flags);
+    LinearAllocGuard<int> dst(dst_kind, bytes, dst_flags);
+    const size_t count = bytes / sizeof(int);
+    std::fill_n(src.host_ptr(), count, 42);
+    HIP_CHECK(copy(dst.host_ptr(), src.host_ptr(), bytes));
+    if constexpr (should_synchronize) HIP_CHECK(hipStreamSynchronize(stream));
+    ArrayFindIfNot(dst.host_ptr(), 42, count);
+}
+
+// Whether `copy()` waits for the host: `stream` is held busy for 100 ms
+// first; after the copy it is idle if the copy waited (`should_sync`),
+// still busy if it did not.
+template <typename F>
+void MemcpySyncBehaviorCheck(F copy, const bool should_sync, const hipStream_t stream) {
+    LaunchDelayKernel(std::chrono::milliseconds{100}, stream);
+    HIP_CHECK(copy());
+    if (should_sync) {
+        HIP_CHECK(hipStreamQuery(stream));
+    } else {
+        HIP_CHECK_ERROR(hipStreamQuery(stream), hipErrorNotReady);
+    }
+}
+
+// One page copied between two allocations of the kinds named, `copy(dst, src, bytes)`.
+template <typename F>
+void vmmkit_sync_behavior(F copy, bool should_sync, hipStream_t stream, LinearAllocs dst_kind, LinearAllocs src_kind) {
+    LinearAllocGuard<int> dst(dst_kind, kPageSize);
+    LinearAllocGuard<int> src(src_kind, kPageSize);
+    MemcpySyncBehaviorCheck([&] { return copy(dst.ptr(), src.ptr(), kPageSize); }, should_sync, stream);
+}
+
+template <typename F>
+void MemcpyHPageabletoDSyncBehavior(F copy, const bool should_sync, const hipStream_t stream = nullptr) {
+    vmmkit_sync_behavior(copy, should_sync, stream, LinearAllocs::hipMalloc, LinearAllocs::malloc);
+}
+template <typename F>
+void MemcpyHPinnedtoDSyncBehavior(F copy, const bool should_sync, const hipStream_t stream = nullptr) {
+    vmmkit_sync_behavior(copy, should_sync, stream, LinearAllocs::hipMalloc, LinearAllocs::hipHostMalloc);
+}
+template <typename F>
+void MemcpyDtoHPageableSyncBehavior(F copy, const bool should_sync, const hipStream_t stream = nullptr) {
+    vmmkit_sync_behavior(copy, should_sync, stream, LinearAllocs::malloc, LinearAllocs::hipMalloc);
+}
+template <typename F>
+void MemcpyDtoHPinnedSyncBehavior(F copy, const bool should_sync, const hipStream_t stream = nullptr) {
+    vmmkit_sync_behavior(copy, should_sync, stream, LinearAllocs::hipHostMalloc, LinearAllocs::hipMalloc);
+}
+template <typename F>
+void MemcpyDtoDSyncBehavior(F copy, const bool should_sync, const hipStream_t stream = nullptr) {
+    vmmkit_sync_behavior(copy, should_sync, stream, LinearAllocs::hipMalloc, LinearAllocs::hipMalloc);
+}
+template <typename F>
+void MemcpyHPinnedtoHPinnedSyncBehavior(F copy, const bool should_sync, const hipStream_t stream = nullptr) {
+    vmmkit_sync_behavior(copy, should_sync, stream, LinearAllocs::hipHostMalloc, LinearAllocs::hipHostMalloc);
+}
+// Host to host: malloc'd to pinned, pinned to malloc'd, malloc'd to malloc'd (a GENERATE).
+template <typename F>
+void MemcpyHtoHSyncBehavior(F copy, const bool should_sync, const hipStream_t stream = nullptr) {
+    const auto kinds = GENERATE(std::make_tuple(LinearAllocs::malloc, LinearAllocs::hipHostMalloc),
+                                std::make_tuple(LinearAllocs::hipHostMalloc, LinearAllocs::malloc),
+                                std::make_tuple(LinearAllocs::malloc, LinearAllocs::malloc));
+    vmmkit_sync_behavior(copy, should_sync, stream, std::get<1>(kinds), std::get<0>(kinds));
+}
+
+// A NULL destination, then a NULL source: hipErrorInvalidValue (a SECTION each).
+template <typename F>
+void MemcpyCommonNegativeTests(F f, void* dst, void* src, size_t count) {
+    SECTION("dst == nullptr") { HIP_CHECK_ERROR(f(nullptr, src, count), hipErrorInvalidValue); }
+    SECTION("src == nullptr") { HIP_CHECK_ERROR(f(dst, nullptr, count), hipErrorInvalidValue); }
+}
+
+// The same for a copy that takes a kind; AMD builds try no bad kind here.
+template <typename F>
+void MemcpyWithDirectionCommonNegativeTests(F f, void* dst, void* src, size_t count, hipMemcpyKind kind) {
+    MemcpyCommonNegativeTests([&](void* d, void* s, size_t n) { return f(d, s, n, kind); }, dst, src, count);
+}
