@@ -456,6 +456,8 @@ fn undefines_names_each_macro() {
 
 /// `extract_decl` takes a function with its body, or a variable's line (or lines, to its `;`), at file level only.
 fn extract_decl_takes_file_level_definitions() {
+    assert_eq!(extract_decl("static void *gp;\n", "gp").as_deref(), Some("static void *gp;"));
+    assert_eq!(extract_decl("static void w(int* m, int v) { *m = v; }\n", "m"), None);
     let src = "static int kN;\n  int inner(int a) { return a; }\nvoid init() {\n  if (1) { kN = 1; }\n};\nTEST_CASE(\"A\") { init(); }\n";
     assert_eq!(extract_decl(src, "kN").as_deref(), Some("static int kN;"));
     assert_eq!(extract_decl(src, "init").as_deref(), Some("void init() {\n  if (1) { kN = 1; }\n};"));

@@ -55,7 +55,9 @@ const DIRS: &[&str] = &[
 /// The multiprocess directory, of which the IPC files are taken.
 const MULTIPROC: &str = "catch/multiproc";
 
-/// What in a text means device code.
+/// What in a text means device code: a kernel, its launch, or a device
+/// variable or device-only function (`__device__` on a line without
+/// `__host__`), or a device symbol named (`HIP_SYMBOL`).
 const DEVICE_CODE: &[&str] = &[
     "__global__",
     "<<<",
@@ -64,7 +66,18 @@ const DEVICE_CODE: &[&str] = &[
     "hipLaunchCooperativeKernel",
     "hipExtLaunch",
     "hipGraphAddKernelNode",
+    "__device__",
+    "__constant__",
+    "__managed__",
+    "HIP_SYMBOL",
 ];
+
+/// The first mark of device code in `text` (code only, see [`code_only`]), if any.
+fn device_code_in(text: &str) -> Option<&'static str> {
+    text.lines().find_map(|line| {
+        DEVICE_CODE.iter().find(|m| line.contains(**m) && !(**m == "__device__" && line.contains("__host__"))).copied()
+    })
+}
 
 /// Cases that fail on the drop-in because the case, not the drop-in,
 /// differs from clr (or from the profile run): the case, whether only under
@@ -256,9 +269,7 @@ fn launchers(src: &str, known: &HashSet<String>) -> HashSet<String> {
                     .next();
             }
             let Some(name) = current.filter(|n| !n.is_empty()) else { continue };
-            if DEVICE_CODE.iter().any(|m| line.contains(m))
-                || identifiers(line).iter().any(|w| *w != name && found.contains(*w))
-            {
+            if device_code_in(line).is_some() || identifiers(line).iter().any(|w| *w != name && found.contains(*w)) {
                 found.insert(name.to_string());
             }
             if line.starts_with('}') {
@@ -530,17 +541,28 @@ fn name_cases(body: &str) -> String {
     out
 }
 
-/// The `#define` lines of `src` before its first case, with their
-/// continuation lines.
+/// The `#define`s of `src` at column 0, with their continuation lines, in
+/// order: those after its first case too (a constant a later case uses), but
+/// a name defined again is left with its first definition.
 fn defines(src: &str) -> String {
-    let head = src.find("TEST_CASE(").map_or(src, |i| &src[..i]);
     let mut out = String::new();
-    let mut continued = false;
-    for line in head.lines() {
-        if continued || line.starts_with("#define ") {
-            out.push_str(line);
-            out.push('\n');
-            continued = line.trim_end().ends_with('\\');
+    let mut seen = HashSet::new();
+    let mut lines = src.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.strip_prefix("#define ") else { continue };
+        let name: String = rest.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        let keep = seen.insert(name);
+        let mut last = line;
+        loop {
+            if keep {
+                out.push_str(last);
+                out.push('\n');
+            }
+            if !last.trim_end().ends_with('\\') {
+                break;
+            }
+            let Some(next) = lines.next() else { break };
+            last = next;
         }
     }
     out
@@ -548,7 +570,8 @@ fn defines(src: &str) -> String {
 
 /// `src` with the lines that only an NVIDIA build compiles blanked (the
 /// branch of `#if HT_NVIDIA`, the `#else` of `#if HT_AMD`, at any depth of
-/// `#if`s; lines kept): what hip-tests builds for AMD.
+/// `#if`s, its `#define`s too; the conditionals and the line count kept):
+/// what hip-tests builds for AMD.
 fn amd_only(src: &str) -> String {
     // Per open `#if`: whether its current branch is NVIDIA's, and whether its `#else` would be.
     let mut open: Vec<(bool, bool)> = Vec::new();
@@ -575,7 +598,9 @@ fn amd_only(src: &str) -> String {
             }
             _ => {}
         }
-        if directive.is_none() && open.iter().any(|(nvidia, _)| *nvidia) {
+        let conditional =
+            words.first().is_some_and(|w| ["if", "else", "elif", "endif"].iter().any(|c| w.starts_with(c)));
+        if !conditional && open.iter().any(|(nvidia, _)| *nvidia) {
             out.push_str(if line.ends_with('\n') { "\n" } else { "" });
         } else {
             out.push_str(line);
@@ -623,13 +648,34 @@ struct Buildable {
     text: String,
 }
 
+/// Words that look like calls but name no definition (`sizeof(x)`).
+const KEYWORDS: &[&str] = &[
+    "sizeof",
+    "alignof",
+    "decltype",
+    "typeid",
+    "noexcept",
+    "static_cast",
+    "reinterpret_cast",
+    "const_cast",
+    "dynamic_cast",
+    "return",
+    "if",
+    "for",
+    "while",
+    "switch",
+    "catch",
+    "new",
+    "delete",
+];
+
 /// The file-level definitions `body` uses, transitively: start in `src`, name, text.
 fn helpers_of(src: &str, body: &str) -> BTreeMap<usize, (String, String)> {
     let mut found = BTreeMap::new();
     let mut seen = HashSet::new();
     let mut todo: Vec<String> = identifiers(body).into_iter().map(str::to_string).collect();
     while let Some(id) = todo.pop() {
-        if !seen.insert(id.clone()) {
+        if !seen.insert(id.clone()) || KEYWORDS.contains(&id.as_str()) {
             continue;
         }
         let Some(text) = extract_decl(src, &id) else { continue };
@@ -640,10 +686,12 @@ fn helpers_of(src: &str, body: &str) -> BTreeMap<usize, (String, String)> {
     found
 }
 
-/// A case's text less the `#else`, `#elif` and `#endif` lines of
-/// conditionals opened before it (a case whose first line differs between
-/// `#if HT_AMD` and `#else`: the `#if` is not in its text, and
-/// [`amd_only`] has blanked the other branch already).
+/// A case's or a helper's text less the `#else`, `#elif` and `#endif` lines
+/// of conditionals opened before it (a case whose first line differs
+/// between `#if HT_AMD` and `#else`: the `#if` is not in its text, and
+/// [`amd_only`] has blanked the other branch already), with an `#endif`
+/// added for each conditional it leaves open (a constant whose last term is
+/// NVIDIA's).
 fn without_unopened_branches(body: &str) -> String {
     let mut open = 0usize;
     let mut out = String::with_capacity(body.len());
@@ -659,18 +707,101 @@ fn without_unopened_branches(body: &str) -> String {
         }
         out.push_str(line);
     }
+    // A conditional opened in the text and closed after it is closed at its end.
+    for _ in 0..open {
+        out.push_str(if out.ends_with('\n') { "#endif\n" } else { "\n#endif\n" });
+    }
     out
+}
+
+/// The `#define`s of `src` (at column 0, with their continuation lines):
+/// name, and body.
+fn file_macros(src: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut lines = src.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.strip_prefix("#define ") else { continue };
+        let mut text = line.to_string();
+        let mut last = line;
+        while last.trim_end().ends_with('\\') {
+            let Some(next) = lines.next() else { break };
+            text.push('\n');
+            text.push_str(next);
+            last = next;
+        }
+        let name: String = rest.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if !name.is_empty() {
+            out.insert(name, text);
+        }
+    }
+    out
+}
+
+/// The operators `src` defines at file level (`bool operator!=(const T& a, …) {`):
+/// each one's name (`operator!=`) and the type of its first parameter.
+fn operators(src: &str) -> Vec<(String, String)> {
+    src.lines()
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_alphabetic()))
+        .filter_map(|l| {
+            let rest = &l[l.find(" operator")? + 1..];
+            let open = rest.find('(')?;
+            let symbol = &rest["operator".len()..open];
+            if symbol.is_empty() || symbol.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                return None;
+            }
+            let ty = rest[open + 1..]
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .find(|w| !w.is_empty() && !["const", "struct", "volatile"].contains(w))?;
+            Some((rest[..open].to_string(), ty.to_string()))
+        })
+        .collect()
 }
 
 /// Sorts one case: not to build (with why), or to build.
 fn classify(src: &str, name: &str, kernels: &HashSet<String>) -> Result<Buildable, Verdict> {
     let body = extract(src, name).ok_or_else(|| Verdict::NotBuilt("its braces do not match".into()))?;
     let body = without_unopened_branches(&body);
-    let helpers = helpers_of(src, &body);
-    let texts = std::iter::once(("the case", &body)).chain(helpers.values().map(|(n, t)| (n.as_str(), t)));
+    // The file's macros the case names, and those they name, are read with it: their
+    // helpers are its helpers.
+    let macros = file_macros(src);
+    let mut named: BTreeMap<&str, &String> = BTreeMap::new();
+    let helpers = loop {
+        let uses: String = std::iter::once(body.as_str()).chain(named.values().map(|t| t.as_str())).collect();
+        let helpers = helpers_of(src, &uses);
+        let all = helpers.values().map(|(_, t)| t.as_str()).chain(std::iter::once(uses.as_str())).collect::<String>();
+        let new: Vec<&str> = identifiers(&all)
+            .into_iter()
+            .filter_map(|w| macros.get_key_value(w).map(|(k, _)| k.as_str()))
+            .filter(|w| !named.contains_key(w))
+            .collect();
+        if new.is_empty() {
+            break helpers;
+        }
+        named.extend(new.into_iter().map(|w| (w, &macros[w])));
+    };
+    // An operator the file defines for a type the case or its helpers name is
+    // one of its helpers (its use, `a != b`, names no function).
+    let mut helpers = helpers;
+    let words: String = std::iter::once(body.as_str())
+        .chain(named.values().map(|t| t.as_str()))
+        .chain(helpers.values().map(|(_, t)| t.as_str()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let used = identifiers(&words);
+    for (op, ty) in operators(src) {
+        let Some(text) = extract_decl(src, &op).filter(|_| used.contains(ty.as_str())) else { continue };
+        let Some(start) = src.find(&text) else { continue };
+        for (at, helper) in helpers_of(src, &text) {
+            helpers.entry(at).or_insert(helper);
+        }
+        helpers.entry(start).or_insert((op, text));
+    }
+    let texts = std::iter::once(("the case", &body))
+        .chain(named.iter().map(|(n, t)| (*n, *t)))
+        .chain(helpers.values().map(|(n, t)| (n.as_str(), t)));
     for (whose, text) in texts.clone() {
         let text = &code_only(text);
-        if let Some(m) = DEVICE_CODE.iter().find(|m| text.contains(*m)) {
+        if let Some(m) = device_code_in(text) {
             return Err(Verdict::Kernel(format!("{whose} has `{m}`")));
         }
         if let Some(k) = identifiers(text).into_iter().find(|w| kernels.contains(*w)) {
@@ -685,21 +816,45 @@ fn classify(src: &str, name: &str, kernels: &HashSet<String>) -> Result<Buildabl
     Ok(Buildable { name: name.to_string(), body, helpers, text })
 }
 
+/// The stand-ins of our headers that some files define for themselves
+/// (hipMallocManagedCommon.hh's `HmmAttrPrint`): for such a file the
+/// program defines `VMMKIT_FILE_DEFINES_<name>` first, and the header leaves
+/// its own out.
+const WEAK_STAND_INS: &[&str] = &["HmmAttrPrint"];
+
 /// The program of `cases` from `src` (`path`), with the lines of each case
 /// and each helper in it.
 fn program(path: &str, src: &str, cases: &[&Buildable]) -> (String, Vec<(std::ops::Range<usize>, Owner)>) {
-    let mut out = String::from(
+    // A stand-in the file defines itself is left out of our headers.
+    let mut out: String = WEAK_STAND_INS
+        .iter()
+        .filter(|name| extract_decl(src, name).is_some())
+        .map(|name| format!("#define VMMKIT_FILE_DEFINES_{name}\n"))
+        .collect();
+    out.push_str(
         "#include \"hip_test_common.hh\"\n#include \"hip_test_helpers.hh\"\n#include \"mempool_support.hh\"\n\
          #include <limits>\n#include <sys/wait.h>\n#include <unistd.h>\n",
     );
     out.push_str(&format!("// hip-tests {path}\n{}", defines(src)));
+    // The file's `using namespace x;` (x declared first, in case only its header declares it).
+    for line in src.lines().filter(|l| l.starts_with("using namespace ") && l.trim_end().ends_with(';')) {
+        let name = line["using namespace ".len()..].trim_end().trim_end_matches(';').trim();
+        if !name.contains("::") && name != "std" {
+            out.push_str(&format!("namespace {name} {{}}\n"));
+        }
+        out.push_str(&format!("{line}\n"));
+    }
     let mut spans = Vec::new();
-    let helpers: BTreeSet<&(usize, String)> = cases.iter().flat_map(|c| c.helpers.iter()).collect();
+    // One definition found under two names (a line that declares two) is written once.
+    let mut helpers: BTreeMap<usize, &String> = BTreeMap::new();
+    for (at, name) in cases.iter().flat_map(|c| c.helpers.iter()) {
+        helpers.entry(*at).or_insert(name);
+    }
     for (at, name) in helpers {
-        let text = extract_decl(&src[*at..], name).unwrap_or_default();
+        let text = without_unopened_branches(&extract_decl(&src[at..], name).unwrap_or_default());
         let first = out.lines().count() + 1;
         out.push_str(&format!("{text}\n"));
-        spans.push((first..out.lines().count() + 1, Owner::Helper(name.clone())));
+        spans.push((first..out.lines().count() + 1, Owner::Helper(at, name.clone())));
     }
     for (i, case) in cases.iter().enumerate() {
         let first = out.lines().count() + 1;
@@ -711,7 +866,8 @@ fn program(path: &str, src: &str, cases: &[&Buildable]) -> (String, Vec<(std::op
 
 /// What a line of a program belongs to.
 enum Owner {
-    Helper(String),
+    /// Its start in the file, and a name it was found under.
+    Helper(usize, String),
     Case(usize),
 }
 
@@ -767,9 +923,9 @@ fn build(
                 Some(Owner::Case(i)) => {
                     bad.entry(*i).or_insert(why);
                 }
-                Some(Owner::Helper(h)) => {
+                Some(Owner::Helper(at, h)) => {
                     for (i, c) in cases.iter().enumerate() {
-                        if c.helpers.iter().any(|(_, n)| n == h) {
+                        if c.helpers.iter().any(|(a, _)| a == at) {
                             bad.entry(i).or_insert_with(|| format!("{why} (in {h})"));
                         }
                     }
@@ -792,10 +948,12 @@ fn build(
     (exe, cases, rejected)
 }
 
-/// A failure line less the place in the built program (a temporary file
-/// whose lines are not hip-tests'): `/tmp/…/x.cpp:12: what` gives `what`.
+/// A failure line less the place in the built program or in our headers
+/// (a temporary file whose lines are not hip-tests', or a checkout's path):
+/// `/tmp/…/x.cpp:12: what` or `/…/hip_test_helpers.hh:30: what` gives `what`.
 fn without_program_path(why: &str) -> String {
     why.find(".cpp:")
+        .or_else(|| why.find(".hh:"))
         .and_then(|i| why[i..].find(": ").map(|j| why[i + j + 2..].to_string()))
         .unwrap_or_else(|| why.to_string())
 }
@@ -882,13 +1040,18 @@ fn header_kernels(copy: &Copy) -> Result<HashSet<String>, String> {
 }
 
 /// The headers of its own directory that the file at `path` includes
-/// (`#include "x.hh"`, as the memory tests' mempool_common.hh), each as
-/// [`with_methods`] reads it: their kernel launchers are the file's too.
+/// (`#include "x.hh"`, as the memory tests' mempool_common.hh), and the
+/// `x.cc` beside such a header that defines what it declares (memoryCommon.cc),
+/// each as [`with_methods`] reads it: their kernel launchers are the file's too.
 fn local_headers(copy: &Copy, path: &str, src: &str) -> Vec<String> {
     let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
     src.lines()
         .filter_map(|l| l.trim_start().strip_prefix("#include"))
         .filter_map(|l| l.trim().strip_prefix('"').and_then(|r| r.split('"').next()))
+        .flat_map(|name| {
+            let source = name.rsplit_once('.').map(|(stem, _)| format!("{stem}.cc")).filter(|cc| cc != name);
+            std::iter::once(name.to_string()).chain(source)
+        })
         .filter_map(|name| copy.read(&format!("{dir}/{name}")).ok())
         .map(|text| with_methods(&text))
         .collect()
@@ -1068,7 +1231,7 @@ fn spawned(
         let Some(source) = source else {
             return Err(Verdict::NotBuilt(format!("no source found for its helper program {name}")));
         };
-        if let Some(m) = DEVICE_CODE.iter().find(|m| code_only(source).contains(*m)) {
+        if let Some(m) = device_code_in(&code_only(source)) {
             return Err(Verdict::Kernel(format!("its helper program {name} has `{m}`")));
         }
         build_companion(name, source, dir, include).map_err(Verdict::NotBuilt)?;
@@ -1216,6 +1379,10 @@ fn case_names_are_found() {
                #if HT_AMD\n#ifdef X\n#endif\n#else\nTEST_CASE(\"M\") {}\nTEST_CASE(\"Z\") {}\n#endif\n\
                TEST_CASE(\"Z\") {}\n";
     assert!(amd_only(src).contains("#else\nTEST_CASE(\"E\") {}\n") && !amd_only(src).contains("\"M\""));
+    assert_eq!(
+        amd_only("#if HT_NVIDIA\n#define X 1\n#else\n#define X 2\n#endif\n"),
+        "#if HT_NVIDIA\n\n#else\n#define X 2\n#endif\n"
+    );
     let names: Vec<(String, bool)> = [("A", false), ("C", false), ("N", true), ("E", false), ("M", true), ("Z", false)]
         .iter()
         .map(|(n, v)| (n.to_string(), *v))
@@ -1252,6 +1419,21 @@ fn unopened_branches_leave_a_case() {
         without_unopened_branches(body),
         "TEST_CASE(\"W\", \"\", int) {\n\n\n\n#if X\n  a();\n#else\n  b();\n#endif\n}"
     );
+    assert_eq!(
+        without_unopened_branches("int a = 1 |\n#if N\n\n#else\n  2;"),
+        "int a = 1 |\n#if N\n\n#else\n  2;\n#endif\n"
+    );
+}
+
+/// A file's operator is a helper of a case that names its type.
+fn operators_of_named_types_are_helpers() {
+    let src = "struct Attr {\n  int a;\n};\nbool operator!=(const Attr& l, const Attr& r) {\n  return l.a != r.a;\n}\n\
+               TEST_CASE(\"A\") {\n  Attr x{}, y{};\n  REQUIRE(!(x != y));\n}\nTEST_CASE(\"B\") {\n  int z = 1;\n}\n";
+    assert_eq!(operators(src), [("operator!=".to_string(), "Attr".to_string())]);
+    let kernels = HashSet::new();
+    let a = classify(src, "A", &kernels).expect("A is built");
+    assert_eq!(a.helpers.iter().map(|(_, n)| n.as_str()).collect::<Vec<_>>(), ["Attr", "operator!="]);
+    assert!(classify(src, "B", &kernels).expect("B is built").helpers.is_empty());
 }
 
 /// Comments and literals are blanked, lines kept.
@@ -1292,12 +1474,18 @@ fn nested_sections_run_each_leaf_once() {
 fn failure_lines_lose_the_program_path() {
     assert_eq!(without_program_path("/tmp/.t/a_cc.cpp:8: REQUIRE(x) failed"), "REQUIRE(x) failed");
     assert_eq!(without_program_path("no path here"), "no path here");
+    assert_eq!(
+        without_program_path("/w/tests/cpp/hip_tests/hip_test_helpers.hh:30: REQUIRE(y) failed"),
+        "REQUIRE(y) failed"
+    );
 }
 
-/// A `#define` is taken with its continuation lines; nothing after the first case.
+/// A `#define` is taken with its continuation lines, after the first case
+/// too; a second definition of a name is left out.
 fn defines_take_continuations() {
-    let src = "#include <x>\n#define A 1\n#define B(x) \\\n  (x)\nint y;\nTEST_CASE(\"A\") {}\n#define C 2\n";
-    assert_eq!(defines(src), "#define A 1\n#define B(x) \\\n  (x)\n");
+    let src = "#include <x>\n#define A 1\n#define B(x) \\\n  (x)\nint y;\nTEST_CASE(\"A\") {}\n#define C 2\n\
+               #define B(x) \\\n  (x + 1)\n  #define D 4\n";
+    assert_eq!(defines(src), "#define A 1\n#define B(x) \\\n  (x)\n#define C 2\n");
 }
 
 /// A macro that writes cases is written out at each call: the names are
@@ -1350,6 +1538,7 @@ vmmkit_testkit::harness!(
     hip_tests_whole_selection,
     case_macros_are_written_out,
     unopened_branches_leave_a_case,
+    operators_of_named_types_are_helpers,
     methods_that_launch_are_found,
     spawned_helpers_are_found,
     case_names_are_found,

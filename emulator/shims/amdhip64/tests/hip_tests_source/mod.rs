@@ -141,9 +141,10 @@ pub fn preamble(src: &str) -> String {
         .collect()
 }
 
-/// The file-level definition of `name` in `src`: a line at column 0 that
-/// declares it (`… name(`, `… name;`, `… name =`, `… name {`, `… name{…}`
-/// or `… name[…]`), with its
+/// The file-level definition of `name` in `src`: a line at column 0 (a
+/// letter or `_`, as `__device__ int x;`) that declares it (`… name(`,
+/// `… name;`, `… name =`, `… name {`, `… name{…}` or `… name[…]`, or a
+/// pointer's `…*name;`, `…*name =`, `…*name[…]`), with its
 /// body, braces matched, for a function or a struct, the `;` that may
 /// follow it and the `template <…>` line that may precede it.
 pub fn extract_decl(src: &str, name: &str) -> Option<String> {
@@ -151,11 +152,14 @@ pub fn extract_decl(src: &str, name: &str) -> Option<String> {
     let start = loop {
         let line_end = src[at..].find('\n').map_or(src.len(), |i| at + i);
         let line = &src[at..line_end];
-        let starts = line.starts_with(|c: char| c.is_ascii_alphabetic()) && !line.starts_with("TEST_CASE");
+        let starts = line.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && !line.starts_with("TEST_CASE");
+        // A pointer's declaration (`static void *p;`) has no parenthesis before its name.
+        let pointer = |f: &str| line.find(f).is_some_and(|i| !line[..i].contains('('));
         if starts
-            && [" {name}(", " {name};", " {name} =", " {name} {", " {name}{", " {name}["]
+            && ([" {name}(", " {name};", " {name} =", " {name} {", " {name}{", " {name}["]
                 .iter()
                 .any(|f| line.contains(&f.replace("{name}", name)))
+                || ["*{name};", "*{name} =", "*{name}["].iter().any(|f| pointer(&f.replace("{name}", name))))
         {
             break at;
         }

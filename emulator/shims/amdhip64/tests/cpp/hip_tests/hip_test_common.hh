@@ -40,6 +40,20 @@
 #include <type_traits>
 #include <vector>
 
+namespace Catch {
+namespace Matchers {
+template <typename T>
+struct VectorEquals {
+    std::vector<T> want;
+    bool match(const std::vector<T>& have) const { return have == want; }
+};
+template <typename T>
+VectorEquals<T> Equals(const std::vector<T>& want) {
+    return {want};
+}
+}  // namespace Matchers
+}  // namespace Catch
+
 #define HT_AMD 1
 #define HT_NVIDIA 0
 #define HT_WIN 0
@@ -181,6 +195,11 @@ struct FromRange {
 template <typename It>
 FromRange<typename std::iterator_traits<It>::value_type> from_range(It begin, It end) {
     return {std::vector<typename std::iterator_traits<It>::value_type>(begin, end)};
+}
+// from_range(container): its values, in order.
+template <typename Container>
+FromRange<typename Container::value_type> from_range(const Container& all) {
+    return {std::vector<typename Container::value_type>(std::begin(all), std::end(all))};
 }
 template <typename T>
 std::vector<T> values(FromRange<T> r) {
@@ -341,6 +360,13 @@ struct Unparen<void(T)> {
     VMMKIT_TEMPLATE_CASE(VMMKIT_CAT(vmmkit_tcase_, __COUNTER__), name, tags, __VA_ARGS__)
 #define SECTION(name, ...) \
     for (vmmkit_catch::Section vmmkit_section(name); vmmkit_section.once; vmmkit_section.once = false)
+// DYNAMIC_SECTION("text " << value): a SECTION whose name is streamed.
+#define DYNAMIC_SECTION(...)                                                                     \
+    SECTION(([&] {                                                                               \
+        std::ostringstream vmmkit_name;                                                          \
+        vmmkit_name << __VA_ARGS__;                                                              \
+        return vmmkit_name.str();                                                                \
+    }()))
 #define GENERATE(...)                                                                            \
     ([&] {                                                                                       \
         using namespace vmmkit_catch::gen;                                                       \
@@ -354,6 +380,9 @@ struct Unparen<void(T)> {
         if (!(expr)) vmmkit_catch::fail(__FILE__, __LINE__, "REQUIRE(" #expr ") failed");    \
     } while (0)
 #define REQUIRE_FALSE(expr) REQUIRE(!(expr))
+// REQUIRE_THAT with the one matcher the cases use, Catch::Matchers::Equals of a vector.
+#define REQUIRE_THAT(arg, matcher) REQUIRE((matcher).match(arg))
+#define CHECK_THAT(arg, matcher) REQUIRE_THAT(arg, matcher)
 #define CHECK(expr) REQUIRE(expr)
 #define CHECK_FALSE(expr) REQUIRE(!(expr))
 #define HIP_ASSERT(expr) REQUIRE(expr)
@@ -432,6 +461,18 @@ inline int getDeviceCount() {
         if (vmmkit_vmm == 0) {                                                                     \
             HipTest::HIP_SKIP_TEST("no VMM");                                                      \
             return;                                                                                \
+        }                                                                                          \
+    }
+
+// The same for a helper that returns a bool (hip_vmm_common.hh): true when skipping.
+#define checkVMMSupportedRetVal(device)                                                            \
+    {                                                                                              \
+        int vmmkit_vmm = 0;                                                                        \
+        HIP_CHECK(hipDeviceGetAttribute(&vmmkit_vmm,                                               \
+                                        hipDeviceAttributeVirtualMemoryManagementSupported, device)); \
+        if (vmmkit_vmm == 0) {                                                                     \
+            HipTest::HIP_SKIP_TEST("no VMM");                                                      \
+            return true;                                                                           \
         }                                                                                          \
     }
 
