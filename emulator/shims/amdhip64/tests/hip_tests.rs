@@ -458,6 +458,11 @@ fn undefines_names_each_macro() {
 fn extract_decl_takes_file_level_definitions() {
     assert_eq!(extract_decl("static void *gp;\n", "gp").as_deref(), Some("static void *gp;"));
     assert_eq!(extract_decl("static void w(int* m, int v) { *m = v; }\n", "m"), None);
+    let src = "int z;\ntemplate <int n>\nusing arr = std::array<int, n>;\n";
+    assert_eq!(extract_decl(src, "arr").as_deref(), Some("template <int n>\nusing arr = std::array<int, n>;"));
+    let src = "int z;\ntypedef struct h {\n  int d;\n} h_t;\nint q;\n";
+    assert_eq!(extract_decl(src, "h_t").as_deref(), Some("typedef struct h {\n  int d;\n} h_t;"));
+    assert_eq!(extract_decl(&src[7..], "h_t").as_deref(), Some("typedef struct h {\n  int d;\n} h_t;"));
     let src = "static int kN;\n  int inner(int a) { return a; }\nvoid init() {\n  if (1) { kN = 1; }\n};\nTEST_CASE(\"A\") { init(); }\n";
     assert_eq!(extract_decl(src, "kN").as_deref(), Some("static int kN;"));
     assert_eq!(extract_decl(src, "init").as_deref(), Some("void init() {\n  if (1) { kN = 1; }\n};"));

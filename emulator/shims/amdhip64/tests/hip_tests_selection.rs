@@ -681,9 +681,43 @@ fn helpers_of(src: &str, body: &str) -> BTreeMap<usize, (String, String)> {
         let Some(text) = extract_decl(src, &id) else { continue };
         let Some(start) = src.find(&text) else { continue };
         todo.extend(identifiers(&text).into_iter().map(str::to_string));
-        found.entry(start).or_insert((id, text));
+        let class =
+            text.lines().any(|l| l.starts_with(&format!("class {id}")) || l.starts_with(&format!("struct {id}")));
+        found.entry(start).or_insert((id.clone(), text));
+        // A class's members defined outside it come with it.
+        for (at, member) in members_of(src, &id).into_iter().filter(|_| class) {
+            todo.extend(identifiers(&member).into_iter().map(str::to_string));
+            found.entry(at).or_insert((format!("{id}::"), member));
+        }
     }
     found
+}
+
+/// The definitions at column 0 of members of the class `class` outside it
+/// (`bool C<T>::f(int a) {…}`, `C::C() {…}`), each with its `template <…>`
+/// line: start in `src`, and text.
+fn members_of(src: &str, class: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut previous = 0;
+    for line in src.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let before = previous;
+        previous = start;
+        let scoped = line.contains(&format!("{class}::"))
+            || line.find(&format!("{class}<")).is_some_and(|i| line[i..].contains(">::"));
+        if !scoped || !line.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') || line.starts_with("TEST_CASE")
+        {
+            continue;
+        }
+        let header = &src[before..start];
+        let from = if header.starts_with("template") && header.trim_end().ends_with('>') { before } else { start };
+        if let Some(end) = hip_tests_source::block_end(src, start) {
+            out.push((from, src[from..end].to_string()));
+        }
+    }
+    out
 }
 
 /// A case's or a helper's text less the `#else`, `#elif` and `#endif` lines
@@ -851,7 +885,13 @@ fn program(path: &str, src: &str, cases: &[&Buildable]) -> (String, Vec<(std::op
         helpers.entry(*at).or_insert(name);
     }
     for (at, name) in helpers {
-        let text = without_unopened_branches(&extract_decl(&src[at..], name).unwrap_or_default());
+        // A member defined outside its class ([`members_of`]) is found by its start.
+        let text = if name.ends_with("::") {
+            hip_tests_source::block_end(src, at).map(|end| src[at..end].to_string())
+        } else {
+            extract_decl(&src[at..], name)
+        };
+        let text = without_unopened_branches(&text.unwrap_or_default());
         let first = out.lines().count() + 1;
         out.push_str(&format!("{text}\n"));
         spans.push((first..out.lines().count() + 1, Owner::Helper(at, name.clone())));
@@ -1436,6 +1476,16 @@ fn operators_of_named_types_are_helpers() {
     assert!(classify(src, "B", &kernels).expect("B is built").helpers.is_empty());
 }
 
+/// The members of a class defined outside it come with the class.
+fn members_defined_outside_come_with_their_class() {
+    let src = "template <typename T>\nclass C {\n public:\n  C();\n};\ntemplate <typename T>\nC<T>::C() {\n  f();\n}\n\
+               TEST_CASE(\"A\") {\n  C<int> c;\n}\n";
+    let found = helpers_of(src, "C<int> c;");
+    let names: Vec<&str> = found.values().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["C", "C::"]);
+    assert!(found.values().any(|(_, t)| t == "template <typename T>\nC<T>::C() {\n  f();\n}"), "{found:?}");
+}
+
 /// Comments and literals are blanked, lines kept.
 fn code_only_blanks_comments_and_literals() {
     let src = "a(\"Set <<<\"); // k<<<1>>>\n/* Set\n */ b('\\''); c;";
@@ -1539,6 +1589,7 @@ vmmkit_testkit::harness!(
     case_macros_are_written_out,
     unopened_branches_leave_a_case,
     operators_of_named_types_are_helpers,
+    members_defined_outside_come_with_their_class,
     methods_that_launch_are_found,
     spawned_helpers_are_found,
     case_names_are_found,

@@ -113,7 +113,7 @@ pub fn extract(src: &str, name: &str) -> Option<String> {
 }
 
 /// One past the `}` that closes the first `{` at or after `from`, braces matched.
-fn block_end(src: &str, from: usize) -> Option<usize> {
+pub fn block_end(src: &str, from: usize) -> Option<usize> {
     let open = from + src[from..].find('{')?;
     let mut depth = 0usize;
     for (i, c) in src[open..].char_indices() {
@@ -164,19 +164,19 @@ pub fn extract_decl(src: &str, name: &str) -> Option<String> {
             break at;
         }
         if line_end >= src.len() {
-            return None;
+            return typedef_block(src, name);
         }
         at = line_end + 1;
     };
     let line_end = src[start..].find('\n').map_or(src.len(), |i| start + i);
-    if src[start..line_end].trim_end().ends_with(';') {
-        return Some(src[start..line_end].to_string());
-    }
     // A template's `template <…>` line (a line of its own) comes with it.
     let before = src[..start.saturating_sub(1)].rfind('\n').map_or(0, |i| i + 1);
     let header = &src[before..start];
-    let start =
-        if start > 0 && header.starts_with("template") && header.trim_end().ends_with('>') { before } else { start };
+    let templated = start > 0 && header.starts_with("template") && header.trim_end().ends_with('>');
+    let start = if templated { before } else { start };
+    if src[start..line_end].trim_end().ends_with(';') {
+        return Some(src[start..line_end].to_string());
+    }
     // A declaration over several lines with no body (`using f_t = int (*)(a,\n b);`) ends at its `;`.
     let semicolon = src[start..].find(';').map(|i| start + i);
     let brace = src[start..].find('{').map(|i| start + i);
@@ -186,6 +186,14 @@ pub fn extract_decl(src: &str, name: &str) -> Option<String> {
     let end = block_end(src, start)?;
     let end = if src[end..].starts_with(';') { end + 1 } else { end };
     Some(src[start..end].to_string())
+}
+
+/// A `typedef struct … {` at column 0 whose body ends `} name;` at column 0:
+/// the whole declaration.
+fn typedef_block(src: &str, name: &str) -> Option<String> {
+    let end = src.find(&format!("\n}} {name};"))? + 1;
+    let start = src[..end].rfind("\ntypedef ").map(|i| i + 1).or_else(|| src.starts_with("typedef ").then_some(0))?;
+    Some(src[start..end + format!("}} {name};").len()].to_string())
 }
 
 /// The C++ compiler, set to build `src` into `exe` as a hip-tests program:

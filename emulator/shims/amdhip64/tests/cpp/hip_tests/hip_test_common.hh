@@ -476,4 +476,22 @@ inline int getDeviceCount() {
         }                                                                                          \
     }
 
+// hip-tests' older checks (hip_test_common.hh): a call's error other than an
+// already enabled peer, or a false condition, fails the case.
+#define HIPCHECK(call)                                                                               \
+    {                                                                                                \
+        hipError_t vmmkit_old = (call);                                                              \
+        if (vmmkit_old != hipSuccess && vmmkit_old != hipErrorPeerAccessAlreadyEnabled) {            \
+            vmmkit_catch::fail(__FILE__, __LINE__, std::string(#call " returned ") + hipGetErrorName(vmmkit_old)); \
+        }                                                                                            \
+    }
+#define HIPASSERT(condition)                                                                         \
+    if (!(condition)) vmmkit_catch::fail(__FILE__, __LINE__, "HIPASSERT(" #condition ") failed");
+
+// hip-tests' context macros (hip_test_common.hh): on AMD no context is made,
+// and an array is freed with hipFreeArray.
+#define CTX_CREATE()
+#define CTX_DESTROY()
+#define ARRAY_DESTROY(array) HIP_CHECK(hipFreeArray(array));
+
 int main(int argc, char** argv) { return vmmkit_catch::run_all(argc, argv); }

@@ -23,6 +23,7 @@
 #include <type_traits>
 #include <cinttypes>
 #include <fcntl.h>
+#include <semaphore.h>
 #include <sys/stat.h>
 #include <sys/mman.h>
 #include <sys/types.h>
