@@ -454,8 +454,15 @@ fn undefines_names_each_macro() {
     assert_eq!(undefines(pre), "#undef DATA_SIZE\n#undef SQ\n");
 }
 
-/// `extract_decl` takes a function with its body, or a variable's line, at file level only.
+/// `extract_decl` takes a function with its body, or a variable's line (or lines, to its `;`), at file level only.
 fn extract_decl_takes_file_level_definitions() {
+    assert_eq!(extract_decl("static void *gp;\n", "gp").as_deref(), Some("static void *gp;"));
+    assert_eq!(extract_decl("static void w(int* m, int v) { *m = v; }\n", "m"), None);
+    let src = "int z;\ntemplate <int n>\nusing arr = std::array<int, n>;\n";
+    assert_eq!(extract_decl(src, "arr").as_deref(), Some("template <int n>\nusing arr = std::array<int, n>;"));
+    let src = "int z;\ntypedef struct h {\n  int d;\n} h_t;\nint q;\n";
+    assert_eq!(extract_decl(src, "h_t").as_deref(), Some("typedef struct h {\n  int d;\n} h_t;"));
+    assert_eq!(extract_decl(&src[7..], "h_t").as_deref(), Some("typedef struct h {\n  int d;\n} h_t;"));
     let src = "static int kN;\n  int inner(int a) { return a; }\nvoid init() {\n  if (1) { kN = 1; }\n};\nTEST_CASE(\"A\") { init(); }\n";
     assert_eq!(extract_decl(src, "kN").as_deref(), Some("static int kN;"));
     assert_eq!(extract_decl(src, "init").as_deref(), Some("void init() {\n  if (1) { kN = 1; }\n};"));
@@ -465,6 +472,16 @@ fn extract_decl_takes_file_level_definitions() {
     assert_eq!(extract_decl(src, "Stat").as_deref(), Some("struct Stat {\n  int a;\n};"));
     let src = "int x;\ntemplate <typename T>\nstatic void f(T t) {\n  g(t);\n}\n";
     assert_eq!(extract_decl(src, "f").as_deref(), Some("template <typename T>\nstatic void f(T t) {\n  g(t);\n}"));
+    let src = "using fn_t = int (*)(int a,\n                   int b);\nstatic int t[2] = {\n  1, 2};\n";
+    assert_eq!(extract_decl(src, "fn_t").as_deref(), Some("using fn_t = int (*)(int a,\n                   int b);"));
+    assert_eq!(extract_decl(src, "t").as_deref(), Some("static int t[2] = {\n  1, 2};"));
+    let src = "int y;\ntemplate <typename T>\nusing pick =\n    typename std::conditional<true, T, int>::type;\n\
+               template <int> inline constexpr bool kOn = true;\ntemplate <int N> auto make() {\n  return N;\n}\n";
+    assert_eq!(
+        extract_decl(src, "pick").as_deref(),
+        Some("template <typename T>\nusing pick =\n    typename std::conditional<true, T, int>::type;")
+    );
+    assert_eq!(extract_decl(src, "make").as_deref(), Some("template <int N> auto make() {\n  return N;\n}"));
 }
 
 vmmkit_testkit::harness!(

@@ -3,12 +3,18 @@
 //! stream), against vmmkit's `libamdhip64.so`.
 //!
 //! The cases are read at run time from a hip-tests copy that is never
-//! committed here (`VMMKIT_HIP_TESTS`, as for hip_tests.rs). Each case is
-//! sorted, by its text and that of the file-level definitions it uses:
-//! one that needs device code (a `__global__` function, `<<<`, a kernel
-//! launch call, or a helper of its file or of hip-tests' headers that
-//! launches one) or image support (`CHECK_IMAGE_SUPPORT`) is reported with
-//! why and not run. The rest of each file is built into one program with
+//! committed here (`VMMKIT_HIP_TESTS`, as for hip_tests.rs); the cases a
+//! file's macros write (`#define M(s) TEST_CASE("X_" + std::string(s))`,
+//! then `M("a")`) are written out first, each under the name it evaluates
+//! to. Each case is sorted, by its text and that of the file-level
+//! definitions it uses: one that needs device code (a `__global__`
+//! function, `<<<`, a kernel launch call, a helper of its file, of
+//! hip-tests' headers or of the headers of its directory that it includes
+//! (class methods too) that launches one, or a helper program it runs with
+//! `hip::SpawnProc` whose source has device code) or image support
+//! (`CHECK_IMAGE_SUPPORT`) is reported with why and not run; the helper
+//! programs of the others are built beside their program. The rest of
+//! each file is built into one program with
 //! g++ against Debian's HIP headers and our Catch2-compatible shim header
 //! (`tests/cpp/hip_tests/`); a case the compiler rejects is reported with
 //! its first error, and the file built again without it. Each built case
@@ -30,8 +36,8 @@ mod hip_tests_source;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use common::{Scratch, crate_dir, library_dir, profile_dir, repo_root};
@@ -49,7 +55,9 @@ const DIRS: &[&str] = &[
 /// The multiprocess directory, of which the IPC files are taken.
 const MULTIPROC: &str = "catch/multiproc";
 
-/// What in a text means device code.
+/// What in a text means device code: a kernel, its launch, or a device
+/// variable or device-only function (`__device__` on a line without
+/// `__host__`), or a device symbol named (`HIP_SYMBOL`).
 const DEVICE_CODE: &[&str] = &[
     "__global__",
     "<<<",
@@ -58,7 +66,18 @@ const DEVICE_CODE: &[&str] = &[
     "hipLaunchCooperativeKernel",
     "hipExtLaunch",
     "hipGraphAddKernelNode",
+    "__device__",
+    "__constant__",
+    "__managed__",
+    "HIP_SYMBOL",
 ];
+
+/// The first mark of device code in `text` (code only, see [`code_only`]), if any.
+fn device_code_in(text: &str) -> Option<&'static str> {
+    text.lines().find_map(|line| {
+        DEVICE_CODE.iter().find(|m| line.contains(**m) && !(**m == "__device__" && line.contains("__host__"))).copied()
+    })
+}
 
 /// Cases that fail on the drop-in because the case, not the drop-in,
 /// differs from clr (or from the profile run): the case, whether only under
@@ -250,9 +269,7 @@ fn launchers(src: &str, known: &HashSet<String>) -> HashSet<String> {
                     .next();
             }
             let Some(name) = current.filter(|n| !n.is_empty()) else { continue };
-            if DEVICE_CODE.iter().any(|m| line.contains(m))
-                || identifiers(line).iter().any(|w| *w != name && found.contains(*w))
-            {
+            if device_code_in(line).is_some() || identifiers(line).iter().any(|w| *w != name && found.contains(*w)) {
                 found.insert(name.to_string());
             }
             if line.starts_with('}') {
@@ -265,17 +282,287 @@ fn launchers(src: &str, known: &HashSet<String>) -> HashSet<String> {
     }
 }
 
-/// The `#define` lines of `src` before its first case, with their
-/// continuation lines.
-fn defines(src: &str) -> String {
-    let head = src.find("TEST_CASE(").map_or(src, |i| &src[..i]);
-    let mut out = String::new();
-    let mut continued = false;
-    for line in head.lines() {
-        if continued || line.starts_with("#define ") {
-            out.push_str(line);
+/// One past the end of the string or character literal, or the comment,
+/// that starts at `at` in `b`; `at` itself when none starts there.
+fn skip_literal_or_comment(b: &[u8], at: usize) -> usize {
+    match b[at] {
+        q @ (b'"' | b'\'') => {
+            let mut i = at + 1;
+            while i < b.len() && b[i] != q && b[i] != b'\n' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            (i + 1).min(b.len())
+        }
+        b'/' if b.get(at + 1) == Some(&b'/') => b[at..].iter().position(|c| *c == b'\n').map_or(b.len(), |i| at + i),
+        b'/' if b.get(at + 1) == Some(&b'*') => {
+            b[at + 2..].windows(2).position(|w| w == b"*/").map_or(b.len(), |i| at + 2 + i + 2)
+        }
+        _ => at,
+    }
+}
+
+/// The index of the `)` that closes the `(` at `open`, literals and comments skipped.
+fn matching_paren(src: &str, open: usize) -> Option<usize> {
+    let b = src.as_bytes();
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < b.len() {
+        let next = skip_literal_or_comment(b, i);
+        if next != i {
+            i = next;
+            continue;
+        }
+        match b[i] {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `text` with its comments left out (literals kept).
+fn strip_comments(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        let next = skip_literal_or_comment(b, i);
+        if next == i {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            out.push(c);
+            i += c.len_utf8();
+        } else {
+            if b[i] == b'/' {
+                out.push(' ');
+            } else {
+                out.push_str(&text[i..next]);
+            }
+            i = next;
+        }
+    }
+    out
+}
+
+/// The arguments of a macro call (the text between its parentheses), split
+/// at the commas outside brackets and literals, each trimmed.
+fn split_args(text: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    let (mut out, mut depth, mut from, mut i) = (Vec::new(), 0i32, 0, 0);
+    while i < b.len() {
+        let next = skip_literal_or_comment(b, i);
+        if next != i {
+            i = next;
+            continue;
+        }
+        match b[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b',' if depth == 0 => {
+                out.push(text[from..i].trim().to_string());
+                from = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push(text[from..].trim().to_string());
+    out
+}
+
+/// A macro's body with its parameters replaced by the call's arguments
+/// (`#p` made a string literal, `a ## b` joined), literals left alone.
+fn substitute(body: &str, params: &[String], args: &[String]) -> String {
+    let arg = |name: &str| params.iter().position(|p| p == name).and_then(|i| args.get(i));
+    let b = body.as_bytes();
+    let mut out = String::with_capacity(body.len());
+    let mut i = 0;
+    while i < b.len() {
+        let next = skip_literal_or_comment(b, i);
+        if next != i {
+            out.push_str(&body[i..next]);
+            i = next;
+        } else if body[i..].starts_with("##") {
+            while out.ends_with(' ') {
+                out.pop();
+            }
+            i += 2;
+            while b.get(i) == Some(&b' ') {
+                i += 1;
+            }
+        } else if b[i] == b'#' && !body[i + 1..].trim_start().starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        {
+            out.push('#');
+            i += 1;
+        } else if b[i] == b'#' {
+            let start = i + 1 + body[i + 1..].len() - body[i + 1..].trim_start().len();
+            let len =
+                body[start..].find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(body.len() - start);
+            match arg(&body[start..start + len]) {
+                Some(a) => out.push_str(&format!("\"{}\"", a.replace('\\', "\\\\").replace('"', "\\\""))),
+                None => out.push_str(&body[i..start + len]),
+            }
+            i = start + len;
+        } else if b[i].is_ascii_alphabetic() || b[i] == b'_' {
+            let len = body[i..].find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(body.len() - i);
+            out.push_str(arg(&body[i..i + len]).map_or(&body[i..i + len], String::as_str));
+            i += len;
+        } else {
+            let c = body[i..].chars().next().unwrap_or(' ');
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
+/// The name a case's name expression gives when it is only string literals
+/// joined by `+`, each maybe wrapped in `std::string(…)`.
+fn literal_name(expr: &str) -> Option<String> {
+    let b = expr.as_bytes();
+    let mut name = String::new();
+    let mut i = 0;
+    while i < b.len() {
+        if expr[i..].starts_with("std::string") {
+            i += "std::string".len();
+        } else if b[i] == b'"' {
+            let end = skip_literal_or_comment(b, i);
+            name.push_str(expr.get(i + 1..end - 1)?);
+            i = end;
+        } else if b"+() \t\n".contains(&b[i]) {
+            i += 1;
+        } else {
+            return None;
+        }
+    }
+    Some(name)
+}
+
+/// A function-like `#define` whose body writes cases: its parameters and body.
+struct CaseMacro {
+    params: Vec<String>,
+    body: String,
+}
+
+/// `src` with the cases that its macros write (`#define M(suffix) TEST_CASE("X_" + std::string(suffix)) {…}`,
+/// then `M("a")`) written out: each call replaced by the macro's body with
+/// the arguments in it, each case's name made the literal it evaluates to and
+/// its `TEST_CASE` put at the start of a line, so that it is found, sorted and
+/// built as any other. The macros' definitions are blanked (lines kept).
+fn expand_case_macros(src: &str) -> String {
+    let mut macros: BTreeMap<String, CaseMacro> = BTreeMap::new();
+    let mut out = String::with_capacity(src.len());
+    let mut at = 0;
+    while at < src.len() {
+        let line_end = src[at..].find('\n').map_or(src.len(), |i| at + i + 1);
+        let line = &src[at..line_end];
+        // A `#define` with its continuation lines.
+        if let Some(rest) = line.trim_start().strip_prefix("#define") {
+            let mut end = line_end;
+            while src[..end].trim_end_matches('\n').ends_with('\\') && end < src.len() {
+                end = src[end..].find('\n').map_or(src.len(), |i| end + i + 1);
+            }
+            let rest = rest.trim_start();
+            let name_len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+            let (name, after) = rest.split_at(name_len);
+            let whole = &src[at..end];
+            let text = strip_comments(whole);
+            if after.starts_with('(') && text.contains("TEST_CASE(") {
+                let params_end = after.find(')').unwrap_or(1);
+                let params = after[1..params_end].split(',').map(|p| p.trim().to_string()).collect();
+                let open = text.find(name).map_or(0, |i| i + name.len());
+                let body_from = matching_paren(&text, open).map_or(text.len(), |i| i + 1);
+                let body = text[body_from..]
+                    .lines()
+                    .map(|l| l.trim_end().trim_end_matches('\\'))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                macros.insert(name.to_string(), CaseMacro { params, body });
+                out.extend(whole.chars().filter(|c| *c == '\n'));
+            } else {
+                out.push_str(whole);
+            }
+            at = end;
+            continue;
+        }
+        // A call of a case macro at the start of a line.
+        let call = macros
+            .iter()
+            .find(|(name, _)| line.starts_with(name.as_str()) && line[name.len()..].trim_start().starts_with('('));
+        if let Some((name, m)) = call {
+            let open = at + name.len() + line[name.len()..].find('(').unwrap_or(0);
+            if let Some(close) = matching_paren(src, open) {
+                let args: Vec<String> = split_args(&strip_comments(&src[open + 1..close]))
+                    .into_iter()
+                    .map(|a| a.split_whitespace().collect::<Vec<_>>().join(" "))
+                    .collect();
+                out.push_str(&name_cases(&substitute(&m.body, &m.params, &args)));
+                out.push('\n');
+                at = src[close..].find('\n').map_or(src.len(), |i| close + i + 1);
+                continue;
+            }
+        }
+        out.push_str(line);
+        at = line_end;
+    }
+    out
+}
+
+/// Each `TEST_CASE(expr)` of an expanded macro body at the start of its
+/// line, its name expression replaced by the literal it gives.
+fn name_cases(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut at = 0;
+    while let Some(i) = body[at..].find("TEST_CASE(").map(|i| at + i) {
+        let start = if body[..i].ends_with("TEMPLATE_") { i - "TEMPLATE_".len() } else { i };
+        out.push_str(body[at..start].trim_end_matches([' ', '\t']));
+        if !out.is_empty() && !out.ends_with('\n') {
             out.push('\n');
-            continued = line.trim_end().ends_with('\\');
+        }
+        let open = i + "TEST_CASE".len();
+        let Some(close) = matching_paren(body, open) else { break };
+        let args = split_args(&body[open + 1..close]);
+        match literal_name(&args[0]) {
+            Some(name) => {
+                let rest: String = args[1..].iter().map(|a| format!(", {a}")).collect();
+                out.push_str(&format!("{}(\"{name}\"{rest})", &body[start..open]));
+            }
+            None => out.push_str(&body[start..=close]),
+        }
+        at = close + 1;
+    }
+    out.push_str(&body[at..]);
+    out
+}
+
+/// The `#define`s of `src` at column 0, with their continuation lines, in
+/// order: those after its first case too (a constant a later case uses), but
+/// a name defined again is left with its first definition.
+fn defines(src: &str) -> String {
+    let mut out = String::new();
+    let mut seen = HashSet::new();
+    let mut lines = src.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.strip_prefix("#define ") else { continue };
+        let name: String = rest.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        let keep = seen.insert(name);
+        let mut last = line;
+        loop {
+            if keep {
+                out.push_str(last);
+                out.push('\n');
+            }
+            if !last.trim_end().ends_with('\\') {
+                break;
+            }
+            let Some(next) = lines.next() else { break };
+            last = next;
         }
     }
     out
@@ -283,7 +570,8 @@ fn defines(src: &str) -> String {
 
 /// `src` with the lines that only an NVIDIA build compiles blanked (the
 /// branch of `#if HT_NVIDIA`, the `#else` of `#if HT_AMD`, at any depth of
-/// `#if`s; lines kept): what hip-tests builds for AMD.
+/// `#if`s, its `#define`s too; the conditionals and the line count kept):
+/// what hip-tests builds for AMD.
 fn amd_only(src: &str) -> String {
     // Per open `#if`: whether its current branch is NVIDIA's, and whether its `#else` would be.
     let mut open: Vec<(bool, bool)> = Vec::new();
@@ -310,7 +598,9 @@ fn amd_only(src: &str) -> String {
             }
             _ => {}
         }
-        if directive.is_none() && open.iter().any(|(nvidia, _)| *nvidia) {
+        let conditional =
+            words.first().is_some_and(|w| ["if", "else", "elif", "endif"].iter().any(|c| w.starts_with(c)));
+        if !conditional && open.iter().any(|(nvidia, _)| *nvidia) {
             out.push_str(if line.ends_with('\n') { "\n" } else { "" });
         } else {
             out.push_str(line);
@@ -354,7 +644,30 @@ struct Buildable {
     name: String,
     body: String,
     helpers: BTreeSet<(usize, String)>,
+    /// The case's text and its helpers', comments left out.
+    text: String,
 }
+
+/// Words that look like calls but name no definition (`sizeof(x)`).
+const KEYWORDS: &[&str] = &[
+    "sizeof",
+    "alignof",
+    "decltype",
+    "typeid",
+    "noexcept",
+    "static_cast",
+    "reinterpret_cast",
+    "const_cast",
+    "dynamic_cast",
+    "return",
+    "if",
+    "for",
+    "while",
+    "switch",
+    "catch",
+    "new",
+    "delete",
+];
 
 /// The file-level definitions `body` uses, transitively: start in `src`, name, text.
 fn helpers_of(src: &str, body: &str) -> BTreeMap<usize, (String, String)> {
@@ -362,25 +675,167 @@ fn helpers_of(src: &str, body: &str) -> BTreeMap<usize, (String, String)> {
     let mut seen = HashSet::new();
     let mut todo: Vec<String> = identifiers(body).into_iter().map(str::to_string).collect();
     while let Some(id) = todo.pop() {
-        if !seen.insert(id.clone()) {
+        if !seen.insert(id.clone()) || KEYWORDS.contains(&id.as_str()) {
             continue;
         }
         let Some(text) = extract_decl(src, &id) else { continue };
         let Some(start) = src.find(&text) else { continue };
         todo.extend(identifiers(&text).into_iter().map(str::to_string));
-        found.entry(start).or_insert((id, text));
+        let class =
+            text.lines().any(|l| l.starts_with(&format!("class {id}")) || l.starts_with(&format!("struct {id}")));
+        found.entry(start).or_insert((id.clone(), text));
+        // A class's members defined outside it come with it.
+        for (at, member) in members_of(src, &id).into_iter().filter(|_| class) {
+            todo.extend(identifiers(&member).into_iter().map(str::to_string));
+            found.entry(at).or_insert((format!("{id}::"), member));
+        }
     }
     found
+}
+
+/// The definitions at column 0 of members of the class `class` outside it
+/// (`bool C<T>::f(int a) {…}`, `C::C() {…}`), each with its `template <…>`
+/// line: start in `src`, and text.
+fn members_of(src: &str, class: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut previous = 0;
+    for line in src.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let before = previous;
+        previous = start;
+        let scoped = line.contains(&format!("{class}::"))
+            || line.find(&format!("{class}<")).is_some_and(|i| line[i..].contains(">::"));
+        if !scoped || !line.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') || line.starts_with("TEST_CASE")
+        {
+            continue;
+        }
+        let header = &src[before..start];
+        let from = if header.starts_with("template") && header.trim_end().ends_with('>') { before } else { start };
+        if let Some(end) = hip_tests_source::block_end(src, start) {
+            out.push((from, src[from..end].to_string()));
+        }
+    }
+    out
+}
+
+/// A case's or a helper's text less the `#else`, `#elif` and `#endif` lines
+/// of conditionals opened before it (a case whose first line differs
+/// between `#if HT_AMD` and `#else`: the `#if` is not in its text, and
+/// [`amd_only`] has blanked the other branch already), with an `#endif`
+/// added for each conditional it leaves open (a constant whose last term is
+/// NVIDIA's).
+fn without_unopened_branches(body: &str) -> String {
+    let mut open = 0usize;
+    let mut out = String::with_capacity(body.len());
+    for line in body.split_inclusive('\n') {
+        let directive = line.trim_start().strip_prefix('#').map(str::trim_start).unwrap_or("");
+        if directive.starts_with("if") {
+            open += 1;
+        } else if directive.starts_with("endif") && open > 0 {
+            open -= 1;
+        } else if ["else", "elif", "endif"].iter().any(|d| directive.starts_with(d)) && open == 0 {
+            out.push_str(if line.ends_with('\n') { "\n" } else { "" });
+            continue;
+        }
+        out.push_str(line);
+    }
+    // A conditional opened in the text and closed after it is closed at its end.
+    for _ in 0..open {
+        out.push_str(if out.ends_with('\n') { "#endif\n" } else { "\n#endif\n" });
+    }
+    out
+}
+
+/// The `#define`s of `src` (at column 0, with their continuation lines):
+/// name, and body.
+fn file_macros(src: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut lines = src.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.strip_prefix("#define ") else { continue };
+        let mut text = line.to_string();
+        let mut last = line;
+        while last.trim_end().ends_with('\\') {
+            let Some(next) = lines.next() else { break };
+            text.push('\n');
+            text.push_str(next);
+            last = next;
+        }
+        let name: String = rest.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if !name.is_empty() {
+            out.insert(name, text);
+        }
+    }
+    out
+}
+
+/// The operators `src` defines at file level (`bool operator!=(const T& a, …) {`):
+/// each one's name (`operator!=`) and the type of its first parameter.
+fn operators(src: &str) -> Vec<(String, String)> {
+    src.lines()
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_alphabetic()))
+        .filter_map(|l| {
+            let rest = &l[l.find(" operator")? + 1..];
+            let open = rest.find('(')?;
+            let symbol = &rest["operator".len()..open];
+            if symbol.is_empty() || symbol.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                return None;
+            }
+            let ty = rest[open + 1..]
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .find(|w| !w.is_empty() && !["const", "struct", "volatile"].contains(w))?;
+            Some((rest[..open].to_string(), ty.to_string()))
+        })
+        .collect()
 }
 
 /// Sorts one case: not to build (with why), or to build.
 fn classify(src: &str, name: &str, kernels: &HashSet<String>) -> Result<Buildable, Verdict> {
     let body = extract(src, name).ok_or_else(|| Verdict::NotBuilt("its braces do not match".into()))?;
-    let helpers = helpers_of(src, &body);
-    let texts = std::iter::once(("the case", &body)).chain(helpers.values().map(|(n, t)| (n.as_str(), t)));
+    let body = without_unopened_branches(&body);
+    // The file's macros the case names, and those they name, are read with it: their
+    // helpers are its helpers.
+    let macros = file_macros(src);
+    let mut named: BTreeMap<&str, &String> = BTreeMap::new();
+    let helpers = loop {
+        let uses: String = std::iter::once(body.as_str()).chain(named.values().map(|t| t.as_str())).collect();
+        let helpers = helpers_of(src, &uses);
+        let all = helpers.values().map(|(_, t)| t.as_str()).chain(std::iter::once(uses.as_str())).collect::<String>();
+        let new: Vec<&str> = identifiers(&all)
+            .into_iter()
+            .filter_map(|w| macros.get_key_value(w).map(|(k, _)| k.as_str()))
+            .filter(|w| !named.contains_key(w))
+            .collect();
+        if new.is_empty() {
+            break helpers;
+        }
+        named.extend(new.into_iter().map(|w| (w, &macros[w])));
+    };
+    // An operator the file defines for a type the case or its helpers name is
+    // one of its helpers (its use, `a != b`, names no function).
+    let mut helpers = helpers;
+    let words: String = std::iter::once(body.as_str())
+        .chain(named.values().map(|t| t.as_str()))
+        .chain(helpers.values().map(|(_, t)| t.as_str()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let used = identifiers(&words);
+    for (op, ty) in operators(src) {
+        let Some(text) = extract_decl(src, &op).filter(|_| used.contains(ty.as_str())) else { continue };
+        let Some(start) = src.find(&text) else { continue };
+        for (at, helper) in helpers_of(src, &text) {
+            helpers.entry(at).or_insert(helper);
+        }
+        helpers.entry(start).or_insert((op, text));
+    }
+    let texts = std::iter::once(("the case", &body))
+        .chain(named.iter().map(|(n, t)| (*n, *t)))
+        .chain(helpers.values().map(|(n, t)| (n.as_str(), t)));
     for (whose, text) in texts.clone() {
         let text = &code_only(text);
-        if let Some(m) = DEVICE_CODE.iter().find(|m| text.contains(*m)) {
+        if let Some(m) = device_code_in(text) {
             return Err(Verdict::Kernel(format!("{whose} has `{m}`")));
         }
         if let Some(k) = identifiers(text).into_iter().find(|w| kernels.contains(*w)) {
@@ -390,25 +845,56 @@ fn classify(src: &str, name: &str, kernels: &HashSet<String>) -> Result<Buildabl
     if let Some((whose, _)) = texts.clone().find(|(_, t)| code_only(t).contains("CHECK_IMAGE_SUPPORT")) {
         return Err(Verdict::Image(format!("{whose} checks image support; the emulator has none")));
     }
+    let text = texts.map(|(_, t)| strip_comments(t)).collect::<Vec<_>>().join("\n");
     let helpers = helpers.into_iter().map(|(at, (n, _))| (at, n)).collect();
-    Ok(Buildable { name: name.to_string(), body, helpers })
+    Ok(Buildable { name: name.to_string(), body, helpers, text })
 }
+
+/// The stand-ins of our headers that some files define for themselves
+/// (hipMallocManagedCommon.hh's `HmmAttrPrint`): for such a file the
+/// program defines `VMMKIT_FILE_DEFINES_<name>` first, and the header leaves
+/// its own out.
+const WEAK_STAND_INS: &[&str] = &["HmmAttrPrint"];
 
 /// The program of `cases` from `src` (`path`), with the lines of each case
 /// and each helper in it.
 fn program(path: &str, src: &str, cases: &[&Buildable]) -> (String, Vec<(std::ops::Range<usize>, Owner)>) {
-    let mut out = String::from(
+    // A stand-in the file defines itself is left out of our headers.
+    let mut out: String = WEAK_STAND_INS
+        .iter()
+        .filter(|name| extract_decl(src, name).is_some())
+        .map(|name| format!("#define VMMKIT_FILE_DEFINES_{name}\n"))
+        .collect();
+    out.push_str(
         "#include \"hip_test_common.hh\"\n#include \"hip_test_helpers.hh\"\n#include \"mempool_support.hh\"\n\
          #include <limits>\n#include <sys/wait.h>\n#include <unistd.h>\n",
     );
     out.push_str(&format!("// hip-tests {path}\n{}", defines(src)));
+    // The file's `using namespace x;` (x declared first, in case only its header declares it).
+    for line in src.lines().filter(|l| l.starts_with("using namespace ") && l.trim_end().ends_with(';')) {
+        let name = line["using namespace ".len()..].trim_end().trim_end_matches(';').trim();
+        if !name.contains("::") && name != "std" {
+            out.push_str(&format!("namespace {name} {{}}\n"));
+        }
+        out.push_str(&format!("{line}\n"));
+    }
     let mut spans = Vec::new();
-    let helpers: BTreeSet<&(usize, String)> = cases.iter().flat_map(|c| c.helpers.iter()).collect();
+    // One definition found under two names (a line that declares two) is written once.
+    let mut helpers: BTreeMap<usize, &String> = BTreeMap::new();
+    for (at, name) in cases.iter().flat_map(|c| c.helpers.iter()) {
+        helpers.entry(*at).or_insert(name);
+    }
     for (at, name) in helpers {
-        let text = extract_decl(&src[*at..], name).unwrap_or_default();
+        // A member defined outside its class ([`members_of`]) is found by its start.
+        let text = if name.ends_with("::") {
+            hip_tests_source::block_end(src, at).map(|end| src[at..end].to_string())
+        } else {
+            extract_decl(&src[at..], name)
+        };
+        let text = without_unopened_branches(&text.unwrap_or_default());
         let first = out.lines().count() + 1;
         out.push_str(&format!("{text}\n"));
-        spans.push((first..out.lines().count() + 1, Owner::Helper(name.clone())));
+        spans.push((first..out.lines().count() + 1, Owner::Helper(at, name.clone())));
     }
     for (i, case) in cases.iter().enumerate() {
         let first = out.lines().count() + 1;
@@ -420,7 +906,8 @@ fn program(path: &str, src: &str, cases: &[&Buildable]) -> (String, Vec<(std::op
 
 /// What a line of a program belongs to.
 enum Owner {
-    Helper(String),
+    /// Its start in the file, and a name it was found under.
+    Helper(usize, String),
     Case(usize),
 }
 
@@ -476,9 +963,9 @@ fn build(
                 Some(Owner::Case(i)) => {
                     bad.entry(*i).or_insert(why);
                 }
-                Some(Owner::Helper(h)) => {
+                Some(Owner::Helper(at, h)) => {
                     for (i, c) in cases.iter().enumerate() {
-                        if c.helpers.iter().any(|(_, n)| n == h) {
+                        if c.helpers.iter().any(|(a, _)| a == at) {
                             bad.entry(i).or_insert_with(|| format!("{why} (in {h})"));
                         }
                     }
@@ -501,10 +988,12 @@ fn build(
     (exe, cases, rejected)
 }
 
-/// A failure line less the place in the built program (a temporary file
-/// whose lines are not hip-tests'): `/tmp/…/x.cpp:12: what` gives `what`.
+/// A failure line less the place in the built program or in our headers
+/// (a temporary file whose lines are not hip-tests', or a checkout's path):
+/// `/tmp/…/x.cpp:12: what` or `/…/hip_test_helpers.hh:30: what` gives `what`.
 fn without_program_path(why: &str) -> String {
     why.find(".cpp:")
+        .or_else(|| why.find(".hh:"))
         .and_then(|i| why[i..].find(": ").map(|j| why[i + j + 2..].to_string()))
         .unwrap_or_else(|| why.to_string())
 }
@@ -567,6 +1056,18 @@ fn selection(copy: &Copy, core: bool) -> Result<Vec<String>, String> {
     Ok(files)
 }
 
+/// Whether our shim headers define `name` (a function or class of that name), on the host.
+fn shim_defines(name: &str) -> bool {
+    static SHIM: OnceLock<String> = OnceLock::new();
+    let shim = SHIM.get_or_init(|| {
+        ["hip_test_common.hh", "hip_test_helpers.hh", "mempool_support.hh"]
+            .iter()
+            .map(|h| std::fs::read_to_string(crate_dir().join("tests/cpp/hip_tests").join(h)).expect("our header"))
+            .collect()
+    });
+    shim.contains(&format!(" {name}("))
+}
+
 /// The names hip-tests' headers define that launch a kernel, less those our
 /// shim header defines on the host.
 fn header_kernels(copy: &Copy) -> Result<HashSet<String>, String> {
@@ -574,12 +1075,144 @@ fn header_kernels(copy: &Copy) -> Result<HashSet<String>, String> {
     for file in copy.list("catch/include")? {
         kernels = launchers(&copy.read(&file)?, &kernels);
     }
-    let shim: String = ["hip_test_common.hh", "hip_test_helpers.hh", "mempool_support.hh"]
-        .iter()
-        .map(|h| std::fs::read_to_string(crate_dir().join("tests/cpp/hip_tests").join(h)).expect("our header"))
-        .collect();
-    kernels.retain(|k| !shim.contains(&format!(" {k}(")));
+    kernels.retain(|k| !shim_defines(k));
     Ok(kernels)
+}
+
+/// The headers of its own directory that the file at `path` includes
+/// (`#include "x.hh"`, as the memory tests' mempool_common.hh), and the
+/// `x.cc` beside such a header that defines what it declares (memoryCommon.cc),
+/// each as [`with_methods`] reads it: their kernel launchers are the file's too.
+fn local_headers(copy: &Copy, path: &str, src: &str) -> Vec<String> {
+    let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+    src.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("#include"))
+        .filter_map(|l| l.trim().strip_prefix('"').and_then(|r| r.split('"').next()))
+        .flat_map(|name| {
+            let source = name.rsplit_once('.').map(|(stem, _)| format!("{stem}.cc")).filter(|cc| cc != name);
+            std::iter::once(name.to_string()).chain(source)
+        })
+        .filter_map(|name| copy.read(&format!("{dir}/{name}")).ok())
+        .map(|text| with_methods(&text))
+        .collect()
+}
+
+/// `src` with each method of its classes (a `class` or `struct` at column
+/// 0, to the `}` at column 0 that ends it) also written as a file-level
+/// function of the method's name, so that [`launchers`] finds a method that
+/// launches a kernel (mempool_common.hh's `streamMemAllocTest::runKernel`).
+/// A method is an indented line with a name, its parameters closed on the line
+/// and its body opened there (`  void run(int n) {`, `  explicit T(int n) : n_(n) {`).
+fn with_methods(src: &str) -> String {
+    let mut out = String::from(src);
+    let mut in_class = false;
+    let mut method: Option<String> = None;
+    fn finish(method: &mut Option<String>, out: &mut String) {
+        if method.take().is_some() {
+            out.push_str("}\n");
+        }
+    }
+    out.push('\n');
+    for line in code_only(src).lines() {
+        if line.starts_with("class ") || line.starts_with("struct ") {
+            finish(&mut method, &mut out);
+            in_class = !line.trim_end().ends_with(';');
+            continue;
+        }
+        if line.starts_with('}') {
+            finish(&mut method, &mut out);
+            in_class = false;
+            continue;
+        }
+        if !in_class {
+            continue;
+        }
+        let text = line.trim_start();
+        let indent = line.len() - text.len();
+        if let Some(name) = method_name(text).filter(|_| (1..=4).contains(&indent)) {
+            finish(&mut method, &mut out);
+            out.push_str(&format!("void {name}() {{\n"));
+            method = Some(name.to_string());
+            continue;
+        }
+        if method.is_some() {
+            out.push_str(&format!("  {text}\n"));
+        }
+    }
+    finish(&mut method, &mut out);
+    out
+}
+
+/// The name a method definition's line gives (`void run(int n) const {` gives
+/// `run`), or none for a line that is not one.
+fn method_name(text: &str) -> Option<&str> {
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    let after = text[close + 1..].trim();
+    let head = text[..open].trim_end();
+    let name = head.rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next()?;
+    let qualifiers =
+        after.strip_suffix('{')?.split_whitespace().all(|w| ["const", "override", "noexcept"].contains(&w));
+    let initialisers = after.starts_with(':') && after.ends_with('{');
+    let keyword = ["if", "for", "while", "switch", "catch", "return", "sizeof", "else", "do"].contains(&name);
+    (!name.is_empty()
+        && !keyword
+        && !head.contains('=')
+        && name.chars().any(|c| c.is_ascii_lowercase())
+        && (qualifiers || initialisers))
+        .then_some(name)
+}
+
+/// The helper programs the cases of `src` run with hip-tests' `hip::SpawnProc("name")`:
+/// each name, with its source as the `CMakeLists.txt` of `path`'s directory
+/// names it (`add_executable(name … source.cc)`), if found.
+fn companions(copy: &Copy, path: &str, src: &str) -> BTreeMap<String, Option<String>> {
+    let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+    let cmake = copy.read(&format!("{dir}/CMakeLists.txt")).unwrap_or_default();
+    let mut out = BTreeMap::new();
+    for (i, _) in src.match_indices("SpawnProc") {
+        let rest = &src[i + "SpawnProc".len()..];
+        let Some(open) = rest.find('(') else { continue };
+        if !rest[..open].chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c.is_whitespace()) {
+            continue;
+        }
+        let Some(name) = rest[open + 1..].trim_start().strip_prefix('"').and_then(|r| r.split('"').next()) else {
+            continue;
+        };
+        let source = cmake
+            .split(&format!("add_executable({name} "))
+            .nth(1)
+            .and_then(|call| call.split(')').next())
+            .and_then(|call| call.split_whitespace().rfind(|w| w.ends_with(".cc") || w.ends_with(".cpp")))
+            .and_then(|file| copy.read(&format!("{dir}/{file}")).ok());
+        out.insert(name.to_string(), source);
+    }
+    out
+}
+
+/// Builds the helper program `name` from `source` into `dir`, once a run.
+fn build_companion(name: &str, source: &str, dir: &Path, include: &str) -> Result<(), String> {
+    static BUILT: Mutex<BTreeMap<String, Result<(), String>>> = Mutex::new(BTreeMap::new());
+    let exe = dir.join(name);
+    let key = exe.display().to_string();
+    let mut built = BUILT.lock().expect("built helper programs");
+    if let Some(done) = built.get(&key) {
+        return done.clone();
+    }
+    let file = dir.join(format!("{name}_helper.cpp"));
+    std::fs::write(&file, source).expect("write the helper program");
+    let out =
+        hip_tests_source::compiler(&file, &exe, Path::new(include)).arg("-w").output().expect("run the C++ compiler");
+    let done = if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "its helper program {name} does not compile: {}",
+            first_error(&String::from_utf8_lossy(&out.stderr))
+        ))
+    };
+    built.insert(key, done.clone());
+    done
 }
 
 /// Sorts, builds and runs the cases of one file.
@@ -589,18 +1222,27 @@ fn run_file(copy: &Copy, path: &str, kernels: &HashSet<String>, dir: &Path, incl
         Ok(s) => s,
         Err(e) => panic!("hip-tests: {e}"),
     };
-    let names = case_names(&src);
-    let src = amd_only(&src);
-    let kernels = launchers(&src, kernels);
+    let names = case_names(&expand_case_macros(&src));
+    let src = expand_case_macros(&amd_only(&src));
+    let mut kernels = kernels.clone();
+    for header in local_headers(copy, path, &src) {
+        kernels = launchers(&header, &kernels);
+    }
+    kernels.retain(|k| !shim_defines(k));
+    let kernels = launchers(&src, &kernels);
     let mut out = Vec::new();
     let mut buildable = Vec::new();
+    let helpers = companions(copy, path, &src);
     for (name, nvidia) in names {
         if nvidia {
             out.push(outcome(name, Verdict::Nvidia));
             continue;
         }
         match classify(&src, &name, &kernels) {
-            Ok(b) => buildable.push(b),
+            Ok(b) => match spawned(&b, &helpers, dir, include) {
+                Ok(()) => buildable.push(b),
+                Err(v) => out.push(outcome(name, v)),
+            },
             Err(v) => out.push(outcome(name, v)),
         }
     }
@@ -614,6 +1256,27 @@ fn run_file(copy: &Copy, path: &str, kernels: &HashSet<String>, dir: &Path, incl
         out.push(outcome(case.name, verdict));
     }
     out
+}
+
+/// The helper programs a buildable case runs (`hip::SpawnProc`), built
+/// beside its program; a case whose helper has device code needs a kernel,
+/// one whose helper is not found or not built is not built.
+fn spawned(
+    case: &Buildable,
+    helpers: &BTreeMap<String, Option<String>>,
+    dir: &Path,
+    include: &str,
+) -> Result<(), Verdict> {
+    for (name, source) in helpers.iter().filter(|(n, _)| case.text.contains(&format!("\"{n}\""))) {
+        let Some(source) = source else {
+            return Err(Verdict::NotBuilt(format!("no source found for its helper program {name}")));
+        };
+        if let Some(m) = device_code_in(&code_only(source)) {
+            return Err(Verdict::Kernel(format!("its helper program {name} has `{m}`")));
+        }
+        build_companion(name, source, dir, include).map_err(Verdict::NotBuilt)?;
+    }
+    Ok(())
 }
 
 /// The pass list of this profile: its path, and its `file case` lines.
@@ -756,6 +1419,10 @@ fn case_names_are_found() {
                #if HT_AMD\n#ifdef X\n#endif\n#else\nTEST_CASE(\"M\") {}\nTEST_CASE(\"Z\") {}\n#endif\n\
                TEST_CASE(\"Z\") {}\n";
     assert!(amd_only(src).contains("#else\nTEST_CASE(\"E\") {}\n") && !amd_only(src).contains("\"M\""));
+    assert_eq!(
+        amd_only("#if HT_NVIDIA\n#define X 1\n#else\n#define X 2\n#endif\n"),
+        "#if HT_NVIDIA\n\n#else\n#define X 2\n#endif\n"
+    );
     let names: Vec<(String, bool)> = [("A", false), ("C", false), ("N", true), ("E", false), ("M", true), ("Z", false)]
         .iter()
         .map(|(n, v)| (n.to_string(), *v))
@@ -782,6 +1449,41 @@ fn cases_are_sorted() {
     assert!(classify(src, "T", &kernels).is_ok());
     let built = classify(src, "H", &kernels).expect("H is built");
     assert_eq!(built.helpers.iter().map(|(_, n)| n.as_str()).collect::<Vec<_>>(), vec!["helper"]);
+}
+
+/// The `#else` and `#endif` of a conditional opened before a case leave its
+/// text; a conditional inside it stays whole.
+fn unopened_branches_leave_a_case() {
+    let body = "TEST_CASE(\"W\", \"\", int) {\n#else\n\n#endif\n#if X\n  a();\n#else\n  b();\n#endif\n}";
+    assert_eq!(
+        without_unopened_branches(body),
+        "TEST_CASE(\"W\", \"\", int) {\n\n\n\n#if X\n  a();\n#else\n  b();\n#endif\n}"
+    );
+    assert_eq!(
+        without_unopened_branches("int a = 1 |\n#if N\n\n#else\n  2;"),
+        "int a = 1 |\n#if N\n\n#else\n  2;\n#endif\n"
+    );
+}
+
+/// A file's operator is a helper of a case that names its type.
+fn operators_of_named_types_are_helpers() {
+    let src = "struct Attr {\n  int a;\n};\nbool operator!=(const Attr& l, const Attr& r) {\n  return l.a != r.a;\n}\n\
+               TEST_CASE(\"A\") {\n  Attr x{}, y{};\n  REQUIRE(!(x != y));\n}\nTEST_CASE(\"B\") {\n  int z = 1;\n}\n";
+    assert_eq!(operators(src), [("operator!=".to_string(), "Attr".to_string())]);
+    let kernels = HashSet::new();
+    let a = classify(src, "A", &kernels).expect("A is built");
+    assert_eq!(a.helpers.iter().map(|(_, n)| n.as_str()).collect::<Vec<_>>(), ["Attr", "operator!="]);
+    assert!(classify(src, "B", &kernels).expect("B is built").helpers.is_empty());
+}
+
+/// The members of a class defined outside it come with the class.
+fn members_defined_outside_come_with_their_class() {
+    let src = "template <typename T>\nclass C {\n public:\n  C();\n};\ntemplate <typename T>\nC<T>::C() {\n  f();\n}\n\
+               TEST_CASE(\"A\") {\n  C<int> c;\n}\n";
+    let found = helpers_of(src, "C<int> c;");
+    let names: Vec<&str> = found.values().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["C", "C::"]);
+    assert!(found.values().any(|(_, t)| t == "template <typename T>\nC<T>::C() {\n  f();\n}"), "{found:?}");
 }
 
 /// Comments and literals are blanked, lines kept.
@@ -822,16 +1524,74 @@ fn nested_sections_run_each_leaf_once() {
 fn failure_lines_lose_the_program_path() {
     assert_eq!(without_program_path("/tmp/.t/a_cc.cpp:8: REQUIRE(x) failed"), "REQUIRE(x) failed");
     assert_eq!(without_program_path("no path here"), "no path here");
+    assert_eq!(
+        without_program_path("/w/tests/cpp/hip_tests/hip_test_helpers.hh:30: REQUIRE(y) failed"),
+        "REQUIRE(y) failed"
+    );
 }
 
-/// A `#define` is taken with its continuation lines; nothing after the first case.
+/// A `#define` is taken with its continuation lines, after the first case
+/// too; a second definition of a name is left out.
 fn defines_take_continuations() {
-    let src = "#include <x>\n#define A 1\n#define B(x) \\\n  (x)\nint y;\nTEST_CASE(\"A\") {}\n#define C 2\n";
-    assert_eq!(defines(src), "#define A 1\n#define B(x) \\\n  (x)\n");
+    let src = "#include <x>\n#define A 1\n#define B(x) \\\n  (x)\nint y;\nTEST_CASE(\"A\") {}\n#define C 2\n\
+               #define B(x) \\\n  (x + 1)\n  #define D 4\n";
+    assert_eq!(defines(src), "#define A 1\n#define B(x) \\\n  (x)\n#define C 2\n");
+}
+
+/// A macro that writes cases is written out at each call: the names are
+/// the literals they evaluate to, the arguments (comments left out, `#v`
+/// made a literal) in the body, the definition gone.
+fn case_macros_are_written_out() {
+    let src = "#define CASES(suffix, v) \\\n  TEST_CASE(\"A_\" + std::string(suffix)) { f(v); } \\\n  \
+               TEST_CASE(\"B_\" + std::string(suffix)) { g(#v); }\nCASES(\"x\",\n      1 // one\n)\n\
+               TEST_CASE(\"C\") {}\n";
+    let out = expand_case_macros(src);
+    assert_eq!(case_names_in(&out), ["A_x", "B_x", "C"], "{out}");
+    assert!(out.contains("\nTEST_CASE(\"A_x\") { f(1); }") && out.contains("g(\"1\")"), "{out}");
+    assert!(!out.contains("#define") && !out.contains("CASES"), "{out}");
+    assert_eq!(extract(&out, "B_x").as_deref(), Some("TEST_CASE(\"B_x\") { g(\"1\"); }"));
+    assert_eq!(defines(&out), "");
+}
+
+/// A class method that launches a kernel is found, and so is a function
+/// that calls it; a lambda's line is not taken for a method.
+fn methods_that_launch_are_found() {
+    let src = "class Test {\n public:\n  void runKernel(int s) {\n    hipLaunchKernelGGL(k, 1, 1, 0, s);\n  }\n  \
+               explicit Test(int n) : n_(n) {\n    std::thread t([&] {\n      g();\n    });\n  }\n};\n\
+               void use() {\n  Test t(1);\n  t.runKernel(0);\n}\n";
+    let found = launchers(&with_methods(src), &HashSet::new());
+    assert!(found.contains("runKernel") && found.contains("use"), "{found:?}");
+    assert!(!found.contains("t") && !found.contains("Test") && !found.contains("g"), "{found:?}");
+    assert_eq!(method_name("void run(int n) const {"), Some("run"));
+    assert_eq!(method_name("if (x) {"), None);
+    assert_eq!(method_name("auto f = [&](int x) {"), None);
+}
+
+/// The helper programs of `hip::SpawnProc` are found with the source their
+/// directory's CMakeLists.txt names.
+fn spawned_helpers_are_found() {
+    let root = tempfile::tempdir().expect("a directory");
+    let dir = root.path().join("catch/unit/device");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    std::fs::write(dir.join("CMakeLists.txt"), "add_executable(countIt EXCLUDE_FROM_ALL count_exe.cc)\n")
+        .expect("write");
+    std::fs::write(dir.join("count_exe.cc"), "int main() { return 2; }\n").expect("write");
+    let copy = Copy::Checkout(root.path().to_path_buf());
+    let src = "TEST_CASE(\"A\") {\n  hip::SpawnProc proc(\"countIt\", true);\n  hip::SpawnProc(\"gone\").run();\n}\n";
+    let found = companions(&copy, "catch/unit/device/x.cc", src);
+    assert_eq!(found.get("countIt"), Some(&Some("int main() { return 2; }\n".to_string())));
+    assert_eq!(found.get("gone"), Some(&None));
+    assert_eq!(found.len(), 2);
 }
 
 vmmkit_testkit::harness!(
     hip_tests_whole_selection,
+    case_macros_are_written_out,
+    unopened_branches_leave_a_case,
+    operators_of_named_types_are_helpers,
+    members_defined_outside_come_with_their_class,
+    methods_that_launch_are_found,
+    spawned_helpers_are_found,
     case_names_are_found,
     launchers_follow_calls,
     cases_are_sorted,

@@ -113,7 +113,7 @@ pub fn extract(src: &str, name: &str) -> Option<String> {
 }
 
 /// One past the `}` that closes the first `{` at or after `from`, braces matched.
-fn block_end(src: &str, from: usize) -> Option<usize> {
+pub fn block_end(src: &str, from: usize) -> Option<usize> {
     let open = from + src[from..].find('{')?;
     let mut depth = 0usize;
     for (i, c) in src[open..].char_indices() {
@@ -141,9 +141,10 @@ pub fn preamble(src: &str) -> String {
         .collect()
 }
 
-/// The file-level definition of `name` in `src`: a line at column 0 that
-/// declares it (`… name(`, `… name;`, `… name =`, `… name {`, `… name{…}`
-/// or `… name[…]`), with its
+/// The file-level definition of `name` in `src`: a line at column 0 (a
+/// letter or `_`, as `__device__ int x;`) that declares it (`… name(`,
+/// `… name;`, `… name =`, `… name {`, `… name{…}` or `… name[…]`, or a
+/// pointer's `…*name;`, `…*name =`, `…*name[…]`), with its
 /// body, braces matched, for a function or a struct, the `;` that may
 /// follow it and the `template <…>` line that may precede it.
 pub fn extract_decl(src: &str, name: &str) -> Option<String> {
@@ -151,29 +152,48 @@ pub fn extract_decl(src: &str, name: &str) -> Option<String> {
     let start = loop {
         let line_end = src[at..].find('\n').map_or(src.len(), |i| at + i);
         let line = &src[at..line_end];
-        let starts = line.starts_with(|c: char| c.is_ascii_alphabetic()) && !line.starts_with("TEST_CASE");
+        let starts = line.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && !line.starts_with("TEST_CASE");
+        // A pointer's declaration (`static void *p;`) has no parenthesis before its name.
+        let pointer = |f: &str| line.find(f).is_some_and(|i| !line[..i].contains('('));
         if starts
-            && [" {name}(", " {name};", " {name} =", " {name} {", " {name}{", " {name}["]
+            && ([" {name}(", " {name};", " {name} =", " {name} {", " {name}{", " {name}["]
                 .iter()
                 .any(|f| line.contains(&f.replace("{name}", name)))
+                || ["*{name};", "*{name} =", "*{name}["].iter().any(|f| pointer(&f.replace("{name}", name))))
         {
             break at;
         }
         if line_end >= src.len() {
-            return None;
+            return typedef_block(src, name);
         }
         at = line_end + 1;
     };
     let line_end = src[start..].find('\n').map_or(src.len(), |i| start + i);
+    // A template's `template <…>` line (a line of its own) comes with it.
+    let before = src[..start.saturating_sub(1)].rfind('\n').map_or(0, |i| i + 1);
+    let header = &src[before..start];
+    let templated = start > 0 && header.starts_with("template") && header.trim_end().ends_with('>');
+    let start = if templated { before } else { start };
     if src[start..line_end].trim_end().ends_with(';') {
         return Some(src[start..line_end].to_string());
     }
-    // A template's `template <…>` line comes with it.
-    let before = src[..start.saturating_sub(1)].rfind('\n').map_or(0, |i| i + 1);
-    let start = if start > 0 && src[before..start].starts_with("template") { before } else { start };
+    // A declaration over several lines with no body (`using f_t = int (*)(a,\n b);`) ends at its `;`.
+    let semicolon = src[start..].find(';').map(|i| start + i);
+    let brace = src[start..].find('{').map(|i| start + i);
+    if let Some(end) = semicolon.filter(|s| brace.is_none_or(|b| *s < b)) {
+        return Some(src[start..=end].to_string());
+    }
     let end = block_end(src, start)?;
     let end = if src[end..].starts_with(';') { end + 1 } else { end };
     Some(src[start..end].to_string())
+}
+
+/// A `typedef struct … {` at column 0 whose body ends `} name;` at column 0:
+/// the whole declaration.
+fn typedef_block(src: &str, name: &str) -> Option<String> {
+    let end = src.find(&format!("\n}} {name};"))? + 1;
+    let start = src[..end].rfind("\ntypedef ").map(|i| i + 1).or_else(|| src.starts_with("typedef ").then_some(0))?;
+    Some(src[start..end + format!("}} {name};").len()].to_string())
 }
 
 /// The C++ compiler, set to build `src` into `exe` as a hip-tests program:

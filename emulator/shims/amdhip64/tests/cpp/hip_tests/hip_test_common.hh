@@ -40,6 +40,20 @@
 #include <type_traits>
 #include <vector>
 
+namespace Catch {
+namespace Matchers {
+template <typename T>
+struct VectorEquals {
+    std::vector<T> want;
+    bool match(const std::vector<T>& have) const { return have == want; }
+};
+template <typename T>
+VectorEquals<T> Equals(const std::vector<T>& want) {
+    return {want};
+}
+}  // namespace Matchers
+}  // namespace Catch
+
 #define HT_AMD 1
 #define HT_NVIDIA 0
 #define HT_WIN 0
@@ -50,8 +64,10 @@ struct Failed : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A case's name may be built at run time (hip-tests' macros that write
+// cases give `"prefix" + std::string(suffix)`).
 struct Case {
-    const char* name;
+    std::string name;
     void (*body)();
 };
 
@@ -79,7 +95,7 @@ inline size_t& depth() {
     return d;
 }
 
-inline bool enter_section(const char* name) {
+inline bool enter_section(const std::string& name) {
     size_t d = depth();
     if (met().size() <= d) met().resize(d + 1, 0);
     int at = met()[d]++;
@@ -91,7 +107,7 @@ inline bool enter_section(const char* name) {
         run = true;
     }
     if (run) {
-        std::printf("  section: %s\n", name);
+        std::printf("  section: %s\n", name.c_str());
         depth()++;
     }
     return run;
@@ -115,7 +131,7 @@ inline bool next_path() {
 struct Section {
     bool entered;
     bool once;
-    explicit Section(const char* name) : entered(enter_section(name)), once(entered) {}
+    explicit Section(const std::string& name) : entered(enter_section(name)), once(entered) {}
     ~Section() {
         if (entered) depth()--;
     }
@@ -180,6 +196,11 @@ template <typename It>
 FromRange<typename std::iterator_traits<It>::value_type> from_range(It begin, It end) {
     return {std::vector<typename std::iterator_traits<It>::value_type>(begin, end)};
 }
+// from_range(container): its values, in order.
+template <typename Container>
+FromRange<typename Container::value_type> from_range(const Container& all) {
+    return {std::vector<typename Container::value_type>(std::begin(all), std::end(all))};
+}
 template <typename T>
 std::vector<T> values(FromRange<T> r) {
     return r.all;
@@ -200,13 +221,13 @@ std::vector<T> values(T first, Rest... rest) {
 }  // namespace gen
 
 struct Register {
-    Register(const char* name, void (*body)()) { cases().push_back({name, body}); }
+    Register(const std::string& name, void (*body)()) { cases().push_back({name, body}); }
 };
 
 // A TEMPLATE_TEST_CASE: its body once per type, each registered under the case's name;
 // `instance` gives the body's function for a type, from a null pointer to it.
 template <typename... Types, typename Instance>
-bool register_types(const char* name, Instance instance) {
+bool register_types(const std::string& name, Instance instance) {
     (cases().push_back({name, instance(static_cast<Types*>(nullptr))}), ...);
     return true;
 }
@@ -230,14 +251,14 @@ inline pid_t& runner() {
 
 // Whether `name` runs, given the runner's arguments: case names to run only
 // those, or "-name" to leave one out.
-inline bool selected(const char* name, int argc, char** argv) {
+inline bool selected(const std::string& name, int argc, char** argv) {
     bool only = false;
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] == '-') {
-            if (std::strcmp(argv[i] + 1, name) == 0) return false;
+            if (name == argv[i] + 1) return false;
         } else {
             only = true;
-            if (std::strcmp(argv[i], name) == 0) return true;
+            if (name == argv[i]) return true;
         }
     }
     return !only;
@@ -254,7 +275,7 @@ inline int run_all(int argc, char** argv) {
         // A TEMPLATE_TEST_CASE registers its name once per type: one result for all.
         std::string why;
         for (const Case& c : cases()) {
-            if (!why.empty() || std::strcmp(c.name, first.name) != 0) continue;
+            if (!why.empty() || c.name != first.name) continue;
             generators().clear();
             do {
                 path().clear();
@@ -271,9 +292,9 @@ inline int run_all(int argc, char** argv) {
             } while (why.empty() && next_generation());
         }
         if (why.empty()) {
-            std::printf("CASE %s: PASS\n", first.name);
+            std::printf("CASE %s: PASS\n", first.name.c_str());
         } else {
-            std::printf("CASE %s: FAIL %s\n", first.name, why.c_str());
+            std::printf("CASE %s: FAIL %s\n", first.name.c_str(), why.c_str());
             failed++;
         }
         std::fflush(stdout);
@@ -290,10 +311,48 @@ inline int run_all(int argc, char** argv) {
     static vmmkit_catch::Register VMMKIT_CAT(fn, _reg)(name, &fn);          \
     static void fn()
 #define TEST_CASE(name, ...) VMMKIT_CASE(VMMKIT_CAT(vmmkit_case_, __COUNTER__), name)
+// A TEMPLATE_TEST_CASE's types may come in parentheses, as Catch allows, to keep the commas
+// of a template's arguments from the preprocessor: `(Pair<int, char>)` is `Pair<int, char>`.
+namespace vmmkit_catch {
+template <typename F>
+struct Unparen;
+template <typename T>
+struct Unparen<void(T)> {
+    using type = T;
+};
+}  // namespace vmmkit_catch
+#define VMMKIT_UNPAREN(T) vmmkit_catch::Unparen<void(T)>::type
+#define VMMKIT_MAP1(m, x) m(x)
+#define VMMKIT_MAP2(m, x, ...) m(x), VMMKIT_MAP1(m, __VA_ARGS__)
+#define VMMKIT_MAP3(m, x, ...) m(x), VMMKIT_MAP2(m, __VA_ARGS__)
+#define VMMKIT_MAP4(m, x, ...) m(x), VMMKIT_MAP3(m, __VA_ARGS__)
+#define VMMKIT_MAP5(m, x, ...) m(x), VMMKIT_MAP4(m, __VA_ARGS__)
+#define VMMKIT_MAP6(m, x, ...) m(x), VMMKIT_MAP5(m, __VA_ARGS__)
+#define VMMKIT_MAP7(m, x, ...) m(x), VMMKIT_MAP6(m, __VA_ARGS__)
+#define VMMKIT_MAP8(m, x, ...) m(x), VMMKIT_MAP7(m, __VA_ARGS__)
+#define VMMKIT_MAP9(m, x, ...) m(x), VMMKIT_MAP8(m, __VA_ARGS__)
+#define VMMKIT_MAP10(m, x, ...) m(x), VMMKIT_MAP9(m, __VA_ARGS__)
+#define VMMKIT_MAP11(m, x, ...) m(x), VMMKIT_MAP10(m, __VA_ARGS__)
+#define VMMKIT_MAP12(m, x, ...) m(x), VMMKIT_MAP11(m, __VA_ARGS__)
+#define VMMKIT_MAP13(m, x, ...) m(x), VMMKIT_MAP12(m, __VA_ARGS__)
+#define VMMKIT_MAP14(m, x, ...) m(x), VMMKIT_MAP13(m, __VA_ARGS__)
+#define VMMKIT_MAP15(m, x, ...) m(x), VMMKIT_MAP14(m, __VA_ARGS__)
+#define VMMKIT_MAP16(m, x, ...) m(x), VMMKIT_MAP15(m, __VA_ARGS__)
+#define VMMKIT_MAP17(m, x, ...) m(x), VMMKIT_MAP16(m, __VA_ARGS__)
+#define VMMKIT_MAP18(m, x, ...) m(x), VMMKIT_MAP17(m, __VA_ARGS__)
+#define VMMKIT_MAP19(m, x, ...) m(x), VMMKIT_MAP18(m, __VA_ARGS__)
+#define VMMKIT_MAP20(m, x, ...) m(x), VMMKIT_MAP19(m, __VA_ARGS__)
+#define VMMKIT_MAP21(m, x, ...) m(x), VMMKIT_MAP20(m, __VA_ARGS__)
+#define VMMKIT_MAP22(m, x, ...) m(x), VMMKIT_MAP21(m, __VA_ARGS__)
+#define VMMKIT_MAP23(m, x, ...) m(x), VMMKIT_MAP22(m, __VA_ARGS__)
+#define VMMKIT_MAP24(m, x, ...) m(x), VMMKIT_MAP23(m, __VA_ARGS__)
+#define VMMKIT_NARGS_(_0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, n, ...) n
+#define VMMKIT_NARGS(...) VMMKIT_NARGS_(0, __VA_ARGS__, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define VMMKIT_TYPES(...) VMMKIT_CAT(VMMKIT_MAP, VMMKIT_NARGS(__VA_ARGS__))(VMMKIT_UNPAREN, __VA_ARGS__)
 #define VMMKIT_TEMPLATE_CASE(fn, name, tags, ...)                                                 \
     template <typename TestType>                                                                  \
     static void fn();                                                                             \
-    static bool VMMKIT_CAT(fn, _reg) = vmmkit_catch::register_types<__VA_ARGS__>(                 \
+    static bool VMMKIT_CAT(fn, _reg) = vmmkit_catch::register_types<VMMKIT_TYPES(__VA_ARGS__)>(   \
         name, [](auto* type) -> void (*)() { return &fn<std::remove_pointer_t<decltype(type)>>; }); \
     template <typename TestType>                                                                  \
     static void fn()
@@ -301,6 +360,13 @@ inline int run_all(int argc, char** argv) {
     VMMKIT_TEMPLATE_CASE(VMMKIT_CAT(vmmkit_tcase_, __COUNTER__), name, tags, __VA_ARGS__)
 #define SECTION(name, ...) \
     for (vmmkit_catch::Section vmmkit_section(name); vmmkit_section.once; vmmkit_section.once = false)
+// DYNAMIC_SECTION("text " << value): a SECTION whose name is streamed.
+#define DYNAMIC_SECTION(...)                                                                     \
+    SECTION(([&] {                                                                               \
+        std::ostringstream vmmkit_name;                                                          \
+        vmmkit_name << __VA_ARGS__;                                                              \
+        return vmmkit_name.str();                                                                \
+    }()))
 #define GENERATE(...)                                                                            \
     ([&] {                                                                                       \
         using namespace vmmkit_catch::gen;                                                       \
@@ -314,13 +380,24 @@ inline int run_all(int argc, char** argv) {
         if (!(expr)) vmmkit_catch::fail(__FILE__, __LINE__, "REQUIRE(" #expr ") failed");    \
     } while (0)
 #define REQUIRE_FALSE(expr) REQUIRE(!(expr))
+// REQUIRE_THAT with the one matcher the cases use, Catch::Matchers::Equals of a vector.
+#define REQUIRE_THAT(arg, matcher) REQUIRE((matcher).match(arg))
+#define CHECK_THAT(arg, matcher) REQUIRE_THAT(arg, matcher)
 #define CHECK(expr) REQUIRE(expr)
 #define CHECK_FALSE(expr) REQUIRE(!(expr))
 #define HIP_ASSERT(expr) REQUIRE(expr)
-#define INFO(msg) (std::cout << "  info: " << msg << "\n")
+// A statement with its own semicolon, as Catch's (a declaration there): some
+// cases leave out the one after it.
+#define INFO(msg)                                  \
+    do {                                           \
+        std::cout << "  info: " << msg << "\n";    \
+    } while (0);
 #define UNSCOPED_INFO(msg) INFO(msg)
 #define CAPTURE(...) INFO(#__VA_ARGS__)
-#define WARN(msg) (std::cout << "  warn: " << msg << "\n")
+#define WARN(msg)                                  \
+    do {                                           \
+        std::cout << "  warn: " << msg << "\n";    \
+    } while (0);
 #define SUCCEED(...) ((void)0)
 
 // Blocks, as hip-tests' own: some cases leave out the semicolon after them.
@@ -353,6 +430,9 @@ inline int run_all(int argc, char** argv) {
         }                                                                                        \
     }
 
+// hip-tests' utils.hh page size, which the attribute, access and copy cases use as a size.
+inline constexpr size_t kPageSize = 4096;
+
 // hip-tests' LaunchDelayKernel (utils.hh) keeps a stream busy for a while
 // with a kernel; without a device compiler, a host function on the stream
 // that sleeps as long does the same.
@@ -383,5 +463,35 @@ inline int getDeviceCount() {
             return;                                                                                \
         }                                                                                          \
     }
+
+// The same for a helper that returns a bool (hip_vmm_common.hh): true when skipping.
+#define checkVMMSupportedRetVal(device)                                                            \
+    {                                                                                              \
+        int vmmkit_vmm = 0;                                                                        \
+        HIP_CHECK(hipDeviceGetAttribute(&vmmkit_vmm,                                               \
+                                        hipDeviceAttributeVirtualMemoryManagementSupported, device)); \
+        if (vmmkit_vmm == 0) {                                                                     \
+            HipTest::HIP_SKIP_TEST("no VMM");                                                      \
+            return true;                                                                           \
+        }                                                                                          \
+    }
+
+// hip-tests' older checks (hip_test_common.hh): a call's error other than an
+// already enabled peer, or a false condition, fails the case.
+#define HIPCHECK(call)                                                                               \
+    {                                                                                                \
+        hipError_t vmmkit_old = (call);                                                              \
+        if (vmmkit_old != hipSuccess && vmmkit_old != hipErrorPeerAccessAlreadyEnabled) {            \
+            vmmkit_catch::fail(__FILE__, __LINE__, std::string(#call " returned ") + hipGetErrorName(vmmkit_old)); \
+        }                                                                                            \
+    }
+#define HIPASSERT(condition)                                                                         \
+    if (!(condition)) vmmkit_catch::fail(__FILE__, __LINE__, "HIPASSERT(" #condition ") failed");
+
+// hip-tests' context macros (hip_test_common.hh): on AMD no context is made,
+// and an array is freed with hipFreeArray.
+#define CTX_CREATE()
+#define CTX_DESTROY()
+#define ARRAY_DESTROY(array) HIP_CHECK(hipFreeArray(array));
 
 int main(int argc, char** argv) { return vmmkit_catch::run_all(argc, argv); }

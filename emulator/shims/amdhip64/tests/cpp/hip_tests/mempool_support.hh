@@ -11,7 +11,7 @@
 //   - hipShareableHdl: where a case keeps a pool's POSIX fd; an int64_t, as
 //     hip-tests declares it on AMD, of which the export writes only the low int
 //     (clr's import reads the low 32 bits back, hip_mempool.cpp:423-430);
-//   - kPageSize: 4096, as hip-tests' utils.hh has it;
+//   - kPageSize: in hip_test_common.hh;
 //   - CHECK_IMAGE_SUPPORT: return (skip) unless the current device answers
 //     hipDeviceAttributeImageSupport with non-zero, as hip-tests' does;
 //   - checkSysCallErrors(r): exit the process with a failure when r is -1;
@@ -56,9 +56,6 @@
     }
 
 typedef int64_t hipShareableHdl;
-
-// hip-tests' utils.hh page size, which the attribute and access cases use as a size.
-inline constexpr size_t kPageSize = 4096;
 
 #define CHECK_IMAGE_SUPPORT                                                                        \
     {                                                                                              \
