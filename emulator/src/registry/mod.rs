@@ -507,7 +507,7 @@ mod tests {
                         s.spawn(move || {
                             go.wait();
                             std::thread::sleep(std::time::Duration::from_micros((round * 37 + i * 101) % 300));
-                            registry(&base).root().to_path_buf()
+                            registry(base).root().to_path_buf()
                         })
                     })
                     .collect();
