@@ -37,9 +37,11 @@ impl ProcessId {
 /// makes the whole line at the first read and hands over as much as the
 /// buffer takes, so a read shorter than the buffer ends it; only a line as
 /// long as the buffer (none is: 52 numbers and a name of at most 64 bytes)
-/// reads on. (`fs::read_to_string` also made a `statx` and an `lseek` for
-/// a size hint, a 32-byte probe read and a last read for the end: 6 calls,
-/// one batch of them per pid a trustlist names.)
+/// reads on. (`fs::read_to_string` made 9 calls: the open, a `statx` for
+/// a size hint, six `read`s from a 32-byte probe up through doubling
+/// buffers to the empty one at the end, the close; counted by
+/// `cargo test -p vmmkit-benches --test syscalls`, one batch per pid a
+/// trustlist names.)
 fn stat_of(pid: u32) -> io::Result<String> {
     use rustix::fs::{Mode, OFlags};
     let fd = rustix::fs::open(format!("/proc/{pid}/stat"), OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
