@@ -16,7 +16,9 @@
 //! The handoff's peers count their own calls: a peer started by a counted
 //! bench process (told by [`PEER_ENV`]) serves in a traced child of its own
 //! ([`count_peer`]), each measured request a window, and writes what it
-//! counted to a file that [`count_benches`] reads back (`handoff_peer/...`).
+//! counted to a file that [`count_benches`] reads back (`handoff_peer/...`);
+//! so do the peers of an all-to-all of two (`all_to_all_export/...`,
+//! `all_to_all_import/...`: one export, one import + reserve + map + grant).
 //! Counts are exact: the same on a loaded machine as on a quiet one.
 //!
 //! This needs `ptrace` on one's own child (allowed unless a seccomp policy
@@ -419,7 +421,8 @@ pub fn name(nr: u64) -> String {
 /// The bench targets counted by [`count_benches`]: the control operations
 /// (copies and the stream benches make no system call of their own, or
 /// make them on other threads).
-pub const TARGETS: &[&str] = &["alloc", "reserve", "map", "export", "handoff", "reimport", "lookup", "calls"];
+pub const TARGETS: &[&str] =
+    &["alloc", "reserve", "map", "export", "handoff", "reimport", "lookup", "calls", "all_to_all"];
 
 /// System calls an operation makes beyond its floor's, and why each is
 /// unavoidable: (bench group, sharing, call, per iteration, reason), where
@@ -550,6 +553,83 @@ pub const EXTRA: &[(&str, &str, &str, u64, &str)] = &[
         2,
         "`LOCK_EX | LOCK_NB` at the lookup (an entry nobody holds is collected, not imported: \
          ACL-LIFE-003/004) and at the free (the last holder removes the entry)",
+    ),
+    // The all-to-all's peers (two of them: one export and one import each,
+    // beside the floor's tmpfs file and its one `mmap`). The export makes
+    // the floor's `open` + `ftruncate` (deferred from the allocation) and
+    // the calls `export` names above; the import those of the handoff's
+    // peer without the first read (no access history, no fault).
+    ("all_to_all_export", "*", "fsetxattr", 1, "the entry's header (as `export`)"),
+    (
+        "all_to_all_export",
+        "key",
+        "fsetxattr",
+        1,
+        "`aclrtMemSetPidToShareableHandle`, a call of its own: the header and the trustlist of the \
+         other ranks in one attribute, replaced whole. The ranks are processes using the same root, \
+         so their pids are not looked up in `/proc` (`proc::STAMP_REGISTERED`; an `open`, a `read` and \
+         a `close` per pid, which was 9 calls per pid through `fs::read_to_string`)",
+    ),
+    ("all_to_all_export", "*", "flock", 1, "the exporter's hold (as `export`)"),
+    ("all_to_all_export", "*", "linkat", 1, "the entry's name, by which the key finds it (as `export`)"),
+    ("all_to_all_export", "fd", "openat", 1, "the fd's own open file description (as `export`)"),
+    ("all_to_all_export", "fd", "flock", 1, "that description's hold (as `export`)"),
+    (
+        "all_to_all_import",
+        "key",
+        "open",
+        1,
+        "the entry by name: the only way from a 64-bit key to the memory (the floor was handed an fd)",
+    ),
+    (
+        "all_to_all_import",
+        "fd",
+        "open",
+        1,
+        "an open file description of the import's own (`/proc/self/fd/N`), for a hold of its own: \
+         a `dup` would share the sender's description and its lock",
+    ),
+    (
+        "all_to_all_import",
+        "key",
+        "flock",
+        2,
+        "the lookup's `LOCK_EX | LOCK_NB` (an entry nobody holds was left by dead processes: collected, \
+         not imported, ACL-LIFE-003/004) and the hold's `LOCK_SH` (reference count, cleanup on death); \
+         no one lock call both takes a shared hold and says whether others hold one",
+    ),
+    ("all_to_all_import", "fd", "flock", 1, "the hold's `LOCK_SH` (reference count, cleanup on death)"),
+    (
+        "all_to_all_import",
+        "*",
+        "fstat",
+        1,
+        "after the lock: the entry may have been removed between the `open` and the lock (still \
+         linked?), and its length: a file cut short would make the mapping `SIGBUS` instead of an \
+         error code",
+    ),
+    (
+        "all_to_all_import",
+        "fd",
+        "fstat",
+        1,
+        "the fd is a number the caller passes: closed or not a file (HIP-VMM-027, CUDA-VMM-017), and \
+         its (device, inode) finds a hold this process has already",
+    ),
+    (
+        "all_to_all_import",
+        "*",
+        "fgetxattr",
+        1,
+        "the header (size, place, properties, trust, exporter; ACL: the trustlist with it, ACL-IMP-011/012)",
+    ),
+    (
+        "all_to_all_import",
+        "*",
+        "mmap",
+        1,
+        "the reservation's own `mmap(PROT_NONE)` (`aclrtReserveMemAddress` is a call of its own, which \
+         must own the addresses before anything is mapped there); the floor maps anywhere",
     ),
 ];
 

@@ -110,11 +110,12 @@ impl Mesh {
     fn round(&self, floor: bool) -> Result<()> {
         let size = SIZE as u64;
         let pids: Vec<u64> = self.peers.iter().map(|p| p.host_pid() as u64).collect();
+        let n = self.peers.len() as u64;
         for (i, p) in self.peers.iter().enumerate() {
             if floor {
-                p.post(Op::MeshFloorExport, &[size], &[])?;
+                p.post(Op::MeshFloorExport, &[size, n], &[])?;
             } else {
-                let mut args = vec![size];
+                let mut args = vec![size, n];
                 // ACL: the trustlist of the others; HIP and CUDA send the fd.
                 if self.by_key {
                     args.extend(pids.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, &pid)| pid));

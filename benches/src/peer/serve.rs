@@ -74,29 +74,26 @@ fn run(sock: &Channel, floor_dir: &Path, mut labels: Option<&mut Labels>) -> Res
         let words = wire::decode(&bytes);
         let Some((&op, args)) = words.split_first() else { continue };
         let op = Op::from_word(op);
+        // The measured part of a handoff (from the request to the reply), or
+        // one side of an all-to-all of two peers: a counting window.
+        let window = op.and_then(|op| measured(op, b.name(), args, fds.len()));
+        if window.is_some() {
+            crate::syscalls::begin();
+        }
         let r = match op {
             Some(Op::Grow) => st.grow(sock, args),
             Some(Op::MeshExport) => st.mesh_export(sock, args),
             Some(Op::MeshFloorExport) => st.mesh_floor_export(sock, args),
             Some(Op::Quit) => st.clear().map(|()| vec![]),
-            Some(op) => match measured(op, b.name()) {
-                // The measured part of a handoff: from the request to the reply.
-                Some(who) => {
-                    crate::syscalls::begin();
-                    let r = st.handle(op, args, fds);
-                    crate::syscalls::end();
-                    if let Some(l) = labels.as_deref_mut() {
-                        // The size: ImportMapRead's second argument, the floors' first.
-                        let i = usize::from(op == Op::ImportMapRead);
-                        let size = args.get(i).map_or(0, |&s| usize::try_from(s).unwrap_or(0));
-                        l.label(&format!("handoff_peer/{who}/{}", crate::plan::size_label(size)))?;
-                    }
-                    r
-                }
-                None => st.handle(op, args, fds),
-            },
+            Some(op) => st.handle(op, args, fds),
             None => Err(BenchError::Peer(format!("unknown request {op:?}"))),
         };
+        if let Some(label) = window {
+            crate::syscalls::end();
+            if let Some(l) = labels.as_deref_mut() {
+                l.label(&label)?;
+            }
+        }
         match r {
             Ok(values) if !replies_itself(op) => reply(sock, &values)?,
             Ok(_) => {}
@@ -113,13 +110,26 @@ fn replies_itself(op: Option<Op>) -> bool {
     matches!(op, Some(Op::Grow | Op::MeshExport | Op::MeshFloorExport))
 }
 
-/// The bench row a measured request belongs to: the backend's import, or
-/// one of the floors; `None` for requests outside the handoff's measure.
-fn measured(op: Op, backend: &'static str) -> Option<&'static str> {
+/// The counting window a request is, labelled as its bench row
+/// (`group/row/param`): the handoff's import or one of its floors, or one
+/// side of an all-to-all of two peers (`all_to_all_export`,
+/// `all_to_all_import`: one export, or one import + reserve + map + grant,
+/// beside the floor's file, or its `mmap`); `None` for the rest. An
+/// all-to-all of more peers is not counted: its windows hold several imports.
+fn measured(op: Op, backend: &'static str, args: &[u64], fds: usize) -> Option<String> {
+    let size = |i: usize| crate::plan::size_label(args.get(i).map_or(0, |&s| usize::try_from(s).unwrap_or(0)));
+    let pair = |peers: usize| peers == 2;
     match op {
-        Op::ImportMapRead => Some(backend),
-        Op::OpenMapRead => Some("floor"),
-        Op::MapReadFd => Some("floor_fd"),
+        // The size: ImportMapRead's second argument, the floors' first.
+        Op::ImportMapRead => Some(format!("handoff_peer/{backend}/{}", size(1))),
+        Op::OpenMapRead => Some(format!("handoff_peer/floor/{}", size(0))),
+        Op::MapReadFd => Some(format!("handoff_peer/floor_fd/{}", size(0))),
+        Op::MeshExport | Op::MeshFloorExport if pair(args.get(1).map_or(0, |&n| n as usize)) => {
+            let row = if op == Op::MeshExport { backend } else { "floor" };
+            Some(format!("all_to_all_export/{row}/2"))
+        }
+        Op::MeshImport if pair(args.len()) => Some(format!("all_to_all_import/{backend}/2")),
+        Op::MeshFloorMap if pair(fds + 1) => Some("all_to_all_import/floor/2".to_owned()),
         _ => None,
     }
 }
@@ -281,7 +291,7 @@ impl State<'_> {
     fn mesh_export(&mut self, sock: &Channel, args: &[u64]) -> Result<Vec<u64>> {
         self.release_mesh()?;
         let size = usize_arg(args, 0)?;
-        let pids: Vec<i32> = args[1..].iter().map(|&p| p as i32).collect();
+        let pids: Vec<i32> = args.get(2..).unwrap_or_default().iter().map(|&p| p as i32).collect();
         let mem = self.b.dev(0).alloc_physical(size)?;
         let ex = mem.export(self.b.sharing())?;
         if self.b.shares_by_key() && !pids.is_empty() {

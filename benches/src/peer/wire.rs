@@ -42,9 +42,10 @@ pub enum Op {
     /// vendors that share by fd: map the received descriptor shared, read
     /// the first byte; reply `[OK, byte]`. Kept until [`Op::CloseFloor`].
     MapReadFd = 8,
-    /// `[size, pids...]`: all-to-all, export side: allocate `size` bytes on
-    /// device 0 and export them (ACL: trusting the host `pids`, the other
-    /// peers); reply `[OK, key]`, the exported fd beside it (HIP, CUDA).
+    /// `[size, peers, pids...]`: all-to-all among `peers` processes, export
+    /// side: allocate `size` bytes on device 0 and export them (ACL: trusting
+    /// the host `pids`, the other peers); reply `[OK, key]`, the exported fd
+    /// beside it (HIP, CUDA).
     /// Kept until [`Op::MeshRelease`].
     MeshExport = 9,
     /// `[size, keys...]`, the fds beside it (HIP, CUDA): all-to-all, import
@@ -53,7 +54,7 @@ pub enum Op {
     MeshImport = 10,
     /// Unmap, release and free what the all-to-all ops kept (theirs and the floor's).
     MeshRelease = 11,
-    /// `[size]`: the all-to-all floor's export side: an unnamed tmpfs file
+    /// `[size, peers]`: the all-to-all floor's export side: an unnamed tmpfs file
     /// of `size` bytes in the floor directory (`open(O_TMPFILE)` +
     /// `ftruncate`); reply `[OK, 0]`, its fd beside it.
     MeshFloorExport = 12,

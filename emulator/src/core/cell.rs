@@ -269,6 +269,11 @@ fn tagged(seq: u32, tag: u32) -> u64 {
 
 /// How often a waiter with an `alive` check looks at it.
 const LIVENESS_PERIOD: Duration = Duration::from_millis(100);
+/// When a waiter first looks at it: a wait for a process that was already
+/// gone when it began ends within about a millisecond, not a whole period,
+/// while a wait that ends sooner (a round trip with a live peer takes
+/// microseconds) never looks at all.
+const FIRST_LOOK: Duration = Duration::from_millis(1);
 
 impl Cell {
     /// A cell of this process only, never recorded.
@@ -431,7 +436,7 @@ impl Cell {
 
     /// Sleeps until record `seq` completes or `deadline` passes; for a shared
     /// cell, also until the process that must complete it is found gone
-    /// (asked every 100 ms, see [`Cell::is_abandoned`]). The owner of `seq`
+    /// (asked after 1 ms, then every 100 ms, see [`Cell::is_abandoned`]). The owner of `seq`
     /// is taken when the wait starts, while `seq` is most likely still the
     /// last number, so that a later record by another process does not
     /// stand for it.
@@ -443,7 +448,7 @@ impl Cell {
     }
 
     /// [`Cell::wait`] that also ends, with [`WaitError::Abandoned`], once
-    /// `stop` says so (asked every 100 ms: a stream's wait when the stream
+    /// `stop` says so (asked after 1 ms, then every 100 ms: a stream's wait when the stream
     /// is aborted).
     ///
     /// # Errors
@@ -466,7 +471,7 @@ impl Cell {
     /// As [`Cell::wait`].
     pub fn wait_while(&self, seq: u32, deadline: Option<Instant>, alive: &dyn Fn() -> bool) -> Result<(), WaitError> {
         let w = &self.words().completed;
-        let mut next_look = Instant::now() + LIVENESS_PERIOD;
+        let mut next_look = Instant::now() + FIRST_LOOK;
         loop {
             let cur = w.load(Ordering::Acquire);
             if seq == 0 || reached(cur, seq) {

@@ -250,7 +250,7 @@ impl Emulator {
         let list = held.trustlist()?;
         match list.iter().filter(|g| g.pid as u32 == me.pid).max_by_key(|g| g.set_ns) {
             None => Err(CoreError::NotTrusted { key: h.key, pid: me.pid, stale: false }),
-            Some(g) if !proc::granted_to(g.holder, g.set_ns, &me) => {
+            Some(g) if !proc::granted_to(g.holder, g.set_ns, &me, self.registry.seen_ns()) => {
                 Err(CoreError::NotTrusted { key: h.key, pid: me.pid, stale: true })
             }
             Some(_) => Ok(()),

@@ -33,8 +33,30 @@ impl ProcessId {
     }
 }
 
+/// The text of `/proc/<pid>/stat`: `open`, one `read`, `close`. The kernel
+/// makes the whole line at the first read and hands over as much as the
+/// buffer takes, so a read shorter than the buffer ends it; only a line as
+/// long as the buffer (none is: 52 numbers and a name of at most 64 bytes)
+/// reads on. (`fs::read_to_string` made 9 calls: the open, a `statx` for
+/// a size hint, six `read`s from a 32-byte probe up through doubling
+/// buffers to the empty one at the end, the close; counted by
+/// `cargo test -p vmmkit-benches --test syscalls`, one batch per pid a
+/// trustlist names.)
 fn stat_of(pid: u32) -> io::Result<String> {
-    fs::read_to_string(format!("/proc/{pid}/stat"))
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::open(format!("/proc/{pid}/stat"), OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
+    let mut buf = vec![0u8; 2048];
+    let mut len = 0;
+    loop {
+        let n = rustix::io::read(&fd, &mut buf[len..])?;
+        len += n;
+        if n == 0 || len < buf.len() {
+            break;
+        }
+        buf.resize(buf.len() * 2, 0);
+    }
+    buf.truncate(len);
+    String::from_utf8(buf).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
 /// The start time of `pid` in clock ticks after boot, or `None` if there is
@@ -63,10 +85,15 @@ const STAMP_UNKNOWN: u32 = 0;
 /// A [`holder_stamp`] when no process had the pid: whoever gets it later
 /// was not trusted.
 const STAMP_NOBODY: u32 = u32::MAX;
+/// A [`holder_stamp`] not looked up, because the pid was that of a process
+/// using the same root when it was set (its slot in the root's state): the
+/// importer with the pid decides from what it knows of itself whether it
+/// was already running then ([`granted_to`]).
+pub const STAMP_REGISTERED: u32 = u32::MAX - 1;
 
 fn stamp(start: u64) -> u32 {
-    // 1 ..= u32::MAX - 1: never one of the two markers.
-    (start % u64::from(u32::MAX - 1)) as u32 + 1
+    // 1 ..= u32::MAX - 2: never one of the three markers.
+    (start % u64::from(u32::MAX - 2)) as u32 + 1
 }
 
 /// Which process has `pid` now, for a trustlist entry set now: its start
@@ -94,21 +121,31 @@ const LISTED_FROM: usize = 64;
 /// would have said a moment earlier. (A thread's id that is not its
 /// process's is not listed: no importer has it as its pid either.) Where
 /// `/proc` cannot be listed, every pid is looked up.
+///
+/// A pid that `registered` holds (the pids of the root's process slots,
+/// read from its state before the entry's time is taken) is not looked up
+/// at all: it gets [`STAMP_REGISTERED`]. An all-to-all start-up lists every
+/// other rank, each a process using the root: a lookup is an `open`, a
+/// `read` and a `close` of `/proc/<pid>/stat` per pid, per export.
 #[derive(Debug)]
 pub struct Stamps {
     listed: Option<std::collections::HashSet<u32>>,
+    registered: std::collections::HashSet<u32>,
 }
 
 impl Stamps {
-    /// The stamper for `pids`.
-    pub fn for_pids(pids: &[i32]) -> Self {
-        let listed = (pids.len() > LISTED_FROM).then(list_pids).flatten();
-        Self { listed }
+    /// The stamper for `pids`, those in `registered` left to the importer.
+    pub fn for_pids(pids: &[i32], registered: std::collections::HashSet<u32>) -> Self {
+        let unregistered = pids.iter().filter(|&&p| u32::try_from(p).is_ok_and(|p| !registered.contains(&p))).count();
+        let listed = (unregistered > LISTED_FROM).then(list_pids).flatten();
+        Self { listed, registered }
     }
 
-    /// The stamp of `pid`, as [`holder_stamp`] gives it.
+    /// The stamp of `pid`: [`STAMP_REGISTERED`] for a registered pid, else as
+    /// [`holder_stamp`] gives it.
     pub fn get(&self, pid: i32) -> u32 {
         match (&self.listed, u32::try_from(pid)) {
+            (_, Ok(p)) if self.registered.contains(&p) => STAMP_REGISTERED,
             (Some(live), Ok(p)) if !live.contains(&p) => STAMP_NOBODY,
             _ => holder_stamp(pid),
         }
@@ -148,9 +185,21 @@ pub fn holds(pid: u32, stamp: Option<u32>) -> bool {
 /// Whether a trustlist entry with `holder` set at `set_ns` trusts `me`: it
 /// was set while `me` had the pid (the stamp), or, when that could not be
 /// looked up then, not before `me` started ([ACL-PID-010](vmmkit_sys::acl::rules::PID_010), [ACL-IMP-012](vmmkit_sys::acl::rules::IMP_012)).
-pub fn granted_to(holder: u32, set_ns: u64, me: &ProcessId) -> bool {
+///
+/// [`STAMP_REGISTERED`] (not looked up): `me` was running when it was set,
+/// as `me` knows from `seen_ns`, a time at which it was running (it had
+/// looked itself up), or from its start a whole clock tick before. A
+/// process with that pid that started after the entry was set is never
+/// trusted; one that started in the same tick and looked itself up only
+/// after is refused too, which only a registered process that died
+/// without its slot being collected, its pid then taken by a process
+/// started in the tick of the set, could meet.
+pub fn granted_to(holder: u32, set_ns: u64, me: &ProcessId, seen_ns: u64) -> bool {
     match holder {
         STAMP_UNKNOWN => set_ns >= start_ns(me),
+        STAMP_REGISTERED => {
+            seen_ns < set_ns || start_ns(me).saturating_add(1_000_000_000 / ticks_per_second().max(1)) <= set_ns
+        }
         h => h == stamp(me.start),
     }
 }
@@ -201,17 +250,51 @@ mod tests {
         let me = ProcessId::current();
         let now = boot_time_ns();
         let mine = holder_stamp(me.pid as i32);
-        assert!(granted_to(mine, now, &me));
+        assert!(granted_to(mine, now, &me, now));
         let successor = ProcessId { pid: me.pid, start: me.start + 1 };
-        assert!(!granted_to(mine, u64::MAX, &successor), "same pid, same or later tick, another process");
+        assert!(!granted_to(mine, u64::MAX, &successor, 0), "same pid, same or later tick, another process");
         // Nobody had the pid: whoever gets it later is not trusted.
         let nobody = holder_stamp(i32::MAX);
         assert_eq!(nobody, STAMP_NOBODY);
-        assert!(!granted_to(nobody, u64::MAX, &me));
+        assert!(!granted_to(nobody, u64::MAX, &me, 0));
         assert_eq!(holder_stamp(-5), STAMP_NOBODY);
         // Not looked up: the time decides, as before.
-        assert!(granted_to(STAMP_UNKNOWN, now, &me));
-        assert!(!granted_to(STAMP_UNKNOWN, start_ns(&me).saturating_sub(1), &me));
+        assert!(granted_to(STAMP_UNKNOWN, now, &me, now));
+        assert!(!granted_to(STAMP_UNKNOWN, start_ns(&me).saturating_sub(1), &me, 0));
+    }
+
+    /// A registered pid's entry trusts the process that was running when it
+    /// was set: one that had looked itself up before, or started a whole
+    /// tick before; never one that started after, nor one of the same tick
+    /// that cannot tell.
+    #[test]
+    fn a_registered_grant_trusts_whoever_was_running_then() {
+        let me = ProcessId::current();
+        let tick = 1_000_000_000 / ticks_per_second();
+        let started = start_ns(&me);
+        let set = |ns| granted_to(STAMP_REGISTERED, ns, &me, u64::MAX);
+        assert!(granted_to(STAMP_REGISTERED, 1000, &me, 999), "seen running before the set");
+        assert!(!granted_to(STAMP_REGISTERED, 1000, &me, 1000), "seen only at the set");
+        assert!(set(started + tick), "started a whole tick before");
+        assert!(!set(started + tick - 1), "the same tick: cannot tell");
+        assert!(!set(started.saturating_sub(1)), "started after");
+        for s in [0, 1, me.start, u64::from(u32::MAX) * 3] {
+            assert!(!matches!(stamp(s), STAMP_UNKNOWN | STAMP_REGISTERED | STAMP_NOBODY), "{s}");
+        }
+    }
+
+    /// Registered pids are not looked up: no listing of /proc for them
+    /// either.
+    #[test]
+    fn registered_pids_are_left_to_the_importer() {
+        let me = std::process::id();
+        let pids: Vec<i32> = (0..100).map(|i| 4_000_000 + i).collect();
+        let registered: std::collections::HashSet<u32> = pids.iter().map(|&p| p as u32).chain([me]).collect();
+        let stamps = Stamps::for_pids(&pids, registered);
+        assert!(stamps.listed.is_none(), "every pid registered: nothing listed");
+        assert_eq!(stamps.get(4_000_000), STAMP_REGISTERED);
+        assert_eq!(stamps.get(me as i32), STAMP_REGISTERED);
+        assert_eq!(stamps.get(1), holder_stamp(1));
     }
 
     /// A batch stamped through the listing of /proc gives each pid what a
@@ -222,13 +305,13 @@ mod tests {
         let me = std::process::id() as i32;
         let mut pids: Vec<i32> = (0..100).map(|i| 4_000_000 + i).collect(); // above pid_max's ceiling
         pids.extend([me, 1, -5, 0]);
-        let batch = Stamps::for_pids(&pids);
+        let batch = Stamps::for_pids(&pids, Default::default());
         assert!(batch.listed.is_some(), "/proc is listed for a batch of {}", pids.len());
         for &p in &pids {
             assert_eq!(batch.get(p), holder_stamp(p), "pid {p}");
         }
         assert_ne!(batch.get(me), STAMP_NOBODY);
         assert_eq!(batch.get(4_000_000), STAMP_NOBODY);
-        assert!(Stamps::for_pids(&[me]).listed.is_none(), "a short batch is looked up pid by pid");
+        assert!(Stamps::for_pids(&[me], Default::default()).listed.is_none(), "a short batch is looked up pid by pid");
     }
 }

@@ -134,6 +134,10 @@ pub struct Registry {
     shared_dir: OwnedFd,
     state: State,
     me: ProcessId,
+    /// A time (ns after boot) at which `me` was known to be running: taken
+    /// right after it was looked up, before this registry could claim a
+    /// slot ([`proc::granted_to`]).
+    seen_ns: u64,
     /// Files made in the root get exactly the mode asked for, whatever the
     /// umask ([`root::exact_modes`]): no `fchmod` per object.
     exact_modes: bool,
@@ -142,6 +146,7 @@ pub struct Registry {
 impl Registry {
     /// Opens the registry of `config.root`, creating it if needed.
     pub fn open(config: &Config) -> Result<Self, OpenError> {
+        let (me, seen_ns) = (ProcessId::current(), proc::boot_time_ns());
         root::prepare(&config.root)?;
         let io = |source| OpenError::Io { path: config.root.join(root::STATE_FILE), source };
         let shared = config.root.join(root::SHARED_DIR);
@@ -151,7 +156,7 @@ impl Registry {
             .map_err(|source| OpenError::Mismatch { root: config.root.clone(), source })?;
         let exact_modes = root::exact_modes(&config.root);
         let shared_dir = open_dir(&shared).map_err(|source| OpenError::Io { path: shared.clone(), source })?;
-        Ok(Self { shared, shared_dir, root: config.root.clone(), state, me: ProcessId::current(), exact_modes })
+        Ok(Self { shared, shared_dir, root: config.root.clone(), state, me, seen_ns, exact_modes })
     }
 
     /// Opens an existing root as it is, with the device settings it was
@@ -160,6 +165,7 @@ impl Registry {
     /// [`OpenError::NoState`] and is left as it is; a root that exists is
     /// checked (a directory, ours, private) before anything else.
     pub fn open_existing(root: &Path) -> Result<Self, OpenError> {
+        let (me, seen_ns) = (ProcessId::current(), proc::boot_time_ns());
         let io = |source| OpenError::Io { path: root.join(root::STATE_FILE), source };
         match std::fs::symlink_metadata(root) {
             Ok(_) => root::check(root)?,
@@ -180,7 +186,8 @@ impl Registry {
             shared_dir,
             root: root.to_path_buf(),
             state,
-            me: ProcessId::current(),
+            me,
+            seen_ns,
             exact_modes: root::exact_modes(root),
         })
     }
@@ -204,6 +211,12 @@ impl Registry {
     /// The calling process, as the registry knows it.
     pub fn me(&self) -> ProcessId {
         self.me
+    }
+
+    /// A time (ns after boot) at which this process was known to be running:
+    /// before it could have a slot in the root's state.
+    pub fn seen_ns(&self) -> u64 {
+        self.seen_ns
     }
 
     /// Capacity and use per device.
@@ -398,6 +411,12 @@ impl Registry {
 
     /// Adds `pids` to the trustlist of an entry this process exported.
     /// `index` is the exporter's index of the list ([`TrustIndex`]).
+    ///
+    /// A pid of a process slot in the root's state is not looked up in
+    /// `/proc` ([`proc::STAMP_REGISTERED`]): that process, if it still has
+    /// the pid, was running before the slots were read, which is before the
+    /// entry's time, taken after (its registry looked itself up before it
+    /// could claim the slot, [`Registry::seen_ns`]).
     pub fn set_trusted(
         &self,
         object: &Object,
@@ -405,7 +424,7 @@ impl Registry {
         index: &mut TrustIndex,
         pids: &[i32],
     ) -> io::Result<bool> {
-        let stamps = proc::Stamps::for_pids(pids);
+        let stamps = proc::Stamps::for_pids(pids, self.state.registered_pids());
         header.add_trusted(object, index, pids, proc::boot_time_ns(), |pid| stamps.get(pid))
     }
 

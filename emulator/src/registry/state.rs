@@ -639,6 +639,18 @@ impl State {
         }
     }
 
+    /// The pids of the occupied slots (whether their owners live or not):
+    /// no system call.
+    pub fn registered_pids(&self) -> std::collections::HashSet<u32> {
+        let l = &*self.view;
+        l.slots[..self.slots_used()]
+            .iter()
+            .filter(|s| s.owner.load(SeqCst) != 0)
+            .map(|s| s.pid.load(SeqCst))
+            .filter(|&p| p != 0)
+            .collect()
+    }
+
     /// Occupied slots: (index, process, alive).
     pub fn processes(&self) -> Vec<(usize, ProcessId, bool)> {
         let l = &*self.view;

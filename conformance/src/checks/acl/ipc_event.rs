@@ -107,7 +107,7 @@ pub fn dead_recorder(cx: &mut Ctx) -> Result<(), Failure> {
     let stuck = b.call(&Request::EventRecordStuck { event: opened.slot })?;
     cx.ensure_code(&format!("peer B records behind a wait ({})", stuck.text), AclError::SUCCESS, AclError(stuck.code))?;
     let acl = cx.acl();
-    let pending = acl.aclrtSynchronizeEventWithTimeout(e, 100)?;
+    let pending = acl.aclrtSynchronizeEventWithTimeout(e, 10)?;
     cx.ensure_code("the record is pending while B lives", AclError::RT_EVENT_SYNC_TIMEOUT, pending)?;
     b.kill()?;
     cx.expect_code(

@@ -310,11 +310,14 @@ pub fn host_functions(cx: &mut Ctx) -> Result<(), Failure> {
     h.finish(cx)
 }
 
+/// A host function that takes 50 ms: a call that waits for it returns
+/// after it, one that does not returns within microseconds and finds it
+/// still running.
 extern "C" fn pause(_data: *mut std::ffi::c_void) {
-    std::thread::sleep(Duration::from_millis(200));
+    std::thread::sleep(Duration::from_millis(50));
 }
 
-/// [CUDA-STM-012](vmmkit_sys::cuda::rules::STM_012): a memset held on a blocking stream is released 200 ms
+/// [CUDA-STM-012](vmmkit_sys::cuda::rules::STM_012): a memset held on a blocking stream is released 50 ms
 /// later by a non-blocking stream (a host function that sleeps, then a value
 /// write); a synchronous cuMemcpyDtoH made meanwhile waits for it and reads
 /// it. Beside a held non-blocking stream, the synchronous read does not wait.
@@ -344,7 +347,7 @@ pub fn sync_copies_on_the_legacy_stream(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(q)
 }
 
-/// [CUDA-STM-013](vmmkit_sys::cuda::rules::STM_013): with a host function sleeping 200 ms on the NULL stream,
+/// [CUDA-STM-013](vmmkit_sys::cuda::rules::STM_013): with a host function sleeping 50 ms on the NULL stream,
 /// cuMemFree of cuMemAlloc memory returns once it ran: cuStreamQuery(NULL)
 /// right after the free is 0.
 pub fn free_synchronises(cx: &mut Ctx) -> Result<(), Failure> {

@@ -69,9 +69,12 @@ extern "C" fn held(_: hipStream_t, _: hipError_t, user: *mut c_void) {
     }
 }
 
-/// Holds `held` with a [`Gate`] that another thread opens `ms` later, runs
-/// `call` and queries `queried` right after it; waits for the device, and
-/// returns the call's code and the query's.
+/// Holds `held` with a [`Gate`], runs `call` and queries `queried` right
+/// after it; waits for the device, and returns the call's code and the
+/// query's. Another thread opens the gate once the query is made (a call
+/// that returned with the work queued), or `ms` after the call began (a
+/// call that waits for the held stream, which returns only then): so only a
+/// call that waits takes `ms`, and a wait that should not be there reads 0.
 pub(crate) fn call_while_held(
     cx: &Ctx,
     held: hipStream_t,
@@ -81,15 +84,17 @@ pub(crate) fn call_while_held(
 ) -> Result<(hipError_t, hipError_t), Failure> {
     let gate = std::sync::Arc::new(Gate::new());
     gate.hold(cx, held)?;
+    let (queried_tx, queried_rx) = std::sync::mpsc::channel::<()>();
     let opener = {
         let gate = std::sync::Arc::clone(&gate);
         std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(ms));
+            let _ = queried_rx.recv_timeout(Duration::from_millis(ms));
             gate.open();
         })
     };
     let rc = call();
     let query = cx.hip().hipStreamQuery(queried);
+    let _ = queried_tx.send(());
     let _ = opener.join();
     setup("hipDeviceSynchronize", cx.hip().hipDeviceSynchronize())?;
     Ok((rc, query))
@@ -390,7 +395,7 @@ pub fn pageable_copy_waits(cx: &mut Ctx) -> Result<(), Failure> {
     late.hold(cx, s)?;
     let opener = std::thread::scope(|scope| {
         scope.spawn(|| {
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(Duration::from_millis(50));
             late.open();
         });
         let r = hip.hipMemcpyAsync(dev, pageable.as_ptr().cast(), N, hipMemcpyHostToDevice, s);
