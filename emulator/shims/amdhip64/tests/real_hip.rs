@@ -204,15 +204,11 @@ fn ipc_event_program_passes_in_every_mode_and_fails_without_the_wait_under_adver
     }
     for seed in [1, 2, 3] {
         let mode = format!("adversarial:{seed}");
-        let out = scratch
-            .command(&exe, library_dir())
-            .env("VMMKIT_STREAMS", &mode)
-            .env("IPC_EVENT_NO_WAIT", "1")
-            .output()
-            .expect("run ipc_event");
-        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let mut cmd = scratch.command(&exe, library_dir());
+        cmd.env("VMMKIT_STREAMS", &mode).env("IPC_EVENT_NO_WAIT", "1");
+        let (exit, text) = vmmkit_testkit::process::run(&mut cmd, common::DEADLINE).expect("run ipc_event");
         print!("--- ipc_event without the wait, VMMKIT_STREAMS={mode}:\n{text}");
-        assert!(!out.status.success(), "{mode}: the program without the wait passed:\n{text}");
+        assert!(!exit.success(), "{mode}: the program without the wait passed:\n{text}");
         assert!(text.contains("child: stale data"), "{mode}: the child did not read stale data:\n{text}");
     }
     // The failed runs died holding their event and memory: collect them.
@@ -249,10 +245,11 @@ fn devices_program_with_real_headers_runs_on_our_library() {
         // The program checks the 6.x profile's codes (hipSetValidDevices is
         // 801 there); linked against the real `.so.7` it would be told 7.x
         // by the name it loaded, so the release is pinned.
-        let out = scratch.command(&exe, run_dir).env("VMMKIT_HIP_VERSION", "6").output().expect("run devices");
-        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let mut cmd = scratch.command(&exe, run_dir);
+        cmd.env("VMMKIT_HIP_VERSION", "6");
+        let (exit, text) = vmmkit_testkit::process::run(&mut cmd, common::DEADLINE).expect("run devices");
         print!("--- devices ({tag}):\n{text}");
-        assert!(out.status.success() && text.contains("devices: ok"), "devices ({tag}) failed:\n{text}");
+        assert!(exit.success() && text.contains("devices: ok"), "devices ({tag}) failed ({exit}):\n{text}");
         assert_eq!(scratch.shared_left(), Vec::<String>::new(), "devices ({tag}) left shared memory behind");
     }
 }

@@ -119,13 +119,10 @@ fn acl_rt_symlink_links_the_env_script_helper() {
 fn fault_injection_reaches_c_programs() {
     let scratch = Scratch::new();
     let exe = scratch.compile("sample8_a", "ascendcl");
-    let out = scratch
-        .command(&exe)
-        .env("VMMKIT_FAULTS", "aclrtMallocPhysical#1=ACL_ERROR_RT_MEMORY_ALLOCATION")
-        .output()
-        .expect("run sample8_a");
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert_eq!(out.status.code(), Some(255), "{text}");
+    let mut cmd = scratch.command(&exe);
+    cmd.env("VMMKIT_FAULTS", "aclrtMallocPhysical#1=ACL_ERROR_RT_MEMORY_ALLOCATION");
+    let (exit, text) = vmmkit_testkit::process::run(&mut cmd, common::DEADLINE).expect("run sample8_a");
+    assert_eq!(exit.code(), Some(255), "{text}");
     assert!(
         text.contains("[ERROR]  Operation failed: aclrtMallocPhysical returned error code 207001"),
         "the injected code reaches the program:\n{text}"

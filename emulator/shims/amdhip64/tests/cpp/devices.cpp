@@ -136,6 +136,9 @@ static void streams_and_events() {
     uint32_t* flag = nullptr;
     CHECK(hipMalloc(reinterpret_cast<void**>(&flag), 64));
     CHECK(hipMemset(flag, 0, 64));
+    // hipMemset of device memory is queued on the NULL stream (clr's ihipMemset);
+    // the non-blocking streams below do not wait for it.
+    CHECK(hipStreamSynchronize(nullptr));
     uint64_t* word = reinterpret_cast<uint64_t*>(flag + 2);
     CHECK(hipStreamWaitValue32(b, flag, 3, hipStreamWaitValueEq, 0xffffffff));
     CHECK(hipStreamWriteValue64(b, word, 42, 0));

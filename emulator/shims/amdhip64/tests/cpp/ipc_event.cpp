@@ -63,6 +63,9 @@ int main(int argc, char** argv) {
     void* dev = nullptr;
     CHECK(hipMalloc(&dev, kSize));
     CHECK(hipMemset(dev, 0, kSize));
+    // hipMemset of device memory is queued on the NULL stream (clr's ihipMemset);
+    // the non-blocking streams below do not wait for it.
+    CHECK(hipStreamSynchronize(nullptr));
     unsigned char* src = nullptr;
     CHECK(hipHostMalloc(reinterpret_cast<void**>(&src), kSize, 0));
     for (size_t i = 0; i < kSize; i++) src[i] = pattern(i, kSeed);
