@@ -609,6 +609,77 @@ fn fill_3d_rows_and_slices() {
     });
 }
 
+/// A 3-D copy of fewer rows than a slice holds, on a stream (one work per
+/// slice), and copies of whole slices of many rows (one work), host to
+/// device and device to device: the rows asked for move, the bytes past the
+/// width and the rows past the height do not.
+#[test]
+fn copy_3d_rows_and_slices() {
+    isolated("copy_3d_rows_and_slices", ENV, |_| {
+        let api = hip();
+        let ext = hipExtent { width: 40, height: 4, depth: 3 };
+        let mut a = hipPitchedPtr::default();
+        hok!(api, hipMalloc3D(&mut a, ext));
+        let total = a.pitch * 4 * 3;
+        let s = stream(&api);
+        let host = pattern(16 * 2 * 3, 9);
+        let p = hipMemcpy3DParms {
+            srcPtr: hipPitchedPtr { ptr: host.as_ptr().cast_mut().cast(), pitch: 16, xsize: 16, ysize: 2 },
+            dstPtr: a,
+            extent: hipExtent { width: 16, height: 2, depth: 3 },
+            kind: hipMemcpyHostToDevice,
+            ..Default::default()
+        };
+        hok!(api, hipMemcpy3DAsync(&p, s));
+        hok!(api, hipStreamSynchronize(s));
+        let dev = read(&api, a.ptr, total);
+        for (i, &b) in dev.iter().enumerate() {
+            let (x, y, z) = (i % 256, (i / 256) % 4, i / 1024);
+            assert_eq!(b, if x < 16 && y < 2 { host[z * 32 + y * 16 + x] } else { 0 }, "({x}, {y}, {z})");
+        }
+        // 128-byte rows of a 256-byte pitch, 64 x 64 of them: host to
+        // device, device to device, and back.
+        let big = hipExtent { width: 128, height: 64, depth: 64 };
+        let (mut b, mut c) = (hipPitchedPtr::default(), hipPitchedPtr::default());
+        hok!(api, hipMalloc3D(&mut b, big));
+        hok!(api, hipMalloc3D(&mut c, big));
+        let n = 128 * 64 * 64;
+        let host = pattern(n, 3);
+        let packed = |ptr: *mut c_void| hipPitchedPtr { ptr, pitch: 128, xsize: 128, ysize: 64 };
+        let p = hipMemcpy3DParms {
+            srcPtr: packed(host.as_ptr().cast_mut().cast()),
+            dstPtr: b,
+            extent: big,
+            kind: hipMemcpyHostToDevice,
+            ..Default::default()
+        };
+        hok!(api, hipMemcpy3DAsync(&p, s));
+        let p =
+            hipMemcpy3DParms { srcPtr: b, dstPtr: c, extent: big, kind: hipMemcpyDeviceToDevice, ..Default::default() };
+        hok!(api, hipMemcpy3DAsync(&p, s));
+        hok!(api, hipStreamSynchronize(s));
+        let dev = read(&api, c.ptr, c.pitch * 64 * 64);
+        for (i, &v) in dev.iter().enumerate() {
+            let (x, row) = (i % c.pitch, i / c.pitch);
+            assert_eq!(v, if x < 128 { host[row * 128 + x] } else { 0 }, "byte {i}");
+        }
+        let mut back = vec![0u8; n];
+        let p = hipMemcpy3DParms {
+            srcPtr: c,
+            dstPtr: packed(back.as_mut_ptr().cast()),
+            extent: big,
+            kind: hipMemcpyDeviceToHost,
+            ..Default::default()
+        };
+        hok!(api, hipMemcpy3D(&p));
+        assert!(back == host, "the rows came back");
+        hok!(api, hipStreamDestroy(s));
+        for x in [a, b, c] {
+            hok!(api, hipFree(x.ptr));
+        }
+    });
+}
+
 /// hipMalloc3D, hipMemset3D and hipMemcpy3D on pitched linear memory: a box
 /// at a position moves and nothing around it; a dead array is 1; the 3-D
 /// checks of clr; the Async and `_spt` forms.

@@ -140,6 +140,43 @@ fn a_copy_from_memory_another_stream_has_yet_to_write_is_reported() {
     });
 }
 
+/// A copy of rows (a 2-D or 3-D copy, one work) moves only its rows, and
+/// its accesses are its rows' spans: a read of a row another stream's copy
+/// of rows has yet to write is reported, and so is one of a byte between
+/// its rows (the span counts as written: docs/streams.md).
+#[test]
+fn a_copy_of_rows_is_one_work_and_its_race_is_reported() {
+    isolated("a_copy_of_rows_is_one_work_and_its_race_is_reported", &[], |_| {
+        let e = emu(ADVERSARIAL);
+        let (s1, s2) = (e.stream_create(0, StreamKind::NonBlocking), e.stream_create(0, StreamKind::NonBlocking));
+        let (a1, a2) = (HazardAgent::Stream(s1), HazardAgent::Stream(s2));
+        let a: Vec<u8> = (0..=255).collect();
+        let mut b = vec![0u8; 1024];
+        let mut c = vec![1u8; 16];
+        let (ap, bp) = (a.as_ptr() as usize, b.as_mut_ptr() as usize);
+        // A row's bytes, then a byte between rows 7 and 8.
+        for (at, len) in [(bp + 5 * 64, 16), (bp + 7 * 64 + 40, 1)] {
+            let rows = Work::CopyRows { dst: bp, src: ap, len: 16, dst_pitch: 64, src_pitch: 16, rows: 16 };
+            // SAFETY: the buffers outlive the device synchronize below.
+            unsafe { e.enqueue(s1, rows) }.unwrap();
+            // SAFETY: as above.
+            unsafe { e.enqueue(s2, Work::Copy { dst: c.as_mut_ptr() as usize, src: at, len }) }.unwrap();
+            e.stream_synchronize(s2, Some(Duration::from_secs(10))).unwrap();
+            e.device_synchronize(None, Some(Duration::from_secs(10))).unwrap();
+            let h = e.take_hazards();
+            assert!(
+                h.iter().any(|h| [h.first.agent, h.second.agent] == [a2, a1] && h.addr == at),
+                "the read at {:#x} races the copy of rows: {h:?}",
+                at - bp
+            );
+        }
+        for (i, &x) in b.iter().enumerate() {
+            assert_eq!(x, if i % 64 < 16 { a[i / 64 * 16 + i % 64] } else { 0 }, "byte {i}");
+        }
+        drop(c);
+    });
+}
+
 #[test]
 fn the_legacy_stream_waits_for_blocking_streams_but_not_for_non_blocking_ones() {
     isolated("the_legacy_stream_waits_for_blocking_streams_but_not_for_non_blocking_ones", &[], |_| {

@@ -240,7 +240,8 @@ fn memcpy2d_rows(m: &Matrix) -> Result<Option<Vec<Work>>, Fail> {
     if dpitch == width && spitch == width {
         return Ok(Some(vec![Work::Copy { dst: d, src: s, len: width * height }]));
     }
-    Ok(Some((0..height).map(|r| Work::Copy { dst: d + r * dpitch, src: s + r * spitch, len: width }).collect()))
+    // One command for the rows, as the runtime queues one 2-D copy task.
+    Ok(Some(vec![Work::CopyRows { dst: d, src: s, len: width, dst_pitch: dpitch, src_pitch: spitch, rows: height }]))
 }
 
 /// `aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
@@ -260,10 +261,16 @@ pub extern "C" fn aclrtMemcpy2d(
         super::model::refuse_unsafe("aclrtMemcpy2d")?;
         let e = emu()?;
         for w in rows {
-            if let Work::Copy { dst, src, len } = w {
+            let done = match w {
                 // SAFETY: the caller's matrices hold `height` rows of their pitch (the C contract).
-                unsafe { e.copy(dst, src, len) }.map_err(|err| Fail::core(Op::Copy, err))?;
-            }
+                Work::Copy { dst, src, len } => unsafe { e.copy(dst, src, len) },
+                // SAFETY: as above.
+                Work::CopyRows { dst, src, len, dst_pitch, src_pitch, rows } => unsafe {
+                    e.copy_rows(dst, src, len, dst_pitch, src_pitch, rows)
+                },
+                _ => Ok(()),
+            };
+            done.map_err(|err| Fail::core(Op::Copy, err))?;
         }
         Ok(())
     })

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use crate::os::vm;
 
 use super::space::mapping_at;
-use super::{CoreError, Emulator, Tables};
+use super::{CoreError, Emulator, Tables, Work};
 
 /// What an address is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,6 +234,81 @@ impl Emulator {
         Ok(())
     }
 
+    /// Copies `rows` rows of `len` bytes, `src_pitch` apart from `src` to
+    /// `dst_pitch` apart from `dst`, as [`Emulator::copy`] copies each: a
+    /// host copy that races a stream's access to either side's span (from
+    /// its first row's start to its last row's end) is reported.
+    ///
+    /// # Safety
+    /// Host parts of the rows must be valid, as for `memmove`.
+    pub unsafe fn copy_rows(
+        &self,
+        dst: usize,
+        src: usize,
+        len: usize,
+        dst_pitch: usize,
+        src_pitch: usize,
+        rows: usize,
+    ) -> Result<(), CoreError> {
+        self.check_host_access(src, Work::rows_span(len, src_pitch, rows), false)?;
+        self.check_host_access(dst, Work::rows_span(len, dst_pitch, rows), true)?;
+        // SAFETY: the caller's promise.
+        unsafe { self.copy_rows_raw(dst, src, len, dst_pitch, src_pitch, rows) }
+    }
+
+    /// [`Emulator::copy_rows`] without looking at pending stream accesses:
+    /// every row of both sides is checked before any byte moves, then all
+    /// are copied under one hold of the tables, each row as
+    /// [`Emulator::copy_raw`] copies it (device to device through the
+    /// views, across mappings piece by piece).
+    ///
+    /// # Safety
+    /// As [`Emulator::copy_rows`].
+    pub(crate) unsafe fn copy_rows_raw(
+        &self,
+        dst: usize,
+        src: usize,
+        len: usize,
+        dst_pitch: usize,
+        src_pitch: usize,
+        rows: usize,
+    ) -> Result<(), CoreError> {
+        if len == 0 || rows == 0 {
+            return Ok(());
+        }
+        let at = |base: usize, pitch: usize, r: usize| {
+            r.checked_mul(pitch)
+                .and_then(|o| base.checked_add(o))
+                .ok_or(CoreError::BadDeviceRange { addr: base, size: Work::rows_span(len, pitch, rows) })
+        };
+        let row = |r: usize| Ok::<_, CoreError>((at(dst, dst_pitch, r)?, at(src, src_pitch, r)?));
+        let mut t = self.lock();
+        let reach_of = |t: &Tables, d: usize, s: usize| match self.reach() {
+            Reach::Mapping if mapping_at(t, d).is_some() && mapping_at(t, s).is_some() => Reach::View,
+            r => r,
+        };
+        for r in 0..rows {
+            let (d, s) = row(r)?;
+            let reach = reach_of(&t, d, s);
+            check_range(&mut t, reach, d, len)?;
+            check_range(&mut t, reach, s, len)?;
+        }
+        for r in 0..rows {
+            let (dr, sr) = row(r)?;
+            let reach = reach_of(&t, dr, sr);
+            let mut done = 0;
+            while done < len {
+                let (d, dl) = resolve(&mut t, reach, dr + done, len - done)?;
+                let (s, sl) = resolve(&mut t, reach, sr + done, len - done)?;
+                let chunk = dl.min(sl);
+                // SAFETY: as in `copy_raw`.
+                unsafe { vm::copy(d, s, chunk) };
+                done += chunk;
+            }
+        }
+        Ok(())
+    }
+
     /// Fills `n` bytes at `dst` (device or host memory) with `value`.
     ///
     /// # Safety
@@ -396,6 +471,59 @@ mod tests {
         }
         for (k, b) in head.iter().enumerate() {
             assert_eq!(*b, unit[(6 + k) % 4], "byte {k} past the boundary");
+        }
+    }
+
+    /// A copy of rows moves each row's bytes from its pitch on one side to
+    /// its pitch on the other, leaves the bytes between rows, and is right
+    /// where a row runs from one mapping into the next (host to device,
+    /// device to device between the two mappings, device to host), with and
+    /// without host access; a row that leaves the mappings fails the copy
+    /// before any byte moves.
+    #[test]
+    fn copy_rows_cross_mappings_and_skip_the_gaps() {
+        for host_access in [true, false] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let (e, _h, va) = mapped_twice(dir.path(), host_access);
+            // 4 host rows of 10 bytes, packed 12 apart, to device rows 32
+            // apart whose second row crosses into the second mapping.
+            let src: Vec<u8> = (1..=48).collect();
+            let dst = va + G - 40;
+            let zero = [0u8; 128];
+            let mut back = vec![0u8; 128];
+            // SAFETY: the host buffers hold the rows asked for; the rest is device memory.
+            unsafe {
+                e.copy(dst, zero.as_ptr() as usize, 128).expect("clear");
+                e.copy_rows(dst, src.as_ptr() as usize, 10, 32, 12, 4).expect("host rows to device");
+                e.copy(back.as_mut_ptr() as usize, dst, 128).expect("read");
+            }
+            for (i, b) in back.iter().enumerate() {
+                let want = if i % 32 < 10 { src[i / 32 * 12 + i % 32] } else { 0 };
+                assert_eq!(*b, want, "host access {host_access}: byte {i}");
+            }
+            // The second mapping aliases the first: its bytes past the
+            // boundary are the handle's first.
+            let mut head = [0u8; 10];
+            // SAFETY: as above.
+            unsafe { e.copy(head.as_mut_ptr() as usize, va, 10).expect("read the alias") };
+            assert_eq!(head[..2], src[20..22], "host access {host_access}: the row crossing the boundary");
+            // Device rows (across the boundary) to other device rows, then to host rows.
+            let mut out = vec![0u8; 4 * 16];
+            // SAFETY: `out` holds 4 rows of pitch 16; the rest is device memory.
+            unsafe {
+                e.copy_rows(va + 4096, dst, 10, 64, 32, 4).expect("device rows to device rows");
+                e.copy_rows(out.as_mut_ptr() as usize, va + 4096, 10, 16, 64, 4).expect("device rows to host");
+            }
+            for (i, b) in out.iter().enumerate() {
+                let want = if i % 16 < 10 { src[i / 16 * 12 + i % 16] } else { 0 };
+                assert_eq!(*b, want, "host access {host_access}: device rows, byte {i}");
+            }
+            // A last row past the reservation: nothing is written.
+            let before = out.clone();
+            // SAFETY: as above.
+            let bad = unsafe { e.copy_rows(out.as_mut_ptr() as usize, va + 2 * G - 64, 10, 16, 48, 3) };
+            assert!(bad.is_err(), "host access {host_access}: a row past the mappings");
+            assert_eq!(out, before, "host access {host_access}: a failed copy of rows wrote nothing");
         }
     }
 

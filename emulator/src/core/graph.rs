@@ -79,6 +79,22 @@ pub enum Op {
         /// Bytes.
         len: usize,
     },
+    /// Copy `rows` rows of `len` bytes, `src_pitch` apart from `src` to
+    /// `dst_pitch` apart from `dst` (a captured 2-D or 3-D copy).
+    CopyRows {
+        /// The first destination row.
+        dst: usize,
+        /// The first source row.
+        src: usize,
+        /// Bytes per row.
+        len: usize,
+        /// Bytes from a destination row to the next.
+        dst_pitch: usize,
+        /// Bytes from a source row to the next.
+        src_pitch: usize,
+        /// Rows.
+        rows: usize,
+    },
     /// Fill `rows` rows, `pitch` bytes apart, of `count` elements of
     /// `width` bytes at `dst` with the low bytes of `pattern`.
     Fill {
@@ -131,7 +147,7 @@ pub enum Op {
 pub enum NodeType {
     /// [`Op::Empty`].
     Empty,
-    /// [`Op::Copy`].
+    /// [`Op::Copy`], [`Op::CopyRows`].
     Copy,
     /// [`Op::Fill`], [`Op::WriteValue`].
     Fill,
@@ -152,7 +168,7 @@ impl Op {
     pub fn node_type(&self) -> NodeType {
         match self {
             Op::Empty => NodeType::Empty,
-            Op::Copy { .. } => NodeType::Copy,
+            Op::Copy { .. } | Op::CopyRows { .. } => NodeType::Copy,
             Op::Fill { .. } | Op::WriteValue { .. } => NodeType::Fill,
             Op::Host(_) => NodeType::Host,
             Op::Record(_) => NodeType::Record,
@@ -167,6 +183,7 @@ impl std::fmt::Debug for Op {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Op::Copy { dst, src, len } => write!(f, "copy {len:#x} bytes {src:#x} -> {dst:#x}"),
+            Op::CopyRows { dst, src, len, rows, .. } => write!(f, "copy {rows} x {len:#x} bytes {src:#x} -> {dst:#x}"),
             Op::Fill { dst, rows, count, width, .. } => write!(f, "fill {rows} x {count} x {width} bytes at {dst:#x}"),
             Op::Alloc { addr, size, .. } => write!(f, "alloc {size:#x} bytes at {addr:#x}"),
             Op::Free { addr } => write!(f, "free {addr:#x}"),
@@ -533,6 +550,9 @@ impl Emulator {
             let work = match op {
                 Op::Empty | Op::Alloc { .. } | Op::Free { .. } => continue,
                 Op::Copy { dst, src, len } => Work::Copy { dst, src, len },
+                Op::CopyRows { dst, src, len, dst_pitch, src_pitch, rows } => {
+                    Work::CopyRows { dst, src, len, dst_pitch, src_pitch, rows }
+                }
                 Op::Fill { dst, pattern, width, count, rows: 1, .. } => Work::Fill { dst, pattern, width, count },
                 Op::Fill { dst, pitch, pattern, width, count, rows } => {
                     Work::FillRows { dst, pattern, width, count, pitch, rows }
@@ -746,6 +766,9 @@ impl Emulator {
         let (id, graph, leaves) = (c.id, c.graph, c.leaves.clone());
         let op = match work {
             Work::Copy { dst, src, len } => Op::Copy { dst, src, len },
+            Work::CopyRows { dst, src, len, dst_pitch, src_pitch, rows } => {
+                Op::CopyRows { dst, src, len, dst_pitch, src_pitch, rows }
+            }
             Work::Fill { dst, pattern, width, count } => Op::Fill { dst, pitch: 0, pattern, width, count, rows: 1 },
             Work::FillRows { dst, pattern, width, count, pitch, rows } => {
                 Op::Fill { dst, pitch, pattern, width, count, rows }

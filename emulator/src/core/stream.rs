@@ -108,6 +108,23 @@ pub enum Work {
         /// Rows.
         rows: usize,
     },
+    /// [`Work::Copy`] of `rows` rows of `len` bytes, `dst_pitch` apart from
+    /// `dst` and `src_pitch` apart from `src`: a 2-D or 3-D copy queued as
+    /// one command, as the vendors queue one copy command per call.
+    CopyRows {
+        /// The first destination row.
+        dst: usize,
+        /// The first source row.
+        src: usize,
+        /// Bytes per row.
+        len: usize,
+        /// Bytes from a destination row to the next.
+        dst_pitch: usize,
+        /// Bytes from a source row to the next.
+        src_pitch: usize,
+        /// Rows.
+        rows: usize,
+    },
     /// Complete record `seq` of `cell` (an event record, a notify record).
     Record {
         /// The cell.
@@ -167,6 +184,10 @@ impl std::fmt::Debug for Work {
             Work::Fill { dst, pattern, width, count } => {
                 write!(f, "fill {count} x {width} bytes at {dst:#x} with {pattern:#x}")
             }
+            Work::CopyRows { dst, src, len, dst_pitch, src_pitch, rows } => write!(
+                f,
+                "copy {rows} rows of {len:#x} bytes {src:#x} ({src_pitch:#x} apart) -> {dst:#x} ({dst_pitch:#x} apart)"
+            ),
             Work::FillRows { dst, pattern, width, count, pitch, rows } => {
                 write!(f, "fill {rows} rows {pitch:#x} apart of {count} x {width} bytes at {dst:#x} with {pattern:#x}")
             }
@@ -201,6 +222,12 @@ impl Work {
             Work::FillRows { dst, width, count, pitch, rows, .. } => {
                 (None, (dst, Work::rows_span(usize::from(width).saturating_mul(count), pitch, rows)), "fill")
             }
+            // Each side's span, as for a fill of rows.
+            Work::CopyRows { dst, src, len, dst_pitch, src_pitch, rows } => (
+                Some((src, Work::rows_span(len, src_pitch, rows))),
+                (dst, Work::rows_span(len, dst_pitch, rows)),
+                "copy",
+            ),
             Work::WriteValue { addr, width, .. } => (None, (addr, usize::from(width)), "write value"),
             _ => return None,
         };
@@ -706,6 +733,10 @@ impl Emulator {
             Work::Copy { dst, src, len } => {
                 // SAFETY: the enqueuer promised the host parts stay valid until now.
                 unsafe { self.copy_raw(dst, src, len) }
+            }
+            Work::CopyRows { dst, src, len, dst_pitch, src_pitch, rows } => {
+                // SAFETY: as for copies.
+                unsafe { self.copy_rows_raw(dst, src, len, dst_pitch, src_pitch, rows) }
             }
             Work::Fill { dst, pattern, width, count } => {
                 // SAFETY: as for copies.

@@ -223,6 +223,10 @@ unsafe fn run_now(e: &Emulator, work: Work) -> Result<(), crate::core::CoreError
     match work {
         // SAFETY: the caller's promise.
         Work::Copy { dst, src, len } => unsafe { e.copy(dst, src, len) },
+        // SAFETY: the caller's promise.
+        Work::CopyRows { dst, src, len, dst_pitch, src_pitch, rows } => unsafe {
+            e.copy_rows(dst, src, len, dst_pitch, src_pitch, rows)
+        },
         Work::Fill { dst, pattern, width, count } => {
             e.check_host_access(dst, usize::from(width) * count, true)?;
             // SAFETY: the caller's promise.
@@ -368,8 +372,25 @@ pub(super) fn copy_shape(dst: *mut c_void, src: *const c_void, shape: Shape, kin
     } else {
         check(d, dn).and_then(|()| check(s, sn))?;
     }
-    let works = shape.rows().map(|(dof, sof, len)| Work::Copy { dst: d + dof, src: s + sof, len });
-    submit_all(e, on, works, host_side)
+    submit_all(e, on, copy_works(d, s, shape).into_iter(), host_side)
+}
+
+/// The work of a copy of `shape`'s rows from `s` to `d` (not a line): one
+/// command, as clr queues one copy command per call (ihipMemcpyParam3D,
+/// ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:2430-2450) — rows of one pitch on each
+/// side — or one per slice where the slices are not rows of one pitch on
+/// both sides (a height below a slice's).
+fn copy_works(d: usize, s: usize, shape: Shape) -> Vec<Work> {
+    let Shape { width: len, height, depth, dst_pitch, src_pitch, dst_slice, src_slice } = shape;
+    let rows_of = |dst: usize, src: usize, rows: usize| match rows {
+        1 => Work::Copy { dst, src, len },
+        _ => Work::CopyRows { dst, src, len, dst_pitch, src_pitch, rows },
+    };
+    let stacked = |pitch: usize, slice: usize| height.checked_mul(pitch) == Some(slice);
+    if depth == 1 || (stacked(dst_pitch, dst_slice) && stacked(src_pitch, src_slice)) {
+        return vec![rows_of(d, s, height.saturating_mul(depth))];
+    }
+    (0..depth).map(|z| rows_of(d + z * dst_slice, s + z * src_slice, height)).collect()
 }
 
 /// `hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)`:
