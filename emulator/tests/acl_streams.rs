@@ -346,6 +346,46 @@ fn a_record_dropped_by_abort_or_force_destroy_releases_its_waiters() {
     });
 }
 
+/// An abort that comes while the stream's worker takes a wait off its
+/// queue (after it left the queue, before the wait began) stops that wait
+/// too: each round queues a wait that never ends and aborts it at once, a
+/// little later each round (0 to 100 µs), then queues a copy, which must
+/// run within the bound. (The worker once read the abort count only as the
+/// wait began, so an abort in between was missed and the wait ran on, with
+/// new work queued behind it: the suite's ACL-STM-008 failed with 507046
+/// under load, and this test at round 20 and 24 of two runs.)
+#[test]
+fn an_abort_as_the_wait_starts_still_stops_it() {
+    isolated("an_abort_as_the_wait_starts_still_stops_it", &[("VMMKIT_STREAMS", "async")], |_| {
+        let acl = vmmkit_emulator::acl::api();
+        let (dev, stuck) = setup(&acl);
+        let sync_s = acl.aclrtSynchronizeStreamWithTimeout.expect("in the table");
+        let value_wait = acl.aclrtValueWait.expect("in the table");
+        let abort = acl.aclrtStreamAbort.expect("in the table");
+        let zeros = vec![0u8; N];
+        // SAFETY: `dev` is N live bytes; `stuck` a live stream; `zeros` outlives the copies.
+        unsafe {
+            ok("memset", (acl.aclrtMemset)(dev, N, 0, N));
+            for round in 0..1000u64 {
+                ok("value wait", value_wait(dev, 1, ACL_STREAM_WAIT_VALUE_GEQ, stuck));
+                let until = std::time::Instant::now() + std::time::Duration::from_nanos(round % 400 * 250);
+                while std::time::Instant::now() < until {
+                    std::hint::spin_loop();
+                }
+                ok("abort", abort(stuck));
+                // New work (zeros: the value stays below the wait's) runs only
+                // once the aborted wait has stopped.
+                ok(
+                    "copy after abort",
+                    (acl.aclrtMemcpyAsync)(dev, N, zeros.as_ptr().cast(), N, ACL_MEMCPY_HOST_TO_DEVICE, stuck),
+                );
+                ok(&format!("round {round}: the aborted stream runs new work"), sync_s(stuck, 2000));
+            }
+            ok("destroy", (acl.aclrtDestroyStream)(stuck));
+        }
+    });
+}
+
 /// The stream's worker thread cannot start (RLIMIT_AS leaves no room for
 /// its stack; RLIMIT_NPROC where it binds this user): the copy is accepted
 /// (0), and aclrtSynchronizeStream reports the failure at once (507899)

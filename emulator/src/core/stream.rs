@@ -597,8 +597,9 @@ impl Emulator {
         let (snap, access) = self.streams.hazards.enqueued(s.id, seq, work.ranges(), ordered_after);
         if inline && !q.running && q.items.is_empty() {
             q.running = true;
+            let stops = s.stops.load(Ordering::Acquire);
             drop(q);
-            let r = self.run_work(s, Item { seq, work, snap, access });
+            let r = self.run_work(s, Item { seq, work, snap, access }, stops);
             let mut q = s.lock();
             if let Err(e) = r {
                 q.error.get_or_insert(e);
@@ -696,9 +697,12 @@ impl Emulator {
             }
             let Some(item) = q.items.pop_front() else { continue };
             q.running = true;
+            // Taken with the queue held, as an abort counts its stop: one
+            // that comes after this work left the queue stops its wait.
+            let stops = s.stops.load(Ordering::Acquire);
             drop(q);
             let seq = item.seq;
-            let r = self.run_work(s, item);
+            let r = self.run_work(s, item, stops);
             q = s.lock();
             if let Err(e) = r {
                 q.error.get_or_insert(e);
@@ -711,8 +715,10 @@ impl Emulator {
 
     /// Runs one work on stream `s`'s behalf: its clock advances and its
     /// accesses are checked first (a record stores the clock before it
-    /// completes), a wait joins what it waited for after.
-    fn run_work(&self, s: &Stream, item: Item) -> Result<(), CoreError> {
+    /// completes), a wait joins what it waited for after. `stops` is the
+    /// stream's count of aborts when the work left its queue: a wait ends
+    /// once it changes.
+    fn run_work(&self, s: &Stream, item: Item, stops: u32) -> Result<(), CoreError> {
         let Item { work, snap, access, .. } = item;
         let hz = &self.streams.hazards;
         let join = match &work {
@@ -726,7 +732,6 @@ impl Emulator {
             // synchronize reports it.
             return Err(CoreError::Unsynchronised(Box::new(found[0].clone())));
         }
-        let stops = s.stops.load(Ordering::Acquire);
         let stopped = || s.stops.load(Ordering::Acquire) != stops;
         let unless_stopped = |r: Result<(), CoreError>| if r.is_err() && stopped() { Ok(()) } else { r };
         match work {
