@@ -81,6 +81,7 @@ crate::bind! {
     CPY_002 => copy::unmappable_host_address,
     CPY_003 => copy::unaligned_2d_is_param_2d,
     CPY_004 => copy::device_copy_does_not_wait,
+    CPY_005 => copy::rows_copy_between_device_memory_does_not_wait,
     FORK_001 => fork::forked_child,
     POOL_001 => pool::create_args,
     POOL_002 => pool::destroy_args,

@@ -304,13 +304,20 @@ fn copy_kind(kind: hipMemcpyKind) -> Result<(), Fail> {
 }
 
 pub(super) fn memcpy(dst: *mut c_void, src: *const c_void, n: usize, kind: hipMemcpyKind, on: On) -> Result<(), Fail> {
-    copy_shape(dst, src, Shape::line(n), kind, on)
+    copy_shape_as(dst, src, Shape::line(n), kind, on, true)
 }
 
 /// A copy of `shape`'s rows from `src` to `dst` (hipMemcpy and the 2-D and
 /// 3-D copies of linear memory), with hipMemcpy's checks over the whole
 /// span of each side.
 pub(super) fn copy_shape(dst: *mut c_void, src: *const c_void, shape: Shape, kind: hipMemcpyKind, on: On) -> Result<(), Fail> {
+    copy_shape_as(dst, src, shape, kind, on, false)
+}
+
+/// [`copy_shape`]; `one_d` for hipMemcpy and its 1-D kin, whose synchronous
+/// form [`sync_copy_on`] places (a 2-D or 3-D call's `on` is placed by its
+/// caller, [`sync_rows_copy_on`], even when it copies one row).
+fn copy_shape_as(dst: *mut c_void, src: *const c_void, shape: Shape, kind: hipMemcpyKind, on: On, one_d: bool) -> Result<(), Fail> {
     sync_while_capturing(emu()?, on)?;
     if let On::Stream(s) = on {
         // clr's hipMemcpyAsync: the kind (21), then the stream (709), then ihipMemcpy.
@@ -349,7 +356,7 @@ pub(super) fn copy_shape(dst: *mut c_void, src: *const c_void, shape: Shape, kin
     // can map, are checked by the core when the copy runs.
     let host_side = extent(e, d).is_none() || extent(e, s).is_none();
     if shape.is_line() {
-        let on = sync_copy_on(e, (d, s), on, false);
+        let on = if one_d { sync_copy_on(e, (d, s), on, false) } else { on };
         return submit(e, on, Work::Copy { dst: d, src: s, len: dn }, host_side);
     }
     // Rows: the spans must not wrap, and a side HIP does not know must be
@@ -449,6 +456,42 @@ pub(super) fn sync_copy_on(e: &Emulator, (dst, src): (usize, usize), on: On, pee
     let device = is_device_memory(e, &xd) && is_device_memory(e, &xs);
     let queued = if xd.device == xs.device { device || peer } else { peer };
     if queued { On::Stream(std::ptr::null_mut()) } else { on }
+}
+
+/// The memory types clr's descriptor gives the (source, destination) of a
+/// 2-D or 3-D copy of `kind` (hip::getMemoryType, ROCm/clr@fa1d09c
+/// hipamd/src/hip_conversions.hpp:598-612); a kind that is none: neither.
+pub(super) fn kind_types(kind: hipMemcpyKind) -> (hipMemoryType, hipMemoryType) {
+    match kind {
+        hipMemcpyHostToHost => (hipMemoryTypeHost, hipMemoryTypeHost),
+        hipMemcpyHostToDevice => (hipMemoryTypeHost, hipMemoryTypeDevice),
+        hipMemcpyDeviceToHost => (hipMemoryTypeDevice, hipMemoryTypeHost),
+        hipMemcpyDeviceToDevice | hipMemcpyDeviceToDeviceNoCU => (hipMemoryTypeDevice, hipMemoryTypeDevice),
+        hipMemcpyDefault => (hipMemoryTypeUnified, hipMemoryTypeUnified),
+        _ => (0, 0),
+    }
+}
+
+/// Where a synchronous 2-D or 3-D copy runs ([HIP-CPY-005](vmmkit_sys::hip::rules::CPY_005)), its
+/// `sides` each a first byte and the memory type its descriptor names: as
+/// clr's ihipMemcpyParam3D (hip_memory.cpp:2380-2391), which hipMemcpy2D,
+/// hipMemcpy3D, hipMemcpyParam2D and hipDrvMemcpy3D reach, a copy whose two
+/// sides are device memory does not wait on the host and is queued on the
+/// NULL stream: a side typed device, or typed unified (hipMemcpyDefault)
+/// and found to be device memory, neither fine-grained nor host memory
+/// (ihipCopyMemParamSet, :2056-2092; getMemoryType, :66-73). Any other
+/// copy, one with an array side among them, and every copy while a stream
+/// captures, waits.
+pub(super) fn sync_rows_copy_on(e: &Emulator, sides: [(usize, hipMemoryType); 2], on: On) -> On {
+    if !matches!(on, On::Sync) || !crate::mutation::enforced(&rules::CPY_005) || e.capturing_any() {
+        return on;
+    }
+    let device = |(p, ty): (usize, hipMemoryType)| match ty {
+        hipMemoryTypeDevice => true,
+        hipMemoryTypeUnified => extent(e, p).is_some_and(|x| is_device_memory(e, &x)),
+        _ => false,
+    };
+    if sides.into_iter().all(device) { On::Stream(std::ptr::null_mut()) } else { on }
 }
 
 /// Where a fill runs. A synchronous fill of device memory at the start of

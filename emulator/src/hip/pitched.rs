@@ -10,7 +10,9 @@ use vmmkit_sys::hip::*;
 
 use super::call::{Fail, emu, run};
 use super::host::sync;
-use super::memory::{On, Shape, copy_shape, fill_rows, malloc, memcpy, memset, peer_devices, stream_of};
+use super::memory::{
+    On, Shape, copy_shape, fill_rows, kind_types, malloc, memcpy, memset, peer_devices, stream_of, sync_rows_copy_on,
+};
 use super::ranges::ArrayRec;
 use super::state::state;
 use super::stream::spt;
@@ -117,7 +119,11 @@ pub(super) fn copy_2d(dst: *mut c_void, src: *const c_void, shape: Shape, kind: 
 
 /// `hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)`.
 pub extern "C" fn hipMemcpy2D(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
-    run("hipMemcpy2D", || copy_2d(dst, src, rows_2d(dpitch, spitch, width, height), kind, On::Sync))
+    run("hipMemcpy2D", || {
+        let (src_ty, dst_ty) = kind_types(kind);
+        let on = sync_rows_copy_on(emu()?, [(dst as usize, dst_ty), (src as usize, src_ty)], On::Sync);
+        copy_2d(dst, src, rows_2d(dpitch, spitch, width, height), kind, on)
+    })
 }
 
 /// `hipError_t hipMemcpy2DAsync(…, hipMemcpyKind kind, hipStream_t stream)`: as hipMemcpy2D, on the stream.
@@ -239,6 +245,7 @@ fn copy_sides(src: Side, dst: Side, extent: hipExtent, on: On) -> Result<(), Fai
         };
         (shape.depth, shape.dst_slice, shape.src_slice) = (extent.depth, dst_slice, src_slice);
     }
+    let on = sync_rows_copy_on(emu()?, [(d, dst.ty), (s, src.ty)], on);
     copy_2d(d as *mut c_void, s as *const c_void, shape, kind, on)
 }
 
@@ -400,6 +407,9 @@ fn copy_3d_parms(c: hipMemcpy3DParms, on: On) -> Result<(), Fail> {
         src_pitch: s.pitch,
         src_slice,
     };
+    let (src_ty, dst_ty) = kind_types(c.kind);
+    let ty = |pointer: bool, ty| if pointer { ty } else { hipMemoryTypeArray };
+    let on = sync_rows_copy_on(e, [(dst, ty(da, dst_ty)), (src, ty(sa, src_ty))], on);
     copy_shape(dst as *mut c_void, src as *const c_void, shape, c.kind, on)
 }
 

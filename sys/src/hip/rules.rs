@@ -74,6 +74,7 @@ const T_MANAGED_RANGE: Source =
 const T_MEMSET_SYNC: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMemsetSync.cc");
 const T_STREAM_FLAGS: Source = Rocm("ROCm/hip-tests catch/unit/stream/hipStreamCreateWithFlags.cc");
 const T_COPY_SYNC: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMemcpyPeer.cc, hipPointerSetAttribute.cc");
+const T_PARAM2D_SYNC: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMemcpyParam2D.cc");
 const CLR_MEMORY_OBJ: Source = Rocm("ROCm/clr rocclr/platform/memory.cpp");
 const T_MIPMAP: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipMallocMipmappedArray.cc, hipFreeMipmappedArray.cc");
 const T_POINTER_ATTR: Source = Rocm("ROCm/hip-tests catch/unit/memory/hipPointerGetAttribute.cc");
@@ -989,6 +990,26 @@ rules! {
                     isHostAsync), hipamd/src/hip_peer.cpp:199-200 (hipMemcpyPeer passes isHostAsync true); hip-tests \
                     Unit_hipMemcpyPeer_Positive_Synchronization_Behavior, Unit_hipPointerSetAttribute_Positive_SyncMemops \
                     (its first half). ihipMemcpy does not read SYNC_MEMOPS"),
+        expect: Behaviour,
+    }
+
+    CPY_005 {
+        group: CPY,
+        text: "A synchronous 2-D or 3-D copy (hipMemcpy2D, hipMemcpy3D, hipMemcpyParam2D, hipDrvMemcpy3D) whose two \
+               sides are device memory does not wait for the copy: it is queued on the NULL stream. A side is device \
+               memory when its descriptor types it so (hipMemcpyDeviceToDevice), or types it unified \
+               (hipMemcpyDefault) and the pointer is memory HIP allocated that is neither fine-grained nor host \
+               memory. A copy with a host or array side waits.",
+        apis: &["hipMemcpy2D", "hipMemcpy3D", "hipMemcpyParam2D", "hipDrvMemcpy3D", "hipStreamQuery"],
+        sources: &[CLR_MEM, T_PARAM2D_SYNC],
+        confidence: &[Src],
+        note: Some("ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:2380-2391 (ihipMemcpyParam3D: a host destination, or \
+                    host on both sides, waits; device on both sides of the descriptor → isAsync), :2336-2337 \
+                    (ihipMemcpyCmdEnqueue finishes the queue only when not isAsync), :2056-2092 \
+                    (ihipCopyMemParamSet: a unified side takes the memory object's type), :66-73 (getMemoryType: \
+                    device unless fine-grained or host memory), :2407-2437 (ihipMemcpy2D: the types from the kind, \
+                    hip_conversions.hpp:598-612); hip-tests Unit_hipMemcpyParam2D_Positive_Synchronization_Behavior \
+                    (Device to Device)"),
         expect: Behaviour,
     }
 

@@ -149,3 +149,63 @@ pub fn device_copy_does_not_wait(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(a)?;
     cx.free(b)
 }
+
+/// [HIP-CPY-005](vmmkit_sys::hip::rules::CPY_005) (hip-tests `Unit_hipMemcpyParam2D_Positive_Synchronization_Behavior`):
+/// with a blocking stream held, a 2-D copy between two hipMalloc
+/// allocations returns with the stream still held (its query 600), typed
+/// device by its kind (hipMemcpy2D, hipMemcpyDeviceToDevice) or unified in
+/// its descriptor (hipMemcpyParam2D), and the rows land once the stream is
+/// let go; a 2-D copy into host memory waits for it (the query then 0).
+pub fn rows_copy_between_device_memory_does_not_wait(cx: &mut Ctx) -> Result<(), Failure> {
+    use super::stream::{destroy, stream};
+    cx.device(0)?;
+    let hip = cx.hip();
+    let (a, b, c) = (cx.malloc(256)?, cx.malloc(256)?, cx.malloc(256)?);
+    crate::hip::setup("hipMemset", hip.hipMemset(a, 0x5a, 256))?;
+    crate::hip::setup("hipDeviceSynchronize", hip.hipDeviceSynchronize())?;
+    let s = stream(cx, hipStreamDefault)?;
+    let mut back = [0u8; 256];
+    let out: *mut c_void = back.as_mut_ptr().cast();
+    // Both sides unified: each pointer's memory decides (device memory here).
+    let param = hip_Memcpy2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: hipMemoryTypeUnified,
+        srcHost: std::ptr::null(),
+        srcDevice: a,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: 64,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: hipMemoryTypeUnified,
+        dstHost: std::ptr::null_mut(),
+        dstDevice: c,
+        dstArray: std::ptr::null_mut(),
+        dstPitch: 64,
+        WidthInBytes: 64,
+        Height: 4,
+    };
+    let copies: [(&str, &dyn Fn() -> hipError_t, bool); 3] = [
+        (
+            "hipMemcpy2D(device to device, 4 rows)",
+            &|| hip.hipMemcpy2D(b, 64, a, 64, 64, 4, hipMemcpyDeviceToDevice),
+            true,
+        ),
+        ("hipMemcpyParam2D(unified to unified, both hipMalloc memory)", &|| hip.hipMemcpyParam2D(&param), true),
+        ("hipMemcpy2D(device to host)", &|| hip.hipMemcpy2D(out, 64, b, 64, 64, 4, hipMemcpyDeviceToHost), false),
+    ];
+    for (what, copy, queued) in copies {
+        let (rc, query) = super::stream::call_while_held(cx, s, 50, copy, s)?;
+        cx.expect_ok(what, rc)?;
+        let label = format!("hipStreamQuery(the held blocking stream) right after {what}");
+        let want = if queued { HipError::NOT_READY } else { HipError::SUCCESS };
+        super::stream::ensure_query(cx, &label, want, query)?;
+    }
+    cx.ensure("the device rows landed", back == [0x5a; 256], "0x5a × 256", format!("{:#x}…", back[0]))?;
+    crate::hip::setup("hipMemcpy(read the unified copy back)", hip.hipMemcpy(out, c, 256, hipMemcpyDeviceToHost))?;
+    cx.ensure("the unified rows landed", back == [0x5a; 256], "0x5a × 256", format!("{:#x}…", back[0]))?;
+    destroy(cx, s)?;
+    cx.free(a)?;
+    cx.free(b)?;
+    cx.free(c)
+}
