@@ -118,6 +118,24 @@ pub fn unaligned_2d_is_param_2d(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(dst)
 }
 
+/// A copy made while a blocking stream is held: what it is, the call, and
+/// whether it is queued (the held stream's query then 600) rather than
+/// waited for (then 0).
+type HeldCopy<'a> = (&'a str, &'a dyn Fn() -> hipError_t, bool);
+
+/// Makes each of `copies` while the blocking stream `s` is held; each must
+/// return 0 and leave the stream held or not as it says.
+fn copies_while_held(cx: &Ctx, s: hipStream_t, copies: &[HeldCopy<'_>]) -> Result<(), Failure> {
+    for &(what, copy, queued) in copies {
+        let (rc, query) = super::stream::call_while_held(cx, s, 50, copy, s)?;
+        cx.expect_ok(what, rc)?;
+        let label = format!("hipStreamQuery(the held blocking stream) right after {what}");
+        let want = if queued { HipError::NOT_READY } else { HipError::SUCCESS };
+        super::stream::ensure_query(cx, &label, want, query)?;
+    }
+    Ok(())
+}
+
 /// [HIP-CPY-004](vmmkit_sys::hip::rules::CPY_004) (hip-tests `Unit_hipPointerSetAttribute_Positive_SyncMemops`,
 /// `Unit_hipMemcpyPeer_Positive_Synchronization_Behavior`): with a blocking
 /// stream held, hipMemcpy between two hipMalloc allocations returns with
@@ -133,17 +151,11 @@ pub fn device_copy_does_not_wait(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx, hipStreamDefault)?;
     let mut back = [0u8; 256];
     let out: *mut c_void = back.as_mut_ptr().cast();
-    let copies: [(&str, &dyn Fn() -> hipError_t, bool); 2] = [
+    let copies: [HeldCopy<'_>; 2] = [
         ("hipMemcpy(device to device)", &|| hip.hipMemcpy(b, a, 256, hipMemcpyDeviceToDevice), true),
         ("hipMemcpy(device to host)", &|| hip.hipMemcpy(out, b, 256, hipMemcpyDeviceToHost), false),
     ];
-    for (what, copy, queued) in copies {
-        let (rc, query) = super::stream::call_while_held(cx, s, 50, copy, s)?;
-        cx.expect_ok(what, rc)?;
-        let label = format!("hipStreamQuery(the held blocking stream) right after {what}");
-        let want = if queued { HipError::NOT_READY } else { HipError::SUCCESS };
-        super::stream::ensure_query(cx, &label, want, query)?;
-    }
+    copies_while_held(cx, s, &copies)?;
     cx.ensure("the device copy landed", back == [0x6e; 256], "0x6e × 256", format!("{:#x}…", back[0]))?;
     destroy(cx, s)?;
     cx.free(a)?;
@@ -185,7 +197,7 @@ pub fn rows_copy_between_device_memory_does_not_wait(cx: &mut Ctx) -> Result<(),
         WidthInBytes: 64,
         Height: 4,
     };
-    let copies: [(&str, &dyn Fn() -> hipError_t, bool); 3] = [
+    let copies: [HeldCopy<'_>; 3] = [
         (
             "hipMemcpy2D(device to device, 4 rows)",
             &|| hip.hipMemcpy2D(b, 64, a, 64, 64, 4, hipMemcpyDeviceToDevice),
@@ -194,13 +206,7 @@ pub fn rows_copy_between_device_memory_does_not_wait(cx: &mut Ctx) -> Result<(),
         ("hipMemcpyParam2D(unified to unified, both hipMalloc memory)", &|| hip.hipMemcpyParam2D(&param), true),
         ("hipMemcpy2D(device to host)", &|| hip.hipMemcpy2D(out, 64, b, 64, 64, 4, hipMemcpyDeviceToHost), false),
     ];
-    for (what, copy, queued) in copies {
-        let (rc, query) = super::stream::call_while_held(cx, s, 50, copy, s)?;
-        cx.expect_ok(what, rc)?;
-        let label = format!("hipStreamQuery(the held blocking stream) right after {what}");
-        let want = if queued { HipError::NOT_READY } else { HipError::SUCCESS };
-        super::stream::ensure_query(cx, &label, want, query)?;
-    }
+    copies_while_held(cx, s, &copies)?;
     cx.ensure("the device rows landed", back == [0x5a; 256], "0x5a × 256", format!("{:#x}…", back[0]))?;
     crate::hip::setup("hipMemcpy(read the unified copy back)", hip.hipMemcpy(out, c, 256, hipMemcpyDeviceToHost))?;
     cx.ensure("the unified rows landed", back == [0x5a; 256], "0x5a × 256", format!("{:#x}…", back[0]))?;
