@@ -97,6 +97,27 @@ enum Reach {
 }
 
 /// A host pointer for `addr` and how many bytes from it are contiguous.
+/// Copies `n` checked bytes from `src` to `dst` as `reach` reaches them,
+/// piece by piece where a side crosses from one mapping to the next.
+///
+/// # Safety
+/// Both ranges were checked with `check_range` under `t`; host parts must
+/// be valid, as for `memmove`.
+unsafe fn copy_resolved(t: &mut Tables, reach: Reach, dst: usize, src: usize, n: usize) -> Result<(), CoreError> {
+    let mut done = 0;
+    while done < n {
+        let (d, dl) = resolve(t, reach, dst + done, n - done)?;
+        let (s, sl) = resolve(t, reach, src + done, n - done)?;
+        let chunk = dl.min(sl);
+        // SAFETY: device parts point into read-write device mappings or
+        // host views of at least `chunk` bytes (bounded by their mapping),
+        // which stay while `t` is held; host parts are the caller's promise.
+        unsafe { vm::copy(d, s, chunk) };
+        done += chunk;
+    }
+    Ok(())
+}
+
 fn resolve(t: &mut Tables, reach: Reach, addr: usize, want: usize) -> Result<(*mut u8, usize), CoreError> {
     match mapping_at(t, addr) {
         Some((start, m)) => {
@@ -210,28 +231,22 @@ impl Emulator {
     /// As [`Emulator::copy`].
     pub(crate) unsafe fn copy_raw(&self, dst: usize, src: usize, n: usize) -> Result<(), CoreError> {
         let mut t = self.lock();
-        // Device to device goes through the views, as before: two mappings
-        // of one handle are two addresses of the same pages, and only the
-        // handle's one view lets `ptr::copy` see that they overlap.
-        let reach = match self.reach() {
-            Reach::Mapping if mapping_at(&t, dst).is_some() && mapping_at(&t, src).is_some() => Reach::View,
-            r => r,
-        };
+        let reach = self.copy_reach(&t, dst, src);
         check_range(&mut t, reach, dst, n)?;
         check_range(&mut t, reach, src, n)?;
-        let mut done = 0;
-        while done < n {
-            let (d, dl) = resolve(&mut t, reach, dst + done, n - done)?;
-            let (s, sl) = resolve(&mut t, reach, src + done, n - done)?;
-            let chunk = dl.min(sl);
-            // SAFETY: device parts point into read-write device mappings or
-            // host views of at least `chunk` bytes (bounded by their
-            // mapping), which stay while `t` is held; host parts are the
-            // caller's promise.
-            unsafe { vm::copy(d, s, chunk) };
-            done += chunk;
+        // SAFETY: the ranges are checked; host parts are the caller's promise.
+        unsafe { copy_resolved(&mut t, reach, dst, src, n) }
+    }
+
+    /// How a copy from `src` to `dst` reaches them: device to device goes
+    /// through the views, as before: two mappings of one handle are two
+    /// addresses of the same pages, and only the handle's one view lets
+    /// `ptr::copy` see that they overlap.
+    fn copy_reach(&self, t: &Tables, dst: usize, src: usize) -> Reach {
+        match self.reach() {
+            Reach::Mapping if mapping_at(t, dst).is_some() && mapping_at(t, src).is_some() => Reach::View,
+            r => r,
         }
-        Ok(())
     }
 
     /// Copies `rows` rows of `len` bytes, `src_pitch` apart from `src` to
@@ -283,28 +298,17 @@ impl Emulator {
         };
         let row = |r: usize| Ok::<_, CoreError>((at(dst, dst_pitch, r)?, at(src, src_pitch, r)?));
         let mut t = self.lock();
-        let reach_of = |t: &Tables, d: usize, s: usize| match self.reach() {
-            Reach::Mapping if mapping_at(t, d).is_some() && mapping_at(t, s).is_some() => Reach::View,
-            r => r,
-        };
         for r in 0..rows {
             let (d, s) = row(r)?;
-            let reach = reach_of(&t, d, s);
+            let reach = self.copy_reach(&t, d, s);
             check_range(&mut t, reach, d, len)?;
             check_range(&mut t, reach, s, len)?;
         }
         for r in 0..rows {
-            let (dr, sr) = row(r)?;
-            let reach = reach_of(&t, dr, sr);
-            let mut done = 0;
-            while done < len {
-                let (d, dl) = resolve(&mut t, reach, dr + done, len - done)?;
-                let (s, sl) = resolve(&mut t, reach, sr + done, len - done)?;
-                let chunk = dl.min(sl);
-                // SAFETY: as in `copy_raw`.
-                unsafe { vm::copy(d, s, chunk) };
-                done += chunk;
-            }
+            let (d, s) = row(r)?;
+            let reach = self.copy_reach(&t, d, s);
+            // SAFETY: every row was checked above; host parts are the caller's promise.
+            unsafe { copy_resolved(&mut t, reach, d, s, len)? };
         }
         Ok(())
     }
