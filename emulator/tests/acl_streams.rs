@@ -107,9 +107,14 @@ fn the_unsynchronised_access_line_is_on_stderr() {
     let root = vmmkit_testkit::root::TestRoot::new("vmmkit-test-").expect("tempdir");
     let mut cmd = vmmkit_testkit::libtest::rerun("unsynchronised_child").expect("exe");
     root.apply(&mut cmd).env("VMMKIT_ACL_STREAMS_CHILD", "1").env("VMMKIT_STREAMS", "adversarial:3");
-    let out = cmd.output().expect("child");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "child failed: {err}");
+    // Its stderr alone, in a file; a hang ends at 60 s.
+    let mut err_file = tempfile::tempfile().expect("a file for stderr");
+    cmd.stdout(std::process::Stdio::null()).stderr(err_file.try_clone().expect("dup"));
+    let mut child = vmmkit_testkit::process::Process::spawn("child", &mut cmd).expect("child");
+    let exit = child.wait(std::time::Duration::from_secs(60)).expect("the child ends within 60 s");
+    let mut err = String::new();
+    std::io::Seek::rewind(&mut err_file).and_then(|()| std::io::Read::read_to_string(&mut err_file, &mut err)).unwrap();
+    assert!(exit.success(), "child failed ({exit}): {err}");
     assert!(err.contains("vmmkit: unsynchronised access"), "stderr: {err}");
 }
 

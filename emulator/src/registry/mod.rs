@@ -548,6 +548,31 @@ mod tests {
         assert_eq!(reg.gc().unwrap().processes, 0, "our own slot survives");
     }
 
+    /// A damaged ledger is set up afresh with every slot cleared: a dead
+    /// process's slot left below a live one's would otherwise count again
+    /// once the live process writes its slot back at gc, until gc collects
+    /// it (a new file's slots are zeros already, and its set-up does not
+    /// write them).
+    #[test]
+    fn a_damaged_ledger_forgets_the_dead() {
+        use std::os::unix::fs::FileExt;
+        let dir = tempfile::tempdir().unwrap();
+        let other = registry(dir.path());
+        other.charge(Place::Device(1), 8 << 20).unwrap().unwrap();
+        let reg = registry(dir.path());
+        reg.charge(Place::Device(0), 2 << 20).unwrap().unwrap();
+        drop(other);
+        let state = dir.path().join("root").join(root::STATE_FILE);
+        let file = std::fs::OpenOptions::new().write(true).open(state).unwrap();
+        file.write_all_at(&[0; 8], 0).unwrap();
+        let fresh = registry(dir.path());
+        assert_eq!(fresh.usage().used, vec![0, 0], "set up afresh");
+        reg.charge(Place::Device(0), 2 << 20).unwrap().unwrap();
+        let report = reg.gc().unwrap();
+        assert_eq!((report.processes, report.bytes), (0, 0), "no dead slot was left to collect");
+        assert_eq!(fresh.usage().used, vec![4 << 20, 0], "the live slot is back");
+    }
+
     /// A process that died half-way through an export (counted, not linked)
     /// over-counts the entries; gc recounts them from what is linked.
     #[test]

@@ -135,6 +135,15 @@ impl std::fmt::Debug for State {
     }
 }
 
+/// What a ledger being set up holds in its slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slots {
+    /// A file created empty and then sized: zeros, every slot free.
+    Empty,
+    /// An old file (damaged, or of another layout): whatever was written.
+    Clear,
+}
+
 /// Settings a root was created with, when they differ from this process's.
 #[derive(Debug, thiserror::Error)]
 #[error(
@@ -286,7 +295,8 @@ impl State {
             )
         })?;
         let len = std::mem::size_of::<Layout>() as u64;
-        if file.metadata()?.len() > len {
+        let had = file.metadata()?.len();
+        if had > len {
             file.set_len(len)?;
         }
         // Every page is backed now: a sparse ledger on a full tmpfs would kill
@@ -294,7 +304,7 @@ impl State {
         // root without room is refused when it is opened (ENOSPC).
         match rustix::fs::fallocate(&file, rustix::fs::FallocateFlags::empty(), 0, len) {
             Ok(()) => {}
-            Err(rustix::io::Errno::OPNOTSUPP) if file.metadata()?.len() < len => file.set_len(len)?,
+            Err(rustix::io::Errno::OPNOTSUPP) if had < len => file.set_len(len)?,
             Err(rustix::io::Errno::OPNOTSUPP) => {}
             Err(e) => return Err(e.into()),
         }
@@ -302,7 +312,12 @@ impl State {
         let state = Self { file, view, mine: OnceLock::new(), own: Own::default() };
         let l = &*state.view;
         if !state.valid() {
-            state.set_up(devices, memory, host, truth());
+            // A new file reads as zeros, the empty slots: its set-up writes
+            // the header alone, and the slots' pages are touched only as
+            // processes claim them (writing every slot faulted in all 545
+            // pages of the ledger, some 2 ms, in every fresh root).
+            let slots = if had == 0 { Slots::Empty } else { Slots::Clear };
+            state.set_up(devices, memory, host, truth(), slots);
         } else if l.devices.load(SeqCst) != devices || l.device_memory.load(SeqCst) != memory {
             if state.processes().iter().any(|&(_, _, alive)| alive) {
                 return Ok(Err(Mismatch {
@@ -349,16 +364,20 @@ impl State {
 
     /// Sets up a fresh ledger (the file is ours and locked): no slot, the
     /// entries' charges and the next share id from what is linked.
-    fn set_up(&self, devices: u32, memory: u64, host: u64, truth: Truth) {
+    fn set_up(&self, devices: u32, memory: u64, host: u64, truth: Truth, slots: Slots) {
         let l = &*self.view;
         l.magic.store(0, SeqCst);
         l.slots_used.store(0, SeqCst);
-        for s in &l.slots {
-            s.owner.store(0, SeqCst);
-            s.pid.store(0, SeqCst);
-            s.busy.store(0, SeqCst);
-            s.start.store(0, SeqCst);
-            s.charges.iter().for_each(|c| c.store(0, SeqCst));
+        // An old file's slots below one a live process republishes would
+        // count in every sum: they are cleared, all of them.
+        if slots == Slots::Clear {
+            for s in &l.slots {
+                s.owner.store(0, SeqCst);
+                s.pid.store(0, SeqCst);
+                s.busy.store(0, SeqCst);
+                s.start.store(0, SeqCst);
+                s.charges.iter().for_each(|c| c.store(0, SeqCst));
+            }
         }
         for (u, t) in l.entry_used.iter().zip(truth.entry_used) {
             u.store(t, SeqCst);

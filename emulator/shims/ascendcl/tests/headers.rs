@@ -10,6 +10,10 @@ use std::path::Path;
 use std::process::Command;
 
 use common::{Scratch, c_compiler, include_dir, run_compiler};
+
+/// How long a test program may run before it is killed (each runs in
+/// milliseconds; a hang fails the test instead of the run).
+const PROGRAM_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
 use vmmkit_sys::acl::{AclApi, AclError};
 
 /// The headers, relative to `include/`.
@@ -152,8 +156,8 @@ fn error_codes_match_acl_error() {
     let mut cmd = Command::new(c_compiler());
     cmd.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-I"]).arg(include_dir()).arg("-o").arg(&exe).arg(&path);
     run_compiler(&mut cmd, &path);
-    let out = Command::new(&exe).output().expect("run codes");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (exit, text) = vmmkit_testkit::process::run(&mut Command::new(&exe), PROGRAM_DEADLINE).expect("run codes");
+    assert!(exit.success(), "codes: {exit}\n{text}");
     let mut lines = text.lines();
     for code in AclError::ALL {
         assert_eq!(lines.next(), Some(format!("{}={}", code.name().unwrap_or_default(), code.0).as_str()));
@@ -199,12 +203,12 @@ fn headers_stand_alone_in_c_and_cxx() {
         .arg(scratch.lib_dir())
         .arg("-lascendcl");
     run_compiler(&mut cmd, &cc);
-    let out = scratch.command(&exe).output().expect("run the C++ program");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (exit, text) =
+        vmmkit_testkit::process::run(&mut scratch.command(&exe), PROGRAM_DEADLINE).expect("run the C++ program");
     // A zeroed prop has memAttr ACL_DDR_MEM (0): ACL-GRAN-003, 100000.
     assert!(
-        out.status.success() && text.starts_with("Ascend") && text.trim_end().ends_with(" 100000"),
-        "C++ program: {text}"
+        exit.success() && text.lines().any(|l| l.starts_with("Ascend") && l.ends_with(" 100000")),
+        "C++ program ({exit}): {text}"
     );
 }
 
