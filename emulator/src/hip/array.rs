@@ -314,7 +314,7 @@ pub extern "C" fn hipMemcpyFromArray(dst: *mut c_void, srcArray: hipArray_t, wOf
 
 /// `hipMemcpyFromArray` on the calling thread's default stream.
 pub extern "C" fn hipMemcpyFromArray_spt(dst: *mut c_void, srcArray: hipArray_t, wOffset: usize, hOffset: usize, count: usize, kind: hipMemcpyKind) -> hipError_t {
-    run("hipMemcpyFromArray_spt", || super::pitched::on_per_thread(|on| from_array(dst, srcArray, wOffset, hOffset, count, kind, on)))
+    run("hipMemcpyFromArray_spt", || from_array(dst, srcArray, wOffset, hOffset, count, kind, On::SyncPerThread))
 }
 
 fn from_array(dst: *mut c_void, src: hipArray_t, wOffset: usize, hOffset: usize, count: usize, kind: hipMemcpyKind, on: On) -> Result<(), Fail> {
@@ -350,7 +350,7 @@ pub extern "C" fn hipMemcpy2DToArrayAsync(dst: hipArray_t, wOffset: usize, hOffs
 
 /// `hipMemcpy2DToArray` on the calling thread's default stream.
 pub extern "C" fn hipMemcpy2DToArray_spt(dst: hipArray_t, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
-    run("hipMemcpy2DToArray_spt", || super::pitched::on_per_thread(|on| to_array_2d(dst, wOffset, hOffset, src, spitch, width, height, kind, on)))
+    run("hipMemcpy2DToArray_spt", || to_array_2d(dst, wOffset, hOffset, src, spitch, width, height, kind, On::SyncPerThread))
 }
 
 /// `hipMemcpy2DToArrayAsync` with NULL meaning the calling thread's default stream.
@@ -371,7 +371,7 @@ pub extern "C" fn hipMemcpy2DFromArrayAsync(dst: *mut c_void, dpitch: usize, src
 
 /// `hipMemcpy2DFromArray` on the calling thread's default stream.
 pub extern "C" fn hipMemcpy2DFromArray_spt(dst: *mut c_void, dpitch: usize, src: hipArray_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
-    run("hipMemcpy2DFromArray_spt", || super::pitched::on_per_thread(|on| from_array_2d(dst, dpitch, src, wOffset, hOffset, width, height, kind, on)))
+    run("hipMemcpy2DFromArray_spt", || from_array_2d(dst, dpitch, src, wOffset, hOffset, width, height, kind, On::SyncPerThread))
 }
 
 /// `hipMemcpy2DFromArrayAsync` with NULL meaning the calling thread's default stream.

@@ -144,6 +144,15 @@ fn within(e: &Emulator, p: usize, n: usize, what: &str) -> Result<(), Fail> {
 pub(super) enum On {
     /// hipMemcpy, hipMemset and their kin.
     Sync,
+    /// Their `_spt` forms: the same calls on the calling thread's default
+    /// stream, waited for unless their plain form would not wait. clr
+    /// passes `getPerThreadDefaultStream()` to the plain forms' own common
+    /// functions (ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp: hipMemcpy_spt
+    /// :717-720, hipMemcpy2D_spt :2566-2571, hipMemcpy3D_spt :3096-3099,
+    /// hipMemset_spt :3275-3278, hipMemset2D_spt :3446-3450, hipMemset3D_spt
+    /// :3487-3491), so each decides as its plain form whether it waits on
+    /// the host ([HIP-CPY-004](vmmkit_sys::hip::rules::CPY_004), [HIP-CPY-005](vmmkit_sys::hip::rules::CPY_005), [HIP-MEM-010](vmmkit_sys::hip::rules::MEM_010)).
+    SyncPerThread,
     /// The `*Async` calls, with their stream.
     Stream(hipStream_t),
     /// A graph node: the checked work is handed to [`collect`]'s caller.
@@ -153,6 +162,22 @@ pub(super) enum On {
 thread_local! {
     /// The work of the node being made ([`On::Node`]).
     static COLLECTED: std::cell::RefCell<Vec<Work>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl On {
+    /// A synchronous call, on either default stream.
+    pub fn is_sync(self) -> bool {
+        matches!(self, Self::Sync | Self::SyncPerThread)
+    }
+
+    /// Where a synchronous call's work goes when it does not wait on the
+    /// host: its default stream (the NULL stream, or the calling thread's).
+    fn queued(self) -> Self {
+        match self {
+            Self::SyncPerThread => Self::Stream(hipStreamPerThread),
+            _ => Self::Stream(std::ptr::null_mut()),
+        }
+    }
 }
 
 /// Runs `make` (a copy or fill with [`On::Node`]) and returns the work it checked.
@@ -166,7 +191,7 @@ pub(super) fn collect(make: impl FnOnce() -> Result<(), Fail>) -> Result<Vec<Wor
 /// The synchronous calls' check: while a stream captures they are 906 and
 /// invalidate every capture ([HIP-GRF-011](vmmkit_sys::hip::rules::GRF_011), clr `CHECK_STREAM_CAPTURING`).
 fn sync_while_capturing(e: &Emulator, on: On) -> Result<(), Fail> {
-    if matches!(on, On::Sync) && e.capturing_any() {
+    if on.is_sync() && e.capturing_any() {
         let broke = e.capture_forbids_any();
         ensure!(!broke, rules::GRF_011 => HipError::STREAM_CAPTURE_IMPLICIT, "a stream is capturing; a synchronous copy or fill is not permitted");
     }
@@ -198,6 +223,13 @@ pub(super) fn submit_all(e: &Emulator, on: On, mut works: impl Iterator<Item = W
             e.legacy_fence(current_device(), None).map_err(stream::work_failed)?;
             // SAFETY: the ranges were checked by the caller as the C contract asks (see `memcpy`, `memset`).
             works.try_for_each(|w| unsafe { run_now(e, w) }.map_err(|e| Fail::core(Op::Copy, e)))
+        }
+        On::SyncPerThread => {
+            submit_all(e, On::Stream(hipStreamPerThread), works, host_side)?;
+            match stream_of(e, hipStreamPerThread)? {
+                Some(id) => super::host::sync(e, id),
+                None => Ok(()),
+            }
         }
         On::Stream(s) => {
             let Some(id) = stream_of(e, s)? else { return Ok(()) };
@@ -449,13 +481,13 @@ fn is_device_memory(e: &Emulator, x: &super::pointer::Extent) -> bool {
 /// copy is queued on the NULL stream. Any other copy, and every copy while
 /// a stream captures, waits.
 pub(super) fn sync_copy_on(e: &Emulator, (dst, src): (usize, usize), on: On, peer: bool) -> On {
-    if !matches!(on, On::Sync) || !crate::mutation::enforced(&rules::CPY_004) || e.capturing_any() {
+    if !on.is_sync() || !crate::mutation::enforced(&rules::CPY_004) || e.capturing_any() {
         return on;
     }
     let (Some(xd), Some(xs)) = (extent(e, dst), extent(e, src)) else { return on };
     let device = is_device_memory(e, &xd) && is_device_memory(e, &xs);
     let queued = if xd.device == xs.device { device || peer } else { peer };
-    if queued { On::Stream(std::ptr::null_mut()) } else { on }
+    if queued { on.queued() } else { on }
 }
 
 /// The memory types clr's descriptor gives the (source, destination) of a
@@ -483,7 +515,7 @@ pub(super) fn kind_types(kind: hipMemcpyKind) -> (hipMemoryType, hipMemoryType) 
 /// copy, one with an array side among them, and every copy while a stream
 /// captures, waits.
 pub(super) fn sync_rows_copy_on(e: &Emulator, sides: [(usize, hipMemoryType); 2], on: On) -> On {
-    if !matches!(on, On::Sync) || !crate::mutation::enforced(&rules::CPY_005) || e.capturing_any() {
+    if !on.is_sync() || !crate::mutation::enforced(&rules::CPY_005) || e.capturing_any() {
         return on;
     }
     let device = |(p, ty): (usize, hipMemoryType)| match ty {
@@ -491,7 +523,7 @@ pub(super) fn sync_rows_copy_on(e: &Emulator, sides: [(usize, hipMemoryType); 2]
         hipMemoryTypeUnified => extent(e, p).is_some_and(|x| is_device_memory(e, &x)),
         _ => false,
     };
-    if sides.into_iter().all(device) { On::Stream(std::ptr::null_mut()) } else { on }
+    if sides.into_iter().all(device) { on.queued() } else { on }
 }
 
 /// Where a fill runs. A synchronous fill of device memory at the start of
@@ -503,7 +535,7 @@ pub(super) fn sync_rows_copy_on(e: &Emulator, sides: [(usize, hipMemoryType); 2]
 /// ([HIP-MEM-010](vmmkit_sys::hip::rules::MEM_010)).
 pub(super) fn sync_fill_on(dst: *mut c_void, on: On, one_d: bool) -> Result<On, Fail> {
     let e = emu()?;
-    if !matches!(on, On::Sync) || !crate::mutation::enforced(&rules::MEM_010) || e.capturing_any() {
+    if !on.is_sync() || !crate::mutation::enforced(&rules::MEM_010) || e.capturing_any() {
         return Ok(on);
     }
     let p = dst as usize;
@@ -511,7 +543,7 @@ pub(super) fn sync_fill_on(dst: *mut c_void, on: On, one_d: bool) -> Result<On, 
     let mem = &state(e).mem;
     let device = matches!(x.kind, Kind::Malloc(_)) && is_device_memory(e, &x);
     let queued = (device && p == x.base) || (one_d && mem.sync_memops(x.base));
-    Ok(if queued { On::Stream(std::ptr::null_mut()) } else { on })
+    Ok(if queued { on.queued() } else { on })
 }
 
 /// Fills the rows of `shape` (its destination side) at `dst` with `value`

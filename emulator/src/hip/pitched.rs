@@ -9,9 +9,8 @@ use std::ffi::c_void;
 use vmmkit_sys::hip::*;
 
 use super::call::{Fail, emu, run};
-use super::host::sync;
 use super::memory::{
-    On, Shape, copy_shape, fill_rows, kind_types, malloc, memcpy, memset, peer_devices, stream_of, sync_rows_copy_on,
+    On, Shape, copy_shape, fill_rows, kind_types, malloc, memcpy, memset, peer_devices, sync_rows_copy_on,
 };
 use super::ranges::ArrayRec;
 use super::state::state;
@@ -83,17 +82,6 @@ pub extern "C" fn hipMalloc3D(pitchedDevPtr: Out<'_, hipPitchedPtr>, extent: hip
     })
 }
 
-/// Runs `f` on the calling thread's default stream and waits for it: the
-/// synchronous `_spt` calls (clr: `hipMemcpy_common(…, getPerThreadDefaultStream())`).
-pub(super) fn on_per_thread(f: impl FnOnce(On) -> Result<(), Fail>) -> Result<(), Fail> {
-    let e = emu()?;
-    f(On::Stream(hipStreamPerThread))?;
-    match stream_of(e, hipStreamPerThread)? {
-        Some(id) => sync(e, id),
-        None => Ok(()),
-    }
-}
-
 /// The rows of a 2-D copy: `height` rows of `width` bytes, `dpitch` and
 /// `spitch` apart.
 pub(super) fn rows_2d(dpitch: usize, spitch: usize, width: usize, height: usize) -> Shape {
@@ -119,11 +107,16 @@ pub(super) fn copy_2d(dst: *mut c_void, src: *const c_void, shape: Shape, kind: 
 
 /// `hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)`.
 pub extern "C" fn hipMemcpy2D(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
-    run("hipMemcpy2D", || {
-        let (src_ty, dst_ty) = kind_types(kind);
-        let on = sync_rows_copy_on(emu()?, [(dst as usize, dst_ty), (src as usize, src_ty)], On::Sync);
-        copy_2d(dst, src, rows_2d(dpitch, spitch, width, height), kind, on)
-    })
+    run("hipMemcpy2D", || copy_2d_sync(dst, dpitch, src, spitch, width, height, kind, On::Sync))
+}
+
+/// hipMemcpy2D and its `_spt` form (`on`): a copy between device memory
+/// does not wait on the host ([`sync_rows_copy_on`]).
+#[allow(clippy::too_many_arguments)] // hipMemcpy2D's own
+fn copy_2d_sync(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind, on: On) -> Result<(), Fail> {
+    let (src_ty, dst_ty) = kind_types(kind);
+    let on = sync_rows_copy_on(emu()?, [(dst as usize, dst_ty), (src as usize, src_ty)], on);
+    copy_2d(dst, src, rows_2d(dpitch, spitch, width, height), kind, on)
 }
 
 /// `hipError_t hipMemcpy2DAsync(…, hipMemcpyKind kind, hipStream_t stream)`: as hipMemcpy2D, on the stream.
@@ -133,7 +126,7 @@ pub extern "C" fn hipMemcpy2DAsync(dst: *mut c_void, dpitch: usize, src: *const 
 
 /// `hipMemcpy2D` on the calling thread's default stream.
 pub extern "C" fn hipMemcpy2D_spt(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
-    run("hipMemcpy2D_spt", || on_per_thread(|on| copy_2d(dst, src, rows_2d(dpitch, spitch, width, height), kind, on)))
+    run("hipMemcpy2D_spt", || copy_2d_sync(dst, dpitch, src, spitch, width, height, kind, On::SyncPerThread))
 }
 
 /// `hipMemcpy2DAsync` with NULL meaning the calling thread's default stream.
@@ -425,7 +418,7 @@ pub extern "C" fn hipMemcpy3DAsync(p: In<'_, hipMemcpy3DParms>, stream: hipStrea
 
 /// `hipMemcpy3D` on the calling thread's default stream.
 pub extern "C" fn hipMemcpy3D_spt(p: In<'_, hipMemcpy3DParms>) -> hipError_t {
-    run("hipMemcpy3D_spt", || on_per_thread(|on| copy_3d(p, on)))
+    run("hipMemcpy3D_spt", || copy_3d(p, On::SyncPerThread))
 }
 
 /// `hipMemcpy3DAsync` with NULL meaning the calling thread's default stream.
@@ -520,7 +513,7 @@ pub extern "C" fn hipMemset2DAsync(dst: *mut c_void, pitch: usize, value: i32, w
 /// `hipMemset2D` on the calling thread's default stream.
 pub extern "C" fn hipMemset2D_spt(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize) -> hipError_t {
     let (p, x) = pitched(dst, pitch, width, height);
-    run("hipMemset2D_spt", || on_per_thread(|on| fill_3d(p, value, x, on)))
+    run("hipMemset2D_spt", || fill_3d(p, value, x, On::SyncPerThread))
 }
 
 /// `hipMemset2DAsync` with NULL meaning the calling thread's default stream.
@@ -541,7 +534,7 @@ pub extern "C" fn hipMemset3DAsync(pitchedDevPtr: hipPitchedPtr, value: i32, ext
 
 /// `hipMemset3D` on the calling thread's default stream.
 pub extern "C" fn hipMemset3D_spt(pitchedDevPtr: hipPitchedPtr, value: i32, extent: hipExtent) -> hipError_t {
-    run("hipMemset3D_spt", || on_per_thread(|on| fill_3d(pitchedDevPtr, value, extent, on)))
+    run("hipMemset3D_spt", || fill_3d(pitchedDevPtr, value, extent, On::SyncPerThread))
 }
 
 /// `hipMemset3DAsync` with NULL meaning the calling thread's default stream.
@@ -581,7 +574,7 @@ pub extern "C" fn hipMemsetD2D32Async(dst: hipDeviceptr_t, dstPitch: usize, valu
 
 /// `hipMemcpy` on the calling thread's default stream.
 pub extern "C" fn hipMemcpy_spt(dst: *mut c_void, src: *const c_void, sizeBytes: usize, kind: hipMemcpyKind) -> hipError_t {
-    run("hipMemcpy_spt", || on_per_thread(|on| memcpy(dst, src, sizeBytes, kind, on)))
+    run("hipMemcpy_spt", || memcpy(dst, src, sizeBytes, kind, On::SyncPerThread))
 }
 
 /// `hipMemcpyAsync` with NULL meaning the calling thread's default stream.
@@ -591,7 +584,7 @@ pub extern "C" fn hipMemcpyAsync_spt(dst: *mut c_void, src: *const c_void, sizeB
 
 /// `hipMemset` on the calling thread's default stream.
 pub extern "C" fn hipMemset_spt(dst: *mut c_void, value: i32, sizeBytes: usize) -> hipError_t {
-    run("hipMemset_spt", || on_per_thread(|on| memset(dst, u64::from(value as u8), 1, sizeBytes, on)))
+    run("hipMemset_spt", || memset(dst, u64::from(value as u8), 1, sizeBytes, On::SyncPerThread))
 }
 
 /// `hipMemsetAsync` with NULL meaning the calling thread's default stream.

@@ -981,15 +981,17 @@ rules! {
         text: "A synchronous hipMemcpy between device memory (not fine-grained) of one device does not wait for the \
                copy: it is queued on the NULL stream, and a blocking stream's earlier work is not waited for on the \
                host. hipMemcpyPeer between memory HIP knows does not wait either, but for two sides of one device \
-               that are not both device memory. A copy with a host side, or between devices by hipMemcpy, waits.",
-        apis: &["hipMemcpy", "hipMemcpyPeer", "hipStreamQuery"],
+               that are not both device memory. A copy with a host side, or between devices by hipMemcpy, waits. \
+               hipMemcpy_spt decides alike, on the calling thread's default stream.",
+        apis: &["hipMemcpy", "hipMemcpyPeer", "hipMemcpy_spt", "hipStreamQuery"],
         sources: &[CLR_MEM, CLR_PEER, T_COPY_SYNC],
         confidence: &[Src],
         note: Some("ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:586-601 (ihipMemcpy: one side unknown → isHostAsync \
                     false; both on one device and both device memory → true), :608-610 (finish only when not \
                     isHostAsync), hipamd/src/hip_peer.cpp:199-200 (hipMemcpyPeer passes isHostAsync true); hip-tests \
                     Unit_hipMemcpyPeer_Positive_Synchronization_Behavior, Unit_hipPointerSetAttribute_Positive_SyncMemops \
-                    (its first half). ihipMemcpy does not read SYNC_MEMOPS"),
+                    (its first half). ihipMemcpy does not read SYNC_MEMOPS; hipMemcpy_spt (:717-720) calls \
+                    hipMemcpy_common (:695-710) with the per-thread stream"),
         expect: Behaviour,
     }
 
@@ -999,8 +1001,9 @@ rules! {
                sides are device memory does not wait for the copy: it is queued on the NULL stream. A side is device \
                memory when its descriptor types it so (hipMemcpyDeviceToDevice), or types it unified \
                (hipMemcpyDefault) and the pointer is memory HIP allocated that is neither fine-grained nor host \
-               memory. A copy with a host or array side waits.",
-        apis: &["hipMemcpy2D", "hipMemcpy3D", "hipMemcpyParam2D", "hipDrvMemcpy3D", "hipStreamQuery"],
+               memory. A copy with a host or array side waits. hipMemcpy2D_spt and hipMemcpy3D_spt decide alike, on \
+               the calling thread's default stream.",
+        apis: &["hipMemcpy2D", "hipMemcpy3D", "hipMemcpyParam2D", "hipDrvMemcpy3D", "hipMemcpy2D_spt", "hipStreamQuery"],
         sources: &[CLR_MEM, T_PARAM2D_SYNC],
         confidence: &[Src],
         note: Some("ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:2380-2391 (ihipMemcpyParam3D: a host destination, or \
@@ -1009,7 +1012,8 @@ rules! {
                     (ihipCopyMemParamSet: a unified side takes the memory object's type), :66-73 (getMemoryType: \
                     device unless fine-grained or host memory), :2407-2437 (ihipMemcpy2D: the types from the kind, \
                     hip_conversions.hpp:598-612); hip-tests Unit_hipMemcpyParam2D_Positive_Synchronization_Behavior \
-                    (Device to Device)"),
+                    (Device to Device). hipMemcpy2D_spt (:2566-2571) and hipMemcpy3D_spt (:3096-3099) pass the \
+                    per-thread stream to the same common functions"),
         expect: Behaviour,
     }
 
@@ -1898,15 +1902,18 @@ rules! {
         text: "A synchronous hipMemset, hipMemsetD8/16/32, hipMemset2D or hipMemset3D of device memory (not \
                fine-grained) at the start of its allocation does not wait for the fill: it is queued on the NULL stream \
                as the Async form is, and hipStreamQuery there answers hipErrorNotReady while earlier work runs. So is a \
-               1-D fill of memory with SYNC_MEMOPS set. Any other synchronous fill returns after it has run.",
-        apis: &["hipMemset", "hipMemsetD32", "hipMemset2D", "hipMemset3D", "hipStreamQuery"],
+               1-D fill of memory with SYNC_MEMOPS set. Any other synchronous fill returns after it has run. The \
+               `_spt` forms decide alike, on the calling thread's default stream.",
+        apis: &["hipMemset", "hipMemsetD32", "hipMemset2D", "hipMemset3D", "hipMemset_spt", "hipStreamQuery"],
         sources: &[CLR_MEM, T_MEMSET_SYNC],
         confidence: &[Src],
         note: Some("ROCm/clr@fa1d09c hipamd/src/hip_memory.cpp:3238-3260 (ihipMemset: offset 0 and none of \
                     SVM_FINE_GRAIN_BUFFER, SVM_ATOMICS, USE_HOST_PTR, or sync_mem_ops_ set → isAsync, no finish), \
                     :3412-3435 (ihipMemset3D, without the sync_mem_ops_ clause); hip-tests Unit_hipMemsetSync, \
                     Unit_hipMemsetDSync, Unit_hipMemset2DSync, Unit_hipMemset3DSync. vmmkit counts hipMalloc memory \
-                    (hipExtMallocWithFlags without Finegrained) as device memory"),
+                    (hipExtMallocWithFlags without Finegrained) as device memory. hipMemset_spt (:3275-3278), \
+                    hipMemset2D_spt (:3446-3450) and hipMemset3D_spt (:3487-3491) pass the per-thread stream to \
+                    the same common functions"),
         expect: Behaviour,
     }
 

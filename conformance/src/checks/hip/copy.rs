@@ -118,31 +118,17 @@ pub fn unaligned_2d_is_param_2d(cx: &mut Ctx) -> Result<(), Failure> {
     cx.free(dst)
 }
 
-/// A copy made while a blocking stream is held: what it is, the call, and
-/// whether it is queued (the held stream's query then 600) rather than
-/// waited for (then 0).
-type HeldCopy<'a> = (&'a str, &'a dyn Fn() -> hipError_t, bool);
-
-/// Makes each of `copies` while the blocking stream `s` is held; each must
-/// return 0 and leave the stream held or not as it says.
-fn copies_while_held(cx: &Ctx, s: hipStream_t, copies: &[HeldCopy<'_>]) -> Result<(), Failure> {
-    for &(what, copy, queued) in copies {
-        let (rc, query) = super::stream::call_while_held(cx, s, 50, copy, s)?;
-        cx.expect_ok(what, rc)?;
-        let label = format!("hipStreamQuery(the held blocking stream) right after {what}");
-        let want = if queued { HipError::NOT_READY } else { HipError::SUCCESS };
-        super::stream::ensure_query(cx, &label, want, query)?;
-    }
-    Ok(())
-}
+/// The blocking stream the copies are made beside, for messages.
+const BLOCKING: &str = "the held blocking stream";
 
 /// [HIP-CPY-004](vmmkit_sys::hip::rules::CPY_004) (hip-tests `Unit_hipPointerSetAttribute_Positive_SyncMemops`,
 /// `Unit_hipMemcpyPeer_Positive_Synchronization_Behavior`): with a blocking
 /// stream held, hipMemcpy between two hipMalloc allocations returns with
 /// the stream still held (its query 600) and the bytes land once it is let
-/// go; hipMemcpy into host memory waits for it (the query then 0).
+/// go; hipMemcpy into host memory waits for it (the query then 0). So does
+/// hipMemcpy_spt with the calling thread's default stream held.
 pub fn device_copy_does_not_wait(cx: &mut Ctx) -> Result<(), Failure> {
-    use super::stream::{destroy, stream};
+    use super::stream::{HeldCall, calls_while_held, destroy, per_thread_calls_while_held, stream};
     cx.device(0)?;
     let hip = cx.hip();
     let (a, b) = (cx.malloc(256)?, cx.malloc(256)?);
@@ -151,12 +137,31 @@ pub fn device_copy_does_not_wait(cx: &mut Ctx) -> Result<(), Failure> {
     let s = stream(cx, hipStreamDefault)?;
     let mut back = [0u8; 256];
     let out: *mut c_void = back.as_mut_ptr().cast();
-    let copies: [HeldCopy<'_>; 2] = [
+    let copies: [HeldCall<'_>; 2] = [
         ("hipMemcpy(device to device)", &|| hip.hipMemcpy(b, a, 256, hipMemcpyDeviceToDevice), true),
         ("hipMemcpy(device to host)", &|| hip.hipMemcpy(out, b, 256, hipMemcpyDeviceToHost), false),
     ];
-    copies_while_held(cx, s, &copies)?;
+    calls_while_held(cx, (s, BLOCKING), &copies)?;
     cx.ensure("the device copy landed", back == [0x6e; 256], "0x6e × 256", format!("{:#x}…", back[0]))?;
+    let absent = HipError::NOT_SUPPORTED.0;
+    let c = cx.malloc(256)?;
+    let spt: [HeldCall<'_>; 2] = [
+        (
+            "hipMemcpy_spt(device to device)",
+            &|| hip.hipMemcpy_spt(c, a, 256, hipMemcpyDeviceToDevice).unwrap_or(absent),
+            true,
+        ),
+        (
+            "hipMemcpy_spt(device to host)",
+            &|| hip.hipMemcpy_spt(out, c, 256, hipMemcpyDeviceToHost).unwrap_or(absent),
+            false,
+        ),
+    ];
+    back.fill(0);
+    if per_thread_calls_while_held(cx, "hipMemcpy_spt", &spt)? {
+        cx.ensure("the _spt copies landed", back == [0x6e; 256], "0x6e × 256", format!("{:#x}…", back[0]))?;
+    }
+    cx.free(c)?;
     destroy(cx, s)?;
     cx.free(a)?;
     cx.free(b)
@@ -168,8 +173,9 @@ pub fn device_copy_does_not_wait(cx: &mut Ctx) -> Result<(), Failure> {
 /// device by its kind (hipMemcpy2D, hipMemcpyDeviceToDevice) or unified in
 /// its descriptor (hipMemcpyParam2D), and the rows land once the stream is
 /// let go; a 2-D copy into host memory waits for it (the query then 0).
+/// So does hipMemcpy2D_spt with the calling thread's default stream held.
 pub fn rows_copy_between_device_memory_does_not_wait(cx: &mut Ctx) -> Result<(), Failure> {
-    use super::stream::{destroy, stream};
+    use super::stream::{HeldCall, calls_while_held, destroy, per_thread_calls_while_held, stream};
     cx.device(0)?;
     let hip = cx.hip();
     let (a, b, c) = (cx.malloc(256)?, cx.malloc(256)?, cx.malloc(256)?);
@@ -197,7 +203,7 @@ pub fn rows_copy_between_device_memory_does_not_wait(cx: &mut Ctx) -> Result<(),
         WidthInBytes: 64,
         Height: 4,
     };
-    let copies: [HeldCopy<'_>; 3] = [
+    let copies: [HeldCall<'_>; 3] = [
         (
             "hipMemcpy2D(device to device, 4 rows)",
             &|| hip.hipMemcpy2D(b, 64, a, 64, 64, 4, hipMemcpyDeviceToDevice),
@@ -206,10 +212,29 @@ pub fn rows_copy_between_device_memory_does_not_wait(cx: &mut Ctx) -> Result<(),
         ("hipMemcpyParam2D(unified to unified, both hipMalloc memory)", &|| hip.hipMemcpyParam2D(&param), true),
         ("hipMemcpy2D(device to host)", &|| hip.hipMemcpy2D(out, 64, b, 64, 64, 4, hipMemcpyDeviceToHost), false),
     ];
-    copies_while_held(cx, s, &copies)?;
+    calls_while_held(cx, (s, BLOCKING), &copies)?;
     cx.ensure("the device rows landed", back == [0x5a; 256], "0x5a × 256", format!("{:#x}…", back[0]))?;
     crate::hip::setup("hipMemcpy(read the unified copy back)", hip.hipMemcpy(out, c, 256, hipMemcpyDeviceToHost))?;
     cx.ensure("the unified rows landed", back == [0x5a; 256], "0x5a × 256", format!("{:#x}…", back[0]))?;
+    let absent = HipError::NOT_SUPPORTED.0;
+    let d = cx.malloc(256)?;
+    let spt: [HeldCall<'_>; 2] = [
+        (
+            "hipMemcpy2D_spt(device to device, 4 rows)",
+            &|| hip.hipMemcpy2D_spt(d, 64, a, 64, 64, 4, hipMemcpyDeviceToDevice).unwrap_or(absent),
+            true,
+        ),
+        (
+            "hipMemcpy2D_spt(device to host)",
+            &|| hip.hipMemcpy2D_spt(out, 64, d, 64, 64, 4, hipMemcpyDeviceToHost).unwrap_or(absent),
+            false,
+        ),
+    ];
+    back.fill(0);
+    if per_thread_calls_while_held(cx, "hipMemcpy2D_spt", &spt)? {
+        cx.ensure("the _spt rows landed", back == [0x5a; 256], "0x5a × 256", format!("{:#x}…", back[0]))?;
+    }
+    cx.free(d)?;
     destroy(cx, s)?;
     cx.free(a)?;
     cx.free(b)?;

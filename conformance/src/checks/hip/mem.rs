@@ -277,8 +277,10 @@ pub fn managed_advice_by_page(cx: &mut Ctx) -> Result<(), Failure> {
 /// with the NULL stream held, hipMemset and hipMemset3D of hipMalloc memory
 /// at its start return with the fill queued (hipStreamQuery(NULL) is 600,
 /// the bytes land after the hold); hipMemset at an offset and of a
-/// hipHostMalloc buffer wait (the query is 0).
+/// hipHostMalloc buffer wait (the query is 0). So do hipMemset_spt's with
+/// the calling thread's default stream held.
 pub fn sync_fill_of_device_memory_is_queued(cx: &mut Ctx) -> Result<(), Failure> {
+    use super::stream::{HeldCall, calls_while_held, per_thread_calls_while_held};
     cx.device(0)?;
     let hip = cx.hip();
     let dev = cx.malloc(4096)?;
@@ -287,22 +289,25 @@ pub fn sync_fill_of_device_memory_is_queued(cx: &mut Ctx) -> Result<(), Failure>
     let offset = dev.cast::<u8>().wrapping_add(64).cast::<c_void>();
     let pitched = hipPitchedPtr { ptr: dev, pitch: 64, xsize: 64, ysize: 4 };
     let extent = hipExtent { width: 64, height: 4, depth: 2 };
-    let fills: [(&str, &dyn Fn() -> hipError_t, bool); 4] = [
+    let fills: [HeldCall<'_>; 4] = [
         ("hipMemset(device memory)", &|| hip.hipMemset(dev, 0x5a, 4096), true),
         ("hipMemset3D(device memory)", &|| hip.hipMemset3D(pitched, 0x5b, extent), true),
         ("hipMemset(device memory at an offset)", &|| hip.hipMemset(offset, 0x5c, 64), false),
         ("hipMemset(a hipHostMalloc buffer)", &|| hip.hipMemset(host, 0x5d, 64), false),
     ];
-    for (what, fill, queued) in fills {
-        let (rc, query) = super::stream::call_while_held(cx, std::ptr::null_mut(), 50, fill, std::ptr::null_mut())?;
-        cx.expect_ok(what, rc)?;
-        let label = format!("hipStreamQuery(NULL) right after {what}");
-        let want = if queued { HipError::NOT_READY } else { HipError::SUCCESS };
-        super::stream::ensure_query(cx, &label, want, query)?;
-    }
+    calls_while_held(cx, (std::ptr::null_mut(), "NULL"), &fills)?;
     let mut back = [0u8; 64];
     setup("hipMemcpy", hip.hipMemcpy(back.as_mut_ptr().cast(), dev, 64, hipMemcpyDeviceToHost))?;
     cx.ensure("the queued fills landed", back == [0x5b; 64], "0x5b × 64", format!("{:#x}…", back[0]))?;
+    let absent = HipError::NOT_SUPPORTED.0;
+    let spt: [HeldCall<'_>; 2] = [
+        ("hipMemset_spt(device memory)", &|| hip.hipMemset_spt(dev, 0x5e, 64).unwrap_or(absent), true),
+        ("hipMemset_spt(device memory at an offset)", &|| hip.hipMemset_spt(offset, 0x5f, 64).unwrap_or(absent), false),
+    ];
+    if per_thread_calls_while_held(cx, "hipMemset_spt", &spt)? {
+        setup("hipMemcpy", hip.hipMemcpy(back.as_mut_ptr().cast(), dev, 64, hipMemcpyDeviceToHost))?;
+        cx.ensure("the queued _spt fill landed", back == [0x5e; 64], "0x5e × 64", format!("{:#x}…", back[0]))?;
+    }
     setup("hipHostFree", hip.hipHostFree(host))?;
     cx.free(dev)
 }

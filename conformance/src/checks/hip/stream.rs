@@ -100,6 +100,42 @@ pub(crate) fn call_while_held(
     Ok((rc, query))
 }
 
+/// A call made while a stream is held: what it is, the call, and whether
+/// it is queued (the held stream's query then 600) rather than waited for
+/// (then 0).
+pub(crate) type HeldCall<'a> = (&'a str, &'a dyn Fn() -> hipError_t, bool);
+
+/// Makes each of `calls` while the stream `held` (`name` in messages) is
+/// held; each must return 0 and leave the stream held or not as it says.
+pub(crate) fn calls_while_held(
+    cx: &Ctx,
+    (held, name): (hipStream_t, &str),
+    calls: &[HeldCall<'_>],
+) -> Result<(), Failure> {
+    for &(what, call, queued) in calls {
+        let (rc, query) = call_while_held(cx, held, 50, call, held)?;
+        cx.expect_ok(what, rc)?;
+        let label = format!("hipStreamQuery({name}) right after {what}");
+        let want = if queued { HipError::NOT_READY } else { HipError::SUCCESS };
+        ensure_query(cx, &label, want, query)?;
+    }
+    Ok(())
+}
+
+/// [`calls_while_held`] on the calling thread's default stream, whose own
+/// work the synchronous `_spt` forms in `calls` queue or wait for, as their
+/// plain forms do on the NULL stream (clr passes the per-thread stream to
+/// the same functions). None where the library lacks `symbol` (HIP 5.2
+/// added the forms): then false.
+pub(crate) fn per_thread_calls_while_held(cx: &Ctx, symbol: &str, calls: &[HeldCall<'_>]) -> Result<bool, Failure> {
+    use crate::calls::Table;
+    if cx.hip().missing_optional().contains(&symbol) {
+        return Ok(false);
+    }
+    calls_while_held(cx, (hipStreamPerThread, "hipStreamPerThread"), calls)?;
+    Ok(true)
+}
+
 /// Checks that a query answered `want` (0 or 600) as a behaviour, not as
 /// a code the rule's emulator reports (the query's own rule, [HIP-STM-005](vmmkit_sys::hip::rules::STM_005), does).
 pub(crate) fn ensure_query(cx: &Ctx, step: &str, want: HipError, got: hipError_t) -> Result<(), Failure> {
