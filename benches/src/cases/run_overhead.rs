@@ -109,7 +109,9 @@ fn find() -> std::result::Result<Parts, String> {
             vmmkit.display()
         ));
     }
-    let lib_dir = [profile.clone(), profile.join("deps")]
+    // `deps/` first: there the bench's build of its dev-dependency, the
+    // drop-in, is fresh; the profile's own may be an older build.
+    let lib_dir = [profile.join("deps"), profile.clone()]
         .into_iter()
         .find(|d| d.join("libascendcl.so").is_file())
         .ok_or_else(|| format!("no libascendcl.so in {} or its deps/", profile.display()))?;
@@ -166,8 +168,10 @@ fn command(s: &Setup, how: How, calls: usize) -> Command {
             c
         }
         How::Run | How::RunTrace => {
+            // The floor's drop-in, not whatever lies beside `vmmkit` (an
+            // older build of the library may).
             let mut c = Command::new(&s.vmmkit);
-            c.arg("run").arg("--dir").arg(&s.machines);
+            c.arg("run").arg("--dir").arg(&s.machines).arg("--drop-ins").arg(&s.lib_dir);
             if how == How::RunTrace {
                 c.arg("--trace").arg(s.dir.path().join("trace.json"));
             }
