@@ -23,12 +23,8 @@ fn libcuda_present() -> bool {
 }
 
 fn vmmkit(args: &[&str]) -> (Value, Option<i32>, String) {
-    let o = Command::new(binary::exe())
-        .args(args)
-        .env_remove("VMMKIT_BACKEND")
-        .env_remove("VMMKIT_MUTATE")
-        .output()
-        .expect("run vmmkit");
+    let o =
+        binary::output(Command::new(binary::exe()).args(args).env_remove("VMMKIT_BACKEND").env_remove("VMMKIT_MUTATE"));
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     let v = serde_json::from_str(&text).unwrap_or(Value::Null);
     (v, o.status.code(), text)

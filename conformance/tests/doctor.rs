@@ -28,7 +28,8 @@ fn doctor(args: &[&str], root: &Path, vars: &[(&str, &str)]) -> Output {
     for (k, v) in vars {
         cmd.env(k, v);
     }
-    let out = cmd.output().expect("run the vmmkit binary");
+    let out =
+        vmmkit_testkit::process::output(&mut cmd, std::time::Duration::from_secs(120)).expect("run the vmmkit binary");
     assert_eq!(out.status.code(), Some(0), "exit status; stderr: {}", String::from_utf8_lossy(&out.stderr));
     out
 }

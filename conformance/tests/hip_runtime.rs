@@ -26,7 +26,7 @@ fn run_hip(library: &str, ld_path: &str, extra: &[&str]) -> Output {
     cmd.args(["conformance", "--backend", "hip", "--library", library, "--timeout", "120"]).args(extra);
     cmd.env("LD_LIBRARY_PATH", ld_path);
     cmd.env_remove("VMMKIT_BACKEND").env_remove("VMMKIT_MUTATE");
-    cmd.output().expect("run vmmkit")
+    binary::output(&mut cmd)
 }
 
 /// Runs `scripts/fetch-hip.sh runtime`: (library, LD_LIBRARY_PATH), or why not.

@@ -46,7 +46,7 @@ fn run(id: &str, mutate: Option<&str>) -> (String, String) {
     if let Some(m) = mutate {
         cmd.env("VMMKIT_MUTATE", m);
     }
-    let o = cmd.output().expect("run vmmkit");
+    let o = binary::output(&mut cmd);
     let v: Value = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{id}: JSON: {e}: {}", String::from_utf8_lossy(&o.stderr)));
     let r = &v["rules"][0];

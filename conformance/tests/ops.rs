@@ -64,7 +64,7 @@ fn reply(child: &mut Child) -> String {
 }
 
 fn vmmkit(args: &[&str], root: &Path) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_vmmkit")).args(args).arg("--root").arg(root).output().unwrap();
+    let out = vmmkit_at(args, root);
     assert!(out.status.success(), "vmmkit {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
 }
@@ -119,8 +119,11 @@ fn injected_import_failure_and_ls_before_and_after_gc() {
     let _ = exporter.stdin.take().map(|mut s| s.write_all(b"\n"));
 }
 
+/// `vmmkit <args> --root <root>`, run to its end within 120 s.
 fn vmmkit_at(args: &[&str], root: &Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_vmmkit")).args(args).arg("--root").arg(root).output().unwrap()
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vmmkit"));
+    cmd.args(args).arg("--root").arg(root);
+    vmmkit_testkit::process::output(&mut cmd, std::time::Duration::from_secs(120)).unwrap()
 }
 
 #[test]

@@ -24,7 +24,7 @@ fn run_child(name: &str, env: &[(&str, &str)]) -> Output {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.output().unwrap()
+    vmmkit_testkit::process::output(&mut cmd, std::time::Duration::from_secs(120)).unwrap()
 }
 
 fn is_child(name: &str) -> bool {

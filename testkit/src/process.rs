@@ -4,7 +4,7 @@
 
 use std::fs::File;
 use std::io::{Read, Seek};
-use std::process::{Child, Command};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::exit::Exit;
@@ -112,6 +112,27 @@ pub fn run(cmd: &mut Command, deadline: Duration) -> Result<(Exit, String), Wait
     Ok((exit, p.output()))
 }
 
+/// `Command::output` with a deadline: runs `cmd` with stdin closed and its
+/// stdout and stderr each in an unnamed temporary file (no pipe that a
+/// grandchild keeps open, or that fills and blocks the child), waits at
+/// most `deadline` (a child past it is killed and reaped) and returns what
+/// `output` would have.
+pub fn output(cmd: &mut Command, deadline: Duration) -> Result<Output, WaitError> {
+    let (mut out, mut err) = (tempfile::tempfile()?, tempfile::tempfile()?);
+    cmd.stdin(Stdio::null()).stdout(out.try_clone()?).stderr(err.try_clone()?);
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let exit = Process::spawn(&program, cmd)?.wait(deadline)?;
+    Ok(Output { status: exit.0, stdout: read_all(&mut out)?, stderr: read_all(&mut err)? })
+}
+
+/// Everything in `f`, from its start.
+fn read_all(f: &mut File) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    f.rewind()?;
+    f.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// Waits for every process, all within one `deadline`; kills those still
 /// running then. Returns their outputs in order when all exited with status
 /// 0, else a report with every one's end and output.
@@ -157,6 +178,23 @@ mod tests {
         let (exit, out) =
             run(Command::new("sh").args(["-c", "echo out; echo err >&2; exit 2"]), Duration::from_secs(10)).unwrap();
         assert_eq!((exit.code(), out.as_str()), (Some(2), "out\nerr\n"));
+    }
+
+    /// `output` keeps the two streams apart, and a child past its deadline
+    /// is killed: a timeout, not a hang.
+    #[test]
+    fn output_keeps_the_streams_apart_and_ends_a_hang() {
+        let sh = |script: &str| {
+            let mut c = Command::new("sh");
+            c.args(["-c", script]);
+            c
+        };
+        let o = output(&mut sh("echo out; echo err >&2; exit 3"), Duration::from_secs(10)).unwrap();
+        assert_eq!((o.status.code(), &o.stdout[..], &o.stderr[..]), (Some(3), &b"out\n"[..], &b"err\n"[..]));
+        let started = Instant::now();
+        let hang = output(&mut sh("sleep 30"), Duration::from_millis(200));
+        assert!(matches!(hang, Err(WaitError::TimedOut(_))), "{hang:?}");
+        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
     }
 
     #[test]

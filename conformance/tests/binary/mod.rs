@@ -16,9 +16,18 @@ pub fn exe() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_vmmkit"))
 }
 
+/// How long one run of the binary may take before it is killed: a whole
+/// suite of a debug build on a loaded machine takes a few minutes at most.
+pub const DEADLINE: Duration = Duration::from_secs(600);
+
+/// Runs `cmd` (the binary) to its end, within [`DEADLINE`].
+pub fn output(cmd: &mut Command) -> Output {
+    vmmkit_testkit::process::output(cmd, DEADLINE).unwrap_or_else(|e| panic!("vmmkit: {e}"))
+}
+
 /// `vmmkit conformance <args>`, run to completion.
 pub fn conformance(args: &[&str]) -> Output {
-    Command::new(exe()).arg("conformance").args(args).env_remove("VMMKIT_BACKEND").output().expect("run vmmkit")
+    output(Command::new(exe()).arg("conformance").args(args).env_remove("VMMKIT_BACKEND"))
 }
 
 /// `vmmkit conformance <args>` with `vars` set, run to completion.
@@ -28,7 +37,7 @@ pub fn conformance_env(args: &[&str], vars: &[(&str, &str)]) -> Output {
     for (k, v) in vars {
         cmd.env(k, v);
     }
-    cmd.output().expect("run vmmkit")
+    output(&mut cmd)
 }
 
 /// Stdout as text.
