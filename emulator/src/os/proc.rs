@@ -91,7 +91,9 @@ const STAMP_NOBODY: u32 = u32::MAX;
 /// was already running then ([`granted_to`]).
 pub const STAMP_REGISTERED: u32 = u32::MAX - 1;
 
-fn stamp(start: u64) -> u32 {
+/// The holder stamp of a process that started at `start` (clock ticks after
+/// boot): what [`holder_stamp`] gives for its pid while it runs.
+pub fn stamp(start: u64) -> u32 {
     // 1 ..= u32::MAX - 2: never one of the three markers.
     (start % u64::from(u32::MAX - 2)) as u32 + 1
 }

@@ -172,13 +172,14 @@ impl CellHeader {
     }
 
     /// Whether the process `me` may open it: any process, the creator, or a
-    /// pid on the trustlist set while `me` had it (its holder stamp matches).
+    /// pid on the trustlist set while `me` had it (its holder stamp matches:
+    /// from its start time, which `me` carries, without a look in `/proc`).
     pub fn admits(&self, object: &Object, me: ProcessId) -> io::Result<bool> {
         if self.any_process || self.creator == me {
             return Ok(true);
         }
         let Ok(pid) = i32::try_from(me.pid) else { return Ok(false) };
-        let stamp = proc::holder_stamp(pid);
+        let stamp = if me.start != 0 { proc::stamp(me.start) } else { proc::holder_stamp(pid) };
         Ok(self.trustlist(object)?.iter().any(|&(p, h)| p == pid && h == stamp))
     }
 }
@@ -299,9 +300,15 @@ impl Registry {
     }
 
     /// Adds `pids` to the trustlist of a cell this process made (each with
-    /// the holder stamp of the process that has it now). `false` when the
-    /// list has no room for the new ones.
+    /// the holder stamp of the process that has it now: for a live process
+    /// of the root, from its slot's start time, [`State::live_starts`]; for
+    /// any other, from `/proc`). `false` when the list has no room for the
+    /// new ones.
+    ///
+    /// [`State::live_starts`]: super::state::State::live_starts
     pub fn cell_trust(&self, cell: &mut HeldCell, pids: &[i32]) -> io::Result<bool> {
+        let starts = self.state.live_starts(pids);
+        let holder = |pid: i32| starts.get(&pid).map_or_else(|| proc::holder_stamp(pid), |&s| proc::stamp(s));
         let listed = cell.header.trustlist(&cell.object)?;
         let mut fresh: Vec<i32> = Vec::new();
         for &p in pids {
@@ -312,7 +319,7 @@ impl Registry {
         let entry = |pid: i32| {
             let mut e = [0u8; TRUST_ENTRY as usize];
             e[0..4].copy_from_slice(&pid.to_le_bytes());
-            e[4..8].copy_from_slice(&proc::holder_stamp(pid).to_le_bytes());
+            e[4..8].copy_from_slice(&holder(pid).to_le_bytes());
             e
         };
         // Listed pids are stamped again (a new process with the pid is now the trusted one).

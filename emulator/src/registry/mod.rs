@@ -573,6 +573,29 @@ mod tests {
         assert_eq!(fresh.usage().used, vec![4 << 20, 0], "the live slot is back");
     }
 
+    /// A notify's trustlist stamps a live process of the root from its slot
+    /// (no look in `/proc`) with what a look would give, and admits it; a
+    /// pid with no slot is still looked up.
+    #[test]
+    fn a_cell_trusts_a_process_of_the_root_by_its_slot() {
+        let dir = tempfile::tempdir().unwrap();
+        let reg = registry(dir.path());
+        reg.charge(Place::Device(0), 2 << 20).unwrap().unwrap();
+        let me = ProcessId::current();
+        let pid = i32::try_from(me.pid).unwrap();
+        assert_eq!(reg.state.live_starts(&[pid, 1]), std::collections::HashMap::from([(pid, me.start)]));
+        let mut cell = reg.cell_create(cells::CellKind::Notify, 0).unwrap();
+        assert!(reg.cell_trust(&mut cell, &[pid, 1]).unwrap());
+        let list = cell.header.trustlist(&cell.object).unwrap();
+        assert_eq!(list, vec![(pid, proc::holder_stamp(pid)), (1, proc::holder_stamp(1))]);
+        // As another process sees it, the creator being someone else.
+        let header = cells::CellHeader { creator: ProcessId { pid: 1, start: 1 }, ..cell.header };
+        let other = ProcessId { pid: me.pid, start: me.start + 1 };
+        assert!(header.admits(&cell.object, me).unwrap(), "on the list");
+        assert!(!header.admits(&cell.object, other).unwrap(), "the pid, but another process");
+        reg.cell_release(cell).unwrap();
+    }
+
     /// A process that died half-way through an export (counted, not linked)
     /// over-counts the entries; gc recounts them from what is linked.
     #[test]

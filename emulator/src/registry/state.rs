@@ -670,6 +670,24 @@ impl State {
             .collect()
     }
 
+    /// The start times (clock ticks after boot) of the processes among
+    /// `pids` that use this root and are alive, from their slots: each found
+    /// alive by its slot's lock, one lock query, where a look in
+    /// `/proc/<pid>/stat` is three calls. A slot stays alive while a child
+    /// forked from its process lives; should the claimant have exited and its
+    /// pid gone to a process that is not the root's, that process is refused
+    /// where a look would have trusted it.
+    pub fn live_starts(&self, pids: &[i32]) -> std::collections::HashMap<i32, u64> {
+        let l = &*self.view;
+        (0..self.slots_used())
+            .filter(|&i| l.slots[i].owner.load(SeqCst) != 0)
+            .filter_map(|i| {
+                let (pid, start) = (i32::try_from(l.slots[i].pid.load(SeqCst)).ok()?, l.slots[i].start.load(SeqCst));
+                (pid != 0 && start != 0 && pids.contains(&pid) && self.alive(i)).then_some((pid, start))
+            })
+            .collect()
+    }
+
     /// Occupied slots: (index, process, alive).
     pub fn processes(&self) -> Vec<(usize, ProcessId, bool)> {
         let l = &*self.view;
