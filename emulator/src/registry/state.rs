@@ -679,6 +679,8 @@ impl State {
     /// where a look would have trusted it.
     pub fn live_starts(&self, pids: &[i32]) -> std::collections::HashMap<i32, u64> {
         let l = &*self.view;
+        // A call may name millions of pids: each slot is looked up among them.
+        let pids: std::collections::HashSet<i32> = pids.iter().copied().collect();
         (0..self.slots_used())
             .filter(|&i| l.slots[i].owner.load(SeqCst) != 0)
             .filter_map(|i| {
