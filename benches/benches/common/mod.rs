@@ -20,6 +20,16 @@ pub fn main(target: &str, build: Builder) {
 
 fn run(target: &str, build: Builder) -> Result<(), BenchError> {
     let plan = Plan::from_env();
+    let dir = criterion_dir();
+    // The arguments first: `--help` and a bad option end the process here,
+    // before there is a root to leave behind in /dev/shm.
+    let mut c = Criterion::default()
+        .output_directory(&dir)
+        .without_plots()
+        .warm_up_time(plan.warm_up())
+        .measurement_time(plan.measurement())
+        .sample_size(plan.samples())
+        .configure_from_args();
     let root = BenchRoot::install()?;
     let peer = PathBuf::from(env!("CARGO_BIN_EXE_vmmkit-bench-peer"));
     let env = match Env::new(root, plan, peer) {
@@ -30,15 +40,7 @@ fn run(target: &str, build: Builder) -> Result<(), BenchError> {
         }
         Err(e) => return Err(e),
     };
-    let dir = criterion_dir();
     let mut record = Run::start(target, &env.names(), plan.name());
-    let mut c = Criterion::default()
-        .output_directory(&dir)
-        .without_plots()
-        .warm_up_time(plan.warm_up())
-        .measurement_time(plan.measurement())
-        .sample_size(plan.samples())
-        .configure_from_args();
     let mut entries = build(&env)?.into_iter().peekable();
     while let Some(first) = entries.peek() {
         let name = first.group;
