@@ -573,6 +573,15 @@ fn pitched_2d() {
     });
 }
 
+/// Checks every byte of a 40 x 4 x 3 box from hipMalloc3D (a 256-byte
+/// pitch, 4 rows a slice) against `want(x, y, z)`.
+fn assert_box(dev: &[u8], want: impl Fn(usize, usize, usize) -> u8) {
+    for (i, &b) in dev.iter().enumerate() {
+        let (x, y, z) = (i % 256, (i / 256) % 4, i / 1024);
+        assert_eq!(b, want(x, y, z), "({x}, {y}, {z})");
+    }
+}
+
 /// A 3-D fill of fewer rows than a slice holds, on a stream (one work per
 /// slice), and one of whole slices of many rows (one work): the rows asked
 /// for are filled, the bytes past the width and the rows past the height are
@@ -588,11 +597,7 @@ fn fill_3d_rows_and_slices() {
         let s = stream(&api);
         hok!(api, hipMemset3DAsync(a, 0x21, hipExtent { width: 16, height: 2, depth: 3 }, s));
         hok!(api, hipStreamSynchronize(s));
-        let dev = read(&api, a.ptr, total);
-        for (i, &b) in dev.iter().enumerate() {
-            let (x, y, z) = (i % 256, (i / 256) % 4, i / 1024);
-            assert_eq!(b, if x < 16 && y < 2 { 0x21 } else { 0 }, "({x}, {y}, {z})");
-        }
+        assert_box(&read(&api, a.ptr, total), |x, y, _| if x < 16 && y < 2 { 0x21 } else { 0 });
         // 128-byte rows of a 256-byte pitch, 64 x 64 of them.
         let big = hipExtent { width: 128, height: 64, depth: 64 };
         let mut b = hipPitchedPtr::default();
@@ -632,11 +637,7 @@ fn copy_3d_rows_and_slices() {
         };
         hok!(api, hipMemcpy3DAsync(&p, s));
         hok!(api, hipStreamSynchronize(s));
-        let dev = read(&api, a.ptr, total);
-        for (i, &b) in dev.iter().enumerate() {
-            let (x, y, z) = (i % 256, (i / 256) % 4, i / 1024);
-            assert_eq!(b, if x < 16 && y < 2 { host[z * 32 + y * 16 + x] } else { 0 }, "({x}, {y}, {z})");
-        }
+        assert_box(&read(&api, a.ptr, total), |x, y, z| if x < 16 && y < 2 { host[z * 32 + y * 16 + x] } else { 0 });
         // 128-byte rows of a 256-byte pitch, 64 x 64 of them: host to
         // device, device to device, and back.
         let big = hipExtent { width: 128, height: 64, depth: 64 };
@@ -693,12 +694,8 @@ fn pitched_3d() {
         assert_eq!((a.pitch, a.xsize, a.ysize), (256, 40, 4));
         let total = a.pitch * 4 * 3;
         hok!(api, hipMemset3D(a, 0x10, ext));
-        let dev = read(&api, a.ptr, total);
-        let inside = |x: usize, y: usize, _z: usize| x < 40 && y < 4;
-        for (i, &b) in dev.iter().enumerate() {
-            let (x, y, z) = (i % 256, (i / 256) % 4, i / 1024);
-            assert_eq!(b, if inside(x, y, z) { 0x10 } else { 0 }, "({x}, {y}, {z})");
-        }
+        let inside = |x: usize, y: usize| x < 40 && y < 4;
+        assert_box(&read(&api, a.ptr, total), |x, y, _| if inside(x, y) { 0x10 } else { 0 });
         // A 3 x 2 x 2 box from host memory to (5, 1, 1).
         let host = pattern(8 * 3 * 2, 4);
         let mut p = hipMemcpy3DParms {
@@ -711,18 +708,15 @@ fn pitched_3d() {
             ..Default::default()
         };
         hok!(api, hipMemcpy3D(&p));
-        let dev = read(&api, a.ptr, total);
-        for (i, &b) in dev.iter().enumerate() {
-            let (x, y, z) = (i % 256, (i / 256) % 4, i / 1024);
-            let want = if (5..8).contains(&x) && (1..3).contains(&y) && (1..3).contains(&z) {
+        assert_box(&read(&api, a.ptr, total), |x, y, z| {
+            if (5..8).contains(&x) && (1..3).contains(&y) && (1..3).contains(&z) {
                 host[(z - 1) * 24 + (y - 1) * 8 + (x - 5) + 1]
-            } else if inside(x, y, z) {
+            } else if inside(x, y) {
                 0x10
             } else {
                 0
-            };
-            assert_eq!(b, want, "({x}, {y}, {z})");
-        }
+            }
+        });
         // Checks.
         let bad = |q: hipMemcpy3DParms| {
             // SAFETY: a valid parameter block.

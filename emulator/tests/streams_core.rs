@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use common::isolated;
 use vmmkit_emulator::Schedule;
-use vmmkit_emulator::core::{Emulator, EventFlags, HazardAgent, StreamKind, Work, emulator};
+use vmmkit_emulator::core::{Emulator, EventFlags, HazardAgent, RowCopy, StreamKind, Work, emulator};
 
 const ADVERSARIAL: Schedule = Schedule::Adversarial { seed: 7 };
 
@@ -156,7 +156,7 @@ fn a_copy_of_rows_is_one_work_and_its_race_is_reported() {
         let (ap, bp) = (a.as_ptr() as usize, b.as_mut_ptr() as usize);
         // A row's bytes, then a byte between rows 7 and 8.
         for (at, len) in [(bp + 5 * 64, 16), (bp + 7 * 64 + 40, 1)] {
-            let rows = Work::CopyRows { dst: bp, src: ap, len: 16, dst_pitch: 64, src_pitch: 16, rows: 16 };
+            let rows = Work::CopyRows(RowCopy { dst: bp, src: ap, len: 16, dst_pitch: 64, src_pitch: 16, rows: 16 });
             // SAFETY: the buffers outlive the device synchronize below.
             unsafe { e.enqueue(s1, rows) }.unwrap();
             // SAFETY: as above.

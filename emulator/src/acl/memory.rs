@@ -9,7 +9,7 @@ use vmmkit_sys::acl::*;
 use super::call::{Fail, current_device, emu, ensure, run};
 use super::codes::Op;
 use super::vmm::{GRANULE, WINDOW};
-use crate::core::{Side, Work};
+use crate::core::{RowCopy, Side, Work};
 use crate::ffi::Out;
 use crate::registry::Place;
 
@@ -241,7 +241,7 @@ fn memcpy2d_rows(m: &Matrix) -> Result<Option<Vec<Work>>, Fail> {
         return Ok(Some(vec![Work::Copy { dst: d, src: s, len: width * height }]));
     }
     // One command for the rows, as the runtime queues one 2-D copy task.
-    Ok(Some(vec![Work::CopyRows { dst: d, src: s, len: width, dst_pitch: dpitch, src_pitch: spitch, rows: height }]))
+    Ok(Some(vec![Work::CopyRows(RowCopy { dst: d, src: s, len: width, dst_pitch: dpitch, src_pitch: spitch, rows: height })]))
 }
 
 /// `aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
@@ -265,9 +265,7 @@ pub extern "C" fn aclrtMemcpy2d(
                 // SAFETY: the caller's matrices hold `height` rows of their pitch (the C contract).
                 Work::Copy { dst, src, len } => unsafe { e.copy(dst, src, len) },
                 // SAFETY: as above.
-                Work::CopyRows { dst, src, len, dst_pitch, src_pitch, rows } => unsafe {
-                    e.copy_rows(dst, src, len, dst_pitch, src_pitch, rows)
-                },
+                Work::CopyRows(c) => unsafe { e.copy_rows(c) },
                 _ => Ok(()),
             };
             done.map_err(|err| Fail::core(Op::Copy, err))?;

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use crate::os::vm;
 
 use super::space::mapping_at;
-use super::{CoreError, Emulator, Tables, Work};
+use super::{CoreError, Emulator, RowCopy, Tables, Work};
 
 /// What an address is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -249,26 +249,18 @@ impl Emulator {
         }
     }
 
-    /// Copies `rows` rows of `len` bytes, `src_pitch` apart from `src` to
-    /// `dst_pitch` apart from `dst`, as [`Emulator::copy`] copies each: a
-    /// host copy that races a stream's access to either side's span (from
-    /// its first row's start to its last row's end) is reported.
+    /// Copies the rows of `c`, as [`Emulator::copy`] copies each: a host
+    /// copy that races a stream's access to either side's span (from its
+    /// first row's start to its last row's end) is reported.
     ///
     /// # Safety
     /// Host parts of the rows must be valid, as for `memmove`.
-    pub unsafe fn copy_rows(
-        &self,
-        dst: usize,
-        src: usize,
-        len: usize,
-        dst_pitch: usize,
-        src_pitch: usize,
-        rows: usize,
-    ) -> Result<(), CoreError> {
-        self.check_host_access(src, Work::rows_span(len, src_pitch, rows), false)?;
-        self.check_host_access(dst, Work::rows_span(len, dst_pitch, rows), true)?;
+    pub unsafe fn copy_rows(&self, c: RowCopy) -> Result<(), CoreError> {
+        let (src_span, dst_span) = c.spans();
+        self.check_host_access(c.src, src_span, false)?;
+        self.check_host_access(c.dst, dst_span, true)?;
         // SAFETY: the caller's promise.
-        unsafe { self.copy_rows_raw(dst, src, len, dst_pitch, src_pitch, rows) }
+        unsafe { self.copy_rows_raw(c) }
     }
 
     /// [`Emulator::copy_rows`] without looking at pending stream accesses:
@@ -279,15 +271,8 @@ impl Emulator {
     ///
     /// # Safety
     /// As [`Emulator::copy_rows`].
-    pub(crate) unsafe fn copy_rows_raw(
-        &self,
-        dst: usize,
-        src: usize,
-        len: usize,
-        dst_pitch: usize,
-        src_pitch: usize,
-        rows: usize,
-    ) -> Result<(), CoreError> {
+    pub(crate) unsafe fn copy_rows_raw(&self, c: RowCopy) -> Result<(), CoreError> {
+        let RowCopy { dst, src, len, dst_pitch, src_pitch, rows } = c;
         if len == 0 || rows == 0 {
             return Ok(());
         }
@@ -404,7 +389,7 @@ impl Emulator {
 #[cfg(test)]
 mod tests {
     use super::super::space::{DEVICE_WINDOW, MapSize};
-    use super::super::{Emulator, HandleId};
+    use super::super::{Emulator, HandleId, RowCopy};
     use crate::config::Config;
     use crate::registry::Place;
 
@@ -486,6 +471,8 @@ mod tests {
     /// before any byte moves.
     #[test]
     fn copy_rows_cross_mappings_and_skip_the_gaps() {
+        // Rows of 10 bytes.
+        let row_copy = |dst, src, dst_pitch, src_pitch, rows| RowCopy { dst, src, len: 10, dst_pitch, src_pitch, rows };
         for host_access in [true, false] {
             let dir = tempfile::tempdir().expect("tempdir");
             let (e, _h, va) = mapped_twice(dir.path(), host_access);
@@ -498,7 +485,7 @@ mod tests {
             // SAFETY: the host buffers hold the rows asked for; the rest is device memory.
             unsafe {
                 e.copy(dst, zero.as_ptr() as usize, 128).expect("clear");
-                e.copy_rows(dst, src.as_ptr() as usize, 10, 32, 12, 4).expect("host rows to device");
+                e.copy_rows(row_copy(dst, src.as_ptr() as usize, 32, 12, 4)).expect("host rows to device");
                 e.copy(back.as_mut_ptr() as usize, dst, 128).expect("read");
             }
             for (i, b) in back.iter().enumerate() {
@@ -515,8 +502,8 @@ mod tests {
             let mut out = vec![0u8; 4 * 16];
             // SAFETY: `out` holds 4 rows of pitch 16; the rest is device memory.
             unsafe {
-                e.copy_rows(va + 4096, dst, 10, 64, 32, 4).expect("device rows to device rows");
-                e.copy_rows(out.as_mut_ptr() as usize, va + 4096, 10, 16, 64, 4).expect("device rows to host");
+                e.copy_rows(row_copy(va + 4096, dst, 64, 32, 4)).expect("device rows to device rows");
+                e.copy_rows(row_copy(out.as_mut_ptr() as usize, va + 4096, 16, 64, 4)).expect("device rows to host");
             }
             for (i, b) in out.iter().enumerate() {
                 let want = if i % 16 < 10 { src[i / 16 * 12 + i % 16] } else { 0 };
@@ -525,7 +512,7 @@ mod tests {
             // A last row past the reservation: nothing is written.
             let before = out.clone();
             // SAFETY: as above.
-            let bad = unsafe { e.copy_rows(out.as_mut_ptr() as usize, va + 2 * G - 64, 10, 16, 48, 3) };
+            let bad = unsafe { e.copy_rows(row_copy(out.as_mut_ptr() as usize, va + 2 * G - 64, 16, 48, 3)) };
             assert!(bad.is_err(), "host access {host_access}: a row past the mappings");
             assert_eq!(out, before, "host access {host_access}: a failed copy of rows wrote nothing");
         }

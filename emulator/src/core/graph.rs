@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::ThreadId;
 
 use super::event::EventId;
-use super::stream::{StreamId, Work};
+use super::stream::{RowCopy, StreamId, Work};
 use super::{CoreError, Emulator};
 
 /// A graph of this process (never reused).
@@ -79,22 +79,8 @@ pub enum Op {
         /// Bytes.
         len: usize,
     },
-    /// Copy `rows` rows of `len` bytes, `src_pitch` apart from `src` to
-    /// `dst_pitch` apart from `dst` (a captured 2-D or 3-D copy).
-    CopyRows {
-        /// The first destination row.
-        dst: usize,
-        /// The first source row.
-        src: usize,
-        /// Bytes per row.
-        len: usize,
-        /// Bytes from a destination row to the next.
-        dst_pitch: usize,
-        /// Bytes from a source row to the next.
-        src_pitch: usize,
-        /// Rows.
-        rows: usize,
-    },
+    /// Copy rows (a captured 2-D or 3-D copy).
+    CopyRows(RowCopy),
     /// Fill `rows` rows, `pitch` bytes apart, of `count` elements of
     /// `width` bytes at `dst` with the low bytes of `pattern`.
     Fill {
@@ -183,7 +169,9 @@ impl std::fmt::Debug for Op {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Op::Copy { dst, src, len } => write!(f, "copy {len:#x} bytes {src:#x} -> {dst:#x}"),
-            Op::CopyRows { dst, src, len, rows, .. } => write!(f, "copy {rows} x {len:#x} bytes {src:#x} -> {dst:#x}"),
+            Op::CopyRows(RowCopy { dst, src, len, rows, .. }) => {
+                write!(f, "copy {rows} x {len:#x} bytes {src:#x} -> {dst:#x}")
+            }
             Op::Fill { dst, rows, count, width, .. } => write!(f, "fill {rows} x {count} x {width} bytes at {dst:#x}"),
             Op::Alloc { addr, size, .. } => write!(f, "alloc {size:#x} bytes at {addr:#x}"),
             Op::Free { addr } => write!(f, "free {addr:#x}"),
@@ -550,9 +538,7 @@ impl Emulator {
             let work = match op {
                 Op::Empty | Op::Alloc { .. } | Op::Free { .. } => continue,
                 Op::Copy { dst, src, len } => Work::Copy { dst, src, len },
-                Op::CopyRows { dst, src, len, dst_pitch, src_pitch, rows } => {
-                    Work::CopyRows { dst, src, len, dst_pitch, src_pitch, rows }
-                }
+                Op::CopyRows(c) => Work::CopyRows(c),
                 Op::Fill { dst, pattern, width, count, rows: 1, .. } => Work::Fill { dst, pattern, width, count },
                 Op::Fill { dst, pitch, pattern, width, count, rows } => {
                     Work::FillRows { dst, pattern, width, count, pitch, rows }
@@ -766,9 +752,7 @@ impl Emulator {
         let (id, graph, leaves) = (c.id, c.graph, c.leaves.clone());
         let op = match work {
             Work::Copy { dst, src, len } => Op::Copy { dst, src, len },
-            Work::CopyRows { dst, src, len, dst_pitch, src_pitch, rows } => {
-                Op::CopyRows { dst, src, len, dst_pitch, src_pitch, rows }
-            }
+            Work::CopyRows(c) => Op::CopyRows(c),
             Work::Fill { dst, pattern, width, count } => Op::Fill { dst, pitch: 0, pattern, width, count, rows: 1 },
             Work::FillRows { dst, pattern, width, count, pitch, rows } => {
                 Op::Fill { dst, pitch, pattern, width, count, rows }

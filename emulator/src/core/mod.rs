@@ -70,7 +70,7 @@ pub use pool::{Freed, HighReset, PoolAttr, PoolId, PoolProps};
 pub use process::{InstallError, emulator, forked_from, install, running};
 pub(crate) use process::{is_fork_of_started, watch_forks};
 pub use space::{DEVICE_WINDOW, MapSize, Mapping, ReservationInfo, WINDOW_ANCHOR, Window, natural_align};
-pub use stream::{Ending, Kind as StreamKind, Mark, StreamId, ValueCmp, Work};
+pub use stream::{Ending, Kind as StreamKind, Mark, RowCopy, StreamId, ValueCmp, Work};
 pub use tag::HandleTag;
 
 use crate::config::Config;

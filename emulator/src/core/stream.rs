@@ -68,6 +68,32 @@ pub enum ValueCmp {
     Nor,
 }
 
+/// The rows of a 2-D or 3-D copy: `rows` rows of `len` bytes, `src_pitch`
+/// apart from `src` to `dst_pitch` apart from `dst`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowCopy {
+    /// The first destination row.
+    pub dst: usize,
+    /// The first source row.
+    pub src: usize,
+    /// Bytes per row.
+    pub len: usize,
+    /// Bytes from a destination row to the next.
+    pub dst_pitch: usize,
+    /// Bytes from a source row to the next.
+    pub src_pitch: usize,
+    /// Rows.
+    pub rows: usize,
+}
+
+impl RowCopy {
+    /// Each side's span, from its first row's start to its last row's end:
+    /// (source, destination).
+    pub fn spans(&self) -> (usize, usize) {
+        (Work::rows_span(self.len, self.src_pitch, self.rows), Work::rows_span(self.len, self.dst_pitch, self.rows))
+    }
+}
+
 /// A piece of work.
 pub enum Work {
     /// Copy `len` bytes from `src` to `dst` (device or host memory).
@@ -108,23 +134,9 @@ pub enum Work {
         /// Rows.
         rows: usize,
     },
-    /// [`Work::Copy`] of `rows` rows of `len` bytes, `dst_pitch` apart from
-    /// `dst` and `src_pitch` apart from `src`: a 2-D or 3-D copy queued as
-    /// one command, as the vendors queue one copy command per call.
-    CopyRows {
-        /// The first destination row.
-        dst: usize,
-        /// The first source row.
-        src: usize,
-        /// Bytes per row.
-        len: usize,
-        /// Bytes from a destination row to the next.
-        dst_pitch: usize,
-        /// Bytes from a source row to the next.
-        src_pitch: usize,
-        /// Rows.
-        rows: usize,
-    },
+    /// [`Work::Copy`] of rows: a 2-D or 3-D copy queued as one command, as
+    /// the vendors queue one copy command per call.
+    CopyRows(RowCopy),
     /// Complete record `seq` of `cell` (an event record, a notify record).
     Record {
         /// The cell.
@@ -184,7 +196,7 @@ impl std::fmt::Debug for Work {
             Work::Fill { dst, pattern, width, count } => {
                 write!(f, "fill {count} x {width} bytes at {dst:#x} with {pattern:#x}")
             }
-            Work::CopyRows { dst, src, len, dst_pitch, src_pitch, rows } => write!(
+            Work::CopyRows(RowCopy { dst, src, len, dst_pitch, src_pitch, rows }) => write!(
                 f,
                 "copy {rows} rows of {len:#x} bytes {src:#x} ({src_pitch:#x} apart) -> {dst:#x} ({dst_pitch:#x} apart)"
             ),
@@ -223,11 +235,10 @@ impl Work {
                 (None, (dst, Work::rows_span(usize::from(width).saturating_mul(count), pitch, rows)), "fill")
             }
             // Each side's span, as for a fill of rows.
-            Work::CopyRows { dst, src, len, dst_pitch, src_pitch, rows } => (
-                Some((src, Work::rows_span(len, src_pitch, rows))),
-                (dst, Work::rows_span(len, dst_pitch, rows)),
-                "copy",
-            ),
+            Work::CopyRows(c) => {
+                let (src_span, dst_span) = c.spans();
+                (Some((c.src, src_span)), (c.dst, dst_span), "copy")
+            }
             Work::WriteValue { addr, width, .. } => (None, (addr, usize::from(width)), "write value"),
             _ => return None,
         };
@@ -739,9 +750,9 @@ impl Emulator {
                 // SAFETY: the enqueuer promised the host parts stay valid until now.
                 unsafe { self.copy_raw(dst, src, len) }
             }
-            Work::CopyRows { dst, src, len, dst_pitch, src_pitch, rows } => {
+            Work::CopyRows(c) => {
                 // SAFETY: as for copies.
-                unsafe { self.copy_rows_raw(dst, src, len, dst_pitch, src_pitch, rows) }
+                unsafe { self.copy_rows_raw(c) }
             }
             Work::Fill { dst, pattern, width, count } => {
                 // SAFETY: as for copies.

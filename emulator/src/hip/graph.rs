@@ -84,9 +84,7 @@ fn node_of(works: Vec<Work>) -> Option<GraphOp> {
         .into_iter()
         .filter_map(|w| match w {
             Work::Copy { dst, src, len } => Some(GraphOp::Copy { dst, src, len }),
-            Work::CopyRows { dst, src, len, dst_pitch, src_pitch, rows } => {
-                Some(GraphOp::CopyRows { dst, src, len, dst_pitch, src_pitch, rows })
-            }
+            Work::CopyRows(c) => Some(GraphOp::CopyRows(c)),
             Work::Fill { dst, pattern, width, count } => {
                 Some(GraphOp::Fill { dst, pitch: 0, pattern, width, count, rows: 1 })
             }

@@ -12,7 +12,7 @@ use super::profile::{GRANULARITY, WINDOW};
 use super::state::state;
 use super::stream;
 use crate::ffi::Out;
-use crate::core::{CaptureStatus, Emulator, StreamId, Work, new_generation};
+use crate::core::{CaptureStatus, Emulator, RowCopy, StreamId, Work, new_generation};
 use crate::registry::Place;
 
 /// `hipError_t hipMalloc(void **ptr, size_t size)`: shareable device memory on
@@ -256,9 +256,7 @@ unsafe fn run_now(e: &Emulator, work: Work) -> Result<(), crate::core::CoreError
         // SAFETY: the caller's promise.
         Work::Copy { dst, src, len } => unsafe { e.copy(dst, src, len) },
         // SAFETY: the caller's promise.
-        Work::CopyRows { dst, src, len, dst_pitch, src_pitch, rows } => unsafe {
-            e.copy_rows(dst, src, len, dst_pitch, src_pitch, rows)
-        },
+        Work::CopyRows(c) => unsafe { e.copy_rows(c) },
         Work::Fill { dst, pattern, width, count } => {
             e.check_host_access(dst, usize::from(width) * count, true)?;
             // SAFETY: the caller's promise.
@@ -423,7 +421,7 @@ fn copy_works(d: usize, s: usize, shape: Shape) -> Vec<Work> {
     let Shape { width: len, height, depth, dst_pitch, src_pitch, dst_slice, src_slice } = shape;
     let rows_of = |dst: usize, src: usize, rows: usize| match rows {
         1 => Work::Copy { dst, src, len },
-        _ => Work::CopyRows { dst, src, len, dst_pitch, src_pitch, rows },
+        _ => Work::CopyRows(RowCopy { dst, src, len, dst_pitch, src_pitch, rows }),
     };
     let stacked = |pitch: usize, slice: usize| height.checked_mul(pitch) == Some(slice);
     if depth == 1 || (stacked(dst_pitch, dst_slice) && stacked(src_pitch, src_slice)) {

@@ -301,30 +301,38 @@ fn skip_literal_or_comment(b: &[u8], at: usize) -> usize {
     }
 }
 
+/// The indices of `b` from `from` on that are code: bytes outside literals
+/// and comments.
+fn code_indices(b: &[u8], from: usize) -> impl Iterator<Item = usize> + '_ {
+    let mut i = from;
+    std::iter::from_fn(move || {
+        while i < b.len() {
+            let next = skip_literal_or_comment(b, i);
+            if next == i {
+                i += 1;
+                return Some(next);
+            }
+            i = next;
+        }
+        None
+    })
+}
+
 /// The index of the `)` that closes the `(` at `open`, literals and comments skipped.
 fn matching_paren(src: &str, open: usize) -> Option<usize> {
     let b = src.as_bytes();
     let mut depth = 0usize;
-    let mut i = open;
-    while i < b.len() {
-        let next = skip_literal_or_comment(b, i);
-        if next != i {
-            i = next;
-            continue;
+    code_indices(b, open).find(|&i| match b[i] {
+        b'(' => {
+            depth += 1;
+            false
         }
-        match b[i] {
-            b'(' => depth += 1,
-            b')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
+        b')' => {
+            depth -= 1;
+            depth == 0
         }
-        i += 1;
-    }
-    None
+        _ => false,
+    })
 }
 
 /// `text` with its comments left out (literals kept).
@@ -354,13 +362,8 @@ fn strip_comments(text: &str) -> String {
 /// at the commas outside brackets and literals, each trimmed.
 fn split_args(text: &str) -> Vec<String> {
     let b = text.as_bytes();
-    let (mut out, mut depth, mut from, mut i) = (Vec::new(), 0i32, 0, 0);
-    while i < b.len() {
-        let next = skip_literal_or_comment(b, i);
-        if next != i {
-            i = next;
-            continue;
-        }
+    let (mut out, mut depth, mut from) = (Vec::new(), 0i32, 0);
+    for i in code_indices(b, 0) {
         match b[i] {
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => depth -= 1,
@@ -370,7 +373,6 @@ fn split_args(text: &str) -> Vec<String> {
             }
             _ => {}
         }
-        i += 1;
     }
     out.push(text[from..].trim().to_string());
     out

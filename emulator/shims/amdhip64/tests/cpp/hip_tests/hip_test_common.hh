@@ -452,13 +452,16 @@ inline int getDeviceCount() {
     HIP_CHECK(hipGetDeviceCount(&n));
     return n;
 }
+// Whether `device` has virtual memory management (checkVMMSupported and its kin).
+inline bool vmmkit_vmm_supported(int device) {
+    int vmm = 0;
+    HIP_CHECK(hipDeviceGetAttribute(&vmm, hipDeviceAttributeVirtualMemoryManagementSupported, device));
+    return vmm != 0;
+}
 }  // namespace HipTest
 #define checkVMMSupported(device)                                                                  \
     {                                                                                              \
-        int vmmkit_vmm = 0;                                                                        \
-        HIP_CHECK(hipDeviceGetAttribute(&vmmkit_vmm,                                               \
-                                        hipDeviceAttributeVirtualMemoryManagementSupported, device)); \
-        if (vmmkit_vmm == 0) {                                                                     \
+        if (!HipTest::vmmkit_vmm_supported(device)) {                                              \
             HipTest::HIP_SKIP_TEST("no VMM");                                                      \
             return;                                                                                \
         }                                                                                          \
@@ -467,10 +470,7 @@ inline int getDeviceCount() {
 // The same for a helper that returns a bool (hip_vmm_common.hh): true when skipping.
 #define checkVMMSupportedRetVal(device)                                                            \
     {                                                                                              \
-        int vmmkit_vmm = 0;                                                                        \
-        HIP_CHECK(hipDeviceGetAttribute(&vmmkit_vmm,                                               \
-                                        hipDeviceAttributeVirtualMemoryManagementSupported, device)); \
-        if (vmmkit_vmm == 0) {                                                                     \
+        if (!HipTest::vmmkit_vmm_supported(device)) {                                              \
             HipTest::HIP_SKIP_TEST("no VMM");                                                      \
             return true;                                                                           \
         }                                                                                          \
